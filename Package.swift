@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SealedVault",
+    products: [
+        .executable(name: "vaultctl", targets: ["vaultctl"]),
+        .library(name: "CryptoVault", targets: ["CryptoVault"]),
+        .library(name: "AuditChain", targets: ["AuditChain"]),
+        .library(name: "PrivilegedSession", targets: ["PrivilegedSession"]),
+        .library(name: "PeerChannel", targets: ["PeerChannel"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "CryptoVault", dependencies: ["CSodium", "CArgon2", "CSQLite"]),
+        .target(name: "AuditChain", dependencies: ["CryptoVault"]),
+        .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"]),
+        .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
+        .executableTarget(name: "vaultctl", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
+        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain"]),
+
+        .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
+        .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
+        .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession"]),
+        .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
