@@ -15,11 +15,12 @@ let package = Package(
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
+        .target(name: "CProcessHardening"),
         .target(name: "CryptoVault", dependencies: ["CSodium", "CArgon2", "CSQLite"]),
         .target(name: "AuditChain", dependencies: ["CryptoVault"]),
         .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
-        .executableTarget(name: "vaultctl", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
+        .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain"]),
 
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),

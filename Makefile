@@ -1,0 +1,27 @@
+# The README's two commands: `make demo` and `make test`. Both install what is missing first.
+SWIFT ?= swift
+FUZZ_SECONDS ?= 60
+
+.PHONY: deps build demo test bench fuzz clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+demo: build
+	$(SWIFT) run vaultctl demo
+
+test: build
+	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" $(SWIFT) test
+
+bench: deps
+	$(SWIFT) build -c release --product vaultbench
+	"$$($(SWIFT) build -c release --show-bin-path)/vaultbench"
+
+fuzz: deps
+	scripts/fuzz $(FUZZ_SECONDS)
+
+clean:
+	rm -rf .build fuzz-build

@@ -1,0 +1,210 @@
+internal import CSQLite
+import Foundation
+
+/// A small, honest wrapper over one SQLite connection.
+///
+/// Statements finalize when they go out of scope; `transaction` rolls back when its body throws.
+/// Errors carry the SQLite result code and the SQL text, never bound values (they may be secrets).
+/// A connection is used from one thread at a time: its owner (a `Vault`) serialises access.
+public final class Database: @unchecked Sendable {
+    private let handle: OpaquePointer
+    public let path: String
+
+    /// Opens an existing database file (never creates one unless `create` is set).
+    public init(path: String, create: Bool) throws {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let status = sqlite3_open_v2(path, &connection, flags, nil)
+        guard status == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(connection)
+            throw CryptoVaultError(.database, "cannot open database \(path): \(message)")
+        }
+        self.handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(connection, 1)
+        // Writers from another process wait their turn instead of failing at once.
+        sqlite3_busy_timeout(connection, 30_000)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters and return nothing useful.
+    public func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        defer { sqlite3_free(errorMessage) }
+        if status != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+            throw databaseError(status, message, sql: sql)
+        }
+    }
+
+    /// Runs `sql` with `parameters` bound and returns every row.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [Row] {
+        let statement = try Statement(database: self, handle: handle, sql: sql)
+        try statement.bind(parameters)
+        return try statement.allRows()
+    }
+
+    /// The first row of `sql`, or nil.
+    public func queryOne(_ sql: String, _ parameters: [SQLValue] = []) throws -> Row? {
+        try query(sql, parameters).first
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in a write transaction taken up front (`BEGIN IMMEDIATE`), so two processes never
+    /// both read-then-write on a stale view: the second waits for the first. Rolls back on throw.
+    public func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction: every query inside sees one consistent snapshot.
+    public func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN DEFERRED")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func databaseError(_ status: Int32, _ message: String, sql: String) -> CryptoVaultError {
+        let primary = status & 0xff
+        let code: CryptoVaultError.Code =
+            (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) ? .corruptVault : .database
+        return CryptoVaultError(code, "database error \(status) (\(message)) in: \(sql)")
+    }
+}
+
+/// A value bound to or read from a statement.
+public enum SQLValue: Sendable, Equatable {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// One result row, addressed by column name.
+public struct Row: Sendable {
+    let columns: [String: SQLValue]
+
+    public subscript(_ name: String) -> SQLValue { columns[name] ?? .null }
+
+    public func integer(_ name: String) throws -> Int64 {
+        guard case .integer(let value) = self[name] else { throw malformed(name, "an integer") }
+        return value
+    }
+
+    public func text(_ name: String) throws -> String {
+        guard case .text(let value) = self[name] else { throw malformed(name, "text") }
+        return value
+    }
+
+    public func blob(_ name: String) throws -> [UInt8] {
+        switch self[name] {
+        case .blob(let value): return value
+        case .null: return []   // SQLite returns an empty blob as NULL.
+        default: throw malformed(name, "a blob")
+        }
+    }
+
+    private func malformed(_ name: String, _ expected: String) -> CryptoVaultError {
+        CryptoVaultError(.corruptVault, "the vault database is damaged: column \(name) is not \(expected)")
+    }
+}
+
+/// A prepared statement, finalized when released.
+final class Statement {
+    private let handle: OpaquePointer
+    private let database: Database
+    private let sql: String
+
+    init(database: Database, handle connection: OpaquePointer, sql: String) throws {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw database.databaseError(status, database.lastErrorMessage, sql: sql)
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// SQLite copies bound values (SQLITE_TRANSIENT), so the Swift buffers may go away afterwards.
+    func bind(_ parameters: [SQLValue]) throws {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .text(let string): status = sqlite3_bind_text(handle, index, string, -1, transient)
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+            case .null: status = sqlite3_bind_null(handle, index)
+            }
+            guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+        }
+    }
+
+    func allRows() throws -> [Row] {
+        var rows: [Row] = []
+        while true {
+            let status = sqlite3_step(handle)
+            if status == SQLITE_DONE { return rows }
+            guard status == SQLITE_ROW else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+            rows.append(currentRow())
+        }
+    }
+
+    private func currentRow() -> Row {
+        var columns: [String: SQLValue] = [:]
+        for column in 0..<sqlite3_column_count(handle) {
+            let name = String(cString: sqlite3_column_name(handle, column))
+            columns[name] = value(at: column)
+        }
+        return Row(columns: columns)
+    }
+
+    private func value(at column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, column)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let base = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: base, count: count)))
+        default: return .null
+        }
+    }
+}
+
+extension Database {
+    /// Copies the write-ahead log into the database and truncates it to zero bytes, so data deleted
+    /// with secure_delete no longer survives in old log frames. Retries while readers hold it.
+    func checkpointAndTruncateLog() throws {
+        for _ in 0..<50 {
+            let row = try queryOne("PRAGMA wal_checkpoint(TRUNCATE)")
+            if try row?.integer("busy") == 0 { return }
+            usleep(100_000)
+        }
+        throw CryptoVaultError(.database, "could not truncate the write-ahead log: another process keeps reading the vault")
+    }
+}

@@ -1,0 +1,87 @@
+/// The vault database schema and its migrations.
+///
+/// `PRAGMA application_id` marks a file as a vault database; `PRAGMA user_version` is the schema
+/// version. Migrations run in order inside one write transaction, so a vault is never half-migrated.
+/// A database whose version is newer than `Schema.currentVersion` is refused, never downgraded.
+enum Schema {
+    /// "VLT1" as a big-endian 32-bit integer.
+    static let applicationID: Int64 = 0x564C_5431
+    static var currentVersion: Int64 { Int64(migrations.count) }
+
+    /// migrations[i] upgrades version i to version i + 1.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE vault_meta (
+            key   TEXT PRIMARY KEY NOT NULL,
+            value ANY NOT NULL
+        ) STRICT;
+        CREATE TABLE keyslots (
+            id          INTEGER PRIMARY KEY,
+            uuid        BLOB NOT NULL UNIQUE CHECK (length(uuid) = 16),
+            kind        TEXT NOT NULL CHECK (kind IN ('passphrase', 'recovery-key', 'recovery-shares')),
+            kdf         TEXT NOT NULL,
+            salt        BLOB NOT NULL CHECK (length(salt) = 16),
+            nonce       BLOB NOT NULL CHECK (length(nonce) = 24),
+            wrapped_key BLOB NOT NULL CHECK (length(wrapped_key) = 48),
+            threshold   INTEGER,
+            share_count INTEGER,
+            created_at  INTEGER NOT NULL,
+            updated_at  INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE compartments (
+            id           INTEGER PRIMARY KEY,
+            uuid         BLOB NOT NULL UNIQUE CHECK (length(uuid) = 16),
+            name_hash    BLOB UNIQUE,
+            sealed_name  BLOB,
+            register     TEXT NOT NULL,
+            privileged   INTEGER NOT NULL CHECK (privileged IN (0, 1)),
+            created_at   INTEGER NOT NULL,
+            destroyed_at INTEGER
+        ) STRICT;
+        CREATE TABLE compartment_keys (
+            compartment_id INTEGER NOT NULL REFERENCES compartments(id),
+            version        INTEGER NOT NULL CHECK (version >= 1),
+            salt           BLOB NOT NULL CHECK (length(salt) = 32),
+            created_at     INTEGER NOT NULL,
+            retired_at     INTEGER,
+            PRIMARY KEY (compartment_id, version)
+        ) STRICT;
+        """,
+    ]
+
+    /// Sets the connection's durability and safety options. Called on every open.
+    static func configure(_ database: Database) throws {
+        // WAL: readers see a consistent snapshot while one writer commits. FULL: a commit is on disk
+        // when it returns. secure_delete: deleted rows (a shredded salt) are overwritten with zeros.
+        _ = try database.query("PRAGMA journal_mode = WAL")
+        try database.execute("""
+            PRAGMA synchronous = FULL;
+            PRAGMA secure_delete = ON;
+            PRAGMA foreign_keys = ON;
+            PRAGMA trusted_schema = OFF;
+            """)
+    }
+
+    static func version(of database: Database) throws -> (applicationID: Int64, userVersion: Int64) {
+        let application = try database.queryOne("PRAGMA application_id")?.integer("application_id") ?? 0
+        let user = try database.queryOne("PRAGMA user_version")?.integer("user_version") ?? 0
+        return (application, user)
+    }
+
+    /// Brings a fresh database (version 0) or an older vault up to the current version.
+    static func migrate(_ database: Database) throws {
+        try database.writeTransaction {
+            let (_, found) = try version(of: database)
+            guard found <= currentVersion else { throw newerSchemaError(found) }
+            for index in Int(found)..<migrations.count {
+                try database.execute(migrations[index])
+            }
+            try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(currentVersion)")
+        }
+    }
+
+    static func newerSchemaError(_ found: Int64) -> CryptoVaultError {
+        CryptoVaultError(.newerSchema,
+            "this vault uses schema version \(found), newer than this vaultctl supports (\(currentVersion)); upgrade vaultctl")
+    }
+}

@@ -1,0 +1,155 @@
+/// Compartments of an unlocked vault.
+///
+/// Names are sealed (XChaCha20-Poly1305) and indexed by a keyed hash, so the database file does not
+/// reveal them. Each key version has its own random salt: shredding the salts (`destroy`) makes the
+/// keys impossible to derive again, even with the master key.
+extension UnlockedVault {
+    public func createCompartment(named name: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
+        try VaultCompartment.validate(name: name)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let uuid = try SecureRandom.bytes(16)
+        let sealedName = try names.seal(name, compartmentUUID: uuid, vaultID: vaultID)
+        let salt = try SecureRandom.bytes(32)
+        let isPrivileged = privileged ?? register.isPrivilegedByDefault
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                let nameHash = names.lookupHash(name)
+                if try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil {
+                    throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
+                }
+                let now = Clock.now()
+                try database.query("""
+                    INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, [.blob(uuid), .blob(nameHash), .blob(sealedName), .text(register.rawValue),
+                          .integer(isPrivileged ? 1 : 0), .integer(now)])
+                try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
+                                   [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
+            }
+        }
+        return try compartment(named: name)
+    }
+
+    /// Every live compartment, sorted by name.
+    public func compartments() throws -> [VaultCompartment] {
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        return try vault.withDatabase { database in
+            try database.readTransaction {
+                try database.query("SELECT * FROM compartments WHERE destroyed_at IS NULL")
+                    .map { try loadCompartment($0, names: names, database: database) }
+            }
+        }.sorted { $0.name < $1.name }
+    }
+
+    public func compartment(named name: String) throws -> VaultCompartment {
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        return try vault.withDatabase { database in
+            try database.readTransaction {
+                guard let row = try database.queryOne("SELECT * FROM compartments WHERE name_hash = ? AND destroyed_at IS NULL",
+                                                      [.blob(names.lookupHash(name))]) else {
+                    throw CryptoVaultError(.compartmentNotFound, "no compartment named '\(name)'")
+                }
+                return try loadCompartment(row, names: names, database: database)
+            }
+        }
+    }
+
+    private func loadCompartment(_ row: Row, names: CompartmentNameKeys, database: Database) throws -> VaultCompartment {
+        let rowID = try row.integer("id")
+        let uuid = try row.blob("uuid")
+        guard let register = Register(rawValue: try row.text("register")) else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: compartment \(rowID) has an unknown register")
+        }
+        let versions = try database.query("SELECT * FROM compartment_keys WHERE compartment_id = ? ORDER BY version",
+                                          [.integer(rowID)]).map { version in
+            VaultCompartment.KeyVersion(version: UInt32(try version.integer("version")),
+                                        createdAt: try version.integer("created_at"),
+                                        retiredAt: try? version.integer("retired_at"))
+        }
+        return VaultCompartment(rowID: rowID, uuid: uuid,
+                                name: try names.open(try row.blob("sealed_name"), compartmentUUID: uuid, vaultID: vaultID),
+                                register: register, isPrivileged: try row.integer("privileged") == 1,
+                                createdAt: try row.integer("created_at"), keyVersions: versions)
+    }
+
+    /// Adds a key version; earlier versions stay readable. Returns the new version number.
+    @discardableResult
+    public func rotateCompartment(named name: String) throws -> UInt32 {
+        let compartment = try compartment(named: name)
+        let salt = try SecureRandom.bytes(32)
+        return try vault.withDatabase { database in
+            try database.writeTransaction {
+                let newest = try database.queryOne("SELECT max(version) AS newest FROM compartment_keys WHERE compartment_id = ?",
+                                                   [.integer(compartment.rowID)])?.integer("newest") ?? 0
+                try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
+                                   [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(Clock.now())])
+                return UInt32(newest + 1)
+            }
+        }
+    }
+
+    /// Shreds the compartment: its key salts and sealed name are deleted (overwritten, as the database
+    /// runs with secure_delete) and the write-ahead log is checkpointed and truncated so no copy
+    /// lingers there. Bundles sealed under it can never be opened again.
+    public func destroyCompartment(named name: String) throws {
+        let compartment = try compartment(named: name)
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
+                try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
+                                   [.integer(Clock.now()), .integer(compartment.rowID)])
+            }
+            try database.checkpointAndTruncateLog()
+        }
+    }
+
+    /// The key of `compartment` at `version`, or `.unknownKeyVersion` if it does not exist or is retired.
+    public func compartmentKey(for compartment: VaultCompartment, version: UInt32) throws -> SecureBytes {
+        let salt = try vault.withDatabase { database in
+            try database.queryOne("""
+                SELECT salt FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL
+                """, [.integer(compartment.rowID), .integer(Int64(version))])?.blob("salt")
+        }
+        guard let salt else {
+            throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version \(version)")
+        }
+        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.uuid,
+                                               version: version, salt: salt)
+    }
+}
+
+/// The two keys derived for compartment names: one keys the lookup hash, one seals the name.
+struct CompartmentNameKeys {
+    let lookupKey: SecureBytes
+    let sealingKey: SecureBytes
+
+    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
+        let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: KeyHierarchy.compartmentNameInfo, outputCount: 64)
+        lookupKey = try both.slice(0..<32)
+        sealingKey = try both.slice(32..<64)
+    }
+
+    func lookupHash(_ name: String) -> [UInt8] {
+        HMAC.sha256(key: lookupKey, message: Array(name.utf8))
+    }
+
+    /// nonce (24 bytes) || ciphertext || tag, bound to the vault and the compartment.
+    func seal(_ name: String, compartmentUUID: [UInt8], vaultID: [UInt8]) throws -> [UInt8] {
+        let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
+        return nonce + (try XChaChaPoly.seal(Array(name.utf8), key: sealingKey, nonce: nonce, authenticating: vaultID + compartmentUUID))
+    }
+
+    func open(_ sealed: [UInt8], compartmentUUID: [UInt8], vaultID: [UInt8]) throws -> String {
+        guard sealed.count > XChaChaPoly.nonceSize else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: a compartment name is truncated")
+        }
+        let nonce = Array(sealed.prefix(XChaChaPoly.nonceSize))
+        do {
+            let name = try XChaChaPoly.open(Array(sealed.dropFirst(XChaChaPoly.nonceSize)), key: sealingKey, nonce: nonce,
+                                            authenticating: vaultID + compartmentUUID)
+            return String(decoding: name, as: UTF8.self)
+        } catch {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: a compartment name fails authentication")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// What a person presents to unlock the vault.
+public enum UnlockCredential: Sendable {
+    case passphrase(SecureBytes)
+    case recoveryKey(RecoveryKey)
+    case recoveryShares([RecoveryShareFile])
+}
+
+extension Vault {
+    /// Unlocks the vault with `credential`, or throws `.wrongPassphrase` / `.wrongRecoveryKey`.
+    ///
+    /// Every slot of the matching kind is tried, even after one succeeds, so the time taken does not
+    /// reveal which slot (or whether an early one) matched. A passphrase slot whose KDF parameters are
+    /// weaker than the vault's policy is re-wrapped with the policy's parameters.
+    public func unlock(with credential: UnlockCredential) throws -> UnlockedVault {
+        let slots = try keyslots()
+        switch credential {
+        case .passphrase(let passphrase):
+            let (slot, masterKey) = try firstOpened(slots.filter { $0.kind == .passphrase }) { slot in
+                try kek(forPassphrase: passphrase, slot: slot)
+            }
+            guard let slot, let masterKey else {
+                throw CryptoVaultError(.wrongPassphrase, "wrong passphrase")
+            }
+            let unlocked = UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
+            try unlocked.upgradeIfWeak(slot, passphrase: passphrase)
+            return unlocked
+        case .recoveryKey(let recoveryKey):
+            let (slot, masterKey) = try firstOpened(slots.filter { $0.kind == .recoveryKey }) { slot in
+                try Self.kek(forHighEntropySecret: recoveryKey.keyMaterial, slot: slot, vaultID: vaultID,
+                             info: KeyHierarchy.recoveryKeyInfo)
+            }
+            guard let slot, let masterKey else {
+                throw CryptoVaultError(.wrongRecoveryKey, "the recovery key does not unlock this vault")
+            }
+            return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
+        case .recoveryShares(let shares):
+            return try unlock(withShares: shares, slots: slots)
+        }
+    }
+
+    private func unlock(withShares shares: [RecoveryShareFile], slots: [Keyslot]) throws -> UnlockedVault {
+        let secret = try RecoveryShareFile.combine(shares, vaultID: vaultID)
+        guard let slot = slots.first(where: { $0.kind == .recoveryShares && $0.uuid == shares[0].keyslotUUID }) else {
+            throw CryptoVaultError(.wrongRecoveryKey,
+                "these shares belong to a recovery split that no longer exists in this vault")
+        }
+        let kek = try Self.kek(forHighEntropySecret: secret, slot: slot, vaultID: vaultID, info: KeyHierarchy.recoverySharesInfo)
+        guard let masterKey = try? slot.unwrap(with: kek, vaultID: vaultID) else {
+            throw CryptoVaultError(.wrongRecoveryKey, "the shares do not unlock this vault (one may be altered)")
+        }
+        return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
+    }
+
+    /// Tries every slot (no early exit) and returns the first that opened.
+    private func firstOpened(_ slots: [Keyslot], kek: (Keyslot) throws -> SecureBytes) throws -> (Keyslot?, SecureBytes?) {
+        var opened: (Keyslot, SecureBytes)?
+        for slot in slots {
+            let key = try kek(slot)
+            if let masterKey = try? slot.unwrap(with: key, vaultID: vaultID), opened == nil {
+                opened = (slot, masterKey)
+            }
+        }
+        return (opened?.0, opened?.1)
+    }
+
+    func kek(forPassphrase passphrase: SecureBytes, slot: Keyslot) throws -> SecureBytes {
+        guard case .passwordHash(let parameters) = slot.kdf else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: passphrase slot \(slot.id) has no password hash")
+        }
+        // validate() inside deriveKey refuses parameters above the ceiling before any allocation.
+        return try KDFScheme.deriveKey(from: passphrase, salt: slot.salt, parameters: parameters,
+                                       associatedData: KeyHierarchy.passphraseAssociatedData + vaultID)
+    }
+
+    static func kek(forHighEntropySecret secret: SecureBytes, slot: Keyslot, vaultID: [UInt8], info: [UInt8]) throws -> SecureBytes {
+        guard slot.kdf == .hkdfSHA256 else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: recovery slot \(slot.id) has the wrong KDF")
+        }
+        return try HKDF.deriveKey(inputKeyMaterial: secret, salt: slot.salt, info: info + vaultID, outputCount: 32)
+    }
+}

@@ -1,0 +1,132 @@
+/// A vault whose master key is in memory (in `SecureBytes`, wiped when this object is released).
+/// Everything that needs a key goes through here: keyslot changes and compartments.
+public final class UnlockedVault: @unchecked Sendable {
+    public let vault: Vault
+    let masterKey: SecureBytes
+    /// The slot that was used to unlock, or nil right after `init`.
+    public let unlockedSlotID: Int64?
+
+    init(vault: Vault, masterKey: SecureBytes, unlockedSlotID: Int64?) {
+        self.vault = vault
+        self.masterKey = masterKey
+        self.unlockedSlotID = unlockedSlotID
+    }
+
+    var vaultID: [UInt8] { vault.vaultID }
+
+    // MARK: Passphrase slots
+
+    func insertPassphraseSlot(_ passphrase: SecureBytes, parameters: KDFParameters, in database: Database) throws {
+        let uuid = try SecureRandom.bytes(16)
+        let columns = try passphraseSlotColumns(passphrase, parameters: parameters, uuid: uuid)
+        let now = Clock.now()
+        try database.query("""
+            INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, created_at, updated_at)
+            VALUES (?, 'passphrase', ?, ?, ?, ?, ?, ?)
+            """, [.blob(uuid), .text(columns.kdf.encoded), .blob(columns.salt), .blob(columns.nonce),
+                  .blob(columns.wrappedKey), .integer(now), .integer(now)])
+    }
+
+    /// Fresh salt and nonce, the master key wrapped under the passphrase's KEK.
+    private func passphraseSlotColumns(_ passphrase: SecureBytes, parameters: KDFParameters, uuid: [UInt8])
+        throws -> (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]) {
+        try parameters.validate()
+        let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
+        let kek = try KDFScheme.deriveKey(from: passphrase, salt: salt, parameters: parameters,
+                                          associatedData: KeyHierarchy.passphraseAssociatedData + vaultID)
+        let kdf = KeyslotKDF.passwordHash(parameters)
+        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: .passphrase, kdf: kdf)
+        return (kdf, salt, sealed.nonce, sealed.wrappedKey)
+    }
+
+    /// Rewrites one passphrase slot in place, in one transaction: SQLite's atomic commit is what makes
+    /// a crash at any moment leave either the old row (old passphrase) or the new one.
+    private func rewritePassphraseSlot(_ slot: Keyslot, passphrase: SecureBytes, parameters: KDFParameters) throws {
+        let columns = try passphraseSlotColumns(passphrase, parameters: parameters, uuid: slot.uuid)
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("""
+                    UPDATE keyslots SET kdf = ?, salt = ?, nonce = ?, wrapped_key = ?, updated_at = ?
+                    WHERE id = ? AND kind = 'passphrase'
+                    """, [.text(columns.kdf.encoded), .blob(columns.salt), .blob(columns.nonce),
+                          .blob(columns.wrappedKey), .integer(Clock.now()), .integer(slot.id)])
+                guard database.changes == 1 else {
+                    throw CryptoVaultError(.keyslotNotFound, "passphrase slot \(slot.id) disappeared while it was being changed")
+                }
+            }
+        }
+    }
+
+    /// Re-wraps `slot` with the vault's policy parameters when its own are weaker.
+    /// Returns true when the slot was upgraded.
+    @discardableResult
+    func upgradeIfWeak(_ slot: Keyslot, passphrase: SecureBytes) throws -> Bool {
+        guard case .passwordHash(let current) = slot.kdf else { return false }
+        let policy = try vault.kdfPolicy()
+        guard current.isWeaker(than: policy) else { return false }
+        try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: policy)
+        return true
+    }
+
+    /// Sets a new passphrase. If the vault was unlocked with a passphrase, that slot is rewritten;
+    /// if it was unlocked with a recovery method, every passphrase slot is replaced by one new slot.
+    public func changePassphrase(to newPassphrase: SecureBytes) throws {
+        let policy = try vault.kdfPolicy()
+        let slots = try vault.keyslots()
+        if let slot = slots.first(where: { $0.id == unlockedSlotID && $0.kind == .passphrase }) {
+            try rewritePassphraseSlot(slot, passphrase: newPassphrase, parameters: policy)
+            return
+        }
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("DELETE FROM keyslots WHERE kind = 'passphrase'")
+                try insertPassphraseSlot(newPassphrase, parameters: policy, in: database)
+            }
+        }
+    }
+
+    // MARK: Recovery slots
+
+    /// Creates a recovery key and its slot, replacing any earlier recovery key. The returned key is
+    /// the only copy: the caller shows it once.
+    public func createRecoveryKey() throws -> RecoveryKey {
+        let recoveryKey = try RecoveryKey.generate()
+        try replaceHighEntropySlot(kind: .recoveryKey, secret: recoveryKey.keyMaterial, uuid: try SecureRandom.bytes(16),
+                                   info: KeyHierarchy.recoveryKeyInfo, threshold: nil, shareCount: nil) {}
+        return recoveryKey
+    }
+
+    /// Splits a fresh 256-bit secret into `shares` shares of which any `threshold` unlock the vault,
+    /// replacing any earlier split. `deliver` runs inside the transaction (it writes the share files);
+    /// if it throws, the vault keeps its previous split.
+    public func splitRecovery(threshold: Int, shares: Int, deliver: ([RecoveryShareFile]) throws -> Void) throws {
+        let secret = try SecureBytes.random(count: 32)
+        let uuid = try SecureRandom.bytes(16)
+        let files = try Shamir.split(secret, threshold: threshold, shares: shares).map {
+            RecoveryShareFile(vaultID: vaultID, keyslotUUID: uuid, threshold: threshold, shareCount: shares, share: $0)
+        }
+        try replaceHighEntropySlot(kind: .recoveryShares, secret: secret, uuid: uuid, info: KeyHierarchy.recoverySharesInfo,
+                                   threshold: threshold, shareCount: shares) { try deliver(files) }
+    }
+
+    private func replaceHighEntropySlot(kind: Keyslot.Kind, secret: SecureBytes, uuid: [UInt8], info: [UInt8],
+                                        threshold: Int?, shareCount: Int?, beforeCommit: () throws -> Void) throws {
+        let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
+        let kek = try HKDF.deriveKey(inputKeyMaterial: secret, salt: salt, info: info + vaultID, outputCount: 32)
+        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
+        let now = Clock.now()
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("DELETE FROM keyslots WHERE kind = ?", [.text(kind.rawValue)])
+                try database.query("""
+                    INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, threshold, share_count, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.blob(uuid), .text(kind.rawValue), .text(KeyslotKDF.hkdfSHA256.encoded), .blob(salt),
+                          .blob(sealed.nonce), .blob(sealed.wrappedKey),
+                          threshold.map { .integer(Int64($0)) } ?? .null, shareCount.map { .integer(Int64($0)) } ?? .null,
+                          .integer(now), .integer(now)])
+                try beforeCommit()
+            }
+        }
+    }
+}

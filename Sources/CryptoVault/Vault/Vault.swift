@@ -1,0 +1,207 @@
+import Foundation
+
+/// A vault on disk: one directory holding `vault.db` (SQLite, WAL mode) and `assets/`.
+///
+/// A `Vault` is locked: it can report its slots and parameters, and `unlock` turns it into an
+/// `UnlockedVault` that holds the master key. One instance serialises its own use of the
+/// connection; several processes may open the same vault (SQLite serialises their writers).
+public final class Vault: @unchecked Sendable {
+    public static let databaseName = "vault.db"
+    public static let assetsName = "assets"
+
+    public let directory: String
+    public let vaultID: [UInt8]
+    let database: Database
+    private let lock = NSLock()
+
+    public var databasePath: String { (directory as NSString).appendingPathComponent(Self.databaseName) }
+    public var assetsPath: String { (directory as NSString).appendingPathComponent(Self.assetsName) }
+
+    private init(directory: String, database: Database, vaultID: [UInt8]) {
+        self.directory = directory
+        self.database = database
+        self.vaultID = vaultID
+    }
+
+    /// Runs `body` with exclusive use of this instance's connection.
+    func withDatabase<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(database)
+    }
+
+    // MARK: Opening
+
+    /// Opens an existing vault, refusing anything that is not one, is damaged, or is too new.
+    public static func open(at directory: String) throws -> Vault {
+        try Sodium.ensureInitialized()
+        let databasePath = (directory as NSString).appendingPathComponent(databaseName)
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw CryptoVaultError(.notAVault, "\(directory) is not a vault (no \(databaseName)); create one with 'vaultctl init'")
+        }
+        let database = try Database(path: databasePath, create: false)
+        let schemaVersion = try checkIdentity(of: database, directory: directory)
+        try Schema.configure(database)
+        try checkIntegrity(of: database)
+        if schemaVersion < Schema.currentVersion { try Schema.migrate(database) }
+        let vaultID = try readVaultID(database)
+        let assets = (directory as NSString).appendingPathComponent(assetsName)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: assets, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CryptoVaultError(.missingAssets,
+                "the vault's \(assetsName)/ folder is missing from \(directory); restore it from a backup before using this vault")
+        }
+        return Vault(directory: directory, database: database, vaultID: vaultID)
+    }
+
+    /// Returns the schema version after checking the file is a vault this build can read.
+    private static func checkIdentity(of database: Database, directory: String) throws -> Int64 {
+        let version: (applicationID: Int64, userVersion: Int64)
+        do {
+            version = try Schema.version(of: database)
+        } catch let error as CryptoVaultError where error.code == .corruptVault {
+            throw CryptoVaultError(.corruptVault, "the vault database in \(directory) is damaged or not a database")
+        }
+        guard version.applicationID == Schema.applicationID else {
+            throw CryptoVaultError(.notAVault, "\(directory) holds a database that is not a vault")
+        }
+        guard version.userVersion <= Schema.currentVersion else { throw Schema.newerSchemaError(version.userVersion) }
+        return version.userVersion
+    }
+
+    /// A truncated or bit-rotted file is refused up front rather than half-read later.
+    private static func checkIntegrity(of database: Database) throws {
+        let rows: [Row]
+        do {
+            rows = try database.query("PRAGMA quick_check")
+        } catch let error as CryptoVaultError {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: \(error.message)")
+        }
+        let findings = rows.compactMap { try? $0.text("quick_check") }
+        guard findings == ["ok"] else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: \(findings.prefix(3).joined(separator: "; "))")
+        }
+    }
+
+    private static func readVaultID(_ database: Database) throws -> [UInt8] {
+        guard let row = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'vault_id'"),
+              case .blob(let id) = row["value"], id.count == 16 else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: it has no vault id")
+        }
+        return id
+    }
+
+    // MARK: Creating
+
+    /// Creates a new vault in `directory` (made if missing; it must hold no vault) with one
+    /// passphrase slot. The directory and database are private to the owner (0700 / 0600).
+    ///
+    /// The database is built under a temporary name and renamed into place only when complete, so
+    /// an interrupted init leaves no half-made vault behind (and never replaces an existing one).
+    public static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters) throws -> UnlockedVault {
+        try Sodium.ensureInitialized()
+        try kdf.validate()
+        let databasePath = (directory as NSString).appendingPathComponent(databaseName)
+        if FileManager.default.fileExists(atPath: databasePath) {
+            throw CryptoVaultError(.vaultExists, "\(directory) already holds a vault; refusing to overwrite it")
+        }
+        try makePrivateDirectory(directory)
+        try makePrivateDirectory((directory as NSString).appendingPathComponent(assetsName))
+        let vaultID = try SecureRandom.bytes(16)
+        let masterKey = try SecureBytes.random(count: KeyHierarchy.masterKeySize)
+        let temporaryPath = databasePath + ".creating-\(getpid())"
+        do {
+            try populateNewDatabase(at: temporaryPath, directory: directory, vaultID: vaultID, masterKey: masterKey,
+                                    passphrase: passphrase, kdf: kdf)
+            try DurableFile.renameWithoutReplacing(temporaryPath, to: databasePath)
+        } catch {
+            unlink(temporaryPath)
+            if (error as? CryptoVaultError)?.code == .io, FileManager.default.fileExists(atPath: databasePath) {
+                throw CryptoVaultError(.vaultExists, "\(directory) already holds a vault; refusing to overwrite it")
+            }
+            throw error
+        }
+        let vault = try open(at: directory)
+        return UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: try vault.keyslots().first?.id)
+    }
+
+    private static func populateNewDatabase(at path: String, directory: String, vaultID: [UInt8], masterKey: SecureBytes,
+                                            passphrase: SecureBytes, kdf: KDFParameters) throws {
+        let database = try Database(path: path, create: true)
+        try Schema.migrate(database)
+        let vault = Vault(directory: directory, database: database, vaultID: vaultID)
+        let unlocked = UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: nil)
+        try database.writeTransaction {
+            let now = Clock.now()
+            try database.query("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [.blob(vaultID)])
+            try database.query("INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [.integer(now)])
+            try database.query("INSERT INTO vault_meta (key, value) VALUES ('kdf_policy', ?)", [.text(kdf.encoded)])
+            try unlocked.insertPassphraseSlot(passphrase, parameters: kdf, in: database)
+        }
+        // Rollback-journal mode until here: the finished file is self-contained, so renaming it is safe.
+        try database.execute("PRAGMA synchronous = FULL")
+        _ = try database.query("PRAGMA wal_checkpoint")
+    }
+
+    private static func makePrivateDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CryptoVaultError(.io, "cannot create \(path): \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: Reading without unlocking
+
+    public func keyslots() throws -> [Keyslot] {
+        try withDatabase { database in
+            try database.query("SELECT * FROM keyslots ORDER BY id").map(Keyslot.init(row:))
+        }
+    }
+
+    /// The parameters new and upgraded passphrase slots get (set at init, possibly calibrated).
+    public func kdfPolicy() throws -> KDFParameters {
+        try withDatabase { database in
+            guard let row = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'kdf_policy'"),
+                  case .text(let text) = row["value"] else {
+                throw CryptoVaultError(.corruptVault, "the vault database is damaged: it has no KDF policy")
+            }
+            return try KDFParameters(encoded: text)
+        }
+    }
+
+    public func status() throws -> VaultStatus {
+        try withDatabase { database in
+            try database.readTransaction {
+                let created = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'created_at'")?.integer("value") ?? 0
+                let counts = try database.queryOne("""
+                    SELECT count(*) AS total, coalesce(sum(privileged), 0) AS privileged
+                    FROM compartments WHERE destroyed_at IS NULL
+                    """)
+                return VaultStatus(
+                    vaultID: ByteEncoding.hex(vaultID),
+                    createdAt: created,
+                    schemaVersion: Schema.currentVersion,
+                    keyslots: try database.query("SELECT * FROM keyslots ORDER BY id").map(Keyslot.init(row:)),
+                    compartmentCount: Int(try counts?.integer("total") ?? 0),
+                    privilegedCompartmentCount: Int(try counts?.integer("privileged") ?? 0))
+            }
+        }
+    }
+}
+
+/// What `vaultctl status` reports without unlocking.
+public struct VaultStatus: Sendable {
+    public let vaultID: String
+    public let createdAt: Int64
+    public let schemaVersion: Int64
+    public let keyslots: [Keyslot]
+    public let compartmentCount: Int
+    public let privilegedCompartmentCount: Int
+}
+
+/// Seconds since the Unix epoch, UTC.
+enum Clock {
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}

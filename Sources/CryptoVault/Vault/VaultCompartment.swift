@@ -1,0 +1,44 @@
+/// A compartment: a named group of sealed material with its own keys, one per key version.
+public struct VaultCompartment: Sendable, Equatable {
+    public let rowID: Int64
+    /// A random 16-byte identifier; bundles and derived keys are bound to it, not to the name.
+    public let uuid: [UInt8]
+    public let name: String
+    public let register: Register
+    public let isPrivileged: Bool
+    public let createdAt: Int64
+    public let keyVersions: [KeyVersion]
+
+    public struct KeyVersion: Sendable, Equatable {
+        public let version: UInt32
+        public let createdAt: Int64
+        public let retiredAt: Int64?
+        public var isActive: Bool { retiredAt == nil }
+    }
+
+    /// The version new material is sealed with: the newest active one.
+    public var currentVersion: UInt32? { keyVersions.filter(\.isActive).map(\.version).max() }
+
+    public var uuidString: String { ByteEncoding.hex(uuid) }
+
+    /// Names are what people type: 1 to 128 bytes of UTF-8, no control characters, no edge spaces.
+    static func validate(name: String) throws {
+        let bytes = name.utf8.count
+        guard bytes >= 1, bytes <= 128 else {
+            throw CryptoVaultError(.invalidName, "a compartment name must be 1 to 128 bytes long")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+              name.trimmingWhitespace() == name else {
+            throw CryptoVaultError(.invalidName, "a compartment name may not contain control characters or start or end with a space")
+        }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

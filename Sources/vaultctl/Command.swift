@@ -1,0 +1,71 @@
+import CryptoVault
+import Foundation
+
+/// One vaultctl subcommand: its spec (options, usage) and what it does.
+struct Command: Sendable {
+    let spec: CommandSpec
+    let run: @Sendable (ParsedArguments) throws -> Void
+
+    /// Options every command accepts in addition to its own.
+    static let commonOptions: [OptionSpec] = [
+        OptionSpec(name: "--vault", kind: .value),
+        OptionSpec(name: "--json", kind: .flag),
+        OptionSpec(name: "--help", kind: .flag),
+    ]
+
+    static let commonHelp = """
+          --vault DIR   the vault directory (default: $VAULTCTL_VAULT, else
+                        $XDG_DATA_HOME/vaultctl/vault, else ~/.local/share/vaultctl/vault)
+          --json        machine-readable output on stdout
+          --help        this text
+        """
+
+    init(_ path: String, synopsis: String, usage: String, options: [OptionSpec] = [], positionals: ClosedRange<Int> = 0...0,
+         run: @escaping @Sendable (ParsedArguments) throws -> Void) {
+        self.spec = CommandSpec(path: path, synopsis: synopsis, usage: usage + "\n" + Command.commonHelp,
+                                options: options + Command.commonOptions, positionals: positionals)
+        self.run = run
+    }
+}
+
+/// Where the vault is, from --vault or the environment.
+enum VaultLocation {
+    static func directory(_ arguments: ParsedArguments) -> String {
+        if let explicit = arguments.value("--vault") { return explicit }
+        let environment = ProcessInfo.processInfo.environment
+        if let fromEnvironment = environment["VAULTCTL_VAULT"], !fromEnvironment.isEmpty { return fromEnvironment }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/vaultctl/vault" }
+        return NSHomeDirectory() + "/.local/share/vaultctl/vault"
+    }
+
+    static func open(_ arguments: ParsedArguments) throws -> Vault {
+        try Vault.open(at: directory(arguments))
+    }
+
+    static func unlock(_ arguments: ParsedArguments) throws -> UnlockedVault {
+        let vault = try open(arguments)
+        return try vault.unlock(with: try Credentials.credential(from: arguments))
+    }
+}
+
+/// Human output goes to stdout, notes and progress to stderr; `--json` prints one JSON document.
+enum Output {
+    static func line(_ text: String = "") {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func json(_ value: Any) {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func timestamp(_ seconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

@@ -1,0 +1,95 @@
+import CryptoVault
+import Foundation
+
+enum CompartmentCommands {
+    static let create = Command("compartment create", synopsis: "create a compartment", usage: """
+        Usage: vaultctl compartment create NAME --register REGISTER [--privileged | --not-privileged] [credential options]
+
+        Creates a compartment with its own keys. REGISTER is one of:
+          \(Register.allCases.map(\.rawValue).joined(separator: ", "))
+        Healthcare and legal compartments are privileged unless --not-privileged is given.
+
+        Options:
+          --register REGISTER   the professional register of what it will hold
+          --privileged          privileged whatever the register
+          --not-privileged      not privileged whatever the register
+        \(Credentials.help)
+
+        Example:
+          vaultctl compartment create "Session notes" --register healthcare
+        """, options: Credentials.options + [
+            OptionSpec(name: "--register", kind: .value), OptionSpec(name: "--privileged", kind: .flag),
+            OptionSpec(name: "--not-privileged", kind: .flag),
+        ], positionals: 1...1) { arguments in
+            let registerName = try arguments.required("--register")
+            guard let register = Register(rawValue: registerName) else {
+                throw UsageError(message: "unknown register '\(registerName)'", usage: arguments.usage)
+            }
+            if arguments.has("--privileged") && arguments.has("--not-privileged") {
+                throw UsageError(message: "--privileged and --not-privileged exclude each other", usage: arguments.usage)
+            }
+            let privileged: Bool? = arguments.has("--privileged") ? true : arguments.has("--not-privileged") ? false : nil
+            let compartment = try VaultLocation.unlock(arguments)
+                .createCompartment(named: arguments.positionals[0], register: register, privileged: privileged)
+            if arguments.has("--json") { Output.json(json(compartment)); return }
+            Output.line("Created compartment '\(compartment.name)' (\(register.rawValue)\(compartment.isPrivileged ? ", privileged" : "")).")
+        }
+
+    static let list = Command("compartment list", synopsis: "list compartments", usage: """
+        Usage: vaultctl compartment list [--json] [credential options]
+
+        Lists compartments with their register, privileged flag and key versions. Names are sealed
+        in the vault, so listing needs the vault unlocked.
+
+        Options:
+        \(Credentials.help)
+        """, options: Credentials.options) { arguments in
+            let compartments = try VaultLocation.unlock(arguments).compartments()
+            if arguments.has("--json") { Output.json(compartments.map(json)); return }
+            if compartments.isEmpty { Output.line("No compartments yet: 'vaultctl compartment create NAME --register R'."); return }
+            for compartment in compartments {
+                let versions = compartment.keyVersions.map { "v\($0.version)" }.joined(separator: ",")
+                Output.line("\(compartment.name)\t\(compartment.register.rawValue)\t\(compartment.isPrivileged ? "privileged" : "-")\tkeys \(versions)")
+            }
+        }
+
+    static let rotate = Command("compartment rotate", synopsis: "add a new key version to a compartment", usage: """
+        Usage: vaultctl compartment rotate NAME [credential options]
+
+        Adds a key version: new material is sealed with it, and what was sealed under earlier
+        versions stays readable.
+
+        Options:
+        \(Credentials.help)
+        """, options: Credentials.options, positionals: 1...1) { arguments in
+            let version = try VaultLocation.unlock(arguments).rotateCompartment(named: arguments.positionals[0])
+            if arguments.has("--json") { Output.json(["name": arguments.positionals[0], "version": version]); return }
+            Output.line("Compartment '\(arguments.positionals[0])' now seals with key version \(version).")
+        }
+
+    static let destroy = Command("compartment destroy", synopsis: "shred a compartment's keys (irreversible)", usage: """
+        Usage: vaultctl compartment destroy NAME --yes [credential options]
+
+        Shreds the compartment's key material and sealed name. Everything sealed in it becomes
+        unreadable for good, even to someone holding the master key or the passphrase. There is no
+        undo; --yes confirms you mean it.
+
+        Options:
+          --yes   confirm the destruction
+        \(Credentials.help)
+        """, options: Credentials.options + [OptionSpec(name: "--yes", kind: .flag)], positionals: 1...1) { arguments in
+            guard arguments.has("--yes") else {
+                throw CommandError(message: "destroying '\(arguments.positionals[0])' cannot be undone; add --yes to confirm",
+                                   exitCode: .usage)
+            }
+            try VaultLocation.unlock(arguments).destroyCompartment(named: arguments.positionals[0])
+            if arguments.has("--json") { Output.json(["destroyed": arguments.positionals[0]]); return }
+            Output.line("Compartment '\(arguments.positionals[0])' destroyed; its keys are gone.")
+        }
+
+    static func json(_ compartment: VaultCompartment) -> [String: Any] {
+        ["name": compartment.name, "id": compartment.uuidString, "register": compartment.register.rawValue,
+         "privileged": compartment.isPrivileged, "created_at": Output.timestamp(compartment.createdAt),
+         "key_versions": compartment.keyVersions.map { ["version": $0.version, "active": $0.isActive] }]
+    }
+}

@@ -1,0 +1,66 @@
+import CryptoVault
+import Foundation
+
+enum InitCommand {
+    static let command = Command("init", synopsis: "create a new vault", usage: """
+        Usage: vaultctl init [--vault DIR] [--passphrase-file PATH] [--kdf-target-ms N | --kdf-memory-mib M --kdf-iterations T --kdf-parallelism P]
+
+        Creates a vault: a directory with vault.db and assets/, private to you. The passphrase is asked
+        twice on the terminal unless --passphrase-file is given. Refuses to touch an existing vault.
+
+        Options:
+          --passphrase-file PATH   read the new passphrase from the first line of PATH (- for stdin)
+          --kdf-target-ms N        calibrate Argon2id to take about N ms on this machine
+          --kdf-memory-mib M       Argon2id memory in MiB   (default 64, at least 19)
+          --kdf-iterations T       Argon2id passes          (default 3, at least 2)
+          --kdf-parallelism P      Argon2id lanes           (default 4)
+
+        Examples:
+          vaultctl init --vault ~/clinic-vault
+          vaultctl init --kdf-target-ms 1000
+        """, options: [
+            OptionSpec(name: "--passphrase-file", kind: .value),
+            OptionSpec(name: "--kdf-target-ms", kind: .value),
+            OptionSpec(name: "--kdf-memory-mib", kind: .value),
+            OptionSpec(name: "--kdf-iterations", kind: .value),
+            OptionSpec(name: "--kdf-parallelism", kind: .value),
+        ]) { arguments in
+            let directory = VaultLocation.directory(arguments)
+            let parameters = try kdfParameters(arguments)
+            let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")
+            let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters).vault
+            if arguments.has("--json") {
+                Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": parameters.encoded])
+            } else {
+                Output.line("Created a vault in \(directory)")
+                Output.line("  passphrase slot: \(parameters.encoded)")
+                Output.line("Next: 'vaultctl recovery create-key' so a forgotten passphrase is not the end of your data.")
+            }
+        }
+
+    /// Explicit parameters, a calibration target, or the defaults. Out-of-range values are usage errors.
+    static func kdfParameters(_ arguments: ParsedArguments) throws -> KDFParameters {
+        let explicit = ["--kdf-memory-mib", "--kdf-iterations", "--kdf-parallelism"].filter { arguments.value($0) != nil }
+        if let target = try arguments.integer("--kdf-target-ms", in: 10...60_000) {
+            guard explicit.isEmpty else {
+                throw UsageError(message: "--kdf-target-ms cannot be combined with \(explicit[0])", usage: arguments.usage)
+            }
+            Output.note("Calibrating Argon2id to about \(target) ms on this machine...")
+            return try KDFScheme.calibrateArgon2id(targetMilliseconds: target)
+        }
+        guard case let .argon2id(defaultMemoryKiB, defaultIterations, defaultParallelism) = KDFParameters.argon2idDefault else {
+            preconditionFailure("the default KDF is Argon2id")
+        }
+        let memoryMiB = try arguments.integer("--kdf-memory-mib", in: 1...1_048_576) ?? defaultMemoryKiB / 1024
+        let parameters = KDFParameters.argon2id(
+            memoryKiB: memoryMiB * 1024,
+            iterations: try arguments.integer("--kdf-iterations", in: 1...1_000) ?? defaultIterations,
+            parallelism: try arguments.integer("--kdf-parallelism", in: 1...255) ?? defaultParallelism)
+        do {
+            try parameters.validate()
+        } catch let error as CryptoVaultError {
+            throw UsageError(message: error.message, usage: arguments.usage)
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,84 @@
+import CryptoVault
+import Foundation
+
+enum RecoveryCommands {
+    static let createKey = Command("recovery create-key", synopsis: "create a recovery key (printed once)", usage: """
+        Usage: vaultctl recovery create-key [--vault DIR] [credential options]
+
+        Creates a recovery key that unlocks the vault when the passphrase is lost, and prints it once
+        on stdout: write it down and keep it somewhere safe. A new key replaces any earlier one.
+        The key is 160 random bits in 6 groups of 6 characters; the last 4 are a checksum that
+        catches a mistyped character. Unlock with it via --recovery-key-file.
+
+        Options:
+        \(Credentials.help)
+        """, options: Credentials.options) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let recoveryKey = try unlocked.createRecoveryKey()
+            if arguments.has("--json") {
+                Output.json(["recovery_key": recoveryKey.displayString])
+            } else {
+                Output.note("Your recovery key (shown once; it replaces any earlier one):")
+                Output.line(recoveryKey.displayString)
+            }
+        }
+
+    static let split = Command("recovery split", synopsis: "split break-glass access into k-of-n share files", usage: """
+        Usage: vaultctl recovery split --shares N --threshold K --out DIR [--vault DIR] [credential options]
+
+        Creates N recovery shares of which any K together unlock the vault (Shamir's scheme: fewer
+        than K reveal nothing). Each share is written to its own file in DIR, mode 0600, to hand to a
+        different person. A new split replaces any earlier one.
+
+        Options:
+          --shares N       how many shares (2 to 255)
+          --threshold K    how many are needed to unlock (2 to N)
+          --out DIR        where to write share-1-of-N.txt ... (created if missing)
+        \(Credentials.help)
+
+        Example:
+          vaultctl recovery split --shares 5 --threshold 3 --out /media/usb/shares
+          vaultctl unlock --share-file a.txt --share-file b.txt --share-file c.txt
+        """, options: Credentials.options + [
+            OptionSpec(name: "--shares", kind: .value), OptionSpec(name: "--threshold", kind: .value),
+            OptionSpec(name: "--out", kind: .value),
+        ]) { arguments in
+            guard let shares = try arguments.integer("--shares", in: 2...255) else {
+                throw UsageError(message: "missing --shares", usage: arguments.usage)
+            }
+            guard let threshold = try arguments.integer("--threshold", in: 2...shares) else {
+                throw UsageError(message: "missing --threshold", usage: arguments.usage)
+            }
+            let directory = try arguments.required("--out")
+            let unlocked = try VaultLocation.unlock(arguments)
+            var written: [String] = []
+            try unlocked.splitRecovery(threshold: threshold, shares: shares) { files in
+                written = try writeShares(files, to: directory)
+            }
+            if arguments.has("--json") {
+                Output.json(["threshold": threshold, "shares": written])
+            } else {
+                Output.line("Wrote \(shares) shares (any \(threshold) unlock the vault):")
+                for path in written { Output.line("  \(path)") }
+            }
+        }
+
+    /// Writes every share durably, refusing to overwrite; on failure removes what it wrote.
+    static func writeShares(_ files: [RecoveryShareFile], to directory: String) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let paths = files.map { (directory as NSString).appendingPathComponent($0.fileName) }
+        if let existing = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+            throw CommandError(message: "\(existing) already exists; choose an empty --out folder", exitCode: .cannotCreate)
+        }
+        do {
+            for (file, path) in zip(files, paths) {
+                try DurableFile.write(try file.serialized(), to: path, mode: 0o600)
+            }
+        } catch {
+            for path in paths { try? FileManager.default.removeItem(atPath: path) }
+            throw error
+        }
+        return paths
+    }
+}

@@ -1,0 +1,48 @@
+import CryptoVault
+import Foundation
+
+enum StatusCommand {
+    static let command = Command("status", synopsis: "show the vault's keyslots and parameters (no unlock)", usage: """
+        Usage: vaultctl status [--vault DIR] [--json]
+
+        Shows the vault's id, schema, keyslots with their KDF parameters, and how many compartments it
+        holds. Needs no passphrase and reveals no secret.
+        """) { arguments in
+            let vault = try VaultLocation.open(arguments)
+            let status = try vault.status()
+            let policy = try vault.kdfPolicy()
+            if arguments.has("--json") {
+                Output.json([
+                    "vault": vault.directory, "vault_id": status.vaultID, "created_at": Output.timestamp(status.createdAt),
+                    "schema_version": status.schemaVersion, "kdf_policy": policy.encoded,
+                    "compartments": status.compartmentCount, "privileged_compartments": status.privilegedCompartmentCount,
+                    "keyslots": status.keyslots.map(slotJSON),
+                ])
+                return
+            }
+            Output.line("Vault      \(vault.directory)")
+            Output.line("Id         \(status.vaultID)")
+            Output.line("Created    \(Output.timestamp(status.createdAt))")
+            Output.line("Schema     \(status.schemaVersion)")
+            Output.line("KDF policy \(policy.encoded)")
+            Output.line("Compartments \(status.compartmentCount) (\(status.privilegedCompartmentCount) privileged)")
+            Output.line("Keyslots:")
+            for slot in status.keyslots { Output.line("  " + slotLine(slot)) }
+        }
+
+    static func slotLine(_ slot: Keyslot) -> String {
+        var line = "\(slot.id)  \(slot.kind.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(slot.kdf.encoded)"
+        if let threshold = slot.threshold, let count = slot.shareCount { line += "  (\(threshold) of \(count) shares)" }
+        return line + "  changed \(Output.timestamp(slot.updatedAt))"
+    }
+
+    static func slotJSON(_ slot: Keyslot) -> [String: Any] {
+        var entry: [String: Any] = ["id": slot.id, "kind": slot.kind.rawValue, "kdf": slot.kdf.encoded,
+                                    "created_at": Output.timestamp(slot.createdAt), "updated_at": Output.timestamp(slot.updatedAt)]
+        if let threshold = slot.threshold, let count = slot.shareCount {
+            entry["threshold"] = threshold
+            entry["shares"] = count
+        }
+        return entry
+    }
+}

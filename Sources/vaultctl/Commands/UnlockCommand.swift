@@ -1,0 +1,48 @@
+import CryptoVault
+import Foundation
+
+enum UnlockCommand {
+    static let command = Command("unlock", synopsis: "check that a passphrase, recovery key or shares unlock the vault", usage: """
+        Usage: vaultctl unlock [--vault DIR] [--passphrase-file PATH | --recovery-key-file PATH | --share-file PATH...]
+
+        Unlocks the vault and locks it again, exiting 0 if the credential is right and 2 if not.
+        A passphrase slot with KDF parameters weaker than the vault's policy is upgraded on the way.
+
+        Options:
+        \(Credentials.help)
+        """, options: Credentials.options) { arguments in
+            let vault = try VaultLocation.open(arguments)
+            let before = try vault.keyslots()
+            let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments))
+            let after = try vault.keyslots()
+            let slot = after.first { $0.id == unlocked.unlockedSlotID }
+            let upgraded = slot.map { current in before.first { $0.id == current.id }?.kdf != current.kdf } ?? false
+            if arguments.has("--json") {
+                Output.json(["unlocked": true, "keyslot": slot?.id ?? 0, "kind": slot?.kind.rawValue ?? "", "upgraded": upgraded])
+                return
+            }
+            Output.line("Unlocked with \(slot?.kind.rawValue ?? "unknown") slot \(slot?.id ?? 0).")
+            if upgraded, let slot { Output.line("Its KDF parameters were upgraded to \(slot.kdf.encoded).") }
+        }
+}
+
+enum PasswdCommand {
+    static let command = Command("passwd", synopsis: "change the passphrase (rewraps one keyslot, touches no data)", usage: """
+        Usage: vaultctl passwd [--vault DIR] [credential options] [--new-passphrase-file PATH]
+
+        Sets a new passphrase. Unlock with the current passphrase, or with the recovery key or shares
+        if it is forgotten (then every passphrase slot is replaced by the new one). Only the keyslot is
+        rewritten, in one transaction: if the process is killed, the old or the new passphrase works.
+
+        Options:
+        \(Credentials.help)
+          --new-passphrase-file PATH  read the new passphrase from PATH (- for stdin: with
+                                      --passphrase-file -, the first line is the current passphrase
+                                      and the second the new one)
+        """, options: Credentials.options + [OptionSpec(name: "--new-passphrase-file", kind: .value)]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let newPassphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--new-passphrase-file")
+            try unlocked.changePassphrase(to: newPassphrase)
+            if arguments.has("--json") { Output.json(["changed": true]) } else { Output.line("Passphrase changed.") }
+        }
+}

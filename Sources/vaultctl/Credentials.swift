@@ -1,0 +1,71 @@
+import CryptoVault
+import Foundation
+
+/// The options every command that unlocks the vault accepts.
+enum Credentials {
+    static let options: [OptionSpec] = [
+        OptionSpec(name: "--passphrase-file", kind: .value),
+        OptionSpec(name: "--recovery-key-file", kind: .value),
+        OptionSpec(name: "--share-file", kind: .repeatedValue),
+    ]
+
+    static let help = """
+          --passphrase-file PATH     read the passphrase from the first line of PATH (- for stdin)
+          --recovery-key-file PATH   unlock with the recovery key written in PATH
+          --share-file PATH          unlock with recovery shares (repeat once per share)
+        Without one of these the passphrase is asked on the terminal, without echo.
+        """
+
+    /// The credential the command line names, or the passphrase asked on the terminal.
+    static func credential(from arguments: ParsedArguments) throws -> UnlockCredential {
+        let shareFiles = arguments.allValues("--share-file")
+        let chosen = [arguments.value("--passphrase-file") != nil, arguments.value("--recovery-key-file") != nil, !shareFiles.isEmpty]
+        guard chosen.filter({ $0 }).count <= 1 else {
+            throw UsageError(message: "give only one of --passphrase-file, --recovery-key-file, --share-file", usage: arguments.usage)
+        }
+        if let path = arguments.value("--passphrase-file") {
+            return .passphrase(try SecretInput.firstLine(ofFile: path, what: "passphrase"))
+        }
+        if let path = arguments.value("--recovery-key-file") {
+            let text = try SecretInput.firstLine(ofFile: path, what: "recovery key")
+            return .recoveryKey(try RecoveryKey(parsing: String(decoding: text.exposedCopy(), as: UTF8.self)))
+        }
+        if !shareFiles.isEmpty {
+            return .recoveryShares(try shareFiles.map(readShare))
+        }
+        return .passphrase(try SecretInput.prompt("Passphrase: "))
+    }
+
+    private static func readShare(_ path: String) throws -> RecoveryShareFile {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CommandError(message: "cannot read the share file \(path)", exitCode: .noInput)
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: RecoveryShareFile.maximumSize + 1)) ?? Data()
+        var bytes = [UInt8](data)
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        do {
+            return try RecoveryShareFile(parsing: try SecureBytes(copying: bytes))
+        } catch let error as CryptoVaultError {
+            throw CryptoVaultError(error.code, "\(path): \(error.message)")
+        }
+    }
+
+    /// A new passphrase: from `--new-passphrase-file` or asked twice on the terminal.
+    static func newPassphrase(from arguments: ParsedArguments, fileOption: String) throws -> SecureBytes {
+        let passphrase: SecureBytes
+        if let path = arguments.value(fileOption) {
+            passphrase = try SecretInput.firstLine(ofFile: path, what: "new passphrase")
+        } else {
+            passphrase = try SecretInput.prompt("New passphrase: ")
+            guard try SecretInput.prompt("Repeat it: ") == passphrase else {
+                throw CommandError(message: "the two passphrases differ; nothing was changed", exitCode: .usage)
+            }
+        }
+        guard passphrase.count >= 8 else {
+            throw CommandError(message: "a passphrase must be at least 8 bytes long", exitCode: .usage,
+                               hint: "use several words; length matters more than symbols")
+        }
+        return passphrase
+    }
+}

@@ -1,0 +1,81 @@
+import CryptoVault
+import Foundation
+
+/// Finds the command named on the command line, parses its options, runs it, and turns every error
+/// into a `vaultctl:` message on stderr and an exit code.
+enum Dispatcher {
+    static let commands: [Command] = [
+        InitCommand.command, StatusCommand.command, UnlockCommand.command, PasswdCommand.command,
+        RecoveryCommands.createKey, RecoveryCommands.split,
+        CompartmentCommands.create, CompartmentCommands.list, CompartmentCommands.rotate, CompartmentCommands.destroy,
+        DemoCommand.command,
+    ]
+
+    static let overview: String = {
+        let list = commands.map { "  \($0.spec.path.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.spec.synopsis)" }
+        return """
+            Usage: vaultctl COMMAND [OPTIONS]
+
+            A sealed vault for privileged notes and files, with an audit trail.
+
+            Commands:
+            \(list.joined(separator: "\n"))
+
+            Run 'vaultctl COMMAND --help' for a command's options.
+
+            \(ExitCode.documentation)
+            """
+    }()
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        guard let first = arguments.first, first != "--help", first != "-h", first != "help" else {
+            if arguments.isEmpty { FileHandle.standardError.write(Data((overview + "\n").utf8)); return .usage }
+            Output.line(overview)
+            return .success
+        }
+        guard let (command, rest) = find(arguments) else {
+            return report(UsageError(message: "unknown command '\(arguments.prefix(2).joined(separator: " "))'", usage: overview))
+        }
+        if rest.contains("--help") || rest.contains("-h") {
+            Output.line(command.spec.usage)
+            return .success
+        }
+        do {
+            let parsed = try ParsedArguments.parse(rest, spec: command.spec)
+            try command.run(parsed)
+            return .success
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// The longest command path ("compartment create") that prefixes the arguments.
+    private static func find(_ arguments: [String]) -> (Command, [String])? {
+        for command in commands.sorted(by: { $0.spec.path.count > $1.spec.path.count }) {
+            let words = command.spec.path.split(separator: " ").map(String.init)
+            if Array(arguments.prefix(words.count)) == words {
+                return (command, Array(arguments.dropFirst(words.count)))
+            }
+        }
+        return nil
+    }
+
+    static func report(_ error: Error) -> ExitCode {
+        switch error {
+        case let usage as UsageError:
+            Output.note("vaultctl: error: \(usage.message)")
+            if let synopsis = usage.usage.split(separator: "\n").first { Output.note(String(synopsis)) }
+            return .usage
+        case let command as CommandError:
+            Output.note("vaultctl: error: \(command.message)")
+            if let hint = command.hint { Output.note("hint: \(hint)") }
+            return command.exitCode
+        case let vault as CryptoVaultError:
+            Output.note("vaultctl: error: \(vault.message)")
+            return ExitCode(for: vault)
+        default:
+            Output.note("vaultctl: error: \(error)")
+            return .failure
+        }
+    }
+}

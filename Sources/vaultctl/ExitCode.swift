@@ -1,0 +1,47 @@
+import CryptoVault
+
+/// vaultctl's exit codes (documented in README.md and `vaultctl --help`).
+enum ExitCode: Int32 {
+    case success = 0
+    case failure = 1            // anything not listed below
+    case authenticationFailed = 2  // wrong passphrase, recovery key or shares
+    // 3 and 4 are reserved for egress decisions (redact, refuse).
+    case usage = 64             // bad command line
+    case dataError = 65         // damaged vault or input file, schema too new, hostile parameters
+    case noInput = 66           // not a vault, a file or compartment that does not exist
+    case cannotCreate = 73      // the vault or compartment already exists
+    case ioError = 74           // a read or write failed
+
+    static let documentation = """
+        Exit codes:
+          0   success
+          1   failure not listed below
+          2   authentication failed (wrong passphrase, recovery key or shares)
+          64  usage error (unknown option, missing argument)
+          65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
+              KDF parameters outside the allowed range)
+          66  not found (not a vault, missing file, no such compartment)
+          73  already exists (vault or compartment)
+          74  input/output error
+        """
+
+    init(for error: CryptoVaultError) {
+        switch error.code {
+        case .wrongPassphrase, .wrongRecoveryKey, .insufficientShares: self = .authenticationFailed
+        case .corruptVault, .newerSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
+             .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure: self = .dataError
+        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion: self = .noInput
+        case .vaultExists, .compartmentExists: self = .cannotCreate
+        case .invalidName, .invalidInput: self = .usage
+        case .io: self = .ioError
+        default: self = .failure
+        }
+    }
+}
+
+/// An error raised by vaultctl itself (not by a library), with its exit code and an optional hint.
+struct CommandError: Error {
+    let message: String
+    let exitCode: ExitCode
+    var hint: String? = nil
+}
