@@ -17,7 +17,9 @@ private func milliseconds(_ duration: Duration) -> Double {
 /// The floor with a 16-byte salt: the cheapest derivation the public API accepts.
 private let floorSalt = [UInt8](repeating: 0x5a, count: 16)
 
-@Suite struct KDFSchemeTests {
+/// Serialized: the calibration and timing tests measure wall-clock time, and the derivations here each
+/// take tens of MiB and all cores, so running them side by side would only distort the measurements.
+@Suite(.serialized) struct KDFSchemeTests {
     // MARK: Known answers
 
     /// RFC 9106 §5.3: Argon2id v1.3 with secret (K) and associated data (X). m=32 KiB is below our floor,
@@ -287,8 +289,10 @@ private let floorSalt = [UInt8](repeating: 0x5a, count: 16)
             _ = try KDFScheme.deriveKey(from: secret("pw"), salt: floorSalt, parameters: chosen)
         }
         print("calibrated for \(target) ms: \(chosen.encoded), took \(elapsed) to calibrate, derives in \(check)")
-        #expect(milliseconds(elapsed) < Double(target) * 4 + 500, "calibration took \(elapsed)")
-        #expect(milliseconds(check) < Double(target) * 1.5, "chosen parameters take \(check)")
+        // Generous bounds, because other suites run in parallel: the method aims for ≤ 3× the target in
+        // probes plus the floor runs, and for a result that takes ≤ 1.2× the target.
+        #expect(milliseconds(elapsed) < Double(target) * 6 + 1000, "calibration took \(elapsed)")
+        #expect(milliseconds(check) < Double(target) * 3, "chosen parameters take \(check)")
     }
 
     @Test func calibrationNeverGoesBelowTheFloor() throws {

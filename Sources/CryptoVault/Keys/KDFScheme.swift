@@ -211,22 +211,28 @@ extension KDFScheme {
     /// 1 GiB, because memory is what makes guessing expensive on GPUs; only then do passes grow (to 64).
     /// If even the floor takes longer than the target, the floor is returned.
     ///
-    /// Cost: one probe at the floor, then at most two probes, each extrapolated linearly in m·t from
-    /// the previous measurement (larger memory is a little slower per KiB, which the second probe
-    /// corrects). The result is the largest measured candidate within 1.2× the target, so the whole
-    /// calibration stays under about 3× the target plus the floor probe.
+    /// Method: time the floor (three quick runs, fastest kept: the first pays for thread start-up and
+    /// page faults, and a preempted run would make everything after it too weak). Then probe, each time
+    /// extrapolating linearly in m·t from the latest measurement toward 90% of the target, but never more
+    /// than 4× the work in one step: cost per KiB rises with memory (page faults, cache misses), so long
+    /// jumps overshoot. Stop once a probe lands within 0.8–1.2× the target. The result is the largest
+    /// probe measured at ≤ 1.2× the target. Probes grow geometrically, so their sum stays near 1.5× the
+    /// target; a probe predicted to push the total past 3× the target is not run.
     public static func calibrateArgon2id(targetMilliseconds: Int) throws -> KDFParameters {
         guard (1...60_000).contains(targetMilliseconds) else {
             throw CryptoVaultError(.invalidInput, "a calibration target must be 1 to 60000 ms, got \(targetMilliseconds)")
         }
         let target = Double(targetMilliseconds)
         var current = CalibrationCandidate.floor
-        var elapsed = try current.measureMilliseconds()
+        var elapsed = try current.measureMilliseconds(runs: 3)
+        var spent = 3 * elapsed
         var best = current
-        for _ in 0..<2 where elapsed < 0.8 * target || elapsed > 1.2 * target {
-            let next = current.scaled(by: target / elapsed)
-            guard next != current else { break }
-            elapsed = try next.measureMilliseconds()
+        for _ in 0..<10 where elapsed < 0.8 * target || elapsed > 1.2 * target {
+            let next = current.scaled(by: min(4, 0.9 * target / elapsed))
+            let predicted = elapsed * Double(next.work) / Double(current.work)
+            guard next != current, spent + predicted <= 3 * target else { break }
+            elapsed = try next.measureMilliseconds(runs: 1)
+            spent += elapsed
             if elapsed <= 1.2 * target, next.work > best.work { best = next }
             current = next
         }
@@ -261,15 +267,19 @@ extension KDFScheme {
             return CalibrationCandidate(memoryKiB: clampedMemory, iterations: clampedPasses)
         }
 
-        /// One derivation from a throwaway password; the parameters are validated like any others.
-        func measureMilliseconds() throws -> Double {
+        /// The fastest of `runs` derivations from a throwaway password, validated like any others.
+        func measureMilliseconds(runs: Int) throws -> Double {
             let password = try SecureBytes.random(count: 32)
             let salt = try SecureBytes.random(count: 16).exposedCopy()
-            let duration = try ContinuousClock().measure {
-                _ = try KDFScheme.deriveKey(from: password, salt: salt, parameters: parameters)
+            var fastest = Double.infinity
+            for _ in 0..<runs {
+                let duration = try ContinuousClock().measure {
+                    _ = try KDFScheme.deriveKey(from: password, salt: salt, parameters: parameters)
+                }
+                let (seconds, attoseconds) = duration.components
+                fastest = min(fastest, Double(seconds) * 1000 + Double(attoseconds) / 1e15)
             }
-            let (seconds, attoseconds) = duration.components
-            return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+            return fastest
         }
     }
 }

@@ -12,7 +12,7 @@ public enum ChaChaPoly {
 
     static var construction: SodiumAEAD {
         SodiumAEAD(name: "ChaCha20-Poly1305", nonceSize: nonceSize,
-                   maximumMessageSize: crypto_aead_chacha20poly1305_ietf_messagebytes_max(),
+                   messageBytesMax: crypto_aead_chacha20poly1305_ietf_messagebytes_max(),
                    encrypt: crypto_aead_chacha20poly1305_ietf_encrypt,
                    decrypt: crypto_aead_chacha20poly1305_ietf_decrypt)
     }
@@ -61,6 +61,16 @@ struct SodiumAEAD {
     let maximumMessageSize: Int
     let encrypt: Encrypt
     let decrypt: Decrypt
+
+    /// `messageBytesMax` is libsodium's `..._messagebytes_max()`, a `size_t` that Swift imports as `Int`:
+    /// for XChaCha20-Poly1305 it is SIZE_MAX - 16, which arrives negative, so it is reread as unsigned.
+    init(name: String, nonceSize: Int, messageBytesMax: Int, encrypt: @escaping Encrypt, decrypt: @escaping Decrypt) {
+        self.name = name
+        self.nonceSize = nonceSize
+        self.maximumMessageSize = Int(clamping: UInt(bitPattern: messageBytesMax))
+        self.encrypt = encrypt
+        self.decrypt = decrypt
+    }
 
     func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8],
               additionalData: [UInt8]) throws -> [UInt8] {

@@ -8,6 +8,9 @@ internal import CSodium
 public enum HMAC {
     public static let sha256DigestSize = 32
     public static let sha512DigestSize = 64
+    /// The shortest (truncated) tags `isValidSHA256`/`isValidSHA512` accept: half the digest.
+    public static let sha256MinimumTagSize = sha256DigestSize / 2
+    public static let sha512MinimumTagSize = sha512DigestSize / 2
 
     /// The HMAC-SHA-256 tag of `message` (32 bytes), for sending or storing.
     public static func sha256(key: SecureBytes, message: [UInt8]) -> [UInt8] {
@@ -43,15 +46,13 @@ public enum HMAC {
         isValid(.sha512, tag: tag, key: key, message: message)
     }
 
-    /// The shortest tag `isValidSHA256`/`isValidSHA512` will accept for `digestSize`.
-    public static func minimumTagSize(digestSize: Int) -> Int { digestSize / 2 }
-
     // MARK: - Internals
 
     enum Hash {
         case sha256, sha512
 
         var digestSize: Int { self == .sha256 ? HMAC.sha256DigestSize : HMAC.sha512DigestSize }
+        var minimumTagSize: Int { self == .sha256 ? HMAC.sha256MinimumTagSize : HMAC.sha512MinimumTagSize }
     }
 
     private static func tag(_ hash: Hash, key: SecureBytes, message: [UInt8]) -> [UInt8] {
@@ -77,7 +78,7 @@ public enum HMAC {
     /// The expected tag for an attacker-chosen message is exactly what a forger wants, so it is
     /// computed into a temporary buffer that is wiped before returning, never into an ordinary array.
     private static func isValid(_ hash: Hash, tag: [UInt8], key: SecureBytes, message: [UInt8]) -> Bool {
-        guard (minimumTagSize(digestSize: hash.digestSize)...hash.digestSize).contains(tag.count) else { return false }
+        guard (hash.minimumTagSize...hash.digestSize).contains(tag.count) else { return false }
         return withUnsafeTemporaryAllocation(byteCount: hash.digestSize, alignment: 1) { expected in
             defer { sodium_memzero(expected.sodiumBytes, expected.count) }
             key.withUnsafeBytes { key in

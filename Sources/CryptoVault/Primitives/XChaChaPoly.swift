@@ -12,7 +12,7 @@ public enum XChaChaPoly {
 
     static var construction: SodiumAEAD {
         SodiumAEAD(name: "XChaCha20-Poly1305", nonceSize: nonceSize,
-                   maximumMessageSize: crypto_aead_xchacha20poly1305_ietf_messagebytes_max(),
+                   messageBytesMax: crypto_aead_xchacha20poly1305_ietf_messagebytes_max(),
                    encrypt: crypto_aead_xchacha20poly1305_ietf_encrypt,
                    decrypt: crypto_aead_xchacha20poly1305_ietf_decrypt)
     }

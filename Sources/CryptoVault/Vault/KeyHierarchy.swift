@@ -18,6 +18,15 @@ enum KeyHierarchy {
     static let masterKeySize = 32
     static let saltSize = 16
 
+    /// A passphrase slot's KEK. Argon2id also binds the vault id as associated data (RFC 9106's X), so
+    /// a KEK computed for one vault is useless for another; scrypt has no such input and relies on the
+    /// keyslot's AEAD associated data alone. `deriveKey` validates the parameters before allocating.
+    static func passphraseKEK(_ passphrase: SecureBytes, salt: [UInt8], parameters: KDFParameters,
+                              vaultID: [UInt8]) throws -> SecureBytes {
+        let associatedData = parameters.algorithm == .argon2id ? passphraseAssociatedData + vaultID : []
+        return try KDFScheme.deriveKey(from: passphrase, salt: salt, parameters: parameters, associatedData: associatedData)
+    }
+
     /// The key that seals compartment names and keys their lookup hashes.
     static func compartmentNameKey(masterKey: SecureBytes, vaultID: [UInt8]) throws -> SecureBytes {
         try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: compartmentNameInfo, outputCount: 32)

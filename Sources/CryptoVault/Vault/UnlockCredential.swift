@@ -67,9 +67,7 @@ extension Vault {
         guard case .passwordHash(let parameters) = slot.kdf else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: passphrase slot \(slot.id) has no password hash")
         }
-        // validate() inside deriveKey refuses parameters above the ceiling before any allocation.
-        return try KDFScheme.deriveKey(from: passphrase, salt: slot.salt, parameters: parameters,
-                                       associatedData: KeyHierarchy.passphraseAssociatedData + vaultID)
+        return try KeyHierarchy.passphraseKEK(passphrase, salt: slot.salt, parameters: parameters, vaultID: vaultID)
     }
 
     static func kek(forHighEntropySecret secret: SecureBytes, slot: Keyslot, vaultID: [UInt8], info: [UInt8]) throws -> SecureBytes {

@@ -32,8 +32,7 @@ public final class UnlockedVault: @unchecked Sendable {
         throws -> (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]) {
         try parameters.validate()
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
-        let kek = try KDFScheme.deriveKey(from: passphrase, salt: salt, parameters: parameters,
-                                          associatedData: KeyHierarchy.passphraseAssociatedData + vaultID)
+        let kek = try KeyHierarchy.passphraseKEK(passphrase, salt: salt, parameters: parameters, vaultID: vaultID)
         let kdf = KeyslotKDF.passwordHash(parameters)
         let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: .passphrase, kdf: kdf)
         return (kdf, salt, sealed.nonce, sealed.wrappedKey)

@@ -1,0 +1,69 @@
+@testable import CryptoVault
+import Foundation
+import Testing
+
+@Suite("Compartments: sealed names, key versions, shredding")
+struct CompartmentTests {
+    @Test("healthcare and legal are privileged by default, others are not, and flags override")
+    func privilegedDefaults() throws {
+        let fixture = try TestVault()
+        for register in Register.allCases {
+            let compartment = try fixture.unlocked.createCompartment(named: register.rawValue, register: register)
+            #expect(compartment.isPrivileged == (register == .healthcare || register == .legal), "\(register)")
+        }
+        #expect(try fixture.unlocked.createCompartment(named: "public ward", register: .healthcare, privileged: false).isPrivileged == false)
+        #expect(try fixture.unlocked.createCompartment(named: "memo", register: .founder, privileged: true).isPrivileged)
+        #expect(try fixture.unlocked.compartments().count == Register.allCases.count + 2)
+    }
+
+    @Test("a name is unique, validated, and never stored in clear")
+    func names() throws {
+        let fixture = try TestVault()
+        let name = "Smith v. Jones (privileged)"
+        _ = try fixture.unlocked.createCompartment(named: name, register: .legal)
+        #expect(errorCode { try fixture.unlocked.createCompartment(named: name, register: .legal) } == .compartmentExists)
+        #expect(errorCode { try fixture.unlocked.createCompartment(named: "", register: .legal) } == .invalidName)
+        #expect(errorCode { try fixture.unlocked.createCompartment(named: " padded", register: .legal) } == .invalidName)
+        #expect(errorCode { try fixture.unlocked.createCompartment(named: "tab\there", register: .legal) } == .invalidName)
+        #expect(errorCode { try fixture.unlocked.compartment(named: "Smith") } == .compartmentNotFound)
+        try Database(path: fixture.vault.databasePath, create: false).checkpointAndTruncateLog()
+        #expect(!fixture.databaseFileBytes().contains(subsequence: Array("Smith v. Jones".utf8)))
+        #expect(try fixture.reopen().unlock(with: .passphrase(fixture.passphrase)).compartments().map(\.name) == [name])
+    }
+
+    @Test("keys differ per compartment and per version, and are stable across unlocks")
+    func keyDerivation() throws {
+        let fixture = try TestVault()
+        let notes = try fixture.unlocked.createCompartment(named: "notes", register: .healthcare)
+        let memos = try fixture.unlocked.createCompartment(named: "memos", register: .legal)
+        #expect(try fixture.unlocked.compartmentKey(for: notes, version: 1) != fixture.unlocked.compartmentKey(for: memos, version: 1))
+        #expect(try fixture.unlocked.rotateCompartment(named: "notes") == 2)
+        let rotated = try fixture.unlocked.compartment(named: "notes")
+        #expect(rotated.keyVersions.map(\.version) == [1, 2] && rotated.currentVersion == 2)
+        let versionOne = try fixture.unlocked.compartmentKey(for: rotated, version: 1)
+        #expect(versionOne != (try fixture.unlocked.compartmentKey(for: rotated, version: 2)))
+        let again = try fixture.reopen().unlock(with: .passphrase(fixture.passphrase))
+        #expect(try again.compartmentKey(for: rotated, version: 1) == versionOne)
+        #expect(errorCode { try again.compartmentKey(for: rotated, version: 3) } == .unknownKeyVersion)
+    }
+
+    @Test("destroy shreds the salts from the database file and its log; the key can never be derived again")
+    func destroyShreds() throws {
+        let fixture = try TestVault()
+        let doomed = try fixture.unlocked.createCompartment(named: "doomed", register: .legal)
+        _ = try fixture.unlocked.rotateCompartment(named: "doomed")
+        let salts = try fixture.vault.withDatabase { database in
+            try database.query("SELECT salt FROM compartment_keys WHERE compartment_id = ?", [.integer(doomed.rowID)]).map { try $0.blob("salt") }
+        }
+        let sealedName = try fixture.vault.withDatabase { try $0.queryOne("SELECT sealed_name FROM compartments")?.blob("sealed_name") } ?? []
+        #expect(salts.count == 2)
+        #expect(salts.allSatisfy { fixture.databaseFileBytes().contains(subsequence: $0) })
+        try fixture.unlocked.destroyCompartment(named: "doomed")
+        let remaining = fixture.databaseFileBytes()
+        for salt in salts { #expect(!remaining.contains(subsequence: salt)) }
+        #expect(!remaining.contains(subsequence: sealedName))
+        #expect(errorCode { try fixture.unlocked.compartmentKey(for: doomed, version: 1) } == .unknownKeyVersion)
+        #expect(errorCode { try fixture.unlocked.compartment(named: "doomed") } == .compartmentNotFound)
+        #expect(try fixture.unlocked.createCompartment(named: "doomed", register: .legal).uuid != doomed.uuid)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Runs the built vaultctl binary as a user would, with files for its output.
+struct CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["VAULTCTL_BIN"], !path.isEmpty { return path }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/vaultctl").path
+    }()
+
+    /// Arguments for a vault made with the KDF floor, so tests stay fast.
+    static let fastKDF = ["--kdf-memory-mib", "19", "--kdf-iterations", "2", "--kdf-parallelism", "1"]
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = try start(arguments, stdin: stdin)
+        process.process.waitUntilExit()
+        return process.result()
+    }
+
+    final class Running {
+        let process: Process
+        let outputPath: String
+        let errorPath: String
+
+        init(process: Process, outputPath: String, errorPath: String) {
+            self.process = process
+            self.outputPath = outputPath
+            self.errorPath = errorPath
+        }
+
+        func result() -> Result {
+            defer {
+                try? FileManager.default.removeItem(atPath: outputPath)
+                try? FileManager.default.removeItem(atPath: errorPath)
+            }
+            let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+            return Result(status: process.terminationStatus, stdout: read(outputPath), stderr: read(errorPath))
+        }
+    }
+
+    static func start(_ arguments: [String], stdin: String? = nil) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let base = NSTemporaryDirectory() + "vaultctl-out-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: base + ".out", contents: nil)
+        FileManager.default.createFile(atPath: base + ".err", contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: base + ".out")
+        process.standardError = FileHandle(forWritingAtPath: base + ".err")
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+        return Running(process: process, outputPath: base + ".out", errorPath: base + ".err")
+    }
+}
+
+/// A temporary folder with a vault made through the CLI, removed afterwards.
+final class CLIVault {
+    let root: String
+    let directory: String
+    let passphraseFile: String
+    static let passphrase = "correct horse battery staple"
+
+    init(create: Bool = true) throws {
+        root = NSTemporaryDirectory() + "vaultctl-test-\(UUID().uuidString)"
+        directory = root + "/vault"
+        passphraseFile = root + "/passphrase"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try write(Self.passphrase + "\n", to: passphraseFile)
+        if create {
+            let result = try CLI.run(["init", "--vault", directory, "--passphrase-file", passphraseFile] + CLI.fastKDF)
+            guard result.status == 0 else { throw CLIError(message: "init failed: \(result.stderr)") }
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Runs a command on this vault, unlocking with the passphrase file.
+    func run(_ arguments: [String], unlock: Bool = true, stdin: String? = nil) throws -> CLI.Result {
+        try CLI.run(arguments + ["--vault", directory] + (unlock ? ["--passphrase-file", passphraseFile] : []), stdin: stdin)
+    }
+}
+
+struct CLIError: Error { let message: String }
