@@ -5,10 +5,11 @@ import Glibc
 /// Passphrase → key derivation for keyslots: Argon2id (RFC 9106) through libargon2, and scrypt
 /// (RFC 7914) through libsodium for compatibility.
 public enum KDFScheme {
-    /// Limits on the byte inputs. A salt, associated data and secret can come from a vault header, so
-    /// they are capped like the costs are; the caps also keep every length inside libargon2's 32-bit fields.
+    /// RFC 9106 recommends 16-byte salts; the public API accepts nothing shorter.
     static let minimumSaltCount = 16
 
+    /// Limits on the byte inputs. A salt, associated data and secret can come from a vault header, so
+    /// they are capped like the costs are; the caps also keep every length inside libargon2's 32-bit fields.
     enum InputLimit {
         static let saltCount = 1...1024
         static let outputCount = 16...1024

@@ -1,0 +1,81 @@
+/// Reads `FrameCodec` frames from a byte stream that arrives in chunks of any size.
+///
+/// The peer controls what it announces, so the decoder refuses an announced length above
+/// `maximumFrameLength` as soon as the two length bytes are in, before it buffers any of that frame.
+/// The buffer only ever holds the one frame in progress, so it never holds more than
+/// `maximumFrameLength + 2` bytes, however the peer splits or floods its bytes.
+///
+/// A refusal ends the stream: the decoder keeps the error and throws it again on every later call,
+/// because after a bad frame nothing that follows can be trusted to start at a frame boundary.
+public struct FrameDecoder: Sendable {
+    /// The longest frame this decoder accepts.
+    public let maximumFrameLength: Int
+
+    /// The bytes of the frame in progress, length prefix included.
+    private var buffer: [UInt8] = []
+    private var failure: PeerChannelError?
+
+    /// A decoder that accepts frames of at most `maximumFrameLength` bytes, which must lie in
+    /// 0...65535 (the format cannot carry more).
+    public init(maximumFrameLength: Int = FrameCodec.maximumMessageLength) throws(PeerChannelError) {
+        guard (0...FrameCodec.maximumMessageLength).contains(maximumFrameLength) else {
+            throw PeerChannelError(.invalidConfiguration, "a frame limit must be 0...\(FrameCodec.maximumMessageLength), not \(maximumFrameLength)")
+        }
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    /// The bytes held for the frame in progress; at most `maximumFrameLength + 2`.
+    public var bufferedByteCount: Int { buffer.count }
+
+    /// Takes the next chunk of the stream and returns the frames it completes, in order.
+    public mutating func feed(_ chunk: [UInt8]) throws(PeerChannelError) -> [[UInt8]] {
+        if let failure { throw failure }
+        var input = chunk[...]
+        var frames: [[UInt8]] = []
+        do throws(PeerChannelError) {
+            while !input.isEmpty {
+                if let frame = try take(from: &input) { frames.append(frame) }
+            }
+        } catch {
+            failure = error
+            throw error
+        }
+        return frames
+    }
+
+    /// Declares the end of the stream; throws if it ended inside a frame.
+    public func finish() throws(PeerChannelError) {
+        if let failure { throw failure }
+        guard buffer.isEmpty else {
+            throw PeerChannelError(.truncatedFrame, "the stream ended \(buffer.count) bytes into a frame")
+        }
+    }
+
+    /// Moves bytes from `input` into the frame in progress; returns the frame once it is complete.
+    private mutating func take(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> [UInt8]? {
+        if buffer.count < FrameCodec.headerLength {
+            move(FrameCodec.headerLength - buffer.count, from: &input)
+            guard buffer.count == FrameCodec.headerLength else { return nil }
+            try checkAnnouncedLength()
+        }
+        let frameEnd = FrameCodec.headerLength + announcedLength
+        move(frameEnd - buffer.count, from: &input)
+        guard buffer.count == frameEnd else { return nil }
+        let frame = Array(buffer[FrameCodec.headerLength...])
+        buffer.removeAll(keepingCapacity: true)
+        return frame
+    }
+
+    private mutating func move(_ count: Int, from input: inout ArraySlice<UInt8>) {
+        buffer.append(contentsOf: input.prefix(count))
+        input = input.dropFirst(count)
+    }
+
+    private var announcedLength: Int { Int(buffer[0]) << 8 | Int(buffer[1]) }
+
+    private func checkAnnouncedLength() throws(PeerChannelError) {
+        guard announcedLength <= maximumFrameLength else {
+            throw PeerChannelError(.frameTooLarge, "the peer announced a frame of \(announcedLength) bytes; the limit is \(maximumFrameLength)")
+        }
+    }
+}
