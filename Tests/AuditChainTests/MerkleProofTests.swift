@@ -6,7 +6,6 @@ import Testing
 struct MerkleProofTests {
     /// The 8 published leaves, then 8 more so that claims about larger sizes have a real tree.
     private static let leaves = Published.entries.map(MerkleHash.leaf) + syntheticLeafHashes(8)
-    private let oracle = Oracle(leaves: MerkleProofTests.leaves)
 
     private struct Inclusion {
         var leafHash: [UInt8], index: Int, size: Int, proof: [[UInt8]], root: [UInt8]
@@ -62,7 +61,7 @@ struct MerkleProofTests {
     func tamperedInclusionProofIsRejectedForTheRightReason(pair: Pair) throws {
         let honest = try honestInclusion(pair.first, pair.second)
         for (name, claim, reason) in inclusionTamperings(honest) {
-            let expected = oracle.inclusion(leafHash: claim.leafHash, index: claim.index, size: claim.size,
+            let expected = Oracle.inclusion(leafHash: claim.leafHash, index: claim.index, size: claim.size,
                                             proof: claim.proof, root: claim.root)
             #expect(claim.verify() == expected, "\(name)")
             if let reason { #expect(expected == reason, "\(name): the oracle disagrees with the named reason") }
@@ -106,6 +105,22 @@ struct MerkleProofTests {
         return result
     }
 
+    /// RFC 9162 verification binds a proof to a root; a size enters only through the shape of the
+    /// path, so sizes whose paths have the same shape accept the same proof. Hence sizes and roots
+    /// must be taken from one signed checkpoint, never combined from different sources.
+    @Test func aProofBindsTheRootAndBindsTheSizeOnlyThroughItsShape() throws {
+        let tree = try MerkleTree(leafHashes: Self.leaves)
+        let inclusion = try tree.inclusionProof(index: 0, size: 3)
+        #expect(Reference.pathSides(0, 3) == Reference.pathSides(0, 4))
+        try MerkleVerification.verifyInclusion(leafHash: Self.leaves[0], index: 0, treeSize: 4, proof: inclusion, rootHash: root(3))
+        #expect(Inclusion(leafHash: Self.leaves[0], index: 0, size: 5, proof: inclusion, root: root(3)).verify() == .wrongProofLength)
+
+        let consistency = try tree.consistencyProof(from: 6, to: 8)
+        #expect(Reference.proofSides(6, 8) == Reference.proofSides(6, 7))
+        try MerkleVerification.verifyConsistency(size1: 6, size2: 7, root1: root(6), root2: root(8), proof: consistency)
+        #expect(Consistency(size1: 6, size2: 9, root1: root(6), root2: root(8), proof: consistency).verify() == .wrongProofLength)
+    }
+
     @Test func aSingleLeafTreeHasTheLeafAsRootAndAnEmptyProof() throws {
         let leaf = MerkleHash.leaf(Array("data".utf8))
         try MerkleVerification.verifyInclusion(leafHash: leaf, index: 0, treeSize: 1, proof: [], rootHash: leaf)
@@ -146,7 +161,7 @@ struct MerkleProofTests {
     func tamperedConsistencyProofIsRejectedForTheRightReason(pair: Pair) throws {
         let honest = try honestConsistency(pair.first, pair.second)
         for (name, claim, reason) in consistencyTamperings(honest) {
-            let expected = oracle.consistency(size1: claim.size1, size2: claim.size2, root1: claim.root1,
+            let expected = Oracle.consistency(size1: claim.size1, size2: claim.size2, root1: claim.root1,
                                               root2: claim.root2, proof: claim.proof)
             #expect(claim.verify() == expected, "\(name)")
             if let reason { #expect(expected == reason, "\(name): the oracle disagrees with the named reason") }
@@ -223,7 +238,6 @@ struct MerkleProofTests {
     @Test func aThousandLeafTreeVerifiesSampledProofsAndRejectsTamperedOnes() throws {
         let leaves = syntheticLeafHashes(1000, tag: 0x3C)
         let tree = try MerkleTree(leafHashes: leaves)
-        let oracle = Oracle(leaves: leaves)
         var random = SplitMix64(state: 9162)
         for _ in 0..<40 {
             let size2 = Int.random(in: 2...1000, using: &random)
@@ -245,7 +259,7 @@ struct MerkleProofTests {
             inclusion.index = Int.random(in: 0..<size2, using: &random)
             inclusion.size = Int.random(in: inclusion.index + 1...1000, using: &random)
             inclusion.root = try tree.rootHash(size: inclusion.size)
-            #expect(inclusion.verify() == oracle.inclusion(leafHash: inclusion.leafHash, index: inclusion.index, size: inclusion.size,
+            #expect(inclusion.verify() == Oracle.inclusion(leafHash: inclusion.leafHash, index: inclusion.index, size: inclusion.size,
                                                            proof: inclusion.proof, root: inclusion.root))
         }
     }

@@ -158,20 +158,44 @@ enum Reference {
     }
 }
 
-/// What a correct verifier must answer for any claim about the tree of `leaves`, derived from the
-/// reference: nil for a true claim, otherwise the failure the RFC algorithm reaches first.
-struct Oracle {
-    let leaves: [[UInt8]]
+/// Where a proof hash stands in the RFC's recursion: the seed of a consistency proof, or a sibling
+/// on the left or the right of the path.
+enum Side { case seed, left, right }
 
-    func inclusion(leafHash: [UInt8], index: Int, size: Int, proof: [[UInt8]], root: [UInt8]) -> AuditChainError.Code? {
-        if leafHash.count != 32 || root.count != 32 { return .malformedHash }
-        if index < 0 || index >= size { return .indexOutOfRange }
-        let truePath = Reference.path(index, Array(leaves[..<size]))
-        return compare(proof, truePath, claimHolds: leafHash == leaves[index]
-            && root == Reference.root(Array(leaves[..<size])))
+extension Reference {
+    /// The sides of PATH(m, D[n]), by the same recursion as `path`, without hashing.
+    static func pathSides(_ m: Int, _ n: Int) -> [Side] {
+        if n <= 1 { return [] }
+        let k = split(n)
+        return m < k ? pathSides(m, k) + [.right] : pathSides(m - k, n - k) + [.left]
     }
 
-    func consistency(size1: Int, size2: Int, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]) -> AuditChainError.Code? {
+    /// The sides of PROOF(m, D[n]), by the same recursion as `subproof`, without hashing.
+    static func proofSides(_ m: Int, _ n: Int, _ whole: Bool = true) -> [Side] {
+        if m == n { return whole ? [] : [.seed] }
+        let k = split(n)
+        return m <= k ? proofSides(m, k, whole) + [.right] : proofSides(m - k, n - k, false) + [.left]
+    }
+}
+
+/// What a correct verifier must answer for any claim: nil when folding the proof along the tree
+/// shape that RFC 9162's recursive definitions give for the claimed sizes reproduces the roots,
+/// otherwise the failure the RFC algorithm reaches first. It shares no code with the verifier's
+/// bit arithmetic, so agreement on every tampering says the verifier computes the RFC's tree.
+enum Oracle {
+    static func inclusion(leafHash: [UInt8], index: Int, size: Int, proof: [[UInt8]], root: [UInt8]) -> AuditChainError.Code? {
+        if leafHash.count != 32 || root.count != 32 { return .malformedHash }
+        if index < 0 || index >= size { return .indexOutOfRange }
+        let sides = Reference.pathSides(index, size)
+        if let failure = lengthFailure(proof, expected: sides.count) { return failure }
+        var folded = leafHash
+        for (hash, side) in zip(proof, sides) {
+            folded = side == .left ? MerkleHash.node(hash, folded) : MerkleHash.node(folded, hash)
+        }
+        return folded == root ? nil : .rootMismatch
+    }
+
+    static func consistency(size1: Int, size2: Int, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]) -> AuditChainError.Code? {
         if root1.count != 32 || root2.count != 32 { return .malformedHash }
         if size1 < 0 || size1 > size2 { return .sizeOutOfRange }
         if size1 == 0 || size1 == size2 {
@@ -179,17 +203,22 @@ struct Oracle {
             let expected = size1 == 0 ? Reference.emptyRoot : root2
             return root1 == expected && (size2 > 0 || root2 == Reference.emptyRoot) ? nil : .rootMismatch
         }
-        let trueProof = Reference.proof(size1, Array(leaves[..<size2]))
-        return compare(proof, trueProof, claimHolds: root1 == Reference.root(Array(leaves[..<size1]))
-            && root2 == Reference.root(Array(leaves[..<size2])))
+        let sides = Reference.proofSides(size1, size2)
+        if let failure = lengthFailure(proof, expected: sides.count) { return failure }
+        // Without a seed in the proof, the old tree is the new tree's leftmost complete subtree.
+        var old = sides.first == .seed ? proof[0] : root1, new = old
+        for (hash, side) in zip(proof, sides) where side != .seed {
+            if side == .left { old = MerkleHash.node(hash, old) }
+            new = side == .left ? MerkleHash.node(hash, new) : MerkleHash.node(new, hash)
+        }
+        return old == root1 && new == root2 ? nil : .rootMismatch
     }
 
-    /// The RFC loops consume exactly as many hashes as the true proof has, whatever their values:
-    /// a malformed hash among those is found first, then a length that differs, then a wrong root.
-    private func compare(_ proof: [[UInt8]], _ trueProof: [[UInt8]], claimHolds: Bool) -> AuditChainError.Code? {
-        if let bad = proof.firstIndex(where: { $0.count != 32 }), bad < trueProof.count { return .malformedHash }
-        if proof.count != trueProof.count { return .wrongProofLength }
-        return claimHolds && proof == trueProof ? nil : .rootMismatch
+    /// The RFC loops consume exactly as many hashes as the shape has, whatever their values: a
+    /// malformed hash among those is found first, then a length that differs.
+    private static func lengthFailure(_ proof: [[UInt8]], expected: Int) -> AuditChainError.Code? {
+        if let bad = proof.firstIndex(where: { $0.count != 32 }), bad < expected { return .malformedHash }
+        return proof.count == expected ? nil : .wrongProofLength
     }
 }
 

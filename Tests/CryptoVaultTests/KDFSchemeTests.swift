@@ -180,6 +180,12 @@ private let floorSalt = [UInt8](repeating: 0x5a, count: 16)
               message: "Argon2id iterations 1000000 exceeds the ceiling of 64"),
         .init(parameters: .argon2id(memoryKiB: 65_536, iterations: 3, parallelism: 17),
               message: "Argon2id parallelism 17 exceeds the ceiling of 16"),
+        .init(parameters: .argon2id(memoryKiB: 2 << 20, iterations: 64, parallelism: 16),
+              message: "Argon2id work (memory × passes) 128 GiB·passes exceeds the ceiling of 16 GiB·passes"),
+        .init(parameters: .argon2id(memoryKiB: 1 << 20, iterations: 17, parallelism: 4),
+              message: "Argon2id work (memory × passes) 17 GiB·passes exceeds the ceiling of 16 GiB·passes"),
+        .init(parameters: .scrypt(log2N: 21, r: 8, p: 16),
+              message: "scrypt work (128·r·N·p) 32 GiB exceeds the ceiling of 16 GiB"),
         .init(parameters: .scrypt(log2N: 14, r: 8, p: 1), message: "scrypt log2N 14 is below the floor of 15"),
         .init(parameters: .scrypt(log2N: 15, r: 7, p: 1), message: "scrypt r 7 is below the floor of 8"),
         .init(parameters: .scrypt(log2N: 15, r: 8, p: 0), message: "scrypt p 0 is below the floor of 1"),
@@ -215,8 +221,9 @@ private let floorSalt = [UInt8](repeating: 0x5a, count: 16)
         try KDFParameters.argon2idFloor.validate()
         try KDFParameters.argon2idDefault.validate()
         try KDFParameters.scryptFloor.validate()
-        try KDFParameters.argon2id(memoryKiB: 2 << 20, iterations: 64, parallelism: 16).validate()
-        try KDFParameters.scrypt(log2N: 21, r: 8, p: 16).validate()
+        try KDFParameters.argon2id(memoryKiB: 2 << 20, iterations: 8, parallelism: 16).validate()
+        try KDFParameters.argon2id(memoryKiB: 256 << 10, iterations: 64, parallelism: 16).validate()
+        try KDFParameters.scrypt(log2N: 21, r: 8, p: 8).validate()
         try KDFParameters.scrypt(log2N: 15, r: 512, p: 1).validate()
         #expect(KDFParameters.argon2idDefault == .argon2id(memoryKiB: 65_536, iterations: 3, parallelism: 4))
         #expect(KDFParameters.argon2idFloor == .argon2id(memoryKiB: 19_456, iterations: 2, parallelism: 1))

@@ -27,6 +27,30 @@ struct KeyslotTests {
         #expect(try vault.unlock(with: .passphrase(fixture.passphrase)).unlockedSlotID == slots[0].id)
     }
 
+    @Test("unlock derives a KEK for every slot even when the first matches: no early exit to time")
+    func noEarlyExit() throws {
+        let fixture = try TestVault()
+        for extra in ["second passphrase", "third passphrase"] {
+            try fixture.vault.withDatabase { database in
+                try database.writeTransaction {
+                    try fixture.unlocked.insertPassphraseSlot(try TestVault.secret(extra), parameters: TestVault.fastKDF, in: database)
+                }
+            }
+        }
+        let vault = try fixture.reopen()
+        let slots = try vault.keyslots()
+        for (passphrase, expected) in [(fixture.passphrase, slots[0].id), (try TestVault.secret("wrong one"), nil)] {
+            var derivations = 0
+            let (opened, masterKey) = try vault.firstOpened(slots) { slot in
+                derivations += 1
+                return try vault.kek(forPassphrase: passphrase, slot: slot)
+            }
+            #expect(derivations == 3)
+            #expect(opened?.id == expected)
+            #expect((masterKey != nil) == (expected != nil))
+        }
+    }
+
     @Test("passwd rewrites the slot: the old passphrase stops working, the new one works, compartments survive")
     func changePassphrase() throws {
         let fixture = try TestVault()

@@ -657,9 +657,9 @@ class Vault:
         lookup_key, sealing_key = name_keys(master_key, self.vault_id)
         result = []
         rows = self.db.execute(
-            "SELECT id, uuid, name_hash, sealed_name, register, privileged FROM compartments "
+            "SELECT id, uuid, name_hash, sealed_name, register, privileged, created_at FROM compartments "
             "WHERE destroyed_at IS NULL ORDER BY id").fetchall()
-        for row_id, uuid, hashed, sealed, register, privileged in rows:
+        for row_id, uuid, hashed, sealed, register, privileged, created_at in rows:
             name = open_name(sealing_key, sealed, self.vault_id, uuid)
             if name is None:
                 raise FormatError("bad-name", "compartment %s: sealed name fails authentication" % uuid.hex())
@@ -670,23 +670,29 @@ class Vault:
                 "ORDER BY version", (row_id,)).fetchall()
             result.append({
                 "name": name.decode("utf-8"),
-                "uuid": uuid.hex(),
+                "id": uuid.hex(),
+                "created_at": _iso8601(created_at),
                 "register": register,
                 "privileged": bool(privileged),
-                "key_versions": [v for v, _, _ in versions],
+                "key_versions": [{"version": v, "active": retired is None} for v, _, retired in versions],
                 "_salts": {v: s for v, s, _ in versions},
             })
         result.sort(key=lambda c: c["name"].encode("utf-8"))
         return result
 
 
+def _iso8601(seconds):
+    import datetime
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def read_passphrase_file(path):
-    """The passphrase is the file's bytes less one trailing LF (the vaultctl CLI's convention for
-    --passphrase-file; SECURITY.md does not say)."""
-    data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
-    if data.endswith(b"\n"):
-        data = data[:-1]
-    return data
+    """The passphrase is the first line of the file without its line ending (LF, or CR LF): the
+    convention of vaultctl's --passphrase-file. SECURITY.md does not state it; --help says "first
+    line". Its bytes are used as they are (UTF-8 as typed, no Unicode normalisation)."""
+    data = sys.stdin.buffer.readline() if path == "-" else open(path, "rb").read()
+    line = data.split(b"\n", 1)[0]
+    return line[:-1] if line.endswith(b"\r") else line
 
 
 def main(argv=None):
@@ -729,7 +735,7 @@ def main(argv=None):
             c, version = matches[0], int(version_text)
             output["compartment_key"] = {
                 "name": name, "version": version,
-                "key": compartment_key(master_key, vault.vault_id, bytes.fromhex(c["uuid"]), version,
+                "key": compartment_key(master_key, vault.vault_id, bytes.fromhex(c["id"]), version,
                                        c["_salts"][version]).hex(),
             }
     except AuthenticationError as error:

@@ -58,6 +58,11 @@ extension KDFParameters {
         static let iterations = 64
         static let parallelism = 16
         static let scryptMemoryBytes = 1 << 31
+        /// Memory times passes, which bounds the time one unlock can take whatever the split between
+        /// m and t (2 GiB × 64 passes would be minutes): 16 GiB·passes is about 16 s on a 2-core box.
+        static let workKiBPasses = 16 * 1_048_576
+        /// The same bound for scrypt, whose p lanes run one after another: 128·r·N·p bytes.
+        static let scryptWorkBytes = 16 << 30
         /// Implied by the memory ceiling at the minimum r of 8 (128·8·2^21 = 2 GiB); checked on its own
         /// first so that computing 2^log2N can never overflow.
         static let scryptLog2N = 21
@@ -75,11 +80,16 @@ extension KDFParameters {
             try Self.check("Argon2id memory", memoryKiB, Floor.memoryKiB...Ceiling.memoryKiB, format: Self.formatKiB)
             try Self.check("Argon2id iterations", iterations, Floor.iterations...Ceiling.iterations)
             try Self.check("Argon2id parallelism", parallelism, Floor.parallelism...Ceiling.parallelism)
+            try Self.check("Argon2id work (memory × passes)", memoryKiB * iterations, 0...Ceiling.workKiBPasses,
+                           format: { Self.formatKiB($0) + "·passes" })
         case let .scrypt(log2N, r, p):
             try Self.check("scrypt log2N", log2N, Floor.scryptLog2N...Ceiling.scryptLog2N)
             try Self.check("scrypt r", r, Floor.scryptR...Int.max)
             try Self.check("scrypt p", p, Floor.parallelism...Ceiling.parallelism)
             try Self.checkScryptMemory(log2N: log2N, r: r)
+            // r ≤ 2^31 / (128·2^15) and p ≤ 16 after the checks above, so this product cannot overflow.
+            try Self.check("scrypt work (128·r·N·p)", 128 * (r << log2N) * p, 0...Ceiling.scryptWorkBytes,
+                           format: { Self.formatKiB($0 / 1024) })
         }
     }
 

@@ -264,7 +264,8 @@ extension KDFScheme {
                 return CalibrationCandidate(memoryKiB: clampedMemory, iterations: floorPasses)
             }
             let passes = Int(wantedWork / Double(clampedMemory))
-            let clampedPasses = min(max(passes, floorPasses), KDFParameters.Ceiling.iterations)
+            let mostPasses = min(KDFParameters.Ceiling.iterations, KDFParameters.Ceiling.workKiBPasses / clampedMemory)
+            let clampedPasses = min(max(passes, floorPasses), mostPasses)
             return CalibrationCandidate(memoryKiB: clampedMemory, iterations: clampedPasses)
         }
 

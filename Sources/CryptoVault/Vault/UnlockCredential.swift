@@ -52,7 +52,7 @@ extension Vault {
     }
 
     /// Tries every slot (no early exit) and returns the first that opened.
-    private func firstOpened(_ slots: [Keyslot], kek: (Keyslot) throws -> SecureBytes) throws -> (Keyslot?, SecureBytes?) {
+    func firstOpened(_ slots: [Keyslot], kek: (Keyslot) throws -> SecureBytes) throws -> (Keyslot?, SecureBytes?) {
         var opened: (Keyslot, SecureBytes)?
         for slot in slots {
             let key = try kek(slot)
