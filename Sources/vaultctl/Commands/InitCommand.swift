@@ -33,7 +33,7 @@ enum InitCommand {
                 Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": parameters.encoded])
             } else {
                 Output.line("Created a vault in \(directory)")
-                Output.line("  passphrase slot: \(parameters.encoded)")
+                Output.line("  passphrase slot: \(StatusCommand.describe(.passwordHash(parameters)))")
                 Output.line("Next: 'vaultctl recovery create-key' so a forgotten passphrase is not the end of your data.")
             }
         }

@@ -24,16 +24,28 @@ enum StatusCommand {
             Output.line("Id         \(status.vaultID)")
             Output.line("Created    \(Output.timestamp(status.createdAt))")
             Output.line("Schema     \(status.schemaVersion)")
-            Output.line("KDF policy \(policy.encoded)")
+            Output.line("KDF policy \(describe(.passwordHash(policy)))")
             Output.line("Compartments \(status.compartmentCount) (\(status.privilegedCompartmentCount) privileged)")
             Output.line("Keyslots:")
             for slot in status.keyslots { Output.line("  " + slotLine(slot)) }
         }
 
     static func slotLine(_ slot: Keyslot) -> String {
-        var line = "\(slot.id)  \(slot.kind.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(slot.kdf.encoded)"
+        var line = "\(slot.id)  \(slot.kind.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(describe(slot.kdf))"
         if let threshold = slot.threshold, let count = slot.shareCount { line += "  (\(threshold) of \(count) shares)" }
         return line + "  changed \(Output.timestamp(slot.updatedAt))"
+    }
+
+    /// Parameters as a person reads them: "argon2id m=64 MiB t=3 p=4".
+    static func describe(_ kdf: KeyslotKDF) -> String {
+        switch kdf {
+        case .hkdfSHA256: return "hkdf-sha256 (high-entropy secret)"
+        case let .passwordHash(.argon2id(memoryKiB, iterations, parallelism)):
+            let memory = memoryKiB % 1024 == 0 ? "\(memoryKiB / 1024) MiB" : "\(memoryKiB) KiB"
+            return "argon2id m=\(memory) t=\(iterations) p=\(parallelism)"
+        case let .passwordHash(.scrypt(log2N, r, p)):
+            return "scrypt N=2^\(log2N) r=\(r) p=\(p)"
+        }
     }
 
     static func slotJSON(_ slot: Keyslot) -> [String: Any] {
