@@ -17,8 +17,8 @@ struct CLI {
     /// Arguments for a vault made with the KDF floor, so tests stay fast.
     static let fastKDF = ["--kdf-memory-mib", "19", "--kdf-iterations", "2", "--kdf-parallelism", "1"]
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
-        let process = try start(arguments, stdin: stdin)
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> Result {
+        let process = try start(arguments, stdin: stdin, environment: environment)
         process.process.waitUntilExit()
         return process.result()
     }
@@ -44,10 +44,12 @@ struct CLI {
         }
     }
 
-    static func start(_ arguments: [String], stdin: String? = nil) throws -> Running {
+    static func start(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
+                      executable: String = binary) throws -> Running {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let base = NSTemporaryDirectory() + "vaultctl-out-\(UUID().uuidString)"
         FileManager.default.createFile(atPath: base + ".out", contents: nil)
         FileManager.default.createFile(atPath: base + ".err", contents: nil)
@@ -96,3 +98,16 @@ final class CLIVault {
 }
 
 struct CLIError: Error { let message: String }
+
+/// Runs vaultctl on a pseudo-terminal through util-linux `script`, typing `lines` at its prompts
+/// (a pause before each, so the prompt has turned echo off first). Returns everything the terminal showed.
+enum Terminal {
+    static func run(_ arguments: [String], typing lines: [String]) throws -> CLI.Result {
+        let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let typed = lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
+        let pipeline = "(\(typed)) | script -qec \"\(quoted.joined(separator: " "))\" /dev/null"
+        let running = try CLI.start(["-c", pipeline], executable: "/bin/sh")
+        running.process.waitUntilExit()
+        return running.result()
+    }
+}

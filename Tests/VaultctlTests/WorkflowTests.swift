@@ -88,6 +88,56 @@ struct WorkflowTests {
         #expect(short.status == 64 && short.stderr.contains("at least 8 bytes"))
     }
 
+    @Test("on a terminal the passphrase is asked without echo, and never shown")
+    func terminalPrompt() throws {
+        let fixture = try CLIVault()
+        let shown = try Terminal.run(["unlock", "--vault", fixture.directory], typing: [CLIVault.passphrase])
+        #expect(shown.status == 0, "\(shown.stdout) \(shown.stderr)")
+        #expect(shown.stdout.contains("Passphrase:"))
+        #expect(shown.stdout.contains("Unlocked with passphrase slot"))
+        #expect(!shown.stdout.contains(CLIVault.passphrase))
+    }
+
+    @Test("init on a terminal asks twice and refuses two different passphrases")
+    func terminalInitMismatch() throws {
+        let fixture = try CLIVault(create: false)
+        let shown = try Terminal.run(["init", "--vault", fixture.directory] + CLI.fastKDF,
+                                     typing: ["first passphrase", "second passphrase"])
+        #expect(shown.stdout.contains("New passphrase:") && shown.stdout.contains("Repeat it:"))
+        #expect(shown.stdout.contains("the two passphrases differ"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory + "/vault.db"))
+    }
+
+    @Test("the vault location comes from VAULTCTL_VAULT, else XDG_DATA_HOME")
+    func defaultLocation() throws {
+        let fixture = try CLIVault(create: false)
+        let base = ["PATH": "/usr/bin:/bin", "HOME": fixture.root]
+        let viaVariable = try CLI.run(["init", "--passphrase-file", fixture.passphraseFile] + CLI.fastKDF,
+                                      environment: base.merging(["VAULTCTL_VAULT": fixture.directory]) { $1 })
+        #expect(viaVariable.status == 0, "\(viaVariable.stderr)")
+        #expect(FileManager.default.fileExists(atPath: fixture.directory + "/vault.db"))
+        let viaXDG = try CLI.run(["init", "--passphrase-file", fixture.passphraseFile] + CLI.fastKDF,
+                                 environment: base.merging(["XDG_DATA_HOME": fixture.root + "/data"]) { $1 })
+        #expect(viaXDG.status == 0, "\(viaXDG.stderr)")
+        #expect(FileManager.default.fileExists(atPath: fixture.root + "/data/vaultctl/vault/vault.db"))
+    }
+
+    @Test("init --kdf-target-ms calibrates: status shows parameters at or above the floor")
+    func calibratedInit() throws {
+        let fixture = try CLIVault(create: false)
+        let created = try CLI.run(["init", "--vault", fixture.directory, "--passphrase-file", fixture.passphraseFile,
+                                   "--kdf-target-ms", "150"])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.stderr.contains("Calibrating Argon2id"))
+        let status = try fixture.run(["status", "--json"], unlock: false)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let kdf = try #require((json["keyslots"] as? [[String: Any]])?.first?["kdf"] as? String)
+        let parameters = try #require(try JSONSerialization.jsonObject(with: Data(kdf.utf8)) as? [String: Any])
+        #expect((parameters["memoryKiB"] as? Int ?? 0) >= 19_456)
+        #expect((parameters["iterations"] as? Int ?? 0) >= 2)
+        #expect(try fixture.run(["unlock"]).status == 0)
+    }
+
     @Test("the demo runs to the end on a temporary vault and leaves nothing behind")
     func demo() throws {
         let result = try CLI.run(["demo"])
