@@ -1,4 +1,4 @@
-internal import CryptoVault
+import CryptoVault
 
 /// The hashes of RFC 9162 §2.1.1 over SHA-256. Leaves and interior nodes get different one-byte
 /// prefixes so that no leaf can be passed off as an interior node (a second-preimage attack on the tree).

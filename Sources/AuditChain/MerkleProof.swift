@@ -3,9 +3,10 @@
 ///
 /// The two algorithms are RFC 9162 §2.1.3.2 and §2.1.4.2 step by step (the numbered comments are the
 /// RFC's steps), because a verifier that differs from the standard in any corner proves nothing to an
-/// auditor who runs another implementation. Two checks come before the RFC's: every hash must be 32
-/// bytes, and sizes must be in order. A proof's length is bounded by the loops themselves, which fail
-/// once `sn` reaches zero, so an attacker's long proof costs at most 64 iterations.
+/// auditor who runs another implementation. Two checks are added: every hash must be 32 bytes (a
+/// proof hash is checked when the loop reaches it), and sizes must be in order. A proof's length is
+/// bounded by the loops themselves, which fail once `sn` reaches zero, so an attacker's long proof
+/// costs at most 64 iterations and its surplus is never read.
 ///
 /// A proof binds a leaf to a root, not to a size: the tree size is bound to its root by the signed
 /// checkpoint that carries both, so verify against sizes and roots taken from one checkpoint.

@@ -10,7 +10,7 @@ struct MerkleProofTests {
     private struct Inclusion {
         var leafHash: [UInt8], index: Int, size: Int, proof: [[UInt8]], root: [UInt8]
 
-        func verify() -> AuditChainError.Code? {
+        func verify() -> AuditChainErrorCode? {
             failure { () throws(AuditChainError) in
                 try MerkleVerification.verifyInclusion(leafHash: leafHash, index: index, treeSize: size, proof: proof, rootHash: root)
             }
@@ -20,7 +20,7 @@ struct MerkleProofTests {
     private struct Consistency {
         var size1: Int, size2: Int, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]
 
-        func verify() -> AuditChainError.Code? {
+        func verify() -> AuditChainErrorCode? {
             failure { () throws(AuditChainError) in
                 try MerkleVerification.verifyConsistency(size1: size1, size2: size2, root1: root1, root2: root2, proof: proof)
             }
@@ -70,9 +70,9 @@ struct MerkleProofTests {
 
     /// Each tampering, with the reason it must fail for when that does not depend on the tree's
     /// shape; claims about another index or size are judged by the oracle alone.
-    private func inclusionTamperings(_ honest: Inclusion) -> [(String, Inclusion, AuditChainError.Code?)] {
-        var result: [(String, Inclusion, AuditChainError.Code?)] = []
-        func add(_ name: String, _ reason: AuditChainError.Code?, _ change: (inout Inclusion) -> Void) {
+    private func inclusionTamperings(_ honest: Inclusion) -> [(String, Inclusion, AuditChainErrorCode?)] {
+        var result: [(String, Inclusion, AuditChainErrorCode?)] = []
+        func add(_ name: String, _ reason: AuditChainErrorCode?, _ change: (inout Inclusion) -> Void) {
             var claim = honest
             change(&claim)
             result.append((name, claim, reason))
@@ -168,9 +168,9 @@ struct MerkleProofTests {
         }
     }
 
-    private func consistencyTamperings(_ honest: Consistency) -> [(String, Consistency, AuditChainError.Code?)] {
-        var result: [(String, Consistency, AuditChainError.Code?)] = []
-        func add(_ name: String, _ reason: AuditChainError.Code?, _ change: (inout Consistency) -> Void) {
+    private func consistencyTamperings(_ honest: Consistency) -> [(String, Consistency, AuditChainErrorCode?)] {
+        var result: [(String, Consistency, AuditChainErrorCode?)] = []
+        func add(_ name: String, _ reason: AuditChainErrorCode?, _ change: (inout Consistency) -> Void) {
             var claim = honest
             change(&claim)
             result.append((name, claim, reason))

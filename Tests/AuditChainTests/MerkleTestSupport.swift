@@ -13,7 +13,7 @@ func hex(_ text: String) throws -> [UInt8] {
 func hex(_ texts: [String]) throws -> [[UInt8]] { try texts.map { try hex($0) } }
 
 /// The failure code of a check, or nil when it passed.
-func failure(_ check: () throws(AuditChainError) -> Void) -> AuditChainError.Code? {
+func failure(_ check: () throws(AuditChainError) -> Void) -> AuditChainErrorCode? {
     do {
         try check()
         return nil
@@ -183,7 +183,7 @@ extension Reference {
 /// otherwise the failure the RFC algorithm reaches first. It shares no code with the verifier's
 /// bit arithmetic, so agreement on every tampering says the verifier computes the RFC's tree.
 enum Oracle {
-    static func inclusion(leafHash: [UInt8], index: Int, size: Int, proof: [[UInt8]], root: [UInt8]) -> AuditChainError.Code? {
+    static func inclusion(leafHash: [UInt8], index: Int, size: Int, proof: [[UInt8]], root: [UInt8]) -> AuditChainErrorCode? {
         if leafHash.count != 32 || root.count != 32 { return .malformedHash }
         if index < 0 || index >= size { return .indexOutOfRange }
         let sides = Reference.pathSides(index, size)
@@ -195,7 +195,7 @@ enum Oracle {
         return folded == root ? nil : .rootMismatch
     }
 
-    static func consistency(size1: Int, size2: Int, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]) -> AuditChainError.Code? {
+    static func consistency(size1: Int, size2: Int, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]) -> AuditChainErrorCode? {
         if root1.count != 32 || root2.count != 32 { return .malformedHash }
         if size1 < 0 || size1 > size2 { return .sizeOutOfRange }
         if size1 == 0 || size1 == size2 {
@@ -216,7 +216,7 @@ enum Oracle {
 
     /// The RFC loops consume exactly as many hashes as the shape has, whatever their values: a
     /// malformed hash among those is found first, then a length that differs.
-    private static func lengthFailure(_ proof: [[UInt8]], expected: Int) -> AuditChainError.Code? {
+    private static func lengthFailure(_ proof: [[UInt8]], expected: Int) -> AuditChainErrorCode? {
         if let bad = proof.firstIndex(where: { $0.count != 32 }), bad < expected { return .malformedHash }
         return proof.count == expected ? nil : .wrongProofLength
     }

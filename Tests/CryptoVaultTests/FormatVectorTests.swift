@@ -290,7 +290,7 @@ struct FormatVectorTests {
 
     /// The code each rejection reason must carry, and words its message must contain (any of them:
     /// the vectors name the fault, the message is this implementation's wording of it).
-    static let shareReasons: [String: (CryptoVaultError.Code, [String])] = [
+    static let shareReasons: [String: (CryptoVaultErrorCode, [String])] = [
         "too-large": (.invalidShare, ["larger than"]),
         "carriage-return": (.invalidShare, ["printable ASCII", "value field"]),
         "line-count": (.invalidShare, ["7 lines", "newline"]),

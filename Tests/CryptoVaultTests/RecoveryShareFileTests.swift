@@ -13,7 +13,7 @@ struct RecoveryShareFileTests {
         String(decoding: try sample().serialized().exposedCopy(), as: UTF8.self)
     }
 
-    func parse(_ text: String) -> CryptoVaultError.Code? {
+    func parse(_ text: String) -> CryptoVaultErrorCode? {
         errorCode { try RecoveryShareFile(parsing: try SecureBytes(copying: Array(text.utf8))) }
     }
 

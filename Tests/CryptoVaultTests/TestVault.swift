@@ -50,7 +50,7 @@ extension Array where Element == UInt8 {
 }
 
 /// The error code a throwing expression failed with, or nil if it did not throw a CryptoVaultError.
-func errorCode<T>(_ body: () throws -> T) -> CryptoVaultError.Code? {
+func errorCode<T>(_ body: () throws -> T) -> CryptoVaultErrorCode? {
     do {
         _ = try body()
         return nil

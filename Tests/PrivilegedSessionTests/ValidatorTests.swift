@@ -4,7 +4,7 @@ import Testing
 /// The identifier checks of the leak guard, on published examples and their near misses. Every
 /// rejection names its reason, so a pass for the wrong reason cannot hide.
 struct ValidatorTests {
-    private func reason(_ check: () throws(PrivilegedSessionError) -> Void) -> PrivilegedSessionError.Code? {
+    private func reason(_ check: () throws(PrivilegedSessionError) -> Void) -> PrivilegedSessionErrorCode? {
         do {
             try check()
             return nil
@@ -25,7 +25,7 @@ struct ValidatorTests {
     }
 
     @Test(arguments: [
-        ("4111111111111112", PrivilegedSessionError.Code.checksumMismatch),  // last digit changed
+        ("4111111111111112", PrivilegedSessionErrorCode.checksumMismatch),  // last digit changed
         ("4111111111111121", .checksumMismatch),                              // adjacent digits transposed
         ("378282246310006", .checksumMismatch),
         ("79927398710", .checksumMismatch),
@@ -37,7 +37,7 @@ struct ValidatorTests {
         ("0", .wrongLength),
         (" - ", .wrongLength),
     ])
-    func luhnNearMissesFailForTheirReason(number: String, expected: PrivilegedSessionError.Code) {
+    func luhnNearMissesFailForTheirReason(number: String, expected: PrivilegedSessionErrorCode) {
         #expect(!Luhn.isValid(number))
         #expect(reason { () throws(PrivilegedSessionError) in try Luhn.validate(number) } == expected)
     }
@@ -86,7 +86,7 @@ struct ValidatorTests {
     }
 
     @Test(arguments: [
-        ("GB82WEST12345698765433", PrivilegedSessionError.Code.checksumMismatch),  // last digit changed
+        ("GB82WEST12345698765433", PrivilegedSessionErrorCode.checksumMismatch),  // last digit changed
         ("GB82WEST12345698765423", .checksumMismatch),                              // last two transposed
         ("GB28WEST12345698765432", .checksumMismatch),                              // check digits transposed
         ("GB82TEST12345698765432", .checksumMismatch),                              // bank code changed
@@ -105,7 +105,7 @@ struct ValidatorTests {
         ("", .wrongLength),
         ("GB", .wrongLength),
     ])
-    func ibanNearMissesFailForTheirReason(iban: String, expected: PrivilegedSessionError.Code) {
+    func ibanNearMissesFailForTheirReason(iban: String, expected: PrivilegedSessionErrorCode) {
         #expect(!IBAN.isValid(iban))
         #expect(reason { () throws(PrivilegedSessionError) in try IBAN.validate(iban) } == expected)
     }
@@ -141,7 +141,7 @@ struct ValidatorTests {
     }
 
     @Test(arguments: [
-        ("1234567890", PrivilegedSessionError.Code.checksumMismatch),  // check digit changed
+        ("1234567890", PrivilegedSessionErrorCode.checksumMismatch),  // check digit changed
         ("1234567839", .checksumMismatch),                              // last two transposed
         ("2134567893", .checksumMismatch),                              // first two transposed
         ("123456789", .wrongLength),
@@ -151,7 +151,7 @@ struct ValidatorTests {
         ("12345 67893", .invalidCharacter),                              // NPIs carry no separators
         ("1234-567893", .invalidCharacter),
     ])
-    func npiNearMissesFailForTheirReason(npi: String, expected: PrivilegedSessionError.Code) {
+    func npiNearMissesFailForTheirReason(npi: String, expected: PrivilegedSessionErrorCode) {
         #expect(!NPI.isValid(npi))
         #expect(reason { () throws(PrivilegedSessionError) in try NPI.validate(npi) } == expected)
     }

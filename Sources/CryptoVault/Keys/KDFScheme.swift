@@ -137,7 +137,7 @@ extension KDFScheme {
     private static func throwIfArgon2Failed(_ status: Int32) throws {
         guard status != ARGON2_OK.rawValue else { return }
         let reason = argon2_error_message(status).map { String(cString: $0) } ?? "error \(status)"
-        let code: CryptoVaultError.Code = status == ARGON2_MEMORY_ALLOCATION_ERROR.rawValue ? .outOfMemory : .kdfFailed
+        let code: CryptoVaultErrorCode = status == ARGON2_MEMORY_ALLOCATION_ERROR.rawValue ? .outOfMemory : .kdfFailed
         throw CryptoVaultError(code, "Argon2id failed: \(reason)")
     }
 
@@ -179,7 +179,7 @@ extension KDFScheme {
         }
         guard status == 0 else {
             // libsodium reports the reason only through errno; after our checks it is almost always memory.
-            let code: CryptoVaultError.Code = status == ENOMEM ? .outOfMemory : .kdfFailed
+            let code: CryptoVaultErrorCode = status == ENOMEM ? .outOfMemory : .kdfFailed
             throw CryptoVaultError(code, "scrypt failed: \(String(cString: strerror(status)))")
         }
         return output

@@ -83,7 +83,7 @@ public final class Database: @unchecked Sendable {
 
     func databaseError(_ status: Int32, _ message: String, sql: String) -> CryptoVaultError {
         let primary = status & 0xff
-        let code: CryptoVaultError.Code =
+        let code: CryptoVaultErrorCode =
             (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) ? .corruptVault : .database
         return CryptoVaultError(code, "database error \(status) (\(message)) in: \(sql)")
     }
