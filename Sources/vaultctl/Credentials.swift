@@ -27,8 +27,7 @@ enum Credentials {
             return .passphrase(try SecretInput.firstLine(ofFile: path, what: "passphrase"))
         }
         if let path = arguments.value("--recovery-key-file") {
-            let text = try SecretInput.firstLine(ofFile: path, what: "recovery key")
-            return .recoveryKey(try RecoveryKey(parsing: String(decoding: text.exposedCopy(), as: UTF8.self)))
+            return .recoveryKey(try RecoveryKey(parsing: try SecretInput.firstLine(ofFile: path, what: "recovery key")))
         }
         if !shareFiles.isEmpty {
             return .recoveryShares(try shareFiles.map(readShare))
@@ -37,15 +36,9 @@ enum Credentials {
     }
 
     private static func readShare(_ path: String) throws -> RecoveryShareFile {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CommandError(message: "cannot read the share file \(path)", exitCode: .noInput)
-        }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: RecoveryShareFile.maximumSize + 1)) ?? Data()
-        var bytes = [UInt8](data)
-        defer { for index in bytes.indices { bytes[index] = 0 } }
+        let bytes = try SecretInput.wholeFile(path, what: "share", maximumSize: RecoveryShareFile.maximumSize + 1)
         do {
-            return try RecoveryShareFile(parsing: try SecureBytes(copying: bytes))
+            return try RecoveryShareFile(parsing: bytes)
         } catch let error as CryptoVaultError {
             throw CryptoVaultError(error.code, "\(path): \(error.message)")
         }

@@ -13,13 +13,34 @@ enum SecretInput {
     /// The first line of `path` (`-` means standard input), without its line ending.
     static func firstLine(ofFile path: String, what: String) throws -> SecureBytes {
         if path == "-" { return try readLine(from: STDIN_FILENO, what: what) }
+        let descriptor = try openForReading(path, what: what)
+        defer { close(descriptor) }
+        return try readLine(from: descriptor, what: what)
+    }
+
+    /// At most `maximumSize` bytes of `path`, read straight into locked memory.
+    static func wholeFile(_ path: String, what: String, maximumSize: Int) throws -> SecureBytes {
+        let descriptor = try openForReading(path, what: what)
+        defer { close(descriptor) }
+        let buffer = try SecureBytes(count: maximumSize)
+        var length = 0
+        while length < maximumSize {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, maximumSize - length) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw CommandError(message: "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))", exitCode: .ioError) }
+            if count == 0 { break }
+            length += count
+        }
+        return try buffer.slice(0..<length)
+    }
+
+    private static func openForReading(_ path: String, what: String) throws -> Int32 {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw CommandError(message: "cannot read the \(what) file \(path): \(String(cString: strerror(errno)))",
                                exitCode: errno == ENOENT ? .noInput : .ioError)
         }
-        defer { close(descriptor) }
-        return try readLine(from: descriptor, what: what)
+        return descriptor
     }
 
     /// Asks on the controlling terminal with echo turned off.

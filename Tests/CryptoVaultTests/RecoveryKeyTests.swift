@@ -32,6 +32,25 @@ struct RecoveryKeyVector: Sendable, CustomTestStringConvertible {
         #expect(try RecoveryKey(parsing: vector.display).keyMaterial.exposedCopy() == vector.key)
     }
 
+    /// Key files are read into locked memory and parsed from bytes: the same grammar must hold there.
+    @Test(arguments: RecoveryKeyVector.all)
+    func bytesParseLikeText(_ vector: RecoveryKeyVector) throws {
+        for typed in [vector.display, vector.display.lowercased() + "\n", vector.display.replacingOccurrences(of: "-", with: " ") + "\r\n"] {
+            let key = try RecoveryKey(parsing: try SecureBytes(copying: Array(typed.utf8)))
+            #expect(key.keyMaterial.exposedCopy() == vector.key)
+        }
+        var mistyped = Array(vector.display.utf8)
+        mistyped[0] = mistyped[0] == UInt8(ascii: "Z") ? UInt8(ascii: "Y") : UInt8(ascii: "Z")
+        #expect(throws: CryptoVaultError(.invalidRecoveryKey, "")) { try RecoveryKey(parsing: try SecureBytes(copying: mistyped)) }
+        let nonASCII = Array("É".utf8) + Array(vector.display.utf8.dropFirst())
+        do {
+            _ = try RecoveryKey(parsing: try SecureBytes(copying: nonASCII))
+            Issue.record("a non-ASCII byte was accepted")
+        } catch let error as CryptoVaultError {
+            #expect(error.code == .invalidRecoveryKey && error.message.contains("byte 0xc3 at position 1"))
+        }
+    }
+
     @Test func generatedKeysRoundTrip() throws {
         for _ in 0..<50 {
             let key = try RecoveryKey.generate()

@@ -39,7 +39,16 @@ public struct RecoveryKey: Sendable {
     /// ignored; I and L read as 1, O as 0 (Crockford's aliases). Anything else is refused, and error
     /// messages name a position, never the key.
     public init(parsing text: String) throws {
-        let symbols = try Self.symbolValues(of: text)
+        try self.init(symbols: try Self.symbolValues(of: text))
+    }
+
+    /// The same grammar, read from bytes in locked memory (a key file read with `SecretInput`), so the
+    /// typed key never passes through an ordinary String. Bytes outside ASCII are refused.
+    public init(parsing typed: SecureBytes) throws {
+        try self.init(symbols: try typed.withUnsafeBytes { try Self.symbolValues(ofBytes: $0) })
+    }
+
+    private init(symbols: SecureBytes) throws {
         let key = try Self.unpackKey(symbols)
         let typedChecksum = symbols.withUnsafeBytes { values in
             (Self.keySymbolCount..<Self.symbolCount).reduce(UInt32(0)) { $0 << 5 | UInt32(values[$1]) }
@@ -80,6 +89,27 @@ extension RecoveryKey {
             if count < symbolCount {
                 values.withUnsafeMutableBytes { $0[count] = value }
             }
+            count += 1
+        }
+        guard count == symbolCount else {
+            throw CryptoVaultError(.invalidRecoveryKey, "a recovery key has \(symbolCount) characters, got \(count)")
+        }
+        return values
+    }
+
+    private static func symbolValues(ofBytes typed: UnsafeRawBufferPointer) throws -> SecureBytes {
+        var end = typed.count
+        if end > 0, typed[end - 1] == 0x0a { end -= 1 }
+        if end > 0, typed[end - 1] == 0x0d { end -= 1 }
+        let values = try SecureBytes(count: symbolCount)
+        var count = 0
+        for offset in 0..<end where typed[offset] != UInt8(ascii: "-") && typed[offset] != UInt8(ascii: " ") {
+            let byte = typed[offset]
+            guard byte < 0x80, let value = symbolValue(Character(Unicode.Scalar(byte))) else {
+                let shown = (0x21...0x7e).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
+                throw CryptoVaultError(.invalidRecoveryKey, "unexpected character \(shown) at position \(offset + 1)")
+            }
+            if count < symbolCount { values.withUnsafeMutableBytes { $0[count] = value } }
             count += 1
         }
         guard count == symbolCount else {
