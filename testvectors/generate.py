@@ -15,6 +15,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the repository (.gitignore does not cover it)
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "independent"))
 
@@ -144,9 +145,10 @@ def keyslot_recovery():
 KDF_VALID = [
     '{"algorithm":"argon2id","iterations":2,"memoryKiB":19456,"parallelism":1}',
     '{"algorithm":"argon2id","iterations":3,"memoryKiB":65536,"parallelism":4}',
-    '{"algorithm":"argon2id","iterations":64,"memoryKiB":2097152,"parallelism":16}',
+    '{"algorithm":"argon2id","iterations":8,"memoryKiB":2097152,"parallelism":16}',
+    '{"algorithm":"argon2id","iterations":64,"memoryKiB":262144,"parallelism":16}',
     '{"algorithm":"scrypt","log2N":15,"p":1,"r":8}',
-    '{"algorithm":"scrypt","log2N":21,"p":16,"r":8}',
+    '{"algorithm":"scrypt","log2N":21,"p":8,"r":8}',
     '{"algorithm":"scrypt","log2N":15,"p":1,"r":512}',
 ]
 KDF_INVALID = [
@@ -179,6 +181,10 @@ KDF_INVALID = [
     ("scrypt log2N above the ceiling", '{"algorithm":"scrypt","log2N":22,"p":1,"r":8}', "out-of-bounds"),
     ("scrypt r below the floor", '{"algorithm":"scrypt","log2N":15,"p":1,"r":7}', "out-of-bounds"),
     ("scrypt 128·r·N over 2 GiB", '{"algorithm":"scrypt","log2N":21,"p":1,"r":9}', "out-of-bounds"),
+    ("Argon2id work M·T just over 16 GiB·passes", '{"algorithm":"argon2id","iterations":9,"memoryKiB":2097152,"parallelism":1}', "out-of-bounds"),
+    ("Argon2id work at every single ceiling", '{"algorithm":"argon2id","iterations":64,"memoryKiB":2097152,"parallelism":16}', "out-of-bounds"),
+    ("Argon2id work M·T one KiB·pass over", '{"algorithm":"argon2id","iterations":64,"memoryKiB":262145,"parallelism":1}', "out-of-bounds"),
+    ("scrypt work 128·r·N·p over 16 GiB", '{"algorithm":"scrypt","log2N":21,"p":9,"r":8}', "out-of-bounds"),
     ("scrypt p 0", '{"algorithm":"scrypt","log2N":15,"p":0,"r":8}', "out-of-bounds"),
     ("scrypt p above the ceiling", '{"algorithm":"scrypt","log2N":15,"p":17,"r":8}', "out-of-bounds"),
 ]

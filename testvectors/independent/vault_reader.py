@@ -30,6 +30,7 @@ import os
 import re
 import sqlite3
 import sys
+import urllib.parse
 
 # ---------------------------------------------------------------------------------------------
 # Errors
@@ -182,6 +183,8 @@ HKDF_KDF_TEXT = "hkdf-sha256"
 ARGON2_BOUNDS = {"memoryKiB": (19456, 2097152), "iterations": (2, 64), "parallelism": (1, 16)}
 SCRYPT_BOUNDS = {"log2N": (15, 21), "p": (1, 16)}
 SCRYPT_MEMORY_CEILING = 2 * 1024 * 1024 * 1024  # 128·r·2^log2N ≤ 2 GiB
+ARGON2_WORK_CEILING = 16777216  # M·T ≤ 16777216 KiB·passes (16 GiB·passes)
+SCRYPT_WORK_CEILING = 16 * 1024 * 1024 * 1024  # 128·r·2^log2N·p ≤ 16 GiB
 
 
 def encode_kdf(params):
@@ -241,12 +244,16 @@ def check_kdf_bounds(params):
         for key, (low, high) in ARGON2_BOUNDS.items():
             if not low <= params[key] <= high:
                 raise FormatError("out-of-bounds", "Argon2id %s outside [%d, %d]" % (key, low, high))
+        if params["memoryKiB"] * params["iterations"] > ARGON2_WORK_CEILING:
+            raise FormatError("out-of-bounds", "Argon2id work M·T over %d KiB·passes" % ARGON2_WORK_CEILING)
     else:
         for key, (low, high) in SCRYPT_BOUNDS.items():
             if not low <= params[key] <= high:
                 raise FormatError("out-of-bounds", "scrypt %s outside [%d, %d]" % (key, low, high))
         if params["r"] < 8 or 128 * params["r"] * (1 << params["log2N"]) > SCRYPT_MEMORY_CEILING:
             raise FormatError("out-of-bounds", "scrypt r outside its bounds")
+        if 128 * params["r"] * (1 << params["log2N"]) * params["p"] > SCRYPT_WORK_CEILING:
+            raise FormatError("out-of-bounds", "scrypt work 128·r·N·p over 16 GiB")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -582,7 +589,8 @@ class Vault:
             raise NotFoundError("not a vault: %s has no vault.db" % directory)
         if not os.path.isdir(os.path.join(directory, "assets")):
             raise FormatError("missing-assets", "the vault's assets/ folder is missing")
-        self.db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+        # Read-only; not immutable=1, which would ignore the write-ahead log and miss committed data.
+        self.db = sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path)), uri=True)
         application_id = self.db.execute("PRAGMA application_id").fetchone()[0]
         if application_id != APPLICATION_ID:
             raise NotFoundError("not a vault: application_id is 0x%08x" % (application_id & 0xFFFFFFFF))
