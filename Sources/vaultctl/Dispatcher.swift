@@ -7,7 +7,8 @@ enum Dispatcher {
     static let commands: [Command] = [
         InitCommand.command, StatusCommand.command, UnlockCommand.command, PasswdCommand.command,
         RecoveryCommands.createKey, RecoveryCommands.split,
-        CompartmentCommands.create, CompartmentCommands.list, CompartmentCommands.rotate, CompartmentCommands.destroy,
+        CompartmentCommands.create, CompartmentCommands.list, CompartmentCommands.rotate, CompartmentCommands.retire,
+        CompartmentCommands.destroy,
         DemoCommand.command,
     ]
 

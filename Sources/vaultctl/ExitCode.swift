@@ -29,10 +29,10 @@ enum ExitCode: Int32 {
         switch error.code {
         case .wrongPassphrase, .wrongRecoveryKey, .insufficientShares: self = .authenticationFailed
         case .corruptVault, .newerSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
-             .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure: self = .dataError
+             .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput: self = .dataError
         case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion: self = .noInput
         case .vaultExists, .compartmentExists: self = .cannotCreate
-        case .invalidName, .invalidInput: self = .usage
+        case .invalidName: self = .usage
         case .io: self = .ioError
         default: self = .failure
         }

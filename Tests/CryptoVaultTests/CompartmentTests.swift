@@ -47,6 +47,41 @@ struct CompartmentTests {
         #expect(errorCode { try again.compartmentKey(for: rotated, version: 3) } == .unknownKeyVersion)
     }
 
+    @Test("retiring an older version shreds its salt; the current version cannot be retired")
+    func retire() throws {
+        let fixture = try TestVault()
+        _ = try fixture.unlocked.createCompartment(named: "memos", register: .legal)
+        #expect(errorCode { try fixture.unlocked.retireCompartmentVersion(named: "memos", version: 1) } == .invalidInput)
+        _ = try fixture.unlocked.rotateCompartment(named: "memos")
+        let salt = try fixture.vault.withDatabase { try $0.queryOne("SELECT salt FROM compartment_keys WHERE version = 1")?.blob("salt") } ?? []
+        let keyTwo = try fixture.unlocked.compartmentKey(for: try fixture.unlocked.compartment(named: "memos"), version: 2)
+        try fixture.unlocked.retireCompartmentVersion(named: "memos", version: 1)
+        let memos = try fixture.unlocked.compartment(named: "memos")
+        #expect(memos.keyVersions.map(\.isActive) == [false, true] && memos.currentVersion == 2)
+        #expect(errorCode { try fixture.unlocked.compartmentKey(for: memos, version: 1) } == .unknownKeyVersion)
+        #expect(try fixture.unlocked.compartmentKey(for: memos, version: 2) == keyTwo)
+        #expect(salt.count == 32 && !fixture.databaseFileBytes().contains(subsequence: salt))
+        #expect(errorCode { try fixture.unlocked.retireCompartmentVersion(named: "memos", version: 1) } == .unknownKeyVersion)
+        #expect(try fixture.unlocked.rotateCompartment(named: "memos") == 3)
+    }
+
+    @Test("names are compared in NFC: a decomposed spelling finds, and collides with, the composed one")
+    func unicodeNormalisation() throws {
+        let fixture = try TestVault()
+        let created = try fixture.unlocked.createCompartment(named: "Cafe\u{301}", register: .fiction)
+        #expect(Array(created.name.utf8) == Array("Caf\u{e9}".utf8))
+        #expect(try fixture.unlocked.compartment(named: "Caf\u{e9}").uuid == created.uuid)
+        #expect(errorCode { try fixture.unlocked.createCompartment(named: "Caf\u{e9}", register: .fiction) } == .compartmentExists)
+    }
+
+    @Test("a hostile key version number in the database is refused, not trapped on")
+    func hostileVersionNumber() throws {
+        let fixture = try TestVault()
+        _ = try fixture.unlocked.createCompartment(named: "x", register: .general)
+        try fixture.tamper("PRAGMA ignore_check_constraints = ON; UPDATE compartment_keys SET version = 1099511627776")
+        #expect(errorCode { try fixture.unlocked.compartment(named: "x") } == .corruptVault)
+    }
+
     @Test("destroy shreds the salts from the database file and its log; the key can never be derived again")
     func destroyShreds() throws {
         let fixture = try TestVault()

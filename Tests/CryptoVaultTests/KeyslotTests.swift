@@ -89,6 +89,27 @@ struct KeyslotTests {
         #expect(Date().timeIntervalSince(start) < 1)
     }
 
+    @Test("a hostile or damaged extra slot does not lock the owner out, and status names it")
+    func hostileExtraSlot() throws {
+        let fixture = try TestVault()
+        let hostile = KDFParameters.argon2id(memoryKiB: 2 << 20, iterations: 64, parallelism: 16)
+        try fixture.tamper("""
+            INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, created_at, updated_at)
+            SELECT randomblob(16), 'passphrase', '\(hostile.encoded)', salt, nonce, wrapped_key, 0, 0 FROM keyslots;
+            INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, created_at, updated_at)
+            SELECT randomblob(16), 'recovery-key', '{ "algorithm": "argon2id" }', salt, nonce, wrapped_key, 0, 0 FROM keyslots LIMIT 1;
+            """)
+        let vault = try fixture.reopen()
+        _ = try vault.unlock(with: .passphrase(fixture.passphrase))
+        let status = try vault.status()
+        #expect(status.keyslots.count == 1)
+        #expect(status.damagedKeyslots.count == 2)
+        #expect(status.damagedKeyslots[0].contains("exceeds the ceiling"))
+        #expect(status.damagedKeyslots[1].contains("unreadable KDF parameters"))
+        let wrong = errorMessage { try vault.unlock(with: .passphrase(try TestVault.secret("not it at all"))) } ?? ""
+        #expect(wrong.contains("keyslot 2 is refused") && wrong.contains("no other keyslot accepted the credential"))
+    }
+
     @Test("a keyslot's parameters cannot be weakened behind its back: editing them breaks authentication")
     func kdfParametersAreBound() throws {
         let fixture = try TestVault()

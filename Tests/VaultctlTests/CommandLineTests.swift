@@ -4,7 +4,7 @@ import Testing
 @Suite("vaultctl: commands, usage errors and exit codes")
 struct CommandLineTests {
     static let commands = ["init", "status", "unlock", "passwd", "recovery create-key", "recovery split",
-                           "compartment create", "compartment list", "compartment rotate", "compartment destroy", "demo"]
+                           "compartment create", "compartment list", "compartment rotate", "compartment retire", "compartment destroy", "demo"]
 
     @Test("every command answers --help with its usage and exit 0", arguments: commands)
     func help(_ command: String) throws {

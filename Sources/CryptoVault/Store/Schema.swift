@@ -40,11 +40,12 @@ enum Schema {
         ) STRICT;
         CREATE TABLE compartment_keys (
             compartment_id INTEGER NOT NULL REFERENCES compartments(id),
-            version        INTEGER NOT NULL CHECK (version >= 1),
-            salt           BLOB NOT NULL CHECK (length(salt) = 32),
+            version        INTEGER NOT NULL CHECK (version BETWEEN 1 AND 4294967295),
+            salt           BLOB CHECK (salt IS NULL OR length(salt) = 32),
             created_at     INTEGER NOT NULL,
             retired_at     INTEGER,
-            PRIMARY KEY (compartment_id, version)
+            PRIMARY KEY (compartment_id, version),
+            CHECK ((retired_at IS NULL) = (salt IS NOT NULL))
         ) STRICT;
         """,
     ]

@@ -4,7 +4,8 @@
 /// reveal them. Each key version has its own random salt: shredding the salts (`destroy`) makes the
 /// keys impossible to derive again, even with the master key.
 extension UnlockedVault {
-    public func createCompartment(named name: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
+    public func createCompartment(named typedName: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
+        let name = VaultCompartment.normalized(typedName)
         try VaultCompartment.validate(name: name)
         let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         let uuid = try SecureRandom.bytes(16)
@@ -41,7 +42,8 @@ extension UnlockedVault {
         }.sorted { $0.name < $1.name }
     }
 
-    public func compartment(named name: String) throws -> VaultCompartment {
+    public func compartment(named typedName: String) throws -> VaultCompartment {
+        let name = VaultCompartment.normalized(typedName)
         let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
@@ -62,9 +64,11 @@ extension UnlockedVault {
         }
         let versions = try database.query("SELECT * FROM compartment_keys WHERE compartment_id = ? ORDER BY version",
                                           [.integer(rowID)]).map { version in
-            VaultCompartment.KeyVersion(version: UInt32(try version.integer("version")),
-                                        createdAt: try version.integer("created_at"),
-                                        retiredAt: try? version.integer("retired_at"))
+            guard let number = UInt32(exactly: try version.integer("version")) else {
+                throw CryptoVaultError(.corruptVault, "the vault database is damaged: compartment \(rowID) has an impossible key version")
+            }
+            return VaultCompartment.KeyVersion(version: number, createdAt: try version.integer("created_at"),
+                                               retiredAt: try? version.integer("retired_at"))
         }
         return VaultCompartment(rowID: rowID, uuid: uuid,
                                 name: try names.open(try row.blob("sealed_name"), compartmentUUID: uuid, vaultID: vaultID),
@@ -81,10 +85,33 @@ extension UnlockedVault {
             try database.writeTransaction {
                 let newest = try database.queryOne("SELECT max(version) AS newest FROM compartment_keys WHERE compartment_id = ?",
                                                    [.integer(compartment.rowID)])?.integer("newest") ?? 0
+                guard newest < Int64(UInt32.max) else {
+                    throw CryptoVaultError(.invalidInput, "compartment '\(name)' has used every key version number")
+                }
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
                                    [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(Clock.now())])
                 return UInt32(newest + 1)
             }
+        }
+    }
+
+    /// Retires an older key version: its salt is shredded as `destroy` does, so what was sealed under it
+    /// can no longer be opened (rewrap it to the current version first). The current version cannot
+    /// be retired; rotate first.
+    public func retireCompartmentVersion(named name: String, version: UInt32) throws {
+        let compartment = try compartment(named: name)
+        guard let entry = compartment.keyVersions.first(where: { $0.version == version }), entry.isActive else {
+            throw CryptoVaultError(.unknownKeyVersion, "compartment '\(name)' has no active key version \(version)")
+        }
+        guard version != compartment.currentVersion else {
+            throw CryptoVaultError(.invalidInput, "key version \(version) is the one '\(name)' seals with; rotate before retiring it")
+        }
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
+                                   [.integer(Clock.now()), .integer(compartment.rowID), .integer(Int64(version))])
+            }
+            try database.checkpointAndTruncateLog()
         }
     }
 

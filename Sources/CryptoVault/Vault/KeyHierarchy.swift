@@ -3,7 +3,7 @@
 ///     passphrase ──KDF(argon2id|scrypt)──┐
 ///     recovery key ──HKDF──────────────┼─► keyslot KEK ──XChaCha20-Poly1305──► master key (random, 256 bits)
 ///     k-of-n shares ─► secret ─HKDF────┘
-///     master key ──HKDF(salt = vault id, "names")────────────────────────► compartment-name key
+///     master key ──HKDF(salt = vault id, "names", 64)────────────► name lookup key || name sealing key
 ///     master key ──HKDF(salt = per-version random salt, compartment, version)──► compartment key
 ///
 /// Domain-separation labels are ASCII and never reused across purposes. SECURITY.md lists them.
@@ -25,11 +25,6 @@ enum KeyHierarchy {
                               vaultID: [UInt8]) throws -> SecureBytes {
         let associatedData = parameters.algorithm == .argon2id ? passphraseAssociatedData + vaultID : []
         return try KDFScheme.deriveKey(from: passphrase, salt: salt, parameters: parameters, associatedData: associatedData)
-    }
-
-    /// The key that seals compartment names and keys their lookup hashes.
-    static func compartmentNameKey(masterKey: SecureBytes, vaultID: [UInt8]) throws -> SecureBytes {
-        try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: compartmentNameInfo, outputCount: 32)
     }
 
     /// The key of one compartment version. The random per-version salt is what `destroy` shreds:

@@ -19,6 +19,19 @@ public struct Keyslot: Sendable {
     public let createdAt: Int64
     public let updatedAt: Int64
 
+    /// A passphrase slot must name a password hash within bounds, a recovery slot HKDF. Checked when a
+    /// row is read, before any key is derived, so a hostile row is refused without costing anything.
+    private func checkConsistency() throws {
+        switch (kind, kdf) {
+        case (.passphrase, .passwordHash(let parameters)):
+            try parameters.validate()
+        case (.recoveryKey, .hkdfSHA256), (.recoveryShares, .hkdfSHA256):
+            return
+        default:
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: keyslot \(id) names the wrong KDF for its kind")
+        }
+    }
+
     /// What the wrapped master key is bound to: a slot cannot be moved to another vault, another
     /// kind, or other KDF parameters without failing authentication.
     static func associatedData(vaultID: [UInt8], uuid: [UInt8], kind: Kind, kdf: KeyslotKDF) -> [UInt8] {
@@ -47,7 +60,11 @@ public struct Keyslot: Sendable {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: keyslot \(id) has an unknown kind")
         }
         self.kind = kind
-        kdf = try KeyslotKDF(parsing: try row.text("kdf"))
+        do {
+            kdf = try KeyslotKDF(parsing: try row.text("kdf"))
+        } catch {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: keyslot \(id) has unreadable KDF parameters")
+        }
         salt = try row.blob("salt")
         nonce = try row.blob("nonce")
         wrappedKey = try row.blob("wrapped_key")
@@ -55,6 +72,7 @@ public struct Keyslot: Sendable {
         shareCount = (try? row.integer("share_count")).map(Int.init)
         createdAt = try row.integer("created_at")
         updatedAt = try row.integer("updated_at")
+        try checkConsistency()
     }
 }
 

@@ -12,14 +12,14 @@ extension Vault {
     /// reveal which slot (or whether an early one) matched. A passphrase slot whose KDF parameters are
     /// weaker than the vault's policy is re-wrapped with the policy's parameters.
     public func unlock(with credential: UnlockCredential) throws -> UnlockedVault {
-        let slots = try keyslots()
+        let (slots, refusals) = try readableKeyslots()
         switch credential {
         case .passphrase(let passphrase):
             let (slot, masterKey) = try firstOpened(slots.filter { $0.kind == .passphrase }) { slot in
                 try kek(forPassphrase: passphrase, slot: slot)
             }
             guard let slot, let masterKey else {
-                throw CryptoVaultError(.wrongPassphrase, "wrong passphrase")
+                throw Self.failure(refusals, otherwise: CryptoVaultError(.wrongPassphrase, "wrong passphrase"))
             }
             let unlocked = UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
             try unlocked.upgradeIfWeak(slot, passphrase: passphrase)
@@ -30,19 +30,22 @@ extension Vault {
                              info: KeyHierarchy.recoveryKeyInfo)
             }
             guard let slot, let masterKey else {
-                throw CryptoVaultError(.wrongRecoveryKey, "the recovery key does not unlock this vault")
+                throw Self.failure(refusals, otherwise: CryptoVaultError(.wrongRecoveryKey, "the recovery key does not unlock this vault"))
             }
             return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
         case .recoveryShares(let shares):
-            return try unlock(withShares: shares, slots: slots)
+            return try unlock(withShares: shares, slots: slots, refusals: refusals)
         }
     }
 
-    private func unlock(withShares shares: [RecoveryShareFile], slots: [Keyslot]) throws -> UnlockedVault {
+    private func unlock(withShares shares: [RecoveryShareFile], slots: [Keyslot], refusals: [CryptoVaultError]) throws -> UnlockedVault {
         let secret = try RecoveryShareFile.combine(shares, vaultID: vaultID)
         guard let slot = slots.first(where: { $0.kind == .recoveryShares && $0.uuid == shares[0].keyslotUUID }) else {
-            throw CryptoVaultError(.wrongRecoveryKey,
-                "these shares belong to a recovery split that no longer exists in this vault")
+            throw Self.failure(refusals, otherwise: CryptoVaultError(.wrongRecoveryKey,
+                "these shares belong to a recovery split that no longer exists in this vault"))
+        }
+        guard slot.threshold == shares[0].threshold, slot.shareCount == shares[0].shareCount else {
+            throw CryptoVaultError(.invalidShare, "the shares say \(shares[0].threshold) of \(shares[0].shareCount), their keyslot disagrees")
         }
         let kek = try Self.kek(forHighEntropySecret: secret, slot: slot, vaultID: vaultID, info: KeyHierarchy.recoverySharesInfo)
         guard let masterKey = try? slot.unwrap(with: kek, vaultID: vaultID) else {
@@ -51,7 +54,14 @@ extension Vault {
         return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
     }
 
-    /// Tries every slot (no early exit) and returns the first that opened.
+    /// When nothing opened: a refused slot's reason if there was one (the credential may well be for
+    /// that slot), else the plain "wrong credential" error.
+    private static func failure(_ refusals: [CryptoVaultError], otherwise wrongCredential: CryptoVaultError) -> CryptoVaultError {
+        guard let refusal = refusals.first else { return wrongCredential }
+        return CryptoVaultError(refusal.code, "\(refusal.message); no other keyslot accepted the credential")
+    }
+
+    /// Tries every slot in id order (no early exit) and returns the first that opened.
     func firstOpened(_ slots: [Keyslot], kek: (Keyslot) throws -> SecureBytes) throws -> (Keyslot?, SecureBytes?) {
         var opened: (Keyslot, SecureBytes)?
         for slot in slots {
@@ -67,6 +77,7 @@ extension Vault {
         guard case .passwordHash(let parameters) = slot.kdf else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: passphrase slot \(slot.id) has no password hash")
         }
+        // Bounds were checked when the row was read; KDFScheme checks them again before allocating.
         return try KeyHierarchy.passphraseKEK(passphrase, salt: slot.salt, parameters: parameters, vaultID: vaultID)
     }
 

@@ -154,10 +154,29 @@ public final class Vault: @unchecked Sendable {
 
     // MARK: Reading without unlocking
 
+    /// Every keyslot, in id order. Throws if any row is damaged or out of bounds.
     public func keyslots() throws -> [Keyslot] {
-        try withDatabase { database in
-            try database.query("SELECT * FROM keyslots ORDER BY id").map(Keyslot.init(row:))
+        let (slots, refusals) = try readableKeyslots()
+        if let refusal = refusals.first { throw refusal }
+        return slots
+    }
+
+    /// The slots that can be tried, and the reason each other row was refused. One hostile or damaged
+    /// row must not lock the owner out: unlock tries the readable slots and reports the refusals only
+    /// if none of them opens.
+    func readableKeyslots() throws -> (slots: [Keyslot], refusals: [CryptoVaultError]) {
+        let rows = try withDatabase { try $0.query("SELECT * FROM keyslots ORDER BY id") }
+        var slots: [Keyslot] = []
+        var refusals: [CryptoVaultError] = []
+        for row in rows {
+            do {
+                slots.append(try Keyslot(row: row))
+            } catch let error as CryptoVaultError {
+                let slot = (try? row.integer("id")).map { "keyslot \($0)" } ?? "a keyslot"
+                refusals.append(CryptoVaultError(error.code, "\(slot) is refused: \(error.message)"))
+            }
         }
+        return (slots, refusals)
     }
 
     /// The parameters new and upgraded passphrase slots get (set at init, possibly calibrated).
@@ -175,6 +194,9 @@ public final class Vault: @unchecked Sendable {
         try withDatabase { database in
             try database.readTransaction {
                 let created = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'created_at'")?.integer("value") ?? 0
+                let keyslots = try database.query("SELECT * FROM keyslots ORDER BY id").map { row in
+                    Result { try Keyslot(row: row) }.mapError { $0 as? CryptoVaultError ?? CryptoVaultError(.corruptVault, "\($0)") }
+                }
                 let counts = try database.queryOne("""
                     SELECT count(*) AS total, coalesce(sum(privileged), 0) AS privileged
                     FROM compartments WHERE destroyed_at IS NULL
@@ -183,7 +205,11 @@ public final class Vault: @unchecked Sendable {
                     vaultID: ByteEncoding.hex(vaultID),
                     createdAt: created,
                     schemaVersion: Schema.currentVersion,
-                    keyslots: try database.query("SELECT * FROM keyslots ORDER BY id").map(Keyslot.init(row:)),
+                    keyslots: keyslots.compactMap { try? $0.get() },
+                    damagedKeyslots: keyslots.compactMap { result in
+                        if case .failure(let error) = result { return error.message }
+                        return nil
+                    },
                     compartmentCount: Int(try counts?.integer("total") ?? 0),
                     privilegedCompartmentCount: Int(try counts?.integer("privileged") ?? 0))
             }
@@ -197,6 +223,8 @@ public struct VaultStatus: Sendable {
     public let createdAt: Int64
     public let schemaVersion: Int64
     public let keyslots: [Keyslot]
+    /// Why each unreadable keyslot row is refused (damaged, or KDF parameters out of bounds).
+    public let damagedKeyslots: [String]
     public let compartmentCount: Int
     public let privilegedCompartmentCount: Int
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A compartment: a named group of sealed material with its own keys, one per key version.
 public struct VaultCompartment: Sendable, Equatable {
     public let rowID: Int64
@@ -20,6 +22,11 @@ public struct VaultCompartment: Sendable, Equatable {
     public var currentVersion: UInt32? { keyVersions.filter(\.isActive).map(\.version).max() }
 
     public var uuidString: String { ByteEncoding.hex(uuid) }
+
+    /// Names are compared in Unicode NFC, so "Café" typed on any keyboard names one compartment.
+    static func normalized(_ name: String) -> String {
+        name.precomposedStringWithCanonicalMapping
+    }
 
     /// Names are what people type: 1 to 128 bytes of UTF-8, no control characters, no edge spaces.
     static func validate(name: String) throws {

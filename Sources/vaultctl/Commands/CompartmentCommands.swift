@@ -67,6 +67,31 @@ enum CompartmentCommands {
             Output.line("Compartment '\(arguments.positionals[0])' now seals with key version \(version).")
         }
 
+    static let retire = Command("compartment retire", synopsis: "shred an older key version of a compartment", usage: """
+        Usage: vaultctl compartment retire NAME --version N --yes [credential options]
+
+        Shreds key version N: whatever is still sealed under it can no longer be opened, so rewrap it
+        to the current version first. The version a compartment seals with cannot be retired; rotate
+        first. --yes confirms you mean it.
+
+        Options:
+          --version N   the key version to retire
+          --yes         confirm
+        \(Credentials.help)
+        """, options: Credentials.options + [OptionSpec(name: "--version", kind: .value), OptionSpec(name: "--yes", kind: .flag)],
+        positionals: 1...1) { arguments in
+            guard let version = try arguments.integer("--version", in: 1...Int(UInt32.max)) else {
+                throw UsageError(message: "missing --version", usage: arguments.usage)
+            }
+            guard arguments.has("--yes") else {
+                throw CommandError(message: "retiring a key version cannot be undone; add --yes to confirm", exitCode: .usage)
+            }
+            let name = arguments.positionals[0]
+            try VaultLocation.unlock(arguments).retireCompartmentVersion(named: name, version: UInt32(version))
+            if arguments.has("--json") { Output.json(["name": name, "retired": version]); return }
+            Output.line("Key version \(version) of '\(name)' is retired and shredded.")
+        }
+
     static let destroy = Command("compartment destroy", synopsis: "shred a compartment's keys (irreversible)", usage: """
         Usage: vaultctl compartment destroy NAME --yes [credential options]
 

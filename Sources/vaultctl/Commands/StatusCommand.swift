@@ -16,7 +16,7 @@ enum StatusCommand {
                     "vault": vault.directory, "vault_id": status.vaultID, "created_at": Output.timestamp(status.createdAt),
                     "schema_version": status.schemaVersion, "kdf_policy": policy.encoded,
                     "compartments": status.compartmentCount, "privileged_compartments": status.privilegedCompartmentCount,
-                    "keyslots": status.keyslots.map(slotJSON),
+                    "keyslots": status.keyslots.map(slotJSON), "damaged_keyslots": status.damagedKeyslots,
                 ])
                 return
             }
@@ -28,6 +28,7 @@ enum StatusCommand {
             Output.line("Compartments \(status.compartmentCount) (\(status.privilegedCompartmentCount) privileged)")
             Output.line("Keyslots:")
             for slot in status.keyslots { Output.line("  " + slotLine(slot)) }
+            for damage in status.damagedKeyslots { Output.line("  refused: \(damage)") }
         }
 
     static func slotLine(_ slot: Keyslot) -> String {
