@@ -14,6 +14,7 @@ demo: build
 	$(SWIFT) run vaultctl demo
 
 test: build
+	/usr/bin/python3 testvectors/generate.py --check
 	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" $(SWIFT) test
 
 bench: deps
