@@ -31,4 +31,12 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case unknownKeyVersion
     case keyslotNotFound
     case lastKeyslot
+    /// A bundle's header or a chunk fails authentication or is malformed.
+    case corruptBundle
+    /// A bundle is shorter or longer than its header says.
+    case truncatedBundle
+    /// A bundle belongs to another vault, or to a compartment or key version this vault no longer has.
+    case foreignBundle
+    case bundleNotFound
+    case fileNotFound
 }

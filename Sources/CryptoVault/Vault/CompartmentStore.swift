@@ -56,6 +56,22 @@ extension UnlockedVault {
         }
     }
 
+    /// The live compartment with this uuid (as named in a bundle header).
+    public func compartment(withID uuid: [UInt8]) throws -> VaultCompartment {
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        return try vault.withDatabase { database in
+            try database.readTransaction {
+                guard let row = try database.queryOne("SELECT * FROM compartments WHERE uuid = ?", [.blob(uuid)]) else {
+                    throw CryptoVaultError(.foreignBundle, "header: its compartment does not exist in this vault")
+                }
+                guard case .null = row["destroyed_at"] else {
+                    throw CryptoVaultError(.foreignBundle, "header: its compartment was destroyed; it can never be opened")
+                }
+                return try loadCompartment(row, names: names, database: database)
+            }
+        }
+    }
+
     private func loadCompartment(_ row: Row, names: CompartmentNameKeys, database: Database) throws -> VaultCompartment {
         let rowID = try row.integer("id")
         let uuid = try row.blob("uuid")

@@ -1,0 +1,5 @@
+import Foundation
+
+enum ProcessInfoBridge {
+    static var activeProcessorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
+}

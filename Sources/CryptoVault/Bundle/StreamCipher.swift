@@ -1,0 +1,54 @@
+internal import CSodium
+
+/// The STREAM construction (Hoang, Reyhanitabar, Rogaway, Vizár), as age uses it: each chunk is sealed
+/// with ChaCha20-Poly1305 under one payload key and the nonce `u88be(chunk index) || last flag`.
+///
+/// The index in the nonce makes reordering, duplication and dropping detectable; the last flag makes
+/// truncation at a chunk boundary and "two final chunks" detectable. Every chunk is independent, so
+/// chunks are sealed and opened in parallel and any one can be read on its own.
+struct StreamCipher: @unchecked Sendable {
+    static let tagSize = 16
+    static let nonceSize = 12
+    /// 88 bits of counter; a bundle never gets near it, but the bound is checked, not assumed.
+    static let maximumChunkCount: UInt64 = 1 << 62
+
+    private let payloadKey: SecureBytes
+
+    init(payloadKey: SecureBytes) {
+        self.payloadKey = payloadKey
+    }
+
+    static func nonce(index: UInt64, isLast: Bool) -> [UInt8] {
+        var nonce = [UInt8](repeating: 0, count: nonceSize)
+        for byte in 0..<8 { nonce[10 - byte] = UInt8(truncatingIfNeeded: index >> (8 * UInt64(byte))) }
+        nonce[11] = isLast ? 1 : 0
+        return nonce
+    }
+
+    /// Seals `plaintext` into `sealed` (plaintext.count + 16 bytes).
+    func seal(_ plaintext: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer, index: UInt64, isLast: Bool) {
+        precondition(sealed.count == plaintext.count + Self.tagSize, "sealed chunk buffer has the wrong size")
+        let nonce = Self.nonce(index: index, isLast: isLast)
+        payloadKey.withUnsafeBytes { key in
+            _ = crypto_aead_chacha20poly1305_ietf_encrypt(
+                sealed.bindMemory(to: UInt8.self).baseAddress!, nil,
+                plaintext.bindMemory(to: UInt8.self).baseAddress, UInt64(plaintext.count),
+                nil, 0, nil, nonce, key.bindMemory(to: UInt8.self).baseAddress!)
+        }
+    }
+
+    /// Opens `sealed` into `plaintext` (sealed.count − 16 bytes); false if the chunk is not authentic
+    /// at this index and position, in which case `plaintext` is zeroed.
+    func open(_ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer, index: UInt64, isLast: Bool) -> Bool {
+        precondition(sealed.count == plaintext.count + Self.tagSize, "plaintext chunk buffer has the wrong size")
+        let nonce = Self.nonce(index: index, isLast: isLast)
+        let status = payloadKey.withUnsafeBytes { key in
+            crypto_aead_chacha20poly1305_ietf_decrypt(
+                plaintext.bindMemory(to: UInt8.self).baseAddress, nil, nil,
+                sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count),
+                nil, 0, nonce, key.bindMemory(to: UInt8.self).baseAddress!)
+        }
+        if status != 0, let base = plaintext.baseAddress, plaintext.count > 0 { sodium_memzero(base, plaintext.count) }
+        return status == 0
+    }
+}

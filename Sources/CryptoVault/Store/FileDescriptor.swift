@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open file: every read, write and sync goes through here, retried on EINTR, with errors that
+/// name the call, the path and errno. Closed when released.
+public final class FileDescriptor: @unchecked Sendable {
+    public let rawValue: Int32
+    public let path: String
+    private let ownsDescriptor: Bool
+
+    public init(rawValue: Int32, path: String, ownsDescriptor: Bool) {
+        self.rawValue = rawValue
+        self.path = path
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    deinit {
+        if ownsDescriptor { close(rawValue) }
+    }
+
+    public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO, path: "standard input", ownsDescriptor: false)
+    public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO, path: "standard output", ownsDescriptor: false)
+
+    public static func openForReading(_ path: String) throws -> FileDescriptor {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code: CryptoVaultErrorCode = errno == ENOENT ? .fileNotFound : .io
+            throw CryptoVaultError(code, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
+    }
+
+    /// A new file that must not exist yet, private to the owner.
+    public static func createExclusive(_ path: String, mode: mode_t = 0o600) throws -> FileDescriptor {
+        let descriptor = try DurableFile.retrying("create \(path)") { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        return FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
+    }
+
+    /// The size of a regular file, or nil for a pipe, terminal or socket.
+    public func regularFileSize() -> UInt64? {
+        var status = stat()
+        guard fstat(rawValue, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return UInt64(status.st_size)
+    }
+
+    /// Reads until `buffer` is full or the input ends; returns how many bytes were read.
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = Glibc.read(rawValue, buffer.baseAddress! + filled, buffer.count - filled)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw failure("read") }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    /// Reads exactly `buffer.count` bytes at `offset`, or fewer only at the end of the file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = pread(rawValue, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset) + off_t(filled))
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw failure("read") }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = Glibc.write(rawValue, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw failure("write") }
+            written += count
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = pwrite(rawValue, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw failure("write") }
+            written += count
+        }
+    }
+
+    public func sync() throws {
+        _ = try DurableFile.retrying("fsync \(path)") { fsync(rawValue) }
+    }
+
+    private func failure(_ call: String) -> CryptoVaultError {
+        CryptoVaultError(.io, "cannot \(call) \(path): \(String(cString: strerror(errno)))")
+    }
+}
