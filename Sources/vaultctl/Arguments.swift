@@ -51,7 +51,7 @@ struct ParsedArguments {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if onlyPositionals || !argument.hasPrefix("--") || argument == "-" {
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
                 parsed.positionals.append(argument)
                 continue
             }

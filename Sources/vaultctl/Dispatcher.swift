@@ -8,7 +8,9 @@ enum Dispatcher {
         InitCommand.command, StatusCommand.command, UnlockCommand.command, PasswdCommand.command,
         RecoveryCommands.createKey, RecoveryCommands.split,
         CompartmentCommands.create, CompartmentCommands.list, CompartmentCommands.rotate, CompartmentCommands.retire,
-        CompartmentCommands.destroy,
+        CompartmentCommands.destroy, StoreCommands.rewrap,
+        BundleCommands.seal, BundleCommands.open, BundleCommands.inspect,
+        StoreCommands.put, StoreCommands.get, StoreCommands.list, StoreCommands.remove,
         DemoCommand.command,
     ]
 

@@ -29,8 +29,9 @@ enum ExitCode: Int32 {
         switch error.code {
         case .wrongPassphrase, .wrongRecoveryKey, .insufficientShares: self = .authenticationFailed
         case .corruptVault, .newerSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
-             .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput: self = .dataError
-        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion: self = .noInput
+             .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
+             .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
+        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound: self = .noInput
         case .vaultExists, .compartmentExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError

@@ -29,8 +29,11 @@ public enum EncryptedBundle {
         let compartmentKey = try vault.compartmentKey(for: compartment, version: version)
         let draft = try HeaderDraft(vaultID: vault.vaultID, compartment: compartment, version: version,
                                     compartmentKey: compartmentKey, metadata: metadata, chunkSize: options.chunkSize)
-        let declaredLength = output.regularFileSize() != nil ? nil : input.regularFileSize()
-        let streamed = output.regularFileSize() == nil
+        // A regular output file gets its header rewritten at the end, with the real length; a stream
+        // gets the input file's size if it has one, else "unknown".
+        let headerOffset = output.rewritableOffset()
+        let streamed = headerOffset == nil
+        let declaredLength = streamed ? input.regularFileSize() : nil
         let provisional = draft.header(plaintextLength: streamed ? (declaredLength ?? BundleHeader.unknownLength) : 0)
         try provisional.serialized().withUnsafeBytes { try output.write($0) }
         let sealer = BundleSealer(cipher: StreamCipher(payloadKey: draft.keys.payloadKey), chunkSize: options.chunkSize,
@@ -43,7 +46,7 @@ public enum EncryptedBundle {
             return provisional
         }
         let final = draft.header(plaintextLength: length)
-        try final.serialized().withUnsafeBytes { try output.write($0, at: 0) }
+        try final.serialized().withUnsafeBytes { try output.write($0, at: headerOffset ?? 0) }
         return final
     }
 

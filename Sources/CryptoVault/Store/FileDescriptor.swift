@@ -45,6 +45,14 @@ public final class FileDescriptor: @unchecked Sendable {
         return UInt64(status.st_size)
     }
 
+    /// Where the next write lands, if this is a regular file that positional writes can revisit
+    /// (not a pipe, not opened for appending); nil otherwise.
+    public func rewritableOffset() -> UInt64? {
+        guard regularFileSize() != nil, fcntl(rawValue, F_GETFL) & O_APPEND == 0 else { return nil }
+        let offset = lseek(rawValue, 0, SEEK_CUR)
+        return offset >= 0 ? UInt64(offset) : nil
+    }
+
     /// Reads until `buffer` is full or the input ends; returns how many bytes were read.
     public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var filled = 0

@@ -48,6 +48,29 @@ enum Schema {
             CHECK ((retired_at IS NULL) = (salt IS NOT NULL))
         ) STRICT;
         """,
+        """
+        CREATE TABLE bundles (
+            id               INTEGER PRIMARY KEY,
+            bundle_id        BLOB NOT NULL UNIQUE CHECK (length(bundle_id) = 16),
+            compartment_id   INTEGER NOT NULL REFERENCES compartments(id),
+            key_version      INTEGER NOT NULL CHECK (key_version BETWEEN 1 AND 4294967295),
+            plaintext_length INTEGER NOT NULL CHECK (plaintext_length >= 0),
+            sealed_length    INTEGER NOT NULL CHECK (sealed_length > 0),
+            created_at       INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE operations (
+            id               INTEGER PRIMARY KEY,
+            time             INTEGER NOT NULL,
+            action           TEXT NOT NULL CHECK (action IN ('seal', 'open', 'put', 'get', 'rm', 'rewrap')),
+            compartment_uuid BLOB CHECK (compartment_uuid IS NULL OR length(compartment_uuid) = 16),
+            bundle_id        BLOB CHECK (bundle_id IS NULL OR length(bundle_id) = 16),
+            bytes            INTEGER
+        ) STRICT;
+        CREATE TRIGGER operations_are_append_only_update BEFORE UPDATE ON operations
+            BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
+        CREATE TRIGGER operations_are_append_only_delete BEFORE DELETE ON operations
+            BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

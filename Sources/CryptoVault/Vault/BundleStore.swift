@@ -1,0 +1,147 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A bundle kept in the vault's assets/ folder, as listed by `ls`.
+public struct StoredBundle: Sendable {
+    public let bundleID: [UInt8]
+    public let compartment: VaultCompartment
+    public let keyVersion: UInt32
+    public let plaintextLength: UInt64
+    public let sealedLength: UInt64
+    public let createdAt: Int64
+    public var idString: String { ByteEncoding.hex(bundleID) }
+}
+
+/// Bundles kept in assets/. The database row is the truth: a file is visible only once its row has
+/// committed, and the row commits only after the file is durably in place. A crash can leave a file
+/// without a row (an orphan, swept later) but never a row without its file.
+extension UnlockedVault {
+    /// Seals `input` into assets/ and records it, in one transaction.
+    public func put(from input: FileDescriptor, compartment: VaultCompartment, metadata: BundleMetadata,
+                    options: EncryptedBundle.Options = .init(), progress: (UInt64) -> Void = { _ in }) throws -> StoredBundle {
+        let assets = AssetFolder(path: vault.assetsPath)
+        let temporary = try assets.temporaryFile()
+        do {
+            let header = try EncryptedBundle.seal(from: input, to: temporary.descriptor, compartment: compartment, vault: self,
+                                                  metadata: metadata, options: options, progress: progress)
+            try temporary.descriptor.sync()
+            let sealedLength = temporary.descriptor.regularFileSize() ?? 0
+            try vault.withDatabase { database in
+                try database.writeTransaction {
+                    try database.query("""
+                        INSERT INTO bundles (bundle_id, compartment_id, key_version, plaintext_length, sealed_length, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
+                              .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(Clock.now())])
+                    try record(.put, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength, in: database)
+                    try assets.publish(temporary, as: assets.path(of: header.bundleID))
+                }
+            }
+            return try storedBundle(header.bundleID)
+        } catch {
+            assets.discard(temporary)
+            throw error
+        }
+    }
+
+    /// The bundle file of a stored bundle, opened and verified.
+    public func openStored(_ bundleID: [UInt8]) throws -> OpenedBundle {
+        _ = try storedBundle(bundleID)
+        let assets = AssetFolder(path: vault.assetsPath)
+        try finishInterruptedRewrap(of: bundleID)
+        return try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundleID)), vault: self)
+    }
+
+    public func storedBundle(_ bundleID: [UInt8]) throws -> StoredBundle {
+        guard let bundle = try storedBundles(where: "b.bundle_id = ?", [.blob(bundleID)]).first else {
+            throw CryptoVaultError(.bundleNotFound, "no bundle \(ByteEncoding.hex(bundleID)) in this vault")
+        }
+        return bundle
+    }
+
+    /// Every stored bundle, or those of one compartment, oldest first.
+    public func storedBundles(in compartment: VaultCompartment? = nil) throws -> [StoredBundle] {
+        guard let compartment else { return try storedBundles(where: "1", []) }
+        return try storedBundles(where: "b.compartment_id = ?", [.integer(compartment.rowID)])
+    }
+
+    private func storedBundles(where condition: String, _ parameters: [SQLValue]) throws -> [StoredBundle] {
+        let rows = try vault.withDatabase { database in
+            try database.query("""
+                SELECT b.*, c.uuid AS compartment_uuid FROM bundles b JOIN compartments c ON c.id = b.compartment_id
+                WHERE \(condition) ORDER BY b.id
+                """, parameters)
+        }
+        return try rows.map { row in
+            StoredBundle(bundleID: try row.blob("bundle_id"), compartment: try compartment(withID: try row.blob("compartment_uuid")),
+                         keyVersion: UInt32(clamping: try row.integer("key_version")),
+                         plaintextLength: UInt64(clamping: try row.integer("plaintext_length")),
+                         sealedLength: UInt64(clamping: try row.integer("sealed_length")), createdAt: try row.integer("created_at"))
+        }
+    }
+
+    /// Removes a stored bundle: its row and record commit first, then the file goes (a crash in between
+    /// leaves an orphan file, which the next sweep deletes).
+    public func removeStored(_ bundleID: [UInt8]) throws {
+        let bundle = try storedBundle(bundleID)
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("DELETE FROM bundles WHERE bundle_id = ?", [.blob(bundleID)])
+                try record(.rm, compartmentID: bundle.compartment.uuid, bundleID: bundleID, bytes: bundle.plaintextLength, in: database)
+            }
+        }
+        unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID))
+    }
+
+    /// Rewraps every stored bundle of `compartment` sealed under an older key version to its current
+    /// version. Only headers are rewritten. Returns how many bundles changed.
+    @discardableResult
+    public func rewrapStored(in compartment: VaultCompartment) throws -> Int {
+        guard let current = compartment.currentVersion else {
+            throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
+        }
+        let assets = AssetFolder(path: vault.assetsPath)
+        var changed = 0
+        for bundle in try storedBundles(in: compartment) where bundle.keyVersion != current {
+            try finishInterruptedRewrap(of: bundle.bundleID)
+            let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self)
+            let header = try opened.rewrappedHeader(for: current, vault: self)
+            try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
+            changed += 1
+        }
+        return changed
+    }
+
+    /// Completes a rewrap that a killed process left half done, so the row and the record match the
+    /// header on disk.
+    private func finishInterruptedRewrap(of bundleID: [UInt8]) throws {
+        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID) { header in
+            if try storedBundle(bundleID).keyVersion != header.keyVersion { try recordRewrap(header) }
+        }
+    }
+
+    private func recordRewrap(_ header: BundleHeader) throws {
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try database.query("UPDATE bundles SET key_version = ? WHERE bundle_id = ?",
+                                   [.integer(Int64(header.keyVersion)), .blob(header.bundleID)])
+                try record(.rewrap, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: nil, in: database)
+            }
+        }
+    }
+
+    /// Deletes what interrupted operations left in assets/: temporary files of processes that are
+    /// gone, and bundle files that have no row. Runs under the write lock, so no other process can be
+    /// between publishing a file and committing its row.
+    public func sweepAssets() throws -> Int {
+        let assets = AssetFolder(path: vault.assetsPath)
+        return try vault.withDatabase { database in
+            try database.writeTransaction {
+                let known = Set(try database.query("SELECT bundle_id FROM bundles").map { ByteEncoding.hex(try $0.blob("bundle_id")) })
+                return try assets.sweep(keeping: known)
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import CryptoVault
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command writes a result: a file, which appears only complete (temporary file, fsync,
+/// rename; removed on failure), or standard output, which cannot take back what it already wrote.
+final class OutputTarget {
+    let descriptor: FileDescriptor
+    private let finalPath: String?
+    private let temporaryPath: String?
+    private(set) var bytesWritten: UInt64 = 0
+
+    var isStandardOutput: Bool { finalPath == nil }
+    var name: String { finalPath ?? "standard output" }
+
+    /// `-o PATH`, `-o -`, or nothing (standard output). Refuses an existing file unless `force`.
+    init(_ option: String?, force: Bool) throws {
+        guard let path = option, path != "-" else {
+            descriptor = .standardOutput
+            finalPath = nil
+            temporaryPath = nil
+            return
+        }
+        if FileManager.default.fileExists(atPath: path) && !force {
+            throw CommandError(message: "\(path) already exists", exitCode: .cannotCreate, hint: "choose another -o, or add --force to replace it")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).vaultctl-\(getpid()).tmp"
+        unlink(temporary)
+        descriptor = try FileDescriptor.createExclusive(temporary)
+        finalPath = path
+        temporaryPath = temporary
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try descriptor.write(bytes)
+        bytesWritten += UInt64(bytes.count)
+    }
+
+    /// Makes a file output durable and visible under its name.
+    func commit() throws {
+        guard let finalPath, let temporaryPath else { return }
+        try descriptor.sync()
+        guard rename(temporaryPath, finalPath) == 0 else {
+            throw CommandError(message: "cannot move the result into \(finalPath): \(String(cString: strerror(errno)))", exitCode: .ioError)
+        }
+        try DurableFile.syncDirectory((finalPath as NSString).deletingLastPathComponent.isEmpty ? "." : (finalPath as NSString).deletingLastPathComponent)
+    }
+
+    /// Removes a file output's temporary file; for standard output, says what was already released.
+    func abandon(_ error: Error) -> Error {
+        if let temporaryPath { unlink(temporaryPath); return error }
+        guard bytesWritten > 0 else { return error }
+        let message = (error as? CryptoVaultError)?.message ?? "\(error)"
+        return CommandError(message: "\(message); \(bytesWritten) bytes had already been written to standard output and cannot be taken back",
+                            exitCode: (error as? CryptoVaultError).map(ExitCode.init(for:)) ?? .failure)
+    }
+
+    /// Runs `body` writing to this target, committing on success and cleaning up on failure.
+    func produce(_ body: (OutputTarget) throws -> Void) throws {
+        do {
+            try body(self)
+            try commit()
+        } catch {
+            throw abandon(error)
+        }
+    }
+}
+
+/// A progress bar on stderr, shown only when stderr is a terminal.
+struct ProgressBar {
+    let label: String
+    let total: UInt64?
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private let start = Date()
+
+    init(_ label: String, total: UInt64?) {
+        self.label = label
+        self.total = total
+    }
+
+    func update(_ done: UInt64) {
+        guard enabled else { return }
+        let seconds = max(Date().timeIntervalSince(start), 0.001)
+        let rate = String(format: "%.0f MB/s", Double(done) / seconds / 1e6)
+        var line = "\r\(label) \(done >> 20) MiB"
+        if let total, total > 0 {
+            let fraction = min(1, Double(done) / Double(total))
+            let filled = Int(fraction * 30)
+            line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(Int(fraction * 100))%"
+        }
+        FileHandle.standardError.write(Data((line + "  " + rate + "   ").utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+}
