@@ -39,4 +39,5 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case foreignBundle
     case bundleNotFound
     case fileNotFound
+    case fileExists
 }

@@ -32,7 +32,7 @@ enum ExitCode: Int32 {
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
              .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
         case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound: self = .noInput
-        case .vaultExists, .compartmentExists: self = .cannotCreate
+        case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
         default: self = .failure

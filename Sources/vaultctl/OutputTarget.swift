@@ -8,30 +8,25 @@ import Glibc
 /// rename; removed on failure), or standard output, which cannot take back what it already wrote.
 final class OutputTarget {
     let descriptor: FileDescriptor
-    private let finalPath: String?
-    private let temporaryPath: String?
+    private let file: AtomicOutputFile?
     private(set) var bytesWritten: UInt64 = 0
 
-    var isStandardOutput: Bool { finalPath == nil }
-    var name: String { finalPath ?? "standard output" }
+    var isStandardOutput: Bool { file == nil }
+    var name: String { file?.path ?? "standard output" }
 
     /// `-o PATH`, `-o -`, or nothing (standard output). Refuses an existing file unless `force`.
     init(_ option: String?, force: Bool) throws {
         guard let path = option, path != "-" else {
             descriptor = .standardOutput
-            finalPath = nil
-            temporaryPath = nil
+            file = nil
             return
         }
-        if FileManager.default.fileExists(atPath: path) && !force {
-            throw CommandError(message: "\(path) already exists", exitCode: .cannotCreate, hint: "choose another -o, or add --force to replace it")
+        do {
+            file = try AtomicOutputFile(path: path, replacing: force)
+        } catch let error as CryptoVaultError where error.code == .fileExists {
+            throw CommandError(message: error.message, exitCode: .cannotCreate, hint: "choose another -o, or add --force to replace it")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).vaultctl-\(getpid()).tmp"
-        unlink(temporary)
-        descriptor = try FileDescriptor.createExclusive(temporary)
-        finalPath = path
-        temporaryPath = temporary
+        descriptor = file!.descriptor
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
@@ -39,19 +34,9 @@ final class OutputTarget {
         bytesWritten += UInt64(bytes.count)
     }
 
-    /// Makes a file output durable and visible under its name.
-    func commit() throws {
-        guard let finalPath, let temporaryPath else { return }
-        try descriptor.sync()
-        guard rename(temporaryPath, finalPath) == 0 else {
-            throw CommandError(message: "cannot move the result into \(finalPath): \(String(cString: strerror(errno)))", exitCode: .ioError)
-        }
-        try DurableFile.syncDirectory((finalPath as NSString).deletingLastPathComponent.isEmpty ? "." : (finalPath as NSString).deletingLastPathComponent)
-    }
-
     /// Removes a file output's temporary file; for standard output, says what was already released.
     func abandon(_ error: Error) -> Error {
-        if let temporaryPath { unlink(temporaryPath); return error }
+        if let file { file.abandon(); return error }
         guard bytesWritten > 0 else { return error }
         let message = (error as? CryptoVaultError)?.message ?? "\(error)"
         return CommandError(message: "\(message); \(bytesWritten) bytes had already been written to standard output and cannot be taken back",
@@ -62,7 +47,7 @@ final class OutputTarget {
     func produce(_ body: (OutputTarget) throws -> Void) throws {
         do {
             try body(self)
-            try commit()
+            try file?.commit()
         } catch {
             throw abandon(error)
         }
