@@ -39,6 +39,7 @@ private struct Tour {
         try compartments(unlocked)
         try recovery(unlocked)
         try changePassphrase()
+        try bundles()
         try destroy()
     }
 
@@ -107,8 +108,54 @@ private struct Tour {
         Output.line("   the new passphrase: unlocked")
     }
 
+    private func bundles() throws {
+        let unlocked = try Vault.open(at: directory).unlock(with: .passphrase(newPassphrase))
+        let notes = try unlocked.compartment(named: "Session notes")
+        let plain = directory + "/session-2026-11-29.txt"
+        try Data("Client reports improved sleep; continue CBT-I, review in two weeks.\n".utf8).write(to: URL(fileURLWithPath: plain))
+        step("8. Seal a file", """
+            A bundle: a header that binds vault, compartment, key version and the sealed file name, then
+            64 KiB chunks sealed with ChaCha20-Poly1305 in parallel, each bound to its position.
+            """, command: "put --compartment \"Session notes\" session-2026-11-29.txt")
+        let stored = try unlocked.put(from: try FileDescriptor.openForReading(plain), compartment: notes,
+                                      metadata: BundleMetadata(name: "session-2026-11-29.txt", contentType: "text/plain", modificationTime: 0))
+        try FileManager.default.removeItem(atPath: plain)
+        Output.line("   stored as bundle \(stored.idString) (\(stored.plaintextLength) bytes); the plaintext file is gone")
+        let bundlePath = unlocked.vault.assetsPath + "/\(stored.idString).vbundle"
+        let header = try EncryptedBundle.readHeader(try FileDescriptor.openForReading(bundlePath))
+        Output.line("   anyone can read its public header: key version \(header.keyVersion), chunk size \(header.chunkSize), no file name")
+
+        step("9. Tampering is caught", "Flip one bit anywhere and the bundle refuses to open, saying where.",
+             command: "open tampered.vbundle")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bundlePath)))
+        bytes[bytes.count - 5] ^= 0x01
+        let tampered = directory + "/tampered.vbundle"
+        try Data(bytes).write(to: URL(fileURLWithPath: tampered))
+        do {
+            _ = try EncryptedBundle.open(try FileDescriptor.openForReading(tampered), vault: unlocked).decrypt { _ in }
+        } catch let error as CryptoVaultError {
+            Output.line("   refused: \(error.message)")
+        }
+
+        step("10. Rotate and rewrap", """
+            After a key rotation, rewrap rewrites only each bundle's header (the payload bytes do not
+            change), then the old key version can be retired: shredded for good.
+            """, command: "compartment rewrap \"Session notes\"")
+        let payloadBefore = Array(try Data(contentsOf: URL(fileURLWithPath: bundlePath)).dropFirst(header.size))
+        _ = try unlocked.rotateCompartment(named: "Session notes")
+        let count = try unlocked.rewrapStored(in: try unlocked.compartment(named: "Session notes"))
+        let rotated = try unlocked.compartment(named: "Session notes")
+        let older = rotated.keyVersions.filter { $0.isActive && $0.version != rotated.currentVersion }.map(\.version)
+        for version in older { try unlocked.retireCompartmentVersion(named: "Session notes", version: version) }
+        let payloadAfter = Array(try Data(contentsOf: URL(fileURLWithPath: bundlePath)).dropFirst(header.size))
+        var text: [UInt8] = []
+        try unlocked.openStored(stored.bundleID).decrypt { text += $0 }
+        Output.line("   rewrapped \(count) bundle(s) to v\(rotated.currentVersion ?? 0); payload unchanged: \(payloadBefore == payloadAfter); retired: \(older.map { "v\($0)" }.joined(separator: ", "))")
+        Output.line("   it still opens: \"\(String(decoding: text, as: UTF8.self).trimmingCharacters(in: .newlines))\"")
+    }
+
     private func destroy() throws {
-        step("8. Destroy a compartment", """
+        step("11. Destroy a compartment", """
             Destroying shreds the key salts (overwritten in the database and its log), so nothing sealed
             in it can be opened again, even by someone who still has the master key.
             """, command: "compartment destroy Newsletter --yes")
