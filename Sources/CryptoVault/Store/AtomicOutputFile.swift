@@ -12,14 +12,14 @@ public final class AtomicOutputFile {
     public let descriptor: FileDescriptor
 
     /// Refuses an existing `path` unless `replacing` is set.
-    public init(path: String, replacing: Bool) throws {
+    public init(path: String, replacing: Bool, mode: mode_t = 0o600) throws {
         if FileManager.default.fileExists(atPath: path) && !replacing {
             throw CryptoVaultError(.fileExists, "\(path) already exists")
         }
         self.path = path
         let directory = Self.directory(of: path)
         temporaryPath = "\(directory)/.\((path as NSString).lastPathComponent).vaultctl-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(4))).tmp"
-        descriptor = try FileDescriptor.createExclusive(temporaryPath)
+        descriptor = try FileDescriptor.createExclusive(temporaryPath, mode: mode)
     }
 
     public func commit() throws {

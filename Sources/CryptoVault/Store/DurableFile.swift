@@ -8,18 +8,12 @@ import Glibc
 /// Every syscall is retried on EINTR and reports the call and errno.
 public enum DurableFile {
     public static func write(_ bytes: UnsafeRawBufferPointer, to path: String, mode: mode_t = 0o600) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = try retrying("open \(temporary)") { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        let output = try AtomicOutputFile(path: path, replacing: true, mode: mode)
         do {
-            try writeAll(descriptor, bytes, path: temporary)
-            _ = try retrying("fsync \(temporary)") { fsync(descriptor) }
-            close(descriptor)
-            _ = try retrying("rename \(temporary)") { rename(temporary, path) }
-            try syncDirectory(directory.isEmpty ? "." : directory)
+            try output.descriptor.write(bytes)
+            try output.commit()
         } catch {
-            close(descriptor)
-            unlink(temporary)
+            output.abandon()
             throw error
         }
     }
@@ -47,16 +41,6 @@ public enum DurableFile {
         let descriptor = try retrying("open \(directory)") { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(descriptor) }
         _ = try retrying("fsync \(directory)") { fsync(descriptor) }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try retrying("write \(path)") {
-                Int32(truncatingIfNeeded: Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset))
-            }
-            offset += Int(written)
-        }
     }
 
     /// Calls `body` until it does not fail with EINTR; a negative result becomes an `.io` error.
