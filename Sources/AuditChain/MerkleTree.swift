@@ -91,47 +91,68 @@ public struct MerkleTree: Sendable {
 
     // MARK: - RFC 9162 §2.1 over ranges of the stored leaves
 
-    /// MTH(D[range]) for a non-empty range whose shape comes from the RFC's split.
     private func subtreeHash(_ range: Range<Int>) -> [UInt8] {
-        if let stored = storedHash(range) { return stored }
-        let split = range.lowerBound + MerkleTree.largestPowerOfTwo(below: range.count)
-        return MerkleHash.node(subtreeHash(range.lowerBound..<split), subtreeHash(split..<range.upperBound))
+        MerkleRanges.subtreeHash(range, stored: storedNode)
     }
 
-    /// The kept hash of a complete, aligned subtree, or nil when `range` is not one.
-    private func storedHash(_ range: Range<Int>) -> [UInt8]? {
-        let count = range.count
-        guard count > 0, count & (count - 1) == 0, range.lowerBound % count == 0 else { return nil }
-        let level = count.trailingZeroBitCount
-        let index = range.lowerBound >> level
+    private func path(_ leaf: Int, _ range: Range<Int>) -> [[UInt8]] {
+        MerkleRanges.path(leaf, range, stored: storedNode)
+    }
+
+    private func subproof(_ oldSize: Int, _ range: Range<Int>, wholeOldTree: Bool) -> [[UInt8]] {
+        MerkleRanges.subproof(oldSize, range, wholeOldTree: wholeOldTree, stored: storedNode)
+    }
+
+    /// The kept hash of level `level`, index `index`, if that subtree is complete.
+    private func storedNode(level: Int, index: Int) -> [UInt8]? {
         guard level < levels.count, index < levels[level].count else { return nil }
         return levels[level][index]
     }
+}
+
+/// The recursions of RFC 9162 §2.1 (MTH, PATH, SUBPROOF) over any store of complete, aligned subtree
+/// hashes: `stored(level, index)` is the hash of leaves index·2^level ..< (index+1)·2^level, or nil if
+/// that subtree is not complete. The in-memory `MerkleTree` and the vault's audit log share them.
+enum MerkleRanges {
+    typealias Lookup<Failure: Error> = (_ level: Int, _ index: Int) throws(Failure) -> [UInt8]?
+
+    /// MTH(D[range]) for a non-empty range whose shape comes from the RFC's split.
+    static func subtreeHash<Failure>(_ range: Range<Int>, stored: Lookup<Failure>) throws(Failure) -> [UInt8] {
+        let count = range.count
+        if count & (count - 1) == 0, range.lowerBound % count == 0,
+           let hash = try stored(count.trailingZeroBitCount, range.lowerBound >> count.trailingZeroBitCount) {
+            return hash
+        }
+        let split = range.lowerBound + largestPowerOfTwo(below: count)
+        return MerkleHash.node(try subtreeHash(range.lowerBound..<split, stored: stored),
+                               try subtreeHash(split..<range.upperBound, stored: stored))
+    }
 
     /// PATH(m, D[range]) with `leaf` the absolute index m.
-    private func path(_ leaf: Int, _ range: Range<Int>) -> [[UInt8]] {
+    static func path<Failure>(_ leaf: Int, _ range: Range<Int>, stored: Lookup<Failure>) throws(Failure) -> [[UInt8]] {
         guard range.count > 1 else { return [] }
-        let split = range.lowerBound + MerkleTree.largestPowerOfTwo(below: range.count)
+        let split = range.lowerBound + largestPowerOfTwo(below: range.count)
         if leaf < split {
-            return path(leaf, range.lowerBound..<split) + [subtreeHash(split..<range.upperBound)]
+            return try path(leaf, range.lowerBound..<split, stored: stored) + [try subtreeHash(split..<range.upperBound, stored: stored)]
         }
-        return path(leaf, split..<range.upperBound) + [subtreeHash(range.lowerBound..<split)]
+        return try path(leaf, split..<range.upperBound, stored: stored) + [try subtreeHash(range.lowerBound..<split, stored: stored)]
     }
 
     /// SUBPROOF(m, D[range], b) with `oldSize` the absolute m, so the old tree ends where `range` may.
-    private func subproof(_ oldSize: Int, _ range: Range<Int>, wholeOldTree: Bool) -> [[UInt8]] {
-        if oldSize == range.upperBound { return wholeOldTree ? [] : [subtreeHash(range)] }
-        let split = range.lowerBound + MerkleTree.largestPowerOfTwo(below: range.count)
+    static func subproof<Failure>(_ oldSize: Int, _ range: Range<Int>, wholeOldTree: Bool,
+                                  stored: Lookup<Failure>) throws(Failure) -> [[UInt8]] {
+        if oldSize == range.upperBound { return wholeOldTree ? [] : [try subtreeHash(range, stored: stored)] }
+        let split = range.lowerBound + largestPowerOfTwo(below: range.count)
         if oldSize <= split {
-            return subproof(oldSize, range.lowerBound..<split, wholeOldTree: wholeOldTree)
-                + [subtreeHash(split..<range.upperBound)]
+            return try subproof(oldSize, range.lowerBound..<split, wholeOldTree: wholeOldTree, stored: stored)
+                + [try subtreeHash(split..<range.upperBound, stored: stored)]
         }
-        return subproof(oldSize, split..<range.upperBound, wholeOldTree: false)
-            + [subtreeHash(range.lowerBound..<split)]
+        return try subproof(oldSize, split..<range.upperBound, wholeOldTree: false, stored: stored)
+            + [try subtreeHash(range.lowerBound..<split, stored: stored)]
     }
 
     /// k of RFC 9162 §2.1.1: the largest power of two smaller than `count`, for count ≥ 2.
-    private static func largestPowerOfTwo(below count: Int) -> Int {
+    static func largestPowerOfTwo(below count: Int) -> Int {
         1 << (Int.bitWidth - 1 - (count - 1).leadingZeroBitCount)
     }
 }
