@@ -1,3 +1,4 @@
+import AuditChain
 import CryptoVault
 import Foundation
 
@@ -38,8 +39,12 @@ enum VaultLocation {
         return NSHomeDirectory() + "/.local/share/vaultctl/vault"
     }
 
+    /// Opens the vault with the audit log as its journal, and remembers it so the dispatcher can
+    /// close the command with a checkpoint.
     static func open(_ arguments: ParsedArguments) throws -> Vault {
-        try Vault.open(at: directory(arguments))
+        let vault = try Vault.open(at: directory(arguments), journal: AuditLog())
+        OpenedVaults.shared.add(vault)
+        return vault
     }
 
     static func unlock(_ arguments: ParsedArguments) throws -> UnlockedVault {

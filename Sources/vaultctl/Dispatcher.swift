@@ -45,6 +45,7 @@ enum Dispatcher {
         }
         do {
             let parsed = try ParsedArguments.parse(rest, spec: command.spec)
+            defer { OpenedVaults.shared.finishAll() }
             try command.run(parsed)
             return .success
         } catch {

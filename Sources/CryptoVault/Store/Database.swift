@@ -55,6 +55,18 @@ public final class Database: @unchecked Sendable {
         try query(sql, parameters).first
     }
 
+    /// A statement to run many times (bind, run, repeat), for hot loops such as appending log entries.
+    public func prepare(_ sql: String) throws -> PreparedStatement {
+        PreparedStatement(try Statement(database: self, handle: handle, sql: sql))
+    }
+
+    /// Calls `body` with each row of `sql` in turn, without holding all rows in memory.
+    public func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try Statement(database: self, handle: handle, sql: sql)
+        try statement.bind(parameters)
+        try statement.forEachRow(body)
+    }
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -126,6 +138,21 @@ public struct Row: Sendable {
     }
 }
 
+/// A statement prepared once and run many times.
+public final class PreparedStatement {
+    private let statement: Statement
+
+    init(_ statement: Statement) { self.statement = statement }
+
+    /// Runs the statement with `parameters` and returns its rows.
+    @discardableResult
+    public func run(_ parameters: [SQLValue]) throws -> [Row] {
+        defer { statement.reset() }
+        try statement.bind(parameters)
+        return try statement.allRows()
+    }
+}
+
 /// A prepared statement, finalized when released.
 final class Statement {
     private let handle: OpaquePointer
@@ -166,12 +193,23 @@ final class Statement {
 
     func allRows() throws -> [Row] {
         var rows: [Row] = []
+        try forEachRow { rows.append($0) }
+        return rows
+    }
+
+    func forEachRow(_ body: (Row) throws -> Void) throws {
         while true {
             let status = sqlite3_step(handle)
-            if status == SQLITE_DONE { return rows }
+            if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
-            rows.append(currentRow())
+            try body(currentRow())
         }
+    }
+
+    /// Back to the start, bindings cleared, ready to run again.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     private func currentRow() -> Row {
@@ -199,6 +237,8 @@ final class Statement {
 extension Database {
     /// Copies the write-ahead log into the database and truncates it to zero bytes, so data deleted
     /// with secure_delete no longer survives in old log frames. Retries while readers hold it.
+    public func truncateLog() throws { try checkpointAndTruncateLog() }
+
     func checkpointAndTruncateLog() throws {
         for _ in 0..<50 {
             let row = try queryOne("PRAGMA wal_checkpoint(TRUNCATE)")

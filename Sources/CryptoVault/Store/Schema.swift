@@ -71,6 +71,52 @@ enum Schema {
         CREATE TRIGGER operations_are_append_only_delete BEFORE DELETE ON operations
             BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
         """,
+        """
+        INSERT INTO vault_meta (key, value) VALUES ('device_id', randomblob(16));
+        CREATE TABLE audit_entries (
+            seq       INTEGER PRIMARY KEY CHECK (seq >= 0),
+            entry     BLOB NOT NULL,
+            leaf_hash BLOB NOT NULL CHECK (length(leaf_hash) = 32)
+        ) STRICT;
+        CREATE TABLE audit_nodes (
+            level INTEGER NOT NULL CHECK (level >= 1),
+            idx   INTEGER NOT NULL CHECK (idx >= 0),
+            hash  BLOB NOT NULL CHECK (length(hash) = 32),
+            PRIMARY KEY (level, idx)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE audit_signing_keys (
+            epoch        INTEGER PRIMARY KEY CHECK (epoch >= 0),
+            public_key   BLOB NOT NULL CHECK (length(public_key) = 32),
+            introduction TEXT,
+            private_key  BLOB CHECK (private_key IS NULL OR length(private_key) = 32),
+            created_at   INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE audit_checkpoints (
+            id         INTEGER PRIMARY KEY,
+            tree_size  INTEGER NOT NULL CHECK (tree_size >= 0),
+            epoch      INTEGER NOT NULL REFERENCES audit_signing_keys(epoch),
+            note       TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        CREATE TRIGGER audit_nodes_no_update BEFORE UPDATE ON audit_nodes
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        CREATE TRIGGER audit_nodes_no_delete BEFORE DELETE ON audit_nodes
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints
+            BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
+        CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints
+            BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
+        CREATE TRIGGER audit_signing_keys_no_delete BEFORE DELETE ON audit_signing_keys
+            BEGIN SELECT RAISE(ABORT, 'the audit key chain is append-only'); END;
+        CREATE TRIGGER audit_signing_keys_only_erase BEFORE UPDATE ON audit_signing_keys
+            WHEN NEW.private_key IS NOT NULL OR NEW.epoch IS NOT OLD.epoch OR NEW.public_key IS NOT OLD.public_key
+              OR NEW.introduction IS NOT OLD.introduction OR NEW.created_at IS NOT OLD.created_at
+            BEGIN SELECT RAISE(ABORT, 'an audit signing key can only be erased'); END;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

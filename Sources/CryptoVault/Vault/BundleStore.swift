@@ -35,7 +35,8 @@ extension UnlockedVault {
                         VALUES (?, ?, ?, ?, ?, ?)
                         """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
                               .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(Clock.now())])
-                    try record(.put, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength, in: database)
+                    try record(.put, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength, in: database,
+                               details: [.init("file", metadata.name)])
                     try assets.publish(temporary, as: assets.path(of: header.bundleID))
                 }
             }
@@ -106,6 +107,12 @@ extension UnlockedVault {
         var changed = 0
         for bundle in try storedBundles(in: compartment) where bundle.keyVersion != current {
             try finishInterruptedRewrap(of: bundle.bundleID)
+            // The journal may have held this very rewrap, now finished and recorded: doing it again
+            // would record a second rewrap that changed nothing.
+            if try storedBundle(bundle.bundleID).keyVersion == current {
+                changed += 1
+                continue
+            }
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self)
             let header = try opened.rewrappedHeader(for: current, vault: self)
             try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }

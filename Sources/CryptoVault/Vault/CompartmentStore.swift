@@ -26,6 +26,8 @@ extension UnlockedVault {
                           .integer(isPrivileged ? 1 : 0), .integer(now)])
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
                                    [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
+                try journal(VaultEvent("compartment.create", compartmentID: uuid,
+                                       details: [.init("name", name), .init("register", register.rawValue)]), in: database)
             }
         }
         return try compartment(named: name)
@@ -106,6 +108,7 @@ extension UnlockedVault {
                 }
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
                                    [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(Clock.now())])
+                try journal(VaultEvent("compartment.rotate", compartmentID: compartment.uuid), in: database)
                 return UInt32(newest + 1)
             }
         }
@@ -126,6 +129,7 @@ extension UnlockedVault {
             try database.writeTransaction {
                 try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID), .integer(Int64(version))])
+                try journal(VaultEvent("compartment.retire", compartmentID: compartment.uuid), in: database)
             }
             try database.checkpointAndTruncateLog()
         }
@@ -141,6 +145,7 @@ extension UnlockedVault {
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID)])
+                try journal(VaultEvent("compartment.destroy", compartmentID: compartment.uuid), in: database)
             }
             try database.checkpointAndTruncateLog()
         }

@@ -15,17 +15,19 @@ public struct OperationRecord: Sendable, Equatable {
 
 extension UnlockedVault {
     /// Appends a record; call inside the write transaction of the operation it records.
-    func record(_ action: VaultAction, compartmentID: [UInt8]?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database) throws {
+    func record(_ action: VaultAction, compartmentID: [UInt8]?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
+                details: [VaultEvent.Detail] = []) throws {
+        try journal(VaultEvent("bundle.\(action.rawValue)", compartmentID: compartmentID, subjectID: bundleID, details: details), in: database)
         try database.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (?, ?, ?, ?, ?)",
                            [.integer(Clock.now()), .text(action.rawValue), compartmentID.map { .blob($0) } ?? .null,
                             bundleID.map { .blob($0) } ?? .null, bytes.map { .integer(Int64($0)) } ?? .null])
     }
 
     /// Records an operation that changed nothing else in the vault (an open, a get), in its own transaction.
-    public func record(_ action: VaultAction, bundle header: BundleHeader, bytes: UInt64?) throws {
+    public func record(_ action: VaultAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
         try vault.withDatabase { database in
             try database.writeTransaction {
-                try record(action, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: bytes, in: database)
+                try record(action, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: bytes, in: database, details: details)
             }
         }
     }

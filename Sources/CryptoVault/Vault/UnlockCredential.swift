@@ -11,7 +11,25 @@ extension Vault {
     /// Every slot of the matching kind is tried, even after one succeeds, so the time taken does not
     /// reveal which slot (or whether an early one) matched. A passphrase slot whose KDF parameters are
     /// weaker than the vault's policy is re-wrapped with the policy's parameters.
+    /// Every attempt is recorded: a success as `vault.unlock` (with the slot used), a failure as
+    /// `vault.unlock-failed`.
     public func unlock(with credential: UnlockCredential) throws -> UnlockedVault {
+        do {
+            let unlocked = try unlockUnrecorded(with: credential)
+            let slot = try keyslots().first { $0.id == unlocked.unlockedSlotID }
+            try unlocked.record(VaultEvent("vault.unlock", subjectID: slot?.uuid))
+            return unlocked
+        } catch let error as CryptoVaultError where Self.isFailedAttempt(error) {
+            try recordAlone(VaultEvent("vault.unlock-failed"), keys: nil)
+            throw error
+        }
+    }
+
+    private static func isFailedAttempt(_ error: CryptoVaultError) -> Bool {
+        [.wrongPassphrase, .wrongRecoveryKey, .insufficientShares, .invalidShare, .kdfParametersOutOfRange].contains(error.code)
+    }
+
+    private func unlockUnrecorded(with credential: UnlockCredential) throws -> UnlockedVault {
         let (slots, refusals) = try readableKeyslots()
         switch credential {
         case .passphrase(let passphrase):

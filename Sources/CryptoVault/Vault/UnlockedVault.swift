@@ -14,6 +14,19 @@ public final class UnlockedVault: @unchecked Sendable {
 
     var vaultID: [UInt8] { vault.vaultID }
 
+    /// Appends `event` to the vault's journal inside the caller's write transaction.
+    func journal(_ event: VaultEvent, in database: Database) throws {
+        try vault.journal.append(event, in: database, vaultID: vaultID, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID))
+    }
+
+    /// The keys that seal audit details and key their hashes (for `vaultctl audit hash` and exports).
+    public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID) }
+
+    /// Records an event that changes nothing else, in its own transaction.
+    public func record(_ event: VaultEvent) throws {
+        try vault.withDatabase { database in try database.writeTransaction { try journal(event, in: database) } }
+    }
+
     // MARK: Passphrase slots
 
     func insertPassphraseSlot(_ passphrase: SecureBytes, parameters: KDFParameters, in database: Database) throws {
@@ -40,7 +53,7 @@ public final class UnlockedVault: @unchecked Sendable {
 
     /// Rewrites one passphrase slot in place, in one transaction: SQLite's atomic commit is what makes
     /// a crash at any moment leave either the old row (old passphrase) or the new one.
-    private func rewritePassphraseSlot(_ slot: Keyslot, passphrase: SecureBytes, parameters: KDFParameters) throws {
+    private func rewritePassphraseSlot(_ slot: Keyslot, passphrase: SecureBytes, parameters: KDFParameters, event: String) throws {
         let columns = try passphraseSlotColumns(passphrase, parameters: parameters, uuid: slot.uuid)
         try vault.withDatabase { database in
             try database.writeTransaction {
@@ -52,6 +65,7 @@ public final class UnlockedVault: @unchecked Sendable {
                 guard database.changes == 1 else {
                     throw CryptoVaultError(.keyslotNotFound, "passphrase slot \(slot.id) disappeared while it was being changed")
                 }
+                try journal(VaultEvent(event, subjectID: slot.uuid), in: database)
             }
         }
     }
@@ -63,7 +77,7 @@ public final class UnlockedVault: @unchecked Sendable {
         guard case .passwordHash(let current) = slot.kdf else { return false }
         let policy = try vault.kdfPolicy()
         guard current.isWeaker(than: policy) else { return false }
-        try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: policy)
+        try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: policy, event: "keyslot.upgrade")
         return true
     }
 
@@ -73,13 +87,14 @@ public final class UnlockedVault: @unchecked Sendable {
         let policy = try vault.kdfPolicy()
         let slots = try vault.keyslots()
         if let slot = slots.first(where: { $0.id == unlockedSlotID && $0.kind == .passphrase }) {
-            try rewritePassphraseSlot(slot, passphrase: newPassphrase, parameters: policy)
+            try rewritePassphraseSlot(slot, passphrase: newPassphrase, parameters: policy, event: "keyslot.passwd")
             return
         }
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try database.query("DELETE FROM keyslots WHERE kind = 'passphrase'")
                 try insertPassphraseSlot(newPassphrase, parameters: policy, in: database)
+                try journal(VaultEvent("keyslot.passwd-replace"), in: database)
             }
         }
     }
@@ -124,6 +139,7 @@ public final class UnlockedVault: @unchecked Sendable {
                           .blob(sealed.nonce), .blob(sealed.wrappedKey),
                           threshold.map { .integer(Int64($0)) } ?? .null, shareCount.map { .integer(Int64($0)) } ?? .null,
                           .integer(now), .integer(now)])
+                try journal(VaultEvent(kind == .recoveryKey ? "recovery.create-key" : "recovery.split", subjectID: uuid), in: database)
                 try beforeCommit()
             }
         }

@@ -11,16 +11,31 @@ public final class Vault: @unchecked Sendable {
 
     public let directory: String
     public let vaultID: [UInt8]
+    /// Where this vault's events are recorded (the audit log, in vaultctl).
+    public let journal: VaultJournal
     let database: Database
     private let lock = NSLock()
 
     public var databasePath: String { (directory as NSString).appendingPathComponent(Self.databaseName) }
     public var assetsPath: String { (directory as NSString).appendingPathComponent(Self.assetsName) }
 
-    private init(directory: String, database: Database, vaultID: [UInt8]) {
+    private init(directory: String, database: Database, vaultID: [UInt8], journal: VaultJournal) {
         self.directory = directory
         self.database = database
         self.vaultID = vaultID
+        self.journal = journal
+    }
+
+    /// Records `event` in its own transaction (for events that change nothing else, such as an unlock).
+    func recordAlone(_ event: VaultEvent, keys: AuditKeys?) throws {
+        try withDatabase { database in
+            try database.writeTransaction { try journal.append(event, in: database, vaultID: vaultID, keys: keys) }
+        }
+    }
+
+    /// Tells the journal a command's writes are done (the audit log signs a checkpoint).
+    public func finishCommand() throws {
+        try withDatabase { try journal.commandFinished(in: $0, vaultID: vaultID) }
     }
 
     /// Runs `body` with exclusive use of this instance's connection.
@@ -33,7 +48,7 @@ public final class Vault: @unchecked Sendable {
     // MARK: Opening
 
     /// Opens an existing vault, refusing anything that is not one, is damaged, or is too new.
-    public static func open(at directory: String) throws -> Vault {
+    public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal()) throws -> Vault {
         try Sodium.ensureInitialized()
         let databasePath = (directory as NSString).appendingPathComponent(databaseName)
         guard FileManager.default.fileExists(atPath: databasePath) else {
@@ -51,7 +66,7 @@ public final class Vault: @unchecked Sendable {
             throw CryptoVaultError(.missingAssets,
                 "the vault's \(assetsName)/ folder is missing from \(directory); restore it from a backup before using this vault")
         }
-        return Vault(directory: directory, database: database, vaultID: vaultID)
+        return Vault(directory: directory, database: database, vaultID: vaultID, journal: journal)
     }
 
     /// Returns the schema version after checking the file is a vault this build can read.
@@ -98,7 +113,8 @@ public final class Vault: @unchecked Sendable {
     ///
     /// The database is built under a temporary name and renamed into place only when complete, so
     /// an interrupted init leaves no half-made vault behind (and never replaces an existing one).
-    public static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters) throws -> UnlockedVault {
+    public static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters,
+                              journal: VaultJournal = UnrecordedJournal()) throws -> UnlockedVault {
         try Sodium.ensureInitialized()
         try kdf.validate()
         let databasePath = (directory as NSString).appendingPathComponent(databaseName)
@@ -112,7 +128,7 @@ public final class Vault: @unchecked Sendable {
         let temporaryPath = databasePath + ".creating-\(getpid())"
         do {
             try populateNewDatabase(at: temporaryPath, directory: directory, vaultID: vaultID, masterKey: masterKey,
-                                    passphrase: passphrase, kdf: kdf)
+                                    passphrase: passphrase, kdf: kdf, journal: journal)
             try DurableFile.renameWithoutReplacing(temporaryPath, to: databasePath)
         } catch {
             unlink(temporaryPath)
@@ -121,15 +137,16 @@ public final class Vault: @unchecked Sendable {
             }
             throw error
         }
-        let vault = try open(at: directory)
+        let vault = try open(at: directory, journal: journal)
+        try vault.finishCommand()
         return UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: try vault.keyslots().first?.id)
     }
 
     private static func populateNewDatabase(at path: String, directory: String, vaultID: [UInt8], masterKey: SecureBytes,
-                                            passphrase: SecureBytes, kdf: KDFParameters) throws {
+                                            passphrase: SecureBytes, kdf: KDFParameters, journal: VaultJournal) throws {
         let database = try Database(path: path, create: true)
         try Schema.migrate(database)
-        let vault = Vault(directory: directory, database: database, vaultID: vaultID)
+        let vault = Vault(directory: directory, database: database, vaultID: vaultID, journal: journal)
         let unlocked = UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: nil)
         try database.writeTransaction {
             let now = Clock.now()
@@ -137,6 +154,7 @@ public final class Vault: @unchecked Sendable {
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [.integer(now)])
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('kdf_policy', ?)", [.text(kdf.encoded)])
             try unlocked.insertPassphraseSlot(passphrase, parameters: kdf, in: database)
+            try unlocked.journal(VaultEvent("vault.init"), in: database)
         }
         // Rollback-journal mode until here: the finished file is self-contained, so renaming it is safe.
         try database.execute("PRAGMA synchronous = FULL")

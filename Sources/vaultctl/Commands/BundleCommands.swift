@@ -50,7 +50,8 @@ enum BundleCommands {
                                                   metadata: input.metadata(name: arguments.value("--name")), options: options,
                                                   progress: progress.update)
                 progress.finish()
-                try unlocked.record(.seal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil)
+                try unlocked.record(.seal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil,
+                                    details: [.init("file", input.metadata(name: arguments.value("--name")).name)])
             }
             if !output.isStandardOutput { Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header!.bundleID))).") }
         }

@@ -1,3 +1,4 @@
+import AuditChain
 import CryptoVault
 import Foundation
 
@@ -28,7 +29,7 @@ enum InitCommand {
             let directory = VaultLocation.directory(arguments)
             let parameters = try kdfParameters(arguments)
             let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")
-            let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters).vault
+            let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog()).vault
             if arguments.has("--json") {
                 Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": parameters.encoded])
             } else {

@@ -1,0 +1,88 @@
+import CryptoVault
+import Foundation
+
+/// The forward-secure chain of audit signing keys, in the `audit_signing_keys` table. Epoch 0 is the
+/// genesis key, whose public half (as a signed-note vkey) is what an auditor trusts. Each later key is
+/// introduced by a note signed by the key before it; only the newest key's private half is stored.
+struct AuditKeyChainStore {
+    let database: Database
+
+    struct SigningKey {
+        let epoch: Int
+        let privateKey: Ed25519PrivateKey
+    }
+
+    /// The genesis key, made on first use (the vault's first audit entry).
+    func ensureGenesis() throws {
+        guard try database.queryOne("SELECT epoch FROM audit_signing_keys WHERE epoch = 0") == nil else { return }
+        let key = try Ed25519PrivateKey()
+        try database.query("INSERT INTO audit_signing_keys (epoch, public_key, introduction, private_key, created_at) VALUES (0, ?, NULL, ?, ?)",
+                           [.blob(key.publicKey), .blob(key.seed.exposedCopy()), .integer(Int64(Date().timeIntervalSince1970))])
+    }
+
+    func currentSigningKey(origin: String) throws -> SigningKey {
+        try ensureGenesis()
+        guard let row = try database.queryOne("SELECT epoch, private_key FROM audit_signing_keys ORDER BY epoch DESC LIMIT 1"),
+              case .blob(let seed) = row["private_key"], seed.count == 32 else {
+            throw AuditChainError(.verificationFailed, "the current audit signing key is missing: the vault cannot sign checkpoints")
+        }
+        return SigningKey(epoch: Int(try row.integer("epoch")), privateKey: try Ed25519PrivateKey(seed: try SecureBytes(copying: seed)))
+    }
+
+    /// Makes the next epoch's key, has the current key introduce it, and erases the current private key.
+    func evolve(from current: SigningKey, origin: String, after checkpoint: CheckpointBody) throws {
+        let next = try Ed25519PrivateKey()
+        let statement = KeyTransition(origin: origin, epoch: current.epoch + 1, publicKey: next.publicKey, after: checkpoint)
+        let introduction = try NoteSigning.sign(statement.text, name: origin, key: current.privateKey)
+        try database.query("INSERT INTO audit_signing_keys (epoch, public_key, introduction, private_key, created_at) VALUES (?, ?, ?, ?, ?)",
+                           [.integer(Int64(current.epoch + 1)), .blob(next.publicKey), .text(introduction),
+                            .blob(next.seed.exposedCopy()), .integer(Int64(Date().timeIntervalSince1970))])
+        try database.query("UPDATE audit_signing_keys SET private_key = NULL WHERE epoch = ?", [.integer(Int64(current.epoch))])
+    }
+
+    func genesisPublicKey() throws -> [UInt8] {
+        try ensureGenesis()
+        guard let key = try database.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key") else {
+            throw AuditChainError(.verificationFailed, "the vault has no genesis audit key")
+        }
+        return key
+    }
+}
+
+/// What the outgoing key signs: the incoming key, its epoch, and the checkpoint it follows.
+///
+///     vaultctl audit key transition v1
+///     <origin>
+///     epoch <e+1>
+///     key <base64 public key of epoch e+1>
+///     after <tree size> <base64 root hash>
+struct KeyTransition: Equatable {
+    static let firstLine = "vaultctl audit key transition v1"
+
+    let origin: String
+    let epoch: Int
+    let publicKey: [UInt8]
+    let after: CheckpointBody
+
+    var text: String {
+        "\(Self.firstLine)\n\(origin)\nepoch \(epoch)\nkey \(Data(publicKey).base64EncodedString())\n"
+            + "after \(after.treeSize) \(Data(after.rootHash).base64EncodedString())\n"
+    }
+}
+
+/// Signed-note signing (C2SP signed-note, Ed25519): body, a blank line, "— name base64(keyID || sig)".
+enum NoteSigning {
+    static func keyID(name: String, publicKey: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(Array(name.utf8) + [0x0a, 0x01] + publicKey).prefix(4))
+    }
+
+    static func sign(_ body: String, name: String, key: Ed25519PrivateKey) throws -> String {
+        let signature = try key.signature(for: Array(body.utf8))
+        return body + "\n\u{2014} \(name) \(Data(keyID(name: name, publicKey: key.publicKey) + signature).base64EncodedString())\n"
+    }
+
+    /// The vkey string an auditor is given: "<name>+<hex key ID>+<base64(0x01 || public key)>".
+    static func verifierKey(name: String, publicKey: [UInt8]) -> String {
+        "\(name)+\(keyID(name: name, publicKey: publicKey).map { String(format: "%02x", $0) }.joined())+\(Data([0x01] + publicKey).base64EncodedString())"
+    }
+}

@@ -1,0 +1,112 @@
+import CryptoVault
+import Foundation
+
+/// The vault's audit log: every vault event becomes an `AuditEntry`, chained to the one before and
+/// added as a leaf of the Merkle tree, inside the transaction of the operation it records.
+public final class AuditLog: VaultJournal, @unchecked Sendable {
+    static let detailsAssociatedData = Array("vaultctl audit details v1".utf8)
+
+    /// Who acts: the operating-system account running vaultctl.
+    public let actor: String
+    let clock: @Sendable () -> Int64
+    let checkpointer: Checkpointer?
+
+    public init(actor: String = AuditLog.currentAccount(), checkpointer: Checkpointer? = Checkpointer(),
+                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+        self.actor = String(decoding: Array(actor.utf8.prefix(255)), as: UTF8.self)
+        self.checkpointer = checkpointer
+        self.clock = clock
+    }
+
+    public static func currentAccount() -> String {
+        let name = ProcessInfo.processInfo.userName
+        return "\(name.isEmpty ? "unknown" : name) (uid \(getuid()))"
+    }
+
+    public func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+        let (seq, previous) = try tail(of: database)
+        let entry = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID,
+                                  deviceID: try Self.deviceID(database), keys: keys)
+        let encoded = entry.encoded()
+        let leafHash = MerkleHash.leaf(encoded)
+        try database.query("INSERT INTO audit_entries (seq, entry, leaf_hash) VALUES (?, ?, ?)",
+                           [.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
+        try AuditTreeStore(database: database).didAppendLeaf(Int(seq), leafHash: leafHash)
+        if let checkpointer, try checkpointer.isDue(in: database) {
+            try checkpointer.checkpoint(database, vaultID: vaultID)
+        }
+    }
+
+    public func commandFinished(in database: Database, vaultID: [UInt8]) throws {
+        try checkpointer?.checkpointIfBehind(database, vaultID: vaultID)
+    }
+
+    /// The next sequence number and the leaf hash it chains to.
+    func tail(of database: Database) throws -> (UInt64, [UInt8]) {
+        guard let last = try database.queryOne("SELECT seq, leaf_hash FROM audit_entries ORDER BY seq DESC LIMIT 1") else {
+            return (0, [UInt8](repeating: 0, count: 32))
+        }
+        return (UInt64(try last.integer("seq")) + 1, try last.blob("leaf_hash"))
+    }
+
+    static func deviceID(_ database: Database) throws -> [UInt8] {
+        guard let id = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'device_id'")?.blob("value"), id.count == 16 else {
+            throw AuditChainError(.malformedEntry, "the vault has no device id")
+        }
+        return id
+    }
+
+    func makeEntry(_ event: VaultEvent, seq: UInt64, previousHash: [UInt8], vaultID: [UInt8], deviceID: [UInt8],
+                   keys: AuditKeys?) throws -> AuditEntry {
+        try Self.validate(event)
+        let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys)
+        return AuditEntry(seq: seq, time: clock(), deviceID: deviceID, actor: actor, action: event.action,
+                          compartmentID: event.compartmentID ?? [], subjectID: event.subjectID ?? [],
+                          detailHashes: details.hashes, sealedDetails: details.sealed, previousHash: previousHash)
+    }
+
+    /// Seals the details under the audit sealing key and hashes each value under the hashing key.
+    func sealDetails(_ details: [VaultEvent.Detail], seq: UInt64, vaultID: [UInt8],
+                     keys: AuditKeys?) throws -> (hashes: [AuditEntry.DetailHash], sealed: [UInt8]) {
+        guard !details.isEmpty else { return ([], []) }
+        guard let keys else { throw AuditChainError(.invalidEvent, "details can only be recorded while the vault is unlocked") }
+        let sorted = details.sorted { $0.name < $1.name }
+        let hashes = sorted.map { AuditEntry.DetailHash(name: $0.name, hash: Self.detailHash(name: $0.name, value: $0.value, key: keys.hashingKey)) }
+        let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
+        let sealed = try XChaChaPoly.seal(Self.encodeDetails(sorted), key: keys.sealingKey, nonce: nonce,
+                                          authenticating: Self.detailsAssociatedData + vaultID + AuditEntry.bigEndian(seq, width: 8))
+        return (hashes, nonce + sealed)
+    }
+
+    /// HMAC-SHA-256(hashing key, name || 0x00 || value): what `vaultctl audit hash` computes for an auditor.
+    public static func detailHash(name: String, value: String, key: SecureBytes) -> [UInt8] {
+        HMAC.sha256(key: key, message: Array(name.utf8) + [0] + Array(value.utf8))
+    }
+
+    /// u8 count, then per detail: u8 name length, name, u16 value length, value.
+    static func encodeDetails(_ details: [VaultEvent.Detail]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(details.count)]
+        for detail in details {
+            bytes += [UInt8(detail.name.utf8.count)] + Array(detail.name.utf8)
+            bytes += AuditEntry.bigEndian(UInt64(detail.value.utf8.count), width: 2) + Array(detail.value.utf8)
+        }
+        return bytes
+    }
+
+    static func validate(_ event: VaultEvent) throws {
+        let action = Array(event.action.utf8)
+        guard !action.isEmpty, action.count <= 64, action.allSatisfy(AuditEntry.isActionCharacter) else {
+            throw AuditChainError(.invalidEvent, "an audit action must be 1 to 64 characters of [a-z0-9.-]")
+        }
+        guard [0, 16].contains(event.compartmentID?.count ?? 0), (event.subjectID?.count ?? 0) <= 64 else {
+            throw AuditChainError(.invalidEvent, "an audit event's compartment or subject id has the wrong size")
+        }
+        guard event.details.count <= 32, Set(event.details.map(\.name)).count == event.details.count,
+              event.details.allSatisfy({ detail in
+                  let name = Array(detail.name.utf8)
+                  return !name.isEmpty && name.count <= 32 && name.allSatisfy(AuditEntry.isDetailNameCharacter) && detail.value.utf8.count <= 4096
+              }) else {
+            throw AuditChainError(.invalidEvent, "audit details need distinct names of [a-z0-9_-] and values up to 4 KiB")
+        }
+    }
+}

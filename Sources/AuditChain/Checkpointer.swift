@@ -1,0 +1,59 @@
+import CryptoVault
+import Foundation
+
+/// Makes signed checkpoints of the audit log and evolves the signing key after each one.
+///
+/// Epoch e's key signs the checkpoint, then signs a key transition naming epoch e+1's public key
+/// (and the checkpoint it follows), and is erased from the database. Someone who steals the vault
+/// later holds only the current key, which cannot sign for an earlier epoch.
+public struct Checkpointer: Sendable {
+    public let interval: Int
+
+    public init(interval: Int = 256) {
+        self.interval = max(1, interval)
+    }
+
+    public static func origin(vaultID: [UInt8]) -> String {
+        "vaultctl/" + vaultID.map { String(format: "%02x", $0) }.joined()
+    }
+
+    func isDue(in database: Database) throws -> Bool {
+        try AuditTreeStore(database: database).size - lastCheckpointSize(database) >= interval
+    }
+
+    func checkpointIfBehind(_ database: Database, vaultID: [UInt8]) throws {
+        try database.writeTransaction {
+            guard try AuditTreeStore(database: database).size > lastCheckpointSize(database) else { return }
+            try checkpoint(database, vaultID: vaultID)
+        }
+        try database.truncateLog()
+    }
+
+    /// Signs a checkpoint of the whole log with the current epoch's key, then moves to a new epoch.
+    /// Runs inside the caller's write transaction.
+    func checkpoint(_ database: Database, vaultID: [UInt8]) throws {
+        let origin = Self.origin(vaultID: vaultID)
+        let keys = AuditKeyChainStore(database: database)
+        let current = try keys.currentSigningKey(origin: origin)
+        let tree = AuditTreeStore(database: database)
+        let size = try tree.size
+        let body = CheckpointBody(origin: origin, treeSize: size, rootHash: try tree.rootHash(size: size))
+        let note = try NoteSigning.sign(body.text, name: origin, key: current.privateKey)
+        try database.query("INSERT INTO audit_checkpoints (tree_size, epoch, note, created_at) VALUES (?, ?, ?, ?)",
+                           [.integer(Int64(size)), .integer(Int64(current.epoch)), .text(note), .integer(Int64(Date().timeIntervalSince1970))])
+        try keys.evolve(from: current, origin: origin, after: body)
+    }
+
+    func lastCheckpointSize(_ database: Database) throws -> Int {
+        Int(try database.queryOne("SELECT coalesce(max(tree_size), 0) AS size FROM audit_checkpoints")?.integer("size") ?? 0)
+    }
+}
+
+/// A C2SP tlog-checkpoint body: origin, tree size, base64 root hash, each on its own line.
+struct CheckpointBody: Equatable {
+    let origin: String
+    let treeSize: Int
+    let rootHash: [UInt8]
+
+    var text: String { "\(origin)\n\(treeSize)\n\(Data(rootHash).base64EncodedString())\n" }
+}

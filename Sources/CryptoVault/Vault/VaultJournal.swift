@@ -1,0 +1,64 @@
+/// Something that happened to the vault, as the audit log records it.
+///
+/// `details` are the sensitive specifics (a compartment's name, a file name, a purpose): the journal
+/// seals them and records a keyed hash of each, never the value in clear.
+public struct VaultEvent: Sendable, Equatable {
+    public let action: String
+    public let compartmentID: [UInt8]?
+    public let subjectID: [UInt8]?
+    public let details: [Detail]
+
+    public struct Detail: Sendable, Equatable {
+        public let name: String
+        public let value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(_ action: String, compartmentID: [UInt8]? = nil, subjectID: [UInt8]? = nil, details: [Detail] = []) {
+        self.action = action
+        self.compartmentID = compartmentID
+        self.subjectID = subjectID
+        self.details = details
+    }
+}
+
+/// The keys that seal audit details and key their hashes, derived from the master key:
+///     HKDF-SHA-256(IKM = MK, salt = vault id, info = "vaultctl audit keys v1", L = 64)
+///       = sealing key (32) || hashing key (32)
+/// Events recorded while the vault is locked (a failed unlock) have no details, so need no keys.
+public struct AuditKeys: Sendable {
+    public let sealingKey: SecureBytes
+    public let hashingKey: SecureBytes
+
+    static let info = Array("vaultctl audit keys v1".utf8)
+
+    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
+        let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.info, outputCount: 64)
+        sealingKey = try both.slice(0..<32)
+        hashingKey = try both.slice(32..<64)
+    }
+
+    public init(sealingKey: SecureBytes, hashingKey: SecureBytes) {
+        self.sealingKey = sealingKey
+        self.hashingKey = hashingKey
+    }
+}
+
+/// Where vault events go. `append` runs inside the write transaction of the operation it records, so
+/// the operation and its record commit together or not at all. `commandFinished` runs after a
+/// command's last write (the audit log makes a signed checkpoint there).
+public protocol VaultJournal: Sendable {
+    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws
+    func commandFinished(in database: Database, vaultID: [UInt8]) throws
+}
+
+/// For library users and tests that do not audit: records nothing.
+public struct UnrecordedJournal: VaultJournal {
+    public init() {}
+    public func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {}
+    public func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
+}
