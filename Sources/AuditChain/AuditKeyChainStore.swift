@@ -70,19 +70,9 @@ struct KeyTransition: Equatable {
     }
 }
 
-/// Signed-note signing (C2SP signed-note, Ed25519): body, a blank line, "— name base64(keyID || sig)".
+/// Signs a note body with one Ed25519 key under the log's name (C2SP signed-note).
 enum NoteSigning {
-    static func keyID(name: String, publicKey: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(Array(name.utf8) + [0x0a, 0x01] + publicKey).prefix(4))
-    }
-
     static func sign(_ body: String, name: String, key: Ed25519PrivateKey) throws -> String {
-        let signature = try key.signature(for: Array(body.utf8))
-        return body + "\n\u{2014} \(name) \(Data(keyID(name: name, publicKey: key.publicKey) + signature).base64EncodedString())\n"
-    }
-
-    /// The vkey string an auditor is given: "<name>+<hex key ID>+<base64(0x01 || public key)>".
-    static func verifierKey(name: String, publicKey: [UInt8]) -> String {
-        "\(name)+\(keyID(name: name, publicKey: publicKey).map { String(format: "%02x", $0) }.joined())+\(Data([0x01] + publicKey).base64EncodedString())"
+        try SignedNote.sign(body: body, signers: [try NoteSigner(name: name, privateKey: key)]).serialized()
     }
 }

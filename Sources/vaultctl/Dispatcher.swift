@@ -11,6 +11,9 @@ enum Dispatcher {
         CompartmentCommands.destroy, StoreCommands.rewrap,
         BundleCommands.seal, BundleCommands.open, BundleCommands.inspect,
         StoreCommands.put, StoreCommands.get, StoreCommands.list, StoreCommands.remove,
+        AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
+        AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
+        ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
         DemoCommand.command,
     ]
 

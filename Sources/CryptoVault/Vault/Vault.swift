@@ -33,6 +33,21 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
+    /// Records an event that needs no key and changes nothing else (an audit verification or export).
+    public func recordLocked(_ event: VaultEvent) throws {
+        try recordAlone(event, keys: nil)
+    }
+
+    /// Runs `body` on one consistent snapshot of the database (a read transaction).
+    public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try withDatabase { database in try database.readTransaction { try body(database) } }
+    }
+
+    /// Runs `body` in a write transaction of its own.
+    public func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try withDatabase { database in try database.writeTransaction { try body(database) } }
+    }
+
     /// Tells the journal a command's writes are done (the audit log signs a checkpoint).
     public func finishCommand() throws {
         try withDatabase { try journal.commandFinished(in: $0, vaultID: vaultID) }

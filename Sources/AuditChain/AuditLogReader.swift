@@ -1,0 +1,92 @@
+import CryptoVault
+import Foundation
+
+/// Read access to a vault's audit log: its key, checkpoints, entries, proofs, verification, export.
+public struct AuditLogReader {
+    public let vault: Vault
+
+    public init(vault: Vault) { self.vault = vault }
+
+    public var origin: String { Checkpointer.origin(vaultID: vault.vaultID) }
+
+    /// The genesis key as a signed-note vkey: what an auditor is given to verify exports.
+    public func genesisKey() throws -> NoteVerifierKey {
+        let publicKey = try vault.write { try AuditKeyChainStore(database: $0).genesisPublicKey() }
+        return try NoteVerifierKey(name: origin, publicKey: publicKey)
+    }
+
+    public func latestCheckpoint() throws -> String? {
+        try vault.read { try $0.queryOne("SELECT note FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.text("note") }
+    }
+
+    public func size() throws -> Int {
+        try vault.read { try AuditTreeStore(database: $0).size }
+    }
+
+    /// Every entry, decoded, in order (filtering is the caller's).
+    public func entries() throws -> [AuditEntry] {
+        try vault.read { database in
+            var entries: [AuditEntry] = []
+            try database.forEachRow("SELECT entry FROM audit_entries ORDER BY seq") { entries.append(try AuditEntry(decoding: try $0.blob("entry"))) }
+            return entries
+        }
+    }
+
+    /// The details of an entry, unsealed with the vault's audit key.
+    public static func details(of entry: AuditEntry, vaultID: [UInt8], keys: AuditKeys) throws -> [VaultEvent.Detail] {
+        guard entry.sealedDetails.count > 24 else { return [] }
+        let plaintext = try XChaChaPoly.open(Array(entry.sealedDetails.dropFirst(24)), key: keys.sealingKey,
+                                             nonce: Array(entry.sealedDetails.prefix(24)),
+                                             authenticating: AuditLog.detailsAssociatedData + vaultID + AuditEntry.bigEndian(entry.seq, width: 8))
+        return try decodeDetails(plaintext)
+    }
+
+    static func decodeDetails(_ bytes: [UInt8]) throws -> [VaultEvent.Detail] {
+        var reader = EntryReader(bytes)
+        let details = try (0..<Int(try reader.byte())).map { _ in
+            let name = String(decoding: try reader.bytes(Int(try reader.byte())), as: UTF8.self)
+            let value = String(decoding: try reader.bytes(Int(try reader.integer(2))), as: UTF8.self)
+            return VaultEvent.Detail(name, value)
+        }
+        guard reader.isAtEnd else { throw AuditChainError(.malformedEntry, "sealed details have trailing bytes") }
+        return details
+    }
+
+    public func verify() throws -> AuditVerifier.Report {
+        let genesis = try genesisKey()
+        return try vault.read { database in
+            try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID), genesis: genesis).verify()
+        }
+    }
+
+    public func export(to output: FileDescriptor) throws -> Int {
+        try vault.read { database in
+            let snapshot = try AuditSnapshot.load(from: database, vaultID: vault.vaultID)
+            try AuditExport.write(snapshot, to: output)
+            return try AuditTreeStore(database: database).size
+        }
+    }
+
+    public func inclusionProof(entry: Int, size: Int?) throws -> (leafHash: [UInt8], size: Int, root: [UInt8], proof: [[UInt8]]) {
+        try vault.read { database in
+            let tree = AuditTreeStore(database: database)
+            let treeSize = try size ?? tree.size
+            let proof = try tree.inclusionProof(index: entry, size: treeSize)
+            guard let leaf = try tree.node(level: 0, index: entry) else { throw AuditChainError(.indexOutOfRange, "no entry \(entry)") }
+            return (leaf, treeSize, try tree.rootHash(size: treeSize), proof)
+        }
+    }
+
+    public func consistencyProof(from first: Int, to second: Int) throws -> (root1: [UInt8], root2: [UInt8], proof: [[UInt8]]) {
+        try vault.read { database in
+            let tree = AuditTreeStore(database: database)
+            return (try tree.rootHash(size: first), try tree.rootHash(size: second), try tree.consistencyProof(from: first, to: second))
+        }
+    }
+
+    /// The public keys of every epoch, for checking a checkpoint note given from outside.
+    public func chainKeys() throws -> [NoteVerifierKey] {
+        let keys = try vault.read { try $0.query("SELECT public_key FROM audit_signing_keys ORDER BY epoch").map { try $0.blob("public_key") } }
+        return try keys.map { try NoteVerifierKey(name: origin, publicKey: $0) }
+    }
+}

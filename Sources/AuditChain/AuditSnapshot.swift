@@ -1,0 +1,65 @@
+import CryptoVault
+import Foundation
+
+/// Everything a verifier reads: the key chain, the checkpoints, and the entries in order. It comes
+/// from the vault database (`audit verify`) or from an export file (`audit verify-export`).
+public struct AuditSnapshot: Sendable {
+    public struct Key: Sendable, Equatable {
+        public let epoch: Int
+        public let publicKey: [UInt8]
+        /// The note by which the previous epoch's key introduced this one (nil for the genesis key).
+        public let introduction: String?
+    }
+
+    public struct SignedCheckpoint: Sendable, Equatable {
+        public let epoch: Int
+        public let note: String
+    }
+
+    public let origin: String
+    public let keys: [Key]
+    public let checkpoints: [SignedCheckpoint]
+    /// Each entry's encoding, and the leaf hash stored beside it (a database has one; an export not).
+    public let entries: EntrySource
+
+    public enum EntrySource: Sendable {
+        case database(Database)
+        case encoded([[UInt8]])
+    }
+
+    /// Calls `body(index, encoded entry, stored leaf hash)` for each entry in order.
+    func forEachEntry(_ body: (Int, [UInt8], [UInt8]?) throws -> Void) throws {
+        switch entries {
+        case .encoded(let list):
+            for (index, entry) in list.enumerated() { try body(index, entry, nil) }
+        case .database(let database):
+            var index = 0
+            try database.forEachRow("SELECT seq, entry, leaf_hash FROM audit_entries ORDER BY seq") { row in
+                guard try row.integer("seq") == Int64(index) else {
+                    throw AuditVerificationFailure(entry: index, reason: "entry \(index) is missing (the next stored entry is \(try row.integer("seq")))")
+                }
+                try body(index, try row.blob("entry"), try row.blob("leaf_hash"))
+                index += 1
+            }
+        }
+    }
+
+    /// The snapshot of a vault's log, read in one read transaction by the caller.
+    public static func load(from database: Database, vaultID: [UInt8]) throws -> AuditSnapshot {
+        let keys = try database.query("SELECT epoch, public_key, introduction FROM audit_signing_keys ORDER BY epoch").map { row in
+            Key(epoch: Int(try row.integer("epoch")), publicKey: try row.blob("public_key"), introduction: try? row.text("introduction"))
+        }
+        let checkpoints = try database.query("SELECT epoch, note FROM audit_checkpoints ORDER BY id").map { row in
+            SignedCheckpoint(epoch: Int(try row.integer("epoch")), note: try row.text("note"))
+        }
+        return AuditSnapshot(origin: Checkpointer.origin(vaultID: vaultID), keys: keys, checkpoints: checkpoints, entries: .database(database))
+    }
+}
+
+/// Why verification failed, naming the first entry involved when there is one.
+public struct AuditVerificationFailure: Error, CustomStringConvertible, Sendable {
+    public let entry: Int?
+    public let reason: String
+
+    public var description: String { reason }
+}

@@ -1,0 +1,188 @@
+import CryptoVault
+import Foundation
+
+/// Checks an audit log from its genesis key alone: the key chain (each key introduced by the one
+/// before), every checkpoint (signed by its epoch's key, in order, its root equal to the tree of the
+/// entries it covers), and every entry (canonical, numbered in order, chained to the one before).
+public struct AuditVerifier {
+    public struct Report: Sendable {
+        public let entryCount: Int
+        public let checkpointCount: Int
+        public let epochCount: Int
+        /// Entries recorded after the latest checkpoint (not yet signed).
+        public let uncheckpointedEntries: Int
+        public let latestCheckpoint: String?
+    }
+
+    let snapshot: AuditSnapshot
+    let genesis: NoteVerifierKey
+
+    /// `genesis` is the trusted key (an auditor's `--key`); for a vault's own log, its stored key 0.
+    public init(snapshot: AuditSnapshot, genesis: NoteVerifierKey) {
+        self.snapshot = snapshot
+        self.genesis = genesis
+    }
+
+    public func verify() throws -> Report {
+        let keys = try verifiedKeyChain()
+        let checkpoints = try verifiedCheckpoints(keys: keys)
+        try checkTransitionsFollowCheckpoints(checkpoints)
+        let count = try verifiedEntries(against: checkpoints)
+        return Report(entryCount: count, checkpointCount: checkpoints.count, epochCount: keys.count,
+                      uncheckpointedEntries: count - (checkpoints.last?.treeSize ?? 0), latestCheckpoint: snapshot.checkpoints.last?.note)
+    }
+
+    // MARK: Key chain
+
+    struct EpochKey {
+        let key: NoteVerifierKey
+        /// The checkpoint the transition into this epoch follows (nil for genesis).
+        let after: (size: Int, root: [UInt8])?
+    }
+
+    private func verifiedKeyChain() throws -> [EpochKey] {
+        guard let first = snapshot.keys.first, first.epoch == 0 else { throw failure("the log has no genesis key") }
+        guard first.publicKey == genesis.publicKey, genesis.name == snapshot.origin else {
+            throw failure("the log's genesis key is not the trusted key \(genesis.vkey)")
+        }
+        var chain = [EpochKey(key: genesis, after: nil)]
+        for key in snapshot.keys.dropFirst() {
+            guard key.epoch == chain.count, let introduction = key.introduction else {
+                throw failure("audit key epoch \(key.epoch) is out of order or has no introduction")
+            }
+            let note = try parse(introduction, what: "the introduction of key epoch \(key.epoch)")
+            try verify(note, by: chain[chain.count - 1].key, what: "the introduction of key epoch \(key.epoch)")
+            let transition = try KeyTransition(parsing: note.body)
+            guard transition.origin == snapshot.origin, transition.epoch == key.epoch, transition.publicKey == key.publicKey else {
+                throw failure("the introduction of key epoch \(key.epoch) names another log, epoch or key")
+            }
+            let verifierKey = try noteKey(key.publicKey)
+            chain.append(EpochKey(key: verifierKey, after: (transition.after.treeSize, transition.after.rootHash)))
+        }
+        return chain
+    }
+
+    // MARK: Checkpoints
+
+    struct VerifiedCheckpoint {
+        let epoch: Int
+        let treeSize: Int
+        let rootHash: [UInt8]
+    }
+
+    private func verifiedCheckpoints(keys: [EpochKey]) throws -> [VerifiedCheckpoint] {
+        var verified: [VerifiedCheckpoint] = []
+        for (index, signed) in snapshot.checkpoints.enumerated() {
+            guard signed.epoch >= 0, signed.epoch < keys.count else { throw failure("checkpoint \(index) names an unknown key epoch \(signed.epoch)") }
+            let note = try parse(signed.note, what: "checkpoint \(index)")
+            try verify(note, by: keys[signed.epoch].key, what: "checkpoint \(index)")
+            let body: Checkpoint
+            do { body = try Checkpoint(parsing: note.body) } catch { throw failure("checkpoint \(index) is malformed: \(error)") }
+            guard body.origin == snapshot.origin else { throw failure("checkpoint \(index) is for another log (\(body.origin))") }
+            let current = VerifiedCheckpoint(epoch: signed.epoch, treeSize: Int(body.treeSize), rootHash: body.rootHash)
+            if let previous = verified.last {
+                guard current.treeSize >= previous.treeSize, current.epoch >= previous.epoch else {
+                    throw failure("checkpoint \(index) goes back in size or epoch (a rollback or a forged earlier checkpoint)")
+                }
+            }
+            verified.append(current)
+        }
+        return verified
+    }
+
+    /// Each key transition must follow the newest checkpoint its outgoing key signed: a key cannot be
+    /// retired without leaving its last checkpoint behind, and a later key cannot sign for its epoch.
+    private func checkTransitionsFollowCheckpoints(_ checkpoints: [VerifiedCheckpoint]) throws {
+        for (epoch, key) in try verifiedKeyChain().enumerated() {
+            guard let after = key.after else { continue }
+            guard let last = checkpoints.last(where: { $0.epoch == epoch - 1 }), last.treeSize == after.size, last.rootHash == after.root else {
+                throw failure("key epoch \(epoch) was introduced after a checkpoint that epoch \(epoch - 1) never signed")
+            }
+            if let stray = checkpoints.first(where: { $0.epoch >= epoch && $0.treeSize < after.size }) {
+                throw failure("a checkpoint of epoch \(stray.epoch) claims an earlier state (size \(stray.treeSize)) than epoch \(epoch) began at")
+            }
+        }
+    }
+
+    // MARK: Entries
+
+    private func verifiedEntries(against checkpoints: [VerifiedCheckpoint]) throws -> Int {
+        var frontier = MerkleFrontier()
+        var previousHash = [UInt8](repeating: 0, count: 32)
+        var pending = checkpoints[...]
+        try checkRoots(&pending, frontier: frontier)
+        try snapshot.forEachEntry { index, encoded, storedLeafHash in
+            let entry: AuditEntry
+            do { entry = try AuditEntry(decoding: encoded) } catch {
+                throw AuditVerificationFailure(entry: index, reason: "entry \(index) does not decode: \(error)")
+            }
+            guard entry.seq == UInt64(index) else {
+                throw AuditVerificationFailure(entry: index, reason: "entry \(index) carries sequence number \(entry.seq) (an entry was removed or reordered)")
+            }
+            guard entry.previousHash == previousHash else {
+                throw AuditVerificationFailure(entry: max(0, index - 1),
+                    reason: "entry \(index) does not chain to entry \(index - 1) (entry \(index - 1) was altered, or one was removed)")
+            }
+            let leafHash = MerkleHash.leaf(encoded)
+            if let storedLeafHash, storedLeafHash != leafHash {
+                throw AuditVerificationFailure(entry: index, reason: "entry \(index) was altered: it no longer matches its recorded hash")
+            }
+            frontier.append(leafHash: leafHash)
+            previousHash = leafHash
+            try checkRoots(&pending, frontier: frontier)
+        }
+        if let missing = pending.first {
+            throw AuditVerificationFailure(entry: frontier.size,
+                reason: "a checkpoint covers \(missing.treeSize) entries but the log has \(frontier.size): entries \(frontier.size) onward were removed")
+        }
+        return frontier.size
+    }
+
+    private func checkRoots(_ pending: inout ArraySlice<VerifiedCheckpoint>, frontier: MerkleFrontier) throws {
+        while let next = pending.first, next.treeSize == frontier.size {
+            guard next.rootHash == frontier.rootHash else {
+                throw AuditVerificationFailure(entry: max(0, frontier.size - 1),
+                    reason: "the checkpoint of \(next.treeSize) entries does not match them (an entry up to \(frontier.size - 1) was altered)")
+            }
+            pending.removeFirst()
+        }
+    }
+
+    // MARK: Helpers
+
+    private func parse(_ text: String, what: String) throws -> SignedNote {
+        do { return try SignedNote(parsing: text) } catch { throw failure("\(what) is not a valid signed note: \(error)") }
+    }
+
+    private func verify(_ note: SignedNote, by key: NoteVerifierKey, what: String) throws {
+        do { _ = try note.verify(using: [key]) } catch { throw failure("\(what) is not signed by its key: \(error)") }
+    }
+
+    private func noteKey(_ publicKey: [UInt8]) throws -> NoteVerifierKey {
+        do { return try NoteVerifierKey(name: snapshot.origin, publicKey: publicKey) } catch { throw failure("a key in the chain is malformed") }
+    }
+
+    private func failure(_ reason: String) -> AuditVerificationFailure {
+        AuditVerificationFailure(entry: nil, reason: reason)
+    }
+}
+
+extension KeyTransition {
+    /// Strict parse of the text `text` produces.
+    init(parsing text: String) throws {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count == 6, lines[0] == Self.firstLine, lines[5].isEmpty,
+              lines[2].hasPrefix("epoch "), let epoch = Int(lines[2].dropFirst(6)), String(epoch) == lines[2].dropFirst(6),
+              lines[3].hasPrefix("key "), let key = Data(base64Encoded: String(lines[3].dropFirst(4))), key.count == 32,
+              lines[4].hasPrefix("after ") else {
+            throw AuditVerificationFailure(entry: nil, reason: "a key transition is malformed")
+        }
+        let after = lines[4].dropFirst(6).split(separator: " ", omittingEmptySubsequences: false)
+        guard after.count == 2, let size = Int(after[0]), String(size) == after[0], let root = Data(base64Encoded: String(after[1])), root.count == 32 else {
+            throw AuditVerificationFailure(entry: nil, reason: "a key transition is malformed")
+        }
+        self.init(origin: lines[1], epoch: epoch, publicKey: Array(key),
+                  after: CheckpointBody(origin: lines[1], treeSize: size, rootHash: Array(root)))
+        guard self.text == text else { throw AuditVerificationFailure(entry: nil, reason: "a key transition is not in canonical form") }
+    }
+}

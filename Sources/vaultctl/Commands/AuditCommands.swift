@@ -1,0 +1,146 @@
+import AuditChain
+import CryptoVault
+import Foundation
+
+/// vaultctl audit: the log, its verification, exports for auditors, checkpoints and proofs.
+enum AuditCommands {
+    static let key = Command("audit key", synopsis: "print the log's genesis public key (vkey) for auditors", usage: """
+        Usage: vaultctl audit key [--vault DIR]
+
+        Prints the signed-note verifier key of the audit log's genesis epoch. Give it to an auditor:
+        with it alone they can verify an export ('vaultctl audit verify-export FILE --key VKEY').
+        """) { arguments in
+            Output.line(try AuditLogReader(vault: try VaultLocation.open(arguments)).genesisKey().vkey)
+        }
+
+    static let checkpoint = Command("audit checkpoint", synopsis: "print the latest signed checkpoint", usage: """
+        Usage: vaultctl audit checkpoint [--vault DIR]
+
+        Prints the latest signed checkpoint (a C2SP tlog-checkpoint in signed-note form).
+        """) { arguments in
+            guard let note = try AuditLogReader(vault: try VaultLocation.open(arguments)).latestCheckpoint() else {
+                throw CommandError(message: "the audit log has no checkpoint yet", exitCode: .noInput)
+            }
+            FileHandle.standardOutput.write(Data(note.utf8))
+        }
+
+    static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", usage: """
+        Usage: vaultctl audit verify [--vault DIR] [--json]
+
+        Checks every entry's encoding, number and chain link, the Merkle root of every checkpoint,
+        every signature and every key transition, from the genesis key. Prints the first entry that
+        fails and why. Exit 0 only when everything holds, 1 when something does not.
+        """) { arguments in
+            let vault = try VaultLocation.open(arguments)
+            let report: AuditVerifier.Report
+            do {
+                report = try AuditLogReader(vault: vault).verify()
+            } catch let failure as AuditVerificationFailure {
+                throw CommandError(message: "audit log verification FAILED: \(failure.reason)", exitCode: .failure)
+            }
+            try vault.recordLocked(VaultEvent("audit.verify"))
+            if arguments.has("--json") {
+                Output.json(["verified": true, "entries": report.entryCount, "checkpoints": report.checkpointCount,
+                             "epochs": report.epochCount, "unsigned_entries": report.uncheckpointedEntries])
+                return
+            }
+            Output.line("Audit log verified: \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs.")
+            if report.uncheckpointedEntries > 0 { Output.line("\(report.uncheckpointedEntries) newest entries are not yet covered by a checkpoint.") }
+        }
+
+    static let export = Command("audit export", synopsis: "write the log to one file for an auditor", usage: """
+        Usage: vaultctl audit export --out FILE [--vault DIR]
+
+        Writes entries (details stay sealed), checkpoints and the key chain to FILE. An auditor
+        checks it with 'vaultctl audit verify-export FILE --key VKEY', needing no vault and no passphrase.
+        """, options: [OptionSpec(name: "--out", kind: .value), OptionSpec(name: "--force", kind: .flag)]) { arguments in
+            let vault = try VaultLocation.open(arguments)
+            try vault.recordLocked(VaultEvent("audit.export"))
+            try vault.finishCommand()
+            let output = try OutputTarget(try arguments.required("--out"), force: arguments.has("--force"))
+            var count = 0
+            try output.produce { output in count = try AuditLogReader(vault: vault).export(to: output.descriptor) }
+            Output.line("Exported \(count) entries to \(output.name).")
+        }
+
+    static let verifyExport = Command("audit verify-export", synopsis: "verify an export with the genesis key alone", usage: """
+        Usage: vaultctl audit verify-export FILE --key VKEY
+
+        Verifies an audit export without any vault or passphrase: the key chain from VKEY (as printed by
+        'vaultctl audit key'), every checkpoint, every entry. Exit 0 when all holds, 1 when not.
+        """, options: [OptionSpec(name: "--key", kind: .value)], positionals: 1...1) { arguments in
+            let key = try NoteVerifierKey(vkey: try arguments.required("--key"))
+            guard let data = FileManager.default.contents(atPath: arguments.positionals[0]) else {
+                throw CommandError(message: "cannot read \(arguments.positionals[0])", exitCode: .noInput)
+            }
+            let report: AuditVerifier.Report
+            do {
+                report = try AuditVerifier(snapshot: try AuditExport.parse([UInt8](data)), genesis: key).verify()
+            } catch let failure as AuditVerificationFailure {
+                throw CommandError(message: "export verification FAILED: \(failure.reason)", exitCode: .failure)
+            } catch let error as AuditChainError {
+                throw CommandError(message: "export verification FAILED: \(error.message)", exitCode: .failure)
+            }
+            Output.line("Export verified: \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs.")
+        }
+
+    static let log = Command("audit log", synopsis: "show the audit log", usage: """
+        Usage: vaultctl audit log [--since TIME] [--until TIME] [--action ACTION] [--compartment NAME] [--details] [--json]
+
+        Lists entries: number, time (UTC), actor, action, compartment, subject. TIME is ISO 8601
+        (2026-11-29T10:00:00Z) or Unix seconds. --details unseals each entry's details (names, files).
+
+        Options:
+        \(Credentials.help)
+        """, options: Credentials.options + [
+            OptionSpec(name: "--since", kind: .value), OptionSpec(name: "--until", kind: .value),
+            OptionSpec(name: "--action", kind: .value), OptionSpec(name: "--compartment", kind: .value),
+            OptionSpec(name: "--details", kind: .flag),
+        ]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let names = Dictionary(try unlocked.compartments().map { (BundleCommands.hex($0.uuid), $0.name) }) { first, _ in first }
+            let since = try arguments.value("--since").map { try parseTime($0, usage: arguments.usage) }
+            let until = try arguments.value("--until").map { try parseTime($0, usage: arguments.usage) }
+            let compartment = try arguments.value("--compartment").map { BundleCommands.hex(try unlocked.compartment(named: $0).uuid) }
+            let keys = arguments.has("--details") ? try unlocked.auditKeys() : nil
+            let entries = try AuditLogReader(vault: unlocked.vault).entries().filter { entry in
+                (since.map { entry.time >= $0 } ?? true) && (until.map { entry.time <= $0 } ?? true)
+                    && (arguments.value("--action").map { entry.action == $0 || entry.action.hasPrefix($0 + ".") } ?? true)
+                    && (compartment.map { BundleCommands.hex(entry.compartmentID) == $0 } ?? true)
+            }
+            let rows = try entries.map { entry -> [String: Any] in
+                var row: [String: Any] = ["seq": entry.seq, "time": Output.timestamp(entry.time), "actor": entry.actor, "action": entry.action,
+                                          "device": BundleCommands.hex(entry.deviceID)]
+                if !entry.compartmentID.isEmpty {
+                    row["compartment"] = names[BundleCommands.hex(entry.compartmentID)] ?? BundleCommands.hex(entry.compartmentID)
+                }
+                if !entry.subjectID.isEmpty { row["subject"] = BundleCommands.hex(entry.subjectID) }
+                if !entry.detailHashes.isEmpty {
+                    row["detail_hashes"] = Dictionary(entry.detailHashes.map { ($0.name, BundleCommands.hex($0.hash)) }) { first, _ in first }
+                }
+                if let keys {
+                    let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: keys)
+                    row["details"] = Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first }
+                }
+                return row
+            }
+            if arguments.has("--json") { Output.json(rows); return }
+            for row in rows {
+                var line = "\(row["seq"]!)  \(row["time"]!)  \(row["actor"]!)  \(row["action"]!)"
+                if let compartment = row["compartment"] { line += "  \(compartment)" }
+                if let subject = row["subject"] { line += "  \(subject)" }
+                if let details = row["details"] as? [String: String], !details.isEmpty {
+                    line += "  " + details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                }
+                Output.line(line)
+            }
+        }
+
+    static func parseTime(_ text: String, usage: String) throws -> Int64 {
+        if let seconds = Int64(text) { return seconds }
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            throw UsageError(message: "'\(text)' is not a time (ISO 8601 or Unix seconds)", usage: usage)
+        }
+        return Int64(date.timeIntervalSince1970)
+    }
+}

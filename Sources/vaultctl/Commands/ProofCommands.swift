@@ -1,0 +1,143 @@
+import AuditChain
+import CryptoVault
+import Foundation
+
+/// RFC 9162 proofs: made from the vault's log, and checked from anywhere.
+enum ProofCommands {
+    static let prove = Command("audit prove", synopsis: "an inclusion proof for one entry", usage: """
+        Usage: vaultctl audit prove --entry N [--size M] [--vault DIR] [--json]
+
+        Prints entry N's leaf hash, the tree size M (default: the whole log), the root at M and the
+        inclusion proof, ready for 'vaultctl audit check-inclusion'. Base64 is standard, padded.
+        """, options: [OptionSpec(name: "--entry", kind: .value), OptionSpec(name: "--size", kind: .value)]) { arguments in
+            guard let entry = try arguments.integer("--entry", in: 0...Int.max) else { throw UsageError(message: "missing --entry", usage: arguments.usage) }
+            let proof = try AuditLogReader(vault: try VaultLocation.open(arguments))
+                .inclusionProof(entry: entry, size: try arguments.integer("--size", in: 0...Int.max))
+            let fields: [(String, Any)] = [("index", entry), ("size", proof.size), ("leaf_hash", b64(proof.leafHash)),
+                                           ("root", b64(proof.root)), ("proof", proof.proof.map(b64))]
+            if arguments.has("--json") { Output.json(Dictionary(uniqueKeysWithValues: fields)); return }
+            Output.line("vaultctl audit check-inclusion --leaf-hash \(b64(proof.leafHash)) --index \(entry) --size \(proof.size) "
+                        + "--root \(b64(proof.root)) --proof '\(proof.proof.map(b64).joined(separator: ","))'")
+        }
+
+    static let consistency = Command("audit consistency", synopsis: "prove an old checkpoint is a prefix of today's log", usage: """
+        Usage: vaultctl audit consistency --from OLD-CHECKPOINT-FILE [--vault DIR] [--json]
+
+        Reads a signed checkpoint saved earlier, checks its signature against the log's key chain and
+        its root against the log, and prints a consistency proof from it to the latest checkpoint.
+        """, options: [OptionSpec(name: "--from", kind: .value)]) { arguments in
+            let reader = AuditLogReader(vault: try VaultLocation.open(arguments))
+            let old = try signedCheckpoint(try readText(try arguments.required("--from")), keys: try reader.chainKeys(), origin: reader.origin)
+            guard let latestText = try reader.latestCheckpoint() else { throw CommandError(message: "the log has no checkpoint", exitCode: .noInput) }
+            let latest = try signedCheckpoint(latestText, keys: try reader.chainKeys(), origin: reader.origin)
+            let proof = try reader.consistencyProof(from: Int(old.treeSize), to: Int(latest.treeSize))
+            guard proof.root1 == old.rootHash else {
+                throw CommandError(message: "the old checkpoint's root does not match this log at size \(old.treeSize): the log forked or was rewritten", exitCode: .failure)
+            }
+            let fields: [(String, Any)] = [("size1", old.treeSize), ("size2", latest.treeSize), ("root1", b64(old.rootHash)),
+                                           ("root2", b64(latest.rootHash)), ("proof", proof.proof.map(b64))]
+            if arguments.has("--json") { Output.json(Dictionary(uniqueKeysWithValues: fields)); return }
+            Output.line("vaultctl audit check-consistency --size1 \(old.treeSize) --size2 \(latest.treeSize) --root1 \(b64(old.rootHash)) "
+                        + "--root2 \(b64(latest.rootHash)) --proof '\(proof.proof.map(b64).joined(separator: ","))'")
+        }
+
+    static let checkInclusion = Command("audit check-inclusion", synopsis: "check an RFC 9162 inclusion proof", usage: """
+        Usage: vaultctl audit check-inclusion --leaf-hash B64 --index N --size N --root B64 --proof B64[,B64...]
+
+        Checks that the leaf is entry INDEX of the tree of SIZE leaves whose root is ROOT (RFC 9162
+        §2.1.3.2). Needs no vault. An empty proof is an empty --proof value. Exit 0 valid, 1 invalid,
+        64 bad usage.
+        """, options: ["--leaf-hash", "--index", "--size", "--root", "--proof"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+            let leaf = try hash(arguments, "--leaf-hash")
+            guard let index = try arguments.integer("--index", in: 0...Int.max), let size = try arguments.integer("--size", in: 0...Int.max) else {
+                throw UsageError(message: "--index and --size are required", usage: arguments.usage)
+            }
+            let result = Result { try MerkleVerification.verifyInclusion(leafHash: leaf, index: index, treeSize: size,
+                                                                        proof: try proofList(arguments), rootHash: try hash(arguments, "--root")) }
+            try report(result)
+        }
+
+    static let checkConsistency = Command("audit check-consistency", synopsis: "check an RFC 9162 consistency proof", usage: """
+        Usage: vaultctl audit check-consistency --size1 N --size2 N --root1 B64 --root2 B64 --proof B64[,B64...]
+
+        Checks that the tree of SIZE1 leaves with ROOT1 is a prefix of the tree of SIZE2 leaves with
+        ROOT2 (RFC 9162 §2.1.4.2). A SIZE1 of 0 is the empty tree, a prefix of every tree: it is valid
+        only with an empty proof and ROOT1 the hash of the empty string (47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=).
+        Exit 0 valid, 1 invalid, 64 bad usage.
+        """, options: ["--size1", "--size2", "--root1", "--root2", "--proof"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+            guard let size1 = try arguments.integer("--size1", in: 0...Int.max), let size2 = try arguments.integer("--size2", in: 0...Int.max) else {
+                throw UsageError(message: "--size1 and --size2 are required", usage: arguments.usage)
+            }
+            let root1 = try hash(arguments, "--root1"), root2 = try hash(arguments, "--root2"), proof = try proofList(arguments)
+            try report(Result { try MerkleVerification.verifyConsistency(size1: size1, size2: size2, root1: root1, root2: root2, proof: proof) })
+        }
+
+    // MARK: Helpers
+
+    static func report(_ result: Result<Void, Error>) throws {
+        switch result {
+        case .success: Output.line("valid")
+        case .failure(let error):
+            throw CommandError(message: "invalid: \((error as? AuditChainError)?.message ?? "\(error)")", exitCode: .failure)
+        }
+    }
+
+    static func hash(_ arguments: ParsedArguments, _ name: String) throws -> [UInt8] {
+        let text = try arguments.required(name)
+        guard let data = Data(base64Encoded: text), data.base64EncodedString() == text, data.count == 32 else {
+            throw UsageError(message: "\(name) must be a 32-byte hash in standard padded base64", usage: arguments.usage)
+        }
+        return Array(data)
+    }
+
+    static func proofList(_ arguments: ParsedArguments) throws -> [[UInt8]] {
+        let text = try arguments.required("--proof")
+        guard !text.isEmpty else { return [] }
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { part in
+            guard let data = Data(base64Encoded: String(part)), data.base64EncodedString() == part, data.count == 32 else {
+                throw UsageError(message: "--proof must be 32-byte hashes in standard padded base64, separated by commas", usage: arguments.usage)
+            }
+            return Array(data)
+        }
+    }
+
+    static func signedCheckpoint(_ text: String, keys: [NoteVerifierKey], origin: String) throws -> Checkpoint {
+        do {
+            let note = try SignedNote(parsing: text)
+            _ = try note.verify(using: keys)
+            let checkpoint = try Checkpoint(parsing: note.body)
+            guard checkpoint.origin == origin else { throw CommandError(message: "the checkpoint is for another log", exitCode: .failure) }
+            return checkpoint
+        } catch let error as AuditChainError {
+            throw CommandError(message: "not a checkpoint of this log: \(error.message)", exitCode: .failure)
+        }
+    }
+
+    static func readText(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw CommandError(message: "cannot read \(path)", exitCode: .noInput)
+        }
+        return text
+    }
+
+    static func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+}
+
+extension AuditCommands {
+    static let hash = Command("audit hash", synopsis: "the keyed hash of a detail value, for an auditor to compare", usage: """
+        Usage: vaultctl audit hash --field NAME [--value-file PATH|-] [credential options]
+
+        Prints HMAC-SHA-256 (hex) of the value under the vault's audit hashing key, as entries record
+        it for detail NAME (name, register, file, ...). The value is read from the first line of
+        --value-file (default: standard input), never from the command line.
+
+        Options:
+        \(Credentials.help)
+        """, options: Credentials.options + [OptionSpec(name: "--field", kind: .value), OptionSpec(name: "--value-file", kind: .value)]) { arguments in
+            let field = try arguments.required("--field")
+            let unlocked = try VaultLocation.unlock(arguments)
+            let value = try SecretInput.firstLine(ofFile: arguments.value("--value-file") ?? "-", what: "value")
+            let digest = AuditLog.detailHash(name: field, value: String(decoding: value.exposedCopy(), as: UTF8.self), key: try unlocked.auditKeys().hashingKey)
+            Output.line(BundleCommands.hex(digest))
+        }
+}
