@@ -24,16 +24,28 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
     }
 
     public func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
-        let (seq, previous) = try tail(of: database)
-        let entry = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID,
-                                  deviceID: try Self.deviceID(database), keys: keys)
-        let encoded = entry.encoded()
-        let leafHash = MerkleHash.leaf(encoded)
-        try database.query("INSERT INTO audit_entries (seq, entry, leaf_hash) VALUES (?, ?, ?)",
-                           [.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
-        try AuditTreeStore(database: database).didAppendLeaf(Int(seq), leafHash: leafHash)
-        if let checkpointer, try checkpointer.isDue(in: database) {
-            try checkpointer.checkpoint(database, vaultID: vaultID)
+        try append([event], in: database, vaultID: vaultID, keys: keys)
+    }
+
+    /// Appends several events in the caller's transaction (a batch is durable when it commits),
+    /// checkpointing every `interval` entries on the way.
+    public func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+        var (seq, previous) = try tail(of: database)
+        let deviceID = try Self.deviceID(database)
+        let insert = try database.prepare("INSERT INTO audit_entries (seq, entry, leaf_hash) VALUES (?, ?, ?)")
+        let tree = AuditTreeStore(database: database)
+        var sinceCheckpoint = try checkpointer.map { try tree.size - $0.lastCheckpointSize(database) } ?? 0
+        for event in events {
+            let encoded = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encoded()
+            let leafHash = MerkleHash.leaf(encoded)
+            try insert.run([.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
+            try tree.didAppendLeaf(Int(seq), leafHash: leafHash)
+            (seq, previous) = (seq + 1, leafHash)
+            sinceCheckpoint += 1
+            if let checkpointer, sinceCheckpoint >= checkpointer.interval {
+                try checkpointer.checkpoint(database, vaultID: vaultID)
+                sinceCheckpoint = 0
+            }
         }
     }
 

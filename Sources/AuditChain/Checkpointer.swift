@@ -45,7 +45,7 @@ public struct Checkpointer: Sendable {
     }
 
     func lastCheckpointSize(_ database: Database) throws -> Int {
-        Int(try database.queryOne("SELECT coalesce(max(tree_size), 0) AS size FROM audit_checkpoints")?.integer("size") ?? 0)
+        Int(try database.queryOne("SELECT tree_size FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.integer("tree_size") ?? 0)
     }
 }
 

@@ -1,4 +1,4 @@
-/// The header of an EncryptedBundle. Big-endian throughout; SECURITY.md §5 has the table.
+/// The header of an EncryptedBundle. Big-endian throughout; SECURITY.md §6 has the table.
 ///
 ///     magic "VBNDL\r\n\u{1A}" (8) | version u16 = 1 | header length u16 | vault id (16)
 ///     | compartment id (16) | key version u32 | bundle id (16) | chunk size u32 | plaintext length u64

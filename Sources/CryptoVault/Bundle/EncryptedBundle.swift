@@ -1,5 +1,5 @@
 /// A sealed file: a header that names and authenticates everything about it, then a payload of
-/// STREAM chunks. See SECURITY.md §5 for the format byte by byte.
+/// STREAM chunks. See SECURITY.md §6 for the format byte by byte.
 public enum EncryptedBundle {
     public struct Options: Sendable {
         public var chunkSize: Int
@@ -33,12 +33,15 @@ public enum EncryptedBundle {
         // gets the input file's size if it has one, else "unknown".
         let headerOffset = output.rewritableOffset()
         let streamed = headerOffset == nil
-        let declaredLength = streamed ? input.regularFileSize() : nil
+        let declaredLength = streamed ? input.remainingBytes() : nil
         let provisional = draft.header(plaintextLength: streamed ? (declaredLength ?? BundleHeader.unknownLength) : 0)
         try provisional.serialized().withUnsafeBytes { try output.write($0) }
         let sealer = BundleSealer(cipher: StreamCipher(payloadKey: draft.keys.payloadKey), chunkSize: options.chunkSize,
                                   threads: options.threads)
         let length = try sealer.sealPayload(from: input, to: output, progress: progress)
+        guard length <= BundleHeader.maximumPlaintextLength else {
+            throw CryptoVaultError(.invalidInput, "the input is larger than a bundle can hold (1 PiB)")
+        }
         if streamed {
             guard provisional.plaintextLength == BundleHeader.unknownLength || provisional.plaintextLength == length else {
                 throw CryptoVaultError(.io, "the input changed size while it was being sealed")

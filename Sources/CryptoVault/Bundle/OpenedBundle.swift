@@ -47,6 +47,10 @@ public final class OpenedBundle: @unchecked Sendable {
     /// This bundle's header re-sealed for `version` of its compartment: only the wrapped data key, its
     /// nonce, the key version and the MAC change; the payload is untouched.
     public func rewrappedHeader(for version: UInt32, vault: UnlockedVault) throws -> BundleHeader {
+        // Only forward: rewrapping to an older version would undo a rotation.
+        guard version > header.keyVersion else {
+            throw CryptoVaultError(.invalidInput, "a bundle can only be rewrapped to a newer key version than \(header.keyVersion)")
+        }
         let compartmentKey = try vault.compartmentKey(for: compartment, version: version)
         var header = header
         header.keyVersion = version

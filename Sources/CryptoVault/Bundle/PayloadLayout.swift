@@ -19,6 +19,9 @@ struct PayloadLayout: Sendable {
             chunkCount = Self.chunkCount(plaintextLength: plaintextLength, chunkSize: chunkSize)
         } else {
             (plaintextLength, chunkCount) = try Self.lengthFromFileSize(fileSize, headerSize: headerSize, chunkSize: chunkSize)
+            guard plaintextLength <= BundleHeader.maximumPlaintextLength else {
+                throw CryptoVaultError(.corruptBundle, "header: the payload is larger than a bundle can hold")
+            }
         }
         try checkFileSize(fileSize)
     }

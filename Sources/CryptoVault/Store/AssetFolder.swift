@@ -44,12 +44,14 @@ struct AssetFolder {
 
     /// Applies a rewrap journal left by a process that died; returns the header now in place, or nil
     /// when there was no journal. The journal is written atomically, so if present it is complete.
-    func finishInterruptedRewrap(of bundleID: [UInt8], commit: (BundleHeader) throws -> Void) throws {
+    func finishInterruptedRewrap(of bundleID: [UInt8], verify: (BundleHeader) throws -> Void,
+                                 commit: (BundleHeader) throws -> Void) throws {
         guard let journal = FileManager.default.contents(atPath: journalPath(of: bundleID)) else { return }
         let bytes = [UInt8](journal)
         guard let header = try? BundleHeader(parsing: bytes), header.size == bytes.count, header.bundleID == bundleID else {
             throw CryptoVaultError(.corruptVault, "the rewrap journal of bundle \(ByteEncoding.hex(bundleID)) is damaged")
         }
+        try verify(header)
         try overwriteHeader(of: bundleID, with: bytes)
         try commit(header)
         unlink(journalPath(of: bundleID))
@@ -74,12 +76,22 @@ struct AssetFolder {
 
     private func isLeftover(_ name: String, known: Set<String>) -> Bool {
         if name.hasPrefix(".incoming-") {
-            let pid = name.dropFirst(".incoming-".count).split(separator: "-").first.flatMap { Int32($0) } ?? 0
-            return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
+            return isGone(name.dropFirst(".incoming-".count))
+        }
+        // The temporary file of a rewrap journal being written (AtomicOutputFile names it
+        // ".<id>.rewrap.vaultctl-<pid>-<random>.tmp"); a killed rewrap leaves it behind.
+        if name.hasPrefix("."), name.hasSuffix(".tmp"), let marker = name.range(of: ".rewrap.vaultctl-") {
+            return isGone(name[marker.upperBound...])
         }
         if name.hasSuffix(".vbundle") {
             return !known.contains(String(name.dropLast(".vbundle".count)))
         }
         return false
+    }
+
+    /// Whether the process whose id starts `pidAndRest` ("<pid>-...") no longer exists.
+    private func isGone(_ pidAndRest: Substring) -> Bool {
+        let pid = pidAndRest.split(separator: "-").first.flatMap { Int32($0) } ?? 0
+        return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
     }
 }

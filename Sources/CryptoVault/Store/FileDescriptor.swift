@@ -45,6 +45,13 @@ public final class FileDescriptor: @unchecked Sendable {
         return UInt64(status.st_size)
     }
 
+    /// The bytes left to read from the current position of a regular file; nil for a stream.
+    public func remainingBytes() -> UInt64? {
+        guard let size = regularFileSize() else { return nil }
+        let position = lseek(rawValue, 0, SEEK_CUR)
+        return position >= 0 && UInt64(position) <= size ? size - UInt64(position) : nil
+    }
+
     /// Where the next write lands, if this is a regular file that positional writes can revisit
     /// (not a pipe, not opened for appending); nil otherwise.
     public func rewritableOffset() -> UInt64? {

@@ -48,11 +48,22 @@ extension UnlockedVault {
     }
 
     /// The bundle file of a stored bundle, opened and verified.
+    /// Verifies, besides the bundle itself, that the file is the one the row names: same bundle id,
+    /// same compartment. Without this, someone with write access to assets/ (and no key) could put
+    /// one bundle's file under another's name and have `get` return the wrong record.
     public func openStored(_ bundleID: [UInt8]) throws -> OpenedBundle {
-        _ = try storedBundle(bundleID)
+        let stored = try storedBundle(bundleID)
         let assets = AssetFolder(path: vault.assetsPath)
         try finishInterruptedRewrap(of: bundleID)
-        return try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundleID)), vault: self)
+        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundleID)), vault: self)
+        try Self.check(opened.header, belongsTo: stored)
+        return opened
+    }
+
+    static func check(_ header: BundleHeader, belongsTo stored: StoredBundle) throws {
+        guard header.bundleID == stored.bundleID, header.compartmentID == stored.compartment.uuid else {
+            throw CryptoVaultError(.corruptBundle, "header: the file stored as bundle \(stored.idString) is a different bundle (swapped or replaced)")
+        }
     }
 
     public func storedBundle(_ bundleID: [UInt8]) throws -> StoredBundle {
@@ -124,9 +135,15 @@ extension UnlockedVault {
     /// Completes a rewrap that a killed process left half done, so the row and the record match the
     /// header on disk.
     private func finishInterruptedRewrap(of bundleID: [UInt8]) throws {
-        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID) { header in
-            if try storedBundle(bundleID).keyVersion != header.keyVersion { try recordRewrap(header) }
-        }
+        let stored = try storedBundle(bundleID)
+        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID, verify: { header in
+            // A journal is only trusted once it authenticates as this bundle's header.
+            try Self.check(header, belongsTo: stored)
+            let dataKey = try EncryptedBundle.unwrapDataKey(header, compartment: stored.compartment, vault: self)
+            _ = try EncryptedBundle.verifiedKeys(header, dataKey: dataKey)
+        }, commit: { header in
+            if stored.keyVersion != header.keyVersion { try recordRewrap(header) }
+        })
     }
 
     private func recordRewrap(_ header: BundleHeader) throws {
