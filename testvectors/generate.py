@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the known-answer files in testvectors/vault/ from fixed inputs, using only the
-independent implementation in testvectors/independent/vault_reader.py (never the Swift code).
+"""Writes the known-answer files in testvectors/vault/ and testvectors/bundle/ from fixed inputs,
+using only the independent implementation in testvectors/independent/ (vault_reader.py and
+bundle_opener.py; never the Swift code).
 
     python3 testvectors/generate.py           # (re)write the files
     python3 testvectors/generate.py --check   # exit 1 if a file differs from what it would write
@@ -20,8 +21,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "independent"))
 
 import vault_reader as vr  # noqa: E402
+import bundle_opener as bo  # noqa: E402
 
 OUT = os.path.join(HERE, "vault")
+BUNDLE_OUT = os.path.join(HERE, "bundle")
 
 
 def fixed(label, n):
@@ -459,25 +462,528 @@ FILES = {
 }
 
 
+# ---------------------------------------------------------------------------------------------
+# EncryptedBundle (SECURITY.md §6): testvectors/bundle/
+# ---------------------------------------------------------------------------------------------
+
+
+def pattern(length, seed):
+    """The plaintexts of the bundle vectors: byte i = (31·i + seed + ⌊i / 256⌋) mod 256."""
+    return bytes((31 * i + seed + (i >> 8)) & 0xFF for i in range(length))
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def bundle_keys_case(name, data_key, bundle_id, vault_id, compartment_id, key_version, compartment_key, wrap_nonce):
+    keys = bo.bundle_keys(data_key, bundle_id)
+    ad = bo.wrap_ad(vault_id, compartment_id, key_version, bundle_id)
+    wrapped = bo.wrap_data_key(compartment_key, wrap_nonce, data_key, ad)
+    assert bo.unwrap_data_key(compartment_key, wrap_nonce, wrapped, ad) == data_key
+    tampered = [
+        ("vault_id changed", bo.wrap_ad(flip(vault_id), compartment_id, key_version, bundle_id)),
+        ("compartment_id changed", bo.wrap_ad(vault_id, flip(compartment_id, 15), key_version, bundle_id)),
+        ("key_version changed", bo.wrap_ad(vault_id, compartment_id, key_version ^ 1, bundle_id)),
+        ("bundle_id changed", bo.wrap_ad(vault_id, compartment_id, key_version, flip(bundle_id))),
+        ("label 'keys' (the HKDF info) instead of 'key'",
+         b"vaultctl bundle keys v1" + vault_id + compartment_id + key_version.to_bytes(4, "big") + bundle_id),
+        ("key version little-endian",
+         bo.WRAP_AD_LABEL + vault_id + compartment_id + key_version.to_bytes(4, "little") + bundle_id),
+    ]
+    must_not = []
+    for change, bad in tampered:
+        if bad == ad:  # a palindromic key version reads the same in either byte order
+            continue
+        assert bo.unwrap_data_key(compartment_key, wrap_nonce, wrapped, bad) is None
+        must_not.append({"change": change, "ad": h(bad)})
+    return {"name": name, "data_key": h(data_key), "bundle_id": h(bundle_id), "hkdf_info": h(bo.KEYS_INFO),
+            "hkdf_output": h(keys["hkdf_output"]), "payload_key": h(keys["payload_key"]),
+            "metadata_key": h(keys["metadata_key"]), "header_key": h(keys["header_key"]),
+            "key_commitment": h(keys["key_commitment"]),
+            "wrap": {"vault_id": h(vault_id), "compartment_id": h(compartment_id), "key_version": key_version,
+                     "compartment_key": h(compartment_key), "wrap_nonce": h(wrap_nonce), "wrap_ad": h(ad),
+                     "wrapped_data_key": h(wrapped), "must_not_unwrap": must_not}}
+
+
+def bundle_keys_file():
+    cases = [
+        bundle_keys_case("random-looking data key", fixed("keys case 1 data key", 32), fixed("keys case 1 bundle id", 16),
+                         VAULT_ID, fixed("keys case 1 compartment", 16), 1, fixed("keys case 1 compartment key", 32),
+                         fixed("keys case 1 wrap nonce", 24)),
+        bundle_keys_case("all-zero data key and bundle id, key version 2^32-1", bytes(32), bytes(16),
+                         VAULT_ID_2, fixed("keys case 2 compartment", 16), 0xFFFFFFFF, fixed("keys case 2 compartment key", 32),
+                         fixed("keys case 2 wrap nonce", 24)),
+        bundle_keys_case("key version 256 (byte order matters)", fixed("keys case 3 data key", 32),
+                         fixed("keys case 3 bundle id", 16), VAULT_ID, fixed("keys case 3 compartment", 16), 256,
+                         fixed("keys case 3 compartment key", 32), fixed("keys case 3 wrap nonce", 24)),
+    ]
+    return {"description": "Bundle keys: HKDF-SHA-256(IKM = data key, salt = bundle id, info = \"vaultctl bundle keys v1\", "
+                           "L = 128) = payload key || metadata key || header key || key commitment; the wrap AD and the "
+                           "data key wrapped with XChaCha20-Poly1305 under a compartment key. Each must_not_unwrap AD "
+                           "must fail to authenticate wrapped_data_key.",
+            "spec": "SECURITY.md §6.1", "cases": cases}
+
+
+METADATA_KEY = fixed("metadata key", 32)
+
+
+def bundle_metadata_file():
+    cases = []
+    encodes = [
+        ("plain ASCII", "Patient notes.txt", "text/plain", 1700000000),
+        ("non-ASCII name (UTF-8, NFC as given)", "Müller – Befund 2024 患者.pdf", "application/pdf", 1714000000),
+        ("NFD name is kept as given", "Cafe\u0301.txt", "text/plain", 0),
+        ("empty name and empty content type", "", "", 0),
+        ("negative time (before 1970)", "old.txt", "text/plain", -86400),
+        ("time -2^63", "min", "x/y", -(1 << 63)),
+        ("time 2^63-1", "max", "x/y", (1 << 63) - 1),
+        ("a name with '/', '..', a NUL and a control character is accepted as it is",
+         "../../etc/passwd\u0000\u0007.txt", "application/octet-stream", 1),
+        ("name of 1024 bytes and content type of 255 bytes (the maxima)", "é" * 512, "t" * 255, 1700000000),
+    ]
+    for name, text, ctype, time in encodes:
+        encoded = bo.encode_metadata(text, ctype, time)
+        assert bo.decode_metadata(encoded) == {"name": text, "content_type": ctype, "modification_time": time}
+        sealed = bo.seal_metadata(METADATA_KEY, encoded)
+        cases.append({"name": name, "type": "encode", "file_name": text, "file_name_utf8": h(text.encode("utf-8")),
+                      "content_type": ctype, "modification_time": time, "encoded": h(encoded),
+                      "metadata_key": h(METADATA_KEY), "nonce": h(bo.METADATA_NONCE), "sealed": h(sealed)})
+    good = bo.encode_metadata("a.txt", "text/plain", 5)
+    u16 = lambda n: n.to_bytes(2, "big")  # noqa: E731
+    t8 = (5).to_bytes(8, "big")
+    rejects = [
+        ("empty", b""),
+        ("one byte", b"\x00"),
+        ("ends inside the name", u16(5) + b"a.t"),
+        ("ends inside the type length", u16(1) + b"a" + b"\x00"),
+        ("ends inside the time", good[:-1]),
+        ("a byte after the time", good + b"\x00"),
+        ("name length 1025", u16(1025) + b"a" * 1025 + u16(0) + t8),
+        ("name not UTF-8 (lone continuation byte)", u16(1) + b"\x80" + u16(0) + t8),
+        ("name not UTF-8 (overlong '/')", u16(2) + b"\xc0\xaf" + u16(0) + t8),
+        ("name not UTF-8 (UTF-16 surrogate)", u16(3) + b"\xed\xa0\x80" + u16(0) + t8),
+        ("name not UTF-8 (truncated sequence)", u16(2) + b"a\xc3" + u16(0) + t8),
+        ("content type length 256", u16(0) + u16(256) + b"t" * 256 + t8),
+        ("content type with a DEL (0x7f)", u16(0) + u16(1) + b"\x7f" + t8),
+        ("content type with a non-ASCII byte", u16(0) + u16(2) + b"\xc3\xa9" + t8),
+        ("content type with a TAB", u16(0) + u16(1) + b"\t" + t8),
+    ]
+    for name, data in rejects:
+        try:
+            bo.decode_metadata(data)
+        except bo.BundleError as error:
+            assert error.reason == "metadata"
+        else:
+            raise AssertionError("accepted: " + name)
+        cases.append({"name": name, "type": "reject-decode", "encoded": h(data),
+                      "sealed": h(bo.seal_metadata(METADATA_KEY, data)), "metadata_key": h(METADATA_KEY)})
+    for name, text, ctype in [("name of 1025 bytes", "n" * 1025, "text/plain"),
+                              ("content type of 256 bytes", "a", "t" * 256),
+                              ("content type with a non-ASCII character", "a", "tëxt/plain"),
+                              ("content type with a newline", "a", "text/plain\n")]:
+        cases.append({"name": name, "type": "reject-encode", "file_name": text, "content_type": ctype,
+                      "modification_time": 0})
+    return {"description": "Bundle metadata: the encoding u16be(n) || name || u16be(t) || content type || u64be(time), "
+                           "sealed with ChaCha20-Poly1305 under the metadata key with a 12-byte zero nonce and no AD; "
+                           "encodings a decoder must refuse after opening (reject-decode, also given sealed), and "
+                           "metadata a sealer must refuse to encode (reject-encode).",
+            "spec": "SECURITY.md §6.3", "cases": cases}
+
+
+# The vault the bundles live in: master key and vault id of the vault/*.json vectors, compartments
+# A (version 1 retired, 2 and 3 active), B (1, 2, 3 active), C (destroyed), and an id D that is not
+# in the vault. A bundle of another vault uses vault 2 with the same compartment uuid as A.
+BUNDLE_COMPARTMENTS = {
+    "A": {"uuid": fixed("bundle compartment A uuid", 16), "destroyed": False, "versions": {1: False, 2: True, 3: True}},
+    "B": {"uuid": fixed("bundle compartment B uuid", 16), "destroyed": False, "versions": {1: True, 2: True, 3: True}},
+    "C": {"uuid": fixed("bundle compartment C uuid", 16), "destroyed": True, "versions": {1: False}},
+}
+UNKNOWN_COMPARTMENT = fixed("bundle compartment D uuid", 16)
+
+
+def version_salt(label, version, vault="vault 1"):
+    return fixed("bundle %s compartment %s version %d salt" % (vault, label, version), 32)
+
+
+def bundle_compartment_key(label, version, vault="vault 1"):
+    master_key, vault_id = (MASTER_KEY, VAULT_ID) if vault == "vault 1" else (MASTER_KEY_2, VAULT_ID_2)
+    uuid = BUNDLE_COMPARTMENTS[label]["uuid"]
+    return vr.compartment_key(master_key, vault_id, uuid, version, version_salt(label, version, vault))
+
+
+def bundle_keyring():
+    entries = {}
+    for label, c in BUNDLE_COMPARTMENTS.items():
+        entries[c["uuid"]] = {"destroyed": c["destroyed"],
+                              "keys": {v: bundle_compartment_key(label, v) for v, active in c["versions"].items() if active}}
+    return bo.DictKeyring(entries)
+
+
+def bundle_vault_description():
+    compartments = []
+    for label, c in BUNDLE_COMPARTMENTS.items():
+        versions = []
+        for version, active in c["versions"].items():
+            salt = version_salt(label, version)
+            versions.append({"version": version, "active": active and not c["destroyed"],
+                             "salt": h(salt) if active and not c["destroyed"] else None,
+                             "former_salt": None if active and not c["destroyed"] else h(salt),
+                             "key": h(bundle_compartment_key(label, version))})
+        compartments.append({"label": label, "name": "Bundles " + label, "uuid": h(c["uuid"]),
+                             "destroyed": c["destroyed"], "versions": versions})
+    return {"master_key": h(MASTER_KEY), "vault_id": h(VAULT_ID), "compartments": compartments,
+            "unknown_compartment_uuid": h(UNKNOWN_COMPARTMENT)}
+
+
+def ranges_for(length, chunk_size):
+    candidates = [(0, 1), (0, length), (chunk_size - 1, chunk_size + 1), (chunk_size, 2 * chunk_size),
+                  (max(0, length - 1), length), (length // 2, length + 5000), (17, 17), (length, length + 100),
+                  (length + 5000, length + 6000)]
+    result, seen = [], set()
+    for start, end in candidates:
+        if (start, end) in seen or end < start:
+            continue
+        seen.add((start, end))
+        clamped = min(end, length)
+        chunks = None if start >= clamped else [start // chunk_size, (clamped - 1) // chunk_size]
+        result.append({"start": start, "end": end, "chunks": chunks})
+    return result
+
+
+class BundleMaker:
+    """Seals the bundle cases and keeps their bytes for the edited (negative) cases."""
+
+    def __init__(self):
+        self.files = {}
+        self.sealed = {}
+        self.cases = []
+        self.keyring = bundle_keyring()
+
+    def bundle(self, name, label, version, chunk_size, length, seed, metadata=("Patient notes.txt", "text/plain", 1700000000),
+               unknown_length=False, vault="vault 1", refused=None):
+        vault_id = VAULT_ID if vault == "vault 1" else VAULT_ID_2
+        compartment_id = BUNDLE_COMPARTMENTS[label]["uuid"] if label != "D" else UNKNOWN_COMPARTMENT
+        compartment_key = (bundle_compartment_key(label, version, vault) if label != "D"
+                           else fixed("bundle unknown compartment key", 32))
+        data_key = fixed("bundle %s data key" % name, 32)
+        bundle_id = fixed("bundle %s bundle id" % name, 16)
+        wrap_nonce = fixed("bundle %s wrap nonce" % name, 24)
+        plaintext = pattern(length, seed)
+        sealed = bo.seal_bundle(vault_id, compartment_id, version, compartment_key, data_key, bundle_id, wrap_nonce,
+                                chunk_size, plaintext, metadata, unknown_length)
+        data = sealed["file"]
+        header = sealed["header"]
+        n = len(sealed["chunks"])
+        chunks, offset = [], len(header)
+        for index, chunk in enumerate(sealed["chunks"]):
+            chunks.append({"index": index, "offset": offset, "plaintext_offset": index * chunk_size,
+                           "plaintext_length": len(chunk) - 16, "last": index == n - 1,
+                           "nonce": h(bo.chunk_nonce(index, index == n - 1)), "tag": h(chunk[-16:]),
+                           "sealed_sha256": sha(chunk)})
+            offset += len(chunk)
+        assert offset == len(data) == len(header) + length + 16 * n
+        keys = sealed["keys"]
+        case = {"name": name, "type": "bundle", "vault": vault, "compartment": label,
+                "vault_id": h(vault_id), "compartment_id": h(compartment_id), "key_version": version,
+                "compartment_key": h(compartment_key), "data_key": h(data_key), "bundle_id": h(bundle_id),
+                "wrap_nonce": h(wrap_nonce), "chunk_size": chunk_size, "unknown_length": unknown_length,
+                "plaintext_length": length, "plaintext_seed": seed, "plaintext_sha256": sha(plaintext),
+                "metadata": {"name": metadata[0], "content_type": metadata[1], "modification_time": metadata[2]},
+                "encoded_metadata": h(sealed["encoded_metadata"]),
+                "keys": {"hkdf_output": h(keys["hkdf_output"]), "payload_key": h(keys["payload_key"]),
+                         "metadata_key": h(keys["metadata_key"]), "header_key": h(keys["header_key"]),
+                         "key_commitment": h(keys["key_commitment"])},
+                "wrap_ad": h(sealed["wrap_ad"]), "wrapped_data_key": h(sealed["wrapped_data_key"]),
+                "sealed_metadata": h(sealed["sealed_metadata"]), "header_size": len(header),
+                "header_mac": h(header[-32:]), "header": h(header), "chunk_count": n, "chunks": chunks,
+                "file_size": len(data), "file_sha256": sha(data)}
+        if length <= 4096:
+            case["plaintext"] = h(plaintext)
+        if len(data) <= 8192:
+            case["file"] = h(data)
+        self.check_opening(case, data, plaintext, refused)
+        if refused is None:
+            case["opens"] = True
+            case["ranges"] = ranges_for(length, chunk_size)
+            for r in case["ranges"]:
+                got, _, _ = bo.open_bytes(data, VAULT_ID, self.keyring, r["start"], r["end"])
+                assert got == plaintext[r["start"]:r["end"]], (name, r)
+        else:
+            case["opens"] = False
+            case.update(refused)
+        self.files[name] = data
+        self.sealed[name] = sealed
+        self.cases.append(case)
+        return data
+
+    def check_opening(self, case, data, plaintext, refused):
+        try:
+            got, _, metadata = bo.open_bytes(data, VAULT_ID, self.keyring)
+        except bo.BundleError as error:
+            outcome = {"kind": error.kind, "reason": error.reason}
+            if error.chunk is not None:
+                outcome["chunk"] = error.chunk
+            assert refused == outcome, (case["name"], refused, outcome, str(error))
+            return
+        assert refused is None, (case["name"], "opened, expected", refused)
+        assert got == plaintext, case["name"]
+        assert metadata == case["metadata"], case["name"]
+
+    def rewrap(self, name, source, version, label="A"):
+        sealed = self.sealed[source]
+        data = self.files[source]
+        header = sealed["header"]
+        data_key = bytes.fromhex(next(c for c in self.cases if c["name"] == source)["data_key"])
+        nonce = fixed("rewrap %s wrap nonce" % name, 24)
+        compartment_key = bundle_compartment_key(label, version)
+        new_header = bo.rewrap_header(header, data_key, version, compartment_key, nonce)
+        new = new_header + data[len(header):]
+        size = len(header)
+        m = size - bo.FIXED_HEADER_SIZE
+        changed = [[44, 48], [76, 148], [182 + m, 214 + m]]
+        differs = [i for i in range(size) if header[i] != new_header[i]]
+        assert all(any(a <= i < b for a, b in changed) for i in differs)
+        got, parsed, _ = bo.open_bytes(new, VAULT_ID, self.keyring)
+        assert parsed["key_version"] == version
+        ad = bo.wrap_ad(parsed["vault_id"], parsed["compartment_id"], version, parsed["bundle_id"])
+        self.files[name] = new
+        self.cases.append({"name": name, "type": "rewrap", "from": source, "key_version": version,
+                           "compartment_key": h(compartment_key), "wrap_nonce": h(nonce), "wrap_ad": h(ad),
+                           "wrapped_data_key": h(parsed["wrapped_data_key"]), "header": h(new_header),
+                           "header_mac": h(new_header[-32:]), "changed_ranges": changed,
+                           "file_size": len(new), "file_sha256": sha(new), "plaintext_sha256": sha(got)})
+
+    def edited(self, name, source, edits, refused, forged=False):
+        """A byte-level edit of a sealed bundle: edits are applied in order, each replacing `delete`
+        bytes at `offset` with `insert`."""
+        data = self.files[source]
+        for edit in edits:
+            offset, delete, insert = edit["offset"], edit["delete"], bytes.fromhex(edit["insert"])
+            assert 0 <= offset <= len(data) and offset + delete <= len(data)
+            data = data[:offset] + insert + data[offset + delete:]
+        assert data != self.files[source] or not edits
+        case = {"name": name, "type": "edited", "from": source, "edits": edits, "file_size": len(data),
+                "file_sha256": sha(data), "forged": forged}
+        self.check_opening(case, data, None, refused)
+        case.update(refused)
+        self.cases.append(case)
+
+
+def replace(offset, delete, insert):
+    return {"offset": offset, "delete": delete, "insert": h(insert)}
+
+
+def flip_at(data, offset, mask=0x01):
+    return replace(offset, 1, bytes([data[offset] ^ mask]))
+
+
+def bundles_file():
+    make = BundleMaker()
+    corrupt = lambda reason, **extra: dict({"kind": "corrupt", "reason": reason}, **extra)  # noqa: E731
+    truncated = lambda reason: {"kind": "truncated", "reason": reason}  # noqa: E731
+    foreign = lambda reason: {"kind": "foreign", "reason": reason}  # noqa: E731
+
+    # Valid bundles: chunk size 1024 and the default 65536, around the chunk boundaries.
+    for chunk_size in (1024, 65536):
+        for length in (0, 1, 1024, 1025, 3000):
+            make.bundle("C%d L%d" % (chunk_size, length), "A", 3, chunk_size, length, seed=length % 251)
+    make.bundle("C65536 L131172", "A", 3, 65536, 2 * 65536 + 100, seed=7)
+    make.bundle("C16777216 L1 (the largest chunk size)", "A", 3, 16 << 20, 1, seed=12)
+    for length in (0, 2048, 2500):
+        make.bundle("C1024 L%d unknown length" % length, "A", 3, 1024, length, seed=length % 251 + 1,
+                    unknown_length=True)
+    make.bundle("C1024 L3000 second bundle", "A", 3, 1024, 3000, seed=99)
+    make.bundle("C1024 L3000 version 2", "A", 2, 1024, 3000, seed=3)
+    make.bundle("compartment B", "B", 1, 1024, 100, seed=4, metadata=("Contract draft.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 1690000000))
+    make.bundle("largest header (name 1024 bytes, type 255)", "B", 2, 1024, 1, seed=5,
+                metadata=("é" * 512, "t" * 255, -1))
+    make.bundle("empty name and type", "B", 3, 2048, 5000, seed=6, metadata=("", "", 0))
+    make.rewrap("C1024 L3000 version 2 rewrapped to 3", "C1024 L3000 version 2", 3)
+
+    # Sealed correctly, but this vault cannot open them.
+    make.bundle("key version 1 (retired)", "A", 1, 1024, 10, seed=8, refused=foreign("inactive-key-version"))
+    make.bundle("destroyed compartment C", "C", 1, 1024, 10, seed=9, refused=foreign("destroyed-compartment"))
+    make.bundle("compartment not in this vault", "D", 1, 1024, 10, seed=10, refused=foreign("unknown-compartment"))
+    make.bundle("another vault, same compartment uuid as A", "A", 3, 1024, 10, seed=11, vault="vault 2",
+                refused=foreign("wrong-vault"))
+
+    # Edits of "C1024 L3000": header H = 214 + m, chunks of 1040, 1040 and 968 sealed bytes.
+    base = "C1024 L3000"
+    data = make.files[base]
+    sealed = make.sealed[base]
+    H = len(sealed["header"])
+    m = H - 214
+    c0, c1, c2 = sealed["chunks"]
+    other = make.sealed["C1024 L3000 second bundle"]
+    header = bo.parse_header(data)
+    edit = lambda name, edits, refused, forged=False: make.edited(name, base, edits, refused, forged)  # noqa: E731
+
+    edit("magic: first byte changed", [flip_at(data, 0)], corrupt("header-structure"))
+    edit("magic: CR LF turned into LF (text-mode transfer)", [replace(5, 2, b"\n")], corrupt("header-structure"))
+    edit("format version 2", [replace(8, 2, (2).to_bytes(2, "big"))], corrupt("header-structure"))
+    edit("header length field + 1", [replace(10, 2, (H + 1).to_bytes(2, "big"))], corrupt("header-structure"))
+    edit("sealed metadata length + 1 (header length field now inconsistent)",
+         [replace(148, 2, (m + 1).to_bytes(2, "big"))], corrupt("header-structure"))
+    edit("sealed metadata length 15 (below the tag size)", [replace(148, 2, (15).to_bytes(2, "big"))],
+         corrupt("header-structure"))
+    edit("sealed metadata length 1308 (above the maximum)", [replace(148, 2, (1308).to_bytes(2, "big"))],
+         corrupt("header-structure"))
+    edit("key version 0", [replace(44, 4, bytes(4))], corrupt("header-structure"))
+    edit("chunk size 1000 (not a power of two)", [replace(64, 4, (1000).to_bytes(4, "big"))], corrupt("header-structure"))
+    edit("chunk size 512 (below 1 KiB)", [replace(64, 4, (512).to_bytes(4, "big"))], corrupt("header-structure"))
+    edit("chunk size 32 MiB (above 16 MiB)", [replace(64, 4, (32 << 20).to_bytes(4, "big"))], corrupt("header-structure"))
+    edit("plaintext length 2^50 + 1", [replace(68, 8, ((1 << 50) + 1).to_bytes(8, "big"))], corrupt("header-structure"))
+    edit("chunk size 2048 (valid value, MAC fails)", [replace(64, 4, (2048).to_bytes(4, "big"))], corrupt("mac"))
+    edit("plaintext length 2999 (MAC fails)", [replace(68, 8, (2999).to_bytes(8, "big"))], corrupt("mac"))
+    edit("plaintext length set to unknown (MAC fails)", [replace(68, 8, b"\xff" * 8)], corrupt("mac"))
+    edit("sealed metadata byte changed (the MAC is checked before the metadata)", [flip_at(data, 150 + 3)],
+         corrupt("mac"))
+    edit("header MAC byte changed", [flip_at(data, H - 1)], corrupt("mac"))
+    edit("key commitment byte changed", [flip_at(data, 150 + m)], corrupt("commitment"))
+    edit("vault id changed", [flip_at(data, 12)], foreign("wrong-vault"))
+    edit("moved to compartment B (exists, has version 3)", [replace(28, 16, BUNDLE_COMPARTMENTS["B"]["uuid"])],
+         corrupt("unwrap"))
+    edit("moved to compartment C (destroyed)", [replace(28, 16, BUNDLE_COMPARTMENTS["C"]["uuid"])],
+         foreign("destroyed-compartment"))
+    edit("moved to a compartment this vault does not have", [replace(28, 16, UNKNOWN_COMPARTMENT)],
+         foreign("unknown-compartment"))
+    edit("key version 3 -> 2 (active: unwrap fails)", [replace(44, 4, (2).to_bytes(4, "big"))], corrupt("unwrap"))
+    edit("key version 3 -> 1 (retired)", [replace(44, 4, (1).to_bytes(4, "big"))], foreign("inactive-key-version"))
+    edit("key version 3 -> 4 (does not exist)", [replace(44, 4, (4).to_bytes(4, "big"))], foreign("inactive-key-version"))
+    edit("bundle id changed", [flip_at(data, 48)], corrupt("unwrap"))
+    edit("wrap nonce changed", [flip_at(data, 76)], corrupt("unwrap"))
+    edit("wrapped data key: ciphertext byte changed", [flip_at(data, 100)], corrupt("unwrap"))
+    edit("wrapped data key: tag byte changed", [flip_at(data, 147)], corrupt("unwrap"))
+    edit("header of another bundle of the same size (splice)", [replace(0, H, other["header"])], corrupt("chunk", chunk=0))
+    edit("header cut: file of 0 bytes", [replace(0, len(data), b"")], truncated("header-truncated"))
+    edit("header cut: file of 5 bytes", [replace(5, len(data) - 5, b"")], truncated("header-truncated"))
+    edit("header cut: file of 100 bytes", [replace(100, len(data) - 100, b"")], truncated("header-truncated"))
+    edit("header cut: one byte short of the header", [replace(H - 1, len(data) - H + 1, b"")],
+         truncated("header-truncated"))
+    edit("header only, no chunk", [replace(H, len(data) - H, b"")], truncated("truncated"))
+    # Payload edits.
+    edit("chunk 0: ciphertext byte changed", [flip_at(data, H + 10)], corrupt("chunk", chunk=0))
+    edit("chunk 1: tag byte changed", [flip_at(data, H + 2 * 1040 - 1)], corrupt("chunk", chunk=1))
+    edit("chunk 2 (final): last byte changed", [flip_at(data, len(data) - 1)], corrupt("chunk", chunk=2))
+    edit("chunks 0 and 1 swapped (reorder)", [replace(H, 2080, c1 + c0)], corrupt("chunk", chunk=0))
+    edit("chunk 0 duplicated over chunk 1", [replace(H + 1040, 1040, c0)], corrupt("chunk", chunk=1))
+    edit("chunk 0 of another bundle (splice)", [replace(H, 1040, other["chunks"][0])], corrupt("chunk", chunk=0))
+    edit("middle chunk dropped", [replace(H + 1040, 1040, b"")], truncated("truncated"))
+    edit("truncated at a chunk boundary (final chunk dropped)", [replace(H + 2080, len(c2), b"")], truncated("truncated"))
+    edit("truncated mid-chunk (100 bytes cut)", [replace(len(data) - 100, 100, b"")], truncated("truncated"))
+    edit("truncated by one byte", [replace(len(data) - 1, 1, b"")], truncated("truncated"))
+    edit("trailing data: one zero byte appended", [replace(len(data), 0, b"\x00")], truncated("trailing-data"))
+    edit("two final chunks (the final chunk appended again)", [replace(len(data), 0, c2)], truncated("trailing-data"))
+
+    # Forged by someone holding the data key: the header MAC is recomputed, so the checks after it run.
+    keys = sealed["keys"]
+
+    def forged_header(**overrides):
+        fields = dict(vault_id=header["vault_id"], compartment_id=header["compartment_id"],
+                      key_version=header["key_version"], bundle_id=header["bundle_id"], chunk_size=header["chunk_size"],
+                      plaintext_length=header["plaintext_length"], wrap_nonce=header["wrap_nonce"],
+                      wrapped_data_key=header["wrapped_data_key"], sealed_metadata=header["sealed_metadata"],
+                      key_commitment=header["key_commitment"])
+        fields.update(overrides)
+        prefix = bo.header_prefix(**fields)
+        return prefix + bo.header_mac(keys["header_key"], prefix)
+
+    def forge(name, refused, **overrides):
+        edit(name, [replace(0, H, forged_header(**overrides))], refused, forged=True)
+
+    bad_tag = bytearray(header["sealed_metadata"])
+    bad_tag[-1] ^= 1
+    forge("forged: sealed metadata tag changed, MAC recomputed", corrupt("metadata"), sealed_metadata=bytes(bad_tag))
+    encoded = sealed["encoded_metadata"]
+    forge("forged: metadata with a byte after the time, sealed and MACed", corrupt("metadata"),
+          sealed_metadata=bo.seal_metadata(keys["metadata_key"], encoded + b"\x00"))
+    forge("forged: metadata name not UTF-8, sealed and MACed", corrupt("metadata"),
+          sealed_metadata=bo.seal_metadata(keys["metadata_key"], b"\x00\x01\xff\x00\x00" + bytes(8)))
+    forge("forged: metadata of 12 zero bytes less one (11 bytes, sealed m = 27)", corrupt("metadata"),
+          sealed_metadata=bo.seal_metadata(keys["metadata_key"], bytes(11)))
+    forge("forged: commitment changed, MAC recomputed", corrupt("commitment"),
+          key_commitment=flip(keys["key_commitment"]))
+    forge("forged: plaintext length 2999, MAC recomputed", truncated("trailing-data"), plaintext_length=2999)
+    forge("forged: plaintext length 3001, MAC recomputed", truncated("truncated"), plaintext_length=3001)
+    forge("forged: chunk size 2048, MAC recomputed", truncated("trailing-data"), chunk_size=2048)
+
+    # Edits of the unknown-length "C1024 L2500": chunks of 1040, 1040 and 468 sealed bytes.
+    ubase = "C1024 L2500 unknown length"
+    udata = make.files[ubase]
+    usealed = make.sealed[ubase]
+    UH = len(usealed["header"])
+    u0, u1, u2 = usealed["chunks"]
+    uedit = lambda name, edits, refused: make.edited(name, ubase, edits, refused)  # noqa: E731
+    uedit("unknown length: final chunk dropped (cut at a chunk boundary)", [replace(UH + 2080, len(u2), b"")],
+          corrupt("chunk", chunk=1))
+    uedit("unknown length: cut inside the final chunk (100 bytes)", [replace(len(udata) - 100, 100, b"")],
+          corrupt("chunk", chunk=2))
+    uedit("unknown length: 10 bytes of the final chunk left", [replace(UH + 2090, len(udata) - UH - 2090, b"")],
+          truncated("truncated"))
+    uedit("unknown length: exactly 16 bytes of the final chunk left", [replace(UH + 2096, len(udata) - UH - 2096, b"")],
+          truncated("truncated"))
+    uedit("unknown length: 10 payload bytes (no final chunk)", [replace(UH + 10, len(udata) - UH - 10, b"")],
+          truncated("truncated"))
+    uedit("unknown length: header only", [replace(UH, len(udata) - UH, b"")], truncated("truncated"))
+    uedit("unknown length: two final chunks", [replace(len(udata), 0, u2)], corrupt("chunk", chunk=2))
+    uedit("unknown length: chunks 0 and 1 swapped", [replace(UH, 2080, u1 + u0)], corrupt("chunk", chunk=0))
+    uedit("unknown length: middle chunk dropped", [replace(UH + 1040, 1040, b"")], corrupt("chunk", chunk=1))
+    uedit("unknown length: one byte appended", [replace(len(udata), 0, b"\x00")], corrupt("chunk", chunk=2))
+    uedit("unknown length: chunk 0 appended after the final chunk", [replace(len(udata), 0, u0)],
+          corrupt("chunk", chunk=2))
+    uedit("unknown length: plaintext length set to 2500 (MAC fails)", [replace(68, 8, (2500).to_bytes(8, "big"))],
+          corrupt("mac"))
+    e0 = "C1024 L0 unknown length"
+    make.edited("unknown length, empty: the empty final chunk appended again (read as one 16-byte chunk)",
+                e0, [replace(len(make.files[e0]), 0, make.sealed[e0]["chunks"][0])], corrupt("chunk", chunk=0))
+    f2 = "C1024 L2048 unknown length"
+    make.edited("unknown length, two full chunks: 16 bytes appended (an empty chunk after others)",
+                f2, [replace(len(make.files[f2]), 0, make.sealed[e0]["chunks"][0])], truncated("truncated"))
+    k0 = "C1024 L0"
+    make.edited("known length 0: 16 bytes appended", k0, [replace(len(make.files[k0]), 0, bytes(16))],
+                truncated("trailing-data"))
+    vb = "another vault, same compartment uuid as A"
+    make.edited("another vault's bundle with its vault id rewritten to this vault", vb,
+                [replace(12, 16, VAULT_ID)], corrupt("unwrap"))
+    make.edited("known length: header of the unknown-length twin (other bundle, other keys)", "C1024 L2500 unknown length",
+                [replace(0, UH, make.sealed["C1024 L3000 second bundle"]["header"])], truncated("truncated"))
+    return {"description": "EncryptedBundle files, all in one vault (vault): valid bundles with every derived value, "
+                           "their header and chunks (file hex when small, else SHA-256); bundles this vault must refuse "
+                           "(opens false); a rewrap; and byte-level edits of valid bundles (edited), each with the "
+                           "refusal an opener following SECURITY.md §6.6 must give: kind (corrupt, truncated, foreign), "
+                           "reason and, for a chunk, its index.",
+            "spec": "SECURITY.md §6", "vault": bundle_vault_description(), "cases": make.cases}
+
+
+BUNDLE_FILES = {
+    "keys.json": bundle_keys_file,
+    "metadata.json": bundle_metadata_file,
+    "bundles.json": bundles_file,
+}
+
+
 def render(content):
     return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
 
 
 def main():
     check = "--check" in sys.argv[1:]
-    os.makedirs(OUT, exist_ok=True)
     differ = []
-    for filename, build in FILES.items():
-        text = render(build())
-        path = os.path.join(OUT, filename)
-        if check:
-            existing = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-            if existing != text:
-                differ.append(filename)
-        else:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        print("%s: %d cases" % (filename, len(json.loads(text)["cases"])))
+    for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES)):
+        os.makedirs(directory, exist_ok=True)
+        for filename, build in files.items():
+            text = render(build())
+            path = os.path.join(directory, filename)
+            shown = os.path.join(os.path.basename(directory), filename)
+            if check:
+                existing = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+                if existing != text:
+                    differ.append(shown)
+            else:
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+            print("%s: %d cases" % (shown, len(json.loads(text)["cases"])))
     if differ:
         print("differs from what generate.py writes: %s" % ", ".join(differ), file=sys.stderr)
         return 1
