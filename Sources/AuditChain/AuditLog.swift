@@ -33,17 +33,17 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         var (seq, previous) = try tail(of: database)
         let deviceID = try Self.deviceID(database)
         let insert = try database.prepare("INSERT INTO audit_entries (seq, entry, leaf_hash) VALUES (?, ?, ?)")
-        let tree = AuditTreeStore(database: database)
-        var sinceCheckpoint = try checkpointer.map { try tree.size - $0.lastCheckpointSize(database) } ?? 0
+        var tree = try AuditTreeStore(database: database).appender()
+        var sinceCheckpoint = try checkpointer.map { tree.size - (try $0.lastCheckpointSize(database)) } ?? 0
         for event in events {
             let encoded = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encoded()
             let leafHash = MerkleHash.leaf(encoded)
             try insert.run([.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
-            try tree.didAppendLeaf(Int(seq), leafHash: leafHash)
+            try tree.append(leafHash: leafHash)
             (seq, previous) = (seq + 1, leafHash)
             sinceCheckpoint += 1
             if let checkpointer, sinceCheckpoint >= checkpointer.interval {
-                try checkpointer.checkpoint(database, vaultID: vaultID)
+                try checkpointer.checkpoint(database, vaultID: vaultID, size: tree.size, rootHash: tree.rootHash)
                 sinceCheckpoint = 0
             }
         }

@@ -34,11 +34,11 @@ public struct AuditSnapshot: Sendable {
             for (index, entry) in list.enumerated() { try body(index, entry, nil) }
         case .database(let database):
             var index = 0
-            try database.forEachRow("SELECT seq, entry, leaf_hash FROM audit_entries ORDER BY seq") { row in
-                guard try row.integer("seq") == Int64(index) else {
-                    throw AuditVerificationFailure(entry: index, reason: "entry \(index) is missing (the next stored entry is \(try row.integer("seq")))")
+            try database.forEachRawRow("SELECT seq, entry, leaf_hash FROM audit_entries ORDER BY seq") { row in
+                guard row.integer(at: 0) == Int64(index) else {
+                    throw AuditVerificationFailure(entry: index, reason: "entry \(index) is missing (the next stored entry is \(row.integer(at: 0)))")
                 }
-                try body(index, try row.blob("entry"), try row.blob("leaf_hash"))
+                try body(index, row.blob(at: 1), row.blob(at: 2))
                 index += 1
             }
         }

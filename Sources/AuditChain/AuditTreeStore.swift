@@ -11,20 +11,51 @@ struct AuditTreeStore {
         get throws { Int(try database.queryOne("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1")?.integer("seq") ?? -1) + 1 }
     }
 
-    /// Stores the nodes that leaf `index` completes. `leafHash` is that leaf's hash.
-    func didAppendLeaf(_ index: Int, leafHash: [UInt8]) throws {
-        let count = index + 1
-        var right = leafHash
-        var level = 1
-        while count % (1 << level) == 0 {
-            let nodeIndex = (count >> level) - 1
-            guard let left = try node(level: level - 1, index: 2 * nodeIndex) else {
-                throw AuditChainError(.malformedEntry, "the audit tree is missing node \(level - 1)/\(2 * nodeIndex)")
+    /// An appender for a run of leaves: it holds the tree's right edge (the roots of its complete
+    /// subtrees) in memory, so each new leaf costs its own hashing and the inserts of the nodes it
+    /// completes, and no lookups.
+    func appender() throws -> Appender {
+        let size = try self.size
+        var edge: [(level: Int, hash: [UInt8])] = []
+        var start = 0
+        for level in stride(from: Int.bitWidth - 2, through: 0, by: -1) where size & (1 << level) != 0 {
+            guard let hash = try node(level: level, index: start >> level) else {
+                throw AuditChainError(.malformedEntry, "the audit tree is missing node \(level)/\(start >> level)")
             }
-            right = MerkleHash.node(left, right)
-            try database.query("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)",
-                               [.integer(Int64(level)), .integer(Int64(nodeIndex)), .blob(right)])
-            level += 1
+            edge.append((level, hash))
+            start += 1 << level
+        }
+        return Appender(insert: try database.prepare("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)"), size: size, edge: edge)
+    }
+
+    struct Appender {
+        let insert: PreparedStatement
+        private(set) var size: Int
+        private(set) var edge: [(level: Int, hash: [UInt8])]
+
+        init(insert: PreparedStatement, size: Int, edge: [(level: Int, hash: [UInt8])]) {
+            self.insert = insert
+            self.size = size
+            self.edge = edge
+        }
+
+        /// Adds leaf number `size` and stores every node it completes.
+        mutating func append(leafHash: [UInt8]) throws {
+            var carry = (level: 0, hash: leafHash)
+            while let last = edge.last, last.level == carry.level {
+                edge.removeLast()
+                carry = (carry.level + 1, MerkleHash.node(last.hash, carry.hash))
+                try insert.run([.integer(Int64(carry.level)), .integer(Int64(size >> carry.level)), .blob(carry.hash)])
+            }
+            edge.append(carry)
+            size += 1
+        }
+
+        /// The tree head at the current size (RFC 9162 splits off the largest subtree on the left).
+        var rootHash: [UInt8] {
+            guard var hash = edge.last?.hash else { return MerkleHash.emptyRoot }
+            for subtree in edge.dropLast().reversed() { hash = MerkleHash.node(subtree.hash, hash) }
+            return hash
         }
     }
 

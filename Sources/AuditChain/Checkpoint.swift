@@ -42,6 +42,9 @@ public struct Checkpoint: Sendable, Equatable {
         guard body.utf8.last == SignedNote.newline else {
             throw AuditChainError(.malformedCheckpoint, "the checkpoint does not end in a newline")
         }
+        if let byte = body.utf8.first(where: { $0 < 0x20 && $0 != SignedNote.newline }) {
+            throw AuditChainError(.malformedCheckpoint, "the checkpoint holds control character 0x\(String(byte, radix: 16))")
+        }
         let lines = Array(body.utf8).dropLast().split(separator: SignedNote.newline, omittingEmptySubsequences: false)
         guard lines.count >= 3 else {
             throw AuditChainError(.malformedCheckpoint, "a checkpoint has at least three lines, not \(lines.count)")

@@ -17,10 +17,6 @@ public struct Checkpointer: Sendable {
         "vaultctl/" + vaultID.map { String(format: "%02x", $0) }.joined()
     }
 
-    func isDue(in database: Database) throws -> Bool {
-        try AuditTreeStore(database: database).size - lastCheckpointSize(database) >= interval
-    }
-
     func checkpointIfBehind(_ database: Database, vaultID: [UInt8]) throws {
         try database.writeTransaction {
             guard try AuditTreeStore(database: database).size > lastCheckpointSize(database) else { return }
@@ -32,12 +28,17 @@ public struct Checkpointer: Sendable {
     /// Signs a checkpoint of the whole log with the current epoch's key, then moves to a new epoch.
     /// Runs inside the caller's write transaction.
     func checkpoint(_ database: Database, vaultID: [UInt8]) throws {
+        let tree = AuditTreeStore(database: database)
+        let size = try tree.size
+        try checkpoint(database, vaultID: vaultID, size: size, rootHash: try tree.rootHash(size: size))
+    }
+
+    /// Signs a checkpoint of the first `size` entries, whose tree head the caller computed.
+    func checkpoint(_ database: Database, vaultID: [UInt8], size: Int, rootHash: [UInt8]) throws {
         let origin = Self.origin(vaultID: vaultID)
         let keys = AuditKeyChainStore(database: database)
         let current = try keys.currentSigningKey(origin: origin)
-        let tree = AuditTreeStore(database: database)
-        let size = try tree.size
-        let body = CheckpointBody(origin: origin, treeSize: size, rootHash: try tree.rootHash(size: size))
+        let body = CheckpointBody(origin: origin, treeSize: size, rootHash: rootHash)
         let note = try NoteSigning.sign(body.text, name: origin, key: current.privateKey)
         try database.query("INSERT INTO audit_checkpoints (tree_size, epoch, note, created_at) VALUES (?, ?, ?, ?)",
                            [.integer(Int64(size)), .integer(Int64(current.epoch)), .text(note), .integer(Int64(Date().timeIntervalSince1970))])

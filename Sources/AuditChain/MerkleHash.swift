@@ -11,19 +11,12 @@ public enum MerkleHash {
 
     /// MTH({d(0)}) = HASH(0x00 || d(0)).
     public static func leaf(_ entry: [UInt8]) -> [UInt8] {
-        var hasher = SHA256.Hasher()
-        hasher.update([0x00])
-        hasher.update(entry)
-        return hasher.finalize()
+        SHA256.hash([0x00] + entry)
     }
 
     /// HASH(0x01 || left || right).
     public static func node(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
-        var hasher = SHA256.Hasher()
-        hasher.update([0x01])
-        hasher.update(left)
-        hasher.update(right)
-        return hasher.finalize()
+        SHA256.hash([0x01] + left + right)
     }
 
     /// Throws unless `hash` has the size of a digest; `name` says which input it was.

@@ -67,6 +67,14 @@ public final class Database: @unchecked Sendable {
         try statement.forEachRow(body)
     }
 
+    /// Like `forEachRow`, but columns are read by position straight from the statement: no per-row
+    /// dictionary, for scans over millions of rows (audit verification).
+    public func forEachRawRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (RawRow) throws -> Void) throws {
+        let statement = try Statement(database: self, handle: handle, sql: sql)
+        try statement.bind(parameters)
+        try statement.forEachRawRow(body)
+    }
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -98,6 +106,19 @@ public final class Database: @unchecked Sendable {
         let code: CryptoVaultErrorCode =
             (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) ? .corruptVault : .database
         return CryptoVaultError(code, "database error \(status) (\(message)) in: \(sql)")
+    }
+}
+
+/// The current row of a running statement, read by column position; valid only inside the callback.
+public struct RawRow {
+    let handle: OpaquePointer
+
+    public func integer(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    public func blob(at column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
 }
 
@@ -203,6 +224,15 @@ final class Statement {
             if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
             try body(currentRow())
+        }
+    }
+
+    func forEachRawRow(_ body: (RawRow) throws -> Void) throws {
+        while true {
+            let status = sqlite3_step(handle)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+            try body(RawRow(handle: handle))
         }
     }
 
