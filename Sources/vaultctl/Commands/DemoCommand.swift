@@ -1,3 +1,4 @@
+import AuditChain
 import CryptoVault
 import Foundation
 
@@ -41,6 +42,7 @@ private struct Tour {
         try changePassphrase()
         try bundles()
         try destroy()
+        try audit()
     }
 
     private func createVault() throws -> UnlockedVault {
@@ -49,7 +51,7 @@ private struct Tour {
             wrapped under a key derived from your passphrase with Argon2id (64 MiB, 3 passes, 4 lanes).
             """, command: "init --vault \(directory)")
         let start = Date()
-        let unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault)
+        let unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault, journal: AuditLog())
         Output.line("   created in \(Int(Date().timeIntervalSince(start) * 1000)) ms")
         step("2. Look without unlocking", "status shows the keyslots and their parameters, never a secret.", command: "status")
         for slot in try unlocked.vault.status().keyslots { Output.line("   " + StatusCommand.slotLine(slot)) }
@@ -78,7 +80,7 @@ private struct Tour {
         step("5. A recovery key", "Printed once, 160 bits with a checksum that catches a typo.", command: "recovery create-key")
         let recoveryKey = try unlocked.createRecoveryKey()
         Output.line("   \(recoveryKey.displayString)   (a demo vault: a real key is never shown twice)")
-        let vault = try Vault.open(at: directory)
+        let vault = try Vault.open(at: directory, journal: AuditLog())
         _ = try vault.unlock(with: .recoveryKey(try RecoveryKey(parsing: recoveryKey.displayString.lowercased())))
         Output.line("   unlocking with it (typed in lower case) works")
 
@@ -97,7 +99,7 @@ private struct Tour {
 
     private func changePassphrase() throws {
         step("7. Change the passphrase", "Only the keyslot is rewritten, in one transaction; no data is touched.", command: "passwd")
-        let vault = try Vault.open(at: directory)
+        let vault = try Vault.open(at: directory, journal: AuditLog())
         try vault.unlock(with: .passphrase(passphrase)).changePassphrase(to: newPassphrase)
         do {
             _ = try vault.unlock(with: .passphrase(passphrase))
@@ -109,7 +111,7 @@ private struct Tour {
     }
 
     private func bundles() throws {
-        let unlocked = try Vault.open(at: directory).unlock(with: .passphrase(newPassphrase))
+        let unlocked = try Vault.open(at: directory, journal: AuditLog()).unlock(with: .passphrase(newPassphrase))
         let notes = try unlocked.compartment(named: "Session notes")
         let plain = directory + "/session-2026-11-29.txt"
         try Data("Client reports improved sleep; continue CBT-I, review in two weeks.\n".utf8).write(to: URL(fileURLWithPath: plain))
@@ -154,12 +156,47 @@ private struct Tour {
         Output.line("   it still opens: \"\(String(decoding: text, as: UTF8.self).trimmingCharacters(in: .newlines))\"")
     }
 
+    private func audit() throws {
+        let vault = try Vault.open(at: directory, journal: AuditLog())
+        try vault.finishCommand()
+        let reader = AuditLogReader(vault: vault)
+        step("12. The audit log", """
+            Every step above is an entry: numbered, chained to the one before, a leaf of a Merkle tree,
+            with names and file names sealed. Checkpoints are signed, and the signing key moves on after
+            each one, so a thief of today's key cannot rewrite yesterday.
+            """, command: "audit log")
+        for entry in try reader.entries().suffix(6) {
+            Output.line("   \(entry.seq)  \(entry.action)\(entry.detailHashes.isEmpty ? "" : "  (details sealed: \(entry.detailHashes.map(\.name).joined(separator: ", ")))")")
+        }
+        step("13. An auditor checks it", "With one public key and no passphrase: every entry, checkpoint and key.",
+             command: "audit export --out log.export; vaultctl audit verify-export log.export --key VKEY")
+        let key = try reader.genesisKey()
+        let exportPath = directory + "/log.export"
+        let output = try AtomicOutputFile(path: exportPath, replacing: true)
+        _ = try reader.export(to: output.descriptor)
+        try output.commit()
+        let report = try AuditVerifier(snapshot: try AuditExport.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: exportPath)))),
+                                       genesis: key).verify()
+        Output.line("   key: \(key.vkey)")
+        Output.line("   verified \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: exportPath)))
+        // Change one base64 character inside the first entry: still well-formed text, different bytes.
+        if let entryLine = bytes.indices.first(where: { bytes[$0...].starts(with: Array("entry ".utf8)) }) {
+            bytes[entryLine + 16] = bytes[entryLine + 16] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        }
+        do {
+            _ = try AuditVerifier(snapshot: try AuditExport.parse(bytes), genesis: key).verify()
+        } catch {
+            Output.line("   one character changed in the export: refused (\(error))")
+        }
+    }
+
     private func destroy() throws {
         step("11. Destroy a compartment", """
             Destroying shreds the key salts (overwritten in the database and its log), so nothing sealed
             in it can be opened again, even by someone who still has the master key.
             """, command: "compartment destroy Newsletter --yes")
-        let unlocked = try Vault.open(at: directory).unlock(with: .passphrase(newPassphrase))
+        let unlocked = try Vault.open(at: directory, journal: AuditLog()).unlock(with: .passphrase(newPassphrase))
         let newsletter = try unlocked.compartment(named: "Newsletter")
         try unlocked.destroyCompartment(named: "Newsletter")
         do {
