@@ -1,63 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Seals a plaintext stream into STREAM chunks, a batch at a time, the chunks of a batch in parallel.
 ///
-/// Memory is bounded by the batch (16 chunks per thread), whatever the input size. The reader keeps
-/// one byte of lookahead beyond each full batch, so it knows which chunk is the last without knowing
-/// the input's length in advance.
+/// Two batches are in flight: while the workers seal batch k, the calling thread writes batch k − 1
+/// and reads batch k + 1, then joins the workers. Memory is bounded by two batches of plaintext and
+/// two of ciphertext (see `BatchSize`), whatever the input size. The reader keeps one byte of
+/// lookahead beyond each full batch, so it knows which chunk is the last without knowing the input's
+/// length in advance.
 struct BundleSealer {
     let cipher: StreamCipher
     let chunkSize: Int
     let threads: Int
 
-    var batchChunks: Int { max(1, threads) * 16 }
+    var batchChunks: Int { BatchSize.chunks(chunkSize: chunkSize, threads: threads) }
+
+    /// Plaintext bytes in one batch buffer, whether it is the last batch, and its chunk count.
+    private struct Batch {
+        let count: Int
+        let isFinal: Bool
+        let chunks: Int
+    }
 
     /// Writes the sealed payload to `output`; returns the plaintext length.
     func sealPayload(from input: FileDescriptor, to output: FileDescriptor, progress: (UInt64) -> Void) throws -> UInt64 {
+        _ = posix_fadvise(input.rawValue, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))  // fails harmlessly on a pipe
         let batchBytes = batchChunks * chunkSize
-        let plaintext = try SecureBytes(count: batchBytes + 1)
-        var sealed = [UInt8](repeating: 0, count: batchChunks * (chunkSize + StreamCipher.tagSize))
-        var carried = 0
-        var firstIndex: UInt64 = 0
-        var total: UInt64 = 0
-        while true {
-            let filled = carried + (try plaintext.withUnsafeMutableBytes { buffer in
-                try input.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[carried...]))
-            })
-            let isFinal = filled <= batchBytes
-            let count = isFinal ? filled : batchBytes
-            let chunks = isFinal ? max(1, (count + chunkSize - 1) / chunkSize) : batchChunks
-            let sealedCount = try sealBatch(plaintext, count: count, chunks: chunks, firstIndex: firstIndex, isFinal: isFinal, into: &sealed)
-            try sealed.withUnsafeBytes { try output.write(UnsafeRawBufferPointer(rebasing: $0[0..<sealedCount])) }
-            total += UInt64(count)
-            firstIndex += UInt64(chunks)
-            progress(total)
-            if isFinal { return total }
-            guard firstIndex < StreamCipher.maximumChunkCount else {
-                throw CryptoVaultError(.invalidInput, "the input is too large for one bundle")
+        // Each plaintext buffer has room for one byte past the batch: the lookahead.
+        let plaintext = [try SecureBytes(count: batchBytes + 1), try SecureBytes(count: batchBytes + 1)]
+        let sealed = [CiphertextBuffer(count: batchChunks * (chunkSize + StreamCipher.tagSize)),
+                      CiphertextBuffer(count: batchChunks * (chunkSize + StreamCipher.tagSize))]
+        return try plaintext[0].withUnsafeMutableBytes { first in
+            try plaintext[1].withUnsafeMutableBytes { second in
+                try pipeline(input, output, plaintext: [first, second], sealed: sealed.map(\.bytes), progress: progress)
             }
-            plaintext.withUnsafeMutableBytes { $0[0] = $0[batchBytes] }
-            carried = 1
         }
     }
 
-    /// Seals `chunks` chunks of the first `count` bytes of `plaintext`; returns the sealed byte count.
-    private func sealBatch(_ plaintext: SecureBytes, count: Int, chunks: Int, firstIndex: UInt64, isFinal: Bool,
-                           into sealed: inout [UInt8]) throws -> Int {
+    private func pipeline(_ input: FileDescriptor, _ output: FileDescriptor, plaintext: [UnsafeMutableRawBufferPointer],
+                          sealed: [UnsafeMutableRawBufferPointer], progress: (UInt64) -> Void) throws -> UInt64 {
+        var slot = 0
+        var batch = try read(input, into: plaintext[0], carrying: nil)
+        var firstIndex: UInt64 = 0
+        var written: UInt64 = 0
+        var unwritten: (slot: Int, sealedCount: Int, count: Int)?
+        while true {
+            let current = batch
+            let carried = plaintext[slot][batchChunks * chunkSize]
+            let next = try ParallelChunks(threads: threads).forEach(current.chunks,
+                sealChunk(plaintext[slot], into: sealed[slot], batch: current, firstIndex: firstIndex)) { () throws -> Batch? in
+                if let unwritten {
+                    try output.write(UnsafeRawBufferPointer(rebasing: sealed[unwritten.slot][0..<unwritten.sealedCount]))
+                    written += UInt64(unwritten.count)
+                    progress(written)
+                }
+                return current.isFinal ? nil : try read(input, into: plaintext[1 - slot], carrying: carried)
+            }
+            unwritten = (slot, current.count + current.chunks * StreamCipher.tagSize, current.count)
+            firstIndex += UInt64(current.chunks)
+            guard let next else { break }
+            guard firstIndex < StreamCipher.maximumChunkCount else {
+                throw CryptoVaultError(.invalidInput, "the input is too large for one bundle")
+            }
+            batch = next
+            slot = 1 - slot
+        }
+        if let unwritten {
+            try output.write(UnsafeRawBufferPointer(rebasing: sealed[unwritten.slot][0..<unwritten.sealedCount]))
+            written += UInt64(unwritten.count)
+            progress(written)
+        }
+        return written
+    }
+
+    /// Fills `buffer` with the next batch and one byte of lookahead; `carried` is the previous batch's
+    /// lookahead byte, which becomes this batch's first byte.
+    private func read(_ input: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, carrying carried: UInt8?) throws -> Batch {
+        let batchBytes = batchChunks * chunkSize
+        var filled = 0
+        if let carried {
+            buffer[0] = carried
+            filled = 1
+        }
+        filled += try input.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+        let isFinal = filled <= batchBytes
+        let count = isFinal ? filled : batchBytes
+        return Batch(count: count, isFinal: isFinal, chunks: isFinal ? max(1, (count + chunkSize - 1) / chunkSize) : batchChunks)
+    }
+
+    /// Seals chunk `chunk` of a batch; the last chunk of the final batch gets the last flag.
+    private func sealChunk(_ plaintext: UnsafeMutableRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer,
+                           batch: Batch, firstIndex: UInt64) -> @Sendable (Int) -> Void {
+        let input = SharedBuffer(pointer: plaintext)
+        let output = SharedBuffer(pointer: sealed)
         let chunkSize = chunkSize
         let cipher = cipher
-        plaintext.withUnsafeMutableBytes { source in
-            sealed.withUnsafeMutableBytes { destination in
-                let input = SharedBuffer(pointer: source)
-                let output = SharedBuffer(pointer: destination)
-                ParallelChunks(threads: threads).forEach(chunks) { chunk in
-                    let start = chunk * chunkSize
-                    let length = min(chunkSize, count - start)
-                    let sealedStart = chunk * (chunkSize + StreamCipher.tagSize)
-                    cipher.seal(UnsafeRawBufferPointer(input.slice(start..<(start + length))),
-                                into: output.slice(sealedStart..<(sealedStart + length + StreamCipher.tagSize)),
-                                index: firstIndex + UInt64(chunk), isLast: isFinal && chunk == chunks - 1)
-                }
-            }
+        return { chunk in
+            let start = chunk * chunkSize
+            let length = min(chunkSize, batch.count - start)
+            let sealedStart = chunk * (chunkSize + StreamCipher.tagSize)
+            cipher.seal(UnsafeRawBufferPointer(input.slice(start..<(start + length))),
+                        into: output.slice(sealedStart..<(sealedStart + length + StreamCipher.tagSize)),
+                        index: firstIndex + UInt64(chunk), isLast: batch.isFinal && chunk == batch.chunks - 1)
         }
-        return count + chunks * StreamCipher.tagSize
     }
 }

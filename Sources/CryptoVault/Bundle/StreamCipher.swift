@@ -19,21 +19,37 @@ struct StreamCipher: @unchecked Sendable {
     }
 
     static func nonce(index: UInt64, isLast: Bool) -> [UInt8] {
-        var nonce = [UInt8](repeating: 0, count: nonceSize)
+        [UInt8](unsafeUninitializedCapacity: nonceSize) { buffer, count in
+            writeNonce(index: index, isLast: isLast, into: buffer.baseAddress!)
+            count = nonceSize
+        }
+    }
+
+    /// `u88be(index) || last flag` into 12 bytes at `nonce`.
+    private static func writeNonce(index: UInt64, isLast: Bool, into nonce: UnsafeMutablePointer<UInt8>) {
+        nonce.update(repeating: 0, count: 3)
         for byte in 0..<8 { nonce[10 - byte] = UInt8(truncatingIfNeeded: index >> (8 * UInt64(byte))) }
         nonce[11] = isLast ? 1 : 0
-        return nonce
+    }
+
+    /// Runs `body` with the nonce of chunk `index` in a stack buffer: no allocation per chunk.
+    private static func withNonce<Result>(index: UInt64, isLast: Bool, _ body: (UnsafePointer<UInt8>) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: nonceSize) { buffer in
+            writeNonce(index: index, isLast: isLast, into: buffer.baseAddress!)
+            return body(buffer.baseAddress!)
+        }
     }
 
     /// Seals `plaintext` into `sealed` (plaintext.count + 16 bytes).
     func seal(_ plaintext: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer, index: UInt64, isLast: Bool) {
         precondition(sealed.count == plaintext.count + Self.tagSize, "sealed chunk buffer has the wrong size")
-        let nonce = Self.nonce(index: index, isLast: isLast)
-        payloadKey.withUnsafeBytes { key in
-            _ = crypto_aead_chacha20poly1305_ietf_encrypt(
-                sealed.bindMemory(to: UInt8.self).baseAddress!, nil,
-                plaintext.bindMemory(to: UInt8.self).baseAddress, UInt64(plaintext.count),
-                nil, 0, nil, nonce, key.bindMemory(to: UInt8.self).baseAddress!)
+        Self.withNonce(index: index, isLast: isLast) { nonce in
+            payloadKey.withUnsafeBytes { key in
+                _ = crypto_aead_chacha20poly1305_ietf_encrypt(
+                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                    nil, 0, nil, nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
         }
     }
 
@@ -41,12 +57,13 @@ struct StreamCipher: @unchecked Sendable {
     /// at this index and position, in which case `plaintext` is zeroed.
     func open(_ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer, index: UInt64, isLast: Bool) -> Bool {
         precondition(sealed.count == plaintext.count + Self.tagSize, "plaintext chunk buffer has the wrong size")
-        let nonce = Self.nonce(index: index, isLast: isLast)
-        let status = payloadKey.withUnsafeBytes { key in
-            crypto_aead_chacha20poly1305_ietf_decrypt(
-                plaintext.bindMemory(to: UInt8.self).baseAddress, nil, nil,
-                sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count),
-                nil, 0, nonce, key.bindMemory(to: UInt8.self).baseAddress!)
+        let status = Self.withNonce(index: index, isLast: isLast) { nonce in
+            payloadKey.withUnsafeBytes { key in
+                crypto_aead_chacha20poly1305_ietf_decrypt(
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil,
+                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                    nil, 0, nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
         }
         if status != 0, let base = plaintext.baseAddress, plaintext.count > 0 { sodium_memzero(base, plaintext.count) }
         return status == 0
