@@ -1,0 +1,40 @@
+import Foundation
+
+/// Timing and printing helpers shared by every benchmark.
+enum Benchmark {
+    static func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+        }
+        return samples.sorted()[samples.count / 2]
+    }
+
+    static func report(_ name: String, _ value: Double, _ unit: String) {
+        print("\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%10.2f", value)) \(unit)")
+    }
+
+    /// A figure checked against a target: `value` must be at least (or at most) `target`.
+    static func verdict(_ name: String, _ value: Double, _ unit: String, atLeast target: Double) {
+        report(name, value, "\(unit)   target >= \(format(target)) \(unit)   \(value >= target ? "PASS" : "FAIL")")
+    }
+
+    static func verdict(_ name: String, _ value: Double, _ unit: String, atMost target: Double) {
+        report(name, value, "\(unit)   target <= \(format(target)) \(unit)   \(value <= target ? "PASS" : "FAIL")")
+    }
+
+    static func section(_ title: String) {
+        print("")
+        print("== \(title)")
+    }
+
+    static func note(_ text: String) {
+        print("   \(text)")
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+    }
+}
