@@ -65,6 +65,12 @@ public struct Checkpoint: Sendable, Equatable {
         }
     }
 
+    /// Byte-for-byte equality of the bodies: two checkpoints are the same statement only if their
+    /// texts are (Swift's `==` on strings would equate canonically equivalent origins).
+    public static func == (lhs: Checkpoint, rhs: Checkpoint) -> Bool {
+        lhs.body.utf8.elementsEqual(rhs.body.utf8)
+    }
+
     /// The note text of the checkpoint.
     public var body: String {
         ([origin, String(treeSize), NoteBase64.encode(rootHash)] + extensionLines).map { $0 + "\n" }.joined()

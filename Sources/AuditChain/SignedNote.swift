@@ -76,6 +76,11 @@ public struct SignedNote: Sendable, Equatable {
         self.signatures = signatures
     }
 
+    /// Byte-for-byte equality: Swift's `==` on strings would equate canonically equivalent texts.
+    public static func == (lhs: SignedNote, rhs: SignedNote) -> Bool {
+        lhs.body.utf8.elementsEqual(rhs.body.utf8) && lhs.signatures == rhs.signatures
+    }
+
     /// The note as text: body, blank line, one line per signature.
     public func serialized() -> String {
         body + "\n" + signatures.map(\.line).joined()
