@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the known-answer files in testvectors/vault/ and testvectors/bundle/ from fixed inputs,
-using only the independent implementation in testvectors/independent/ (vault_reader.py and
-bundle_opener.py; never the Swift code).
+"""Writes the known-answer files in testvectors/vault/, testvectors/bundle/ and testvectors/audit/
+from fixed inputs, using only the independent implementation in testvectors/independent/
+(vault_reader.py, bundle_opener.py and audit_verifier.py; never the Swift code). Ed25519 signatures
+come from PyNaCl (nacl.signing.SigningKey), which is deterministic.
 
     python3 testvectors/generate.py           # (re)write the files
     python3 testvectors/generate.py --check   # exit 1 if a file differs from what it would write
@@ -22,9 +23,11 @@ sys.path.insert(0, os.path.join(HERE, "independent"))
 
 import vault_reader as vr  # noqa: E402
 import bundle_opener as bo  # noqa: E402
+import audit_verifier as av  # noqa: E402
 
 OUT = os.path.join(HERE, "vault")
 BUNDLE_OUT = os.path.join(HERE, "bundle")
+AUDIT_OUT = os.path.join(HERE, "audit")
 
 
 def fixed(label, n):
@@ -963,6 +966,712 @@ BUNDLE_FILES = {
 }
 
 
+# ---------------------------------------------------------------------------------------------
+# The audit log (SECURITY.md §8)
+# ---------------------------------------------------------------------------------------------
+
+AUDIT_ORIGIN = av.origin_of(VAULT_ID)
+AUDIT_DEVICE_ID = fixed("audit device id", 16)
+AUDIT_T0 = 1767225600  # 2026-01-01T00:00:00Z
+AUDIT_COMPARTMENT = fixed("audit compartment uuid", 16)
+AUDIT_BUNDLE = fixed("audit bundle id", 16)
+AUDIT_SLOT = fixed("passphrase slot 1 uuid", 16)
+AUDIT_EPOCHS = 6  # epochs 0 (genesis) to 5 (current)
+AUDIT_SEEDS = [fixed("audit epoch %d seed" % epoch, 32) for epoch in range(AUDIT_EPOCHS)]
+ALICE = "alice (uid 1000)"
+
+
+def ed25519_public(seed):
+    from nacl.signing import SigningKey
+    return SigningKey(seed).verify_key.encode()
+
+
+def ed25519_sign(seed, message):
+    from nacl.signing import SigningKey
+    return SigningKey(seed).sign(message).signature
+
+
+def sign_note(text, seed, name=AUDIT_ORIGIN):
+    """A signed note of `text` (bytes) by the Ed25519 key of `seed` under key name `name`."""
+    public = ed25519_public(seed)
+    return text + b"\n" + av.note_signature_line(name, av.key_id(name, av.TYPE_ED25519, public), ed25519_sign(seed, text))
+
+
+def vkey_of(seed, name=AUDIT_ORIGIN):
+    return av.VerifierKey(name, ed25519_public(seed)).vkey
+
+
+# The log: eight entries of five commands, each command ending in a checkpoint and a new epoch.
+#   init                      -> entry 0                          checkpoint of epoch 0 at size 1
+#   compartment create        -> entries 1 (unlock), 2 (create)   checkpoint of epoch 1 at size 3
+#   put                       -> entries 3 (unlock), 4 (put)      checkpoint of epoch 2 at size 5
+#   a failed unlock           -> entry 5                          checkpoint of epoch 3 at size 6
+#   get                       -> entries 6 (unlock), 7 (get)      checkpoint of epoch 4 at size 8
+# Epoch 5 is current (its seed would be the one in the database); it has signed nothing.
+AUDIT_LOG_EVENTS = [
+    dict(time=AUDIT_T0, actor=ALICE, action="vault.init"),
+    dict(time=AUDIT_T0 + 30, actor=ALICE, action="vault.unlock", subject=AUDIT_SLOT),
+    dict(time=AUDIT_T0 + 31, actor=ALICE, action="compartment.create", compartment=AUDIT_COMPARTMENT,
+         details=[("register", "legal"), ("name", "Müller v. Müller – 患者 田中")]),
+    dict(time=AUDIT_T0 + 90, actor=ALICE, action="vault.unlock", subject=AUDIT_SLOT),
+    dict(time=AUDIT_T0 + 92, actor=ALICE, action="bundle.put", compartment=AUDIT_COMPARTMENT, subject=AUDIT_BUNDLE,
+         details=[("file", "Befund 2026-01 (Müller).pdf")]),
+    dict(time=AUDIT_T0 + 3600, actor="mallory (uid 1001)", action="vault.unlock-failed"),
+    dict(time=AUDIT_T0 + 3660, actor=ALICE, action="vault.unlock", subject=AUDIT_SLOT),
+    dict(time=AUDIT_T0 + 3661, actor=ALICE, action="bundle.get", compartment=AUDIT_COMPARTMENT, subject=AUDIT_BUNDLE),
+]
+AUDIT_CHECKPOINT_SIZES = [1, 3, 5, 6, 8]  # checkpoint of epoch i at AUDIT_CHECKPOINT_SIZES[i]
+
+
+def audit_entry_fields(seq, previous_hash, event, vault_id=VAULT_ID, master_key=MASTER_KEY, nonce_label="log"):
+    """The entry fields of an event (details sealed with a fixed nonce), as av.encode_entry takes them."""
+    details = [(n.encode(), v.encode("utf-8")) for n, v in event.get("details", [])]
+    hashes, sealed, nonce = [], b"", None
+    if details:
+        sealing_key, hashing_key = av.audit_keys(master_key, vault_id)
+        ordered = av.sorted_details(details)
+        hashes = [(n, av.detail_hash(hashing_key, n, v)) for n, v in ordered]
+        nonce = fixed("audit details nonce %s %d" % (nonce_label, seq), 24)
+        sealed = av.seal_details(sealing_key, nonce, ordered, vault_id, seq)
+    return {"seq": seq, "time": event["time"], "device_id": event.get("device_id", AUDIT_DEVICE_ID),
+            "actor": event["actor"].encode("utf-8") if isinstance(event["actor"], str) else event["actor"],
+            "action": event["action"].encode("ascii"), "compartment_id": event.get("compartment", b""),
+            "subject_id": event.get("subject", b""), "detail_hashes": hashes, "sealed_details": sealed,
+            "previous_hash": previous_hash, "_details": details, "_nonce": nonce}
+
+
+def audit_log_entries():
+    """The encoded entries of the log, chained."""
+    entries, previous = [], bytes(32)
+    for seq, event in enumerate(AUDIT_LOG_EVENTS):
+        fields = audit_entry_fields(seq, previous, event)
+        encoded = av.encode_entry(fields)
+        entries.append((fields, encoded))
+        previous = av.leaf_hash(encoded)
+    return entries
+
+
+def entry_json(name, fields, encoded, kind="entry", **extra):
+    case = {"name": name, "type": kind}
+    case.update(extra)
+    case.update({
+        "seq": fields["seq"], "time": fields["time"], "device_id": h(fields["device_id"]),
+        "actor_utf8": h(fields["actor"]), "action": fields["action"].decode("ascii"),
+        "compartment_id": h(fields["compartment_id"]), "subject_id": h(fields["subject_id"]),
+        "detail_hashes": [{"name": n.decode("ascii"), "hash": h(d)} for n, d in fields["detail_hashes"]],
+        "sealed_details": h(fields["sealed_details"]), "previous_hash": h(fields["previous_hash"]),
+        "encoded": h(encoded), "encoded_size": len(encoded), "leaf_hash": h(av.leaf_hash(encoded)),
+    })
+    if av.is_utf8(fields["actor"]):
+        case["actor"] = fields["actor"].decode("utf-8")
+    if fields.get("_details"):
+        case["details"] = [{"name": n.decode(), "value": v.decode("utf-8")} for n, v in fields["_details"]]
+        case["details_nonce"] = h(fields["_nonce"])
+    assert av.decode_entry(encoded) == {k: v for k, v in fields.items() if not k.startswith("_")}
+    return case
+
+
+def audit_entries_file():
+    cases = []
+    for fields, encoded in audit_log_entries():
+        cases.append(entry_json("log entry %d: %s" % (fields["seq"], fields["action"].decode()), fields, encoded, kind="log"))
+
+    def standalone(name, written=True, **event):
+        seq = event.pop("seq")
+        previous = event.pop("previous", fixed("audit previous hash " + name, 32))
+        fields = audit_entry_fields(seq, previous, event, nonce_label="standalone")
+        for key in ("detail_hashes", "sealed_details"):
+            if key in event:
+                fields[key] = event[key]
+        encoded = av.encode_entry(fields)
+        cases.append(entry_json(name, fields, encoded, written_by_vaultctl=written))
+        return encoded
+
+    standalone("every field at its largest (seq 2^64-1, time 2^63-1, 255-byte actor, 64-byte action and subject)",
+               seq=(1 << 64) - 1, time=(1 << 63) - 1, actor="ü" * 127 + "a", action="a.b-c0123456789" + "x" * 49,
+               compartment=b"\xff" * 16, subject=b"\xee" * 64, previous=b"\xff" * 32)
+    standalone("every field at its smallest (seq 0, time -2^63, empty actor, one-byte action)",
+               seq=0, time=-(1 << 63), actor="", action="a", previous=bytes(32))
+    standalone("time -1 (before 1970), a keyslot uuid as subject", seq=7, time=-1, actor=ALICE, action="keyslot.passwd",
+               subject=fixed("audit other slot", 16))
+    standalone("three details, given out of order, sealed and hashed in name order", seq=42, time=AUDIT_T0 + 42,
+               actor=ALICE, action="bundle.seal", compartment=AUDIT_COMPARTMENT, subject=fixed("audit seal bundle", 16),
+               details=[("register", "healthcare"), ("file", "x-ray 2026.dcm"), ("name", "Patient 0042")])
+    standalone("decoder-accepted, never written by vaultctl: an empty action", written=False, seq=3, time=AUDIT_T0,
+               actor=ALICE, action="")
+    standalone("decoder-accepted, never written by vaultctl: detail hashes without sealed details, names unsorted",
+               written=False, seq=4, time=AUDIT_T0, actor=ALICE, action="x",
+               detail_hashes=[(b"zz", b"\x01" * 32), (b"", b"\x02" * 32), (b"zz", b"\x03" * 32)], sealed_details=b"")
+    overhead = len(av.encode_entry(dict(audit_entry_fields(5, bytes(32), dict(time=AUDIT_T0, actor=ALICE, action="big")))))
+    big = standalone("exactly 65536 bytes (the largest entry)", written=False, seq=5, time=AUDIT_T0, actor=ALICE,
+                     action="big", sealed_details=b"\x5a" * (65536 - overhead), detail_hashes=[])
+    assert len(big) == 65536, len(big)
+
+    base_fields = audit_log_entries()[2][0]
+    base = av.encode_entry(base_fields)
+
+    def reject(name, data):
+        try:
+            av.decode_entry(data)
+        except av.Malformed:
+            cases.append({"name": name, "type": "reject-decode", "encoded": h(data), "reason": "malformed-entry"})
+            return
+        raise AssertionError("accepted: " + name)
+
+    def with_fields(**changes):
+        fields = dict(base_fields)
+        fields.update(changes)
+        return av.encode_entry(fields)
+
+    reject("empty", b"")
+    reject("version 0", b"\x00" + base[1:])
+    reject("version 2", b"\x02" + base[1:])
+    reject("one byte over 65536", big + b"\x00")
+    reject("the last byte cut off", base[:-1])
+    reject("cut inside the device id", base[:20])
+    reject("one byte after the previous hash", base + b"\x00")
+    reject("a compartment id of 15 bytes", with_fields(compartment_id=AUDIT_COMPARTMENT[:15]))
+    reject("a compartment id of 32 bytes", with_fields(compartment_id=AUDIT_COMPARTMENT * 2))
+    reject("a subject id of 65 bytes", with_fields(subject_id=b"\x01" * 65))
+    reject("an action of 65 bytes", with_fields(action=b"a" * 65))
+    reject("an action with an uppercase letter", with_fields(action=b"Compartment.create"))
+    reject("an action with an underscore", with_fields(action=b"compartment_create"))
+    reject("an action with a space", with_fields(action=b"compartment create"))
+    reject("an actor that is not UTF-8 (0xff)", with_fields(actor=b"alice \xff"))
+    reject("an actor with an overlong encoding of '/' (c0 af)", with_fields(actor=b"alice \xc0\xaf"))
+    reject("an actor with a UTF-16 surrogate (ed a0 80)", with_fields(actor=b"alice \xed\xa0\x80"))
+    reject("an actor cut inside a character", with_fields(actor="Müller".encode()[:2]))
+    reject("a detail name with a dot", with_fields(detail_hashes=[(b"file.name", b"\x00" * 32)]))
+    reject("a detail name of 33 bytes", with_fields(detail_hashes=[(b"n" * 33, b"\x00" * 32)]))
+    reject("a detail name with an uppercase letter", with_fields(detail_hashes=[(b"Name", b"\x00" * 32)]))
+    reject("sealed details of 39 bytes", with_fields(sealed_details=base_fields["sealed_details"][:39]))
+    reject("sealed details of 1 byte", with_fields(sealed_details=b"\x00"))
+    length_at = len(base) - 32 - len(base_fields["sealed_details"]) - 4
+    reject("a sealed-details length beyond the end", base[:length_at] + (0xFFFFFFFF).to_bytes(4, "big") + base[length_at + 4:])
+    reject("a detail count one too high", _bump_detail_count(base, base_fields))
+    return {"description": "Audit entries: fields, their canonical encoding (§8.2) and leaf hash SHA-256(0x00 || "
+                           "encoding) (§8.4). Cases of type log are the eight chained entries of the log that "
+                           "merkle.json, notes.json and exports.json use (entry i's previous_hash is entry i-1's "
+                           "leaf_hash); type entry are standalone encodings (written_by_vaultctl false: accepted by "
+                           "a decoder, never written); type reject-decode are bytes a decoder must refuse as a "
+                           "malformed entry.",
+            "spec": "SECURITY.md §8.2", "cases": cases}
+
+
+def _bump_detail_count(encoded, fields):
+    offset = 1 + 8 + 8 + 16
+    for field in ("actor", "action", "compartment_id", "subject_id"):
+        offset += 1 + len(fields[field])
+    data = bytearray(encoded)
+    data[offset] += 1
+    return bytes(data)
+
+
+def audit_details_file():
+    cases = []
+    for label, master_key, vault_id in (("vault 1", MASTER_KEY, VAULT_ID), ("vault 2", MASTER_KEY_2, VAULT_ID_2)):
+        output = av.hkdf_sha256(master_key, vault_id, av.AUDIT_KEYS_INFO, 64)
+        sealing_key, hashing_key = av.audit_keys(master_key, vault_id)
+        assert output == sealing_key + hashing_key
+        cases.append({"name": "audit keys of %s" % label, "type": "keys", "master_key": h(master_key),
+                      "vault_id": h(vault_id), "hkdf_info": h(av.AUDIT_KEYS_INFO), "hkdf_output": h(output),
+                      "sealing_key": h(sealing_key), "hashing_key": h(hashing_key)})
+
+    def seal_case(name, details, seq, vault_id=VAULT_ID, master_key=MASTER_KEY):
+        sealing_key, hashing_key = av.audit_keys(master_key, vault_id)
+        raw = [(n.encode(), v.encode("utf-8")) for n, v in details]
+        ordered = av.sorted_details(raw)
+        nonce = fixed("audit details case " + name, 24)
+        plaintext = av.encode_details(ordered)
+        ad = av.details_ad(vault_id, seq)
+        sealed = av.seal_details(sealing_key, nonce, ordered, vault_id, seq)
+        assert av.open_details(sealing_key, sealed, vault_id, seq) == ordered
+        tampered = [
+            ("seq + 1 in the AD (moved to the next entry)", av.details_ad(vault_id, seq + 1), sealed)
+            if seq < (1 << 64) - 1 else ("seq - 1 in the AD (moved to the entry before)", av.details_ad(vault_id, seq - 1), sealed),
+            ("another vault id in the AD", av.details_ad(flip(vault_id), seq), sealed),
+            ("the tag's last byte flipped", ad, flip(sealed, len(sealed) - 1)),
+            ("the nonce's first byte flipped", ad, flip(sealed, 0)),
+        ]
+        must_not_open = []
+        for change, bad_ad, bad_sealed in tampered:
+            assert av.xchacha_decrypt(sealing_key, bad_sealed[:24], bad_sealed[24:], bad_ad) is None
+            must_not_open.append({"change": change, "ad": h(bad_ad), "sealed_details": h(bad_sealed)})
+        cases.append({
+            "name": name, "type": "seal", "vault_id": h(vault_id), "seq": seq,
+            "sealing_key": h(sealing_key), "hashing_key": h(hashing_key),
+            "details": [{"name": n, "value": v, "value_utf8": h(v.encode("utf-8"))} for n, v in details],
+            "sorted_names": [n.decode() for n, _ in ordered],
+            "detail_hashes": [{"name": n.decode(), "hash": h(av.detail_hash(hashing_key, n, v))} for n, v in ordered],
+            "plaintext": h(plaintext), "ad": h(ad), "nonce": h(nonce), "sealed_details": h(sealed),
+            "must_not_open": must_not_open})
+
+    seal_case("compartment.create: name and register, given register first", [("register", "legal"),
+              ("name", "Müller v. Müller – 患者 田中")], 2)
+    seal_case("bundle.put: a file name", [("file", "Befund 2026-01 (Müller).pdf")], 4)
+    seal_case("one empty value", [("file", "")], 0)
+    seal_case("seq 2^64-1", [("name", "Café")], (1 << 64) - 1)
+    seal_case("a 4096-byte value and names sorting by bytes ('-' < '0' < '_' < 'a')",
+              [("a", "x" * 4096), ("_z", "u"), ("0", "digit"), ("-", "dash")], 9)
+    seal_case("another vault", [("name", "Müller v. Müller – 患者 田中")], 2, VAULT_ID_2, MASTER_KEY_2)
+
+    _, hashing_key = av.audit_keys(MASTER_KEY, VAULT_ID)
+    for name, value in (("register", "legal"), ("register", "healthcare"), ("name", "Caf\u00e9"), ("name", "Cafe\u0301"),
+                        ("file", ""), ("name", "a\u0000b")):
+        message = name.encode() + b"\x00" + value.encode("utf-8")
+        cases.append({"name": "hash of %s = %r" % (name, value), "type": "hash", "hashing_key": h(hashing_key),
+                      "field": name, "value": value, "value_utf8": h(value.encode("utf-8")), "message": h(message),
+                      "hash": h(av.detail_hash(hashing_key, name.encode(), value.encode("utf-8")))})
+    return {"description": "Audit details (§8.3): the audit keys HKDF(MK, salt = vault_id, \"vaultctl audit keys v1\", "
+                           "64) = sealing key || hashing key; sealed details = nonce || XChaCha20-Poly1305(sealing "
+                           "key, nonce, plaintext, AD = \"vaultctl audit details v1\" || vault_id || u64be(seq)) over "
+                           "the details sorted by name; detail hash = HMAC-SHA-256(hashing key, name || 0x00 || "
+                           "value). Every must_not_open (ad, sealed_details) must fail to open.",
+            "spec": "SECURITY.md §8.3", "cases": cases}
+
+
+def audit_merkle_file():
+    leaves = [av.leaf_hash(encoded) for _, encoded in audit_log_entries()]
+    b = av.b64encode
+    cases = [{"name": "root of size 0", "type": "root", "size": 0, "root": h(av.EMPTY_ROOT), "root_base64": b(av.EMPTY_ROOT)}]
+    for size in range(1, 9):
+        root = av.mth(leaves[:size])
+        assert root == _frontier_root(leaves[:size])
+        cases.append({"name": "root of size %d" % size, "type": "root", "size": size, "root": h(root), "root_base64": b(root)})
+    for size in range(1, 9):
+        root = av.mth(leaves[:size])
+        for index in range(size):
+            proof = av.inclusion_path(index, leaves[:size])
+            assert av.verify_inclusion(leaves[index], index, size, proof, root) is None
+            cases.append({"name": "inclusion of %d in %d" % (index, size), "type": "inclusion", "index": index,
+                          "size": size, "leaf_hash": h(leaves[index]), "root": h(root), "proof": [h(p) for p in proof]})
+    for size2 in range(0, 9):
+        for size1 in range(0, size2 + 1):
+            root1, root2 = av.mth(leaves[:size1]), av.mth(leaves[:size2])
+            proof = av.consistency_proof(size1, leaves[:size2])
+            assert av.verify_consistency(size1, size2, root1, root2, proof) is None
+            cases.append({"name": "consistency of %d with %d" % (size1, size2), "type": "consistency", "size1": size1,
+                          "size2": size2, "root1": h(root1), "root2": h(root2), "proof": [h(p) for p in proof]})
+
+    def reject_inclusion(name, index, size, proof, root, reason, leaf=None):
+        leaf = leaves[index] if leaf is None else leaf
+        assert av.verify_inclusion(leaf, index, size, proof, root) == reason, name
+        cases.append({"name": name, "type": "reject-inclusion", "index": index, "size": size, "leaf_hash": h(leaf),
+                      "root": h(root), "proof": [h(p) for p in proof], "reason": reason})
+
+    def reject_consistency(name, size1, size2, root1, root2, proof, reason):
+        assert av.verify_consistency(size1, size2, root1, root2, proof) == reason, name
+        cases.append({"name": name, "type": "reject-consistency", "size1": size1, "size2": size2, "root1": h(root1),
+                      "root2": h(root2), "proof": [h(p) for p in proof], "reason": reason})
+
+    r = lambda n: av.mth(leaves[:n])  # noqa: E731
+    p5 = av.inclusion_path(2, leaves[:5])
+    reject_inclusion("index equal to the size", 5, 5, [], r(5), "index", leaf=leaves[5])
+    reject_inclusion("a proof with one hash too many", 2, 5, p5 + [leaves[0]], r(5), "length")
+    reject_inclusion("a proof with one hash too few", 2, 5, p5[:-1], r(5), "length")
+    reject_inclusion("a non-empty proof for a tree of one leaf", 0, 1, [leaves[1]], r(1), "length")
+    reject_inclusion("the right proof, the wrong index", 3, 5, p5, r(5), "root", leaf=leaves[2])
+    reject_inclusion("the right proof, the root of another size", 2, 5, p5, r(6), "root")
+    reject_inclusion("a proof hash altered", 2, 5, [flip(p5[0])] + p5[1:], r(5), "root")
+    c37 = av.consistency_proof(3, leaves[:7])
+    reject_consistency("size1 above size2", 5, 4, r(5), r(4), [], "size")
+    reject_consistency("size1 0 with a non-empty proof", 0, 4, av.EMPTY_ROOT, r(4), [leaves[0]], "length")
+    reject_consistency("size1 0 with root1 not the empty root", 0, 4, r(1), r(4), [], "root")
+    reject_consistency("size1 = size2 = 0 with root2 not the empty root", 0, 0, av.EMPTY_ROOT, r(1), [], "root")
+    reject_consistency("equal sizes, different roots", 4, 4, r(4), r(5), [], "root")
+    reject_consistency("equal sizes with a non-empty proof", 4, 4, r(4), r(4), [leaves[0]], "length")
+    reject_consistency("an empty proof for 3 to 7", 3, 7, r(3), r(7), [], "length")
+    reject_consistency("a proof with one hash too many", 3, 7, r(3), r(7), c37 + [leaves[0]], "length")
+    reject_consistency("a proof with one hash too few", 3, 7, r(3), r(7), c37[:-1], "length")
+    reject_consistency("a forked second tree (root2 of another log)", 3, 7, r(3), flip(r(7)), c37, "root")
+    reject_consistency("a proof hash altered", 3, 7, r(3), r(7), [flip(c37[0])] + c37[1:], "root")
+    return {"description": "The RFC 9162 tree of the eight log entries of entries.json (leaves = their leaf hashes): "
+                           "MTH at every size 0-8, every inclusion proof PATH(index, size), every consistency proof "
+                           "PROOF(size1, size2) with 0 <= size1 <= size2 <= 8 (empty for size1 = 0 and size1 = size2, "
+                           "§8.9), and proofs a verifier must refuse, with the reason: index (index >= size), size "
+                           "(size1 > size2), length (more or fewer hashes than the tree shape needs), root (the "
+                           "hashes lead elsewhere).",
+            "spec": "SECURITY.md §8.4, §8.9", "leaves": [h(x) for x in leaves], "cases": cases}
+
+
+def _frontier_root(leaves):
+    frontier = av.Frontier()
+    for leaf in leaves:
+        frontier.append(leaf)
+    return frontier.root()
+
+
+class AuditLog:
+    """The log's key chain, checkpoints and entries, as the vault would have made them."""
+
+    def __init__(self):
+        self.entries = [encoded for _, encoded in audit_log_entries()]
+        self.leaves = [av.leaf_hash(e) for e in self.entries]
+        self.public = [ed25519_public(seed) for seed in AUDIT_SEEDS]
+        self.checkpoint_notes, self.introductions = [], [None]
+        for epoch, size in enumerate(AUDIT_CHECKPOINT_SIZES):
+            root = av.mth(self.leaves[:size])
+            self.checkpoint_notes.append(sign_note(av.checkpoint_body(AUDIT_ORIGIN, size, root), AUDIT_SEEDS[epoch]))
+            text = av.transition_text(AUDIT_ORIGIN, epoch + 1, self.public[epoch + 1], size, root)
+            self.introductions.append(sign_note(text, AUDIT_SEEDS[epoch]))
+        self.genesis_vkey = vkey_of(AUDIT_SEEDS[0])
+
+    def parts(self):
+        keys = [(epoch, self.public[epoch], self.introductions[epoch]) for epoch in range(AUDIT_EPOCHS)]
+        checkpoints = list(enumerate(self.checkpoint_notes))
+        return [list(keys), list(checkpoints), list(self.entries)]
+
+    def root(self, size):
+        return av.mth(self.leaves[:size])
+
+
+def audit_notes_file():
+    log = AuditLog()
+    cases = []
+    for epoch, seed in enumerate(AUDIT_SEEDS):
+        public = log.public[epoch]
+        cases.append({"name": "key of epoch %d" % epoch, "type": "key", "epoch": epoch, "key_name": AUDIT_ORIGIN,
+                      "seed": h(seed), "public_key": h(public),
+                      "key_id_input": h(AUDIT_ORIGIN.encode() + b"\x0a\x01" + public),
+                      "key_id": "%08x" % av.key_id(AUDIT_ORIGIN, av.TYPE_ED25519, public), "vkey": vkey_of(seed)})
+    for epoch, size in enumerate(AUDIT_CHECKPOINT_SIZES):
+        root = log.root(size)
+        body = av.checkpoint_body(AUDIT_ORIGIN, size, root)
+        signature = ed25519_sign(AUDIT_SEEDS[epoch], body)
+        note = log.checkpoint_notes[epoch]
+        assert av.verify_note(note, av.VerifierKey.parse(vkey_of(AUDIT_SEEDS[epoch]))) == body
+        cases.append({"name": "checkpoint of epoch %d at size %d" % (epoch, size), "type": "checkpoint", "epoch": epoch,
+                      "vkey": vkey_of(AUDIT_SEEDS[epoch]), "origin": AUDIT_ORIGIN, "size": size, "root": h(root),
+                      "body": body.decode(), "signature": h(signature), "note": note.decode()})
+        text = av.transition_text(AUDIT_ORIGIN, epoch + 1, log.public[epoch + 1], size, root)
+        introduction = log.introductions[epoch + 1]
+        assert av.parse_transition(av.verify_note(introduction, av.VerifierKey.parse(vkey_of(AUDIT_SEEDS[epoch])))) == (
+            AUDIT_ORIGIN, epoch + 1, log.public[epoch + 1], size, root)
+        cases.append({"name": "transition from epoch %d to %d after size %d" % (epoch, epoch + 1, size),
+                      "type": "transition", "epoch": epoch + 1, "vkey": vkey_of(AUDIT_SEEDS[epoch]),
+                      "origin": AUDIT_ORIGIN, "public_key": h(log.public[epoch + 1]), "after_size": size,
+                      "after_root": h(root), "text": text.decode(),
+                      "signature": h(ed25519_sign(AUDIT_SEEDS[epoch], text)), "note": introduction.decode()})
+
+    # A witness cosignature (§8.10) on the last checkpoint.
+    witness_name, witness_seed, timestamp = "witness.example/w1", fixed("audit witness seed", 32), 1767229262
+    witness = av.VerifierKey(witness_name, ed25519_public(witness_seed), av.TYPE_COSIGNATURE)
+    last = log.checkpoint_notes[-1]
+    body = av.parse_note(last)[0]
+    message = av.cosignature_message(timestamp, body)
+    line = av.note_signature_line(witness_name, witness.key_id, u64(timestamp) + ed25519_sign(witness_seed, message))
+    cosigned = last + line
+    assert av.verify_cosignature(cosigned, witness) == timestamp
+    assert av.verify_note(cosigned, av.VerifierKey.parse(vkey_of(AUDIT_SEEDS[4]))) == body
+    cases.append({"name": "a witness cosignature (cosignature/v1) on the checkpoint of epoch 4", "type": "cosignature",
+                  "witness_name": witness_name, "witness_seed": h(witness_seed),
+                  "witness_public_key": h(witness.public_key), "witness_key_id": "%08x" % witness.key_id,
+                  "witness_vkey": witness.vkey, "log_vkey": vkey_of(AUDIT_SEEDS[4]), "timestamp": timestamp,
+                  "message": h(message), "cosignature_line": line.decode(), "note": cosigned.decode()})
+
+    def reject(name, note, vkey, reason):
+        key = av.VerifierKey.parse(vkey)
+        try:
+            av.verify_note(note, key)
+        except av.Malformed:
+            cases.append({"name": name, "type": "reject-note", "note": note.decode("utf-8"), "vkey": vkey,
+                          "reason": reason})
+            return
+        raise AssertionError(name)
+
+    note0 = log.checkpoint_notes[0]
+    vkey0 = vkey_of(AUDIT_SEEDS[0])
+    text0, _ = av.parse_note(note0)
+    reject("the checkpoint's size changed (signature no longer verifies)", note0.replace(b"\n1\n", b"\n2\n", 1), vkey0,
+           "signature-invalid")
+    reject("a signature byte flipped", _flip_note_signature(note0), vkey0, "signature-invalid")
+    reject("verified with the key of epoch 1 (no line claims it)", note0, vkey_of(AUDIT_SEEDS[1]), "no-verified-signature")
+    reject("signed under another key name", sign_note(text0, AUDIT_SEEDS[0], name="vaultctl/other"), vkey0,
+           "no-verified-signature")
+    reject("no blank line before the signature", note0.replace(b"\n\n", b"\n", 1), vkey0, "malformed")
+    reject("CR LF line ends", note0.replace(b"\n", b"\r\n"), vkey0, "malformed")
+    reject("a hyphen instead of the em dash", note0.replace("\u2014".encode(), b"-"), vkey0, "malformed")
+    reject("signature base64 without its padding", note0[:-2] + b"\n" if note0.endswith(b"=\n") else note0 + b"x",
+           vkey0, "malformed")
+    reject("a good signature followed by a bad one by the same key",
+           note0 + _flip_note_signature(note0)[len(text0) + 1:], vkey0, "signature-invalid")
+
+    def reject_transition(name, text):
+        try:
+            av.parse_transition(text)
+        except av.Malformed:
+            cases.append({"name": name, "type": "reject-transition", "text": text.decode("utf-8")})
+            return
+        raise AssertionError(name)
+
+    good = av.transition_text(AUDIT_ORIGIN, 1, log.public[1], 1, log.root(1))
+    reject_transition("epoch with a leading zero", good.replace(b"\nepoch 1\n", b"\nepoch 01\n"))
+    reject_transition("size with a plus sign", good.replace(b"\nafter 1 ", b"\nafter +1 "))
+    reject_transition("two spaces after 'after 1'", good.replace(b"\nafter 1 ", b"\nafter 1  "))
+    reject_transition("a sixth line", good + b"extra\n")
+    reject_transition("no final newline", good[:-1])
+    reject_transition("a 31-byte key", good.replace(av.b64encode(log.public[1]).encode(), av.b64encode(log.public[1][:31]).encode()))
+    reject_transition("another first line", good.replace(b"transition v1", b"transition v2"))
+    reject_transition("key base64 without padding", good.replace(av.b64encode(log.public[1]).encode(),
+                                                                 av.b64encode(log.public[1]).rstrip("=").encode()))
+    return {"description": "Signed notes of the log (§8.5, §8.6, §8.10): the epoch keys from fixed seeds (key ID = "
+                           "SHA-256(key name || 0x0A || 0x01 || public key)[:4]; vkey), the checkpoint each epoch "
+                           "signed and the key transition by which it introduced the next (Ed25519 signatures are "
+                           "deterministic), a witness cosignature, and notes a verifier must refuse under the given "
+                           "vkey (reason: malformed, signature-invalid, no-verified-signature) and transition texts "
+                           "it must refuse.",
+            "spec": "SECURITY.md §8.5, §8.6, §8.10", "origin": AUDIT_ORIGIN, "cases": cases}
+
+
+def _swap(items, i, j):
+    items[i], items[j] = items[j], items[i]
+
+
+def u64(n):
+    return n.to_bytes(8, "big")
+
+
+def _flip_note_signature(note):
+    """The note with one byte of its (first) signature flipped, re-encoded canonically."""
+    text, block = note[:note.rfind(b"\n\n") + 2], note[note.rfind(b"\n\n") + 2:]
+    line = block.split(b"\n")[0]
+    prefix, encoded = line.rsplit(b" ", 1)
+    blob = bytearray(av.b64decode(encoded))
+    blob[10] ^= 0x01
+    return text + prefix + b" " + av.b64encode(bytes(blob)).encode() + b"\n"
+
+
+def audit_exports_file():
+    log = AuditLog()
+    vkey = log.genesis_vkey
+    trusted = av.VerifierKey.parse(vkey)
+    complete = av.write_export(AUDIT_ORIGIN, *log.parts())
+    cases = []
+
+    def valid(name, data, expected, key=vkey, note=None):
+        report = av.verify_export(data, av.VerifierKey.parse(key))
+        summary = {k: report[k] for k in ("entries", "checkpoints", "epochs", "unsigned_entries")}
+        assert summary == expected, (name, summary)
+        case = {"name": name, "type": "valid", "vkey": key, "export": data.decode("utf-8"),
+                "export_sha256": h(av.sha256(data)), "report": summary}
+        if note:
+            case["note"] = note
+        cases.append(case)
+
+    def invalid(name, data, kind, entry=None, key=vkey):
+        try:
+            av.verify_export(data, av.VerifierKey.parse(key))
+        except av.Failure as failure:
+            assert (failure.kind, failure.entry) == (kind, entry), (name, failure.kind, failure.entry, str(failure))
+            case = {"name": name, "type": "invalid", "vkey": key, "export": data.decode("utf-8"), "kind": kind}
+            if entry is not None:
+                case["entry"] = entry
+            cases.append(case)
+            return
+        raise AssertionError("accepted: " + name)
+
+    def edited(edit, name, kind, entry=None, key=vkey):
+        keys, checkpoints, entries = log.parts()
+        edit(keys, checkpoints, entries)
+        invalid(name, av.write_export(AUDIT_ORIGIN, keys, checkpoints, entries), kind, entry, key)
+
+    def entry_edit(index, change):
+        def apply(keys, checkpoints, entries):
+            fields = av.decode_entry(entries[index])
+            change(fields)
+            entries[index] = av.encode_entry(fields)
+        return apply
+
+    # Valid logs.
+    valid("the complete log: 8 entries, 5 checkpoints, 6 epochs", complete,
+          {"entries": 8, "checkpoints": 5, "epochs": 6, "unsigned_entries": 0})
+    valid("a log with only its genesis key", av.write_export(AUDIT_ORIGIN, [(0, log.public[0], None)], [], []),
+          {"entries": 0, "checkpoints": 0, "epochs": 1, "unsigned_entries": 0})
+    keys, checkpoints, entries = log.parts()
+    cut = av.write_export(AUDIT_ORIGIN, keys[:4], checkpoints[:3], entries[:6])
+    valid("cut back to an earlier state: epochs 0-3, checkpoints 0-2, entries 0-5", cut,
+          {"entries": 6, "checkpoints": 3, "epochs": 4, "unsigned_entries": 1},
+          note="verifies: an export alone cannot show it was cut back (§8.6); entry 5 is unsigned")
+    rewritten = list(entries[:6])
+    fields = av.decode_entry(rewritten[5])
+    fields["actor"] = ALICE.encode()
+    rewritten[5] = av.encode_entry(fields)
+    valid("cut back, and the unsigned entry 5 rewritten (another actor)",
+          av.write_export(AUDIT_ORIGIN, keys[:4], checkpoints[:3], rewritten),
+          {"entries": 6, "checkpoints": 3, "epochs": 4, "unsigned_entries": 1},
+          note="verifies: entries after the last checkpoint are not authenticated (§8.7)")
+    witness_seed = fixed("audit witness seed", 32)
+    witness_key = av.key_id("witness.example/w1", av.TYPE_COSIGNATURE, ed25519_public(witness_seed))
+    body = av.parse_note(checkpoints[4][1])[0]
+    cosignature = u64(1767229262) + ed25519_sign(witness_seed, av.cosignature_message(1767229262, body))
+    stranger = av.note_signature_line("someone.example", 0x01020304, bytes(64))
+    with_cosignature = list(checkpoints)
+    with_cosignature[4] = (4, checkpoints[4][1] + av.note_signature_line("witness.example/w1", witness_key, cosignature)
+                           + stranger)
+    valid("the last checkpoint also carries a witness cosignature and an unknown key's line",
+          av.write_export(AUDIT_ORIGIN, keys, with_cosignature, entries),
+          {"entries": 8, "checkpoints": 5, "epochs": 6, "unsigned_entries": 0})
+    with_intro = list(keys)
+    with_intro[0] = (0, log.public[0], log.introductions[1])
+    valid("an introduction given with the genesis key (ignored)", av.write_export(AUDIT_ORIGIN, with_intro, checkpoints, entries),
+          {"entries": 8, "checkpoints": 5, "epochs": 6, "unsigned_entries": 0},
+          note="vaultctl never writes it; §8.7 step 2 ignores it")
+
+    # malformed-export: the file itself.
+    lines = complete.split(b"\n")
+    entry4_line = [i for i, line in enumerate(lines) if line.startswith(b"entry ")][4]
+    flipped = av.b64encode(flip(av.b64decode(lines[entry4_line][6:]), 40)).encode()
+    invalid("one byte of entry 4 changed, the end line left as it was",
+            b"\n".join(lines[:entry4_line] + [b"entry " + flipped] + lines[entry4_line + 1:]), "malformed-export")
+    end = lines[-2].split(b" ")
+    invalid("the end line's count one too high", b"\n".join(lines[:-2] + [b"end 9 " + end[2], b""]), "malformed-export")
+    invalid("a byte after the end line", complete + b"\n", "malformed-export")
+    invalid("the end line missing", b"\n".join(lines[:-2]) + b"\n", "malformed-export")
+    invalid("cut inside the last entry line", complete[:complete.rfind(b"\nend ") - 10], "malformed-export")
+    invalid("CR LF line ends", complete.replace(b"\n", b"\r\n"), "malformed-export")
+    body_lines = lines[:-2]
+
+    def reend(lines_):
+        data = b"".join(line + b"\n" for line in lines_)
+        count = sum(1 for line in lines_ if line.startswith(b"entry "))
+        return data + b"end %d %s\n" % (count, av.b64encode(av.sha256(data)).encode())
+
+    invalid("first line 'vaultctl audit export v2'", reend([b"vaultctl audit export v2"] + body_lines[1:]), "malformed-export")
+    noncanonical = bytearray(lines[entry4_line])
+    assert noncanonical.endswith(b"=") and not noncanonical.endswith(b"==")
+    last = av.b64encode(av.b64decode(bytes(noncanonical[6:])))[-2]
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    noncanonical[-2] = ord(alphabet[alphabet.index(last) + 1])
+    invalid("an entry's base64 with non-zero pad bits (end line recomputed)",
+            reend(body_lines[:entry4_line] + [bytes(noncanonical)] + body_lines[entry4_line + 1:]), "malformed-export")
+    key1 = [i for i, line in enumerate(body_lines) if line.startswith(b"key 1 ")][0]
+    invalid("an epoch with a leading zero ('key 01', end line recomputed)",
+            reend(body_lines[:key1] + [body_lines[key1].replace(b"key 1 ", b"key 01 ")] + body_lines[key1 + 1:]),
+            "malformed-export")
+    invalid("two spaces in a key line (end line recomputed)",
+            reend(body_lines[:key1] + [body_lines[key1].replace(b"key 1 ", b"key 1  ")] + body_lines[key1 + 1:]),
+            "malformed-export")
+    first_checkpoint = [i for i, line in enumerate(body_lines) if line.startswith(b"checkpoint ")][0]
+    moved = body_lines[:first_checkpoint] + body_lines[first_checkpoint + 1:] + [body_lines[first_checkpoint]]
+    invalid("a checkpoint line after the entry lines (end line recomputed)", reend(moved), "malformed-export")
+    invalid("an unknown line before the end (end line recomputed)", reend(body_lines + [b"comment hello"]), "malformed-export")
+    invalid("no origin line (end line recomputed)", reend(body_lines[:1] + body_lines[2:]), "malformed-export")
+    invalid("an origin with a space (end line recomputed)", reend(body_lines[:1] + [body_lines[1] + b" x"] + body_lines[2:]),
+            "malformed-export")
+
+    # genesis
+    other_vkey = vkey_of(fixed("audit other genesis seed", 32))
+    invalid("verified with another key of the same name", complete, "genesis", key=other_vkey)
+    invalid("verified with the right key under another name (another vault's origin)", complete, "genesis",
+            key=av.VerifierKey(av.origin_of(VAULT_ID_2), log.public[0]).vkey)
+    edited(lambda k, c, e: k.clear(), "no key lines", "genesis")
+    edited(lambda k, c, e: k.__setitem__(0, (0, log.public[1], None)), "the genesis key line holds epoch 1's key", "genesis")
+    edited(lambda k, c, e: k.__setitem__(0, (1, log.public[0], None)), "the first key line says epoch 1", "genesis")
+
+    # key-chain
+    edited(lambda k, c, e: k.pop(2), "key epoch 2 removed", "key-chain")
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], None)), "the introduction of epoch 2 removed", "key-chain")
+    edited(lambda k, c, e: k.__setitem__(3, (3, ed25519_public(fixed("audit intruder seed", 32)), log.introductions[3])),
+           "epoch 3's public key replaced (its introduction names the original)", "key-chain")
+    self_signed = sign_note(av.transition_text(AUDIT_ORIGIN, 2, log.public[2], 3, log.root(3)), AUDIT_SEEDS[2])
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], self_signed)),
+           "the introduction of epoch 2 signed by epoch 2's own key", "key-chain")
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], _flip_note_signature(log.introductions[2]))),
+           "a byte of the introduction's signature flipped", "key-chain")
+    non_canonical = sign_note(av.transition_text(AUDIT_ORIGIN, 2, log.public[2], 3, log.root(3)).replace(
+        b"\nepoch 2\n", b"\nepoch 02\n"), AUDIT_SEEDS[1])
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], non_canonical)),
+           "a non-canonical transition ('epoch 02') signed by epoch 1", "key-chain")
+    other_origin = sign_note(av.transition_text(av.origin_of(VAULT_ID_2), 2, log.public[2], 3, log.root(3)), AUDIT_SEEDS[1])
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], other_origin)),
+           "a transition naming another log, signed by epoch 1", "key-chain")
+    wrong_epoch = sign_note(av.transition_text(AUDIT_ORIGIN, 3, log.public[2], 3, log.root(3)), AUDIT_SEEDS[1])
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], wrong_epoch)),
+           "a transition naming epoch 3 for the key of epoch 2, signed by epoch 1", "key-chain")
+    edited(lambda k, c, e: k.__setitem__(2, (2, log.public[2], log.checkpoint_notes[1])),
+           "epoch 2 introduced by epoch 1's checkpoint note instead of a transition", "key-chain")
+
+    # checkpoint, checkpoint-order
+    edited(lambda k, c, e: c.__setitem__(1, (2, c[1][1])), "checkpoint 1's line says epoch 2", "checkpoint")
+    edited(lambda k, c, e: c.__setitem__(1, (9, c[1][1])), "checkpoint 1 names epoch 9 (there are 6)", "checkpoint")
+    edited(lambda k, c, e: c.__setitem__(2, (2, _flip_note_signature(c[2][1]))), "a byte of checkpoint 2's signature flipped",
+           "checkpoint")
+    foreign = sign_note(av.checkpoint_body(av.origin_of(VAULT_ID_2), 5, log.root(5)), AUDIT_SEEDS[2])
+    edited(lambda k, c, e: c.__setitem__(2, (2, foreign)), "checkpoint 2 for another origin, signed by epoch 2", "checkpoint")
+    leading_zero = sign_note(av.checkpoint_body(AUDIT_ORIGIN, 5, log.root(5)).replace(b"\n5\n", b"\n05\n"), AUDIT_SEEDS[2])
+    edited(lambda k, c, e: c.__setitem__(2, (2, leading_zero)), "checkpoint 2's size written '05', signed by epoch 2",
+           "checkpoint")
+    edited(lambda k, c, e: c.__setitem__(2, (2, c[2][1].replace(b"\n\n", b"\n", 1))),
+           "checkpoint 2 without the blank line before its signature", "checkpoint")
+    edited(lambda k, c, e: c.__setitem__(2, (2, log.introductions[3])),
+           "checkpoint 2 replaced by the transition epoch 2 signed", "checkpoint")
+    edited(lambda k, c, e: _swap(c, 1, 2), "checkpoints 1 and 2 swapped", "checkpoint-order")
+
+    # transition
+    at_two = sign_note(av.checkpoint_body(AUDIT_ORIGIN, 2, log.root(2)), AUDIT_SEEDS[1])
+    edited(lambda k, c, e: c.__setitem__(1, (1, at_two)),
+           "epoch 1's checkpoint replaced by one at size 2 (valid, signed by epoch 1)", "transition")
+    edited(lambda k, c, e: c.pop(2), "epoch 2's checkpoint removed", "transition")
+    extra = sign_note(av.checkpoint_body(AUDIT_ORIGIN, 7, log.root(7)), AUDIT_SEEDS[3])
+    edited(lambda k, c, e: c.insert(4, (3, extra)),
+           "an extra checkpoint of epoch 3 (size 7) after its last: epoch 4 no longer follows it", "transition")
+
+    # The thief of epoch 5's seed (the current key): entries 0-7 are covered by epoch 4's checkpoint.
+    def thief(replace_last):
+        def apply(keys, checkpoints, entries):
+            fields = av.decode_entry(entries[7])
+            fields["action"] = b"bundle.open"
+            entries[7] = av.encode_entry(fields)
+            leaves = [av.leaf_hash(x) for x in entries]
+            note = sign_note(av.checkpoint_body(AUDIT_ORIGIN, 8, av.mth(leaves)), AUDIT_SEEDS[5])
+            if replace_last:
+                checkpoints.pop()
+            checkpoints.append((5, note))
+        return apply
+    edited(thief(True), "the current key (epoch 5) rewrites entry 7, drops epoch 4's checkpoint and signs its own",
+           "transition")
+    edited(thief(False), "the current key (epoch 5) rewrites entry 7 and signs a checkpoint of it after epoch 4's",
+           "checkpoint-root", 7)
+
+    # entries
+    def set_field(name, value):
+        return lambda fields: fields.__setitem__(name, value)
+
+    edited(lambda k, c, e: e.__setitem__(3, b"\x02" + e[3][1:]), "entry 3's version byte set to 2", "entry-malformed", 3)
+    edited(lambda k, c, e: e.__setitem__(6, e[6] + b"\x00"), "a byte appended to entry 6", "entry-malformed", 6)
+    edited(lambda k, c, e: e.__setitem__(0, e[0][:-1]), "entry 0's last byte removed", "entry-malformed", 0)
+    edited(lambda k, c, e: _swap(e, 3, 4), "entries 3 and 4 swapped", "entry-sequence", 3)
+    edited(lambda k, c, e: e.pop(6), "entry 6 removed", "entry-sequence", 6)
+    edited(entry_edit(6, set_field("actor", b"alicf (uid 1000)")), "entry 6's actor changed", "entry-chain", 6)
+    edited(entry_edit(3, set_field("time", AUDIT_T0 + 91)), "entry 3's time changed", "entry-chain", 3)
+    edited(entry_edit(0, set_field("previous_hash", b"\x01" + bytes(31))), "entry 0's previous hash not zero",
+           "entry-chain", 0)
+    edited(entry_edit(2, lambda f: f.__setitem__("detail_hashes", [(f["detail_hashes"][0][0], flip(f["detail_hashes"][0][1]))]
+                                                 + f["detail_hashes"][1:])),
+           "entry 2's first detail hash changed", "checkpoint-root", 2)
+    edited(entry_edit(7, set_field("time", AUDIT_T0 + 3662)), "entry 7's time changed", "checkpoint-root", 7)
+    edited(entry_edit(4, set_field("sealed_details", b"")), "entry 4's sealed details removed", "checkpoint-root", 4)
+    edited(lambda k, c, e: e.pop(), "entry 7 removed", "entries-missing", 7)
+    edited(lambda k, c, e: e.clear(), "every entry removed", "entries-missing", 0)
+    return {"description": "Audit export files (§8.8) of the log of entries.json and notes.json, each with the genesis "
+                           "vkey to verify it with (§8.7). valid: the verifier must accept it and report these "
+                           "counts (some show the limits of §8.6: a cut-back log, a rewritten unsigned entry); "
+                           "invalid: it must refuse it with this kind (malformed-export, genesis, key-chain, "
+                           "checkpoint, checkpoint-order, transition, entry-malformed, entry-sequence, entry-chain, "
+                           "checkpoint-root, entries-missing) and, for the entry kinds, naming this entry. Edits "
+                           "below the file level rewrite the end line, so that the checks after parsing are reached.",
+            "spec": "SECURITY.md §8.7, §8.8", "genesis_vkey": vkey, "cases": cases}
+
+
+AUDIT_FILES = {
+    "entries.json": audit_entries_file,
+    "details.json": audit_details_file,
+    "merkle.json": audit_merkle_file,
+    "notes.json": audit_notes_file,
+    "exports.json": audit_exports_file,
+}
+
+
 def render(content):
     return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
 
@@ -970,7 +1679,7 @@ def render(content):
 def main():
     check = "--check" in sys.argv[1:]
     differ = []
-    for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES)):
+    for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES), (AUDIT_OUT, AUDIT_FILES)):
         os.makedirs(directory, exist_ok=True)
         for filename, build in files.items():
             text = render(build())
