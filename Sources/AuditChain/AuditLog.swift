@@ -13,9 +13,19 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
 
     public init(actor: String = AuditLog.currentAccount(), checkpointer: Checkpointer? = Checkpointer(),
                 clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
-        self.actor = String(decoding: Array(actor.utf8.prefix(255)), as: UTF8.self)
+        self.actor = Self.truncated(actor, toBytes: 255)
         self.checkpointer = checkpointer
         self.clock = clock
+    }
+
+    /// The longest prefix of whole characters that fits in `limit` UTF-8 bytes.
+    static func truncated(_ text: String, toBytes limit: Int) -> String {
+        var result = ""
+        for character in text {
+            guard result.utf8.count + character.utf8.count <= limit else { break }
+            result.append(character)
+        }
+        return result
     }
 
     public static func currentAccount() -> String {

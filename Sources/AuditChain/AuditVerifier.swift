@@ -78,7 +78,8 @@ public struct AuditVerifier {
             try verify(note, by: keys[signed.epoch].key, what: "checkpoint \(index)")
             let body: Checkpoint
             do { body = try Checkpoint(parsing: note.body) } catch { throw failure("checkpoint \(index) is malformed: \(error)") }
-            guard body.origin == snapshot.origin else { throw failure("checkpoint \(index) is for another log (\(body.origin))") }
+            guard Array(body.origin.utf8) == Array(snapshot.origin.utf8) else { throw failure("checkpoint \(index) is for another log (\(body.origin))") }
+            guard body.treeSize <= UInt64(Int.max) else { throw failure("checkpoint \(index) claims an impossible tree size") }
             let current = VerifiedCheckpoint(epoch: signed.epoch, treeSize: Int(body.treeSize), rootHash: body.rootHash)
             if let previous = verified.last {
                 guard current.treeSize >= previous.treeSize, current.epoch >= previous.epoch else {
@@ -172,13 +173,13 @@ extension KeyTransition {
     init(parsing text: String) throws {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count == 6, lines[0] == Self.firstLine, lines[5].isEmpty,
-              lines[2].hasPrefix("epoch "), let epoch = Int(lines[2].dropFirst(6)), String(epoch) == lines[2].dropFirst(6),
+              lines[2].hasPrefix("epoch "), let epoch = Int(lines[2].dropFirst(6)), epoch >= 0, String(epoch) == lines[2].dropFirst(6),
               lines[3].hasPrefix("key "), let key = Data(base64Encoded: String(lines[3].dropFirst(4))), key.count == 32,
               lines[4].hasPrefix("after ") else {
             throw AuditVerificationFailure(entry: nil, reason: "a key transition is malformed")
         }
         let after = lines[4].dropFirst(6).split(separator: " ", omittingEmptySubsequences: false)
-        guard after.count == 2, let size = Int(after[0]), String(size) == after[0], let root = Data(base64Encoded: String(after[1])), root.count == 32 else {
+        guard after.count == 2, let size = Int(after[0]), size >= 0, String(size) == after[0], let root = Data(base64Encoded: String(after[1])), root.count == 32 else {
             throw AuditVerificationFailure(entry: nil, reason: "a key transition is malformed")
         }
         self.init(origin: lines[1], epoch: epoch, publicKey: Array(key),

@@ -14,6 +14,7 @@ do {
         try argon2idCostPerMiB()
         try scryptAtFloor()
     }
+    if parts.contains("zzprofile") { try ZZProfile.run() }
     if parts.contains("ceiling") {
         for threads in [1, 2, 1, 2] { print(threads, CipherCeiling.sealRate(threads: threads) / 1e6) }
     }

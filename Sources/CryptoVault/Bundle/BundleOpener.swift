@@ -24,17 +24,21 @@ struct BundleOpener {
             _ = posix_fadvise(input.rawValue, off_t(start), off_t(layout.offset(ofChunk: chunks.upperBound) - start),
                               Int32(POSIX_FADV_SEQUENTIAL))
         }
-        let plaintext = [try SecureBytes(count: perBatch * layout.chunkSize), try SecureBytes(count: perBatch * layout.chunkSize)]
-        let sealed = [CiphertextBuffer(count: perBatch * layout.sealedChunkSize), CiphertextBuffer(count: perBatch * layout.sealedChunkSize)]
+        // A range within one batch (a short read) needs no second set of buffers.
+        let secondBatch = UInt64(chunks.count) > UInt64(perBatch) ? perBatch : 0
+        let plaintext = [try SecureBytes(count: perBatch * layout.chunkSize), try SecureBytes(count: secondBatch * layout.chunkSize)]
+        let sealed = [CiphertextBuffer(count: perBatch * layout.sealedChunkSize), CiphertextBuffer(count: secondBatch * layout.sealedChunkSize)]
         try plaintext[0].withUnsafeMutableBytes { first in
             try plaintext[1].withUnsafeMutableBytes { second in
-                try pipeline(input, chunks: chunks, perBatch: perBatch, plaintext: [first, second],
-                             sealed: sealed.map(\.bytes), sink: sink)
+                try ParallelChunks.with(threads: threads, batchChunks: perBatch) { pool in
+                    try pipeline(input, chunks: chunks, perBatch: perBatch, pool: pool, plaintext: [first, second],
+                                 sealed: sealed.map(\.bytes), sink: sink)
+                }
             }
         }
     }
 
-    private func pipeline(_ input: FileDescriptor, chunks: Range<UInt64>, perBatch: Int,
+    private func pipeline(_ input: FileDescriptor, chunks: Range<UInt64>, perBatch: Int, pool: ParallelChunks,
                           plaintext: [UnsafeMutableRawBufferPointer], sealed: [UnsafeMutableRawBufferPointer],
                           sink: (UnsafeRawBufferPointer, UInt64) throws -> Void) throws {
         var slot = 0
@@ -46,7 +50,7 @@ struct BundleOpener {
             let nextFirst = first + UInt64(count)
             let nextCount = Int(min(UInt64(perBatch), chunks.upperBound - nextFirst))
             let failures = FailureList(count: count)
-            try ParallelChunks(threads: threads).forEach(count,
+            try pool.forEach(count,
                 openChunk(sealed[slot], into: plaintext[slot], first: first, failures: failures)) {
                 if let verified {
                     try sink(UnsafeRawBufferPointer(rebasing: plaintext[verified.slot][0..<verified.plaintextCount]), verified.first)

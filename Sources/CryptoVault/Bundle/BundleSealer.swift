@@ -33,13 +33,16 @@ struct BundleSealer {
                       CiphertextBuffer(count: batchChunks * (chunkSize + StreamCipher.tagSize))]
         return try plaintext[0].withUnsafeMutableBytes { first in
             try plaintext[1].withUnsafeMutableBytes { second in
-                try pipeline(input, output, plaintext: [first, second], sealed: sealed.map(\.bytes), progress: progress)
+                try ParallelChunks.with(threads: threads, batchChunks: batchChunks) { pool in
+                    try pipeline(input, output, pool: pool, plaintext: [first, second], sealed: sealed.map(\.bytes), progress: progress)
+                }
             }
         }
     }
 
-    private func pipeline(_ input: FileDescriptor, _ output: FileDescriptor, plaintext: [UnsafeMutableRawBufferPointer],
-                          sealed: [UnsafeMutableRawBufferPointer], progress: (UInt64) -> Void) throws -> UInt64 {
+    private func pipeline(_ input: FileDescriptor, _ output: FileDescriptor, pool: ParallelChunks,
+                          plaintext: [UnsafeMutableRawBufferPointer], sealed: [UnsafeMutableRawBufferPointer],
+                          progress: (UInt64) -> Void) throws -> UInt64 {
         var slot = 0
         var batch = try read(input, into: plaintext[0], carrying: nil)
         var firstIndex: UInt64 = 0
@@ -48,7 +51,7 @@ struct BundleSealer {
         while true {
             let current = batch
             let carried = plaintext[slot][batchChunks * chunkSize]
-            let next = try ParallelChunks(threads: threads).forEach(current.chunks,
+            let next = try pool.forEach(current.chunks,
                 sealChunk(plaintext[slot], into: sealed[slot], batch: current, firstIndex: firstIndex)) { () throws -> Batch? in
                 if let unwritten {
                     try output.write(UnsafeRawBufferPointer(rebasing: sealed[unwritten.slot][0..<unwritten.sealedCount]))

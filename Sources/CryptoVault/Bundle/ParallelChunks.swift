@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs a per-chunk body on up to `threads` threads: `threads - 1` workers and the calling thread.
@@ -8,27 +9,67 @@ import Synchronization
 /// The calling thread first runs `meanwhile` (the reads and writes of the neighbouring batches) and
 /// then claims whatever chunks are left, so at most `threads` threads are ever busy: with one thread
 /// there is no worker and everything runs in turn on the caller.
-struct ParallelChunks: Sendable {
+///
+/// The workers are plain threads that live for one seal or open, not libdispatch's pool: libdispatch
+/// gives its workers the priority of their QoS class (nice 0), so under `nice vaultctl ...` the
+/// workers would not be nice, and they would lose to other processes while the caller waits on them.
+final class ParallelChunks: @unchecked Sendable {
     let threads: Int
+    private let workers: Int
+    private let start = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    /// Set by the caller while every worker is parked; read by the workers after `start`.
+    private var job: ChunkJob?
 
+    /// Runs `body` with `threads - 1` workers (no more than a batch has chunks to share), then stops them.
+    static func with<Result>(threads: Int, batchChunks: Int, _ body: (ParallelChunks) throws -> Result) throws -> Result {
+        let pool = ParallelChunks(threads: max(1, threads), workers: min(max(1, threads), batchChunks) - 1)
+        defer { pool.stop() }
+        return try body(pool)
+    }
+
+    private init(threads: Int, workers: Int) {
+        self.threads = threads
+        self.workers = max(0, workers)
+        for _ in 0..<self.workers {
+            Thread.detachNewThread { [self] in work() }
+        }
+    }
+
+    private func work() {
+        while true {
+            start.wait()
+            guard let job else { break }
+            job.drain()
+            finished.signal()
+        }
+        finished.signal()
+    }
+
+    private func stop() {
+        job = nil
+        for _ in 0..<workers { start.signal() }
+        for _ in 0..<workers { finished.wait() }
+    }
+
+    /// Runs `body` for every index in 0..<count, in parallel, and `meanwhile` on the calling thread
+    /// before it joins in; returns once every index is done. If `meanwhile` throws, the workers stop
+    /// after the chunks they hold (they use the caller's buffers) before the error propagates.
     func forEach<Result>(_ count: Int, _ body: @escaping @Sendable (Int) -> Void,
                          meanwhile: () throws -> Result) throws -> Result {
         let job = ChunkJob(count: count, body: body)
-        let group = DispatchGroup()
-        for _ in 0..<min(max(threads, 1) - 1, count) {
-            DispatchQueue.global().async(group: group) { job.drain() }
-        }
+        self.job = job
+        for _ in 0..<workers { start.signal() }
         let result: Result
         do {
             result = try meanwhile()
         } catch {
-            // The workers use buffers the caller is about to release: stop them and wait.
             job.cancel()
-            group.wait()
+            for _ in 0..<workers { finished.wait() }
             throw error
         }
         job.drain()
-        group.wait()
+        for _ in 0..<workers { finished.wait() }
         return result
     }
 }

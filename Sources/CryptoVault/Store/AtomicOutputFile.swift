@@ -18,7 +18,7 @@ public final class AtomicOutputFile {
         }
         self.path = path
         let directory = Self.directory(of: path)
-        temporaryPath = "\(directory)/.\((path as NSString).lastPathComponent).vaultctl-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(4))).tmp"
+        temporaryPath = "\(directory)/.\(Self.fileName(of: path)).vaultctl-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(4))).tmp"
         descriptor = try FileDescriptor.createExclusive(temporaryPath, mode: mode)
     }
 
@@ -32,8 +32,15 @@ public final class AtomicOutputFile {
         unlink(temporaryPath)
     }
 
+    /// The folder holding `path` ("." for a bare name). Written out rather than taken from
+    /// NSString, whose Linux version traps on some one-character names.
     static func directory(of path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
-        return directory.isEmpty ? "." : directory
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 }

@@ -34,7 +34,7 @@ public enum DurableFile {
         _ = try retrying("fsync \(source)") { fsync(descriptor) }
         _ = try retrying("link \(destination)") { link(source, destination) }
         unlink(source)
-        try syncDirectory((destination as NSString).deletingLastPathComponent)
+        try syncDirectory(AtomicOutputFile.directory(of: destination))
     }
 
     public static func syncDirectory(_ directory: String) throws {

@@ -83,7 +83,7 @@ extension UnlockedVault {
         let rows = try vault.withDatabase { database in
             try database.query("""
                 SELECT b.*, c.uuid AS compartment_uuid FROM bundles b JOIN compartments c ON c.id = b.compartment_id
-                WHERE \(condition) ORDER BY b.id
+                WHERE (\(condition)) AND c.destroyed_at IS NULL ORDER BY b.id
                 """, parameters)
         }
         return try rows.map { row in
@@ -125,6 +125,7 @@ extension UnlockedVault {
                 continue
             }
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self)
+            try Self.check(opened.header, belongsTo: bundle)
             let header = try opened.rewrappedHeader(for: current, vault: self)
             try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
             changed += 1

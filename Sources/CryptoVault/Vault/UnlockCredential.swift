@@ -16,7 +16,7 @@ extension Vault {
     public func unlock(with credential: UnlockCredential) throws -> UnlockedVault {
         do {
             let unlocked = try unlockUnrecorded(with: credential)
-            let slot = try keyslots().first { $0.id == unlocked.unlockedSlotID }
+            let slot = try readableKeyslots().slots.first { $0.id == unlocked.unlockedSlotID }
             try unlocked.record(VaultEvent("vault.unlock", subjectID: slot?.uuid))
             return unlocked
         } catch let error as CryptoVaultError where Self.isFailedAttempt(error) {
