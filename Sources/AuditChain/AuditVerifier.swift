@@ -111,8 +111,14 @@ public struct AuditVerifier {
         var frontier = MerkleFrontier()
         var previousHash = [UInt8](repeating: 0, count: 32)
         var pending = checkpoints[...]
+        // An entry that does not chain to the one before it, waiting for the next entry to say which
+        // of the two was altered (see `brokenChain`). Whichever it was, verification fails there.
+        var unchained: Int?
         try checkRoots(&pending, frontier: frontier)
         try snapshot.forEachEntry { index, encoded, storedLeafHash in
+            if let unchained {
+                throw brokenChain(at: unchained, nextChains: (try? AuditEntry(decoding: encoded)).map { $0.previousHash == previousHash })
+            }
             let entry: AuditEntry
             do { entry = try AuditEntry(decoding: encoded) } catch {
                 throw AuditVerificationFailure(entry: index, reason: "entry \(index) does not decode: \(error)")
@@ -120,23 +126,45 @@ public struct AuditVerifier {
             guard entry.seq == UInt64(index) else {
                 throw AuditVerificationFailure(entry: index, reason: "entry \(index) carries sequence number \(entry.seq) (an entry was removed or reordered)")
             }
-            guard entry.previousHash == previousHash else {
-                throw AuditVerificationFailure(entry: max(0, index - 1),
-                    reason: "entry \(index) does not chain to entry \(index - 1) (entry \(index - 1) was altered, or one was removed)")
-            }
             let leafHash = MerkleHash.leaf(encoded)
-            if let storedLeafHash, storedLeafHash != leafHash {
-                throw AuditVerificationFailure(entry: index, reason: "entry \(index) was altered: it no longer matches its recorded hash")
+            if entry.previousHash != previousHash {
+                // A recorded leaf hash that no longer matches already says this entry was the one altered.
+                if let storedLeafHash, storedLeafHash != leafHash { throw altered(index) }
+                guard index > 0 else { throw brokenChain(at: 0, nextChains: nil) }
+                unchained = index
+            } else if let storedLeafHash, storedLeafHash != leafHash {
+                throw altered(index)
             }
             frontier.append(leafHash: leafHash)
             previousHash = leafHash
-            try checkRoots(&pending, frontier: frontier)
+            if unchained == nil { try checkRoots(&pending, frontier: frontier) }
         }
+        if let unchained { throw brokenChain(at: unchained, nextChains: nil) }
         if let missing = pending.first {
             throw AuditVerificationFailure(entry: frontier.size,
                 reason: "a checkpoint covers \(missing.treeSize) entries but the log has \(frontier.size): entries \(frontier.size) onward were removed")
         }
         return frontier.size
+    }
+
+    /// Entry `index` does not chain to entry `index - 1`: either entry `index - 1` was altered (its leaf
+    /// hash changed) or entry `index` was, in its previous-hash field. The next entry tells the two
+    /// apart: it chains to entry `index` exactly when that entry is intact. Without a next entry
+    /// (`nextChains` nil: the log ends, or the next entry does not decode) entry `index - 1` is named.
+    private func brokenChain(at index: Int, nextChains: Bool?) -> AuditVerificationFailure {
+        guard index > 0 else {
+            return AuditVerificationFailure(entry: 0, reason: "entry 0 does not chain to the start of the log (its previous hash is not zeros)")
+        }
+        if nextChains == false {
+            return AuditVerificationFailure(entry: index,
+                reason: "entry \(index) does not chain to entry \(index - 1), nor entry \(index + 1) to it: entry \(index) was altered")
+        }
+        return AuditVerificationFailure(entry: index - 1,
+            reason: "entry \(index) does not chain to entry \(index - 1) (entry \(index - 1) was altered, or one was removed)")
+    }
+
+    private func altered(_ index: Int) -> AuditVerificationFailure {
+        AuditVerificationFailure(entry: index, reason: "entry \(index) was altered: it no longer matches its recorded hash")
     }
 
     private func checkRoots(_ pending: inout ArraySlice<VerifiedCheckpoint>, frontier: MerkleFrontier) throws {

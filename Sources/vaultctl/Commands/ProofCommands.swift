@@ -52,9 +52,9 @@ enum ProofCommands {
             guard let index = try arguments.integer("--index", in: 0...Int.max), let size = try arguments.integer("--size", in: 0...Int.max) else {
                 throw UsageError(message: "--index and --size are required", usage: arguments.usage)
             }
-            let result = Result { try MerkleVerification.verifyInclusion(leafHash: leaf, index: index, treeSize: size,
-                                                                        proof: try proofList(arguments), rootHash: try hash(arguments, "--root")) }
-            try report(result)
+            // Read every option first: a malformed one is a usage error (64), not an invalid proof (1).
+            let proof = try proofList(arguments), root = try hash(arguments, "--root")
+            try report(Result { try MerkleVerification.verifyInclusion(leafHash: leaf, index: index, treeSize: size, proof: proof, rootHash: root) })
         }
 
     static let checkConsistency = Command("audit check-consistency", synopsis: "check an RFC 9162 consistency proof", usage: """
