@@ -18,6 +18,7 @@ test: build
 	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" $(SWIFT) test
 
 bench: deps
+	$(SWIFT) build -c release --product vaultctl
 	$(SWIFT) build -c release --product vaultbench
 	"$$($(SWIFT) build -c release --show-bin-path)/vaultbench"
 

@@ -112,10 +112,10 @@ struct BundleBenchmarks {
         var cases = [
             Case(label: "seal  age -r", executable: age, arguments: ["-r", recipient, plain]),
             Case(label: "seal  vaultctl --threads \(all) (all cores)", executable: vaultctl, arguments: seal(all)),
-            Case(label: "seal  vaultctl --threads 1", executable: vaultctl, arguments: seal("1")),
+            Case(label: "seal  vaultctl --threads 1 (one thread in all)", executable: vaultctl, arguments: seal("1")),
             Case(label: "open  age -d", executable: age, arguments: ["-d", "-i", identity, ageFile]),
             Case(label: "open  vaultctl --threads \(all) (all cores)", executable: vaultctl, arguments: open(all)),
-            Case(label: "open  vaultctl --threads 1", executable: vaultctl, arguments: open("1")),
+            Case(label: "open  vaultctl --threads 1 (one thread in all)", executable: vaultctl, arguments: open("1")),
         ]
         // One untimed run of each warms the page cache and the binaries; then the runs interleave so
         // that a disturbance on the machine hits every program alike.
@@ -155,6 +155,12 @@ struct BundleBenchmarks {
         Benchmark.note("(no files, no process start, no unlock). vaultctl's seal cannot exceed these ratios to age:")
         Benchmark.report("  libsodium seal in memory, 1 thread", one / 1e6, String(format: "MB/s  = %.2fx age seal", one / ageSeal))
         Benchmark.report("  libsodium seal in memory, \(cores) threads", many / 1e6, String(format: "MB/s  = %.2fx age seal", many / ageSeal))
+        let available = many / one
+        Benchmark.report("  cores available ((\(cores) threads) / (1 thread))", available, "of \(cores)")
+        if cores > 1 && available < 0.8 * Double(cores) {
+            Benchmark.note("WARNING: other processes held the cores during this run (see the CPU pressure above), so the")
+            Benchmark.note("all-cores figures and ratios understate vaultctl; run 'make bench' again on an idle machine.")
+        }
     }
 
     // MARK: Memory, range reads and rewrap on 4 GiB

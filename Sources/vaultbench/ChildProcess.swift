@@ -82,7 +82,7 @@ enum ChildProcess {
     static func highWaterMarkKiB(of pid: pid_t) -> Int? {
         guard let status = readProcFile("/proc/\(pid)/status"),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.dropFirst("VmHWM:".count).split(separator: " ").first ?? "")
+        return Int(line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
     }
 
     /// A /proc file (its size is reported as 0, so it is read until the end, not by size).

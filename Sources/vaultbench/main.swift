@@ -5,7 +5,7 @@ import Foundation
 /// of several runs; the bundle figures are checked against the targets (PASS/FAIL), but the
 /// program does not fail on a FAIL: timing belongs to benchmarks, not to tests.
 ///
-/// `vaultbench kdf` or `vaultbench bundles` runs one part only.
+/// `vaultbench kdf`, `vaultbench bundles` or `vaultbench audit` runs only the parts named.
 print("vaultbench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 let parts = Set(CommandLine.arguments.dropFirst())
 do {
@@ -13,10 +13,6 @@ do {
         try unlockAtDefaults()
         try argon2idCostPerMiB()
         try scryptAtFloor()
-    }
-    if parts.contains("zzprofile") { try ZZProfile.run() }
-    if parts.contains("ceiling") {
-        for threads in [1, 2, 1, 2] { print(threads, CipherCeiling.sealRate(threads: threads) / 1e6) }
     }
     if parts.isEmpty || parts.contains("bundles") {
         try BundleBenchmarks.run()

@@ -14,7 +14,6 @@ import Synchronization
 /// gives its workers the priority of their QoS class (nice 0), so under `nice vaultctl ...` the
 /// workers would not be nice, and they would lose to other processes while the caller waits on them.
 final class ParallelChunks: @unchecked Sendable {
-    let threads: Int
     private let workers: Int
     private let start = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -23,13 +22,12 @@ final class ParallelChunks: @unchecked Sendable {
 
     /// Runs `body` with `threads - 1` workers (no more than a batch has chunks to share), then stops them.
     static func with<Result>(threads: Int, batchChunks: Int, _ body: (ParallelChunks) throws -> Result) throws -> Result {
-        let pool = ParallelChunks(threads: max(1, threads), workers: min(max(1, threads), batchChunks) - 1)
+        let pool = ParallelChunks(workers: min(max(1, threads), batchChunks) - 1)
         defer { pool.stop() }
         return try body(pool)
     }
 
-    private init(threads: Int, workers: Int) {
-        self.threads = threads
+    private init(workers: Int) {
         self.workers = max(0, workers)
         for _ in 0..<self.workers {
             Thread.detachNewThread { [self] in work() }
@@ -98,8 +96,9 @@ private final class ChunkJob: Sendable {
 
 /// Chunks per batch: 16 per thread (1 MiB per thread at the default 64 KiB chunk), so every thread has
 /// work between two I/O calls; at most 4 MiB of plaintext (but at least one chunk), so memory stays
-/// bounded whatever the thread count. Sealer and opener keep two batches of plaintext and two of
-/// ciphertext: about 16 MiB at most below the 16 MiB chunk size.
+/// bounded whatever the thread count and input size. Sealer and opener keep two batches of plaintext
+/// and two of ciphertext: 8 MiB with two threads at the default chunk size, at most about 16 MiB for
+/// chunk sizes up to 4 MiB, and four chunks (64 MiB) at the largest chunk size, 16 MiB.
 enum BatchSize {
     static let chunksPerThread = 16
     static let maximumBytes = 4 << 20
