@@ -8,17 +8,19 @@ import Synchronization
 ///
 /// The calling thread first runs `meanwhile` (the reads and writes of the neighbouring batches) and
 /// then claims whatever chunks are left, so at most `threads` threads are ever busy: with one thread
-/// there is no worker and everything runs in turn on the caller.
+/// there is no worker and everything runs in turn on the caller. The caller waits only for chunks a
+/// worker has claimed, never for a worker to wake up: on a machine whose cores are busy with other
+/// processes, a worker that gets no CPU leaves its share to the caller instead of stalling every batch.
 ///
 /// The workers are plain threads that live for one seal or open, not libdispatch's pool: libdispatch
 /// gives its workers the priority of their QoS class (nice 0), so under `nice vaultctl ...` the
-/// workers would not be nice, and they would lose to other processes while the caller waits on them.
-final class ParallelChunks: @unchecked Sendable {
+/// workers would not be nice.
+final class ParallelChunks: Sendable {
     private let workers: Int
-    private let start = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    /// Set by the caller while every worker is parked; read by the workers after `start`.
-    private var job: ChunkJob?
+    private let wake = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    /// The batch being processed; nil once the pool stops.
+    private let current = Mutex<ChunkJob?>(nil)
 
     /// Runs `body` with `threads - 1` workers (no more than a batch has chunks to share), then stops them.
     static func with<Result>(threads: Int, batchChunks: Int, _ body: (ParallelChunks) throws -> Result) throws -> Result {
@@ -36,49 +38,51 @@ final class ParallelChunks: @unchecked Sendable {
 
     private func work() {
         while true {
-            start.wait()
-            guard let job else { break }
+            wake.wait()
+            guard let job = current.withLock({ $0 }) else { break }
             job.drain()
-            finished.signal()
         }
-        finished.signal()
+        exited.signal()
     }
 
     private func stop() {
-        job = nil
-        for _ in 0..<workers { start.signal() }
-        for _ in 0..<workers { finished.wait() }
+        current.withLock { $0 = nil }
+        for _ in 0..<workers { wake.signal() }
+        for _ in 0..<workers { exited.wait() }
     }
 
-    /// Runs `body` for every index in 0..<count, in parallel, and `meanwhile` on the calling thread
-    /// before it joins in; returns once every index is done. If `meanwhile` throws, the workers stop
-    /// after the chunks they hold (they use the caller's buffers) before the error propagates.
+    /// Runs `body` for every index in 0..<count (count > 0), in parallel, and `meanwhile` on the calling
+    /// thread before it joins in; returns once every index is done. If `meanwhile` throws, the chunks
+    /// workers already hold finish (they use the caller's buffers) before the error propagates.
     func forEach<Result>(_ count: Int, _ body: @escaping @Sendable (Int) -> Void,
                          meanwhile: () throws -> Result) throws -> Result {
         let job = ChunkJob(count: count, body: body)
-        self.job = job
-        for _ in 0..<workers { start.signal() }
+        current.withLock { $0 = job }
+        for _ in 0..<workers { wake.signal() }
         let result: Result
         do {
             result = try meanwhile()
         } catch {
             job.cancel()
-            for _ in 0..<workers { finished.wait() }
             throw error
         }
         job.drain()
-        for _ in 0..<workers { finished.wait() }
+        job.waitUntilDone()
         return result
     }
 }
 
-/// The chunks of one batch, handed out one at a time to whichever thread asks next.
+/// The chunks of one batch, handed out one at a time to whichever thread asks next. A worker that
+/// wakes after the batch is over finds nothing left and touches nothing.
 private final class ChunkJob: Sendable {
     let count: Int
     let body: @Sendable (Int) -> Void
-    let next = Atomic<Int>(0)
+    private let next = Atomic<Int>(0)
+    private let completed = Atomic<Int>(0)
+    private let done = DispatchSemaphore(value: 0)
 
     init(count: Int, body: @escaping @Sendable (Int) -> Void) {
+        precondition(count > 0, "a batch has at least one chunk")
         self.count = count
         self.body = body
     }
@@ -88,10 +92,18 @@ private final class ChunkJob: Sendable {
             let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < count else { return }
             body(index)
+            if completed.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == count { done.signal() }
         }
     }
 
-    func cancel() { next.store(count, ordering: .relaxed) }
+    /// Blocks until every chunk is done (whoever finishes the last one signals).
+    func waitUntilDone() { done.wait() }
+
+    /// Hands out no more chunks and waits for those already claimed.
+    func cancel() {
+        let claimed = min(next.exchange(count, ordering: .relaxed), count)
+        while completed.load(ordering: .acquiring) < claimed { usleep(100) }
+    }
 }
 
 /// Chunks per batch: 16 per thread (1 MiB per thread at the default 64 KiB chunk), so every thread has

@@ -1,5 +1,3 @@
-internal import CSodium
-
 /// The STREAM construction (Hoang, Reyhanitabar, Rogaway, Vizár), as age uses it: each chunk is sealed
 /// with ChaCha20-Poly1305 under one payload key and the nonce `u88be(chunk index) || last flag`.
 ///
@@ -7,8 +5,8 @@ internal import CSodium
 /// truncation at a chunk boundary and "two final chunks" detectable. Every chunk is independent, so
 /// chunks are sealed and opened in parallel and any one can be read on its own.
 struct StreamCipher: @unchecked Sendable {
-    static let tagSize = 16
-    static let nonceSize = 12
+    static let tagSize = BulkChaChaPoly.tagSize
+    static let nonceSize = BulkChaChaPoly.nonceSize
     /// 88 bits of counter; a bundle never gets near it, but the bound is checked, not assumed.
     static let maximumChunkCount: UInt64 = 1 << 62
 
@@ -42,30 +40,16 @@ struct StreamCipher: @unchecked Sendable {
 
     /// Seals `plaintext` into `sealed` (plaintext.count + 16 bytes).
     func seal(_ plaintext: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer, index: UInt64, isLast: Bool) {
-        precondition(sealed.count == plaintext.count + Self.tagSize, "sealed chunk buffer has the wrong size")
         Self.withNonce(index: index, isLast: isLast) { nonce in
-            payloadKey.withUnsafeBytes { key in
-                _ = crypto_aead_chacha20poly1305_ietf_encrypt(
-                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
-                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
-                    nil, 0, nil, nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
+            payloadKey.withUnsafeBytes { key in BulkChaChaPoly.seal(plaintext, into: sealed, key: key, nonce: nonce) }
         }
     }
 
     /// Opens `sealed` into `plaintext` (sealed.count − 16 bytes); false if the chunk is not authentic
     /// at this index and position, in which case `plaintext` is zeroed.
     func open(_ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer, index: UInt64, isLast: Bool) -> Bool {
-        precondition(sealed.count == plaintext.count + Self.tagSize, "plaintext chunk buffer has the wrong size")
-        let status = Self.withNonce(index: index, isLast: isLast) { nonce in
-            payloadKey.withUnsafeBytes { key in
-                crypto_aead_chacha20poly1305_ietf_decrypt(
-                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil,
-                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
-                    nil, 0, nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
+        Self.withNonce(index: index, isLast: isLast) { nonce in
+            payloadKey.withUnsafeBytes { key in BulkChaChaPoly.open(sealed, into: plaintext, key: key, nonce: nonce) }
         }
-        if status != 0, let base = plaintext.baseAddress, plaintext.count > 0 { sodium_memzero(base, plaintext.count) }
-        return status == 0
     }
 }
