@@ -105,7 +105,8 @@ enum Terminal {
     static func run(_ arguments: [String], typing lines: [String]) throws -> CLI.Result {
         let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let typed = lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
-        let pipeline = "(\(typed)) | script -qec \"\(quoted.joined(separator: " "))\" /dev/null"
+        // With nothing to type, the terminal's input is simply empty ("()" would be a syntax error).
+        let pipeline = "(\(lines.isEmpty ? "true" : typed)) | script -qec \"\(quoted.joined(separator: " "))\" /dev/null"
         let running = try CLI.start(["-c", pipeline], executable: "/bin/sh")
         running.process.waitUntilExit()
         return running.result()
