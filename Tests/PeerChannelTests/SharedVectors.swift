@@ -1,3 +1,4 @@
+@testable import CryptoVault
 import Foundation
 import Testing
 
@@ -51,38 +52,15 @@ enum SharedVectors {
     }
 }
 
-/// Bytes given as a hex string in the JSON; malformed hex fails decoding, and so the test.
+/// Bytes given as a lowercase hex string in the JSON; anything else fails decoding, and so the test.
 struct Hex: Decodable, Sendable {
     let bytes: [UInt8]
 
     init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let bytes = [UInt8](hex: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not hex: \(text)"))
+        guard let bytes = ByteEncoding.bytes(fromHex: Substring(text)) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not lowercase hex: \(text)"))
         }
         self.bytes = bytes
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Lowercase or uppercase hex without separators; nil for an odd length or a non-hex digit.
-    init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        self = bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
