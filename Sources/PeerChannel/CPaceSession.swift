@@ -38,7 +38,10 @@ struct CPaceMessage {
 
 /// The initiator of CPace in initiator-responder mode: it sends MSGa first, then derives ISK from
 /// the responder's MSGb.
-public struct CPaceInitiator: Sendable {
+///
+/// Noncopyable, and `receive` consumes it: the scalar ya serves exactly one exchange, so a peer
+/// cannot try several answers against the same share (each would be one more password guess).
+public struct CPaceInitiator: ~Copyable, Sendable {
     /// MSGa = lv_cat(Ya, ADa), to send to the responder.
     public let message: [UInt8]
     private let scalar: SecureBytes
@@ -57,14 +60,16 @@ public struct CPaceInitiator: Sendable {
          associatedData: [UInt8], scalar: SecureBytes) throws(PeerChannelError) {
         let generator = try CPace.generator(password: password, channelIdentifier: channelIdentifier,
                                             sessionIdentifier: sessionIdentifier)
+        // Everything that can throw comes first: a noncopyable value must be initialised all at once.
+        let own = CPaceMessage(share: try CPace.share(scalar: scalar, generator: generator), associatedData: associatedData)
         self.scalar = scalar
-        self.own = CPaceMessage(share: try CPace.share(scalar: scalar, generator: generator), associatedData: associatedData)
+        self.own = own
         self.sessionIdentifier = sessionIdentifier
         self.message = own.encoded
     }
 
     /// Parses MSGb, computes K = scalar_mult_vfy(ya, Yb) and ISK over the transcript (Ya, ADa, Yb, ADb).
-    public func receive(responderMessage: [UInt8]) throws(PeerChannelError) -> CPaceSessionKeys {
+    public consuming func receive(responderMessage: [UInt8]) throws(PeerChannelError) -> CPaceSessionKeys {
         let peer = try CPaceMessage(parsing: responderMessage)
         let sharedPoint = try CPace.sharedPoint(scalar: scalar, peerShare: peer.share)
         return try CPaceSessionKeys(sessionIdentifier: sessionIdentifier, sharedPoint: sharedPoint,

@@ -7,6 +7,8 @@ import CryptoVault
 /// A write that fails changes nothing (it works on a copy), so a caller may retry with a smaller
 /// payload. A read that fails ends the handshake: every later call throws `.handshakeOutOfOrder`,
 /// since a peer whose message did not authenticate must not get another try on the same state.
+/// The handshake state holds the static key, so it is not meant to be copied around by callers;
+/// copies are what make writes and reads all-or-nothing.
 public struct NoiseHandshake: Sendable {
     public enum Role: Sendable {
         case initiator, responder
@@ -88,18 +90,22 @@ public struct NoiseHandshake: Sendable {
     }
 
     /// ReadMessage(message): processes the peer's next handshake message and returns its payload.
+    /// Like a write, a read works on a copy, so nothing it learned (the peer's static key above all)
+    /// is kept unless the whole message authenticated.
     public mutating func readMessage(_ message: [UInt8]) throws(PeerChannelError) -> [UInt8] {
         try checkTurn(writing: false)
         do throws(PeerChannelError) {
             guard message.count <= Self.maximumMessageLength else {
                 throw PeerChannelError(.messageTooLarge, "a handshake message of \(message.count) bytes exceeds \(Self.maximumMessageLength)")
             }
+            var next = self
             var remaining = message[...]
             for token in pattern.messages[messageIndex] {
-                try read(token, from: &remaining)
+                try next.read(token, from: &remaining)
             }
-            let payload = try symmetric.decryptAndHash(Array(remaining))
-            messageIndex += 1
+            let payload = try next.symmetric.decryptAndHash(Array(remaining))
+            next.messageIndex += 1
+            self = next
             return payload
         } catch {
             failed = true

@@ -1,9 +1,9 @@
 /// The two cipher states of an established Noise channel: one for each direction.
 ///
 /// Nonces are implicit counters, so each message must be opened exactly once and in order; a
-/// replayed, dropped, reordered or altered message fails with `.messageAuthenticationFailed`, and the
-/// receiving direction then stays closed (every later `open` throws the same error), because after a
-/// gap nothing that follows can be trusted. Each direction rekeys (Noise §11.3) after every
+/// replayed, dropped, reordered or altered message fails with `.messageAuthenticationFailed`. Any
+/// refused incoming message (that, or one over the size limit) closes the receiving direction: every
+/// later `open` throws the same error, because after a gap nothing that follows can be trusted. Each direction rekeys (Noise §11.3) after every
 /// `rekeyInterval` messages, at the same message count on both sides, so a key that leaks from
 /// memory later exposes at most that many messages of a long-lived channel.
 public struct NoiseTransport: Sendable {
@@ -51,10 +51,10 @@ public struct NoiseTransport: Sendable {
     /// Decrypts the next incoming message, which must be the one the peer sealed next.
     public mutating func open(_ message: [UInt8]) throws(PeerChannelError) -> [UInt8] {
         if let receiveFailure { throw receiveFailure }
-        guard message.count <= Self.maximumMessageLength else {
-            throw PeerChannelError(.messageTooLarge, "a message of \(message.count) bytes exceeds the \(Self.maximumMessageLength)-byte Noise limit")
-        }
         do throws(PeerChannelError) {
+            guard message.count <= Self.maximumMessageLength else {
+                throw PeerChannelError(.messageTooLarge, "a message of \(message.count) bytes exceeds the \(Self.maximumMessageLength)-byte Noise limit")
+            }
             let plaintext = try receiving.decrypt(message, associatedData: [], failure: .messageAuthenticationFailed)
             try rekeyIfDue(&receiving)
             return plaintext

@@ -57,9 +57,10 @@ struct CPaceTests {
         [32] + share + [0x80],                             // ends inside a length
     ])
     func malformedMessagesAreRefused(_ message: [UInt8]) throws {
-        let initiator = try CPaceInitiator(password: SecureBytes(copying: [1]), channelIdentifier: [], sessionIdentifier: [],
-                                           associatedData: [])
-        #expect(throws: PeerChannelError(.malformedPairingMessage, "")) { try initiator.receive(responderMessage: message) }
+        #expect(throws: PeerChannelError(.malformedPairingMessage, "")) {
+            try CPaceInitiator(password: SecureBytes(copying: [1]), channelIdentifier: [], sessionIdentifier: [], associatedData: [])
+                .receive(responderMessage: message)
+        }
         #expect(throws: PeerChannelError(.malformedPairingMessage, "")) {
             try CPaceResponder.respond(to: message, password: SecureBytes(copying: [1]), channelIdentifier: [],
                                        sessionIdentifier: [], associatedData: [])

@@ -126,10 +126,12 @@ struct CPaceVectorTests {
         #expect(expectations.count == 2)
         for (point, code) in expectations {
             #expect(throws: PeerChannelError(code, "")) { try CPace.sharedPoint(scalar: secret(cases.s_hex), peerShare: point) }
-            let initiator = try CPaceInitiator(password: vector.password, channelIdentifier: vector.CI_hex.bytes,
-                                               sessionIdentifier: vector.sid_hex.bytes, associatedData: vector.initiatorData)
             let hostileMessage = CPaceEncoding.lengthValueConcatenation(point, vector.responderData)
-            #expect(throws: PeerChannelError(code, "")) { try initiator.receive(responderMessage: hostileMessage) }
+            #expect(throws: PeerChannelError(code, "")) {
+                try CPaceInitiator(password: vector.password, channelIdentifier: vector.CI_hex.bytes,
+                                   sessionIdentifier: vector.sid_hex.bytes, associatedData: vector.initiatorData)
+                    .receive(responderMessage: hostileMessage)
+            }
             #expect(throws: PeerChannelError(code, "")) {
                 try CPaceResponder.respond(to: hostileMessage, password: vector.password, channelIdentifier: vector.CI_hex.bytes,
                                            sessionIdentifier: vector.sid_hex.bytes, associatedData: vector.responderData)

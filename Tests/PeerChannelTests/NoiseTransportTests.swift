@@ -59,6 +59,9 @@ struct NoiseTransportTests {
         #expect(try responder.open(largest).count == 65519)
         #expect(throws: PeerChannelError(.messageTooLarge, "")) { try initiator.seal([UInt8](repeating: 0, count: 65520)) }
         #expect(throws: PeerChannelError(.messageTooLarge, "")) { try responder.open([UInt8](repeating: 0, count: 65536)) }
+        // The refusal closed the receiving direction.
+        let next = try initiator.seal([1])
+        #expect(throws: PeerChannelError(.messageTooLarge, "")) { try responder.open(next) }
     }
 
     @Test func theReservedNonceIsNeverUsed() throws {
