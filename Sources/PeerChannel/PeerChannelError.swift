@@ -1,7 +1,7 @@
 import CryptoVault
 
 /// The one error type of PeerChannel: a code that tests and callers match on, and a message for people.
-/// Messages never contain frame contents; equality compares codes only.
+/// Messages never contain frame contents, keys or codes; equality compares codes only.
 public typealias PeerChannelError = CodedError<PeerChannelErrorCode>
 
 /// What went wrong, for callers and tests to match on.
@@ -14,4 +14,50 @@ public enum PeerChannelErrorCode: String, Sendable {
     case truncatedFrame
     /// A setting outside the range it must be in.
     case invalidConfiguration
+
+    // MARK: CPace
+
+    /// A CPace message that does not parse: bad length prefix, wrong element size, trailing bytes.
+    case malformedPairingMessage
+    /// The peer's CPace share is not the canonical encoding of a ristretto255 element.
+    case invalidGroupElement
+    /// The peer's CPace share is the identity element (it would fix the shared secret in advance).
+    case identityGroupElement
+    /// The peer's associated data names another protocol version.
+    case unsupportedProtocolVersion
+    /// The peer's associated data claims this side's role: a reflected or misrouted message.
+    case reflectedPairingMessage
+
+    // MARK: Noise
+
+    /// A handshake message failed authentication: altered, or the peers hold different keys or PSKs.
+    case handshakeAuthenticationFailed
+    /// A handshake message is too short for the tokens it must carry.
+    case malformedHandshakeMessage
+    /// A handshake step called out of turn (writing when the peer must speak, or after the end).
+    case handshakeOutOfOrder
+    /// A Diffie-Hellman public key that is a low-order point.
+    case invalidPublicKey
+    /// A transport message failed authentication at the nonce expected next: altered, replayed or
+    /// reordered. The receiving direction stays closed afterwards.
+    case messageAuthenticationFailed
+    /// A cipher state reached the reserved nonce 2^64-1; the channel must end.
+    case nonceExhausted
+    /// A cryptographic primitive could not run (libsodium unavailable, no locked memory left).
+    case primitiveFailure
+}
+
+extension PeerChannelError {
+    /// Runs CryptoVault primitives, whose own failures (no locked memory, libsodium missing) become
+    /// `.primitiveFailure`; a `PeerChannelError` thrown inside passes through unchanged. Callers catch
+    /// the primitive errors that mean something at this layer (a bad tag, a bad point) before this.
+    static func wrappingPrimitives<Result>(_ body: () throws -> Result) throws(PeerChannelError) -> Result {
+        do {
+            return try body()
+        } catch let error as PeerChannelError {
+            throw error
+        } catch {
+            throw PeerChannelError(.primitiveFailure, "a cryptographic primitive failed: \(error)")
+        }
+    }
 }

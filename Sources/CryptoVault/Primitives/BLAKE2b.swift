@@ -61,6 +61,15 @@ public enum BLAKE2b {
             return digest
         }
 
+        /// `finalize` for a digest that is itself a secret (an HMAC output, a derived key): the digest
+        /// goes straight into locked memory.
+        public consuming func finalizeSecret() throws -> SecureBytes {
+            let digest = try SecureBytes(count: outputCount)
+            let status = digest.withUnsafeMutableBytes { crypto_generichash_final(typedState, $0.sodiumBytes, $0.count) }
+            guard status == 0 else { throw CryptoVaultError(.invalidInput, "BLAKE2b could not finish") }
+            return digest
+        }
+
         private var typedState: OpaquePointer {
             OpaquePointer(state)
         }

@@ -36,6 +36,13 @@ public enum ChaChaPoly {
         try plaintext.withUnsafeBytes { try construction.seal($0, key: key, nonce: nonce, additionalData: additionalData) }
     }
 
+    /// `sealSecret` whose output is itself a secret (Noise's REKEY takes its new key from a ciphertext),
+    /// written straight into locked memory.
+    public static func sealSecretToSecret(_ plaintext: SecureBytes, key: SecureBytes, nonce: [UInt8],
+                                          authenticating additionalData: [UInt8] = []) throws -> SecureBytes {
+        try plaintext.withUnsafeBytes { try construction.sealToSecret($0, key: key, nonce: nonce, additionalData: additionalData) }
+    }
+
     /// `open` that decrypts straight into locked memory, so the plaintext never sits in an ordinary array.
     public static func openSecret(_ sealed: [UInt8], key: SecureBytes, nonce: [UInt8],
                                   authenticating additionalData: [UInt8] = []) throws -> SecureBytes {
@@ -74,19 +81,22 @@ struct SodiumAEAD {
 
     func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8],
               additionalData: [UInt8]) throws -> [UInt8] {
-        try validate(key: key, nonce: nonce)
-        // libsodium aborts the process on an oversized message; refuse it with an error instead.
-        guard plaintext.count <= maximumMessageSize else {
-            throw CryptoVaultError(.invalidInput, "\(name): message of \(plaintext.count) bytes is too long")
-        }
+        try validate(key: key, nonce: nonce, plaintextCount: plaintext.count)
         var sealed = [UInt8](repeating: 0, count: plaintext.count + Self.tagSize)
-        let status = sealed.withUnsafeMutableBytes { output in
-            withArguments(key: key, nonce: nonce, additionalData: additionalData) { key, nonce, ad in
-                encrypt(output.sodiumBytes, nil, plaintext.sodiumBytes, UInt64(plaintext.count),
-                        ad.sodiumBytes, UInt64(ad.count), nil, nonce, key)
-            }
+        try sealed.withUnsafeMutableBytes {
+            try encryptMessage(plaintext, into: $0, key: key, nonce: nonce, additionalData: additionalData)
         }
-        guard status == 0 else { throw CryptoVaultError(.invalidInput, "\(name): encryption failed") }
+        return sealed
+    }
+
+    /// `seal` into locked memory, for a ciphertext that is itself a secret.
+    func sealToSecret(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8],
+                      additionalData: [UInt8]) throws -> SecureBytes {
+        try validate(key: key, nonce: nonce, plaintextCount: plaintext.count)
+        let sealed = try SecureBytes(count: plaintext.count + Self.tagSize)
+        try sealed.withUnsafeMutableBytes {
+            try encryptMessage(plaintext, into: $0, key: key, nonce: nonce, additionalData: additionalData)
+        }
         return sealed
     }
 
@@ -117,6 +127,23 @@ struct SodiumAEAD {
         guard nonce.count == nonceSize else {
             throw CryptoVaultError(.invalidNonceSize, "\(name) needs a \(nonceSize)-byte nonce, not \(nonce.count) bytes")
         }
+    }
+
+    /// libsodium aborts the process on an oversized message; refuse it with an error instead.
+    private func validate(key: SecureBytes, nonce: [UInt8], plaintextCount: Int) throws {
+        try validate(key: key, nonce: nonce)
+        guard plaintextCount <= maximumMessageSize else {
+            throw CryptoVaultError(.invalidInput, "\(name): message of \(plaintextCount) bytes is too long")
+        }
+    }
+
+    private func encryptMessage(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                         key: SecureBytes, nonce: [UInt8], additionalData: [UInt8]) throws {
+        let status = withArguments(key: key, nonce: nonce, additionalData: additionalData) { key, nonce, ad in
+            encrypt(output.sodiumBytes, nil, plaintext.sodiumBytes, UInt64(plaintext.count),
+                    ad.sodiumBytes, UInt64(ad.count), nil, nonce, key)
+        }
+        guard status == 0 else { throw CryptoVaultError(.invalidInput, "\(name): encryption failed") }
     }
 
     /// Input too short to hold a tag cannot be authentic; say so the same way as for a wrong tag.

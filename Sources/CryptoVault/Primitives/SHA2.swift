@@ -73,8 +73,20 @@ public enum SHA512 {
             data.withUnsafeBytes { _ = crypto_hash_sha512_update(typedState, $0.sodiumBytes, UInt64($0.count)) }
         }
 
+        /// Secret input (a shared secret, a password) read from its locked memory.
+        public mutating func update(_ secret: SecureBytes) {
+            secret.withUnsafeBytes { _ = crypto_hash_sha512_update(typedState, $0.sodiumBytes, UInt64($0.count)) }
+        }
+
         public consuming func finalize() -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: SHA512.digestSize)
+            digest.withUnsafeMutableBytes { _ = crypto_hash_sha512_final(typedState, $0.sodiumBytes) }
+            return digest
+        }
+
+        /// `finalize` for a digest that is itself a secret (a session key): it goes straight into locked memory.
+        public consuming func finalizeSecret() throws -> SecureBytes {
+            let digest = try SecureBytes(count: SHA512.digestSize)
             digest.withUnsafeMutableBytes { _ = crypto_hash_sha512_final(typedState, $0.sodiumBytes) }
             return digest
         }

@@ -1,0 +1,83 @@
+import CryptoVault
+
+/// The CipherState of the Noise Protocol Framework (revision 34, §5.1) with ChaChaPoly: a key `k`
+/// (or none) and a 64-bit counter `n` that is the nonce of the next message.
+///
+/// The nonce is never sent: each side counts, so a replayed, dropped or reordered message arrives
+/// under the wrong nonce and fails authentication. A failed decryption leaves `n` unchanged (§5.1).
+/// Nonce 2^64-1 is reserved for `rekey` and never used for a message, so a state refuses to work
+/// once `n` reaches it.
+struct NoiseCipherState: Sendable {
+    /// The nonce §5.1 reserves; also the nonce of REKEY.
+    static let reservedNonce = UInt64.max
+    /// ChaChaPoly's tag, added to every message once a key is set.
+    static let tagSize = ChaChaPoly.tagSize
+
+    // The key is replaced, never written into, so copies of this struct never share a changing key.
+    private var key: SecureBytes?
+    private(set) var nonce: UInt64 = 0
+
+    /// InitializeKey(k): a new key and a nonce of zero; `nil` is the empty key of a fresh handshake.
+    init(key: SecureBytes? = nil) {
+        self.key = key
+    }
+
+    var hasKey: Bool { key != nil }
+
+    /// SetNonce(n), for tests only: a transport must never choose its nonces.
+    mutating func setNonce(_ nonce: UInt64) {
+        self.nonce = nonce
+    }
+
+    /// EncryptWithAd(ad, plaintext): the plaintext itself while there is no key, otherwise
+    /// ENCRYPT(k, n++, ad, plaintext).
+    mutating func encrypt(_ plaintext: [UInt8], associatedData: [UInt8]) throws(PeerChannelError) -> [UInt8] {
+        guard let key else { return plaintext }
+        let nonceBytes = try nextNonce()
+        let ciphertext = try PeerChannelError.wrappingPrimitives {
+            try ChaChaPoly.seal(plaintext, key: key, nonce: nonceBytes, authenticating: associatedData)
+        }
+        nonce += 1
+        return ciphertext
+    }
+
+    /// DecryptWithAd(ad, ciphertext). A message that fails authentication throws `failure` and does
+    /// not advance the nonce.
+    mutating func decrypt(_ ciphertext: [UInt8], associatedData: [UInt8],
+                          failure: PeerChannelErrorCode) throws(PeerChannelError) -> [UInt8] {
+        guard let key else { return ciphertext }
+        let nonceBytes = try nextNonce()
+        let plaintext = try PeerChannelError.wrappingPrimitives {
+            do {
+                return try ChaChaPoly.open(ciphertext, key: key, nonce: nonceBytes, authenticating: associatedData)
+            } catch let error as CryptoVaultError where error.code == .authenticationFailure {
+                throw PeerChannelError(failure, "a Noise message is not authentic at nonce \(nonce) (altered, replayed, reordered, or another key)")
+            }
+        }
+        nonce += 1
+        return plaintext
+    }
+
+    /// Rekey(): k = the first 32 bytes of ENCRYPT(k, 2^64-1, empty, 32 zero bytes) (§4.2, §11.3).
+    /// The nonce carries on; both sides must rekey at the same point in the message sequence.
+    mutating func rekey() throws(PeerChannelError) {
+        guard let key else { return }
+        self.key = try PeerChannelError.wrappingPrimitives {
+            let zeros = try SecureBytes(count: ChaChaPoly.keySize)
+            let sealed = try ChaChaPoly.sealSecretToSecret(zeros, key: key, nonce: Self.nonceBytes(Self.reservedNonce))
+            return try sealed.slice(0..<ChaChaPoly.keySize)
+        }
+    }
+
+    /// The 12-byte ChaChaPoly nonce of §12.3: 32 zero bits, then `n` as 64 bits little-endian.
+    static func nonceBytes(_ counter: UInt64) -> [UInt8] {
+        [0, 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: counter >> (8 * $0)) }
+    }
+
+    private func nextNonce() throws(PeerChannelError) -> [UInt8] {
+        guard nonce < Self.reservedNonce else {
+            throw PeerChannelError(.nonceExhausted, "this cipher state has used every nonce; the channel must end")
+        }
+        return Self.nonceBytes(nonce)
+    }
+}

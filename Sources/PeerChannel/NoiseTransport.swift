@@ -1,0 +1,71 @@
+/// The two cipher states of an established Noise channel: one for each direction.
+///
+/// Nonces are implicit counters, so each message must be opened exactly once and in order; a
+/// replayed, dropped, reordered or altered message fails with `.messageAuthenticationFailed`. Any
+/// refused incoming message (that, or one over the size limit) closes the receiving direction: every
+/// later `open` throws the same error, because after a gap nothing that follows can be trusted. Each direction rekeys (Noise §11.3) after every
+/// `rekeyInterval` messages, at the same message count on both sides, so a key that leaks from
+/// memory later exposes at most that many messages of a long-lived channel.
+public struct NoiseTransport: Sendable {
+    /// Messages per direction between two rekeys.
+    public static let defaultRekeyInterval: UInt64 = 1 << 16
+    /// The largest message (§3), and so the largest plaintext: the message less the 16-byte tag.
+    public static let maximumMessageLength = NoiseHandshake.maximumMessageLength
+    public static let maximumPlaintextLength = maximumMessageLength - NoiseCipherState.tagSize
+
+    /// The handshake hash, equal on both sides.
+    public let handshakeHash: [UInt8]
+    /// The peer's static public key, authenticated by the handshake; compare it with the pinned key
+    /// before trusting anything the channel carries.
+    public let remoteStaticKey: [UInt8]
+    let rekeyInterval: UInt64
+    private var sending: NoiseCipherState
+    private var receiving: NoiseCipherState
+    private var receiveFailure: PeerChannelError?
+
+    init(sending: NoiseCipherState, receiving: NoiseCipherState, handshakeHash: [UInt8], remoteStaticKey: [UInt8],
+         rekeyInterval: UInt64 = defaultRekeyInterval) {
+        self.sending = sending
+        self.receiving = receiving
+        self.handshakeHash = handshakeHash
+        self.remoteStaticKey = remoteStaticKey
+        self.rekeyInterval = max(1, rekeyInterval)
+    }
+
+    /// The same channel rekeying every `interval` messages, for tests that must reach a rekey.
+    func rekeying(every interval: UInt64) -> NoiseTransport {
+        NoiseTransport(sending: sending, receiving: receiving, handshakeHash: handshakeHash,
+                       remoteStaticKey: remoteStaticKey, rekeyInterval: interval)
+    }
+
+    /// Encrypts the next outgoing message (at most `maximumPlaintextLength` bytes).
+    public mutating func seal(_ plaintext: [UInt8]) throws(PeerChannelError) -> [UInt8] {
+        guard plaintext.count <= Self.maximumPlaintextLength else {
+            throw PeerChannelError(.messageTooLarge, "a plaintext of \(plaintext.count) bytes exceeds the \(Self.maximumPlaintextLength)-byte Noise limit")
+        }
+        let message = try sending.encrypt(plaintext, associatedData: [])
+        try rekeyIfDue(&sending)
+        return message
+    }
+
+    /// Decrypts the next incoming message, which must be the one the peer sealed next.
+    public mutating func open(_ message: [UInt8]) throws(PeerChannelError) -> [UInt8] {
+        if let receiveFailure { throw receiveFailure }
+        do throws(PeerChannelError) {
+            guard message.count <= Self.maximumMessageLength else {
+                throw PeerChannelError(.messageTooLarge, "a message of \(message.count) bytes exceeds the \(Self.maximumMessageLength)-byte Noise limit")
+            }
+            let plaintext = try receiving.decrypt(message, associatedData: [], failure: .messageAuthenticationFailed)
+            try rekeyIfDue(&receiving)
+            return plaintext
+        } catch {
+            receiveFailure = error
+            throw error
+        }
+    }
+
+    /// Rekeys after the message whose nonce completes an interval; both sides count the same way.
+    private func rekeyIfDue(_ cipher: inout NoiseCipherState) throws(PeerChannelError) {
+        if cipher.nonce.isMultiple(of: rekeyInterval) { try cipher.rekey() }
+    }
+}
