@@ -26,7 +26,7 @@ let package = Package(
 
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
-        .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession"]),
+        .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain"]),
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
         .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault"]),
     ],

@@ -40,4 +40,7 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case bundleNotFound
     case fileNotFound
     case fileExists
+    /// A privileged compartment was to be read outside a privileged processing session, or with a
+    /// session's keyring that was wiped or belongs to another compartment.
+    case privilegedSessionRequired
 }

@@ -15,4 +15,14 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case invalidCheckDigits
     /// A well-formed identifier whose check digits do not match.
     case checksumMismatch
+    /// A session was asked for on a compartment that is not privileged (it needs none).
+    case notPrivileged
+    /// A session's actor or purpose is empty, too long, or holds control characters.
+    case invalidSessionText
+    /// Session limits that are zero or negative.
+    case invalidSessionLimits
+    /// The session passed its idle timeout or absolute limit; it has ended and its keys are gone.
+    case sessionExpired
+    /// The session was ended; its keys are gone.
+    case sessionEnded
 }

@@ -1,5 +1,6 @@
 import CryptoVault
 import Foundation
+import PrivilegedSession
 
 /// Finds the command named on the command line, parses its options, runs it, and turns every error
 /// into a `vaultctl:` message on stderr and an exit code.
@@ -80,6 +81,9 @@ enum Dispatcher {
         case let vault as CryptoVaultError:
             Output.note("vaultctl: error: \(vault.message)")
             return ExitCode(for: vault)
+        case let session as PrivilegedSessionError:
+            Output.note("vaultctl: error: \(session.message)")
+            return ExitCode(for: session)
         default:
             Output.note("vaultctl: error: \(error)")
             return .failure

@@ -1,4 +1,5 @@
 import CryptoVault
+import PrivilegedSession
 
 /// vaultctl's exit codes (documented in README.md and `vaultctl --help`).
 enum ExitCode: Int32 {
@@ -11,6 +12,7 @@ enum ExitCode: Int32 {
     case noInput = 66           // not a vault, a file or compartment that does not exist
     case cannotCreate = 73      // the vault or compartment already exists
     case ioError = 74           // a read or write failed
+    case permissionDenied = 77  // a privileged compartment read outside a session
 
     static let documentation = """
         Exit codes:
@@ -23,6 +25,7 @@ enum ExitCode: Int32 {
           66  not found (not a vault, missing file, no such compartment)
           73  already exists (vault or compartment)
           74  input/output error
+          77  permission denied (a privileged compartment read without a session or --purpose)
         """
 
     init(for error: CryptoVaultError) {
@@ -35,6 +38,17 @@ enum ExitCode: Int32 {
         case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
+        case .privilegedSessionRequired: self = .permissionDenied
+        default: self = .failure
+        }
+    }
+}
+
+extension ExitCode {
+    init(for error: PrivilegedSessionError) {
+        switch error.code {
+        case .notPrivileged, .invalidSessionText, .invalidSessionLimits: self = .usage
+        case .sessionExpired, .sessionEnded: self = .permissionDenied
         default: self = .failure
         }
     }

@@ -43,7 +43,7 @@ struct AuditIndependentTests {
             try cli.write("not the passphrase at all\n", to: wrong)
             let refused = try CLI.run(["compartment", "list", "--vault", cli.directory, "--passphrase-file", wrong])
             guard refused.status != 0 else { throw CLIError(message: "a wrong passphrase unlocked the vault") }
-            for arguments in [["get", bundleID, "-o", cli.root + "/fetched"], ["compartment", "rotate", "Blog"], ["rm", bundleID]] {
+            for arguments in [["get", bundleID, "-o", cli.root + "/fetched", "--purpose", "annual review"], ["compartment", "rotate", "Blog"], ["rm", bundleID]] {
                 let result = try cli.run(arguments)
                 guard result.status == 0 else { throw CLIError(message: "\(arguments): \(result.stderr)") }
             }
@@ -134,7 +134,13 @@ struct AuditIndependentTests {
         #expect(created.contains { $0["name"] == "Blog" && $0["register"] == "general" }, "compartment.create: \(created)")
         let put = (byAction["bundle.put"] ?? []).compactMap { $0["details"] as? [String: String] }
         #expect(put == [["file": Self.fileName]], "bundle.put: \(put)")
-        #expect(report["entries_with_details"] as? Int == 3)
+        // The privileged get ran in a one-command session: its purpose is sealed and unsealed too.
+        let started = (byAction["session.start"] ?? []).compactMap { $0["details"] as? [String: String] }
+        #expect(started.count == 1 && started.first?["purpose"] == "annual review", "session.start: \(started)")
+        let ended = (byAction["session.end"] ?? []).compactMap { $0["details"] as? [String: String] }
+        #expect(ended.first?["reason"] == "closed" && ended.first?["bundles"] == "1", "session.end: \(ended)")
+        // compartment.create ×2, bundle.put, session.start, session.read, session.end
+        #expect(report["entries_with_details"] as? Int == 6)
     }
 
     @Test("a one-byte edit of an entry is refused: by the end line as it stands, and by the chain or a checkpoint once resealed")

@@ -128,7 +128,8 @@ final class IndependentBundleFixture {
 
     init() throws {
         cli = try CLIVault()
-        let created = try cli.run(["compartment", "create", BundleIndependentTests.compartmentName, "--register", "healthcare"])
+        // Not privileged: these tests open bundles with the library directly, outside a session.
+        let created = try cli.run(["compartment", "create", BundleIndependentTests.compartmentName, "--register", "healthcare", "--not-privileged"])
         guard created.status == 0 else { throw CLIError(message: "compartment create: \(created.stderr)") }
         let vault = try Vault.open(at: cli.directory)
         unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))

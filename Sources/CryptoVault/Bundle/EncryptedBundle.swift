@@ -55,13 +55,24 @@ public enum EncryptedBundle {
 
     /// Reads and verifies a bundle's header against this vault: it must belong to this vault and to a
     /// live compartment and active key version, unwrap, commit to its data key, and carry a valid MAC.
+    /// A bundle of a privileged compartment is refused (`.privilegedSessionRequired`): it opens only
+    /// with the keyring of a privileged processing session.
     public static func open(_ input: FileDescriptor, vault: UnlockedVault) throws -> OpenedBundle {
+        try open(input, vault: vault, access: .vault)
+    }
+
+    /// `open` inside a privileged processing session, with its keyring (of that compartment only).
+    public static func open(_ input: FileDescriptor, vault: UnlockedVault, keyring: CompartmentKeyring) throws -> OpenedBundle {
+        try open(input, vault: vault, access: .keyring(keyring))
+    }
+
+    static func open(_ input: FileDescriptor, vault: UnlockedVault, access: CompartmentKeyAccess) throws -> OpenedBundle {
         let header = try readHeader(input)
         guard header.vaultID == vault.vaultID else {
             throw CryptoVaultError(.foreignBundle, "header: this bundle belongs to another vault")
         }
         let compartment = try vault.compartment(withID: header.compartmentID)
-        let dataKey = try unwrapDataKey(header, compartment: compartment, vault: vault)
+        let dataKey = try unwrapDataKey(header, compartment: compartment, vault: vault, access: access)
         let keys = try verifiedKeys(header, dataKey: dataKey)
         let metadata = try BundleMetadata(decoding: try openMetadata(header, keys: keys))
         guard let fileSize = input.regularFileSize() else {
@@ -79,10 +90,11 @@ public enum EncryptedBundle {
         return try BundleHeader(parsing: Array(prefix[0..<read]))
     }
 
-    static func unwrapDataKey(_ header: BundleHeader, compartment: VaultCompartment, vault: UnlockedVault) throws -> SecureBytes {
+    static func unwrapDataKey(_ header: BundleHeader, compartment: VaultCompartment, vault: UnlockedVault,
+                              access: CompartmentKeyAccess) throws -> SecureBytes {
         let compartmentKey: SecureBytes
         do {
-            compartmentKey = try vault.compartmentKey(for: compartment, version: header.keyVersion)
+            compartmentKey = try access.key(for: compartment, version: header.keyVersion, vault: vault)
         } catch let error as CryptoVaultError where error.code == .unknownKeyVersion {
             throw CryptoVaultError(.foreignBundle, "header: key version \(header.keyVersion) of '\(compartment.name)' is retired or unknown")
         }

@@ -51,11 +51,26 @@ extension UnlockedVault {
     /// Verifies, besides the bundle itself, that the file is the one the row names: same bundle id,
     /// same compartment. Without this, someone with write access to assets/ (and no key) could put
     /// one bundle's file under another's name and have `get` return the wrong record.
+    /// A bundle of a privileged compartment is refused (`.privilegedSessionRequired`), as by
+    /// `EncryptedBundle.open`.
     public func openStored(_ bundleID: [UInt8]) throws -> OpenedBundle {
+        try openStored(bundleID, access: .vault)
+    }
+
+    /// `openStored` inside a privileged processing session, with its keyring.
+    public func openStored(_ bundleID: [UInt8], keyring: CompartmentKeyring) throws -> OpenedBundle {
+        try openStored(bundleID, access: .keyring(keyring))
+    }
+
+    private func openStored(_ bundleID: [UInt8], access: CompartmentKeyAccess) throws -> OpenedBundle {
         let stored = try storedBundle(bundleID)
         let assets = AssetFolder(path: vault.assetsPath)
         try finishInterruptedRewrap(of: bundleID)
-        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundleID)), vault: self)
+        let input = try FileDescriptor.openForReading(assets.path(of: bundleID))
+        // First the header as it claims to be (unverified), so a swapped file is named as such
+        // whatever its compartment; then again once it verified.
+        try Self.check(try EncryptedBundle.readHeader(input), belongsTo: stored)
+        let opened = try EncryptedBundle.open(input, vault: self, access: access)
         try Self.check(opened.header, belongsTo: stored)
         return opened
     }
@@ -124,7 +139,9 @@ extension UnlockedVault {
                 changed += 1
                 continue
             }
-            let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self)
+            // Rewrapping reads no plaintext and no metadata, so privileged compartments need no session.
+            let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self,
+                                                  access: .maintenance)
             try Self.check(opened.header, belongsTo: bundle)
             let header = try opened.rewrappedHeader(for: current, vault: self)
             try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
@@ -140,7 +157,7 @@ extension UnlockedVault {
         try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID, verify: { header in
             // A journal is only trusted once it authenticates as this bundle's header.
             try Self.check(header, belongsTo: stored)
-            let dataKey = try EncryptedBundle.unwrapDataKey(header, compartment: stored.compartment, vault: self)
+            let dataKey = try EncryptedBundle.unwrapDataKey(header, compartment: stored.compartment, vault: self, access: .maintenance)
             _ = try EncryptedBundle.verifiedKeys(header, dataKey: dataKey)
         }, commit: { header in
             if stored.keyVersion != header.keyVersion { try recordRewrap(header) }

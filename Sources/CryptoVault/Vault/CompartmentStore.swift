@@ -152,7 +152,9 @@ extension UnlockedVault {
     }
 
     /// The key of `compartment` at `version`, or `.unknownKeyVersion` if it does not exist or is retired.
-    public func compartmentKey(for compartment: VaultCompartment, version: UInt32) throws -> SecureBytes {
+    /// Not public: a privileged compartment's key must not be obtainable outside a session (see
+    /// `CompartmentKeyring`); the package's own tools and tests may still derive it.
+    package func compartmentKey(for compartment: VaultCompartment, version: UInt32) throws -> SecureBytes {
         let salt = try vault.withDatabase { database in
             try database.queryOne("""
                 SELECT salt FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL

@@ -37,12 +37,12 @@ enum KeyHierarchy {
 }
 
 /// Fixed-width integer and hex encodings used in labels and files.
-enum ByteEncoding {
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
+package enum ByteEncoding {
+    package static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24 & 0xff), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var characters: [UInt8] = []
         characters.reserveCapacity(bytes.count * 2)
@@ -54,7 +54,7 @@ enum ByteEncoding {
     }
 
     /// Strict lowercase hex: an even number of [0-9a-f] characters, nothing else.
-    static func bytes(fromHex text: Substring) -> [UInt8]? {
+    package static func bytes(fromHex text: Substring) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

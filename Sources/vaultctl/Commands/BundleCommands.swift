@@ -69,11 +69,13 @@ enum BundleCommands {
           --range START:END     only bytes START up to (not including) END, reading only their chunks
           --threads N           cores to use (default: all)
           --force               replace OUT if it exists
+        \(BundleReading.purposeHelp)
         \(Credentials.help)
-        """, options: Credentials.options + bundleOptions + [OptionSpec(name: "--range", kind: .value)], positionals: 1...1) { arguments in
+        """, options: Credentials.options + bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption],
+        positionals: 1...1) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
-            let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(arguments.positionals[0]), vault: unlocked)
-            try writePlaintext(of: opened, arguments: arguments, vault: unlocked, action: .open)
+            try BundleReading.read(.file(try FileDescriptor.openForReading(arguments.positionals[0])), arguments: arguments,
+                                   vault: unlocked, action: .open)
         }
 
     static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: """
@@ -98,11 +100,10 @@ enum BundleCommands {
 
     /// Writes an opened bundle's plaintext (or a range of it) and records the operation.
     static func writePlaintext(of opened: OpenedBundle, arguments: ParsedArguments, vault: UnlockedVault, action: VaultAction) throws {
-        let threads = try arguments.integer("--threads", in: 1...256) ?? BundleThreads.available
-        let range = try arguments.value("--range").map { try parseRange($0, usage: arguments.usage) }
-        let output = try OutputTarget(arguments.value("-o") ?? arguments.value("--output"), force: arguments.has("--force"))
+        let request = try PlaintextRequest(arguments)
+        let (threads, range) = (request.threads, request.range)
         let progress = ProgressBar("opening", total: opened.plaintextLength)
-        try output.produce { output in
+        try request.output.produce { output in
             let sink: (UnsafeRawBufferPointer) throws -> Void = { bytes in
                 try output.write(bytes)
                 progress.update(output.bytesWritten)

@@ -1,6 +1,7 @@
 import AuditChain
 import CryptoVault
 import Foundation
+import PrivilegedSession
 
 /// `vaultctl demo`: an end-to-end tour on a temporary vault that explains each step as it goes.
 /// Later layers (bundles, audit, sessions, peers) add their steps here.
@@ -127,17 +128,27 @@ private struct Tour {
         let header = try EncryptedBundle.readHeader(try FileDescriptor.openForReading(bundlePath))
         Output.line("   anyone can read its public header: key version \(header.keyVersion), chunk size \(header.chunkSize), no file name")
 
+        do {
+            _ = try unlocked.openStored(stored.bundleID)
+        } catch let error as CryptoVaultError {
+            Output.line("   reading it back without a session: refused (\(error.message)), exit code 77")
+        }
+        // "Session notes" is privileged: from here on it is read only inside a recorded session.
+        let session = try PrivilegedProcessingSession.start(vault: unlocked, compartment: notes, actor: AuditLog.currentAccount(),
+                                                            purpose: "demo: read back the note just sealed")
+
         step("9. Tampering is caught", "Flip one bit anywhere and the bundle refuses to open, saying where.",
-             command: "open tampered.vbundle")
+             command: "open tampered.vbundle --purpose \"...\"")
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: bundlePath)))
         bytes[bytes.count - 5] ^= 0x01
         let tampered = directory + "/tampered.vbundle"
         try Data(bytes).write(to: URL(fileURLWithPath: tampered))
         do {
-            _ = try EncryptedBundle.open(try FileDescriptor.openForReading(tampered), vault: unlocked).decrypt { _ in }
+            try session.read(.file(try FileDescriptor.openForReading(tampered))) { _ in }
         } catch let error as CryptoVaultError {
             Output.line("   refused: \(error.message)")
         }
+        try session.end()
 
         step("10. Rotate and rewrap", """
             After a key rotation, rewrap rewrites only each bundle's header (the payload bytes do not
@@ -151,7 +162,10 @@ private struct Tour {
         for version in older { try unlocked.retireCompartmentVersion(named: "Session notes", version: version) }
         let payloadAfter = Array(try Data(contentsOf: URL(fileURLWithPath: bundlePath)).dropFirst(header.size))
         var text: [UInt8] = []
-        try unlocked.openStored(stored.bundleID).decrypt { text += $0 }
+        let reading = try PrivilegedProcessingSession.start(vault: unlocked, compartment: rotated, actor: AuditLog.currentAccount(),
+                                                            purpose: "demo: check the note after the rewrap")
+        try reading.read(.stored(stored.bundleID)) { text += $0 }
+        try reading.end()
         Output.line("   rewrapped \(count) bundle(s) to v\(rotated.currentVersion ?? 0); payload unchanged: \(payloadBefore == payloadAfter); retired: \(older.map { "v\($0)" }.joined(separator: ", "))")
         Output.line("   it still opens: \"\(String(decoding: text, as: UTF8.self).trimmingCharacters(in: .newlines))\"")
     }

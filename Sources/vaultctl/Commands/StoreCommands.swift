@@ -41,12 +41,12 @@ enum StoreCommands {
           --range START:END     only bytes START up to (not including) END
           --threads N           cores to use (default: all)
           --force               replace OUT if it exists
+        \(BundleReading.purposeHelp)
         \(Credentials.help)
-        """, options: Credentials.options + BundleCommands.bundleOptions + [OptionSpec(name: "--range", kind: .value)],
+        """, options: Credentials.options + BundleCommands.bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption],
         positionals: 1...1) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
-            let opened = try unlocked.openStored(try resolve(arguments.positionals[0], in: unlocked))
-            try BundleCommands.writePlaintext(of: opened, arguments: arguments, vault: unlocked, action: .get)
+            try BundleReading.read(.stored(try resolve(arguments.positionals[0], in: unlocked)), arguments: arguments, vault: unlocked, action: .get)
         }
 
     static let list = Command("ls", synopsis: "list the bundles kept in the vault", usage: """
@@ -62,7 +62,8 @@ enum StoreCommands {
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let bundles = try unlocked.storedBundles(in: compartment)
             let rows = try bundles.map { bundle -> [String: Any] in
-                let name = (try? unlocked.openStored(bundle.bundleID).metadata.name) ?? "(unreadable)"
+                // A privileged bundle's name is privileged too: it is read only in a session.
+                let name = bundle.compartment.isPrivileged ? "(privileged)" : (try? unlocked.openStored(bundle.bundleID).metadata.name) ?? "(unreadable)"
                 return ["id": bundle.idString, "compartment": bundle.compartment.name, "key_version": Int(bundle.keyVersion),
                         "bytes": bundle.plaintextLength, "stored_at": Output.timestamp(bundle.createdAt), "name": name]
             }

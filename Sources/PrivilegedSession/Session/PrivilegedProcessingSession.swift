@@ -1,0 +1,186 @@
+import CryptoVault
+import Foundation
+import Synchronization
+
+/// The only way to read a privileged compartment: a session opened for an actor and a purpose, which
+/// holds the compartment's keys (in a `CompartmentKeyring`, in SecureBytes) until it ends, and which
+/// the audit log accounts for from start to end:
+///
+///     session.start  compartment, subject = session id, details: actor, purpose (sealed)
+///     session.read   compartment, subject = bundle id, details: session, bytes, outcome
+///     session.end    compartment, subject = session id, details: reason, bundles, bytes
+///
+/// A session ends when closed, after `limits.idleTimeout` without a read, or after
+/// `limits.absoluteLimit` in all; at its end the keys are wiped and every later read fails. Expiry is
+/// checked at each read and by `endIfExpired()`, which a daemon calls on a timer.
+public final class PrivilegedProcessingSession: Sendable {
+    public let id: [UInt8]
+    public let compartment: VaultCompartment
+    public let actor: String
+    public let startedAt: Date
+    public let limits: SessionLimits
+    private let vault: UnlockedVault
+    private let keyring: CompartmentKeyring
+    private let clock: @Sendable () -> Date
+    private let state: Mutex<State>
+
+    struct State {
+        var lastUse: Date
+        var bundlesRead = 0
+        var bytesRead: UInt64 = 0
+        var endReason: SessionEndReason?
+    }
+
+    /// What a session read: the bundle's verified header and metadata, and the bytes released.
+    public struct Read: Sendable {
+        public let header: BundleHeader
+        public let metadata: BundleMetadata
+        public let bytes: UInt64
+    }
+
+    /// What is known about a session, for `vaultctl session list`.
+    public struct Summary: Sendable {
+        public let id: [UInt8]
+        public let compartment: VaultCompartment
+        public let actor: String
+        public let startedAt: Date
+        public let lastUse: Date
+        public let bundlesRead: Int
+        public let bytesRead: UInt64
+        public let endReason: SessionEndReason?
+    }
+
+    /// Opens a session on a privileged `compartment` and records its start. The purpose is sealed in
+    /// the audit details (it may name a patient or a client); it must say something (1 to 1024 bytes).
+    public static func start(vault: UnlockedVault, compartment: VaultCompartment, actor: String, purpose: String,
+                             limits: SessionLimits = .standard,
+                             clock: @escaping @Sendable () -> Date = { Date() }) throws -> PrivilegedProcessingSession {
+        guard compartment.isPrivileged else {
+            throw PrivilegedSessionError(.notPrivileged, "compartment '\(compartment.name)' is not privileged: it is read without a session")
+        }
+        try SessionText.validate(purpose, as: "purpose", maximumBytes: 1024)
+        try SessionText.validate(actor, as: "actor", maximumBytes: 255)
+        guard limits.idleTimeout > 0, limits.absoluteLimit > 0 else {
+            throw PrivilegedSessionError(.invalidSessionLimits, "session limits must be positive")
+        }
+        let session = PrivilegedProcessingSession(id: try SecureRandom.bytes(16), vault: vault, compartment: compartment, actor: actor,
+                                                  keyring: try vault.privilegedKeyring(for: compartment), limits: limits, clock: clock)
+        do {
+            try vault.record(VaultEvent("session.start", compartmentID: compartment.uuid, subjectID: session.id,
+                                        details: [.init("actor", actor), .init("purpose", purpose)]))
+        } catch {
+            // An unrecorded session must not hold keys.
+            session.keyring.wipe()
+            throw error
+        }
+        return session
+    }
+
+    private init(id: [UInt8], vault: UnlockedVault, compartment: VaultCompartment, actor: String, keyring: CompartmentKeyring,
+                 limits: SessionLimits, clock: @escaping @Sendable () -> Date) {
+        self.id = id
+        self.vault = vault
+        self.compartment = compartment
+        self.actor = actor
+        self.keyring = keyring
+        self.limits = limits
+        self.clock = clock
+        startedAt = clock()
+        state = Mutex(State(lastUse: startedAt))
+    }
+
+    public var idString: String { ByteEncoding.hex(id) }
+
+    /// Whether the session still holds its compartment's keys.
+    public var isHoldingKeys: Bool { keyring.isHoldingKeys }
+
+    public var summary: Summary {
+        state.withLock { state in
+            Summary(id: id, compartment: compartment, actor: actor, startedAt: startedAt, lastUse: state.lastUse,
+                    bundlesRead: state.bundlesRead, bytesRead: state.bytesRead, endReason: state.endReason)
+        }
+    }
+
+    /// Reads a bundle of the session's compartment (a stored one by id, or a bundle file) to `sink`,
+    /// all of it or `range`, and records the read. Fails if the session has ended or expired (an
+    /// expired session ends here, and says why).
+    @discardableResult
+    public func read(_ source: BundleSource, range: Range<UInt64>? = nil, threads: Int = BundleThreads.available,
+                     sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Read {
+        try beginUse()
+        let opened: OpenedBundle
+        switch source {
+        case .stored(let bundleID): opened = try vault.openStored(bundleID, keyring: keyring)
+        case .file(let descriptor): opened = try EncryptedBundle.open(descriptor, vault: vault, keyring: keyring)
+        }
+        var released: UInt64 = 0
+        let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+            try sink(bytes)
+            released += UInt64(bytes.count)
+        }
+        do {
+            if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
+        } catch {
+            // What was released before the failure was read all the same, and is recorded as such.
+            try? recordRead(opened.header, bytes: released, outcome: "failed")
+            throw error
+        }
+        try recordRead(opened.header, bytes: released, outcome: "complete")
+        return Read(header: opened.header, metadata: opened.metadata, bytes: released)
+    }
+
+    /// Ends the session (recording why, with its counts) and wipes its keys. Ending twice is harmless.
+    public func end(_ reason: SessionEndReason = .closed) throws {
+        let counts: (bundles: Int, bytes: UInt64)? = state.withLock { state in
+            guard state.endReason == nil else { return nil }
+            state.endReason = reason
+            return (state.bundlesRead, state.bytesRead)
+        }
+        keyring.wipe()
+        guard let counts else { return }
+        try vault.record(VaultEvent("session.end", compartmentID: compartment.uuid, subjectID: id,
+                                    details: [.init("reason", reason.rawValue), .init("bundles", "\(counts.bundles)"),
+                                              .init("bytes", "\(counts.bytes)")]))
+    }
+
+    /// Ends the session if a limit has passed; returns the reason if it ended now.
+    @discardableResult
+    public func endIfExpired() throws -> SessionEndReason? {
+        let due = state.withLock { state -> SessionEndReason? in
+            guard state.endReason == nil else { return nil }
+            return limits.expiry(start: startedAt, lastUse: state.lastUse, now: clock())
+        }
+        guard let due else { return nil }
+        try end(due)
+        return due
+    }
+
+    /// Checks the session may read now, ending it if it has expired, and marks it used.
+    private func beginUse() throws {
+        if let reason = try endIfExpired() {
+            throw PrivilegedSessionError(.sessionExpired, "the session ended (\(reason.rawValue)); start a new one")
+        }
+        let ended = state.withLock { state -> SessionEndReason? in
+            if state.endReason == nil { state.lastUse = clock() }
+            return state.endReason
+        }
+        if let ended { throw PrivilegedSessionError(.sessionEnded, "the session has ended (\(ended.rawValue)); start a new one") }
+    }
+
+    private func recordRead(_ header: BundleHeader, bytes: UInt64, outcome: String) throws {
+        state.withLock { state in
+            state.bundlesRead += 1
+            state.bytesRead += bytes
+        }
+        try vault.record(VaultEvent("session.read", compartmentID: compartment.uuid, subjectID: header.bundleID,
+                                    details: [.init("session", idString), .init("bytes", "\(bytes)"), .init("outcome", outcome)]))
+    }
+}
+
+/// Where a session reads a bundle from.
+public enum BundleSource: Sendable {
+    /// A bundle kept in the vault, by id.
+    case stored([UInt8])
+    /// A bundle file, opened for reading.
+    case file(FileDescriptor)
+}
