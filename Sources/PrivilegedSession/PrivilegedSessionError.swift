@@ -25,4 +25,6 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case sessionExpired
     /// The session was ended; its keys are gone.
     case sessionEnded
+    /// A privileged compartment was to be shared with another device.
+    case sharingRefused
 }

@@ -15,7 +15,7 @@ enum Dispatcher {
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
-        DemoCommand.command,
+        ShareCommand.command, DemoCommand.command,
     ]
 
     static let overview: String = {

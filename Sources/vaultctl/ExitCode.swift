@@ -6,7 +6,8 @@ enum ExitCode: Int32 {
     case success = 0
     case failure = 1            // anything not listed below
     case authenticationFailed = 2  // wrong passphrase, recovery key or shares
-    // 3 and 4 are reserved for egress decisions (redact, refuse).
+    // 3 is reserved for the egress decision "redact".
+    case refused = 4            // egress or sharing refused by policy (a privileged compartment)
     case usage = 64             // bad command line
     case dataError = 65         // damaged vault or input file, schema too new, hostile parameters
     case noInput = 66           // not a vault, a file or compartment that does not exist
@@ -19,6 +20,7 @@ enum ExitCode: Int32 {
           0   success
           1   failure not listed below
           2   authentication failed (wrong passphrase, recovery key or shares)
+          4   refused by policy (sharing a privileged compartment)
           64  usage error (unknown option, missing argument)
           65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
               KDF parameters outside the allowed range)
@@ -49,6 +51,7 @@ extension ExitCode {
         switch error.code {
         case .notPrivileged, .invalidSessionText, .invalidSessionLimits: self = .usage
         case .sessionExpired, .sessionEnded: self = .permissionDenied
+        case .sharingRefused: self = .refused
         default: self = .failure
         }
     }

@@ -1,0 +1,25 @@
+import CryptoVault
+
+/// What a paired device may do with a shared compartment.
+public enum ShareRole: String, Sendable, CaseIterable {
+    /// May open the compartment's bundles.
+    case viewer
+    /// May open them and seal new ones into it.
+    case editor
+}
+
+/// The rule every share passes before anything is wrapped for another device: privileged material
+/// never leaves this vault. A privileged compartment's key is not wrapped for any device, whatever
+/// its role, and the refusal itself is an audit entry, so an attempt is visible to an auditor.
+public enum SharingPolicy {
+    /// Returns when `compartment` may be shared; otherwise records `share.refused` (with the device
+    /// and role, sealed) and throws `.sharingRefused`.
+    public static func requireShareable(_ compartment: VaultCompartment, with device: String, role: ShareRole,
+                                        vault: UnlockedVault) throws {
+        guard compartment.isPrivileged else { return }
+        try vault.record(VaultEvent("share.refused", compartmentID: compartment.uuid,
+                                    details: [.init("device", device), .init("role", role.rawValue)]))
+        throw PrivilegedSessionError(.sharingRefused,
+                                     "compartment '\(compartment.name)' is privileged: privileged material is never shared with another device")
+    }
+}
