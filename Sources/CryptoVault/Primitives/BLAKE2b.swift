@@ -61,6 +61,14 @@ public enum BLAKE2b {
             return digest
         }
 
+        /// The digest written straight into locked memory, for a key derived from a keyed hash.
+        public consuming func finalizeSecret() throws -> SecureBytes {
+            let digest = try SecureBytes(count: outputCount)
+            let status = digest.withUnsafeMutableBytes { crypto_generichash_final(typedState, $0.sodiumBytes, $0.count) }
+            guard status == 0 else { throw CryptoVaultError(.invalidInput, "BLAKE2b could not finish") }
+            return digest
+        }
+
         private var typedState: OpaquePointer {
             OpaquePointer(state)
         }
