@@ -44,7 +44,7 @@ struct IdentifierScanner {
         var group = 0
         while group < run.groups.count {
             if let (kind, last) = numericMatch(run, from: group) {
-                record(kind, run.span(group, last))
+                record(kind, run.span(group, last, prefix: kind == .phone))
                 group = last + 1
             } else {
                 group += 1

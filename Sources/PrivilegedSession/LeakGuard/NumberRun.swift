@@ -124,8 +124,9 @@ struct NumberRun {
         index == groups.count - 1 ? !endsInsideWord : groups[index + 1].separatorBefore == .space
     }
 
-    /// Bytes from the first byte of group `first` to the last of group `last`.
-    func span(_ first: Int, _ last: Int) -> Range<Int> {
-        groups[first].range.lowerBound..<groups[last].range.upperBound
+    /// Bytes from the first byte of group `first` to the last of group `last`; with `prefix`, a match
+    /// from the first group also covers the "+" or "(" before it (a phone's, not a card's).
+    func span(_ first: Int, _ last: Int, prefix: Bool = false) -> Range<Int> {
+        (prefix && first == 0 ? start : groups[first].range.lowerBound)..<groups[last].range.upperBound
     }
 }

@@ -7,7 +7,7 @@
 enum NationalProviderIdentifierDetector {
     static func match(_ run: NumberRun, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let group = run.groups[first]
-        guard group.count == 10, !run.hasPlus, !run.opensWithParenthesis, run.mayStart(at: first), run.mayEnd(at: first) else { return nil }
+        guard group.count == 10, !run.hasPlus, run.mayStart(at: first), run.mayEnd(at: first) else { return nil }
         let leading = bytes[group.range.lowerBound]
         guard leading == UInt8(ascii: "1") || leading == UInt8(ascii: "2") else { return nil }
         return NPI.isValid(String(decoding: bytes[group.range], as: UTF8.self)) ? first : nil

@@ -35,7 +35,7 @@ enum PaymentCardDetector {
 
     /// The longest card starting at group `first`; returns the index of its last group.
     static func match(_ run: NumberRun, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !run.hasPlus, !run.opensWithParenthesis, run.mayStart(at: first) else { return nil }
+        guard !run.hasPlus, run.mayStart(at: first) else { return nil }
         var best: Int?
         var digits: [UInt8] = []
         for index in first..<run.groups.count {

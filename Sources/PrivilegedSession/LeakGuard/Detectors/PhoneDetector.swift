@@ -5,8 +5,8 @@
 /// - North American (NANP): "(555) 123-4567", "555-123-4567", "555.123.4567", "555 123 4567", with an
 ///   optional leading "1"; area code and exchange are NXX (first digit 2-9) and not N11 (211...911,
 ///   which are service codes). Ten bare digits are not taken: they are as often an order number.
-/// - United Kingdom national: a leading 0 then a non-zero digit, 10 or 11 digits in two or three groups
-///   ("020 7946 0958", "0161 496 0123", "07700 900123", "(020) 7946 0958").
+/// - United Kingdom national: a leading 0 then a non-zero digit, in the groupings the national plan
+///   uses, separated by spaces ("020 7946 0958", "0161 496 0123", "07700 900123", "(020) 7946 0958").
 enum PhoneDetector {
     static let internationalDigits = 8...15
 
@@ -83,26 +83,25 @@ enum PhoneDetector {
 
     // MARK: United Kingdom
 
+    /// Group lengths of the national forms Ofcom's numbering gives: 02x xxxx xxxx, 01xx xxx xxxx (and
+    /// 03, 08, 09), 01xxx xxxxxx, 07xxx xxxxxx, 01xxx xxxxx, 01xxx xxx xxx.
+    static let unitedKingdomGroupings: [[Int]] = [[3, 4, 4], [4, 3, 4], [5, 6], [5, 5], [5, 3, 3]]
+
     private static func unitedKingdom(_ run: NumberRun, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard run.mayStart(at: first), !run.hasPlus else { return nil }
         let leading = run.groups[first]
-        guard (3...5).contains(leading.count), bytes[leading.range.lowerBound] == UInt8(ascii: "0"),
+        guard leading.count >= 3, bytes[leading.range.lowerBound] == UInt8(ascii: "0"),
               bytes[leading.range.lowerBound + 1] != UInt8(ascii: "0") else { return nil }
         let parenthesised = first == 0 && run.opensWithParenthesis
-        var total = leading.count
-        for index in (first + 1)..<min(first + 3, run.groups.count) {
-            let group = run.groups[index]
-            guard (3...8).contains(group.count), isUnitedKingdomSeparator(group.separatorBefore, afterArea: index == first + 1, parenthesised) else {
-                return nil
-            }
-            total += group.count
-            if (10...11).contains(total), run.mayEnd(at: index) { return index }
+        for grouping in unitedKingdomGroupings {
+            let last = first + grouping.count - 1
+            guard last < run.groups.count, run.mayEnd(at: last),
+                  run.groups[first...last].map(\.count) == grouping else { continue }
+            let separators = run.groups[(first + 1)...last].map(\.separatorBefore)
+            let expected = parenthesised ? [.closeParenthesis] + Array(repeating: .space, count: grouping.count - 2)
+                                         : Array(repeating: NumberRun.Separator.space, count: grouping.count - 1)
+            if separators == expected { return last }
         }
         return nil
-    }
-
-    private static func isUnitedKingdomSeparator(_ separator: NumberRun.Separator, afterArea: Bool, _ parenthesised: Bool) -> Bool {
-        if afterArea && parenthesised { return separator == .closeParenthesis }
-        return separator == .space || separator == .hyphen
     }
 }

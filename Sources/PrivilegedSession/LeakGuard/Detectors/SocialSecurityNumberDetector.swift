@@ -7,14 +7,14 @@ enum SocialSecurityNumberDetector {
     /// The dashed form starting at group `first` of `run`; returns the index of its last group.
     static func match(_ run: NumberRun, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let last = first + 2
-        guard !run.hasPlus, !run.opensWithParenthesis, last < run.groups.count, run.mayStart(at: first), run.mayEnd(at: last),
+        guard !run.hasPlus, last < run.groups.count, run.mayStart(at: first), run.mayEnd(at: last),
               run.groups[first + 1].separatorBefore == .hyphen, run.groups[last].separatorBefore == .hyphen else { return nil }
         return isValid(run, first, bytes) ? last : nil
     }
 
     /// After a label: the dashed form, the spaced form, or nine digits in one group, as the run's start.
     static func matchLabelled(_ run: NumberRun, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard !run.hasPlus, !run.opensWithParenthesis, run.mayStart(at: 0) else { return nil }
+        guard !run.hasPlus, run.mayStart(at: 0) else { return nil }
         if run.groups[0].count == 9, run.mayEnd(at: 0) {
             let digits = run.groups[0].range.lowerBound
             return isValid(area: ASCIIBytes.number(bytes, digits..<digits + 3), group: ASCIIBytes.number(bytes, digits + 3..<digits + 5),
