@@ -137,3 +137,11 @@ struct LeakDetectorTests {
         #expect(guardian.redact(payload) == [0xFF, 0x20] + Array("SSN [SSN]".utf8) + [0x20, 0xC3])
     }
 }
+
+extension LeakDetectorTests {
+    @Test func parenthesesAroundAnIdentifierEndAndStartIt() {
+        #expect(found("(SSN 123-45-6789) 555-234-5678") == [Found(.socialSecurityNumber, "123-45-6789"), Found(.phone, "555-234-5678")])
+        #expect(found("call +15552345678 206 mg") == [Found(.phone, "+15552345678")])
+        #expect(found("4111111111111111. 2024-05-01") == [Found(.paymentCard, "4111111111111111")])
+    }
+}

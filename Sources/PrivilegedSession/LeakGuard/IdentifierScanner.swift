@@ -73,9 +73,14 @@ struct IdentifierScanner {
             }
             return end
         }
-        if atWordStart, let range = IBANDetector.match(bytes, at: start) {
+        switch atWordStart ? IBANDetector.match(bytes, at: start) : nil {
+        case .iban(let range)?:
             record(.iban, range)
             return range.upperBound
+        case .invalid(let end)?:
+            return end
+        case nil:
+            break
         }
         var position = start + 1
         while position < bytes.count, ASCIIBytes.isAlphanumeric(bytes[position]) { position += 1 }

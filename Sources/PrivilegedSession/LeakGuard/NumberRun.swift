@@ -45,8 +45,11 @@ struct NumberRun {
             let groupStart = position
             while position < bytes.count, ASCIIBytes.isDigit(bytes[position]) { position += 1 }
             groups.append(Group(range: groupStart..<position, separatorBefore: separator))
+            // Only the separators written inside one number continue the run: ". " or ", " between
+            // two numbers ends a sentence or a list item, and the next number starts a run of its own.
             guard let next = Self.separatorEnd(bytes, after: position) else { break }
             separator = Self.classify(bytes, position..<next)
+            guard separator != .other else { break }
             position = next
         }
         self.groups = groups
@@ -113,15 +116,20 @@ struct NumberRun {
 
     // MARK: Questions detectors ask
 
-    /// Whether a match may begin at group `index`: at the run's start (unless glued to a word or
-    /// prefixed) or after a space, never in the middle of a hyphenated or dotted number.
+    /// Whether a match may begin at group `index`: at the run's start (unless glued to a word) or
+    /// after a space or an opening parenthesis, never in the middle of a hyphenated or dotted number.
     func mayStart(at index: Int) -> Bool {
-        index == 0 ? !startsInsideWord : groups[index].separatorBefore == .space
+        guard index > 0 else { return !startsInsideWord }
+        let separator = groups[index].separatorBefore
+        return separator == .space || separator == .openParenthesis
     }
 
-    /// Whether a match may end with group `index`.
+    /// Whether a match may end with group `index`: at the run's end (unless glued to a word) or before
+    /// a space or a closing parenthesis ("(SSN 123-45-6789) 555-...").
     func mayEnd(at index: Int) -> Bool {
-        index == groups.count - 1 ? !endsInsideWord : groups[index + 1].separatorBefore == .space
+        guard index < groups.count - 1 else { return !endsInsideWord }
+        let separator = groups[index + 1].separatorBefore
+        return separator == .space || separator == .closeParenthesis
     }
 
     /// Bytes from the first byte of group `first` to the last of group `last`; with `prefix`, a match

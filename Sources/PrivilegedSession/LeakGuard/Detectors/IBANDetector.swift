@@ -5,8 +5,16 @@
 /// group shorter). Lowercase is accepted here and uppercased before the check: a pasted IBAN in
 /// lowercase is still an account number.
 enum IBANDetector {
-    /// The IBAN that starts at `start` (a letter at the start of a word), if there is one.
-    static func match(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Range<Int>? {
+    enum Candidate: Equatable {
+        /// A valid IBAN.
+        case iban(Range<Int>)
+        /// IBAN-shaped (at least 15 characters) but failing its check: the scanner skips it whole, so
+        /// that the digit groups of a mistyped IBAN are not read as a card or a phone.
+        case invalid(end: Int)
+    }
+
+    /// The IBAN-shaped word that starts at `start` (a letter at the start of a word), if there is one.
+    static func match(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Candidate? {
         guard start + 4 <= bytes.count, ASCIIBytes.isLetter(bytes[start + 1]), ASCIIBytes.isDigit(bytes[start + 2]),
               ASCIIBytes.isDigit(bytes[start + 3]) else { return nil }
         let (characters, ends) = collect(bytes, from: start)
@@ -14,9 +22,9 @@ enum IBANDetector {
             let end = ends[length - 1]
             // The IBAN must end where its word does (or at the end of a paper group).
             guard !NumberRun.isGlued(bytes, after: end) || bytes[end] == UInt8(ascii: " ") else { continue }
-            if IBAN.isValid(String(decoding: characters.prefix(length), as: UTF8.self)) { return start..<end }
+            if IBAN.isValid(String(decoding: characters.prefix(length), as: UTF8.self)) { return .iban(start..<end) }
         }
-        return nil
+        return characters.count >= IBAN.lengthRange.lowerBound ? .invalid(end: ends[characters.count - 1]) : nil
     }
 
     /// Up to 34 characters, uppercased, and for each the byte just after it. Spaces are taken only

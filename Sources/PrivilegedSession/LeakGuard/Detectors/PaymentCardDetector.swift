@@ -41,8 +41,8 @@ enum PaymentCardDetector {
         for index in first..<run.groups.count {
             let group = run.groups[index]
             guard isAcceptedGroup(run, first: first, index: index) else { break }
-            digits.append(contentsOf: bytes[group.range].map { $0 &- 0x30 })
-            guard digits.count <= lengths.upperBound else { break }
+            guard digits.count + group.count <= lengths.upperBound else { break }
+            for index in group.range { digits.append(bytes[index] &- 0x30) }
             if lengths.contains(digits.count), run.mayEnd(at: index), isCard(digits) { best = index }
         }
         return best

@@ -18,22 +18,23 @@ enum PhoneDetector {
 
     // MARK: International
 
+    /// The longest stretch of groups after the "+" that is a plausible international number.
     private static func international(_ run: NumberRun, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard !run.startsInsideWord, bytes[run.groups[0].range.lowerBound] != UInt8(ascii: "0") else { return nil }
         var digits: [UInt8] = []
-        var last: Int?
+        var candidates: [(last: Int, digits: Int)] = []
         for index in run.groups.indices {
             guard index == 0 || isInternationalSeparator(run.groups[index].separatorBefore) else { break }
             digits.append(contentsOf: bytes[run.groups[index].range])
             guard digits.count <= internationalDigits.upperBound else { break }
-            if internationalDigits.contains(digits.count), run.mayEnd(at: index) { last = index }
+            if internationalDigits.contains(digits.count), run.mayEnd(at: index) { candidates.append((index, digits.count)) }
         }
-        guard let last else { return nil }
-        let count = run.groups[0...last].reduce(0) { $0 + $1.count }
-        if digits[0] == UInt8(ascii: "1") {
-            return count == 11 && isNorthAmerican(Array(digits[1..<11])) ? last : nil
+        for candidate in candidates.reversed() {
+            // Country code 1 is the North American plan: exactly ten more digits, valid as NANP.
+            guard digits[0] == UInt8(ascii: "1") else { return candidate.last }
+            if candidate.digits == 11, isNorthAmerican(Array(digits[1..<11])) { return candidate.last }
         }
-        return last
+        return nil
     }
 
     private static func isInternationalSeparator(_ separator: NumberRun.Separator) -> Bool {
@@ -52,9 +53,8 @@ enum PhoneDetector {
         }
         let last = area + 2
         guard last < run.groups.count, area > first || !run.hasPlus, run.mayEnd(at: last) else { return nil }
-        let groups = run.groups[area...last]
-        guard groups.map(\.count) == [3, 3, 4], hasNorthAmericanSeparators(run, area: area, leadingOne: area > first) else { return nil }
-        let digits = groups.flatMap { bytes[$0.range] }
+        guard hasGrouping(run, from: area, [3, 3, 4]), hasNorthAmericanSeparators(run, area: area, leadingOne: area > first) else { return nil }
+        let digits = run.groups[area...last].flatMap { bytes[$0.range] }
         return isNorthAmerican(digits) ? last : nil
     }
 
@@ -95,13 +95,19 @@ enum PhoneDetector {
         let parenthesised = first == 0 && run.opensWithParenthesis
         for grouping in unitedKingdomGroupings {
             let last = first + grouping.count - 1
-            guard last < run.groups.count, run.mayEnd(at: last),
-                  run.groups[first...last].map(\.count) == grouping else { continue }
-            let separators = run.groups[(first + 1)...last].map(\.separatorBefore)
-            let expected = parenthesised ? [.closeParenthesis] + Array(repeating: .space, count: grouping.count - 2)
-                                         : Array(repeating: NumberRun.Separator.space, count: grouping.count - 1)
-            if separators == expected { return last }
+            guard last < run.groups.count, hasGrouping(run, from: first, grouping), run.mayEnd(at: last) else { continue }
+            let spaced = ((first + 1)...last).allSatisfy { index in
+                run.groups[index].separatorBefore == (parenthesised && index == first + 1 ? .closeParenthesis : .space)
+            }
+            if spaced { return last }
         }
         return nil
+    }
+
+    /// Whether the groups from `first` on have exactly the lengths `lengths` (more may follow).
+    private static func hasGrouping(_ run: NumberRun, from first: Int, _ lengths: [Int]) -> Bool {
+        guard first + lengths.count <= run.groups.count else { return false }
+        for (offset, length) in lengths.enumerated() where run.groups[first + offset].count != length { return false }
+        return true
     }
 }
