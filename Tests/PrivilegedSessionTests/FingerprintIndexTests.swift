@@ -222,3 +222,18 @@ enum KnownAnswers {
         return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
     }
 }
+
+extension FingerprintIndexTests {
+    /// A long document moves its words through the shingle arena many times (64 KiB, compacted when
+    /// full); every shingle, the last ones included, must still be found, as one quote.
+    @Test func aLongDocumentIsFingerprintedAndQuotedWhole() throws {
+        var random = SeededRandom(seed: 99)
+        let document = (0..<30_000).map { _ in LeakCorpus.vocabulary[random.int(0...(LeakCorpus.vocabulary.count - 1))] + "\u{00E9}" }
+            .joined(separator: " ")
+        var index = try FingerprintIndex(key: SecureBytes(copying: [UInt8](repeating: 1, count: 16)))
+        try index.add(document)
+        #expect(index.count > 29_000)
+        let hits = LeakGuard(fingerprints: index).scan(document)
+        #expect(hits.map(\.range) == [0..<document.utf8.count])
+    }
+}

@@ -40,3 +40,28 @@ public enum SipHash {
         message.withUnsafeBytes { hash($0, key: key) }
     }
 }
+
+extension SipHash.Key {
+    /// Runs `body` with a hash function bound to this key, for hashing many messages in a row (the leak
+    /// guard hashes one per word of a payload) without going through the key's storage on each call.
+    /// The function must not be kept after `body` returns: it reads the key's memory directly.
+    public func withHashFunction<Result>(_ body: (SipHash.BoundHash) throws -> Result) rethrows -> Result {
+        try secret.withUnsafeBytes { key in try body(SipHash.BoundHash(key: key.sodiumBytes)) }
+    }
+}
+
+extension SipHash {
+    /// SipHash-2-4 under one key, valid only inside `Key.withHashFunction`.
+    public struct BoundHash {
+        fileprivate let key: UnsafePointer<UInt8>
+
+        @inline(__always)
+        public func callAsFunction(_ message: UnsafeRawBufferPointer) -> UInt64 {
+            var output: UInt64 = 0
+            withUnsafeMutableBytes(of: &output) { output in
+                _ = crypto_shorthash_siphash24(output.sodiumBytes, message.sodiumBytes, UInt64(message.count), key)
+            }
+            return UInt64(littleEndian: output)
+        }
+    }
+}

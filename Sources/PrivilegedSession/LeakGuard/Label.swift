@@ -21,8 +21,14 @@ enum Label: CaseIterable {
         .flatMap { label in label.phrases.map { (Array($0.utf8), label) } }
         .sorted { $0.0.count > $1.0.count }
 
-    /// First letters of every phrase: most words start with none of them and cost one lookup.
-    private static let firstLetters: Set<UInt8> = Set(table.map { $0.phrase[0] })
+    /// Bit n is set when some phrase starts with the letter "a" + n: most words start with none of
+    /// them and cost one test.
+    private static let firstLetters: UInt32 = table.reduce(0) { $0 | 1 << UInt32($1.phrase[0] - UInt8(ascii: "a")) }
+
+    /// The phrases by first letter ("a" = 0), longest first, so a word is compared with few of them.
+    private static let tableByFirstLetter: [[(phrase: [UInt8], label: Label)]] = (0..<26).map { letter in
+        table.filter { Int($0.phrase[0]) - 0x61 == letter }
+    }
 
     /// Filler words that may stand between a label and its value.
     private static let fillers: [[UInt8]] = ["no", "nr", "num", "number", "is", "was", "on", "of", "id"].map { Array($0.utf8) }
@@ -31,8 +37,9 @@ enum Label: CaseIterable {
 
     /// The label that starts at `start` (the first letter of a word) and the byte after it.
     static func match(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (label: Label, end: Int)? {
-        guard firstLetters.contains(ASCIIBytes.lowercased(bytes[start])) else { return nil }
-        for (phrase, label) in table {
+        let letter = Int(ASCIIBytes.lowercased(bytes[start])) - 0x61
+        guard (0..<26).contains(letter), firstLetters & (1 << UInt32(letter)) != 0 else { return nil }
+        for (phrase, label) in tableByFirstLetter[letter] {
             if let end = matchPhrase(phrase, bytes, at: start), !ASCIIBytes.isLetter(end < bytes.count ? bytes[end] : 0) {
                 return (label, end)
             }

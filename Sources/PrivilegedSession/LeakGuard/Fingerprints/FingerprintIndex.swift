@@ -74,29 +74,38 @@ public struct FingerprintIndex: Sendable {
 }
 
 /// Payload shingles waiting to be looked up together, and the merging of the ones found into quotes.
-private struct QuoteBatch {
-    private var fingerprints: [UInt64] = []
-    private var ranges: [Range<Int>] = []
-    private var answers: [Bool] = []
+private struct QuoteBatch: ~Copyable {
+    private let fingerprints: UnsafeMutablePointer<UInt64>
+    private let ranges: UnsafeMutablePointer<Range<Int>>
+    private let answers: UnsafeMutablePointer<Bool>
     private let capacity: Int
+    private var count = 0
 
     init(capacity: Int) {
         self.capacity = capacity
-        fingerprints.reserveCapacity(capacity)
-        ranges.reserveCapacity(capacity)
-        answers.reserveCapacity(capacity)
+        fingerprints = .allocate(capacity: capacity)
+        ranges = .allocate(capacity: capacity)
+        answers = .allocate(capacity: capacity)
     }
 
-    var isFull: Bool { fingerprints.count >= capacity }
+    deinit {
+        fingerprints.deallocate()
+        ranges.deinitialize(count: count)
+        ranges.deallocate()
+        answers.deallocate()
+    }
+
+    var isFull: Bool { count >= capacity }
 
     mutating func append(_ fingerprint: UInt64, _ range: Range<Int>) {
-        fingerprints.append(fingerprint)
-        ranges.append(range)
+        fingerprints[count] = fingerprint
+        (ranges + count).initialize(to: range)
+        count += 1
     }
 
     mutating func flush(against table: FingerprintTable, into quotes: inout [Range<Int>]) {
-        table.containment(of: fingerprints, into: &answers)
-        for (index, found) in answers.enumerated() where found {
+        table.containment(of: UnsafeBufferPointer(start: fingerprints, count: count), into: answers)
+        for index in 0..<count where answers[index] {
             let range = ranges[index]
             if let last = quotes.last, range.lowerBound <= last.upperBound {
                 quotes[quotes.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
@@ -104,7 +113,7 @@ private struct QuoteBatch {
                 quotes.append(range)
             }
         }
-        fingerprints.removeAll(keepingCapacity: true)
-        ranges.removeAll(keepingCapacity: true)
+        ranges.deinitialize(count: count)
+        count = 0
     }
 }

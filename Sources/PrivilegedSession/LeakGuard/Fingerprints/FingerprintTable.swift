@@ -1,6 +1,8 @@
 /// A set of 64-bit fingerprints built for one question asked millions of times a second: is this
 /// value in it? An open-addressing table with linear probing, at most half full, so a lookup is
-/// usually one memory access.
+/// usually one memory access; and in front of it a bitmap of 8 bits per slot (16 or more per value),
+/// an eighth of the table's size and so far likelier to be in cache, that answers "no" for most
+/// values that are absent (all but about one in 16) without touching the table.
 ///
 /// The slot of a value is the top bits of the value times a random odd multiplier chosen per table.
 /// Fingerprints from the index are already uniform, but a hostile index file could list clustered
@@ -9,6 +11,8 @@
 struct FingerprintTable: Sendable {
     private var slots: [UInt64]
     private var shift: UInt64
+    /// Bit `slot(of: v, bits: filterBits)` is set for every value v in the table.
+    private var filter: [UInt64]
     private var holdsZero = false
     private let multiplier: UInt64
     private(set) var count = 0
@@ -18,8 +22,12 @@ struct FingerprintTable: Sendable {
         while capacity < minimumCapacity * 2 { capacity <<= 1 }
         slots = [UInt64](repeating: 0, count: capacity)
         shift = UInt64(64 - capacity.trailingZeroBitCount)
+        filter = [UInt64](repeating: 0, count: capacity / 8)
         multiplier = UInt64.random(in: 0...UInt64.max) | 1
     }
+
+    /// The filter has 8 bits per slot: 3 more bits of the product than the slot index uses.
+    private var filterShift: UInt64 { shift - 3 }
 
     mutating func insert(_ value: UInt64) {
         if value == 0 {
@@ -32,19 +40,34 @@ struct FingerprintTable: Sendable {
     }
 
     func contains(_ value: UInt64) -> Bool {
-        if value == 0 { return holdsZero }
-        return slots.withUnsafeBufferPointer { Self.find(value, in: $0, at: slot(of: value)) }
+        var answer = false
+        withUnsafeMutablePointer(to: &answer) { answer in
+            [value].withUnsafeBufferPointer { containment(of: $0, into: answer) }
+        }
+        return answer
     }
 
-    /// For each of `values`, whether it is in the table. The lookups are independent of each other,
-    /// so the processor overlaps their cache misses; that is why queries come in batches.
-    func containment(of values: [UInt64], into answers: inout [Bool]) {
-        answers.removeAll(keepingCapacity: true)
-        slots.withUnsafeBufferPointer { slots in
-            for value in values {
-                answers.append(value == 0 ? holdsZero : Self.find(value, in: slots, at: slot(of: value)))
+    /// For each of `values`, whether it is in the table, written to `answers` (as many as `values`).
+    /// The lookups are independent of each other, so the processor overlaps their cache misses; that
+    /// is why queries come in batches.
+    func containment(of values: UnsafeBufferPointer<UInt64>, into answers: UnsafeMutablePointer<Bool>) {
+        filter.withUnsafeBufferPointer { filter in
+            slots.withUnsafeBufferPointer { slots in
+                for (index, value) in values.enumerated() {
+                    answers[index] = value == 0 ? holdsZero : mayContain(value, filter) && Self.find(value, in: slots, at: slot(of: value))
+                }
             }
         }
+    }
+
+    @inline(__always) private func mayContain(_ value: UInt64, _ filter: UnsafeBufferPointer<UInt64>) -> Bool {
+        let bit = Int(truncatingIfNeeded: (value &* multiplier) >> filterShift)
+        return filter[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+    }
+
+    private mutating func mark(_ value: UInt64) {
+        let bit = Int(truncatingIfNeeded: (value &* multiplier) >> filterShift)
+        filter[bit >> 6] |= 1 << UInt64(bit & 63)
     }
 
     /// Every value, in increasing order.
@@ -79,12 +102,14 @@ struct FingerprintTable: Sendable {
             index = (index + 1) & mask
         }
         slots[index] = value
+        mark(value)
         return true
     }
 
     private mutating func grow() {
         let old = slots
         slots = [UInt64](repeating: 0, count: old.count * 2)
+        filter = [UInt64](repeating: 0, count: slots.count / 8)
         shift -= 1
         for value in old where value != 0 { _ = place(value) }
     }

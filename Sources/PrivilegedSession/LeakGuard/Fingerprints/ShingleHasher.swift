@@ -42,4 +42,9 @@ struct ShingleHasher: Sendable {
     func fingerprint(_ shingle: UnsafeRawBufferPointer) -> UInt64 {
         SipHash.hash(shingle, key: shingleKey)
     }
+
+    /// Runs `body` with the fingerprint function for many shingles in a row.
+    func withFingerprintFunction<Result>(_ body: (SipHash.BoundHash) -> Result) -> Result {
+        shingleKey.withHashFunction(body)
+    }
 }

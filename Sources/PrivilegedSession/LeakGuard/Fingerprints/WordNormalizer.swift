@@ -22,9 +22,11 @@ struct WordNormalizer {
 
     private var cache: [[UInt8]: [UInt8]] = [:]
 
-    /// Calls `body` with each word's normalised UTF-8 and its byte range in `bytes`.
+    /// Calls `body` with each word's normalised UTF-8 and its byte range in `bytes`. The buffer passed
+    /// to `body` is valid only during the call.
     mutating func forEachWord(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void) {
         var word = WordBuffer()
+        defer { word.deallocate() }
         var position = 0
         while position < bytes.count {
             let byte = bytes[position]
@@ -85,9 +87,9 @@ struct WordNormalizer {
         guard word.scalars > 0 else { return }
         if word.isASCII {
             word.lowercaseASCII()
-            word.bytes.withUnsafeBufferPointer { body($0, word.range) }
+            body(word.contents, word.range)
         } else {
-            normalized(word.bytes).withUnsafeBufferPointer { body($0, word.range) }
+            normalized(Array(word.contents)).withUnsafeBufferPointer { body($0, word.range) }
         }
         word.reset()
     }
@@ -110,32 +112,41 @@ struct WordNormalizer {
 }
 
 /// The word being read: its raw UTF-8, its byte range in the text and how many word scalars it has.
+/// At most `maximumWordScalars` scalars of at most 4 bytes each, so a fixed buffer holds any word.
 private struct WordBuffer {
-    var bytes: [UInt8] = []
+    static let capacity = WordNormalizer.maximumWordScalars * 4
+
+    private let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    private var count = 0
     var range = 0..<0
     var scalars = 0
     var isASCII = true
 
-    init() {
-        bytes.reserveCapacity(256)
-    }
+    var contents: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: storage, count: count) }
 
     /// Appends one non-ASCII scalar, or a run of ASCII scalars (one byte each).
     mutating func append(_ source: UnsafeBufferPointer<UInt8>, _ scalarRange: Range<Int>, ascii: Bool) {
         if scalars == 0 { range = scalarRange.lowerBound..<scalarRange.lowerBound }
-        bytes.append(contentsOf: source[scalarRange])
+        for index in scalarRange {
+            storage[count] = source[index]
+            count += 1
+        }
         range = range.lowerBound..<scalarRange.upperBound
         scalars += ascii ? scalarRange.count : 1
         isASCII = isASCII && ascii
     }
 
-    mutating func lowercaseASCII() {
-        for index in bytes.indices { bytes[index] = ASCIIBytes.lowercased(bytes[index]) }
+    func lowercaseASCII() {
+        for index in 0..<count { storage[index] = ASCIIBytes.lowercased(storage[index]) }
     }
 
     mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        count = 0
         scalars = 0
         isASCII = true
+    }
+
+    func deallocate() {
+        storage.deallocate()
     }
 }
