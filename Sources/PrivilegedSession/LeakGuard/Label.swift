@@ -21,9 +21,13 @@ enum Label: CaseIterable {
         .flatMap { label in label.phrases.map { (Array($0.utf8), label) } }
         .sorted { $0.0.count > $1.0.count }
 
-    /// Bit n is set when some phrase starts with the letter "a" + n: most words start with none of
-    /// them and cost one test.
-    private static let firstLetters: UInt32 = table.reduce(0) { $0 | 1 << UInt32($1.phrase[0] - UInt8(ascii: "a")) }
+    /// For each pair of first two bytes (lowercased), whether some phrase starts with it: most words
+    /// start with no such pair and cost one lookup. Indexed by first byte * 128 + second byte.
+    private static let openingPairs: [Bool] = {
+        var pairs = [Bool](repeating: false, count: 128 * 128)
+        for (phrase, _) in table { pairs[Int(phrase[0]) * 128 + Int(phrase[1])] = true }
+        return pairs
+    }()
 
     /// The phrases by first letter ("a" = 0), longest first, so a word is compared with few of them.
     private static let tableByFirstLetter: [[(phrase: [UInt8], label: Label)]] = (0..<26).map { letter in
@@ -37,9 +41,10 @@ enum Label: CaseIterable {
 
     /// The label that starts at `start` (the first letter of a word) and the byte after it.
     static func match(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (label: Label, end: Int)? {
-        let letter = Int(ASCIIBytes.lowercased(bytes[start])) - 0x61
-        guard (0..<26).contains(letter), firstLetters & (1 << UInt32(letter)) != 0 else { return nil }
-        for (phrase, label) in tableByFirstLetter[letter] {
+        guard start + 1 < bytes.count, bytes[start + 1] < 0x80 else { return nil }
+        let first = ASCIIBytes.lowercased(bytes[start]), second = ASCIIBytes.lowercased(bytes[start + 1])
+        guard openingPairs[Int(first) * 128 + Int(second)] else { return nil }
+        for (phrase, label) in tableByFirstLetter[Int(first) - 0x61] {
             if let end = matchPhrase(phrase, bytes, at: start), !ASCIIBytes.isLetter(end < bytes.count ? bytes[end] : 0) {
                 return (label, end)
             }
