@@ -15,6 +15,9 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case invalidCheckDigits
     /// A well-formed identifier whose check digits do not match.
     case checksumMismatch
+
+    // MARK: Sessions and sharing
+
     /// A session was asked for on a compartment that is not privileged (it needs none).
     case notPrivileged
     /// A session's actor or purpose is empty, too long, or holds control characters.
@@ -27,4 +30,23 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case sessionEnded
     /// A privileged compartment was to be shared with another device.
     case sharingRefused
+
+    // MARK: Leak guard fingerprints
+
+    /// A fingerprint key outside the sizes keyed BLAKE2b takes (16...64 bytes).
+    case invalidFingerprintKey
+    /// Bytes that do not start with a fingerprint index's magic.
+    case notAFingerprintIndex
+    /// A fingerprint index of a format version, shingle size or normalisation this build does not know.
+    case unsupportedFingerprintIndex
+    /// A fingerprint index that ends before its header or its fingerprints do.
+    case truncatedFingerprintIndex
+    /// Bytes after the last fingerprint.
+    case trailingData
+    /// A fingerprint count above the index's bound.
+    case tooManyFingerprints
+    /// Fingerprints not in strictly increasing order (unsorted or repeated): not the canonical encoding.
+    case fingerprintsOutOfOrder
+    /// An index made under another key: its fingerprints would never match this key's.
+    case fingerprintKeyMismatch
 }

@@ -1,0 +1,47 @@
+/// What must not leave the vault, found in a payload: identifiers (SSN, NPI, MRN, phone, email, date of
+/// birth, payment card, IBAN), each validated, not merely pattern-matched, and quotes of privileged
+/// documents through their fingerprints.
+///
+/// A payload is any bytes. Identifiers are ASCII, so they are found in the bytes directly, and invalid
+/// UTF-8 is neither an error nor a reason to miss one; words for fingerprints are read as UTF-8 with
+/// each ill-formed byte a separator. Hits are reported as byte ranges, sorted by where they start.
+public struct LeakGuard: Sendable {
+    public let fingerprints: FingerprintIndex?
+
+    /// A guard for identifiers, and for quotes of the documents in `fingerprints` if given.
+    public init(fingerprints: FingerprintIndex? = nil) {
+        self.fingerprints = fingerprints
+    }
+
+    public func scan(_ payload: String) -> [LeakHit] {
+        var text = payload
+        return text.withUTF8 { scan(bytes: $0) }
+    }
+
+    public func scan<Bytes: Collection<UInt8>>(_ payload: Bytes) -> [LeakHit] {
+        if let hits = payload.withContiguousStorageIfAvailable({ scan(bytes: $0) }) { return hits }
+        return Array(payload).withUnsafeBufferPointer { scan(bytes: $0) }
+    }
+
+    /// The payload with every hit replaced by its placeholder (`Redaction`).
+    public func redact(_ payload: String) -> String {
+        var text = payload
+        let redacted = text.withUTF8 { bytes in Redaction.apply(scan(bytes: bytes), to: bytes) }
+        return String(decoding: redacted, as: UTF8.self)
+    }
+
+    public func redact<Bytes: Collection<UInt8>>(_ payload: Bytes) -> [UInt8] {
+        let bytes = Array(payload)
+        return bytes.withUnsafeBufferPointer { Redaction.apply(scan(bytes: $0), to: $0) }
+    }
+
+    func scan(bytes: UnsafeBufferPointer<UInt8>) -> [LeakHit] {
+        var scanner = IdentifierScanner(bytes)
+        scanner.scan()
+        var hits = scanner.hits
+        if let fingerprints {
+            hits += fingerprints.quotes(in: bytes).map { LeakHit(kind: .privilegedQuote, range: $0) }
+        }
+        return hits.sorted { ($0.range.lowerBound, $0.kind) < ($1.range.lowerBound, $1.kind) }
+    }
+}
