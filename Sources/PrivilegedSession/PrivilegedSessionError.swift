@@ -30,6 +30,12 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case sessionEnded
     /// A privileged compartment was to be shared with another device.
     case sharingRefused
+    /// A destination that is not KIND:ID with a known kind and a valid id.
+    case invalidDestination
+    /// An egress request that names no compartment.
+    case invalidEgressRequest
+    /// An `egress.decision` audit entry whose details are not an egress record.
+    case invalidEgressRecord
 
     // MARK: Leak guard fingerprints
 

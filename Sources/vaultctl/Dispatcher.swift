@@ -15,7 +15,7 @@ enum Dispatcher {
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
-        ShareCommand.command, DemoCommand.command,
+        ShareCommand.command, EgressCommands.check, EgressCommands.log, DemoCommand.command,
     ]
 
     static let overview: String = {
@@ -70,6 +70,8 @@ enum Dispatcher {
 
     static func report(_ error: Error) -> ExitCode {
         switch error {
+        case let decided as Decided:
+            return decided.exitCode
         case let usage as UsageError:
             Output.note("vaultctl: error: \(usage.message)")
             if let synopsis = usage.usage.split(separator: "\n").first { Output.note(String(synopsis)) }

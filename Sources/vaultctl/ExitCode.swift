@@ -6,7 +6,7 @@ enum ExitCode: Int32 {
     case success = 0
     case failure = 1            // anything not listed below
     case authenticationFailed = 2  // wrong passphrase, recovery key or shares
-    // 3 is reserved for the egress decision "redact".
+    case redacted = 3           // egress allowed only redacted
     case refused = 4            // egress or sharing refused by policy (a privileged compartment)
     case usage = 64             // bad command line
     case dataError = 65         // damaged vault or input file, schema too new, hostile parameters
@@ -20,7 +20,8 @@ enum ExitCode: Int32 {
           0   success
           1   failure not listed below
           2   authentication failed (wrong passphrase, recovery key or shares)
-          4   refused by policy (sharing a privileged compartment)
+          3   egress check: the payload may leave only redacted
+          4   refused by policy (egress check, sharing a privileged compartment)
           64  usage error (unknown option, missing argument)
           65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
               KDF parameters outside the allowed range)
@@ -49,7 +50,7 @@ enum ExitCode: Int32 {
 extension ExitCode {
     init(for error: PrivilegedSessionError) {
         switch error.code {
-        case .notPrivileged, .invalidSessionText, .invalidSessionLimits: self = .usage
+        case .notPrivileged, .invalidSessionText, .invalidSessionLimits, .invalidDestination, .invalidEgressRequest: self = .usage
         case .sessionExpired, .sessionEnded: self = .permissionDenied
         case .sharingRefused: self = .refused
         default: self = .failure

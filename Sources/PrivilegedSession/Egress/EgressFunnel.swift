@@ -1,0 +1,60 @@
+import CryptoVault
+
+/// The one way out of the vault. Every byte bound for outside (a plaintext export, a share, a model
+/// call, a sync) passes `submit`, which scans the payload with the leak guard, applies the policy of
+/// every compartment the content derives from, records the decision in the audit log, and only then
+/// hands back a `ReleasedPayload`, the type every outbound transport takes.
+///
+/// A destination must also be one the vault knows: `vault:` names this vault (its id in hex, or
+/// `self`), and `device:` one of the owner's paired devices; any other id there is refused.
+public final class EgressFunnel: Sendable {
+    public let policy: EgressPolicy
+    private let vault: UnlockedVault
+    private let leakGuard: LeakGuard
+    private let pairedDevices: Set<String>
+
+    public init(vault: UnlockedVault, policy: EgressPolicy = EgressPolicy(), leakGuard: LeakGuard = LeakGuard(),
+                pairedDevices: Set<String> = []) {
+        self.vault = vault
+        self.policy = policy
+        self.leakGuard = leakGuard
+        self.pairedDevices = pairedDevices
+    }
+
+    /// Decides, records, and releases what may leave. Throws only when the request is malformed or
+    /// the decision cannot be recorded; in that case nothing is released.
+    public func submit(_ request: EgressRequest) throws -> EgressOutcome {
+        guard !request.compartments.isEmpty else {
+            throw PrivilegedSessionError(.invalidEgressRequest, "an egress request names the compartments its content derives from")
+        }
+        let findings = leakGuard.scan(request.payload)
+        var decision = policy.decide(request.destination.kind, compartments: request.compartments, found: !findings.isEmpty)
+        if !isKnown(request.destination) { decision = .refuse }
+        let record = EgressRecord(destination: request.destination.description, compartmentIDs: request.compartments.map(\.uuid),
+                                  decision: decision, findings: Self.counts(findings),
+                                  payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count)
+        let single = request.compartments.count == 1 ? request.compartments[0].uuid : nil
+        try vault.record(VaultEvent(EgressRecord.action, compartmentID: single, details: record.details))
+        return EgressOutcome(record: record, findings: findings, released: release(request, decision: decision))
+    }
+
+    private func release(_ request: EgressRequest, decision: EgressDecision) -> ReleasedPayload? {
+        switch decision {
+        case .allow: ReleasedPayload(destination: request.destination, bytes: request.payload)
+        case .redact: ReleasedPayload(destination: request.destination, bytes: leakGuard.redact(request.payload))
+        case .refuse: nil
+        }
+    }
+
+    private func isKnown(_ destination: EgressDestination) -> Bool {
+        switch destination.kind {
+        case .vault: destination.id == "self" || destination.id == ByteEncoding.hex(vault.vault.vaultID)
+        case .device: pairedDevices.contains(destination.id)
+        case .export, .share, .model, .sync: true
+        }
+    }
+
+    static func counts(_ findings: [LeakHit]) -> [String: Int] {
+        findings.reduce(into: [:]) { counts, hit in counts[hit.kind.rawValue, default: 0] += 1 }
+    }
+}

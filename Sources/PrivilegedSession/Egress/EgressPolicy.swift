@@ -1,0 +1,51 @@
+import CryptoVault
+
+/// What content of one compartment may do: where it may go at all, and what happens when the leak
+/// guard finds something in it on the way to an allowed destination.
+public struct EgressRule: Sendable, Equatable {
+    public var destinations: Set<EgressDestination.Kind>
+    public var whenFound: EgressDecision
+
+    public init(destinations: Set<EgressDestination.Kind>, whenFound: EgressDecision) {
+        self.destinations = destinations
+        self.whenFound = whenFound
+    }
+
+    /// Privileged content stays with this vault and its owner's paired devices, as it is.
+    public static let privileged = EgressRule(destinations: [.vault, .device], whenFound: .allow)
+    /// Other content may go anywhere, with what the leak guard finds redacted.
+    public static let ordinary = EgressRule(destinations: Set(EgressDestination.Kind.allCases), whenFound: .redact)
+
+    func decide(_ destination: EgressDestination.Kind, found: Bool) -> EgressDecision {
+        guard destinations.contains(destination) else { return .refuse }
+        return found ? whenFound : .allow
+    }
+}
+
+/// The rules, per compartment and per register, with the defaults of `EgressRule`. A compartment's
+/// own rule wins over its register's; a privileged compartment's rule may narrow the privileged
+/// default but never widen it (its destinations are intersected with it, and findings are never
+/// less restricted than the privileged default allows), so no configuration lets privileged content
+/// reach a model or a share.
+public struct EgressPolicy: Sendable {
+    public var registerRules: [Register: EgressRule] = [:]
+    public var compartmentRules: [[UInt8]: EgressRule] = [:]
+
+    public init(registerRules: [Register: EgressRule] = [:], compartmentRules: [[UInt8]: EgressRule] = [:]) {
+        self.registerRules = registerRules
+        self.compartmentRules = compartmentRules
+    }
+
+    public func rule(for compartment: VaultCompartment) -> EgressRule {
+        let configured = compartmentRules[compartment.uuid] ?? registerRules[compartment.register]
+        guard compartment.isPrivileged else { return configured ?? .ordinary }
+        guard let configured else { return .privileged }
+        return EgressRule(destinations: configured.destinations.intersection(EgressRule.privileged.destinations),
+                          whenFound: max(configured.whenFound, EgressRule.privileged.whenFound))
+    }
+
+    /// The strictest decision of the compartments the content derives from.
+    func decide(_ destination: EgressDestination.Kind, compartments: [VaultCompartment], found: Bool) -> EgressDecision {
+        compartments.map { rule(for: $0).decide(destination, found: found) }.max() ?? .refuse
+    }
+}

@@ -1,0 +1,54 @@
+import CryptoVault
+
+/// What the audit log keeps of an egress decision: never the payload, only its SHA-256 and size, the
+/// destination, the compartments (their uuids), the decision and how many of each kind the leak guard
+/// found. Recorded as an `egress.decision` entry whose details are sealed (SECURITY.md §10.5).
+public struct EgressRecord: Sendable, Equatable {
+    public let destination: String
+    public let compartmentIDs: [[UInt8]]
+    public let decision: EgressDecision
+    /// Counts per kind of finding, e.g. ["socialSecurityNumber": 2].
+    public let findings: [String: Int]
+    public let payloadSHA256: [UInt8]
+    public let payloadSize: Int
+
+    static let action = "egress.decision"
+
+    var details: [VaultEvent.Detail] {
+        [.init("destination", destination),
+         .init("compartments", compartmentIDs.map(ByteEncoding.hex).joined(separator: ",")),
+         .init("decision", decision.rawValue),
+         .init("findings", findings.isEmpty ? "none" : findings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")),
+         .init("sha256", ByteEncoding.hex(payloadSHA256)),
+         .init("size", "\(payloadSize)")]
+    }
+
+    /// Rebuilds a record from an entry's unsealed details; nil if they are not an egress record's.
+    init?(details: [VaultEvent.Detail]) {
+        let values = Dictionary(details.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        guard let destination = values["destination"], let compartments = values["compartments"],
+              let decision = values["decision"].flatMap(EgressDecision.init(rawValue:)), let findings = values["findings"],
+              let hash = values["sha256"].flatMap({ ByteEncoding.bytes(fromHex: Substring($0)) }), hash.count == 32,
+              let size = values["size"].flatMap(Int.init), size >= 0 else { return nil }
+        let ids = compartments.isEmpty ? [] : compartments.split(separator: ",").compactMap { ByteEncoding.bytes(fromHex: $0) }
+        var counts: [String: Int] = [:]
+        if findings != "none" {
+            for pair in findings.split(separator: ",") {
+                let parts = pair.split(separator: "=")
+                guard parts.count == 2, let count = Int(parts[1]) else { return nil }
+                counts[String(parts[0])] = count
+            }
+        }
+        self.init(destination: destination, compartmentIDs: ids, decision: decision, findings: counts, payloadSHA256: hash, payloadSize: size)
+    }
+
+    init(destination: String, compartmentIDs: [[UInt8]], decision: EgressDecision, findings: [String: Int],
+         payloadSHA256: [UInt8], payloadSize: Int) {
+        self.destination = destination
+        self.compartmentIDs = compartmentIDs
+        self.decision = decision
+        self.findings = findings
+        self.payloadSHA256 = payloadSHA256
+        self.payloadSize = payloadSize
+    }
+}

@@ -1,0 +1,38 @@
+import CryptoVault
+
+/// A payload that wants to leave the vault: where to, which compartments its content derives from,
+/// and the bytes.
+public struct EgressRequest: Sendable {
+    public let destination: EgressDestination
+    public let compartments: [VaultCompartment]
+    public let payload: [UInt8]
+
+    public init(destination: EgressDestination, compartments: [VaultCompartment], payload: [UInt8]) {
+        self.destination = destination
+        self.compartments = compartments
+        self.payload = payload
+    }
+}
+
+/// Bytes the funnel let out, for one destination. Only `EgressFunnel` makes one (its initializer is
+/// not public), and every transport that carries bytes out of the vault takes one instead of bytes:
+/// so a payload that did not pass the funnel has no type in which it could be sent.
+public struct ReleasedPayload: Sendable {
+    public let destination: EgressDestination
+    public let bytes: [UInt8]
+
+    init(destination: EgressDestination, bytes: [UInt8]) {
+        self.destination = destination
+        self.bytes = bytes
+    }
+}
+
+/// The funnel's answer: the decision, what the leak guard found, and the payload it lets out (the
+/// original for allow, the redacted one for redact, nothing for refuse).
+public struct EgressOutcome: Sendable {
+    public let record: EgressRecord
+    public let findings: [LeakHit]
+    public let released: ReleasedPayload?
+
+    public var decision: EgressDecision { record.decision }
+}

@@ -1,0 +1,99 @@
+import CryptoVault
+import Foundation
+import PrivilegedSession
+
+/// `vaultctl egress check` and `vaultctl egress log`: the egress funnel from the command line.
+enum EgressCommands {
+    /// A payload is read whole (the leak guard needs all of it); beyond this it is refused, not cut.
+    static let maximumPayload = 1 << 30
+
+    static let check = Command("egress check", synopsis: "decide whether a payload may leave the vault", usage: """
+        Usage: vaultctl egress check --to KIND:ID --from COMPARTMENT[,COMPARTMENT...] [FILE|-] [-o OUT] [--json]
+
+        Runs the payload (FILE, or standard input) through the egress funnel: the leak guard looks for
+        identifiers, the policy of every compartment it derives from decides, and the decision is
+        recorded in the audit log (the payload's hash and size, never the payload).
+        Exit code 0: allow; 3: redact (findings replaced by typed placeholders); 4: refuse.
+        Privileged content may go only to this vault (vault:self) or the owner's paired devices.
+
+        Options:
+          --to KIND:ID          the destination; KIND is one of vault, device, export, share, model, sync
+          --from NAMES          the compartments the content derives from, comma-separated
+          -o, --output OUT      write the payload that may leave (the redacted one for redact); nothing on refuse
+          --force               replace OUT if it exists
+        \(Credentials.help)
+        """, options: Credentials.options + [
+            OptionSpec(name: "--to", kind: .value), OptionSpec(name: "--from", kind: .value),
+            OptionSpec(name: "-o", kind: .value), OptionSpec(name: "--output", kind: .value), OptionSpec(name: "--force", kind: .flag),
+        ], positionals: 0...1) { arguments in
+            let destination = try EgressDestination(parsing: try arguments.required("--to"))
+            let names = try arguments.required("--from").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard !names.contains(where: \.isEmpty) else { throw UsageError(message: "--from has an empty compartment name", usage: arguments.usage) }
+            let payload = try readPayload(arguments.positionals.first ?? "-")
+            let unlocked = try VaultLocation.unlock(arguments)
+            let compartments = try names.map { try unlocked.compartment(named: $0) }
+            let outcome = try EgressFunnel(vault: unlocked).submit(EgressRequest(destination: destination, compartments: compartments, payload: payload))
+            if let released = outcome.released, let path = arguments.value("-o") ?? arguments.value("--output") {
+                let output = try OutputTarget(path, force: arguments.has("--force"))
+                try output.produce { output in try released.bytes.withUnsafeBytes { try output.write($0) } }
+            }
+            report(outcome, json: arguments.has("--json"))
+            switch outcome.decision {
+            case .allow: return
+            case .redact: throw Decided(exitCode: .redacted)
+            case .refuse: throw Decided(exitCode: .refused)
+            }
+        }
+
+    static let log = Command("egress log", synopsis: "list the recorded egress decisions", usage: """
+        Usage: vaultctl egress log [--json] [credential options]
+
+        Every egress decision from the audit log: when, who, destination, compartments, decision,
+        what the leak guard found (counts per kind), and the payload's size and SHA-256.
+        \(Credentials.help)
+        """, options: Credentials.options) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let names = Dictionary(try unlocked.compartments().map { ($0.uuid, $0.name) }, uniquingKeysWith: { first, _ in first })
+            let rows = try EgressLog.items(of: unlocked).map { item -> [String: Any] in
+                ["seq": item.seq, "time": Output.timestamp(item.time), "actor": item.actor, "destination": item.record.destination,
+                 "compartments": item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }, "decision": item.record.decision.rawValue,
+                 "findings": item.record.findings, "size": item.record.payloadSize, "sha256": BundleCommands.hex(item.record.payloadSHA256)]
+            }
+            if arguments.has("--json") { Output.json(rows); return }
+            for row in rows {
+                let findings = (row["findings"] as? [String: Int] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                Output.line("\(row["seq"]!)  \(row["time"]!)  \(row["decision"]!)  \(row["destination"]!)  from \((row["compartments"] as? [String] ?? []).joined(separator: ","))  \(row["size"]!) bytes  found: \(findings.isEmpty ? "nothing" : findings.joined(separator: ", "))")
+            }
+        }
+
+    private static func readPayload(_ path: String) throws -> [UInt8] {
+        let input = try InputFile(path)
+        var payload: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try input.descriptor.readFully(into: $0) }
+            payload += buffer[0..<count]
+            guard payload.count <= maximumPayload else {
+                throw CommandError(message: "the payload is larger than \(maximumPayload >> 20) MiB; egress check reads it whole", exitCode: .dataError)
+            }
+            if count < buffer.count { return payload }
+        }
+    }
+
+    private static func report(_ outcome: EgressOutcome, json: Bool) {
+        let findings = outcome.findings.map { ["kind": $0.kind.rawValue, "start": $0.range.lowerBound, "end": $0.range.upperBound] as [String: Any] }
+        if json {
+            Output.json(["decision": outcome.decision.rawValue, "destination": outcome.record.destination, "findings": findings,
+                         "size": outcome.record.payloadSize, "sha256": BundleCommands.hex(outcome.record.payloadSHA256)])
+            return
+        }
+        Output.line("Decision: \(outcome.decision.rawValue) (to \(outcome.record.destination))")
+        if outcome.findings.isEmpty { Output.line("Found: nothing") }
+        for hit in outcome.findings { Output.line("Found: \(hit.kind.rawValue) at bytes \(hit.range.lowerBound)..<\(hit.range.upperBound)") }
+    }
+}
+
+/// A decision that is not an error but has its own exit code (3 redact, 4 refuse); reported silently.
+struct Decided: Error {
+    let exitCode: ExitCode
+}

@@ -1,0 +1,126 @@
+import AuditChain
+import CryptoVault
+import Foundation
+import PrivilegedSession
+import Testing
+
+/// A vault with the audit log as its journal, a privileged and an ordinary compartment.
+private final class EgressFixture {
+    let root = NSTemporaryDirectory() + "egress-test-\(UUID().uuidString)"
+    let unlocked: UnlockedVault
+    let chart: VaultCompartment
+    let blog: VaultCompartment
+    static let leaky = Array("Reach Jane at jane.doe@example.com, SSN 123-45-6789, about the visit.".utf8)
+    static let clean = Array("The clinic is closed on public holidays.".utf8)
+
+    init() throws {
+        unlocked = try Vault.create(at: root + "/vault", passphrase: try SecureBytes(copying: Array("correct horse battery staple".utf8)),
+                                    kdf: .argon2idFloor, journal: AuditLog())
+        chart = try unlocked.createCompartment(named: "chart", register: .healthcare)
+        blog = try unlocked.createCompartment(named: "blog", register: .general)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    func submit(_ destination: String, _ compartments: [VaultCompartment], _ payload: [UInt8],
+                policy: EgressPolicy = EgressPolicy(), paired: Set<String> = []) throws -> EgressOutcome {
+        try EgressFunnel(vault: unlocked, policy: policy, pairedDevices: paired)
+            .submit(EgressRequest(destination: try EgressDestination(parsing: destination), compartments: compartments, payload: payload))
+    }
+}
+
+@Suite("Egress funnel: every decision made by policy, recorded, and only released bytes leave")
+struct EgressFunnelTests {
+    @Test("privileged content goes only to this vault and paired devices; anywhere else it is refused and nothing is released")
+    func privilegedStaysHome() throws {
+        let fixture = try EgressFixture()
+        for destination in ["model:summarizer", "export:usb", "share:colleague", "sync:backup", "device:stranger", "vault:0123"] {
+            let outcome = try fixture.submit(destination, [fixture.chart], EgressFixture.leaky)
+            #expect(outcome.decision == .refuse && outcome.released == nil, "\(destination)")
+        }
+        let home = try fixture.submit("vault:self", [fixture.chart], EgressFixture.leaky)
+        #expect(home.decision == .allow && home.released?.bytes == EgressFixture.leaky)
+        let laptop = try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, paired: ["laptop-1"])
+        #expect(laptop.decision == .allow && laptop.released?.bytes == EgressFixture.leaky)
+    }
+
+    @Test("ordinary content: clean text leaves as it is; identifiers are replaced by typed placeholders")
+    func ordinaryRedacted() throws {
+        let fixture = try EgressFixture()
+        let clean = try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.clean)
+        #expect(clean.decision == .allow && clean.released?.bytes == EgressFixture.clean && clean.findings.isEmpty)
+        let leaky = try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.leaky)
+        #expect(leaky.decision == .redact)
+        #expect(leaky.findings.map(\.kind) == [.email, .socialSecurityNumber])
+        #expect(String(decoding: leaky.released?.bytes ?? [], as: UTF8.self) == "Reach Jane at [EMAIL], SSN [SSN], about the visit.")
+    }
+
+    @Test("content from several compartments gets the strictest decision of theirs")
+    func strictestWins() throws {
+        let fixture = try EgressFixture()
+        #expect(try fixture.submit("model:summarizer", [fixture.blog, fixture.chart], EgressFixture.clean).decision == .refuse)
+        #expect(try fixture.submit("vault:self", [fixture.blog, fixture.chart], EgressFixture.leaky).decision == .redact)
+    }
+
+    @Test("policy per register and per compartment; no rule can widen where privileged content may go")
+    func policyOverrides() throws {
+        let fixture = try EgressFixture()
+        let exportOnly = EgressRule(destinations: [.export], whenFound: .refuse)
+        let byRegister = EgressPolicy(registerRules: [.general: exportOnly])
+        #expect(try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.clean, policy: byRegister).decision == .refuse)
+        #expect(try fixture.submit("export:usb", [fixture.blog], EgressFixture.leaky, policy: byRegister).decision == .refuse)
+        #expect(try fixture.submit("export:usb", [fixture.blog], EgressFixture.clean, policy: byRegister).decision == .allow)
+        let open = EgressRule(destinations: Set(EgressDestination.Kind.allCases), whenFound: .allow)
+        let byCompartment = EgressPolicy(registerRules: [.general: exportOnly], compartmentRules: [fixture.blog.uuid: open, fixture.chart.uuid: open])
+        #expect(try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.leaky, policy: byCompartment).decision == .allow,
+                "a compartment's own rule wins over its register's")
+        #expect(try fixture.submit("model:summarizer", [fixture.chart], EgressFixture.leaky, policy: byCompartment).decision == .refuse,
+                "a privileged compartment's rule cannot open it to a model")
+        let narrower = EgressPolicy(compartmentRules: [fixture.chart.uuid: EgressRule(destinations: [.vault], whenFound: .redact)])
+        #expect(try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, policy: narrower, paired: ["laptop-1"]).decision == .refuse)
+        #expect(try fixture.submit("vault:self", [fixture.chart], EgressFixture.leaky, policy: narrower).decision == .redact)
+    }
+
+    @Test("every decision is an audit entry with sealed details: destination, compartments, decision, counts, hash and size; never the payload")
+    func recorded() throws {
+        let fixture = try EgressFixture()
+        _ = try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.leaky)
+        _ = try fixture.submit("share:colleague", [fixture.chart, fixture.blog], EgressFixture.clean)
+        let items = try EgressLog.items(of: fixture.unlocked)
+        #expect(items.count == 2)
+        #expect(items[0].record.destination == "model:summarizer" && items[0].record.decision == .redact)
+        #expect(items[0].record.findings == ["email": 1, "socialSecurityNumber": 1])
+        #expect(items[0].record.payloadSHA256 == SHA256.hash(EgressFixture.leaky) && items[0].record.payloadSize == EgressFixture.leaky.count)
+        #expect(items[1].record.compartmentIDs == [fixture.chart.uuid, fixture.blog.uuid] && items[1].record.decision == .refuse)
+        #expect(items[1].record.findings.isEmpty)
+        let database = try Data(contentsOf: URL(fileURLWithPath: fixture.unlocked.vault.databasePath))
+        for secret in ["jane.doe@example.com", "123-45-6789", "model:summarizer"] {
+            #expect(database.range(of: Data(secret.utf8)) == nil, "\(secret) is in the database in clear")
+        }
+    }
+
+    @Test("invalid UTF-8 and a large payload get a decision, not a crash")
+    func hostilePayloads() throws {
+        let fixture = try EgressFixture()
+        var invalid = [UInt8](repeating: 0xFF, count: 1000) + Array(" SSN 123-45-6789 ".utf8) + [0xC3, 0x28, 0xE2, 0x82]
+        invalid += [UInt8](repeating: 0x80, count: 500)
+        let outcome = try fixture.submit("model:summarizer", [fixture.blog], invalid)
+        #expect(outcome.decision == .redact && outcome.findings.map(\.kind) == [.socialSecurityNumber])
+        #expect(outcome.released?.bytes.count == invalid.count - "123-45-6789".utf8.count + "[SSN]".utf8.count)
+        let large = [UInt8]((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+        #expect(try fixture.submit("export:usb", [fixture.chart], large).decision == .refuse)
+    }
+
+    @Test("malformed requests are refused with their reason")
+    func malformed() throws {
+        let fixture = try EgressFixture()
+        func code(_ body: () throws -> Void) -> PrivilegedSessionErrorCode? {
+            do { try body(); return nil } catch let error as PrivilegedSessionError { return error.code } catch { return nil }
+        }
+        #expect(code { _ = try fixture.submit("model:x", [], EgressFixture.clean) } == .invalidEgressRequest)
+        for text in ["model", "mars:x", "model:", "model:a b", "model:\u{7}", ":x", "model:" + String(repeating: "a", count: 257)] {
+            #expect(code { _ = try EgressDestination(parsing: text) } == .invalidDestination, "\(text.debugDescription)")
+        }
+        #expect(try EgressLog.items(of: fixture.unlocked).isEmpty, "a malformed request records nothing")
+    }
+}
