@@ -669,7 +669,7 @@ private func expectCheckpoints(_ fixture: AuditedVault, sizes: [Int], sourceLoca
         _ = try introduction.verify(using: [chain[epoch]])
         let transition = try KeyTransition(parsing: introduction.body)
         #expect(transition.epoch == epoch + 1 && transition.publicKey == chain[epoch + 1].publicKey, sourceLocation: sourceLocation)
-        #expect(transition.after == CheckpointBody(origin: origin, treeSize: size, rootHash: checkpoint.rootHash), sourceLocation: sourceLocation)
+        #expect(transition.after == checkpoint, "the transition names the checkpoint its outgoing key signed", sourceLocation: sourceLocation)
     }
     #expect(try fixture.reader.latestCheckpoint() == (try rows.last?.text("note")), sourceLocation: sourceLocation)
 }
@@ -689,6 +689,30 @@ struct AuditCheckpointTests {
         try fixture.command { try fixture.vault.recordLocked(VaultEvent("audit.verify")) }
         try expectCheckpoints(fixture, sizes: [1, 2, 5, 6])
         #expect(try fixture.reader.verify().uncheckpointedEntries == 0)
+    }
+
+    @Test("the checkpointer's notes and key introductions are exactly what Checkpoint, SignedNote and NoteSigner produce")
+    func checkpointerUsesTheC2SPTypes() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        let keyRow = { (epoch: Int) in
+            try fixture.vault.read { try $0.queryOne("SELECT private_key FROM audit_signing_keys WHERE epoch = ?", [.integer(Int64(epoch))]) }
+        }
+        let seed = try #require(try keyRow(2)?.blob("private_key"), "epoch 2's key is the current one before the command")
+        let signer = try NoteSigner(name: fixture.reader.origin, privateKey: try Ed25519PrivateKey(seed: try SecureBytes(copying: seed)))
+        try fixture.command { try session.record(VaultEvent("test.event")) }
+
+        let stored = try fixture.vault.read { database in
+            try #require(try database.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE epoch = 2"))
+        }
+        let size = Int(try stored.integer("tree_size"))
+        let root = Reference.root(try fixture.storedEntries().prefix(size).map(\.leafHash))
+        let expected = try Checkpoint(origin: fixture.reader.origin, treeSize: UInt64(size), rootHash: root)
+        #expect(try stored.text("note") == (try SignedNote.sign(body: expected.body, signers: [signer]).serialized()))
+        let introduction = try #require(try fixture.vault.read { try $0.queryOne("SELECT introduction FROM audit_signing_keys WHERE epoch = 3") })
+        let transition = try KeyTransition(parsing: try SignedNote(parsing: try introduction.text("introduction")).body)
+        #expect(transition.after == expected, "the transition follows the checkpoint just signed")
+        #expect(try introduction.text("introduction") == (try SignedNote.sign(body: transition.text, signers: [signer]).serialized()))
     }
 
     @Test("a batch appended in one transaction is checkpointed every 256 entries since the last checkpoint")
@@ -1047,9 +1071,8 @@ struct AuditTamperTests {
         let attackers = try Ed25519PrivateKey()
         for epoch in 1..<TamperFixture.checkpointSizes.count {
             let checkpoint = try Checkpoint(parsing: try SignedNote(parsing: try EditableExport(fixture.export).checkpointNote(epoch - 1)).body)
-            let transition = KeyTransition(origin: fixture.origin, epoch: epoch, publicKey: attackers.publicKey,
-                                           after: CheckpointBody(origin: fixture.origin, treeSize: Int(checkpoint.treeSize), rootHash: checkpoint.rootHash))
-            let forged = try NoteSigning.sign(transition.text, name: fixture.origin, key: currentKey)
+            let transition = KeyTransition(origin: fixture.origin, epoch: epoch, publicKey: attackers.publicKey, after: checkpoint)
+            let forged = try AuditKeyChainStore.SigningKey(epoch: epoch - 1, privateKey: currentKey).signedNote(transition.text, origin: fixture.origin)
             let neighbour = try #require(try pristine.queryOne("SELECT introduction FROM audit_signing_keys WHERE epoch = ?",
                                                                [.integer(Int64(epoch + 1))])?.text("introduction"))
             for (publicKey, introduction) in [(nil, neighbour), (attackers.publicKey, forged)] as [([UInt8]?, String)] {
