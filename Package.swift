@@ -27,7 +27,7 @@ let package = Package(
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
         .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession"]),
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -228,13 +228,14 @@ struct AuditLogEntryTests {
                               details: ["name": compartmentName, "register": "legal"]))
 
         let stored = try step { try fixture.put(putName, contents: "draft report", in: compartment, by: session) }
-        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["file": putName]))
+        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID,
+                              details: ["file": putName, "bytes": "\("draft report".utf8.count)"]))
 
         try step {
             let opened = try session.openStored(stored.bundleID)
             try session.record(.get, bundle: opened.header, bytes: opened.plaintextLength)
         }
-        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID))
+        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
 
         let sealedPath = fixture.root + "/notes.vbundle"
         let sealed = try step {
@@ -244,13 +245,14 @@ struct AuditLogEntryTests {
             try session.record(.seal, bundle: header, bytes: header.plaintextLength, details: [.init("file", sealName)])
             return header
         }
-        expected.append(.init(action: "bundle.seal", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["file": sealName]))
+        expected.append(.init(action: "bundle.seal", compartmentID: compartment.uuid, subjectID: sealed.bundleID,
+                              details: ["file": sealName, "bytes": "\("session notes".utf8.count)"]))
 
         try step {
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(sealedPath), vault: session)
             try session.record(.open, bundle: opened.header, bytes: opened.plaintextLength)
         }
-        expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID))
+        expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["bytes": "13"]))
 
         #expect(try step { try session.rotateCompartment(named: compartmentName) } == 2)
         expected.append(.init(action: "compartment.rotate", compartmentID: compartment.uuid))
@@ -263,7 +265,7 @@ struct AuditLogEntryTests {
         expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid))
 
         try step { try session.removeStored(stored.bundleID) }
-        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID))
+        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
 
         try step { try session.changePassphrase(to: try secret(newPassphrase)) }
         expected.append(.init(action: "keyslot.passwd", subjectID: passphraseSlot.uuid))
@@ -1188,5 +1190,72 @@ struct AuditForwardSecurityTests {
         #expect(occurs(erased.seed, in: fixture.databaseFileBytes()), "before the truncation the erased seed should still be on disk")
         try fixture.vault.finishCommand()
         #expect(!occurs(erased.seed, in: fixture.databaseFileBytes()), "the truncation at the end of the command did not remove the erased seed")
+    }
+}
+
+// MARK: - Migration 4
+
+@Suite("Schema migration 4: the operations table goes, the audit log stays")
+struct OperationsTableMigrationTests {
+    /// The table and triggers schema versions 2 and 3 had (SECURITY.md §4.1, migration 2).
+    static let operationsTable = """
+        CREATE TABLE operations (
+            id INTEGER PRIMARY KEY, time INTEGER NOT NULL,
+            action TEXT NOT NULL CHECK (action IN ('seal', 'open', 'put', 'get', 'rm', 'rewrap')),
+            compartment_uuid BLOB CHECK (compartment_uuid IS NULL OR length(compartment_uuid) = 16),
+            bundle_id BLOB CHECK (bundle_id IS NULL OR length(bundle_id) = 16),
+            bytes INTEGER) STRICT;
+        CREATE TRIGGER operations_are_append_only_update BEFORE UPDATE ON operations
+            BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
+        CREATE TRIGGER operations_are_append_only_delete BEFORE DELETE ON operations
+            BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
+        """
+
+    @Test("a version 3 vault (with its operations rows) opens as version 4 without them, its audit log byte for byte the same and verifying")
+    func version3VaultKeepsItsAuditLog() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        let compartment = try fixture.command { try session.createCompartment(named: "Estate of H. Lindqvist", register: .legal) }
+        let stored = try fixture.command { try fixture.put("inventory.pdf", contents: "an inventory", in: compartment, by: session) }
+        // Schema 3 is schema 4 plus the operations table: put it back, with the row version 3 wrote for the put.
+        let copy = try fixture.copyOfVault()
+        let before: AuditRows
+        do {
+            let old = try Database(path: copy + "/" + Vault.databaseName, create: false)
+            try old.execute(Self.operationsTable)
+            try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
+                          [.blob(compartment.uuid), .blob(stored.bundleID)])
+            try old.execute("PRAGMA user_version = 3")
+            before = try Self.auditRows(old)
+        }
+
+        let migrated = try Vault.open(at: copy, journal: AuditLog())
+        let schema = try migrated.read { database in
+            (try database.queryOne("PRAGMA user_version")?.integer("user_version"),
+             try database.query("SELECT name FROM sqlite_master WHERE name LIKE 'operations%'").map { try $0.text("name") })
+        }
+        #expect(schema.0 == 4 && schema.1 == [], "user_version \(String(describing: schema.0)), left: \(schema.1)")
+        #expect(try migrated.read { try Self.auditRows($0) } == before, "entries, tree nodes, checkpoints and keys unchanged")
+        let report = try AuditLogReader(vault: migrated).verify()
+        #expect(report.entryCount == before.entries.count && report.uncheckpointedEntries == 0)
+
+        // The migrated vault goes on logging where version 3 stopped, and still verifies.
+        let unlocked = try migrated.unlock(with: .passphrase(try secret(AuditedVault.passphrase)))
+        try migrated.finishCommand()
+        #expect(try AuditLogReader(vault: unlocked.vault).verify().entryCount == before.entries.count + 1)
+    }
+
+    struct AuditRows: Equatable {
+        let entries: [[UInt8]]
+        let nodes: [[UInt8]]
+        let checkpoints: [String]
+        let publicKeys: [[UInt8]]
+    }
+
+    static func auditRows(_ database: Database) throws -> AuditRows {
+        AuditRows(entries: try database.query("SELECT entry FROM audit_entries ORDER BY seq").map { try $0.blob("entry") },
+                  nodes: try database.query("SELECT hash FROM audit_nodes ORDER BY level, idx").map { try $0.blob("hash") },
+                  checkpoints: try database.query("SELECT note FROM audit_checkpoints ORDER BY id").map { try $0.text("note") },
+                  publicKeys: try database.query("SELECT public_key FROM audit_signing_keys ORDER BY epoch").map { try $0.blob("public_key") })
     }
 }

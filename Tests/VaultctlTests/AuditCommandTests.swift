@@ -228,7 +228,7 @@ struct AuditCommandTests {
         let entries = try log(fixture)
         let created = try #require(entries.first { action($0) == "compartment.create" }?["detail_hashes"] as? [String: String])
         let put = try #require(entries.first { action($0) == "bundle.put" }?["detail_hashes"] as? [String: String])
-        #expect(Set(created.keys) == ["name", "register"] && Set(put.keys) == ["file"])
+        #expect(Set(created.keys) == ["name", "register"] && Set(put.keys) == ["bytes", "file"])
 
         let hash = { (field: String, value: String) in
             try expectSuccess(fixture.run(["audit", "hash", "--field", field], stdin: value + "\n")).stdout.trimmingCharacters(in: .newlines)
@@ -236,6 +236,7 @@ struct AuditCommandTests {
         #expect(try hash("name", name) == created["name"])
         #expect(try hash("register", "legal") == created["register"])
         #expect(try hash("file", "will-draft.pdf") == put["file"])
+        #expect(try hash("bytes", "5") == put["bytes"], "the byte count of the put, as a decimal")
         #expect(try hash("name", "Estate of M. Kowalczik") != created["name"])
         #expect(try hash("file", name) != created["name"], "the field name is part of the hashed message")
     }

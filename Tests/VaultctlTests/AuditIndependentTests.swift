@@ -133,8 +133,13 @@ struct AuditIndependentTests {
         #expect(created.contains { $0["name"] == Self.compartmentName && $0["register"] == "legal" }, "compartment.create: \(created)")
         #expect(created.contains { $0["name"] == "Blog" && $0["register"] == "general" }, "compartment.create: \(created)")
         let put = (byAction["bundle.put"] ?? []).compactMap { $0["details"] as? [String: String] }
-        #expect(put == [["file": Self.fileName]], "bundle.put: \(put)")
-        #expect(report["entries_with_details"] as? Int == 3)
+        let length = "\("Befund. ".utf8.count * 3000)"
+        #expect(put == [["bytes": length, "file": Self.fileName]], "bundle.put: \(put)")
+        for action in ["bundle.get", "bundle.rm"] {
+            let counted = (byAction[action] ?? []).compactMap { $0["details"] as? [String: String] }
+            #expect(counted == [["bytes": length]], "\(action): \(counted)")
+        }
+        #expect(report["entries_with_details"] as? Int == 5, "two compartment.create, bundle.put, bundle.get and bundle.rm")
     }
 
     @Test("a one-byte edit of an entry is refused: by the end line as it stands, and by the chain or a checkpoint once resealed")

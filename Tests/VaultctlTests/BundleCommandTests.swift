@@ -206,22 +206,20 @@ struct BundleCommandTests {
         #expect(result.stdout.contains("Options:") || command == "inspect")
     }
 
-    @Test("every seal, open, put, get, rewrap and rm adds exactly one operation row; ls, inspect and failures add none")
+    @Test("every seal, open, put, get, rewrap and rm adds exactly one bundle entry to the audit log, with its byte count; ls, inspect and failures add none")
     func operationsAreRecorded() throws {
         let fixture = try BundleCLI()
         let compartmentID = try fixture.compartmentID()
         try fixture.randomFile("memo.txt", count: 3000)
-        var seen = try fixture.operations().count
-        /// Runs `arguments` and returns its result and the operation rows it added.
-        func run(_ arguments: [String], onVault: Bool = true) throws -> (CLI.Result, [OperationRecord]) {
+        var seen = try fixture.bundleEvents().count
+        /// Runs `arguments` and returns its result and the bundle entries it added to the audit log.
+        func run(_ arguments: [String], onVault: Bool = true) throws -> (CLI.Result, [BundleAuditEvent]) {
             let result = try onVault ? fixture.run(arguments) : CLI.run(arguments)
-            let all = try fixture.operations()
+            let all = try fixture.bundleEvents()
             defer { seen = all.count }
             return (result, Array(all.dropFirst(seen)))
         }
-        func summary(_ records: [OperationRecord]) -> [String] {
-            records.map { "\($0.action.rawValue) \($0.bundleID.map(ByteEncoding.hex) ?? "-") \($0.bytes.map(String.init) ?? "-")" }
-        }
+        func summary(_ records: [BundleAuditEvent]) -> [String] { records.map(\.description) }
 
         let (sealed, sealRows) = try run(["seal", "--compartment", "files", fixture.file("memo.txt"), "-o", fixture.file("memo.vbundle")])
         #expect(sealed.status == 0, "\(sealed.stderr)")
@@ -246,7 +244,7 @@ struct BundleCommandTests {
         #expect(inspected.status == 0 && inspectRows.isEmpty)
 
         #expect(try fixture.run(["compartment", "rotate", "files"]).status == 0)
-        seen = try fixture.operations().count
+        seen = try fixture.bundleEvents().count
         let (rewrapped, rewrapRows) = try run(["compartment", "rewrap", "files"])
         #expect(rewrapped.status == 0 && summary(rewrapRows) == ["rewrap \(storedID) -"], "\(rewrapped.stderr)")
 
@@ -263,7 +261,9 @@ struct BundleCommandTests {
 
         let (removed, removeRows) = try run(["rm", storedID])
         #expect(removed.status == 0 && summary(removeRows) == ["rm \(storedID) 3000"], "\(removed.stderr)")
-        #expect(try fixture.operations().allSatisfy { $0.compartmentID == compartmentID })
+        #expect(try fixture.bundleEvents().allSatisfy { $0.compartmentID == compartmentID })
+        let tables = try fixture.unlocked().vault.read { try $0.query("SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(try !tables.map { try $0.text("name") }.contains("operations"), "the operations table of schema 3 is gone")
     }
 
     // MARK: Damaged bundles through the CLI (the library sweep is BundleSweepTests)
@@ -428,10 +428,13 @@ final class BundleCLI {
         return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) }
     }
 
-    /// The vault's operation records, read through the library with the passphrase.
-    func operations() throws -> [OperationRecord] {
-        try Vault.open(at: directory).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8)))).operations()
+    /// The vault, unlocked through the library (which records nothing: its journal is not the audit log).
+    func unlocked() throws -> UnlockedVault {
+        try Vault.open(at: directory).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
+
+    /// The bundle entries of the vault's audit log, with their unsealed byte counts.
+    func bundleEvents() throws -> [BundleAuditEvent] { try BundleAuditEvent.all(in: try unlocked()) }
 
     /// A 6-digit prefix that none of `ids` starts with.
     func prefixMatchingNone(of ids: [String]) -> String {
