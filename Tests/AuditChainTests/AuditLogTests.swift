@@ -628,6 +628,34 @@ struct AuditEntryEncodingTests {
         }
     }
 
+    @Test("an event whose entry would exceed 65536 bytes is refused when it is recorded, and nothing of it is written")
+    func oversizedEntryIsNeverWritten() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        let value = String(repeating: "v", count: 4096)
+        // Each 4 KiB detail adds 4101 bytes of sealed plaintext and a 35-byte hash entry: 15 fit, 16 do not.
+        let details = { (count: Int) in (0..<count).map { VaultEvent.Detail(String(format: "d%02d", $0), value) } }
+        try fixture.command { try session.record(VaultEvent("test.fifteen-details", details: details(15))) }
+        let written = try #require(try fixture.storedEntries().last)
+        #expect(written.entry.count <= AuditEntry.maximumEncodedSize && written.entry.count > 60_000, "\(written.entry.count) bytes")
+        let before = try fixture.storedEntries().count
+
+        for count in [16, 32] {
+            do {
+                try fixture.command { try session.record(VaultEvent("test.too-many-details", details: details(count))) }
+                Issue.record("\(count) details of 4 KiB were recorded")
+            } catch let error as AuditChainError {
+                #expect(error.code == .invalidEvent && error.message.contains("more than the 65536"), "\(count) details: \(error.message)")
+            }
+        }
+        #expect(try fixture.storedEntries().count == before, "the refused events left no entry")
+        #expect(try fixture.reader.verify().entryCount == before)
+        let entry = AuditEntry(seq: 0, time: 0, deviceID: [UInt8](repeating: 0, count: 16), actor: "", action: "big", compartmentID: [],
+                               subjectID: [], detailHashes: [], sealedDetails: [UInt8](repeating: 1, count: 65_536), previousHash: [UInt8](repeating: 0, count: 32))
+        #expect(auditErrorCode { try entry.boundedEncoding() } == .invalidEvent)
+        #expect(auditErrorCode { try AuditEntry(decoding: entry.encoded()) } == .malformedEntry, "the decoder refuses what the encoder refuses")
+    }
+
     @Test("a cut encoding is refused at every length, a lengthened one at every extra byte")
     func truncationAndTrailingBytes() throws {
         let bytes = RawAuditEntry().bytes
