@@ -159,20 +159,27 @@ struct AuditCommandTests {
         #expect(result.stderr.hasPrefix("vaultctl: error: "), "\(result.stderr)")
     }
 
-    @Test("size1 0 is the empty tree: consistent with any tree when the proof is empty and root1 is the empty root")
+    @Test("size1 0 is the empty tree: between two empty trees it is checked; against a non-empty tree it is refused as bad usage, since ROOT2 could not be checked")
     func consistencyFromTheEmptyTree() throws {
         let someRoot = Data(SHA256.hash(Array("any tree".utf8))).base64EncodedString()
         let check = { (size2: Int, root1: String, root2: String, proof: String) in
             try CLI.run(["audit", "check-consistency", "--size1", "0", "--size2", "\(size2)", "--root1", root1, "--root2", root2, "--proof", proof])
         }
-        for (size2, root2) in [(5, someRoot), (0, Self.emptyRoot), (1, Self.emptyRoot)] {
-            let valid = try check(size2, Self.emptyRoot, root2, "")
-            #expect(valid.status == 0 && valid.stdout == "valid\n", "size2 \(size2): \(valid.stderr)")
+        let valid = try check(0, Self.emptyRoot, Self.emptyRoot, "")
+        #expect(valid.status == 0 && valid.stdout == "valid\n", "\(valid.stderr)")
+        for (root1, root2, proof) in [(Self.emptyRoot, someRoot, ""), (someRoot, Self.emptyRoot, ""), (Self.emptyRoot, Self.emptyRoot, someRoot)] {
+            let invalid = try check(0, root1, root2, proof)
+            #expect(invalid.status == 1 && invalid.stderr.contains("invalid"), "size2 0, proof '\(proof)': \(invalid.stdout) \(invalid.stderr)")
         }
-        for (size2, root1, root2, proof) in [(5, Self.emptyRoot, someRoot, someRoot), (5, someRoot, someRoot, ""), (0, Self.emptyRoot, someRoot, "")] {
-            let invalid = try check(size2, root1, root2, proof)
-            #expect(invalid.status == 1 && invalid.stderr.contains("invalid"), "size2 \(size2), proof '\(proof)': \(invalid.stdout) \(invalid.stderr)")
+        // Before, these all printed "valid", whatever --root2 was: now none answers.
+        for (size2, root1, root2, proof) in [(5, Self.emptyRoot, someRoot, ""), (1, Self.emptyRoot, Self.emptyRoot, ""), (5, someRoot, someRoot, ""),
+                                             (5, Self.emptyRoot, someRoot, someRoot)] {
+            let refused = try check(size2, root1, root2, proof)
+            #expect(refused.status == 64 && refused.stdout.isEmpty && refused.stderr.contains("--size1 0 proves nothing about --root2"),
+                    "size2 \(size2): \(refused.stdout) \(refused.stderr)")
         }
+        let help = try CLI.run(["audit", "check-consistency", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("accepted only with SIZE2 0"), "\(help.stdout)")
     }
 
     @Test("audit log --json filters by action, time and compartment")
