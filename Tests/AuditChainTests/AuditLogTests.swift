@@ -255,14 +255,14 @@ struct AuditLogEntryTests {
         expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["bytes": "13"]))
 
         #expect(try step { try session.rotateCompartment(named: compartmentName) } == 2)
-        expected.append(.init(action: "compartment.rotate", compartmentID: compartment.uuid))
+        expected.append(.init(action: "compartment.rotate", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 2]))
 
         let rewrapped = try step { try session.rewrapStored(in: try session.compartment(named: compartmentName)) }
         #expect(rewrapped == 1)
         expected.append(.init(action: "bundle.rewrap", compartmentID: compartment.uuid, subjectID: stored.bundleID))
 
         try step { try session.retireCompartmentVersion(named: compartmentName, version: 1) }
-        expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid))
+        expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 1]))
 
         try step { try session.removeStored(stored.bundleID) }
         expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))

@@ -199,6 +199,7 @@ struct AuditCommandTests {
         let early = all.filter { time($0) < boundary }.map(seq)
         #expect(early == Array(0..<7) && all.count > 7, "\(all.map(action))")
         let rotate = try #require(all.first { action($0) == "compartment.rotate" })
+        #expect(rotate["subject"] as? String == "00000002", "the rotation names the key version it added: \(rotate)")
 
         #expect(try log(fixture, ["--action", "compartment.create"]).map { $0["compartment"] as? String } == ["Alpha", "Beta"])
         let compartmentEntries = try log(fixture, ["--action", "compartment"])
