@@ -220,9 +220,37 @@ struct AuditCommandTests {
             #expect(late.allSatisfy { time($0) >= boundary } && late.contains { seq($0) == seq(rotate) } && !late.contains { early.contains(seq($0)) })
         }
         #expect(try log(fixture, ["--since", "2100-01-01T00:00:00Z"]).isEmpty)
-        #expect(try log(fixture, ["--since", "\(boundary)", "--until", "\(boundary - 1)"]).isEmpty)
+        #expect(try log(fixture, ["--since", "\(boundary)", "--until", "\(boundary)"]).allSatisfy { time($0) == boundary })
         let badTime = try fixture.run(["audit", "log", "--json", "--since", "yesterday"])
         #expect(badTime.status == 64, "\(badTime.stderr)")
+    }
+
+    @Test("audit log refuses a malformed, repeated or misplaced option with exit 64 and says which", arguments: [
+        (["--since", "2026-11-29"], "--since '2026-11-29' is not a time"),
+        (["--since", "2026-11-29T10:00:00+01:00"], "is not a time"),
+        (["--since", "2026-11-29 10:00:00Z"], "is not a time"),
+        (["--until", "+5"], "--until '+5' is not a time"),
+        (["--until", "0012"], "is not a time"),
+        (["--until", " 12"], "is not a time"),
+        (["--since", "20", "--until", "10"], "--since (20) is after --until (10)"),
+        (["--action", "Bundle.put"], "--action 'Bundle.put' is not an action"),
+        (["--action", ""], "is not an action"),
+        (["--action", "bundle."], "is not an action"),
+        (["--action", String(repeating: "a", count: 65)], "is not an action"),
+        (["--action", "--details"], "--action needs a value, but the next argument is the option --details"),
+        (["--compartment", "--json"], "--compartment needs a value, but the next argument is the option --json"),
+        (["--details", "--details"], "--details was given twice"),
+        (["--json"], "--json was given twice"),
+        (["--action", "bundle", "--action", "vault"], "--action was given twice"),
+        (["--details=yes"], "--details takes no value"),
+        (["--detail"], "unknown option --detail"),
+        (["--since"], "--since needs a value"),
+    ] as [([String], String)])
+    func logRefusesBadOptions(_ options: [String], _ reason: String) throws {
+        let fixture = try CLIVault()
+        let result = try fixture.run(["audit", "log", "--json"] + options)
+        #expect(result.status == 64 && result.stdout.isEmpty, "\(options): exit \(result.status), \(result.stdout)")
+        #expect(result.stderr.hasPrefix("vaultctl: error: ") && result.stderr.contains(reason), "\(options): \(result.stderr)")
     }
 
     @Test("audit hash gives, from a value on standard input, the detail hash that audit log --json shows")
