@@ -45,6 +45,52 @@ struct BundleCrashTests {
         #expect(interruptedMidWrite > 0, "no kill landed while the bundle was being written")
     }
 
+    @Test("kill -9 during open -o OUT leaves plaintext in a temporary file; the next get or open writing to that folder removes it")
+    func killedOpenLeavesNoPlaintextBehind() throws {
+        let fixture = try CrashFixture()
+        let input = try fixture.randomFile("scan.raw", megabytes: 16)
+        let bundle = fixture.root + "/scan.vbundle"
+        try #require(try fixture.vault.run(["seal", "--compartment", "files", fixture.root + "/scan.raw", "-o", bundle]).status == 0)
+        let out = fixture.root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+
+        // Kill each open as soon as its temporary file holds plaintext, until one is left behind.
+        func temporaries() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".tmp") } }
+        func plaintextIsBeingWritten() throws -> Bool {
+            try temporaries().contains { name in
+                ((try? FileManager.default.attributesOfItem(atPath: out + "/" + name))?[.size] as? NSNumber)?.intValue ?? 0 > 0
+            }
+        }
+        func killedOpen() throws -> String? {
+            for attempt in 0..<20 {
+                let running = try CLI.start(["open", bundle, "-o", out + "/scan-\(attempt).raw", "--threads", "1",
+                                             "--vault", fixture.directory, "--passphrase-file", fixture.vault.passphraseFile])
+                let deadline = Date().addingTimeInterval(60)
+                while running.process.isRunning, Date() < deadline, try !plaintextIsBeingWritten() { usleep(500) }
+                if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) }
+                running.process.waitUntilExit()
+                _ = running.result()
+                try? FileManager.default.removeItem(atPath: out + "/scan-\(attempt).raw")
+                if let left = try temporaries().first { return left }
+            }
+            return nil
+        }
+
+        for (round, sweeper) in [["get"], ["open", bundle]].enumerated() {
+            let left = try #require(try killedOpen(), "round \(round): no kill landed while the plaintext was being written")
+            let leaked = try fixture.bytes(out + "/" + left)
+            #expect(!leaked.isEmpty && leaked == Array(input.prefix(leaked.count)), "round \(round): the temporary file holds the plaintext")
+
+            let id = try fixture.putInProcess("scan.raw")
+            let arguments = sweeper == ["get"] ? ["get", id] : sweeper
+            let later = try fixture.vault.run(arguments + ["-o", out + "/later-\(round).raw"])
+            #expect(later.status == 0, "\(later.stderr)")
+            #expect(later.stderr.contains("removed \(left)"), "round \(round): \(later.stderr)")
+            #expect(try temporaries() == [], "round \(round): \(arguments[0]) to the same folder removed the leftover")
+            #expect(try fixture.bytes(out + "/later-\(round).raw") == input)
+        }
+    }
+
     @Test("kill -9 during put: the vault opens, lists only complete bundles, loses none, and sweeps every orphan")
     func killDuringPut() throws {
         let fixture = try CrashFixture()
