@@ -90,13 +90,14 @@ private struct Template {
         var checkpointItems: [Item] = []
         var signedTexts: Set<String> = []
         for (epoch, size) in [2, 4, 6].enumerated() {
-            let body = CheckpointBody(origin: Self.origin, treeSize: size, rootHash: try! tree.rootHash(size: size))
+            let body = try! Checkpoint(origin: Self.origin, treeSize: UInt64(size), rootHash: try! tree.rootHash(size: size))
             let transition = KeyTransition(origin: Self.origin, epoch: epoch + 1, publicKey: keys[epoch + 1].publicKey, after: body)
+            let signingKey = AuditKeyChainStore.SigningKey(epoch: epoch, privateKey: keys[epoch])
             checkpointItems.append(Item(kind: .checkpoint, epoch: epoch,
-                                        field: Array(try! NoteSigning.sign(body.text, name: Self.origin, key: keys[epoch]).utf8)))
+                                        field: Array(try! signingKey.signedNote(body.body, origin: Self.origin).utf8)))
             keyItems.append(Item(kind: .key, epoch: epoch + 1, publicKey: keys[epoch + 1].publicKey,
-                                 field: Array(try! NoteSigning.sign(transition.text, name: Self.origin, key: keys[epoch]).utf8)))
-            signedTexts.formUnion([body.text, transition.text])
+                                 field: Array(try! signingKey.signedNote(transition.text, origin: Self.origin).utf8)))
+            signedTexts.formUnion([body.body, transition.text])
         }
         genesis = try! NoteVerifierKey(name: Self.origin, publicKey: keys[0].publicKey)
         items = keyItems + checkpointItems + entries.map { Item(kind: .entry, field: $0) }

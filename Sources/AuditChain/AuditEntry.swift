@@ -65,6 +65,16 @@ public struct AuditEntry: Sendable, Equatable {
         return bytes + previousHash
     }
 
+    /// The encoding, refused when it is larger than `maximumEncodedSize`: the decoder refuses such an
+    /// entry, so writing one would make the log fail its own verification from that entry on.
+    public func boundedEncoding() throws(AuditChainError) -> [UInt8] {
+        let bytes = encoded()
+        guard bytes.count <= Self.maximumEncodedSize else {
+            throw AuditChainError(.invalidEvent, "the audit entry would be \(bytes.count) bytes, more than the \(Self.maximumEncodedSize) an entry may have: record fewer or shorter details")
+        }
+        return bytes
+    }
+
     /// Parses one encoded entry strictly: every length bounded, every field canonical, nothing left over.
     public init(decoding bytes: [UInt8]) throws {
         var reader = EntryReader(bytes)

@@ -10,6 +10,12 @@ struct AuditKeyChainStore {
     struct SigningKey {
         let epoch: Int
         let privateKey: Ed25519PrivateKey
+
+        /// `body` as a C2SP signed note by this epoch's key under the log's name: what the log stores
+        /// and exports for checkpoints and key transitions.
+        func signedNote(_ body: String, origin: String) throws -> String {
+            try SignedNote.sign(body: body, signers: [try NoteSigner(name: origin, privateKey: privateKey)]).serialized()
+        }
     }
 
     /// The genesis key, made on first use (the vault's first audit entry).
@@ -30,10 +36,10 @@ struct AuditKeyChainStore {
     }
 
     /// Makes the next epoch's key, has the current key introduce it, and erases the current private key.
-    func evolve(from current: SigningKey, origin: String, after checkpoint: CheckpointBody) throws {
+    func evolve(from current: SigningKey, origin: String, after checkpoint: Checkpoint) throws {
         let next = try Ed25519PrivateKey()
         let statement = KeyTransition(origin: origin, epoch: current.epoch + 1, publicKey: next.publicKey, after: checkpoint)
-        let introduction = try NoteSigning.sign(statement.text, name: origin, key: current.privateKey)
+        let introduction = try current.signedNote(statement.text, origin: origin)
         try database.query("INSERT INTO audit_signing_keys (epoch, public_key, introduction, private_key, created_at) VALUES (?, ?, ?, ?, ?)",
                            [.integer(Int64(current.epoch + 1)), .blob(next.publicKey), .text(introduction),
                             .blob(next.seed.exposedCopy()), .integer(Int64(Date().timeIntervalSince1970))])
@@ -62,17 +68,11 @@ struct KeyTransition: Equatable {
     let origin: String
     let epoch: Int
     let publicKey: [UInt8]
-    let after: CheckpointBody
+    /// The checkpoint the outgoing key signed last; only its size and root hash are in the text.
+    let after: Checkpoint
 
     var text: String {
-        "\(Self.firstLine)\n\(origin)\nepoch \(epoch)\nkey \(Data(publicKey).base64EncodedString())\n"
-            + "after \(after.treeSize) \(Data(after.rootHash).base64EncodedString())\n"
-    }
-}
-
-/// Signs a note body with one Ed25519 key under the log's name (C2SP signed-note).
-enum NoteSigning {
-    static func sign(_ body: String, name: String, key: Ed25519PrivateKey) throws -> String {
-        try SignedNote.sign(body: body, signers: [try NoteSigner(name: name, privateKey: key)]).serialized()
+        "\(Self.firstLine)\n\(origin)\nepoch \(epoch)\nkey \(NoteBase64.encode(publicKey))\n"
+            + "after \(after.treeSize) \(NoteBase64.encode(after.rootHash))\n"
     }
 }

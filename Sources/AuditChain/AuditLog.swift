@@ -46,7 +46,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         var tree = try AuditTreeStore(database: database).appender()
         var sinceCheckpoint = try checkpointer.map { tree.size - (try $0.lastCheckpointSize(database)) } ?? 0
         for event in events {
-            let encoded = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encoded()
+            let encoded = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).boundedEncoding()
             let leafHash = MerkleHash.leaf(encoded)
             try insert.run([.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
             try tree.append(leafHash: leafHash)

@@ -57,7 +57,7 @@ public struct AuditVerifier {
                 throw failure("the introduction of key epoch \(key.epoch) names another log, epoch or key")
             }
             let verifierKey = try noteKey(key.publicKey)
-            chain.append(EpochKey(key: verifierKey, after: (transition.after.treeSize, transition.after.rootHash)))
+            chain.append(EpochKey(key: verifierKey, after: (Int(transition.after.treeSize), transition.after.rootHash)))
         }
         return chain
     }
@@ -210,8 +210,10 @@ extension KeyTransition {
         guard after.count == 2, let size = Int(after[0]), size >= 0, String(size) == after[0], let root = Data(base64Encoded: String(after[1])), root.count == 32 else {
             throw AuditVerificationFailure(entry: nil, reason: "a key transition is malformed")
         }
-        self.init(origin: lines[1], epoch: epoch, publicKey: Array(key),
-                  after: CheckpointBody(origin: lines[1], treeSize: size, rootHash: Array(root)))
+        guard let after = try? Checkpoint(origin: lines[1], treeSize: UInt64(size), rootHash: Array(root)) else {
+            throw AuditVerificationFailure(entry: nil, reason: "a key transition is malformed")
+        }
+        self.init(origin: lines[1], epoch: epoch, publicKey: Array(key), after: after)
         guard self.text == text else { throw AuditVerificationFailure(entry: nil, reason: "a key transition is not in canonical form") }
     }
 }

@@ -38,8 +38,8 @@ public struct Checkpointer: Sendable {
         let origin = Self.origin(vaultID: vaultID)
         let keys = AuditKeyChainStore(database: database)
         let current = try keys.currentSigningKey(origin: origin)
-        let body = CheckpointBody(origin: origin, treeSize: size, rootHash: rootHash)
-        let note = try NoteSigning.sign(body.text, name: origin, key: current.privateKey)
+        let body = try Checkpoint(origin: origin, treeSize: UInt64(size), rootHash: rootHash)
+        let note = try current.signedNote(body.body, origin: origin)
         try database.query("INSERT INTO audit_checkpoints (tree_size, epoch, note, created_at) VALUES (?, ?, ?, ?)",
                            [.integer(Int64(size)), .integer(Int64(current.epoch)), .text(note), .integer(Int64(Date().timeIntervalSince1970))])
         try keys.evolve(from: current, origin: origin, after: body)
@@ -48,13 +48,4 @@ public struct Checkpointer: Sendable {
     func lastCheckpointSize(_ database: Database) throws -> Int {
         Int(try database.queryOne("SELECT tree_size FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.integer("tree_size") ?? 0)
     }
-}
-
-/// A C2SP tlog-checkpoint body: origin, tree size, base64 root hash, each on its own line.
-struct CheckpointBody: Equatable {
-    let origin: String
-    let treeSize: Int
-    let rootHash: [UInt8]
-
-    var text: String { "\(origin)\n\(treeSize)\n\(Data(rootHash).base64EncodedString())\n" }
 }

@@ -1,5 +1,6 @@
 /// A small, strict command-line parser: `--name value`, `--name=value`, boolean `--flag`,
-/// repeatable options, and positionals. Anything unknown is a usage error (exit 64).
+/// repeatable options, and positionals. Anything unknown, an option given twice (unless repeatable),
+/// and an option where a value belongs is a usage error (exit 64).
 struct OptionSpec: Sendable {
     enum Kind: Sendable { case flag, value, repeatedValue }
     let name: String
@@ -74,7 +75,7 @@ struct ParsedArguments {
         switch option.kind {
         case .flag:
             guard parts.count == 1 else { throw UsageError(message: "\(name) takes no value", usage: spec.usage) }
-            flags.insert(name)
+            guard flags.insert(name).inserted else { throw UsageError(message: "\(name) was given twice", usage: spec.usage) }
         case .value, .repeatedValue:
             let value: String
             if parts.count == 2 {
@@ -82,6 +83,10 @@ struct ParsedArguments {
             } else {
                 guard index < arguments.count else { throw UsageError(message: "\(name) needs a value", usage: spec.usage) }
                 value = arguments[index]
+                // "--action --json" is a forgotten value, not an action named "--json"; "--name=--json" still says it.
+                if spec.options.contains(where: { $0.name == value }) {
+                    throw UsageError(message: "\(name) needs a value, but the next argument is the option \(value)", usage: spec.usage)
+                }
                 index += 1
             }
             if option.kind == .value, values[name] != nil {

@@ -21,6 +21,10 @@ final class OutputTarget {
             file = nil
             return
         }
+        // A vaultctl killed while writing here left its temporary file (possibly plaintext): remove it now.
+        for name in AtomicOutputFile.removeAbandonedTemporaries(besides: path) {
+            Output.note("vaultctl: removed \(name), left by an interrupted vaultctl")
+        }
         do {
             file = try AtomicOutputFile(path: path, replacing: force)
         } catch let error as CryptoVaultError where error.code == .fileExists {

@@ -230,13 +230,14 @@ struct AuditLogEntryTests {
                               details: ["name": compartmentName, "register": "legal"]))
 
         let stored = try step { try fixture.put(putName, contents: "draft report", in: compartment, by: session) }
-        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["file": putName]))
+        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID,
+                              details: ["file": putName, "bytes": "\("draft report".utf8.count)"]))
 
         try step {
             let opened = try session.openStored(stored.bundleID)
             try session.record(.get, bundle: opened.header, bytes: opened.plaintextLength)
         }
-        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID))
+        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
 
         let sealedPath = fixture.root + "/notes.vbundle"
         let sealed = try step {
@@ -246,26 +247,27 @@ struct AuditLogEntryTests {
             try session.record(.seal, bundle: header, bytes: header.plaintextLength, details: [.init("file", sealName)])
             return header
         }
-        expected.append(.init(action: "bundle.seal", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["file": sealName]))
+        expected.append(.init(action: "bundle.seal", compartmentID: compartment.uuid, subjectID: sealed.bundleID,
+                              details: ["file": sealName, "bytes": "\("session notes".utf8.count)"]))
 
         try step {
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(sealedPath), vault: session)
             try session.record(.open, bundle: opened.header, bytes: opened.plaintextLength)
         }
-        expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID))
+        expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["bytes": "13"]))
 
         #expect(try step { try session.rotateCompartment(named: compartmentName) } == 2)
-        expected.append(.init(action: "compartment.rotate", compartmentID: compartment.uuid))
+        expected.append(.init(action: "compartment.rotate", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 2]))
 
         let rewrapped = try step { try session.rewrapStored(in: try session.compartment(named: compartmentName)) }
         #expect(rewrapped == 1)
         expected.append(.init(action: "bundle.rewrap", compartmentID: compartment.uuid, subjectID: stored.bundleID))
 
         try step { try session.retireCompartmentVersion(named: compartmentName, version: 1) }
-        expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid))
+        expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 1]))
 
         try step { try session.removeStored(stored.bundleID) }
-        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID))
+        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
 
         try step { try session.changePassphrase(to: try secret(newPassphrase)) }
         expected.append(.init(action: "keyslot.passwd", subjectID: passphraseSlot.uuid))
@@ -628,6 +630,34 @@ struct AuditEntryEncodingTests {
         }
     }
 
+    @Test("an event whose entry would exceed 65536 bytes is refused when it is recorded, and nothing of it is written")
+    func oversizedEntryIsNeverWritten() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        let value = String(repeating: "v", count: 4096)
+        // Each 4 KiB detail adds 4101 bytes of sealed plaintext and a 35-byte hash entry: 15 fit, 16 do not.
+        let details = { (count: Int) in (0..<count).map { VaultEvent.Detail(String(format: "d%02d", $0), value) } }
+        try fixture.command { try session.record(VaultEvent("test.fifteen-details", details: details(15))) }
+        let written = try #require(try fixture.storedEntries().last)
+        #expect(written.entry.count <= AuditEntry.maximumEncodedSize && written.entry.count > 60_000, "\(written.entry.count) bytes")
+        let before = try fixture.storedEntries().count
+
+        for count in [16, 32] {
+            do {
+                try fixture.command { try session.record(VaultEvent("test.too-many-details", details: details(count))) }
+                Issue.record("\(count) details of 4 KiB were recorded")
+            } catch let error as AuditChainError {
+                #expect(error.code == .invalidEvent && error.message.contains("more than the 65536"), "\(count) details: \(error.message)")
+            }
+        }
+        #expect(try fixture.storedEntries().count == before, "the refused events left no entry")
+        #expect(try fixture.reader.verify().entryCount == before)
+        let entry = AuditEntry(seq: 0, time: 0, deviceID: [UInt8](repeating: 0, count: 16), actor: "", action: "big", compartmentID: [],
+                               subjectID: [], detailHashes: [], sealedDetails: [UInt8](repeating: 1, count: 65_536), previousHash: [UInt8](repeating: 0, count: 32))
+        #expect(auditErrorCode { try entry.boundedEncoding() } == .invalidEvent)
+        #expect(auditErrorCode { try AuditEntry(decoding: entry.encoded()) } == .malformedEntry, "the decoder refuses what the encoder refuses")
+    }
+
     @Test("a cut encoding is refused at every length, a lengthened one at every extra byte")
     func truncationAndTrailingBytes() throws {
         let bytes = RawAuditEntry().bytes
@@ -671,7 +701,7 @@ private func expectCheckpoints(_ fixture: AuditedVault, sizes: [Int], sourceLoca
         _ = try introduction.verify(using: [chain[epoch]])
         let transition = try KeyTransition(parsing: introduction.body)
         #expect(transition.epoch == epoch + 1 && transition.publicKey == chain[epoch + 1].publicKey, sourceLocation: sourceLocation)
-        #expect(transition.after == CheckpointBody(origin: origin, treeSize: size, rootHash: checkpoint.rootHash), sourceLocation: sourceLocation)
+        #expect(transition.after == checkpoint, "the transition names the checkpoint its outgoing key signed", sourceLocation: sourceLocation)
     }
     #expect(try fixture.reader.latestCheckpoint() == (try rows.last?.text("note")), sourceLocation: sourceLocation)
 }
@@ -691,6 +721,30 @@ struct AuditCheckpointTests {
         try fixture.command { try fixture.vault.recordLocked(VaultEvent("audit.verify")) }
         try expectCheckpoints(fixture, sizes: [1, 2, 5, 6])
         #expect(try fixture.reader.verify().uncheckpointedEntries == 0)
+    }
+
+    @Test("the checkpointer's notes and key introductions are exactly what Checkpoint, SignedNote and NoteSigner produce")
+    func checkpointerUsesTheC2SPTypes() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        let keyRow = { (epoch: Int) in
+            try fixture.vault.read { try $0.queryOne("SELECT private_key FROM audit_signing_keys WHERE epoch = ?", [.integer(Int64(epoch))]) }
+        }
+        let seed = try #require(try keyRow(2)?.blob("private_key"), "epoch 2's key is the current one before the command")
+        let signer = try NoteSigner(name: fixture.reader.origin, privateKey: try Ed25519PrivateKey(seed: try SecureBytes(copying: seed)))
+        try fixture.command { try session.record(VaultEvent("test.event")) }
+
+        let stored = try fixture.vault.read { database in
+            try #require(try database.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE epoch = 2"))
+        }
+        let size = Int(try stored.integer("tree_size"))
+        let root = Reference.root(try fixture.storedEntries().prefix(size).map(\.leafHash))
+        let expected = try Checkpoint(origin: fixture.reader.origin, treeSize: UInt64(size), rootHash: root)
+        #expect(try stored.text("note") == (try SignedNote.sign(body: expected.body, signers: [signer]).serialized()))
+        let introduction = try #require(try fixture.vault.read { try $0.queryOne("SELECT introduction FROM audit_signing_keys WHERE epoch = 3") })
+        let transition = try KeyTransition(parsing: try SignedNote(parsing: try introduction.text("introduction")).body)
+        #expect(transition.after == expected, "the transition follows the checkpoint just signed")
+        #expect(try introduction.text("introduction") == (try SignedNote.sign(body: transition.text, signers: [signer]).serialized()))
     }
 
     @Test("a batch appended in one transaction is checkpointed every 256 entries since the last checkpoint")
@@ -1049,9 +1103,8 @@ struct AuditTamperTests {
         let attackers = try Ed25519PrivateKey()
         for epoch in 1..<TamperFixture.checkpointSizes.count {
             let checkpoint = try Checkpoint(parsing: try SignedNote(parsing: try EditableExport(fixture.export).checkpointNote(epoch - 1)).body)
-            let transition = KeyTransition(origin: fixture.origin, epoch: epoch, publicKey: attackers.publicKey,
-                                           after: CheckpointBody(origin: fixture.origin, treeSize: Int(checkpoint.treeSize), rootHash: checkpoint.rootHash))
-            let forged = try NoteSigning.sign(transition.text, name: fixture.origin, key: currentKey)
+            let transition = KeyTransition(origin: fixture.origin, epoch: epoch, publicKey: attackers.publicKey, after: checkpoint)
+            let forged = try AuditKeyChainStore.SigningKey(epoch: epoch - 1, privateKey: currentKey).signedNote(transition.text, origin: fixture.origin)
             let neighbour = try #require(try pristine.queryOne("SELECT introduction FROM audit_signing_keys WHERE epoch = ?",
                                                                [.integer(Int64(epoch + 1))])?.text("introduction"))
             for (publicKey, introduction) in [(nil, neighbour), (attackers.publicKey, forged)] as [([UInt8]?, String)] {
@@ -1167,5 +1220,72 @@ struct AuditForwardSecurityTests {
         #expect(occurs(erased.seed, in: fixture.databaseFileBytes()), "before the truncation the erased seed should still be on disk")
         try fixture.vault.finishCommand()
         #expect(!occurs(erased.seed, in: fixture.databaseFileBytes()), "the truncation at the end of the command did not remove the erased seed")
+    }
+}
+
+// MARK: - Migration 4
+
+@Suite("Schema migration 4: the operations table goes, the audit log stays")
+struct OperationsTableMigrationTests {
+    /// The table and triggers schema versions 2 and 3 had (SECURITY.md §4.1, migration 2).
+    static let operationsTable = """
+        CREATE TABLE operations (
+            id INTEGER PRIMARY KEY, time INTEGER NOT NULL,
+            action TEXT NOT NULL CHECK (action IN ('seal', 'open', 'put', 'get', 'rm', 'rewrap')),
+            compartment_uuid BLOB CHECK (compartment_uuid IS NULL OR length(compartment_uuid) = 16),
+            bundle_id BLOB CHECK (bundle_id IS NULL OR length(bundle_id) = 16),
+            bytes INTEGER) STRICT;
+        CREATE TRIGGER operations_are_append_only_update BEFORE UPDATE ON operations
+            BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
+        CREATE TRIGGER operations_are_append_only_delete BEFORE DELETE ON operations
+            BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
+        """
+
+    @Test("a version 3 vault (with its operations rows) opens as version 4 without them, its audit log byte for byte the same and verifying")
+    func version3VaultKeepsItsAuditLog() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        let compartment = try fixture.command { try session.createCompartment(named: "Estate of H. Lindqvist", register: .legal) }
+        let stored = try fixture.command { try fixture.put("inventory.pdf", contents: "an inventory", in: compartment, by: session) }
+        // Schema 3 is schema 4 plus the operations table: put it back, with the row version 3 wrote for the put.
+        let copy = try fixture.copyOfVault()
+        let before: AuditRows
+        do {
+            let old = try Database(path: copy + "/" + Vault.databaseName, create: false)
+            try old.execute(Self.operationsTable)
+            try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
+                          [.blob(compartment.uuid), .blob(stored.bundleID)])
+            try old.execute("PRAGMA user_version = 3")
+            before = try Self.auditRows(old)
+        }
+
+        let migrated = try Vault.open(at: copy, journal: AuditLog())
+        let schema = try migrated.read { database in
+            (try database.queryOne("PRAGMA user_version")?.integer("user_version"),
+             try database.query("SELECT name FROM sqlite_master WHERE name LIKE 'operations%'").map { try $0.text("name") })
+        }
+        #expect(schema.0 == 4 && schema.1 == [], "user_version \(String(describing: schema.0)), left: \(schema.1)")
+        #expect(try migrated.read { try Self.auditRows($0) } == before, "entries, tree nodes, checkpoints and keys unchanged")
+        let report = try AuditLogReader(vault: migrated).verify()
+        #expect(report.entryCount == before.entries.count && report.uncheckpointedEntries == 0)
+
+        // The migrated vault goes on logging where version 3 stopped, and still verifies.
+        let unlocked = try migrated.unlock(with: .passphrase(try secret(AuditedVault.passphrase)))
+        try migrated.finishCommand()
+        #expect(try AuditLogReader(vault: unlocked.vault).verify().entryCount == before.entries.count + 1)
+    }
+
+    struct AuditRows: Equatable {
+        let entries: [[UInt8]]
+        let nodes: [[UInt8]]
+        let checkpoints: [String]
+        let publicKeys: [[UInt8]]
+    }
+
+    static func auditRows(_ database: Database) throws -> AuditRows {
+        AuditRows(entries: try database.query("SELECT entry FROM audit_entries ORDER BY seq").map { try $0.blob("entry") },
+                  nodes: try database.query("SELECT hash FROM audit_nodes ORDER BY level, idx").map { try $0.blob("hash") },
+                  checkpoints: try database.query("SELECT note FROM audit_checkpoints ORDER BY id").map { try $0.text("note") },
+                  publicKeys: try database.query("SELECT public_key FROM audit_signing_keys ORDER BY epoch").map { try $0.blob("public_key") })
     }
 }

@@ -159,20 +159,27 @@ struct AuditCommandTests {
         #expect(result.stderr.hasPrefix("vaultctl: error: "), "\(result.stderr)")
     }
 
-    @Test("size1 0 is the empty tree: consistent with any tree when the proof is empty and root1 is the empty root")
+    @Test("size1 0 is the empty tree: between two empty trees it is checked; against a non-empty tree it is refused as bad usage, since ROOT2 could not be checked")
     func consistencyFromTheEmptyTree() throws {
         let someRoot = Data(SHA256.hash(Array("any tree".utf8))).base64EncodedString()
         let check = { (size2: Int, root1: String, root2: String, proof: String) in
             try CLI.run(["audit", "check-consistency", "--size1", "0", "--size2", "\(size2)", "--root1", root1, "--root2", root2, "--proof", proof])
         }
-        for (size2, root2) in [(5, someRoot), (0, Self.emptyRoot), (1, Self.emptyRoot)] {
-            let valid = try check(size2, Self.emptyRoot, root2, "")
-            #expect(valid.status == 0 && valid.stdout == "valid\n", "size2 \(size2): \(valid.stderr)")
+        let valid = try check(0, Self.emptyRoot, Self.emptyRoot, "")
+        #expect(valid.status == 0 && valid.stdout == "valid\n", "\(valid.stderr)")
+        for (root1, root2, proof) in [(Self.emptyRoot, someRoot, ""), (someRoot, Self.emptyRoot, ""), (Self.emptyRoot, Self.emptyRoot, someRoot)] {
+            let invalid = try check(0, root1, root2, proof)
+            #expect(invalid.status == 1 && invalid.stderr.contains("invalid"), "size2 0, proof '\(proof)': \(invalid.stdout) \(invalid.stderr)")
         }
-        for (size2, root1, root2, proof) in [(5, Self.emptyRoot, someRoot, someRoot), (5, someRoot, someRoot, ""), (0, Self.emptyRoot, someRoot, "")] {
-            let invalid = try check(size2, root1, root2, proof)
-            #expect(invalid.status == 1 && invalid.stderr.contains("invalid"), "size2 \(size2), proof '\(proof)': \(invalid.stdout) \(invalid.stderr)")
+        // Before, these all printed "valid", whatever --root2 was: now none answers.
+        for (size2, root1, root2, proof) in [(5, Self.emptyRoot, someRoot, ""), (1, Self.emptyRoot, Self.emptyRoot, ""), (5, someRoot, someRoot, ""),
+                                             (5, Self.emptyRoot, someRoot, someRoot)] {
+            let refused = try check(size2, root1, root2, proof)
+            #expect(refused.status == 64 && refused.stdout.isEmpty && refused.stderr.contains("--size1 0 proves nothing about --root2"),
+                    "size2 \(size2): \(refused.stdout) \(refused.stderr)")
         }
+        let help = try CLI.run(["audit", "check-consistency", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("accepted only with SIZE2 0"), "\(help.stdout)")
     }
 
     @Test("audit log --json filters by action, time and compartment")
@@ -192,6 +199,7 @@ struct AuditCommandTests {
         let early = all.filter { time($0) < boundary }.map(seq)
         #expect(early == Array(0..<7) && all.count > 7, "\(all.map(action))")
         let rotate = try #require(all.first { action($0) == "compartment.rotate" })
+        #expect(rotate["subject"] as? String == "00000002", "the rotation names the key version it added: \(rotate)")
 
         #expect(try log(fixture, ["--action", "compartment.create"]).map { $0["compartment"] as? String } == ["Alpha", "Beta"])
         let compartmentEntries = try log(fixture, ["--action", "compartment"])
@@ -212,9 +220,37 @@ struct AuditCommandTests {
             #expect(late.allSatisfy { time($0) >= boundary } && late.contains { seq($0) == seq(rotate) } && !late.contains { early.contains(seq($0)) })
         }
         #expect(try log(fixture, ["--since", "2100-01-01T00:00:00Z"]).isEmpty)
-        #expect(try log(fixture, ["--since", "\(boundary)", "--until", "\(boundary - 1)"]).isEmpty)
+        #expect(try log(fixture, ["--since", "\(boundary)", "--until", "\(boundary)"]).allSatisfy { time($0) == boundary })
         let badTime = try fixture.run(["audit", "log", "--json", "--since", "yesterday"])
         #expect(badTime.status == 64, "\(badTime.stderr)")
+    }
+
+    @Test("audit log refuses a malformed, repeated or misplaced option with exit 64 and says which", arguments: [
+        (["--since", "2026-11-29"], "--since '2026-11-29' is not a time"),
+        (["--since", "2026-11-29T10:00:00+01:00"], "is not a time"),
+        (["--since", "2026-11-29 10:00:00Z"], "is not a time"),
+        (["--until", "+5"], "--until '+5' is not a time"),
+        (["--until", "0012"], "is not a time"),
+        (["--until", " 12"], "is not a time"),
+        (["--since", "20", "--until", "10"], "--since (20) is after --until (10)"),
+        (["--action", "Bundle.put"], "--action 'Bundle.put' is not an action"),
+        (["--action", ""], "is not an action"),
+        (["--action", "bundle."], "is not an action"),
+        (["--action", String(repeating: "a", count: 65)], "is not an action"),
+        (["--action", "--details"], "--action needs a value, but the next argument is the option --details"),
+        (["--compartment", "--json"], "--compartment needs a value, but the next argument is the option --json"),
+        (["--details", "--details"], "--details was given twice"),
+        (["--json"], "--json was given twice"),
+        (["--action", "bundle", "--action", "vault"], "--action was given twice"),
+        (["--details=yes"], "--details takes no value"),
+        (["--detail"], "unknown option --detail"),
+        (["--since"], "--since needs a value"),
+    ] as [([String], String)])
+    func logRefusesBadOptions(_ options: [String], _ reason: String) throws {
+        let fixture = try CLIVault()
+        let result = try fixture.run(["audit", "log", "--json"] + options)
+        #expect(result.status == 64 && result.stdout.isEmpty, "\(options): exit \(result.status), \(result.stdout)")
+        #expect(result.stderr.hasPrefix("vaultctl: error: ") && result.stderr.contains(reason), "\(options): \(result.stderr)")
     }
 
     @Test("audit hash gives, from a value on standard input, the detail hash that audit log --json shows")
@@ -228,7 +264,7 @@ struct AuditCommandTests {
         let entries = try log(fixture)
         let created = try #require(entries.first { action($0) == "compartment.create" }?["detail_hashes"] as? [String: String])
         let put = try #require(entries.first { action($0) == "bundle.put" }?["detail_hashes"] as? [String: String])
-        #expect(Set(created.keys) == ["name", "register"] && Set(put.keys) == ["file"])
+        #expect(Set(created.keys) == ["name", "register"] && Set(put.keys) == ["bytes", "file"])
 
         let hash = { (field: String, value: String) in
             try expectSuccess(fixture.run(["audit", "hash", "--field", field], stdin: value + "\n")).stdout.trimmingCharacters(in: .newlines)
@@ -236,6 +272,7 @@ struct AuditCommandTests {
         #expect(try hash("name", name) == created["name"])
         #expect(try hash("register", "legal") == created["register"])
         #expect(try hash("file", "will-draft.pdf") == put["file"])
+        #expect(try hash("bytes", "5") == put["bytes"], "the byte count of the put, as a decimal")
         #expect(try hash("name", "Estate of M. Kowalczik") != created["name"])
         #expect(try hash("file", name) != created["name"], "the field name is part of the hashed message")
     }

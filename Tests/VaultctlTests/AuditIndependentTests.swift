@@ -133,14 +133,18 @@ struct AuditIndependentTests {
         #expect(created.contains { $0["name"] == Self.compartmentName && $0["register"] == "legal" }, "compartment.create: \(created)")
         #expect(created.contains { $0["name"] == "Blog" && $0["register"] == "general" }, "compartment.create: \(created)")
         let put = (byAction["bundle.put"] ?? []).compactMap { $0["details"] as? [String: String] }
-        #expect(put == [["file": Self.fileName]], "bundle.put: \(put)")
+        let length = "\("Befund. ".utf8.count * 3000)"
+        #expect(put == [["bytes": length, "file": Self.fileName]], "bundle.put: \(put)")
+        let removed = (byAction["bundle.rm"] ?? []).compactMap { $0["details"] as? [String: String] }
+        #expect(removed == [["bytes": length]], "bundle.rm: \(removed)")
         // The privileged get ran in a one-command session: its purpose is sealed and unsealed too.
         let started = (byAction["session.start"] ?? []).compactMap { $0["details"] as? [String: String] }
         #expect(started.count == 1 && started.first?["purpose"] == "annual review", "session.start: \(started)")
+        let read = (byAction["session.read"] ?? []).compactMap { $0["details"] as? [String: String] }
+        #expect(read.first?["bytes"] == length && read.first?["outcome"] == "complete", "session.read: \(read)")
         let ended = (byAction["session.end"] ?? []).compactMap { $0["details"] as? [String: String] }
         #expect(ended.first?["reason"] == "closed" && ended.first?["bundles"] == "1", "session.end: \(ended)")
-        // compartment.create ×2, bundle.put, session.start, session.read, session.end
-        #expect(report["entries_with_details"] as? Int == 6)
+        #expect(report["entries_with_details"] as? Int == 7, "two compartment.create, bundle.put, session.start/read/end and bundle.rm")
     }
 
     @Test("a one-byte edit of an entry is refused: by the end line as it stands, and by the chain or a checkpoint once resealed")

@@ -12,7 +12,7 @@ struct BundleCommandTests {
         #expect(sealed.status == 0, "\(sealed.stderr)")
         let header = try fixture.inspect("chart.vbundle")
         #expect(sealed.stderr.contains("Sealed chart.pdf into \(fixture.file("chart.vbundle")) (bundle \(header["bundle_id"] as? String ?? "?"))"))
-        #expect(header["plaintext_length"] as? String == "200000" && header["chunk_size"] as? Int == 65536)
+        #expect(header["plaintext_length"] as? Int == 200000 && header["chunk_size"] as? Int == 65536)
         let opened = try fixture.run(["open", fixture.file("chart.vbundle"), "-o", fixture.file("chart.out")])
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(try try fixture.bytes("chart.out") == fixture.bytes("chart.pdf"))
@@ -30,7 +30,7 @@ struct BundleCommandTests {
                                       fixture.file("notes.tar"), CLI.binary, fixture.directory, fixture.passphraseFile, fixture.file("piped.vbundle"))
         #expect(piped.status == 0, "\(piped.stderr)")
         let header = try fixture.inspect("piped.vbundle")
-        #expect(header["plaintext_length"] as? String == "unknown (sealed from a stream)" && header["chunk_size"] as? Int == 4096)
+        #expect(header["plaintext_length"] is NSNull && header["chunk_size"] as? Int == 4096)
         let out = try fixture.shell("\"$1\" open \"$2\" --vault \"$3\" --passphrase-file \"$4\" | cat > \"$5\"",
                                     CLI.binary, fixture.file("piped.vbundle"), fixture.directory, fixture.passphraseFile, fixture.file("piped.out"))
         #expect(out.status == 0, "\(out.stderr)")
@@ -40,7 +40,7 @@ struct BundleCommandTests {
         let redirected = try fixture.shell("\"$1\" seal --compartment files - -o - --vault \"$2\" --passphrase-file \"$3\" < \"$4\" > \"$5\"",
                                            CLI.binary, fixture.directory, fixture.passphraseFile, fixture.file("notes.tar"), fixture.file("stdin.vbundle"))
         #expect(redirected.status == 0, "\(redirected.stderr)")
-        #expect(try fixture.inspect("stdin.vbundle")["plaintext_length"] as? String == "150000")
+        #expect(try fixture.inspect("stdin.vbundle")["plaintext_length"] as? Int == 150000)
         let toStdout = try fixture.runCapturingBytes(["open", fixture.file("stdin.vbundle")])
         #expect(try toStdout.status == 0 && toStdout.stdout == fixture.bytes("notes.tar"))
     }
@@ -81,7 +81,7 @@ struct BundleCommandTests {
         #expect(fields["key_version"] as? Int == 1)
         #expect((fields["bundle_id"] as? String)?.count == 32)
         #expect(fields["chunk_size"] as? Int == 2048)
-        #expect(fields["plaintext_length"] as? String == "5000")
+        #expect(fields["plaintext_length"] as? Int == 5000 && !(fields["plaintext_length"] is String), "a JSON number, not a string")
         #expect(fields["header_size"] as? Int == BundleHeader.fixedSize + 2 + 20 + 2 + 24 + 8 + 16)
         #expect(Set(fields.keys) == ["format_version", "vault_id", "compartment_id", "key_version", "bundle_id", "chunk_size",
                                      "plaintext_length", "header_size"], "nothing sealed (name, type, time) is shown")
@@ -206,22 +206,20 @@ struct BundleCommandTests {
         #expect(result.stdout.contains("Options:") || command == "inspect")
     }
 
-    @Test("every seal, open, put, get, rewrap and rm adds exactly one operation row; ls, inspect and failures add none")
+    @Test("every seal, open, put, get, rewrap and rm adds exactly one bundle entry to the audit log, with its byte count; ls, inspect and failures add none")
     func operationsAreRecorded() throws {
         let fixture = try BundleCLI()
         let compartmentID = try fixture.compartmentID()
         try fixture.randomFile("memo.txt", count: 3000)
-        var seen = try fixture.operations().count
-        /// Runs `arguments` and returns its result and the operation rows it added.
-        func run(_ arguments: [String], onVault: Bool = true) throws -> (CLI.Result, [OperationRecord]) {
+        var seen = try fixture.bundleEvents().count
+        /// Runs `arguments` and returns its result and the bundle entries it added to the audit log.
+        func run(_ arguments: [String], onVault: Bool = true) throws -> (CLI.Result, [BundleAuditEvent]) {
             let result = try onVault ? fixture.run(arguments) : CLI.run(arguments)
-            let all = try fixture.operations()
+            let all = try fixture.bundleEvents()
             defer { seen = all.count }
             return (result, Array(all.dropFirst(seen)))
         }
-        func summary(_ records: [OperationRecord]) -> [String] {
-            records.map { "\($0.action.rawValue) \($0.bundleID.map(ByteEncoding.hex) ?? "-") \($0.bytes.map(String.init) ?? "-")" }
-        }
+        func summary(_ records: [BundleAuditEvent]) -> [String] { records.map(\.description) }
 
         let (sealed, sealRows) = try run(["seal", "--compartment", "files", fixture.file("memo.txt"), "-o", fixture.file("memo.vbundle")])
         #expect(sealed.status == 0, "\(sealed.stderr)")
@@ -246,7 +244,7 @@ struct BundleCommandTests {
         #expect(inspected.status == 0 && inspectRows.isEmpty)
 
         #expect(try fixture.run(["compartment", "rotate", "files"]).status == 0)
-        seen = try fixture.operations().count
+        seen = try fixture.bundleEvents().count
         let (rewrapped, rewrapRows) = try run(["compartment", "rewrap", "files"])
         #expect(rewrapped.status == 0 && summary(rewrapRows) == ["rewrap \(storedID) -"], "\(rewrapped.stderr)")
 
@@ -263,7 +261,9 @@ struct BundleCommandTests {
 
         let (removed, removeRows) = try run(["rm", storedID])
         #expect(removed.status == 0 && summary(removeRows) == ["rm \(storedID) 3000"], "\(removed.stderr)")
-        #expect(try fixture.operations().allSatisfy { $0.compartmentID == compartmentID })
+        #expect(try fixture.bundleEvents().allSatisfy { $0.compartmentID == compartmentID })
+        let tables = try fixture.unlocked().vault.read { try $0.query("SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(try !tables.map { try $0.text("name") }.contains("operations"), "the operations table of schema 3 is gone")
     }
 
     // MARK: Damaged bundles through the CLI (the library sweep is BundleSweepTests)
@@ -428,10 +428,13 @@ final class BundleCLI {
         return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) }
     }
 
-    /// The vault's operation records, read through the library with the passphrase.
-    func operations() throws -> [OperationRecord] {
-        try Vault.open(at: directory).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8)))).operations()
+    /// The vault, unlocked through the library (which records nothing: its journal is not the audit log).
+    func unlocked() throws -> UnlockedVault {
+        try Vault.open(at: directory).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
+
+    /// The bundle entries of the vault's audit log, with their unsealed byte counts.
+    func bundleEvents() throws -> [BundleAuditEvent] { try BundleAuditEvent.all(in: try unlocked()) }
 
     /// A 6-digit prefix that none of `ids` starts with.
     func prefixMatchingNone(of ids: [String]) -> String {

@@ -1,3 +1,4 @@
+import AuditChain
 @testable import CryptoVault
 import Foundation
 import Testing
@@ -42,6 +43,52 @@ struct BundleCrashTests {
         }
         #expect(absent > 0 && complete > 0, "killed before completion \(absent) times, after \(complete) times")
         #expect(interruptedMidWrite > 0, "no kill landed while the bundle was being written")
+    }
+
+    @Test("kill -9 during open -o OUT leaves plaintext in a temporary file; the next get or open writing to that folder removes it")
+    func killedOpenLeavesNoPlaintextBehind() throws {
+        let fixture = try CrashFixture()
+        let input = try fixture.randomFile("scan.raw", megabytes: 16)
+        let bundle = fixture.root + "/scan.vbundle"
+        try #require(try fixture.vault.run(["seal", "--compartment", "files", fixture.root + "/scan.raw", "-o", bundle]).status == 0)
+        let out = fixture.root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+
+        // Kill each open as soon as its temporary file holds plaintext, until one is left behind.
+        func temporaries() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".tmp") } }
+        func plaintextIsBeingWritten() throws -> Bool {
+            try temporaries().contains { name in
+                ((try? FileManager.default.attributesOfItem(atPath: out + "/" + name))?[.size] as? NSNumber)?.intValue ?? 0 > 0
+            }
+        }
+        func killedOpen() throws -> String? {
+            for attempt in 0..<20 {
+                let running = try CLI.start(["open", bundle, "-o", out + "/scan-\(attempt).raw", "--threads", "1",
+                                             "--vault", fixture.directory, "--passphrase-file", fixture.vault.passphraseFile])
+                let deadline = Date().addingTimeInterval(60)
+                while running.process.isRunning, Date() < deadline, try !plaintextIsBeingWritten() { usleep(500) }
+                if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) }
+                running.process.waitUntilExit()
+                _ = running.result()
+                try? FileManager.default.removeItem(atPath: out + "/scan-\(attempt).raw")
+                if let left = try temporaries().first { return left }
+            }
+            return nil
+        }
+
+        for (round, sweeper) in [["get"], ["open", bundle]].enumerated() {
+            let left = try #require(try killedOpen(), "round \(round): no kill landed while the plaintext was being written")
+            let leaked = try fixture.bytes(out + "/" + left)
+            #expect(!leaked.isEmpty && leaked == Array(input.prefix(leaked.count)), "round \(round): the temporary file holds the plaintext")
+
+            let id = try fixture.putInProcess("scan.raw")
+            let arguments = sweeper == ["get"] ? ["get", id] : sweeper
+            let later = try fixture.vault.run(arguments + ["-o", out + "/later-\(round).raw"])
+            #expect(later.status == 0, "\(later.stderr)")
+            #expect(later.stderr.contains("removed \(left)"), "round \(round): \(later.stderr)")
+            #expect(try temporaries() == [], "round \(round): \(arguments[0]) to the same folder removed the leftover")
+            #expect(try fixture.bytes(out + "/later-\(round).raw") == input)
+        }
     }
 
     @Test("kill -9 during put: the vault opens, lists only complete bundles, loses none, and sweeps every orphan")
@@ -166,9 +213,9 @@ struct BundleCrashTests {
             #expect(try fixture.get(id) == contents[id], "get \(id) after retiring the old versions")
         }
         // Each bundle went through every version exactly once, and each step was recorded exactly once.
-        let rewraps = try fixture.unlocked.operations().filter { $0.action == .rewrap }
+        let rewraps = try BundleAuditEvent.all(in: fixture.unlocked).filter { $0.action == "rewrap" }
         for id in contents.keys {
-            let count = rewraps.filter { $0.bundleID.map(ByteEncoding.hex) == id }.count
+            let count = rewraps.filter { $0.bundleID == id }.count
             #expect(count == rotations, "bundle \(id): \(count) rewrap records for \(rotations) rotations (journals left \(journalsLeft), finished by a rewrap \(finishedByRewrap))")
         }
         // A kill while a journal was being written leaves its temporary file; the sweep removes it.
@@ -188,7 +235,7 @@ struct BundleCrashTests {
         let path = fixture.unlocked.vault.assetsPath + "/\(id).vbundle"
         for (round, finisher) in [["get", id, "-o", fixture.root + "/out-get"], ["compartment", "rewrap", "files"]].enumerated() {
             let version = try fixture.unlocked.rotateCompartment(named: "files")
-            let recordsBefore = try fixture.unlocked.operations().filter { $0.action == .rewrap }.count
+            let recordsBefore = try BundleAuditEvent.all(in: fixture.unlocked).filter { $0.action == "rewrap" }.count
             // What `compartment rewrap` does, stopped where kill -9 would stop it.
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(path), vault: fixture.unlocked)
             let header = try opened.rewrappedHeader(for: version, vault: fixture.unlocked).serialized()
@@ -204,9 +251,9 @@ struct BundleCrashTests {
             let state = try #require(try fixture.bundleStates().first)
             #expect(!state.hasJournal, "\(finisher[0]) left the journal")
             #expect(state.databaseVersion == version && state.header.keyVersion == version, "\(finisher[0]): row v\(state.databaseVersion), header v\(state.header.keyVersion)")
-            let records = try fixture.unlocked.operations().filter { $0.action == .rewrap }
+            let records = try BundleAuditEvent.all(in: fixture.unlocked).filter { $0.action == "rewrap" }
             #expect(records.count == recordsBefore + 1, "\(finisher[0]): one rewrap, \(records.count - recordsBefore) records")
-            #expect(records.last?.bundleID.map(ByteEncoding.hex) == id)
+            #expect(records.last?.bundleID == id && records.last?.bytes == nil)
             if round == 0 { #expect(try fixture.bytes("out-get") == bytes) }
         }
         // Both old versions can go: the bundle is on the newest.
@@ -262,7 +309,9 @@ private final class CrashFixture {
         vault = try CLIVault()
         let created = try vault.run(["compartment", "create", "files", "--register", "general"])
         guard created.status == 0 else { throw CLIError(message: "compartment create failed: \(created.stderr)") }
-        unlocked = try Vault.open(at: vault.directory).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
+        // Journaled by the audit log as vaultctl is: a rewrap this process finishes is recorded there too.
+        unlocked = try Vault.open(at: vault.directory, journal: AuditLog())
+            .unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
 
     func randomFile(_ name: String, megabytes: Int) throws -> [UInt8] { try randomFile(name, count: megabytes << 20) }

@@ -91,7 +91,6 @@ struct AssetFolder {
 
     /// Whether the process whose id starts `pidAndRest` ("<pid>-...") no longer exists.
     private func isGone(_ pidAndRest: Substring) -> Bool {
-        let pid = pidAndRest.split(separator: "-").first.flatMap { Int32($0) } ?? 0
-        return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
+        ProcessLiveness.isGone(pidAndRest.split(separator: "-").first.flatMap { Int32($0) } ?? 0)
     }
 }

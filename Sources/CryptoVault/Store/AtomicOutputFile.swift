@@ -44,3 +44,38 @@ public final class AtomicOutputFile {
         return String(path[path.index(after: slash)...])
     }
 }
+
+extension AtomicOutputFile {
+    /// Deletes, from the folder of `path`, the temporary files of atomic outputs whose process is gone
+    /// (".NAME.vaultctl-PID-RANDOM.tmp" left by a process killed before it could commit or abandon):
+    /// `vaultctl open -o` writes verified plaintext there, which must not outlive the command. Only
+    /// regular files of this user with exactly that name form go. Returns the names removed.
+    @discardableResult
+    public static func removeAbandonedTemporaries(besides path: String) -> [String] {
+        let folder = directory(of: path)
+        var removed: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let pid = writingProcess(ofTemporary: name), ProcessLiveness.isGone(pid) else { continue }
+            let file = "\(folder)/\(name)"
+            var status = stat()
+            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == getuid() else { continue }
+            if unlink(file) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
+    /// The process id in a temporary file name ".NAME.vaultctl-PID-RANDOM.tmp" (NAME non-empty, PID
+    /// canonical decimal, RANDOM 8 lowercase hex digits, as `init` makes them), or nil for any other name.
+    static func writingProcess(ofTemporary name: String) -> Int32? {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
+        let stem = name.dropLast(".tmp".count)
+        guard let marker = stem.range(of: ".vaultctl-", options: .backwards), stem.distance(from: stem.startIndex, to: marker.lowerBound) > 1 else {
+            return nil
+        }
+        let parts = stem[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        let hexDigits = Set("0123456789abcdef")
+        guard parts.count == 2, parts[1].count == 8, parts[1].allSatisfy(hexDigits.contains),
+              let pid = Int32(parts[0]), pid > 0, String(pid) == parts[0] else { return nil }
+        return pid
+    }
+}

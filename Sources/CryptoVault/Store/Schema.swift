@@ -117,6 +117,11 @@ enum Schema {
               OR NEW.introduction IS NOT OLD.introduction OR NEW.created_at IS NOT OLD.created_at
             BEGIN SELECT RAISE(ABORT, 'an audit signing key can only be erased'); END;
         """,
+        // The audit log records every bundle operation (with its byte count as a detail), so the
+        // separate table of them goes. Its triggers go with it; secure_delete zeroes its pages.
+        """
+        DROP TABLE operations;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

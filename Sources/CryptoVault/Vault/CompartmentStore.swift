@@ -108,7 +108,8 @@ extension UnlockedVault {
                 }
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
                                    [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(Clock.now())])
-                try journal(VaultEvent("compartment.rotate", compartmentID: compartment.uuid), in: database)
+                try journal(VaultEvent("compartment.rotate", compartmentID: compartment.uuid,
+                                       subjectID: VaultCompartment.keyVersionSubject(UInt32(newest + 1))), in: database)
                 return UInt32(newest + 1)
             }
         }
@@ -129,7 +130,8 @@ extension UnlockedVault {
             try database.writeTransaction {
                 try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID), .integer(Int64(version))])
-                try journal(VaultEvent("compartment.retire", compartmentID: compartment.uuid), in: database)
+                try journal(VaultEvent("compartment.retire", compartmentID: compartment.uuid,
+                                       subjectID: VaultCompartment.keyVersionSubject(version)), in: database)
             }
             try database.checkpointAndTruncateLog()
         }

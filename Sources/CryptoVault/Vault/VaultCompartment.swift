@@ -23,6 +23,13 @@ public struct VaultCompartment: Sendable, Equatable {
 
     public var uuidString: String { ByteEncoding.hex(uuid) }
 
+    /// The subject id of a `compartment.rotate` or `compartment.retire` audit entry: the key version
+    /// it added or retired, as 4 bytes big-endian (SECURITY.md §8.1). Not secret: `compartment_keys`
+    /// shows the versions to anyone holding the file.
+    public static func keyVersionSubject(_ version: UInt32) -> [UInt8] {
+        [UInt8(version >> 24), UInt8(version >> 16 & 0xFF), UInt8(version >> 8 & 0xFF), UInt8(version & 0xFF)]
+    }
+
     /// Names are compared in Unicode NFC, so "Café" typed on any keyboard names one compartment.
     static func normalized(_ name: String) -> String {
         name.precomposedStringWithCanonicalMapping

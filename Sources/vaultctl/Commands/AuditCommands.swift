@@ -87,8 +87,11 @@ enum AuditCommands {
     static let log = Command("audit log", synopsis: "show the audit log", usage: """
         Usage: vaultctl audit log [--since TIME] [--until TIME] [--action ACTION] [--compartment NAME] [--details] [--json]
 
-        Lists entries: number, time (UTC), actor, action, compartment, subject. TIME is ISO 8601
-        (2026-11-29T10:00:00Z) or Unix seconds. --details unseals each entry's details (names, files).
+        Lists entries: number, time (UTC), actor, action, compartment, subject. TIME is UTC in the
+        form 2026-11-29T10:00:00Z, or Unix seconds (a decimal, '-' allowed, no leading zeros); SINCE
+        and UNTIL are inclusive and SINCE may not be after UNTIL. ACTION is an action (bundle.put) or
+        its first parts (bundle): 1 to 64 of a-z 0-9 . -. --details unseals each entry's details
+        (names, files). A malformed, repeated or unknown option exits 64.
 
         Options:
         \(Credentials.help)
@@ -97,15 +100,20 @@ enum AuditCommands {
             OptionSpec(name: "--action", kind: .value), OptionSpec(name: "--compartment", kind: .value),
             OptionSpec(name: "--details", kind: .flag),
         ]) { arguments in
+            // Every option is checked before the vault is unlocked: a usage error records nothing.
+            let since = try arguments.value("--since").map { try parseTime($0, option: "--since", usage: arguments.usage) }
+            let until = try arguments.value("--until").map { try parseTime($0, option: "--until", usage: arguments.usage) }
+            if let since, let until, since > until {
+                throw UsageError(message: "--since (\(since)) is after --until (\(until)): no entry can match", usage: arguments.usage)
+            }
+            let action = try arguments.value("--action").map { try parseAction($0, usage: arguments.usage) }
             let unlocked = try VaultLocation.unlock(arguments)
             let names = Dictionary(try unlocked.compartments().map { (BundleCommands.hex($0.uuid), $0.name) }) { first, _ in first }
-            let since = try arguments.value("--since").map { try parseTime($0, usage: arguments.usage) }
-            let until = try arguments.value("--until").map { try parseTime($0, usage: arguments.usage) }
             let compartment = try arguments.value("--compartment").map { BundleCommands.hex(try unlocked.compartment(named: $0).uuid) }
             let keys = arguments.has("--details") ? try unlocked.auditKeys() : nil
             let entries = try AuditLogReader(vault: unlocked.vault).entries().filter { entry in
                 (since.map { entry.time >= $0 } ?? true) && (until.map { entry.time <= $0 } ?? true)
-                    && (arguments.value("--action").map { entry.action == $0 || entry.action.hasPrefix($0 + ".") } ?? true)
+                    && (action.map { entry.action == $0 || entry.action.hasPrefix($0 + ".") } ?? true)
                     && (compartment.map { BundleCommands.hex(entry.compartmentID) == $0 } ?? true)
             }
             let rows = try entries.map { entry -> [String: Any] in
@@ -136,11 +144,25 @@ enum AuditCommands {
             }
         }
 
-    static func parseTime(_ text: String, usage: String) throws -> Int64 {
-        if let seconds = Int64(text) { return seconds }
-        guard let date = ISO8601DateFormatter().date(from: text) else {
-            throw UsageError(message: "'\(text)' is not a time (ISO 8601 or Unix seconds)", usage: usage)
+    /// Unix seconds in canonical decimal, or exactly YYYY-MM-DDTHH:MM:SSZ: one spelling per time, so
+    /// a typo ("2026-11-29", "+5", "0012") is an error rather than a filter that silently matches less.
+    static func parseTime(_ text: String, option: String, usage: String) throws -> Int64 {
+        if let seconds = Int64(text), String(seconds) == text { return seconds }
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        guard text.utf8.count == 20, let date = formatter.date(from: text), formatter.string(from: date) == text else {
+            throw UsageError(message: "\(option) '\(text)' is not a time: give Unix seconds or UTC as 2026-11-29T10:00:00Z", usage: usage)
         }
         return Int64(date.timeIntervalSince1970)
+    }
+
+    /// An action filter must be something an entry's action can be (SECURITY.md §8.2): otherwise it
+    /// could match nothing, and an empty listing would look like an empty log.
+    static func parseAction(_ text: String, usage: String) throws -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-".utf8)
+        guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy(allowed.contains), !text.hasPrefix("."), !text.hasSuffix(".") else {
+            throw UsageError(message: "--action '\(text)' is not an action: 1 to 64 of a-z 0-9 . - (e.g. bundle.put, or bundle)", usage: usage)
+        }
+        return text
     }
 }

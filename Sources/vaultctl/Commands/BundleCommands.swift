@@ -83,14 +83,18 @@ enum BundleCommands {
 
         Prints the header fields anyone can read: format version, vault, compartment, key version,
         bundle id, chunk size and plaintext length. Nothing is verified (that needs the key) and
-        nothing sealed (name, type, time) is shown.
+        nothing sealed (name, type, time) is shown. With --json, numbers are JSON numbers, and
+        plaintext_length is null for a bundle sealed from a stream of unknown length.
         """, positionals: 1...1) { arguments in
             let header = try EncryptedBundle.readHeader(try FileDescriptor.openForReading(arguments.positionals[0]))
+            let length: UInt64? = header.hasKnownLength ? header.plaintextLength : nil
             let fields: [(String, Any)] = [
                 ("format_version", Int(BundleHeader.version)), ("vault_id", hex(header.vaultID)),
                 ("compartment_id", hex(header.compartmentID)), ("key_version", Int(header.keyVersion)),
                 ("bundle_id", hex(header.bundleID)), ("chunk_size", header.chunkSize),
-                ("plaintext_length", header.hasKnownLength ? "\(header.plaintextLength)" : "unknown (sealed from a stream)"),
+                // A number in JSON (null when sealed from a stream of unknown length), words for people.
+                ("plaintext_length", arguments.has("--json") ? length.map { NSNumber(value: $0) } ?? NSNull()
+                                                              : length.map(String.init) ?? "unknown (sealed from a stream)"),
                 ("header_size", header.size),
             ]
             if arguments.has("--json") { Output.json(Dictionary(uniqueKeysWithValues: fields)); return }

@@ -61,14 +61,25 @@ enum ProofCommands {
         Usage: vaultctl audit check-consistency --size1 N --size2 N --root1 B64 --root2 B64 --proof B64[,B64...]
 
         Checks that the tree of SIZE1 leaves with ROOT1 is a prefix of the tree of SIZE2 leaves with
-        ROOT2 (RFC 9162 §2.1.4.2). A SIZE1 of 0 is the empty tree, a prefix of every tree: it is valid
-        only with an empty proof and ROOT1 the hash of the empty string (47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=).
+        ROOT2 (RFC 9162 §2.1.4.2). Needs no vault. An empty proof is an empty --proof value.
+
+        SIZE1 0 is the empty tree (root 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=, SHA-256 of
+        nothing), a prefix of every tree: no proof can say anything about ROOT2. So SIZE1 0 is
+        accepted only with SIZE2 0 (valid when both roots are the empty tree's and the proof is
+        empty); with SIZE2 above 0 it is refused as bad usage, since "valid" would not have checked
+        ROOT2. To trust a log without an earlier checkpoint, verify it whole (audit verify-export).
+
         Exit 0 valid, 1 invalid, 64 bad usage.
         """, options: ["--size1", "--size2", "--root1", "--root2", "--proof"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
             guard let size1 = try arguments.integer("--size1", in: 0...Int.max), let size2 = try arguments.integer("--size2", in: 0...Int.max) else {
                 throw UsageError(message: "--size1 and --size2 are required", usage: arguments.usage)
             }
             let root1 = try hash(arguments, "--root1"), root2 = try hash(arguments, "--root2"), proof = try proofList(arguments)
+            // Refused, not answered: consistency from the empty tree holds for every ROOT2.
+            guard size1 > 0 || size2 == 0 else {
+                throw UsageError(message: "--size1 0 proves nothing about --root2 (the empty tree is a prefix of every tree); "
+                                 + "give the size and root of an earlier checkpoint, or verify the whole log", usage: arguments.usage)
+            }
             try report(Result { try MerkleVerification.verifyConsistency(size1: size1, size2: size2, root1: root1, root2: root2, proof: proof) })
         }
 

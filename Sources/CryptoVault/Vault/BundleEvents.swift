@@ -1,0 +1,28 @@
+/// What happens to bundles, as the vault's journal (the audit log) records it: one `bundle.<action>`
+/// event per operation, written in the same transaction as the operation itself.
+public enum VaultAction: String, Sendable {
+    case seal, open, put, get, rm, rewrap
+}
+
+extension UnlockedVault {
+    /// The detail that carries an operation's byte count (SECURITY.md §8.1), sealed like every detail.
+    public static let bytesDetailName = "bytes"
+
+    /// Journals a bundle operation; call inside the write transaction of the operation it records.
+    /// `bytes` (decimal) becomes the `bytes` detail: the plaintext length for seal, put and rm, the
+    /// bytes written for open and get (a range reads fewer), nothing when unknown.
+    func record(_ action: VaultAction, compartmentID: [UInt8]?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
+                details: [VaultEvent.Detail] = []) throws {
+        let counted = details + (bytes.map { [VaultEvent.Detail(Self.bytesDetailName, String($0))] } ?? [])
+        try journal(VaultEvent("bundle.\(action.rawValue)", compartmentID: compartmentID, subjectID: bundleID, details: counted), in: database)
+    }
+
+    /// Records an operation that changed nothing else in the vault (an open, a get), in its own transaction.
+    public func record(_ action: VaultAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                try record(action, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: bytes, in: database, details: details)
+            }
+        }
+    }
+}
