@@ -210,7 +210,7 @@ struct FingerprintIndexTests {
 }
 
 /// Computed by testvectors/independent/leak_guard_fingerprints.py (hashlib's keyed BLAKE2b and its own
-/// SipHash-2-4, checked there against the SipHash paper's vector), from SECURITY.md §9 alone, for the
+/// SipHash-2-4, checked there against the SipHash paper's vector), from SECURITY.md §11 alone, for the
 /// key of 32 bytes 0x42 and the words "one" ... "eight".
 enum KnownAnswers {
     static let keyCheck: [UInt8] = hex("2ae2befc5206f222")

@@ -73,7 +73,9 @@ struct IdentifierScanner {
             }
             return end
         }
-        switch atWordStart ? IBANDetector.match(bytes, at: start) : nil {
+        // An IBAN starts with two letters and two digits: the third byte rules out nearly every word.
+        let mayBeIBAN = atWordStart && start + 3 < bytes.count && ASCIIBytes.isDigit(bytes[start + 2])
+        switch mayBeIBAN ? IBANDetector.match(bytes, at: start) : nil {
         case .iban(let range)?:
             record(.iban, range)
             return range.upperBound

@@ -11,8 +11,8 @@ import CryptoVault
 ///     fingerprints   n × u64be, strictly increasing
 ///
 /// There is one encoding per index: sorted, no repeats, nothing after the last fingerprint. The parser
-/// checks the header and the exact length before it allocates anything, so a hostile file costs at
-/// most its own size.
+/// checks the header and the exact length before it allocates anything, so a hostile file costs
+/// memory in proportion to its own size (the table takes at most 4.5 times as much).
 extension FingerprintIndex {
     static let magic = Array("SVFP".utf8)
     static let formatVersion: UInt8 = 1

@@ -52,9 +52,12 @@ struct FingerprintTable: Sendable {
     /// is why queries come in batches.
     func containment(of values: UnsafeBufferPointer<UInt64>, into answers: UnsafeMutablePointer<Bool>) {
         filter.withUnsafeBufferPointer { filter in
+            // First the filter for every value, a loop without branches whose loads the processor
+            // can issue many at a time; then the table, only for the few the filter let through.
+            for (index, value) in values.enumerated() { answers[index] = mayContain(value, filter) }
             slots.withUnsafeBufferPointer { slots in
-                for (index, value) in values.enumerated() {
-                    answers[index] = value == 0 ? holdsZero : mayContain(value, filter) && Self.find(value, in: slots, at: slot(of: value))
+                for (index, value) in values.enumerated() where answers[index] || value == 0 {
+                    answers[index] = value == 0 ? holdsZero : Self.find(value, in: slots, at: slot(of: value))
                 }
             }
         }

@@ -18,6 +18,7 @@ struct Shingler {
     }
 
     /// Calls `body(fingerprint, range)` for every shingle of `bytes`, in order.
+    @inline(__always)
     mutating func forEachShingle(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UInt64, Range<Int>) -> Void) {
         var window = WordWindow(arenaSize: Self.initialArenaSize)
         defer { window.deallocate() }
@@ -39,14 +40,19 @@ private struct WordWindow {
     private var arenaSize: Int
     private var end = 0
     /// Ring of the words' offsets in the arena and in the text; `count` words, oldest at `oldest`.
-    private var arenaStarts = [Int](repeating: 0, count: length)
-    private var textStarts = [Int](repeating: 0, count: length)
+    /// The length is a power of two, so positions wrap with a mask.
+    private let arenaStarts = UnsafeMutablePointer<Int>.allocate(capacity: length)
+    private let textStarts = UnsafeMutablePointer<Int>.allocate(capacity: length)
+    private static let mask = length - 1
     private var oldest = 0
     private var count = 0
 
     init(arenaSize: Int) {
+        precondition(Self.length.nonzeroBitCount == 1, "the shingle length must be a power of two")
         self.arenaSize = arenaSize
         arena = .allocate(capacity: arenaSize)
+        arenaStarts.initialize(repeating: 0, count: Self.length)
+        textStarts.initialize(repeating: 0, count: Self.length)
     }
 
     var isFull: Bool { count == Self.length }
@@ -57,23 +63,27 @@ private struct WordWindow {
         UnsafeRawBufferPointer(start: arena + arenaStarts[oldest], count: end - arenaStarts[oldest])
     }
 
+    @inline(__always)
     mutating func push(_ word: UnsafeBufferPointer<UInt8>, start: Int) {
         if end + word.count + 1 > arenaSize { makeRoom(for: word.count + 1) }
         if count > 0 {
             arena[end] = 0
             end += 1
         }
-        let slot = count == Self.length ? oldest : (oldest + count) % Self.length
-        if count == Self.length { oldest = (oldest + 1) % Self.length } else { count += 1 }
+        let slot = (oldest + count) & Self.mask
+        if count == Self.length { oldest = (oldest + 1) & Self.mask } else { count += 1 }
         arenaStarts[slot] = end
         textStarts[slot] = start
-        if let base = word.baseAddress { (arena + end).update(from: base, count: word.count) }
-        end += word.count
+        // A byte loop: words are a few bytes long, shorter than a memmove call is worth.
+        for byte in word {
+            arena[end] = byte
+            end += 1
+        }
     }
 
     /// Moves the newest seven words to the arena's start (growing it if even that does not leave room).
     private mutating func makeRoom(for needed: Int) {
-        let keepFrom = count == 0 ? end : arenaStarts[count == Self.length ? (oldest + 1) % Self.length : oldest]
+        let keepFrom = count == 0 ? end : arenaStarts[count == Self.length ? (oldest + 1) & Self.mask : oldest]
         let kept = end - keepFrom
         if kept + needed > arenaSize {
             let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * (kept + needed))
@@ -84,11 +94,13 @@ private struct WordWindow {
         } else {
             memmove(arena, arena + keepFrom, kept)
         }
-        for index in arenaStarts.indices { arenaStarts[index] -= keepFrom }
+        for index in 0..<Self.length { arenaStarts[index] -= keepFrom }
         end = kept
     }
 
     func deallocate() {
         arena.deallocate()
+        arenaStarts.deallocate()
+        textStarts.deallocate()
     }
 }

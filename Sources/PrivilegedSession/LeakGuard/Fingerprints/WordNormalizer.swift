@@ -24,6 +24,7 @@ struct WordNormalizer {
 
     /// Calls `body` with each word's normalised UTF-8 and its byte range in `bytes`. The buffer passed
     /// to `body` is valid only during the call.
+    @inline(__always)
     mutating func forEachWord(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void) {
         var word = WordBuffer()
         defer { word.deallocate() }
@@ -83,6 +84,7 @@ struct WordNormalizer {
         }
     }
 
+    @inline(__always)
     private mutating func emit(_ word: inout WordBuffer, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void) {
         guard word.scalars > 0 else { return }
         if word.isASCII {
@@ -127,6 +129,7 @@ private struct WordBuffer {
     /// Appends one non-ASCII scalar, or a run of ASCII scalars (one byte each).
     mutating func append(_ source: UnsafeBufferPointer<UInt8>, _ scalarRange: Range<Int>, ascii: Bool) {
         if scalars == 0 { range = scalarRange.lowerBound..<scalarRange.lowerBound }
+        // A byte loop: words are a few bytes long, shorter than a memmove call is worth.
         for index in scalarRange {
             storage[count] = source[index]
             count += 1
