@@ -14,7 +14,7 @@ enum Dispatcher {
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
-        DemoCommand.command,
+        DeviceCommand.command, DemoCommand.command,
     ]
 
     static let overview: String = {
