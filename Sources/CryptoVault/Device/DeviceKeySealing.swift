@@ -25,7 +25,7 @@ struct DeviceKeySealing {
         return nonce + (try XChaChaPoly.sealSecret(both, key: key, nonce: nonce, authenticating: associatedData(deviceID)))
     }
 
-    func open(_ sealed: [UInt8], identity: DeviceIdentity) throws -> DeviceKeys {
+    func open(_ sealed: [UInt8], profile identity: DeviceProfile) throws -> DeviceKeys {
         guard sealed.count == Self.sealedSize else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: the device's sealed keys have the wrong size")
         }
@@ -42,7 +42,7 @@ struct DeviceKeySealing {
         guard signingKey.publicKey == identity.signingPublicKey, noiseKey.publicKey == identity.noisePublicKey else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: the device's keys do not match its public keys")
         }
-        return DeviceKeys(identity: identity, signingKey: signingKey, noiseKey: noiseKey)
+        return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
     }
 
     private func associatedData(_ deviceID: [UInt8]) -> [UInt8] { Self.info + vaultID + deviceID }

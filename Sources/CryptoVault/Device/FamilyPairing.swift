@@ -8,12 +8,12 @@ public struct FamilyPairing: Sendable, Equatable {
         case join
     }
 
-    public let peer: DeviceIdentity
+    public let peer: DeviceProfile
     public let role: Role
     /// Seconds since the Unix epoch, UTC.
     public let pairedAt: Int64
 
-    public init(peer: DeviceIdentity, role: Role, pairedAt: Int64) {
+    public init(peer: DeviceProfile, role: Role, pairedAt: Int64) {
         self.peer = peer
         self.role = role
         self.pairedAt = pairedAt
@@ -30,9 +30,9 @@ extension Vault {
 
     private static func pairing(_ row: Row) throws -> FamilyPairing {
         let rowID = try row.integer("id")
-        let peer: DeviceIdentity
+        let peer: DeviceProfile
         do {
-            peer = try DeviceIdentity(signingPublicKey: row.blob("peer_signing_public_key"), noisePublicKey: row.blob("peer_noise_public_key"),
+            peer = try DeviceProfile(signingPublicKey: row.blob("peer_signing_public_key"), noisePublicKey: row.blob("peer_noise_public_key"),
                                       name: row.text("peer_name"), createdAt: row.integer("peer_created_at"), deviceID: row.blob("peer_device_id"))
         } catch let error as CryptoVaultError where error.code != .database {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: pairing \(rowID) is invalid (\(error.message))")

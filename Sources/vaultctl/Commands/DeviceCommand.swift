@@ -14,7 +14,7 @@ enum DeviceCommand {
         \(Credentials.help)
         """, options: Credentials.options) { arguments in
             let vault = try VaultLocation.open(arguments)
-            let identity = try vault.deviceIdentity() ?? VaultLocation.unlock(arguments).deviceKeys().identity
+            let identity = try vault.deviceProfile() ?? VaultLocation.unlock(arguments).deviceKeys().profile
             if arguments.has("--json") {
                 Output.json(json(identity))
                 return
@@ -26,7 +26,7 @@ enum DeviceCommand {
             Output.line("Created      \(Output.timestamp(identity.createdAt))")
         }
 
-    static func json(_ identity: DeviceIdentity) -> [String: Any] {
+    static func json(_ identity: DeviceProfile) -> [String: Any] {
         ["name": identity.name, "device_id": BundleCommands.hex(identity.deviceID), "fingerprint": identity.fingerprint,
          "signing_public_key": BundleCommands.hex(identity.signingPublicKey),
          "noise_public_key": BundleCommands.hex(identity.noisePublicKey), "created_at": Output.timestamp(identity.createdAt)]

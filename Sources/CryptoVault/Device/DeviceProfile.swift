@@ -2,7 +2,7 @@ import Foundation
 
 /// The public face of a vault's device identity (SECURITY.md §4.7): what a paired device pins and
 /// what `vaultctl device` shows. Every field is public; the private halves live in `DeviceKeys`.
-public struct DeviceIdentity: Sendable, Equatable {
+public struct DeviceProfile: Sendable, Equatable {
     public static let identifierSize = 16
     public static let publicKeySize = 32
     /// Names are what a person reads on the other device: 1 to 64 bytes of UTF-8, no control characters.
@@ -75,7 +75,7 @@ public struct DeviceIdentity: Sendable, Equatable {
 
 /// A device identity with its private keys, available only from an unlocked vault.
 public struct DeviceKeys: Sendable {
-    public let identity: DeviceIdentity
+    public let profile: DeviceProfile
     /// Signs what the device vouches for (its pairing confirmation).
     public let signingKey: Ed25519PrivateKey
     /// The Noise static key of every pairing and channel handshake.
