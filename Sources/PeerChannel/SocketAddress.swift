@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// An IPv4 address and TCP port written "ADDR:PORT" (`192.168.1.20:7420`). Parsed strictly: a
-/// dotted quad that `inet_pton` accepts, a colon, and a decimal port of at most 5 digits in 0...65535
+/// dotted quad that `inet_pton` accepts, a colon, and a decimal port in 0...65535 without leading zeros
 /// (0 only for listening: the system picks a free port).
 public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
@@ -26,7 +26,8 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(host):\(port)" }
 
     private static func port(_ text: Substring) -> UInt16? {
-        guard (1...5).contains(text.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard (1...5).contains(text.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              text == "0" || text.first != "0" else { return nil }
         return UInt16(text)
     }
 

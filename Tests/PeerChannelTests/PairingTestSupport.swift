@@ -59,8 +59,8 @@ enum Loopback {
 
     static func listener() throws -> TCPListener { try TCPListener(address: any) }
 
-    static func accept(_ listener: TCPListener) throws -> TCPConnection {
-        guard let connection = try listener.accept(waitSeconds: timeout, maximumFrameLength: PairingWire.maximumFrameLength,
+    static func accept(_ listener: TCPListener, timeout: Double = timeout) throws -> TCPConnection {
+        guard let connection = try listener.accept(waitSeconds: Loopback.timeout, maximumFrameLength: PairingWire.maximumFrameLength,
                                                    timeoutSeconds: timeout) else {
             throw PeerChannelError(.timedOut, "no connection arrived")
         }
@@ -73,14 +73,15 @@ enum Loopback {
 
     /// The host serves `attempts` connections on a background thread: one outcome per attempt, and
     /// the lease as it was left.
-    static func host(_ device: PairingDevice, lease: PairingCodeLease, attempts: Int, on listener: TCPListener)
+    static func host(_ device: PairingDevice, lease: PairingCodeLease, attempts: Int, on listener: TCPListener,
+                     timeout: Double = timeout)
         -> Background<(outcomes: [Result<FamilyPairing, PeerChannelError>], lease: PairingCodeLease)> {
         let start = PairingHost(vault: device.vault, keys: device.keys, lease: lease)
         return Background {
             var host = start
             var outcomes: [Result<FamilyPairing, PeerChannelError>] = []
             for _ in 0..<attempts {
-                let connection = try accept(listener)
+                let connection = try accept(listener, timeout: timeout)
                 outcomes.append(Result { () throws(PeerChannelError) in try serveTyped(&host, connection) })
             }
             return (outcomes, host.lease)

@@ -80,4 +80,17 @@ public struct DeviceKeys: Sendable {
     public let signingKey: Ed25519PrivateKey
     /// The Noise static key of every pairing and channel handshake.
     public let noiseKey: X25519PrivateKey
+
+    init(profile: DeviceProfile, signingKey: Ed25519PrivateKey, noiseKey: X25519PrivateKey) {
+        self.profile = profile
+        self.signingKey = signingKey
+        self.noiseKey = noiseKey
+    }
+
+    /// A profile made for these two keys (for tests and tools that hold keys outside a vault).
+    public init(signingKey: Ed25519PrivateKey, noiseKey: X25519PrivateKey, name: String, createdAt: Int64) throws {
+        self.init(profile: try DeviceProfile(signingPublicKey: signingKey.publicKey, noisePublicKey: noiseKey.publicKey,
+                                             name: name, createdAt: createdAt),
+                  signingKey: signingKey, noiseKey: noiseKey)
+    }
 }
