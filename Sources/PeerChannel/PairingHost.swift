@@ -3,6 +3,9 @@ import CryptoVault
 /// The host side of pairing (`vaultctl pair host`, the responder of SECURITY.md §9.7): it holds the
 /// code's lease and serves one connection at a time until a device pairs or the code dies.
 public struct PairingHost: Sendable {
+    /// The longest frame either side of a pairing accepts; no pairing message comes near it.
+    public static let maximumFrameLength = PairingWire.maximumFrameLength
+
     public let vault: UnlockedVault
     public let keys: DeviceKeys
     public private(set) var lease: PairingCodeLease

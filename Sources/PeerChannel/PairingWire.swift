@@ -4,7 +4,7 @@ import CryptoVault
 /// the confirmation: the joiner's opening message, the refusal message and the host's final "stored".
 enum PairingWire {
     /// No pairing message comes near this; anything longer is refused when its length arrives.
-    static let maximumFrameLength = 1024
+    public static let maximumFrameLength = 1024
     static let storedLabel = Array("SealedVault PeerChannel pairing stored".utf8)
 
     /// Message 1: sid (16 bytes) || MSGa.

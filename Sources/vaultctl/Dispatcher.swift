@@ -1,5 +1,6 @@
 import CryptoVault
 import Foundation
+import PeerChannel
 
 /// Finds the command named on the command line, parses its options, runs it, and turns every error
 /// into a `vaultctl:` message on stderr and an exit code.
@@ -14,7 +15,7 @@ enum Dispatcher {
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
-        DeviceCommand.command, DemoCommand.command,
+        DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, DemoCommand.command,
     ]
 
     static let overview: String = {
@@ -77,6 +78,10 @@ enum Dispatcher {
             Output.note("vaultctl: error: \(command.message)")
             if let hint = command.hint { Output.note("hint: \(hint)") }
             return command.exitCode
+        case let peer as PeerChannelError:
+            Output.note("vaultctl: error: \(peer.message)")
+            if peer.code == .wrongPairingCode { Output.note("hint: check the code with the other person; after 3 failed attempts the host must show a new one") }
+            return ExitCode(for: peer)
         case let vault as CryptoVaultError:
             Output.note("vaultctl: error: \(vault.message)")
             return ExitCode(for: vault)

@@ -1,4 +1,5 @@
 import CryptoVault
+import PeerChannel
 
 /// vaultctl's exit codes (documented in README.md and `vaultctl --help`).
 enum ExitCode: Int32 {
@@ -16,13 +17,14 @@ enum ExitCode: Int32 {
         Exit codes:
           0   success
           1   failure not listed below
-          2   authentication failed (wrong passphrase, recovery key or shares)
+          2   authentication failed (wrong passphrase, recovery key or shares; wrong, expired
+              or used-up pairing code)
           64  usage error (unknown option, missing argument)
           65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
               KDF parameters outside the allowed range)
           66  not found (not a vault, missing file, no such compartment)
           73  already exists (vault or compartment)
-          74  input/output error
+          74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
         """
 
     init(for error: CryptoVaultError) {
@@ -36,6 +38,18 @@ enum ExitCode: Int32 {
         case .invalidName: self = .usage
         case .io: self = .ioError
         default: self = .failure
+        }
+    }
+}
+
+extension ExitCode {
+    init(for error: PeerChannelError) {
+        switch error.code {
+        case .wrongPairingCode, .pairingCodeExpired, .pairingCodeExhausted: self = .authenticationFailed
+        case .invalidPairingCode, .invalidConfiguration: self = .usage
+        case .timedOut, .connectionClosed, .connectionFailed: self = .ioError
+        case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
+        default: self = .dataError  // a malformed, oversized, reflected or mismatched message
         }
     }
 }
