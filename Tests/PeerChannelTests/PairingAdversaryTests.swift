@@ -1,6 +1,7 @@
 import CryptoVault
 import Dispatch
 @testable import PeerChannel
+import Synchronization
 import Testing
 
 /// Hostile clients, relays and a man in the middle against a pairing host (SECURITY.md §9.8).
@@ -73,7 +74,13 @@ struct PairingAdversaryTests {
     /// Forwarding everything unchanged pairs the two genuine devices with each other: the relay's
     /// position gives it nothing to pin.
     @Test func aRelayThatForwardsPairsTheGenuineDevicesWithEachOther() throws {
-        let (joined, hosted, desk, laptop) = try Self.relayed()
+        let sizes = Mutex<[Int]>([])
+        let (joined, hosted, desk, laptop) = try Self.relayed { _, frame in
+            sizes.withLock { $0.append(frame.count) }
+            return frame
+        }
+        // The sizes SECURITY.md §9.7 gives: confirmations are 223 + the name's length ("desk", "laptop").
+        #expect(sizes.withLock { $0 } == [95, 79, 48, 96, 64, 227, 229, 57])
         #expect(try joined.get().peer == desk.keys.profile)
         #expect(try hosted.get().peer == laptop.keys.profile)
     }
