@@ -63,17 +63,10 @@ public final class TCPConnection {
 
     /// Sends `message` as one frame.
     public func writeFrame(_ message: [UInt8]) throws(PeerChannelError) {
-        let frame = try FrameCodec.encode(message)
-        var sent = 0
-        while sent < frame.count {
-            guard try SocketCalls.wait(descriptor, for: Int16(POLLOUT), milliseconds: millisecondsLeft()) else {
-                throw PeerChannelError(.timedOut, "\(peer) took nothing in time")
-            }
-            sent += try SocketCalls.write(descriptor, frame[sent...])
-        }
+        try writeRaw(FrameCodec.encode(message))
     }
 
-    /// Sends raw bytes, not framed: only for tests that play a hostile peer.
+    /// Sends bytes as they are. Internal: the pairing sends frames; tests play a hostile peer with it.
     func writeRaw(_ bytes: [UInt8]) throws(PeerChannelError) {
         var sent = 0
         while sent < bytes.count {
