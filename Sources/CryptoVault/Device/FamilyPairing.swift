@@ -64,7 +64,8 @@ extension UnlockedVault {
     }
 
     /// Records a pairing attempt that failed, with the reason (an error code, never a secret).
-    public func recordPairingFailure(reason: String, peerDeviceID: [UInt8]? = nil) throws {
-        try record(VaultEvent("peer.pair-failed", subjectID: peerDeviceID, details: [.init("reason", reason)]))
+    /// The peer's claimed id is not recorded: nothing proved it.
+    public func recordPairingFailure(reason: String) throws {
+        try record(VaultEvent("peer.pair-failed", details: [.init("reason", reason)]))
     }
 }
