@@ -45,6 +45,29 @@ public enum PeerChannelErrorCode: String, Sendable {
     case nonceExhausted
     /// A cryptographic primitive could not run (libsodium unavailable, no locked memory left).
     case primitiveFailure
+
+    // MARK: Pairing (SECURITY.md §9.7)
+
+    /// A typed pairing code that is not 10 Crockford base32 symbols.
+    case invalidPairingCode
+    /// The two sides hold different codes: the host's handshake check or the joiner's first transport
+    /// message failed, or the host said so.
+    case wrongPairingCode
+    /// The code is older than its 5-minute lifetime.
+    case pairingCodeExpired
+    /// The code has been used: 3 failed attempts, or a completed pairing.
+    case pairingCodeExhausted
+    /// The peer's confirmation does not match what the handshake authenticated: its Noise key, its
+    /// device id (from its keys and from CPace) or its signature.
+    case peerIdentityMismatch
+    /// The peer refused the pairing for a reason this side did not see (its refusal is unauthenticated).
+    case pairingRefused
+    /// The peer said nothing within the time allowed.
+    case timedOut
+    /// The peer closed the connection before the pairing ended.
+    case connectionClosed
+    /// A socket call failed (the address is in use, nothing listens there, the network is down).
+    case connectionFailed
 }
 
 extension PeerChannelError {

@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import PrivilegedSession
+import PeerChannel
 
 /// Finds the command named on the command line, parses its options, runs it, and turns every error
 /// into a `vaultctl:` message on stderr and an exit code.
@@ -15,7 +16,8 @@ enum Dispatcher {
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
-        ShareCommand.command, EgressCommands.check, EgressCommands.log, DemoCommand.command,
+        ShareCommand.command, EgressCommands.check, EgressCommands.log,
+        DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, DemoCommand.command,
     ]
 
     static let overview: String = {
@@ -80,6 +82,10 @@ enum Dispatcher {
             Output.note("vaultctl: error: \(command.message)")
             if let hint = command.hint { Output.note("hint: \(hint)") }
             return command.exitCode
+        case let peer as PeerChannelError:
+            Output.note("vaultctl: error: \(peer.message)")
+            if peer.code == .wrongPairingCode { Output.note("hint: check the code with the other person; after 3 failed attempts the host must show a new one") }
+            return ExitCode(for: peer)
         case let vault as CryptoVaultError:
             Output.note("vaultctl: error: \(vault.message)")
             return ExitCode(for: vault)

@@ -1,4 +1,5 @@
 import CryptoVault
+import PeerChannel
 import PrivilegedSession
 
 /// vaultctl's exit codes (documented in README.md and `vaultctl --help`).
@@ -19,7 +20,8 @@ enum ExitCode: Int32 {
         Exit codes:
           0   success
           1   failure not listed below
-          2   authentication failed (wrong passphrase, recovery key or shares)
+          2   authentication failed (wrong passphrase, recovery key or shares; wrong, expired
+              or used-up pairing code)
           3   egress check: the payload may leave only redacted
           4   refused by policy (egress check, sharing a privileged compartment)
           64  usage error (unknown option, missing argument)
@@ -27,7 +29,7 @@ enum ExitCode: Int32 {
               KDF parameters outside the allowed range)
           66  not found (not a vault, missing file, no such compartment)
           73  already exists (vault or compartment)
-          74  input/output error
+          74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
           77  permission denied (a privileged compartment read without a session or --purpose)
         """
 
@@ -54,6 +56,18 @@ extension ExitCode {
         case .sessionExpired, .sessionEnded: self = .permissionDenied
         case .sharingRefused: self = .refused
         default: self = .failure
+        }
+    }
+}
+
+extension ExitCode {
+    init(for error: PeerChannelError) {
+        switch error.code {
+        case .wrongPairingCode, .pairingCodeExpired, .pairingCodeExhausted: self = .authenticationFailed
+        case .invalidPairingCode, .invalidConfiguration: self = .usage
+        case .timedOut, .connectionClosed, .connectionFailed: self = .ioError
+        case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
+        default: self = .dataError  // a malformed, oversized, reflected or mismatched message
         }
     }
 }

@@ -579,7 +579,7 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 # ---------------------------------------------------------------------------------------------
 
 APPLICATION_ID = 0x564C5431
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class Vault:

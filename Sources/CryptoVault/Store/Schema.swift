@@ -122,6 +122,28 @@ enum Schema {
         """
         DROP TABLE operations;
         """,
+        // Device identity and pairings (SECURITY.md §4.7).
+        """
+        CREATE TABLE device_identity (
+            id                  INTEGER PRIMARY KEY CHECK (id = 1),
+            device_id           BLOB NOT NULL CHECK (length(device_id) = 16),
+            signing_public_key  BLOB NOT NULL CHECK (length(signing_public_key) = 32),
+            noise_public_key    BLOB NOT NULL CHECK (length(noise_public_key) = 32),
+            sealed_private_keys BLOB NOT NULL CHECK (length(sealed_private_keys) = 104),
+            name                TEXT NOT NULL,
+            created_at          INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE family_pairings (
+            id                      INTEGER PRIMARY KEY,
+            peer_device_id          BLOB NOT NULL UNIQUE CHECK (length(peer_device_id) = 16),
+            peer_name               TEXT NOT NULL,
+            peer_created_at         INTEGER NOT NULL,
+            peer_signing_public_key BLOB NOT NULL CHECK (length(peer_signing_public_key) = 32),
+            peer_noise_public_key   BLOB NOT NULL CHECK (length(peer_noise_public_key) = 32),
+            role                    TEXT NOT NULL CHECK (role IN ('host', 'join')),
+            paired_at               INTEGER NOT NULL
+        ) STRICT;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

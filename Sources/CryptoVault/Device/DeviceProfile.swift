@@ -1,0 +1,96 @@
+import Foundation
+
+/// The public face of a vault's device identity (SECURITY.md §4.7): what a paired device pins and
+/// what `vaultctl device` shows. Every field is public; the private halves live in `DeviceKeys`.
+public struct DeviceProfile: Sendable, Equatable {
+    public static let identifierSize = 16
+    public static let publicKeySize = 32
+    /// Names are what a person reads on the other device: 1 to 64 bytes of UTF-8, no control characters.
+    public static let nameSizes = 1...64
+
+    static let identifierLabel = Array("SealedVault device id v1".utf8)
+
+    /// The first 16 bytes of SHA-256("SealedVault device id v1" || signing key || Noise key).
+    public let deviceID: [UInt8]
+    /// The Ed25519 public key.
+    public let signingPublicKey: [UInt8]
+    /// The X25519 public key the device uses as its Noise static key.
+    public let noisePublicKey: [UInt8]
+    public let name: String
+    /// Seconds since the Unix epoch, UTC.
+    public let createdAt: Int64
+
+    /// Checks that the id is the one derived from the keys and that the name is valid; a device
+    /// identity that fails either is refused (`.invalidInput`).
+    public init(signingPublicKey: [UInt8], noisePublicKey: [UInt8], name: String, createdAt: Int64,
+                deviceID: [UInt8]? = nil) throws {
+        guard signingPublicKey.count == Self.publicKeySize, noisePublicKey.count == Self.publicKeySize else {
+            throw CryptoVaultError(.invalidInput, "a device's public keys are \(Self.publicKeySize) bytes each")
+        }
+        let derived = Self.deriveIdentifier(signingPublicKey: signingPublicKey, noisePublicKey: noisePublicKey)
+        if let deviceID, !constantTimeEquals(deviceID, derived) {
+            throw CryptoVaultError(.invalidInput, "the device id is not the one derived from the device's public keys")
+        }
+        try Self.validate(name: name)
+        guard createdAt >= 0 else { throw CryptoVaultError(.invalidInput, "a device's creation time is before 1970") }
+        self.deviceID = derived
+        self.signingPublicKey = signingPublicKey
+        self.noisePublicKey = noisePublicKey
+        self.name = name
+        self.createdAt = createdAt
+    }
+
+    /// The device id: it names the two keys, so a device cannot keep its id and change a key.
+    public static func deriveIdentifier(signingPublicKey: [UInt8], noisePublicKey: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(identifierLabel + signingPublicKey + noisePublicKey).prefix(identifierSize))
+    }
+
+    /// What a person compares between two devices: the device id in lowercase hex, in four groups
+    /// of eight digits ("3f2a09c1-...").
+    public var fingerprint: String { Self.fingerprint(of: deviceID) }
+
+    public static func fingerprint(of deviceID: [UInt8]) -> String {
+        let hex = Array(ByteEncoding.hex(deviceID))
+        return stride(from: 0, to: hex.count, by: 8).map { String(hex[$0..<min($0 + 8, hex.count)]) }.joined(separator: "-")
+    }
+
+    public static func validate(name: String) throws {
+        guard nameSizes.contains(name.utf8.count),
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw CryptoVaultError(.invalidName, "a device name must be 1 to 64 bytes of UTF-8 without control characters")
+        }
+    }
+
+    /// The name a new device gets: the host name, cut to a whole character within 64 bytes, or
+    /// "vault-device" if the system has none that is valid.
+    public static func defaultName(hostName: String = ProcessInfo.processInfo.hostName) -> String {
+        var name = ""
+        for character in hostName {
+            guard name.utf8.count + String(character).utf8.count <= nameSizes.upperBound else { break }
+            name.append(character)
+        }
+        return (try? validate(name: name)) == nil ? "vault-device" : name
+    }
+}
+
+/// A device identity with its private keys, available only from an unlocked vault.
+public struct DeviceKeys: Sendable {
+    public let profile: DeviceProfile
+    /// Signs what the device vouches for (its pairing confirmation).
+    public let signingKey: Ed25519PrivateKey
+    /// The Noise static key of every pairing and channel handshake.
+    public let noiseKey: X25519PrivateKey
+
+    init(profile: DeviceProfile, signingKey: Ed25519PrivateKey, noiseKey: X25519PrivateKey) {
+        self.profile = profile
+        self.signingKey = signingKey
+        self.noiseKey = noiseKey
+    }
+
+    /// A profile made for these two keys (for tests and tools that hold keys outside a vault).
+    public init(signingKey: Ed25519PrivateKey, noiseKey: X25519PrivateKey, name: String, createdAt: Int64) throws {
+        self.init(profile: try DeviceProfile(signingPublicKey: signingKey.publicKey, noisePublicKey: noiseKey.publicKey,
+                                             name: name, createdAt: createdAt),
+                  signingKey: signingKey, noiseKey: noiseKey)
+    }
+}

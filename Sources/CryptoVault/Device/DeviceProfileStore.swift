@@ -1,0 +1,47 @@
+/// The vault's device identity in the `device_identity` table (one row at most).
+extension Vault {
+    /// The device identity, or nil if none was made yet. Needs no unlock: every field is public.
+    public func deviceProfile() throws -> DeviceProfile? {
+        try read { database in try database.queryOne("SELECT * FROM device_identity WHERE id = 1").map(Self.profile) }
+    }
+
+    static func profile(_ row: Row) throws -> DeviceProfile {
+        do {
+            return try DeviceProfile(signingPublicKey: row.blob("signing_public_key"), noisePublicKey: row.blob("noise_public_key"),
+                                      name: row.text("name"), createdAt: row.integer("created_at"), deviceID: row.blob("device_id"))
+        } catch let error as CryptoVaultError where error.code != .database {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: the device identity is invalid (\(error.message))")
+        }
+    }
+}
+
+extension UnlockedVault {
+    /// The device's keys, made on first need: an Ed25519 signing key and an X25519 Noise static key,
+    /// both fresh from the CSPRNG, their private halves sealed under a key derived from MK. Creation
+    /// is recorded (`device.create`) in the same transaction.
+    public func deviceKeys(nameIfNew: String = DeviceProfile.defaultName()) throws -> DeviceKeys {
+        let sealing = try DeviceKeySealing(masterKey: masterKey, vaultID: vaultID)
+        return try vault.withDatabase { database in
+            try database.writeTransaction {
+                if let row = try database.queryOne("SELECT * FROM device_identity WHERE id = 1") {
+                    return try sealing.open(try row.blob("sealed_private_keys"), profile: try Vault.profile(row))
+                }
+                return try createDeviceKeys(named: nameIfNew, sealing: sealing, in: database)
+            }
+        }
+    }
+
+    private func createDeviceKeys(named name: String, sealing: DeviceKeySealing, in database: Database) throws -> DeviceKeys {
+        let signingKey = try Ed25519PrivateKey(), noiseKey = try X25519PrivateKey()
+        let identity = try DeviceProfile(signingPublicKey: signingKey.publicKey, noisePublicKey: noiseKey.publicKey,
+                                          name: name, createdAt: Clock.now())
+        let sealed = try sealing.seal(signingKey: signingKey, noiseKey: noiseKey, deviceID: identity.deviceID)
+        try database.query("""
+            INSERT INTO device_identity (id, device_id, signing_public_key, noise_public_key, sealed_private_keys, name, created_at)
+            VALUES (1, ?, ?, ?, ?, ?, ?)
+            """, [.blob(identity.deviceID), .blob(identity.signingPublicKey), .blob(identity.noisePublicKey), .blob(sealed),
+                  .text(identity.name), .integer(identity.createdAt)])
+        try journal(VaultEvent("device.create", subjectID: identity.deviceID, details: [.init("name", name)]), in: database)
+        return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
+    }
+}

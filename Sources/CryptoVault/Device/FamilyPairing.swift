@@ -1,0 +1,71 @@
+/// A device this vault paired with (SECURITY.md §4.7): the peer's identity as it proved it during
+/// pairing, its two public keys pinned for every later channel, and which side hosted.
+public struct FamilyPairing: Sendable, Equatable {
+    public enum Role: String, Sendable {
+        /// This device showed the code (`pair host`).
+        case host
+        /// This device typed the code (`pair join`).
+        case join
+    }
+
+    public let peer: DeviceProfile
+    public let role: Role
+    /// Seconds since the Unix epoch, UTC.
+    public let pairedAt: Int64
+
+    public init(peer: DeviceProfile, role: Role, pairedAt: Int64) {
+        self.peer = peer
+        self.role = role
+        self.pairedAt = pairedAt
+    }
+}
+
+extension Vault {
+    /// Every pairing, oldest first. Needs no unlock: a pairing holds only public keys.
+    public func familyPairings() throws -> [FamilyPairing] {
+        try read { database in
+            try database.query("SELECT * FROM family_pairings ORDER BY paired_at, id").map(Self.pairing)
+        }
+    }
+
+    private static func pairing(_ row: Row) throws -> FamilyPairing {
+        let rowID = try row.integer("id")
+        let peer: DeviceProfile
+        do {
+            peer = try DeviceProfile(signingPublicKey: row.blob("peer_signing_public_key"), noisePublicKey: row.blob("peer_noise_public_key"),
+                                      name: row.text("peer_name"), createdAt: row.integer("peer_created_at"), deviceID: row.blob("peer_device_id"))
+        } catch let error as CryptoVaultError where error.code != .database {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: pairing \(rowID) is invalid (\(error.message))")
+        }
+        guard let role = FamilyPairing.Role(rawValue: try row.text("role")) else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: pairing \(rowID) has an unknown role")
+        }
+        return FamilyPairing(peer: peer, role: role, pairedAt: try row.integer("paired_at"))
+    }
+}
+
+extension UnlockedVault {
+    /// Stores a pairing, with its `peer.pair` audit entry in the same transaction. Pairing again with
+    /// the same device (same id, so the same keys) replaces its name, role and time.
+    public func storePairing(_ pairing: FamilyPairing) throws {
+        let peer = pairing.peer
+        try vault.write { database in
+            try database.query("""
+                INSERT INTO family_pairings (peer_device_id, peer_name, peer_created_at, peer_signing_public_key,
+                                             peer_noise_public_key, role, paired_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (peer_device_id) DO UPDATE SET peer_name = excluded.peer_name,
+                    peer_created_at = excluded.peer_created_at, role = excluded.role, paired_at = excluded.paired_at
+                """, [.blob(peer.deviceID), .text(peer.name), .integer(peer.createdAt), .blob(peer.signingPublicKey),
+                      .blob(peer.noisePublicKey), .text(pairing.role.rawValue), .integer(pairing.pairedAt)])
+            try journal(VaultEvent("peer.pair", subjectID: peer.deviceID,
+                                   details: [.init("name", peer.name), .init("role", pairing.role.rawValue)]), in: database)
+        }
+    }
+
+    /// Records a pairing attempt that failed, with the reason (an error code, never a secret).
+    /// The peer's claimed id is not recorded: nothing proved it.
+    public func recordPairingFailure(reason: String) throws {
+        try record(VaultEvent("peer.pair-failed", details: [.init("reason", reason)]))
+    }
+}

@@ -1,0 +1,87 @@
+import CryptoVault
+
+/// The host side of pairing (`vaultctl pair host`, the responder of SECURITY.md §9.7): it holds the
+/// code's lease and serves one connection at a time until a device pairs or the code dies.
+public struct PairingHost: Sendable {
+    /// The longest frame either side of a pairing accepts; no pairing message comes near it.
+    public static let maximumFrameLength = PairingWire.maximumFrameLength
+
+    public let vault: UnlockedVault
+    public let keys: DeviceKeys
+    public private(set) var lease: PairingCodeLease
+    /// The wall clock that stamps pairings (seconds since the Unix epoch).
+    let now: @Sendable () -> Int64
+
+    public init(vault: UnlockedVault, keys: DeviceKeys, lease: PairingCodeLease,
+                now: @escaping @Sendable () -> Int64 = PairingRecorder.wallClock) {
+        self.vault = vault
+        self.keys = keys
+        self.lease = lease
+        self.now = now
+    }
+
+    /// One pairing attempt on `connection`. On success the pairing is stored (with its audit entry)
+    /// before the joiner is told, and the code is spent. On failure the joiner gets a refusal, the
+    /// failure is audited, and the attempt counts against the code if it got as far as CPace.
+    public mutating func serve(_ connection: TCPConnection) throws -> FamilyPairing {
+        var usedCode = false
+        do {
+            let pairing = try attempt(connection, usedCode: &usedCode)
+            lease.recordSuccess()
+            return pairing
+        } catch let error as PeerChannelError {
+            if usedCode { lease.recordFailure() }
+            try? connection.writeFrame(PairingWire.refusal(for: error.code))
+            throw try PairingRecorder.failure(error, in: vault)
+        }
+    }
+
+    private func attempt(_ connection: TCPConnection, usedCode: inout Bool) throws -> FamilyPairing {
+        try lease.checkUsable()
+        let opening = try PairingWire.parseOpening(try PairingWire.receive(from: connection))
+        let (reply, cpaceKeys) = try CPaceResponder.respond(
+            to: opening.cpaceMessage, password: lease.code.canonicalBytes, channelIdentifier: PairingBinding.channelIdentifier,
+            sessionIdentifier: opening.sessionIdentifier,
+            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID))
+        let joinerID = try PairingBinding.peerDeviceIdentifier(in: cpaceKeys.peerAssociatedData, ownRole: .responder)
+        // From here the joiner can test one guess of the code, so the attempt counts.
+        usedCode = true
+        try connection.writeFrame(reply)
+        var handshake = try NoiseHandshake(pattern: .xxpsk3, role: .responder, prologue: PairingBinding.pairingPrologue,
+                                           staticKey: keys.noiseKey, presharedKey: PairingBinding.presharedKey(from: cpaceKeys))
+        try PairingSteps.read(&handshake, from: connection)
+        try connection.writeFrame(try handshake.writeMessage())
+        try PairingSteps.readFinal(&handshake, from: connection)
+        var transport = try handshake.transport()
+        try connection.writeFrame(try transport.seal(
+            PairingConfirmation.encode(keys: keys, role: .responder, handshakeHash: transport.handshakeHash)))
+        let profile = try PairingConfirmation.verify(
+            try transport.open(try PairingWire.receive(from: connection)), ownRole: .responder,
+            handshakeHash: transport.handshakeHash, remoteStaticKey: transport.remoteStaticKey, cpaceDeviceID: joinerID)
+        let pairing = FamilyPairing(peer: profile, role: .host, pairedAt: now())
+        try vault.storePairing(pairing)
+        try connection.writeFrame(try transport.seal(PairingWire.stored))
+        return pairing
+    }
+}
+
+/// Handshake steps both sides share.
+enum PairingSteps {
+    /// Reads a handshake message whose payload must be empty (version 1 sends none: nothing in a
+    /// payload could be trusted before the static key is checked).
+    static func read(_ handshake: inout NoiseHandshake, from connection: TCPConnection) throws(PeerChannelError) {
+        let payload = try handshake.readMessage(try PairingWire.receive(from: connection))
+        guard payload.isEmpty else {
+            throw PeerChannelError(.malformedHandshakeMessage, "a pairing handshake message carried a payload; version 1 sends none")
+        }
+    }
+
+    /// The host reads message 3, the first keyed by the PSK: failing it means the codes differ.
+    static func readFinal(_ handshake: inout NoiseHandshake, from connection: TCPConnection) throws(PeerChannelError) {
+        do {
+            try read(&handshake, from: connection)
+        } catch where error.code == .handshakeAuthenticationFailed {
+            throw PeerChannelError(.wrongPairingCode, "the joining device used another code (its last handshake message did not authenticate)")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every socket system call of PeerChannel, in one place: EINTR is retried here, and failures become
+/// `.connectionFailed` errors that name the call and errno.
+enum SocketCalls {
+    static func failure(_ call: String, _ detail: String = "") -> PeerChannelError {
+        let reason = String(cString: strerror(errno))
+        return PeerChannelError(.connectionFailed, "\(call)\(detail.isEmpty ? "" : " \(detail)") failed: \(reason)")
+    }
+
+    /// A non-blocking, close-on-exec TCP socket.
+    static func tcpSocket() throws(PeerChannelError) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("socket") }
+        return descriptor
+    }
+
+    static func bindAndListen(_ descriptor: Int32, to address: SocketAddress, backlog: Int32) throws(PeerChannelError) {
+        var reuse: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var socketAddress = address.socketAddress
+        let bound = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw failure("bind", "to \(address)") }
+        guard listen(descriptor, backlog) == 0 else { throw failure("listen", "on \(address)") }
+    }
+
+    /// The local address a socket is bound to (the port the system picked for port 0).
+    static func localAddress(_ descriptor: Int32) throws(PeerChannelError) -> SocketAddress {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let status = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard status == 0 else { throw failure("getsockname") }
+        return SocketAddress(address)
+    }
+
+    /// Accepts one connection, or nil if none is waiting (EAGAIN).
+    static func accept(_ descriptor: Int32) throws(PeerChannelError) -> (Int32, SocketAddress)? {
+        while true {
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let accepted = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.accept(descriptor, $0, &length)
+                }
+            }
+            if accepted >= 0 {
+                // Glibc's module does not export accept4; set the same flags on the new socket.
+                _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
+                return (accepted, SocketAddress(address))
+            }
+            if errno == EINTR || errno == ECONNABORTED { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw failure("accept")
+        }
+    }
+
+    /// Starts a non-blocking connect; true if it completed at once.
+    static func startConnect(_ descriptor: Int32, to address: SocketAddress) throws(PeerChannelError) -> Bool {
+        var socketAddress = address.socketAddress
+        let status = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if status == 0 { return true }
+        guard errno == EINPROGRESS || errno == EINTR else { throw failure("connect", "to \(address)") }
+        return false
+    }
+
+    /// The outcome of a non-blocking connect once the socket is writable.
+    static func finishConnect(_ descriptor: Int32, to address: SocketAddress) throws(PeerChannelError) {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { throw failure("getsockopt") }
+        guard error == 0 else {
+            errno = error
+            throw failure("connect", "to \(address)")
+        }
+    }
+
+    /// Waits until `descriptor` is ready for `events` or `milliseconds` pass; false on timeout.
+    static func wait(_ descriptor: Int32, for events: Int16, milliseconds: Int32) throws(PeerChannelError) -> Bool {
+        var entry = pollfd(fd: descriptor, events: events, revents: 0)
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready == 0 { return false }
+            if errno != EINTR { throw failure("poll") }
+        }
+    }
+
+    /// Reads what is available (at most `maximum` bytes); empty at end of stream, nil if nothing yet.
+    static func read(_ descriptor: Int32, maximum: Int) throws(PeerChannelError) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, maximum) }
+            if count >= 0 { return Array(buffer.prefix(count)) }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw failure("read")
+        }
+    }
+
+    /// Writes some of `bytes`; returns how many (0 if the socket cannot take any now).
+    static func write(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) throws(PeerChannelError) -> Int {
+        while true {
+            let count = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw failure("send")
+        }
+    }
+
+    static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+}

@@ -1,0 +1,112 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One TCP connection carrying `FrameCodec` frames, with a deadline for the whole exchange: every read
+/// and write waits at most until it, so a peer that goes silent (or trickles bytes) cannot hold this
+/// side longer than that. Frames longer than `maximumFrameLength` are refused as soon as their length
+/// prefix arrives (`.frameTooLarge`), so a peer cannot make this side buffer more than one small frame.
+public final class TCPConnection {
+    public let peer: SocketAddress
+    private let descriptor: Int32
+    private var decoder: FrameDecoder
+    private var pending: [[UInt8]] = []
+    private let deadline: DispatchTime
+
+    init(descriptor: Int32, peer: SocketAddress, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) {
+        self.descriptor = descriptor
+        self.peer = peer
+        do {
+            self.decoder = try FrameDecoder(maximumFrameLength: maximumFrameLength)
+        } catch {
+            SocketCalls.close(descriptor)
+            throw error
+        }
+        self.deadline = .now() + timeoutSeconds
+    }
+
+    deinit { SocketCalls.close(descriptor) }
+
+    /// Connects to `address`, waiting at most `timeoutSeconds` for the connection and then for the
+    /// whole exchange.
+    public static func connect(to address: SocketAddress, maximumFrameLength: Int,
+                               timeoutSeconds: Double) throws(PeerChannelError) -> TCPConnection {
+        let descriptor = try SocketCalls.tcpSocket()
+        let connection = try TCPConnection(descriptor: descriptor, peer: address, maximumFrameLength: maximumFrameLength,
+                                           timeoutSeconds: timeoutSeconds)
+        if try !SocketCalls.startConnect(descriptor, to: address) {
+            guard try SocketCalls.wait(descriptor, for: Int16(POLLOUT), milliseconds: connection.millisecondsLeft()) else {
+                throw PeerChannelError(.timedOut, "no answer from \(address) within \(Int(timeoutSeconds)) seconds")
+            }
+            try SocketCalls.finishConnect(descriptor, to: address)
+        }
+        return connection
+    }
+
+    /// The next frame's message. Throws `.connectionClosed` at the end of the stream,
+    /// `.truncatedFrame` if it ends inside a frame, `.timedOut` at the deadline.
+    public func readFrame() throws(PeerChannelError) -> [UInt8] {
+        while pending.isEmpty {
+            guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
+                throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
+            }
+            guard let chunk = try SocketCalls.read(descriptor, maximum: 4096) else { continue }
+            if chunk.isEmpty {
+                try decoder.finish()
+                throw PeerChannelError(.connectionClosed, "\(peer) closed the connection")
+            }
+            pending += try decoder.feed(chunk)
+        }
+        return pending.removeFirst()
+    }
+
+    /// Sends `message` as one frame.
+    public func writeFrame(_ message: [UInt8]) throws(PeerChannelError) {
+        try writeRaw(FrameCodec.encode(message))
+    }
+
+    /// Sends bytes as they are. Internal: the pairing sends frames; tests play a hostile peer with it.
+    func writeRaw(_ bytes: [UInt8]) throws(PeerChannelError) {
+        var sent = 0
+        while sent < bytes.count {
+            guard try SocketCalls.wait(descriptor, for: Int16(POLLOUT), milliseconds: millisecondsLeft()) else {
+                throw PeerChannelError(.timedOut, "\(peer) took nothing in time")
+            }
+            sent += try SocketCalls.write(descriptor, bytes[sent...])
+        }
+    }
+
+    private func millisecondsLeft() -> Int32 {
+        let now = DispatchTime.now().uptimeNanoseconds, end = deadline.uptimeNanoseconds
+        return end <= now ? 0 : Int32(clamping: (end - now) / 1_000_000)
+    }
+}
+
+/// A listening TCP socket that hands out `TCPConnection`s.
+public final class TCPListener: Sendable {
+    public let address: SocketAddress
+    private let descriptor: Int32
+
+    public init(address: SocketAddress) throws(PeerChannelError) {
+        descriptor = try SocketCalls.tcpSocket()
+        do {
+            try SocketCalls.bindAndListen(descriptor, to: address, backlog: 8)
+            self.address = try SocketCalls.localAddress(descriptor)
+        } catch {
+            SocketCalls.close(descriptor)
+            throw error
+        }
+    }
+
+    deinit { SocketCalls.close(descriptor) }
+
+    /// The next connection, or nil if none arrives within `waitSeconds`. The connection's own
+    /// deadline, `timeoutSeconds`, starts when it is accepted.
+    public func accept(waitSeconds: Double, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) -> TCPConnection? {
+        let milliseconds = Int32(clamping: Int64(max(0, waitSeconds) * 1000))
+        guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: milliseconds),
+              let (accepted, peer) = try SocketCalls.accept(descriptor) else { return nil }
+        return try TCPConnection(descriptor: accepted, peer: peer, maximumFrameLength: maximumFrameLength, timeoutSeconds: timeoutSeconds)
+    }
+}

@@ -1,0 +1,95 @@
+import CryptoVault
+import Foundation
+import PeerChannel
+
+/// `pair host` and `pair join`: pairing two vaults with a one-time code (SECURITY.md §9.7).
+enum PairCommands {
+    static let defaultListen = "0.0.0.0:7420"
+    /// How long one connection may take, start to end: a silent peer is dropped after this.
+    static let connectionTimeoutSeconds = 30.0
+
+    static let host = Command("pair host", synopsis: "show a one-time code and wait for a device to pair", usage: """
+        Usage: vaultctl pair host [--listen ADDR:PORT] [--vault DIR] [--passphrase-file PATH | ...]
+
+        Prints a one-time pairing code and waits for 'vaultctl pair join' on the other device. The
+        code works for 5 minutes and allows 3 failed attempts; read it to the other person, never send
+        it over the network. On success both devices store the pairing (see 'vaultctl peers list').
+
+        Options:
+          --listen ADDR:PORT   the IPv4 address and port to listen on (default \(defaultListen);
+                               port 0 lets the system choose, and the chosen port is printed)
+        \(Credentials.help)
+
+        Example:
+          vaultctl pair host --listen 192.168.1.20:7420
+        """, options: Credentials.options + [OptionSpec(name: "--listen", kind: .value)]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let keys = try unlocked.deviceKeys()
+            let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--listen") ?? defaultListen))
+            let lease = PairingCodeLease(code: try PairingCode.generate())
+            Output.line("Pairing code: \(lease.code.displayed)")
+            Output.line("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
+            Output.line("This device: \(keys.profile.name)  \(keys.profile.fingerprint)")
+            let pairing = try serve(listener, host: PairingHost(vault: unlocked, keys: keys, lease: lease))
+            report(pairing, json: arguments.has("--json"))
+        }
+
+    /// Serves one connection after another until a device pairs or the code dies.
+    private static func serve(_ listener: TCPListener, host: PairingHost) throws -> FamilyPairing {
+        var host = host
+        while true {
+            try host.lease.checkUsable()
+            guard let connection = try listener.accept(waitSeconds: min(1, host.lease.remainingSeconds),
+                                                       maximumFrameLength: PairingHost.maximumFrameLength,
+                                                       timeoutSeconds: connectionTimeoutSeconds) else { continue }
+            do {
+                return try host.serve(connection)
+            } catch let error as PeerChannelError {
+                Output.note("vaultctl: pairing attempt from \(connection.peer) failed: \(error.message)")
+            }
+        }
+    }
+
+    static let join = Command("pair join", synopsis: "pair with a device that shows a code (asks for the code)", usage: """
+        Usage: vaultctl pair join ADDR:PORT [--code-file PATH] [--vault DIR] [--passphrase-file PATH | ...]
+
+        Connects to 'vaultctl pair host' at ADDR:PORT and pairs with it using the code it shows. The
+        code is asked on the terminal (or read from --code-file; never from the command line). Case,
+        spaces and hyphens do not matter, and I, L and O read as 1, 1 and 0.
+
+        Options:
+          --code-file PATH     read the pairing code from the first line of PATH (- for stdin)
+        \(Credentials.help)
+
+        Example:
+          vaultctl pair join 192.168.1.20:7420
+        """, options: Credentials.options + [OptionSpec(name: "--code-file", kind: .value)], positionals: 1...1) { arguments in
+            let address = try SocketAddress(parsing: arguments.positionals[0])
+            let unlocked = try VaultLocation.unlock(arguments)
+            let keys = try unlocked.deviceKeys()
+            let code = try PairingCode(parsing: try typedCode(arguments))
+            let connection = try TCPConnection.connect(to: address, maximumFrameLength: PairingHost.maximumFrameLength,
+                                                       timeoutSeconds: connectionTimeoutSeconds)
+            let pairing = try PairingJoiner(vault: unlocked, keys: keys).join(connection, code: code)
+            report(pairing, json: arguments.has("--json"))
+        }
+
+    private static func typedCode(_ arguments: ParsedArguments) throws -> SecureBytes {
+        if let path = arguments.value("--code-file") { return try SecretInput.firstLine(ofFile: path, what: "pairing code") }
+        do {
+            return try SecretInput.prompt("Pairing code: ")
+        } catch let error as CommandError where error.exitCode == .usage {
+            throw CommandError(message: "there is no terminal to ask for the pairing code", exitCode: .usage,
+                               hint: "pass --code-file PATH (or - for standard input)")
+        }
+    }
+
+    private static func report(_ pairing: FamilyPairing, json: Bool) {
+        if json {
+            Output.json(PeersCommands.json(pairing))
+            return
+        }
+        Output.line("Paired with \(pairing.peer.name)  \(pairing.peer.fingerprint)")
+        Output.line("Compare this fingerprint with 'vaultctl device' on that device.")
+    }
+}

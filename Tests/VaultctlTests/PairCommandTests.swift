@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `vaultctl pair host`, `pair join` and `peers list` between two vaults over loopback.
+struct PairCommandTests {
+    /// A running `pair host` with the code and address it printed.
+    struct Host {
+        let running: CLI.Running
+        let code: String
+        let address: String
+
+        func finish() -> CLI.Result {
+            running.process.waitUntilExit()
+            return running.result()
+        }
+
+        func stderr() -> String {
+            String(decoding: FileManager.default.contents(atPath: running.errorPath) ?? Data(), as: UTF8.self)
+        }
+    }
+
+    static func startHost(_ vault: CLIVault) throws -> Host {
+        let running = try CLI.start(["pair", "host", "--listen", "127.0.0.1:0", "--vault", vault.directory,
+                                     "--passphrase-file", vault.passphraseFile])
+        for _ in 0..<400 {
+            let output = String(decoding: FileManager.default.contents(atPath: running.outputPath) ?? Data(), as: UTF8.self)
+            let lines = output.split(separator: "\n")
+            if let code = lines.first(where: { $0.hasPrefix("Pairing code: ") })?.dropFirst(14),
+               let listening = lines.first(where: { $0.hasPrefix("Listening on ") }),
+               let address = listening.dropFirst(13).split(separator: ";").first {
+                return Host(running: running, code: String(code), address: String(address))
+            }
+            guard running.process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(running.process.processIdentifier, SIGKILL)
+        throw CLIError(message: "pair host printed no code: \(running.result().stderr)")
+    }
+
+    static func join(_ vault: CLIVault, _ address: String, code: String) throws -> CLI.Result {
+        let codeFile = vault.root + "/code"
+        try vault.write(code + "\n", to: codeFile)
+        return try vault.run(["pair", "join", address, "--code-file", codeFile])
+    }
+
+    static func json(_ result: CLI.Result) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+    }
+
+    static func deviceID(_ vault: CLIVault) throws -> String {
+        let identity = try #require(try json(try vault.run(["device", "--json"])) as? [String: Any])
+        return try #require(identity["device_id"] as? String)
+    }
+
+    static func pairedIDs(_ vault: CLIVault) throws -> [String] {
+        let pairings = try #require(try json(try vault.run(["peers", "list", "--json"], unlock: false)) as? [[String: Any]])
+        return pairings.compactMap { ($0["peer"] as? [String: Any])?["device_id"] as? String }
+    }
+
+    @Test func twoVaultsPairAndEachListsTheOther() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk)
+        #expect(host.code.count == 11 && host.code.dropFirst(5).first == "-")
+        let joined = try Self.join(laptop, host.address, code: host.code.lowercased())
+        let hosted = host.finish()
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(hosted.status == 0, "\(hosted.stderr)")
+        let deskID = try Self.deviceID(desk), laptopID = try Self.deviceID(laptop)
+        #expect(try Self.pairedIDs(desk) == [laptopID] && Self.pairedIDs(laptop) == [deskID])
+        #expect(joined.stdout.contains("Paired with ") && hosted.stdout.contains("Paired with "))
+        let listed = try laptop.run(["peers", "list"], unlock: false)
+        #expect(listed.stdout.contains("joined"))
+        let log = try desk.run(["audit", "log", "--json", "--action", "peer"])
+        let actions = try #require(try Self.json(log) as? [[String: Any]]).compactMap { $0["action"] as? String }
+        #expect(actions == ["peer.pair"])
+    }
+
+    @Test func aWrongCodeFailsOnBothSidesAndTheHostWaitsForTheRightOne() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk)
+        let wrongCode = String(host.code.prefix(10)) + (host.code.last == "0" ? "1" : "0")
+        let wrong = try Self.join(laptop, host.address, code: wrongCode)
+        #expect(wrong.status == 2 && wrong.stderr.contains("the code is wrong"), "\(wrong.stderr)")
+        #expect(host.running.process.isRunning && host.stderr().contains("failed: the joining device used another code"))
+        #expect(try Self.pairedIDs(laptop).isEmpty && Self.pairedIDs(desk).isEmpty)
+
+        let right = try Self.join(laptop, host.address, code: host.code)
+        #expect(right.status == 0 && host.finish().status == 0)
+        #expect(try Self.pairedIDs(laptop) == [Self.deviceID(desk)])
+    }
+
+    @Test func threeWrongAttemptsKillTheCodeAndEndTheHost() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk)
+        for guess in ["AAAAA-AAAAA", "BBBBB-BBBBB", "CCCCC-CCCCC"] where guess != host.code {
+            #expect(try Self.join(laptop, host.address, code: guess).status == 2)
+        }
+        let hosted = host.finish()
+        #expect(hosted.status == 2 && hosted.stderr.contains("failed 3 times and is dead"), "\(hosted.stderr)")
+        let late = try Self.join(laptop, host.address, code: host.code)
+        #expect(late.status == 74 && late.stderr.contains("connect"))
+        #expect(try Self.pairedIDs(desk).isEmpty && Self.pairedIDs(laptop).isEmpty)
+    }
+
+    @Test func aHostileClientIsRefusedWithTheReasonAndLeavesNoPairing() throws {
+        let desk = try CLIVault()
+        let host = try Self.startHost(desk)
+        let parts = host.address.split(separator: ":")
+        let attack = try CLI.start(["-c", "printf '\\377\\377hello' > /dev/tcp/\(parts[0])/\(parts[1])"], executable: "/bin/bash")
+        attack.process.waitUntilExit()
+        for _ in 0..<100 where !host.stderr().contains("failed") { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(host.stderr().contains("announced a frame of 65535 bytes"), "\(host.stderr())")
+        #expect(host.running.process.isRunning)
+        // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
+        kill(host.running.process.processIdentifier, SIGKILL)
+        _ = host.finish()
+        #expect(try Self.pairedIDs(desk).isEmpty)
+    }
+
+    @Test func theCodeIsNeverTakenFromTheCommandLineAndAMistypedOneIsRefusedLocally() throws {
+        let laptop = try CLIVault()
+        let inArgv = try laptop.run(["pair", "join", "127.0.0.1:9", "7KQ2M-X9D4R"])
+        #expect(inArgv.status == 64)
+        let mistyped = try Self.join(laptop, "127.0.0.1:9", code: "7KQ2M-X9D4")
+        #expect(mistyped.status == 64 && mistyped.stderr.contains("a pairing code is 10 letters and digits"))
+        let badAddress = try Self.join(laptop, "localhost:9", code: "7KQ2M-X9D4R")
+        #expect(badAddress.status == 64 && badAddress.stderr.contains("is not an IPv4 ADDR:PORT"))
+    }
+}
