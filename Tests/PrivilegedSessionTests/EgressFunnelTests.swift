@@ -23,7 +23,7 @@ private final class EgressFixture {
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func submit(_ destination: String, _ compartments: [VaultCompartment], _ payload: [UInt8],
-                policy: EgressPolicy = EgressPolicy(), paired: Set<String> = []) throws -> EgressOutcome {
+                policy: EgressPolicy = EgressPolicy(), paired: Set<String>? = nil) throws -> EgressOutcome {
         try EgressFunnel(vault: unlocked, policy: policy, pairedDevices: paired)
             .submit(EgressRequest(destination: try EgressDestination(parsing: destination), compartments: compartments, payload: payload))
     }

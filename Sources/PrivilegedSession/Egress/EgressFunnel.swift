@@ -6,19 +6,21 @@ import CryptoVault
 /// hands back a `ReleasedPayload`, the type every outbound transport takes.
 ///
 /// A destination must also be one the vault knows: `vault:` names this vault (its id in hex, or
-/// `self`), and `device:` one of the owner's paired devices; any other id there is refused.
+/// `self`), and `device:` one of the owner's paired devices (its device id in hex, as `vaultctl peers
+/// list` shows it); any other id there is refused.
 public final class EgressFunnel: Sendable {
     public let policy: EgressPolicy
     private let vault: UnlockedVault
     private let leakGuard: LeakGuard
     private let pairedDevices: Set<String>
 
+    /// `pairedDevices` defaults to the vault's pairings (SECURITY.md §9.7).
     public init(vault: UnlockedVault, policy: EgressPolicy = EgressPolicy(), leakGuard: LeakGuard = LeakGuard(),
-                pairedDevices: Set<String> = []) {
+                pairedDevices: Set<String>? = nil) throws {
         self.vault = vault
         self.policy = policy
         self.leakGuard = leakGuard
-        self.pairedDevices = pairedDevices
+        self.pairedDevices = try pairedDevices ?? Set(vault.vault.familyPairings().map { ByteEncoding.hex($0.peer.deviceID) })
     }
 
     /// Decides, records, and releases what may leave. Throws only when the request is malformed or
