@@ -14,9 +14,10 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "CProcessHardening"),
-        .target(name: "CryptoVault", dependencies: ["CSodium", "CArgon2", "CSQLite"]),
+        .target(name: "CryptoVault", dependencies: ["CSodium", "CArgon2", "CSQLite", "COpenSSL"]),
         .target(name: "AuditChain", dependencies: ["CryptoVault"]),
         .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),

@@ -45,12 +45,15 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         let insert = try database.prepare("INSERT INTO audit_entries (seq, entry, leaf_hash) VALUES (?, ?, ?)")
         var tree = try AuditTreeStore(database: database).appender()
         var sinceCheckpoint = try checkpointer.map { tree.size - (try $0.lastCheckpointSize(database)) } ?? 0
+        var encoded: [UInt8] = []
         for event in events {
-            let encoded = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encoded()
-            let leafHash = MerkleHash.leaf(encoded)
-            try insert.run([.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
+            encoded.removeAll(keepingCapacity: true)
+            try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encode(into: &encoded)
+            let leafHash = encoded.withUnsafeBytes(MerkleHash.leaf)
+            previous = MerkleHash.bytes(leafHash)
+            try insert.run([.integer(Int64(seq)), .blob(encoded), .blob(previous)])
             try tree.append(leafHash: leafHash)
-            (seq, previous) = (seq + 1, leafHash)
+            seq += 1
             sinceCheckpoint += 1
             if let checkpointer, sinceCheckpoint >= checkpointer.interval {
                 try checkpointer.checkpoint(database, vaultID: vaultID, size: tree.size, rootHash: tree.rootHash)

@@ -120,6 +120,15 @@ public struct RawRow {
         guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
+
+    /// The blob's bytes where SQLite holds them, without a copy (empty for NULL or an empty blob).
+    /// Valid only until the callback returns: a scan over millions of rows copies nothing.
+    public func blobBytes(at column: Int32) -> UnsafeRawBufferPointer {
+        // Blob first, then its size: the order SQLite documents (no type conversion can move the bytes).
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: base == nil ? 0 : count)
+    }
 }
 
 /// A value bound to or read from a statement.
