@@ -10,10 +10,16 @@ struct AuditTreeStore {
     static let lowestStoredLevel = 4
 
     let database: Database
+    private let statements: StatementCache
+
+    init(database: Database) {
+        self.database = database
+        self.statements = StatementCache(database: database)
+    }
 
     var size: Int {
         // The last sequence number plus one: an index lookup, where count(*) would scan the table.
-        get throws { Int(try database.queryOne("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1")?.integer("seq") ?? -1) + 1 }
+        get throws { Int(try statements.first("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1", [])?.integer("seq") ?? -1) + 1 }
     }
 
     /// An appender for a run of leaves: it holds the tree's right edge (the roots of its complete
@@ -56,11 +62,11 @@ struct AuditTreeStore {
     /// The hash of leaves index·2^level ..< (index+1)·2^level, or nil if the log does not hold them all.
     func node(level: Int, index: Int) throws -> [UInt8]? {
         if level == 0 {
-            return try database.queryOne("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash")
+            return try statements.first("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash")
         }
         if level < Self.lowestStoredLevel { return try recomputedNode(level: level, index: index) }
-        return try database.queryOne("SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
-                                     [.integer(Int64(level)), .integer(Int64(index))])?.blob("hash")
+        return try statements.first("SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
+                                    [.integer(Int64(level)), .integer(Int64(index))])?.blob("hash")
     }
 
     /// An unstored node, folded from its leaf hashes in one range read.
@@ -100,5 +106,20 @@ struct AuditTreeStore {
     private func requireSize(_ size: Int) throws {
         let current = try self.size
         guard size >= 0, size <= current else { throw AuditChainError(.sizeOutOfRange, "the log has \(current) entries, not \(size)") }
+    }
+}
+
+/// The tree's lookups, each prepared once per store rather than once per query: a proof at a million
+/// entries makes dozens of them, and preparing costs more than running.
+private final class StatementCache {
+    private let database: Database
+    private var prepared: [String: PreparedStatement] = [:]
+
+    init(database: Database) { self.database = database }
+
+    func first(_ sql: String, _ parameters: [SQLValue]) throws -> Row? {
+        let statement = try prepared[sql] ?? database.prepare(sql)
+        prepared[sql] = statement
+        return try statement.run(parameters).first
     }
 }
