@@ -1,5 +1,8 @@
 internal import COpenSSL
 internal import CSodium
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// SHA-256 (FIPS 180-4) through OpenSSL's libcrypto, which runs it on the CPU's SHA extensions where
 /// present: several times libsodium's portable code, and the audit log hashes every entry and every
@@ -22,13 +25,16 @@ public enum SHA256 {
     }
 
     /// SHA-256 of `first || second`, written into the 32 bytes of `digest`, without copying the input
-    /// into one buffer: for hot loops (the audit log hashes 0x00 || entry and 0x01 || left || right).
+    /// into one buffer and on a context kept by the calling thread: for hot loops (the audit log
+    /// hashes 0x00 || entry and 0x01 || left || right, millions of times). Finishing a digest leaves
+    /// no input byte in the context (OpenSSL clears its block buffer), only the digest itself.
     public static func hash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer,
                             into digest: UnsafeMutableRawBufferPointer) {
-        var hasher = Hasher()
-        hasher.update(first)
-        hasher.update(second)
-        hasher.finalize(into: digest)
+        let context = ThreadContext.current
+        start(context)
+        update(context, first)
+        update(context, second)
+        finish(context, into: digest)
     }
 
     /// Incremental SHA-256. Noncopyable, and `finalize()` consumes it, so a finished hasher cannot be
@@ -40,7 +46,7 @@ public enum SHA256 {
 
         public init() {
             guard let context = EVP_MD_CTX_new() else { fatalError("out of memory for a SHA-256 context") }
-            precondition(EVP_DigestInit_ex2(context, SHA256.algorithm, nil) == 1, "OpenSSL could not start a SHA-256 digest")
+            SHA256.start(context)
             self.context = context
         }
 
@@ -49,30 +55,50 @@ public enum SHA256 {
         }
 
         public mutating func update(_ data: [UInt8]) {
-            data.withUnsafeBytes { update($0) }
-        }
-
-        mutating func update(_ data: UnsafeRawBufferPointer) {
-            guard data.count > 0 else { return }
-            precondition(EVP_DigestUpdate(context, data.baseAddress, data.count) == 1, "OpenSSL could not hash")
+            data.withUnsafeBytes { SHA256.update(context, $0) }
         }
 
         public consuming func finalize() -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: SHA256.digestSize)
-            digest.withUnsafeMutableBytes { finish(into: $0) }
+            digest.withUnsafeMutableBytes { SHA256.finish(context, into: $0) }
             return digest
         }
+    }
 
-        consuming func finalize(into digest: UnsafeMutableRawBufferPointer) {
-            finish(into: digest)
-        }
+    // MARK: EVP calls
 
-        private func finish(into digest: UnsafeMutableRawBufferPointer) {
-            precondition(digest.count == SHA256.digestSize, "a SHA-256 digest takes 32 bytes")
-            var written: UInt32 = 0
-            precondition(EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &written) == 1
-                         && written == UInt32(SHA256.digestSize), "OpenSSL could not finish a SHA-256 digest")
-        }
+    fileprivate static func start(_ context: OpaquePointer) {
+        precondition(EVP_DigestInit_ex2(context, algorithm, nil) == 1, "OpenSSL could not start a SHA-256 digest")
+    }
+
+    fileprivate static func update(_ context: OpaquePointer, _ data: UnsafeRawBufferPointer) {
+        guard data.count > 0 else { return }
+        precondition(EVP_DigestUpdate(context, data.baseAddress, data.count) == 1, "OpenSSL could not hash")
+    }
+
+    fileprivate static func finish(_ context: OpaquePointer, into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count == digestSize, "a SHA-256 digest takes 32 bytes")
+        var written: UInt32 = 0
+        precondition(EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &written) == 1
+                     && written == UInt32(digestSize), "OpenSSL could not finish a SHA-256 digest")
+    }
+}
+
+/// Each thread's SHA-256 context for `SHA256.hash(_:_:into:)`, made on its first use and freed when
+/// the thread ends: restarting a used context costs a fraction of making one.
+private enum ThreadContext {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, { context in EVP_MD_CTX_free(OpaquePointer(context)) }) == 0,
+                     "no thread-specific key left for SHA-256 contexts")
+        return key
+    }()
+
+    static var current: OpaquePointer {
+        if let context = pthread_getspecific(key) { return OpaquePointer(context) }
+        guard let context = EVP_MD_CTX_new() else { fatalError("out of memory for a SHA-256 context") }
+        precondition(pthread_setspecific(key, UnsafeRawPointer(context)) == 0, "could not keep a SHA-256 context for this thread")
+        return context
     }
 }
 
