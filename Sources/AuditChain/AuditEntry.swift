@@ -48,55 +48,64 @@ public struct AuditEntry: Sendable, Equatable {
     public var leafHash: [UInt8] { MerkleHash.leaf(encoded()) }
 
     public func encoded() -> [UInt8] {
-        var bytes: [UInt8] = [Self.version]
-        bytes += Self.bigEndian(seq, width: 8)
-        bytes += Self.bigEndian(UInt64(bitPattern: time), width: 8)
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the encoding to `bytes`, so that an appender can reuse one buffer for a whole batch.
+    func encode(into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 128 + actor.utf8.count + detailHashes.count * 65 + sealedDetails.count)
+        bytes.append(Self.version)
+        Self.appendBigEndian(seq, width: 8, to: &bytes)
+        Self.appendBigEndian(UInt64(bitPattern: time), width: 8, to: &bytes)
         bytes += deviceID
-        for field in [Array(actor.utf8), Array(action.utf8), compartmentID, subjectID] {
+        bytes.append(UInt8(actor.utf8.count))
+        bytes += actor.utf8
+        bytes.append(UInt8(action.utf8.count))
+        bytes += action.utf8
+        for field in [compartmentID, subjectID] {
             bytes.append(UInt8(field.count))
             bytes += field
         }
         bytes.append(UInt8(detailHashes.count))
         for detail in detailHashes {
             bytes.append(UInt8(detail.name.utf8.count))
-            bytes += Array(detail.name.utf8) + detail.hash
+            bytes += detail.name.utf8
+            bytes += detail.hash
         }
-        bytes += Self.bigEndian(UInt64(sealedDetails.count), width: 4) + sealedDetails
-        return bytes + previousHash
+        Self.appendBigEndian(UInt64(sealedDetails.count), width: 4, to: &bytes)
+        bytes += sealedDetails
+        bytes += previousHash
     }
 
     /// The encoding, refused when it is larger than `maximumEncodedSize`: the decoder refuses such an
     /// entry, so writing one would make the log fail its own verification from that entry on.
     public func boundedEncoding() throws(AuditChainError) -> [UInt8] {
         let bytes = encoded()
-        guard bytes.count <= Self.maximumEncodedSize else {
-            throw AuditChainError(.invalidEvent, "the audit entry would be \(bytes.count) bytes, more than the \(Self.maximumEncodedSize) an entry may have: record fewer or shorter details")
-        }
+        try Self.checkEncodedSize(bytes.count)
         return bytes
+    }
+
+    /// Refuses an encoding of `count` bytes when it is larger than `maximumEncodedSize`.
+    static func checkEncodedSize(_ count: Int) throws(AuditChainError) {
+        guard count <= maximumEncodedSize else {
+            throw AuditChainError(.invalidEvent, "the audit entry would be \(count) bytes, more than the \(maximumEncodedSize) an entry may have: record fewer or shorter details")
+        }
     }
 
     /// Parses one encoded entry strictly: every length bounded, every field canonical, nothing left over.
     public init(decoding bytes: [UInt8]) throws {
-        var reader = EntryReader(bytes)
-        guard bytes.count <= Self.maximumEncodedSize, try reader.byte() == Self.version else {
-            throw AuditChainError(.malformedEntry, "an audit entry has an unknown version or is too large")
-        }
-        seq = try reader.integer(8)
-        time = Int64(bitPattern: try reader.integer(8))
-        deviceID = try reader.bytes(16)
-        actor = try reader.text(maximum: 255, allowed: { _ in true })
-        action = try reader.text(maximum: 64, allowed: Self.isActionCharacter)
-        compartmentID = try reader.shortBytes(allowedCounts: [0, 16])
-        subjectID = try reader.shortBytes(allowedCounts: Set(0...64))
-        detailHashes = try (0..<Int(try reader.byte())).map { _ in
-            DetailHash(name: try reader.text(maximum: 32, allowed: Self.isDetailNameCharacter), hash: try reader.bytes(32))
-        }
-        sealedDetails = try reader.bytes(Int(try reader.integer(4)))
-        previousHash = try reader.bytes(32)
-        guard reader.isAtEnd else { throw AuditChainError(.malformedEntry, "an audit entry has trailing bytes") }
-        guard sealedDetails.isEmpty || sealedDetails.count >= 40 else {
-            throw AuditChainError(.malformedEntry, "an audit entry's sealed details are truncated")
-        }
+        self = try bytes.withUnsafeBytes { try AuditEntry(EncodedEntry(parsing: $0)) }
+    }
+
+    init(_ encoded: EncodedEntry) {
+        var detailHashes: [DetailHash] = []
+        encoded.forEachDetailHash { name, hash in detailHashes.append(DetailHash(name: encoded.string(name), hash: encoded.array(hash))) }
+        self.init(seq: encoded.seq, time: encoded.time, deviceID: encoded.array(encoded.deviceID), actor: encoded.string(encoded.actor),
+                  action: encoded.string(encoded.action), compartmentID: encoded.array(encoded.compartmentID),
+                  subjectID: encoded.array(encoded.subjectID), detailHashes: detailHashes,
+                  sealedDetails: encoded.array(encoded.sealedDetails), previousHash: encoded.array(encoded.previousHash))
     }
 
     static func isActionCharacter(_ byte: UInt8) -> Bool {
@@ -108,44 +117,12 @@ public struct AuditEntry: Sendable, Equatable {
     }
 
     static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
-        (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
-    }
-}
-
-/// A bounds-checked reader for `AuditEntry(decoding:)`; every failure is a malformed entry.
-struct EntryReader {
-    private let bytes: [UInt8]
-    private var offset = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    mutating func bytes(_ count: Int) throws -> [UInt8] {
-        guard count >= 0, count <= bytes.count - offset else {
-            throw AuditChainError(.malformedEntry, "an audit entry is truncated")
-        }
-        defer { offset += count }
-        return Array(bytes[offset..<(offset + count)])
+        var bytes: [UInt8] = []
+        appendBigEndian(value, width: width, to: &bytes)
+        return bytes
     }
 
-    mutating func byte() throws -> UInt8 { try bytes(1)[0] }
-
-    mutating func integer(_ width: Int) throws -> UInt64 {
-        try bytes(width).reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    mutating func shortBytes(allowedCounts: Set<Int>) throws -> [UInt8] {
-        let count = Int(try byte())
-        guard allowedCounts.contains(count) else { throw AuditChainError(.malformedEntry, "an audit entry field has an impossible length") }
-        return try bytes(count)
-    }
-
-    mutating func text(maximum: Int, allowed: (UInt8) -> Bool) throws -> String {
-        let raw = try bytes(Int(try byte()))
-        guard raw.count <= maximum, raw.allSatisfy(allowed), let text = String(validating: raw, as: UTF8.self) else {
-            throw AuditChainError(.malformedEntry, "an audit entry has a malformed text field")
-        }
-        return text
+    static func appendBigEndian(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
+        for index in (0..<width).reversed() { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
     }
 }

@@ -27,7 +27,7 @@ public enum AuditExport {
         }
         for checkpoint in snapshot.checkpoints { try emit("checkpoint \(checkpoint.epoch) \(base64(Array(checkpoint.note.utf8)))") }
         try snapshot.forEachEntry { _, encoded, _ in
-            try emit("entry \(base64(encoded))")
+            try emit("entry \(base64(Array(encoded)))")
             count += 1
         }
         let digest = writer.digest()

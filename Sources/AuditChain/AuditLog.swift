@@ -42,21 +42,28 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
     public func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
         var (seq, previous) = try tail(of: database)
         let deviceID = try Self.deviceID(database)
-        let insert = try database.prepare("INSERT INTO audit_entries (seq, entry, leaf_hash) VALUES (?, ?, ?)")
+        var writer = AuditEntryWriter(database: database)
         var tree = try AuditTreeStore(database: database).appender()
         var sinceCheckpoint = try checkpointer.map { tree.size - (try $0.lastCheckpointSize(database)) } ?? 0
+        var encoded: [UInt8] = []
         for event in events {
-            let encoded = try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).boundedEncoding()
-            let leafHash = MerkleHash.leaf(encoded)
-            try insert.run([.integer(Int64(seq)), .blob(encoded), .blob(leafHash)])
+            encoded.removeAll(keepingCapacity: true)
+            try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encode(into: &encoded)
+            try AuditEntry.checkEncodedSize(encoded.count)
+            let leafHash = encoded.withUnsafeBytes(MerkleHash.leaf)
+            previous = MerkleHash.bytes(leafHash)
+            try writer.add(seq: seq, encoded: encoded, leafHash: leafHash)
             try tree.append(leafHash: leafHash)
-            (seq, previous) = (seq + 1, leafHash)
+            seq += 1
             sinceCheckpoint += 1
             if let checkpointer, sinceCheckpoint >= checkpointer.interval {
+                // The checkpoint covers every entry so far: they are in the table before it is signed.
+                try writer.flush()
                 try checkpointer.checkpoint(database, vaultID: vaultID, size: tree.size, rootHash: tree.rootHash)
                 sinceCheckpoint = 0
             }
         }
+        try writer.flush()
     }
 
     public func commandFinished(in database: Database, vaultID: [UInt8]) throws {

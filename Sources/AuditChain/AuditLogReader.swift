@@ -42,14 +42,16 @@ public struct AuditLogReader {
     }
 
     static func decodeDetails(_ bytes: [UInt8]) throws -> [VaultEvent.Detail] {
-        var reader = EntryReader(bytes)
-        let details = try (0..<Int(try reader.byte())).map { _ in
-            let name = String(decoding: try reader.bytes(Int(try reader.byte())), as: UTF8.self)
-            let value = String(decoding: try reader.bytes(Int(try reader.integer(2))), as: UTF8.self)
-            return VaultEvent.Detail(name, value)
+        try bytes.withUnsafeBytes { raw in
+            var reader = EntryReader(raw)
+            let details = try (0..<Int(try reader.byte())).map { _ in
+                let name = String(decoding: raw[try reader.take(Int(try reader.byte()))], as: UTF8.self)
+                let value = String(decoding: raw[try reader.take(Int(try reader.integer(2)))], as: UTF8.self)
+                return VaultEvent.Detail(name, value)
+            }
+            guard reader.isAtEnd else { throw AuditChainError(.malformedEntry, "sealed details have trailing bytes") }
+            return details
         }
-        guard reader.isAtEnd else { throw AuditChainError(.malformedEntry, "sealed details have trailing bytes") }
-        return details
     }
 
     public func verify() throws -> AuditVerifier.Report {

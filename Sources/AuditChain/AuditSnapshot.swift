@@ -27,18 +27,19 @@ public struct AuditSnapshot: Sendable {
         case encoded([[UInt8]])
     }
 
-    /// Calls `body(index, encoded entry, stored leaf hash)` for each entry in order.
-    func forEachEntry(_ body: (Int, [UInt8], [UInt8]?) throws -> Void) throws {
+    /// Calls `body(index, encoded entry, stored leaf hash)` for each entry in order. The bytes are
+    /// lent, not copied (from a database they are SQLite's own row buffer): valid only during the call.
+    func forEachEntry(_ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void) throws {
         switch entries {
         case .encoded(let list):
-            for (index, entry) in list.enumerated() { try body(index, entry, nil) }
+            for (index, entry) in list.enumerated() { try entry.withUnsafeBytes { try body(index, $0, nil) } }
         case .database(let database):
             var index = 0
             try database.forEachRawRow("SELECT seq, entry, leaf_hash FROM audit_entries ORDER BY seq") { row in
                 guard row.integer(at: 0) == Int64(index) else {
                     throw AuditVerificationFailure(entry: index, reason: "entry \(index) is missing (the next stored entry is \(row.integer(at: 0)))")
                 }
-                try body(index, row.blob(at: 1), row.blob(at: 2))
+                try body(index, row.blobBytes(at: 1), row.blobBytes(at: 2))
                 index += 1
             }
         }

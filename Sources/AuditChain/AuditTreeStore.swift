@@ -1,70 +1,86 @@
 import CryptoVault
 
-/// The audit log's Merkle tree, kept in the vault database: leaf hashes in `audit_entries`, and the hash
-/// of every complete, aligned subtree of two or more leaves in `audit_nodes` (level ≥ 1), written once
-/// when its last leaf arrives. Tree heads take O(log n) lookups and proofs O(log² n), at any size.
+/// The audit log's Merkle tree, kept in the vault database: leaf hashes in `audit_entries`, and in
+/// `audit_nodes` the hash of every complete, aligned subtree of at least 2^`lowestStoredLevel` leaves,
+/// written once when its last leaf arrives. Smaller subtrees are recomputed from their (at most 8)
+/// leaf hashes when a proof needs them: storing them would cost a row per entry for nothing a proof
+/// cannot rebuild in microseconds. Tree heads take O(log n) lookups and proofs O(log² n), at any size.
 struct AuditTreeStore {
+    /// Level k holds subtrees of 2^k leaves; levels below this one are not stored (SECURITY.md §8.4).
+    static let lowestStoredLevel = 4
+
     let database: Database
+    private let statements: StatementCache
+
+    init(database: Database) {
+        self.database = database
+        self.statements = StatementCache(database: database)
+    }
 
     var size: Int {
         // The last sequence number plus one: an index lookup, where count(*) would scan the table.
-        get throws { Int(try database.queryOne("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1")?.integer("seq") ?? -1) + 1 }
+        get throws { Int(try statements.first("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1", [])?.integer("seq") ?? -1) + 1 }
     }
 
     /// An appender for a run of leaves: it holds the tree's right edge (the roots of its complete
-    /// subtrees) in memory, so each new leaf costs its own hashing and the inserts of the nodes it
-    /// completes, and no lookups.
+    /// subtrees) in memory, so each new leaf costs its own hashing and the inserts of the stored nodes
+    /// it completes, and no lookups.
     func appender() throws -> Appender {
         let size = try self.size
-        var edge: [(level: Int, hash: [UInt8])] = []
+        var edge: [(height: Int, hash: MerkleHash.Digest)] = []
         var start = 0
         for level in stride(from: Int.bitWidth - 2, through: 0, by: -1) where size & (1 << level) != 0 {
             guard let hash = try node(level: level, index: start >> level) else {
                 throw AuditChainError(.malformedEntry, "the audit tree is missing node \(level)/\(start >> level)")
             }
-            edge.append((level, hash))
+            edge.append((level, MerkleHash.digest(hash)))
             start += 1 << level
         }
-        return Appender(insert: try database.prepare("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)"), size: size, edge: edge)
+        return Appender(insert: try database.prepare("INSERT INTO audit_nodes (level, idx, hash) VALUES (?, ?, ?)"),
+                        frontier: MerkleFrontier(size: size, subtrees: edge))
     }
 
     struct Appender {
         let insert: PreparedStatement
-        private(set) var size: Int
-        private(set) var edge: [(level: Int, hash: [UInt8])]
+        private(set) var frontier: MerkleFrontier
 
-        init(insert: PreparedStatement, size: Int, edge: [(level: Int, hash: [UInt8])]) {
-            self.insert = insert
-            self.size = size
-            self.edge = edge
-        }
+        var size: Int { frontier.size }
 
-        /// Adds leaf number `size` and stores every node it completes.
-        mutating func append(leafHash: [UInt8]) throws {
-            var carry = (level: 0, hash: leafHash)
-            while let last = edge.last, last.level == carry.level {
-                edge.removeLast()
-                carry = (carry.level + 1, MerkleHash.node(last.hash, carry.hash))
-                try insert.run([.integer(Int64(carry.level)), .integer(Int64(size >> carry.level)), .blob(carry.hash)])
+        /// The tree head at the current size.
+        var rootHash: [UInt8] { frontier.rootHash }
+
+        /// Adds leaf number `size` and stores every node it completes at a stored level.
+        mutating func append(leafHash: MerkleHash.Digest) throws {
+            let insert = self.insert
+            try frontier.append(leafHash: leafHash) { level, index, hash in
+                guard level >= AuditTreeStore.lowestStoredLevel else { return }
+                try insert.run([.integer(Int64(level)), .integer(Int64(index)), .blob(MerkleHash.bytes(hash))])
             }
-            edge.append(carry)
-            size += 1
-        }
-
-        /// The tree head at the current size (RFC 9162 splits off the largest subtree on the left).
-        var rootHash: [UInt8] {
-            guard var hash = edge.last?.hash else { return MerkleHash.emptyRoot }
-            for subtree in edge.dropLast().reversed() { hash = MerkleHash.node(subtree.hash, hash) }
-            return hash
         }
     }
 
+    /// The hash of leaves index·2^level ..< (index+1)·2^level, or nil if the log does not hold them all.
     func node(level: Int, index: Int) throws -> [UInt8]? {
         if level == 0 {
-            return try database.queryOne("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash")
+            return try statements.first("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash")
         }
-        return try database.queryOne("SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
-                                     [.integer(Int64(level)), .integer(Int64(index))])?.blob("hash")
+        if level < Self.lowestStoredLevel { return try recomputedNode(level: level, index: index) }
+        return try statements.first("SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",
+                                    [.integer(Int64(level)), .integer(Int64(index))])?.blob("hash")
+    }
+
+    /// An unstored node, folded from its leaf hashes in one range read.
+    private func recomputedNode(level: Int, index: Int) throws -> [UInt8]? {
+        var subtree = MerkleFrontier()
+        try database.forEachRawRow("SELECT leaf_hash FROM audit_entries WHERE seq >= ? AND seq < ? ORDER BY seq",
+                                   [.integer(Int64(index << level)), .integer(Int64((index + 1) << level))]) { row in
+            let leafHash = row.blobBytes(at: 0)
+            guard leafHash.count == MerkleHash.size else {
+                throw AuditChainError(.malformedHash, "the stored leaf hash of an audit entry is not 32 bytes")
+            }
+            subtree.append(leafHash: MerkleHash.digest(leafHash))
+        }
+        return subtree.size == 1 << level ? subtree.rootHash : nil
     }
 
     func rootHash(size: Int) throws -> [UInt8] {
@@ -90,5 +106,20 @@ struct AuditTreeStore {
     private func requireSize(_ size: Int) throws {
         let current = try self.size
         guard size >= 0, size <= current else { throw AuditChainError(.sizeOutOfRange, "the log has \(current) entries, not \(size)") }
+    }
+}
+
+/// The tree's lookups, each prepared once per store rather than once per query: a proof at a million
+/// entries makes dozens of them, and preparing costs more than running.
+private final class StatementCache {
+    private let database: Database
+    private var prepared: [String: PreparedStatement] = [:]
+
+    init(database: Database) { self.database = database }
+
+    func first(_ sql: String, _ parameters: [SQLValue]) throws -> Row? {
+        let statement = try prepared[sql] ?? database.prepare(sql)
+        prepared[sql] = statement
+        return try statement.run(parameters).first
     }
 }

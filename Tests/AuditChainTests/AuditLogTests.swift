@@ -416,13 +416,23 @@ struct AuditChainAndTreeTests {
                 #expect(root == (try memoryTree.rootHash(size: size)), "root at size \(size)")
                 #expect(root == Reference.root(Array(leaves.prefix(size))), "root at size \(size)")
             }
-            // Every stored node is the head of its complete, aligned subtree, and every such subtree is stored.
+            // Every stored node is the head of its complete, aligned subtree, and every such subtree of 16
+            // leaves or more (levels 4 and 5 here) is stored; smaller ones are not (SECURITY.md §8.4).
             let nodes = try database.query("SELECT level, idx, hash FROM audit_nodes")
             for node in nodes {
                 let (level, index) = (Int(try node.integer("level")), Int(try node.integer("idx")))
                 #expect(try node.blob("hash") == Reference.root(Array(leaves[(index << level)..<((index + 1) << level)])), "node \(level)/\(index)")
+                #expect(level >= 4, "node \(level)/\(index) is below the lowest stored level")
             }
-            #expect(nodes.count == (1...6).reduce(0) { $0 + leaves.count >> $1 })
+            #expect(nodes.count == 3)
+            // The unstored subtrees are recomputed from the leaf hashes, complete ones only.
+            for level in 0..<4 {
+                for index in 0...(leaves.count >> level) {
+                    let range = (index << level)..<((index + 1) << level)
+                    let expected = range.upperBound <= leaves.count ? Reference.root(Array(leaves[range])) : nil
+                    #expect(try tree.node(level: level, index: index) == expected, "node \(level)/\(index)")
+                }
+            }
         }
 
         for size in [1, 2, 3, 5, 8, 13, 16, 17, 32, 33, 35] {
@@ -453,6 +463,70 @@ struct AuditChainAndTreeTests {
         #expect(auditErrorCode { try fixture.reader.inclusionProof(entry: 0, size: 36) } == .sizeOutOfRange)
         #expect(auditErrorCode { try fixture.reader.consistencyProof(from: 5, to: 36) } == .sizeOutOfRange)
         #expect(auditErrorCode { try fixture.reader.consistencyProof(from: 6, to: 5) } == .sizeOutOfRange)
+    }
+}
+
+@Suite("AuditLog: a vault of schema 3 (every tree node stored) migrates to the current schema")
+struct AuditTreeMigrationTests {
+    @Test("migration 6 drops the stored nodes below level 4 and keeps the rest; roots, proofs, appends and verification agree afterwards")
+    func migratesNodesBelowLevel4() throws {
+        let fixture = try AuditedVault()
+        let session = try fixture.command { try fixture.unlock() }
+        try fixture.command { for index in 0..<70 { try session.record(VaultEvent("test.event-\(index % 3)")) } }
+        let leaves = try fixture.storedEntries().map(\.leafHash)
+        try #require(leaves.count == 72)
+        let memoryTree = try MerkleTree(leafHashes: leaves)
+
+        // Rebuild the file as schema 3 left it: audit_nodes with every complete subtree of 2 or more
+        // leaves, the operations table (dropped by migration 4), no device tables (made by migration 5).
+        var schema3Nodes: [String] = []
+        for level in 1...6 {
+            for index in 0..<(leaves.count >> level) {
+                let hash = Reference.root(Array(leaves[(index << level)..<((index + 1) << level)]))
+                schema3Nodes.append("(\(level), \(index), x'\(hash.map { String(format: "%02x", $0) }.joined())')")
+            }
+        }
+        let old = try fixture.copyOfVault()
+        try Database(path: old + "/" + Vault.databaseName, create: false).execute("""
+            DROP TABLE audit_nodes;
+            CREATE TABLE audit_nodes (
+                level INTEGER NOT NULL CHECK (level >= 1), idx INTEGER NOT NULL CHECK (idx >= 0),
+                hash BLOB NOT NULL CHECK (length(hash) = 32), PRIMARY KEY (level, idx)) STRICT, WITHOUT ROWID;
+            INSERT INTO audit_nodes (level, idx, hash) VALUES \(schema3Nodes.joined(separator: ", "));
+            \(OperationsTableMigrationTests.operationsTable)
+            DROP TABLE device_identity; DROP TABLE family_pairings;
+            PRAGMA user_version = 3;
+            """)
+
+        let log = AuditLog()
+        let migrated = try Vault.open(at: old, journal: log)
+        try migrated.read { database in
+            #expect(try database.queryOne("PRAGMA user_version")?.integer("user_version") == Schema.currentVersion)
+            let levels = try database.query("SELECT level, count(*) AS n FROM audit_nodes GROUP BY level ORDER BY level").map {
+                [try $0.integer("level"), try $0.integer("n")]
+            }
+            #expect(levels == [[4, 4], [5, 2], [6, 1]], "only the nodes of levels 4 and up remain")
+            #expect(try database.queryOne("SELECT hash FROM audit_nodes WHERE level = 6 AND idx = 0")?.blob("hash") == Reference.root(Array(leaves[0..<64])))
+            let tree = AuditTreeStore(database: database)
+            for size in [1, 15, 16, 17, 33, 64, 71, 72] {
+                #expect(try tree.rootHash(size: size) == (try memoryTree.rootHash(size: size)), "root at size \(size)")
+                for index in [0, size / 2, size - 1] {
+                    #expect(try tree.inclusionProof(index: index, size: size) == (try memoryTree.inclusionProof(index: index, size: size)),
+                            "inclusion (\(index), \(size))")
+                }
+            }
+        }
+        // The appender picks up the migrated tree's right edge; the log goes on and verifies.
+        let reopened = try migrated.unlock(with: .passphrase(try secret(AuditedVault.passphrase)))
+        for index in 0..<30 { try reopened.record(VaultEvent("test.after-\(index % 2)")) }
+        try migrated.finishCommand()
+        let report = try AuditLogReader(vault: migrated).verify()
+        #expect(report.entryCount == 103 && report.uncheckpointedEntries == 0)
+        #expect(try migrated.read { try $0.queryOne("SELECT count(*) AS n FROM audit_nodes WHERE level = 5")?.integer("n") } == 3)
+        let refusal = #expect(throws: CryptoVaultError.self, "the rebuilt table keeps its append-only trigger") {
+            try Database(path: old + "/" + Vault.databaseName, create: false).execute("DELETE FROM audit_nodes WHERE level = 4")
+        }
+        #expect(refusal?.code == .database && refusal?.message.contains("the audit log is append-only") == true)
     }
 }
 

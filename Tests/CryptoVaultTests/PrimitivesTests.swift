@@ -69,6 +69,30 @@ struct PrimitivesTests {
         #expect(try blake.finalize() == (try BLAKE2b.hash(message, outputCount: 48)))
     }
 
+    @Test("SHA-256 of two parts in place equals the known answer at every split, on several threads at once")
+    func sha256OfTwoPartsInPlace() async throws {
+        // FIPS 180-2's two-block example (448 bits): every split point, empty parts included, hashes the
+        // same message; the in-place hash keeps one context per thread, so threads must not disturb each other.
+        let message = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        let expected = try hex("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        @Sendable func inPlace(split: Int) -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: SHA256.digestSize)
+            message.withUnsafeBytes { bytes in
+                digest.withUnsafeMutableBytes { SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[..<split]),
+                                                            UnsafeRawBufferPointer(rebasing: bytes[split...]), into: $0) }
+            }
+            return digest
+        }
+        for split in 0...message.count { #expect(inPlace(split: split) == expected, "split at \(split)") }
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for thread in 0..<4 {
+                group.addTask { (0..<500).allSatisfy { inPlace(split: ($0 + thread) % (message.count + 1)) == expected } }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == [true, true, true, true])
+    }
+
     @Test func blake2bKnownAnswers() throws {
         // RFC 7693 Appendix A ("abc", 64 bytes) and the empty-string BLAKE2b-512 digest.
         #expect(try BLAKE2b.hash([], outputCount: 64) == (try hex("786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce")))

@@ -1,8 +1,22 @@
+internal import COpenSSL
 internal import CSodium
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// SHA-256 (FIPS 180-4) through libsodium. No secret is involved, so nothing here throws.
+/// SHA-256 (FIPS 180-4) through OpenSSL's libcrypto, which runs it on the CPU's SHA extensions where
+/// present: several times libsodium's portable code, and the audit log hashes every entry and every
+/// tree node with it. No secret is involved, so nothing here throws; OpenSSL failing to hash is a
+/// broken installation, not an input error, and stops the program.
 public enum SHA256 {
     public static let digestSize = 32
+
+    /// OpenSSL's SHA-256, fetched once: a fetched EVP_MD never changes and may be shared between
+    /// threads (OpenSSL threads(7)), and fetching it anew per digest would cost more than the hash.
+    nonisolated(unsafe) fileprivate static let algorithm: OpaquePointer = {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("OpenSSL's libcrypto offers no SHA-256") }
+        return algorithm
+    }()
 
     public static func hash(_ data: [UInt8]) -> [UInt8] {
         var hasher = Hasher()
@@ -10,37 +24,81 @@ public enum SHA256 {
         return hasher.finalize()
     }
 
+    /// SHA-256 of `first || second`, written into the 32 bytes of `digest`, without copying the input
+    /// into one buffer and on a context kept by the calling thread: for hot loops (the audit log
+    /// hashes 0x00 || entry and 0x01 || left || right, millions of times). Finishing a digest leaves
+    /// no input byte in the context (OpenSSL clears its block buffer), only the digest itself.
+    public static func hash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer,
+                            into digest: UnsafeMutableRawBufferPointer) {
+        let context = ThreadContext.current
+        start(context)
+        update(context, first)
+        update(context, second)
+        finish(context, into: digest)
+    }
+
     /// Incremental SHA-256. Noncopyable, and `finalize()` consumes it, so a finished hasher cannot be
-    /// reused; the state is wiped when the hasher ends, since the input may have been sensitive.
+    /// reused; OpenSSL wipes the state when the hasher ends (EVP_MD_CTX_free clears it), since the
+    /// input may have been sensitive.
     public struct Hasher: ~Copyable {
-        // Raw, not typed with the C state, so no C type leaks into this public type's layout.
-        private let state: UnsafeMutableRawPointer
+        // An EVP_MD_CTX, opaque so that no C type leaks into this public type's layout.
+        private let context: OpaquePointer
 
         public init() {
-            state = .allocate(byteCount: crypto_hash_sha256_statebytes(),
-                              alignment: MemoryLayout<crypto_hash_sha256_state>.alignment)
-            // crypto_hash_sha256_init/update/final always return 0 in libsodium.
-            _ = crypto_hash_sha256_init(typedState)
+            guard let context = EVP_MD_CTX_new() else { fatalError("out of memory for a SHA-256 context") }
+            SHA256.start(context)
+            self.context = context
         }
 
         deinit {
-            sodium_memzero(state, crypto_hash_sha256_statebytes())
-            state.deallocate()
+            EVP_MD_CTX_free(context)
         }
 
         public mutating func update(_ data: [UInt8]) {
-            data.withUnsafeBytes { _ = crypto_hash_sha256_update(typedState, $0.sodiumBytes, UInt64($0.count)) }
+            data.withUnsafeBytes { SHA256.update(context, $0) }
         }
 
         public consuming func finalize() -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: SHA256.digestSize)
-            digest.withUnsafeMutableBytes { _ = crypto_hash_sha256_final(typedState, $0.sodiumBytes) }
+            digest.withUnsafeMutableBytes { SHA256.finish(context, into: $0) }
             return digest
         }
+    }
 
-        private var typedState: UnsafeMutablePointer<crypto_hash_sha256_state> {
-            state.assumingMemoryBound(to: crypto_hash_sha256_state.self)
-        }
+    // MARK: EVP calls
+
+    fileprivate static func start(_ context: OpaquePointer) {
+        precondition(EVP_DigestInit_ex2(context, algorithm, nil) == 1, "OpenSSL could not start a SHA-256 digest")
+    }
+
+    fileprivate static func update(_ context: OpaquePointer, _ data: UnsafeRawBufferPointer) {
+        guard data.count > 0 else { return }
+        precondition(EVP_DigestUpdate(context, data.baseAddress, data.count) == 1, "OpenSSL could not hash")
+    }
+
+    fileprivate static func finish(_ context: OpaquePointer, into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count == digestSize, "a SHA-256 digest takes 32 bytes")
+        var written: UInt32 = 0
+        precondition(EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), &written) == 1
+                     && written == UInt32(digestSize), "OpenSSL could not finish a SHA-256 digest")
+    }
+}
+
+/// Each thread's SHA-256 context for `SHA256.hash(_:_:into:)`, made on its first use and freed when
+/// the thread ends: restarting a used context costs a fraction of making one.
+private enum ThreadContext {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, { context in EVP_MD_CTX_free(OpaquePointer(context)) }) == 0,
+                     "no thread-specific key left for SHA-256 contexts")
+        return key
+    }()
+
+    static var current: OpaquePointer {
+        if let context = pthread_getspecific(key) { return OpaquePointer(context) }
+        guard let context = EVP_MD_CTX_new() else { fatalError("out of memory for a SHA-256 context") }
+        precondition(pthread_setspecific(key, UnsafeRawPointer(context)) == 0, "could not keep a SHA-256 context for this thread")
+        return context
     }
 }
 

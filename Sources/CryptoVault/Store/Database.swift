@@ -120,6 +120,15 @@ public struct RawRow {
         guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
+
+    /// The blob's bytes where SQLite holds them, without a copy (empty for NULL or an empty blob).
+    /// Valid only until the callback returns: a scan over millions of rows copies nothing.
+    public func blobBytes(at column: Int32) -> UnsafeRawBufferPointer {
+        // Blob first, then its size: the order SQLite documents (no type conversion can move the bytes).
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return UnsafeRawBufferPointer(start: count > 0 ? base : nil, count: base == nil ? 0 : count)
+    }
 }
 
 /// A value bound to or read from a statement.
@@ -159,11 +168,26 @@ public struct Row: Sendable {
     }
 }
 
+/// A value bound without a copy, for `PreparedStatement.execute(borrowing:)`.
+public enum SQLBorrowedValue {
+    case integer(Int64)
+    /// Bytes SQLite reads in place (SQLITE_STATIC); an empty buffer binds an empty blob.
+    case blob(UnsafeRawBufferPointer)
+}
+
 /// A statement prepared once and run many times.
 public final class PreparedStatement {
     private let statement: Statement
 
     init(_ statement: Statement) { self.statement = statement }
+
+    /// Runs a statement that returns no rows (an INSERT in a hot loop) with `parameters` bound in
+    /// place: no copy of any blob, no row read back. The caller's bytes must stay valid until it returns.
+    public func execute(borrowing parameters: [SQLBorrowedValue]) throws {
+        defer { statement.reset() }
+        try statement.bind(borrowing: parameters)
+        try statement.forEachRawRow { _ in }
+    }
 
     /// Runs the statement with `parameters` and returns its rows.
     @discardableResult
@@ -207,6 +231,22 @@ final class Statement {
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
             case .null: status = sqlite3_bind_null(handle, index)
+            }
+            guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+        }
+    }
+
+    /// SQLITE_STATIC (a nil destructor): SQLite reads the bytes where they are, during the step.
+    func bind(borrowing parameters: [SQLBorrowedValue]) throws {
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .blob(let bytes) where bytes.isEmpty: status = sqlite3_bind_zeroblob(handle, index, 0)
+            case .blob(let bytes):
+                guard let count = Int32(exactly: bytes.count) else { throw database.databaseError(SQLITE_TOOBIG, "a blob is too large", sql: sql) }
+                status = sqlite3_bind_blob(handle, index, bytes.baseAddress, count, nil)
             }
             guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
         }

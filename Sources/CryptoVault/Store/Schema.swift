@@ -144,6 +144,24 @@ enum Schema {
             paired_at               INTEGER NOT NULL
         ) STRICT;
         """,
+        // audit_nodes keeps only subtrees of 16 leaves or more (SECURITY.md §8.4): the smaller ones
+        // cost a row per entry and are recomputed from the leaf hashes. The table is rebuilt with the
+        // tighter CHECK; dropping it drops its triggers, which are then made again.
+        """
+        CREATE TABLE audit_nodes_from_level_4 (
+            level INTEGER NOT NULL CHECK (level >= 4),
+            idx   INTEGER NOT NULL CHECK (idx >= 0),
+            hash  BLOB NOT NULL CHECK (length(hash) = 32),
+            PRIMARY KEY (level, idx)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO audit_nodes_from_level_4 (level, idx, hash) SELECT level, idx, hash FROM audit_nodes WHERE level >= 4;
+        DROP TABLE audit_nodes;
+        ALTER TABLE audit_nodes_from_level_4 RENAME TO audit_nodes;
+        CREATE TRIGGER audit_nodes_no_update BEFORE UPDATE ON audit_nodes
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        CREATE TRIGGER audit_nodes_no_delete BEFORE DELETE ON audit_nodes
+            BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.
