@@ -36,7 +36,9 @@ struct AuditKeyChainStore {
     }
 
     /// Makes the next epoch's key, has the current key introduce it, and erases the current private key.
-    func evolve(from current: SigningKey, origin: String, after checkpoint: Checkpoint) throws {
+    /// Returns the new current key.
+    @discardableResult
+    func evolve(from current: SigningKey, origin: String, after checkpoint: Checkpoint) throws -> SigningKey {
         let next = try Ed25519PrivateKey()
         let statement = KeyTransition(origin: origin, epoch: current.epoch + 1, publicKey: next.publicKey, after: checkpoint)
         let introduction = try current.signedNote(statement.text, origin: origin)
@@ -44,6 +46,7 @@ struct AuditKeyChainStore {
                            [.integer(Int64(current.epoch + 1)), .blob(next.publicKey), .text(introduction),
                             .blob(next.seed.exposedCopy()), .integer(Int64(Date().timeIntervalSince1970))])
         try database.query("UPDATE audit_signing_keys SET private_key = NULL WHERE epoch = ?", [.integer(Int64(current.epoch))])
+        return SigningKey(epoch: current.epoch + 1, privateKey: next)
     }
 
     func genesisPublicKey() throws -> [UInt8] {

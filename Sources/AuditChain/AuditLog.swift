@@ -46,6 +46,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         var tree = try AuditTreeStore(database: database).appender()
         var sinceCheckpoint = try checkpointer.map { tree.size - (try $0.lastCheckpointSize(database)) } ?? 0
         var encoded: [UInt8] = []
+        var signingKey: AuditKeyChainStore.SigningKey?
         for event in events {
             encoded.removeAll(keepingCapacity: true)
             try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encode(into: &encoded)
@@ -59,7 +60,8 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
             if let checkpointer, sinceCheckpoint >= checkpointer.interval {
                 // The checkpoint covers every entry so far: they are in the table before it is signed.
                 try writer.flush()
-                try checkpointer.checkpoint(database, vaultID: vaultID, size: tree.size, rootHash: tree.rootHash)
+                signingKey = try checkpointer.checkpoint(database, vaultID: vaultID, size: tree.size, rootHash: tree.rootHash,
+                                                         current: signingKey)
                 sinceCheckpoint = 0
             }
         }

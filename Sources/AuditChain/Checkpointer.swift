@@ -33,16 +33,20 @@ public struct Checkpointer: Sendable {
         try checkpoint(database, vaultID: vaultID, size: size, rootHash: try tree.rootHash(size: size))
     }
 
-    /// Signs a checkpoint of the first `size` entries, whose tree head the caller computed.
-    func checkpoint(_ database: Database, vaultID: [UInt8], size: Int, rootHash: [UInt8]) throws {
+    /// Signs a checkpoint of the first `size` entries, whose tree head the caller computed, and
+    /// returns the next epoch's key. A caller that checkpoints again in the same transaction passes
+    /// that key back as `current`, sparing a read of the key it just wrote (and a key derivation).
+    @discardableResult
+    func checkpoint(_ database: Database, vaultID: [UInt8], size: Int, rootHash: [UInt8],
+                    current known: AuditKeyChainStore.SigningKey? = nil) throws -> AuditKeyChainStore.SigningKey {
         let origin = Self.origin(vaultID: vaultID)
         let keys = AuditKeyChainStore(database: database)
-        let current = try keys.currentSigningKey(origin: origin)
+        let current = try known ?? keys.currentSigningKey(origin: origin)
         let body = try Checkpoint(origin: origin, treeSize: UInt64(size), rootHash: rootHash)
         let note = try current.signedNote(body.body, origin: origin)
         try database.query("INSERT INTO audit_checkpoints (tree_size, epoch, note, created_at) VALUES (?, ?, ?, ?)",
                            [.integer(Int64(size)), .integer(Int64(current.epoch)), .text(note), .integer(Int64(Date().timeIntervalSince1970))])
-        try keys.evolve(from: current, origin: origin, after: body)
+        return try keys.evolve(from: current, origin: origin, after: body)
     }
 
     func lastCheckpointSize(_ database: Database) throws -> Int {
