@@ -48,3 +48,24 @@ struct EgressCommandTests {
         #expect(missing.status == 66, "\(missing.stderr)")
     }
 }
+
+/// Documents put or sealed into a privileged compartment are fingerprinted; egress check catches quotes.
+@Suite("vaultctl egress: quotes of privileged documents")
+struct EgressQuoteTests {
+    @Test("after put and after seal into a privileged compartment, a quote from another compartment is redacted")
+    func quotesCaught() throws {
+        let vault = try CLIVault()
+        #expect(try vault.run(["compartment", "create", "chart", "--register", "healthcare"]).status == 0)
+        #expect(try vault.run(["compartment", "create", "blog", "--register", "general"]).status == 0)
+        try vault.write("The patient described recurring nightmares about the flood that destroyed her childhood home.\n", to: vault.root + "/put.txt")
+        try vault.write("Counsel advised the client to accept the settlement before the hearing on Thursday morning.\n", to: vault.root + "/seal.txt")
+        #expect(try vault.run(["put", "--compartment", "chart", vault.root + "/put.txt"]).status == 0)
+        #expect(try vault.run(["seal", "--compartment", "chart", vault.root + "/seal.txt", "-o", vault.root + "/seal.vbundle"]).status == 0)
+        let post = "She had recurring nightmares about the flood that destroyed her childhood home. "
+            + "Counsel advised the client to accept the settlement before the hearing. Nothing else.\n"
+        let checked = try vault.run(["egress", "check", "--to", "model:summarizer", "--from", "blog", "-", "-o", vault.root + "/out.txt"], stdin: post)
+        #expect(checked.status == 3, "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout.components(separatedBy: "Found: privilegedQuote").count == 3, "\(checked.stdout)")
+        #expect(try String(contentsOfFile: vault.root + "/out.txt", encoding: .utf8) == "She had [PRIVILEGED]. [PRIVILEGED]. Nothing else.\n")
+    }
+}

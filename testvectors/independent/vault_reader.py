@@ -579,8 +579,8 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 # ---------------------------------------------------------------------------------------------
 
 APPLICATION_ID = 0x564C5431
-# Schema 6 (§4.1 migration 6) changed only audit_nodes, which this reader does not use.
-SCHEMA_VERSION = 6
+# Schemas 4 to 7 (§4.1) changed only tables this reader does not use.
+SCHEMA_VERSION = 7
 
 
 class Vault:

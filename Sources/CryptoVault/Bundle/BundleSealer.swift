@@ -13,6 +13,7 @@ struct BundleSealer {
     let cipher: StreamCipher
     let chunkSize: Int
     let threads: Int
+    var observer: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
 
     var batchChunks: Int { BatchSize.chunks(chunkSize: chunkSize, threads: threads) }
 
@@ -50,6 +51,7 @@ struct BundleSealer {
         var unwritten: (slot: Int, sealedCount: Int, count: Int)?
         while true {
             let current = batch
+            observer?(UnsafeRawBufferPointer(rebasing: plaintext[slot][0..<current.count]))
             let carried = plaintext[slot][batchChunks * chunkSize]
             let next = try pool.forEach(current.chunks,
                 sealChunk(plaintext[slot], into: sealed[slot], batch: current, firstIndex: firstIndex)) { () throws -> Batch? in

@@ -4,10 +4,15 @@ public enum EncryptedBundle {
     public struct Options: Sendable {
         public var chunkSize: Int
         public var threads: Int
+        /// Sees the plaintext as it is sealed, in order, a batch at a time, on the sealing thread: the
+        /// leak guard fingerprints privileged documents this way without reading them twice.
+        public var plaintextObserver: (@Sendable (UnsafeRawBufferPointer) -> Void)?
 
-        public init(chunkSize: Int = BundleHeader.defaultChunkSize, threads: Int = BundleThreads.available) {
+        public init(chunkSize: Int = BundleHeader.defaultChunkSize, threads: Int = BundleThreads.available,
+                    plaintextObserver: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil) {
             self.chunkSize = chunkSize
             self.threads = threads
+            self.plaintextObserver = plaintextObserver
         }
     }
 
@@ -37,7 +42,7 @@ public enum EncryptedBundle {
         let provisional = draft.header(plaintextLength: streamed ? (declaredLength ?? BundleHeader.unknownLength) : 0)
         try provisional.serialized().withUnsafeBytes { try output.write($0) }
         let sealer = BundleSealer(cipher: StreamCipher(payloadKey: draft.keys.payloadKey), chunkSize: options.chunkSize,
-                                  threads: options.threads)
+                                  threads: options.threads, observer: options.plaintextObserver)
         let length = try sealer.sealPayload(from: input, to: output, progress: progress)
         guard length <= BundleHeader.maximumPlaintextLength else {
             throw CryptoVaultError(.invalidInput, "the input is larger than a bundle can hold (1 PiB)")

@@ -162,6 +162,11 @@ enum Schema {
         CREATE TRIGGER audit_nodes_no_delete BEFORE DELETE ON audit_nodes
             BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
         """,
+        // The leak guard's keyed fingerprints of privileged documents (SECURITY.md §11.7): 64-bit
+        // values stored as SQLite's signed integers, bit for bit.
+        """
+        CREATE TABLE leak_fingerprints (fingerprint INTEGER PRIMARY KEY) STRICT;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

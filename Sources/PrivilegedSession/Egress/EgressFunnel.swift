@@ -14,12 +14,13 @@ public final class EgressFunnel: Sendable {
     private let leakGuard: LeakGuard
     private let pairedDevices: Set<String>
 
-    /// `pairedDevices` defaults to the vault's pairings (SECURITY.md §9.7).
-    public init(vault: UnlockedVault, policy: EgressPolicy = EgressPolicy(), leakGuard: LeakGuard = LeakGuard(),
+    /// `leakGuard` defaults to one with the vault's fingerprints of privileged documents (§11.7),
+    /// `pairedDevices` to the vault's pairings (§9.7).
+    public init(vault: UnlockedVault, policy: EgressPolicy = EgressPolicy(), leakGuard: LeakGuard? = nil,
                 pairedDevices: Set<String>? = nil) throws {
         self.vault = vault
         self.policy = policy
-        self.leakGuard = leakGuard
+        self.leakGuard = try leakGuard ?? LeakGuard(fingerprints: PrivilegedFingerprints.index(of: vault))
         self.pairedDevices = try pairedDevices ?? Set(vault.vault.familyPairings().map { ByteEncoding.hex($0.peer.deviceID) })
     }
 

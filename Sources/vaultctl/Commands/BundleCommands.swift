@@ -1,5 +1,6 @@
 import CryptoVault
 import Foundation
+import PrivilegedSession
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,9 @@ enum BundleCommands {
             }
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: try arguments.required("--compartment"))
-            let options = try bundleOptions(arguments)
+            let fingerprints = try PrivilegedFingerprints.collector(for: compartment)
+            var options = try bundleOptions(arguments)
+            options.plaintextObserver = fingerprints?.observe
             let output = try OutputTarget(outputOption, force: arguments.has("--force"))
             let progress = ProgressBar("sealing", total: input.size)
             var header: BundleHeader?
@@ -53,6 +56,7 @@ enum BundleCommands {
                 try unlocked.record(.seal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil,
                                     details: [.init("file", input.metadata(name: arguments.value("--name")).name)])
             }
+            if let fingerprints { try PrivilegedFingerprints.remember(fingerprints, in: unlocked) }
             if !output.isStandardOutput { Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header!.bundleID))).") }
         }
 

@@ -31,6 +31,24 @@ public struct FingerprintIndex: Sendable {
         self.table = table
     }
 
+    /// An index of fingerprints computed earlier under the same key (the vault keeps them, §11.7).
+    init(key: SecureBytes, fingerprints: [UInt64]) throws(PrivilegedSessionError) {
+        guard fingerprints.count <= Self.maximumCount else {
+            throw PrivilegedSessionError(.tooManyFingerprints, "the fingerprint index would exceed \(Self.maximumCount) fingerprints")
+        }
+        hasher = try ShingleHasher(key: key)
+        table = FingerprintTable(minimumCapacity: fingerprints.count)
+        for fingerprint in fingerprints { table.insert(fingerprint) }
+    }
+
+    /// The fingerprints of `document`'s shingles under this index's key, without adding them.
+    func fingerprints(of document: UnsafeRawBufferPointer) -> [UInt64] {
+        var fingerprints: [UInt64] = []
+        var shingler = Shingler(hasher: hasher)
+        shingler.forEachShingle(in: document.bindMemory(to: UInt8.self)) { fingerprint, _ in fingerprints.append(fingerprint) }
+        return fingerprints
+    }
+
     /// How many distinct fingerprints the index holds.
     public var count: Int { table.count }
 

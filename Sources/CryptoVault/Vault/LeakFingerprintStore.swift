@@ -1,0 +1,35 @@
+/// The leak guard's fingerprints of privileged documents, kept in the vault (SECURITY.md §11.7).
+/// Only the PrivilegedSession module computes and reads them, so this API is `package`.
+///
+/// The key is derived from the master key:
+///     HKDF-SHA-256(IKM = MK, salt = vault id, info = "vaultctl leak guard fingerprints v1", L = 32)
+/// so fingerprints are worthless without the vault's secret (a shingle of 8 common words could
+/// otherwise be confirmed by anyone who guesses it).
+extension UnlockedVault {
+    static let leakFingerprintInfo = Array("vaultctl leak guard fingerprints v1".utf8)
+
+    package func leakFingerprintKey() throws -> SecureBytes {
+        try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.leakFingerprintInfo, outputCount: 32)
+    }
+
+    /// Adds fingerprints (duplicates are ignored), in one transaction.
+    package func storeLeakFingerprints(_ fingerprints: [UInt64]) throws {
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                let insert = try database.prepare("INSERT OR IGNORE INTO leak_fingerprints (fingerprint) VALUES (?)")
+                for fingerprint in fingerprints { _ = try insert.run([.integer(Int64(bitPattern: fingerprint))]) }
+            }
+        }
+    }
+
+    /// Every stored fingerprint.
+    package func leakFingerprints() throws -> [UInt64] {
+        try vault.read { database in
+            var fingerprints: [UInt64] = []
+            try database.forEachRow("SELECT fingerprint FROM leak_fingerprints") { row in
+                fingerprints.append(UInt64(bitPattern: try row.integer("fingerprint")))
+            }
+            return fingerprints
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import AuditChain
+import CryptoVault
+import Foundation
+import PrivilegedSession
+import Testing
+
+/// Documents sealed into privileged compartments are fingerprinted in the vault, and the egress
+/// funnel catches a payload quoting them, from any compartment.
+@Suite("Privileged fingerprints kept in the vault")
+struct PrivilegedFingerprintsTests {
+    static let note = "The patient described recurring nightmares about the flood that destroyed her childhood home in Valmeyer."
+    static let quote = "Draft post: she described RECURRING nightmares about the flood,\nthat destroyed her childhood home. We write about resilience."
+
+    private final class Fixture {
+        let root = NSTemporaryDirectory() + "fingerprints-test-\(UUID().uuidString)"
+        let unlocked: UnlockedVault
+        let chart: VaultCompartment
+        let blog: VaultCompartment
+
+        init() throws {
+            unlocked = try Vault.create(at: root + "/vault", passphrase: try SecureBytes(copying: Array("correct horse battery staple".utf8)),
+                                        kdf: .argon2idFloor, journal: AuditLog())
+            chart = try unlocked.createCompartment(named: "chart", register: .healthcare)
+            blog = try unlocked.createCompartment(named: "blog", register: .general)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: root) }
+
+        /// Puts `text` as vaultctl put does: a collector for privileged compartments, remembered after.
+        func put(_ text: String, in compartment: VaultCompartment) throws {
+            let path = root + "/\(UUID().uuidString).txt"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            let collector = try PrivilegedFingerprints.collector(for: compartment)
+            var options = EncryptedBundle.Options(chunkSize: 1024, threads: 2)
+            options.plaintextObserver = collector?.observe
+            _ = try unlocked.put(from: try FileDescriptor.openForReading(path), compartment: compartment,
+                                 metadata: BundleMetadata(name: "note.txt", modificationTime: 0), options: options)
+            if let collector { try PrivilegedFingerprints.remember(collector, in: unlocked) }
+        }
+
+        func check(_ payload: String) throws -> EgressOutcome {
+            try EgressFunnel(vault: unlocked).submit(EgressRequest(destination: EgressDestination(kind: .model, id: "summarizer"),
+                                                                   compartments: [blog], payload: Array(payload.utf8)))
+        }
+    }
+
+    @Test("a quote of a privileged document is caught by the funnel and redacted; unquoted text is not")
+    func quoteCaught() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.check(Self.quote).findings.isEmpty, "nothing is fingerprinted yet")
+        try fixture.put(Self.note, in: fixture.chart)
+        let outcome = try fixture.check(Self.quote)
+        #expect(outcome.decision == .redact && outcome.findings.map(\.kind) == [.privilegedQuote])
+        #expect(String(decoding: outcome.released?.bytes ?? [], as: UTF8.self) == "Draft post: she [PRIVILEGED]. We write about resilience.")
+        #expect(try fixture.check("The flood destroyed a home; nightmares followed for years.").findings.isEmpty,
+                "fewer than 8 consecutive words of the note are not a quote")
+    }
+
+    @Test("ordinary compartments are not fingerprinted; the vault keeps only keyed 64-bit values")
+    func onlyPrivileged() throws {
+        let fixture = try Fixture()
+        try fixture.put(Self.note, in: fixture.blog)
+        #expect(try fixture.check(Self.quote).findings.isEmpty)
+        #expect(try fixture.unlocked.leakFingerprints().isEmpty)
+        try fixture.put(Self.note, in: fixture.chart)
+        // 15 words: 8 shingles of 8.
+        #expect(try fixture.unlocked.leakFingerprints().count == 8)
+        let database = try Data(contentsOf: URL(fileURLWithPath: fixture.unlocked.vault.databasePath))
+        #expect(database.range(of: Data("nightmares".utf8)) == nil)
+    }
+
+    @Test("the collector keeps the first 16 MiB of a document and no more, across sealing batches")
+    func collectorBound() throws {
+        let fixture = try Fixture()
+        let collector = try #require(try PrivilegedFingerprints.collector(for: fixture.chart))
+        #expect(try PrivilegedFingerprints.collector(for: fixture.blog) == nil)
+        let words = Array("alpha bravo charlie delta echo foxtrot golf hotel india juliet ".utf8)
+        var document: [UInt8] = []
+        while document.count < PrivilegedFingerprints.collectedBytes { document += words }
+        let tail = Array(" zulu yankee xray whiskey victor uniform tango sierra romeo quebec".utf8)
+        document += tail
+        for start in stride(from: 0, to: document.count, by: 1 << 20) {
+            document[start..<min(start + (1 << 20), document.count)].withUnsafeBytes { collector.observe($0) }
+        }
+        try PrivilegedFingerprints.remember(collector, in: fixture.unlocked)
+        let head = try fixture.check("alpha bravo charlie delta echo foxtrot golf hotel india")
+        #expect(head.findings.map(\.kind) == [.privilegedQuote])
+        #expect(try fixture.check(String(decoding: tail, as: UTF8.self)).findings.isEmpty, "text past 16 MiB is not fingerprinted")
+    }
+}
