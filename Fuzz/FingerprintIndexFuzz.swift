@@ -1,4 +1,7 @@
-// fuzz-sources: Sources/PrivilegedSession
+// The leak guard's folders only: the rest of the module imports AuditChain, which this one-module build has not.
+// fuzz-sources: Sources/PrivilegedSession/LeakGuard
+// fuzz-sources: Sources/PrivilegedSession/Validators
+// fuzz-sources: Sources/PrivilegedSession/PrivilegedSessionError.swift
 // libFuzzer target: the fingerprint index parser (SECURITY.md §11.4) reads bytes the vault stored and
 // an attacker with the vault files may have written. It must refuse or accept any input without
 // crashing, and what it accepts must be canonical: serializing the parsed index gives back exactly the

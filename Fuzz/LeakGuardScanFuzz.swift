@@ -1,4 +1,7 @@
-// fuzz-sources: Sources/PrivilegedSession
+// The leak guard's folders only: the rest of the module imports AuditChain, which this one-module build has not.
+// fuzz-sources: Sources/PrivilegedSession/LeakGuard
+// fuzz-sources: Sources/PrivilegedSession/Validators
+// fuzz-sources: Sources/PrivilegedSession/PrivilegedSessionError.swift
 // libFuzzer target: the leak guard scans payloads that are any bytes (SECURITY.md §11). Every input
 // must get a result without crashing; every hit must lie inside the payload and be non-empty; the
 // redacted payload must be exactly the payload with each group of overlapping hits replaced by the
