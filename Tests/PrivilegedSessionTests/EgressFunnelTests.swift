@@ -4,23 +4,10 @@ import Foundation
 import PrivilegedSession
 import Testing
 
-/// A vault with the audit log as its journal, a privileged and an ordinary compartment.
-private final class EgressFixture {
-    let root = NSTemporaryDirectory() + "egress-test-\(UUID().uuidString)"
-    let unlocked: UnlockedVault
-    let chart: VaultCompartment
-    let blog: VaultCompartment
+/// The audited vault, with payloads that carry identifiers and none.
+private final class EgressFixture: AuditedVaultFixture {
     static let leaky = Array("Reach Jane at jane.doe@example.com, SSN 123-45-6789, about the visit.".utf8)
     static let clean = Array("The clinic is closed on public holidays.".utf8)
-
-    init() throws {
-        unlocked = try Vault.create(at: root + "/vault", passphrase: try SecureBytes(copying: Array("correct horse battery staple".utf8)),
-                                    kdf: .argon2idFloor, journal: AuditLog())
-        chart = try unlocked.createCompartment(named: "chart", register: .healthcare)
-        blog = try unlocked.createCompartment(named: "blog", register: .general)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func submit(_ destination: String, _ compartments: [VaultCompartment], _ payload: [UInt8],
                 policy: EgressPolicy = EgressPolicy(), paired: Set<String>? = nil) throws -> EgressOutcome {

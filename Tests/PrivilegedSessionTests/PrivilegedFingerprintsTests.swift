@@ -11,21 +11,7 @@ struct PrivilegedFingerprintsTests {
     static let note = "The patient described recurring nightmares about the flood that destroyed her childhood home in Valmeyer."
     static let quote = "Draft post: she described RECURRING nightmares about the flood,\nthat destroyed her childhood home. We write about resilience."
 
-    private final class Fixture {
-        let root = NSTemporaryDirectory() + "fingerprints-test-\(UUID().uuidString)"
-        let unlocked: UnlockedVault
-        let chart: VaultCompartment
-        let blog: VaultCompartment
-
-        init() throws {
-            unlocked = try Vault.create(at: root + "/vault", passphrase: try SecureBytes(copying: Array("correct horse battery staple".utf8)),
-                                        kdf: .argon2idFloor, journal: AuditLog())
-            chart = try unlocked.createCompartment(named: "chart", register: .healthcare)
-            blog = try unlocked.createCompartment(named: "blog", register: .general)
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: root) }
-
+    private final class Fixture: AuditedVaultFixture {
         /// Puts `text` as vaultctl put does: a collector for privileged compartments, remembered after.
         func put(_ text: String, in compartment: VaultCompartment) throws {
             let path = root + "/\(UUID().uuidString).txt"
