@@ -6,17 +6,20 @@ import Glibc
 
 /// SHA-256 (FIPS 180-4) through OpenSSL's libcrypto, which runs it on the CPU's SHA extensions where
 /// present: several times libsodium's portable code, and the audit log hashes every entry and every
-/// tree node with it. No secret is involved, so nothing here throws; OpenSSL failing to hash is a
-/// broken installation, not an input error, and stops the program.
+/// tree node with it. When libcrypto cannot provide SHA-256 (a misconfigured OPENSSL_CONF, no default
+/// provider) libsodium computes the same function instead, as for the bundle cipher
+/// (`BulkChaChaPoly`): a broken OpenSSL slows hashing, it never stops the vault. No secret is
+/// involved, so nothing here throws.
 public enum SHA256 {
     public static let digestSize = 32
 
     /// OpenSSL's SHA-256, fetched once: a fetched EVP_MD never changes and may be shared between
     /// threads (OpenSSL threads(7)), and fetching it anew per digest would cost more than the hash.
-    nonisolated(unsafe) fileprivate static let algorithm: OpaquePointer = {
-        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("OpenSSL's libcrypto offers no SHA-256") }
-        return algorithm
-    }()
+    /// nil when libcrypto offers no SHA-256; libsodium hashes then.
+    nonisolated(unsafe) fileprivate static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
+    /// Whether libcrypto (rather than libsodium) computes the digests.
+    public static var usesLibcrypto: Bool { algorithm != nil }
 
     public static func hash(_ data: [UInt8]) -> [UInt8] {
         var hasher = Hasher()
@@ -30,44 +33,75 @@ public enum SHA256 {
     /// no input byte in the context (OpenSSL clears its block buffer), only the digest itself.
     public static func hash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer,
                             into digest: UnsafeMutableRawBufferPointer) {
-        let context = ThreadContext.current
-        start(context)
+        guard let algorithm, let context = ThreadContext.current else { return sodiumHash(first, second, into: digest) }
+        start(context, algorithm)
         update(context, first)
         update(context, second)
         finish(context, into: digest)
     }
 
+    /// The same digest by libsodium: the fallback, and what tests compare libcrypto against.
+    static func sodiumHash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer,
+                           into digest: UnsafeMutableRawBufferPointer) {
+        precondition(digest.count == digestSize, "a SHA-256 digest takes 32 bytes")
+        var state = crypto_hash_sha256_state()
+        _ = crypto_hash_sha256_init(&state)
+        for part in [first, second] where !part.isEmpty {
+            _ = crypto_hash_sha256_update(&state, part.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(part.count))
+        }
+        _ = crypto_hash_sha256_final(&state, digest.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        sodium_memzero(&state, MemoryLayout<crypto_hash_sha256_state>.size)
+    }
+
     /// Incremental SHA-256. Noncopyable, and `finalize()` consumes it, so a finished hasher cannot be
-    /// reused; OpenSSL wipes the state when the hasher ends (EVP_MD_CTX_free clears it), since the
-    /// input may have been sensitive.
+    /// reused; its state is wiped when it ends (EVP_MD_CTX_free clears OpenSSL's; libsodium's is
+    /// zeroed here), since the input may have been sensitive.
     public struct Hasher: ~Copyable {
-        // An EVP_MD_CTX, opaque so that no C type leaks into this public type's layout.
-        private let context: OpaquePointer
+        // An EVP_MD_CTX (opaque, so no C type leaks into this public type's layout), or, when libcrypto
+        // offers no SHA-256, libsodium's state.
+        private let context: OpaquePointer?
+        private let sodiumState: UnsafeMutablePointer<crypto_hash_sha256_state>?
 
         public init() {
-            guard let context = EVP_MD_CTX_new() else { fatalError("out of memory for a SHA-256 context") }
-            SHA256.start(context)
-            self.context = context
+            if let algorithm = SHA256.algorithm, let context = EVP_MD_CTX_new() {
+                SHA256.start(context, algorithm)
+                (self.context, sodiumState) = (context, nil)
+            } else {
+                let state = UnsafeMutablePointer<crypto_hash_sha256_state>.allocate(capacity: 1)
+                _ = crypto_hash_sha256_init(state)
+                (context, sodiumState) = (nil, state)
+            }
         }
 
         deinit {
-            EVP_MD_CTX_free(context)
+            if let context { EVP_MD_CTX_free(context) }
+            if let sodiumState {
+                sodium_memzero(sodiumState, MemoryLayout<crypto_hash_sha256_state>.size)
+                sodiumState.deallocate()
+            }
         }
 
         public mutating func update(_ data: [UInt8]) {
-            data.withUnsafeBytes { SHA256.update(context, $0) }
+            data.withUnsafeBytes { bytes in
+                if let context { return SHA256.update(context, bytes) }
+                guard let base = bytes.baseAddress, let sodiumState else { return }
+                _ = crypto_hash_sha256_update(sodiumState, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+            }
         }
 
         public consuming func finalize() -> [UInt8] {
             var digest = [UInt8](repeating: 0, count: SHA256.digestSize)
-            digest.withUnsafeMutableBytes { SHA256.finish(context, into: $0) }
+            digest.withUnsafeMutableBytes { digest in
+                if let context { return SHA256.finish(context, into: digest) }
+                _ = crypto_hash_sha256_final(sodiumState!, digest.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
             return digest
         }
     }
 
     // MARK: EVP calls
 
-    fileprivate static func start(_ context: OpaquePointer) {
+    fileprivate static func start(_ context: OpaquePointer, _ algorithm: OpaquePointer) {
         precondition(EVP_DigestInit_ex2(context, algorithm, nil) == 1, "OpenSSL could not start a SHA-256 digest")
     }
 
@@ -94,9 +128,10 @@ private enum ThreadContext {
         return key
     }()
 
-    static var current: OpaquePointer {
+    /// nil only when libcrypto cannot make a context (out of memory): the caller hashes with libsodium.
+    static var current: OpaquePointer? {
         if let context = pthread_getspecific(key) { return OpaquePointer(context) }
-        guard let context = EVP_MD_CTX_new() else { fatalError("out of memory for a SHA-256 context") }
+        guard let context = EVP_MD_CTX_new() else { return nil }
         precondition(pthread_setspecific(key, UnsafeRawPointer(context)) == 0, "could not keep a SHA-256 context for this thread")
         return context
     }
