@@ -9,7 +9,7 @@
 /// because after a bad frame nothing that follows can be trusted to start at a frame boundary.
 public struct FrameDecoder: Sendable {
     /// The longest frame this decoder accepts.
-    public let maximumFrameLength: Int
+    public private(set) var maximumFrameLength: Int
 
     /// The bytes of the frame in progress, length prefix included.
     private var buffer: [UInt8] = []
@@ -20,6 +20,15 @@ public struct FrameDecoder: Sendable {
     public init(maximumFrameLength: Int = FrameCodec.maximumMessageLength) throws(PeerChannelError) {
         guard (0...FrameCodec.maximumMessageLength).contains(maximumFrameLength) else {
             throw PeerChannelError(.invalidConfiguration, "a frame limit must be 0...\(FrameCodec.maximumMessageLength), not \(maximumFrameLength)")
+        }
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    /// Raises the limit (a channel accepts long frames only once the peer is authenticated). Raising
+    /// never invalidates a length already accepted; a lower or out-of-range limit is refused.
+    public mutating func allowFrames(upTo maximumFrameLength: Int) throws(PeerChannelError) {
+        guard (self.maximumFrameLength...FrameCodec.maximumMessageLength).contains(maximumFrameLength) else {
+            throw PeerChannelError(.invalidConfiguration, "a frame limit can only be raised, up to \(FrameCodec.maximumMessageLength)")
         }
         self.maximumFrameLength = maximumFrameLength
     }

@@ -118,4 +118,7 @@ enum SocketCalls {
     }
 
     static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+
+    /// Ends both directions without closing the descriptor (see `SocketShutdown`).
+    static func shutdown(_ descriptor: Int32) { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
 }

@@ -39,7 +39,7 @@ enum ExitCode: Int32 {
         case .corruptVault, .newerSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
              .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
-        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound: self = .noInput
+        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound, .pairingNotFound: self = .noInput
         case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
@@ -65,7 +65,8 @@ extension ExitCode {
         switch error.code {
         case .wrongPairingCode, .pairingCodeExpired, .pairingCodeExhausted: self = .authenticationFailed
         case .invalidPairingCode, .invalidConfiguration: self = .usage
-        case .timedOut, .connectionClosed, .connectionFailed: self = .ioError
+        case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
+        case .unpinnedPeer, .unknownToPeer: self = .authenticationFailed
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         default: self = .dataError  // a malformed, oversized, reflected or mismatched message
         }
