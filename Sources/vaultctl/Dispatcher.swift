@@ -17,7 +17,8 @@ enum Dispatcher {
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
         ShareCommand.command, EgressCommands.check, EgressCommands.log,
-        DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, DemoCommand.command,
+        DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
+        PeerChannelCommands.ping, PeerChannelCommands.discover, DemoCommand.command,
     ]
 
     static let overview: String = {
