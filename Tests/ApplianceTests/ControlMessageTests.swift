@@ -1,3 +1,4 @@
+import Foundation
 @testable import Appliance
 import Testing
 
@@ -48,6 +49,60 @@ struct ControlMessageTests {
         #expect(throws: ApplianceError(.messageTooLarge, "")) { try message.encoded() }
         #expect(throws: ApplianceError(.messageTooLarge, "")) {
             try ControlMessage(parsing: [UInt8](repeating: 0, count: ControlMessage.maximumEncodedSize + 1))
+        }
+    }
+}
+
+/// testvectors/daemon/control-messages.json, written by the independent Python implementation
+/// (testvectors/independent/control_messages.py): every entry, both ways.
+struct ControlMessageVectorTests {
+    struct Vectors: Decodable {
+        struct Valid: Decodable { let fields: [[String]]; let encoded: String }
+        struct Invalid: Decodable { let encoded: String; let reason: String }
+        let maximum_encoded_size: Int
+        let valid: [Valid]
+        let invalid: [Invalid]
+    }
+
+    static func load() throws -> Vectors {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let data = try Data(contentsOf: root.appendingPathComponent("testvectors/daemon/control-messages.json"))
+        return try JSONDecoder().decode(Vectors.self, from: data)
+    }
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        var output: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            output.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return output
+    }
+
+    @Test func everyValidVectorEncodesAndParsesBothWays() throws {
+        let vectors = try Self.load()
+        #expect(vectors.maximum_encoded_size == ControlMessage.maximumEncodedSize)
+        #expect(vectors.valid.count == 8)
+        for vector in vectors.valid {
+            var message = ControlMessage()
+            for field in vector.fields { message.set(field[0], bytes: Self.bytes(field[1])) }
+            #expect(try message.encoded() == Self.bytes(vector.encoded))
+            #expect(try ControlMessage(parsing: Self.bytes(vector.encoded)) == message)
+        }
+    }
+
+    @Test func everyInvalidVectorIsRefusedWithItsReason() throws {
+        let vectors = try Self.load()
+        #expect(vectors.invalid.count == 10)
+        for vector in vectors.invalid {
+            #expect {
+                _ = try ControlMessage(parsing: Self.bytes(vector.encoded))
+            } throws: { error in
+                let error = error as? ApplianceError
+                return error?.code == .malformedMessage && error?.message.contains(vector.reason) == true
+            }
         }
     }
 }
