@@ -112,7 +112,7 @@ public final class ChannelServer: Sendable {
                 if admission.evictedAnother { events(.evictedOldestUnauthenticated) }
                 let handoff = ConnectionHandoff(connection)
                 let thread = Thread { [self] in serve(handoff.connection, id: admission.id) }
-                thread.stackSize = 512 << 10
+                thread.stackSize = 1 << 20
                 thread.start()
             } catch {
                 // accept failed (out of descriptors, say): back off rather than spin.

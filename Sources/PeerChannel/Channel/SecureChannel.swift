@@ -6,6 +6,9 @@ import CryptoVault
 /// error ends the channel (the caller closes the connection). Each direction rekeys every
 /// `rekeyInterval` messages.
 ///
+/// Any failure ends the channel for good: later sends and receives throw the same error, since after a
+/// timeout or a refused frame the two sides no longer agree on where the stream is.
+///
 /// Not thread-safe: one request at a time, by the thread that owns the connection.
 final class SecureChannel {
     let connection: TCPConnection
@@ -14,6 +17,7 @@ final class SecureChannel {
     let timeouts: ChannelTimeouts
     private(set) var transport: NoiseTransport
     private var reader: ChannelMessageReader
+    private var failure: PeerChannelError?
 
     /// The initiator's channel: connects the handshake to `peer` and waits for the responder's "ready".
     static func initiate(over connection: TCPConnection, localKeys: DeviceKeys, peer: DeviceProfile, timeouts: ChannelTimeouts,
@@ -52,20 +56,35 @@ final class SecureChannel {
 
     /// Sends `message`, one transport message per record.
     func send(_ message: ChannelMessage) throws(PeerChannelError) {
-        for record in message.records() {
-            connection.setDeadline(secondsFromNow: timeouts.idleSeconds)
-            try connection.writeFrame(transport.seal(record))
+        try ending { () throws(PeerChannelError) in
+            for record in message.records() {
+                connection.setDeadline(secondsFromNow: timeouts.idleSeconds)
+                try connection.writeFrame(transport.seal(record))
+            }
         }
     }
 
     /// The peer's next message; each frame must arrive within the idle timeout (or `seconds`).
     func receive(within seconds: Double? = nil) throws(PeerChannelError) -> ChannelMessage {
-        while true {
-            connection.setDeadline(secondsFromNow: seconds ?? timeouts.idleSeconds)
-            let frame = try connection.readFrame()
-            // No transport message is shorter than its 16-byte tag, so one byte is a refusal (§9.9).
-            if frame.count == 1 { throw ChannelHandshake.refusalError(frame[0]) }
-            if let message = try reader.take(transport.open(frame)) { return message }
+        try ending { () throws(PeerChannelError) -> ChannelMessage in
+            while true {
+                connection.setDeadline(secondsFromNow: seconds ?? timeouts.idleSeconds)
+                let frame = try connection.readFrame()
+                // No transport message is shorter than its 16-byte tag, so one byte is a refusal (§9.9).
+                if frame.count == 1 { throw ChannelHandshake.refusalError(frame[0]) }
+                if let message = try reader.take(transport.open(frame)) { return message }
+            }
+        }
+    }
+
+    /// Runs `body` unless the channel already failed; a failure in it ends the channel.
+    private func ending<Result>(_ body: () throws(PeerChannelError) -> Result) throws(PeerChannelError) -> Result {
+        if let failure { throw failure }
+        do {
+            return try body()
+        } catch {
+            failure = error
+            throw error
         }
     }
 }
