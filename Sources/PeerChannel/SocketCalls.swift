@@ -96,10 +96,15 @@ enum SocketCalls {
 
     /// Reads what is available (at most `maximum` bytes); empty at end of stream, nil if nothing yet.
     static func read(_ descriptor: Int32, maximum: Int) throws(PeerChannelError) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, maximum) }
-            if count >= 0 { return Array(buffer.prefix(count)) }
+            var status = 0
+            // Read straight into the array's storage: no zeroing, no second copy (the channel reads
+            // gigabytes through here).
+            let chunk = [UInt8](unsafeUninitializedCapacity: maximum) { buffer, initialized in
+                status = Glibc.read(descriptor, buffer.baseAddress, maximum)
+                initialized = max(0, status)
+            }
+            if status >= 0 { return chunk }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             throw failure("read")

@@ -64,8 +64,10 @@ public final class TCPConnection {
             guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
                 throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
             }
-            // Read no more than a frame can hold, so a connection with a small limit holds little.
-            let chunkSize = min(1 << 16, decoder.maximumFrameLength + FrameCodec.headerLength)
+            // Read no more than a frame can hold, so a connection with a small limit holds little;
+            // one that takes the largest frames (a channel in bulk transfer) reads several at once.
+            let chunkSize = decoder.maximumFrameLength == FrameCodec.maximumMessageLength
+                ? 1 << 18 : decoder.maximumFrameLength + FrameCodec.headerLength
             guard let chunk = try SocketCalls.read(descriptor, maximum: chunkSize) else { continue }
             if chunk.isEmpty {
                 try decoder.finish()

@@ -23,7 +23,8 @@ enum ExitCode: Int32 {
           0   success
           1   failure not listed below
           2   authentication failed (wrong passphrase, recovery key or shares; wrong, expired
-              or used-up pairing code)
+              or used-up pairing code; a peer whose key is not the pinned one, or that does not
+              know this device)
           3   egress check: the payload may leave only redacted
           4   refused by policy (egress check, sharing a privileged compartment)
           64  usage error (unknown option, missing argument)

@@ -8,12 +8,21 @@
 /// `.malformedChannelMessage` (or `.messageTooLarge` for a body over its limit) and ends the reader:
 /// after a bad record the channel must close.
 public struct ChannelMessageReader: Sendable {
+    /// What the first record of a message announced.
+    struct Header: Sendable {
+        let type: ChannelMessage.MessageType
+        let label: String
+        let length: Int
+        let bodyLength: Int
+    }
+
     /// The types the peer may send this side.
     public let allowedTypes: Set<ChannelMessage.MessageType>
     public let recordLength: Int
-    private var pending: [UInt8] = []
-    /// The total encoded length of the message in progress, once its header is known.
-    private var expectedLength: Int?
+    /// The header of the message in progress, and the body received so far (kept apart from the
+    /// header so that the finished body is handed over without another copy).
+    private var header: Header?
+    private var body: [UInt8] = []
     private var failure: PeerChannelError?
 
     public init(allowedTypes: Set<ChannelMessage.MessageType>, recordLength: Int = ChannelMessage.recordLength) {
@@ -22,7 +31,7 @@ public struct ChannelMessageReader: Sendable {
     }
 
     /// Whether a message is partly read.
-    public var isInsideMessage: Bool { expectedLength != nil }
+    public var isInsideMessage: Bool { header != nil }
 
     /// Takes the next record; returns the message it completes, if any.
     public mutating func take(_ record: [UInt8]) throws(PeerChannelError) -> ChannelMessage? {
@@ -36,22 +45,24 @@ public struct ChannelMessageReader: Sendable {
     }
 
     private mutating func consume(_ record: [UInt8]) throws(PeerChannelError) -> ChannelMessage? {
-        if let expectedLength {
-            try checkLength(of: record, remaining: expectedLength - pending.count)
-            pending += record
+        let current: Header
+        if let header {
+            current = header
+            try checkLength(of: record, remaining: current.bodyLength - body.count)
+            body += record
         } else {
-            let total = try Self.encodedLength(ofFirst: record, allowedTypes: allowedTypes)
-            try checkLength(of: record, remaining: total)
-            pending = []
-            pending.reserveCapacity(total)
-            pending += record
-            expectedLength = total
+            current = try Self.header(ofFirst: record, allowedTypes: allowedTypes)
+            try checkLength(of: record, remaining: current.length + current.bodyLength)
+            body = []
+            body.reserveCapacity(current.bodyLength)
+            body += record[current.length...]
+            header = current
         }
-        guard pending.count == expectedLength else { return nil }
-        let message = try Self.decode(pending)
-        pending = []
-        expectedLength = nil
-        return message
+        guard body.count == current.bodyLength else { return nil }
+        let finished = body
+        header = nil
+        body = []
+        return try Self.message(current, body: finished)
     }
 
     /// A record carries exactly `recordLength` bytes, or all that remains if that is less.
@@ -62,8 +73,8 @@ public struct ChannelMessageReader: Sendable {
         }
     }
 
-    /// Checks the header at the start of a first record and returns the message's encoded length.
-    static func encodedLength(ofFirst record: [UInt8], allowedTypes: Set<ChannelMessage.MessageType>) throws(PeerChannelError) -> Int {
+    /// Checks the header at the start of a first record.
+    static func header(ofFirst record: [UInt8], allowedTypes: Set<ChannelMessage.MessageType>) throws(PeerChannelError) -> Header {
         guard record.count >= ChannelMessage.fixedHeaderLength else {
             throw PeerChannelError(.malformedChannelMessage, "a first record of \(record.count) bytes cannot hold a header")
         }
@@ -78,25 +89,22 @@ public struct ChannelMessageReader: Sendable {
         guard record.count >= headerLength else {
             throw PeerChannelError(.malformedChannelMessage, "the first record ends inside the header")
         }
-        guard record[2..<(2 + labelLength)].allSatisfy(ChannelMessage.labelBytes.contains) else {
+        let label = record[2..<(2 + labelLength)]
+        guard label.allSatisfy(ChannelMessage.labelBytes.contains) else {
             throw PeerChannelError(.malformedChannelMessage, "a label holds a byte that is not printable ASCII")
         }
         let bodyLength = record[(2 + labelLength)..<headerLength].reduce(0) { $0 << 8 | Int($1) }
         guard bodyLength <= ChannelMessage.maximumBodyLength(type) else {
             throw PeerChannelError(.messageTooLarge, "a \(type) body of \(bodyLength) bytes exceeds \(ChannelMessage.maximumBodyLength(type))")
         }
-        return headerLength + bodyLength
+        return Header(type: type, label: String(decoding: label, as: UTF8.self), length: headerLength, bodyLength: bodyLength)
     }
 
-    /// The message of a complete encoding whose header `encodedLength` accepted.
-    private static func decode(_ encoded: [UInt8]) throws(PeerChannelError) -> ChannelMessage {
-        let labelLength = Int(encoded[1])
-        let label = String(decoding: encoded[2..<(2 + labelLength)], as: UTF8.self)
-        let body = Array(encoded[(ChannelMessage.fixedHeaderLength + labelLength)...])
-        let type = ChannelMessage.MessageType(rawValue: encoded[0])!
-        if type == .refusal, String(validating: body, as: UTF8.self) == nil {
+    /// The message of a header and its complete body.
+    private static func message(_ header: Header, body: [UInt8]) throws(PeerChannelError) -> ChannelMessage {
+        if header.type == .refusal, String(validating: body, as: UTF8.self) == nil {
             throw PeerChannelError(.malformedChannelMessage, "a refusal's text is not UTF-8")
         }
-        return try ChannelMessage(type, label: label, body: body)
+        return try ChannelMessage(header.type, label: header.label, body: body)
     }
 }
