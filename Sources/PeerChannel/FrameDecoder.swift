@@ -38,8 +38,13 @@ public struct FrameDecoder: Sendable {
 
     /// Takes the next chunk of the stream and returns the frames it completes, in order.
     public mutating func feed(_ chunk: [UInt8]) throws(PeerChannelError) -> [[UInt8]] {
+        try feed(chunk[...])
+    }
+
+    /// `feed` for part of a buffer the caller reuses (a connection's read buffer).
+    public mutating func feed(_ chunk: ArraySlice<UInt8>) throws(PeerChannelError) -> [[UInt8]] {
         if let failure { throw failure }
-        var input = chunk[...]
+        var input = chunk
         var frames: [[UInt8]] = []
         do throws(PeerChannelError) {
             while !input.isEmpty {

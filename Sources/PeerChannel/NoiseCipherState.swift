@@ -33,7 +33,12 @@ struct NoiseCipherState: Sendable {
     /// ENCRYPT(k, n++, ad, plaintext). The cipher is libcrypto's vectorised ChaCha20-Poly1305 where it
     /// loads (`BulkChaChaPoly`, the same bytes as libsodium's), since the channel carries bulk data.
     mutating func encrypt(_ plaintext: [UInt8], associatedData: [UInt8]) throws(PeerChannelError) -> [UInt8] {
-        guard let key else { return plaintext }
+        try encrypt(plaintext[...], associatedData: associatedData)
+    }
+
+    /// `encrypt` of part of a larger buffer (a record of a long message), without copying it out first.
+    mutating func encrypt(_ plaintext: ArraySlice<UInt8>, associatedData: [UInt8]) throws(PeerChannelError) -> [UInt8] {
+        guard let key else { return Array(plaintext) }
         let nonceBytes = try nextNonce()
         let sealed = [UInt8](unsafeUninitializedCapacity: plaintext.count + Self.tagSize) { output, initialized in
             key.withUnsafeBytes { keyBytes in

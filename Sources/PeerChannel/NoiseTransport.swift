@@ -49,6 +49,11 @@ public struct NoiseTransport: Sendable {
 
     /// Encrypts the next outgoing message (at most `maximumPlaintextLength` bytes).
     public mutating func seal(_ plaintext: [UInt8]) throws(PeerChannelError) -> [UInt8] {
+        try seal(plaintext[...])
+    }
+
+    /// `seal` of part of a larger buffer, without copying it out first.
+    public mutating func seal(_ plaintext: ArraySlice<UInt8>) throws(PeerChannelError) -> [UInt8] {
         guard plaintext.count <= Self.maximumPlaintextLength else {
             throw PeerChannelError(.messageTooLarge, "a plaintext of \(plaintext.count) bytes exceeds the \(Self.maximumPlaintextLength)-byte Noise limit")
         }

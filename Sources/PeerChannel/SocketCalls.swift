@@ -94,17 +94,11 @@ enum SocketCalls {
         }
     }
 
-    /// Reads what is available (at most `maximum` bytes); empty at end of stream, nil if nothing yet.
-    static func read(_ descriptor: Int32, maximum: Int) throws(PeerChannelError) -> [UInt8]? {
+    /// Reads what is available into `buffer`: the count, 0 at end of stream, nil if nothing yet.
+    static func read(_ descriptor: Int32, into buffer: inout [UInt8]) throws(PeerChannelError) -> Int? {
         while true {
-            var status = 0
-            // Read straight into the array's storage: no zeroing, no second copy (the channel reads
-            // gigabytes through here).
-            let chunk = [UInt8](unsafeUninitializedCapacity: maximum) { buffer, initialized in
-                status = Glibc.read(descriptor, buffer.baseAddress, maximum)
-                initialized = max(0, status)
-            }
-            if status >= 0 { return chunk }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             throw failure("read")

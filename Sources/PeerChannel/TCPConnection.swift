@@ -12,6 +12,7 @@ public final class TCPConnection {
     private let descriptor: Int32
     private var decoder: FrameDecoder
     private var pending: [[UInt8]] = []
+    private var readBuffer: [UInt8] = []
     private var deadline: DispatchTime
 
     init(descriptor: Int32, peer: SocketAddress, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) {
@@ -64,18 +65,24 @@ public final class TCPConnection {
             guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
                 throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
             }
-            // Read no more than a frame can hold, so a connection with a small limit holds little;
-            // one that takes the largest frames (a channel in bulk transfer) reads several at once.
-            let chunkSize = decoder.maximumFrameLength == FrameCodec.maximumMessageLength
-                ? 1 << 18 : decoder.maximumFrameLength + FrameCodec.headerLength
-            guard let chunk = try SocketCalls.read(descriptor, maximum: chunkSize) else { continue }
-            if chunk.isEmpty {
+            resizeReadBuffer()
+            guard let count = try SocketCalls.read(descriptor, into: &readBuffer) else { continue }
+            if count == 0 {
                 try decoder.finish()
                 throw PeerChannelError(.connectionClosed, "\(peer) closed the connection")
             }
-            pending += try decoder.feed(chunk)
+            pending += try decoder.feed(readBuffer[..<count])
         }
         return pending.removeFirst()
+    }
+
+    /// The read buffer holds no more than a frame, so a connection with a small limit holds little;
+    /// one that takes the largest frames (a channel in bulk transfer) reads several at once. It is
+    /// reused for every read: allocating a fresh one per read costs page faults at gigabytes.
+    private func resizeReadBuffer() {
+        let size = decoder.maximumFrameLength == FrameCodec.maximumMessageLength
+            ? 1 << 18 : decoder.maximumFrameLength + FrameCodec.headerLength
+        if readBuffer.count != size { readBuffer = [UInt8](repeating: 0, count: size) }
     }
 
     /// Sends `message` as one frame.

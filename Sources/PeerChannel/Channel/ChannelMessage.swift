@@ -86,19 +86,36 @@ public struct ChannelMessage: Sendable, Equatable {
 
     /// The encoded message cut into records of `recordLength` bytes (the last one shorter).
     public func records(recordLength: Int = Self.recordLength) -> [[UInt8]] {
-        let encoded = encoding()
-        return stride(from: 0, to: encoded.count, by: recordLength).map {
-            Array(encoded[$0..<min($0 + recordLength, encoded.count)])
+        var records: [[UInt8]] = []
+        forEachRecord(recordLength: recordLength) { records.append(Array($0)) }
+        return records
+    }
+
+    /// Hands out the records one by one. A record that lies in the body is a slice of it, so a 4 MiB
+    /// body is never copied whole to be sent; only a record that holds header bytes is assembled.
+    func forEachRecord<Failure: Error>(recordLength: Int = Self.recordLength,
+                                       _ body: (ArraySlice<UInt8>) throws(Failure) -> Void) throws(Failure) {
+        let header = self.header
+        let total = header.count + self.body.count
+        for start in stride(from: 0, to: total, by: recordLength) {
+            let end = min(start + recordLength, total)
+            if start >= header.count {
+                try body(self.body[(start - header.count)..<(end - header.count)])
+            } else {
+                let bodyEnd = max(0, end - header.count)
+                try body((header[start..<min(end, header.count)] + self.body[..<bodyEnd])[...])
+            }
         }
+    }
+
+    /// type || label_length || label || u32be(body_length).
+    var header: [UInt8] {
+        [type.rawValue, UInt8(label.utf8.count)] + Array(label.utf8)
+            + (0..<4).map { UInt8(truncatingIfNeeded: body.count >> (24 - 8 * $0)) }
     }
 
     /// type || label_length || label || u32be(body_length) || body.
     func encoding() -> [UInt8] {
-        var bytes: [UInt8] = [type.rawValue, UInt8(label.utf8.count)]
-        bytes.reserveCapacity(Self.fixedHeaderLength + label.utf8.count + body.count)
-        bytes += label.utf8
-        bytes += (0..<4).map { UInt8(truncatingIfNeeded: body.count >> (24 - 8 * $0)) }
-        bytes += body
-        return bytes
+        header + body
     }
 }

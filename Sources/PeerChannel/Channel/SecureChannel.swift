@@ -57,7 +57,7 @@ final class SecureChannel {
     /// Sends `message`, one transport message per record.
     func send(_ message: ChannelMessage) throws(PeerChannelError) {
         try ending { () throws(PeerChannelError) in
-            for record in message.records() {
+            try message.forEachRecord { (record) throws(PeerChannelError) in
                 connection.setDeadline(secondsFromNow: timeouts.idleSeconds)
                 try connection.writeFrame(transport.seal(record))
             }
