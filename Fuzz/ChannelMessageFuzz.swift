@@ -7,15 +7,19 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func channelMessageFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var input = Array(UnsafeBufferPointer(start: data, count: count))[...]
-    let recordLength = 64
+    let recordLength = 96
     var reader = ChannelMessageReader(allowedTypes: [.request, .answer, .refusal, .ready], recordLength: recordLength)
     var records: [[UInt8]] = []
     while let length = input.first {
         let record = Array(input.dropFirst().prefix(Int(length)))
         input = input.dropFirst(1 + Int(length))
         records.append(record)
-        guard let message = try? reader.take(record) else {
-            if (try? reader.take([])) != nil { fatalError("a reader that refused accepted more") }
+        let message: ChannelMessage?
+        do {
+            message = try reader.take(record)
+        } catch {
+            // A reader that refused must keep refusing.
+            guard (try? reader.take(ChannelMessage.ready.encoding())) == nil else { fatalError("a reader that refused accepted more") }
             return 0
         }
         if let message {
