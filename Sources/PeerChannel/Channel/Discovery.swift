@@ -35,7 +35,8 @@ public enum Discovery {
             while let (datagram, sender) = try SocketCalls.receiveDatagram(descriptor, maximum: Announcement.maximumLength) {
                 guard let announcement = try? Announcement(parsing: datagram) else { continue }
                 let entry = Heard(announcement: announcement, channelAddress: SocketAddress(host: sender.host, port: announcement.channelPort))
-                if !heard.contains(entry), heard.count < maximumHeard { heard.append(entry) }
+                let known = heard.contains { $0.announcement.deviceID == announcement.deviceID && $0.channelAddress == entry.channelAddress }
+                if !known, heard.count < maximumHeard { heard.append(entry) }
                 if stop(entry) { return heard }
             }
         }
