@@ -20,6 +20,7 @@ public final class LocalServer: Sendable {
     private let requestTimeout: Double
     private let activeClients = Mutex(0)
     private let stopping = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
 
     /// Takes the vault's daemon lock and listens at `socketPath`.
     public init(socketPath: String, ownerUID: uid_t = getuid(), maximumClients: Int = 16, requestTimeout: Double = 10) throws(ApplianceError) {
@@ -31,13 +32,11 @@ public final class LocalServer: Sendable {
         self.requestTimeout = requestTimeout
     }
 
-    deinit {
-        close(listener)
-        unlink(socketPath)
-    }
+    deinit { removeSocket() }
 
     /// Serves until `stop()`. `refused` hears of each connection from another user (to audit it).
     public func run(refused: @Sendable (PeerCredentials) -> Void, handler: @escaping Handler) {
+        defer { removeSocket() }
         while !stopping.load(ordering: .acquiring) {
             guard let descriptor = try? LocalSocket.accept(listener, milliseconds: 200) else { continue }
             let connection = ControlConnection(descriptor: descriptor, timeoutSeconds: requestTimeout)
@@ -59,6 +58,14 @@ public final class LocalServer: Sendable {
     }
 
     public func stop() { stopping.store(true, ordering: .releasing) }
+
+    /// Closes the listening socket and removes its file, once. `run` does this when it returns, so a
+    /// stopped daemon leaves no socket behind even if something still holds the server.
+    private func removeSocket() {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(listener)
+        unlink(socketPath)
+    }
 
     private func serve(_ connection: ControlConnection, _ credentials: PeerCredentials, _ handler: Handler) {
         let request: ControlMessage
