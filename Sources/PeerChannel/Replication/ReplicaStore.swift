@@ -92,13 +92,14 @@ struct ReplicaStore {
         return record.received
     }
 
-    /// Writes bytes at the end of the partial file, fsyncs them, then counts them in the row.
+    /// Writes bytes at the end of the partial file, fsyncs them, then counts them in the row. The
+    /// last bytes are counted only by `complete`, once the whole bundle verified.
     func append(_ bytes: UnsafeRawBufferPointer, to record: ReplicaRecord) throws -> ReplicaRecord {
         let file = try FileDescriptor.openForWriting(partialPath(record))
         try file.write(bytes, at: record.received)
         try file.sync()
         let received = record.received + UInt64(bytes.count)
-        try setReceived(received, of: record)
+        if received < record.length { try setReceived(received, of: record) }
         return ReplicaRecord(sourceDeviceID: record.sourceDeviceID, bundleID: record.bundleID, vaultID: record.vaultID,
                              length: record.length, sha256: record.sha256, received: received)
     }
