@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
-        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession"]),
+        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
 
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),

@@ -52,9 +52,9 @@ struct ReplicationTests {
         #expect(try pair.replicate().sentBundles == [general.bundleID])
     }
 
-    @Test("an interrupted transfer resumes: the second run sends only the bytes that had not arrived")
+    @Test("an interrupted transfer resumes: the second run sends only the bytes that had arrived durably")
     func resumeAfterInterruption() throws {
-        let pair = try ReplicationPair()
+        let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 1))
         let bundle = try pair.put(9 << 20, seed: 7, in: pair.general)
         let broken = pair.channel()
         var chunks = 0
@@ -76,9 +76,9 @@ struct ReplicationTests {
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }
 
-    @Test("bytes past the acknowledged count in a partial file are cut, not trusted")
+    @Test("bytes past the durable count in a partial file are cut, not trusted")
     func unacknowledgedBytesAreCut() throws {
-        let pair = try ReplicationPair()
+        let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 1))
         let bundle = try pair.put(9 << 20, seed: 8, in: pair.general)
         let broken = pair.channel()
         broken.intercept = { kind, _ in
@@ -91,6 +91,20 @@ struct ReplicationTests {
         partial.write(Data(repeating: 0xEE, count: 1000))
         try partial.close()
         #expect(try pair.replicate().bytesSent == bundle.sealedLength - UInt64(ReplicaChunk.maximumDataCount))
+        #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
+    }
+
+    @Test("bytes written but not yet fsynced (within the sync interval) are not counted: they are sent again")
+    func unsyncedBytesAreSentAgain() throws {
+        let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 8 << 20))
+        let bundle = try pair.put(9 << 20, seed: 9, in: pair.general)
+        let broken = pair.channel()
+        broken.intercept = { kind, _ in
+            if kind == ReplicationWire.chunkKind, broken.requestCounts[kind] == 1 { throw PeerChannelError(.connectionClosed, "gone") }
+        }
+        #expect(throws: PeerChannelError(.connectionClosed, "")) { try pair.replicate(over: broken) }
+        #expect(try pair.inventory()[bundle.bundleID]?.received == 0)
+        #expect(try pair.replicate().bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }
 

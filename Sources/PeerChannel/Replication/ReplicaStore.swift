@@ -9,7 +9,7 @@ import Glibc
 /// never mistakes them for orphans of its own bundles.
 ///
 /// `<bundle id>.partial` holds the bytes received so far; the row's `received` never counts a byte
-/// before it is fsynced. `<bundle id>.replica` is a complete replica that verified; it takes that name
+/// before it is fsynced (the keeper fsyncs every `ReplicaPolicy.syncInterval` bytes and at the end). `<bundle id>.replica` is a complete replica that verified; it takes that name
 /// in the transaction that marks the row complete.
 struct ReplicaStore {
     static let folderName = "replicas"
@@ -92,16 +92,16 @@ struct ReplicaStore {
         return record.received
     }
 
-    /// Writes bytes at the end of the partial file, fsyncs them, then counts them in the row. The
-    /// last bytes are counted only by `complete`, once the whole bundle verified.
-    func append(_ bytes: UnsafeRawBufferPointer, to record: ReplicaRecord) throws -> ReplicaRecord {
-        let file = try FileDescriptor.openForWriting(partialPath(record))
-        try file.write(bytes, at: record.received)
-        try file.sync()
-        let received = record.received + UInt64(bytes.count)
+    /// Writes bytes into the partial file at `offset`, without waiting for the disk.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, of record: ReplicaRecord) throws {
+        try FileDescriptor.openForWriting(partialPath(record)).write(bytes, at: offset)
+    }
+
+    /// Fsyncs the partial file, then counts its first `received` bytes in the row. The last bytes are
+    /// counted only by `complete`, once the whole bundle verified.
+    func makeDurable(_ record: ReplicaRecord, upTo received: UInt64) throws {
+        try FileDescriptor.openForWriting(partialPath(record)).sync()
         if received < record.length { try setReceived(received, of: record) }
-        return ReplicaRecord(sourceDeviceID: record.sourceDeviceID, bundleID: record.bundleID, vaultID: record.vaultID,
-                             length: record.length, sha256: record.sha256, received: received)
     }
 
     /// Marks a fully received, verified replica complete and gives its file the complete name, in one

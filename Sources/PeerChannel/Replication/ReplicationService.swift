@@ -11,7 +11,7 @@ import CryptoVault
 public struct ReplicationService: ChannelService {
     public let vault: UnlockedVault
     public let policy: ReplicaPolicy
-    private let digests = ReplicaDigests()
+    private let transfers = ReplicaTransfers()
 
     public init(vault: UnlockedVault, policy: ReplicaPolicy = ReplicaPolicy()) {
         self.vault = vault
@@ -48,9 +48,11 @@ public struct ReplicationService: ChannelService {
 
     // MARK: Announcements
 
-    /// The bytes already held of the announced bundle, after checking the bounds.
+    /// The bytes already held of the announced bundle, after checking the bounds. A transfer that
+    /// resumes continues from the bytes known durable; any state beyond them is dropped.
     private func accept(_ announcement: ReplicaAnnouncement, from peer: DeviceProfile) throws -> UInt64 {
         let existing = try store.record(source: peer.deviceID, bundleID: announcement.bundleID)
+        if let existing { transfers.forget(existing) }
         if let existing, existing.matches(announcement) {
             return existing.isComplete ? existing.length : try store.resumePoint(of: existing)
         }
@@ -68,28 +70,32 @@ public struct ReplicationService: ChannelService {
 
     // MARK: Chunks
 
-    /// Stores one chunk durably and returns the bytes now held; on the last one, verifies the bundle.
+    /// Writes one chunk and returns the bytes now held; fsyncs and counts them every sync interval;
+    /// on the last chunk, fsyncs and verifies the bundle.
     private func receive(_ chunk: ReplicaChunk, in body: [UInt8], from peer: DeviceProfile) throws -> UInt64 {
         guard let record = try store.record(source: peer.deviceID, bundleID: chunk.bundleID), !record.isComplete else {
             throw PeerChannelError(.replicaOutOfOrder, "a chunk of bundle \(ByteEncoding.hex(chunk.bundleID)), which is not being received")
         }
-        guard chunk.offset == record.received, chunk.end <= record.length else {
+        let transfer = try transfers.take(for: record, partialPath: store.partialPath(record))
+        guard chunk.offset == transfer.written, chunk.end <= record.length else {
+            transfers.putBack(transfer, for: record)
             throw PeerChannelError(.replicaOutOfOrder,
-                                   "a chunk of bytes \(chunk.offset)..<\(chunk.end), but \(record.received) of \(record.length) are held")
+                                   "a chunk of bytes \(chunk.offset)..<\(chunk.end), but \(transfer.written) of \(record.length) are held")
         }
-        if chunk.offset == 0 { try checkHeader(Array(body[chunk.dataRange]), of: record) }
-        let digest = try digests.take(for: record, partialPath: store.partialPath(record))
-        let updated = try body.withUnsafeBytes { bytes in
+        if chunk.offset == 0 { try checkHeader(Array(body[chunk.dataRange].prefix(BundleHeader.maximumSize)), of: record) }
+        try body.withUnsafeBytes { bytes in
             let data = UnsafeRawBufferPointer(rebasing: bytes[chunk.dataRange])
-            digest.update(data)
-            return try store.append(data, to: record)
+            try store.write(data, at: chunk.offset, of: record)
+            transfer.update(data)
         }
-        guard updated.isComplete else {
-            digests.putBack(digest, for: updated)
-            return updated.received
+        if chunk.end == record.length {
+            try store.makeDurable(record, upTo: chunk.end)
+            try finish(record, digest: transfer.finalize(), from: peer)
+        } else {
+            if chunk.end - record.received >= policy.syncInterval { try store.makeDurable(record, upTo: chunk.end) }
+            transfers.putBack(transfer, for: record)
         }
-        try finish(updated, digest: digest.finalize(), from: peer)
-        return updated.length
+        return chunk.end
     }
 
     /// The first chunk must hold a whole bundle header (every sender sends chunks far longer than a

@@ -2,10 +2,11 @@ import CryptoVault
 import Foundation
 import Synchronization
 
-/// The SHA-256 of each transfer in progress, carried from one chunk to the next so that a bundle is
-/// hashed once, as it arrives. A state that is missing (a restart, an eviction) or not at the offset
-/// of the next chunk is rebuilt from the partial file, which holds exactly the bytes counted so far.
-final class ReplicaDigests: Sendable {
+/// The transfers in progress on the keeper, carried from one chunk to the next: how many bytes were
+/// written (possibly more than the row counts, which moves only at each fsync) and their running
+/// SHA-256, so that a bundle is hashed once, as it arrives. A state that is missing (a restart, an
+/// eviction) is rebuilt from the partial file's first `received` bytes, the ones known to be durable.
+final class ReplicaTransfers: Sendable {
     /// Bounds the memory a peer can make this side hold: beyond it the oldest state goes, at the cost
     /// of rehashing its partial file if that transfer ever continues.
     static let maximumInProgress = 64
@@ -17,26 +18,26 @@ final class ReplicaDigests: Sendable {
 
     /// The states, and their keys oldest first (for eviction).
     private struct Table {
-        var states: [Key: InProgressDigest] = [:]
+        var states: [Key: InProgressTransfer] = [:]
         var order: [Key] = []
     }
 
     private let table = Mutex(Table())
 
     /// Takes the state of `record`'s transfer out of the table (so that no other request can use it
-    /// meanwhile), rebuilt from `partialPath` if it is not at `record.received`.
-    func take(for record: ReplicaRecord, partialPath: String) throws -> InProgressDigest {
+    /// meanwhile), rebuilt from `partialPath` if it is missing or behind the row.
+    func take(for record: ReplicaRecord, partialPath: String) throws -> InProgressTransfer {
         let key = Key(source: record.sourceDeviceID, bundleID: record.bundleID)
         let state = table.withLock { table in
             table.order.removeAll { $0 == key }
             return table.states.removeValue(forKey: key)
         }
-        if let state, state.offset == record.received { return state }
-        return try InProgressDigest(hashingFirst: record.received, of: partialPath)
+        if let state, state.written >= record.received, state.written <= record.length { return state }
+        return try InProgressTransfer(hashingFirst: record.received, of: partialPath)
     }
 
     /// Puts back the state of a transfer that continues.
-    func putBack(_ state: InProgressDigest, for record: ReplicaRecord) {
+    func putBack(_ state: InProgressTransfer, for record: ReplicaRecord) {
         let key = Key(source: record.sourceDeviceID, bundleID: record.bundleID)
         table.withLock { table in
             table.states[key] = state
@@ -46,13 +47,22 @@ final class ReplicaDigests: Sendable {
             }
         }
     }
+
+    /// Forgets the state of a transfer that started afresh or was discarded.
+    func forget(_ record: ReplicaRecord) {
+        let key = Key(source: record.sourceDeviceID, bundleID: record.bundleID)
+        table.withLock { table in
+            table.states[key] = nil
+            table.order.removeAll { $0 == key }
+        }
+    }
 }
 
-/// The running SHA-256 of the first `offset` bytes of one bundle. Owned by one request at a time
-/// (taken out of `ReplicaDigests`, put back after), hence unchecked Sendable.
-final class InProgressDigest: @unchecked Sendable {
+/// One transfer: the running SHA-256 of its first `written` bytes. Owned by one request at a time
+/// (taken out of `ReplicaTransfers`, put back after), hence unchecked Sendable.
+final class InProgressTransfer: @unchecked Sendable {
     private var hasher: SHA256.Hasher? = SHA256.Hasher()
-    private(set) var offset: UInt64 = 0
+    private(set) var written: UInt64 = 0
 
     init() {}
 
@@ -62,9 +72,9 @@ final class InProgressDigest: @unchecked Sendable {
         guard count > 0 else { return }
         let file = try FileDescriptor.openForReading(path)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while offset < count {
-            let wanted = Int(min(UInt64(buffer.count), count - offset))
-            let read = try buffer.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted]), at: offset) }
+        while written < count {
+            let wanted = Int(min(UInt64(buffer.count), count - written))
+            let read = try buffer.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<wanted]), at: written) }
             guard read == wanted else {
                 throw CryptoVaultError(.io, "\(path) is shorter than the \(count) bytes counted as received")
             }
@@ -74,7 +84,7 @@ final class InProgressDigest: @unchecked Sendable {
 
     func update(_ bytes: UnsafeRawBufferPointer) {
         hasher?.update(bytes)
-        offset += UInt64(bytes.count)
+        written += UInt64(bytes.count)
     }
 
     /// The digest of every byte seen; the state cannot be used again.
