@@ -1,7 +1,7 @@
 // fuzz-sources: Sources/PeerChannel/Replication/Wire
 // fuzz-sources: Sources/PeerChannel/PeerChannelError.swift
 // fuzz-sources: Sources/PeerChannel/Channel/ChannelService.swift
-// libFuzzer target: every replication message body (SECURITY.md §9.10) arrives from a paired device
+// libFuzzer target: every replication message body (SECURITY.md §9.13) arrives from a paired device
 // that may be hostile. Each parser must refuse or succeed without trapping, a body that parses must
 // serialize back to exactly its bytes (one encoding per message), and parsed fields must respect the
 // bounds the format states.

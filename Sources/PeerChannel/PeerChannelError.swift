@@ -69,7 +69,7 @@ public enum PeerChannelErrorCode: String, Sendable {
     /// A socket call failed (the address is in use, nothing listens there, the network is down).
     case connectionFailed
 
-    // MARK: Replication (SECURITY.md §9.10)
+    // MARK: Replication (SECURITY.md §9.13)
 
     /// A replication request or answer that does not parse: a wrong length, a field out of range,
     /// entries out of order, trailing bytes.

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Checks the replication messages against testvectors/peer/replication.json, written by the
-/// independent testvectors/independent/replication_messages.py from SECURITY.md §9.10 alone: every
+/// independent testvectors/independent/replication_messages.py from SECURITY.md §9.13 alone: every
 /// valid case must serialize to its bytes and parse back to its fields, every invalid one must be
 /// refused as malformed. Case counts are checked, so a file cut short fails.
 @Suite("Known-answer vectors for the replication messages (testvectors/peer/replication.json)")

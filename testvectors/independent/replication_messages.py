@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent encoder and strict parser of the replication messages of SECURITY.md §9.10, written
+"""An independent encoder and strict parser of the replication messages of SECURITY.md §9.13, written
 from that section alone; it shares no code with the Swift implementation and needs only the standard
 library. It writes testvectors/peer/replication.json: for each message, encodings of fixed fields
 (which the Swift code must produce and parse back to the same fields) and malformed bodies (which
@@ -46,7 +46,7 @@ def u64(n):
     return struct.pack(">Q", n)
 
 
-# --- encoders (§9.10 "Messages") ---
+# --- encoders (§9.13 "Messages") ---
 
 def inventory_request(vault_id, first):
     return vault_id + first
@@ -230,7 +230,7 @@ def build():
         assert refused(parse_received, body, length), reason
 
     return {
-        "description": "Replication messages of SECURITY.md §9.10, from testvectors/independent/replication_messages.py. "
+        "description": "Replication messages of SECURITY.md §9.13, from testvectors/independent/replication_messages.py. "
                        "Every 'invalid' body must be refused as malformedReplicationMessage.",
         "maximum_body_length": MAX_BODY,
         "inventory_page_size": PAGE_SIZE,

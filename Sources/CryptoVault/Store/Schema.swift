@@ -167,7 +167,7 @@ enum Schema {
         """
         CREATE TABLE leak_fingerprints (fingerprint INTEGER PRIMARY KEY) STRICT;
         """,
-        // Replicas of paired devices' bundles (SECURITY.md §9.10): ciphertext this vault keeps for a
+        // Replicas of paired devices' bundles (SECURITY.md §9.13): ciphertext this vault keeps for a
         // peer and cannot open, one row per (source device, bundle); the bytes are in replicas/.
         // `received` counts the bytes durably in the file; it reaches `length` only once the whole
         // bundle verified, which is when `completed_at` is set.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A stored bundle's file being put back from a copy kept elsewhere (a paired device's replica,
-/// SECURITY.md §9.10). The bytes go to a temporary file in assets/; the file takes the bundle's name
+/// SECURITY.md §9.13). The bytes go to a temporary file in assets/; the file takes the bundle's name
 /// only once it verified as the bundle its row describes.
 public final class RestoringBundle {
     public let stored: StoredBundle

@@ -1,4 +1,4 @@
-/// How much this device keeps for each paired device (SECURITY.md §9.10): a peer cannot make it store
+/// How much this device keeps for each paired device (SECURITY.md §9.13): a peer cannot make it store
 /// more than this, whatever it announces. And how often a transfer is made durable.
 public struct ReplicaPolicy: Sendable {
     /// The longest bundle file accepted from a peer.

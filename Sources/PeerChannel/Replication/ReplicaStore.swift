@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The replicas this vault keeps for paired devices (SECURITY.md §9.10): rows of the `replicas` table
+/// The replicas this vault keeps for paired devices (SECURITY.md §9.13): rows of the `replicas` table
 /// and files under `VAULT/replicas/<source device id>/`, outside assets/ so that the vault's own sweep
 /// never mistakes them for orphans of its own bundles.
 ///

@@ -1,6 +1,6 @@
 import CryptoVault
 
-/// The answering side of replication and restore (SECURITY.md §9.10): keeps the bundles paired
+/// The answering side of replication and restore (SECURITY.md §9.13): keeps the bundles paired
 /// devices send, as ciphertext it cannot open, and gives them back to the device they came from.
 ///
 /// Every request is refused unless its sender is paired with this vault right now; a device sees and

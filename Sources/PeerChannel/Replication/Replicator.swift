@@ -1,6 +1,6 @@
 import CryptoVault
 
-/// The sending side of replication (SECURITY.md §9.10): gives a paired device a copy of every stored
+/// The sending side of replication (SECURITY.md §9.13): gives a paired device a copy of every stored
 /// bundle it lacks, as ciphertext it cannot open. The peer's inventory says what it holds; a bundle
 /// it holds byte for byte is skipped, a partial one continues where it stopped.
 public struct Replicator {

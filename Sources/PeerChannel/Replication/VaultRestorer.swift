@@ -1,6 +1,6 @@
 import CryptoVault
 
-/// Brings back the files of stored bundles a vault lost (SECURITY.md §9.10): the bundles its database
+/// Brings back the files of stored bundles a vault lost (SECURITY.md §9.13): the bundles its database
 /// still lists whose file is missing or fails verification are fetched from a paired device's
 /// replicas and put back only once each verifies as the bundle the vault expects (its id, compartment
 /// and size, its header under the vault's keys, every payload chunk).

@@ -1,6 +1,6 @@
 import CryptoVault
 
-/// The request kinds of replication and restore (SECURITY.md §9.10) and the field sizes they share.
+/// The request kinds of replication and restore (SECURITY.md §9.13) and the field sizes they share.
 /// Every integer is big-endian and fixed-width; every message has exactly the length its fields give.
 public enum ReplicationWire {
     public static let inventoryKind = "replicate.inventory"
