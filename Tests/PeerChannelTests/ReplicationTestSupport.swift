@@ -30,6 +30,22 @@ final class ReplicationPair {
         try Replicator(vault: source.vault, channel: channel ?? self.channel()).replicate(compartment: compartment)
     }
 
+    /// Replicates over a connection that breaks when the second chunk is sent (the first arrived),
+    /// and checks that the run failed for that reason.
+    func replicateBreakingAtSecondChunk() throws {
+        let broken = channel()
+        broken.intercept = { kind, _ in
+            if kind == ReplicationWire.chunkKind, broken.requestCounts[kind] == 1 {
+                throw PeerChannelError(.connectionClosed, "the cable was pulled")
+            }
+        }
+        do {
+            _ = try replicate(over: broken)
+            throw ReplicationTestFailure(message: "replication over a broken connection succeeded")
+        } catch let error as PeerChannelError where error.code == .connectionClosed {}
+        broken.intercept = nil
+    }
+
     /// Stores `count` bytes of deterministic content (its first byte `seed`) in `compartment`.
     func put(_ count: Int, seed: UInt8, in compartment: VaultCompartment) throws -> StoredBundle {
         let path = source.root + "/input-\(UUID().uuidString)"
@@ -69,4 +85,8 @@ extension PairingDevice {
             return (entry.action, entry.subjectID, Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first })
         }
     }
+}
+
+struct ReplicationTestFailure: Error {
+    let message: String
 }

@@ -56,14 +56,7 @@ struct ReplicationTests {
     func resumeAfterInterruption() throws {
         let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 1))
         let bundle = try pair.put(9 << 20, seed: 7, in: pair.general)
-        let broken = pair.channel()
-        var chunks = 0
-        broken.intercept = { kind, _ in
-            guard kind == ReplicationWire.chunkKind else { return }
-            chunks += 1
-            if chunks == 2 { throw PeerChannelError(.connectionClosed, "the cable was pulled") }
-        }
-        #expect(throws: PeerChannelError(.connectionClosed, "")) { try pair.replicate(over: broken) }
+        try pair.replicateBreakingAtSecondChunk()
         let held = UInt64(ReplicaChunk.maximumDataCount)
         #expect(try pair.inventory()[bundle.bundleID]?.received == held)
         #expect(pair.bytes(at: pair.replicaFile(bundle, suffix: "partial"))?.count == Int(held))
@@ -80,11 +73,7 @@ struct ReplicationTests {
     func unacknowledgedBytesAreCut() throws {
         let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 1))
         let bundle = try pair.put(9 << 20, seed: 8, in: pair.general)
-        let broken = pair.channel()
-        broken.intercept = { kind, _ in
-            if kind == ReplicationWire.chunkKind, broken.requestCounts[kind] == 1 { throw PeerChannelError(.connectionClosed, "gone") }
-        }
-        #expect(throws: PeerChannelError(.connectionClosed, "")) { try pair.replicate(over: broken) }
+        try pair.replicateBreakingAtSecondChunk()
         // Garbage appended behind the peer's back (a crash between write and count, or anyone else).
         let partial = try #require(FileHandle(forWritingAtPath: pair.replicaFile(bundle, suffix: "partial")))
         partial.seekToEndOfFile()
@@ -98,11 +87,7 @@ struct ReplicationTests {
     func unsyncedBytesAreSentAgain() throws {
         let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 8 << 20))
         let bundle = try pair.put(9 << 20, seed: 9, in: pair.general)
-        let broken = pair.channel()
-        broken.intercept = { kind, _ in
-            if kind == ReplicationWire.chunkKind, broken.requestCounts[kind] == 1 { throw PeerChannelError(.connectionClosed, "gone") }
-        }
-        #expect(throws: PeerChannelError(.connectionClosed, "")) { try pair.replicate(over: broken) }
+        try pair.replicateBreakingAtSecondChunk()
         #expect(try pair.inventory()[bundle.bundleID]?.received == 0)
         #expect(try pair.replicate().bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))

@@ -2,7 +2,7 @@ import CryptoVault
 
 /// A stored bundle's file as the replicator sends it: checked to be the bundle its row names, hashed
 /// once to announce its SHA-256, then read chunk by chunk straight into request bodies.
-struct OutgoingBundleFile {
+struct OutgoingBundleFile: Sendable {
     static let hashingBufferSize = 4 << 20
 
     let bundle: StoredBundle

@@ -64,7 +64,7 @@ struct ReplicaStore {
     func start(_ announcement: ReplicaAnnouncement, source: [UInt8]) throws -> ReplicaRecord {
         let record = ReplicaRecord(sourceDeviceID: source, bundleID: announcement.bundleID, vaultID: announcement.vaultID,
                                    length: announcement.length, sha256: announcement.sha256, received: 0)
-        try vault.vault.write { database in
+        _ = try vault.vault.write { database in
             try database.query("""
                 INSERT OR REPLACE INTO replicas (source_device_id, bundle_id, vault_id, length, sha256, received, announced_at, completed_at)
                 VALUES (?, ?, ?, ?, ?, 0, ?, NULL)
@@ -116,7 +116,7 @@ struct ReplicaStore {
 
     /// Forgets a replica that failed verification: its row and its partial file.
     func discard(_ record: ReplicaRecord) throws {
-        try vault.vault.write { database in
+        _ = try vault.vault.write { database in
             try database.query("DELETE FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
                                [.blob(record.sourceDeviceID), .blob(record.bundleID)])
         }
@@ -124,7 +124,7 @@ struct ReplicaStore {
     }
 
     private func setReceived(_ received: UInt64, of record: ReplicaRecord) throws {
-        try vault.vault.write { database in
+        _ = try vault.vault.write { database in
             try database.query("UPDATE replicas SET received = ? WHERE source_device_id = ? AND bundle_id = ?",
                                [.integer(Int64(received)), .blob(record.sourceDeviceID), .blob(record.bundleID)])
         }

@@ -17,16 +17,27 @@ public struct Replicator {
     public func replicate(compartment: VaultCompartment? = nil, progress: (UInt64) -> Void = { _ in }) throws -> ReplicationReport {
         let inventory = try channel.replicaInventory(of: vault.vault.vaultID)
         var report = ReplicationReport()
-        for bundle in try vault.storedBundles(in: compartment) {
-            let file = try OutgoingBundleFile(bundle, in: vault)
-            let digest = try file.sha256()
-            if let held = inventory[bundle.bundleID], held.isComplete, held.length == file.length, held.sha256 == digest {
+        let bundles = try vault.storedBundles(in: compartment)
+        // Each file is hashed (to announce its SHA-256) while the one before it is sent.
+        var next = bundles.first.map(hashing)
+        for index in bundles.indices {
+            guard let current = next else { break }
+            next = index + 1 < bundles.count ? hashing(bundles[index + 1]) : nil
+            let (file, digest) = try current.value()
+            if let held = inventory[file.bundle.bundleID], held.isComplete, held.length == file.length, held.sha256 == digest {
                 report.unchangedBundles += 1
                 continue
             }
             try send(file, digest: digest, report: &report, progress: progress)
         }
         return report
+    }
+
+    private func hashing(_ bundle: StoredBundle) -> Prefetched<(OutgoingBundleFile, [UInt8])> {
+        Prefetched { [vault] in
+            let file = try OutgoingBundleFile(bundle, in: vault)
+            return (file, try file.sha256())
+        }
     }
 
     private func send(_ file: OutgoingBundleFile, digest: [UInt8], report: inout ReplicationReport,
