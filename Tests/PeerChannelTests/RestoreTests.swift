@@ -35,6 +35,19 @@ struct RestoreTests {
         #expect(try pair.plaintext(intact).count == 1000)
     }
 
+    @Test("a privileged compartment's bundle is replicated and restored without a session (no plaintext leaves CryptoVault)")
+    func privilegedBundle() throws {
+        let pair = try ReplicationPair()
+        let chart = try pair.source.vault.createCompartment(named: "chart", register: .healthcare)
+        let note = try pair.put(40_000, seed: 6, in: chart)
+        #expect(try pair.replicate().sentBundles == [note.bundleID])
+        unlink(pair.sourceFile(note))
+        #expect(try pair.source.vault.storedBundlesNeedingRestore().map(\.bundle.bundleID) == [note.bundleID])
+        #expect(try restorer(pair).restore().restoredBundles == [note.bundleID])
+        #expect(try pair.source.vault.storedBundlesNeedingRestore().isEmpty)
+        #expect(throws: CryptoVaultError(.privilegedSessionRequired, "")) { try pair.source.vault.openStored(note.bundleID) }
+    }
+
     @Test("a vault with nothing missing asks for nothing")
     func nothingToRestore() throws {
         let pair = try ReplicationPair()
