@@ -176,13 +176,27 @@ struct ReplicationTests {
         #expect(Set(try pair.inventory().keys) == [first.bundleID])
     }
 
+    @Test("the number of replicas kept for a peer is bounded too, and an announcement too short for a bundle is refused")
+    func replicaCountAndMinimumLength() throws {
+        let pair = try ReplicationPair(policy: ReplicaPolicy(maximumReplicasPerSource: 1))
+        let first = try pair.put(10, seed: 1, in: pair.general)
+        _ = try pair.put(10, seed: 2, in: pair.general)
+        #expect(throws: PeerChannelError(.replicaQuotaExceeded, "")) { try pair.replicate() }
+        #expect(Set(try pair.inventory().keys) == [first.bundleID])
+        let tiny = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: [UInt8](repeating: 4, count: 16),
+                                       length: UInt64(BundleHeader.minimumSize - 1), sha256: [UInt8](repeating: 0, count: 32))
+        #expect(throws: PeerChannelError(.replicaNotABundle, "")) {
+            try pair.service.respond(to: ReplicationWire.announceKind, body: tiny.serialized(), from: pair.source.keys.profile)
+        }
+    }
+
     @Test("chunks must come in order, within the announced length, for an announced bundle")
     func chunksInOrder() throws {
         let pair = try ReplicationPair()
         let from = pair.source.keys.profile
         let bundleID = [UInt8](repeating: 3, count: 16)
         let announcement = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: bundleID,
-                                               length: 100, sha256: [UInt8](repeating: 0, count: 32))
+                                               length: 1000, sha256: [UInt8](repeating: 0, count: 32))
         func chunk(at offset: UInt64, count: Int) throws -> [UInt8] {
             try pair.service.respond(to: ReplicationWire.chunkKind, body: ReplicaChunk.body(bundleID: bundleID, offset: offset, dataCount: count),
                                      from: from)
@@ -191,7 +205,7 @@ struct ReplicationTests {
         #expect(try pair.service.respond(to: ReplicationWire.announceKind, body: announcement.serialized(), from: from)
                 == ReplicationWire.received(0))
         #expect(throws: PeerChannelError(.replicaOutOfOrder, "")) { try chunk(at: 5, count: 10) }
-        #expect(throws: PeerChannelError(.replicaOutOfOrder, "")) { try chunk(at: 0, count: 101) }
+        #expect(throws: PeerChannelError(.replicaOutOfOrder, "")) { try chunk(at: 0, count: 1001) }
         #expect(throws: PeerChannelError(.malformedReplicationMessage, "")) {
             try pair.service.respond(to: ReplicationWire.chunkKind, body: bundleID + ReplicationWire.bigEndian(UInt64(0)), from: from)
         }

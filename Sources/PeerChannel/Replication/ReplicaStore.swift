@@ -48,12 +48,13 @@ struct ReplicaStore {
         }
     }
 
-    /// The announced lengths of every replica kept for `source`, other than `bundleID`'s.
-    func bytesKept(for source: [UInt8], apartFrom bundleID: [UInt8]) throws -> UInt64 {
+    /// How many replicas are kept for `source` other than `bundleID`'s, and their announced lengths.
+    func kept(for source: [UInt8], apartFrom bundleID: [UInt8]) throws -> (count: Int, bytes: UInt64) {
         try vault.vault.read { database in
-            UInt64(clamping: try database.queryOne("""
-                SELECT coalesce(sum(length), 0) AS total FROM replicas WHERE source_device_id = ? AND bundle_id != ?
-                """, [.blob(source), .blob(bundleID)])?.integer("total") ?? 0)
+            let row = try database.queryOne("""
+                SELECT count(*) AS replicas, coalesce(sum(length), 0) AS total FROM replicas WHERE source_device_id = ? AND bundle_id != ?
+                """, [.blob(source), .blob(bundleID)])
+            return (Int(try row?.integer("replicas") ?? 0), UInt64(clamping: try row?.integer("total") ?? 0))
         }
     }
 
@@ -78,7 +79,7 @@ struct ReplicaStore {
     }
 
     /// Where an interrupted transfer continues: the row's count, once the partial file is made to hold
-    /// exactly that many bytes. Bytes past the count were never acknowledged and are cut; a file
+    /// exactly that many bytes. Bytes past the count were never made durable and are cut; a file
     /// shorter than the count (lost, or cut outside this program) restarts the transfer from 0.
     func resumePoint(of record: ReplicaRecord) throws -> UInt64 {
         let size = (try? FileDescriptor.openForReading(partialPath(record)).regularFileSize()) ?? nil

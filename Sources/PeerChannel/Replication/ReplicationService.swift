@@ -56,16 +56,26 @@ public struct ReplicationService: ChannelService {
         if let existing, existing.matches(announcement) {
             return existing.isComplete ? existing.length : try store.resumePoint(of: existing)
         }
+        try checkBounds(announcement, from: peer)
+        return try store.start(announcement, source: peer.deviceID).received
+    }
+
+    /// A new replica must be long enough to be a bundle, short enough for the policy, and fit in what
+    /// this device keeps for the peer, in bytes and in number.
+    private func checkBounds(_ announcement: ReplicaAnnouncement, from peer: DeviceProfile) throws {
+        guard announcement.length >= UInt64(BundleHeader.minimumSize) else {
+            throw PeerChannelError(.replicaNotABundle, "a bundle of \(announcement.length) bytes cannot hold a bundle header")
+        }
         guard announcement.length <= policy.maximumBundleLength else {
             throw PeerChannelError(.replicaTooLarge,
                                    "a bundle of \(announcement.length) bytes is refused: this device keeps bundles of at most \(policy.maximumBundleLength) bytes")
         }
-        let kept = try store.bytesKept(for: peer.deviceID, apartFrom: announcement.bundleID)
-        guard kept <= policy.maximumBytesPerSource, announcement.length <= policy.maximumBytesPerSource - kept else {
+        let kept = try store.kept(for: peer.deviceID, apartFrom: announcement.bundleID)
+        guard kept.count < policy.maximumReplicasPerSource, kept.bytes <= policy.maximumBytesPerSource,
+              announcement.length <= policy.maximumBytesPerSource - kept.bytes else {
             throw PeerChannelError(.replicaQuotaExceeded,
-                                   "this device already keeps \(kept) bytes for \(peer.fingerprint), of at most \(policy.maximumBytesPerSource)")
+                                   "this device already keeps \(kept.count) replicas of \(kept.bytes) bytes for \(peer.fingerprint), of at most \(policy.maximumReplicasPerSource) and \(policy.maximumBytesPerSource)")
         }
-        return try store.start(announcement, source: peer.deviceID).received
     }
 
     // MARK: Chunks
