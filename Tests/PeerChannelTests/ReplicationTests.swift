@@ -41,6 +41,19 @@ struct ReplicationTests {
         #expect(channel.requestCounts[ReplicationWire.chunkKind] == nil && channel.requestCounts[ReplicationWire.announceKind] == nil)
     }
 
+    @Test("a bundle whose header was rewrapped since is sent again, and its replica replaced by the new bytes")
+    func rewrappedBundleIsSentAgain() throws {
+        let pair = try ReplicationPair()
+        let bundle = try pair.put(50_000, seed: 1, in: pair.general)
+        _ = try pair.replicate()
+        _ = try pair.source.vault.rotateCompartment(named: "general")
+        #expect(try pair.source.vault.rewrapStored(in: try pair.source.vault.compartment(named: "general")) == 1)
+        let report = try pair.replicate()
+        #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength)
+        #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
+        #expect(try pair.replicate().sentBundles.isEmpty)
+    }
+
     @Test("one compartment only: the other's bundles stay behind")
     func oneCompartment() throws {
         let pair = try ReplicationPair()
