@@ -5,8 +5,9 @@ import PeerChannel
 
 /// Replication of 1 GiB of bundles between two paired vaults through the replication service: the
 /// source hashes and reads each bundle file, the keeper writes, fsyncs and hashes each chunk, and both
-/// record audit entries. The requester hands requests straight to the keeper's service (in memory),
-/// so the figure is the replication path itself; over the loopback channel it adds the channel's cost.
+/// record audit entries. Once with a requester that hands requests straight to the keeper's service
+/// (in memory: the replication path itself), once over the real channel on loopback (Noise, TCP,
+/// the keeper's server thread), each to its own keeper.
 /// The target is at least 300 MB/s.
 enum ReplicationBenchmarks {
     static let bundleCount = 16
@@ -15,10 +16,12 @@ enum ReplicationBenchmarks {
     static func run() throws {
         // tmpfs when there is one: the figure is then the replication path itself (hashing, copying,
         // syncing, verifying, auditing), not the disk's bandwidth, which bounds any durable copy.
-        let inMemory = FileManager.default.fileExists(atPath: "/dev/shm")
-        let root = (inMemory ? "/dev/shm/" : NSTemporaryDirectory()) + "vaultbench-replication-\(getpid())"
+        let onTmpfs = FileManager.default.fileExists(atPath: "/dev/shm")
+        let root = (onTmpfs ? "/dev/shm/" : NSTemporaryDirectory()) + "vaultbench-replication-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let (source, keeper) = try pairedVaults(in: root)
+        let source = try BenchDevice(root + "/source", name: "source")
+        let keeper = try BenchDevice(root + "/keeper", name: "keeper")
+        try pair(source, keeper)
         let compartment = try source.vault.createCompartment(named: "bench", register: .general)
         for index in 0..<bundleCount {
             let input = "\(root)/input-\(index)"
@@ -27,36 +30,50 @@ enum ReplicationBenchmarks {
                                      metadata: BundleMetadata(name: "bench-\(index)", modificationTime: 0))
             unlink(input)
         }
-        let channel = DirectRequester(from: source.profile, to: keeper.profile, service: ReplicationService(vault: keeper.vault))
-        let replicator = Replicator(vault: source.vault, channel: channel)
+        let direct = DirectRequester(from: source.profile, to: keeper.profile, service: ReplicationService(vault: keeper.vault))
+        let inMemory = try measure(Replicator(vault: source.vault, channel: direct))
+        // A second keeper, reached over the real channel (Noise over loopback TCP, its own thread).
+        let distant = try BenchDevice(root + "/distant", name: "distant")
+        try pair(source, distant)
+        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: distant.keys,
+                                       pinnedPeers: { [vault = distant.vault.vault] in try vault.familyPairings() },
+                                       services: [ReplicationService(vault: distant.vault)])
+        server.start()
+        defer { server.stop() }
+        let client = try ChannelClient(connectingTo: server.address, localKeys: source.keys, peer: distant.profile)
+        let overChannel = try measure(Replicator(vault: source.vault, channel: client))
+        Benchmark.section("Replication of \(bundleCount) bundles of \(bundleSize >> 20) MiB (1 GiB) to a paired vault")
+        Benchmark.verdict("in-memory requester (hash, send, fsync, verify, audit)", inMemory.rate, "MB/s", atLeast: 300)
+        Benchmark.verdict("over the channel on loopback", overChannel.rate, "MB/s", atLeast: 300)
+        Benchmark.report("second run (hashes everything, sends nothing)", inMemory.again * 1000, "ms")
+        Benchmark.note(onTmpfs ? "the vaults are on /dev/shm (tmpfs): a disk adds its own write bandwidth as a bound"
+                               : "the vaults are in \(NSTemporaryDirectory()) (no /dev/shm): the disk's write bandwidth is part of the figure")
+    }
+
+    /// MB/s of a first replication, and the seconds of a second one (which sends nothing).
+    private static func measure(_ replicator: Replicator) throws -> (rate: Double, again: Double) {
         var report = ReplicationReport()
         let seconds = try Benchmark.seconds { report = try replicator.replicate() }
         let again = try Benchmark.seconds { _ = try replicator.replicate() }
-        Benchmark.section("Replication of \(bundleCount) bundles of \(bundleSize >> 20) MiB (1 GiB) to a paired vault, in-memory requester")
-        Benchmark.verdict("replicate (hash, send, fsync, verify, audit)", Double(report.bytesSent) / seconds / 1e6, "MB/s", atLeast: 300)
-        Benchmark.report("second run (hashes everything, sends nothing)", again * 1000, "ms")
-        Benchmark.note(inMemory ? "both vaults on /dev/shm (tmpfs): a disk adds its own write bandwidth as a bound"
-                                : "both vaults in \(NSTemporaryDirectory()) (no /dev/shm): the disk's write bandwidth is part of the figure")
+        return (Double(report.bytesSent) / seconds / 1e6, again)
     }
 
-    private static func pairedVaults(in root: String) throws -> (source: BenchDevice, keeper: BenchDevice) {
-        let source = try BenchDevice(root + "/source", name: "source")
-        let keeper = try BenchDevice(root + "/keeper", name: "keeper")
+    private static func pair(_ source: BenchDevice, _ keeper: BenchDevice) throws {
         try source.vault.storePairing(FamilyPairing(peer: keeper.profile, role: .join, pairedAt: 0))
         try keeper.vault.storePairing(FamilyPairing(peer: source.profile, role: .host, pairedAt: 0))
-        return (source, keeper)
     }
 }
 
 /// An audited vault with its device identity.
 private struct BenchDevice {
     let vault: UnlockedVault
-    let profile: DeviceProfile
+    let keys: DeviceKeys
+    var profile: DeviceProfile { keys.profile }
 
     init(_ directory: String, name: String) throws {
         vault = try Vault.create(at: directory, passphrase: try SecureBytes(copying: Array("bench passphrase".utf8)),
                                  kdf: .argon2idFloor, journal: AuditLog())
-        profile = try vault.deviceKeys(nameIfNew: name).profile
+        keys = try vault.deviceKeys(nameIfNew: name)
     }
 }
 
