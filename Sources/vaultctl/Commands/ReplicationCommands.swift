@@ -5,6 +5,16 @@ import PeerChannel
 /// `replicate` and `restore`: copies of this vault's bundles kept by a paired device, as ciphertext it
 /// cannot open, and the way back (SECURITY.md §9.13).
 enum ReplicationCommands {
+    /// How both commands find the peer, and unlock this vault.
+    static let peerOptions = Credentials.options + ["--address", "--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) }
+    static let reachingThePeer = """
+          --address ADDR:PORT  where the peer's channel listens (default: listen for its announcement,
+                               which is only a hint: the channel checks the key pinned at pairing)
+          --seconds N          how long to listen for the announcement without --address (default \(PeerChannelCommands.defaultDiscoverSeconds))
+          --announcements ADDR:PORT  where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))
+        \(Credentials.help)
+        """
+
     static let replicate = Command("replicate", synopsis: "send a paired device the bundles it lacks (it cannot read them)", usage: """
         Usage: vaultctl replicate --to PEER [--compartment NAME] [--address ADDR:PORT] [--seconds N]
                                   [--vault DIR] [--passphrase-file PATH | ...] [--json]
@@ -18,15 +28,11 @@ enum ReplicationCommands {
         Options:
           --to PEER            the paired device to send to (name or fingerprint)
           --compartment NAME   only this compartment's bundles
-          --address ADDR:PORT  where the peer's channel listens (default: listen for its announcement,
-                               which is only a hint: the channel checks the key pinned at pairing)
-          --seconds N          how long to listen for the announcement without --address (default \(PeerChannelCommands.defaultDiscoverSeconds))
-          --announcements ADDR:PORT  where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))
-        \(Credentials.help)
+        \(reachingThePeer)
 
         Example:
           vaultctl replicate --to desk --address 192.168.1.20:\(ChannelServer.defaultPort)
-        """, options: Credentials.options + ["--to", "--compartment", "--address", "--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+        """, options: peerOptions + ["--to", "--compartment"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let client = try connect(arguments, peerOption: "--to", unlocked)
@@ -53,14 +59,11 @@ enum ReplicationCommands {
 
         Options:
           --from PEER          the paired device that keeps copies (name or fingerprint)
-          --address ADDR:PORT  where the peer's channel listens (default: listen for its announcement)
-          --seconds N          how long to listen for the announcement without --address (default \(PeerChannelCommands.defaultDiscoverSeconds))
-          --announcements ADDR:PORT  where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))
-        \(Credentials.help)
+        \(reachingThePeer)
 
         Example:
           vaultctl restore --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)
-        """, options: Credentials.options + ["--from", "--address", "--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+        """, options: peerOptions + [OptionSpec(name: "--from", kind: .value)]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let client = try connect(arguments, peerOption: "--from", unlocked)
             let progress = ProgressBar("restoring", total: nil)
