@@ -43,7 +43,7 @@ enum ReplicationBenchmarks {
         let client = try ChannelClient(connectingTo: server.address, localKeys: source.keys, peer: distant.profile)
         let overChannel = try measure(Replicator(vault: source.vault, channel: client))
         Benchmark.section("Replication of \(bundleCount) bundles of \(bundleSize >> 20) MiB (1 GiB) to a paired vault")
-        Benchmark.verdict("in-memory requester (hash, send, fsync, verify, audit)", inMemory.rate, "MB/s", atLeast: 300)
+        Benchmark.verdict("in-memory requester", inMemory.rate, "MB/s", atLeast: 300)
         Benchmark.verdict("over the channel on loopback", overChannel.rate, "MB/s", atLeast: 300)
         Benchmark.report("second run (hashes everything, sends nothing)", inMemory.again * 1000, "ms")
         Benchmark.note(onTmpfs ? "the vaults are on /dev/shm (tmpfs): a disk adds its own write bandwidth as a bound"
