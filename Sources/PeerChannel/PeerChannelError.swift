@@ -89,6 +89,30 @@ public enum PeerChannelErrorCode: String, Sendable {
     case serviceFailed
     /// A UDP announcement that does not parse (SECURITY.md §9.10).
     case malformedAnnouncement
+
+    // MARK: Replication (SECURITY.md §9.13)
+
+    /// A replication request or answer that does not parse: a wrong length, a field out of range,
+    /// entries out of order, trailing bytes.
+    case malformedReplicationMessage
+    /// The asking device is not (or no longer) paired with this vault.
+    case replicationSourceUnpaired
+    /// An announced bundle is longer than this device keeps for a peer.
+    case replicaTooLarge
+    /// Keeping an announced bundle would take the peer's replicas past the space this device gives it.
+    case replicaQuotaExceeded
+    /// A chunk that is not the next one expected: for a bundle not announced or already complete, at
+    /// another offset than the bytes received so far, or past the announced length.
+    case replicaOutOfOrder
+    /// The received bundle's SHA-256 is not the one announced: altered or truncated in transit, or the
+    /// source's file changed during the transfer. The partial copy is discarded.
+    case replicaDigestMismatch
+    /// The received bytes do not start with a bundle header of the announced vault and bundle id.
+    case replicaNotABundle
+    /// A replica this device does not hold complete (or whose file is gone).
+    case replicaNotFound
+    /// A copy fetched from a peer did not verify as the bundle this vault lists (id, header, keys, payload).
+    case restoreVerificationFailed
 }
 
 extension PeerChannelError {

@@ -12,6 +12,13 @@ enum Benchmark {
         return samples.sorted()[samples.count / 2]
     }
 
+    /// The wall-clock seconds one run of `body` takes.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
     static func report(_ name: String, _ value: Double, _ unit: String) {
         print("\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%10.2f", value)) \(unit)")
     }

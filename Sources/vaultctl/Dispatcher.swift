@@ -20,7 +20,8 @@ enum Dispatcher {
         ShareCommand.command, EgressCommands.check, EgressCommands.log,
         ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
         DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
-        PeerChannelCommands.ping, PeerChannelCommands.discover, DemoCommand.command,
+        PeerChannelCommands.ping, PeerChannelCommands.discover, ReplicationCommands.replicate, ReplicationCommands.restore,
+        DemoCommand.command,
     ]
 
     static let overview: String = {

@@ -26,7 +26,8 @@ enum ExitCode: Int32 {
               or used-up pairing code; a peer whose key is not the pinned one, or that does not
               know this device)
           3   egress check: the payload may leave only redacted
-          4   refused by policy (egress check, sharing a privileged compartment)
+          4   refused by policy (egress check, sharing a privileged compartment, a bundle over
+              the size a peer keeps for this device)
           64  usage error (unknown option, missing argument)
           65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
               KDF parameters outside the allowed range)
@@ -71,7 +72,9 @@ extension ExitCode {
         case .wrongPairingCode, .pairingCodeExpired, .pairingCodeExhausted: self = .authenticationFailed
         case .invalidPairingCode, .invalidConfiguration: self = .usage
         case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
-        case .unpinnedPeer, .unknownToPeer: self = .authenticationFailed
+        case .unpinnedPeer, .unknownToPeer, .replicationSourceUnpaired: self = .authenticationFailed
+        case .replicaTooLarge, .replicaQuotaExceeded: self = .refused
+        case .replicaNotFound: self = .noInput
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         default: self = .dataError  // a malformed, oversized, reflected or mismatched message
         }

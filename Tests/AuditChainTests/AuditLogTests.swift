@@ -494,7 +494,7 @@ struct AuditTreeMigrationTests {
                 hash BLOB NOT NULL CHECK (length(hash) = 32), PRIMARY KEY (level, idx)) STRICT, WITHOUT ROWID;
             INSERT INTO audit_nodes (level, idx, hash) VALUES \(schema3Nodes.joined(separator: ", "));
             \(OperationsTableMigrationTests.operationsTable)
-            DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints;
+            DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;
             PRAGMA user_version = 3;
             """)
 
@@ -1322,14 +1322,14 @@ struct OperationsTableMigrationTests {
         let compartment = try fixture.command { try session.createCompartment(named: "Estate of H. Lindqvist", register: .legal) }
         let stored = try fixture.command { try fixture.put("inventory.pdf", contents: "an inventory", in: compartment, by: session) }
         // Schema 3 is today's schema with the operations table and without the tables of later
-        // migrations (5: device identity and pairings; 7: leak fingerprints): put it back that way, with the row version 3
+        // migrations (5: device identity and pairings; 7: leak fingerprints; 8: replicas): put it back that way, with the row version 3
         // wrote for the put.
         let copy = try fixture.copyOfVault()
         let before: AuditRows
         do {
             let old = try Database(path: copy + "/" + Vault.databaseName, create: false)
             try old.execute(Self.operationsTable)
-            try old.execute("DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints;")
+            try old.execute("DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;")
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
                           [.blob(compartment.uuid), .blob(stored.bundleID)])
             try old.execute("PRAGMA user_version = 3")

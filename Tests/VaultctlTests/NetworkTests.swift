@@ -37,6 +37,23 @@ struct NetworkTests {
         #expect(daemon.result().stderr.contains("connected from \(hosts.address(.laptop))"))
     }
 
+    @Test func replicationAndRestoreWorkBetweenTwoHosts() throws {
+        let hosts = TwoHosts()
+        print("NetworkTests: replication over \(hosts.description)")
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let bundleID = try ReplicationCommandTests.laptopWithAFile(laptop, contents: "case file, page 1\n")
+        let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
+                                             "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let channelAddress = try Self.channelAddress(daemon)
+        let deskID = try PeersCommandTests.fingerprint(desk)
+        let sent = try hosts.run(.laptop, laptop, ["replicate", "--to", deskID, "--address", channelAddress])
+        #expect(sent.status == 0 && sent.stdout.contains("Sent 1 bundle(s)"), "\(sent.stdout) \(sent.stderr)")
+        unlink(laptop.directory + "/assets/\(bundleID).vbundle")
+        let restored = try hosts.run(.laptop, laptop, ["restore", "--from", deskID, "--address", channelAddress])
+        #expect(restored.status == 0 && restored.stdout.contains("restored  \(bundleID)"), "\(restored.stdout) \(restored.stderr)")
+    }
+
     static func codeAndAddress(_ host: CLI.Running) throws -> (String, String) {
         for _ in 0..<400 {
             let lines = String(decoding: FileManager.default.contents(atPath: host.outputPath) ?? Data(), as: UTF8.self).split(separator: "\n")

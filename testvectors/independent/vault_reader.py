@@ -580,7 +580,7 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 
 APPLICATION_ID = 0x564C5431
 # Schemas 4 to 7 (§4.1) changed only tables this reader does not use.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class Vault:

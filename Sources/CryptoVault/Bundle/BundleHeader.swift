@@ -13,6 +13,8 @@ public struct BundleHeader: Sendable, Equatable {
     public static let version: UInt16 = 1
     static let fixedSize = 8 + 2 + 2 + 16 + 16 + 4 + 16 + 4 + 8 + 24 + 48 + 2 + 32 + 32
     public static let maximumSize = fixedSize + BundleMetadata.maximumEncodedSize + StreamCipher.tagSize
+    /// No header is shorter: its sealed metadata holds at least the AEAD tag.
+    public static let minimumSize = fixedSize + StreamCipher.tagSize
     /// Chunk sizes are powers of two from 1 KiB to 16 MiB; 64 KiB by default.
     public static let chunkSizes: ClosedRange<Int> = 1024...(16 << 20)
     public static let defaultChunkSize = 64 << 10

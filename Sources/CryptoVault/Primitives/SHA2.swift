@@ -82,11 +82,14 @@ public enum SHA256 {
         }
 
         public mutating func update(_ data: [UInt8]) {
-            data.withUnsafeBytes { bytes in
-                if let context { return SHA256.update(context, bytes) }
-                guard let base = bytes.baseAddress, let sodiumState else { return }
-                _ = crypto_hash_sha256_update(sodiumState, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
-            }
+            data.withUnsafeBytes { update($0) }
+        }
+
+        /// Hashes bytes in place, without copying them into an array (bulk transfers hash as they go).
+        public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            if let context { return SHA256.update(context, bytes) }
+            guard let base = bytes.baseAddress, let sodiumState else { return }
+            _ = crypto_hash_sha256_update(sodiumState, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
         }
 
         public consuming func finalize() -> [UInt8] {

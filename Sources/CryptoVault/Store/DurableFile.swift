@@ -37,6 +37,12 @@ public enum DurableFile {
         try syncDirectory(AtomicOutputFile.directory(of: destination))
     }
 
+    /// Moves a finished, synced file over `destination` (replacing it) and makes the rename durable.
+    public static func renameReplacing(_ source: String, to destination: String) throws {
+        _ = try retrying("rename \(source)") { rename(source, destination) }
+        try syncDirectory(AtomicOutputFile.directory(of: destination))
+    }
+
     public static func syncDirectory(_ directory: String) throws {
         let descriptor = try retrying("open \(directory)") { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(descriptor) }

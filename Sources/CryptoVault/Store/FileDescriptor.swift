@@ -38,6 +38,22 @@ public final class FileDescriptor: @unchecked Sendable {
         return FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
     }
 
+    /// An existing file opened for positional writes, or a new one private to the owner when `creating`.
+    public static func openForWriting(_ path: String, creating: Bool = false, mode: mode_t = 0o600) throws -> FileDescriptor {
+        let flags = O_WRONLY | O_CLOEXEC | (creating ? O_CREAT : 0)
+        let descriptor = open(path, flags, mode)
+        guard descriptor >= 0 else {
+            let code: CryptoVaultErrorCode = errno == ENOENT ? .fileNotFound : .io
+            throw CryptoVaultError(code, "cannot open \(path) for writing: \(String(cString: strerror(errno)))")
+        }
+        return FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
+    }
+
+    /// Cuts or extends the file to `length` bytes.
+    public func truncate(to length: UInt64) throws {
+        _ = try DurableFile.retrying("ftruncate \(path)") { ftruncate(rawValue, off_t(length)) }
+    }
+
     /// The size of a regular file, or nil for a pipe, terminal or socket.
     public func regularFileSize() -> UInt64? {
         var status = stat()

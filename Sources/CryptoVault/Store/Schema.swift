@@ -167,6 +167,24 @@ enum Schema {
         """
         CREATE TABLE leak_fingerprints (fingerprint INTEGER PRIMARY KEY) STRICT;
         """,
+        // Replicas of paired devices' bundles (SECURITY.md §9.13): ciphertext this vault keeps for a
+        // peer and cannot open, one row per (source device, bundle); the bytes are in replicas/.
+        // `received` counts the bytes durably in the file; it reaches `length` only once the whole
+        // bundle verified, which is when `completed_at` is set.
+        """
+        CREATE TABLE replicas (
+            source_device_id BLOB NOT NULL CHECK (length(source_device_id) = 16),
+            bundle_id        BLOB NOT NULL CHECK (length(bundle_id) = 16),
+            vault_id         BLOB NOT NULL CHECK (length(vault_id) = 16),
+            length           INTEGER NOT NULL CHECK (length > 0),
+            sha256           BLOB NOT NULL CHECK (length(sha256) = 32),
+            received         INTEGER NOT NULL CHECK (received BETWEEN 0 AND length),
+            announced_at     INTEGER NOT NULL,
+            completed_at     INTEGER,
+            PRIMARY KEY (source_device_id, bundle_id),
+            CHECK ((completed_at IS NOT NULL) = (received = length))
+        ) STRICT, WITHOUT ROWID;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

@@ -2,6 +2,8 @@
 /// event per operation, written in the same transaction as the operation itself.
 public enum VaultAction: String, Sendable {
     case seal, open, put, get, rm, rewrap
+    /// A lost or damaged bundle file put back from a paired device's replica (SECURITY.md §9.13).
+    case restore
 }
 
 extension UnlockedVault {

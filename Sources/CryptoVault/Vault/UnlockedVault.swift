@@ -27,6 +27,18 @@ public final class UnlockedVault: @unchecked Sendable {
         try vault.withDatabase { database in try database.writeTransaction { try journal(event, in: database) } }
     }
 
+    /// Runs `body` in a write transaction that also records `event`, so a change made outside
+    /// CryptoVault (a replica kept for a paired device) and its audit entry commit together or not at all.
+    public func write<Result>(recording event: VaultEvent, _ body: (Database) throws -> Result) throws -> Result {
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                let result = try body(database)
+                try journal(event, in: database)
+                return result
+            }
+        }
+    }
+
     // MARK: Passphrase slots
 
     func insertPassphraseSlot(_ passphrase: SecureBytes, parameters: KDFParameters, in database: Database) throws {

@@ -32,7 +32,7 @@ enum PeerChannelCommands {
             let count = try arguments.integer("--count", in: 1...100) ?? 1
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
-            let address = try peerAddress(pairing.peer, arguments)
+            let address = try peerAddress(pairing.peer, given: arguments.value("--to"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
             var replies: [[String: Any]] = []
             for sequence in 0..<count {
@@ -61,15 +61,16 @@ enum PeerChannelCommands {
 
     /// --to, or where the peer's announcement came from. An announcement only says where to try: the
     /// handshake then checks the pinned key, so a forged one can only make the ping fail.
-    private static func peerAddress(_ peer: DeviceProfile, _ arguments: ParsedArguments) throws -> SocketAddress {
-        if let to = arguments.value("--to") { return try SocketAddress(parsing: to) }
+    /// (`replicate` and `restore` take the address as --address.)
+    static func peerAddress(_ peer: DeviceProfile, given address: String?, _ arguments: ParsedArguments) throws -> SocketAddress {
+        if let address { return try SocketAddress(parsing: address) }
         let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
         let heard = try Discovery.listen(on: announcementAddress(arguments), seconds: Double(seconds)) {
             $0.announcement.deviceID == peer.deviceID
         }
         guard let found = heard.first(where: { $0.announcement.deviceID == peer.deviceID }) else {
             throw CommandError(message: "\(peer.name) did not announce itself within \(seconds) s", exitCode: .ioError,
-                               hint: "give its address with --to ADDR:PORT, or run it with 'vaultctl serve --announce'")
+                               hint: "give its address with --to ADDR:PORT (--address for replicate and restore), or run it with 'vaultctl serve --announce'")
         }
         return found.channelAddress
     }

@@ -1,0 +1,144 @@
+import CryptoVault
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The replicas this vault keeps for paired devices (SECURITY.md §9.13): rows of the `replicas` table
+/// and files under `VAULT/replicas/<source device id>/`, outside assets/ so that the vault's own sweep
+/// never mistakes them for orphans of its own bundles.
+///
+/// `<bundle id>.partial` holds the bytes received so far; the row's `received` never counts a byte
+/// before it is fsynced (the keeper fsyncs every `ReplicaPolicy.syncInterval` bytes and at the end). `<bundle id>.replica` is a complete replica that verified; it takes that name
+/// in the transaction that marks the row complete.
+struct ReplicaStore {
+    static let folderName = "replicas"
+
+    let vault: UnlockedVault
+
+    var folder: String { (vault.vault.directory as NSString).appendingPathComponent(Self.folderName) }
+
+    func sourceFolder(_ sourceDeviceID: [UInt8]) -> String { "\(folder)/\(ByteEncoding.hex(sourceDeviceID))" }
+
+    func partialPath(_ record: ReplicaRecord) -> String {
+        "\(sourceFolder(record.sourceDeviceID))/\(ByteEncoding.hex(record.bundleID)).partial"
+    }
+
+    func completePath(_ record: ReplicaRecord) -> String {
+        "\(sourceFolder(record.sourceDeviceID))/\(ByteEncoding.hex(record.bundleID)).replica"
+    }
+
+    // MARK: Rows
+
+    func record(source: [UInt8], bundleID: [UInt8]) throws -> ReplicaRecord? {
+        try vault.vault.read { database in
+            try database.queryOne("SELECT * FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
+                                  [.blob(source), .blob(bundleID)]).map(ReplicaRecord.init(row:))
+        }
+    }
+
+    /// One inventory page: the replicas of `source`'s vault from the requested bundle id on.
+    func inventory(source: [UInt8], request: ReplicaInventory.Request) throws -> [ReplicaInventory.Entry] {
+        try vault.vault.read { database in
+            try database.query("""
+                SELECT * FROM replicas WHERE source_device_id = ? AND vault_id = ? AND bundle_id >= ?
+                ORDER BY bundle_id LIMIT ?
+                """, [.blob(source), .blob(request.vaultID), .blob(request.firstBundleID), .integer(Int64(ReplicaInventory.pageSize))])
+                .map { try ReplicaRecord(row: $0).inventoryEntry }
+        }
+    }
+
+    /// How many replicas are kept for `source` other than `bundleID`'s, and their announced lengths.
+    func kept(for source: [UInt8], apartFrom bundleID: [UInt8]) throws -> (count: Int, bytes: UInt64) {
+        try vault.vault.read { database in
+            let row = try database.queryOne("""
+                SELECT count(*) AS replicas, coalesce(sum(length), 0) AS total FROM replicas WHERE source_device_id = ? AND bundle_id != ?
+                """, [.blob(source), .blob(bundleID)])
+            return (Int(try row?.integer("replicas") ?? 0), UInt64(clamping: try row?.integer("total") ?? 0))
+        }
+    }
+
+    // MARK: Transfers
+
+    /// Starts a replica afresh for `announcement`: the row says nothing received, the partial file is
+    /// empty, and an older version of the bundle (a complete replica of other bytes) is gone.
+    func start(_ announcement: ReplicaAnnouncement, source: [UInt8]) throws -> ReplicaRecord {
+        let record = ReplicaRecord(sourceDeviceID: source, bundleID: announcement.bundleID, vaultID: announcement.vaultID,
+                                   length: announcement.length, sha256: announcement.sha256, received: 0)
+        _ = try vault.vault.write { database in
+            try database.query("""
+                INSERT OR REPLACE INTO replicas (source_device_id, bundle_id, vault_id, length, sha256, received, announced_at, completed_at)
+                VALUES (?, ?, ?, ?, ?, 0, ?, NULL)
+                """, [.blob(source), .blob(record.bundleID), .blob(record.vaultID), .integer(Int64(record.length)),
+                      .blob(record.sha256), .integer(PairingRecorder.wallClock())])
+        }
+        try makeFolders(for: source)
+        try FileDescriptor.openForWriting(partialPath(record), creating: true).truncate(to: 0)
+        unlink(completePath(record))
+        return record
+    }
+
+    /// Where an interrupted transfer continues: the row's count, once the partial file is made to hold
+    /// exactly that many bytes. Bytes past the count were never made durable and are cut; a file
+    /// shorter than the count (lost, or cut outside this program) restarts the transfer from 0.
+    func resumePoint(of record: ReplicaRecord) throws -> UInt64 {
+        let size = (try? FileDescriptor.openForReading(partialPath(record)).regularFileSize()) ?? nil
+        guard let size, size >= record.received else {
+            try setReceived(0, of: record)
+            try makeFolders(for: record.sourceDeviceID)
+            try FileDescriptor.openForWriting(partialPath(record), creating: true).truncate(to: 0)
+            return 0
+        }
+        if size > record.received { try FileDescriptor.openForWriting(partialPath(record)).truncate(to: record.received) }
+        return record.received
+    }
+
+    /// Writes bytes into the partial file at `offset`, without waiting for the disk.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, of record: ReplicaRecord) throws {
+        try FileDescriptor.openForWriting(partialPath(record)).write(bytes, at: offset)
+    }
+
+    /// Fsyncs the partial file, then counts its first `received` bytes in the row. The last bytes are
+    /// counted only by `complete`, once the whole bundle verified.
+    func makeDurable(_ record: ReplicaRecord, upTo received: UInt64) throws {
+        try FileDescriptor.openForWriting(partialPath(record)).sync()
+        if received < record.length { try setReceived(received, of: record) }
+    }
+
+    /// Marks a fully received, verified replica complete and gives its file the complete name, in one
+    /// transaction with `event` (its audit entry).
+    func complete(_ record: ReplicaRecord, recording event: VaultEvent) throws {
+        try vault.write(recording: event) { database in
+            try database.query("UPDATE replicas SET received = length, completed_at = ? WHERE source_device_id = ? AND bundle_id = ?",
+                               [.integer(PairingRecorder.wallClock()), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+            try DurableFile.renameReplacing(partialPath(record), to: completePath(record))
+        }
+    }
+
+    /// Forgets a replica that failed verification: its row and its partial file.
+    func discard(_ record: ReplicaRecord) throws {
+        _ = try vault.vault.write { database in
+            try database.query("DELETE FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
+                               [.blob(record.sourceDeviceID), .blob(record.bundleID)])
+        }
+        unlink(partialPath(record))
+    }
+
+    private func setReceived(_ received: UInt64, of record: ReplicaRecord) throws {
+        _ = try vault.vault.write { database in
+            try database.query("UPDATE replicas SET received = ? WHERE source_device_id = ? AND bundle_id = ?",
+                               [.integer(Int64(received)), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+        }
+    }
+
+    private func makeFolders(for source: [UInt8]) throws {
+        for path in [folder, sourceFolder(source)] {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CryptoVaultError(.io, "cannot create \(path): \(error.localizedDescription)")
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import CryptoVault
+import Foundation
+import PeerChannel
+
+/// `replicate` and `restore`: copies of this vault's bundles kept by a paired device, as ciphertext it
+/// cannot open, and the way back (SECURITY.md §9.13).
+enum ReplicationCommands {
+    /// How both commands find the peer, and unlock this vault.
+    static let peerOptions = Credentials.options + ["--address", "--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) }
+    static let reachingThePeer = """
+          --address ADDR:PORT  where the peer's channel listens (default: listen for its announcement,
+                               which is only a hint: the channel checks the key pinned at pairing)
+          --seconds N          how long to listen for the announcement without --address (default \(PeerChannelCommands.defaultDiscoverSeconds))
+          --announcements ADDR:PORT  where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))
+        \(Credentials.help)
+        """
+
+    static let replicate = Command("replicate", synopsis: "send a paired device the bundles it lacks (it cannot read them)", usage: """
+        Usage: vaultctl replicate --to PEER [--compartment NAME] [--address ADDR:PORT] [--seconds N]
+                                  [--vault DIR] [--passphrase-file PATH | ...] [--json]
+
+        Connects to PEER (a paired device's name or fingerprint) over the encrypted channel and sends
+        it a copy of every stored bundle it does not hold yet, or of one compartment's. The peer keeps
+        the ciphertext, which it has no key to open, checks each bundle's SHA-256 and header on
+        arrival, and records it in its audit log; this vault records each bundle sent. A transfer that
+        was interrupted continues where it stopped. The peer must run 'vaultctl serve'.
+
+        Options:
+          --to PEER            the paired device to send to (name or fingerprint)
+          --compartment NAME   only this compartment's bundles
+        \(reachingThePeer)
+
+        Example:
+          vaultctl replicate --to desk --address 192.168.1.20:\(ChannelServer.defaultPort)
+        """, options: peerOptions + ["--to", "--compartment"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
+            let client = try connect(arguments, peerOption: "--to", unlocked)
+            let progress = ProgressBar("replicating", total: nil)
+            let report = try Replicator(vault: unlocked, channel: client).replicate(compartment: compartment) { progress.update($0) }
+            progress.finish()
+            if arguments.has("--json") {
+                Output.json(["peer": DeviceCommand.json(client.peer), "sent": report.sentBundles.map(BundleCommands.hex),
+                             "unchanged": report.unchangedBundles, "bytes_sent": report.bytesSent])
+                return
+            }
+            Output.line("Sent \(report.sentBundles.count) bundle(s), \(report.bytesSent) bytes, to \(client.peer.name); \(report.unchangedBundles) already there.")
+        }
+
+    static let restore = Command("restore", synopsis: "bring back lost or damaged bundle files from a paired device", usage: """
+        Usage: vaultctl restore --from PEER [--address ADDR:PORT] [--seconds N]
+                                [--vault DIR] [--passphrase-file PATH | ...] [--json]
+
+        Checks every stored bundle's file (present, the right size, its header and every chunk
+        verifying with this vault's keys) and fetches each one that is missing or damaged from the
+        copy PEER keeps. A copy is put back only if it verifies as the bundle this vault lists;
+        otherwise it is refused and the old file left alone. Each restored bundle is recorded in the
+        audit log. Exits 0 only if every bundle that needed it was restored.
+
+        Options:
+          --from PEER          the paired device that keeps copies (name or fingerprint)
+        \(reachingThePeer)
+
+        Example:
+          vaultctl restore --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)
+        """, options: peerOptions + [OptionSpec(name: "--from", kind: .value)]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let client = try connect(arguments, peerOption: "--from", unlocked)
+            let progress = ProgressBar("restoring", total: nil)
+            let report = try VaultRestorer(vault: unlocked, channel: client).restore { progress.update($0) }
+            progress.finish()
+            if arguments.has("--json") {
+                Output.json(["peer": DeviceCommand.json(client.peer), "restored": report.restoredBundles.map(BundleCommands.hex),
+                             "unavailable": report.unavailableBundles.map(BundleCommands.hex),
+                             "refused": report.refusedBundles.map { ["bundle": BundleCommands.hex($0.bundleID), "reason": $0.reason.code.rawValue] },
+                             "bytes_received": report.bytesReceived])
+            } else {
+                printReport(report, peer: client.peer)
+            }
+            guard report.isComplete else {
+                throw CommandError(message: "\(report.unavailableBundles.count + report.refusedBundles.count) bundle(s) could not be restored from \(client.peer.name)",
+                                   exitCode: report.refusedBundles.isEmpty ? .noInput : .dataError,
+                                   hint: "try another paired device with 'vaultctl restore --from PEER'")
+            }
+        }
+
+    private static func printReport(_ report: RestoreReport, peer: DeviceProfile) {
+        if report.restoredBundles.isEmpty && report.isComplete { Output.line("Every stored bundle verifies; nothing to restore.") }
+        for bundle in report.restoredBundles { Output.line("restored  \(BundleCommands.hex(bundle))") }
+        for bundle in report.unavailableBundles { Output.line("missing   \(BundleCommands.hex(bundle))  (\(peer.name) holds no complete copy)") }
+        for (bundle, reason) in report.refusedBundles { Output.line("refused   \(BundleCommands.hex(bundle))  (\(reason.code.rawValue): \(reason.message))") }
+    }
+
+    /// The channel to the paired device named by `peerOption`, at --address or where it announced itself.
+    private static func connect(_ arguments: ParsedArguments, peerOption: String, _ unlocked: UnlockedVault) throws -> ChannelClient {
+        let pairing = try PeerSelection.pairing(try arguments.required(peerOption), in: unlocked.vault.familyPairings())
+        let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
+        return try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
+    }
+}

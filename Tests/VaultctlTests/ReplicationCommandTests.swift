@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `vaultctl replicate` and `vaultctl restore` against the desk's `serve --listen` (SECURITY.md §9.13).
+@Suite(.serialized)
+struct ReplicationCommandTests {
+    /// A laptop with one stored file, paired with a desk whose daemon serves the channel.
+    static func laptopWithAFile(_ laptop: CLIVault, contents: String) throws -> String {
+        #expect(try laptop.run(["compartment", "create", "Notes", "--register", "general"]).status == 0)
+        let input = laptop.root + "/note.txt"
+        try laptop.write(contents, to: input)
+        let put = try laptop.run(["put", "--compartment", "Notes", input])
+        guard put.status == 0 else { throw CLIError(message: "put: \(put.stderr)") }
+        return put.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func json(_ result: CLI.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test func replicateThenRestoreThroughTheDaemon() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let bundleID = try Self.laptopWithAFile(laptop, contents: "session notes, 30 November\n")
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let deskID = try PeersCommandTests.fingerprint(desk)
+
+        let sent = try laptop.run(["replicate", "--to", deskID, "--address", address, "--json"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(try Self.json(sent)["sent"] as? [String] == [bundleID])
+        let again = try laptop.run(["replicate", "--to", deskID, "--address", address])
+        #expect(again.status == 0 && again.stdout.contains("Sent 0 bundle(s)") && again.stdout.contains("1 already there"), "\(again.stdout)")
+
+        // The laptop loses the file; restore brings it back and get reads it.
+        unlink(laptop.directory + "/assets/\(bundleID).vbundle")
+        #expect(try laptop.run(["get", bundleID, "-o", laptop.root + "/lost"]).status != 0)
+        let restored = try laptop.run(["restore", "--from", deskID, "--address", address])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("restored  \(bundleID)"))
+        let fetched = try laptop.run(["get", bundleID, "-o", laptop.root + "/fetched"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try String(contentsOfFile: laptop.root + "/fetched", encoding: .utf8) == "session notes, 30 November\n")
+
+        let log = try laptop.run(["audit", "log", "--json"])
+        let actions = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]]).compactMap { $0["action"] as? String }
+        #expect(actions.contains("replica.send") && actions.contains("bundle.restore"))
+    }
+
+    @Test func restoreSaysWhatItCouldNotBringBack() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let bundleID = try Self.laptopWithAFile(laptop, contents: "never replicated\n")
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        unlink(laptop.directory + "/assets/\(bundleID).vbundle")
+        let result = try laptop.run(["restore", "--from", try PeersCommandTests.fingerprint(desk), "--address", address])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stdout.contains("missing   \(bundleID)"))
+        #expect(result.stderr.contains("1 bundle(s) could not be restored"))
+    }
+
+    @Test func anUnknownPeerIsNamed() throws {
+        let laptop = try CLIVault()
+        let result = try laptop.run(["replicate", "--to", "nobody", "--address", "127.0.0.1:9"])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("no paired device"))
+        let missing = try laptop.run(["restore", "--address", "127.0.0.1:9"])
+        #expect(missing.status == 64 && missing.stderr.contains("--from"))
+    }
+}
