@@ -68,6 +68,32 @@ public enum PeerChannelErrorCode: String, Sendable {
     case connectionClosed
     /// A socket call failed (the address is in use, nothing listens there, the network is down).
     case connectionFailed
+
+    // MARK: Witnessing (SECURITY.md §9.11)
+
+    /// A witness request or answer that does not parse: a bad version, a length out of bounds,
+    /// trailing bytes, a note or line that is not well formed.
+    case malformedWitnessMessage
+    /// The device on the other end is not (or no longer) paired with this vault.
+    case peerNotPaired
+    /// A checkpoint of another log (origin or genesis key) than the one this witness pinned for the peer.
+    case unknownLog
+    /// The key transitions do not lead from the pinned epoch's key to a key, one epoch at a time,
+    /// each signed by the one before, or they claim checkpoints outside the range being witnessed.
+    case keyChainBroken
+    /// The checkpoint's signature does not verify with the key the transitions lead to.
+    case checkpointSignatureInvalid
+    /// The log's old size is not the size this witness last cosigned (the witness answers its own).
+    case oldSizeMismatch
+    /// The checkpoint is smaller than one this witness already cosigned: the log was cut back.
+    case checkpointRollback
+    /// A second tree head for a size already cosigned, or a key that signed a second checkpoint: the
+    /// log forked.
+    case checkpointFork
+    /// The consistency proof does not lead from the cosigned tree head to the new one.
+    case inconsistentCheckpoint
+    /// The witness answered with a cosignature that does not verify with its pinned key.
+    case cosignatureInvalid
 }
 
 extension PeerChannelError {
