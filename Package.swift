@@ -28,7 +28,7 @@ let package = Package(
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
         .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain"]),
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain", "PeerChannel"]),
     ],
     swiftLanguageModes: [.v6]
 )
