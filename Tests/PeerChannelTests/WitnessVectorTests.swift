@@ -66,7 +66,7 @@ struct WitnessVectorTests {
         #expect(ByteEncoding.hex(derived) == witness.device_id)
         #expect(WitnessIdentity.name(deviceID: derived) == witness.name)
         let key = try CosignatureVerifierKey(name: witness.name, publicKey: Self.bytes(witness.signing_public_key))
-        #expect(NoteKeyIDText.hex(key.keyID) == witness.key_id && key.vkey == witness.vkey)
+        #expect(key.keyID == UInt32(witness.key_id, radix: 16) && key.vkey == witness.vkey)
         #expect(try Ed25519PrivateKey(seed: SecureBytes(copying: Self.bytes(witness.signing_seed))).publicKey == Self.bytes(witness.signing_public_key))
     }
 
@@ -111,10 +111,3 @@ struct WitnessVectorTests {
     }
 }
 
-/// Key IDs as the vkey form writes them (8 lowercase hex digits).
-enum NoteKeyIDText {
-    static func hex(_ keyID: UInt32) -> String {
-        let digits = String(keyID, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
-    }
-}

@@ -54,17 +54,17 @@ public struct WitnessClient {
     /// Checks the witness's line on the checkpoint with its pinned key, then stores it and records it.
     private func accept(_ line: NoteSignature, on checkpoint: StoredCheckpoint, from witness: DeviceProfile) throws -> ReceivedCosignature {
         let note = try SignedNote(parsing: checkpoint.note)
+        let cosigned: SignedNote
         let timestamp: UInt64
         do throws(AuditChainError) {
-            let cosigned = try SignedNote(body: note.body, signatures: note.signatures + [line])
+            cosigned = try SignedNote(body: note.body, signatures: note.signatures + [line])
             timestamp = try WitnessIdentity.verifierKey(of: witness).verifyCosignature(on: cosigned)
         } catch {
             throw PeerChannelError(.cosignatureInvalid, "the cosignature from \(witness.name) does not verify with its pinned key: \(error.message)")
         }
         let received = ReceivedCosignature(witnessDeviceID: witness.deviceID, witnessPublicKey: witness.signingPublicKey,
                                            epoch: checkpoint.epoch, treeSize: checkpoint.treeSize,
-                                           cosignedNote: try SignedNote(body: note.body, signatures: note.signatures + [line]).serialized(),
-                                           cosignedAt: timestamp)
+                                           cosignedNote: cosigned.serialized(), cosignedAt: timestamp)
         try vault.vault.write { database in
             try ReceivedCosignatureStore(database: database).add(received)
             try vault.vault.journal.append(VaultEvent("audit.cosigned", subjectID: witness.deviceID,

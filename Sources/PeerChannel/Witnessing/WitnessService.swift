@@ -29,7 +29,8 @@ public struct WitnessService: ChannelService {
         } catch let error as PeerChannelError {
             throw recorded(error, peer: peer)
         }
-        // The daemon runs no command end, so the witness's own log is checkpointed here.
+        // The daemon runs no command end, so the witness's own log is checkpointed here. The answer is
+        // already stored; a checkpoint that cannot be made now is made after the next entry (§8.5).
         try? vault.vault.finishCommand()
         return answer.serialized()
     }
