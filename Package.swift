@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "PrivilegedSession"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance"]),
-        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession"]),
+        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
 
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),

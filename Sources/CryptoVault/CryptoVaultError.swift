@@ -43,4 +43,9 @@ public enum CryptoVaultErrorCode: String, Sendable {
     /// A privileged compartment was to be read outside a privileged processing session, or with a
     /// session's keyring that was wiped or belongs to another compartment.
     case privilegedSessionRequired
+
+    // MARK: Channel (revocation)
+
+    /// No pairing with that device (to revoke, say).
+    case pairingNotFound
 }
