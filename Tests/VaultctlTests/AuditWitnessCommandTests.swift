@@ -75,3 +75,78 @@ final class InMemoryChannel: ChannelRequesting {
 
     func request(_ kind: String, body: [UInt8]) throws -> [UInt8] { try service.respond(to: kind, body: body, from: caller) }
 }
+
+/// `vaultctl audit witness` over a real channel on loopback: the desk serves its witness from this
+/// process, as `vaultctl serve` would, and the laptop runs the built binary.
+@Suite("vaultctl audit witness", .serialized)
+struct AuditWitnessChannelTests {
+    /// The desk's channel with its witness service, from this process with the desk vault's keys.
+    static func serveWitness(_ desk: CLIVault) throws -> ChannelServer {
+        let vault = try Vault.open(at: desk.directory, journal: AuditLog())
+        let unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
+        let keys = try unlocked.deviceKeys()
+        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: keys,
+                                       pinnedPeers: { try vault.familyPairings() }, services: [try WitnessService(vault: unlocked, keys: keys)])
+        server.start()
+        return server
+    }
+
+    static func actions(_ vault: CLIVault, _ prefix: String) throws -> [(action: String, details: [String: String])] {
+        try actions(in: vault.directory, passphraseFile: vault.passphraseFile, prefix)
+    }
+
+    static func actions(in directory: String, passphraseFile: String, _ prefix: String) throws -> [(action: String, details: [String: String])] {
+        let log = try expectSuccess(CLI.run(["audit", "log", "--json", "--details", "--action", prefix, "--vault", directory,
+                                             "--passphrase-file", passphraseFile]))
+        return try #require(try jsonObject(log.stdout) as? [[String: Any]]).map {
+            ($0["action"] as? String ?? "", $0["details"] as? [String: String] ?? [:])
+        }
+    }
+
+    @Test("the desk cosigns the laptop's latest checkpoint; both record it and audit verify lists the desk")
+    func witnessOverTheChannel() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let server = try Self.serveWitness(desk)
+        defer { server.stop() }
+        let deskFingerprint = try PeersCommandTests.fingerprint(desk)
+        let witnessed = try laptop.run(["audit", "witness", "--peer", deskFingerprint, "--address", server.address.description, "--json"])
+        #expect(witnessed.status == 0, "\(witnessed.stderr)")
+        let answer = try #require(try jsonObject(witnessed.stdout) as? [String: Any])
+        let size = try #require(answer["tree_size"] as? Int)
+        #expect((answer["cosigned_checkpoint"] as? String)?.contains("vaultctl-witness/") == true)
+
+        let verified = try #require(try jsonObject(try expectSuccess(laptop.run(["audit", "verify", "--json"], unlock: false)).stdout) as? [String: Any])
+        let witnesses = try #require(verified["witnesses"] as? [[String: Any]])
+        #expect(witnesses.map { $0["fingerprint"] as? String } == [deskFingerprint] && witnesses.first?["tree_size"] as? Int == size)
+        #expect(try Self.actions(laptop, "audit.cosigned").map(\.details["size"]) == [String(size)])
+        #expect(try Self.actions(desk, "witness").map(\.action) == ["witness.cosign"])
+    }
+
+    @Test("a laptop restored from an older copy is refused as a rollback, on both sides' records, and exits 1")
+    func restoredCopyRefused() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let server = try Self.serveWitness(desk)
+        defer { server.stop() }
+        let arguments = ["audit", "witness", "--peer", try PeersCommandTests.fingerprint(desk), "--address", server.address.description]
+        try expectSuccess(laptop.run(arguments))
+        let older = laptop.root + "/older"
+        try FileManager.default.copyItem(atPath: laptop.directory, toPath: older)
+        try expectSuccess(laptop.run(["compartment", "create", "Later", "--register", "general"]))
+        try expectSuccess(laptop.run(arguments))
+
+        let refused = try CLI.run(arguments + ["--vault", older, "--passphrase-file", laptop.passphraseFile])
+        #expect(refused.status == 1, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("cut back or restored from an older copy"), "\(refused.stderr)")
+        #expect(try Self.actions(in: older, passphraseFile: laptop.passphraseFile, "audit.witness-failed").map(\.details["reason"])
+                == ["checkpointRollback"])
+        #expect(try Self.actions(desk, "witness").map(\.action) == ["witness.cosign", "witness.cosign", "witness.refuse"])
+        #expect(try Self.actions(desk, "witness.refuse").first?.details["reason"] == "oldSizeMismatch")
+    }
+
+    @Test("a device that is not paired is named, and nothing is sent")
+    func unknownPeer() throws {
+        let laptop = try CLIVault()
+        let refused = try laptop.run(["audit", "witness", "--peer", "nobody", "--address", "127.0.0.1:9"])
+        #expect(refused.status == 66 && refused.stderr.contains("no paired device"), "\(refused.stderr)")
+    }
+}
