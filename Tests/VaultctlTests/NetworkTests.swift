@@ -37,6 +37,34 @@ struct NetworkTests {
         #expect(daemon.result().stderr.contains("connected from \(hosts.address(.laptop))"))
     }
 
+    @Test func witnessingWorksBetweenTwoHosts() throws {
+        let hosts = TwoHosts()
+        print("NetworkTests: witnessing over \(hosts.description)")
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try hosts.start(.desk, ["pair", "host", "--listen", hosts.address(.desk) + ":0",
+                                           "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
+        let (code, pairingAddress) = try Self.codeAndAddress(host)
+        try laptop.write(code + "\n", to: laptop.root + "/code")
+        let joined = try hosts.run(.laptop, laptop, ["pair", "join", pairingAddress, "--code-file", laptop.root + "/code"])
+        host.process.waitUntilExit()
+        try #require(joined.status == 0 && host.process.terminationStatus == 0, "\(joined.stderr) \(host.result().stderr)")
+
+        // The desk's daemon witnesses the laptop's log, asked from the other host.
+        let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
+                                             "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let channelAddress = try Self.channelAddress(daemon)
+        let deskID = try PeersCommandTests.fingerprint(desk)
+        let witnessed = try hosts.run(.laptop, laptop, ["audit", "witness", "--peer", deskID, "--address", channelAddress])
+        #expect(witnessed.status == 0, "\(witnessed.stderr)")
+        #expect(witnessed.stdout.contains("(\(deskID)) cosigned the checkpoint of "), "\(witnessed.stdout)")
+        let verified = try laptop.run(["audit", "verify", "--json"], unlock: false)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(verified.stdout.utf8)) as? [String: Any])
+        #expect((report["witnesses"] as? [[String: Any]])?.map { $0["fingerprint"] as? String } == [deskID], "\(verified.stdout)")
+        kill(daemon.process.processIdentifier, SIGTERM)
+        daemon.process.waitUntilExit()
+    }
+
     static func codeAndAddress(_ host: CLI.Running) throws -> (String, String) {
         for _ in 0..<400 {
             let lines = String(decoding: FileManager.default.contents(atPath: host.outputPath) ?? Data(), as: UTF8.self).split(separator: "\n")
