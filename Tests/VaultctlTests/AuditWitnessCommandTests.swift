@@ -1,6 +1,9 @@
 import AuditChain
 import CryptoVault
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PeerChannel
 import Testing
 
@@ -76,21 +79,10 @@ final class InMemoryChannel: ChannelRequesting {
     func request(_ kind: String, body: [UInt8]) throws -> [UInt8] { try service.respond(to: kind, body: body, from: caller) }
 }
 
-/// `vaultctl audit witness` over a real channel on loopback: the desk serves its witness from this
-/// process, as `vaultctl serve` would, and the laptop runs the built binary.
+/// `vaultctl audit witness` over a real channel on loopback: the desk's `vaultctl serve --listen`
+/// answers as a witness, and the laptop asks it.
 @Suite("vaultctl audit witness", .serialized)
 struct AuditWitnessChannelTests {
-    /// The desk's channel with its witness service, from this process with the desk vault's keys.
-    static func serveWitness(_ desk: CLIVault) throws -> ChannelServer {
-        let vault = try Vault.open(at: desk.directory, journal: AuditLog())
-        let unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
-        let keys = try unlocked.deviceKeys()
-        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: keys,
-                                       pinnedPeers: { try vault.familyPairings() }, services: [try WitnessService(vault: unlocked, keys: keys)])
-        server.start()
-        return server
-    }
-
     static func actions(_ vault: CLIVault, _ prefix: String) throws -> [(action: String, details: [String: String])] {
         try actions(in: vault.directory, passphraseFile: vault.passphraseFile, prefix)
     }
@@ -106,10 +98,10 @@ struct AuditWitnessChannelTests {
     @Test("the desk cosigns the laptop's latest checkpoint; both record it and audit verify lists the desk")
     func witnessOverTheChannel() throws {
         let (desk, laptop) = try PeersCommandTests.pairedVaults()
-        let server = try Self.serveWitness(desk)
-        defer { server.stop() }
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
         let deskFingerprint = try PeersCommandTests.fingerprint(desk)
-        let witnessed = try laptop.run(["audit", "witness", "--peer", deskFingerprint, "--address", server.address.description, "--json"])
+        let witnessed = try laptop.run(["audit", "witness", "--peer", deskFingerprint, "--address", address, "--json"])
         #expect(witnessed.status == 0, "\(witnessed.stderr)")
         let answer = try #require(try jsonObject(witnessed.stdout) as? [String: Any])
         let size = try #require(answer["tree_size"] as? Int)
@@ -125,9 +117,9 @@ struct AuditWitnessChannelTests {
     @Test("a laptop restored from an older copy is refused as a rollback, on both sides' records, and exits 1")
     func restoredCopyRefused() throws {
         let (desk, laptop) = try PeersCommandTests.pairedVaults()
-        let server = try Self.serveWitness(desk)
-        defer { server.stop() }
-        let arguments = ["audit", "witness", "--peer", try PeersCommandTests.fingerprint(desk), "--address", server.address.description]
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let arguments = ["audit", "witness", "--peer", try PeersCommandTests.fingerprint(desk), "--address", address]
         try expectSuccess(laptop.run(arguments))
         let older = laptop.root + "/older"
         try FileManager.default.copyItem(atPath: laptop.directory, toPath: older)
