@@ -18,6 +18,7 @@ test: build
 	/usr/bin/python3 testvectors/independent/peer_pairing.py --check
 	/usr/bin/python3 testvectors/independent/peer_channel_messages.py --check
 	/usr/bin/python3 testvectors/independent/replication_messages.py --check
+	/usr/bin/python3 testvectors/independent/witness_vectors.py --check
 	/usr/bin/python3 testvectors/independent/control_messages.py --check
 	@if [ -d ../shared/vectors ]; then /usr/bin/python3 testvectors/independent/peer_pairing.py --self-test ../shared/vectors; \
 	  else echo "NOTE: ../shared/vectors not found: the independent pairing code's self-test against published vectors is skipped"; fi

@@ -65,16 +65,16 @@ struct AuditKeyChainStore {
 ///     epoch <e+1>
 ///     key <base64 public key of epoch e+1>
 ///     after <tree size> <base64 root hash>
-struct KeyTransition: Equatable {
+public struct KeyTransition: Equatable, Sendable {
     static let firstLine = "vaultctl audit key transition v1"
 
-    let origin: String
-    let epoch: Int
-    let publicKey: [UInt8]
+    public let origin: String
+    public let epoch: Int
+    public let publicKey: [UInt8]
     /// The checkpoint the outgoing key signed last; only its size and root hash are in the text.
-    let after: Checkpoint
+    public let after: Checkpoint
 
-    var text: String {
+    public var text: String {
         "\(Self.firstLine)\n\(origin)\nepoch \(epoch)\nkey \(NoteBase64.encode(publicKey))\n"
             + "after \(after.treeSize) \(NoteBase64.encode(after.rootHash))\n"
     }

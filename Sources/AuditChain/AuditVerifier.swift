@@ -223,7 +223,7 @@ public struct AuditVerifier: Sendable {
 
 extension KeyTransition {
     /// Strict parse of the text `text` produces.
-    init(parsing text: String) throws {
+    public init(parsing text: String) throws {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count == 6, lines[0] == Self.firstLine, lines[5].isEmpty,
               lines[2].hasPrefix("epoch "), let epoch = Int(lines[2].dropFirst(6)), epoch >= 0, String(epoch) == lines[2].dropFirst(6),

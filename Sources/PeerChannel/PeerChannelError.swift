@@ -113,6 +113,32 @@ public enum PeerChannelErrorCode: String, Sendable {
     case replicaNotFound
     /// A copy fetched from a peer did not verify as the bundle this vault lists (id, header, keys, payload).
     case restoreVerificationFailed
+
+    // MARK: Witnessing (SECURITY.md §9.11)
+
+    /// A witness request or answer that does not parse: a bad version, a length out of bounds,
+    /// trailing bytes, a note or line that is not well formed.
+    case malformedWitnessMessage
+    /// The device on the other end is not (or no longer) paired with this vault.
+    case peerNotPaired
+    /// A checkpoint of another log (origin or genesis key) than the one this witness pinned for the peer.
+    case unknownLog
+    /// The key transitions do not lead from the pinned epoch's key to a key, one epoch at a time,
+    /// each signed by the one before, or they claim checkpoints outside the range being witnessed.
+    case keyChainBroken
+    /// The checkpoint's signature does not verify with the key the transitions lead to.
+    case checkpointSignatureInvalid
+    /// The log's old size is not the size this witness last cosigned (the witness answers its own).
+    case oldSizeMismatch
+    /// The checkpoint is smaller than one this witness already cosigned: the log was cut back.
+    case checkpointRollback
+    /// A second tree head for a size already cosigned, or a key that signed a second checkpoint: the
+    /// log forked.
+    case checkpointFork
+    /// The consistency proof does not lead from the cosigned tree head to the new one.
+    case inconsistentCheckpoint
+    /// The witness answered with a cosignature that does not verify with its pinned key.
+    case cosignatureInvalid
 }
 
 extension PeerChannelError {

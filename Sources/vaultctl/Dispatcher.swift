@@ -16,7 +16,7 @@ enum Dispatcher {
         StoreCommands.put, StoreCommands.get, StoreCommands.list, StoreCommands.remove,
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
-        ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
+        ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash, AuditWitnessCommand.command,
         ShareCommand.command, EgressCommands.check, EgressCommands.log,
         ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
         DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,

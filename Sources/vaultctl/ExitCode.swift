@@ -76,6 +76,10 @@ extension ExitCode {
         case .replicaTooLarge, .replicaQuotaExceeded: self = .refused
         case .replicaNotFound: self = .noInput
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
+        // A witness refused the log (a rollback, a fork, another log) or its cosignature does not verify.
+        case .checkpointRollback, .checkpointFork, .inconsistentCheckpoint, .keyChainBroken, .checkpointSignatureInvalid,
+             .unknownLog, .oldSizeMismatch, .cosignatureInvalid: self = .failure
+        case .peerNotPaired: self = .noInput
         default: self = .dataError  // a malformed, oversized, reflected or mismatched message
         }
     }

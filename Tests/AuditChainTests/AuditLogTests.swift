@@ -478,7 +478,7 @@ struct AuditTreeMigrationTests {
         let memoryTree = try MerkleTree(leafHashes: leaves)
 
         // Rebuild the file as schema 3 left it: audit_nodes with every complete subtree of 2 or more
-        // leaves, the operations table (dropped by migration 4), no device or fingerprint tables (made by migrations 5 and 7).
+        // leaves, the operations table (dropped by migration 4), no device, fingerprint or witness tables (made by migrations 5, 7 and 9).
         var schema3Nodes: [String] = []
         for level in 1...6 {
             for index in 0..<(leaves.count >> level) {
@@ -495,6 +495,7 @@ struct AuditTreeMigrationTests {
             INSERT INTO audit_nodes (level, idx, hash) VALUES \(schema3Nodes.joined(separator: ", "));
             \(OperationsTableMigrationTests.operationsTable)
             DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;
+            DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures;
             PRAGMA user_version = 3;
             """)
 
@@ -1322,7 +1323,7 @@ struct OperationsTableMigrationTests {
         let compartment = try fixture.command { try session.createCompartment(named: "Estate of H. Lindqvist", register: .legal) }
         let stored = try fixture.command { try fixture.put("inventory.pdf", contents: "an inventory", in: compartment, by: session) }
         // Schema 3 is today's schema with the operations table and without the tables of later
-        // migrations (5: device identity and pairings; 7: leak fingerprints; 8: replicas): put it back that way, with the row version 3
+        // migrations (5: device identity and pairings; 7: leak fingerprints; 8: replicas; 9: witnessing): put it back that way, with the row version 3
         // wrote for the put.
         let copy = try fixture.copyOfVault()
         let before: AuditRows
@@ -1330,6 +1331,7 @@ struct OperationsTableMigrationTests {
             let old = try Database(path: copy + "/" + Vault.databaseName, create: false)
             try old.execute(Self.operationsTable)
             try old.execute("DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;")
+            try old.execute("DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures;")
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
                           [.blob(compartment.uuid), .blob(stored.bundleID)])
             try old.execute("PRAGMA user_version = 3")

@@ -304,12 +304,12 @@ struct AuditCommandTests {
 // MARK: - Helpers
 
 @discardableResult
-private func expectSuccess(_ result: CLI.Result, sourceLocation: SourceLocation = #_sourceLocation) throws -> CLI.Result {
+func expectSuccess(_ result: CLI.Result, sourceLocation: SourceLocation = #_sourceLocation) throws -> CLI.Result {
     try #require(result.status == 0, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
     return result
 }
 
-private func jsonObject(_ text: String) throws -> Any {
+func jsonObject(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8))
 }
 
@@ -335,7 +335,7 @@ private func printedCommand(_ line: String, _ prefix: String) throws -> [String]
 }
 
 /// Runs SQL with the sqlite3 program, as someone editing the vault file by hand would.
-private func sqlite(_ database: String, _ sql: String) throws -> String {
+func sqlite(_ database: String, _ sql: String) throws -> String {
     let running = try CLI.start([database, sql], executable: "/usr/bin/sqlite3")
     running.process.waitUntilExit()
     let result = running.result()

@@ -11,16 +11,7 @@ struct NetworkTests {
     @Test func pairingAndTheChannelWorkBetweenTwoHosts() throws {
         let hosts = TwoHosts()
         print("NetworkTests: running over \(hosts.description)")
-        let desk = try CLIVault(), laptop = try CLIVault()
-
-        // Pairing: the desk shows a code, the laptop types it.
-        let host = try hosts.start(.desk, ["pair", "host", "--listen", hosts.address(.desk) + ":0",
-                                           "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
-        let (code, pairingAddress) = try Self.codeAndAddress(host)
-        try laptop.write(code + "\n", to: laptop.root + "/code")
-        let joined = try hosts.run(.laptop, laptop, ["pair", "join", pairingAddress, "--code-file", laptop.root + "/code"])
-        host.process.waitUntilExit()
-        #expect(joined.status == 0 && host.process.terminationStatus == 0, "\(joined.stderr) \(host.result().stderr)")
+        let (desk, laptop) = try Self.pair(hosts)
 
         // The channel: the desk's daemon answers the laptop's pings from the other host.
         let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
@@ -40,7 +31,7 @@ struct NetworkTests {
     @Test func replicationAndRestoreWorkBetweenTwoHosts() throws {
         let hosts = TwoHosts()
         print("NetworkTests: replication over \(hosts.description)")
-        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let (desk, laptop) = try Self.pair(hosts)
         let bundleID = try ReplicationCommandTests.laptopWithAFile(laptop, contents: "case file, page 1\n")
         let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
                                              "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
@@ -52,6 +43,40 @@ struct NetworkTests {
         unlink(laptop.directory + "/assets/\(bundleID).vbundle")
         let restored = try hosts.run(.laptop, laptop, ["restore", "--from", deskID, "--address", channelAddress])
         #expect(restored.status == 0 && restored.stdout.contains("restored  \(bundleID)"), "\(restored.stdout) \(restored.stderr)")
+    }
+
+    @Test func witnessingWorksBetweenTwoHosts() throws {
+        let hosts = TwoHosts()
+        print("NetworkTests: witnessing over \(hosts.description)")
+        let (desk, laptop) = try Self.pair(hosts)
+
+        // The desk's daemon witnesses the laptop's log, asked from the other host.
+        let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
+                                             "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let channelAddress = try Self.channelAddress(daemon)
+        let deskID = try PeersCommandTests.fingerprint(desk)
+        let witnessed = try hosts.run(.laptop, laptop, ["audit", "witness", "--peer", deskID, "--address", channelAddress])
+        #expect(witnessed.status == 0, "\(witnessed.stderr)")
+        #expect(witnessed.stdout.contains("(\(deskID)) cosigned the checkpoint of "), "\(witnessed.stdout)")
+        let verified = try laptop.run(["audit", "verify", "--json"], unlock: false)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(verified.stdout.utf8)) as? [String: Any])
+        #expect((report["witnesses"] as? [[String: Any]])?.map { $0["fingerprint"] as? String } == [deskID], "\(verified.stdout)")
+        kill(daemon.process.processIdentifier, SIGTERM)
+        daemon.process.waitUntilExit()
+    }
+
+    /// Two vaults paired across the hosts: the desk shows a code, the laptop types it.
+    static func pair(_ hosts: TwoHosts) throws -> (desk: CLIVault, laptop: CLIVault) {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try hosts.start(.desk, ["pair", "host", "--listen", hosts.address(.desk) + ":0",
+                                           "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
+        let (code, pairingAddress) = try codeAndAddress(host)
+        try laptop.write(code + "\n", to: laptop.root + "/code")
+        let joined = try hosts.run(.laptop, laptop, ["pair", "join", pairingAddress, "--code-file", laptop.root + "/code"])
+        host.process.waitUntilExit()
+        try #require(joined.status == 0 && host.process.terminationStatus == 0, "\(joined.stderr) \(host.result().stderr)")
+        return (desk, laptop)
     }
 
     static func codeAndAddress(_ host: CLI.Running) throws -> (String, String) {

@@ -579,8 +579,8 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 # ---------------------------------------------------------------------------------------------
 
 APPLICATION_ID = 0x564C5431
-# Schemas 4 to 7 (§4.1) changed only tables this reader does not use.
-SCHEMA_VERSION = 8
+# Schemas 4 to 9 (§4.1) changed only tables this reader does not use.
+SCHEMA_VERSION = 9
 
 
 class Vault:

@@ -185,6 +185,31 @@ enum Schema {
             CHECK ((completed_at IS NOT NULL) = (received = length))
         ) STRICT, WITHOUT ROWID;
         """,
+        // Witnessing (SECURITY.md §9.11): as a witness, the latest checkpoint cosigned for each
+        // paired device and the log identity pinned at the first; as a log, every cosignature received.
+        """
+        CREATE TABLE witnessed_logs (
+            peer_device_id     BLOB PRIMARY KEY NOT NULL CHECK (length(peer_device_id) = 16),
+            origin             TEXT NOT NULL,
+            genesis_public_key BLOB NOT NULL CHECK (length(genesis_public_key) = 32),
+            epoch              INTEGER NOT NULL CHECK (epoch >= 0),
+            epoch_public_key   BLOB NOT NULL CHECK (length(epoch_public_key) = 32),
+            tree_size          INTEGER NOT NULL CHECK (tree_size >= 0),
+            root_hash          BLOB NOT NULL CHECK (length(root_hash) = 32),
+            cosigned_note      TEXT NOT NULL,
+            cosigned_at        INTEGER NOT NULL CHECK (cosigned_at >= 0)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TABLE audit_cosignatures (
+            id                 INTEGER PRIMARY KEY,
+            witness_device_id  BLOB NOT NULL CHECK (length(witness_device_id) = 16),
+            witness_public_key BLOB NOT NULL CHECK (length(witness_public_key) = 32),
+            epoch              INTEGER NOT NULL CHECK (epoch >= 0),
+            tree_size          INTEGER NOT NULL CHECK (tree_size >= 0),
+            cosigned_note      TEXT NOT NULL,
+            cosigned_at        INTEGER NOT NULL CHECK (cosigned_at >= 0)
+        ) STRICT;
+        CREATE INDEX audit_cosignatures_by_witness ON audit_cosignatures (witness_device_id, id);
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

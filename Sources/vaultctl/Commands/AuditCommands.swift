@@ -1,6 +1,7 @@
 import AuditChain
 import CryptoVault
 import Foundation
+import PeerChannel
 
 /// vaultctl audit: the log, its verification, exports for auditors, checkpoints and proofs.
 enum AuditCommands {
@@ -29,24 +30,46 @@ enum AuditCommands {
 
         Checks every entry's encoding, number and chain link, the Merkle root of every checkpoint,
         every signature and every key transition, from the genesis key. Prints the first entry that
-        fails and why. Exit 0 only when everything holds, 1 when something does not.
+        fails and why. Then lists the paired devices that witnessed the log: each one's newest
+        cosignature, checked again, and whether it is on the latest checkpoint. Exit 0 only when
+        everything holds, 1 when something does not (a stored cosignature that does not verify too).
         """) { arguments in
             let vault = try VaultLocation.open(arguments)
             let report: AuditVerifier.Report
+            let witnesses: [WitnessStatus]
             do {
                 report = try AuditLogReader(vault: vault).verify()
+                witnesses = try WitnessReport.statuses(of: vault)
             } catch let failure as AuditVerificationFailure {
                 throw CommandError(message: "audit log verification FAILED: \(failure.reason)", exitCode: .failure)
+            } catch let error as PeerChannelError where error.code == .cosignatureInvalid {
+                throw CommandError(message: "audit log verification FAILED: \(error.message)", exitCode: .failure)
             }
             try vault.recordLocked(VaultEvent("audit.verify"))
             if arguments.has("--json") {
                 Output.json(["verified": true, "entries": report.entryCount, "checkpoints": report.checkpointCount,
-                             "epochs": report.epochCount, "unsigned_entries": report.uncheckpointedEntries])
+                             "epochs": report.epochCount, "unsigned_entries": report.uncheckpointedEntries,
+                             "witnesses": witnesses.map { witnessJSON($0, entries: report.entryCount) }])
                 return
             }
             Output.line("Audit log verified: \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs.")
             if report.uncheckpointedEntries > 0 { Output.line("\(report.uncheckpointedEntries) newest entries are not yet covered by a checkpoint.") }
+            if witnesses.isEmpty { Output.line("No witness has cosigned this log.") }
+            for witness in witnesses { Output.line(witnessLine(witness, entries: report.entryCount)) }
         }
+
+    /// "Witnessed by desk (3f2a09c1-...): the checkpoint of 120 entries, cosigned 2026-11-30T00:40:00Z; 2 entries since."
+    static func witnessLine(_ witness: WitnessStatus, entries: Int) -> String {
+        let who = "\(witness.name ?? "a device no longer paired") (\(witness.fingerprint))"
+        let since = witness.coversLatestCheckpoint ? "the latest checkpoint" : "\(entries - witness.treeSize) entries since"
+        return "Witnessed by \(who): the checkpoint of \(witness.treeSize) entries, cosigned \(Output.timestamp(Int64(witness.cosignedAt))); \(since)."
+    }
+
+    static func witnessJSON(_ witness: WitnessStatus, entries: Int) -> [String: Any] {
+        ["name": witness.name ?? NSNull(), "fingerprint": witness.fingerprint, "tree_size": witness.treeSize,
+         "cosigned_at": Output.timestamp(Int64(witness.cosignedAt)), "latest_checkpoint": witness.coversLatestCheckpoint,
+         "entries_after": entries - witness.treeSize]
+    }
 
     static let export = Command("audit export", synopsis: "write the log to one file for an auditor", usage: """
         Usage: vaultctl audit export --out FILE [--vault DIR]
