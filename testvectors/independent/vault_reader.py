@@ -579,8 +579,9 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 # ---------------------------------------------------------------------------------------------
 
 APPLICATION_ID = 0x564C5431
-# Schemas 4 to 7 (§4.1) changed only tables this reader does not use.
-SCHEMA_VERSION = 7
+# Schemas 4 to 8 (§4.1) changed only tables this reader does not use (8 here is sharing's migration 10, §4.1,
+# numbered 8 until replication's and witnessing's land).
+SCHEMA_VERSION = 8
 
 
 class Vault:
