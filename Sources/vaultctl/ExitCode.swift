@@ -30,7 +30,8 @@ enum ExitCode: Int32 {
           66  not found (not a vault, missing file, no such compartment)
           73  already exists (vault or compartment)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
-          77  permission denied (a privileged compartment read without a session or --purpose)
+          77  permission denied (a privileged compartment read without a session or --purpose; a seal
+              into a compartment shared with this device as viewer)
         """
 
     init(for error: CryptoVaultError) {
@@ -43,7 +44,9 @@ enum ExitCode: Int32 {
         case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
-        case .privilegedSessionRequired: self = .permissionDenied
+        case .privilegedSessionRequired, .sharedCompartmentReadOnly: self = .permissionDenied
+        case .malformedShareGrant, .shareGrantMisaddressed, .shareGrantBadSignature, .shareGrantKeyRejected, .staleShareGrant: self = .dataError
+        case .unpairedDevice: self = .noInput
         default: self = .failure
         }
     }
@@ -65,6 +68,8 @@ extension ExitCode {
         switch error.code {
         case .wrongPairingCode, .pairingCodeExpired, .pairingCodeExhausted: self = .authenticationFailed
         case .invalidPairingCode, .invalidConfiguration: self = .usage
+        case .shareNameTaken: self = .cannotCreate
+        case .shareSenderNotPaired: self = .noInput
         case .timedOut, .connectionClosed, .connectionFailed: self = .ioError
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         default: self = .dataError  // a malformed, oversized, reflected or mismatched message
