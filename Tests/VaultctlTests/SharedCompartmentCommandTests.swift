@@ -61,6 +61,10 @@ struct SharedCompartmentCommandTests {
         #expect(open.action == "bundle.open")
         let ownerVault = try pair.ownerVaultHex
         #expect(open.details.contains(.init("source-vault", ownerVault)), "\(open.details)")
+        let listed = try pair.recipient.run(["compartment", "list", "--json"])
+        let compartments = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+        let shared = compartments.first { $0["name"] as? String == "Memos" }?["shared"] as? [String: Any]
+        #expect(shared?["role"] as? String == role && shared?["source_vault_id"] as? String == ownerVault, "\(listed.stdout)")
     }
 
     @Test("a viewer's seal into the shared compartment exits 77 and says why")
