@@ -21,13 +21,16 @@ let package = Package(
         .target(name: "AuditChain", dependencies: ["CryptoVault"]),
         .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
-        .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
+        .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "PrivilegedSession"]),
+        .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
+                                                           "Appliance"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession"]),
 
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
         .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain"]),
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession"]),
         .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import PrivilegedSession
@@ -12,6 +13,27 @@ enum BundleReading {
                                 open only in a session. Sealed in the audit log, but like any argument
                                 visible to other local users while vaultctl runs: name no patient in it.
         """
+
+    static let daemonOptions = [OptionSpec(name: "--session", kind: .value), DaemonSocket.option]
+    static let daemonHelp = """
+          --session ID          read through this session of the running daemon (default: the
+                                newest session of the bundle's compartment)
+        \(DaemonSocket.help)
+        While 'vaultctl serve' runs for the vault and --purpose is not given, the daemon reads the
+        bundle (no passphrase asked): a privileged one only through a session started with
+        'vaultctl session start'.
+        """
+
+    /// Reads through the running daemon unless `--purpose` asks for a one-command session here;
+    /// true if the daemon did it.
+    static func readThroughDaemon(_ target: DaemonClient.ReadTarget, arguments: ParsedArguments) throws -> Bool {
+        guard arguments.value("--purpose") == nil else { return false }
+        if try DaemonClient.read(target, arguments: arguments) { return true }
+        guard arguments.value("--session") == nil else {
+            throw ApplianceError(.noDaemon, "--session needs the daemon, and none serves this vault")
+        }
+        return false
+    }
 
     static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault, action: VaultAction) throws {
         guard let compartment = privilegedCompartment(of: source, vault: vault) else {
@@ -32,7 +54,7 @@ enum BundleReading {
 
     /// The bundle's compartment if it is a privileged one of this vault. Anything else (an ordinary
     /// compartment, a foreign or damaged bundle) takes the ordinary path, which says what is wrong.
-    private static func privilegedCompartment(of source: BundleSource, vault: UnlockedVault) -> VaultCompartment? {
+    static func privilegedCompartment(of source: BundleSource, vault: UnlockedVault) -> VaultCompartment? {
         let compartment: VaultCompartment?
         switch source {
         case .stored(let bundleID): compartment = try? vault.storedBundle(bundleID).compartment

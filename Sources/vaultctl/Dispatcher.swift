@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import Foundation
 import PrivilegedSession
@@ -17,6 +18,7 @@ enum Dispatcher {
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
         ShareCommand.command, EgressCommands.check, EgressCommands.log,
+        ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
         DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, DemoCommand.command,
     ]
 
@@ -71,30 +73,52 @@ enum Dispatcher {
     }
 
     static func report(_ error: Error) -> ExitCode {
-        switch error {
-        case let decided as Decided:
-            return decided.exitCode
-        case let usage as UsageError:
+        if let decided = error as? Decided { return decided.exitCode }
+        if let usage = error as? UsageError {
             Output.note("vaultctl: error: \(usage.message)")
             if let synopsis = usage.usage.split(separator: "\n").first { Output.note(String(synopsis)) }
             return .usage
+        }
+        let failure = FailureReport(error)
+        Output.note("vaultctl: error: \(failure.message)")
+        if let hint = failure.hint { Output.note("hint: \(hint)") }
+        return failure.exitCode
+    }
+}
+
+/// What vaultctl says of an error, and the exit code it ends with: the same whether the command
+/// failed in this process or in the daemon that answered it.
+struct FailureReport {
+    let message: String
+    let hint: String?
+    let exitCode: ExitCode
+
+    init(message: String, hint: String? = nil, exitCode: ExitCode) {
+        self.message = message
+        self.hint = hint
+        self.exitCode = exitCode
+    }
+
+    init(_ error: Error) {
+        switch error {
+        case let decided as Decided:
+            self.init(message: "decided", exitCode: decided.exitCode)
+        case let usage as UsageError:
+            self.init(message: usage.message, exitCode: .usage)
         case let command as CommandError:
-            Output.note("vaultctl: error: \(command.message)")
-            if let hint = command.hint { Output.note("hint: \(hint)") }
-            return command.exitCode
+            self.init(message: command.message, hint: command.hint, exitCode: command.exitCode)
         case let peer as PeerChannelError:
-            Output.note("vaultctl: error: \(peer.message)")
-            if peer.code == .wrongPairingCode { Output.note("hint: check the code with the other person; after 3 failed attempts the host must show a new one") }
-            return ExitCode(for: peer)
+            self.init(message: peer.message, hint: peer.code == .wrongPairingCode
+                      ? "check the code with the other person; after 3 failed attempts the host must show a new one" : nil,
+                      exitCode: ExitCode(for: peer))
         case let vault as CryptoVaultError:
-            Output.note("vaultctl: error: \(vault.message)")
-            return ExitCode(for: vault)
+            self.init(message: vault.message, exitCode: ExitCode(for: vault))
         case let session as PrivilegedSessionError:
-            Output.note("vaultctl: error: \(session.message)")
-            return ExitCode(for: session)
+            self.init(message: session.message, exitCode: ExitCode(for: session))
+        case let appliance as ApplianceError:
+            self.init(message: appliance.message, hint: ExitCode.hint(for: appliance), exitCode: ExitCode(for: appliance))
         default:
-            Output.note("vaultctl: error: \(error)")
-            return .failure
+            self.init(message: "\(error)", exitCode: .failure)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import PeerChannel
 import PrivilegedSession
@@ -12,6 +13,7 @@ enum ExitCode: Int32 {
     case usage = 64             // bad command line
     case dataError = 65         // damaged vault or input file, schema too new, hostile parameters
     case noInput = 66           // not a vault, a file or compartment that does not exist
+    case unavailable = 69       // no daemon serves the vault
     case cannotCreate = 73      // the vault or compartment already exists
     case ioError = 74           // a read or write failed
     case permissionDenied = 77  // a privileged compartment read outside a session
@@ -28,10 +30,12 @@ enum ExitCode: Int32 {
           65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
               KDF parameters outside the allowed range)
           66  not found (not a vault, missing file, no such compartment)
+          69  no daemon ('vaultctl serve') answers for this vault
           73  already exists (vault or compartment)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
-          77  permission denied (a privileged compartment read without a session or --purpose; a seal
-              into a compartment shared with this device as viewer)
+          77  permission denied (a privileged compartment read without a session or --purpose;
+              the daemon's socket reached by another user; a seal into a compartment shared with
+              this device as viewer)
         """
 
     init(for error: CryptoVaultError) {
@@ -82,4 +86,26 @@ struct CommandError: Error {
     let message: String
     let exitCode: ExitCode
     var hint: String? = nil
+}
+
+extension ExitCode {
+    init(for error: ApplianceError) {
+        switch error.code {
+        case .noDaemon: self = .unavailable
+        case .notOwner, .noSession: self = .permissionDenied
+        case .daemonAlreadyRunning: self = .cannotCreate
+        case .socketPathTooLong, .invalidRequest: self = .usage
+        case .malformedMessage, .messageTooLarge: self = .dataError
+        case .connectionClosed, .timedOut, .socketFailed: self = .ioError
+        }
+    }
+
+    static func hint(for error: ApplianceError) -> String? {
+        switch error.code {
+        case .noDaemon: return "start one with 'vaultctl serve', or add --purpose TEXT to read in a one-command session"
+        case .noSession: return "start one with 'vaultctl session start --compartment NAME --purpose TEXT'"
+        case .socketPathTooLong: return "give a shorter path with --socket"
+        default: return nil
+        }
+    }
 }

@@ -48,6 +48,8 @@ public final class PrivilegedProcessingSession: Sendable {
         public let bundlesRead: Int
         public let bytesRead: UInt64
         public let endReason: SessionEndReason?
+
+        public var idString: String { ByteEncoding.hex(id) }
     }
 
     /// Opens a session on a privileged `compartment` and records its start. The purpose is sealed in

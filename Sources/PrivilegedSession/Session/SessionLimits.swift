@@ -27,4 +27,6 @@ public enum SessionEndReason: String, Sendable {
     case closed = "closed"
     case idleTimeout = "idle-timeout"
     case absoluteLimit = "absolute-limit"
+    /// The daemon holding the session stopped (SIGTERM, Ctrl-C).
+    case daemonStopped = "daemon-stopped"
 }

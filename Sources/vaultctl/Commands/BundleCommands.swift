@@ -76,9 +76,12 @@ enum BundleCommands {
           --threads N           cores to use (default: all)
           --force               replace OUT if it exists
         \(BundleReading.purposeHelp)
+        \(BundleReading.daemonHelp)
         \(Credentials.help)
-        """, options: Credentials.options + bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption],
+        """, options: Credentials.options + bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption]
+            + BundleReading.daemonOptions,
         positionals: 1...1) { arguments in
+            if try BundleReading.readThroughDaemon(.file(arguments.positionals[0]), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
             try BundleReading.read(.file(try FileDescriptor.openForReading(arguments.positionals[0])), arguments: arguments,
                                    vault: unlocked, action: .open)

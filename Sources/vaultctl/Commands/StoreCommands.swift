@@ -47,9 +47,12 @@ enum StoreCommands {
           --threads N           cores to use (default: all)
           --force               replace OUT if it exists
         \(BundleReading.purposeHelp)
+        \(BundleReading.daemonHelp)
         \(Credentials.help)
-        """, options: Credentials.options + BundleCommands.bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption],
+        """, options: Credentials.options + BundleCommands.bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption]
+            + BundleReading.daemonOptions,
         positionals: 1...1) { arguments in
+            if try BundleReading.readThroughDaemon(.stored(arguments.positionals[0]), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
             try BundleReading.read(.stored(try resolve(arguments.positionals[0], in: unlocked)), arguments: arguments, vault: unlocked, action: .get)
         }

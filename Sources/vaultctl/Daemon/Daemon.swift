@@ -1,0 +1,78 @@
+import Appliance
+import CryptoVault
+import Dispatch
+import Foundation
+import PrivilegedSession
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vaultctl serve` (SECURITY.md §10.6): the vault unlocked once, privileged sessions held in this
+/// process's locked memory, and the owner's commands answered on the local socket. Its start, its
+/// stop and every refused connection are audit entries; stopping (SIGTERM, SIGINT) ends and wipes
+/// every session. A killed daemon leaves nothing to clean: keys were only ever in its memory, core
+/// dumps are off, and the next daemon replaces the dead one's socket.
+final class Daemon: Sendable {
+    let vault: UnlockedVault
+    let server: LocalServer
+    let requests: DaemonRequests
+    private let sessions = SessionRegistry()
+
+    init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits) {
+        self.vault = vault
+        self.server = server
+        requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits)
+    }
+
+    func run() throws {
+        try vault.record(VaultEvent("daemon.start", details: [.init("pid", "\(getpid())")]))
+        let signals = stopOnSignals()
+        let sweeper = startSweeper()
+        Output.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
+        server.run(refused: recordRefusal) { [requests, vault] request, connection, _ in
+            requests.handle(request, on: connection)
+            // Each answered request is covered by a signed checkpoint at once, not when the daemon stops.
+            try? vault.vault.finishCommand()
+        }
+        signals.forEach { $0.cancel() }
+        sweeper.cancel()
+        stop()
+    }
+
+    private func stop() {
+        let failures = sessions.endAll(reason: .daemonStopped)
+        for failure in failures { Output.note("vaultctl: warning: a session's end could not be recorded: \(FailureReport(failure).message)") }
+        do {
+            try vault.record(VaultEvent("daemon.stop", details: [.init("pid", "\(getpid())")]))
+        } catch {
+            Output.note("vaultctl: warning: the daemon's stop could not be recorded: \(FailureReport(error).message)")
+        }
+        Output.note("vaultctl serve: stopped; every session ended")
+    }
+
+    private func recordRefusal(_ credentials: PeerCredentials) {
+        try? vault.record(VaultEvent("daemon.refused", details: [.init("uid", "\(credentials.uid)"), .init("pid", "\(credentials.pid)")]))
+        try? vault.vault.finishCommand()
+    }
+
+    private func stopOnSignals() -> [DispatchSourceSignal] {
+        [SIGTERM, SIGINT, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [server] in server.stop() }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Ends sessions when their limits pass, so that keys go then and not at the next request.
+    private func startSweeper() -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [sessions, vault] in
+            if !sessions.sweepExpired().isEmpty { try? vault.vault.finishCommand() }
+        }
+        timer.resume()
+        return timer
+    }
+}

@@ -1,0 +1,101 @@
+import Appliance
+import AuditChain
+import CryptoVault
+import Foundation
+import PrivilegedSession
+
+/// What the daemon does for its owner's local clients (SECURITY.md §10.6): start, list and end
+/// privileged processing sessions, and read bundles, a privileged one only through a live session of
+/// its compartment. Every answer is one message; a read streams its plaintext first.
+struct DaemonRequests: Sendable {
+    let vault: UnlockedVault
+    let sessions: SessionRegistry
+    let limits: SessionLimits
+
+    func handle(_ request: ControlMessage, on connection: ControlConnection) {
+        do {
+            switch request.text("op") {
+            case "session.start": try connection.send(try startSession(request))
+            case "session.list": try connection.send(listSessions())
+            case "session.end": try connection.send(try endSessions(request))
+            case "read": try read(request, on: connection)
+            default: throw ApplianceError(.invalidRequest, "unknown request '\(request.text("op") ?? "")'")
+            }
+        } catch {
+            try? connection.send(Self.failure(error))
+        }
+    }
+
+    static func failure(_ error: Error) -> ControlMessage {
+        let report = FailureReport(error)
+        let code = (error as? ApplianceError)?.code.rawValue ?? "failed"
+        return .failure(code: code, report.message, exit: report.exitCode.rawValue, hint: report.hint)
+    }
+
+    private func startSession(_ request: ControlMessage) throws -> ControlMessage {
+        let compartment = try vault.compartment(named: try Self.required("compartment", in: request))
+        let session = try PrivilegedProcessingSession.start(vault: vault, compartment: compartment, actor: AuditLog.currentAccount(),
+                                                            purpose: try Self.required("purpose", in: request), limits: limits)
+        sessions.add(session)
+        var reply = ControlMessage.success()
+        reply.set("session", bytes: Array(try SessionListing.json([session.summary], limits: limits)))
+        return reply
+    }
+
+    private func listSessions() throws -> ControlMessage {
+        var reply = ControlMessage.success()
+        reply.set("sessions", bytes: Array(try SessionListing.json(sessions.live().map(\.summary), limits: limits)))
+        return reply
+    }
+
+    private func endSessions(_ request: ControlMessage) throws -> ControlMessage {
+        let ending = request.text("session") == "all" ? sessions.live() : [try sessions.session(id: try Self.required("session", in: request))]
+        for session in ending { try sessions.end(session) }
+        var reply = ControlMessage.success()
+        reply.set("sessions", bytes: Array(try SessionListing.json(ending.map(\.summary), limits: limits)))
+        return reply
+    }
+
+    /// Reads a stored bundle ("bundle": id or prefix) or a bundle file ("path", absolute).
+    private func read(_ request: ControlMessage, on connection: ControlConnection) throws {
+        let source = try self.source(of: request)
+        let range = try request.text("range").map { try BundleCommands.parseRange($0, usage: "") }
+        let threads = Int(request.text("threads") ?? "").map { min(max($0, 1), 256) } ?? BundleThreads.available
+        if let compartment = BundleReading.privilegedCompartment(of: source, vault: vault) {
+            let session = try request.text("session").map(sessions.session(id:)) ?? sessions.newestSession(of: compartment)
+            guard session.compartment.uuid == compartment.uuid else {
+                throw CommandError(message: "session \(session.idString.prefix(12)) is for compartment '\(session.compartment.name)', not '\(compartment.name)'",
+                                   exitCode: .permissionDenied)
+            }
+            try PlaintextStream.send(over: connection) { sink in
+                try session.read(source, range: range, threads: threads, sink: sink)
+            }
+            return
+        }
+        let opened: OpenedBundle
+        switch source {
+        case .stored(let bundleID): opened = try vault.openStored(bundleID)
+        case .file(let descriptor): opened = try EncryptedBundle.open(descriptor, vault: vault)
+        }
+        var released: UInt64 = 0
+        try PlaintextStream.send(over: connection) { sink in
+            let counting: (UnsafeRawBufferPointer) throws -> Void = { try sink($0); released += UInt64($0.count) }
+            if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
+            try vault.record(request.text("bundle") == nil ? .open : .get, bundle: opened.header, bytes: released)
+        }
+    }
+
+    private func source(of request: ControlMessage) throws -> BundleSource {
+        if let bundle = request.text("bundle") { return .stored(try StoreCommands.resolve(bundle, in: vault)) }
+        let path = try Self.required("path", in: request)
+        guard path.hasPrefix("/") else { throw ApplianceError(.invalidRequest, "a bundle path sent to the daemon must be absolute") }
+        return .file(try FileDescriptor.openForReading(path))
+    }
+
+    private static func required(_ field: String, in request: ControlMessage) throws -> String {
+        guard let value = request.text(field), !value.isEmpty else {
+            throw ApplianceError(.invalidRequest, "the request '\(request.text("op") ?? "")' needs '\(field)'")
+        }
+        return value
+    }
+}

@@ -1,0 +1,42 @@
+import Appliance
+import Foundation
+
+/// How the daemon hands plaintext to a local client (SECURITY.md §10.6): data messages of at most
+/// 1 MiB, then one final message that says whether all of it verified. The client commits its output
+/// only on a final success, exactly as a local read does.
+enum PlaintextStream {
+    static let pieceSize = 1 << 20
+
+    /// Runs `produce`, sending each buffer it yields as data messages; then the final message.
+    static func send(over connection: ControlConnection,
+                     _ produce: (_ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        var sent: UInt64 = 0
+        try produce { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + pieceSize)
+                var message = ControlMessage()
+                message.set("data", bytes: Array(bytes[offset..<end]))
+                try connection.send(message)
+                offset = end
+            }
+            sent += UInt64(bytes.count)
+        }
+        var done = ControlMessage.success()
+        done.set("bytes", "\(sent)")
+        try connection.send(done)
+    }
+
+    /// Receives data messages into `output` until the final message, which is returned.
+    static func receive(from connection: ControlConnection, into output: OutputTarget, progress: ProgressBar) throws -> ControlMessage {
+        while true {
+            let message = try connection.receive()
+            guard let data = message.bytes("data") else { return message }
+            guard message.fields.count == 1 else {
+                throw CommandError(message: "the daemon sent a data message with other fields", exitCode: .dataError)
+            }
+            try data.withUnsafeBytes { try output.write($0) }
+            progress.update(output.bytesWritten)
+        }
+    }
+}

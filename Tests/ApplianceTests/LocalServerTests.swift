@@ -1,0 +1,131 @@
+@testable import Appliance
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's local socket: mode 0600, one daemon per socket, a dead daemon's socket replaced,
+/// other users refused by their kernel credentials, and silent or oversized clients cut off.
+@Suite(.serialized)
+struct LocalServerTests {
+    static func temporarySocketPath() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("appliance-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.path + "/d.sock"
+    }
+
+    /// Runs a server answering every request with its "op" echoed, for the duration of `body`.
+    static func withServer(ownerUID: uid_t = getuid(), requestTimeout: Double = 10, refusals: Refusals = Refusals(),
+                           _ body: (LocalServer) throws -> Void) throws {
+        let server = try LocalServer(socketPath: temporarySocketPath(), ownerUID: ownerUID, requestTimeout: requestTimeout)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.run(refused: { refusals.add($0) }) { request, connection, _ in
+                var reply = ControlMessage.success()
+                reply.set("echo", request.text("op") ?? "")
+                try? connection.send(reply)
+            }
+            done.signal()
+        }
+        defer {
+            server.stop()
+            done.wait()
+        }
+        try body(server)
+    }
+
+    final class Refusals: @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [PeerCredentials] = []
+        func add(_ credentials: PeerCredentials) { lock.withLock { seen.append(credentials) } }
+        var all: [PeerCredentials] { lock.withLock { seen } }
+    }
+
+    static func ask(_ socketPath: String, _ op: String) throws -> ControlMessage {
+        let connection = try ControlConnection.connect(to: socketPath, timeoutSeconds: 5)
+        try connection.send(ControlMessage(["op": op]))
+        return try connection.receive()
+    }
+
+    @Test func theOwnerIsServedThroughASocketOnlyTheOwnerCanOpen() throws {
+        try Self.withServer { server in
+            var status = stat()
+            #expect(stat(server.socketPath, &status) == 0)
+            #expect(status.st_mode & S_IFMT == S_IFSOCK)
+            #expect(status.st_mode & 0o777 == 0o600)
+            #expect(status.st_uid == getuid())
+            let reply = try Self.ask(server.socketPath, "ping")
+            #expect(reply.isSuccess)
+            #expect(reply.text("echo") == "ping")
+        }
+    }
+
+    @Test func aConnectionFromAnotherUserIsRefusedByItsCredentials() throws {
+        let refusals = Refusals()
+        // The server believes it belongs to another uid, so this process is "another user"; the
+        // kernel's credentials, not anything the client says, decide.
+        try Self.withServer(ownerUID: getuid() &+ 1, refusals: refusals) { server in
+            let reply = try Self.ask(server.socketPath, "ping")
+            #expect(!reply.isSuccess)
+            #expect(reply.text("error") == "notOwner")
+            #expect(reply.text("exit") == "77")
+            #expect(reply.text("echo") == nil)
+        }
+        #expect(refusals.all.map(\.uid) == [getuid()])
+        #expect(refusals.all.first?.pid == getpid())
+    }
+
+    @Test func aSecondDaemonOnTheSameSocketIsRefused() throws {
+        try Self.withServer { server in
+            #expect(throws: ApplianceError(.daemonAlreadyRunning, "")) { _ = try LocalServer(socketPath: server.socketPath) }
+            let stillServing = try Self.ask(server.socketPath, "still-there")
+            #expect(stillServing.isSuccess)
+        }
+    }
+
+    @Test func aDeadDaemonsSocketIsReplacedAndNoDaemonIsReportedMeanwhile() throws {
+        let path = Self.temporarySocketPath()
+        // A socket file nobody listens on, as a killed daemon leaves it.
+        let leftover = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(leftover, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(leftover)
+        #expect(throws: ApplianceError(.noDaemon, "")) { _ = try ControlConnection.connect(to: path) }
+        let server = try LocalServer(socketPath: path)
+        defer { server.stop() }
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aSilentClientIsCutOffAndTheNextOneServed() throws {
+        try Self.withServer(requestTimeout: 0.3) { server in
+            let silent = try ControlConnection.connect(to: server.socketPath, timeoutSeconds: 5)
+            let reply = try silent.receive()
+            #expect(reply.text("error") == "timedOut")
+            let next = try Self.ask(server.socketPath, "next")
+            #expect(next.text("echo") == "next")
+        }
+    }
+
+    @Test func anOversizedFrameIsRefusedBeforeItIsRead() throws {
+        try Self.withServer { server in
+            let descriptor = try LocalSocket.connect(to: server.socketPath)
+            let connection = ControlConnection(descriptor: descriptor, timeoutSeconds: 5)
+            let header: [UInt8] = [0x7f, 0xff, 0xff, 0xff]
+            #expect(header.withUnsafeBytes { send(descriptor, $0.baseAddress, 4, 0) } == 4)
+            let reply = try connection.receive()
+            #expect(reply.text("error") == "messageTooLarge")
+        }
+    }
+
+    @Test func aSocketPathTooLongIsRefusedWithTheReason() {
+        #expect(throws: ApplianceError(.socketPathTooLong, "")) {
+            _ = try LocalServer(socketPath: "/tmp/" + String(repeating: "x", count: 120))
+        }
+    }
+}
