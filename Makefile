@@ -16,6 +16,7 @@ demo: build
 test: build
 	/usr/bin/python3 testvectors/generate.py --check
 	/usr/bin/python3 testvectors/independent/peer_pairing.py --check
+	/usr/bin/python3 testvectors/independent/peer_channel_messages.py --check
 	/usr/bin/python3 testvectors/independent/control_messages.py --check
 	/usr/bin/python3 testvectors/independent/share_grant.py --check
 	@if [ -d ../shared/vectors ]; then /usr/bin/python3 testvectors/independent/peer_pairing.py --self-test ../shared/vectors; \

@@ -19,19 +19,22 @@ let package = Package(
         .target(name: "CProcessHardening"),
         .target(name: "CryptoVault", dependencies: ["CSodium", "CArgon2", "CSQLite", "COpenSSL"]),
         .target(name: "AuditChain", dependencies: ["CryptoVault"]),
-        .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"]),
+        // Optimized even in debug builds: the leak guard scans every egress payload, and the tests
+        // give it 100 MB, which unoptimized code takes minutes over.
+        .target(name: "PrivilegedSession", dependencies: ["CryptoVault", "AuditChain"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "PrivilegedSession"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance"]),
-        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession"]),
+        .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
 
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
         .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain"]),
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain", "PeerChannel"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,6 +34,23 @@ public final class ControlConnection: Sendable {
         try writeAll([UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body)
     }
 
+    /// Sends a request and returns the reply.
+    public func exchange(_ request: ControlMessage) throws(ApplianceError) -> ControlMessage {
+        try sendRequest(request)
+        return try receive()
+    }
+
+    /// Sends a request whose reply the caller then receives. A daemon may answer and close before
+    /// reading the request (it refuses other users so), which makes the send fail: the reply is still
+    /// there to read, and if there is none, `receive` reports the closed connection.
+    public func sendRequest(_ request: ControlMessage) throws(ApplianceError) {
+        do {
+            try send(request)
+        } catch where error.code == .connectionClosed {
+            return
+        }
+    }
+
     public func receive() throws(ApplianceError) -> ControlMessage {
         let header = try readExactly(4)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
@@ -53,6 +70,7 @@ public final class ControlConnection: Sendable {
             if read > 0 { filled += read; continue }
             if read == 0 { throw ApplianceError(.connectionClosed, "the other side closed the connection") }
             if errno == EINTR || errno == EAGAIN { continue }
+            if errno == ECONNRESET { throw ApplianceError(.connectionClosed, "the other side closed the connection") }
             throw LocalSocket.failure("recv on", "the control connection")
         }
         return buffer

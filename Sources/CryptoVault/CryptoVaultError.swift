@@ -44,6 +44,11 @@ public enum CryptoVaultErrorCode: String, Sendable {
     /// session's keyring that was wiped or belongs to another compartment.
     case privilegedSessionRequired
 
+    // MARK: Channel (revocation)
+
+    /// No pairing with that device (to revoke, say).
+    case pairingNotFound
+
     // MARK: Sharing (SECURITY.md §9, "Sharing compartments")
 
     /// A share grant that does not parse: bad magic or version, a field out of range, trailing bytes.

@@ -9,7 +9,7 @@
 /// because after a bad frame nothing that follows can be trusted to start at a frame boundary.
 public struct FrameDecoder: Sendable {
     /// The longest frame this decoder accepts.
-    public let maximumFrameLength: Int
+    public private(set) var maximumFrameLength: Int
 
     /// The bytes of the frame in progress, length prefix included.
     private var buffer: [UInt8] = []
@@ -20,6 +20,15 @@ public struct FrameDecoder: Sendable {
     public init(maximumFrameLength: Int = FrameCodec.maximumMessageLength) throws(PeerChannelError) {
         guard (0...FrameCodec.maximumMessageLength).contains(maximumFrameLength) else {
             throw PeerChannelError(.invalidConfiguration, "a frame limit must be 0...\(FrameCodec.maximumMessageLength), not \(maximumFrameLength)")
+        }
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    /// Raises the limit (a channel accepts long frames only once the peer is authenticated). Raising
+    /// never invalidates a length already accepted; a lower or out-of-range limit is refused.
+    public mutating func allowFrames(upTo maximumFrameLength: Int) throws(PeerChannelError) {
+        guard (self.maximumFrameLength...FrameCodec.maximumMessageLength).contains(maximumFrameLength) else {
+            throw PeerChannelError(.invalidConfiguration, "a frame limit can only be raised, up to \(FrameCodec.maximumMessageLength)")
         }
         self.maximumFrameLength = maximumFrameLength
     }
@@ -53,6 +62,7 @@ public struct FrameDecoder: Sendable {
 
     /// Moves bytes from `input` into the frame in progress; returns the frame once it is complete.
     private mutating func take(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> [UInt8]? {
+        if buffer.isEmpty, let frame = try takeWhole(from: &input) { return frame }
         if buffer.count < FrameCodec.headerLength {
             move(FrameCodec.headerLength - buffer.count, from: &input)
             guard buffer.count == FrameCodec.headerLength else { return nil }
@@ -64,6 +74,19 @@ public struct FrameDecoder: Sendable {
         let frame = Array(buffer[FrameCodec.headerLength...])
         buffer.removeAll(keepingCapacity: true)
         return frame
+    }
+
+    /// A frame that lies whole in `input`, taken with one copy instead of two through the buffer.
+    private mutating func takeWhole(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> [UInt8]? {
+        guard input.count >= FrameCodec.headerLength else { return nil }
+        let start = input.startIndex
+        let length = Int(input[start]) << 8 | Int(input[start + 1])
+        guard length <= maximumFrameLength else {
+            throw PeerChannelError(.frameTooLarge, "the peer announced a frame of \(length) bytes; the limit is \(maximumFrameLength)")
+        }
+        guard input.count >= FrameCodec.headerLength + length else { return nil }
+        defer { input = input.dropFirst(FrameCodec.headerLength + length) }
+        return Array(input[(start + FrameCodec.headerLength)..<(start + FrameCodec.headerLength + length)])
     }
 
     private mutating func move(_ count: Int, from input: inout ArraySlice<UInt8>) {

@@ -30,32 +30,52 @@ struct NoiseCipherState: Sendable {
     }
 
     /// EncryptWithAd(ad, plaintext): the plaintext itself while there is no key, otherwise
-    /// ENCRYPT(k, n++, ad, plaintext).
+    /// ENCRYPT(k, n++, ad, plaintext). The cipher is libcrypto's vectorised ChaCha20-Poly1305 where it
+    /// loads (`BulkChaChaPoly`, the same bytes as libsodium's), since the channel carries bulk data.
     mutating func encrypt(_ plaintext: [UInt8], associatedData: [UInt8]) throws(PeerChannelError) -> [UInt8] {
         guard let key else { return plaintext }
         let nonceBytes = try nextNonce()
-        let ciphertext = try PeerChannelError.wrappingPrimitives {
-            try ChaChaPoly.seal(plaintext, key: key, nonce: nonceBytes, authenticating: associatedData)
+        let sealed = [UInt8](unsafeUninitializedCapacity: plaintext.count + Self.tagSize) { output, initialized in
+            key.withUnsafeBytes { keyBytes in
+                plaintext.withUnsafeBytes { input in
+                    associatedData.withUnsafeBytes { additional in
+                        BulkChaChaPoly.seal(input, into: UnsafeMutableRawBufferPointer(output), key: keyBytes,
+                                            nonce: nonceBytes, authenticating: additional)
+                    }
+                }
+            }
+            initialized = output.count
         }
         nonce += 1
-        return ciphertext
+        return sealed
     }
 
     /// DecryptWithAd(ad, ciphertext). A message that fails authentication throws `failure` and does
-    /// not advance the nonce.
+    /// not advance the nonce; nothing of its plaintext is returned.
     mutating func decrypt(_ ciphertext: [UInt8], associatedData: [UInt8],
                           failure: PeerChannelErrorCode) throws(PeerChannelError) -> [UInt8] {
         guard let key else { return ciphertext }
         let nonceBytes = try nextNonce()
-        let plaintext = try PeerChannelError.wrappingPrimitives {
-            do {
-                return try ChaChaPoly.open(ciphertext, key: key, nonce: nonceBytes, authenticating: associatedData)
-            } catch let error as CryptoVaultError where error.code == .authenticationFailure {
-                throw PeerChannelError(failure, "a Noise message is not authentic at nonce \(nonce) (altered, replayed, reordered, or another key)")
+        guard ciphertext.count >= Self.tagSize else { throw notAuthentic(failure) }
+        var authentic = false
+        let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count - Self.tagSize) { output, initialized in
+            authentic = key.withUnsafeBytes { keyBytes in
+                ciphertext.withUnsafeBytes { input in
+                    associatedData.withUnsafeBytes { additional in
+                        BulkChaChaPoly.open(input, into: UnsafeMutableRawBufferPointer(output), key: keyBytes,
+                                            nonce: nonceBytes, authenticating: additional)
+                    }
+                }
             }
+            initialized = output.count
         }
+        guard authentic else { throw notAuthentic(failure) }
         nonce += 1
         return plaintext
+    }
+
+    private func notAuthentic(_ failure: PeerChannelErrorCode) -> PeerChannelError {
+        PeerChannelError(failure, "a Noise message is not authentic at nonce \(nonce) (altered, replayed, reordered, or another key)")
     }
 
     /// Rekey(): k = the first 32 bytes of ENCRYPT(k, 2^64-1, empty, 32 zero bytes) (§4.2, §11.3).

@@ -38,6 +38,15 @@ public struct NoiseTransport: Sendable {
                        remoteStaticKey: remoteStaticKey, rekeyInterval: interval)
     }
 
+    /// Messages sealed so far in this direction (the nonce of the next one).
+    public var sentMessageCount: UInt64 { sending.nonce }
+    /// Messages opened so far (the nonce the next incoming message must carry).
+    public var receivedMessageCount: UInt64 { receiving.nonce }
+    /// Rekeys applied so far to each direction's key; both sides count the same.
+    public var rekeyCount: (sending: UInt64, receiving: UInt64) {
+        (sending.nonce / rekeyInterval, receiving.nonce / rekeyInterval)
+    }
+
     /// Encrypts the next outgoing message (at most `maximumPlaintextLength` bytes).
     public mutating func seal(_ plaintext: [UInt8]) throws(PeerChannelError) -> [UInt8] {
         guard plaintext.count <= Self.maximumPlaintextLength else {

@@ -69,6 +69,27 @@ public enum PeerChannelErrorCode: String, Sendable {
     /// A socket call failed (the address is in use, nothing listens there, the network is down).
     case connectionFailed
 
+    // MARK: Channel (SECURITY.md §9.9, §9.10)
+
+    /// The peer's Noise static key is not pinned by a pairing on this device (never paired, revoked,
+    /// or not the device this side meant to reach). Found before any application data is read.
+    case unpinnedPeer
+    /// The peer refused this device's static key: it has no pairing with this device (or revoked it).
+    case unknownToPeer
+    /// The peer serves as many paired connections as it allows; try again later.
+    case channelBusy
+    /// A channel message that breaks the message layer: unknown type, bad label, a record of the wrong
+    /// length, a type the sender may not send.
+    case malformedChannelMessage
+    /// A request kind no service on the peer answers.
+    case unknownRequestKind
+    /// The peer refused a request with a code this side does not know.
+    case peerRefused
+    /// A service failed with an error that is not a PeerChannelError (its message is not sent).
+    case serviceFailed
+    /// A UDP announcement that does not parse (SECURITY.md §9.10).
+    case malformedAnnouncement
+
     // MARK: Sharing (SECURITY.md §9, "Sharing compartments"): why a recipient refused a grant
 
     /// The grant does not parse.

@@ -96,10 +96,15 @@ enum SocketCalls {
 
     /// Reads what is available (at most `maximum` bytes); empty at end of stream, nil if nothing yet.
     static func read(_ descriptor: Int32, maximum: Int) throws(PeerChannelError) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, maximum) }
-            if count >= 0 { return Array(buffer.prefix(count)) }
+            var status = 0
+            // Read straight into the array's storage: no zeroing, no second copy (the channel reads
+            // gigabytes through here).
+            let chunk = [UInt8](unsafeUninitializedCapacity: maximum) { buffer, initialized in
+                status = Glibc.read(descriptor, buffer.baseAddress, maximum)
+                initialized = max(0, status)
+            }
+            if status >= 0 { return chunk }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             throw failure("read")
@@ -118,4 +123,61 @@ enum SocketCalls {
     }
 
     static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+
+    // MARK: UDP (announcements, SECURITY.md §9.10)
+
+    /// A non-blocking, close-on-exec UDP socket that may send to a broadcast address and shares its
+    /// port with other listeners (several programs may listen for announcements on one machine).
+    static func udpSocket() throws(PeerChannelError) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("socket") }
+        var on: Int32 = 1
+        for option in [SO_BROADCAST, SO_REUSEADDR, SO_REUSEPORT] {
+            _ = setsockopt(descriptor, SOL_SOCKET, option, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
+        return descriptor
+    }
+
+    static func bindDatagram(_ descriptor: Int32, to address: SocketAddress) throws(PeerChannelError) {
+        var socketAddress = address.socketAddress
+        let bound = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw failure("bind", "to \(address)") }
+    }
+
+    /// Sends one datagram; a full send buffer drops it (announcements repeat anyway).
+    static func sendDatagram(_ descriptor: Int32, _ datagram: [UInt8], to address: SocketAddress) throws(PeerChannelError) {
+        var socketAddress = address.socketAddress
+        let sent = datagram.withUnsafeBytes { bytes in
+            withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard sent >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw failure("sendto", "to \(address)") }
+    }
+
+    /// The next datagram and its sender, or nil if none is waiting. A datagram longer than
+    /// `maximum` comes back as `maximum + 1` bytes, so the caller can refuse it as too long.
+    static func receiveDatagram(_ descriptor: Int32, maximum: Int) throws(PeerChannelError) -> (datagram: [UInt8], sender: SocketAddress)? {
+        var buffer = [UInt8](repeating: 0, count: maximum + 1)
+        while true {
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length) }
+                }
+            }
+            if count >= 0 { return (Array(buffer.prefix(count)), SocketAddress(address)) }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw failure("recvfrom")
+        }
+    }
+
+    /// Ends both directions without closing the descriptor (see `SocketShutdown`).
+    static func shutdown(_ descriptor: Int32) { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
 }

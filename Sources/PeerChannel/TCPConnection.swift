@@ -3,16 +3,16 @@ import Dispatch
 import Glibc
 #endif
 
-/// One TCP connection carrying `FrameCodec` frames, with a deadline for the whole exchange: every read
-/// and write waits at most until it, so a peer that goes silent (or trickles bytes) cannot hold this
-/// side longer than that. Frames longer than `maximumFrameLength` are refused as soon as their length
+/// One TCP connection carrying `FrameCodec` frames, with a deadline: every read and write waits at
+/// most until it, so a peer that goes silent (or trickles bytes) cannot hold this side longer than
+/// that. Pairing keeps one deadline for the whole exchange; the channel moves it (handshake, then idle). Frames longer than `maximumFrameLength` are refused as soon as their length
 /// prefix arrives (`.frameTooLarge`), so a peer cannot make this side buffer more than one small frame.
 public final class TCPConnection {
     public let peer: SocketAddress
     private let descriptor: Int32
     private var decoder: FrameDecoder
     private var pending: [[UInt8]] = []
-    private let deadline: DispatchTime
+    private var deadline: DispatchTime
 
     init(descriptor: Int32, peer: SocketAddress, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) {
         self.descriptor = descriptor
@@ -27,6 +27,19 @@ public final class TCPConnection {
     }
 
     deinit { SocketCalls.close(descriptor) }
+
+    /// Moves the deadline to `seconds` from now.
+    func setDeadline(secondsFromNow seconds: Double) {
+        deadline = .now() + seconds
+    }
+
+    /// Accepts frames up to `maximumFrameLength` from now on (only ever raised).
+    func allowFrames(upTo maximumFrameLength: Int) throws(PeerChannelError) {
+        try decoder.allowFrames(upTo: maximumFrameLength)
+    }
+
+    /// A handle that can end this connection from another thread (see `SocketShutdown`).
+    var shutdownHandle: SocketShutdown { SocketShutdown(descriptor: descriptor) }
 
     /// Connects to `address`, waiting at most `timeoutSeconds` for the connection and then for the
     /// whole exchange.
@@ -51,7 +64,11 @@ public final class TCPConnection {
             guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
                 throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
             }
-            guard let chunk = try SocketCalls.read(descriptor, maximum: 4096) else { continue }
+            // Read no more than a frame can hold, so a connection with a small limit holds little;
+            // one that takes the largest frames (a channel in bulk transfer) reads several at once.
+            let chunkSize = decoder.maximumFrameLength == FrameCodec.maximumMessageLength
+                ? 1 << 18 : decoder.maximumFrameLength + FrameCodec.headerLength
+            guard let chunk = try SocketCalls.read(descriptor, maximum: chunkSize) else { continue }
             if chunk.isEmpty {
                 try decoder.finish()
                 throw PeerChannelError(.connectionClosed, "\(peer) closed the connection")
@@ -88,10 +105,11 @@ public final class TCPListener: Sendable {
     public let address: SocketAddress
     private let descriptor: Int32
 
-    public init(address: SocketAddress) throws(PeerChannelError) {
+    /// Listens on `address`; `backlog` connections may wait to be accepted.
+    public init(address: SocketAddress, backlog: Int32 = 8) throws(PeerChannelError) {
         descriptor = try SocketCalls.tcpSocket()
         do {
-            try SocketCalls.bindAndListen(descriptor, to: address, backlog: 8)
+            try SocketCalls.bindAndListen(descriptor, to: address, backlog: backlog)
             self.address = try SocketCalls.localAddress(descriptor)
         } catch {
             SocketCalls.close(descriptor)
@@ -109,4 +127,14 @@ public final class TCPListener: Sendable {
               let (accepted, peer) = try SocketCalls.accept(descriptor) else { return nil }
         return try TCPConnection(descriptor: accepted, peer: peer, maximumFrameLength: maximumFrameLength, timeoutSeconds: timeoutSeconds)
     }
+}
+
+/// Ends a connection that another thread is reading or writing: shutdown(2) wakes that thread's poll
+/// with end of stream, and the owner then closes the descriptor. Only shut down a descriptor whose
+/// owner has not closed it yet (`ChannelConnectionRegistry` guarantees this), or a reused number could
+/// end an unrelated socket.
+struct SocketShutdown: Sendable, Hashable {
+    let descriptor: Int32
+
+    func shutdown() { SocketCalls.shutdown(descriptor) }
 }

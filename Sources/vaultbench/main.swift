@@ -5,7 +5,7 @@ import Foundation
 /// of several runs; the bundle figures are checked against the targets (PASS/FAIL), but the
 /// program does not fail on a FAIL: timing belongs to benchmarks, not to tests.
 ///
-/// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session` or `vaultbench leakguard` runs only the parts named.
+/// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session`, `vaultbench leakguard` or `vaultbench channel` runs only the parts named.
 print("vaultbench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 let parts = Set(CommandLine.arguments.dropFirst())
 do {
@@ -25,6 +25,9 @@ do {
     }
     if parts.isEmpty || parts.contains("leakguard") {
         try LeakGuardBenchmarks.run()
+    }
+    if parts.isEmpty || parts.contains("channel") {
+        try ChannelBenchmarks.run()
     }
 } catch {
     FileHandle.standardError.write(Data("vaultbench: error: \(error)\n".utf8))

@@ -19,7 +19,8 @@ enum Dispatcher {
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash,
         ShareCommand.command, EgressCommands.check, EgressCommands.log,
         ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
-        DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, DemoCommand.command,
+        DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
+        PeerChannelCommands.ping, PeerChannelCommands.discover, DemoCommand.command,
     ]
 
     static let overview: String = {

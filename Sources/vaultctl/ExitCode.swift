@@ -23,7 +23,8 @@ enum ExitCode: Int32 {
           0   success
           1   failure not listed below
           2   authentication failed (wrong passphrase, recovery key or shares; wrong, expired
-              or used-up pairing code)
+              or used-up pairing code; a peer whose key is not the pinned one, or that does not
+              know this device)
           3   egress check: the payload may leave only redacted
           4   refused by policy (egress check, sharing a privileged compartment)
           64  usage error (unknown option, missing argument)
@@ -44,7 +45,7 @@ enum ExitCode: Int32 {
         case .corruptVault, .newerSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
              .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
-        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound: self = .noInput
+        case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound, .pairingNotFound: self = .noInput
         case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
@@ -74,7 +75,8 @@ extension ExitCode {
         case .invalidPairingCode, .invalidConfiguration: self = .usage
         case .shareNameTaken: self = .cannotCreate
         case .shareSenderNotPaired: self = .noInput
-        case .timedOut, .connectionClosed, .connectionFailed: self = .ioError
+        case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
+        case .unpinnedPeer, .unknownToPeer: self = .authenticationFailed
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         default: self = .dataError  // a malformed, oversized, reflected or mismatched message
         }

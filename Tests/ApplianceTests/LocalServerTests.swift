@@ -44,8 +44,7 @@ struct LocalServerTests {
 
     static func ask(_ socketPath: String, _ op: String) throws -> ControlMessage {
         let connection = try ControlConnection.connect(to: socketPath, timeoutSeconds: 5)
-        try connection.send(ControlMessage(["op": op]))
-        return try connection.receive()
+        return try connection.exchange(ControlMessage(["op": op]))
     }
 
     @Test func theOwnerIsServedThroughASocketOnlyTheOwnerCanOpen() throws {

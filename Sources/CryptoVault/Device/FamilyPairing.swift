@@ -28,7 +28,7 @@ extension Vault {
         }
     }
 
-    private static func pairing(_ row: Row) throws -> FamilyPairing {
+    static func pairing(_ row: Row) throws -> FamilyPairing {
         let rowID = try row.integer("id")
         let peer: DeviceProfile
         do {
@@ -60,6 +60,23 @@ extension UnlockedVault {
                       .blob(peer.noisePublicKey), .text(pairing.role.rawValue), .integer(pairing.pairedAt)])
             try journal(VaultEvent("peer.pair", subjectID: peer.deviceID,
                                    details: [.init("name", peer.name), .init("role", pairing.role.rawValue)]), in: database)
+        }
+    }
+
+    /// Deletes the pairing with `deviceID`, with its `peer.revoke` audit entry in the same
+    /// transaction. From then on the channel refuses that device's key (servers look pins up for every
+    /// connection). Throws `.pairingNotFound` if no pairing has that id; the removed pairing is returned.
+    @discardableResult
+    public func revokePairing(deviceID: [UInt8]) throws -> FamilyPairing {
+        try vault.write { database in
+            guard let pairing = try database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?",
+                                                      [.blob(deviceID)]).map(Vault.pairing) else {
+                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
+            }
+            try database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)])
+            try journal(VaultEvent("peer.revoke", subjectID: deviceID,
+                                   details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)]), in: database)
+            return pairing
         }
     }
 

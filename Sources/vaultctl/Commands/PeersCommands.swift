@@ -1,7 +1,7 @@
 import CryptoVault
 import Foundation
 
-/// `peers list`: the devices this vault paired with (SECURITY.md §4.1, §9.7).
+/// `peers list` and `peers revoke`: the devices this vault paired with (SECURITY.md §4.1, §9.7, §9.9).
 enum PeersCommands {
     static let list = Command("peers list", synopsis: "list the devices this vault is paired with (no unlock)", usage: """
         Usage: vaultctl peers list [--vault DIR] [--json]
@@ -21,7 +21,53 @@ enum PeersCommands {
             }
         }
 
+    static let revoke = Command("peers revoke", synopsis: "forget a paired device; it can no longer connect", usage: """
+        Usage: vaultctl peers revoke DEVICE [--vault DIR] [--passphrase-file PATH | ...]
+
+        Deletes the pairing with DEVICE (its name, or its fingerprint as 'vaultctl peers list' shows
+        it) and records 'peer.revoke' in the audit log. From the next connection on, this vault's
+        channel refuses that device's key; to trust it again, pair again.
+
+        Options:
+        \(Credentials.help)
+
+        Example:
+          vaultctl peers revoke 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c
+        """, options: Credentials.options, positionals: 1...1) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
+            try unlocked.revokePairing(deviceID: pairing.peer.deviceID)
+            if arguments.has("--json") {
+                Output.json(["revoked": json(pairing)])
+                return
+            }
+            Output.line("Revoked \(pairing.peer.name)  \(pairing.peer.fingerprint); it can no longer connect to this vault.")
+        }
+
     static func json(_ pairing: FamilyPairing) -> [String: Any] {
         ["peer": DeviceCommand.json(pairing.peer), "role": pairing.role.rawValue, "paired_at": Output.timestamp(pairing.pairedAt)]
+    }
+}
+
+/// Finds a paired device by the name or fingerprint a person typed.
+enum PeerSelection {
+    /// The pairing whose fingerprint (any case, with or without hyphens) or exact name is `text`. A
+    /// name that several devices share is refused, since the wrong one might be chosen.
+    static func pairing(_ text: String, in pairings: [FamilyPairing]) throws -> FamilyPairing {
+        let digits = text.lowercased().filter { $0 != "-" }
+        if digits.count == 2 * DeviceProfile.identifierSize,
+           let match = pairings.first(where: { BundleCommands.hex($0.peer.deviceID) == digits }) {
+            return match
+        }
+        let named = pairings.filter { $0.peer.name == text }
+        if named.count > 1 {
+            throw CommandError(message: "\(named.count) paired devices are named '\(text)'", exitCode: .usage,
+                               hint: "name one by its fingerprint: \(named.map(\.peer.fingerprint).joined(separator: ", "))")
+        }
+        guard let match = named.first else {
+            throw CommandError(message: "no paired device has the name or fingerprint '\(text)'", exitCode: .noInput,
+                               hint: "'vaultctl peers list' shows the paired devices")
+        }
+        return match
     }
 }

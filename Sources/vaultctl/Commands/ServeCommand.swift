@@ -5,7 +5,8 @@ import PrivilegedSession
 /// `serve`: the appliance daemon (SECURITY.md §10.6).
 enum ServeCommand {
     static let command = Command("serve", synopsis: "run the daemon: sessions held in memory, a local socket for the owner", usage: """
-        Usage: vaultctl serve [--socket PATH] [--session-idle SECONDS] [--session-limit SECONDS] [credential options]
+        Usage: vaultctl serve [--listen ADDR:PORT [--announce]] [--socket PATH] [--session-idle SECONDS]
+                              [--session-limit SECONDS] [credential options]
 
         Unlocks the vault once and answers its owner's commands on a Unix socket (mode 0600, in the
         vault directory): 'vaultctl session start|list|end', and 'open' and 'get', which read through
@@ -13,17 +14,22 @@ enum ServeCommand {
         audited. Keys live only in this process's locked memory; core dumps are off. Ctrl-C or SIGTERM
         stops it, ending every session; a killed daemon leaves no key behind.
 
+        With --listen it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
+        only devices whose keys were pinned at pairing get past the handshake.
+
         Options:
+        \(ChannelListening.help)
         \\(DaemonSocket.help)
           --session-idle SECONDS   a session ends after this long without a read (default 300)
           --session-limit SECONDS  and after this long in all (default 3600)
         \\(Credentials.help)
         """, options: Credentials.options + [DaemonSocket.option, OptionSpec(name: "--session-idle", kind: .value),
-                                             OptionSpec(name: "--session-limit", kind: .value)]) { arguments in
+                                             OptionSpec(name: "--session-limit", kind: .value)] + ChannelListening.options) { arguments in
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
-            try Daemon(vault: unlocked, server: server, limits: limits).run()
+            let channel = try ChannelListening.configured(arguments, vault: unlocked)
+            try Daemon(vault: unlocked, server: server, limits: limits, channel: channel).run()
         }
 }

@@ -16,11 +16,13 @@ final class Daemon: Sendable {
     let vault: UnlockedVault
     let server: LocalServer
     let requests: DaemonRequests
+    let channel: ChannelListening?
     private let sessions = SessionRegistry()
 
-    init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits) {
+    init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits, channel: ChannelListening?) {
         self.vault = vault
         self.server = server
+        self.channel = channel
         requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits)
     }
 
@@ -28,6 +30,7 @@ final class Daemon: Sendable {
         try vault.record(VaultEvent("daemon.start", details: [.init("pid", "\(getpid())")]))
         let signals = stopOnSignals()
         let sweeper = startSweeper()
+        channel?.start()
         Output.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
         server.run(refused: recordRefusal) { [requests, vault] request, connection, _ in
             requests.handle(request, on: connection)
@@ -36,6 +39,7 @@ final class Daemon: Sendable {
         }
         signals.forEach { $0.cancel() }
         sweeper.cancel()
+        channel?.stop()
         stop()
     }
 

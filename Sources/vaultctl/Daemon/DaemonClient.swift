@@ -7,8 +7,7 @@ enum DaemonClient {
     /// Sends `request` and returns the daemon's successful reply.
     static func ask(_ arguments: ParsedArguments, _ request: ControlMessage) throws -> ControlMessage {
         let connection = try ControlConnection.connect(to: DaemonSocket.path(arguments))
-        try connection.send(request)
-        return try checked(try connection.receive())
+        return try checked(try connection.exchange(request))
     }
 
     /// Reads a bundle through the daemon into the `-o` target, if a daemon serves the vault; false if
@@ -16,7 +15,7 @@ enum DaemonClient {
     static func read(_ target: ReadTarget, arguments: ParsedArguments) throws -> Bool {
         guard let connection = try connectIfServing(arguments) else { return false }
         let request = try PlaintextRequest(arguments)
-        try connection.send(target.request(arguments))
+        try connection.sendRequest(target.request(arguments))
         let progress = ProgressBar("opening", total: nil)
         try request.output.produce { output in
             _ = try checked(try PlaintextStream.receive(from: connection, into: output, progress: progress))

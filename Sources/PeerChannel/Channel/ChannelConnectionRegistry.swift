@@ -1,0 +1,84 @@
+import Synchronization
+
+/// The connections a `ChannelServer` holds, and its two bounds (SECURITY.md §9.9).
+///
+/// Unauthenticated connections (mid-handshake) are bounded, and when the bound is reached a new
+/// connection evicts the oldest one rather than being turned away: a flood of silent connections
+/// then cannot keep a paired device out, because its own handshake takes milliseconds while each
+/// idle one waits for the handshake timeout. Authenticated connections have their own bound; past
+/// it a paired device is told the server is busy.
+///
+/// Eviction shuts a socket down from this thread while its owner may be reading it. That is safe
+/// because the owner removes its entry (under the same lock) before it closes the descriptor, so a
+/// descriptor is never shut down after its number could have been reused.
+final class ChannelConnectionRegistry: Sendable {
+    struct Admission {
+        let id: UInt64
+        /// Whether an older unauthenticated connection was evicted to make room.
+        let evictedAnother: Bool
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        /// Oldest first.
+        var unauthenticated: [(id: UInt64, handle: SocketShutdown)] = []
+        var authenticated: [UInt64: SocketShutdown] = [:]
+        var stopped = false
+    }
+
+    let maximumUnauthenticated: Int
+    let maximumAuthenticated: Int
+    private let state = Mutex(State())
+
+    init(maximumUnauthenticated: Int, maximumAuthenticated: Int) {
+        self.maximumUnauthenticated = maximumUnauthenticated
+        self.maximumAuthenticated = maximumAuthenticated
+    }
+
+    /// Registers a connection that has not authenticated; nil once the server is stopping.
+    func admitUnauthenticated(_ handle: SocketShutdown) -> Admission? {
+        state.withLock { state in
+            guard !state.stopped else { return nil }
+            var evicted = false
+            if state.unauthenticated.count >= maximumUnauthenticated {
+                state.unauthenticated.removeFirst().handle.shutdown()
+                evicted = true
+            }
+            state.nextID += 1
+            state.unauthenticated.append((state.nextID, handle))
+            return Admission(id: state.nextID, evictedAnother: evicted)
+        }
+    }
+
+    /// Moves a connection that authenticated to the other bound; false if that bound is full, the
+    /// connection was evicted meanwhile, or the server is stopping.
+    func promote(_ id: UInt64) -> Bool {
+        state.withLock { state in
+            guard !state.stopped, state.authenticated.count < maximumAuthenticated,
+                  let index = state.unauthenticated.firstIndex(where: { $0.id == id }) else { return false }
+            state.authenticated[id] = state.unauthenticated.remove(at: index).handle
+            return true
+        }
+    }
+
+    /// Forgets a connection; its owner calls this before closing the descriptor.
+    func remove(_ id: UInt64) {
+        state.withLock { state in
+            state.unauthenticated.removeAll { $0.id == id }
+            state.authenticated[id] = nil
+        }
+    }
+
+    /// Refuses new connections and shuts down every one held.
+    func stopAll() {
+        state.withLock { state in
+            state.stopped = true
+            state.unauthenticated.forEach { $0.handle.shutdown() }
+            state.authenticated.values.forEach { $0.shutdown() }
+        }
+    }
+
+    var counts: (unauthenticated: Int, authenticated: Int) {
+        state.withLock { ($0.unauthenticated.count, $0.authenticated.count) }
+    }
+}

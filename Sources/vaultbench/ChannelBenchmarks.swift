@@ -1,0 +1,90 @@
+import AuditChain
+import CryptoVault
+import Dispatch
+import Foundation
+import PeerChannel
+import Synchronization
+
+/// The channel between paired devices on loopback (SECURITY.md §9.9): 1 GiB of request bodies through
+/// Noise (ChaCha20-Poly1305, 64 KiB records) beside 1 GiB over plain TCP in the same run, and a full
+/// pairing (CPace, Noise_XXpsk3, confirmations, both vaults storing the pairing with its audit entry).
+/// Targets from the issue: at least 0.5x plain TCP, pairing under 50 ms.
+enum ChannelBenchmarks {
+    static let totalBytes = 1 << 30
+
+    static func run() throws {
+        let channel = try channelThroughput()
+        let plain = try PlainTCPBaseline.throughput(totalBytes: totalBytes, chunk: ChannelLimits.maximumBodyLength)
+        Benchmark.section("Channel on loopback: 1 GiB as 256 requests of 4 MiB, beside plain TCP in the same run")
+        Benchmark.report("plain TCP loopback", plain, "MB/s")
+        Benchmark.report("channel (Noise_XX, ChaCha20-Poly1305 via \(BulkChaChaPoly.preferredEngine))", channel, "MB/s")
+        Benchmark.verdict("channel / plain TCP", channel / plain, "x", atLeast: 0.5)
+        let pairing = try pairingTime()
+        Benchmark.section("Pairing on loopback (median of 11; two vaults, both store the pairing durably)")
+        Benchmark.verdict("pair host + pair join, connect to stored", pairing, "ms", atMost: 50)
+    }
+
+    /// A service that takes a body and answers nothing, so the channel carries the bytes one way.
+    struct Sink: ChannelService {
+        var requestKinds: [String] { ["bench.sink"] }
+        func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] { [] }
+    }
+
+    /// MB/s of request bodies from a client to a server on loopback, handshake excluded.
+    static func channelThroughput() throws -> Double {
+        let desk = try keys("desk"), laptop = try keys("laptop")
+        let laptopPairing = FamilyPairing(peer: laptop.profile, role: .host, pairedAt: 0)
+        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: desk,
+                                       pinnedPeers: { [laptopPairing] }, services: [Sink()])
+        server.start()
+        defer { server.stop() }
+        let client = try ChannelClient(connectingTo: server.address, localKeys: laptop, peer: desk.profile)
+        let body = [UInt8](repeating: 0xA5, count: ChannelLimits.maximumBodyLength)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<(totalBytes / body.count) {
+            _ = try client.request("bench.sink", body: body)
+        }
+        return megabytesPerSecond(totalBytes, since: start)
+    }
+
+    static func keys(_ name: String) throws -> DeviceKeys {
+        try DeviceKeys(signingKey: Ed25519PrivateKey(), noiseKey: X25519PrivateKey(), name: name, createdAt: 0)
+    }
+
+    static func megabytesPerSecond(_ bytes: Int, since start: UInt64) -> Double {
+        Double(bytes) / 1e6 / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
+    /// Median milliseconds of a whole pairing between two vaults: connect, CPace, handshake,
+    /// confirmations, and both sides storing the pairing with its audit entry.
+    static func pairingTime() throws -> Double {
+        let root = NSTemporaryDirectory() + "vaultbench-pairing-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let passphrase = try SecureBytes(copying: Array("bench passphrase".utf8))
+        let desk = try Vault.create(at: root + "/desk", passphrase: passphrase, kdf: .argon2idFloor, journal: AuditLog())
+        let laptop = try Vault.create(at: root + "/laptop", passphrase: passphrase, kdf: .argon2idFloor, journal: AuditLog())
+        let deskKeys = try desk.deviceKeys(nameIfNew: "desk"), laptopKeys = try laptop.deviceKeys(nameIfNew: "laptop")
+        let listener = try TCPListener(address: SocketAddress(parsing: "127.0.0.1:0"))
+        return try Benchmark.median(11) {
+            let lease = PairingCodeLease(code: try PairingCode.generate())
+            let hosted = DispatchSemaphore(value: 0)
+            let hostFailure = Mutex<String?>(nil)
+            Thread.detachNewThread {
+                do {
+                    var host = PairingHost(vault: desk, keys: deskKeys, lease: lease)
+                    guard let connection = try listener.accept(waitSeconds: 10, maximumFrameLength: PairingHost.maximumFrameLength,
+                                                               timeoutSeconds: 10) else { throw PeerChannelError(.timedOut, "no joiner") }
+                    _ = try host.serve(connection)
+                } catch {
+                    hostFailure.withLock { $0 = "\(error)" }
+                }
+                hosted.signal()
+            }
+            let connection = try TCPConnection.connect(to: listener.address, maximumFrameLength: PairingHost.maximumFrameLength,
+                                                       timeoutSeconds: 10)
+            _ = try PairingJoiner(vault: laptop, keys: laptopKeys).join(connection, code: lease.code)
+            hosted.wait()
+            if let failure = hostFailure.withLock({ $0 }) { throw PeerChannelError(.connectionFailed, "the host failed: \(failure)") }
+        }
+    }
+}

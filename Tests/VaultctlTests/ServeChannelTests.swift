@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `vaultctl serve --listen`: the daemon serves paired devices over the channel, the same process
+/// that holds the owner's sessions.
+@Suite(.serialized)
+struct ServeChannelTests {
+    /// Starts `serve --listen 127.0.0.1:0` on `vault` and returns it with the address it chose.
+    static func serve(_ vault: CLIVault, _ extra: [String] = []) throws -> (CLI.Running, String) {
+        let running = try CLI.start(["serve", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile,
+                                     "--listen", "127.0.0.1:0"] + extra)
+        try DaemonCommandTests.Fixture.waitForListening(running)
+        let output = String(decoding: FileManager.default.contents(atPath: running.outputPath) ?? Data(), as: UTF8.self)
+        let line = try #require(output.split(separator: "\n").first { $0.contains("channel for paired devices on ") })
+        let address = String(line.split(separator: " ").last ?? "")
+        return (running, address)
+    }
+
+    @Test func aPairedDeviceIsAnsweredByTheDaemonAndAStrangerIsNot() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let (daemon, address) = try Self.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let pinged = try laptop.run(["peers", "ping", try PeersCommandTests.fingerprint(desk), "--to", address, "--count", "2"])
+        #expect(pinged.status == 0, "\(pinged.stderr)")
+        #expect(pinged.stdout.split(separator: "\n").filter { $0.hasPrefix("Reply from ") }.count == 2)
+
+        // A device paired with another desk, sent to this one, is refused at the handshake.
+        let (otherDesk, stranger) = try PeersCommandTests.pairedVaults()
+        let refused = try stranger.run(["peers", "ping", try PeersCommandTests.fingerprint(otherDesk), "--to", address])
+        #expect(refused.status == 2, "\(refused.stderr)")
+
+        kill(daemon.process.processIdentifier, SIGTERM)
+        daemon.process.waitUntilExit()
+        let result = daemon.result()
+        #expect(daemon.process.terminationStatus == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("connected from 127.0.0.1"), "\(result.stderr)")
+    }
+
+    @Test func announceWithoutListenIsAUsageError() throws {
+        let vault = try CLIVault()
+        let result = try vault.run(["serve", "--announce"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--announce needs --listen"))
+    }
+}
