@@ -63,6 +63,6 @@ struct ChannelListening: Sendable {
 /// Every service the daemon offers paired devices over the channel (ping is built in).
 enum ChannelServices {
     static func all(vault: UnlockedVault, keys: DeviceKeys) throws -> [any ChannelService] {
-        []
+        [ShareGrantService(vault: vault)]
     }
 }
