@@ -12,11 +12,7 @@ struct ServeChannelTests {
     static func serve(_ vault: CLIVault, _ extra: [String] = []) throws -> (CLI.Running, String) {
         let running = try CLI.start(["serve", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile,
                                      "--listen", "127.0.0.1:0"] + extra)
-        try DaemonCommandTests.Fixture.waitForListening(running)
-        let output = String(decoding: FileManager.default.contents(atPath: running.outputPath) ?? Data(), as: UTF8.self)
-        let line = try #require(output.split(separator: "\n").first { $0.contains("channel for paired devices on ") })
-        let address = String(line.split(separator: " ").last ?? "")
-        return (running, address)
+        return (running, try NetworkTests.channelAddress(running))
     }
 
     @Test func aPairedDeviceIsAnsweredByTheDaemonAndAStrangerIsNot() throws {

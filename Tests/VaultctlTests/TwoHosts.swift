@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two hosts for tests of what crosses a network: two network namespaces joined by a veth pair
+/// (10.199.N.1 and 10.199.N.2), made with iproute2 when the tests run as root; elsewhere both hosts
+/// are this one, on loopback, and `description` says so.
+final class TwoHosts {
+    enum Side { case desk, laptop }
+
+    let usesNamespaces: Bool
+    private let suffix = String(UUID().uuidString.prefix(6)).lowercased()
+    private let subnet = Int.random(in: 1...250)
+
+    static let ip = "/usr/sbin/ip"
+
+    init() {
+        usesNamespaces = getuid() == 0 && FileManager.default.isExecutableFile(atPath: Self.ip) && Self.canCreateNamespaces()
+        if usesNamespaces && !createNetwork() { fatalError("the network namespaces could not be set up") }
+    }
+
+    deinit {
+        guard usesNamespaces else { return }
+        for side in [Side.desk, .laptop] { _ = Self.runIP(["netns", "delete", namespace(side)]) }
+    }
+
+    var description: String {
+        usesNamespaces ? "two network namespaces joined by a veth pair (\(address(.desk)) and \(address(.laptop)))"
+                       : "loopback only (network namespaces need root and iproute2)"
+    }
+
+    func address(_ side: Side) -> String {
+        guard usesNamespaces else { return "127.0.0.1" }
+        return "10.199.\(subnet).\(side == .desk ? 1 : 2)"
+    }
+
+    /// Starts vaultctl on `side`'s host.
+    func start(_ side: Side, _ arguments: [String]) throws -> CLI.Running {
+        guard usesNamespaces else { return try CLI.start(arguments) }
+        return try CLI.start(["netns", "exec", namespace(side), CLI.binary] + arguments, executable: Self.ip)
+    }
+
+    /// Runs vaultctl on `side`'s host on `vault`, unlocking it with its passphrase file.
+    func run(_ side: Side, _ vault: CLIVault, _ arguments: [String]) throws -> CLI.Result {
+        let running = try start(side, arguments + ["--vault", vault.directory, "--passphrase-file", vault.passphraseFile])
+        running.process.waitUntilExit()
+        return running.result()
+    }
+
+    private func namespace(_ side: Side) -> String { (side == .desk ? "svdesk-" : "svlap-") + suffix }
+    private func link(_ side: Side) -> String { (side == .desk ? "vd" : "vl") + suffix }
+
+    private func createNetwork() -> Bool {
+        var steps: [[String]] = [["netns", "add", namespace(.desk)], ["netns", "add", namespace(.laptop)],
+                                 ["link", "add", link(.desk), "type", "veth", "peer", "name", link(.laptop)]]
+        for side in [Side.desk, .laptop] {
+            steps += [["link", "set", link(side), "netns", namespace(side)],
+                      ["-n", namespace(side), "addr", "add", address(side) + "/24", "dev", link(side)],
+                      ["-n", namespace(side), "link", "set", link(side), "up"],
+                      ["-n", namespace(side), "link", "set", "lo", "up"]]
+        }
+        return steps.allSatisfy { Self.runIP($0) == 0 }
+    }
+
+    /// Whether this machine lets us make a namespace (a container may forbid it even to root).
+    private static func canCreateNamespaces() -> Bool {
+        let probe = "svprobe-\(getpid())"
+        guard runIP(["netns", "add", probe]) == 0 else { return false }
+        _ = runIP(["netns", "delete", probe])
+        return true
+    }
+
+    @discardableResult
+    private static func runIP(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ip)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
