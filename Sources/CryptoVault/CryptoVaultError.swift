@@ -48,4 +48,22 @@ public enum CryptoVaultErrorCode: String, Sendable {
 
     /// No pairing with that device (to revoke, say).
     case pairingNotFound
+
+    // MARK: Sharing (SECURITY.md §9, "Sharing compartments")
+
+    /// A share grant that does not parse: bad magic or version, a field out of range, trailing bytes.
+    case malformedShareGrant
+    /// A share grant addressed to another device.
+    case shareGrantMisaddressed
+    /// A share grant from a device this vault has not paired with.
+    case unpairedDevice
+    /// A share grant whose signature is not the sender's, by its pinned key: forged or altered.
+    case shareGrantBadSignature
+    /// A signed share grant whose sealed key fails to open here (wrapped for another key or binding).
+    case shareGrantKeyRejected
+    /// A share grant older than the one already accepted for the same compartment.
+    case staleShareGrant
+    /// A seal into a compartment this device may only view, or a vault-side operation (put, rewrap)
+    /// on a compartment that belongs to another vault.
+    case sharedCompartmentReadOnly
 }

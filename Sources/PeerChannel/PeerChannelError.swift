@@ -139,6 +139,28 @@ public enum PeerChannelErrorCode: String, Sendable {
     case inconsistentCheckpoint
     /// The witness answered with a cosignature that does not verify with its pinned key.
     case cosignatureInvalid
+
+    // MARK: Sharing (SECURITY.md §9, "Sharing compartments"): why a recipient refused a grant
+
+    /// The grant does not parse.
+    case shareGrantMalformed
+    /// The grant names another device as its recipient (or this vault as its source).
+    case shareGrantMisaddressed
+    /// The grant's sender is not a paired device.
+    case shareSenderNotPaired
+    /// The grant was signed by a device other than the one on the channel.
+    case shareSenderMismatch
+    /// The grant's signature is not the sender's pinned key's: forged or altered.
+    case shareGrantBadSignature
+    /// A key in the grant does not open for the recipient.
+    case shareGrantKeyRejected
+    /// The grant is older than the one the recipient already holds for the compartment.
+    case shareGrantStale
+    /// The recipient already has another compartment of that name.
+    case shareNameTaken
+    /// The recipient could not take the grant for another reason (its message says which), or its
+    /// answer was not the receipt of the grant sent.
+    case shareGrantRefused
 }
 
 extension PeerChannelError {

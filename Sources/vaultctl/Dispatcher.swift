@@ -17,7 +17,7 @@ enum Dispatcher {
         AuditCommands.log, AuditCommands.verify, AuditCommands.export, AuditCommands.verifyExport,
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash, AuditWitnessCommand.command,
-        ShareCommand.command, EgressCommands.check, EgressCommands.log,
+        ShareCommand.command, ShareCommand.revoke, EgressCommands.check, EgressCommands.log,
         ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
         DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
         PeerChannelCommands.ping, PeerChannelCommands.discover, ReplicationCommands.replicate, ReplicationCommands.restore,

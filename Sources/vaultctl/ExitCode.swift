@@ -36,7 +36,8 @@ enum ExitCode: Int32 {
           73  already exists (vault or compartment)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
           77  permission denied (a privileged compartment read without a session or --purpose;
-              the daemon's socket reached by another user)
+              the daemon's socket reached by another user; a seal into a compartment shared with
+              this device as viewer)
         """
 
     init(for error: CryptoVaultError) {
@@ -49,7 +50,9 @@ enum ExitCode: Int32 {
         case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
-        case .privilegedSessionRequired: self = .permissionDenied
+        case .privilegedSessionRequired, .sharedCompartmentReadOnly: self = .permissionDenied
+        case .malformedShareGrant, .shareGrantMisaddressed, .shareGrantBadSignature, .shareGrantKeyRejected, .staleShareGrant: self = .dataError
+        case .unpairedDevice: self = .noInput
         default: self = .failure
         }
     }
@@ -71,6 +74,8 @@ extension ExitCode {
         switch error.code {
         case .wrongPairingCode, .pairingCodeExpired, .pairingCodeExhausted: self = .authenticationFailed
         case .invalidPairingCode, .invalidConfiguration: self = .usage
+        case .shareNameTaken: self = .cannotCreate
+        case .shareSenderNotPaired: self = .noInput
         case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
         case .unpinnedPeer, .unknownToPeer, .replicationSourceUnpaired: self = .authenticationFailed
         case .replicaTooLarge, .replicaQuotaExceeded: self = .refused

@@ -495,7 +495,7 @@ struct AuditTreeMigrationTests {
             INSERT INTO audit_nodes (level, idx, hash) VALUES \(schema3Nodes.joined(separator: ", "));
             \(OperationsTableMigrationTests.operationsTable)
             DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;
-            DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures;
+            DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures; DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;
             PRAGMA user_version = 3;
             """)
 
@@ -1323,7 +1323,7 @@ struct OperationsTableMigrationTests {
         let compartment = try fixture.command { try session.createCompartment(named: "Estate of H. Lindqvist", register: .legal) }
         let stored = try fixture.command { try fixture.put("inventory.pdf", contents: "an inventory", in: compartment, by: session) }
         // Schema 3 is today's schema with the operations table and without the tables of later
-        // migrations (5: device identity and pairings; 7: leak fingerprints; 8: replicas; 9: witnessing): put it back that way, with the row version 3
+        // migrations (5: device identity and pairings; 7: leak fingerprints; 8: replicas; 9: witnessing; 10: shared compartments): put it back that way, with the row version 3
         // wrote for the put.
         let copy = try fixture.copyOfVault()
         let before: AuditRows
@@ -1332,6 +1332,7 @@ struct OperationsTableMigrationTests {
             try old.execute(Self.operationsTable)
             try old.execute("DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;")
             try old.execute("DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures;")
+            try old.execute("DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;")
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
                           [.blob(compartment.uuid), .blob(stored.bundleID)])
             try old.execute("PRAGMA user_version = 3")

@@ -27,7 +27,7 @@ struct ShareCommandTests {
         let vault = try CLIVault()
         #expect(try vault.run(["compartment", "create", "Blog", "--register", "general"]).status == 0)
         let unpaired = try vault.run(["share", "Blog", "--with", "laptop", "--role", "viewer"])
-        #expect(unpaired.status == 66 && unpaired.stderr.contains("no device 'laptop' is paired"), "\(unpaired.stderr)")
+        #expect(unpaired.status == 66 && unpaired.stderr.contains("no paired device has the name or fingerprint 'laptop'"), "\(unpaired.stderr)")
         let badRole = try vault.run(["share", "Blog", "--with", "laptop", "--role", "owner"])
         #expect(badRole.status == 64 && badRole.stderr.contains("unknown role 'owner'"), "\(badRole.stderr)")
         let missing = try vault.run(["share", "Nope", "--with", "laptop", "--role", "viewer"])

@@ -28,11 +28,16 @@ public enum EncryptedBundle {
         guard BundleHeader.chunkSizes.contains(options.chunkSize), options.chunkSize & (options.chunkSize - 1) == 0 else {
             throw CryptoVaultError(.invalidInput, "a chunk size must be a power of two from 1 KiB to 16 MiB")
         }
+        guard compartment.maySeal else {
+            throw CryptoVaultError(.sharedCompartmentReadOnly,
+                                   "compartment '\(compartment.name)' was shared with this device as viewer: it may open its bundles, not seal new ones")
+        }
         guard let version = compartment.currentVersion else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
         }
         let compartmentKey = try vault.compartmentKey(for: compartment, version: version)
-        let draft = try HeaderDraft(vaultID: vault.vaultID, compartment: compartment, version: version,
+        // A shared compartment's bundles name its owner's vault, so the owner opens them too.
+        let draft = try HeaderDraft(vaultID: compartment.sharing?.sourceVaultID ?? vault.vaultID, compartment: compartment, version: version,
                                     compartmentKey: compartmentKey, metadata: metadata, chunkSize: options.chunkSize)
         // A regular output file gets its header rewritten at the end, with the real length; a stream
         // gets the input file's size if it has one, else "unknown".
@@ -73,10 +78,7 @@ public enum EncryptedBundle {
 
     static func open(_ input: FileDescriptor, vault: UnlockedVault, access: CompartmentKeyAccess) throws -> OpenedBundle {
         let header = try readHeader(input)
-        guard header.vaultID == vault.vaultID else {
-            throw CryptoVaultError(.foreignBundle, "header: this bundle belongs to another vault")
-        }
-        let compartment = try vault.compartment(withID: header.compartmentID)
+        let compartment = try vault.compartment(of: header)
         let dataKey = try unwrapDataKey(header, compartment: compartment, vault: vault, access: access)
         let keys = try verifiedKeys(header, dataKey: dataKey)
         let metadata = try BundleMetadata(decoding: try openMetadata(header, keys: keys))
@@ -168,5 +170,17 @@ struct HeaderDraft {
                      chunkSize: chunkSize, plaintextLength: plaintextLength, wrapNonce: wrapNonce,
                      wrappedDataKey: wrappedDataKey, sealedMetadata: sealedMetadata,
                      keyCommitment: keys.commitment, headerKey: keys.headerKey)
+    }
+}
+
+extension UnlockedVault {
+    /// The compartment a bundle header names: one of this vault's, or one another vault shared with
+    /// this device; `.foreignBundle` otherwise.
+    func compartment(of header: BundleHeader) throws -> VaultCompartment {
+        if header.vaultID == vaultID { return try compartment(withID: header.compartmentID) }
+        guard let shared = try sharedCompartment(sourceVaultID: header.vaultID, compartmentID: header.compartmentID) else {
+            throw CryptoVaultError(.foreignBundle, "header: this bundle belongs to another vault")
+        }
+        return shared
     }
 }

@@ -210,6 +210,29 @@ enum Schema {
         ) STRICT;
         CREATE INDEX audit_cosignatures_by_witness ON audit_cosignatures (witness_device_id, id);
         """,
+        // Migration 10: compartments
+        // other vaults shared with this device (SECURITY.md §9, "Sharing compartments"). A name is
+        // sealed and hashed as a compartment's is (§4.6); each key version is sealed under MK.
+        """
+        CREATE TABLE shared_compartments (
+            id               INTEGER PRIMARY KEY,
+            source_vault_id  BLOB NOT NULL CHECK (length(source_vault_id) = 16),
+            compartment_id   BLOB NOT NULL CHECK (length(compartment_id) = 16),
+            name_hash        BLOB NOT NULL UNIQUE CHECK (length(name_hash) = 32),
+            sealed_name      BLOB NOT NULL,
+            role             TEXT NOT NULL CHECK (role IN ('viewer', 'editor')),
+            sender_device_id BLOB NOT NULL CHECK (length(sender_device_id) = 16),
+            granted_at       INTEGER NOT NULL,
+            received_at      INTEGER NOT NULL,
+            UNIQUE (source_vault_id, compartment_id)
+        ) STRICT;
+        CREATE TABLE shared_compartment_keys (
+            shared_compartment_id INTEGER NOT NULL REFERENCES shared_compartments(id),
+            version               INTEGER NOT NULL CHECK (version BETWEEN 1 AND 4294967295),
+            sealed_key            BLOB NOT NULL CHECK (length(sealed_key) = 72),
+            PRIMARY KEY (shared_compartment_id, version)
+        ) STRICT;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

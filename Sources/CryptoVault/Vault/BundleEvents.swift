@@ -9,6 +9,8 @@ public enum VaultAction: String, Sendable {
 extension UnlockedVault {
     /// The detail that carries an operation's byte count (SECURITY.md §8.1), sealed like every detail.
     public static let bytesDetailName = "bytes"
+    /// The detail that names the owner's vault when a shared compartment is used.
+    public static let sourceVaultDetailName = "source-vault"
 
     /// Journals a bundle operation; call inside the write transaction of the operation it records.
     /// `bytes` (decimal) becomes the `bytes` detail: the plaintext length for seal, put and rm, the
@@ -20,10 +22,14 @@ extension UnlockedVault {
     }
 
     /// Records an operation that changed nothing else in the vault (an open, a get), in its own transaction.
+    /// A bundle of a compartment shared with this device also gets the `source-vault` detail (the
+    /// owner's vault id in hex), so every use of a shared compartment is told apart in the log.
     public func record(_ action: VaultAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
+        let source = header.vaultID == vaultID ? [] : [VaultEvent.Detail(Self.sourceVaultDetailName, ByteEncoding.hex(header.vaultID))]
         try vault.withDatabase { database in
             try database.writeTransaction {
-                try record(action, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: bytes, in: database, details: details)
+                try record(action, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: bytes, in: database,
+                           details: details + source)
             }
         }
     }

@@ -21,6 +21,7 @@ extension UnlockedVault {
     /// Seals `input` into assets/ and records it, in one transaction.
     public func put(from input: FileDescriptor, compartment: VaultCompartment, metadata: BundleMetadata,
                     options: EncryptedBundle.Options = .init(), progress: (UInt64) -> Void = { _ in }) throws -> StoredBundle {
+        try Self.requireOwn(compartment)
         let assets = AssetFolder(path: vault.assetsPath)
         let temporary = try assets.temporaryFile()
         do {
@@ -75,6 +76,15 @@ extension UnlockedVault {
         return opened
     }
 
+    /// The vault's assets/ hold its own compartments' bundles: a shared compartment's bundles are
+    /// files (sealed with `seal`, opened with `open`), their keys owned and rotated by another vault.
+    static func requireOwn(_ compartment: VaultCompartment) throws {
+        guard compartment.sharing == nil else {
+            throw CryptoVaultError(.sharedCompartmentReadOnly,
+                                   "compartment '\(compartment.name)' belongs to another vault: seal its bundles to files instead of storing them here")
+        }
+    }
+
     static func check(_ header: BundleHeader, belongsTo stored: StoredBundle) throws {
         guard header.bundleID == stored.bundleID, header.compartmentID == stored.compartment.uuid else {
             throw CryptoVaultError(.corruptBundle, "header: the file stored as bundle \(stored.idString) is a different bundle (swapped or replaced)")
@@ -126,6 +136,7 @@ extension UnlockedVault {
     /// version. Only headers are rewritten. Returns how many bundles changed.
     @discardableResult
     public func rewrapStored(in compartment: VaultCompartment) throws -> Int {
+        try Self.requireOwn(compartment)
         guard let current = compartment.currentVersion else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
         }

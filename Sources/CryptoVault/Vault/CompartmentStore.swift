@@ -15,7 +15,8 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let nameHash = names.lookupHash(name)
-                if try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil {
+                if try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil
+                    || database.queryOne("SELECT id FROM shared_compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil {
                     throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
                 }
                 let now = Clock.now()
@@ -157,6 +158,7 @@ extension UnlockedVault {
     /// Not public: a privileged compartment's key must not be obtainable outside a session (see
     /// `CompartmentKeyring`); the package's own tools and tests may still derive it.
     package func compartmentKey(for compartment: VaultCompartment, version: UInt32) throws -> SecureBytes {
+        if let share = compartment.sharing { return try sharedCompartmentKey(for: compartment, share: share, version: version) }
         let salt = try vault.withDatabase { database in
             try database.queryOne("""
                 SELECT salt FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL

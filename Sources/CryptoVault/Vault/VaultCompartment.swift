@@ -10,6 +10,9 @@ public struct VaultCompartment: Sendable, Equatable {
     public let isPrivileged: Bool
     public let createdAt: Int64
     public let keyVersions: [KeyVersion]
+    /// Set when the compartment belongs to another vault and was shared with this device; nil for
+    /// the vault's own compartments.
+    public internal(set) var sharing: CompartmentShare? = nil
 
     public struct KeyVersion: Sendable, Equatable {
         public let version: UInt32

@@ -1,13 +1,5 @@
 import CryptoVault
 
-/// What a paired device may do with a shared compartment.
-public enum ShareRole: String, Sendable, CaseIterable {
-    /// May open the compartment's bundles.
-    case viewer
-    /// May open them and seal new ones into it.
-    case editor
-}
-
 /// The rule every share passes before anything is wrapped for another device: privileged material
 /// never leaves this vault. A privileged compartment's key is not wrapped for any device, whatever
 /// its role, and the refusal itself is an audit entry, so an attempt is visible to an auditor.

@@ -20,7 +20,8 @@ enum BundleCommands {
         The original file name, type and time are sealed inside the bundle.
 
         Options:
-          --compartment NAME   the compartment whose key seals it
+          --compartment NAME   the compartment whose key seals it (one of this vault's, or one
+                               shared with this device as editor)
           -o, --output OUT     where to write the bundle (- for standard output)
           --name NAME          the file name to record (default: FILE's name)
           --chunk-size BYTES   payload chunk size, a power of two from 1024 to 16777216 (default 65536)
@@ -41,7 +42,8 @@ enum BundleCommands {
                 throw CommandError(message: "refusing to write a bundle to a terminal", exitCode: .usage, hint: "add -o FILE")
             }
             let unlocked = try VaultLocation.unlock(arguments)
-            let compartment = try unlocked.compartment(named: try arguments.required("--compartment"))
+            // A compartment shared with this device seals too (as editor; the library refuses a viewer).
+            let compartment = try unlocked.compartmentOrShared(named: try arguments.required("--compartment"))
             let fingerprints = try PrivilegedFingerprints.collector(for: compartment)
             var options = try bundleOptions(arguments)
             options.plaintextObserver = fingerprints?.observe

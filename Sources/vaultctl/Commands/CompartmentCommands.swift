@@ -38,18 +38,22 @@ enum CompartmentCommands {
     static let list = Command("compartment list", synopsis: "list compartments", usage: """
         Usage: vaultctl compartment list [--json] [credential options]
 
-        Lists compartments with their register, privileged flag and key versions. Names are sealed
-        in the vault, so listing needs the vault unlocked.
+        Lists compartments with their register, privileged flag and key versions, then those other
+        vaults shared with this device (with the role and the device that shared them). Names are
+        sealed in the vault, so listing needs the vault unlocked.
 
         Options:
         \(Credentials.help)
         """, options: Credentials.options) { arguments in
-            let compartments = try VaultLocation.unlock(arguments).compartments()
+            let unlocked = try VaultLocation.unlock(arguments)
+            let compartments = try unlocked.compartments() + unlocked.sharedCompartments()
             if arguments.has("--json") { Output.json(compartments.map(json)); return }
             if compartments.isEmpty { Output.line("No compartments yet: 'vaultctl compartment create NAME --register R'."); return }
             for compartment in compartments {
                 let versions = compartment.keyVersions.map { "v\($0.version)" }.joined(separator: ",")
-                Output.line("\(compartment.name)\t\(compartment.register.rawValue)\t\(compartment.isPrivileged ? "privileged" : "-")\tkeys \(versions)")
+                let kind = compartment.sharing.map { "shared by \(DeviceProfile.fingerprint(of: $0.senderDeviceID)) as \($0.role.rawValue)" }
+                    ?? "\(compartment.register.rawValue)\t\(compartment.isPrivileged ? "privileged" : "-")"
+                Output.line("\(compartment.name)\t\(kind)\tkeys \(versions)")
             }
         }
 
@@ -112,7 +116,18 @@ enum CompartmentCommands {
             Output.line("Compartment '\(arguments.positionals[0])' destroyed; its keys are gone.")
         }
 
+    /// A shared compartment also has `shared`: the owner's vault id, the device that shared it and the role.
     static func json(_ compartment: VaultCompartment) -> [String: Any] {
+        var fields = ownJSON(compartment)
+        if let share = compartment.sharing {
+            fields["shared"] = ["source_vault_id": BundleCommands.hex(share.sourceVaultID),
+                                "sender_device_id": BundleCommands.hex(share.senderDeviceID), "role": share.role.rawValue,
+                                "granted_at": Output.timestamp(share.grantedAt)]
+        }
+        return fields
+    }
+
+    private static func ownJSON(_ compartment: VaultCompartment) -> [String: Any] {
         ["name": compartment.name, "id": compartment.uuidString, "register": compartment.register.rawValue,
          "privileged": compartment.isPrivileged, "created_at": Output.timestamp(compartment.createdAt),
          "key_versions": compartment.keyVersions.map { ["version": $0.version, "active": $0.isActive] }]

@@ -1,30 +1,81 @@
 import CryptoVault
+import PeerChannel
 import PrivilegedSession
 
-/// `vaultctl share`: privileged compartments are refused here, by the library's sharing policy.
+/// `vaultctl share`: an ordinary compartment's keys, wrapped for a paired device and sent over the
+/// channel (SECURITY.md §9, "Sharing compartments"); a privileged compartment is refused here, by the
+/// library's sharing policy, before anything else.
 enum ShareCommand {
     static let command = Command("share", synopsis: "share a compartment with a paired device", usage: """
-        Usage: vaultctl share COMPARTMENT --with DEVICE --role viewer|editor [credential options]
+        Usage: vaultctl share COMPARTMENT --with PEER --role viewer|editor --address ADDR:PORT [credential options]
 
-        Wraps COMPARTMENT's key for a paired device: a viewer can open its bundles, an editor can
-        also seal into it. A privileged compartment is never shared: the attempt is refused (exit 4)
-        and recorded in the audit log.
+        Wraps the keys of COMPARTMENT (every active key version) for a paired device, signs them with
+        this device's key and sends them over the encrypted channel to that device's 'vaultctl serve':
+        a viewer can open the compartment's bundles, an editor can also seal new ones into it. The
+        share is recorded in the audit log with the device, the role and the key versions; a refusal
+        by the device is recorded with its reason. A privileged compartment is never shared: the
+        attempt is refused (exit 4) and recorded.
+
+        The role is kept by the other device's vaultctl, not by cryptography: a viewer holds the same
+        key as an editor. Accept bundles back into this compartment only from editors.
 
         Options:
-          --with DEVICE         the paired device (its id or name, see 'vaultctl peers list')
+          --with PEER           the paired device: its name or fingerprint (see 'vaultctl peers list')
           --role ROLE           viewer or editor
+          --address ADDR:PORT   where the device's 'vaultctl serve' listens for the channel
         \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--with", kind: .value), OptionSpec(name: "--role", kind: .value)],
+
+        Examples:
+          vaultctl share Memos --with laptop --role viewer --address 192.168.1.20:\(ChannelServer.defaultPort)
+        """, options: Credentials.options + [OptionSpec(name: "--with", kind: .value), OptionSpec(name: "--role", kind: .value),
+                                             OptionSpec(name: "--address", kind: .value)],
         positionals: 1...1) { arguments in
-            let device = try arguments.required("--with")
-            let roleName = try arguments.required("--role")
-            guard let role = ShareRole(rawValue: roleName) else {
-                throw UsageError(message: "unknown role '\(roleName)': use viewer or editor", usage: arguments.usage)
-            }
+            let (unlocked, compartment, pairing, role) = try resolve(arguments)
+            let address = try SocketAddress(parsing: try arguments.required("--address"))
+            let channel = try ChannelClient(connectingTo: address, localKeys: try unlocked.deviceKeys(), peer: pairing.peer)
+            let grant = try ShareSender.share(compartment, role: role, vault: unlocked, over: channel)
+            let versions = grant.keyVersions.map { "v\($0)" }.joined(separator: ",")
+            Output.note("Shared '\(compartment.name)' with \(pairing.peer.name) (\(pairing.peer.fingerprint)) as \(role.rawValue), key versions \(versions).")
+        }
+
+    static let revoke = Command("share revoke", synopsis: "record that a device should lose a shared compartment", usage: """
+        Usage: vaultctl share revoke COMPARTMENT --with PEER [credential options]
+
+        Records in the audit log that PEER should no longer have COMPARTMENT, and says what makes it
+        so. Keys a device already received cannot be taken back: it can still open whatever was
+        sealed under them. What stops it reading what comes next is a new key version it does not get:
+        rotate the compartment, share it again with the devices that keep access, rewrap the stored
+        bundles and retire the old versions (the commands are printed).
+
+        Options:
+          --with PEER           the paired device: its name or fingerprint (see 'vaultctl peers list')
+        \(Credentials.help)
+        """, options: Credentials.options + [OptionSpec(name: "--with", kind: .value)], positionals: 1...1) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
-            try SharingPolicy.requireShareable(compartment, with: device, role: role, vault: unlocked)
-            throw CommandError(message: "no device '\(device)' is paired with this vault", exitCode: .noInput,
-                               hint: "pair it first ('vaultctl pair host' here, 'vaultctl pair join' there)")
+            let pairing = try PeerSelection.pairing(try arguments.required("--with"), in: try unlocked.vault.familyPairings())
+            try unlocked.record(VaultEvent("compartment.share-revoke", compartmentID: compartment.uuid, subjectID: pairing.peer.deviceID,
+                                           details: [.init("peer", pairing.peer.name)]))
+            let name = compartment.name
+            Output.line("""
+                Recorded: \(pairing.peer.name) (\(pairing.peer.fingerprint)) should no longer have '\(name)'.
+                It keeps the keys it received and can open what was sealed under them. So that it cannot open what comes next:
+                  vaultctl compartment rotate '\(name)'
+                  vaultctl share '\(name)' --with OTHER --role ROLE --address ADDR:PORT   (each device that keeps access)
+                  vaultctl compartment rewrap '\(name)'   then   vaultctl compartment retire '\(name)' --version OLD --yes
+                """)
         }
+
+    /// The compartment (after the sharing policy), the paired device and the role the arguments name.
+    static func resolve(_ arguments: ParsedArguments) throws -> (UnlockedVault, VaultCompartment, FamilyPairing, ShareRole) {
+        let device = try arguments.required("--with")
+        let roleName = try arguments.required("--role")
+        guard let role = ShareRole(rawValue: roleName) else {
+            throw UsageError(message: "unknown role '\(roleName)': use viewer or editor", usage: arguments.usage)
+        }
+        let unlocked = try VaultLocation.unlock(arguments)
+        let compartment = try unlocked.compartment(named: arguments.positionals[0])
+        try SharingPolicy.requireShareable(compartment, with: device, role: role, vault: unlocked)
+        return (unlocked, compartment, try PeerSelection.pairing(device, in: try unlocked.vault.familyPairings()), role)
+    }
 }

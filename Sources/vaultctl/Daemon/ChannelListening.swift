@@ -63,6 +63,6 @@ struct ChannelListening: Sendable {
 /// Every service the daemon offers paired devices over the channel (ping is built in).
 enum ChannelServices {
     static func all(vault: UnlockedVault, keys: DeviceKeys) throws -> [any ChannelService] {
-        [ReplicationService(vault: vault), try WitnessService(vault: vault, keys: keys)]
+        [ReplicationService(vault: vault), try WitnessService(vault: vault, keys: keys), ShareGrantService(vault: vault)]
     }
 }
