@@ -325,3 +325,28 @@ extension FingerprintIndexTests {
         try SecureBytes(copying: try BLAKE2b.hash(Array(label.utf8), outputCount: count, key: key))
     }
 }
+
+extension FingerprintIndexTests {
+    /// A large batch of queries is answered in the order of the table (sorted by place), a small one
+    /// as given; either way each answer must land at its own query's index. Half the queries are
+    /// present (zero among them, which the table keeps apart), half absent, shuffled.
+    @Test(arguments: [100, FingerprintTable.sortedBatchMinimum, 3 * FingerprintTable.sortedBatchMinimum + 5])
+    func batchedLookupsAnswerEachQueryInPlace(count: Int) {
+        var random = SeededRandom(seed: UInt64(count))
+        var table = FingerprintTable()
+        var present = Set<UInt64>()
+        for index in 0..<count {
+            let value = index == 0 ? 0 : random.next()
+            table.insert(value)
+            present.insert(value)
+        }
+        var queries = Array(present) + (0..<count).map { _ in random.next() }
+        for index in stride(from: queries.count - 1, to: 0, by: -1) { queries.swapAt(index, random.int(0...index)) }
+        var answers = [Bool](repeating: false, count: queries.count)
+        queries.withUnsafeBufferPointer { values in
+            answers.withUnsafeMutableBufferPointer { table.containment(of: values, into: $0.baseAddress!) }
+        }
+        #expect(answers == queries.map(present.contains))
+        #expect(answers.filter { $0 }.count == count)
+    }
+}
