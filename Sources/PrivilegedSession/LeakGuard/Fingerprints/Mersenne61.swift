@@ -15,21 +15,26 @@ enum Mersenne61 {
 
     /// x * y mod p, for reduced x and y.
     @inline(__always) static func multiply(_ x: UInt64, _ y: UInt64) -> UInt64 {
+        reduce(partialProduct(x, y))
+    }
+
+    /// A value below 2^62 congruent to x * y mod p, for reduced x and y: sums of a few of these and
+    /// of reduced values fit 64 bits and need one `reduce` in all, not one each.
+    @inline(__always) static func partialProduct(_ x: UInt64, _ y: UInt64) -> UInt64 {
         let (high, low) = x.multipliedFullWidth(by: y)
         // product = high * 2^64 + low = (high * 8 + low >> 61) * 2^61 + (low & p): the first term is
-        // below 2^61 (high < 2^58), so the sum fits 62 bits and one `reduce` finishes it.
-        return reduce((low & prime) &+ (high << 3 | low >> 61))
+        // below 2^61 (high < 2^58), so the sum is below 2^62.
+        return (low & prime) &+ (high << 3 | low >> 61)
     }
+
+    /// 4p, which is congruent to 0 and at least any partial product: 4p - partialProduct(x, y) is
+    /// a non-negative stand-in for -(x * y).
+    static let fourPrimes: UInt64 = 4 * prime
 
     /// x + y mod p, for reduced x and y.
     @inline(__always) static func add(_ x: UInt64, _ y: UInt64) -> UInt64 {
         let sum = x &+ y
         return sum >= prime ? sum &- prime : sum
-    }
-
-    /// x - y mod p, for reduced x and y.
-    @inline(__always) static func subtract(_ x: UInt64, _ y: UInt64) -> UInt64 {
-        x >= y ? x &- y : x &+ (prime &- y)
     }
 
     /// x^exponent mod p, for reduced x.

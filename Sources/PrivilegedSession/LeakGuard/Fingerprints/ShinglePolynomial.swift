@@ -10,8 +10,9 @@
 /// Why: hashing each word once, and sliding the shingle sum along with two multiplications, costs
 /// a few multiplications per word where SipHash over the whole 8-word shingle cost a SipHash of
 /// about 50 bytes per word. Distinct shingles give distinct polynomials in (a, b), so with secret,
-/// uniform keys two of them collide with probability at most 44 / p per hash (Schwartz-Zippel: total
-/// degree at most 7 + 37), about 2^-111 for both; SipHash then makes the pair a pseudorandom value.
+/// uniform keys two of them collide with probability at most (7 + m) / p per hash, m the most chunks
+/// of any of their words (Schwartz-Zippel; 44 / p for words up to 256 bytes), about 2^-111 for
+/// both; SipHash then makes the pair a pseudorandom value.
 /// A word read from the payload is lowercased here by setting bit 0x20 of each byte (`fold`), which
 /// is exact for ASCII letters and digits, so the common word is hashed where it lies.
 struct ShinglePolynomial {
@@ -40,8 +41,9 @@ struct ShinglePolynomial {
         var offset = 0
         while offset < word.count {
             let chunk = word.chunk(at: offset)
-            value1 = Mersenne61.add(Mersenne61.multiply(value1, a1), chunk)
-            value2 = Mersenne61.add(Mersenne61.multiply(value2, a2), chunk)
+            // Below 2^62 + 2^56: one reduction for the product and the sum.
+            value1 = Mersenne61.reduce(Mersenne61.partialProduct(value1, a1) &+ chunk)
+            value2 = Mersenne61.reduce(Mersenne61.partialProduct(value2, a2) &+ chunk)
             offset += Self.chunkSize
         }
         return (value1, value2)

@@ -64,14 +64,13 @@ private struct ShingleWindow: ~Copyable {
     /// Adds a word: sum = sum * b + g(new), less g(oldest) * b^8 once the oldest leaves.
     @inline(__always)
     mutating func push(_ values: (UInt64, UInt64), start: Int) {
-        sum1 = Mersenne61.add(Mersenne61.multiply(sum1, polynomial.b1), values.0)
-        sum2 = Mersenne61.add(Mersenne61.multiply(sum2, polynomial.b2), values.1)
-        if isFull {
-            sum1 = Mersenne61.subtract(sum1, Mersenne61.multiply(values1[next], polynomial.b1Leaving))
-            sum2 = Mersenne61.subtract(sum2, Mersenne61.multiply(values2[next], polynomial.b2Leaving))
-        } else {
-            count += 1
-        }
+        // Without the leaving word, zero: 4p is congruent to 0. Each total is below
+        // 2^62 + 2^61 + 4p < 2^64, so one reduction per sum per word is enough.
+        let leaving1 = isFull ? Mersenne61.partialProduct(values1[next], polynomial.b1Leaving) : 0
+        let leaving2 = isFull ? Mersenne61.partialProduct(values2[next], polynomial.b2Leaving) : 0
+        sum1 = Mersenne61.reduce(Mersenne61.partialProduct(sum1, polynomial.b1) &+ values.0 &+ (Mersenne61.fourPrimes &- leaving1))
+        sum2 = Mersenne61.reduce(Mersenne61.partialProduct(sum2, polynomial.b2) &+ values.1 &+ (Mersenne61.fourPrimes &- leaving2))
+        if !isFull { count += 1 }
         values1[next] = values.0
         values2[next] = values.1
         starts[next] = start

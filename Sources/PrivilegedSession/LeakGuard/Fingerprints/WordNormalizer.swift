@@ -22,8 +22,9 @@ struct WordNormalizer {
 
     private var cache: [[UInt8]: [UInt8]] = [:]
 
-    /// Calls `body` with each word's normalised UTF-8 and its byte range in `bytes`. The buffer passed
-    /// to `body` is valid only during the call.
+    /// Calls `body` with each normalised word (`NormalizedWord`: in place in `bytes` for a whole
+    /// ASCII word, else in a buffer) and its byte range in `bytes`. The word is valid only during
+    /// the call.
     @inline(__always)
     mutating func forEachWord(in bytes: UnsafeBufferPointer<UInt8>, _ body: (NormalizedWord, Range<Int>) -> Void) {
         var word = WordBuffer()
