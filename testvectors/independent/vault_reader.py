@@ -579,8 +579,8 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 # ---------------------------------------------------------------------------------------------
 
 APPLICATION_ID = 0x564C5431
-# Schemas 4 to 10 (§4.1) changed only tables this reader does not use.
-SCHEMA_VERSION = 10
+# Schemas 4 to 11 (§4.1) changed only tables this reader does not use.
+SCHEMA_VERSION = 11
 
 
 class Vault:

@@ -53,7 +53,7 @@ extension SipHash.Key {
 extension SipHash {
     /// SipHash-2-4 under one key, valid only inside `Key.withHashFunction`.
     public struct BoundHash {
-        fileprivate let key: UnsafePointer<UInt8>
+        @usableFromInline let key: UnsafePointer<UInt8>
 
         @inline(__always)
         public func callAsFunction(_ message: UnsafeRawBufferPointer) -> UInt64 {
@@ -62,6 +62,76 @@ extension SipHash {
                 _ = crypto_shorthash_siphash24(output.sodiumBytes, message.sodiumBytes, UInt64(message.count), key)
             }
             return UInt64(littleEndian: output)
+        }
+    }
+}
+
+extension SipHash.BoundHash {
+    /// SipHash-2-4 of the 16-byte message `LE64(first) || LE64(second)`, the same value as
+    /// `callAsFunction` on those bytes, computed here in Swift rather than by libsodium.
+    ///
+    /// The leak guard asks for one of these per word of every payload (§11.3): inlined into its loop,
+    /// with no call into C and no message in memory, it costs the ten SipRounds and little else. The
+    /// key words are loaded from the key's locked memory on each call and live only in registers.
+    @inlinable @inline(__always)
+    public func callAsFunction(_ first: UInt64, _ second: UInt64) -> UInt64 {
+        let raw = UnsafeRawPointer(key)
+        var state = SipHash.SipState(key0: UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)),
+                             key1: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        state.compress(first)
+        state.compress(second)
+        state.compress(16 << 56)  // the final block: no bytes left, the message length in its top byte
+        return state.finalize()
+    }
+}
+
+extension SipHash {
+    /// The four words of SipHash's state and its two operations, as in the reference implementation.
+    @usableFromInline struct SipState {
+        @usableFromInline var v0: UInt64
+        @usableFromInline var v1: UInt64
+        @usableFromInline var v2: UInt64
+        @usableFromInline var v3: UInt64
+
+        @inlinable @inline(__always)
+        init(key0: UInt64, key1: UInt64) {
+            v0 = key0 ^ 0x736F_6D65_7073_6575
+            v1 = key1 ^ 0x646F_7261_6E64_6F6D
+            v2 = key0 ^ 0x6C79_6765_6E65_7261
+            v3 = key1 ^ 0x7465_6462_7974_6573
+        }
+
+        /// Two SipRounds on one 8-byte message block.
+        @inlinable @inline(__always)
+        mutating func compress(_ block: UInt64) {
+            v3 ^= block
+            round()
+            round()
+            v0 ^= block
+        }
+
+        /// Four SipRounds, then the 64-bit result.
+        @inlinable @inline(__always)
+        mutating func finalize() -> UInt64 {
+            v2 ^= 0xFF
+            round()
+            round()
+            round()
+            round()
+            return v0 ^ v1 ^ v2 ^ v3
+        }
+
+        @inlinable @inline(__always)
+        mutating func round() {
+            v0 &+= v1; v1 = Self.rotate(v1, 13) ^ v0; v0 = Self.rotate(v0, 32)
+            v2 &+= v3; v3 = Self.rotate(v3, 16) ^ v2
+            v0 &+= v3; v3 = Self.rotate(v3, 21) ^ v0
+            v2 &+= v1; v1 = Self.rotate(v1, 17) ^ v2; v2 = Self.rotate(v2, 32)
+        }
+
+        @inlinable @inline(__always)
+        static func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+            value << count | value >> (64 &- count)
         }
     }
 }

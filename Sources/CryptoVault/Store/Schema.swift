@@ -233,6 +233,13 @@ enum Schema {
             PRIMARY KEY (shared_compartment_id, version)
         ) STRICT;
         """,
+        // Migration 11: the leak guard's fingerprint format version 2
+        // (SECURITY.md §11.3, §11.7) is keyed from another HKDF label, so every stored value is of
+        // version 1 and can never match again. They are deleted; documents sealed before this
+        // version are no longer fingerprinted until they are sealed again.
+        """
+        DELETE FROM leak_fingerprints;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

@@ -2,11 +2,12 @@
 /// Only the PrivilegedSession module computes and reads them, so this API is `package`.
 ///
 /// The key is derived from the master key:
-///     HKDF-SHA-256(IKM = MK, salt = vault id, info = "vaultctl leak guard fingerprints v1", L = 32)
+///     HKDF-SHA-256(IKM = MK, salt = vault id, info = "vaultctl leak guard fingerprints v2", L = 32)
 /// so fingerprints are worthless without the vault's secret (a shingle of 8 common words could
-/// otherwise be confirmed by anyone who guesses it).
+/// otherwise be confirmed by anyone who guesses it). "v2" is the fingerprint format of §11.3 version
+/// 2; version 1's values were deleted by migration 11 and can never mix with these.
 extension UnlockedVault {
-    static let leakFingerprintInfo = Array("vaultctl leak guard fingerprints v1".utf8)
+    static let leakFingerprintInfo = Array("vaultctl leak guard fingerprints v2".utf8)
 
     package func leakFingerprintKey() throws -> SecureBytes {
         try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.leakFingerprintInfo, outputCount: 32)

@@ -11,6 +11,7 @@
 /// around its candidate (a number run is read once), so the pass is linear in the payload.
 struct IdentifierScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
+    private let labels = Label.Phrases.shared
     private(set) var hits: [LeakHit] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -66,7 +67,7 @@ struct IdentifierScanner {
     /// A word starting at `start`: a label and its value, an IBAN, or nothing; returns where to go on.
     private mutating func scanWord(at start: Int) -> Int {
         let atWordStart = start == 0 || !ASCIIBytes.isAlphanumeric(bytes[start - 1])
-        if atWordStart, let (label, end) = Label.match(bytes, at: start) {
+        if atWordStart, let (label, end) = labels.match(bytes, at: start) {
             if let value = Label.valueStart(bytes, after: end), let range = labelledValue(label, at: value) {
                 record(label.kind, range)
                 return range.upperBound
@@ -84,9 +85,7 @@ struct IdentifierScanner {
         case nil:
             break
         }
-        var position = start + 1
-        while position < bytes.count, ASCIIBytes.isAlphanumeric(bytes[position]) { position += 1 }
-        return position
+        return start + ASCIIBytes.alphanumericRunLength(bytes, from: start, limit: bytes.count)
     }
 
     private func labelledValue(_ label: Label, at start: Int) -> Range<Int>? {

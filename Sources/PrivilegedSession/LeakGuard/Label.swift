@@ -16,41 +16,51 @@ enum Label: CaseIterable {
         }
     }
 
-    /// Each phrase once, longest first so that "d.o.b." wins over "d.o.b", with its label.
-    private static let table: [(phrase: [UInt8], label: Label)] = allCases
-        .flatMap { label in label.phrases.map { (Array($0.utf8), label) } }
-        .sorted { $0.0.count > $1.0.count }
+    /// The phrase tables, built once. The scanner keeps a copy for the length of a scan, so that the
+    /// lookup made at every word does not go through the lazily initialised global each time.
+    struct Phrases: Sendable {
+        static let shared = Phrases()
 
-    /// For each pair of first two bytes (lowercased), whether some phrase starts with it: most words
-    /// start with no such pair and cost one lookup. Indexed by first byte * 128 + second byte.
-    private static let openingPairs: [Bool] = {
-        var pairs = [Bool](repeating: false, count: 128 * 128)
-        for (phrase, _) in table { pairs[Int(phrase[0]) * 128 + Int(phrase[1])] = true }
-        return pairs
-    }()
+        /// Each phrase once, longest first so that "d.o.b." wins over "d.o.b", with its label.
+        private let table: [(phrase: [UInt8], label: Label)]
+        /// For each pair of first two bytes (lowercased), whether some phrase starts with it: most
+        /// words start with no such pair and cost one lookup. Indexed by first byte * 128 + second.
+        private let openingPairs: [Bool]
+        /// The phrases by first letter ("a" = 0), longest first, so a word is compared with few of them.
+        private let tableByFirstLetter: [[(phrase: [UInt8], label: Label)]]
 
-    /// The phrases by first letter ("a" = 0), longest first, so a word is compared with few of them.
-    private static let tableByFirstLetter: [[(phrase: [UInt8], label: Label)]] = (0..<26).map { letter in
-        table.filter { Int($0.phrase[0]) - 0x61 == letter }
+        private init() {
+            let table: [(phrase: [UInt8], label: Label)] = Label.allCases.flatMap { label in label.phrases.map { (Array($0.utf8), label) } }.sorted { $0.0.count > $1.0.count }
+            var pairs = [Bool](repeating: false, count: 128 * 128)
+            for (phrase, _) in table { pairs[Int(phrase[0]) * 128 + Int(phrase[1])] = true }
+            self.table = table
+            openingPairs = pairs
+            tableByFirstLetter = (0..<26).map { letter in table.filter { Int($0.phrase[0]) - 0x61 == letter } }
+        }
+
+        /// The label that starts at `start` (the first letter of a word) and the byte after it.
+        @inline(__always)
+        func match(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (label: Label, end: Int)? {
+            guard start + 1 < bytes.count, bytes[start + 1] < 0x80 else { return nil }
+            let first = ASCIIBytes.lowercased(bytes[start]), second = ASCIIBytes.lowercased(bytes[start + 1])
+            guard openingPairs[Int(first) * 128 + Int(second)] else { return nil }
+            return matchPhrases(bytes, at: start, first: first)
+        }
+
+        private func matchPhrases(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, first: UInt8) -> (label: Label, end: Int)? {
+            for (phrase, label) in tableByFirstLetter[Int(first) - 0x61] {
+                if let end = Label.matchPhrase(phrase, bytes, at: start), !ASCIIBytes.isLetter(end < bytes.count ? bytes[end] : 0) {
+                    return (label, end)
+                }
+            }
+            return nil
+        }
     }
 
     /// Filler words that may stand between a label and its value.
     private static let fillers: [[UInt8]] = ["no", "nr", "num", "number", "is", "was", "on", "of", "id"].map { Array($0.utf8) }
     /// Filler bytes; together with filler words at most `maximumGap` bytes are skipped.
     static let maximumGap = 24
-
-    /// The label that starts at `start` (the first letter of a word) and the byte after it.
-    static func match(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (label: Label, end: Int)? {
-        guard start + 1 < bytes.count, bytes[start + 1] < 0x80 else { return nil }
-        let first = ASCIIBytes.lowercased(bytes[start]), second = ASCIIBytes.lowercased(bytes[start + 1])
-        guard openingPairs[Int(first) * 128 + Int(second)] else { return nil }
-        for (phrase, label) in tableByFirstLetter[Int(first) - 0x61] {
-            if let end = matchPhrase(phrase, bytes, at: start), !ASCIIBytes.isLetter(end < bytes.count ? bytes[end] : 0) {
-                return (label, end)
-            }
-        }
-        return nil
-    }
 
     private static func matchPhrase(_ phrase: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
         var position = start

@@ -3,7 +3,7 @@ import CryptoVault
 /// The fingerprint index as bytes (SECURITY.md §11.4), for the vault to keep:
 ///
 ///     magic          "SVFP"                      4 bytes
-///     version        0x01                        1
+///     version        0x02                        1   (fingerprints of §11.3 version 2)
 ///     shingle length 0x08                        1
 ///     normalisation  0x01                        1   (WordNormalizer as specified in §11.2)
 ///     key check      8 bytes                     8   (ShingleHasher: which key made the fingerprints)
@@ -15,7 +15,7 @@ import CryptoVault
 /// memory in proportion to its own size (the table takes at most 4.5 times as much).
 extension FingerprintIndex {
     static let magic = Array("SVFP".utf8)
-    static let formatVersion: UInt8 = 1
+    static let formatVersion: UInt8 = 2
     static let normalisationVersion: UInt8 = 1
     static let headerSize = 4 + 1 + 1 + 1 + ShingleHasher.keyCheckSize + 4
 

@@ -1,15 +1,10 @@
-import Foundation
-
 /// Slides a window of `FingerprintIndex.shingleLength` words over a text and hands each full window's
-/// fingerprint, with the bytes it spans, to a consumer.
+/// fingerprint (§11.3), with the bytes it spans, to a consumer.
 ///
-/// Normalised words are written one after another into an arena, each after a 0x00, so the encoded
-/// shingle (§11.3: w1 || 0x00 || ... || w8) is always one contiguous stretch of it and is hashed where
-/// it lies. When the arena fills, the last seven words move to its start.
+/// Each word is hashed once, into its two polynomial values; the window keeps the last eight and
+/// the shingle's two sums, which slide by one word with two multiplications each
+/// (`ShingleWindow.push`); the fingerprint is the SipHash of the two sums.
 struct Shingler {
-    private static let shingleLength = FingerprintIndex.shingleLength
-    private static let initialArenaSize = 1 << 16
-
     private let hasher: ShingleHasher
     private var normalizer = WordNormalizer()
 
@@ -20,87 +15,65 @@ struct Shingler {
     /// Calls `body(fingerprint, range)` for every shingle of `bytes`, in order.
     @inline(__always)
     mutating func forEachShingle(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UInt64, Range<Int>) -> Void) {
-        var window = WordWindow(arenaSize: Self.initialArenaSize)
-        defer { window.deallocate() }
-        hasher.withFingerprintFunction { fingerprint in
+        hasher.withShingleFunctions { polynomial, finish in
+            var window = ShingleWindow(polynomial)
             normalizer.forEachWord(in: bytes) { word, range in
-                window.push(word, start: range.lowerBound)
+                window.push(polynomial.wordValues(word), start: range.lowerBound)
                 guard window.isFull else { return }
-                body(fingerprint(window.shingle), window.firstStart..<range.upperBound)
+                body(finish(window.sum1, window.sum2), window.firstStart..<range.upperBound)
             }
         }
     }
 }
 
-/// The last eight words, encoded back to back in an arena, with where each starts in the text.
-private struct WordWindow {
+/// The last eight words' polynomial values and text positions, and the two sums
+/// C_k = g_k(w_1) * b_k^7 + ... + g_k(w_8) over them (mod p).
+private struct ShingleWindow: ~Copyable {
     private static let length = FingerprintIndex.shingleLength
-
-    private var arena: UnsafeMutablePointer<UInt8>
-    private var arenaSize: Int
-    private var end = 0
-    /// Ring of the words' offsets in the arena and in the text; `count` words, oldest at `oldest`.
-    /// The length is a power of two, so positions wrap with a mask.
-    private let arenaStarts = UnsafeMutablePointer<Int>.allocate(capacity: length)
-    private let textStarts = UnsafeMutablePointer<Int>.allocate(capacity: length)
+    /// Positions wrap with a mask, so the length must be a power of two.
     private static let mask = length - 1
-    private var oldest = 0
+
+    private let polynomial: ShinglePolynomial
+    /// Rings of `length` entries: each word's two values, and where it starts in the text.
+    private let values1 = UnsafeMutablePointer<UInt64>.allocate(capacity: length)
+    private let values2 = UnsafeMutablePointer<UInt64>.allocate(capacity: length)
+    private let starts = UnsafeMutablePointer<Int>.allocate(capacity: length)
+    private(set) var sum1: UInt64 = 0
+    private(set) var sum2: UInt64 = 0
+    /// Where the next word goes; once the window is full, also where its oldest word is.
+    private var next = 0
     private var count = 0
 
-    init(arenaSize: Int) {
+    init(_ polynomial: ShinglePolynomial) {
         precondition(Self.length.nonzeroBitCount == 1, "the shingle length must be a power of two")
-        self.arenaSize = arenaSize
-        arena = .allocate(capacity: arenaSize)
-        arenaStarts.initialize(repeating: 0, count: Self.length)
-        textStarts.initialize(repeating: 0, count: Self.length)
+        self.polynomial = polynomial
+        values1.initialize(repeating: 0, count: Self.length)
+        values2.initialize(repeating: 0, count: Self.length)
+        starts.initialize(repeating: 0, count: Self.length)
+    }
+
+    deinit {
+        values1.deallocate()
+        values2.deallocate()
+        starts.deallocate()
     }
 
     var isFull: Bool { count == Self.length }
-    var firstStart: Int { textStarts[oldest] }
+    var firstStart: Int { starts[isFull ? next : 0] }
 
-    /// The encoded shingle of the words in the window.
-    var shingle: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: arena + arenaStarts[oldest], count: end - arenaStarts[oldest])
-    }
-
+    /// Adds a word: sum = sum * b + g(new), less g(oldest) * b^8 once the oldest leaves.
     @inline(__always)
-    mutating func push(_ word: UnsafeBufferPointer<UInt8>, start: Int) {
-        if end + word.count + 1 > arenaSize { makeRoom(for: word.count + 1) }
-        if count > 0 {
-            arena[end] = 0
-            end += 1
-        }
-        let slot = (oldest + count) & Self.mask
-        if count == Self.length { oldest = (oldest + 1) & Self.mask } else { count += 1 }
-        arenaStarts[slot] = end
-        textStarts[slot] = start
-        // A byte loop: words are a few bytes long, shorter than a memmove call is worth.
-        for byte in word {
-            arena[end] = byte
-            end += 1
-        }
-    }
-
-    /// Moves the newest seven words to the arena's start (growing it if even that does not leave room).
-    private mutating func makeRoom(for needed: Int) {
-        let keepFrom = count == 0 ? end : arenaStarts[count == Self.length ? (oldest + 1) & Self.mask : oldest]
-        let kept = end - keepFrom
-        if kept + needed > arenaSize {
-            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * (kept + needed))
-            larger.update(from: arena + keepFrom, count: kept)
-            arena.deallocate()
-            arena = larger
-            arenaSize = 2 * (kept + needed)
-        } else {
-            memmove(arena, arena + keepFrom, kept)
-        }
-        for index in 0..<Self.length { arenaStarts[index] -= keepFrom }
-        end = kept
-    }
-
-    func deallocate() {
-        arena.deallocate()
-        arenaStarts.deallocate()
-        textStarts.deallocate()
+    mutating func push(_ values: (UInt64, UInt64), start: Int) {
+        // Without the leaving word, zero: 4p is congruent to 0. Each total is below
+        // 2^62 + 2^61 + 4p < 2^64, so one reduction per sum per word is enough.
+        let leaving1 = isFull ? Mersenne61.partialProduct(values1[next], polynomial.b1Leaving) : 0
+        let leaving2 = isFull ? Mersenne61.partialProduct(values2[next], polynomial.b2Leaving) : 0
+        sum1 = Mersenne61.reduce(Mersenne61.partialProduct(sum1, polynomial.b1) &+ values.0 &+ (Mersenne61.fourPrimes &- leaving1))
+        sum2 = Mersenne61.reduce(Mersenne61.partialProduct(sum2, polynomial.b2) &+ values.1 &+ (Mersenne61.fourPrimes &- leaving2))
+        if !isFull { count += 1 }
+        values1[next] = values.0
+        values2[next] = values.1
+        starts[next] = start
+        next = (next + 1) & Self.mask
     }
 }

@@ -22,10 +22,11 @@ struct WordNormalizer {
 
     private var cache: [[UInt8]: [UInt8]] = [:]
 
-    /// Calls `body` with each word's normalised UTF-8 and its byte range in `bytes`. The buffer passed
-    /// to `body` is valid only during the call.
+    /// Calls `body` with each normalised word (`NormalizedWord`: in place in `bytes` for a whole
+    /// ASCII word, else in a buffer) and its byte range in `bytes`. The word is valid only during
+    /// the call.
     @inline(__always)
-    mutating func forEachWord(in bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void) {
+    mutating func forEachWord(in bytes: UnsafeBufferPointer<UInt8>, _ body: (NormalizedWord, Range<Int>) -> Void) {
         var word = WordBuffer()
         defer { word.deallocate() }
         var position = 0
@@ -34,10 +35,15 @@ struct WordNormalizer {
             if byte < 0x80 {
                 if ASCIIBytes.isAlphanumeric(byte) {
                     // A whole run of ASCII letters and digits at once: the common case, kept cheap.
-                    var end = position + 1
                     let limit = min(bytes.count, position + Self.maximumWordScalars - word.scalars)
-                    while end < limit, ASCIIBytes.isAlphanumeric(bytes[end]) { end += 1 }
-                    word.append(bytes, position..<end, ascii: true)
+                    let end = position + ASCIIBytes.alphanumericRunLength(bytes, from: position, limit: limit)
+                    if word.scalars == 0, Self.endsWord(bytes, at: end, length: end - position) {
+                        // The whole word lies in the text: handed over where it is, lowercased by
+                        // the reader (`NormalizedWord.fold`), without a copy.
+                        body(NormalizedWord(asciiIn: bytes, position..<end), position..<end)
+                    } else {
+                        word.append(bytes, position..<end, ascii: true)
+                    }
                     position = end
                 } else {
                     if byte != UInt8(ascii: "'") { emit(&word, body) }
@@ -51,9 +57,19 @@ struct WordNormalizer {
         emit(&word, body)
     }
 
+    /// Whether a run of ASCII letters and digits of `length` ending before `end` is a whole word: it
+    /// reached the word length limit, or the text ends, or an ASCII byte other than an apostrophe
+    /// follows (a non-ASCII scalar might continue the word, an apostrophe is deleted from it).
+    @inline(__always)
+    private static func endsWord(_ bytes: UnsafeBufferPointer<UInt8>, at end: Int, length: Int) -> Bool {
+        guard end < bytes.count, length < maximumWordScalars else { return true }
+        let next = bytes[end]
+        return next < 0x80 && next != UInt8(ascii: "'")
+    }
+
     /// One non-ASCII scalar (or one ill-formed byte) at `position`; returns the position after it.
     private mutating func readScalar(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, into word: inout WordBuffer,
-                                     _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void) -> Int {
+                                     _ body: (NormalizedWord, Range<Int>) -> Void) -> Int {
         guard let (scalar, length) = UTF8Scalar.decode(bytes, at: position) else {
             emit(&word, body)
             return position + 1
@@ -85,13 +101,12 @@ struct WordNormalizer {
     }
 
     @inline(__always)
-    private mutating func emit(_ word: inout WordBuffer, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void) {
+    private mutating func emit(_ word: inout WordBuffer, _ body: (NormalizedWord, Range<Int>) -> Void) {
         guard word.scalars > 0 else { return }
         if word.isASCII {
-            word.lowercaseASCII()
-            body(word.contents, word.range)
+            body(NormalizedWord(asciiIn: word.contents, 0..<word.contents.count, readable: WordBuffer.capacity), word.range)
         } else {
-            normalized(Array(word.contents)).withUnsafeBufferPointer { body($0, word.range) }
+            normalized(Array(word.contents)).withUnsafeBufferPointer { body(NormalizedWord(normalized: $0), word.range) }
         }
         word.reset()
     }
@@ -113,12 +128,53 @@ struct WordNormalizer {
     }
 }
 
+/// A normalised word (§11.2) as handed to the shingler: `count` bytes at `start`, valid only during
+/// the call that receives it. An ASCII word of letters and digits may still hold capitals: its
+/// normalised form is each byte with bit 0x20 set (`fold`), which lowercases A-Z and leaves a-z and
+/// 0-9 alone, so readers OR it in rather than the word being copied to lowercase it. `readable`
+/// bytes from `start` may be read (at least `count`), so a reader may load 8 bytes at a time.
+struct NormalizedWord {
+    let start: UnsafePointer<UInt8>
+    let count: Int
+    let readable: Int
+    /// 0x20 in each of the first 7 bytes for an ASCII word, 0 for a word already normalised.
+    let fold: UInt64
+
+    static let asciiFold: UInt64 = 0x0020_2020_2020_2020
+
+    /// The ASCII letters and digits in `range` of `bytes`, which may be read up to their end.
+    @inline(__always)
+    init(asciiIn bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, readable: Int? = nil) {
+        start = bytes.baseAddress! + range.lowerBound
+        count = range.count
+        self.readable = readable ?? bytes.count - range.lowerBound
+        fold = Self.asciiFold
+    }
+
+    init(normalized bytes: UnsafeBufferPointer<UInt8>) {
+        start = bytes.baseAddress!
+        count = bytes.count
+        readable = bytes.count
+        fold = 0
+    }
+
+    /// The normalised UTF-8 (for tests and diagnostics; the shingler reads the word in place).
+    var utf8: [UInt8] {
+        (0..<count).map { start[$0] | (fold == 0 ? 0 : 0x20) }
+    }
+}
+
 /// The word being read: its raw UTF-8, its byte range in the text and how many word scalars it has.
 /// At most `maximumWordScalars` scalars of at most 4 bytes each, so a fixed buffer holds any word.
 private struct WordBuffer {
-    static let capacity = WordNormalizer.maximumWordScalars * 4
+    /// Room for the longest word, and 8 bytes more so that readers may load 8 bytes at any offset.
+    static let capacity = WordNormalizer.maximumWordScalars * 4 + 8
 
-    private let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    private let storage: UnsafeMutablePointer<UInt8> = {
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        storage.initialize(repeating: 0, count: capacity)
+        return storage
+    }()
     private var count = 0
     var range = 0..<0
     var scalars = 0
@@ -137,10 +193,6 @@ private struct WordBuffer {
         range = range.lowerBound..<scalarRange.upperBound
         scalars += ascii ? scalarRange.count : 1
         isASCII = isASCII && ascii
-    }
-
-    func lowercaseASCII() {
-        for index in 0..<count { storage[index] = ASCIIBytes.lowercased(storage[index]) }
     }
 
     mutating func reset() {
