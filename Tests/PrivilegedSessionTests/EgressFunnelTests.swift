@@ -98,6 +98,23 @@ struct EgressFunnelTests {
         #expect(try fixture.submit("export:usb", [fixture.chart], large).decision == .refuse)
     }
 
+    @Test("a payload of 100 MB gets a decision, with what it holds found and its size recorded")
+    func hundredMegabytes() throws {
+        let fixture = try EgressFixture()
+        let note = Array("Follow-up visit went well; the patient walks without pain and sleeps through the night. ".utf8)
+        var payload = [UInt8]()
+        payload.reserveCapacity(100_000_000)
+        while payload.count + note.count <= 100_000_000 - EgressFixture.leaky.count { payload += note }
+        payload += EgressFixture.leaky
+        let outcome = try fixture.submit("model:summarizer", [fixture.blog], payload)
+        #expect(outcome.decision == .redact)
+        #expect(Set(outcome.findings.map(\.kind)) == [.email, .socialSecurityNumber])
+        #expect(outcome.released?.bytes.count == payload.count - EgressFixture.leaky.count
+                + Array("Reach Jane at [EMAIL], SSN [SSN], about the visit.".utf8).count)
+        let records = try EgressLog.items(of: fixture.unlocked)
+        #expect(records.last?.record.payloadSize == payload.count, "\(records.last.map { "\($0)" } ?? "no record")")
+    }
+
     @Test("malformed requests are refused with their reason")
     func malformed() throws {
         let fixture = try EgressFixture()
