@@ -1,3 +1,4 @@
+// fuzz-sources: Fuzz/Support/ByteEdits.swift
 // fuzz-sources: Sources/AuditChain
 // libFuzzer target: the audit entry decoder (SECURITY.md §8.2) reads bytes anyone with the vault file
 // or an export may have written. It must refuse or accept any input without crashing, and what it
@@ -26,18 +27,6 @@ public func auditChainEntryFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> C
     }
     check(mode & 1 == 0 ? Array(input.dropFirst()) : edited(template, by: Array(input.dropFirst())))
     return 0
-}
-
-private func edited(_ original: [UInt8], by edits: [UInt8]) -> [UInt8] {
-    var bytes = original
-    var next = 0
-    while edits.count - next >= 3 {
-        let offset = (Int(edits[next]) << 8 | Int(edits[next + 1])) % (bytes.count + 1)
-        if offset == bytes.count { bytes.append(edits[next + 2]) } else { bytes[offset] = edits[next + 2] }
-        next += 3
-    }
-    if edits.count - next == 1 { bytes = Array(bytes.prefix(Int(edits[next]) % (bytes.count + 1))) }
-    return bytes
 }
 
 private func check(_ bytes: [UInt8]) {

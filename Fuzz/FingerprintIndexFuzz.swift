@@ -1,4 +1,5 @@
 // The leak guard's folders only: the rest of the module imports AuditChain, which this one-module build has not.
+// fuzz-sources: Fuzz/Support/ByteEdits.swift
 // fuzz-sources: Sources/PrivilegedSession/LeakGuard
 // fuzz-sources: Sources/PrivilegedSession/Validators
 // fuzz-sources: Sources/PrivilegedSession/PrivilegedSessionError.swift
@@ -29,18 +30,6 @@ public func fingerprintIndexFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> 
     }
     check(mode & 1 == 0 ? Array(input.dropFirst()) : edited(template, by: Array(input.dropFirst())))
     return 0
-}
-
-private func edited(_ original: [UInt8], by edits: [UInt8]) -> [UInt8] {
-    var bytes = original
-    var next = 0
-    while edits.count - next >= 3 {
-        let offset = (Int(edits[next]) << 8 | Int(edits[next + 1])) % (bytes.count + 1)
-        if offset == bytes.count { bytes.append(edits[next + 2]) } else { bytes[offset] = edits[next + 2] }
-        next += 3
-    }
-    if edits.count - next == 1 { bytes = Array(bytes.prefix(Int(edits[next]) % (bytes.count + 1))) }
-    return bytes
 }
 
 private func check(_ bytes: [UInt8]) {
