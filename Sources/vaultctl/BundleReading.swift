@@ -37,12 +37,7 @@ enum BundleReading {
 
     static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault, action: VaultAction) throws {
         guard let compartment = privilegedCompartment(of: source, vault: vault) else {
-            let opened: OpenedBundle
-            switch source {
-            case .stored(let bundleID): opened = try vault.openStored(bundleID)
-            case .file(let descriptor): opened = try EncryptedBundle.open(descriptor, vault: vault)
-            }
-            try BundleCommands.writePlaintext(of: opened, arguments: arguments, vault: vault, action: action)
+            try BundleCommands.writePlaintext(of: try openOrdinary(source, vault: vault), arguments: arguments, vault: vault, action: action)
             return
         }
         guard let purpose = arguments.value("--purpose") else {
@@ -50,6 +45,27 @@ enum BundleReading {
                                exitCode: .permissionDenied, hint: "add --purpose TEXT (why you read it) to open it in a one-command session")
         }
         try readInSession(source, compartment: compartment, purpose: purpose, arguments: arguments, vault: vault)
+    }
+
+    /// Opens a bundle of an ordinary compartment (a privileged one is refused by the library).
+    static func openOrdinary(_ source: BundleSource, vault: UnlockedVault) throws -> OpenedBundle {
+        switch source {
+        case .stored(let bundleID): return try vault.openStored(bundleID)
+        case .file(let descriptor): return try EncryptedBundle.open(descriptor, vault: vault)
+        }
+    }
+
+    /// Releases an ordinary bundle's plaintext (all of it or `range`) to `sink`, then records the
+    /// read as `action` with the bytes released: the one path for a local read and the daemon's.
+    static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int, vault: UnlockedVault, action: VaultAction,
+                        sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var released: UInt64 = 0
+        let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+            try sink(bytes)
+            released += UInt64(bytes.count)
+        }
+        if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
+        try vault.record(action, bundle: opened.header, bytes: released)
     }
 
     /// The bundle's compartment if it is a privileged one of this vault. Anything else (an ordinary

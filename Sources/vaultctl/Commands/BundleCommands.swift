@@ -117,17 +117,11 @@ enum BundleCommands {
         let (threads, range) = (request.threads, request.range)
         let progress = ProgressBar("opening", total: opened.plaintextLength)
         try request.output.produce { output in
-            let sink: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+            try BundleReading.release(opened, range: range, threads: threads, vault: vault, action: action) { bytes in
                 try output.write(bytes)
                 progress.update(output.bytesWritten)
             }
-            if let range {
-                try opened.read(range, threads: threads, sink: sink)
-            } else {
-                try opened.decrypt(threads: threads, sink: sink)
-            }
             progress.finish()
-            try vault.record(action, bundle: opened.header, bytes: output.bytesWritten)
         }
     }
 

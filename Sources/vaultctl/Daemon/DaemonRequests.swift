@@ -72,16 +72,10 @@ struct DaemonRequests: Sendable {
             }
             return
         }
-        let opened: OpenedBundle
-        switch source {
-        case .stored(let bundleID): opened = try vault.openStored(bundleID)
-        case .file(let descriptor): opened = try EncryptedBundle.open(descriptor, vault: vault)
-        }
-        var released: UInt64 = 0
+        let opened = try BundleReading.openOrdinary(source, vault: vault)
         try PlaintextStream.send(over: connection) { sink in
-            let counting: (UnsafeRawBufferPointer) throws -> Void = { try sink($0); released += UInt64($0.count) }
-            if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
-            try vault.record(request.text("bundle") == nil ? .open : .get, bundle: opened.header, bytes: released)
+            try BundleReading.release(opened, range: range, threads: threads, vault: vault,
+                                      action: request.text("bundle") == nil ? .open : .get, sink: sink)
         }
     }
 
