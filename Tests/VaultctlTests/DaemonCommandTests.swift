@@ -135,7 +135,7 @@ struct DaemonCommandTests {
         _ = try fixture.stopDaemon()
         let ends = try fixture.auditEntries().filter { $0["action"] as? String == "session.end" }
         #expect(ends.count == 1)
-        #expect("\(ends.first?["details"] ?? "")".contains("idle-timeout"), "\(ends)")
+        #expect((ends.first?["details"] as? [String: String])?["reason"] == "idle-timeout", "\(ends)")
     }
 
     @Test("stopping the daemon ends every session, recorded as daemon-stopped")
@@ -147,7 +147,7 @@ struct DaemonCommandTests {
         let stopped = try fixture.stopDaemon()
         #expect(stopped.status == 0 && stopped.stderr.contains("every session ended"), "\(stopped.stderr)")
         let ends = try fixture.auditEntries().filter { $0["action"] as? String == "session.end" }
-        #expect(ends.count == 2 && ends.allSatisfy { "\($0["details"] ?? "")".contains("daemon-stopped") }, "\(ends)")
+        #expect(ends.count == 2 && ends.allSatisfy { ($0["details"] as? [String: String])?["reason"] == "daemon-stopped" }, "\(ends)")
         let noDaemon = try fixture.client(["session", "list"])
         #expect(noDaemon.status == 69 && noDaemon.stderr.contains("no daemon serves this vault"), "\(noDaemon.stderr)")
     }
