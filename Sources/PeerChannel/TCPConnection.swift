@@ -11,7 +11,9 @@ public final class TCPConnection {
     public let peer: SocketAddress
     private let descriptor: Int32
     private var decoder: FrameDecoder
-    private var pending: [[UInt8]] = []
+    /// Frames read but not yet taken: slices of `readBuffer` (or of the decoder's buffer), all taken
+    /// before the next read reuses it.
+    private var pending: [ArraySlice<UInt8>] = []
     private var readBuffer: [UInt8] = []
     private var deadline: DispatchTime
 
@@ -61,6 +63,12 @@ public final class TCPConnection {
     /// The next frame's message. Throws `.connectionClosed` at the end of the stream,
     /// `.truncatedFrame` if it ends inside a frame, `.timedOut` at the deadline.
     public func readFrame() throws(PeerChannelError) -> [UInt8] {
+        try Array(readFrameInPlace())
+    }
+
+    /// `readFrame` without copying the frame out of the read buffer. Let go of the slice before the
+    /// next read (a channel opens it at once), or that read has to copy the whole buffer.
+    func readFrameInPlace() throws(PeerChannelError) -> ArraySlice<UInt8> {
         while pending.isEmpty {
             resizeReadBuffer()
             // Read first and wait only when nothing is there: in a bulk transfer there nearly always is.
@@ -74,7 +82,7 @@ public final class TCPConnection {
                 try decoder.finish()
                 throw PeerChannelError(.connectionClosed, "\(peer) closed the connection")
             }
-            pending += try decoder.feed(readBuffer[..<count])
+            pending += try decoder.frames(in: readBuffer[..<count])
         }
         return pending.removeFirst()
     }
@@ -84,7 +92,7 @@ public final class TCPConnection {
     /// reused for every read: allocating a fresh one per read costs page faults at gigabytes.
     private func resizeReadBuffer() {
         let size = decoder.maximumFrameLength == FrameCodec.maximumMessageLength
-            ? 1 << 18 : decoder.maximumFrameLength + FrameCodec.headerLength
+            ? 1 << 20 : decoder.maximumFrameLength + FrameCodec.headerLength
         if readBuffer.count != size { readBuffer = [UInt8](repeating: 0, count: size) }
     }
 

@@ -73,9 +73,9 @@ final class SecureChannel {
         try ending { () throws(PeerChannelError) -> ChannelMessage in
             while true {
                 connection.setDeadline(secondsFromNow: seconds ?? timeouts.idleSeconds)
-                let frame = try connection.readFrame()
+                let frame = try connection.readFrameInPlace()
                 // No transport message is shorter than its 16-byte tag, so one byte is a refusal (§9.9).
-                if frame.count == 1 { throw ChannelHandshake.refusalError(frame[0]) }
+                if frame.count == 1 { throw ChannelHandshake.refusalError(frame[frame.startIndex]) }
                 if let message = try take(frame) { return message }
             }
         }
@@ -83,8 +83,8 @@ final class SecureChannel {
 
     /// Opens `frame` straight into the message it continues (`ChannelMessageReader`), and returns
     /// the message if the frame completes it.
-    private func take(_ frame: [UInt8]) throws(PeerChannelError) -> ChannelMessage? {
-        guard frame.count >= NoiseCipherState.tagSize else { return try reader.take(transport.open(frame)) }
+    private func take(_ frame: ArraySlice<UInt8>) throws(PeerChannelError) -> ChannelMessage? {
+        guard frame.count >= NoiseCipherState.tagSize else { return try reader.take(transport.open(Array(frame))) }
         return try reader.take(recordOfLength: frame.count - NoiseCipherState.tagSize) { (output) throws(PeerChannelError) in
             try frame.withUnsafeBytes { input in
                 Result { () throws(PeerChannelError) in try transport.open(input, into: output) }
