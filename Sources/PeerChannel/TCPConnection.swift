@@ -70,14 +70,11 @@ public final class TCPConnection {
     /// next read (a channel opens it at once), or that read has to copy the whole buffer.
     func readFrameInPlace() throws(PeerChannelError) -> ArraySlice<UInt8> {
         while pending.isEmpty {
-            resizeReadBuffer()
-            // Read first and wait only when nothing is there: in a bulk transfer there nearly always is.
-            guard let count = try SocketCalls.read(descriptor, into: &readBuffer) else {
-                guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
-                    throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
-                }
-                continue
+            guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
+                throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
             }
+            resizeReadBuffer()
+            guard let count = try SocketCalls.read(descriptor, into: &readBuffer) else { continue }
             if count == 0 {
                 try decoder.finish()
                 throw PeerChannelError(.connectionClosed, "\(peer) closed the connection")
@@ -106,18 +103,14 @@ public final class TCPConnection {
         try writeRaw(bytes[...])
     }
 
-    /// Sends part of a buffer (a batch of sealed frames). Waits for the socket only when it is full:
-    /// a poll before every write would double the system calls of a bulk transfer.
+    /// Sends part of a buffer (a batch of sealed frames).
     func writeRaw(_ bytes: ArraySlice<UInt8>) throws(PeerChannelError) {
         var sent = bytes.startIndex
         while sent < bytes.endIndex {
-            let count = try SocketCalls.write(descriptor, bytes[sent...])
-            sent += count
-            if count == 0 {
-                guard try SocketCalls.wait(descriptor, for: Int16(POLLOUT), milliseconds: millisecondsLeft()) else {
-                    throw PeerChannelError(.timedOut, "\(peer) took nothing in time")
-                }
+            guard try SocketCalls.wait(descriptor, for: Int16(POLLOUT), milliseconds: millisecondsLeft()) else {
+                throw PeerChannelError(.timedOut, "\(peer) took nothing in time")
             }
+            sent += try SocketCalls.write(descriptor, bytes[sent...])
         }
     }
 

@@ -1,7 +1,7 @@
 /// Outgoing transport messages sealed straight into their frames (`FrameCodec`) in one reusable
 /// buffer, and written to the socket several frames at a time. A bulk transfer so allocates and
 /// copies nothing per record (the ciphertext is written where `send` reads it), and makes a quarter of
-/// the system calls. The bytes on the wire are exactly those of one `writeFrame` per message.
+/// the sends. The bytes on the wire are exactly those of one `writeFrame` per message.
 struct SealedFrameBatch {
     /// Four of the largest frames.
     static let capacity = 4 * (FrameCodec.headerLength + FrameCodec.maximumMessageLength)
