@@ -20,9 +20,13 @@ public enum FrameCodec {
         }
         var frame = [UInt8]()
         frame.reserveCapacity(headerLength + message.count)
-        frame.append(UInt8(truncatingIfNeeded: message.count >> 8))
-        frame.append(UInt8(truncatingIfNeeded: message.count))
+        frame.append(contentsOf: header(length: message.count))
         frame.append(contentsOf: message)
         return frame
+    }
+
+    /// The length prefix of a `length`-byte message (at most `maximumMessageLength`).
+    static func header(length: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
     }
 }

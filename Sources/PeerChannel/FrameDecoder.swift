@@ -43,9 +43,15 @@ public struct FrameDecoder: Sendable {
 
     /// `feed` for part of a buffer the caller reuses (a connection's read buffer).
     public mutating func feed(_ chunk: ArraySlice<UInt8>) throws(PeerChannelError) -> [[UInt8]] {
+        try frames(in: chunk).map { Array($0) }
+    }
+
+    /// `feed` without copying: a frame that lies whole in `chunk` is a slice of it, so the caller
+    /// must be done with the frames before it writes into that buffer again (or the write copies it).
+    mutating func frames(in chunk: ArraySlice<UInt8>) throws(PeerChannelError) -> [ArraySlice<UInt8>] {
         if let failure { throw failure }
         var input = chunk
-        var frames: [[UInt8]] = []
+        var frames: [ArraySlice<UInt8>] = []
         do throws(PeerChannelError) {
             while !input.isEmpty {
                 if let frame = try take(from: &input) { frames.append(frame) }
@@ -66,7 +72,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Moves bytes from `input` into the frame in progress; returns the frame once it is complete.
-    private mutating func take(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> [UInt8]? {
+    private mutating func take(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> ArraySlice<UInt8>? {
         if buffer.isEmpty, let frame = try takeWhole(from: &input) { return frame }
         if buffer.count < FrameCodec.headerLength {
             move(FrameCodec.headerLength - buffer.count, from: &input)
@@ -78,11 +84,11 @@ public struct FrameDecoder: Sendable {
         guard buffer.count == frameEnd else { return nil }
         let frame = Array(buffer[FrameCodec.headerLength...])
         buffer.removeAll(keepingCapacity: true)
-        return frame
+        return frame[...]
     }
 
-    /// A frame that lies whole in `input`, taken with one copy instead of two through the buffer.
-    private mutating func takeWhole(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> [UInt8]? {
+    /// A frame that lies whole in `input`, taken as a slice of it instead of through the buffer.
+    private mutating func takeWhole(from input: inout ArraySlice<UInt8>) throws(PeerChannelError) -> ArraySlice<UInt8>? {
         guard input.count >= FrameCodec.headerLength else { return nil }
         let start = input.startIndex
         let length = Int(input[start]) << 8 | Int(input[start + 1])
@@ -91,7 +97,7 @@ public struct FrameDecoder: Sendable {
         }
         guard input.count >= FrameCodec.headerLength + length else { return nil }
         defer { input = input.dropFirst(FrameCodec.headerLength + length) }
-        return Array(input[(start + FrameCodec.headerLength)..<(start + FrameCodec.headerLength + length)])
+        return input[(start + FrameCodec.headerLength)..<(start + FrameCodec.headerLength + length)]
     }
 
     private mutating func move(_ count: Int, from input: inout ArraySlice<UInt8>) {

@@ -38,45 +38,61 @@ struct NoiseCipherState: Sendable {
 
     /// `encrypt` of part of a larger buffer (a record of a long message), without copying it out first.
     mutating func encrypt(_ plaintext: ArraySlice<UInt8>, associatedData: [UInt8]) throws(PeerChannelError) -> [UInt8] {
-        guard let key else { return Array(plaintext) }
-        let nonceBytes = try nextNonce()
-        let sealed = [UInt8](unsafeUninitializedCapacity: plaintext.count + Self.tagSize) { output, initialized in
-            key.withUnsafeBytes { keyBytes in
-                plaintext.withUnsafeBytes { input in
-                    associatedData.withUnsafeBytes { additional in
-                        BulkChaChaPoly.seal(input, into: UnsafeMutableRawBufferPointer(output), key: keyBytes,
-                                            nonce: nonceBytes, authenticating: additional)
-                    }
-                }
+        guard hasKey else { return Array(plaintext) }
+        var sealed = [UInt8](repeating: 0, count: plaintext.count + Self.tagSize)
+        try sealed.withUnsafeMutableBytes { output in
+            plaintext.withUnsafeBytes { input in
+                Result { () throws(PeerChannelError) in try encrypt(input, into: output, associatedData: associatedData) }
             }
-            initialized = output.count
+        }.get()
+        return sealed
+    }
+
+    /// ENCRYPT(k, n++, ad, plaintext) written straight into `output` (plaintext.count + 16 bytes: a
+    /// frame being assembled for the socket), so a bulk transfer allocates nothing per message.
+    /// Only for a state with a key: a transport always has one.
+    mutating func encrypt(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                          associatedData: [UInt8]) throws(PeerChannelError) {
+        guard let key else { throw PeerChannelError(.invalidConfiguration, "in-place sealing needs a key") }
+        let nonceBytes = try nextNonce()
+        key.withUnsafeBytes { keyBytes in
+            associatedData.withUnsafeBytes { additional in
+                BulkChaChaPoly.seal(plaintext, into: output, key: keyBytes, nonce: nonceBytes, authenticating: additional)
+            }
         }
         nonce += 1
-        return sealed
     }
 
     /// DecryptWithAd(ad, ciphertext). A message that fails authentication throws `failure` and does
     /// not advance the nonce; nothing of its plaintext is returned.
     mutating func decrypt(_ ciphertext: [UInt8], associatedData: [UInt8],
                           failure: PeerChannelErrorCode) throws(PeerChannelError) -> [UInt8] {
-        guard let key else { return ciphertext }
-        let nonceBytes = try nextNonce()
-        guard ciphertext.count >= Self.tagSize else { throw notAuthentic(failure) }
-        var authentic = false
-        let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count - Self.tagSize) { output, initialized in
-            authentic = key.withUnsafeBytes { keyBytes in
-                ciphertext.withUnsafeBytes { input in
-                    associatedData.withUnsafeBytes { additional in
-                        BulkChaChaPoly.open(input, into: UnsafeMutableRawBufferPointer(output), key: keyBytes,
-                                            nonce: nonceBytes, authenticating: additional)
-                    }
-                }
+        guard hasKey else { return ciphertext }
+        // A message shorter than a tag is refused by the in-place decryption, as not authentic.
+        var plaintext = [UInt8](repeating: 0, count: max(0, ciphertext.count - Self.tagSize))
+        try plaintext.withUnsafeMutableBytes { output in
+            ciphertext.withUnsafeBytes { input in
+                Result { () throws(PeerChannelError) in try decrypt(input, into: output, associatedData: associatedData, failure: failure) }
             }
-            initialized = output.count
+        }.get()
+        return plaintext
+    }
+
+    /// DecryptWithAd written straight into `output` (ciphertext.count − 16 bytes: the buffer of the
+    /// message being reassembled). On failure `output` is zeroed, the nonce stays, and `failure` is
+    /// thrown. Only for a state with a key.
+    mutating func decrypt(_ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                          associatedData: [UInt8], failure: PeerChannelErrorCode) throws(PeerChannelError) {
+        guard let key else { throw PeerChannelError(.invalidConfiguration, "in-place opening needs a key") }
+        let nonceBytes = try nextNonce()
+        guard ciphertext.count >= Self.tagSize, output.count == ciphertext.count - Self.tagSize else { throw notAuthentic(failure) }
+        let authentic = key.withUnsafeBytes { keyBytes in
+            associatedData.withUnsafeBytes { additional in
+                BulkChaChaPoly.open(ciphertext, into: output, key: keyBytes, nonce: nonceBytes, authenticating: additional)
+            }
         }
         guard authentic else { throw notAuthentic(failure) }
         nonce += 1
-        return plaintext
     }
 
     private func notAuthentic(_ failure: PeerChannelErrorCode) -> PeerChannelError {

@@ -62,19 +62,50 @@ public struct NoiseTransport: Sendable {
         return message
     }
 
+    /// `seal` written straight into `output` (plaintext.count + 16 bytes), for a frame assembled in
+    /// place: a bulk transfer allocates nothing per message.
+    mutating func seal(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(PeerChannelError) {
+        guard plaintext.count <= Self.maximumPlaintextLength else {
+            throw PeerChannelError(.messageTooLarge, "a plaintext of \(plaintext.count) bytes exceeds the \(Self.maximumPlaintextLength)-byte Noise limit")
+        }
+        try sending.encrypt(plaintext, into: output, associatedData: [])
+        try rekeyIfDue(&sending)
+    }
+
     /// Decrypts the next incoming message, which must be the one the peer sealed next.
     public mutating func open(_ message: [UInt8]) throws(PeerChannelError) -> [UInt8] {
+        try refusingAfterFailure { (receiving) throws(PeerChannelError) in
+            try Self.checkLength(of: message.count)
+            return try receiving.decrypt(message, associatedData: [], failure: .messageAuthenticationFailed)
+        }
+    }
+
+    /// `open` written straight into `output` (message.count − 16 bytes): the part of a reassembled
+    /// message this record fills. On any failure `output` holds no plaintext.
+    mutating func open(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(PeerChannelError) {
+        try refusingAfterFailure { (receiving) throws(PeerChannelError) in
+            try Self.checkLength(of: message.count)
+            try receiving.decrypt(message, into: output, associatedData: [], failure: .messageAuthenticationFailed)
+        }
+    }
+
+    /// Runs one opening; the first failure closes the receiving direction for good.
+    private mutating func refusingAfterFailure<Result>(
+        _ body: (inout NoiseCipherState) throws(PeerChannelError) -> Result) throws(PeerChannelError) -> Result {
         if let receiveFailure { throw receiveFailure }
         do throws(PeerChannelError) {
-            guard message.count <= Self.maximumMessageLength else {
-                throw PeerChannelError(.messageTooLarge, "a message of \(message.count) bytes exceeds the \(Self.maximumMessageLength)-byte Noise limit")
-            }
-            let plaintext = try receiving.decrypt(message, associatedData: [], failure: .messageAuthenticationFailed)
+            let result = try body(&receiving)
             try rekeyIfDue(&receiving)
-            return plaintext
+            return result
         } catch {
             receiveFailure = error
             throw error
+        }
+    }
+
+    private static func checkLength(of count: Int) throws(PeerChannelError) {
+        guard count <= maximumMessageLength else {
+            throw PeerChannelError(.messageTooLarge, "a message of \(count) bytes exceeds the \(maximumMessageLength)-byte Noise limit")
         }
     }
 

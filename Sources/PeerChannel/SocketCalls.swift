@@ -17,6 +17,14 @@ enum SocketCalls {
         return descriptor
     }
 
+    /// Sends each write as soon as it is made (no Nagle delay): the channel already writes whole
+    /// batches of frames, and a request's short last frame must not wait for the acknowledgement of
+    /// the frames before it.
+    static func sendImmediately(_ descriptor: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     static func bindAndListen(_ descriptor: Int32, to address: SocketAddress, backlog: Int32) throws(PeerChannelError) {
         var reuse: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))

@@ -11,13 +11,16 @@ public final class TCPConnection {
     public let peer: SocketAddress
     private let descriptor: Int32
     private var decoder: FrameDecoder
-    private var pending: [[UInt8]] = []
+    /// Frames read but not yet taken: slices of `readBuffer` (or of the decoder's buffer), all taken
+    /// before the next read reuses it.
+    private var pending: [ArraySlice<UInt8>] = []
     private var readBuffer: [UInt8] = []
     private var deadline: DispatchTime
 
     init(descriptor: Int32, peer: SocketAddress, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) {
         self.descriptor = descriptor
         self.peer = peer
+        SocketCalls.sendImmediately(descriptor)
         do {
             self.decoder = try FrameDecoder(maximumFrameLength: maximumFrameLength)
         } catch {
@@ -61,6 +64,12 @@ public final class TCPConnection {
     /// The next frame's message. Throws `.connectionClosed` at the end of the stream,
     /// `.truncatedFrame` if it ends inside a frame, `.timedOut` at the deadline.
     public func readFrame() throws(PeerChannelError) -> [UInt8] {
+        try Array(readFrameInPlace())
+    }
+
+    /// `readFrame` without copying the frame out of the read buffer. Let go of the slice before the
+    /// next read (a channel opens it at once), or that read has to copy the whole buffer.
+    func readFrameInPlace() throws(PeerChannelError) -> ArraySlice<UInt8> {
         while pending.isEmpty {
             guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: millisecondsLeft()) else {
                 throw PeerChannelError(.timedOut, "\(peer) sent nothing in time")
@@ -71,7 +80,7 @@ public final class TCPConnection {
                 try decoder.finish()
                 throw PeerChannelError(.connectionClosed, "\(peer) closed the connection")
             }
-            pending += try decoder.feed(readBuffer[..<count])
+            pending += try decoder.frames(in: readBuffer[..<count])
         }
         return pending.removeFirst()
     }
@@ -81,7 +90,7 @@ public final class TCPConnection {
     /// reused for every read: allocating a fresh one per read costs page faults at gigabytes.
     private func resizeReadBuffer() {
         let size = decoder.maximumFrameLength == FrameCodec.maximumMessageLength
-            ? 1 << 18 : decoder.maximumFrameLength + FrameCodec.headerLength
+            ? 1 << 20 : decoder.maximumFrameLength + FrameCodec.headerLength
         if readBuffer.count != size { readBuffer = [UInt8](repeating: 0, count: size) }
     }
 
@@ -92,8 +101,13 @@ public final class TCPConnection {
 
     /// Sends bytes as they are. Internal: the pairing sends frames; tests play a hostile peer with it.
     func writeRaw(_ bytes: [UInt8]) throws(PeerChannelError) {
-        var sent = 0
-        while sent < bytes.count {
+        try writeRaw(bytes[...])
+    }
+
+    /// Sends part of a buffer (a batch of sealed frames).
+    func writeRaw(_ bytes: ArraySlice<UInt8>) throws(PeerChannelError) {
+        var sent = bytes.startIndex
+        while sent < bytes.endIndex {
             guard try SocketCalls.wait(descriptor, for: Int16(POLLOUT), milliseconds: millisecondsLeft()) else {
                 throw PeerChannelError(.timedOut, "\(peer) took nothing in time")
             }

@@ -87,4 +87,42 @@ struct ChannelMessageTests {
         #expect(throws: PeerChannelError(.malformedChannelMessage, "")) { _ = try reader.take([0xFF]) }
         #expect(throws: PeerChannelError(.malformedChannelMessage, "")) { _ = try reader.take(ChannelMessage.ready.encoding()) }
     }
+
+    /// Reads records the way the channel does: each written by its opener straight into the reader.
+    private func readOpening(_ records: [[UInt8]], recordLength: Int) throws(PeerChannelError) -> [ChannelMessage] {
+        var reader = ChannelMessageReader(allowedTypes: Self.everyType, recordLength: recordLength)
+        var messages: [ChannelMessage] = []
+        for record in records {
+            let message = try reader.take(recordOfLength: record.count) { (output) throws(PeerChannelError) in
+                output.copyBytes(from: record)
+            }
+            if let message { messages.append(message) }
+        }
+        return messages
+    }
+
+    @Test func recordsOpenedIntoTheReaderReadBackTheSameMessages() throws {
+        let message = try ChannelMessage.request("echo", body: (0..<100).map { UInt8($0) })
+        let records = message.records(recordLength: 40)
+        #expect(try readOpening(records, recordLength: 40) == [message])
+        #expect(try readOpening(records + [ChannelMessage.ready.encoding()] + records, recordLength: 40) == [message, .ready, message])
+        #expect(throws: PeerChannelError(.malformedChannelMessage, "")) { try readOpening([records[0], records[1] + [0], records[2]], recordLength: 40) }
+        #expect(throws: PeerChannelError(.malformedChannelMessage, "")) { try readOpening([records[0], Array(records[1].prefix(39))], recordLength: 40) }
+    }
+
+    /// A record that does not open (not authentic) ends the reader with that reason, whether it would
+    /// have gone straight into the body or has a wrong length (opened first, so a forgery is refused
+    /// as a forgery).
+    @Test(arguments: [40, 41])
+    func aRecordThatFailsToOpenEndsTheReader(length: Int) throws {
+        let records = try ChannelMessage.request("echo", body: [UInt8](repeating: 9, count: 100)).records(recordLength: 40)
+        var reader = ChannelMessageReader(allowedTypes: Self.everyType, recordLength: 40)
+        #expect(try reader.take(records[0]) == nil)
+        #expect(throws: PeerChannelError(.messageAuthenticationFailed, "")) {
+            _ = try reader.take(recordOfLength: length) { (_) throws(PeerChannelError) in
+                throw PeerChannelError(.messageAuthenticationFailed, "a forged record")
+            }
+        }
+        #expect(throws: PeerChannelError(.messageAuthenticationFailed, "")) { _ = try reader.take(records[1]) }
+    }
 }

@@ -19,10 +19,12 @@ public struct ChannelMessageReader: Sendable {
     /// The types the peer may send this side.
     public let allowedTypes: Set<ChannelMessage.MessageType>
     public let recordLength: Int
-    /// The header of the message in progress, and the body received so far (kept apart from the
-    /// header so that the finished body is handed over without another copy).
+    /// The header of the message in progress, and its body: allocated whole when the header arrives
+    /// (its length is announced and bounded) and filled record by record, so that the finished body is
+    /// handed over without another copy. `filled` bytes of it have arrived.
     private var header: Header?
     private var body: [UInt8] = []
+    private var filled = 0
     private var failure: PeerChannelError?
 
     public init(allowedTypes: Set<ChannelMessage.MessageType>, recordLength: Int = ChannelMessage.recordLength) {
@@ -35,9 +37,36 @@ public struct ChannelMessageReader: Sendable {
 
     /// Takes the next record; returns the message it completes, if any.
     public mutating func take(_ record: [UInt8]) throws(PeerChannelError) -> ChannelMessage? {
+        try ending { (reader) throws(PeerChannelError) in try reader.consume(record) }
+    }
+
+    /// Takes the next record of `length` bytes, which `open` writes (decrypts) into the buffer it is
+    /// given. A record that continues a message and has the length the cutting expects is written
+    /// straight into the message's body; any other (a first record, or one of a wrong length) is
+    /// opened into a buffer of its own and taken as by `take(_:)`, so that a record that is not
+    /// authentic is refused as such before its length is judged.
+    mutating func take(recordOfLength length: Int,
+                       openedBy open: (UnsafeMutableRawBufferPointer) throws(PeerChannelError) -> Void) throws(PeerChannelError) -> ChannelMessage? {
+        try ending { (reader) throws(PeerChannelError) in
+            guard let current = reader.header, length == min(reader.recordLength, current.bodyLength - reader.filled) else {
+                var record = [UInt8](repeating: 0, count: length)
+                try record.withUnsafeMutableBytes { output in Result { () throws(PeerChannelError) in try open(output) } }.get()
+                return try reader.consume(record)
+            }
+            let start = reader.filled
+            try reader.body.withUnsafeMutableBytes { output in
+                Result { () throws(PeerChannelError) in try open(UnsafeMutableRawBufferPointer(rebasing: output[start..<(start + length)])) }
+            }.get()
+            reader.filled += length
+            return try reader.finishIfComplete(current)
+        }
+    }
+
+    /// Runs `body`; its first failure ends the reader.
+    private mutating func ending(_ body: (inout ChannelMessageReader) throws(PeerChannelError) -> ChannelMessage?) throws(PeerChannelError) -> ChannelMessage? {
         if let failure { throw failure }
         do throws(PeerChannelError) {
-            return try consume(record)
+            return try body(&self)
         } catch {
             failure = error
             throw error
@@ -48,20 +77,28 @@ public struct ChannelMessageReader: Sendable {
         let current: Header
         if let header {
             current = header
-            try checkLength(of: record, remaining: current.bodyLength - body.count)
-            body += record
+            try checkLength(of: record, remaining: current.bodyLength - filled)
+            body.replaceSubrange(filled..<(filled + record.count), with: record)
+            filled += record.count
         } else {
             current = try Self.header(ofFirst: record, allowedTypes: allowedTypes)
             try checkLength(of: record, remaining: current.length + current.bodyLength)
-            body = []
-            body.reserveCapacity(current.bodyLength)
-            body += record[current.length...]
+            // Every byte is written before the body is handed over; zeroing it first would cost a pass.
+            body = [UInt8](unsafeUninitializedCapacity: current.bodyLength) { _, initialized in initialized = current.bodyLength }
+            filled = record.count - current.length
+            body.replaceSubrange(0..<filled, with: record[current.length...])
             header = current
         }
-        guard body.count == current.bodyLength else { return nil }
+        return try finishIfComplete(current)
+    }
+
+    /// The message once its body is complete; the reader then waits for the next first record.
+    private mutating func finishIfComplete(_ current: Header) throws(PeerChannelError) -> ChannelMessage? {
+        guard filled == current.bodyLength else { return nil }
         let finished = body
         header = nil
         body = []
+        filled = 0
         return try Self.message(current, body: finished)
     }
 

@@ -17,6 +17,7 @@ final class SecureChannel {
     let timeouts: ChannelTimeouts
     private(set) var transport: NoiseTransport
     private var reader: ChannelMessageReader
+    private var outgoing = SealedFrameBatch()
     private var failure: PeerChannelError?
 
     /// The initiator's channel: connects the handshake to `peer` and waits for the responder's "ready".
@@ -54,13 +55,16 @@ final class SecureChannel {
         self.reader = ChannelMessageReader(allowedTypes: types)
     }
 
-    /// Sends `message`, one transport message per record.
+    /// Sends `message`, one transport message per record, sealed into frames that go out a few at a
+    /// time (`SealedFrameBatch`); the last goes out before this returns.
     func send(_ message: ChannelMessage) throws(PeerChannelError) {
         try ending { () throws(PeerChannelError) in
             try message.forEachRecord { (record) throws(PeerChannelError) in
                 connection.setDeadline(secondsFromNow: timeouts.idleSeconds)
-                try connection.writeFrame(transport.seal(record))
+                try outgoing.add(record, sealedBy: &transport, flushingTo: connection)
             }
+            connection.setDeadline(secondsFromNow: timeouts.idleSeconds)
+            try outgoing.flush(to: connection)
         }
     }
 
@@ -69,11 +73,22 @@ final class SecureChannel {
         try ending { () throws(PeerChannelError) -> ChannelMessage in
             while true {
                 connection.setDeadline(secondsFromNow: seconds ?? timeouts.idleSeconds)
-                let frame = try connection.readFrame()
+                let frame = try connection.readFrameInPlace()
                 // No transport message is shorter than its 16-byte tag, so one byte is a refusal (§9.9).
-                if frame.count == 1 { throw ChannelHandshake.refusalError(frame[0]) }
-                if let message = try reader.take(transport.open(frame)) { return message }
+                if frame.count == 1 { throw ChannelHandshake.refusalError(frame[frame.startIndex]) }
+                if let message = try take(frame) { return message }
             }
+        }
+    }
+
+    /// Opens `frame` straight into the message it continues (`ChannelMessageReader`), and returns
+    /// the message if the frame completes it.
+    private func take(_ frame: ArraySlice<UInt8>) throws(PeerChannelError) -> ChannelMessage? {
+        guard frame.count >= NoiseCipherState.tagSize else { return try reader.take(transport.open(Array(frame))) }
+        return try reader.take(recordOfLength: frame.count - NoiseCipherState.tagSize) { (output) throws(PeerChannelError) in
+            try frame.withUnsafeBytes { input in
+                Result { () throws(PeerChannelError) in try transport.open(input, into: output) }
+            }.get()
         }
     }
 
