@@ -105,6 +105,22 @@ struct ChannelTests {
         #expect(audit.last?.details == ["name": "laptop", "role": "host"])
     }
 
+    @Test func revokingAConnectedPeerEndsItsConnectionAtItsNextRequest() throws {
+        let devices = try PairedDevices()
+        let server = try RunningServer(devices.desk)
+        let client = try server.client(devices.laptop, expecting: devices.desk.keys.profile)
+        #expect(try client.request("echo", body: [1]) == [1])
+        _ = try devices.desk.vault.revokePairing(deviceID: devices.laptop.keys.profile.deviceID)
+        let refused = try #require(throws: PeerChannelError.self) { try client.request("echo", body: [2]) }
+        #expect(refused.code == .unknownToPeer)
+        #expect(refused.message.contains("revoked while it was connected"))
+        #expect(server.events.waitForClosed(1) == [.unknownToPeer])
+        // The server has closed the connection: the client's next request finds it gone, as a
+        // reset (its write) or as the end of the stream (its read), whichever comes first.
+        let next = errorCode { _ = try client.request("echo", body: [3]) }
+        #expect(next == .connectionClosed || next == .connectionFailed)
+    }
+
     @Test func revokingADeviceThatIsNotPairedFails() throws {
         let devices = try PairedDevices()
         #expect(throws: CryptoVaultError(.pairingNotFound, "")) {

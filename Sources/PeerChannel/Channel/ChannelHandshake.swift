@@ -71,7 +71,7 @@ enum ChannelHandshake {
     }
 
     /// The pairing whose pinned Noise key is `key`. Every pin is compared, in constant time.
-    private static func pairing(pinning key: [UInt8], in pinnedPeers: () throws -> [FamilyPairing]) throws(PeerChannelError) -> FamilyPairing? {
+    static func pairing(pinning key: [UInt8], in pinnedPeers: () throws -> [FamilyPairing]) throws(PeerChannelError) -> FamilyPairing? {
         let pairings: [FamilyPairing]
         do {
             pairings = try pinnedPeers()

@@ -136,7 +136,9 @@ public final class ChannelServer: Sendable {
                                                         timeouts: limits.timeouts, rekeyInterval: limits.rekeyInterval)
                 events(.authenticated(pairing.peer, from: connection.peer))
                 while true {
-                    try channel.send(dispatcher.answer(channel.receive(), from: pairing.peer))
+                    let request = try channel.receive()
+                    try endIfRevoked(pairing, on: channel)
+                    try channel.send(dispatcher.answer(request, from: pairing.peer))
                 }
             } catch {
                 events(.closed(from: connection.peer, peer: peer, reason: error))
@@ -144,6 +146,18 @@ public final class ChannelServer: Sendable {
             // Before the descriptor closes (when `connection` is released), so eviction cannot reach a reused number.
             registry.remove(id)
         }
+    }
+}
+
+extension ChannelServer {
+    /// Reads the pins again before every answer, so a pairing revoked while its device is connected
+    /// ends that connection at its next request: the request is refused (`unknownToPeer`, as a
+    /// handshake would be) and the connection closes.
+    private func endIfRevoked(_ pairing: FamilyPairing, on channel: SecureChannel) throws(PeerChannelError) {
+        guard try ChannelHandshake.pairing(pinning: pairing.peer.noisePublicKey, in: pinnedPeers) == nil else { return }
+        let revoked = PeerChannelError(.unknownToPeer, "the pairing with \(pairing.peer.name) was revoked while it was connected")
+        try? channel.send(.refusal(revoked))
+        throw revoked
     }
 }
 
