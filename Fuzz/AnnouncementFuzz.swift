@@ -1,6 +1,7 @@
 // libFuzzer target: the LAN announcement parser (SECURITY.md §9.10) must refuse or accept any
 // datagram without crashing, and what it accepts must serialize back to the same bytes.
 // fuzz-sources: Sources/PeerChannel
+// fuzz-sources: Sources/AuditChain
 @_cdecl("LLVMFuzzerTestOneInput")
 public func announcementFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let datagram = Array(UnsafeBufferPointer(start: data, count: count))

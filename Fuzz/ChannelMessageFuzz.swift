@@ -1,6 +1,7 @@
 // libFuzzer target: the channel's message-layer reader (SECURITY.md §9.9) must refuse or accept any
 // sequence of records without crashing, and what it accepts must re-encode to exactly those records.
 // fuzz-sources: Sources/PeerChannel
+// fuzz-sources: Sources/AuditChain
 
 /// The input is cut into records: each record is preceded by one byte giving its length (a small
 /// record length keeps multi-record messages within the fuzzer's input sizes).
