@@ -18,11 +18,6 @@ struct ReplicationOverChannelTests {
         try ChannelClient(connectingTo: address, localKeys: pair.source.keys, peer: pair.peer.keys.profile)
     }
 
-    /// The next request on `client` gets its own answer: a ping echoes what it was sent.
-    static func pingEchoes(_ client: ChannelClient, _ text: String) throws -> Bool {
-        try PingService.parseAnswer(client.request(PingService.kind, body: Array(text.utf8))).echo == Array(text.utf8)
-    }
-
     @Test("a bundle larger than a message crosses the channel, resumes, and comes back")
     func replicateAndRestore() throws {
         let pair = try ReplicationPair()
@@ -87,7 +82,7 @@ struct ReplicationOverChannelTests {
         #expect(error?.message.contains("is not paired with this vault") == true)
         // Chunks 0 and 1, and chunk 2, which was on its way when the refusal of 1 was read; no more.
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 3)
-        #expect(try Self.pingEchoes(client, "after the refusal"))
+        #expect(try PipelinedRequestTests.pingEchoes(client, "after the refusal"))
 
         try pair.peer.vault.storePairing(FamilyPairing(peer: pair.source.keys.profile, role: .host, pairedAt: 2))
         let held = UInt64(ReplicaChunk.maximumDataCount)
@@ -111,7 +106,7 @@ struct ReplicationOverChannelTests {
         #expect(error?.code == .malformedReplicationMessage)
         #expect(error?.message.contains("acknowledged \(ReplicaChunk.maximumDataCount - 1) bytes after a chunk ending at \(ReplicaChunk.maximumDataCount)") == true)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 2)
-        #expect(try Self.pingEchoes(client, "after the wrong acknowledgement"))
+        #expect(try PipelinedRequestTests.pingEchoes(client, "after the wrong acknowledgement"))
 
         let report = try Replicator(vault: pair.source.vault, channel: client).replicate()
         #expect(report.bytesSent == bundle.sealedLength)
