@@ -5,8 +5,9 @@ import CryptoVault
 /// it holds byte for byte is skipped, a partial one continues where it stopped.
 public struct Replicator {
     /// The chunks sent ahead of their answers: while the keeper writes, hashes and fsyncs one, the
-    /// next is read, encrypted and on its way. Two keep both sides busy (measured: see the
-    /// replication benchmark); the source holds one chunk buffer whatever the window.
+    /// next is read, encrypted and on its way. Two suffice: on loopback the connection's buffers hold
+    /// about one more chunk, so a third waits in the source's write (a window of 3 measured no faster).
+    /// The source holds one chunk buffer whatever the window.
     static let chunksInFlight = 2
 
     public let vault: UnlockedVault
