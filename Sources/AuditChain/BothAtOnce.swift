@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 
 /// Runs `first` and `second` at the same time (on two cores when the machine has them) and returns
-/// both outcomes once both have finished. The verifier checks signatures beside the entries with it.
-func bothAtOnce<First: Sendable, Second: Sendable>(_ first: @Sendable () throws -> First,
+/// both outcomes once both have finished. The verifier checks signatures beside the entries with it;
+/// the replication keeper writes each chunk beside hashing it.
+package func bothAtOnce<First: Sendable, Second: Sendable>(_ first: @Sendable () throws -> First,
                                                   _ second: @Sendable () throws -> Second) -> (Result<First, Error>, Result<Second, Error>) {
     let outcomes = Outcomes<First, Second>()
     DispatchQueue.concurrentPerform(iterations: 2) { part in

@@ -17,8 +17,10 @@ enum ReplicationBenchmarks {
         // tmpfs when there is one: the figure is then the replication path itself (hashing, copying,
         // syncing, verifying, auditing), not the disk's bandwidth, which bounds any durable copy.
         let onTmpfs = FileManager.default.fileExists(atPath: "/dev/shm")
-        let root = (onTmpfs ? "/dev/shm/" : NSTemporaryDirectory()) + "vaultbench-replication-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let parent = onTmpfs ? "/dev/shm/" : NSTemporaryDirectory()
+        removeFoldersOfEndedRuns(in: parent)
+        let root = parent + folderPrefix + "\(getpid())"
+        defer { remove(root) }
         let source = try BenchDevice(root + "/source", name: "source")
         let keeper = try BenchDevice(root + "/keeper", name: "keeper")
         try pair(source, keeper)
@@ -48,6 +50,33 @@ enum ReplicationBenchmarks {
         Benchmark.report("second run (hashes everything, sends nothing)", inMemory.again * 1000, "ms")
         Benchmark.note(onTmpfs ? "the vaults are on /dev/shm (tmpfs): a disk adds its own write bandwidth as a bound"
                                : "the vaults are in \(NSTemporaryDirectory()) (no /dev/shm): the disk's write bandwidth is part of the figure")
+    }
+
+    static let folderPrefix = "vaultbench-replication-"
+
+    /// Removes the folders of earlier runs whose process has ended without removing its own (killed,
+    /// out of memory): each holds about 2 GiB, on tmpfs in memory, so a few of them exhaust it.
+    private static func removeFoldersOfEndedRuns(in parent: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+        for name in names where name.hasPrefix(folderPrefix) {
+            guard let pid = pid_t(name.dropFirst(folderPrefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            remove(parent + name)
+        }
+    }
+
+    /// Removes a run's folder, saying so if it cannot: a folder left behind takes its memory with it.
+    /// Tried again when a file vanishes under the removal (SQLite deletes a database's -shm and -wal
+    /// files when its last connection closes), which makes FileManager give up on the whole folder.
+    private static func remove(_ folder: String) {
+        for attempt in 1...3 {
+            do {
+                try FileManager.default.removeItem(atPath: folder)
+                return
+            } catch {
+                guard FileManager.default.fileExists(atPath: folder) else { return }
+                if attempt == 3 { FileHandle.standardError.write(Data("vaultbench: cannot remove \(folder): \(error)\n".utf8)) }
+            }
+        }
     }
 
     /// MB/s of a first replication, and the seconds of a second one (which sends nothing).

@@ -58,16 +58,17 @@ final class ServerEvents: Sendable {
     }
 }
 
-/// A running server for `device` that pins what its vault pins, with the test services.
+/// A running server for `device` that pins what its vault pins, with the test services (or `services`).
 final class RunningServer {
     let server: ChannelServer
     let events = ServerEvents()
 
-    init(_ device: PairingDevice, limits: ChannelServer.Limits = ChannelServer.Limits()) throws {
+    init(_ device: PairingDevice, services: [any ChannelService] = [TestService()],
+         limits: ChannelServer.Limits = ChannelServer.Limits()) throws {
         let vault = device.vault.vault
         let events = self.events
         server = try ChannelServer(address: Loopback.any, localKeys: device.keys, pinnedPeers: { try vault.familyPairings() },
-                                   services: [TestService()], limits: limits, events: { events.record($0) })
+                                   services: services, limits: limits, events: { events.record($0) })
         server.start()
     }
 

@@ -1,3 +1,4 @@
+import AuditChain
 import CryptoVault
 
 /// The answering side of replication and restore (SECURITY.md §9.13): keeps the bundles paired
@@ -93,11 +94,7 @@ public struct ReplicationService: ChannelService {
                                    "a chunk of bytes \(chunk.offset)..<\(chunk.end), but \(transfer.written) of \(record.length) are held")
         }
         if chunk.offset == 0 { try checkHeader(Array(body[chunk.dataRange].prefix(BundleHeader.maximumSize)), of: record) }
-        try body.withUnsafeBytes { bytes in
-            let data = UnsafeRawBufferPointer(rebasing: bytes[chunk.dataRange])
-            try store.write(data, at: chunk.offset, of: record)
-            transfer.update(data)
-        }
+        try writeAndHash(chunk, in: body, of: record, into: transfer)
         if chunk.end == record.length {
             try store.makeDurable(record, upTo: chunk.end)
             try finish(record, digest: transfer.finalize(), from: peer)
@@ -106,6 +103,22 @@ public struct ReplicationService: ChannelService {
             transfers.putBack(transfer, for: record)
         }
         return chunk.end
+    }
+
+    /// Writes the chunk's data into the partial file while the transfer's hash takes it in, on two
+    /// cores when there are two: they are the keeper's largest costs per byte, neither needs the
+    /// other, and the connection's thread is the longest path of a pipelined transfer. A failed write
+    /// throws; the transfer is then not put back, so its hash, which took the bytes anyway, is rebuilt
+    /// from the durable bytes if the transfer continues.
+    private func writeAndHash(_ chunk: ReplicaChunk, in body: [UInt8], of record: ReplicaRecord,
+                              into transfer: InProgressTransfer) throws {
+        let (store, range) = (store, chunk.dataRange)
+        let (written, _) = bothAtOnce({
+            try body.withUnsafeBytes { try store.write(UnsafeRawBufferPointer(rebasing: $0[range]), at: chunk.offset, of: record) }
+        }, {
+            body.withUnsafeBytes { transfer.update(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        })
+        try written.get()
     }
 
     /// The first chunk must hold a whole bundle header (every sender sends chunks far longer than a

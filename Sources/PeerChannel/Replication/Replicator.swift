@@ -4,6 +4,12 @@ import CryptoVault
 /// bundle it lacks, as ciphertext it cannot open. The peer's inventory says what it holds; a bundle
 /// it holds byte for byte is skipped, a partial one continues where it stopped.
 public struct Replicator {
+    /// The chunks sent ahead of their answers: while the keeper writes, hashes and fsyncs one, the
+    /// next is read, encrypted and on its way. Two suffice: on loopback the connection's buffers hold
+    /// about one more chunk, so a third waits in the source's write (a window of 3 measured no faster).
+    /// The source holds one chunk buffer whatever the window.
+    static let chunksInFlight = 2
+
     public let vault: UnlockedVault
     public let channel: ChannelRequesting
 
@@ -50,33 +56,18 @@ public struct Replicator {
             report.unchangedBundles += 1
             return
         }
-        var offset = start
-        var body = ReplicaChunk.body(bundleID: file.bundle.bundleID, offset: 0,
-                                     dataCount: Int(min(UInt64(ReplicaChunk.maximumDataCount), file.length - offset)))
-        while offset < file.length {
-            offset = try sendChunk(of: file, at: offset, reusing: &body)
-            progress(report.bytesSent + offset - start)
+        var chunks = OutgoingChunks(of: file, from: start)
+        try channel.requests(ReplicationWire.chunkKind, window: Self.chunksInFlight, bodies: { try chunks.nextBody() }) { index, answer in
+            let end = chunks.end(ofChunk: index)
+            let acknowledged = try ReplicationWire.parseReceived(answer, atMost: file.length)
+            guard acknowledged == end else {
+                throw PeerChannelError(.malformedReplicationMessage, "the peer acknowledged \(acknowledged) bytes after a chunk ending at \(end)")
+            }
+            progress(report.bytesSent + end - start)
         }
         report.bytesSent += file.length - start
         report.sentBundles.append(file.bundle.bundleID)
         try vault.record(VaultEvent("replica.send", compartmentID: file.bundle.compartment.uuid, subjectID: file.bundle.bundleID,
                                     details: ReplicationAudit.details(peer: channel.peer, bytes: file.length - start)))
-    }
-
-    /// Sends the chunk at `offset`, read from the file straight into `body` (reused, so the bytes are
-    /// not copied again), and returns where the next one starts, as the peer acknowledged it.
-    private func sendChunk(of file: OutgoingBundleFile, at offset: UInt64, reusing body: inout [UInt8]) throws -> UInt64 {
-        let count = Int(min(UInt64(ReplicaChunk.maximumDataCount), file.length - offset))
-        if body.count > ReplicaChunk.headerSize + count { body.removeLast(body.count - ReplicaChunk.headerSize - count) }
-        try body.withUnsafeMutableBytes { bytes in
-            bytes.storeBytes(of: offset.bigEndian, toByteOffset: 16, as: UInt64.self)
-            try file.readExactly(into: UnsafeMutableRawBufferPointer(rebasing: bytes[ReplicaChunk.headerSize...]), at: offset)
-        }
-        let end = offset + UInt64(count)
-        let acknowledged = try ReplicationWire.parseReceived(try channel.request(ReplicationWire.chunkKind, body: body), atMost: file.length)
-        guard acknowledged == end else {
-            throw PeerChannelError(.malformedReplicationMessage, "the peer acknowledged \(acknowledged) bytes after a chunk ending at \(end)")
-        }
-        return end
     }
 }
