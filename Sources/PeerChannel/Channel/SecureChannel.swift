@@ -9,7 +9,8 @@ import CryptoVault
 /// Any failure ends the channel for good: later sends and receives throw the same error, since after a
 /// timeout or a refused frame the two sides no longer agree on where the stream is.
 ///
-/// Not thread-safe: one request at a time, by the thread that owns the connection.
+/// Not thread-safe: one thread, the one that owns the connection, sends and receives (a client may
+/// still have several requests outstanding: `ChannelClient.requests`).
 final class SecureChannel {
     let connection: TCPConnection
     /// The device on the other end, as its pairing pinned it.
