@@ -12,6 +12,8 @@ import os
 import struct
 import sys
 
+from known_answer_file import write_or_check
+
 MAX_FIELDS = 32
 MAX_NAME = 32
 MAX_SIZE = (1 << 20) + 64
@@ -117,17 +119,7 @@ def build():
 
 
 def main():
-    text = json.dumps(build(), indent=2, ensure_ascii=False) + "\n"
-    if "--check" in sys.argv:
-        with open(OUT, encoding="utf-8") as handle:
-            if handle.read() != text:
-                print("control_messages.py: testvectors/daemon/control-messages.json differs from the specification's encoding")
-                return 1
-        print("control_messages.py: testvectors/daemon/control-messages.json matches")
-        return 0
-    with open(OUT, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return 0
+    return write_or_check(OUT, build())
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ checks every case against the Swift code. FILE's index uses the key of 32 bytes 
 Needs only the Python 3 standard library (hashlib's BLAKE2b; SipHash-2-4 is written out here).
 """
 import hashlib
-import json
 import os
 import struct
 import sys
+
+from known_answer_file import write_or_check
 import unicodedata
 
 MASK = 0xFFFFFFFFFFFFFFFF
@@ -162,16 +163,7 @@ def main():
     if len(sys.argv) == 2 and sys.argv[1] != '--check':
         print(index(b'\x42' * 32, [open(sys.argv[1], encoding='utf-8').read()]).hex())
         return 0
-    text = json.dumps(build(), indent=2, ensure_ascii=False) + '\n'
-    if sys.argv[1:] == ['--check']:
-        with open(OUT, encoding='utf-8') as f:
-            same = f.read() == text
-        print('leakguard/fingerprints.json is %s' % ('up to date' if same else 'OUT OF DATE'))
-        return 0 if same else 1
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, 'w', encoding='utf-8') as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, build())
 
 
 if __name__ == '__main__':

@@ -9,9 +9,10 @@ refuse with the error code named.
 """
 
 import hashlib
-import json
 import os
 import sys
+
+from known_answer_file import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "peer", "channel-messages.json")
@@ -142,16 +143,7 @@ def build():
 
 
 def main():
-    text = json.dumps(build(), indent=2) + "\n"
-    if sys.argv[1:] == ["--check"]:
-        with open(OUT) as f:
-            same = f.read() == text
-        print("peer/channel-messages.json is %s" % ("up to date" if same else "OUT OF DATE"))
-        return 0 if same else 1
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, build())
 
 
 if __name__ == "__main__":

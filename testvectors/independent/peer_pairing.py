@@ -20,6 +20,8 @@ import json
 import os
 import sys
 
+from known_answer_file import write_or_check
+
 import nacl.bindings as nb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -388,16 +390,7 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--self-test":
         self_test(sys.argv[2])
         return 0
-    text = json.dumps(build(), indent=2) + "\n"
-    if sys.argv[1:] == ["--check"]:
-        with open(OUT) as f:
-            same = f.read() == text
-        print("peer/pairing.json is %s" % ("up to date" if same else "OUT OF DATE"))
-        return 0 if same else 1
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, build())
 
 
 if __name__ == "__main__":

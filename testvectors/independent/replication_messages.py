@@ -10,10 +10,11 @@ both must refuse). Before writing, every case is run through this file's own par
 """
 
 import hashlib
-import json
 import os
 import struct
 import sys
+
+from known_answer_file import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "peer", "replication.json")
@@ -248,16 +249,7 @@ def build():
 
 
 def main():
-    text = json.dumps(build(), indent=2) + "\n"
-    if sys.argv[1:] == ["--check"]:
-        with open(OUT) as f:
-            same = f.read() == text
-        print("peer/replication.json is %s" % ("up to date" if same else "OUT OF DATE"))
-        return 0 if same else 1
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        f.write(text)
-    return 0
+    return write_or_check(OUT, build())
 
 
 if __name__ == "__main__":

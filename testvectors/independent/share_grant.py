@@ -14,10 +14,11 @@ grant this code can read back.
 
 import hashlib
 import hmac
-import json
 import os
 import struct
 import sys
+
+from known_answer_file import write_or_check
 import unicodedata
 
 import nacl.bindings as nb
@@ -234,17 +235,8 @@ def document():
 
 
 def main():
-    text = json.dumps(document(), indent=2, ensure_ascii=False) + "\n"
-    if "--check" in sys.argv[1:]:
-        with open(OUT, encoding="utf-8") as existing:
-            if existing.read() != text:
-                print("share_grant.py: %s differs from what this code makes" % OUT, file=sys.stderr)
-                sys.exit(1)
-        print("share_grant.py: share-grant.json matches; every single-byte alteration is refused")
-        return
-    with open(OUT, "w", encoding="utf-8") as out:
-        out.write(text)
+    return write_or_check(OUT, document())
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,9 +12,10 @@ pure-Python code of RFC 8032 §6 below (no libsodium), checked against RFC 8032'
 """
 
 import hashlib
-import json
 import os
 import sys
+
+from known_answer_file import write_or_check
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -240,17 +241,7 @@ def vectors():
 
 
 def main():
-    text = json.dumps(vectors(), indent=2, ensure_ascii=False) + "\n"
-    if "--check" in sys.argv[1:]:
-        with open(OUT, encoding="utf-8") as handle:
-            if handle.read() != text:
-                print("witness_vectors: %s differs from what SECURITY.md §9.11 gives" % os.path.relpath(OUT), file=sys.stderr)
-                return 1
-        print("witness_vectors: testvectors/witness/cosignatures.json checked (2 cosignatures, 2 conflicts)")
-        return 0
-    with open(OUT, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return 0
+    return write_or_check(OUT, vectors())
 
 
 if __name__ == "__main__":
