@@ -31,6 +31,8 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case unknownKeyVersion
     case keyslotNotFound
     case lastKeyslot
+    /// A recovery key or split exists already, and replacing it was not confirmed.
+    case recoveryExists
     /// A bundle's header or a chunk fails authentication or is malformed.
     case corruptBundle
     /// A bundle is shorter or longer than its header says.

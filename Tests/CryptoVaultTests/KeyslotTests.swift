@@ -118,13 +118,15 @@ struct KeyslotTests {
         #expect(errorCode { try fixture.reopen().unlock(with: .passphrase(fixture.passphrase)) } == .wrongPassphrase)
     }
 
-    @Test("a recovery key unlocks; a wrong or replaced one does not")
+    @Test("a recovery key unlocks; a second is refused as recoveryExists unless replacing, and a replaced one does not unlock")
     func recoveryKey() throws {
         let fixture = try TestVault()
         let first = try fixture.unlocked.createRecoveryKey()
         let vault = try fixture.reopen()
         #expect(try vault.unlock(with: .recoveryKey(first)).masterKey == fixture.unlocked.masterKey)
-        let second = try fixture.unlocked.createRecoveryKey()
+        #expect(errorCode { try fixture.unlocked.createRecoveryKey() } == .recoveryExists)
+        _ = try vault.unlock(with: .recoveryKey(first))
+        let second = try fixture.unlocked.createRecoveryKey(replacing: true)
         #expect(errorCode { try vault.unlock(with: .recoveryKey(first)) } == .wrongRecoveryKey)
         _ = try vault.unlock(with: .recoveryKey(second))
         #expect(try vault.keyslots().filter { $0.kind == .recoveryKey }.count == 1)
@@ -155,7 +157,8 @@ struct KeyslotTests {
         #expect(errorCode { try vault.unlock(with: .recoveryShares([files[1]])) } == .insufficientShares)
         #expect(errorCode { try vault.unlock(with: .recoveryShares([files[1], files[1]])) } == .invalidShare)
         var newer: [RecoveryShareFile] = []
-        try fixture.unlocked.splitRecovery(threshold: 2, shares: 3) { newer = $0 }
+        #expect(errorCode { try fixture.unlocked.splitRecovery(threshold: 2, shares: 3) { _ in Issue.record("delivered a refused split") } } == .recoveryExists)
+        try fixture.unlocked.splitRecovery(threshold: 2, shares: 3, replacing: true) { newer = $0 }
         #expect(errorCode { try vault.unlock(with: .recoveryShares([files[0], files[1]])) } == .wrongRecoveryKey)
         #expect(errorCode { try vault.unlock(with: .recoveryShares([files[0], newer[1]])) } == .invalidShare)
         _ = try vault.unlock(with: .recoveryShares([newer[0], newer[2]]))
@@ -167,7 +170,7 @@ struct KeyslotTests {
         var files: [RecoveryShareFile] = []
         try fixture.unlocked.splitRecovery(threshold: 2, shares: 2) { files = $0 }
         struct DiskFull: Error {}
-        #expect(throws: DiskFull.self) { try fixture.unlocked.splitRecovery(threshold: 2, shares: 3) { _ in throw DiskFull() } }
+        #expect(throws: DiskFull.self) { try fixture.unlocked.splitRecovery(threshold: 2, shares: 3, replacing: true) { _ in throw DiskFull() } }
         _ = try fixture.reopen().unlock(with: .recoveryShares(files))
     }
 

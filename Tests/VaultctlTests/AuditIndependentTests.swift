@@ -43,7 +43,7 @@ struct AuditIndependentTests {
             try cli.write("not the passphrase at all\n", to: wrong)
             let refused = try CLI.run(["compartment", "list", "--vault", cli.directory, "--passphrase-file", wrong])
             guard refused.status != 0 else { throw CLIError(message: "a wrong passphrase unlocked the vault") }
-            for arguments in [["get", bundleID, "-o", cli.root + "/fetched", "--purpose", "annual review"], ["compartment", "rotate", "Blog"], ["rm", bundleID]] {
+            for arguments in [["get", bundleID, "-o", cli.root + "/fetched", "--purpose", "annual review"], ["compartment", "rotate", "Blog"], ["rm", bundleID, "--yes"]] {
                 let result = try cli.run(arguments)
                 guard result.status == 0 else { throw CLIError(message: "\(arguments): \(result.stderr)") }
             }

@@ -127,13 +127,13 @@ struct BundleCommandTests {
         let unknown = try fixture.run(["get", nowhere])
         #expect(unknown.status == 66 && unknown.stderr.contains("no bundle \(nowhere)"))
 
-        let removed = try fixture.run(["rm", String(second.prefix(7))])
+        let removed = try fixture.run(["rm", String(second.prefix(7)), "--yes"])
         #expect(removed.status == 0 && removed.stdout.contains("Removed \(second)."), "\(removed.stderr)")
         #expect(try fixture.assetNames() == ["\(first).vbundle"])
         let after = try #require(try fixture.json(try fixture.run(["ls", "--json"])) as? [[String: Any]])
         #expect(after.map { $0["id"] as? String } == [first])
         #expect(try fixture.run(["get", second]).status == 66)
-        #expect(try fixture.run(["rm", second]).status == 66)
+        #expect(try fixture.run(["rm", second, "--yes"]).status == 66)
     }
 
     @Test("rotate, compartment rewrap, retire the old version: stored bundles still open; an unrewrapped file does not")
@@ -259,7 +259,7 @@ struct BundleCommandTests {
         let (missing, missingRows) = try run(["get", fixture.prefixMatchingNone(of: [storedID])])
         #expect(missing.status == 66 && missingRows.isEmpty)
 
-        let (removed, removeRows) = try run(["rm", storedID])
+        let (removed, removeRows) = try run(["rm", storedID, "--yes"])
         #expect(removed.status == 0 && summary(removeRows) == ["rm \(storedID) 3000"], "\(removed.stderr)")
         #expect(try fixture.bundleEvents().allSatisfy { $0.compartmentID == compartmentID })
         let tables = try fixture.unlocked().vault.read { try $0.query("SELECT name FROM sqlite_master WHERE type = 'table'") }

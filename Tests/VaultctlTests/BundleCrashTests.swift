@@ -282,7 +282,7 @@ struct BundleCrashTests {
         // `vaultctl rm` sweeps too: once the bundle is gone, so is every file of dead processes.
         try FileManager.default.removeItem(atPath: assets + "/" + live)
         FileManager.default.createFile(atPath: assets + "/" + dead, contents: Data([1, 2, 3]))
-        #expect(try fixture.vault.run(["rm", id]).status == 0)
+        #expect(try fixture.vault.run(["rm", id, "--yes"]).status == 0)
         #expect(try fixture.assetNames() == [])
     }
 }

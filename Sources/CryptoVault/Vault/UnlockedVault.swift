@@ -113,36 +113,43 @@ public final class UnlockedVault: @unchecked Sendable {
 
     // MARK: Recovery slots
 
-    /// Creates a recovery key and its slot, replacing any earlier recovery key. The returned key is
-    /// the only copy: the caller shows it once.
-    public func createRecoveryKey() throws -> RecoveryKey {
+    /// Creates a recovery key and its slot. The returned key is the only copy: the caller shows it once.
+    /// An earlier recovery key is replaced (and stops working) only when `replacing` says the caller
+    /// confirmed it; otherwise it is refused with `recoveryExists`, checked inside the transaction.
+    public func createRecoveryKey(replacing: Bool = false) throws -> RecoveryKey {
         let recoveryKey = try RecoveryKey.generate()
         try replaceHighEntropySlot(kind: .recoveryKey, secret: recoveryKey.keyMaterial, uuid: try SecureRandom.bytes(16),
-                                   info: KeyHierarchy.recoveryKeyInfo, threshold: nil, shareCount: nil) {}
+                                   info: KeyHierarchy.recoveryKeyInfo, threshold: nil, shareCount: nil, replacing: replacing) {}
         return recoveryKey
     }
 
     /// Splits a fresh 256-bit secret into `shares` shares of which any `threshold` unlock the vault,
-    /// replacing any earlier split. `deliver` runs inside the transaction (it writes the share files);
-    /// if it throws, the vault keeps its previous split.
-    public func splitRecovery(threshold: Int, shares: Int, deliver: ([RecoveryShareFile]) throws -> Void) throws {
+    /// replacing an earlier split only when `replacing` (else `recoveryExists`). `deliver` runs inside the
+    /// transaction (it writes the share files); if it throws, the vault keeps its previous split.
+    public func splitRecovery(threshold: Int, shares: Int, replacing: Bool = false, deliver: ([RecoveryShareFile]) throws -> Void) throws {
         let secret = try SecureBytes.random(count: 32)
         let uuid = try SecureRandom.bytes(16)
         let files = try Shamir.split(secret, threshold: threshold, shares: shares).map {
             RecoveryShareFile(vaultID: vaultID, keyslotUUID: uuid, threshold: threshold, shareCount: shares, share: $0)
         }
         try replaceHighEntropySlot(kind: .recoveryShares, secret: secret, uuid: uuid, info: KeyHierarchy.recoverySharesInfo,
-                                   threshold: threshold, shareCount: shares) { try deliver(files) }
+                                   threshold: threshold, shareCount: shares, replacing: replacing) { try deliver(files) }
     }
 
     private func replaceHighEntropySlot(kind: Keyslot.Kind, secret: SecureBytes, uuid: [UInt8], info: [UInt8],
-                                        threshold: Int?, shareCount: Int?, beforeCommit: () throws -> Void) throws {
+                                        threshold: Int?, shareCount: Int?, replacing: Bool, beforeCommit: () throws -> Void) throws {
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
         let kek = try HKDF.deriveKey(inputKeyMaterial: secret, salt: salt, info: info + vaultID, outputCount: 32)
         let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
         let now = Clock.now()
         try vault.withDatabase { database in
             try database.writeTransaction {
+                let existed = try database.queryOne("SELECT id FROM keyslots WHERE kind = ?", [.text(kind.rawValue)]) != nil
+                if existed && !replacing {
+                    throw CryptoVaultError(.recoveryExists, kind == .recoveryKey
+                        ? "this vault already has a recovery key; a new one would replace it and the old key would stop working"
+                        : "this vault already has a recovery split; a new one would replace it and the old shares would stop working")
+                }
                 try database.query("DELETE FROM keyslots WHERE kind = ?", [.text(kind.rawValue)])
                 try database.query("""
                     INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, threshold, share_count, created_at, updated_at)
@@ -151,7 +158,10 @@ public final class UnlockedVault: @unchecked Sendable {
                           .blob(sealed.nonce), .blob(sealed.wrappedKey),
                           threshold.map { .integer(Int64($0)) } ?? .null, shareCount.map { .integer(Int64($0)) } ?? .null,
                           .integer(now), .integer(now)])
-                try journal(VaultEvent(kind == .recoveryKey ? "recovery.create-key" : "recovery.split", subjectID: uuid), in: database)
+                // A replacement is its own action, so an auditor sees without keys that the earlier key or shares stopped working.
+                let action = kind == .recoveryKey ? (existed ? "recovery.replace-key" : "recovery.create-key")
+                                                  : (existed ? "recovery.replace-split" : "recovery.split")
+                try journal(VaultEvent(action, subjectID: uuid), in: database)
                 try beforeCommit()
             }
         }

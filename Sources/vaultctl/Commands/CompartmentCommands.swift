@@ -76,7 +76,7 @@ enum CompartmentCommands {
 
         Shreds key version N: whatever is still sealed under it can no longer be opened, so rewrap it
         to the current version first. The version a compartment seals with cannot be retired; rotate
-        first. --yes confirms you mean it.
+        first. --yes confirms you mean it; on a terminal without --yes you are asked to type YES.
 
         Options:
           --version N   the key version to retire
@@ -87,10 +87,9 @@ enum CompartmentCommands {
             guard let version = try arguments.integer("--version", in: 1...Int(UInt32.max)) else {
                 throw UsageError(message: "missing --version", usage: arguments.usage)
             }
-            guard arguments.has("--yes") else {
-                throw CommandError(message: "retiring a key version cannot be undone; add --yes to confirm", exitCode: .usage)
-            }
             let name = arguments.positionals[0]
+            try Confirmation.require(arguments.has("--yes"), flag: "--yes",
+                                     consequence: "retiring key version \(version) of '\(name)' shreds it: whatever is still sealed under it can never be opened again")
             try VaultLocation.unlock(arguments).retireCompartmentVersion(named: name, version: UInt32(version))
             if arguments.has("--json") { Output.json(["name": name, "retired": version]); return }
             Output.line("Key version \(version) of '\(name)' is retired and shredded.")
@@ -101,16 +100,14 @@ enum CompartmentCommands {
 
         Shreds the compartment's key material and sealed name. Everything sealed in it becomes
         unreadable for good, even to someone holding the master key or the passphrase. There is no
-        undo; --yes confirms you mean it.
+        undo; --yes confirms you mean it; on a terminal without --yes you are asked to type YES.
 
         Options:
           --yes   confirm the destruction
         \(Credentials.help)
         """, options: Credentials.options + [OptionSpec(name: "--yes", kind: .flag)], positionals: 1...1) { arguments in
-            guard arguments.has("--yes") else {
-                throw CommandError(message: "destroying '\(arguments.positionals[0])' cannot be undone; add --yes to confirm",
-                                   exitCode: .usage)
-            }
+            try Confirmation.require(arguments.has("--yes"), flag: "--yes",
+                                     consequence: "destroying '\(arguments.positionals[0])' shreds its keys: everything sealed in it becomes unreadable for good")
             try VaultLocation.unlock(arguments).destroyCompartment(named: arguments.positionals[0])
             if arguments.has("--json") { Output.json(["destroyed": arguments.positionals[0]]); return }
             Output.line("Compartment '\(arguments.positionals[0])' destroyed; its keys are gone.")

@@ -3,18 +3,22 @@ import Foundation
 
 enum RecoveryCommands {
     static let createKey = Command("recovery create-key", synopsis: "create a recovery key (printed once)", usage: """
-        Usage: vaultctl recovery create-key [--vault DIR] [credential options]
+        Usage: vaultctl recovery create-key [--replace] [--vault DIR] [credential options]
 
         Creates a recovery key that unlocks the vault when the passphrase is lost, and prints it once
-        on stdout: write it down and keep it somewhere safe. A new key replaces any earlier one.
+        on stdout: write it down and keep it somewhere safe. If the vault has one already, the new key
+        replaces it and the old one stops working: that needs --replace (or typing YES on a terminal),
+        and the audit log records recovery.replace-key.
         The key is 160 random bits in 6 groups of 6 characters; the last 4 are a checksum that
         catches a mistyped character. Unlock with it via --recovery-key-file.
 
         Options:
+          --replace   replace the existing recovery key (the old one stops working)
         \(Credentials.help)
-        """, options: Credentials.options) { arguments in
+        """, options: Credentials.options + [OptionSpec(name: "--replace", kind: .flag)]) { arguments in
+            let replacing = try confirmReplacement(of: .recoveryKey, arguments: arguments)
             let unlocked = try VaultLocation.unlock(arguments)
-            let recoveryKey = try unlocked.createRecoveryKey()
+            let recoveryKey = try unlocked.createRecoveryKey(replacing: replacing)
             if arguments.has("--json") {
                 Output.json(["recovery_key": recoveryKey.displayString])
             } else {
@@ -24,16 +28,19 @@ enum RecoveryCommands {
         }
 
     static let split = Command("recovery split", synopsis: "split break-glass access into k-of-n share files", usage: """
-        Usage: vaultctl recovery split --shares N --threshold K --out DIR [--vault DIR] [credential options]
+        Usage: vaultctl recovery split --shares N --threshold K --out DIR [--replace] [--vault DIR] [credential options]
 
         Creates N recovery shares of which any K together unlock the vault (Shamir's scheme: fewer
         than K reveal nothing). Each share is written to its own file in DIR, mode 0600, to hand to a
-        different person. A new split replaces any earlier one.
+        different person. If the vault has a split already, the new one replaces it and every old
+        share stops working: that needs --replace (or typing YES on a terminal), and the audit log
+        records recovery.replace-split.
 
         Options:
           --shares N       how many shares (2 to 255)
           --threshold K    how many are needed to unlock (2 to N)
           --out DIR        where to write share-1-of-N.txt ... (created if missing)
+          --replace        replace the existing split (the old shares stop working)
         \(Credentials.help)
 
         Example:
@@ -41,7 +48,7 @@ enum RecoveryCommands {
           vaultctl unlock --share-file a.txt --share-file b.txt --share-file c.txt
         """, options: Credentials.options + [
             OptionSpec(name: "--shares", kind: .value), OptionSpec(name: "--threshold", kind: .value),
-            OptionSpec(name: "--out", kind: .value),
+            OptionSpec(name: "--out", kind: .value), OptionSpec(name: "--replace", kind: .flag),
         ]) { arguments in
             guard let shares = try arguments.integer("--shares", in: 2...255) else {
                 throw UsageError(message: "missing --shares", usage: arguments.usage)
@@ -50,9 +57,10 @@ enum RecoveryCommands {
                 throw UsageError(message: "missing --threshold", usage: arguments.usage)
             }
             let directory = try arguments.required("--out")
+            let replacing = try confirmReplacement(of: .recoveryShares, arguments: arguments)
             let unlocked = try VaultLocation.unlock(arguments)
             var written: [String] = []
-            try unlocked.splitRecovery(threshold: threshold, shares: shares) { files in
+            try unlocked.splitRecovery(threshold: threshold, shares: shares, replacing: replacing) { files in
                 written = try writeShares(files, to: directory)
             }
             if arguments.has("--json") {
@@ -62,6 +70,19 @@ enum RecoveryCommands {
                 for path in written { Output.line("  \(path)") }
             }
         }
+
+    /// Whether an existing recovery slot of `kind` is to be replaced: asked before the passphrase, from
+    /// the locked vault's slots, so a refusal costs nothing. The library checks again in the transaction.
+    static func confirmReplacement(of kind: Keyslot.Kind, arguments: ParsedArguments) throws -> Bool {
+        let vault = try VaultLocation.open(arguments)
+        guard let existing = try vault.keyslots().first(where: { $0.kind == kind }) else { return false }
+        let created = Output.timestamp(existing.createdAt)
+        let consequence = kind == .recoveryKey
+            ? "this vault already has a recovery key (created \(created)); a new one replaces it and the key written down then stops working"
+            : "this vault already has a recovery split (\(existing.threshold ?? 0) of \(existing.shareCount ?? 0), created \(created)); a new one replaces it and every old share stops working"
+        try Confirmation.require(arguments.has("--replace"), flag: "--replace", consequence: consequence)
+        return true
+    }
 
     /// Writes every share durably, refusing to overwrite; on failure removes what it wrote.
     static func writeShares(_ files: [RecoveryShareFile], to directory: String) throws -> [String] {

@@ -82,13 +82,18 @@ enum StoreCommands {
         }
 
     static let remove = Command("rm", synopsis: "remove a bundle from the vault", usage: """
-        Usage: vaultctl rm ID [credential options]
+        Usage: vaultctl rm ID --yes [credential options]
 
-        Removes the stored bundle ID (or a unique prefix of it) and records the removal.
+        Removes the stored bundle ID (or a unique prefix of it) and records the removal. The bundle
+        cannot be brought back (except from a backup): --yes confirms; on a terminal without --yes
+        you are asked to type YES.
 
         Options:
+          --yes   confirm the removal
         \(Credentials.help)
-        """, options: Credentials.options, positionals: 1...1) { arguments in
+        """, options: Credentials.options + [OptionSpec(name: "--yes", kind: .flag)], positionals: 1...1) { arguments in
+            try Confirmation.require(arguments.has("--yes"), flag: "--yes",
+                                     consequence: "removing bundle \(arguments.positionals[0]) deletes it from the vault for good")
             let unlocked = try VaultLocation.unlock(arguments)
             let bundleID = try resolve(arguments.positionals[0], in: unlocked)
             try unlocked.removeStored(bundleID)
