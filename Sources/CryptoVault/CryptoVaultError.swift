@@ -42,6 +42,9 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case bundleNotFound
     case fileNotFound
     case fileExists
+    /// An output path that is neither absent, a regular file, a character device nor a FIFO
+    /// (a directory, a socket, a block device, a dangling symbolic link).
+    case notWritableOutput
     /// A privileged compartment was to be read outside a privileged processing session, or with a
     /// session's keyring that was wiped or belongs to another compartment.
     case privilegedSessionRequired

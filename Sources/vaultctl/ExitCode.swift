@@ -33,7 +33,8 @@ enum ExitCode: Int32 {
               KDF parameters outside the allowed range)
           66  not found (not a vault, missing file, no such compartment)
           69  no daemon ('vaultctl serve') answers for this vault
-          73  already exists (vault or compartment)
+          73  already exists (vault or compartment), or an output path that cannot be written
+              (a directory, socket, block device or dangling symbolic link)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
           77  permission denied (a privileged compartment read without a session or --purpose;
               the daemon's socket reached by another user; a seal into a compartment shared with
@@ -47,7 +48,7 @@ enum ExitCode: Int32 {
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
              .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
         case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound, .pairingNotFound: self = .noInput
-        case .vaultExists, .compartmentExists, .fileExists: self = .cannotCreate
+        case .vaultExists, .compartmentExists, .fileExists, .notWritableOutput: self = .cannotCreate
         case .invalidName: self = .usage
         case .io: self = .ioError
         case .privilegedSessionRequired, .sharedCompartmentReadOnly: self = .permissionDenied

@@ -5,32 +5,45 @@ import Glibc
 #endif
 
 /// Where a command writes a result: a file, which appears only complete (temporary file, fsync,
-/// rename; removed on failure), or standard output, which cannot take back what it already wrote.
+/// rename; removed on failure), or a stream (standard output, a character device such as /dev/null,
+/// a FIFO), which cannot take back what it already wrote. A device node or FIFO is written into and
+/// never replaced; nothing but a regular file is ever replaced (SECURITY.md §6.6).
 final class OutputTarget {
     let descriptor: FileDescriptor
     private let file: AtomicOutputFile?
     private(set) var bytesWritten: UInt64 = 0
 
-    var isStandardOutput: Bool { file == nil }
-    var name: String { file?.path ?? "standard output" }
+    var isStandardOutput: Bool { file == nil && descriptor === FileDescriptor.standardOutput }
+    var name: String { file?.path ?? descriptor.path }
 
-    /// `-o PATH`, `-o -`, or nothing (standard output). Refuses an existing file unless `force`.
+    /// `-o PATH`, `-o -`, or nothing (standard output). Refuses an existing file unless `force`, and
+    /// a directory, socket, block device or dangling symbolic link always.
     init(_ option: String?, force: Bool) throws {
         guard let path = option, path != "-" else {
             descriptor = .standardOutput
             file = nil
             return
         }
-        // A vaultctl killed while writing here left its temporary file (possibly plaintext): remove it now.
-        for name in AtomicOutputFile.removeAbandonedTemporaries(besides: path) {
-            Output.note("vaultctl: removed \(name), left by an interrupted vaultctl")
-        }
         do {
-            file = try AtomicOutputFile(path: path, replacing: force)
+            switch try OutputPath.classify(path) {
+            case .stream(let device):
+                descriptor = try OutputPath.openStream(device)
+                file = nil
+            case .absent(let target), .regularFile(let target):
+                // A vaultctl killed while writing here left its temporary file (possibly plaintext): remove it now.
+                for name in AtomicOutputFile.removeAbandonedTemporaries(besides: target) {
+                    Output.note("vaultctl: removed \(name), left by an interrupted vaultctl")
+                }
+                let atomic = try AtomicOutputFile(path: target, replacing: force)
+                file = atomic
+                descriptor = atomic.descriptor
+            }
         } catch let error as CryptoVaultError where error.code == .fileExists {
             throw CommandError(message: error.message, exitCode: .cannotCreate, hint: "choose another -o, or add --force to replace it")
+        } catch let error as CryptoVaultError where error.code == .notWritableOutput {
+            throw CommandError(message: error.message, exitCode: .cannotCreate,
+                               hint: "give a new or regular file's path, or a device or FIFO to write into")
         }
-        descriptor = file!.descriptor
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
@@ -43,7 +56,7 @@ final class OutputTarget {
         if let file { file.abandon(); return error }
         guard bytesWritten > 0 else { return error }
         let message = (error as? CryptoVaultError)?.message ?? "\(error)"
-        return CommandError(message: "\(message); \(bytesWritten) bytes had already been written to standard output and cannot be taken back",
+        return CommandError(message: "\(message); \(bytesWritten) bytes had already been written to \(name) and cannot be taken back",
                             exitCode: (error as? CryptoVaultError).map(ExitCode.init(for:)) ?? .failure)
     }
 

@@ -11,9 +11,11 @@ public final class AtomicOutputFile {
     public let temporaryPath: String
     public let descriptor: FileDescriptor
 
-    /// Refuses an existing `path` unless `replacing` is set.
+    /// Refuses an existing `path` unless `replacing` is set, and anything at `path` that is not a
+    /// regular file (a device node, FIFO, directory or symbolic link, dangling or not) always: the
+    /// rename would put a regular file in its place (see `OutputPath` for writing into a device).
     public init(path: String, replacing: Bool, mode: mode_t = 0o600) throws {
-        if FileManager.default.fileExists(atPath: path) && !replacing {
+        if try Self.existingRegularFile(at: path) && !replacing {
             throw CryptoVaultError(.fileExists, "\(path) already exists")
         }
         self.path = path
@@ -24,12 +26,29 @@ public final class AtomicOutputFile {
 
     public func commit() throws {
         try descriptor.sync()
+        // Checked again at the last moment: something other than a regular file put there while the
+        // output was written is not replaced either.
+        _ = try Self.existingRegularFile(at: path)
         _ = try DurableFile.retrying("rename \(temporaryPath)") { rename(temporaryPath, path) }
         try DurableFile.syncDirectory(Self.directory(of: path))
     }
 
     public func abandon() {
         unlink(temporaryPath)
+    }
+
+    /// True for a regular file at `path`, false for nothing; throws `notWritableOutput` for anything
+    /// else, without following a symbolic link.
+    static func existingRegularFile(at path: String) throws -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            guard errno == ENOENT else { throw CryptoVaultError(.io, "cannot examine \(path): \(String(cString: strerror(errno)))") }
+            return false
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw CryptoVaultError(.notWritableOutput, "\(path) is not a regular file; only a regular file is ever replaced")
+        }
+        return true
     }
 
     /// The folder holding `path` ("." for a bare name). Written out rather than taken from
