@@ -21,6 +21,8 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case notAVault
     case vaultExists
     case newerSchema
+    /// A read-only open of a vault whose schema is older than this build's: it is upgraded only by a write.
+    case olderSchema
     case corruptVault
     case missingAssets
     case database

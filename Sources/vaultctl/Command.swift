@@ -41,14 +41,16 @@ enum VaultLocation {
 
     /// Opens the vault with the audit log as its journal, and remembers it so the dispatcher can
     /// close the command with a checkpoint.
-    static func open(_ arguments: ParsedArguments) throws -> Vault {
-        let vault = try Vault.open(at: directory(arguments), journal: AuditLog())
+    /// `upgrade: false` is for the read-only commands (`status`, `audit verify`, `audit log`): they
+    /// never migrate an older vault, they say to run a write command (exit 65).
+    static func open(_ arguments: ParsedArguments, upgrade: Bool = true) throws -> Vault {
+        let vault = try Vault.open(at: directory(arguments), journal: AuditLog(), upgrade: upgrade)
         OpenedVaults.shared.add(vault)
         return vault
     }
 
-    static func unlock(_ arguments: ParsedArguments) throws -> UnlockedVault {
-        let vault = try open(arguments)
+    static func unlock(_ arguments: ParsedArguments, upgrade: Bool = true) throws -> UnlockedVault {
+        let vault = try open(arguments, upgrade: upgrade)
         return try vault.unlock(with: try Credentials.credential(from: arguments))
     }
 }

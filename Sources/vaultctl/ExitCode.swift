@@ -29,8 +29,9 @@ enum ExitCode: Int32 {
           4   refused by policy (egress check, sharing a privileged compartment, a bundle over
               the size a peer keeps for this device)
           64  usage error (unknown option, missing argument)
-          65  bad data (damaged or truncated vault, newer schema, invalid share or key file,
-              KDF parameters outside the allowed range)
+          65  bad data (damaged or truncated vault, newer schema, an older schema that a
+              read-only command does not upgrade, invalid share or key file, KDF parameters
+              outside the allowed range)
           66  not found (not a vault, missing file, no such compartment)
           69  no daemon ('vaultctl serve') answers for this vault
           73  already exists (vault or compartment), or an output path that cannot be written
@@ -44,7 +45,7 @@ enum ExitCode: Int32 {
     init(for error: CryptoVaultError) {
         switch error.code {
         case .wrongPassphrase, .wrongRecoveryKey, .insufficientShares: self = .authenticationFailed
-        case .corruptVault, .newerSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
+        case .corruptVault, .newerSchema, .olderSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
              .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
         case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound, .pairingNotFound: self = .noInput

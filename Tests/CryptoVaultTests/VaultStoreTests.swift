@@ -72,19 +72,6 @@ struct VaultStoreTests {
         #expect(errorMessage { try fixture.reopen() }?.contains("newer than this vaultctl supports") == true)
     }
 
-    @Test("migration 11 deletes the leak guard fingerprints of format version 1; the key label is version 2's")
-    func leakFingerprintMigration() throws {
-        let fixture = try TestVault()
-        try fixture.unlocked.storeLeakFingerprints([1, 2, UInt64.max])
-        #expect(try fixture.unlocked.leakFingerprints().count == 3)
-        // Every row a vault holds when it reaches this migration was made under the version 1 key.
-        let migration = try #require(Schema.migrations.firstIndex { $0.contains("DELETE FROM leak_fingerprints") })
-        #expect(migration >= 7, "after migration 7, which made the table")
-        try fixture.tamper(Schema.migrations[migration])
-        #expect(try fixture.reopen().unlock(with: .passphrase(fixture.passphrase)).leakFingerprints().isEmpty)
-        #expect(UnlockedVault.leakFingerprintInfo == Array("vaultctl leak guard fingerprints v2".utf8))
-    }
-
     @Test("a truncated database is refused as damaged, at several lengths")
     func truncatedDatabase() throws {
         let fixture = try TestVault()

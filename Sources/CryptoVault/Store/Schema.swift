@@ -234,11 +234,13 @@ enum Schema {
         ) STRICT;
         """,
         // Migration 11: the leak guard's fingerprint format version 2
-        // (SECURITY.md §11.3, §11.7) is keyed from another HKDF label, so every stored value is of
-        // version 1 and can never match again. They are deleted; documents sealed before this
-        // version are no longer fingerprinted until they are sealed again.
+        // (SECURITY.md §11.3, §11.7) is keyed from another HKDF label, so a value stored before it
+        // can never match again. It once deleted every row; it no longer touches them, because a
+        // lowered user_version made it run again on a vault of version 11 and delete every version 2
+        // fingerprint. A version 1 value left in place is inert (a 64-bit value that no shingle of
+        // version 2 hashes to but by chance).
         """
-        DELETE FROM leak_fingerprints;
+        SELECT 1;
         """,
     ]
 
@@ -261,16 +263,58 @@ enum Schema {
         return (application, user)
     }
 
-    /// Brings a fresh database (version 0) or an older vault up to the current version.
-    static func migrate(_ database: Database) throws {
+    /// Brings a fresh database (version 0) or an older vault up to the current version. `recordUpgrade`
+    /// runs in the same transaction after the last migration when there was anything to migrate
+    /// from (not for a fresh database), so an upgrade and its audit entry commit together.
+    static func migrate(_ database: Database, recordUpgrade: (_ from: Int64) throws -> Void = { _ in }) throws {
         try database.writeTransaction {
             let (_, found) = try version(of: database)
             guard found <= currentVersion else { throw newerSchemaError(found) }
+            try checkTablesMatch(database, version: found)
             for index in Int(found)..<migrations.count {
                 try database.execute(migrations[index])
             }
             try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(currentVersion)")
+            if found > 0 && found < currentVersion { try recordUpgrade(found) }
         }
+    }
+
+    /// A migration is run only on a database whose tables are exactly those its version had: a
+    /// negative or lowered `user_version` (0 on a populated vault, 10 on a vault of 11) would re-run
+    /// migrations on data they were not written for, so it is refused as a damaged vault.
+    static func checkTablesMatch(_ database: Database, version: Int64) throws {
+        guard version >= 0, version <= currentVersion else {
+            throw CryptoVaultError(.corruptVault, "the vault database is damaged: its schema version \(version) is not one vaultctl ever wrote")
+        }
+        let expected = try tables(atVersion: Int(version))
+        let found = try tables(of: database)
+        guard found == expected else {
+            let unexpected = found.subtracting(expected).sorted().prefix(3).joined(separator: ", ")
+            let missing = expected.subtracting(found).sorted().prefix(3).joined(separator: ", ")
+            throw CryptoVaultError(.corruptVault, """
+                the vault database is damaged: its tables are not those of schema version \(version) \
+                (unexpected: \(unexpected.isEmpty ? "none" : unexpected); missing: \(missing.isEmpty ? "none" : missing)); \
+                its version was lowered or its tables edited, and it is not migrated
+                """)
+        }
+    }
+
+    /// The tables a vault of `version` has, from running migrations 1 to `version` in memory.
+    static func tables(atVersion version: Int) throws -> Set<String> {
+        let reference = try Database(path: ":memory:", create: true)
+        for index in 0..<min(max(version, 0), migrations.count) { try reference.execute(migrations[index]) }
+        return try tables(of: reference)
+    }
+
+    private static func tables(of database: Database) throws -> Set<String> {
+        Set(try database.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.text("name") })
+    }
+
+    static func olderSchemaError(_ found: Int64) -> CryptoVaultError {
+        CryptoVaultError(.olderSchema, """
+            this vault uses schema version \(found), older than this vaultctl's (\(currentVersion)); a read-only command \
+            does not upgrade it: run a write command (for example 'vaultctl unlock') to upgrade it
+            """)
     }
 
     static func newerSchemaError(_ found: Int64) -> CryptoVaultError {

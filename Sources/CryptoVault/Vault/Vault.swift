@@ -63,7 +63,12 @@ public final class Vault: @unchecked Sendable {
     // MARK: Opening
 
     /// Opens an existing vault, refusing anything that is not one, is damaged, or is too new.
-    public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal()) throws -> Vault {
+    ///
+    /// An older vault is migrated only when `upgrade` is true (a command that writes): a read-only
+    /// command (`status`, `audit verify`) must not change the vault it reports on, so it is refused
+    /// with `.olderSchema` and a hint to run a write command. The upgrade is recorded in the journal
+    /// in the migration's own transaction (`vault.upgrade`), so no migration changes the vault unseen.
+    public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal(), upgrade: Bool = true) throws -> Vault {
         try Sodium.ensureInitialized()
         let databasePath = (directory as NSString).appendingPathComponent(databaseName)
         guard FileManager.default.fileExists(atPath: databasePath) else {
@@ -73,7 +78,14 @@ public final class Vault: @unchecked Sendable {
         let schemaVersion = try checkIdentity(of: database, directory: directory)
         try Schema.configure(database)
         try checkIntegrity(of: database)
-        if schemaVersion < Schema.currentVersion { try Schema.migrate(database) }
+        if schemaVersion < Schema.currentVersion {
+            guard upgrade else { throw Schema.olderSchemaError(schemaVersion) }
+            try Schema.checkTablesMatch(database, version: schemaVersion)
+            let vaultID = try readVaultID(database)
+            try Schema.migrate(database) { _ in
+                try journal.append(VaultEvent("vault.upgrade"), in: database, vaultID: vaultID, keys: nil)
+            }
+        }
         let vaultID = try readVaultID(database)
         let assets = (directory as NSString).appendingPathComponent(assetsName)
         var isDirectory: ObjCBool = false

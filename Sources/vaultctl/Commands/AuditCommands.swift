@@ -34,7 +34,7 @@ enum AuditCommands {
         cosignature, checked again, and whether it is on the latest checkpoint. Exit 0 only when
         everything holds, 1 when something does not (a stored cosignature that does not verify too).
         """) { arguments in
-            let vault = try VaultLocation.open(arguments)
+            let vault = try VaultLocation.open(arguments, upgrade: false)
             let report: AuditVerifier.Report
             let witnesses: [WitnessStatus]
             do {
@@ -130,7 +130,7 @@ enum AuditCommands {
                 throw UsageError(message: "--since (\(since)) is after --until (\(until)): no entry can match", usage: arguments.usage)
             }
             let action = try arguments.value("--action").map { try parseAction($0, usage: arguments.usage) }
-            let unlocked = try VaultLocation.unlock(arguments)
+            let unlocked = try VaultLocation.unlock(arguments, upgrade: false)
             let names = Dictionary(try unlocked.compartments().map { (BundleCommands.hex($0.uuid), $0.name) }) { first, _ in first }
             let compartment = try arguments.value("--compartment").map { BundleCommands.hex(try unlocked.compartment(named: $0).uuid) }
             let keys = arguments.has("--details") ? try unlocked.auditKeys() : nil

@@ -8,7 +8,7 @@ enum StatusCommand {
         Shows the vault's id, schema, keyslots with their KDF parameters, and how many compartments it
         holds. Needs no passphrase and reveals no secret.
         """) { arguments in
-            let vault = try VaultLocation.open(arguments)
+            let vault = try VaultLocation.open(arguments, upgrade: false)
             let status = try vault.status()
             let policy = try vault.kdfPolicy()
             if arguments.has("--json") {
