@@ -77,7 +77,10 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         guard let last = try database.queryOne("SELECT seq, leaf_hash FROM audit_entries ORDER BY seq DESC LIMIT 1") else {
             return (0, [UInt8](repeating: 0, count: 32))
         }
-        return (UInt64(try last.integer("seq")) + 1, try last.blob("leaf_hash"))
+        // A hostile last seq (2^63 - 1) has no successor SQLite can store: an entry-sequence failure.
+        let seq = try last.nonNegativeInteger("seq")
+        guard seq < Int.max else { throw AuditTreeStore.sequenceFailure(seq) }
+        return (UInt64(seq) + 1, try last.blob("leaf_hash"))
     }
 
     static func deviceID(_ database: Database) throws -> [UInt8] {

@@ -14,6 +14,9 @@ public struct AuditSnapshot: Sendable {
     public struct SignedCheckpoint: Sendable, Equatable {
         public let epoch: Int
         public let note: String
+        /// The `tree_size` column beside the note in a database (nil in an export): the checkpointer
+        /// reads it, so one that is not the size the note signs is a *checkpoint* failure.
+        public var storedTreeSize: Int64? = nil
     }
 
     public let origin: String
@@ -50,8 +53,8 @@ public struct AuditSnapshot: Sendable {
         let keys = try database.query("SELECT epoch, public_key, introduction FROM audit_signing_keys ORDER BY epoch").map { row in
             Key(epoch: Int(try row.integer("epoch")), publicKey: try row.blob("public_key"), introduction: try? row.text("introduction"))
         }
-        let checkpoints = try database.query("SELECT epoch, note FROM audit_checkpoints ORDER BY id").map { row in
-            SignedCheckpoint(epoch: Int(try row.integer("epoch")), note: try row.text("note"))
+        let checkpoints = try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
+            SignedCheckpoint(epoch: Int(try row.integer("epoch")), note: try row.text("note"), storedTreeSize: try row.integer("tree_size"))
         }
         return AuditSnapshot(origin: Checkpointer.origin(vaultID: vaultID), keys: keys, checkpoints: checkpoints, entries: .database(database))
     }

@@ -19,7 +19,16 @@ struct AuditTreeStore {
 
     var size: Int {
         // The last sequence number plus one: an index lookup, where count(*) would scan the table.
-        get throws { Int(try statements.first("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1", [])?.integer("seq") ?? -1) + 1 }
+        // A stored seq of 2^63 - 1 would overflow the size: it is an entry-sequence failure (§8.7).
+        get throws {
+            guard let last = try statements.first("SELECT seq FROM audit_entries ORDER BY seq DESC LIMIT 1", [])?.nonNegativeInteger("seq") else { return 0 }
+            guard last < Int.max else { throw AuditTreeStore.sequenceFailure(last) }
+            return last + 1
+        }
+    }
+
+    static func sequenceFailure(_ seq: Int) -> AuditChainError {
+        AuditChainError(.malformedEntry, "entry-sequence: the audit log's stored entry numbers are not 0, 1, 2, ... (one is \(seq)); run 'vaultctl audit verify'")
     }
 
     /// An appender for a run of leaves: it holds the tree's right edge (the roots of its complete
@@ -62,7 +71,13 @@ struct AuditTreeStore {
     /// The hash of leaves index·2^level ..< (index+1)·2^level, or nil if the log does not hold them all.
     func node(level: Int, index: Int) throws -> [UInt8]? {
         if level == 0 {
-            return try statements.first("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash")
+            // Every leaf below the size exists in a log whose seqs are 0, 1, 2, ...: a missing one is a
+            // gap (a seq moved up), refused here because the tree's recursions assume whole leaves.
+            guard let leaf = try statements.first("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash") else {
+                throw AuditChainError(.malformedEntry, "entry-sequence: entry \(index) is missing from the audit log (a gap in the stored seqs); run 'vaultctl audit verify'")
+            }
+            guard leaf.count == MerkleHash.size else { throw AuditChainError(.malformedHash, "the stored leaf hash of audit entry \(index) is not 32 bytes") }
+            return leaf
         }
         if level < Self.lowestStoredLevel { return try recomputedNode(level: level, index: index) }
         return try statements.first("SELECT hash FROM audit_nodes WHERE level = ? AND idx = ?",

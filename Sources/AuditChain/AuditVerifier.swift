@@ -94,6 +94,9 @@ public struct AuditVerifier: Sendable {
             do { body = try Checkpoint(parsing: note.body) } catch { throw failure("checkpoint \(index) is malformed: \(error)") }
             guard Array(body.origin.utf8) == Array(snapshot.origin.utf8) else { throw failure("checkpoint \(index) is for another log (\(body.origin))") }
             guard body.treeSize <= UInt64(Int.max) else { throw failure("checkpoint \(index) claims an impossible tree size") }
+            if let stored = signed.storedTreeSize, stored != Int64(body.treeSize) {
+                throw failure("checkpoint \(index)'s stored tree_size \(stored) is not the \(body.treeSize) entries its note signs")
+            }
             let current = VerifiedCheckpoint(epoch: signed.epoch, treeSize: Int(body.treeSize), rootHash: body.rootHash)
             if let previous = verified.last {
                 guard current.treeSize >= previous.treeSize, current.epoch >= previous.epoch else {

@@ -19,7 +19,15 @@ public struct Checkpointer: Sendable {
 
     func checkpointIfBehind(_ database: Database, vaultID: [UInt8]) throws {
         try database.writeTransaction {
-            guard try AuditTreeStore(database: database).size > lastCheckpointSize(database) else { return }
+            let size = try AuditTreeStore(database: database).size
+            let signed = try lastCheckpointSize(database)
+            // A checkpoint that claims more than the log holds (an edited tree_size) would stop signing
+            // for good if it were trusted: it is reported at every command instead, never skipped silently.
+            guard signed <= size else {
+                throw AuditChainError(.verificationFailed,
+                    "the latest checkpoint claims \(signed) entries but the log holds \(size); no checkpoint can be signed: run 'vaultctl audit verify'")
+            }
+            guard size > signed else { return }
             try checkpoint(database, vaultID: vaultID)
         }
         try database.truncateLog()
@@ -50,6 +58,6 @@ public struct Checkpointer: Sendable {
     }
 
     func lastCheckpointSize(_ database: Database) throws -> Int {
-        Int(try database.queryOne("SELECT tree_size FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.integer("tree_size") ?? 0)
+        try database.queryOne("SELECT tree_size FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.nonNegativeInteger("tree_size") ?? 0
     }
 }

@@ -58,16 +58,26 @@ enum VaultLocation {
 /// Human output goes to stdout, notes and progress to stderr; `--json` prints one JSON document.
 enum Output {
     static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStreams.writeOutput(Array((text + "\n").utf8))
+    }
+
+    /// Text written as is (a signed note, which ends in its own newline).
+    static func raw(_ text: String) {
+        StandardStreams.writeOutput(Array(text.utf8))
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.writeError(Array((text + "\n").utf8))
+    }
+
+    /// Progress on stderr, with no newline (the line is redrawn with a carriage return).
+    static func progress(_ text: String) {
+        StandardStreams.writeError(Array(text.utf8))
     }
 
     static func json(_ value: Any) {
         let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        StandardStreams.writeOutput([UInt8](data) + [0x0A])
     }
 
     static func timestamp(_ seconds: Int64) -> String {

@@ -42,25 +42,36 @@ enum Dispatcher {
 
     static func run(_ arguments: [String]) -> ExitCode {
         guard let first = arguments.first, first != "--help", first != "-h", first != "help" else {
-            if arguments.isEmpty { FileHandle.standardError.write(Data((overview + "\n").utf8)); return .usage }
+            if arguments.isEmpty { Output.note(overview); return withWriteFailures(.usage) }
             Output.line(overview)
-            return .success
+            return withWriteFailures(.success)
         }
         guard let (command, rest) = find(arguments) else {
             return report(UsageError(message: "unknown command '\(arguments.prefix(2).joined(separator: " "))'", usage: overview))
         }
         if rest.contains("--help") || rest.contains("-h") {
             Output.line(command.spec.usage)
-            return .success
+            return withWriteFailures(.success)
         }
+        let outcome: ExitCode
         do {
             let parsed = try ParsedArguments.parse(rest, spec: command.spec)
+            // The checkpoint is signed (and any warning about it written) before the outcome is decided.
             defer { OpenedVaults.shared.finishAll() }
             try command.run(parsed)
-            return .success
+            outcome = .success
         } catch {
-            return report(error)
+            outcome = report(error)
         }
+        return withWriteFailures(outcome)
+    }
+
+    /// A command whose output could not be written did not do what was asked: it ends with exit 74
+    /// (unless it already failed for a reason of its own, which stays its code).
+    static func withWriteFailures(_ code: ExitCode) -> ExitCode {
+        guard let failure = StandardStreams.failure, code == .success else { return code }
+        Output.note("vaultctl: error: cannot write the output: \(failure)")
+        return .ioError
     }
 
     /// The longest command path ("compartment create") that prefixes the arguments.

@@ -93,11 +93,11 @@ struct ProgressBar {
             let filled = Int(fraction * 30)
             line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(Int(fraction * 100))%"
         }
-        FileHandle.standardError.write(Data((line + "  " + rate + "   ").utf8))
+        Output.progress(line + "  " + rate + "   ")
     }
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
+        Output.progress("\n")
     }
 }

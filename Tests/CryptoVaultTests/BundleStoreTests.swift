@@ -45,7 +45,7 @@ struct BundleStoreTests {
         }
     }
 
-    @Test("put records the bundle and its file together; rm removes both; sweep removes orphans only")
+    @Test("put records the bundle and its file together; rm removes both; sweep moves orphans aside only")
     func putRemoveSweep() throws {
         let fixture = try BundleFixture()
         let kept = try put(fixture, "kept", in: fixture.compartment)
@@ -56,10 +56,33 @@ struct BundleStoreTests {
         #expect(errorCode { try fixture.unlocked.storedBundle(removed.bundleID) } == .bundleNotFound)
         let orphan = assets.path(of: Array(repeating: 0xab, count: 16))
         try fixture.write([1, 2, 3], to: orphan)
-        #expect(try fixture.unlocked.sweepAssets() == 1)
+        #expect(try fixture.unlocked.sweepAssets() == 0, "nothing is deleted")
         #expect(!FileManager.default.fileExists(atPath: orphan))
+        #expect(FileManager.default.contents(atPath: fixture.unlocked.vault.quarantinePath + "/" + String(repeating: "ab", count: 16) + ".vbundle") == Data([1, 2, 3]))
         var text: [UInt8] = []
         try fixture.unlocked.openStored(kept.bundleID).decrypt { text += $0 }
         #expect(text == Array("kept".utf8))
+    }
+
+    @Test("a readable bundle whose row the database lost (vault.db restored alone) is quarantined and recorded, never deleted; other names are left alone")
+    func sweepQuarantinesUnknownBundles() throws {
+        let fixture = try BundleFixture()
+        let journal = RecordingJournal()
+        let unlocked = try Vault.open(at: fixture.vault.directory, journal: journal).unlock(with: .passphrase(fixture.vault.passphrase))
+        let forgotten = try put(fixture, "still readable", in: fixture.compartment)
+        let assets = AssetFolder(path: unlocked.vault.assetsPath)
+        let bytes = try #require(FileManager.default.contents(atPath: assets.path(of: forgotten.bundleID)))
+        try fixture.vault.tamper("DELETE FROM bundles WHERE bundle_id = x'\(forgotten.idString)'")
+        let upper = unlocked.vault.assetsPath + "/" + forgotten.idString.uppercased() + ".vbundle"
+        try fixture.write([9], to: upper)
+        let before = journal.actions.count
+        #expect(try unlocked.sweepAssets() == 0)
+        let moved = unlocked.vault.quarantinePath + "/" + forgotten.idString + ".vbundle"
+        #expect(FileManager.default.contents(atPath: moved) == bytes, "the sealed file is kept, byte for byte")
+        #expect(!FileManager.default.fileExists(atPath: assets.path(of: forgotten.bundleID)))
+        #expect(FileManager.default.fileExists(atPath: upper), "only the lowercase form vaultctl writes is a bundle name")
+        #expect(Array(journal.actions.dropFirst(before)) == ["bundle.quarantine"])
+        let attributes = try FileManager.default.attributesOfItem(atPath: unlocked.vault.quarantinePath)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
     }
 }

@@ -5,6 +5,7 @@ import Glibc
 
 /// The vault's assets/ folder: `<32 hex digits of the bundle id>.vbundle` for each stored bundle,
 /// `.incoming-<pid>-<random>` while one is being written, and `<id>.rewrap` while a header is rewritten.
+/// Sealed files the database does not know are moved to the vault's `quarantine/` folder, never deleted.
 struct AssetFolder {
     let path: String
 
@@ -65,16 +66,56 @@ struct AssetFolder {
         try file.sync()
     }
 
-    /// Removes leftovers; returns how many files went.
-    func sweep(keeping known: Set<String>) throws -> Int {
+    /// What a sweep did: temporary files removed, and the ids of the sealed files it moved aside.
+    struct Swept {
         var removed = 0
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where isLeftover(name, known: known) {
-            if unlink("\(path)/\(name)") == 0 { removed += 1 }
-        }
-        return removed
+        var quarantined: [[UInt8]] = []
     }
 
-    private func isLeftover(_ name: String, known: Set<String>) -> Bool {
+    /// Removes temporary leftovers of dead processes, and moves each `<32 lowercase hex>.vbundle`
+    /// whose id is not in `known` into `quarantineFolder`: a sealed file the database does not know
+    /// may still be readable (vault.db alone restored from an older copy), so it is never deleted.
+    func sweep(keeping known: Set<String>, quarantineFolder: String) throws -> Swept {
+        var swept = Swept()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            if let bundleID = orphanBundleID(name, known: known) {
+                try quarantine(name, into: quarantineFolder)
+                swept.quarantined.append(bundleID)
+            } else if isLeftover(name), unlink("\(path)/\(name)") == 0 {
+                swept.removed += 1
+            }
+        }
+        return swept
+    }
+
+    /// The bundle id of an orphan's name: exactly 32 lowercase hex digits and `.vbundle` (the form
+    /// vaultctl writes) with no `bundles` row; other names are not bundles of this vault's making.
+    private func orphanBundleID(_ name: String, known: Set<String>) -> [UInt8]? {
+        guard name.hasSuffix(".vbundle") else { return nil }
+        let hex = String(name.dropLast(".vbundle".count))
+        guard hex.utf8.count == 32, !known.contains(hex), let id = ByteEncoding.bytes(fromHex: Substring(hex)), id.count == 16 else { return nil }
+        return id
+    }
+
+    /// Moves `name` into the quarantine folder (made 0700 if missing) under the same name, or the
+    /// same name with `.1`, `.2`, ... if one is there already; both directories are synced.
+    private func quarantine(_ name: String, into folder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CryptoVaultError(.io, "cannot create \(folder): \(error.localizedDescription)")
+        }
+        var destination = "\(folder)/\(name)"
+        var suffix = 0
+        while FileManager.default.fileExists(atPath: destination), suffix < 1000 {
+            suffix += 1
+            destination = "\(folder)/\(name).\(suffix)"
+        }
+        try DurableFile.renameWithoutReplacing("\(path)/\(name)", to: destination)
+        try DurableFile.syncDirectory(path)
+    }
+
+    private func isLeftover(_ name: String) -> Bool {
         if name.hasPrefix(".incoming-") {
             return isGone(name.dropFirst(".incoming-".count))
         }
@@ -82,9 +123,6 @@ struct AssetFolder {
         // ".<id>.rewrap.vaultctl-<pid>-<random>.tmp"); a killed rewrap leaves it behind.
         if name.hasPrefix("."), name.hasSuffix(".tmp"), let marker = name.range(of: ".rewrap.vaultctl-") {
             return isGone(name[marker.upperBound...])
-        }
-        if name.hasSuffix(".vbundle") {
-            return !known.contains(String(name.dropLast(".vbundle".count)))
         }
         return false
     }

@@ -150,6 +150,15 @@ public struct Row: Sendable {
         return value
     }
 
+    /// An integer column that numbers or counts something (a seq, a size, an epoch, a time): a
+    /// negative value is refused as damage, so that no caller turns a hostile row into a trap when it
+    /// converts the value to an unsigned type or does arithmetic on it.
+    public func nonNegativeInteger(_ name: String) throws -> Int {
+        let value = try integer(name)
+        guard value >= 0 else { throw malformed(name, "a non-negative integer (it is \(value))") }
+        return Int(value)
+    }
+
     public func text(_ name: String) throws -> String {
         guard case .text(let value) = self[name] else { throw malformed(name, "text") }
         return value

@@ -4,6 +4,8 @@ public enum VaultAction: String, Sendable {
     case seal, open, put, get, rm, rewrap
     /// A lost or damaged bundle file put back from a paired device's replica (SECURITY.md §9.13).
     case restore
+    /// A sealed file in assets/ with no row, moved aside into quarantine/ (SECURITY.md §7).
+    case quarantine
 }
 
 extension UnlockedVault {

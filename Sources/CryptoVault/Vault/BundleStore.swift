@@ -185,15 +185,22 @@ extension UnlockedVault {
         }
     }
 
-    /// Deletes what interrupted operations left in assets/: temporary files of processes that are
-    /// gone, and bundle files that have no row. Runs under the write lock, so no other process can be
-    /// between publishing a file and committing its row.
+    /// Deletes the temporary files interrupted operations left in assets/ (of processes that are
+    /// gone) and moves each bundle file that has no row into `quarantine/`, recording
+    /// `bundle.quarantine` for it (SECURITY.md §7): such a file may still be readable (vault.db alone
+    /// was restored from an older copy), so it is never deleted. Runs under the write lock, so no other
+    /// process can be between publishing a file and committing its row. Returns the files removed.
+    @discardableResult
     public func sweepAssets() throws -> Int {
         let assets = AssetFolder(path: vault.assetsPath)
         return try vault.withDatabase { database in
             try database.writeTransaction {
                 let known = Set(try database.query("SELECT bundle_id FROM bundles").map { ByteEncoding.hex(try $0.blob("bundle_id")) })
-                return try assets.sweep(keeping: known)
+                let swept = try assets.sweep(keeping: known, quarantineFolder: vault.quarantinePath)
+                for bundleID in swept.quarantined {
+                    try record(.quarantine, compartmentID: nil, bundleID: bundleID, bytes: nil, in: database)
+                }
+                return swept.removed
             }
         }
     }

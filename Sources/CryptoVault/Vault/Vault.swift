@@ -8,6 +8,8 @@ import Foundation
 public final class Vault: @unchecked Sendable {
     public static let databaseName = "vault.db"
     public static let assetsName = "assets"
+    /// Where sealed files the database does not know are moved by the sweep (SECURITY.md §7).
+    public static let quarantineName = "quarantine"
 
     public let directory: String
     public let vaultID: [UInt8]
@@ -18,6 +20,7 @@ public final class Vault: @unchecked Sendable {
 
     public var databasePath: String { (directory as NSString).appendingPathComponent(Self.databaseName) }
     public var assetsPath: String { (directory as NSString).appendingPathComponent(Self.assetsName) }
+    public var quarantinePath: String { (directory as NSString).appendingPathComponent(Self.quarantineName) }
 
     private init(directory: String, database: Database, vaultID: [UInt8], journal: VaultJournal) {
         self.directory = directory

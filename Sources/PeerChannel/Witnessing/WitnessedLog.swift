@@ -28,8 +28,8 @@ struct WitnessedLogStore {
         guard let row = try database.queryOne("SELECT * FROM witnessed_logs WHERE peer_device_id = ?", [.blob(peer)]) else { return nil }
         return WitnessedLog(origin: try row.text("origin"), genesisPublicKey: try row.blob("genesis_public_key"),
                             epoch: Int(try row.integer("epoch")), epochPublicKey: try row.blob("epoch_public_key"),
-                            treeSize: UInt64(try row.integer("tree_size")), rootHash: try row.blob("root_hash"),
-                            cosignedNote: try row.text("cosigned_note"), cosignedAt: UInt64(try row.integer("cosigned_at")))
+                            treeSize: UInt64(try row.nonNegativeInteger("tree_size")), rootHash: try row.blob("root_hash"),
+                            cosignedNote: try row.text("cosigned_note"), cosignedAt: UInt64(try row.nonNegativeInteger("cosigned_at")))
     }
 
     func store(_ log: WitnessedLog, for peer: [UInt8]) throws {

@@ -22,7 +22,7 @@ enum AuditCommands {
             guard let note = try AuditLogReader(vault: try VaultLocation.open(arguments)).latestCheckpoint() else {
                 throw CommandError(message: "the audit log has no checkpoint yet", exitCode: .noInput)
             }
-            FileHandle.standardOutput.write(Data(note.utf8))
+            Output.raw(note)
         }
 
     static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", usage: """
