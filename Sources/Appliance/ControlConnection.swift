@@ -4,8 +4,9 @@ import Glibc
 #endif
 
 /// A local connection carrying control messages, each framed as a u32 big-endian length and the
-/// encoded message (SECURITY.md §10.6). Reads wait at most `timeoutSeconds` for each frame to start
-/// and to finish, so a silent peer cannot hold a daemon thread.
+/// encoded message (SECURITY.md §10.6). A whole frame, length and body together, must arrive within
+/// `timeoutSeconds` (or before the deadline the caller gives), and a whole frame sent must be taken
+/// within the same time: a peer that drips bytes holds a daemon thread no longer than a silent one.
 public final class ControlConnection: Sendable {
     private let descriptor: Int32
     public let timeoutSeconds: Double
@@ -13,9 +14,6 @@ public final class ControlConnection: Sendable {
     init(descriptor: Int32, timeoutSeconds: Double) {
         self.descriptor = descriptor
         self.timeoutSeconds = timeoutSeconds
-        // A peer that stops reading makes a send fail after the same time instead of blocking forever.
-        var limit = timeval(tv_sec: Int(timeoutSeconds), tv_usec: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(descriptor) }
@@ -32,6 +30,21 @@ public final class ControlConnection: Sendable {
         let body = try message.encoded()
         let length = UInt32(body.count)
         try writeAll([UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + body)
+    }
+
+    /// Sends one frame whose body is `head` followed by `tail`, written straight from the caller's
+    /// memory: the daemon sends plaintext so, from the session's locked buffer, without copying it
+    /// into an ordinary array that would outlive the read in the heap (SECURITY.md §10.6).
+    public func send(head: [UInt8], tail: UnsafeRawBufferPointer) throws(ApplianceError) {
+        let count = head.count + tail.count
+        guard count <= ControlMessage.maximumEncodedSize else {
+            throw ApplianceError(.messageTooLarge, "a control message is limited to \(ControlMessage.maximumEncodedSize) bytes")
+        }
+        let length = UInt32(count)
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        let prefix = [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + head
+        try writeAll(prefix, until: deadline)
+        try writeAll(tail, until: deadline)
     }
 
     /// Sends a request and returns the reply.
@@ -51,19 +64,24 @@ public final class ControlConnection: Sendable {
         }
     }
 
+    /// Receives one frame, which must arrive whole within `timeoutSeconds`.
     public func receive() throws(ApplianceError) -> ControlMessage {
-        let header = try readExactly(4)
+        try receive(before: Date().addingTimeInterval(timeoutSeconds))
+    }
+
+    /// Receives one frame, which must arrive whole (length and body) before `deadline`.
+    public func receive(before deadline: Date) throws(ApplianceError) -> ControlMessage {
+        let header = try readExactly(4, until: deadline)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= ControlMessage.maximumEncodedSize else {
             throw ApplianceError(.messageTooLarge, "the other side announced a control frame of \(length) bytes (at most \(ControlMessage.maximumEncodedSize))")
         }
-        return try ControlMessage(parsing: try readExactly(length))
+        return try ControlMessage(parsing: try readExactly(length, until: deadline))
     }
 
-    private func readExactly(_ count: Int) throws(ApplianceError) -> [UInt8] {
+    private func readExactly(_ count: Int, until deadline: Date) throws(ApplianceError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
         while filled < count {
             try waitReadable(until: deadline)
             let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + filled, count - filled, 0) }
@@ -77,25 +95,51 @@ public final class ControlConnection: Sendable {
     }
 
     private func waitReadable(until deadline: Date) throws(ApplianceError) {
+        try wait(for: POLLIN, until: deadline, "the other side did not send a whole message within \(Self.seconds(timeoutSeconds))")
+    }
+
+    private func wait(for event: Int32, until deadline: Date, _ timeoutMessage: @autoclosure () -> String) throws(ApplianceError) {
         while true {
             let milliseconds = Int32(clamping: Int(max(0, deadline.timeIntervalSinceNow) * 1000))
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var entry = pollfd(fd: descriptor, events: Int16(event), revents: 0)
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return }
-            if ready == 0 { throw ApplianceError(.timedOut, "the other side said nothing for \(Int(timeoutSeconds)) s") }
+            if ready == 0 { throw ApplianceError(.timedOut, timeoutMessage()) }
             if errno != EINTR { throw LocalSocket.failure("poll on", "the control connection") }
         }
     }
 
+    private static func seconds(_ value: Double) -> String {
+        value >= 1 ? "\(Int(value)) s" : "\(Int(value * 1000)) ms"
+    }
+
     private func writeAll(_ bytes: [UInt8]) throws(ApplianceError) {
+        try writeAll(bytes, until: Date().addingTimeInterval(timeoutSeconds))
+    }
+
+    private func writeAll(_ bytes: [UInt8], until deadline: Date) throws(ApplianceError) {
+        try writeAll(count: bytes.count, until: deadline) { offset in
+            bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer, until deadline: Date) throws(ApplianceError) {
+        guard let base = bytes.baseAddress else { return }
+        try writeAll(count: bytes.count, until: deadline) { offset in
+            Glibc.send(descriptor, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+    }
+
+    /// Sends `total` bytes, `sendFrom(offset)` sending what it can from `offset` without waiting, all
+    /// before `deadline`: a peer that takes a frame a few bytes at a time cannot stretch one send
+    /// beyond it.
+    private func writeAll(count total: Int, until deadline: Date, _ sendFrom: (Int) -> Int) throws(ApplianceError) {
         var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+        while sent < total {
+            try wait(for: POLLOUT, until: deadline, "the other side did not take a whole message within \(Self.seconds(timeoutSeconds))")
+            let count = sendFrom(sent)
             if count > 0 { sent += count; continue }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                throw ApplianceError(.timedOut, "the other side took nothing for \(Int(timeoutSeconds)) s")
-            }
+            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { continue }
             if count < 0 && (errno == EPIPE || errno == ECONNRESET) {
                 throw ApplianceError(.connectionClosed, "the other side closed the connection")
             }

@@ -8,7 +8,8 @@ import Glibc
 /// default) that answers only processes of the daemon's own user. File permissions keep other users
 /// from connecting; the kernel's peer credentials are checked as well, since root and a misplaced
 /// socket ignore file permissions. Each connection carries one request and its reply, on its own
-/// thread; at most `maximumClients` run at once and a client has `requestTimeout` to send its request.
+/// thread; at most `maximumClients` run at once and a client has `requestTimeout` from its connection
+/// to send its whole request. Each reply frame must be taken within the same time.
 public final class LocalServer: Sendable {
     public typealias Handler = @Sendable (ControlMessage, ControlConnection, PeerCredentials) -> Void
 
@@ -39,6 +40,8 @@ public final class LocalServer: Sendable {
         defer { removeSocket() }
         while !stopping.load(ordering: .acquiring) {
             guard let descriptor = try? LocalSocket.accept(listener, milliseconds: 200) else { continue }
+            // The request's whole deadline starts at accept: a client has `requestTimeout` to send all of it.
+            let deadline = Date().addingTimeInterval(requestTimeout)
             let connection = ControlConnection(descriptor: descriptor, timeoutSeconds: requestTimeout)
             guard let credentials = try? connection.peerCredentials() else { continue }
             guard credentials.uid == ownerUID else {
@@ -52,7 +55,7 @@ public final class LocalServer: Sendable {
             }
             Thread.detachNewThread { [self] in
                 defer { releaseClient() }
-                serve(connection, credentials, handler)
+                serve(connection, credentials, before: deadline, handler)
             }
         }
     }
@@ -67,10 +70,10 @@ public final class LocalServer: Sendable {
         unlink(socketPath)
     }
 
-    private func serve(_ connection: ControlConnection, _ credentials: PeerCredentials, _ handler: Handler) {
+    private func serve(_ connection: ControlConnection, _ credentials: PeerCredentials, before deadline: Date, _ handler: Handler) {
         let request: ControlMessage
         do {
-            request = try connection.receive()
+            request = try connection.receive(before: deadline)
         } catch {
             try? connection.send(.failure(error.code, error.message, exit: 65))
             return

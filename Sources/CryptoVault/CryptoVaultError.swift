@@ -47,6 +47,8 @@ public enum CryptoVaultErrorCode: String, Sendable {
     /// An output path that is neither absent, a regular file, a character device nor a FIFO
     /// (a directory, a socket, a block device, a dangling symbolic link).
     case notWritableOutput
+    /// A path to read that is not a regular file, where only one is meant (the daemon opens no FIFO or device).
+    case notRegularFile
     /// A privileged compartment was to be read outside a privileged processing session, or with a
     /// session's keyring that was wiped or belongs to another compartment.
     case privilegedSessionRequired

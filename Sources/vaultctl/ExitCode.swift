@@ -47,7 +47,7 @@ enum ExitCode: Int32 {
         case .wrongPassphrase, .wrongRecoveryKey, .insufficientShares: self = .authenticationFailed
         case .corruptVault, .newerSchema, .olderSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
-             .corruptBundle, .truncatedBundle, .foreignBundle: self = .dataError
+             .corruptBundle, .truncatedBundle, .foreignBundle, .notRegularFile: self = .dataError
         case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound, .pairingNotFound: self = .noInput
         case .vaultExists, .compartmentExists, .fileExists, .notWritableOutput: self = .cannotCreate
         case .invalidName: self = .usage

@@ -111,6 +111,30 @@ struct LocalServerTests {
         }
     }
 
+    /// A client that sends its length slowly and then the rest used to get a fresh deadline for the
+    /// body (a dripping client held a slot for about twice the limit, or much longer): the whole
+    /// request now has one deadline, from the connection.
+    @Test func aClientDrippingItsRequestIsCutOffAtOneDeadlineForTheWholeRequest() throws {
+        try Self.withServer(requestTimeout: 1.0) { server in
+            let descriptor = try LocalSocket.connect(to: server.socketPath)
+            let connection = ControlConnection(descriptor: descriptor, timeoutSeconds: 5)
+            let frame = try ControlMessage(["op": "drip"]).encoded()
+            let framed = [0, 0, 0, UInt8(frame.count)] + frame
+            let start = Date()
+            // The length, a byte every 0.25 s (each within the limit), then the body at 1.3 s.
+            for index in 0..<4 {
+                #expect([framed[index]].withUnsafeBytes { send(descriptor, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) } == 1)
+                usleep(250_000)
+            }
+            usleep(300_000)
+            _ = Array(framed[4...]).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let reply = try connection.receive()
+            #expect(reply.text("error") == "timedOut", "\(reply.fields.map(\.name)) \(reply.text("echo") ?? "")")
+            #expect(Date().timeIntervalSince(start) < 2.0)
+            #expect(try Self.ask(server.socketPath, "next").text("echo") == "next")
+        }
+    }
+
     @Test func anOversizedFrameIsRefusedBeforeItIsRead() throws {
         try Self.withServer { server in
             let descriptor = try LocalSocket.connect(to: server.socketPath)

@@ -32,6 +32,26 @@ public final class FileDescriptor: @unchecked Sendable {
         return FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
     }
 
+    /// Opens a regular file for reading without ever blocking on what the path names: the open is
+    /// non-blocking (a FIFO with no writer, a device, would otherwise wait forever), and anything but
+    /// a regular file is refused with `notRegularFile` before a byte is read. A server opening a path
+    /// its client chose uses this.
+    public static func openRegularFileForReading(_ path: String) throws -> FileDescriptor {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code: CryptoVaultErrorCode = errno == ENOENT ? .fileNotFound : .io
+            throw CryptoVaultError(code, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        let file = FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw CryptoVaultError(.notRegularFile, "\(path) is not a regular file (a FIFO, device or directory is not opened)")
+        }
+        // Reads of a regular file never block anyway; the flag is cleared so that they behave as usual.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return file
+    }
+
     /// A new file that must not exist yet, private to the owner.
     public static func createExclusive(_ path: String, mode: mode_t = 0o600) throws -> FileDescriptor {
         let descriptor = try DurableFile.retrying("create \(path)") { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }

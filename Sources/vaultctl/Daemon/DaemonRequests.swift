@@ -83,7 +83,8 @@ struct DaemonRequests: Sendable {
         if let bundle = request.text("bundle") { return .stored(try StoreCommands.resolve(bundle, in: vault)) }
         let path = try Self.required("path", in: request)
         guard path.hasPrefix("/") else { throw ApplianceError(.invalidRequest, "a bundle path sent to the daemon must be absolute") }
-        return .file(try FileDescriptor.openForReading(path))
+        // The client chose this path: never block on it (a FIFO), and open nothing but a regular file.
+        return .file(try FileDescriptor.openRegularFileForReading(path))
     }
 
     private static func required(_ field: String, in request: ControlMessage) throws -> String {

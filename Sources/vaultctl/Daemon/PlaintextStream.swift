@@ -15,9 +15,9 @@ enum PlaintextStream {
             var offset = 0
             while offset < bytes.count {
                 let end = min(bytes.count, offset + pieceSize)
-                var message = ControlMessage()
-                message.set("data", bytes: Array(bytes[offset..<end]))
-                try connection.send(message)
+                // Straight from the reader's (locked) buffer to the socket: a copy in an ordinary
+                // array would leave privileged plaintext in the daemon's heap after the session.
+                try connection.send(head: dataHead(count: end - offset), tail: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
                 offset = end
             }
             sent += UInt64(bytes.count)
@@ -25,6 +25,13 @@ enum PlaintextStream {
         var done = ControlMessage.success()
         done.set("bytes", "\(sent)")
         try connection.send(done)
+    }
+
+    /// The encoding of a message of one field `data` up to its value (§10.6): field count 1, the
+    /// name's length and bytes, the value's u32 big-endian length.
+    static func dataHead(count: Int) -> [UInt8] {
+        let length = UInt32(count)
+        return [1, 4] + Array("data".utf8) + [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
     }
 
     /// Receives data messages into `output` until the final message, which is returned.
