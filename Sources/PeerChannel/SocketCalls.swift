@@ -102,6 +102,18 @@ enum SocketCalls {
         }
     }
 
+    /// Waits until any of `descriptors` is readable (or hung up) or `milliseconds` pass; the
+    /// indices of those that are.
+    static func readable(_ descriptors: [Int32], milliseconds: Int32) throws(PeerChannelError) -> [Int] {
+        var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while true {
+            let ready = poll(&entries, nfds_t(entries.count), milliseconds)
+            if ready > 0 { return entries.indices.filter { entries[$0].revents != 0 } }
+            if ready == 0 { return [] }
+            if errno != EINTR { throw failure("poll") }
+        }
+    }
+
     /// Reads what is available into `buffer`: the count, 0 at end of stream, nil if nothing yet.
     static func read(_ descriptor: Int32, into buffer: inout [UInt8]) throws(PeerChannelError) -> Int? {
         while true {

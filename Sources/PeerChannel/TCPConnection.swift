@@ -32,6 +32,9 @@ public final class TCPConnection {
 
     deinit { SocketCalls.close(descriptor) }
 
+    /// The socket, for a poll over it and other descriptors (`PairingLobby`).
+    var pollDescriptor: Int32 { descriptor }
+
     /// Moves the deadline to `seconds` from now.
     func setDeadline(secondsFromNow seconds: Double) {
         deadline = .now() + seconds
@@ -142,6 +145,9 @@ public final class TCPListener: Sendable {
 
     /// The next connection, or nil if none arrives within `waitSeconds`. The connection's own
     /// deadline, `timeoutSeconds`, starts when it is accepted.
+    /// The socket, for a poll over it and other descriptors (`PairingLobby`).
+    var pollDescriptor: Int32 { descriptor }
+
     public func accept(waitSeconds: Double, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) -> TCPConnection? {
         let milliseconds = Int32(clamping: Int64(max(0, waitSeconds) * 1000))
         guard try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: milliseconds),

@@ -34,14 +34,15 @@ enum PairCommands {
             report(pairing, json: arguments.has("--json"))
         }
 
-    /// Serves one connection after another until a device pairs or the code dies.
+    /// Serves one attempt after another until a device pairs or the code dies; connections that
+    /// stay silent wait in the lobby and are dropped there, never served in turn.
     private static func serve(_ listener: TCPListener, host: PairingHost) throws -> FamilyPairing {
         var host = host
+        let lobby = PairingLobby(listener: listener, maximumFrameLength: PairingHost.maximumFrameLength,
+                                 timeoutSeconds: connectionTimeoutSeconds)
         while true {
             try host.lease.checkUsable()
-            guard let connection = try listener.accept(waitSeconds: min(1, host.lease.remainingSeconds),
-                                                       maximumFrameLength: PairingHost.maximumFrameLength,
-                                                       timeoutSeconds: connectionTimeoutSeconds) else { continue }
+            guard let connection = try lobby.next(waitSeconds: min(1, host.lease.remainingSeconds)) else { continue }
             do {
                 return try host.serve(connection)
             } catch let error as PeerChannelError {
