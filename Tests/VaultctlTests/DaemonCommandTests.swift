@@ -69,6 +69,12 @@ struct DaemonCommandTests {
             return try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]] ?? []
         }
 
+        /// The log with every entry's details, a privileged compartment's opened in a one-command session.
+        func auditEntriesWithPrivilegedDetails() throws -> [[String: Any]] {
+            let log = try cli.run(["audit", "log", "--json", "--details", "--purpose", "test: check the sessions' ends"])
+            return try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]] ?? []
+        }
+
         func actions() throws -> [String] { try auditEntries().compactMap { $0["action"] as? String } }
     }
 
@@ -133,7 +139,7 @@ struct DaemonCommandTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.cli.file("late.txt")))
         #expect(try fixture.client(["session", "list"]).stdout.contains("No live sessions."))
         _ = try fixture.stopDaemon()
-        let ends = try fixture.auditEntries().filter { $0["action"] as? String == "session.end" }
+        let ends = try fixture.auditEntriesWithPrivilegedDetails().filter { $0["action"] as? String == "session.end" }
         #expect(ends.count == 1)
         #expect((ends.first?["details"] as? [String: String])?["reason"] == "idle-timeout", "\(ends)")
     }
@@ -146,7 +152,7 @@ struct DaemonCommandTests {
         #expect(try fixture.client(["session", "start", "--compartment", "chart", "--purpose", "two"]).status == 0)
         let stopped = try fixture.stopDaemon()
         #expect(stopped.status == 0 && stopped.stderr.contains("every session ended"), "\(stopped.stderr)")
-        let ends = try fixture.auditEntries().filter { $0["action"] as? String == "session.end" }
+        let ends = try fixture.auditEntriesWithPrivilegedDetails().filter { $0["action"] as? String == "session.end" }
         #expect(ends.count == 2 && ends.allSatisfy { ($0["details"] as? [String: String])?["reason"] == "daemon-stopped" }, "\(ends)")
         let noDaemon = try fixture.client(["session", "list"])
         #expect(noDaemon.status == 69 && noDaemon.stderr.contains("no daemon serves this vault"), "\(noDaemon.stderr)")

@@ -114,11 +114,13 @@ enum AuditCommands {
         form 2026-11-29T10:00:00Z, or Unix seconds (a decimal, '-' allowed, no leading zeros); SINCE
         and UNTIL are inclusive and SINCE may not be after UNTIL. ACTION is an action (bundle.put) or
         its first parts (bundle): 1 to 64 of a-z 0-9 . -. --details unseals each entry's details
-        (names, files). A malformed, repeated or unknown option exits 64.
+        (names, files); those of a privileged compartment only inside a session of it (see
+        --purpose), else they print as withheld. A malformed, repeated or unknown option exits 64.
 
         Options:
         \(Credentials.help)
-        """, options: Credentials.options + [
+        \(PrivilegedDetails.help)
+        """, options: Credentials.options + [BundleReading.purposeOption, DaemonSocket.option,
             OptionSpec(name: "--since", kind: .value), OptionSpec(name: "--until", kind: .value),
             OptionSpec(name: "--action", kind: .value), OptionSpec(name: "--compartment", kind: .value),
             OptionSpec(name: "--details", kind: .flag),
@@ -130,10 +132,16 @@ enum AuditCommands {
                 throw UsageError(message: "--since (\(since)) is after --until (\(until)): no entry can match", usage: arguments.usage)
             }
             let action = try arguments.value("--action").map { try parseAction($0, usage: arguments.usage) }
+            if arguments.value("--purpose") != nil && !arguments.has("--details") {
+                throw UsageError(message: "--purpose opens privileged details: it needs --details", usage: arguments.usage)
+            }
             let unlocked = try VaultLocation.unlock(arguments, upgrade: false)
             let names = Dictionary(try unlocked.compartments().map { (BundleCommands.hex($0.uuid), $0.name) }) { first, _ in first }
             let compartment = try arguments.value("--compartment").map { BundleCommands.hex(try unlocked.compartment(named: $0).uuid) }
             let keys = arguments.has("--details") ? try unlocked.auditKeys() : nil
+            let privileged = try keys.map { _ in try PrivilegedDetails.open(arguments, vault: unlocked, only: arguments.value("--compartment")) }
+            // A failure while listing still ends the sessions (their end recorded where possible).
+            defer { try? privileged?.close() }
             let entries = try AuditLogReader(vault: unlocked.vault).entries().filter { entry in
                 (since.map { entry.time >= $0 } ?? true) && (until.map { entry.time <= $0 } ?? true)
                     && (action.map { entry.action == $0 || entry.action.hasPrefix($0 + ".") } ?? true)
@@ -149,12 +157,15 @@ enum AuditCommands {
                 if !entry.detailHashes.isEmpty {
                     row["detail_hashes"] = Dictionary(entry.detailHashes.map { ($0.name, BundleCommands.hex($0.hash)) }) { first, _ in first }
                 }
-                if let keys {
+                if keys != nil, privileged?.isWithheld(entry) == true {
+                    row["details_withheld"] = true
+                } else if let keys {
                     let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: keys)
                     row["details"] = Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first }
                 }
                 return row
             }
+            try privileged?.close()
             if arguments.has("--json") { Output.json(rows); return }
             for row in rows {
                 var line = "\(row["seq"]!)  \(row["time"]!)  \(row["actor"]!)  \(row["action"]!)"
@@ -163,6 +174,7 @@ enum AuditCommands {
                 if let details = row["details"] as? [String: String], !details.isEmpty {
                     line += "  " + details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
                 }
+                if row["details_withheld"] != nil { line += "  (details withheld: privileged, no session)" }
                 Output.line(line)
             }
         }
