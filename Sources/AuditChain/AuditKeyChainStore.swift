@@ -32,7 +32,12 @@ struct AuditKeyChainStore {
               case .blob(let seed) = row["private_key"], seed.count == 32 else {
             throw AuditChainError(.verificationFailed, "the current audit signing key is missing: the vault cannot sign checkpoints")
         }
-        return SigningKey(epoch: Int(try row.integer("epoch")), privateKey: try Ed25519PrivateKey(seed: try SecureBytes(copying: seed)))
+        // The next epoch is this one plus one: a stored epoch of 2^63 - 1 (or a negative one) is damage.
+        let epoch = try row.nonNegativeInteger("epoch")
+        guard epoch < Int.max else {
+            throw AuditChainError(.verificationFailed, "the current audit signing key's epoch (\(epoch)) is damaged: the vault cannot sign checkpoints; run 'vaultctl audit verify'")
+        }
+        return SigningKey(epoch: epoch, privateKey: try Ed25519PrivateKey(seed: try SecureBytes(copying: seed)))
     }
 
     /// Makes the next epoch's key, has the current key introduce it, and erases the current private key.

@@ -53,7 +53,9 @@ public struct AuditVerifier: Sendable {
 
     private func verifiedKeyChain() throws -> [EpochKey] {
         guard let first = snapshot.keys.first, first.epoch == 0 else { throw failure("the log has no genesis key") }
-        guard first.publicKey == genesis.publicKey, genesis.name == snapshot.origin else {
+        // Origins compare byte for byte in every step (§8.7): Swift's == on strings would equate
+        // canonically equivalent spellings, which an independent verifier does not.
+        guard first.publicKey == genesis.publicKey, genesis.name.utf8.elementsEqual(snapshot.origin.utf8) else {
             throw failure("the log's genesis key is not the trusted key \(genesis.vkey)")
         }
         var chain = [EpochKey(key: genesis, after: nil)]
@@ -64,7 +66,7 @@ public struct AuditVerifier: Sendable {
             let note = try parse(introduction, what: "the introduction of key epoch \(key.epoch)")
             try verify(note, by: chain[chain.count - 1].key, what: "the introduction of key epoch \(key.epoch)")
             let transition = try KeyTransition(parsing: note.body)
-            guard transition.origin == snapshot.origin, transition.epoch == key.epoch, transition.publicKey == key.publicKey else {
+            guard transition.origin.utf8.elementsEqual(snapshot.origin.utf8), transition.epoch == key.epoch, transition.publicKey == key.publicKey else {
                 throw failure("the introduction of key epoch \(key.epoch) names another log, epoch or key")
             }
             let verifierKey = try noteKey(key.publicKey)

