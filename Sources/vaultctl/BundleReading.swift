@@ -7,22 +7,27 @@ import PrivilegedSession
 /// inside a privileged processing session, here a one-command session opened with `--purpose` (it
 /// records its start, the read and its end, and wipes its keys when the command ends).
 enum BundleReading {
-    static let purposeOption = OptionSpec(name: "--purpose", kind: .value)
-    static let purposeHelp = """
-          --purpose TEXT        why you read it; required for a privileged compartment, whose bundles
-                                open only in a session. Sealed in the audit log, but like any argument
-                                visible to other local users while vaultctl runs: name no patient in it.
-        """
+    static let purposeOption = Option("--purpose", value: "TEXT",
+                                      "why you read it; required for a privileged compartment, whose bundles open only in a session. "
+                                      + "Sealed in the audit log, but like any argument visible to other local users while vaultctl runs: name no patient in it")
 
-    static let daemonOptions = [OptionSpec(name: "--session", kind: .value), DaemonSocket.option]
-    static let daemonHelp = """
-          --session ID          read through this session of the running daemon (default: the
-                                newest session of the bundle's compartment)
-        \(DaemonSocket.help)
+    static let daemonOptions = [
+        Option("--session", value: "ID", "read through this session of the running daemon (default: the newest session of the bundle's compartment)"),
+        DaemonSocket.option,
+    ]
+    /// Said in the help of `open` and `get`.
+    static let daemonNote = """
         While 'vaultctl serve' runs for the vault and --purpose is not given, the daemon reads the
         bundle (no passphrase asked): a privileged one only through a session started with
         'vaultctl session start'.
         """
+
+    /// The options of `open` and `get`, which write plaintext.
+    static let plaintextOptions = [
+        Option.output("where to write the plaintext (- or nothing: standard output)"),
+        Option("--range", value: "START:END", "only bytes START up to (not including) END, reading only their chunks"),
+        BundleCommands.threadsOption, Option.force, purposeOption,
+    ] + daemonOptions + Credentials.options
 
     /// Reads through the running daemon unless `--purpose` asks for a one-command session here;
     /// true if the daemon did it.
@@ -104,7 +109,7 @@ enum BundleReading {
     }
 }
 
-/// Where and how much plaintext `open` and `get` write: -o/--output, --force, --range, --threads.
+/// Where and how much plaintext `open` and `get` write: -o, --force, --range, --threads.
 struct PlaintextRequest {
     let threads: Int
     let range: Range<UInt64>?
@@ -113,6 +118,6 @@ struct PlaintextRequest {
     init(_ arguments: ParsedArguments) throws {
         threads = try arguments.integer("--threads", in: 1...256) ?? BundleThreads.available
         range = try arguments.value("--range").map { try BundleCommands.parseRange($0, usage: arguments.usage) }
-        output = try OutputTarget(arguments.value("-o") ?? arguments.value("--output"), force: arguments.has("--force"))
+        output = try OutputTarget(arguments.value("-o"), force: arguments.has("--force"))
     }
 }

@@ -2,30 +2,53 @@ import AuditChain
 import CryptoVault
 import Foundation
 
-/// One vaultctl subcommand: its spec (options, usage) and what it does.
+/// One vaultctl subcommand, declared once: its path, what it takes, what it does, its options and
+/// examples. The parser, `--help`, `vaultctl help CMD`, the man page and the shell completions are all
+/// generated from this (see `Option` for how to declare an option, and `HelpText`).
 struct Command: Sendable {
-    let spec: CommandSpec
+    let path: String            // "compartment create"
+    let synopsis: String        // one line shown in the overview
+    let usage: String           // what follows the path on the Usage line: "NAME --register REGISTER"
+    let about: String           // the paragraphs under the Usage line
+    let options: [Option]       // the command's own options (the global ones are added)
+    let positionals: ClosedRange<Int>
+    let printsJSON: Bool        // honours --json; without it --json is a usage error
+    let examples: [String]
     let run: @Sendable (ParsedArguments) throws -> Void
 
-    /// Options every command accepts in addition to its own.
-    static let commonOptions: [OptionSpec] = [
-        OptionSpec(name: "--vault", kind: .value),
-        OptionSpec(name: "--json", kind: .flag),
-        OptionSpec(name: "--help", kind: .flag),
-    ]
+    /// Options every command accepts, before or after its name (`vaultctl --vault D ls`).
+    static let vaultOption = Option("--vault", value: "DIR",
+                                    "the vault directory (default: $VAULTCTL_VAULT, else $XDG_DATA_HOME/vaultctl/vault, "
+                                    + "else ~/.local/share/vaultctl/vault)")
+    static let jsonOption = Option("--json", "machine-readable output: one JSON document on stdout (keys in snake_case)")
+    static let helpOption = Option("--help", "this text", aliases: ["-h"])
 
-    static let commonHelp = """
-          --vault DIR   the vault directory (default: $VAULTCTL_VAULT, else
-                        $XDG_DATA_HOME/vaultctl/vault, else ~/.local/share/vaultctl/vault)
-          --json        machine-readable output on stdout
-          --help        this text
-        """
-
-    init(_ path: String, synopsis: String, usage: String, options: [OptionSpec] = [], positionals: ClosedRange<Int> = 0...0,
+    init(_ path: String, synopsis: String, usage: String = "", about: String, options: [Option] = [],
+         positionals: ClosedRange<Int> = 0...0, json: Bool = false, examples: [String],
          run: @escaping @Sendable (ParsedArguments) throws -> Void) {
-        self.spec = CommandSpec(path: path, synopsis: synopsis, usage: usage + "\n" + Command.commonHelp,
-                                options: options + Command.commonOptions, positionals: positionals)
+        self.path = path
+        self.synopsis = synopsis
+        self.usage = usage
+        self.about = about
+        self.options = options
+        self.positionals = positionals
+        self.printsJSON = json
+        self.examples = examples
         self.run = run
+    }
+
+    /// The global options this command accepts: --json only where it means something.
+    var globalOptions: [Option] { [Command.vaultOption] + (printsJSON ? [Command.jsonOption] : []) + [Command.helpOption] }
+
+    /// Everything the parser accepts for this command.
+    var allOptions: [Option] { options + globalOptions }
+
+    /// "Usage: vaultctl seal --compartment NAME [FILE|-] [OPTIONS]"
+    var usageLine: String { "Usage: vaultctl \(path)\(usage.isEmpty ? "" : " " + usage) [OPTIONS]" }
+
+    func parse(_ arguments: [String]) throws -> ParsedArguments {
+        let refused = printsJSON ? [:] : ["--json": "\(path) has no JSON output; leave out --json"]
+        return try ParsedArguments.parse(arguments, options: allOptions, positionals: positionals, usage: usageLine, refusing: refused)
     }
 }
 

@@ -3,18 +3,12 @@ import Foundation
 
 /// The options every command that unlocks the vault accepts.
 enum Credentials {
-    static let options: [OptionSpec] = [
-        OptionSpec(name: "--passphrase-file", kind: .value),
-        OptionSpec(name: "--recovery-key-file", kind: .value),
-        OptionSpec(name: "--share-file", kind: .repeatedValue),
+    static let options: [Option] = [
+        Option("--passphrase-file", value: "PATH",
+               "read the passphrase from the first line of PATH (- for stdin); without a credential option it is asked on the terminal, without echo"),
+        Option("--recovery-key-file", value: "PATH", "unlock with the recovery key written in PATH"),
+        Option("--share-file", repeated: "PATH", "unlock with recovery shares (repeat once per share)"),
     ]
-
-    static let help = """
-          --passphrase-file PATH     read the passphrase from the first line of PATH (- for stdin)
-          --recovery-key-file PATH   unlock with the recovery key written in PATH
-          --share-file PATH          unlock with recovery shares (repeat once per share)
-        Without one of these the passphrase is asked on the terminal, without echo.
-        """
 
     /// The credential the command line names, or the passphrase asked on the terminal.
     static func credential(from arguments: ParsedArguments) throws -> UnlockCredential {

@@ -24,42 +24,12 @@ enum Dispatcher {
         DemoCommand.command,
     ]
 
-    static let overview: String = {
-        let list = commands.map { "  \($0.spec.path.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.spec.synopsis)" }
-        return """
-            Usage: vaultctl COMMAND [OPTIONS]
-
-            A sealed vault for privileged notes and files, with an audit trail.
-
-            Commands:
-            \(list.joined(separator: "\n"))
-
-            Run 'vaultctl COMMAND --help' for a command's options.
-
-            \(ExitCode.documentation)
-            """
-    }()
+    static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)
 
     static func run(_ arguments: [String]) -> ExitCode {
-        guard let first = arguments.first, first != "--help", first != "-h", first != "help" else {
-            if arguments.isEmpty { Output.note(overview); return withWriteFailures(.usage) }
-            Output.line(overview)
-            return withWriteFailures(.success)
-        }
-        guard let (command, rest) = find(arguments) else {
-            return report(UsageError(message: "unknown command '\(arguments.prefix(2).joined(separator: " "))'", usage: overview))
-        }
-        if rest.contains("--help") || rest.contains("-h") {
-            Output.line(command.spec.usage)
-            return withWriteFailures(.success)
-        }
         let outcome: ExitCode
         do {
-            let parsed = try ParsedArguments.parse(rest, spec: command.spec)
-            // The checkpoint is signed (and any warning about it written) before the outcome is decided.
-            defer { OpenedVaults.shared.finishAll() }
-            try command.run(parsed)
-            outcome = .success
+            outcome = try dispatch(arguments)
         } catch {
             outcome = report(error)
         }
@@ -74,10 +44,50 @@ enum Dispatcher {
         return .ioError
     }
 
+    private static func dispatch(_ arguments: [String]) throws -> ExitCode {
+        guard !arguments.isEmpty else {
+            Output.note(overview)
+            return .usage
+        }
+        let (globals, words) = try GlobalOptions.split(arguments)
+        if globals.contains("--version") {
+            Output.line("vaultctl \(VaultctlVersion.current)")
+            return .success
+        }
+        if words.first == "help" { return try help(Array(words.dropFirst())) }
+        guard !words.isEmpty else {
+            if globals.contains("--help") || globals.contains("-h") { Output.line(overview); return .success }
+            throw UsageError(message: "missing command", usage: overview)
+        }
+        guard let (command, rest) = find(words) else {
+            throw UsageError(message: "unknown command '\(words.prefix(2).joined(separator: " "))'", usage: overview)
+        }
+        let all = globals + rest
+        if all.contains("--help") || all.contains("-h") {
+            Output.line(HelpText.usage(of: command))
+            return .success
+        }
+        let parsed = try command.parse(all)
+        // The checkpoint is signed (and any warning about it written) before the outcome is decided.
+        defer { OpenedVaults.shared.finishAll() }
+        try command.run(parsed)
+        return .success
+    }
+
+    /// `vaultctl help` (the overview) and `vaultctl help COMMAND` (that command's --help).
+    private static func help(_ words: [String]) throws -> ExitCode {
+        guard !words.isEmpty else { Output.line(overview); return .success }
+        guard let (command, rest) = find(words), rest.isEmpty else {
+            throw UsageError(message: "no command '\(words.joined(separator: " "))' to show help for", usage: overview)
+        }
+        Output.line(HelpText.usage(of: command))
+        return .success
+    }
+
     /// The longest command path ("compartment create") that prefixes the arguments.
-    private static func find(_ arguments: [String]) -> (Command, [String])? {
-        for command in commands.sorted(by: { $0.spec.path.count > $1.spec.path.count }) {
-            let words = command.spec.path.split(separator: " ").map(String.init)
+    static func find(_ arguments: [String]) -> (Command, [String])? {
+        for command in commands.sorted(by: { $0.path.count > $1.path.count }) {
+            let words = command.path.split(separator: " ").map(String.init)
             if Array(arguments.prefix(words.count)) == words {
                 return (command, Array(arguments.dropFirst(words.count)))
             }

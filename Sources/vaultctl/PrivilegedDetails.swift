@@ -8,13 +8,10 @@ import PrivilegedSession
 /// inside a session of that compartment, the running daemon's or a one-command session opened here
 /// with `--purpose` (recorded as session.start and session.end). Outside one they are withheld.
 final class PrivilegedDetails {
-    static let help = """
-          --purpose TEXT        with --details, open the details of privileged compartments (all of
-                                them, or the one --compartment names) in a one-command session,
-                                recorded with this purpose; without it, only those of compartments
-                                with a live session in the running daemon are shown
-        \(DaemonSocket.help)
-        """
+    static let purposeOption = Option("--purpose", value: "TEXT",
+                                      "with --details, open the details of privileged compartments (all of them, or the one --compartment "
+                                      + "names) in a one-command session, recorded with this purpose; without it, only those of compartments "
+                                      + "with a live session in the running daemon are shown")
 
     /// Privileged compartments (lowercase hex uuids) whose details stay sealed.
     let withheld: Set<String>

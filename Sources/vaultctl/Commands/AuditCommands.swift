@@ -5,35 +5,29 @@ import PeerChannel
 
 /// vaultctl audit: the log, its verification, exports for auditors, checkpoints and proofs.
 enum AuditCommands {
-    static let key = Command("audit key", synopsis: "print the log's genesis public key (vkey) for auditors", usage: """
-        Usage: vaultctl audit key [--vault DIR]
-
+    static let key = Command("audit key", synopsis: "print the log's genesis public key (vkey) for auditors", about: """
         Prints the signed-note verifier key of the audit log's genesis epoch. Give it to an auditor:
         with it alone they can verify an export ('vaultctl audit verify-export FILE --key VKEY').
-        """) { arguments in
+        """, examples: ["vaultctl audit key > genesis.vkey"]) { arguments in
             Output.line(try AuditLogReader(vault: try VaultLocation.open(arguments)).genesisKey().vkey)
         }
 
-    static let checkpoint = Command("audit checkpoint", synopsis: "print the latest signed checkpoint", usage: """
-        Usage: vaultctl audit checkpoint [--vault DIR]
-
+    static let checkpoint = Command("audit checkpoint", synopsis: "print the latest signed checkpoint", about: """
         Prints the latest signed checkpoint (a C2SP tlog-checkpoint in signed-note form).
-        """) { arguments in
+        """, examples: ["vaultctl audit checkpoint > checkpoint-2026-12-01.txt"]) { arguments in
             guard let note = try AuditLogReader(vault: try VaultLocation.open(arguments)).latestCheckpoint() else {
                 throw CommandError(message: "the audit log has no checkpoint yet", exitCode: .noInput)
             }
             Output.raw(note)
         }
 
-    static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", usage: """
-        Usage: vaultctl audit verify [--vault DIR] [--json]
-
+    static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", about: """
         Checks every entry's encoding, number and chain link, the Merkle root of every checkpoint,
         every signature and every key transition, from the genesis key. Prints the first entry that
         fails and why. Then lists the paired devices that witnessed the log: each one's newest
         cosignature, checked again, and whether it is on the latest checkpoint. Exit 0 only when
         everything holds, 1 when something does not (a stored cosignature that does not verify too).
-        """) { arguments in
+        """, json: true, examples: ["vaultctl audit verify", "vaultctl audit verify --vault /media/usb/vault-copy --json"]) { arguments in
             let vault = try VaultLocation.open(arguments, upgrade: false)
             let report: AuditVerifier.Report
             let witnesses: [WitnessStatus]
@@ -71,27 +65,23 @@ enum AuditCommands {
          "entries_after": entries - witness.treeSize]
     }
 
-    static let export = Command("audit export", synopsis: "write the log to one file for an auditor", usage: """
-        Usage: vaultctl audit export --out FILE [--vault DIR]
-
+    static let export = Command("audit export", synopsis: "write the log to one file for an auditor", usage: "-o FILE", about: """
         Writes entries (details stay sealed), checkpoints and the key chain to FILE. An auditor
         checks it with 'vaultctl audit verify-export FILE --key VKEY', needing no vault and no passphrase.
-        """, options: [OptionSpec(name: "--out", kind: .value), OptionSpec(name: "--force", kind: .flag)]) { arguments in
+        """, options: [Option.output("the file to write (- for standard output)"), Option.force], examples: ["vaultctl audit export -o audit-2026-12.vaudit"]) { arguments in
             let vault = try VaultLocation.open(arguments)
             try vault.recordLocked(VaultEvent("audit.export"))
             try vault.finishCommand()
-            let output = try OutputTarget(try arguments.required("--out"), force: arguments.has("--force"))
+            let output = try OutputTarget(try arguments.required("-o"), force: arguments.has("--force"))
             var count = 0
             try output.produce { output in count = try AuditLogReader(vault: vault).export(to: output.descriptor) }
             Output.line("Exported \(count) entries to \(output.name).")
         }
 
-    static let verifyExport = Command("audit verify-export", synopsis: "verify an export with the genesis key alone", usage: """
-        Usage: vaultctl audit verify-export FILE --key VKEY
-
+    static let verifyExport = Command("audit verify-export", synopsis: "verify an export with the genesis key alone", usage: "FILE --key VKEY", about: """
         Verifies an audit export without any vault or passphrase: the key chain from VKEY (as printed by
         'vaultctl audit key'), every checkpoint, every entry. Exit 0 when all holds, 1 when not.
-        """, options: [OptionSpec(name: "--key", kind: .value)], positionals: 1...1) { arguments in
+        """, options: [Option("--key", value: "VKEY", "the log's genesis key, as 'vaultctl audit key' prints it")], positionals: 1...1, examples: ["vaultctl audit verify-export audit-2026-12.vaudit --key \"$(cat genesis.vkey)\""]) { arguments in
             let key = try NoteVerifierKey(vkey: try arguments.required("--key"))
             guard let data = FileManager.default.contents(atPath: arguments.positionals[0]) else {
                 throw CommandError(message: "cannot read \(arguments.positionals[0])", exitCode: .noInput)
@@ -107,23 +97,23 @@ enum AuditCommands {
             Output.line("Export verified: \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs.")
         }
 
-    static let log = Command("audit log", synopsis: "show the audit log", usage: """
-        Usage: vaultctl audit log [--since TIME] [--until TIME] [--action ACTION] [--compartment NAME] [--details] [--json]
-
+    static let log = Command("audit log", synopsis: "show the audit log", about: """
         Lists entries: number, time (UTC), actor, action, compartment, subject. TIME is UTC in the
         form 2026-11-29T10:00:00Z, or Unix seconds (a decimal, '-' allowed, no leading zeros); SINCE
         and UNTIL are inclusive and SINCE may not be after UNTIL. ACTION is an action (bundle.put) or
         its first parts (bundle): 1 to 64 of a-z 0-9 . -. --details unseals each entry's details
         (names, files); those of a privileged compartment only inside a session of it (see
         --purpose), else they print as withheld. A malformed, repeated or unknown option exits 64.
-
-        Options:
-        \(Credentials.help)
-        \(PrivilegedDetails.help)
-        """, options: Credentials.options + [BundleReading.purposeOption, DaemonSocket.option,
-            OptionSpec(name: "--since", kind: .value), OptionSpec(name: "--until", kind: .value),
-            OptionSpec(name: "--action", kind: .value), OptionSpec(name: "--compartment", kind: .value),
-            OptionSpec(name: "--details", kind: .flag),
+        """, options: [
+            Option("--since", value: "TIME", "only entries at or after TIME"),
+            Option("--until", value: "TIME", "only entries at or before TIME"),
+            Option("--action", value: "ACTION", "only this action (bundle.put) or the actions under it (bundle)"),
+            Option("--compartment", value: "NAME", "only entries about this compartment"),
+            Option("--details", "unseal each entry's details (names, files): needs the vault unlocked"),
+            PrivilegedDetails.purposeOption, DaemonSocket.option,
+        ] + Credentials.options, json: true, examples: [
+            "vaultctl audit log --since 2026-11-29T10:00:00Z --action bundle",
+            "vaultctl audit log --compartment \"Session notes\" --details --purpose \"audit request 12\" --json",
         ]) { arguments in
             // Every option is checked before the vault is unlocked: a usage error records nothing.
             let since = try arguments.value("--since").map { try parseTime($0, option: "--since", usage: arguments.usage) }

@@ -7,37 +7,24 @@ import Glibc
 
 /// seal, open and inspect: bundles as files anywhere.
 enum BundleCommands {
-    static let bundleOptions: [OptionSpec] = [
-        OptionSpec(name: "-o", kind: .value), OptionSpec(name: "--output", kind: .value),
-        OptionSpec(name: "--force", kind: .flag), OptionSpec(name: "--threads", kind: .value),
-    ]
+    static let threadsOption = Option("--threads", value: "N", "cores to use, 1 to 256 (default: all)")
+    static let chunkSizeOption = Option("--chunk-size", value: "BYTES", "payload chunk size, a power of two from 1024 to 16777216 (default 65536)")
+    static let nameOption = Option("--name", value: "NAME", "the file name to record (default: FILE's name)")
 
-    static let seal = Command("seal", synopsis: "seal a file into a bundle", usage: """
-        Usage: vaultctl seal --compartment NAME [FILE|-] [-o OUT|-] [options]
-
-        Seals FILE (or standard input) into an encrypted bundle under the compartment's current key.
-        The bundle is written to OUT, which appears only when complete, or to standard output.
-        The original file name, type and time are sealed inside the bundle.
-
-        Options:
-          --compartment NAME   the compartment whose key seals it (one of this vault's, or one
-                               shared with this device as editor)
-          -o, --output OUT     where to write the bundle (- for standard output)
-          --name NAME          the file name to record (default: FILE's name)
-          --chunk-size BYTES   payload chunk size, a power of two from 1024 to 16777216 (default 65536)
-          --threads N          cores to use (default: all)
-          --force              replace OUT if it exists
-        \(Credentials.help)
-
-        Examples:
-          vaultctl seal --compartment "Session notes" chart.pdf -o chart.vbundle
-          tar c notes/ | vaultctl seal --compartment Memos - > notes.vbundle
-        """, options: Credentials.options + bundleOptions + [
-            OptionSpec(name: "--compartment", kind: .value), OptionSpec(name: "--name", kind: .value),
-            OptionSpec(name: "--chunk-size", kind: .value),
-        ], positionals: 0...1) { arguments in
+    static let seal = Command("seal", synopsis: "seal a file into a bundle", usage: "--compartment NAME [FILE|-]", about: """
+        Seals FILE (or standard input, also as -) into an encrypted bundle under the compartment's
+        current key. The bundle is written to OUT, which appears only when complete, or to standard
+        output (never to a terminal). The original file name, type and time are sealed inside the bundle.
+        """, options: [
+            Option("--compartment", value: "NAME",
+                   "the compartment whose key seals it (one of this vault's, or one shared with this device as editor)"),
+            Option.output("where to write the bundle (- for standard output)"), nameOption, chunkSizeOption, threadsOption, Option.force,
+        ] + Credentials.options, positionals: 0...1, examples: [
+            "vaultctl seal --compartment \"Session notes\" chart.pdf -o chart.vbundle",
+            "tar c notes/ | vaultctl seal --compartment Memos - > notes.vbundle",
+        ]) { arguments in
             let input = try InputFile(arguments.positionals.first ?? "-")
-            let outputOption = arguments.value("-o") ?? arguments.value("--output")
+            let outputOption = arguments.value("-o")
             if outputOption == nil && isatty(STDOUT_FILENO) == 1 {
                 throw CommandError(message: "refusing to write a bundle to a terminal", exitCode: .usage, hint: "add -o FILE")
             }
@@ -62,39 +49,32 @@ enum BundleCommands {
             if !output.isStandardOutput { Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header!.bundleID))).") }
         }
 
-    static let open = Command("open", synopsis: "open a bundle (all of it or a byte range)", usage: """
-        Usage: vaultctl open BUNDLE [-o OUT|-] [--range START:END] [options]
-
+    static let open = Command("open", synopsis: "open a bundle (all of it or a byte range)", usage: "BUNDLE", about: """
         Verifies BUNDLE's header and every chunk, writing the plaintext to OUT or standard output.
         Nothing is written to OUT unless the whole bundle verifies: OUT appears only when complete.
         To standard output the plaintext streams as it is verified: if a later chunk fails, vaultctl
         exits non-zero and says how many bytes it had already released (they cannot be taken back).
 
-        Options:
-          -o, --output OUT      where to write the plaintext (- or nothing: standard output)
-          --range START:END     only bytes START up to (not including) END, reading only their chunks
-          --threads N           cores to use (default: all)
-          --force               replace OUT if it exists
-        \(BundleReading.purposeHelp)
-        \(BundleReading.daemonHelp)
-        \(Credentials.help)
-        """, options: Credentials.options + bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption]
-            + BundleReading.daemonOptions,
-        positionals: 1...1) { arguments in
+        \(BundleReading.daemonNote)
+        """, options: BundleReading.plaintextOptions, positionals: 1...1, examples: [
+            "vaultctl open chart.vbundle -o chart.pdf",
+            "vaultctl open notes.vbundle --range 0:4096 | less",
+        ]) { arguments in
             if try BundleReading.readThroughDaemon(.file(arguments.positionals[0]), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
             try BundleReading.read(.file(try FileDescriptor.openForReading(arguments.positionals[0])), arguments: arguments,
                                    vault: unlocked, action: .open)
         }
 
-    static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: """
-        Usage: vaultctl inspect BUNDLE [--json]
-
+    static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: "BUNDLE", about: """
         Prints the header fields anyone can read: format version, vault, compartment, key version,
         bundle id, chunk size and plaintext length. Nothing is verified (that needs the key) and
         nothing sealed (name, type, time) is shown. With --json, numbers are JSON numbers, and
         plaintext_length is null for a bundle sealed from a stream of unknown length.
-        """, positionals: 1...1) { arguments in
+        """, positionals: 1...1, json: true, examples: [
+            "vaultctl inspect chart.vbundle",
+            "vaultctl inspect chart.vbundle --json",
+        ]) { arguments in
             let header = try EncryptedBundle.readHeader(try FileDescriptor.openForReading(arguments.positionals[0]))
             let length: UInt64? = header.hasKnownLength ? header.plaintextLength : nil
             let fields: [(String, Any)] = [

@@ -2,25 +2,14 @@ import CryptoVault
 import Foundation
 
 enum CompartmentCommands {
-    static let create = Command("compartment create", synopsis: "create a compartment", usage: """
-        Usage: vaultctl compartment create NAME --register REGISTER [--privileged | --not-privileged] [credential options]
-
+    static let create = Command("compartment create", synopsis: "create a compartment", usage: "NAME --register REGISTER", about: """
         Creates a compartment with its own keys. REGISTER is one of:
-          \(Register.allCases.map(\.rawValue).joined(separator: ", "))
+          \(HelpText.wrap(Register.allCases.map(\.rawValue).joined(separator: ", "), width: 90).joined(separator: "\n  "))
         Healthcare and legal compartments are privileged unless --not-privileged is given.
-
-        Options:
-          --register REGISTER   the professional register of what it will hold
-          --privileged          privileged whatever the register
-          --not-privileged      not privileged whatever the register
-        \(Credentials.help)
-
-        Example:
-          vaultctl compartment create "Session notes" --register healthcare
         """, options: Credentials.options + [
-            OptionSpec(name: "--register", kind: .value), OptionSpec(name: "--privileged", kind: .flag),
-            OptionSpec(name: "--not-privileged", kind: .flag),
-        ], positionals: 1...1) { arguments in
+            Option("--register", value: "REGISTER", "the professional register of what it will hold"), Option("--privileged", "privileged whatever the register"),
+            Option("--not-privileged", "not privileged whatever the register"),
+        ], positionals: 1...1, json: true, examples: ["vaultctl compartment create \"Session notes\" --register healthcare"]) { arguments in
             let registerName = try arguments.required("--register")
             guard let register = Register(rawValue: registerName) else {
                 throw UsageError(message: "unknown register '\(registerName)'", usage: arguments.usage)
@@ -35,16 +24,11 @@ enum CompartmentCommands {
             Output.line("Created compartment '\(compartment.name)' (\(register.rawValue)\(compartment.isPrivileged ? ", privileged" : "")).")
         }
 
-    static let list = Command("compartment list", synopsis: "list compartments", usage: """
-        Usage: vaultctl compartment list [--json] [credential options]
-
+    static let list = Command("compartment list", synopsis: "list compartments", about: """
         Lists compartments with their register, privileged flag and key versions, then those other
         vaults shared with this device (with the role and the device that shared them). Names are
         sealed in the vault, so listing needs the vault unlocked.
-
-        Options:
-        \(Credentials.help)
-        """, options: Credentials.options) { arguments in
+        """, options: Credentials.options, json: true, examples: ["vaultctl compartment list --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartments = try unlocked.compartments() + unlocked.sharedCompartments()
             if arguments.has("--json") { Output.json(compartments.map(json)); return }
@@ -57,33 +41,21 @@ enum CompartmentCommands {
             }
         }
 
-    static let rotate = Command("compartment rotate", synopsis: "add a new key version to a compartment", usage: """
-        Usage: vaultctl compartment rotate NAME [credential options]
-
+    static let rotate = Command("compartment rotate", synopsis: "add a new key version to a compartment", usage: "NAME", about: """
         Adds a key version: new material is sealed with it, and what was sealed under earlier
         versions stays readable.
-
-        Options:
-        \(Credentials.help)
-        """, options: Credentials.options, positionals: 1...1) { arguments in
+        """, options: Credentials.options, positionals: 1...1, json: true, examples: ["vaultctl compartment rotate \"Session notes\""]) { arguments in
             let version = try VaultLocation.unlock(arguments).rotateCompartment(named: arguments.positionals[0])
             if arguments.has("--json") { Output.json(["name": arguments.positionals[0], "version": version]); return }
             Output.line("Compartment '\(arguments.positionals[0])' now seals with key version \(version).")
         }
 
-    static let retire = Command("compartment retire", synopsis: "shred an older key version of a compartment", usage: """
-        Usage: vaultctl compartment retire NAME --version N --yes [credential options]
-
+    static let retire = Command("compartment retire", synopsis: "shred an older key version of a compartment", usage: "NAME --version N --yes", about: """
         Shreds key version N: whatever is still sealed under it can no longer be opened, so rewrap it
         to the current version first. The version a compartment seals with cannot be retired; rotate
         first. --yes confirms you mean it; on a terminal without --yes you are asked to type YES.
-
-        Options:
-          --version N   the key version to retire
-          --yes         confirm
-        \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--version", kind: .value), OptionSpec(name: "--yes", kind: .flag)],
-        positionals: 1...1) { arguments in
+        """, options: Credentials.options + [Option("--version", value: "N", "the key version to retire"), Option("--yes", "confirm")],
+        positionals: 1...1, json: true, examples: ["vaultctl compartment retire \"Session notes\" --version 1 --yes"]) { arguments in
             guard let version = try arguments.integer("--version", in: 1...Int(UInt32.max)) else {
                 throw UsageError(message: "missing --version", usage: arguments.usage)
             }
@@ -95,17 +67,12 @@ enum CompartmentCommands {
             Output.line("Key version \(version) of '\(name)' is retired and shredded.")
         }
 
-    static let destroy = Command("compartment destroy", synopsis: "shred a compartment's keys (irreversible)", usage: """
-        Usage: vaultctl compartment destroy NAME --yes [credential options]
-
+    static let destroy = Command("compartment destroy", synopsis: "shred a compartment's keys (irreversible)", usage: "NAME --yes", about: """
         Shreds the compartment's key material and sealed name. Everything sealed in it becomes
         unreadable for good, even to someone holding the master key or the passphrase. There is no
         undo; --yes confirms you mean it; on a terminal without --yes you are asked to type YES.
-
-        Options:
-          --yes   confirm the destruction
-        \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--yes", kind: .flag)], positionals: 1...1) { arguments in
+        """, options: Credentials.options + [Option("--yes", "confirm the destruction")], positionals: 1...1, json: true,
+        examples: ["vaultctl compartment destroy Newsletter --yes"]) { arguments in
             try Confirmation.require(arguments.has("--yes"), flag: "--yes",
                                      consequence: "destroying '\(arguments.positionals[0])' shreds its keys: everything sealed in it becomes unreadable for good")
             try VaultLocation.unlock(arguments).destroyCompartment(named: arguments.positionals[0])

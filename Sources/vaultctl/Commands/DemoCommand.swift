@@ -6,12 +6,10 @@ import PrivilegedSession
 /// `vaultctl demo`: an end-to-end tour on a temporary vault that explains each step as it goes.
 /// Later layers (bundles, audit, sessions, peers) add their steps here.
 enum DemoCommand {
-    static let command = Command("demo", synopsis: "a guided tour on a temporary vault", usage: """
-        Usage: vaultctl demo [--keep]
-
+    static let command = Command("demo", synopsis: "a guided tour on a temporary vault", about: """
         Creates a temporary vault and walks through what vaultctl does, explaining each step.
         The vault is deleted at the end unless --keep is given.
-        """, options: [OptionSpec(name: "--keep", kind: .flag)]) { arguments in
+        """, options: [Option("--keep", "keep the demo vault and say where it is")], examples: ["vaultctl demo --keep"]) { arguments in
             let directory = NSTemporaryDirectory() + "vaultctl-demo-\(UUID().uuidString.prefix(8))"
             defer { if !arguments.has("--keep") { try? FileManager.default.removeItem(atPath: directory) } }
             try Tour(directory: directory).run()

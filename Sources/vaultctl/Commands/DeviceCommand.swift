@@ -2,17 +2,12 @@ import CryptoVault
 import Foundation
 
 enum DeviceCommand {
-    static let command = Command("device", synopsis: "show this vault's device identity (made on first use)", usage: """
-        Usage: vaultctl device [--vault DIR] [--json] [--passphrase-file PATH | ...]
-
+    static let command = Command("device", synopsis: "show this vault's device identity (made on first use)", about: """
         Shows the device identity other vaults pin when they pair with this one: its name, its id
         and the fingerprint to compare aloud, and its two public keys (Ed25519 for signing, X25519 for
         the Noise channel). The first time, the keys are made, which needs the vault unlocked; after
         that no passphrase is asked. The name is the host name when the keys are made.
-
-        Options:
-        \(Credentials.help)
-        """, options: Credentials.options) { arguments in
+        """, options: Credentials.options, json: true, examples: ["vaultctl device"]) { arguments in
             let vault = try VaultLocation.open(arguments)
             let identity = try vault.deviceProfile() ?? VaultLocation.unlock(arguments).deviceKeys().profile
             if arguments.has("--json") {

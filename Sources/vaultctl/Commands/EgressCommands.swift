@@ -7,25 +7,16 @@ enum EgressCommands {
     /// A payload is read whole (the leak guard needs all of it); beyond this it is refused, not cut.
     static let maximumPayload = 1 << 30
 
-    static let check = Command("egress check", synopsis: "decide whether a payload may leave the vault", usage: """
-        Usage: vaultctl egress check --to KIND:ID --from COMPARTMENT[,COMPARTMENT...] [FILE|-] [-o OUT] [--json]
-
+    static let check = Command("egress check", synopsis: "decide whether a payload may leave the vault", usage: "--to KIND:ID --from COMPARTMENT[,COMPARTMENT...] [FILE|-]", about: """
         Runs the payload (FILE, or standard input) through the egress funnel: the leak guard looks for
         identifiers, the policy of every compartment it derives from decides, and the decision is
         recorded in the audit log (the payload's hash and size, never the payload).
         Exit code 0: allow; 3: redact (findings replaced by typed placeholders); 4: refuse.
         Privileged content may go only to this vault (vault:self) or the owner's paired devices.
-
-        Options:
-          --to KIND:ID          the destination; KIND is one of vault, device, export, share, model, sync
-          --from NAMES          the compartments the content derives from, comma-separated
-          -o, --output OUT      write the payload that may leave (the redacted one for redact); nothing on refuse
-          --force               replace OUT if it exists
-        \(Credentials.help)
         """, options: Credentials.options + [
-            OptionSpec(name: "--to", kind: .value), OptionSpec(name: "--from", kind: .value),
-            OptionSpec(name: "-o", kind: .value), OptionSpec(name: "--output", kind: .value), OptionSpec(name: "--force", kind: .flag),
-        ], positionals: 0...1) { arguments in
+            Option("--to", value: "KIND:ID", "the destination; KIND is one of vault, device, export, share, model, sync"), Option("--from", value: "NAMES", "the compartments the content derives from, comma-separated"),
+            Option.output("write the payload that may leave (the redacted one for redact); nothing on refuse"), Option.force,
+        ], positionals: 0...1, json: true, examples: ["vaultctl egress check --to model:summarizer --from Memos draft.txt -o released.txt"]) { arguments in
             let destination = try EgressDestination(parsing: try arguments.required("--to"))
             let names = try arguments.required("--from").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard !names.contains(where: \.isEmpty) else { throw UsageError(message: "--from has an empty compartment name", usage: arguments.usage) }
@@ -33,7 +24,7 @@ enum EgressCommands {
             let unlocked = try VaultLocation.unlock(arguments)
             let compartments = try names.map { try unlocked.compartment(named: $0) }
             let outcome = try EgressFunnel(vault: unlocked).submit(EgressRequest(destination: destination, compartments: compartments, payload: payload))
-            if let released = outcome.released, let path = arguments.value("-o") ?? arguments.value("--output") {
+            if let released = outcome.released, let path = arguments.value("-o") {
                 let output = try OutputTarget(path, force: arguments.has("--force"))
                 try output.produce { output in try released.bytes.withUnsafeBytes { try output.write($0) } }
             }
@@ -45,13 +36,10 @@ enum EgressCommands {
             }
         }
 
-    static let log = Command("egress log", synopsis: "list the recorded egress decisions", usage: """
-        Usage: vaultctl egress log [--json] [credential options]
-
+    static let log = Command("egress log", synopsis: "list the recorded egress decisions", about: """
         Every egress decision from the audit log: when, who, destination, compartments, decision,
         what the leak guard found (counts per kind), and the payload's size and SHA-256.
-        \(Credentials.help)
-        """, options: Credentials.options) { arguments in
+        """, options: Credentials.options, json: true, examples: ["vaultctl egress log --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let names = Dictionary(try unlocked.compartments().map { ($0.uuid, $0.name) }, uniquingKeysWith: { first, _ in first })
             let rows = try EgressLog.items(of: unlocked).map { item -> [String: Any] in

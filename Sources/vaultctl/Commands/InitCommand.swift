@@ -3,29 +3,16 @@ import CryptoVault
 import Foundation
 
 enum InitCommand {
-    static let command = Command("init", synopsis: "create a new vault", usage: """
-        Usage: vaultctl init [--vault DIR] [--passphrase-file PATH] [--kdf-target-ms N | --kdf-memory-mib M --kdf-iterations T --kdf-parallelism P]
-
+    static let command = Command("init", synopsis: "create a new vault", about: """
         Creates a vault: a directory with vault.db and assets/, private to you. The passphrase is asked
         twice on the terminal unless --passphrase-file is given. Refuses to touch an existing vault.
-
-        Options:
-          --passphrase-file PATH   read the new passphrase from the first line of PATH (- for stdin)
-          --kdf-target-ms N        calibrate Argon2id to take about N ms on this machine
-          --kdf-memory-mib M       Argon2id memory in MiB   (default 64, at least 19)
-          --kdf-iterations T       Argon2id passes          (default 3, at least 2)
-          --kdf-parallelism P      Argon2id lanes           (default 4)
-
-        Examples:
-          vaultctl init --vault ~/clinic-vault
-          vaultctl init --kdf-target-ms 1000
         """, options: [
-            OptionSpec(name: "--passphrase-file", kind: .value),
-            OptionSpec(name: "--kdf-target-ms", kind: .value),
-            OptionSpec(name: "--kdf-memory-mib", kind: .value),
-            OptionSpec(name: "--kdf-iterations", kind: .value),
-            OptionSpec(name: "--kdf-parallelism", kind: .value),
-        ]) { arguments in
+            Option("--passphrase-file", value: "PATH", "read the new passphrase from the first line of PATH (- for stdin)"),
+            Option("--kdf-target-ms", value: "N", "calibrate Argon2id to take about N ms on this machine"),
+            Option("--kdf-memory-mib", value: "M", "Argon2id memory in MiB (default 64, at least 19)"),
+            Option("--kdf-iterations", value: "T", "Argon2id passes (default 3, at least 2)"),
+            Option("--kdf-parallelism", value: "P", "Argon2id lanes (default 4)"),
+        ], json: true, examples: ["vaultctl init --vault ~/clinic-vault", "vaultctl init --kdf-target-ms 1000"]) { arguments in
             let directory = VaultLocation.directory(arguments)
             let parameters = try kdfParameters(arguments)
             let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")

@@ -8,21 +8,11 @@ enum PairCommands {
     /// How long one connection may take, start to end: a silent peer is dropped after this.
     static let connectionTimeoutSeconds = 30.0
 
-    static let host = Command("pair host", synopsis: "show a one-time code and wait for a device to pair", usage: """
-        Usage: vaultctl pair host [--listen ADDR:PORT] [--vault DIR] [--passphrase-file PATH | ...]
-
+    static let host = Command("pair host", synopsis: "show a one-time code and wait for a device to pair", about: """
         Prints a one-time pairing code and waits for 'vaultctl pair join' on the other device. The
         code works for 5 minutes and allows 3 failed attempts; read it to the other person, never send
         it over the network. On success both devices store the pairing (see 'vaultctl peers list').
-
-        Options:
-          --listen ADDR:PORT   the IPv4 address and port to listen on (default \(defaultListen);
-                               port 0 lets the system choose, and the chosen port is printed)
-        \(Credentials.help)
-
-        Example:
-          vaultctl pair host --listen 192.168.1.20:7420
-        """, options: Credentials.options + [OptionSpec(name: "--listen", kind: .value)]) { arguments in
+        """, options: Credentials.options + [Option("--listen", value: "ADDR:PORT", "the IPv4 address and port to listen on (default \(defaultListen); port 0 lets the system choose, and the chosen port is printed)")], json: true, examples: ["vaultctl pair host --listen 192.168.1.20:7420"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let keys = try unlocked.deviceKeys()
             let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--listen") ?? defaultListen))
@@ -51,20 +41,11 @@ enum PairCommands {
         }
     }
 
-    static let join = Command("pair join", synopsis: "pair with a device that shows a code (asks for the code)", usage: """
-        Usage: vaultctl pair join ADDR:PORT [--code-file PATH] [--vault DIR] [--passphrase-file PATH | ...]
-
+    static let join = Command("pair join", synopsis: "pair with a device that shows a code (asks for the code)", usage: "ADDR:PORT", about: """
         Connects to 'vaultctl pair host' at ADDR:PORT and pairs with it using the code it shows. The
         code is asked on the terminal (or read from --code-file; never from the command line). Case,
         spaces and hyphens do not matter, and I, L and O read as 1, 1 and 0.
-
-        Options:
-          --code-file PATH     read the pairing code from the first line of PATH (- for stdin)
-        \(Credentials.help)
-
-        Example:
-          vaultctl pair join 192.168.1.20:7420
-        """, options: Credentials.options + [OptionSpec(name: "--code-file", kind: .value)], positionals: 1...1) { arguments in
+        """, options: Credentials.options + [Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)")], positionals: 1...1, json: true, examples: ["vaultctl pair join 192.168.1.20:7420"]) { arguments in
             let address = try SocketAddress(parsing: arguments.positionals[0])
             let unlocked = try VaultLocation.unlock(arguments)
             let keys = try unlocked.deviceKeys()

@@ -8,27 +8,13 @@ import PeerChannel
 enum PeerChannelCommands {
     static let defaultDiscoverSeconds = 5
 
-    static let ping = Command("peers ping", synopsis: "check that a paired device answers over the channel", usage: """
-        Usage: vaultctl peers ping PEER [--to ADDR:PORT] [--count N] [--seconds N] [--announcements ADDR:PORT]
-                                   [--vault DIR] [--passphrase-file PATH | ...]
-
+    static let ping = Command("peers ping", synopsis: "check that a paired device answers over the channel", usage: "PEER", about: """
         Connects to PEER (a paired device's name or fingerprint) over the encrypted channel, checks
         that it holds the key pinned at pairing, and sends N pings (default 1). Prints the round-trip
         time and how far the peer's clock is from this one. Needs the vault unlocked (the channel uses
         this device's key).
-
-        Options:
-          --to ADDR:PORT       where the peer's 'vaultctl serve --listen' is (default: listen for
-                               its announcement, and use the address it came from)
-          --count N            pings to send, 1 to 100 (default 1)
-          --seconds N          how long to listen for the announcement without --to (default \(defaultDiscoverSeconds))
-          --announcements ADDR:PORT  where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))
-        \(Credentials.help)
-
-        Example:
-          vaultctl peers ping desk --to 192.168.1.20:\(ChannelServer.defaultPort)
-        """, options: Credentials.options + ["--to", "--count", "--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) },
-        positionals: 1...1) { arguments in
+        """, options: Credentials.options + [Option("--to", value: "ADDR:PORT", "where the peer's 'vaultctl serve --listen' is (default: listen for its announcement, and use the address it came from)"), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --to (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
+        positionals: 1...1, json: true, examples: ["vaultctl peers ping desk --to 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let count = try arguments.integer("--count", in: 1...100) ?? 1
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
@@ -79,21 +65,12 @@ enum PeerChannelCommands {
         try arguments.value("--announcements").map(SocketAddress.init(parsing:)) ?? Discovery.defaultAddress
     }
 
-    static let discover = Command("peers discover", synopsis: "list devices announcing themselves on the LAN", usage: """
-        Usage: vaultctl peers discover [--seconds N] [--announcements ADDR:PORT] [--vault DIR] [--json]
-
+    static let discover = Command("peers discover", synopsis: "list devices announcing themselves on the LAN", about: """
         Listens for the announcements of 'vaultctl serve --announce' for N seconds (default
         \(defaultDiscoverSeconds)) and lists each device once: name, fingerprint, channel address, and
         whether this vault is paired with it. Announcements are not authenticated: anyone on the LAN
         can announce any name. Trust comes only from pairing; compare fingerprints before you pair.
-
-        Options:
-          --seconds N          how long to listen, 1 to 600 (default \(defaultDiscoverSeconds))
-          --announcements ADDR:PORT  where to listen (default 0.0.0.0:\(Announcement.defaultPort))
-
-        Example:
-          vaultctl peers discover --seconds 10
-        """, options: ["--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+        """, options: [Option("--seconds", value: "N", "how long to listen, 1 to 600 (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen (default 0.0.0.0:\(Announcement.defaultPort))")], json: true, examples: ["vaultctl peers discover --seconds 10"]) { arguments in
             let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
             let address = try announcementAddress(arguments)
             // The vault only marks paired devices; discovery works without one.

@@ -3,12 +3,10 @@ import Foundation
 
 /// `peers list` and `peers revoke`: the devices this vault paired with (SECURITY.md §4.1, §9.7, §9.9).
 enum PeersCommands {
-    static let list = Command("peers list", synopsis: "list the devices this vault is paired with (no unlock)", usage: """
-        Usage: vaultctl peers list [--vault DIR] [--json]
-
+    static let list = Command("peers list", synopsis: "list the devices this vault is paired with (no unlock)", about: """
         Lists paired devices: name, fingerprint, which side hosted the pairing, and when it was made.
         Needs no passphrase: pairings hold only public keys.
-        """) { arguments in
+        """, json: true, examples: ["vaultctl peers list --json"]) { arguments in
             let pairings = try VaultLocation.open(arguments).familyPairings()
             if arguments.has("--json") {
                 Output.json(pairings.map(json))
@@ -21,19 +19,11 @@ enum PeersCommands {
             }
         }
 
-    static let revoke = Command("peers revoke", synopsis: "forget a paired device; it can no longer connect", usage: """
-        Usage: vaultctl peers revoke DEVICE [--vault DIR] [--passphrase-file PATH | ...]
-
+    static let revoke = Command("peers revoke", synopsis: "forget a paired device; it can no longer connect", usage: "DEVICE", about: """
         Deletes the pairing with DEVICE (its name, or its fingerprint as 'vaultctl peers list' shows
         it) and records 'peer.revoke' in the audit log. From the next connection on, this vault's
         channel refuses that device's key; to trust it again, pair again.
-
-        Options:
-        \(Credentials.help)
-
-        Example:
-          vaultctl peers revoke 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c
-        """, options: Credentials.options, positionals: 1...1) { arguments in
+        """, options: Credentials.options, positionals: 1...1, json: true, examples: ["vaultctl peers revoke 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
             try unlocked.revokePairing(deviceID: pairing.peer.deviceID)

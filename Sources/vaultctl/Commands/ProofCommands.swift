@@ -4,12 +4,10 @@ import Foundation
 
 /// RFC 9162 proofs: made from the vault's log, and checked from anywhere.
 enum ProofCommands {
-    static let prove = Command("audit prove", synopsis: "an inclusion proof for one entry", usage: """
-        Usage: vaultctl audit prove --entry N [--size M] [--vault DIR] [--json]
-
+    static let prove = Command("audit prove", synopsis: "an inclusion proof for one entry", usage: "--entry N", about: """
         Prints entry N's leaf hash, the tree size M (default: the whole log), the root at M and the
         inclusion proof, ready for 'vaultctl audit check-inclusion'. Base64 is standard, padded.
-        """, options: [OptionSpec(name: "--entry", kind: .value), OptionSpec(name: "--size", kind: .value)]) { arguments in
+        """, options: [Option("--entry", value: "N", "the entry's number (from 0)"), Option("--size", value: "M", "the tree size to prove against (default: the whole log)")], json: true, examples: ["vaultctl audit prove --entry 41 --json"]) { arguments in
             guard let entry = try arguments.integer("--entry", in: 0...Int.max) else { throw UsageError(message: "missing --entry", usage: arguments.usage) }
             let proof = try AuditLogReader(vault: try VaultLocation.open(arguments))
                 .inclusionProof(entry: entry, size: try arguments.integer("--size", in: 0...Int.max))
@@ -20,12 +18,10 @@ enum ProofCommands {
                         + "--root \(b64(proof.root)) --proof '\(proof.proof.map(b64).joined(separator: ","))'")
         }
 
-    static let consistency = Command("audit consistency", synopsis: "prove an old checkpoint is a prefix of today's log", usage: """
-        Usage: vaultctl audit consistency --from OLD-CHECKPOINT-FILE [--vault DIR] [--json]
-
+    static let consistency = Command("audit consistency", synopsis: "prove an old checkpoint is a prefix of today's log", usage: "--from FILE", about: """
         Reads a signed checkpoint saved earlier, checks its signature against the log's key chain and
         its root against the log, and prints a consistency proof from it to the latest checkpoint.
-        """, options: [OptionSpec(name: "--from", kind: .value)]) { arguments in
+        """, options: [Option("--from", value: "FILE", "a signed checkpoint saved earlier ('vaultctl audit checkpoint')")], json: true, examples: ["vaultctl audit consistency --from checkpoint-2026-11-01.txt"]) { arguments in
             let reader = AuditLogReader(vault: try VaultLocation.open(arguments))
             let old = try signedCheckpoint(try readText(try arguments.required("--from")), keys: try reader.chainKeys(), origin: reader.origin)
             guard let latestText = try reader.latestCheckpoint() else { throw CommandError(message: "the log has no checkpoint", exitCode: .noInput) }
@@ -41,13 +37,17 @@ enum ProofCommands {
                         + "--root2 \(b64(latest.rootHash)) --proof '\(proof.proof.map(b64).joined(separator: ","))'")
         }
 
-    static let checkInclusion = Command("audit check-inclusion", synopsis: "check an RFC 9162 inclusion proof", usage: """
-        Usage: vaultctl audit check-inclusion --leaf-hash B64 --index N --size N --root B64 --proof B64[,B64...]
-
+    static let checkInclusion = Command("audit check-inclusion", synopsis: "check an RFC 9162 inclusion proof", usage: "--leaf-hash B64 --index N --size N --root B64 --proof B64[,B64...]", about: """
         Checks that the leaf is entry INDEX of the tree of SIZE leaves whose root is ROOT (RFC 9162
         §2.1.3.2). Needs no vault. An empty proof is an empty --proof value. Exit 0 valid, 1 invalid,
         64 bad usage.
-        """, options: ["--leaf-hash", "--index", "--size", "--root", "--proof"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+        """, options: [
+            Option("--leaf-hash", value: "B64", "the entry's leaf hash (RFC 9162), in standard padded base64"),
+            Option("--index", value: "N", "the entry's index in the tree (from 0)"),
+            Option("--size", value: "N", "the tree's size in leaves"),
+            Option("--root", value: "B64", "the tree's root hash, in standard padded base64"),
+            Option("--proof", value: "B64[,B64...]", "the proof's hashes, comma-separated (empty for a one-leaf tree)"),
+        ], examples: ["vaultctl audit check-inclusion --leaf-hash L= --index 41 --size 120 --root R= --proof 'H1=,H2='"]) { arguments in
             let leaf = try hash(arguments, "--leaf-hash")
             guard let index = try arguments.integer("--index", in: 0...Int.max), let size = try arguments.integer("--size", in: 0...Int.max) else {
                 throw UsageError(message: "--index and --size are required", usage: arguments.usage)
@@ -57,9 +57,7 @@ enum ProofCommands {
             try report(Result { try MerkleVerification.verifyInclusion(leafHash: leaf, index: index, treeSize: size, proof: proof, rootHash: root) })
         }
 
-    static let checkConsistency = Command("audit check-consistency", synopsis: "check an RFC 9162 consistency proof", usage: """
-        Usage: vaultctl audit check-consistency --size1 N --size2 N --root1 B64 --root2 B64 --proof B64[,B64...]
-
+    static let checkConsistency = Command("audit check-consistency", synopsis: "check an RFC 9162 consistency proof", usage: "--size1 N --size2 N --root1 B64 --root2 B64 --proof B64[,B64...]", about: """
         Checks that the tree of SIZE1 leaves with ROOT1 is a prefix of the tree of SIZE2 leaves with
         ROOT2 (RFC 9162 §2.1.4.2). Needs no vault. An empty proof is an empty --proof value.
 
@@ -70,7 +68,12 @@ enum ProofCommands {
         ROOT2. To trust a log without an earlier checkpoint, verify it whole (audit verify-export).
 
         Exit 0 valid, 1 invalid, 64 bad usage.
-        """, options: ["--size1", "--size2", "--root1", "--root2", "--proof"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+        """, options: [
+            Option("--size1", value: "N", "the earlier tree's size"), Option("--size2", value: "N", "the later tree's size"),
+            Option("--root1", value: "B64", "the earlier tree's root, in standard padded base64"),
+            Option("--root2", value: "B64", "the later tree's root, in standard padded base64"),
+            Option("--proof", value: "B64[,B64...]", "the proof's hashes, comma-separated (empty when SIZE1 is SIZE2)"),
+        ], examples: ["vaultctl audit check-consistency --size1 100 --size2 120 --root1 A= --root2 B= --proof H1=,H2="]) { arguments in
             guard let size1 = try arguments.integer("--size1", in: 0...Int.max), let size2 = try arguments.integer("--size2", in: 0...Int.max) else {
                 throw UsageError(message: "--size1 and --size2 are required", usage: arguments.usage)
             }
@@ -135,16 +138,11 @@ enum ProofCommands {
 }
 
 extension AuditCommands {
-    static let hash = Command("audit hash", synopsis: "the keyed hash of a detail value, for an auditor to compare", usage: """
-        Usage: vaultctl audit hash --field NAME [--value-file PATH|-] [credential options]
-
+    static let hash = Command("audit hash", synopsis: "the keyed hash of a detail value, for an auditor to compare", usage: "--field NAME", about: """
         Prints HMAC-SHA-256 (hex) of the value under the vault's audit hashing key, as entries record
         it for detail NAME (name, register, file, ...). The value is read from the first line of
         --value-file (default: standard input), never from the command line.
-
-        Options:
-        \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--field", kind: .value), OptionSpec(name: "--value-file", kind: .value)]) { arguments in
+        """, options: Credentials.options + [Option("--field", value: "NAME", "the detail's name (name, register, file, ...)"), Option("--value-file", value: "PATH", "read the value from the first line of PATH (default and -: standard input)")], examples: ["printf 'intake.pdf' | vaultctl audit hash --field file"]) { arguments in
             let field = try arguments.required("--field")
             let unlocked = try VaultLocation.unlock(arguments)
             let value = try SecretInput.firstLine(ofFile: arguments.value("--value-file") ?? "-", what: "value")

@@ -2,20 +2,15 @@ import CryptoVault
 import Foundation
 
 enum RecoveryCommands {
-    static let createKey = Command("recovery create-key", synopsis: "create a recovery key (printed once)", usage: """
-        Usage: vaultctl recovery create-key [--replace] [--vault DIR] [credential options]
-
+    static let createKey = Command("recovery create-key", synopsis: "create a recovery key (printed once)", about: """
         Creates a recovery key that unlocks the vault when the passphrase is lost, and prints it once
         on stdout: write it down and keep it somewhere safe. If the vault has one already, the new key
         replaces it and the old one stops working: that needs --replace (or typing YES on a terminal),
         and the audit log records recovery.replace-key.
         The key is 160 random bits in 6 groups of 6 characters; the last 4 are a checksum that
         catches a mistyped character. Unlock with it via --recovery-key-file.
-
-        Options:
-          --replace   replace the existing recovery key (the old one stops working)
-        \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--replace", kind: .flag)]) { arguments in
+        """, options: [Option("--replace", "replace the existing recovery key (the old one stops working)")] + Credentials.options,
+        json: true, examples: ["vaultctl recovery create-key", "vaultctl recovery create-key --replace"]) { arguments in
             let replacing = try confirmReplacement(of: .recoveryKey, arguments: arguments)
             let unlocked = try VaultLocation.unlock(arguments)
             let recoveryKey = try unlocked.createRecoveryKey(replacing: replacing)
@@ -27,28 +22,20 @@ enum RecoveryCommands {
             }
         }
 
-    static let split = Command("recovery split", synopsis: "split break-glass access into k-of-n share files", usage: """
-        Usage: vaultctl recovery split --shares N --threshold K --out DIR [--replace] [--vault DIR] [credential options]
-
+    static let split = Command("recovery split", synopsis: "split break-glass access into k-of-n share files", usage: "--shares N --threshold K -o DIR",
+                               about: """
         Creates N recovery shares of which any K together unlock the vault (Shamir's scheme: fewer
         than K reveal nothing). Each share is written to its own file in DIR, mode 0600, to hand to a
         different person. If the vault has a split already, the new one replaces it and every old
         share stops working: that needs --replace (or typing YES on a terminal), and the audit log
         records recovery.replace-split.
-
-        Options:
-          --shares N       how many shares (2 to 255)
-          --threshold K    how many are needed to unlock (2 to N)
-          --out DIR        where to write share-1-of-N.txt ... (created if missing)
-          --replace        replace the existing split (the old shares stop working)
-        \(Credentials.help)
-
-        Example:
-          vaultctl recovery split --shares 5 --threshold 3 --out /media/usb/shares
-          vaultctl unlock --share-file a.txt --share-file b.txt --share-file c.txt
-        """, options: Credentials.options + [
-            OptionSpec(name: "--shares", kind: .value), OptionSpec(name: "--threshold", kind: .value),
-            OptionSpec(name: "--out", kind: .value), OptionSpec(name: "--replace", kind: .flag),
+        """, options: [
+            Option("--shares", value: "N", "how many shares (2 to 255)"), Option("--threshold", value: "K", "how many are needed to unlock (2 to N)"),
+            Option("-o", value: "DIR", "where to write share-1-of-N.txt ... (created if missing)", aliases: ["--out"]),
+            Option("--replace", "replace the existing split (the old shares stop working)"),
+        ] + Credentials.options, json: true, examples: [
+            "vaultctl recovery split --shares 5 --threshold 3 -o /media/usb/shares",
+            "vaultctl unlock --share-file a.txt --share-file b.txt --share-file c.txt",
         ]) { arguments in
             guard let shares = try arguments.integer("--shares", in: 2...255) else {
                 throw UsageError(message: "missing --shares", usage: arguments.usage)
@@ -56,7 +43,7 @@ enum RecoveryCommands {
             guard let threshold = try arguments.integer("--threshold", in: 2...shares) else {
                 throw UsageError(message: "missing --threshold", usage: arguments.usage)
             }
-            let directory = try arguments.required("--out")
+            let directory = try arguments.required("-o")
             let replacing = try confirmReplacement(of: .recoveryShares, arguments: arguments)
             let unlocked = try VaultLocation.unlock(arguments)
             var written: [String] = []

@@ -6,33 +6,20 @@ import PeerChannel
 /// cannot open, and the way back (SECURITY.md §9.13).
 enum ReplicationCommands {
     /// How both commands find the peer, and unlock this vault.
-    static let peerOptions = Credentials.options + ["--address", "--seconds", "--announcements"].map { OptionSpec(name: $0, kind: .value) }
-    static let reachingThePeer = """
-          --address ADDR:PORT  where the peer's channel listens (default: listen for its announcement,
-                               which is only a hint: the channel checks the key pinned at pairing)
-          --seconds N          how long to listen for the announcement without --address (default \(PeerChannelCommands.defaultDiscoverSeconds))
-          --announcements ADDR:PORT  where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))
-        \(Credentials.help)
-        """
+    static let peerOptions = [
+        Option("--address", value: "ADDR:PORT",
+               "where the peer's channel listens (default: listen for its announcement, which is only a hint: the channel checks the key pinned at pairing)"),
+        Option("--seconds", value: "N", "how long to listen for the announcement without --address (default \(PeerChannelCommands.defaultDiscoverSeconds))"),
+        Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))"),
+    ] + Credentials.options
 
-    static let replicate = Command("replicate", synopsis: "send a paired device the bundles it lacks (it cannot read them)", usage: """
-        Usage: vaultctl replicate --to PEER [--compartment NAME] [--address ADDR:PORT] [--seconds N]
-                                  [--vault DIR] [--passphrase-file PATH | ...] [--json]
-
+    static let replicate = Command("replicate", synopsis: "send a paired device the bundles it lacks (it cannot read them)", usage: "--to PEER", about: """
         Connects to PEER (a paired device's name or fingerprint) over the encrypted channel and sends
         it a copy of every stored bundle it does not hold yet, or of one compartment's. The peer keeps
         the ciphertext, which it has no key to open, checks each bundle's SHA-256 and header on
         arrival, and records it in its audit log; this vault records each bundle sent. A transfer that
         was interrupted continues where it stopped. The peer must run 'vaultctl serve'.
-
-        Options:
-          --to PEER            the paired device to send to (name or fingerprint)
-          --compartment NAME   only this compartment's bundles
-        \(reachingThePeer)
-
-        Example:
-          vaultctl replicate --to desk --address 192.168.1.20:\(ChannelServer.defaultPort)
-        """, options: peerOptions + ["--to", "--compartment"].map { OptionSpec(name: $0, kind: .value) }) { arguments in
+        """, options: peerOptions + [Option("--to", value: "PEER", "the paired device to send to (name or fingerprint)"), Option("--compartment", value: "NAME", "only this compartment's bundles")], json: true, examples: ["vaultctl replicate --to desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let client = try connect(arguments, peerOption: "--to", unlocked)
@@ -47,23 +34,13 @@ enum ReplicationCommands {
             Output.line("Sent \(report.sentBundles.count) bundle(s), \(report.bytesSent) bytes, to \(client.peer.name); \(report.unchangedBundles) already there.")
         }
 
-    static let restore = Command("restore", synopsis: "bring back lost or damaged bundle files from a paired device", usage: """
-        Usage: vaultctl restore --from PEER [--address ADDR:PORT] [--seconds N]
-                                [--vault DIR] [--passphrase-file PATH | ...] [--json]
-
+    static let restore = Command("restore", synopsis: "bring back lost or damaged bundle files from a paired device", usage: "--from PEER", about: """
         Checks every stored bundle's file (present, the right size, its header and every chunk
         verifying with this vault's keys) and fetches each one that is missing or damaged from the
         copy PEER keeps. A copy is put back only if it verifies as the bundle this vault lists;
         otherwise it is refused and the old file left alone. Each restored bundle is recorded in the
         audit log. Exits 0 only if every bundle that needed it was restored.
-
-        Options:
-          --from PEER          the paired device that keeps copies (name or fingerprint)
-        \(reachingThePeer)
-
-        Example:
-          vaultctl restore --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)
-        """, options: peerOptions + [OptionSpec(name: "--from", kind: .value)]) { arguments in
+        """, options: peerOptions + [Option("--from", value: "PEER", "the paired device that keeps copies (name or fingerprint)")], json: true, examples: ["vaultctl restore --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let client = try connect(arguments, peerOption: "--from", unlocked)
             let progress = ProgressBar("restoring", total: nil)

@@ -1,13 +1,11 @@
 import Appliance
 import Foundation
+import PeerChannel
 import PrivilegedSession
 
 /// `serve`: the appliance daemon (SECURITY.md §10.6).
 enum ServeCommand {
-    static let command = Command("serve", synopsis: "run the daemon: sessions held in memory, a local socket for the owner", usage: """
-        Usage: vaultctl serve [--listen ADDR:PORT [--announce]] [--socket PATH] [--session-idle SECONDS]
-                              [--session-limit SECONDS] [credential options]
-
+    static let command = Command("serve", synopsis: "run the daemon: sessions held in memory, a local socket for the owner", about: """
         Unlocks the vault once and answers its owner's commands on a Unix socket (mode 0600, in the
         vault directory): 'vaultctl session start|list|end', and 'open' and 'get', which read through
         it (a privileged bundle only inside a session). Connections from other users are refused and
@@ -16,15 +14,8 @@ enum ServeCommand {
 
         With --listen it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
         only devices whose keys were pinned at pairing get past the handshake.
-
-        Options:
-        \(ChannelListening.help)
-        \\(DaemonSocket.help)
-          --session-idle SECONDS   a session ends after this long without a read (default 300)
-          --session-limit SECONDS  and after this long in all (default 3600)
-        \\(Credentials.help)
-        """, options: Credentials.options + [DaemonSocket.option, OptionSpec(name: "--session-idle", kind: .value),
-                                             OptionSpec(name: "--session-limit", kind: .value)] + ChannelListening.options) { arguments in
+        """, options: Credentials.options + [DaemonSocket.option, Option("--session-idle", value: "SECONDS", "a session ends after this long without a read (default 300)"),
+                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + ChannelListening.options, examples: ["vaultctl serve", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))
             let unlocked = try VaultLocation.unlock(arguments)

@@ -3,19 +3,12 @@ import Foundation
 
 /// `session start|list|end`: privileged processing sessions held by the running daemon.
 enum SessionCommands {
-    static let start = Command("session start", synopsis: "open a privileged processing session in the daemon", usage: """
-        Usage: vaultctl session start --compartment NAME --purpose TEXT [--socket PATH]
-
+    static let start = Command("session start", synopsis: "open a privileged processing session in the daemon", usage: "--compartment NAME --purpose TEXT", about: """
         Asks the running daemon ('vaultctl serve') to open a session on a privileged compartment, for
         you and a purpose (sealed in the audit log). While it lives, 'vaultctl open' and 'get' read
         that compartment's bundles through it; it ends after the daemon's idle or absolute limit, or
         with 'vaultctl session end'. Prints the session's id.
-
-        Options:
-          --compartment NAME   the privileged compartment
-          --purpose TEXT       why you read it (name no patient: arguments are visible to local users)
-        \\(DaemonSocket.help)
-        """, options: [OptionSpec(name: "--compartment", kind: .value), OptionSpec(name: "--purpose", kind: .value), DaemonSocket.option]) { arguments in
+        """, options: [Option("--compartment", value: "NAME", "the privileged compartment"), Option("--purpose", value: "TEXT", "why you read it (name no patient: arguments are visible to local users)"), DaemonSocket.option], json: true, examples: ["vaultctl session start --compartment \"Session notes\" --purpose \"treatment review\""]) { arguments in
             guard let compartment = arguments.value("--compartment"), let purpose = arguments.value("--purpose") else {
                 throw UsageError(message: "session start needs --compartment and --purpose", usage: arguments.usage)
             }
@@ -28,31 +21,20 @@ enum SessionCommands {
             }
         }
 
-    static let list = Command("session list", synopsis: "list the daemon's live sessions", usage: """
-        Usage: vaultctl session list [--socket PATH] [--json]
-
+    static let list = Command("session list", synopsis: "list the daemon's live sessions", about: """
         Lists the running daemon's live sessions: id, compartment, who opened it, when it ends at the
         latest (idle or absolute limit), and what it has read.
-
-        Options:
-        \\(DaemonSocket.help)
-        """, options: [DaemonSocket.option]) { arguments in
+        """, options: [DaemonSocket.option], json: true, examples: ["vaultctl session list --json"]) { arguments in
             let sessions = try SessionListing.parse(try DaemonClient.ask(arguments, ControlMessage(["op": "session.list"])).bytes("sessions"))
             if arguments.has("--json") { Output.json(sessions); return }
             if sessions.isEmpty { Output.line("No live sessions.") }
             for session in sessions { Output.line(describe(session)) }
         }
 
-    static let end = Command("session end", synopsis: "end a session (or --all) and wipe its keys", usage: """
-        Usage: vaultctl session end ID|--all [--socket PATH]
-
+    static let end = Command("session end", synopsis: "end a session (or --all) and wipe its keys", usage: "ID|--all", about: """
         Ends the daemon's session ID (or a unique prefix of at least 6 hex digits), or every session
         with --all: its keys are wiped and its end, with what it read, is recorded.
-
-        Options:
-          --all                every live session
-        \\(DaemonSocket.help)
-        """, options: [OptionSpec(name: "--all", kind: .flag), DaemonSocket.option], positionals: 0...1) { arguments in
+        """, options: [Option("--all", "every live session"), DaemonSocket.option], positionals: 0...1, json: true, examples: ["vaultctl session end 3f2a09", "vaultctl session end --all"]) { arguments in
             let id = arguments.has("--all") ? "all" : arguments.positionals.first
             guard let id, arguments.has("--all") != !arguments.positionals.isEmpty else {
                 throw UsageError(message: "give a session id or --all (not both)", usage: arguments.usage)

@@ -2,12 +2,10 @@ import CryptoVault
 import Foundation
 
 enum StatusCommand {
-    static let command = Command("status", synopsis: "show the vault's keyslots and parameters (no unlock)", usage: """
-        Usage: vaultctl status [--vault DIR] [--json]
-
+    static let command = Command("status", synopsis: "show the vault's keyslots and parameters (no unlock)", about: """
         Shows the vault's id, schema, keyslots with their KDF parameters, and how many compartments it
         holds. Needs no passphrase and reveals no secret.
-        """) { arguments in
+        """, json: true, examples: ["vaultctl status", "vaultctl --vault ~/clinic-vault status --json"]) { arguments in
             let vault = try VaultLocation.open(arguments, upgrade: false)
             let status = try vault.status()
             let policy = try vault.kdfPolicy()

@@ -4,21 +4,16 @@ import PrivilegedSession
 
 /// put, get, ls, rm: bundles kept in the vault's assets/ folder.
 enum StoreCommands {
-    static let put = Command("put", synopsis: "seal a file into the vault", usage: """
-        Usage: vaultctl put --compartment NAME FILE|- [--name NAME] [options]
-
-        Seals FILE into the vault's assets/ and prints its bundle id. The bundle and its record
-        appear together, only once complete.
-
-        Options:
-          --compartment NAME   the compartment whose key seals it
-          --name NAME          the file name to record (default: FILE's name)
-          --threads N          cores to use (default: all)
-        \(Credentials.help)
-        """, options: Credentials.options + [
-            OptionSpec(name: "--compartment", kind: .value), OptionSpec(name: "--name", kind: .value),
-            OptionSpec(name: "--threads", kind: .value), OptionSpec(name: "--chunk-size", kind: .value),
-        ], positionals: 1...1) { arguments in
+    static let put = Command("put", synopsis: "seal a file into the vault", usage: "--compartment NAME FILE|-", about: """
+        Seals FILE (or standard input, as -) into the vault's assets/ and prints its bundle id. The
+        bundle and its record appear together, only once complete.
+        """, options: [
+            Option("--compartment", value: "NAME", "the compartment whose key seals it"), BundleCommands.nameOption,
+            BundleCommands.chunkSizeOption, BundleCommands.threadsOption,
+        ] + Credentials.options, positionals: 1...1, json: true, examples: [
+            "vaultctl put --compartment \"Session notes\" intake.pdf",
+            "pg_dump clinic | vaultctl put --compartment Memos --name clinic.sql -",
+        ]) { arguments in
             let input = try InputFile(arguments.positionals[0])
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: try arguments.required("--compartment"))
@@ -35,37 +30,27 @@ enum StoreCommands {
             Output.line(stored.idString)
         }
 
-    static let get = Command("get", synopsis: "open a bundle kept in the vault", usage: """
-        Usage: vaultctl get ID [-o OUT|-] [--range START:END] [options]
-
+    static let get = Command("get", synopsis: "open a bundle kept in the vault", usage: "ID", about: """
         Opens the stored bundle ID (or a unique prefix of at least 6 hex digits of it), like
         'vaultctl open' does for a bundle file.
 
-        Options:
-          -o, --output OUT      where to write the plaintext (- or nothing: standard output)
-          --range START:END     only bytes START up to (not including) END
-          --threads N           cores to use (default: all)
-          --force               replace OUT if it exists
-        \(BundleReading.purposeHelp)
-        \(BundleReading.daemonHelp)
-        \(Credentials.help)
-        """, options: Credentials.options + BundleCommands.bundleOptions + [OptionSpec(name: "--range", kind: .value), BundleReading.purposeOption]
-            + BundleReading.daemonOptions,
-        positionals: 1...1) { arguments in
+        \(BundleReading.daemonNote)
+        """, options: BundleReading.plaintextOptions, positionals: 1...1, examples: [
+            "vaultctl get 3f2a09 -o intake.pdf",
+            "vaultctl get 3f2a09 --purpose \"treatment review\" -o notes.txt",
+        ]) { arguments in
             if try BundleReading.readThroughDaemon(.stored(arguments.positionals[0]), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
             try BundleReading.read(.stored(try resolve(arguments.positionals[0], in: unlocked)), arguments: arguments, vault: unlocked, action: .get)
         }
 
-    static let list = Command("ls", synopsis: "list the bundles kept in the vault", usage: """
-        Usage: vaultctl ls [--compartment NAME] [--json] [credential options]
-
+    static let list = Command("ls", synopsis: "list the bundles kept in the vault", about: """
         Lists stored bundles: id, compartment, key version, size, when stored, and the sealed file name.
-
-        Options:
-          --compartment NAME   only this compartment's bundles
-        \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--compartment", kind: .value)]) { arguments in
+        """, options: [Option("--compartment", value: "NAME", "only this compartment's bundles")] + Credentials.options,
+        json: true, examples: [
+            "vaultctl ls",
+            "vaultctl ls --compartment Memos --json",
+        ]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let bundles = try unlocked.storedBundles(in: compartment)
@@ -81,17 +66,12 @@ enum StoreCommands {
             }
         }
 
-    static let remove = Command("rm", synopsis: "remove a bundle from the vault", usage: """
-        Usage: vaultctl rm ID --yes [credential options]
-
+    static let remove = Command("rm", synopsis: "remove a bundle from the vault", usage: "ID --yes", about: """
         Removes the stored bundle ID (or a unique prefix of it) and records the removal. The bundle
         cannot be brought back (except from a backup): --yes confirms; on a terminal without --yes
         you are asked to type YES.
-
-        Options:
-          --yes   confirm the removal
-        \(Credentials.help)
-        """, options: Credentials.options + [OptionSpec(name: "--yes", kind: .flag)], positionals: 1...1) { arguments in
+        """, options: [Option("--yes", "confirm the removal")] + Credentials.options, positionals: 1...1, json: true,
+        examples: ["vaultctl rm 3f2a09 --yes"]) { arguments in
             try Confirmation.require(arguments.has("--yes"), flag: "--yes",
                                      consequence: "removing bundle \(arguments.positionals[0]) deletes it from the vault for good")
             let unlocked = try VaultLocation.unlock(arguments)
@@ -102,16 +82,14 @@ enum StoreCommands {
             Output.line("Removed \(BundleCommands.hex(bundleID)).")
         }
 
-    static let rewrap = Command("compartment rewrap", synopsis: "move a compartment's bundles to its current key version", usage: """
-        Usage: vaultctl compartment rewrap NAME [credential options]
-
+    static let rewrap = Command("compartment rewrap", synopsis: "move a compartment's bundles to its current key version", usage: "NAME",
+                                about: """
         Rewrites the header of every stored bundle of NAME that was sealed under an older key version,
         so it opens under the current one. Payloads are not touched. Run after 'compartment rotate'
         and before 'compartment retire'.
-
-        Options:
-        \(Credentials.help)
-        """, options: Credentials.options, positionals: 1...1) { arguments in
+        """, options: Credentials.options, positionals: 1...1, json: true, examples: [
+            "vaultctl compartment rewrap \"Session notes\"",
+        ]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
             let count = try unlocked.rewrapStored(in: compartment)

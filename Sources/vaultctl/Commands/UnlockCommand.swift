@@ -2,15 +2,10 @@ import CryptoVault
 import Foundation
 
 enum UnlockCommand {
-    static let command = Command("unlock", synopsis: "check that a passphrase, recovery key or shares unlock the vault", usage: """
-        Usage: vaultctl unlock [--vault DIR] [--passphrase-file PATH | --recovery-key-file PATH | --share-file PATH...]
-
+    static let command = Command("unlock", synopsis: "check that a passphrase, recovery key or shares unlock the vault", about: """
         Unlocks the vault and locks it again, exiting 0 if the credential is right and 2 if not.
         A passphrase slot with KDF parameters weaker than the vault's policy is upgraded on the way.
-
-        Options:
-        \(Credentials.help)
-        """, options: Credentials.options) { arguments in
+        """, options: Credentials.options, json: true, examples: ["vaultctl unlock --recovery-key-file /media/usb/recovery-key.txt"]) { arguments in
             let vault = try VaultLocation.open(arguments)
             let before = try vault.keyslots()
             let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments))
@@ -27,19 +22,11 @@ enum UnlockCommand {
 }
 
 enum PasswdCommand {
-    static let command = Command("passwd", synopsis: "change the passphrase (rewraps one keyslot, touches no data)", usage: """
-        Usage: vaultctl passwd [--vault DIR] [credential options] [--new-passphrase-file PATH]
-
+    static let command = Command("passwd", synopsis: "change the passphrase (rewraps one keyslot, touches no data)", about: """
         Sets a new passphrase. Unlock with the current passphrase, or with the recovery key or shares
         if it is forgotten (then every passphrase slot is replaced by the new one). Only the keyslot is
         rewritten, in one transaction: if the process is killed, the old or the new passphrase works.
-
-        Options:
-        \(Credentials.help)
-          --new-passphrase-file PATH  read the new passphrase from PATH (- for stdin: with
-                                      --passphrase-file -, the first line is the current passphrase
-                                      and the second the new one)
-        """, options: Credentials.options + [OptionSpec(name: "--new-passphrase-file", kind: .value)]) { arguments in
+        """, options: Credentials.options + [Option("--new-passphrase-file", value: "PATH", "read the new passphrase from PATH (- for stdin: with --passphrase-file -, the first line is the current passphrase and the second the new one)")], json: true, examples: ["vaultctl passwd", "printf '%s\\n%s\\n' \"$OLD\" \"$NEW\" | vaultctl passwd --passphrase-file - --new-passphrase-file -"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let newPassphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--new-passphrase-file")
             try unlocked.changePassphrase(to: newPassphrase)

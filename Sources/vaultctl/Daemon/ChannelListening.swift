@@ -8,13 +8,11 @@ struct ChannelListening: Sendable {
     let server: ChannelServer
     let announcer: Announcer?
 
-    static let options = [OptionSpec(name: "--listen", kind: .value), OptionSpec(name: "--announce", kind: .flag)]
-    static let help = """
-          --listen ADDR:PORT    also serve paired devices over the encrypted channel there
-                                (e.g. 0.0.0.0:\(ChannelServer.defaultPort)): ping, replication, witnessing, sharing
-          --announce            with --listen, broadcast this device's name and port on the LAN
-                                every few seconds (a hint for 'peers discover'; trust comes from pairing)
-        """
+    static let options = [
+        Option("--listen", value: "ADDR:PORT",
+               "also serve paired devices over the encrypted channel there (e.g. 0.0.0.0:\(ChannelServer.defaultPort)): ping, replication, witnessing, sharing"),
+        Option("--announce", "with --listen, broadcast this device's name and port on the LAN every few seconds (a hint for 'peers discover'; trust comes from pairing)"),
+    ]
 
     /// The channel configured by the command line, or nil without `--listen`.
     static func configured(_ arguments: ParsedArguments, vault: UnlockedVault) throws -> ChannelListening? {
