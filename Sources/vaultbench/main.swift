@@ -5,8 +5,8 @@ import Foundation
 /// of several runs; the bundle figures are checked against the targets (PASS/FAIL), but the
 /// program does not fail on a FAIL: timing belongs to benchmarks, not to tests.
 ///
-/// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session`, `vaultbench leakguard`, `vaultbench channel`
-/// or `vaultbench replication` runs only the parts named.
+/// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session`, `vaultbench leakguard`, `vaultbench channel`,
+/// `vaultbench replication` or `vaultbench versions` runs only the parts named.
 print("vaultbench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 let parts = Set(CommandLine.arguments.dropFirst())
 do {
@@ -32,6 +32,9 @@ do {
     }
     if parts.isEmpty || parts.contains("replication") {
         try ReplicationBenchmarks.run()
+    }
+    if parts.isEmpty || parts.contains("versions") {
+        try VersionsBenchmarks.run()
     }
 } catch {
     FileHandle.standardError.write(Data("vaultbench: error: \(error)\n".utf8))
