@@ -14,10 +14,16 @@ enum ServeCommand {
 
         With --listen it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
         only devices whose keys were pinned at pairing get past the handshake.
+
+        With --detach it asks for the passphrase here, then runs in the background (output in
+        daemon.log in the vault directory) and prints its pid; 'vaultctl serve --stop' ends it.
         """, options: Credentials.options + [DaemonSocket.option, Option("--session-idle", value: "SECONDS", "a session ends after this long without a read (default 300)"),
-                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + ChannelListening.options, examples: ["vaultctl serve", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
+                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + ChannelListening.options + DaemonDetach.options,
+        examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
+            if arguments.has("--stop") { try DaemonDetach.stop(arguments); return }
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))
+            if arguments.has("--detach") { try DaemonDetach.start(arguments); return }
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
             let channel = try ChannelListening.configured(arguments, vault: unlocked)

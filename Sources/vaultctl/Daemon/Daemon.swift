@@ -32,7 +32,15 @@ final class Daemon: Sendable {
         let sweeper = startSweeper()
         channel?.start()
         Output.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
-        server.run(refused: recordRefusal) { [requests, vault] request, connection, _ in
+        server.run(refused: recordRefusal) { [requests, vault, server] request, connection, _ in
+            // `serve --stop`: only the owner gets this far (the server checked the peer's uid).
+            if request.text("op") == "daemon.stop" {
+                var reply = ControlMessage.success()
+                reply.set("pid", "\(getpid())")
+                try? connection.send(reply)
+                server.stop()
+                return
+            }
             requests.handle(request, on: connection)
             // Each answered request is covered by a signed checkpoint at once, not when the daemon stops.
             try? vault.vault.finishCommand()
