@@ -2,6 +2,9 @@ import Appliance
 import AuditChain
 import CryptoVault
 import PrivilegedSession
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How `open` and `get` read a bundle: an ordinary compartment's directly; a privileged one's only
 /// inside a privileged processing session, here a one-command session opened with `--purpose` (it
@@ -114,6 +117,14 @@ struct PlaintextRequest {
     let threads: Int
     let range: Range<UInt64>?
     let output: OutputTarget
+
+    /// Plaintext is binary as often as not: like `seal`, `open` and `get` write none to a terminal.
+    static func refuseTerminal(_ arguments: ParsedArguments) throws {
+        let option = arguments.value("-o")
+        guard option == nil || option == "-", isatty(STDOUT_FILENO) == 1 else { return }
+        throw CommandError(message: "refusing to write the plaintext to a terminal", exitCode: .usage,
+                           hint: "add -o FILE, or pipe it (vaultctl open BUNDLE | less)")
+    }
 
     init(_ arguments: ParsedArguments) throws {
         threads = try arguments.integer("--threads", in: 1...256) ?? BundleThreads.available

@@ -103,6 +103,12 @@ enum Output {
         StandardStreams.writeOutput([UInt8](data) + [0x0A])
     }
 
+    /// A JSON document on stderr, for a command whose stdout carries something else (egress check -o -).
+    static func jsonNote(_ value: Any) {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        StandardStreams.writeError([UInt8](data) + [0x0A])
+    }
+
     static func timestamp(_ seconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")

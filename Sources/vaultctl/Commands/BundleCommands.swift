@@ -49,8 +49,9 @@ enum BundleCommands {
             if !output.isStandardOutput { Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header!.bundleID))).") }
         }
 
-    static let open = Command("open", synopsis: "open a bundle (all of it or a byte range)", usage: "BUNDLE", about: """
-        Verifies BUNDLE's header and every chunk, writing the plaintext to OUT or standard output.
+    static let open = Command("open", synopsis: "open a bundle (all of it or a byte range)", usage: "BUNDLE|-", about: """
+        Verifies the header and every chunk of BUNDLE (- for standard input), writing the plaintext to
+        OUT or standard output (never to a terminal).
         Nothing is written to OUT unless the whole bundle verifies: OUT appears only when complete.
         To standard output the plaintext streams as it is verified: if a later chunk fails, vaultctl
         exits non-zero and says how many bytes it had already released (they cannot be taken back).
@@ -60,22 +61,26 @@ enum BundleCommands {
             "vaultctl open chart.vbundle -o chart.pdf",
             "vaultctl open notes.vbundle --range 0:4096 | less",
         ]) { arguments in
-            if try BundleReading.readThroughDaemon(.file(arguments.positionals[0]), arguments: arguments) { return }
+            let path = arguments.positionals[0]
+            try PlaintextRequest.refuseTerminal(arguments)
+            // The daemon reads a bundle by its path; standard input is read here.
+            if path != "-", try BundleReading.readThroughDaemon(.file(path), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
-            try BundleReading.read(.file(try FileDescriptor.openForReading(arguments.positionals[0])), arguments: arguments,
+            try BundleReading.read(.file(try BundleInput.open(path)), arguments: arguments,
                                    vault: unlocked, action: .open)
         }
 
-    static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: "BUNDLE", about: """
-        Prints the header fields anyone can read: format version, vault, compartment, key version,
-        bundle id, chunk size and plaintext length. Nothing is verified (that needs the key) and
-        nothing sealed (name, type, time) is shown. With --json, numbers are JSON numbers, and
-        plaintext_length is null for a bundle sealed from a stream of unknown length.
+    static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: "BUNDLE|-", about: """
+        Prints the header fields anyone can read of BUNDLE (- for standard input): format version, vault,
+        compartment, key version, bundle id, chunk size and plaintext length. Nothing is verified
+        (that needs the key) and nothing sealed (name, type, time) is shown. With --json, numbers
+        are JSON numbers, and plaintext_length is null for a bundle sealed from a stream of unknown length.
         """, positionals: 1...1, json: true, examples: [
             "vaultctl inspect chart.vbundle",
             "vaultctl inspect chart.vbundle --json",
+            "curl -s http://nas.local/chart.vbundle | vaultctl inspect -",
         ]) { arguments in
-            let header = try EncryptedBundle.readHeader(try FileDescriptor.openForReading(arguments.positionals[0]))
+            let header = try EncryptedBundle.readHeader(try BundleInput.open(arguments.positionals[0]))
             let length: UInt64? = header.hasKnownLength ? header.plaintextLength : nil
             let fields: [(String, Any)] = [
                 ("format_version", Int(BundleHeader.version)), ("vault_id", hex(header.vaultID)),

@@ -28,7 +28,8 @@ enum EgressCommands {
                 let output = try OutputTarget(path, force: arguments.has("--force"))
                 try output.produce { output in try released.bytes.withUnsafeBytes { try output.write($0) } }
             }
-            report(outcome, json: arguments.has("--json"))
+            // With -o - the released payload alone goes to stdout (into whatever reads it); the report to stderr.
+            report(outcome, json: arguments.has("--json"), toStandardError: arguments.value("-o") == "-")
             switch outcome.decision {
             case .allow: return
             case .redact: throw Decided(exitCode: .redacted)
@@ -68,16 +69,18 @@ enum EgressCommands {
         }
     }
 
-    private static func report(_ outcome: EgressOutcome, json: Bool) {
+    private static func report(_ outcome: EgressOutcome, json: Bool, toStandardError: Bool) {
+        let say: (String) -> Void = toStandardError ? { Output.note($0) } : { Output.line($0) }
         let findings = outcome.findings.map { ["kind": $0.kind.rawValue, "start": $0.range.lowerBound, "end": $0.range.upperBound] as [String: Any] }
         if json {
-            Output.json(["decision": outcome.decision.rawValue, "destination": outcome.record.destination, "findings": findings,
-                         "size": outcome.record.payloadSize, "sha256": BundleCommands.hex(outcome.record.payloadSHA256)])
+            let document: [String: Any] = ["decision": outcome.decision.rawValue, "destination": outcome.record.destination, "findings": findings,
+                                           "size": outcome.record.payloadSize, "sha256": BundleCommands.hex(outcome.record.payloadSHA256)]
+            if toStandardError { Output.jsonNote(document) } else { Output.json(document) }
             return
         }
-        Output.line("Decision: \(outcome.decision.rawValue) (to \(outcome.record.destination))")
-        if outcome.findings.isEmpty { Output.line("Found: nothing") }
-        for hit in outcome.findings { Output.line("Found: \(hit.kind.rawValue) at bytes \(hit.range.lowerBound)..<\(hit.range.upperBound)") }
+        say("Decision: \(outcome.decision.rawValue) (to \(outcome.record.destination))")
+        if outcome.findings.isEmpty { say("Found: nothing") }
+        for hit in outcome.findings { say("Found: \(hit.kind.rawValue) at bytes \(hit.range.lowerBound)..<\(hit.range.upperBound)") }
     }
 }
 

@@ -39,6 +39,7 @@ enum StoreCommands {
             "vaultctl get 3f2a09 -o intake.pdf",
             "vaultctl get 3f2a09 --purpose \"treatment review\" -o notes.txt",
         ]) { arguments in
+            try PlaintextRequest.refuseTerminal(arguments)
             if try BundleReading.readThroughDaemon(.stored(arguments.positionals[0]), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
             try BundleReading.read(.stored(try resolve(arguments.positionals[0], in: unlocked)), arguments: arguments, vault: unlocked, action: .get)
