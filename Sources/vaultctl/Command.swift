@@ -72,9 +72,10 @@ enum VaultLocation {
         return vault
     }
 
-    static func unlock(_ arguments: ParsedArguments, upgrade: Bool = true) throws -> UnlockedVault {
+    /// `prompt` is what the terminal asks when no credential option is given.
+    static func unlock(_ arguments: ParsedArguments, upgrade: Bool = true, prompt: String = "Passphrase: ") throws -> UnlockedVault {
         let vault = try open(arguments, upgrade: upgrade)
-        return try vault.unlock(with: try Credentials.credential(from: arguments))
+        return try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
     }
 }
 

@@ -11,7 +11,7 @@ enum Credentials {
     ]
 
     /// The credential the command line names, or the passphrase asked on the terminal.
-    static func credential(from arguments: ParsedArguments) throws -> UnlockCredential {
+    static func credential(from arguments: ParsedArguments, prompt: String = "Passphrase: ") throws -> UnlockCredential {
         let shareFiles = arguments.allValues("--share-file")
         let chosen = [arguments.value("--passphrase-file") != nil, arguments.value("--recovery-key-file") != nil, !shareFiles.isEmpty]
         guard chosen.filter({ $0 }).count <= 1 else {
@@ -26,7 +26,7 @@ enum Credentials {
         if !shareFiles.isEmpty {
             return .recoveryShares(try shareFiles.map(readShare))
         }
-        return .passphrase(try SecretInput.prompt("Passphrase: "))
+        return .passphrase(try SecretInput.prompt(prompt))
     }
 
     private static func readShare(_ path: String) throws -> RecoveryShareFile {

@@ -64,3 +64,17 @@ struct StandardStreamTests {
         #expect(redacted.stderr.contains("\"decision\" : \"redact\""), "\(redacted.stderr)")
     }
 }
+
+@Suite("vaultctl passwd: its prompts")
+struct PasswdPromptTests {
+    @Test("passwd asks for the 'Current passphrase' first, then the new one twice")
+    func currentPassphrasePrompt() throws {
+        let vault = try CLIVault()
+        let result = try Terminal.run(["passwd", "--vault", vault.directory],
+                                      typing: [CLIVault.passphrase, "a longer passphrase for a new year", "a longer passphrase for a new year"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("Current passphrase: "), "\(result.stdout)")
+        #expect(result.stdout.range(of: "Current passphrase: ")?.lowerBound ?? result.stdout.endIndex
+                < result.stdout.range(of: "New passphrase: ")?.lowerBound ?? result.stdout.startIndex, "\(result.stdout)")
+    }
+}

@@ -27,7 +27,8 @@ enum PasswdCommand {
         if it is forgotten (then every passphrase slot is replaced by the new one). Only the keyslot is
         rewritten, in one transaction: if the process is killed, the old or the new passphrase works.
         """, options: Credentials.options + [Option("--new-passphrase-file", value: "PATH", "read the new passphrase from PATH (- for stdin: with --passphrase-file -, the first line is the current passphrase and the second the new one)")], json: true, examples: ["vaultctl passwd", "printf '%s\\n%s\\n' \"$OLD\" \"$NEW\" | vaultctl passwd --passphrase-file - --new-passphrase-file -"]) { arguments in
-            let unlocked = try VaultLocation.unlock(arguments)
+            // Two passphrases are typed here: say which one is asked first.
+            let unlocked = try VaultLocation.unlock(arguments, prompt: "Current passphrase: ")
             let newPassphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--new-passphrase-file")
             try unlocked.changePassphrase(to: newPassphrase)
             if arguments.has("--json") { Output.json(["changed": true]) } else { Output.line("Passphrase changed.") }
