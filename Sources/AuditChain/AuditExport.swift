@@ -7,6 +7,7 @@ import Foundation
 ///     origin <origin>
 ///     key <epoch> <base64 public key> [<base64 introduction note>]     one per epoch, from 0
 ///     checkpoint <epoch> <base64 signed note>                          in order
+///     cosignature <base64 witness public key> <base64 cosigned note>   zero or more, in order received
 ///     entry <base64 encoded entry>                                     in order, from seq 0
 ///     end <entry count> <base64 SHA-256 of every byte before this line>
 ///
@@ -26,6 +27,9 @@ public enum AuditExport {
             try emit("key \(key.epoch) \(base64(key.publicKey))\(introduction)")
         }
         for checkpoint in snapshot.checkpoints { try emit("checkpoint \(checkpoint.epoch) \(base64(Array(checkpoint.note.utf8)))") }
+        for cosignature in snapshot.cosignatures {
+            try emit("cosignature \(base64(cosignature.witnessPublicKey)) \(base64(Array(cosignature.cosignedNote.utf8)))")
+        }
         try snapshot.forEachEntry { _, encoded, _ in
             try emit("entry \(base64(Array(encoded)))")
             count += 1
@@ -52,6 +56,13 @@ public enum AuditExport {
             let parts = try parser.fields("checkpoint", count: 2...2)
             checkpoints.append(.init(epoch: try ExportParser.number(parts[0]), note: try ExportParser.text(parts[1])))
         }
+        var cosignatures: [ExportedCosignature] = []
+        while parser.next(is: "cosignature ") {
+            let parts = try parser.fields("cosignature", count: 2...2)
+            let key = try ExportParser.base64(parts[0])
+            guard key.count == 32 else { throw ExportParser.malformed("a witness public key is not 32 bytes") }
+            cosignatures.append(ExportedCosignature(witnessPublicKey: key, cosignedNote: try ExportParser.text(parts[1])))
+        }
         var entries: [[UInt8]] = []
         while parser.next(is: "entry ") { entries.append(try ExportParser.base64(try parser.field("entry"))) }
         let digest = SHA256.hash(Array(bytes[0..<parser.offset]))
@@ -59,7 +70,7 @@ public enum AuditExport {
         guard try ExportParser.number(end[0]) == entries.count, try ExportParser.base64(end[1]) == digest, parser.isAtEnd else {
             throw ExportParser.malformed("its end line does not match its contents (the file is truncated or was edited)")
         }
-        return AuditSnapshot(origin: origin, keys: keys, checkpoints: checkpoints, entries: .encoded(entries))
+        return AuditSnapshot(origin: origin, keys: keys, checkpoints: checkpoints, cosignatures: cosignatures, entries: .encoded(entries))
     }
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }

@@ -22,6 +22,8 @@ public struct AuditSnapshot: Sendable {
     public let origin: String
     public let keys: [Key]
     public let checkpoints: [SignedCheckpoint]
+    /// Witness cosignatures on those checkpoints, in the order received (§8.10).
+    public var cosignatures: [ExportedCosignature] = []
     /// Each entry's encoding, and the leaf hash stored beside it (a database has one; an export not).
     public let entries: EntrySource
 
@@ -56,7 +58,13 @@ public struct AuditSnapshot: Sendable {
         let checkpoints = try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
             SignedCheckpoint(epoch: Int(try row.integer("epoch")), note: try row.text("note"), storedTreeSize: try row.integer("tree_size"))
         }
-        return AuditSnapshot(origin: Checkpointer.origin(vaultID: vaultID), keys: keys, checkpoints: checkpoints, entries: .database(database))
+        // audit_cosignatures is written by PeerChannel's witnessing (§9.11); the export carries its
+        // two columns an auditor needs, read here in the snapshot's transaction.
+        let cosignatures = try database.query("SELECT witness_public_key, cosigned_note FROM audit_cosignatures ORDER BY id").map { row in
+            ExportedCosignature(witnessPublicKey: try row.blob("witness_public_key"), cosignedNote: try row.text("cosigned_note"))
+        }
+        return AuditSnapshot(origin: Checkpointer.origin(vaultID: vaultID), keys: keys, checkpoints: checkpoints,
+                             cosignatures: cosignatures, entries: .database(database))
     }
 }
 

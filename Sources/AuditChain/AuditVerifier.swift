@@ -12,6 +12,8 @@ public struct AuditVerifier: Sendable {
         /// Entries recorded after the latest checkpoint (not yet signed).
         public let uncheckpointedEntries: Int
         public let latestCheckpoint: String?
+        /// Each carried witness cosignature, verified (step 7), in the snapshot's order.
+        public var witnesses: [ExportedCosignature.Verified] = []
     }
 
     let snapshot: AuditSnapshot
@@ -32,8 +34,18 @@ public struct AuditVerifier: Sendable {
                                            { try verifiedEntries(against: try verifiedCheckpoints(keys: nil)) })
         let (keys, checkpoints) = try signed.get()
         let count = try entries.get()
-        return Report(entryCount: count, checkpointCount: checkpoints.count, epochCount: keys.count,
-                      uncheckpointedEntries: count - (checkpoints.last?.treeSize ?? 0), latestCheckpoint: snapshot.checkpoints.last?.note)
+        var report = Report(entryCount: count, checkpointCount: checkpoints.count, epochCount: keys.count,
+                            uncheckpointedEntries: count - (checkpoints.last?.treeSize ?? 0), latestCheckpoint: snapshot.checkpoints.last?.note)
+        report.witnesses = try verifiedCosignatures()
+        return report
+    }
+
+    /// 7. **cosignature** — each carried cosignature is on the text of a checkpoint verified above
+    /// and holds a valid `cosignature/v1` line by its witness key (§8.10).
+    private func verifiedCosignatures() throws -> [ExportedCosignature.Verified] {
+        guard !snapshot.cosignatures.isEmpty else { return [] }
+        let bodies = Set(try snapshot.checkpoints.map { try parse($0.note, what: "a checkpoint").body })
+        return try snapshot.cosignatures.map { try $0.verify(against: bodies) }
     }
 
     private func verifiedKeysAndCheckpoints() throws -> (keys: [EpochKey], checkpoints: [VerifiedCheckpoint]) {

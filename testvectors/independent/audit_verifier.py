@@ -743,6 +743,12 @@ def parse_export(data):
             if not is_utf8(note):
                 raise bad("a note is not UTF-8")
             checkpoints.append((parse_decimal(parts[0]), note))
+        # §8.8: witness cosignatures (base64 public key, base64 cosigned note), checked by vaultctl's
+        # verifier (§8.7 step 7); this reader parses them strictly and leaves them out of its result.
+        while starts(b"cosignature "):
+            parts = fields("cosignature", (2,))
+            if len(b64decode(parts[0])) != 32 or not is_utf8(b64decode(parts[1])):
+                raise bad("a cosignature line is malformed")
         while starts(b"entry "):
             entries.append(b64decode(fields("entry", (1,))[0]))
         digest = sha256(data[:offset])

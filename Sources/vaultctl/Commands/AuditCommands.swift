@@ -95,6 +95,11 @@ enum AuditCommands {
                 throw CommandError(message: "export verification FAILED: \(error.message)", exitCode: .failure)
             }
             Output.line("Export verified: \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs.")
+            // The witness keys are the export's own claim: an auditor compares each vkey with the
+            // witnesses they trust.
+            for witness in report.witnesses {
+                Output.line("Cosigned by witness \(witness.witness.vkey): the checkpoint of \(witness.treeSize) entries, at \(Output.timestamp(Int64(witness.timestamp))).")
+            }
         }
 
     static let log = Command("audit log", synopsis: "show the audit log", about: """
