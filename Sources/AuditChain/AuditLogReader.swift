@@ -54,10 +54,26 @@ public struct AuditLogReader {
         }
     }
 
+    /// Verifies the whole log, reading only: nothing is written (not even a missing genesis key, which
+    /// is a failure here). A failure in a copy that shows it was taken mid-write (an unfinished
+    /// write-ahead log, or tables that disagree under SQLite's full integrity check) is reported as an
+    /// inconsistent copy, never as an altered entry: a false tamper alarm helps no one.
     public func verify() throws -> AuditVerifier.Report {
-        let genesis = try genesisKey()
-        return try vault.read { database in
-            try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID), genesis: genesis).verify()
+        do {
+            return try vault.read { database in
+                guard let genesis = try database.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key") else {
+                    throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
+                }
+                let key = try NoteVerifierKey(name: origin, publicKey: genesis)
+                return try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID), genesis: key).verify()
+            }
+        } catch let failure as AuditVerificationFailure {
+            if vault.writeAheadBytesAtOpen > 0 || !vault.passesFullIntegrityCheck() {
+                // The failed check's own words ("entry 137 was altered") are left out on purpose.
+                throw AuditVerificationFailure(entry: failure.entry, reason: Vault.inconsistentCopyMessage(vault.directory, writeAheadBytes: vault.writeAheadBytesAtOpen),
+                                               isInconsistentCopy: true)
+            }
+            throw failure
         }
     }
 

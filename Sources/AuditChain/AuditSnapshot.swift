@@ -72,6 +72,14 @@ public struct AuditSnapshot: Sendable {
 public struct AuditVerificationFailure: Error, CustomStringConvertible, Sendable {
     public let entry: Int?
     public let reason: String
+    /// The log was read from a copy taken mid-write (see `AuditLogReader.verify`), not found altered.
+    public var isInconsistentCopy = false
+
+    public init(entry: Int?, reason: String, isInconsistentCopy: Bool = false) {
+        self.entry = entry
+        self.reason = reason
+        self.isInconsistentCopy = isInconsistentCopy
+    }
 
     public var description: String { reason }
 }

@@ -25,6 +25,9 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case olderSchema
     case corruptVault
     case missingAssets
+    /// A copy of the vault folder taken while the vault was being written: its database mixes pages
+    /// of two moments. Not evidence of tampering; a backup ('vaultctl backup') is the consistent copy.
+    case inconsistentCopy
     case database
     case io
     case compartmentExists

@@ -72,6 +72,12 @@ enum VaultLocation {
         return vault
     }
 
+    /// Opens the vault without writing anything to it (no audit entry, no checkpoint, no migration),
+    /// so a copy or a restored backup is verified as it is.
+    static func openReadOnly(_ arguments: ParsedArguments) throws -> Vault {
+        try Vault.openReadOnly(at: directory(arguments), journal: AuditLog())
+    }
+
     /// `prompt` is what the terminal asks when no credential option is given.
     static func unlock(_ arguments: ParsedArguments, upgrade: Bool = true, prompt: String = "Passphrase: ") throws -> UnlockedVault {
         let vault = try open(arguments, upgrade: upgrade)

@@ -11,9 +11,15 @@ public final class Database: @unchecked Sendable {
     public let path: String
 
     /// Opens an existing database file (never creates one unless `create` is set).
-    public init(path: String, create: Bool) throws {
+    public convenience init(path: String, create: Bool) throws {
+        try self.init(path: path, create: create, readOnly: false)
+    }
+
+    /// A `readOnly` connection never writes the file: no migration, no checkpoint of the write-ahead log on close.
+    public init(path: String, create: Bool, readOnly: Bool) throws {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0)
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        let flags = access | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -17,16 +17,25 @@ public final class Vault: @unchecked Sendable {
     public let journal: VaultJournal
     let database: Database
     private let lock = NSLock()
+    /// Opened with `readOnly`: nothing is written, not even a checkpoint of the write-ahead log.
+    public let isReadOnly: Bool
+    /// Bytes in the write-ahead log before this process opened the vault. A vault at rest has none
+    /// (every command ends by truncating it); in a copy of the folder, some mean the copy was taken
+    /// while a command was writing, and its database may mix pages of two moments.
+    public let writeAheadBytesAtOpen: Int
 
     public var databasePath: String { (directory as NSString).appendingPathComponent(Self.databaseName) }
     public var assetsPath: String { (directory as NSString).appendingPathComponent(Self.assetsName) }
     public var quarantinePath: String { (directory as NSString).appendingPathComponent(Self.quarantineName) }
 
-    private init(directory: String, database: Database, vaultID: [UInt8], journal: VaultJournal) {
+    private init(directory: String, database: Database, vaultID: [UInt8], journal: VaultJournal, isReadOnly: Bool = false,
+                 writeAheadBytesAtOpen: Int = 0) {
         self.directory = directory
         self.database = database
         self.vaultID = vaultID
         self.journal = journal
+        self.isReadOnly = isReadOnly
+        self.writeAheadBytesAtOpen = writeAheadBytesAtOpen
     }
 
     /// Records `event` in its own transaction (for events that change nothing else, such as an unlock).
@@ -72,15 +81,30 @@ public final class Vault: @unchecked Sendable {
     /// with `.olderSchema` and a hint to run a write command. The upgrade is recorded in the journal
     /// in the migration's own transaction (`vault.upgrade`), so no migration changes the vault unseen.
     public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal(), upgrade: Bool = true) throws -> Vault {
+        try open(at: directory, journal: journal, upgrade: upgrade, readOnly: false)
+    }
+
+    /// Opens it without writing anything, through a read-only connection (to verify a copy or a
+    /// restored backup): no configuration, no migration, no checkpoint of the write-ahead log on close.
+    public static func openReadOnly(at directory: String, journal: VaultJournal = UnrecordedJournal()) throws -> Vault {
+        try open(at: directory, journal: journal, upgrade: false, readOnly: true)
+    }
+
+    private static func open(at directory: String, journal: VaultJournal, upgrade: Bool, readOnly: Bool) throws -> Vault {
         try Sodium.ensureInitialized()
         let databasePath = (directory as NSString).appendingPathComponent(databaseName)
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw CryptoVaultError(.notAVault, "\(directory) is not a vault (no \(databaseName)); create one with 'vaultctl init'")
         }
-        let database = try Database(path: databasePath, create: false)
+        let writeAheadBytes = writeAheadLogSize(databasePath)
+        let database = try Database(path: databasePath, create: false, readOnly: readOnly)
         let schemaVersion = try checkIdentity(of: database, directory: directory)
-        try Schema.configure(database)
-        try checkIntegrity(of: database)
+        if !readOnly { try Schema.configure(database) }
+        do {
+            try checkIntegrity(of: database)
+        } catch let error as CryptoVaultError where error.code == .corruptVault && writeAheadBytes > 0 {
+            throw CryptoVaultError(.inconsistentCopy, inconsistentCopyMessage(directory, writeAheadBytes: writeAheadBytes))
+        }
         if schemaVersion < Schema.currentVersion {
             guard upgrade else { throw Schema.olderSchemaError(schemaVersion) }
             try Schema.checkTablesMatch(database, version: schemaVersion)
@@ -96,7 +120,29 @@ public final class Vault: @unchecked Sendable {
             throw CryptoVaultError(.missingAssets,
                 "the vault's \(assetsName)/ folder is missing from \(directory); restore it from a backup before using this vault")
         }
-        return Vault(directory: directory, database: database, vaultID: vaultID, journal: journal)
+        return Vault(directory: directory, database: database, vaultID: vaultID, journal: journal, isReadOnly: readOnly,
+                     writeAheadBytesAtOpen: writeAheadBytes)
+    }
+
+    /// The size of `databasePath`'s write-ahead log (0 when there is none).
+    static func writeAheadLogSize(_ databasePath: String) -> Int {
+        var info = stat()
+        guard stat(databasePath + "-wal", &info) == 0 else { return 0 }
+        return Int(info.st_size)
+    }
+
+    /// What a torn copy is called: never "altered" or "damaged", which would be a false tamper alarm.
+    public static func inconsistentCopyMessage(_ directory: String, writeAheadBytes: Int) -> String {
+        "inconsistent copy: taken while the vault was being written (\(directory) has \(writeAheadBytes) bytes of unfinished "
+            + "write-ahead log, and its database mixes two moments); this is not evidence of tampering. Take a consistent copy "
+            + "with 'vaultctl backup -o FILE'; if this is the live vault and not a copy, treat it as damage"
+    }
+
+    /// Whether SQLite's full integrity check (indexes against tables, which quick_check skips) finds
+    /// nothing wrong: a copy that mixes pages of two moments usually fails it.
+    public func passesFullIntegrityCheck() -> Bool {
+        let findings = try? withDatabase { try $0.query("PRAGMA integrity_check").compactMap { try? $0.text("integrity_check") } }
+        return findings == ["ok"]
     }
 
     /// Returns the schema version after checking the file is a vault this build can read.

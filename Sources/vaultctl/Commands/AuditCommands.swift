@@ -27,8 +27,13 @@ enum AuditCommands {
         fails and why. Then lists the paired devices that witnessed the log: each one's newest
         cosignature, checked again, and whether it is on the latest checkpoint. Exit 0 only when
         everything holds, 1 when something does not (a stored cosignature that does not verify too).
-        """, json: true, examples: ["vaultctl audit verify", "vaultctl audit verify --vault /media/usb/vault-copy --json"]) { arguments in
-            let vault = try VaultLocation.open(arguments, upgrade: false)
+        Verifying reads only; afterwards the live vault records that it was verified (audit.verify).
+        With --read-only nothing at all is written: use it on a copy of a vault folder. A copy taken
+        while the vault was being written is reported as an inconsistent copy, not as tampering.
+        """, usage: "[--read-only]", options: [Option("--read-only", "write nothing (no audit.verify entry, no checkpoint): for a copy of a vault folder")],
+        json: true, examples: ["vaultctl audit verify", "vaultctl audit verify --read-only --vault /media/usb/vault-copy --json"]) { arguments in
+            let readOnly = arguments.has("--read-only")
+            let vault = readOnly ? try VaultLocation.openReadOnly(arguments) : try VaultLocation.open(arguments, upgrade: false)
             let report: AuditVerifier.Report
             let witnesses: [WitnessStatus]
             do {
@@ -39,7 +44,8 @@ enum AuditCommands {
             } catch let error as PeerChannelError where error.code == .cosignatureInvalid {
                 throw CommandError(message: "audit log verification FAILED: \(error.message)", exitCode: .failure)
             }
-            try vault.recordLocked(VaultEvent("audit.verify"))
+            // Recorded after the verification, only on the live vault: a read-only copy stays as it was.
+            if !readOnly { try vault.recordLocked(VaultEvent("audit.verify")) }
             if arguments.has("--json") {
                 Output.json(["verified": true, "entries": report.entryCount, "checkpoints": report.checkpointCount,
                              "epochs": report.epochCount, "unsigned_entries": report.uncheckpointedEntries,
