@@ -49,6 +49,27 @@ struct ReplicationCommandTests {
         #expect(actions.contains("replica.send") && actions.contains("bundle.restore"))
     }
 
+    @Test("restore on a vault whose whole assets/ folder is gone recreates it (0700) and brings every bundle back, instead of refusing to run")
+    func restoreRecreatesMissingAssets() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let bundleID = try Self.laptopWithAFile(laptop, contents: "the folder went with the old disk\n")
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let deskID = try PeersCommandTests.fingerprint(desk)
+        #expect(try laptop.run(["replicate", "--to", deskID, "--address", address]).status == 0)
+        try FileManager.default.removeItem(atPath: laptop.directory + "/assets")
+
+        let restored = try laptop.run(["restore", "--from", deskID, "--address", address])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stderr.contains("assets/ folder was missing: recreated it"), "\(restored.stderr)")
+        #expect(restored.stdout.contains("restored  \(bundleID)"))
+        let mode = try FileManager.default.attributesOfItem(atPath: laptop.directory + "/assets")[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        let fetched = try laptop.run(["get", bundleID, "-o", laptop.root + "/fetched"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(try String(contentsOfFile: laptop.root + "/fetched", encoding: .utf8) == "the folder went with the old disk\n")
+    }
+
     @Test func restoreSaysWhatItCouldNotBringBack() throws {
         let (desk, laptop) = try PeersCommandTests.pairedVaults()
         let bundleID = try Self.laptopWithAFile(laptop, contents: "never replicated\n")

@@ -124,6 +124,21 @@ public final class Vault: @unchecked Sendable {
                      writeAheadBytesAtOpen: writeAheadBytes)
     }
 
+    /// For `restore`, which exists to bring back lost bundle files: a vault whose database is there but
+    /// whose assets/ folder is gone gets an empty one (0700, made durable), so every bundle can then be
+    /// fetched into it. Returns whether it had to. Anything other than a missing folder is left alone.
+    public static func recreateMissingAssets(in directory: String) throws -> Bool {
+        let databasePath = (directory as NSString).appendingPathComponent(databaseName)
+        let assets = (directory as NSString).appendingPathComponent(assetsName)
+        var info = stat()
+        guard FileManager.default.fileExists(atPath: databasePath), lstat(assets, &info) != 0, errno == ENOENT else { return false }
+        guard mkdir(assets, 0o700) == 0 || errno == EEXIST else {
+            throw CryptoVaultError(.io, "cannot recreate \(assets): \(String(cString: strerror(errno)))")
+        }
+        try DurableFile.syncDirectory(directory)
+        return true
+    }
+
     /// The size of `databasePath`'s write-ahead log (0 when there is none).
     static func writeAheadLogSize(_ databasePath: String) -> Int {
         var info = stat()

@@ -39,8 +39,12 @@ enum ReplicationCommands {
         verifying with this vault's keys) and fetches each one that is missing or damaged from the
         copy PEER keeps. A copy is put back only if it verifies as the bundle this vault lists;
         otherwise it is refused and the old file left alone. Each restored bundle is recorded in the
-        audit log. Exits 0 only if every bundle that needed it was restored.
+        audit log. Exits 0 only if every bundle that needed it was restored. A vault whose assets/
+        folder is gone altogether gets a new, empty one first, and every bundle is fetched into it.
         """, options: peerOptions + [Option("--from", value: "PEER", "the paired device that keeps copies (name or fingerprint)")], json: true, examples: ["vaultctl restore --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+            if try Vault.recreateMissingAssets(in: VaultLocation.directory(arguments)) {
+                Output.note("The vault's assets/ folder was missing: recreated it empty; every bundle will be fetched.")
+            }
             let unlocked = try VaultLocation.unlock(arguments)
             let client = try connect(arguments, peerOption: "--from", unlocked)
             let progress = ProgressBar("restoring", total: nil)
