@@ -28,6 +28,8 @@ public enum CryptoVaultErrorCode: String, Sendable {
     /// A copy of the vault folder taken while the vault was being written: its database mixes pages
     /// of two moments. Not evidence of tampering; a backup ('vaultctl backup') is the consistent copy.
     case inconsistentCopy
+    /// A backup file (SECURITY.md §13) that is not one, is truncated, or fails a length or digest check.
+    case corruptBackup
     case database
     case io
     case compartmentExists

@@ -21,6 +21,7 @@ enum Dispatcher {
         ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
         DeviceCommand.command, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
         PeerChannelCommands.ping, PeerChannelCommands.discover, ReplicationCommands.replicate, ReplicationCommands.restore,
+        BackupCommands.backup, BackupCommands.verify, BackupCommands.restore,
         DemoCommand.command,
     ]
 

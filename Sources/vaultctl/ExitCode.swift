@@ -45,7 +45,7 @@ enum ExitCode: Int32 {
     init(for error: CryptoVaultError) {
         switch error.code {
         case .wrongPassphrase, .wrongRecoveryKey, .insufficientShares: self = .authenticationFailed
-        case .corruptVault, .inconsistentCopy, .newerSchema, .olderSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
+        case .corruptVault, .inconsistentCopy, .corruptBackup, .newerSchema, .olderSchema, .missingAssets, .invalidRecoveryKey, .invalidShare,
              .kdfParametersOutOfRange, .invalidPublicKey, .authenticationFailure, .invalidInput,
              .corruptBundle, .truncatedBundle, .foreignBundle, .notRegularFile: self = .dataError
         case .notAVault, .compartmentNotFound, .keyslotNotFound, .unknownKeyVersion, .bundleNotFound, .fileNotFound, .pairingNotFound: self = .noInput

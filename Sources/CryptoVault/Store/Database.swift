@@ -7,7 +7,7 @@ import Foundation
 /// Errors carry the SQLite result code and the SQL text, never bound values (they may be secrets).
 /// A connection is used from one thread at a time: its owner (a `Vault`) serialises access.
 public final class Database: @unchecked Sendable {
-    private let handle: OpaquePointer
+    fileprivate let handle: OpaquePointer
     public let path: String
 
     /// Opens an existing database file (never creates one unless `create` is set).
@@ -320,6 +320,34 @@ final class Statement {
 }
 
 extension Database {
+    /// Writes one consistent snapshot of this database to a new file at `path` with SQLite's online
+    /// backup API, in a single step: the copy is one moment of the database (a read transaction), while
+    /// other connections go on writing (WAL readers do not block writers). The file is synced.
+    public func snapshot(to path: String) throws {
+        let destination = try Database(path: path, create: true, readOnly: false)
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw databaseError(sqlite3_errcode(destination.handle), destination.lastErrorMessage, sql: "sqlite3_backup_init")
+        }
+        // Bounded: a busy or locked source is retried for at most about 30 s.
+        var status = sqlite3_backup_step(backup, -1)
+        var attempts = 0
+        while (status == SQLITE_BUSY || status == SQLITE_LOCKED) && attempts < 300 {
+            usleep(100_000)
+            attempts += 1
+            status = sqlite3_backup_step(backup, -1)
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE, finished == SQLITE_OK else {
+            throw databaseError(status == SQLITE_DONE ? finished : status, destination.lastErrorMessage, sql: "sqlite3_backup_step")
+        }
+        // The snapshot stands alone: rollback journal, no write-ahead log beside it.
+        try destination.execute("PRAGMA journal_mode = DELETE")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CryptoVaultError(.io, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        _ = try DurableFile.retrying("fsync \(path)") { fsync(descriptor) }
+    }
+
     /// Copies the write-ahead log into the database and truncates it to zero bytes, so data deleted
     /// with secure_delete no longer survives in old log frames. Retries while readers hold it.
     public func truncateLog() throws { try checkpointAndTruncateLog() }

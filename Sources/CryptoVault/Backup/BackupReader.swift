@@ -1,0 +1,131 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a backup container (§13) strictly, checking as it goes: the magic and version, every length
+/// against its cap and against what is left of the file, the record order, every record's SHA-256,
+/// the trailer over the whole file, and that nothing follows it. Whatever fails is named with the
+/// record and the offset, as a `corruptBackup` error.
+public enum BackupReader {
+    /// Checks `path` and writes its contents into `directory` (which must exist and be empty) as a
+    /// vault folder: `vault.db` and `assets/<id>.vbundle`, each file synced when `durable`. The caller
+    /// opens it only after this returns: nothing unchecked is ever used.
+    public static func extract(_ path: String, into directory: String, durable: Bool) throws -> BackupSummary {
+        let input = try FileDescriptor.openForReading(path)
+        guard let fileBytes = input.regularFileSize() else { throw corrupt("\(path) is not a regular file") }
+        var reader = CheckedReader(input: input, size: fileBytes)
+        let header = try reader.take(BackupFormat.headerSize, what: "the header")
+        guard Array(header[0..<16]) == BackupFormat.magic else { throw corrupt("\(path) is not a vaultctl backup (no backup magic)") }
+        let version = BackupFormat.integer(header[16..<20])
+        guard version == UInt64(BackupFormat.version) else { throw corrupt("backup format version \(version) is not one this vaultctl reads (1)") }
+        let vaultID = Array(header[20..<36])
+        let createdAt = BackupFormat.integer(header[36..<44])
+        let recordCount = BackupFormat.integer(header[44..<48])
+        guard recordCount >= 1, recordCount <= UInt64(BackupFormat.maximumRecords) else {
+            throw corrupt("the header claims \(recordCount) records (1 to \(BackupFormat.maximumRecords) allowed)")
+        }
+        let assets = (directory as NSString).appendingPathComponent(Vault.assetsName)
+        guard mkdir(assets, 0o700) == 0 else { throw CryptoVaultError(.io, "cannot create \(assets): \(String(cString: strerror(errno)))") }
+        var databaseBytes: UInt64 = 0
+        var bundles: [(id: [UInt8], length: UInt64)] = []
+        for index in 0..<recordCount {
+            let (kind, id, length) = try readRecordHeader(&reader, index: index, previousBundle: bundles.last?.id)
+            let destination = kind == .database ? (directory as NSString).appendingPathComponent(Vault.databaseName)
+                                                : AssetFolder(path: assets).path(of: id)
+            let what = kind == .database ? "record 0 (the database)" : "record \(index) (bundle \(ByteEncoding.hex(id)))"
+            try reader.copy(length, to: destination, what: what, durable: durable)
+            if kind == .database { databaseBytes = length } else { bundles.append((id, length)) }
+        }
+        let trailer = try reader.take(BackupFormat.digestSize, what: "the trailer")
+        let end = reader.offset
+        guard Array(trailer) == reader.finish() else { throw corrupt("the trailer does not match the file (a byte was changed, added or removed)") }
+        guard end == fileBytes else { throw corrupt("\(fileBytes - end) bytes follow the trailer") }
+        if durable {
+            try DurableFile.syncDirectory(assets)
+            try DurableFile.syncDirectory(directory)
+        }
+        return BackupSummary(vaultID: vaultID, createdAt: createdAt, databaseBytes: databaseBytes, bundles: bundles, fileBytes: fileBytes)
+    }
+
+    private static func readRecordHeader(_ reader: inout CheckedReader, index: UInt64,
+                                         previousBundle: [UInt8]?) throws -> (BackupFormat.Kind, [UInt8], UInt64) {
+        let bytes = try reader.take(BackupFormat.recordHeaderSize, what: "the header of record \(index)")
+        guard let kind = BackupFormat.Kind(rawValue: bytes[bytes.startIndex]) else {
+            throw corrupt("record \(index) has an unknown kind \(bytes[bytes.startIndex])")
+        }
+        let id = Array(bytes[(bytes.startIndex + 1)..<(bytes.startIndex + 17)])
+        let length = BackupFormat.integer(bytes[(bytes.startIndex + 17)...])
+        switch kind {
+        case .database:
+            guard index == 0, id == [UInt8](repeating: 0, count: 16) else { throw corrupt("record \(index) is a second database or out of place") }
+            guard length <= BackupFormat.maximumDatabaseSize else { throw corrupt("the database record claims \(length) bytes, over the cap") }
+        case .bundle:
+            guard index > 0 else { throw corrupt("record 0 must be the database") }
+            if let previousBundle, !id.lexicographicallyPrecedes(previousBundle), id != previousBundle {
+            } else if let previousBundle {
+                throw corrupt("record \(index) (bundle \(ByteEncoding.hex(id))) is out of order or repeated after \(ByteEncoding.hex(previousBundle))")
+            }
+            guard length <= BackupFormat.maximumBundleSize else { throw corrupt("record \(index) claims \(length) bytes, over the cap") }
+        }
+        // The data and its digest must fit in what is left before the trailer.
+        let needed = length.addingReportingOverflow(UInt64(BackupFormat.digestSize * 2))
+        guard !needed.overflow, needed.partialValue <= reader.size - reader.offset else {
+            throw corrupt("record \(index) claims \(length) bytes but the file ends sooner (truncated)")
+        }
+        return (kind, id, length)
+    }
+
+    static func corrupt(_ message: String) -> CryptoVaultError {
+        CryptoVaultError(.corruptBackup, "the backup is refused: \(message)")
+    }
+}
+
+/// Reads a file front to back, hashing every byte for the trailer, never past its end.
+struct CheckedReader: ~Copyable {
+    let input: FileDescriptor
+    let size: UInt64
+    private(set) var offset: UInt64 = 0
+    private var whole = SHA256.Hasher()
+
+    init(input: FileDescriptor, size: UInt64) {
+        self.input = input
+        self.size = size
+    }
+
+    mutating func take(_ count: Int, what: String) throws -> ArraySlice<UInt8> {
+        guard UInt64(count) <= size - offset else { throw BackupReader.corrupt("the file ends inside \(what) (truncated)") }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = try bytes.withUnsafeMutableBytes { try input.read(into: $0, at: offset) }
+        guard read == count else { throw BackupReader.corrupt("the file ends inside \(what) (truncated)") }
+        if what != "the trailer" { whole.update(bytes) }
+        offset += UInt64(count)
+        return bytes[...]
+    }
+
+    /// Copies `length` bytes of data then checks the 32-byte digest that follows them.
+    mutating func copy(_ length: UInt64, to path: String, what: String, durable: Bool) throws {
+        let output = try FileDescriptor.createExclusive(path)
+        var record = SHA256.Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var copied: UInt64 = 0
+        while copied < length {
+            let want = Int(min(UInt64(buffer.count), length - copied))
+            let count = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: offset)
+            guard count > 0 else { throw BackupReader.corrupt("the file ends inside \(what) (truncated)") }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            record.update(chunk)
+            whole.update(chunk)
+            try output.write(chunk)
+            copied += UInt64(count)
+            offset += UInt64(count)
+        }
+        let expected = try take(BackupFormat.digestSize, what: "the digest of \(what)")
+        guard Array(expected) == record.finalize() else { throw BackupReader.corrupt("\(what) does not match its SHA-256 (altered)") }
+        if durable { try output.sync() }
+    }
+
+    /// The SHA-256 of everything read before the trailer.
+    consuming func finish() -> [UInt8] { whole.finalize() }
+}

@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vaultctl backup`: writes the container of §13 from a live vault, while other processes (the
+/// daemon) go on writing to it.
+public enum BackupWriter {
+    /// How often the snapshot is taken again when a bundle it lists was removed before its file could
+    /// be opened (an `rm` racing the backup). Bounded: a vault that keeps removing wins, with an error.
+    static let attempts = 5
+
+    /// Writes the backup to `output`, returning what it holds. The database snapshot is taken with
+    /// SQLite's online backup API into a private file beside the database (removed afterwards, and
+    /// by the next backup if this process is killed); every bundle it lists is copied as it is on disk.
+    public static func write(_ vault: Vault, to output: FileDescriptor, progress: (UInt64) -> Void = { _ in }) throws -> BackupSummary {
+        removeAbandonedSnapshots(in: vault.directory)
+        let snapshotPath = (vault.directory as NSString).appendingPathComponent(".backup-snapshot-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(4)))")
+        defer { unlink(snapshotPath); unlink(snapshotPath + "-journal") }
+        for attempt in 1...attempts {
+            unlink(snapshotPath)
+            try vault.withDatabase { try $0.snapshot(to: snapshotPath) }
+            let listed = try bundlesListed(in: snapshotPath)
+            guard let opened = try open(listed, in: vault.assetsPath) else {
+                if attempt == attempts {
+                    throw CryptoVaultError(.io, "bundles kept disappearing while the backup was taken (\(attempts) snapshots); try again")
+                }
+                continue
+            }
+            return try write(snapshotPath, bundles: opened, vaultID: vault.vaultID, to: output, progress: progress)
+        }
+        throw CryptoVaultError(.io, "the backup could not be taken")
+    }
+
+    /// The bundles the snapshot lists (of compartments not destroyed), in id order, with their sealed length.
+    static func bundlesListed(in snapshotPath: String) throws -> [(id: [UInt8], length: UInt64)] {
+        let database = try Database(path: snapshotPath, create: false, readOnly: true)
+        return try database.query("""
+            SELECT b.bundle_id, b.sealed_length FROM bundles b JOIN compartments c ON c.id = b.compartment_id
+            WHERE c.destroyed_at IS NULL ORDER BY b.bundle_id
+            """).map { (try $0.blob("bundle_id"), UInt64(clamping: try $0.integer("sealed_length"))) }
+    }
+
+    /// Every listed bundle's file, opened now; nil if one is gone (removed after the snapshot).
+    /// Open files stay readable even if an `rm` unlinks them meanwhile.
+    static func open(_ bundles: [(id: [UInt8], length: UInt64)], in assets: String) throws -> [(id: [UInt8], length: UInt64, file: FileDescriptor)]? {
+        let folder = AssetFolder(path: assets)
+        var opened: [(id: [UInt8], length: UInt64, file: FileDescriptor)] = []
+        for bundle in bundles {
+            do {
+                opened.append((bundle.id, bundle.length, try FileDescriptor.openForReading(folder.path(of: bundle.id))))
+            } catch let error as CryptoVaultError where error.code == .fileNotFound {
+                return nil
+            }
+        }
+        return opened
+    }
+
+    private static func write(_ snapshotPath: String, bundles: [(id: [UInt8], length: UInt64, file: FileDescriptor)],
+                              vaultID: [UInt8], to output: FileDescriptor, progress: (UInt64) -> Void) throws -> BackupSummary {
+        var stream = HashingOutput(output)
+        let database = try FileDescriptor.openForReading(snapshotPath)
+        guard let databaseBytes = database.regularFileSize() else { throw CryptoVaultError(.io, "cannot size the database snapshot") }
+        try stream.write(BackupFormat.header(vaultID: vaultID, createdAt: UInt64(max(0, Clock.now())), recordCount: UInt32(bundles.count + 1)))
+        try copyRecord(.database, id: [UInt8](repeating: 0, count: 16), from: database, length: databaseBytes, into: &stream, progress: progress)
+        for bundle in bundles {
+            guard bundle.file.regularFileSize() == bundle.length else {
+                throw CryptoVaultError(.corruptBundle,
+                    "bundle \(ByteEncoding.hex(bundle.id)) in the vault is not the \(bundle.length) bytes its record says; run 'vaultctl restore' before backing up")
+            }
+            try copyRecord(.bundle, id: bundle.id, from: bundle.file, length: bundle.length, into: &stream, progress: progress)
+        }
+        let written = stream.count
+        let trailer = stream.digest()
+        try trailer.withUnsafeBytes { try output.write($0) }
+        return BackupSummary(vaultID: vaultID, createdAt: 0, databaseBytes: databaseBytes, bundles: bundles.map { ($0.id, $0.length) },
+                             fileBytes: written + 32)
+    }
+
+    private static func copyRecord(_ kind: BackupFormat.Kind, id: [UInt8], from file: FileDescriptor, length: UInt64,
+                                   into stream: inout HashingOutput, progress: (UInt64) -> Void) throws {
+        try stream.write(BackupFormat.recordHeader(kind: kind, id: id, length: length))
+        var record = SHA256.Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var copied: UInt64 = 0
+        while copied < length {
+            let want = Int(min(UInt64(buffer.count), length - copied))
+            let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: copied)
+            guard count > 0 else { throw CryptoVaultError(.io, "\(file.path) ended after \(copied) of \(length) bytes while it was backed up") }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            record.update(chunk)
+            try stream.write(chunk)
+            copied += UInt64(count)
+            progress(UInt64(count))
+        }
+        try stream.write(record.finalize())
+    }
+
+    /// Snapshot files of backups whose process is gone (killed mid-backup): they hold the database, so they go.
+    static func removeAbandonedSnapshots(in directory: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(".backup-snapshot-") {
+            let fields = name.dropFirst(".backup-snapshot-".count).split(separator: "-")
+            guard let pid = fields.first.flatMap({ Int32($0) }), ProcessLiveness.isGone(pid) else { continue }
+            unlink((directory as NSString).appendingPathComponent(name))
+        }
+    }
+}
+
+/// Writes to a descriptor while hashing everything written (for the trailer).
+struct HashingOutput: ~Copyable {
+    let output: FileDescriptor
+    var hasher = SHA256.Hasher()
+    var count: UInt64 = 0
+
+    init(_ output: FileDescriptor) { self.output = output }
+
+    mutating func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        hasher.update(bytes)
+        try output.write(bytes)
+        count += UInt64(bytes.count)
+    }
+
+    consuming func digest() -> [UInt8] { hasher.finalize() }
+}

@@ -1,0 +1,131 @@
+import AuditChain
+import CryptoVault
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `backup`, `backup verify` and `restore-backup`: one consistent file of the whole vault (SECURITY.md §13).
+enum BackupCommands {
+    static let backup = Command("backup", synopsis: "write a consistent backup of the whole vault to one file", usage: """
+        Usage: vaultctl backup -o FILE [--force] [--vault DIR]
+
+        Writes one consistent snapshot of the vault (its database, taken with SQLite's online backup
+        API, and every bundle file it lists, as stored ciphertext) to FILE. It can run while the
+        daemon or other commands write: the snapshot is one moment of the vault. No passphrase is
+        needed and none is in the file. Copying the vault folder while it is in use is not a backup.
+
+        Options:
+          -o, --output FILE   where to write the backup (appears only complete)
+          --force             replace FILE if it exists
+
+        Example:
+          vaultctl backup -o /media/usb/vault-2026-12-01.vaultbackup
+          vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup
+        """, options: [OptionSpec(name: "-o", kind: .value), OptionSpec(name: "--output", kind: .value), OptionSpec(name: "--force", kind: .flag)]) { arguments in
+            guard let path = arguments.value("-o") ?? arguments.value("--output") else {
+                throw UsageError(message: "missing -o FILE", usage: arguments.usage)
+            }
+            let vault = try VaultLocation.open(arguments)
+            let output = try OutputTarget(path, force: arguments.has("--force"))
+            var summary: BackupSummary?
+            try output.produce { output in summary = try BackupWriter.write(vault, to: output.descriptor) }
+            guard let summary else { return }
+            if arguments.has("--json") {
+                Output.json(["file": output.name, "bytes": summary.fileBytes, "bundles": summary.bundles.count]); return
+            }
+            Output.line("Backed up the vault (\(summary.bundles.count) bundle(s), \(summary.fileBytes) bytes) to \(output.name).")
+        }
+
+    static let verify = Command("backup verify", synopsis: "check a backup file, with or without the passphrase", usage: """
+        Usage: vaultctl backup verify FILE [--passphrase-file PATH | --recovery-key-file PATH | --share-file PATH ...]
+
+        Checks FILE completely without any key: its structure, every record's length and SHA-256,
+        the trailer over the whole file, the database's soundness, that it lists exactly the bundles
+        carried at their recorded lengths, and the audit log with every checkpoint and signature.
+        With a credential it also unlocks the backup's copy and opens every bundle under its
+        compartment key (header and every chunk). Nothing is written anywhere but a private scratch
+        folder, removed afterwards. Exit 0 when all holds, 65 when the backup is refused, 1 when its
+        audit log fails, 2 when the credential does not unlock it.
+
+        Options:
+          --passphrase-file PATH     also check every key and bundle (see 'vaultctl unlock')
+          --recovery-key-file PATH   the same, with the recovery key
+          --share-file PATH          the same, with recovery shares
+        """, options: Credentials.options, positionals: 1...1) { arguments in
+            let withKeys = arguments.value("--passphrase-file") != nil || arguments.value("--recovery-key-file") != nil
+                || !arguments.allValues("--share-file").isEmpty
+            let scratch = try BackupCheck.scratchDirectory(near: arguments.positionals[0])
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let (summary, report) = try checkedExtract(arguments.positionals[0], into: scratch, durable: false)
+            var opened = 0
+            if withKeys {
+                let unlocked = try Vault.open(at: scratch).unlock(with: try Credentials.credential(from: arguments))
+                _ = try unlocked.compartments()
+                let failing = try unlocked.storedBundlesNeedingRestore()
+                if let first = failing.first {
+                    throw CommandError(message: "the backup is refused: bundle \(first.bundle.idString) does not open: \(first.reason.message)",
+                                       exitCode: .dataError)
+                }
+                opened = try unlocked.storedBundles().count
+            }
+            if arguments.has("--json") {
+                Output.json(["verified": true, "bundles": summary.bundles.count, "entries": report.entryCount,
+                             "checkpoints": report.checkpointCount, "keys_checked": withKeys, "bundles_opened": opened])
+                return
+            }
+            Output.line("Backup verified: \(summary.bundles.count) bundle(s), audit log of \(report.entryCount) entries and \(report.checkpointCount) checkpoints.")
+            Output.line(withKeys ? "Every bundle (\(opened)) opens under its compartment key." : "Keys not checked: add --passphrase-file PATH to open every bundle.")
+        }
+
+    static let restore = Command("restore-backup", synopsis: "restore a backup file into a new vault folder", usage: """
+        Usage: vaultctl restore-backup FILE --into DIR
+
+        Checks FILE as 'backup verify' does without a key, then writes it into DIR (which must not
+        hold a vault; a missing or empty folder is fine) durably: the files are written and synced in
+        a private folder beside DIR, which takes DIR's name only when complete, so an interrupted
+        restore leaves no half vault. The restored vault's audit log records vault.restore-backup.
+
+        Options:
+          --into DIR   the new vault folder
+        """, options: [OptionSpec(name: "--into", kind: .value)], positionals: 1...1) { arguments in
+            let target = try arguments.required("--into")
+            if FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(Vault.databaseName)) {
+                throw CommandError(message: "\(target) already holds a vault; refusing to overwrite it", exitCode: .cannotCreate)
+            }
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
+            guard contents.isEmpty else { throw CommandError(message: "\(target) is not empty; restore into a new folder", exitCode: .cannotCreate) }
+            let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
+            let staging = (parent as NSString).appendingPathComponent(".restoring-\(getpid())-\((target as NSString).lastPathComponent)")
+            try? FileManager.default.removeItem(atPath: staging)
+            guard mkdir(staging, 0o700) == 0 else { throw CommandError(message: "cannot create \(staging): \(String(cString: strerror(errno)))", exitCode: .ioError) }
+            let summary: BackupSummary
+            do {
+                (summary, _) = try checkedExtract(arguments.positionals[0], into: staging, durable: true)
+                if FileManager.default.fileExists(atPath: target) { rmdir(target) }
+                guard rename(staging, target) == 0 else {
+                    throw CommandError(message: "cannot move the restored vault to \(target): \(String(cString: strerror(errno)))", exitCode: .cannotCreate)
+                }
+                try DurableFile.syncDirectory(parent)
+            } catch {
+                try? FileManager.default.removeItem(atPath: staging)
+                throw error
+            }
+            let restored = try Vault.open(at: target, journal: AuditLog())
+            OpenedVaults.shared.add(restored)
+            try restored.recordLocked(VaultEvent("vault.restore-backup"))
+            if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
+            Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
+        }
+
+    /// Extracts and checks everything that needs no key: structure, digests, database, bundle list, audit log.
+    static func checkedExtract(_ path: String, into directory: String, durable: Bool) throws -> (BackupSummary, AuditVerifier.Report) {
+        let summary = try BackupReader.extract(path, into: directory, durable: durable)
+        let vault = try BackupCheck.checkContents(of: directory, summary: summary)
+        do {
+            return (summary, try AuditLogReader(vault: vault).verify())
+        } catch let failure as AuditVerificationFailure {
+            throw CommandError(message: "the backup's audit log FAILED verification: \(failure.reason)", exitCode: .failure)
+        }
+    }
+}
