@@ -21,7 +21,7 @@ enum AuditCommands {
             Output.raw(note)
         }
 
-    static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", about: """
+    static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", usage: "[--read-only]", about: """
         Checks every entry's encoding, number and chain link, the Merkle root of every checkpoint,
         every signature and every key transition, from the genesis key. Prints the first entry that
         fails and why. Then lists the paired devices that witnessed the log: each one's newest
@@ -30,7 +30,7 @@ enum AuditCommands {
         Verifying reads only; afterwards the live vault records that it was verified (audit.verify).
         With --read-only nothing at all is written: use it on a copy of a vault folder. A copy taken
         while the vault was being written is reported as an inconsistent copy, not as tampering.
-        """, usage: "[--read-only]", options: [Option("--read-only", "write nothing (no audit.verify entry, no checkpoint): for a copy of a vault folder")],
+        """, options: [Option("--read-only", "write nothing (no audit.verify entry, no checkpoint): for a copy of a vault folder")],
         json: true, examples: ["vaultctl audit verify", "vaultctl audit verify --read-only --vault /media/usb/vault-copy --json"]) { arguments in
             let readOnly = arguments.has("--read-only")
             let vault = readOnly ? try VaultLocation.openReadOnly(arguments) : try VaultLocation.open(arguments, upgrade: false)

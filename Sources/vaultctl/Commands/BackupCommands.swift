@@ -7,23 +7,16 @@ import Glibc
 
 /// `backup`, `backup verify` and `restore-backup`: one consistent file of the whole vault (SECURITY.md §13).
 enum BackupCommands {
-    static let backup = Command("backup", synopsis: "write a consistent backup of the whole vault to one file", usage: """
-        Usage: vaultctl backup -o FILE [--force] [--vault DIR]
-
+    static let backup = Command("backup", synopsis: "write a consistent backup of the whole vault to one file", usage: "-o FILE [--force]", about: """
         Writes one consistent snapshot of the vault (its database, taken with SQLite's online backup
         API, and every bundle file it lists, as stored ciphertext) to FILE. It can run while the
         daemon or other commands write: the snapshot is one moment of the vault. No passphrase is
         needed and none is in the file. Copying the vault folder while it is in use is not a backup.
-
-        Options:
-          -o, --output FILE   where to write the backup (appears only complete)
-          --force             replace FILE if it exists
-
-        Example:
-          vaultctl backup -o /media/usb/vault-2026-12-01.vaultbackup
-          vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup
-        """, options: [OptionSpec(name: "-o", kind: .value), OptionSpec(name: "--output", kind: .value), OptionSpec(name: "--force", kind: .flag)]) { arguments in
-            guard let path = arguments.value("-o") ?? arguments.value("--output") else {
+        """, options: [Option.output("where to write the backup (appears only complete)"), Option.force], json: true, examples: [
+            "vaultctl backup -o /media/usb/vault-2026-12-01.vaultbackup",
+            "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup",
+        ]) { arguments in
+            guard let path = arguments.value("-o") else {
                 throw UsageError(message: "missing -o FILE", usage: arguments.usage)
             }
             let vault = try VaultLocation.open(arguments)
@@ -37,9 +30,7 @@ enum BackupCommands {
             Output.line("Backed up the vault (\(summary.bundles.count) bundle(s), \(summary.fileBytes) bytes) to \(output.name).")
         }
 
-    static let verify = Command("backup verify", synopsis: "check a backup file, with or without the passphrase", usage: """
-        Usage: vaultctl backup verify FILE [--passphrase-file PATH | --recovery-key-file PATH | --share-file PATH ...]
-
+    static let verify = Command("backup verify", synopsis: "check a backup file, with or without the passphrase", usage: "FILE [--passphrase-file PATH | --recovery-key-file PATH | --share-file PATH ...]", about: """
         Checks FILE completely without any key: its structure, every record's length and SHA-256,
         the trailer over the whole file, the database's soundness, that it lists exactly the bundles
         carried at their recorded lengths, and the audit log with every checkpoint and signature.
@@ -47,12 +38,10 @@ enum BackupCommands {
         compartment key (header and every chunk). Nothing is written anywhere but a private scratch
         folder, removed afterwards. Exit 0 when all holds, 65 when the backup is refused, 1 when its
         audit log fails, 2 when the credential does not unlock it.
-
-        Options:
-          --passphrase-file PATH     also check every key and bundle (see 'vaultctl unlock')
-          --recovery-key-file PATH   the same, with the recovery key
-          --share-file PATH          the same, with recovery shares
-        """, options: Credentials.options, positionals: 1...1) { arguments in
+        """, options: Credentials.options, positionals: 1...1, json: true, examples: [
+            "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup",
+            "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup --passphrase-file -",
+        ]) { arguments in
             let withKeys = arguments.value("--passphrase-file") != nil || arguments.value("--recovery-key-file") != nil
                 || !arguments.allValues("--share-file").isEmpty
             let scratch = try BackupCheck.scratchDirectory(near: arguments.positionals[0])
@@ -78,17 +67,14 @@ enum BackupCommands {
             Output.line(withKeys ? "Every bundle (\(opened)) opens under its compartment key." : "Keys not checked: add --passphrase-file PATH to open every bundle.")
         }
 
-    static let restore = Command("restore-backup", synopsis: "restore a backup file into a new vault folder", usage: """
-        Usage: vaultctl restore-backup FILE --into DIR
-
+    static let restore = Command("restore-backup", synopsis: "restore a backup file into a new vault folder", usage: "FILE --into DIR", about: """
         Checks FILE as 'backup verify' does without a key, then writes it into DIR (which must not
         hold a vault; a missing or empty folder is fine) durably: the files are written and synced in
         a private folder beside DIR, which takes DIR's name only when complete, so an interrupted
         restore leaves no half vault. The restored vault's audit log records vault.restore-backup.
-
-        Options:
-          --into DIR   the new vault folder
-        """, options: [OptionSpec(name: "--into", kind: .value)], positionals: 1...1) { arguments in
+        """, options: [Option("--into", value: "DIR", "the new vault folder")], positionals: 1...1, json: true, examples: [
+            "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
+        ]) { arguments in
             let target = try arguments.required("--into")
             if FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(Vault.databaseName)) {
                 throw CommandError(message: "\(target) already holds a vault; refusing to overwrite it", exitCode: .cannotCreate)
