@@ -74,6 +74,8 @@ struct AuditTreeStore {
             // Every leaf below the size exists in a log whose seqs are 0, 1, 2, ...: a missing one is a
             // gap (a seq moved up), refused here because the tree's recursions assume whole leaves.
             guard let leaf = try statements.first("SELECT leaf_hash FROM audit_entries WHERE seq = ?", [.integer(Int64(index))])?.blob("leaf_hash") else {
+                // Past the end of the log the leaf simply does not exist yet; below it, it is a gap.
+                guard try statements.first("SELECT 1 AS later FROM audit_entries WHERE seq > ? LIMIT 1", [.integer(Int64(index))]) != nil else { return nil }
                 throw AuditChainError(.malformedEntry, "entry-sequence: entry \(index) is missing from the audit log (a gap in the stored seqs); run 'vaultctl audit verify'")
             }
             guard leaf.count == MerkleHash.size else { throw AuditChainError(.malformedHash, "the stored leaf hash of audit entry \(index) is not 32 bytes") }
