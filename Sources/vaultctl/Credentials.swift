@@ -45,14 +45,20 @@ enum Credentials {
             passphrase = try SecretInput.firstLine(ofFile: path, what: "new passphrase")
         } else {
             passphrase = try SecretInput.prompt("New passphrase: ")
+            // Checked before the repeat: typing a too-short passphrase twice only to be refused wastes the user's time.
+            try requireLength(passphrase)
             guard try SecretInput.prompt("Repeat it: ") == passphrase else {
                 throw CommandError(message: "the two passphrases differ; nothing was changed", exitCode: .usage)
             }
         }
+        try requireLength(passphrase)
+        return passphrase
+    }
+
+    private static func requireLength(_ passphrase: SecureBytes) throws {
         guard passphrase.count >= 8 else {
             throw CommandError(message: "a passphrase must be at least 8 bytes long", exitCode: .usage,
                                hint: "use several words; length matters more than symbols")
         }
-        return passphrase
     }
 }

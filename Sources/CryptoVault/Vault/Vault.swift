@@ -208,11 +208,13 @@ public final class Vault: @unchecked Sendable {
                               journal: VaultJournal = UnrecordedJournal()) throws -> UnlockedVault {
         try Sodium.ensureInitialized()
         try kdf.validate()
+        try refuseExisting(at: directory)
         let databasePath = (directory as NSString).appendingPathComponent(databaseName)
-        if FileManager.default.fileExists(atPath: databasePath) {
-            throw CryptoVaultError(.vaultExists, "\(directory) already holds a vault; refusing to overwrite it")
-        }
         try makePrivateDirectory(directory)
+        // An existing folder keeps the mode it was made with (often 0755): the vault's folder is private.
+        guard chmod(directory, 0o700) == 0 else {
+            throw CryptoVaultError(.io, "cannot make \(directory) private (0700): \(String(cString: strerror(errno)))")
+        }
         try makePrivateDirectory((directory as NSString).appendingPathComponent(assetsName))
         let vaultID = try SecureRandom.bytes(16)
         let masterKey = try SecureBytes.random(count: KeyHierarchy.masterKeySize)
@@ -231,6 +233,15 @@ public final class Vault: @unchecked Sendable {
         let vault = try open(at: directory, journal: journal)
         try vault.finishCommand()
         return UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: try vault.keyslots().first?.id)
+    }
+
+    /// Throws `.vaultExists` if `directory` already holds a vault. `init` asks this before it calibrates
+    /// the KDF or asks for a passphrase, so a user is not made to wait or type for a certain refusal.
+    public static func refuseExisting(at directory: String) throws {
+        let databasePath = (directory as NSString).appendingPathComponent(databaseName)
+        if FileManager.default.fileExists(atPath: databasePath) {
+            throw CryptoVaultError(.vaultExists, "\(directory) already holds a vault; refusing to overwrite it")
+        }
     }
 
     private static func populateNewDatabase(at path: String, directory: String, vaultID: [UInt8], masterKey: SecureBytes,

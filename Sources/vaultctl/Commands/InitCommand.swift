@@ -14,6 +14,7 @@ enum InitCommand {
             Option("--kdf-parallelism", value: "P", "Argon2id lanes (default 4)"),
         ], json: true, examples: ["vaultctl init --vault ~/clinic-vault", "vaultctl init --kdf-target-ms 1000"]) { arguments in
             let directory = VaultLocation.directory(arguments)
+            try Vault.refuseExisting(at: directory)
             let parameters = try kdfParameters(arguments)
             let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")
             let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog()).vault
