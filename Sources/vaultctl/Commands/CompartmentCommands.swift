@@ -34,7 +34,9 @@ enum CompartmentCommands {
             if arguments.has("--json") { Output.json(compartments.map(json)); return }
             if compartments.isEmpty { Output.line("No compartments yet: 'vaultctl compartment create NAME --register R'."); return }
             for compartment in compartments {
-                let versions = compartment.keyVersions.map { "v\($0.version)" }.joined(separator: ",")
+                // A retired version is shown as such: its key is shredded, so what is sealed under it cannot be opened.
+                let versions = compartment.keyVersions.map { "v\($0.version)\($0.retiredAt == nil ? "" : " (retired)")" }
+                    .joined(separator: ",")
                 let kind = compartment.sharing.map { "shared by \(DeviceProfile.fingerprint(of: $0.senderDeviceID)) as \($0.role.rawValue)" }
                     ?? "\(compartment.register.rawValue)\t\(compartment.isPrivileged ? "privileged" : "-")"
                 Output.line("\(compartment.name)\t\(kind)\tkeys \(versions)")
