@@ -71,20 +71,26 @@ final class OutputTarget {
     }
 }
 
-/// A progress bar on stderr, shown only when stderr is a terminal.
-struct ProgressBar {
+/// A progress line on stderr, drawn only on a terminal and only for work of at least `threshold` bytes:
+/// a tiny file is done before a bar could tell the user anything, and it would only leave a line behind.
+/// With an unknown total, the bar appears once that much is done.
+final class ProgressBar {
+    static let threshold: UInt64 = 1 << 20
     let label: String
     let total: UInt64?
-    private let enabled = isatty(STDERR_FILENO) == 1
+    private let enabled: Bool
     private let start = Date()
+    private var drawn = false
 
     init(_ label: String, total: UInt64?) {
         self.label = label
         self.total = total
+        enabled = isatty(STDERR_FILENO) == 1 && (total.map { $0 >= Self.threshold } ?? true)
     }
 
     func update(_ done: UInt64) {
-        guard enabled else { return }
+        guard enabled, total != nil || done >= Self.threshold else { return }
+        drawn = true
         let seconds = max(Date().timeIntervalSince(start), 0.001)
         let rate = String(format: "%.0f MB/s", Double(done) / seconds / 1e6)
         var line = "\r\(label) \(done >> 20) MiB"
@@ -97,7 +103,7 @@ struct ProgressBar {
     }
 
     func finish() {
-        guard enabled else { return }
+        guard drawn else { return }
         Output.progress("\n")
     }
 }

@@ -30,6 +30,22 @@ struct ProgressBarTests {
         #expect(try fixture.bytes("got.out") == fixture.bytes("scan.tiff"))
     }
 
+    @Test("a tiny file draws no bar even on a terminal: seal and open of 2 KiB leave no progress line")
+    func noBarForTinyFiles() throws {
+        let fixture = try BundleCLI()
+        try fixture.randomFile("note.txt", count: 2048)
+        let credentials = ["--vault", fixture.directory, "--passphrase-file", fixture.passphraseFile]
+        let sealed = try Terminal.run(["seal", "--compartment", "files", fixture.file("note.txt"), "-o", fixture.file("note.vbundle")]
+                                      + credentials, typing: [])
+        let opened = try Terminal.run(["open", fixture.file("note.vbundle"), "-o", fixture.file("note.out")] + credentials, typing: [])
+        for result in [sealed, opened] {
+            #expect(result.status == 0, "\(result.stdout)")
+            #expect(!result.stdout.contains("sealing") && !result.stdout.contains("opening"), "a bar was drawn: \(result.stdout)")
+            #expect(!result.stdout.contains("%"), "\(result.stdout)")
+        }
+        #expect(try fixture.bytes("note.out") == fixture.bytes("note.txt"))
+    }
+
     @Test("with stderr redirected, no bar is drawn and only the result lines remain")
     func silentOtherwise() throws {
         let fixture = try BundleCLI()
