@@ -82,6 +82,28 @@ struct ReplicationCommandTests {
         #expect(result.stderr.contains("1 bundle(s) could not be restored"))
     }
 
+    @Test("a damaged copy is refused with its reason in plain words, not an internal code name; exit 65")
+    func refusedCopyInPlainWords() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let bundleID = try Self.laptopWithAFile(laptop, contents: String(repeating: "a damaged copy\n", count: 200))
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let deskID = try PeersCommandTests.fingerprint(desk)
+        #expect(try laptop.run(["replicate", "--to", deskID, "--address", address]).status == 0)
+        // Flip a byte near the end of the desk's copy (inside the last chunk's ciphertext).
+        let replicas = desk.directory + "/replicas"
+        let copy = try #require(FileManager.default.subpaths(atPath: replicas)?.first { $0.hasSuffix("\(bundleID).replica") })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: replicas + "/" + copy))
+        bytes[bytes.count - 20] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: replicas + "/" + copy))
+        unlink(laptop.directory + "/assets/\(bundleID).vbundle")
+
+        let result = try laptop.run(["restore", "--from", deskID, "--address", address])
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("refused   \(bundleID)") }, "\(result.stdout)")
+        #expect(line.range(of: #"\([a-z]+[A-Z][A-Za-z]*:"#, options: .regularExpression) == nil, "a code name: \(line)")
+    }
+
     @Test func anUnknownPeerIsNamed() throws {
         let laptop = try CLIVault()
         let result = try laptop.run(["replicate", "--to", "nobody", "--address", "127.0.0.1:9"])

@@ -69,7 +69,8 @@ enum ReplicationCommands {
         if report.restoredBundles.isEmpty && report.isComplete { Output.line("Every stored bundle verifies; nothing to restore.") }
         for bundle in report.restoredBundles { Output.line("restored  \(BundleCommands.hex(bundle))") }
         for bundle in report.unavailableBundles { Output.line("missing   \(BundleCommands.hex(bundle))  (\(peer.name) holds no complete copy)") }
-        for (bundle, reason) in report.refusedBundles { Output.line("refused   \(BundleCommands.hex(bundle))  (\(reason.code.rawValue): \(reason.message))") }
+        // The reason in plain words; the code name (for scripts) is in --json's "reason".
+        for (bundle, reason) in report.refusedBundles { Output.line("refused   \(BundleCommands.hex(bundle))  (\(reason.message))") }
     }
 
     /// The channel to the paired device named by `peerOption`, at --address or where it announced itself.
