@@ -62,6 +62,18 @@ struct PrivilegedReadTests {
         #expect(!actions.contains("bundle.get") && !actions.contains("bundle.open"), "a privileged read is recorded as the session's")
     }
 
+    @Test("ls --purpose shows a privileged bundle's name, in a session that records the read of the name")
+    func listingInASession() throws {
+        let fixture = try Fixture()
+        let listed = try fixture.cli.run(["ls", "--purpose", "find the visit notes"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("\(fixture.bundleID)  chart") && listed.stdout.contains("visit.txt"), "\(listed.stdout)")
+        #expect(!listed.stdout.contains("(privileged)"), "\(listed.stdout)")
+        #expect(try fixture.actions().filter { $0.hasPrefix("session.") } == ["session.start", "session.read", "session.end"])
+        let empty = try fixture.cli.run(["ls", "--purpose", " "])
+        #expect(empty.status == 64 && empty.stderr.contains("purpose is empty"), "\(empty.stderr)")
+    }
+
     @Test("ls hides a privileged bundle's name; an empty purpose is a usage error")
     func listingAndUsage() throws {
         let fixture = try Fixture()

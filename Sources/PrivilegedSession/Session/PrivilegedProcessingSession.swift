@@ -131,6 +131,16 @@ public final class PrivilegedProcessingSession: Sendable {
         return Read(header: opened.header, metadata: opened.metadata, bytes: released)
     }
 
+    /// The sealed file name of a stored bundle of the session's compartment (for `vaultctl ls`): the
+    /// name is privileged too, so reading it is recorded as a `session.read` with outcome `name` and no
+    /// payload bytes. Fails as `read` does if the session has ended or expired.
+    public func storedName(_ bundleID: [UInt8]) throws -> String {
+        try beginUse()
+        let opened = try vault.openStored(bundleID, keyring: keyring)
+        try recordRead(opened.header, bytes: 0, outcome: "name")
+        return opened.metadata.name
+    }
+
     /// Ends the session (recording why, with its counts) and wipes its keys. Ending twice is harmless.
     public func end(_ reason: SessionEndReason = .closed) throws {
         let counts: (bundles: Int, bytes: UInt64)? = state.withLock { state in

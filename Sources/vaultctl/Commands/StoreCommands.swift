@@ -47,17 +47,22 @@ enum StoreCommands {
 
     static let list = Command("ls", synopsis: "list the bundles kept in the vault", about: """
         Lists stored bundles: id, compartment, key version, size, when stored, and the sealed file name.
-        """, options: [Option("--compartment", value: "NAME", "only this compartment's bundles")] + Credentials.options,
+        A privileged bundle's name is privileged too: it shows as (privileged) unless --purpose opens a
+        one-command session on each privileged compartment listed, which records each name it reads.
+        """, options: [Option("--compartment", value: "NAME", "only this compartment's bundles"), BundleReading.purposeOption] + Credentials.options,
         json: true, examples: [
             "vaultctl ls",
             "vaultctl ls --compartment Memos --json",
+            "vaultctl ls --compartment \"Session notes\" --purpose \"find the referral letter\"",
         ]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let bundles = try unlocked.storedBundles(in: compartment)
+            let names = try SessionNames(purpose: arguments.value("--purpose"), vault: unlocked)
+            defer { names.end() }
             let rows = try bundles.map { bundle -> [String: Any] in
-                // A privileged bundle's name is privileged too: it is read only in a session.
-                let name = bundle.compartment.isPrivileged ? "(privileged)" : (try? unlocked.openStored(bundle.bundleID).metadata.name) ?? "(unreadable)"
+                let name = bundle.compartment.isPrivileged ? try names.name(of: bundle)
+                    : (try? unlocked.openStored(bundle.bundleID).metadata.name) ?? "(unreadable)"
                 return ["id": bundle.idString, "compartment": bundle.compartment.name, "key_version": Int(bundle.keyVersion),
                         "bytes": bundle.plaintextLength, "stored_at": Output.timestamp(bundle.createdAt), "name": name]
             }
