@@ -78,6 +78,20 @@ struct DaemonCommandTests {
         func actions() throws -> [String] { try auditEntries().compactMap { $0["action"] as? String } }
     }
 
+    @Test("ls shows a privileged bundle's name only while the daemon holds a session of its compartment")
+    func listingThroughTheDaemonSession() throws {
+        let fixture = try Fixture()
+        _ = try fixture.serve()
+        let hidden = try fixture.cli.run(["ls"])
+        #expect(hidden.status == 0 && hidden.stdout.contains("(privileged)") && !hidden.stdout.contains("visit.txt"), "\(hidden.stdout)\(hidden.stderr)")
+        #expect(try fixture.client(["session", "start", "--compartment", "chart", "--purpose", "find the visit"]).status == 0)
+        let shown = try fixture.cli.run(["ls"])
+        #expect(shown.status == 0 && shown.stdout.contains("visit.txt") && !shown.stdout.contains("(privileged)"), "\(shown.stdout)\(shown.stderr)")
+        #expect(try fixture.client(["session", "end", "--all"]).status == 0)
+        let again = try fixture.cli.run(["ls"])
+        #expect(again.stdout.contains("(privileged)") && !again.stdout.contains("visit.txt"), "\(again.stdout)")
+    }
+
     @Test("the socket is 0600 and the owner's; a session lets get and open read through the daemon; ending it stops them")
     func sessionLifecycle() throws {
         let fixture = try Fixture()

@@ -47,9 +47,11 @@ enum StoreCommands {
 
     static let list = Command("ls", synopsis: "list the bundles kept in the vault", about: """
         Lists stored bundles: id, compartment, key version, size, when stored, and the sealed file name.
-        A privileged bundle's name is privileged too: it shows as (privileged) unless --purpose opens a
-        one-command session on each privileged compartment listed, which records each name it reads.
-        """, options: [Option("--compartment", value: "NAME", "only this compartment's bundles"), BundleReading.purposeOption] + Credentials.options,
+        A privileged bundle's name is privileged too: it shows as (privileged) unless the running daemon
+        holds a session of its compartment ('vaultctl session start'), or --purpose opens a one-command
+        session on each privileged compartment listed; each name read is recorded.
+        """, options: [Option("--compartment", value: "NAME", "only this compartment's bundles"), BundleReading.purposeOption, DaemonSocket.option]
+            + Credentials.options,
         json: true, examples: [
             "vaultctl ls",
             "vaultctl ls --compartment Memos --json",
@@ -58,7 +60,7 @@ enum StoreCommands {
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let bundles = try unlocked.storedBundles(in: compartment)
-            let names = try SessionNames(purpose: arguments.value("--purpose"), vault: unlocked)
+            let names = try SessionNames(purpose: arguments.value("--purpose"), vault: unlocked, arguments: arguments)
             defer { names.end() }
             let rows = try bundles.map { bundle -> [String: Any] in
                 let name = bundle.compartment.isPrivileged ? try names.name(of: bundle)

@@ -24,6 +24,14 @@ enum DaemonClient {
         return true
     }
 
+    /// A privileged stored bundle's name as the daemon reads it in a live session of its compartment:
+    /// nil if the daemon holds no such session (or refuses); throws `.noDaemon` if none serves the vault.
+    static func sessionName(of bundleID: String, arguments: ParsedArguments) throws -> String? {
+        let connection = try ControlConnection.connect(to: DaemonSocket.path(arguments))
+        let reply = try connection.exchange(ControlMessage(["op": "name", "bundle": bundleID]))
+        return reply.isSuccess ? reply.text("name") : nil
+    }
+
     /// A connection to the daemon, or nil if none serves the vault (or its socket path cannot be one).
     private static func connectIfServing(_ arguments: ParsedArguments) throws -> ControlConnection? {
         do {

@@ -19,6 +19,7 @@ struct DaemonRequests: Sendable {
             case "session.list": try connection.send(listSessions())
             case "session.end": try connection.send(try endSessions(request))
             case "read": try read(request, on: connection)
+            case "name": try connection.send(try name(request))
             default: throw ApplianceError(.invalidRequest, "unknown request '\(request.text("op") ?? "")'")
             }
         } catch {
@@ -53,6 +54,19 @@ struct DaemonRequests: Sendable {
         for session in ending { try sessions.end(session) }
         var reply = ControlMessage.success()
         reply.set("sessions", bytes: Array(try SessionListing.json(ending.map(\.summary), limits: limits)))
+        return reply
+    }
+
+    /// The sealed name of a privileged stored bundle ("bundle"), read in the newest live session of its
+    /// compartment: `ls` shows it only to someone who has opened a session for a purpose.
+    private func name(_ request: ControlMessage) throws -> ControlMessage {
+        let bundleID = try StoreCommands.resolve(try Self.required("bundle", in: request), in: vault)
+        guard let compartment = BundleReading.privilegedCompartment(of: .stored(bundleID), vault: vault) else {
+            throw ApplianceError(.invalidRequest, "'name' is for a privileged bundle; ls reads an ordinary one's name itself")
+        }
+        let session = try sessions.newestSession(of: compartment)
+        var reply = ControlMessage.success()
+        reply.set("name", try session.storedName(bundleID))
         return reply
     }
 
