@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build demo test bench fuzz clean
+.PHONY: deps build demo test bench fuzz clean install
 
 deps:
 	@scripts/install-deps
@@ -30,6 +30,23 @@ bench: deps
 	$(SWIFT) build -c release --product vaultctl
 	$(SWIFT) build -c release --product vaultbench
 	"$$($(SWIFT) build -c release --show-bin-path)/vaultbench"
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the release binary, the man page and the bash and zsh
+# completions (all generated from the command declarations by the binary itself), and the systemd user
+# unit. VAULTCTL_INSTALL_BIN= installs a binary already built instead (the tests use the debug one).
+PREFIX ?= /usr/local
+VAULTCTL_INSTALL_BIN ?=
+install:
+	@set -e; bin="$(VAULTCTL_INSTALL_BIN)"; \
+	if [ -z "$$bin" ]; then $(SWIFT) build -c release --product vaultctl; bin="$$($(SWIFT) build -c release --show-bin-path)/vaultctl"; fi; \
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+	  "$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/lib/systemd/user"; \
+	install -m 0755 "$$bin" "$(DESTDIR)$(PREFIX)/bin/vaultctl"; \
+	"$$bin" help --man > "$(DESTDIR)$(PREFIX)/share/man/man1/vaultctl.1"; \
+	"$$bin" completion bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vaultctl"; \
+	"$$bin" completion zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vaultctl"; \
+	install -m 0644 contrib/vaultctl.service "$(DESTDIR)$(PREFIX)/lib/systemd/user/vaultctl.service"; \
+	echo "installed vaultctl in $(DESTDIR)$(PREFIX)/bin"
 
 fuzz: deps
 	scripts/fuzz $(FUZZ_SECONDS)

@@ -55,6 +55,11 @@ enum Dispatcher {
             Output.line("vaultctl \(VaultctlVersion.current)")
             return .success
         }
+        if words == ["help", "--man"] { Output.line(Generated.manPage(commands, exitCodes: ExitCode.documentation)); return .success }
+        if words.first == "completion", words.count == 2, ["bash", "zsh"].contains(words[1]) {
+            Output.line(words[1] == "bash" ? Generated.bash(commands) : Generated.zsh(commands))
+            return .success
+        }
         if words.first == "help" { return try help(Array(words.dropFirst())) }
         guard !words.isEmpty else {
             if globals.contains("--help") || globals.contains("-h") { Output.line(overview); return .success }
