@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// An IPv4 address and TCP port written "ADDR:PORT" (`192.168.1.20:7420`). Parsed strictly: a
-/// dotted quad that `inet_pton` accepts, a colon, and a decimal port in 0...65535 without leading zeros
+/// An IPv4 address and TCP port written "ADDR:PORT" (`192.168.1.20:7420`, or a host name such as
+/// `desk.local:7420`, resolved to its first IPv4 address). Parsed strictly: a dotted quad that
+/// `inet_pton` accepts or a host name, a colon, and a decimal port in 0...65535 without leading zeros
 /// (0 only for listening: the system picks a free port).
 public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
@@ -11,11 +12,36 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
 
     public init(parsing text: String) throws(PeerChannelError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let port = Self.port(parts[1]), Self.ipv4(String(parts[0])) != nil else {
-            throw PeerChannelError(.invalidConfiguration, "'\(text)' is not an IPv4 ADDR:PORT such as 192.168.1.20:7420")
+        let refusal = PeerChannelError(.invalidConfiguration,
+                                       "'\(text)' is not an ADDR:PORT with an IPv4 address or a host name, such as 192.168.1.20:7420 "
+                                       + "(IPv6 is not supported yet)")
+        guard parts.count == 2, let port = Self.port(parts[1]) else { throw refusal }
+        let host = String(parts[0])
+        if Self.ipv4(host) != nil {
+            self.host = host
+        } else if let resolved = Self.resolve(host) {
+            // A host name (desk.local, localhost) is resolved once, here, to the IPv4 address used.
+            self.host = resolved
+        } else {
+            throw refusal
         }
-        self.host = String(parts[0])
         self.port = port
+    }
+
+    /// The first IPv4 address of a host name (letters, digits, '-' and '.', at most 253 bytes), or nil.
+    private static func resolve(_ host: String) -> String? {
+        guard (1...253).contains(host.utf8.count), host.first != "-", host.first != ".",
+              host.utf8.allSatisfy({ $0 == 0x2d || $0 == 0x2e || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }),
+              !host.utf8.allSatisfy({ $0 == 0x2e || (0x30...0x39).contains($0) }) else { return nil }
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var results: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &results) == 0, let first = results else { return nil }
+        defer { freeaddrinfo(results) }
+        guard let address = first.pointee.ai_addr, first.pointee.ai_family == AF_INET else { return nil }
+        let inet = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+        return SocketAddress(inet).host
     }
 
     init(host: String, port: UInt16) {

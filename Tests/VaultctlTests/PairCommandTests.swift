@@ -126,7 +126,7 @@ struct PairCommandTests {
         #expect(inArgv.status == 64)
         let mistyped = try Self.join(laptop, "127.0.0.1:9", code: "7KQ2M-X9D4")
         #expect(mistyped.status == 64 && mistyped.stderr.contains("a pairing code is 10 letters and digits"))
-        let badAddress = try Self.join(laptop, "localhost:9", code: "7KQ2M-X9D4R")
-        #expect(badAddress.status == 64 && badAddress.stderr.contains("is not an IPv4 ADDR:PORT"))
+        let badAddress = try Self.join(laptop, "[::1]:9", code: "7KQ2M-X9D4R")
+        #expect(badAddress.status == 64 && badAddress.stderr.contains("is not an ADDR:PORT with an IPv4 address or a host name"))
     }
 }
