@@ -110,6 +110,11 @@ struct ReplicationCommandTests {
         #expect(result.status == 66)
         #expect(result.stderr.contains("no paired device"))
         let missing = try laptop.run(["restore", "--address", "127.0.0.1:9"])
-        #expect(missing.status == 64 && missing.stderr.contains("--from"))
+        #expect(missing.status == 64 && missing.stderr.contains("--peer"), "\(missing.stderr)")
+        // --peer is the one name for the peer; --to and --from stay accepted as hidden aliases.
+        let named = try laptop.run(["restore", "--peer", "nobody", "--address", "127.0.0.1:9"])
+        #expect(named.status == 66 && named.stderr.contains("no paired device"), "\(named.stderr)")
+        let replicated = try laptop.run(["replicate", "--peer", "nobody", "--address", "127.0.0.1:9"])
+        #expect(replicated.status == 66 && replicated.stderr.contains("no paired device"), "\(replicated.stderr)")
     }
 }

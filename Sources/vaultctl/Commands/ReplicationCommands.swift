@@ -13,16 +13,16 @@ enum ReplicationCommands {
         Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))"),
     ] + Credentials.options
 
-    static let replicate = Command("replicate", synopsis: "send a paired device the bundles it lacks (it cannot read them)", usage: "--to PEER", about: """
+    static let replicate = Command("replicate", synopsis: "send a paired device the bundles it lacks (it cannot read them)", usage: "--peer PEER", about: """
         Connects to PEER (a paired device's name or fingerprint) over the encrypted channel and sends
         it a copy of every stored bundle it does not hold yet, or of one compartment's. The peer keeps
         the ciphertext, which it has no key to open, checks each bundle's SHA-256 and header on
         arrival, and records it in its audit log; this vault records each bundle sent. A transfer that
         was interrupted continues where it stopped. The peer must run 'vaultctl serve'.
-        """, options: peerOptions + [Option("--to", value: "PEER", "the paired device to send to (name or fingerprint)"), Option("--compartment", value: "NAME", "only this compartment's bundles")], json: true, examples: ["vaultctl replicate --to desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+        """, options: peerOptions + [Option("--peer", value: "PEER", "the paired device to send to (name or fingerprint)", aliases: ["--to"]), Option("--compartment", value: "NAME", "only this compartment's bundles")], json: true, examples: ["vaultctl replicate --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
-            let client = try connect(arguments, peerOption: "--to", unlocked)
+            let client = try connect(arguments, peerOption: "--peer", unlocked)
             let progress = ProgressBar("replicating", total: nil)
             let report = try Replicator(vault: unlocked, channel: client).replicate(compartment: compartment) { progress.update($0) }
             progress.finish()
@@ -34,19 +34,19 @@ enum ReplicationCommands {
             Output.line("Sent \(report.sentBundles.count) bundle(s), \(report.bytesSent) bytes, to \(client.peer.name); \(report.unchangedBundles) already there.")
         }
 
-    static let restore = Command("restore", synopsis: "bring back lost or damaged bundle files from a paired device", usage: "--from PEER", about: """
+    static let restore = Command("restore", synopsis: "bring back lost or damaged bundle files from a paired device", usage: "--peer PEER", about: """
         Checks every stored bundle's file (present, the right size, its header and every chunk
         verifying with this vault's keys) and fetches each one that is missing or damaged from the
         copy PEER keeps. A copy is put back only if it verifies as the bundle this vault lists;
         otherwise it is refused and the old file left alone. Each restored bundle is recorded in the
         audit log. Exits 0 only if every bundle that needed it was restored. A vault whose assets/
         folder is gone altogether gets a new, empty one first, and every bundle is fetched into it.
-        """, options: peerOptions + [Option("--from", value: "PEER", "the paired device that keeps copies (name or fingerprint)")], json: true, examples: ["vaultctl restore --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+        """, options: peerOptions + [Option("--peer", value: "PEER", "the paired device that keeps copies (name or fingerprint)", aliases: ["--from"])], json: true, examples: ["vaultctl restore --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             if try Vault.recreateMissingAssets(in: VaultLocation.directory(arguments)) {
                 Output.note("The vault's assets/ folder was missing: recreated it empty; every bundle will be fetched.")
             }
             let unlocked = try VaultLocation.unlock(arguments)
-            let client = try connect(arguments, peerOption: "--from", unlocked)
+            let client = try connect(arguments, peerOption: "--peer", unlocked)
             let progress = ProgressBar("restoring", total: nil)
             let report = try VaultRestorer(vault: unlocked, channel: client).restore { progress.update($0) }
             progress.finish()
@@ -61,7 +61,7 @@ enum ReplicationCommands {
             guard report.isComplete else {
                 throw CommandError(message: "\(report.unavailableBundles.count + report.refusedBundles.count) bundle(s) could not be restored from \(client.peer.name)",
                                    exitCode: report.refusedBundles.isEmpty ? .noInput : .dataError,
-                                   hint: "try another paired device with 'vaultctl restore --from PEER'")
+                                   hint: "try another paired device with 'vaultctl restore --peer PEER'")
             }
         }
 

@@ -6,7 +6,7 @@ import PrivilegedSession
 /// channel (SECURITY.md §9, "Sharing compartments"); a privileged compartment is refused here, by the
 /// library's sharing policy, before anything else.
 enum ShareCommand {
-    static let command = Command("share", synopsis: "share a compartment with a paired device", usage: "COMPARTMENT --with PEER --role viewer|editor --address ADDR:PORT", about: """
+    static let command = Command("share", synopsis: "share a compartment with a paired device", usage: "COMPARTMENT --peer PEER --role viewer|editor --address ADDR:PORT", about: """
         Wraps the keys of COMPARTMENT (every active key version) for a paired device, signs them with
         this device's key and sends them over the encrypted channel to that device's 'vaultctl serve':
         a viewer can open the compartment's bundles, an editor can also seal new ones into it. The
@@ -16,9 +16,9 @@ enum ShareCommand {
 
         The role is kept by the other device's vaultctl, not by cryptography: a viewer holds the same
         key as an editor. Accept bundles back into this compartment only from editors.
-        """, options: Credentials.options + [Option("--with", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')"), Option("--role", value: "ROLE", "viewer or editor"),
+        """, options: Credentials.options + [Option("--peer", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')", aliases: ["--with"]), Option("--role", value: "ROLE", "viewer or editor"),
                                              Option("--address", value: "ADDR:PORT", "where the device's 'vaultctl serve' listens for the channel")],
-        positionals: 1...1, examples: ["vaultctl share Memos --with laptop --role viewer --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+        positionals: 1...1, examples: ["vaultctl share Memos --peer laptop --role viewer --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let (unlocked, compartment, pairing, role) = try resolve(arguments)
             let address = try SocketAddress(parsing: try arguments.required("--address"))
             let channel = try ChannelClient(connectingTo: address, localKeys: try unlocked.deviceKeys(), peer: pairing.peer)
@@ -27,16 +27,16 @@ enum ShareCommand {
             Output.note("Shared '\(compartment.name)' with \(pairing.peer.name) (\(pairing.peer.fingerprint)) as \(role.rawValue), key versions \(versions).")
         }
 
-    static let revoke = Command("share revoke", synopsis: "record that a device should lose a shared compartment", usage: "COMPARTMENT --with PEER", about: """
+    static let revoke = Command("share revoke", synopsis: "record that a device should lose a shared compartment", usage: "COMPARTMENT --peer PEER", about: """
         Records in the audit log that PEER should no longer have COMPARTMENT, and says what makes it
         so. Keys a device already received cannot be taken back: it can still open whatever was
         sealed under them. What stops it reading what comes next is a new key version it does not get:
         rotate the compartment, share it again with the devices that keep access, rewrap the stored
         bundles and retire the old versions (the commands are printed).
-        """, options: Credentials.options + [Option("--with", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')")], positionals: 1...1, examples: ["vaultctl share revoke Memos --with laptop"]) { arguments in
+        """, options: Credentials.options + [Option("--peer", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')", aliases: ["--with"])], positionals: 1...1, examples: ["vaultctl share revoke Memos --peer laptop"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
-            let pairing = try PeerSelection.pairing(try arguments.required("--with"), in: try unlocked.vault.familyPairings())
+            let pairing = try PeerSelection.pairing(try arguments.required("--peer"), in: try unlocked.vault.familyPairings())
             try unlocked.record(VaultEvent("compartment.share-revoke", compartmentID: compartment.uuid, subjectID: pairing.peer.deviceID,
                                            details: [.init("peer", pairing.peer.name)]))
             let name = compartment.name
@@ -44,14 +44,14 @@ enum ShareCommand {
                 Recorded: \(pairing.peer.name) (\(pairing.peer.fingerprint)) should no longer have '\(name)'.
                 It keeps the keys it received and can open what was sealed under them. So that it cannot open what comes next:
                   vaultctl compartment rotate '\(name)'
-                  vaultctl share '\(name)' --with OTHER --role ROLE --address ADDR:PORT   (each device that keeps access)
+                  vaultctl share '\(name)' --peer OTHER --role ROLE --address ADDR:PORT   (each device that keeps access)
                   vaultctl compartment rewrap '\(name)'   then   vaultctl compartment retire '\(name)' --version OLD --yes
                 """)
         }
 
     /// The compartment (after the sharing policy), the paired device and the role the arguments name.
     static func resolve(_ arguments: ParsedArguments) throws -> (UnlockedVault, VaultCompartment, FamilyPairing, ShareRole) {
-        let device = try arguments.required("--with")
+        let device = try arguments.required("--peer")
         let roleName = try arguments.required("--role")
         guard let role = ShareRole(rawValue: roleName) else {
             throw UsageError(message: "unknown role '\(roleName)': use viewer or editor", usage: arguments.usage)
