@@ -55,7 +55,7 @@ struct PeersCommandTests {
         let (desk, laptop) = try Self.pairedVaults()
         let server = try Self.serveDesk(desk)
         defer { server.stop() }
-        let pinged = try laptop.run(["peers", "ping", try Self.fingerprint(desk), "--to", server.address.description, "--count", "3"])
+        let pinged = try laptop.run(["peers", "ping", try Self.fingerprint(desk), "--address", server.address.description, "--count", "3"])
         #expect(pinged.status == 0, "\(pinged.stderr)")
         #expect(pinged.stdout.split(separator: "\n").filter { $0.hasPrefix("Reply from ") }.count == 3)
         #expect(try desk.run(["peers", "revoke", try Self.fingerprint(laptop)]).status == 0)

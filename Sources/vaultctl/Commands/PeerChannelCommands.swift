@@ -13,12 +13,12 @@ enum PeerChannelCommands {
         that it holds the key pinned at pairing, and sends N pings (default 1). Prints the round-trip
         time and how far the peer's clock is from this one. Needs the vault unlocked (the channel uses
         this device's key).
-        """, options: Credentials.options + [Option("--to", value: "ADDR:PORT", "where the peer's 'vaultctl serve --listen' is (default: listen for its announcement, and use the address it came from)"), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --to (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
-        positionals: 1...1, json: true, examples: ["vaultctl peers ping desk --to 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+        """, options: Credentials.options + [Option("--address", value: "ADDR:PORT", "where the peer's 'vaultctl serve --listen' is (default: listen for its announcement, and use the address it came from)", aliases: ["--to"]), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --address (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
+        positionals: 1...1, json: true, examples: ["vaultctl peers ping desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let count = try arguments.integer("--count", in: 1...100) ?? 1
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
-            let address = try peerAddress(pairing.peer, given: arguments.value("--to"), arguments)
+            let address = try peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
             var replies: [[String: Any]] = []
             for sequence in 0..<count {
