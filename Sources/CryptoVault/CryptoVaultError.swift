@@ -40,6 +40,10 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case lastKeyslot
     /// A recovery key or split exists already, and replacing it was not confirmed.
     case recoveryExists
+    /// A keyslot changed between this command's unlock and its write (another `passwd` won the race).
+    case keyslotChanged
+    /// A key version still in use (stored bundles sealed under it) cannot be retired.
+    case keyVersionInUse
     /// A bundle's header or a chunk fails authentication or is malformed.
     case corruptBundle
     /// A bundle is shorter or longer than its header says.

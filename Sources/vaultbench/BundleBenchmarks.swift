@@ -253,7 +253,7 @@ struct BundleBenchmarks {
             let version = try unlocked.rotateCompartment(named: Self.compartment)
             let compartment = try unlocked.compartment(named: Self.compartment)
             let start = DispatchTime.now().uptimeNanoseconds
-            let changed = try unlocked.rewrapStored(in: compartment)
+            let changed = try unlocked.rewrapStored(in: compartment).changed
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             guard changed == 1, try unlocked.storedBundle(bundleID).keyVersion == version else {
                 throw ChildFailure(description: "rewrap did not move the bundle to key version \(version)")

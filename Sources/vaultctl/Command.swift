@@ -80,8 +80,15 @@ enum VaultLocation {
 
     /// `prompt` is what the terminal asks when no credential option is given.
     static func unlock(_ arguments: ParsedArguments, upgrade: Bool = true, prompt: String = "Passphrase: ") throws -> UnlockedVault {
-        let vault = try open(arguments, upgrade: upgrade)
-        return try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
+        try unlock(try open(arguments, upgrade: upgrade), arguments, prompt: prompt)
+    }
+
+    /// Unlocks `vault` and says on stderr what the unlock skipped (a refused keyslot row, a KDF
+    /// policy it could not trust): the owner gets in, and learns the vault was tampered with.
+    static func unlock(_ vault: Vault, _ arguments: ParsedArguments, prompt: String = "Passphrase: ") throws -> UnlockedVault {
+        let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
+        for warning in unlocked.unlockWarnings { Output.note("vaultctl: warning: \(warning)") }
+        return unlocked
     }
 }
 

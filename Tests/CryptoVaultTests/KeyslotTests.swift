@@ -69,7 +69,7 @@ struct KeyslotTests {
     func upgradeOnUnlock() throws {
         let fixture = try TestVault()
         let stronger = KDFParameters.argon2id(memoryKiB: 19_456, iterations: 3, parallelism: 1)
-        try fixture.tamper("UPDATE vault_meta SET value = '\(stronger.encoded)' WHERE key = 'kdf_policy'")
+        try fixture.unlocked.setKDFPolicy(stronger)
         let vault = try fixture.reopen()
         _ = try vault.unlock(with: .passphrase(fixture.passphrase))
         #expect(try vault.keyslots()[0].kdf == .passwordHash(stronger))

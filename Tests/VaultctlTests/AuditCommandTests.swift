@@ -264,7 +264,7 @@ struct AuditCommandTests {
         let entries = try log(fixture)
         let created = try #require(entries.first { action($0) == "compartment.create" }?["detail_hashes"] as? [String: String])
         let put = try #require(entries.first { action($0) == "bundle.put" }?["detail_hashes"] as? [String: String])
-        #expect(Set(created.keys) == ["name", "register"] && Set(put.keys) == ["bytes", "file"])
+        #expect(Set(created.keys) == ["name", "register", "privileged"] && Set(put.keys) == ["bytes", "file"])
 
         let hash = { (field: String, value: String) in
             try expectSuccess(fixture.run(["audit", "hash", "--field", field], stdin: value + "\n")).stdout.trimmingCharacters(in: .newlines)

@@ -150,6 +150,31 @@ extension KDFParameters {
         }
     }
 
+    /// What a slot protected by `self` is rewrapped with on the next unlock under `policy`, or nil
+    /// when nothing would change.
+    ///
+    /// Never weaker in any parameter: within one algorithm each parameter is the larger of the slot's
+    /// and the policy's (memory, passes and lanes for Argon2id; log2N, r and p for scrypt), compared
+    /// separately, so a policy that lowers one cost cannot lower the slot's. A result outside the
+    /// bounds of `validate()` (a work ceiling) gives nil: the slot stays as it is. A scrypt slot under
+    /// an Argon2id policy moves to the policy (Argon2id is preferred); never the other way.
+    public func upgraded(toward policy: KDFParameters) -> KDFParameters? {
+        let target: KDFParameters
+        switch (self, policy) {
+        case let (.argon2id(memory, passes, lanes), .argon2id(policyMemory, policyPasses, policyLanes)):
+            target = .argon2id(memoryKiB: max(memory, policyMemory), iterations: max(passes, policyPasses),
+                               parallelism: max(lanes, policyLanes))
+        case let (.scrypt(log2N, r, p), .scrypt(policyLog2N, policyR, policyP)):
+            target = .scrypt(log2N: max(log2N, policyLog2N), r: max(r, policyR), p: max(p, policyP))
+        case (.scrypt, .argon2id):
+            target = policy
+        case (.argon2id, .scrypt):
+            return nil
+        }
+        guard target != self, (try? target.validate()) != nil else { return nil }
+        return target
+    }
+
     /// r·N as a Double, so stored values of any size compare without trapping.
     private static func scryptBlocks(log2N: Int, r: Int) -> Double {
         Double(r) * Double(sign: .plus, exponent: log2N, significand: 1)

@@ -242,6 +242,12 @@ enum Schema {
         """
         SELECT 1;
         """,
+        // Migration 12: a compartment's clear `privileged`, `register` and `name_hash` are bound to
+        // it by a MAC under a key derived from MK (SECURITY.md §4.6). Rows made before it have none
+        // until the first unlock binds them (and records each binding in the audit log).
+        """
+        ALTER TABLE compartments ADD COLUMN binding BLOB CHECK (binding IS NULL OR length(binding) = 32);
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.

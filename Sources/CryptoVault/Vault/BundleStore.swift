@@ -29,17 +29,28 @@ extension UnlockedVault {
                                                   metadata: metadata, options: options, progress: progress)
             try temporary.descriptor.sync()
             let sealedLength = temporary.descriptor.regularFileSize() ?? 0
-            try vault.withDatabase { database in
-                try database.writeTransaction {
-                    try database.query("""
+            let destination = assets.path(of: header.bundleID)
+            var published = false
+            do {
+                try vault.withDatabase { database in
+                    try database.writeTransaction {
+                        try Self.requireStillLive(compartment, keyVersion: header.keyVersion, in: database)
+                        try database.query("""
                         INSERT INTO bundles (bundle_id, compartment_id, key_version, plaintext_length, sealed_length, created_at)
                         VALUES (?, ?, ?, ?, ?, ?)
                         """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
                               .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(Clock.now())])
-                    try record(.put, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength, in: database,
-                               details: [.init("file", metadata.name)])
-                    try assets.publish(temporary, as: assets.path(of: header.bundleID))
+                        try record(.put, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength,
+                                   in: database, details: [.init("file", metadata.name)])
+                        try assets.publish(temporary, as: destination)
+                        published = true
+                    }
                 }
+            } catch {
+                // Published but not committed: the file has no row and must not stay (it cannot be
+                // removed with `rm`, and it may hold a destroyed compartment's material).
+                if published { unlink(destination) }
+                throw error
             }
             return try storedBundle(header.bundleID)
         } catch {
@@ -74,6 +85,21 @@ extension UnlockedVault {
         let opened = try EncryptedBundle.open(input, vault: self, access: access)
         try Self.check(opened.header, belongsTo: stored)
         return opened
+    }
+
+    /// Sealing takes a while, and another process may destroy the compartment or retire the key
+    /// version meanwhile: re-checked inside the write transaction that inserts the row.
+    private static func requireStillLive(_ compartment: VaultCompartment, keyVersion: UInt32, in database: Database) throws {
+        guard try database.queryOne("SELECT id FROM compartments WHERE id = ? AND destroyed_at IS NULL",
+                                    [.integer(compartment.rowID)]) != nil else {
+            throw CryptoVaultError(.compartmentNotFound,
+                                   "compartment '\(compartment.name)' was destroyed while the file was being sealed; nothing was stored")
+        }
+        guard try database.queryOne("SELECT version FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL",
+                                    [.integer(compartment.rowID), .integer(Int64(keyVersion))]) != nil else {
+            throw CryptoVaultError(.unknownKeyVersion,
+                                   "key version \(keyVersion) of '\(compartment.name)' was retired while the file was being sealed; nothing was stored")
+        }
     }
 
     /// The vault's assets/ hold its own compartments' bundles: a shared compartment's bundles are
@@ -132,33 +158,50 @@ extension UnlockedVault {
         unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID))
     }
 
+    /// What `rewrapStored` did: how many bundles moved to the current version, and each one it could
+    /// not open or rewrite, with the reason (the others were still done).
+    public struct RewrapOutcome: Sendable {
+        public var changed = 0
+        public var skipped: [Skipped] = []
+
+        public struct Skipped: Sendable {
+            public let bundleID: [UInt8]
+            public let error: CryptoVaultError
+        }
+    }
+
     /// Rewraps every stored bundle of `compartment` sealed under an older key version to its current
-    /// version. Only headers are rewritten. Returns how many bundles changed.
-    @discardableResult
-    public func rewrapStored(in compartment: VaultCompartment) throws -> Int {
+    /// version. Only headers are rewritten. A bundle that cannot be opened (its version retired, its
+    /// file damaged) is skipped and named in the outcome, so one bad bundle does not strand the rest.
+    public func rewrapStored(in compartment: VaultCompartment) throws -> RewrapOutcome {
         try Self.requireOwn(compartment)
         guard let current = compartment.currentVersion else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
         }
-        let assets = AssetFolder(path: vault.assetsPath)
-        var changed = 0
+        var outcome = RewrapOutcome()
         for bundle in try storedBundles(in: compartment) where bundle.keyVersion != current {
-            try finishInterruptedRewrap(of: bundle.bundleID)
-            // The journal may have held this very rewrap, now finished and recorded: doing it again
-            // would record a second rewrap that changed nothing.
-            if try storedBundle(bundle.bundleID).keyVersion == current {
-                changed += 1
-                continue
+            do {
+                try rewrap(bundle, to: current)
+                outcome.changed += 1
+            } catch let error as CryptoVaultError {
+                outcome.skipped.append(.init(bundleID: bundle.bundleID, error: error))
             }
-            // Rewrapping reads no plaintext and no metadata, so privileged compartments need no session.
-            let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self,
-                                                  access: .maintenance)
-            try Self.check(opened.header, belongsTo: bundle)
-            let header = try opened.rewrappedHeader(for: current, vault: self)
-            try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
-            changed += 1
         }
-        return changed
+        return outcome
+    }
+
+    private func rewrap(_ bundle: StoredBundle, to current: UInt32) throws {
+        let assets = AssetFolder(path: vault.assetsPath)
+        try finishInterruptedRewrap(of: bundle.bundleID)
+        // The journal may have held this very rewrap, now finished and recorded: doing it again
+        // would record a second rewrap that changed nothing.
+        if try storedBundle(bundle.bundleID).keyVersion == current { return }
+        // Rewrapping reads no plaintext and no metadata, so privileged compartments need no session.
+        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self,
+                                              access: .maintenance)
+        try Self.check(opened.header, belongsTo: bundle)
+        let header = try opened.rewrappedHeader(for: current, vault: self)
+        try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
     }
 
     /// Completes a rewrap that a killed process left half done, so the row and the record match the

@@ -1,3 +1,8 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Compartments of an unlocked vault.
 ///
 /// Names are sealed (XChaCha20-Poly1305) and indexed by a keyed hash, so the database file does not
@@ -12,23 +17,27 @@ extension UnlockedVault {
         let sealedName = try names.seal(name, compartmentUUID: uuid, vaultID: vaultID)
         let salt = try SecureRandom.bytes(32)
         let isPrivileged = privileged ?? register.isPrivilegedByDefault
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let nameHash = names.lookupHash(name)
+                let binding = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue,
+                                                          privileged: isPrivileged)
                 if try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil
                     || database.queryOne("SELECT id FROM shared_compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil {
                     throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
                 }
                 let now = Clock.now()
                 try database.query("""
-                    INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, [.blob(uuid), .blob(nameHash), .blob(sealedName), .text(register.rawValue),
-                          .integer(isPrivileged ? 1 : 0), .integer(now)])
+                          .integer(isPrivileged ? 1 : 0), .integer(now), .blob(binding)])
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
                                    [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
                 try journal(VaultEvent("compartment.create", compartmentID: uuid,
-                                       details: [.init("name", name), .init("register", register.rawValue)]), in: database)
+                                       details: [.init("name", name), .init("register", register.rawValue),
+                                                 .init("privileged", isPrivileged ? "yes" : "no")]), in: database)
             }
         }
         return try compartment(named: name)
@@ -81,6 +90,16 @@ extension UnlockedVault {
         guard let register = Register(rawValue: try row.text("register")) else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: compartment \(rowID) has an unknown register")
         }
+        // The name hash is what lookups match on, so it must be the hash of the sealed (authenticated)
+        // name: two rows' hashes swapped would otherwise send `put --compartment A` into B.
+        let name = try names.open(try row.blob("sealed_name"), compartmentUUID: uuid, vaultID: vaultID)
+        let nameHash = try row.blob("name_hash")
+        guard constantTimeEquals(names.lookupHash(name), nameHash) else {
+            throw CryptoVaultError(.corruptVault,
+                "the vault database is damaged: compartment \(rowID)'s name hash is not its name's (rows altered or swapped)")
+        }
+        let isPrivileged = try row.integer("privileged") == 1
+        try checkBinding(row, rowID: rowID, uuid: uuid, nameHash: nameHash, register: register, privileged: isPrivileged)
         let versions = try database.query("SELECT * FROM compartment_keys WHERE compartment_id = ? ORDER BY version",
                                           [.integer(rowID)]).map { version in
             guard let number = UInt32(exactly: try version.integer("version")) else {
@@ -89,10 +108,23 @@ extension UnlockedVault {
             return VaultCompartment.KeyVersion(version: number, createdAt: try version.integer("created_at"),
                                                retiredAt: try? version.integer("retired_at"))
         }
-        return VaultCompartment(rowID: rowID, uuid: uuid,
-                                name: try names.open(try row.blob("sealed_name"), compartmentUUID: uuid, vaultID: vaultID),
-                                register: register, isPrivileged: try row.integer("privileged") == 1,
+        return VaultCompartment(rowID: rowID, uuid: uuid, name: name, register: register, isPrivileged: isPrivileged,
                                 createdAt: try row.integer("created_at"), keyVersions: versions)
+    }
+
+    /// `privileged` and `register` are clear columns that decide whether a session is needed: they
+    /// are obeyed only with a valid binding MAC (SECURITY.md §4.6), else the compartment is refused.
+    private func checkBinding(_ row: Row, rowID: Int64, uuid: [UInt8], nameHash: [UInt8], register: Register,
+                              privileged: Bool) throws {
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let expected = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue, privileged: privileged)
+        let stored: [UInt8]? = if case .blob(let bytes) = row["binding"] { bytes } else { nil }
+        guard metadata.isValid(stored, expected: expected) else {
+            throw CryptoVaultError(.corruptVault, """
+                the vault database is damaged: compartment \(rowID) fails its binding (its privileged flag, register \
+                or name hash was changed outside vaultctl); it is refused
+                """)
+        }
     }
 
     /// Adds a key version; earlier versions stay readable. Returns the new version number.
@@ -119,6 +151,9 @@ extension UnlockedVault {
     /// Retires an older key version: its salt is shredded as `destroy` does, so what was sealed under it
     /// can no longer be opened (rewrap it to the current version first). The current version cannot
     /// be retired; rotate first.
+    ///
+    /// Refused (`.keyVersionInUse`, naming them) while stored bundles are still sealed under it: the
+    /// check runs inside the write transaction that shreds the salt, so a `put` cannot slip in between.
     public func retireCompartmentVersion(named name: String, version: UInt32) throws {
         let compartment = try compartment(named: name)
         guard let entry = compartment.keyVersions.first(where: { $0.version == version }), entry.isActive else {
@@ -129,6 +164,7 @@ extension UnlockedVault {
         }
         try vault.withDatabase { database in
             try database.writeTransaction {
+                try Self.refuseIfInUse(compartment, version: version, in: database)
                 try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID), .integer(Int64(version))])
                 try journal(VaultEvent("compartment.retire", compartmentID: compartment.uuid,
@@ -138,20 +174,51 @@ extension UnlockedVault {
         }
     }
 
+    private static func refuseIfInUse(_ compartment: VaultCompartment, version: UInt32, in database: Database) throws {
+        let users = try database.query("SELECT bundle_id FROM bundles WHERE compartment_id = ? AND key_version = ? ORDER BY id",
+                                       [.integer(compartment.rowID), .integer(Int64(version))])
+            .map { ByteEncoding.hex(try $0.blob("bundle_id")) }
+        guard !users.isEmpty else { return }
+        let shown = users.prefix(20).joined(separator: ", ") + (users.count > 20 ? ", and \(users.count - 20) more" : "")
+        throw CryptoVaultError(.keyVersionInUse, """
+            key version \(version) of '\(compartment.name)' still seals \(users.count) stored bundle(s): \(shown); \
+            run 'vaultctl compartment rewrap' first (nothing was retired)
+            """)
+    }
+
     /// Shreds the compartment: its key salts and sealed name are deleted (overwritten, as the database
     /// runs with secure_delete) and the write-ahead log is checkpointed and truncated so no copy
-    /// lingers there. Bundles sealed under it can never be opened again.
-    public func destroyCompartment(named name: String) throws {
+    /// lingers there. Its stored bundles go with it: their rows are deleted (each recorded as
+    /// `bundle.rm`) in the same transaction, and their files after the commit. A crash between the two
+    /// leaves files without rows, which the next sweep treats as orphans. Returns how many went.
+    @discardableResult
+    public func destroyCompartment(named name: String) throws -> Int {
         let compartment = try compartment(named: name)
-        try vault.withDatabase { database in
-            try database.writeTransaction {
+        let bundles = try vault.withDatabase { database in
+            let bundles = try database.writeTransaction {
+                let bundles = try database.query("SELECT bundle_id, plaintext_length FROM bundles WHERE compartment_id = ?",
+                                                 [.integer(compartment.rowID)])
+                    .map { (id: try $0.blob("bundle_id"), bytes: UInt64(clamping: try $0.integer("plaintext_length"))) }
+                for bundle in bundles {
+                    try record(.rm, compartmentID: compartment.uuid, bundleID: bundle.id, bytes: bundle.bytes, in: database)
+                }
+                try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID)])
-                try journal(VaultEvent("compartment.destroy", compartmentID: compartment.uuid), in: database)
+                try journal(VaultEvent("compartment.destroy", compartmentID: compartment.uuid,
+                                       details: [.init("bundles", String(bundles.count))]), in: database)
+                return bundles
             }
             try database.checkpointAndTruncateLog()
+            return bundles
         }
+        let assets = AssetFolder(path: vault.assetsPath)
+        for bundle in bundles {
+            unlink(assets.path(of: bundle.id))
+            unlink(assets.journalPath(of: bundle.id))
+        }
+        return bundles.count
     }
 
     /// The key of `compartment` at `version`, or `.unknownKeyVersion` if it does not exist or is retired.

@@ -10,12 +10,23 @@ extension Vault {
     ///
     /// Every slot of the matching kind is tried, even after one succeeds, so the time taken does not
     /// reveal which slot (or whether an early one) matched. A passphrase slot whose KDF parameters are
-    /// weaker than the vault's policy is re-wrapped with the policy's parameters.
+    /// weaker than the vault's authenticated policy in some parameter is re-wrapped with the larger of
+    /// each (`KDFParameters.upgraded(toward:)`).
     /// Every attempt is recorded: a success as `vault.unlock` (with the slot used), a failure as
     /// `vault.unlock-failed`.
+    ///
+    /// A keyslot row that cannot be read is skipped and named in `unlockWarnings`; so is a KDF policy
+    /// that fails its MAC or is malformed (no slot is upgraded then). A vault made before schema 12 has
+    /// its metadata bound on its first unlock (`bindMetadataIfNeeded`).
     public func unlock(with credential: UnlockCredential) throws -> UnlockedVault {
         do {
             let unlocked = try unlockUnrecorded(with: credential)
+            unlocked.unlockWarnings += try readableKeyslots().refusals.map { "\($0.message); skipped" }
+            try unlocked.bindMetadataIfNeeded()
+            if case .passphrase(let passphrase) = credential,
+               let opened = unlocked.passphraseSlotsAtUnlock?.first(where: { $0.id == unlocked.unlockedSlotID }) {
+                try unlocked.upgradeIfWeak(opened, passphrase: passphrase)
+            }
             let slot = try readableKeyslots().slots.first { $0.id == unlocked.unlockedSlotID }
             try unlocked.record(VaultEvent("vault.unlock", subjectID: slot?.uuid))
             return unlocked
@@ -39,9 +50,8 @@ extension Vault {
             guard let slot, let masterKey else {
                 throw Self.failure(refusals, otherwise: CryptoVaultError(.wrongPassphrase, "wrong passphrase"))
             }
-            let unlocked = UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
-            try unlocked.upgradeIfWeak(slot, passphrase: passphrase)
-            return unlocked
+            return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id,
+                                 passphraseSlotsAtUnlock: slots.filter { $0.kind == .passphrase })
         case .recoveryKey(let recoveryKey):
             let (slot, masterKey) = try firstOpened(slots.filter { $0.kind == .recoveryKey }) { slot in
                 try Self.kek(forHighEntropySecret: recoveryKey.keyMaterial, slot: slot, vaultID: vaultID,
@@ -50,7 +60,8 @@ extension Vault {
             guard let slot, let masterKey else {
                 throw Self.failure(refusals, otherwise: CryptoVaultError(.wrongRecoveryKey, "the recovery key does not unlock this vault"))
             }
-            return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
+            return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id,
+                                 passphraseSlotsAtUnlock: slots.filter { $0.kind == .passphrase })
         case .recoveryShares(let shares):
             return try unlock(withShares: shares, slots: slots, refusals: refusals)
         }
@@ -69,7 +80,8 @@ extension Vault {
         guard let masterKey = try? slot.unwrap(with: kek, vaultID: vaultID) else {
             throw CryptoVaultError(.wrongRecoveryKey, "the shares do not unlock this vault (one may be altered)")
         }
-        return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id)
+        return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id,
+                             passphraseSlotsAtUnlock: slots.filter { $0.kind == .passphrase })
     }
 
     /// When nothing opened: a refused slot's reason if there was one (the credential may well be for

@@ -5,11 +5,18 @@ public final class UnlockedVault: @unchecked Sendable {
     let masterKey: SecureBytes
     /// The slot that was used to unlock, or nil right after `init`.
     public let unlockedSlotID: Int64?
+    /// The passphrase slots as read when unlocking: `changePassphrase` changes them only if they are
+    /// still these when it commits, so two `passwd` at once cannot both succeed (SECURITY.md §4.3).
+    let passphraseSlotsAtUnlock: [Keyslot]?
+    /// What the unlock skipped and why (a refused keyslot row, a KDF policy it could not trust), for
+    /// the caller to show as warnings: one hostile row must not lock the owner out, nor pass unsaid.
+    public internal(set) var unlockWarnings: [String] = []
 
-    init(vault: Vault, masterKey: SecureBytes, unlockedSlotID: Int64?) {
+    init(vault: Vault, masterKey: SecureBytes, unlockedSlotID: Int64?, passphraseSlotsAtUnlock: [Keyslot]? = nil) {
         self.vault = vault
         self.masterKey = masterKey
         self.unlockedSlotID = unlockedSlotID
+        self.passphraseSlotsAtUnlock = passphraseSlotsAtUnlock
     }
 
     var vaultID: [UInt8] { vault.vaultID }
@@ -43,7 +50,12 @@ public final class UnlockedVault: @unchecked Sendable {
 
     func insertPassphraseSlot(_ passphrase: SecureBytes, parameters: KDFParameters, in database: Database) throws {
         let uuid = try SecureRandom.bytes(16)
-        let columns = try passphraseSlotColumns(passphrase, parameters: parameters, uuid: uuid)
+        try insertPassphraseSlot(columns: try passphraseSlotColumns(passphrase, parameters: parameters, uuid: uuid),
+                                 uuid: uuid, in: database)
+    }
+
+    private func insertPassphraseSlot(columns: (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]),
+                                      uuid: [UInt8], in database: Database) throws {
         let now = Clock.now()
         try database.query("""
             INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, created_at, updated_at)
@@ -64,48 +76,82 @@ public final class UnlockedVault: @unchecked Sendable {
     }
 
     /// Rewrites one passphrase slot in place, in one transaction: SQLite's atomic commit is what makes
-    /// a crash at any moment leave either the old row (old passphrase) or the new one.
+    /// a crash at any moment leave either the old row (old passphrase) or the new one. The update is
+    /// conditional on the row still being the one `slot` was read from (same salt, nonce and wrapped
+    /// key): if another process changed it meanwhile, this one fails with `.keyslotChanged` instead
+    /// of overwriting a passphrase that process already reported as set.
     private func rewritePassphraseSlot(_ slot: Keyslot, passphrase: SecureBytes, parameters: KDFParameters, event: String) throws {
         let columns = try passphraseSlotColumns(passphrase, parameters: parameters, uuid: slot.uuid)
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try database.query("""
                     UPDATE keyslots SET kdf = ?, salt = ?, nonce = ?, wrapped_key = ?, updated_at = ?
-                    WHERE id = ? AND kind = 'passphrase'
+                    WHERE id = ? AND kind = 'passphrase' AND salt = ? AND nonce = ? AND wrapped_key = ?
                     """, [.text(columns.kdf.encoded), .blob(columns.salt), .blob(columns.nonce),
-                          .blob(columns.wrappedKey), .integer(Clock.now()), .integer(slot.id)])
-                guard database.changes == 1 else {
-                    throw CryptoVaultError(.keyslotNotFound, "passphrase slot \(slot.id) disappeared while it was being changed")
-                }
+                          .blob(columns.wrappedKey), .integer(Clock.now()), .integer(slot.id),
+                          .blob(slot.salt), .blob(slot.nonce), .blob(slot.wrappedKey)])
+                guard database.changes == 1 else { throw Self.slotChanged(slot.id) }
                 try journal(VaultEvent(event, subjectID: slot.uuid), in: database)
             }
         }
     }
 
-    /// Re-wraps `slot` with the vault's policy parameters when its own are weaker.
+    private static func slotChanged(_ id: Int64) -> CryptoVaultError {
+        CryptoVaultError(.keyslotChanged,
+            "passphrase slot \(id) was changed by another command since this one unlocked (a concurrent passwd?); nothing was changed, unlock again and retry")
+    }
+
+    /// Re-wraps `slot` toward the vault's authenticated policy, never weakening any parameter
+    /// (`KDFParameters.upgraded(toward:)`). An unauthenticated or malformed policy upgrades nothing and
+    /// is reported in `unlockWarnings`; so is a slot another process changed meanwhile.
     /// Returns true when the slot was upgraded.
     @discardableResult
     func upgradeIfWeak(_ slot: Keyslot, passphrase: SecureBytes) throws -> Bool {
         guard case .passwordHash(let current) = slot.kdf else { return false }
-        let policy = try vault.kdfPolicy()
-        guard current.isWeaker(than: policy) else { return false }
-        try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: policy, event: "keyslot.upgrade")
+        let (policy, problem) = try authenticatedKDFPolicy()
+        guard let policy else {
+            unlockWarnings.append("\(problem ?? "the KDF policy cannot be used"); no keyslot was upgraded")
+            return false
+        }
+        guard let target = current.upgraded(toward: policy) else { return false }
+        do {
+            try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: target, event: "keyslot.upgrade")
+        } catch let error as CryptoVaultError where error.code == .keyslotChanged {
+            return false
+        }
         return true
+    }
+
+    /// The parameters of a new passphrase slot: the authenticated policy, else the default, and never
+    /// weaker in any parameter than `replacing` (the slot being rewritten).
+    private func parametersForNewSlot(replacing current: KDFParameters?) throws -> KDFParameters {
+        let base = try authenticatedKDFPolicy().policy ?? .argon2idDefault
+        guard let current else { return base }
+        return current.upgraded(toward: base) ?? current
     }
 
     /// Sets a new passphrase. If the vault was unlocked with a passphrase, that slot is rewritten;
     /// if it was unlocked with a recovery method, every passphrase slot is replaced by one new slot.
+    /// Either way only if the passphrase slots are still as they were at unlock (`.keyslotChanged`).
     public func changePassphrase(to newPassphrase: SecureBytes) throws {
-        let policy = try vault.kdfPolicy()
-        let slots = try vault.keyslots()
-        if let slot = slots.first(where: { $0.id == unlockedSlotID && $0.kind == .passphrase }) {
-            try rewritePassphraseSlot(slot, passphrase: newPassphrase, parameters: policy, event: "keyslot.passwd")
+        let slots = try passphraseSlotsAtUnlock ?? vault.readableKeyslots().slots.filter { $0.kind == .passphrase }
+        if let slot = slots.first(where: { $0.id == unlockedSlotID }) {
+            guard case .passwordHash(let current) = slot.kdf else { throw Self.slotChanged(slot.id) }
+            try rewritePassphraseSlot(slot, passphrase: newPassphrase, parameters: try parametersForNewSlot(replacing: current),
+                                      event: "keyslot.passwd")
             return
         }
+        let parameters = try parametersForNewSlot(replacing: nil)
+        let uuid = try SecureRandom.bytes(16)
+        let columns = try passphraseSlotColumns(newPassphrase, parameters: parameters, uuid: uuid)
         try vault.withDatabase { database in
             try database.writeTransaction {
+                let now = try database.query("SELECT id, wrapped_key FROM keyslots WHERE kind = 'passphrase' ORDER BY id")
+                    .map { "\(try $0.integer("id")):\(ByteEncoding.hex(try $0.blob("wrapped_key")))" }
+                let before = slots.map { "\($0.id):\(ByteEncoding.hex($0.wrappedKey))" }
+                guard now == before else { throw Self.slotChanged(slots.first?.id ?? 0) }
                 try database.query("DELETE FROM keyslots WHERE kind = 'passphrase'")
-                try insertPassphraseSlot(newPassphrase, parameters: policy, in: database)
+                try insertPassphraseSlot(columns: columns, uuid: uuid, in: database)
                 try journal(VaultEvent("keyslot.passwd-replace"), in: database)
             }
         }

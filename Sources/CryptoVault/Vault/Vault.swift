@@ -254,7 +254,8 @@ public final class Vault: @unchecked Sendable {
             let now = Clock.now()
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [.blob(vaultID)])
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [.integer(now)])
-            try database.query("INSERT INTO vault_meta (key, value) VALUES ('kdf_policy', ?)", [.text(kdf.encoded)])
+            try unlocked.storeKDFPolicy(kdf, in: database)
+            try unlocked.markMetadataBound(in: database)
             try unlocked.insertPassphraseSlot(passphrase, parameters: kdf, in: database)
             try unlocked.journal(VaultEvent("vault.init"), in: database)
         }
@@ -273,6 +274,13 @@ public final class Vault: @unchecked Sendable {
     }
 
     // MARK: Reading without unlocking
+
+    /// The keyslots that can be read, and why each other row is refused (one message per row), for
+    /// commands that report on the slots without being locked out by one hostile row.
+    public func keyslotsSkippingDamaged() throws -> (slots: [Keyslot], refused: [String]) {
+        let (slots, refusals) = try readableKeyslots()
+        return (slots, refusals.map(\.message))
+    }
 
     /// Every keyslot, in id order. Throws if any row is damaged or out of bounds.
     public func keyslots() throws -> [Keyslot] {
@@ -299,7 +307,8 @@ public final class Vault: @unchecked Sendable {
         return (slots, refusals)
     }
 
-    /// The parameters new and upgraded passphrase slots get (set at init, possibly calibrated).
+    /// The parameters new and upgraded passphrase slots get (set at init, possibly calibrated), as
+    /// stored: unauthenticated, for `status`. Unlocking trusts only `authenticatedKDFPolicy()`.
     public func kdfPolicy() throws -> KDFParameters {
         try withDatabase { database in
             guard let row = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'kdf_policy'"),

@@ -154,7 +154,7 @@ private struct Tour {
             """, command: "compartment rewrap \"Session notes\"")
         let payloadBefore = Array(try Data(contentsOf: URL(fileURLWithPath: bundlePath)).dropFirst(header.size))
         _ = try unlocked.rotateCompartment(named: "Session notes")
-        let count = try unlocked.rewrapStored(in: try unlocked.compartment(named: "Session notes"))
+        let count = try unlocked.rewrapStored(in: try unlocked.compartment(named: "Session notes")).changed
         let rotated = try unlocked.compartment(named: "Session notes")
         let older = rotated.keyVersions.filter { $0.isActive && $0.version != rotated.currentVersion }.map(\.version)
         for version in older { try unlocked.retireCompartmentVersion(named: "Session notes", version: version) }

@@ -94,15 +94,27 @@ enum StoreCommands {
                                 about: """
         Rewrites the header of every stored bundle of NAME that was sealed under an older key version,
         so it opens under the current one. Payloads are not touched. Run after 'compartment rotate'
-        and before 'compartment retire'.
+        and before 'compartment retire'. A bundle that cannot be opened is named on stderr and
+        skipped; the others are still rewrapped, and the exit status is then 65.
         """, options: Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl compartment rewrap \"Session notes\"",
         ]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
-            let count = try unlocked.rewrapStored(in: compartment)
-            if arguments.has("--json") { Output.json(["name": compartment.name, "rewrapped": count]); return }
-            Output.line("Rewrapped \(count) bundle(s) of '\(compartment.name)' to key version \(compartment.currentVersion ?? 0).")
+            let outcome = try unlocked.rewrapStored(in: compartment)
+            if arguments.has("--json") {
+                Output.json(["name": compartment.name, "rewrapped": outcome.changed,
+                             "skipped": outcome.skipped.map { ["id": BundleCommands.hex($0.bundleID), "error": $0.error.message] }])
+            } else {
+                for skipped in outcome.skipped {
+                    Output.note("vaultctl: bundle \(BundleCommands.hex(skipped.bundleID)) was not rewrapped: \(skipped.error.message)")
+                }
+                Output.line("Rewrapped \(outcome.changed) bundle(s) of '\(compartment.name)' to key version \(compartment.currentVersion ?? 0).")
+            }
+            guard outcome.skipped.isEmpty else {
+                throw CommandError(message: "\(outcome.skipped.count) bundle(s) could not be rewrapped (named above); the other \(outcome.changed) were",
+                                   exitCode: .dataError)
+            }
         }
 
     /// A full id or a unique prefix of at least 6 hex digits.
