@@ -70,16 +70,17 @@ enum CompartmentCommands {
         }
 
     static let destroy = Command("compartment destroy", synopsis: "shred a compartment's keys (irreversible)", usage: "NAME --yes", about: """
-        Shreds the compartment's key material and sealed name. Everything sealed in it becomes
-        unreadable for good, even to someone holding the master key or the passphrase. There is no
+        Shreds the compartment's key material and sealed name, and removes the bundles stored in
+        it (rows and files). Everything sealed in it becomes unreadable for good, even to someone
+        holding the master key or the passphrase. There is no
         undo; --yes confirms you mean it; on a terminal without --yes you are asked to type YES.
         """, options: Credentials.options + [Option("--yes", "confirm the destruction")], positionals: 1...1, json: true,
         examples: ["vaultctl compartment destroy Newsletter --yes"]) { arguments in
             try Confirmation.require(arguments.has("--yes"), flag: "--yes",
                                      consequence: "destroying '\(arguments.positionals[0])' shreds its keys: everything sealed in it becomes unreadable for good")
-            try VaultLocation.unlock(arguments).destroyCompartment(named: arguments.positionals[0])
-            if arguments.has("--json") { Output.json(["destroyed": arguments.positionals[0]]); return }
-            Output.line("Compartment '\(arguments.positionals[0])' destroyed; its keys are gone.")
+            let removed = try VaultLocation.unlock(arguments).destroyCompartment(named: arguments.positionals[0])
+            if arguments.has("--json") { Output.json(["destroyed": arguments.positionals[0], "bundles_removed": removed]); return }
+            Output.line("Compartment '\(arguments.positionals[0])' destroyed; its keys are gone and its \(removed) stored bundle(s) removed.")
         }
 
     /// A shared compartment also has `shared`: the owner's vault id, the device that shared it and the role.
