@@ -295,7 +295,7 @@ struct AuditLogEntryTests {
         expected.append(.init(action: "keyslot.passwd-replace"))
 
         try step { try session.destroyCompartment(named: compartmentName) }
-        expected.append(.init(action: "compartment.destroy", compartmentID: compartment.uuid))
+        expected.append(.init(action: "compartment.destroy", compartmentID: compartment.uuid, details: ["bundles": "0"]))
 
         try step { try fixture.vault.recordLocked(VaultEvent("audit.verify")) }
         expected.append(.init(action: "audit.verify"))
@@ -335,7 +335,8 @@ struct AuditLogEntryTests {
         let entry = try #require(try fixture.reader.entries().last)
         let keys = try session.auditKeys()
         let vaultID = fixture.vault.vaultID
-        #expect(try AuditLogReader.details(of: entry, vaultID: vaultID, keys: keys) == [.init("name", "Grand jury material"), .init("register", "legal")])
+        #expect(try AuditLogReader.details(of: entry, vaultID: vaultID, keys: keys) == [.init("name", "Grand jury material"), .init("privileged", "yes"),
+                                                                                          .init("register", "legal")])
 
         // Moved to another entry number or another vault, or opened with other keys, they do not open.
         let moved = AuditEntry(seq: entry.seq + 1, time: entry.time, deviceID: entry.deviceID, actor: entry.actor, action: entry.action,
@@ -497,6 +498,8 @@ struct AuditTreeMigrationTests {
             \(OperationsTableMigrationTests.operationsTable)
             DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;
             DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures; DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;
+            ALTER TABLE compartments DROP COLUMN binding;
+            DELETE FROM vault_meta WHERE key IN ('metadata_bound', 'kdf_policy_mac');
             PRAGMA user_version = 3;
             """)
 
@@ -523,7 +526,9 @@ struct AuditTreeMigrationTests {
         for index in 0..<30 { try reopened.record(VaultEvent("test.after-\(index % 2)")) }
         try migrated.finishCommand()
         let report = try AuditLogReader(vault: migrated).verify()
-        #expect(report.entryCount == 104 && report.uncheckpointedEntries == 0, "72, the upgrade, the unlock and 30")
+        // 72, the upgrade, the unlock and 30, plus the first unlock's binding after migration 12 (one
+        // compartment.bind per compartment, then vault.bind-metadata).
+        #expect(report.entryCount == 104 + (try MigrationTestsSupport.boundEntries(migrated)) && report.uncheckpointedEntries == 0)
         #expect(try migrated.read { try $0.queryOne("SELECT count(*) AS n FROM audit_nodes WHERE level = 5")?.integer("n") } == 3)
         let refusal = #expect(throws: CryptoVaultError.self, "the rebuilt table keeps its append-only trigger") {
             try Database(path: old + "/" + Vault.databaseName, create: false).execute("DELETE FROM audit_nodes WHERE level = 4")
@@ -1336,6 +1341,8 @@ struct OperationsTableMigrationTests {
             try old.execute("DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;")
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
                           [.blob(compartment.uuid), .blob(stored.bundleID)])
+            try old.execute("ALTER TABLE compartments DROP COLUMN binding")
+            try old.execute("DELETE FROM vault_meta WHERE key IN ('metadata_bound', 'kdf_policy_mac')")
             try old.execute("PRAGMA user_version = 3")
             before = try Self.auditRows(old)
         }
@@ -1356,7 +1363,9 @@ struct OperationsTableMigrationTests {
         // The migrated vault goes on logging where version 3 stopped, and still verifies.
         let unlocked = try migrated.unlock(with: .passphrase(try secret(AuditedVault.passphrase)))
         try migrated.finishCommand()
-        #expect(try AuditLogReader(vault: unlocked.vault).verify().entryCount == before.entries.count + 2)
+        // The upgrade and vault.unlock, plus the binding of a vault from before migration 12 (§4.6).
+        #expect(try AuditLogReader(vault: unlocked.vault).verify().entryCount
+                == before.entries.count + 2 + (try MigrationTestsSupport.boundEntries(migrated)))
     }
 
     struct AuditRows: Equatable {
@@ -1371,5 +1380,14 @@ struct OperationsTableMigrationTests {
                   nodes: try database.query("SELECT hash FROM audit_nodes ORDER BY level, idx").map { try $0.blob("hash") },
                   checkpoints: try database.query("SELECT note FROM audit_checkpoints ORDER BY id").map { try $0.text("note") },
                   publicKeys: try database.query("SELECT public_key FROM audit_signing_keys ORDER BY epoch").map { try $0.blob("public_key") })
+    }
+}
+
+/// The entries the first unlock of a vault from before migration 12 adds: one `compartment.bind` per
+/// live compartment and one `vault.bind-metadata` (SECURITY.md §4.6).
+enum MigrationTestsSupport {
+    static func boundEntries(_ vault: Vault) throws -> Int {
+        let compartments = try vault.read { try $0.queryOne("SELECT count(*) AS n FROM compartments WHERE destroyed_at IS NULL")?.integer("n") } ?? 0
+        return Int(compartments) + 1
     }
 }
