@@ -553,6 +553,32 @@ def name_hash(lookup_key, name):
     return hmac_sha256(lookup_key, name.encode("utf-8") if isinstance(name, str) else name)
 
 
+METADATA_MAC_INFO = b"vaultctl metadata mac v1"
+COMPARTMENT_BINDING_LABEL = b"vaultctl compartment binding v1"
+KDF_POLICY_LABEL = b"vaultctl kdf policy v1"
+METADATA_BOUND_LABEL = b"vaultctl metadata bound v1"
+
+
+def metadata_key(master_key, vault_id):
+    """§4.2: the key of the MACs over clear metadata."""
+    return hkdf_sha256(master_key, vault_id, METADATA_MAC_INFO, 32)
+
+
+def metadata_mac(key, label, fields):
+    return hmac_sha256(key, label + b"\x00" + fields)
+
+
+def compartment_binding(key, uuid, hashed_name, register, privileged):
+    """§4.6: uuid || name_hash || u8(len register) || register || u8(privileged)."""
+    reg = register.encode("ascii")
+    return metadata_mac(key, COMPARTMENT_BINDING_LABEL,
+                        uuid + hashed_name + bytes([len(reg)]) + reg + bytes([1 if privileged else 0]))
+
+
+def kdf_policy_mac(key, policy_text):
+    return metadata_mac(key, KDF_POLICY_LABEL, policy_text.encode("utf-8"))
+
+
 def seal_name(sealing_key, nonce, name, vault_id, uuid):
     plaintext = name.encode("utf-8") if isinstance(name, str) else name
     return nonce + xchacha_encrypt(sealing_key, nonce, plaintext, vault_id + uuid)
@@ -580,7 +606,7 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 
 APPLICATION_ID = 0x564C5431
 # Schemas 4 to 11 (§4.1) changed only tables this reader does not use.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 class Vault:
@@ -666,14 +692,18 @@ class Vault:
         lookup_key, sealing_key = name_keys(master_key, self.vault_id)
         result = []
         rows = self.db.execute(
-            "SELECT id, uuid, name_hash, sealed_name, register, privileged, created_at FROM compartments "
+            "SELECT id, uuid, name_hash, sealed_name, register, privileged, created_at, binding FROM compartments "
             "WHERE destroyed_at IS NULL ORDER BY id").fetchall()
-        for row_id, uuid, hashed, sealed, register, privileged, created_at in rows:
+        mac_key = metadata_key(master_key, self.vault_id)
+        for row_id, uuid, hashed, sealed, register, privileged, created_at, binding in rows:
             name = open_name(sealing_key, sealed, self.vault_id, uuid)
             if name is None:
                 raise FormatError("bad-name", "compartment %s: sealed name fails authentication" % uuid.hex())
             if not hmac.compare_digest(name_hash(lookup_key, name), hashed or b""):
                 raise FormatError("bad-name", "compartment %s: name_hash does not match its name" % uuid.hex())
+            expected = compartment_binding(mac_key, uuid, hashed, register, privileged == 1)
+            if binding is None or not hmac.compare_digest(expected, binding):
+                raise FormatError("bad-binding", "compartment %s fails its binding (privileged, register or name_hash)" % uuid.hex())
             versions = self.db.execute(
                 "SELECT version, salt, retired_at FROM compartment_keys WHERE compartment_id = ? "
                 "ORDER BY version", (row_id,)).fetchall()
