@@ -232,6 +232,7 @@ final class BundleVectorVault {
         #expect(vault.vaultID == vaultID)
         unlocked = UnlockedVault(vault: vault, masterKey: try SecureBytes(copying: masterKey), unlockedSlotID: nil)
         let names = try CompartmentNameKeys(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)
+        let metadata = try MetadataMAC(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)
         for compartment in try BundleVectors.list(description, "compartments") {
             let uuid = try BundleVectors.hex(compartment, "uuid")
             let name = try BundleVectors.string(compartment, "name")
@@ -243,10 +244,12 @@ final class BundleVectorVault {
                 continue
             }
             let sealed = try names.seal(name, compartmentUUID: uuid, vaultID: vaultID)
+            // Bound as vaultctl binds a compartment it creates (SECURITY.md §4.6), so the vault accepts it.
+            let binding = metadata.compartmentBinding(uuid: uuid, nameHash: names.lookupHash(name), register: "general", privileged: false)
             try test.tamper("""
-                INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at)
+                INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
                 VALUES (X'\(ByteEncoding.hex(uuid))', X'\(ByteEncoding.hex(names.lookupHash(name)))',
-                        X'\(ByteEncoding.hex(sealed))', 'general', 0, 1)
+                        X'\(ByteEncoding.hex(sealed))', 'general', 0, 1, X'\(ByteEncoding.hex(binding))')
                 """)
             for version in try BundleVectors.list(compartment, "versions") {
                 let number = try BundleVectors.int(version, "version")

@@ -37,11 +37,23 @@ struct SchemaGuardTests {
         #expect(try fixture.reopen().unlock(with: .passphrase(fixture.passphrase)).leakFingerprints().count == 3)
     }
 
+    /// A vault as schema 10 left it: migration 12's column taken out again, the version set back.
+    static let backToVersion10 = "ALTER TABLE compartments DROP COLUMN binding; PRAGMA user_version = 10"
+
+    @Test("a version lowered past a migration that added a column (12 to 11) is refused as damaged, naming the column")
+    func loweredPastAnAddedColumn() throws {
+        let fixture = try TestVault()
+        try fixture.tamper("PRAGMA user_version = 11")
+        let error = #expect(throws: CryptoVaultError.self) { try fixture.reopen() }
+        #expect(error?.code == .corruptVault && error?.message.contains("unexpected: compartments.binding") == true,
+                "\(String(describing: error))")
+    }
+
     @Test("version 10 and 11 have the same tables, so migration 11 re-run on a lowered vault deletes no fingerprint")
     func migrationElevenKeepsFingerprints() throws {
         let fixture = try TestVault()
         try fixture.unlocked.storeLeakFingerprints([1, 2, UInt64.max])
-        try fixture.tamper("PRAGMA user_version = 10")
+        try fixture.tamper(Self.backToVersion10)
         let reopened = try fixture.reopen()
         #expect(try reopened.read { try Schema.version(of: $0).userVersion } == Schema.currentVersion)
         #expect(try reopened.unlock(with: .passphrase(fixture.passphrase)).leakFingerprints().count == 3)
@@ -51,7 +63,7 @@ struct SchemaGuardTests {
     @Test("a read-only open of an older vault is refused with olderSchema and changes nothing")
     func readOnlyOpenDoesNotMigrate() throws {
         let fixture = try TestVault()
-        try fixture.tamper("PRAGMA user_version = 10")
+        try fixture.tamper(Self.backToVersion10)
         let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: fixture.directory, upgrade: false) }
         #expect(error?.code == .olderSchema && error?.message.contains("run a write command") == true)
         #expect(try Schema.version(of: Database(path: fixture.vault.databasePath, create: false)).userVersion == 10)
@@ -62,7 +74,7 @@ struct SchemaGuardTests {
     @Test("an upgrade is recorded in the journal in the migration's transaction; a fresh vault records none")
     func upgradeIsJournaled() throws {
         let fixture = try TestVault()
-        try fixture.tamper("PRAGMA user_version = 10")
+        try fixture.tamper(Self.backToVersion10)
         let journal = RecordingJournal()
         _ = try Vault.open(at: fixture.directory, journal: journal)
         #expect(journal.actions == ["vault.upgrade"])

@@ -35,7 +35,7 @@ struct AuditWitnessCommandTests {
         #expect((report["witnesses"] as? [Any])?.isEmpty == true)
     }
 
-    @Test("audit verify exits 1 naming the witness when its stored cosignature no longer verifies")
+    @Test("audit verify exits 1 saying a witness cosignature does not verify when a stored one was altered")
     func verifyFailsOnAlteredCosignature() throws {
         let (log, witness) = (try CLIVault(), try CLIVault())
         let fingerprint = try Self.cosign(log: log, witness: witness)
@@ -45,7 +45,10 @@ struct AuditWitnessCommandTests {
         _ = try sqlite(database, "UPDATE audit_cosignatures SET cosigned_note = replace(cosigned_note, char(10) || '\(size)' || char(10), char(10) || '\(Int(size)! + 1)' || char(10))")
         let failed = try log.run(["audit", "verify"], unlock: false)
         #expect(failed.status == 1, "\(failed.stdout) \(failed.stderr)")
-        #expect(failed.stderr.contains("audit log verification FAILED: the stored cosignature by witness \(fingerprint) does not verify"), "\(failed.stderr)")
+        // Since exports and verification carry cosignatures (§8.8 step 7), the verifier refuses it first,
+        // naming the check but not the device (it knows the witness key, not the pairing's fingerprint).
+        _ = fingerprint
+        #expect(failed.stderr.contains("audit log verification FAILED: cosignature: a witness cosignature does not verify"), "\(failed.stderr)")
     }
 
     /// Pairs the two vaults (as `pair` would have stored it) and has `witness` cosign `log`'s latest

@@ -312,8 +312,15 @@ enum Schema {
         return try tables(of: reference)
     }
 
+    /// Each table and each of its columns ("compartments" and "compartments.binding"): a migration
+    /// may add a column rather than a table, and re-running it on a lowered version must be caught too.
     private static func tables(of database: Database) throws -> Set<String> {
-        Set(try database.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.text("name") })
+        let tables = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.text("name") }
+        let columns = try database.query("""
+            SELECT m.name || '.' || c.name AS name FROM sqlite_master AS m, pragma_table_info(m.name) AS c
+            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+            """).map { try $0.text("name") }
+        return Set(tables + columns)
     }
 
     static func olderSchemaError(_ found: Int64) -> CryptoVaultError {
