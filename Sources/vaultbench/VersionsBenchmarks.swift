@@ -6,7 +6,7 @@ import Writing
 /// Figures only (no target in the issue): medians of 11 runs.
 enum VersionsBenchmarks {
     static func run() throws {
-        var generator = Generator(seed: 15)
+        var generator = SplitMix(state: 15)  // seeded: the same document on every run, so runs compare
         let paragraphs = document(words: 10_000, &generator)
         let text = paragraphs.joined(separator: "\n")
         let light = edit(paragraphs, fraction: 0.02, &generator)
@@ -39,7 +39,7 @@ enum VersionsBenchmarks {
     }
 
     /// Paragraphs of 60 to 140 words from a 2,000-word vocabulary with commas and full stops.
-    private static func document(words: Int, _ generator: inout Generator) -> [String] {
+    private static func document(words: Int, _ generator: inout SplitMix) -> [String] {
         let vocabulary: [String] = (0..<2_000).map { index in
             var word = ""
             for offset in 0..<(3 + index % 7) {
@@ -64,24 +64,11 @@ enum VersionsBenchmarks {
     }
 
     /// Replaces about `fraction` of the words of each paragraph with "edited".
-    private static func edit(_ paragraphs: [String], fraction: Double, _ generator: inout Generator) -> [String] {
+    private static func edit(_ paragraphs: [String], fraction: Double, _ generator: inout SplitMix) -> [String] {
         paragraphs.map { paragraph in
             paragraph.split(separator: " ", omittingEmptySubsequences: false).map { word in
                 Double(generator.next() % 10_000) < fraction * 10_000 ? "edited" : String(word)
             }.joined(separator: " ")
-        }
-    }
-
-    /// SplitMix64: the same document on every run, so that runs compare.
-    struct Generator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
