@@ -94,7 +94,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
                    keys: AuditKeys?) throws -> AuditEntry {
         try Self.validate(event)
         let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys)
-        return AuditEntry(seq: seq, time: clock(), deviceID: deviceID, actor: actor, action: event.action,
+        return AuditEntry(seq: seq, time: clock(), deviceID: deviceID, actor: actor, action: event.action.name,
                           compartmentID: event.compartmentID ?? [], subjectID: event.subjectID ?? [],
                           detailHashes: details.hashes, sealedDetails: details.sealed, previousHash: previousHash)
     }
@@ -128,7 +128,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
     }
 
     static func validate(_ event: VaultEvent) throws {
-        let action = Array(event.action.utf8)
+        let action = Array(event.action.name.utf8)
         guard !action.isEmpty, action.count <= 64, action.allSatisfy(AuditEntry.isActionCharacter) else {
             throw AuditChainError(.invalidEvent, "an audit action must be 1 to 64 characters of [a-z0-9.-]")
         }

@@ -25,7 +25,7 @@ enum AuditBenchmarks {
     }
 
     static func events(_ count: Int) -> [VaultEvent] {
-        (0..<count).map { VaultEvent("bundle.get", compartmentID: Array(repeating: 7, count: 16),
+        (0..<count).map { VaultEvent(.bundleGet, compartmentID: Array(repeating: 7, count: 16),
                                      subjectID: Array(repeating: UInt8(truncatingIfNeeded: $0), count: 16)) }
     }
 

@@ -43,7 +43,7 @@ enum BundleReading {
         return false
     }
 
-    static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault, action: VaultAction) throws {
+    static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault, action: AuditAction) throws {
         guard let compartment = privilegedCompartment(of: source, vault: vault) else {
             try BundleCommands.writePlaintext(of: try openOrdinary(source, vault: vault), arguments: arguments, vault: vault, action: action)
             return
@@ -65,7 +65,7 @@ enum BundleReading {
 
     /// Releases an ordinary bundle's plaintext (all of it or `range`) to `sink`, then records the
     /// read as `action` with the bytes released: the one path for a local read and the daemon's.
-    static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int, vault: UnlockedVault, action: VaultAction,
+    static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int, vault: UnlockedVault, action: AuditAction,
                         sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var released: UInt64 = 0
         let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in

@@ -235,7 +235,7 @@ struct AuditLogEntryTests {
 
         try step {
             let opened = try session.openStored(stored.bundleID)
-            try session.record(.get, bundle: opened.header, bytes: opened.plaintextLength)
+            try session.record(.bundleGet, bundle: opened.header, bytes: opened.plaintextLength)
         }
         expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
 
@@ -244,7 +244,7 @@ struct AuditLogEntryTests {
             let header = try EncryptedBundle.seal(from: try FileDescriptor.openForReading(try fixture.inputFile("session notes")),
                                                   to: try FileDescriptor.createExclusive(sealedPath), compartment: compartment,
                                                   vault: session, metadata: BundleMetadata(name: sealName, modificationTime: 0))
-            try session.record(.seal, bundle: header, bytes: header.plaintextLength, details: [.init("file", sealName)])
+            try session.record(.bundleSeal, bundle: header, bytes: header.plaintextLength, details: [.init("file", sealName)])
             return header
         }
         expected.append(.init(action: "bundle.seal", compartmentID: compartment.uuid, subjectID: sealed.bundleID,
@@ -252,7 +252,7 @@ struct AuditLogEntryTests {
 
         try step {
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(sealedPath), vault: session)
-            try session.record(.open, bundle: opened.header, bytes: opened.plaintextLength)
+            try session.record(.bundleOpen, bundle: opened.header, bytes: opened.plaintextLength)
         }
         expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["bytes": "13"]))
 
@@ -297,7 +297,7 @@ struct AuditLogEntryTests {
         try step { try session.destroyCompartment(named: compartmentName) }
         expected.append(.init(action: "compartment.destroy", compartmentID: compartment.uuid, details: ["bundles": "0"]))
 
-        try step { try fixture.vault.recordLocked(VaultEvent("audit.verify")) }
+        try step { try fixture.vault.recordLocked(VaultEvent(AuditAction("audit.verify"))) }
         expected.append(.init(action: "audit.verify"))
         let finished = Int64(Date().timeIntervalSince1970)
 
@@ -351,22 +351,22 @@ struct AuditLogEntryTests {
     }
 
     @Test("an event that cannot be recorded is refused, and nothing of it is written", arguments: [
-        VaultEvent("Compartment.Create"), VaultEvent(""), VaultEvent("bundle put"), VaultEvent(String(repeating: "a", count: 65)),
-        VaultEvent("test.event", compartmentID: [UInt8](repeating: 1, count: 15)),
-        VaultEvent("test.event", subjectID: [UInt8](repeating: 1, count: 65)),
-        VaultEvent("test.event", details: [.init("file", "a"), .init("file", "b")]),
-        VaultEvent("test.event", details: [.init("File", "a")]),
-        VaultEvent("test.event", details: [.init("", "a")]),
-        VaultEvent("test.event", details: [.init("file", String(repeating: "x", count: 4097))]),
+        VaultEvent(AuditAction("Compartment.Create")), VaultEvent(AuditAction("")), VaultEvent(AuditAction("bundle put")), VaultEvent(AuditAction(String(repeating: "a", count: 65))),
+        VaultEvent(AuditAction("test.event"), compartmentID: [UInt8](repeating: 1, count: 15)),
+        VaultEvent(AuditAction("test.event"), subjectID: [UInt8](repeating: 1, count: 65)),
+        VaultEvent(AuditAction("test.event"), details: [.init("file", "a"), .init("file", "b")]),
+        VaultEvent(AuditAction("test.event"), details: [.init("File", "a")]),
+        VaultEvent(AuditAction("test.event"), details: [.init("", "a")]),
+        VaultEvent(AuditAction("test.event"), details: [.init("file", String(repeating: "x", count: 4097))]),
     ])
     func invalidEventIsRefused(_ event: VaultEvent) throws {
         let fixture = try AuditedVault()
         let keys = try fixture.unlocked.auditKeys()
         let before = try fixture.reader.size()
-        #expect(auditErrorCode { try fixture.vault.write { try fixture.log.append([VaultEvent("test.valid"), event], in: $0, vaultID: fixture.vault.vaultID, keys: keys) } } == .invalidEvent)
+        #expect(auditErrorCode { try fixture.vault.write { try fixture.log.append([VaultEvent(AuditAction("test.valid")), event], in: $0, vaultID: fixture.vault.vaultID, keys: keys) } } == .invalidEvent)
         #expect(try fixture.reader.size() == before)
         // Details need the audit keys: without them (a locked vault) an event with details is refused.
-        #expect(auditErrorCode { try fixture.vault.write { try fixture.log.append(VaultEvent("test.event", details: [.init("file", "x")]), in: $0, vaultID: fixture.vault.vaultID, keys: nil) } } == .invalidEvent)
+        #expect(auditErrorCode { try fixture.vault.write { try fixture.log.append(VaultEvent(AuditAction("test.event"), details: [.init("file", "x")]), in: $0, vaultID: fixture.vault.vaultID, keys: nil) } } == .invalidEvent)
         #expect(try fixture.reader.size() == before)
     }
 }
@@ -393,7 +393,7 @@ struct AuditChainAndTreeTests {
         // a power of two (2 + 33 = 35 entries).
         for round in 0..<14 {
             try fixture.command {
-                for index in 0..<(round % 4 + 1) { try session.record(VaultEvent("test.event-\(index)", details: [.init("round", "\(round)")])) }
+                for index in 0..<(round % 4 + 1) { try session.record(VaultEvent(AuditAction("test.event-\(index)"), details: [.init("round", "\(round)")])) }
             }
         }
         let stored = try fixture.storedEntries()
@@ -474,7 +474,7 @@ struct AuditTreeMigrationTests {
     func migratesNodesBelowLevel4() throws {
         let fixture = try AuditedVault()
         let session = try fixture.command { try fixture.unlock() }
-        try fixture.command { for index in 0..<70 { try session.record(VaultEvent("test.event-\(index % 3)")) } }
+        try fixture.command { for index in 0..<70 { try session.record(VaultEvent(AuditAction("test.event-\(index % 3)"))) } }
         let leaves = try fixture.storedEntries().map(\.leafHash)
         try #require(leaves.count == 72)
         let memoryTree = try MerkleTree(leafHashes: leaves)
@@ -523,7 +523,7 @@ struct AuditTreeMigrationTests {
         }
         // The appender picks up the migrated tree's right edge; the log goes on and verifies.
         let reopened = try migrated.unlock(with: .passphrase(try secret(AuditedVault.passphrase)))
-        for index in 0..<30 { try reopened.record(VaultEvent("test.after-\(index % 2)")) }
+        for index in 0..<30 { try reopened.record(VaultEvent(AuditAction("test.after-\(index % 2)"))) }
         try migrated.finishCommand()
         let report = try AuditLogReader(vault: migrated).verify()
         // 72, the upgrade, the unlock and 30, plus the first unlock's binding after migration 12 (one
@@ -718,14 +718,14 @@ struct AuditEntryEncodingTests {
         let value = String(repeating: "v", count: 4096)
         // Each 4 KiB detail adds 4101 bytes of sealed plaintext and a 35-byte hash entry: 15 fit, 16 do not.
         let details = { (count: Int) in (0..<count).map { VaultEvent.Detail(String(format: "d%02d", $0), value) } }
-        try fixture.command { try session.record(VaultEvent("test.fifteen-details", details: details(15))) }
+        try fixture.command { try session.record(VaultEvent(AuditAction("test.fifteen-details"), details: details(15))) }
         let written = try #require(try fixture.storedEntries().last)
         #expect(written.entry.count <= AuditEntry.maximumEncodedSize && written.entry.count > 60_000, "\(written.entry.count) bytes")
         let before = try fixture.storedEntries().count
 
         for count in [16, 32] {
             do {
-                try fixture.command { try session.record(VaultEvent("test.too-many-details", details: details(count))) }
+                try fixture.command { try session.record(VaultEvent(AuditAction("test.too-many-details"), details: details(count))) }
                 Issue.record("\(count) details of 4 KiB were recorded")
             } catch let error as AuditChainError {
                 #expect(error.code == .invalidEvent && error.message.contains("more than the 65536"), "\(count) details: \(error.message)")
@@ -795,11 +795,11 @@ struct AuditCheckpointTests {
         try expectCheckpoints(fixture, sizes: [1])
         let session = try fixture.command { try fixture.unlock() }
         try expectCheckpoints(fixture, sizes: [1, 2])
-        try fixture.command { for name in ["a", "b", "c"] { try session.record(VaultEvent("test.\(name)")) } }
+        try fixture.command { for name in ["a", "b", "c"] { try session.record(VaultEvent(AuditAction("test.\(name)"))) } }
         try expectCheckpoints(fixture, sizes: [1, 2, 5])
         try fixture.command {}
         try expectCheckpoints(fixture, sizes: [1, 2, 5])
-        try fixture.command { try fixture.vault.recordLocked(VaultEvent("audit.verify")) }
+        try fixture.command { try fixture.vault.recordLocked(VaultEvent(AuditAction("audit.verify"))) }
         try expectCheckpoints(fixture, sizes: [1, 2, 5, 6])
         #expect(try fixture.reader.verify().uncheckpointedEntries == 0)
     }
@@ -813,7 +813,7 @@ struct AuditCheckpointTests {
         }
         let seed = try #require(try keyRow(2)?.blob("private_key"), "epoch 2's key is the current one before the command")
         let signer = try NoteSigner(name: fixture.reader.origin, privateKey: try Ed25519PrivateKey(seed: try SecureBytes(copying: seed)))
-        try fixture.command { try session.record(VaultEvent("test.event")) }
+        try fixture.command { try session.record(VaultEvent(AuditAction("test.event"))) }
 
         let stored = try fixture.vault.read { database in
             try #require(try database.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE epoch = 2"))
@@ -832,10 +832,10 @@ struct AuditCheckpointTests {
     func checkpointEvery256EntriesOfABatch() throws {
         let fixture = try AuditedVault()
         let session = try fixture.command { try fixture.unlock() }
-        try session.record(VaultEvent("test.before-batch"))
+        try session.record(VaultEvent(AuditAction("test.before-batch")))
         let keys = try session.auditKeys()
         let events = (0..<600).map { index in
-            VaultEvent("test.batch", subjectID: bigEndian(UInt64(index), width: 2), details: index % 3 == 0 ? [.init("file", "batch-\(index).txt")] : [])
+            VaultEvent(AuditAction("test.batch"), subjectID: bigEndian(UInt64(index), width: 2), details: index % 3 == 0 ? [.init("file", "batch-\(index).txt")] : [])
         }
         try fixture.vault.write { try fixture.log.append(events, in: $0, vaultID: fixture.vault.vaultID, keys: keys) }
         // One entry was unsigned before the batch, so 255 of the batch complete the first 256.
@@ -863,7 +863,7 @@ struct AuditCheckpointTests {
         let before = try counts()
         #expect(throws: Abandoned.self) {
             try fixture.vault.write { database in
-                try fixture.log.append((0..<300).map { _ in VaultEvent("test.batch") }, in: database, vaultID: fixture.vault.vaultID, keys: keys)
+                try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: database, vaultID: fixture.vault.vaultID, keys: keys)
                 throw Abandoned()
             }
         }
@@ -895,7 +895,7 @@ private final class TamperFixture {
         try vault.command { try vault.unlock().rotateCompartment(named: name) }
         try vault.command { _ = try? vault.unlock("not the passphrase") }
         try vault.command { _ = try vault.unlock().createRecoveryKey() }
-        try vault.command { try vault.vault.recordLocked(VaultEvent("audit.verify")) }
+        try vault.command { try vault.vault.recordLocked(VaultEvent(AuditAction("audit.verify"))) }
         try vault.command { let session = try vault.unlock(); _ = try vault.put("exhibit-b.pdf", contents: "b", in: try session.compartment(named: name), by: session) }
         audited = vault
         genesis = try vault.reader.genesisKey()
@@ -1270,11 +1270,11 @@ struct AuditForwardSecurityTests {
             try fixture.command {
                 switch round % 4 {
                 case 0: _ = try session.createCompartment(named: "forward secure \(round)", register: .general)
-                case 1: try session.record(VaultEvent("test.event"))
+                case 1: try session.record(VaultEvent(AuditAction("test.event")))
                 // Crosses a 256-entry checkpoint: an epoch begins and ends inside the transaction.
-                case 2: try fixture.vault.write { try fixture.log.append((0..<300).map { _ in VaultEvent("test.batch") }, in: $0,
+                case 2: try fixture.vault.write { try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: $0,
                                                                           vaultID: fixture.vault.vaultID, keys: keys) }
-                default: try fixture.vault.recordLocked(VaultEvent("audit.verify"))
+                default: try fixture.vault.recordLocked(VaultEvent(AuditAction("audit.verify")))
                 }
             }
             let current = try newestKey()
@@ -1295,7 +1295,7 @@ struct AuditForwardSecurityTests {
         // is still on disk (its old page in vault.db). The truncation at the end of a command removes it.
         let erased = try newestKey()
         let checkpointer = try #require(fixture.log.checkpointer)
-        try session.record(VaultEvent("test.control"))
+        try session.record(VaultEvent(AuditAction("test.control")))
         try fixture.vault.write { try checkpointer.checkpoint($0, vaultID: fixture.vault.vaultID) }
         #expect(try newestKey().epoch == erased.epoch + 1)
         #expect(occurs(erased.seed, in: fixture.databaseFileBytes()), "before the truncation the erased seed should still be on disk")

@@ -10,7 +10,7 @@ final class RecordingJournal: VaultJournal {
         events.withLock { $0.append(event) }
     }
     func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
-    var actions: [String] { events.withLock { $0.map(\.action) } }
+    var actions: [String] { events.withLock { $0.map(\.action.name) } }
 }
 
 struct DeviceProfileTests {

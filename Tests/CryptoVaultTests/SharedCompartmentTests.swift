@@ -82,21 +82,21 @@ struct SharedCompartmentTests {
         let devices = try PairedVaults()
         let shared = try devices.share(role: .editor)
         let received = try #require(devices.recipientJournal.events.withLock { $0.last })
-        #expect(received.action == "share.receive" && received.compartmentID == devices.memos.uuid)
+        #expect(received.action.name == "share.receive" && received.compartmentID == devices.memos.uuid)
         #expect(received.subjectID == devices.ownerDevice.profile.deviceID)
         #expect(received.details == [.init("name", "Memos"), .init("role", "editor"), .init("key-versions", "1")])
         let bundle = try devices.seal("memo", into: shared, by: devices.recipient)
         let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(bundle), vault: devices.recipient)
-        try devices.recipient.record(.seal, bundle: opened.header, bytes: 4)
-        try devices.recipient.record(.open, bundle: opened.header, bytes: 4)
+        try devices.recipient.record(.bundleSeal, bundle: opened.header, bytes: 4)
+        try devices.recipient.record(.bundleOpen, bundle: opened.header, bytes: 4)
         let uses = devices.recipientJournal.events.withLock { Array($0.suffix(2)) }
-        #expect(uses.map(\.action) == ["bundle.seal", "bundle.open"])
+        #expect(uses.map(\.action.name) == ["bundle.seal", "bundle.open"])
         for use in uses {
             #expect(use.compartmentID == devices.memos.uuid)
             #expect(use.details.contains(.init("source-vault", ByteEncoding.hex(devices.owner.vault.vaultID))))
         }
         // The owner's own use of its compartment carries no such detail.
-        try devices.owner.record(.open, bundle: opened.header, bytes: 4)
+        try devices.owner.record(.bundleOpen, bundle: opened.header, bytes: 4)
         #expect(devices.ownerJournal.events.withLock { $0.last?.details } == [.init("bytes", "4")])
     }
 }

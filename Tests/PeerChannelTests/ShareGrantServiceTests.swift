@@ -35,7 +35,7 @@ struct ShareGrantServiceTests {
             recorded.withLock { $0.append(event) }
         }
         func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
-        func last(_ action: String) -> VaultEvent? { recorded.withLock { $0.last { $0.action == action } } }
+        func last(_ action: String) -> VaultEvent? { recorded.withLock { $0.last { $0.action.name == action } } }
     }
 
     /// Two vaults in a temporary directory; the owner has an ordinary "Memos" and a privileged "Charts".

@@ -54,7 +54,7 @@ final class WitnessPair {
 
     /// Appends `count` entries to the log and, unless told not to, checkpoints them as a command would.
     func grow(_ count: Int = 3, checkpoint: Bool = true) throws {
-        for index in 0..<count { try log.vault.record(VaultEvent("test.event", details: [.init("n", String(index))])) }
+        for index in 0..<count { try log.vault.record(VaultEvent(AuditAction("test.event"), details: [.init("n", String(index))])) }
         if checkpoint { try log.vault.vault.finishCommand() }
     }
 

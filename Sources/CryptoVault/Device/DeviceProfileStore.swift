@@ -41,7 +41,7 @@ extension UnlockedVault {
             VALUES (1, ?, ?, ?, ?, ?, ?)
             """, [.blob(identity.deviceID), .blob(identity.signingPublicKey), .blob(identity.noisePublicKey), .blob(sealed),
                   .text(identity.name), .integer(identity.createdAt)])
-        try journal(VaultEvent("device.create", subjectID: identity.deviceID, details: [.init("name", name)]), in: database)
+        try journal(VaultEvent(.deviceCreate, subjectID: identity.deviceID, details: [.init("name", name)]), in: database)
         return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
     }
 }

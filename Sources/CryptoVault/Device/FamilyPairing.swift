@@ -58,7 +58,7 @@ extension UnlockedVault {
                     peer_created_at = excluded.peer_created_at, role = excluded.role, paired_at = excluded.paired_at
                 """, [.blob(peer.deviceID), .text(peer.name), .integer(peer.createdAt), .blob(peer.signingPublicKey),
                       .blob(peer.noisePublicKey), .text(pairing.role.rawValue), .integer(pairing.pairedAt)])
-            try journal(VaultEvent("peer.pair", subjectID: peer.deviceID,
+            try journal(VaultEvent(.peerPair, subjectID: peer.deviceID,
                                    details: [.init("name", peer.name), .init("role", pairing.role.rawValue)]), in: database)
         }
     }
@@ -74,7 +74,7 @@ extension UnlockedVault {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
             }
             try database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)])
-            try journal(VaultEvent("peer.revoke", subjectID: deviceID,
+            try journal(VaultEvent(.peerRevoke, subjectID: deviceID,
                                    details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)]), in: database)
             return pairing
         }
@@ -83,6 +83,6 @@ extension UnlockedVault {
     /// Records a pairing attempt that failed, with the reason (an error code, never a secret).
     /// The peer's claimed id is not recorded: nothing proved it.
     public func recordPairingFailure(reason: String) throws {
-        try record(VaultEvent("peer.pair-failed", details: [.init("reason", reason)]))
+        try record(VaultEvent(.peerPairFailed, details: [.init("reason", reason)]))
     }
 }

@@ -105,7 +105,7 @@ extension UnlockedVault {
                                        [.integer(rowID), .integer(Int64(version)),
                                         .blob(try sealing.seal(key, version: version, compartmentID: grant.compartmentID, share: share))])
                 }
-                try journal(VaultEvent("share.receive", compartmentID: grant.compartmentID, subjectID: grant.senderDeviceID,
+                try journal(VaultEvent(.shareReceive, compartmentID: grant.compartmentID, subjectID: grant.senderDeviceID,
                                        details: grant.auditDetails), in: database)
             }
         }

@@ -1,13 +1,6 @@
 /// What happens to bundles, as the vault's journal (the audit log) records it: one `bundle.<action>`
-/// event per operation, written in the same transaction as the operation itself.
-public enum VaultAction: String, Sendable {
-    case seal, open, put, get, rm, rewrap
-    /// A lost or damaged bundle file put back from a paired device's replica (SECURITY.md §9.13).
-    case restore
-    /// A sealed file in assets/ with no row, moved aside into quarantine/ (SECURITY.md §7).
-    case quarantine
-}
-
+/// event (`AuditAction.bundlePut` and its siblings) per operation, written in the same transaction
+/// as the operation itself.
 extension UnlockedVault {
     /// The detail that carries an operation's byte count (SECURITY.md §8.1), sealed like every detail.
     public static let bytesDetailName = "bytes"
@@ -17,16 +10,16 @@ extension UnlockedVault {
     /// Journals a bundle operation; call inside the write transaction of the operation it records.
     /// `bytes` (decimal) becomes the `bytes` detail: the plaintext length for seal, put and rm, the
     /// bytes written for open and get (a range reads fewer), nothing when unknown.
-    func record(_ action: VaultAction, compartmentID: [UInt8]?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
+    func record(_ action: AuditAction, compartmentID: [UInt8]?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
                 details: [VaultEvent.Detail] = []) throws {
         let counted = details + (bytes.map { [VaultEvent.Detail(Self.bytesDetailName, String($0))] } ?? [])
-        try journal(VaultEvent("bundle.\(action.rawValue)", compartmentID: compartmentID, subjectID: bundleID, details: counted), in: database)
+        try journal(VaultEvent(action, compartmentID: compartmentID, subjectID: bundleID, details: counted), in: database)
     }
 
     /// Records an operation that changed nothing else in the vault (an open, a get), in its own transaction.
     /// A bundle of a compartment shared with this device also gets the `source-vault` detail (the
     /// owner's vault id in hex), so every use of a shared compartment is told apart in the log.
-    public func record(_ action: VaultAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
+    public func record(_ action: AuditAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
         let source = header.vaultID == vaultID ? [] : [VaultEvent.Detail(Self.sourceVaultDetailName, ByteEncoding.hex(header.vaultID))]
         try vault.withDatabase { database in
             try database.writeTransaction {

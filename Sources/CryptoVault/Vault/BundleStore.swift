@@ -40,7 +40,7 @@ extension UnlockedVault {
                         VALUES (?, ?, ?, ?, ?, ?)
                         """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
                               .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(Clock.now())])
-                        try record(.put, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength,
+                        try record(.bundlePut, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength,
                                    in: database, details: [.init("file", metadata.name)])
                         try assets.publish(temporary, as: destination)
                         published = true
@@ -152,7 +152,7 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try database.query("DELETE FROM bundles WHERE bundle_id = ?", [.blob(bundleID)])
-                try record(.rm, compartmentID: bundle.compartment.uuid, bundleID: bundleID, bytes: bundle.plaintextLength, in: database)
+                try record(.bundleRm, compartmentID: bundle.compartment.uuid, bundleID: bundleID, bytes: bundle.plaintextLength, in: database)
             }
         }
         unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID))
@@ -223,7 +223,7 @@ extension UnlockedVault {
             try database.writeTransaction {
                 try database.query("UPDATE bundles SET key_version = ? WHERE bundle_id = ?",
                                    [.integer(Int64(header.keyVersion)), .blob(header.bundleID)])
-                try record(.rewrap, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: nil, in: database)
+                try record(.bundleRewrap, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: nil, in: database)
             }
         }
     }
@@ -241,7 +241,7 @@ extension UnlockedVault {
                 let known = Set(try database.query("SELECT bundle_id FROM bundles").map { ByteEncoding.hex(try $0.blob("bundle_id")) })
                 let swept = try assets.sweep(keeping: known, quarantineFolder: vault.quarantinePath)
                 for bundleID in swept.quarantined {
-                    try record(.quarantine, compartmentID: nil, bundleID: bundleID, bytes: nil, in: database)
+                    try record(.bundleQuarantine, compartmentID: nil, bundleID: bundleID, bytes: nil, in: database)
                 }
                 return swept.removed
             }

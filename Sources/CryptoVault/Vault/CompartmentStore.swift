@@ -35,7 +35,7 @@ extension UnlockedVault {
                           .integer(isPrivileged ? 1 : 0), .integer(now), .blob(binding)])
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
                                    [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
-                try journal(VaultEvent("compartment.create", compartmentID: uuid,
+                try journal(VaultEvent(.compartmentCreate, compartmentID: uuid,
                                        details: [.init("name", name), .init("register", register.rawValue),
                                                  .init("privileged", isPrivileged ? "yes" : "no")]), in: database)
             }
@@ -141,7 +141,7 @@ extension UnlockedVault {
                 }
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
                                    [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(Clock.now())])
-                try journal(VaultEvent("compartment.rotate", compartmentID: compartment.uuid,
+                try journal(VaultEvent(.compartmentRotate, compartmentID: compartment.uuid,
                                        subjectID: VaultCompartment.keyVersionSubject(UInt32(newest + 1))), in: database)
                 return UInt32(newest + 1)
             }
@@ -167,7 +167,7 @@ extension UnlockedVault {
                 try Self.refuseIfInUse(compartment, version: version, in: database)
                 try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID), .integer(Int64(version))])
-                try journal(VaultEvent("compartment.retire", compartmentID: compartment.uuid,
+                try journal(VaultEvent(.compartmentRetire, compartmentID: compartment.uuid,
                                        subjectID: VaultCompartment.keyVersionSubject(version)), in: database)
             }
             try database.checkpointAndTruncateLog()
@@ -200,13 +200,13 @@ extension UnlockedVault {
                                                  [.integer(compartment.rowID)])
                     .map { (id: try $0.blob("bundle_id"), bytes: UInt64(clamping: try $0.integer("plaintext_length"))) }
                 for bundle in bundles {
-                    try record(.rm, compartmentID: compartment.uuid, bundleID: bundle.id, bytes: bundle.bytes, in: database)
+                    try record(.bundleRm, compartmentID: compartment.uuid, bundleID: bundle.id, bytes: bundle.bytes, in: database)
                 }
                 try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
                                    [.integer(Clock.now()), .integer(compartment.rowID)])
-                try journal(VaultEvent("compartment.destroy", compartmentID: compartment.uuid,
+                try journal(VaultEvent(.compartmentDestroy, compartmentID: compartment.uuid,
                                        details: [.init("bundles", String(bundles.count))]), in: database)
                 return bundles
             }

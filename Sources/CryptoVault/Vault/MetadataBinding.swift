@@ -21,7 +21,7 @@ extension UnlockedVault {
                 }
                 let policy = try bindLegacyPolicy(metadata: metadata, in: database)
                 try Self.setMeta("metadata_bound", .blob(marker), in: database)
-                try journal(VaultEvent("vault.bind-metadata", details: policy.map { [.init("kdf_policy", $0)] } ?? []), in: database)
+                try journal(VaultEvent(.vaultBindMetadata, details: policy.map { [.init("kdf_policy", $0)] } ?? []), in: database)
             }
         }
     }
@@ -36,7 +36,7 @@ extension UnlockedVault {
         let privileged = try row.integer("privileged") == 1
         let binding = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue, privileged: privileged)
         try database.query("UPDATE compartments SET binding = ? WHERE id = ?", [.blob(binding), .integer(try row.integer("id"))])
-        try journal(VaultEvent("compartment.bind", compartmentID: uuid,
+        try journal(VaultEvent(.compartmentBind, compartmentID: uuid,
                                details: [.init("name", name), .init("register", register.rawValue),
                                          .init("privileged", privileged ? "yes" : "no")]), in: database)
     }
@@ -77,7 +77,7 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try storeKDFPolicy(policy, in: database)
-                try journal(VaultEvent("vault.kdf-policy", details: [.init("kdf_policy", policy.encoded)]), in: database)
+                try journal(VaultEvent(.vaultKDFPolicy, details: [.init("kdf_policy", policy.encoded)]), in: database)
             }
         }
     }

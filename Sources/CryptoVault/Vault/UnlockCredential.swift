@@ -28,10 +28,10 @@ extension Vault {
                 try unlocked.upgradeIfWeak(opened, passphrase: passphrase)
             }
             let slot = try readableKeyslots().slots.first { $0.id == unlocked.unlockedSlotID }
-            try unlocked.record(VaultEvent("vault.unlock", subjectID: slot?.uuid))
+            try unlocked.record(VaultEvent(.vaultUnlock, subjectID: slot?.uuid))
             return unlocked
         } catch let error as CryptoVaultError where Self.isFailedAttempt(error) {
-            try recordAlone(VaultEvent("vault.unlock-failed"), keys: nil)
+            try recordAlone(VaultEvent(.vaultUnlockFailed), keys: nil)
             throw error
         }
     }

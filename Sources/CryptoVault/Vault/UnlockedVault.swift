@@ -80,7 +80,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// conditional on the row still being the one `slot` was read from (same salt, nonce and wrapped
     /// key): if another process changed it meanwhile, this one fails with `.keyslotChanged` instead
     /// of overwriting a passphrase that process already reported as set.
-    private func rewritePassphraseSlot(_ slot: Keyslot, passphrase: SecureBytes, parameters: KDFParameters, event: String) throws {
+    private func rewritePassphraseSlot(_ slot: Keyslot, passphrase: SecureBytes, parameters: KDFParameters, event: AuditAction) throws {
         let columns = try passphraseSlotColumns(passphrase, parameters: parameters, uuid: slot.uuid)
         try vault.withDatabase { database in
             try database.writeTransaction {
@@ -115,7 +115,7 @@ public final class UnlockedVault: @unchecked Sendable {
         }
         guard let target = current.upgraded(toward: policy) else { return false }
         do {
-            try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: target, event: "keyslot.upgrade")
+            try rewritePassphraseSlot(slot, passphrase: passphrase, parameters: target, event: .keyslotUpgrade)
         } catch let error as CryptoVaultError where error.code == .keyslotChanged {
             return false
         }
@@ -138,7 +138,7 @@ public final class UnlockedVault: @unchecked Sendable {
         if let slot = slots.first(where: { $0.id == unlockedSlotID }) {
             guard case .passwordHash(let current) = slot.kdf else { throw Self.slotChanged(slot.id) }
             try rewritePassphraseSlot(slot, passphrase: newPassphrase, parameters: try parametersForNewSlot(replacing: current),
-                                      event: "keyslot.passwd")
+                                      event: .keyslotPasswd)
             return
         }
         let parameters = try parametersForNewSlot(replacing: nil)
@@ -152,7 +152,7 @@ public final class UnlockedVault: @unchecked Sendable {
                 guard now == before else { throw Self.slotChanged(slots.first?.id ?? 0) }
                 try database.query("DELETE FROM keyslots WHERE kind = 'passphrase'")
                 try insertPassphraseSlot(columns: columns, uuid: uuid, in: database)
-                try journal(VaultEvent("keyslot.passwd-replace"), in: database)
+                try journal(VaultEvent(.keyslotPasswdReplace), in: database)
             }
         }
     }
@@ -205,8 +205,8 @@ public final class UnlockedVault: @unchecked Sendable {
                           threshold.map { .integer(Int64($0)) } ?? .null, shareCount.map { .integer(Int64($0)) } ?? .null,
                           .integer(now), .integer(now)])
                 // A replacement is its own action, so an auditor sees without keys that the earlier key or shares stopped working.
-                let action = kind == .recoveryKey ? (existed ? "recovery.replace-key" : "recovery.create-key")
-                                                  : (existed ? "recovery.replace-split" : "recovery.split")
+                let action: AuditAction = kind == .recoveryKey ? (existed ? .recoveryReplaceKey : .recoveryCreateKey)
+                                                               : (existed ? .recoveryReplaceSplit : .recoverySplit)
                 try journal(VaultEvent(action, subjectID: uuid), in: database)
                 try beforeCommit()
             }

@@ -257,7 +257,7 @@ public final class Vault: @unchecked Sendable {
             try unlocked.storeKDFPolicy(kdf, in: database)
             try unlocked.markMetadataBound(in: database)
             try unlocked.insertPassphraseSlot(passphrase, parameters: kdf, in: database)
-            try unlocked.journal(VaultEvent("vault.init"), in: database)
+            try unlocked.journal(VaultEvent(.vaultInit), in: database)
         }
         // Rollback-journal mode until here: the finished file is self-contained, so renaming it is safe.
         try database.execute("PRAGMA synchronous = FULL")

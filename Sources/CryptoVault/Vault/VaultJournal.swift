@@ -3,7 +3,7 @@
 /// `details` are the sensitive specifics (a compartment's name, a file name, a purpose): the journal
 /// seals them and records a keyed hash of each, never the value in clear.
 public struct VaultEvent: Sendable, Equatable {
-    public let action: String
+    public let action: AuditAction
     public let compartmentID: [UInt8]?
     public let subjectID: [UInt8]?
     public let details: [Detail]
@@ -18,7 +18,7 @@ public struct VaultEvent: Sendable, Equatable {
         }
     }
 
-    public init(_ action: String, compartmentID: [UInt8]? = nil, subjectID: [UInt8]? = nil, details: [Detail] = []) {
+    public init(_ action: AuditAction, compartmentID: [UInt8]? = nil, subjectID: [UInt8]? = nil, details: [Detail] = []) {
         self.action = action
         self.compartmentID = compartmentID
         self.subjectID = subjectID

@@ -139,7 +139,7 @@ public struct ReplicationService: ChannelService {
             throw PeerChannelError(.replicaDigestMismatch,
                                    "bundle \(ByteEncoding.hex(record.bundleID)) arrived with another SHA-256 than announced; the copy is discarded")
         }
-        try store.complete(record, recording: VaultEvent("replica.receive", subjectID: record.bundleID,
+        try store.complete(record, recording: VaultEvent(.replicaReceive, subjectID: record.bundleID,
                                                          details: ReplicationAudit.details(peer: peer, bytes: record.length)))
     }
 }

@@ -67,7 +67,7 @@ public struct Replicator {
         }
         report.bytesSent += file.length - start
         report.sentBundles.append(file.bundle.bundleID)
-        try vault.record(VaultEvent("replica.send", compartmentID: file.bundle.compartment.uuid, subjectID: file.bundle.bundleID,
+        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.uuid, subjectID: file.bundle.bundleID,
                                     details: ReplicationAudit.details(peer: channel.peer, bytes: file.length - start)))
     }
 }

@@ -17,7 +17,7 @@ public struct WitnessClient {
         do {
             return try walk(to: witness, over: channel)
         } catch let error as PeerChannelError {
-            try vault.record(VaultEvent("audit.witness-failed", subjectID: witness.deviceID,
+            try vault.record(VaultEvent(.auditWitnessFailed, subjectID: witness.deviceID,
                                         details: [.init("name", witness.name), .init("reason", error.code.rawValue)]))
             throw error
         }
@@ -68,7 +68,7 @@ public struct WitnessClient {
                                            cosignedNote: cosigned.serialized(), cosignedAt: timestamp)
         try vault.vault.write { database in
             try ReceivedCosignatureStore(database: database).add(received)
-            try vault.vault.journal.append(VaultEvent("audit.cosigned", subjectID: witness.deviceID,
+            try vault.vault.journal.append(VaultEvent(.auditCosigned, subjectID: witness.deviceID,
                                                       details: [.init("name", witness.name), .init("size", String(checkpoint.treeSize))]),
                                            in: database, vaultID: vault.vault.vaultID, keys: try vault.auditKeys())
         }

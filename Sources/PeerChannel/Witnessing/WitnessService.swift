@@ -51,7 +51,7 @@ public struct WitnessService: ChannelService {
             case .verified(let verified):
                 let (log, line) = try cosign(verified, request: request)
                 try store.store(log, for: peer.deviceID)
-                try journal(VaultEvent("witness.cosign", subjectID: peer.deviceID,
+                try journal(VaultEvent(.witnessCosign, subjectID: peer.deviceID,
                                        details: [.init("name", peer.name), .init("size", String(log.treeSize))]), in: database)
                 return .cosigned(line)
             }
@@ -80,7 +80,7 @@ public struct WitnessService: ChannelService {
     private func refusal(_ code: PeerChannelErrorCode, peer: DeviceProfile, knownSize: UInt64? = nil) -> VaultEvent {
         var details: [VaultEvent.Detail] = [.init("name", peer.name), .init("reason", code.rawValue)]
         if let knownSize { details.append(.init("size", String(knownSize))) }
-        return VaultEvent("witness.refuse", subjectID: peer.deviceID, details: details)
+        return VaultEvent(.witnessRefuse, subjectID: peer.deviceID, details: details)
     }
 
     private func journal(_ event: VaultEvent, in database: Database) throws {

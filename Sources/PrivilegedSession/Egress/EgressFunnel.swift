@@ -37,7 +37,7 @@ public final class EgressFunnel: Sendable {
                                   decision: decision, findings: Self.counts(findings),
                                   payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count)
         let single = request.compartments.count == 1 ? request.compartments[0].uuid : nil
-        try vault.record(VaultEvent(EgressRecord.action, compartmentID: single, details: record.details))
+        try vault.record(VaultEvent(.egressDecision, compartmentID: single, details: record.details))
         return EgressOutcome(record: record, findings: findings, released: release(request, decision: decision))
     }
 

@@ -12,8 +12,6 @@ public struct EgressRecord: Sendable, Equatable {
     public let payloadSHA256: [UInt8]
     public let payloadSize: Int
 
-    static let action = "egress.decision"
-
     var details: [VaultEvent.Detail] {
         [.init("destination", destination),
          .init("compartments", compartmentIDs.map(ByteEncoding.hex).joined(separator: ",")),

@@ -45,7 +45,7 @@ enum AuditCommands {
                 throw CommandError(message: "audit log verification FAILED: \(error.message)", exitCode: .failure)
             }
             // Recorded after the verification, only on the live vault: a read-only copy stays as it was.
-            if !readOnly { try vault.recordLocked(VaultEvent("audit.verify")) }
+            if !readOnly { try vault.recordLocked(VaultEvent(.auditVerify)) }
             if arguments.has("--json") {
                 Output.json(["verified": true, "entries": report.entryCount, "checkpoints": report.checkpointCount,
                              "epochs": report.epochCount, "unsigned_entries": report.uncheckpointedEntries,
@@ -76,7 +76,7 @@ enum AuditCommands {
         checks it with 'vaultctl audit verify-export FILE --key VKEY', needing no vault and no passphrase.
         """, options: [Option.output("the file to write (- for standard output)"), Option.force], examples: ["vaultctl audit export -o audit-2026-12.vaudit"]) { arguments in
             let vault = try VaultLocation.open(arguments)
-            try vault.recordLocked(VaultEvent("audit.export"))
+            try vault.recordLocked(VaultEvent(.auditExport))
             try vault.finishCommand()
             let output = try OutputTarget(try arguments.required("-o"), force: arguments.has("--force"))
             var count = 0

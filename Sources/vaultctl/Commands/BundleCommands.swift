@@ -42,7 +42,7 @@ enum BundleCommands {
                                                   metadata: input.metadata(name: arguments.value("--name")), options: options,
                                                   progress: progress.update)
                 progress.finish()
-                try unlocked.record(.seal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil,
+                try unlocked.record(.bundleSeal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil,
                                     details: [.init("file", input.metadata(name: arguments.value("--name")).name)])
             }
             if let fingerprints { try PrivilegedFingerprints.remember(fingerprints, in: unlocked) }
@@ -67,7 +67,7 @@ enum BundleCommands {
             if path != "-", try BundleReading.readThroughDaemon(.file(path), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
             try BundleReading.read(.file(try BundleInput.open(path)), arguments: arguments,
-                                   vault: unlocked, action: .open)
+                                   vault: unlocked, action: .bundleOpen)
         }
 
     static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: "BUNDLE|-", about: """
@@ -97,7 +97,7 @@ enum BundleCommands {
         }
 
     /// Writes an opened bundle's plaintext (or a range of it) and records the operation.
-    static func writePlaintext(of opened: OpenedBundle, arguments: ParsedArguments, vault: UnlockedVault, action: VaultAction) throws {
+    static func writePlaintext(of opened: OpenedBundle, arguments: ParsedArguments, vault: UnlockedVault, action: AuditAction) throws {
         let request = try PlaintextRequest(arguments)
         let (threads, range) = (request.threads, request.range)
         let progress = ProgressBar("opening", total: opened.plaintextLength)

@@ -37,7 +37,7 @@ enum ShareCommand {
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
             let pairing = try PeerSelection.pairing(try arguments.required("--peer"), in: try unlocked.vault.familyPairings())
-            try unlocked.record(VaultEvent("compartment.share-revoke", compartmentID: compartment.uuid, subjectID: pairing.peer.deviceID,
+            try unlocked.record(VaultEvent(.compartmentShareRevoke, compartmentID: compartment.uuid, subjectID: pairing.peer.deviceID,
                                            details: [.init("peer", pairing.peer.name)]))
             let name = compartment.name
             Output.line("""

@@ -27,7 +27,7 @@ final class Daemon: Sendable {
     }
 
     func run() throws {
-        try vault.record(VaultEvent("daemon.start", details: [.init("pid", "\(getpid())")]))
+        try vault.record(VaultEvent(.daemonStart, details: [.init("pid", "\(getpid())")]))
         let signals = stopOnSignals()
         let sweeper = startSweeper()
         channel?.start()
@@ -55,7 +55,7 @@ final class Daemon: Sendable {
         let failures = sessions.endAll(reason: .daemonStopped)
         for failure in failures { Output.note("vaultctl: warning: a session's end could not be recorded: \(FailureReport(failure).message)") }
         do {
-            try vault.record(VaultEvent("daemon.stop", details: [.init("pid", "\(getpid())")]))
+            try vault.record(VaultEvent(.daemonStop, details: [.init("pid", "\(getpid())")]))
         } catch {
             Output.note("vaultctl: warning: the daemon's stop could not be recorded: \(FailureReport(error).message)")
         }
@@ -63,7 +63,7 @@ final class Daemon: Sendable {
     }
 
     private func recordRefusal(_ credentials: PeerCredentials) {
-        try? vault.record(VaultEvent("daemon.refused", details: [.init("uid", "\(credentials.uid)"), .init("pid", "\(credentials.pid)")]))
+        try? vault.record(VaultEvent(.daemonRefused, details: [.init("uid", "\(credentials.uid)"), .init("pid", "\(credentials.pid)")]))
         try? vault.vault.finishCommand()
     }
 

@@ -89,7 +89,7 @@ struct DaemonRequests: Sendable {
         let opened = try BundleReading.openOrdinary(source, vault: vault)
         try PlaintextStream.send(over: connection) { sink in
             try BundleReading.release(opened, range: range, threads: threads, vault: vault,
-                                      action: request.text("bundle") == nil ? .open : .get, sink: sink)
+                                      action: request.text("bundle") == nil ? .bundleOpen : .bundleGet, sink: sink)
         }
     }
 

@@ -1,0 +1,9 @@
+import CryptoVault
+
+/// The actions vaultctl's own commands and daemon record.
+extension AuditAction {
+    static let daemonStart = AuditAction("daemon.start")
+    static let daemonStop = AuditAction("daemon.stop")
+    static let daemonRefused = AuditAction("daemon.refused")
+    static let compartmentShareRevoke = AuditAction("compartment.share-revoke")
+}
