@@ -22,6 +22,8 @@ extension AuditAction {
     public static let vaultBindMetadata = AuditAction("vault.bind-metadata")
     /// The KDF policy set, with its MAC under the master key.
     public static let vaultKDFPolicy = AuditAction("vault.kdf-policy")
+    /// A schema migration, recorded in the transaction that ran it.
+    public static let vaultUpgrade = AuditAction("vault.upgrade")
 
     public static let keyslotUpgrade = AuditAction("keyslot.upgrade")
     public static let keyslotPasswd = AuditAction("keyslot.passwd")

@@ -110,7 +110,7 @@ public final class Vault: @unchecked Sendable {
             try Schema.checkTablesMatch(database, version: schemaVersion)
             let vaultID = try readVaultID(database)
             try Schema.migrate(database) { _ in
-                try journal.append(VaultEvent("vault.upgrade"), in: database, vaultID: vaultID, keys: nil)
+                try journal.append(VaultEvent(.vaultUpgrade), in: database, vaultID: vaultID, keys: nil)
             }
         }
         let vaultID = try readVaultID(database)
