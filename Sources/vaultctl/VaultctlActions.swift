@@ -6,4 +6,6 @@ extension AuditAction {
     static let daemonStop = AuditAction("daemon.stop")
     static let daemonRefused = AuditAction("daemon.refused")
     static let compartmentShareRevoke = AuditAction("compartment.share-revoke")
+    /// A vault restored from a backup file, recorded in the restored vault.
+    static let vaultRestoreBackup = AuditAction("vault.restore-backup")
 }

@@ -99,7 +99,7 @@ enum BackupCommands {
             }
             let restored = try Vault.open(at: target, journal: AuditLog())
             OpenedVaults.shared.add(restored)
-            try restored.recordLocked(VaultEvent("vault.restore-backup"))
+            try restored.recordLocked(VaultEvent(.vaultRestoreBackup))
             if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
         }
