@@ -89,7 +89,7 @@ struct MetadataBindingTests {
         let unlocked = try Vault.open(at: fixture.directory, journal: journal).unlock(with: .passphrase(fixture.passphrase))
         _ = try unlocked.createCompartment(named: "Memo", register: .legal, privileged: false)
         let create = try #require(journal.events.withLock { $0.last })
-        #expect(create.action == "compartment.create")
+        #expect(create.action.name == "compartment.create")
         #expect(create.details == [.init("name", "Memo"), .init("register", "legal"), .init("privileged", "no")])
     }
 
