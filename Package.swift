@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "Registers", dependencies: ["CryptoVault"]),
         .target(name: "Writing", dependencies: ["CryptoVault"]),
-        .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "PrivilegedSession"]),
+        .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",

@@ -44,8 +44,8 @@ enum BundleReading {
     }
 
     static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault, action: AuditAction) throws {
-        guard let compartment = privilegedCompartment(of: source, vault: vault) else {
-            try BundleCommands.writePlaintext(of: try openOrdinary(source, vault: vault), arguments: arguments, vault: vault, action: action)
+        guard let compartment = BundleReads.privilegedCompartment(of: source, vault: vault) else {
+            try BundleCommands.writePlaintext(of: try BundleReads.openOrdinary(source, vault: vault), arguments: arguments, vault: vault, action: action)
             return
         }
         guard let purpose = arguments.value("--purpose") else {
@@ -53,41 +53,6 @@ enum BundleReading {
                                exitCode: .permissionDenied, hint: "add --purpose TEXT (why you read it) to open it in a one-command session")
         }
         try readInSession(source, compartment: compartment, purpose: purpose, arguments: arguments, vault: vault)
-    }
-
-    /// Opens a bundle of an ordinary compartment (a privileged one is refused by the library).
-    static func openOrdinary(_ source: BundleSource, vault: UnlockedVault) throws -> OpenedBundle {
-        switch source {
-        case .stored(let bundleID): return try vault.openStored(bundleID)
-        case .file(let descriptor): return try EncryptedBundle.open(descriptor, vault: vault)
-        }
-    }
-
-    /// Releases an ordinary bundle's plaintext (all of it or `range`) to `sink`, then records the
-    /// read as `action` with the bytes released: the one path for a local read and the daemon's.
-    static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int, vault: UnlockedVault, action: AuditAction,
-                        sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var released: UInt64 = 0
-        let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
-            try sink(bytes)
-            released += UInt64(bytes.count)
-        }
-        if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
-        try vault.record(action, bundle: opened.header, bytes: released)
-    }
-
-    /// The bundle's compartment if it is a privileged one of this vault. Anything else (an ordinary
-    /// compartment, a foreign or damaged bundle) takes the ordinary path, which says what is wrong.
-    static func privilegedCompartment(of source: BundleSource, vault: UnlockedVault) -> VaultCompartment? {
-        let compartment: VaultCompartment?
-        switch source {
-        case .stored(let bundleID): compartment = try? vault.storedBundle(bundleID).compartment
-        case .file(let descriptor):
-            compartment = (try? EncryptedBundle.readHeader(descriptor)).flatMap { header in
-                header.vaultID == vault.vault.vaultID ? try? vault.compartment(withID: header.compartmentID) : nil
-            }
-        }
-        return compartment?.isPrivileged == true ? compartment : nil
     }
 
     private static func readInSession(_ source: BundleSource, compartment: VaultCompartment, purpose: String,

@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -123,9 +124,5 @@ enum Output {
         StandardStreams.writeError([UInt8](data) + [0x0A])
     }
 
-    static func timestamp(_ seconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
+    static func timestamp(_ seconds: Int64) -> String { Timestamp.text(seconds) }
 }

@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import Foundation
 import PrivilegedSession
@@ -102,7 +103,7 @@ enum BundleCommands {
         let (threads, range) = (request.threads, request.range)
         let progress = ProgressBar("opening", total: opened.plaintextLength)
         try request.output.produce { output in
-            try BundleReading.release(opened, range: range, threads: threads, vault: vault, action: action) { bytes in
+            try BundleReads.release(opened, range: range, threads: threads, vault: vault, action: action) { bytes in
                 try output.write(bytes)
                 progress.update(output.bytesWritten)
             }
@@ -116,11 +117,11 @@ enum BundleCommands {
     }
 
     static func parseRange(_ text: String, usage: String) throws -> Range<UInt64> {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let start = UInt64(parts[0]), let end = UInt64(parts[1]), start <= end else {
-            throw UsageError(message: "--range must be START:END with START <= END, in bytes", usage: usage)
+        do {
+            return try BundleReads.parseRange(text)
+        } catch {
+            throw UsageError(message: error.message, usage: usage)
         }
-        return start..<end
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

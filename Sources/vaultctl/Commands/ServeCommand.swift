@@ -1,4 +1,5 @@
 import Appliance
+import CryptoVault
 import Foundation
 import PeerChannel
 import PrivilegedSession
@@ -18,7 +19,7 @@ enum ServeCommand {
         With --detach it asks for the passphrase here, then runs in the background (output in
         daemon.log in the vault directory) and prints its pid; 'vaultctl serve --stop' ends it.
         """, options: Credentials.options + [DaemonSocket.option, Option("--session-idle", value: "SECONDS", "a session ends after this long without a read (default 300)"),
-                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + ChannelListening.options + DaemonDetach.options,
+                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + channelOptions + DaemonDetach.options,
         examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
             if arguments.has("--stop") { try DaemonDetach.stop(arguments); return }
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
@@ -26,7 +27,32 @@ enum ServeCommand {
             if arguments.has("--detach") { try DaemonDetach.start(arguments); return }
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
-            let channel = try ChannelListening.configured(arguments, vault: unlocked)
-            try Daemon(vault: unlocked, server: server, limits: limits, channel: channel).run()
+            let channel = try channelListening(arguments, vault: unlocked)
+            try Daemon(vault: unlocked, server: server, limits: limits, channel: channel, failureReply: FailureReport.reply).run()
         }
+
+    static let channelOptions = [
+        Option("--listen", value: "ADDR:PORT",
+               "also serve paired devices over the encrypted channel there (e.g. 0.0.0.0:\(ChannelServer.defaultPort)): ping, replication, witnessing, sharing"),
+        Option("--announce", "with --listen, broadcast this device's name and port on the LAN every few seconds (a hint for 'peers discover'; trust comes from pairing)"),
+    ]
+
+    /// The channel configured by the command line (SECURITY.md §9.9), or nil without `--listen`.
+    private static func channelListening(_ arguments: ParsedArguments, vault: UnlockedVault) throws -> ChannelListening? {
+        guard let listen = arguments.value("--listen") else {
+            if arguments.has("--announce") { throw UsageError(message: "--announce needs --listen", usage: arguments.usage) }
+            return nil
+        }
+        return try ChannelListening.configured(address: listen, announce: arguments.has("--announce"), vault: vault)
+    }
+}
+
+extension FailureReport {
+    /// The daemon's reply for an error: what this process would say of it, so a client reports the
+    /// same message, hint and exit code as if the command had failed in its own process.
+    @Sendable static func reply(_ error: Error) -> ControlMessage {
+        let report = FailureReport(error)
+        let code = (error as? ApplianceError)?.code.rawValue ?? "failed"
+        return .failure(code: code, report.message, exit: report.exitCode.rawValue, hint: report.hint)
+    }
 }

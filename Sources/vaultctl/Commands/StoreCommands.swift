@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import Foundation
 import PrivilegedSession
@@ -118,16 +119,5 @@ enum StoreCommands {
         }
 
     /// A full id or a unique prefix of at least 6 hex digits.
-    static func resolve(_ text: String, in vault: UnlockedVault) throws -> [UInt8] {
-        let prefix = text.lowercased()
-        guard prefix.count >= 6, prefix.count <= 32, prefix.allSatisfy(\.isHexDigit) else {
-            throw CommandError(message: "'\(text)' is not a bundle id (6 to 32 hex digits)", exitCode: .usage)
-        }
-        let matches = try vault.storedBundles().filter { $0.idString.hasPrefix(prefix) }
-        guard matches.count == 1 else {
-            throw CommandError(message: matches.isEmpty ? "no bundle \(text) in this vault" : "'\(text)' matches \(matches.count) bundles; give more digits",
-                               exitCode: matches.isEmpty ? .noInput : .usage)
-        }
-        return matches[0].bundleID
-    }
+    static func resolve(_ text: String, in vault: UnlockedVault) throws -> [UInt8] { try BundleReads.resolve(text, in: vault) }
 }

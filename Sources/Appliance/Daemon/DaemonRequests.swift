@@ -1,4 +1,3 @@
-import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -11,6 +10,7 @@ struct DaemonRequests: Sendable {
     let vault: UnlockedVault
     let sessions: SessionRegistry
     let limits: SessionLimits
+    let failureReply: Daemon.FailureReply
 
     func handle(_ request: ControlMessage, on connection: ControlConnection) {
         do {
@@ -23,15 +23,12 @@ struct DaemonRequests: Sendable {
             default: throw ApplianceError(.invalidRequest, "unknown request '\(request.text("op") ?? "")'")
             }
         } catch {
-            try? connection.send(Self.failure(error))
+            try? connection.send(failureReply(error))
         }
     }
 
-    static func failure(_ error: Error) -> ControlMessage {
-        let report = FailureReport(error)
-        let code = (error as? ApplianceError)?.code.rawValue ?? "failed"
-        return .failure(code: code, report.message, exit: report.exitCode.rawValue, hint: report.hint)
-    }
+    /// What a client would be told of `error`, for the daemon's own log.
+    func message(of error: Error) -> String { failureReply(error).text("message") ?? "\(error)" }
 
     private func startSession(_ request: ControlMessage) throws -> ControlMessage {
         let compartment = try vault.compartment(named: try Self.required("compartment", in: request))
@@ -60,8 +57,8 @@ struct DaemonRequests: Sendable {
     /// The sealed name of a privileged stored bundle ("bundle"), read in the newest live session of its
     /// compartment: `ls` shows it only to someone who has opened a session for a purpose.
     private func name(_ request: ControlMessage) throws -> ControlMessage {
-        let bundleID = try StoreCommands.resolve(try Self.required("bundle", in: request), in: vault)
-        guard let compartment = BundleReading.privilegedCompartment(of: .stored(bundleID), vault: vault) else {
+        let bundleID = try BundleReads.resolve(try Self.required("bundle", in: request), in: vault)
+        guard let compartment = BundleReads.privilegedCompartment(of: .stored(bundleID), vault: vault) else {
             throw ApplianceError(.invalidRequest, "'name' is for a privileged bundle; ls reads an ordinary one's name itself")
         }
         let session = try sessions.newestSession(of: compartment)
@@ -73,28 +70,27 @@ struct DaemonRequests: Sendable {
     /// Reads a stored bundle ("bundle": id or prefix) or a bundle file ("path", absolute).
     private func read(_ request: ControlMessage, on connection: ControlConnection) throws {
         let source = try self.source(of: request)
-        let range = try request.text("range").map { try BundleCommands.parseRange($0, usage: "") }
+        let range = try request.text("range").map { try BundleReads.parseRange($0) }
         let threads = Int(request.text("threads") ?? "").map { min(max($0, 1), 256) } ?? BundleThreads.available
-        if let compartment = BundleReading.privilegedCompartment(of: source, vault: vault) {
+        if let compartment = BundleReads.privilegedCompartment(of: source, vault: vault) {
             let session = try request.text("session").map(sessions.session(id:)) ?? sessions.newestSession(of: compartment)
             guard session.compartment.uuid == compartment.uuid else {
-                throw CommandError(message: "session \(session.idString.prefix(12)) is for compartment '\(session.compartment.name)', not '\(compartment.name)'",
-                                   exitCode: .permissionDenied)
+                throw ApplianceError(.noSession, "session \(session.idString.prefix(12)) is for compartment '\(session.compartment.name)', not '\(compartment.name)'")
             }
             try PlaintextStream.send(over: connection) { sink in
                 try session.read(source, range: range, threads: threads, sink: sink)
             }
             return
         }
-        let opened = try BundleReading.openOrdinary(source, vault: vault)
+        let opened = try BundleReads.openOrdinary(source, vault: vault)
         try PlaintextStream.send(over: connection) { sink in
-            try BundleReading.release(opened, range: range, threads: threads, vault: vault,
+            try BundleReads.release(opened, range: range, threads: threads, vault: vault,
                                       action: request.text("bundle") == nil ? .bundleOpen : .bundleGet, sink: sink)
         }
     }
 
     private func source(of request: ControlMessage) throws -> BundleSource {
-        if let bundle = request.text("bundle") { return .stored(try StoreCommands.resolve(bundle, in: vault)) }
+        if let bundle = request.text("bundle") { return .stored(try BundleReads.resolve(bundle, in: vault)) }
         let path = try Self.required("path", in: request)
         guard path.hasPrefix("/") else { throw ApplianceError(.invalidRequest, "a bundle path sent to the daemon must be absolute") }
         // The client chose this path: never block on it (a FIFO), and open nothing but a regular file.

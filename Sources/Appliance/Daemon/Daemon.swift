@@ -1,4 +1,3 @@
-import Appliance
 import CryptoVault
 import Dispatch
 import Foundation
@@ -12,26 +11,31 @@ import Glibc
 /// stop and every refused connection are audit entries; stopping (SIGTERM, SIGINT) ends and wipes
 /// every session. A killed daemon leaves nothing to clean: keys were only ever in its memory, core
 /// dumps are off, and the next daemon replaces the dead one's socket.
-final class Daemon: Sendable {
+public final class Daemon: Sendable {
+    public typealias FailureReply = @Sendable (Error) -> ControlMessage
+
     let vault: UnlockedVault
     let server: LocalServer
     let requests: DaemonRequests
     let channel: ChannelListening?
     private let sessions = SessionRegistry()
 
-    init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits, channel: ChannelListening?) {
+    /// `failureReply` turns an error into the reply a client reports (message, hint, exit code): the
+    /// face that starts the daemon knows how it reports errors.
+    public init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits, channel: ChannelListening?,
+                failureReply: @escaping FailureReply) {
         self.vault = vault
         self.server = server
         self.channel = channel
-        requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits)
+        requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits, failureReply: failureReply)
     }
 
-    func run() throws {
+    public func run() throws {
         try vault.record(VaultEvent(.daemonStart, details: [.init("pid", "\(getpid())")]))
         let signals = stopOnSignals()
         let sweeper = startSweeper()
         channel?.start()
-        Output.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
+        DaemonLog.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
         server.run(refused: recordRefusal) { [requests, vault, server] request, connection, _ in
             // `serve --stop`: only the owner gets this far (the server checked the peer's uid).
             if request.text("op") == "daemon.stop" {
@@ -53,13 +57,13 @@ final class Daemon: Sendable {
 
     private func stop() {
         let failures = sessions.endAll(reason: .daemonStopped)
-        for failure in failures { Output.note("vaultctl: warning: a session's end could not be recorded: \(FailureReport(failure).message)") }
+        for failure in failures { DaemonLog.note("vaultctl: warning: a session's end could not be recorded: \(requests.message(of: failure))") }
         do {
             try vault.record(VaultEvent(.daemonStop, details: [.init("pid", "\(getpid())")]))
         } catch {
-            Output.note("vaultctl: warning: the daemon's stop could not be recorded: \(FailureReport(error).message)")
+            DaemonLog.note("vaultctl: warning: the daemon's stop could not be recorded: \(requests.message(of: error))")
         }
-        Output.note("vaultctl serve: stopped; every session ended")
+        DaemonLog.note("vaultctl serve: stopped; every session ended")
     }
 
     private func recordRefusal(_ credentials: PeerCredentials) {

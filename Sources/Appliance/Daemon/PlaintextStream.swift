@@ -1,14 +1,13 @@
-import Appliance
 import Foundation
 
 /// How the daemon hands plaintext to a local client (SECURITY.md §10.6): data messages of at most
 /// 1 MiB, then one final message that says whether all of it verified. The client commits its output
 /// only on a final success, exactly as a local read does.
-enum PlaintextStream {
-    static let pieceSize = 1 << 20
+public enum PlaintextStream {
+    public static let pieceSize = 1 << 20
 
     /// Runs `produce`, sending each buffer it yields as data messages; then the final message.
-    static func send(over connection: ControlConnection,
+    public static func send(over connection: ControlConnection,
                      _ produce: (_ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         var sent: UInt64 = 0
         try produce { bytes in
@@ -29,21 +28,8 @@ enum PlaintextStream {
 
     /// The encoding of a message of one field `data` up to its value (§10.6): field count 1, the
     /// name's length and bytes, the value's u32 big-endian length.
-    static func dataHead(count: Int) -> [UInt8] {
+    public static func dataHead(count: Int) -> [UInt8] {
         let length = UInt32(count)
         return [1, 4] + Array("data".utf8) + [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
-    }
-
-    /// Receives data messages into `output` until the final message, which is returned.
-    static func receive(from connection: ControlConnection, into output: OutputTarget, progress: ProgressBar) throws -> ControlMessage {
-        while true {
-            let message = try connection.receive()
-            guard let data = message.bytes("data") else { return message }
-            guard message.fields.count == 1 else {
-                throw CommandError(message: "the daemon sent a data message with other fields", exitCode: .dataError)
-            }
-            try data.withUnsafeBytes { try output.write($0) }
-            progress.update(output.bytesWritten)
-        }
     }
 }

@@ -1,0 +1,9 @@
+import CryptoVault
+
+/// The actions the appliance daemon records: its start and stop, refused connections, and each
+/// request a local client makes of it (with the client's uid, SECURITY.md §10.6).
+extension AuditAction {
+    public static let daemonStart = AuditAction("daemon.start")
+    public static let daemonStop = AuditAction("daemon.stop")
+    public static let daemonRefused = AuditAction("daemon.refused")
+}
