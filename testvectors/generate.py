@@ -24,10 +24,12 @@ sys.path.insert(0, os.path.join(HERE, "independent"))
 import vault_reader as vr  # noqa: E402
 import bundle_opener as bo  # noqa: E402
 import audit_verifier as av  # noqa: E402
+import sealed_record as sr  # noqa: E402
 
 OUT = os.path.join(HERE, "vault")
 BUNDLE_OUT = os.path.join(HERE, "bundle")
 AUDIT_OUT = os.path.join(HERE, "audit")
+RECORD_OUT = os.path.join(HERE, "record")
 
 
 def fixed(label, n):
@@ -1672,6 +1674,113 @@ AUDIT_FILES = {
 }
 
 
+# ---------------------------------------------------------------------------------------------
+# Sealed records (SECURITY.md §4.8): testvectors/record/
+# ---------------------------------------------------------------------------------------------
+
+
+def record_identity(vault_id, compartment_id, key_version, module, table, record_id, field):
+    return {"vault_id": h(vault_id), "compartment_id": h(compartment_id), "key_version": key_version, "module": module,
+            "table": table, "record_id": h(record_id), "field": field}
+
+
+def record_seal_case(name, label, plaintext, key_version, module, table, record_id, field, vault_id=VAULT_ID):
+    compartment_id = fixed("%s compartment" % label, 16)
+    salt = fixed("%s version salt" % label, 32)
+    master_key = MASTER_KEY if vault_id == VAULT_ID else MASTER_KEY_2
+    compartment_key = vr.compartment_key(master_key, vault_id, compartment_id, key_version, salt)
+    key = sr.record_key(compartment_key)
+    nonce = fixed("%s nonce" % label, 24)
+    args = (vault_id, compartment_id, module, table, record_id, field)
+    sealed = sr.seal(key, nonce, plaintext, key_version, *args)
+    head = sealed[:sr.HEADER_SIZE]
+    identity = record_identity(vault_id, compartment_id, key_version, module, table, record_id, field)
+
+    def moved(change, reason, **parts):
+        ident = dict(identity, **{k: (h(v) if isinstance(v, bytes) else v) for k, v in parts.items()})
+        return {"change": change, "identity": ident, "reason": reason}
+
+    def altered(change, data):
+        return {"change": change, "identity": identity, "sealed": h(data), "reason": "corrupt"}
+
+    other_id = flip(record_id, len(record_id) - 1)
+    must_not = [
+        moved("another vault (same compartment uuid)", "another-vault", vault_id=flip(vault_id)),
+        moved("another compartment", "another-compartment", compartment_id=flip(compartment_id, 15)),
+        moved("another record id", "another-row", record_id=other_id),
+        moved("another table", "another-row", table=table + "x" if len(table) < 64 else table[:-1]),
+        moved("another module", "another-row", module=module + "x" if len(module) < 64 else module[:-1]),
+        moved("another field", "another-field", field=field + "x" if len(field) < 64 else field[:-1]),
+        altered("a ciphertext or tag byte flipped", flip(sealed, len(sealed) - 1)),
+        altered("a nonce byte flipped", flip(sealed, sr.HEADER_SIZE)),
+    ]
+    if plaintext:  # an empty value's record is the smallest: cut, it no longer parses (reject-parse covers that)
+        must_not.append(altered("the first ciphertext byte flipped", flip(sealed, sr.HEADER_SIZE + sr.NONCE_SIZE)))
+        must_not.append(altered("the last byte cut", sealed[:-1]))
+    for bad in must_not:
+        ident = bad["identity"]
+        try:
+            sr.open_record(bytes.fromhex(bad.get("sealed", h(sealed))), {key_version: key}.get, bytes.fromhex(ident["vault_id"]),
+                           bytes.fromhex(ident["compartment_id"]), ident["module"], ident["table"],
+                           bytes.fromhex(ident["record_id"]), ident["field"])
+            raise AssertionError("%s / %s opened" % (name, bad["change"]))
+        except sr.Refused as refusal:
+            assert refusal.reason == bad["reason"], (name, bad["change"], refusal.reason)
+    assert sr.open_record(sealed, {key_version: key}.get, *args) == plaintext
+    return {"type": "seal", "name": name, "identity": identity, "master_key": h(master_key), "version_salt": h(salt),
+            "compartment_key": h(compartment_key), "record_key": h(key), "nonce": h(nonce),
+            "plaintext": h(plaintext), "tags": {"vault": h(head[5:9]), "compartment": h(head[9:13]), "row": h(head[13:17]),
+                                                "field": h(head[17:21])},
+            "header": h(head), "ad": h(sr.associated_data(head, *args)), "sealed": h(sealed), "must_not_open": must_not}
+
+
+def records_file():
+    paragraph = ("The patient reports sleeping better since the last session; we agreed to keep the evening "
+                 "routine and to revisit the medication question in two weeks. Next visit: Thursday at 10:00, room 4B, floor 12.").encode("utf-8")
+    assert len(paragraph) == 200, len(paragraph)
+    cases = [
+        record_seal_case("a 200-byte paragraph", "record case 1", paragraph, 1, "writing", "blocks",
+                         fixed("record case 1 id", 16), "text"),
+        record_seal_case("a non-ASCII title, key version 256, second vault", "record case 2", "Séance 12 — suivi".encode("utf-8"),
+                         256, "writing", "documents", fixed("record case 2 id", 16), "title", vault_id=VAULT_ID_2),
+        record_seal_case("an empty value, one-byte names and id, key version 2^32-1", "record case 3", b"", 0xFFFFFFFF,
+                         "m", "t", b"\x00", "f"),
+        record_seal_case("64-byte names and record id", "record case 4", pattern(1024, 7), 2, "m" * 64,
+                         "clinical_records-" + "t" * 47, fixed("record case 4 id", 64), "field_" + "9" * 58),
+    ]
+    for index, label in enumerate(["record key 1", "record key 2"]):
+        compartment_key = fixed(label, 32)
+        cases.append({"type": "key", "name": "record key from compartment key %d" % (index + 1),
+                      "compartment_key": h(compartment_key), "hkdf_salt": "", "hkdf_info": h(sr.KEY_INFO),
+                      "record_key": h(sr.record_key(compartment_key))})
+    good = bytes.fromhex(cases[0]["sealed"])
+
+    def reject(name, data):
+        try:
+            sr.parse(data)
+            raise AssertionError(name)
+        except sr.Refused as refusal:
+            assert refusal.reason == "malformed"
+        cases.append({"type": "reject-parse", "name": name, "sealed": h(data), "reason": "malformed"})
+
+    reject("empty", b"")
+    reject("one byte short of the smallest record (60 bytes)", good[:sr.OVERHEAD - 1])
+    reject("version 0", b"\x00" + good[1:])
+    reject("version 2", b"\x02" + good[1:])
+    reject("key version 0", good[:1] + bytes(4) + good[5:])
+    return {"description": "Sealed records: the record key from a compartment key, the four tags, the header, the AD and "
+                           "the sealed value of records at fixed identities; each must_not_open entry (the same bytes at "
+                           "another identity, or altered bytes at the same one) must be refused for its reason "
+                           "(another-vault, another-compartment, another-row, another-field, corrupt); reject-parse "
+                           "values must be refused before any key is used (malformed).",
+            "spec": "SECURITY.md §4.8", "cases": cases}
+
+
+RECORD_FILES = {
+    "records.json": records_file,
+}
+
+
 def render(content):
     return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
 
@@ -1679,7 +1788,8 @@ def render(content):
 def main():
     check = "--check" in sys.argv[1:]
     differ = []
-    for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES), (AUDIT_OUT, AUDIT_FILES)):
+    for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES), (AUDIT_OUT, AUDIT_FILES),
+                             (RECORD_OUT, RECORD_FILES)):
         os.makedirs(directory, exist_ok=True)
         for filename, build in files.items():
             text = render(build())

@@ -44,6 +44,25 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case keyslotChanged
     /// A key version still in use (stored bundles sealed under it) cannot be retired.
     case keyVersionInUse
+
+    // MARK: Sealed records (SECURITY.md §4.8)
+
+    /// A sealed record's module, table or field name, or its id, outside the allowed forms.
+    case invalidRecordLocation
+    /// No sealed record at that location.
+    case recordNotFound
+    /// A sealed value that does not parse: its size, version or key version.
+    case malformedRecord
+    /// A sealed record that fails authentication although its tags name the expected identity: altered.
+    case corruptRecord
+    /// A sealed record that fails to open and was sealed in another vault.
+    case recordFromAnotherVault
+    /// ... in another compartment of this (or another) vault.
+    case recordFromAnotherCompartment
+    /// ... for another record (another module, table or record id): copied or moved to this row.
+    case recordFromAnotherRow
+    /// ... for another field of the same record.
+    case recordFromAnotherField
     /// A bundle's header or a chunk fails authentication or is malformed.
     case corruptBundle
     /// A bundle is shorter or longer than its header says.

@@ -1,0 +1,65 @@
+/// Where a sealed record lives: the module that owns it, the table, the record's id in that table, and
+/// the field of the record. With the vault, the compartment and the key version, this is the record's
+/// identity, which its seal binds as associated data (SECURITY.md §4.8): a sealed value copied to another
+/// location fails to open.
+///
+/// None of it is secret: the four parts are clear columns of the `sealed_records` row. A record id
+/// is chosen by the module (a random id, never a patient number or a client's name).
+public struct SealedRecordLocation: Sendable, Hashable, CustomStringConvertible {
+    public let module: String
+    public let table: String
+    public let recordID: [UInt8]
+    public let field: String
+
+    /// Names are 1 to 64 bytes of `a`-`z`, `0`-`9`, `_` and `-`; a record id is 1 to 64 bytes of anything.
+    public static let maximumNameSize = 64
+    public static let maximumRecordIDSize = 64
+
+    public init(module: String, table: String, recordID: [UInt8], field: String) throws {
+        try Self.validate(name: module, as: "module")
+        try Self.validate(name: table, as: "table")
+        try Self.validate(name: field, as: "field")
+        guard (1...Self.maximumRecordIDSize).contains(recordID.count) else {
+            throw CryptoVaultError(.invalidRecordLocation, "a sealed record's id must be 1 to \(Self.maximumRecordIDSize) bytes")
+        }
+        self.module = module
+        self.table = table
+        self.recordID = recordID
+        self.field = field
+    }
+
+    /// `module/table/record-id-in-hex/field`, as the audit details name a record.
+    public var description: String { "\(module)/\(table)/\(ByteEncoding.hex(recordID))/\(field)" }
+
+    private static func validate(name: String, as role: String) throws {
+        let bytes = Array(name.utf8)
+        let allowed = bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard (1...maximumNameSize).contains(bytes.count), allowed else {
+            throw CryptoVaultError(.invalidRecordLocation,
+                                   "a sealed record's \(role) name must be 1 to \(maximumNameSize) characters of a-z, 0-9, '_' and '-'")
+        }
+    }
+}
+
+/// Everything a sealed record's seal binds: its vault, compartment and key version, and its location.
+public struct SealedRecordIdentity: Sendable, Hashable {
+    public let vaultID: [UInt8]
+    public let compartmentID: [UInt8]
+    public let keyVersion: UInt32
+    public let location: SealedRecordLocation
+
+    public init(vaultID: [UInt8], compartmentID: [UInt8], keyVersion: UInt32, location: SealedRecordLocation) {
+        self.vaultID = vaultID
+        self.compartmentID = compartmentID
+        self.keyVersion = keyVersion
+        self.location = location
+    }
+
+    /// The same record under another key version (rewrap).
+    func at(keyVersion: UInt32) -> SealedRecordIdentity {
+        SealedRecordIdentity(vaultID: vaultID, compartmentID: compartmentID, keyVersion: keyVersion, location: location)
+    }
+}

@@ -1,0 +1,160 @@
+/// The byte format of a sealed record (SECURITY.md §4.8), version 1:
+///
+///     sealed record = header (21) || nonce (24) || ciphertext (n) || tag (16)
+///     header        = u8 version (0x01) || u32be key version (>= 1)
+///                     || vault tag (4) || compartment tag (4) || row tag (4) || field tag (4)
+///     tag(k, data)  = SHA-256("vaultctl sealed record tag v1" || 0x00 || u8 k || data)[0..4]
+///         vault tag = tag(1, vault id), compartment tag = tag(2, compartment uuid),
+///         row tag   = tag(3, lp(module) || lp(table) || lp(record id)), field tag = tag(4, lp(field))
+///     AD            = "vaultctl sealed record v1" || 0x00 || header || vault id (16) || compartment uuid (16)
+///                     || lp(module) || lp(table) || lp(record id) || lp(field)        (lp(x) = u8 len(x) || x)
+///     ciphertext || tag = XChaCha20-Poly1305(record key(key version), nonce, plaintext, AD)
+///
+/// The AD carries the whole identity, so a value copied to another row, field, compartment or vault
+/// fails to authenticate. The four tags carry no security: they are public functions of the identity
+/// (already clear in the row) that let a failed open say *which* part differs (`recordFromAnotherVault`
+/// and the rest), checked only after the AEAD refused. The header is part of the AD, so a tag edited
+/// on a good record makes it fail rather than open under two encodings.
+enum SealedRecordCodec {
+    static let version: UInt8 = 1
+    static let headerSize = 21
+    static let overhead = headerSize + XChaChaPoly.nonceSize + XChaChaPoly.tagSize
+    /// Records are small values; anything larger belongs in a bundle. Checked before any work.
+    static let maximumPlaintextSize = 1 << 20
+    static let maximumSealedSize = maximumPlaintextSize + overhead
+
+    static let associatedDataLabel = Array("vaultctl sealed record v1".utf8)
+    static let tagLabel = Array("vaultctl sealed record tag v1".utf8)
+    /// record key(v) = HKDF-SHA-256(IKM = compartment key(v), salt = empty, info = this, L = 32): a key
+    /// of its own, so no record ciphertext is ever made under the key that wraps bundle data keys.
+    static let recordKeyInfo = Array("vaultctl sealed record key v1".utf8)
+
+    /// The parsed fixed part of a sealed record. Parsing checks sizes and the version only: nothing
+    /// in it is trusted before the AEAD accepts the whole.
+    struct Header: Equatable {
+        let keyVersion: UInt32
+        let tags: Tags
+        let nonce: [UInt8]
+
+        /// Checks the size bound first, then the version and the key version; the rest is ciphertext.
+        init(parsing sealed: [UInt8]) throws {
+            guard sealed.count >= SealedRecordCodec.overhead, sealed.count <= SealedRecordCodec.maximumSealedSize else {
+                throw CryptoVaultError(.malformedRecord, "a sealed record must be \(SealedRecordCodec.overhead) to \(SealedRecordCodec.maximumSealedSize) bytes, not \(sealed.count)")
+            }
+            guard sealed[0] == SealedRecordCodec.version else {
+                throw CryptoVaultError(.malformedRecord, "sealed record version \(sealed[0]) is not one this vaultctl reads (1)")
+            }
+            let keyVersion = sealed[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard keyVersion >= 1 else { throw CryptoVaultError(.malformedRecord, "a sealed record's key version must be at least 1") }
+            self.keyVersion = keyVersion
+            tags = Tags(bytes: Array(sealed[5..<21]))
+            nonce = Array(sealed[21..<45])
+        }
+
+        init(keyVersion: UInt32, tags: Tags, nonce: [UInt8]) {
+            self.keyVersion = keyVersion
+            self.tags = tags
+            self.nonce = nonce
+        }
+
+        /// The 21 header bytes (the nonce follows them in the record).
+        var serialized: [UInt8] { [SealedRecordCodec.version] + ByteEncoding.bigEndian(keyVersion) + tags.bytes }
+    }
+
+    /// The four 4-byte tags of an identity.
+    struct Tags: Equatable {
+        let vault: [UInt8]
+        let compartment: [UInt8]
+        let row: [UInt8]
+        let field: [UInt8]
+
+        init(bytes: [UInt8]) {
+            vault = Array(bytes[0..<4])
+            compartment = Array(bytes[4..<8])
+            row = Array(bytes[8..<12])
+            field = Array(bytes[12..<16])
+        }
+
+        init(_ identity: SealedRecordIdentity) {
+            let location = identity.location
+            vault = SealedRecordCodec.tag(1, identity.vaultID)
+            compartment = SealedRecordCodec.tag(2, identity.compartmentID)
+            row = SealedRecordCodec.tag(3, lengthPrefixed(Array(location.module.utf8)) + lengthPrefixed(Array(location.table.utf8))
+                                          + lengthPrefixed(location.recordID))
+            field = SealedRecordCodec.tag(4, lengthPrefixed(Array(location.field.utf8)))
+        }
+
+        var bytes: [UInt8] { vault + compartment + row + field }
+    }
+
+    static func tag(_ kind: UInt8, _ data: [UInt8]) -> [UInt8] {
+        Array(SHA256.hash(tagLabel + [0x00, kind] + data).prefix(4))
+    }
+
+    static func associatedData(header: [UInt8], identity: SealedRecordIdentity) -> [UInt8] {
+        let location = identity.location
+        var data = associatedDataLabel + [0x00] + header + identity.vaultID + identity.compartmentID
+        data += lengthPrefixed(Array(location.module.utf8)) + lengthPrefixed(Array(location.table.utf8))
+        data += lengthPrefixed(location.recordID) + lengthPrefixed(Array(location.field.utf8))
+        return data
+    }
+
+    static func recordKey(compartmentKey: SecureBytes) throws -> SecureBytes {
+        try HKDF.deriveKey(inputKeyMaterial: compartmentKey, salt: [], info: recordKeyInfo, outputCount: 32)
+    }
+
+    /// Seals `plaintext` for `identity` under `recordKey` (the record key of `identity.keyVersion`).
+    /// `nonce` is for known-answer tests only: the vault always draws a fresh random one.
+    static func seal(_ plaintext: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes,
+                     nonce: [UInt8]? = nil) throws -> [UInt8] {
+        guard plaintext.count <= maximumPlaintextSize else {
+            throw CryptoVaultError(.invalidInput, "a sealed record holds at most \(maximumPlaintextSize) bytes (\(plaintext.count) given); store larger values as bundles")
+        }
+        guard identity.keyVersion >= 1 else { throw CryptoVaultError(.unknownKeyVersion, "key version 0 does not exist") }
+        let nonce = try nonce ?? SecureRandom.bytes(XChaChaPoly.nonceSize)
+        let header = Header(keyVersion: identity.keyVersion, tags: Tags(identity), nonce: nonce).serialized
+        let sealed = try XChaChaPoly.seal(plaintext, key: recordKey, nonce: nonce,
+                                          authenticating: associatedData(header: header, identity: identity))
+        return header + nonce + sealed
+    }
+
+    /// Opens a sealed record expected at `identity` (whose key version must be the header's: the caller
+    /// chose `recordKey` by it). A refusal says which part of the identity differs, or that the
+    /// record was altered (`corruptRecord`); no plaintext is returned on any failure.
+    static func open(_ sealed: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> [UInt8] {
+        let header = try Header(parsing: sealed)
+        guard header.keyVersion == identity.keyVersion else {
+            throw CryptoVaultError(.corruptRecord, "the sealed record says key version \(header.keyVersion), its row \(identity.keyVersion)")
+        }
+        let ad = associatedData(header: Array(sealed[0..<headerSize]), identity: identity)
+        do {
+            return try XChaChaPoly.open(Array(sealed[(headerSize + XChaChaPoly.nonceSize)...]), key: recordKey, nonce: header.nonce,
+                                        authenticating: ad)
+        } catch let error as CryptoVaultError where error.code == .authenticationFailure {
+            throw diagnosis(header.tags, expected: Tags(identity), location: identity.location)
+        }
+    }
+
+    /// Why a record that failed to authenticate did: the first tag (vault, compartment, row, field)
+    /// that is not the expected identity's, or an alteration when all four are.
+    static func diagnosis(_ found: Tags, expected: Tags, location: SealedRecordLocation) -> CryptoVaultError {
+        if found.vault != expected.vault {
+            return CryptoVaultError(.recordFromAnotherVault, "sealed record \(location) was sealed in another vault; it is refused")
+        }
+        if found.compartment != expected.compartment {
+            return CryptoVaultError(.recordFromAnotherCompartment, "sealed record \(location) was sealed in another compartment; it is refused")
+        }
+        if found.row != expected.row {
+            return CryptoVaultError(.recordFromAnotherRow, "sealed record \(location) was sealed for another record (copied or moved); it is refused")
+        }
+        if found.field != expected.field {
+            return CryptoVaultError(.recordFromAnotherField, "sealed record \(location) was sealed for another field of its record; it is refused")
+        }
+        return CryptoVaultError(.corruptRecord, "sealed record \(location) fails authentication (altered)")
+    }
+}
+
+/// u8 length || bytes, for the parts of a record's identity (each at most 64 bytes).
+func lengthPrefixed(_ bytes: [UInt8]) -> [UInt8] {
+    [UInt8(truncatingIfNeeded: bytes.count)] + bytes
+}
