@@ -103,4 +103,12 @@ public enum CryptoVaultErrorCode: String, Sendable {
     /// A seal into a compartment this device may only view, or a vault-side operation (put, rewrap)
     /// on a compartment that belongs to another vault.
     case sharedCompartmentReadOnly
+
+    // MARK: The audited transaction
+
+    /// A vault write started inside a `VaultTransaction`'s body: it would commit on its own, apart
+    /// from the transaction; the body makes its changes through the transaction instead.
+    case nestedTransaction
+    /// An audit entry recorded through a `VaultTransaction` after its body returned.
+    case transactionClosed
 }

@@ -81,12 +81,20 @@ public final class Database: @unchecked Sendable {
         try statement.forEachRawRow(body)
     }
 
+    /// Whether a transaction is open on this connection (SQLite is out of autocommit mode).
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `body` in a write transaction taken up front (`BEGIN IMMEDIATE`), so two processes never
     /// both read-then-write on a stale view: the second waits for the first. Rolls back on throw.
+    /// A second write transaction inside one is refused (`.nestedTransaction`) rather than joined:
+    /// whoever opened it would believe its changes committed when it returned.
     public func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        guard !isInTransaction else {
+            throw CryptoVaultError(.nestedTransaction, "a vault write was started inside a transaction; make the change through the transaction itself")
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -99,7 +107,10 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Runs `body` in a read transaction: every query inside sees one consistent snapshot.
+    /// Inside a transaction already (a read made in a `VaultTransaction`'s body), it runs in that one:
+    /// it sees that transaction's snapshot and its uncommitted changes.
     public func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        if isInTransaction { return try body() }
         try execute("BEGIN DEFERRED")
         defer { try? execute("COMMIT") }
         return try body()

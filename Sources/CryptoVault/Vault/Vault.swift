@@ -16,7 +16,9 @@ public final class Vault: @unchecked Sendable {
     /// Where this vault's events are recorded (the audit log, in vaultctl).
     public let journal: VaultJournal
     let database: Database
-    private let lock = NSLock()
+    /// Recursive, so a read made inside a transaction's body (looking up a compartment) runs on the
+    /// same connection instead of waiting forever for the lock its own transaction holds.
+    private let lock = NSRecursiveLock()
     /// Opened with `readOnly`: nothing is written, not even a checkpoint of the write-ahead log.
     public let isReadOnly: Bool
     /// Bytes in the write-ahead log before this process opened the vault. A vault at rest has none

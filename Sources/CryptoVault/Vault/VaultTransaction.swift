@@ -1,0 +1,58 @@
+/// The one way to change the vault: a write transaction that carries its own audit entries.
+///
+/// `unlocked.transaction { tx in … }` runs the body inside one SQLite write transaction
+/// (`BEGIN IMMEDIATE`). The body reads and writes through `tx.database` and records what it did
+/// with `tx.record(…)`; each entry is appended to the journal inside the same transaction, so the
+/// changes and their entries commit together or not at all: if the body throws, both roll back,
+/// and there is never a change without its entry nor an entry for a change that did not happen
+/// (SECURITY.md §8, "An operation and its entry").
+///
+/// A transaction is usable only while its body runs: recording through one kept past the body
+/// throws `.transactionClosed`, because its entry could no longer commit with anything.
+/// Other modules extend this type with their own operations (sealed records, their own tables), so
+/// every change they make is inside a transaction too.
+public final class VaultTransaction {
+    /// The vault this transaction changes; its master key derives the keys that seal entries' details.
+    public let vault: UnlockedVault
+    /// The connection, inside the open write transaction. Read and write your own module's tables here.
+    public let database: Database
+    private let auditKeys: AuditKeys
+    private var isOpen = true
+
+    init(vault: UnlockedVault, database: Database) throws {
+        self.vault = vault
+        self.database = database
+        self.auditKeys = try vault.auditKeys()
+    }
+
+    /// Records `action` in the journal, in this transaction: it commits with this transaction's
+    /// changes or not at all. `details` are sealed and keyed-hashed by the journal, never stored in clear.
+    public func record(_ action: AuditAction, compartment: [UInt8]? = nil, subject: [UInt8]? = nil,
+                       details: [VaultEvent.Detail] = []) throws {
+        try record(VaultEvent(action, compartmentID: compartment, subjectID: subject, details: details))
+    }
+
+    /// Records an event already assembled (an egress decision's details, say), in this transaction.
+    public func record(_ event: VaultEvent) throws {
+        guard isOpen else {
+            throw CryptoVaultError(.transactionClosed, "an audit entry was recorded through a transaction that has ended; record inside the transaction's body")
+        }
+        try vault.vault.journal.append(event, in: database, vaultID: vault.vaultID, keys: auditKeys)
+    }
+
+    func close() { isOpen = false }
+}
+
+extension UnlockedVault {
+    /// Runs `body` in one write transaction with its audit entries (see `VaultTransaction`): what it
+    /// changes and what it records commit together, or, if it throws, neither does.
+    public func transaction<Result>(_ body: (VaultTransaction) throws -> Result) throws -> Result {
+        try vault.withDatabase { database in
+            try database.writeTransaction {
+                let transaction = try VaultTransaction(vault: self, database: database)
+                defer { transaction.close() }
+                return try body(transaction)
+            }
+        }
+    }
+}
