@@ -1,3 +1,4 @@
+import CProcessHardening
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -45,6 +46,32 @@ public final class ControlConnection: Sendable {
         let prefix = [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + head
         try writeAll(prefix, until: deadline)
         try writeAll(tail, until: deadline)
+    }
+
+    /// Hands the other side these descriptors (SCM_RIGHTS, on one byte after the last frame): a
+    /// client's standard streams and working directory for a command the daemon runs (§10.8).
+    public func sendDescriptors(_ descriptors: [Int32]) throws(ApplianceError) {
+        try wait(for: POLLOUT, until: Date().addingTimeInterval(timeoutSeconds), "the other side did not take the descriptors")
+        guard process_hardening_send_descriptors(descriptor, descriptors, Int32(descriptors.count)) == 0 else {
+            throw LocalSocket.failure("sendmsg (descriptors) on", "the control connection")
+        }
+    }
+
+    /// Receives exactly `count` descriptors sent by `sendDescriptors`, before `deadline`. Anything
+    /// else (none, more, a closed connection) is refused, and what came is closed.
+    public func receiveDescriptors(count: Int, before deadline: Date) throws(ApplianceError) -> [Int32] {
+        try waitReadable(until: deadline)
+        var descriptors = [Int32](repeating: -1, count: 8)
+        var received: Int32 = 0
+        let status = process_hardening_receive_descriptors(descriptor, &descriptors, Int32(descriptors.count), &received)
+        if status == 0 { throw ApplianceError(.connectionClosed, "the other side closed the connection") }
+        guard status == 1 else { throw LocalSocket.failure("recvmsg (descriptors) on", "the control connection") }
+        let taken = Array(descriptors.prefix(Int(received)))
+        guard taken.count == count else {
+            taken.forEach { close($0) }
+            throw ApplianceError(.invalidRequest, "a command request must pass \(count) descriptors (standard input, output, error and the working directory); it passed \(taken.count)")
+        }
+        return taken
     }
 
     /// Sends a request and returns the reply.

@@ -10,7 +10,8 @@ import Glibc
 enum BundleInput {
     static func open(_ path: String) throws -> FileDescriptor {
         guard path == "-" else { return try FileDescriptor.openForReading(path) }
-        if FileDescriptor.standardInput.regularFileSize() != nil { return .standardInput }
+        let input = StandardStreams.current.input
+        if input.regularFileSize() != nil { return input }
         return try spoolStandardInput()
     }
 
@@ -24,7 +25,7 @@ enum BundleInput {
         let spool = FileDescriptor(rawValue: raw, path: "standard input", ownsDescriptor: true)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = try buffer.withUnsafeMutableBytes { try FileDescriptor.standardInput.readFully(into: $0) }
+            let count = try buffer.withUnsafeMutableBytes { try StandardStreams.current.input.readFully(into: $0) }
             try buffer.withUnsafeBytes { try spool.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             if count < buffer.count { return spool }
         }

@@ -80,8 +80,10 @@ enum VaultLocation {
     }
 
     /// `prompt` is what the terminal asks when no credential option is given.
+    /// In the daemon, running a client's command, the daemon's vault (SECURITY.md §10.8).
     static func unlock(_ arguments: ParsedArguments, upgrade: Bool = true, prompt: String = "Passphrase: ") throws -> UnlockedVault {
-        try unlock(try open(arguments, upgrade: upgrade), arguments, prompt: prompt)
+        if let served = try CommandHost.vault(for: arguments) { return served }
+        return try unlock(try open(arguments, upgrade: upgrade), arguments, prompt: prompt)
     }
 
     /// Unlocks `vault` and says on stderr what the unlock skipped (a refused keyslot row, a KDF

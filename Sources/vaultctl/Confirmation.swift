@@ -11,7 +11,10 @@ enum Confirmation {
     /// after reading `consequence`. Without a terminal and without the flag: a usage error (exit 64).
     static func require(_ confirmed: Bool, flag: String, consequence: String) throws {
         if confirmed { return }
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
+        // A command the daemon runs for a client has the client's streams but not its terminal
+        // (/dev/tty would be the daemon's): it needs the flag.
+        let streams = StandardStreams.current
+        guard streams.isOwn, streams.isTerminal(streams.input), streams.isTerminal(streams.error) else {
             throw CommandError(message: "\(consequence); add \(flag) to confirm", exitCode: .usage)
         }
         let answer = try ask("\(consequence).\nType YES (in capitals) to go ahead: ")

@@ -13,14 +13,14 @@ final class OutputTarget {
     private let file: AtomicOutputFile?
     private(set) var bytesWritten: UInt64 = 0
 
-    var isStandardOutput: Bool { file == nil && descriptor === FileDescriptor.standardOutput }
+    var isStandardOutput: Bool { file == nil && descriptor === StandardStreams.current.output }
     var name: String { file?.path ?? descriptor.path }
 
     /// `-o PATH`, `-o -`, or nothing (standard output). Refuses an existing file unless `force`, and
     /// a directory, socket, block device or dangling symbolic link always.
     init(_ option: String?, force: Bool) throws {
         guard let path = option, path != "-" else {
-            descriptor = .standardOutput
+            descriptor = StandardStreams.current.output
             file = nil
             return
         }
@@ -79,13 +79,15 @@ final class ProgressBar {
     let label: String
     let total: UInt64?
     private let enabled: Bool
+    /// Taken when the bar is made: updates may come from worker threads, which do not see the task's streams.
+    private let streams = StandardStreams.current
     private let start = Date()
     private var drawn = false
 
     init(_ label: String, total: UInt64?) {
         self.label = label
         self.total = total
-        enabled = isatty(STDERR_FILENO) == 1 && (total.map { $0 >= Self.threshold } ?? true)
+        enabled = streams.isTerminal(streams.error) && (total.map { $0 >= Self.threshold } ?? true)
     }
 
     func update(_ done: UInt64) {
@@ -99,11 +101,11 @@ final class ProgressBar {
             let filled = Int(fraction * 30)
             line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(Int(fraction * 100))%"
         }
-        Output.progress(line + "  " + rate + "   ")
+        streams.write(Array((line + "  " + rate + "   ").utf8), to: streams.error)
     }
 
     func finish() {
         guard drawn else { return }
-        Output.progress("\n")
+        streams.write([0x0A], to: streams.error)
     }
 }

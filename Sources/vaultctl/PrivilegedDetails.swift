@@ -55,6 +55,7 @@ final class PrivilegedDetails {
 
     /// Names of the compartments with a live session in the daemon serving this vault; none if no daemon answers.
     private static func daemonSessionCompartments(_ arguments: ParsedArguments) throws -> Set<String> {
+        if let forwarded = CommandHost.current { return Set(forwarded.sessions.live().map(\.compartment.name)) }
         let reply: ControlMessage
         do {
             reply = try DaemonClient.ask(arguments, ControlMessage(["op": "session.list"]))

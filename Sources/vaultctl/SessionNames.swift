@@ -34,6 +34,9 @@ final class SessionNames {
     /// The name through the daemon's live session, if a daemon serves the vault and holds one; once
     /// no daemon answers, it is not asked again.
     private func daemonName(of bundle: StoredBundle) -> String? {
+        if let forwarded = CommandHost.current {
+            return try? forwarded.sessions.newestSession(of: bundle.compartment).storedName(bundle.bundleID)
+        }
         guard let arguments, daemonServes else { return nil }
         do {
             return try DaemonClient.sessionName(of: bundle.idString, arguments: arguments)

@@ -22,12 +22,13 @@ public final class Daemon: Sendable {
 
     /// `failureReply` turns an error into the reply a client reports (message, hint, exit code): the
     /// face that starts the daemon knows how it reports errors.
+    /// `commands` runs the commands clients forward (§10.8); without it the daemon answers only its own requests.
     public init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits, channel: ChannelListening?,
-                failureReply: @escaping FailureReply) {
+                failureReply: @escaping FailureReply, commands: ForwardedCommand.Host? = nil) {
         self.vault = vault
         self.server = server
         self.channel = channel
-        requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits, failureReply: failureReply)
+        requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits, failureReply: failureReply, commands: commands)
     }
 
     public func run() throws {
@@ -36,7 +37,7 @@ public final class Daemon: Sendable {
         let sweeper = startSweeper()
         channel?.start()
         DaemonLog.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
-        server.run(refused: recordRefusal) { [requests, vault, server] request, connection, _ in
+        server.run(refused: recordRefusal) { [requests, vault, server] request, connection, client in
             // `serve --stop`: only the owner gets this far (the server checked the peer's uid).
             if request.text("op") == "daemon.stop" {
                 var reply = ControlMessage.success()
@@ -45,7 +46,7 @@ public final class Daemon: Sendable {
                 server.stop()
                 return
             }
-            requests.handle(request, on: connection)
+            requests.handle(request, on: connection, from: client)
             // Each answered request is covered by a signed checkpoint at once, not when the daemon stops.
             try? vault.vault.finishCommand()
         }

@@ -11,20 +11,52 @@ struct DaemonRequests: Sendable {
     let sessions: SessionRegistry
     let limits: SessionLimits
     let failureReply: Daemon.FailureReply
+    let commands: ForwardedCommand.Host?
 
-    func handle(_ request: ControlMessage, on connection: ControlConnection) {
+    func handle(_ request: ControlMessage, on connection: ControlConnection, from client: PeerCredentials) {
         do {
+            try record(request, from: client)
             switch request.text("op") {
             case "session.start": try connection.send(try startSession(request))
             case "session.list": try connection.send(listSessions())
             case "session.end": try connection.send(try endSessions(request))
             case "read": try read(request, on: connection)
             case "name": try connection.send(try name(request))
+            case "command": try connection.send(try run(request, on: connection, from: client))
             default: throw ApplianceError(.invalidRequest, "unknown request '\(request.text("op") ?? "")'")
             }
         } catch {
             try? connection.send(failureReply(error))
         }
+    }
+
+    /// Every request is an audit entry with the uid and pid the kernel gave for the connection, made
+    /// before the request is carried out (SECURITY.md §10.8); a request that cannot be recorded is
+    /// not carried out.
+    private func record(_ request: ControlMessage, from client: PeerCredentials) throws {
+        let op = request.text("op") ?? ""
+        let what = op == "command" ? "command " + (request.text("command") ?? "") : op
+        try vault.record(VaultEvent(.applianceRequest, details: [.init("uid", "\(client.uid)"), .init("pid", "\(client.pid)"),
+                                                                 .init("request", what)]))
+    }
+
+    /// Runs a command for the client ("command": its path, "arguments": the whole command line,
+    /// NUL-separated), with the client's streams and directory passed after the request, and answers
+    /// with its exit status once it is done.
+    private func run(_ request: ControlMessage, on connection: ControlConnection, from client: PeerCredentials) throws -> ControlMessage {
+        guard let commands else { throw ApplianceError(.invalidRequest, "this daemon runs no commands") }
+        let command = try Self.required("command", in: request)
+        guard let encoded = request.bytes("arguments"), !encoded.isEmpty else {
+            throw ApplianceError(.invalidRequest, "the request 'command' needs 'arguments'")
+        }
+        let arguments = encoded.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let descriptors = try connection.receiveDescriptors(count: ForwardedCommand.descriptorCount,
+                                                            before: Date().addingTimeInterval(connection.timeoutSeconds))
+        let forwarded = try ForwardedCommand.take(descriptors, command: command, arguments: arguments, client: client,
+                                                  vault: vault, sessions: sessions)
+        var reply = ControlMessage.success()
+        reply.set("exit", "\(commands(forwarded))")
+        return reply
     }
 
     /// What a client would be told of `error`, for the daemon's own log.

@@ -136,7 +136,7 @@ struct InputFile {
 
     init(_ path: String) throws {
         if path == "-" {
-            descriptor = .standardInput
+            descriptor = StandardStreams.current.input
             name = "stdin"
             size = descriptor.regularFileSize()
             modificationTime = Int64(Date().timeIntervalSince1970)

@@ -28,7 +28,8 @@ enum ServeCommand {
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
             let channel = try channelListening(arguments, vault: unlocked)
-            try Daemon(vault: unlocked, server: server, limits: limits, channel: channel, failureReply: FailureReport.reply).run()
+            try Daemon(vault: unlocked, server: server, limits: limits, channel: channel, failureReply: FailureReport.reply,
+                       commands: CommandHost.run).run()
         }
 
     static let channelOptions = [

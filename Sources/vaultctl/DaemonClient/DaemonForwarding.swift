@@ -1,0 +1,49 @@
+import Appliance
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// While `vaultctl serve` runs for the vault, the commands that need it unlocked run in the daemon
+/// (SECURITY.md §10.8): this process sends its command line and hands the daemon its standard
+/// streams and working directory, so the command reads and writes them as it would here, and the
+/// passphrase is not asked again. A command given a credential option runs here, with that credential.
+enum DaemonForwarding {
+    /// The commands the daemon runs for a client; any other is refused there.
+    static let served: Set<String> = [
+        "put", "ls", "compartment create", "compartment list", "compartment rotate", "compartment retire",
+        "compartment destroy", "compartment rewrap", "egress check", "egress log", "audit log",
+    ]
+    /// A command may run as long as a local one would; the bound only keeps a lost daemon from holding the client forever.
+    static let commandSeconds = 24.0 * 3600
+
+    /// Runs `command` in the daemon serving the vault and returns its exit status, or nil when it
+    /// is to run here: not a served command, a credential given, no daemon, or already in the daemon.
+    static func forward(_ command: Command, _ parsed: ParsedArguments, arguments: [String]) throws -> ExitCode? {
+        guard served.contains(command.path), CommandHost.current == nil, !hasCredential(parsed) else { return nil }
+        guard let connection = try connectIfServing(DaemonSocket.path(parsed)) else { return nil }
+        var request = ControlMessage(["op": "command", "command": command.path])
+        request.set("arguments", bytes: Array(arguments.joined(separator: "\u{0}").utf8))
+        try connection.sendRequest(request)
+        let directory = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw CommandError(message: "cannot open the working directory: \(String(cString: strerror(errno)))", exitCode: .ioError) }
+        defer { close(directory) }
+        try connection.sendDescriptors([STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, directory])
+        let reply = try DaemonClient.checked(try connection.receive())
+        return reply.text("exit").flatMap(Int32.init).flatMap(ExitCode.init(rawValue:)) ?? .failure
+    }
+
+    /// A connection to the daemon, or nil if none serves the vault (or its socket path cannot be one).
+    private static func connectIfServing(_ path: String) throws -> ControlConnection? {
+        do {
+            return try ControlConnection.connect(to: path, timeoutSeconds: commandSeconds)
+        } catch {
+            if error.code == .noDaemon || error.code == .socketPathTooLong { return nil }
+            throw error
+        }
+    }
+
+    private static func hasCredential(_ parsed: ParsedArguments) -> Bool {
+        parsed.value("--passphrase-file") != nil || parsed.value("--recovery-key-file") != nil || !parsed.allValues("--share-file").isEmpty
+    }
+}
