@@ -49,19 +49,4 @@ struct PairingCodeTests {
         clock.advance(0.5)
         #expect(throws: PeerChannelError(.pairingCodeExpired, "")) { try timed.checkUsable() }
     }
-
-    @Test(arguments: ["127.0.0.1:7420", "0.0.0.0:0", "192.168.1.20:65535"])
-    func addressesParse(text: String) throws {
-        #expect(try SocketAddress(parsing: text).description == text)
-    }
-
-    @Test("a host name is resolved to its IPv4 address")
-    func hostNamesResolve() throws {
-        #expect(try SocketAddress(parsing: "localhost:7420").description == "127.0.0.1:7420")
-    }
-
-    @Test(arguments: ["127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:+80", "no such host:80", "-x:80", "[::1]:80", "::1:80", "1.2.3:80", "127.0.0.1:000080", "127.0.0.1:080"])
-    func badAddressesAreRefused(text: String) {
-        #expect(throws: PeerChannelError(.invalidConfiguration, "")) { try SocketAddress(parsing: text) }
-    }
 }

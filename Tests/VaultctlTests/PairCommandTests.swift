@@ -6,6 +6,19 @@ import Testing
 
 /// `vaultctl pair host`, `pair join` and `peers list` between two vaults over loopback.
 struct PairCommandTests {
+    /// Whether this machine can listen on the IPv6 loopback (containers often have none).
+    static var hasIPv6Loopback: Bool {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr.__in6_u.__u6_addr8.15 = 1
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }
+
     /// A running `pair host` with the code and address it printed.
     struct Host {
         let running: CLI.Running
@@ -22,9 +35,8 @@ struct PairCommandTests {
         }
     }
 
-    static func startHost(_ vault: CLIVault) throws -> Host {
-        let running = try CLI.start(["pair", "host", "--listen", "127.0.0.1:0", "--vault", vault.directory,
-                                     "--passphrase-file", vault.passphraseFile])
+    static func startHost(_ vault: CLIVault, _ listen: [String] = ["--address", "127.0.0.1:0"]) throws -> Host {
+        let running = try CLI.start(["pair", "host"] + listen + ["--vault", vault.directory, "--passphrase-file", vault.passphraseFile])
         for _ in 0..<400 {
             let output = String(decoding: FileManager.default.contents(atPath: running.outputPath) ?? Data(), as: UTF8.self)
             let lines = output.split(separator: "\n")
@@ -40,10 +52,10 @@ struct PairCommandTests {
         throw CLIError(message: "pair host printed no code: \(running.result().stderr)")
     }
 
-    static func join(_ vault: CLIVault, _ address: String, code: String) throws -> CLI.Result {
+    static func join(_ vault: CLIVault, _ address: String, code: String, positional: Bool = false) throws -> CLI.Result {
         let codeFile = vault.root + "/code"
         try vault.write(code + "\n", to: codeFile)
-        return try vault.run(["pair", "join", address, "--code-file", codeFile])
+        return try vault.run(["pair", "join"] + (positional ? [address] : ["--address", address]) + ["--code-file", codeFile])
     }
 
     static func json(_ result: CLI.Result) throws -> Any {
@@ -126,7 +138,37 @@ struct PairCommandTests {
         #expect(inArgv.status == 64)
         let mistyped = try Self.join(laptop, "127.0.0.1:9", code: "7KQ2M-X9D4")
         #expect(mistyped.status == 64 && mistyped.stderr.contains("a pairing code is 10 letters and digits"))
-        let badAddress = try Self.join(laptop, "[::1]:9", code: "7KQ2M-X9D4R")
-        #expect(badAddress.status == 64 && badAddress.stderr.contains("is not an ADDR:PORT with an IPv4 address or a host name"))
+        let badAddress = try Self.join(laptop, "[::1]9", code: "7KQ2M-X9D4R")
+        #expect(badAddress.status == 64 && badAddress.stderr.contains("is not an ADDR:PORT with an IPv4 address, an IPv6 address in brackets"),
+                "\(badAddress.stderr)")
+        let unbracketed = try Self.join(laptop, "::1:9", code: "7KQ2M-X9D4R")
+        #expect(unbracketed.status == 64 && unbracketed.stderr.contains("in brackets before the port, as in [::1]:7420"), "\(unbracketed.stderr)")
+    }
+
+    @Test("two vaults pair over the IPv6 loopback: the host listens on [::1] and prints it so, the joiner connects to it",
+          .enabled(if: hasIPv6Loopback, "this machine has no IPv6 loopback (::1): pairing over IPv6 is skipped"))
+    func pairingOverIPv6() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk, ["--address", "[::1]:0"])
+        #expect(host.address.hasPrefix("[::1]:"), "\(host.address)")
+        let joined = try Self.join(laptop, host.address, code: host.code)
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(host.finish().status == 0)
+        #expect(try Self.pairedIDs(laptop) == [Self.deviceID(desk)] && Self.pairedIDs(desk) == [Self.deviceID(laptop)])
+    }
+
+    @Test("the older spellings still work: 'pair host --listen' and the address as pair join's argument; both forms at once are refused")
+    func olderSpellingsStillWork() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk, ["--listen", "127.0.0.1:0"])
+        let joined = try Self.join(laptop, host.address, code: host.code, positional: true)
+        #expect(joined.status == 0 && host.finish().status == 0, "\(joined.stderr)")
+        #expect(try Self.pairedIDs(laptop) == [Self.deviceID(desk)])
+        let both = try laptop.run(["pair", "join", "127.0.0.1:9", "--address", "127.0.0.1:9"])
+        #expect(both.status == 64 && both.stderr.contains("give the address once, as --address ADDR:PORT"), "\(both.stderr)")
+        let neither = try laptop.run(["pair", "join"])
+        #expect(neither.status == 64 && neither.stderr.contains("missing --address"), "\(neither.stderr)")
+        let help = try CLI.run(["pair", "host", "--help"]).stdout
+        #expect(help.contains("--address ADDR:PORT") && !help.contains("--listen"), "the help shows the one name: \(help)")
     }
 }

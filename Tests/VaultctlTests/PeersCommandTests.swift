@@ -28,7 +28,7 @@ struct PeersCommandTests {
     @Test func revokeForgetsTheDeviceAndAuditsIt() throws {
         let (desk, laptop) = try Self.pairedVaults()
         let laptopFingerprint = try Self.fingerprint(laptop)
-        let revoked = try desk.run(["peers", "revoke", laptopFingerprint.uppercased()])
+        let revoked = try desk.run(["peers", "revoke", "--peer", laptopFingerprint.uppercased()])
         #expect(revoked.status == 0, "\(revoked.stderr)")
         #expect(revoked.stdout.contains("Revoked ") && revoked.stdout.contains(laptopFingerprint))
         #expect(try PairCommandTests.pairedIDs(desk).isEmpty)
@@ -42,10 +42,10 @@ struct PeersCommandTests {
     }
 
     /// The desk's channel, served from this process with the desk vault's own keys and pins.
-    static func serveDesk(_ desk: CLIVault) throws -> ChannelServer {
+    static func serveDesk(_ desk: CLIVault, on address: String = "127.0.0.1:0") throws -> ChannelServer {
         let vault = try Vault.open(at: desk.directory, journal: AuditLog())
         let unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
-        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: unlocked.deviceKeys(),
+        let server = try ChannelServer(address: SocketAddress(parsing: address), localKeys: unlocked.deviceKeys(),
                                        pinnedPeers: { try vault.familyPairings() }, services: [])
         server.start()
         return server
@@ -55,13 +55,37 @@ struct PeersCommandTests {
         let (desk, laptop) = try Self.pairedVaults()
         let server = try Self.serveDesk(desk)
         defer { server.stop() }
-        let pinged = try laptop.run(["peers", "ping", try Self.fingerprint(desk), "--address", server.address.description, "--count", "3"])
+        let pinged = try laptop.run(["peers", "ping", "--peer", try Self.fingerprint(desk), "--address", server.address.description, "--count", "3"])
         #expect(pinged.status == 0, "\(pinged.stderr)")
         #expect(pinged.stdout.split(separator: "\n").filter { $0.hasPrefix("Reply from ") }.count == 3)
         #expect(try desk.run(["peers", "revoke", try Self.fingerprint(laptop)]).status == 0)
         let refused = try laptop.run(["peers", "ping", try Self.fingerprint(desk), "--to", server.address.description])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("does not know this device"))
+    }
+
+    @Test("ping reaches a paired device listening on the IPv6 loopback, addressed as [::1]:PORT",
+          .enabled(if: PairCommandTests.hasIPv6Loopback, "this machine has no IPv6 loopback (::1): ping over IPv6 is skipped"))
+    func pingOverIPv6() throws {
+        let (desk, laptop) = try Self.pairedVaults()
+        let server = try Self.serveDesk(desk, on: "[::1]:0")
+        defer { server.stop() }
+        #expect(server.address.description.hasPrefix("[::1]:"))
+        let pinged = try laptop.run(["peers", "ping", "--peer", try Self.fingerprint(desk), "--address", server.address.description, "--json"])
+        #expect(pinged.status == 0, "\(pinged.stderr)")
+        let answer = try #require(try PairCommandTests.json(pinged) as? [String: Any])
+        #expect(answer["address"] as? String == server.address.description && (answer["replies"] as? [Any])?.count == 1)
+    }
+
+    @Test("the peer is --peer; the older positional still works, and both at once are refused")
+    func peerIsNamedByOption() throws {
+        let (desk, laptop) = try Self.pairedVaults()
+        let both = try laptop.run(["peers", "ping", "desk", "--peer", "desk", "--address", "127.0.0.1:9"])
+        #expect(both.status == 64 && both.stderr.contains("give the device once, as --peer PEER"), "\(both.stderr)")
+        let neither = try laptop.run(["peers", "revoke"])
+        #expect(neither.status == 64 && neither.stderr.contains("missing --peer"), "\(neither.stderr)")
+        let positional = try desk.run(["peers", "revoke", try Self.fingerprint(laptop)])
+        #expect(positional.status == 0 && positional.stdout.contains("Revoked "), "\(positional.stderr)")
     }
 
     @Test func pingRefusesADeviceThatIsNotTheOnePinned() throws {

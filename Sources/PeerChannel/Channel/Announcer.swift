@@ -23,7 +23,7 @@ public final class Announcer: Sendable {
         self.announcement = announcement
         self.destination = destination
         self.intervalSeconds = intervalSeconds
-        descriptor = try SocketCalls.udpSocket()
+        descriptor = try SocketCalls.udpSocket(for: destination)
     }
 
     deinit { SocketCalls.close(descriptor) }

@@ -26,7 +26,7 @@ public enum Discovery {
 
     public static func listen(on address: SocketAddress = defaultAddress,
                               seconds: Double, stop: (Heard) -> Bool = { _ in false }) throws(PeerChannelError) -> [Heard] {
-        let descriptor = try SocketCalls.udpSocket()
+        let descriptor = try SocketCalls.udpSocket(for: address)
         defer { SocketCalls.close(descriptor) }
         try SocketCalls.bindDatagram(descriptor, to: address)
         let deadline = DispatchTime.now() + max(0, seconds)

@@ -10,9 +10,9 @@ enum SocketCalls {
         return PeerChannelError(.connectionFailed, "\(call)\(detail.isEmpty ? "" : " \(detail)") failed: \(reason)")
     }
 
-    /// A non-blocking, close-on-exec TCP socket.
-    static func tcpSocket() throws(PeerChannelError) -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    /// A non-blocking, close-on-exec TCP socket for `address`'s family (IPv4 or IPv6).
+    static func tcpSocket(for address: SocketAddress) throws(PeerChannelError) -> Int32 {
+        let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket") }
         return descriptor
     }
@@ -28,30 +28,31 @@ enum SocketCalls {
     static func bindAndListen(_ descriptor: Int32, to address: SocketAddress, backlog: Int32) throws(PeerChannelError) {
         var reuse: Int32 = 1
         _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var socketAddress = address.socketAddress
-        let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        if address.isIPv6 {
+            // An IPv6 listener takes IPv6 only ([::] does not also take IPv4 here): one address, one family.
+            _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &reuse, socklen_t(MemoryLayout<Int32>.size))
         }
+        let bound = address.withSockaddr { bind(descriptor, $0, $1) }
         guard bound == 0 else { throw failure("bind", "to \(address)") }
         guard listen(descriptor, backlog) == 0 else { throw failure("listen", "on \(address)") }
     }
 
     /// The local address a socket is bound to (the port the system picked for port 0).
     static func localAddress(_ descriptor: Int32) throws(PeerChannelError) -> SocketAddress {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        guard status == 0 else { throw failure("getsockname") }
-        return SocketAddress(address)
+        guard status == 0, let local = SocketAddress(address) else { throw failure("getsockname") }
+        return local
     }
 
     /// Accepts one connection, or nil if none is waiting (EAGAIN).
     static func accept(_ descriptor: Int32) throws(PeerChannelError) -> (Int32, SocketAddress)? {
         while true {
-            var address = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let accepted = withUnsafeMutablePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     Glibc.accept(descriptor, $0, &length)
@@ -61,7 +62,8 @@ enum SocketCalls {
                 // Glibc's module does not export accept4; set the same flags on the new socket.
                 _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
-                return (accepted, SocketAddress(address))
+                // A TCP listener of either family only accepts peers of its family, which always parse.
+                return (accepted, SocketAddress(address) ?? SocketAddress(host: "0.0.0.0", port: 0))
             }
             if errno == EINTR || errno == ECONNABORTED { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
@@ -71,10 +73,7 @@ enum SocketCalls {
 
     /// Starts a non-blocking connect; true if it completed at once.
     static func startConnect(_ descriptor: Int32, to address: SocketAddress) throws(PeerChannelError) -> Bool {
-        var socketAddress = address.socketAddress
-        let status = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let status = address.withSockaddr { connect(descriptor, $0, $1) }
         if status == 0 { return true }
         guard errno == EINPROGRESS || errno == EINTR else { throw failure("connect", "to \(address)") }
         return false
@@ -142,8 +141,8 @@ enum SocketCalls {
 
     /// A non-blocking, close-on-exec UDP socket that may send to a broadcast address and shares its
     /// port with other listeners (several programs may listen for announcements on one machine).
-    static func udpSocket() throws(PeerChannelError) -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    static func udpSocket(for address: SocketAddress = SocketAddress(host: "0.0.0.0", port: 0)) throws(PeerChannelError) -> Int32 {
+        let descriptor = socket(address.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw failure("socket") }
         var on: Int32 = 1
         for option in [SO_BROADCAST, SO_REUSEADDR, SO_REUSEPORT] {
@@ -153,22 +152,14 @@ enum SocketCalls {
     }
 
     static func bindDatagram(_ descriptor: Int32, to address: SocketAddress) throws(PeerChannelError) {
-        var socketAddress = address.socketAddress
-        let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let bound = address.withSockaddr { Glibc.bind(descriptor, $0, $1) }
         guard bound == 0 else { throw failure("bind", "to \(address)") }
     }
 
     /// Sends one datagram; a full send buffer drops it (announcements repeat anyway).
     static func sendDatagram(_ descriptor: Int32, _ datagram: [UInt8], to address: SocketAddress) throws(PeerChannelError) {
-        var socketAddress = address.socketAddress
         let sent = datagram.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            address.withSockaddr { sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
         }
         guard sent >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw failure("sendto", "to \(address)") }
     }
@@ -178,14 +169,16 @@ enum SocketCalls {
     static func receiveDatagram(_ descriptor: Int32, maximum: Int) throws(PeerChannelError) -> (datagram: [UInt8], sender: SocketAddress)? {
         var buffer = [UInt8](repeating: 0, count: maximum + 1)
         while true {
-            var address = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let count = buffer.withUnsafeMutableBytes { bytes in
                 withUnsafeMutablePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length) }
                 }
             }
-            if count >= 0 { return (Array(buffer.prefix(count)), SocketAddress(address)) }
+            // A datagram from a family we do not speak is no announcement: skip it.
+            if count >= 0, let sender = SocketAddress(address) { return (Array(buffer.prefix(count)), sender) }
+            if count >= 0 { continue }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
             throw failure("recvfrom")

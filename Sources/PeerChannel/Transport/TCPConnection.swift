@@ -52,7 +52,7 @@ public final class TCPConnection {
     /// whole exchange.
     public static func connect(to address: SocketAddress, maximumFrameLength: Int,
                                timeoutSeconds: Double) throws(PeerChannelError) -> TCPConnection {
-        let descriptor = try SocketCalls.tcpSocket()
+        let descriptor = try SocketCalls.tcpSocket(for: address)
         let connection = try TCPConnection(descriptor: descriptor, peer: address, maximumFrameLength: maximumFrameLength,
                                            timeoutSeconds: timeoutSeconds)
         if try !SocketCalls.startConnect(descriptor, to: address) {
@@ -131,7 +131,7 @@ public final class TCPListener: Sendable {
 
     /// Listens on `address`; `backlog` connections may wait to be accepted.
     public init(address: SocketAddress, backlog: Int32 = 8) throws(PeerChannelError) {
-        descriptor = try SocketCalls.tcpSocket()
+        descriptor = try SocketCalls.tcpSocket(for: address)
         do {
             try SocketCalls.bindAndListen(descriptor, to: address, backlog: backlog)
             self.address = try SocketCalls.localAddress(descriptor)

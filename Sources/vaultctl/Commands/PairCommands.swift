@@ -12,10 +12,11 @@ enum PairCommands {
         Prints a one-time pairing code and waits for 'vaultctl pair join' on the other device. The
         code works for 5 minutes and allows 3 failed attempts; read it to the other person, never send
         it over the network. On success both devices store the pairing (see 'vaultctl peers list').
-        """, options: Credentials.options + [Option("--listen", value: "ADDR:PORT", "the IPv4 address and port to listen on (default \(defaultListen); port 0 lets the system choose, and the chosen port is printed)")], json: true, examples: ["vaultctl pair host --listen 192.168.1.20:7420"]) { arguments in
+        """, options: Credentials.options + [hostAddress], json: true,
+        examples: ["vaultctl pair host --address 192.168.1.20:7420", "vaultctl pair host --address [fd00::20]:7420"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let keys = try unlocked.deviceKeys()
-            let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--listen") ?? defaultListen))
+            let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--address") ?? defaultListen))
             let lease = PairingCodeLease(code: try PairingCode.generate())
             Output.line("Pairing code: \(lease.code.displayed)")
             Output.line("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
@@ -41,12 +42,20 @@ enum PairCommands {
         }
     }
 
-    static let join = Command("pair join", synopsis: "pair with a device that shows a code (asks for the code)", usage: "ADDR:PORT", about: """
+    /// Where `pair host` listens: `--address`, as every command names an address (`--listen` is the
+    /// older spelling, still accepted).
+    static let hostAddress = Option("--address", value: "ADDR:PORT", "the address and port to listen on (default \(defaultListen); "
+                                    + "an IPv6 address in brackets, as [::]:7420; port 0 lets the system choose, and the chosen port is printed)",
+                                    aliases: ["--listen"])
+
+    static let join = Command("pair join", synopsis: "pair with a device that shows a code (asks for the code)", usage: "--address ADDR:PORT", about: """
         Connects to 'vaultctl pair host' at ADDR:PORT and pairs with it using the code it shows. The
         code is asked on the terminal (or read from --code-file; never from the command line). Case,
         spaces and hyphens do not matter, and I, L and O read as 1, 1 and 0.
-        """, options: Credentials.options + [Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)")], positionals: 1...1, json: true, examples: ["vaultctl pair join 192.168.1.20:7420"]) { arguments in
-            let address = try SocketAddress(parsing: arguments.positionals[0])
+        """, options: Credentials.options + [Option("--address", value: "ADDR:PORT", "where 'vaultctl pair host' listens (an IPv6 address in brackets, as [fd00::20]:7420)"),
+                                             Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)")],
+        positionals: 0...1, json: true, examples: ["vaultctl pair join --address 192.168.1.20:7420"]) { arguments in
+            let address = try SocketAddress(parsing: try joinAddress(arguments))
             let unlocked = try VaultLocation.unlock(arguments)
             let keys = try unlocked.deviceKeys()
             let code = try PairingCode(parsing: try typedCode(arguments))
@@ -55,6 +64,15 @@ enum PairCommands {
             let pairing = try PairingJoiner(vault: unlocked, keys: keys).join(connection, code: code)
             report(pairing, json: arguments.has("--json"))
         }
+
+    /// `--address`, or the address as the one argument (the older form, still accepted); one of them.
+    private static func joinAddress(_ arguments: ParsedArguments) throws -> String {
+        switch (arguments.value("--address"), arguments.positionals.first) {
+        case let (address?, nil), let (nil, address?): return address
+        case (.some, .some): throw UsageError(message: "give the address once, as --address ADDR:PORT", usage: arguments.usage)
+        case (nil, nil): throw UsageError(message: "missing --address", usage: arguments.usage)
+        }
+    }
 
     private static func typedCode(_ arguments: ParsedArguments) throws -> SecureBytes {
         if let path = arguments.value("--code-file") { return try SecretInput.firstLine(ofFile: path, what: "pairing code") }

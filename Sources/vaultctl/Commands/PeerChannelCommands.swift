@@ -8,16 +8,18 @@ import PeerChannel
 enum PeerChannelCommands {
     static let defaultDiscoverSeconds = 5
 
-    static let ping = Command("peers ping", synopsis: "check that a paired device answers over the channel", usage: "PEER", about: """
+    static let ping = Command("peers ping", synopsis: "check that a paired device answers over the channel", usage: "--peer PEER", about: """
         Connects to PEER (a paired device's name or fingerprint) over the encrypted channel, checks
         that it holds the key pinned at pairing, and sends N pings (default 1). Prints the round-trip
         time and how far the peer's clock is from this one. Needs the vault unlocked (the channel uses
         this device's key).
-        """, options: Credentials.options + [Option("--address", value: "ADDR:PORT", "where the peer's 'vaultctl serve --listen' is (default: listen for its announcement, and use the address it came from)", aliases: ["--to"]), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --address (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
-        positionals: 1...1, json: true, examples: ["vaultctl peers ping desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+        """, options: Credentials.options + [PeerSelection.option("the paired device: its name or fingerprint"),
+                                             Option("--address", value: "ADDR:PORT", "where the peer's 'vaultctl serve --listen' is (default: listen for its announcement, and use the address it came from)", aliases: ["--to"]), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --address (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
+        positionals: 0...1, json: true, examples: ["vaultctl peers ping --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)",
+                                                   "vaultctl peers ping --peer desk --address [fd00::20]:\(ChannelServer.defaultPort)"]) { arguments in
             let count = try arguments.integer("--count", in: 1...100) ?? 1
             let unlocked = try VaultLocation.unlock(arguments)
-            let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
+            let pairing = try PeerSelection.pairing(try PeerSelection.named(arguments), in: unlocked.vault.familyPairings())
             let address = try peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
             var replies: [[String: Any]] = []
@@ -45,9 +47,8 @@ enum PeerChannelCommands {
         return (received.timeIntervalSince(sent) * 1000, Int64(clamping: answer.milliseconds) - Int64(midpoint))
     }
 
-    /// --to, or where the peer's announcement came from. An announcement only says where to try: the
+    /// --address, or where the peer's announcement came from. An announcement only says where to try: the
     /// handshake then checks the pinned key, so a forged one can only make the ping fail.
-    /// (`replicate` and `restore` take the address as --address.)
     static func peerAddress(_ peer: DeviceProfile, given address: String?, _ arguments: ParsedArguments) throws -> SocketAddress {
         if let address { return try SocketAddress(parsing: address) }
         let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
@@ -56,7 +57,7 @@ enum PeerChannelCommands {
         }
         guard let found = heard.first(where: { $0.announcement.deviceID == peer.deviceID }) else {
             throw CommandError(message: "\(peer.name) did not announce itself within \(seconds) s", exitCode: .ioError,
-                               hint: "give its address with --to ADDR:PORT (--address for replicate and restore), or run it with 'vaultctl serve --announce'")
+                               hint: "give its address with --address ADDR:PORT, or run it with 'vaultctl serve --announce'")
         }
         return found.channelAddress
     }

@@ -19,13 +19,14 @@ enum PeersCommands {
             }
         }
 
-    static let revoke = Command("peers revoke", synopsis: "forget a paired device; it can no longer connect", usage: "DEVICE", about: """
-        Deletes the pairing with DEVICE (its name, or its fingerprint as 'vaultctl peers list' shows
+    static let revoke = Command("peers revoke", synopsis: "forget a paired device; it can no longer connect", usage: "--peer PEER", about: """
+        Deletes the pairing with PEER (its name, or its fingerprint as 'vaultctl peers list' shows
         it) and records 'peer.revoke' in the audit log. From the next connection on, this vault's
         channel refuses that device's key; to trust it again, pair again.
-        """, options: Credentials.options, positionals: 1...1, json: true, examples: ["vaultctl peers revoke 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c"]) { arguments in
+        """, options: Credentials.options + [PeerSelection.option("the paired device to forget: its name or fingerprint")],
+        positionals: 0...1, json: true, examples: ["vaultctl peers revoke --peer 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
-            let pairing = try PeerSelection.pairing(arguments.positionals[0], in: unlocked.vault.familyPairings())
+            let pairing = try PeerSelection.pairing(try PeerSelection.named(arguments), in: unlocked.vault.familyPairings())
             try unlocked.revokePairing(deviceID: pairing.peer.deviceID)
             if arguments.has("--json") {
                 Output.json(["revoked": json(pairing)])
@@ -41,6 +42,19 @@ enum PeersCommands {
 
 /// Finds a paired device by the name or fingerprint a person typed.
 enum PeerSelection {
+    /// `--peer PEER`: how every command names a paired device.
+    static func option(_ help: String) -> Option { Option("--peer", value: "PEER", help) }
+
+    /// The device named by `--peer`, or by the one argument (the older form of `peers ping` and
+    /// `peers revoke`, still accepted); one of the two, not both.
+    static func named(_ arguments: ParsedArguments) throws -> String {
+        switch (arguments.value("--peer"), arguments.positionals.first) {
+        case let (peer?, nil), let (nil, peer?): return peer
+        case (.some, .some): throw UsageError(message: "give the device once, as --peer PEER", usage: arguments.usage)
+        case (nil, nil): throw UsageError(message: "missing --peer", usage: arguments.usage)
+        }
+    }
+
     /// The pairing whose fingerprint (any case, with or without hyphens) or exact name is `text`. A
     /// name that several devices share is refused, since the wrong one might be chosen.
     static func pairing(_ text: String, in pairings: [FamilyPairing]) throws -> FamilyPairing {
