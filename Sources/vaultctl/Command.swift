@@ -68,7 +68,7 @@ enum VaultLocation {
     /// `upgrade: false` is for the read-only commands (`status`, `audit verify`, `audit log`): they
     /// never migrate an older vault, they say to run a write command (exit 65).
     static func open(_ arguments: ParsedArguments, upgrade: Bool = true) throws -> Vault {
-        let vault = try Vault.open(at: directory(arguments), journal: AuditLog(), upgrade: upgrade)
+        let vault = try Vault.open(at: directory(arguments), journal: AuditLog(), upgrade: upgrade, modules: VaultModules.all)
         OpenedVaults.shared.add(vault)
         return vault
     }
@@ -76,7 +76,7 @@ enum VaultLocation {
     /// Opens the vault without writing anything to it (no audit entry, no checkpoint, no migration),
     /// so a copy or a restored backup is verified as it is.
     static func openReadOnly(_ arguments: ParsedArguments) throws -> Vault {
-        try Vault.openReadOnly(at: directory(arguments), journal: AuditLog())
+        try Vault.openReadOnly(at: directory(arguments), journal: AuditLog(), modules: VaultModules.all)
     }
 
     /// `prompt` is what the terminal asks when no credential option is given.

@@ -498,6 +498,7 @@ struct AuditTreeMigrationTests {
             \(OperationsTableMigrationTests.operationsTable)
             DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;
             DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures; DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;
+            \(try OperationsTableMigrationTests.droppingTablesAfterVersion12())
             ALTER TABLE compartments DROP COLUMN binding;
             DELETE FROM vault_meta WHERE key IN ('metadata_bound', 'kdf_policy_mac');
             PRAGMA user_version = 3;
@@ -1322,6 +1323,14 @@ struct OperationsTableMigrationTests {
             BEGIN SELECT RAISE(ABORT, 'operations are append-only'); END;
         """
 
+    /// `DROP TABLE` for each table a vault made today has and a vault of schema 12 had not (migration
+    /// 13's `module_migrations` and every module's tables).
+    static func droppingTablesAfterVersion12() throws -> String {
+        let schema = try VaultSchema(adding: [])
+        let added = try schema.currentTables().subtracting(try schema.tables(atVersion: 12, applied: [])).filter { !$0.contains(".") }
+        return added.sorted().map { "DROP TABLE \($0); " }.joined()
+    }
+
     @Test("a version 3 vault (with its operations rows) opens at the current version without them, its audit log byte for byte the same and verifying")
     func version3VaultKeepsItsAuditLog() throws {
         let fixture = try AuditedVault()
@@ -1339,6 +1348,7 @@ struct OperationsTableMigrationTests {
             try old.execute("DROP TABLE device_identity; DROP TABLE family_pairings; DROP TABLE leak_fingerprints; DROP TABLE replicas;")
             try old.execute("DROP TABLE witnessed_logs; DROP TABLE audit_cosignatures;")
             try old.execute("DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;")
+            try old.execute(try Self.droppingTablesAfterVersion12())
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
                           [.blob(compartment.uuid), .blob(stored.bundleID)])
             try old.execute("ALTER TABLE compartments DROP COLUMN binding")

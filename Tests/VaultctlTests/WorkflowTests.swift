@@ -14,7 +14,7 @@ struct WorkflowTests {
         #expect(slots.count == 1)
         #expect(slots[0]["kind"] as? String == "passphrase")
         #expect((slots[0]["kdf"] as? String)?.contains("\"memoryKiB\":19456") == true)
-        #expect(json["schema_version"] as? Int == 12)
+        #expect(json["schema_version"] as? Int == 13)
     }
 
     @Test("compartments: create, list, rotate, destroy (which needs --yes)")

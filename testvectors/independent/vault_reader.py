@@ -605,8 +605,9 @@ def compartment_key(master_key, vault_id, uuid, version, salt):
 # ---------------------------------------------------------------------------------------------
 
 APPLICATION_ID = 0x564C5431
-# Schemas 4 to 11 (§4.1) changed only tables this reader does not use.
-SCHEMA_VERSION = 12
+# Schemas 4 to 11 (§4.1) changed only tables this reader does not use; 13 adds module_migrations
+# (§4.1.1), the record of the modules' named migrations, which it does not need either.
+SCHEMA_VERSION = 13
 
 
 class Vault:

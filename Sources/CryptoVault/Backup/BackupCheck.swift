@@ -7,10 +7,10 @@ import Glibc
 /// database of the vault the header names, and it lists exactly the bundles the file carries, each of
 /// the length it records. (The audit log is checked by AuditChain; the keys by unlocking.)
 public enum BackupCheck {
-    public static func checkContents(of directory: String, summary: BackupSummary) throws -> Vault {
+    public static func checkContents(of directory: String, summary: BackupSummary, modules: [ModuleSchema] = []) throws -> Vault {
         let vault: Vault
         do {
-            vault = try Vault.openReadOnly(at: directory)
+            vault = try Vault.openReadOnly(at: directory, modules: modules)
         } catch let error as CryptoVaultError where [.corruptVault, .notAVault, .inconsistentCopy].contains(error.code) {
             throw BackupReader.corrupt("its database is not a sound vault database: \(error.message)")
         }

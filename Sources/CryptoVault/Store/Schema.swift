@@ -1,15 +1,18 @@
-/// The vault database schema and its migrations.
+/// The vault database's core schema: the frozen migrations 1 to 13, tracked by `user_version`.
 ///
-/// `PRAGMA application_id` marks a file as a vault database; `PRAGMA user_version` is the schema
-/// version. Migrations run in order inside one write transaction, so a vault is never half-migrated.
-/// A database whose version is newer than `Schema.currentVersion` is refused, never downgraded.
+/// `PRAGMA application_id` marks a file as a vault database; `PRAGMA user_version` is the core schema
+/// version. A database whose version is newer than `Schema.currentVersion` is refused, never
+/// downgraded. Migration 13 is the last core migration: every later table or column is a named
+/// migration of the module that owns it (`ModuleSchema`, applied and guarded by `VaultSchema`).
 enum Schema {
     /// "VLT1" as a big-endian 32-bit integer.
     static let applicationID: Int64 = 0x564C_5431
-    static var currentVersion: Int64 { Int64(migrations.count) }
+    static var currentVersion: Int64 { Int64(coreMigrations.count) }
+    /// The core version that made `module_migrations`; module migrations exist only from it on.
+    static let moduleMigrationsVersion: Int64 = 13
 
-    /// migrations[i] upgrades version i to version i + 1.
-    static let migrations: [String] = [
+    /// coreMigrations[i] upgrades version i to version i + 1. Frozen: never edited, never appended to.
+    static let coreMigrations: [String] = [
         """
         CREATE TABLE vault_meta (
             key   TEXT PRIMARY KEY NOT NULL,
@@ -248,6 +251,21 @@ enum Schema {
         """
         ALTER TABLE compartments ADD COLUMN binding BLOB CHECK (binding IS NULL OR length(binding) = 32);
         """,
+        // Migration 13, the last core one: the record of each module's named migrations applied
+        // (SECURITY.md §4.1.1). Append-only, as the audit log is: an applied migration is never undone.
+        """
+        CREATE TABLE module_migrations (
+            id         INTEGER PRIMARY KEY,
+            module     TEXT NOT NULL CHECK (length(module) > 0),
+            name       TEXT NOT NULL CHECK (length(name) > 0),
+            applied_at INTEGER NOT NULL,
+            UNIQUE (module, name)
+        ) STRICT;
+        CREATE TRIGGER module_migrations_no_update BEFORE UPDATE ON module_migrations
+            BEGIN SELECT RAISE(ABORT, 'applied migrations are append-only'); END;
+        CREATE TRIGGER module_migrations_no_delete BEFORE DELETE ON module_migrations
+            BEGIN SELECT RAISE(ABORT, 'applied migrations are append-only'); END;
+        """,
     ]
 
     /// Sets the connection's durability and safety options. Called on every open.
@@ -269,58 +287,23 @@ enum Schema {
         return (application, user)
     }
 
-    /// Brings a fresh database (version 0) or an older vault up to the current version. `recordUpgrade`
-    /// runs in the same transaction after the last migration when there was anything to migrate
-    /// from (not for a fresh database), so an upgrade and its audit entry commit together.
-    static func migrate(_ database: Database, recordUpgrade: (_ from: Int64) throws -> Void = { _ in }) throws {
-        try database.writeTransaction {
-            let (_, found) = try version(of: database)
-            guard found <= currentVersion else { throw newerSchemaError(found) }
-            try checkTablesMatch(database, version: found)
-            for index in Int(found)..<migrations.count {
-                try database.execute(migrations[index])
-            }
-            try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(currentVersion)")
-            if found > 0 && found < currentVersion { try recordUpgrade(found) }
-        }
-    }
-
-    /// A migration is run only on a database whose tables are exactly those its version had: a
-    /// negative or lowered `user_version` (0 on a populated vault, 10 on a vault of 11) would re-run
-    /// migrations on data they were not written for, so it is refused as a damaged vault.
-    static func checkTablesMatch(_ database: Database, version: Int64) throws {
-        guard version >= 0, version <= currentVersion else {
-            throw CryptoVaultError(.corruptVault, "the vault database is damaged: its schema version \(version) is not one vaultctl ever wrote")
-        }
-        let expected = try tables(atVersion: Int(version))
-        let found = try tables(of: database)
-        guard found == expected else {
-            let unexpected = found.subtracting(expected).sorted().prefix(3).joined(separator: ", ")
-            let missing = expected.subtracting(found).sorted().prefix(3).joined(separator: ", ")
-            throw CryptoVaultError(.corruptVault, """
-                the vault database is damaged: its tables are not those of schema version \(version) \
-                (unexpected: \(unexpected.isEmpty ? "none" : unexpected); missing: \(missing.isEmpty ? "none" : missing)); \
-                its version was lowered or its tables edited, and it is not migrated
-                """)
-        }
-    }
-
-    /// The tables a vault of `version` has, from running migrations 1 to `version` in memory.
-    static func tables(atVersion version: Int) throws -> Set<String> {
-        let reference = try Database(path: ":memory:", create: true)
-        for index in 0..<min(max(version, 0), migrations.count) { try reference.execute(migrations[index]) }
-        return try tables(of: reference)
-    }
-
     /// Each table and each of its columns ("compartments" and "compartments.binding"): a migration
     /// may add a column rather than a table, and re-running it on a lowered version must be caught too.
-    private static func tables(of database: Database) throws -> Set<String> {
+    static func tables(of database: Database) throws -> Set<String> {
         let tables = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.text("name") }
         let columns = try database.query("""
             SELECT m.name || '.' || c.name AS name FROM sqlite_master AS m, pragma_table_info(m.name) AS c
             WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
             """).map { try $0.text("name") }
         return Set(tables + columns)
+    }
+
+    /// A vault at the current core version that lacks a module migration this binary has.
+    static func pendingModuleMigrationError(module: String, name: String) -> CryptoVaultError {
+        CryptoVaultError(.olderSchema, """
+            this vault lacks the migration '\(name)' of module '\(module)' that this vaultctl has; a read-only command \
+            does not upgrade it: run a write command (for example 'vaultctl unlock') to upgrade it
+            """)
     }
 
     static func olderSchemaError(_ found: Int64) -> CryptoVaultError {

@@ -82,18 +82,26 @@ public final class Vault: @unchecked Sendable {
     /// command (`status`, `audit verify`) must not change the vault it reports on, so it is refused
     /// with `.olderSchema` and a hint to run a write command. The upgrade is recorded in the journal
     /// in the migration's own transaction (`vault.upgrade`), so no migration changes the vault unseen.
-    public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal(), upgrade: Bool = true) throws -> Vault {
-        try open(at: directory, journal: journal, upgrade: upgrade, readOnly: false)
+    ///
+    /// `modules` are the schemas of the modules above CryptoVault that this binary has (CryptoVault's
+    /// own is always included): their pending migrations are applied with the upgrade, and a vault
+    /// that applied a migration none of them knows is refused as `.newerSchema` (SECURITY.md §4.1.1).
+    public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal(), upgrade: Bool = true,
+                            modules: [ModuleSchema] = []) throws -> Vault {
+        try open(at: directory, journal: journal, upgrade: upgrade, readOnly: false, modules: modules)
     }
 
     /// Opens it without writing anything, through a read-only connection (to verify a copy or a
     /// restored backup): no configuration, no migration, no checkpoint of the write-ahead log on close.
-    public static func openReadOnly(at directory: String, journal: VaultJournal = UnrecordedJournal()) throws -> Vault {
-        try open(at: directory, journal: journal, upgrade: false, readOnly: true)
+    public static func openReadOnly(at directory: String, journal: VaultJournal = UnrecordedJournal(),
+                                    modules: [ModuleSchema] = []) throws -> Vault {
+        try open(at: directory, journal: journal, upgrade: false, readOnly: true, modules: modules)
     }
 
-    private static func open(at directory: String, journal: VaultJournal, upgrade: Bool, readOnly: Bool) throws -> Vault {
+    private static func open(at directory: String, journal: VaultJournal, upgrade: Bool, readOnly: Bool,
+                             modules: [ModuleSchema]) throws -> Vault {
         try Sodium.ensureInitialized()
+        let schema = try VaultSchema(adding: modules)
         let databasePath = (directory as NSString).appendingPathComponent(databaseName)
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw CryptoVaultError(.notAVault, "\(directory) is not a vault (no \(databaseName)); create one with 'vaultctl init'")
@@ -107,11 +115,17 @@ public final class Vault: @unchecked Sendable {
         } catch let error as CryptoVaultError where error.code == .corruptVault && writeAheadBytes > 0 {
             throw CryptoVaultError(.inconsistentCopy, inconsistentCopyMessage(directory, writeAheadBytes: writeAheadBytes))
         }
-        if schemaVersion < Schema.currentVersion {
-            guard upgrade else { throw Schema.olderSchemaError(schemaVersion) }
-            try Schema.checkTablesMatch(database, version: schemaVersion)
+        let plan = try schema.plan(for: database, version: schemaVersion)
+        if !plan.isCurrent {
+            guard upgrade else {
+                if let step = plan.pending.first, schemaVersion == Schema.currentVersion {
+                    throw Schema.pendingModuleMigrationError(module: step.module, name: step.migration.name)
+                }
+                throw Schema.olderSchemaError(schemaVersion)
+            }
+            try schema.checkTablesMatch(database, version: schemaVersion)
             let vaultID = try readVaultID(database)
-            try Schema.migrate(database) { _ in
+            try schema.migrate(database) { _ in
                 try journal.append(VaultEvent(.vaultUpgrade), in: database, vaultID: vaultID, keys: nil)
             }
         }
@@ -207,7 +221,7 @@ public final class Vault: @unchecked Sendable {
     /// The database is built under a temporary name and renamed into place only when complete, so
     /// an interrupted init leaves no half-made vault behind (and never replaces an existing one).
     public static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters,
-                              journal: VaultJournal = UnrecordedJournal()) throws -> UnlockedVault {
+                              journal: VaultJournal = UnrecordedJournal(), modules: [ModuleSchema] = []) throws -> UnlockedVault {
         try Sodium.ensureInitialized()
         try kdf.validate()
         try refuseExisting(at: directory)
@@ -223,7 +237,7 @@ public final class Vault: @unchecked Sendable {
         let temporaryPath = databasePath + ".creating-\(getpid())"
         do {
             try populateNewDatabase(at: temporaryPath, directory: directory, vaultID: vaultID, masterKey: masterKey,
-                                    passphrase: passphrase, kdf: kdf, journal: journal)
+                                    passphrase: passphrase, kdf: kdf, journal: journal, schema: try VaultSchema(adding: modules))
             try DurableFile.renameWithoutReplacing(temporaryPath, to: databasePath)
         } catch {
             unlink(temporaryPath)
@@ -232,7 +246,7 @@ public final class Vault: @unchecked Sendable {
             }
             throw error
         }
-        let vault = try open(at: directory, journal: journal)
+        let vault = try open(at: directory, journal: journal, modules: modules)
         try vault.finishCommand()
         return UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: try vault.keyslots().first?.id)
     }
@@ -247,9 +261,10 @@ public final class Vault: @unchecked Sendable {
     }
 
     private static func populateNewDatabase(at path: String, directory: String, vaultID: [UInt8], masterKey: SecureBytes,
-                                            passphrase: SecureBytes, kdf: KDFParameters, journal: VaultJournal) throws {
+                                            passphrase: SecureBytes, kdf: KDFParameters, journal: VaultJournal,
+                                            schema: VaultSchema) throws {
         let database = try Database(path: path, create: true)
-        try Schema.migrate(database)
+        try schema.migrate(database)
         let vault = Vault(directory: directory, database: database, vaultID: vaultID, journal: journal)
         let unlocked = UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: nil)
         try database.writeTransaction {

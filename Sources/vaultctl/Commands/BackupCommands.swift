@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -49,7 +50,7 @@ enum BackupCommands {
             let (summary, report) = try checkedExtract(arguments.positionals[0], into: scratch, durable: false)
             var opened = 0
             if withKeys {
-                let unlocked = try Vault.open(at: scratch).unlock(with: try Credentials.credential(from: arguments))
+                let unlocked = try Vault.open(at: scratch, modules: VaultModules.all).unlock(with: try Credentials.credential(from: arguments))
                 _ = try unlocked.compartments()
                 let failing = try unlocked.storedBundlesNeedingRestore()
                 if let first = failing.first {
@@ -97,7 +98,7 @@ enum BackupCommands {
                 try? FileManager.default.removeItem(atPath: staging)
                 throw error
             }
-            let restored = try Vault.open(at: target, journal: AuditLog())
+            let restored = try Vault.open(at: target, journal: AuditLog(), modules: VaultModules.all)
             OpenedVaults.shared.add(restored)
             try restored.recordLocked(VaultEvent(.vaultRestoreBackup))
             if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
@@ -107,7 +108,7 @@ enum BackupCommands {
     /// Extracts and checks everything that needs no key: structure, digests, database, bundle list, audit log.
     static func checkedExtract(_ path: String, into directory: String, durable: Bool) throws -> (BackupSummary, AuditVerifier.Report) {
         let summary = try BackupReader.extract(path, into: directory, durable: durable)
-        let vault = try BackupCheck.checkContents(of: directory, summary: summary)
+        let vault = try BackupCheck.checkContents(of: directory, summary: summary, modules: VaultModules.all)
         do {
             return (summary, try AuditLogReader(vault: vault).verify())
         } catch let failure as AuditVerificationFailure {

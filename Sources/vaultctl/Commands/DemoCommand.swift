@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -50,7 +51,7 @@ private struct Tour {
             wrapped under a key derived from your passphrase with Argon2id (64 MiB, 3 passes, 4 lanes).
             """, command: "init --vault \(directory)")
         let start = Date()
-        let unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault, journal: AuditLog())
+        let unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault, journal: AuditLog(), modules: VaultModules.all)
         Output.line("   created in \(Int(Date().timeIntervalSince(start) * 1000)) ms")
         step("2. Look without unlocking", "status shows the keyslots and their parameters, never a secret.", command: "status")
         for slot in try unlocked.vault.status().keyslots { Output.line("   " + StatusCommand.slotLine(slot)) }
@@ -79,7 +80,7 @@ private struct Tour {
         step("5. A recovery key", "Printed once, 160 bits with a checksum that catches a typo.", command: "recovery create-key")
         let recoveryKey = try unlocked.createRecoveryKey()
         Output.line("   \(recoveryKey.displayString)   (a demo vault: a real key is never shown twice)")
-        let vault = try Vault.open(at: directory, journal: AuditLog())
+        let vault = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all)
         _ = try vault.unlock(with: .recoveryKey(try RecoveryKey(parsing: recoveryKey.displayString.lowercased())))
         Output.line("   unlocking with it (typed in lower case) works")
 
@@ -98,7 +99,7 @@ private struct Tour {
 
     private func changePassphrase() throws {
         step("7. Change the passphrase", "Only the keyslot is rewritten, in one transaction; no data is touched.", command: "passwd")
-        let vault = try Vault.open(at: directory, journal: AuditLog())
+        let vault = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all)
         try vault.unlock(with: .passphrase(passphrase)).changePassphrase(to: newPassphrase)
         do {
             _ = try vault.unlock(with: .passphrase(passphrase))
@@ -110,7 +111,7 @@ private struct Tour {
     }
 
     private func bundles() throws {
-        let unlocked = try Vault.open(at: directory, journal: AuditLog()).unlock(with: .passphrase(newPassphrase))
+        let unlocked = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(newPassphrase))
         let notes = try unlocked.compartment(named: "Session notes")
         let plain = directory + "/session-2026-11-29.txt"
         try Data("Client reports improved sleep; continue CBT-I, review in two weeks.\n".utf8).write(to: URL(fileURLWithPath: plain))
@@ -169,7 +170,7 @@ private struct Tour {
     }
 
     private func audit() throws {
-        let vault = try Vault.open(at: directory, journal: AuditLog())
+        let vault = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all)
         try vault.finishCommand()
         let reader = AuditLogReader(vault: vault)
         step("12. The audit log", """
@@ -208,7 +209,7 @@ private struct Tour {
             Destroying shreds the key salts (overwritten in the database and its log), so nothing sealed
             in it can be opened again, even by someone who still has the master key.
             """, command: "compartment destroy Newsletter --yes")
-        let unlocked = try Vault.open(at: directory, journal: AuditLog()).unlock(with: .passphrase(newPassphrase))
+        let unlocked = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(newPassphrase))
         let newsletter = try unlocked.compartment(named: "Newsletter")
         try unlocked.destroyCompartment(named: "Newsletter")
         do {

@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -17,7 +18,7 @@ enum InitCommand {
             try Vault.refuseExisting(at: directory)
             let parameters = try kdfParameters(arguments)
             let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")
-            let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog()).vault
+            let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog(), modules: VaultModules.all).vault
             if arguments.has("--json") {
                 Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": parameters.encoded])
             } else {

@@ -1,0 +1,35 @@
+/// One module's tables, as a named list of migrations (GRDB's `registerMigration`), so each module
+/// above the core (CryptoVault's own later tables, the writing model, sync, the assistant) owns its
+/// schema without renumbering anyone else's (SECURITY.md §4.1.1).
+///
+/// A migration, once released, is never edited, renamed, reordered or removed: a vault records the
+/// names it applied, and the next open checks that they are a prefix of this list. New tables or
+/// columns are a new migration appended at the end.
+public struct ModuleSchema: Sendable {
+    /// The module's name as recorded in `module_migrations.module` ("cryptovault", "writing", …).
+    public let module: String
+    public let migrations: [NamedMigration]
+
+    public init(module: String, migrations: [NamedMigration]) {
+        self.module = module
+        self.migrations = migrations
+    }
+}
+
+/// One step of a module's schema: SQL run once, in the transaction that records its name.
+public struct NamedMigration: Sendable {
+    /// Unique within its module; recorded in `module_migrations.name`.
+    public let name: String
+    public let sql: String
+
+    public init(_ name: String, _ sql: String) {
+        self.name = name
+        self.sql = sql
+    }
+}
+
+extension ModuleSchema {
+    /// CryptoVault's own tables after the frozen core migrations 1 to 13 (`Schema.coreMigrations`).
+    /// Always applied first, before the modules a binary adds.
+    public static let cryptoVault = ModuleSchema(module: "cryptovault", migrations: [])
+}
