@@ -56,10 +56,30 @@ struct AuditKeyChainStore {
 
     func genesisPublicKey() throws -> [UInt8] {
         try ensureGenesis()
-        guard let key = try database.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key") else {
+        guard let key = try storedGenesisPublicKey() else {
             throw AuditChainError(.verificationFailed, "the vault has no genesis audit key")
         }
         return key
+    }
+
+    // MARK: Reading only (verification, export, witnessing): nothing is made.
+
+    /// The genesis public key, or nil when the log has none yet.
+    func storedGenesisPublicKey() throws -> [UInt8]? {
+        try database.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key")
+    }
+
+    /// Every epoch's public key and introduction, oldest first.
+    func storedKeys() throws -> [AuditSnapshot.Key] {
+        try database.query("SELECT epoch, public_key, introduction FROM audit_signing_keys ORDER BY epoch").map { row in
+            AuditSnapshot.Key(epoch: Int(try row.integer("epoch")), publicKey: try row.blob("public_key"), introduction: try? row.text("introduction"))
+        }
+    }
+
+    /// The introductions of the epochs after `first` up to and including `last`, in order.
+    func introductions(after first: Int, through last: Int) throws -> [String] {
+        try database.query("SELECT introduction FROM audit_signing_keys WHERE epoch > ? AND epoch <= ? ORDER BY epoch",
+                           [.integer(Int64(first)), .integer(Int64(last))]).map { try $0.text("introduction") }
     }
 }
 

@@ -74,17 +74,11 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
 
     /// The next sequence number and the leaf hash it chains to.
     func tail(of database: Database) throws -> (UInt64, [UInt8]) {
-        guard let last = try database.queryOne("SELECT seq, leaf_hash FROM audit_entries ORDER BY seq DESC LIMIT 1") else {
-            return (0, [UInt8](repeating: 0, count: 32))
-        }
-        // A hostile last seq (2^63 - 1) has no successor SQLite can store: an entry-sequence failure.
-        let seq = try last.nonNegativeInteger("seq")
-        guard seq < Int.max else { throw AuditTreeStore.sequenceFailure(seq) }
-        return (UInt64(seq) + 1, try last.blob("leaf_hash"))
+        try AuditTreeStore(database: database).tail()
     }
 
     static func deviceID(_ database: Database) throws -> [UInt8] {
-        guard let id = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'device_id'")?.blob("value"), id.count == 16 else {
+        guard let id = try Vault.auditDeviceID(in: database) else {
             throw AuditChainError(.malformedEntry, "the vault has no device id")
         }
         return id

@@ -16,7 +16,7 @@ public struct AuditLogReader {
     }
 
     public func latestCheckpoint() throws -> String? {
-        try vault.read { try $0.queryOne("SELECT note FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.text("note") }
+        try vault.read { try Checkpointer.latestNote(in: $0) }
     }
 
     public func size() throws -> Int {
@@ -27,9 +27,14 @@ public struct AuditLogReader {
     public func entries() throws -> [AuditEntry] {
         try vault.read { database in
             var entries: [AuditEntry] = []
-            try database.forEachRow("SELECT entry FROM audit_entries ORDER BY seq") { entries.append(try AuditEntry(decoding: try $0.blob("entry"))) }
+            try AuditTreeStore.forEachStoredEntry(in: database) { _, entry, _ in entries.append(try AuditEntry(decoding: Array(entry))) }
             return entries
         }
+    }
+
+    /// The newest entry as stored (its encoding, §8.2), or nil for an empty log.
+    public func lastStoredEntry() throws -> [UInt8]? {
+        try vault.read { try AuditTreeStore.lastStoredEntry(in: $0) }
     }
 
     /// The details of an entry, unsealed with the vault's audit key.
@@ -61,7 +66,7 @@ public struct AuditLogReader {
     public func verify() throws -> AuditVerifier.Report {
         do {
             return try vault.read { database in
-                guard let genesis = try database.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key") else {
+                guard let genesis = try AuditKeyChainStore(database: database).storedGenesisPublicKey() else {
                     throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
                 }
                 let key = try NoteVerifierKey(name: origin, publicKey: genesis)
@@ -104,7 +109,7 @@ public struct AuditLogReader {
 
     /// The public keys of every epoch, for checking a checkpoint note given from outside.
     public func chainKeys() throws -> [NoteVerifierKey] {
-        let keys = try vault.read { try $0.query("SELECT public_key FROM audit_signing_keys ORDER BY epoch").map { try $0.blob("public_key") } }
-        return try keys.map { try NoteVerifierKey(name: origin, publicKey: $0) }
+        let keys = try vault.read { try AuditKeyChainStore(database: $0).storedKeys() }
+        return try keys.map { try NoteVerifierKey(name: origin, publicKey: $0.publicKey) }
     }
 }

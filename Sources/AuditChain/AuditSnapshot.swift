@@ -40,11 +40,11 @@ public struct AuditSnapshot: Sendable {
             for (index, entry) in list.enumerated() { try entry.withUnsafeBytes { try body(index, $0, nil) } }
         case .database(let database):
             var index = 0
-            try database.forEachRawRow("SELECT seq, entry, leaf_hash FROM audit_entries ORDER BY seq") { row in
-                guard row.integer(at: 0) == Int64(index) else {
-                    throw AuditVerificationFailure(entry: index, reason: "entry \(index) is missing (the next stored entry is \(row.integer(at: 0)))")
+            try AuditTreeStore.forEachStoredEntry(in: database) { seq, entry, leafHash in
+                guard seq == Int64(index) else {
+                    throw AuditVerificationFailure(entry: index, reason: "entry \(index) is missing (the next stored entry is \(seq))")
                 }
-                try body(index, row.blobBytes(at: 1), row.blobBytes(at: 2))
+                try body(index, entry, leafHash)
                 index += 1
             }
         }
@@ -52,12 +52,8 @@ public struct AuditSnapshot: Sendable {
 
     /// The snapshot of a vault's log, read in one read transaction by the caller.
     public static func load(from database: Database, vaultID: [UInt8]) throws -> AuditSnapshot {
-        let keys = try database.query("SELECT epoch, public_key, introduction FROM audit_signing_keys ORDER BY epoch").map { row in
-            Key(epoch: Int(try row.integer("epoch")), publicKey: try row.blob("public_key"), introduction: try? row.text("introduction"))
-        }
-        let checkpoints = try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
-            SignedCheckpoint(epoch: Int(try row.integer("epoch")), note: try row.text("note"), storedTreeSize: try row.integer("tree_size"))
-        }
+        let keys = try AuditKeyChainStore(database: database).storedKeys()
+        let checkpoints = try Checkpointer.signedCheckpoints(in: database)
         // audit_cosignatures is written by PeerChannel's witnessing (§9.11); the export carries its
         // two columns an auditor needs, read here in the snapshot's transaction.
         let cosignatures = try database.query("SELECT witness_public_key, cosigned_note FROM audit_cosignatures ORDER BY id").map { row in

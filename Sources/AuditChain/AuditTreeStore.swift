@@ -27,6 +27,29 @@ struct AuditTreeStore {
         }
     }
 
+    /// The next sequence number and the leaf hash it chains to (zeros before the first entry).
+    func tail() throws -> (UInt64, [UInt8]) {
+        guard let last = try database.queryOne("SELECT seq, leaf_hash FROM audit_entries ORDER BY seq DESC LIMIT 1") else {
+            return (0, [UInt8](repeating: 0, count: 32))
+        }
+        // A hostile last seq (2^63 - 1) has no successor SQLite can store: an entry-sequence failure.
+        let seq = try last.nonNegativeInteger("seq")
+        guard seq < Int.max else { throw AuditTreeStore.sequenceFailure(seq) }
+        return (UInt64(seq) + 1, try last.blob("leaf_hash"))
+    }
+
+    /// Each stored entry in order, as (seq, encoded entry, leaf hash) lent from SQLite's row buffer.
+    static func forEachStoredEntry(in database: Database, _ body: (Int64, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        try database.forEachRawRow("SELECT seq, entry, leaf_hash FROM audit_entries ORDER BY seq") { row in
+            try body(row.integer(at: 0), row.blobBytes(at: 1), row.blobBytes(at: 2))
+        }
+    }
+
+    /// The newest entry's encoding, or nil for an empty log.
+    static func lastStoredEntry(in database: Database) throws -> [UInt8]? {
+        try database.queryOne("SELECT entry FROM audit_entries ORDER BY seq DESC LIMIT 1")?.blob("entry")
+    }
+
     static func sequenceFailure(_ seq: Int) -> AuditChainError {
         AuditChainError(.malformedEntry, "entry-sequence: the audit log's stored entry numbers are not 0, 1, 2, ... (one is \(seq)); run 'vaultctl audit verify'")
     }

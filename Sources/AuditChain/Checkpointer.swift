@@ -60,4 +60,26 @@ public struct Checkpointer: Sendable {
     func lastCheckpointSize(_ database: Database) throws -> Int {
         try database.queryOne("SELECT tree_size FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.nonNegativeInteger("tree_size") ?? 0
     }
+
+    // MARK: Reading (`audit_checkpoints` is read and written only in this file)
+
+    /// Every checkpoint as stored, in the order made, for verification: the stored size is kept raw,
+    /// so one that disagrees with its note is the verifier's finding, not a read error.
+    static func signedCheckpoints(in database: Database) throws -> [AuditSnapshot.SignedCheckpoint] {
+        try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
+            AuditSnapshot.SignedCheckpoint(epoch: Int(try row.integer("epoch")), note: try row.text("note"), storedTreeSize: try row.integer("tree_size"))
+        }
+    }
+
+    /// Every checkpoint, in the order made, with a negative epoch or size refused as damage.
+    static func storedCheckpoints(in database: Database) throws -> [StoredCheckpoint] {
+        try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
+            StoredCheckpoint(epoch: try row.nonNegativeInteger("epoch"), treeSize: try row.nonNegativeInteger("tree_size"), note: try row.text("note"))
+        }
+    }
+
+    /// The newest checkpoint's signed note, or nil before the first.
+    static func latestNote(in database: Database) throws -> String? {
+        try database.queryOne("SELECT note FROM audit_checkpoints ORDER BY id DESC LIMIT 1")?.text("note")
+    }
 }

@@ -27,9 +27,7 @@ extension AuditLogReader {
     /// Every checkpoint, in the order the log made them (so of growing epoch and size).
     public func checkpoints() throws -> [StoredCheckpoint] {
         try vault.read { database in
-            try database.query("SELECT epoch, tree_size, note FROM audit_checkpoints ORDER BY id").map { row in
-                StoredCheckpoint(epoch: try row.nonNegativeInteger("epoch"), treeSize: try row.nonNegativeInteger("tree_size"), note: try row.text("note"))
-            }
+            try Checkpointer.storedCheckpoints(in: database)
         }
     }
 
@@ -41,11 +39,9 @@ extension AuditLogReader {
                 "a witness at epoch \(fromEpoch) and size \(oldSize) cannot move to epoch \(checkpoint.epoch) and size \(checkpoint.treeSize)")
         }
         return try vault.read { database in
-            let genesis = try database.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key")
-            guard let genesis else { throw AuditChainError(.verificationFailed, "the vault has no genesis audit key") }
-            let introductions = try database.query("SELECT introduction FROM audit_signing_keys WHERE epoch > ? AND epoch <= ? ORDER BY epoch",
-                                                   [.integer(Int64(fromEpoch)), .integer(Int64(checkpoint.epoch))])
-                .map { try $0.text("introduction") }
+            let keyChain = AuditKeyChainStore(database: database)
+            guard let genesis = try keyChain.storedGenesisPublicKey() else { throw AuditChainError(.verificationFailed, "the vault has no genesis audit key") }
+            let introductions = try keyChain.introductions(after: fromEpoch, through: checkpoint.epoch)
             guard introductions.count == checkpoint.epoch - fromEpoch else {
                 throw AuditChainError(.verificationFailed, "the audit key chain lacks epochs between \(fromEpoch) and \(checkpoint.epoch)")
             }

@@ -53,7 +53,7 @@ enum AuditBenchmarks {
 
     static func singleAppendLatency(_ log: AuditLog, vault: Vault, plainDatabase path: String) throws {
         let event = events(1)
-        let entry = try vault.read { try $0.queryOne("SELECT entry FROM audit_entries ORDER BY seq DESC LIMIT 1")?.blob("entry") } ?? []
+        let entry = try AuditLogReader(vault: vault).lastStoredEntry() ?? []
         let audit = Benchmark.median(101) {
             try? vault.write { database in try log.append(event, in: database, vaultID: vault.vaultID, keys: nil) }
         }

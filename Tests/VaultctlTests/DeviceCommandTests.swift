@@ -27,6 +27,10 @@ struct DeviceCommandTests {
         let log = try vault.run(["audit", "log", "--json", "--action", "device.create"])
         let entries = try #require(JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]])
         #expect(entries.count == 1 && entries.first?["subject"] as? String == deviceID)
+        // The entry's device is the audit device id that `device` shows beside the key-derived one (§4.7.1).
+        let auditDevice = try #require(identity["audit_device_id"] as? String)
+        #expect(auditDevice.count == 32 && auditDevice != deviceID && entries.first?["device"] as? String == auditDevice, "\(entries)")
+        #expect(human.stdout.contains("Audit device \(auditDevice)"))
     }
 
     @Test func makingTheIdentityNeedsTheVaultUnlocked() throws {

@@ -20,6 +20,15 @@ public struct FamilyPairing: Sendable, Equatable {
     }
 }
 
+extension FamilyPairing {
+    /// The pairing with the device `deviceID`, or nil, read in the caller's transaction (a witness
+    /// checks it in the transaction of the request it answers). `family_pairings` is read and written
+    /// only in this file.
+    public static func stored(deviceID: [UInt8], in database: Database) throws -> FamilyPairing? {
+        try database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)]).map(Vault.pairing)
+    }
+}
+
 extension Vault {
     /// Every pairing, oldest first. Needs no unlock: a pairing holds only public keys.
     public func familyPairings() throws -> [FamilyPairing] {
@@ -69,8 +78,7 @@ extension UnlockedVault {
     @discardableResult
     public func revokePairing(deviceID: [UInt8]) throws -> FamilyPairing {
         try vault.write { database in
-            guard let pairing = try database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?",
-                                                      [.blob(deviceID)]).map(Vault.pairing) else {
+            guard let pairing = try FamilyPairing.stored(deviceID: deviceID, in: database) else {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
             }
             try database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)])

@@ -71,8 +71,8 @@ public struct WitnessService: ChannelService {
     /// The channel only lets pinned peers in, but a pairing can be revoked while a connection lasts,
     /// and a witness vouches only for devices it still pairs with, under the keys it pinned.
     static func requirePaired(_ peer: DeviceProfile, in database: Database) throws {
-        let row = try database.queryOne("SELECT peer_signing_public_key FROM family_pairings WHERE peer_device_id = ?", [.blob(peer.deviceID)])
-        guard let row, try row.blob("peer_signing_public_key") == peer.signingPublicKey else {
+        guard let pairing = try FamilyPairing.stored(deviceID: peer.deviceID, in: database),
+              pairing.peer.signingPublicKey == peer.signingPublicKey else {
             throw PeerChannelError(.peerNotPaired, "device \(peer.fingerprint) is not paired with this vault")
         }
     }
