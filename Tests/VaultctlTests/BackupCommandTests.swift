@@ -34,7 +34,7 @@ struct BackupCommandTests {
         let checked = try CLI.run(["backup", "verify", backup, "--passphrase-file", fixture.passphraseFile, "--json"])
         #expect(checked.status == 0, "\(checked.stdout) \(checked.stderr)")
         let target = fixture.root + "/restored"
-        try expectSuccess(CLI.run(["restore-backup", backup, "--into", target]))
+        try expectSuccess(CLI.run(["restore-backup", backup, "--into", target, "--passphrase-file", fixture.passphraseFile]))
         let restored = try expectSuccess(CLI.run(["audit", "verify", "--json", "--vault", target]))
         #expect(restored.stdout.contains("\"verified\" : true"))
         let listed = try expectSuccess(CLI.run(["ls", "--json", "--vault", target, "--passphrase-file", fixture.passphraseFile]))

@@ -4,18 +4,21 @@ import Foundation
 /// database and the bundle files that snapshot lists, as they are on disk (ciphertext).
 ///
 ///     file    = header record* trailer
-///     header  = magic(16) "vaultctl-backup\n" || version u32 = 1 || vault id (16)
+///     header  = magic(16) "vaultctl-backup\n" || version u32 (1 or 2) || vault id (16)
 ///               || created at u64 (Unix seconds) || record count u32              (48 bytes)
-///     record  = kind u8 (1 database, 2 bundle) || id (16; zeros for the database)
+///     record  = kind u8 || id (16; zeros but for a bundle)
 ///               || length u64 || data (length bytes) || SHA-256(data) (32)
 ///     trailer = SHA-256 of every byte before it (32)
 ///
-/// Integers are big-endian. Exactly one database record, first; then one bundle record per bundle,
-/// ids strictly increasing; nothing after the trailer. Each record's digest follows its data so a
-/// writer streams a 1 GiB bundle without holding it; the trailer covers the header and the order.
+/// Version 2 (written): record 0 is the public record (kind 3, `BackupPublicRecord`), record 1 the
+/// sealed database (kind 4, `SealedDatabase`), then one bundle record (kind 2) per bundle. Version 1
+/// (still read): record 0 is the database as is (kind 1), then the bundles. Integers are big-endian;
+/// bundle ids strictly increasing; nothing after the trailer. Each record's digest follows its data
+/// so a writer streams a 1 GiB bundle without holding it; the trailer covers the header and the order.
 public enum BackupFormat {
     public static let magic = Array("vaultctl-backup\n".utf8)
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
+    public static let readableVersions: ClosedRange<UInt64> = 1...2
     public static let headerSize = 48
     public static let recordHeaderSize = 25
     public static let digestSize = 32
@@ -27,9 +30,20 @@ public enum BackupFormat {
     public enum Kind: UInt8, Sendable {
         case database = 1
         case bundle = 2
+        case publicRecord = 3
+        case sealedDatabase = 4
     }
 
-    static func header(vaultID: [UInt8], createdAt: UInt64, recordCount: UInt32) -> [UInt8] {
+    /// The kinds of the records before the bundles, in order, for each version.
+    static func leadingKinds(version: UInt64) -> [Kind] {
+        version == 1 ? [.database] : [.publicRecord, .sealedDatabase]
+    }
+
+    /// Where an extracted record goes in the scratch or staging folder.
+    public static let publicRecordName = "backup-public.db"
+    public static let sealedDatabaseName = "vault.db.sealed"
+
+    static func header(vaultID: [UInt8], createdAt: UInt64, recordCount: UInt32, version: UInt32 = version) -> [UInt8] {
         magic + bigEndian(UInt64(version), width: 4) + vaultID + bigEndian(createdAt, width: 8) + bigEndian(UInt64(recordCount), width: 4)
     }
 
@@ -48,6 +62,7 @@ public enum BackupFormat {
 
 /// What a backup file says of itself once its structure and every digest checked out.
 public struct BackupSummary: Sendable {
+    public let version: UInt32
     public let vaultID: [UInt8]
     public let createdAt: UInt64
     public let databaseBytes: UInt64

@@ -9,7 +9,9 @@ import Glibc
 /// record and the offset, as a `corruptBackup` error.
 public enum BackupReader {
     /// Checks `path` and writes its contents into `directory` (which must exist and be empty) as a
-    /// vault folder: `vault.db` and `assets/<id>.vbundle`, each file synced when `durable`. The caller
+    /// vault folder: `assets/<id>.vbundle` and, for version 1, `vault.db`; for version 2 the public
+    /// record and the still sealed database (`BackupFormat.publicRecordName`, `sealedDatabaseName`),
+    /// each file synced when `durable`. The caller
     /// opens it only after this returns: nothing unchecked is ever used.
     public static func extract(_ path: String, into directory: String, durable: Bool) throws -> BackupSummary {
         let input = try FileDescriptor.openForReading(path)
@@ -18,24 +20,25 @@ public enum BackupReader {
         let header = try reader.take(BackupFormat.headerSize, what: "the header")
         guard Array(header[0..<16]) == BackupFormat.magic else { throw corrupt("\(path) is not a vaultctl backup (no backup magic)") }
         let version = BackupFormat.integer(header[16..<20])
-        guard version == UInt64(BackupFormat.version) else { throw corrupt("backup format version \(version) is not one this vaultctl reads (1)") }
+        guard BackupFormat.readableVersions.contains(version) else {
+            throw corrupt("backup format version \(version) is not one this vaultctl reads (1 or 2)")
+        }
         let vaultID = Array(header[20..<36])
         let createdAt = BackupFormat.integer(header[36..<44])
         let recordCount = BackupFormat.integer(header[44..<48])
-        guard recordCount >= 1, recordCount <= UInt64(BackupFormat.maximumRecords) else {
-            throw corrupt("the header claims \(recordCount) records (1 to \(BackupFormat.maximumRecords) allowed)")
+        let leading = BackupFormat.leadingKinds(version: version)
+        guard recordCount >= UInt64(leading.count), recordCount <= UInt64(BackupFormat.maximumRecords) else {
+            throw corrupt("the header claims \(recordCount) records (\(leading.count) to \(BackupFormat.maximumRecords) allowed)")
         }
         let assets = (directory as NSString).appendingPathComponent(Vault.assetsName)
         guard mkdir(assets, 0o700) == 0 else { throw CryptoVaultError(.io, "cannot create \(assets): \(String(cString: strerror(errno)))") }
         var databaseBytes: UInt64 = 0
         var bundles: [(id: [UInt8], length: UInt64)] = []
         for index in 0..<recordCount {
-            let (kind, id, length) = try readRecordHeader(&reader, index: index, previousBundle: bundles.last?.id)
-            let destination = kind == .database ? (directory as NSString).appendingPathComponent(Vault.databaseName)
-                                                : AssetFolder(path: assets).path(of: id)
-            let what = kind == .database ? "record 0 (the database)" : "record \(index) (bundle \(ByteEncoding.hex(id)))"
-            try reader.copy(length, to: destination, what: what, durable: durable)
-            if kind == .database { databaseBytes = length } else { bundles.append((id, length)) }
+            let (kind, id, length) = try readRecordHeader(&reader, index: index, leading: leading, previousBundle: bundles.last?.id)
+            let what = kind == .bundle ? "record \(index) (bundle \(ByteEncoding.hex(id)))" : "record \(index) (\(name(of: kind)))"
+            try reader.copy(length, to: destination(of: kind, id: id, in: directory), what: what, durable: durable)
+            if kind == .bundle { bundles.append((id, length)) } else if kind != .publicRecord { databaseBytes = length }
         }
         let trailer = try reader.take(BackupFormat.digestSize, what: "the trailer")
         let end = reader.offset
@@ -45,10 +48,29 @@ public enum BackupReader {
             try DurableFile.syncDirectory(assets)
             try DurableFile.syncDirectory(directory)
         }
-        return BackupSummary(vaultID: vaultID, createdAt: createdAt, databaseBytes: databaseBytes, bundles: bundles, fileBytes: fileBytes)
+        return BackupSummary(version: UInt32(version), vaultID: vaultID, createdAt: createdAt, databaseBytes: databaseBytes,
+                             bundles: bundles, fileBytes: fileBytes)
     }
 
-    private static func readRecordHeader(_ reader: inout CheckedReader, index: UInt64,
+    private static func name(of kind: BackupFormat.Kind) -> String {
+        switch kind {
+        case .database: return "the database"
+        case .publicRecord: return "the public record"
+        case .sealedDatabase: return "the sealed database"
+        case .bundle: return "a bundle"
+        }
+    }
+
+    private static func destination(of kind: BackupFormat.Kind, id: [UInt8], in directory: String) -> String {
+        switch kind {
+        case .database: return (directory as NSString).appendingPathComponent(Vault.databaseName)
+        case .publicRecord: return (directory as NSString).appendingPathComponent(BackupFormat.publicRecordName)
+        case .sealedDatabase: return (directory as NSString).appendingPathComponent(BackupFormat.sealedDatabaseName)
+        case .bundle: return AssetFolder(path: (directory as NSString).appendingPathComponent(Vault.assetsName)).path(of: id)
+        }
+    }
+
+    private static func readRecordHeader(_ reader: inout CheckedReader, index: UInt64, leading: [BackupFormat.Kind],
                                          previousBundle: [UInt8]?) throws -> (BackupFormat.Kind, [UInt8], UInt64) {
         let bytes = try reader.take(BackupFormat.recordHeaderSize, what: "the header of record \(index)")
         guard let kind = BackupFormat.Kind(rawValue: bytes[bytes.startIndex]) else {
@@ -56,14 +78,14 @@ public enum BackupReader {
         }
         let id = Array(bytes[(bytes.startIndex + 1)..<(bytes.startIndex + 17)])
         let length = BackupFormat.integer(bytes[(bytes.startIndex + 17)...])
-        switch kind {
-        case .database:
-            guard index == 0, id == [UInt8](repeating: 0, count: 16) else { throw corrupt("record \(index) is a second database or out of place") }
-            guard length <= BackupFormat.maximumDatabaseSize else { throw corrupt("the database record claims \(length) bytes, over the cap") }
-        case .bundle:
-            guard index > 0 else { throw corrupt("record 0 must be the database") }
-            if let previousBundle, !id.lexicographicallyPrecedes(previousBundle), id != previousBundle {
-            } else if let previousBundle {
+        if index < UInt64(leading.count) {
+            guard kind == leading[Int(index)], id == [UInt8](repeating: 0, count: 16) else {
+                throw corrupt("record \(index) must be \(name(of: leading[Int(index)])) (kind \(leading[Int(index)].rawValue), id zero)")
+            }
+            guard length <= BackupFormat.maximumDatabaseSize else { throw corrupt("record \(index) claims \(length) bytes, over the cap") }
+        } else {
+            guard kind == .bundle else { throw corrupt("record \(index) is \(name(of: kind)) out of place (only bundles follow)") }
+            if let previousBundle, !previousBundle.lexicographicallyPrecedes(id) {
                 throw corrupt("record \(index) (bundle \(ByteEncoding.hex(id))) is out of order or repeated after \(ByteEncoding.hex(previousBundle))")
             }
             guard length <= BackupFormat.maximumBundleSize else { throw corrupt("record \(index) claims \(length) bytes, over the cap") }

@@ -13,12 +13,19 @@ public enum BackupWriter {
     /// Writes the backup to `output`, returning what it holds. The database snapshot is taken with
     /// SQLite's online backup API into a private file beside the database (removed afterwards, and
     /// by the next backup if this process is killed); every bundle it lists is copied as it is on disk.
+    ///
+    /// The file is version 2: the database is sealed to the vault's backup key (`vault.backupPublicKey()`,
+    /// which the caller makes sure exists), and only its public record travels in the clear.
     public static func write(_ vault: Vault, to output: FileDescriptor, progress: (UInt64) -> Void = { _ in }) throws -> BackupSummary {
+        guard let recipient = try vault.backupPublicKey() else {
+            throw CryptoVaultError(.keyslotNotFound, "this vault has no backup key yet; unlock it once to make one")
+        }
         removeAbandonedSnapshots(in: vault.directory)
         let snapshotPath = (vault.directory as NSString).appendingPathComponent(".backup-snapshot-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(4)))")
-        defer { unlink(snapshotPath); unlink(snapshotPath + "-journal") }
+        let publicPath = snapshotPath + "-public"
+        defer { for path in [snapshotPath, snapshotPath + "-journal", publicPath, publicPath + "-journal"] { unlink(path) } }
         for attempt in 1...attempts {
-            unlink(snapshotPath)
+            for path in [snapshotPath, publicPath] { unlink(path) }
             try vault.withDatabase { try $0.snapshot(to: snapshotPath) }
             let listed = try bundlesListed(in: snapshotPath)
             guard let opened = try open(listed, in: vault.assetsPath) else {
@@ -27,7 +34,9 @@ public enum BackupWriter {
                 }
                 continue
             }
-            return try write(snapshotPath, bundles: opened, vaultID: vault.vaultID, to: output, progress: progress)
+            try BackupPublicRecord.build(at: publicPath, from: snapshotPath)
+            return try write(snapshotPath, publicRecord: publicPath, recipient: recipient, bundles: opened, vaultID: vault.vaultID,
+                             to: output, progress: progress)
         }
         throw CryptoVaultError(.io, "the backup could not be taken")
     }
@@ -56,13 +65,25 @@ public enum BackupWriter {
         return opened
     }
 
-    private static func write(_ snapshotPath: String, bundles: [(id: [UInt8], length: UInt64, file: FileDescriptor)],
+    private static func write(_ snapshotPath: String, publicRecord publicPath: String, recipient: [UInt8],
+                              bundles: [(id: [UInt8], length: UInt64, file: FileDescriptor)],
                               vaultID: [UInt8], to output: FileDescriptor, progress: (UInt64) -> Void) throws -> BackupSummary {
         var stream = HashingOutput(output)
         let database = try FileDescriptor.openForReading(snapshotPath)
-        guard let databaseBytes = database.regularFileSize() else { throw CryptoVaultError(.io, "cannot size the database snapshot") }
-        try stream.write(BackupFormat.header(vaultID: vaultID, createdAt: UInt64(max(0, Clock.now())), recordCount: UInt32(bundles.count + 1)))
-        try copyRecord(.database, id: [UInt8](repeating: 0, count: 16), from: database, length: databaseBytes, into: &stream, progress: progress)
+        let publicRecord = try FileDescriptor.openForReading(publicPath)
+        guard let databaseBytes = database.regularFileSize(), let publicBytes = publicRecord.regularFileSize() else {
+            throw CryptoVaultError(.io, "cannot size the database snapshot")
+        }
+        let zero = [UInt8](repeating: 0, count: 16)
+        try stream.write(BackupFormat.header(vaultID: vaultID, createdAt: UInt64(max(0, Clock.now())), recordCount: UInt32(bundles.count + 2)))
+        try copyRecord(.publicRecord, id: zero, from: publicRecord, length: publicBytes, into: &stream, progress: progress)
+        let sealedLength = SealedDatabase.sealedLength(plaintextLength: databaseBytes)
+        try writeRecord(.sealedDatabase, id: zero, length: sealedLength, into: &stream) { emit in
+            try SealedDatabase.seal(database, length: databaseBytes, to: recipient, vaultID: vaultID) { piece in
+                try emit(piece)
+                progress(UInt64(piece.count))
+            }
+        }
         for bundle in bundles {
             guard bundle.file.regularFileSize() == bundle.length else {
                 throw CryptoVaultError(.corruptBundle,
@@ -73,27 +94,39 @@ public enum BackupWriter {
         let written = stream.count
         let trailer = stream.digest()
         try trailer.withUnsafeBytes { try output.write($0) }
-        return BackupSummary(vaultID: vaultID, createdAt: 0, databaseBytes: databaseBytes, bundles: bundles.map { ($0.id, $0.length) },
+        return BackupSummary(version: BackupFormat.version, vaultID: vaultID, createdAt: 0, databaseBytes: sealedLength, bundles: bundles.map { ($0.id, $0.length) },
                              fileBytes: written + 32)
     }
 
     private static func copyRecord(_ kind: BackupFormat.Kind, id: [UInt8], from file: FileDescriptor, length: UInt64,
                                    into stream: inout HashingOutput, progress: (UInt64) -> Void) throws {
+        try writeRecord(kind, id: id, length: length, into: &stream) { emit in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            var copied: UInt64 = 0
+            while copied < length {
+                let want = Int(min(UInt64(buffer.count), length - copied))
+                let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: copied)
+                guard count > 0 else { throw CryptoVaultError(.io, "\(file.path) ended after \(copied) of \(length) bytes while it was backed up") }
+                try emit(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                copied += UInt64(count)
+                progress(UInt64(count))
+            }
+        }
+    }
+
+    /// One record: its header, the data `body` emits (exactly `length` bytes, checked), its SHA-256.
+    private static func writeRecord(_ kind: BackupFormat.Kind, id: [UInt8], length: UInt64, into stream: inout HashingOutput,
+                                    _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         try stream.write(BackupFormat.recordHeader(kind: kind, id: id, length: length))
         var record = SHA256.Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var copied: UInt64 = 0
-        while copied < length {
-            let want = Int(min(UInt64(buffer.count), length - copied))
-            let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: copied)
-            guard count > 0 else { throw CryptoVaultError(.io, "\(file.path) ended after \(copied) of \(length) bytes while it was backed up") }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            record.update(chunk)
-            try stream.write(chunk)
-            copied += UInt64(count)
-            progress(UInt64(count))
+        var written: UInt64 = 0
+        try body { piece in
+            record.update(piece)
+            try stream.write(piece)
+            written += UInt64(piece.count)
         }
+        guard written == length else { throw CryptoVaultError(.io, "record of \(length) bytes got \(written) while it was backed up") }
         try stream.write(record.finalize())
     }
 

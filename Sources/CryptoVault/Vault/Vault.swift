@@ -290,6 +290,7 @@ public final class Vault: @unchecked Sendable {
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [.integer(now)])
             try unlocked.storeKDFPolicy(kdf, in: database)
             try unlocked.markMetadataBound(in: database)
+            try unlocked.storeBackupKey(in: database)
             try unlocked.insertPassphraseSlot(passphrase, parameters: kdf, in: database)
             try unlocked.journal(VaultEvent(.vaultInit), in: database)
         }

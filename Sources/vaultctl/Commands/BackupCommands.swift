@@ -11,9 +11,12 @@ enum BackupCommands {
     static let backup = Command("backup", synopsis: "write a consistent backup of the whole vault to one file", usage: "-o FILE [--force]", about: """
         Writes one consistent snapshot of the vault (its database, taken with SQLite's online backup
         API, and every bundle file it lists, as stored ciphertext) to FILE. It can run while the
-        daemon or other commands write: the snapshot is one moment of the vault. No passphrase is
-        needed and none is in the file. Copying the vault folder while it is in use is not a backup.
-        """, options: [Option.output("where to write the backup (appears only complete)"), Option.force], json: true, examples: [
+        daemon or other commands write: the snapshot is one moment of the vault. The database is
+        encrypted to the vault's backup key, so no passphrase is needed, none is in the file, and
+        only the audit log's public part and the keyslots travel in the clear. (A vault made before
+        encrypted backups asks for its passphrase once, to make its backup key.) Copying the vault
+        folder while it is in use is not a backup.
+        """, options: [Option.output("where to write the backup (appears only complete)"), Option.force] + Credentials.options, json: true, examples: [
             "vaultctl backup -o /media/usb/vault-2026-12-01.vaultbackup",
             "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup",
         ]) { arguments in
@@ -21,6 +24,9 @@ enum BackupCommands {
                 throw UsageError(message: "missing -o FILE", usage: arguments.usage)
             }
             let vault = try VaultLocation.open(arguments)
+            if try vault.backupPublicKey() == nil {
+                try VaultLocation.unlock(vault, arguments).ensureBackupKey()
+            }
             let output = try OutputTarget(path, force: arguments.has("--force"))
             var summary: BackupSummary?
             try output.produce { output in summary = try BackupWriter.write(vault, to: output.descriptor) }
@@ -43,14 +49,15 @@ enum BackupCommands {
             "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup",
             "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup --passphrase-file -",
         ]) { arguments in
-            let withKeys = arguments.value("--passphrase-file") != nil || arguments.value("--recovery-key-file") != nil
-                || !arguments.allValues("--share-file").isEmpty
+            let withKeys = hasCredential(arguments)
             let scratch = try BackupCheck.scratchDirectory(near: arguments.positionals[0])
             defer { try? FileManager.default.removeItem(atPath: scratch) }
-            let (summary, report) = try checkedExtract(arguments.positionals[0], into: scratch, durable: false)
+            // Read once: a passphrase on standard input cannot be read twice.
+            let credential = withKeys ? try Credentials.credential(from: arguments) : nil
+            let checked = try checkedExtract(arguments.positionals[0], into: scratch, durable: false, credential: credential)
             var opened = 0
-            if withKeys {
-                let unlocked = try Vault.open(at: scratch, modules: VaultModules.all).unlock(with: try Credentials.credential(from: arguments))
+            if let credential {
+                let unlocked = try Vault.open(at: scratch, modules: VaultModules.all).unlock(with: credential)
                 _ = try unlocked.compartments()
                 let failing = try unlocked.storedBundlesNeedingRestore()
                 if let first = failing.first {
@@ -59,22 +66,30 @@ enum BackupCommands {
                 }
                 opened = try unlocked.storedBundles().count
             }
+            let summary = checked.summary, report = checked.report
             if arguments.has("--json") {
-                Output.json(["verified": true, "bundles": summary.bundles.count, "entries": report.entryCount,
+                Output.json(["verified": true, "version": Int(summary.version), "bundles": summary.bundles.count, "entries": report.entryCount,
                              "checkpoints": report.checkpointCount, "keys_checked": withKeys, "bundles_opened": opened])
                 return
             }
             Output.line("Backup verified: \(summary.bundles.count) bundle(s), audit log of \(report.entryCount) entries and \(report.checkpointCount) checkpoints.")
-            Output.line(withKeys ? "Every bundle (\(opened)) opens under its compartment key." : "Keys not checked: add --passphrase-file PATH to open every bundle.")
+            if withKeys {
+                Output.line("Every bundle (\(opened)) opens under its compartment key\(summary.version >= 2 ? "; the database opens and agrees with the audit log carried in the clear" : "").")
+            } else {
+                Output.line("Keys not checked: add --passphrase-file PATH to open \(summary.version >= 2 ? "the sealed database and " : "")every bundle.")
+            }
         }
 
     static let restore = Command("restore-backup", synopsis: "restore a backup file into a new vault folder", usage: "FILE --into DIR", about: """
-        Checks FILE as 'backup verify' does without a key, then writes it into DIR (which must not
-        hold a vault; a missing or empty folder is fine) durably: the files are written and synced in
-        a private folder beside DIR, which takes DIR's name only when complete, so an interrupted
-        restore leaves no half vault. The restored vault's audit log records vault.restore-backup.
-        """, options: [Option("--into", value: "DIR", "the new vault folder")], positionals: 1...1, json: true, examples: [
+        Checks FILE as 'backup verify' does, then writes it into DIR (which must not hold a vault; a
+        missing or empty folder is fine) durably: the files are written and synced in a private
+        folder beside DIR, which takes DIR's name only when complete, so an interrupted restore
+        leaves no half vault. A backup's database is sealed to the vault's backup key, so the
+        passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. The
+        restored vault's audit log records vault.restore-backup.
+        """, options: [Option("--into", value: "DIR", "the new vault folder")] + Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
+            "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",
         ]) { arguments in
             let target = try arguments.required("--into")
             if FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(Vault.databaseName)) {
@@ -88,7 +103,8 @@ enum BackupCommands {
             guard mkdir(staging, 0o700) == 0 else { throw CommandError(message: "cannot create \(staging): \(String(cString: strerror(errno)))", exitCode: .ioError) }
             let summary: BackupSummary
             do {
-                (summary, _) = try checkedExtract(arguments.positionals[0], into: staging, durable: true)
+                summary = try checkedExtract(arguments.positionals[0], into: staging, durable: true,
+                                             credential: { try Credentials.credential(from: arguments) }).summary
                 if FileManager.default.fileExists(atPath: target) { rmdir(target) }
                 guard rename(staging, target) == 0 else {
                     throw CommandError(message: "cannot move the restored vault to \(target): \(String(cString: strerror(errno)))", exitCode: .cannotCreate)
@@ -105,12 +121,50 @@ enum BackupCommands {
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
         }
 
-    /// Extracts and checks everything that needs no key: structure, digests, database, bundle list, audit log.
-    static func checkedExtract(_ path: String, into directory: String, durable: Bool) throws -> (BackupSummary, AuditVerifier.Report) {
+    static func hasCredential(_ arguments: ParsedArguments) -> Bool {
+        arguments.value("--passphrase-file") != nil || arguments.value("--recovery-key-file") != nil || !arguments.allValues("--share-file").isEmpty
+    }
+
+    static func checkedExtract(_ path: String, into directory: String, durable: Bool,
+                               credential: UnlockCredential?) throws -> (summary: BackupSummary, report: AuditVerifier.Report) {
+        try checkedExtract(path, into: directory, durable: durable, credential: { credential })
+    }
+
+    /// Extracts and checks: the container, then (version 1) the database, its bundle list and audit
+    /// log; (version 2) the public record and its audit log with no key, then with the credential
+    /// (asked only for a version 2 file) the sealed database, opened into `vault.db`, checked as
+    /// version 1's is and against the public record. The public record and the sealed database are
+    /// removed from `directory` afterwards, so it is a plain vault folder.
+    static func checkedExtract(_ path: String, into directory: String, durable: Bool,
+                               credential: () throws -> UnlockCredential?) throws -> (summary: BackupSummary, report: AuditVerifier.Report) {
         let summary = try BackupReader.extract(path, into: directory, durable: durable)
+        guard summary.version >= 2 else {
+            let vault = try BackupCheck.checkContents(of: directory, summary: summary, modules: VaultModules.all)
+            return (summary, try auditReport { try AuditLogReader(vault: vault).verify() })
+        }
+        let publicPath = (directory as NSString).appendingPathComponent(BackupFormat.publicRecordName)
+        let sealedPath = (directory as NSString).appendingPathComponent(BackupFormat.sealedDatabaseName)
+        defer { unlink(publicPath); unlink(sealedPath) }
+        let record = try BackupPublicRecord.open(publicPath, vaultID: summary.vaultID)
+        let report = try auditReport {
+            guard let genesis = try record.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key") else {
+                throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
+            }
+            let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID), publicKey: genesis)
+            return try AuditVerifier(snapshot: try AuditSnapshot.load(from: record, vaultID: summary.vaultID), genesis: key).verify()
+        }
+        guard let credential = try credential() else { return (summary, report) }
+        let backupKey = try BackupPublicRecord.backupKey(from: record, credential: credential, vaultID: summary.vaultID)
+        try SealedDatabase.open(sealedPath, into: (directory as NSString).appendingPathComponent(Vault.databaseName),
+                                with: backupKey, vaultID: summary.vaultID, durable: durable)
         let vault = try BackupCheck.checkContents(of: directory, summary: summary, modules: VaultModules.all)
+        try BackupPublicRecord.checkAgreement(record, with: vault)
+        return (summary, report)
+    }
+
+    private static func auditReport(_ verify: () throws -> AuditVerifier.Report) throws -> AuditVerifier.Report {
         do {
-            return (summary, try AuditLogReader(vault: vault).verify())
+            return try verify()
         } catch let failure as AuditVerificationFailure {
             throw CommandError(message: "the backup's audit log FAILED verification: \(failure.reason)", exitCode: .failure)
         }
