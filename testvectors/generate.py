@@ -25,11 +25,13 @@ import vault_reader as vr  # noqa: E402
 import bundle_opener as bo  # noqa: E402
 import audit_verifier as av  # noqa: E402
 import sealed_record as sr  # noqa: E402
+import backup_container as bc  # noqa: E402
 
 OUT = os.path.join(HERE, "vault")
 BUNDLE_OUT = os.path.join(HERE, "bundle")
 AUDIT_OUT = os.path.join(HERE, "audit")
 RECORD_OUT = os.path.join(HERE, "record")
+BACKUP_OUT = os.path.join(HERE, "backup")
 
 
 def fixed(label, n):
@@ -1673,6 +1675,129 @@ AUDIT_FILES = {
     "exports.json": audit_exports_file,
 }
 
+# ---------------------------------------------------------------------------------------------
+# Backup container, version 2 (SECURITY.md §13.2): testvectors/backup/
+# ---------------------------------------------------------------------------------------------
+
+
+def backup_v2_file():
+    vault_id = VAULT_ID
+    backup_private = fixed("backup private key", 32)
+    backup_public = bc.x25519_public(backup_private)
+    sealed_key = bc.seal_backup_key(backup_private, MASTER_KEY, vault_id, fixed("backup key nonce", 24))
+    ephemeral_private = fixed("backup ephemeral key", 32)
+    ephemeral_public = bc.x25519_public(ephemeral_private)
+    key = bc.file_key(ephemeral_private, ephemeral_public, backup_public, vault_id)
+    # The container does not look inside its records: the public record here is bytes standing for
+    # one (a real one is an SQLite file, whose bytes depend on the SQLite version that wrote it).
+    public_record = b"a public record (SECURITY.md 13.2) stands here"
+    database = pattern(100, 7)
+    sealed = bc.seal_database(database, backup_public, ephemeral_private, vault_id)
+    bundles = [(bytes.fromhex("00" * 15 + "01"), pattern(60, 1)), (bytes.fromhex("7f" + "00" * 15), pattern(33, 2))]
+    records = [(bc.KIND_PUBLIC, bytes(16), public_record), (bc.KIND_SEALED, bytes(16), sealed)] + \
+              [(bc.KIND_BUNDLE, i, d) for i, d in bundles]
+    created_at = 1764547200
+    data = bc.encode(2, vault_id, created_at, records)
+    assert bc.parse(data)["records"][1][2] == sealed
+    assert bc.open_database(sealed, backup_private, vault_id) == database
+    assert bc.open_backup_key(sealed_key, backup_public, MASTER_KEY, vault_id) == backup_private
+
+    cases = []
+
+    def refused(name, damaged, reason):
+        try:
+            bc.parse(damaged)
+        except bc.Refused as refusal:
+            assert refusal.reason == reason, (name, refusal.reason, reason)
+            cases.append({"name": name, "file": h(damaged), "reason": reason})
+            return
+        raise AssertionError("accepted: " + name)
+
+    def rebuilt(version=2, edit=lambda r: r):
+        return bc.encode(version, vault_id, created_at, edit([list(r) for r in records]))
+
+    refused("empty file", b"", "truncated")
+    refused("magic changed", flip(data, 3), "magic")
+    refused("version 3", data[:16] + bc.be(3, 4) + data[20:], "version")
+    refused("record count 1 in a version 2 file", data[:44] + bc.be(1, 4) + data[48:], "count")
+    refused("record count above the cap", data[:44] + bc.be(10_000_001, 4) + data[48:], "count")
+    refused("the public record's data changed", flip(data, 48 + 25 + 3), "digest")
+    refused("a byte of the sealed database's digest changed", flip(data, 48 + 25 + len(public_record) + 32 + 25 + len(sealed)), "digest")
+    refused("the trailer changed", flip(data, len(data) - 1), "trailer")
+    refused("a byte after the trailer", data + b"\x00", "trailing")
+    refused("cut inside the trailer", data[:-1], "truncated")
+    refused("cut inside a record", data[:48 + 25 + 10], "truncated")
+    refused("records 0 and 1 swapped (digests recomputed)", rebuilt(edit=lambda r: [r[1], r[0]] + r[2:]), "place")
+    refused("a version 1 file whose record 0 is a public record", rebuilt(version=1), "place")
+    refused("a second sealed database after the first (digests recomputed)", rebuilt(edit=lambda r: r[:2] + [r[1]] + r[2:]), "place")
+    refused("bundles out of order (digests recomputed)", rebuilt(edit=lambda r: r[:2] + [r[3], r[2]]), "order")
+    refused("a bundle repeated (digests recomputed)", rebuilt(edit=lambda r: r[:3] + [r[2]]), "order")
+    refused("the public record with a non-zero id (digests recomputed)",
+            rebuilt(edit=lambda r: [[r[0][0], b"\x01" + bytes(15), r[0][2]]] + r[1:]), "place")
+    refused("an unknown kind 5 (digests recomputed)", rebuilt(edit=lambda r: r[:2] + [[5, r[2][1], r[2][2]]] + r[3:]), "kind")
+    refused("a bundle length over the cap", data[:48 + 25 + len(public_record) + 32 + 25 + len(sealed) + 32 + 17] + bc.be(1 << 51, 8)
+            + data[48 + 25 + len(public_record) + 32 + 25 + len(sealed) + 32 + 25:], "cap")
+
+    # The sealed database on its own: a plaintext of two chunks (the second short), its layout
+    # rules, and damaged copies (each would be caught by its record digest first; these are what a
+    # reader that got past the digest must still refuse).
+    large = pattern(bc.CHUNK + 100, 9)
+    large_sealed = bc.seal_database(large, backup_public, ephemeral_private, vault_id)
+    assert bc.open_database(large_sealed, backup_private, vault_id) == large
+    empty_sealed = bc.seal_database(b"", backup_public, ephemeral_private, vault_id)
+    sealed_cases = [
+        {"name": "two chunks, the last of 100 bytes", "sealed": h(large_sealed), "plaintext_length": len(large),
+         "plaintext_sha256": h(hashlib.sha256(large).digest())},
+        {"name": "an empty snapshot: one empty last chunk", "sealed": h(empty_sealed), "plaintext_length": 0,
+         "plaintext_sha256": h(hashlib.sha256(b"").digest())},
+    ]
+
+    def sealed_refused(name, base, reason, flip_at=None, cut_to=None):
+        """A damaged copy of sealed_databases[base]: one byte flipped (xor 0x01) at flip_at, or cut to cut_to bytes."""
+        damaged = bytes.fromhex(sealed_cases[base]["sealed"])
+        damaged = flip(damaged, flip_at) if flip_at is not None else damaged[:cut_to]
+        try:
+            bc.open_database(damaged, backup_private, vault_id)
+        except bc.Refused as refusal:
+            assert refusal.reason == reason, (name, refusal.reason)
+            case = {"name": name, "base": base, "reason": reason}
+            case.update({"flip": flip_at} if flip_at is not None else {"cut_to": cut_to})
+            sealed_cases.append(case)
+            return
+        raise AssertionError("accepted: " + name)
+
+    sealed_refused("the last chunk dropped (the first is not marked last)", 0, "chunk", cut_to=32 + bc.SEALED_CHUNK)
+    sealed_refused("a byte of the second chunk changed", 0, "chunk", flip_at=32 + bc.SEALED_CHUNK + 5)
+    sealed_refused("the ephemeral key changed", 0, "chunk", flip_at=0)
+    sealed_refused("the first chunk's tag changed", 0, "chunk", flip_at=32 + bc.SEALED_CHUNK - 1)
+    sealed_refused("shorter than a key and a tag", 1, "sealed-length", cut_to=47)
+    layouts = [{"length": n, "chunks": bc.chunk_count(n)} for n in
+               (0, 47, 48, 49, 32 + bc.SEALED_CHUNK, 32 + bc.SEALED_CHUNK + 16, 32 + bc.SEALED_CHUNK + 17, 32 + 2 * bc.SEALED_CHUNK)]
+
+    return {"description": "A version 2 backup container (SECURITY.md 13.2) made from fixed keys: the vault's backup key "
+                           "(private, public, sealed under master_key), the ephemeral key and file key of its sealed "
+                           "database, the database plaintext, and the whole file. A reader must accept file, find these "
+                           "records, open backup_sealed_key under master_key to backup_private_key, derive file_key from "
+                           "it and ephemeral_public_key, and open the sealed database to database_plaintext. cases: damaged "
+                           "files a reader must refuse, with the first check of 13.2 that fails (truncated, magic, version, "
+                           "count, kind, place, order, cap, digest, trailer, trailing). sealed_databases: sealed database "
+                           "records alone, to open (to plaintext_length bytes with plaintext_sha256) or, made from the "
+                           "case at index base by flipping bit 0 of byte flip or cutting to cut_to bytes, to refuse "
+                           "(chunk, sealed-length); layouts: the chunk count a record length gives (null: no plaintext gives it).",
+            "spec": "SECURITY.md §13.2",
+            "vault_id": h(vault_id), "created_at": created_at, "master_key": h(MASTER_KEY),
+            "backup_private_key": h(backup_private), "backup_public_key": h(backup_public), "backup_sealed_key": h(sealed_key),
+            "ephemeral_private_key": h(ephemeral_private), "ephemeral_public_key": h(ephemeral_public), "file_key": h(key),
+            "public_record": h(public_record), "database_plaintext": h(database), "sealed_database": h(sealed),
+            "bundles": [{"id": h(i), "data": h(d)} for i, d in bundles],
+            "file": h(data), "file_sha256": h(hashlib.sha256(data).digest()),
+            "cases": cases, "sealed_databases": sealed_cases, "layouts": layouts}
+
+
+BACKUP_FILES = {
+    "backup-v2.json": backup_v2_file,
+}
+
 
 # ---------------------------------------------------------------------------------------------
 # Sealed records (SECURITY.md §4.8): testvectors/record/
@@ -1789,7 +1914,7 @@ def main():
     check = "--check" in sys.argv[1:]
     differ = []
     for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES), (AUDIT_OUT, AUDIT_FILES),
-                             (RECORD_OUT, RECORD_FILES)):
+                             (RECORD_OUT, RECORD_FILES), (BACKUP_OUT, BACKUP_FILES)):
         os.makedirs(directory, exist_ok=True)
         for filename, build in files.items():
             text = render(build())

@@ -183,3 +183,27 @@ struct BackupEncryptionTests {
         try expectRefused(original + [0], "a byte after the trailer", reasons: ["follow the trailer"])
     }
 }
+
+/// The independent reader of testvectors/independent/backup_container.py on files vaultctl writes.
+@Suite("Backups read by the independent implementation")
+struct BackupIndependentTests {
+    static let script = IndependentImplementationTests.repositoryRoot.appendingPathComponent("testvectors/independent/backup_container.py").path
+
+    @Test("backup_container.py accepts vaultctl's backup without a key (version 2, public/sealed/bundle records) and with the passphrase opens its sealed database; a flipped byte is refused as digest")
+    func independentReaderAgrees() throws {
+        let (fixture, backup) = try BackupEncryptionTests.backedUpVault()
+        let python = IndependentImplementationTests.python
+        let keyless = try IndependentImplementationTests.run(python, [Self.script, backup])
+        #expect(keyless.status == 0, "\(keyless.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(keyless.stdout.utf8)) as? [String: Any])
+        #expect(summary["version"] as? Int == 2)
+        #expect((summary["records"] as? [[String: Any]])?.compactMap { $0["kind"] as? Int } == [3, 4, 2])
+        let opened = try IndependentImplementationTests.run(python, [Self.script, backup, "--passphrase-file", fixture.passphraseFile])
+        #expect(opened.status == 0 && opened.stdout.contains("\"database_opened\": true"), "\(opened.stdout) \(opened.stderr)")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: backup)))
+        bytes[200] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: backup + ".flipped"))
+        let flipped = try IndependentImplementationTests.run(python, [Self.script, backup + ".flipped"])
+        #expect(flipped.status == 1 && flipped.stderr.contains("refused: digest"), "\(flipped.stderr)")
+    }
+}

@@ -107,7 +107,7 @@ extension UnlockedVault {
             try database.writeTransaction {
                 guard try BackupKey.metaBlob(BackupKey.publicKeyName, in: database) == nil else { return false }
                 try storeBackupKey(in: database)
-                try journal(VaultEvent("backup.key-create"), in: database)
+                try journal(VaultEvent(.backupKeyCreate), in: database)
                 return true
             }
         }

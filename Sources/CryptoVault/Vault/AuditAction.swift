@@ -24,6 +24,8 @@ extension AuditAction {
     public static let vaultKDFPolicy = AuditAction("vault.kdf-policy")
     /// A schema migration, recorded in the transaction that ran it.
     public static let vaultUpgrade = AuditAction("vault.upgrade")
+    /// A vault made before encrypted backups given its backup key, once (SECURITY.md §13.1).
+    public static let backupKeyCreate = AuditAction("backup.key-create")
 
     public static let keyslotUpgrade = AuditAction("keyslot.upgrade")
     public static let keyslotPasswd = AuditAction("keyslot.passwd")
