@@ -103,13 +103,11 @@ extension UnlockedVault {
     /// Returns whether it had to.
     @discardableResult
     public func ensureBackupKey() throws -> Bool {
-        try vault.withDatabase { database in
-            try database.writeTransaction {
-                guard try BackupKey.metaBlob(BackupKey.publicKeyName, in: database) == nil else { return false }
-                try storeBackupKey(in: database)
-                try journal(VaultEvent(.backupKeyCreate), in: database)
-                return true
-            }
+        try transaction { tx in
+            guard try BackupKey.metaBlob(BackupKey.publicKeyName, in: tx.database) == nil else { return false }
+            try storeBackupKey(in: tx.database)
+            try tx.record(.backupKeyCreate)
+            return true
         }
     }
 
