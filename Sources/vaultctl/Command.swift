@@ -14,6 +14,9 @@ struct Command: Sendable {
     let options: [Option]       // the command's own options (the global ones are added)
     let positionals: ClosedRange<Int>
     let printsJSON: Bool        // honours --json; without it --json is a usage error
+    /// Why a command has no JSON output (it writes a file's bytes, or it is interactive), said when
+    /// --json is refused.
+    let noJSONReason: String
     let examples: [String]
     let run: @Sendable (ParsedArguments) throws -> Void
 
@@ -25,8 +28,8 @@ struct Command: Sendable {
     static let helpOption = Option("--help", "this text", aliases: ["-h"])
 
     init(_ path: String, synopsis: String, usage: String = "", about: String, options: [Option] = [],
-         positionals: ClosedRange<Int> = 0...0, json: Bool = false, examples: [String],
-         run: @escaping @Sendable (ParsedArguments) throws -> Void) {
+         positionals: ClosedRange<Int> = 0...0, json: Bool = false, noJSON reason: String = "it prints no report",
+         examples: [String], run: @escaping @Sendable (ParsedArguments) throws -> Void) {
         self.path = path
         self.synopsis = synopsis
         self.usage = usage
@@ -34,12 +37,18 @@ struct Command: Sendable {
         self.options = options
         self.positionals = positionals
         self.printsJSON = json
+        self.noJSONReason = reason
         self.examples = examples
         self.run = run
     }
 
     /// The global options this command accepts: --json only where it means something.
     var globalOptions: [Option] { [Command.vaultOption] + (printsJSON ? [Command.jsonOption] : []) + [Command.helpOption] }
+
+    /// What a command with no JSON output says to --json (exit 64); README.md quotes its start.
+    static func jsonRefusal(_ path: String, _ reason: String) -> String {
+        "\(path) has no JSON output (\(reason)); leave out --json"
+    }
 
     /// Everything the parser accepts for this command.
     var allOptions: [Option] { options + globalOptions }
@@ -48,7 +57,7 @@ struct Command: Sendable {
     var usageLine: String { "Usage: vaultctl \(path)\(usage.isEmpty ? "" : " " + usage) [OPTIONS]" }
 
     func parse(_ arguments: [String]) throws -> ParsedArguments {
-        let refused = printsJSON ? [:] : ["--json": "\(path) has no JSON output; leave out --json"]
+        let refused = printsJSON ? [:] : ["--json": Self.jsonRefusal(path, noJSONReason)]
         return try ParsedArguments.parse(arguments, options: allOptions, positionals: positionals, usage: usageLine, refusing: refused)
     }
 }

@@ -85,10 +85,12 @@ struct HelpTests {
         #expect(overview.status == 0 && overview.stdout.contains("Commands:"))
     }
 
-    @Test("--json is refused, not ignored, by a command that prints no JSON", arguments: [["seal", "--compartment", "x"], ["serve"]])
-    func jsonRefused(_ arguments: [String]) throws {
+    @Test("--json is refused, not ignored, by a command that prints no JSON, saying why",
+          arguments: [(["open", "x"], "it writes the file's bytes"), (["get", "x"], "it writes the file's bytes"), (["serve"], "it is the daemon"),
+                      (["demo"], "it is a guided tour")])
+    func jsonRefused(_ arguments: [String], reason: String) throws {
         let result = try CLI.run(arguments + ["--json"])
         #expect(result.status == 64, "\(result.stderr)")
-        #expect(result.stderr.contains("has no JSON output"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(arguments[0]) has no JSON output (\(reason)"), "\(result.stderr)")
     }
 }

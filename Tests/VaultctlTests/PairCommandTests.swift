@@ -37,8 +37,10 @@ struct PairCommandTests {
 
     static func startHost(_ vault: CLIVault, _ listen: [String] = ["--address", "127.0.0.1:0"]) throws -> Host {
         let running = try CLI.start(["pair", "host"] + listen + ["--vault", vault.directory, "--passphrase-file", vault.passphraseFile])
+        // With --json the code and address are on stderr (stdout carries the JSON document alone).
+        let shown = listen.contains("--json") ? running.errorPath : running.outputPath
         for _ in 0..<400 {
-            let output = String(decoding: FileManager.default.contents(atPath: running.outputPath) ?? Data(), as: UTF8.self)
+            let output = String(decoding: FileManager.default.contents(atPath: shown) ?? Data(), as: UTF8.self)
             let lines = output.split(separator: "\n")
             if let code = lines.first(where: { $0.hasPrefix("Pairing code: ") })?.dropFirst(14),
                let listening = lines.first(where: { $0.hasPrefix("Listening on ") }),

@@ -38,6 +38,18 @@ struct ShareOverChannelTests {
         }
     }
 
+    @Test("share --json prints the share as one JSON document: compartment, peer, role and key versions")
+    func shareAsJSON() throws {
+        let devices = try Devices()
+        let shared = try devices.owner.run(["share", "Memos", "--peer", devices.recipientFingerprint, "--role", "editor",
+                                            "--address", devices.address, "--json"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shared.stdout.utf8)) as? [String: Any], "\(shared.stdout)")
+        #expect(object["compartment"] as? String == "Memos" && object["role"] as? String == "editor" && object["key_versions"] as? [Int] == [1])
+        #expect((object["peer"] as? [String: Any])?["fingerprint"] as? String == devices.recipientFingerprint)
+        #expect(JSONOutputTests.badKeys(object).isEmpty)
+    }
+
     @Test("a share reaches the daemon, is recorded on both sides, and the recipient opens the owner's bundles")
     func shareAndUse() throws {
         let devices = try Devices()

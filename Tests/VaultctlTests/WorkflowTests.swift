@@ -13,7 +13,9 @@ struct WorkflowTests {
         let slots = try #require(json["keyslots"] as? [[String: Any]])
         #expect(slots.count == 1)
         #expect(slots[0]["kind"] as? String == "passphrase")
-        #expect((slots[0]["kdf"] as? String)?.contains("\"memoryKiB\":19456") == true)
+        let kdf = try #require(slots[0]["kdf"] as? [String: Any], "the KDF is an object, not JSON inside a string")
+        #expect(kdf["algorithm"] as? String == "argon2id" && kdf["memory_kib"] as? Int == 19456 && kdf["iterations"] as? Int == 2)
+        #expect((json["kdf_policy"] as? [String: Any])?["algorithm"] as? String == "argon2id")
         #expect(json["schema_version"] as? Int == 13)
     }
 
@@ -132,9 +134,8 @@ struct WorkflowTests {
         #expect(created.stderr.contains("Calibrating Argon2id"))
         let status = try fixture.run(["status", "--json"], unlock: false)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
-        let kdf = try #require((json["keyslots"] as? [[String: Any]])?.first?["kdf"] as? String)
-        let parameters = try #require(try JSONSerialization.jsonObject(with: Data(kdf.utf8)) as? [String: Any])
-        #expect((parameters["memoryKiB"] as? Int ?? 0) >= 19_456)
+        let parameters = try #require((json["keyslots"] as? [[String: Any]])?.first?["kdf"] as? [String: Any])
+        #expect((parameters["memory_kib"] as? Int ?? 0) >= 19_456)
         #expect((parameters["iterations"] as? Int ?? 0) >= 2)
         #expect(try fixture.run(["unlock"]).status == 0)
     }

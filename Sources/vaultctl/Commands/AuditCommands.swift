@@ -8,17 +8,24 @@ enum AuditCommands {
     static let key = Command("audit key", synopsis: "print the log's genesis public key (vkey) for auditors", about: """
         Prints the signed-note verifier key of the audit log's genesis epoch. Give it to an auditor:
         with it alone they can verify an export ('vaultctl audit verify-export FILE --key VKEY').
-        """, examples: ["vaultctl audit key > genesis.vkey"]) { arguments in
-            Output.line(try AuditLogReader(vault: try VaultLocation.open(arguments)).genesisKey().vkey)
+        """, json: true, examples: ["vaultctl audit key > genesis.vkey"]) { arguments in
+            let vkey = try AuditLogReader(vault: try VaultLocation.open(arguments)).genesisKey().vkey
+            if arguments.has("--json") { Output.json(["vkey": vkey]); return }
+            Output.line(vkey)
         }
 
     static let checkpoint = Command("audit checkpoint", synopsis: "print the latest signed checkpoint", about: """
         Prints the latest signed checkpoint (a C2SP tlog-checkpoint in signed-note form).
-        """, examples: ["vaultctl audit checkpoint > checkpoint-2026-12-01.txt"]) { arguments in
+        With --json: the note as it is (signed_note, to save and give to 'audit consistency --from'),
+        and the origin, tree size and root hash (base64) read from its body.
+        """, json: true, examples: ["vaultctl audit checkpoint > checkpoint-2026-12-01.txt"]) { arguments in
             guard let note = try AuditLogReader(vault: try VaultLocation.open(arguments)).latestCheckpoint() else {
                 throw CommandError(message: "the audit log has no checkpoint yet", exitCode: .noInput)
             }
-            Output.raw(note)
+            guard arguments.has("--json") else { Output.raw(note); return }
+            let checkpoint = try Checkpoint(parsing: try SignedNote(parsing: note).body)
+            Output.json(["signed_note": note, "origin": checkpoint.origin, "tree_size": NSNumber(value: checkpoint.treeSize),
+                         "root_hash": ProofCommands.b64(checkpoint.rootHash)])
         }
 
     static let verify = Command("audit verify", synopsis: "verify the whole audit log (no passphrase needed)", usage: "[--read-only]", about: """
@@ -74,20 +81,26 @@ enum AuditCommands {
     static let export = Command("audit export", synopsis: "write the log to one file for an auditor", usage: "-o FILE", about: """
         Writes entries (details stay sealed), checkpoints and the key chain to FILE. An auditor
         checks it with 'vaultctl audit verify-export FILE --key VKEY', needing no vault and no passphrase.
-        """, options: [Option.output("the file to write (- for standard output)"), Option.force], examples: ["vaultctl audit export -o audit-2026-12.vaudit"]) { arguments in
+        """, options: [Option.output("the file to write (- for standard output)"), Option.force], json: true,
+        examples: ["vaultctl audit export -o audit-2026-12.vaudit"]) { arguments in
+            if arguments.has("--json") && arguments.value("-o") == "-" {
+                throw UsageError(message: "audit export --json prints a report on standard output: write the export with -o FILE", usage: arguments.usage)
+            }
             let vault = try VaultLocation.open(arguments)
             try vault.recordLocked(VaultEvent(.auditExport))
             try vault.finishCommand()
             let output = try OutputTarget(try arguments.required("-o"), force: arguments.has("--force"))
             var count = 0
             try output.produce { output in count = try AuditLogReader(vault: vault).export(to: output.descriptor) }
-            Output.line("Exported \(count) entries to \(output.name).")
+            if arguments.has("--json") { Output.json(["entries": count, "file": output.name]); return }
+            // Exported to standard output, the summary goes to stderr: stdout carries the export alone.
+            if output.isStandardOutput { Output.note("Exported \(count) entries.") } else { Output.line("Exported \(count) entries to \(output.name).") }
         }
 
     static let verifyExport = Command("audit verify-export", synopsis: "verify an export with the genesis key alone", usage: "FILE --key VKEY", about: """
         Verifies an audit export without any vault or passphrase: the key chain from VKEY (as printed by
         'vaultctl audit key'), every checkpoint, every entry. Exit 0 when all holds, 1 when not.
-        """, options: [Option("--key", value: "VKEY", "the log's genesis key, as 'vaultctl audit key' prints it")], positionals: 1...1, examples: ["vaultctl audit verify-export audit-2026-12.vaudit --key \"$(cat genesis.vkey)\""]) { arguments in
+        """, options: [Option("--key", value: "VKEY", "the log's genesis key, as 'vaultctl audit key' prints it")], positionals: 1...1, json: true, examples: ["vaultctl audit verify-export audit-2026-12.vaudit --key \"$(cat genesis.vkey)\""]) { arguments in
             let key = try NoteVerifierKey(vkey: try arguments.required("--key"))
             guard let data = FileManager.default.contents(atPath: arguments.positionals[0]) else {
                 throw CommandError(message: "cannot read \(arguments.positionals[0])", exitCode: .noInput)
@@ -99,6 +112,12 @@ enum AuditCommands {
                 throw CommandError(message: "export verification FAILED: \(failure.reason)", exitCode: .failure)
             } catch let error as AuditChainError {
                 throw CommandError(message: "export verification FAILED: \(error.message)", exitCode: .failure)
+            }
+            if arguments.has("--json") {
+                Output.json(["verified": true, "entries": report.entryCount, "checkpoints": report.checkpointCount, "epochs": report.epochCount,
+                             "witnesses": report.witnesses.map { ["vkey": $0.witness.vkey, "tree_size": $0.treeSize,
+                                                                  "cosigned_at": Output.timestamp(Int64(clamping: $0.timestamp))] }])
+                return
             }
             Output.line("Export verified: \(report.entryCount) entries, \(report.checkpointCount) checkpoints, \(report.epochCount) key epochs.")
             // The witness keys are the export's own claim: an auditor compares each vkey with the

@@ -20,12 +20,16 @@ enum BundleCommands {
             Option("--compartment", value: "NAME",
                    "the compartment whose key seals it (one of this vault's, or one shared with this device as editor)"),
             Option.output("where to write the bundle (- for standard output)"), nameOption, chunkSizeOption, threadsOption, Option.force,
-        ] + Credentials.options, positionals: 0...1, examples: [
+        ] + Credentials.options, positionals: 0...1, json: true, examples: [
             "vaultctl seal --compartment \"Session notes\" chart.pdf -o chart.vbundle",
             "tar c notes/ | vaultctl seal --compartment Memos - > notes.vbundle",
         ]) { arguments in
             let input = try InputFile(arguments.positionals.first ?? "-")
             let outputOption = arguments.value("-o")
+            // With --json, standard output carries the report, so the bundle needs a file of its own.
+            if arguments.has("--json") && (outputOption ?? "-") == "-" {
+                throw UsageError(message: "seal --json prints a report on standard output: write the bundle with -o FILE", usage: arguments.usage)
+            }
             if outputOption == nil && isatty(STDOUT_FILENO) == 1 {
                 throw CommandError(message: "refusing to write a bundle to a terminal", exitCode: .usage, hint: "add -o FILE")
             }
@@ -47,7 +51,13 @@ enum BundleCommands {
                                     details: [.init("file", input.metadata(name: arguments.value("--name")).name)])
             }
             if let fingerprints { try PrivilegedFingerprints.remember(fingerprints, in: unlocked) }
-            if !output.isStandardOutput { Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header!.bundleID))).") }
+            guard let header else { return }
+            if arguments.has("--json") {
+                Output.json(["bundle_id": hex(header.bundleID), "compartment": compartment.name, "key_version": Int(header.keyVersion),
+                             "file": output.name, "bytes": header.hasKnownLength ? NSNumber(value: header.plaintextLength) : NSNull()])
+            } else if !output.isStandardOutput {
+                Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header.bundleID))).")
+            }
         }
 
     static let open = Command("open", synopsis: "open a bundle (all of it or a byte range)", usage: "BUNDLE|-", about: """
@@ -58,7 +68,7 @@ enum BundleCommands {
         exits non-zero and says how many bytes it had already released (they cannot be taken back).
 
         \(BundleReading.daemonNote)
-        """, options: BundleReading.plaintextOptions, positionals: 1...1, examples: [
+        """, options: BundleReading.plaintextOptions, positionals: 1...1, noJSON: "it writes the file's bytes, not a report", examples: [
             "vaultctl open chart.vbundle -o chart.pdf",
             "vaultctl open notes.vbundle --range 0:4096 | less",
         ]) { arguments in

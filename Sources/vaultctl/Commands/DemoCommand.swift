@@ -10,7 +10,7 @@ enum DemoCommand {
     static let command = Command("demo", synopsis: "a guided tour on a temporary vault", about: """
         Creates a temporary vault and walks through what vaultctl does, explaining each step.
         The vault is deleted at the end unless --keep is given.
-        """, options: [Option("--keep", "keep the demo vault and say where it is")], examples: ["vaultctl demo --keep"]) { arguments in
+        """, options: [Option("--keep", "keep the demo vault and say where it is")], noJSON: "it is a guided tour for people", examples: ["vaultctl demo --keep"]) { arguments in
             let directory = NSTemporaryDirectory() + "vaultctl-demo-\(UUID().uuidString.prefix(8))"
             defer { if !arguments.has("--keep") { try? FileManager.default.removeItem(atPath: directory) } }
             try Tour(directory: directory).run()

@@ -20,7 +20,7 @@ enum InitCommand {
             let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")
             let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog(), modules: VaultModules.all).vault
             if arguments.has("--json") {
-                Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": parameters.encoded])
+                Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": StatusCommand.kdfJSON(.passwordHash(parameters))])
             } else {
                 Output.line("Created a vault in \(directory)")
                 Output.line("  passphrase slot: \(StatusCommand.describe(.passwordHash(parameters)))")

@@ -18,9 +18,11 @@ enum PairCommands {
             let keys = try unlocked.deviceKeys()
             let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--address") ?? defaultListen))
             let lease = PairingCodeLease(code: try PairingCode.generate())
-            Output.line("Pairing code: \(lease.code.displayed)")
-            Output.line("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
-            Output.line("This device: \(keys.profile.name)  \(keys.profile.fingerprint)")
+            // With --json, stdout carries the one JSON document; the code is for a person, on stderr.
+            let say: (String) -> Void = arguments.has("--json") ? { Output.note($0) } : { Output.line($0) }
+            say("Pairing code: \(lease.code.displayed)")
+            say("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
+            say("This device: \(keys.profile.name)  \(keys.profile.fingerprint)")
             let pairing = try serve(listener, host: PairingHost(vault: unlocked, keys: keys, lease: lease))
             report(pairing, json: arguments.has("--json"))
         }

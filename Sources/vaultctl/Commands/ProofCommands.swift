@@ -47,14 +47,15 @@ enum ProofCommands {
             Option("--size", value: "N", "the tree's size in leaves"),
             Option("--root", value: "B64", "the tree's root hash, in standard padded base64"),
             Option("--proof", value: "B64[,B64...]", "the proof's hashes, comma-separated (empty for a one-leaf tree)"),
-        ], examples: ["vaultctl audit check-inclusion --leaf-hash L= --index 41 --size 120 --root R= --proof 'H1=,H2='"]) { arguments in
+        ], json: true, examples: ["vaultctl audit check-inclusion --leaf-hash L= --index 41 --size 120 --root R= --proof 'H1=,H2='"]) { arguments in
             let leaf = try hash(arguments, "--leaf-hash")
             guard let index = try arguments.integer("--index", in: 0...Int.max), let size = try arguments.integer("--size", in: 0...Int.max) else {
                 throw UsageError(message: "--index and --size are required", usage: arguments.usage)
             }
             // Read every option first: a malformed one is a usage error (64), not an invalid proof (1).
             let proof = try proofList(arguments), root = try hash(arguments, "--root")
-            try report(Result { try MerkleVerification.verifyInclusion(leafHash: leaf, index: index, treeSize: size, proof: proof, rootHash: root) })
+            try report(Result { try MerkleVerification.verifyInclusion(leafHash: leaf, index: index, treeSize: size, proof: proof, rootHash: root) },
+                       json: arguments.has("--json"))
         }
 
     static let checkConsistency = Command("audit check-consistency", synopsis: "check an RFC 9162 consistency proof", usage: "--size1 N --size2 N --root1 B64 --root2 B64 --proof B64[,B64...]", about: """
@@ -73,7 +74,7 @@ enum ProofCommands {
             Option("--root1", value: "B64", "the earlier tree's root, in standard padded base64"),
             Option("--root2", value: "B64", "the later tree's root, in standard padded base64"),
             Option("--proof", value: "B64[,B64...]", "the proof's hashes, comma-separated (empty when SIZE1 is SIZE2)"),
-        ], examples: ["vaultctl audit check-consistency --size1 100 --size2 120 --root1 A= --root2 B= --proof H1=,H2="]) { arguments in
+        ], json: true, examples: ["vaultctl audit check-consistency --size1 100 --size2 120 --root1 A= --root2 B= --proof H1=,H2="]) { arguments in
             guard let size1 = try arguments.integer("--size1", in: 0...Int.max), let size2 = try arguments.integer("--size2", in: 0...Int.max) else {
                 throw UsageError(message: "--size1 and --size2 are required", usage: arguments.usage)
             }
@@ -83,16 +84,22 @@ enum ProofCommands {
                 throw UsageError(message: "--size1 0 proves nothing about --root2 (the empty tree is a prefix of every tree); "
                                  + "give the size and root of an earlier checkpoint, or verify the whole log", usage: arguments.usage)
             }
-            try report(Result { try MerkleVerification.verifyConsistency(size1: size1, size2: size2, root1: root1, root2: root2, proof: proof) })
+            try report(Result { try MerkleVerification.verifyConsistency(size1: size1, size2: size2, root1: root1, root2: root2, proof: proof) },
+                       json: arguments.has("--json"))
         }
 
     // MARK: Helpers
 
-    static func report(_ result: Result<Void, Error>) throws {
+    /// "valid" (exit 0), or "invalid" with the reason (exit 1); with --json, {"valid": …, "reason": …}
+    /// on stdout either way, so a script reads one document whatever the answer.
+    static func report(_ result: Result<Void, Error>, json: Bool) throws {
         switch result {
-        case .success: Output.line("valid")
+        case .success:
+            if json { Output.json(["valid": true]) } else { Output.line("valid") }
         case .failure(let error):
-            throw CommandError(message: "invalid: \((error as? AuditChainError)?.message ?? "\(error)")", exitCode: .failure)
+            let reason = (error as? AuditChainError)?.message ?? "\(error)"
+            if json { Output.json(["valid": false, "reason": reason]) }
+            throw CommandError(message: "invalid: \(reason)", exitCode: .failure)
         }
     }
 
@@ -142,11 +149,12 @@ extension AuditCommands {
         Prints HMAC-SHA-256 (hex) of the value under the vault's audit hashing key, as entries record
         it for detail NAME (name, register, file, ...). The value is read from the first line of
         --value-file (default: standard input), never from the command line.
-        """, options: Credentials.options + [Option("--field", value: "NAME", "the detail's name (name, register, file, ...)"), Option("--value-file", value: "PATH", "read the value from the first line of PATH (default and -: standard input)")], examples: ["printf 'intake.pdf' | vaultctl audit hash --field file"]) { arguments in
+        """, options: Credentials.options + [Option("--field", value: "NAME", "the detail's name (name, register, file, ...)"), Option("--value-file", value: "PATH", "read the value from the first line of PATH (default and -: standard input)")], json: true, examples: ["printf 'intake.pdf' | vaultctl audit hash --field file"]) { arguments in
             let field = try arguments.required("--field")
             let unlocked = try VaultLocation.unlock(arguments)
             let value = try SecretInput.firstLine(ofFile: arguments.value("--value-file") ?? "-", what: "value")
             let digest = AuditLog.detailHash(name: field, value: String(decoding: value.exposedCopy(), as: UTF8.self), key: try unlocked.auditKeys().hashingKey)
+            if arguments.has("--json") { Output.json(["field": field, "hash": BundleCommands.hex(digest)]); return }
             Output.line(BundleCommands.hex(digest))
         }
 }

@@ -20,7 +20,7 @@ enum ServeCommand {
         daemon.log in the vault directory) and prints its pid; 'vaultctl serve --stop' ends it.
         """, options: Credentials.options + [DaemonSocket.option, Option("--session-idle", value: "SECONDS", "a session ends after this long without a read (default 300)"),
                                              Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + channelOptions + DaemonDetach.options,
-        examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
+        noJSON: "it is the daemon: it runs until stopped, and its log is for people", examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
             if arguments.has("--stop") { try DaemonDetach.stop(arguments); return }
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))

@@ -18,11 +18,16 @@ enum ShareCommand {
         key as an editor. Accept bundles back into this compartment only from editors.
         """, options: Credentials.options + [Option("--peer", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')", aliases: ["--with"]), Option("--role", value: "ROLE", "viewer or editor"),
                                              Option("--address", value: "ADDR:PORT", "where the device's 'vaultctl serve' listens for the channel")],
-        positionals: 1...1, examples: ["vaultctl share Memos --peer laptop --role viewer --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+        positionals: 1...1, json: true, examples: ["vaultctl share Memos --peer laptop --role viewer --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             let (unlocked, compartment, pairing, role) = try resolve(arguments)
             let address = try SocketAddress(parsing: try arguments.required("--address"))
             let channel = try ChannelClient(connectingTo: address, localKeys: try unlocked.deviceKeys(), peer: pairing.peer)
             let grant = try ShareSender.share(compartment, role: role, vault: unlocked, over: channel)
+            if arguments.has("--json") {
+                Output.json(["compartment": compartment.name, "peer": DeviceCommand.json(pairing.peer), "role": role.rawValue,
+                             "key_versions": grant.keyVersions.map { Int($0) }])
+                return
+            }
             let versions = grant.keyVersions.map { "v\($0)" }.joined(separator: ",")
             Output.note("Shared '\(compartment.name)' with \(pairing.peer.name) (\(pairing.peer.fingerprint)) as \(role.rawValue), key versions \(versions).")
         }
@@ -33,13 +38,20 @@ enum ShareCommand {
         sealed under them. What stops it reading what comes next is a new key version it does not get:
         rotate the compartment, share it again with the devices that keep access, rewrap the stored
         bundles and retire the old versions (the commands are printed).
-        """, options: Credentials.options + [Option("--peer", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')", aliases: ["--with"])], positionals: 1...1, examples: ["vaultctl share revoke Memos --peer laptop"]) { arguments in
+        """, options: Credentials.options + [Option("--peer", value: "PEER", "the paired device: its name or fingerprint (see 'vaultctl peers list')", aliases: ["--with"])], positionals: 1...1, json: true, examples: ["vaultctl share revoke Memos --peer laptop"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
             let pairing = try PeerSelection.pairing(try arguments.required("--peer"), in: try unlocked.vault.familyPairings())
             try unlocked.record(VaultEvent(.compartmentShareRevoke, compartmentID: compartment.uuid, subjectID: pairing.peer.deviceID,
                                            details: [.init("peer", pairing.peer.name)]))
             let name = compartment.name
+            if arguments.has("--json") {
+                Output.json(["compartment": name, "peer": DeviceCommand.json(pairing.peer), "recorded": true,
+                             "next_steps": ["vaultctl compartment rotate '\(name)'",
+                                            "vaultctl share '\(name)' --peer OTHER --role ROLE --address ADDR:PORT",
+                                            "vaultctl compartment rewrap '\(name)'", "vaultctl compartment retire '\(name)' --version OLD --yes"]])
+                return
+            }
             Output.line("""
                 Recorded: \(pairing.peer.name) (\(pairing.peer.fingerprint)) should no longer have '\(name)'.
                 It keeps the keys it received and can open what was sealed under them. So that it cannot open what comes next:

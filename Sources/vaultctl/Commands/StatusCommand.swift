@@ -12,7 +12,7 @@ enum StatusCommand {
             if arguments.has("--json") {
                 Output.json([
                     "vault": vault.directory, "vault_id": status.vaultID, "created_at": Output.timestamp(status.createdAt),
-                    "schema_version": status.schemaVersion, "kdf_policy": policy.encoded,
+                    "schema_version": status.schemaVersion, "kdf_policy": kdfJSON(.passwordHash(policy)),
                     "compartments": status.compartmentCount, "privileged_compartments": status.privilegedCompartmentCount,
                     "keyslots": status.keyslots.map(slotJSON), "damaged_keyslots": status.damagedKeyslots,
                 ])
@@ -47,8 +47,20 @@ enum StatusCommand {
         }
     }
 
+    /// KDF parameters as a JSON object with the keys in snake_case like every other key (not the
+    /// stored column's text, which is JSON inside a string and spells memoryKiB).
+    static func kdfJSON(_ kdf: KeyslotKDF) -> [String: Any] {
+        switch kdf {
+        case .hkdfSHA256: return ["algorithm": "hkdf-sha256"]
+        case let .passwordHash(.argon2id(memoryKiB, iterations, parallelism)):
+            return ["algorithm": "argon2id", "memory_kib": memoryKiB, "iterations": iterations, "parallelism": parallelism]
+        case let .passwordHash(.scrypt(log2N, r, p)):
+            return ["algorithm": "scrypt", "log2_n": log2N, "r": r, "p": p]
+        }
+    }
+
     static func slotJSON(_ slot: Keyslot) -> [String: Any] {
-        var entry: [String: Any] = ["id": slot.id, "kind": slot.kind.rawValue, "kdf": slot.kdf.encoded,
+        var entry: [String: Any] = ["id": slot.id, "kind": slot.kind.rawValue, "kdf": kdfJSON(slot.kdf),
                                     "created_at": Output.timestamp(slot.createdAt), "updated_at": Output.timestamp(slot.updatedAt)]
         if let threshold = slot.threshold, let count = slot.shareCount {
             entry["threshold"] = threshold

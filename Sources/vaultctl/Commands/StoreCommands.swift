@@ -36,7 +36,7 @@ enum StoreCommands {
         'vaultctl open' does for a bundle file.
 
         \(BundleReading.daemonNote)
-        """, options: BundleReading.plaintextOptions, positionals: 1...1, examples: [
+        """, options: BundleReading.plaintextOptions, positionals: 1...1, noJSON: "it writes the file's bytes, not a report", examples: [
             "vaultctl get 3f2a09 -o intake.pdf",
             "vaultctl get 3f2a09 --purpose \"treatment review\" -o notes.txt",
         ]) { arguments in
