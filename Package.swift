@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
         .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain"]),
-        .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel"]),
+        .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel", "PrivilegedSession"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession"]),
         .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault"]),
         .testTarget(name: "WritingTests", dependencies: ["Writing", "CryptoVault"]),

@@ -161,6 +161,11 @@ public enum PeerChannelErrorCode: String, Sendable {
     /// The recipient could not take the grant for another reason (its message says which), or its
     /// answer was not the receipt of the grant sent.
     case shareGrantRefused
+
+    // MARK: Egress
+    /// The clearance the egress funnel gave is not for the bytes about to be sent (another
+    /// destination, compartment, size or digest): nothing was sent (SECURITY.md §10.5).
+    case egressNotCleared
 }
 
 extension PeerChannelError {

@@ -36,6 +36,8 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case invalidEgressRequest
     /// An `egress.decision` audit entry whose details are not an egress record.
     case invalidEgressRecord
+    /// The egress policy refused bytes the funnel decided on by their metadata (ciphertext, a share grant).
+    case egressRefused
 
     // MARK: Leak guard fingerprints
 

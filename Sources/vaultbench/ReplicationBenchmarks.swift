@@ -2,6 +2,7 @@ import AuditChain
 import CryptoVault
 import Foundation
 import PeerChannel
+import PrivilegedSession
 
 /// Replication of 1 GiB of bundles between two paired vaults through the replication service: the
 /// source hashes and reads each bundle file, the keeper writes, fsyncs and hashes each chunk, and both
@@ -33,7 +34,7 @@ enum ReplicationBenchmarks {
             unlink(input)
         }
         let direct = DirectRequester(from: source.profile, to: keeper.profile, service: ReplicationService(vault: keeper.vault))
-        let inMemory = try measure(Replicator(vault: source.vault, channel: direct))
+        let inMemory = try measure(Replicator(vault: source.vault, channel: direct, clearing: try EgressFunnel(vault: source.vault)))
         // A second keeper, reached over the real channel (Noise over loopback TCP, its own thread).
         let distant = try BenchDevice(root + "/distant", name: "distant")
         try pair(source, distant)
@@ -43,7 +44,7 @@ enum ReplicationBenchmarks {
         server.start()
         defer { server.stop() }
         let client = try ChannelClient(connectingTo: server.address, localKeys: source.keys, peer: distant.profile)
-        let overChannel = try measure(Replicator(vault: source.vault, channel: client))
+        let overChannel = try measure(Replicator(vault: source.vault, channel: client, clearing: try EgressFunnel(vault: source.vault)))
         Benchmark.section("Replication of \(bundleCount) bundles of \(bundleSize >> 20) MiB (1 GiB) to a paired vault")
         Benchmark.verdict("in-memory requester", inMemory.rate, "MB/s", atLeast: 300)
         Benchmark.verdict("over the channel on loopback", overChannel.rate, "MB/s", atLeast: 300)

@@ -65,7 +65,7 @@ extension ExitCode {
         switch error.code {
         case .notPrivileged, .invalidSessionText, .invalidSessionLimits, .invalidDestination, .invalidEgressRequest: self = .usage
         case .sessionExpired, .sessionEnded: self = .permissionDenied
-        case .sharingRefused: self = .refused
+        case .sharingRefused, .egressRefused: self = .refused
         default: self = .failure
         }
     }
@@ -80,7 +80,7 @@ extension ExitCode {
         case .shareSenderNotPaired: self = .noInput
         case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
         case .unpinnedPeer, .unknownToPeer, .replicationSourceUnpaired: self = .authenticationFailed
-        case .replicaTooLarge, .replicaQuotaExceeded: self = .refused
+        case .replicaTooLarge, .replicaQuotaExceeded, .egressNotCleared: self = .refused
         case .replicaNotFound: self = .noInput
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         // A witness refused the log (a rollback, a fork, another log) or its cosignature does not verify.

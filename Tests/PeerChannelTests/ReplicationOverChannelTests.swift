@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 @testable import PeerChannel
 import Testing
+import PrivilegedSession
 
 @Suite("Replication and restore over the real channel (Noise over loopback TCP)")
 struct ReplicationOverChannelTests {
@@ -25,10 +26,10 @@ struct ReplicationOverChannelTests {
         let small = try pair.put(1000, seed: 2, in: pair.memos)
         let (server, client) = try Self.connect(pair)
         defer { server.stop() }
-        let report = try Replicator(vault: pair.source.vault, channel: client).replicate()
+        let report = try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
         #expect(report.sentBundles == [large.bundleID, small.bundleID])
         #expect(pair.bytes(at: pair.replicaFile(large)) == pair.bytes(at: pair.sourceFile(large)))
-        #expect(try Replicator(vault: pair.source.vault, channel: client).replicate().bytesSent == 0)
+        #expect(try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate().bytesSent == 0)
 
         let plaintext = try pair.plaintext(large)
         unlink(pair.sourceFile(large))
@@ -43,7 +44,7 @@ struct ReplicationOverChannelTests {
         _ = try pair.put(5000, seed: 1, in: pair.general)
         let (server, client) = try Self.connect(pair)
         defer { server.stop() }
-        #expect(throws: PeerChannelError(.replicaTooLarge, "")) { try Replicator(vault: pair.source.vault, channel: client).replicate() }
+        #expect(throws: PeerChannelError(.replicaTooLarge, "")) { try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate() }
     }
 
     @Test("bundles of several chunks cross with the replicator's window of chunks unanswered, every byte intact")
@@ -55,7 +56,7 @@ struct ReplicationOverChannelTests {
         let (server, client) = try Self.connect(pair, keeperService: keeper)
         defer { server.stop() }
         let observed = WindowObserver(client)
-        let report = try Replicator(vault: pair.source.vault, channel: observed).replicate()
+        let report = try Replicator(vault: pair.source.vault, channel: observed, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
         #expect(report.sentBundles == bundles.map(\.bundleID))
         #expect(report.bytesSent == bundles.reduce(0) { $0 + $1.sealedLength })
         #expect(observed.mostUnanswered == Replicator.chunksInFlight && Replicator.chunksInFlight > 1)
@@ -77,7 +78,7 @@ struct ReplicationOverChannelTests {
         }
         let (server, client) = try Self.connect(pair, keeperService: keeper)
         defer { server.stop() }
-        let error = #expect(throws: PeerChannelError.self) { try Replicator(vault: pair.source.vault, channel: client).replicate() }
+        let error = #expect(throws: PeerChannelError.self) { try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate() }
         #expect(error?.code == .replicationSourceUnpaired)
         #expect(error?.message.contains("is not paired with this vault") == true)
         // Chunks 0 and 1 reached the service. Chunk 2, on its way when the refusal of 1 was read, was
@@ -89,7 +90,7 @@ struct ReplicationOverChannelTests {
         try pair.peer.vault.storePairing(FamilyPairing(peer: pair.source.keys.profile, role: .host, pairedAt: 2))
         let held = UInt64(ReplicaChunk.maximumDataCount)
         let again = try Self.client(of: pair, at: server.address)
-        let report = try Replicator(vault: pair.source.vault, channel: again).replicate()
+        let report = try Replicator(vault: pair.source.vault, channel: again, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
         #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength - held)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 2 + 3)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
@@ -105,13 +106,13 @@ struct ReplicationOverChannelTests {
         }
         let (server, client) = try Self.connect(pair, keeperService: keeper)
         defer { server.stop() }
-        let error = #expect(throws: PeerChannelError.self) { try Replicator(vault: pair.source.vault, channel: client).replicate() }
+        let error = #expect(throws: PeerChannelError.self) { try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate() }
         #expect(error?.code == .malformedReplicationMessage)
         #expect(error?.message.contains("acknowledged \(ReplicaChunk.maximumDataCount - 1) bytes after a chunk ending at \(ReplicaChunk.maximumDataCount)") == true)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 2)
         #expect(try PipelinedRequestTests.pingEchoes(client, "after the wrong acknowledgement"))
 
-        let report = try Replicator(vault: pair.source.vault, channel: client).replicate()
+        let report = try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
         #expect(report.bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }
@@ -129,13 +130,13 @@ struct ReplicationOverChannelTests {
             index == 100 ? [frame.enumerated().map { $0.offset == 20 ? $0.element ^ 1 : $0.element }] : [frame]
         }
         let cut = try Self.client(of: pair, at: relay.address)
-        let error = #expect(throws: PeerChannelError.self) { try Replicator(vault: pair.source.vault, channel: cut).replicate() }
+        let error = #expect(throws: PeerChannelError.self) { try Replicator(vault: pair.source.vault, channel: cut, clearing: try EgressFunnel(vault: pair.source.vault)).replicate() }
         #expect([.connectionClosed, .connectionFailed].contains(error?.code))
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 1)
         let held = UInt64(ReplicaChunk.maximumDataCount)
         #expect(try pair.inventory()[bundle.bundleID]?.received == held)
 
-        let report = try Replicator(vault: pair.source.vault, channel: client).replicate()
+        let report = try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
         #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength - held)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 1 + 3)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))

@@ -2,6 +2,7 @@ import AuditChain
 import CryptoVault
 import Foundation
 @testable import PeerChannel
+import PrivilegedSession
 
 /// Two paired devices, each with its own audited vault: `source` replicates to `peer`, whose
 /// replication service keeps the replicas.
@@ -27,7 +28,7 @@ final class ReplicationPair {
     }
 
     func replicate(compartment: VaultCompartment? = nil, over channel: InMemoryChannel? = nil) throws -> ReplicationReport {
-        try Replicator(vault: source.vault, channel: channel ?? self.channel()).replicate(compartment: compartment)
+        try Replicator(vault: source.vault, channel: channel ?? self.channel(), clearing: try EgressFunnel(vault: source.vault)).replicate(compartment: compartment)
     }
 
     /// Replicates over a connection that breaks when the second chunk is sent (the first arrived),

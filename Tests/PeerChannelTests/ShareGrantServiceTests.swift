@@ -3,6 +3,7 @@ import Foundation
 @testable import PeerChannel
 import Synchronization
 import Testing
+import PrivilegedSession
 
 /// `share.grant` between two paired vaults, over an in-memory channel that hands each request to
 /// the peer's service as the real channel does once the peer's static key is authenticated.
@@ -75,7 +76,7 @@ struct ShareGrantServiceTests {
 
     @Test func aShareIsAcceptedAndRecordedOnBothSides() throws {
         let devices = try Devices()
-        let grant = try ShareSender.share(devices.memos, role: .editor, vault: devices.owner, over: devices.channel())
+        let grant = try ShareSender.share(devices.memos, role: .editor, vault: devices.owner, over: devices.channel(), clearing: try EgressFunnel(vault: devices.owner))
         let shared = try #require(try devices.recipient.sharedCompartment(named: "Memos"))
         #expect(shared.sharing?.role == .editor && shared.uuid == devices.memos.uuid)
         let share = try #require(devices.ownerEvents.last("compartment.share"))
@@ -89,7 +90,7 @@ struct ShareGrantServiceTests {
     @Test func aRefusalComesBackWithItsReasonAndIsRecordedOnBothSides() throws {
         let devices = try Devices(pairRecipientWithOwner: false)
         #expect(throws: PeerChannelError(.shareSenderNotPaired, "")) {
-            try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: devices.channel())
+            try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: devices.channel(), clearing: try EgressFunnel(vault: devices.owner))
         }
         #expect(try devices.recipient.sharedCompartments().isEmpty)
         let failed = try #require(devices.ownerEvents.last("compartment.share-failed"))
@@ -130,7 +131,7 @@ struct ShareGrantServiceTests {
         let relay = try DeviceKeys(signingKey: try Ed25519PrivateKey(), noiseKey: try X25519PrivateKey(), name: "relay", createdAt: 0)
         try devices.recipient.storePairing(FamilyPairing(peer: relay.profile, role: .host, pairedAt: 2))
         #expect(throws: PeerChannelError(.shareSenderMismatch, "")) {
-            try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: devices.channel(from: relay.profile))
+            try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: devices.channel(from: relay.profile), clearing: try EgressFunnel(vault: devices.owner))
         }
         #expect(try devices.recipient.sharedCompartments().isEmpty)
         #expect(devices.recipientEvents.last("share.grant-refused")?.subjectID == relay.profile.deviceID)
@@ -141,7 +142,7 @@ struct ShareGrantServiceTests {
         let channel = devices.channel()
         channel.answerOverride = { Array($0.reversed()) }
         #expect(throws: PeerChannelError(.shareGrantRefused, "")) {
-            try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: channel)
+            try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: channel, clearing: try EgressFunnel(vault: devices.owner))
         }
         #expect(devices.ownerEvents.last("compartment.share") == nil)
         #expect(devices.ownerEvents.last("compartment.share-failed")?.details.contains(.init("reason", "shareGrantRefused")) == true)
@@ -151,7 +152,7 @@ struct ShareGrantServiceTests {
         let devices = try Devices()
         let charts = try devices.owner.createCompartment(named: "Charts", register: .healthcare)
         #expect(throws: CryptoVaultError(.privilegedSessionRequired, "")) {
-            try ShareSender.share(charts, role: .viewer, vault: devices.owner, over: devices.channel())
+            try ShareSender.share(charts, role: .viewer, vault: devices.owner, over: devices.channel(), clearing: try EgressFunnel(vault: devices.owner))
         }
         #expect(try devices.recipient.sharedCompartments().isEmpty)
         #expect(devices.recipientEvents.last("share.receive") == nil && devices.recipientEvents.last("share.grant-refused") == nil)

@@ -12,10 +12,13 @@ public struct Replicator {
 
     public let vault: UnlockedVault
     public let channel: ChannelRequesting
+    /// The egress funnel: each bundle's ciphertext is cleared for the peer before a byte of it goes.
+    public let clearing: any EgressClearing
 
-    public init(vault: UnlockedVault, channel: ChannelRequesting) {
+    public init(vault: UnlockedVault, channel: ChannelRequesting, clearing: any EgressClearing) {
         self.vault = vault
         self.channel = channel
+        self.clearing = clearing
     }
 
     /// Sends what the peer lacks of every stored bundle, or of `compartment`'s only. `progress` sees
@@ -48,6 +51,11 @@ public struct Replicator {
 
     private func send(_ file: OutgoingBundleFile, digest: [UInt8], report: inout ReplicationReport,
                       progress: (UInt64) -> Void) throws {
+        // A replica is ciphertext the leak guard cannot read: the funnel decides on its metadata,
+        // and a privileged compartment's bundles leave only as its policy allows (SECURITY.md §10.5).
+        _ = try OutboundClearance.require(CiphertextEgress(destination: .pairedDevice(channel.peer.deviceID),
+                                                           compartmentIDs: [file.bundle.compartment.uuid], size: file.length, sha256: digest),
+                                          from: clearing)
         let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID, bundleID: file.bundle.bundleID,
                                                length: file.length, sha256: digest)
         let start = try ReplicationWire.parseReceived(try channel.request(ReplicationWire.announceKind, body: announcement.serialized()),

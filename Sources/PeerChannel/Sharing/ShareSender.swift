@@ -9,13 +9,16 @@ public enum ShareSender {
     /// its reason, then thrown.
     ///
     /// The caller applies `SharingPolicy` first (privileged compartments are refused and audited
-    /// there); the vault refuses them again when wrapping.
+    /// there); the vault refuses them again when wrapping. The grant then passes the egress funnel
+    /// (`clearing`) as ciphertext bound for `share:` the peer, and is sent only once cleared.
     @discardableResult
     public static func share(_ compartment: VaultCompartment, role: ShareRole, vault: UnlockedVault,
-                             over channel: ChannelRequesting) throws -> ShareGrant {
+                             over channel: ChannelRequesting, clearing: any EgressClearing) throws -> ShareGrant {
         let peer = channel.peer
         let grant = try vault.makeShareGrant(of: compartment, for: peer, role: role)
         let body = grant.serialized()
+        _ = try OutboundClearance.require(CiphertextEgress(destination: .share(peer.deviceID), compartmentIDs: [compartment.uuid],
+                                                           size: UInt64(body.count), sha256: SHA256.hash(body)), from: clearing)
         do {
             let answer = try channel.request(ShareGrantService.grantKind, body: body)
             guard answer == ShareGrantService.receipt(of: body) else {

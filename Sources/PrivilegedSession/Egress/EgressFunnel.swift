@@ -10,7 +10,7 @@ import CryptoVault
 /// list` shows it); any other id there is refused.
 public final class EgressFunnel: Sendable {
     public let policy: EgressPolicy
-    private let vault: UnlockedVault
+    let vault: UnlockedVault
     private let leakGuard: LeakGuard
     private let pairedDevices: Set<String>
 
@@ -49,7 +49,7 @@ public final class EgressFunnel: Sendable {
         }
     }
 
-    private func isKnown(_ destination: EgressDestination) -> Bool {
+    func isKnown(_ destination: EgressDestination) -> Bool {
         switch destination.kind {
         case .vault: destination.id == "self" || destination.id == ByteEncoding.hex(vault.vault.vaultID)
         case .device: pairedDevices.contains(destination.id)

@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import PeerChannel
+import PrivilegedSession
 
 /// `replicate` and `restore`: copies of this vault's bundles kept by a paired device, as ciphertext it
 /// cannot open, and the way back (SECURITY.md §9.13).
@@ -24,7 +25,7 @@ enum ReplicationCommands {
             let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0) }
             let client = try connect(arguments, peerOption: "--peer", unlocked)
             let progress = ProgressBar("replicating", total: nil)
-            let report = try Replicator(vault: unlocked, channel: client).replicate(compartment: compartment) { progress.update($0) }
+            let report = try Replicator(vault: unlocked, channel: client, clearing: try EgressFunnel(vault: unlocked)).replicate(compartment: compartment) { progress.update($0) }
             progress.finish()
             if arguments.has("--json") {
                 Output.json(["peer": DeviceCommand.json(client.peer), "sent": report.sentBundles.map(BundleCommands.hex),

@@ -22,7 +22,7 @@ enum ShareCommand {
             let (unlocked, compartment, pairing, role) = try resolve(arguments)
             let address = try SocketAddress(parsing: try arguments.required("--address"))
             let channel = try ChannelClient(connectingTo: address, localKeys: try unlocked.deviceKeys(), peer: pairing.peer)
-            let grant = try ShareSender.share(compartment, role: role, vault: unlocked, over: channel)
+            let grant = try ShareSender.share(compartment, role: role, vault: unlocked, over: channel, clearing: try EgressFunnel(vault: unlocked))
             if arguments.has("--json") {
                 Output.json(["compartment": compartment.name, "peer": DeviceCommand.json(pairing.peer), "role": role.rawValue,
                              "key_versions": grant.keyVersions.map { Int($0) }])
