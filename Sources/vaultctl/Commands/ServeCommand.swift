@@ -11,7 +11,9 @@ enum ServeCommand {
         vault directory): 'vaultctl session start|list|end', and 'open' and 'get', which read through
         it (a privileged bundle only inside a session). Connections from other users are refused and
         audited. Keys live only in this process's locked memory; core dumps are off. Ctrl-C or SIGTERM
-        stops it, ending every session; a killed daemon leaves no key behind.
+        stops it, ending every session; a killed daemon leaves no key behind. While it runs, put, ls,
+        compartment, egress and audit log run in it too, with no passphrase asked; each request is
+        audited with the caller's uid (SECURITY.md §10.8).
 
         With --listen it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
         only devices whose keys were pinned at pairing get past the handshake.
