@@ -34,14 +34,16 @@ let package = Package(
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 
-        .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault"]),
-        .testTarget(name: "AuditChainTests", dependencies: ["AuditChain"]),
-        .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain"]),
-        .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel", "PrivilegedSession"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession"]),
-        .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault"]),
-        .testTarget(name: "WritingTests", dependencies: ["Writing", "CryptoVault"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain", "PeerChannel"]),
+        // What the test targets share: the vault fixture, the recording journal, hex, the vector loader.
+        .target(name: "TestSupport", dependencies: ["CryptoVault"], path: "Tests/TestSupport"),
+        .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault", "TestSupport"]),
+        .testTarget(name: "AuditChainTests", dependencies: ["AuditChain", "TestSupport"]),
+        .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain", "TestSupport"]),
+        .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel", "PrivilegedSession", "TestSupport"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
+        .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault", "TestSupport"]),
+        .testTarget(name: "WritingTests", dependencies: ["Writing", "CryptoVault", "TestSupport"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain", "PeerChannel", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,10 @@
 import AuditChain
 import Testing
+import TestSupport
 
 /// Hex text to bytes; fails the test on malformed text.
 func hex(_ text: String) throws -> [UInt8] {
-    let digits = Array(text.utf8)
-    try #require(digits.count % 2 == 0, "odd hex length: \(text)")
-    return try stride(from: 0, to: digits.count, by: 2).map { offset in
-        try #require(UInt8(String(decoding: digits[offset..<offset + 2], as: UTF8.self), radix: 16), "not hex: \(text)")
-    }
+    try #require([UInt8](hex: text), "not hex: \(text)")
 }
 
 func hex(_ texts: [String]) throws -> [[UInt8]] { try texts.map { try hex($0) } }

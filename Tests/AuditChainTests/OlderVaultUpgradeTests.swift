@@ -2,21 +2,16 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// A vault made by an older main (vaultctl at d8e0c78, schema 11: two compartments and one stored
 /// bundle) still works after this binary upgrades it to core schema 13 and its module migrations.
 @Suite("A vault made by an older vaultctl upgrades, unlocks, lists, opens and verifies")
 struct OlderVaultUpgradeTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("CryptoVaultTests/Fixtures").path
-
-    /// A private copy of the fixture (the checked-in files are never opened for writing).
+    /// A private copy of the fixture, with its passphrase.
     static func copyOfSchema11Vault() throws -> (directory: String, passphrase: SecureBytes) {
-        let root = NSTemporaryDirectory() + "vault-schema-11-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: fixtures + "/vault-schema-11", toPath: root + "/vault")
-        let text = try String(contentsOfFile: fixtures + "/vault-schema-11.passphrase", encoding: .utf8)
-        return (root + "/vault", try SecureBytes(copying: Array(text.trimmingCharacters(in: .newlines).utf8)))
+        let copy = try PackageFiles.copyOfSchema11Vault()
+        return (copy.directory, try SecureBytes(copying: Array(copy.passphrase.utf8)))
     }
 
     @Test("the schema 11 fixture upgrades to 13 with every module migration recorded, unlocks, lists its compartments and bundle, opens it, and its audit log verifies")

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import TestSupport
 
 @Suite("AtomicOutputFile: temporaries of killed writers are swept")
 struct AtomicOutputFileTests {

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import TestSupport
 
 /// Checks the backup container reader, the backup key and the sealed database against
 /// testvectors/backup/backup-v2.json, made by testvectors/independent/backup_container.py from

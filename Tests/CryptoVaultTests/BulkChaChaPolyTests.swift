@@ -1,5 +1,6 @@
 import CryptoVault
 import Testing
+import TestSupport
 
 /// The bundle payload cipher runs on libcrypto when it can and on libsodium otherwise; both engines
 /// must be RFC 8439 ChaCha20-Poly1305 to the byte, or a bundle sealed on one machine would not open on

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Stored bundles: rows and files stay bound together")
 struct BundleStoreTests {

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// Every one-bit flip and every truncation of a small three-chunk bundle, each opened the way
 /// `vaultctl open BUNDLE -o OUT` does: decrypt into an AtomicOutputFile, commit on success, abandon

@@ -2,6 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Compartment lifecycle: destroy, retire and rewrap account for every stored bundle")
 struct CompartmentLifecycleTests {

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Compartments: sealed names, key versions, shredding")
 struct CompartmentTests {

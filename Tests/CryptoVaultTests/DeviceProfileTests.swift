@@ -2,16 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
-
-/// A journal that keeps the events it is given, to check what a vault operation records.
-final class RecordingJournal: VaultJournal {
-    let events = Mutex<[VaultEvent]>([])
-    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
-        events.withLock { $0.append(event) }
-    }
-    func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
-    var actions: [String] { events.withLock { $0.map(\.action.name) } }
-}
+import TestSupport
 
 struct DeviceProfileTests {
     static func unlockRecording(_ fixture: TestVault) throws -> (UnlockedVault, RecordingJournal) {

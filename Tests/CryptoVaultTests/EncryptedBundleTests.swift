@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("EncryptedBundle: round trips, ranges, rewrap and refusals")
 struct EncryptedBundleTests {

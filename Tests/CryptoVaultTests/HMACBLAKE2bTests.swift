@@ -1,5 +1,6 @@
 import CryptoVault
 import Testing
+import TestSupport
 
 /// HMAC over BLAKE2b-512, checked against Python's `hmac.new(key, message, hashlib.blake2b)`, an
 /// independent implementation with the same 128-byte block. The Noise vectors exercise the 64-byte

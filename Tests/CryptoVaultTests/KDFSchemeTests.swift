@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import CryptoVault
 
 private func bytes(_ hex: String) -> [UInt8] {

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Keyslots: passphrase, recovery key, recovery shares")
 struct KeyslotTests {

@@ -2,6 +2,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Metadata: privileged, register, name hash and KDF policy are bound to the master key")
 struct MetadataBindingTests {

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// Per-module named migrations after the frozen core (SECURITY.md §4.1.1): each module's list is
 /// applied in order, each step with its `module_migrations` row, and a vault that applied a step this

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// Each table is read and written by the one type that owns it (STYLE.md, "each table read and
 /// written by the one type that owns it"): every other file goes through that type. The test reads

@@ -1,5 +1,6 @@
 import CryptoVault
 import Testing
+import TestSupport
 
 /// Known answers and behaviours of the primitives beyond what Wycheproof covers.
 struct PrimitivesTests {

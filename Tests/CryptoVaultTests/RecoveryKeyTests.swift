@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import CryptoVault
 
 private let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")

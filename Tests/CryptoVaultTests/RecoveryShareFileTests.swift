@@ -1,5 +1,6 @@
 @testable import CryptoVault
 import Testing
+import TestSupport
 
 @Suite("Recovery share files: exact format, strict parser")
 struct RecoveryShareFileTests {

@@ -1,5 +1,6 @@
 import CryptoVault
 import Testing
+import TestSupport
 
 /// The ristretto255 wrapper: the group laws a protocol relies on, and refusal of the elements a peer
 /// could abuse. The draft-irtf-cfrg-cpace-21 vectors in PeerChannelTests check exact values.

@@ -1,5 +1,6 @@
 @testable import CryptoVault
 import Testing
+import TestSupport
 
 /// SHA-256 runs on libcrypto here, and on libsodium where libcrypto cannot provide it: the fallback
 /// must give the same digests, or an audit log written on one machine would not verify on another.

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// A `user_version` that cannot be true is a damaged vault, never a reason to re-run migrations on
 /// data they were not written for (issue 13); a read-only open never migrates.

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Sealed record codec: the identity is bound, each move refused for its own reason")
 struct SealedRecordCodecTests {

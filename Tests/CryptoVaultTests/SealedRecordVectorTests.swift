@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// testvectors/record/records.json (written by testvectors/generate.py from the independent code in
 /// testvectors/independent/sealed_record.py): the Swift codec must reproduce every byte and refuse

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// Guards on the shape of the code: the one audited write path and the typed audit vocabulary stay
 /// the only ones. Each test reads Sources/ and names what came back, so a removed API cannot return

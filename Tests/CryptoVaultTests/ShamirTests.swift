@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import CryptoVault
 
 /// All `size`-element subsets of `items`, in order.

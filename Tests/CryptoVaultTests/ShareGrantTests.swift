@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// The share grant as the recipient meets it: every field bound, every wrong sender, recipient or
 /// key refused with its reason, and nothing stored unless every check passed.

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// A compartment shared with a paired device, in use: a viewer opens the owner's bundles, an editor
 /// also seals bundles the owner opens, a viewer's seal is refused, and every step is recorded.

@@ -1,5 +1,6 @@
 import CryptoVault
 import Testing
+import TestSupport
 
 /// SipHash-2-4 (the leak guard's shingle PRF) and the secret-output BLAKE2b finish that derives its key.
 struct SipHashTests {

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Vault store: creation, refusal of bad vaults, durability")
 struct VaultStoreTests {

@@ -1,5 +1,6 @@
 import CryptoVault
 import Testing
+import TestSupport
 
 /// Every case of the Wycheproof files for the primitives, each checked for its published outcome:
 /// valid cases must succeed with the published output; invalid ones must be rejected for the right

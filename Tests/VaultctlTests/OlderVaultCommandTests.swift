@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The schema 11 vault made by main's vaultctl at d8e0c78 (two compartments, one stored bundle), as a
 /// user of that release would bring it to this one.
@@ -8,11 +9,10 @@ struct OlderVaultCommandTests {
     @Test("status refuses the schema 11 vault unchanged (exit 65); unlock upgrades it; ls, get and audit verify then work on it")
     func schema11VaultThroughTheCommands() throws {
         let fixture = try CLIVault(create: false)
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("CryptoVaultTests/Fixtures").path
-        try FileManager.default.copyItem(atPath: fixtures + "/vault-schema-11", toPath: fixture.directory)
-        try FileManager.default.removeItem(atPath: fixture.passphraseFile)
-        try FileManager.default.copyItem(atPath: fixtures + "/vault-schema-11.passphrase", toPath: fixture.passphraseFile)
+        let copy = try PackageFiles.copyOfSchema11Vault()
+        defer { try? FileManager.default.removeItem(atPath: copy.root) }
+        try FileManager.default.moveItem(atPath: copy.directory, toPath: fixture.directory)
+        try fixture.write(copy.passphrase + "\n", to: fixture.passphraseFile)
 
         let status = try fixture.run(["status"], unlock: false)
         #expect(status.status == 65 && status.stderr.contains("run a write command"), "\(status.stderr)")

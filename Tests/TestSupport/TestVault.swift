@@ -1,17 +1,17 @@
-@testable import CryptoVault
+import CryptoVault
 import Foundation
 
 /// A vault in a fresh temporary directory, removed when the value is released.
 /// Uses the KDF floor so tests stay fast; the default parameters are measured by `make bench`.
-final class TestVault {
-    let root: String
-    let directory: String
-    let passphrase: SecureBytes
-    let unlocked: UnlockedVault
+public final class TestVault {
+    public let root: String
+    public let directory: String
+    public let passphrase: SecureBytes
+    public let unlocked: UnlockedVault
 
-    static let fastKDF = KDFParameters.argon2idFloor
+    public static let fastKDF = KDFParameters.argon2idFloor
 
-    init(passphrase text: String = "correct horse battery staple") throws {
+    public init(passphrase text: String = "correct horse battery staple") throws {
         root = NSTemporaryDirectory() + "vault-test-\(UUID().uuidString)"
         directory = root + "/vault"
         passphrase = try SecureBytes(copying: Array(text.utf8))
@@ -22,20 +22,20 @@ final class TestVault {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    var vault: Vault { unlocked.vault }
+    public var vault: Vault { unlocked.vault }
 
-    func reopen() throws -> Vault { try Vault.open(at: directory) }
+    public func reopen() throws -> Vault { try Vault.open(at: directory) }
 
-    static func secret(_ text: String) throws -> SecureBytes { try SecureBytes(copying: Array(text.utf8)) }
+    public static func secret(_ text: String) throws -> SecureBytes { try SecureBytes(copying: Array(text.utf8)) }
 
     /// Runs SQL on the vault database with a separate connection, as an attacker editing the file would.
-    func tamper(_ sql: String) throws {
+    public func tamper(_ sql: String) throws {
         let database = try Database(path: vault.databasePath, create: false)
         try database.execute(sql)
     }
 
     /// Every byte of the database and its write-ahead log.
-    func databaseFileBytes() -> [UInt8] {
+    public func databaseFileBytes() -> [UInt8] {
         ["", "-wal"].flatMap { suffix in
             (FileManager.default.contents(atPath: vault.databasePath + suffix)).map { [UInt8]($0) } ?? []
         }
@@ -43,14 +43,14 @@ final class TestVault {
 }
 
 extension Array where Element == UInt8 {
-    func contains(subsequence needle: [UInt8]) -> Bool {
+    public func contains(subsequence needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, needle.count <= count else { return false }
         return (0...(count - needle.count)).contains { start in self[start..<(start + needle.count)].elementsEqual(needle) }
     }
 }
 
 /// The error code a throwing expression failed with, or nil if it did not throw a CryptoVaultError.
-func errorCode<T>(_ body: () throws -> T) -> CryptoVaultErrorCode? {
+public func errorCode<T>(_ body: () throws -> T) -> CryptoVaultErrorCode? {
     do {
         _ = try body()
         return nil
@@ -61,7 +61,7 @@ func errorCode<T>(_ body: () throws -> T) -> CryptoVaultErrorCode? {
     }
 }
 
-func errorMessage<T>(_ body: () throws -> T) -> String? {
+public func errorMessage<T>(_ body: () throws -> T) -> String? {
     do {
         _ = try body()
         return nil
