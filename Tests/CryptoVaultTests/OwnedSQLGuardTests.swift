@@ -42,6 +42,15 @@ import TestSupport
         "bundles CryptoVault/Vault/CompartmentStore.swift",               // retire and destroy account for bundles
         "shared_compartments CryptoVault/Vault/CompartmentStore.swift",   // an own name must not clash with a shared one
         "audit_cosignatures AuditChain/AuditSnapshot.swift",              // the export carries them; AuditChain is below PeerChannel
+        // The backup's public record and key (landed after the owner map): each reads the tables it
+        // describes itself, to be routed through their owners.
+        "audit_checkpoints CryptoVault/Backup/BackupPublicRecord.swift",
+        "audit_cosignatures CryptoVault/Backup/BackupPublicRecord.swift",
+        "audit_entries CryptoVault/Backup/BackupPublicRecord.swift",
+        "audit_signing_keys CryptoVault/Backup/BackupPublicRecord.swift",
+        "keyslots CryptoVault/Backup/BackupPublicRecord.swift",
+        "vault_meta CryptoVault/Backup/BackupKey.swift",
+        "audit_signing_keys vaultctl/Commands/BackupCommands.swift",
     ]
 
     /// The schema files make the tables; they are not reaches.
