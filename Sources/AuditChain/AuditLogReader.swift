@@ -11,7 +11,7 @@ public struct AuditLogReader {
 
     /// The genesis key as a signed-note vkey: what an auditor is given to verify exports.
     public func genesisKey() throws -> NoteVerifierKey {
-        let publicKey = try vault.write { try AuditKeyChainStore(database: $0).genesisPublicKey() }
+        let publicKey = try vault.writeJournalState { try AuditKeyChainStore(database: $0).genesisPublicKey() }
         return try NoteVerifierKey(name: origin, publicKey: publicKey)
     }
 

@@ -1,3 +1,4 @@
+import AuditChain
 import CryptoVault
 import Foundation
 #if canImport(Glibc)
@@ -184,7 +185,7 @@ struct BundleBenchmarks {
         let defaultKDF = try peakWithDefaultKDF(sealing: small)
 
         // Store the 4 GiB file in the vault, in process (the same library vaultctl put uses).
-        let unlocked = try Vault.open(at: vaultPath).unlock(with: .passphrase(try SecureBytes(copying: Array(Self.passphrase.utf8))))
+        let unlocked = try Vault.open(at: vaultPath, journal: AuditLog()).unlock(with: .passphrase(try SecureBytes(copying: Array(Self.passphrase.utf8))))
         let stored = try unlocked.put(from: try FileDescriptor.openForReading(plain), compartment: try unlocked.compartment(named: Self.compartment),
                                       metadata: BundleMetadata(name: "random-4GiB", modificationTime: 0))
         let storedPath = unlocked.vault.assetsPath + "/" + stored.idString + ".vbundle"

@@ -1,3 +1,4 @@
+import AuditChain
 import CryptoVault
 import Foundation
 
@@ -26,13 +27,13 @@ func unlockAtDefaults() throws {
     let directory = NSTemporaryDirectory() + "vaultbench-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let passphrase = try SecureBytes(copying: Array("benchmark passphrase".utf8))
-    _ = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault)
+    _ = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault, journal: AuditLog())
     let milliseconds = try Benchmark.median(5) {
-        _ = try Vault.open(at: directory).unlock(with: .passphrase(passphrase))
+        _ = try Vault.open(at: directory, journal: AuditLog()).unlock(with: .passphrase(passphrase))
     }
     Benchmark.report("unlock at default parameters (m=64 MiB, t=3, p=4)", milliseconds, "ms")
     let wrong = try SecureBytes(copying: Array("not the passphrase".utf8))
-    let refused = Benchmark.median(5) { _ = try? Vault.open(at: directory).unlock(with: .passphrase(wrong)) }
+    let refused = Benchmark.median(5) { _ = try? Vault.open(at: directory, journal: AuditLog()).unlock(with: .passphrase(wrong)) }
     Benchmark.report("refusing a wrong passphrase at default parameters", refused, "ms")
 }
 

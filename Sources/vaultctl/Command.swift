@@ -85,7 +85,7 @@ enum VaultLocation {
     /// Opens the vault without writing anything to it (no audit entry, no checkpoint, no migration),
     /// so a copy or a restored backup is verified as it is.
     static func openReadOnly(_ arguments: ParsedArguments) throws -> Vault {
-        try Vault.openReadOnly(at: directory(arguments), journal: AuditLog(), modules: VaultModules.all)
+        try Vault.openReadOnly(at: directory(arguments), modules: VaultModules.all)
     }
 
     /// `prompt` is what the terminal asks when no credential option is given.

@@ -297,7 +297,7 @@ struct AuditLogEntryTests {
         try step { try session.destroyCompartment(named: compartmentName) }
         expected.append(.init(action: "compartment.destroy", compartmentID: compartment.uuid, details: ["bundles": "0"]))
 
-        try step { try fixture.vault.recordLocked(VaultEvent(AuditAction("audit.verify"))) }
+        try step { try fixture.vault.recordLocked(.auditVerify) }
         expected.append(.init(action: "audit.verify"))
         let finished = Int64(Date().timeIntervalSince1970)
 
@@ -363,10 +363,10 @@ struct AuditLogEntryTests {
         let fixture = try AuditedVault()
         let keys = try fixture.unlocked.auditKeys()
         let before = try fixture.reader.size()
-        #expect(auditErrorCode { try fixture.vault.write { try fixture.log.append([VaultEvent(AuditAction("test.valid")), event], in: $0, vaultID: fixture.vault.vaultID, keys: keys) } } == .invalidEvent)
+        #expect(auditErrorCode { try fixture.vault.writeJournalState { try fixture.log.append([VaultEvent(AuditAction("test.valid")), event], in: $0, vaultID: fixture.vault.vaultID, keys: keys) } } == .invalidEvent)
         #expect(try fixture.reader.size() == before)
         // Details need the audit keys: without them (a locked vault) an event with details is refused.
-        #expect(auditErrorCode { try fixture.vault.write { try fixture.log.append(VaultEvent(AuditAction("test.event"), details: [.init("file", "x")]), in: $0, vaultID: fixture.vault.vaultID, keys: nil) } } == .invalidEvent)
+        #expect(auditErrorCode { try fixture.vault.writeJournalState { try fixture.log.append(VaultEvent(AuditAction("test.event"), details: [.init("file", "x")]), in: $0, vaultID: fixture.vault.vaultID, keys: nil) } } == .invalidEvent)
         #expect(try fixture.reader.size() == before)
     }
 }
@@ -800,7 +800,7 @@ struct AuditCheckpointTests {
         try expectCheckpoints(fixture, sizes: [1, 2, 5])
         try fixture.command {}
         try expectCheckpoints(fixture, sizes: [1, 2, 5])
-        try fixture.command { try fixture.vault.recordLocked(VaultEvent(AuditAction("audit.verify"))) }
+        try fixture.command { try fixture.vault.recordLocked(.auditVerify) }
         try expectCheckpoints(fixture, sizes: [1, 2, 5, 6])
         #expect(try fixture.reader.verify().uncheckpointedEntries == 0)
     }
@@ -838,7 +838,7 @@ struct AuditCheckpointTests {
         let events = (0..<600).map { index in
             VaultEvent(AuditAction("test.batch"), subjectID: bigEndian(UInt64(index), width: 2), details: index % 3 == 0 ? [.init("file", "batch-\(index).txt")] : [])
         }
-        try fixture.vault.write { try fixture.log.append(events, in: $0, vaultID: fixture.vault.vaultID, keys: keys) }
+        try fixture.vault.writeJournalState { try fixture.log.append(events, in: $0, vaultID: fixture.vault.vaultID, keys: keys) }
         // One entry was unsigned before the batch, so 255 of the batch complete the first 256.
         try expectCheckpoints(fixture, sizes: [1, 2, 258, 514])
         try fixture.vault.finishCommand()
@@ -863,7 +863,7 @@ struct AuditCheckpointTests {
         }
         let before = try counts()
         #expect(throws: Abandoned.self) {
-            try fixture.vault.write { database in
+            try fixture.vault.writeJournalState { database in
                 try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: database, vaultID: fixture.vault.vaultID, keys: keys)
                 throw Abandoned()
             }
@@ -896,7 +896,7 @@ private final class TamperFixture {
         try vault.command { try vault.unlock().rotateCompartment(named: name) }
         try vault.command { _ = try? vault.unlock("not the passphrase") }
         try vault.command { _ = try vault.unlock().createRecoveryKey() }
-        try vault.command { try vault.vault.recordLocked(VaultEvent(AuditAction("audit.verify"))) }
+        try vault.command { try vault.vault.recordLocked(.auditVerify) }
         try vault.command { let session = try vault.unlock(); _ = try vault.put("exhibit-b.pdf", contents: "b", in: try session.compartment(named: name), by: session) }
         audited = vault
         genesis = try vault.reader.genesisKey()
@@ -939,7 +939,7 @@ private final class TamperFixture {
     func verifyAsVault(_ database: Database) -> Outcome {
         Outcome {
             try database.truncateLog()  // the edits are in the copy's WAL until folded into its file
-            return try AuditLogReader(vault: try Vault.open(at: try audited.copyOfVault(database: database.path))).verify()
+            return try AuditLogReader(vault: try Vault.open(at: try audited.copyOfVault(database: database.path), journal: AuditLog())).verify()
         }
     }
 
@@ -1273,9 +1273,9 @@ struct AuditForwardSecurityTests {
                 case 0: _ = try session.createCompartment(named: "forward secure \(round)", register: .general)
                 case 1: try session.record(VaultEvent(AuditAction("test.event")))
                 // Crosses a 256-entry checkpoint: an epoch begins and ends inside the transaction.
-                case 2: try fixture.vault.write { try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: $0,
+                case 2: try fixture.vault.writeJournalState { try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: $0,
                                                                           vaultID: fixture.vault.vaultID, keys: keys) }
-                default: try fixture.vault.recordLocked(VaultEvent(AuditAction("audit.verify")))
+                default: try fixture.vault.recordLocked(.auditVerify)
                 }
             }
             let current = try newestKey()
@@ -1297,7 +1297,7 @@ struct AuditForwardSecurityTests {
         let erased = try newestKey()
         let checkpointer = try #require(fixture.log.checkpointer)
         try session.record(VaultEvent(AuditAction("test.control")))
-        try fixture.vault.write { try checkpointer.checkpoint($0, vaultID: fixture.vault.vaultID) }
+        try fixture.vault.writeJournalState { try checkpointer.checkpoint($0, vaultID: fixture.vault.vaultID) }
         #expect(try newestKey().epoch == erased.epoch + 1)
         #expect(occurs(erased.seed, in: fixture.databaseFileBytes()), "before the truncation the erased seed should still be on disk")
         try fixture.vault.finishCommand()

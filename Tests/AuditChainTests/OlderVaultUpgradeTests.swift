@@ -49,7 +49,7 @@ struct OlderVaultUpgradeTests {
     func schema11ReadOnlyIsNotUpgraded() throws {
         let (directory, _) = try Self.copyOfSchema11Vault()
         defer { try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent) }
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.openReadOnly(at: directory, journal: AuditLog()) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.openReadOnly(at: directory) }
         #expect(error?.code == .olderSchema)
         #expect(try Schema.version(of: Database(path: directory + "/" + Vault.databaseName, create: false)).userVersion == 11)
     }

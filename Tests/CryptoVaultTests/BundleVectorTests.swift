@@ -229,7 +229,7 @@ final class BundleVectorVault {
         let masterKey = try BundleVectors.hex(description, "master_key")
         let vaultID = try BundleVectors.hex(description, "vault_id")
         try test.tamper("UPDATE vault_meta SET value = X'\(ByteEncoding.hex(vaultID))' WHERE key = 'vault_id'")
-        let vault = try Vault.open(at: test.directory)
+        let vault = try Vault.open(at: test.directory, journal: RecordingJournal())
         #expect(vault.vaultID == vaultID)
         unlocked = UnlockedVault(vault: vault, masterKey: try SecureBytes(copying: masterKey), unlockedSlotID: nil)
         let names = try CompartmentNameKeys(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)

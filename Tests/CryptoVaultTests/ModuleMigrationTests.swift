@@ -19,7 +19,7 @@ struct ModuleMigrationTests {
         var databasePath: String { directory + "/" + Vault.databaseName }
 
         init(_ modules: [ModuleSchema]) throws {
-            _ = try Vault.create(at: directory, passphrase: try TestVault.secret("module passphrase"), kdf: TestVault.fastKDF, modules: modules)
+            _ = try Vault.create(at: directory, passphrase: try TestVault.secret("module passphrase"), kdf: TestVault.fastKDF, journal: RecordingJournal(), modules: modules)
         }
 
         deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -60,7 +60,7 @@ struct ModuleMigrationTests {
         let vault = try ModuleVault([Self.notes(Self.first)])
         let broken = NamedMigration("broken", "CREATE TABLE notes_items (x);")
         let error = #expect(throws: CryptoVaultError.self) {
-            try Vault.open(at: vault.directory, modules: [Self.notes(Self.first, Self.second, broken)])
+            try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first, Self.second, broken)])
         }
         #expect(error?.code == .database, "\(String(describing: error))")
         #expect(try vault.applied().last == "notes/notes")
@@ -70,7 +70,7 @@ struct ModuleMigrationTests {
     @Test("a vault with a migration this binary does not know is refused as a newer schema, naming it")
     func unknownMigrationIsNewerSchema() throws {
         let vault = try ModuleVault([Self.notes(Self.first, Self.second)])
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, modules: [Self.notes(Self.first)]) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first)]) }
         #expect(error?.code == .newerSchema && error?.message.contains("'notes-title' of module 'notes'") == true, "\(String(describing: error))")
         let readOnly = #expect(throws: CryptoVaultError.self) { try Vault.openReadOnly(at: vault.directory, modules: [Self.notes(Self.first)]) }
         #expect(readOnly?.code == .newerSchema)
@@ -79,7 +79,7 @@ struct ModuleMigrationTests {
     @Test("a vault with a whole module this binary does not have is refused as a newer schema")
     func unknownModuleIsNewerSchema() throws {
         let vault = try ModuleVault([Self.notes(Self.first)])
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, journal: RecordingJournal()) }
         #expect(error?.code == .newerSchema && error?.message.contains("of module 'notes'") == true, "\(String(describing: error))")
     }
 
@@ -88,7 +88,7 @@ struct ModuleMigrationTests {
         let vault = try ModuleVault([Self.notes(Self.first)])
         let newer = [Self.notes(Self.first, Self.second)]
         let before = try vault.applied()
-        for open in [{ try Vault.openReadOnly(at: vault.directory, modules: newer) }, { try Vault.open(at: vault.directory, upgrade: false, modules: newer) }] {
+        for open in [{ try Vault.openReadOnly(at: vault.directory, modules: newer) }, { try Vault.open(at: vault.directory, journal: RecordingJournal(), upgrade: false, modules: newer) }] {
             let error = #expect(throws: CryptoVaultError.self) { _ = try open() }
             #expect(error?.code == .olderSchema && error?.message.contains("lacks the migration 'notes-title' of module 'notes'") == true
                     && error?.message.contains("run a write command") == true, "\(String(describing: error))")
@@ -101,7 +101,7 @@ struct ModuleMigrationTests {
     func droppedModuleTableIsDamage() throws {
         let vault = try ModuleVault([Self.notes(Self.first)])
         try vault.tamper("DROP TABLE notes_items")
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, modules: [Self.notes(Self.first, Self.second)]) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first, Self.second)]) }
         #expect(error?.code == .corruptVault && error?.message.contains("missing: notes_items") == true, "\(String(describing: error))")
     }
 
@@ -109,7 +109,7 @@ struct ModuleMigrationTests {
     func deletedTrackingRowIsDamage() throws {
         let vault = try ModuleVault([Self.notes(Self.first)])
         try vault.tamper("DROP TRIGGER module_migrations_no_delete; DELETE FROM module_migrations WHERE module = 'notes'")
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, modules: [Self.notes(Self.first)]) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first)]) }
         #expect(error?.code == .corruptVault && error?.message.contains("unexpected: notes_items") == true, "\(String(describing: error))")
     }
 
@@ -117,7 +117,7 @@ struct ModuleMigrationTests {
     func outOfOrderIsDamage() throws {
         let vault = try ModuleVault([Self.notes(Self.first, Self.second)])
         try vault.tamper("DROP TRIGGER module_migrations_no_delete; DELETE FROM module_migrations WHERE name = 'notes'")
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, modules: [Self.notes(Self.first, Self.second)]) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first, Self.second)]) }
         #expect(error?.code == .corruptVault && error?.message.contains("out of their order") == true, "\(String(describing: error))")
     }
 
@@ -131,8 +131,8 @@ struct ModuleMigrationTests {
     @Test("a module listed twice, or a migration name repeated in a module, is refused before the vault is touched")
     func duplicateNamesAreRefused() throws {
         let vault = try ModuleVault([])
-        #expect(errorCode { try Vault.open(at: vault.directory, modules: [Self.notes(Self.first), Self.notes(Self.second)]) } == .invalidInput)
-        #expect(errorCode { try Vault.open(at: vault.directory, modules: [Self.notes(Self.first, Self.first)]) } == .invalidInput)
-        #expect(errorCode { try Vault.open(at: vault.directory, modules: [ModuleSchema(module: "cryptovault", migrations: [])]) } == .invalidInput)
+        #expect(errorCode { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first), Self.notes(Self.second)]) } == .invalidInput)
+        #expect(errorCode { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [Self.notes(Self.first, Self.first)]) } == .invalidInput)
+        #expect(errorCode { try Vault.open(at: vault.directory, journal: RecordingJournal(), modules: [ModuleSchema(module: "cryptovault", migrations: [])]) } == .invalidInput)
     }
 }

@@ -84,10 +84,10 @@ struct SchemaGuardTests {
     func readOnlyOpenDoesNotMigrate() throws {
         let fixture = try TestVault()
         try fixture.tamper(try Self.backToVersion10)
-        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: fixture.directory, upgrade: false) }
+        let error = #expect(throws: CryptoVaultError.self) { try Vault.open(at: fixture.directory, journal: RecordingJournal(), upgrade: false) }
         #expect(error?.code == .olderSchema && error?.message.contains("run a write command") == true)
         #expect(try Schema.version(of: Database(path: fixture.vault.databasePath, create: false)).userVersion == 10)
-        _ = try Vault.open(at: fixture.directory, upgrade: true)
+        _ = try Vault.open(at: fixture.directory, journal: RecordingJournal(), upgrade: true)
         #expect(try Schema.version(of: Database(path: fixture.vault.databasePath, create: false)).userVersion == Schema.currentVersion)
     }
 

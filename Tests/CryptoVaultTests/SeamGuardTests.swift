@@ -50,4 +50,35 @@ import TestSupport
         ]
         for (action, name) in expected { #expect(action.name == name) }
     }
+
+    // MARK: One write path (issue 12): each removed API is named so that it cannot come back unseen.
+
+    @Test("no unaudited write: Vault.write and UnlockedVault.write(recording:) are gone; the journal's own state is written by AuditChain only")
+    func noUnauditedWrite() throws {
+        #expect(try Self.offenders(#"func write\s*<|func write\s*\(\s*recording"#) == [])
+        #expect(try Self.offenders(#"\.write\s*(\(recording:|\{)"#) == [])
+        #expect(try Self.offenders(#"writeJournalState"#, allowedIn: [
+            "Sources/CryptoVault/Vault/Vault.swift", "Sources/AuditChain/AuditLogReader.swift", "Sources/vaultbench/AuditBenchmarks.swift",
+        ]) == [])
+        #expect(try Self.offenders(#"public\s+(func|let|var)\s+(writeJournalState|journal\b)"#) == [])
+    }
+
+    @Test("no journal that records nothing, and no default journal: every vault is opened and created with its journal")
+    func journalIsRequired() throws {
+        #expect(try Self.offenders(#"UnrecordedJournal"#) == [])
+        #expect(try Self.offenders(#"journal:\s*(any\s+)?VaultJournal\s*="#) == [])
+    }
+
+    @Test("no hand-assembled journal call: entries are appended by the transaction, the keyless locked paths and the migration only")
+    func noHandAssembledJournalCalls() throws {
+        #expect(try Self.offenders(#"journal\.append\("#, allowedIn: [
+            "Sources/CryptoVault/Vault/VaultTransaction.swift", "Sources/CryptoVault/Vault/UnlockedVault.swift", "Sources/CryptoVault/Vault/Vault.swift",
+        ]) == [])
+    }
+
+    @Test("a locked vault records an action alone (recordLocked takes no event, so no details, compartment or subject)")
+    func lockedPathIsNarrow() throws {
+        #expect(try Self.offenders(#"func recordLocked\s*\(\s*_\s+\w+\s*:\s*VaultEvent"#) == [])
+        #expect(try Self.offenders(#"public\s+func\s+recordAlone"#) == [])
+    }
 }

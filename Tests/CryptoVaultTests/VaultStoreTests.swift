@@ -24,7 +24,7 @@ struct VaultStoreTests {
     @Test("init refuses a directory that already holds a vault, and leaves it intact")
     func initRefusesExisting() throws {
         let fixture = try TestVault()
-        #expect(errorCode { try Vault.create(at: fixture.directory, passphrase: fixture.passphrase, kdf: TestVault.fastKDF) } == .vaultExists)
+        #expect(errorCode { try Vault.create(at: fixture.directory, passphrase: fixture.passphrase, kdf: TestVault.fastKDF, journal: RecordingJournal()) } == .vaultExists)
         _ = try fixture.reopen().unlock(with: .passphrase(fixture.passphrase))
     }
 
@@ -33,7 +33,7 @@ struct VaultStoreTests {
         let directory = NSTemporaryDirectory() + "vault-weak-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let weak = KDFParameters.argon2id(memoryKiB: 8192, iterations: 1, parallelism: 1)
-        #expect(errorCode { try Vault.create(at: directory, passphrase: try TestVault.secret("passphrase"), kdf: weak) } == .kdfParametersOutOfRange)
+        #expect(errorCode { try Vault.create(at: directory, passphrase: try TestVault.secret("passphrase"), kdf: weak, journal: RecordingJournal()) } == .kdfParametersOutOfRange)
         #expect(!FileManager.default.fileExists(atPath: directory + "/vault.db"))
     }
 
@@ -42,8 +42,8 @@ struct VaultStoreTests {
         let directory = NSTemporaryDirectory() + "not-a-vault-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(errorCode { try Vault.open(at: directory) } == .notAVault)
-        #expect(errorMessage { try Vault.open(at: directory) }?.contains("is not a vault") == true)
+        #expect(errorCode { try Vault.open(at: directory, journal: RecordingJournal()) } == .notAVault)
+        #expect(errorMessage { try Vault.open(at: directory, journal: RecordingJournal()) }?.contains("is not a vault") == true)
     }
 
     @Test("a SQLite database that is not a vault is refused as such")
@@ -52,7 +52,7 @@ struct VaultStoreTests {
         try FileManager.default.createDirectory(atPath: directory + "/assets", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Database(path: directory + "/vault.db", create: true).execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
-        #expect(errorCode { try Vault.open(at: directory) } == .notAVault)
+        #expect(errorCode { try Vault.open(at: directory, journal: RecordingJournal()) } == .notAVault)
     }
 
     @Test("a file that is not a database at all is refused as damaged")

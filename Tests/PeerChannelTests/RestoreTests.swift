@@ -94,9 +94,8 @@ struct RestoreTests {
         // A dishonest peer: the other bundle's bytes, listed with their own SHA-256, as `wanted`.
         let otherBytes = try #require(pair.bytes(at: pair.replicaFile(other)))
         try Data(otherBytes).write(to: URL(fileURLWithPath: pair.replicaFile(wanted)))
-        try pair.peer.vault.vault.write { database in
-            try database.query("UPDATE replicas SET sha256 = ? WHERE bundle_id = ?", [.blob(SHA256.hash(otherBytes)), .blob(wanted.bundleID)])
-        }
+        try Database(path: pair.peer.vault.vault.databasePath, create: false)
+            .query("UPDATE replicas SET sha256 = ? WHERE bundle_id = ?", [.blob(SHA256.hash(otherBytes)), .blob(wanted.bundleID)])
         unlink(pair.sourceFile(wanted))
         let report = try restorer(pair).restore()
         #expect(report.refusedBundles.map(\.reason.code) == [.restoreVerificationFailed])

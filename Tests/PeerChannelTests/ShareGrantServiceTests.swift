@@ -63,7 +63,7 @@ struct ShareGrantServiceTests {
 
         static func vault(at path: String, journal: Events) throws -> UnlockedVault {
             let passphrase = try SecureBytes(copying: Array("correct horse battery staple".utf8))
-            _ = try Vault.create(at: path, passphrase: passphrase, kdf: .argon2idFloor)
+            _ = try Vault.create(at: path, passphrase: passphrase, kdf: .argon2idFloor, journal: journal)
             return try Vault.open(at: path, journal: journal).unlock(with: .passphrase(passphrase))
         }
 

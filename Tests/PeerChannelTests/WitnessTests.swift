@@ -65,7 +65,7 @@ struct WitnessTests {
         let pair = try WitnessPair()
         let first = try pair.cosign()
         try pair.grow()
-        try pair.log.vault.vault.write { try $0.execute("DELETE FROM audit_cosignatures") }
+        try Database(path: pair.log.vault.vault.databasePath, create: false).execute("DELETE FROM audit_cosignatures")
         let channel = pair.channel()
         let second = try pair.cosign(channel)
         #expect(channel.requests.map(\.oldSize) == [0, UInt64(first.treeSize)])
@@ -236,7 +236,7 @@ struct WitnessTests {
     func longKeyChainInSteps() throws {
         let pair = try WitnessPair()
         let journal = AuditLog(checkpointer: Checkpointer(interval: 1))
-        try pair.log.vault.vault.write { database in
+        try pair.log.vault.vault.writeJournalState { database in
             try journal.append((0..<1100).map { _ in VaultEvent(AuditAction("test.event")) }, in: database, vaultID: pair.log.vault.vault.vaultID, keys: nil)
         }
         let channel = pair.channel()

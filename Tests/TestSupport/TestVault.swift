@@ -15,7 +15,7 @@ public final class TestVault {
         root = NSTemporaryDirectory() + "vault-test-\(UUID().uuidString)"
         directory = root + "/vault"
         passphrase = try SecureBytes(copying: Array(text.utf8))
-        unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: Self.fastKDF)
+        unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: Self.fastKDF, journal: RecordingJournal())
     }
 
     deinit {
@@ -24,7 +24,7 @@ public final class TestVault {
 
     public var vault: Vault { unlocked.vault }
 
-    public func reopen() throws -> Vault { try Vault.open(at: directory) }
+    public func reopen() throws -> Vault { try Vault.open(at: directory, journal: RecordingJournal()) }
 
     public static func secret(_ text: String) throws -> SecureBytes { try SecureBytes(copying: Array(text.utf8)) }
 

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("vaultctl: seal, open, inspect, put, get, ls, rm and compartment rewrap")
 struct BundleCommandTests {
@@ -428,9 +429,9 @@ final class BundleCLI {
         return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) }
     }
 
-    /// The vault, unlocked through the library (which records nothing: its journal is not the audit log).
+    /// The vault, unlocked through the library (its journal keeps the events in memory: the audit log stays what the commands wrote).
     func unlocked() throws -> UnlockedVault {
-        try Vault.open(at: directory).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
+        try Vault.open(at: directory, journal: RecordingJournal()).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
 
     /// The bundle entries of the vault's audit log, with their unsealed byte counts.

@@ -2,6 +2,7 @@ import AuditChain
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// kill -9 at random moments of seal, put and compartment rewrap: nothing partial is ever visible,
 /// the vault opens, and nothing stored before is lost. Each storm first measures how long the command
@@ -109,7 +110,7 @@ struct BundleCrashTests {
         for round in 0..<50 {
             let before = try fixture.storedIDs()
             try fixture.killAtRandom(put, within: typicalDuration)
-            _ = try Vault.open(at: fixture.directory)
+            _ = try Vault.open(at: fixture.directory, journal: RecordingJournal())
             let after = try fixture.storedIDs()
             #expect(before.isSubset(of: after), "round \(round): bundles disappeared: \(before.subtracting(after))")
             let added = after.subtracting(before)

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Bundles sealed by this implementation (the CryptoVault library, in a vault made by the built
@@ -131,7 +132,7 @@ final class IndependentBundleFixture {
         // Not privileged: these tests open bundles with the library directly, outside a session.
         let created = try cli.run(["compartment", "create", BundleIndependentTests.compartmentName, "--register", "healthcare", "--not-privileged"])
         guard created.status == 0 else { throw CLIError(message: "compartment create: \(created.stderr)") }
-        let vault = try Vault.open(at: cli.directory)
+        let vault = try Vault.open(at: cli.directory, journal: RecordingJournal())
         unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
 

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("vaultctl: concurrent processes and kill -9")
 struct CrashAndConcurrencyTests {
@@ -44,7 +45,7 @@ struct CrashAndConcurrencyTests {
             kill(running.process.processIdentifier, SIGKILL)
             running.process.waitUntilExit()
             _ = running.result()
-            let vault = try Vault.open(at: fixture.directory)
+            let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal())
             let oldWorks = (try? vault.unlock(with: .passphrase(try SecureBytes(copying: Array(current.utf8))))) != nil
             let newWorks = (try? vault.unlock(with: .passphrase(try SecureBytes(copying: Array(next.utf8))))) != nil
             #expect(oldWorks != newWorks, "round \(round): old \(oldWorks), new \(newWorks)")

@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// A vault made by the built vaultctl must be readable by the second, independent implementation in
 /// testvectors/independent/vault_reader.py, written from SECURITY.md alone, with every kind of
@@ -69,7 +70,7 @@ struct IndependentImplementationTests {
         try Self.requireReader()
         let fixture = try CLIVault()
         try Self.populate(fixture)
-        let vault = try Vault.open(at: fixture.directory)
+        let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal())
         let unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
         for (name, version) in [(Self.sessionNotes, UInt32(1)), (Self.sessionNotes, 2), (Self.nonASCII, 1), (Self.cafeNFC, 1), ("Blog", 2)] {
             let compartment = try unlocked.compartment(named: name)
@@ -97,7 +98,7 @@ struct IndependentImplementationTests {
 
         let scryptDirectory = fixture.root + "/scrypt-vault"
         let created = try Vault.create(at: scryptDirectory, passphrase: try SecureBytes(copying: Array(CLIVault.passphrase.utf8)),
-                                       kdf: .scrypt(log2N: 15, r: 8, p: 1))
+                                       kdf: .scrypt(log2N: 15, r: 8, p: 1), journal: RecordingJournal())
         let compartment = try created.createCompartment(named: Self.sessionNotes, register: .healthcare)
         let key = try created.compartmentKey(for: compartment, version: 1).exposedCopy().map { String(format: "%02x", $0) }.joined()
         let slots = try created.vault.keyslots()

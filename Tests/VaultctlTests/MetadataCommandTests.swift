@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("vaultctl: tampered metadata is refused, hostile rows are skipped, races fail cleanly")
 struct MetadataCommandTests {
@@ -66,7 +67,7 @@ struct MetadataCommandTests {
             let loser = results[1 - winner]
             #expect(loser.stderr.contains("changed by another command") || loser.status == 2, "\(loser.stderr)")
             if loser.stderr.contains("changed by another command") { conflicts += 1 }
-            let vault = try Vault.open(at: fixture.directory)
+            let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal())
             #expect((try? vault.unlock(with: .passphrase(try SecureBytes(copying: Array(next[winner].utf8))))) != nil,
                     "round \(round): the winner's new passphrase must unlock")
             current = next[winner]

@@ -2,6 +2,7 @@ import AuditChain
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// `vaultctl open` and `seal` on a compartment another vault shared with this device: both roles
 /// open the owner's bundles, an editor's bundles open at the owner, a viewer's seal exits 77 with the
@@ -46,7 +47,7 @@ struct SharedCompartmentCommandTests {
             }
         }
 
-        var ownerVaultHex: String { get throws { ByteEncoding.hex(try Vault.open(at: owner.directory).vaultID) } }
+        var ownerVaultHex: String { get throws { ByteEncoding.hex(try Vault.open(at: owner.directory, journal: RecordingJournal()).vaultID) } }
     }
 
     @Test("viewers and editors open the owner's bundles, each open recorded with the owner's vault", arguments: ["viewer", "editor"])

@@ -58,8 +58,8 @@ extension UnlockedVault {
     /// the same device (same id, so the same keys) replaces its name, role and time.
     public func storePairing(_ pairing: FamilyPairing) throws {
         let peer = pairing.peer
-        try vault.write { database in
-            try database.query("""
+        try transaction { tx in
+            try tx.database.query("""
                 INSERT INTO family_pairings (peer_device_id, peer_name, peer_created_at, peer_signing_public_key,
                                              peer_noise_public_key, role, paired_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -67,8 +67,7 @@ extension UnlockedVault {
                     peer_created_at = excluded.peer_created_at, role = excluded.role, paired_at = excluded.paired_at
                 """, [.blob(peer.deviceID), .text(peer.name), .integer(peer.createdAt), .blob(peer.signingPublicKey),
                       .blob(peer.noisePublicKey), .text(pairing.role.rawValue), .integer(pairing.pairedAt)])
-            try journal(VaultEvent(.peerPair, subjectID: peer.deviceID,
-                                   details: [.init("name", peer.name), .init("role", pairing.role.rawValue)]), in: database)
+            try tx.record(.peerPair, subject: peer.deviceID, details: [.init("name", peer.name), .init("role", pairing.role.rawValue)])
         }
     }
 
@@ -77,13 +76,12 @@ extension UnlockedVault {
     /// connection). Throws `.pairingNotFound` if no pairing has that id; the removed pairing is returned.
     @discardableResult
     public func revokePairing(deviceID: [UInt8]) throws -> FamilyPairing {
-        try vault.write { database in
-            guard let pairing = try FamilyPairing.stored(deviceID: deviceID, in: database) else {
+        try transaction { tx in
+            guard let pairing = try FamilyPairing.stored(deviceID: deviceID, in: tx.database) else {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
             }
-            try database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)])
-            try journal(VaultEvent(.peerRevoke, subjectID: deviceID,
-                                   details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)]), in: database)
+            try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)])
+            try tx.record(.peerRevoke, subject: deviceID, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
             return pairing
         }
     }

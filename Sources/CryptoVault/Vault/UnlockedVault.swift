@@ -29,21 +29,10 @@ public final class UnlockedVault: @unchecked Sendable {
     /// The keys that seal audit details and key their hashes (for `vaultctl audit hash` and exports).
     public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID) }
 
-    /// Records an event that changes nothing else, in its own transaction.
+    /// Records an event that changes nothing else (a refusal, a session's end): a transaction whose
+    /// only change is its entry.
     public func record(_ event: VaultEvent) throws {
-        try vault.withDatabase { database in try database.writeTransaction { try journal(event, in: database) } }
-    }
-
-    /// Runs `body` in a write transaction that also records `event`, so a change made outside
-    /// CryptoVault (a replica kept for a paired device) and its audit entry commit together or not at all.
-    public func write<Result>(recording event: VaultEvent, _ body: (Database) throws -> Result) throws -> Result {
-        try vault.withDatabase { database in
-            try database.writeTransaction {
-                let result = try body(database)
-                try journal(event, in: database)
-                return result
-            }
-        }
+        try transaction { try $0.record(event) }
     }
 
     // MARK: Passphrase slots

@@ -14,7 +14,9 @@ public final class Vault: @unchecked Sendable {
     public let directory: String
     public let vaultID: [UInt8]
     /// Where this vault's events are recorded (the audit log, in vaultctl).
-    public let journal: VaultJournal
+    /// Internal: entries reach it only through a transaction (`UnlockedVault.transaction`) or the
+    /// narrow keyless paths here (`recordLocked`, a failed unlock, a migration).
+    let journal: VaultJournal
     let database: Database
     /// Recursive, so a read made inside a transaction's body (looking up a compartment) runs on the
     /// same connection instead of waiting forever for the lock its own transaction holds.
@@ -47,9 +49,11 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
-    /// Records an event that needs no key and changes nothing else (an audit verification or export).
-    public func recordLocked(_ event: VaultEvent) throws {
-        try recordAlone(event, keys: nil)
+    /// Records an action that needs no key and changes nothing else, on a vault that is not unlocked:
+    /// an audit verification or export, a restored backup (SECURITY.md §8.1, "recorded without keys").
+    /// It takes an action alone, never details: details are sealed under keys a locked vault has not.
+    public func recordLocked(_ action: AuditAction) throws {
+        try recordAlone(VaultEvent(action), keys: nil)
     }
 
     /// Runs `body` on one consistent snapshot of the database (a read transaction).
@@ -57,8 +61,10 @@ public final class Vault: @unchecked Sendable {
         try withDatabase { database in try database.readTransaction { try body(database) } }
     }
 
-    /// Runs `body` in a write transaction of its own.
-    public func write<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    /// Runs `body` in a write transaction for the journal's own state (the audit log's signing keys),
+    /// never for vault data: every change to the vault is an `UnlockedVault.transaction` with its
+    /// entries. `package`, so no library caller outside this package has an unaudited write.
+    package func writeJournalState<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try withDatabase { database in try database.writeTransaction { try body(database) } }
     }
 
@@ -86,16 +92,18 @@ public final class Vault: @unchecked Sendable {
     /// `modules` are the schemas of the modules above CryptoVault that this binary has (CryptoVault's
     /// own is always included): their pending migrations are applied with the upgrade, and a vault
     /// that applied a migration none of them knows is refused as `.newerSchema` (SECURITY.md §4.1.1).
-    public static func open(at directory: String, journal: VaultJournal = UnrecordedJournal(), upgrade: Bool = true,
+    /// `journal` is required: a vault that changes records every change (vaultctl's is the audit log).
+    public static func open(at directory: String, journal: VaultJournal, upgrade: Bool = true,
                             modules: [ModuleSchema] = []) throws -> Vault {
         try open(at: directory, journal: journal, upgrade: upgrade, readOnly: false, modules: modules)
     }
 
     /// Opens it without writing anything, through a read-only connection (to verify a copy or a
     /// restored backup): no configuration, no migration, no checkpoint of the write-ahead log on close.
-    public static func openReadOnly(at directory: String, journal: VaultJournal = UnrecordedJournal(),
-                                    modules: [ModuleSchema] = []) throws -> Vault {
-        try open(at: directory, journal: journal, upgrade: false, readOnly: true, modules: modules)
+    /// Its journal refuses every entry (`.database`): a read-only vault has nothing to record, and
+    /// an operation that tries fails rather than happening unrecorded.
+    public static func openReadOnly(at directory: String, modules: [ModuleSchema] = []) throws -> Vault {
+        try open(at: directory, journal: ReadOnlyJournal(), upgrade: false, readOnly: true, modules: modules)
     }
 
     private static func open(at directory: String, journal: VaultJournal, upgrade: Bool, readOnly: Bool,
@@ -238,7 +246,7 @@ public final class Vault: @unchecked Sendable {
     /// The database is built under a temporary name and renamed into place only when complete, so
     /// an interrupted init leaves no half-made vault behind (and never replaces an existing one).
     public static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters,
-                              journal: VaultJournal = UnrecordedJournal(), modules: [ModuleSchema] = []) throws -> UnlockedVault {
+                              journal: VaultJournal, modules: [ModuleSchema] = []) throws -> UnlockedVault {
         try Sodium.ensureInitialized()
         try kdf.validate()
         try refuseExisting(at: directory)

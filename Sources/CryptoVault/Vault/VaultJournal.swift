@@ -56,9 +56,11 @@ public protocol VaultJournal: Sendable {
     func commandFinished(in database: Database, vaultID: [UInt8]) throws
 }
 
-/// For library users and tests that do not audit: records nothing.
-public struct UnrecordedJournal: VaultJournal {
-    public init() {}
-    public func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {}
-    public func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
+/// The journal of a vault opened read-only: it has nothing to record, so an entry is refused rather
+/// than dropped (there is no journal that records nothing: every change to a vault is recorded).
+struct ReadOnlyJournal: VaultJournal {
+    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+        throw CryptoVaultError(.database, "the vault was opened read-only; '\(event.action)' cannot be recorded")
+    }
+    func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
 }

@@ -65,8 +65,10 @@ struct ReplicaStore {
     func start(_ announcement: ReplicaAnnouncement, source: [UInt8]) throws -> ReplicaRecord {
         let record = ReplicaRecord(sourceDeviceID: source, bundleID: announcement.bundleID, vaultID: announcement.vaultID,
                                    length: announcement.length, sha256: announcement.sha256, received: 0)
-        _ = try vault.vault.write { database in
-            try database.query("""
+        // Bookkeeping of a transfer under way, through the audited transaction with no entry of its
+        // own: the replica is recorded once, as `replica.receive`, when it completes and verifies.
+        try vault.transaction { tx in
+            try tx.database.query("""
                 INSERT OR REPLACE INTO replicas (source_device_id, bundle_id, vault_id, length, sha256, received, announced_at, completed_at)
                 VALUES (?, ?, ?, ?, ?, 0, ?, NULL)
                 """, [.blob(source), .blob(record.bundleID), .blob(record.vaultID), .integer(Int64(record.length)),
@@ -108,25 +110,26 @@ struct ReplicaStore {
     /// Marks a fully received, verified replica complete and gives its file the complete name, in one
     /// transaction with `event` (its audit entry).
     func complete(_ record: ReplicaRecord, recording event: VaultEvent) throws {
-        try vault.write(recording: event) { database in
-            try database.query("UPDATE replicas SET received = length, completed_at = ? WHERE source_device_id = ? AND bundle_id = ?",
-                               [.integer(PairingRecorder.wallClock()), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+        try vault.transaction { tx in
+            try tx.database.query("UPDATE replicas SET received = length, completed_at = ? WHERE source_device_id = ? AND bundle_id = ?",
+                                  [.integer(PairingRecorder.wallClock()), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+            try tx.record(event)
             try DurableFile.renameReplacing(partialPath(record), to: completePath(record))
         }
     }
 
     /// Forgets a replica that failed verification: its row and its partial file.
     func discard(_ record: ReplicaRecord) throws {
-        _ = try vault.vault.write { database in
-            try database.query("DELETE FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
+        try vault.transaction { tx in
+            try tx.database.query("DELETE FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
                                [.blob(record.sourceDeviceID), .blob(record.bundleID)])
         }
         unlink(partialPath(record))
     }
 
     private func setReceived(_ received: UInt64, of record: ReplicaRecord) throws {
-        _ = try vault.vault.write { database in
-            try database.query("UPDATE replicas SET received = ? WHERE source_device_id = ? AND bundle_id = ?",
+        try vault.transaction { tx in
+            try tx.database.query("UPDATE replicas SET received = ? WHERE source_device_id = ? AND bundle_id = ?",
                                [.integer(Int64(received)), .blob(record.sourceDeviceID), .blob(record.bundleID)])
         }
     }

@@ -66,11 +66,9 @@ public struct WitnessClient {
         let received = ReceivedCosignature(witnessDeviceID: witness.deviceID, witnessPublicKey: witness.signingPublicKey,
                                            epoch: checkpoint.epoch, treeSize: checkpoint.treeSize,
                                            cosignedNote: cosigned.serialized(), cosignedAt: timestamp)
-        try vault.vault.write { database in
-            try ReceivedCosignatureStore(database: database).add(received)
-            try vault.vault.journal.append(VaultEvent(.auditCosigned, subjectID: witness.deviceID,
-                                                      details: [.init("name", witness.name), .init("size", String(checkpoint.treeSize))]),
-                                           in: database, vaultID: vault.vault.vaultID, keys: try vault.auditKeys())
+        try vault.transaction { tx in
+            try ReceivedCosignatureStore(database: tx.database).add(received)
+            try tx.record(.auditCosigned, subject: witness.deviceID, details: [.init("name", witness.name), .init("size", String(checkpoint.treeSize))])
         }
         return received
     }

@@ -39,20 +39,19 @@ public struct WitnessService: ChannelService {
     /// are serialised and the state answered is the state on disk.
     private func answer(_ body: [UInt8], from peer: DeviceProfile) throws -> WitnessAnswer {
         let request = try WitnessRequest(parsing: body)
-        return try vault.vault.write { database in
-            try Self.requirePaired(peer, in: database)
-            let store = WitnessedLogStore(database: database)
+        return try vault.transaction { tx in
+            try Self.requirePaired(peer, in: tx.database)
+            let store = WitnessedLogStore(database: tx.database)
             let pinned = try store.log(of: peer.deviceID)
             switch try WitnessCheck(request: request, pinned: pinned).run() {
             case .conflict(let reason):
                 let known = pinned?.treeSize ?? 0
-                try journal(refusal(reason.code, peer: peer, knownSize: known), in: database)
+                try tx.record(refusal(reason.code, peer: peer, knownSize: known))
                 return .conflict(knownSize: known, reason: reason)
             case .verified(let verified):
                 let (log, line) = try cosign(verified, request: request)
                 try store.store(log, for: peer.deviceID)
-                try journal(VaultEvent(.witnessCosign, subjectID: peer.deviceID,
-                                       details: [.init("name", peer.name), .init("size", String(log.treeSize))]), in: database)
+                try tx.record(.witnessCosign, subject: peer.deviceID, details: [.init("name", peer.name), .init("size", String(log.treeSize))])
                 return .cosigned(line)
             }
         }
@@ -81,10 +80,6 @@ public struct WitnessService: ChannelService {
         var details: [VaultEvent.Detail] = [.init("name", peer.name), .init("reason", code.rawValue)]
         if let knownSize { details.append(.init("size", String(knownSize))) }
         return VaultEvent(.witnessRefuse, subjectID: peer.deviceID, details: details)
-    }
-
-    private func journal(_ event: VaultEvent, in database: Database) throws {
-        try vault.vault.journal.append(event, in: database, vaultID: vault.vault.vaultID, keys: try vault.auditKeys())
     }
 
     /// Records the refusal in its own transaction (the request's rolled back) and returns the error to

@@ -52,7 +52,7 @@ enum AuditCommands {
                 throw CommandError(message: "audit log verification FAILED: \(error.message)", exitCode: .failure)
             }
             // Recorded after the verification, only on the live vault: a read-only copy stays as it was.
-            if !readOnly { try vault.recordLocked(VaultEvent(.auditVerify)) }
+            if !readOnly { try vault.recordLocked(.auditVerify) }
             if arguments.has("--json") {
                 Output.json(["verified": true, "entries": report.entryCount, "checkpoints": report.checkpointCount,
                              "epochs": report.epochCount, "unsigned_entries": report.uncheckpointedEntries,
@@ -87,7 +87,7 @@ enum AuditCommands {
                 throw UsageError(message: "audit export --json prints a report on standard output: write the export with -o FILE", usage: arguments.usage)
             }
             let vault = try VaultLocation.open(arguments)
-            try vault.recordLocked(VaultEvent(.auditExport))
+            try vault.recordLocked(.auditExport)
             try vault.finishCommand()
             let output = try OutputTarget(try arguments.required("-o"), force: arguments.has("--force"))
             var count = 0

@@ -57,7 +57,7 @@ enum BackupCommands {
             let checked = try checkedExtract(arguments.positionals[0], into: scratch, durable: false, credential: credential)
             var opened = 0
             if let credential {
-                let unlocked = try Vault.open(at: scratch, modules: VaultModules.all).unlock(with: credential)
+                let unlocked = try Vault.open(at: scratch, journal: AuditLog(), modules: VaultModules.all).unlock(with: credential)
                 _ = try unlocked.compartments()
                 let failing = try unlocked.storedBundlesNeedingRestore()
                 if let first = failing.first {
@@ -116,7 +116,7 @@ enum BackupCommands {
             }
             let restored = try Vault.open(at: target, journal: AuditLog(), modules: VaultModules.all)
             OpenedVaults.shared.add(restored)
-            try restored.recordLocked(VaultEvent(.vaultRestoreBackup))
+            try restored.recordLocked(.vaultRestoreBackup)
             if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
         }
