@@ -6,6 +6,8 @@ import Foundation
 /// introduced by a note signed by the key before it; only the newest key's private half is stored.
 struct AuditKeyChainStore {
     let database: Database
+    /// Dates the keys it makes; readers never make one, so the system clock is their default.
+    var clock: VaultClock = .system
 
     struct SigningKey {
         let epoch: Int
@@ -23,7 +25,7 @@ struct AuditKeyChainStore {
         guard try database.queryOne("SELECT epoch FROM audit_signing_keys WHERE epoch = 0") == nil else { return }
         let key = try Ed25519PrivateKey()
         try database.query("INSERT INTO audit_signing_keys (epoch, public_key, introduction, private_key, created_at) VALUES (0, ?, NULL, ?, ?)",
-                           [.blob(key.publicKey), .blob(key.seed.exposedCopy()), .integer(Int64(Date().timeIntervalSince1970))])
+                           [.blob(key.publicKey), .blob(key.seed.exposedCopy()), .integer(clock.now())])
     }
 
     func currentSigningKey(origin: String) throws -> SigningKey {
@@ -49,7 +51,7 @@ struct AuditKeyChainStore {
         let introduction = try current.signedNote(statement.text, origin: origin)
         try database.query("INSERT INTO audit_signing_keys (epoch, public_key, introduction, private_key, created_at) VALUES (?, ?, ?, ?, ?)",
                            [.integer(Int64(current.epoch + 1)), .blob(next.publicKey), .text(introduction),
-                            .blob(next.seed.exposedCopy()), .integer(Int64(Date().timeIntervalSince1970))])
+                            .blob(next.seed.exposedCopy()), .integer(clock.now())])
         try database.query("UPDATE audit_signing_keys SET private_key = NULL WHERE epoch = ?", [.integer(Int64(current.epoch))])
         return SigningKey(epoch: current.epoch + 1, privateKey: next)
     }

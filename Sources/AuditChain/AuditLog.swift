@@ -11,11 +11,12 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
     let clock: @Sendable () -> Int64
     let checkpointer: Checkpointer?
 
+    /// `clock` dates the entries, the checkpoints and the audit keys this log makes.
     public init(actor: String = AuditLog.currentAccount(), checkpointer: Checkpointer? = Checkpointer(),
-                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+                clock: VaultClock = .system) {
         self.actor = Self.truncated(actor, toBytes: 255)
-        self.checkpointer = checkpointer
-        self.clock = clock
+        self.checkpointer = checkpointer.map { Checkpointer(interval: $0.interval, clock: clock) }
+        self.clock = clock.now
     }
 
     /// The longest prefix of whole characters that fits in `limit` UTF-8 bytes.

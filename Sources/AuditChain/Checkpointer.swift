@@ -8,9 +8,11 @@ import Foundation
 /// later holds only the current key, which cannot sign for an earlier epoch.
 public struct Checkpointer: Sendable {
     public let interval: Int
+    let clock: VaultClock
 
-    public init(interval: Int = 256) {
+    public init(interval: Int = 256, clock: VaultClock = .system) {
         self.interval = max(1, interval)
+        self.clock = clock
     }
 
     public static func origin(vaultID: [UInt8]) -> String {
@@ -48,12 +50,12 @@ public struct Checkpointer: Sendable {
     func checkpoint(_ database: Database, vaultID: [UInt8], size: Int, rootHash: [UInt8],
                     current known: AuditKeyChainStore.SigningKey? = nil) throws -> AuditKeyChainStore.SigningKey {
         let origin = Self.origin(vaultID: vaultID)
-        let keys = AuditKeyChainStore(database: database)
+        let keys = AuditKeyChainStore(database: database, clock: clock)
         let current = try known ?? keys.currentSigningKey(origin: origin)
         let body = try Checkpoint(origin: origin, treeSize: UInt64(size), rootHash: rootHash)
         let note = try current.signedNote(body.body, origin: origin)
         try database.query("INSERT INTO audit_checkpoints (tree_size, epoch, note, created_at) VALUES (?, ?, ?, ?)",
-                           [.integer(Int64(size)), .integer(Int64(current.epoch)), .text(note), .integer(Int64(Date().timeIntervalSince1970))])
+                           [.integer(Int64(size)), .integer(Int64(current.epoch)), .text(note), .integer(clock.now())])
         return try keys.evolve(from: current, origin: origin, after: body)
     }
 

@@ -75,7 +75,7 @@ public enum BackupWriter {
             throw CryptoVaultError(.io, "cannot size the database snapshot")
         }
         let zero = [UInt8](repeating: 0, count: 16)
-        try stream.write(BackupFormat.header(vaultID: vaultID, createdAt: UInt64(max(0, Clock.now())), recordCount: UInt32(bundles.count + 2)))
+        try stream.write(BackupFormat.header(vaultID: vaultID, createdAt: UInt64(max(0, VaultClock.system.now())), recordCount: UInt32(bundles.count + 2)))
         try copyRecord(.publicRecord, id: zero, from: publicRecord, length: publicBytes, into: &stream, progress: progress)
         let sealedLength = SealedDatabase.sealedLength(plaintextLength: databaseBytes)
         try writeRecord(.sealedDatabase, id: zero, length: sealedLength, into: &stream) { emit in

@@ -34,7 +34,7 @@ extension UnlockedVault {
     private func createDeviceKeys(named name: String, sealing: DeviceKeySealing, in database: Database) throws -> DeviceKeys {
         let signingKey = try Ed25519PrivateKey(), noiseKey = try X25519PrivateKey()
         let identity = try DeviceProfile(signingPublicKey: signingKey.publicKey, noisePublicKey: noiseKey.publicKey,
-                                          name: name, createdAt: Clock.now())
+                                          name: name, createdAt: VaultClock.system.now())
         let sealed = try sealing.seal(signingKey: signingKey, noiseKey: noiseKey, deviceID: identity.deviceID)
         try database.query("""
             INSERT INTO device_identity (id, device_id, signing_public_key, noise_public_key, sealed_private_keys, name, created_at)

@@ -20,7 +20,7 @@ extension UnlockedVault {
         guard ShareGrant.keyCounts.contains(versions.count) else {
             throw CryptoVaultError(.invalidInput, "compartment '\(current.name)' has \(versions.count) active key versions; a grant carries 1 to \(ShareGrant.keyCounts.upperBound) (retire old versions first)")
         }
-        let contents = ShareGrantWrapping.Contents(role: role, issuedAt: Clock.now(), sourceVaultID: vaultID, compartmentID: current.uuid,
+        let contents = ShareGrantWrapping.Contents(role: role, issuedAt: VaultClock.system.now(), sourceVaultID: vaultID, compartmentID: current.uuid,
                                                    compartmentName: current.name,
                                                    keys: try versions.map { ($0, try compartmentKey(for: current, version: $0)) })
         return try ShareGrantWrapping.seal(contents, from: try deviceKeys(), to: try pinnedPeer(recipient.deviceID).peer,

@@ -87,7 +87,7 @@ extension UnlockedVault {
         let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
         let share = CompartmentShare(sourceVaultID: grant.sourceVaultID, role: grant.role, senderDeviceID: grant.senderDeviceID,
-                                     grantedAt: grant.issuedAt, receivedAt: Clock.now())
+                                     grantedAt: grant.issuedAt, receivedAt: VaultClock.system.now())
         let nameHash = names.lookupHash(grant.compartmentName)
         try vault.withDatabase { database in
             try database.writeTransaction {

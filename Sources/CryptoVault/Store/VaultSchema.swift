@@ -74,7 +74,7 @@ struct VaultSchema: Sendable {
                 try database.execute(Schema.coreMigrations[index])
             }
             try database.execute("PRAGMA application_id = \(Schema.applicationID); PRAGMA user_version = \(Schema.currentVersion)")
-            let now = Clock.now()
+            let now = VaultClock.system.now()
             for step in plan.pending {
                 try database.execute(step.migration.sql)
                 try ModuleMigrationLog.record(AppliedMigration(module: step.module, name: step.migration.name), at: now, in: database)

@@ -39,7 +39,7 @@ extension UnlockedVault {
                         INSERT INTO bundles (bundle_id, compartment_id, key_version, plaintext_length, sealed_length, created_at)
                         VALUES (?, ?, ?, ?, ?, ?)
                         """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
-                              .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(Clock.now())])
+                              .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(VaultClock.system.now())])
                         try record(.bundlePut, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength,
                                    in: database, details: [.init("file", metadata.name)])
                         try assets.publish(temporary, as: destination)

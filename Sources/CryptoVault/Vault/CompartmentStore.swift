@@ -27,7 +27,7 @@ extension UnlockedVault {
                     || database.queryOne("SELECT id FROM shared_compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil {
                     throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
                 }
-                let now = Clock.now()
+                let now = VaultClock.system.now()
                 try database.query("""
                     INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -140,7 +140,7 @@ extension UnlockedVault {
                     throw CryptoVaultError(.invalidInput, "compartment '\(name)' has used every key version number")
                 }
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
-                                   [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(Clock.now())])
+                                   [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(VaultClock.system.now())])
                 try journal(VaultEvent(.compartmentRotate, compartmentID: compartment.uuid,
                                        subjectID: VaultCompartment.keyVersionSubject(UInt32(newest + 1))), in: database)
                 return UInt32(newest + 1)
@@ -166,7 +166,7 @@ extension UnlockedVault {
             try database.writeTransaction {
                 try Self.refuseIfInUse(compartment, version: version, in: database)
                 try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
-                                   [.integer(Clock.now()), .integer(compartment.rowID), .integer(Int64(version))])
+                                   [.integer(VaultClock.system.now()), .integer(compartment.rowID), .integer(Int64(version))])
                 try journal(VaultEvent(.compartmentRetire, compartmentID: compartment.uuid,
                                        subjectID: VaultCompartment.keyVersionSubject(version)), in: database)
             }
@@ -205,7 +205,7 @@ extension UnlockedVault {
                 try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
-                                   [.integer(Clock.now()), .integer(compartment.rowID)])
+                                   [.integer(VaultClock.system.now()), .integer(compartment.rowID)])
                 try journal(VaultEvent(.compartmentDestroy, compartmentID: compartment.uuid,
                                        details: [.init("bundles", String(bundles.count))]), in: database)
                 return bundles

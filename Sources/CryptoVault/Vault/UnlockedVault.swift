@@ -45,7 +45,7 @@ public final class UnlockedVault: @unchecked Sendable {
 
     private func insertPassphraseSlot(columns: (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]),
                                       uuid: [UInt8], in database: Database) throws {
-        let now = Clock.now()
+        let now = VaultClock.system.now()
         try database.query("""
             INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, created_at, updated_at)
             VALUES (?, 'passphrase', ?, ?, ?, ?, ?, ?)
@@ -77,7 +77,7 @@ public final class UnlockedVault: @unchecked Sendable {
                     UPDATE keyslots SET kdf = ?, salt = ?, nonce = ?, wrapped_key = ?, updated_at = ?
                     WHERE id = ? AND kind = 'passphrase' AND salt = ? AND nonce = ? AND wrapped_key = ?
                     """, [.text(columns.kdf.encoded), .blob(columns.salt), .blob(columns.nonce),
-                          .blob(columns.wrappedKey), .integer(Clock.now()), .integer(slot.id),
+                          .blob(columns.wrappedKey), .integer(VaultClock.system.now()), .integer(slot.id),
                           .blob(slot.salt), .blob(slot.nonce), .blob(slot.wrappedKey)])
                 guard database.changes == 1 else { throw Self.slotChanged(slot.id) }
                 try journal(VaultEvent(event, subjectID: slot.uuid), in: database)
@@ -176,7 +176,7 @@ public final class UnlockedVault: @unchecked Sendable {
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
         let kek = try HKDF.deriveKey(inputKeyMaterial: secret, salt: salt, info: info + vaultID, outputCount: 32)
         let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
-        let now = Clock.now()
+        let now = VaultClock.system.now()
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let existed = try database.queryOne("SELECT id FROM keyslots WHERE kind = ?", [.text(kind.rawValue)]) != nil

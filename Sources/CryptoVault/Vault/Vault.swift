@@ -293,7 +293,7 @@ public final class Vault: @unchecked Sendable {
         let vault = Vault(directory: directory, database: database, vaultID: vaultID, journal: journal)
         let unlocked = UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: nil)
         try database.writeTransaction {
-            let now = Clock.now()
+            let now = VaultClock.system.now()
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [.blob(vaultID)])
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [.integer(now)])
             try unlocked.storeKDFPolicy(kdf, in: database)
@@ -402,6 +402,4 @@ public struct VaultStatus: Sendable {
 }
 
 /// Seconds since the Unix epoch, UTC.
-enum Clock {
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
-}
+
