@@ -42,4 +42,40 @@ struct DeviceCommandTests {
         let wrongResult = try vault.run(["device", "--passphrase-file", wrong], unlock: false)
         #expect(wrongResult.status == 2)
     }
+
+    @Test("device rename: two paired machines both named after the host are told apart; renames are audited, a taken or unknown name refused")
+    func renameTellsTwoMachinesApart() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let deskFingerprint = try PeersCommandTests.fingerprint(desk), laptopFingerprint = try PeersCommandTests.fingerprint(laptop)
+        let sameName = try #require(try PairCommandTests.json(try desk.run(["device", "--json"])) as? [String: Any])["name"] as? String
+        // Both vaults got the host's name: on the desk, that name is itself and the laptop.
+        let ambiguous = try desk.run(["device", "rename", try #require(sameName), "desk"])
+        #expect(ambiguous.status == 64 && ambiguous.stderr.contains("2 devices here are named") && ambiguous.stderr.contains(laptopFingerprint),
+                "\(ambiguous.stderr)")
+        let peer = try desk.run(["device", "rename", laptopFingerprint, "laptop", "--json"])
+        #expect(peer.status == 0, "\(peer.stderr)")
+        let answer = try #require(try PairCommandTests.json(peer) as? [String: Any])
+        #expect(answer["old_name"] as? String == sameName && answer["name"] as? String == "laptop" && answer["this_device"] as? Bool == false)
+        let own = try desk.run(["device", "rename", try #require(sameName), "desk"])
+        #expect(own.status == 0 && own.stdout.contains("Renamed this device"), "\(own.stderr)")
+        let identity = try #require(try PairCommandTests.json(try desk.run(["device", "--json"], unlock: false)) as? [String: Any])
+        #expect(identity["name"] as? String == "desk" && identity["fingerprint"] as? String == deskFingerprint)
+        let pairings = try #require(try PairCommandTests.json(try desk.run(["peers", "list", "--json"], unlock: false)) as? [[String: Any]])
+        #expect(pairings.compactMap { ($0["peer"] as? [String: Any])?["name"] as? String } == ["laptop"])
+
+        let taken = try desk.run(["device", "rename", "laptop", "desk"])
+        #expect(taken.status == 73 && taken.stderr.contains("already named 'desk'"), "\(taken.stderr)")
+        let unknown = try desk.run(["device", "rename", "nobody", "x"])
+        #expect(unknown.status == 66 && unknown.stderr.contains("no device here has the name or fingerprint 'nobody'"), "\(unknown.stderr)")
+        let invalid = try desk.run(["device", "rename", "laptop", String(repeating: "n", count: 65)])
+        #expect(invalid.status != 0 && invalid.stderr.contains("1 to 64 bytes"), "\(invalid.stderr)")
+        // The pinned keys did not change: the laptop still pings under its new name.
+        let server = try PeersCommandTests.serveDesk(laptop)
+        defer { server.stop() }
+        let pinged = try desk.run(["peers", "ping", "--peer", "laptop", "--address", server.address.description])
+        #expect(pinged.status == 0, "\(pinged.stderr)")
+        let log = try #require(try PairCommandTests.json(try desk.run(["audit", "log", "--json", "--details", "--action", "device.rename"]))
+                               as? [[String: Any]])
+        #expect(log.compactMap { ($0["details"] as? [String: String])?["name"] } == ["laptop", "desk"], "\(log)")
+    }
 }

@@ -158,7 +158,7 @@ struct JSONOutputTests {
         }
         try walk("backup") { try Self.json(vault, ["backup", "-o", root + "/vault.backup"], unlock: false) }
         try walk("backup verify") { try Self.json(vault, ["backup", "verify", root + "/vault.backup"]) }
-        try walk("restore-backup") { try Self.json(vault, ["restore-backup", root + "/vault.backup", "--into", root + "/restored"], unlock: false) }
+        try walk("restore-backup") { try Self.json(vault, ["restore-backup", root + "/vault.backup", "--into", root + "/restored"]) }
 
         // Pairing: both sides print one JSON document (the code goes to the host's stderr).
         let desk = try CLIVault()
@@ -170,6 +170,7 @@ struct JSONOutputTests {
             #expect(hosted.status == 0 && object?["peer"] is [String: Any] && Self.badKeys(object ?? [:]).isEmpty, "\(hosted.stdout) \(hosted.stderr)")
         }
         let deskFingerprint = try PeersCommandTests.fingerprint(desk)
+        try walk("device rename") { try Self.json(vault, ["device", "rename", deskFingerprint, "desk-renamed"]) }
         try walk("share revoke") { try Self.json(vault, ["share", "revoke", "Memos", "--peer", deskFingerprint]) }
         for (command, arguments) in Self.overTheNetwork {
             walked.insert(command)

@@ -45,3 +45,22 @@ extension UnlockedVault {
         return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
     }
 }
+
+extension UnlockedVault {
+    /// Renames this vault's device identity, with its `device.rename` entry (old and new name, sealed)
+    /// in the same transaction; returns the old name. Only the label changes: the device id and keys
+    /// stay, so no pairing breaks. Throws `.invalidName` for an invalid name, `.pairingNotFound` if
+    /// no identity was made yet.
+    @discardableResult
+    public func renameThisDevice(to name: String) throws -> String {
+        try DeviceProfile.validate(name: name)
+        return try transaction { tx in
+            guard let profile = try tx.database.queryOne("SELECT * FROM device_identity WHERE id = 1").map(Vault.profile) else {
+                throw CryptoVaultError(.pairingNotFound, "this vault has no device identity yet ('vaultctl device' makes it)")
+            }
+            try tx.database.query("UPDATE device_identity SET name = ? WHERE id = 1", [.text(name)])
+            try tx.record(.deviceRename, subject: profile.deviceID, details: [.init("old-name", profile.name), .init("name", name)])
+            return profile.name
+        }
+    }
+}

@@ -86,6 +86,23 @@ extension UnlockedVault {
         }
     }
 
+    /// Renames the pairing with `deviceID` (the name this vault knows that device by), with its
+    /// `device.rename` entry in the same transaction; returns the old name. The pinned keys stay.
+    /// Throws `.invalidName` for an invalid name, `.pairingNotFound` if no pairing has that id.
+    @discardableResult
+    public func renamePairing(deviceID: [UInt8], to name: String) throws -> String {
+        try DeviceProfile.validate(name: name)
+        return try transaction { tx in
+            guard let pairing = try tx.database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?",
+                                                         [.blob(deviceID)]).map(Vault.pairing) else {
+                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
+            }
+            try tx.database.query("UPDATE family_pairings SET peer_name = ? WHERE peer_device_id = ?", [.text(name), .blob(deviceID)])
+            try tx.record(.deviceRename, subject: deviceID, details: [.init("old-name", pairing.peer.name), .init("name", name)])
+            return pairing.peer.name
+        }
+    }
+
     /// Records a pairing attempt that failed, with the reason (an error code, never a secret).
     /// The peer's claimed id is not recorded: nothing proved it.
     public func recordPairingFailure(reason: String) throws {

@@ -54,6 +54,8 @@ extension AuditAction {
     public static let bundleQuarantine = AuditAction("bundle.quarantine")
 
     public static let deviceCreate = AuditAction("device.create")
+    /// This device, or the name this vault keeps for a paired one, renamed (`vaultctl device rename`).
+    public static let deviceRename = AuditAction("device.rename")
     public static let peerPair = AuditAction("peer.pair")
     public static let peerPairFailed = AuditAction("peer.pair-failed")
     public static let peerRevoke = AuditAction("peer.revoke")
