@@ -114,6 +114,20 @@ struct BackupEncryptionTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: target).allSatisfy { !$0.hasPrefix("backup-public") && !$0.hasSuffix(".sealed") })
     }
 
+    @Test("restore-backup --into a one-component relative name (run from its parent) restores there instead of trapping, and the vault it publishes is at rest (no write-ahead log) with vault.restore-backup recorded")
+    func restoreIntoARelativeName() throws {
+        let (fixture, backup) = try Self.backedUpVault()
+        let script = "cd '\(fixture.root)' && '\(CLI.binary)' restore-backup '\(backup)' --into restored --passphrase-file '\(fixture.passphraseFile)'"
+        let running = try CLI.start(["-c", script], executable: "/bin/sh")
+        running.process.waitUntilExit()
+        let result = running.result()
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/restored").sorted()
+        #expect(files == ["assets", "vault.db"], "\(files)")
+        let log = try expectSuccess(CLI.run(["audit", "log", "--json", "--vault", fixture.root + "/restored", "--passphrase-file", fixture.passphraseFile]))
+        #expect(log.stdout.contains("vault.restore-backup"))
+    }
+
     @Test("a version 1 backup (the database carried as is) still verifies and restores without any credential")
     func versionOneIsStillRead() throws {
         let (fixture, backup) = try Self.backedUpVault()

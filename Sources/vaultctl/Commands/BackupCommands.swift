@@ -97,14 +97,16 @@ enum BackupCommands {
             }
             let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
             guard contents.isEmpty else { throw CommandError(message: "\(target) is not empty; restore into a new folder", exitCode: .cannotCreate) }
-            let parent = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
-            let staging = (parent as NSString).appendingPathComponent(".restoring-\(getpid())-\((target as NSString).lastPathComponent)")
+            let (parent, name) = try splitTarget(target)
+            let staging = (parent as NSString).appendingPathComponent(".restoring-\(getpid())-\(name)")
             try? FileManager.default.removeItem(atPath: staging)
+            removeAbandonedStaging(in: parent, for: name)
             guard mkdir(staging, 0o700) == 0 else { throw CommandError(message: "cannot create \(staging): \(String(cString: strerror(errno)))", exitCode: .ioError) }
             let summary: BackupSummary
             do {
                 summary = try checkedExtract(arguments.positionals[0], into: staging, durable: true,
                                              credential: { try Credentials.credential(from: arguments) }).summary
+                try recordRestore(in: staging)
                 if FileManager.default.fileExists(atPath: target) { rmdir(target) }
                 guard rename(staging, target) == 0 else {
                     throw CommandError(message: "cannot move the restored vault to \(target): \(String(cString: strerror(errno)))", exitCode: .cannotCreate)
@@ -114,12 +116,45 @@ enum BackupCommands {
                 try? FileManager.default.removeItem(atPath: staging)
                 throw error
             }
-            let restored = try Vault.open(at: target, journal: AuditLog(), modules: VaultModules.all)
-            OpenedVaults.shared.add(restored)
-            try restored.recordLocked(.vaultRestoreBackup)
             if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
         }
+
+    /// DIR's parent folder and its own name, split by hand: Foundation's deletingLastPathComponent
+    /// traps on a one-component relative path ("restored") in this toolchain.
+    static func splitTarget(_ target: String) throws -> (parent: String, name: String) {
+        var path = Substring(target)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        guard let slash = path.lastIndex(of: "/") else { return (".", String(path)) }
+        let name = String(path[path.index(after: slash)...])
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw CommandError(message: "\(target) does not name a new folder", exitCode: .usage)
+        }
+        return (slash == path.startIndex ? "/" : String(path[..<slash]), name)
+    }
+
+    /// Records vault.restore-backup and its checkpoint in the staged vault, then closes it (SQLite
+    /// folds the write-ahead log back into vault.db on the last close): the rename that follows
+    /// publishes a vault at rest, and nothing writes to DIR after it, so a kill leaves DIR absent or whole.
+    static func recordRestore(in staging: String) throws {
+        do {
+            let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
+            try staged.recordLocked(.vaultRestoreBackup)
+            try staged.finishCommand()
+        }
+        try DurableFile.syncDirectory(staging)
+    }
+
+    /// Staging folders of restores into the same name whose process is gone (killed mid-restore):
+    /// they hold a decrypted database, so they go, as abandoned backup snapshots do.
+    static func removeAbandonedStaging(in parent: String, for name: String) {
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where entry.hasPrefix(".restoring-") {
+            let rest = entry.dropFirst(".restoring-".count)
+            guard let dash = rest.firstIndex(of: "-"), rest[rest.index(after: dash)...] == Substring(name),
+                  let pid = Int32(rest[..<dash]), ProcessLiveness.isGone(pid) else { continue }
+            try? FileManager.default.removeItem(atPath: (parent as NSString).appendingPathComponent(entry))
+        }
+    }
 
     static func hasCredential(_ arguments: ParsedArguments) -> Bool {
         arguments.value("--passphrase-file") != nil || arguments.value("--recovery-key-file") != nil || !arguments.allValues("--share-file").isEmpty
