@@ -51,6 +51,8 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case invalidRecordLocation
     /// No sealed record at that location.
     case recordNotFound
+    /// A seal at a location that holds a record of another compartment.
+    case recordLocationTaken
     /// A sealed value that does not parse: its size, version or key version.
     case malformedRecord
     /// A sealed record that fails authentication although its tags name the expected identity: altered.

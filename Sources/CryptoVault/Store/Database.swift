@@ -215,6 +215,14 @@ public final class PreparedStatement {
         try statement.forEachRawRow { _ in }
     }
 
+    /// Runs the statement with `parameters` and calls `body` with each row, read by column position
+    /// (no per-row dictionary: for hot reads such as opening sealed records).
+    public func forEachRawRow(_ parameters: [SQLValue], _ body: (RawRow) throws -> Void) throws {
+        defer { statement.reset() }
+        try statement.bind(parameters)
+        try statement.forEachRawRow(body)
+    }
+
     /// Runs the statement with `parameters` and returns its rows.
     @discardableResult
     public func run(_ parameters: [SQLValue]) throws -> [Row] {

@@ -31,5 +31,8 @@ public struct NamedMigration: Sendable {
 extension ModuleSchema {
     /// CryptoVault's own tables after the frozen core migrations 1 to 13 (`Schema.coreMigrations`).
     /// Always applied first, before the modules a binary adds.
-    public static let cryptoVault = ModuleSchema(module: "cryptovault", migrations: [])
+    public static let cryptoVault = ModuleSchema(module: "cryptovault", migrations: [
+        // Sealed records (SECURITY.md §4.8): small values sealed into rows, owned by SealedRecordStore.
+        NamedMigration(SealedRecordStore.migrationName, SealedRecordStore.migrationSQL),
+    ])
 }

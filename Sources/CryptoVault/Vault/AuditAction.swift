@@ -53,6 +53,14 @@ extension AuditAction {
     /// A sealed file in assets/ with no row, moved aside into quarantine/ (SECURITY.md §7).
     public static let bundleQuarantine = AuditAction("bundle.quarantine")
 
+    /// A value sealed into a sealed record (SECURITY.md §4.8), one entry per record.
+    public static let recordSeal = AuditAction("record.seal")
+    /// Sealed records opened: one entry per call and compartment, naming up to 64 records.
+    public static let recordOpen = AuditAction("record.open")
+    /// A sealed record re-sealed under its compartment's current key version.
+    public static let recordRewrap = AuditAction("record.rewrap")
+    public static let recordRm = AuditAction("record.rm")
+
     public static let deviceCreate = AuditAction("device.create")
     /// This device, or the name this vault keeps for a paired one, renamed (`vaultctl device rename`).
     public static let deviceRename = AuditAction("device.rename")

@@ -163,6 +163,8 @@ extension UnlockedVault {
     public struct RewrapOutcome: Sendable {
         public var changed = 0
         public var skipped: [Skipped] = []
+        /// The compartment's sealed records, rewrapped with its bundles (SECURITY.md §4.8).
+        public var records = RecordRewrapOutcome()
 
         public struct Skipped: Sendable {
             public let bundleID: [UInt8]
@@ -171,7 +173,7 @@ extension UnlockedVault {
     }
 
     /// Rewraps every stored bundle of `compartment` sealed under an older key version to its current
-    /// version. Only headers are rewritten. A bundle that cannot be opened (its version retired, its
+    /// version, then its sealed records (`rewrapRecords`). Only headers are rewritten. A bundle that cannot be opened (its version retired, its
     /// file damaged) is skipped and named in the outcome, so one bad bundle does not strand the rest.
     public func rewrapStored(in compartment: VaultCompartment) throws -> RewrapOutcome {
         try Self.requireOwn(compartment)
@@ -187,6 +189,7 @@ extension UnlockedVault {
                 outcome.skipped.append(.init(bundleID: bundle.bundleID, error: error))
             }
         }
+        outcome.records = try rewrapRecords(in: compartment)
         return outcome
     }
 

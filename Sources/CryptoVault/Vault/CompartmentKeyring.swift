@@ -63,21 +63,41 @@ enum CompartmentKeyAccess {
     case maintenance
 
     func key(for compartment: VaultCompartment, version: UInt32, vault: UnlockedVault) throws -> SecureBytes {
+        try authorize(compartment)
+        switch self {
+        case .maintenance, .vault: return try vault.compartmentKey(for: compartment, version: version)
+        case .keyring(let keyring): return try keyring.key(version: version)
+        }
+    }
+
+    /// `key(for:version:vault:)` inside a transaction the caller holds on `database` (sealed records).
+    func key(for compartment: VaultCompartment, version: UInt32, vault: UnlockedVault, in database: Database) throws -> SecureBytes {
+        try authorize(compartment)
+        switch self {
+        case .maintenance, .vault: return try vault.compartmentKey(for: compartment, version: version, in: database)
+        case .keyring(let keyring): return try keyring.key(version: version)
+        }
+    }
+
+    /// The privileged rule alone, without deriving a key: whether this access may read `compartment`
+    /// (sealed records check it again before using a key they derived earlier in the transaction).
+    func authorize(_ compartment: VaultCompartment) throws {
         switch self {
         case .maintenance:
-            return try vault.compartmentKey(for: compartment, version: version)
+            return
         case .vault:
             guard !compartment.isPrivileged else {
                 throw CryptoVaultError(.privilegedSessionRequired,
                                        "compartment '\(compartment.name)' is privileged: it can only be read inside a privileged processing session")
             }
-            return try vault.compartmentKey(for: compartment, version: version)
         case .keyring(let keyring):
             guard keyring.compartment.uuid == compartment.uuid else {
                 throw CryptoVaultError(.privilegedSessionRequired,
-                                       "this bundle belongs to '\(compartment.name)', not to the session's compartment '\(keyring.compartment.name)'")
+                                       "this belongs to '\(compartment.name)', not to the session's compartment '\(keyring.compartment.name)'")
             }
-            return try keyring.key(version: version)
+            guard keyring.isHoldingKeys else {
+                throw CryptoVaultError(.privilegedSessionRequired, "the session's keys for '\(compartment.name)' were wiped (it ended or expired)")
+            }
         }
     }
 }

@@ -174,14 +174,18 @@ extension UnlockedVault {
         }
     }
 
+    /// Refuses while stored bundles or sealed records (SECURITY.md §4.8) still use the version, naming them.
     private static func refuseIfInUse(_ compartment: VaultCompartment, version: UInt32, in database: Database) throws {
-        let users = try database.query("SELECT bundle_id FROM bundles WHERE compartment_id = ? AND key_version = ? ORDER BY id",
-                                       [.integer(compartment.rowID), .integer(Int64(version))])
+        let bundles = try database.query("SELECT bundle_id FROM bundles WHERE compartment_id = ? AND key_version = ? ORDER BY id",
+                                         [.integer(compartment.rowID), .integer(Int64(version))])
             .map { ByteEncoding.hex(try $0.blob("bundle_id")) }
-        guard !users.isEmpty else { return }
-        let shown = users.prefix(20).joined(separator: ", ") + (users.count > 20 ? ", and \(users.count - 20) more" : "")
+        let records = try SealedRecordStore(database).locations(compartmentRowID: compartment.rowID, keyVersion: version).map(\.description)
+        guard !bundles.isEmpty || !records.isEmpty else { return }
+        let users = [(bundles, "stored bundle(s)"), (records, "sealed record(s)")].filter { !$0.0.isEmpty }.map { names, kind in
+            "\(names.count) \(kind): " + names.prefix(20).joined(separator: ", ") + (names.count > 20 ? ", and \(names.count - 20) more" : "")
+        }
         throw CryptoVaultError(.keyVersionInUse, """
-            key version \(version) of '\(compartment.name)' still seals \(users.count) stored bundle(s): \(shown); \
+            key version \(version) of '\(compartment.name)' still seals \(users.joined(separator: "; ")); \
             run 'vaultctl compartment rewrap' first (nothing was retired)
             """)
     }
@@ -203,11 +207,14 @@ extension UnlockedVault {
                     try record(.bundleRm, compartmentID: compartment.uuid, bundleID: bundle.id, bytes: bundle.bytes, in: database)
                 }
                 try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartment.rowID)])
+                // Its sealed records go in the same transaction (their keys go with the salts anyway).
+                let records = try SealedRecordStore(database).removeAll(compartmentRowID: compartment.rowID)
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
                                    [.integer(VaultClock.system.now()), .integer(compartment.rowID)])
                 try journal(VaultEvent(.compartmentDestroy, compartmentID: compartment.uuid,
-                                       details: [.init("bundles", String(bundles.count))]), in: database)
+                                       details: [.init("bundles", String(bundles.count))]
+                                           + (records > 0 ? [.init("records", String(records))] : [])), in: database)
                 return bundles
             }
             try database.checkpointAndTruncateLog()
@@ -226,11 +233,16 @@ extension UnlockedVault {
     /// `CompartmentKeyring`); the package's own tools and tests may still derive it.
     package func compartmentKey(for compartment: VaultCompartment, version: UInt32) throws -> SecureBytes {
         if let share = compartment.sharing { return try sharedCompartmentKey(for: compartment, share: share, version: version) }
-        let salt = try vault.withDatabase { database in
-            try database.queryOne("""
-                SELECT salt FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL
-                """, [.integer(compartment.rowID), .integer(Int64(version))])?.blob("salt")
-        }
+        return try vault.withDatabase { database in try compartmentKey(for: compartment, version: version, in: database) }
+    }
+
+    /// `compartmentKey(for:version:)` read through a connection the caller already holds (inside its
+    /// transaction), for the vault's own compartments.
+    func compartmentKey(for compartment: VaultCompartment, version: UInt32, in database: Database) throws -> SecureBytes {
+        try Self.requireOwn(compartment)
+        let salt = try database.queryOne("""
+            SELECT salt FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL
+            """, [.integer(compartment.rowID), .integer(Int64(version))])?.blob("salt")
         guard let salt else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version \(version)")
         }

@@ -18,6 +18,9 @@ public final class VaultTransaction {
     public let database: Database
     private let auditKeys: AuditKeys
     private var isOpen = true
+    /// Sealed records of this transaction (VaultTransaction+SealedRecords.swift): made at first use,
+    /// it keeps the record keys it derives and its prepared statements until the transaction ends.
+    lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) })
 
     init(vault: UnlockedVault, database: Database) throws {
         self.vault = vault

@@ -1,0 +1,96 @@
+/// The `sealed_records` table, read and written by this type only (SECURITY.md §4.8).
+///
+/// One row per location (module, table, record id, field): the compartment it is sealed in, the key
+/// version (a clear copy of the sealed value's, so `retire` can find the records still using a
+/// version without unsealing anything) and the sealed value. Statements are prepared once per store,
+/// which lives for one transaction.
+final class SealedRecordStore {
+    /// The table, as CryptoVault's first named module migration.
+    static let migrationName = "sealed-records"
+    static let migrationSQL = """
+        CREATE TABLE sealed_records (
+            id             INTEGER PRIMARY KEY,
+            compartment_id INTEGER NOT NULL REFERENCES compartments(id),
+            module         TEXT NOT NULL CHECK (length(module) BETWEEN 1 AND 64),
+            table_name     TEXT NOT NULL CHECK (length(table_name) BETWEEN 1 AND 64),
+            record_id      BLOB NOT NULL CHECK (length(record_id) BETWEEN 1 AND 64),
+            field          TEXT NOT NULL CHECK (length(field) BETWEEN 1 AND 64),
+            key_version    INTEGER NOT NULL CHECK (key_version BETWEEN 1 AND 4294967295),
+            sealed         BLOB NOT NULL CHECK (length(sealed) BETWEEN 61 AND 1048637),
+            updated_at     INTEGER NOT NULL,
+            UNIQUE (module, table_name, record_id, field)
+        ) STRICT;
+        CREATE INDEX sealed_records_by_key_version ON sealed_records (compartment_id, key_version);
+        """
+
+    /// A row as stored.
+    struct Stored {
+        let compartmentRowID: Int64
+        let keyVersion: UInt32
+        let sealed: [UInt8]
+    }
+
+    private let database: Database
+    private lazy var upsert = Result { try database.prepare("""
+        INSERT INTO sealed_records (compartment_id, module, table_name, record_id, field, key_version, sealed, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (module, table_name, record_id, field) DO UPDATE
+        SET key_version = excluded.key_version, sealed = excluded.sealed, updated_at = excluded.updated_at
+        WHERE compartment_id = excluded.compartment_id
+        """) }
+    private lazy var select = Result { try database.prepare("""
+        SELECT compartment_id, key_version, sealed FROM sealed_records
+        WHERE module = ? AND table_name = ? AND record_id = ? AND field = ?
+        """) }
+
+    init(_ database: Database) { self.database = database }
+
+    private static func parameters(_ location: SealedRecordLocation) -> [SQLValue] {
+        [.text(location.module), .text(location.table), .blob(location.recordID), .text(location.field)]
+    }
+
+    /// Inserts or replaces the value at `location`. A location already holding another compartment's
+    /// record is refused (`recordLocationTaken`): sealing over it would move data between compartments.
+    func write(_ sealed: [UInt8], at location: SealedRecordLocation, compartmentRowID: Int64, keyVersion: UInt32) throws {
+        let location = Self.parameters(location)
+        try upsert.get().run([.integer(compartmentRowID)] + location + [.integer(Int64(keyVersion)), .blob(sealed), .integer(Clock.now())])
+        guard database.changes == 1 else {
+            throw CryptoVaultError(.recordLocationTaken, "that location holds a record of another compartment; remove it first")
+        }
+    }
+
+    func read(_ location: SealedRecordLocation) throws -> Stored? {
+        var found: Stored?
+        try select.get().forEachRawRow(Self.parameters(location)) { row in
+            found = Stored(compartmentRowID: row.integer(at: 0), keyVersion: UInt32(clamping: row.integer(at: 1)), sealed: row.blob(at: 2))
+        }
+        return found
+    }
+
+    /// Deletes the row at `location` if it belongs to `compartmentRowID`; returns whether it did.
+    func remove(_ location: SealedRecordLocation, compartmentRowID: Int64) throws -> Bool {
+        try database.query("""
+            DELETE FROM sealed_records WHERE module = ? AND table_name = ? AND record_id = ? AND field = ? AND compartment_id = ?
+            """, Self.parameters(location) + [.integer(compartmentRowID)])
+        return database.changes == 1
+    }
+
+    /// The locations of a compartment's records sealed under `keyVersion` (for `retire`), or under any
+    /// version but it (for `rewrap`, with `excluding`), in row order.
+    func locations(compartmentRowID: Int64, keyVersion: UInt32, excluding: Bool = false) throws -> [SealedRecordLocation] {
+        try database.query("""
+            SELECT module, table_name, record_id, field FROM sealed_records
+            WHERE compartment_id = ? AND key_version \(excluding ? "!=" : "=") ? ORDER BY id
+            """, [.integer(compartmentRowID), .integer(Int64(keyVersion))]).map { row in
+            try SealedRecordLocation(module: try row.text("module"), table: try row.text("table_name"), recordID: try row.blob("record_id"),
+                                     field: try row.text("field"))
+        }
+    }
+
+    /// Deletes every record of a compartment (destroy); returns how many went. The database runs
+    /// with secure_delete, so their pages are zeroed.
+    func removeAll(compartmentRowID: Int64) throws -> Int {
+        try database.query("DELETE FROM sealed_records WHERE compartment_id = ?", [.integer(compartmentRowID)])
+        return database.changes
+    }
+}
