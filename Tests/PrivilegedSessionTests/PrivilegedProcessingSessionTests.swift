@@ -170,3 +170,27 @@ struct PrivilegedProcessingSessionTests {
         #expect(try fixture.entries.filter { $0.action == "session.start" }.isEmpty, "a refused session records no start")
     }
 }
+
+@Suite("Sealed records of a privileged compartment are read only through a live session")
+struct PrivilegedSealedRecordTests {
+    @Test("a live session opens its compartment's record (recorded as record.open); without one, or after it ended, it is refused")
+    func sessionGatesRecords() throws {
+        let fixture = try SessionFixture()
+        let location = try SealedRecordLocation(module: "writing", table: "blocks", recordID: [1], field: "text")
+        try fixture.unlocked.transaction { try $0.sealRecord(Array("diagnosis".utf8), at: location, in: fixture.chart) }
+        let refused = try #require(throws: CryptoVaultError.self) {
+            try fixture.unlocked.transaction { try $0.openRecord(at: location, in: fixture.chart) }
+        }
+        #expect(refused.code == .privilegedSessionRequired)
+        let session = try fixture.start()
+        let value = try fixture.unlocked.transaction { try session.openRecord(at: location, in: $0) }
+        #expect(value == Array("diagnosis".utf8))
+        let actions = try AuditLogReader(vault: fixture.unlocked.vault).entries().map(\.action)
+        #expect(actions.suffix(2) == ["session.start", "record.open"], "\(actions)")
+        try session.end()
+        let ended = try #require(throws: PrivilegedSessionError.self) {
+            try fixture.unlocked.transaction { try session.openRecord(at: location, in: $0) }
+        }
+        #expect(ended.code == .sessionEnded)
+    }
+}

@@ -20,7 +20,7 @@ public final class PrivilegedProcessingSession: Sendable {
     public let startedAt: Date
     public let limits: SessionLimits
     private let vault: UnlockedVault
-    private let keyring: CompartmentKeyring
+    let keyring: CompartmentKeyring
     private let clock: @Sendable () -> Date
     private let state: Mutex<State>
 
@@ -168,7 +168,7 @@ public final class PrivilegedProcessingSession: Sendable {
     }
 
     /// Checks the session may read now, ending it if it has expired, and marks it used.
-    private func beginUse() throws {
+    func beginUse() throws {
         if let reason = try endIfExpired() {
             throw PrivilegedSessionError(.sessionExpired, "the session ended (\(reason.rawValue)); start a new one")
         }
