@@ -28,6 +28,7 @@ import TestSupport
         "shared_compartments": ("SharedCompartmentStore", ["CryptoVault/Sharing/SharedCompartmentStore.swift"]),
         "shared_compartment_keys": ("SharedCompartmentStore", ["CryptoVault/Sharing/SharedCompartmentStore.swift"]),
         "module_migrations": ("ModuleMigrationLog", ["CryptoVault/Store/ModuleMigrationLog.swift"]),
+        "sealed_records": ("SealedRecordStore", ["CryptoVault/Records/SealedRecordStore.swift"]),
     ]
 
     /// Reaches not yet routed through the owner: (table, file). The test fails if one disappears, so

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// Sealed records in a vault's database: moved rows refused, the privileged rule, the audit entries,
 /// and rotation, rewrap, retire and destroy covering them (SECURITY.md §4.8).
