@@ -48,7 +48,7 @@ struct SealedRecordStoreTests {
         try fixture.seal("first paragraph", try Self.location(1))
         #expect(try fixture.open(try Self.location(1)) == "first paragraph")
         try fixture.seal("edited paragraph", try Self.location(1))
-        let reopened = try Vault.open(at: fixture.vault.directory).unlock(with: .passphrase(fixture.vault.passphrase))
+        let reopened = try Vault.open(at: fixture.vault.directory, journal: RecordingJournal()).unlock(with: .passphrase(fixture.vault.passphrase))
         let value = try reopened.transaction { try $0.openRecord(at: try Self.location(1), in: fixture.notes) }
         #expect(value == Array("edited paragraph".utf8))
         #expect(errorCode { try fixture.open(try Self.location(2)) } == .recordNotFound)
