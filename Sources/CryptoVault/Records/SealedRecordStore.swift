@@ -53,7 +53,7 @@ final class SealedRecordStore {
     /// record is refused (`recordLocationTaken`): sealing over it would move data between compartments.
     func write(_ sealed: [UInt8], at location: SealedRecordLocation, compartmentRowID: Int64, keyVersion: UInt32) throws {
         let location = Self.parameters(location)
-        try upsert.get().run([.integer(compartmentRowID)] + location + [.integer(Int64(keyVersion)), .blob(sealed), .integer(Clock.now())])
+        try upsert.get().run([.integer(compartmentRowID)] + location + [.integer(Int64(keyVersion)), .blob(sealed), .integer(VaultClock.system.now())])
         guard database.changes == 1 else {
             throw CryptoVaultError(.recordLocationTaken, "that location holds a record of another compartment; remove it first")
         }
