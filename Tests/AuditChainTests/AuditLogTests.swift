@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import TestSupport
 
 // The audit log as a vault writes it (SECURITY.md §8): what each operation records, the chain and the
 // tree, the entry encoding, checkpoints, tampering, and what an erased signing key leaves on disk.
@@ -134,17 +135,6 @@ private func auditErrorCode<T>(_ body: () throws -> T) -> AuditChainErrorCode? {
     }
 }
 
-private func vaultErrorCode<T>(_ body: () throws -> T) -> CryptoVaultErrorCode? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as CryptoVaultError {
-        return error.code
-    } catch {
-        return nil
-    }
-}
-
 /// What verification said: the log verified, or failed naming an entry (or none), or the input was
 /// refused before verification (an export that does not parse).
 private enum Outcome: Equatable, CustomStringConvertible {
@@ -220,7 +210,7 @@ struct AuditLogEntryTests {
         let session = try step { try fixture.unlock() }
         expected.append(.init(action: "vault.unlock", subjectID: passphraseSlot.uuid))
 
-        try step { #expect(vaultErrorCode { try fixture.unlock("not the passphrase") } == .wrongPassphrase) }
+        try step { #expect(errorCode { try fixture.unlock("not the passphrase") } == .wrongPassphrase) }
         expected.append(.init(action: "vault.unlock-failed"))
 
         // Not privileged, so that the library's own open and get are recorded here (privileged reads
@@ -342,12 +332,12 @@ struct AuditLogEntryTests {
         let moved = AuditEntry(seq: entry.seq + 1, time: entry.time, deviceID: entry.deviceID, actor: entry.actor, action: entry.action,
                                compartmentID: entry.compartmentID, subjectID: entry.subjectID, detailHashes: entry.detailHashes,
                                sealedDetails: entry.sealedDetails, previousHash: entry.previousHash)
-        #expect(vaultErrorCode { try AuditLogReader.details(of: moved, vaultID: vaultID, keys: keys) } == .authenticationFailure)
+        #expect(errorCode { try AuditLogReader.details(of: moved, vaultID: vaultID, keys: keys) } == .authenticationFailure)
         var otherVault = vaultID
         otherVault[0] ^= 1
-        #expect(vaultErrorCode { try AuditLogReader.details(of: entry, vaultID: otherVault, keys: keys) } == .authenticationFailure)
+        #expect(errorCode { try AuditLogReader.details(of: entry, vaultID: otherVault, keys: keys) } == .authenticationFailure)
         let swapped = AuditKeys(sealingKey: keys.hashingKey, hashingKey: keys.sealingKey)
-        #expect(vaultErrorCode { try AuditLogReader.details(of: entry, vaultID: vaultID, keys: swapped) } == .authenticationFailure)
+        #expect(errorCode { try AuditLogReader.details(of: entry, vaultID: vaultID, keys: swapped) } == .authenticationFailure)
     }
 
     @Test("an event that cannot be recorded is refused, and nothing of it is written", arguments: [

@@ -7,20 +7,7 @@ import TestSupport
 /// the only ones. Each test reads Sources/ and names what came back, so a removed API cannot return
 /// unnoticed.
 @Suite struct SeamGuardTests {
-    /// Every .swift file under Sources/, with its path relative to the package.
-    static func sources() throws -> [(path: String, text: String)] {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let root = package.appendingPathComponent("Sources").path
-        let enumerator = try #require(FileManager.default.enumerator(atPath: root))
-        var files: [(String, String)] = []
-        while let relative = enumerator.nextObject() as? String {
-            guard relative.hasSuffix(".swift") else { continue }
-            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
-            files.append(("Sources/" + relative, text))
-        }
-        #expect(files.count > 100, "Sources/ was not found from \(#filePath)")
-        return files
-    }
+    static func sources() throws -> [(path: String, text: String)] { try PackageFiles.swiftSources() }
 
     /// The lines of Sources/ matching `pattern`, except in the files allowed to have it.
     static func offenders(_ pattern: String, allowedIn allowed: Set<String> = []) throws -> [String] {

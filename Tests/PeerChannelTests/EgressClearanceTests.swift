@@ -4,6 +4,7 @@ import Foundation
 @testable import PeerChannel
 import PrivilegedSession
 import Testing
+import TestSupport
 
 /// Replication and sharing carry the vault's bytes to another device, so each takes the egress
 /// funnel's clearance of exactly what it sends (SECURITY.md §10.5): a decision on the metadata of
@@ -97,18 +98,7 @@ struct EgressClearanceTests {
 /// No transport can be handed bytes of the vault without the funnel: a clearance is made in one
 /// file of PrivilegedSession, and each outbound transport of PeerChannel demands one.
 struct EgressClearanceGuardTests {
-    static func sources() throws -> [(path: String, text: String)] {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let root = package.appendingPathComponent("Sources").path
-        let enumerator = try #require(FileManager.default.enumerator(atPath: root))
-        var files: [(String, String)] = []
-        while let relative = enumerator.nextObject() as? String {
-            guard relative.hasSuffix(".swift") else { continue }
-            files.append(("Sources/" + relative, try String(contentsOfFile: root + "/" + relative, encoding: .utf8)))
-        }
-        #expect(files.count > 100, "Sources/ was not found from \(#filePath)")
-        return files
-    }
+    static func sources() throws -> [(path: String, text: String)] { try PackageFiles.swiftSources() }
 
     @Test("an EgressClearance is made only by the funnel (CiphertextClearance.swift), through an initializer that is package-internal")
     func onlyTheFunnelMakesAClearance() throws {
