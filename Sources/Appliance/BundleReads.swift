@@ -36,17 +36,12 @@ public enum BundleReads {
         }
     }
 
-    /// Releases an ordinary bundle's plaintext (all of it or `range`) to `sink`, then records the
-    /// read as `action` with the bytes released: the one path for a local read and the daemon's.
-    public static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int, vault: UnlockedVault, action: AuditAction,
+    /// Releases an ordinary bundle's plaintext (all of it or `range`) to `sink`: the one path for a
+    /// local read and the daemon's. The library records the read (`bundle.open` for a file,
+    /// `bundle.get` for a stored bundle, with the bytes released), so nothing is recorded here.
+    public static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int,
                                sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var released: UInt64 = 0
-        let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
-            try sink(bytes)
-            released += UInt64(bytes.count)
-        }
-        if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
-        try vault.record(action, bundle: opened.header, bytes: released)
+        if let range { try opened.read(range, threads: threads, sink: sink) } else { try opened.decrypt(threads: threads, sink: sink) }
     }
 
     /// The bundle's compartment if it is a privileged one of this vault. Anything else (an ordinary

@@ -43,9 +43,11 @@ enum BundleReading {
         return false
     }
 
-    static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault, action: AuditAction) throws {
+    /// Reads `source` to the output `arguments` name; the library records the read (`bundle.open`,
+    /// `bundle.get`, or the session's `session.read`).
+    static func read(_ source: BundleSource, arguments: ParsedArguments, vault: UnlockedVault) throws {
         guard let compartment = BundleReads.privilegedCompartment(of: source, vault: vault) else {
-            try BundleCommands.writePlaintext(of: try BundleReads.openOrdinary(source, vault: vault), arguments: arguments, vault: vault, action: action)
+            try BundleCommands.writePlaintext(of: try BundleReads.openOrdinary(source, vault: vault), arguments: arguments)
             return
         }
         guard let purpose = arguments.value("--purpose") else {

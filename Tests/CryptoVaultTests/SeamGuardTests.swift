@@ -68,4 +68,19 @@ import TestSupport
         #expect(try Self.offenders(#"func recordLocked\s*\(\s*_\s+\w+\s*:\s*VaultEvent"#) == [])
         #expect(try Self.offenders(#"public\s+func\s+recordAlone"#) == [])
     }
+
+    // MARK: Reads recorded by the library (issue 12)
+
+    @Test("reads of bundles are recorded by the library: no caller (vaultctl, the appliance, a benchmark aside) names bundle.open or bundle.get")
+    func bundleReadsAreRecordedByTheLibrary() throws {
+        #expect(try Self.offenders(#"\.bundle(Open|Get)\b|"bundle\.(open|get)""#, allowedIn: [
+            "Sources/CryptoVault/Vault/AuditAction.swift", "Sources/CryptoVault/Bundle/EncryptedBundle.swift",
+            "Sources/CryptoVault/Vault/BundleStore.swift",
+            // Synthetic events for the audit log's append benchmark; no bundle is read there.
+            "Sources/vaultbench/AuditBenchmarks.swift",
+        ]) == [])
+        // The one bundle event a caller still records itself is a seal to a file, which reads nothing.
+        #expect(try Self.offenders(#"record\([^)]*bundle:"#, allowedIn: ["Sources/CryptoVault/Bundle/OpenedBundle.swift"])
+            .allSatisfy { $0.contains(".bundleSeal") }, "a bundle event recorded outside the library")
+    }
 }

@@ -116,8 +116,7 @@ struct DaemonRequests: Sendable {
         }
         let opened = try BundleReads.openOrdinary(source, vault: vault)
         try PlaintextStream.send(over: connection) { sink in
-            try BundleReads.release(opened, range: range, threads: threads, vault: vault,
-                                      action: request.text("bundle") == nil ? .bundleOpen : .bundleGet, sink: sink)
+            try BundleReads.release(opened, range: range, threads: threads, sink: sink)
         }
     }
 

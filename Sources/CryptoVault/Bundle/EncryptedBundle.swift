@@ -67,16 +67,21 @@ public enum EncryptedBundle {
     /// live compartment and active key version, unwrap, commit to its data key, and carry a valid MAC.
     /// A bundle of a privileged compartment is refused (`.privilegedSessionRequired`): it opens only
     /// with the keyring of a privileged processing session.
+    /// Each read of its plaintext is recorded as `bundle.open` (see `OpenedBundle`).
     public static func open(_ input: FileDescriptor, vault: UnlockedVault) throws -> OpenedBundle {
-        try open(input, vault: vault, access: .vault)
+        try open(input, vault: vault, access: .vault, recordingReadsAs: .bundleOpen)
     }
 
     /// `open` inside a privileged processing session, with its keyring (of that compartment only).
+    /// The session records its reads itself (`session.read`).
     public static func open(_ input: FileDescriptor, vault: UnlockedVault, keyring: CompartmentKeyring) throws -> OpenedBundle {
-        try open(input, vault: vault, access: .keyring(keyring))
+        try open(input, vault: vault, access: .keyring(keyring), recordingReadsAs: nil)
     }
 
-    static func open(_ input: FileDescriptor, vault: UnlockedVault, access: CompartmentKeyAccess) throws -> OpenedBundle {
+    /// `readAction` is what a read of the plaintext records in `vault`'s log, nil when the caller
+    /// records it (a session) or releases nothing (maintenance).
+    static func open(_ input: FileDescriptor, vault: UnlockedVault, access: CompartmentKeyAccess,
+                     recordingReadsAs readAction: AuditAction?) throws -> OpenedBundle {
         let header = try readHeader(input)
         let compartment = try vault.compartment(of: header)
         let dataKey = try unwrapDataKey(header, compartment: compartment, vault: vault, access: access)
@@ -87,7 +92,8 @@ public enum EncryptedBundle {
         }
         let layout = try PayloadLayout(header: header, fileSize: fileSize)
         return OpenedBundle(header: header, metadata: metadata, compartment: compartment, layout: layout,
-                            cipher: StreamCipher(payloadKey: keys.payloadKey), input: input, dataKey: dataKey)
+                            cipher: StreamCipher(payloadKey: keys.payloadKey), input: input, dataKey: dataKey,
+                            readRecording: readAction.map { .init(action: $0, vault: vault) })
     }
 
     /// The header's public fields, parsed but not verified (no key is needed, none is checked).

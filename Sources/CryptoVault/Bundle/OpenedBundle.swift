@@ -1,5 +1,13 @@
 /// A bundle whose header verified: its metadata is known, and its plaintext can be streamed out in
 /// order or read at any byte range without reading what comes before.
+///
+/// Reading the plaintext is recorded by the library, whoever the caller is (SECURITY.md §8.1): a
+/// bundle opened with the vault's own keys records `bundle.open` (a bundle file) or `bundle.get` (a
+/// stored bundle) after each `decrypt` or `read`, with the bytes it released; a read that fails
+/// after releasing some is recorded too (what left cannot be taken back), one that released
+/// nothing is not. A privileged bundle opens only with a session's
+/// keyring, and the session records its own `session.read`; a maintenance open (rewrap, restore)
+/// reads no plaintext for anyone.
 public final class OpenedBundle: @unchecked Sendable {
     public let header: BundleHeader
     public let metadata: BundleMetadata
@@ -8,11 +16,18 @@ public final class OpenedBundle: @unchecked Sendable {
     let cipher: StreamCipher
     let input: FileDescriptor
     let dataKey: SecureBytes
+    let readRecording: ReadRecording?
+
+    /// Who records a read of this bundle's plaintext, and as what.
+    struct ReadRecording {
+        let action: AuditAction
+        let vault: UnlockedVault
+    }
 
     public var plaintextLength: UInt64 { layout.plaintextLength }
 
     init(header: BundleHeader, metadata: BundleMetadata, compartment: VaultCompartment, layout: PayloadLayout,
-         cipher: StreamCipher, input: FileDescriptor, dataKey: SecureBytes) {
+         cipher: StreamCipher, input: FileDescriptor, dataKey: SecureBytes, readRecording: ReadRecording?) {
         self.header = header
         self.metadata = metadata
         self.compartment = compartment
@@ -20,28 +35,58 @@ public final class OpenedBundle: @unchecked Sendable {
         self.cipher = cipher
         self.input = input
         self.dataKey = dataKey
+        self.readRecording = readRecording
     }
 
-    /// Streams the whole plaintext to `sink`, a verified batch at a time.
+    /// Streams the whole plaintext to `sink`, a verified batch at a time, and records the read.
     public func decrypt(threads: Int = BundleThreads.available, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let opener = BundleOpener(cipher: cipher, layout: layout, threads: threads)
-        try opener.open(input, chunks: 0..<layout.chunkCount) { plaintext, _ in try sink(plaintext) }
+        try recordingRead(to: sink) { counted in
+            let opener = BundleOpener(cipher: cipher, layout: layout, threads: threads)
+            try opener.open(input, chunks: 0..<layout.chunkCount) { plaintext, _ in try counted(plaintext) }
+        }
     }
 
-    /// The plaintext bytes `range` (clamped to the plaintext), reading only the chunks it touches.
+    /// The plaintext bytes `range` (clamped to the plaintext), reading only the chunks it touches,
+    /// and records the read with the bytes released.
     public func read(_ range: Range<UInt64>, threads: Int = BundleThreads.available,
                      sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let end = min(range.upperBound, layout.plaintextLength)
-        guard range.lowerBound < end else { return }
-        let chunkSize = UInt64(layout.chunkSize)
-        let chunks = (range.lowerBound / chunkSize)..<((end - 1) / chunkSize + 1)
-        let opener = BundleOpener(cipher: cipher, layout: layout, threads: threads)
-        try opener.open(input, chunks: chunks) { plaintext, firstChunk in
-            let batchStart = firstChunk * chunkSize
-            let from = Int(max(range.lowerBound, batchStart) - batchStart)
-            let to = Int(min(end, batchStart + UInt64(plaintext.count)) - batchStart)
-            if from < to { try sink(UnsafeRawBufferPointer(rebasing: plaintext[from..<to])) }
+        try recordingRead(to: sink) { counted in
+            let end = min(range.upperBound, layout.plaintextLength)
+            guard range.lowerBound < end else { return }
+            let chunkSize = UInt64(layout.chunkSize)
+            let chunks = (range.lowerBound / chunkSize)..<((end - 1) / chunkSize + 1)
+            let opener = BundleOpener(cipher: cipher, layout: layout, threads: threads)
+            try opener.open(input, chunks: chunks) { plaintext, firstChunk in
+                let batchStart = firstChunk * chunkSize
+                let from = Int(max(range.lowerBound, batchStart) - batchStart)
+                let to = Int(min(end, batchStart + UInt64(plaintext.count)) - batchStart)
+                if from < to { try counted(UnsafeRawBufferPointer(rebasing: plaintext[from..<to])) }
+            }
         }
+    }
+
+    /// Runs `body` with a sink that counts what `sink` took, then records the read with that count.
+    /// A read that fails before `sink` took anything records nothing; one that fails later is recorded
+    /// with what had been taken (read all the same), and the failure is kept.
+    private func recordingRead(to sink: (UnsafeRawBufferPointer) throws -> Void,
+                               _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        var released: UInt64 = 0
+        let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
+            try sink(bytes)
+            released += UInt64(bytes.count)
+        }
+        do {
+            try body(counting)
+        } catch {
+            if released > 0 { try? recordRead(bytes: released) }
+            throw error
+        }
+        try recordRead(bytes: released)
+    }
+
+    private func recordRead(bytes: UInt64) throws {
+        guard let readRecording else { return }
+        try readRecording.vault.record(readRecording.action, bundle: header, bytes: bytes)
     }
 
     /// This bundle's header re-sealed for `version` of its compartment: only the wrapped data key, its

@@ -83,7 +83,7 @@ extension UnlockedVault {
             throw CryptoVaultError(.corruptBundle, "the file of bundle \(stored.idString) is not \(stored.sealedLength) bytes long")
         }
         try Self.check(try EncryptedBundle.readHeader(input), belongsTo: stored)
-        let opened = try EncryptedBundle.open(input, vault: self, access: .maintenance)
+        let opened = try EncryptedBundle.open(input, vault: self, access: .maintenance, recordingReadsAs: nil)
         try Self.check(opened.header, belongsTo: stored)
         try opened.decrypt { _ in }
     }

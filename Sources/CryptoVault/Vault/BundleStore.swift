@@ -64,17 +64,18 @@ extension UnlockedVault {
     /// same compartment. Without this, someone with write access to assets/ (and no key) could put
     /// one bundle's file under another's name and have `get` return the wrong record.
     /// A bundle of a privileged compartment is refused (`.privilegedSessionRequired`), as by
-    /// `EncryptedBundle.open`.
+    /// `EncryptedBundle.open`. Each read of its plaintext is recorded as `bundle.get` (see `OpenedBundle`).
     public func openStored(_ bundleID: [UInt8]) throws -> OpenedBundle {
-        try openStored(bundleID, access: .vault)
+        try openStored(bundleID, access: .vault, recordingReadsAs: .bundleGet)
     }
 
-    /// `openStored` inside a privileged processing session, with its keyring.
+    /// `openStored` inside a privileged processing session, with its keyring. The session records
+    /// its reads itself (`session.read`).
     public func openStored(_ bundleID: [UInt8], keyring: CompartmentKeyring) throws -> OpenedBundle {
-        try openStored(bundleID, access: .keyring(keyring))
+        try openStored(bundleID, access: .keyring(keyring), recordingReadsAs: nil)
     }
 
-    private func openStored(_ bundleID: [UInt8], access: CompartmentKeyAccess) throws -> OpenedBundle {
+    private func openStored(_ bundleID: [UInt8], access: CompartmentKeyAccess, recordingReadsAs readAction: AuditAction?) throws -> OpenedBundle {
         let stored = try storedBundle(bundleID)
         let assets = AssetFolder(path: vault.assetsPath)
         try finishInterruptedRewrap(of: bundleID)
@@ -82,7 +83,7 @@ extension UnlockedVault {
         // First the header as it claims to be (unverified), so a swapped file is named as such
         // whatever its compartment; then again once it verified.
         try Self.check(try EncryptedBundle.readHeader(input), belongsTo: stored)
-        let opened = try EncryptedBundle.open(input, vault: self, access: access)
+        let opened = try EncryptedBundle.open(input, vault: self, access: access, recordingReadsAs: readAction)
         try Self.check(opened.header, belongsTo: stored)
         return opened
     }
@@ -201,7 +202,7 @@ extension UnlockedVault {
         if try storedBundle(bundle.bundleID).keyVersion == current { return }
         // Rewrapping reads no plaintext and no metadata, so privileged compartments need no session.
         let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self,
-                                              access: .maintenance)
+                                              access: .maintenance, recordingReadsAs: nil)
         try Self.check(opened.header, belongsTo: bundle)
         let header = try opened.rewrappedHeader(for: current, vault: self)
         try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }

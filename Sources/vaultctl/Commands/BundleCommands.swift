@@ -77,8 +77,7 @@ enum BundleCommands {
             // The daemon reads a bundle by its path; standard input is read here.
             if path != "-", try BundleReading.readThroughDaemon(.file(path), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
-            try BundleReading.read(.file(try BundleInput.open(path)), arguments: arguments,
-                                   vault: unlocked, action: .bundleOpen)
+            try BundleReading.read(.file(try BundleInput.open(path)), arguments: arguments, vault: unlocked)
         }
 
     static let inspect = Command("inspect", synopsis: "show a bundle's public header fields (no key needed)", usage: "BUNDLE|-", about: """
@@ -107,13 +106,13 @@ enum BundleCommands {
             Output.line("(unverified: the header's MAC needs the compartment key; 'vaultctl open' checks it)")
         }
 
-    /// Writes an opened bundle's plaintext (or a range of it) and records the operation.
-    static func writePlaintext(of opened: OpenedBundle, arguments: ParsedArguments, vault: UnlockedVault, action: AuditAction) throws {
+    /// Writes an opened bundle's plaintext (or a range of it); the library records the read.
+    static func writePlaintext(of opened: OpenedBundle, arguments: ParsedArguments) throws {
         let request = try PlaintextRequest(arguments)
         let (threads, range) = (request.threads, request.range)
         let progress = ProgressBar("opening", total: opened.plaintextLength)
         try request.output.produce { output in
-            try BundleReads.release(opened, range: range, threads: threads, vault: vault, action: action) { bytes in
+            try BundleReads.release(opened, range: range, threads: threads) { bytes in
                 try output.write(bytes)
                 progress.update(output.bytesWritten)
             }

@@ -43,7 +43,7 @@ enum StoreCommands {
             try PlaintextRequest.refuseTerminal(arguments)
             if try BundleReading.readThroughDaemon(.stored(arguments.positionals[0]), arguments: arguments) { return }
             let unlocked = try VaultLocation.unlock(arguments)
-            try BundleReading.read(.stored(try resolve(arguments.positionals[0], in: unlocked)), arguments: arguments, vault: unlocked, action: .bundleGet)
+            try BundleReading.read(.stored(try resolve(arguments.positionals[0], in: unlocked)), arguments: arguments, vault: unlocked)
         }
 
     static let list = Command("ls", synopsis: "list the bundles kept in the vault", about: """
