@@ -54,11 +54,7 @@ public struct AuditSnapshot: Sendable {
     public static func load(from database: Database, vaultID: [UInt8]) throws -> AuditSnapshot {
         let keys = try AuditKeyChainStore(database: database).storedKeys()
         let checkpoints = try Checkpointer.signedCheckpoints(in: database)
-        // audit_cosignatures is written by PeerChannel's witnessing (§9.11); the export carries its
-        // two columns an auditor needs, read here in the snapshot's transaction.
-        let cosignatures = try database.query("SELECT witness_public_key, cosigned_note FROM audit_cosignatures ORDER BY id").map { row in
-            ExportedCosignature(witnessPublicKey: try row.blob("witness_public_key"), cosignedNote: try row.text("cosigned_note"))
-        }
+        let cosignatures = try AuditCosignatureStore(database: database).exported()
         return AuditSnapshot(origin: Checkpointer.origin(vaultID: vaultID), keys: keys, checkpoints: checkpoints,
                              cosignatures: cosignatures, entries: .database(database))
     }

@@ -72,8 +72,7 @@ public enum BackupKey {
     }
 
     static func metaBlob(_ key: String, in database: Database) throws -> [UInt8]? {
-        guard case .blob(let bytes)? = try database.queryOne("SELECT value FROM vault_meta WHERE key = ?", [.text(key)])?["value"] else { return nil }
-        return bytes
+        try VaultMeta.blob(key, in: database)
     }
 }
 
@@ -95,7 +94,7 @@ extension UnlockedVault {
     func storeBackupKey(in database: Database) throws {
         let made = try BackupKey.make(masterKey: masterKey, vaultID: vaultID)
         for (name, value) in [(BackupKey.publicKeyName, made.publicKey), (BackupKey.sealedKeyName, made.sealedKey)] {
-            try database.query("INSERT INTO vault_meta (key, value) VALUES (?, ?)", [.text(name), .blob(value)])
+            try VaultMeta.insert(name, value, in: database)
         }
     }
 

@@ -44,10 +44,10 @@ public enum BackupWriter {
     /// The bundles the snapshot lists (of compartments not destroyed), in id order, with their sealed length.
     static func bundlesListed(in snapshotPath: String) throws -> [(id: [UInt8], length: UInt64)] {
         let database = try Database(path: snapshotPath, create: false, readOnly: true)
-        return try database.query("""
-            SELECT b.bundle_id, b.sealed_length FROM bundles b JOIN compartments c ON c.id = b.compartment_id
-            WHERE c.destroyed_at IS NULL ORDER BY b.bundle_id
-            """).map { (try $0.blob("bundle_id"), UInt64(clamping: try $0.integer("sealed_length"))) }
+        return try database.readTransaction {
+            let live = try CompartmentStore.liveRowIDs(in: database)
+            return try BundleStore.files(in: database).filter { live.contains($0.compartmentRowID) }.map { ($0.id, $0.length) }
+        }
     }
 
     /// Every listed bundle's file, opened now; nil if one is gone (removed after the snapshot).

@@ -118,9 +118,8 @@ extension UnlockedVault {
         if let existingGrantedAt, existingGrantedAt > grant.issuedAt {
             throw CryptoVaultError(.staleShareGrant, "share grant: it is older than the grant already accepted for '\(grant.compartmentName)'")
         }
-        let ownName = try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)])
-        let sharedNameID = try database.queryOne("SELECT id FROM shared_compartments WHERE name_hash = ?", [.blob(nameHash)])?.integer("id")
-        if ownName != nil || (sharedNameID != nil && sharedNameID != existingID) {
+        let sharedNameID = try SharedCompartmentStore.rowID(nameHash: nameHash, in: database)
+        if try CompartmentStore.isNameTaken(nameHash, in: database) || (sharedNameID != nil && sharedNameID != existingID) {
             throw CryptoVaultError(.compartmentExists, "a compartment named '\(grant.compartmentName)' already exists on this device")
         }
     }
@@ -144,4 +143,13 @@ extension UnlockedVault {
         return database.lastInsertRowID
     }
 
+}
+
+/// The `shared_compartments` rows other owners need, inside the caller's transaction: every
+/// statement naming the table is in this file (OwnedSQLGuardTests).
+enum SharedCompartmentStore {
+    /// The row of the shared compartment with this name hash, or nil.
+    static func rowID(nameHash: [UInt8], in database: Database) throws -> Int64? {
+        try database.queryOne("SELECT id FROM shared_compartments WHERE name_hash = ?", [.blob(nameHash)])?.integer("id")
+    }
 }

@@ -91,13 +91,11 @@ extension UnlockedVault {
     /// Sealing takes a while, and another process may destroy the compartment or retire the key
     /// version meanwhile: re-checked inside the write transaction that inserts the row.
     private static func requireStillLive(_ compartment: VaultCompartment, keyVersion: UInt32, in database: Database) throws {
-        guard try database.queryOne("SELECT id FROM compartments WHERE id = ? AND destroyed_at IS NULL",
-                                    [.integer(compartment.rowID)]) != nil else {
+        guard try CompartmentStore.isLive(rowID: compartment.rowID, in: database) else {
             throw CryptoVaultError(.compartmentNotFound,
                                    "compartment '\(compartment.name)' was destroyed while the file was being sealed; nothing was stored")
         }
-        guard try database.queryOne("SELECT version FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL",
-                                    [.integer(compartment.rowID), .integer(Int64(keyVersion))]) != nil else {
+        guard try CompartmentStore.isActive(rowID: compartment.rowID, version: keyVersion, in: database) else {
             throw CryptoVaultError(.unknownKeyVersion,
                                    "key version \(keyVersion) of '\(compartment.name)' was retired while the file was being sealed; nothing was stored")
         }
@@ -119,7 +117,7 @@ extension UnlockedVault {
     }
 
     public func storedBundle(_ bundleID: [UInt8]) throws -> StoredBundle {
-        guard let bundle = try storedBundles(where: "b.bundle_id = ?", [.blob(bundleID)]).first else {
+        guard let bundle = try storedBundles(where: "bundle_id = ?", [.blob(bundleID)]).first else {
             throw CryptoVaultError(.bundleNotFound, "no bundle \(ByteEncoding.hex(bundleID)) in this vault")
         }
         return bundle
@@ -128,21 +126,24 @@ extension UnlockedVault {
     /// Every stored bundle, or those of one compartment, oldest first.
     public func storedBundles(in compartment: VaultCompartment? = nil) throws -> [StoredBundle] {
         guard let compartment else { return try storedBundles(where: "1", []) }
-        return try storedBundles(where: "b.compartment_id = ?", [.integer(compartment.rowID)])
+        return try storedBundles(where: "compartment_id = ?", [.integer(compartment.rowID)])
     }
 
+    /// The rows matching `condition` whose compartment is live, each with its compartment (looked up
+    /// once per compartment).
     private func storedBundles(where condition: String, _ parameters: [SQLValue]) throws -> [StoredBundle] {
         let rows = try vault.withDatabase { database in
-            try database.query("""
-                SELECT b.*, c.uuid AS compartment_uuid FROM bundles b JOIN compartments c ON c.id = b.compartment_id
-                WHERE (\(condition)) AND c.destroyed_at IS NULL ORDER BY b.id
-                """, parameters)
+            try database.query("SELECT * FROM bundles WHERE (\(condition)) ORDER BY id", parameters)
         }
-        return try rows.map { row in
-            StoredBundle(bundleID: try row.blob("bundle_id"), compartment: try compartment(withID: try row.blob("compartment_uuid")),
-                         keyVersion: UInt32(clamping: try row.integer("key_version")),
-                         plaintextLength: UInt64(clamping: try row.integer("plaintext_length")),
-                         sealedLength: UInt64(clamping: try row.integer("sealed_length")), createdAt: try row.integer("created_at"))
+        var compartments: [Int64: VaultCompartment?] = [:]
+        return try rows.compactMap { row in
+            let rowID = try row.integer("compartment_id")
+            if compartments[rowID] == nil { compartments[rowID] = .some(try liveCompartment(rowID: rowID)) }
+            guard let compartment = compartments[rowID] ?? nil else { return nil }
+            return StoredBundle(bundleID: try row.blob("bundle_id"), compartment: compartment,
+                                keyVersion: UInt32(clamping: try row.integer("key_version")),
+                                plaintextLength: UInt64(clamping: try row.integer("plaintext_length")),
+                                sealedLength: UInt64(clamping: try row.integer("sealed_length")), createdAt: try row.integer("created_at"))
         }
     }
 
@@ -249,6 +250,33 @@ extension UnlockedVault {
                 }
                 return swept.removed
             }
+        }
+    }
+}
+
+/// The `bundles` rows other owners need, inside the caller's transaction: every statement naming
+/// the table is in this file or BundleRestore.swift (OwnedSQLGuardTests).
+enum BundleStore {
+    /// The bundles of the compartment at `compartmentRowID` sealed under `keyVersion`, oldest first (for `retire`).
+    static func bundleIDs(compartmentRowID: Int64, keyVersion: UInt32, in database: Database) throws -> [[UInt8]] {
+        try database.query("SELECT bundle_id FROM bundles WHERE compartment_id = ? AND key_version = ? ORDER BY id",
+                           [.integer(compartmentRowID), .integer(Int64(keyVersion))]).map { try $0.blob("bundle_id") }
+    }
+
+    /// Deletes every bundle row of the compartment at `compartmentRowID` (for `destroy`), returning
+    /// each one's id and plaintext length.
+    static func removeAll(compartmentRowID: Int64, in database: Database) throws -> [(id: [UInt8], bytes: UInt64)] {
+        let bundles = try database.query("SELECT bundle_id, plaintext_length FROM bundles WHERE compartment_id = ? ORDER BY id",
+                                         [.integer(compartmentRowID)])
+            .map { (id: try $0.blob("bundle_id"), bytes: UInt64(clamping: try $0.integer("plaintext_length"))) }
+        try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartmentRowID)])
+        return bundles
+    }
+
+    /// Every bundle's id, sealed length and compartment row, in bundle id order (for a backup).
+    static func files(in database: Database) throws -> [(id: [UInt8], length: UInt64, compartmentRowID: Int64)] {
+        try database.query("SELECT bundle_id, sealed_length, compartment_id FROM bundles ORDER BY bundle_id").map {
+            (try $0.blob("bundle_id"), UInt64(clamping: try $0.integer("sealed_length")), try $0.integer("compartment_id"))
         }
     }
 }

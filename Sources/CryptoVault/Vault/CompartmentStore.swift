@@ -23,8 +23,8 @@ extension UnlockedVault {
                 let nameHash = names.lookupHash(name)
                 let binding = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue,
                                                           privileged: isPrivileged)
-                if try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil
-                    || database.queryOne("SELECT id FROM shared_compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil {
+                if try CompartmentStore.isNameTaken(nameHash, in: database)
+                    || SharedCompartmentStore.rowID(nameHash: nameHash, in: database) != nil {
                     throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
                 }
                 let now = VaultClock.system.now()
@@ -80,6 +80,18 @@ extension UnlockedVault {
                     throw CryptoVaultError(.foreignBundle, "header: its compartment was destroyed; it can never be opened")
                 }
                 return try loadCompartment(row, names: names, database: database)
+            }
+        }
+    }
+
+    /// The live compartment at this row of `compartments`, or nil if there is none or it was destroyed
+    /// (for the bundles listed by `storedBundles`).
+    func liveCompartment(rowID: Int64) throws -> VaultCompartment? {
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        return try vault.withDatabase { database in
+            try database.readTransaction {
+                try database.queryOne("SELECT * FROM compartments WHERE id = ? AND destroyed_at IS NULL", [.integer(rowID)])
+                    .map { try loadCompartment($0, names: names, database: database) }
             }
         }
     }
@@ -176,9 +188,8 @@ extension UnlockedVault {
 
     /// Refuses while stored bundles or sealed records (SECURITY.md §4.8) still use the version, naming them.
     private static func refuseIfInUse(_ compartment: VaultCompartment, version: UInt32, in database: Database) throws {
-        let bundles = try database.query("SELECT bundle_id FROM bundles WHERE compartment_id = ? AND key_version = ? ORDER BY id",
-                                         [.integer(compartment.rowID), .integer(Int64(version))])
-            .map { ByteEncoding.hex(try $0.blob("bundle_id")) }
+        let bundles = try BundleStore.bundleIDs(compartmentRowID: compartment.rowID, keyVersion: version, in: database)
+            .map(ByteEncoding.hex)
         let records = try SealedRecordStore(database).locations(compartmentRowID: compartment.rowID, keyVersion: version).map(\.description)
         guard !bundles.isEmpty || !records.isEmpty else { return }
         let users = [(bundles, "stored bundle(s)"), (records, "sealed record(s)")].filter { !$0.0.isEmpty }.map { names, kind in
@@ -200,13 +211,10 @@ extension UnlockedVault {
         let compartment = try compartment(named: name)
         let bundles = try vault.withDatabase { database in
             let bundles = try database.writeTransaction {
-                let bundles = try database.query("SELECT bundle_id, plaintext_length FROM bundles WHERE compartment_id = ?",
-                                                 [.integer(compartment.rowID)])
-                    .map { (id: try $0.blob("bundle_id"), bytes: UInt64(clamping: try $0.integer("plaintext_length"))) }
+                let bundles = try BundleStore.removeAll(compartmentRowID: compartment.rowID, in: database)
                 for bundle in bundles {
                     try record(.bundleRm, compartmentID: compartment.uuid, bundleID: bundle.id, bytes: bundle.bytes, in: database)
                 }
-                try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 // Its sealed records go in the same transaction (their keys go with the salts anyway).
                 let records = try SealedRecordStore(database).removeAll(compartmentRowID: compartment.rowID)
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
@@ -248,6 +256,39 @@ extension UnlockedVault {
         }
         return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.uuid,
                                                version: version, salt: salt)
+    }
+}
+
+/// The `compartments` and `compartment_keys` rows other owners need, read inside the caller's
+/// transaction: every statement naming the two tables is in this file (OwnedSQLGuardTests).
+enum CompartmentStore {
+    /// Whether one of this vault's own compartments (live or not yet shredded) has this name hash.
+    static func isNameTaken(_ nameHash: [UInt8], in database: Database) throws -> Bool {
+        try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil
+    }
+
+    /// Whether the compartment at `rowID` exists and is not destroyed.
+    static func isLive(rowID: Int64, in database: Database) throws -> Bool {
+        try database.queryOne("SELECT id FROM compartments WHERE id = ? AND destroyed_at IS NULL", [.integer(rowID)]) != nil
+    }
+
+    /// Whether key version `version` of the compartment at `rowID` exists and is not retired.
+    static func isActive(rowID: Int64, version: UInt32, in database: Database) throws -> Bool {
+        try database.queryOne("SELECT version FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL",
+                              [.integer(rowID), .integer(Int64(version))]) != nil
+    }
+
+    /// The row ids of the compartments not destroyed.
+    static func liveRowIDs(in database: Database) throws -> Set<Int64> {
+        Set(try database.query("SELECT id FROM compartments WHERE destroyed_at IS NULL").map { try $0.integer("id") })
+    }
+
+    /// How many compartments are live, and how many of them privileged (for `status`, without a key).
+    static func liveCounts(in database: Database) throws -> (total: Int, privileged: Int) {
+        let counts = try database.queryOne("""
+            SELECT count(*) AS total, coalesce(sum(privileged), 0) AS privileged FROM compartments WHERE destroyed_at IS NULL
+            """)
+        return (Int(try counts?.integer("total") ?? 0), Int(try counts?.integer("privileged") ?? 0))
     }
 }
 

@@ -336,7 +336,13 @@ public final class Vault: @unchecked Sendable {
     /// row must not lock the owner out: unlock tries the readable slots and reports the refusals only
     /// if none of them opens.
     func readableKeyslots() throws -> (slots: [Keyslot], refusals: [CryptoVaultError]) {
-        let rows = try withDatabase { try $0.query("SELECT * FROM keyslots ORDER BY id") }
+        try withDatabase { try Self.readableKeyslots(in: $0) }
+    }
+
+    /// `readableKeyslots()` of a database holding a `keyslots` table: the vault's, or a backup's
+    /// public record's copy of it.
+    static func readableKeyslots(in database: Database) throws -> (slots: [Keyslot], refusals: [CryptoVaultError]) {
+        let rows = try database.query("SELECT * FROM keyslots ORDER BY id")
         var slots: [Keyslot] = []
         var refusals: [CryptoVaultError] = []
         for row in rows {
@@ -369,10 +375,7 @@ public final class Vault: @unchecked Sendable {
                 let keyslots = try database.query("SELECT * FROM keyslots ORDER BY id").map { row in
                     Result { try Keyslot(row: row) }.mapError { $0 as? CryptoVaultError ?? CryptoVaultError(.corruptVault, "\($0)") }
                 }
-                let counts = try database.queryOne("""
-                    SELECT count(*) AS total, coalesce(sum(privileged), 0) AS privileged
-                    FROM compartments WHERE destroyed_at IS NULL
-                    """)
+                let counts = try CompartmentStore.liveCounts(in: database)
                 return VaultStatus(
                     vaultID: ByteEncoding.hex(vaultID),
                     createdAt: created,
@@ -382,8 +385,8 @@ public final class Vault: @unchecked Sendable {
                         if case .failure(let error) = result { return error.message }
                         return nil
                     },
-                    compartmentCount: Int(try counts?.integer("total") ?? 0),
-                    privilegedCompartmentCount: Int(try counts?.integer("privileged") ?? 0))
+                    compartmentCount: counts.total,
+                    privilegedCompartmentCount: counts.privileged)
             }
         }
     }
@@ -403,3 +406,16 @@ public struct VaultStatus: Sendable {
 
 /// Seconds since the Unix epoch, UTC.
 
+/// The `vault_meta` values other files need (the backup key's), inside the caller's transaction:
+/// every statement naming the table is in this file or MetadataBinding.swift (OwnedSQLGuardTests).
+enum VaultMeta {
+    static func blob(_ key: String, in database: Database) throws -> [UInt8]? {
+        guard case .blob(let bytes)? = try database.queryOne("SELECT value FROM vault_meta WHERE key = ?", [.text(key)])?["value"] else { return nil }
+        return bytes
+    }
+
+    /// Adds a value; a key already present is refused by the table's primary key.
+    static func insert(_ key: String, _ value: [UInt8], in database: Database) throws {
+        try database.query("INSERT INTO vault_meta (key, value) VALUES (?, ?)", [.text(key), .blob(value)])
+    }
+}

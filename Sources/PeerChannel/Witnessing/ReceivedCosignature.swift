@@ -25,35 +25,31 @@ public struct ReceivedCosignature: Sendable, Equatable {
     }
 }
 
-/// The `audit_cosignatures` table: one row per cosignature received, oldest first.
+/// The received cosignatures, kept by AuditChain's `AuditCosignatureStore` (the owner of
+/// `audit_cosignatures`).
 struct ReceivedCosignatureStore {
     let database: Database
 
     func add(_ cosignature: ReceivedCosignature) throws {
-        try database.query("""
-            INSERT INTO audit_cosignatures (witness_device_id, witness_public_key, epoch, tree_size, cosigned_note, cosigned_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """, [.blob(cosignature.witnessDeviceID), .blob(cosignature.witnessPublicKey), .integer(Int64(cosignature.epoch)),
-                  .integer(Int64(cosignature.treeSize)), .text(cosignature.cosignedNote), .integer(Int64(cosignature.cosignedAt))])
+        try AuditCosignatureStore(database: database).add(.init(
+            witnessDeviceID: cosignature.witnessDeviceID, witnessPublicKey: cosignature.witnessPublicKey, epoch: cosignature.epoch,
+            treeSize: cosignature.treeSize, cosignedNote: cosignature.cosignedNote, cosignedAt: cosignature.cosignedAt))
     }
 
     /// The newest cosignature from `witness`, or nil if it never cosigned.
     func latest(from witness: [UInt8]) throws -> ReceivedCosignature? {
-        try database.queryOne("SELECT * FROM audit_cosignatures WHERE witness_device_id = ? ORDER BY id DESC LIMIT 1",
-                              [.blob(witness)]).map(Self.cosignature)
+        try AuditCosignatureStore(database: database).latest(from: witness).map(ReceivedCosignature.init)
     }
 
     /// The newest cosignature of each witness, in the order the witnesses first cosigned.
     func latestOfEachWitness() throws -> [ReceivedCosignature] {
-        try database.query("""
-            SELECT * FROM audit_cosignatures WHERE id IN (SELECT max(id) FROM audit_cosignatures GROUP BY witness_device_id)
-            ORDER BY (SELECT min(id) FROM audit_cosignatures AS first WHERE first.witness_device_id = audit_cosignatures.witness_device_id)
-            """).map(Self.cosignature)
+        try AuditCosignatureStore(database: database).latestOfEachWitness().map(ReceivedCosignature.init)
     }
+}
 
-    private static func cosignature(_ row: Row) throws -> ReceivedCosignature {
-        ReceivedCosignature(witnessDeviceID: try row.blob("witness_device_id"), witnessPublicKey: try row.blob("witness_public_key"),
-                            epoch: try row.nonNegativeInteger("epoch"), treeSize: try row.nonNegativeInteger("tree_size"),
-                            cosignedNote: try row.text("cosigned_note"), cosignedAt: UInt64(max(0, try row.integer("cosigned_at"))))
+extension ReceivedCosignature {
+    init(_ stored: AuditCosignatureStore.Stored) {
+        self.init(witnessDeviceID: stored.witnessDeviceID, witnessPublicKey: stored.witnessPublicKey, epoch: stored.epoch,
+                  treeSize: stored.treeSize, cosignedNote: stored.cosignedNote, cosignedAt: stored.cosignedAt)
     }
 }

@@ -182,11 +182,12 @@ enum BackupCommands {
         defer { unlink(publicPath); unlink(sealedPath) }
         let record = try BackupPublicRecord.open(publicPath, vaultID: summary.vaultID)
         let report = try auditReport {
-            guard let genesis = try record.queryOne("SELECT public_key FROM audit_signing_keys WHERE epoch = 0")?.blob("public_key") else {
+            let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID)
+            guard let genesis = snapshot.keys.first(where: { $0.epoch == 0 })?.publicKey else {
                 throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
             }
             let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID), publicKey: genesis)
-            return try AuditVerifier(snapshot: try AuditSnapshot.load(from: record, vaultID: summary.vaultID), genesis: key).verify()
+            return try AuditVerifier(snapshot: snapshot, genesis: key).verify()
         }
         guard let credential = try credential() else { return (summary, report) }
         let backupKey = try BackupPublicRecord.backupKey(from: record, credential: credential, vaultID: summary.vaultID)
