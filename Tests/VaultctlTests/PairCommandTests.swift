@@ -54,10 +54,10 @@ struct PairCommandTests {
         throw CLIError(message: "pair host printed no code: \(running.result().stderr)")
     }
 
-    static func join(_ vault: CLIVault, _ address: String, code: String, positional: Bool = false) throws -> CLI.Result {
+    static func join(_ vault: CLIVault, _ address: String, code: String, positional: Bool = false, extra: [String] = []) throws -> CLI.Result {
         let codeFile = vault.root + "/code"
         try vault.write(code + "\n", to: codeFile)
-        return try vault.run(["pair", "join"] + (positional ? [address] : ["--address", address]) + ["--code-file", codeFile])
+        return try vault.run(["pair", "join"] + (positional ? [address] : ["--address", address]) + ["--code-file", codeFile] + extra)
     }
 
     static func json(_ result: CLI.Result) throws -> Any {
@@ -90,6 +90,74 @@ struct PairCommandTests {
         let log = try desk.run(["audit", "log", "--json", "--action", "peer"])
         let actions = try #require(try Self.json(log) as? [[String: Any]]).compactMap { $0["action"] as? String }
         #expect(actions == ["peer.pair"])
+    }
+
+    static func deviceName(_ vault: CLIVault) throws -> String? {
+        try #require(try json(try vault.run(["device", "--json"], unlock: false)) as? [String: Any])["name"] as? String
+    }
+
+    @Test("pair host --name and pair join --name name each device for itself: 'device' shows its own name, the other side's 'peers list' the name it was given, both recorded in the audit log")
+    func eachSideNamesItselfAtPairing() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        // The laptop already has its keys under the host's name (as both machines would): --name renames it.
+        let before = try laptop.run(["device", "--json"])
+        #expect(before.status == 0, "\(before.stderr)")
+        let host = try Self.startHost(desk, ["--address", "127.0.0.1:0", "--name", "front desk"])
+        let codeFile = laptop.root + "/code"
+        try laptop.write(host.code + "\n", to: codeFile)
+        let joined = try laptop.run(["pair", "join", "--address", host.address, "--code-file", codeFile, "--name", "laptop"])
+        let hosted = host.finish()
+        #expect(joined.status == 0 && hosted.status == 0, "\(joined.stderr) \(hosted.stderr)")
+        #expect(!joined.stderr.contains("both devices are named") && !hosted.stderr.contains("both devices are named"))
+        #expect(joined.stdout.contains("Paired with front desk") && hosted.stdout.contains("Paired with laptop"), "\(joined.stdout) \(hosted.stdout)")
+
+        #expect(try Self.deviceName(desk) == "front desk" && Self.deviceName(laptop) == "laptop")
+        let deskPeers = try #require(try Self.json(try desk.run(["peers", "list", "--json"], unlock: false)) as? [[String: Any]])
+        let laptopPeers = try #require(try Self.json(try laptop.run(["peers", "list", "--json"], unlock: false)) as? [[String: Any]])
+        #expect(deskPeers.compactMap { ($0["peer"] as? [String: Any])?["name"] as? String } == ["laptop"])
+        #expect(laptopPeers.compactMap { ($0["peer"] as? [String: Any])?["name"] as? String } == ["front desk"])
+        #expect(try laptop.run(["peers", "list"], unlock: false).stdout.hasPrefix("front desk  "))
+
+        // The desk's keys were made by pair host, under the chosen name; the laptop's were renamed.
+        func details(_ vault: CLIVault, _ action: String) throws -> [[String: String]] {
+            let log = try #require(try Self.json(try vault.run(["audit", "log", "--json", "--details", "--action", action])) as? [[String: Any]])
+            return log.compactMap { $0["details"] as? [String: String] }
+        }
+        #expect(try details(desk, "device.create").map { $0["name"] } == ["front desk"])
+        #expect(try details(desk, "device.rename").isEmpty)
+        #expect(try details(laptop, "device.rename").map { $0["name"] } == ["laptop"])
+        #expect(try details(desk, "peer.pair").map { $0["name"] } == ["laptop"])
+        #expect(try details(laptop, "peer.pair").map { $0["name"] } == ["front desk"])
+    }
+
+    @Test("without --name both machines keep the host's name, and pairing says so and how to tell them apart")
+    func sameNamesArePointedOut() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk)
+        let joined = try Self.join(laptop, host.address, code: host.code)
+        let hosted = host.finish()
+        #expect(joined.status == 0 && hosted.status == 0, "\(joined.stderr)")
+        #expect(joined.stderr.contains("both devices are named") && joined.stderr.contains("--name NAME"), "\(joined.stderr)")
+        #expect(hosted.stderr.contains("both devices are named"), "\(hosted.stderr)")
+    }
+
+    @Test("a --name that is too long, has a control, format or no-break character, or an outer space is refused (64) with the reason, before any connection and leaving the name as it was",
+          arguments: [
+              (String(repeating: "n", count: 65), "1 to 64 bytes"), ("", "1 to 64 bytes"),
+              ("desk\u{7}", "U+0007"), ("desk\nlaptop", "U+000A"), ("desk\u{202E}kpot", "U+202E"), ("desk\u{200B}", "U+200B"),
+              ("desk\u{00A0}2", "U+00A0"), ("desk\u{2028}", "U+2028"), (" desk", "begin or end with a space"), ("desk ", "begin or end with a space"),
+          ])
+    func badNamesAreRefused(name: String, reason: String) throws {
+        let laptop = try CLIVault()
+        #expect(try laptop.run(["device"]).status == 0)
+        let original = try Self.deviceName(laptop)
+        let joined = try Self.join(laptop, "127.0.0.1:9", code: "7KQ2M-X9D4R", extra: ["--name", name])
+        #expect(joined.status == 64 && joined.stderr.contains(reason) && !joined.stderr.contains("connect"), "\(joined.stderr)")
+        let hosted = try laptop.run(["pair", "host", "--address", "127.0.0.1:0", "--name", name])
+        #expect(hosted.status == 64 && hosted.stderr.contains(reason) && !hosted.stdout.contains("Pairing code"), "\(hosted.stderr)")
+        #expect(try Self.deviceName(laptop) == original)
+        let renamed = try laptop.run(["device", "rename", try #require(original), name])
+        #expect(renamed.status == 64 && renamed.stderr.contains(reason), "device rename checks names the same way: \(renamed.stderr)")
     }
 
     @Test func aWrongCodeFailsOnBothSidesAndTheHostWaitsForTheRightOne() throws {

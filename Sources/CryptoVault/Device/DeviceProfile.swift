@@ -61,6 +61,40 @@ public struct DeviceProfile: Sendable, Equatable {
         }
     }
 
+    /// A name a person gives a device here (`pair host|join --name`, `device rename`). Stricter than
+    /// `validate(name:)`, which every stored and received profile passes, because a chosen name is read
+    /// on other devices and in the audit log, next to the fingerprint a person compares: 1 to 64 bytes
+    /// of UTF-8 made of letters, marks, digits, punctuation, symbols and the plain space (U+0020),
+    /// never at either end. Refused (`.invalidName`, with the reason): control and format characters
+    /// (bidirectional overrides, zero-width joiners), other spaces and separators (no-break, line,
+    /// paragraph), private-use, unassigned and surrogate code points.
+    public static func validate(chosenName name: String) throws {
+        guard nameSizes.contains(name.utf8.count) else {
+            throw CryptoVaultError(.invalidName, "a device name is 1 to 64 bytes of UTF-8; this one is \(name.utf8.count)")
+        }
+        if let refused = name.unicodeScalars.first(where: { !isAllowedInChosenName($0) }) {
+            let code = "U+" + String(refused.value, radix: 16, uppercase: true).leftPadded(to: 4)
+            throw CryptoVaultError(.invalidName, "a device name cannot contain \(code): only letters, digits, punctuation, symbols and spaces")
+        }
+        guard name.first != " ", name.last != " " else {
+            throw CryptoVaultError(.invalidName, "a device name cannot begin or end with a space")
+        }
+    }
+
+    private static func isAllowedInChosenName(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber,
+             .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+             .finalPunctuation, .otherPunctuation, .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return true
+        case .spaceSeparator:
+            return scalar == " "
+        default:
+            return false
+        }
+    }
+
     /// The name a new device gets: the host name, cut to a whole character within 64 bytes, or
     /// "vault-device" if the system has none that is valid.
     public static func defaultName(hostName: String = ProcessInfo.processInfo.hostName) -> String {
@@ -93,4 +127,8 @@ public struct DeviceKeys: Sendable {
                                              name: name, createdAt: createdAt),
                   signingKey: signingKey, noiseKey: noiseKey)
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

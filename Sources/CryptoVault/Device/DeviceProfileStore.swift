@@ -31,6 +31,18 @@ extension UnlockedVault {
         }
     }
 
+    /// The device's keys under the name a person chose for it (`pair host|join --name`): made with
+    /// that name if there are none yet (`device.create`), renamed to it if they have another
+    /// (`device.rename`), left alone if they have it. Throws `.invalidName` (`validate(chosenName:)`)
+    /// before anything is made or changed.
+    public func deviceKeys(named name: String) throws -> DeviceKeys {
+        try DeviceProfile.validate(chosenName: name)
+        let keys = try deviceKeys(nameIfNew: name)
+        guard keys.profile.name != name else { return keys }
+        try renameThisDevice(to: name)
+        return try deviceKeys()
+    }
+
     private func createDeviceKeys(named name: String, sealing: DeviceKeySealing, in database: Database) throws -> DeviceKeys {
         let signingKey = try Ed25519PrivateKey(), noiseKey = try X25519PrivateKey()
         let identity = try DeviceProfile(signingPublicKey: signingKey.publicKey, noisePublicKey: noiseKey.publicKey,
@@ -49,11 +61,11 @@ extension UnlockedVault {
 extension UnlockedVault {
     /// Renames this vault's device identity, with its `device.rename` entry (old and new name, sealed)
     /// in the same transaction; returns the old name. Only the label changes: the device id and keys
-    /// stay, so no pairing breaks. Throws `.invalidName` for an invalid name, `.pairingNotFound` if
-    /// no identity was made yet.
+    /// stay, so no pairing breaks. Throws `.invalidName` for a name `validate(chosenName:)` refuses,
+    /// `.pairingNotFound` if no identity was made yet.
     @discardableResult
     public func renameThisDevice(to name: String) throws -> String {
-        try DeviceProfile.validate(name: name)
+        try DeviceProfile.validate(chosenName: name)
         return try transaction { tx in
             guard let profile = try tx.database.queryOne("SELECT * FROM device_identity WHERE id = 1").map(Vault.profile) else {
                 throw CryptoVaultError(.pairingNotFound, "this vault has no device identity yet ('vaultctl device' makes it)")

@@ -88,10 +88,10 @@ extension UnlockedVault {
 
     /// Renames the pairing with `deviceID` (the name this vault knows that device by), with its
     /// `device.rename` entry in the same transaction; returns the old name. The pinned keys stay.
-    /// Throws `.invalidName` for an invalid name, `.pairingNotFound` if no pairing has that id.
+    /// Throws `.invalidName` for a name `validate(chosenName:)` refuses, `.pairingNotFound` if no pairing has that id.
     @discardableResult
     public func renamePairing(deviceID: [UInt8], to name: String) throws -> String {
-        try DeviceProfile.validate(name: name)
+        try DeviceProfile.validate(chosenName: name)
         return try transaction { tx in
             guard let pairing = try tx.database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?",
                                                          [.blob(deviceID)]).map(Vault.pairing) else {

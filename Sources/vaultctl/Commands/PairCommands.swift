@@ -12,10 +12,11 @@ enum PairCommands {
         Prints a one-time pairing code and waits for 'vaultctl pair join' on the other device. The
         code works for 5 minutes and allows 3 failed attempts; read it to the other person, never send
         it over the network. On success both devices store the pairing (see 'vaultctl peers list').
-        """, options: Credentials.options + [hostAddress], json: true,
-        examples: ["vaultctl pair host --address 192.168.1.20:7420", "vaultctl pair host --address [fd00::20]:7420"]) { arguments in
+        \(nameAbout)
+        """, options: Credentials.options + [hostAddress, deviceName], json: true,
+        examples: ["vaultctl pair host --address 192.168.1.20:7420 --name desk", "vaultctl pair host --address [fd00::20]:7420"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
-            let keys = try unlocked.deviceKeys()
+            let keys = try deviceKeys(unlocked, arguments)
             let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--address") ?? defaultListen))
             let lease = PairingCodeLease(code: try PairingCode.generate())
             // With --json, stdout carries the one JSON document; the code is for a person, on stderr.
@@ -24,7 +25,7 @@ enum PairCommands {
             say("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
             say("This device: \(keys.profile.name)  \(keys.profile.fingerprint)")
             let pairing = try serve(listener, host: PairingHost(vault: unlocked, keys: keys, lease: lease))
-            report(pairing, json: arguments.has("--json"))
+            report(pairing, this: keys.profile, json: arguments.has("--json"))
         }
 
     /// Serves one attempt after another until a device pairs or the code dies; connections that
@@ -54,18 +55,39 @@ enum PairCommands {
         Connects to 'vaultctl pair host' at ADDR:PORT and pairs with it using the code it shows. The
         code is asked on the terminal (or read from --code-file; never from the command line). Case,
         spaces and hyphens do not matter, and I, L and O read as 1, 1 and 0.
+        \(nameAbout)
         """, options: Credentials.options + [Option("--address", value: "ADDR:PORT", "where 'vaultctl pair host' listens (an IPv6 address in brackets, as [fd00::20]:7420)"),
-                                             Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)")],
-        positionals: 0...1, json: true, examples: ["vaultctl pair join --address 192.168.1.20:7420"]) { arguments in
+                                             Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)"), deviceName],
+        positionals: 0...1, json: true, examples: ["vaultctl pair join --address 192.168.1.20:7420 --name laptop"]) { arguments in
             let address = try SocketAddress(parsing: try joinAddress(arguments))
             let unlocked = try VaultLocation.unlock(arguments)
-            let keys = try unlocked.deviceKeys()
+            let keys = try deviceKeys(unlocked, arguments)
             let code = try PairingCode(parsing: try typedCode(arguments))
             let connection = try TCPConnection.connect(to: address, maximumFrameLength: PairingHost.maximumFrameLength,
                                                        timeoutSeconds: connectionTimeoutSeconds)
             let pairing = try PairingJoiner(vault: unlocked, keys: keys).join(connection, code: code)
-            report(pairing, json: arguments.has("--json"))
+            report(pairing, this: keys.profile, json: arguments.has("--json"))
         }
+
+    /// `--name`: what this device is called, here and on the device it pairs with. Each person names
+    /// the machine in front of them, as `tailscale up --hostname` or a node's `--node-name` does: it
+    /// is the name that device sees at pairing and 'vaultctl device' shows, so two machines made from
+    /// one image are not both "vm" on every device they pair with. Not asked when absent: pairing asks
+    /// only for its code, and the name stays what it was (the host name when the device was made).
+    static let deviceName = Option("--name", value: "NAME", "the name of this device, shown to the device it pairs with and by 'vaultctl device' "
+                                   + "(1 to 64 bytes: letters, digits, punctuation, symbols, inner spaces; default: its current name)")
+
+    static let nameAbout = """
+        --name names this device before the pairing (recorded as device.rename, or as device.create
+        the first time), so the other device stores it under that name; without it the device keeps
+        its name, at first the host name. 'vaultctl device rename' changes either name later.
+        """
+
+    /// This device's keys, under `--name` if given (checked, and recorded if it changes the name).
+    private static func deviceKeys(_ unlocked: UnlockedVault, _ arguments: ParsedArguments) throws -> DeviceKeys {
+        guard let name = arguments.value("--name") else { return try unlocked.deviceKeys() }
+        return try unlocked.deviceKeys(named: name)
+    }
 
     /// `--address`, or the address as the one argument (the older form, still accepted); one of them.
     private static func joinAddress(_ arguments: ParsedArguments) throws -> String {
@@ -86,7 +108,13 @@ enum PairCommands {
         }
     }
 
-    private static func report(_ pairing: FamilyPairing, json: Bool) {
+    private static func report(_ pairing: FamilyPairing, this device: DeviceProfile, json: Bool) {
+        if pairing.peer.name == device.name {
+            Output.note("""
+                vaultctl: note: both devices are named '\(device.name)'; tell them apart with 'vaultctl device rename \
+                \(pairing.peer.fingerprint) NAME' here, or pair with --name NAME on each
+                """)
+        }
         if json {
             Output.json(PeersCommands.json(pairing))
             return
