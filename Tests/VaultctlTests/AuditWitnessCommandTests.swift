@@ -82,7 +82,7 @@ final class InMemoryChannel: ChannelRequesting {
     func request(_ kind: String, body: [UInt8]) throws -> [UInt8] { try service.respond(to: kind, body: body, from: caller) }
 }
 
-/// `vaultctl audit witness` over a real channel on loopback: the desk's `vaultctl serve --listen`
+/// `vaultctl audit witness` over a real channel on loopback: the desk's `vaultctl serve --address`
 /// answers as a witness, and the laptop asks it.
 @Suite("vaultctl audit witness", .serialized)
 struct AuditWitnessChannelTests {

@@ -14,7 +14,7 @@ struct NetworkTests {
         let (desk, laptop) = try Self.pair(hosts)
 
         // The channel: the desk's daemon answers the laptop's pings from the other host.
-        let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
+        let daemon = try hosts.start(.desk, ["serve", "--address", hosts.address(.desk) + ":0",
                                              "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
         defer { kill(daemon.process.processIdentifier, SIGKILL) }
         let channelAddress = try Self.channelAddress(daemon)
@@ -33,7 +33,7 @@ struct NetworkTests {
         print("NetworkTests: replication over \(hosts.description)")
         let (desk, laptop) = try Self.pair(hosts)
         let bundleID = try ReplicationCommandTests.laptopWithAFile(laptop, contents: "case file, page 1\n")
-        let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
+        let daemon = try hosts.start(.desk, ["serve", "--address", hosts.address(.desk) + ":0",
                                              "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
         defer { kill(daemon.process.processIdentifier, SIGKILL) }
         let channelAddress = try Self.channelAddress(daemon)
@@ -51,7 +51,7 @@ struct NetworkTests {
         let (desk, laptop) = try Self.pair(hosts)
 
         // The desk's daemon witnesses the laptop's log, asked from the other host.
-        let daemon = try hosts.start(.desk, ["serve", "--listen", hosts.address(.desk) + ":0",
+        let daemon = try hosts.start(.desk, ["serve", "--address", hosts.address(.desk) + ":0",
                                              "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
         defer { kill(daemon.process.processIdentifier, SIGKILL) }
         let channelAddress = try Self.channelAddress(daemon)
@@ -69,7 +69,7 @@ struct NetworkTests {
     /// Two vaults paired across the hosts: the desk shows a code, the laptop types it.
     static func pair(_ hosts: TwoHosts) throws -> (desk: CLIVault, laptop: CLIVault) {
         let desk = try CLIVault(), laptop = try CLIVault()
-        let host = try hosts.start(.desk, ["pair", "host", "--listen", hosts.address(.desk) + ":0",
+        let host = try hosts.start(.desk, ["pair", "host", "--address", hosts.address(.desk) + ":0",
                                            "--vault", desk.directory, "--passphrase-file", desk.passphraseFile])
         let (code, pairingAddress) = try codeAndAddress(host)
         try laptop.write(code + "\n", to: laptop.root + "/code")

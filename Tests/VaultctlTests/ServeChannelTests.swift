@@ -4,14 +4,15 @@ import Glibc
 #endif
 import Testing
 
-/// `vaultctl serve --listen`: the daemon serves paired devices over the channel, the same process
+/// `vaultctl serve --address`: the daemon serves paired devices over the channel, the same process
 /// that holds the owner's sessions.
 @Suite(.serialized)
 struct ServeChannelTests {
-    /// Starts `serve --listen 127.0.0.1:0` on `vault` and returns it with the address it chose.
-    static func serve(_ vault: CLIVault, _ extra: [String] = []) throws -> (CLI.Running, String) {
+    /// Starts `serve --address 127.0.0.1:0` on `vault` (or with the older spelling `--listen`) and
+    /// returns it with the address it chose.
+    static func serve(_ vault: CLIVault, _ extra: [String] = [], spelling: String = "--address") throws -> (CLI.Running, String) {
         let running = try CLI.start(["serve", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile,
-                                     "--listen", "127.0.0.1:0"] + extra)
+                                     spelling, "127.0.0.1:0"] + extra)
         return (running, try NetworkTests.channelAddress(running))
     }
 
@@ -35,10 +36,24 @@ struct ServeChannelTests {
         #expect(result.stderr.contains("connected from 127.0.0.1"), "\(result.stderr)")
     }
 
-    @Test func announceWithoutListenIsAUsageError() throws {
+    @Test func announceWithoutAnAddressIsAUsageError() throws {
         let vault = try CLIVault()
         let result = try vault.run(["serve", "--announce"])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("--announce needs --listen"))
+        #expect(result.stderr.contains("--announce needs --address"), "\(result.stderr)")
+    }
+
+    @Test("the older spelling 'serve --listen' still serves the channel; the help shows only --address")
+    func olderListenSpellingStillWorks() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let (daemon, address) = try Self.serve(desk, spelling: "--listen")
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let pinged = try laptop.run(["peers", "ping", "--peer", try PeersCommandTests.fingerprint(desk), "--address", address])
+        #expect(pinged.status == 0 && pinged.stdout.contains("Reply from "), "\(pinged.stderr)")
+        let both = try CLI.run(["serve", "--address", "127.0.0.1:0", "--listen", "127.0.0.1:0", "--vault", desk.directory])
+        #expect(both.status == 64 && both.stderr.contains("--address was given twice"), "one option under two spellings: \(both.stderr)")
+        for help in [try CLI.run(["serve", "--help"]).stdout, try CLI.run(["help", "serve"]).stdout] {
+            #expect(help.contains("--address ADDR:PORT") && !help.contains("--listen"), "\(help)")
+        }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `vaultctl share` end to end: two vaults paired with `pair host`/`pair join`, the recipient's
-/// `vaultctl serve --listen` answering `share.grant` over the channel on loopback.
+/// `vaultctl serve --address` answering `share.grant` over the channel on loopback.
 @Suite("vaultctl share: over the channel to a paired device's daemon")
 struct ShareOverChannelTests {
     /// The owner (desk) with "Memos" and the privileged "Probate", the recipient (laptop) serving.

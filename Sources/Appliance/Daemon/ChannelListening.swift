@@ -2,7 +2,7 @@ import CryptoVault
 import Foundation
 import PeerChannel
 
-/// The daemon's network side (`serve --listen`, SECURITY.md §9.9): the channel server for paired
+/// The daemon's network side (`serve --address`, SECURITY.md §9.9): the channel server for paired
 /// devices, with every service the vault offers them, and the LAN announcer (`--announce`).
 public struct ChannelListening: Sendable {
     public let server: ChannelServer

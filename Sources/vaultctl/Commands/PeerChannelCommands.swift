@@ -14,7 +14,7 @@ enum PeerChannelCommands {
         time and how far the peer's clock is from this one. Needs the vault unlocked (the channel uses
         this device's key).
         """, options: Credentials.options + [PeerSelection.option("the paired device: its name or fingerprint"),
-                                             Option("--address", value: "ADDR:PORT", "where the peer's 'vaultctl serve --listen' is (default: listen for its announcement, and use the address it came from)", aliases: ["--to"]), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --address (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
+                                             Option("--address", value: "ADDR:PORT", "where the peer's 'vaultctl serve --address' listens (default: listen for its announcement, and use the address it came from)", aliases: ["--to"]), Option("--count", value: "N", "pings to send, 1 to 100 (default 1)"), Option("--seconds", value: "N", "how long to listen for the announcement without --address (default \(defaultDiscoverSeconds))"), Option("--announcements", value: "ADDR:PORT", "where to listen for announcements (default 0.0.0.0:\(Announcement.defaultPort))")],
         positionals: 0...1, json: true, examples: ["vaultctl peers ping --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)",
                                                    "vaultctl peers ping --peer desk --address [fd00::20]:\(ChannelServer.defaultPort)"]) { arguments in
             let count = try arguments.integer("--count", in: 1...100) ?? 1

@@ -15,14 +15,14 @@ enum ServeCommand {
         compartment, egress and audit log run in it too, with no passphrase asked; each request is
         audited with the caller's uid (SECURITY.md §10.8).
 
-        With --listen it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
+        With --address it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
         only devices whose keys were pinned at pairing get past the handshake.
 
         With --detach it asks for the passphrase here, then runs in the background (output in
         daemon.log in the vault directory) and prints its pid; 'vaultctl serve --stop' ends it.
         """, options: Credentials.options + [DaemonSocket.option, Option("--session-idle", value: "SECONDS", "a session ends after this long without a read (default 300)"),
                                              Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + channelOptions + DaemonDetach.options,
-        noJSON: "it is the daemon: it runs until stopped, and its log is for people", examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --listen 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
+        noJSON: "it is the daemon: it runs until stopped, and its log is for people", examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --address 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
             if arguments.has("--stop") { try DaemonDetach.stop(arguments); return }
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))
@@ -35,18 +35,20 @@ enum ServeCommand {
         }
 
     static let channelOptions = [
-        Option("--listen", value: "ADDR:PORT",
-               "also serve paired devices over the encrypted channel there (e.g. 0.0.0.0:\(ChannelServer.defaultPort)): ping, replication, witnessing, sharing"),
-        Option("--announce", "with --listen, broadcast this device's name and port on the LAN every few seconds (a hint for 'peers discover'; trust comes from pairing)"),
+        // `--address`, as every command names an address; `--listen` is the older spelling, still accepted.
+        Option("--address", value: "ADDR:PORT",
+               "also serve paired devices over the encrypted channel there (e.g. 0.0.0.0:\(ChannelServer.defaultPort)): ping, replication, witnessing, sharing",
+               aliases: ["--listen"]),
+        Option("--announce", "with --address, broadcast this device's name and port on the LAN every few seconds (a hint for 'peers discover'; trust comes from pairing)"),
     ]
 
-    /// The channel configured by the command line (SECURITY.md §9.9), or nil without `--listen`.
+    /// The channel configured by the command line (SECURITY.md §9.9), or nil without `--address`.
     private static func channelListening(_ arguments: ParsedArguments, vault: UnlockedVault) throws -> ChannelListening? {
-        guard let listen = arguments.value("--listen") else {
-            if arguments.has("--announce") { throw UsageError(message: "--announce needs --listen", usage: arguments.usage) }
+        guard let address = arguments.value("--address") else {
+            if arguments.has("--announce") { throw UsageError(message: "--announce needs --address", usage: arguments.usage) }
             return nil
         }
-        return try ChannelListening.configured(address: listen, announce: arguments.has("--announce"), vault: vault)
+        return try ChannelListening.configured(address: address, announce: arguments.has("--announce"), vault: vault)
     }
 }
 
