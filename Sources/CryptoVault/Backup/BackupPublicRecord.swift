@@ -124,19 +124,23 @@ public enum BackupPublicRecord {
     /// keyslots, audit entries, signing public keys, checkpoints, cosignatures and backup key.
     /// Without this, the clear record checked keylessly could tell a different story than the vault.
     public static func checkAgreement(_ record: Database, with vault: Vault) throws {
-        try vault.read { database in
-            for table in tables where !table.source.isEmpty {
-                let query = "SELECT \(table.columns) FROM \(table.source)"
-                let columns = table.columns.components(separatedBy: ", ")
-                guard try digest(query, columns: columns, in: record) == digest(query, columns: columns, in: database) else {
-                    throw BackupReader.corrupt("its public record's \(table.name) differs from its database's (altered)")
-                }
+        try vault.read { database in try checkAgreement(record, with: database) }
+    }
+
+    /// The same check on the decrypted database itself, before it is opened as a vault (a backup of
+    /// an older schema is checked so before its copy is upgraded).
+    public static func checkAgreement(_ record: Database, with database: Database) throws {
+        for table in tables where !table.source.isEmpty {
+            let query = "SELECT \(table.columns) FROM \(table.source)"
+            let columns = table.columns.components(separatedBy: ", ")
+            guard try digest(query, columns: columns, in: record) == digest(query, columns: columns, in: database) else {
+                throw BackupReader.corrupt("its public record's \(table.name) differs from its database's (altered)")
             }
-            for key in metaKeys {
-                let inVault = try BackupKey.metaBlob(key, in: database)
-                guard let inVault, try self.meta(record)[key] == inVault else {
-                    throw BackupReader.corrupt("its public record's \(key) differs from its database's (altered)")
-                }
+        }
+        for key in metaKeys {
+            let inVault = try BackupKey.metaBlob(key, in: database)
+            guard let inVault, try self.meta(record)[key] == inVault else {
+                throw BackupReader.corrupt("its public record's \(key) differs from its database's (altered)")
             }
         }
     }

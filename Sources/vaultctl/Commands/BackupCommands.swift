@@ -174,6 +174,7 @@ enum BackupCommands {
                                credential: () throws -> UnlockCredential?) throws -> (summary: BackupSummary, report: AuditVerifier.Report) {
         let summary = try BackupReader.extract(path, into: directory, durable: durable)
         guard summary.version >= 2 else {
+            try upgradeIfOlder(directory, checkingFirst: { _ in })
             let vault = try BackupCheck.checkContents(of: directory, summary: summary, modules: VaultModules.all)
             return (summary, try auditReport { try AuditLogReader(vault: vault).verify() })
         }
@@ -193,9 +194,40 @@ enum BackupCommands {
         let backupKey = try BackupPublicRecord.backupKey(from: record, credential: credential, vaultID: summary.vaultID)
         try SealedDatabase.open(sealedPath, into: (directory as NSString).appendingPathComponent(Vault.databaseName),
                                 with: backupKey, vaultID: summary.vaultID, durable: durable)
+        let upgraded = try upgradeIfOlder(directory) { try BackupPublicRecord.checkAgreement(record, with: $0) }
         let vault = try BackupCheck.checkContents(of: directory, summary: summary, modules: VaultModules.all)
-        try BackupPublicRecord.checkAgreement(record, with: vault)
+        if !upgraded { try BackupPublicRecord.checkAgreement(record, with: vault) }
         return (summary, report)
+    }
+
+    /// A backup made by an older vaultctl holds a database of an older schema, which the checks
+    /// cannot read: they open it read-only, and a read-only open refuses an older schema rather than
+    /// change it. So the extracted copy (the restore's staging folder, or verify's private scratch
+    /// folder; never the backup file nor any live vault) is upgraded first, through the same
+    /// migrations and with the same `vault.upgrade` entry as any vault opened by a write command;
+    /// the checks then read the upgraded copy. `check` runs before, on the database as the backup
+    /// carried it (a version 2 backup's agreement with its public record, which the upgrade's new
+    /// entries would break). Returns whether it upgraded; a current or unreadable database is left
+    /// to the checks, which say what is wrong with it.
+    @discardableResult
+    static func upgradeIfOlder(_ directory: String, checkingFirst check: (Database) throws -> Void) throws -> Bool {
+        guard isOlderSchema(directory) else { return false }
+        do {
+            let database = try Database(path: (directory as NSString).appendingPathComponent(Vault.databaseName), create: false, readOnly: true)
+            try check(database)
+        }
+        let copy = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all)
+        try copy.finishCommand()
+        return true
+    }
+
+    private static func isOlderSchema(_ directory: String) -> Bool {
+        do {
+            _ = try Vault.openReadOnly(at: directory, modules: VaultModules.all)
+            return false
+        } catch {
+            return (error as? CryptoVaultError)?.code == .olderSchema
+        }
     }
 
     private static func auditReport(_ verify: () throws -> AuditVerifier.Report) throws -> AuditVerifier.Report {
