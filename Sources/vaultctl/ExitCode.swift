@@ -28,14 +28,17 @@ enum ExitCode: Int32 {
           3   egress check: the payload may leave only redacted
           4   refused by policy (egress check, sharing a privileged compartment, a bundle over
               the size a peer keeps for this device)
-          64  usage error (unknown option, missing argument)
+          64  usage error (unknown option, missing argument, an invalid name or sealed-record
+              location)
           65  bad data (damaged or truncated vault, newer schema, an older schema that a
               read-only command does not upgrade, invalid share or key file, KDF parameters
-              outside the allowed range)
-          66  not found (not a vault, missing file, no such compartment)
+              outside the allowed range, a sealed record that is damaged or was moved from
+              another vault, compartment, row or field)
+          66  not found (not a vault, missing file, no such compartment or sealed record)
           69  no daemon ('vaultctl serve') answers for this vault
-          73  already exists (vault or compartment), or an output path that cannot be written
-              (a directory, socket, block device or dangling symbolic link)
+          73  already exists (vault or compartment, a sealed record of another compartment at
+              that place), or an output path that cannot be written (a directory, socket, block
+              device or dangling symbolic link)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
           77  permission denied (a privileged compartment read without a session or --purpose;
               the daemon's socket reached by another user; a seal into a compartment shared with
@@ -55,6 +58,15 @@ enum ExitCode: Int32 {
         case .privilegedSessionRequired, .sharedCompartmentReadOnly: self = .permissionDenied
         case .malformedShareGrant, .shareGrantMisaddressed, .shareGrantBadSignature, .shareGrantKeyRejected, .staleShareGrant: self = .dataError
         case .unpairedDevice: self = .noInput
+        // Sealed records (SECURITY.md §4.8), as their bundle counterparts: a location outside the
+        // allowed forms is a bad argument, a missing record is not found, a place holding another
+        // compartment's record already exists, and a record that fails to open (altered, or moved
+        // from another vault, compartment, row or field) is bad data.
+        case .invalidRecordLocation: self = .usage
+        case .recordNotFound: self = .noInput
+        case .recordLocationTaken: self = .cannotCreate
+        case .malformedRecord, .corruptRecord, .recordFromAnotherVault, .recordFromAnotherCompartment, .recordFromAnotherRow,
+             .recordFromAnotherField: self = .dataError
         default: self = .failure
         }
     }
