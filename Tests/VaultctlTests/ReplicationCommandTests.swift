@@ -4,7 +4,7 @@ import Glibc
 #endif
 import Testing
 
-/// `vaultctl replicate` and `vaultctl restore` against the desk's `serve --listen` (SECURITY.md §9.13).
+/// `vaultctl replicate` and `vaultctl restore` against the desk's `serve --address` (SECURITY.md §9.13).
 @Suite(.serialized)
 struct ReplicationCommandTests {
     /// A laptop with one stored file, paired with a desk whose daemon serves the channel.
@@ -19,6 +19,34 @@ struct ReplicationCommandTests {
 
     static func json(_ result: CLI.Result) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test("egress log shows a replica's decision as ciphertext (its size and SHA-256, nothing scanned), in text and in --json, beside a scanned payload's findings")
+    func egressLogShowsCiphertextDecisions() throws {
+        let (desk, laptop) = try PeersCommandTests.pairedVaults()
+        let bundleID = try Self.laptopWithAFile(laptop, contents: "session notes, 1 December\n")
+        let (daemon, address) = try ServeChannelTests.serve(desk)
+        defer { kill(daemon.process.processIdentifier, SIGKILL) }
+        let sent = try laptop.run(["replicate", "--peer", try PeersCommandTests.fingerprint(desk), "--address", address])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let scanned = try laptop.run(["egress", "check", "--to", "vault:self", "--from", "Notes", "-"], stdin: "no findings here\n")
+        #expect(scanned.status == 0, "\(scanned.stderr)")
+        let sealedLength = try #require(try FileManager.default.attributesOfItem(atPath: laptop.directory + "/assets/\(bundleID).vbundle")[.size] as? Int)
+
+        let log = try laptop.run(["egress", "log", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]], "\(log.stdout)")
+        try #require(rows.count == 2, "\(log.stdout)")
+        let (replica, payload) = (rows[0], rows[1])
+        #expect(replica["content"] as? String == "ciphertext" && replica["findings"] is NSNull, "\(replica)")
+        #expect(replica["decision"] as? String == "allow" && replica["size"] as? Int == sealedLength, "\(replica)")
+        #expect((replica["sha256"] as? String)?.count == 64)
+        #expect(payload["content"] as? String == "plaintext" && (payload["findings"] as? [String: Any])?.isEmpty == true, "\(payload)")
+
+        let text = try laptop.run(["egress", "log"]).stdout.split(separator: "\n").map(String.init)
+        try #require(text.count == 2, "\(text)")
+        #expect(text[0].contains("\(sealedLength) bytes  ciphertext (not scanned; decided on metadata)  sha256 \(replica["sha256"] as? String ?? "?")"),
+                "\(text[0])")
+        #expect(!text[0].contains("found:") && text[1].hasSuffix("found: nothing"), "\(text)")
     }
 
     @Test func replicateThenRestoreThroughTheDaemon() throws {

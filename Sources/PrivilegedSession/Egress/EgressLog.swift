@@ -8,6 +8,15 @@ public enum EgressLog {
         public let time: Int64
         public let actor: String
         public let record: EgressRecord
+        public let content: Content
+    }
+
+    /// What a decision was made on: a payload the leak guard scanned, or ciphertext it cannot read
+    /// (a replica, a share grant), decided on its metadata alone (SECURITY.md §10.5), which the
+    /// entry says with its `content` detail. An entry without one is of a scanned payload.
+    public enum Content: String, Sendable {
+        case plaintext
+        case ciphertext
     }
 
     public static func items(of vault: UnlockedVault) throws -> [Item] {
@@ -17,7 +26,11 @@ public enum EgressLog {
             guard let record = EgressRecord(details: details) else {
                 throw PrivilegedSessionError(.invalidEgressRecord, "audit entry \(entry.seq) is not a well-formed egress record")
             }
-            return Item(seq: entry.seq, time: entry.time, actor: entry.actor, record: record)
+            let content = details.first { $0.name == "content" }.map { Content(rawValue: $0.value) } ?? .plaintext
+            guard let content else {
+                throw PrivilegedSessionError(.invalidEgressRecord, "audit entry \(entry.seq) names an egress content that is neither plaintext nor ciphertext")
+            }
+            return Item(seq: entry.seq, time: entry.time, actor: entry.actor, record: record, content: content)
         }
     }
 }

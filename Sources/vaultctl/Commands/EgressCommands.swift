@@ -39,21 +39,38 @@ enum EgressCommands {
 
     static let log = Command("egress log", synopsis: "list the recorded egress decisions", about: """
         Every egress decision from the audit log: when, who, destination, compartments, decision,
-        what the leak guard found (counts per kind), and the payload's size and SHA-256.
+        what it was made on, and the payload's size and SHA-256. A payload the leak guard scanned
+        shows what it found (counts per kind); ciphertext it cannot read (a replica, a share grant)
+        was decided on its metadata alone and shows as such ("content": "ciphertext", and no
+        findings, in --json).
         """, options: Credentials.options, json: true, examples: ["vaultctl egress log --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let names = Dictionary(try unlocked.compartments().map { ($0.uuid, $0.name) }, uniquingKeysWith: { first, _ in first })
-            let rows = try EgressLog.items(of: unlocked).map { item -> [String: Any] in
-                ["seq": item.seq, "time": Output.timestamp(item.time), "actor": item.actor, "destination": item.record.destination,
-                 "compartments": item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }, "decision": item.record.decision.rawValue,
-                 "findings": item.record.findings, "size": item.record.payloadSize, "sha256": BundleCommands.hex(item.record.payloadSHA256)]
-            }
-            if arguments.has("--json") { Output.json(rows); return }
-            for row in rows {
-                let findings = (row["findings"] as? [String: Int] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-                Output.line("\(row["seq"]!)  \(row["time"]!)  \(row["decision"]!)  \(row["destination"]!)  from \((row["compartments"] as? [String] ?? []).joined(separator: ","))  \(row["size"]!) bytes  found: \(findings.isEmpty ? "nothing" : findings.joined(separator: ", "))")
-            }
+            let items = try EgressLog.items(of: unlocked)
+            if arguments.has("--json") { Output.json(items.map { json($0, names: names) }); return }
+            for item in items { Output.line(line(item, names: names)) }
         }
+
+    private static func json(_ item: EgressLog.Item, names: [[UInt8]: String]) -> [String: Any] {
+        ["seq": item.seq, "time": Output.timestamp(item.time), "actor": item.actor, "destination": item.record.destination,
+         "compartments": item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }, "decision": item.record.decision.rawValue,
+         "content": item.content.rawValue, "findings": item.content == .ciphertext ? NSNull() : item.record.findings as Any,
+         "size": item.record.payloadSize, "sha256": BundleCommands.hex(item.record.payloadSHA256)]
+    }
+
+    /// One decision on a line: what the leak guard found in a scanned payload, or, for ciphertext it
+    /// could not scan, that it is ciphertext and its digest (the one thing that identifies it).
+    private static func line(_ item: EgressLog.Item, names: [[UInt8]: String]) -> String {
+        let from = item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }.joined(separator: ",")
+        let lead = "\(item.seq)  \(Output.timestamp(item.time))  \(item.record.decision.rawValue)  \(item.record.destination)  from \(from)  \(item.record.payloadSize) bytes"
+        switch item.content {
+        case .ciphertext:
+            return lead + "  ciphertext (not scanned; decided on metadata)  sha256 \(BundleCommands.hex(item.record.payloadSHA256))"
+        case .plaintext:
+            let findings = item.record.findings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            return lead + "  found: \(findings.isEmpty ? "nothing" : findings.joined(separator: ", "))"
+        }
+    }
 
     private static func readPayload(_ path: String) throws -> [UInt8] {
         let input = try InputFile(path)
