@@ -85,8 +85,9 @@ enum BackupCommands {
         missing or empty folder is fine) durably: the files are written and synced in a private
         folder beside DIR, which takes DIR's name only when complete, so an interrupted restore
         leaves no half vault. A backup's database is sealed to the vault's backup key, so the
-        passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. The
-        restored vault's audit log records vault.restore-backup.
+        passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. A backup
+        made by an older vaultctl is upgraded in the restored copy, as any vault is by a write
+        command (vault.upgrade). The restored vault's audit log records vault.restore-backup.
         """, options: [Option("--into", value: "DIR", "the new vault folder")] + Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
             "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",
