@@ -1,4 +1,5 @@
 import CProcessHardening
+import CryptoVault
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -42,7 +43,7 @@ public final class ControlConnection: Sendable {
             throw ApplianceError(.messageTooLarge, "a control message is limited to \(ControlMessage.maximumEncodedSize) bytes")
         }
         let length = UInt32(count)
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        let deadline = VaultClock.system.date().addingTimeInterval(timeoutSeconds)
         let prefix = [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + head
         try writeAll(prefix, until: deadline)
         try writeAll(tail, until: deadline)
@@ -51,7 +52,7 @@ public final class ControlConnection: Sendable {
     /// Hands the other side these descriptors (SCM_RIGHTS, on one byte after the last frame): a
     /// client's standard streams and working directory for a command the daemon runs (§10.8).
     public func sendDescriptors(_ descriptors: [Int32]) throws(ApplianceError) {
-        try wait(for: POLLOUT, until: Date().addingTimeInterval(timeoutSeconds), "the other side did not take the descriptors")
+        try wait(for: POLLOUT, until: VaultClock.system.date().addingTimeInterval(timeoutSeconds), "the other side did not take the descriptors")
         guard process_hardening_send_descriptors(descriptor, descriptors, Int32(descriptors.count)) == 0 else {
             throw LocalSocket.failure("sendmsg (descriptors) on", "the control connection")
         }
@@ -93,7 +94,7 @@ public final class ControlConnection: Sendable {
 
     /// Receives one frame, which must arrive whole within `timeoutSeconds`.
     public func receive() throws(ApplianceError) -> ControlMessage {
-        try receive(before: Date().addingTimeInterval(timeoutSeconds))
+        try receive(before: VaultClock.system.date().addingTimeInterval(timeoutSeconds))
     }
 
     /// Receives one frame, which must arrive whole (length and body) before `deadline`.
@@ -141,7 +142,7 @@ public final class ControlConnection: Sendable {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(ApplianceError) {
-        try writeAll(bytes, until: Date().addingTimeInterval(timeoutSeconds))
+        try writeAll(bytes, until: VaultClock.system.date().addingTimeInterval(timeoutSeconds))
     }
 
     private func writeAll(_ bytes: [UInt8], until deadline: Date) throws(ApplianceError) {

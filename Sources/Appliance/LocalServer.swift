@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -41,7 +42,7 @@ public final class LocalServer: Sendable {
         while !stopping.load(ordering: .acquiring) {
             guard let descriptor = try? LocalSocket.accept(listener, milliseconds: 200) else { continue }
             // The request's whole deadline starts at accept: a client has `requestTimeout` to send all of it.
-            let deadline = Date().addingTimeInterval(requestTimeout)
+            let deadline = VaultClock.system.date().addingTimeInterval(requestTimeout)
             let connection = ControlConnection(descriptor: descriptor, timeoutSeconds: requestTimeout)
             guard let credentials = try? connection.peerCredentials() else { continue }
             guard credentials.uid == ownerUID else {

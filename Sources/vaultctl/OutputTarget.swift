@@ -81,7 +81,7 @@ final class ProgressBar {
     private let enabled: Bool
     /// Taken when the bar is made: updates may come from worker threads, which do not see the task's streams.
     private let streams = StandardStreams.current
-    private let start = Date()
+    private let start = VaultClock.system.date()
     private var drawn = false
 
     init(_ label: String, total: UInt64?) {
@@ -93,7 +93,7 @@ final class ProgressBar {
     func update(_ done: UInt64) {
         guard enabled, total != nil || done >= Self.threshold else { return }
         drawn = true
-        let seconds = max(Date().timeIntervalSince(start), 0.001)
+        let seconds = max(VaultClock.system.date().timeIntervalSince(start), 0.001)
         let rate = String(format: "%.0f MB/s", Double(done) / seconds / 1e6)
         var line = "\r\(label) \(done >> 20) MiB"
         if let total, total > 0 {

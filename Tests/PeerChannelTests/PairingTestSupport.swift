@@ -125,7 +125,7 @@ extension Result {
 final class TestClock: Sendable {
     private let seconds = Mutex<Double>(1000)
     func advance(_ by: Double) { seconds.withLock { $0 += by } }
-    var clock: PairingCodeLease.Clock { { [self] in seconds.withLock { $0 } } }
+    var clock: VaultClock { .forwardOnly { [self] in seconds.withLock { $0 } } }
 }
 
 func knownCode(_ text: String) throws -> PairingCode {

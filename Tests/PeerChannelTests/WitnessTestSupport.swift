@@ -41,7 +41,7 @@ final class WitnessPair {
         try log.vault.storePairing(FamilyPairing(peer: witness.keys.profile, role: .join, pairedAt: 1))
         try witness.vault.storePairing(FamilyPairing(peer: log.keys.profile, role: .host, pairedAt: 1))
         let clock = self.clock
-        service = try WitnessService(vault: witness.vault, keys: witness.keys, clock: { clock.now })
+        service = try WitnessService(vault: witness.vault, keys: witness.keys, clock: VaultClock { clock.now })
     }
 
     func channel() -> DirectChannel { DirectChannel(to: witness.keys.profile, service: service, as: log.keys.profile) }

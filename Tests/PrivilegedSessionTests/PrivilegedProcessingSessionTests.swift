@@ -37,7 +37,7 @@ private final class SessionFixture {
 
     func start(limits: SessionLimits = .standard, purpose: String = "discharge summary for the attending physician") throws -> PrivilegedProcessingSession {
         try PrivilegedProcessingSession.start(vault: unlocked, compartment: chart, actor: "dr.osei", purpose: purpose,
-                                              limits: limits, clock: { [clock] in clock.now })
+                                              limits: limits, clock: .fractional { [clock] in clock.now.timeIntervalSince1970 })
     }
 
     func read(_ bundle: StoredBundle, in session: PrivilegedProcessingSession, range: Range<UInt64>? = nil) throws -> String {

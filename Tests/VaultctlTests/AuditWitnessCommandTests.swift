@@ -60,7 +60,7 @@ struct AuditWitnessCommandTests {
         let (logKeys, witnessKeys) = (try logVault.deviceKeys(nameIfNew: "laptop"), try witnessVault.deviceKeys(nameIfNew: "desk"))
         try logVault.storePairing(FamilyPairing(peer: witnessKeys.profile, role: .join, pairedAt: 1))
         try witnessVault.storePairing(FamilyPairing(peer: logKeys.profile, role: .host, pairedAt: 1))
-        let service = try WitnessService(vault: witnessVault, keys: witnessKeys, clock: { 1_767_225_600 })
+        let service = try WitnessService(vault: witnessVault, keys: witnessKeys, clock: VaultClock { 1_767_225_600 })
         _ = try WitnessClient(vault: logVault).requestCosignature(over: InMemoryChannel(peer: witnessKeys.profile, service: service, caller: logKeys.profile))
         try logVault.vault.finishCommand()
         return witnessKeys.profile.fingerprint

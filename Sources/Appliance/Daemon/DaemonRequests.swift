@@ -51,7 +51,7 @@ struct DaemonRequests: Sendable {
         }
         let arguments = encoded.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         let descriptors = try connection.receiveDescriptors(count: ForwardedCommand.descriptorCount,
-                                                            before: Date().addingTimeInterval(connection.timeoutSeconds))
+                                                            before: VaultClock.system.date().addingTimeInterval(connection.timeoutSeconds))
         let forwarded = try ForwardedCommand.take(descriptors, command: command, arguments: arguments, client: client,
                                                   vault: vault, sessions: sessions)
         var reply = ControlMessage.success()

@@ -12,9 +12,9 @@ public struct PingService: ChannelService {
     public static let maximumEchoLength = 64
 
     public var requestKinds: [String] { [Self.kind] }
-    let clock: @Sendable () -> UInt64
+    let clock: VaultClock
 
-    public init(clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }) {
+    public init(clock: VaultClock = .system) {
         self.clock = clock
     }
 
@@ -22,7 +22,7 @@ public struct PingService: ChannelService {
         guard body.count <= Self.maximumEchoLength else {
             throw PeerChannelError(.messageTooLarge, "a ping carries at most \(Self.maximumEchoLength) bytes, not \(body.count)")
         }
-        let now = clock()
+        let now = clock.milliseconds()
         return (0..<8).map { UInt8(truncatingIfNeeded: now >> (56 - 8 * $0)) } + body
     }
 

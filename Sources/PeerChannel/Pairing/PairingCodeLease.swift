@@ -1,4 +1,4 @@
-import Dispatch
+import CryptoVault
 
 /// The host's hold on its one-time code (SECURITY.md §9.7): it serves at most 3 failed attempts and
 /// one successful pairing, and only for 5 minutes after it was shown. CPace gives an attacker one
@@ -7,24 +7,23 @@ public struct PairingCodeLease: Sendable {
     public static let lifetimeSeconds: Double = 300
     public static let maximumFailedAttempts = 3
 
-    /// Seconds on a clock that only moves forward; tests pass their own.
-    public typealias Clock = @Sendable () -> Double
-    public static let monotonicClock: Clock = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     public let code: PairingCode
     public private(set) var failedAttempts = 0
     public private(set) var isUsed = false
     private let issuedAt: Double
-    private let clock: Clock
+    /// Read forward-only (`monotonic`), so setting the wall clock back cannot lengthen a code's
+    /// life; tests pass their own.
+    private let clock: VaultClock
 
-    public init(code: PairingCode, clock: @escaping Clock = monotonicClock) {
+    public init(code: PairingCode, clock: VaultClock = .system) {
         self.code = code
         self.clock = clock
-        self.issuedAt = clock()
+        self.issuedAt = clock.monotonic()
     }
 
     /// Seconds left before the code expires (0 once it has).
-    public var remainingSeconds: Double { max(0, Self.lifetimeSeconds - (clock() - issuedAt)) }
+    public var remainingSeconds: Double { max(0, Self.lifetimeSeconds - (clock.monotonic() - issuedAt)) }
 
     /// Whether the code can serve another attempt; throws the reason when it cannot.
     public func checkUsable() throws(PeerChannelError) {

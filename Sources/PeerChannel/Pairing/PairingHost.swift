@@ -9,15 +9,14 @@ public struct PairingHost: Sendable {
     public let vault: UnlockedVault
     public let keys: DeviceKeys
     public private(set) var lease: PairingCodeLease
-    /// The wall clock that stamps pairings (seconds since the Unix epoch).
-    let now: @Sendable () -> Int64
+    /// The clock that stamps pairings (whole seconds since the Unix epoch).
+    let clock: VaultClock
 
-    public init(vault: UnlockedVault, keys: DeviceKeys, lease: PairingCodeLease,
-                now: @escaping @Sendable () -> Int64 = PairingRecorder.wallClock) {
+    public init(vault: UnlockedVault, keys: DeviceKeys, lease: PairingCodeLease, clock: VaultClock = .system) {
         self.vault = vault
         self.keys = keys
         self.lease = lease
-        self.now = now
+        self.clock = clock
     }
 
     /// One pairing attempt on `connection`. On success the pairing is stored (with its audit entry)
@@ -58,7 +57,7 @@ public struct PairingHost: Sendable {
         let profile = try PairingConfirmation.verify(
             try transport.open(try PairingWire.receive(from: connection)), ownRole: .responder,
             handshakeHash: transport.handshakeHash, remoteStaticKey: transport.remoteStaticKey, cpaceDeviceID: joinerID)
-        let pairing = FamilyPairing(peer: profile, role: .host, pairedAt: now())
+        let pairing = FamilyPairing(peer: profile, role: .host, pairedAt: clock.now())
         try vault.storePairing(pairing)
         try connection.writeFrame(try transport.seal(PairingWire.stored))
         return pairing

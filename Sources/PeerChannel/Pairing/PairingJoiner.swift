@@ -4,12 +4,13 @@ import CryptoVault
 public struct PairingJoiner: Sendable {
     public let vault: UnlockedVault
     public let keys: DeviceKeys
-    let now: @Sendable () -> Int64
+    /// The clock that stamps the pairing (whole seconds since the Unix epoch).
+    let clock: VaultClock
 
-    public init(vault: UnlockedVault, keys: DeviceKeys, now: @escaping @Sendable () -> Int64 = PairingRecorder.wallClock) {
+    public init(vault: UnlockedVault, keys: DeviceKeys, clock: VaultClock = .system) {
         self.vault = vault
         self.keys = keys
-        self.now = now
+        self.clock = clock
     }
 
     /// Pairs over `connection` with the code the person typed. The pairing is stored only after the
@@ -48,7 +49,7 @@ public struct PairingJoiner: Sendable {
         guard try transport.open(try PairingWire.receive(from: connection)) == PairingWire.stored else {
             throw PeerChannelError(.malformedPairingMessage, "the host's last message is not 'stored'")
         }
-        let pairing = FamilyPairing(peer: profile, role: .join, pairedAt: now())
+        let pairing = FamilyPairing(peer: profile, role: .join, pairedAt: clock.now())
         try vault.storePairing(pairing)
         return pairing
     }

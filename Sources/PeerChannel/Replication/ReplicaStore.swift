@@ -72,7 +72,7 @@ struct ReplicaStore {
                 INSERT OR REPLACE INTO replicas (source_device_id, bundle_id, vault_id, length, sha256, received, announced_at, completed_at)
                 VALUES (?, ?, ?, ?, ?, 0, ?, NULL)
                 """, [.blob(source), .blob(record.bundleID), .blob(record.vaultID), .integer(Int64(record.length)),
-                      .blob(record.sha256), .integer(PairingRecorder.wallClock())])
+                      .blob(record.sha256), .integer(VaultClock.system.now())])
         }
         try makeFolders(for: source)
         try FileDescriptor.openForWriting(partialPath(record), creating: true).truncate(to: 0)
@@ -112,7 +112,7 @@ struct ReplicaStore {
     func complete(_ record: ReplicaRecord, recording event: VaultEvent) throws {
         try vault.transaction { tx in
             try tx.database.query("UPDATE replicas SET received = length, completed_at = ? WHERE source_device_id = ? AND bundle_id = ?",
-                                  [.integer(PairingRecorder.wallClock()), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+                                  [.integer(VaultClock.system.now()), .blob(record.sourceDeviceID), .blob(record.bundleID)])
             try tx.record(event)
             try DurableFile.renameReplacing(partialPath(record), to: completePath(record))
         }

@@ -9,9 +9,9 @@ import CryptoVault
 public struct WitnessService: ChannelService {
     public let vault: UnlockedVault
     private let cosigner: Cosigner
-    private let clock: @Sendable () -> Int64
+    private let clock: VaultClock
 
-    public init(vault: UnlockedVault, keys: DeviceKeys, clock: @escaping @Sendable () -> Int64 = PairingRecorder.wallClock) throws {
+    public init(vault: UnlockedVault, keys: DeviceKeys, clock: VaultClock = .system) throws {
         self.vault = vault
         self.cosigner = try WitnessIdentity.cosigner(keys)
         self.clock = clock
@@ -58,7 +58,7 @@ public struct WitnessService: ChannelService {
     }
 
     private func cosign(_ verified: WitnessCheck.VerifiedCheckpoint, request: WitnessRequest) throws -> (WitnessedLog, NoteSignature) {
-        let timestamp = UInt64(max(0, clock()))
+        let timestamp = UInt64(max(0, clock.now()))
         let line = try cosigner.cosign(verified.checkpoint, timestamp: timestamp)
         let cosigned = try SignedNote(body: verified.note.body, signatures: verified.note.signatures + [line])
         let log = WitnessedLog(origin: verified.checkpoint.origin, genesisPublicKey: request.genesisPublicKey, epoch: verified.epoch,

@@ -21,7 +21,8 @@ public final class PrivilegedProcessingSession: Sendable {
     public let limits: SessionLimits
     private let vault: UnlockedVault
     let keyring: CompartmentKeyring
-    private let clock: @Sendable () -> Date
+    /// Read with its fraction of a second (`VaultClock.date()`): idle and absolute limits are in seconds.
+    private let clock: VaultClock
     private let state: Mutex<State>
 
     struct State {
@@ -56,7 +57,7 @@ public final class PrivilegedProcessingSession: Sendable {
     /// the audit details (it may name a patient or a client); it must say something (1 to 1024 bytes).
     public static func start(vault: UnlockedVault, compartment: VaultCompartment, actor: String, purpose: String,
                              limits: SessionLimits = .standard,
-                             clock: @escaping @Sendable () -> Date = { Date() }) throws -> PrivilegedProcessingSession {
+                             clock: VaultClock = .system) throws -> PrivilegedProcessingSession {
         guard compartment.isPrivileged else {
             throw PrivilegedSessionError(.notPrivileged, "compartment '\(compartment.name)' is not privileged: it is read without a session")
         }
@@ -79,7 +80,7 @@ public final class PrivilegedProcessingSession: Sendable {
     }
 
     private init(id: [UInt8], vault: UnlockedVault, compartment: VaultCompartment, actor: String, keyring: CompartmentKeyring,
-                 limits: SessionLimits, clock: @escaping @Sendable () -> Date) {
+                 limits: SessionLimits, clock: VaultClock) {
         self.id = id
         self.vault = vault
         self.compartment = compartment
@@ -87,7 +88,7 @@ public final class PrivilegedProcessingSession: Sendable {
         self.keyring = keyring
         self.limits = limits
         self.clock = clock
-        startedAt = clock()
+        startedAt = clock.date()
         state = Mutex(State(lastUse: startedAt))
     }
 
@@ -160,7 +161,7 @@ public final class PrivilegedProcessingSession: Sendable {
     public func endIfExpired() throws -> SessionEndReason? {
         let due = state.withLock { state -> SessionEndReason? in
             guard state.endReason == nil else { return nil }
-            return limits.expiry(start: startedAt, lastUse: state.lastUse, now: clock())
+            return limits.expiry(start: startedAt, lastUse: state.lastUse, now: clock.date())
         }
         guard let due else { return nil }
         try end(due)
@@ -173,7 +174,7 @@ public final class PrivilegedProcessingSession: Sendable {
             throw PrivilegedSessionError(.sessionExpired, "the session ended (\(reason.rawValue)); start a new one")
         }
         let ended = state.withLock { state -> SessionEndReason? in
-            if state.endReason == nil { state.lastUse = clock() }
+            if state.endReason == nil { state.lastUse = clock.date() }
             return state.endReason
         }
         if let ended { throw PrivilegedSessionError(.sessionEnded, "the session has ended (\(ended.rawValue)); start a new one") }

@@ -50,9 +50,9 @@ private struct Tour {
             A vault is a directory: vault.db (SQLite) and assets/. A random 256-bit master key is
             wrapped under a key derived from your passphrase with Argon2id (64 MiB, 3 passes, 4 lanes).
             """, command: "init --vault \(directory)")
-        let start = Date()
+        let start = VaultClock.system.date()
         let unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: .argon2idDefault, journal: AuditLog(), modules: VaultModules.all)
-        Output.line("   created in \(Int(Date().timeIntervalSince(start) * 1000)) ms")
+        Output.line("   created in \(Int(VaultClock.system.date().timeIntervalSince(start) * 1000)) ms")
         step("2. Look without unlocking", "status shows the keyslots and their parameters, never a secret.", command: "status")
         for slot in try unlocked.vault.status().keyslots { Output.line("   " + StatusCommand.slotLine(slot)) }
         return unlocked

@@ -37,9 +37,9 @@ enum PeerChannelCommands {
 
     /// One ping: the round-trip time and the peer's clock minus the midpoint of the round trip.
     private static func pingOnce(_ client: ChannelClient, sequence: UInt8) throws -> (roundTrip: Double, offset: Int64) {
-        let sent = Date()
+        let sent = VaultClock.system.date()
         let answer = try PingService.parseAnswer(client.request(PingService.kind, body: [sequence]))
-        let received = Date()
+        let received = VaultClock.system.date()
         guard answer.echo == [sequence] else {
             throw CommandError(message: "the peer's answer does not echo this ping", exitCode: .dataError)
         }

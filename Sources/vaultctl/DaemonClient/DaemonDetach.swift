@@ -100,8 +100,8 @@ enum DaemonDetach {
     }
 
     private static func waitUntilListening(_ pid: pid_t, logPath: String, from offset: UInt64) throws {
-        let deadline = Date().addingTimeInterval(startSeconds)
-        while Date() < deadline {
+        let deadline = VaultClock.system.date().addingTimeInterval(startSeconds)
+        while VaultClock.system.date() < deadline {
             let output = newOutput(logPath, from: offset)
             if output.contains("vaultctl serve: listening on") { return }
             var status: Int32 = 0
@@ -131,8 +131,8 @@ enum DaemonDetach {
         let socket = DaemonSocket.path(arguments)
         let reply = try DaemonClient.ask(arguments, ControlMessage(["op": "daemon.stop"]))
         let pid = reply.text("pid") ?? "?"
-        let deadline = Date().addingTimeInterval(30)
-        while FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(50_000) }
+        let deadline = VaultClock.system.date().addingTimeInterval(30)
+        while FileManager.default.fileExists(atPath: socket) && VaultClock.system.date() < deadline { usleep(50_000) }
         guard !FileManager.default.fileExists(atPath: socket) else {
             throw CommandError(message: "the daemon (pid \(pid)) was asked to stop but still serves after 30 s", exitCode: .failure)
         }
