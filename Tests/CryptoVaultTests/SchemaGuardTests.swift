@@ -29,7 +29,7 @@ struct SchemaGuardTests {
     @Test("a lowered user_version is refused as damaged and the leak fingerprints survive")
     func loweredVersionKeepsFingerprints() throws {
         let fixture = try TestVault()
-        try fixture.unlocked.storeLeakFingerprints([1, 2, UInt64.max])
+        try fixture.unlocked.transaction { try $0.storeLeakFingerprints([1, 2, UInt64.max]) }
         try fixture.tamper("PRAGMA user_version = 6")
         let error = #expect(throws: CryptoVaultError.self) { try fixture.reopen() }
         #expect(error?.code == .corruptVault && error?.message.contains("unexpected: audit_cosignatures") == true,
@@ -72,7 +72,7 @@ struct SchemaGuardTests {
     @Test("version 10 and 11 have the same tables, so migration 11 re-run on a lowered vault deletes no fingerprint")
     func migrationElevenKeepsFingerprints() throws {
         let fixture = try TestVault()
-        try fixture.unlocked.storeLeakFingerprints([1, 2, UInt64.max])
+        try fixture.unlocked.transaction { try $0.storeLeakFingerprints([1, 2, UInt64.max]) }
         try fixture.tamper(try Self.backToVersion10)
         let reopened = try fixture.reopen()
         #expect(try reopened.read { try Schema.version(of: $0).userVersion } == Schema.currentVersion)

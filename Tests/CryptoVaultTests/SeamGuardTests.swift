@@ -79,8 +79,18 @@ import TestSupport
             // Synthetic events for the audit log's append benchmark; no bundle is read there.
             "Sources/vaultbench/AuditBenchmarks.swift",
         ]) == [])
-        // The one bundle event a caller still records itself is a seal to a file, which reads nothing.
-        #expect(try Self.offenders(#"record\([^)]*bundle:"#, allowedIn: ["Sources/CryptoVault/Bundle/OpenedBundle.swift"])
+        // The one bundle event a caller outside CryptoVault still records itself is a seal to a file, which reads nothing.
+        #expect(try Self.offenders(#"record\([^)]*bundle:"#).filter { !$0.hasPrefix("Sources/CryptoVault/") }
             .allSatisfy { $0.contains(".bundleSeal") }, "a bundle event recorded outside the library")
+    }
+
+    @Test("privileged fingerprints are stored in the transaction of the bundle they describe: no store of its own, no vault-level remember")
+    func fingerprintsShareTheBundlesTransaction() throws {
+        let store = try #require(try Self.sources().first { $0.path == "Sources/CryptoVault/Vault/LeakFingerprintStore.swift" })
+        #expect(!store.text.contains("writeTransaction") && !store.text.contains("withDatabase"), "the fingerprint store opened a transaction of its own")
+        #expect(try Self.offenders(#"func\s+storeLeakFingerprints"#).count == 1)
+        #expect(try Self.offenders(#"func\s+remember\([^)]*UnlockedVault"#) == [])
+        // Outside the library's put, only seal (whose transaction records its entry) remembers fingerprints.
+        #expect(try Self.offenders(#"PrivilegedFingerprints\.remember\("#, allowedIn: ["Sources/vaultctl/Commands/BundleCommands.swift"]) == [])
     }
 }

@@ -12,16 +12,23 @@ struct PrivilegedFingerprintsTests {
     static let quote = "Draft post: she described RECURRING nightmares about the flood,\nthat destroyed her childhood home. We write about resilience."
 
     private final class Fixture: AuditedVaultFixture {
-        /// Puts `text` as vaultctl put does: a collector for privileged compartments, remembered after.
-        func put(_ text: String, in compartment: VaultCompartment) throws {
+        /// Puts `text` as vaultctl put does: a privileged document's fingerprints in the bundle's transaction.
+        @discardableResult
+        func put(_ text: String, in compartment: VaultCompartment,
+                 beforeCommit: (VaultTransaction) throws -> Void = { _ in }) throws -> StoredBundle {
             let path = root + "/\(UUID().uuidString).txt"
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-            let collector = try PrivilegedFingerprints.collector(for: compartment)
-            var options = EncryptedBundle.Options(chunkSize: 1024, threads: 2)
-            options.plaintextObserver = collector?.observe
-            _ = try unlocked.put(from: try FileDescriptor.openForReading(path), compartment: compartment,
-                                 metadata: BundleMetadata(name: "note.txt", modificationTime: 0), options: options)
-            if let collector { try PrivilegedFingerprints.remember(collector, in: unlocked) }
+            return try PrivilegedFingerprints.put(from: try FileDescriptor.openForReading(path), compartment: compartment,
+                                                  metadata: BundleMetadata(name: "note.txt", modificationTime: 0),
+                                                  options: EncryptedBundle.Options(chunkSize: 1024, threads: 2), in: unlocked,
+                                                  beforeCommit: beforeCommit)
+        }
+
+        /// What a put leaves: stored bundles, fingerprints, `bundle.put` entries, bundle files in assets/.
+        func stored() throws -> (bundles: Int, fingerprints: Int, entries: Int, files: Int) {
+            let files = try FileManager.default.contentsOfDirectory(atPath: unlocked.vault.assetsPath).filter { $0.hasSuffix(".vbundle") }
+            return (try unlocked.storedBundles().count, try unlocked.leakFingerprints().count,
+                    try AuditLogReader(vault: unlocked.vault).entries().filter { $0.action == "bundle.put" }.count, files.count)
         }
 
         func check(_ payload: String) throws -> EgressOutcome {
@@ -68,9 +75,42 @@ struct PrivilegedFingerprintsTests {
         for start in stride(from: 0, to: document.count, by: 1 << 20) {
             document[start..<min(start + (1 << 20), document.count)].withUnsafeBytes { collector.observe($0) }
         }
-        try PrivilegedFingerprints.remember(collector, in: fixture.unlocked)
+        try fixture.unlocked.transaction { try PrivilegedFingerprints.remember(collector, in: $0) }
         let head = try fixture.check("alpha bravo charlie delta echo foxtrot golf hotel india")
         #expect(head.findings.map(\.kind) == [.privilegedQuote])
         #expect(try fixture.check(String(decoding: tail, as: UTF8.self)).findings.isEmpty, "text past 16 MiB is not fingerprinted")
+    }
+
+    // MARK: One transaction for the bundle and its fingerprints (issue 12)
+
+    @Test("a failure after the privileged bundle is written but before commit leaves neither it, nor its fingerprints, nor its entry")
+    func failureBeforeCommitRollsBackBoth() throws {
+        struct Injected: Error {}
+        let fixture = try Fixture()
+        #expect(throws: Injected.self) {
+            try fixture.put(Self.note, in: fixture.chart) { tx in
+                // Both are written, uncommitted: the transaction sees them.
+                #expect(try tx.database.queryOne("SELECT count(*) AS n FROM bundles")?.integer("n") == 1)
+                #expect(try tx.database.queryOne("SELECT count(*) AS n FROM leak_fingerprints")?.integer("n") == 8)
+                throw Injected()
+            }
+        }
+        #expect(try fixture.stored() == (0, 0, 0, 0))
+        try fixture.put(Self.note, in: fixture.chart)
+        #expect(try fixture.stored() == (1, 8, 1, 1), "a normal put leaves the bundle and its fingerprints")
+    }
+
+    @Test("when storing the fingerprints fails, the bundle is not stored either: they are one transaction, not two")
+    func fingerprintFailureKeepsOutTheBundle() throws {
+        let fixture = try Fixture()
+        // Another connection makes every fingerprint insert fail, as a full disk or a crash between the
+        // two writes would: with a second transaction the bundle would stay, unfingerprinted.
+        let database = try Database(path: fixture.unlocked.vault.databasePath, create: false)
+        try database.execute("CREATE TRIGGER refuse_fingerprints BEFORE INSERT ON leak_fingerprints BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        #expect(throws: (any Error).self) { try fixture.put(Self.note, in: fixture.chart) }
+        #expect(try fixture.stored() == (0, 0, 0, 0))
+        try database.execute("DROP TRIGGER refuse_fingerprints")
+        try fixture.put(Self.note, in: fixture.chart)
+        #expect(try fixture.stored() == (1, 8, 1, 1))
     }
 }

@@ -20,12 +20,17 @@ extension UnlockedVault {
     /// A bundle of a compartment shared with this device also gets the `source-vault` detail (the
     /// owner's vault id in hex), so every use of a shared compartment is told apart in the log.
     public func record(_ action: AuditAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
-        let source = header.vaultID == vaultID ? [] : [VaultEvent.Detail(Self.sourceVaultDetailName, ByteEncoding.hex(header.vaultID))]
-        try vault.withDatabase { database in
-            try database.writeTransaction {
-                try record(action, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: bytes, in: database,
-                           details: details + source)
-            }
-        }
+        try transaction { try $0.record(action, bundle: header, bytes: bytes, details: details) }
+    }
+}
+
+extension VaultTransaction {
+    /// Records a bundle operation in this transaction, as `UnlockedVault.record(_:bundle:bytes:details:)`
+    /// does in its own: the `bytes` detail after `details`, and `source-vault` for a shared compartment's bundle.
+    public func record(_ action: AuditAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
+        let counted = details + (bytes.map { [VaultEvent.Detail(UnlockedVault.bytesDetailName, String($0))] } ?? [])
+        let source = header.vaultID == vault.vaultID ? []
+            : [VaultEvent.Detail(UnlockedVault.sourceVaultDetailName, ByteEncoding.hex(header.vaultID))]
+        try record(action, compartment: header.compartmentID, subject: header.bundleID, details: counted + source)
     }
 }

@@ -18,9 +18,13 @@ public struct StoredBundle: Sendable {
 /// committed, and the row commits only after the file is durably in place. A crash can leave a file
 /// without a row (an orphan, swept later) but never a row without its file.
 extension UnlockedVault {
-    /// Seals `input` into assets/ and records it, in one transaction.
+    /// Seals `input` into assets/ and records it, in one transaction. `beforeCommit` runs in that
+    /// transaction once the row and its `bundle.put` entry are written, for what must commit with
+    /// the bundle or not at all (a privileged document's leak-guard fingerprints, SECURITY.md §11.7):
+    /// if it throws, nothing is stored.
     public func put(from input: FileDescriptor, compartment: VaultCompartment, metadata: BundleMetadata,
-                    options: EncryptedBundle.Options = .init(), progress: (UInt64) -> Void = { _ in }) throws -> StoredBundle {
+                    options: EncryptedBundle.Options = .init(), progress: (UInt64) -> Void = { _ in },
+                    beforeCommit: (VaultTransaction) throws -> Void = { _ in }) throws -> StoredBundle {
         try Self.requireOwn(compartment)
         let assets = AssetFolder(path: vault.assetsPath)
         let temporary = try assets.temporaryFile()
@@ -32,19 +36,17 @@ extension UnlockedVault {
             let destination = assets.path(of: header.bundleID)
             var published = false
             do {
-                try vault.withDatabase { database in
-                    try database.writeTransaction {
-                        try Self.requireStillLive(compartment, keyVersion: header.keyVersion, in: database)
-                        try database.query("""
-                        INSERT INTO bundles (bundle_id, compartment_id, key_version, plaintext_length, sealed_length, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
-                              .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(VaultClock.system.now())])
-                        try record(.bundlePut, compartmentID: compartment.uuid, bundleID: header.bundleID, bytes: header.plaintextLength,
-                                   in: database, details: [.init("file", metadata.name)])
-                        try assets.publish(temporary, as: destination)
-                        published = true
-                    }
+                try transaction { tx in
+                    try Self.requireStillLive(compartment, keyVersion: header.keyVersion, in: tx.database)
+                    try tx.database.query("""
+                    INSERT INTO bundles (bundle_id, compartment_id, key_version, plaintext_length, sealed_length, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
+                          .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(VaultClock.system.now())])
+                    try tx.record(.bundlePut, bundle: header, bytes: header.plaintextLength, details: [.init("file", metadata.name)])
+                    try beforeCommit(tx)
+                    try assets.publish(temporary, as: destination)
+                    published = true
                 }
             } catch {
                 // Published but not committed: the file has no row and must not stay (it cannot be

@@ -13,16 +13,6 @@ extension UnlockedVault {
         try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.leakFingerprintInfo, outputCount: 32)
     }
 
-    /// Adds fingerprints (duplicates are ignored), in one transaction.
-    package func storeLeakFingerprints(_ fingerprints: [UInt64]) throws {
-        try vault.withDatabase { database in
-            try database.writeTransaction {
-                let insert = try database.prepare("INSERT OR IGNORE INTO leak_fingerprints (fingerprint) VALUES (?)")
-                for fingerprint in fingerprints { _ = try insert.run([.integer(Int64(bitPattern: fingerprint))]) }
-            }
-        }
-    }
-
     /// Every stored fingerprint.
     package func leakFingerprints() throws -> [UInt64] {
         try vault.read { database in
@@ -32,5 +22,14 @@ extension UnlockedVault {
             }
             return fingerprints
         }
+    }
+}
+
+extension VaultTransaction {
+    /// Adds fingerprints (duplicates are ignored) in this transaction: the one that stores the
+    /// document they describe, so a crash never leaves a privileged document unfingerprinted.
+    package func storeLeakFingerprints(_ fingerprints: [UInt64]) throws {
+        let insert = try database.prepare("INSERT OR IGNORE INTO leak_fingerprints (fingerprint) VALUES (?)")
+        for fingerprint in fingerprints { _ = try insert.run([.integer(Int64(bitPattern: fingerprint))]) }
     }
 }

@@ -47,10 +47,13 @@ enum BundleCommands {
                                                   metadata: input.metadata(name: arguments.value("--name")), options: options,
                                                   progress: progress.update)
                 progress.finish()
-                try unlocked.record(.bundleSeal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil,
-                                    details: [.init("file", input.metadata(name: arguments.value("--name")).name)])
+                // The seal's entry and a privileged document's fingerprints commit together.
+                try unlocked.transaction { tx in
+                    try tx.record(.bundleSeal, bundle: header!, bytes: header!.hasKnownLength ? header!.plaintextLength : nil,
+                                  details: [.init("file", input.metadata(name: arguments.value("--name")).name)])
+                    if let fingerprints { try PrivilegedFingerprints.remember(fingerprints, in: tx) }
+                }
             }
-            if let fingerprints { try PrivilegedFingerprints.remember(fingerprints, in: unlocked) }
             guard let header else { return }
             if arguments.has("--json") {
                 Output.json(["bundle_id": hex(header.bundleID), "compartment": compartment.name, "key_version": Int(header.keyVersion),

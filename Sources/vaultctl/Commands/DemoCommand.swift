@@ -119,8 +119,9 @@ private struct Tour {
             A bundle: a header that binds vault, compartment, key version and the sealed file name, then
             64 KiB chunks sealed with ChaCha20-Poly1305 in parallel, each bound to its position.
             """, command: "put --compartment \"Session notes\" session-2026-11-29.txt")
-        let stored = try unlocked.put(from: try FileDescriptor.openForReading(plain), compartment: notes,
-                                      metadata: BundleMetadata(name: "session-2026-11-29.txt", contentType: "text/plain", modificationTime: 0))
+        let stored = try PrivilegedFingerprints.put(from: try FileDescriptor.openForReading(plain), compartment: notes,
+                                                    metadata: BundleMetadata(name: "session-2026-11-29.txt", contentType: "text/plain", modificationTime: 0),
+                                                    in: unlocked)
         try FileManager.default.removeItem(atPath: plain)
         Output.line("   stored as bundle \(stored.idString) (\(stored.plaintextLength) bytes); the plaintext file is gone")
         let bundlePath = unlocked.vault.assetsPath + "/\(stored.idString).vbundle"

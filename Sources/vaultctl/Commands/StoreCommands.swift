@@ -20,13 +20,11 @@ enum StoreCommands {
             let compartment = try unlocked.compartment(named: try arguments.required("--compartment"))
             _ = try unlocked.sweepAssets()
             let progress = ProgressBar("sealing", total: input.size)
-            let fingerprints = try PrivilegedFingerprints.collector(for: compartment)
-            var options = try BundleCommands.bundleOptions(arguments)
-            options.plaintextObserver = fingerprints?.observe
-            let stored = try unlocked.put(from: input.descriptor, compartment: compartment, metadata: input.metadata(name: arguments.value("--name")),
-                                          options: options, progress: progress.update)
+            // A privileged document's fingerprints are stored in the bundle's own transaction.
+            let stored = try PrivilegedFingerprints.put(from: input.descriptor, compartment: compartment,
+                                                        metadata: input.metadata(name: arguments.value("--name")),
+                                                        options: try BundleCommands.bundleOptions(arguments), progress: progress.update, in: unlocked)
             progress.finish()
-            if let fingerprints { try PrivilegedFingerprints.remember(fingerprints, in: unlocked) }
             if arguments.has("--json") { Output.json(["bundle_id": stored.idString, "bytes": stored.plaintextLength]); return }
             Output.line(stored.idString)
         }

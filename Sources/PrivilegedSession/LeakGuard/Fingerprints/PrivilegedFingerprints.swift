@@ -5,9 +5,10 @@ import Synchronization
 /// (SECURITY.md §11.7), so that the egress funnel catches a payload quoting one of them.
 ///
 /// A `Collector` watches the plaintext while it is sealed (`EncryptedBundle.Options.plaintextObserver`)
-/// and keeps its first `collectedBytes` in locked memory; once the bundle is safely stored,
-/// `remember` adds that text's fingerprints to the vault. Text past the bound is not fingerprinted:
-/// privileged notes are far smaller, and the bound keeps sealing within its memory budget.
+/// and keeps its first `collectedBytes` in locked memory; `remember` adds that text's fingerprints
+/// to the vault inside the transaction that stores the bundle (or records its seal), so the two
+/// commit together: `put` does both. Text past the bound is not fingerprinted: privileged notes are
+/// far smaller, and the bound keeps sealing within its memory budget.
 public enum PrivilegedFingerprints {
     public static let collectedBytes = 16 << 20
 
@@ -44,11 +45,32 @@ public enum PrivilegedFingerprints {
         compartment.isPrivileged ? try Collector() : nil
     }
 
-    /// Adds the fingerprints of what `collector` gathered to the vault.
-    public static func remember(_ collector: Collector, in vault: UnlockedVault) throws {
-        let index = try FingerprintIndex(key: try vault.leakFingerprintKey(), fingerprints: [])
-        let fingerprints = collector.fingerprints(under: index)
-        try vault.storeLeakFingerprints(fingerprints)
+    /// Adds the fingerprints of what `collector` gathered to the vault, in `transaction`: the one
+    /// that stores the bundle they describe.
+    public static func remember(_ collector: Collector, in transaction: VaultTransaction) throws {
+        let index = try FingerprintIndex(key: try transaction.vault.leakFingerprintKey(), fingerprints: [])
+        try transaction.storeLeakFingerprints(collector.fingerprints(under: index))
+    }
+
+    /// `UnlockedVault.put`, with a privileged document's fingerprints stored in the bundle's own
+    /// transaction: the bundle and its fingerprints commit together or not at all. `beforeCommit`
+    /// runs in that transaction after both are written.
+    public static func put(from input: FileDescriptor, compartment: VaultCompartment, metadata: BundleMetadata,
+                           options: EncryptedBundle.Options = .init(), progress: (UInt64) -> Void = { _ in }, in vault: UnlockedVault,
+                           beforeCommit: (VaultTransaction) throws -> Void = { _ in }) throws -> StoredBundle {
+        let collector = try collector(for: compartment)
+        var options = options
+        if let collector {
+            let observer = options.plaintextObserver
+            options.plaintextObserver = { bytes in
+                observer?(bytes)
+                collector.observe(bytes)
+            }
+        }
+        return try vault.put(from: input, compartment: compartment, metadata: metadata, options: options, progress: progress) { transaction in
+            if let collector { try remember(collector, in: transaction) }
+            try beforeCommit(transaction)
+        }
     }
 
     /// The vault's fingerprints as an index for the leak guard.
