@@ -81,6 +81,11 @@ public final class Database: @unchecked Sendable {
         try statement.forEachRawRow(body)
     }
 
+    /// Set by an open `VaultTransaction` while it holds entries for its batch append: appends them.
+    /// An entry journaled on this connection outside the transaction's own `record` runs it first, so
+    /// the log's order is the order things were recorded in.
+    var appendWaitingEntries: (() throws -> Void)?
+
     /// Whether a transaction is open on this connection (SQLite is out of autocommit mode).
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

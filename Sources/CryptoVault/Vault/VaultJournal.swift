@@ -53,7 +53,21 @@ public struct AuditKeys: Sendable {
 /// command's last write (the audit log makes a signed checkpoint there).
 public protocol VaultJournal: Sendable {
     func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws
+    /// Appends `events` in order, as the same number of single appends would (a `VaultTransaction`
+    /// hands over its entries this way when it commits, so the audit log updates its tree once).
+    func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws
+    /// Throws what `append` would throw for `event` itself (an invalid action, details without keys),
+    /// so that a transaction refuses it where it is recorded, not later at commit.
+    func check(_ event: VaultEvent, keys: AuditKeys?) throws
     func commandFinished(in database: Database, vaultID: [UInt8]) throws
+}
+
+extension VaultJournal {
+    public func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+        for event in events { try append(event, in: database, vaultID: vaultID, keys: keys) }
+    }
+
+    public func check(_ event: VaultEvent, keys: AuditKeys?) throws {}
 }
 
 /// The journal of a vault opened read-only: it has nothing to record, so an entry is refused rather

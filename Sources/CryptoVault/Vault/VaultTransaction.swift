@@ -7,6 +7,12 @@
 /// and there is never a change without its entry nor an entry for a change that did not happen
 /// (SECURITY.md §8, "An operation and its entry").
 ///
+/// Entries are checked when recorded and held until the body returns, then handed to the journal in
+/// one batch append just before the commit (the audit log then updates its Merkle tree and its
+/// checkpoints once per transaction, not once per entry); they are the same entries, in the same
+/// order, as appending each at once would make. The commit that makes the changes durable makes them
+/// durable (one fsync).
+///
 /// A transaction is usable only while its body runs: recording through one kept past the body
 /// throws `.transactionClosed`, because its entry could no longer commit with anything.
 /// Other modules extend this type with their own operations (sealed records, their own tables), so
@@ -18,6 +24,8 @@ public final class VaultTransaction {
     public let database: Database
     private let auditKeys: AuditKeys
     private var isOpen = true
+    /// Entries recorded and not yet appended, in order.
+    private var waiting: [VaultEvent] = []
     /// Sealed records of this transaction (VaultTransaction+SealedRecords.swift): made at first use,
     /// it keeps the record keys it derives and its prepared statements until the transaction ends.
     lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) })
@@ -40,10 +48,25 @@ public final class VaultTransaction {
         guard isOpen else {
             throw CryptoVaultError(.transactionClosed, "an audit entry was recorded through a transaction that has ended; record inside the transaction's body")
         }
-        try vault.vault.journal.append(event, in: database, vaultID: vault.vaultID, keys: auditKeys)
+        try vault.vault.journal.check(event, keys: auditKeys)
+        if waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
+        waiting.append(event)
     }
 
-    func close() { isOpen = false }
+    /// Appends the entries recorded so far to the journal, in this transaction.
+    func appendWaitingEntries() throws {
+        guard !waiting.isEmpty else { return }
+        let events = waiting
+        waiting.removeAll()
+        database.appendWaitingEntries = nil
+        try vault.vault.journal.append(events, in: database, vaultID: vault.vaultID, keys: auditKeys)
+    }
+
+    func close() {
+        isOpen = false
+        waiting.removeAll()
+        database.appendWaitingEntries = nil
+    }
 }
 
 extension UnlockedVault {
@@ -54,7 +77,9 @@ extension UnlockedVault {
             try database.writeTransaction {
                 let transaction = try VaultTransaction(vault: self, database: database)
                 defer { transaction.close() }
-                return try body(transaction)
+                let result = try body(transaction)
+                try transaction.appendWaitingEntries()
+                return result
             }
         }
     }
