@@ -48,9 +48,12 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         var sinceCheckpoint = try checkpointer.map { tree.size - (try $0.lastCheckpointSize(database)) } ?? 0
         var encoded: [UInt8] = []
         var signingKey: AuditKeyChainStore.SigningKey?
+        // The hashing key's pads are made once for the batch, not once per detail.
+        let hasher = try keys.map { try HMACSHA256Key($0.hashingKey) }
         for event in events {
             encoded.removeAll(keepingCapacity: true)
-            try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys).encode(into: &encoded)
+            try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys, hasher: hasher)
+                .encode(into: &encoded)
             try AuditEntry.checkEncodedSize(encoded.count)
             let leafHash = encoded.withUnsafeBytes(MerkleHash.leaf)
             previous = MerkleHash.bytes(leafHash)
@@ -67,6 +70,13 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
             }
         }
         try writer.flush()
+    }
+
+    public func check(_ event: VaultEvent, keys: AuditKeys?) throws {
+        try Self.validate(event)
+        guard event.details.isEmpty || keys != nil else {
+            throw AuditChainError(.invalidEvent, "details can only be recorded while the vault is unlocked")
+        }
     }
 
     public func commandFinished(in database: Database, vaultID: [UInt8]) throws {
@@ -86,21 +96,23 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
     }
 
     func makeEntry(_ event: VaultEvent, seq: UInt64, previousHash: [UInt8], vaultID: [UInt8], deviceID: [UInt8],
-                   keys: AuditKeys?) throws -> AuditEntry {
+                   keys: AuditKeys?, hasher: HMACSHA256Key? = nil) throws -> AuditEntry {
         try Self.validate(event)
-        let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys)
+        let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys, hasher: hasher)
         return AuditEntry(seq: seq, time: clock(), deviceID: deviceID, actor: actor, action: event.action.name,
                           compartmentID: event.compartmentID ?? [], subjectID: event.subjectID ?? [],
                           detailHashes: details.hashes, sealedDetails: details.sealed, previousHash: previousHash)
     }
 
     /// Seals the details under the audit sealing key and hashes each value under the hashing key.
+    /// `hasher` is `keys.hashingKey` made ready for many messages (made here when not given).
     func sealDetails(_ details: [VaultEvent.Detail], seq: UInt64, vaultID: [UInt8],
-                     keys: AuditKeys?) throws -> (hashes: [AuditEntry.DetailHash], sealed: [UInt8]) {
+                     keys: AuditKeys?, hasher: HMACSHA256Key? = nil) throws -> (hashes: [AuditEntry.DetailHash], sealed: [UInt8]) {
         guard !details.isEmpty else { return ([], []) }
         guard let keys else { throw AuditChainError(.invalidEvent, "details can only be recorded while the vault is unlocked") }
         let sorted = details.sorted { $0.name < $1.name }
-        let hashes = sorted.map { AuditEntry.DetailHash(name: $0.name, hash: Self.detailHash(name: $0.name, value: $0.value, key: keys.hashingKey)) }
+        let hasher = try hasher ?? HMACSHA256Key(keys.hashingKey)
+        let hashes = sorted.map { AuditEntry.DetailHash(name: $0.name, hash: Self.detailHash(name: $0.name, value: $0.value, hasher: hasher)) }
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         let sealed = try XChaChaPoly.seal(Self.encodeDetails(sorted), key: keys.sealingKey, nonce: nonce,
                                           authenticating: Self.detailsAssociatedData + vaultID + AuditEntry.bigEndian(seq, width: 8))
@@ -109,7 +121,21 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
 
     /// HMAC-SHA-256(hashing key, name || 0x00 || value): what `vaultctl audit hash` computes for an auditor.
     public static func detailHash(name: String, value: String, key: SecureBytes) -> [UInt8] {
-        HMAC.sha256(key: key, message: Array(name.utf8) + [0] + Array(value.utf8))
+        HMAC.sha256(key: key, message: detailHashMessage(name: name, value: value))
+    }
+
+    /// `detailHash` with the hashing key made ready once (the same tag).
+    static func detailHash(name: String, value: String, hasher: HMACSHA256Key) -> [UInt8] {
+        hasher.tag(detailHashMessage(name: name, value: value))
+    }
+
+    static func detailHashMessage(name: String, value: String) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(name.utf8.count + 1 + value.utf8.count)
+        message += name.utf8
+        message.append(0)
+        message += value.utf8
+        return message
     }
 
     /// u8 count, then per detail: u8 name length, name, u16 value length, value.
