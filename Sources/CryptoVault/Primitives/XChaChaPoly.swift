@@ -41,4 +41,59 @@ public enum XChaChaPoly {
                                   authenticating additionalData: [UInt8] = []) throws -> SecureBytes {
         try construction.openSecret(sealed, key: key, nonce: nonce, additionalData: additionalData)
     }
+
+    // MARK: In place, for small values sealed and opened by the thousand (sealed records)
+
+    /// `seal` writing ciphertext || tag into `output` (exactly `plaintext.count + 16` bytes), with the
+    /// nonce and additional data read where they lie: no intermediate array.
+    package static func seal(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SecureBytes,
+                             nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer) throws {
+        try check(key: key, nonce: nonce)
+        guard output.count == plaintext.count + tagSize, plaintext.count <= construction.maximumMessageSize else {
+            throw CryptoVaultError(.invalidInput, "XChaCha20-Poly1305: the output must be the message's size plus the tag")
+        }
+        let status = key.withUnsafeBytes { key in
+            crypto_aead_xchacha20poly1305_ietf_encrypt(
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                additionalData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(additionalData.count),
+                nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        guard status == 0 else { throw CryptoVaultError(.invalidInput, "XChaCha20-Poly1305: encryption failed") }
+    }
+
+    /// `open` reading ciphertext || tag, nonce and additional data where they lie (a database row's
+    /// buffer). libsodium checks the tag before it decrypts, so a refused message leaves no plaintext.
+    package static func open(_ sealed: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer,
+                             authenticating additionalData: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try check(key: key, nonce: nonce)
+        let refused = CryptoVaultError(.authenticationFailure,
+                                       "XChaCha20-Poly1305: the message is not authentic (altered, or wrong key, nonce or associated data)")
+        guard sealed.count >= tagSize, let input = sealed.baseAddress else { throw refused }
+        var authentic = false
+        let plaintext = [UInt8](unsafeUninitializedCapacity: sealed.count - tagSize) { buffer, initialized in
+            // An empty message has no output: libsodium checks the tag and writes nothing then.
+            authentic = key.withUnsafeBytes { key in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    buffer.isEmpty ? nil : buffer.baseAddress, nil, nil,
+                    input.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                    additionalData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(additionalData.count),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+            }
+            if !authentic, let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+            initialized = buffer.count
+        }
+        guard authentic else { throw refused }
+        return plaintext
+    }
+
+    private static func check(key: SecureBytes, nonce: UnsafeRawBufferPointer) throws {
+        try Sodium.ensureInitialized()
+        guard key.count == keySize else {
+            throw CryptoVaultError(.invalidKeySize, "XChaCha20-Poly1305 needs a \(keySize)-byte key, not \(key.count) bytes")
+        }
+        guard nonce.count == nonceSize, nonce.baseAddress != nil else {
+            throw CryptoVaultError(.invalidNonceSize, "XChaCha20-Poly1305 needs a \(nonceSize)-byte nonce, not \(nonce.count) bytes")
+        }
+    }
 }

@@ -38,6 +38,14 @@ enum SealedRecordCodec {
 
         /// Checks the size bound first, then the version and the key version; the rest is ciphertext.
         init(parsing sealed: [UInt8]) throws {
+            keyVersion = try sealed.withUnsafeBytes(Self.keyVersion(parsing:))
+            tags = Tags(bytes: Array(sealed[5..<21]))
+            nonce = Array(sealed[21..<45])
+        }
+
+        /// The checks of `init(parsing:)`, on bytes where they lie (a database row's buffer), returning
+        /// the key version: all that opening needs before the AEAD.
+        static func keyVersion(parsing sealed: UnsafeRawBufferPointer) throws -> UInt32 {
             guard sealed.count >= SealedRecordCodec.overhead, sealed.count <= SealedRecordCodec.maximumSealedSize else {
                 throw CryptoVaultError(.malformedRecord, "a sealed record must be \(SealedRecordCodec.overhead) to \(SealedRecordCodec.maximumSealedSize) bytes, not \(sealed.count)")
             }
@@ -46,9 +54,7 @@ enum SealedRecordCodec {
             }
             let keyVersion = sealed[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard keyVersion >= 1 else { throw CryptoVaultError(.malformedRecord, "a sealed record's key version must be at least 1") }
-            self.keyVersion = keyVersion
-            tags = Tags(bytes: Array(sealed[5..<21]))
-            nonce = Array(sealed[21..<45])
+            return keyVersion
         }
 
         init(keyVersion: UInt32, tags: Tags, nonce: [UInt8]) {
@@ -87,15 +93,41 @@ enum SealedRecordCodec {
         var bytes: [UInt8] { vault + compartment + row + field }
     }
 
+    /// "vaultctl sealed record tag v1" || 0x00 || u8 k, for k = 0...4 (0 unused).
+    private static let tagPrefixes: [[UInt8]] = (0...4).map { tagLabel + [0x00, UInt8($0)] }
+
     static func tag(_ kind: UInt8, _ data: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(tagLabel + [0x00, kind] + data).prefix(4))
+        // The thread's reused SHA-256 context: a new context per tag costs more than the hash.
+        var digest = [UInt8](repeating: 0, count: SHA256.digestSize)
+        tagPrefixes[Int(kind)].withUnsafeBytes { prefix in
+            data.withUnsafeBytes { data in digest.withUnsafeMutableBytes { SHA256.hash(prefix, data, into: $0) } }
+        }
+        return Array(digest.prefix(4))
     }
 
     static func associatedData(header: [UInt8], identity: SealedRecordIdentity) -> [UInt8] {
+        header.withUnsafeBytes { associatedData(headerBytes: $0, identity: identity) }
+    }
+
+    /// The AD, built in one buffer sized up front.
+    static func associatedData(headerBytes header: UnsafeRawBufferPointer, identity: SealedRecordIdentity) -> [UInt8] {
         let location = identity.location
-        var data = associatedDataLabel + [0x00] + header + identity.vaultID + identity.compartmentID
-        data += lengthPrefixed(Array(location.module.utf8)) + lengthPrefixed(Array(location.table.utf8))
-        data += lengthPrefixed(location.recordID) + lengthPrefixed(Array(location.field.utf8))
+        var data: [UInt8] = []
+        data.reserveCapacity(associatedDataLabel.count + 1 + header.count + identity.vaultID.count + identity.compartmentID.count + 4
+                             + location.module.utf8.count + location.table.utf8.count + location.recordID.count + location.field.utf8.count)
+        data += associatedDataLabel
+        data.append(0x00)
+        data += header
+        data += identity.vaultID
+        data += identity.compartmentID
+        data.append(UInt8(truncatingIfNeeded: location.module.utf8.count))
+        data += location.module.utf8
+        data.append(UInt8(truncatingIfNeeded: location.table.utf8.count))
+        data += location.table.utf8
+        data.append(UInt8(truncatingIfNeeded: location.recordID.count))
+        data += location.recordID
+        data.append(UInt8(truncatingIfNeeded: location.field.utf8.count))
+        data += location.field.utf8
         return data
     }
 
@@ -112,26 +144,50 @@ enum SealedRecordCodec {
         }
         guard identity.keyVersion >= 1 else { throw CryptoVaultError(.unknownKeyVersion, "key version 0 does not exist") }
         let nonce = try nonce ?? SecureRandom.bytes(XChaChaPoly.nonceSize)
+        guard nonce.count == XChaChaPoly.nonceSize else {
+            throw CryptoVaultError(.invalidNonceSize, "XChaCha20-Poly1305 needs a \(XChaChaPoly.nonceSize)-byte nonce, not \(nonce.count) bytes")
+        }
         let header = Header(keyVersion: identity.keyVersion, tags: Tags(identity), nonce: nonce).serialized
-        let sealed = try XChaChaPoly.seal(plaintext, key: recordKey, nonce: nonce,
-                                          authenticating: associatedData(header: header, identity: identity))
-        return header + nonce + sealed
+        let ad = associatedData(header: header, identity: identity)
+        // header || nonce || ciphertext || tag, written in place in one buffer.
+        return try [UInt8](unsafeUninitializedCapacity: overhead + plaintext.count) { buffer, initialized in
+            let output = UnsafeMutableRawBufferPointer(buffer)
+            header.withUnsafeBytes { output.copyMemory(from: $0) }
+            nonce.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: output[headerSize...]).copyMemory(from: $0) }
+            try plaintext.withUnsafeBytes { plaintext in
+                try nonce.withUnsafeBytes { nonce in
+                    try ad.withUnsafeBytes { ad in
+                        try XChaChaPoly.seal(plaintext, into: UnsafeMutableRawBufferPointer(rebasing: output[(headerSize + XChaChaPoly.nonceSize)...]),
+                                             key: recordKey, nonce: nonce, authenticating: ad)
+                    }
+                }
+            }
+            initialized = buffer.count
+        }
     }
 
     /// Opens a sealed record expected at `identity` (whose key version must be the header's: the caller
     /// chose `recordKey` by it). A refusal says which part of the identity differs, or that the
     /// record was altered (`corruptRecord`); no plaintext is returned on any failure.
     static func open(_ sealed: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> [UInt8] {
-        let header = try Header(parsing: sealed)
-        guard header.keyVersion == identity.keyVersion else {
-            throw CryptoVaultError(.corruptRecord, "the sealed record says key version \(header.keyVersion), its row \(identity.keyVersion)")
+        try sealed.withUnsafeBytes { try open(bytes: $0, identity: identity, recordKey: recordKey) }
+    }
+
+    /// `open` of bytes where they lie (a database row's buffer): nothing is copied but the plaintext.
+    static func open(bytes sealed: UnsafeRawBufferPointer, identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> [UInt8] {
+        let keyVersion = try Header.keyVersion(parsing: sealed)
+        guard keyVersion == identity.keyVersion else {
+            throw CryptoVaultError(.corruptRecord, "the sealed record says key version \(keyVersion), its row \(identity.keyVersion)")
         }
-        let ad = associatedData(header: Array(sealed[0..<headerSize]), identity: identity)
+        let ad = associatedData(headerBytes: UnsafeRawBufferPointer(rebasing: sealed[0..<headerSize]), identity: identity)
         do {
-            return try XChaChaPoly.open(Array(sealed[(headerSize + XChaChaPoly.nonceSize)...]), key: recordKey, nonce: header.nonce,
-                                        authenticating: ad)
+            return try ad.withUnsafeBytes { ad in
+                try XChaChaPoly.open(UnsafeRawBufferPointer(rebasing: sealed[(headerSize + XChaChaPoly.nonceSize)...]), key: recordKey,
+                                     nonce: UnsafeRawBufferPointer(rebasing: sealed[headerSize..<(headerSize + XChaChaPoly.nonceSize)]),
+                                     authenticating: ad)
+            }
         } catch let error as CryptoVaultError where error.code == .authenticationFailure {
-            throw diagnosis(header.tags, expected: Tags(identity), location: identity.location)
+            throw diagnosis(Tags(bytes: Array(sealed[5..<headerSize])), expected: Tags(identity), location: identity.location)
         }
     }
 

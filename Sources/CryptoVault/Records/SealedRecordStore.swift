@@ -59,6 +59,18 @@ final class SealedRecordStore {
         }
     }
 
+    /// Calls `body` with the row at `location` (its compartment row, key version and sealed bytes, lent
+    /// from SQLite's row buffer: valid only during the call) and returns its result, or nil if the
+    /// location holds no record.
+    func withRow<Result>(_ location: SealedRecordLocation,
+                         _ body: (_ compartmentRowID: Int64, _ keyVersion: UInt32, _ sealed: UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        var result: Result?
+        try select.get().forEachRawRow(Self.parameters(location)) { row in
+            result = try body(row.integer(at: 0), UInt32(clamping: row.integer(at: 1)), row.blobBytes(at: 2))
+        }
+        return result
+    }
+
     func read(_ location: SealedRecordLocation) throws -> Stored? {
         var found: Stored?
         try select.get().forEachRawRow(Self.parameters(location)) { row in

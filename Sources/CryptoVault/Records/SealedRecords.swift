@@ -82,21 +82,23 @@ final class SealedRecords {
 
     private func openUnrecorded(_ location: SealedRecordLocation, in compartment: VaultCompartment,
                                 access: CompartmentKeyAccess) throws -> [UInt8] {
-        guard let stored = try store.read(location) else {
-            throw CryptoVaultError(.recordNotFound, "no sealed record \(location)")
+        let opened = try store.withRow(location) { compartmentRowID, keyVersion, sealed in
+            // The row's compartment must be the one the caller opens it as: otherwise destroy and retire,
+            // which go by the row, would not account for it.
+            guard compartmentRowID == compartment.rowID else {
+                throw CryptoVaultError(.recordFromAnotherCompartment, "sealed record \(location) belongs to another compartment than '\(compartment.name)'")
+            }
+            let headerVersion = try SealedRecordCodec.Header.keyVersion(parsing: sealed)
+            guard headerVersion == keyVersion else {
+                throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(headerVersion), its row \(keyVersion)")
+            }
+            let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: keyVersion,
+                                                location: location)
+            // Decrypted from SQLite's row buffer: the sealed bytes are not copied.
+            return try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: try key(compartment, keyVersion, access: access))
         }
-        // The row's compartment must be the one the caller opens it as: otherwise destroy and retire,
-        // which go by the row, would not account for it.
-        guard stored.compartmentRowID == compartment.rowID else {
-            throw CryptoVaultError(.recordFromAnotherCompartment, "sealed record \(location) belongs to another compartment than '\(compartment.name)'")
-        }
-        let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: stored.keyVersion,
-                                            location: location)
-        let header = try SealedRecordCodec.Header(parsing: stored.sealed)
-        guard header.keyVersion == stored.keyVersion else {
-            throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(header.keyVersion), its row \(stored.keyVersion)")
-        }
-        return try SealedRecordCodec.open(stored.sealed, identity: identity, recordKey: try key(compartment, stored.keyVersion, access: access))
+        guard let opened else { throw CryptoVaultError(.recordNotFound, "no sealed record \(location)") }
+        return opened
     }
 
     /// The record key of `compartment` at `version`, through `access` (which enforces the privileged
