@@ -34,8 +34,9 @@ let package = Package(
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 
-        // What the test targets share: the vault fixture, the recording journal, hex, the vector loader.
-        .target(name: "TestSupport", dependencies: ["CryptoVault"], path: "Tests/TestSupport"),
+        // What the test targets share: the vault fixtures (TestVault, the audited AuditedVault and
+        // AuditedVaultFixture, the CLI runner and its CLIVault), the recording journal, hex, the one vector loader.
+        .target(name: "TestSupport", dependencies: ["CryptoVault", "AuditChain"], path: "Tests/TestSupport"),
         .testTarget(name: "CryptoVaultTests", dependencies: ["CryptoVault", "TestSupport"]),
         .testTarget(name: "AuditChainTests", dependencies: ["AuditChain", "TestSupport"]),
         .testTarget(name: "PrivilegedSessionTests", dependencies: ["PrivilegedSession", "CryptoVault", "AuditChain", "TestSupport"]),

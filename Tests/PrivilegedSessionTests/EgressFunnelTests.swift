@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 
 /// The audited vault, with payloads that carry identifiers and none.
 private final class EgressFixture: AuditedVaultFixture {

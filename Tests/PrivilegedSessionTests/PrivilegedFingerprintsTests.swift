@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 
 /// Documents sealed into privileged compartments are fingerprinted in the vault, and the egress
 /// funnel catches a payload quoting them, from any compartment.
