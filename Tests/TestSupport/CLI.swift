@@ -1,40 +1,46 @@
 import Foundation
 
 /// Runs the built vaultctl binary as a user would, with files for its output.
-struct CLI {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
+public enum CLI {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+
+        public init(status: Int32, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
     }
 
-    static let binary: String = {
+    /// `VAULTCTL_BIN` (as `make test` sets it), else the debug build in the package.
+    public static let binary: String = {
         if let path = ProcessInfo.processInfo.environment["VAULTCTL_BIN"], !path.isEmpty { return path }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/vaultctl").path
+        return PackageFiles.url(".build/debug/vaultctl").path
     }()
 
     /// Arguments for a vault made with the KDF floor, so tests stay fast.
-    static let fastKDF = ["--kdf-memory-mib", "19", "--kdf-iterations", "2", "--kdf-parallelism", "1"]
+    public static let fastKDF = ["--kdf-memory-mib", "19", "--kdf-iterations", "2", "--kdf-parallelism", "1"]
 
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> Result {
+    public static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> Result {
         let process = try start(arguments, stdin: stdin, environment: environment)
         process.process.waitUntilExit()
         return process.result()
     }
 
-    final class Running {
-        let process: Process
-        let outputPath: String
-        let errorPath: String
+    public final class Running {
+        public let process: Process
+        public let outputPath: String
+        public let errorPath: String
 
-        init(process: Process, outputPath: String, errorPath: String) {
+        public init(process: Process, outputPath: String, errorPath: String) {
             self.process = process
             self.outputPath = outputPath
             self.errorPath = errorPath
         }
 
-        func result() -> Result {
+        public func result() -> Result {
             defer {
                 try? FileManager.default.removeItem(atPath: outputPath)
                 try? FileManager.default.removeItem(atPath: errorPath)
@@ -44,7 +50,7 @@ struct CLI {
         }
     }
 
-    static func start(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
+    public static func start(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
                       executable: String = binary) throws -> Running {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -65,13 +71,13 @@ struct CLI {
 }
 
 /// A temporary folder with a vault made through the CLI, removed afterwards.
-final class CLIVault {
-    let root: String
-    let directory: String
-    let passphraseFile: String
-    static let passphrase = "correct horse battery staple"
+public final class CLIVault {
+    public let root: String
+    public let directory: String
+    public let passphraseFile: String
+    public static let passphrase = "correct horse battery staple"
 
-    init(create: Bool = true) throws {
+    public init(create: Bool = true) throws {
         root = NSTemporaryDirectory() + "vaultctl-test-\(UUID().uuidString)"
         directory = root + "/vault"
         passphraseFile = root + "/passphrase"
@@ -87,22 +93,26 @@ final class CLIVault {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    func write(_ text: String, to path: String) throws {
+    public func write(_ text: String, to path: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
     /// Runs a command on this vault, unlocking with the passphrase file.
-    func run(_ arguments: [String], unlock: Bool = true, stdin: String? = nil) throws -> CLI.Result {
+    public func run(_ arguments: [String], unlock: Bool = true, stdin: String? = nil) throws -> CLI.Result {
         try CLI.run(arguments + ["--vault", directory] + (unlock ? ["--passphrase-file", passphraseFile] : []), stdin: stdin)
     }
 }
 
-struct CLIError: Error { let message: String }
+public struct CLIError: Error {
+    public let message: String
+
+    public init(message: String) { self.message = message }
+}
 
 /// Runs vaultctl on a pseudo-terminal through util-linux `script`, typing `lines` at its prompts
 /// (a pause before each, so the prompt has turned echo off first). Returns everything the terminal showed.
-enum Terminal {
-    static func run(_ arguments: [String], typing lines: [String]) throws -> CLI.Result {
+public enum Terminal {
+    public static func run(_ arguments: [String], typing lines: [String]) throws -> CLI.Result {
         let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let typed = lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
         // With nothing to type, the terminal's input is simply empty ("()" would be a syntax error).
