@@ -1,6 +1,7 @@
 import Foundation
 @testable import Appliance
 import Testing
+import TestSupport
 
 /// The control message encoding (SECURITY.md §10.6): what is encoded parses back to the same
 /// fields, and every malformed message is refused with its reason, never half-read.
@@ -65,9 +66,7 @@ struct ControlMessageVectorTests {
     }
 
     static func load() throws -> Vectors {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: root.appendingPathComponent("testvectors/daemon/control-messages.json"))
-        return try JSONDecoder().decode(Vectors.self, from: data)
+        try PackageFiles.decode("testvectors/daemon/control-messages.json")
     }
 
     static func bytes(_ hex: String) -> [UInt8] {

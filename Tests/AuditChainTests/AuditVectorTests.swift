@@ -2,6 +2,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// Checks the audit log's Swift code against the known-answer files in testvectors/audit/, written by
 /// testvectors/generate.py with the independent implementation testvectors/independent/audit_verifier.py
@@ -387,17 +388,8 @@ enum AuditVectorFile {
         let cases: [[String: Any]]
     }
 
-    /// <repo>/testvectors/audit, found by walking up from this file.
-    static func directory(from file: String = #filePath) throws -> URL {
-        var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-                return url.appendingPathComponent("testvectors/audit")
-            }
-            url.deleteLastPathComponent()
-        }
-        throw Malformed(description: "no Package.swift above \(file)")
-    }
+    /// <repo>/testvectors/audit.
+    static func directory() throws -> URL { PackageFiles.url("testvectors/audit") }
 
     static func load(_ name: String) throws -> File {
         let url = try directory().appendingPathComponent(name)

@@ -12,11 +12,7 @@ import TestSupport
 @Suite("Known-answer vectors for the backup container (testvectors/backup)")
 struct BackupVectorTests {
     static func load() throws -> [String: Any] {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/", !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        let data = try Data(contentsOf: url.appendingPathComponent("testvectors/backup/backup-v2.json"))
+        let data = try Data(contentsOf: PackageFiles.url("testvectors/backup/backup-v2.json"))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 

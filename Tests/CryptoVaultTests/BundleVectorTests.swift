@@ -356,17 +356,8 @@ enum BundleVectors {
         let cases: [[String: Any]]
     }
 
-    /// <repo>/testvectors/bundle, found by walking up from this file.
-    static func directory(from file: String = #filePath) throws -> URL {
-        var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-                return url.appendingPathComponent("testvectors/bundle")
-            }
-            url.deleteLastPathComponent()
-        }
-        throw Malformed(description: "no Package.swift above \(file)")
-    }
+    /// <repo>/testvectors/bundle.
+    static func directory() throws -> URL { PackageFiles.url("testvectors/bundle") }
 
     static func load(_ name: String) throws -> File {
         let url = try directory().appendingPathComponent(name)

@@ -377,18 +377,8 @@ private enum FormatVectors {
 
     struct Malformed: Error, CustomStringConvertible { let description: String }
 
-    /// <repo>/testvectors/vault, found by walking up from this file.
-    static func directory(from file: String = #filePath) throws -> URL {
-        var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-        while url.path != "/" {
-            let candidate = url.appendingPathComponent("testvectors/vault")
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-                return candidate
-            }
-            url.deleteLastPathComponent()
-        }
-        throw Malformed(description: "no Package.swift above \(file)")
-    }
+    /// <repo>/testvectors/vault.
+    static func directory() throws -> URL { PackageFiles.url("testvectors/vault") }
 
     static func load(_ name: String) throws -> [[String: Any]] {
         let url = try directory().appendingPathComponent(name)

@@ -75,15 +75,7 @@ struct SealedRecordVectorTests {
     }
 
     static func load() throws -> File {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            guard url.path != "/" else { throw Malformed(text: "no Package.swift above the test") }
-            url.deleteLastPathComponent()
-        }
-        let data = try Data(contentsOf: url.appendingPathComponent("testvectors/record/records.json"))
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(File.self, from: data)
+        try PackageFiles.decode("testvectors/record/records.json", keys: .convertFromSnakeCase)
     }
 
     static func cases(_ type: String) throws -> [Case] {

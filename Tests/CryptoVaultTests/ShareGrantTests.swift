@@ -180,12 +180,8 @@ struct ShareGrantVector {
 
     let root: [String: Any]
 
-    static func load(from file: String = #filePath) throws -> ShareGrantVector {
-        var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        let path = url.appendingPathComponent("testvectors/peer/share-grant.json").path
+    static func load() throws -> ShareGrantVector {
+        let path = PackageFiles.url("testvectors/peer/share-grant.json").path
         guard let data = FileManager.default.contents(atPath: path),
               let root = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Malformed(description: "missing or unreadable \(path)")

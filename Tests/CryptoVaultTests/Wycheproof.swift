@@ -28,8 +28,7 @@ enum Wycheproof {
     /// Decodes one vector file. Throws when the folder or file is missing or does not match `Group`.
     static func load<Group: Decodable>(_ fileName: String, as _: Group.Type = Group.self) throws -> WycheproofFile<Group> {
         guard let directory else { throw VectorsNotFound(fileName: fileName) }
-        let data = try Data(contentsOf: directory.appendingPathComponent(fileName))
-        return try JSONDecoder().decode(WycheproofFile<Group>.self, from: data)
+        return try PackageFiles.decode(fileAt: directory.appendingPathComponent(fileName))
     }
 
     struct VectorsNotFound: Error, CustomStringConvertible {

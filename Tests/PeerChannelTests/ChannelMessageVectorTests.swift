@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 @testable import PeerChannel
 import Testing
+import TestSupport
 
 /// Checks the message layer against testvectors/peer/channel-messages.json, written by the independent
 /// implementation testvectors/independent/peer_channel_messages.py from SECURITY.md §9.9 alone:
@@ -32,12 +33,8 @@ struct ChannelMessageVectorTests {
         let invalid: [Invalid]
     }
 
-    static let file: File = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("testvectors/peer/channel-messages.json")
-        // A missing or unreadable file must fail the suite, not skip it.
-        return try! JSONDecoder().decode(File.self, from: Data(contentsOf: url))
-    }()
+    // A missing or unreadable file must fail the suite, not skip it.
+    static let file: File = try! PackageFiles.decode("testvectors/peer/channel-messages.json")
 
     static let types: [String: ChannelMessage.MessageType] = ["request": .request, "answer": .answer, "refusal": .refusal, "ready": .ready]
 

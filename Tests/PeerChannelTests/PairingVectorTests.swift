@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 @testable import PeerChannel
 import Testing
+import TestSupport
 
 /// Checks the PeerChannel code against testvectors/peer/pairing.json, written by the independent
 /// implementation testvectors/independent/peer_pairing.py from SECURITY.md §9 alone (which itself
@@ -57,13 +58,7 @@ struct PairingVectorTests {
     private let file: File
 
     init() throws {
-        file = try JSONDecoder().decode(File.self, from: Data(contentsOf: Self.location()))
-    }
-
-    /// <repo>/testvectors/peer/pairing.json, found from this file's place in the repository.
-    private static func location(filePath: String = #filePath) -> URL {
-        URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("testvectors/peer/pairing.json")
+        file = try PackageFiles.decode("testvectors/peer/pairing.json")
     }
 
     @Test func bindingConstants() throws {

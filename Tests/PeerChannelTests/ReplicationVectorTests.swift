@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 @testable import PeerChannel
 import Testing
+import TestSupport
 
 /// Checks the replication messages against testvectors/peer/replication.json, written by the
 /// independent testvectors/independent/replication_messages.py from SECURITY.md §9.13 alone: every
@@ -50,9 +51,7 @@ struct ReplicationVectorTests {
     let file: File
 
     init() throws {
-        let location = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("testvectors/peer/replication.json")
-        file = try JSONDecoder().decode(File.self, from: Data(contentsOf: location))
+        file = try PackageFiles.decode("testvectors/peer/replication.json")
     }
 
     static let malformed = PeerChannelError(.malformedReplicationMessage, "")

@@ -1,6 +1,7 @@
 @testable import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// The published vectors in `shared/vectors/` (CPace and Noise). Where they are: `$VAULT_VECTORS_DIR`
 /// when set, otherwise the first `shared/vectors` found walking up from this source file (the
@@ -24,8 +25,7 @@ enum SharedVectors {
     /// Decodes `relativePath` (e.g. "cpace/ristretto255-sha512-draft21.json") as `T`.
     static func load<T: Decodable>(_ relativePath: String, as _: T.Type = T.self) throws -> T {
         guard let directory else { throw NotFound(path: relativePath) }
-        let data = try Data(contentsOf: directory.appendingPathComponent(relativePath))
-        return try JSONDecoder().decode(T.self, from: data)
+        return try PackageFiles.decode(fileAt: directory.appendingPathComponent(relativePath))
     }
 
     struct NotFound: Error, CustomStringConvertible {

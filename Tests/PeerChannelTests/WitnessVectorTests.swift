@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 @testable import PeerChannel
 import Testing
+import TestSupport
 
 /// The Swift witness against testvectors/witness/cosignatures.json, written from SECURITY.md §9.11 by
 /// testvectors/independent/witness_vectors.py (pure-Python Ed25519): every case is run, and counted.
@@ -39,14 +40,8 @@ struct WitnessVectorTests {
         let conflicts: [Conflict]
     }
 
-    static let file: File = {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("testvectors/witness").path) {
-            directory.deleteLastPathComponent()
-        }
-        let data = try! Data(contentsOf: directory.appendingPathComponent("testvectors/witness/cosignatures.json"))
-        return try! JSONDecoder().decode(File.self, from: data)
-    }()
+    // A missing or unreadable file must fail the suite, not skip it.
+    static let file: File = try! PackageFiles.decode("testvectors/witness/cosignatures.json")
 
     static func bytes(_ hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)

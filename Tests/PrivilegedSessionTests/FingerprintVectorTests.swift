@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 @testable import PrivilegedSession
 import Testing
+import TestSupport
 
 /// Checks the fingerprint code against testvectors/leakguard/fingerprints.json, written by the
 /// independent implementation testvectors/independent/leak_guard_fingerprints.py from SECURITY.md
@@ -31,13 +32,7 @@ struct FingerprintVectorTests {
     }
 
     static func load() throws -> File {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            #expect(url.path != "/", "no Package.swift above \(#filePath)")
-            url.deleteLastPathComponent()
-        }
-        let data = try Data(contentsOf: url.appendingPathComponent("testvectors/leakguard/fingerprints.json"))
-        return try JSONDecoder().decode(File.self, from: data)
+        try PackageFiles.decode("testvectors/leakguard/fingerprints.json")
     }
 
     @Test func everyCaseMatchesTheIndependentImplementation() throws {

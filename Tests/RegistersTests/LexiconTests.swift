@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 @testable import Registers
 
 @Suite struct LexiconTests {
@@ -48,8 +49,7 @@ import Testing
 
     /// docs/registers.md carries the same table as the code, singular and plural.
     @Test func theDocumentedTableIsTheLexicon() throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/registers.md")
+        let docs = PackageFiles.url("docs/registers.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let tableStart = try #require(text.range(of: "| Register | project |"))
         let rows = text[tableStart.lowerBound...].split(separator: "\n").prefix { $0.hasPrefix("|") }.dropFirst(2)

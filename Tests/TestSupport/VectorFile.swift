@@ -9,10 +9,21 @@ public enum PackageFiles {
     /// `path` relative to the package root ("testvectors/record/records.json").
     public static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
 
-    /// Decodes one JSON vector file into `T`: a file that does not match its schema fails to load
-    /// instead of running partly (the one `Decodable` loader of the test targets).
-    public static func decode<T: Decodable>(_ path: String, as _: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: try Data(contentsOf: url(path)))
+    /// Decodes one JSON vector file of the package (`path` relative to its root) into `T`: a file
+    /// that does not match its schema fails to load instead of running partly. The one `Decodable`
+    /// loader of the test targets; `keys` says how the file spells its keys (snake_case ones can
+    /// match camelCase fields with `.convertFromSnakeCase`).
+    public static func decode<T: Decodable>(_ path: String, as type: T.Type = T.self,
+                                            keys: JSONDecoder.KeyDecodingStrategy = .useDefaultKeys) throws -> T {
+        try decode(fileAt: url(path), as: type, keys: keys)
+    }
+
+    /// The same for a file outside the package (the published vectors in `shared/vectors/`).
+    public static func decode<T: Decodable>(fileAt location: URL, as _: T.Type = T.self,
+                                            keys: JSONDecoder.KeyDecodingStrategy = .useDefaultKeys) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = keys
+        return try decoder.decode(T.self, from: try Data(contentsOf: location))
     }
 
     /// A private copy of the vault made by main's vaultctl at d8e0c78 (schema 11: two compartments,
