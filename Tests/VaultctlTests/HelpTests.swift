@@ -57,6 +57,27 @@ struct HelpTests {
         }
     }
 
+    @Test("one name per concept in every command's help: a file written is -o (never --out or --output), a paired device --peer, an address --address (never --listen, --to, --with)")
+    func oneNamePerConcept() throws {
+        for command in try Self.listedCommands() {
+            let words = command.split(separator: " ").map(String.init)
+            let options = try CLI.run(words + ["--help"]).stdout.components(separatedBy: "\n").filter { $0.hasPrefix("  -") }
+                .map { $0.dropFirst(2).split(separator: " ").prefix(2).map(String.init) }
+            for option in options {
+                let (name, value) = (option[0], option.count > 1 ? option[1] : "")
+                #expect(!["--out", "--output", "--listen", "--with"].contains(name), "\(command) lists \(name)")
+                if value == "PEER" { #expect(name == "--peer", "\(command) names a paired device \(name)") }
+                if value == "OUT" { #expect(name == "-o", "\(command) names its output file \(name)") }
+                // The one other address is where LAN announcements are heard, which is not a peer's.
+                if value == "ADDR:PORT" { #expect(["--address", "--announcements"].contains(name), "\(command) names an address \(name)") }
+            }
+        }
+        for command in [["backup"], ["open"], ["get"], ["seal"], ["audit", "export"], ["egress", "check"]] {
+            let help = try CLI.run(command + ["--help"]).stdout
+            #expect(help.contains("\n  -o OUT"), "\(command.joined(separator: " ")) writes a file with -o: \(help)")
+        }
+    }
+
     @Test("global options go before the command too: '--vault D status' is 'status --vault D'")
     func globalOptionsBeforeTheCommand() throws {
         let fixture = try CLIVault()

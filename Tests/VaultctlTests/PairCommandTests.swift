@@ -227,6 +227,16 @@ struct PairCommandTests {
         #expect(try Self.pairedIDs(laptop) == [Self.deviceID(desk)] && Self.pairedIDs(desk) == [Self.deviceID(laptop)])
     }
 
+    @Test("a host name works where an address is taken: pair host listens on localhost:0 and pair join connects to localhost:PORT")
+    func pairingByHostName() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try Self.startHost(desk, ["--address", "localhost:0"])
+        let port = try #require(host.address.split(separator: ":").last)
+        let joined = try Self.join(laptop, "localhost:\(port)", code: host.code)
+        #expect(joined.status == 0 && host.finish().status == 0, "\(joined.stderr)")
+        #expect(try Self.pairedIDs(laptop) == [Self.deviceID(desk)])
+    }
+
     @Test("the older spellings still work: 'pair host --listen' and the address as pair join's argument; both forms at once are refused")
     func olderSpellingsStillWork() throws {
         let desk = try CLIVault(), laptop = try CLIVault()
