@@ -6,6 +6,12 @@ extension AuditAction {
     public static let replicaReceive = AuditAction("replica.receive")
     public static let replicaReturn = AuditAction("replica.return")
 
+    public static let vaultCopySend = AuditAction("vaultcopy.send")
+    public static let vaultCopyReceive = AuditAction("vaultcopy.receive")
+    public static let vaultCopyRefuse = AuditAction("vaultcopy.refuse")
+    public static let vaultCopyHandover = AuditAction("vaultcopy.handover")
+    public static let vaultCopyHandoverFailed = AuditAction("vaultcopy.handover-failed")
+
     public static let auditCosigned = AuditAction("audit.cosigned")
     public static let auditWitnessFailed = AuditAction("audit.witness-failed")
     public static let witnessCosign = AuditAction("witness.cosign")

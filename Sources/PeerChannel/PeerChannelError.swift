@@ -166,6 +166,21 @@ public enum PeerChannelErrorCode: String, Sendable {
     /// The clearance the egress funnel gave is not for the bytes about to be sent (another
     /// destination, compartment, size or digest): nothing was sent (SECURITY.md §10.5).
     case egressNotCleared
+
+    // MARK: Whole-vault copies (SECURITY.md §13.6)
+    /// A whole-vault copy failed the keyless check (container, public record, audit log), or its
+    /// log does not extend the copy already kept, or it is not the copy its offer described.
+    case vaultCopyRefused
+    /// A whole-vault copy older than the one kept (its audit log is shorter): refused.
+    case vaultCopyRollback
+    /// A whole-vault copy longer than this device keeps for one peer.
+    case vaultCopyTooLarge
+    /// No whole-vault copy is kept for that device.
+    case vaultCopyNotFound
+    /// A chunk of a whole-vault copy out of order, or with no offer before it.
+    case vaultCopyOutOfOrder
+    /// The copy arrived with another SHA-256 than announced.
+    case vaultCopyDigestMismatch
 }
 
 extension PeerChannelError {

@@ -116,12 +116,17 @@ struct EgressClearanceGuardTests {
         let replicator = try #require(peerChannel.first { $0.path.hasSuffix("/Replicator.swift") })
         #expect(replicator.text.contains("public init(vault: UnlockedVault, channel: ChannelRequesting, clearing: any EgressClearing)"))
         #expect(!replicator.text.contains("public init(vault: UnlockedVault, channel: ChannelRequesting)"))
+        let copySender = try #require(peerChannel.first { $0.path.hasSuffix("/VaultCopySender.swift") })
+        #expect(copySender.text.contains("public init(vault: UnlockedVault, channel: ChannelRequesting, clearing: any EgressClearing)"))
         let sender = try #require(peerChannel.first { $0.path.hasSuffix("/ShareSender.swift") })
         #expect(sender.text.contains("over channel: ChannelRequesting, clearing: any EgressClearing) throws -> ShareGrant"))
-        // The wire kinds that carry a bundle's ciphertext or a grant are sent from those two files only.
-        for kind in ["ReplicationWire.chunkKind", "ReplicationWire.announceKind", "ShareGrantService.grantKind"] {
+        // The wire kinds that carry a bundle's ciphertext, a whole-vault copy or a grant are sent from
+        // those three files only.
+        for kind in ["ReplicationWire.chunkKind", "ReplicationWire.announceKind", "ShareGrantService.grantKind",
+                     "VaultCopyWire.offerKind", "VaultCopyWire.chunkKind"] {
             let senders = peerChannel.filter { $0.text.contains("request(\(kind)") || $0.text.contains("requests(\(kind)") }.map(\.path)
-            #expect(senders.allSatisfy { $0.hasSuffix("/Replicator.swift") || $0.hasSuffix("/ShareSender.swift") }, "\(kind): \(senders)")
+            #expect(senders.allSatisfy { $0.hasSuffix("/Replicator.swift") || $0.hasSuffix("/ShareSender.swift") || $0.hasSuffix("/VaultCopySender.swift") },
+                    "\(kind): \(senders)")
         }
     }
 }

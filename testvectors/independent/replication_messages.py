@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An independent encoder and strict parser of the replication messages of SECURITY.md §9.13, written
+"""An independent encoder and strict parser of the replication messages of SECURITY.md §9.13 and the
+whole-vault copy messages of §13.6 (vaultcopy.offer, vaultcopy.chunk, the handover header), written
 from that section alone; it shares no code with the Swift implementation and needs only the standard
 library. It writes testvectors/peer/replication.json: for each message, encodings of fixed fields
 (which the Swift code must produce and parse back to the same fields) and malformed bodies (which
@@ -23,6 +24,10 @@ MAX_BODY = 4 * 1024 * 1024
 CHUNK_HEADER = 16 + 8
 PAGE_SIZE = 16384
 ENTRY_SIZE = 16 + 8 + 8 + 32
+OFFER_SIZE = 16 + 8 + 32 + 8 + 32
+BACKUP_HEADER_SIZE = 48
+VAULT_COPY_CHUNK_HEADER = 8
+HANDOVER_HEADER_SIZE = 16 + OFFER_SIZE
 
 
 class Malformed(Exception):
@@ -67,6 +72,18 @@ def chunk(bundle_id, offset, data):
 
 def fetch(vault_id, bundle_id, offset, count):
     return vault_id + bundle_id + u64(offset) + u32(count)
+
+
+def vault_copy_offer(vault_id, entries, last_leaf, length, sha256):
+    return vault_id + u64(entries) + last_leaf + u64(length) + sha256
+
+
+def vault_copy_chunk(offset, data):
+    return u64(offset) + data
+
+
+def handover_header(source_device_id, offer):
+    return source_device_id + offer
 
 
 def next_first(last):
@@ -135,6 +152,30 @@ def parse_received(body, length):
     if received > length:
         raise Malformed("range")
     return received
+
+
+def parse_vault_copy_offer(body):
+    if len(body) != OFFER_SIZE:
+        raise Malformed("length")
+    entries, length = struct.unpack(">Q", body[16:24])[0], struct.unpack(">Q", body[56:64])[0]
+    if entries < 1 or length < BACKUP_HEADER_SIZE:
+        raise Malformed("range")
+    return body[:16], entries, body[24:56], length, body[64:]
+
+
+def parse_vault_copy_chunk(body):
+    if not VAULT_COPY_CHUNK_HEADER < len(body) <= MAX_BODY:
+        raise Malformed("length")
+    offset = struct.unpack(">Q", body[:8])[0]
+    if offset + len(body) - VAULT_COPY_CHUNK_HEADER > (1 << 64) - 1:
+        raise Malformed("overflow")
+    return offset, body[VAULT_COPY_CHUNK_HEADER:]
+
+
+def parse_handover_header(body):
+    if len(body) != HANDOVER_HEADER_SIZE:
+        raise Malformed("length")
+    return (body[:16],) + parse_vault_copy_offer(body[16:])
 
 
 def refused(parse, *args):
@@ -219,6 +260,43 @@ def build():
                 for length, value in ((70_123, 0), (70_123, 70_123), (9_437_600, 4_194_280))]
     bad_received = [("more than the length", 100, u64(101)), ("seven bytes", 100, u64(5)[1:]), ("nine bytes", 100, u64(5) + b"\x00")]
 
+    offers = []
+    for i, (entries, length) in enumerate(((1, BACKUP_HEADER_SIZE), (15, 205_433), ((1 << 64) - 1, (1 << 64) - 1))):
+        leaf, sha = fixed("offer leaf %d" % i, 32), fixed("offer sha %d" % i, 32)
+        body = vault_copy_offer(vault, entries, leaf, length, sha)
+        assert parse_vault_copy_offer(body) == (vault, entries, leaf, length, sha)
+        offers.append({"vault_id": vault.hex(), "entries": entries, "last_leaf_hash": leaf.hex(), "length": length,
+                       "sha256": sha.hex(), "encoded": body.hex()})
+    o = bytes.fromhex(offers[1]["encoded"])
+    bad_offers = [("one byte short", o[:-1]), ("one byte over", o + b"\x00"),
+                  ("no entries", vault_copy_offer(vault, 0, fixed("x", 32), 205_433, fixed("y", 32))),
+                  ("shorter than a backup header", vault_copy_offer(vault, 15, fixed("x", 32), BACKUP_HEADER_SIZE - 1, fixed("y", 32)))]
+
+    copy_chunks = []
+    for offset, data in ((0, fixed("copy chunk 0", 40)), (4_194_296, b"\x5a"), ((1 << 64) - 4, b"\x01\x02\x03")):
+        body = vault_copy_chunk(offset, data)
+        assert parse_vault_copy_chunk(body) == (offset, data)
+        copy_chunks.append({"offset": offset, "data": data.hex(), "encoded": body.hex()})
+    bad_copy_chunks = [("no data", vault_copy_chunk(0, b"")), ("shorter than its header", u64(0)[:7]),
+                       ("offset plus data overflows", vault_copy_chunk((1 << 64) - 2, b"\x00\x00"))]
+    assert refused(parse_vault_copy_chunk, bytes(MAX_BODY + 1)) and not refused(parse_vault_copy_chunk, bytes(MAX_BODY))
+
+    source = fixed("source device id", 16)
+    headers = []
+    for offer in offers[:2]:
+        body = handover_header(source, bytes.fromhex(offer["encoded"]))
+        assert parse_handover_header(body)[0] == source
+        headers.append({"source_device_id": source.hex(), "offer": offer["encoded"], "encoded": body.hex()})
+    h = bytes.fromhex(headers[1]["encoded"])
+    bad_headers = [("one byte short", h[:-1]), ("one byte over", h + b"\x00"),
+                   ("an offer with no entries", handover_header(source, bad_offers[2][1]))]
+
+    for reason, body in bad_offers:
+        assert refused(parse_vault_copy_offer, body), reason
+    for reason, body in bad_copy_chunks:
+        assert refused(parse_vault_copy_chunk, body), reason
+    for reason, body in bad_headers:
+        assert refused(parse_handover_header, body), reason
     for reason, first, body in bad_pages:
         assert refused(parse_page, body, first), reason
     for reason, body in bad_announcements:
@@ -231,8 +309,8 @@ def build():
         assert refused(parse_received, body, length), reason
 
     return {
-        "description": "Replication messages of SECURITY.md §9.13, from testvectors/independent/replication_messages.py. "
-                       "Every 'invalid' body must be refused as malformedReplicationMessage.",
+        "description": "Replication messages of SECURITY.md §9.13 and whole-vault copy messages of §13.6, "
+                       "from testvectors/independent/replication_messages.py. Every 'invalid' body must be refused as malformedReplicationMessage.",
         "maximum_body_length": MAX_BODY,
         "inventory_page_size": PAGE_SIZE,
         "inventory_requests": inv_requests,
@@ -245,6 +323,9 @@ def build():
         "fetches": {"valid": fetches, "invalid": [{"reason": r, "encoded": b.hex()} for r, b in bad_fetches]},
         "received": {"valid": received, "invalid": [{"reason": r, "length": length, "encoded": b.hex()}
                                                     for r, length, b in bad_received]},
+        "vault_copy_offers": {"valid": offers, "invalid": [{"reason": r, "encoded": b.hex()} for r, b in bad_offers]},
+        "vault_copy_chunks": {"valid": copy_chunks, "invalid": [{"reason": r, "encoded": b.hex()} for r, b in bad_copy_chunks]},
+        "handover_headers": {"valid": headers, "invalid": [{"reason": r, "encoded": b.hex()} for r, b in bad_headers]},
     }
 
 
