@@ -22,6 +22,7 @@ enum Dispatcher {
         DeviceCommand.command, DeviceCommand.rename, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
         PeerChannelCommands.ping, PeerChannelCommands.discover, ReplicationCommands.replicate, ReplicationCommands.restore,
         BackupCommands.backup, BackupCommands.verify, BackupCommands.restore,
+        RecoverCommand.recover, RecoverCommand.push, RecoverCommand.host,
         DemoCommand.command,
     ]
 

@@ -93,7 +93,8 @@ extension ExitCode {
         case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
         case .unpinnedPeer, .unknownToPeer, .replicationSourceUnpaired: self = .authenticationFailed
         case .replicaTooLarge, .replicaQuotaExceeded, .egressNotCleared: self = .refused
-        case .replicaNotFound: self = .noInput
+        case .replicaNotFound, .vaultCopyNotFound: self = .noInput
+        case .vaultCopyRollback, .vaultCopyTooLarge: self = .refused
         case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         // A witness refused the log (a rollback, a fork, another log) or its cosignature does not verify.
         case .checkpointRollback, .checkpointFork, .inconsistentCheckpoint, .keyChainBroken, .checkpointSignatureInvalid,

@@ -22,6 +22,7 @@ struct JSONOutputTests {
         "replicate": ["--peer", "desk", "--address", "127.0.0.1:9"],
         "restore": ["--peer", "desk", "--address", "127.0.0.1:9"],
         "peers ping": ["--peer", "desk", "--address", "127.0.0.1:9"],
+        "recover push": ["--peer", "desk", "--address", "127.0.0.1:9"],
     ]
 
     /// Keys in one style: lower snake_case. The names under `details` and `detail_hashes` are the
@@ -177,6 +178,18 @@ struct JSONOutputTests {
             let words = command.split(separator: " ").map(String.init)
             let result = try vault.run(words + arguments.map { $0 == "desk" ? deskFingerprint : $0 } + ["--json"])
             #expect(result.status == 74 && !result.stderr.contains("has no JSON output"), "\(command) --json: \(result.status) \(result.stderr)")
+        }
+        // Recovery from a keeper (RecoverFromPeerTests parses both documents): here, that --json passes
+        // the parser and the command fails for its own reason: no copy kept, nothing listening.
+        try walk("recover host") {
+            let result = try vault.run(["recover", "host", "--peer", deskFingerprint, "--address", "127.0.0.1:0", "--json"])
+            #expect(result.status == 66 && result.stderr.contains("keeps no whole-vault copy"), "recover host --json: \(result.stderr)")
+        }
+        try walk("recover") {
+            try vault.write("AAAAA-BBBBB\n", to: root + "/recovery-code")
+            let result = try CLI.run(["recover", "--from", "127.0.0.1:9", "--into", root + "/recovered", "--code-file", root + "/recovery-code",
+                                      "--passphrase-file", vault.passphraseFile, "--json"])
+            #expect(result.status == 74 && !result.stderr.contains("has no JSON output"), "recover --json: \(result.status) \(result.stderr)")
         }
         try walk("peers revoke") { try Self.json(vault, ["peers", "revoke", "--peer", deskFingerprint]) }
 

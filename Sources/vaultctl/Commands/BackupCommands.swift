@@ -93,33 +93,46 @@ enum BackupCommands {
             "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",
         ]) { arguments in
             let target = try arguments.required("--into")
-            if FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(Vault.databaseName)) {
-                throw CommandError(message: "\(target) already holds a vault; refusing to overwrite it", exitCode: .cannotCreate)
-            }
-            let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
-            guard contents.isEmpty else { throw CommandError(message: "\(target) is not empty; restore into a new folder", exitCode: .cannotCreate) }
-            let (parent, name) = try splitTarget(target)
-            let staging = (parent as NSString).appendingPathComponent(".restoring-\(getpid())-\(name)")
-            try? FileManager.default.removeItem(atPath: staging)
-            removeAbandonedStaging(in: parent, for: name)
-            guard mkdir(staging, 0o700) == 0 else { throw CommandError(message: "cannot create \(staging): \(String(cString: strerror(errno)))", exitCode: .ioError) }
-            let summary: BackupSummary
-            do {
-                summary = try checkedExtract(arguments.positionals[0], into: staging, durable: true,
-                                             credential: { try Credentials.credential(from: arguments) }).summary
-                try recordRestore(in: staging)
-                if FileManager.default.fileExists(atPath: target) { rmdir(target) }
-                guard rename(staging, target) == 0 else {
-                    throw CommandError(message: "cannot move the restored vault to \(target): \(String(cString: strerror(errno)))", exitCode: .cannotCreate)
-                }
-                try DurableFile.syncDirectory(parent)
-            } catch {
-                try? FileManager.default.removeItem(atPath: staging)
-                throw error
-            }
+            try requireNewFolder(target)
+            let summary = try restore(arguments.positionals[0], into: target, credential: { try Credentials.credential(from: arguments) },
+                                      finishing: recordRestore(in:))
             if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
         }
+
+    /// Refuses a DIR that holds a vault or anything else: a restore never overwrites.
+    static func requireNewFolder(_ target: String) throws {
+        if FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(Vault.databaseName)) {
+            throw CommandError(message: "\(target) already holds a vault; refusing to overwrite it", exitCode: .cannotCreate)
+        }
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
+        guard contents.isEmpty else { throw CommandError(message: "\(target) is not empty; restore into a new folder", exitCode: .cannotCreate) }
+    }
+
+    /// Checks the backup at `path` and writes it durably into a private staging folder beside
+    /// `target`; `finishing` records in the staged vault and closes it; only then does the staging
+    /// folder take `target`'s name (§13.3). Shared by restore-backup and recover.
+    static func restore(_ path: String, into target: String, credential: () throws -> UnlockCredential?,
+                        finishing: (String) throws -> Void) throws -> BackupSummary {
+        let (parent, name) = try splitTarget(target)
+        let staging = (parent as NSString).appendingPathComponent(".restoring-\(getpid())-\(name)")
+        try? FileManager.default.removeItem(atPath: staging)
+        removeAbandonedStaging(in: parent, for: name)
+        guard mkdir(staging, 0o700) == 0 else { throw CommandError(message: "cannot create \(staging): \(String(cString: strerror(errno)))", exitCode: .ioError) }
+        do {
+            let summary = try checkedExtract(path, into: staging, durable: true, credential: credential).summary
+            try finishing(staging)
+            if FileManager.default.fileExists(atPath: target) { rmdir(target) }
+            guard rename(staging, target) == 0 else {
+                throw CommandError(message: "cannot move the restored vault to \(target): \(String(cString: strerror(errno)))", exitCode: .cannotCreate)
+            }
+            try DurableFile.syncDirectory(parent)
+            return summary
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw error
+        }
+    }
 
     /// DIR's parent folder and its own name, split by hand: Foundation's deletingLastPathComponent
     /// traps on a one-component relative path ("restored") in this toolchain.
