@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 @testable import PeerChannel
 import Testing
+import TestSupport
 
 /// Checks the whole-vault copy messages (SECURITY.md §13.6) against testvectors/peer/replication.json,
 /// written by the independent testvectors/independent/replication_messages.py: every valid case must
@@ -25,9 +26,7 @@ struct VaultCopyVectorTests {
     let file: File
 
     init() throws {
-        let location = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("testvectors/peer/replication.json")
-        file = try JSONDecoder().decode(File.self, from: Data(contentsOf: location))
+        file = try PackageFiles.decode("testvectors/peer/replication.json")
     }
 
     static let malformed = PeerChannelError(.malformedReplicationMessage, "")

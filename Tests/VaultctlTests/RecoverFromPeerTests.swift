@@ -204,6 +204,32 @@ struct RecoverFromPeerTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: owner.laptop.root).allSatisfy { !$0.hasPrefix(".re") })
     }
 
+    @Test("a copy of another history is refused: the vault restored from an older backup and then changed offers a longer log that does not extend the kept one (vaultCopyRefused), and the kept copy stays")
+    func anotherHistoryIsRefused() throws {
+        let owner = try Self.owner()
+        let older = owner.laptop.root + "/older.vaultbackup"
+        #expect(try owner.laptop.run(["backup", "-o", older]).status == 0)
+        let fork = owner.laptop.root + "/fork"
+        let restored = try CLI.run(["restore-backup", older, "--into", fork, "--passphrase-file", owner.laptop.passphraseFile])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        for index in 0..<8 {
+            let created = try CLI.run(["compartment", "create", "Fork \(index)", "--register", "general", "--vault", fork,
+                                       "--passphrase-file", owner.laptop.passphraseFile])
+            #expect(created.status == 0, "\(created.stderr)")
+        }
+        try Self.withKeeperServing(owner) { address in
+            let pushed = try Self.push(owner, address)
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+            let kept = try Self.keptCopies(owner)
+            // The fork has the same device keys, so the keeper knows it; its log is longer but another.
+            let forked = try CLI.run(["recover", "push", "--peer", owner.deskID, "--address", address, "--vault", fork,
+                                      "--passphrase-file", owner.laptop.passphraseFile])
+            #expect(forked.status == 65, "\(forked.stderr)")
+            #expect(forked.stderr.contains("does not extend the kept copy's (another history)"), "\(forked.stderr)")
+            #expect(try Self.keptCopies(owner) == kept)
+        }
+    }
+
     @Test("the keeper replaces its copy only with a newer one: an older backup offered after a newer copy is refused as a rollback (vaultcopy.refuse on the keeper) and the newer copy stays")
     func anOlderCopyIsRefused() throws {
         let owner = try Self.owner()
