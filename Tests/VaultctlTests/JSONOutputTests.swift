@@ -187,7 +187,7 @@ struct JSONOutputTests {
         }
         try walk("recover") {
             try vault.write("AAAAA-BBBBB\n", to: root + "/recovery-code")
-            let result = try CLI.run(["recover", "--from", "127.0.0.1:9", "--into", root + "/recovered", "--code-file", root + "/recovery-code",
+            let result = try CLI.run(["recover", "--address", "127.0.0.1:9", "--into", root + "/recovered", "--code-file", root + "/recovery-code",
                                       "--passphrase-file", vault.passphraseFile, "--json"])
             #expect(result.status == 74 && !result.stderr.contains("has no JSON output"), "recover --json: \(result.status) \(result.stderr)")
         }

@@ -73,8 +73,10 @@ struct RecoverFromPeerTests {
     }
 
     /// `recover --from` on a fresh machine: no vault, only the passphrase file; the code on stdin.
-    static func recover(_ owner: Owner, from address: String, code: String, into target: String, _ extra: [String] = []) throws -> CLI.Result {
-        try CLI.run(["recover", "--from", address, "--into", target, "--code-file", "-", "--passphrase-file", owner.laptop.passphraseFile] + extra,
+    /// `--from` is the spelling, the same option as `--address` (the help's).
+    static func recover(_ owner: Owner, from address: String, code: String, into target: String, _ extra: [String] = [],
+                        addressOption: String = "--from") throws -> CLI.Result {
+        try CLI.run(["recover", addressOption, address, "--into", target, "--code-file", "-", "--passphrase-file", owner.laptop.passphraseFile] + extra,
                     stdin: code + "\n")
     }
 
@@ -112,7 +114,7 @@ struct RecoverFromPeerTests {
         let target = owner.laptop.root + "/rebuilt"
         let host = try Self.startHost(owner, json: true)
         defer { kill(host.running.process.processIdentifier, SIGKILL) }
-        let recovered = try Self.recover(owner, from: host.address, code: host.code, into: target, ["--json"])
+        let recovered = try Self.recover(owner, from: host.address, code: host.code, into: target, ["--json"], addressOption: "--address")
         #expect(recovered.status == 0, "\(recovered.stderr)")
         let rebuilt = try ReplicationCommandTests.json(recovered)
         #expect(rebuilt["vault"] as? String == target && rebuilt["bundles"] as? Int == 1 && JSONOutputTests.badKeys(rebuilt).isEmpty, "\(rebuilt)")

@@ -76,8 +76,9 @@ enum RecoverCommand {
         }
 
     static let recover = Command("recover", synopsis: "rebuild a lost vault from the copy a paired device keeps (asks for its code)",
-                                 usage: "--from ADDR:PORT --into DIR", about: """
-        On a fresh machine: connects to 'vaultctl recover host' at ADDR:PORT, asks for the code it
+                                 usage: "--address ADDR:PORT --into DIR", about: """
+        On a fresh machine: connects to 'vaultctl recover host' at ADDR:PORT (--address, or --from
+        as the same option), asks for the code it
         shows (on the terminal, or the first line of --code-file; never on the command line),
         receives the whole-vault copy over the channel that code authenticates, then restores it
         into DIR exactly as 'vaultctl restore-backup' does, with the vault's passphrase (or recovery
@@ -85,12 +86,12 @@ enum RecoverCommand {
         the database against the audit log, and every bundle under its compartment key. DIR must not
         hold a vault; it appears only complete. The restored vault's audit log records
         vault.recover, and the keeper's records the handover.
-        """, options: Credentials.options + [Option("--from", value: "ADDR:PORT", "where 'vaultctl recover host' listens"),
+        """, options: Credentials.options + [Option("--address", value: "ADDR:PORT", "where 'vaultctl recover host' listens", aliases: ["--from"]),
                                              Option("--into", value: "DIR", "the new vault folder"),
                                              Option("--code-file", value: "PATH", "read the recovery code from the first line of PATH (- for stdin)")],
-        json: true, examples: ["vaultctl recover --from 192.168.1.20:7420 --into ~/clinic-vault",
-                               "vaultctl recover --from 192.168.1.20:7420 --into ~/clinic-vault --recovery-key-file key.txt"]) { arguments in
-            let address = try SocketAddress(parsing: try arguments.required("--from"))
+        json: true, examples: ["vaultctl recover --address 192.168.1.20:7420 --into ~/clinic-vault",
+                               "vaultctl recover --address 192.168.1.20:7420 --into ~/clinic-vault --recovery-key-file key.txt"]) { arguments in
+            let address = try SocketAddress(parsing: try arguments.required("--address"))
             let target = try arguments.required("--into")
             try BackupCommands.requireNewFolder(target)
             let (parent, name) = try BackupCommands.splitTarget(target)
