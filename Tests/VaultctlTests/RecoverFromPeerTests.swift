@@ -159,6 +159,22 @@ struct RecoverFromPeerTests {
         #expect(keeper.filter { $0 == "vaultcopy.handover-failed" }.count == 1 && keeper.contains("vaultcopy.handover"))
     }
 
+    @Test("a lost device's pairing revoked on the keeper after its copy was kept: recover host still hands the copy over by its fingerprint")
+    func aRevokedDevicesCopyIsStillHandedOver() throws {
+        let owner = try Self.owner()
+        try Self.withKeeperServing(owner) { address in
+            let pushed = try Self.push(owner, address)
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+        }
+        let revoked = try owner.desk.run(["peers", "revoke", "--peer", owner.laptopID])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        let host = try Self.startHost(owner)
+        defer { kill(host.running.process.processIdentifier, SIGKILL) }
+        let recovered = try Self.recover(owner, from: host.address, code: host.code, into: owner.laptop.root + "/rebuilt")
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(host.finish().status == 0)
+    }
+
     @Test("three wrong codes kill the recovery code: the keeper stops (exit 2, the code is dead) with three failures audited, and hands nothing over")
     func threeWrongCodesKillTheCode() throws {
         let owner = try Self.owner()

@@ -67,21 +67,24 @@ public struct VaultCopyHandover {
 
     public let vault: UnlockedVault
     public let keys: DeviceKeys
-    /// The device whose copy is handed over.
-    public let source: DeviceProfile
+    /// The device whose copy is handed over (by id: a lost device's pairing may have been revoked
+    /// since its copy was kept, and the copy is still its owner's to get back).
+    public let sourceDeviceID: [UInt8]
     public private(set) var lease: PairingCodeLease
 
-    public init(vault: UnlockedVault, keys: DeviceKeys, source: DeviceProfile, lease: PairingCodeLease) {
+    public init(vault: UnlockedVault, keys: DeviceKeys, sourceDeviceID: [UInt8], lease: PairingCodeLease) {
         self.vault = vault
         self.keys = keys
-        self.source = source
+        self.sourceDeviceID = sourceDeviceID
         self.lease = lease
     }
 
-    /// The copy kept for `source`, or why there is none.
-    public static func keptCopy(in vault: UnlockedVault, for source: DeviceProfile) throws -> String {
-        guard let held = VaultCopyStore(vaultDirectory: vault.vault.directory).held(for: source.deviceID) else {
-            throw PeerChannelError(.vaultCopyNotFound, "this vault keeps no whole-vault copy of \(source.name) (\(source.fingerprint))")
+    var sourceFingerprint: String { DeviceProfile.fingerprint(of: sourceDeviceID) }
+
+    /// The copy kept for the device `sourceDeviceID`, or why there is none.
+    public static func keptCopy(in vault: UnlockedVault, for sourceDeviceID: [UInt8]) throws -> String {
+        guard let held = VaultCopyStore(vaultDirectory: vault.vault.directory).held(for: sourceDeviceID) else {
+            throw PeerChannelError(.vaultCopyNotFound, "this vault keeps no whole-vault copy of \(DeviceProfile.fingerprint(of: sourceDeviceID))")
         }
         return held.path
     }
@@ -99,14 +102,14 @@ public struct VaultCopyHandover {
             if usedCode { lease.recordFailure() }
             try? connection.writeFrame(PairingWire.refusal(for: error.code))
             try? vault.record(VaultEvent(.vaultCopyHandoverFailed, details: [
-                .init("peer", source.fingerprint), .init("recipient", connection.peer.description), .init("reason", error.code.rawValue)]))
+                .init("peer", sourceFingerprint), .init("recipient", connection.peer.description), .init("reason", error.code.rawValue)]))
             throw error
         }
     }
 
     private func attempt(_ connection: TCPConnection, usedCode: inout Bool) throws -> VaultCopyHandoverResult {
         try lease.checkUsable()
-        let path = try Self.keptCopy(in: vault, for: source)
+        let path = try Self.keptCopy(in: vault, for: sourceDeviceID)
         let opening = try PairingWire.parseOpening(try PairingWire.receive(from: connection))
         let (reply, cpaceKeys) = try CPaceResponder.respond(
             to: opening.cpaceMessage, password: lease.code.canonicalBytes, channelIdentifier: VaultCopyHandoverBinding.channelIdentifier,
@@ -132,7 +135,7 @@ public struct VaultCopyHandover {
         guard receipt == header.offer.sha256 else {
             throw PeerChannelError(.vaultCopyDigestMismatch, "the recipient received the copy with another SHA-256 than sent")
         }
-        try vault.record(VaultEvent(.vaultCopyHandover, details: VaultCopyService.details(peer: source, offer: header.offer) + [
+        try vault.record(VaultEvent(.vaultCopyHandover, details: VaultCopyService.details(fingerprint: sourceFingerprint, offer: header.offer) + [
             .init("recipient", connection.peer.description), .init("recipient_key", ByteEncoding.hex(recipientKey))]))
         return VaultCopyHandoverResult(header: header, recipient: connection.peer, recipientKey: recipientKey)
     }
@@ -141,13 +144,13 @@ public struct VaultCopyHandover {
     /// keeper does not check the copy again: the recipient checks everything, with the key.
     private func header(of path: String) throws -> VaultCopyHandoverHeader {
         let store = VaultCopyStore(vaultDirectory: vault.vault.directory)
-        guard let held = store.held(for: source.deviceID), held.path == path,
+        guard let held = store.held(for: sourceDeviceID), held.path == path,
               let length = try FileDescriptor.openForReading(path).regularFileSize() else {
-            throw PeerChannelError(.vaultCopyNotFound, "the copy kept for \(source.fingerprint) changed while it was being handed over")
+            throw PeerChannelError(.vaultCopyNotFound, "the copy kept for \(sourceFingerprint) changed while it was being handed over")
         }
         let offer = VaultCopyOffer(vaultID: try store.vaultID(of: held), entries: held.entries, lastLeafHash: held.lastLeafHash,
                                    length: length, sha256: try VaultCopyCheck.sha256(of: path))
-        return VaultCopyHandoverHeader(sourceDeviceID: source.deviceID, offer: offer)
+        return VaultCopyHandoverHeader(sourceDeviceID: sourceDeviceID, offer: offer)
     }
 
     private func sendData(of path: String, length: UInt64, over connection: TCPConnection, _ transport: inout NoiseTransport) throws {

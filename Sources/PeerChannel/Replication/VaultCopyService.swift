@@ -136,7 +136,11 @@ public struct VaultCopyService: ChannelService {
 
     /// The details of a copy's entries on either side: the device, the size, the digest, the log length.
     public static func details(peer: DeviceProfile, offer: VaultCopyOffer) -> [VaultEvent.Detail] {
-        ReplicationAudit.details(peer: peer, bytes: offer.length)
-            + [.init("sha256", ByteEncoding.hex(offer.sha256)), .init("entries", String(offer.entries))]
+        details(fingerprint: peer.fingerprint, offer: offer)
+    }
+
+    static func details(fingerprint: String, offer: VaultCopyOffer) -> [VaultEvent.Detail] {
+        [.init("peer", fingerprint), .init(UnlockedVault.bytesDetailName, String(offer.length)),
+         .init("sha256", ByteEncoding.hex(offer.sha256)), .init("entries", String(offer.entries))]
     }
 }

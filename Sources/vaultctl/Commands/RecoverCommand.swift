@@ -51,28 +51,30 @@ enum RecoverCommand {
         never send it over the network. The code authenticates the exchange (CPace, then an
         encrypted Noise channel); the copy travels encrypted and stays unreadable without PEER's
         passphrase, recovery key or shares. The handover, or each failed attempt, is recorded in
-        this vault's audit log. Stop 'vaultctl serve' on this vault first.
+        this vault's audit log. PEER may be a device whose pairing was revoked since (a lost one):
+        give its fingerprint. Stop 'vaultctl serve' on this vault first.
         """, options: Credentials.options + [PeerSelection.option("the device whose kept copy is handed over (name or fingerprint)"),
                                              Option("--address", value: "ADDR:PORT", "the address and port to listen on (default \(PairCommands.defaultListen); port 0 lets the system choose, and the chosen port is printed)")],
         json: true, examples: ["vaultctl recover host --peer laptop --address 192.168.1.20:7420"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let keys = try unlocked.deviceKeys()
-            let source = try PeerSelection.pairing(try arguments.required("--peer"), in: unlocked.vault.familyPairings()).peer
+            let source = try keptSource(try arguments.required("--peer"), in: unlocked)
             _ = try VaultCopyHandover.keptCopy(in: unlocked, for: source)
             let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--address") ?? PairCommands.defaultListen))
             let lease = PairingCodeLease(code: try PairingCode.generate())
             let say: (String) -> Void = arguments.has("--json") ? { Output.note($0) } : { Output.line($0) }
             say("Recovery code: \(lease.code.displayed)")
             say("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
-            say("Handing over the copy of \(source.name)  \(source.fingerprint)")
-            let result = try serve(listener, handover: VaultCopyHandover(vault: unlocked, keys: keys, source: source, lease: lease))
+            say("Handing over the copy of \(DeviceProfile.fingerprint(of: source))")
+            let result = try serve(listener, handover: VaultCopyHandover(vault: unlocked, keys: keys, sourceDeviceID: source, lease: lease))
             if arguments.has("--json") {
-                Output.json(["peer": DeviceCommand.json(source), "recipient": result.recipient.description,
+                Output.json(["peer": ["device_id": ByteEncoding.hex(source), "fingerprint": DeviceProfile.fingerprint(of: source)],
+                             "recipient": result.recipient.description,
                              "entries": result.header.offer.entries, "bytes": result.header.offer.length,
                              "sha256": ByteEncoding.hex(result.header.offer.sha256)])
                 return
             }
-            Output.line("Handed the copy of \(source.name) (\(result.header.offer.length) bytes, SHA-256 \(ByteEncoding.hex(result.header.offer.sha256))) to \(result.recipient).")
+            Output.line("Handed the copy of \(DeviceProfile.fingerprint(of: source)) (\(result.header.offer.length) bytes, SHA-256 \(ByteEncoding.hex(result.header.offer.sha256))) to \(result.recipient).")
         }
 
     static let recover = Command("recover", synopsis: "rebuild a lost vault from the copy a paired device keeps (asks for its code)",
@@ -149,6 +151,20 @@ enum RecoverCommand {
             } catch let error as PeerChannelError {
                 Output.note("vaultctl: recovery attempt from \(connection.peer) failed: \(error.message)")
             }
+        }
+    }
+
+    /// The device `--peer` names: a paired one (name or fingerprint), or, since a lost device's
+    /// pairing may have been revoked after its copy was kept, the fingerprint of a device whose copy
+    /// this vault still keeps.
+    private static func keptSource(_ text: String, in unlocked: UnlockedVault) throws -> [UInt8] {
+        do {
+            return try PeerSelection.pairing(text, in: unlocked.vault.familyPairings()).peer.deviceID
+        } catch {
+            let hex = text.lowercased().filter { $0 != "-" }
+            guard let id = ByteEncoding.bytes(fromHex: Substring(hex)), id.count == 16,
+                  (try? VaultCopyHandover.keptCopy(in: unlocked, for: id)) != nil else { throw error }
+            return id
         }
     }
 
