@@ -38,9 +38,11 @@ struct OlderVaultUpgradeTests {
         var plaintext: [UInt8] = []
         try unlocked.openStored(bundles[0].bundleID).decrypt { plaintext += $0 }
         #expect(plaintext.count == 22)
+        // The library records the read (bundle.get); the command that read ends as vaultctl's do.
+        try vault.finishCommand()
 
         let actions = try AuditLogReader(vault: vault).entries().map(\.action)
-        #expect(actions.contains("vault.upgrade"), "\(actions)")
+        #expect(actions.contains("vault.upgrade") && actions.last == "bundle.get", "\(actions)")
         let report = try AuditLogReader(vault: vault).verify()
         #expect(report.entryCount == actions.count && report.uncheckpointedEntries == 0, "\(report)")
     }
