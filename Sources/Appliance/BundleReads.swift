@@ -38,7 +38,7 @@ public enum BundleReads {
 
     /// Releases an ordinary bundle's plaintext (all of it or `range`) to `sink`: the one path for a
     /// local read and the daemon's. The library records the read (`bundle.open` for a file,
-    /// `bundle.get` for a stored bundle, with the bytes released), so nothing is recorded here.
+    /// `bundle.get` for a stored bundle, before the first byte is released), so nothing is recorded here.
     public static func release(_ opened: OpenedBundle, range: Range<UInt64>?, threads: Int,
                                sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         if let range { try opened.read(range, threads: threads, sink: sink) } else { try opened.decrypt(threads: threads, sink: sink) }

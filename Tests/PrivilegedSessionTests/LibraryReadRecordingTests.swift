@@ -1,6 +1,7 @@
 import AuditChain
 import CryptoVault
 import Foundation
+import Synchronization
 import PrivilegedSession
 import Testing
 import TestSupport
@@ -93,7 +94,7 @@ import TestSupport
         #expect(try fixture.details(entry) == ["bytes": "5"])
     }
 
-    @Test("a read the caller stops part way is recorded all the same, with the bytes it had taken")
+    @Test("a read the caller stops part way was recorded before its first byte, with the bytes it was to release")
     func anInterruptedReadIsRecorded() throws {
         struct Stop: Error {}
         let fixture = try Fixture()
@@ -113,7 +114,48 @@ import TestSupport
         }
         #expect(received > 0 && received < UInt64(text.utf8.count))
         #expect(added.map(\.action) == ["bundle.open"])
-        #expect(try fixture.details(try #require(added.first)) == ["bytes": "\(received)"])
+        #expect(try fixture.details(try #require(added.first)) == ["bytes": "\(text.utf8.count)"])
+    }
+
+    @Test("the read's entry is in the log before the first plaintext byte reaches the caller (ordinary and privileged)")
+    func readsAreRecordedBeforeTheirPlaintext() throws {
+        let fixture = try Fixture()
+        let ordinary = try fixture.put(fixture.newsletterText, in: fixture.newsletter)
+        let privileged = try fixture.put(fixture.chartText, in: fixture.chart)
+        // What the log holds at the moment the sink first sees plaintext: as a process killed right
+        // then would leave it.
+        var atFirstByte: [[String]] = []
+        func sink() -> (UnsafeRawBufferPointer) throws -> Void {
+            var first = true
+            return { _ in
+                if first { atFirstByte.append(try fixture.entries.map(\.action)) }
+                first = false
+            }
+        }
+        let before = try fixture.entries.count
+        try fixture.unlocked.openStored(ordinary.bundleID).decrypt(sink: sink())
+        let session = try fixture.session()
+        try session.read(.stored(privileged.bundleID), sink: sink())
+        #expect(atFirstByte.count == 2)
+        #expect(atFirstByte.first.map { Array($0.dropFirst(before)) } == ["bundle.get"])
+        #expect(atFirstByte.last?.last == "session.read")
+    }
+
+    @Test("a read whose entry cannot be written releases no plaintext, and says why")
+    func anUnrecordableReadReleasesNothing() throws {
+        let journal = FailingJournal()
+        let root = NSTemporaryDirectory() + "library-reads-failing-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let unlocked = try Vault.create(at: root, passphrase: try TestVault.secret("correct horse battery staple"),
+                                        kdf: TestVault.fastKDF, journal: journal)
+        let compartment = try unlocked.createCompartment(named: "newsletter", register: .general)
+        try Data("spring issue".utf8).write(to: URL(fileURLWithPath: root + "/plain"))
+        let stored = try unlocked.put(from: try FileDescriptor.openForReading(root + "/plain"), compartment: compartment,
+                                      metadata: BundleMetadata(name: "a.txt", modificationTime: 0))
+        journal.failing.withLock { $0 = true }
+        var released = 0
+        #expect(errorCode { try unlocked.openStored(stored.bundleID).decrypt { released += $0.count } } == .database)
+        #expect(released == 0, "no plaintext leaves without its entry")
     }
 
     @Test("a privileged bundle opens only in a live session, whose read is recorded as session.read (and not also as bundle.get or bundle.open)")
@@ -146,4 +188,15 @@ import TestSupport
         }
         #expect(!afterEnd.map(\.action).contains("session.read"), "an ended session reads nothing, so records no read")
     }
+}
+
+/// A journal that records nothing and, once `failing`, refuses every entry as a full disk would.
+final class FailingJournal: VaultJournal {
+    let failing = Mutex(false)
+
+    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+        if failing.withLock({ $0 }) { throw CryptoVaultError(.database, "the journal refuses '\(event.action)' (a full disk)") }
+    }
+
+    func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
 }

@@ -95,7 +95,7 @@ struct PrivilegedProcessingSessionTests {
         #expect(entries[0].subjectID == session.id && entries[3].subjectID == session.id)
         #expect(entries[1].subjectID == fixture.chartBundle.bundleID)
         #expect(try fixture.details(entries[0]) == ["actor": "dr.osei", "purpose": "discharge summary for the attending physician"])
-        #expect(try fixture.details(entries[1]) == ["session": session.idString, "bytes": "\(fixture.chartText.utf8.count)", "outcome": "complete"])
+        #expect(try fixture.details(entries[1]) == ["session": session.idString, "bytes": "\(fixture.chartText.utf8.count)", "part": "content"])
         #expect(try fixture.details(entries[2])["bytes"] == "32")
         #expect(try fixture.details(entries[3]) == ["reason": "closed", "bundles": "2", "bytes": "\(fixture.chartText.utf8.count + 32)"])
         // The purpose is sealed: it is nowhere in the database file in clear.

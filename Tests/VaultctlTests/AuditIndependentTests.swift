@@ -141,7 +141,7 @@ struct AuditIndependentTests {
         let started = (byAction["session.start"] ?? []).compactMap { $0["details"] as? [String: String] }
         #expect(started.count == 1 && started.first?["purpose"] == "annual review", "session.start: \(started)")
         let read = (byAction["session.read"] ?? []).compactMap { $0["details"] as? [String: String] }
-        #expect(read.first?["bytes"] == length && read.first?["outcome"] == "complete", "session.read: \(read)")
+        #expect(read.first?["bytes"] == length && read.first?["part"] == "content", "session.read: \(read)")
         let ended = (byAction["session.end"] ?? []).compactMap { $0["details"] as? [String: String] }
         #expect(ended.first?["reason"] == "closed" && ended.first?["bundles"] == "1", "session.end: \(ended)")
         #expect(report["entries_with_details"] as? Int == 7, "two compartment.create, bundle.put, session.start/read/end and bundle.rm")

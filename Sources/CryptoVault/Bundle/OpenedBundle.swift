@@ -3,9 +3,11 @@
 ///
 /// Reading the plaintext is recorded by the library, whoever the caller is (SECURITY.md §8.1): a
 /// bundle opened with the vault's own keys records `bundle.open` (a bundle file) or `bundle.get` (a
-/// stored bundle) after each `decrypt` or `read`, with the bytes it released; a read that fails
-/// after releasing some is recorded too (what left cannot be taken back), one that released
-/// nothing is not. A privileged bundle opens only with a session's
+/// stored bundle) for each `decrypt` or `read`, with the bytes it is to release, durably *before*
+/// the first plaintext byte reaches the caller: a process killed part way through a read, or a
+/// caller that stops it, has left its entry already, and an entry that cannot be written stops the
+/// read with nothing released. A read that fails before any plaintext verified records nothing.
+/// A privileged bundle opens only with a session's
 /// keyring, and the session records its own `session.read`; a maintenance open (rewrap, restore)
 /// reads no plaintext for anyone.
 public final class OpenedBundle: @unchecked Sendable {
@@ -38,19 +40,19 @@ public final class OpenedBundle: @unchecked Sendable {
         self.readRecording = readRecording
     }
 
-    /// Streams the whole plaintext to `sink`, a verified batch at a time, and records the read.
+    /// Streams the whole plaintext to `sink`, a verified batch at a time, recording the read first.
     public func decrypt(threads: Int = BundleThreads.available, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try recordingRead(to: sink) { counted in
+        try recordingRead(planned: layout.plaintextLength, to: sink) { counted in
             let opener = BundleOpener(cipher: cipher, layout: layout, threads: threads)
             try opener.open(input, chunks: 0..<layout.chunkCount) { plaintext, _ in try counted(plaintext) }
         }
     }
 
     /// The plaintext bytes `range` (clamped to the plaintext), reading only the chunks it touches,
-    /// and records the read with the bytes released.
+    /// recording the read (with the range's length) first.
     public func read(_ range: Range<UInt64>, threads: Int = BundleThreads.available,
                      sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try recordingRead(to: sink) { counted in
+        try recordingRead(planned: releasedLength(of: range), to: sink) { counted in
             let end = min(range.upperBound, layout.plaintextLength)
             guard range.lowerBound < end else { return }
             let chunkSize = UInt64(layout.chunkSize)
@@ -65,23 +67,16 @@ public final class OpenedBundle: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with a sink that counts what `sink` took, then records the read with that count.
-    /// A read that fails before `sink` took anything records nothing; one that fails later is recorded
-    /// with what had been taken (read all the same), and the failure is kept.
-    private func recordingRead(to sink: (UnsafeRawBufferPointer) throws -> Void,
+    /// How many plaintext bytes a read of `range` releases: the part of it inside the plaintext.
+    public func releasedLength(of range: Range<UInt64>) -> UInt64 {
+        let end = min(range.upperBound, layout.plaintextLength)
+        return range.lowerBound < end ? end - range.lowerBound : 0
+    }
+
+    /// Runs `body`, recording the read before its first plaintext reaches `sink` (WriteAheadRead).
+    private func recordingRead(planned: UInt64, to sink: (UnsafeRawBufferPointer) throws -> Void,
                                _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
-        var released: UInt64 = 0
-        let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
-            try sink(bytes)
-            released += UInt64(bytes.count)
-        }
-        do {
-            try body(counting)
-        } catch {
-            if released > 0 { try? recordRead(bytes: released) }
-            throw error
-        }
-        try recordRead(bytes: released)
+        try WriteAheadRead.run(planned: planned, record: recordRead(bytes:), to: sink, body)
     }
 
     private func recordRead(bytes: UInt64) throws {

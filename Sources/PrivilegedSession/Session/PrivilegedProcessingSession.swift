@@ -7,7 +7,7 @@ import Synchronization
 /// the audit log accounts for from start to end:
 ///
 ///     session.start  compartment, subject = session id, details: actor, purpose (sealed)
-///     session.read   compartment, subject = bundle id, details: session, bytes, outcome
+///     session.read   compartment, subject = bundle id, details: session, bytes, part
 ///     session.end    compartment, subject = session id, details: reason, bundles, bytes
 ///
 /// A session ends when closed, after `limits.idleTimeout` without a read, or after
@@ -116,29 +116,27 @@ public final class PrivilegedProcessingSession: Sendable {
         case .stored(let bundleID): opened = try vault.openStored(bundleID, keyring: keyring)
         case .file(let descriptor): opened = try EncryptedBundle.open(descriptor, vault: vault, keyring: keyring)
         }
+        // Recorded before the first plaintext byte is released (WriteAheadRead), with what the
+        // read is to release: a kill part way cannot leave plaintext out and the log silent.
+        let planned = range.map(opened.releasedLength(of:)) ?? opened.plaintextLength
         var released: UInt64 = 0
         let counting: (UnsafeRawBufferPointer) throws -> Void = { bytes in
             try sink(bytes)
             released += UInt64(bytes.count)
         }
-        do {
-            if let range { try opened.read(range, threads: threads, sink: counting) } else { try opened.decrypt(threads: threads, sink: counting) }
-        } catch {
-            // What was released before the failure was read all the same, and is recorded as such.
-            try? recordRead(opened.header, bytes: released, outcome: "failed")
-            throw error
+        try WriteAheadRead.run(planned: planned, record: { try recordRead(opened.header, bytes: $0, part: "content") }, to: counting) { sink in
+            if let range { try opened.read(range, threads: threads, sink: sink) } else { try opened.decrypt(threads: threads, sink: sink) }
         }
-        try recordRead(opened.header, bytes: released, outcome: "complete")
         return Read(header: opened.header, metadata: opened.metadata, bytes: released)
     }
 
     /// The sealed file name of a stored bundle of the session's compartment (for `vaultctl ls`): the
-    /// name is privileged too, so reading it is recorded as a `session.read` with outcome `name` and no
+    /// name is privileged too, so reading it is recorded as a `session.read` with part `name` and no
     /// payload bytes. Fails as `read` does if the session has ended or expired.
     public func storedName(_ bundleID: [UInt8]) throws -> String {
         try beginUse()
         let opened = try vault.openStored(bundleID, keyring: keyring)
-        try recordRead(opened.header, bytes: 0, outcome: "name")
+        try recordRead(opened.header, bytes: 0, part: "name")
         return opened.metadata.name
     }
 
@@ -180,13 +178,13 @@ public final class PrivilegedProcessingSession: Sendable {
         if let ended { throw PrivilegedSessionError(.sessionEnded, "the session has ended (\(ended.rawValue)); start a new one") }
     }
 
-    private func recordRead(_ header: BundleHeader, bytes: UInt64, outcome: String) throws {
+    private func recordRead(_ header: BundleHeader, bytes: UInt64, part: String) throws {
         state.withLock { state in
             state.bundlesRead += 1
             state.bytesRead += bytes
         }
         try vault.record(VaultEvent(.sessionRead, compartmentID: compartment.uuid, subjectID: header.bundleID,
-                                    details: [.init("session", idString), .init("bytes", "\(bytes)"), .init("outcome", outcome)]))
+                                    details: [.init("session", idString), .init("bytes", "\(bytes)"), .init("part", part)]))
     }
 }
 
