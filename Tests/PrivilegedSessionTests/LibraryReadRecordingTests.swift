@@ -141,6 +141,29 @@ import TestSupport
         #expect(atFirstByte.last?.last == "session.read")
     }
 
+    @Test("a sealed record opened in a transaction that then rolls back is on the record all the same; the body's changes are not")
+    func aRolledBackReadIsRecorded() throws {
+        struct Stop: Error {}
+        let fixture = try Fixture()
+        let location = try SealedRecordLocation(module: "writing", table: "blocks", recordID: [1], field: "text")
+        try fixture.unlocked.transaction { try $0.sealRecord(Array("first draft".utf8), at: location, in: fixture.newsletter) }
+        var opened: [UInt8] = []
+        let added = try fixture.entries {
+            #expect(throws: Stop.self) {
+                try fixture.unlocked.transaction { transaction in
+                    opened = try transaction.openRecord(at: location, in: fixture.newsletter)
+                    try transaction.sealRecord(Array("second draft".utf8), at: location, in: fixture.newsletter)
+                    throw Stop()
+                }
+            }
+        }
+        #expect(String(decoding: opened, as: UTF8.self) == "first draft")
+        #expect(added.map(\.action) == ["record.open"], "the read survives the rollback, the seal does not")
+        #expect(try added.first.map { try fixture.details($0)["count"] } == "1")
+        let kept = try fixture.unlocked.transaction { try $0.openRecord(at: location, in: fixture.newsletter) }
+        #expect(kept == Array("first draft".utf8))
+    }
+
     @Test("a read whose entry cannot be written releases no plaintext, and says why")
     func anUnrecordableReadReleasesNothing() throws {
         let journal = FailingJournal()

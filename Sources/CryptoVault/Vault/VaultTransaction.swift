@@ -26,6 +26,10 @@ public final class VaultTransaction {
     private var isOpen = true
     /// Entries recorded and not yet appended, in order.
     private var waiting: [VaultEvent] = []
+    /// The reads recorded in this transaction (`record.open`). What was opened was handed to the
+    /// body and cannot be taken back by a rollback, so if the transaction does not commit, these
+    /// entries are recorded again on their own after it (`UnlockedVault.transaction`).
+    private(set) var releasedReads: [VaultEvent] = []
     /// Sealed records of this transaction (VaultTransaction+SealedRecords.swift): made at first use,
     /// it keeps the record keys it derives and its prepared statements until the transaction ends.
     lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) })
@@ -51,6 +55,7 @@ public final class VaultTransaction {
         try vault.vault.journal.check(event, keys: auditKeys)
         if waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
         waiting.append(event)
+        if event.action == .recordOpen { releasedReads.append(event) }
     }
 
     /// Appends the entries recorded so far to the journal, in this transaction.
@@ -72,11 +77,41 @@ public final class VaultTransaction {
 extension UnlockedVault {
     /// Runs `body` in one write transaction with its audit entries (see `VaultTransaction`): what it
     /// changes and what it records commit together, or, if it throws, neither does.
+    ///
+    /// One exception: a read recorded in a transaction that does not commit (the body opened a
+    /// sealed record, then threw) is recorded again on its own once the transaction has rolled
+    /// back, since the plaintext was released to the body all the same. If that fails too, its
+    /// failure is the one thrown: an unrecorded read is the graver fault.
     public func transaction<Result>(_ body: (VaultTransaction) throws -> Result) throws -> Result {
+        var releasedReads: [VaultEvent] = []
+        do {
+            return try writeTransaction(body, releasedReads: &releasedReads)
+        } catch {
+            if !releasedReads.isEmpty { try recordAfterRollback(releasedReads) }
+            throw error
+        }
+    }
+
+    /// Records the reads of a transaction that rolled back, in a transaction of their own (once:
+    /// if this one fails, it is not tried again).
+    private func recordAfterRollback(_ reads: [VaultEvent]) throws {
+        var ignored: [VaultEvent] = []
+        try writeTransaction({ transaction in
+            for read in reads { try transaction.record(read) }
+        }, releasedReads: &ignored)
+    }
+
+    /// One write transaction with its entries; `releasedReads` gets the reads it recorded, whether
+    /// or not it commits.
+    private func writeTransaction<Result>(_ body: (VaultTransaction) throws -> Result,
+                                          releasedReads: inout [VaultEvent]) throws -> Result {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let transaction = try VaultTransaction(vault: self, database: database)
-                defer { transaction.close() }
+                defer {
+                    releasedReads = transaction.releasedReads
+                    transaction.close()
+                }
                 let result = try body(transaction)
                 try transaction.appendWaitingEntries()
                 return result
