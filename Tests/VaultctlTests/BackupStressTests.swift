@@ -97,7 +97,7 @@ struct BackupStressTests {
         return Date().timeIntervalSince(start)
     }
 
-    @Test("kill -9 at 60 random moments of backup and 60 of restore-backup: the source vault always opens and verifies, a backup file is absent or whole, a restore target is absent or a whole vault; abandoned snapshots and staging folders are cleaned by the next run")
+    @Test("kill -9 at 100 random moments of backup and 100 of restore-backup (issue 14: at least 100 rounds each): the source vault always opens and verifies, a backup file is absent or whole, a restore target is absent or a whole vault; abandoned snapshots and staging folders are cleaned by the next run")
     func killDuringBackupAndRestore() throws {
         let fixture = try CLIVault()
         try expectSuccess(fixture.run(["compartment", "create", "Scans", "--register", "general"]))
@@ -107,7 +107,7 @@ struct BackupStressTests {
         let backupTime = try Self.seconds { try expectSuccess(fixture.run(["backup", "-o", backup], unlock: false)) }
         var generator = SystemRandomNumberGenerator()
         var killedBackups = 0, killedRestores = 0
-        for round in 0..<60 {
+        for round in 0..<100 {
             let out = fixture.root + "/round\(round).backup"
             if try Self.killed(["backup", "-o", out, "--vault", fixture.directory], after: Double.random(in: 0.01...(backupTime * 1.1), using: &generator)) {
                 killedBackups += 1
@@ -130,7 +130,7 @@ struct BackupStressTests {
         let restoreTime = try Self.seconds {
             try expectSuccess(CLI.run(["restore-backup", backup, "--into", fixture.root + "/timed", "--passphrase-file", fixture.passphraseFile]))
         }
-        for round in 0..<60 {
+        for round in 0..<100 {
             let target = fixture.root + "/target"
             let arguments = ["restore-backup", backup, "--into", target, "--passphrase-file", fixture.passphraseFile]
             if try Self.killed(arguments, after: Double.random(in: 0.01...(restoreTime * 1.1), using: &generator)) { killedRestores += 1 }
@@ -145,7 +145,7 @@ struct BackupStressTests {
         try expectSuccess(CLI.run(["restore-backup", backup, "--into", fixture.root + "/target", "--passphrase-file", fixture.passphraseFile]))
         let staging = try FileManager.default.contentsOfDirectory(atPath: fixture.root).filter { $0.hasPrefix(".restoring-") }
         #expect(staging.isEmpty, "a completed restore removes abandoned staging folders: \(staging)")
-        print("kill -9: \(killedBackups) of 60 backups and \(killedRestores) of 60 restores killed while running")
+        print("kill -9: \(killedBackups) of 100 backups and \(killedRestores) of 100 restores killed while running")
         #expect(killedBackups >= 30 && killedRestores >= 30, "too few kills landed: \(killedBackups), \(killedRestores)")
     }
 }
