@@ -32,6 +32,20 @@ struct SealedRecordCodecTests {
         #expect(try SealedRecordCodec.open(try SealedRecordCodec.seal([], identity: identity, recordKey: key), identity: identity, recordKey: key) == [])
     }
 
+    @Test("a transaction's tag cache gives every identity the tags computed afresh, across vaults, compartments, records and fields")
+    func tagCacheAgrees() throws {
+        let cache = SealedRecordCodec.TagCache()
+        let other = Array(repeating: UInt8(0x33), count: 16)
+        for vault in [Self.vaultID, other] {
+            for compartment in [Self.compartmentID, other] {
+                for (record, field) in [(1, "text"), (2, "text"), (1, "title"), (3, "title")] {
+                    let identity = Self.identity(try Self.location(UInt8(record), field: field), vault: vault, compartment: compartment)
+                    #expect(cache.tags(for: identity) == SealedRecordCodec.Tags(identity))
+                }
+            }
+        }
+    }
+
     @Test("moved to another vault, compartment, record, table, module or field: each refused with its own code")
     func movesAreNamed() throws {
         let key = try Self.key()

@@ -12,34 +12,28 @@ internal import CSodium
 /// bytes, messages of 0 to 300).
 public final class HMACSHA256Key {
     static let blockSize = 64
-    private let innerPad: SecureBytes
-    private let outerPad: SecureBytes
+    /// K' ⊕ ipad, then K' ⊕ opad: one locked allocation (each costs system calls to map and lock).
+    private let pads: SecureBytes
 
     public init(_ key: SecureBytes) throws {
-        let block = try SecureBytes(count: Self.blockSize)
-        try block.withUnsafeMutableBytes { block in
+        pads = try SecureBytes(count: 2 * Self.blockSize)
+        try pads.withUnsafeMutableBytes { pads in
+            // K' is built in the outer pad's half, then both halves are made from it.
+            let block = UnsafeMutableRawBufferPointer(rebasing: pads[Self.blockSize...])
             try key.withUnsafeBytes { key in
-                guard key.count > Self.blockSize else {
-                    if let base = key.baseAddress, !key.isEmpty { block.copyMemory(from: UnsafeRawBufferPointer(start: base, count: key.count)) }
-                    return
+                if key.count > Self.blockSize {
+                    let hashed = try SecureBytes(count: SHA256.digestSize)
+                    hashed.withUnsafeMutableBytes { SHA256.hash(key, UnsafeRawBufferPointer(start: nil, count: 0), into: $0) }
+                    hashed.withUnsafeBytes { block.copyMemory(from: $0) }
+                } else if let base = key.baseAddress, !key.isEmpty {
+                    block.copyMemory(from: UnsafeRawBufferPointer(start: base, count: key.count))
                 }
-                let hashed = try SecureBytes(count: SHA256.digestSize)
-                hashed.withUnsafeMutableBytes { SHA256.hash(key, UnsafeRawBufferPointer(start: nil, count: 0), into: $0) }
-                hashed.withUnsafeBytes { block.copyMemory(from: $0) }
+            }
+            for index in 0..<Self.blockSize {
+                pads[index] = pads[Self.blockSize + index] ^ 0x36
+                pads[Self.blockSize + index] ^= 0x5c
             }
         }
-        innerPad = try Self.pad(block, with: 0x36)
-        outerPad = try Self.pad(block, with: 0x5c)
-    }
-
-    private static func pad(_ block: SecureBytes, with byte: UInt8) throws -> SecureBytes {
-        let padded = try SecureBytes(count: blockSize)
-        padded.withUnsafeMutableBytes { padded in
-            block.withUnsafeBytes { block in
-                for index in 0..<blockSize { padded[index] = block[index] ^ byte }
-            }
-        }
-        return padded
     }
 
     /// The 32-byte tag of `message`.
@@ -47,10 +41,10 @@ public final class HMACSHA256Key {
         var output = [UInt8](repeating: 0, count: SHA256.digestSize)
         output.withUnsafeMutableBytes { output in
             // The inner digest is computed into the output and replaced there by the outer one.
-            innerPad.withUnsafeBytes { SHA256.hash($0, message, into: output) }
+            pads.withUnsafeBytes { SHA256.hash(UnsafeRawBufferPointer(rebasing: $0[..<Self.blockSize]), message, into: output) }
             withUnsafeTemporaryAllocation(byteCount: SHA256.digestSize, alignment: 1) { inner in
                 inner.copyMemory(from: UnsafeRawBufferPointer(output))
-                outerPad.withUnsafeBytes { SHA256.hash($0, UnsafeRawBufferPointer(inner), into: output) }
+                pads.withUnsafeBytes { SHA256.hash(UnsafeRawBufferPointer(rebasing: $0[Self.blockSize...]), UnsafeRawBufferPointer(inner), into: output) }
                 sodium_memzero(inner.baseAddress, inner.count)
             }
         }

@@ -81,6 +81,10 @@ enum SealedRecordCodec {
             field = Array(bytes[12..<16])
         }
 
+        init(vault: [UInt8], compartment: [UInt8], row: [UInt8], field: [UInt8]) {
+            (self.vault, self.compartment, self.row, self.field) = (vault, compartment, row, field)
+        }
+
         init(_ identity: SealedRecordIdentity) {
             let location = identity.location
             vault = SealedRecordCodec.tag(1, identity.vaultID)
@@ -91,6 +95,30 @@ enum SealedRecordCodec {
         }
 
         var bytes: [UInt8] { vault + compartment + row + field }
+    }
+
+    /// The tags of identities sealed one after another (a transaction's records): the vault,
+    /// compartment and field tags are each hashed once and reused, only the row tag is new per record.
+    final class TagCache {
+        private var vaults: [[UInt8]: [UInt8]] = [:]
+        private var compartments: [[UInt8]: [UInt8]] = [:]
+        private var fields: [String: [UInt8]] = [:]
+
+        func tags(for identity: SealedRecordIdentity) -> Tags {
+            let location = identity.location
+            return Tags(vault: cached(&vaults, identity.vaultID) { SealedRecordCodec.tag(1, identity.vaultID) },
+                        compartment: cached(&compartments, identity.compartmentID) { SealedRecordCodec.tag(2, identity.compartmentID) },
+                        row: SealedRecordCodec.tag(3, lengthPrefixed(Array(location.module.utf8)) + lengthPrefixed(Array(location.table.utf8))
+                                                      + lengthPrefixed(location.recordID)),
+                        field: cached(&fields, location.field) { SealedRecordCodec.tag(4, lengthPrefixed(Array(location.field.utf8))) })
+        }
+
+        private func cached<Key: Hashable>(_ table: inout [Key: [UInt8]], _ key: Key, _ make: () -> [UInt8]) -> [UInt8] {
+            if let tag = table[key] { return tag }
+            let tag = make()
+            table[key] = tag
+            return tag
+        }
     }
 
     /// "vaultctl sealed record tag v1" || 0x00 || u8 k, for k = 0...4 (0 unused).
@@ -137,8 +165,9 @@ enum SealedRecordCodec {
 
     /// Seals `plaintext` for `identity` under `recordKey` (the record key of `identity.keyVersion`).
     /// `nonce` is for known-answer tests only: the vault always draws a fresh random one.
+    /// `tagCache` spares rehashing the tags that repeat from record to record.
     static func seal(_ plaintext: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes,
-                     nonce: [UInt8]? = nil) throws -> [UInt8] {
+                     nonce: [UInt8]? = nil, tagCache: TagCache? = nil) throws -> [UInt8] {
         guard plaintext.count <= maximumPlaintextSize else {
             throw CryptoVaultError(.invalidInput, "a sealed record holds at most \(maximumPlaintextSize) bytes (\(plaintext.count) given); store larger values as bundles")
         }
@@ -147,7 +176,7 @@ enum SealedRecordCodec {
         guard nonce.count == XChaChaPoly.nonceSize else {
             throw CryptoVaultError(.invalidNonceSize, "XChaCha20-Poly1305 needs a \(XChaChaPoly.nonceSize)-byte nonce, not \(nonce.count) bytes")
         }
-        let header = Header(keyVersion: identity.keyVersion, tags: Tags(identity), nonce: nonce).serialized
+        let header = Header(keyVersion: identity.keyVersion, tags: tagCache?.tags(for: identity) ?? Tags(identity), nonce: nonce).serialized
         let ad = associatedData(header: header, identity: identity)
         // header || nonce || ciphertext || tag, written in place in one buffer.
         return try [UInt8](unsafeUninitializedCapacity: overhead + plaintext.count) { buffer, initialized in

@@ -45,6 +45,21 @@ final class SealedRecordStore {
 
     init(_ database: Database) { self.database = database }
 
+    /// Calls `body` with the location's four columns bound in place (module, table, record id, field).
+    private static func withBorrowed<Result>(_ location: SealedRecordLocation, _ body: ([SQLBorrowedValue]) throws -> Result) rethrows -> Result {
+        var (module, table, field) = (location.module, location.table, location.field)
+        return try module.withUTF8 { module in
+            try table.withUTF8 { table in
+                try field.withUTF8 { field in
+                    try location.recordID.withUnsafeBytes { recordID in
+                        try body([.text(UnsafeRawBufferPointer(module)), .text(UnsafeRawBufferPointer(table)), .blob(recordID),
+                                  .text(UnsafeRawBufferPointer(field))])
+                    }
+                }
+            }
+        }
+    }
+
     private static func parameters(_ location: SealedRecordLocation) -> [SQLValue] {
         [.text(location.module), .text(location.table), .blob(location.recordID), .text(location.field)]
     }
@@ -52,8 +67,12 @@ final class SealedRecordStore {
     /// Inserts or replaces the value at `location`. A location already holding another compartment's
     /// record is refused (`recordLocationTaken`): sealing over it would move data between compartments.
     func write(_ sealed: [UInt8], at location: SealedRecordLocation, compartmentRowID: Int64, keyVersion: UInt32) throws {
-        let location = Self.parameters(location)
-        try upsert.get().run([.integer(compartmentRowID)] + location + [.integer(Int64(keyVersion)), .blob(sealed), .integer(VaultClock.system.now())])
+        let now = VaultClock.system.now()
+        try Self.withBorrowed(location) { location in
+            try sealed.withUnsafeBytes { sealed in
+                try upsert.get().execute(borrowing: [.integer(compartmentRowID)] + location + [.integer(Int64(keyVersion)), .blob(sealed), .integer(now)])
+            }
+        }
         guard database.changes == 1 else {
             throw CryptoVaultError(.recordLocationTaken, "that location holds a record of another compartment; remove it first")
         }
@@ -65,8 +84,11 @@ final class SealedRecordStore {
     func withRow<Result>(_ location: SealedRecordLocation,
                          _ body: (_ compartmentRowID: Int64, _ keyVersion: UInt32, _ sealed: UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
         var result: Result?
-        try select.get().forEachRawRow(Self.parameters(location)) { row in
-            result = try body(row.integer(at: 0), UInt32(clamping: row.integer(at: 1)), row.blobBytes(at: 2))
+        let select = try select.get()
+        try Self.withBorrowed(location) { location in
+            try select.forEachRawRow(borrowing: location) { row in
+                result = try body(row.integer(at: 0), UInt32(clamping: row.integer(at: 1)), row.blobBytes(at: 2))
+            }
         }
         return result
     }

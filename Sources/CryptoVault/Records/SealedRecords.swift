@@ -17,6 +17,7 @@ final class SealedRecords {
     private let database: Database
     private let journal: (VaultEvent) throws -> Void
     private var keys: [KeyName: SecureBytes] = [:]
+    private let tagCache = SealedRecordCodec.TagCache()
 
     private struct KeyName: Hashable {
         let compartment: [UInt8]
@@ -42,7 +43,8 @@ final class SealedRecords {
         let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: version, location: location)
         // Sealing reads nothing, so it needs no session; the key is derived from the database inside
         // this transaction, so a version retired or a compartment destroyed meanwhile is refused.
-        let sealed = try SealedRecordCodec.seal(plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance))
+        let sealed = try SealedRecordCodec.seal(plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance),
+                                                tagCache: tagCache)
         try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
         try journal(VaultEvent(.recordSeal, compartmentID: compartment.uuid,
                                details: [.init("record", location.description), .init(UnlockedVault.bytesDetailName, String(plaintext.count))]))

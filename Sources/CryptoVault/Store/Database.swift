@@ -204,6 +204,8 @@ public enum SQLBorrowedValue {
     case integer(Int64)
     /// Bytes SQLite reads in place (SQLITE_STATIC); an empty buffer binds an empty blob.
     case blob(UnsafeRawBufferPointer)
+    /// UTF-8 text SQLite reads in place (SQLITE_STATIC), its length given (no terminator needed).
+    case text(UnsafeRawBufferPointer)
 }
 
 /// A statement prepared once and run many times.
@@ -218,6 +220,13 @@ public final class PreparedStatement {
         defer { statement.reset() }
         try statement.bind(borrowing: parameters)
         try statement.forEachRawRow { _ in }
+    }
+
+    /// `forEachRawRow` with `parameters` bound in place (no copy of any text or blob).
+    public func forEachRawRow(borrowing parameters: [SQLBorrowedValue], _ body: (RawRow) throws -> Void) throws {
+        defer { statement.reset() }
+        try statement.bind(borrowing: parameters)
+        try statement.forEachRawRow(body)
     }
 
     /// Runs the statement with `parameters` and calls `body` with each row, read by column position
@@ -286,6 +295,11 @@ final class Statement {
             case .blob(let bytes):
                 guard let count = Int32(exactly: bytes.count) else { throw database.databaseError(SQLITE_TOOBIG, "a blob is too large", sql: sql) }
                 status = sqlite3_bind_blob(handle, index, bytes.baseAddress, count, nil)
+            case .text(let utf8):
+                guard let count = Int32(exactly: utf8.count) else { throw database.databaseError(SQLITE_TOOBIG, "a text is too large", sql: sql) }
+                // An empty text still needs a non-null pointer, or SQLite binds NULL.
+                status = utf8.isEmpty ? sqlite3_bind_text(handle, index, "", 0, nil)
+                    : sqlite3_bind_text(handle, index, utf8.baseAddress!.assumingMemoryBound(to: CChar.self), count, nil)
             }
             guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
         }
