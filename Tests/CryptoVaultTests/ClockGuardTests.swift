@@ -13,9 +13,6 @@ import TestSupport
         // The benchmarks measure the CPU time a run took (CLOCK_*_CPUTIME_ID), which no vault stores.
         "Sources/vaultbench/LeakGuardBenchmarks.swift": "CPU time of a benchmark run",
         "Sources/vaultbench/AuditBenchmarks.swift": "CPU time of a benchmark run",
-        // `put -` stamps standard input with the time of the put; the bundle read paths are being
-        // reworked in BundleCommands.swift meanwhile: route it through VaultClock.system once that lands.
-        "Sources/vaultctl/Commands/BundleCommands.swift": "to route: put's modification time for standard input",
     ]
 
     @Test("no Date(), Date.now, time(), gettimeofday or clock_gettime outside VaultClock.swift (and the listed exceptions)")

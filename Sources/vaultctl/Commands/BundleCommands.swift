@@ -151,7 +151,7 @@ struct InputFile {
             descriptor = StandardStreams.current.input
             name = "stdin"
             size = descriptor.regularFileSize()
-            modificationTime = Int64(Date().timeIntervalSince1970)
+            modificationTime = VaultClock.system.now()
             return
         }
         descriptor = try FileDescriptor.openForReading(path)
