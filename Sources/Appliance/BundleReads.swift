@@ -6,7 +6,7 @@ import PrivilegedSession
 /// privileged processing session (which the caller holds; the library refuses anything else).
 public enum BundleReads {
     /// A stored bundle's full id from a full id or a unique prefix of at least 6 hex digits.
-    public static func resolve(_ text: String, in vault: UnlockedVault) throws -> [UInt8] {
+    public static func resolve(_ text: String, in vault: UnlockedVault) throws -> BundleID {
         let prefix = text.lowercased()
         guard prefix.count >= 6, prefix.count <= 32, prefix.allSatisfy(\.isHexDigit) else {
             throw ApplianceError(.invalidRequest, "'\(text)' is not a bundle id (6 to 32 hex digits)")

@@ -113,4 +113,9 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case nestedTransaction
     /// An audit entry recorded through a `VaultTransaction` after its body returned.
     case transactionClosed
+
+    // MARK: Typed ids
+
+    /// An id of the wrong length (or, in hex, not hex): a bundle id is 16 bytes, exactly.
+    case invalidIdentifier
 }

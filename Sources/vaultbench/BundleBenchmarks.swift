@@ -248,7 +248,7 @@ struct BundleBenchmarks {
 
     /// `rotateCompartment` (untimed), then `rewrapStored(in:)` of the one stored 4 GiB bundle (timed),
     /// which rewrites and fsyncs its header, its journal and the database.
-    func rewrap(unlocked: UnlockedVault, bundleID: [UInt8]) throws {
+    func rewrap(unlocked: UnlockedVault, bundleID: BundleID) throws {
         var samples: [Double] = []
         for _ in 0..<5 {
             let version = try unlocked.rotateCompartment(named: Self.compartment)

@@ -134,14 +134,14 @@ struct AuditLogEntryTests {
                               details: ["name": compartmentName, "register": "legal", "privileged": "no"]))
 
         let stored = try step { try fixture.put(putName, contents: "draft report", in: compartment, by: session) }
-        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID,
+        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes,
                               details: ["file": putName, "bytes": "\("draft report".utf8.count)"]))
 
         try step {
             let opened = try session.openStored(stored.bundleID)
             try opened.decrypt { _ in }  // the library records the read
         }
-        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
+        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
 
         let sealedPath = fixture.root + "/notes.vbundle"
         let sealed = try step {
@@ -165,13 +165,13 @@ struct AuditLogEntryTests {
 
         let rewrapped = try step { try session.rewrapStored(in: try session.compartment(named: compartmentName)) }
         #expect(rewrapped.changed == 1 && rewrapped.skipped.isEmpty)
-        expected.append(.init(action: "bundle.rewrap", compartmentID: compartment.uuid, subjectID: stored.bundleID))
+        expected.append(.init(action: "bundle.rewrap", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes))
 
         try step { try session.retireCompartmentVersion(named: compartmentName, version: 1) }
         expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 1]))
 
         try step { try session.removeStored(stored.bundleID) }
-        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID, details: ["bytes": "12"]))
+        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
 
         try step { try session.changePassphrase(to: try secret(newPassphrase)) }
         expected.append(.init(action: "keyslot.passwd", subjectID: passphraseSlot.uuid))
@@ -1254,7 +1254,7 @@ struct OperationsTableMigrationTests {
             try old.execute("DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;")
             try old.execute(try Self.droppingTablesAfterVersion12())
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
-                          [.blob(compartment.uuid), .blob(stored.bundleID)])
+                          [.blob(compartment.uuid), .blob(stored.bundleID.bytes)])
             try old.execute("ALTER TABLE compartments DROP COLUMN binding")
             try old.execute("DELETE FROM vault_meta WHERE key IN ('metadata_bound', 'kdf_policy_mac')")
             try old.execute("PRAGMA user_version = 3")

@@ -34,7 +34,7 @@ struct OlderVaultUpgradeTests {
         #expect(compartments.count == 2, "\(compartments.map(\.name))")
         let bundles = try unlocked.storedBundles()
         try #require(bundles.count == 1)
-        #expect(ByteEncoding.hex(bundles[0].bundleID) == "7a3daae037fc119d22b4eb3ffd827e76")
+        #expect(bundles[0].bundleID.hex == "7a3daae037fc119d22b4eb3ffd827e76")
         var plaintext: [UInt8] = []
         try unlocked.openStored(bundles[0].bundleID).decrypt { plaintext += $0 }
         #expect(plaintext.count == 22)

@@ -25,7 +25,7 @@ struct CompartmentLifecycleTests {
         #expect(journal.actions.suffix(3) == ["bundle.rm", "bundle.rm", "compartment.destroy"])
         let assets = AssetFolder(path: unlocked.vault.assetsPath)
         let rows = try unlocked.vault.read { try $0.query("SELECT bundle_id FROM bundles").map { try $0.blob("bundle_id") } }
-        #expect(rows == [kept.bundleID])
+        #expect(rows == [kept.bundleID.bytes])
         for bundle in gone { #expect(!FileManager.default.fileExists(atPath: assets.path(of: bundle.bundleID))) }
         #expect(FileManager.default.fileExists(atPath: assets.path(of: kept.bundleID)))
         #expect(try unlocked.openStored(kept.bundleID).plaintextLength == 4)

@@ -13,7 +13,7 @@ struct ReplicationTests {
         let channel = pair.channel()
         let report = try pair.replicate(over: channel)
 
-        #expect(report.sentBundles == bundles.map(\.bundleID))
+        #expect(report.sentBundles == bundles.map(\.bundleID.bytes))
         #expect(report.bytesSent == bundles.reduce(0) { $0 + $1.sealedLength })
         #expect(channel.bytes(of: ReplicationWire.chunkKind) == Int(report.bytesSent) + 3 * ReplicaChunk.headerSize)
         for bundle in bundles {
@@ -49,7 +49,7 @@ struct ReplicationTests {
         _ = try pair.source.vault.rotateCompartment(named: "general")
         #expect(try pair.source.vault.rewrapStored(in: try pair.source.vault.compartment(named: "general")).changed == 1)
         let report = try pair.replicate()
-        #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength)
+        #expect(report.sentBundles == [bundle.bundleID.bytes] && report.bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
         #expect(try pair.replicate().sentBundles.isEmpty)
     }
@@ -60,9 +60,9 @@ struct ReplicationTests {
         let general = try pair.put(1000, seed: 1, in: pair.general)
         let memo = try pair.put(1000, seed: 2, in: pair.memos)
         let report = try pair.replicate(compartment: pair.memos)
-        #expect(report.sentBundles == [memo.bundleID])
-        #expect(Set(try pair.inventory().keys) == [memo.bundleID])
-        #expect(try pair.replicate().sentBundles == [general.bundleID])
+        #expect(report.sentBundles == [memo.bundleID.bytes])
+        #expect(Set(try pair.inventory().keys) == [memo.bundleID.bytes])
+        #expect(try pair.replicate().sentBundles == [general.bundleID.bytes])
     }
 
     @Test("an interrupted transfer resumes: the second run sends only the bytes that had arrived durably")
@@ -71,12 +71,12 @@ struct ReplicationTests {
         let bundle = try pair.put(9 << 20, seed: 7, in: pair.general)
         try pair.replicateBreakingAtSecondChunk()
         let held = UInt64(ReplicaChunk.maximumDataCount)
-        #expect(try pair.inventory()[bundle.bundleID]?.received == held)
+        #expect(try pair.inventory()[bundle.bundleID.bytes]?.received == held)
         #expect(pair.bytes(at: pair.replicaFile(bundle, suffix: "partial"))?.count == Int(held))
 
         let channel = pair.channel()
         let report = try pair.replicate(over: channel)
-        #expect(report.sentBundles == [bundle.bundleID])
+        #expect(report.sentBundles == [bundle.bundleID.bytes])
         #expect(report.bytesSent == bundle.sealedLength - held)
         #expect(channel.bytes(of: ReplicationWire.chunkKind) == Int(bundle.sealedLength - held) + 2 * ReplicaChunk.headerSize)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
@@ -101,7 +101,7 @@ struct ReplicationTests {
         let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 8 << 20))
         let bundle = try pair.put(9 << 20, seed: 9, in: pair.general)
         try pair.replicateBreakingAtSecondChunk()
-        #expect(try pair.inventory()[bundle.bundleID]?.received == 0)
+        #expect(try pair.inventory()[bundle.bundleID.bytes]?.received == 0)
         #expect(try pair.replicate().bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }
@@ -170,7 +170,7 @@ struct ReplicationTests {
         _ = try pair.put(20_000, seed: 2, in: pair.general)
         let channel = pair.channel()
         #expect(throws: PeerChannelError(.replicaTooLarge, "")) { try pair.replicate(over: channel) }
-        #expect(Set(try pair.inventory().keys) == [small.bundleID])
+        #expect(Set(try pair.inventory().keys) == [small.bundleID.bytes])
         #expect(channel.requestCounts[ReplicationWire.chunkKind] == 1)
         // A length no file could have is refused the same way.
         let huge = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: [UInt8](repeating: 9, count: 16),
@@ -186,7 +186,7 @@ struct ReplicationTests {
         let first = try pair.put(1000, seed: 1, in: pair.general)
         _ = try pair.put(1000, seed: 2, in: pair.general)
         #expect(throws: PeerChannelError(.replicaQuotaExceeded, "")) { try pair.replicate() }
-        #expect(Set(try pair.inventory().keys) == [first.bundleID])
+        #expect(Set(try pair.inventory().keys) == [first.bundleID.bytes])
     }
 
     @Test("the number of replicas kept for a peer is bounded too, and an announcement too short for a bundle is refused")
@@ -195,7 +195,7 @@ struct ReplicationTests {
         let first = try pair.put(10, seed: 1, in: pair.general)
         _ = try pair.put(10, seed: 2, in: pair.general)
         #expect(throws: PeerChannelError(.replicaQuotaExceeded, "")) { try pair.replicate() }
-        #expect(Set(try pair.inventory().keys) == [first.bundleID])
+        #expect(Set(try pair.inventory().keys) == [first.bundleID.bytes])
         let tiny = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: [UInt8](repeating: 4, count: 16),
                                        length: UInt64(BundleHeader.minimumSize - 1), sha256: [UInt8](repeating: 0, count: 32))
         #expect(throws: PeerChannelError(.replicaNotABundle, "")) {
@@ -230,10 +230,10 @@ struct ReplicationTests {
         let bundle = try pair.put(5000, seed: 1, in: pair.general)
         _ = try pair.replicate()
         let sent = try pair.source.auditEntries("replica.")
-        #expect(sent.map(\.action) == ["replica.send"] && sent.first?.subject == bundle.bundleID)
+        #expect(sent.map(\.action) == ["replica.send"] && sent.first?.subject == bundle.bundleID.bytes)
         #expect(sent.first?.details == ["peer": pair.peer.keys.profile.fingerprint, "bytes": String(bundle.sealedLength)])
         let received = try pair.peer.auditEntries("replica.")
-        #expect(received.map(\.action) == ["replica.receive"] && received.first?.subject == bundle.bundleID)
+        #expect(received.map(\.action) == ["replica.receive"] && received.first?.subject == bundle.bundleID.bytes)
         #expect(received.first?.details == ["peer": pair.source.keys.profile.fingerprint, "bytes": String(bundle.sealedLength)])
     }
 }

@@ -24,11 +24,11 @@ struct RestoreTests {
         file.write(Data([0xAA]))
         try file.close()
         let needing = try pair.source.vault.storedBundlesNeedingRestore()
-        #expect(needing.map(\.bundle.bundleID) == [deleted.bundleID, damaged.bundleID])
+        #expect(needing.map(\.bundle.bundleID.bytes) == [deleted.bundleID.bytes, damaged.bundleID.bytes])
         #expect(needing.map(\.reason.code) == [.fileNotFound, .corruptBundle])
 
         let report = try restorer(pair).restore()
-        #expect(report.restoredBundles == [deleted.bundleID, damaged.bundleID] && report.isComplete)
+        #expect(report.restoredBundles == [deleted.bundleID.bytes, damaged.bundleID.bytes] && report.isComplete)
         #expect(report.bytesReceived == deleted.sealedLength + damaged.sealedLength)
         #expect(try [deleted, damaged].map { try pair.plaintext($0) } == plaintexts)
         #expect(try pair.source.vault.storedBundlesNeedingRestore().isEmpty)
@@ -40,10 +40,10 @@ struct RestoreTests {
         let pair = try ReplicationPair()
         let chart = try pair.source.vault.createCompartment(named: "chart", register: .healthcare)
         let note = try pair.put(40_000, seed: 6, in: chart)
-        #expect(try pair.replicate().sentBundles == [note.bundleID])
+        #expect(try pair.replicate().sentBundles == [note.bundleID.bytes])
         unlink(pair.sourceFile(note))
-        #expect(try pair.source.vault.storedBundlesNeedingRestore().map(\.bundle.bundleID) == [note.bundleID])
-        #expect(try restorer(pair).restore().restoredBundles == [note.bundleID])
+        #expect(try pair.source.vault.storedBundlesNeedingRestore().map(\.bundle.bundleID.bytes) == [note.bundleID.bytes])
+        #expect(try restorer(pair).restore().restoredBundles == [note.bundleID.bytes])
         #expect(try pair.source.vault.storedBundlesNeedingRestore().isEmpty)
         #expect(throws: CryptoVaultError(.privilegedSessionRequired, "")) { try pair.source.vault.openStored(note.bundleID) }
     }
@@ -67,7 +67,7 @@ struct RestoreTests {
         unlink(pair.sourceFile(kept))
         unlink(pair.sourceFile(late))
         let report = try restorer(pair).restore()
-        #expect(report.restoredBundles == [kept.bundleID] && report.unavailableBundles == [late.bundleID])
+        #expect(report.restoredBundles == [kept.bundleID.bytes] && report.unavailableBundles == [late.bundleID.bytes])
     }
 
     @Test("a replica altered on the peer is refused for its SHA-256, and the vault keeps no copy of it")
@@ -95,7 +95,7 @@ struct RestoreTests {
         let otherBytes = try #require(pair.bytes(at: pair.replicaFile(other)))
         try Data(otherBytes).write(to: URL(fileURLWithPath: pair.replicaFile(wanted)))
         try Database(path: pair.peer.vault.vault.databasePath, create: false)
-            .query("UPDATE replicas SET sha256 = ? WHERE bundle_id = ?", [.blob(SHA256.hash(otherBytes)), .blob(wanted.bundleID)])
+            .query("UPDATE replicas SET sha256 = ? WHERE bundle_id = ?", [.blob(SHA256.hash(otherBytes)), .blob(wanted.bundleID.bytes)])
         unlink(pair.sourceFile(wanted))
         let report = try restorer(pair).restore()
         #expect(report.refusedBundles.map(\.reason.code) == [.restoreVerificationFailed])
@@ -110,7 +110,7 @@ struct RestoreTests {
         _ = try pair.replicate()
         let other = try PairingDevice("tablet")
         try pair.peer.vault.storePairing(FamilyPairing(peer: other.keys.profile, role: .host, pairedAt: 2))
-        let fetch = ReplicaFetch(vaultID: pair.source.vault.vault.vaultID, bundleID: bundle.bundleID, offset: 0, count: 100)
+        let fetch = ReplicaFetch(vaultID: pair.source.vault.vault.vaultID, bundleID: bundle.bundleID.bytes, offset: 0, count: 100)
         #expect(throws: PeerChannelError(.replicaNotFound, "")) {
             try pair.service.respond(to: ReplicationWire.fetchKind, body: fetch.serialized(), from: other.keys.profile)
         }
@@ -125,10 +125,10 @@ struct RestoreTests {
         unlink(pair.sourceFile(bundle))
         _ = try restorer(pair).restore()
         let restored = try pair.source.auditEntries("bundle.restore")
-        #expect(restored.count == 1 && restored.first?.subject == bundle.bundleID)
+        #expect(restored.count == 1 && restored.first?.subject == bundle.bundleID.bytes)
         #expect(restored.first?.details == ["peer": pair.peer.keys.profile.fingerprint, "bytes": "5000"])
         let returned = try pair.peer.auditEntries("replica.return")
-        #expect(returned.count == 1 && returned.first?.subject == bundle.bundleID)
+        #expect(returned.count == 1 && returned.first?.subject == bundle.bundleID.bytes)
         #expect(returned.first?.details == ["peer": pair.source.keys.profile.fingerprint, "bytes": String(bundle.sealedLength)])
     }
 }

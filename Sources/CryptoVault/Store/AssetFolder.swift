@@ -16,6 +16,8 @@ struct AssetFolder {
 
     func path(of bundleID: [UInt8]) -> String { "\(path)/\(ByteEncoding.hex(bundleID)).vbundle" }
     func journalPath(of bundleID: [UInt8]) -> String { "\(path)/\(ByteEncoding.hex(bundleID)).rewrap" }
+    func path(of bundleID: BundleID) -> String { path(of: bundleID.bytes) }
+    func journalPath(of bundleID: BundleID) -> String { journalPath(of: bundleID.bytes) }
 
     func temporaryFile() throws -> Temporary {
         let name = "\(path)/.incoming-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))"

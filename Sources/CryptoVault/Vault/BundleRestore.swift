@@ -33,11 +33,11 @@ extension UnlockedVault {
 
     /// The file of a stored bundle, opened as it is, unverified (to copy it elsewhere as ciphertext).
     public func storedFile(of bundle: StoredBundle) throws -> FileDescriptor {
-        try FileDescriptor.openForReading(AssetFolder(path: vault.assetsPath).path(of: bundle.bundleID))
+        try FileDescriptor.openForReading(AssetFolder(path: vault.assetsPath).path(of: bundle.bundleID.bytes))
     }
 
     /// Starts putting back the file of stored bundle `bundleID`.
-    public func beginRestore(of bundleID: [UInt8]) throws -> RestoringBundle {
+    public func beginRestore(of bundleID: BundleID) throws -> RestoringBundle {
         let stored = try storedBundle(bundleID)
         return RestoringBundle(stored: stored, temporary: try AssetFolder(path: vault.assetsPath).temporaryFile())
     }
@@ -54,12 +54,12 @@ extension UnlockedVault {
             try vault.withDatabase { database in
                 try database.writeTransaction {
                     // The row may have gone (rm) while the copy was fetched: a file without a row is an orphan.
-                    guard try database.queryOne("SELECT 1 AS present FROM bundles WHERE bundle_id = ?", [.blob(stored.bundleID)]) != nil else {
+                    guard try database.queryOne("SELECT 1 AS present FROM bundles WHERE bundle_id = ?", [.blob(stored.bundleID.bytes)]) != nil else {
                         throw CryptoVaultError(.bundleNotFound, "bundle \(stored.idString) was removed while it was being restored")
                     }
-                    try record(.bundleRestore, compartmentID: stored.compartment.uuid, bundleID: stored.bundleID,
+                    try record(.bundleRestore, compartmentID: stored.compartment.uuid, bundleID: stored.bundleID.bytes,
                                bytes: stored.plaintextLength, in: database, details: details)
-                    try assets.publish(restoring.temporary, as: assets.path(of: stored.bundleID))
+                    try assets.publish(restoring.temporary, as: assets.path(of: stored.bundleID.bytes))
                 }
             }
         } catch {

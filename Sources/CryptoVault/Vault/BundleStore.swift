@@ -5,13 +5,13 @@ import Glibc
 
 /// A bundle kept in the vault's assets/ folder, as listed by `ls`.
 public struct StoredBundle: Sendable {
-    public let bundleID: [UInt8]
+    public let bundleID: BundleID
     public let compartment: VaultCompartment
     public let keyVersion: UInt32
     public let plaintextLength: UInt64
     public let sealedLength: UInt64
     public let createdAt: Int64
-    public var idString: String { ByteEncoding.hex(bundleID) }
+    public var idString: String { bundleID.hex }
 }
 
 /// Bundles kept in assets/. The database row is the truth: a file is visible only once its row has
@@ -54,7 +54,7 @@ extension UnlockedVault {
                 if published { unlink(destination) }
                 throw error
             }
-            return try storedBundle(header.bundleID)
+            return try storedBundle(try BundleID(bytes: header.bundleID))
         } catch {
             assets.discard(temporary)
             throw error
@@ -67,21 +67,21 @@ extension UnlockedVault {
     /// one bundle's file under another's name and have `get` return the wrong record.
     /// A bundle of a privileged compartment is refused (`.privilegedSessionRequired`), as by
     /// `EncryptedBundle.open`. Each read of its plaintext is recorded as `bundle.get` (see `OpenedBundle`).
-    public func openStored(_ bundleID: [UInt8]) throws -> OpenedBundle {
+    public func openStored(_ bundleID: BundleID) throws -> OpenedBundle {
         try openStored(bundleID, access: .vault, recordingReadsAs: .bundleGet)
     }
 
     /// `openStored` inside a privileged processing session, with its keyring. The session records
     /// its reads itself (`session.read`).
-    public func openStored(_ bundleID: [UInt8], keyring: CompartmentKeyring) throws -> OpenedBundle {
+    public func openStored(_ bundleID: BundleID, keyring: CompartmentKeyring) throws -> OpenedBundle {
         try openStored(bundleID, access: .keyring(keyring), recordingReadsAs: nil)
     }
 
-    private func openStored(_ bundleID: [UInt8], access: CompartmentKeyAccess, recordingReadsAs readAction: AuditAction?) throws -> OpenedBundle {
+    private func openStored(_ bundleID: BundleID, access: CompartmentKeyAccess, recordingReadsAs readAction: AuditAction?) throws -> OpenedBundle {
         let stored = try storedBundle(bundleID)
         let assets = AssetFolder(path: vault.assetsPath)
         try finishInterruptedRewrap(of: bundleID)
-        let input = try FileDescriptor.openForReading(assets.path(of: bundleID))
+        let input = try FileDescriptor.openForReading(assets.path(of: bundleID.bytes))
         // First the header as it claims to be (unverified), so a swapped file is named as such
         // whatever its compartment; then again once it verified.
         try Self.check(try EncryptedBundle.readHeader(input), belongsTo: stored)
@@ -113,14 +113,14 @@ extension UnlockedVault {
     }
 
     static func check(_ header: BundleHeader, belongsTo stored: StoredBundle) throws {
-        guard header.bundleID == stored.bundleID, header.compartmentID == stored.compartment.uuid else {
+        guard header.bundleID == stored.bundleID.bytes, header.compartmentID == stored.compartment.uuid else {
             throw CryptoVaultError(.corruptBundle, "header: the file stored as bundle \(stored.idString) is a different bundle (swapped or replaced)")
         }
     }
 
-    public func storedBundle(_ bundleID: [UInt8]) throws -> StoredBundle {
-        guard let bundle = try storedBundles(where: "bundle_id = ?", [.blob(bundleID)]).first else {
-            throw CryptoVaultError(.bundleNotFound, "no bundle \(ByteEncoding.hex(bundleID)) in this vault")
+    public func storedBundle(_ bundleID: BundleID) throws -> StoredBundle {
+        guard let bundle = try storedBundles(where: "bundle_id = ?", [.blob(bundleID.bytes)]).first else {
+            throw CryptoVaultError(.bundleNotFound, "no bundle \(bundleID) in this vault")
         }
         return bundle
     }
@@ -142,7 +142,7 @@ extension UnlockedVault {
             let rowID = try row.integer("compartment_id")
             if compartments[rowID] == nil { compartments[rowID] = .some(try liveCompartment(rowID: rowID)) }
             guard let compartment = compartments[rowID] ?? nil else { return nil }
-            return StoredBundle(bundleID: try row.blob("bundle_id"), compartment: compartment,
+            return StoredBundle(bundleID: try BundleID(bytes: try row.blob("bundle_id")), compartment: compartment,
                                 keyVersion: UInt32(clamping: try row.integer("key_version")),
                                 plaintextLength: UInt64(clamping: try row.integer("plaintext_length")),
                                 sealedLength: UInt64(clamping: try row.integer("sealed_length")), createdAt: try row.integer("created_at"))
@@ -151,15 +151,15 @@ extension UnlockedVault {
 
     /// Removes a stored bundle: its row and record commit first, then the file goes (a crash in between
     /// leaves an orphan file, which the next sweep deletes).
-    public func removeStored(_ bundleID: [UInt8]) throws {
+    public func removeStored(_ bundleID: BundleID) throws {
         let bundle = try storedBundle(bundleID)
         try vault.withDatabase { database in
             try database.writeTransaction {
-                try database.query("DELETE FROM bundles WHERE bundle_id = ?", [.blob(bundleID)])
-                try record(.bundleRm, compartmentID: bundle.compartment.uuid, bundleID: bundleID, bytes: bundle.plaintextLength, in: database)
+                try database.query("DELETE FROM bundles WHERE bundle_id = ?", [.blob(bundleID.bytes)])
+                try record(.bundleRm, compartmentID: bundle.compartment.uuid, bundleID: bundleID.bytes, bytes: bundle.plaintextLength, in: database)
             }
         }
-        unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID))
+        unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID.bytes))
     }
 
     /// What `rewrapStored` did: how many bundles moved to the current version, and each one it could
@@ -171,7 +171,7 @@ extension UnlockedVault {
         public var records = RecordRewrapOutcome()
 
         public struct Skipped: Sendable {
-            public let bundleID: [UInt8]
+            public let bundleID: BundleID
             public let error: CryptoVaultError
         }
     }
@@ -204,18 +204,18 @@ extension UnlockedVault {
         // would record a second rewrap that changed nothing.
         if try storedBundle(bundle.bundleID).keyVersion == current { return }
         // Rewrapping reads no plaintext and no metadata, so privileged compartments need no session.
-        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self,
+        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID.bytes)), vault: self,
                                               access: .maintenance, recordingReadsAs: nil)
         try Self.check(opened.header, belongsTo: bundle)
         let header = try opened.rewrappedHeader(for: current, vault: self)
-        try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
+        try assets.rewriteHeader(of: bundle.bundleID.bytes, with: header) { try recordRewrap(header) }
     }
 
     /// Completes a rewrap that a killed process left half done, so the row and the record match the
     /// header on disk.
-    private func finishInterruptedRewrap(of bundleID: [UInt8]) throws {
+    private func finishInterruptedRewrap(of bundleID: BundleID) throws {
         let stored = try storedBundle(bundleID)
-        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID, verify: { header in
+        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID.bytes, verify: { header in
             // A journal is only trusted once it authenticates as this bundle's header.
             try Self.check(header, belongsTo: stored)
             let dataKey = try EncryptedBundle.unwrapDataKey(header, compartment: stored.compartment, vault: self, access: .maintenance)

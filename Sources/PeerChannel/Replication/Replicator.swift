@@ -33,7 +33,7 @@ public struct Replicator {
             guard let current = next else { break }
             next = index + 1 < bundles.count ? hashing(bundles[index + 1]) : nil
             let (file, digest) = try current.value()
-            if let held = inventory[file.bundle.bundleID], held.isComplete, held.length == file.length, held.sha256 == digest {
+            if let held = inventory[file.bundle.bundleID.bytes], held.isComplete, held.length == file.length, held.sha256 == digest {
                 report.unchangedBundles += 1
                 continue
             }
@@ -56,7 +56,7 @@ public struct Replicator {
         _ = try OutboundClearance.require(CiphertextEgress(destination: .pairedDevice(channel.peer.deviceID),
                                                            compartmentIDs: [file.bundle.compartment.uuid], size: file.length, sha256: digest),
                                           from: clearing)
-        let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID, bundleID: file.bundle.bundleID,
+        let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID, bundleID: file.bundle.bundleID.bytes,
                                                length: file.length, sha256: digest)
         let start = try ReplicationWire.parseReceived(try channel.request(ReplicationWire.announceKind, body: announcement.serialized()),
                                                       atMost: file.length)
@@ -74,8 +74,8 @@ public struct Replicator {
             progress(report.bytesSent + end - start)
         }
         report.bytesSent += file.length - start
-        report.sentBundles.append(file.bundle.bundleID)
-        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.uuid, subjectID: file.bundle.bundleID,
+        report.sentBundles.append(file.bundle.bundleID.bytes)
+        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.uuid, subjectID: file.bundle.bundleID.bytes,
                                     details: ReplicationAudit.details(peer: channel.peer, bytes: file.length - start)))
     }
 }

@@ -21,15 +21,15 @@ public struct VaultRestorer {
         guard !needed.isEmpty else { return report }
         let inventory = try channel.replicaInventory(of: vault.vault.vaultID)
         for (bundle, _) in needed {
-            guard let replica = inventory[bundle.bundleID], replica.isComplete, replica.length == bundle.sealedLength else {
-                report.unavailableBundles.append(bundle.bundleID)
+            guard let replica = inventory[bundle.bundleID.bytes], replica.isComplete, replica.length == bundle.sealedLength else {
+                report.unavailableBundles.append(bundle.bundleID.bytes)
                 continue
             }
             do {
                 try restore(bundle, from: replica, report: &report, progress: progress)
-                report.restoredBundles.append(bundle.bundleID)
+                report.restoredBundles.append(bundle.bundleID.bytes)
             } catch let error as PeerChannelError where Self.isAboutThisCopy(error) {
-                report.refusedBundles.append((bundle.bundleID, error))
+                report.refusedBundles.append((bundle.bundleID.bytes, error))
             }
         }
         return report

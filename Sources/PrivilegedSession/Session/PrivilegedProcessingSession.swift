@@ -133,7 +133,7 @@ public final class PrivilegedProcessingSession: Sendable {
     /// The sealed file name of a stored bundle of the session's compartment (for `vaultctl ls`): the
     /// name is privileged too, so reading it is recorded as a `session.read` with part `name` and no
     /// payload bytes. Fails as `read` does if the session has ended or expired.
-    public func storedName(_ bundleID: [UInt8]) throws -> String {
+    public func storedName(_ bundleID: BundleID) throws -> String {
         try beginUse()
         let opened = try vault.openStored(bundleID, keyring: keyring)
         try recordRead(opened.header, bytes: 0, part: "name")
@@ -191,7 +191,7 @@ public final class PrivilegedProcessingSession: Sendable {
 /// Where a session reads a bundle from.
 public enum BundleSource: Sendable {
     /// A bundle kept in the vault, by id.
-    case stored([UInt8])
+    case stored(BundleID)
     /// A bundle file, opened for reading.
     case file(FileDescriptor)
 }

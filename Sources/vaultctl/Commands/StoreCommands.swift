@@ -85,8 +85,8 @@ enum StoreCommands {
             let bundleID = try resolve(arguments.positionals[0], in: unlocked)
             try unlocked.removeStored(bundleID)
             _ = try unlocked.sweepAssets()
-            if arguments.has("--json") { Output.json(["removed": BundleCommands.hex(bundleID)]); return }
-            Output.line("Removed \(BundleCommands.hex(bundleID)).")
+            if arguments.has("--json") { Output.json(["removed": bundleID.hex]); return }
+            Output.line("Removed \(bundleID).")
         }
 
     static let rewrap = Command("compartment rewrap", synopsis: "move a compartment's bundles to its current key version", usage: "NAME",
@@ -103,10 +103,10 @@ enum StoreCommands {
             let outcome = try unlocked.rewrapStored(in: compartment)
             if arguments.has("--json") {
                 Output.json(["name": compartment.name, "rewrapped": outcome.changed,
-                             "skipped": outcome.skipped.map { ["id": BundleCommands.hex($0.bundleID), "error": $0.error.message] }])
+                             "skipped": outcome.skipped.map { ["id": $0.bundleID.hex, "error": $0.error.message] }])
             } else {
                 for skipped in outcome.skipped {
-                    Output.note("vaultctl: bundle \(BundleCommands.hex(skipped.bundleID)) was not rewrapped: \(skipped.error.message)")
+                    Output.note("vaultctl: bundle \(skipped.bundleID.hex) was not rewrapped: \(skipped.error.message)")
                 }
                 Output.line("Rewrapped \(outcome.changed) bundle(s) of '\(compartment.name)' to key version \(compartment.currentVersion ?? 0).")
             }
@@ -117,5 +117,5 @@ enum StoreCommands {
         }
 
     /// A full id or a unique prefix of at least 6 hex digits.
-    static func resolve(_ text: String, in vault: UnlockedVault) throws -> [UInt8] { try BundleReads.resolve(text, in: vault) }
+    static func resolve(_ text: String, in vault: UnlockedVault) throws -> BundleID { try BundleReads.resolve(text, in: vault) }
 }
