@@ -67,6 +67,8 @@ enum ExitCode: Int32 {
         case .recordLocationTaken: self = .cannotCreate
         case .malformedRecord, .corruptRecord, .recordFromAnotherVault, .recordFromAnotherCompartment, .recordFromAnotherRow,
              .recordFromAnotherField: self = .dataError
+        // An id of the wrong length comes only from stored data (a bundle header, a row): bad data.
+        case .invalidIdentifier: self = .dataError
         default: self = .failure
         }
     }

@@ -23,4 +23,9 @@ struct ExitCodeTests {
         #expect(ExitCode(for: CryptoVaultError(.bundleNotFound, "")) == .noInput)
         #expect(ExitCode(for: CryptoVaultError(.invalidName, "")) == .usage)
     }
+
+    @Test("an id of the wrong length (only stored data holds one: a header, a row) exits 65, bad data, not the default 1")
+    func invalidIdentifierIsBadData() {
+        #expect(ExitCode(for: CryptoVaultError(.invalidIdentifier, "a bundle id of 15 bytes")) == .dataError)
+    }
 }
