@@ -53,6 +53,21 @@ struct RecoverFromPeerTests {
         try owner.laptop.run(["recover", "push", "--peer", owner.deskID, "--address", address, "--json"] + extra)
     }
 
+    /// An owner whose desk keeps a copy of the laptop's vault, pushed while the desk served.
+    static func ownerWithKeptCopy() throws -> Owner {
+        let owner = try Self.owner()
+        try Self.withKeeperServing(owner) { address in
+            let pushed = try Self.push(owner, address)
+            #expect(pushed.status == 0, "\(pushed.stderr)")
+        }
+        return owner
+    }
+
+    /// A code of the right form that is not `code`: its first character changed.
+    static func wrong(_ code: String) -> String {
+        code.hasPrefix("2") ? "3" + code.dropFirst() : "2" + code.dropFirst()
+    }
+
     /// With --json the code and address are on stderr (stdout carries the JSON document alone).
     static func startHost(_ owner: Owner, json: Bool = false) throws -> Host {
         let running = try CLI.start(["recover", "host", "--peer", owner.laptopID, "--address", "127.0.0.1:0",
@@ -137,14 +152,10 @@ struct RecoverFromPeerTests {
 
     @Test("a wrong recovery code is refused with its reason (the code is wrong), counts against the code and is audited on the keeper; the right code still works afterwards")
     func aWrongCodeIsRefused() throws {
-        let owner = try Self.owner()
-        try Self.withKeeperServing(owner) { address in
-            let pushed = try Self.push(owner, address)
-            #expect(pushed.status == 0, "\(pushed.stderr)")
-        }
+        let owner = try Self.ownerWithKeptCopy()
         let host = try Self.startHost(owner)
         defer { kill(host.running.process.processIdentifier, SIGKILL) }
-        let wrongCode = host.code.hasPrefix("2") ? "3" + host.code.dropFirst() : "2" + host.code.dropFirst()
+        let wrongCode = Self.wrong(host.code)
         let target = owner.laptop.root + "/rebuilt"
         let refused = try Self.recover(owner, from: host.address, code: wrongCode, into: target)
         #expect(refused.status == 2, "\(refused.stderr)")
@@ -161,11 +172,7 @@ struct RecoverFromPeerTests {
 
     @Test("a lost device's pairing revoked on the keeper after its copy was kept: recover host still hands the copy over by its fingerprint")
     func aRevokedDevicesCopyIsStillHandedOver() throws {
-        let owner = try Self.owner()
-        try Self.withKeeperServing(owner) { address in
-            let pushed = try Self.push(owner, address)
-            #expect(pushed.status == 0, "\(pushed.stderr)")
-        }
+        let owner = try Self.ownerWithKeptCopy()
         let revoked = try owner.desk.run(["peers", "revoke", "--peer", owner.laptopID])
         #expect(revoked.status == 0, "\(revoked.stderr)")
         let host = try Self.startHost(owner)
@@ -177,14 +184,10 @@ struct RecoverFromPeerTests {
 
     @Test("three wrong codes kill the recovery code: the keeper stops (exit 2, the code is dead) with three failures audited, and hands nothing over")
     func threeWrongCodesKillTheCode() throws {
-        let owner = try Self.owner()
-        try Self.withKeeperServing(owner) { address in
-            let pushed = try Self.push(owner, address)
-            #expect(pushed.status == 0, "\(pushed.stderr)")
-        }
+        let owner = try Self.ownerWithKeptCopy()
         let host = try Self.startHost(owner)
         defer { kill(host.running.process.processIdentifier, SIGKILL) }
-        let wrongCode = host.code.hasPrefix("2") ? "3" + host.code.dropFirst() : "2" + host.code.dropFirst()
+        let wrongCode = Self.wrong(host.code)
         for _ in 0..<3 {
             let refused = try Self.recover(owner, from: host.address, code: wrongCode, into: owner.laptop.root + "/rebuilt")
             #expect(refused.status == 2 && refused.stderr.contains("the code is wrong"), "\(refused.stderr)")
@@ -197,11 +200,7 @@ struct RecoverFromPeerTests {
 
     @Test("a copy altered on the keeper is refused at verify with its reason (a record does not match its SHA-256), and no vault is left in DIR")
     func aTamperedCopyIsRefused() throws {
-        let owner = try Self.owner()
-        try Self.withKeeperServing(owner) { address in
-            let pushed = try Self.push(owner, address)
-            #expect(pushed.status == 0, "\(pushed.stderr)")
-        }
+        let owner = try Self.ownerWithKeptCopy()
         let kept = try #require(try Self.keptCopies(owner).first)
         let handle = try #require(FileHandle(forUpdatingAtPath: kept))
         let size = try handle.seekToEnd()
