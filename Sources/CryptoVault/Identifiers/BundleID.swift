@@ -21,28 +21,7 @@ public struct BundleID: Hashable, Sendable, CustomStringConvertible {
 
     /// Exactly 32 hex digits (either case); anything else is refused, saying what was wrong.
     public init(hex text: String) throws(CryptoVaultError) {
-        let digits = Array(text.utf8)
-        guard digits.count == 2 * Self.size else {
-            throw CryptoVaultError(.invalidIdentifier, "a bundle id is \(2 * Self.size) hex digits, not \(digits.count) bytes of text")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.size)
-        for pair in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = Self.value(ofHexDigit: digits[pair]), let low = Self.value(ofHexDigit: digits[pair + 1]) else {
-                throw CryptoVaultError(.invalidIdentifier, "a bundle id is hex digits only (0-9, a-f)")
-            }
-            bytes.append(high << 4 | low)
-        }
-        try self.init(bytes: bytes)
-    }
-
-    private static func value(ofHexDigit digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        try self.init(bytes: try IdentifierHex.bytes(text, size: Self.size, kind: "a bundle id"))
     }
 
     /// A fresh random id, for a bundle being sealed.
