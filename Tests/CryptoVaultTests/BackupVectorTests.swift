@@ -48,7 +48,7 @@ struct BackupVectorTests {
         FileManager.default.createFile(atPath: file, contents: Data(try Self.hex(vector, "file")))
         let summary = try BackupReader.extract(file, into: folder, durable: false)
         #expect(summary.version == 2)
-        #expect(summary.vaultID == (try Self.hex(vector, "vault_id")))
+        #expect(summary.vaultID.bytes == (try Self.hex(vector, "vault_id")))
         #expect(summary.createdAt == UInt64(try #require(vector["created_at"] as? Int)))
         let read = { (name: String) in [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))) }
         #expect(try read(BackupFormat.publicRecordName) == (try Self.hex(vector, "public_record")))

@@ -63,7 +63,7 @@ public enum BackupFormat {
 /// What a backup file says of itself once its structure and every digest checked out.
 public struct BackupSummary: Sendable {
     public let version: UInt32
-    public let vaultID: [UInt8]
+    public let vaultID: VaultID
     public let createdAt: UInt64
     public let databaseBytes: UInt64
     /// Each bundle's id and length, in the file's order.

@@ -23,7 +23,7 @@ public enum BackupReader {
         guard BackupFormat.readableVersions.contains(version) else {
             throw corrupt("backup format version \(version) is not one this vaultctl reads (1 or 2)")
         }
-        let vaultID = Array(header[20..<36])
+        let vaultID = try VaultID(bytes: Array(header[20..<36]))
         let createdAt = BackupFormat.integer(header[36..<44])
         let recordCount = BackupFormat.integer(header[44..<48])
         let leading = BackupFormat.leadingKinds(version: version)

@@ -94,7 +94,7 @@ public enum BackupWriter {
         let written = stream.count
         let trailer = stream.digest()
         try trailer.withUnsafeBytes { try output.write($0) }
-        return BackupSummary(version: BackupFormat.version, vaultID: vaultID, createdAt: 0, databaseBytes: sealedLength, bundles: bundles.map { ($0.id, $0.length) },
+        return BackupSummary(version: BackupFormat.version, vaultID: try VaultID(bytes: vaultID), createdAt: 0, databaseBytes: sealedLength, bundles: bundles.map { ($0.id, $0.length) },
                              fileBytes: written + 32)
     }
 

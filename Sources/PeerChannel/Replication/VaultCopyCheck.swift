@@ -28,12 +28,12 @@ public enum VaultCopyCheck {
             throw PeerChannelError(.vaultCopyRefused, "the vault copy is refused: a version \(summary.version) backup carries the database in the clear")
         }
         let record = try BackupPublicRecord.open((scratch as NSString).appendingPathComponent(BackupFormat.publicRecordName),
-                                                 vaultID: summary.vaultID)
-        let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID)
+                                                 vaultID: summary.vaultID.bytes)
+        let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID.bytes)
         guard let genesis = snapshot.keys.first(where: { $0.epoch == 0 })?.publicKey else {
             throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
         }
-        let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID), publicKey: genesis)
+        let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID.bytes), publicKey: genesis)
         let report = try AuditVerifier(snapshot: snapshot, genesis: key).verify()
         let last = report.entryCount - 1
         let wanted = index.flatMap { $0 < UInt64(report.entryCount) ? Int($0) : nil }
@@ -41,7 +41,7 @@ public enum VaultCopyCheck {
         guard report.entryCount >= 1, let lastLeaf = leaves[last] else {
             throw AuditVerificationFailure(entry: nil, reason: "the log has no entry")
         }
-        let offer = VaultCopyOffer(vaultID: summary.vaultID, entries: UInt64(report.entryCount), lastLeafHash: lastLeaf,
+        let offer = VaultCopyOffer(vaultID: summary.vaultID.bytes, entries: UInt64(report.entryCount), lastLeafHash: lastLeaf,
                                    length: summary.fileBytes, sha256: try sha256(of: path))
         return (offer, wanted.flatMap { leaves[$0] })
     }
