@@ -27,10 +27,11 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "Registers", dependencies: ["CryptoVault"]),
-        .target(name: "Writing", dependencies: ["CryptoVault"]),
-        .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel"]),
+        .target(name: "Writing", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers"]),
+        .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
+                                              "Registers", "Writing"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                                           "Appliance"]),
+                                                           "Appliance", "Registers", "Writing"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 
@@ -43,7 +44,7 @@ let package = Package(
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault", "TestSupport"]),
-        .testTarget(name: "WritingTests", dependencies: ["Writing", "CryptoVault", "TestSupport"]),
+        .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.
         .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),

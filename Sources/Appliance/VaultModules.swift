@@ -1,4 +1,5 @@
 import CryptoVault
+import Writing
 
 /// The schemas of the modules above CryptoVault that this appliance carries, in the order their
 /// migrations run (SECURITY.md §4.1.1). Every open of a vault by vaultctl or the daemon passes this
@@ -6,5 +7,5 @@ import CryptoVault
 /// A module adds its `ModuleSchema` here (the writing model, sync, the assistant) and never edits
 /// another's list.
 public enum VaultModules {
-    public static let all: [ModuleSchema] = []
+    public static let all: [ModuleSchema] = [WritingSchema.module]
 }

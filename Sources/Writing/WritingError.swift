@@ -12,4 +12,6 @@ public enum WritingErrorCode: String, Sendable {
     case tooManyBlocks
     /// A diff applied to a text that is not the side it was computed from.
     case diffDoesNotApply
+    /// An id of the wrong length or not hex: from a caller's argument or a damaged row.
+    case invalidIdentifier
 }

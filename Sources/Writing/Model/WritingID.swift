@@ -1,0 +1,51 @@
+import CryptoVault
+
+/// What a `WritingID` names: a marker type per kind of record, so a block's id can never be passed
+/// where a project's or a snapshot's is meant (the compiler refuses it).
+public protocol WritingEntity: Sendable {
+    /// How the kind is named in messages ("project", "document", "block").
+    static var entityName: String { get }
+}
+
+public enum ProjectEntity: WritingEntity { public static let entityName = "project" }
+/// A chapter (a folder) or a scene (a document): the binder's nodes share one id space, so a move
+/// between folders never changes an id.
+public enum NodeEntity: WritingEntity { public static let entityName = "document or folder" }
+public enum BlockEntity: WritingEntity { public static let entityName = "block" }
+
+public typealias ProjectID = WritingID<ProjectEntity>
+public typealias NodeID = WritingID<NodeEntity>
+public typealias BlockID = WritingID<BlockEntity>
+
+/// A writing record's stable identity: 16 random bytes, chosen when it is made and never reused or
+/// derived from its content (an id is a clear column, so it must say nothing of what a patient note
+/// or a memo holds). Parsing refuses any other length.
+public struct WritingID<Entity: WritingEntity>: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public static var size: Int { 16 }
+
+    /// The 16 bytes, for the SQL rows and the sealed records' locations.
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) throws(WritingError) {
+        guard bytes.count == Self.size else {
+            throw WritingError(.invalidIdentifier, "a \(Entity.entityName) id is \(Self.size) bytes, not \(bytes.count)")
+        }
+        self.bytes = bytes
+    }
+
+    /// Exactly 32 lowercase hex digits, as the CLI prints them.
+    public init(hex text: String) throws(WritingError) {
+        guard let bytes = ByteEncoding.bytes(fromHex: Substring(text)), bytes.count == Self.size else {
+            throw WritingError(.invalidIdentifier, "a \(Entity.entityName) id is \(2 * Self.size) hex digits")
+        }
+        self.bytes = bytes
+    }
+
+    /// A fresh random id.
+    public static func random() throws -> Self { try Self(bytes: try SecureRandom.bytes(size)) }
+
+    public var hex: String { ByteEncoding.hex(bytes) }
+    public var description: String { hex }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+}
