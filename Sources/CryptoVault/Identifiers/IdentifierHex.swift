@@ -1,8 +1,8 @@
-/// The one hex parser for typed ids (`BundleID`, `VaultID`): exactly `2 * size` hex digits, either
+/// The one hex parser for typed ids (`BundleID`, `VaultID`, and the writing model's `WritingID`): exactly `2 * size` hex digits, either
 /// case, so each id type refuses bad text with the same rules and only its own name in the reason.
-enum IdentifierHex {
+package enum IdentifierHex {
     /// The bytes of `text`, or `.invalidIdentifier` naming `kind` ("a bundle id") and what was wrong.
-    static func bytes(_ text: String, size: Int, kind: String) throws(CryptoVaultError) -> [UInt8] {
+    package static func bytes(_ text: String, size: Int, kind: String) throws(CryptoVaultError) -> [UInt8] {
         let digits = Array(text.utf8)
         guard digits.count == 2 * size else {
             throw CryptoVaultError(.invalidIdentifier, "\(kind) is \(2 * size) hex digits, not \(digits.count) bytes of text")

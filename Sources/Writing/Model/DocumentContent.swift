@@ -4,7 +4,4 @@ public struct DocumentContent: Sendable, Hashable {
     public var blocks: [Block]
 
     public init(blocks: [Block] = []) { self.blocks = blocks }
-
-    /// The block with `id`, if the document has it.
-    public func block(_ id: BlockID) -> Block? { blocks.first { $0.id == id } }
 }

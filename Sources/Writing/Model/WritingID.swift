@@ -20,7 +20,7 @@ public typealias BlockID = WritingID<BlockEntity>
 /// A writing record's stable identity: 16 random bytes, chosen when it is made and never reused or
 /// derived from its content (an id is a clear column, so it must say nothing of what a patient note
 /// or a memo holds). Parsing refuses any other length.
-public struct WritingID<Entity: WritingEntity>: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct WritingID<Entity: WritingEntity>: Hashable, Sendable, CustomStringConvertible {
     public static var size: Int { 16 }
 
     /// The 16 bytes, for the SQL rows and the sealed records' locations.
@@ -33,12 +33,13 @@ public struct WritingID<Entity: WritingEntity>: Hashable, Sendable, Comparable, 
         self.bytes = bytes
     }
 
-    /// Exactly 32 lowercase hex digits, as the CLI prints them.
+    /// Exactly 32 hex digits (either case), by the same rule as the vault's other ids (`IdentifierHex`).
     public init(hex text: String) throws(WritingError) {
-        guard let bytes = ByteEncoding.bytes(fromHex: Substring(text)), bytes.count == Self.size else {
-            throw WritingError(.invalidIdentifier, "a \(Entity.entityName) id is \(2 * Self.size) hex digits")
+        do {
+            self.bytes = try IdentifierHex.bytes(text, size: Self.size, kind: "a \(Entity.entityName) id")
+        } catch {
+            throw WritingError(.invalidIdentifier, error.message)
         }
-        self.bytes = bytes
     }
 
     /// A fresh random id.
@@ -46,6 +47,4 @@ public struct WritingID<Entity: WritingEntity>: Hashable, Sendable, Comparable, 
 
     public var hex: String { ByteEncoding.hex(bytes) }
     public var description: String { hex }
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 }
