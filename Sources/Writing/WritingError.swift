@@ -14,4 +14,32 @@ public enum WritingErrorCode: String, Sendable {
     case diffDoesNotApply
     /// An id of the wrong length or not hex: from a caller's argument or a damaged row.
     case invalidIdentifier
+    /// No project with that id or name (or a name that only a session could read).
+    case projectNotFound
+    /// No document or folder with that id or title in the project.
+    case nodeNotFound
+    /// An id that names a record of another project, given where this project's was meant.
+    case notInProject
+    /// A folder moved under itself or under one of its own descendants.
+    case moveIntoItself
+    /// Folders nested deeper than `WritingLimits.maximumNesting`.
+    case nestingTooDeep
+    /// Text that is not valid UTF-8, or holds a NUL or another control character a document cannot.
+    case invalidText
+    /// One block larger than `WritingLimits.maximumBlockBytes` (a sealed record's bound).
+    case blockTooLarge
+    /// A name or title that is empty, too long, or has control characters or edge spaces.
+    case invalidName
+    /// A title or name that more than one record has: give the id.
+    case ambiguousName
+    /// A document where a folder is needed, or a folder where a document is (content is a document's).
+    case wrongNodeKind
+    /// A sealed value or a row of the writing model that does not decode: the vault file was damaged.
+    case damagedRecord
+    /// A privileged project read without a session of its compartment.
+    case privilegedSessionRequired
+    /// A folder removed with documents or folders still in it.
+    case folderNotEmpty
+    /// A change to an archived project.
+    case projectArchived
 }

@@ -22,3 +22,21 @@ public enum WritingLimits {
         }
     }
 }
+
+extension WritingLimits {
+    /// The largest document the store keeps, in UTF-8 bytes of its text and cells: 16 MiB, sixteen
+    /// long books in one document. Checked before anything is read or sealed, so a hostile 100 MB
+    /// paste is refused at once and changes nothing.
+    public static let maximumStoredDocumentBytes = 16 * 1024 * 1024
+
+    /// The largest block: its encoding (SECURITY.md §14.4) must fit one sealed record (1 MiB), so its
+    /// text and cells may hold at most 1 MiB less 64 KiB for the encoding's lengths.
+    public static let maximumBlockBytes = 1024 * 1024 - 64 * 1024
+
+    /// The deepest folder nesting: a document at the top level is at depth 1, in a folder at depth 2.
+    /// Deeper binders are refused, so a hostile or buggy caller cannot make a walk of the tree unbounded.
+    public static let maximumNesting = 32
+
+    /// The longest project name or document title, in UTF-8 bytes.
+    public static let maximumNameBytes = 512
+}

@@ -8,14 +8,17 @@ public final class TestVault {
     public let directory: String
     public let passphrase: SecureBytes
     public let unlocked: UnlockedVault
+    /// What the vault recorded, in order.
+    public let recording = RecordingJournal()
 
     public static let fastKDF = KDFParameters.argon2idFloor
 
-    public init(passphrase text: String = "correct horse battery staple") throws {
+    /// `modules` are the schemas above CryptoVault the vault is made with (the writing model's, say).
+    public init(passphrase text: String = "correct horse battery staple", modules: [ModuleSchema] = []) throws {
         root = NSTemporaryDirectory() + "vault-test-\(UUID().uuidString)"
         directory = root + "/vault"
         passphrase = try SecureBytes(copying: Array(text.utf8))
-        unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: Self.fastKDF, journal: RecordingJournal())
+        unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: Self.fastKDF, journal: recording, modules: modules)
     }
 
     deinit {

@@ -12,10 +12,13 @@ public enum ProjectEntity: WritingEntity { public static let entityName = "proje
 /// between folders never changes an id.
 public enum NodeEntity: WritingEntity { public static let entityName = "document or folder" }
 public enum BlockEntity: WritingEntity { public static let entityName = "block" }
+/// A character, place, plot beat or snippet of a project (`ProjectEntry`).
+public enum EntryEntity: WritingEntity { public static let entityName = "entry" }
 
 public typealias ProjectID = WritingID<ProjectEntity>
 public typealias NodeID = WritingID<NodeEntity>
 public typealias BlockID = WritingID<BlockEntity>
+public typealias EntryID = WritingID<EntryEntity>
 
 /// A writing record's stable identity: 16 random bytes, chosen when it is made and never reused or
 /// derived from its content (an id is a clear column, so it must say nothing of what a patient note

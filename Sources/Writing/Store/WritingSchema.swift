@@ -5,5 +5,41 @@ import CryptoVault
 /// whichever part of the writing model (the binder, versions, edit events) it is for.
 public enum WritingSchema {
     public static let module = ModuleSchema(module: "writing", migrations: [
+        // The model (SECURITY.md §14.2): projects, the binder, blocks and entries. Clear columns hold
+        // only ids, order, kinds, parent links and times; every name, title and text is a sealed record.
+        NamedMigration("model-1", """
+            CREATE TABLE writing_projects (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                compartment_uuid BLOB NOT NULL UNIQUE CHECK (length(compartment_uuid) = 16),
+                register TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('document', 'long-form')),
+                created_at INTEGER NOT NULL,
+                archived_at INTEGER
+            );
+            CREATE TABLE writing_nodes (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                parent_id BLOB REFERENCES writing_nodes(id),
+                kind TEXT NOT NULL CHECK (kind IN ('chapter', 'scene')),
+                order_key TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX writing_nodes_by_project ON writing_nodes (project_id, parent_id, order_key);
+            CREATE TABLE writing_blocks (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                node_id BLOB NOT NULL REFERENCES writing_nodes(id),
+                position INTEGER NOT NULL CHECK (position >= 0),
+                kind TEXT NOT NULL
+            );
+            CREATE INDEX writing_blocks_by_node ON writing_blocks (node_id, position);
+            CREATE TABLE writing_entries (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                kind TEXT NOT NULL CHECK (kind IN ('character', 'place', 'plot-beat', 'snippet')),
+                order_key TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX writing_entries_by_project ON writing_entries (project_id, kind, order_key);
+            """),
     ])
 }

@@ -1,0 +1,51 @@
+import CryptoVault
+
+/// The `writing_nodes` table, read and written here only: the binder's structure in clear (id,
+/// project, parent folder, kind, order key, time). Titles are sealed records (`WritingRecord.nodeTitle`).
+struct NodeTable {
+    let database: Database
+
+    struct Row: Equatable {
+        let id: NodeID
+        let kind: NodeKind
+        var parent: NodeID?
+        var orderKey: String
+        let createdAt: Int64
+    }
+
+    func insert(_ row: Row, in project: ProjectID) throws {
+        try database.query("""
+            INSERT INTO writing_nodes (id, project_id, parent_id, kind, order_key, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            """, [.blob(row.id.bytes), .blob(project.bytes), row.parent.map { .blob($0.bytes) } ?? .null, .text(row.kind.rawValue),
+                  .text(row.orderKey), .integer(row.createdAt)])
+    }
+
+    /// Every node of `project`, in no particular order (`Binder` orders them).
+    func all(in project: ProjectID) throws -> [Row] {
+        try database.query("SELECT * FROM writing_nodes WHERE project_id = ?", [.blob(project.bytes)]).map(decode)
+    }
+
+    /// The project a node belongs to, or nil if no node has the id.
+    func project(of id: NodeID) throws -> ProjectID? {
+        try database.queryOne("SELECT project_id FROM writing_nodes WHERE id = ?", [.blob(id.bytes)])
+            .map { try ProjectID(bytes: try $0.blob("project_id")) }
+    }
+
+    func move(_ id: NodeID, under parent: NodeID?, orderKey: String) throws {
+        try database.query("UPDATE writing_nodes SET parent_id = ?, order_key = ? WHERE id = ?",
+                           [parent.map { .blob($0.bytes) } ?? .null, .text(orderKey), .blob(id.bytes)])
+    }
+
+    func delete(_ id: NodeID) throws {
+        try database.query("DELETE FROM writing_nodes WHERE id = ?", [.blob(id.bytes)])
+    }
+
+    private func decode(_ row: CryptoVault.Row) throws -> Row {
+        guard let kind = NodeKind(rawValue: try row.text("kind")), OrderKey.isValid(try row.text("order_key")) else {
+            throw WritingError(.damagedRecord, "a writing_nodes row has an unknown kind or a malformed order key")
+        }
+        let parent: NodeID? = if case .blob(let bytes) = row["parent_id"] { try NodeID(bytes: bytes) } else { nil }
+        return Row(id: try NodeID(bytes: try row.blob("id")), kind: kind, parent: parent, orderKey: try row.text("order_key"),
+                   createdAt: try row.integer("created_at"))
+    }
+}

@@ -1,0 +1,69 @@
+import CryptoVault
+import PrivilegedSession
+
+/// How a `WritingStore` opens a project's sealed records: an ordinary project's with the vault's
+/// own access, a privileged one's only through a live session of its compartment (the daemon's, or
+/// a one-command session opened with a purpose). Sealing needs neither.
+public enum RecordAccess: Sendable {
+    case vault
+    case session(PrivilegedProcessingSession)
+
+    /// The session, if it is one of `compartment`'s.
+    func session(of compartment: VaultCompartment) -> PrivilegedProcessingSession? {
+        guard case .session(let session) = self, session.compartment.uuid == compartment.uuid else { return nil }
+        return session
+    }
+}
+
+/// Where each sealed value of the writing model lives (SECURITY.md §14.3): module `writing`, the
+/// record's table, its 16-byte id, and one field per table.
+enum WritingRecord {
+    static let module = "writing"
+
+    static func projectName(_ id: ProjectID) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_projects", recordID: id.bytes, field: "name")
+    }
+
+    static func nodeTitle(_ id: NodeID) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_nodes", recordID: id.bytes, field: "title")
+    }
+
+    static func block(_ id: BlockID) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_blocks", recordID: id.bytes, field: "block")
+    }
+
+    static func entry(_ id: EntryID) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_entries", recordID: id.bytes, field: "entry")
+    }
+}
+
+extension WritingStore {
+    /// Opens records of `project`, all or none, in order: the one place the store reads plaintext.
+    /// A privileged project without a session of its compartment is refused before anything opens.
+    func open(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [[UInt8]] {
+        guard !locations.isEmpty else { return [] }
+        guard project.isPrivileged else { return try transaction.openRecords(at: locations, in: project.compartment) }
+        guard let session = access.session(of: project.compartment) else {
+            throw WritingError(.privilegedSessionRequired,
+                               "project \(project.id) is privileged: its records are read only in a privileged processing session of its compartment")
+        }
+        return try session.openRecords(at: locations, in: transaction)
+    }
+
+    func openText(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [String] {
+        try open(locations, of: project).map { bytes in
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw WritingError(.damagedRecord, "a sealed name or title is not UTF-8")
+            }
+            return text
+        }
+    }
+
+    func seal(_ bytes: [UInt8], at location: SealedRecordLocation, of project: WritingProject) throws {
+        try transaction.sealRecord(bytes, at: location, in: project.compartment)
+    }
+
+    func remove(_ location: SealedRecordLocation, of project: WritingProject) throws {
+        try transaction.removeRecord(at: location, in: project.compartment)
+    }
+}

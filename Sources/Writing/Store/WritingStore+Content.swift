@@ -1,0 +1,111 @@
+import CryptoVault
+
+/// What `replaceDocumentContent` did: blocks sealed (new or changed), kept as they were (at most
+/// moved), and removed.
+public struct ContentChange: Sendable, Equatable {
+    public let sealed: Int
+    public let kept: Int
+    public let removed: Int
+
+    public var isEmpty: Bool { sealed == 0 && removed == 0 }
+}
+
+/// A document's current content: the API versions, branches and the CLI build on. Blocks keep
+/// their ids across edits, so a one-block edit reseals one record.
+extension WritingStore {
+    /// The blocks of document `document`, in order (a privileged project's need a session).
+    public func documentContent(of document: NodeID, in projectID: ProjectID) throws -> DocumentContent {
+        let project = try self.project(projectID)
+        try checkDocument(document, in: project)
+        return try currentContent(of: document, in: project)
+    }
+
+    /// Makes `content` the document's content. Each block is matched to the stored one with its id:
+    /// an equal one is kept (its position updated if it moved), a changed one is resealed, a new id
+    /// is sealed as a new block, and a stored block whose id is absent is removed with its record.
+    /// Refused before anything changes: a document over `maximumStoredDocumentBytes` or
+    /// `maximumBlocks`, a block over `maximumBlockBytes`, an id twice, a block id of another
+    /// document (`.notInProject`), a heading level outside 1 to 6, a table's cells on another kind.
+    @discardableResult
+    public func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent) throws -> ContentChange {
+        try Self.check(content)
+        let project = try writable(projectID)
+        try checkDocument(document, in: project)
+        for block in content.blocks {
+            if let owner = try blockTable.document(of: block.id), owner != document {
+                throw WritingError(.notInProject, "block \(block.id) belongs to another document")
+            }
+        }
+        let stored = try currentContent(of: document, in: project)
+        let storedByID = Dictionary(uniqueKeysWithValues: stored.blocks.enumerated().map { ($1.id, (position: $0, block: $1)) })
+        var sealed = 0, kept = 0
+        for (position, block) in content.blocks.enumerated() {
+            let kind = BlockEncoding.name(of: block.kind)
+            if let old = storedByID[block.id] {
+                if old.position != position { try blockTable.setPosition(block.id, position) }
+                if old.block == block { kept += 1; continue }
+                if old.block.kind != block.kind { try blockTable.setKind(block.id, kind) }
+            } else {
+                try blockTable.insert(BlockTable.Row(id: block.id, position: position, kind: kind), in: document)
+            }
+            try seal(BlockEncoding.encode(block), at: try WritingRecord.block(block.id), of: project)
+            sealed += 1
+        }
+        let remaining = Set(content.blocks.map(\.id))
+        let gone = stored.blocks.filter { !remaining.contains($0.id) }
+        for block in gone {
+            try blockTable.delete(block.id)
+            try remove(try WritingRecord.block(block.id), of: project)
+        }
+        let change = ContentChange(sealed: sealed, kept: kept, removed: gone.count)
+        if !change.isEmpty || stored.blocks.map(\.id) != content.blocks.map(\.id) {
+            try record(.writingContentWrite, project, subject: document.bytes,
+                       details: [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))])
+        }
+        return change
+    }
+
+    /// The stored blocks, opened; a sealed kind unlike its clear column is damage.
+    func currentContent(of document: NodeID, in project: WritingProject) throws -> DocumentContent {
+        let rows = try blockTable.all(in: document)
+        let values = try open(try rows.map { try WritingRecord.block($0.id) }, of: project)
+        let blocks = try zip(rows, values).map { row, value in
+            let block = try BlockEncoding.decode(value, id: row.id)
+            guard BlockEncoding.name(of: block.kind) == row.kind else {
+                throw WritingError(.damagedRecord, "block \(row.id)'s clear kind is not the kind sealed in it")
+            }
+            return block
+        }
+        return DocumentContent(blocks: blocks)
+    }
+
+    /// Refuses an id of another project, a folder, or none.
+    func checkDocument(_ id: NodeID, in project: WritingProject) throws {
+        guard try checkNode(id, in: try binder(of: project), project: project).kind == .scene else {
+            throw WritingError(.wrongNodeKind, "\(id) is a folder: only a document has content")
+        }
+    }
+
+    /// The caps, checked before any work: sizes first (summing lengths only), then each block's shape.
+    static func check(_ content: DocumentContent) throws(WritingError) {
+        try WritingLimits.checkBlocks(content.blocks.count, "new")
+        let total = content.blocks.reduce(0) { $0 + BlockEncoding.textBytes($1) }
+        guard total <= WritingLimits.maximumStoredDocumentBytes else {
+            throw WritingError(.documentTooLarge, "the document is \(total) bytes; a document holds at most \(WritingLimits.maximumStoredDocumentBytes)")
+        }
+        var ids = Set<BlockID>()
+        for block in content.blocks {
+            let bytes = BlockEncoding.textBytes(block)
+            guard bytes <= WritingLimits.maximumBlockBytes else {
+                throw WritingError(.blockTooLarge, "a block holds \(bytes) bytes; at most \(WritingLimits.maximumBlockBytes) fit one block")
+            }
+            guard ids.insert(block.id).inserted else { throw WritingError(.invalidIdentifier, "block \(block.id) appears twice") }
+            if case .heading(let level) = block.kind, !(1...6).contains(level) {
+                throw WritingError(.invalidText, "a heading's level is 1 to 6, not \(level)")
+            }
+            guard block.kind == .table || block.rows.isEmpty else {
+                throw WritingError(.invalidText, "only a table block has cells")
+            }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import CryptoVault
+import Foundation
+
+/// The writing model inside one vault transaction: projects, their binder of folders (Chapters)
+/// and documents (Scenes), documents' blocks, and the entries beside them. Every change is made in
+/// the transaction, with its audit entry; every name, title and text is a sealed record in the
+/// project's compartment, and the clear columns hold only ids, order, kinds and parent links
+/// (SECURITY.md §14).
+///
+/// Every call names the project: a node, block or entry id of another project is refused
+/// (`.notInProject`), so an id pasted from elsewhere can never reach into the wrong compartment.
+/// A refused call throws before it changes anything, and the transaction rolls back whatever a
+/// later failure leaves.
+public struct WritingStore {
+    public let transaction: VaultTransaction
+    public let access: RecordAccess
+
+    public init(_ transaction: VaultTransaction, access: RecordAccess = .vault) {
+        self.transaction = transaction
+        self.access = access
+    }
+
+    var projectTable: ProjectTable { ProjectTable(database: transaction.database) }
+    var nodeTable: NodeTable { NodeTable(database: transaction.database) }
+    var blockTable: BlockTable { BlockTable(database: transaction.database) }
+    var entryTable: EntryTable { EntryTable(database: transaction.database) }
+    var now: Int64 { VaultClock.system.now() }
+
+    // MARK: Projects
+
+    /// Records a project whose compartment was just made for it (`UnlockedVault.createWritingProject`).
+    func createProject(_ id: ProjectID, named name: String, register: Register, kind: ProjectKind,
+                       compartment: VaultCompartment) throws -> WritingProject {
+        let name = try Self.checkedName(name, "a project name")
+        let row = ProjectTable.Row(id: id, compartmentUUID: compartment.uuid, register: register, kind: kind,
+                                   createdAt: now, archivedAt: nil)
+        try projectTable.insert(row)
+        let project = WritingProject(row, compartment: compartment)
+        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try record(.writingProjectCreate, project, subject: project.id.bytes,
+                   details: [.init("register", register.rawValue), .init("kind", kind.rawValue)])
+        return project
+    }
+
+    /// Every project, oldest first (names are sealed: `name(of:)` reads one).
+    public func projects() throws -> [WritingProject] {
+        try projectTable.all().map { row in WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentUUID)) }
+    }
+
+    public func project(_ id: ProjectID) throws -> WritingProject {
+        guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
+        return WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentUUID))
+    }
+
+    /// The project's name (a privileged project's needs a session of its compartment).
+    public func name(of project: WritingProject) throws -> String {
+        try openText([try WritingRecord.projectName(project.id)], of: project)[0]
+    }
+
+    public func rename(_ project: ProjectID, to name: String) throws {
+        let name = try Self.checkedName(name, "a project name")
+        let project = try writable(project)
+        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try record(.writingProjectRename, project, subject: project.id.bytes)
+    }
+
+    /// Archives the project (or brings it back): it stays whole and readable, and refuses changes until unarchived.
+    public func archive(_ id: ProjectID, _ archived: Bool = true) throws {
+        let project = try self.project(id)
+        try projectTable.setArchived(id, at: archived ? now : nil)
+        try record(.writingProjectArchive, project, subject: id.bytes, details: [.init("archived", archived ? "yes" : "no")])
+    }
+
+    /// Changes the project's register: labels and visibility only, no record is touched.
+    public func setRegister(_ id: ProjectID, _ register: Register) throws {
+        let project = try writable(id)
+        try projectTable.setRegister(id, register)
+        try record(.writingProjectRegister, project, subject: id.bytes, details: [.init("register", register.rawValue)])
+    }
+
+    // MARK: The binder
+
+    /// Adds a folder or document titled `title` under `parent` (the top level when nil), before
+    /// `sibling` or at the end. A parent that is a document, or past the nesting limit, is refused.
+    public func addNode(_ kind: NodeKind, titled title: String, in projectID: ProjectID, under parent: NodeID? = nil,
+                        before sibling: NodeID? = nil) throws -> BinderNode {
+        let title = try Self.checkedName(title, "a title")
+        let project = try writable(projectID)
+        let binder = try self.binder(of: project)
+        if let parent { try checkFolder(parent, in: binder, project: project) }
+        let depth = parent.map { binder.depth(of: $0) + 1 } ?? 1
+        guard depth <= WritingLimits.maximumNesting else {
+            throw WritingError(.nestingTooDeep, "folders nest at most \(WritingLimits.maximumNesting) deep")
+        }
+        let row = NodeTable.Row(id: try NodeID.random(), kind: kind, parent: parent,
+                                orderKey: try binder.orderKey(under: parent, before: try sibling.map { try checkNode($0, in: binder, project: project).id }),
+                                createdAt: now)
+        try nodeTable.insert(row, in: projectID)
+        try seal(Array(title.utf8), at: try WritingRecord.nodeTitle(row.id), of: project)
+        try record(.writingNodeAdd, project, subject: row.id.bytes, details: [.init("kind", kind.rawValue)])
+        return BinderNode(row, title: title)
+    }
+
+    /// The binder in reading order (depth first, siblings by order key), titles opened.
+    public func nodes(in projectID: ProjectID) throws -> [BinderNode] {
+        let project = try self.project(projectID)
+        let ordered = try binder(of: project).ordered().map(\.row)
+        let titles = try openText(try ordered.map { try WritingRecord.nodeTitle($0.id) }, of: project)
+        return zip(ordered, titles).map { BinderNode($0, title: $1) }
+    }
+
+    /// The binder's structure without opening a title: ids, kinds, parents, order keys and depths.
+    public func outline(of projectID: ProjectID) throws -> [(id: NodeID, kind: NodeKind, parent: NodeID?, depth: Int)] {
+        try binder(of: try project(projectID)).ordered().map { ($0.row.id, $0.row.kind, $0.row.parent, $0.depth) }
+    }
+
+    public func renameNode(_ id: NodeID, in projectID: ProjectID, to title: String) throws {
+        let title = try Self.checkedName(title, "a title")
+        let project = try writable(projectID)
+        _ = try checkNode(id, in: try binder(of: project), project: project)
+        try seal(Array(title.utf8), at: try WritingRecord.nodeTitle(id), of: project)
+        try record(.writingNodeRename, project, subject: id.bytes)
+    }
+
+    /// Moves a node under `parent` (the top level when nil), before `sibling` or at the end. It keeps
+    /// its id, title and content, and everything under it moves with it; only its own row changes.
+    /// A folder moved under itself or its own descendant is refused (`.moveIntoItself`).
+    public func moveNode(_ id: NodeID, in projectID: ProjectID, under parent: NodeID?, before sibling: NodeID? = nil) throws {
+        let project = try writable(projectID)
+        let binder = try self.binder(of: project)
+        _ = try checkNode(id, in: binder, project: project)
+        if let parent {
+            try checkFolder(parent, in: binder, project: project)
+            guard !binder.isWithin(parent, id) else {
+                throw WritingError(.moveIntoItself, "a folder cannot move under itself or under one of its own folders")
+            }
+            guard binder.depth(of: parent) + binder.height(of: id) <= WritingLimits.maximumNesting else {
+                throw WritingError(.nestingTooDeep, "the move would nest folders deeper than \(WritingLimits.maximumNesting)")
+            }
+        }
+        if let sibling, sibling == id { throw WritingError(.moveIntoItself, "a node cannot be placed before itself") }
+        let key = try binder.orderKey(under: parent, before: try sibling.map { try checkNode($0, in: binder, project: project).id }, moving: id)
+        try nodeTable.move(id, under: parent, orderKey: key)
+        try record(.writingNodeMove, project, subject: id.bytes)
+    }
+
+    /// Removes a document with its blocks, or an empty folder (a folder with anything in it is refused).
+    public func removeNode(_ id: NodeID, in projectID: ProjectID) throws {
+        let project = try writable(projectID)
+        let binder = try self.binder(of: project)
+        let row = try checkNode(id, in: binder, project: project)
+        guard binder.children(of: id).isEmpty else {
+            throw WritingError(.folderNotEmpty, "the folder is not empty: move or remove what is in it first")
+        }
+        if row.kind == .scene {
+            for block in try blockTable.all(in: id) {
+                try blockTable.delete(block.id)
+                try remove(try WritingRecord.block(block.id), of: project)
+            }
+        }
+        try nodeTable.delete(id)
+        try remove(try WritingRecord.nodeTitle(id), of: project)
+        try record(.writingNodeRemove, project, subject: id.bytes, details: [.init("kind", row.kind.rawValue)])
+    }
+
+    // MARK: Checks
+
+    func binder(of project: WritingProject) throws -> Binder { try Binder(try nodeTable.all(in: project.id)) }
+
+    /// The project, refused if archived (it is kept as it was).
+    func writable(_ id: ProjectID) throws -> WritingProject {
+        let project = try self.project(id)
+        guard !project.isArchived else {
+            throw WritingError(.projectArchived, "project \(id) is archived: unarchive it to change it")
+        }
+        return project
+    }
+
+    /// The node's row, refusing an id of another project or none.
+    func checkNode(_ id: NodeID, in binder: Binder, project: WritingProject) throws -> NodeTable.Row {
+        if let row = binder.rows[id] { return row }
+        if try nodeTable.project(of: id) != nil {
+            throw WritingError(.notInProject, "\(id) belongs to another project")
+        }
+        throw WritingError(.nodeNotFound, "no document or folder \(id) in the project")
+    }
+
+    func checkFolder(_ id: NodeID, in binder: Binder, project: WritingProject) throws {
+        guard try checkNode(id, in: binder, project: project).kind == .chapter else {
+            throw WritingError(.wrongNodeKind, "\(id) is a document, not a folder: nothing can be put in it")
+        }
+    }
+
+    /// A name or title as people type it: NFC, 1 to `maximumNameBytes` bytes, no control characters, no edge spaces.
+    static func checkedName(_ typed: String, _ role: String) throws(WritingError) -> String {
+        let name = typed.precomposedStringWithCanonicalMapping
+        guard (1...WritingLimits.maximumNameBytes).contains(name.utf8.count) else {
+            throw WritingError(.invalidName, "\(role) must be 1 to \(WritingLimits.maximumNameBytes) bytes long")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+              name.trimmingCharacters(in: .whitespaces) == name else {
+            throw WritingError(.invalidName, "\(role) may not hold control characters or start or end with a space")
+        }
+        return name
+    }
+
+    func record(_ action: AuditAction, _ project: WritingProject, subject: [UInt8], details: [VaultEvent.Detail] = []) throws {
+        try transaction.record(action, compartment: project.compartment.uuid, subject: subject, details: details)
+    }
+}
+
+extension WritingProject {
+    init(_ row: ProjectTable.Row, compartment: VaultCompartment) {
+        self.init(id: row.id, register: row.register, kind: row.kind, compartment: compartment, createdAt: row.createdAt,
+                  archivedAt: row.archivedAt)
+    }
+}
+
+extension BinderNode {
+    init(_ row: NodeTable.Row, title: String) {
+        self.init(id: row.id, kind: row.kind, parent: row.parent, orderKey: row.orderKey, title: title, createdAt: row.createdAt)
+    }
+}
+
+extension UnlockedVault {
+    /// Makes a project and its own compartment, privileged when `privileged` says so or, when nil,
+    /// when the register's privacy default does (Healthcare and Legal). The compartment is named
+    /// `project <id>` (its name is not the project's, which is sealed in it and may change).
+    /// The compartment is made first, in its own transaction (CryptoVault makes compartments so),
+    /// then the project in another.
+    public func createWritingProject(named name: String, register: Register, kind: ProjectKind,
+                                     privileged: Bool? = nil) throws -> WritingProject {
+        _ = try WritingStore.checkedName(name, "a project name")
+        let id = try ProjectID.random()
+        let compartment = try createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
+        return try transaction { tx in
+            try WritingStore(tx).createProject(id, named: name, register: register, kind: kind, compartment: compartment)
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import CryptoVault
+
+/// The actions the writing model records (SECURITY.md §14.6). Each entry names the project's
+/// compartment and, as its subject, the id of the project, node or entry; no title or text is ever a
+/// detail. Every sealed record written or removed also leaves the library's own `record.seal` or
+/// `record.rm` entry, and every read a `record.open`.
+extension AuditAction {
+    public static let writingProjectCreate = AuditAction("writing.project-create")
+    public static let writingProjectRename = AuditAction("writing.project-rename")
+    public static let writingProjectArchive = AuditAction("writing.project-archive")
+    /// The project's register changed (labels and visibility only; no record moves).
+    public static let writingProjectRegister = AuditAction("writing.project-register")
+    public static let writingNodeAdd = AuditAction("writing.node-add")
+    public static let writingNodeRename = AuditAction("writing.node-rename")
+    public static let writingNodeMove = AuditAction("writing.node-move")
+    public static let writingNodeRemove = AuditAction("writing.node-rm")
+    /// A document's content replaced; details give how many blocks were sealed, kept and removed.
+    public static let writingContentWrite = AuditAction("writing.content-write")
+    public static let writingEntryAdd = AuditAction("writing.entry-add")
+    public static let writingEntryUpdate = AuditAction("writing.entry-update")
+    public static let writingEntryRemove = AuditAction("writing.entry-rm")
+}

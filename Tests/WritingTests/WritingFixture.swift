@@ -1,0 +1,50 @@
+import CryptoVault
+import Foundation
+import PrivilegedSession
+import TestSupport
+@testable import Writing
+
+/// A vault with the writing model's schema, and shortcuts for a store in one transaction.
+final class WritingFixture {
+    let vault: TestVault
+
+    init() throws { vault = try TestVault(modules: [WritingSchema.module]) }
+
+    var unlocked: UnlockedVault { vault.unlocked }
+
+    func project(_ name: String = "Novel", register: Register = .fiction, kind: ProjectKind = .longForm) throws -> WritingProject {
+        try unlocked.createWritingProject(named: name, register: register, kind: kind)
+    }
+
+    /// Runs `body` with a store in one transaction (reading with `access`).
+    func store<Result>(_ access: RecordAccess = .vault, _ body: (WritingStore) throws -> Result) throws -> Result {
+        try unlocked.transaction { tx in try body(WritingStore(tx, access: access)) }
+    }
+
+    func session(of project: WritingProject) throws -> PrivilegedProcessingSession {
+        try PrivilegedProcessingSession.start(vault: unlocked, compartment: project.compartment, actor: "dr.osei", purpose: "review")
+    }
+
+    /// Every row of the writing tables and of sealed_records, as text: equal before and after a
+    /// refused call when it changed nothing.
+    func storeState() throws -> [String] {
+        let database = try Database(path: vault.vault.databasePath, create: false, readOnly: true)
+        var lines: [String] = []
+        let columns = [
+            "writing_projects": "hex(id), hex(compartment_uuid), register, kind, created_at, archived_at",
+            "writing_nodes": "hex(id), hex(project_id), hex(parent_id), kind, order_key, created_at",
+            "writing_blocks": "hex(id), hex(node_id), position, kind",
+            "writing_entries": "hex(id), hex(project_id), kind, order_key, created_at",
+            "sealed_records": "id, table_name, hex(record_id), field, hex(sealed)",
+        ]
+        for (table, list) in columns.sorted(by: { $0.key < $1.key }) {
+            let sql = "SELECT quote(\(list.replacingOccurrences(of: ", ", with: ") || '|' || quote("))) AS line FROM \(table) ORDER BY rowid"
+            for row in try database.query(sql) { lines.append("\(table): \(try row.text("line"))") }
+        }
+        return lines
+    }
+
+    static func paragraphs(_ texts: [String]) throws -> DocumentContent {
+        DocumentContent(blocks: try texts.map { Block(id: try BlockID.random(), kind: .paragraph, text: $0) })
+    }
+}
