@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import PeerChannel
+import Writing
 
 /// Finds the command named on the command line, parses its options, runs it, and turns every error
 /// into a `vaultctl:` message on stderr and an exit code.
@@ -24,6 +25,8 @@ enum Dispatcher {
         BackupCommands.backup, BackupCommands.verify, BackupCommands.restore,
         RecoverCommand.recover, RecoverCommand.push, RecoverCommand.host,
         DemoCommand.command,
+    ] + ProjectCommands.all + DocCommands.all + [
+        LexiconCommand.command, TemplateCommands.list, TemplateCommands.use,
     ]
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)
@@ -146,6 +149,8 @@ struct FailureReport {
             self.init(message: vault.message, exitCode: ExitCode(for: vault))
         case let session as PrivilegedSessionError:
             self.init(message: session.message, exitCode: ExitCode(for: session))
+        case let writing as WritingError:
+            self.init(message: writing.message, hint: ExitCode.hint(for: writing), exitCode: ExitCode(for: writing))
         case let appliance as ApplianceError:
             self.init(message: appliance.message, hint: ExitCode.hint(for: appliance), exitCode: ExitCode(for: appliance))
         default:

@@ -2,6 +2,7 @@ import Appliance
 import CryptoVault
 import PeerChannel
 import PrivilegedSession
+import Writing
 
 /// vaultctl's exit codes (documented in README.md and `vaultctl --help`).
 enum ExitCode: Int32 {
@@ -103,6 +104,31 @@ extension ExitCode {
              .unknownLog, .oldSizeMismatch, .cosignatureInvalid: self = .failure
         case .peerNotPaired: self = .noInput
         default: self = .dataError  // a malformed, oversized, reflected or mismatched message
+        }
+    }
+}
+
+extension ExitCode {
+    /// The writing model's refusals: a bad argument is a usage error, a missing project or document
+    /// not found, hostile or damaged text bad data, a privileged project read outside a session denied.
+    init(for error: WritingError) {
+        switch error.code {
+        case .documentTooLarge, .tooManyBlocks, .blockTooLarge, .invalidText, .damagedRecord, .invalidIdentifier: self = .dataError
+        case .projectNotFound, .nodeNotFound: self = .noInput
+        case .notInProject, .moveIntoItself, .nestingTooDeep, .invalidName, .ambiguousName, .wrongNodeKind, .folderNotEmpty,
+             .projectArchived: self = .usage
+        case .privilegedSessionRequired: self = .permissionDenied
+        case .diffDoesNotApply: self = .failure
+        }
+    }
+
+    static func hint(for error: WritingError) -> String? {
+        switch error.code {
+        case .privilegedSessionRequired:
+            return "add --purpose TEXT (why you read it) to read it in a one-command session, or start a session in the daemon"
+        case .ambiguousName: return "give the id instead"
+        case .projectArchived: return "'vaultctl project archive PROJECT --undo' brings it back"
+        default: return nil
         }
     }
 }

@@ -192,6 +192,21 @@ struct JSONOutputTests {
             #expect(result.status == 74 && !result.stderr.contains("has no JSON output"), "recover --json: \(result.status) \(result.stderr)")
         }
         try walk("peers revoke") { try Self.json(vault, ["peers", "revoke", "--peer", deskFingerprint]) }
+        // The writing model (WritingCommandTests checks what the documents say).
+        try walk("project create") { try Self.json(vault, ["project", "create", "Harbour", "--register", "fiction"]) }
+        try walk("project list") { try Self.json(vault, ["project", "list"]) }
+        try walk("project show") { try Self.json(vault, ["project", "show", "Harbour"]) }
+        try walk("doc add") { try Self.json(vault, ["doc", "add", "Harbour", "Arrival"]) }
+        try walk("doc write") { try Self.json(vault, ["doc", "write", "Harbour", "Arrival"], stdin: "# Arrival\n\nIt rained.\n") }
+        try walk("doc show") { try Self.json(vault, ["doc", "show", "Harbour", "Arrival"]) }
+        try walk("doc list") { try Self.json(vault, ["doc", "list", "Harbour"]) }
+        try walk("doc move") { try Self.json(vault, ["doc", "move", "Harbour", "Arrival", "--top"]) }
+        try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
+        try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }
+        try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }
+        try walk("doc rm") { try Self.json(vault, ["doc", "rm", "Harbour", "Arrival", "--yes"]) }
+        try walk("project rename") { try Self.json(vault, ["project", "rename", "Harbour", "Lighthouse"]) }
+        try walk("project archive") { try Self.json(vault, ["project", "archive", "Lighthouse"]) }
 
         // The daemon's commands, through a daemon started for them.
         let started = try vault.run(["serve", "--detach"])

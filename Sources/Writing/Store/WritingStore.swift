@@ -109,6 +109,13 @@ public struct WritingStore {
         return zip(ordered, titles).map { BinderNode($0, title: $1) }
     }
 
+    /// One node, its title opened; an id of another project is refused (`.notInProject`).
+    public func node(_ id: NodeID, in projectID: ProjectID) throws -> BinderNode {
+        let project = try self.project(projectID)
+        let row = try checkNode(id, in: try binder(of: project), project: project)
+        return BinderNode(row, title: try openText([try WritingRecord.nodeTitle(id)], of: project)[0])
+    }
+
     /// The binder's structure without opening a title: ids, kinds, parents, order keys and depths.
     public func outline(of projectID: ProjectID) throws -> [(id: NodeID, kind: NodeKind, parent: NodeID?, depth: Int)] {
         try binder(of: try project(projectID)).ordered().map { ($0.row.id, $0.row.kind, $0.row.parent, $0.depth) }

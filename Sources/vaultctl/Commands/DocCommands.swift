@@ -1,0 +1,189 @@
+import CryptoVault
+import Foundation
+import Registers
+import Writing
+
+/// doc add, list, show, write, move, rm: a project's documents and folders, in its register's words.
+enum DocCommands {
+    static let inOption = Option("--in", value: "CHAPTER", "the folder (its title or id) to put it in (default: the top level)")
+    static let readOptions = [WritingContext.purposeOption] + Credentials.options
+
+    static let add = Command("doc add", synopsis: "add a document (or a folder) to a project", usage: "PROJECT TITLE", about: """
+        Adds a document titled TITLE to PROJECT (its name or id), at the end of the top level or of
+        the folder --in names; --folder adds a folder instead. Prints the new id. A document starts
+        empty: 'vaultctl doc write' gives it text, 'vaultctl template use' a template's.
+
+        \(WritingContext.sessionNote)
+        """, options: [inOption, Option("--folder", "add a folder (a chapter, a legal section) rather than a document")] + readOptions,
+        positionals: 2...2, json: true, examples: [
+            "vaultctl doc add \"The harbour\" \"Chapter one\" --folder",
+            "vaultctl doc add \"The harbour\" \"Arrival\" --in \"Chapter one\"",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let parent = try arguments.value("--in").map { try context.node($0, in: project).id }
+            let kind: NodeKind = arguments.has("--folder") ? .chapter : .scene
+            let node = try context.store(for: project) { try $0.addNode(kind, titled: arguments.positionals[1], in: project.id, under: parent) }
+            if arguments.has("--json") { Output.json(json(node, project.register)); return }
+            Output.line("Added \(WritingContext.term(of: kind, project.register)) \(node.id).")
+        }
+
+    static let list = Command("doc list", synopsis: "list a project's documents and folders", usage: "PROJECT", about: """
+        Lists PROJECT's folders and documents in reading order, indented by folder, each with its id,
+        in the register's words (a legal project lists documents and sections).
+
+        \(WritingContext.sessionNote)
+        """, options: readOptions, positionals: 1...1, json: true, examples: [
+            "vaultctl doc list \"The harbour\"",
+            "vaultctl doc list \"Smith v. Jones\" --purpose \"prepare the hearing\" --json",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let (nodes, outline) = try context.store(for: project) { (try $0.nodes(in: project.id), try $0.outline(of: project.id)) }
+            let register = project.register
+            if arguments.has("--json") {
+                Output.json(zip(nodes, outline).map { node, line in
+                    var row = json(node, register)
+                    row["depth"] = line.depth
+                    return row
+                })
+                return
+            }
+            let documents = nodes.filter { $0.kind == .scene }.count, folders = nodes.count - documents
+            Output.line("\(documents) \(WritingContext.term(.scene, register, plural: documents != 1)), "
+                        + "\(folders) \(WritingContext.term(.chapter, register, plural: folders != 1))")
+            for (node, line) in zip(nodes, outline) {
+                let label = WritingContext.term(of: node.kind, register).padding(toLength: 10, withPad: " ", startingAt: 0)
+                Output.line("\(node.id)  \(label) \(String(repeating: "  ", count: line.depth - 1))\(node.title)")
+            }
+        }
+
+    static let show = Command("doc show", synopsis: "print a document", usage: "PROJECT DOC", about: """
+        Prints document DOC (its title or id) of PROJECT as text: headings as '#', list items as
+        '- ', quotes as '> ', paragraphs separated by blank lines (the form 'vaultctl doc write'
+        reads). Field blocks are labelled in the register's words. With --json, every block with its
+        id and kind.
+
+        \(WritingContext.sessionNote)
+        """, options: readOptions, positionals: 2...2, json: true, examples: [
+            "vaultctl doc show \"Smith v. Jones\" \"Memo\" --purpose \"review before filing\"",
+            "vaultctl doc show \"The harbour\" Arrival --json",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let node = try context.node(arguments.positionals[1], in: project)
+            let content = try context.store(for: project) { try $0.documentContent(of: node.id, in: project.id) }
+            if arguments.has("--json") {
+                var row = json(node, project.register)
+                row["blocks"] = content.blocks.map { block -> [String: Any] in
+                    ["id": block.id.hex, "kind": BlockEncoding.name(of: block.kind), "text": block.text, "rows": block.rows]
+                }
+                Output.json(row)
+                return
+            }
+            Output.raw(PlainText.render(content, labels: FieldEditor(project.register)))
+        }
+
+    static let write = Command("doc write", synopsis: "replace a document's text", usage: "PROJECT DOC [FILE|-]", about: """
+        Replaces document DOC's content with the text of FILE (or standard input, also as -), read
+        straight into memory (no temporary file): paragraphs separated by blank lines, '#' to '######'
+        headings, '- ' list items, '> ' quotes. Blocks that did not change keep their ids and are not
+        resealed, so a one-paragraph edit reseals one block. The text must be UTF-8 and at most 16 MiB.
+
+        \(WritingContext.sessionNote)
+        """, options: readOptions, positionals: 2...3, json: true, examples: [
+            "vaultctl doc write \"The harbour\" Arrival arrival.txt",
+            "pbpaste | vaultctl doc write \"Intake notes\" \"Session 3\" --purpose \"write up the session\"",
+        ]) { arguments in
+            let text = try readText(arguments.positionals.count > 2 ? arguments.positionals[2] : "-")
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let node = try context.node(arguments.positionals[1], in: project)
+            let parsed = try PlainText.parse(text)
+            let change = try context.store(for: project) { store in
+                let current = try store.documentContent(of: node.id, in: project.id)
+                return try store.replaceDocumentContent(of: node.id, in: project.id, with: parsed.reusingIDs(of: current))
+            }
+            if arguments.has("--json") {
+                Output.json(["id": node.id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed])
+                return
+            }
+            Output.line("Wrote \(WritingContext.term(.scene, project.register)) \(node.id): \(change.sealed) block(s) sealed, "
+                        + "\(change.kept) unchanged, \(change.removed) removed.")
+        }
+
+    static let move = Command("doc move", synopsis: "move a document or folder", usage: "PROJECT DOC", about: """
+        Moves DOC (a document or a folder, by title or id) of PROJECT into the folder --in names, or to
+        the top level with --top; --before puts it just before that item, else it goes last. It keeps
+        its id and content, and a folder takes everything in it along. A folder cannot move into itself.
+
+        \(WritingContext.sessionNote)
+        """, options: [inOption, Option("--top", "move it to the project's top level"),
+                       Option("--before", value: "DOC", "the item (title or id) to place it before")] + readOptions,
+        positionals: 2...2, json: true, examples: [
+            "vaultctl doc move \"The harbour\" Arrival --in \"Chapter two\"",
+            "vaultctl doc move \"The harbour\" Epilogue --top --before Arrival",
+        ]) { arguments in
+            guard arguments.has("--top") != (arguments.value("--in") != nil) else {
+                throw UsageError(message: "say where: --in CHAPTER or --top (one of them)", usage: arguments.usage)
+            }
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let node = try context.node(arguments.positionals[1], in: project)
+            let parent = try arguments.value("--in").map { try context.node($0, in: project).id }
+            let before = try arguments.value("--before").map { try context.node($0, in: project).id }
+            try context.store(for: project) { try $0.moveNode(node.id, in: project.id, under: parent, before: before) }
+            if arguments.has("--json") { Output.json(["id": node.id.hex, "parent": parent?.hex ?? NSNull()]); return }
+            Output.line("Moved \(WritingContext.term(of: node.kind, project.register)) \(node.id).")
+        }
+
+    static let remove = Command("doc rm", synopsis: "remove a document or an empty folder", usage: "PROJECT DOC --yes", about: """
+        Removes document DOC (title or id) of PROJECT with all its blocks, or an empty folder. It
+        cannot be brought back (except from a backup): --yes confirms; on a terminal without --yes
+        you are asked to type YES.
+
+        \(WritingContext.sessionNote)
+        """, options: [Option("--yes", "confirm the removal")] + readOptions, positionals: 2...2, json: true, examples: [
+            "vaultctl doc rm \"The harbour\" \"Old draft\" --yes",
+        ]) { arguments in
+            try Confirmation.require(arguments.has("--yes"), flag: "--yes",
+                                     consequence: "removing '\(arguments.positionals[1])' deletes it and its text from the vault for good")
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let node = try context.node(arguments.positionals[1], in: project)
+            try context.store(for: project) { try $0.removeNode(node.id, in: project.id) }
+            if arguments.has("--json") { Output.json(["removed": node.id.hex]); return }
+            Output.line("Removed \(WritingContext.term(of: node.kind, project.register)) \(node.id).")
+        }
+
+    static let all = [add, list, show, write, move, remove]
+
+    static func json(_ node: BinderNode, _ register: Register) -> [String: Any] {
+        ["id": node.id.hex, "kind": node.kind.rawValue, "label": WritingContext.term(of: node.kind, register), "title": node.title,
+         "parent": node.parent?.hex ?? NSNull()]
+    }
+
+    /// The text of FILE or standard input, read into memory and refused past the document limit
+    /// (one byte over is enough to know), so a hostile stream is never read whole.
+    static func readText(_ path: String) throws -> [UInt8] {
+        let descriptor = path == "-" ? StandardStreams.current.input : try FileDescriptor.openForReading(path)
+        let limit = WritingLimits.maximumStoredDocumentBytes
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= limit {
+            let count = try chunk.withUnsafeMutableBytes { try descriptor.readFully(into: $0) }
+            bytes += chunk[0..<count]
+            if count < chunk.count { break }
+        }
+        guard bytes.count <= limit else {
+            throw WritingError(.documentTooLarge, "the text is over \(limit) bytes, the most a document holds")
+        }
+        return bytes
+    }
+}

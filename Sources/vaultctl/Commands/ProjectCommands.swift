@@ -1,0 +1,129 @@
+import CryptoVault
+import Foundation
+import Registers
+import Writing
+
+/// project create, list, show, rename, archive: writing projects, each with a compartment of its own.
+enum ProjectCommands {
+    static let create = Command("project create", synopsis: "create a writing project", usage: "NAME --register REGISTER", about: """
+        Creates a writing project and its own compartment (named "project ID"); the name is sealed in
+        it. REGISTER is one of:
+          \(HelpText.wrap(Register.allCases.map(\.rawValue).joined(separator: ", "), width: 90).joined(separator: "\n  "))
+        The register decides the project's words ('vaultctl lexicon'), templates and privacy:
+        healthcare and legal projects are privileged unless --not-privileged is given. --kind is
+        document (a block editor: notes, memos, briefs; the default) or long-form (a book).
+        """, options: [
+            Option("--register", value: "REGISTER", "the professional register the project is written in"),
+            Option("--kind", value: "KIND", "document or long-form (default: document)"),
+            Option("--privileged", "privileged whatever the register"), Option("--not-privileged", "not privileged whatever the register"),
+        ] + Credentials.options, positionals: 1...1, json: true, examples: [
+            "vaultctl project create \"Intake notes\" --register healthcare",
+            "vaultctl project create \"The harbour\" --register fiction --kind long-form",
+        ]) { arguments in
+            guard let register = try WritingContext.register(arguments) else { throw UsageError(message: "missing --register", usage: arguments.usage) }
+            let kindText = arguments.value("--kind") ?? ProjectKind.document.rawValue
+            guard let kind = ProjectKind(rawValue: kindText) else {
+                throw UsageError(message: "--kind is document or long-form, not '\(kindText)'", usage: arguments.usage)
+            }
+            if arguments.has("--privileged") && arguments.has("--not-privileged") {
+                throw UsageError(message: "--privileged and --not-privileged exclude each other", usage: arguments.usage)
+            }
+            let privileged: Bool? = arguments.has("--privileged") ? true : arguments.has("--not-privileged") ? false : nil
+            let project = try VaultLocation.unlock(arguments)
+                .createWritingProject(named: arguments.positionals[0], register: register, kind: kind, privileged: privileged)
+            if arguments.has("--json") { Output.json(json(project, name: arguments.positionals[0])); return }
+            let word = WritingContext.term(.project, register)
+            Output.line("Created \(word) \(project.id) (\(register.rawValue), \(kind.rawValue)\(project.isPrivileged ? ", privileged" : "")).")
+        }
+
+    static let list = Command("project list", synopsis: "list writing projects", about: """
+        Lists projects: id, name, register, kind, and whether privileged or archived. A privileged
+        project's name shows as (privileged) unless --purpose opens a one-command session on it (each
+        name read is recorded) or the running daemon holds a session of its compartment.
+        """, options: [WritingContext.purposeOption] + Credentials.options, json: true, examples: [
+            "vaultctl project list",
+            "vaultctl project list --purpose \"find the intake chart\" --json",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let rows = try context.projects().map { project in json(project, name: try context.name(of: project)) }
+            if arguments.has("--json") { Output.json(rows); return }
+            if rows.isEmpty { Output.line("No projects yet: 'vaultctl project create NAME --register R'."); return }
+            for row in rows {
+                let flags = [(row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived"]
+                    .compactMap { $0 }.joined(separator: ", ")
+                Output.line("\(row["id"]!)  \(row["name"] as? String ?? "(privileged)")  \(row["register"]!)  \(row["kind"]!)\(flags.isEmpty ? "" : "  " + flags)")
+            }
+        }
+
+    static let show = Command("project show", synopsis: "show a writing project", usage: "PROJECT", about: """
+        Shows PROJECT (its name or id): register, kind, compartment, privacy, and how many folders and
+        documents it holds, in the register's words.
+
+        \(WritingContext.sessionNote)
+        """, options: [WritingContext.purposeOption] + Credentials.options, positionals: 1...1, json: true, examples: [
+            "vaultctl project show \"The harbour\"",
+            "vaultctl project show 3f2a09c4e1b7d8a6f0c2e4b6d8a0c2e4 --purpose \"audit preparation\" --json",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let outline = try context.store(for: project) { try $0.outline(of: project.id) }
+            let folders = outline.filter { $0.kind == .chapter }.count, documents = outline.count - folders
+            var row = json(project, name: try context.name(of: project))
+            row["documents"] = documents
+            row["folders"] = folders
+            if arguments.has("--json") { Output.json(row); return }
+            let register = project.register
+            Output.line("\(WritingContext.term(.project, register).capitalized) \(project.id)")
+            Output.line("  name         \(row["name"] as? String ?? "(privileged)")")
+            Output.line("  register     \(register.rawValue)\(project.isPrivileged ? " (privileged)" : "")")
+            Output.line("  kind         \(project.kind.rawValue)")
+            Output.line("  compartment  \(project.compartment.name)")
+            Output.line("  created      \(Output.timestamp(project.createdAt))\(project.archivedAt.map { ", archived \(Output.timestamp($0))" } ?? "")")
+            Output.line("  holds        \(documents) \(WritingContext.term(.scene, register, plural: documents != 1)), "
+                        + "\(folders) \(WritingContext.term(.chapter, register, plural: folders != 1))")
+        }
+
+    static let rename = Command("project rename", synopsis: "rename a writing project", usage: "PROJECT NEW-NAME", about: """
+        Gives PROJECT (its name or id) a new name, sealed in its compartment. Its id and compartment stay.
+
+        \(WritingContext.sessionNote)
+        """, options: [WritingContext.purposeOption] + Credentials.options, positionals: 2...2, json: true, examples: [
+            "vaultctl project rename \"The harbour\" \"The lighthouse\"",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            try context.vault.transaction { tx in try WritingStore(tx).rename(project.id, to: arguments.positionals[1]) }
+            if arguments.has("--json") { Output.json(["id": project.id.hex, "name": arguments.positionals[1]]); return }
+            Output.line("Renamed \(WritingContext.term(.project, project.register)) \(project.id).")
+        }
+
+    static let archive = Command("project archive", synopsis: "archive a writing project (or bring it back)", usage: "PROJECT", about: """
+        Archives PROJECT (its name or id): it is kept whole and can be read as before, and refuses
+        changes until --undo brings it back.
+
+        \(WritingContext.sessionNote)
+        """, options: [Option("--undo", "bring an archived project back"), WritingContext.purposeOption] + Credentials.options,
+        positionals: 1...1, json: true, examples: [
+            "vaultctl project archive \"Smith v. Jones\"",
+            "vaultctl project archive \"Smith v. Jones\" --undo",
+        ]) { arguments in
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            let archived = !arguments.has("--undo")
+            try context.vault.transaction { tx in try WritingStore(tx).archive(project.id, archived) }
+            if arguments.has("--json") { Output.json(["id": project.id.hex, "archived": archived]); return }
+            Output.line("\(archived ? "Archived" : "Brought back") \(WritingContext.term(.project, project.register)) \(project.id).")
+        }
+
+    static let all = [create, list, show, rename, archive]
+
+    static func json(_ project: WritingProject, name: String?) -> [String: Any] {
+        ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
+         "privileged": project.isPrivileged, "compartment": project.compartment.name,
+         "created_at": Output.timestamp(project.createdAt), "archived": project.archivedAt.map { Output.timestamp($0) } ?? NSNull()]
+    }
+}

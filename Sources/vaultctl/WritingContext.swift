@@ -1,0 +1,135 @@
+import Appliance
+import AuditChain
+import CryptoVault
+import Foundation
+import PrivilegedSession
+import Registers
+import Writing
+
+/// What the project, doc and template commands share: the unlocked vault, how each project's
+/// sealed records are read, and how PROJECT, DOC and CHAPTER arguments (a name or title, or an id)
+/// become ids.
+///
+/// An ordinary project is read with the vault's own access. A privileged one only in a session of
+/// its compartment: with `--purpose`, a one-command session started the first time the project is
+/// read (recorded with the purpose) and ended with the command; in the daemon, its newest session
+/// of the compartment ('vaultctl session start'); otherwise the read is refused (exit 77).
+final class WritingContext {
+    let vault: UnlockedVault
+    private let purpose: String?
+    private var sessions: [[UInt8]: PrivilegedProcessingSession] = [:]
+
+    static let purposeOption = Option("--purpose", value: "TEXT",
+                                      "why you read it; a privileged project is read only in a session: this opens a one-command session "
+                                      + "(sealed in the audit log; name no patient in it)")
+    /// Said in the help of every command that reads a project.
+    static let sessionNote = """
+        A privileged project (healthcare and legal ones by default) is read only in a privileged
+        processing session: give --purpose TEXT for a one-command session, or, while 'vaultctl serve'
+        runs, start one with 'vaultctl session start --compartment "project ID"'.
+        """
+
+    init(_ arguments: ParsedArguments) throws {
+        vault = try VaultLocation.unlock(arguments)
+        purpose = arguments.value("--purpose")
+    }
+
+    deinit { end() }
+
+    func end() {
+        for session in sessions.values { try? session.end() }
+        sessions = [:]
+    }
+
+    /// How `project`'s records are read: nil when it is privileged and no session can read it.
+    func access(for project: WritingProject) throws -> RecordAccess? {
+        guard project.isPrivileged else { return .vault }
+        if let session = sessions[project.compartment.uuid] { return .session(session) }
+        if let purpose {
+            let session = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment,
+                                                                actor: AuditLog.currentAccount(), purpose: purpose)
+            sessions[project.compartment.uuid] = session
+            return .session(session)
+        }
+        if let forwarded = CommandHost.current, let session = try? forwarded.sessions.newestSession(of: project.compartment) {
+            return .session(session)
+        }
+        return nil
+    }
+
+    func requireAccess(for project: WritingProject) throws -> RecordAccess {
+        guard let access = try access(for: project) else {
+            throw WritingError(.privilegedSessionRequired, "project \(project.id) is privileged: it is read only inside a privileged processing session")
+        }
+        return access
+    }
+
+    /// Runs `body` in one transaction with a store that reads `project` (a session when it needs one).
+    func store<Result>(for project: WritingProject, _ body: (WritingStore) throws -> Result) throws -> Result {
+        let access = try requireAccess(for: project)
+        return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
+    }
+
+    /// The project's name, or nil when it is privileged and no session can read it.
+    func name(of project: WritingProject) throws -> String? {
+        guard let access = try access(for: project) else { return nil }
+        return try vault.transaction { tx in try WritingStore(tx, access: access).name(of: project) }
+    }
+
+    func projects() throws -> [WritingProject] { try vault.transaction { tx in try WritingStore(tx).projects() } }
+
+    /// PROJECT: its id (32 hex digits), or its name. Names are sealed, so a privileged project's is
+    /// compared only when a session can read it; a name two projects have is refused.
+    func project(_ text: String) throws -> WritingProject {
+        let all = try projects()
+        if let id = try? ProjectID(hex: text), let found = all.first(where: { $0.id == id }) { return found }
+        var matches: [WritingProject] = []
+        var unread = 0
+        for project in all {
+            guard let name = try name(of: project) else { unread += 1; continue }
+            if name == text.precomposedStringWithCanonicalMapping { matches.append(project) }
+        }
+        guard matches.count <= 1 else {
+            throw WritingError(.ambiguousName, "\(matches.count) projects are named '\(text)'; give the id ('vaultctl project list' shows it)")
+        }
+        guard let project = matches.first else {
+            guard unread == 0 else {
+                throw WritingError(.privilegedSessionRequired, "no readable project is named '\(text)', and \(unread) privileged "
+                                   + "project(s) have names read only in a session")
+            }
+            throw WritingError(.projectNotFound, "no project '\(text)'")
+        }
+        return project
+    }
+
+    /// DOC or CHAPTER in `project`: its id, or its title (the one node with it).
+    func node(_ text: String, in project: WritingProject) throws -> BinderNode {
+        if let id = try? NodeID(hex: text) { return try store(for: project) { try $0.node(id, in: project.id) } }
+        let nodes = try store(for: project) { try $0.nodes(in: project.id) }
+        let matches = nodes.filter { $0.title == text.precomposedStringWithCanonicalMapping }
+        guard matches.count <= 1 else {
+            throw WritingError(.ambiguousName, "\(matches.count) items are titled '\(text)'; give the id ('vaultctl doc list' shows it)")
+        }
+        guard let node = matches.first else { throw WritingError(.nodeNotFound, "nothing titled '\(text)' in the project") }
+        return node
+    }
+
+    /// The register's word for `key` (singular or plural), or the model's name when the register hides it.
+    static func term(_ key: TermKey, _ register: Register, plural: Bool = false) -> String {
+        let lexicon = Lexicon(register)
+        return (plural ? lexicon.plural(key) : lexicon.singular(key)) ?? key.rawValue
+    }
+
+    static func term(of kind: NodeKind, _ register: Register, plural: Bool = false) -> String {
+        term(kind == .chapter ? .chapter : .scene, register, plural: plural)
+    }
+
+    static func register(_ arguments: ParsedArguments, _ name: String = "--register") throws -> Register? {
+        guard let text = arguments.value(name) else { return nil }
+        guard let register = Register(rawValue: text) else {
+            throw UsageError(message: "unknown register '\(text)' (one of: \(Register.allCases.map(\.rawValue).joined(separator: ", ")))",
+                             usage: arguments.usage)
+        }
+        return register
+    }
+}
