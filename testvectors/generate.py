@@ -26,12 +26,14 @@ import bundle_opener as bo  # noqa: E402
 import audit_verifier as av  # noqa: E402
 import sealed_record as sr  # noqa: E402
 import backup_container as bc  # noqa: E402
+import writing_reader as wr  # noqa: E402
 
 OUT = os.path.join(HERE, "vault")
 BUNDLE_OUT = os.path.join(HERE, "bundle")
 AUDIT_OUT = os.path.join(HERE, "audit")
 RECORD_OUT = os.path.join(HERE, "record")
 BACKUP_OUT = os.path.join(HERE, "backup")
+WRITING_OUT = os.path.join(HERE, "writing")
 
 
 def fixed(label, n):
@@ -1910,11 +1912,66 @@ def render(content):
     return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
 
 
+def writing_model_file():
+    """The writing model's sealed values (SECURITY.md §14.4-14.5): blocks of every kind, entries, and
+    damaged block values that must be refused."""
+    cases = []
+
+    def block(name, kind, text, rows=()):
+        rows = [list(row) for row in rows]
+        cases.append({"type": "block", "name": name, "kind": kind, "text": text, "rows": rows,
+                      "encoded": h(wr.encode_block(kind, text, rows))})
+
+    block("an empty paragraph", "paragraph", "")
+    block("a paragraph with a line break", "paragraph", "The boat came in.\nIt rained.")
+    for level in (1, 6):
+        block("a heading of level %d" % level, "heading-%d" % level, "Question presented")
+    block("a list item", "list-item", "Rope")
+    block("a non-ASCII quote", "quote", "Séance 12 — « suivi »")
+    block("a table, the first row the header", "table", "", [["Party", "Role"], ["Ada Smith", "Plaintiff"], ["", "Witness"]])
+    block("a field block", "field-personRole", "Defendant")
+
+    def entry(name, kind, entry_name, body, fields):
+        cases.append({"type": "entry", "name": name, "kind": kind, "entry_name": entry_name, "body": body, "fields": fields,
+                      "encoded": h(wr.encode_entry(entry_name, body, fields))})
+
+    entry("a legal party with two slots", "character", "Ada Smith", "The plaintiff.",
+          {"personRole": "Plaintiff", "personIdentification": "ID 4471"})
+    entry("a place with its one slot", "place", "Harbour", "", {"placeDescription": "Grey water, one crane."})
+    entry("a plot beat with no slots", "plot-beat", "Was the clause signed?", "Disputed by both.", {})
+    good = bytes.fromhex(cases[1]["encoded"])
+
+    def reject(name, data):
+        try:
+            wr.decode_block(data)
+            raise AssertionError(name)
+        except wr.Damaged:
+            pass
+        cases.append({"type": "reject-block", "name": name, "encoded": h(data)})
+
+    reject("empty", b"")
+    reject("version 2", b"\x02" + good[1:])
+    reject("an unknown kind", wr.encode_block("paragraph", "x", [])[:2] + b"paragrapx" + wr.encode_block("paragraph", "x", [])[11:])
+    reject("heading level 7", bytes([1, 9]) + b"heading-7" + wr.string("x") + wr.u32(0))
+    reject("a text length one past the end", good[:11] + (int.from_bytes(good[11:15], "big") + 1).to_bytes(4, "big") + good[15:])
+    reject("a trailing byte", good + b"\x00")
+    reject("one byte short", good[:-1])
+    reject("text that is not UTF-8", bytes([1, 9]) + b"paragraph" + wr.u32(2) + b"\xc3\x28" + wr.u32(0))
+    return {"description": "The writing model's sealed values: block and entry encodings (each must encode to exactly "
+                           "these bytes and decode back); reject-block values must be refused as damaged.",
+            "spec": "SECURITY.md §14.4-14.5", "cases": cases}
+
+
+WRITING_FILES = {
+    "model.json": writing_model_file,
+}
+
+
 def main():
     check = "--check" in sys.argv[1:]
     differ = []
     for directory, files in ((OUT, FILES), (BUNDLE_OUT, BUNDLE_FILES), (AUDIT_OUT, AUDIT_FILES),
-                             (RECORD_OUT, RECORD_FILES), (BACKUP_OUT, BACKUP_FILES)):
+                             (RECORD_OUT, RECORD_FILES), (BACKUP_OUT, BACKUP_FILES), (WRITING_OUT, WRITING_FILES)):
         os.makedirs(directory, exist_ok=True)
         for filename, build in files.items():
             text = render(build())

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// testvectors/independent/writing_reader.py, written from SECURITY.md §14 alone, reads a vault
+/// vaultctl wrote: it lists the projects (a privileged one too, from the passphrase alone), a
+/// project's binder in reading order after a move, and prints a document as `doc show` does.
+@Suite("The independent writing reader agrees with vaultctl", .serialized)
+struct WritingIndependentTests {
+    static let reader = IndependentImplementationTests.repositoryRoot
+        .appendingPathComponent("testvectors/independent/writing_reader.py").path
+
+    static func read(_ fixture: CLIVault, _ arguments: [String]) throws -> CLI.Result {
+        try IndependentImplementationTests.run(IndependentImplementationTests.python,
+                                               [reader, "--vault", fixture.directory, "--passphrase-file", fixture.passphraseFile] + arguments)
+    }
+
+    @Test("projects, the binder and a document, from the vault files and the passphrase alone")
+    func readsWhatVaultctlWrote() throws {
+        try IndependentImplementationTests.requireReader()
+        let fixture = try CLIVault()
+        let purpose = ["--purpose", "independent reader test"]
+        let text = "# Memo\n\n## Question presented\n\nWhether the clause binds.\nSecond line.\n\n- first\n- second\n\n> « quoted »\n"
+        for command in [
+            ["project", "create", "Smith v. Jones", "--register", "legal"],
+            ["project", "create", "Harbour", "--register", "fiction", "--kind", "long-form"],
+            ["doc", "add", "Smith v. Jones", "Facts", "--folder"] + purpose,
+            ["doc", "add", "Smith v. Jones", "Memo", "--in", "Facts"] + purpose,
+            ["doc", "add", "Smith v. Jones", "Letter"] + purpose,
+            ["doc", "move", "Smith v. Jones", "Letter", "--in", "Facts", "--before", "Memo"] + purpose,
+        ] {
+            let result = try fixture.run(command)
+            try #require(result.status == 0, "\(command): \(result.stderr)")
+        }
+        let written = try fixture.run(["doc", "write", "Smith v. Jones", "Memo"] + purpose, stdin: text)
+        try #require(written.status == 0, "\(written.stderr)")
+
+        let projects = try Self.read(fixture, [])
+        #expect(projects.status == 0, "\(projects.stderr)")
+        let lines = projects.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasSuffix("legal  document  Smith v. Jones privileged")
+                && lines[1].hasSuffix("fiction  long-form  Harbour"), "\(projects.stdout)")
+
+        let binder = try Self.read(fixture, ["--project", "Smith v. Jones"])
+        let vaultctl = try fixture.run(["doc", "list", "Smith v. Jones", "--json"] + purpose)
+        let nodes = try #require(try JSONSerialization.jsonObject(with: Data(vaultctl.stdout.utf8)) as? [[String: Any]])
+        let expected = nodes.map { node in
+            "\(node["id"]!)  \((node["kind"] as! String).padding(toLength: 7, withPad: " ", startingAt: 0)) "
+                + String(repeating: "  ", count: (node["depth"] as! Int) - 1) + (node["title"] as! String)
+        }
+        #expect(binder.stdout.split(separator: "\n").map(String.init) == expected, "\(binder.stdout) \(binder.stderr)")
+        #expect(nodes.map { $0["title"] as? String } == ["Facts", "Letter", "Memo"])
+
+        let document = try Self.read(fixture, ["--project", "Smith v. Jones", "--document", "Memo"])
+        #expect(document.status == 0 && document.stdout == text, "\(document.stdout) \(document.stderr)")
+        let shown = try fixture.run(["doc", "show", "Smith v. Jones", "Memo"] + purpose)
+        #expect(shown.stdout == document.stdout)
+    }
+}
