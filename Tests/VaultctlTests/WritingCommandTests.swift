@@ -85,4 +85,25 @@ struct WritingCommandTests {
         let words = try Self.ok(vault, ["lexicon", "--register", "healthcare"], unlock: false)
         #expect(words.contains("scene      note / notes") && words.contains("place      hidden"), "\(words)")
     }
+
+    @Test("with the daemon serving, a privileged project is read through the daemon's session of its compartment, and refused (77) before one starts")
+    func privilegedProjectThroughTheDaemonsSession() throws {
+        let fixture = try DaemonCommandTests.Fixture()
+        _ = try fixture.serve()
+        let created = try fixture.client(["project", "create", "Intake notes", "--register", "healthcare", "--json"])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String,
+                              "\(created.stderr)")
+        let refused = try fixture.client(["doc", "add", id, "Session 1"])
+        #expect(refused.status == 77 && refused.stderr.contains("privileged"), "\(refused.status) \(refused.stderr)")
+        let session = try fixture.client(["session", "start", "--compartment", "project \(id)", "--purpose", "write up the session"])
+        #expect(session.status == 0, "\(session.stderr)")
+        #expect(try fixture.client(["doc", "add", "Intake notes", "Session 1"]).status == 0)
+        let written = try CLI.run(["doc", "write", "Intake notes", "Session 1", "--vault", fixture.cli.directory], stdin: "S: slept badly.\n")
+        #expect(written.status == 0, "\(written.stderr)")
+        let listing = try fixture.client(["doc", "list", "Intake notes"])
+        #expect(listing.status == 0 && listing.stdout.hasPrefix("1 note, 0 folders\n") && listing.stdout.contains("Session 1"),
+                "\(listing.stdout) \(listing.stderr)")
+        #expect(try fixture.client(["doc", "show", id, "Session 1"]).stdout == "S: slept badly.\n")
+        #expect(try fixture.client(["project", "list"]).stdout.contains("Intake notes"))
+    }
 }
