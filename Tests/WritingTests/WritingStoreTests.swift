@@ -68,7 +68,7 @@ import TestSupport
         #expect(outline.map(\.id) == [two.id, scene2.id, one.id, scene3.id, scene1.id])
     }
 
-    @Test("order keys: always one strictly between, never ending in 0, after many inserts at one place")
+    @Test("order keys: always one strictly between, valid, after many inserts at one place and at random places")
     func orderKeysStayBetween() {
         var low: String? = nil
         var high: String? = OrderKey.first
@@ -79,9 +79,26 @@ import TestSupport
             if let high { #expect(key < high) }
             if step % 2 == 0 { high = key } else { low = key }
         }
+        var generator = SeededGenerator(seed: 15)
         var keys = [OrderKey.first]
-        for _ in 0..<100 { keys.append(OrderKey.between(keys.last, nil)) }
+        for _ in 0..<3_000 {
+            let index = Int.random(in: 0...keys.count, using: &generator)
+            let key = OrderKey.between(index > 0 ? keys[index - 1] : nil, index < keys.count ? keys[index] : nil)
+            keys.insert(key, at: index)
+        }
+        #expect(keys == keys.sorted() && Set(keys).count == keys.count && keys.allSatisfy(OrderKey.isValid))
+    }
+
+    @Test("appending 30,000 keys at the end keeps them short: the integer grows a digit per factor of 36")
+    func appendedKeysStayShort() {
+        var keys = [OrderKey.first]
+        for _ in 0..<30_000 { keys.append(OrderKey.between(keys.last, nil)) }
         #expect(keys == keys.sorted() && keys.allSatisfy(OrderKey.isValid))
+        #expect(keys.map(\.utf8.count).max() == 4)
+        var prepended = [OrderKey.first]
+        for _ in 0..<200 { prepended.insert(OrderKey.between(nil, prepended[0]), at: 0) }
+        #expect(prepended == prepended.sorted() && prepended.allSatisfy(OrderKey.isValid))
+        #expect(!OrderKey.isValid("0") && !OrderKey.isValid("1i0") && !OrderKey.isValid("2i") && !OrderKey.isValid("1I"))
     }
 
     @Test("replacing a document's content reseals only the blocks that changed, keeps the ids, removes the dropped")

@@ -137,7 +137,12 @@ def decode_entry(data, kind):
 
 
 def valid_order_key(key):
-    return 1 <= len(key) <= 256 and key[-1] != "0" and all(c in DIGITS for c in key)
+    """head (one digit h) || h integer digits || fraction (empty or not ending in 0; not empty when h is 0)."""
+    if not 1 <= len(key) <= 256 or not all(c in DIGITS for c in key):
+        return False
+    head = DIGITS.index(key[0])
+    fraction = key[head + 1:]
+    return len(key) > head and not fraction.endswith("0") and (head > 0 or fraction != "")
 
 
 # --- §14.7: the text form --------------------------------------------------------------------------

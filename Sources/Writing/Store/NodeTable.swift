@@ -25,6 +25,12 @@ struct NodeTable {
         try database.query("SELECT * FROM writing_nodes WHERE project_id = ?", [.blob(project.bytes)]).map(decode)
     }
 
+    /// One node's row and its project, or nil if no node has the id.
+    func row(_ id: NodeID) throws -> (row: Row, project: ProjectID)? {
+        try database.queryOne("SELECT * FROM writing_nodes WHERE id = ?", [.blob(id.bytes)])
+            .map { (try decode($0), try ProjectID(bytes: try $0.blob("project_id"))) }
+    }
+
     /// The project a node belongs to, or nil if no node has the id.
     func project(of id: NodeID) throws -> ProjectID? {
         try database.queryOne("SELECT project_id FROM writing_nodes WHERE id = ?", [.blob(id.bytes)])

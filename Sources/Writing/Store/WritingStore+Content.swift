@@ -79,11 +79,11 @@ extension WritingStore {
         return DocumentContent(blocks: blocks)
     }
 
-    /// Refuses an id of another project, a folder, or none.
+    /// Refuses an id of another project, a folder, or none (one row read, not the binder).
     func checkDocument(_ id: NodeID, in project: WritingProject) throws {
-        guard try checkNode(id, in: try binder(of: project), project: project).kind == .scene else {
-            throw WritingError(.wrongNodeKind, "\(id) is a folder: only a document has content")
-        }
+        guard let found = try nodeTable.row(id) else { throw WritingError(.nodeNotFound, "no document or folder \(id) in the project") }
+        guard found.project == project.id else { throw WritingError(.notInProject, "\(id) belongs to another project") }
+        guard found.row.kind == .scene else { throw WritingError(.wrongNodeKind, "\(id) is a folder: only a document has content") }
     }
 
     /// The caps, checked before any work: sizes first (summing lengths only), then each block's shape.
