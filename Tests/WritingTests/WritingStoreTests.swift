@@ -145,6 +145,8 @@ import TestSupport
         #expect(content.blocks[5].text == "quoted\non two lines")
         #expect(PlainText.render(content) == text)
         #expect(try PlainText.parse(Array("a\r\n\r\nb".utf8)).blocks.map(\.text) == ["a", "b"])
+        // A lone CR is a line break too (found by WritingTextFuzz: ">" then CR, printed and read back, was a quote).
+        #expect(try PlainText.parse(Array(">\rx".utf8)).blocks.map(\.kind) == [.quote, .paragraph])
         #expect(try PlainText.parse([]).blocks.isEmpty)
     }
 

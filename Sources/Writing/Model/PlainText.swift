@@ -10,7 +10,7 @@ import Registers
 ///   they are paragraphs when read).
 ///
 /// Input must be UTF-8 with no NUL and no control character but tab, line feed and carriage return
-/// (CR LF is read as LF); anything else is refused as `.invalidText`, and a text over
+/// (CR LF and a lone CR are read as LF); anything else is refused as `.invalidText`, and a text over
 /// `WritingLimits.maximumStoredDocumentBytes` as `.documentTooLarge`, before any parsing.
 public enum PlainText {
     /// The blocks of `bytes`, each with a fresh id (`DocumentContent.reusingIDs(of:)` keeps the ids of
@@ -26,7 +26,8 @@ public enum PlainText {
             throw WritingError(.invalidText, "the text holds the control character U+\(String(bad.value, radix: 16, uppercase: true))")
         }
         var blocks: [Block] = []
-        for (kind, text) in parseLines(text.replacingOccurrences(of: "\r\n", with: "\n")) {
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        for (kind, text) in parseLines(lines) {
             blocks.append(Block(id: try BlockID.random(), kind: kind, text: text))
         }
         return DocumentContent(blocks: blocks)
