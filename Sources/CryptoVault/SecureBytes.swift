@@ -56,6 +56,12 @@ public final class SecureBytes: @unchecked Sendable {
         try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 
+    /// Zeroes the first `count` bytes (a scratch buffer reused for one secret after another).
+    func wipe(prefix count: Int) {
+        precondition(count >= 0 && count <= self.count, "wipe out of bounds")
+        if count > 0 { sodium_memzero(pointer, count) }
+    }
+
     /// A new secret holding bytes `range` of this one.
     public func slice(_ range: Range<Int>) throws -> SecureBytes {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "slice out of bounds")

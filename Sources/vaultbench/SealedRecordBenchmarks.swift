@@ -49,7 +49,12 @@ enum SealedRecordBenchmarks {
             var start = 0
             while start < locations.count {
                 let end = min(start + openBatch, locations.count)
-                opened += try unlocked.transaction { tx in try tx.openRecords(at: Array(locations[start..<end]), in: notes) }.count
+                try unlocked.transaction { tx in
+                    try tx.openRecords(at: Array(locations[start..<end]), in: notes) { _, plaintext in
+                        precondition(plaintext.count == value.count)
+                        opened += 1
+                    }
+                }
                 start = end
             }
         }

@@ -28,8 +28,10 @@ struct SealedRecordCodecTests {
         let second = try SealedRecordCodec.seal(plaintext, identity: identity, recordKey: key)
         #expect(first.count == plaintext.count + 61)
         #expect(first != second, "a fresh nonce each seal")
-        #expect(try SealedRecordCodec.open(first, identity: identity, recordKey: key) == plaintext)
-        #expect(try SealedRecordCodec.open(try SealedRecordCodec.seal([], identity: identity, recordKey: key), identity: identity, recordKey: key) == [])
+        #expect(try SealedRecordCodec.open(first, identity: identity, recordKey: key).exposedCopy() == plaintext)
+        #expect(try SealedRecordCodec.open(try SealedRecordCodec.seal([], identity: identity, recordKey: key), identity: identity, recordKey: key).count == 0)
+        let fromLocked = try SealedRecordCodec.seal(try SecureBytes(copying: plaintext), identity: identity, recordKey: key)
+        #expect(try SealedRecordCodec.open(fromLocked, identity: identity, recordKey: key).exposedCopy() == plaintext, "sealed from SecureBytes")
     }
 
     @Test("a transaction's tag cache gives every identity the tags computed afresh, across vaults, compartments, records and fields")
@@ -98,7 +100,7 @@ struct SealedRecordCodecTests {
         let identity = Self.identity(try Self.location())
         let largest = [UInt8](repeating: 7, count: SealedRecordCodec.maximumPlaintextSize)
         let sealed = try SealedRecordCodec.seal(largest, identity: identity, recordKey: key)
-        #expect(try SealedRecordCodec.open(sealed, identity: identity, recordKey: key).count == largest.count)
+        #expect(try SealedRecordCodec.open(sealed, identity: identity, recordKey: key).exposedCopy() == largest)
         #expect(errorCode { try SealedRecordCodec.seal(largest + [0], identity: identity, recordKey: key) } == .invalidInput)
         #expect(errorCode { try SealedRecordCodec.open(sealed + [0], identity: identity, recordKey: key) } == .malformedRecord)
         #expect(errorCode { try SealedRecordCodec.open(Array(sealed.prefix(60)), identity: identity, recordKey: key) } == .malformedRecord)

@@ -29,7 +29,7 @@ struct SealedRecordStoreTests {
                 if let keyring { return try tx.openRecord(at: location, in: compartment ?? notes, keyring: keyring) }
                 return try tx.openRecord(at: location, in: compartment ?? notes)
             }
-            return String(decoding: value, as: UTF8.self)
+            return value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         }
 
         /// Runs SQL with a separate connection, as someone editing the file would.
@@ -50,7 +50,7 @@ struct SealedRecordStoreTests {
         try fixture.seal("edited paragraph", try Self.location(1))
         let reopened = try Vault.open(at: fixture.vault.directory, journal: RecordingJournal()).unlock(with: .passphrase(fixture.vault.passphrase))
         let value = try reopened.transaction { try $0.openRecord(at: try Self.location(1), in: fixture.notes) }
-        #expect(value == Array("edited paragraph".utf8))
+        #expect(value.exposedCopy() == Array("edited paragraph".utf8))
         #expect(errorCode { try fixture.open(try Self.location(2)) } == .recordNotFound)
     }
 
@@ -64,7 +64,14 @@ struct SealedRecordStoreTests {
         let seals = fixture.events(.recordSeal)
         #expect(seals.count == 70)
         #expect(seals[3].compartmentID == fixture.notes.uuid && seals[3].details.first { $0.name == "record" }?.value == locations[3].description)
-        _ = try fixture.unlocked.transaction { try $0.openRecords(at: locations, in: fixture.notes) }
+        var handed: [Int] = []
+        try fixture.unlocked.transaction { tx in
+            try tx.openRecords(at: locations, in: fixture.notes) { index, plaintext in
+                #expect(Array(plaintext) == Array("v".utf8))
+                handed.append(index)
+            }
+        }
+        #expect(handed == Array(0..<70), "each record handed over once, in order")
         let opens = fixture.events(.recordOpen)
         #expect(opens.count == 2, "70 records make entries of 64 and 6")
         let named = opens.flatMap { $0.details.first { $0.name == "records" }?.value.split(separator: "\n").map(String.init) ?? [] }
@@ -204,5 +211,51 @@ struct SealedRecordStoreTests {
         #expect(fixture.events(.recordRm).count == 1)
         try fixture.seal("now free", try Self.location(1))
         #expect(try fixture.open(try Self.location(1)) == "now free")
+    }
+
+    @Test("a batch hands each record's own value to the sink from locked scratch memory; sealing from SecureBytes stores the same value")
+    func batchOpensEachValue() throws {
+        let fixture = try Fixture()
+        let locations = try (0..<5).map { try Self.location(UInt8($0)) }
+        let values = (0..<5).map { Array(String(repeating: "paragraph \($0) ", count: $0 * 300 + 1).utf8) }  // one past a page: the scratch grows
+        try fixture.unlocked.transaction { tx in
+            for (location, value) in zip(locations, values) { try tx.sealRecord(try SecureBytes(copying: value), at: location, in: fixture.notes) }
+        }
+        var opened: [[UInt8]] = Array(repeating: [], count: 5)
+        try fixture.unlocked.transaction { tx in
+            // A record opened inside the sink gets its own memory, not the batch's scratch.
+            try tx.openRecords(at: locations.reversed(), in: fixture.notes) { index, plaintext in
+                let single = try tx.openRecord(at: locations[0], in: fixture.notes)
+                var inner: [UInt8] = []
+                try tx.openRecords(at: [locations[1]], in: fixture.notes) { _, nested in inner = Array(nested) }
+                #expect(single.exposedCopy() == values[0] && inner == values[1])
+                opened[4 - index] = Array(plaintext)
+            }
+        }
+        #expect(opened == values)
+        #expect(fixture.events(.recordSeal).compactMap { $0.details.first { $0.name == "bytes" }?.value } == values.map { String($0.count) })
+    }
+
+    @Test("a batch stops at the first record that does not open; the records handed over before it are recorded, and so are those a throwing sink saw")
+    func batchFailureRecordsWhatWasHanded() throws {
+        struct Stop: Error {}
+        let fixture = try Fixture()
+        let locations = try (0..<3).map { try Self.location(UInt8($0)) }
+        try fixture.unlocked.transaction { tx in for location in locations { try tx.sealRecord(Array("v".utf8), at: location, in: fixture.notes) } }
+        var handed: [Int] = []
+        let missing = try Self.location(9)
+        let code = errorCode {
+            try fixture.unlocked.transaction { tx in
+                try tx.openRecords(at: [locations[0], locations[1], missing, locations[2]], in: fixture.notes) { index, _ in handed.append(index) }
+            }
+        }
+        #expect(code == .recordNotFound && handed == [0, 1])
+        let named = { (event: VaultEvent) in event.details.first { $0.name == "records" }?.value }
+        #expect(fixture.events(.recordOpen).map(named) == [[locations[0], locations[1]].map(\.description).joined(separator: "\n")],
+                "the two handed over are on the record after the rollback")
+        #expect(throws: Stop.self) {
+            try fixture.unlocked.transaction { tx in try tx.openRecords(at: locations, in: fixture.notes) { index, _ in if index == 1 { throw Stop() } } }
+        }
+        #expect(fixture.events(.recordOpen).last.map(named) == [locations[0], locations[1]].map(\.description).joined(separator: "\n"))
     }
 }

@@ -147,7 +147,7 @@ import TestSupport
         let fixture = try Fixture()
         let location = try SealedRecordLocation(module: "writing", table: "blocks", recordID: [1], field: "text")
         try fixture.unlocked.transaction { try $0.sealRecord(Array("first draft".utf8), at: location, in: fixture.newsletter) }
-        var opened: [UInt8] = []
+        var opened: SecureBytes?
         let added = try fixture.entries {
             #expect(throws: Stop.self) {
                 try fixture.unlocked.transaction { transaction in
@@ -157,11 +157,11 @@ import TestSupport
                 }
             }
         }
-        #expect(String(decoding: opened, as: UTF8.self) == "first draft")
+        #expect(opened?.exposedCopy() == Array("first draft".utf8))
         #expect(added.map(\.action) == ["record.open"], "the read survives the rollback, the seal does not")
         #expect(try added.first.map { try fixture.details($0)["count"] } == "1")
         let kept = try fixture.unlocked.transaction { try $0.openRecord(at: location, in: fixture.newsletter) }
-        #expect(kept == Array("first draft".utf8))
+        #expect(kept.exposedCopy() == Array("first draft".utf8))
     }
 
     @Test("a read whose entry cannot be written releases no plaintext, and says why")

@@ -184,9 +184,12 @@ struct PrivilegedSealedRecordTests {
         #expect(refused.code == .privilegedSessionRequired)
         let session = try fixture.start()
         let value = try fixture.unlocked.transaction { try session.openRecord(at: location, in: $0) }
-        #expect(value == Array("diagnosis".utf8))
+        #expect(value.exposedCopy() == Array("diagnosis".utf8))
+        var batch: [[UInt8]] = []
+        try fixture.unlocked.transaction { tx in try session.openRecords(at: [location, location], in: tx) { _, plaintext in batch.append(Array(plaintext)) } }
+        #expect(batch == [Array("diagnosis".utf8), Array("diagnosis".utf8)])
         let actions = try AuditLogReader(vault: fixture.unlocked.vault).entries().map(\.action)
-        #expect(actions.suffix(2) == ["session.start", "record.open"], "\(actions)")
+        #expect(actions.suffix(3) == ["session.start", "record.open", "record.open"], "\(actions)")
         try session.end()
         let ended = try #require(throws: PrivilegedSessionError.self) {
             try fixture.unlocked.transaction { try session.openRecord(at: location, in: $0) }

@@ -63,28 +63,28 @@ public enum XChaChaPoly {
     }
 
     /// `open` reading ciphertext || tag, nonce and additional data where they lie (a database row's
-    /// buffer). libsodium checks the tag before it decrypts, so a refused message leaves no plaintext.
-    package static func open(_ sealed: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer,
-                             authenticating additionalData: UnsafeRawBufferPointer) throws -> [UInt8] {
+    /// buffer) and writing the plaintext into `output` (exactly `sealed.count - 16` bytes: locked
+    /// memory, for a sealed record). libsodium checks the tag before it decrypts, so a refused message
+    /// leaves no plaintext; `output` is zeroed then.
+    package static func open(_ sealed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SecureBytes,
+                             nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer) throws {
         try check(key: key, nonce: nonce)
         let refused = CryptoVaultError(.authenticationFailure,
                                        "XChaCha20-Poly1305: the message is not authentic (altered, or wrong key, nonce or associated data)")
         guard sealed.count >= tagSize, let input = sealed.baseAddress else { throw refused }
-        var authentic = false
-        let plaintext = [UInt8](unsafeUninitializedCapacity: sealed.count - tagSize) { buffer, initialized in
-            // An empty message has no output: libsodium checks the tag and writes nothing then.
-            authentic = key.withUnsafeBytes { key in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(
-                    buffer.isEmpty ? nil : buffer.baseAddress, nil, nil,
-                    input.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
-                    additionalData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(additionalData.count),
-                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
-            }
-            if !authentic, let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
-            initialized = buffer.count
+        guard output.count == sealed.count - tagSize else {
+            throw CryptoVaultError(.invalidInput, "XChaCha20-Poly1305: the output must be the message's size less the tag")
         }
+        // An empty message has no output: libsodium checks the tag and writes nothing then.
+        let authentic = key.withUnsafeBytes { key in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                output.isEmpty ? nil : output.baseAddress!.assumingMemoryBound(to: UInt8.self), nil, nil,
+                input.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                additionalData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(additionalData.count),
+                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+        }
+        if !authentic, let base = output.baseAddress { sodium_memzero(base, output.count) }
         guard authentic else { throw refused }
-        return plaintext
     }
 
     private static func check(key: SecureBytes, nonce: UnsafeRawBufferPointer) throws {

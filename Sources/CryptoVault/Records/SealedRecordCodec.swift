@@ -168,6 +168,18 @@ enum SealedRecordCodec {
     /// `tagCache` spares rehashing the tags that repeat from record to record.
     static func seal(_ plaintext: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes,
                      nonce: [UInt8]? = nil, tagCache: TagCache? = nil) throws -> [UInt8] {
+        try plaintext.withUnsafeBytes { try seal(bytes: $0, identity: identity, recordKey: recordKey, nonce: nonce, tagCache: tagCache) }
+    }
+
+    /// `seal` of a plaintext already in locked memory, read where it lies.
+    static func seal(_ plaintext: SecureBytes, identity: SealedRecordIdentity, recordKey: SecureBytes,
+                     nonce: [UInt8]? = nil, tagCache: TagCache? = nil) throws -> [UInt8] {
+        try plaintext.withUnsafeBytes { try seal(bytes: $0, identity: identity, recordKey: recordKey, nonce: nonce, tagCache: tagCache) }
+    }
+
+    /// `seal` of bytes where they lie (a SecureBytes, an array, a scratch buffer).
+    static func seal(bytes plaintext: UnsafeRawBufferPointer, identity: SealedRecordIdentity, recordKey: SecureBytes,
+                     nonce: [UInt8]? = nil, tagCache: TagCache? = nil) throws -> [UInt8] {
         guard plaintext.count <= maximumPlaintextSize else {
             throw CryptoVaultError(.invalidInput, "a sealed record holds at most \(maximumPlaintextSize) bytes (\(plaintext.count) given); store larger values as bundles")
         }
@@ -183,12 +195,10 @@ enum SealedRecordCodec {
             let output = UnsafeMutableRawBufferPointer(buffer)
             header.withUnsafeBytes { output.copyMemory(from: $0) }
             nonce.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: output[headerSize...]).copyMemory(from: $0) }
-            try plaintext.withUnsafeBytes { plaintext in
-                try nonce.withUnsafeBytes { nonce in
-                    try ad.withUnsafeBytes { ad in
-                        try XChaChaPoly.seal(plaintext, into: UnsafeMutableRawBufferPointer(rebasing: output[(headerSize + XChaChaPoly.nonceSize)...]),
-                                             key: recordKey, nonce: nonce, authenticating: ad)
-                    }
+            try nonce.withUnsafeBytes { nonce in
+                try ad.withUnsafeBytes { ad in
+                    try XChaChaPoly.seal(plaintext, into: UnsafeMutableRawBufferPointer(rebasing: output[(headerSize + XChaChaPoly.nonceSize)...]),
+                                         key: recordKey, nonce: nonce, authenticating: ad)
                 }
             }
             initialized = buffer.count
@@ -196,23 +206,39 @@ enum SealedRecordCodec {
     }
 
     /// Opens a sealed record expected at `identity` (whose key version must be the header's: the caller
-    /// chose `recordKey` by it). A refusal says which part of the identity differs, or that the
-    /// record was altered (`corruptRecord`); no plaintext is returned on any failure.
-    static func open(_ sealed: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> [UInt8] {
+    /// chose `recordKey` by it) into locked memory. A refusal says which part of the identity differs,
+    /// or that the record was altered (`corruptRecord`); no plaintext is returned on any failure.
+    static func open(_ sealed: [UInt8], identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> SecureBytes {
         try sealed.withUnsafeBytes { try open(bytes: $0, identity: identity, recordKey: recordKey) }
     }
 
-    /// `open` of bytes where they lie (a database row's buffer): nothing is copied but the plaintext.
-    static func open(bytes sealed: UnsafeRawBufferPointer, identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> [UInt8] {
+    /// `open` of bytes where they lie (a database row's buffer), decrypted straight into a new
+    /// SecureBytes of the plaintext's size: the plaintext is never in ordinary memory.
+    static func open(bytes sealed: UnsafeRawBufferPointer, identity: SealedRecordIdentity, recordKey: SecureBytes) throws -> SecureBytes {
+        let plaintext = try SecureBytes(count: try plaintextSize(sealed))
+        try plaintext.withUnsafeMutableBytes { try open(bytes: sealed, identity: identity, recordKey: recordKey, into: $0) }
+        return plaintext
+    }
+
+    /// The plaintext's size of a sealed record, after the checks of `Header.keyVersion(parsing:)`.
+    static func plaintextSize(_ sealed: UnsafeRawBufferPointer) throws -> Int {
+        _ = try Header.keyVersion(parsing: sealed)
+        return sealed.count - overhead
+    }
+
+    /// `open` writing the plaintext into `output` (locked memory the caller owns, exactly
+    /// `plaintextSize(sealed)` bytes), zeroed if the record does not open.
+    static func open(bytes sealed: UnsafeRawBufferPointer, identity: SealedRecordIdentity, recordKey: SecureBytes,
+                     into output: UnsafeMutableRawBufferPointer) throws {
         let keyVersion = try Header.keyVersion(parsing: sealed)
         guard keyVersion == identity.keyVersion else {
             throw CryptoVaultError(.corruptRecord, "the sealed record says key version \(keyVersion), its row \(identity.keyVersion)")
         }
         let ad = associatedData(headerBytes: UnsafeRawBufferPointer(rebasing: sealed[0..<headerSize]), identity: identity)
         do {
-            return try ad.withUnsafeBytes { ad in
-                try XChaChaPoly.open(UnsafeRawBufferPointer(rebasing: sealed[(headerSize + XChaChaPoly.nonceSize)...]), key: recordKey,
-                                     nonce: UnsafeRawBufferPointer(rebasing: sealed[headerSize..<(headerSize + XChaChaPoly.nonceSize)]),
+            try ad.withUnsafeBytes { ad in
+                try XChaChaPoly.open(UnsafeRawBufferPointer(rebasing: sealed[(headerSize + XChaChaPoly.nonceSize)...]), into: output,
+                                     key: recordKey, nonce: UnsafeRawBufferPointer(rebasing: sealed[headerSize..<(headerSize + XChaChaPoly.nonceSize)]),
                                      authenticating: ad)
             }
         } catch let error as CryptoVaultError where error.code == .authenticationFailure {

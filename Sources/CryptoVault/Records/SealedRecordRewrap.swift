@@ -39,23 +39,21 @@ extension UnlockedVault {
 }
 
 extension SealedRecords {
-    /// Opens the record at `location` (no session needed: `.maintenance`) and seals it again under
-    /// `version`, recording `record.rewrap` with the version it came from. Returns that version.
+    /// Opens the record at `location` (no session needed: `.maintenance`) into locked scratch memory
+    /// and seals it again from there under `version`, recording `record.rewrap` with the version it
+    /// came from. Returns that version.
     @discardableResult
     func rewrap(_ location: SealedRecordLocation, in compartment: VaultCompartment, to version: UInt32) throws -> UInt32 {
-        guard let stored = try store.read(location), stored.compartmentRowID == compartment.rowID else {
-            throw CryptoVaultError(.recordNotFound, "no sealed record \(location) in '\(compartment.name)'")
+        try withScratch { scratch in
+            let (old, count) = try open(location, in: compartment, access: .maintenance, into: scratch)
+            defer { scratch.wipe(count) }
+            let recordKey = try key(compartment, version, access: .maintenance)
+            let sealed = try scratch.read(count) {
+                try SealedRecordCodec.seal(bytes: $0, identity: old.at(keyVersion: version), recordKey: recordKey, tagCache: tagCache)
+            }
+            try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
+            try journalRewrap(location, in: compartment, from: old.keyVersion)
+            return old.keyVersion
         }
-        let old = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: stored.keyVersion, location: location)
-        let header = try SealedRecordCodec.Header(parsing: stored.sealed)
-        guard header.keyVersion == stored.keyVersion else {
-            throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(header.keyVersion), its row \(stored.keyVersion)")
-        }
-        let plaintext = try SealedRecordCodec.open(stored.sealed, identity: old, recordKey: try key(compartment, stored.keyVersion, access: .maintenance))
-        let sealed = try SealedRecordCodec.seal(plaintext, identity: old.at(keyVersion: version),
-                                                recordKey: try key(compartment, version, access: .maintenance))
-        try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
-        try journalRewrap(location, in: compartment, from: stored.keyVersion)
-        return stored.keyVersion
     }
 }

@@ -23,13 +23,6 @@ final class SealedRecordStore {
         CREATE INDEX sealed_records_by_key_version ON sealed_records (compartment_id, key_version);
         """
 
-    /// A row as stored.
-    struct Stored {
-        let compartmentRowID: Int64
-        let keyVersion: UInt32
-        let sealed: [UInt8]
-    }
-
     private let database: Database
     private lazy var upsert = Result { try database.prepare("""
         INSERT INTO sealed_records (compartment_id, module, table_name, record_id, field, key_version, sealed, updated_at)
@@ -91,14 +84,6 @@ final class SealedRecordStore {
             }
         }
         return result
-    }
-
-    func read(_ location: SealedRecordLocation) throws -> Stored? {
-        var found: Stored?
-        try select.get().forEachRawRow(Self.parameters(location)) { row in
-            found = Stored(compartmentRowID: row.integer(at: 0), keyVersion: UInt32(clamping: row.integer(at: 1)), sealed: row.blob(at: 2))
-        }
-        return found
     }
 
     /// Deletes the row at `location` if it belongs to `compartmentRowID`; returns whether it did.

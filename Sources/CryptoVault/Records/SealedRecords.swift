@@ -17,7 +17,8 @@ final class SealedRecords {
     private let database: Database
     private let journal: (VaultEvent) throws -> Void
     private var keys: [KeyName: SecureBytes] = [:]
-    private let tagCache = SealedRecordCodec.TagCache()
+    let tagCache = SealedRecordCodec.TagCache()
+    private var idleScratch: PlaintextScratch?
 
     private struct KeyName: Hashable {
         let compartment: [UInt8]
@@ -32,10 +33,11 @@ final class SealedRecords {
         self.journal = journal
     }
 
-    /// Seals `plaintext` at `location` in `compartment` under its current key version, replacing the
-    /// location's earlier value (of the same compartment only), and records `record.seal`.
+    /// Seals `plaintext` (bytes where they lie: an array's or a SecureBytes') at `location` in
+    /// `compartment` under its current key version, replacing the location's earlier value (of the
+    /// same compartment only), and records `record.seal`.
     @discardableResult
-    func seal(_ plaintext: [UInt8], at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> SealedRecordIdentity {
+    func seal(bytes plaintext: UnsafeRawBufferPointer, at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> SealedRecordIdentity {
         try UnlockedVault.requireOwn(compartment)
         guard let version = compartment.currentVersion else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
@@ -43,7 +45,7 @@ final class SealedRecords {
         let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: version, location: location)
         // Sealing reads nothing, so it needs no session; the key is derived from the database inside
         // this transaction, so a version retired or a compartment destroyed meanwhile is refused.
-        let sealed = try SealedRecordCodec.seal(plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance),
+        let sealed = try SealedRecordCodec.seal(bytes: plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance),
                                                 tagCache: tagCache)
         try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
         try journal(VaultEvent(.recordSeal, compartmentID: compartment.uuid,
@@ -51,22 +53,49 @@ final class SealedRecords {
         return identity
     }
 
-    /// Opens the records at `locations` of `compartment` (all of them or none), recording them as
-    /// `record.open` entries of up to 64 records each.
-    func open(_ locations: [SealedRecordLocation], in compartment: VaultCompartment, access: CompartmentKeyAccess) throws -> [[UInt8]] {
-        var values: [[UInt8]] = []
-        values.reserveCapacity(locations.count)
-        for location in locations { values.append(try openUnrecorded(location, in: compartment, access: access)) }
-        var start = 0
-        while start < locations.count {
-            let end = min(start + Self.recordsPerOpenEntry, locations.count)
-            let bytes = values[start..<end].reduce(0) { $0 + $1.count }
-            try journal(VaultEvent(.recordOpen, compartmentID: compartment.uuid,
-                                   details: [.init("records", locations[start..<end].map(\.description).joined(separator: "\n")),
-                                             .init("count", String(end - start)), .init(UnlockedVault.bytesDetailName, String(bytes))]))
-            start = end
+    /// Opens the record at `location` of `compartment` into a SecureBytes of its own and records
+    /// one `record.open` entry.
+    func open(_ location: SealedRecordLocation, in compartment: VaultCompartment, access: CompartmentKeyAccess) throws -> SecureBytes {
+        let plaintext = try withCheckedRow(location, in: compartment) { identity, sealed in
+            // Decrypted from SQLite's row buffer: the sealed bytes are not copied.
+            try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: try key(compartment, identity.keyVersion, access: access))
         }
-        return values
+        try journalOpened([location], bytes: plaintext.count, in: compartment)
+        return plaintext
+    }
+
+    /// Opens the records at `locations` of `compartment` one after another, in order, handing each
+    /// to `body` with its index while it lies in a locked scratch buffer of this transaction (valid
+    /// only during the call, wiped after it): no allocation per record, and no more memory locked
+    /// than the largest record needs however many are read. The first record that fails to open
+    /// stops the call with its error. Every record handed to `body` is recorded, in `record.open`
+    /// entries of up to 64 records, even when a later one fails or `body` throws.
+    func open(_ locations: [SealedRecordLocation], in compartment: VaultCompartment, access: CompartmentKeyAccess,
+              _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
+        var handed = 0
+        var unrecorded: (start: Int, bytes: Int) = (0, 0)
+        func recordHanded() throws {
+            try journalOpened(Array(locations[unrecorded.start..<handed]), bytes: unrecorded.bytes, in: compartment)
+            unrecorded = (handed, 0)
+        }
+        try withScratch { scratch in
+            do {
+                for (index, location) in locations.enumerated() {
+                    let count = try open(location, in: compartment, access: access, into: scratch).count
+                    // Handed over once body has it, whether or not it returns.
+                    (handed, unrecorded.bytes) = (index + 1, unrecorded.bytes + count)
+                    defer { scratch.wipe(count) }
+                    try scratch.read(count) { try body(index, $0) }
+                    if handed - unrecorded.start == Self.recordsPerOpenEntry { try recordHanded() }
+                }
+            } catch {
+                // What body saw is recorded before the error goes up (and again after a rollback,
+                // by the transaction); if recording fails, that failure is the graver one.
+                if handed > unrecorded.start { try recordHanded() }
+                throw error
+            }
+            if handed > unrecorded.start { try recordHanded() }
+        }
     }
 
     /// Deletes the record at `location` of `compartment` and records `record.rm`.
@@ -82,8 +111,11 @@ final class SealedRecords {
                                details: [.init("record", location.description)]))
     }
 
-    private func openUnrecorded(_ location: SealedRecordLocation, in compartment: VaultCompartment,
-                                access: CompartmentKeyAccess) throws -> [UInt8] {
+    /// Calls `body` with the identity the row at `location` must open as and its sealed bytes (lent
+    /// from SQLite's row buffer), after checking that the row is `compartment`'s and that its key
+    /// version column is its value's.
+    func withCheckedRow<Result>(_ location: SealedRecordLocation, in compartment: VaultCompartment,
+                                _ body: (SealedRecordIdentity, UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         let opened = try store.withRow(location) { compartmentRowID, keyVersion, sealed in
             // The row's compartment must be the one the caller opens it as: otherwise destroy and retire,
             // which go by the row, would not account for it.
@@ -94,13 +126,39 @@ final class SealedRecords {
             guard headerVersion == keyVersion else {
                 throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(headerVersion), its row \(keyVersion)")
             }
-            let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: keyVersion,
-                                                location: location)
-            // Decrypted from SQLite's row buffer: the sealed bytes are not copied.
-            return try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: try key(compartment, keyVersion, access: access))
+            return try body(SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: keyVersion, location: location),
+                            sealed)
         }
         guard let opened else { throw CryptoVaultError(.recordNotFound, "no sealed record \(location)") }
         return opened
+    }
+
+    /// Opens the record at `location` into `scratch` (unrecorded: the caller records it), returning
+    /// the identity it opened as and its plaintext's size.
+    func open(_ location: SealedRecordLocation, in compartment: VaultCompartment, access: CompartmentKeyAccess,
+              into scratch: PlaintextScratch) throws -> (identity: SealedRecordIdentity, count: Int) {
+        try withCheckedRow(location, in: compartment) { identity, sealed in
+            let count = try SealedRecordCodec.plaintextSize(sealed)
+            let recordKey = try key(compartment, identity.keyVersion, access: access)
+            try scratch.fill(count) { try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: recordKey, into: $0) }
+            return (identity, count)
+        }
+    }
+
+    /// Records `locations` (at most 64, opened in `compartment`, `bytes` of plaintext) as one `record.open`.
+    private func journalOpened(_ locations: [SealedRecordLocation], bytes: Int, in compartment: VaultCompartment) throws {
+        try journal(VaultEvent(.recordOpen, compartmentID: compartment.uuid,
+                               details: [.init("records", locations.map(\.description).joined(separator: "\n")),
+                                         .init("count", String(locations.count)), .init(UnlockedVault.bytesDetailName, String(bytes))]))
+    }
+
+    /// Runs `body` with this transaction's scratch buffer, or with a new one if it is in use (a
+    /// `body` of `open` that opens records itself): one is never shared by two readers at once.
+    func withScratch<Result>(_ body: (PlaintextScratch) throws -> Result) rethrows -> Result {
+        let scratch = idleScratch ?? PlaintextScratch()
+        idleScratch = nil
+        defer { idleScratch = scratch }
+        return try body(scratch)
     }
 
     /// The record key of `compartment` at `version`, through `access` (which enforces the privileged
@@ -114,4 +172,27 @@ final class SealedRecords {
         keys[name] = key
         return key
     }
+}
+
+/// Locked memory that opened records pass through one at a time (`SealedRecords.open(_:in:access:_:)`
+/// and rewrap): it grows to the largest record seen and is wiped after each one, so reading many
+/// records allocates and locks once.
+final class PlaintextScratch {
+    private var buffer: SecureBytes?
+
+    /// Calls `body` with the first `count` bytes, to write a plaintext into, growing the buffer if needed.
+    func fill<Result>(_ count: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Result) throws -> Result {
+        if (buffer?.count ?? -1) < count {
+            // At least a page: libsodium hands out whole pages, and small records then never regrow it.
+            buffer = try SecureBytes(count: max(count, 4096))
+        }
+        return try buffer!.withUnsafeMutableBytes { try body(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    /// Calls `body` with the first `count` bytes (a plaintext `fill` put there).
+    func read<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try buffer!.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    func wipe(_ count: Int) { buffer?.wipe(prefix: count) }
 }

@@ -6,6 +6,12 @@
 /// A privileged compartment's records open only with the keyring of a live privileged processing
 /// session of that compartment (`CompartmentKeyring`, which only the PrivilegedSession module can
 /// make), as bundles do; without one, `.privilegedSessionRequired`. Sealing needs no session.
+///
+/// Opened plaintext is given only in locked memory (SecureBytes, SECURITY.md §5): one record as a
+/// SecureBytes of its own; many as a sink, each record handed to `body` in a locked scratch buffer
+/// reused from record to record and wiped after each call, so reading 100,000 records neither
+/// allocates per record nor locks more than the largest one needs. Copy what you keep into a
+/// SecureBytes (`SecureBytes(copying:)`).
 extension VaultTransaction {
     /// Seals `plaintext` (at most 1 MiB) at `location` under `compartment`'s current key version,
     /// replacing the location's earlier value. A location holding another compartment's record is
@@ -13,29 +19,40 @@ extension VaultTransaction {
     /// (`.sharedCompartmentReadOnly`).
     @discardableResult
     public func sealRecord(_ plaintext: [UInt8], at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> SealedRecordIdentity {
-        try sealedRecords.seal(plaintext, at: location, in: compartment)
+        try plaintext.withUnsafeBytes { try sealedRecords.seal(bytes: $0, at: location, in: compartment) }
+    }
+
+    /// `sealRecord` of a plaintext already in locked memory, read where it lies (never copied out).
+    @discardableResult
+    public func sealRecord(_ plaintext: SecureBytes, at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> SealedRecordIdentity {
+        try plaintext.withUnsafeBytes { try sealedRecords.seal(bytes: $0, at: location, in: compartment) }
     }
 
     /// Opens the record at `location` of an ordinary (not privileged) compartment.
-    public func openRecord(at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> [UInt8] {
-        try sealedRecords.open([location], in: compartment, access: .vault)[0]
+    public func openRecord(at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> SecureBytes {
+        try sealedRecords.open(location, in: compartment, access: .vault)
     }
 
     /// Opens the record at `location` of a privileged compartment with a live session's keyring.
     public func openRecord(at location: SealedRecordLocation, in compartment: VaultCompartment,
-                           keyring: CompartmentKeyring) throws -> [UInt8] {
-        try sealedRecords.open([location], in: compartment, access: .keyring(keyring))[0]
+                           keyring: CompartmentKeyring) throws -> SecureBytes {
+        try sealedRecords.open(location, in: compartment, access: .keyring(keyring))
     }
 
-    /// Opens several records of one ordinary compartment, all or none, in the order given.
-    public func openRecords(at locations: [SealedRecordLocation], in compartment: VaultCompartment) throws -> [[UInt8]] {
-        try sealedRecords.open(locations, in: compartment, access: .vault)
-    }
-
-    /// Opens several records of one privileged compartment with a live session's keyring.
+    /// Opens several records of one ordinary compartment in the order given, calling `body` with each
+    /// one's index in `locations` and its plaintext, which lies in locked memory valid only during
+    /// the call. The first record that fails to open (or the first error `body` throws) ends the
+    /// call with that error; the records handed over before it are recorded all the same.
     public func openRecords(at locations: [SealedRecordLocation], in compartment: VaultCompartment,
-                            keyring: CompartmentKeyring) throws -> [[UInt8]] {
-        try sealedRecords.open(locations, in: compartment, access: .keyring(keyring))
+                            _ body: (_ index: Int, _ plaintext: UnsafeRawBufferPointer) throws -> Void) throws {
+        try sealedRecords.open(locations, in: compartment, access: .vault, body)
+    }
+
+    /// Opens several records of one privileged compartment with a live session's keyring; see
+    /// `openRecords(at:in:_:)`.
+    public func openRecords(at locations: [SealedRecordLocation], in compartment: VaultCompartment, keyring: CompartmentKeyring,
+                            _ body: (_ index: Int, _ plaintext: UnsafeRawBufferPointer) throws -> Void) throws {
+        try sealedRecords.open(locations, in: compartment, access: .keyring(keyring), body)
     }
 
     /// Deletes the record at `location` of `compartment` (`.recordNotFound` if it holds none of it).

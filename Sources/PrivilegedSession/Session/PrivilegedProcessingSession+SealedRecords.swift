@@ -4,14 +4,18 @@ import CryptoVault
 /// only through a live session, with its keyring, which no caller outside this module can hold.
 extension PrivilegedProcessingSession {
     /// Opens records of the session's compartment inside `transaction`, which records them as
-    /// `record.open` entries. Fails as `read` does if the session has ended or expired.
-    public func openRecords(at locations: [SealedRecordLocation], in transaction: VaultTransaction) throws -> [[UInt8]] {
+    /// `record.open` entries, handing each to `body` in locked memory valid only during the call
+    /// (see `VaultTransaction.openRecords(at:in:_:)`). Fails as `read` does if the session has ended
+    /// or expired.
+    public func openRecords(at locations: [SealedRecordLocation], in transaction: VaultTransaction,
+                            _ body: (_ index: Int, _ plaintext: UnsafeRawBufferPointer) throws -> Void) throws {
         try beginUse()
-        return try transaction.openRecords(at: locations, in: compartment, keyring: keyring)
+        try transaction.openRecords(at: locations, in: compartment, keyring: keyring, body)
     }
 
-    /// One record of the session's compartment; see `openRecords(at:in:)`.
-    public func openRecord(at location: SealedRecordLocation, in transaction: VaultTransaction) throws -> [UInt8] {
-        try openRecords(at: [location], in: transaction)[0]
+    /// One record of the session's compartment, in a SecureBytes of its own; see `openRecords(at:in:_:)`.
+    public func openRecord(at location: SealedRecordLocation, in transaction: VaultTransaction) throws -> SecureBytes {
+        try beginUse()
+        return try transaction.openRecord(at: location, in: compartment, keyring: keyring)
     }
 }
