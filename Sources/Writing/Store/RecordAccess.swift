@@ -42,12 +42,20 @@ extension WritingStore {
     /// A privileged project without a session of its compartment is refused before anything opens.
     func open(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [[UInt8]] {
         guard !locations.isEmpty else { return [] }
-        guard project.isPrivileged else { return try transaction.openRecords(at: locations, in: project.compartment) }
+        // The vault hands each record from locked memory; the writing model keeps its values as
+        // ordinary bytes and strings (SECURITY.md §5), so they are copied out here.
+        var values: [[UInt8]] = []
+        values.reserveCapacity(locations.count)
+        guard project.isPrivileged else {
+            try transaction.openRecords(at: locations, in: project.compartment) { _, plaintext in values.append(Array(plaintext)) }
+            return values
+        }
         guard let session = access.session(of: project.compartment) else {
             throw WritingError(.privilegedSessionRequired,
                                "project \(project.id) is privileged: its records are read only in a privileged processing session of its compartment")
         }
-        return try session.openRecords(at: locations, in: transaction)
+        try session.openRecords(at: locations, in: transaction) { _, plaintext in values.append(Array(plaintext)) }
+        return values
     }
 
     func openText(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [String] {
