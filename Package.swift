@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.
-        .testTarget(name: "VaultctlTests", dependencies: ["CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
     ],
     swiftLanguageModes: [.v6]
 )

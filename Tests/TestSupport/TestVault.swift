@@ -10,6 +10,8 @@ public final class TestVault {
     public let unlocked: UnlockedVault
     /// What the vault recorded, in order.
     public let recording = RecordingJournal()
+    /// The module schemas it was made with, which a reopen passes again.
+    public let modules: [ModuleSchema]
 
     public static let fastKDF = KDFParameters.argon2idFloor
 
@@ -18,6 +20,7 @@ public final class TestVault {
         root = NSTemporaryDirectory() + "vault-test-\(UUID().uuidString)"
         directory = root + "/vault"
         passphrase = try SecureBytes(copying: Array(text.utf8))
+        self.modules = modules
         unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: Self.fastKDF, journal: recording, modules: modules)
     }
 
@@ -27,7 +30,7 @@ public final class TestVault {
 
     public var vault: Vault { unlocked.vault }
 
-    public func reopen() throws -> Vault { try Vault.open(at: directory, journal: RecordingJournal()) }
+    public func reopen() throws -> Vault { try Vault.open(at: directory, journal: RecordingJournal(), modules: modules) }
 
     public static func secret(_ text: String) throws -> SecureBytes { try SecureBytes(copying: Array(text.utf8)) }
 

@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -55,8 +56,8 @@ struct AuditWitnessCommandTests {
     /// checkpoint at 2026-01-01T00:00:00Z; returns the witness's fingerprint.
     static func cosign(log: CLIVault, witness: CLIVault) throws -> String {
         let passphrase = try SecureBytes(copying: Array(CLIVault.passphrase.utf8))
-        let logVault = try Vault.open(at: log.directory, journal: AuditLog()).unlock(with: .passphrase(passphrase))
-        let witnessVault = try Vault.open(at: witness.directory, journal: AuditLog()).unlock(with: .passphrase(passphrase))
+        let logVault = try Vault.open(at: log.directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(passphrase))
+        let witnessVault = try Vault.open(at: witness.directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(passphrase))
         let (logKeys, witnessKeys) = (try logVault.deviceKeys(nameIfNew: "laptop"), try witnessVault.deviceKeys(nameIfNew: "desk"))
         try logVault.storePairing(FamilyPairing(peer: witnessKeys.profile, role: .join, pairedAt: 1))
         try witnessVault.storePairing(FamilyPairing(peer: logKeys.profile, role: .host, pairedAt: 1))

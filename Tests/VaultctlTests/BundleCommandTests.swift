@@ -1,3 +1,4 @@
+import Appliance
 @testable import CryptoVault
 import Foundation
 import Testing
@@ -431,7 +432,7 @@ final class BundleCLI {
 
     /// The vault, unlocked through the library (its journal keeps the events in memory: the audit log stays what the commands wrote).
     func unlocked() throws -> UnlockedVault {
-        try Vault.open(at: directory, journal: RecordingJournal()).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
+        try Vault.open(at: directory, journal: RecordingJournal(), modules: VaultModules.all).unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
 
     /// The bundle entries of the vault's audit log, with their unsealed byte counts.

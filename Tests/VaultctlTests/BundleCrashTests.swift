@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 @testable import CryptoVault
 import Foundation
@@ -110,7 +111,7 @@ struct BundleCrashTests {
         for round in 0..<50 {
             let before = try fixture.storedIDs()
             try fixture.killAtRandom(put, within: typicalDuration)
-            _ = try Vault.open(at: fixture.directory, journal: RecordingJournal())
+            _ = try Vault.open(at: fixture.directory, journal: RecordingJournal(), modules: VaultModules.all)
             let after = try fixture.storedIDs()
             #expect(before.isSubset(of: after), "round \(round): bundles disappeared: \(before.subtracting(after))")
             let added = after.subtracting(before)
@@ -311,7 +312,7 @@ private final class CrashFixture {
         let created = try vault.run(["compartment", "create", "files", "--register", "general"])
         guard created.status == 0 else { throw CLIError(message: "compartment create failed: \(created.stderr)") }
         // Journaled by the audit log as vaultctl is: a rewrap this process finishes is recorded there too.
-        unlocked = try Vault.open(at: vault.directory, journal: AuditLog())
+        unlocked = try Vault.open(at: vault.directory, journal: AuditLog(), modules: VaultModules.all)
             .unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
 

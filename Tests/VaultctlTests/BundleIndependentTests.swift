@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import Foundation
 import Testing
@@ -132,7 +133,7 @@ final class IndependentBundleFixture {
         // Not privileged: these tests open bundles with the library directly, outside a session.
         let created = try cli.run(["compartment", "create", BundleIndependentTests.compartmentName, "--register", "healthcare", "--not-privileged"])
         guard created.status == 0 else { throw CLIError(message: "compartment create: \(created.stderr)") }
-        let vault = try Vault.open(at: cli.directory, journal: RecordingJournal())
+        let vault = try Vault.open(at: cli.directory, journal: RecordingJournal(), modules: VaultModules.all)
         unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
     }
 

@@ -1,3 +1,4 @@
+import Appliance
 @testable import CryptoVault
 import Foundation
 import Testing
@@ -45,7 +46,7 @@ struct CrashAndConcurrencyTests {
             kill(running.process.processIdentifier, SIGKILL)
             running.process.waitUntilExit()
             _ = running.result()
-            let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal())
+            let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal(), modules: VaultModules.all)
             let oldWorks = (try? vault.unlock(with: .passphrase(try SecureBytes(copying: Array(current.utf8))))) != nil
             let newWorks = (try? vault.unlock(with: .passphrase(try SecureBytes(copying: Array(next.utf8))))) != nil
             #expect(oldWorks != newWorks, "round \(round): old \(oldWorks), new \(newWorks)")

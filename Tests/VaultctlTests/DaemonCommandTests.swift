@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -208,7 +209,7 @@ struct DaemonCommandTests {
 
     /// Every key version of every compartment, read in this process as the vault's owner.
     static func compartmentKeys(_ cli: BundleCLI) throws -> [[UInt8]] {
-        let unlocked = try Vault.open(at: cli.directory, journal: AuditLog()).unlock(with: .passphrase(SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
+        let unlocked = try Vault.open(at: cli.directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
         return try unlocked.compartments().flatMap { compartment in
             try compartment.keyVersions.map { try unlocked.compartmentKey(for: compartment, version: $0.version).exposedCopy() }
         }

@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import Foundation
 import Testing
@@ -70,7 +71,7 @@ struct IndependentImplementationTests {
         try Self.requireReader()
         let fixture = try CLIVault()
         try Self.populate(fixture)
-        let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal())
+        let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal(), modules: VaultModules.all)
         let unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
         for (name, version) in [(Self.sessionNotes, UInt32(1)), (Self.sessionNotes, 2), (Self.nonASCII, 1), (Self.cafeNFC, 1), ("Blog", 2)] {
             let compartment = try unlocked.compartment(named: name)

@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import Foundation
 import Testing
@@ -67,7 +68,7 @@ struct MetadataCommandTests {
             let loser = results[1 - winner]
             #expect(loser.stderr.contains("changed by another command") || loser.status == 2, "\(loser.stderr)")
             if loser.stderr.contains("changed by another command") { conflicts += 1 }
-            let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal())
+            let vault = try Vault.open(at: fixture.directory, journal: RecordingJournal(), modules: VaultModules.all)
             #expect((try? vault.unlock(with: .passphrase(try SecureBytes(copying: Array(next[winner].utf8))))) != nil,
                     "round \(round): the winner's new passphrase must unlock")
             current = next[winner]

@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -43,7 +44,7 @@ struct PeersCommandTests {
 
     /// The desk's channel, served from this process with the desk vault's own keys and pins.
     static func serveDesk(_ desk: CLIVault, on address: String = "127.0.0.1:0") throws -> ChannelServer {
-        let vault = try Vault.open(at: desk.directory, journal: AuditLog())
+        let vault = try Vault.open(at: desk.directory, journal: AuditLog(), modules: VaultModules.all)
         let unlocked = try vault.unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
         let server = try ChannelServer(address: SocketAddress(parsing: address), localKeys: unlocked.deviceKeys(),
                                        pinnedPeers: { try vault.familyPairings() }, services: [])

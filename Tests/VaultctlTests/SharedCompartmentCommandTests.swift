@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 @testable import CryptoVault
 import Foundation
@@ -26,7 +27,7 @@ struct SharedCompartmentCommandTests {
         }
 
         static func unlock(_ vault: CLIVault) throws -> UnlockedVault {
-            try Vault.open(at: vault.directory, journal: AuditLog())
+            try Vault.open(at: vault.directory, journal: AuditLog(), modules: VaultModules.all)
                 .unlock(with: .passphrase(try SecureBytes(copying: Array(CLIVault.passphrase.utf8))))
         }
 
@@ -47,7 +48,7 @@ struct SharedCompartmentCommandTests {
             }
         }
 
-        var ownerVaultHex: String { get throws { ByteEncoding.hex(try Vault.open(at: owner.directory, journal: RecordingJournal()).vaultID) } }
+        var ownerVaultHex: String { get throws { ByteEncoding.hex(try Vault.open(at: owner.directory, journal: RecordingJournal(), modules: VaultModules.all).vaultID) } }
     }
 
     @Test("viewers and editors open the owner's bundles, each open recorded with the owner's vault", arguments: ["viewer", "editor"])

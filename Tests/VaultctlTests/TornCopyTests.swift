@@ -1,3 +1,4 @@
+import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
@@ -18,7 +19,7 @@ struct TornCopyTests {
         try FileManager.default.copyItem(atPath: fixture.directory + "/vault.db", toPath: torn + "/vault.db")
         for index in 0..<30 { try expectSuccess(fixture.run(["compartment", "create", "More \(index)", "--register", "marketing"])) }
         // ...and its write-ahead log later, while another command is in the middle of writing.
-        let writer = try Vault.open(at: fixture.directory, journal: AuditLog())
+        let writer = try Vault.open(at: fixture.directory, journal: AuditLog(), modules: VaultModules.all)
         for _ in 0..<200 { try writer.recordLocked(.auditVerify) }
         try FileManager.default.copyItem(atPath: fixture.directory + "/vault.db-wal", toPath: torn + "/vault.db-wal")
         _ = writer
