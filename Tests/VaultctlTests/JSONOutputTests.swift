@@ -206,6 +206,7 @@ struct JSONOutputTests {
         try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }
         try walk("doc rm") { try Self.json(vault, ["doc", "rm", "Harbour", "Arrival", "--yes"]) }
         try walk("project rename") { try Self.json(vault, ["project", "rename", "Harbour", "Lighthouse"]) }
+        try walk("project register") { try Self.json(vault, ["project", "register", "Lighthouse", "screenwriting"]) }
         try walk("project archive") { try Self.json(vault, ["project", "archive", "Lighthouse"]) }
 
         // The daemon's commands, through a daemon started for them.

@@ -53,6 +53,10 @@ struct WritingCommandTests {
         #expect((shown["blocks"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["heading-1", "paragraph", "list-item", "list-item", "quote"])
         let listing = try Self.ok(vault, ["doc", "list", "Harbour"])
         #expect(listing.hasPrefix("1 scene, 1 chapter\n"), "\(listing)")
+        // Another register relabels the same records.
+        try Self.ok(vault, ["project", "register", "Harbour", "legal"])
+        #expect(try Self.ok(vault, ["doc", "list", "Harbour"]).hasPrefix("1 document, 1 section\n"))
+        #expect(try Self.ok(vault, ["doc", "show", "Harbour", "Arrival"]) == text.replacingOccurrences(of: "came in", with: "came in late"))
     }
 
     @Test("hostile text (invalid UTF-8, over 16 MiB) and a folder moved into itself are refused, and the document is unchanged")

@@ -234,14 +234,20 @@ extension UnlockedVault {
     /// when the register's privacy default does (Healthcare and Legal). The compartment is named
     /// `project <id>` (its name is not the project's, which is sealed in it and may change).
     /// The compartment is made first, in its own transaction (CryptoVault makes compartments so),
-    /// then the project in another.
+    /// then the project in another; if that one fails, the compartment is destroyed again.
     public func createWritingProject(named name: String, register: Register, kind: ProjectKind,
                                      privileged: Bool? = nil) throws -> WritingProject {
         _ = try WritingStore.checkedName(name, "a project name")
         let id = try ProjectID.random()
         let compartment = try createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
-        return try transaction { tx in
-            try WritingStore(tx).createProject(id, named: name, register: register, kind: kind, compartment: compartment)
+        do {
+            return try transaction { tx in
+                try WritingStore(tx).createProject(id, named: name, register: register, kind: kind, compartment: compartment)
+            }
+        } catch {
+            // No project without its compartment's use: the compartment made for it goes (recorded) if the project fails.
+            _ = try? destroyCompartment(named: compartment.name)
+            throw error
         }
     }
 }

@@ -119,7 +119,27 @@ enum ProjectCommands {
             Output.line("\(archived ? "Archived" : "Brought back") \(WritingContext.term(.project, project.register)) \(project.id).")
         }
 
-    static let all = [create, list, show, rename, archive]
+    static let register = Command("project register", synopsis: "change a writing project's register", usage: "PROJECT REGISTER", about: """
+        Gives PROJECT (its name or id) another register: its words, field labels and templates change,
+        and no record moves (the register is presentation only). Its compartment and privacy stay.
+
+        \(WritingContext.sessionNote)
+        """, options: [WritingContext.purposeOption] + Credentials.options, positionals: 2...2, json: true, examples: [
+            "vaultctl project register \"The harbour\" screenwriting",
+        ]) { arguments in
+            guard let register = Register(rawValue: arguments.positionals[1]) else {
+                throw UsageError(message: "unknown register '\(arguments.positionals[1])'", usage: arguments.usage)
+            }
+            let context = try WritingContext(arguments)
+            defer { context.end() }
+            let project = try context.project(arguments.positionals[0])
+            try context.vault.transaction { tx in try WritingStore(tx).setRegister(project.id, register) }
+            if arguments.has("--json") { Output.json(["id": project.id.hex, "register": register.rawValue]); return }
+            Output.line("The \(WritingContext.term(.project, project.register)) \(project.id) is now a \(WritingContext.term(.project, register)) "
+                        + "(\(register.rawValue)).")
+        }
+
+    static let all = [create, list, show, rename, archive, register]
 
     static func json(_ project: WritingProject, name: String?) -> [String: Any] {
         ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,

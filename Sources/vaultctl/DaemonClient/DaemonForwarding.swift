@@ -14,7 +14,7 @@ enum DaemonForwarding {
         "put", "ls", "compartment create", "compartment list", "compartment rotate", "compartment retire",
         "compartment destroy", "compartment rewrap", "egress check", "egress log", "audit log",
         // The writing model: in the daemon, a privileged project is read through its sessions.
-        "project create", "project list", "project show", "project rename", "project archive",
+        "project create", "project list", "project show", "project rename", "project archive", "project register",
         "doc add", "doc list", "doc show", "doc write", "doc move", "doc rm", "template use",
     ]
     /// A command may run as long as a local one would; the bound only keeps a lost daemon from holding the client forever.
