@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 import Testing
 import TestSupport
@@ -55,5 +56,21 @@ struct WritingIndependentTests {
         #expect(document.status == 0 && document.stdout == text, "\(document.stdout) \(document.stderr)")
         let shown = try fixture.run(["doc", "show", "Smith v. Jones", "Memo"] + purpose)
         #expect(shown.stdout == document.stdout)
+    }
+
+    @Test("a block whose clear kind was edited in the file is refused as damage by both readers (the kind is sealed too)")
+    func editedKindIsRefusedByBoth() throws {
+        try IndependentImplementationTests.requireReader()
+        let fixture = try CLIVault()
+        for command in [["project", "create", "Harbour", "--register", "fiction"], ["doc", "add", "Harbour", "Arrival"]] {
+            try #require(try fixture.run(command).status == 0)
+        }
+        try #require(try fixture.run(["doc", "write", "Harbour", "Arrival"], stdin: "It rained.\n").status == 0)
+        try Database(path: fixture.directory + "/" + Vault.databaseName, create: false)
+            .execute("UPDATE writing_blocks SET kind = 'quote' WHERE kind = 'paragraph'")
+        let python = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival"])
+        #expect(python.status == 65 && python.stderr.contains("clear kind"), "\(python.status) \(python.stderr)")
+        let swift = try fixture.run(["doc", "show", "Harbour", "Arrival"])
+        #expect(swift.status == 65 && swift.stderr.contains("clear kind"), "\(swift.status) \(swift.stderr)")
     }
 }
