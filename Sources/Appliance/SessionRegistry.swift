@@ -35,7 +35,7 @@ public final class SessionRegistry: Sendable {
 
     /// The newest live session of `compartment`.
     public func newestSession(of compartment: VaultCompartment) throws(ApplianceError) -> PrivilegedProcessingSession {
-        guard let session = live().last(where: { $0.compartment.uuid == compartment.uuid }) else {
+        guard let session = live().last(where: { $0.compartment.id == compartment.id }) else {
             throw ApplianceError(.noSession, "no session is open for compartment '\(compartment.name)'")
         }
         return session

@@ -20,7 +20,8 @@ public struct AuditEntry: Sendable, Equatable {
     public let deviceID: [UInt8]
     public let actor: String
     public let action: String
-    public let compartmentID: [UInt8]
+    /// The compartment the entry is about, or nil (encoded as 0 bytes) when it is about none.
+    public let compartmentID: CompartmentID?
     public let subjectID: [UInt8]
     public let detailHashes: [DetailHash]
     public let sealedDetails: [UInt8]
@@ -31,7 +32,7 @@ public struct AuditEntry: Sendable, Equatable {
         public let hash: [UInt8]
     }
 
-    public init(seq: UInt64, time: Int64, deviceID: [UInt8], actor: String, action: String, compartmentID: [UInt8],
+    public init(seq: UInt64, time: Int64, deviceID: [UInt8], actor: String, action: String, compartmentID: CompartmentID?,
                 subjectID: [UInt8], detailHashes: [DetailHash], sealedDetails: [UInt8], previousHash: [UInt8]) {
         self.seq = seq
         self.time = time
@@ -64,7 +65,7 @@ public struct AuditEntry: Sendable, Equatable {
         bytes += actor.utf8
         bytes.append(UInt8(action.utf8.count))
         bytes += action.utf8
-        for field in [compartmentID, subjectID] {
+        for field in [compartmentID?.bytes ?? [], subjectID] {
             bytes.append(UInt8(field.count))
             bytes += field
         }
@@ -103,9 +104,14 @@ public struct AuditEntry: Sendable, Equatable {
         var detailHashes: [DetailHash] = []
         encoded.forEachDetailHash { name, hash in detailHashes.append(DetailHash(name: encoded.string(name), hash: encoded.array(hash))) }
         self.init(seq: encoded.seq, time: encoded.time, deviceID: encoded.array(encoded.deviceID), actor: encoded.string(encoded.actor),
-                  action: encoded.string(encoded.action), compartmentID: encoded.array(encoded.compartmentID),
+                  action: encoded.string(encoded.action), compartmentID: Self.compartmentID(encoded.array(encoded.compartmentID)),
                   subjectID: encoded.array(encoded.subjectID), detailHashes: detailHashes,
                   sealedDetails: encoded.array(encoded.sealedDetails), previousHash: encoded.array(encoded.previousHash))
+    }
+
+    /// The parser allows only 0 bytes (no compartment) or 16 here, so only 0 bytes give nil.
+    private static func compartmentID(_ bytes: [UInt8]) -> CompartmentID? {
+        bytes.isEmpty ? nil : try? CompartmentID(bytes: bytes)
     }
 
     static func isActionCharacter(_ byte: UInt8) -> Bool {

@@ -100,7 +100,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         try Self.validate(event)
         let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys, hasher: hasher)
         return AuditEntry(seq: seq, time: clock(), deviceID: deviceID, actor: actor, action: event.action.name,
-                          compartmentID: event.compartmentID ?? [], subjectID: event.subjectID ?? [],
+                          compartmentID: event.compartmentID, subjectID: event.subjectID ?? [],
                           detailHashes: details.hashes, sealedDetails: details.sealed, previousHash: previousHash)
     }
 
@@ -153,8 +153,8 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         guard !action.isEmpty, action.count <= 64, action.allSatisfy(AuditEntry.isActionCharacter) else {
             throw AuditChainError(.invalidEvent, "an audit action must be 1 to 64 characters of [a-z0-9.-]")
         }
-        guard [0, 16].contains(event.compartmentID?.count ?? 0), (event.subjectID?.count ?? 0) <= 64 else {
-            throw AuditChainError(.invalidEvent, "an audit event's compartment or subject id has the wrong size")
+        guard (event.subjectID?.count ?? 0) <= 64 else {
+            throw AuditChainError(.invalidEvent, "an audit event's subject id has the wrong size")
         }
         guard event.details.count <= 32, Set(event.details.map(\.name)).count == event.details.count,
               event.details.allSatisfy({ detail in

@@ -24,8 +24,9 @@ enum AuditBenchmarks {
         try proofs(vault)
     }
 
-    static func events(_ count: Int) -> [VaultEvent] {
-        (0..<count).map { VaultEvent(.bundleGet, compartmentID: Array(repeating: 7, count: 16),
+    static func events(_ count: Int) throws -> [VaultEvent] {
+        let compartment = try CompartmentID(bytes: Array(repeating: 7, count: 16))
+        return (0..<count).map { VaultEvent(.bundleGet, compartmentID: compartment,
                                      subjectID: Array(repeating: UInt8(truncatingIfNeeded: $0), count: 16)) }
     }
 
@@ -41,7 +42,7 @@ enum AuditBenchmarks {
     }
 
     static func batchAppends(_ log: AuditLog, vault: Vault) throws {
-        let batch = events(batchSize)
+        let batch = try events(batchSize)
         let time = try Timing.measure {
             for _ in 0..<(entryCount / batchSize) {
                 try vault.writeJournalState { database in try log.append(batch, in: database, vaultID: vault.vaultID, keys: nil) }
@@ -52,7 +53,7 @@ enum AuditBenchmarks {
     }
 
     static func singleAppendLatency(_ log: AuditLog, vault: Vault, plainDatabase path: String) throws {
-        let event = events(1)
+        let event = try events(1)
         let entry = try AuditLogReader(vault: vault).lastStoredEntry() ?? []
         let audit = Benchmark.median(101) {
             try? vault.writeJournalState { database in try log.append(event, in: database, vaultID: vault.vaultID, keys: nil) }

@@ -13,11 +13,11 @@ final class PrivilegedDetails {
                                       + "names) in a one-command session, recorded with this purpose; without it, only those of compartments "
                                       + "with a live session in the running daemon are shown")
 
-    /// Privileged compartments (lowercase hex uuids) whose details stay sealed.
-    let withheld: Set<String>
+    /// Privileged compartments whose details stay sealed.
+    let withheld: Set<CompartmentID>
     private let sessions: [PrivilegedProcessingSession]
 
-    private init(withheld: Set<String>, sessions: [PrivilegedProcessingSession]) {
+    private init(withheld: Set<CompartmentID>, sessions: [PrivilegedProcessingSession]) {
         self.withheld = withheld
         self.sessions = sessions
     }
@@ -28,7 +28,7 @@ final class PrivilegedDetails {
         let privileged = try vault.compartments().filter { $0.isPrivileged && (compartmentName == nil || $0.name == compartmentName) }
         guard let purpose = arguments.value("--purpose") else {
             let open = try daemonSessionCompartments(arguments)
-            return PrivilegedDetails(withheld: Set(privileged.filter { !open.contains($0.name) }.map { BundleCommands.hex($0.uuid) }),
+            return PrivilegedDetails(withheld: Set(privileged.filter { !open.contains($0.name) }.map(\.id)),
                                      sessions: [])
         }
         var sessions: [PrivilegedProcessingSession] = []
@@ -50,7 +50,7 @@ final class PrivilegedDetails {
     }
 
     func isWithheld(_ entry: AuditEntry) -> Bool {
-        !entry.compartmentID.isEmpty && withheld.contains(BundleCommands.hex(entry.compartmentID))
+        entry.compartmentID.map(withheld.contains) ?? false
     }
 
     /// Names of the compartments with a live session in the daemon serving this vault; none if no daemon answers.

@@ -12,7 +12,7 @@ final class SessionNames {
     private let vault: UnlockedVault
     private let arguments: ParsedArguments?
     private var daemonServes = true
-    private var sessions: [[UInt8]: PrivilegedProcessingSession] = [:]
+    private var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
 
     init(purpose: String?, vault: UnlockedVault, arguments: ParsedArguments? = nil) throws {
         self.purpose = purpose
@@ -22,10 +22,10 @@ final class SessionNames {
 
     func name(of bundle: StoredBundle) throws -> String {
         guard let purpose else { return daemonName(of: bundle) ?? "(privileged)" }
-        let session = try sessions[bundle.compartment.uuid] ?? {
+        let session = try sessions[bundle.compartment.id] ?? {
             let started = try PrivilegedProcessingSession.start(vault: vault, compartment: bundle.compartment,
                                                                 actor: AuditLog.currentAccount(), purpose: purpose)
-            sessions[bundle.compartment.uuid] = started
+            sessions[bundle.compartment.id] = started
             return started
         }()
         return (try? session.storedName(bundle.bundleID)) ?? "(unreadable)"

@@ -17,7 +17,7 @@ import Writing
 final class WritingContext {
     let vault: UnlockedVault
     private let purpose: String?
-    private var sessions: [[UInt8]: PrivilegedProcessingSession] = [:]
+    private var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
 
     static let purposeOption = Option("--purpose", value: "TEXT",
                                       "why you read it; a privileged project is read only in a session: this opens a one-command session "
@@ -44,11 +44,11 @@ final class WritingContext {
     /// How `project`'s records are read: nil when it is privileged and no session can read it.
     func access(for project: WritingProject) throws -> RecordAccess? {
         guard project.isPrivileged else { return .vault }
-        if let session = sessions[project.compartment.uuid] { return .session(session) }
+        if let session = sessions[project.compartment.id] { return .session(session) }
         if let purpose {
             let session = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment,
                                                                 actor: AuditLog.currentAccount(), purpose: purpose)
-            sessions[project.compartment.uuid] = session
+            sessions[project.compartment.id] = session
             return .session(session)
         }
         if let forwarded = CommandHost.current, let session = try? forwarded.sessions.newestSession(of: project.compartment) {

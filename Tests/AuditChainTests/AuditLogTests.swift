@@ -89,7 +89,7 @@ private enum Outcome: Equatable, CustomStringConvertible {
 /// One entry as the test expects it (SECURITY.md §8.1).
 private struct ExpectedEntry: CustomStringConvertible {
     let action: String
-    var compartmentID: [UInt8] = []
+    var compartmentID: CompartmentID? = nil
     var subjectID: [UInt8] = []
     var details: [String: String] = [:]
 
@@ -130,18 +130,18 @@ struct AuditLogEntryTests {
         // Not privileged, so that the library's own open and get are recorded here (privileged reads
         // are session.* entries, tested with the sessions).
         let compartment = try step { try session.createCompartment(named: compartmentName, register: .legal, privileged: false) }
-        expected.append(.init(action: "compartment.create", compartmentID: compartment.uuid,
+        expected.append(.init(action: "compartment.create", compartmentID: compartment.id,
                               details: ["name": compartmentName, "register": "legal", "privileged": "no"]))
 
         let stored = try step { try fixture.put(putName, contents: "draft report", in: compartment, by: session) }
-        expected.append(.init(action: "bundle.put", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes,
+        expected.append(.init(action: "bundle.put", compartmentID: compartment.id, subjectID: stored.bundleID.bytes,
                               details: ["file": putName, "bytes": "\("draft report".utf8.count)"]))
 
         try step {
             let opened = try session.openStored(stored.bundleID)
             try opened.decrypt { _ in }  // the library records the read
         }
-        expected.append(.init(action: "bundle.get", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
+        expected.append(.init(action: "bundle.get", compartmentID: compartment.id, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
 
         let sealedPath = fixture.root + "/notes.vbundle"
         let sealed = try step {
@@ -151,27 +151,27 @@ struct AuditLogEntryTests {
             try session.record(.bundleSeal, bundle: header, bytes: header.plaintextLength, details: [.init("file", sealName)])
             return header
         }
-        expected.append(.init(action: "bundle.seal", compartmentID: compartment.uuid, subjectID: sealed.bundleID,
+        expected.append(.init(action: "bundle.seal", compartmentID: compartment.id, subjectID: sealed.bundleID,
                               details: ["file": sealName, "bytes": "\("session notes".utf8.count)"]))
 
         try step {
             let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(sealedPath), vault: session)
             try opened.decrypt { _ in }  // the library records the read
         }
-        expected.append(.init(action: "bundle.open", compartmentID: compartment.uuid, subjectID: sealed.bundleID, details: ["bytes": "13"]))
+        expected.append(.init(action: "bundle.open", compartmentID: compartment.id, subjectID: sealed.bundleID, details: ["bytes": "13"]))
 
         #expect(try step { try session.rotateCompartment(named: compartmentName) } == 2)
-        expected.append(.init(action: "compartment.rotate", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 2]))
+        expected.append(.init(action: "compartment.rotate", compartmentID: compartment.id, subjectID: [0, 0, 0, 2]))
 
         let rewrapped = try step { try session.rewrapStored(in: try session.compartment(named: compartmentName)) }
         #expect(rewrapped.changed == 1 && rewrapped.skipped.isEmpty)
-        expected.append(.init(action: "bundle.rewrap", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes))
+        expected.append(.init(action: "bundle.rewrap", compartmentID: compartment.id, subjectID: stored.bundleID.bytes))
 
         try step { try session.retireCompartmentVersion(named: compartmentName, version: 1) }
-        expected.append(.init(action: "compartment.retire", compartmentID: compartment.uuid, subjectID: [0, 0, 0, 1]))
+        expected.append(.init(action: "compartment.retire", compartmentID: compartment.id, subjectID: [0, 0, 0, 1]))
 
         try step { try session.removeStored(stored.bundleID) }
-        expected.append(.init(action: "bundle.rm", compartmentID: compartment.uuid, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
+        expected.append(.init(action: "bundle.rm", compartmentID: compartment.id, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
 
         try step { try session.changePassphrase(to: try secret(newPassphrase)) }
         expected.append(.init(action: "keyslot.passwd", subjectID: passphraseSlot.uuid))
@@ -199,7 +199,7 @@ struct AuditLogEntryTests {
         expected.append(.init(action: "keyslot.passwd-replace"))
 
         try step { try session.destroyCompartment(named: compartmentName) }
-        expected.append(.init(action: "compartment.destroy", compartmentID: compartment.uuid, details: ["bundles": "0"]))
+        expected.append(.init(action: "compartment.destroy", compartmentID: compartment.id, details: ["bundles": "0"]))
 
         try step { try fixture.vault.recordLocked(.auditVerify) }
         expected.append(.init(action: "audit.verify"))
@@ -256,7 +256,6 @@ struct AuditLogEntryTests {
 
     @Test("an event that cannot be recorded is refused, and nothing of it is written", arguments: [
         VaultEvent(AuditAction("Compartment.Create")), VaultEvent(AuditAction("")), VaultEvent(AuditAction("bundle put")), VaultEvent(AuditAction(String(repeating: "a", count: 65))),
-        VaultEvent(AuditAction("test.event"), compartmentID: [UInt8](repeating: 1, count: 15)),
         VaultEvent(AuditAction("test.event"), subjectID: [UInt8](repeating: 1, count: 65)),
         VaultEvent(AuditAction("test.event"), details: [.init("file", "a"), .init("file", "b")]),
         VaultEvent(AuditAction("test.event"), details: [.init("File", "a")]),
@@ -567,7 +566,7 @@ struct AuditEntryEncodingTests {
     func encodingFollowsTheSpecification() throws {
         let raw = RawAuditEntry()
         let entry = AuditEntry(seq: raw.seq, time: raw.time, deviceID: raw.deviceID, actor: "ana (uid 1000)", action: "bundle.put",
-                               compartmentID: raw.compartmentID, subjectID: raw.subjectID,
+                               compartmentID: try CompartmentID(bytes: raw.compartmentID), subjectID: raw.subjectID,
                                detailHashes: [.init(name: "file", hash: raw.details[0].hash)], sealedDetails: raw.sealed,
                                previousHash: raw.previousHash)
         #expect(entry.encoded() == raw.bytes)
@@ -638,7 +637,7 @@ struct AuditEntryEncodingTests {
         }
         #expect(try fixture.storedEntries().count == before, "the refused events left no entry")
         #expect(try fixture.reader.verify().entryCount == before)
-        let entry = AuditEntry(seq: 0, time: 0, deviceID: [UInt8](repeating: 0, count: 16), actor: "", action: "big", compartmentID: [],
+        let entry = AuditEntry(seq: 0, time: 0, deviceID: [UInt8](repeating: 0, count: 16), actor: "", action: "big", compartmentID: nil,
                                subjectID: [], detailHashes: [], sealedDetails: [UInt8](repeating: 1, count: 65_536), previousHash: [UInt8](repeating: 0, count: 32))
         #expect(auditErrorCode { try entry.boundedEncoding() } == .invalidEvent)
         #expect(auditErrorCode { try AuditEntry(decoding: entry.encoded()) } == .malformedEntry, "the decoder refuses what the encoder refuses")
@@ -1254,7 +1253,7 @@ struct OperationsTableMigrationTests {
             try old.execute("DROP TABLE shared_compartment_keys; DROP TABLE shared_compartments;")
             try old.execute(try Self.droppingTablesAfterVersion12())
             try old.query("INSERT INTO operations (time, action, compartment_uuid, bundle_id, bytes) VALUES (1, 'put', ?, ?, 12)",
-                          [.blob(compartment.uuid), .blob(stored.bundleID.bytes)])
+                          [.blob(compartment.id.bytes), .blob(stored.bundleID.bytes)])
             try old.execute("ALTER TABLE compartments DROP COLUMN binding")
             try old.execute("DELETE FROM vault_meta WHERE key IN ('metadata_bound', 'kdf_policy_mac')")
             try old.execute("PRAGMA user_version = 3")

@@ -90,7 +90,7 @@ struct VaultTransactionTests {
             try fixture.unlocked.transaction { transaction in
                 try fixture.change("nested", in: transaction)
                 #expect(try fixture.changeIsStored("nested"))
-                #expect(try fixture.unlocked.compartment(named: "Memos").uuid == compartment.uuid)
+                #expect(try fixture.unlocked.compartment(named: "Memos").id == compartment.id)
                 _ = try fixture.unlocked.createCompartment(named: "Second", register: .legal, privileged: false)
             }
         }

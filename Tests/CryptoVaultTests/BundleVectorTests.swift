@@ -45,7 +45,7 @@ struct BundleVectorTests {
 
             let wrap = try BundleVectors.object(c, "wrap")
             let ad = BundleKeys.wrapAssociatedData(vaultID: try BundleVectors.hex(wrap, "vault_id"),
-                                                   compartmentID: try BundleVectors.hex(wrap, "compartment_id"),
+                                                   compartmentID: try CompartmentID(bytes: try BundleVectors.hex(wrap, "compartment_id")),
                                                    keyVersion: try BundleVectors.uint32(wrap, "key_version"), bundleID: bundleID)
             #expect(ad == (try BundleVectors.hex(wrap, "wrap_ad")), "\(name): wrap AD")
             let compartmentKey = try SecureBytes(copying: try BundleVectors.hex(wrap, "compartment_key"))
@@ -244,9 +244,9 @@ final class BundleVectorVault {
                     """)
                 continue
             }
-            let sealed = try names.seal(name, compartmentUUID: uuid, vaultID: vaultID)
+            let sealed = try names.seal(name, compartment: try CompartmentID(bytes: uuid), vaultID: vaultID)
             // Bound as vaultctl binds a compartment it creates (SECURITY.md §4.6), so the vault accepts it.
-            let binding = metadata.compartmentBinding(uuid: uuid, nameHash: names.lookupHash(name), register: "general", privileged: false)
+            let binding = metadata.compartmentBinding(id: try CompartmentID(bytes: uuid), nameHash: names.lookupHash(name), register: "general", privileged: false)
             try test.tamper("""
                 INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
                 VALUES (X'\(ByteEncoding.hex(uuid))', X'\(ByteEncoding.hex(names.lookupHash(name)))',
@@ -263,7 +263,7 @@ final class BundleVectorVault {
                     """)
             }
             // The vault derives the vectors' compartment keys from these rows.
-            let live = try unlocked.compartment(withID: uuid)
+            let live = try unlocked.compartment(withID: try CompartmentID(bytes: uuid))
             #expect(live.name == name)
             for version in try BundleVectors.list(compartment, "versions") where try BundleVectors.bool(version, "active") {
                 let number = try BundleVectors.uint32(version, "version")
@@ -398,7 +398,7 @@ enum BundleVectors {
         #expect(keys.headerKey.exposedCopy() == (try hex(expectedKeys, "header_key")), "\(name): header key")
         #expect(keys.commitment == (try hex(expectedKeys, "key_commitment")), "\(name): commitment")
 
-        let vaultID = try hex(c, "vault_id"), compartmentID = try hex(c, "compartment_id")
+        let vaultID = try hex(c, "vault_id"), compartmentID = try CompartmentID(bytes: try hex(c, "compartment_id"))
         let version = try uint32(c, "key_version")
         let ad = BundleKeys.wrapAssociatedData(vaultID: vaultID, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID)
         #expect(ad == (try hex(c, "wrap_ad")), "\(name): wrap AD")

@@ -71,7 +71,7 @@ struct CompartmentTests {
         let fixture = try TestVault()
         let created = try fixture.unlocked.createCompartment(named: "Cafe\u{301}", register: .fiction)
         #expect(Array(created.name.utf8) == Array("Caf\u{e9}".utf8))
-        #expect(try fixture.unlocked.compartment(named: "Caf\u{e9}").uuid == created.uuid)
+        #expect(try fixture.unlocked.compartment(named: "Caf\u{e9}").id == created.id)
         #expect(errorCode { try fixture.unlocked.createCompartment(named: "Caf\u{e9}", register: .fiction) } == .compartmentExists)
     }
 
@@ -100,6 +100,6 @@ struct CompartmentTests {
         #expect(!remaining.contains(subsequence: sealedName))
         #expect(errorCode { try fixture.unlocked.compartmentKey(for: doomed, version: 1) } == .unknownKeyVersion)
         #expect(errorCode { try fixture.unlocked.compartment(named: "doomed") } == .compartmentNotFound)
-        #expect(try fixture.unlocked.createCompartment(named: "doomed", register: .legal).uuid != doomed.uuid)
+        #expect(try fixture.unlocked.createCompartment(named: "doomed", register: .legal).id != doomed.id)
     }
 }

@@ -86,7 +86,7 @@ struct EncryptedBundleTests {
         let local = try fixture.seal([1, 2, 3])
         let second = try fixture.unlocked.createCompartment(named: "second", register: .general)
         var moved = try fixture.bytes(local)
-        moved.replaceSubrange(28..<44, with: second.uuid)
+        moved.replaceSubrange(28..<44, with: second.id.bytes)
         try fixture.write(moved, to: local)
         #expect(errorCode { try fixture.open(local) } == .corruptBundle)
 

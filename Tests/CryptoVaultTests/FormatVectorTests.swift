@@ -345,10 +345,10 @@ struct FormatVectorTests {
                 #expect(keys.lookupHash(text) == (try FormatVectors.hex(n, "name_hash")), "\(name): name_hash of '\(text)'")
                 let resealed = nonce + (try XChaChaPoly.seal(utf8, key: keys.sealingKey, nonce: nonce, authenticating: vaultID + uuid))
                 #expect(resealed == sealed, "\(name): sealed_name of '\(text)'")
-                let opened = try keys.open(sealed, compartmentUUID: uuid, vaultID: vaultID)
+                let opened = try keys.open(sealed, compartment: try CompartmentID(bytes: uuid), vaultID: vaultID)
                 #expect(Array(opened.utf8) == utf8, "\(name): opened name '\(text)' byte for byte")
                 let moved = FormatVectors.failure {
-                    _ = try keys.open(sealed, compartmentUUID: try FormatVectors.hex(n, "must_not_open_with_uuid"), vaultID: vaultID)
+                    _ = try keys.open(sealed, compartment: try CompartmentID(bytes: try FormatVectors.hex(n, "must_not_open_with_uuid")), vaultID: vaultID)
                 }
                 #expect(moved?.code == .corruptVault, "\(name): '\(text)' under another uuid must fail, got \(String(describing: moved))")
             }
@@ -359,7 +359,7 @@ struct FormatVectorTests {
                 let version = try #require(UInt32(exactly: try FormatVectors.int(v, "version")), "\(name): version fits u32")
                 #expect(KeyHierarchy.compartmentKeyInfo + vaultID + uuid + ByteEncoding.bigEndian(version)
                         == (try FormatVectors.hex(v, "hkdf_info")), "\(name): info of version \(version)")
-                let key = try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: uuid,
+                let key = try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: try CompartmentID(bytes: uuid),
                                                           version: version, salt: try FormatVectors.hex(v, "salt"))
                 #expect(key.exposedCopy() == (try FormatVectors.hex(v, "key")), "\(name): key of version \(version)")
             }

@@ -69,7 +69,7 @@ struct MetadataBindingTests {
         let unlocked = try Vault.open(at: fixture.directory, journal: journal).unlock(with: .passphrase(fixture.passphrase))
         #expect(journal.actions == ["compartment.bind", "vault.bind-metadata", "vault.unlock"])
         let bind = try #require(journal.events.withLock { $0.first })
-        #expect(bind.compartmentID == chart.uuid)
+        #expect(bind.compartmentID == chart.id)
         #expect(bind.details == [.init("name", "chart"), .init("register", "healthcare"), .init("privileged", "yes")])
         #expect(try unlocked.compartment(named: "chart").isPrivileged)
         #expect(try unlocked.authenticatedKDFPolicy().policy == TestVault.fastKDF)

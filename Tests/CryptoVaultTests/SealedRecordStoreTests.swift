@@ -63,7 +63,7 @@ struct SealedRecordStoreTests {
         }
         let seals = fixture.events(.recordSeal)
         #expect(seals.count == 70)
-        #expect(seals[3].compartmentID == fixture.notes.uuid && seals[3].details.first { $0.name == "record" }?.value == locations[3].description)
+        #expect(seals[3].compartmentID == fixture.notes.id && seals[3].details.first { $0.name == "record" }?.value == locations[3].description)
         var handed: [Int] = []
         try fixture.unlocked.transaction { tx in
             try tx.openRecords(at: locations, in: fixture.notes) { index, plaintext in

@@ -9,7 +9,7 @@ struct SharedCompartmentTests {
     @Test func aViewerOpensWhatTheOwnerSealed() throws {
         let devices = try PairedVaults()
         let shared = try devices.share(role: .viewer)
-        #expect(shared.name == "Memos" && shared.uuid == devices.memos.uuid && shared.sharing?.role == .viewer)
+        #expect(shared.name == "Memos" && shared.id == devices.memos.id && shared.sharing?.role == .viewer)
         #expect(shared.sharing?.sourceVaultID == devices.owner.vault.vaultID)
         #expect(shared.sharing?.senderDeviceID == devices.ownerDevice.profile.deviceID)
         let bundle = try devices.seal("the owner's memo", into: devices.memos, by: devices.owner)
@@ -23,7 +23,7 @@ struct SharedCompartmentTests {
         let shared = try devices.share(role: .editor)
         let bundle = try devices.seal("the editor's memo", into: shared, by: devices.recipient)
         let header = try EncryptedBundle.readHeader(try FileDescriptor.openForReading(bundle))
-        #expect(header.vaultID == devices.owner.vault.vaultID && header.compartmentID == devices.memos.uuid)
+        #expect(header.vaultID == devices.owner.vault.vaultID && header.compartmentID == devices.memos.id)
         #expect(try devices.open(bundle, by: devices.owner) == "the editor's memo")
         #expect(try devices.open(bundle, by: devices.recipient) == "the editor's memo")
     }
@@ -83,7 +83,7 @@ struct SharedCompartmentTests {
         let devices = try PairedVaults()
         let shared = try devices.share(role: .editor)
         let received = try #require(devices.recipientJournal.events.withLock { $0.last })
-        #expect(received.action.name == "share.receive" && received.compartmentID == devices.memos.uuid)
+        #expect(received.action.name == "share.receive" && received.compartmentID == devices.memos.id)
         #expect(received.subjectID == devices.ownerDevice.profile.deviceID)
         #expect(received.details == [.init("name", "Memos"), .init("role", "editor"), .init("key-versions", "1")])
         let bundle = try devices.seal("memo", into: shared, by: devices.recipient)
@@ -93,7 +93,7 @@ struct SharedCompartmentTests {
         let uses = devices.recipientJournal.events.withLock { Array($0.suffix(2)) }
         #expect(uses.map(\.action.name) == ["bundle.seal", "bundle.open"])
         for use in uses {
-            #expect(use.compartmentID == devices.memos.uuid)
+            #expect(use.compartmentID == devices.memos.id)
             #expect(use.details.contains(.init("source-vault", ByteEncoding.hex(devices.owner.vault.vaultID))))
         }
         // The owner's own use of its compartment carries no such detail.

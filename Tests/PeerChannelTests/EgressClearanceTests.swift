@@ -35,7 +35,7 @@ struct EgressClearanceTests {
         let details = entries[decision].details
         let ciphertext = try #require(pair.bytes(at: pair.sourceFile(bundle)))
         #expect(details["destination"] == "device:" + ByteEncoding.hex(pair.peer.keys.profile.deviceID))
-        #expect(details["compartments"] == ByteEncoding.hex(chart.uuid))
+        #expect(details["compartments"] == chart.id.hex)
         #expect(details["decision"] == "allow" && details["content"] == "ciphertext")
         #expect(details["size"] == "\(ciphertext.count)" && details["sha256"] == ByteEncoding.hex(SHA256.hash(ciphertext)))
     }
@@ -44,7 +44,7 @@ struct EgressClearanceTests {
     func aRefusedDecisionSendsNothing() throws {
         let pair = try ReplicationPair()
         _ = try pair.put(5_000, seed: 1, in: pair.memos)
-        let policy = EgressPolicy(compartmentRules: [pair.memos.uuid: EgressRule(destinations: [.vault], whenFound: .refuse)])
+        let policy = EgressPolicy(compartmentRules: [pair.memos.id: EgressRule(destinations: [.vault], whenFound: .refuse)])
         let funnel = try EgressFunnel(vault: pair.source.vault, policy: policy)
         #expect(throws: PrivilegedSessionError(.egressRefused, "")) {
             try Replicator(vault: pair.source.vault, channel: pair.channel(), clearing: funnel).replicate()

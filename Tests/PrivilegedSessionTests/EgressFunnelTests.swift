@@ -59,12 +59,12 @@ struct EgressFunnelTests {
         #expect(try fixture.submit("export:usb", [fixture.blog], EgressFixture.leaky, policy: byRegister).decision == .refuse)
         #expect(try fixture.submit("export:usb", [fixture.blog], EgressFixture.clean, policy: byRegister).decision == .allow)
         let open = EgressRule(destinations: Set(EgressDestination.Kind.allCases), whenFound: .allow)
-        let byCompartment = EgressPolicy(registerRules: [.general: exportOnly], compartmentRules: [fixture.blog.uuid: open, fixture.chart.uuid: open])
+        let byCompartment = EgressPolicy(registerRules: [.general: exportOnly], compartmentRules: [fixture.blog.id: open, fixture.chart.id: open])
         #expect(try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.leaky, policy: byCompartment).decision == .allow,
                 "a compartment's own rule wins over its register's")
         #expect(try fixture.submit("model:summarizer", [fixture.chart], EgressFixture.leaky, policy: byCompartment).decision == .refuse,
                 "a privileged compartment's rule cannot open it to a model")
-        let narrower = EgressPolicy(compartmentRules: [fixture.chart.uuid: EgressRule(destinations: [.vault], whenFound: .redact)])
+        let narrower = EgressPolicy(compartmentRules: [fixture.chart.id: EgressRule(destinations: [.vault], whenFound: .redact)])
         #expect(try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, policy: narrower, paired: ["laptop-1"]).decision == .refuse)
         #expect(try fixture.submit("vault:self", [fixture.chart], EgressFixture.leaky, policy: narrower).decision == .redact)
     }
@@ -79,7 +79,7 @@ struct EgressFunnelTests {
         #expect(items[0].record.destination == "model:summarizer" && items[0].record.decision == .redact)
         #expect(items[0].record.findings == ["email": 1, "socialSecurityNumber": 1])
         #expect(items[0].record.payloadSHA256 == SHA256.hash(EgressFixture.leaky) && items[0].record.payloadSize == EgressFixture.leaky.count)
-        #expect(items[1].record.compartmentIDs == [fixture.chart.uuid, fixture.blog.uuid] && items[1].record.decision == .refuse)
+        #expect(items[1].record.compartmentIDs == [fixture.chart.id, fixture.blog.id] && items[1].record.decision == .refuse)
         #expect(items[1].record.findings.isEmpty)
         let database = try Data(contentsOf: URL(fileURLWithPath: fixture.unlocked.vault.databasePath))
         for secret in ["jane.doe@example.com", "123-45-6789", "model:summarizer"] {

@@ -6,7 +6,7 @@ import AuditChain
 struct BundleAuditEvent: Equatable, CustomStringConvertible {
     /// "seal", "open", "put", "get", "rm" or "rewrap" (the entry's action without "bundle.").
     let action: String
-    let compartmentID: [UInt8]
+    let compartmentID: CompartmentID?
     let bundleID: String
     /// The `bytes` detail, unsealed; nil when the entry has none.
     let bytes: UInt64?

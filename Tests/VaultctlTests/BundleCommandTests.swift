@@ -424,10 +424,9 @@ final class BundleCLI {
         try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasSuffix(".tmp") }
     }
 
-    func compartmentID() throws -> [UInt8] {
+    func compartmentID() throws -> CompartmentID {
         let list = try json(try run(["compartment", "list", "--json"])) as? [[String: Any]]
-        let hex = Array((list?.first?["id"] as? String ?? "").utf8)
-        return stride(from: 0, to: hex.count - 1, by: 2).compactMap { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16) }
+        return try CompartmentID(hex: list?.first?["id"] as? String ?? "")
     }
 
     /// The vault, unlocked through the library (its journal keeps the events in memory: the audit log stays what the commands wrote).

@@ -39,7 +39,7 @@ struct SharedCompartmentCommandTests {
         }
 
         /// The `bundle.*` entries of `vault`'s log with their unsealed details.
-        func bundleEntries(of vault: CLIVault) throws -> [(action: String, compartmentID: [UInt8], details: [VaultEvent.Detail])] {
+        func bundleEntries(of vault: CLIVault) throws -> [(action: String, compartmentID: CompartmentID?, details: [VaultEvent.Detail])] {
             let unlocked = try Self.unlock(vault)
             let keys = try unlocked.auditKeys()
             return try AuditLogReader(vault: unlocked.vault).entries().filter { $0.action.hasPrefix("bundle.") }.map { entry in

@@ -15,7 +15,7 @@ import TestSupport
         let matter = try fixture.project("Smith v. Jones", register: .legal, kind: .document)
         let novel = try fixture.project()
         #expect(chart.isPrivileged && matter.isPrivileged && !novel.isPrivileged)
-        #expect(Set([chart, matter, novel].map(\.compartment.uuid)).count == 3)
+        #expect(Set([chart, matter, novel].map(\.compartment.id)).count == 3)
         let open = try fixture.unlocked.createWritingProject(named: "Ward notes", register: .healthcare, kind: .document, privileged: false)
         #expect(!open.isPrivileged)
         let listed = try fixture.store { try $0.projects() }

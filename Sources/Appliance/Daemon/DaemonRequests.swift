@@ -106,7 +106,7 @@ struct DaemonRequests: Sendable {
         let threads = Int(request.text("threads") ?? "").map { min(max($0, 1), 256) } ?? BundleThreads.available
         if let compartment = BundleReads.privilegedCompartment(of: source, vault: vault) {
             let session = try request.text("session").map(sessions.session(id:)) ?? sessions.newestSession(of: compartment)
-            guard session.compartment.uuid == compartment.uuid else {
+            guard session.compartment.id == compartment.id else {
                 throw ApplianceError(.noSession, "session \(session.idString.prefix(12)) is for compartment '\(session.compartment.name)', not '\(compartment.name)'")
             }
             try PlaintextStream.send(over: connection) { sink in

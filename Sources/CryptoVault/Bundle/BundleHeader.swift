@@ -24,7 +24,7 @@ public struct BundleHeader: Sendable, Equatable {
     static let maximumPlaintextLength: UInt64 = 1 << 50
 
     public let vaultID: [UInt8]
-    public let compartmentID: [UInt8]
+    public let compartmentID: CompartmentID
     public internal(set) var keyVersion: UInt32
     public let bundleID: [UInt8]
     public let chunkSize: Int
@@ -45,7 +45,7 @@ public struct BundleHeader: Sendable, Equatable {
         writer.append(Self.version)
         writer.append(UInt16(size))
         writer.append(vaultID)
-        writer.append(compartmentID)
+        writer.append(compartmentID.bytes)
         writer.append(keyVersion)
         writer.append(bundleID)
         writer.append(UInt32(chunkSize))
@@ -69,7 +69,7 @@ public struct BundleHeader: Sendable, Equatable {
             guard version == Self.version else { throw Self.malformed("format version \(version) is not supported (this vaultctl reads version 1)") }
             let declaredSize = Int(try reader.readUInt16())
             vaultID = try reader.read(16)
-            compartmentID = try reader.read(16)
+            compartmentID = try CompartmentID(bytes: try reader.read(16))
             keyVersion = try reader.readUInt32()
             bundleID = try reader.read(16)
             chunkSize = Int(try reader.readUInt32())
@@ -100,7 +100,7 @@ public struct BundleHeader: Sendable, Equatable {
         }
     }
 
-    init(vaultID: [UInt8], compartmentID: [UInt8], keyVersion: UInt32, bundleID: [UInt8], chunkSize: Int,
+    init(vaultID: [UInt8], compartmentID: CompartmentID, keyVersion: UInt32, bundleID: [UInt8], chunkSize: Int,
          plaintextLength: UInt64, wrapNonce: [UInt8], wrappedDataKey: [UInt8], sealedMetadata: [UInt8],
          keyCommitment: [UInt8], headerKey: SecureBytes) {
         self.vaultID = vaultID

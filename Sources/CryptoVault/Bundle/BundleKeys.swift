@@ -25,7 +25,7 @@ struct BundleKeys {
 
     /// Associated data of the wrapped data key: the bundle is bound to its vault, compartment, key
     /// version and identity, so it cannot be moved to another compartment or vault.
-    static func wrapAssociatedData(vaultID: [UInt8], compartmentID: [UInt8], keyVersion: UInt32, bundleID: [UInt8]) -> [UInt8] {
-        wrapInfo + vaultID + compartmentID + ByteEncoding.bigEndian(keyVersion) + bundleID
+    static func wrapAssociatedData(vaultID: [UInt8], compartmentID: CompartmentID, keyVersion: UInt32, bundleID: [UInt8]) -> [UInt8] {
+        wrapInfo + vaultID + compartmentID.bytes + ByteEncoding.bigEndian(keyVersion) + bundleID
     }
 }

@@ -147,7 +147,7 @@ struct HeaderDraft {
     static let metadataNonce = [UInt8](repeating: 0, count: 12)
 
     let vaultID: [UInt8]
-    let compartmentID: [UInt8]
+    let compartmentID: CompartmentID
     let version: UInt32
     let bundleID: [UInt8]
     let chunkSize: Int
@@ -159,7 +159,7 @@ struct HeaderDraft {
     init(vaultID: [UInt8], compartment: VaultCompartment, version: UInt32, compartmentKey: SecureBytes,
          metadata: BundleMetadata, chunkSize: Int) throws {
         self.vaultID = vaultID
-        compartmentID = compartment.uuid
+        compartmentID = compartment.id
         self.version = version
         bundleID = try SecureRandom.bytes(16)
         self.chunkSize = chunkSize

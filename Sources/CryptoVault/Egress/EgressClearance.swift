@@ -10,11 +10,11 @@ public struct CiphertextEgress: Sendable, Equatable {
     }
 
     public let destination: Destination
-    public let compartmentIDs: [[UInt8]]
+    public let compartmentIDs: [CompartmentID]
     public let size: UInt64
     public let sha256: [UInt8]
 
-    public init(destination: Destination, compartmentIDs: [[UInt8]], size: UInt64, sha256: [UInt8]) {
+    public init(destination: Destination, compartmentIDs: [CompartmentID], size: UInt64, sha256: [UInt8]) {
         self.destination = destination
         self.compartmentIDs = compartmentIDs
         self.size = size

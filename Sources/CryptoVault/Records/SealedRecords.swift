@@ -42,13 +42,13 @@ final class SealedRecords {
         guard let version = compartment.currentVersion else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
         }
-        let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: version, location: location)
+        let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.id.bytes, keyVersion: version, location: location)
         // Sealing reads nothing, so it needs no session; the key is derived from the database inside
         // this transaction, so a version retired or a compartment destroyed meanwhile is refused.
         let sealed = try SealedRecordCodec.seal(bytes: plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance),
                                                 tagCache: tagCache)
         try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
-        try journal(VaultEvent(.recordSeal, compartmentID: compartment.uuid,
+        try journal(VaultEvent(.recordSeal, compartmentID: compartment.id,
                                details: [.init("record", location.description), .init(UnlockedVault.bytesDetailName, String(plaintext.count))]))
         return identity
     }
@@ -103,11 +103,11 @@ final class SealedRecords {
         guard try store.remove(location, compartmentRowID: compartment.rowID) else {
             throw CryptoVaultError(.recordNotFound, "no sealed record \(location) in '\(compartment.name)'")
         }
-        try journal(VaultEvent(.recordRm, compartmentID: compartment.uuid, details: [.init("record", location.description)]))
+        try journal(VaultEvent(.recordRm, compartmentID: compartment.id, details: [.init("record", location.description)]))
     }
 
     func journalRewrap(_ location: SealedRecordLocation, in compartment: VaultCompartment, from version: UInt32) throws {
-        try journal(VaultEvent(.recordRewrap, compartmentID: compartment.uuid, subjectID: VaultCompartment.keyVersionSubject(version),
+        try journal(VaultEvent(.recordRewrap, compartmentID: compartment.id, subjectID: VaultCompartment.keyVersionSubject(version),
                                details: [.init("record", location.description)]))
     }
 
@@ -126,7 +126,7 @@ final class SealedRecords {
             guard headerVersion == keyVersion else {
                 throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(headerVersion), its row \(keyVersion)")
             }
-            return try body(SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.uuid, keyVersion: keyVersion, location: location),
+            return try body(SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.id.bytes, keyVersion: keyVersion, location: location),
                             sealed)
         }
         guard let opened else { throw CryptoVaultError(.recordNotFound, "no sealed record \(location)") }
@@ -147,7 +147,7 @@ final class SealedRecords {
 
     /// Records `locations` (at most 64, opened in `compartment`, `bytes` of plaintext) as one `record.open`.
     private func journalOpened(_ locations: [SealedRecordLocation], bytes: Int, in compartment: VaultCompartment) throws {
-        try journal(VaultEvent(.recordOpen, compartmentID: compartment.uuid,
+        try journal(VaultEvent(.recordOpen, compartmentID: compartment.id,
                                details: [.init("records", locations.map(\.description).joined(separator: "\n")),
                                          .init("count", String(locations.count)), .init(UnlockedVault.bytesDetailName, String(bytes))]))
     }
@@ -166,7 +166,7 @@ final class SealedRecords {
     /// derived at most once per transaction.
     func key(_ compartment: VaultCompartment, _ version: UInt32, access: CompartmentKeyAccess) throws -> SecureBytes {
         try access.authorize(compartment)
-        let name = KeyName(compartment: compartment.uuid, version: version)
+        let name = KeyName(compartment: compartment.id.bytes, version: version)
         if let cached = keys[name] { return cached }
         let key = try SealedRecordCodec.recordKey(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
         keys[name] = key

@@ -30,7 +30,7 @@ public struct ShareGrant: Sendable, Equatable {
     /// Seconds since the Unix epoch, UTC, by the sender's clock: a later grant replaces an earlier one.
     public let issuedAt: Int64
     public let sourceVaultID: [UInt8]
-    public let compartmentID: [UInt8]
+    public let compartmentID: CompartmentID
     public let senderDeviceID: [UInt8]
     public let recipientDeviceID: [UInt8]
     public let compartmentName: String
@@ -47,7 +47,7 @@ public struct ShareGrant: Sendable, Equatable {
          .init("key-versions", keyVersions.map(String.init).joined(separator: ","))]
     }
 
-    init(role: ShareRole, issuedAt: Int64, sourceVaultID: [UInt8], compartmentID: [UInt8], senderDeviceID: [UInt8],
+    init(role: ShareRole, issuedAt: Int64, sourceVaultID: [UInt8], compartmentID: CompartmentID, senderDeviceID: [UInt8],
          recipientDeviceID: [UInt8], compartmentName: String, ephemeralPublicKey: [UInt8], keys: [WrappedKey],
          signature: [UInt8]) {
         self.role = role
@@ -69,7 +69,7 @@ public struct ShareGrant: Sendable, Equatable {
         writer.append(Self.version)
         writer.append([role.grantByte])
         writer.append(UInt64(issuedAt))
-        for identifier in [sourceVaultID, compartmentID, senderDeviceID, recipientDeviceID] { writer.append(identifier) }
+        for identifier in [sourceVaultID, compartmentID.bytes, senderDeviceID, recipientDeviceID] { writer.append(identifier) }
         let name = Array(compartmentName.utf8)
         writer.append([UInt8(name.count)])
         writer.append(name)
@@ -99,7 +99,7 @@ public struct ShareGrant: Sendable, Equatable {
             guard issuedAt <= UInt64(Int64.max) else { throw Self.malformed("the issue time is out of range") }
             self.issuedAt = Int64(issuedAt)
             sourceVaultID = try reader.read(Self.identifierSize)
-            compartmentID = try reader.read(Self.identifierSize)
+            compartmentID = try CompartmentID(bytes: try reader.read(Self.identifierSize))
             senderDeviceID = try reader.read(Self.identifierSize)
             recipientDeviceID = try reader.read(Self.identifierSize)
             compartmentName = try Self.parseName(&reader)

@@ -12,7 +12,7 @@ extension UnlockedVault {
             throw CryptoVaultError(.sharedCompartmentReadOnly, "compartment '\(compartment.name)' was shared with this device; only its owner can share it")
         }
         // The caller's copy may predate a rotation, a retirement or a change of the privileged flag.
-        let current = try self.compartment(withID: compartment.uuid)
+        let current = try self.compartment(withID: compartment.id)
         guard !current.isPrivileged else {
             throw CryptoVaultError(.privilegedSessionRequired, "compartment '\(current.name)' is privileged: its key is never shared")
         }
@@ -20,7 +20,7 @@ extension UnlockedVault {
         guard ShareGrant.keyCounts.contains(versions.count) else {
             throw CryptoVaultError(.invalidInput, "compartment '\(current.name)' has \(versions.count) active key versions; a grant carries 1 to \(ShareGrant.keyCounts.upperBound) (retire old versions first)")
         }
-        let contents = ShareGrantWrapping.Contents(role: role, issuedAt: VaultClock.system.now(), sourceVaultID: vaultID, compartmentID: current.uuid,
+        let contents = ShareGrantWrapping.Contents(role: role, issuedAt: VaultClock.system.now(), sourceVaultID: vaultID, compartmentID: current.id,
                                                    compartmentName: current.name,
                                                    keys: try versions.map { ($0, try compartmentKey(for: current, version: $0)) })
         return try ShareGrantWrapping.seal(contents, from: try deviceKeys(), to: try pinnedPeer(recipient.deviceID).peer,

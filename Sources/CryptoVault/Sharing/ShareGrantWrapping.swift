@@ -22,7 +22,7 @@ enum ShareGrantWrapping {
         let role: ShareRole
         let issuedAt: Int64
         let sourceVaultID: [UInt8]
-        let compartmentID: [UInt8]
+        let compartmentID: CompartmentID
         let compartmentName: String
         /// Each key version with its compartment key, in increasing order of version.
         let keys: [(version: UInt32, key: SecureBytes)]
@@ -91,9 +91,9 @@ enum ShareGrantWrapping {
         [UInt8](repeating: 0, count: 8) + ByteEncoding.bigEndian(version)
     }
 
-    static func associatedData(sourceVaultID: [UInt8], compartmentID: [UInt8], version: UInt32, role: ShareRole,
+    static func associatedData(sourceVaultID: [UInt8], compartmentID: CompartmentID, version: UInt32, role: ShareRole,
                                senderDeviceID: [UInt8], recipientDeviceID: [UInt8]) -> [UInt8] {
-        associatedDataLabel + sourceVaultID + compartmentID + ByteEncoding.bigEndian(version) + [role.grantByte]
+        associatedDataLabel + sourceVaultID + compartmentID.bytes + ByteEncoding.bigEndian(version) + [role.grantByte]
             + senderDeviceID + recipientDeviceID
     }
 }

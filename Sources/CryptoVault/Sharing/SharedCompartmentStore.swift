@@ -23,8 +23,8 @@ extension UnlockedVault {
     }
 
     /// The shared compartment that bundles naming this vault and compartment belong to, or nil.
-    public func sharedCompartment(sourceVaultID: [UInt8], compartmentID: [UInt8]) throws -> VaultCompartment? {
-        try sharedCompartment(where: "source_vault_id = ? AND compartment_id = ?", [.blob(sourceVaultID), .blob(compartmentID)])
+    public func sharedCompartment(sourceVaultID: [UInt8], compartmentID: CompartmentID) throws -> VaultCompartment? {
+        try sharedCompartment(where: "source_vault_id = ? AND compartment_id = ?", [.blob(sourceVaultID), .blob(compartmentID.bytes)])
     }
 
     /// This vault's own compartment named so, else the shared one; `.compartmentNotFound` if neither.
@@ -52,7 +52,7 @@ extension UnlockedVault {
         guard let role = ShareRole(rawValue: try row.text("role")) else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: shared compartment \(rowID) has an unknown role")
         }
-        let compartmentID = try row.blob("compartment_id")
+        let compartmentID = try CompartmentID(bytes: try row.blob("compartment_id"))
         let share = CompartmentShare(sourceVaultID: try row.blob("source_vault_id"), role: role,
                                      senderDeviceID: try row.blob("sender_device_id"), grantedAt: try row.integer("granted_at"),
                                      receivedAt: try row.integer("received_at"))
@@ -60,8 +60,8 @@ extension UnlockedVault {
                                           [.integer(rowID)]).map { version in
             VaultCompartment.KeyVersion(version: UInt32(clamping: try version.integer("version")), createdAt: share.grantedAt, retiredAt: nil)
         }
-        return VaultCompartment(rowID: -rowID, uuid: compartmentID,
-                                name: try names.open(try row.blob("sealed_name"), compartmentUUID: compartmentID, vaultID: vaultID),
+        return VaultCompartment(rowID: -rowID, id: compartmentID,
+                                name: try names.open(try row.blob("sealed_name"), compartment: compartmentID, vaultID: vaultID),
                                 register: .general, isPrivileged: false, createdAt: share.receivedAt, keyVersions: versions,
                                 sharing: share)
     }
@@ -77,7 +77,7 @@ extension UnlockedVault {
             throw CryptoVaultError(.unknownKeyVersion, "shared compartment '\(compartment.name)' has no key version \(version)")
         }
         return try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
-            .open(sealed, version: version, compartmentID: compartment.uuid, share: share)
+            .open(sealed, version: version, compartmentID: compartment.id, share: share)
     }
 
     /// Stores the keys of an accepted grant: the first grant for a compartment adds it, a later one
@@ -92,11 +92,11 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let existing = try database.queryOne("SELECT id, granted_at FROM shared_compartments WHERE source_vault_id = ? AND compartment_id = ?",
-                                                     [.blob(grant.sourceVaultID), .blob(grant.compartmentID)])
+                                                     [.blob(grant.sourceVaultID), .blob(grant.compartmentID.bytes)])
                 try checkAcceptable(grant, nameHash: nameHash, existingID: try existing?.integer("id"),
                                     existingGrantedAt: try existing?.integer("granted_at"), database: database)
                 let rowID = try upsertShared(grant, share: share, nameHash: nameHash,
-                                             sealedName: try names.seal(grant.compartmentName, compartmentUUID: grant.compartmentID, vaultID: vaultID),
+                                             sealedName: try names.seal(grant.compartmentName, compartment: grant.compartmentID, vaultID: vaultID),
                                              existingID: try existing?.integer("id"), database: database)
                 try database.query("DELETE FROM shared_compartment_keys WHERE shared_compartment_id = ?", [.integer(rowID)])
                 for version in grant.keyVersions {
@@ -139,7 +139,7 @@ extension UnlockedVault {
             INSERT INTO shared_compartments (name_hash, sealed_name, role, sender_device_id, granted_at, received_at,
                                              source_vault_id, compartment_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, values + [.blob(grant.sourceVaultID), .blob(grant.compartmentID)])
+            """, values + [.blob(grant.sourceVaultID), .blob(grant.compartmentID.bytes)])
         return database.lastInsertRowID
     }
 

@@ -19,13 +19,13 @@ struct SharedKeySealing {
         self.vaultID = vaultID
     }
 
-    func seal(_ compartmentKey: SecureBytes, version: UInt32, compartmentID: [UInt8], share: CompartmentShare) throws -> [UInt8] {
+    func seal(_ compartmentKey: SecureBytes, version: UInt32, compartmentID: CompartmentID, share: CompartmentShare) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         return nonce + (try XChaChaPoly.sealSecret(compartmentKey, key: key, nonce: nonce,
                                                    authenticating: associatedData(version, compartmentID, share)))
     }
 
-    func open(_ sealed: [UInt8], version: UInt32, compartmentID: [UInt8], share: CompartmentShare) throws -> SecureBytes {
+    func open(_ sealed: [UInt8], version: UInt32, compartmentID: CompartmentID, share: CompartmentShare) throws -> SecureBytes {
         guard sealed.count == Self.sealedSize else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: a shared compartment key has the wrong size")
         }
@@ -38,8 +38,8 @@ struct SharedKeySealing {
         }
     }
 
-    private func associatedData(_ version: UInt32, _ compartmentID: [UInt8], _ share: CompartmentShare) -> [UInt8] {
-        Self.info + vaultID + share.sourceVaultID + compartmentID + ByteEncoding.bigEndian(version) + [share.role.grantByte]
+    private func associatedData(_ version: UInt32, _ compartmentID: CompartmentID, _ share: CompartmentShare) -> [UInt8] {
+        Self.info + vaultID + share.sourceVaultID + compartmentID.bytes + ByteEncoding.bigEndian(version) + [share.role.grantByte]
             + share.senderDeviceID
     }
 }

@@ -10,7 +10,7 @@ extension UnlockedVault {
     /// Journals a bundle operation; call inside the write transaction of the operation it records.
     /// `bytes` (decimal) becomes the `bytes` detail: the plaintext length for seal, put and rm, the
     /// bytes written for open and get (a range reads fewer), nothing when unknown.
-    func record(_ action: AuditAction, compartmentID: [UInt8]?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
+    func record(_ action: AuditAction, compartmentID: CompartmentID?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
                 details: [VaultEvent.Detail] = []) throws {
         let counted = details + (bytes.map { [VaultEvent.Detail(Self.bytesDetailName, String($0))] } ?? [])
         try journal(VaultEvent(action, compartmentID: compartmentID, subjectID: bundleID, details: counted), in: database)

@@ -57,7 +57,7 @@ extension UnlockedVault {
                     guard try database.queryOne("SELECT 1 AS present FROM bundles WHERE bundle_id = ?", [.blob(stored.bundleID.bytes)]) != nil else {
                         throw CryptoVaultError(.bundleNotFound, "bundle \(stored.idString) was removed while it was being restored")
                     }
-                    try record(.bundleRestore, compartmentID: stored.compartment.uuid, bundleID: stored.bundleID.bytes,
+                    try record(.bundleRestore, compartmentID: stored.compartment.id, bundleID: stored.bundleID.bytes,
                                bytes: stored.plaintextLength, in: database, details: details)
                     try assets.publish(restoring.temporary, as: assets.path(of: stored.bundleID.bytes))
                 }

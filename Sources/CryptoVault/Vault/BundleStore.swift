@@ -113,7 +113,7 @@ extension UnlockedVault {
     }
 
     static func check(_ header: BundleHeader, belongsTo stored: StoredBundle) throws {
-        guard header.bundleID == stored.bundleID.bytes, header.compartmentID == stored.compartment.uuid else {
+        guard header.bundleID == stored.bundleID.bytes, header.compartmentID == stored.compartment.id else {
             throw CryptoVaultError(.corruptBundle, "header: the file stored as bundle \(stored.idString) is a different bundle (swapped or replaced)")
         }
     }
@@ -156,7 +156,7 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try database.query("DELETE FROM bundles WHERE bundle_id = ?", [.blob(bundleID.bytes)])
-                try record(.bundleRm, compartmentID: bundle.compartment.uuid, bundleID: bundleID.bytes, bytes: bundle.plaintextLength, in: database)
+                try record(.bundleRm, compartmentID: bundle.compartment.id, bundleID: bundleID.bytes, bytes: bundle.plaintextLength, in: database)
             }
         }
         unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID.bytes))

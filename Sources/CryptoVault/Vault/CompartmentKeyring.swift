@@ -44,7 +44,7 @@ extension UnlockedVault {
     /// only, which records the session that holds it (see `CompartmentKeyring`).
     package func privilegedKeyring(for compartment: VaultCompartment) throws -> CompartmentKeyring {
         // The caller's copy may predate a rotation or a retirement: the database says what is active.
-        let current = try self.compartment(withID: compartment.uuid)
+        let current = try self.compartment(withID: compartment.id)
         var keys: [UInt32: SecureBytes] = [:]
         for version in current.keyVersions where version.isActive {
             keys[version.version] = try compartmentKey(for: current, version: version.version)
@@ -91,7 +91,7 @@ enum CompartmentKeyAccess {
                                        "compartment '\(compartment.name)' is privileged: it can only be read inside a privileged processing session")
             }
         case .keyring(let keyring):
-            guard keyring.compartment.uuid == compartment.uuid else {
+            guard keyring.compartment.id == compartment.id else {
                 throw CryptoVaultError(.privilegedSessionRequired,
                                        "this belongs to '\(compartment.name)', not to the session's compartment '\(keyring.compartment.name)'")
             }

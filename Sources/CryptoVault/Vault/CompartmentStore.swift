@@ -13,15 +13,15 @@ extension UnlockedVault {
         let name = VaultCompartment.normalized(typedName)
         try VaultCompartment.validate(name: name)
         let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
-        let uuid = try SecureRandom.bytes(16)
-        let sealedName = try names.seal(name, compartmentUUID: uuid, vaultID: vaultID)
+        let id = try CompartmentID.random()
+        let sealedName = try names.seal(name, compartment: id, vaultID: vaultID)
         let salt = try SecureRandom.bytes(32)
         let isPrivileged = privileged ?? register.isPrivilegedByDefault
         let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let nameHash = names.lookupHash(name)
-                let binding = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue,
+                let binding = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue,
                                                           privileged: isPrivileged)
                 if try CompartmentStore.isNameTaken(nameHash, in: database)
                     || SharedCompartmentStore.rowID(nameHash: nameHash, in: database) != nil {
@@ -31,11 +31,11 @@ extension UnlockedVault {
                 try database.query("""
                     INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, [.blob(uuid), .blob(nameHash), .blob(sealedName), .text(register.rawValue),
+                    """, [.blob(id.bytes), .blob(nameHash), .blob(sealedName), .text(register.rawValue),
                           .integer(isPrivileged ? 1 : 0), .integer(now), .blob(binding)])
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
                                    [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
-                try journal(VaultEvent(.compartmentCreate, compartmentID: uuid,
+                try journal(VaultEvent(.compartmentCreate, compartmentID: id,
                                        details: [.init("name", name), .init("register", register.rawValue),
                                                  .init("privileged", isPrivileged ? "yes" : "no")]), in: database)
             }
@@ -68,12 +68,12 @@ extension UnlockedVault {
         }
     }
 
-    /// The live compartment with this uuid (as named in a bundle header).
-    public func compartment(withID uuid: [UInt8]) throws -> VaultCompartment {
+    /// The live compartment with this id (as named in a bundle header).
+    public func compartment(withID id: CompartmentID) throws -> VaultCompartment {
         let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
-                guard let row = try database.queryOne("SELECT * FROM compartments WHERE uuid = ?", [.blob(uuid)]) else {
+                guard let row = try database.queryOne("SELECT * FROM compartments WHERE uuid = ?", [.blob(id.bytes)]) else {
                     throw CryptoVaultError(.foreignBundle, "header: its compartment does not exist in this vault")
                 }
                 guard case .null = row["destroyed_at"] else {
@@ -98,20 +98,20 @@ extension UnlockedVault {
 
     private func loadCompartment(_ row: Row, names: CompartmentNameKeys, database: Database) throws -> VaultCompartment {
         let rowID = try row.integer("id")
-        let uuid = try row.blob("uuid")
+        let id = try CompartmentID(bytes: try row.blob("uuid"))
         guard let register = Register(rawValue: try row.text("register")) else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: compartment \(rowID) has an unknown register")
         }
         // The name hash is what lookups match on, so it must be the hash of the sealed (authenticated)
         // name: two rows' hashes swapped would otherwise send `put --compartment A` into B.
-        let name = try names.open(try row.blob("sealed_name"), compartmentUUID: uuid, vaultID: vaultID)
+        let name = try names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID)
         let nameHash = try row.blob("name_hash")
         guard constantTimeEquals(names.lookupHash(name), nameHash) else {
             throw CryptoVaultError(.corruptVault,
                 "the vault database is damaged: compartment \(rowID)'s name hash is not its name's (rows altered or swapped)")
         }
         let isPrivileged = try row.integer("privileged") == 1
-        try checkBinding(row, rowID: rowID, uuid: uuid, nameHash: nameHash, register: register, privileged: isPrivileged)
+        try checkBinding(row, rowID: rowID, id: id, nameHash: nameHash, register: register, privileged: isPrivileged)
         let versions = try database.query("SELECT * FROM compartment_keys WHERE compartment_id = ? ORDER BY version",
                                           [.integer(rowID)]).map { version in
             guard let number = UInt32(exactly: try version.integer("version")) else {
@@ -120,16 +120,16 @@ extension UnlockedVault {
             return VaultCompartment.KeyVersion(version: number, createdAt: try version.integer("created_at"),
                                                retiredAt: try? version.integer("retired_at"))
         }
-        return VaultCompartment(rowID: rowID, uuid: uuid, name: name, register: register, isPrivileged: isPrivileged,
+        return VaultCompartment(rowID: rowID, id: id, name: name, register: register, isPrivileged: isPrivileged,
                                 createdAt: try row.integer("created_at"), keyVersions: versions)
     }
 
     /// `privileged` and `register` are clear columns that decide whether a session is needed: they
     /// are obeyed only with a valid binding MAC (SECURITY.md §4.6), else the compartment is refused.
-    private func checkBinding(_ row: Row, rowID: Int64, uuid: [UInt8], nameHash: [UInt8], register: Register,
+    private func checkBinding(_ row: Row, rowID: Int64, id: CompartmentID, nameHash: [UInt8], register: Register,
                               privileged: Bool) throws {
         let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
-        let expected = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue, privileged: privileged)
+        let expected = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: privileged)
         let stored: [UInt8]? = if case .blob(let bytes) = row["binding"] { bytes } else { nil }
         guard metadata.isValid(stored, expected: expected) else {
             throw CryptoVaultError(.corruptVault, """
@@ -153,7 +153,7 @@ extension UnlockedVault {
                 }
                 try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, ?, ?, ?)",
                                    [.integer(compartment.rowID), .integer(newest + 1), .blob(salt), .integer(VaultClock.system.now())])
-                try journal(VaultEvent(.compartmentRotate, compartmentID: compartment.uuid,
+                try journal(VaultEvent(.compartmentRotate, compartmentID: compartment.id,
                                        subjectID: VaultCompartment.keyVersionSubject(UInt32(newest + 1))), in: database)
                 return UInt32(newest + 1)
             }
@@ -179,7 +179,7 @@ extension UnlockedVault {
                 try Self.refuseIfInUse(compartment, version: version, in: database)
                 try database.query("UPDATE compartment_keys SET salt = NULL, retired_at = ? WHERE compartment_id = ? AND version = ?",
                                    [.integer(VaultClock.system.now()), .integer(compartment.rowID), .integer(Int64(version))])
-                try journal(VaultEvent(.compartmentRetire, compartmentID: compartment.uuid,
+                try journal(VaultEvent(.compartmentRetire, compartmentID: compartment.id,
                                        subjectID: VaultCompartment.keyVersionSubject(version)), in: database)
             }
             try database.checkpointAndTruncateLog()
@@ -213,14 +213,14 @@ extension UnlockedVault {
             let bundles = try database.writeTransaction {
                 let bundles = try BundleStore.removeAll(compartmentRowID: compartment.rowID, in: database)
                 for bundle in bundles {
-                    try record(.bundleRm, compartmentID: compartment.uuid, bundleID: bundle.id, bytes: bundle.bytes, in: database)
+                    try record(.bundleRm, compartmentID: compartment.id, bundleID: bundle.id, bytes: bundle.bytes, in: database)
                 }
                 // Its sealed records go in the same transaction (their keys go with the salts anyway).
                 let records = try SealedRecordStore(database).removeAll(compartmentRowID: compartment.rowID)
                 try database.query("DELETE FROM compartment_keys WHERE compartment_id = ?", [.integer(compartment.rowID)])
                 try database.query("UPDATE compartments SET name_hash = NULL, sealed_name = NULL, destroyed_at = ? WHERE id = ?",
                                    [.integer(VaultClock.system.now()), .integer(compartment.rowID)])
-                try journal(VaultEvent(.compartmentDestroy, compartmentID: compartment.uuid,
+                try journal(VaultEvent(.compartmentDestroy, compartmentID: compartment.id,
                                        details: [.init("bundles", String(bundles.count))]
                                            + (records > 0 ? [.init("records", String(records))] : [])), in: database)
                 return bundles
@@ -254,7 +254,7 @@ extension UnlockedVault {
         guard let salt else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version \(version)")
         }
-        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.uuid,
+        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
                                                version: version, salt: salt)
     }
 }
@@ -308,19 +308,19 @@ struct CompartmentNameKeys {
     }
 
     /// nonce (24 bytes) || ciphertext || tag, bound to the vault and the compartment.
-    func seal(_ name: String, compartmentUUID: [UInt8], vaultID: [UInt8]) throws -> [UInt8] {
+    func seal(_ name: String, compartment: CompartmentID, vaultID: [UInt8]) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
-        return nonce + (try XChaChaPoly.seal(Array(name.utf8), key: sealingKey, nonce: nonce, authenticating: vaultID + compartmentUUID))
+        return nonce + (try XChaChaPoly.seal(Array(name.utf8), key: sealingKey, nonce: nonce, authenticating: vaultID + compartment.bytes))
     }
 
-    func open(_ sealed: [UInt8], compartmentUUID: [UInt8], vaultID: [UInt8]) throws -> String {
+    func open(_ sealed: [UInt8], compartment: CompartmentID, vaultID: [UInt8]) throws -> String {
         guard sealed.count > XChaChaPoly.nonceSize else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: a compartment name is truncated")
         }
         let nonce = Array(sealed.prefix(XChaChaPoly.nonceSize))
         do {
             let name = try XChaChaPoly.open(Array(sealed.dropFirst(XChaChaPoly.nonceSize)), key: sealingKey, nonce: nonce,
-                                            authenticating: vaultID + compartmentUUID)
+                                            authenticating: vaultID + compartment.bytes)
             return String(decoding: name, as: UTF8.self)
         } catch {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: a compartment name fails authentication")

@@ -29,9 +29,9 @@ enum KeyHierarchy {
 
     /// The key of one compartment version. The random per-version salt is what `destroy` shreds:
     /// without it the key cannot be derived again, even by someone who kept the master key.
-    static func compartmentKey(masterKey: SecureBytes, vaultID: [UInt8], compartmentID: [UInt8],
+    static func compartmentKey(masterKey: SecureBytes, vaultID: [UInt8], compartmentID: CompartmentID,
                                version: UInt32, salt: [UInt8]) throws -> SecureBytes {
-        let info = compartmentKeyInfo + vaultID + compartmentID + ByteEncoding.bigEndian(version)
+        let info = compartmentKeyInfo + vaultID + compartmentID.bytes + ByteEncoding.bigEndian(version)
         return try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: salt, info: info, outputCount: 32)
     }
 }

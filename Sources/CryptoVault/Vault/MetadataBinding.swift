@@ -27,16 +27,16 @@ extension UnlockedVault {
     }
 
     private func bindLegacyCompartment(_ row: Row, metadata: MetadataMAC, names: CompartmentNameKeys, in database: Database) throws {
-        let uuid = try row.blob("uuid")
+        let id = try CompartmentID(bytes: try row.blob("uuid"))
         let nameHash = try row.blob("name_hash")
         // Only a row whose hash is its sealed name's is bound: a swapped row stays refused.
-        guard let name = try? names.open(try row.blob("sealed_name"), compartmentUUID: uuid, vaultID: vaultID),
+        guard let name = try? names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID),
               constantTimeEquals(names.lookupHash(name), nameHash),
               let register = Register(rawValue: try row.text("register")) else { return }
         let privileged = try row.integer("privileged") == 1
-        let binding = metadata.compartmentBinding(uuid: uuid, nameHash: nameHash, register: register.rawValue, privileged: privileged)
+        let binding = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: privileged)
         try database.query("UPDATE compartments SET binding = ? WHERE id = ?", [.blob(binding), .integer(try row.integer("id"))])
-        try journal(VaultEvent(.compartmentBind, compartmentID: uuid,
+        try journal(VaultEvent(.compartmentBind, compartmentID: id,
                                details: [.init("name", name), .init("register", register.rawValue),
                                          .init("privileged", privileged ? "yes" : "no")]), in: database)
     }

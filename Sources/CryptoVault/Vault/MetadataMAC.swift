@@ -18,11 +18,11 @@ struct MetadataMAC {
         key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.info, outputCount: 32)
     }
 
-    /// uuid (16) || name_hash (32) || u8(length of register) || register (ASCII) || u8(privileged: 0 or 1).
+    /// compartment id (16, the 'uuid' column) || name_hash (32) || u8(length of register) || register (ASCII) || u8(privileged: 0 or 1).
     /// Every field is fixed-size or length-prefixed, so no two rows encode alike.
-    func compartmentBinding(uuid: [UInt8], nameHash: [UInt8], register: String, privileged: Bool) -> [UInt8] {
+    func compartmentBinding(id: CompartmentID, nameHash: [UInt8], register: String, privileged: Bool) -> [UInt8] {
         let registerBytes = Array(register.utf8.prefix(255))
-        let fields = uuid + nameHash + [UInt8(registerBytes.count)] + registerBytes + [privileged ? 1 : 0]
+        let fields = id.bytes + nameHash + [UInt8(registerBytes.count)] + registerBytes + [privileged ? 1 : 0]
         return mac(Self.compartmentLabel, fields)
     }
 

@@ -1,10 +1,10 @@
 import Foundation
 
 /// A compartment: a named group of sealed material with its own keys, one per key version.
-public struct VaultCompartment: Sendable, Equatable {
+public struct VaultCompartment: Sendable, Equatable, Identifiable {
     public let rowID: Int64
-    /// A random 16-byte identifier; bundles and derived keys are bound to it, not to the name.
-    public let uuid: [UInt8]
+    /// Random, chosen at creation; bundles and derived keys are bound to it, not to the name.
+    public let id: CompartmentID
     public let name: String
     public let register: Register
     public let isPrivileged: Bool
@@ -23,8 +23,6 @@ public struct VaultCompartment: Sendable, Equatable {
 
     /// The version new material is sealed with: the newest active one.
     public var currentVersion: UInt32? { keyVersions.filter(\.isActive).map(\.version).max() }
-
-    public var uuidString: String { ByteEncoding.hex(uuid) }
 
     /// The subject id of a `compartment.rotate` or `compartment.retire` audit entry: the key version
     /// it added or retired, as 4 bytes big-endian (SECURITY.md §8.1). Not secret: `compartment_keys`

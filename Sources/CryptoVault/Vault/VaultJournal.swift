@@ -4,7 +4,7 @@
 /// seals them and records a keyed hash of each, never the value in clear.
 public struct VaultEvent: Sendable, Equatable {
     public let action: AuditAction
-    public let compartmentID: [UInt8]?
+    public let compartmentID: CompartmentID?
     public let subjectID: [UInt8]?
     public let details: [Detail]
 
@@ -18,7 +18,7 @@ public struct VaultEvent: Sendable, Equatable {
         }
     }
 
-    public init(_ action: AuditAction, compartmentID: [UInt8]? = nil, subjectID: [UInt8]? = nil, details: [Detail] = []) {
+    public init(_ action: AuditAction, compartmentID: CompartmentID? = nil, subjectID: [UInt8]? = nil, details: [Detail] = []) {
         self.action = action
         self.compartmentID = compartmentID
         self.subjectID = subjectID

@@ -42,7 +42,7 @@ public final class VaultTransaction {
 
     /// Records `action` in the journal, in this transaction: it commits with this transaction's
     /// changes or not at all. `details` are sealed and keyed-hashed by the journal, never stored in clear.
-    public func record(_ action: AuditAction, compartment: [UInt8]? = nil, subject: [UInt8]? = nil,
+    public func record(_ action: AuditAction, compartment: CompartmentID? = nil, subject: [UInt8]? = nil,
                        details: [VaultEvent.Detail] = []) throws {
         try record(VaultEvent(action, compartmentID: compartment, subjectID: subject, details: details))
     }

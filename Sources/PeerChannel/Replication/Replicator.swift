@@ -54,7 +54,7 @@ public struct Replicator {
         // A replica is ciphertext the leak guard cannot read: the funnel decides on its metadata,
         // and a privileged compartment's bundles leave only as its policy allows (SECURITY.md §10.5).
         _ = try OutboundClearance.require(CiphertextEgress(destination: .pairedDevice(channel.peer.deviceID),
-                                                           compartmentIDs: [file.bundle.compartment.uuid], size: file.length, sha256: digest),
+                                                           compartmentIDs: [file.bundle.compartment.id], size: file.length, sha256: digest),
                                           from: clearing)
         let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID, bundleID: file.bundle.bundleID.bytes,
                                                length: file.length, sha256: digest)
@@ -75,7 +75,7 @@ public struct Replicator {
         }
         report.bytesSent += file.length - start
         report.sentBundles.append(file.bundle.bundleID.bytes)
-        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.uuid, subjectID: file.bundle.bundleID.bytes,
+        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.id, subjectID: file.bundle.bundleID.bytes,
                                     details: ReplicationAudit.details(peer: channel.peer, bytes: file.length - start)))
     }
 }

@@ -45,7 +45,7 @@ public struct VaultCopySender {
             throw PeerChannelError(.vaultCopyRefused, "the backup file is of another vault than this one")
         }
         // The whole vault's ciphertext: the funnel decides on its metadata for every compartment in it.
-        let compartments = try vault.compartments().map(\.uuid)
+        let compartments = try vault.compartments().map(\.id)
         _ = try OutboundClearance.require(CiphertextEgress(destination: .pairedDevice(channel.peer.deviceID), compartmentIDs: compartments,
                                                            size: offer.length, sha256: offer.sha256), from: clearing)
         let held = try ReplicationWire.parseReceived(try channel.request(VaultCopyWire.offerKind, body: offer.serialized()), atMost: offer.length)

@@ -17,7 +17,7 @@ public enum ShareSender {
         let peer = channel.peer
         let grant = try vault.makeShareGrant(of: compartment, for: peer, role: role)
         let body = grant.serialized()
-        _ = try OutboundClearance.require(CiphertextEgress(destination: .share(peer.deviceID), compartmentIDs: [compartment.uuid],
+        _ = try OutboundClearance.require(CiphertextEgress(destination: .share(peer.deviceID), compartmentIDs: [compartment.id],
                                                            size: UInt64(body.count), sha256: SHA256.hash(body)), from: clearing)
         do {
             let answer = try channel.request(ShareGrantService.grantKind, body: body)
@@ -25,11 +25,11 @@ public enum ShareSender {
                 throw PeerChannelError(.shareGrantRefused, "the peer's answer is not the receipt of the grant sent")
             }
         } catch let error as PeerChannelError {
-            try vault.record(VaultEvent(.compartmentShareFailed, compartmentID: compartment.uuid, subjectID: peer.deviceID,
+            try vault.record(VaultEvent(.compartmentShareFailed, compartmentID: compartment.id, subjectID: peer.deviceID,
                                         details: [.init("peer", peer.name), .init("reason", error.code.rawValue)]))
             throw error
         }
-        try vault.record(VaultEvent(.compartmentShare, compartmentID: compartment.uuid, subjectID: peer.deviceID,
+        try vault.record(VaultEvent(.compartmentShare, compartmentID: compartment.id, subjectID: peer.deviceID,
                                     details: [.init("peer", peer.name)] + grant.auditDetails))
         return grant
     }

@@ -33,10 +33,10 @@ public final class EgressFunnel: Sendable {
         let findings = leakGuard.scan(request.payload)
         var decision = policy.decide(request.destination.kind, compartments: request.compartments, found: !findings.isEmpty)
         if !isKnown(request.destination) { decision = .refuse }
-        let record = EgressRecord(destination: request.destination.description, compartmentIDs: request.compartments.map(\.uuid),
+        let record = EgressRecord(destination: request.destination.description, compartmentIDs: request.compartments.map(\.id),
                                   decision: decision, findings: Self.counts(findings),
                                   payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count)
-        let single = request.compartments.count == 1 ? request.compartments[0].uuid : nil
+        let single = request.compartments.count == 1 ? request.compartments[0].id : nil
         try vault.record(VaultEvent(.egressDecision, compartmentID: single, details: record.details))
         return EgressOutcome(record: record, findings: findings, released: release(request, decision: decision))
     }

@@ -29,15 +29,15 @@ public struct EgressRule: Sendable, Equatable {
 /// reach a model or a share.
 public struct EgressPolicy: Sendable {
     public var registerRules: [Register: EgressRule] = [:]
-    public var compartmentRules: [[UInt8]: EgressRule] = [:]
+    public var compartmentRules: [CompartmentID: EgressRule] = [:]
 
-    public init(registerRules: [Register: EgressRule] = [:], compartmentRules: [[UInt8]: EgressRule] = [:]) {
+    public init(registerRules: [Register: EgressRule] = [:], compartmentRules: [CompartmentID: EgressRule] = [:]) {
         self.registerRules = registerRules
         self.compartmentRules = compartmentRules
     }
 
     public func rule(for compartment: VaultCompartment) -> EgressRule {
-        let configured = compartmentRules[compartment.uuid] ?? registerRules[compartment.register]
+        let configured = compartmentRules[compartment.id] ?? registerRules[compartment.register]
         guard compartment.isPrivileged else { return configured ?? .ordinary }
         guard let configured else { return .privileged }
         return EgressRule(destinations: configured.destinations.intersection(EgressRule.privileged.destinations),

@@ -1,11 +1,11 @@
 import CryptoVault
 
 /// What the audit log keeps of an egress decision: never the payload, only its SHA-256 and size, the
-/// destination, the compartments (their uuids), the decision and how many of each kind the leak guard
+/// destination, the compartments (their ids), the decision and how many of each kind the leak guard
 /// found. Recorded as an `egress.decision` entry whose details are sealed (SECURITY.md §10.5).
 public struct EgressRecord: Sendable, Equatable {
     public let destination: String
-    public let compartmentIDs: [[UInt8]]
+    public let compartmentIDs: [CompartmentID]
     public let decision: EgressDecision
     /// Counts per kind of finding, e.g. ["socialSecurityNumber": 2].
     public let findings: [String: Int]
@@ -14,7 +14,7 @@ public struct EgressRecord: Sendable, Equatable {
 
     var details: [VaultEvent.Detail] {
         [.init("destination", destination),
-         .init("compartments", compartmentIDs.map(ByteEncoding.hex).joined(separator: ",")),
+         .init("compartments", compartmentIDs.map(\.hex).joined(separator: ",")),
          .init("decision", decision.rawValue),
          .init("findings", findings.isEmpty ? "none" : findings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")),
          .init("sha256", ByteEncoding.hex(payloadSHA256)),
@@ -28,7 +28,7 @@ public struct EgressRecord: Sendable, Equatable {
               let decision = values["decision"].flatMap(EgressDecision.init(rawValue:)), let findings = values["findings"],
               let hash = values["sha256"].flatMap({ ByteEncoding.bytes(fromHex: Substring($0)) }), hash.count == 32,
               let size = values["size"].flatMap(Int.init), size >= 0 else { return nil }
-        let ids = compartments.isEmpty ? [] : compartments.split(separator: ",").compactMap { ByteEncoding.bytes(fromHex: $0) }
+        let ids = compartments.isEmpty ? [] : compartments.split(separator: ",").compactMap { try? CompartmentID(hex: String($0)) }
         var counts: [String: Int] = [:]
         if findings != "none" {
             for pair in findings.split(separator: ",") {
@@ -40,7 +40,7 @@ public struct EgressRecord: Sendable, Equatable {
         self.init(destination: destination, compartmentIDs: ids, decision: decision, findings: counts, payloadSHA256: hash, payloadSize: size)
     }
 
-    init(destination: String, compartmentIDs: [[UInt8]], decision: EgressDecision, findings: [String: Int],
+    init(destination: String, compartmentIDs: [CompartmentID], decision: EgressDecision, findings: [String: Int],
          payloadSHA256: [UInt8], payloadSize: Int) {
         self.destination = destination
         self.compartmentIDs = compartmentIDs

@@ -9,7 +9,7 @@ public enum SharingPolicy {
     public static func requireShareable(_ compartment: VaultCompartment, with device: String, role: ShareRole,
                                         vault: UnlockedVault) throws {
         guard compartment.isPrivileged else { return }
-        try vault.record(VaultEvent(.shareRefused, compartmentID: compartment.uuid,
+        try vault.record(VaultEvent(.shareRefused, compartmentID: compartment.id,
                                     details: [.init("device", device), .init("role", role.rawValue)]))
         throw PrivilegedSessionError(.sharingRefused,
                                      "compartment '\(compartment.name)' is privileged: privileged material is never shared with another device")

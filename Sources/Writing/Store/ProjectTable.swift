@@ -7,7 +7,7 @@ struct ProjectTable {
 
     struct Row {
         let id: ProjectID
-        let compartmentUUID: [UInt8]
+        let compartmentID: CompartmentID
         let register: Register
         let kind: ProjectKind
         let createdAt: Int64
@@ -17,7 +17,7 @@ struct ProjectTable {
     func insert(_ row: Row) throws {
         try database.query("""
             INSERT INTO writing_projects (id, compartment_uuid, register, kind, created_at) VALUES (?, ?, ?, ?, ?)
-            """, [.blob(row.id.bytes), .blob(row.compartmentUUID), .text(row.register.rawValue), .text(row.kind.rawValue),
+            """, [.blob(row.id.bytes), .blob(row.compartmentID.bytes), .text(row.register.rawValue), .text(row.kind.rawValue),
                   .integer(row.createdAt)])
     }
 
@@ -45,7 +45,7 @@ struct ProjectTable {
             throw WritingError(.damagedRecord, "a writing_projects row has an unknown register or kind")
         }
         let archived: Int64? = if case .integer(let time) = row["archived_at"] { time } else { nil }
-        return Row(id: try ProjectID(bytes: try row.blob("id")), compartmentUUID: try row.blob("compartment_uuid"),
+        return Row(id: try ProjectID(bytes: try row.blob("id")), compartmentID: try CompartmentID(bytes: try row.blob("compartment_uuid")),
                    register: register, kind: kind, createdAt: try row.integer("created_at"), archivedAt: archived)
     }
 }

@@ -10,7 +10,7 @@ public enum RecordAccess: Sendable {
 
     /// The session, if it is one of `compartment`'s.
     func session(of compartment: VaultCompartment) -> PrivilegedProcessingSession? {
-        guard case .session(let session) = self, session.compartment.uuid == compartment.uuid else { return nil }
+        guard case .session(let session) = self, session.compartment.id == compartment.id else { return nil }
         return session
     }
 }

@@ -32,7 +32,7 @@ public struct WritingStore {
     func createProject(_ id: ProjectID, named name: String, register: Register, kind: ProjectKind,
                        compartment: VaultCompartment) throws -> WritingProject {
         let name = try Self.checkedName(name, "a project name")
-        let row = ProjectTable.Row(id: id, compartmentUUID: compartment.uuid, register: register, kind: kind,
+        let row = ProjectTable.Row(id: id, compartmentID: compartment.id, register: register, kind: kind,
                                    createdAt: now, archivedAt: nil)
         try projectTable.insert(row)
         let project = WritingProject(row, compartment: compartment)
@@ -44,12 +44,12 @@ public struct WritingStore {
 
     /// Every project, oldest first (names are sealed: `name(of:)` reads one).
     public func projects() throws -> [WritingProject] {
-        try projectTable.all().map { row in WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentUUID)) }
+        try projectTable.all().map { row in WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentID)) }
     }
 
     public func project(_ id: ProjectID) throws -> WritingProject {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
-        return WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentUUID))
+        return WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentID))
     }
 
     /// The project's name (a privileged project's needs a session of its compartment).
@@ -212,7 +212,7 @@ public struct WritingStore {
     }
 
     func record(_ action: AuditAction, _ project: WritingProject, subject: [UInt8], details: [VaultEvent.Detail] = []) throws {
-        try transaction.record(action, compartment: project.compartment.uuid, subject: subject, details: details)
+        try transaction.record(action, compartment: project.compartment.id, subject: subject, details: details)
     }
 }
 

@@ -156,8 +156,8 @@ enum AuditCommands {
                 throw UsageError(message: "--purpose opens privileged details: it needs --details", usage: arguments.usage)
             }
             let unlocked = try VaultLocation.unlock(arguments, upgrade: false)
-            let names = Dictionary(try unlocked.compartments().map { (BundleCommands.hex($0.uuid), $0.name) }) { first, _ in first }
-            let compartment = try arguments.value("--compartment").map { BundleCommands.hex(try unlocked.compartment(named: $0).uuid) }
+            let names = Dictionary(try unlocked.compartments().map { ($0.id, $0.name) }) { first, _ in first }
+            let compartment = try arguments.value("--compartment").map { try unlocked.compartment(named: $0).id }
             let keys = arguments.has("--details") ? try unlocked.auditKeys() : nil
             let privileged = try keys.map { _ in try PrivilegedDetails.open(arguments, vault: unlocked, only: arguments.value("--compartment")) }
             // A failure while listing still ends the sessions (their end recorded where possible).
@@ -165,14 +165,12 @@ enum AuditCommands {
             let entries = try AuditLogReader(vault: unlocked.vault).entries().filter { entry in
                 (since.map { entry.time >= $0 } ?? true) && (until.map { entry.time <= $0 } ?? true)
                     && (action.map { entry.action == $0 || entry.action.hasPrefix($0 + ".") } ?? true)
-                    && (compartment.map { BundleCommands.hex(entry.compartmentID) == $0 } ?? true)
+                    && (compartment.map { entry.compartmentID == $0 } ?? true)
             }
             let rows = try entries.map { entry -> [String: Any] in
                 var row: [String: Any] = ["seq": entry.seq, "time": Output.timestamp(entry.time), "actor": entry.actor, "action": entry.action,
                                           "device": BundleCommands.hex(entry.deviceID)]
-                if !entry.compartmentID.isEmpty {
-                    row["compartment"] = names[BundleCommands.hex(entry.compartmentID)] ?? BundleCommands.hex(entry.compartmentID)
-                }
+                if let compartment = entry.compartmentID { row["compartment"] = names[compartment] ?? compartment.hex }
                 if !entry.subjectID.isEmpty { row["subject"] = BundleCommands.hex(entry.subjectID) }
                 if !entry.detailHashes.isEmpty {
                     row["detail_hashes"] = Dictionary(entry.detailHashes.map { ($0.name, BundleCommands.hex($0.hash)) }) { first, _ in first }

@@ -97,7 +97,7 @@ enum BundleCommands {
             let length: UInt64? = header.hasKnownLength ? header.plaintextLength : nil
             let fields: [(String, Any)] = [
                 ("format_version", Int(BundleHeader.version)), ("vault_id", hex(header.vaultID)),
-                ("compartment_id", hex(header.compartmentID)), ("key_version", Int(header.keyVersion)),
+                ("compartment_id", header.compartmentID.hex), ("key_version", Int(header.keyVersion)),
                 ("bundle_id", hex(header.bundleID)), ("chunk_size", header.chunkSize),
                 // A number in JSON (null when sealed from a stream of unknown length), words for people.
                 ("plaintext_length", arguments.has("--json") ? length.map { NSNumber(value: $0) } ?? NSNull()

@@ -95,7 +95,7 @@ enum CompartmentCommands {
     }
 
     private static func ownJSON(_ compartment: VaultCompartment) -> [String: Any] {
-        ["name": compartment.name, "id": compartment.uuidString, "register": compartment.register.rawValue,
+        ["name": compartment.name, "id": compartment.id.hex, "register": compartment.register.rawValue,
          "privileged": compartment.isPrivileged, "created_at": Output.timestamp(compartment.createdAt),
          "key_versions": compartment.keyVersions.map { ["version": $0.version, "active": $0.isActive] }]
     }

@@ -45,13 +45,13 @@ enum EgressCommands {
         findings, in --json).
         """, options: Credentials.options, json: true, examples: ["vaultctl egress log --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
-            let names = Dictionary(try unlocked.compartments().map { ($0.uuid, $0.name) }, uniquingKeysWith: { first, _ in first })
+            let names = Dictionary(try unlocked.compartments().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             let items = try EgressLog.items(of: unlocked)
             if arguments.has("--json") { Output.json(items.map { json($0, names: names) }); return }
             for item in items { Output.line(line(item, names: names)) }
         }
 
-    private static func json(_ item: EgressLog.Item, names: [[UInt8]: String]) -> [String: Any] {
+    private static func json(_ item: EgressLog.Item, names: [CompartmentID: String]) -> [String: Any] {
         ["seq": item.seq, "time": Output.timestamp(item.time), "actor": item.actor, "destination": item.record.destination,
          "compartments": item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }, "decision": item.record.decision.rawValue,
          "content": item.content.rawValue, "findings": item.content == .ciphertext ? NSNull() : item.record.findings as Any,
@@ -60,7 +60,7 @@ enum EgressCommands {
 
     /// One decision on a line: what the leak guard found in a scanned payload, or, for ciphertext it
     /// could not scan, that it is ciphertext and its digest (the one thing that identifies it).
-    private static func line(_ item: EgressLog.Item, names: [[UInt8]: String]) -> String {
+    private static func line(_ item: EgressLog.Item, names: [CompartmentID: String]) -> String {
         let from = item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }.joined(separator: ",")
         let lead = "\(item.seq)  \(Output.timestamp(item.time))  \(item.record.decision.rawValue)  \(item.record.destination)  from \(from)  \(item.record.payloadSize) bytes"
         switch item.content {
