@@ -21,14 +21,14 @@ struct DeviceProfileTests {
         #expect(again.signingKey.seed == made.signingKey.seed && again.noiseKey.rawRepresentation == made.noiseKey.rawRepresentation)
         #expect(try fixture.reopen().deviceProfile() == made.profile)
         #expect(journal.actions.filter { $0 == "device.create" }.count == 1)
-        #expect(journal.events.withLock { $0.last?.subjectID } == made.profile.deviceID)
+        #expect(journal.events.withLock { $0.last?.subjectID } == made.profile.deviceID.bytes)
     }
 
     @Test func theDeviceIdNamesBothPublicKeys() throws {
         let keys = try TestVault().unlocked.deviceKeys()
         let expected = SHA256.hash(Array("SealedVault device id v1".utf8) + keys.signingKey.publicKey + keys.noiseKey.publicKey)
-        #expect(keys.profile.deviceID == Array(expected.prefix(16)))
-        let hex = ByteEncoding.hex(keys.profile.deviceID)
+        #expect(keys.profile.deviceID.bytes == Array(expected.prefix(16)))
+        let hex = keys.profile.deviceID.hex
         #expect(keys.profile.fingerprint.split(separator: "-").map(String.init)
                 == stride(from: 0, to: 32, by: 8).map { String(Array(hex)[$0..<$0 + 8]) })
         #expect(throws: CryptoVaultError(.invalidInput, "")) {

@@ -84,7 +84,7 @@ struct SharedCompartmentTests {
         let shared = try devices.share(role: .editor)
         let received = try #require(devices.recipientJournal.events.withLock { $0.last })
         #expect(received.action.name == "share.receive" && received.compartmentID == devices.memos.id)
-        #expect(received.subjectID == devices.ownerDevice.profile.deviceID)
+        #expect(received.subjectID == devices.ownerDevice.profile.deviceID.bytes)
         #expect(received.details == [.init("name", "Memos"), .init("role", "editor"), .init("key-versions", "1")])
         let bundle = try devices.seal("memo", into: shared, by: devices.recipient)
         let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(bundle), vault: devices.recipient)

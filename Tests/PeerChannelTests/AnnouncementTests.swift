@@ -7,11 +7,11 @@ import Testing
 /// LAN announcements (SECURITY.md §9.10): the datagram byte by byte, a strict parser, and discovery
 /// over loopback that lists each device once and ignores junk.
 struct AnnouncementTests {
-    static let deviceID: [UInt8] = Array(0x10...0x1F)
+    static let deviceID = try! DeviceID(bytes: Array(0x10...0x1F))
 
     @Test func theDatagramIsLaidOutAsSpecified() throws {
         let announcement = try Announcement(deviceID: Self.deviceID, name: "desk", channelPort: 7421)
-        #expect(announcement.serialized() == [0x53, 0x56, 0x50, 0x41, 0x01] + Self.deviceID + [0x1C, 0xFD, 0x04] + Array("desk".utf8))
+        #expect(announcement.serialized() == [0x53, 0x56, 0x50, 0x41, 0x01] + Self.deviceID.bytes + [0x1C, 0xFD, 0x04] + Array("desk".utf8))
         #expect(try Announcement(parsing: announcement.serialized()) == announcement)
         #expect(announcement.fingerprint == "10111213-14151617-18191a1b-1c1d1e1f")
     }
@@ -23,7 +23,7 @@ struct AnnouncementTests {
         #expect(try Announcement(parsing: announcement.serialized()).name == name)
     }
 
-    static var valid: [UInt8] { [0x53, 0x56, 0x50, 0x41, 0x01] + deviceID + [0x1C, 0xFD, 0x04] + Array("desk".utf8) }
+    static var valid: [UInt8] { [0x53, 0x56, 0x50, 0x41, 0x01] + deviceID.bytes + [0x1C, 0xFD, 0x04] + Array("desk".utf8) }
 
     static func changed(_ change: (inout [UInt8]) -> Void) -> [UInt8] {
         var bytes = valid
@@ -35,14 +35,13 @@ struct AnnouncementTests {
         [], Array(valid.prefix(24)), valid + [0x00],
         changed { $0[0] = 0x54 }, changed { $0[4] = 0x02 }, changed { $0[21] = 0; $0[22] = 0 },
         changed { $0[23] = 5 }, changed { $0[23] = 3 }, changed { $0[24] = 0xFF }, changed { $0[24] = 0x0A },
-        [0x53, 0x56, 0x50, 0x41, 0x01] + deviceID + [0x1C, 0xFD, 65] + [UInt8](repeating: 0x61, count: 65),
+        [0x53, 0x56, 0x50, 0x41, 0x01] + deviceID.bytes + [0x1C, 0xFD, 65] + [UInt8](repeating: 0x61, count: 65),
     ])
     func aBadDatagramIsRefused(datagram: [UInt8]) {
         #expect(throws: PeerChannelError(.malformedAnnouncement, "")) { try Announcement(parsing: datagram) }
     }
 
     @Test func anInvalidAnnouncementCannotBeMade() {
-        #expect(throws: PeerChannelError(.invalidConfiguration, "")) { try Announcement(deviceID: [1], name: "desk", channelPort: 1) }
         #expect(throws: PeerChannelError(.invalidConfiguration, "")) { try Announcement(deviceID: Self.deviceID, name: "desk", channelPort: 0) }
         #expect(throws: PeerChannelError(.invalidConfiguration, "")) { try Announcement(deviceID: Self.deviceID, name: "", channelPort: 1) }
     }

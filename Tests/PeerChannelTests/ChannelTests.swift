@@ -124,7 +124,7 @@ struct ChannelTests {
     @Test func revokingADeviceThatIsNotPairedFails() throws {
         let devices = try PairedDevices()
         #expect(throws: CryptoVaultError(.pairingNotFound, "")) {
-            try devices.desk.vault.revokePairing(deviceID: [UInt8](repeating: 7, count: 16))
+            try devices.desk.vault.revokePairing(deviceID: try DeviceID(bytes: [UInt8](repeating: 7, count: 16)))
         }
         #expect(try devices.desk.pairings.count == 1)
         #expect(try devices.desk.peerAuditEntries().map(\.action) == ["peer.pair"])

@@ -34,7 +34,7 @@ struct EgressClearanceTests {
         #expect(decision < sent)
         let details = entries[decision].details
         let ciphertext = try #require(pair.bytes(at: pair.sourceFile(bundle)))
-        #expect(details["destination"] == "device:" + ByteEncoding.hex(pair.peer.keys.profile.deviceID))
+        #expect(details["destination"] == "device:" + pair.peer.keys.profile.deviceID.hex)
         #expect(details["compartments"] == chart.id.hex)
         #expect(details["decision"] == "allow" && details["content"] == "ciphertext")
         #expect(details["size"] == "\(ciphertext.count)" && details["sha256"] == ByteEncoding.hex(SHA256.hash(ciphertext)))
@@ -89,7 +89,7 @@ struct EgressClearanceTests {
         #expect(decision < shared)
         let details = Dictionary(events[decision].details.map { ($0.name, $0.value) }) { first, _ in first }
         let body = grant.serialized()
-        #expect(details["destination"] == "share:" + ByteEncoding.hex(devices.recipientDevice.profile.deviceID))
+        #expect(details["destination"] == "share:" + devices.recipientDevice.profile.deviceID.hex)
         #expect(details["decision"] == "allow" && details["content"] == "ciphertext")
         #expect(details["size"] == "\(body.count)" && details["sha256"] == ByteEncoding.hex(SHA256.hash(body)))
     }

@@ -14,14 +14,14 @@ struct PairingConfirmationTests {
                        staticKey: [UInt8]? = nil, cpaceID: [UInt8]? = nil) throws(PeerChannelError) -> DeviceProfile {
         try PairingConfirmation.verify(bytes, ownRole: .initiator, handshakeHash: hash,
                                        remoteStaticKey: staticKey ?? sender.noiseKey.publicKey,
-                                       cpaceDeviceID: cpaceID ?? sender.profile.deviceID)
+                                       cpaceDeviceID: cpaceID ?? sender.profile.deviceID.bytes)
     }
 
     @Test func theLayoutIsTheSpecifiedOneAndVerifies() throws {
         let host = try Self.keys("desk")
         let bytes = try PairingConfirmation.encode(keys: host, role: .responder, handshakeHash: Self.handshakeHash)
         let label = Array("SealedVault PeerChannel pairing confirmation".utf8)
-        let body = [UInt8(label.count)] + label + [1, 1, 1, 2, 16] + host.profile.deviceID + [32] + host.signingKey.publicKey
+        let body = [UInt8(label.count)] + label + [1, 1, 1, 2, 16] + host.profile.deviceID.bytes + [32] + host.signingKey.publicKey
             + [32] + host.noiseKey.publicKey + [8, 0, 0, 0, 0, 0x6A, 0x18, 0xA5, 0x00] + [4] + Array("desk".utf8)
         #expect(Array(bytes.prefix(body.count)) == body)
         #expect(bytes.count == body.count + 1 + 64 && bytes[body.count] == 64)
@@ -37,7 +37,7 @@ struct PairingConfirmationTests {
         let refusals: [(() throws(PeerChannelError) -> DeviceProfile, PeerChannelErrorCode)] = [
             ({ () throws(PeerChannelError) in try Self.verify(bytes, from: host, hash: [UInt8](repeating: 0, count: 64)) }, .peerIdentityMismatch),
             ({ () throws(PeerChannelError) in try Self.verify(bytes, from: host, staticKey: other.noiseKey.publicKey) }, .peerIdentityMismatch),
-            ({ () throws(PeerChannelError) in try Self.verify(bytes, from: host, cpaceID: other.profile.deviceID) }, .peerIdentityMismatch),
+            ({ () throws(PeerChannelError) in try Self.verify(bytes, from: host, cpaceID: other.profile.deviceID.bytes) }, .peerIdentityMismatch),
             ({ () throws(PeerChannelError) in try Self.verify(badSignature, from: host) }, .peerIdentityMismatch),
             ({ () throws(PeerChannelError) in try Self.verify(bytes + [0], from: host) }, .malformedPairingMessage),
             ({ () throws(PeerChannelError) in try Self.verify(Array(bytes.dropLast()), from: host) }, .malformedPairingMessage),

@@ -59,7 +59,7 @@ final class ReplicationPair {
     func sourceFile(_ bundle: StoredBundle) -> String { "\(source.vault.vault.assetsPath)/\(bundle.idString).vbundle" }
 
     func replicaFile(_ bundle: StoredBundle, suffix: String = "replica") -> String {
-        "\(peer.vault.vault.directory)/replicas/\(ByteEncoding.hex(source.keys.profile.deviceID))/\(bundle.idString).\(suffix)"
+        "\(peer.vault.vault.directory)/replicas/\(source.keys.profile.deviceID.hex)/\(bundle.idString).\(suffix)"
     }
 
     func bytes(at path: String) -> [UInt8]? { FileManager.default.contents(atPath: path).map { [UInt8]($0) } }

@@ -80,10 +80,10 @@ struct ShareGrantServiceTests {
         let shared = try #require(try devices.recipient.sharedCompartment(named: "Memos"))
         #expect(shared.sharing?.role == .editor && shared.id == devices.memos.id)
         let share = try #require(devices.ownerEvents.last("compartment.share"))
-        #expect(share.compartmentID == devices.memos.id && share.subjectID == devices.recipientDevice.profile.deviceID)
+        #expect(share.compartmentID == devices.memos.id && share.subjectID == devices.recipientDevice.profile.deviceID.bytes)
         #expect(share.details == [.init("peer", "laptop"), .init("name", "Memos"), .init("role", "editor"), .init("key-versions", "1")])
         let received = try #require(devices.recipientEvents.last("share.receive"))
-        #expect(received.subjectID == devices.ownerDevice.profile.deviceID && received.details == grant.auditDetails)
+        #expect(received.subjectID == devices.ownerDevice.profile.deviceID.bytes && received.details == grant.auditDetails)
         #expect(devices.ownerEvents.last("compartment.share-failed") == nil)
     }
 
@@ -97,7 +97,7 @@ struct ShareGrantServiceTests {
         #expect(failed.details.contains(.init("reason", "shareSenderNotPaired")))
         #expect(devices.ownerEvents.last("compartment.share") == nil)
         let refused = try #require(devices.recipientEvents.last("share.grant-refused"))
-        #expect(refused.subjectID == devices.ownerDevice.profile.deviceID && refused.details == [.init("reason", "shareSenderNotPaired")])
+        #expect(refused.subjectID == devices.ownerDevice.profile.deviceID.bytes && refused.details == [.init("reason", "shareSenderNotPaired")])
     }
 
     /// Each reason the vault gives reaches the sender as its own channel code.
@@ -134,7 +134,7 @@ struct ShareGrantServiceTests {
             try ShareSender.share(devices.memos, role: .viewer, vault: devices.owner, over: devices.channel(from: relay.profile), clearing: try EgressFunnel(vault: devices.owner))
         }
         #expect(try devices.recipient.sharedCompartments().isEmpty)
-        #expect(devices.recipientEvents.last("share.grant-refused")?.subjectID == relay.profile.deviceID)
+        #expect(devices.recipientEvents.last("share.grant-refused")?.subjectID == relay.profile.deviceID.bytes)
     }
 
     @Test func anAnswerThatIsNotTheReceiptIsAFailure() throws {

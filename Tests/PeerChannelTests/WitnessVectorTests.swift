@@ -58,8 +58,8 @@ struct WitnessVectorTests {
         let witness = Self.file.witness
         let derived = DeviceProfile.deriveIdentifier(signingPublicKey: Self.bytes(witness.signing_public_key),
                                                      noisePublicKey: Self.bytes(witness.noise_public_key))
-        #expect(ByteEncoding.hex(derived) == witness.device_id)
-        #expect(WitnessIdentity.name(deviceID: derived) == witness.name)
+        #expect(derived.hex == witness.device_id)
+        #expect(WitnessIdentity.name(deviceID: derived.bytes) == witness.name)
         let key = try CosignatureVerifierKey(name: witness.name, publicKey: Self.bytes(witness.signing_public_key))
         #expect(key.keyID == UInt32(witness.key_id, radix: 16) && key.vkey == witness.vkey)
         #expect(try Ed25519PrivateKey(seed: SecureBytes(copying: Self.bytes(witness.signing_seed))).publicKey == Self.bytes(witness.signing_public_key))

@@ -19,7 +19,7 @@ struct DeviceKeySealing {
         self.vaultID = vaultID
     }
 
-    func seal(signingKey: Ed25519PrivateKey, noiseKey: X25519PrivateKey, deviceID: [UInt8]) throws -> [UInt8] {
+    func seal(signingKey: Ed25519PrivateKey, noiseKey: X25519PrivateKey, deviceID: DeviceID) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         let both = try signingKey.seed.appending(noiseKey.rawRepresentation)
         return nonce + (try XChaChaPoly.sealSecret(both, key: key, nonce: nonce, authenticating: associatedData(deviceID)))
@@ -45,5 +45,5 @@ struct DeviceKeySealing {
         return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
     }
 
-    private func associatedData(_ deviceID: [UInt8]) -> [UInt8] { Self.info + vaultID + deviceID }
+    private func associatedData(_ deviceID: DeviceID) -> [UInt8] { Self.info + vaultID + deviceID.bytes }
 }

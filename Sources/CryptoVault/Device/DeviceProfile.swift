@@ -11,7 +11,7 @@ public struct DeviceProfile: Sendable, Equatable {
     static let identifierLabel = Array("SealedVault device id v1".utf8)
 
     /// The first 16 bytes of SHA-256("SealedVault device id v1" || signing key || Noise key).
-    public let deviceID: [UInt8]
+    public let deviceID: DeviceID
     /// The Ed25519 public key.
     public let signingPublicKey: [UInt8]
     /// The X25519 public key the device uses as its Noise static key.
@@ -28,7 +28,7 @@ public struct DeviceProfile: Sendable, Equatable {
             throw CryptoVaultError(.invalidInput, "a device's public keys are \(Self.publicKeySize) bytes each")
         }
         let derived = Self.deriveIdentifier(signingPublicKey: signingPublicKey, noisePublicKey: noisePublicKey)
-        if let deviceID, !constantTimeEquals(deviceID, derived) {
+        if let deviceID, !constantTimeEquals(deviceID, derived.bytes) {
             throw CryptoVaultError(.invalidInput, "the device id is not the one derived from the device's public keys")
         }
         try Self.validate(name: name)
@@ -41,14 +41,17 @@ public struct DeviceProfile: Sendable, Equatable {
     }
 
     /// The device id: it names the two keys, so a device cannot keep its id and change a key.
-    public static func deriveIdentifier(signingPublicKey: [UInt8], noisePublicKey: [UInt8]) -> [UInt8] {
-        Array(SHA256.hash(identifierLabel + signingPublicKey + noisePublicKey).prefix(identifierSize))
+    public static func deriveIdentifier(signingPublicKey: [UInt8], noisePublicKey: [UInt8]) -> DeviceID {
+        // A SHA-256 prefix is always `identifierSize` bytes, so the id is never refused.
+        try! DeviceID(bytes: Array(SHA256.hash(identifierLabel + signingPublicKey + noisePublicKey).prefix(identifierSize)))
     }
 
     /// What a person compares between two devices: the device id in lowercase hex, in four groups
     /// of eight digits ("3f2a09c1-...").
-    public var fingerprint: String { Self.fingerprint(of: deviceID) }
+    public var fingerprint: String { deviceID.fingerprint }
 
+    /// The fingerprint of a device id still held as bytes (a witness's, read from the audit chain's
+    /// cosignature rows); `DeviceID.fingerprint` for a typed one.
     public static func fingerprint(of deviceID: [UInt8]) -> String {
         let hex = Array(ByteEncoding.hex(deviceID))
         return stride(from: 0, to: hex.count, by: 8).map { String(hex[$0..<min($0 + 8, hex.count)]) }.joined(separator: "-")

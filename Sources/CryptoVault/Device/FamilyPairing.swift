@@ -24,8 +24,8 @@ extension FamilyPairing {
     /// The pairing with the device `deviceID`, or nil, read in the caller's transaction (a witness
     /// checks it in the transaction of the request it answers). `family_pairings` is read and written
     /// only in this file.
-    public static func stored(deviceID: [UInt8], in database: Database) throws -> FamilyPairing? {
-        try database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)]).map(Vault.pairing)
+    public static func stored(deviceID: DeviceID, in database: Database) throws -> FamilyPairing? {
+        try database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)]).map(Vault.pairing)
     }
 }
 
@@ -65,9 +65,9 @@ extension UnlockedVault {
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (peer_device_id) DO UPDATE SET peer_name = excluded.peer_name,
                     peer_created_at = excluded.peer_created_at, role = excluded.role, paired_at = excluded.paired_at
-                """, [.blob(peer.deviceID), .text(peer.name), .integer(peer.createdAt), .blob(peer.signingPublicKey),
+                """, [.blob(peer.deviceID.bytes), .text(peer.name), .integer(peer.createdAt), .blob(peer.signingPublicKey),
                       .blob(peer.noisePublicKey), .text(pairing.role.rawValue), .integer(pairing.pairedAt)])
-            try tx.record(.peerPair, subject: peer.deviceID, details: [.init("name", peer.name), .init("role", pairing.role.rawValue)])
+            try tx.record(.peerPair, subject: peer.deviceID.bytes, details: [.init("name", peer.name), .init("role", pairing.role.rawValue)])
         }
     }
 
@@ -75,13 +75,13 @@ extension UnlockedVault {
     /// transaction. From then on the channel refuses that device's key (servers look pins up for every
     /// connection). Throws `.pairingNotFound` if no pairing has that id; the removed pairing is returned.
     @discardableResult
-    public func revokePairing(deviceID: [UInt8]) throws -> FamilyPairing {
+    public func revokePairing(deviceID: DeviceID) throws -> FamilyPairing {
         try transaction { tx in
             guard let pairing = try FamilyPairing.stored(deviceID: deviceID, in: tx.database) else {
-                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
+                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
             }
-            try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID)])
-            try tx.record(.peerRevoke, subject: deviceID, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
+            try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)])
+            try tx.record(.peerRevoke, subject: deviceID.bytes, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
             return pairing
         }
     }
@@ -90,15 +90,15 @@ extension UnlockedVault {
     /// `device.rename` entry in the same transaction; returns the old name. The pinned keys stay.
     /// Throws `.invalidName` for a name `validate(chosenName:)` refuses, `.pairingNotFound` if no pairing has that id.
     @discardableResult
-    public func renamePairing(deviceID: [UInt8], to name: String) throws -> String {
+    public func renamePairing(deviceID: DeviceID, to name: String) throws -> String {
         try DeviceProfile.validate(chosenName: name)
         return try transaction { tx in
             guard let pairing = try tx.database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?",
-                                                         [.blob(deviceID)]).map(Vault.pairing) else {
-                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(DeviceProfile.fingerprint(of: deviceID)) is paired with this vault")
+                                                         [.blob(deviceID.bytes)]).map(Vault.pairing) else {
+                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
             }
-            try tx.database.query("UPDATE family_pairings SET peer_name = ? WHERE peer_device_id = ?", [.text(name), .blob(deviceID)])
-            try tx.record(.deviceRename, subject: deviceID, details: [.init("old-name", pairing.peer.name), .init("name", name)])
+            try tx.database.query("UPDATE family_pairings SET peer_name = ? WHERE peer_device_id = ?", [.text(name), .blob(deviceID.bytes)])
+            try tx.record(.deviceRename, subject: deviceID.bytes, details: [.init("old-name", pairing.peer.name), .init("name", name)])
             return pairing.peer.name
         }
     }

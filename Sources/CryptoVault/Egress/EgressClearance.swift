@@ -4,9 +4,9 @@
 public struct CiphertextEgress: Sendable, Equatable {
     public enum Destination: Sendable, Equatable {
         /// One of the owner's paired devices (its device id): a replica kept there.
-        case pairedDevice([UInt8])
+        case pairedDevice(DeviceID)
         /// A device the owner shares a compartment with (its device id).
-        case share([UInt8])
+        case share(DeviceID)
     }
 
     public let destination: Destination

@@ -5,7 +5,7 @@ public struct CompartmentShare: Sendable, Equatable {
     public let sourceVaultID: [UInt8]
     public let role: ShareRole
     /// The device that signed the grant (a paired device).
-    public let senderDeviceID: [UInt8]
+    public let senderDeviceID: DeviceID
     /// The grant's issue time, by the sender's clock.
     public let grantedAt: Int64
     /// When this device accepted it.

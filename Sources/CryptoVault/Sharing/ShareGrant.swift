@@ -31,8 +31,8 @@ public struct ShareGrant: Sendable, Equatable {
     public let issuedAt: Int64
     public let sourceVaultID: [UInt8]
     public let compartmentID: CompartmentID
-    public let senderDeviceID: [UInt8]
-    public let recipientDeviceID: [UInt8]
+    public let senderDeviceID: DeviceID
+    public let recipientDeviceID: DeviceID
     public let compartmentName: String
     let ephemeralPublicKey: [UInt8]
     public let keys: [WrappedKey]
@@ -47,8 +47,8 @@ public struct ShareGrant: Sendable, Equatable {
          .init("key-versions", keyVersions.map(String.init).joined(separator: ","))]
     }
 
-    init(role: ShareRole, issuedAt: Int64, sourceVaultID: [UInt8], compartmentID: CompartmentID, senderDeviceID: [UInt8],
-         recipientDeviceID: [UInt8], compartmentName: String, ephemeralPublicKey: [UInt8], keys: [WrappedKey],
+    init(role: ShareRole, issuedAt: Int64, sourceVaultID: [UInt8], compartmentID: CompartmentID, senderDeviceID: DeviceID,
+         recipientDeviceID: DeviceID, compartmentName: String, ephemeralPublicKey: [UInt8], keys: [WrappedKey],
          signature: [UInt8]) {
         self.role = role
         self.issuedAt = issuedAt
@@ -69,7 +69,7 @@ public struct ShareGrant: Sendable, Equatable {
         writer.append(Self.version)
         writer.append([role.grantByte])
         writer.append(UInt64(issuedAt))
-        for identifier in [sourceVaultID, compartmentID.bytes, senderDeviceID, recipientDeviceID] { writer.append(identifier) }
+        for identifier in [sourceVaultID, compartmentID.bytes, senderDeviceID.bytes, recipientDeviceID.bytes] { writer.append(identifier) }
         let name = Array(compartmentName.utf8)
         writer.append([UInt8(name.count)])
         writer.append(name)
@@ -100,8 +100,8 @@ public struct ShareGrant: Sendable, Equatable {
             self.issuedAt = Int64(issuedAt)
             sourceVaultID = try reader.read(Self.identifierSize)
             compartmentID = try CompartmentID(bytes: try reader.read(Self.identifierSize))
-            senderDeviceID = try reader.read(Self.identifierSize)
-            recipientDeviceID = try reader.read(Self.identifierSize)
+            senderDeviceID = try DeviceID(bytes: try reader.read(Self.identifierSize))
+            recipientDeviceID = try DeviceID(bytes: try reader.read(Self.identifierSize))
             compartmentName = try Self.parseName(&reader)
             ephemeralPublicKey = try reader.read(X25519PrivateKey.keySize)
             keys = try Self.parseKeys(&reader)

@@ -12,7 +12,7 @@ extension UnlockedVault {
     @discardableResult
     public func acceptShareGrant(_ grant: ShareGrant) throws -> VaultCompartment {
         guard let profile = try vault.deviceProfile(), profile.deviceID == grant.recipientDeviceID else {
-            throw CryptoVaultError(.shareGrantMisaddressed, "share grant: it is addressed to device \(DeviceProfile.fingerprint(of: grant.recipientDeviceID)), not this one")
+            throw CryptoVaultError(.shareGrantMisaddressed, "share grant: it is addressed to device \(grant.recipientDeviceID.fingerprint), not this one")
         }
         let sender = try pinnedPeer(grant.senderDeviceID)
         try ShareGrantWrapping.verifySignature(grant, signingPublicKey: sender.peer.signingPublicKey)

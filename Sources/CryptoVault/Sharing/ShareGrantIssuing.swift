@@ -28,9 +28,9 @@ extension UnlockedVault {
     }
 
     /// The pairing with `deviceID`, or `.unpairedDevice`. Its keys are the ones pinned at pairing.
-    func pinnedPeer(_ deviceID: [UInt8]) throws -> FamilyPairing {
+    func pinnedPeer(_ deviceID: DeviceID) throws -> FamilyPairing {
         guard let pairing = try vault.familyPairings().first(where: { $0.peer.deviceID == deviceID }) else {
-            throw CryptoVaultError(.unpairedDevice, "device \(DeviceProfile.fingerprint(of: deviceID)) is not paired with this vault")
+            throw CryptoVaultError(.unpairedDevice, "device \(deviceID.fingerprint) is not paired with this vault")
         }
         return pairing
     }

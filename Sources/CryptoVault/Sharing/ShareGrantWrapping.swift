@@ -92,8 +92,8 @@ enum ShareGrantWrapping {
     }
 
     static func associatedData(sourceVaultID: [UInt8], compartmentID: CompartmentID, version: UInt32, role: ShareRole,
-                               senderDeviceID: [UInt8], recipientDeviceID: [UInt8]) -> [UInt8] {
+                               senderDeviceID: DeviceID, recipientDeviceID: DeviceID) -> [UInt8] {
         associatedDataLabel + sourceVaultID + compartmentID.bytes + ByteEncoding.bigEndian(version) + [role.grantByte]
-            + senderDeviceID + recipientDeviceID
+            + senderDeviceID.bytes + recipientDeviceID.bytes
     }
 }

@@ -54,7 +54,7 @@ extension UnlockedVault {
         }
         let compartmentID = try CompartmentID(bytes: try row.blob("compartment_id"))
         let share = CompartmentShare(sourceVaultID: try row.blob("source_vault_id"), role: role,
-                                     senderDeviceID: try row.blob("sender_device_id"), grantedAt: try row.integer("granted_at"),
+                                     senderDeviceID: try DeviceID(bytes: try row.blob("sender_device_id")), grantedAt: try row.integer("granted_at"),
                                      receivedAt: try row.integer("received_at"))
         let versions = try database.query("SELECT version FROM shared_compartment_keys WHERE shared_compartment_id = ? ORDER BY version",
                                           [.integer(rowID)]).map { version in
@@ -105,7 +105,7 @@ extension UnlockedVault {
                                        [.integer(rowID), .integer(Int64(version)),
                                         .blob(try sealing.seal(key, version: version, compartmentID: grant.compartmentID, share: share))])
                 }
-                try journal(VaultEvent(.shareReceive, compartmentID: grant.compartmentID, subjectID: grant.senderDeviceID,
+                try journal(VaultEvent(.shareReceive, compartmentID: grant.compartmentID, subjectID: grant.senderDeviceID.bytes,
                                        details: grant.auditDetails), in: database)
             }
         }
@@ -126,7 +126,7 @@ extension UnlockedVault {
 
     private func upsertShared(_ grant: ShareGrant, share: CompartmentShare, nameHash: [UInt8], sealedName: [UInt8],
                               existingID: Int64?, database: Database) throws -> Int64 {
-        let values: [SQLValue] = [.blob(nameHash), .blob(sealedName), .text(share.role.rawValue), .blob(share.senderDeviceID),
+        let values: [SQLValue] = [.blob(nameHash), .blob(sealedName), .text(share.role.rawValue), .blob(share.senderDeviceID.bytes),
                                   .integer(share.grantedAt), .integer(share.receivedAt)]
         if let existingID {
             try database.query("""

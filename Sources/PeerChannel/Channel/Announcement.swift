@@ -17,15 +17,14 @@ public struct Announcement: Sendable, Equatable {
     static let fixedLength = 24
     public static let maximumLength = fixedLength + DeviceProfile.nameSizes.upperBound
 
-    public let deviceID: [UInt8]
+    public let deviceID: DeviceID
     public let name: String
     public let channelPort: UInt16
 
-    /// An announcement for this device; refuses an id that is not 16 bytes, a port of 0, or an
-    /// invalid name (`.invalidConfiguration`).
-    public init(deviceID: [UInt8], name: String, channelPort: UInt16) throws(PeerChannelError) {
-        guard deviceID.count == DeviceProfile.identifierSize, channelPort != 0, Self.isValidName(name) else {
-            throw PeerChannelError(.invalidConfiguration, "an announcement needs a 16-byte device id, a port other than 0 and a valid device name")
+    /// An announcement for this device; refuses a port of 0 or an invalid name (`.invalidConfiguration`).
+    public init(deviceID: DeviceID, name: String, channelPort: UInt16) throws(PeerChannelError) {
+        guard channelPort != 0, Self.isValidName(name) else {
+            throw PeerChannelError(.invalidConfiguration, "an announcement needs a port other than 0 and a valid device name")
         }
         self.deviceID = deviceID
         self.name = name
@@ -46,7 +45,8 @@ public struct Announcement: Sendable, Equatable {
         }
         let port = UInt16(datagram[21]) << 8 | UInt16(datagram[22])
         do {
-            try self.init(deviceID: Array(datagram[5..<21]), name: name, channelPort: port)
+            // 16 bytes by the length checks above, so only the port or the name can be refused.
+            try self.init(deviceID: try DeviceID(bytes: Array(datagram[5..<21])), name: name, channelPort: port)
         } catch {
             throw PeerChannelError(.malformedAnnouncement, "an announcement with port 0 or an invalid name")
         }
@@ -54,12 +54,12 @@ public struct Announcement: Sendable, Equatable {
 
     /// The datagram.
     public func serialized() -> [UInt8] {
-        Self.magic + [Self.version] + deviceID + [UInt8(channelPort >> 8), UInt8(channelPort & 0xFF),
+        Self.magic + [Self.version] + deviceID.bytes + [UInt8(channelPort >> 8), UInt8(channelPort & 0xFF),
                                                   UInt8(name.utf8.count)] + Array(name.utf8)
     }
 
     /// The fingerprint people compare (§4.7).
-    public var fingerprint: String { DeviceProfile.fingerprint(of: deviceID) }
+    public var fingerprint: String { deviceID.fingerprint }
 
     private static func isValidName(_ name: String) -> Bool {
         (try? DeviceProfile.validate(name: name)) != nil

@@ -23,7 +23,7 @@ enum PairingConfirmation {
     }
 
     private static func body(_ profile: DeviceProfile, role: NoiseHandshake.Role) -> [UInt8] {
-        CPaceEncoding.lengthValueConcatenation(label, [PairingBinding.protocolVersion], [role.byte], profile.deviceID,
+        CPaceEncoding.lengthValueConcatenation(label, [PairingBinding.protocolVersion], [role.byte], profile.deviceID.bytes,
                                                profile.signingPublicKey, profile.noisePublicKey,
                                                bigEndian(UInt64(profile.createdAt)), Array(profile.name.utf8))
     }
@@ -42,7 +42,7 @@ enum PairingConfirmation {
         guard constantTimeEquals(profile.noisePublicKey, remoteStaticKey) else {
             throw PeerChannelError(.peerIdentityMismatch, "the peer's profile names a Noise key other than the one it used in the handshake")
         }
-        guard constantTimeEquals(profile.deviceID, cpaceDeviceID) else {
+        guard constantTimeEquals(profile.deviceID.bytes, cpaceDeviceID) else {
             throw PeerChannelError(.peerIdentityMismatch, "the peer's profile names a device id other than the one it sent in CPace")
         }
         // The parse is strict (minimal prefixes, nothing trailing), so re-encoding gives the bytes received.

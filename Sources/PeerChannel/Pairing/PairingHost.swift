@@ -41,7 +41,7 @@ public struct PairingHost: Sendable {
         let (reply, cpaceKeys) = try CPaceResponder.respond(
             to: opening.cpaceMessage, password: lease.code.canonicalBytes, channelIdentifier: PairingBinding.channelIdentifier,
             sessionIdentifier: opening.sessionIdentifier,
-            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID))
+            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID.bytes))
         let joinerID = try PairingBinding.peerDeviceIdentifier(in: cpaceKeys.peerAssociatedData, ownRole: .responder)
         // From here the joiner can test one guess of the code, so the attempt counts.
         usedCode = true

@@ -31,7 +31,7 @@ public struct PairingJoiner: Sendable {
         let sessionIdentifier = try PairingBinding.newSessionIdentifier()
         let cpace = try CPaceInitiator(
             password: code.canonicalBytes, channelIdentifier: PairingBinding.channelIdentifier, sessionIdentifier: sessionIdentifier,
-            associatedData: PairingBinding.associatedData(role: .initiator, deviceIdentifier: keys.profile.deviceID))
+            associatedData: PairingBinding.associatedData(role: .initiator, deviceIdentifier: keys.profile.deviceID.bytes))
         try connection.writeFrame(PairingWire.opening(sessionIdentifier: sessionIdentifier, cpaceMessage: cpace.message))
         let cpaceKeys = try cpace.receive(responderMessage: try PairingWire.receive(from: connection))
         let hostID = try PairingBinding.peerDeviceIdentifier(in: cpaceKeys.peerAssociatedData, ownRole: .initiator)

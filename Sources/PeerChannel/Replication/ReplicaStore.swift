@@ -18,7 +18,7 @@ struct ReplicaStore {
 
     var folder: String { (vault.vault.directory as NSString).appendingPathComponent(Self.folderName) }
 
-    func sourceFolder(_ sourceDeviceID: [UInt8]) -> String { "\(folder)/\(ByteEncoding.hex(sourceDeviceID))" }
+    func sourceFolder(_ sourceDeviceID: DeviceID) -> String { "\(folder)/\(sourceDeviceID.hex)" }
 
     func partialPath(_ record: ReplicaRecord) -> String {
         "\(sourceFolder(record.sourceDeviceID))/\(ByteEncoding.hex(record.bundleID)).partial"
@@ -30,30 +30,30 @@ struct ReplicaStore {
 
     // MARK: Rows
 
-    func record(source: [UInt8], bundleID: [UInt8]) throws -> ReplicaRecord? {
+    func record(source: DeviceID, bundleID: [UInt8]) throws -> ReplicaRecord? {
         try vault.vault.read { database in
             try database.queryOne("SELECT * FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
-                                  [.blob(source), .blob(bundleID)]).map(ReplicaRecord.init(row:))
+                                  [.blob(source.bytes), .blob(bundleID)]).map(ReplicaRecord.init(row:))
         }
     }
 
     /// One inventory page: the replicas of `source`'s vault from the requested bundle id on.
-    func inventory(source: [UInt8], request: ReplicaInventory.Request) throws -> [ReplicaInventory.Entry] {
+    func inventory(source: DeviceID, request: ReplicaInventory.Request) throws -> [ReplicaInventory.Entry] {
         try vault.vault.read { database in
             try database.query("""
                 SELECT * FROM replicas WHERE source_device_id = ? AND vault_id = ? AND bundle_id >= ?
                 ORDER BY bundle_id LIMIT ?
-                """, [.blob(source), .blob(request.vaultID), .blob(request.firstBundleID), .integer(Int64(ReplicaInventory.pageSize))])
+                """, [.blob(source.bytes), .blob(request.vaultID), .blob(request.firstBundleID), .integer(Int64(ReplicaInventory.pageSize))])
                 .map { try ReplicaRecord(row: $0).inventoryEntry }
         }
     }
 
     /// How many replicas are kept for `source` other than `bundleID`'s, and their announced lengths.
-    func kept(for source: [UInt8], apartFrom bundleID: [UInt8]) throws -> (count: Int, bytes: UInt64) {
+    func kept(for source: DeviceID, apartFrom bundleID: [UInt8]) throws -> (count: Int, bytes: UInt64) {
         try vault.vault.read { database in
             let row = try database.queryOne("""
                 SELECT count(*) AS replicas, coalesce(sum(length), 0) AS total FROM replicas WHERE source_device_id = ? AND bundle_id != ?
-                """, [.blob(source), .blob(bundleID)])
+                """, [.blob(source.bytes), .blob(bundleID)])
             return (Int(try row?.integer("replicas") ?? 0), UInt64(clamping: try row?.integer("total") ?? 0))
         }
     }
@@ -62,7 +62,7 @@ struct ReplicaStore {
 
     /// Starts a replica afresh for `announcement`: the row says nothing received, the partial file is
     /// empty, and an older version of the bundle (a complete replica of other bytes) is gone.
-    func start(_ announcement: ReplicaAnnouncement, source: [UInt8]) throws -> ReplicaRecord {
+    func start(_ announcement: ReplicaAnnouncement, source: DeviceID) throws -> ReplicaRecord {
         let record = ReplicaRecord(sourceDeviceID: source, bundleID: announcement.bundleID, vaultID: announcement.vaultID,
                                    length: announcement.length, sha256: announcement.sha256, received: 0)
         // Bookkeeping of a transfer under way, through the audited transaction with no entry of its
@@ -71,7 +71,7 @@ struct ReplicaStore {
             try tx.database.query("""
                 INSERT OR REPLACE INTO replicas (source_device_id, bundle_id, vault_id, length, sha256, received, announced_at, completed_at)
                 VALUES (?, ?, ?, ?, ?, 0, ?, NULL)
-                """, [.blob(source), .blob(record.bundleID), .blob(record.vaultID), .integer(Int64(record.length)),
+                """, [.blob(source.bytes), .blob(record.bundleID), .blob(record.vaultID), .integer(Int64(record.length)),
                       .blob(record.sha256), .integer(VaultClock.system.now())])
         }
         try makeFolders(for: source)
@@ -112,7 +112,7 @@ struct ReplicaStore {
     func complete(_ record: ReplicaRecord, recording event: VaultEvent) throws {
         try vault.transaction { tx in
             try tx.database.query("UPDATE replicas SET received = length, completed_at = ? WHERE source_device_id = ? AND bundle_id = ?",
-                                  [.integer(VaultClock.system.now()), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+                                  [.integer(VaultClock.system.now()), .blob(record.sourceDeviceID.bytes), .blob(record.bundleID)])
             try tx.record(event)
             try DurableFile.renameReplacing(partialPath(record), to: completePath(record))
         }
@@ -122,7 +122,7 @@ struct ReplicaStore {
     func discard(_ record: ReplicaRecord) throws {
         try vault.transaction { tx in
             try tx.database.query("DELETE FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
-                               [.blob(record.sourceDeviceID), .blob(record.bundleID)])
+                               [.blob(record.sourceDeviceID.bytes), .blob(record.bundleID)])
         }
         unlink(partialPath(record))
     }
@@ -130,11 +130,11 @@ struct ReplicaStore {
     private func setReceived(_ received: UInt64, of record: ReplicaRecord) throws {
         try vault.transaction { tx in
             try tx.database.query("UPDATE replicas SET received = ? WHERE source_device_id = ? AND bundle_id = ?",
-                               [.integer(Int64(received)), .blob(record.sourceDeviceID), .blob(record.bundleID)])
+                               [.integer(Int64(received)), .blob(record.sourceDeviceID.bytes), .blob(record.bundleID)])
         }
     }
 
-    private func makeFolders(for source: [UInt8]) throws {
+    private func makeFolders(for source: DeviceID) throws {
         for path in [folder, sourceFolder(source)] {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,

@@ -12,7 +12,7 @@ final class ReplicaTransfers: Sendable {
     static let maximumInProgress = 64
 
     private struct Key: Hashable {
-        let source: [UInt8]
+        let source: DeviceID
         let bundleID: [UInt8]
     }
 

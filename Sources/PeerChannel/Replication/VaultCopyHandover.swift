@@ -83,7 +83,7 @@ public struct VaultCopyHandover {
 
     /// The copy kept for the device `sourceDeviceID`, or why there is none.
     public static func keptCopy(in vault: UnlockedVault, for sourceDeviceID: [UInt8]) throws -> String {
-        guard let held = VaultCopyStore(vaultDirectory: vault.vault.directory).held(for: sourceDeviceID) else {
+        guard let held = VaultCopyStore(vaultDirectory: vault.vault.directory).held(for: try DeviceID(bytes: sourceDeviceID)) else {
             throw PeerChannelError(.vaultCopyNotFound, "this vault keeps no whole-vault copy of \(DeviceProfile.fingerprint(of: sourceDeviceID))")
         }
         return held.path
@@ -114,7 +114,7 @@ public struct VaultCopyHandover {
         let (reply, cpaceKeys) = try CPaceResponder.respond(
             to: opening.cpaceMessage, password: lease.code.canonicalBytes, channelIdentifier: VaultCopyHandoverBinding.channelIdentifier,
             sessionIdentifier: opening.sessionIdentifier,
-            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID))
+            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID.bytes))
         let recipientKey = try PairingBinding.peerDeviceIdentifier(in: cpaceKeys.peerAssociatedData, ownRole: .responder)
         // From here the recipient can test one guess of the code, so the attempt counts.
         usedCode = true
@@ -144,7 +144,7 @@ public struct VaultCopyHandover {
     /// keeper does not check the copy again: the recipient checks everything, with the key.
     private func header(of path: String) throws -> VaultCopyHandoverHeader {
         let store = VaultCopyStore(vaultDirectory: vault.vault.directory)
-        guard let held = store.held(for: sourceDeviceID), held.path == path,
+        guard let held = store.held(for: try DeviceID(bytes: sourceDeviceID)), held.path == path,
               let length = try FileDescriptor.openForReading(path).regularFileSize() else {
             throw PeerChannelError(.vaultCopyNotFound, "the copy kept for \(sourceFingerprint) changed while it was being handed over")
         }

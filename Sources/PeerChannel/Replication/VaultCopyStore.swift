@@ -30,16 +30,16 @@ struct VaultCopyStore {
     init(vaultDirectory: String) { directory = vaultDirectory }
 
     var folder: String { (directory as NSString).appendingPathComponent(Self.folderName) }
-    func sourceFolder(_ source: [UInt8]) -> String { "\(folder)/\(ByteEncoding.hex(source))" }
-    func incomingPath(_ source: [UInt8]) -> String { "\(sourceFolder(source))/.incoming" }
-    func offerPath(_ source: [UInt8]) -> String { "\(sourceFolder(source))/.incoming-offer" }
+    func sourceFolder(_ source: DeviceID) -> String { "\(folder)/\(source.hex)" }
+    func incomingPath(_ source: DeviceID) -> String { "\(sourceFolder(source))/.incoming" }
+    func offerPath(_ source: DeviceID) -> String { "\(sourceFolder(source))/.incoming-offer" }
 
     /// The newest copy kept for `source`, if any.
-    func held(for source: [UInt8]) -> Held? {
+    func held(for source: DeviceID) -> Held? {
         allHeld(for: source).max { $0.entries < $1.entries }
     }
 
-    private func allHeld(for source: [UInt8]) -> [Held] {
+    private func allHeld(for source: DeviceID) -> [Held] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: sourceFolder(source))) ?? []
         return names.compactMap { name in
             guard name.hasSuffix(Self.suffix) else { return nil }
@@ -61,7 +61,7 @@ struct VaultCopyStore {
     // MARK: Receiving
 
     /// Starts receiving `offer` afresh: its offer is noted and the incoming file is empty.
-    func start(_ offer: VaultCopyOffer, source: [UInt8]) throws {
+    func start(_ offer: VaultCopyOffer, source: DeviceID) throws {
         try makeFolders(for: source)
         unlink(offerPath(source))
         try FileDescriptor.openForWriting(incomingPath(source), creating: true).truncate(to: 0)
@@ -70,27 +70,27 @@ struct VaultCopyStore {
     }
 
     /// The offer being received from `source`, if a transfer is under way.
-    func pendingOffer(from source: [UInt8]) throws -> VaultCopyOffer? {
+    func pendingOffer(from source: DeviceID) throws -> VaultCopyOffer? {
         guard let data = FileManager.default.contents(atPath: offerPath(source)) else { return nil }
         return try VaultCopyOffer(parsing: [UInt8](data))
     }
 
     /// The bytes of the incoming file so far.
-    func incomingLength(from source: [UInt8]) -> UInt64 {
+    func incomingLength(from source: DeviceID) -> UInt64 {
         (try? FileDescriptor.openForReading(incomingPath(source)).regularFileSize()) ?? 0
     }
 
-    func write(_ data: ArraySlice<UInt8>, at offset: UInt64, from source: [UInt8]) throws {
+    func write(_ data: ArraySlice<UInt8>, at offset: UInt64, from source: DeviceID) throws {
         try data.withUnsafeBytes { try FileDescriptor.openForWriting(incomingPath(source)).write($0, at: offset) }
     }
 
-    func syncIncoming(from source: [UInt8]) throws {
+    func syncIncoming(from source: DeviceID) throws {
         try FileDescriptor.openForWriting(incomingPath(source)).sync()
     }
 
     /// Gives the fsynced incoming file its name as the copy `offer` describes, inside `transaction`
     /// (which records its entry), then removes every older copy.
-    func keep(_ offer: VaultCopyOffer, from source: [UInt8], inside transaction: (() throws -> Void) throws -> Void) throws {
+    func keep(_ offer: VaultCopyOffer, from source: DeviceID, inside transaction: (() throws -> Void) throws -> Void) throws {
         let name = String(format: "%020llu", offer.entries) + "-" + ByteEncoding.hex(offer.lastLeafHash) + Self.suffix
         let path = "\(sourceFolder(source))/\(name)"
         try transaction { try DurableFile.renameReplacing(incomingPath(source), to: path) }
@@ -100,12 +100,12 @@ struct VaultCopyStore {
     }
 
     /// Drops a transfer that failed: its offer and its bytes.
-    func discardIncoming(from source: [UInt8]) {
+    func discardIncoming(from source: DeviceID) {
         unlink(offerPath(source))
         unlink(incomingPath(source))
     }
 
-    private func makeFolders(for source: [UInt8]) throws {
+    private func makeFolders(for source: DeviceID) throws {
         for path in [folder, sourceFolder(source)] {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

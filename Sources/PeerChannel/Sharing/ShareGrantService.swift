@@ -24,7 +24,7 @@ public struct ShareGrantService: ChannelService {
             return Self.receipt(of: body)
         } catch {
             let refusal = ShareGrantRefusal.refusal(for: error)
-            try vault.record(VaultEvent(.shareGrantRefused, subjectID: peer.deviceID, details: [.init("reason", refusal.code.rawValue)]))
+            try vault.record(VaultEvent(.shareGrantRefused, subjectID: peer.deviceID.bytes, details: [.init("reason", refusal.code.rawValue)]))
             throw refusal
         }
     }
@@ -33,7 +33,7 @@ public struct ShareGrantService: ChannelService {
         let grant = try ShareGrant(parsing: body)
         // The channel proved who `peer` is; a grant it relays from another device is not its to give.
         guard grant.senderDeviceID == peer.deviceID else {
-            throw PeerChannelError(.shareSenderMismatch, "the grant was signed by device \(DeviceProfile.fingerprint(of: grant.senderDeviceID)), not by the device that sent it")
+            throw PeerChannelError(.shareSenderMismatch, "the grant was signed by device \(grant.senderDeviceID.fingerprint), not by the device that sent it")
         }
         try vault.acceptShareGrant(grant)
     }

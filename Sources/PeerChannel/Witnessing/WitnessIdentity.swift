@@ -14,11 +14,11 @@ public enum WitnessIdentity {
 
     /// The key that verifies `device`'s cosignatures: its pinned signing key under its witness name.
     public static func verifierKey(of device: DeviceProfile) throws(AuditChainError) -> CosignatureVerifierKey {
-        try CosignatureVerifierKey(name: name(deviceID: device.deviceID), publicKey: device.signingPublicKey)
+        try CosignatureVerifierKey(name: name(deviceID: device.deviceID.bytes), publicKey: device.signingPublicKey)
     }
 
     /// This device's cosigner.
     static func cosigner(_ keys: DeviceKeys) throws(AuditChainError) -> Cosigner {
-        try Cosigner(name: name(deviceID: keys.profile.deviceID), privateKey: keys.signingKey)
+        try Cosigner(name: name(deviceID: keys.profile.deviceID.bytes), privateKey: keys.signingKey)
     }
 }

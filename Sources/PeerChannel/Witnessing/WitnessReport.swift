@@ -29,7 +29,7 @@ public enum WitnessReport {
                 throw PeerChannelError(.cosignatureInvalid,
                     "witness \(DeviceProfile.fingerprint(of: cosignature.witnessDeviceID)) cosigned a checkpoint of \(cosignature.treeSize) entries that this log does not hold")
             }
-            let pairing = pairings.first { $0.peer.deviceID == cosignature.witnessDeviceID && $0.peer.signingPublicKey == cosignature.witnessPublicKey }
+            let pairing = pairings.first { $0.peer.deviceID.bytes == cosignature.witnessDeviceID && $0.peer.signingPublicKey == cosignature.witnessPublicKey }
             return WitnessStatus(deviceID: cosignature.witnessDeviceID, name: pairing?.peer.name, treeSize: cosignature.treeSize,
                                  cosignedAt: cosignedAt, coversLatestCheckpoint: held == checkpoints.last)
         }

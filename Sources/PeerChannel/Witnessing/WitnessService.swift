@@ -42,7 +42,7 @@ public struct WitnessService: ChannelService {
         return try vault.transaction { tx in
             try Self.requirePaired(peer, in: tx.database)
             let store = WitnessedLogStore(database: tx.database)
-            let pinned = try store.log(of: peer.deviceID)
+            let pinned = try store.log(of: peer.deviceID.bytes)
             switch try WitnessCheck(request: request, pinned: pinned).run() {
             case .conflict(let reason):
                 let known = pinned?.treeSize ?? 0
@@ -50,8 +50,8 @@ public struct WitnessService: ChannelService {
                 return .conflict(knownSize: known, reason: reason)
             case .verified(let verified):
                 let (log, line) = try cosign(verified, request: request)
-                try store.store(log, for: peer.deviceID)
-                try tx.record(.witnessCosign, subject: peer.deviceID, details: [.init("name", peer.name), .init("size", String(log.treeSize))])
+                try store.store(log, for: peer.deviceID.bytes)
+                try tx.record(.witnessCosign, subject: peer.deviceID.bytes, details: [.init("name", peer.name), .init("size", String(log.treeSize))])
                 return .cosigned(line)
             }
         }
@@ -79,7 +79,7 @@ public struct WitnessService: ChannelService {
     private func refusal(_ code: PeerChannelErrorCode, peer: DeviceProfile, knownSize: UInt64? = nil) -> VaultEvent {
         var details: [VaultEvent.Detail] = [.init("name", peer.name), .init("reason", code.rawValue)]
         if let knownSize { details.append(.init("size", String(knownSize))) }
-        return VaultEvent(.witnessRefuse, subjectID: peer.deviceID, details: details)
+        return VaultEvent(.witnessRefuse, subjectID: peer.deviceID.bytes, details: details)
     }
 
     /// Records the refusal in its own transaction (the request's rolled back) and returns the error to

@@ -27,8 +27,8 @@ extension EgressFunnel: EgressClearing {
 
     static func destination(of egress: CiphertextEgress) -> EgressDestination {
         switch egress.destination {
-        case .pairedDevice(let deviceID): EgressDestination(kind: .device, id: ByteEncoding.hex(deviceID))
-        case .share(let deviceID): EgressDestination(kind: .share, id: ByteEncoding.hex(deviceID))
+        case .pairedDevice(let deviceID): EgressDestination(kind: .device, id: deviceID.hex)
+        case .share(let deviceID): EgressDestination(kind: .share, id: deviceID.hex)
         }
     }
 }

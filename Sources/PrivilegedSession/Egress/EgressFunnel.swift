@@ -21,7 +21,7 @@ public final class EgressFunnel: Sendable {
         self.vault = vault
         self.policy = policy
         self.leakGuard = try leakGuard ?? LeakGuard(fingerprints: PrivilegedFingerprints.index(of: vault))
-        self.pairedDevices = try pairedDevices ?? Set(vault.vault.familyPairings().map { ByteEncoding.hex($0.peer.deviceID) })
+        self.pairedDevices = try pairedDevices ?? Set(vault.vault.familyPairings().map(\.peer.deviceID.hex))
     }
 
     /// Decides, records, and releases what may leave. Throws only when the request is malformed or

@@ -37,7 +37,7 @@ enum CompartmentCommands {
                 // A retired version is shown as such: its key is shredded, so what is sealed under it cannot be opened.
                 let versions = compartment.keyVersions.map { "v\($0.version)\($0.retiredAt == nil ? "" : " (retired)")" }
                     .joined(separator: ",")
-                let kind = compartment.sharing.map { "shared by \(DeviceProfile.fingerprint(of: $0.senderDeviceID)) as \($0.role.rawValue)" }
+                let kind = compartment.sharing.map { "shared by \($0.senderDeviceID.fingerprint) as \($0.role.rawValue)" }
                     ?? "\(compartment.register.rawValue)\t\(compartment.isPrivileged ? "privileged" : "-")"
                 Output.line("\(compartment.name)\t\(kind)\tkeys \(versions)")
             }
@@ -88,7 +88,7 @@ enum CompartmentCommands {
         var fields = ownJSON(compartment)
         if let share = compartment.sharing {
             fields["shared"] = ["source_vault_id": BundleCommands.hex(share.sourceVaultID),
-                                "sender_device_id": BundleCommands.hex(share.senderDeviceID), "role": share.role.rawValue,
+                                "sender_device_id": share.senderDeviceID.hex, "role": share.role.rawValue,
                                 "granted_at": Output.timestamp(share.grantedAt)]
         }
         return fields

@@ -25,7 +25,7 @@ enum DeviceCommand {
         }
 
     static func json(_ identity: DeviceProfile) -> [String: Any] {
-        ["name": identity.name, "device_id": BundleCommands.hex(identity.deviceID), "fingerprint": identity.fingerprint,
+        ["name": identity.name, "device_id": identity.deviceID.hex, "fingerprint": identity.fingerprint,
          "signing_public_key": BundleCommands.hex(identity.signingPublicKey),
          "noise_public_key": BundleCommands.hex(identity.noisePublicKey), "created_at": Output.timestamp(identity.createdAt)]
     }
@@ -61,7 +61,7 @@ extension DeviceCommand {
     /// The one device whose fingerprint (any case, hyphens optional) or name is `text`.
     private static func named(_ text: String, in devices: [DeviceProfile]) throws -> DeviceProfile {
         let digits = text.lowercased().filter { $0 != "-" }
-        if let match = devices.first(where: { BundleCommands.hex($0.deviceID) == digits }) { return match }
+        if let match = devices.first(where: { $0.deviceID.hex == digits }) { return match }
         let matches = devices.filter { $0.name == text }
         if matches.count > 1 {
             throw CommandError(message: "\(matches.count) devices here are named '\(text)'", exitCode: .usage,

@@ -75,15 +75,15 @@ enum PeerChannelCommands {
             let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
             let address = try announcementAddress(arguments)
             // The vault only marks paired devices; discovery works without one.
-            let paired = Set(((try? VaultLocation.open(arguments).familyPairings()) ?? []).map { BundleCommands.hex($0.peer.deviceID) })
+            let paired = Set(((try? VaultLocation.open(arguments).familyPairings()) ?? []).map(\.peer.deviceID))
             let heard = try Discovery.listen(on: address, seconds: Double(seconds))
             if arguments.has("--json") {
-                Output.json(heard.map { json($0, paired: paired.contains(BundleCommands.hex($0.announcement.deviceID))) })
+                Output.json(heard.map { json($0, paired: paired.contains($0.announcement.deviceID)) })
                 return
             }
             if heard.isEmpty { Output.line("No announcements heard in \(seconds) s.") }
             for device in heard {
-                let isPaired = paired.contains(BundleCommands.hex(device.announcement.deviceID))
+                let isPaired = paired.contains(device.announcement.deviceID)
                 Output.line("\(device.announcement.name)  \(device.announcement.fingerprint)  \(device.channelAddress)  \(isPaired ? "paired" : "not paired")")
             }
         }

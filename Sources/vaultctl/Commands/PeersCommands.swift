@@ -60,7 +60,7 @@ enum PeerSelection {
     static func pairing(_ text: String, in pairings: [FamilyPairing]) throws -> FamilyPairing {
         let digits = text.lowercased().filter { $0 != "-" }
         if digits.count == 2 * DeviceProfile.identifierSize,
-           let match = pairings.first(where: { BundleCommands.hex($0.peer.deviceID) == digits }) {
+           let match = pairings.first(where: { $0.peer.deviceID.hex == digits }) {
             return match
         }
         let named = pairings.filter { $0.peer.name == text }

@@ -159,7 +159,7 @@ enum RecoverCommand {
     /// this vault still keeps.
     private static func keptSource(_ text: String, in unlocked: UnlockedVault) throws -> [UInt8] {
         do {
-            return try PeerSelection.pairing(text, in: unlocked.vault.familyPairings()).peer.deviceID
+            return try PeerSelection.pairing(text, in: unlocked.vault.familyPairings()).peer.deviceID.bytes
         } catch {
             let hex = text.lowercased().filter { $0 != "-" }
             guard let id = ByteEncoding.bytes(fromHex: Substring(hex)), id.count == 16,
