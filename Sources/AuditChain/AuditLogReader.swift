@@ -7,7 +7,7 @@ public struct AuditLogReader {
 
     public init(vault: Vault) { self.vault = vault }
 
-    public var origin: String { Checkpointer.origin(vaultID: vault.vaultID) }
+    public var origin: String { Checkpointer.origin(vaultID: vault.vaultID.bytes) }
 
     /// The genesis key as a signed-note vkey: what an auditor is given to verify exports.
     public func genesisKey() throws -> NoteVerifierKey {
@@ -70,7 +70,7 @@ public struct AuditLogReader {
                     throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
                 }
                 let key = try NoteVerifierKey(name: origin, publicKey: genesis)
-                return try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID), genesis: key).verify()
+                return try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID.bytes), genesis: key).verify()
             }
         } catch let failure as AuditVerificationFailure {
             if vault.writeAheadBytesAtOpen > 0 || !vault.passesFullIntegrityCheck() {
@@ -84,7 +84,7 @@ public struct AuditLogReader {
 
     public func export(to output: FileDescriptor) throws -> Int {
         try vault.read { database in
-            let snapshot = try AuditSnapshot.load(from: database, vaultID: vault.vaultID)
+            let snapshot = try AuditSnapshot.load(from: database, vaultID: vault.vaultID.bytes)
             try AuditExport.write(snapshot, to: output)
             return try AuditTreeStore(database: database).size
         }

@@ -142,7 +142,7 @@ struct BundleVectorTests {
             let version = try BundleVectors.uint32(c, "key_version")
             header.keyVersion = version
             header.wrapNonce = try BundleVectors.hex(c, "wrap_nonce")
-            let ad = BundleKeys.wrapAssociatedData(vaultID: header.vaultID, compartmentID: header.compartmentID,
+            let ad = BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
                                                    keyVersion: version, bundleID: header.bundleID)
             #expect(ad == (try BundleVectors.hex(c, "wrap_ad")), "\(name): wrap AD")
             header.wrappedDataKey = try XChaChaPoly.sealSecret(try SecureBytes(copying: try BundleVectors.hex(source, "data_key")),
@@ -230,7 +230,7 @@ final class BundleVectorVault {
         let vaultID = try BundleVectors.hex(description, "vault_id")
         try test.tamper("UPDATE vault_meta SET value = X'\(ByteEncoding.hex(vaultID))' WHERE key = 'vault_id'")
         let vault = try Vault.open(at: test.directory, journal: RecordingJournal())
-        #expect(vault.vaultID == vaultID)
+        #expect(vault.vaultID.bytes == vaultID)
         unlocked = UnlockedVault(vault: vault, masterKey: try SecureBytes(copying: masterKey), unlockedSlotID: nil)
         let names = try CompartmentNameKeys(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)
         let metadata = try MetadataMAC(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)
@@ -418,7 +418,7 @@ enum BundleVectors {
         let unknown = try bool(c, "unknown_length")
         let length = try int(c, "plaintext_length")
         let chunkSize = try int(c, "chunk_size")
-        let header = BundleHeader(vaultID: vaultID, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID,
+        let header = BundleHeader(vaultID: try VaultID(bytes: vaultID), compartmentID: compartmentID, keyVersion: version, bundleID: bundleID,
                                   chunkSize: chunkSize, plaintextLength: unknown ? BundleHeader.unknownLength : UInt64(length),
                                   wrapNonce: wrapNonce, wrappedDataKey: wrapped, sealedMetadata: sealedMetadata,
                                   keyCommitment: keys.commitment, headerKey: keys.headerKey)

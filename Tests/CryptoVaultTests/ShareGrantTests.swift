@@ -158,7 +158,7 @@ struct ShareGrantTests {
         #expect(keys.map(\.version) == [1, 3])
         let contents = ShareGrantWrapping.Contents(
             role: try #require(ShareRole(grantByte: UInt8(try vector.integer("inputs", "role")))), issuedAt: try vector.integer("inputs", "issued_at"),
-            sourceVaultID: try vector.bytes("inputs", "source_vault_id"), compartmentID: try CompartmentID(bytes: try vector.bytes("inputs", "compartment_id")),
+            sourceVaultID: try VaultID(bytes: try vector.bytes("inputs", "source_vault_id")), compartmentID: try CompartmentID(bytes: try vector.bytes("inputs", "compartment_id")),
             compartmentName: try vector.text("inputs", "name"), keys: keys)
         let ephemeral = try X25519PrivateKey(rawRepresentation: try vector.secret("inputs", "ephemeral_private_key"))
         let grant = try ShareGrantWrapping.seal(contents, from: sender, to: recipient.profile, ephemeralKey: ephemeral)

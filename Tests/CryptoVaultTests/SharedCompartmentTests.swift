@@ -94,7 +94,7 @@ struct SharedCompartmentTests {
         #expect(uses.map(\.action.name) == ["bundle.seal", "bundle.open"])
         for use in uses {
             #expect(use.compartmentID == devices.memos.id)
-            #expect(use.details.contains(.init("source-vault", ByteEncoding.hex(devices.owner.vault.vaultID))))
+            #expect(use.details.contains(.init("source-vault", ByteEncoding.hex(devices.owner.vault.vaultID.bytes))))
         }
         // The owner's own use of its compartment carries no such detail.
         try EncryptedBundle.open(try FileDescriptor.openForReading(bundle), vault: devices.owner).decrypt { _ in }

@@ -44,11 +44,11 @@ struct SharedCompartmentCommandTests {
             let keys = try unlocked.auditKeys()
             return try AuditLogReader(vault: unlocked.vault).entries().filter { $0.action.hasPrefix("bundle.") }.map { entry in
                 (entry.action, entry.compartmentID,
-                 try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: keys).map { VaultEvent.Detail($0.name, $0.value) })
+                 try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID.bytes, keys: keys).map { VaultEvent.Detail($0.name, $0.value) })
             }
         }
 
-        var ownerVaultHex: String { get throws { ByteEncoding.hex(try Vault.open(at: owner.directory, journal: RecordingJournal(), modules: VaultModules.all).vaultID) } }
+        var ownerVaultHex: String { get throws { ByteEncoding.hex(try Vault.open(at: owner.directory, journal: RecordingJournal(), modules: VaultModules.all).vaultID.bytes) } }
     }
 
     @Test("viewers and editors open the owner's bundles, each open recorded with the owner's vault", arguments: ["viewer", "editor"])

@@ -14,7 +14,7 @@ public enum BackupCheck {
         } catch let error as CryptoVaultError where [.corruptVault, .notAVault, .inconsistentCopy].contains(error.code) {
             throw BackupReader.corrupt("its database is not a sound vault database: \(error.message)")
         }
-        guard vault.vaultID == summary.vaultID.bytes else { throw BackupReader.corrupt("its header names another vault than its database") }
+        guard vault.vaultID == summary.vaultID else { throw BackupReader.corrupt("its header names another vault than its database") }
         guard vault.passesFullIntegrityCheck() else { throw BackupReader.corrupt("its database fails SQLite's integrity check") }
         let listed = try BackupWriter.bundlesListed(in: vault.databasePath)
         let carried = Dictionary(summary.bundles.map { (ByteEncoding.hex($0.id), $0.length) }) { first, _ in first }

@@ -92,7 +92,7 @@ extension Vault {
 extension UnlockedVault {
     /// Stores a new backup key pair inside the caller's transaction (at init).
     func storeBackupKey(in database: Database) throws {
-        let made = try BackupKey.make(masterKey: masterKey, vaultID: vaultID)
+        let made = try BackupKey.make(masterKey: masterKey, vaultID: vaultID.bytes)
         for (name, value) in [(BackupKey.publicKeyName, made.publicKey), (BackupKey.sealedKeyName, made.sealedKey)] {
             try VaultMeta.insert(name, value, in: database)
         }
@@ -117,7 +117,7 @@ extension UnlockedVault {
                   let sealed = try BackupKey.metaBlob(BackupKey.sealedKeyName, in: database) else {
                 throw CryptoVaultError(.corruptVault, "the vault has no backup key")
             }
-            return try BackupKey.open(sealed, publicKey: publicKey, masterKey: masterKey, vaultID: vaultID)
+            return try BackupKey.open(sealed, publicKey: publicKey, masterKey: masterKey, vaultID: vaultID.bytes)
         }
     }
 }

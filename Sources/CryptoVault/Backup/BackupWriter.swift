@@ -35,7 +35,7 @@ public enum BackupWriter {
                 continue
             }
             try BackupPublicRecord.build(at: publicPath, from: snapshotPath)
-            return try write(snapshotPath, publicRecord: publicPath, recipient: recipient, bundles: opened, vaultID: vault.vaultID,
+            return try write(snapshotPath, publicRecord: publicPath, recipient: recipient, bundles: opened, vaultID: vault.vaultID.bytes,
                              to: output, progress: progress)
         }
         throw CryptoVaultError(.io, "the backup could not be taken")

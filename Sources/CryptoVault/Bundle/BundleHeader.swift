@@ -23,7 +23,7 @@ public struct BundleHeader: Sendable, Equatable {
     public static let unknownLength = UInt64.max
     static let maximumPlaintextLength: UInt64 = 1 << 50
 
-    public let vaultID: [UInt8]
+    public let vaultID: VaultID
     public let compartmentID: CompartmentID
     public internal(set) var keyVersion: UInt32
     public let bundleID: [UInt8]
@@ -44,7 +44,7 @@ public struct BundleHeader: Sendable, Equatable {
         writer.append(Self.magic)
         writer.append(Self.version)
         writer.append(UInt16(size))
-        writer.append(vaultID)
+        writer.append(vaultID.bytes)
         writer.append(compartmentID.bytes)
         writer.append(keyVersion)
         writer.append(bundleID)
@@ -68,7 +68,7 @@ public struct BundleHeader: Sendable, Equatable {
             let version = try reader.readUInt16()
             guard version == Self.version else { throw Self.malformed("format version \(version) is not supported (this vaultctl reads version 1)") }
             let declaredSize = Int(try reader.readUInt16())
-            vaultID = try reader.read(16)
+            vaultID = try VaultID(bytes: try reader.read(16))
             compartmentID = try CompartmentID(bytes: try reader.read(16))
             keyVersion = try reader.readUInt32()
             bundleID = try reader.read(16)
@@ -100,7 +100,7 @@ public struct BundleHeader: Sendable, Equatable {
         }
     }
 
-    init(vaultID: [UInt8], compartmentID: CompartmentID, keyVersion: UInt32, bundleID: [UInt8], chunkSize: Int,
+    init(vaultID: VaultID, compartmentID: CompartmentID, keyVersion: UInt32, bundleID: [UInt8], chunkSize: Int,
          plaintextLength: UInt64, wrapNonce: [UInt8], wrappedDataKey: [UInt8], sealedMetadata: [UInt8],
          keyCommitment: [UInt8], headerKey: SecureBytes) {
         self.vaultID = vaultID

@@ -111,7 +111,7 @@ public enum EncryptedBundle {
         } catch let error as CryptoVaultError where error.code == .unknownKeyVersion {
             throw CryptoVaultError(.foreignBundle, "header: key version \(header.keyVersion) of '\(compartment.name)' is retired or unknown")
         }
-        let associatedData = BundleKeys.wrapAssociatedData(vaultID: header.vaultID, compartmentID: header.compartmentID,
+        let associatedData = BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
                                                            keyVersion: header.keyVersion, bundleID: header.bundleID)
         do {
             return try XChaChaPoly.openSecret(header.wrappedDataKey, key: compartmentKey, nonce: header.wrapNonce,
@@ -146,7 +146,7 @@ struct HeaderDraft {
     /// The metadata key seals exactly one message, so a fixed nonce is safe.
     static let metadataNonce = [UInt8](repeating: 0, count: 12)
 
-    let vaultID: [UInt8]
+    let vaultID: VaultID
     let compartmentID: CompartmentID
     let version: UInt32
     let bundleID: [UInt8]
@@ -156,7 +156,7 @@ struct HeaderDraft {
     let wrappedDataKey: [UInt8]
     let sealedMetadata: [UInt8]
 
-    init(vaultID: [UInt8], compartment: VaultCompartment, version: UInt32, compartmentKey: SecureBytes,
+    init(vaultID: VaultID, compartment: VaultCompartment, version: UInt32, compartmentKey: SecureBytes,
          metadata: BundleMetadata, chunkSize: Int) throws {
         self.vaultID = vaultID
         compartmentID = compartment.id
@@ -167,7 +167,7 @@ struct HeaderDraft {
         keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID)
         wrapNonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         wrappedDataKey = try XChaChaPoly.sealSecret(dataKey, key: compartmentKey, nonce: wrapNonce,
-            authenticating: BundleKeys.wrapAssociatedData(vaultID: vaultID, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID))
+            authenticating: BundleKeys.wrapAssociatedData(vaultID: vaultID.bytes, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID))
         sealedMetadata = try ChaChaPoly.seal(try metadata.encoded(), key: keys.metadataKey, nonce: Self.metadataNonce)
     }
 

@@ -2,7 +2,7 @@
 /// vault and device, the role the grant gave, and when (SECURITY.md §9, "Sharing compartments").
 public struct CompartmentShare: Sendable, Equatable {
     /// The owner's vault id: bundles of this compartment name it in their header.
-    public let sourceVaultID: [UInt8]
+    public let sourceVaultID: VaultID
     public let role: ShareRole
     /// The device that signed the grant (a paired device).
     public let senderDeviceID: DeviceID

@@ -29,7 +29,7 @@ public struct ShareGrant: Sendable, Equatable {
     public let role: ShareRole
     /// Seconds since the Unix epoch, UTC, by the sender's clock: a later grant replaces an earlier one.
     public let issuedAt: Int64
-    public let sourceVaultID: [UInt8]
+    public let sourceVaultID: VaultID
     public let compartmentID: CompartmentID
     public let senderDeviceID: DeviceID
     public let recipientDeviceID: DeviceID
@@ -47,7 +47,7 @@ public struct ShareGrant: Sendable, Equatable {
          .init("key-versions", keyVersions.map(String.init).joined(separator: ","))]
     }
 
-    init(role: ShareRole, issuedAt: Int64, sourceVaultID: [UInt8], compartmentID: CompartmentID, senderDeviceID: DeviceID,
+    init(role: ShareRole, issuedAt: Int64, sourceVaultID: VaultID, compartmentID: CompartmentID, senderDeviceID: DeviceID,
          recipientDeviceID: DeviceID, compartmentName: String, ephemeralPublicKey: [UInt8], keys: [WrappedKey],
          signature: [UInt8]) {
         self.role = role
@@ -69,7 +69,7 @@ public struct ShareGrant: Sendable, Equatable {
         writer.append(Self.version)
         writer.append([role.grantByte])
         writer.append(UInt64(issuedAt))
-        for identifier in [sourceVaultID, compartmentID.bytes, senderDeviceID.bytes, recipientDeviceID.bytes] { writer.append(identifier) }
+        for identifier in [sourceVaultID.bytes, compartmentID.bytes, senderDeviceID.bytes, recipientDeviceID.bytes] { writer.append(identifier) }
         let name = Array(compartmentName.utf8)
         writer.append([UInt8(name.count)])
         writer.append(name)
@@ -98,7 +98,7 @@ public struct ShareGrant: Sendable, Equatable {
             let issuedAt = try reader.readUInt64()
             guard issuedAt <= UInt64(Int64.max) else { throw Self.malformed("the issue time is out of range") }
             self.issuedAt = Int64(issuedAt)
-            sourceVaultID = try reader.read(Self.identifierSize)
+            sourceVaultID = try VaultID(bytes: try reader.read(Self.identifierSize))
             compartmentID = try CompartmentID(bytes: try reader.read(Self.identifierSize))
             senderDeviceID = try DeviceID(bytes: try reader.read(Self.identifierSize))
             recipientDeviceID = try DeviceID(bytes: try reader.read(Self.identifierSize))

@@ -21,7 +21,7 @@ enum ShareGrantWrapping {
     struct Contents {
         let role: ShareRole
         let issuedAt: Int64
-        let sourceVaultID: [UInt8]
+        let sourceVaultID: VaultID
         let compartmentID: CompartmentID
         let compartmentName: String
         /// Each key version with its compartment key, in increasing order of version.
@@ -91,9 +91,9 @@ enum ShareGrantWrapping {
         [UInt8](repeating: 0, count: 8) + ByteEncoding.bigEndian(version)
     }
 
-    static func associatedData(sourceVaultID: [UInt8], compartmentID: CompartmentID, version: UInt32, role: ShareRole,
+    static func associatedData(sourceVaultID: VaultID, compartmentID: CompartmentID, version: UInt32, role: ShareRole,
                                senderDeviceID: DeviceID, recipientDeviceID: DeviceID) -> [UInt8] {
-        associatedDataLabel + sourceVaultID + compartmentID.bytes + ByteEncoding.bigEndian(version) + [role.grantByte]
+        associatedDataLabel + sourceVaultID.bytes + compartmentID.bytes + ByteEncoding.bigEndian(version) + [role.grantByte]
             + senderDeviceID.bytes + recipientDeviceID.bytes
     }
 }

@@ -8,7 +8,7 @@
 extension UnlockedVault {
     /// Every shared compartment, sorted by name.
     public func sharedCompartments() throws -> [VaultCompartment] {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.query("SELECT * FROM shared_compartments").map { try loadShared($0, names: names, database: database) }
@@ -18,13 +18,13 @@ extension UnlockedVault {
 
     /// The shared compartment with this name, or nil.
     public func sharedCompartment(named typedName: String) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try sharedCompartment(where: "name_hash = ?", [.blob(names.lookupHash(VaultCompartment.normalized(typedName)))])
     }
 
     /// The shared compartment that bundles naming this vault and compartment belong to, or nil.
-    public func sharedCompartment(sourceVaultID: [UInt8], compartmentID: CompartmentID) throws -> VaultCompartment? {
-        try sharedCompartment(where: "source_vault_id = ? AND compartment_id = ?", [.blob(sourceVaultID), .blob(compartmentID.bytes)])
+    public func sharedCompartment(sourceVaultID: VaultID, compartmentID: CompartmentID) throws -> VaultCompartment? {
+        try sharedCompartment(where: "source_vault_id = ? AND compartment_id = ?", [.blob(sourceVaultID.bytes), .blob(compartmentID.bytes)])
     }
 
     /// This vault's own compartment named so, else the shared one; `.compartmentNotFound` if neither.
@@ -38,7 +38,7 @@ extension UnlockedVault {
     }
 
     private func sharedCompartment(where condition: String, _ parameters: [SQLValue]) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.queryOne("SELECT * FROM shared_compartments WHERE \(condition)", parameters)
@@ -53,7 +53,7 @@ extension UnlockedVault {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: shared compartment \(rowID) has an unknown role")
         }
         let compartmentID = try CompartmentID(bytes: try row.blob("compartment_id"))
-        let share = CompartmentShare(sourceVaultID: try row.blob("source_vault_id"), role: role,
+        let share = CompartmentShare(sourceVaultID: try VaultID(bytes: try row.blob("source_vault_id")), role: role,
                                      senderDeviceID: try DeviceID(bytes: try row.blob("sender_device_id")), grantedAt: try row.integer("granted_at"),
                                      receivedAt: try row.integer("received_at"))
         let versions = try database.query("SELECT version FROM shared_compartment_keys WHERE shared_compartment_id = ? ORDER BY version",
@@ -61,7 +61,7 @@ extension UnlockedVault {
             VaultCompartment.KeyVersion(version: UInt32(clamping: try version.integer("version")), createdAt: share.grantedAt, retiredAt: nil)
         }
         return VaultCompartment(rowID: -rowID, id: compartmentID,
-                                name: try names.open(try row.blob("sealed_name"), compartment: compartmentID, vaultID: vaultID),
+                                name: try names.open(try row.blob("sealed_name"), compartment: compartmentID, vaultID: vaultID.bytes),
                                 register: .general, isPrivileged: false, createdAt: share.receivedAt, keyVersions: versions,
                                 sharing: share)
     }
@@ -76,7 +76,7 @@ extension UnlockedVault {
         guard let sealed else {
             throw CryptoVaultError(.unknownKeyVersion, "shared compartment '\(compartment.name)' has no key version \(version)")
         }
-        return try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
+        return try SharedKeySealing(masterKey: masterKey, vaultID: vaultID.bytes)
             .open(sealed, version: version, compartmentID: compartment.id, share: share)
     }
 
@@ -84,19 +84,19 @@ extension UnlockedVault {
     /// replaces its role, name and keys (versions the owner retired go). Records `share.receive` in
     /// the same transaction.
     func storeSharedCompartment(_ grant: ShareGrant, keys: [UInt32: SecureBytes]) throws {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
-        let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID.bytes)
         let share = CompartmentShare(sourceVaultID: grant.sourceVaultID, role: grant.role, senderDeviceID: grant.senderDeviceID,
                                      grantedAt: grant.issuedAt, receivedAt: VaultClock.system.now())
         let nameHash = names.lookupHash(grant.compartmentName)
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let existing = try database.queryOne("SELECT id, granted_at FROM shared_compartments WHERE source_vault_id = ? AND compartment_id = ?",
-                                                     [.blob(grant.sourceVaultID), .blob(grant.compartmentID.bytes)])
+                                                     [.blob(grant.sourceVaultID.bytes), .blob(grant.compartmentID.bytes)])
                 try checkAcceptable(grant, nameHash: nameHash, existingID: try existing?.integer("id"),
                                     existingGrantedAt: try existing?.integer("granted_at"), database: database)
                 let rowID = try upsertShared(grant, share: share, nameHash: nameHash,
-                                             sealedName: try names.seal(grant.compartmentName, compartment: grant.compartmentID, vaultID: vaultID),
+                                             sealedName: try names.seal(grant.compartmentName, compartment: grant.compartmentID, vaultID: vaultID.bytes),
                                              existingID: try existing?.integer("id"), database: database)
                 try database.query("DELETE FROM shared_compartment_keys WHERE shared_compartment_id = ?", [.integer(rowID)])
                 for version in grant.keyVersions {
@@ -139,7 +139,7 @@ extension UnlockedVault {
             INSERT INTO shared_compartments (name_hash, sealed_name, role, sender_device_id, granted_at, received_at,
                                              source_vault_id, compartment_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, values + [.blob(grant.sourceVaultID), .blob(grant.compartmentID.bytes)])
+            """, values + [.blob(grant.sourceVaultID.bytes), .blob(grant.compartmentID.bytes)])
         return database.lastInsertRowID
     }
 

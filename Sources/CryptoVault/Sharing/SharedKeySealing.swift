@@ -39,7 +39,7 @@ struct SharedKeySealing {
     }
 
     private func associatedData(_ version: UInt32, _ compartmentID: CompartmentID, _ share: CompartmentShare) -> [UInt8] {
-        Self.info + vaultID + share.sourceVaultID + compartmentID.bytes + ByteEncoding.bigEndian(version) + [share.role.grantByte]
+        Self.info + vaultID + share.sourceVaultID.bytes + compartmentID.bytes + ByteEncoding.bigEndian(version) + [share.role.grantByte]
             + share.senderDeviceID.bytes
     }
 }

@@ -30,7 +30,7 @@ extension VaultTransaction {
     public func record(_ action: AuditAction, bundle header: BundleHeader, bytes: UInt64?, details: [VaultEvent.Detail] = []) throws {
         let counted = details + (bytes.map { [VaultEvent.Detail(UnlockedVault.bytesDetailName, String($0))] } ?? [])
         let source = header.vaultID == vault.vaultID ? []
-            : [VaultEvent.Detail(UnlockedVault.sourceVaultDetailName, ByteEncoding.hex(header.vaultID))]
+            : [VaultEvent.Detail(UnlockedVault.sourceVaultDetailName, header.vaultID.hex)]
         try record(action, compartment: header.compartmentID, subject: header.bundleID, details: counted + source)
     }
 }

@@ -12,12 +12,12 @@ extension UnlockedVault {
     public func createCompartment(named typedName: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
         let name = VaultCompartment.normalized(typedName)
         try VaultCompartment.validate(name: name)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         let id = try CompartmentID.random()
-        let sealedName = try names.seal(name, compartment: id, vaultID: vaultID)
+        let sealedName = try names.seal(name, compartment: id, vaultID: vaultID.bytes)
         let salt = try SecureRandom.bytes(32)
         let isPrivileged = privileged ?? register.isPrivilegedByDefault
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let nameHash = names.lookupHash(name)
@@ -45,7 +45,7 @@ extension UnlockedVault {
 
     /// Every live compartment, sorted by name.
     public func compartments() throws -> [VaultCompartment] {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.query("SELECT * FROM compartments WHERE destroyed_at IS NULL")
@@ -56,7 +56,7 @@ extension UnlockedVault {
 
     public func compartment(named typedName: String) throws -> VaultCompartment {
         let name = VaultCompartment.normalized(typedName)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 guard let row = try database.queryOne("SELECT * FROM compartments WHERE name_hash = ? AND destroyed_at IS NULL",
@@ -70,7 +70,7 @@ extension UnlockedVault {
 
     /// The live compartment with this id (as named in a bundle header).
     public func compartment(withID id: CompartmentID) throws -> VaultCompartment {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 guard let row = try database.queryOne("SELECT * FROM compartments WHERE uuid = ?", [.blob(id.bytes)]) else {
@@ -87,7 +87,7 @@ extension UnlockedVault {
     /// The live compartment at this row of `compartments`, or nil if there is none or it was destroyed
     /// (for the bundles listed by `storedBundles`).
     func liveCompartment(rowID: Int64) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.queryOne("SELECT * FROM compartments WHERE id = ? AND destroyed_at IS NULL", [.integer(rowID)])
@@ -104,7 +104,7 @@ extension UnlockedVault {
         }
         // The name hash is what lookups match on, so it must be the hash of the sealed (authenticated)
         // name: two rows' hashes swapped would otherwise send `put --compartment A` into B.
-        let name = try names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID)
+        let name = try names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID.bytes)
         let nameHash = try row.blob("name_hash")
         guard constantTimeEquals(names.lookupHash(name), nameHash) else {
             throw CryptoVaultError(.corruptVault,
@@ -128,7 +128,7 @@ extension UnlockedVault {
     /// are obeyed only with a valid binding MAC (SECURITY.md §4.6), else the compartment is refused.
     private func checkBinding(_ row: Row, rowID: Int64, id: CompartmentID, nameHash: [UInt8], register: Register,
                               privileged: Bool) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
         let expected = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: privileged)
         let stored: [UInt8]? = if case .blob(let bytes) = row["binding"] { bytes } else { nil }
         guard metadata.isValid(stored, expected: expected) else {
@@ -254,7 +254,7 @@ extension UnlockedVault {
         guard let salt else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version \(version)")
         }
-        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
+        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID.bytes, compartmentID: compartment.id,
                                                version: version, salt: salt)
     }
 }

@@ -10,7 +10,7 @@ extension UnlockedVault {
     static let leakFingerprintInfo = Array("vaultctl leak guard fingerprints v2".utf8)
 
     package func leakFingerprintKey() throws -> SecureBytes {
-        try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.leakFingerprintInfo, outputCount: 32)
+        try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.leakFingerprintInfo, outputCount: 32)
     }
 
     /// Every stored fingerprint.

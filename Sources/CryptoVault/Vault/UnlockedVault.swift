@@ -19,16 +19,16 @@ public final class UnlockedVault: @unchecked Sendable {
         self.passphraseSlotsAtUnlock = passphraseSlotsAtUnlock
     }
 
-    var vaultID: [UInt8] { vault.vaultID }
+    var vaultID: VaultID { vault.vaultID }
 
     /// Appends `event` to the vault's journal inside the caller's write transaction.
     func journal(_ event: VaultEvent, in database: Database) throws {
         try database.appendWaitingEntries?()
-        try vault.journal.append(event, in: database, vaultID: vaultID, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID))
+        try vault.journal.append(event, in: database, vaultID: vaultID.bytes, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID.bytes))
     }
 
     /// The keys that seal audit details and key their hashes (for `vaultctl audit hash` and exports).
-    public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID) }
+    public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID.bytes) }
 
     /// Records an event that changes nothing else (a refusal, a session's end): a transaction whose
     /// only change is its entry.
@@ -59,9 +59,9 @@ public final class UnlockedVault: @unchecked Sendable {
         throws -> (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]) {
         try parameters.validate()
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
-        let kek = try KeyHierarchy.passphraseKEK(passphrase, salt: salt, parameters: parameters, vaultID: vaultID)
+        let kek = try KeyHierarchy.passphraseKEK(passphrase, salt: salt, parameters: parameters, vaultID: vaultID.bytes)
         let kdf = KeyslotKDF.passwordHash(parameters)
-        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: .passphrase, kdf: kdf)
+        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID.bytes, uuid: uuid, kind: .passphrase, kdf: kdf)
         return (kdf, salt, sealed.nonce, sealed.wrappedKey)
     }
 
@@ -166,7 +166,7 @@ public final class UnlockedVault: @unchecked Sendable {
         let secret = try SecureBytes.random(count: 32)
         let uuid = try SecureRandom.bytes(16)
         let files = try Shamir.split(secret, threshold: threshold, shares: shares).map {
-            RecoveryShareFile(vaultID: vaultID, keyslotUUID: uuid, threshold: threshold, shareCount: shares, share: $0)
+            RecoveryShareFile(vaultID: vaultID.bytes, keyslotUUID: uuid, threshold: threshold, shareCount: shares, share: $0)
         }
         try replaceHighEntropySlot(kind: .recoveryShares, secret: secret, uuid: uuid, info: KeyHierarchy.recoverySharesInfo,
                                    threshold: threshold, shareCount: shares, replacing: replacing) { try deliver(files) }
@@ -175,8 +175,8 @@ public final class UnlockedVault: @unchecked Sendable {
     private func replaceHighEntropySlot(kind: Keyslot.Kind, secret: SecureBytes, uuid: [UInt8], info: [UInt8],
                                         threshold: Int?, shareCount: Int?, replacing: Bool, beforeCommit: () throws -> Void) throws {
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
-        let kek = try HKDF.deriveKey(inputKeyMaterial: secret, salt: salt, info: info + vaultID, outputCount: 32)
-        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
+        let kek = try HKDF.deriveKey(inputKeyMaterial: secret, salt: salt, info: info + vaultID.bytes, outputCount: 32)
+        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID.bytes, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
         let now = VaultClock.system.now()
         try vault.withDatabase { database in
             try database.writeTransaction {

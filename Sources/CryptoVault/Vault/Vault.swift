@@ -12,7 +12,7 @@ public final class Vault: @unchecked Sendable {
     public static let quarantineName = "quarantine"
 
     public let directory: String
-    public let vaultID: [UInt8]
+    public let vaultID: VaultID
     /// Where this vault's events are recorded (the audit log, in vaultctl).
     /// Internal: entries reach it only through a transaction (`UnlockedVault.transaction`) or the
     /// narrow keyless paths here (`recordLocked`, a failed unlock, a migration).
@@ -32,7 +32,7 @@ public final class Vault: @unchecked Sendable {
     public var assetsPath: String { (directory as NSString).appendingPathComponent(Self.assetsName) }
     public var quarantinePath: String { (directory as NSString).appendingPathComponent(Self.quarantineName) }
 
-    private init(directory: String, database: Database, vaultID: [UInt8], journal: VaultJournal, isReadOnly: Bool = false,
+    private init(directory: String, database: Database, vaultID: VaultID, journal: VaultJournal, isReadOnly: Bool = false,
                  writeAheadBytesAtOpen: Int = 0) {
         self.directory = directory
         self.database = database
@@ -45,7 +45,7 @@ public final class Vault: @unchecked Sendable {
     /// Records `event` in its own transaction (for events that change nothing else, such as an unlock).
     func recordAlone(_ event: VaultEvent, keys: AuditKeys?) throws {
         try withDatabase { database in
-            try database.writeTransaction { try journal.append(event, in: database, vaultID: vaultID, keys: keys) }
+            try database.writeTransaction { try journal.append(event, in: database, vaultID: vaultID.bytes, keys: keys) }
         }
     }
 
@@ -70,7 +70,7 @@ public final class Vault: @unchecked Sendable {
 
     /// Tells the journal a command's writes are done (the audit log signs a checkpoint).
     public func finishCommand() throws {
-        try withDatabase { try journal.commandFinished(in: $0, vaultID: vaultID) }
+        try withDatabase { try journal.commandFinished(in: $0, vaultID: vaultID.bytes) }
     }
 
     /// Runs `body` with exclusive use of this instance's connection.
@@ -134,7 +134,7 @@ public final class Vault: @unchecked Sendable {
             try schema.checkTablesMatch(database, version: schemaVersion)
             let vaultID = try readVaultID(database)
             try schema.migrate(database) { _ in
-                try journal.append(VaultEvent(.vaultUpgrade), in: database, vaultID: vaultID, keys: nil)
+                try journal.append(VaultEvent(.vaultUpgrade), in: database, vaultID: vaultID.bytes, keys: nil)
             }
         }
         let vaultID = try readVaultID(database)
@@ -230,12 +230,12 @@ public final class Vault: @unchecked Sendable {
         return id
     }
 
-    private static func readVaultID(_ database: Database) throws -> [UInt8] {
+    private static func readVaultID(_ database: Database) throws -> VaultID {
         guard let row = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'vault_id'"),
               case .blob(let id) = row["value"], id.count == 16 else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: it has no vault id")
         }
-        return id
+        return try VaultID(bytes: id)
     }
 
     // MARK: Creating
@@ -257,7 +257,7 @@ public final class Vault: @unchecked Sendable {
             throw CryptoVaultError(.io, "cannot make \(directory) private (0700): \(String(cString: strerror(errno)))")
         }
         try makePrivateDirectory((directory as NSString).appendingPathComponent(assetsName))
-        let vaultID = try SecureRandom.bytes(16)
+        let vaultID = try VaultID.random()
         let masterKey = try SecureBytes.random(count: KeyHierarchy.masterKeySize)
         let temporaryPath = databasePath + ".creating-\(getpid())"
         do {
@@ -285,7 +285,7 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
-    private static func populateNewDatabase(at path: String, directory: String, vaultID: [UInt8], masterKey: SecureBytes,
+    private static func populateNewDatabase(at path: String, directory: String, vaultID: VaultID, masterKey: SecureBytes,
                                             passphrase: SecureBytes, kdf: KDFParameters, journal: VaultJournal,
                                             schema: VaultSchema) throws {
         let database = try Database(path: path, create: true)
@@ -294,7 +294,7 @@ public final class Vault: @unchecked Sendable {
         let unlocked = UnlockedVault(vault: vault, masterKey: masterKey, unlockedSlotID: nil)
         try database.writeTransaction {
             let now = VaultClock.system.now()
-            try database.query("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [.blob(vaultID)])
+            try database.query("INSERT INTO vault_meta (key, value) VALUES ('vault_id', ?)", [.blob(vaultID.bytes)])
             try database.query("INSERT INTO vault_meta (key, value) VALUES ('created_at', ?)", [.integer(now)])
             try unlocked.storeKDFPolicy(kdf, in: database)
             try unlocked.markMetadataBound(in: database)
@@ -377,7 +377,7 @@ public final class Vault: @unchecked Sendable {
                 }
                 let counts = try CompartmentStore.liveCounts(in: database)
                 return VaultStatus(
-                    vaultID: ByteEncoding.hex(vaultID),
+                    vaultID: vaultID.hex,
                     createdAt: created,
                     schemaVersion: Schema.currentVersion,
                     keyslots: keyslots.compactMap { try? $0.get() },

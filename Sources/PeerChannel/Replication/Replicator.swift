@@ -24,7 +24,7 @@ public struct Replicator {
     /// Sends what the peer lacks of every stored bundle, or of `compartment`'s only. `progress` sees
     /// the bytes sent so far. Each bundle sent is recorded (`replica.send`) once the peer verified it.
     public func replicate(compartment: VaultCompartment? = nil, progress: (UInt64) -> Void = { _ in }) throws -> ReplicationReport {
-        let inventory = try channel.replicaInventory(of: vault.vault.vaultID)
+        let inventory = try channel.replicaInventory(of: vault.vault.vaultID.bytes)
         var report = ReplicationReport()
         let bundles = try vault.storedBundles(in: compartment)
         // Each file is hashed (to announce its SHA-256) while the one before it is sent.
@@ -56,7 +56,7 @@ public struct Replicator {
         _ = try OutboundClearance.require(CiphertextEgress(destination: .pairedDevice(channel.peer.deviceID),
                                                            compartmentIDs: [file.bundle.compartment.id], size: file.length, sha256: digest),
                                           from: clearing)
-        let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID, bundleID: file.bundle.bundleID.bytes,
+        let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID.bytes, bundleID: file.bundle.bundleID.bytes,
                                                length: file.length, sha256: digest)
         let start = try ReplicationWire.parseReceived(try channel.request(ReplicationWire.announceKind, body: announcement.serialized()),
                                                       atMost: file.length)

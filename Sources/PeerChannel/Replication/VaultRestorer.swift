@@ -19,7 +19,7 @@ public struct VaultRestorer {
         var report = RestoreReport()
         let needed = try vault.storedBundlesNeedingRestore()
         guard !needed.isEmpty else { return report }
-        let inventory = try channel.replicaInventory(of: vault.vault.vaultID)
+        let inventory = try channel.replicaInventory(of: vault.vault.vaultID.bytes)
         for (bundle, _) in needed {
             guard let replica = inventory[bundle.bundleID.bytes], replica.isComplete, replica.length == bundle.sealedLength else {
                 report.unavailableBundles.append(bundle.bundleID.bytes)
@@ -67,7 +67,7 @@ public struct VaultRestorer {
         var hasher = SHA256.Hasher()
         var offset: UInt64 = 0
         while offset < replica.length {
-            let request = ReplicaFetch(vaultID: vault.vault.vaultID, bundleID: replica.bundleID, offset: offset,
+            let request = ReplicaFetch(vaultID: vault.vault.vaultID.bytes, bundleID: replica.bundleID, offset: offset,
                                        count: ChannelLimits.maximumBodyLength)
             let bytes = try channel.request(ReplicationWire.fetchKind, body: request.serialized())
             guard bytes.count == request.answerCount(length: replica.length) else {

@@ -51,7 +51,7 @@ public final class EgressFunnel: Sendable {
 
     func isKnown(_ destination: EgressDestination) -> Bool {
         switch destination.kind {
-        case .vault: destination.id == "self" || destination.id == ByteEncoding.hex(vault.vault.vaultID)
+        case .vault: destination.id == "self" || destination.id == vault.vault.vaultID.hex
         case .device: pairedDevices.contains(destination.id)
         case .export, .share, .model, .sync: true
         }

@@ -96,7 +96,7 @@ enum BundleCommands {
             let header = try EncryptedBundle.readHeader(try BundleInput.open(arguments.positionals[0]))
             let length: UInt64? = header.hasKnownLength ? header.plaintextLength : nil
             let fields: [(String, Any)] = [
-                ("format_version", Int(BundleHeader.version)), ("vault_id", hex(header.vaultID)),
+                ("format_version", Int(BundleHeader.version)), ("vault_id", header.vaultID.hex),
                 ("compartment_id", header.compartmentID.hex), ("key_version", Int(header.keyVersion)),
                 ("bundle_id", hex(header.bundleID)), ("chunk_size", header.chunkSize),
                 // A number in JSON (null when sealed from a stream of unknown length), words for people.

@@ -87,7 +87,7 @@ enum CompartmentCommands {
     static func json(_ compartment: VaultCompartment) -> [String: Any] {
         var fields = ownJSON(compartment)
         if let share = compartment.sharing {
-            fields["shared"] = ["source_vault_id": BundleCommands.hex(share.sourceVaultID),
+            fields["shared"] = ["source_vault_id": share.sourceVaultID.hex,
                                 "sender_device_id": share.senderDeviceID.hex, "role": share.role.rawValue,
                                 "granted_at": Output.timestamp(share.grantedAt)]
         }
