@@ -14,7 +14,9 @@ struct SealedRecordCodecTests {
 
     static func identity(_ location: SealedRecordLocation, vault: [UInt8] = vaultID, compartment: [UInt8] = compartmentID,
                          version: UInt32 = 1) -> SealedRecordIdentity {
-        SealedRecordIdentity(vaultID: vault, compartmentID: compartment, keyVersion: version, location: location)
+        // The tests' ids are all 16 bytes.
+        SealedRecordIdentity(vaultID: try! VaultID(bytes: vault), compartmentID: try! CompartmentID(bytes: compartment), keyVersion: version,
+                             location: location)
     }
 
     static func key() throws -> SecureBytes { try SecureBytes.random(count: 32) }

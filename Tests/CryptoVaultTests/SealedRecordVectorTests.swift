@@ -42,7 +42,7 @@ struct SealedRecordVectorTests {
         let field: String
 
         func decoded() throws -> SealedRecordIdentity {
-            SealedRecordIdentity(vaultID: try bytes(vaultId), compartmentID: try bytes(compartmentId), keyVersion: keyVersion,
+            SealedRecordIdentity(vaultID: try VaultID(bytes: try bytes(vaultId)), compartmentID: try CompartmentID(bytes: try bytes(compartmentId)), keyVersion: keyVersion,
                                  location: try SealedRecordLocation(module: module, table: table, recordID: try bytes(recordId), field: field))
         }
     }
@@ -92,7 +92,7 @@ struct SealedRecordVectorTests {
         for c in cases {
             let identity = try #require(c.identity).decoded()
             let compartmentKey = try KeyHierarchy.compartmentKey(masterKey: try SecureBytes(copying: try Self.bytes(c.masterKey)),
-                                                                 vaultID: identity.vaultID, compartmentID: try CompartmentID(bytes: identity.compartmentID),
+                                                                 vaultID: identity.vaultID.bytes, compartmentID: identity.compartmentID,
                                                                  version: identity.keyVersion, salt: try Self.bytes(c.versionSalt))
             let expectedCompartmentKey = try Self.bytes(c.compartmentKey)
             #expect(compartmentKey.withUnsafeBytes { Array($0) } == expectedCompartmentKey, "\(c.name): compartment key")

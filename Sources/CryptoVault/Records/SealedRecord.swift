@@ -46,12 +46,12 @@ public struct SealedRecordLocation: Sendable, Hashable, CustomStringConvertible 
 
 /// Everything a sealed record's seal binds: its vault, compartment and key version, and its location.
 public struct SealedRecordIdentity: Sendable, Hashable {
-    public let vaultID: [UInt8]
-    public let compartmentID: [UInt8]
+    public let vaultID: VaultID
+    public let compartmentID: CompartmentID
     public let keyVersion: UInt32
     public let location: SealedRecordLocation
 
-    public init(vaultID: [UInt8], compartmentID: [UInt8], keyVersion: UInt32, location: SealedRecordLocation) {
+    public init(vaultID: VaultID, compartmentID: CompartmentID, keyVersion: UInt32, location: SealedRecordLocation) {
         self.vaultID = vaultID
         self.compartmentID = compartmentID
         self.keyVersion = keyVersion

@@ -87,8 +87,8 @@ enum SealedRecordCodec {
 
         init(_ identity: SealedRecordIdentity) {
             let location = identity.location
-            vault = SealedRecordCodec.tag(1, identity.vaultID)
-            compartment = SealedRecordCodec.tag(2, identity.compartmentID)
+            vault = SealedRecordCodec.tag(1, identity.vaultID.bytes)
+            compartment = SealedRecordCodec.tag(2, identity.compartmentID.bytes)
             row = SealedRecordCodec.tag(3, lengthPrefixed(Array(location.module.utf8)) + lengthPrefixed(Array(location.table.utf8))
                                           + lengthPrefixed(location.recordID))
             field = SealedRecordCodec.tag(4, lengthPrefixed(Array(location.field.utf8)))
@@ -100,14 +100,14 @@ enum SealedRecordCodec {
     /// The tags of identities sealed one after another (a transaction's records): the vault,
     /// compartment and field tags are each hashed once and reused, only the row tag is new per record.
     final class TagCache {
-        private var vaults: [[UInt8]: [UInt8]] = [:]
-        private var compartments: [[UInt8]: [UInt8]] = [:]
+        private var vaults: [VaultID: [UInt8]] = [:]
+        private var compartments: [CompartmentID: [UInt8]] = [:]
         private var fields: [String: [UInt8]] = [:]
 
         func tags(for identity: SealedRecordIdentity) -> Tags {
             let location = identity.location
-            return Tags(vault: cached(&vaults, identity.vaultID) { SealedRecordCodec.tag(1, identity.vaultID) },
-                        compartment: cached(&compartments, identity.compartmentID) { SealedRecordCodec.tag(2, identity.compartmentID) },
+            return Tags(vault: cached(&vaults, identity.vaultID) { SealedRecordCodec.tag(1, identity.vaultID.bytes) },
+                        compartment: cached(&compartments, identity.compartmentID) { SealedRecordCodec.tag(2, identity.compartmentID.bytes) },
                         row: SealedRecordCodec.tag(3, lengthPrefixed(Array(location.module.utf8)) + lengthPrefixed(Array(location.table.utf8))
                                                       + lengthPrefixed(location.recordID)),
                         field: cached(&fields, location.field) { SealedRecordCodec.tag(4, lengthPrefixed(Array(location.field.utf8))) })
@@ -141,13 +141,13 @@ enum SealedRecordCodec {
     static func associatedData(headerBytes header: UnsafeRawBufferPointer, identity: SealedRecordIdentity) -> [UInt8] {
         let location = identity.location
         var data: [UInt8] = []
-        data.reserveCapacity(associatedDataLabel.count + 1 + header.count + identity.vaultID.count + identity.compartmentID.count + 4
+        data.reserveCapacity(associatedDataLabel.count + 1 + header.count + VaultID.size + CompartmentID.size + 4
                              + location.module.utf8.count + location.table.utf8.count + location.recordID.count + location.field.utf8.count)
         data += associatedDataLabel
         data.append(0x00)
         data += header
-        data += identity.vaultID
-        data += identity.compartmentID
+        data += identity.vaultID.bytes
+        data += identity.compartmentID.bytes
         data.append(UInt8(truncatingIfNeeded: location.module.utf8.count))
         data += location.module.utf8
         data.append(UInt8(truncatingIfNeeded: location.table.utf8.count))

@@ -21,7 +21,7 @@ final class SealedRecords {
     private var idleScratch: PlaintextScratch?
 
     private struct KeyName: Hashable {
-        let compartment: [UInt8]
+        let compartment: CompartmentID
         let version: UInt32
     }
 
@@ -42,7 +42,7 @@ final class SealedRecords {
         guard let version = compartment.currentVersion else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version")
         }
-        let identity = SealedRecordIdentity(vaultID: vault.vaultID.bytes, compartmentID: compartment.id.bytes, keyVersion: version, location: location)
+        let identity = SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.id, keyVersion: version, location: location)
         // Sealing reads nothing, so it needs no session; the key is derived from the database inside
         // this transaction, so a version retired or a compartment destroyed meanwhile is refused.
         let sealed = try SealedRecordCodec.seal(bytes: plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance),
@@ -126,7 +126,7 @@ final class SealedRecords {
             guard headerVersion == keyVersion else {
                 throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(headerVersion), its row \(keyVersion)")
             }
-            return try body(SealedRecordIdentity(vaultID: vault.vaultID.bytes, compartmentID: compartment.id.bytes, keyVersion: keyVersion, location: location),
+            return try body(SealedRecordIdentity(vaultID: vault.vaultID, compartmentID: compartment.id, keyVersion: keyVersion, location: location),
                             sealed)
         }
         guard let opened else { throw CryptoVaultError(.recordNotFound, "no sealed record \(location)") }
@@ -166,7 +166,7 @@ final class SealedRecords {
     /// derived at most once per transaction.
     func key(_ compartment: VaultCompartment, _ version: UInt32, access: CompartmentKeyAccess) throws -> SecureBytes {
         try access.authorize(compartment)
-        let name = KeyName(compartment: compartment.id.bytes, version: version)
+        let name = KeyName(compartment: compartment.id, version: version)
         if let cached = keys[name] { return cached }
         let key = try SealedRecordCodec.recordKey(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
         keys[name] = key
