@@ -13,7 +13,7 @@ import TestSupport
         try Array("memo".utf8).withUnsafeBytes { try FileDescriptor.createExclusive(path).write($0) }
         let stored = try fixture.unlocked.put(from: try FileDescriptor.openForReading(path), compartment: compartment,
                                               metadata: BundleMetadata(name: "memo.txt", modificationTime: 0))
-        #expect(try fixture.unlocked.openStored(stored.bundleID).header.bundleID == stored.bundleID.bytes)
+        #expect(try fixture.unlocked.openStored(stored.bundleID).header.bundleID == stored.bundleID)
         #expect(try fixture.unlocked.storedBundle(try BundleID(hex: stored.idString)).bundleID == stored.bundleID)
     }
 }

@@ -143,7 +143,7 @@ struct BundleVectorTests {
             header.keyVersion = version
             header.wrapNonce = try BundleVectors.hex(c, "wrap_nonce")
             let ad = BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
-                                                   keyVersion: version, bundleID: header.bundleID)
+                                                   keyVersion: version, bundleID: header.bundleID.bytes)
             #expect(ad == (try BundleVectors.hex(c, "wrap_ad")), "\(name): wrap AD")
             header.wrappedDataKey = try XChaChaPoly.sealSecret(try SecureBytes(copying: try BundleVectors.hex(source, "data_key")),
                                                                key: try SecureBytes(copying: try BundleVectors.hex(c, "compartment_key")),
@@ -418,7 +418,7 @@ enum BundleVectors {
         let unknown = try bool(c, "unknown_length")
         let length = try int(c, "plaintext_length")
         let chunkSize = try int(c, "chunk_size")
-        let header = BundleHeader(vaultID: try VaultID(bytes: vaultID), compartmentID: compartmentID, keyVersion: version, bundleID: bundleID,
+        let header = BundleHeader(vaultID: try VaultID(bytes: vaultID), compartmentID: compartmentID, keyVersion: version, bundleID: try BundleID(bytes: bundleID),
                                   chunkSize: chunkSize, plaintextLength: unknown ? BundleHeader.unknownLength : UInt64(length),
                                   wrapNonce: wrapNonce, wrappedDataKey: wrapped, sealedMetadata: sealedMetadata,
                                   keyCommitment: keys.commitment, headerKey: keys.headerKey)

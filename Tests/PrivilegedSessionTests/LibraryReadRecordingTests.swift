@@ -90,7 +90,7 @@ import TestSupport
         #expect(String(decoding: plaintext, as: UTF8.self) == "issue")
         #expect(added.map(\.action) == ["bundle.open"])
         let entry = try #require(added.first)
-        #expect(entry.compartmentID == fixture.newsletter.id && entry.subjectID == sealed.header.bundleID)
+        #expect(entry.compartmentID == fixture.newsletter.id && entry.subjectID == sealed.header.bundleID.bytes)
         #expect(try fixture.details(entry) == ["bytes": "5"])
     }
 
@@ -201,7 +201,7 @@ import TestSupport
         }
         #expect(String(decoding: plaintext, as: UTF8.self) == fixture.chartText)
         #expect(reads.map(\.action) == ["session.read", "session.read"])
-        #expect(reads.map(\.subjectID) == [stored.bundleID.bytes, sealed.header.bundleID])
+        #expect(reads.map(\.subjectID) == [stored.bundleID.bytes, sealed.header.bundleID.bytes])
         #expect(reads.allSatisfy { $0.compartmentID == fixture.chart.id })
         #expect(try reads.map { try fixture.details($0)["bytes"] } == ["\(fixture.chartText.utf8.count)", "8"])
 

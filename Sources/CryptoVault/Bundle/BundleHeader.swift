@@ -26,7 +26,7 @@ public struct BundleHeader: Sendable, Equatable {
     public let vaultID: VaultID
     public let compartmentID: CompartmentID
     public internal(set) var keyVersion: UInt32
-    public let bundleID: [UInt8]
+    public let bundleID: BundleID
     public let chunkSize: Int
     public let plaintextLength: UInt64
     var wrapNonce: [UInt8]
@@ -47,7 +47,7 @@ public struct BundleHeader: Sendable, Equatable {
         writer.append(vaultID.bytes)
         writer.append(compartmentID.bytes)
         writer.append(keyVersion)
-        writer.append(bundleID)
+        writer.append(bundleID.bytes)
         writer.append(UInt32(chunkSize))
         writer.append(plaintextLength)
         writer.append(wrapNonce)
@@ -71,7 +71,7 @@ public struct BundleHeader: Sendable, Equatable {
             vaultID = try VaultID(bytes: try reader.read(16))
             compartmentID = try CompartmentID(bytes: try reader.read(16))
             keyVersion = try reader.readUInt32()
-            bundleID = try reader.read(16)
+            bundleID = try BundleID(bytes: try reader.read(16))
             chunkSize = Int(try reader.readUInt32())
             plaintextLength = try reader.readUInt64()
             wrapNonce = try reader.read(24)
@@ -100,7 +100,7 @@ public struct BundleHeader: Sendable, Equatable {
         }
     }
 
-    init(vaultID: VaultID, compartmentID: CompartmentID, keyVersion: UInt32, bundleID: [UInt8], chunkSize: Int,
+    init(vaultID: VaultID, compartmentID: CompartmentID, keyVersion: UInt32, bundleID: BundleID, chunkSize: Int,
          plaintextLength: UInt64, wrapNonce: [UInt8], wrappedDataKey: [UInt8], sealedMetadata: [UInt8],
          keyCommitment: [UInt8], headerKey: SecureBytes) {
         self.vaultID = vaultID

@@ -112,7 +112,7 @@ public enum EncryptedBundle {
             throw CryptoVaultError(.foreignBundle, "header: key version \(header.keyVersion) of '\(compartment.name)' is retired or unknown")
         }
         let associatedData = BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
-                                                           keyVersion: header.keyVersion, bundleID: header.bundleID)
+                                                           keyVersion: header.keyVersion, bundleID: header.bundleID.bytes)
         do {
             return try XChaChaPoly.openSecret(header.wrappedDataKey, key: compartmentKey, nonce: header.wrapNonce,
                                               authenticating: associatedData)
@@ -122,7 +122,7 @@ public enum EncryptedBundle {
     }
 
     static func verifiedKeys(_ header: BundleHeader, dataKey: SecureBytes) throws -> BundleKeys {
-        let keys = try BundleKeys(dataKey: dataKey, bundleID: header.bundleID)
+        let keys = try BundleKeys(dataKey: dataKey, bundleID: header.bundleID.bytes)
         guard constantTimeEquals(keys.commitment, header.keyCommitment) else {
             throw CryptoVaultError(.corruptBundle, "header: the key commitment does not match the data key")
         }
@@ -149,7 +149,7 @@ struct HeaderDraft {
     let vaultID: VaultID
     let compartmentID: CompartmentID
     let version: UInt32
-    let bundleID: [UInt8]
+    let bundleID: BundleID
     let chunkSize: Int
     let keys: BundleKeys
     let wrapNonce: [UInt8]
@@ -161,13 +161,13 @@ struct HeaderDraft {
         self.vaultID = vaultID
         compartmentID = compartment.id
         self.version = version
-        bundleID = try SecureRandom.bytes(16)
+        bundleID = try BundleID.random()
         self.chunkSize = chunkSize
         let dataKey = try SecureBytes.random(count: BundleKeys.dataKeySize)
-        keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID)
+        keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID.bytes)
         wrapNonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         wrappedDataKey = try XChaChaPoly.sealSecret(dataKey, key: compartmentKey, nonce: wrapNonce,
-            authenticating: BundleKeys.wrapAssociatedData(vaultID: vaultID.bytes, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID))
+            authenticating: BundleKeys.wrapAssociatedData(vaultID: vaultID.bytes, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID.bytes))
         sealedMetadata = try ChaChaPoly.seal(try metadata.encoded(), key: keys.metadataKey, nonce: Self.metadataNonce)
     }
 

@@ -97,8 +97,8 @@ public final class OpenedBundle: @unchecked Sendable {
         header.wrapNonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         header.wrappedDataKey = try XChaChaPoly.sealSecret(dataKey, key: compartmentKey, nonce: header.wrapNonce,
             authenticating: BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
-                                                          keyVersion: version, bundleID: header.bundleID))
-        header.reauthenticate(headerKey: try BundleKeys(dataKey: dataKey, bundleID: header.bundleID).headerKey)
+                                                          keyVersion: version, bundleID: header.bundleID.bytes))
+        header.reauthenticate(headerKey: try BundleKeys(dataKey: dataKey, bundleID: header.bundleID.bytes).headerKey)
         return header
     }
 }

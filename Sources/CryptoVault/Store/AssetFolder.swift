@@ -51,7 +51,7 @@ struct AssetFolder {
                                  commit: (BundleHeader) throws -> Void) throws {
         guard let journal = FileManager.default.contents(atPath: journalPath(of: bundleID)) else { return }
         let bytes = [UInt8](journal)
-        guard let header = try? BundleHeader(parsing: bytes), header.size == bytes.count, header.bundleID == bundleID else {
+        guard let header = try? BundleHeader(parsing: bytes), header.size == bytes.count, header.bundleID.bytes == bundleID else {
             throw CryptoVaultError(.corruptVault, "the rewrap journal of bundle \(ByteEncoding.hex(bundleID)) is damaged")
         }
         try verify(header)

@@ -41,7 +41,7 @@ extension UnlockedVault {
                     try tx.database.query("""
                     INSERT INTO bundles (bundle_id, compartment_id, key_version, plaintext_length, sealed_length, created_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """, [.blob(header.bundleID), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
+                    """, [.blob(header.bundleID.bytes), .integer(compartment.rowID), .integer(Int64(header.keyVersion)),
                           .integer(Int64(header.plaintextLength)), .integer(Int64(sealedLength)), .integer(VaultClock.system.now())])
                     try tx.record(.bundlePut, bundle: header, bytes: header.plaintextLength, details: [.init("file", metadata.name)])
                     try beforeCommit(tx)
@@ -54,7 +54,7 @@ extension UnlockedVault {
                 if published { unlink(destination) }
                 throw error
             }
-            return try storedBundle(try BundleID(bytes: header.bundleID))
+            return try storedBundle(header.bundleID)
         } catch {
             assets.discard(temporary)
             throw error
@@ -113,7 +113,7 @@ extension UnlockedVault {
     }
 
     static func check(_ header: BundleHeader, belongsTo stored: StoredBundle) throws {
-        guard header.bundleID == stored.bundleID.bytes, header.compartmentID == stored.compartment.id else {
+        guard header.bundleID == stored.bundleID, header.compartmentID == stored.compartment.id else {
             throw CryptoVaultError(.corruptBundle, "header: the file stored as bundle \(stored.idString) is a different bundle (swapped or replaced)")
         }
     }
@@ -229,8 +229,8 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try database.query("UPDATE bundles SET key_version = ? WHERE bundle_id = ?",
-                                   [.integer(Int64(header.keyVersion)), .blob(header.bundleID)])
-                try record(.bundleRewrap, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: nil, in: database)
+                                   [.integer(Int64(header.keyVersion)), .blob(header.bundleID.bytes)])
+                try record(.bundleRewrap, compartmentID: header.compartmentID, bundleID: header.bundleID.bytes, bytes: nil, in: database)
             }
         }
     }

@@ -15,7 +15,7 @@ struct OutgoingBundleFile: Sendable {
         length = file.regularFileSize() ?? 0
         // A damaged or swapped file is not worth a copy: restore it instead.
         let header = try EncryptedBundle.readHeader(file)
-        guard header.vaultID == vault.vault.vaultID, header.bundleID == bundle.bundleID.bytes else {
+        guard header.vaultID == vault.vault.vaultID, header.bundleID == bundle.bundleID else {
             throw CryptoVaultError(.corruptBundle, "the file stored as bundle \(bundle.idString) is a different bundle (swapped or replaced)")
         }
     }

@@ -125,7 +125,7 @@ public struct ReplicationService: ChannelService {
     /// header), and it must name the announced vault and bundle: anything else is not worth keeping.
     private func checkHeader(_ firstBytes: [UInt8], of record: ReplicaRecord) throws {
         let header = try? BundleHeader(parsing: firstBytes)
-        guard let header, header.vaultID.bytes == record.vaultID, header.bundleID == record.bundleID,
+        guard let header, header.vaultID.bytes == record.vaultID, header.bundleID.bytes == record.bundleID,
               UInt64(header.size) <= record.length else {
             try store.discard(record)
             throw PeerChannelError(.replicaNotABundle,

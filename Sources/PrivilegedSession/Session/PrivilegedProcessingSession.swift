@@ -183,7 +183,7 @@ public final class PrivilegedProcessingSession: Sendable {
             state.bundlesRead += 1
             state.bytesRead += bytes
         }
-        try vault.record(VaultEvent(.sessionRead, compartmentID: compartment.id, subjectID: header.bundleID,
+        try vault.record(VaultEvent(.sessionRead, compartmentID: compartment.id, subjectID: header.bundleID.bytes,
                                     details: [.init("session", idString), .init("bytes", "\(bytes)"), .init("part", part)]))
     }
 }

@@ -56,10 +56,10 @@ enum BundleCommands {
             }
             guard let header else { return }
             if arguments.has("--json") {
-                Output.json(["bundle_id": hex(header.bundleID), "compartment": compartment.name, "key_version": Int(header.keyVersion),
+                Output.json(["bundle_id": header.bundleID.hex, "compartment": compartment.name, "key_version": Int(header.keyVersion),
                              "file": output.name, "bytes": header.hasKnownLength ? NSNumber(value: header.plaintextLength) : NSNull()])
             } else if !output.isStandardOutput {
-                Output.note("Sealed \(input.name) into \(output.name) (bundle \(hex(header.bundleID))).")
+                Output.note("Sealed \(input.name) into \(output.name) (bundle \(header.bundleID.hex)).")
             }
         }
 
@@ -98,7 +98,7 @@ enum BundleCommands {
             let fields: [(String, Any)] = [
                 ("format_version", Int(BundleHeader.version)), ("vault_id", header.vaultID.hex),
                 ("compartment_id", header.compartmentID.hex), ("key_version", Int(header.keyVersion)),
-                ("bundle_id", hex(header.bundleID)), ("chunk_size", header.chunkSize),
+                ("bundle_id", header.bundleID.hex), ("chunk_size", header.chunkSize),
                 // A number in JSON (null when sealed from a stream of unknown length), words for people.
                 ("plaintext_length", arguments.has("--json") ? length.map { NSNumber(value: $0) } ?? NSNull()
                                                               : length.map(String.init) ?? "unknown (sealed from a stream)"),
