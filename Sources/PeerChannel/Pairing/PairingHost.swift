@@ -37,21 +37,11 @@ public struct PairingHost: Sendable {
 
     private func attempt(_ connection: TCPConnection, usedCode: inout Bool) throws -> FamilyPairing {
         try lease.checkUsable()
-        let opening = try PairingWire.parseOpening(try PairingWire.receive(from: connection))
-        let (reply, cpaceKeys) = try CPaceResponder.respond(
-            to: opening.cpaceMessage, password: lease.code.canonicalBytes, channelIdentifier: PairingBinding.channelIdentifier,
-            sessionIdentifier: opening.sessionIdentifier,
-            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID.bytes))
-        let joinerID = try PairingBinding.peerDeviceIdentifier(in: cpaceKeys.peerAssociatedData, ownRole: .responder)
-        // From here the joiner can test one guess of the code, so the attempt counts.
-        usedCode = true
-        try connection.writeFrame(reply)
-        var handshake = try NoiseHandshake(pattern: .xxpsk3, role: .responder, prologue: PairingBinding.pairingPrologue,
-                                           staticKey: keys.noiseKey, presharedKey: PairingBinding.presharedKey(from: cpaceKeys))
-        try PairingSteps.read(&handshake, from: connection)
-        try connection.writeFrame(try handshake.writeMessage())
-        try PairingSteps.readFinal(&handshake, from: connection)
-        var transport = try handshake.transport()
+        let responded = try PairingSteps.respond(
+            over: connection, code: lease.code, channelIdentifier: PairingBinding.channelIdentifier,
+            prologue: PairingBinding.pairingPrologue, keys: keys, usedCode: &usedCode)
+        var transport = responded.transport
+        let joinerID = responded.peerIdentifier
         try connection.writeFrame(try transport.seal(
             PairingConfirmation.encode(keys: keys, role: .responder, handshakeHash: transport.handshakeHash)))
         let profile = try PairingConfirmation.verify(
@@ -61,26 +51,5 @@ public struct PairingHost: Sendable {
         try vault.storePairing(pairing)
         try connection.writeFrame(try transport.seal(PairingWire.stored))
         return pairing
-    }
-}
-
-/// Handshake steps both sides share.
-enum PairingSteps {
-    /// Reads a handshake message whose payload must be empty (version 1 sends none: nothing in a
-    /// payload could be trusted before the static key is checked).
-    static func read(_ handshake: inout NoiseHandshake, from connection: TCPConnection) throws(PeerChannelError) {
-        let payload = try handshake.readMessage(try PairingWire.receive(from: connection))
-        guard payload.isEmpty else {
-            throw PeerChannelError(.malformedHandshakeMessage, "a pairing handshake message carried a payload; version 1 sends none")
-        }
-    }
-
-    /// The host reads message 3, the first keyed by the PSK: failing it means the codes differ.
-    static func readFinal(_ handshake: inout NoiseHandshake, from connection: TCPConnection) throws(PeerChannelError) {
-        do {
-            try read(&handshake, from: connection)
-        } catch where error.code == .handshakeAuthenticationFailed {
-            throw PeerChannelError(.wrongPairingCode, "the joining device used another code (its last handshake message did not authenticate)")
-        }
     }
 }

@@ -110,21 +110,11 @@ public struct VaultCopyHandover {
     private func attempt(_ connection: TCPConnection, usedCode: inout Bool) throws -> VaultCopyHandoverResult {
         try lease.checkUsable()
         let path = try Self.keptCopy(in: vault, for: sourceDeviceID)
-        let opening = try PairingWire.parseOpening(try PairingWire.receive(from: connection))
-        let (reply, cpaceKeys) = try CPaceResponder.respond(
-            to: opening.cpaceMessage, password: lease.code.canonicalBytes, channelIdentifier: VaultCopyHandoverBinding.channelIdentifier,
-            sessionIdentifier: opening.sessionIdentifier,
-            associatedData: PairingBinding.associatedData(role: .responder, deviceIdentifier: keys.profile.deviceID.bytes))
-        let recipientKey = try PairingBinding.peerDeviceIdentifier(in: cpaceKeys.peerAssociatedData, ownRole: .responder)
-        // From here the recipient can test one guess of the code, so the attempt counts.
-        usedCode = true
-        try connection.writeFrame(reply)
-        var handshake = try NoiseHandshake(pattern: .xxpsk3, role: .responder, prologue: VaultCopyHandoverBinding.prologue,
-                                           staticKey: keys.noiseKey, presharedKey: PairingBinding.presharedKey(from: cpaceKeys))
-        try PairingSteps.read(&handshake, from: connection)
-        try connection.writeFrame(try handshake.writeMessage())
-        try PairingSteps.readFinal(&handshake, from: connection)
-        var transport = try handshake.transport()
+        let responded = try PairingSteps.respond(
+            over: connection, code: lease.code, channelIdentifier: VaultCopyHandoverBinding.channelIdentifier,
+            prologue: VaultCopyHandoverBinding.prologue, keys: keys, usedCode: &usedCode)
+        var transport = responded.transport
+        let recipientKey = responded.peerIdentifier
         guard transport.remoteStaticKey == recipientKey else {
             throw PeerChannelError(.peerIdentityMismatch, "the recipient's handshake key is not the one its CPace message named")
         }
