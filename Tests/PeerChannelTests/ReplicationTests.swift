@@ -151,12 +151,12 @@ struct ReplicationTests {
     func unpairedSource() throws {
         let pair = try ReplicationPair()
         let stranger = try PairingDevice("stranger")
-        let announcement = ReplicaAnnouncement(vaultID: stranger.vault.vault.vaultID, bundleID: [UInt8](repeating: 1, count: 16),
+        let announcement = ReplicaAnnouncement(vaultID: stranger.vault.vault.vaultID.bytes, bundleID: [UInt8](repeating: 1, count: 16),
                                                length: 100, sha256: [UInt8](repeating: 2, count: 32))
         #expect(throws: PeerChannelError(.replicationSourceUnpaired, "")) {
             try pair.service.respond(to: ReplicationWire.announceKind, body: announcement.serialized(), from: stranger.keys.profile)
         }
-        let inventory = ReplicaInventory.Request(vaultID: stranger.vault.vault.vaultID, firstBundleID: [UInt8](repeating: 0, count: 16))
+        let inventory = ReplicaInventory.Request(vaultID: stranger.vault.vault.vaultID.bytes, firstBundleID: [UInt8](repeating: 0, count: 16))
         #expect(throws: PeerChannelError(.replicationSourceUnpaired, "")) {
             try pair.service.respond(to: ReplicationWire.inventoryKind, body: inventory.serialized(), from: stranger.keys.profile)
         }
@@ -173,7 +173,7 @@ struct ReplicationTests {
         #expect(Set(try pair.inventory().keys) == [small.bundleID.bytes])
         #expect(channel.requestCounts[ReplicationWire.chunkKind] == 1)
         // A length no file could have is refused the same way.
-        let huge = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: [UInt8](repeating: 9, count: 16),
+        let huge = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: [UInt8](repeating: 9, count: 16),
                                        length: .max, sha256: [UInt8](repeating: 0, count: 32))
         #expect(throws: PeerChannelError(.replicaTooLarge, "")) {
             try pair.service.respond(to: ReplicationWire.announceKind, body: huge.serialized(), from: pair.source.keys.profile)
@@ -196,7 +196,7 @@ struct ReplicationTests {
         _ = try pair.put(10, seed: 2, in: pair.general)
         #expect(throws: PeerChannelError(.replicaQuotaExceeded, "")) { try pair.replicate() }
         #expect(Set(try pair.inventory().keys) == [first.bundleID.bytes])
-        let tiny = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: [UInt8](repeating: 4, count: 16),
+        let tiny = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: [UInt8](repeating: 4, count: 16),
                                        length: UInt64(BundleHeader.minimumSize - 1), sha256: [UInt8](repeating: 0, count: 32))
         #expect(throws: PeerChannelError(.replicaNotABundle, "")) {
             try pair.service.respond(to: ReplicationWire.announceKind, body: tiny.serialized(), from: pair.source.keys.profile)
@@ -208,7 +208,7 @@ struct ReplicationTests {
         let pair = try ReplicationPair()
         let from = pair.source.keys.profile
         let bundleID = [UInt8](repeating: 3, count: 16)
-        let announcement = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: bundleID,
+        let announcement = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: bundleID,
                                                length: 1000, sha256: [UInt8](repeating: 0, count: 32))
         func chunk(at offset: UInt64, count: Int) throws -> [UInt8] {
             try pair.service.respond(to: ReplicationWire.chunkKind, body: ReplicaChunk.body(bundleID: bundleID, offset: offset, dataCount: count),

@@ -110,7 +110,7 @@ struct RestoreTests {
         _ = try pair.replicate()
         let other = try PairingDevice("tablet")
         try pair.peer.vault.storePairing(FamilyPairing(peer: other.keys.profile, role: .host, pairedAt: 2))
-        let fetch = ReplicaFetch(vaultID: pair.source.vault.vault.vaultID, bundleID: bundle.bundleID.bytes, offset: 0, count: 100)
+        let fetch = ReplicaFetch(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: bundle.bundleID.bytes, offset: 0, count: 100)
         #expect(throws: PeerChannelError(.replicaNotFound, "")) {
             try pair.service.respond(to: ReplicationWire.fetchKind, body: fetch.serialized(), from: other.keys.profile)
         }
