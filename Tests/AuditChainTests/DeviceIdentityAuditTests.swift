@@ -14,12 +14,12 @@ import Testing
         let unlocked = try Vault.create(at: root + "/vault", passphrase: passphrase, kdf: .argon2idFloor, journal: AuditLog())
         let profile = try unlocked.deviceKeys(nameIfNew: "front-desk").profile
         let auditDevice = try unlocked.vault.auditDeviceID()
-        #expect(auditDevice.count == 16 && auditDevice != profile.deviceID, "two ids, unrelated by derivation")
+        #expect(auditDevice.count == 16 && auditDevice != profile.deviceID.bytes, "two ids, unrelated by derivation")
 
         let entries = try AuditLogReader(vault: unlocked.vault).entries()
         #expect(entries.allSatisfy { $0.deviceID == auditDevice }, "every entry carries the audit device id")
         let created = try #require(entries.first { $0.action == AuditAction.deviceCreate.name })
-        #expect(created.subjectID == profile.deviceID)
+        #expect(created.subjectID == profile.deviceID.bytes)
         #expect(try AuditLogReader(vault: unlocked.vault).verify().entryCount == entries.count)
     }
 }
