@@ -24,7 +24,7 @@ struct WritingVectorTests {
         let entryName: String?
         let body: String?
         let fields: [String: String]?
-        let encoded: String
+        let encoded: HexBytes
     }
 
     static let file: File = (try? PackageFiles.decode("testvectors/writing/model.json", keys: .convertFromSnakeCase))
@@ -40,8 +40,8 @@ struct WritingVectorTests {
         let name = try #require(vector.kind)
         let kind = try #require(BlockEncoding.kind(named: name), "\(vector.name)")
         let block = Block(id: try BlockID.random(), kind: kind, text: vector.text ?? "", rows: vector.rows ?? [])
-        #expect(ByteEncoding.hex(BlockEncoding.encode(block)) == vector.encoded, "\(vector.name)")
-        #expect(try BlockEncoding.decode(try hexBytes(vector.encoded), id: block.id) == block, "\(vector.name)")
+        #expect(BlockEncoding.encode(block) == vector.encoded.bytes, "\(vector.name)")
+        #expect(try BlockEncoding.decode(vector.encoded.bytes, id: block.id) == block, "\(vector.name)")
     }
 
     @Test("entries encode to the file's bytes and decode back", arguments: file.cases.filter { $0.type == "entry" })
@@ -52,15 +52,14 @@ struct WritingVectorTests {
         for (slot, value) in vector.fields ?? [:] { fields[try #require(FieldSlot(rawValue: slot))] = value }
         let entry = ProjectEntry(id: try EntryID.random(), kind: kind, name: vector.entryName ?? "", body: vector.body ?? "",
                                  fields: fields, orderKey: "i")
-        #expect(ByteEncoding.hex(EntryEncoding.encode(entry)) == vector.encoded, "\(vector.name)")
-        #expect(try EntryEncoding.decode(try hexBytes(vector.encoded), id: entry.id, kind: kind, orderKey: "i") == entry)
+        #expect(EntryEncoding.encode(entry) == vector.encoded.bytes, "\(vector.name)")
+        #expect(try EntryEncoding.decode(vector.encoded.bytes, id: entry.id, kind: kind, orderKey: "i") == entry)
     }
 
     @Test("damaged block values are refused as damagedRecord", arguments: file.cases.filter { $0.type == "reject-block" })
     func rejections(_ vector: Case) throws {
-        let bytes = try hexBytes(vector.encoded)
+        let bytes = vector.encoded.bytes
         #expect(writingCode { try BlockEncoding.decode(bytes, id: try BlockID.random()) } == .damagedRecord, "\(vector.name)")
     }
 
-    func hexBytes(_ text: String) throws -> [UInt8] { try #require([UInt8](hex: text)) }
 }
