@@ -102,4 +102,57 @@ struct CompartmentTests {
         #expect(errorCode { try fixture.unlocked.compartment(named: "doomed") } == .compartmentNotFound)
         #expect(try fixture.unlocked.createCompartment(named: "doomed", register: .legal).id != doomed.id)
     }
+
+    // MARK: Inside a caller's transaction
+
+    struct Injected: Error {}
+
+    @Test("a compartment made in a transaction that then fails leaves no row, no key salt and no entry")
+    func createdInARolledBackTransaction() throws {
+        let fixture = try TestVault()
+        let before = fixture.recording.actions
+        var made: VaultCompartment?
+        #expect(throws: Injected.self) {
+            try fixture.unlocked.transaction { tx in
+                made = try tx.createCompartment(named: "draft", register: .legal)
+                throw Injected()
+            }
+        }
+        let compartment = try #require(made)
+        #expect(fixture.recording.actions == before)
+        let rows = try fixture.vault.withDatabase { database in
+            try database.queryOne("SELECT (SELECT count(*) FROM compartments) + (SELECT count(*) FROM compartment_keys) AS n")?.integer("n")
+        }
+        #expect(rows == 0)
+        #expect(errorCode { try fixture.unlocked.compartment(named: "draft") } == .compartmentNotFound)
+        #expect(errorCode { try fixture.unlocked.compartmentKey(for: compartment, version: 1) } == .unknownKeyVersion)
+        #expect(try fixture.unlocked.createCompartment(named: "draft", register: .legal).id != compartment.id)
+    }
+
+    @Test("a compartment made in a caller's transaction commits with the caller's entries, in one batch, and is usable inside it")
+    func createdWithOtherChanges() throws {
+        let fixture = try TestVault()
+        let location = try SealedRecordLocation(module: "test", table: "memos", recordID: [1], field: "text")
+        let (compartment, key, opened) = try fixture.unlocked.transaction { tx in
+            let compartment = try tx.createCompartment(named: "Memo", register: .legal, privileged: false)
+            let key = try tx.vault.compartmentKey(for: compartment, version: 1, in: tx.database)
+            _ = try tx.sealRecord(Array("kept".utf8), at: location, in: compartment)
+            return (compartment, key, try tx.openRecord(at: location, in: compartment))
+        }
+        #expect(opened.withUnsafeBytes { Array($0) } == Array("kept".utf8))
+        #expect(fixture.recording.batches.withLock { $0.last } == ["compartment.create", "record.seal", "record.open"])
+        let create = try #require(fixture.recording.events.withLock { $0.dropLast(2).last })
+        #expect(create.compartmentID == compartment.id)
+        #expect(create.details == [.init("name", "Memo"), .init("register", "legal"), .init("privileged", "no")])
+        #expect(try fixture.unlocked.compartment(named: "Memo").id == compartment.id)
+        #expect(try fixture.unlocked.compartmentKey(for: compartment, version: 1) == key)
+    }
+
+    @Test("in a transaction, a taken name is refused (.compartmentExists) before anything is written")
+    func takenNameInATransaction() throws {
+        let fixture = try TestVault()
+        _ = try fixture.unlocked.createCompartment(named: "notes", register: .general)
+        #expect(errorCode { try fixture.unlocked.transaction { try $0.createCompartment(named: "notes", register: .legal) } } == .compartmentExists)
+        #expect(try fixture.unlocked.compartments().map(\.register) == [.general])
+    }
 }

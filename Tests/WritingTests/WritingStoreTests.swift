@@ -202,6 +202,50 @@ import TestSupport
         }
     }
 
+    struct Injected: Error {}
+
+    @Test("a project and its compartment commit in one transaction: the compartment's, the name's and the project's entries in one batch")
+    func creationIsOneTransaction() throws {
+        let fixture = try WritingFixture()
+        let chart = try fixture.project("Intake", register: .healthcare, kind: .document)
+        #expect(fixture.vault.recording.batches.withLock { $0.last } == ["compartment.create", "record.seal", "writing.project-create"])
+        let (create, project) = try fixture.vault.recording.events.withLock { events in
+            (try #require(events.dropLast(2).last), try #require(events.last))
+        }
+        #expect(create.compartmentID == chart.compartment.id && project.compartmentID == chart.compartment.id)
+        #expect(create.details == [.init("name", "project \(chart.id.hex)"), .init("register", "healthcare"), .init("privileged", "yes")])
+        #expect(project.subjectID == chart.id.bytes)
+        #expect(try fixture.unlocked.compartments().map(\.id) == [chart.compartment.id])
+    }
+
+    @Test("a project whose creation fails after its compartment was made leaves no compartment, no project and no entry")
+    func failedCreationLeavesNothing() throws {
+        let fixture = try WritingFixture()
+        let before = fixture.vault.recording.actions
+        #expect(throws: Injected.self) {
+            try fixture.unlocked.transaction { tx in
+                let project = try WritingStore(tx).createProject(named: "Intake", register: .healthcare, kind: .document)
+                #expect(try tx.vault.compartments().map(\.id) == [project.compartment.id])
+                throw Injected()
+            }
+        }
+        #expect(fixture.vault.recording.actions == before)
+        #expect(try fixture.unlocked.compartments().isEmpty)
+        #expect(try fixture.storeState() == [])
+        let compartmentRows = try Database(path: fixture.vault.vault.databasePath, create: false, readOnly: true)
+            .queryOne("SELECT count(*) AS n FROM compartments")?.integer("n")
+        #expect(compartmentRows == 0, "a compartment row was left (destroyed or not)")
+    }
+
+    @Test("an invalid project name is refused (.invalidName) and leaves no compartment behind")
+    func invalidNameLeavesNoCompartment() throws {
+        let fixture = try WritingFixture()
+        let before = fixture.vault.recording.actions
+        #expect(writingCode { try fixture.unlocked.createWritingProject(named: " padded", register: .fiction, kind: .longForm) } == .invalidName)
+        #expect(fixture.vault.recording.actions == before)
+        #expect(try fixture.unlocked.compartments().isEmpty)
+    }
+
     @Test("rename, archive and a new register: an archived project refuses changes and reads as before")
     func renameArchiveRegister() throws {
         let fixture = try WritingFixture()

@@ -9,38 +9,10 @@ import Glibc
 /// reveal them. Each key version has its own random salt: shredding the salts (`destroy`) makes the
 /// keys impossible to derive again, even with the master key.
 extension UnlockedVault {
+    /// Makes a compartment in a transaction of its own (`VaultTransaction.createCompartment` makes
+    /// one inside a caller's transaction, with whatever else must commit with it).
     public func createCompartment(named typedName: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
-        let name = VaultCompartment.normalized(typedName)
-        try VaultCompartment.validate(name: name)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
-        let id = try CompartmentID.random()
-        let sealedName = try names.seal(name, compartment: id, vaultID: vaultID.bytes)
-        let salt = try SecureRandom.bytes(32)
-        let isPrivileged = privileged ?? register.isPrivilegedByDefault
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
-        try vault.withDatabase { database in
-            try database.writeTransaction {
-                let nameHash = names.lookupHash(name)
-                let binding = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue,
-                                                          privileged: isPrivileged)
-                if try CompartmentStore.isNameTaken(nameHash, in: database)
-                    || SharedCompartmentStore.rowID(nameHash: nameHash, in: database) != nil {
-                    throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
-                }
-                let now = VaultClock.system.now()
-                try database.query("""
-                    INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, [.blob(id.bytes), .blob(nameHash), .blob(sealedName), .text(register.rawValue),
-                          .integer(isPrivileged ? 1 : 0), .integer(now), .blob(binding)])
-                try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
-                                   [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
-                try journal(VaultEvent(.compartmentCreate, compartmentID: id,
-                                       details: [.init("name", name), .init("register", register.rawValue),
-                                                 .init("privileged", isPrivileged ? "yes" : "no")]), in: database)
-            }
-        }
-        return try compartment(named: name)
+        try transaction { tx in try tx.createCompartment(named: typedName, register: register, privileged: privileged) }
     }
 
     /// Every live compartment, sorted by name.
@@ -259,9 +231,55 @@ extension UnlockedVault {
     }
 }
 
+extension VaultTransaction {
+    /// Makes a compartment in this transaction: its row, its first key version and its
+    /// `compartment.create` entry commit with the rest of the transaction or not at all (a writing
+    /// project and its compartment are made so, SECURITY.md §14).
+    ///
+    /// Nothing here is durable outside the transaction: the keys are not stored, wrapped or written
+    /// to a file but derived when needed from the master key and the version's random salt
+    /// (`KeyHierarchy.compartmentKey`), and the salt lives only in the `compartment_keys` row. A
+    /// rolled-back transaction takes the salt with it, so the compartment's keys can never be derived
+    /// again, and the `VaultCompartment` returned names a row that does not exist (every use fails).
+    public func createCompartment(named typedName: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
+        let name = VaultCompartment.normalized(typedName)
+        try VaultCompartment.validate(name: name)
+        let names = try CompartmentNameKeys(masterKey: vault.masterKey, vaultID: vault.vaultID.bytes)
+        let nameHash = names.lookupHash(name)
+        if try CompartmentStore.isNameTaken(nameHash, in: database)
+            || SharedCompartmentStore.rowID(nameHash: nameHash, in: database) != nil {
+            throw CryptoVaultError(.compartmentExists, "a compartment with that name already exists")
+        }
+        let id = try CompartmentID.random()
+        let isPrivileged = privileged ?? register.isPrivilegedByDefault
+        let binding = try MetadataMAC(masterKey: vault.masterKey, vaultID: vault.vaultID.bytes)
+            .compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: isPrivileged)
+        try CompartmentStore.insert(id: id, nameHash: nameHash, sealedName: try names.seal(name, compartment: id, vaultID: vault.vaultID.bytes),
+                                    register: register, privileged: isPrivileged, binding: binding,
+                                    salt: try SecureRandom.bytes(32), in: database)
+        try record(.compartmentCreate, compartment: id, details: [
+            .init("name", name), .init("register", register.rawValue), .init("privileged", isPrivileged ? "yes" : "no"),
+        ])
+        return try vault.compartment(named: name)
+    }
+}
+
 /// The `compartments` and `compartment_keys` rows other owners need, read inside the caller's
 /// transaction: every statement naming the two tables is in this file (OwnedSQLGuardTests).
 enum CompartmentStore {
+    /// Inserts a new compartment with its key version 1, in the caller's transaction.
+    static func insert(id: CompartmentID, nameHash: [UInt8], sealedName: [UInt8], register: Register, privileged: Bool,
+                       binding: [UInt8], salt: [UInt8], in database: Database) throws {
+        let now = VaultClock.system.now()
+        try database.query("""
+            INSERT INTO compartments (uuid, name_hash, sealed_name, register, privileged, created_at, binding)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.blob(id.bytes), .blob(nameHash), .blob(sealedName), .text(register.rawValue),
+                  .integer(privileged ? 1 : 0), .integer(now), .blob(binding)])
+        try database.query("INSERT INTO compartment_keys (compartment_id, version, salt, created_at) VALUES (?, 1, ?, ?)",
+                           [.integer(database.lastInsertRowID), .blob(salt), .integer(now)])
+    }
+
     /// Whether one of this vault's own compartments (live or not yet shredded) has this name hash.
     static func isNameTaken(_ nameHash: [UInt8], in database: Database) throws -> Bool {
         try database.queryOne("SELECT id FROM compartments WHERE name_hash = ?", [.blob(nameHash)]) != nil

@@ -28,10 +28,16 @@ public struct WritingStore {
 
     // MARK: Projects
 
-    /// Records a project whose compartment was just made for it (`UnlockedVault.createWritingProject`).
-    func createProject(_ id: ProjectID, named name: String, register: Register, kind: ProjectKind,
-                       compartment: VaultCompartment) throws -> WritingProject {
+    /// Makes a project and its own compartment in this transaction, privileged when `privileged`
+    /// says so or, when nil, when the register's privacy default does (Healthcare and Legal). The
+    /// compartment is named `project <id>` (its name is not the project's, which is sealed in it and
+    /// may change). Both commit with their entries (`compartment.create`, then
+    /// `writing.project-create`) or not at all: no compartment is left without its project.
+    public func createProject(named name: String, register: Register, kind: ProjectKind,
+                              privileged: Bool? = nil) throws -> WritingProject {
         let name = try Self.checkedName(name, "a project name")
+        let id = try ProjectID.random()
+        let compartment = try transaction.createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
         let row = ProjectTable.Row(id: id, compartmentID: compartment.id, register: register, kind: kind,
                                    createdAt: now, archivedAt: nil)
         try projectTable.insert(row)
@@ -230,24 +236,9 @@ extension BinderNode {
 }
 
 extension UnlockedVault {
-    /// Makes a project and its own compartment, privileged when `privileged` says so or, when nil,
-    /// when the register's privacy default does (Healthcare and Legal). The compartment is named
-    /// `project <id>` (its name is not the project's, which is sealed in it and may change).
-    /// The compartment is made first, in its own transaction (CryptoVault makes compartments so),
-    /// then the project in another; if that one fails, the compartment is destroyed again.
+    /// Makes a project and its own compartment in one transaction (`WritingStore.createProject`).
     public func createWritingProject(named name: String, register: Register, kind: ProjectKind,
                                      privileged: Bool? = nil) throws -> WritingProject {
-        _ = try WritingStore.checkedName(name, "a project name")
-        let id = try ProjectID.random()
-        let compartment = try createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
-        do {
-            return try transaction { tx in
-                try WritingStore(tx).createProject(id, named: name, register: register, kind: kind, compartment: compartment)
-            }
-        } catch {
-            // No project without its compartment's use: the compartment made for it goes (recorded) if the project fails.
-            _ = try? destroyCompartment(named: compartment.name)
-            throw error
-        }
+        try transaction { tx in try WritingStore(tx).createProject(named: name, register: register, kind: kind, privileged: privileged) }
     }
 }
