@@ -27,6 +27,7 @@ import audit_verifier as av  # noqa: E402
 import sealed_record as sr  # noqa: E402
 import backup_container as bc  # noqa: E402
 import writing_reader as wr  # noqa: E402
+import snapshot_delta as sd  # noqa: E402
 
 OUT = os.path.join(HERE, "vault")
 BUNDLE_OUT = os.path.join(HERE, "bundle")
@@ -1962,8 +1963,63 @@ def writing_model_file():
             "spec": "SECURITY.md §14.4-14.5", "cases": cases}
 
 
+def snapshot_content(blocks):
+    """A document's content as a snapshot stores it (SECURITY.md §15.2): version 1, u32 count, then
+    each block's 16-byte id, u32 length and block encoding (§14.4)."""
+    out = b"\x01" + wr.u32(len(blocks))
+    for block_id, kind, text, rows in blocks:
+        encoded = wr.encode_block(kind, text, rows)
+        out += block_id + wr.u32(len(encoded)) + encoded
+    return out
+
+
+def snapshot_record(form, document, sequence, base, content, payload):
+    """A snapshot's sealed value (SECURITY.md §15.2), before it is split into 1 MiB parts."""
+    return bytes([1, form]) + document + wr.u32(sequence) + base + hashlib.sha256(content).digest() + payload
+
+
+def writing_snapshots_file():
+    """Snapshot contents and records (SECURITY.md §15.2): a keyframe and the delta after it, with
+    damaged contents and records that must be refused."""
+    cases = []
+    document = fixed("snapshot document", 16)
+    first_id, second_id = fixed("snapshot 1", 16), fixed("snapshot 2", 16)
+    b1, b2, b3 = fixed("snapshot block 1", 16), fixed("snapshot block 2", 16), fixed("snapshot block 3", 16)
+    v1 = snapshot_content([(b1, "heading-1", "Session 12", []), (b2, "paragraph", "S: slept badly.", [])])
+    v2 = snapshot_content([(b1, "heading-1", "Session 12", []), (b2, "paragraph", "S: slept well.", []),
+                           (b3, "table", "", [["Dose", "Time"], ["5 mg", "night"]])])
+    cases.append({"type": "content", "name": "an empty document", "encoded": h(snapshot_content([])), "blocks": []})
+    for name, content, blocks in (("two blocks", v1, [b1, b2]), ("three blocks, a table", v2, [b1, b2, b3])):
+        cases.append({"type": "content", "name": name, "encoded": h(content), "blocks": [h(b) for b in blocks]})
+    keyframe = snapshot_record(1, document, 1, bytes(16), v1, v1)
+    # The delta: v2's new block count, v1's bytes as far as the two agree (up to the paragraph's
+    # length), then the rest of v2. Any canonical delta that gives v2 is valid (§15.1).
+    same = next(i for i in range(len(v1) - 5) if v1[5 + i] != v2[5 + i])
+    delta = b"\x01" + sd.insert(v2[:5]) + sd.copy(5, same) + sd.insert(v2[5 + same:])
+    assert sd.apply(delta, v1) == v2
+    second = snapshot_record(2, document, 2, first_id, v2, delta)
+    cases.append({"type": "record", "name": "a keyframe, sequence 1", "encoded": h(keyframe), "form": "keyframe",
+                  "document": h(document), "sequence": 1, "base": h(bytes(16)), "content": h(v1)})
+    cases.append({"type": "record", "name": "the delta after it, sequence 2", "encoded": h(second), "form": "delta",
+                  "document": h(document), "sequence": 2, "base": h(first_id), "content": h(v2)})
+    for name, data in (("version 2", b"\x02" + v1[1:]), ("a count past the end", v1[:1] + wr.u32(3) + v1[5:]),
+                       ("a trailing byte", v1 + b"\x00"), ("a block length past the end", v1[:-1]),
+                       ("a damaged block inside", v1[:21 + 4] + b"\x02" + v1[26:])):
+        cases.append({"type": "reject-content", "name": name, "encoded": h(data)})
+    for name, data in (("version 2", b"\x02" + keyframe[1:]), ("an unknown form", keyframe[:1] + b"\x03" + keyframe[2:]),
+                       ("sequence 0", keyframe[:18] + wr.u32(0) + keyframe[22:]),
+                       ("a header cut short", keyframe[:2 + 16 + 4 + 16 + 31])):
+        cases.append({"type": "reject-record", "name": name, "encoded": h(data)})
+    return {"description": "Snapshot contents (each must decode and encode to exactly these bytes, its blocks with these "
+                           "ids) and sealed snapshot values (each must parse to these fields; a keyframe's payload is the "
+                           "content, a delta's applied to the previous case's content gives it; the digest is SHA-256 of "
+                           "the content); reject-content and reject-record values must be refused as damaged.",
+            "spec": "SECURITY.md §15.2", "cases": cases}
+
+
 WRITING_FILES = {
     "model.json": writing_model_file,
+    "snapshots.json": writing_snapshots_file,
 }
 
 

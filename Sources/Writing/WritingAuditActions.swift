@@ -19,4 +19,8 @@ extension AuditAction {
     public static let writingEntryAdd = AuditAction("writing.entry-add")
     public static let writingEntryUpdate = AuditAction("writing.entry-update")
     public static let writingEntryRemove = AuditAction("writing.entry-rm")
+    /// A snapshot of a document taken (details: the snapshot's id, its origin and form; SECURITY.md §15.2).
+    public static let writingSnapshotCreate = AuditAction("writing.snapshot-create")
+    /// A document restored to a snapshot (details: the snapshot restored and the new version's id).
+    public static let writingSnapshotRestore = AuditAction("writing.snapshot-restore")
 }

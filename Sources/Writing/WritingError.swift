@@ -42,4 +42,6 @@ public enum WritingErrorCode: String, Sendable {
     case folderNotEmpty
     /// A change to an archived project.
     case projectArchived
+    /// No snapshot with that id (in any document).
+    case snapshotNotFound
 }

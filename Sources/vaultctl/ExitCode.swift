@@ -114,7 +114,7 @@ extension ExitCode {
     init(for error: WritingError) {
         switch error.code {
         case .documentTooLarge, .tooManyBlocks, .blockTooLarge, .invalidText, .damagedRecord, .invalidIdentifier: self = .dataError
-        case .projectNotFound, .nodeNotFound: self = .noInput
+        case .projectNotFound, .nodeNotFound, .snapshotNotFound: self = .noInput
         case .notInProject, .moveIntoItself, .nestingTooDeep, .invalidName, .ambiguousName, .wrongNodeKind, .folderNotEmpty,
              .projectArchived: self = .usage
         case .privilegedSessionRequired: self = .permissionDenied

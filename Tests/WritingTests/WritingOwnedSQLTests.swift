@@ -12,6 +12,7 @@ import TestSupport
         "writing_nodes": "Writing/Store/NodeTable.swift",
         "writing_blocks": "Writing/Store/BlockTable.swift",
         "writing_entries": "Writing/Store/EntryTable.swift",
+        "writing_snapshots": "Writing/Store/SnapshotTable.swift",
     ]
     static let schemaFile = "Writing/Store/WritingSchema.swift"
 

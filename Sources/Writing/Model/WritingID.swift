@@ -14,11 +14,14 @@ public enum NodeEntity: WritingEntity { public static let entityName = "document
 public enum BlockEntity: WritingEntity { public static let entityName = "block" }
 /// A character, place, plot beat or snippet of a project (`ProjectEntry`).
 public enum EntryEntity: WritingEntity { public static let entityName = "entry" }
+/// A stored version of a document (`Snapshot`).
+public enum SnapshotEntity: WritingEntity { public static let entityName = "snapshot" }
 
 public typealias ProjectID = WritingID<ProjectEntity>
 public typealias NodeID = WritingID<NodeEntity>
 public typealias BlockID = WritingID<BlockEntity>
 public typealias EntryID = WritingID<EntryEntity>
+public typealias SnapshotID = WritingID<SnapshotEntity>
 
 /// A writing record's stable identity: 16 random bytes, chosen when it is made and never reused or
 /// derived from its content (an id is a clear column, so it must say nothing of what a patient note

@@ -35,6 +35,15 @@ enum WritingRecord {
     static func entry(_ id: EntryID) throws -> SealedRecordLocation {
         try SealedRecordLocation(module: module, table: "writing_entries", recordID: id.bytes, field: "entry")
     }
+
+    /// Piece `index` of a snapshot's sealed value (`SnapshotRecord.parts`).
+    static func snapshotPart(_ id: SnapshotID, _ index: Int) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_snapshots", recordID: id.bytes, field: "part-\(index)")
+    }
+
+    static func snapshotTitle(_ id: SnapshotID) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_snapshots", recordID: id.bytes, field: "title")
+    }
 }
 
 extension WritingStore {

@@ -41,5 +41,22 @@ public enum WritingSchema {
             );
             CREATE INDEX writing_entries_by_project ON writing_entries (project_id, kind, order_key);
             """),
+        // Versions (SECURITY.md §15.2): each document's snapshots, numbered from 1, a keyframe every
+        // `SnapshotChain.keyframeInterval`. Clear columns hold ids, numbers, forms and times; the
+        // content, its digest and a title are sealed.
+        NamedMigration("versions-1", """
+            CREATE TABLE writing_snapshots (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                node_id BLOB NOT NULL REFERENCES writing_nodes(id),
+                sequence INTEGER NOT NULL CHECK (sequence >= 1),
+                form TEXT NOT NULL CHECK (form IN ('keyframe', 'delta')),
+                origin TEXT NOT NULL CHECK (origin IN ('automatic', 'titled', 'restore')),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                created_at INTEGER NOT NULL,
+                UNIQUE (node_id, sequence)
+            );
+            """),
     ])
 }

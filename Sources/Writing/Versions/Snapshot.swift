@@ -1,0 +1,26 @@
+/// How a snapshot came to be.
+public enum SnapshotOrigin: String, Sendable, Hashable, CaseIterable {
+    /// Taken by `AutoSnapshotService` (or a caller asking for one without a title).
+    case automatic
+    /// Taken on purpose, with a title.
+    case titled
+    /// Made by restoring an earlier snapshot: the version the restore wrote.
+    case restore
+}
+
+/// One stored version of a document, as listed (its content is read with `snapshotContent`).
+public struct Snapshot: Sendable, Hashable, Identifiable {
+    public let id: SnapshotID
+    public let document: NodeID
+    /// 1 for the document's first snapshot, then one more each time.
+    public let sequence: Int
+    public let origin: SnapshotOrigin
+    /// A titled snapshot's title (sealed; nil for the others).
+    public let title: String?
+    /// Whether the whole content is stored (else the delta from the previous snapshot).
+    public let isKeyframe: Bool
+    /// The vault's audit device id (16 bytes) of the device that took it.
+    public let deviceID: [UInt8]
+    /// Unix seconds.
+    public let createdAt: Int64
+}

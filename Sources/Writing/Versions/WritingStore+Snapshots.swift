@@ -1,0 +1,146 @@
+import CryptoVault
+
+/// A document's versions (SECURITY.md §15.2): each snapshot is the document's content bytes
+/// (`SnapshotContent`), sealed in the project's compartment, as a keyframe (the whole content) every
+/// `keyframeInterval` snapshots and otherwise as the delta from the previous one. A restore reads
+/// one keyframe and at most `keyframeInterval − 1` deltas, and checks the result against the sealed
+/// digest, so a damaged or reordered chain is refused rather than restored wrong.
+extension WritingStore {
+    /// Snapshots 1, 1 + N, 1 + 2N, … are keyframes. 32 keeps a restore to 31 delta applications
+    /// (a copy of the document each: about 3 MB for a 100 KB chapter) while a keyframe, which costs a
+    /// whole copy of the document, is paid once per 32 versions.
+    public static let keyframeInterval = 32
+
+    var snapshotTable: SnapshotTable { SnapshotTable(database: transaction.database) }
+
+    /// Takes a snapshot of the document's current content: titled when `title` is given, else
+    /// automatic. An automatic snapshot of content equal to the latest snapshot's is not taken
+    /// again (versions are content-addressed): the latest is returned.
+    @discardableResult
+    public func createSnapshot(of document: NodeID, in projectID: ProjectID, titled title: String? = nil) throws -> Snapshot {
+        let title = try title.map { try Self.checkedName($0, "a snapshot title") }
+        let project = try writable(projectID)
+        try checkDocument(document, in: project)
+        let content = SnapshotContent.encode(try currentContent(of: document, in: project))
+        let row = try addSnapshot(content, of: document, in: project, origin: title == nil ? .automatic : .titled, title: title)
+        // An automatic call that found the latest unchanged returns it, with its own title if it has one.
+        let kept = row.origin == .titled && title == nil ? try openText([try WritingRecord.snapshotTitle(row.id)], of: project)[0] : title
+        return Snapshot(row, title: kept)
+    }
+
+    /// The document's snapshots, oldest first, with the titled ones' titles opened.
+    public func snapshots(of document: NodeID, in projectID: ProjectID) throws -> [Snapshot] {
+        let project = try self.project(projectID)
+        try checkDocument(document, in: project)
+        let rows = try snapshotTable.all(of: document)
+        let titled = rows.filter { $0.origin == .titled }
+        let titles = try openText(try titled.map { try WritingRecord.snapshotTitle($0.id) }, of: project)
+        let titleByID = Dictionary(uniqueKeysWithValues: zip(titled.map(\.id), titles))
+        return rows.map { Snapshot($0, title: titleByID[$0.id]) }
+    }
+
+    /// The content the document had when `snapshot` was taken. A snapshot of another document or
+    /// project is refused (`.notInProject`).
+    public func snapshotContent(_ snapshot: SnapshotID, of document: NodeID, in projectID: ProjectID) throws -> DocumentContent {
+        let project = try self.project(projectID)
+        try checkDocument(document, in: project)
+        return try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(snapshot, of: document, in: project), in: project))
+    }
+
+    /// Makes the document's content what it was at `snapshot` (its blocks with their ids, so
+    /// unchanged blocks stay as they are), recorded as a content write and a restore, and takes a
+    /// new snapshot of the result (origin `.restore`), which it returns.
+    @discardableResult
+    public func restore(_ document: NodeID, in projectID: ProjectID, to snapshot: SnapshotID) throws -> Snapshot {
+        let project = try writable(projectID)
+        try checkDocument(document, in: project)
+        let bytes = try contentBytes(of: try checkSnapshot(snapshot, of: document, in: project), in: project)
+        try replaceDocumentContent(of: document, in: projectID, with: try SnapshotContent.decode(bytes))
+        let row = try addSnapshot(bytes, of: document, in: project, origin: .restore, title: nil)
+        try record(.writingSnapshotRestore, project, subject: document.bytes,
+                   details: [.init("snapshot", snapshot.hex), .init("version", row.id.hex)])
+        return Snapshot(row, title: nil)
+    }
+
+    // MARK: The chain
+
+    /// Stores `content` as the document's next snapshot (or, for an automatic one equal to the
+    /// latest, returns the latest's row and stores nothing).
+    func addSnapshot(_ content: [UInt8], of document: NodeID, in project: WritingProject, origin: SnapshotOrigin,
+                     title: String?) throws -> SnapshotTable.Row {
+        let latest = try snapshotTable.latest(of: document)
+        let previous = try latest.map { try contentBytes(of: $0, in: project) }
+        if origin == .automatic, let latest, previous == content { return latest }
+        let sequence = (latest?.sequence ?? 0) + 1
+        let form: SnapshotRecord.Form = (sequence - 1) % Self.keyframeInterval == 0 ? .keyframe : .delta
+        let payload = form == .keyframe ? content : try SnapshotDelta.between(previous ?? [], content).serialized()
+        let record = SnapshotRecord(form: form, document: document, sequence: sequence, base: latest?.id.bytes ?? Self.noBase,
+                                    digest: SHA256.hash(content), payload: payload)
+        let parts = record.parts()
+        guard let deviceID = try Vault.auditDeviceID(in: transaction.database) else {
+            throw WritingError(.damagedRecord, "the vault has no device id to stamp the snapshot with")
+        }
+        let row = SnapshotTable.Row(id: try SnapshotID.random(), project: project.id, document: document, sequence: sequence, form: form,
+                                    origin: origin, parts: parts.count, deviceID: deviceID, createdAt: now)
+        try snapshotTable.insert(row)
+        for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(row.id, index), of: project) }
+        if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }
+        try self.record(.writingSnapshotCreate, project, subject: document.bytes,
+                        details: [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", form.name)])
+        return row
+    }
+
+    static let noBase = [UInt8](repeating: 0, count: SnapshotID.size)
+
+    /// The snapshot's content bytes: its keyframe, then each delta up to it, every record checked
+    /// against its row and the chain, and the result against the sealed digest.
+    func contentBytes(of row: SnapshotTable.Row, in project: WritingProject) throws -> [UInt8] {
+        let chain = try snapshotTable.chain(of: row.document, to: row.sequence)
+        guard let first = chain.first, first.form == .keyframe, chain.last?.id == row.id,
+              chain.count <= Self.keyframeInterval,
+              zip(chain, chain.dropFirst()).allSatisfy({ $1.sequence == $0.sequence + 1 }) else {
+            throw WritingError(.damagedRecord, "snapshot \(row.id)'s chain has no keyframe within \(Self.keyframeInterval) or a gap")
+        }
+        let locations = try chain.flatMap { link in try (0..<link.parts).map { try WritingRecord.snapshotPart(link.id, $0) } }
+        var values = try open(locations, of: project)[...]
+        var base = first.sequence == 1 ? Self.noBase : try snapshotTable.id(of: row.document, sequence: first.sequence - 1)?.bytes ?? Self.noBase
+        var bytes: [UInt8] = []
+        for link in chain {
+            let record = try SnapshotRecord(parsing: Array(values.prefix(link.parts).joined()))
+            values = values.dropFirst(link.parts)
+            guard record.document == link.document, record.sequence == link.sequence, record.form == link.form, record.base == base else {
+                throw WritingError(.damagedRecord, "snapshot \(link.id)'s sealed value is not the one its row names")
+            }
+            bytes = record.form == .keyframe ? record.payload : try SnapshotDelta(parsing: record.payload).apply(to: bytes)
+            guard SHA256.hash(bytes) == record.digest else {
+                throw WritingError(.damagedRecord, "snapshot \(link.id)'s content is not the version it sealed")
+            }
+            base = link.id.bytes
+        }
+        return bytes
+    }
+
+    /// The snapshot's row, refusing one of another project or document, or none.
+    func checkSnapshot(_ id: SnapshotID, of document: NodeID, in project: WritingProject) throws -> SnapshotTable.Row {
+        guard let row = try snapshotTable.row(id) else { throw WritingError(.snapshotNotFound, "no snapshot \(id)") }
+        guard row.project == project.id else { throw WritingError(.notInProject, "snapshot \(id) belongs to another project") }
+        guard row.document == document else { throw WritingError(.notInProject, "snapshot \(id) belongs to another document") }
+        return row
+    }
+
+    /// Removes a document's snapshots with their sealed records (the document is being removed).
+    func removeSnapshots(of document: NodeID, in project: WritingProject) throws {
+        for row in try snapshotTable.all(of: document) {
+            for index in 0..<row.parts { try remove(try WritingRecord.snapshotPart(row.id, index), of: project) }
+            if row.origin == .titled { try remove(try WritingRecord.snapshotTitle(row.id), of: project) }
+        }
+        try snapshotTable.deleteAll(of: document)
+    }
+}
+
+extension Snapshot {
+    init(_ row: SnapshotTable.Row, title: String?) {
+        self.init(id: row.id, document: row.document, sequence: row.sequence, origin: row.origin, title: title,
+                  isKeyframe: row.form == .keyframe, deviceID: row.deviceID, createdAt: row.createdAt)
+    }
+}

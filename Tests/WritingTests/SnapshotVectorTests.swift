@@ -1,0 +1,69 @@
+import CryptoVault
+import Foundation
+import Testing
+import TestSupport
+@testable import Writing
+
+/// testvectors/writing/snapshots.json (written by testvectors/generate.py from the spec, with the
+/// independent block encoder and delta reader): snapshot contents decode and re-encode to the file's
+/// bytes, sealed snapshot values parse to its fields and rebuild its contents, damage is refused.
+@Suite("Snapshot known answers (testvectors/writing/snapshots.json)")
+struct SnapshotVectorTests {
+    struct File: Decodable {
+        let spec: String
+        let cases: [Case]
+    }
+
+    struct Case: Decodable {
+        let type: String
+        let name: String
+        let encoded: HexBytes
+        let blocks: [HexBytes]?
+        let form: String?
+        let document: HexBytes?
+        let sequence: Int?
+        let base: HexBytes?
+        let content: HexBytes?
+    }
+
+    static let file: File = (try? PackageFiles.decode("testvectors/writing/snapshots.json", keys: .convertFromSnakeCase))
+        ?? File(spec: "", cases: [])
+
+    @Test("the file has every kind of case") func fileLoads() {
+        #expect(Self.file.spec == "SECURITY.md §15.2")
+        #expect(Set(Self.file.cases.map(\.type)) == ["content", "record", "reject-content", "reject-record"])
+    }
+
+    @Test("contents decode with their block ids and encode to the same bytes", arguments: file.cases.filter { $0.type == "content" })
+    func contents(_ vector: Case) throws {
+        let content = try SnapshotContent.decode(vector.encoded.bytes)
+        #expect(content.blocks.map(\.id.bytes) == (vector.blocks ?? []).map(\.bytes), "\(vector.name)")
+        #expect(SnapshotContent.encode(content) == vector.encoded.bytes, "\(vector.name)")
+    }
+
+    @Test("records parse to their fields, encode to the same bytes, and give their content in order")
+    func records() throws {
+        var previous: [UInt8] = []
+        for vector in Self.file.cases where vector.type == "record" {
+            let record = try SnapshotRecord(parsing: vector.encoded.bytes)
+            let content = try #require(vector.content).bytes
+            #expect(record.encoded() == vector.encoded.bytes, "\(vector.name)")
+            #expect(record.form.name == vector.form && record.sequence == vector.sequence, "\(vector.name)")
+            #expect(record.document.bytes == vector.document?.bytes && record.base == vector.base?.bytes, "\(vector.name)")
+            let rebuilt = record.form == .keyframe ? record.payload : try SnapshotDelta(parsing: record.payload).apply(to: previous)
+            #expect(rebuilt == content && record.digest == SHA256.hash(content), "\(vector.name)")
+            previous = content
+        }
+    }
+
+    @Test("damaged contents and records are refused as damagedRecord",
+          arguments: file.cases.filter { $0.type.hasPrefix("reject-") })
+    func rejections(_ vector: Case) {
+        let bytes = vector.encoded.bytes
+        if vector.type == "reject-content" {
+            #expect(writingCode { try SnapshotContent.decode(bytes) } == .damagedRecord, "\(vector.name)")
+        } else {
+            #expect(writingCode { try SnapshotRecord(parsing: bytes) } == .damagedRecord, "\(vector.name)")
+        }
+    }
+}
