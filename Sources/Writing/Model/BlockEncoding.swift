@@ -28,9 +28,11 @@ public enum BlockEncoding {
         return out
     }
 
-    /// Decodes the sealed value of block `id`; any deviation from the grammar is `.damagedRecord`.
-    public static func decode(_ bytes: [UInt8], id: BlockID) throws(WritingError) -> Block {
-        var reader = ByteReader(bytes: bytes, what: "a block's sealed value")
+    /// Decodes the sealed value of block `id` where it lies (an array, or an opened record in locked
+    /// memory); any deviation from the grammar is `.damagedRecord`.
+    public static func decode<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, id: BlockID) throws(WritingError) -> Block
+        where Bytes.Index == Int {
+        var reader = LengthPrefixedReader(bytes: bytes, what: "a block's sealed value")
         guard try reader.byte() == version else { throw reader.damaged("an unknown encoding version") }
         let kindBytes = try reader.bytes(Int(try reader.byte()))
         guard let kind = kind(named: String(decoding: kindBytes, as: UTF8.self)) else { throw reader.damaged("an unknown block kind") }

@@ -1,12 +1,16 @@
 /// Reads the length-prefixed pieces of the writing model's sealed values (SECURITY.md §14.4-14.5),
 /// refusing any length that runs past the end and any text that is not UTF-8 as `.damagedRecord`.
-struct ByteReader {
-    let bytes: [UInt8]
+///
+/// Generic over where the bytes lie, so an opened record is decoded in place, in the transaction's
+/// locked scratch buffer (an `UnsafeRawBufferPointer`), and never copied whole into an ordinary
+/// array that nobody wipes; only the decoded strings themselves leave locked memory.
+struct LengthPrefixedReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
+    let bytes: Bytes
     /// What is read, for messages ("a block's sealed value").
     let what: String
     private var offset = 0
 
-    init(bytes: [UInt8], what: String) {
+    init(bytes: Bytes, what: String) {
         self.bytes = bytes
         self.what = what
     }
@@ -19,10 +23,11 @@ struct ByteReader {
 
     mutating func byte() throws(WritingError) -> UInt8 { try bytes(1).first ?? 0 }
 
-    mutating func bytes(_ count: Int) throws(WritingError) -> ArraySlice<UInt8> {
+    mutating func bytes(_ count: Int) throws(WritingError) -> Bytes.SubSequence {
         guard count <= bytes.count - offset else { throw damaged("a length runs past the end") }
         defer { offset += count }
-        return bytes[offset..<(offset + count)]
+        let start = bytes.startIndex + offset
+        return bytes[start..<(start + count)]
     }
 
     /// A u32 big-endian length or count.
@@ -46,3 +51,6 @@ struct ByteReader {
         out += text.utf8
     }
 }
+
+/// The reader over an array (a snapshot delta, a value a test holds), and the encoders' helpers.
+typealias ByteReader = LengthPrefixedReader<[UInt8]>

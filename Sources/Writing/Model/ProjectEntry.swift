@@ -59,8 +59,9 @@ enum EntryEncoding {
         return out
     }
 
-    static func decode(_ bytes: [UInt8], id: EntryID, kind: EntryKind, orderKey: String) throws(WritingError) -> ProjectEntry {
-        var reader = ByteReader(bytes: bytes, what: "an entry's sealed value")
+    static func decode<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, id: EntryID, kind: EntryKind, orderKey: String)
+        throws(WritingError) -> ProjectEntry where Bytes.Index == Int {
+        var reader = LengthPrefixedReader(bytes: bytes, what: "an entry's sealed value")
         guard try reader.byte() == 1 else { throw reader.damaged("an unknown version") }
         let name = try reader.string(), body = try reader.string()
         var fields: [FieldSlot: String] = [:]

@@ -49,27 +49,34 @@ enum WritingRecord {
 extension WritingStore {
     /// Opens records of `project`, all or none, in order: the one place the store reads plaintext.
     /// A privileged project without a session of its compartment is refused before anything opens.
-    func open(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [[UInt8]] {
+    ///
+    /// Each record is handed to `decode` (with its index in `locations`) where the vault opened it,
+    /// in the transaction's locked scratch buffer, which is wiped after the call (SECURITY.md §4.8):
+    /// no copy of a whole record is made in ordinary memory. The values `decode` makes (the model's
+    /// strings) are ordinary memory, neither locked nor wiped (SECURITY.md §5). A record `decode`
+    /// refuses ends the open there, and the transaction with it.
+    func open<Value>(_ locations: [SealedRecordLocation], of project: WritingProject,
+                     as decode: (_ index: Int, _ plaintext: UnsafeRawBufferPointer) throws -> Value) throws -> [Value] {
         guard !locations.isEmpty else { return [] }
-        // The vault hands each record from locked memory; the writing model keeps its values as
-        // ordinary bytes and strings (SECURITY.md §5), so they are copied out here.
-        var values: [[UInt8]] = []
+        var values: [Value] = []
         values.reserveCapacity(locations.count)
         guard project.isPrivileged else {
-            try transaction.openRecords(at: locations, in: project.compartment) { _, plaintext in values.append(Array(plaintext)) }
+            try transaction.openRecords(at: locations, in: project.compartment) { index, plaintext in
+                values.append(try decode(index, plaintext))
+            }
             return values
         }
         guard let session = access.session(of: project.compartment) else {
             throw WritingError(.privilegedSessionRequired,
                                "project \(project.id) is privileged: its records are read only in a privileged processing session of its compartment")
         }
-        try session.openRecords(at: locations, in: transaction) { _, plaintext in values.append(Array(plaintext)) }
+        try session.openRecords(at: locations, in: transaction) { index, plaintext in values.append(try decode(index, plaintext)) }
         return values
     }
 
     func openText(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [String] {
-        try open(locations, of: project).map { bytes in
-            guard let text = String(validating: bytes, as: UTF8.self) else {
+        try open(locations, of: project) { _, plaintext in
+            guard let text = String(validating: plaintext, as: UTF8.self) else {
                 throw WritingError(.damagedRecord, "a sealed name or title is not UTF-8")
             }
             return text

@@ -68,11 +68,10 @@ extension WritingStore {
     /// The stored blocks, opened; a sealed kind unlike its clear column is damage.
     func currentContent(of document: NodeID, in project: WritingProject) throws -> DocumentContent {
         let rows = try blockTable.all(in: document)
-        let values = try open(try rows.map { try WritingRecord.block($0.id) }, of: project)
-        let blocks = try zip(rows, values).map { row, value in
-            let block = try BlockEncoding.decode(value, id: row.id)
-            guard BlockEncoding.name(of: block.kind) == row.kind else {
-                throw WritingError(.damagedRecord, "block \(row.id)'s clear kind is not the kind sealed in it")
+        let blocks = try open(try rows.map { try WritingRecord.block($0.id) }, of: project) { index, plaintext in
+            let block = try BlockEncoding.decode(plaintext, id: rows[index].id)
+            guard BlockEncoding.name(of: block.kind) == rows[index].kind else {
+                throw WritingError(.damagedRecord, "block \(rows[index].id)'s clear kind is not the kind sealed in it")
             }
             return block
         }

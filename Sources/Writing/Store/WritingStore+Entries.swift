@@ -20,9 +20,8 @@ extension WritingStore {
     public func entries(_ kind: EntryKind? = nil, in projectID: ProjectID) throws -> [ProjectEntry] {
         let project = try self.project(projectID)
         let rows = try entryTable.all(in: projectID, kind: kind)
-        let values = try open(try rows.map { try WritingRecord.entry($0.id) }, of: project)
-        return try zip(rows, values).map { row, value in
-            try EntryEncoding.decode(value, id: row.id, kind: row.kind, orderKey: row.orderKey)
+        return try open(try rows.map { try WritingRecord.entry($0.id) }, of: project) { index, plaintext in
+            try EntryEncoding.decode(plaintext, id: rows[index].id, kind: rows[index].kind, orderKey: rows[index].orderKey)
         }
     }
 

@@ -102,7 +102,9 @@ extension WritingStore {
             throw WritingError(.damagedRecord, "snapshot \(row.id)'s chain has no keyframe within \(Self.keyframeInterval) or a gap")
         }
         let locations = try chain.flatMap { link in try (0..<link.parts).map { try WritingRecord.snapshotPart(link.id, $0) } }
-        var values = try open(locations, of: project)[...]
+        // A snapshot record spans several sealed parts, parsed as one array: each part is copied out
+        // of locked memory here (SnapshotRecord and SnapshotDelta read arrays).
+        var values = try open(locations, of: project) { _, plaintext in [UInt8](plaintext) }[...]
         var base = first.sequence == 1 ? Self.noBase : try snapshotTable.id(of: row.document, sequence: first.sequence - 1)?.bytes ?? Self.noBase
         var bytes: [UInt8] = []
         for link in chain {
