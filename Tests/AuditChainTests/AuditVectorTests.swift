@@ -98,7 +98,7 @@ struct AuditVectorTests {
             #expect(try AuditKeys.info == (try AuditVectorFile.hex(c, "hkdf_info")), "\(name): info")
             let output = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: AuditKeys.info, outputCount: 64)
             #expect(try output.exposedCopy() == (try AuditVectorFile.hex(c, "hkdf_output")), "\(name): HKDF output")
-            let keys = try AuditKeys(masterKey: masterKey, vaultID: vaultID)
+            let keys = try AuditKeys(masterKey: masterKey, vaultID: try VaultID(bytes: vaultID))
             #expect(try keys.sealingKey.exposedCopy() == (try AuditVectorFile.hex(c, "sealing_key")), "\(name): sealing key")
             #expect(try keys.hashingKey.exposedCopy() == (try AuditVectorFile.hex(c, "hashing_key")), "\(name): hashing key")
         }

@@ -232,8 +232,8 @@ final class BundleVectorVault {
         let vault = try Vault.open(at: test.directory, journal: RecordingJournal())
         #expect(vault.vaultID.bytes == vaultID)
         unlocked = UnlockedVault(vault: vault, masterKey: try SecureBytes(copying: masterKey), unlockedSlotID: nil)
-        let names = try CompartmentNameKeys(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)
-        let metadata = try MetadataMAC(masterKey: try SecureBytes(copying: masterKey), vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: try SecureBytes(copying: masterKey), vaultID: vault.vaultID)
+        let metadata = try MetadataMAC(masterKey: try SecureBytes(copying: masterKey), vaultID: vault.vaultID)
         for compartment in try BundleVectors.list(description, "compartments") {
             let uuid = try BundleVectors.hex(compartment, "uuid")
             let name = try BundleVectors.string(compartment, "name")
@@ -244,7 +244,7 @@ final class BundleVectorVault {
                     """)
                 continue
             }
-            let sealed = try names.seal(name, compartment: try CompartmentID(bytes: uuid), vaultID: vaultID)
+            let sealed = try names.seal(name, compartment: try CompartmentID(bytes: uuid), vaultID: vault.vaultID)
             // Bound as vaultctl binds a compartment it creates (SECURITY.md §4.6), so the vault accepts it.
             let binding = metadata.compartmentBinding(id: try CompartmentID(bytes: uuid), nameHash: names.lookupHash(name), register: "general", privileged: false)
             try test.tamper("""

@@ -329,7 +329,8 @@ struct FormatVectorTests {
             let masterKey = try SecureBytes(copying: try FormatVectors.hex(c, "master_key"))
             let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: KeyHierarchy.compartmentNameInfo, outputCount: 64)
             #expect(both.exposedCopy() == (try FormatVectors.hex(c, "names_hkdf_output")), "\(name): names HKDF output")
-            let keys = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+            let typedVaultID = try VaultID(bytes: vaultID)
+            let keys = try CompartmentNameKeys(masterKey: masterKey, vaultID: typedVaultID)
             #expect(keys.lookupKey.exposedCopy() == (try FormatVectors.hex(c, "lookup_key")), "\(name): lookup key")
             #expect(keys.sealingKey.exposedCopy() == (try FormatVectors.hex(c, "sealing_key")), "\(name): sealing key")
             let names = try FormatVectors.list(c, "names")
@@ -345,10 +346,10 @@ struct FormatVectorTests {
                 #expect(keys.lookupHash(text) == (try FormatVectors.hex(n, "name_hash")), "\(name): name_hash of '\(text)'")
                 let resealed = nonce + (try XChaChaPoly.seal(utf8, key: keys.sealingKey, nonce: nonce, authenticating: vaultID + uuid))
                 #expect(resealed == sealed, "\(name): sealed_name of '\(text)'")
-                let opened = try keys.open(sealed, compartment: try CompartmentID(bytes: uuid), vaultID: vaultID)
+                let opened = try keys.open(sealed, compartment: try CompartmentID(bytes: uuid), vaultID: typedVaultID)
                 #expect(Array(opened.utf8) == utf8, "\(name): opened name '\(text)' byte for byte")
                 let moved = FormatVectors.failure {
-                    _ = try keys.open(sealed, compartment: try CompartmentID(bytes: try FormatVectors.hex(n, "must_not_open_with_uuid")), vaultID: vaultID)
+                    _ = try keys.open(sealed, compartment: try CompartmentID(bytes: try FormatVectors.hex(n, "must_not_open_with_uuid")), vaultID: typedVaultID)
                 }
                 #expect(moved?.code == .corruptVault, "\(name): '\(text)' under another uuid must fail, got \(String(describing: moved))")
             }

@@ -54,7 +54,7 @@ struct MetadataBindingTests {
     }
 
     func nameHash(_ fixture: TestVault, _ name: String) throws -> [UInt8] {
-        try CompartmentNameKeys(masterKey: fixture.unlocked.masterKey, vaultID: fixture.unlocked.vault.vaultID.bytes).lookupHash(name)
+        try CompartmentNameKeys(masterKey: fixture.unlocked.masterKey, vaultID: fixture.unlocked.vault.vaultID).lookupHash(name)
     }
 
     @Test("a vault from before bindings is bound on its first unlock, each binding recorded; after that an unbound row is refused")

@@ -8,7 +8,7 @@
 extension UnlockedVault {
     /// Every shared compartment, sorted by name.
     public func sharedCompartments() throws -> [VaultCompartment] {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.query("SELECT * FROM shared_compartments").map { try loadShared($0, names: names, database: database) }
@@ -18,7 +18,7 @@ extension UnlockedVault {
 
     /// The shared compartment with this name, or nil.
     public func sharedCompartment(named typedName: String) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try sharedCompartment(where: "name_hash = ?", [.blob(names.lookupHash(VaultCompartment.normalized(typedName)))])
     }
 
@@ -38,7 +38,7 @@ extension UnlockedVault {
     }
 
     private func sharedCompartment(where condition: String, _ parameters: [SQLValue]) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.queryOne("SELECT * FROM shared_compartments WHERE \(condition)", parameters)
@@ -61,7 +61,7 @@ extension UnlockedVault {
             VaultCompartment.KeyVersion(version: UInt32(clamping: try version.integer("version")), createdAt: share.grantedAt, retiredAt: nil)
         }
         return VaultCompartment(rowID: -rowID, id: compartmentID,
-                                name: try names.open(try row.blob("sealed_name"), compartment: compartmentID, vaultID: vaultID.bytes),
+                                name: try names.open(try row.blob("sealed_name"), compartment: compartmentID, vaultID: vaultID),
                                 register: .general, isPrivileged: false, createdAt: share.receivedAt, keyVersions: versions,
                                 sharing: share)
     }
@@ -84,7 +84,7 @@ extension UnlockedVault {
     /// replaces its role, name and keys (versions the owner retired go). Records `share.receive` in
     /// the same transaction.
     func storeSharedCompartment(_ grant: ShareGrant, keys: [UInt32: SecureBytes]) throws {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID.bytes)
         let share = CompartmentShare(sourceVaultID: grant.sourceVaultID, role: grant.role, senderDeviceID: grant.senderDeviceID,
                                      grantedAt: grant.issuedAt, receivedAt: VaultClock.system.now())
@@ -96,7 +96,7 @@ extension UnlockedVault {
                 try checkAcceptable(grant, nameHash: nameHash, existingID: try existing?.integer("id"),
                                     existingGrantedAt: try existing?.integer("granted_at"), database: database)
                 let rowID = try upsertShared(grant, share: share, nameHash: nameHash,
-                                             sealedName: try names.seal(grant.compartmentName, compartment: grant.compartmentID, vaultID: vaultID.bytes),
+                                             sealedName: try names.seal(grant.compartmentName, compartment: grant.compartmentID, vaultID: vaultID),
                                              existingID: try existing?.integer("id"), database: database)
                 try database.query("DELETE FROM shared_compartment_keys WHERE shared_compartment_id = ?", [.integer(rowID)])
                 for version in grant.keyVersions {

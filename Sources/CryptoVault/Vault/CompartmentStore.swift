@@ -17,7 +17,7 @@ extension UnlockedVault {
 
     /// Every live compartment, sorted by name.
     public func compartments() throws -> [VaultCompartment] {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.query("SELECT * FROM compartments WHERE destroyed_at IS NULL")
@@ -28,7 +28,7 @@ extension UnlockedVault {
 
     public func compartment(named typedName: String) throws -> VaultCompartment {
         let name = VaultCompartment.normalized(typedName)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 guard let row = try database.queryOne("SELECT * FROM compartments WHERE name_hash = ? AND destroyed_at IS NULL",
@@ -42,7 +42,7 @@ extension UnlockedVault {
 
     /// The live compartment with this id (as named in a bundle header).
     public func compartment(withID id: CompartmentID) throws -> VaultCompartment {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 guard let row = try database.queryOne("SELECT * FROM compartments WHERE uuid = ?", [.blob(id.bytes)]) else {
@@ -59,7 +59,7 @@ extension UnlockedVault {
     /// The live compartment at this row of `compartments`, or nil if there is none or it was destroyed
     /// (for the bundles listed by `storedBundles`).
     func liveCompartment(rowID: Int64) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.queryOne("SELECT * FROM compartments WHERE id = ? AND destroyed_at IS NULL", [.integer(rowID)])
@@ -76,7 +76,7 @@ extension UnlockedVault {
         }
         // The name hash is what lookups match on, so it must be the hash of the sealed (authenticated)
         // name: two rows' hashes swapped would otherwise send `put --compartment A` into B.
-        let name = try names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID.bytes)
+        let name = try names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID)
         let nameHash = try row.blob("name_hash")
         guard constantTimeEquals(names.lookupHash(name), nameHash) else {
             throw CryptoVaultError(.corruptVault,
@@ -100,7 +100,7 @@ extension UnlockedVault {
     /// are obeyed only with a valid binding MAC (SECURITY.md §4.6), else the compartment is refused.
     private func checkBinding(_ row: Row, rowID: Int64, id: CompartmentID, nameHash: [UInt8], register: Register,
                               privileged: Bool) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
         let expected = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: privileged)
         let stored: [UInt8]? = if case .blob(let bytes) = row["binding"] { bytes } else { nil }
         guard metadata.isValid(stored, expected: expected) else {
@@ -244,7 +244,7 @@ extension VaultTransaction {
     public func createCompartment(named typedName: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
         let name = VaultCompartment.normalized(typedName)
         try VaultCompartment.validate(name: name)
-        let names = try CompartmentNameKeys(masterKey: vault.masterKey, vaultID: vault.vaultID.bytes)
+        let names = try CompartmentNameKeys(masterKey: vault.masterKey, vaultID: vault.vaultID)
         let nameHash = names.lookupHash(name)
         if try CompartmentStore.isNameTaken(nameHash, in: database)
             || SharedCompartmentStore.rowID(nameHash: nameHash, in: database) != nil {
@@ -252,9 +252,9 @@ extension VaultTransaction {
         }
         let id = try CompartmentID.random()
         let isPrivileged = privileged ?? register.isPrivilegedByDefault
-        let binding = try MetadataMAC(masterKey: vault.masterKey, vaultID: vault.vaultID.bytes)
+        let binding = try MetadataMAC(masterKey: vault.masterKey, vaultID: vault.vaultID)
             .compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: isPrivileged)
-        try CompartmentStore.insert(id: id, nameHash: nameHash, sealedName: try names.seal(name, compartment: id, vaultID: vault.vaultID.bytes),
+        try CompartmentStore.insert(id: id, nameHash: nameHash, sealedName: try names.seal(name, compartment: id, vaultID: vault.vaultID),
                                     register: register, privileged: isPrivileged, binding: binding,
                                     salt: try SecureRandom.bytes(32), in: database)
         try record(.compartmentCreate, compartment: id, details: [
@@ -315,8 +315,8 @@ struct CompartmentNameKeys {
     let lookupKey: SecureBytes
     let sealingKey: SecureBytes
 
-    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
-        let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: KeyHierarchy.compartmentNameInfo, outputCount: 64)
+    init(masterKey: SecureBytes, vaultID: VaultID) throws {
+        let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: KeyHierarchy.compartmentNameInfo, outputCount: 64)
         lookupKey = try both.slice(0..<32)
         sealingKey = try both.slice(32..<64)
     }
@@ -326,19 +326,19 @@ struct CompartmentNameKeys {
     }
 
     /// nonce (24 bytes) || ciphertext || tag, bound to the vault and the compartment.
-    func seal(_ name: String, compartment: CompartmentID, vaultID: [UInt8]) throws -> [UInt8] {
+    func seal(_ name: String, compartment: CompartmentID, vaultID: VaultID) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
-        return nonce + (try XChaChaPoly.seal(Array(name.utf8), key: sealingKey, nonce: nonce, authenticating: vaultID + compartment.bytes))
+        return nonce + (try XChaChaPoly.seal(Array(name.utf8), key: sealingKey, nonce: nonce, authenticating: vaultID.bytes + compartment.bytes))
     }
 
-    func open(_ sealed: [UInt8], compartment: CompartmentID, vaultID: [UInt8]) throws -> String {
+    func open(_ sealed: [UInt8], compartment: CompartmentID, vaultID: VaultID) throws -> String {
         guard sealed.count > XChaChaPoly.nonceSize else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: a compartment name is truncated")
         }
         let nonce = Array(sealed.prefix(XChaChaPoly.nonceSize))
         do {
             let name = try XChaChaPoly.open(Array(sealed.dropFirst(XChaChaPoly.nonceSize)), key: sealingKey, nonce: nonce,
-                                            authenticating: vaultID + compartment.bytes)
+                                            authenticating: vaultID.bytes + compartment.bytes)
             return String(decoding: name, as: UTF8.self)
         } catch {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: a compartment name fails authentication")

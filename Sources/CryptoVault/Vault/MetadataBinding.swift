@@ -10,11 +10,11 @@ extension UnlockedVault {
     /// Binds every unbound live compartment and an unauthenticated KDF policy, unless the vault is
     /// already bound. One write transaction; a row that fails its name check stays unbound (refused).
     func bindMetadataIfNeeded() throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID.bytes)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
         try vault.withDatabase { database in
             try database.writeTransaction {
-                let marker = metadata.boundMarker(vaultID: vaultID.bytes)
+                let marker = metadata.boundMarker(vaultID: vaultID)
                 if metadata.isValid(try Self.metaBlob("metadata_bound", in: database), expected: marker) { return }
                 for row in try database.query("SELECT * FROM compartments WHERE destroyed_at IS NULL AND binding IS NULL") {
                     try bindLegacyCompartment(row, metadata: metadata, names: names, in: database)
@@ -30,7 +30,7 @@ extension UnlockedVault {
         let id = try CompartmentID(bytes: try row.blob("uuid"))
         let nameHash = try row.blob("name_hash")
         // Only a row whose hash is its sealed name's is bound: a swapped row stays refused.
-        guard let name = try? names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID.bytes),
+        guard let name = try? names.open(try row.blob("sealed_name"), compartment: id, vaultID: vaultID),
               constantTimeEquals(names.lookupHash(name), nameHash),
               let register = Register(rawValue: try row.text("register")) else { return }
         let privileged = try row.integer("privileged") == 1
@@ -55,7 +55,7 @@ extension UnlockedVault {
     /// The vault's KDF policy if its MAC verifies and it is within bounds, else nil with the reason:
     /// unlock-time upgrades and new passphrase slots follow only a policy the master key vouches for.
     func authenticatedKDFPolicy() throws -> (policy: KDFParameters?, problem: String?) {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             guard case .text(let text)? = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'kdf_policy'")?["value"] else {
                 return (nil, "the vault has no KDF policy")
@@ -84,15 +84,15 @@ extension UnlockedVault {
 
     /// Writes the policy and its MAC (inside the caller's transaction).
     func storeKDFPolicy(_ policy: KDFParameters, in database: Database) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
         try Self.setMeta("kdf_policy", .text(policy.encoded), in: database)
         try Self.setMeta("kdf_policy_mac", .blob(metadata.kdfPolicy(policy.encoded)), in: database)
     }
 
     /// Marks a new vault as bound (inside the caller's transaction).
     func markMetadataBound(in database: Database) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID.bytes)
-        try Self.setMeta("metadata_bound", .blob(metadata.boundMarker(vaultID: vaultID.bytes)), in: database)
+        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        try Self.setMeta("metadata_bound", .blob(metadata.boundMarker(vaultID: vaultID)), in: database)
     }
 
     private static func metaBlob(_ key: String, in database: Database) throws -> [UInt8]? {

@@ -14,8 +14,8 @@ struct MetadataMAC {
 
     private let key: SecureBytes
 
-    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
-        key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.info, outputCount: 32)
+    init(masterKey: SecureBytes, vaultID: VaultID) throws {
+        key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.info, outputCount: 32)
     }
 
     /// compartment id (16, the 'uuid' column) || name_hash (32) || u8(length of register) || register (ASCII) || u8(privileged: 0 or 1).
@@ -32,8 +32,8 @@ struct MetadataMAC {
     }
 
     /// The marker that says every compartment row of this vault carries a binding (vault_id as fields).
-    func boundMarker(vaultID: [UInt8]) -> [UInt8] {
-        mac(Self.boundLabel, vaultID)
+    func boundMarker(vaultID: VaultID) -> [UInt8] {
+        mac(Self.boundLabel, vaultID.bytes)
     }
 
     func isValid(_ tag: [UInt8]?, expected: [UInt8]) -> Bool {

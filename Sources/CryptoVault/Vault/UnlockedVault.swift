@@ -24,11 +24,11 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Appends `event` to the vault's journal inside the caller's write transaction.
     func journal(_ event: VaultEvent, in database: Database) throws {
         try database.appendWaitingEntries?()
-        try vault.journal.append(event, in: database, vaultID: vaultID.bytes, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID.bytes))
+        try vault.journal.append(event, in: database, vaultID: vaultID.bytes, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID))
     }
 
     /// The keys that seal audit details and key their hashes (for `vaultctl audit hash` and exports).
-    public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID.bytes) }
+    public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID) }
 
     /// Records an event that changes nothing else (a refusal, a session's end): a transaction whose
     /// only change is its entry.

@@ -36,8 +36,8 @@ public struct AuditKeys: Sendable {
 
     static let info = Array("vaultctl audit keys v1".utf8)
 
-    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
-        let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.info, outputCount: 64)
+    init(masterKey: SecureBytes, vaultID: VaultID) throws {
+        let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.info, outputCount: 64)
         sealingKey = try both.slice(0..<32)
         hashingKey = try both.slice(32..<64)
     }
