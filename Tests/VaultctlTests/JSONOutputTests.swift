@@ -201,6 +201,11 @@ struct JSONOutputTests {
         try walk("doc show") { try Self.json(vault, ["doc", "show", "Harbour", "Arrival"]) }
         try walk("doc list") { try Self.json(vault, ["doc", "list", "Harbour"]) }
         try walk("doc move") { try Self.json(vault, ["doc", "move", "Harbour", "Arrival", "--top"]) }
+        try walk("snapshot create") { try Self.json(vault, ["snapshot", "create", "Harbour", "Arrival", "--title", "First"]) }
+        try walk("snapshot list") { try Self.json(vault, ["snapshot", "list", "Harbour", "Arrival"]) }
+        try walk("snapshot show") { try Self.json(vault, ["snapshot", "show", "Harbour", "Arrival", "1"]) }
+        try walk("snapshot restore") { try Self.json(vault, ["snapshot", "restore", "Harbour", "Arrival", "1"]) }
+        try walk("history") { try Self.json(vault, ["history", "Harbour", "Arrival"]) }
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }
         try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }
