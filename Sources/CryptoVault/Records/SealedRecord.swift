@@ -29,7 +29,37 @@ public struct SealedRecordLocation: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// `module/table/record-id-in-hex/field`, as the audit details name a record.
-    public var description: String { "\(module)/\(table)/\(ByteEncoding.hex(recordID))/\(field)" }
+    public var description: String { Self.describe(CollectionOfOne(self)) }
+
+    /// The descriptions of `locations`, one a line (a `record.open` entry's `records`), written
+    /// straight into one string: opening records by the thousand built a string per part of each.
+    static func describe(_ locations: some Collection<SealedRecordLocation>) -> String {
+        let size = locations.reduce(locations.count - 1) { size, location in
+            size + location.module.utf8.count + location.table.utf8.count + 2 * location.recordID.count + location.field.utf8.count + 3
+        }
+        guard size > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: size) { buffer in
+            var offset = 0
+            func put(_ byte: UInt8) { buffer[offset] = byte; offset += 1 }
+            func put(_ name: String) { for byte in name.utf8 { put(byte) } }
+            for (index, location) in locations.enumerated() {
+                if index > 0 { put(UInt8(ascii: "\n")) }
+                put(location.module)
+                put(UInt8(ascii: "/"))
+                put(location.table)
+                put(UInt8(ascii: "/"))
+                for byte in location.recordID {
+                    put(hexDigits[Int(byte >> 4)])
+                    put(hexDigits[Int(byte & 0x0f)])
+                }
+                put(UInt8(ascii: "/"))
+                put(location.field)
+            }
+            return offset
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func validate(name: String, as role: String) throws {
         let bytes = Array(name.utf8)

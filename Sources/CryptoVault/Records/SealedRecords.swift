@@ -60,7 +60,7 @@ final class SealedRecords {
             // Decrypted from SQLite's row buffer: the sealed bytes are not copied.
             try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: try key(compartment, identity.keyVersion, access: access))
         }
-        try journalOpened([location], bytes: plaintext.count, in: compartment)
+        try journalOpened([location][...], bytes: plaintext.count, in: compartment)
         return plaintext
     }
 
@@ -75,7 +75,7 @@ final class SealedRecords {
         var handed = 0
         var unrecorded: (start: Int, bytes: Int) = (0, 0)
         func recordHanded() throws {
-            try journalOpened(Array(locations[unrecorded.start..<handed]), bytes: unrecorded.bytes, in: compartment)
+            try journalOpened(locations[unrecorded.start..<handed], bytes: unrecorded.bytes, in: compartment)
             unrecorded = (handed, 0)
         }
         try withScratch { scratch in
@@ -146,9 +146,9 @@ final class SealedRecords {
     }
 
     /// Records `locations` (at most 64, opened in `compartment`, `bytes` of plaintext) as one `record.open`.
-    private func journalOpened(_ locations: [SealedRecordLocation], bytes: Int, in compartment: VaultCompartment) throws {
+    private func journalOpened(_ locations: ArraySlice<SealedRecordLocation>, bytes: Int, in compartment: VaultCompartment) throws {
         try journal(VaultEvent(.recordOpen, compartmentID: compartment.id,
-                               details: [.init("records", locations.map(\.description).joined(separator: "\n")),
+                               details: [.init("records", SealedRecordLocation.describe(locations)),
                                          .init("count", String(locations.count)), .init(UnlockedVault.bytesDetailName, String(bytes))]))
     }
 
