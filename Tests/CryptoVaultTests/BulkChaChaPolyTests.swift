@@ -32,15 +32,32 @@ import TestSupport
         #expect(ran > 250)
     }
 
-    private func check(_ test: AEADTestCase, engine: BulkChaChaPoly.Engine) {
+    /// A reader of many records keeps one libcrypto context (`BulkChaChaPoly.Context`), rekeyed per
+    /// message: every case through that one context, forgeries between genuine ones, must answer as
+    /// a fresh context does, or a refused record could poison the next one's open.
+    @Test("Every Wycheproof case through one reused libcrypto context, in file order", .enabled(if: Wycheproof.isAvailable))
+    func wycheproofThroughOneReusedContext() throws {
+        let file = try Wycheproof.load("chacha20_poly1305_test.json", as: AEADTestGroup.self)
+        let context = BulkChaChaPoly.Context()
+        var ran = 0, refused = 0
+        for test in file.testGroups.flatMap(\.tests) where test.iv.bytes.count == BulkChaChaPoly.nonceSize {
+            check(test, engine: .openSSL, reusing: context)
+            ran += 1
+            if test.result != .valid { refused += 1 }
+        }
+        #expect(ran > 250)
+        #expect(refused > 50)
+    }
+
+    private func check(_ test: AEADTestCase, engine: BulkChaChaPoly.Engine, reusing context: BulkChaChaPoly.Context? = nil) {
         let label = Comment(rawValue: "tcId \(test.tcId) (\(test.comment))")
         let published = test.ct.bytes + test.tag.bytes
         switch test.result {
         case .valid:
             #expect(seal(test.msg.bytes, key: test.key.bytes, nonce: test.iv.bytes, aad: test.aad.bytes, engine) == published, label)
-            #expect(open(published, key: test.key.bytes, nonce: test.iv.bytes, aad: test.aad.bytes, engine) == test.msg.bytes, label)
+            #expect(open(published, key: test.key.bytes, nonce: test.iv.bytes, aad: test.aad.bytes, engine, reusing: context) == test.msg.bytes, label)
         case .invalid, .acceptable:
-            #expect(open(published, key: test.key.bytes, nonce: test.iv.bytes, aad: test.aad.bytes, engine) == nil, label)
+            #expect(open(published, key: test.key.bytes, nonce: test.iv.bytes, aad: test.aad.bytes, engine, reusing: context) == nil, label)
         }
     }
 
@@ -95,13 +112,14 @@ import TestSupport
     }
 
     /// The plaintext, or nil when the engine refuses the sealed bytes.
-    private func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], _ engine: BulkChaChaPoly.Engine) -> [UInt8]? {
+    private func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], _ engine: BulkChaChaPoly.Engine,
+                      reusing context: BulkChaChaPoly.Context? = nil) -> [UInt8]? {
         var plaintext = [UInt8](repeating: 0, count: sealed.count - BulkChaChaPoly.tagSize)
         let authentic = sealed.withUnsafeBytes { input in
             plaintext.withUnsafeMutableBytes { output in
                 key.withUnsafeBytes { key in
                     aad.withUnsafeBytes { aad in
-                        BulkChaChaPoly.open(input, into: output, key: key, nonce: nonce, authenticating: aad, engine: engine)
+                        BulkChaChaPoly.open(input, into: output, key: key, nonce: nonce, authenticating: aad, engine: engine, reusing: context)
                     }
                 }
             }

@@ -12,7 +12,8 @@ internal import CSodium
 /// stops it.
 ///
 /// Key material: libcrypto copies the key into its cipher context, and freeing the context cleanses
-/// that copy (OPENSSL_clear_free), so no key outlives a call.
+/// that copy (OPENSSL_clear_free), so no key outlives a call, except in a `Context` a reader keeps
+/// for a run of opens, which holds its last key until its next open or its end.
 public enum BulkChaChaPoly {
     public static let keySize = 32
     public static let nonceSize = 12
@@ -47,13 +48,16 @@ public enum BulkChaChaPoly {
 
     /// Verifies `sealed` (ciphertext || tag) and decrypts it into `plaintext` (sealed.count − 16
     /// bytes). Returns false, with `plaintext` zeroed, when the tag does not verify.
+    /// `reusing` a `Context` keeps one libcrypto context across many opens (a reader of thousands of
+    /// small records), which saves allocating, setting up and cleansing one per call.
     public static func open(_ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer,
                      key: UnsafeRawBufferPointer, nonce: UnsafePointer<UInt8>,
-                     authenticating additionalData: UnsafeRawBufferPointer = noAdditionalData, engine: Engine = preferredEngine) -> Bool {
+                     authenticating additionalData: UnsafeRawBufferPointer = noAdditionalData, engine: Engine = preferredEngine,
+                     reusing reused: Context? = nil) -> Bool {
         precondition(key.count == keySize && sealed.count == plaintext.count + tagSize, "bad ChaCha20-Poly1305 buffer sizes")
         let authentic: Bool
         if engine == .openSSL, let cipher = openSSLCipher,
-           let verdict = openSSLOpen(cipher, sealed, into: plaintext, key: key, nonce: nonce, additionalData: additionalData) {
+           let verdict = openSSLOpen(cipher, sealed, into: plaintext, key: key, nonce: nonce, additionalData: additionalData, reusing: reused) {
             authentic = verdict
         } else {
             authentic = crypto_aead_chacha20poly1305_ietf_decrypt(
@@ -69,14 +73,34 @@ public enum BulkChaChaPoly {
 
     /// Runs `body` with a fresh libcrypto context keyed for `key` and `nonce` that has absorbed
     /// `additionalData`; nil if libcrypto failed.
+    /// A libcrypto context that outlives one call, for a caller that opens many messages in a row.
+    /// It holds the last key it was given until the next call or its end; ending frees it, and
+    /// libcrypto cleanses the key with it (OPENSSL_clear_free).
+    public final class Context {
+        fileprivate let context: OpaquePointer?
+        fileprivate var hasCipher = false
+
+        public init() { context = EVP_CIPHER_CTX_new() }
+
+        deinit { EVP_CIPHER_CTX_free(context) }
+    }
+
+    /// Runs `body` with a libcrypto context keyed for `key` and `nonce` that has absorbed
+    /// `additionalData`: `reused`'s if given (set up for the cipher once, rekeyed per call), a fresh
+    /// one otherwise; nil if libcrypto failed.
     private static func withContext<Result>(_ cipher: OpaquePointer, encrypting: Bool, key: UnsafeRawBufferPointer,
                                             nonce: UnsafePointer<UInt8>, additionalData: UnsafeRawBufferPointer,
+                                            reusing reused: Context? = nil,
                                             _ body: (OpaquePointer) -> Result?) -> Result? {
-        guard let context = EVP_CIPHER_CTX_new() else { return nil }
-        defer { EVP_CIPHER_CTX_free(context) }
+        let fresh = reused == nil ? EVP_CIPHER_CTX_new() : nil
+        defer { if let fresh { EVP_CIPHER_CTX_free(fresh) } }
+        guard let context = reused?.context ?? fresh else { return nil }
+        // A context already set up for the cipher is only rekeyed: no fetch, no new provider context.
+        let cipherToSet = reused?.hasCipher == true ? nil : cipher
         let keyBytes = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let ready = encrypting ? EVP_EncryptInit_ex2(context, cipher, keyBytes, nonce, nil)
-                               : EVP_DecryptInit_ex2(context, cipher, keyBytes, nonce, nil)
+        let ready = encrypting ? EVP_EncryptInit_ex2(context, cipherToSet, keyBytes, nonce, nil)
+                               : EVP_DecryptInit_ex2(context, cipherToSet, keyBytes, nonce, nil)
+        reused?.hasCipher = ready == 1
         guard ready == 1 else { return nil }
         if let additional = additionalData.baseAddress, !additionalData.isEmpty {
             // A null output pointer is libcrypto's way of saying "this is additional data".
@@ -109,8 +133,9 @@ public enum BulkChaChaPoly {
 
     /// true: authentic; false: the tag does not verify; nil: libcrypto failed, ask libsodium.
     private static func openSSLOpen(_ cipher: OpaquePointer, _ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer,
-                                    key: UnsafeRawBufferPointer, nonce: UnsafePointer<UInt8>, additionalData: UnsafeRawBufferPointer) -> Bool? {
-        withContext(cipher, encrypting: false, key: key, nonce: nonce, additionalData: additionalData) { context -> Bool? in
+                                    key: UnsafeRawBufferPointer, nonce: UnsafePointer<UInt8>, additionalData: UnsafeRawBufferPointer,
+                                    reusing reused: Context?) -> Bool? {
+        withContext(cipher, encrypting: false, key: key, nonce: nonce, additionalData: additionalData, reusing: reused) { context -> Bool? in
             let input = sealed.baseAddress!.assumingMemoryBound(to: UInt8.self)
             let ciphertextCount = sealed.count - tagSize
             // The tag is only read by libcrypto, but its ctrl call takes a mutable pointer.

@@ -47,7 +47,8 @@ public enum XChaChaPoly {
     /// `seal` writing ciphertext || tag into `output` (exactly `plaintext.count + 16` bytes), with the
     /// nonce and additional data read where they lie: no intermediate array.
     package static func seal(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SecureBytes,
-                             nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer) throws {
+                             nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer,
+                             reusing context: BulkChaChaPoly.Context? = nil) throws {
         try check(key: key, nonce: nonce)
         guard output.count == plaintext.count + tagSize, plaintext.count <= construction.maximumMessageSize else {
             throw CryptoVaultError(.invalidInput, "XChaCha20-Poly1305: the output must be the message's size plus the tag")
@@ -74,7 +75,8 @@ public enum XChaChaPoly {
     /// libcrypto cannot), and the sealed-record vectors and a test against libsodium hold it to the
     /// same bytes. The subkey lives on the stack, as it does inside libsodium, and is wiped on return.
     package static func open(_ sealed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SecureBytes,
-                             nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer) throws {
+                             nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer,
+                             reusing context: BulkChaChaPoly.Context? = nil) throws {
         try check(key: key, nonce: nonce)
         let refused = CryptoVaultError(.authenticationFailure,
                                        "XChaCha20-Poly1305: the message is not authentic (altered, or wrong key, nonce or associated data)")
@@ -94,7 +96,8 @@ public enum XChaChaPoly {
             return withUnsafeMutableBytes(of: &innerNonce) { innerNonce in
                 UnsafeMutableRawBufferPointer(rebasing: innerNonce[4...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: nonce[16...]))
                 return BulkChaChaPoly.open(sealed, into: output, key: UnsafeRawBufferPointer(subkey),
-                                           nonce: innerNonce.baseAddress!.assumingMemoryBound(to: UInt8.self), authenticating: additionalData)
+                                           nonce: innerNonce.baseAddress!.assumingMemoryBound(to: UInt8.self), authenticating: additionalData,
+                                           reusing: context)
             }
         }
         guard authentic else { throw refused }

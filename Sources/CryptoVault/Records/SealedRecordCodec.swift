@@ -139,24 +139,60 @@ enum SealedRecordCodec {
 
     /// The AD, built in one buffer sized up front.
     static func associatedData(headerBytes header: UnsafeRawBufferPointer, identity: SealedRecordIdentity) -> [UInt8] {
+        withAssociatedData(headerBytes: header, identity: identity) { Array($0) }
+    }
+
+    /// Calls `body` with the AD, built on the stack: opening records by the thousand then allocates
+    /// nothing for it. The one definition of the AD's layout (SECURITY.md §4.8).
+    static func withAssociatedData<Result>(headerBytes header: UnsafeRawBufferPointer, identity: SealedRecordIdentity,
+                                           _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         let location = identity.location
-        var data: [UInt8] = []
-        data.reserveCapacity(associatedDataLabel.count + 1 + header.count + VaultID.size + CompartmentID.size + 4
-                             + location.module.utf8.count + location.table.utf8.count + location.recordID.count + location.field.utf8.count)
-        data += associatedDataLabel
-        data.append(0x00)
-        data += header
-        data += identity.vaultID.bytes
-        data += identity.compartmentID.bytes
-        data.append(UInt8(truncatingIfNeeded: location.module.utf8.count))
-        data += location.module.utf8
-        data.append(UInt8(truncatingIfNeeded: location.table.utf8.count))
-        data += location.table.utf8
-        data.append(UInt8(truncatingIfNeeded: location.recordID.count))
-        data += location.recordID
-        data.append(UInt8(truncatingIfNeeded: location.field.utf8.count))
-        data += location.field.utf8
-        return data
+        let count = associatedDataLabel.count + 1 + header.count + VaultID.size + CompartmentID.size + 4
+            + location.module.utf8.count + location.table.utf8.count + location.recordID.count + location.field.utf8.count
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            var writer = StackWriter(buffer.baseAddress!)
+            associatedDataLabel.withUnsafeBytes { writer.put($0) }
+            writer.put(0x00)
+            writer.put(header)
+            identity.vaultID.bytes.withUnsafeBytes { writer.put($0) }
+            identity.compartmentID.bytes.withUnsafeBytes { writer.put($0) }
+            writer.putPrefixed(location.module)
+            writer.putPrefixed(location.table)
+            writer.put(UInt8(truncatingIfNeeded: location.recordID.count))
+            location.recordID.withUnsafeBytes { writer.put($0) }
+            writer.putPrefixed(location.field)
+            precondition(writer.written(from: buffer.baseAddress!) == count, "sealed-record AD size")
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// Appends bytes at a cursor into a buffer sized beforehand (by `withAssociatedData`).
+    private struct StackWriter {
+        private var cursor: UnsafeMutableRawPointer
+
+        init(_ start: UnsafeMutableRawPointer) { cursor = start }
+
+        @inline(__always) mutating func put(_ bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress else { return }
+            cursor.copyMemory(from: source, byteCount: bytes.count)
+            cursor += bytes.count
+        }
+
+        @inline(__always) mutating func put(_ byte: UInt8) {
+            cursor.storeBytes(of: byte, as: UInt8.self)
+            cursor += 1
+        }
+
+        /// u8 length || UTF-8 (each part of a location is at most 64 bytes).
+        @inline(__always) mutating func putPrefixed(_ text: String) {
+            var text = text
+            text.withUTF8 { utf8 in
+                put(UInt8(truncatingIfNeeded: utf8.count))
+                put(UnsafeRawBufferPointer(utf8))
+            }
+        }
+
+        func written(from start: UnsafeMutableRawPointer) -> Int { start.distance(to: cursor) }
     }
 
     static func recordKey(compartmentKey: SecureBytes) throws -> SecureBytes {
@@ -229,17 +265,16 @@ enum SealedRecordCodec {
     /// `open` writing the plaintext into `output` (locked memory the caller owns, exactly
     /// `plaintextSize(sealed)` bytes), zeroed if the record does not open.
     static func open(bytes sealed: UnsafeRawBufferPointer, identity: SealedRecordIdentity, recordKey: SecureBytes,
-                     into output: UnsafeMutableRawBufferPointer) throws {
+                     into output: UnsafeMutableRawBufferPointer, reusing context: BulkChaChaPoly.Context? = nil) throws {
         let keyVersion = try Header.keyVersion(parsing: sealed)
         guard keyVersion == identity.keyVersion else {
             throw CryptoVaultError(.corruptRecord, "the sealed record says key version \(keyVersion), its row \(identity.keyVersion)")
         }
-        let ad = associatedData(headerBytes: UnsafeRawBufferPointer(rebasing: sealed[0..<headerSize]), identity: identity)
         do {
-            try ad.withUnsafeBytes { ad in
+            try withAssociatedData(headerBytes: UnsafeRawBufferPointer(rebasing: sealed[0..<headerSize]), identity: identity) { ad in
                 try XChaChaPoly.open(UnsafeRawBufferPointer(rebasing: sealed[(headerSize + XChaChaPoly.nonceSize)...]), into: output,
                                      key: recordKey, nonce: UnsafeRawBufferPointer(rebasing: sealed[headerSize..<(headerSize + XChaChaPoly.nonceSize)]),
-                                     authenticating: ad)
+                                     authenticating: ad, reusing: context)
             }
         } catch let error as CryptoVaultError where error.code == .authenticationFailure {
             throw diagnosis(Tags(bytes: Array(sealed[5..<headerSize])), expected: Tags(identity), location: identity.location)

@@ -17,6 +17,7 @@ final class SealedRecords {
     private let database: Database
     private let journal: (VaultEvent) throws -> Void
     private var keys: [KeyName: SecureBytes] = [:]
+    private var lastKey: (name: KeyName, key: SecureBytes)?
     let tagCache = SealedRecordCodec.TagCache()
     private var idleScratch: PlaintextScratch?
 
@@ -140,7 +141,9 @@ final class SealedRecords {
         try withCheckedRow(location, in: compartment) { identity, sealed in
             let count = try SealedRecordCodec.plaintextSize(sealed)
             let recordKey = try key(compartment, identity.keyVersion, access: access)
-            try scratch.fill(count) { try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: recordKey, into: $0) }
+            try scratch.fill(count) {
+                try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: recordKey, into: $0, reusing: scratch.cipher)
+            }
             return (identity, count)
         }
     }
@@ -167,7 +170,12 @@ final class SealedRecords {
     func key(_ compartment: VaultCompartment, _ version: UInt32, access: CompartmentKeyAccess) throws -> SecureBytes {
         try access.authorize(compartment)
         let name = KeyName(compartment: compartment.id, version: version)
-        if let cached = keys[name] { return cached }
+        // A read of many records asks for the same key each time: the last one answers without hashing.
+        if let lastKey, lastKey.name == name { return lastKey.key }
+        if let cached = keys[name] {
+            lastKey = (name, cached)
+            return cached
+        }
         let key = try SealedRecordCodec.recordKey(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
         keys[name] = key
         return key
@@ -176,9 +184,11 @@ final class SealedRecords {
 
 /// Locked memory that opened records pass through one at a time (`SealedRecords.open(_:in:access:_:)`
 /// and rewrap): it grows to the largest record seen and is wiped after each one, so reading many
-/// records allocates and locks once.
+/// records allocates and locks once. It keeps one cipher context for them too, which holds the last
+/// record's one-time subkey until the next record or the scratch's end (then cleansed).
 final class PlaintextScratch {
     private var buffer: SecureBytes?
+    let cipher = BulkChaChaPoly.Context()
 
     /// Calls `body` with the first `count` bytes, to write a plaintext into, growing the buffer if needed.
     func fill<Result>(_ count: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Result) throws -> Result {
