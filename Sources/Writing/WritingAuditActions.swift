@@ -24,3 +24,8 @@ extension AuditAction {
     /// A document restored to a snapshot (details: the snapshot restored and the new version's id).
     public static let writingSnapshotRestore = AuditAction("writing.snapshot-restore")
 }
+
+extension AuditAction {
+    /// A project searched (details: only how many documents matched; never the query, SECURITY.md §15.4).
+    public static let writingSearch = AuditAction("writing.search")
+}

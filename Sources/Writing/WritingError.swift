@@ -44,4 +44,6 @@ public enum WritingErrorCode: String, Sendable {
     case projectArchived
     /// No snapshot with that id (in any document).
     case snapshotNotFound
+    /// A search query that does not parse or is over its bounds (`SearchQuery`).
+    case invalidQuery
 }

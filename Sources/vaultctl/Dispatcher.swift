@@ -26,7 +26,7 @@ enum Dispatcher {
         RecoverCommand.recover, RecoverCommand.push, RecoverCommand.host,
         DemoCommand.command,
     ] + ProjectCommands.all + DocCommands.all + SnapshotCommands.all + [
-        LexiconCommand.command, TemplateCommands.list, TemplateCommands.use,
+        LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
     ]
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)

@@ -116,7 +116,7 @@ extension ExitCode {
         case .documentTooLarge, .tooManyBlocks, .blockTooLarge, .invalidText, .damagedRecord, .invalidIdentifier: self = .dataError
         case .projectNotFound, .nodeNotFound, .snapshotNotFound: self = .noInput
         case .notInProject, .moveIntoItself, .nestingTooDeep, .invalidName, .ambiguousName, .wrongNodeKind, .folderNotEmpty,
-             .projectArchived: self = .usage
+             .projectArchived, .invalidQuery: self = .usage
         case .privilegedSessionRequired: self = .permissionDenied
         case .diffDoesNotApply: self = .failure
         }

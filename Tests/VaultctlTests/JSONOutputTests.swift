@@ -206,6 +206,7 @@ struct JSONOutputTests {
         try walk("snapshot show") { try Self.json(vault, ["snapshot", "show", "Harbour", "Arrival", "1"]) }
         try walk("snapshot restore") { try Self.json(vault, ["snapshot", "restore", "Harbour", "Arrival", "1"]) }
         try walk("history") { try Self.json(vault, ["history", "Harbour", "Arrival"]) }
+        try walk("search") { try Self.json(vault, ["search", "Harbour", "rained"]) }
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }
         try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }

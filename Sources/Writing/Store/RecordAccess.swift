@@ -66,12 +66,25 @@ extension WritingStore {
             }
             return values
         }
+        try readingSession(of: project).openRecords(at: locations, in: transaction) { index, plaintext in
+            values.append(try decode(index, plaintext))
+        }
+        return values
+    }
+
+    /// Refuses a privileged project without a session of its compartment: the check every read
+    /// makes, also made where a read might open nothing (a search of an empty project).
+    func checkReadable(_ project: WritingProject) throws {
+        if project.isPrivileged { _ = try readingSession(of: project) }
+    }
+
+    /// The session that reads a privileged project's records, or the refusal.
+    func readingSession(of project: WritingProject) throws -> PrivilegedProcessingSession {
         guard let session = access.session(of: project.compartment) else {
             throw WritingError(.privilegedSessionRequired,
                                "project \(project.id) is privileged: its records are read only in a privileged processing session of its compartment")
         }
-        try session.openRecords(at: locations, in: transaction) { index, plaintext in values.append(try decode(index, plaintext)) }
-        return values
+        return session
     }
 
     func openText(_ locations: [SealedRecordLocation], of project: WritingProject) throws -> [String] {

@@ -67,15 +67,18 @@ extension WritingStore {
 
     /// The stored blocks, opened; a sealed kind unlike its clear column is damage.
     func currentContent(of document: NodeID, in project: WritingProject) throws -> DocumentContent {
-        let rows = try blockTable.all(in: document)
-        let blocks = try open(try rows.map { try WritingRecord.block($0.id) }, of: project) { index, plaintext in
+        DocumentContent(blocks: try openBlocks(try blockTable.all(in: document), of: project))
+    }
+
+    /// The blocks of `rows` opened in one read, in order (a search opens a whole project's at once).
+    func openBlocks(_ rows: [BlockTable.Row], of project: WritingProject) throws -> [Block] {
+        try open(try rows.map { try WritingRecord.block($0.id) }, of: project) { index, plaintext in
             let block = try BlockEncoding.decode(plaintext, id: rows[index].id)
             guard BlockEncoding.name(of: block.kind) == rows[index].kind else {
                 throw WritingError(.damagedRecord, "block \(rows[index].id)'s clear kind is not the kind sealed in it")
             }
             return block
         }
-        return DocumentContent(blocks: blocks)
     }
 
     /// Refuses an id of another project, a folder, or none (one row read, not the binder).
