@@ -82,4 +82,15 @@ import Testing
         #expect(bytes(diff.oldText) == bytes(old))
         #expect(bytes(diff.newText) == bytes(new))
     }
+
+    /// History's "words added / removed": markup and punctuation are not words; a changed word is
+    /// one removed and one added.
+    @Test func wordCountsSkipMarkupAndPunctuation() throws {
+        let diff = try WordDiff.between("# Arrival\n\n- The boat came in.\n", "# Arrival\n\n- The boats came in late, grey.\n")
+        #expect(diff.wordCount(.insert) == 3)
+        #expect(diff.wordCount(.delete) == 1)
+        let fromNothing = try WordDiff.between("", "# Arrival\n\n> The boat came in.\n")
+        #expect(fromNothing.wordCount(.insert) == 5)
+        #expect(fromNothing.wordCount(.delete) == 0)
+    }
 }

@@ -152,11 +152,8 @@ enum SnapshotCommands {
     }
 
     static func wordsChanged(_ old: String, _ new: String) throws -> (added: Int, removed: Int) {
-        let runs = try WordDiff.between(old, new).runs
-        func words(_ kind: WordDiff.Kind) -> Int {
-            runs.filter { $0.kind == kind }.reduce(0) { $0 + $1.text.split(whereSeparator: \.isWhitespace).count }
-        }
-        return (words(.insert), words(.delete))
+        let diff = try WordDiff.between(old, new)
+        return (diff.wordCount(.insert), diff.wordCount(.delete))
     }
 
     static func line(_ snapshot: Snapshot) -> String {
