@@ -2017,9 +2017,37 @@ def writing_snapshots_file():
             "spec": "SECURITY.md §15.2", "cases": cases}
 
 
+def branch_record(document, base, content):
+    """A branch's sealed proposed content (SECURITY.md §15.3), before it is split into 1 MiB parts."""
+    return b"\x01" + document + base + content
+
+
+def writing_branches_file():
+    """Branch records (SECURITY.md §15.3): an edit of one block with a new one after it, an empty
+    proposal, and damaged records that must be refused."""
+    cases = []
+    document, base = fixed("branch document", 16), fixed("branch base snapshot", 16)
+    b1, b2 = fixed("snapshot block 1", 16), fixed("branch new block", 16)
+    proposal = snapshot_content([(b1, "paragraph", "S: slept poorly.", []), (b2, "quote", "Review in a week.", [])])
+    record = branch_record(document, base, proposal)
+    for name, data, content, blocks in (("an edited block and a new one", record, proposal, [b1, b2]),
+                                        ("an empty proposal", branch_record(document, base, snapshot_content([])),
+                                         snapshot_content([]), [])):
+        cases.append({"type": "record", "name": name, "encoded": h(data), "document": h(document), "base": h(base),
+                      "content": h(content), "blocks": [h(b) for b in blocks]})
+    for name, data in (("version 2", b"\x02" + record[1:]), ("a header cut short", record[:1 + 16 + 15]),
+                       ("no content after the header", record[:33]), ("a trailing byte", record + b"\x00"),
+                       ("a damaged block inside", record[:33 + 21 + 4] + b"\x02" + record[33 + 26:])):
+        cases.append({"type": "reject-record", "name": name, "encoded": h(data)})
+    return {"description": "Sealed branch values (each must parse to these fields, its content decoding to blocks with "
+                           "these ids, and encode to exactly these bytes); reject-record values must be refused as damaged.",
+            "spec": "SECURITY.md §15.3", "cases": cases}
+
+
 WRITING_FILES = {
     "model.json": writing_model_file,
     "snapshots.json": writing_snapshots_file,
+    "branches.json": writing_branches_file,
 }
 
 

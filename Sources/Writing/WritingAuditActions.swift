@@ -23,6 +23,14 @@ extension AuditAction {
     public static let writingSnapshotCreate = AuditAction("writing.snapshot-create")
     /// A document restored to a snapshot (details: the snapshot restored and the new version's id).
     public static let writingSnapshotRestore = AuditAction("writing.snapshot-restore")
+    /// A branch proposed (details: its id, kind and base snapshot; SECURITY.md §15.3).
+    public static let writingBranchCreate = AuditAction("writing.branch-create")
+    /// A branch adopted (details: the branch, whether it was merged, the snapshots before and after).
+    public static let writingBranchAdopt = AuditAction("writing.branch-adopt")
+    /// A branch discarded: kept, marked, and the document untouched.
+    public static let writingBranchDiscard = AuditAction("writing.branch-discard")
+    /// An adoption undone (details: the branch and the new version's id).
+    public static let writingBranchRevert = AuditAction("writing.branch-revert")
 }
 
 extension AuditAction {

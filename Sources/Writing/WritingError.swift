@@ -46,4 +46,11 @@ public enum WritingErrorCode: String, Sendable {
     case snapshotNotFound
     /// A search query that does not parse or is over its bounds (`SearchQuery`).
     case invalidQuery
+    /// No branch with that id (in any document).
+    case branchNotFound
+    /// An adoption or revert whose changes overlap the document's own since: the message lists the
+    /// overlapping blocks, and nothing was changed.
+    case branchConflict
+    /// An adopt or discard of a branch that is not open, or a revert of one that is not adopted.
+    case branchNotOpen
 }

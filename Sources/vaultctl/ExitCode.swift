@@ -119,6 +119,10 @@ extension ExitCode {
              .projectArchived, .invalidQuery: self = .usage
         case .privilegedSessionRequired: self = .permissionDenied
         case .diffDoesNotApply: self = .failure
+        case .branchNotFound: self = .noInput
+        case .branchNotOpen: self = .usage
+        // Overlapping changes: nothing was written, a person must settle them.
+        case .branchConflict: self = .failure
         }
     }
 
@@ -128,6 +132,7 @@ extension ExitCode {
             return "add --purpose TEXT (why you read it) to read it in a one-command session, or start a session in the daemon"
         case .ambiguousName: return "give the id instead"
         case .projectArchived: return "'vaultctl project archive PROJECT --undo' brings it back"
+        case .branchConflict: return "edit the document or make a new branch against its latest snapshot, then adopt that"
         default: return nil
         }
     }

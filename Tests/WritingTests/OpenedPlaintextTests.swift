@@ -9,8 +9,10 @@ import TestSupport
 /// and the checks on a decoded value still run there.
 @Suite struct OpenedPlaintextTests {
     /// Files that still copy opened plaintext into an array, each for its reason: a snapshot record
-    /// spans several sealed parts that `SnapshotRecord` and `SnapshotDelta` parse as one array.
-    static let knownCopies: Set<String> = ["Sources/Writing/Versions/WritingStore+Snapshots.swift"]
+    /// spans several sealed parts that `SnapshotRecord` and `SnapshotDelta` parse as one array, and
+    /// a branch's proposed content likewise (`BranchRecord`, SECURITY.md §15.3).
+    static let knownCopies: Set<String> = ["Sources/Writing/Versions/WritingStore+Snapshots.swift",
+                                           "Sources/Writing/Versions/WritingStore+Branches.swift"]
 
     /// The signatures (`func` to the opening brace, on one line) of every `open…` in Sources/Writing,
     /// and the lines there that copy a plaintext into an array.

@@ -36,6 +36,7 @@ final class WritingFixture {
             "writing_blocks": "hex(id), hex(node_id), position, kind",
             "writing_entries": "hex(id), hex(project_id), kind, order_key, created_at",
             "writing_snapshots": "hex(id), hex(project_id), hex(node_id), sequence, form, origin, parts, hex(device_id), created_at",
+            "writing_branches": "hex(id), hex(project_id), hex(node_id), hex(base_snapshot_id), kind, state, parts, created_at, decided_at, hex(before_snapshot_id), hex(adopted_snapshot_id)",
             "sealed_records": "id, table_name, hex(record_id), field, hex(sealed)",
         ]
         for (table, list) in columns.sorted(by: { $0.key < $1.key }) {

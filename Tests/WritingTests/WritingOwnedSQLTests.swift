@@ -13,6 +13,7 @@ import TestSupport
         "writing_blocks": "Writing/Store/BlockTable.swift",
         "writing_entries": "Writing/Store/EntryTable.swift",
         "writing_snapshots": "Writing/Store/SnapshotTable.swift",
+        "writing_branches": "Writing/Store/BranchTable.swift",
     ]
     static let schemaFile = "Writing/Store/WritingSchema.swift"
 

@@ -41,6 +41,15 @@ enum WritingRecord {
         try SealedRecordLocation(module: module, table: "writing_snapshots", recordID: id.bytes, field: "part-\(index)")
     }
 
+    /// Piece `index` of a branch's sealed value (`BranchRecord.parts`).
+    static func branchPart(_ id: BranchID, _ index: Int) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_branches", recordID: id.bytes, field: "part-\(index)")
+    }
+
+    static func branchProvenance(_ id: BranchID) throws -> SealedRecordLocation {
+        try SealedRecordLocation(module: module, table: "writing_branches", recordID: id.bytes, field: "provenance")
+    }
+
     static func snapshotTitle(_ id: SnapshotID) throws -> SealedRecordLocation {
         try SealedRecordLocation(module: module, table: "writing_snapshots", recordID: id.bytes, field: "title")
     }

@@ -58,5 +58,40 @@ public enum WritingSchema {
                 UNIQUE (node_id, sequence)
             );
             """),
+        // Branches (SECURITY.md §15.3). SQLite cannot widen a CHECK, so writing_snapshots is rebuilt
+        // with the origins adopt and revert added, its rows copied as they are. Clear columns of
+        // writing_branches hold ids, the kind, the state and times; provenance and content are sealed.
+        NamedMigration("versions-2", """
+            ALTER TABLE writing_snapshots RENAME TO writing_snapshots_v1;
+            CREATE TABLE writing_snapshots (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                node_id BLOB NOT NULL REFERENCES writing_nodes(id),
+                sequence INTEGER NOT NULL CHECK (sequence >= 1),
+                form TEXT NOT NULL CHECK (form IN ('keyframe', 'delta')),
+                origin TEXT NOT NULL CHECK (origin IN ('automatic', 'titled', 'restore', 'adopt', 'revert')),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                created_at INTEGER NOT NULL,
+                UNIQUE (node_id, sequence)
+            );
+            INSERT INTO writing_snapshots (id, project_id, node_id, sequence, form, origin, parts, device_id, created_at)
+                SELECT id, project_id, node_id, sequence, form, origin, parts, device_id, created_at FROM writing_snapshots_v1;
+            DROP TABLE writing_snapshots_v1;
+            CREATE TABLE writing_branches (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                node_id BLOB NOT NULL REFERENCES writing_nodes(id),
+                base_snapshot_id BLOB NOT NULL REFERENCES writing_snapshots(id),
+                kind TEXT NOT NULL CHECK (kind IN ('ai-suggestion', 'research-insert', 'sync-conflict', 'manual')),
+                state TEXT NOT NULL CHECK (state IN ('open', 'adopted', 'discarded', 'reverted')),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                created_at INTEGER NOT NULL,
+                decided_at INTEGER,
+                before_snapshot_id BLOB REFERENCES writing_snapshots(id),
+                adopted_snapshot_id BLOB REFERENCES writing_snapshots(id)
+            );
+            CREATE INDEX writing_branches_by_node ON writing_branches (node_id, created_at);
+            """),
     ])
 }

@@ -171,7 +171,10 @@ public struct WritingStore {
                 try remove(try WritingRecord.block(block.id), of: project)
             }
         }
-        if row.kind == .scene { try removeSnapshots(of: id, in: project) }
+        if row.kind == .scene {
+            try removeBranches(of: id, in: project)
+            try removeSnapshots(of: id, in: project)
+        }
         try nodeTable.delete(id)
         try remove(try WritingRecord.nodeTitle(id), of: project)
         try record(.writingNodeRemove, project, subject: id.bytes, details: [.init("kind", row.kind.rawValue)])

@@ -6,6 +6,10 @@ public enum SnapshotOrigin: String, Sendable, Hashable, CaseIterable {
     case titled
     /// Made by restoring an earlier snapshot: the version the restore wrote.
     case restore
+    /// Made by adopting a branch: the version the adoption wrote.
+    case adopt
+    /// Made by reverting an adoption: the content from before it, again.
+    case revert
 }
 
 /// One stored version of a document, as listed (its content is read with `snapshotContent`).

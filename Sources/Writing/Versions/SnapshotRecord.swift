@@ -76,8 +76,10 @@ struct SnapshotRecord: Equatable {
     /// most 1 MiB, and a keyframe of a long document is more.
     static let partSize = 1 << 20
 
-    func parts() -> [[UInt8]] {
-        let bytes = encoded()
-        return stride(from: 0, to: bytes.count, by: Self.partSize).map { Array(bytes[$0..<min($0 + Self.partSize, bytes.count)]) }
+    func parts() -> [[UInt8]] { Self.split(encoded()) }
+
+    /// `bytes` in pieces of `partSize` (the last shorter): a branch's sealed value is split the same way.
+    static func split(_ bytes: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: bytes.count, by: partSize).map { Array(bytes[$0..<min($0 + partSize, bytes.count)]) }
     }
 }

@@ -1,0 +1,58 @@
+/// The merge an adoption (and a revert of a document that moved on since) makes: the base, the
+/// document as it is ("ours") and the proposal ("theirs"), merged block by block (`ThreeWayMerge`).
+/// A block both sides changed, or changes that touch, is a conflict; a conflict is never settled
+/// by picking a side, it is refused with the overlapping blocks named, so nothing is dropped.
+enum BranchMerge {
+    /// The merged content, or `.branchConflict` listing each overlap.
+    static func merge(base: DocumentContent, ours: DocumentContent, theirs: DocumentContent) throws(WritingError) -> DocumentContent {
+        let base = base.blocks.map(EncodedBlock.init), ours = ours.blocks.map(EncodedBlock.init), theirs = theirs.blocks.map(EncodedBlock.init)
+        if ours == base { return DocumentContent(blocks: theirs.map(\.block)) }
+        if theirs == base || theirs == ours { return DocumentContent(blocks: ours.map(\.block)) }
+        let result = try ThreeWayMerge.blocks(base: base, ours: ours, theirs: theirs)
+        let overlaps = conflicts(in: result)
+        guard overlaps.isEmpty, let merged = result.merged?.map(\.block) else {
+            throw WritingError(.branchConflict, "the document and the proposal both changed the same place: "
+                               + overlaps.joined(separator: "; ") + " (nothing was changed)")
+        }
+        // Each side kept a block but put it in a different place: the merge would hold it twice.
+        guard Set(merged.map(\.id)).count == merged.count else {
+            throw WritingError(.branchConflict, "the document and the proposal moved the same block to different places (nothing was changed)")
+        }
+        return DocumentContent(blocks: merged)
+    }
+
+    /// A block compared by its id and encoded bytes: `String ==` would take a text rewritten in
+    /// another Unicode normalisation for unchanged, and the merge would drop that change.
+    struct EncodedBlock: Hashable, Sendable {
+        let block: Block
+        let bytes: [UInt8]
+
+        init(_ block: Block) {
+            self.block = block
+            bytes = block.id.bytes + BlockEncoding.encode(block)
+        }
+
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.bytes == rhs.bytes }
+        func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+    }
+
+    /// Each conflict as "document blocks 3-4 (ids …) against proposed blocks 3-5 (ids …)", 1-based.
+    static func conflicts(in result: MergeResult<EncodedBlock>) -> [String] {
+        var described: [String] = []
+        var ourPosition = 0, theirPosition = 0
+        for region in result.regions {
+            if region.resolution == .conflict {
+                described.append("document \(span(ourPosition, region.ours)) against proposed \(span(theirPosition, region.theirs))")
+            }
+            ourPosition += region.ours.count
+            theirPosition += region.theirs.count
+        }
+        return described
+    }
+
+    private static func span(_ start: Int, _ blocks: [EncodedBlock]) -> String {
+        guard !blocks.isEmpty else { return "nothing (before block \(start + 1))" }
+        let range = blocks.count == 1 ? "block \(start + 1)" : "blocks \(start + 1)-\(start + blocks.count)"
+        return "\(range) (\(blocks.map(\.block.id.hex).joined(separator: ", ")))"
+    }
+}
