@@ -206,6 +206,14 @@ struct JSONOutputTests {
         try walk("snapshot show") { try Self.json(vault, ["snapshot", "show", "Harbour", "Arrival", "1"]) }
         try walk("snapshot restore") { try Self.json(vault, ["snapshot", "restore", "Harbour", "Arrival", "1"]) }
         try walk("history") { try Self.json(vault, ["history", "Harbour", "Arrival"]) }
+        try walk("branch create") { try Self.json(vault, ["branch", "create", "Harbour", "Arrival"], stdin: "# Arrival\n\nIt poured.\n") }
+        try walk("branch list") { try Self.json(vault, ["branch", "list", "Harbour", "Arrival"]) }
+        try walk("branch show") { try Self.json(vault, ["branch", "show", "Harbour", "Arrival", "1"]) }
+        try walk("branch diff") { try Self.json(vault, ["branch", "diff", "Harbour", "Arrival", "1"]) }
+        try walk("branch adopt") { try Self.json(vault, ["branch", "adopt", "Harbour", "Arrival", "1"]) }
+        try walk("branch revert") { try Self.json(vault, ["branch", "revert", "Harbour", "Arrival", "1"]) }
+        try walk("branch create") { try Self.json(vault, ["branch", "create", "Harbour", "Arrival"], stdin: "# Arrival\n\nDry.\n") }
+        try walk("branch discard") { try Self.json(vault, ["branch", "discard", "Harbour", "Arrival", "2"]) }
         try walk("search") { try Self.json(vault, ["search", "Harbour", "rained"]) }
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }

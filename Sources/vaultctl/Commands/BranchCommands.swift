@@ -1,0 +1,194 @@
+import CryptoVault
+import Foundation
+import Registers
+import Writing
+
+/// branch create, list, show, diff, adopt, discard, revert: proposed changes of a document
+/// (SECURITY.md §15.3), each kept whatever becomes of it.
+enum BranchCommands {
+    static let kindOption = Option("--kind", value: "KIND", "manual (the default), ai-suggestion, research-insert or sync-conflict")
+    static let byOption = Option("--by", value: "TEXT", "who or what proposes it (sealed; default 'vaultctl')")
+    static let branchNote = """
+        BRANCH is a branch's id or its number in the document's list (1 for the first).
+        """
+
+    static let create = Command("branch create", synopsis: "propose a change of a document", usage: "PROJECT DOC [FILE|-]", about: """
+        Stores the text of FILE (or standard input, also as -) as a proposed change of document DOC,
+        against its current version (snapshotted if it is not already), without touching the document.
+        The text is read as 'vaultctl doc write' reads it. Prints the branch's number and id.
+
+        \(WritingContext.sessionNote)
+        """, options: [kindOption, byOption] + DocCommands.readOptions, positionals: 2...3, json: true, examples: [
+            "vaultctl branch create \"The harbour\" Arrival arrival-tighter.txt --by \"editor\"",
+        ]) { arguments in
+            let text = try DocCommands.readText(arguments.positionals.count > 2 ? arguments.positionals[2] : "-")
+            guard let kind = BranchKind(rawValue: arguments.value("--kind") ?? "manual") else {
+                throw CommandError(message: "--kind is manual, ai-suggestion, research-insert or sync-conflict", exitCode: .usage)
+            }
+            let (context, project, node) = try SnapshotCommands.open(arguments)
+            defer { context.end() }
+            let parsed = try PlainText.parse(text)
+            let (branch, number) = try context.store(for: project) { store in
+                let current = try store.documentContent(of: node.id, in: project.id)
+                let base = try store.createSnapshot(of: node.id, in: project.id)
+                let branch = try store.createBranch(of: node.id, in: project.id, base: base.id, content: parsed.reusingIDs(of: current),
+                                                    kind: kind, provenance: arguments.value("--by") ?? "vaultctl")
+                return (branch, try store.branches(of: node.id, in: project.id).count)
+            }
+            if arguments.has("--json") { Output.json(json(branch, number: number)); return }
+            Output.line("Branch \(number) of \(node.title): \(branch.id).")
+        }
+
+    static let list = Command("branch list", synopsis: "list a document's proposed changes", usage: "PROJECT DOC", about: """
+        Lists the branches of document DOC of PROJECT, oldest first: number, id, when, kind, state
+        (open, adopted, discarded, reverted) and who proposed it.
+
+        \(WritingContext.sessionNote)
+        """, options: DocCommands.readOptions, positionals: 2...2, json: true, examples: [
+            "vaultctl branch list \"The harbour\" Arrival",
+        ]) { arguments in
+            let (context, project, node) = try SnapshotCommands.open(arguments)
+            defer { context.end() }
+            let branches = try context.store(for: project) { try $0.branches(of: node.id, in: project.id) }
+            if arguments.has("--json") { Output.json(branches.enumerated().map { json($1, number: $0 + 1) }); return }
+            Output.line("\(branches.count) branch(es) of \(node.title)")
+            for (index, branch) in branches.enumerated() { Output.line(line(branch, number: index + 1)) }
+        }
+
+    static let show = Command("branch show", synopsis: "print a proposed change's text", usage: "PROJECT DOC BRANCH", about: """
+        Prints the text branch BRANCH proposes for document DOC, as 'vaultctl doc show' prints a
+        document. With --json, the branch and its text.
+        \(branchNote)
+
+        \(WritingContext.sessionNote)
+        """, options: DocCommands.readOptions, positionals: 3...3, json: true, examples: [
+            "vaultctl branch show \"The harbour\" Arrival 1",
+        ]) { arguments in
+            let (context, project, node) = try SnapshotCommands.open(arguments)
+            defer { context.end() }
+            let (branch, number, content) = try context.store(for: project) { store in
+                try resolve(arguments.positionals[2], of: node, in: project, store) { try store.branchContent($0, of: node.id, in: project.id) }
+            }
+            let text = PlainText.render(content, labels: FieldEditor(project.register))
+            if arguments.has("--json") {
+                var row = json(branch, number: number)
+                row["text"] = text
+                Output.json(row)
+                return
+            }
+            Output.raw(text)
+        }
+
+    static let diff = Command("branch diff", synopsis: "show a proposed change against its base, word by word", usage: "PROJECT DOC BRANCH",
+                              about: """
+        Shows what branch BRANCH changes in the version it was proposed against, word by word:
+        removed words as [-words-], added ones as {+words+}. With --json, the runs.
+        \(branchNote)
+
+        \(WritingContext.sessionNote)
+        """, options: DocCommands.readOptions, positionals: 3...3, json: true, examples: [
+            "vaultctl branch diff \"The harbour\" Arrival 1",
+        ]) { arguments in
+            let (context, project, node) = try SnapshotCommands.open(arguments)
+            defer { context.end() }
+            let (branch, number, texts) = try context.store(for: project) { store in
+                try resolve(arguments.positionals[2], of: node, in: project, store) { id in
+                    let branch = try store.branch(id, of: node.id, in: project.id)
+                    return (try store.snapshotContent(branch.base, of: node.id, in: project.id), try store.branchContent(id, of: node.id, in: project.id))
+                }
+            }
+            let labels = FieldEditor(project.register)
+            let diff = try WordDiff.between(PlainText.render(texts.0, labels: labels), PlainText.render(texts.1, labels: labels))
+            if arguments.has("--json") {
+                var row = json(branch, number: number)
+                row["runs"] = diff.runs.map { ["kind": $0.kind.rawValue, "text": $0.text] }
+                Output.json(row)
+                return
+            }
+            Output.raw(diff.runs.map { run in
+                switch run.kind {
+                case .equal: run.text
+                case .delete: "[-\(run.text)-]"
+                case .insert: "{+\(run.text)+}"
+                }
+            }.joined())
+        }
+
+    static let adopt = decision("adopt", synopsis: "write a proposed change into its document", about: """
+        Writes branch BRANCH into document DOC. If the document changed since the branch's base, the
+        two are merged block by block; changes to the same place are refused (exit 1) with the blocks
+        named, and nothing changes. The result is stored as a new version (origin adopt).
+        """) { store, id, node, project in try store.adopt(id, of: node.id, in: project.id) }
+
+    static let revert = decision("revert", synopsis: "undo an adopted change", about: """
+        Undoes the adoption of branch BRANCH: document DOC gets back the content it had before, stored
+        as a new version (origin revert). Edits made since that touch the adopted change are refused.
+        """) { store, id, node, project in try store.revert(id, of: node.id, in: project.id) }
+
+    static let discard = decision("discard", synopsis: "set a proposed change aside", about: """
+        Marks open branch BRANCH discarded: it is kept (and listed), and the document is not touched.
+        """) { store, id, node, project in try store.discard(id, of: node.id, in: project.id); return nil }
+
+    static let all = [create, list, show, diff, adopt, discard, revert]
+
+    /// adopt, discard, revert: one shape, the store call differing. `act` returns the version it stored, if any.
+    static func decision(_ verb: String, synopsis: String, about: String,
+                         _ act: @escaping @Sendable (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) -> Command {
+        Command("branch \(verb)", synopsis: synopsis, usage: "PROJECT DOC BRANCH", about: """
+            \(about)
+            \(branchNote)
+
+            \(WritingContext.sessionNote)
+            """, options: DocCommands.readOptions, positionals: 3...3, json: true, examples: [
+                "vaultctl branch \(verb) \"The harbour\" Arrival 1",
+            ]) { arguments in try decide(arguments, act) }
+    }
+
+    static func decide(_ arguments: ParsedArguments, _ act: (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) throws {
+        let (context, project, node) = try SnapshotCommands.open(arguments)
+        defer { context.end() }
+        let (number, version): (Int, Snapshot?) = try context.store(for: project) { store in
+            let resolved = try resolve(arguments.positionals[2], of: node, in: project, store) { try act(store, $0, node, project) }
+            return (resolved.1, resolved.2)
+        }
+        // Read again after the decision, for the state it left.
+        let branch = try context.store(for: project) { store in try store.branches(of: node.id, in: project.id)[number - 1] }
+        if arguments.has("--json") {
+            let stored: Any = version.map { SnapshotCommands.json($0) } ?? NSNull()
+            Output.json(["branch": json(branch, number: number), "version": stored])
+            return
+        }
+        let after = version.map { "; stored as version \($0.sequence): \($0.id)." } ?? "."
+        Output.line("Branch \(number) of \(node.title) is \(branch.state.rawValue)" + after)
+    }
+
+    /// Runs `body` with BRANCH's id (an id as given, or that of its number; the store refuses
+    /// another document's) and gives back its listing and number with the result.
+    static func resolve<Result>(_ text: String, of node: BinderNode, in project: WritingProject, _ store: WritingStore,
+                                _ body: (BranchID) throws -> Result) throws -> (Branch, Int, Result) {
+        let branches = try store.branches(of: node.id, in: project.id)
+        let id: BranchID
+        if let given = try? BranchID(hex: text) {
+            id = given
+        } else if let number = Int(text), (1...max(1, branches.count)).contains(number), number <= branches.count {
+            id = branches[number - 1].id
+        } else {
+            throw WritingError(.branchNotFound, "no branch '\(text)' of the document ('vaultctl branch list' shows them)")
+        }
+        let result = try body(id)
+        guard let index = branches.firstIndex(where: { $0.id == id }) else { throw WritingError(.branchNotFound, "no branch \(id)") }
+        return (branches[index], index + 1, result)
+    }
+
+    static func line(_ branch: Branch, number: Int) -> String {
+        let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(branch.createdAt)))
+        return "\(String(number).padding(toLength: 4, withPad: " ", startingAt: 0)) \(branch.id)  \(when)  "
+            + "\(branch.kind.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0))\(branch.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))\(branch.provenance)"
+    }
+
+    static func json(_ branch: Branch, number: Int) -> [String: Any] {
+        ["id": branch.id.hex, "number": number, "kind": branch.kind.rawValue, "state": branch.state.rawValue, "by": branch.provenance,
+         "base": branch.base.hex, "created_at": branch.createdAt, "decided_at": branch.decidedAt ?? NSNull(),
+         "before_adoption": branch.beforeAdoption?.hex ?? NSNull(), "adoption": branch.adoption?.hex ?? NSNull()]
+    }
+}
