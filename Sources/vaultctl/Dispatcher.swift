@@ -27,6 +27,7 @@ enum Dispatcher {
         DemoCommand.command,
     ] + ProjectCommands.all + DocCommands.all + SnapshotCommands.all + BranchCommands.all + [
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
+        ExportCommand.command,
     ]
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)

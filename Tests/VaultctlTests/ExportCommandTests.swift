@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// vaultctl export: the project written out as Markdown or HTML, through the egress funnel (its
+/// decision in the audit log without the text), a privileged project only with a session and then
+/// refused by its policy, and the leak guard's redaction applied to what is written.
+@Suite("vaultctl export", .serialized)
+struct ExportCommandTests {
+    static let text = "# Arrival\n\nThe boat came in.\nIt rained.\n\n- rope\n- net\n\n> nobody waved\n"
+
+    static func harbour(_ vault: CLIVault) throws {
+        try WritingCommandTests.ok(vault, ["project", "create", "Harbour", "--register", "fiction"])
+        try WritingCommandTests.ok(vault, ["doc", "add", "Harbour", "One", "--folder"])
+        try WritingCommandTests.ok(vault, ["doc", "add", "Harbour", "Arrival", "--in", "One"])
+        try WritingCommandTests.ok(vault, ["doc", "write", "Harbour", "Arrival"], stdin: text)
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("md: the project byte for byte; --json names the decision and destination; the audit log has the decision, not the text")
+    func markdown() throws {
+        let vault = try CLIVault()
+        try Self.harbour(vault)
+        let path = vault.root + "/harbour.md"
+        let summary = try Self.json(try WritingCommandTests.ok(vault, ["export", "Harbour", "--format", "md", "-o", path, "--json"]))
+        #expect(summary["decision"] as? String == "allow" && summary["destination"] as? String == "export:" + path && summary["written"] as? Bool == true,
+                "\(summary)")
+        let expected = "# Harbour\n\n## One\n\n### Arrival\n\n# Arrival\n\nThe boat came in.\\\nIt rained.\n\n- rope\n- net\n\n> nobody waved\n"
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
+        #expect(summary["size"] as? Int == expected.utf8.count)
+        let egress = try #require(try JSONSerialization.jsonObject(with: Data(try WritingCommandTests.ok(vault, ["egress", "log", "--json"]).utf8))
+                                  as? [[String: Any]])
+        #expect(egress.map { $0["destination"] as? String } == ["export:" + path] && egress.first?["decision"] as? String == "allow", "\(egress)")
+        let log = try WritingCommandTests.ok(vault, ["audit", "log", "--json"])
+        #expect(log.contains("egress") && !log.contains("boat came in") && !log.contains("rope"), "the audit log never holds the exported text")
+        let again = try vault.run(["export", "Harbour", "--format", "md", "-o", path])
+        #expect(again.status == 73, "an existing file is not replaced without --force: \(again.stderr)")
+    }
+
+    @Test("html: a standalone page; a hostile project name and text are escaped")
+    func html() throws {
+        let vault = try CLIVault()
+        let hostile = "<script>alert(1)</script>"
+        try WritingCommandTests.ok(vault, ["project", "create", hostile, "--register", "fiction"])
+        try WritingCommandTests.ok(vault, ["doc", "add", hostile, "A & B"])
+        try WritingCommandTests.ok(vault, ["doc", "write", hostile, "A & B"], stdin: "<img src=x onerror=alert(2)>\n")
+        let path = vault.root + "/page.html"
+        try WritingCommandTests.ok(vault, ["export", hostile, "--format", "html", "-o", path])
+        let page = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(page.hasPrefix("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"), "\(page)")
+        #expect(page.contains("<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>") && page.contains("<h2>A &amp; B</h2>")
+                && page.contains("<p>&lt;img src=x onerror=alert(2)&gt;</p>"), "\(page)")
+        #expect(!page.contains("<script") && !page.contains("<img"))
+    }
+
+    @Test("a privileged project: without --purpose exit 77; with it the funnel refuses a file (exit 4), nothing is written, the refusal is logged")
+    func privileged() throws {
+        let vault = try CLIVault()
+        let purpose = ["--purpose", "write up the session"]
+        try WritingCommandTests.ok(vault, ["project", "create", "Intake", "--register", "healthcare"])
+        try WritingCommandTests.ok(vault, ["doc", "add", "Intake", "Session 1"] + purpose)
+        try WritingCommandTests.ok(vault, ["doc", "write", "Intake", "Session 1"] + purpose, stdin: "S: slept badly\n")
+        let path = vault.root + "/intake.md"
+        let unread = try vault.run(["export", "Intake", "--format", "md", "-o", path])
+        #expect(unread.status == 77 && unread.stderr.contains("privileged"), "\(unread.status) \(unread.stderr)")
+        let refused = try vault.run(["export", "Intake", "--format", "md", "-o", path, "--json"] + purpose)
+        #expect(refused.status == 4, "\(refused.status) \(refused.stderr)")
+        #expect(try Self.json(refused.stdout)["decision"] as? String == "refuse")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let remaining = try FileManager.default.contentsOfDirectory(atPath: vault.root).filter { $0.contains("intake") }
+        #expect(remaining.isEmpty, "no temporary file is left: \(remaining)")
+        let egress = try WritingCommandTests.ok(vault, ["egress", "log", "--json"])
+        #expect(egress.contains("\"refuse\"") && !egress.contains("slept badly"), "\(egress)")
+    }
+
+    @Test("what the leak guard finds is redacted in the file (exit 3), never written as it was")
+    func redacted() throws {
+        let vault = try CLIVault()
+        try WritingCommandTests.ok(vault, ["project", "create", "Blog", "--register", "general"])
+        try WritingCommandTests.ok(vault, ["doc", "add", "Blog", "Post"])
+        try WritingCommandTests.ok(vault, ["doc", "write", "Blog", "Post"], stdin: "Reach Jane at jane.doe@example.com today.\n")
+        let path = vault.root + "/post.md"
+        let result = try vault.run(["export", "Blog", "--format", "md", "-o", path])
+        #expect(result.status == 3 && result.stdout.contains("redacted"), "\(result.status) \(result.stderr)")
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains("[EMAIL]") && !written.contains("jane.doe"), "\(written)")
+    }
+
+    @Test("an unknown format and a missing -o are usage errors (64)")
+    func usage() throws {
+        let vault = try CLIVault()
+        try Self.harbour(vault)
+        let unknown = try vault.run(["export", "Harbour", "--format", "rtf", "-o", vault.root + "/x.rtf"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown format 'rtf'"), "\(unknown.stderr)")
+        #expect(try vault.run(["export", "Harbour", "--format", "md"]).status == 64)
+    }
+}
