@@ -34,7 +34,7 @@ extension SearchIndex {
         return SearchHit(document: documents[document].id, blocks: blocks.keys.sorted().map { index in
             let block = content.blocks[index]
             let first = blocks[index]?.map(\.position).min() ?? 0
-            return BlockMatch(block: block.id, kind: block.kind, snippet: Snippet.around(first, in: block),
+            return BlockMatch(block: block.id, kind: block.kind, snippet: SearchSnippet.around(first, in: block),
                               matches: Set(blocks[index] ?? []).count)
         })
     }

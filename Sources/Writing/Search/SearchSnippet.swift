@@ -1,7 +1,7 @@
 /// A short excerpt of a block around a match: a few words either side, in the block's own spelling,
 /// whitespace collapsed onto one line, "…" where the text goes on, and capped in length (one "word"
 /// can be a megabyte of letters).
-enum Snippet {
+enum SearchSnippet {
     static let wordsBefore = 5
     static let wordsAfter = 7
     static let maximumCharacters = 160
