@@ -140,6 +140,19 @@ struct SearchIndexTests {
         #expect(entry.action == .writingSearch && entry.subjectID == project.id.bytes && entry.details == [.init("hits", "2")])
     }
 
+    @Test("a search stores nothing: every writing table and sealed record is as it was before it")
+    func storesNothing() throws {
+        let fixture = try WritingFixture()
+        let project = try fixture.project()
+        try fixture.store { store in
+            let node = try store.addNode(.scene, titled: "Arrival", in: project.id)
+            try store.replaceDocumentContent(of: node.id, in: project.id, with: try WritingFixture.paragraphs(Self.corpus[0]))
+        }
+        let before = try fixture.storeState()
+        #expect(try fixture.store { try $0.search(try SearchQuery(parsing: "\"grey boat\" harb*"), in: project.id) }.count == 1)
+        #expect(try fixture.storeState() == before)
+    }
+
     @Test("a privileged project is searched only in a session of its compartment, even an empty one")
     func privilegedNeedsASession() throws {
         let fixture = try WritingFixture()
