@@ -1,0 +1,41 @@
+import CryptoVault
+import Foundation
+import Testing
+import TestSupport
+@testable import Writing
+
+/// Migration `versions-2` on a vault made before it (SECURITY.md §15.3): the rebuilt
+/// writing_snapshots keeps every row as it was, so versions taken before still read back, and the
+/// new origins and branches work after.
+@Suite struct BranchMigrationTests {
+    @Test("a vault at versions-1 upgrades: its snapshots' rows are unchanged and read back, and a branch can then be adopted")
+    func upgradeKeepsSnapshots() throws {
+        let before = ModuleSchema(module: "writing", migrations: Array(WritingSchema.module.migrations.prefix { $0.name != "versions-2" }))
+        let old = try TestVault(modules: [before])
+        let project = try old.unlocked.createWritingProject(named: "Notes", register: .fiction, kind: .document)
+        let content = try WritingFixture.paragraphs(["The boat came in.", "Grey."])
+        let (document, snapshot) = try old.unlocked.transaction { tx in
+            let store = WritingStore(tx)
+            let document = try store.addNode(.scene, titled: "Arrival", in: project.id)
+            try store.replaceDocumentContent(of: document.id, in: project.id, with: content)
+            return (document, try store.createSnapshot(of: document.id, in: project.id, titled: "First"))
+        }
+        let rows = { (vault: Vault) in
+            try Database(path: vault.databasePath, create: false, readOnly: true).query("SELECT quote(id) || quote(node_id) || sequence || form || origin || parts || quote(device_id) || created_at AS line FROM writing_snapshots")
+                .map { try $0.text("line") }
+        }
+        let stored = try rows(old.vault)
+        let upgraded = try Vault.open(at: old.directory, journal: RecordingJournal(), modules: [WritingSchema.module])
+            .unlock(with: .passphrase(old.passphrase))
+        #expect(try rows(upgraded.vault) == stored)
+        let proposal = Block(id: content.blocks[1].id, kind: .paragraph, text: "Grey and late.")
+        let adopted = try upgraded.transaction { tx in
+            let store = WritingStore(tx)
+            #expect(SnapshotContent.encode(try store.snapshotContent(snapshot.id, of: document.id, in: project.id)) == SnapshotContent.encode(content))
+            let branch = try store.createBranch(of: document.id, in: project.id, base: snapshot.id,
+                                                content: DocumentContent(blocks: [content.blocks[0], proposal]), kind: .manual, provenance: "me")
+            return try store.adopt(branch.id, of: document.id, in: project.id)
+        }
+        #expect(adopted.origin == .adopt && adopted.sequence == 2)
+    }
+}
