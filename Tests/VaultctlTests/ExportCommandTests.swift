@@ -98,3 +98,47 @@ struct ExportCommandTests {
         #expect(try vault.run(["export", "Harbour", "--format", "md"]).status == 64)
     }
 }
+
+/// docx and pdf through the real pandoc, when this machine has it.
+@Suite("vaultctl export through pandoc", .serialized)
+struct ExportPandocTests {
+    static var pandoc: String? { ["/usr/bin/pandoc", "/usr/local/bin/pandoc"].first { FileManager.default.isExecutableFile(atPath: $0) } }
+
+    @Test("docx: a Word file (a zip) whose text, read back by pandoc, is the project's")
+    func docx() throws {
+        guard let pandoc = Self.pandoc else {
+            print("SKIPPED ExportPandocTests.docx: pandoc is not installed ('apt-get install pandoc')")
+            return
+        }
+        let vault = try CLIVault()
+        try ExportCommandTests.harbour(vault)
+        let path = vault.root + "/harbour.docx"
+        try WritingCommandTests.ok(vault, ["export", "Harbour", "--format", "docx", "-o", path])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.prefix(2) == Data("PK".utf8), "a docx is a zip")
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: pandoc)
+        reader.arguments = ["--from", "docx", "--to", "plain", path]
+        let out = Pipe()
+        reader.standardOutput = out
+        try reader.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reader.waitUntilExit()
+        #expect(text.contains("Harbour") && text.contains("The boat came in.") && text.contains("nobody waved"), "\(text)")
+    }
+
+    @Test("pdf with no PDF engine installed: a clear error naming what to install (exit 1), nothing written, nothing decided")
+    func pdfWithoutEngine() throws {
+        let engines = ["pdflatex", "xelatex", "lualatex", "wkhtmltopdf", "weasyprint"]
+        guard Self.pandoc != nil, !engines.contains(where: { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + $0) }) else {
+            print("SKIPPED ExportPandocTests.pdfWithoutEngine: pandoc is missing or a PDF engine is installed")
+            return
+        }
+        let vault = try CLIVault()
+        try ExportCommandTests.harbour(vault)
+        let result = try vault.run(["export", "Harbour", "--format", "pdf", "-o", vault.root + "/harbour.pdf"])
+        #expect(result.status == 1 && result.stderr.contains("needs a PDF engine") && result.stderr.contains("apt-get install"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: vault.root + "/harbour.pdf"))
+        #expect(!(try WritingCommandTests.ok(vault, ["egress", "log", "--json"])).contains("export:"))
+    }
+}

@@ -27,6 +27,7 @@ enum ExportCommand {
             "vaultctl export \"The harbour\" --format docx -o harbour.docx --json",
         ]) { arguments in
             let format = try ExportFormat(parsing: try arguments.required("--format"), usage: arguments.usage)
+            if format == .docx || format == .pdf { _ = try PandocConversion.invocation(for: format.rawValue) }
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])

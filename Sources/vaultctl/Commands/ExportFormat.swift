@@ -1,3 +1,4 @@
+import Foundation
 import PrivilegedSession
 import Writing
 
@@ -25,7 +26,7 @@ enum ExportFormat: String, CaseIterable {
     func write(_ released: ReleasedPayload, to output: OutputTarget) throws {
         switch self {
         case .markdown, .html: try released.bytes.withUnsafeBytes { try output.write($0) }
-        case .docx, .pdf: throw CommandError(message: "export to \(rawValue) is not available yet", exitCode: .failure)
+        case .docx, .pdf: try PandocConversion.convert(released.bytes, to: rawValue).withUnsafeBytes { try output.write($0) }
         }
     }
 }
