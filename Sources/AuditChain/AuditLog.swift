@@ -34,13 +34,13 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         return "\(name.isEmpty ? "unknown" : name) (uid \(getuid()))"
     }
 
-    public func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+    public func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         try append([event], in: database, vaultID: vaultID, keys: keys)
     }
 
     /// Appends several events in the caller's transaction (a batch is durable when it commits),
     /// checkpointing every `interval` entries on the way.
-    public func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+    public func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         var (seq, previous) = try tail(of: database)
         let deviceID = try Self.deviceID(database)
         var writer = AuditEntryWriter(database: database)
@@ -79,7 +79,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         }
     }
 
-    public func commandFinished(in database: Database, vaultID: [UInt8]) throws {
+    public func commandFinished(in database: Database, vaultID: VaultID) throws {
         try checkpointer?.checkpointIfBehind(database, vaultID: vaultID)
     }
 
@@ -95,7 +95,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         return id
     }
 
-    func makeEntry(_ event: VaultEvent, seq: UInt64, previousHash: [UInt8], vaultID: [UInt8], deviceID: [UInt8],
+    func makeEntry(_ event: VaultEvent, seq: UInt64, previousHash: [UInt8], vaultID: VaultID, deviceID: [UInt8],
                    keys: AuditKeys?, hasher: HMACSHA256Key? = nil) throws -> AuditEntry {
         try Self.validate(event)
         let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys, hasher: hasher)
@@ -106,7 +106,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
 
     /// Seals the details under the audit sealing key and hashes each value under the hashing key.
     /// `hasher` is `keys.hashingKey` made ready for many messages (made here when not given).
-    func sealDetails(_ details: [VaultEvent.Detail], seq: UInt64, vaultID: [UInt8],
+    func sealDetails(_ details: [VaultEvent.Detail], seq: UInt64, vaultID: VaultID,
                      keys: AuditKeys?, hasher: HMACSHA256Key? = nil) throws -> (hashes: [AuditEntry.DetailHash], sealed: [UInt8]) {
         guard !details.isEmpty else { return ([], []) }
         guard let keys else { throw AuditChainError(.invalidEvent, "details can only be recorded while the vault is unlocked") }
@@ -115,7 +115,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         let hashes = sorted.map { AuditEntry.DetailHash(name: $0.name, hash: Self.detailHash(name: $0.name, value: $0.value, hasher: hasher)) }
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         let sealed = try XChaChaPoly.seal(Self.encodeDetails(sorted), key: keys.sealingKey, nonce: nonce,
-                                          authenticating: Self.detailsAssociatedData + vaultID + AuditEntry.bigEndian(seq, width: 8))
+                                          authenticating: Self.detailsAssociatedData + vaultID.bytes + AuditEntry.bigEndian(seq, width: 8))
         return (hashes, nonce + sealed)
     }
 

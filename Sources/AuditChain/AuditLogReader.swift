@@ -7,7 +7,7 @@ public struct AuditLogReader {
 
     public init(vault: Vault) { self.vault = vault }
 
-    public var origin: String { Checkpointer.origin(vaultID: vault.vaultID.bytes) }
+    public var origin: String { Checkpointer.origin(vaultID: vault.vaultID) }
 
     /// The genesis key as a signed-note vkey: what an auditor is given to verify exports.
     public func genesisKey() throws -> NoteVerifierKey {
@@ -38,11 +38,11 @@ public struct AuditLogReader {
     }
 
     /// The details of an entry, unsealed with the vault's audit key.
-    public static func details(of entry: AuditEntry, vaultID: [UInt8], keys: AuditKeys) throws -> [VaultEvent.Detail] {
+    public static func details(of entry: AuditEntry, vaultID: VaultID, keys: AuditKeys) throws -> [VaultEvent.Detail] {
         guard entry.sealedDetails.count > 24 else { return [] }
         let plaintext = try XChaChaPoly.open(Array(entry.sealedDetails.dropFirst(24)), key: keys.sealingKey,
                                              nonce: Array(entry.sealedDetails.prefix(24)),
-                                             authenticating: AuditLog.detailsAssociatedData + vaultID + AuditEntry.bigEndian(entry.seq, width: 8))
+                                             authenticating: AuditLog.detailsAssociatedData + vaultID.bytes + AuditEntry.bigEndian(entry.seq, width: 8))
         return try decodeDetails(plaintext)
     }
 
@@ -70,7 +70,7 @@ public struct AuditLogReader {
                     throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
                 }
                 let key = try NoteVerifierKey(name: origin, publicKey: genesis)
-                return try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID.bytes), genesis: key).verify()
+                return try AuditVerifier(snapshot: try AuditSnapshot.load(from: database, vaultID: vault.vaultID), genesis: key).verify()
             }
         } catch let failure as AuditVerificationFailure {
             if vault.writeAheadBytesAtOpen > 0 || !vault.passesFullIntegrityCheck() {
@@ -84,7 +84,7 @@ public struct AuditLogReader {
 
     public func export(to output: FileDescriptor) throws -> Int {
         try vault.read { database in
-            let snapshot = try AuditSnapshot.load(from: database, vaultID: vault.vaultID.bytes)
+            let snapshot = try AuditSnapshot.load(from: database, vaultID: vault.vaultID)
             try AuditExport.write(snapshot, to: output)
             return try AuditTreeStore(database: database).size
         }

@@ -51,7 +51,7 @@ public struct AuditSnapshot: Sendable {
     }
 
     /// The snapshot of a vault's log, read in one read transaction by the caller.
-    public static func load(from database: Database, vaultID: [UInt8]) throws -> AuditSnapshot {
+    public static func load(from database: Database, vaultID: VaultID) throws -> AuditSnapshot {
         let keys = try AuditKeyChainStore(database: database).storedKeys()
         let checkpoints = try Checkpointer.signedCheckpoints(in: database)
         let cosignatures = try AuditCosignatureStore(database: database).exported()

@@ -15,11 +15,11 @@ public struct Checkpointer: Sendable {
         self.clock = clock
     }
 
-    public static func origin(vaultID: [UInt8]) -> String {
-        "vaultctl/" + vaultID.map { String(format: "%02x", $0) }.joined()
+    public static func origin(vaultID: VaultID) -> String {
+        "vaultctl/" + vaultID.hex
     }
 
-    func checkpointIfBehind(_ database: Database, vaultID: [UInt8]) throws {
+    func checkpointIfBehind(_ database: Database, vaultID: VaultID) throws {
         try database.writeTransaction {
             let size = try AuditTreeStore(database: database).size
             let signed = try lastCheckpointSize(database)
@@ -37,7 +37,7 @@ public struct Checkpointer: Sendable {
 
     /// Signs a checkpoint of the whole log with the current epoch's key, then moves to a new epoch.
     /// Runs inside the caller's write transaction.
-    func checkpoint(_ database: Database, vaultID: [UInt8]) throws {
+    func checkpoint(_ database: Database, vaultID: VaultID) throws {
         let tree = AuditTreeStore(database: database)
         let size = try tree.size
         try checkpoint(database, vaultID: vaultID, size: size, rootHash: try tree.rootHash(size: size))
@@ -47,7 +47,7 @@ public struct Checkpointer: Sendable {
     /// returns the next epoch's key. A caller that checkpoints again in the same transaction passes
     /// that key back as `current`, sparing a read of the key it just wrote (and a key derivation).
     @discardableResult
-    func checkpoint(_ database: Database, vaultID: [UInt8], size: Int, rootHash: [UInt8],
+    func checkpoint(_ database: Database, vaultID: VaultID, size: Int, rootHash: [UInt8],
                     current known: AuditKeyChainStore.SigningKey? = nil) throws -> AuditKeyChainStore.SigningKey {
         let origin = Self.origin(vaultID: vaultID)
         let keys = AuditKeyChainStore(database: database, clock: clock)

@@ -45,7 +45,7 @@ enum AuditBenchmarks {
         let batch = try events(batchSize)
         let time = try Timing.measure {
             for _ in 0..<(entryCount / batchSize) {
-                try vault.writeJournalState { database in try log.append(batch, in: database, vaultID: vault.vaultID.bytes, keys: nil) }
+                try vault.writeJournalState { database in try log.append(batch, in: database, vaultID: vault.vaultID, keys: nil) }
             }
         }
         Benchmark.note(time.summary)
@@ -56,7 +56,7 @@ enum AuditBenchmarks {
         let event = try events(1)
         let entry = try AuditLogReader(vault: vault).lastStoredEntry() ?? []
         let audit = Benchmark.median(101) {
-            try? vault.writeJournalState { database in try log.append(event, in: database, vaultID: vault.vaultID.bytes, keys: nil) }
+            try? vault.writeJournalState { database in try log.append(event, in: database, vaultID: vault.vaultID, keys: nil) }
         }
         let plain = try Database(path: path, create: true)
         _ = try plain.query("PRAGMA journal_mode = WAL")

@@ -225,7 +225,7 @@ struct AuditLogEntryTests {
                 HMAC.sha256(key: keys.hashingKey, message: Array($0.utf8) + [0] + Array(want.details[$0]!.utf8))
             }, context)
             #expect(entry.sealedDetails.isEmpty == want.details.isEmpty, context)
-            let unsealed = try AuditLogReader.details(of: entry, vaultID: fixture.vault.vaultID.bytes, keys: keys)
+            let unsealed = try AuditLogReader.details(of: entry, vaultID: fixture.vault.vaultID, keys: keys)
             #expect(unsealed == names.map { VaultEvent.Detail($0, want.details[$0]!) }, context)
         }
         #expect(try fixture.reader.verify().entryCount == expected.count)
@@ -238,7 +238,7 @@ struct AuditLogEntryTests {
         try fixture.command { _ = try session.createCompartment(named: "Grand jury material", register: .legal) }
         let entry = try #require(try fixture.reader.entries().last)
         let keys = try session.auditKeys()
-        let vaultID = fixture.vault.vaultID.bytes
+        let vaultID = fixture.vault.vaultID
         #expect(try AuditLogReader.details(of: entry, vaultID: vaultID, keys: keys) == [.init("name", "Grand jury material"), .init("privileged", "yes"),
                                                                                           .init("register", "legal")])
 
@@ -247,8 +247,9 @@ struct AuditLogEntryTests {
                                compartmentID: entry.compartmentID, subjectID: entry.subjectID, detailHashes: entry.detailHashes,
                                sealedDetails: entry.sealedDetails, previousHash: entry.previousHash)
         #expect(errorCode { try AuditLogReader.details(of: moved, vaultID: vaultID, keys: keys) } == .authenticationFailure)
-        var otherVault = vaultID
-        otherVault[0] ^= 1
+        var otherVaultBytes = vaultID.bytes
+        otherVaultBytes[0] ^= 1
+        let otherVault = try VaultID(bytes: otherVaultBytes)
         #expect(errorCode { try AuditLogReader.details(of: entry, vaultID: otherVault, keys: keys) } == .authenticationFailure)
         let swapped = AuditKeys(sealingKey: keys.hashingKey, hashingKey: keys.sealingKey)
         #expect(errorCode { try AuditLogReader.details(of: entry, vaultID: vaultID, keys: swapped) } == .authenticationFailure)
@@ -266,10 +267,10 @@ struct AuditLogEntryTests {
         let fixture = try AuditedVault()
         let keys = try fixture.unlocked.auditKeys()
         let before = try fixture.reader.size()
-        #expect(auditErrorCode { try fixture.vault.writeJournalState { try fixture.log.append([VaultEvent(AuditAction("test.valid")), event], in: $0, vaultID: fixture.vault.vaultID.bytes, keys: keys) } } == .invalidEvent)
+        #expect(auditErrorCode { try fixture.vault.writeJournalState { try fixture.log.append([VaultEvent(AuditAction("test.valid")), event], in: $0, vaultID: fixture.vault.vaultID, keys: keys) } } == .invalidEvent)
         #expect(try fixture.reader.size() == before)
         // Details need the audit keys: without them (a locked vault) an event with details is refused.
-        #expect(auditErrorCode { try fixture.vault.writeJournalState { try fixture.log.append(VaultEvent(AuditAction("test.event"), details: [.init("file", "x")]), in: $0, vaultID: fixture.vault.vaultID.bytes, keys: nil) } } == .invalidEvent)
+        #expect(auditErrorCode { try fixture.vault.writeJournalState { try fixture.log.append(VaultEvent(AuditAction("test.event"), details: [.init("file", "x")]), in: $0, vaultID: fixture.vault.vaultID, keys: nil) } } == .invalidEvent)
         #expect(try fixture.reader.size() == before)
     }
 }
@@ -741,7 +742,7 @@ struct AuditCheckpointTests {
         let events = (0..<600).map { index in
             VaultEvent(AuditAction("test.batch"), subjectID: bigEndian(UInt64(index), width: 2), details: index % 3 == 0 ? [.init("file", "batch-\(index).txt")] : [])
         }
-        try fixture.vault.writeJournalState { try fixture.log.append(events, in: $0, vaultID: fixture.vault.vaultID.bytes, keys: keys) }
+        try fixture.vault.writeJournalState { try fixture.log.append(events, in: $0, vaultID: fixture.vault.vaultID, keys: keys) }
         // One entry was unsigned before the batch, so 255 of the batch complete the first 256.
         try expectCheckpoints(fixture, sizes: [1, 2, 258, 514])
         try fixture.vault.finishCommand()
@@ -749,7 +750,7 @@ struct AuditCheckpointTests {
         let report = try fixture.reader.verify()
         #expect(report.entryCount == 603 && report.checkpointCount == 5 && report.epochCount == 6 && report.uncheckpointedEntries == 0)
         let entries = try fixture.reader.entries()
-        #expect(try AuditLogReader.details(of: entries[303], vaultID: fixture.vault.vaultID.bytes, keys: keys) == [.init("file", "batch-300.txt")])
+        #expect(try AuditLogReader.details(of: entries[303], vaultID: fixture.vault.vaultID, keys: keys) == [.init("file", "batch-300.txt")])
     }
 
     @Test("a batch rolls back with its transaction: none of its entries, nodes or checkpoints remain")
@@ -767,7 +768,7 @@ struct AuditCheckpointTests {
         let before = try counts()
         #expect(throws: Abandoned.self) {
             try fixture.vault.writeJournalState { database in
-                try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: database, vaultID: fixture.vault.vaultID.bytes, keys: keys)
+                try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: database, vaultID: fixture.vault.vaultID, keys: keys)
                 throw Abandoned()
             }
         }
@@ -810,7 +811,7 @@ private final class TamperFixture {
                      == Self.checkpointSizes)
     }
 
-    var vaultID: [UInt8] { audited.vault.vaultID.bytes }
+    var vaultID: VaultID { audited.vault.vaultID }
     var origin: String { audited.reader.origin }
 
     /// A connection of its own to a fresh copy of vault.db with the append-only triggers dropped and
@@ -1177,7 +1178,7 @@ struct AuditForwardSecurityTests {
                 case 1: try session.record(VaultEvent(AuditAction("test.event")))
                 // Crosses a 256-entry checkpoint: an epoch begins and ends inside the transaction.
                 case 2: try fixture.vault.writeJournalState { try fixture.log.append((0..<300).map { _ in VaultEvent(AuditAction("test.batch")) }, in: $0,
-                                                                          vaultID: fixture.vault.vaultID.bytes, keys: keys) }
+                                                                          vaultID: fixture.vault.vaultID, keys: keys) }
                 default: try fixture.vault.recordLocked(.auditVerify)
                 }
             }
@@ -1200,7 +1201,7 @@ struct AuditForwardSecurityTests {
         let erased = try newestKey()
         let checkpointer = try #require(fixture.log.checkpointer)
         try session.record(VaultEvent(AuditAction("test.control")))
-        try fixture.vault.writeJournalState { try checkpointer.checkpoint($0, vaultID: fixture.vault.vaultID.bytes) }
+        try fixture.vault.writeJournalState { try checkpointer.checkpoint($0, vaultID: fixture.vault.vaultID) }
         #expect(try newestKey().epoch == erased.epoch + 1)
         #expect(occurs(erased.seed, in: fixture.databaseFileBytes()), "before the truncation the erased seed should still be on disk")
         try fixture.vault.finishCommand()

@@ -110,7 +110,7 @@ struct AuditVectorTests {
         #expect(cases.count >= 5)
         for c in cases {
             let name = try AuditVectorFile.string(c, "name")
-            let vaultID = try AuditVectorFile.hex(c, "vault_id")
+            let vaultID = try VaultID(bytes: try AuditVectorFile.hex(c, "vault_id"))
             let seq = try AuditVectorFile.uint64(c, "seq")
             let keys = AuditKeys(sealingKey: try SecureBytes(copying: try AuditVectorFile.hex(c, "sealing_key")),
                                  hashingKey: try SecureBytes(copying: try AuditVectorFile.hex(c, "hashing_key")))
@@ -125,7 +125,7 @@ struct AuditVectorTests {
             let plaintext = try AuditVectorFile.hex(c, "plaintext")
             #expect(AuditLog.encodeDetails(sorted) == plaintext, "\(name): details plaintext")
             let ad = try AuditVectorFile.hex(c, "ad")
-            #expect(AuditLog.detailsAssociatedData + vaultID + AuditEntry.bigEndian(seq, width: 8) == ad, "\(name): AD")
+            #expect(AuditLog.detailsAssociatedData + vaultID.bytes + AuditEntry.bigEndian(seq, width: 8) == ad, "\(name): AD")
             let nonce = try AuditVectorFile.hex(c, "nonce")
             let sealed = try AuditVectorFile.hex(c, "sealed_details")
             #expect(try nonce + XChaChaPoly.seal(plaintext, key: keys.sealingKey, nonce: nonce, authenticating: ad) == sealed,

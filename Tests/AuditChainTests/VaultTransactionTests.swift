@@ -49,7 +49,7 @@ struct VaultTransactionTests {
         #expect(try fixture.actions == before + ["test.change"])
         let entry = try #require(try AuditLogReader(vault: fixture.unlocked.vault).entries().last)
         #expect(entry.subjectID == Array("committed".utf8))
-        #expect(try AuditLogReader.details(of: entry, vaultID: fixture.unlocked.vault.vaultID.bytes, keys: fixture.unlocked.auditKeys())
+        #expect(try AuditLogReader.details(of: entry, vaultID: fixture.unlocked.vault.vaultID, keys: fixture.unlocked.auditKeys())
                 == [.init("note", "kept sealed")])
     }
 

@@ -26,7 +26,7 @@ final class PairingDevice: Sendable {
     func peerAuditEntries() throws -> [(action: String, details: [String: String])] {
         let keys = try vault.auditKeys()
         return try AuditLogReader(vault: vault.vault).entries().filter { $0.action.hasPrefix("peer.") }.map { entry in
-            let details = try AuditLogReader.details(of: entry, vaultID: vault.vault.vaultID.bytes, keys: keys)
+            let details = try AuditLogReader.details(of: entry, vaultID: vault.vault.vaultID, keys: keys)
             return (entry.action, Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first })
         }
     }

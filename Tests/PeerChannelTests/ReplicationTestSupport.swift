@@ -82,7 +82,7 @@ extension PairingDevice {
     func auditEntries(_ prefix: String) throws -> [(action: String, subject: [UInt8], details: [String: String])] {
         let keys = try vault.auditKeys()
         return try AuditLogReader(vault: vault.vault).entries().filter { $0.action.hasPrefix(prefix) }.map { entry in
-            let details = try AuditLogReader.details(of: entry, vaultID: vault.vault.vaultID.bytes, keys: keys)
+            let details = try AuditLogReader.details(of: entry, vaultID: vault.vault.vaultID, keys: keys)
             return (entry.action, entry.subjectID, Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first })
         }
     }

@@ -32,10 +32,10 @@ struct ShareGrantServiceTests {
     /// A journal that keeps the events it is given.
     final class Events: VaultJournal {
         let recorded = Mutex<[VaultEvent]>([])
-        func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+        func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
             recorded.withLock { $0.append(event) }
         }
-        func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
+        func commandFinished(in database: Database, vaultID: VaultID) throws {}
         func last(_ action: String) -> VaultEvent? { recorded.withLock { $0.last { $0.action.name == action } } }
     }
 

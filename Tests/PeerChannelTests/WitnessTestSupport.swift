@@ -68,7 +68,7 @@ final class WitnessPair {
     static func entries(of device: PairingDevice, _ actions: Set<String>) throws -> [(action: String, details: [String: String])] {
         let keys = try device.vault.auditKeys()
         return try AuditLogReader(vault: device.vault.vault).entries().filter { actions.contains($0.action) }.map { entry in
-            let details = try AuditLogReader.details(of: entry, vaultID: device.vault.vault.vaultID.bytes, keys: keys)
+            let details = try AuditLogReader.details(of: entry, vaultID: device.vault.vault.vaultID, keys: keys)
             return (entry.action, Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first })
         }
     }

@@ -237,7 +237,7 @@ struct WitnessTests {
         let pair = try WitnessPair()
         let journal = AuditLog(checkpointer: Checkpointer(interval: 1))
         try pair.log.vault.vault.writeJournalState { database in
-            try journal.append((0..<1100).map { _ in VaultEvent(AuditAction("test.event")) }, in: database, vaultID: pair.log.vault.vault.vaultID.bytes, keys: nil)
+            try journal.append((0..<1100).map { _ in VaultEvent(AuditAction("test.event")) }, in: database, vaultID: pair.log.vault.vault.vaultID, keys: nil)
         }
         let channel = pair.channel()
         let received = try pair.cosign(channel)

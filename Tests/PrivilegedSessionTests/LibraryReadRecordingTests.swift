@@ -61,7 +61,7 @@ import TestSupport
         }
 
         func details(_ entry: AuditEntry) throws -> [String: String] {
-            let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID.bytes, keys: try unlocked.auditKeys())
+            let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: try unlocked.auditKeys())
             return Dictionary(uniqueKeysWithValues: details.map { ($0.name, $0.value) })
         }
     }
@@ -217,9 +217,9 @@ import TestSupport
 final class FailingJournal: VaultJournal {
     let failing = Mutex(false)
 
-    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+    func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         if failing.withLock({ $0 }) { throw CryptoVaultError(.database, "the journal refuses '\(event.action)' (a full disk)") }
     }
 
-    func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
+    func commandFinished(in database: Database, vaultID: VaultID) throws {}
 }

@@ -49,7 +49,7 @@ private final class SessionFixture {
     var entries: [AuditEntry] { get throws { try AuditLogReader(vault: unlocked.vault).entries() } }
 
     func details(_ entry: AuditEntry) throws -> [String: String] {
-        let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID.bytes, keys: try unlocked.auditKeys())
+        let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: try unlocked.auditKeys())
         return Dictionary(uniqueKeysWithValues: details.map { ($0.name, $0.value) })
     }
 }

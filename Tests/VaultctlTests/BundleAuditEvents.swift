@@ -18,7 +18,7 @@ struct BundleAuditEvent: Equatable, CustomStringConvertible {
     static func all(in unlocked: UnlockedVault) throws -> [BundleAuditEvent] {
         let keys = try unlocked.auditKeys()
         return try AuditLogReader(vault: unlocked.vault).entries().filter { $0.action.hasPrefix("bundle.") }.map { entry in
-            let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID.bytes, keys: keys)
+            let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: keys)
             let bytes = try details.first { $0.name == UnlockedVault.bytesDetailName }.map { detail in
                 guard let count = UInt64(detail.value), String(count) == detail.value else {
                     throw CLIError(message: "entry \(entry.seq): bytes detail '\(detail.value)' is not a decimal count")

@@ -44,7 +44,7 @@ struct SharedCompartmentCommandTests {
             let keys = try unlocked.auditKeys()
             return try AuditLogReader(vault: unlocked.vault).entries().filter { $0.action.hasPrefix("bundle.") }.map { entry in
                 (entry.action, entry.compartmentID,
-                 try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID.bytes, keys: keys).map { VaultEvent.Detail($0.name, $0.value) })
+                 try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: keys).map { VaultEvent.Detail($0.name, $0.value) })
             }
         }
 

@@ -24,7 +24,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Appends `event` to the vault's journal inside the caller's write transaction.
     func journal(_ event: VaultEvent, in database: Database) throws {
         try database.appendWaitingEntries?()
-        try vault.journal.append(event, in: database, vaultID: vaultID.bytes, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID))
+        try vault.journal.append(event, in: database, vaultID: vaultID, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID))
     }
 
     /// The keys that seal audit details and key their hashes (for `vaultctl audit hash` and exports).

@@ -45,7 +45,7 @@ public final class Vault: @unchecked Sendable {
     /// Records `event` in its own transaction (for events that change nothing else, such as an unlock).
     func recordAlone(_ event: VaultEvent, keys: AuditKeys?) throws {
         try withDatabase { database in
-            try database.writeTransaction { try journal.append(event, in: database, vaultID: vaultID.bytes, keys: keys) }
+            try database.writeTransaction { try journal.append(event, in: database, vaultID: vaultID, keys: keys) }
         }
     }
 
@@ -70,7 +70,7 @@ public final class Vault: @unchecked Sendable {
 
     /// Tells the journal a command's writes are done (the audit log signs a checkpoint).
     public func finishCommand() throws {
-        try withDatabase { try journal.commandFinished(in: $0, vaultID: vaultID.bytes) }
+        try withDatabase { try journal.commandFinished(in: $0, vaultID: vaultID) }
     }
 
     /// Runs `body` with exclusive use of this instance's connection.
@@ -134,7 +134,7 @@ public final class Vault: @unchecked Sendable {
             try schema.checkTablesMatch(database, version: schemaVersion)
             let vaultID = try readVaultID(database)
             try schema.migrate(database) { _ in
-                try journal.append(VaultEvent(.vaultUpgrade), in: database, vaultID: vaultID.bytes, keys: nil)
+                try journal.append(VaultEvent(.vaultUpgrade), in: database, vaultID: vaultID, keys: nil)
             }
         }
         let vaultID = try readVaultID(database)

@@ -52,18 +52,18 @@ public struct AuditKeys: Sendable {
 /// the operation and its record commit together or not at all. `commandFinished` runs after a
 /// command's last write (the audit log makes a signed checkpoint there).
 public protocol VaultJournal: Sendable {
-    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws
+    func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws
     /// Appends `events` in order, as the same number of single appends would (a `VaultTransaction`
     /// hands over its entries this way when it commits, so the audit log updates its tree once).
-    func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws
+    func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws
     /// Throws what `append` would throw for `event` itself (an invalid action, details without keys),
     /// so that a transaction refuses it where it is recorded, not later at commit.
     func check(_ event: VaultEvent, keys: AuditKeys?) throws
-    func commandFinished(in database: Database, vaultID: [UInt8]) throws
+    func commandFinished(in database: Database, vaultID: VaultID) throws
 }
 
 extension VaultJournal {
-    public func append(_ events: [VaultEvent], in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+    public func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         for event in events { try append(event, in: database, vaultID: vaultID, keys: keys) }
     }
 
@@ -73,8 +73,8 @@ extension VaultJournal {
 /// The journal of a vault opened read-only: it has nothing to record, so an entry is refused rather
 /// than dropped (there is no journal that records nothing: every change to a vault is recorded).
 struct ReadOnlyJournal: VaultJournal {
-    func append(_ event: VaultEvent, in database: Database, vaultID: [UInt8], keys: AuditKeys?) throws {
+    func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         throw CryptoVaultError(.database, "the vault was opened read-only; '\(event.action)' cannot be recorded")
     }
-    func commandFinished(in database: Database, vaultID: [UInt8]) throws {}
+    func commandFinished(in database: Database, vaultID: VaultID) throws {}
 }

@@ -64,7 +64,7 @@ public final class VaultTransaction {
         let events = waiting
         waiting.removeAll()
         database.appendWaitingEntries = nil
-        try vault.vault.journal.append(events, in: database, vaultID: vault.vaultID.bytes, keys: auditKeys)
+        try vault.vault.journal.append(events, in: database, vaultID: vault.vaultID, keys: auditKeys)
     }
 
     func close() {

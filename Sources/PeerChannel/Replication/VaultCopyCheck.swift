@@ -29,11 +29,11 @@ public enum VaultCopyCheck {
         }
         let record = try BackupPublicRecord.open((scratch as NSString).appendingPathComponent(BackupFormat.publicRecordName),
                                                  vaultID: summary.vaultID.bytes)
-        let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID.bytes)
+        let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID)
         guard let genesis = snapshot.keys.first(where: { $0.epoch == 0 })?.publicKey else {
             throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
         }
-        let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID.bytes), publicKey: genesis)
+        let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID), publicKey: genesis)
         let report = try AuditVerifier(snapshot: snapshot, genesis: key).verify()
         let last = report.entryCount - 1
         let wanted = index.flatMap { $0 < UInt64(report.entryCount) ? Int($0) : nil }

@@ -22,7 +22,7 @@ public enum EgressLog {
     public static func items(of vault: UnlockedVault) throws -> [Item] {
         let keys = try vault.auditKeys()
         return try AuditLogReader(vault: vault.vault).entries().filter { $0.action == AuditAction.egressDecision.name }.map { entry in
-            let details = try AuditLogReader.details(of: entry, vaultID: vault.vault.vaultID.bytes, keys: keys)
+            let details = try AuditLogReader.details(of: entry, vaultID: vault.vault.vaultID, keys: keys)
             guard let record = EgressRecord(details: details) else {
                 throw PrivilegedSessionError(.invalidEgressRecord, "audit entry \(entry.seq) is not a well-formed egress record")
             }

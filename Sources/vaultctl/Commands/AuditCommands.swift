@@ -178,7 +178,7 @@ enum AuditCommands {
                 if keys != nil, privileged?.isWithheld(entry) == true {
                     row["details_withheld"] = true
                 } else if let keys {
-                    let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID.bytes, keys: keys)
+                    let details = try AuditLogReader.details(of: entry, vaultID: unlocked.vault.vaultID, keys: keys)
                     row["details"] = Dictionary(details.map { ($0.name, $0.value) }) { first, _ in first }
                 }
                 return row

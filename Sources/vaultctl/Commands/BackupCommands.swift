@@ -197,11 +197,11 @@ enum BackupCommands {
         defer { unlink(publicPath); unlink(sealedPath) }
         let record = try BackupPublicRecord.open(publicPath, vaultID: summary.vaultID.bytes)
         let report = try auditReport {
-            let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID.bytes)
+            let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID)
             guard let genesis = snapshot.keys.first(where: { $0.epoch == 0 })?.publicKey else {
                 throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")
             }
-            let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID.bytes), publicKey: genesis)
+            let key = try NoteVerifierKey(name: Checkpointer.origin(vaultID: summary.vaultID), publicKey: genesis)
             return try AuditVerifier(snapshot: snapshot, genesis: key).verify()
         }
         guard let credential = try credential() else { return (summary, report) }
