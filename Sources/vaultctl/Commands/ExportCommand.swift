@@ -6,7 +6,7 @@ import Writing
 /// `vaultctl export PROJECT --format md|html|docx|pdf -o FILE`: a project's plaintext written out of
 /// the vault, through the egress funnel like every other byte that leaves it.
 enum ExportCommand {
-    static let formatOption = Option("--format", value: "FORMAT", "md, html, docx or pdf (docx and pdf through pandoc, when installed)")
+    static let formatOption = Option("--format", value: "FORMAT", "md, html or docx (docx through pandoc, when installed); pdf is refused: print the html")
 
     static let command = Command("export", synopsis: "write a project out as Markdown, HTML, DOCX or PDF", usage: "PROJECT --format FORMAT -o FILE", about: """
         Writes PROJECT's folders and documents, in reading order, to FILE: CommonMark Markdown (md),

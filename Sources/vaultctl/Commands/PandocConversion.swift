@@ -3,36 +3,35 @@ import Foundation
 import Glibc
 #endif
 
-/// DOCX and PDF made by pandoc from the Markdown the egress funnel released. The plaintext reaches
+/// DOCX made by pandoc from the Markdown the egress funnel released. The plaintext reaches
 /// pandoc only through a pipe to its standard input and comes back on its standard output (never
 /// in its arguments, which other users can read in /proc, nor in a file we write); the output then
 /// goes to the target like any other export. pandoc gets a bounded time and is killed past it, so a
 /// stuck conversion cannot hang the command.
 enum PandocConversion {
     static let secondsAllowed = 120.0
-    /// The engines pandoc can make a PDF with, in the order tried.
-    static let pdfEngines = ["pdflatex", "xelatex", "lualatex", "wkhtmltopdf", "weasyprint"]
 
     static func convert(_ markdown: [UInt8], to format: String) throws -> Data {
         let (pandoc, arguments) = try invocation(for: format)
         return try run(pandoc, arguments, input: markdown)
     }
 
-    /// pandoc and its arguments for `format`; throws, naming what to install, when pandoc (or, for
-    /// pdf, an engine) is missing. Called before the export is decided, so a missing tool records nothing.
+    /// pandoc and its arguments for `format`; throws, naming what to install, when pandoc is missing.
+    /// Called before the export is decided, so a missing tool records nothing.
+    ///
+    /// PDF is refused outright, engine or not: every PDF engine pandoc drives (LaTeX, wkhtmltopdf,
+    /// WeasyPrint) reads the document from a file pandoc writes in clear in its temporary folder,
+    /// which would leave the plaintext on disk. An HTML export printed from the browser makes the PDF.
     static func invocation(for format: String) throws -> (program: String, arguments: [String]) {
+        guard format != "pdf" else {
+            throw CommandError(message: "export to pdf is refused: pandoc's PDF engines read the document from a temporary file in clear, which would leave the plaintext on disk",
+                               exitCode: .failure, hint: "export html and print it to PDF from your browser, or export docx")
+        }
         guard let pandoc = executable("pandoc") else {
             throw CommandError(message: "export to \(format) needs pandoc, which is not installed", exitCode: .failure,
                                hint: "install it ('apt-get install pandoc'), or export md or html")
         }
-        let from = ["--from", "commonmark+pipe_tables", "--output", "-"]
-        guard format == "pdf" else { return (pandoc, from + ["--to", format]) }
-        // pandoc's PDF engines read the document from pandoc's own temporary directory.
-        guard let engine = pdfEngines.first(where: { executable($0) != nil }) else {
-            throw CommandError(message: "export to pdf needs a PDF engine for pandoc, and none is installed (\(pdfEngines.joined(separator: ", ")))",
-                               exitCode: .failure, hint: "install one ('apt-get install texlive-latex-recommended'), or export docx or html")
-        }
-        return (pandoc, from + ["--pdf-engine", engine])
+        return (pandoc, ["--from", "commonmark+pipe_tables", "--output", "-", "--to", format])
     }
 
     /// Runs `program`, feeding `input` on a thread of its own (pandoc may write before it has read
