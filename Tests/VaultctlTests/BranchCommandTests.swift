@@ -57,9 +57,7 @@ struct BranchCommandTests {
     func privileged() throws {
         let vault = try CLIVault()
         let purpose = ["--purpose", "write up the session"]
-        try WritingCommandTests.ok(vault, ["project", "create", "Intake", "--register", "healthcare"])
-        try WritingCommandTests.ok(vault, ["doc", "add", "Intake", "Session 1"] + purpose)
-        try WritingCommandTests.ok(vault, ["doc", "write", "Intake", "Session 1"] + purpose, stdin: "S: slept badly\n")
+        try WritingCommandTests.intake(vault, purpose: purpose, text: "S: slept badly\n")
         #expect(try vault.run(["branch", "create", "Intake", "Session 1"], stdin: "S: slept well\n").status == 77)
         try WritingCommandTests.ok(vault, ["branch", "create", "Intake", "Session 1"] + purpose, stdin: "S: slept well\n")
         #expect(try vault.run(["branch", "list", "Intake", "Session 1"]).status == 77)

@@ -60,9 +60,7 @@ struct ExportCommandTests {
     func privileged() throws {
         let vault = try CLIVault()
         let purpose = ["--purpose", "write up the session"]
-        try WritingCommandTests.ok(vault, ["project", "create", "Intake", "--register", "healthcare"])
-        try WritingCommandTests.ok(vault, ["doc", "add", "Intake", "Session 1"] + purpose)
-        try WritingCommandTests.ok(vault, ["doc", "write", "Intake", "Session 1"] + purpose, stdin: "S: slept badly\n")
+        try WritingCommandTests.intake(vault, purpose: purpose, text: "S: slept badly\n")
         let path = vault.root + "/intake.md"
         let unread = try vault.run(["export", "Intake", "--format", "md", "-o", path])
         #expect(unread.status == 77 && unread.stderr.contains("privileged"), "\(unread.status) \(unread.stderr)")

@@ -34,9 +34,7 @@ struct SearchCommandTests {
         let vault = try CLIVault()
         let purpose = ["--purpose", "prepare the review"]
         let secret = "Zolpidemquery"
-        try WritingCommandTests.ok(vault, ["project", "create", "Intake", "--register", "healthcare"])
-        try WritingCommandTests.ok(vault, ["doc", "add", "Intake", "Session 1"] + purpose)
-        try WritingCommandTests.ok(vault, ["doc", "write", "Intake", "Session 1"] + purpose, stdin: "S: asks about \(secret) again\n")
+        try WritingCommandTests.intake(vault, purpose: purpose, text: "S: asks about \(secret) again\n")
         let refused = try vault.run(["search", "Intake", secret.lowercased()])
         #expect(refused.status == 77 && refused.stdout.isEmpty, "\(refused.status) \(refused.stderr)")
         let found = try WritingCommandTests.ok(vault, ["search", "Intake", secret.lowercased()] + purpose)

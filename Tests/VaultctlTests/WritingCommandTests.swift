@@ -14,6 +14,15 @@ struct WritingCommandTests {
         return result.stdout
     }
 
+    /// A healthcare project "Intake" (privileged by its register) whose document "Session 1" holds
+    /// `text`, written with `purpose` (a one-command session): the privileged fixture of the
+    /// command tests.
+    static func intake(_ vault: CLIVault, purpose: [String], text: String) throws {
+        try ok(vault, ["project", "create", "Intake", "--register", "healthcare"])
+        try ok(vault, ["doc", "add", "Intake", "Session 1"] + purpose)
+        try ok(vault, ["doc", "write", "Intake", "Session 1"] + purpose, stdin: text)
+    }
+
     @Test("a legal project's doc list says documents and sections; it is privileged, so it reads only with --purpose (77 without)")
     func legalProjectInItsWords() throws {
         let vault = try CLIVault()
