@@ -11,9 +11,11 @@ private final class EgressFixture: AuditedVaultFixture {
     static let clean = Array("The clinic is closed on public holidays.".utf8)
 
     func submit(_ destination: String, _ compartments: [VaultCompartment], _ payload: [UInt8],
-                policy: EgressPolicy = EgressPolicy(), paired: Set<String>? = nil) throws -> EgressOutcome {
+                policy: EgressPolicy = EgressPolicy(), paired: Set<String>? = nil,
+                session: PrivilegedProcessingSession? = nil) throws -> EgressOutcome {
         try EgressFunnel(vault: unlocked, policy: policy, pairedDevices: paired)
-            .submit(EgressRequest(destination: try EgressDestination(parsing: destination), compartments: compartments, payload: payload))
+            .submit(EgressRequest(destination: try EgressDestination(parsing: destination), compartments: compartments, payload: payload,
+                                  session: session))
     }
 }
 
@@ -30,6 +32,36 @@ struct EgressFunnelTests {
         #expect(home.decision == .allow && home.released?.bytes == EgressFixture.leaky)
         let laptop = try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, paired: ["laptop-1"])
         #expect(laptop.decision == .allow && laptop.released?.bytes == EgressFixture.leaky)
+    }
+
+    @Test("privileged content leaves as a file only inside an open session of its compartment, as written, with the session on the record")
+    func privilegedExportInSession() throws {
+        let fixture = try EgressFixture()
+        let session = try PrivilegedProcessingSession.start(vault: fixture.unlocked, compartment: fixture.chart, actor: "dr-lee",
+                                                            purpose: "referral letter for the patient")
+        let exported = try fixture.submit("export:/home/lee/letter.md", [fixture.chart], EgressFixture.leaky, session: session)
+        #expect(exported.decision == .allow && exported.released?.bytes == EgressFixture.leaky, "the owner's export is not redacted")
+        #expect(exported.record.sessionID == session.idString)
+        #expect(try fixture.submit("export:/home/lee/letter.md", [fixture.chart], EgressFixture.leaky).decision == .refuse,
+                "without a session")
+        #expect(try fixture.submit("model:summarizer", [fixture.chart], EgressFixture.clean, session: session).decision == .refuse,
+                "a session opens a file, never a model")
+        #expect(try fixture.submit("share:colleague", [fixture.chart], EgressFixture.clean, session: session).decision == .refuse)
+        #expect(try fixture.submit("export:/tmp/both.md", [fixture.chart, fixture.blog], EgressFixture.clean, session: session).decision == .allow,
+                "an ordinary compartment mixed in changes nothing for clean text")
+        let other = try fixture.unlocked.createCompartment(named: "legal", register: .legal)
+        #expect(try fixture.submit("export:/tmp/other.md", [other], EgressFixture.clean, session: session).decision == .refuse,
+                "a session of another compartment vouches for nothing")
+        #expect(try fixture.submit("export:/tmp/mixed.md", [fixture.chart, other], EgressFixture.clean, session: session).decision == .refuse)
+        let narrowed = EgressPolicy(compartmentRules: [fixture.chart.id: EgressRule(destinations: [.vault, .device], whenFound: .allow)])
+        #expect(try fixture.submit("export:/tmp/n.md", [fixture.chart], EgressFixture.clean, policy: narrowed, session: session).decision == .refuse,
+                "a compartment's rule can take the export away")
+        try session.end()
+        #expect(try fixture.submit("export:/tmp/late.md", [fixture.chart], EgressFixture.clean, session: session).decision == .refuse,
+                "an ended session vouches for nothing")
+        let logged = try EgressLog.items(of: fixture.unlocked)
+        #expect(logged.first?.record.sessionID == session.idString && logged.first?.record.decision == .allow)
+        #expect(logged.dropFirst().first?.record.sessionID == nil, "a request made outside a session names none")
     }
 
     @Test("ordinary content: clean text leaves as it is; identifiers are replaced by typed placeholders")

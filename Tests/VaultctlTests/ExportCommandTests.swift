@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 
 /// vaultctl export: the project written out as Markdown or HTML, through the egress funnel (its
-/// decision in the audit log without the text), a privileged project only with a session and then
-/// refused by its policy, and the leak guard's redaction applied to what is written.
+/// decision in the audit log without the text), a privileged project only inside a session, and
+/// the leak guard's redaction applied to what is written.
 @Suite("vaultctl export", .serialized)
 struct ExportCommandTests {
     static let text = "# Arrival\n\nThe boat came in.\nIt rained.\n\n- rope\n- net\n\n> nobody waved\n"
@@ -56,22 +56,26 @@ struct ExportCommandTests {
         #expect(!page.contains("<script") && !page.contains("<img"))
     }
 
-    @Test("a privileged project: without --purpose exit 77; with it the funnel refuses a file (exit 4), nothing is written, the refusal is logged")
+    @Test("a privileged project: without --purpose exit 77; with it the file is written as it is, and the decision names the session")
     func privileged() throws {
         let vault = try CLIVault()
         let purpose = ["--purpose", "write up the session"]
-        try WritingCommandTests.intake(vault, purpose: purpose, text: "S: slept badly\n")
+        try WritingCommandTests.intake(vault, purpose: purpose, text: "S: slept badly; reach her at jane.doe@example.com\n")
         let path = vault.root + "/intake.md"
         let unread = try vault.run(["export", "Intake", "--format", "md", "-o", path])
         #expect(unread.status == 77 && unread.stderr.contains("privileged"), "\(unread.status) \(unread.stderr)")
-        let refused = try vault.run(["export", "Intake", "--format", "md", "-o", path, "--json"] + purpose)
-        #expect(refused.status == 4, "\(refused.status) \(refused.stderr)")
-        #expect(try Self.json(refused.stdout)["decision"] as? String == "refuse")
         #expect(!FileManager.default.fileExists(atPath: path))
-        let remaining = try FileManager.default.contentsOfDirectory(atPath: vault.root).filter { $0.contains("intake") }
-        #expect(remaining.isEmpty, "no temporary file is left: \(remaining)")
+        let exported = try vault.run(["export", "Intake", "--format", "md", "-o", path, "--json"] + purpose)
+        #expect(exported.status == 0, "\(exported.status) \(exported.stderr)")
+        #expect(try Self.json(exported.stdout)["decision"] as? String == "allow")
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains("S: slept badly; reach her at jane.doe@example.com"), "the owner's export is as written: \(written)")
         let egress = try WritingCommandTests.ok(vault, ["egress", "log", "--json"])
-        #expect(egress.contains("\"refuse\"") && !egress.contains("slept badly"), "\(egress)")
+        let decisions = try #require(try JSONSerialization.jsonObject(with: Data(egress.utf8)) as? [[String: Any]])
+        let session = try #require(decisions.last?["session"] as? String)
+        #expect(decisions.last?["decision"] as? String == "allow" && !egress.contains("slept badly"), "\(egress)")
+        let log = try WritingCommandTests.ok(vault, ["audit", "log", "--json"])
+        #expect(log.contains(session), "the session is the one the audit log started for the export: \(log)")
     }
 
     @Test("what the leak guard finds is redacted in the file (exit 3), never written as it was")

@@ -31,11 +31,13 @@ public final class EgressFunnel: Sendable {
             throw PrivilegedSessionError(.invalidEgressRequest, "an egress request names the compartments its content derives from")
         }
         let findings = leakGuard.scan(request.payload)
-        var decision = policy.decide(request.destination.kind, compartments: request.compartments, found: !findings.isEmpty)
+        var decision = policy.decide(request.destination.kind, compartments: request.compartments, found: !findings.isEmpty,
+                                     session: Self.openCompartment(of: request.session))
         if !isKnown(request.destination) { decision = .refuse }
         let record = EgressRecord(destination: request.destination.description, compartmentIDs: request.compartments.map(\.id),
                                   decision: decision, findings: Self.counts(findings),
-                                  payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count)
+                                  payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count,
+                                  sessionID: request.session?.idString)
         let single = request.compartments.count == 1 ? request.compartments[0].id : nil
         try vault.record(VaultEvent(.egressDecision, compartmentID: single, details: record.details))
         return EgressOutcome(record: record, findings: findings, released: release(request, decision: decision))
@@ -55,6 +57,13 @@ public final class EgressFunnel: Sendable {
         case .device: pairedDevices.contains(destination.id)
         case .export, .share, .model, .sync: true
         }
+    }
+
+    /// The compartment of `session` if it is still open: an ended or expired one vouches for nothing
+    /// (checking it counts as a use, as a read would, and ends it if a limit has passed).
+    private static func openCompartment(of session: PrivilegedProcessingSession?) -> CompartmentID? {
+        guard let session, (try? session.beginUse()) != nil else { return nil }
+        return session.compartment.id
     }
 
     static func counts(_ findings: [LeakHit]) -> [String: Int] {

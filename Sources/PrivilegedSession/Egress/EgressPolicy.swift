@@ -11,8 +11,10 @@ public struct EgressRule: Sendable, Equatable {
         self.whenFound = whenFound
     }
 
-    /// Privileged content stays with this vault and its owner's paired devices, as it is.
-    public static let privileged = EgressRule(destinations: [.vault, .device], whenFound: .allow)
+    /// Privileged content stays with this vault and its owner's paired devices, as it is; it leaves
+    /// as a file (`export`) only when its owner asks inside a session of its compartment, which the
+    /// policy checks per request (`EgressPolicy.decide`), so the rule alone never lets it out.
+    public static let privileged = EgressRule(destinations: [.vault, .device, .export], whenFound: .allow)
     /// Other content may go anywhere, with what the leak guard finds redacted.
     public static let ordinary = EgressRule(destinations: Set(EgressDestination.Kind.allCases), whenFound: .redact)
 
@@ -26,7 +28,9 @@ public struct EgressRule: Sendable, Equatable {
 /// own rule wins over its register's; a privileged compartment's rule may narrow the privileged
 /// default but never widen it (its destinations are intersected with it, and findings are never
 /// less restricted than the privileged default allows), so no configuration lets privileged content
-/// reach a model or a share.
+/// reach a model or a share. Of the privileged destinations, `export` needs more than the rule: the
+/// request must be made inside an open session of that compartment (a purpose on the record), else
+/// it is refused.
 public struct EgressPolicy: Sendable {
     public var registerRules: [Register: EgressRule] = [:]
     public var compartmentRules: [CompartmentID: EgressRule] = [:]
@@ -44,8 +48,13 @@ public struct EgressPolicy: Sendable {
                           whenFound: max(configured.whenFound, EgressRule.privileged.whenFound))
     }
 
-    /// The strictest decision of the compartments the content derives from.
-    func decide(_ destination: EgressDestination.Kind, compartments: [VaultCompartment], found: Bool) -> EgressDecision {
-        compartments.map { rule(for: $0).decide(destination, found: found) }.max() ?? .refuse
+    /// The strictest decision of the compartments the content derives from. `session` is the open
+    /// privileged session the request was made in, if any (the caller has checked it is open).
+    func decide(_ destination: EgressDestination.Kind, compartments: [VaultCompartment], found: Bool,
+                session: CompartmentID? = nil) -> EgressDecision {
+        compartments.map { compartment in
+            if compartment.isPrivileged, destination == .export, session != compartment.id { return .refuse }
+            return rule(for: compartment).decide(destination, found: found)
+        }.max() ?? .refuse
     }
 }

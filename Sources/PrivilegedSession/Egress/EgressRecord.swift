@@ -11,6 +11,8 @@ public struct EgressRecord: Sendable, Equatable {
     public let findings: [String: Int]
     public let payloadSHA256: [UInt8]
     public let payloadSize: Int
+    /// The privileged session the request was made in (its id in hex), when it was made in one.
+    public let sessionID: String?
 
     var details: [VaultEvent.Detail] {
         [.init("destination", destination),
@@ -18,7 +20,7 @@ public struct EgressRecord: Sendable, Equatable {
          .init("decision", decision.rawValue),
          .init("findings", findings.isEmpty ? "none" : findings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")),
          .init("sha256", ByteEncoding.hex(payloadSHA256)),
-         .init("size", "\(payloadSize)")]
+         .init("size", "\(payloadSize)")] + (sessionID.map { [.init("session", $0)] } ?? [])
     }
 
     /// Rebuilds a record from an entry's unsealed details; nil if they are not an egress record's.
@@ -37,16 +39,18 @@ public struct EgressRecord: Sendable, Equatable {
                 counts[String(parts[0])] = count
             }
         }
-        self.init(destination: destination, compartmentIDs: ids, decision: decision, findings: counts, payloadSHA256: hash, payloadSize: size)
+        self.init(destination: destination, compartmentIDs: ids, decision: decision, findings: counts, payloadSHA256: hash, payloadSize: size,
+                  sessionID: values["session"])
     }
 
     init(destination: String, compartmentIDs: [CompartmentID], decision: EgressDecision, findings: [String: Int],
-         payloadSHA256: [UInt8], payloadSize: Int) {
+         payloadSHA256: [UInt8], payloadSize: Int, sessionID: String? = nil) {
         self.destination = destination
         self.compartmentIDs = compartmentIDs
         self.decision = decision
         self.findings = findings
         self.payloadSHA256 = payloadSHA256
         self.payloadSize = payloadSize
+        self.sessionID = sessionID
     }
 }

@@ -1,16 +1,19 @@
 import CryptoVault
 
 /// A payload that wants to leave the vault: where to, which compartments its content derives from,
-/// and the bytes.
+/// the bytes, and the privileged session it was read in, if it was (a privileged export needs one).
 public struct EgressRequest: Sendable {
     public let destination: EgressDestination
     public let compartments: [VaultCompartment]
     public let payload: [UInt8]
+    public let session: PrivilegedProcessingSession?
 
-    public init(destination: EgressDestination, compartments: [VaultCompartment], payload: [UInt8]) {
+    public init(destination: EgressDestination, compartments: [VaultCompartment], payload: [UInt8],
+                session: PrivilegedProcessingSession? = nil) {
         self.destination = destination
         self.compartments = compartments
         self.payload = payload
+        self.session = session
     }
 }
 

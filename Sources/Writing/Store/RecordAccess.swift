@@ -9,7 +9,7 @@ public enum RecordAccess: Sendable {
     case session(PrivilegedProcessingSession)
 
     /// The session, if it is one of `compartment`'s.
-    func session(of compartment: VaultCompartment) -> PrivilegedProcessingSession? {
+    public func session(of compartment: VaultCompartment) -> PrivilegedProcessingSession? {
         guard case .session(let session) = self, session.compartment.id == compartment.id else { return nil }
         return session
     }

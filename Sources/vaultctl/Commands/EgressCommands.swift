@@ -42,7 +42,8 @@ enum EgressCommands {
         what it was made on, and the payload's size and SHA-256. A payload the leak guard scanned
         shows what it found (counts per kind); ciphertext it cannot read (a replica, a share grant)
         was decided on its metadata alone and shows as such ("content": "ciphertext", and no
-        findings, in --json).
+        findings, in --json). A privileged export shows the session it was made in (its purpose
+        is on that session's session.start entry).
         """, options: Credentials.options, json: true, examples: ["vaultctl egress log --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let names = Dictionary(try unlocked.compartments().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
@@ -55,7 +56,8 @@ enum EgressCommands {
         ["seq": item.seq, "time": Output.timestamp(item.time), "actor": item.actor, "destination": item.record.destination,
          "compartments": item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }, "decision": item.record.decision.rawValue,
          "content": item.content.rawValue, "findings": item.content == .ciphertext ? NSNull() : item.record.findings as Any,
-         "size": item.record.payloadSize, "sha256": BundleCommands.hex(item.record.payloadSHA256)]
+         "size": item.record.payloadSize, "sha256": BundleCommands.hex(item.record.payloadSHA256),
+         "session": item.record.sessionID.map { $0 as Any } ?? NSNull()]
     }
 
     /// One decision on a line: what the leak guard found in a scanned payload, or, for ciphertext it
@@ -68,7 +70,8 @@ enum EgressCommands {
             return lead + "  ciphertext (not scanned; decided on metadata)  sha256 \(BundleCommands.hex(item.record.payloadSHA256))"
         case .plaintext:
             let findings = item.record.findings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-            return lead + "  found: \(findings.isEmpty ? "nothing" : findings.joined(separator: ", "))"
+            let session = item.record.sessionID.map { "  in session \($0)" } ?? ""
+            return lead + "  found: \(findings.isEmpty ? "nothing" : findings.joined(separator: ", "))" + session
         }
     }
 

@@ -17,8 +17,10 @@ enum ExportCommand {
 
         The plaintext leaves the vault, so it passes the egress funnel first (destination
         export:FILE): the leak guard scans the Markdown, the project's compartment policy decides and
-        the decision is recorded in the audit log (size and SHA-256, never the text). Exit code 3: it
-        was written redacted; 4: refused, nothing written (privileged content never leaves as a file).
+        the decision is recorded in the audit log (size and SHA-256, never the text). A privileged
+        project leaves only inside its session (--purpose, or the daemon's), named in that record,
+        and as written: its owner is exporting it. Exit code 3: it was written redacted; 4: refused,
+        nothing written.
 
         \(WritingContext.sessionNote)
         """, options: [formatOption, Option.output("the file to write"), Option.force] + DocCommands.readOptions,
@@ -31,7 +33,8 @@ enum ExportCommand {
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
-            let exported = try context.store(for: project) { try $0.exportedProject(project) }
+            let access = try context.requireAccess(for: project)
+            let exported = try context.vault.transaction { tx in try WritingStore(tx, access: access).exportedProject(project) }
             // The target is made before the decision, so a path that cannot be written is refused before anything is recorded.
             let output = try OutputTarget(try arguments.required("-o"), force: arguments.has("--force"))
             var decided: EgressOutcome?
@@ -39,7 +42,7 @@ enum ExportCommand {
                 try output.produce { output in
                     let outcome = try EgressFunnel(vault: context.vault).submit(EgressRequest(
                         destination: EgressDestination(kind: .export, id: absolute(output.name)), compartments: [project.compartment],
-                        payload: Array(format.text(of: exported).utf8)))
+                        payload: Array(format.text(of: exported).utf8), session: access.session(of: project.compartment)))
                     decided = outcome
                     // Refused: nothing is released, and throwing removes the temporary file.
                     guard let released = outcome.released else { throw Decided(exitCode: .refused) }
