@@ -204,6 +204,7 @@ struct JSONOutputTests {
         try walk("snapshot create") { try Self.json(vault, ["snapshot", "create", "Harbour", "Arrival", "--title", "First"]) }
         try walk("snapshot list") { try Self.json(vault, ["snapshot", "list", "Harbour", "Arrival"]) }
         try walk("snapshot show") { try Self.json(vault, ["snapshot", "show", "Harbour", "Arrival", "1"]) }
+        try walk("snapshot diff") { try Self.json(vault, ["snapshot", "diff", "Harbour", "Arrival", "1"]) }
         try walk("snapshot restore") { try Self.json(vault, ["snapshot", "restore", "Harbour", "Arrival", "1"]) }
         try walk("history") { try Self.json(vault, ["history", "Harbour", "Arrival"]) }
         try walk("branch create") { try Self.json(vault, ["branch", "create", "Harbour", "Arrival"], stdin: "# Arrival\n\nIt poured.\n") }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// vaultctl snapshot create|list|show|restore and history: versions stored, printed back as they
+/// vaultctl snapshot create|list|show|diff|restore and history: versions stored, printed back as they
 /// were, restored byte for byte and recorded; a privileged project's only with --purpose.
 @Suite("vaultctl snapshot and history", .serialized)
 struct SnapshotCommandTests {
@@ -46,5 +46,34 @@ struct SnapshotCommandTests {
         #expect(try vault.run(["snapshot", "list", "Intake", "Session 1"]).status == 77)
         let foreign = try vault.run(["snapshot", "show", "Intake", "Session 2", id] + purpose)
         #expect(foreign.status == 64 && foreign.stderr.contains("belongs to another document"), "\(foreign.status) \(foreign.stderr)")
+    }
+
+    @Test("snapshot diff: two versions word by word, or a version against the current text; a privileged one only with --purpose")
+    func diff() throws {
+        let vault = try CLIVault()
+        let ok = { (arguments: [String], stdin: String?) in try WritingCommandTests.ok(vault, arguments, stdin: stdin) }
+        try ok(["project", "create", "Harbour", "--register", "fiction"], nil)
+        try ok(["doc", "add", "Harbour", "Arrival"], nil)
+        try ok(["doc", "write", "Harbour", "Arrival"], "The boat came in.\n")
+        try ok(["snapshot", "create", "Harbour", "Arrival"], nil)
+        try ok(["doc", "write", "Harbour", "Arrival"], "The grey boat came in late.\n")
+        try ok(["snapshot", "create", "Harbour", "Arrival"], nil)
+        try ok(["doc", "write", "Harbour", "Arrival"], "The grey boat sank.\n")
+        #expect(try ok(["snapshot", "diff", "Harbour", "Arrival", "1", "2"], nil) == "The {+grey +}boat came in{+ late+}.\n")
+        #expect(try ok(["snapshot", "diff", "Harbour", "Arrival", "2"], nil) == "The grey boat [-came in late-]{+sank+}.\n",
+                "without TO, against the current text")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try ok(["snapshot", "diff", "Harbour", "Arrival", "1", "--json"], nil).utf8))
+                                as? [String: Any])
+        #expect(json["to"] as? String == "current" && (json["from"] as? [String: Any])?["number"] as? Int == 1)
+        let runs = try #require(json["runs"] as? [[String: Any]])
+        #expect(runs.map { $0["kind"] as? String ?? "" }.contains("insert") && runs.map { $0["kind"] as? String ?? "" }.contains("delete"), "\(runs)")
+        let missing = try vault.run(["snapshot", "diff", "Harbour", "Arrival", "1", "7"])
+        #expect(missing.status == 66 && missing.stderr.contains("no version '7'"), "\(missing.status) \(missing.stderr)")
+        let purpose = ["--purpose", "write up the session"]
+        try WritingCommandTests.intake(vault, purpose: purpose, text: "S: slept badly\n")
+        try ok(["snapshot", "create", "Intake", "Session 1"] + purpose, nil)
+        try ok(["doc", "write", "Intake", "Session 1"] + purpose, "S: slept well\n")
+        #expect(try vault.run(["snapshot", "diff", "Intake", "Session 1", "1"]).status == 77)
+        #expect(try ok(["snapshot", "diff", "Intake", "Session 1", "1"] + purpose, nil) == "S: slept [-badly-]{+well+}\n")
     }
 }

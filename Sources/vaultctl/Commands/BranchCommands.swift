@@ -101,17 +101,11 @@ enum BranchCommands {
             let diff = try WordDiff.between(PlainText.render(texts.0, labels: labels), PlainText.render(texts.1, labels: labels))
             if arguments.has("--json") {
                 var row = json(branch, number: number)
-                row["runs"] = diff.runs.map { ["kind": $0.kind.rawValue, "text": $0.text] }
+                row["runs"] = WordDiffOutput.json(diff)
                 Output.json(row)
                 return
             }
-            Output.raw(diff.runs.map { run in
-                switch run.kind {
-                case .equal: run.text
-                case .delete: "[-\(run.text)-]"
-                case .insert: "{+\(run.text)+}"
-                }
-            }.joined())
+            Output.raw(WordDiffOutput.text(diff))
         }
 
     static let adopt = decision("adopt", synopsis: "write a proposed change into its document", about: """
