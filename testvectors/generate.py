@@ -15,6 +15,7 @@ deterministic: running it twice writes the same bytes.
 import hashlib
 import json
 import os
+import struct
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the repository (.gitignore does not cover it)
@@ -2044,10 +2045,37 @@ def writing_branches_file():
             "spec": "SECURITY.md §15.3", "cases": cases}
 
 
+def edit_event_record(documents):
+    """An edit event's sealed documents and word changes (SECURITY.md §15.5)."""
+    return b"\x01" + struct.pack(">I", len(documents)) + b"".join(d + struct.pack(">i", w) for d, w in documents)
+
+
+def writing_edit_events_file():
+    """Edit event records (SECURITY.md §15.5): one document, several with a negative change, and
+    damaged records that must be refused."""
+    cases = []
+    d1, d2, d3 = fixed("edit event document 1", 16), fixed("edit event document 2", 16), fixed("edit event document 3", 16)
+    for name, documents in (("one document", [(d1, 12)]),
+                            ("three documents, one shrunk", [(d1, 40), (d2, -7), (d3, 0)]),
+                            ("the extremes of a word change", [(d1, 2**31 - 1), (d2, -2**31)])):
+        cases.append({"type": "record", "name": name, "encoded": h(edit_event_record(documents)),
+                      "documents": [h(d) for d, _ in documents], "words": [w for _, w in documents]})
+    good = edit_event_record([(d1, 1), (d2, 2)])
+    for name, data in (("version 2", b"\x02" + good[1:]), ("no documents", edit_event_record([])),
+                       ("a count past the end", good[:1] + struct.pack(">I", 3) + good[5:]),
+                       ("a trailing byte", good + b"\x00"), ("a document listed twice", edit_event_record([(d1, 1), (d1, 2)])),
+                       ("4097 documents", b"\x01" + struct.pack(">I", 4097) + (d1 + b"\x00" * 4) * 4097)):
+        cases.append({"type": "reject-record", "name": name, "encoded": h(data)})
+    return {"description": "Sealed edit event values (each must parse to these documents and word changes and encode to "
+                           "exactly these bytes); reject-record values must be refused as damaged.",
+            "spec": "SECURITY.md §15.5", "cases": cases}
+
+
 WRITING_FILES = {
     "model.json": writing_model_file,
     "snapshots.json": writing_snapshots_file,
     "branches.json": writing_branches_file,
+    "edit-events.json": writing_edit_events_file,
 }
 
 

@@ -37,3 +37,12 @@ extension AuditAction {
     /// A project searched (details: only how many documents matched; never the query, SECURITY.md §15.4).
     public static let writingSearch = AuditAction("writing.search")
 }
+
+extension AuditAction {
+    /// A privileged project's writing session began (SECURITY.md §15.5; subject the project, details
+    /// the event's id, the first document's id and the time): ids and times only, never text.
+    public static let writingEditSessionStart = AuditAction("writing.edit-session-start")
+    /// A privileged project's writing session was found over (details: the event, its documents' ids,
+    /// the net word change, the number of edits, its first and last edit's times).
+    public static let writingEditSessionEnd = AuditAction("writing.edit-session-end")
+}

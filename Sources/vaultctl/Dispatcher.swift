@@ -28,6 +28,7 @@ enum Dispatcher {
     ] + ProjectCommands.all + DocCommands.all + SnapshotCommands.all + [SnapshotDiffCommand.command] + BranchCommands.all + [
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
         ExportCommand.command,
+        ActivityCommand.command,
     ]
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)

@@ -216,6 +216,7 @@ struct JSONOutputTests {
         try walk("branch create") { try Self.json(vault, ["branch", "create", "Harbour", "Arrival"], stdin: "# Arrival\n\nDry.\n") }
         try walk("branch discard") { try Self.json(vault, ["branch", "discard", "Harbour", "Arrival", "2"]) }
         try walk("search") { try Self.json(vault, ["search", "Harbour", "rained"]) }
+        try walk("activity") { try Self.json(vault, ["activity", "Harbour"]) }
         try walk("export") { try Self.json(vault, ["export", "Harbour", "--format", "md", "-o", vault.root + "/harbour.md"]) }
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }

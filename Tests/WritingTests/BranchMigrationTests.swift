@@ -17,7 +17,7 @@ import TestSupport
         let (document, snapshot) = try old.unlocked.transaction { tx in
             let store = WritingStore(tx)
             let document = try store.addNode(.scene, titled: "Arrival", in: project.id)
-            try store.replaceDocumentContent(of: document.id, in: project.id, with: content)
+            try WritingFixture.writeBeforeEvents(content, to: document.id, of: project, in: store)
             return (document, try store.createSnapshot(of: document.id, in: project.id, titled: "First"))
         }
         let rows = { (vault: Vault) in

@@ -14,6 +14,7 @@ import TestSupport
         "writing_entries": "Writing/Store/EntryTable.swift",
         "writing_snapshots": "Writing/Store/SnapshotTable.swift",
         "writing_branches": "Writing/Store/BranchTable.swift",
+        "writing_edit_events": "Writing/Events/EditEventTable.swift",
     ]
     static let schemaFile = "Writing/Store/WritingSchema.swift"
 

@@ -114,7 +114,8 @@ import TestSupport
         let before = fixture.vault.recording.actions.filter { $0 == "record.seal" }.count
         let change = try fixture.store { try $0.replaceDocumentContent(of: scene.id, in: novel.id, with: edited) }
         #expect(change == ContentChange(sealed: 1, kept: 2, removed: 0))
-        #expect(fixture.vault.recording.actions.filter { $0 == "record.seal" }.count == before + 1)
+        // The one changed block, and the writing session's edit event it is merged into (§15.5).
+        #expect(fixture.vault.recording.actions.filter { $0 == "record.seal" }.count == before + 2)
         #expect(try fixture.store { try $0.documentContent(of: scene.id, in: novel.id) } == edited)
         // Dropping, reordering and a new kind.
         var next = edited
@@ -271,7 +272,11 @@ import TestSupport
         #expect(writingCode { try fixture.store { try $0.removeNode(chapter.id, in: novel.id) } } == .folderNotEmpty)
         try fixture.store { try $0.removeNode(scene.id, in: novel.id) }
         try fixture.store { try $0.removeNode(chapter.id, in: novel.id) }
-        #expect(try fixture.storeState().filter { !$0.hasPrefix("writing_projects") && !$0.contains("'writing_projects'") } == [])
+        // The writing session's edit event stays: who edited what outlives the document (§15.5).
+        #expect(try fixture.storeState().filter {
+            !$0.hasPrefix("writing_projects") && !$0.contains("'writing_projects'") && !$0.hasPrefix("writing_edit_events")
+                && !$0.contains("'writing_edit_events'")
+        } == [])
     }
 }
 

@@ -93,5 +93,19 @@ public enum WritingSchema {
             );
             CREATE INDEX writing_branches_by_node ON writing_branches (node_id, created_at);
             """),
+        // Edit events (SECURITY.md §15.5): one row per writing session per device. Clear columns hold
+        // ids, the device and times; the documents edited and their word changes are sealed.
+        NamedMigration("events-1", """
+            CREATE TABLE writing_edit_events (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                started_at INTEGER NOT NULL,
+                last_edit_at INTEGER NOT NULL,
+                ended_at INTEGER,
+                edits INTEGER NOT NULL CHECK (edits >= 1)
+            );
+            CREATE INDEX writing_edit_events_by_device ON writing_edit_events (project_id, device_id, ended_at);
+            """),
     ])
 }

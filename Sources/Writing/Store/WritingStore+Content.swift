@@ -26,6 +26,7 @@ extension WritingStore {
     /// Refused before anything changes: a document over `maximumStoredDocumentBytes` or
     /// `maximumBlocks`, a block over `maximumBlockBytes`, an id twice, a block id of another
     /// document (`.notInProject`), a heading level outside 1 to 6, a table's cells on another kind.
+    /// A write that changes anything joins this device's writing session (`recordEdit`, §15.5).
     @discardableResult
     public func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent) throws -> ContentChange {
         try Self.check(content)
@@ -38,17 +39,19 @@ extension WritingStore {
         }
         let stored = try currentContent(of: document, in: project)
         let storedByID = Dictionary(uniqueKeysWithValues: stored.blocks.enumerated().map { ($1.id, (position: $0, block: $1)) })
-        var sealed = 0, kept = 0
+        var sealed = 0, kept = 0, words = 0
         for (position, block) in content.blocks.enumerated() {
             let kind = BlockEncoding.name(of: block.kind)
             if let old = storedByID[block.id] {
                 if old.position != position { try blockTable.setPosition(block.id, position) }
                 if old.block == block { kept += 1; continue }
                 if old.block.kind != block.kind { try blockTable.setKind(block.id, kind) }
+                words -= Self.words(in: old.block)
             } else {
                 try blockTable.insert(BlockTable.Row(id: block.id, position: position, kind: kind), in: document)
             }
             try seal(BlockEncoding.encode(block), at: try WritingRecord.block(block.id), of: project)
+            words += Self.words(in: block)
             sealed += 1
         }
         let remaining = Set(content.blocks.map(\.id))
@@ -56,11 +59,13 @@ extension WritingStore {
         for block in gone {
             try blockTable.delete(block.id)
             try remove(try WritingRecord.block(block.id), of: project)
+            words -= Self.words(in: block)
         }
         let change = ContentChange(sealed: sealed, kept: kept, removed: gone.count)
         if !change.isEmpty || stored.blocks.map(\.id) != content.blocks.map(\.id) {
             try record(.writingContentWrite, project, subject: document.bytes,
                        details: [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))])
+            try recordEdit(of: document, in: project, words: words)
         }
         return change
     }

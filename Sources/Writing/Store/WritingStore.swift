@@ -14,17 +14,21 @@ import Foundation
 public struct WritingStore {
     public let transaction: VaultTransaction
     public let access: RecordAccess
+    /// The time rows and edit events are stamped with; a test passes its own to move time by hand
+    /// (a writing session's gap, SECURITY.md §15.5).
+    public let clock: VaultClock
 
-    public init(_ transaction: VaultTransaction, access: RecordAccess = .vault) {
+    public init(_ transaction: VaultTransaction, access: RecordAccess = .vault, clock: VaultClock = .system) {
         self.transaction = transaction
         self.access = access
+        self.clock = clock
     }
 
     var projectTable: ProjectTable { ProjectTable(database: transaction.database) }
     var nodeTable: NodeTable { NodeTable(database: transaction.database) }
     var blockTable: BlockTable { BlockTable(database: transaction.database) }
     var entryTable: EntryTable { EntryTable(database: transaction.database) }
-    var now: Int64 { VaultClock.system.now() }
+    var now: Int64 { clock.now() }
 
     // MARK: Projects
 

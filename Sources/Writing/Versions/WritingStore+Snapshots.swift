@@ -77,11 +77,8 @@ extension WritingStore {
         let record = SnapshotRecord(form: form, document: document, sequence: sequence, base: latest?.id.bytes ?? Self.noBase,
                                     digest: SHA256.hash(content), payload: payload)
         let parts = record.parts()
-        guard let deviceID = try Vault.auditDeviceID(in: transaction.database) else {
-            throw WritingError(.damagedRecord, "the vault has no device id to stamp the snapshot with")
-        }
         let row = SnapshotTable.Row(id: try SnapshotID.random(), project: project.id, document: document, sequence: sequence, form: form,
-                                    origin: origin, parts: parts.count, deviceID: deviceID, createdAt: now)
+                                    origin: origin, parts: parts.count, deviceID: try deviceID(), createdAt: now)
         try snapshotTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(row.id, index), of: project) }
         if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }

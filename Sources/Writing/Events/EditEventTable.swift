@@ -1,0 +1,58 @@
+import CryptoVault
+
+/// The `writing_edit_events` table, read and written here only: each writing session's id,
+/// project, device, times and number of edits, in clear. Which documents it edited and their word
+/// changes are a sealed record (`WritingRecord.editEvent`, `EditEventRecord`).
+struct EditEventTable {
+    let database: Database
+
+    struct Row: Equatable {
+        let id: EditEventID
+        let project: ProjectID
+        let deviceID: [UInt8]
+        let startedAt: Int64
+        var lastEditAt: Int64
+        var endedAt: Int64?
+        var edits: Int
+    }
+
+    func insert(_ row: Row) throws {
+        try database.query("""
+            INSERT INTO writing_edit_events (id, project_id, device_id, started_at, last_edit_at, ended_at, edits)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.blob(row.id.bytes), .blob(row.project.bytes), .blob(row.deviceID), .integer(row.startedAt),
+                  .integer(row.lastEditAt), row.endedAt.map { .integer($0) } ?? .null, .integer(Int64(row.edits))])
+    }
+
+    /// Writes what an edit or an end changes: the last edit, the end and the count.
+    func update(_ row: Row) throws {
+        try database.query("UPDATE writing_edit_events SET last_edit_at = ?, ended_at = ?, edits = ? WHERE id = ?",
+                           [.integer(row.lastEditAt), row.endedAt.map { .integer($0) } ?? .null, .integer(Int64(row.edits)),
+                            .blob(row.id.bytes)])
+    }
+
+    /// The device's sessions of the project that have not ended (one, unless the table was damaged), latest first.
+    func unended(in project: ProjectID, device deviceID: [UInt8]) throws -> [Row] {
+        try database.query("""
+            SELECT * FROM writing_edit_events WHERE project_id = ? AND device_id = ? AND ended_at IS NULL
+            ORDER BY last_edit_at DESC, rowid DESC
+            """, [.blob(project.bytes), .blob(deviceID)]).map(decode)
+    }
+
+    /// The project's events of every device, oldest first.
+    func all(in project: ProjectID) throws -> [Row] {
+        try database.query("SELECT * FROM writing_edit_events WHERE project_id = ? ORDER BY started_at, rowid",
+                           [.blob(project.bytes)]).map(decode)
+    }
+
+    private func decode(_ row: CryptoVault.Row) throws -> Row {
+        let deviceID = try row.blob("device_id"), edits = try row.nonNegativeInteger("edits")
+        let ended: Int64? = if case .integer(let time) = row["ended_at"] { time } else { nil }
+        guard deviceID.count == 16, edits >= 1 else {
+            throw WritingError(.damagedRecord, "a writing_edit_events row has a device id or edit count out of range")
+        }
+        return Row(id: try EditEventID(bytes: try row.blob("id")), project: try ProjectID(bytes: try row.blob("project_id")),
+                   deviceID: deviceID, startedAt: try row.integer("started_at"), lastEditAt: try row.integer("last_edit_at"),
+                   endedAt: ended, edits: edits)
+    }
+}
