@@ -33,7 +33,7 @@ enum ActivityCommand {
             if arguments.has("--json") { Output.json(events.map { json($0, titles) }); return }
             Output.line("\(events.count) writing session(s)")
             for event in events {
-                Output.line("\(time(event.startedAt)) to \(time(event.lastEditAt))  device \(ByteEncoding.hex(event.deviceID).prefix(8))  "
+                Output.line("\(moment(event.startedAt)) to \(moment(event.lastEditAt))  device \(ByteEncoding.hex(event.deviceID).prefix(8))  "
                             + "\(event.edits) edit(s)  \(signed(event.wordDelta)) words\(event.endedAt == nil ? "  open" : "")")
                 for edit in event.documents {
                     Output.line("    \(edit.document)  \(signed(edit.wordDelta).padding(toLength: 8, withPad: " ", startingAt: 0)) "
@@ -42,7 +42,7 @@ enum ActivityCommand {
             }
         }
 
-    static func time(_ seconds: Int64) -> String {
+    static func moment(_ seconds: Int64) -> String {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
