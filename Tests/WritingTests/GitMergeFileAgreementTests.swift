@@ -47,7 +47,9 @@ enum GitMergeFile {
     /// its triples inline (printf with octal escapes writes them to three scratch files, overwritten
     /// per triple) and prints each merge followed by \u{1} and git's exit code, so a run makes
     /// twenty files, not three per triple.
-    static func run(_ triples: [(base: String, ours: String, theirs: String)], shells: Int = 4) throws -> [Outcome] {
+    /// `style` is git's conflict style option (`--diff3`, or none for git's default, `git merge-file -p`).
+    static func run(_ triples: [(base: String, ours: String, theirs: String)], style: String = "--diff3",
+                    shells: Int = 4) throws -> [Outcome] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merge-file-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -59,7 +61,7 @@ enum GitMergeFile {
             for triple in part {
                 script += "printf '\(escaped(triple.base))' > b\(shell); printf '\(escaped(triple.ours))' > o\(shell); "
                 script += "printf '\(escaped(triple.theirs))' > t\(shell)\n"
-                script += "git merge-file -p --diff3 -L ours -L base -L theirs o\(shell) b\(shell) t\(shell); printf '\\001%d\\n' $?\n"
+                script += "git merge-file -p \(style) -L ours -L base -L theirs o\(shell) b\(shell) t\(shell); printf '\\001%d\\n' $?\n"
             }
             try Data(script.utf8).write(to: folder.appendingPathComponent("script\(shell)"))
             let process = Process()
