@@ -31,12 +31,16 @@ import TestSupport
             }
         }
 
-        /// Runs `body`, expects it refused with `code`, and the store unchanged.
+        /// Runs `body`, expects it refused with `code`, the store unchanged and nothing recorded in
+        /// the vault's journal (a refused transaction commits no audit entry either).
         func expectRefused(_ code: WritingErrorCode, sourceLocation: SourceLocation = #_sourceLocation,
                            _ body: (WritingStore) throws -> Void) throws {
             let before = try fixture.storeState()
+            let recorded = fixture.vault.recording.actions.count
             #expect(writingCode { try fixture.store(.vault, body) } == code, sourceLocation: sourceLocation)
             #expect(try fixture.storeState() == before, "the store changed", sourceLocation: sourceLocation)
+            #expect(fixture.vault.recording.actions.count == recorded, "a refused call recorded \(fixture.vault.recording.actions.dropFirst(recorded))",
+                    sourceLocation: sourceLocation)
         }
     }
 
@@ -103,6 +107,48 @@ import TestSupport
         let stolen = try setting.fixture.store { try $0.documentContent(of: foreign, in: setting.other.id) }
         try setting.expectRefused(.notInProject) { try $0.replaceDocumentContent(of: setting.document.id, in: project, with: stolen) }
         try setting.expectRefused(.projectNotFound) { _ = try $0.nodes(in: try ProjectID.random()) }
+    }
+
+    @Test("a snapshot or branch of another document or project is refused as notInProject by every call that takes one")
+    func versionsFromAnotherDocument() throws {
+        let setting = try Setting()
+        let (project, document, foreign) = (setting.project.id, setting.document.id, setting.foreign.id)
+        let (mine, theirs) = try setting.fixture.store { store in
+            (try store.createSnapshot(of: document, in: project), try store.createSnapshot(of: foreign, in: setting.other.id))
+        }
+        let sibling = try setting.fixture.store { store in
+            let sibling = try store.addNode(.scene, titled: "Sibling", in: project)
+            try store.replaceDocumentContent(of: sibling.id, in: project, with: try WritingFixture.paragraphs(["s"]))
+            return (node: sibling, snapshot: try store.createSnapshot(of: sibling.id, in: project))
+        }
+        let proposal = try WritingFixture.paragraphs(["proposed"])
+        let foreignBranch = try setting.fixture.store {
+            try $0.createBranch(of: foreign, in: setting.other.id, base: theirs.id, content: proposal, kind: .manual, provenance: "test")
+        }
+        let siblingBranch = try setting.fixture.store {
+            try $0.createBranch(of: sibling.node.id, in: project, base: sibling.snapshot.id, content: proposal, kind: .manual, provenance: "test")
+        }
+        for snapshot in [theirs.id, sibling.snapshot.id] {
+            try setting.expectRefused(.notInProject) { _ = try $0.snapshotContent(snapshot, of: document, in: project) }
+            try setting.expectRefused(.notInProject) { try $0.restore(document, in: project, to: snapshot) }
+            try setting.expectRefused(.notInProject) {
+                try $0.createBranch(of: document, in: project, base: snapshot, content: proposal, kind: .manual, provenance: "test")
+            }
+        }
+        for branch in [foreignBranch.id, siblingBranch.id] {
+            try setting.expectRefused(.notInProject) { _ = try $0.branch(branch, of: document, in: project) }
+            try setting.expectRefused(.notInProject) { _ = try $0.branchContent(branch, of: document, in: project) }
+            try setting.expectRefused(.notInProject) { try $0.adopt(branch, of: document, in: project) }
+            try setting.expectRefused(.notInProject) { try $0.discard(branch, of: document, in: project) }
+            try setting.expectRefused(.notInProject) { try $0.revert(branch, of: document, in: project) }
+        }
+        // A proposal that takes a block of another document (here the sibling's) as one of its own.
+        let stolen = try setting.fixture.store { try $0.documentContent(of: sibling.node.id, in: project) }
+        try setting.expectRefused(.notInProject) {
+            try $0.createBranch(of: document, in: project, base: mine.id, content: stolen, kind: .manual, provenance: "test")
+        }
+        try setting.expectRefused(.snapshotNotFound) { _ = try $0.snapshotContent(try SnapshotID.random(), of: document, in: project) }
+        try setting.expectRefused(.branchNotFound) { try $0.adopt(try BranchID.random(), of: document, in: project) }
     }
 
     @Test("names and titles: empty, too long, a control character, an edge space, all refused as invalidName")
