@@ -5,7 +5,8 @@ import TestSupport
 
 /// testvectors/independent/writing_reader.py, written from SECURITY.md §14 alone, reads a vault
 /// vaultctl wrote: it lists the projects (a privileged one too, from the passphrase alone), a
-/// project's binder in reading order after a move, and prints a document as `doc show` does.
+/// project's binder in reading order after a move, and prints a document as `doc show` does; and
+/// from SECURITY.md §15.2-15.3, a document's snapshots and branches.
 @Suite("The independent writing reader agrees with vaultctl", .serialized)
 struct WritingIndependentTests {
     static let reader = IndependentImplementationTests.repositoryRoot
@@ -56,6 +57,44 @@ struct WritingIndependentTests {
         #expect(document.status == 0 && document.stdout == text, "\(document.stdout) \(document.stderr)")
         let shown = try fixture.run(["doc", "show", "Smith v. Jones", "Memo"] + purpose)
         #expect(shown.stdout == document.stdout)
+    }
+
+    @Test("snapshots (a keyframe and deltas) and branches, listed and printed from the vault files and the passphrase alone (§15.2, §15.3)")
+    func readsVersionsVaultctlWrote() throws {
+        try IndependentImplementationTests.requireReader()
+        let fixture = try CLIVault()
+        for command in [["project", "create", "Harbour", "--register", "fiction"], ["doc", "add", "Harbour", "Arrival"]] {
+            try #require(try fixture.run(command).status == 0)
+        }
+        let versions = ["# Arrival\n\nThe boat came in.\n", "# Arrival\n\nThe boat came in late.\n\n- rope\n", "# Arrival\n\nIt rained « hard ».\n\n- rope\n"]
+        for (index, text) in versions.enumerated() {
+            try #require(try fixture.run(["doc", "write", "Harbour", "Arrival"], stdin: text).status == 0)
+            try #require(try fixture.run(["snapshot", "create", "Harbour", "Arrival"] + (index == 0 ? ["--title", "First draft"] : [])).status == 0)
+        }
+        let proposal = "# Arrival\n\nIt rained.\n"
+        let created = try fixture.run(["branch", "create", "Harbour", "Arrival", "--by", "an editor", "--json"], stdin: proposal)
+        let branchID = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["id"] as? String,
+                                    "\(created.stderr)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(try fixture.run(["snapshot", "list", "Harbour", "Arrival", "--json"]).stdout.utf8))
+                                  as? [[String: Any]])
+        let snapshots = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--snapshots"])
+        let lines = snapshots.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3 && lines.map { String($0.prefix(32)) } == listed.map { $0["id"] as? String ?? "" }, "\(snapshots.stdout) \(snapshots.stderr)")
+        #expect(lines.first?.hasSuffix("  1  keyframe titled  First draft") == true && lines.last?.hasSuffix("  3  delta    automatic") == true,
+                "\(snapshots.stdout)")
+        for (index, text) in versions.enumerated() {
+            let shown = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--snapshot", "\(index + 1)"])
+            #expect(shown.status == 0 && shown.stdout == text, "version \(index + 1): \(shown.stdout) \(shown.stderr)")
+        }
+        let branches = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--branches"])
+        #expect(branches.stdout == "\(branchID)  manual  open  \(listed.last?["id"] as? String ?? "")  an editor\n", "\(branches.stdout) \(branches.stderr)")
+        let branch = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--branch", branchID])
+        #expect(branch.status == 0 && branch.stdout == proposal, "\(branch.stdout) \(branch.stderr)")
+        // A delta's row moved onto another place in the chain is refused by the reader as damage.
+        try Database(path: fixture.directory + "/" + Vault.databaseName, create: false)
+            .execute("UPDATE writing_snapshots SET sequence = sequence + 10 WHERE sequence = 2")
+        let moved = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--snapshot", "3"])
+        #expect(moved.status == 65 && moved.stderr.contains("chain"), "\(moved.status) \(moved.stderr)")
     }
 
     @Test("a block whose clear kind was edited in the file is refused as damage by both readers (the kind is sealed too)")

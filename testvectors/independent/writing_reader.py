@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""An independent reader of the writing model (SECURITY.md §14), written from that section alone; it
-shares no code with the Swift implementation. Unlocking uses vault_reader.py (§2-4) and opening
-sealed records sealed_record.py (§4.8).
+"""An independent reader of the writing model (SECURITY.md §14, and §15.2-15.3 for versions), written
+from those sections alone; it shares no code with the Swift implementation. Unlocking uses
+vault_reader.py (§2-4), opening sealed records sealed_record.py (§4.8) and applying snapshot deltas
+snapshot_delta.py (§15.1).
 
     writing_reader.py --vault DIR --passphrase-file FILE
         lists the vault's writing projects: id, register, kind, name (privileged ones too: the
@@ -10,6 +11,14 @@ sealed records sealed_record.py (§4.8).
         lists the project's folders and documents in reading order: id, kind, indented title
     writing_reader.py --vault DIR --passphrase-file FILE --project ID|NAME --document ID|TITLE
         prints the document as text (§14.7), as 'vaultctl doc show' does
+    writing_reader.py ... --project P --document D --snapshots
+        lists the document's snapshots, oldest first: id, sequence, form, origin, title (§15.2)
+    writing_reader.py ... --project P --document D --snapshot ID|SEQUENCE
+        prints that version of the document as text, rebuilt from its keyframe and deltas
+    writing_reader.py ... --project P --document D --branches
+        lists the document's branches, oldest first: id, kind, state, base snapshot id, provenance (§15.3)
+    writing_reader.py ... --project P --document D --branch ID
+        prints the content the branch proposes as text
     writing_reader.py --check
         decodes every case of testvectors/writing/model.json and re-encodes it (exit 1 on a difference)
 
@@ -19,6 +28,7 @@ Its functions are what testvectors/generate.py uses to write testvectors/writing
 """
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -29,6 +39,7 @@ sys.path.insert(0, HERE)
 
 import vault_reader as vr  # noqa: E402
 import sealed_record as sr  # noqa: E402
+import snapshot_delta as sd  # noqa: E402
 
 MODULE = "writing"
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -36,6 +47,8 @@ FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "pers
                "placeDescription", "documentDate", "documentReference", "documentAuthor"]
 ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 MAX_NESTING = 32
+KEYFRAME_INTERVAL = 32
+NO_BASE = bytes(16)
 
 
 class Damaged(Exception):
@@ -134,6 +147,44 @@ def decode_entry(data, kind):
         fields[slot] = reader.string()
     reader.end()
     return {"name": name, "body": body, "fields": fields}
+
+
+def decode_content(data):
+    """§15.2: version:u8 (1) count:u32 (id:16 length:u32 block)*, nothing after the last block."""
+    reader = Reader(data)
+    if reader.u8() != 1:
+        raise Damaged("unknown content version")
+    blocks = []
+    for _ in range(reader.u32()):
+        block_id = reader.take(16)
+        block = decode_block(reader.take(reader.u32()))
+        block["id"] = block_id
+        blocks.append(block)
+    reader.end()
+    return blocks
+
+
+def parse_snapshot_record(data):
+    """§15.2: version:u8 (1) form:u8 document:16 sequence:u32 base:16 digest:32 payload."""
+    reader = Reader(data)
+    if reader.u8() != 1:
+        raise Damaged("unknown snapshot record version")
+    form = {1: "keyframe", 2: "delta"}.get(reader.u8())
+    if form is None:
+        raise Damaged("unknown snapshot form")
+    record = {"form": form, "document": reader.take(16), "sequence": reader.u32(), "base": reader.take(16),
+              "digest": reader.take(32)}
+    record["payload"] = data[reader.offset:]
+    return record
+
+
+def parse_branch_record(data):
+    """§15.3: version:u8 (1) document:16 base:16 content."""
+    reader = Reader(data)
+    if reader.u8() != 1:
+        raise Damaged("unknown branch record version")
+    document, base = reader.take(16), reader.take(16)
+    return {"document": document, "base": base, "blocks": decode_content(data[reader.offset:])}
 
 
 def valid_order_key(key):
@@ -252,17 +303,92 @@ class WritingVault:
         return ordered
 
     def document(self, project, text):
-        matches = [n for n in self.binder(project) if n["kind"] == "scene" and (n["id"].hex() == text.lower() or n["title"] == text)]
-        if len(matches) != 1:
-            raise LookupError("%d documents match %r" % (len(matches), text))
         blocks = []
         for block_id, kind in self.db.execute("SELECT id, kind FROM writing_blocks WHERE node_id = ? ORDER BY position",
-                                              (matches[0]["id"],)):
+                                              (self.document_node(project, text)["id"],)):
             block = decode_block(self.open(project["compartment"], "writing_blocks", bytes(block_id), "block"))
             if block["kind"] != kind:
                 raise Damaged("a block's clear kind is not the kind sealed in it")
             blocks.append(block)
         return blocks
+
+
+    def document_node(self, project, text):
+        matches = [n for n in self.binder(project) if n["kind"] == "scene" and (n["id"].hex() == text.lower() or n["title"] == text)]
+        if len(matches) != 1:
+            raise LookupError("%d documents match %r" % (len(matches), text))
+        return matches[0]
+
+    def parts(self, project, table, row_id, count):
+        """A sealed value split into fields part-0 … part-(count-1), joined (§15.2, §15.3)."""
+        return b"".join(self.open(project["compartment"], table, row_id, "part-%d" % index) for index in range(count))
+
+    # --- §15.2: snapshots
+
+    def snapshots(self, project, node):
+        rows = self.db.execute("SELECT id, sequence, form, origin, parts, created_at FROM writing_snapshots "
+                               "WHERE node_id = ? AND project_id = ? ORDER BY sequence",
+                               (node["id"], bytes.fromhex(project["id"]))).fetchall()
+        result = []
+        for row_id, sequence, form, origin, parts, created in rows:
+            title = self.text(project["compartment"], "writing_snapshots", bytes(row_id), "title") if origin == "titled" else None
+            result.append({"id": bytes(row_id), "sequence": sequence, "form": form, "origin": origin, "parts": parts,
+                           "created_at": created, "title": title})
+        return result
+
+    def snapshot_content(self, project, node, text):
+        """The version's blocks: the last keyframe at or before it, then each delta in order, every
+        record checked against its row and its predecessor, the result against the sealed digest."""
+        chain = self.snapshots(project, node)
+        wanted = [s for s in chain if s["id"].hex() == text.lower() or str(s["sequence"]) == text]
+        if len(wanted) != 1:
+            raise LookupError("%d snapshots of the document match %r" % (len(wanted), text))
+        target = wanted[0]
+        upto = [s for s in chain if s["sequence"] <= target["sequence"]]
+        keyframes = [index for index, s in enumerate(upto) if s["form"] == "keyframe"]
+        if not keyframes:
+            raise Damaged("no keyframe before the snapshot")
+        links = upto[keyframes[-1]:]
+        if len(links) > KEYFRAME_INTERVAL or any(b["sequence"] != a["sequence"] + 1 for a, b in zip(links, links[1:])):
+            raise Damaged("the snapshot's chain has no keyframe within %d or a gap" % KEYFRAME_INTERVAL)
+        first = links[0]["sequence"]
+        previous = [s for s in chain if s["sequence"] == first - 1]
+        base = NO_BASE if first == 1 else (previous[0]["id"] if previous else NO_BASE)
+        content = b""
+        for link in links:
+            record = parse_snapshot_record(self.parts(project, "writing_snapshots", link["id"], link["parts"]))
+            if (record["document"], record["sequence"], record["form"], record["base"]) != (node["id"], link["sequence"], link["form"], base):
+                raise Damaged("snapshot %s's sealed value is not the one its row names" % link["id"].hex())
+            if record["form"] == "keyframe":
+                content = record["payload"]
+            else:
+                try:
+                    content = sd.apply(record["payload"], content)
+                except (sd.Damaged, ValueError) as error:
+                    raise Damaged("snapshot %s's delta: %s" % (link["id"].hex(), error))
+            if hashlib.sha256(content).digest() != record["digest"]:
+                raise Damaged("snapshot %s's content is not the version it sealed" % link["id"].hex())
+            base = link["id"]
+        return decode_content(content)
+
+    # --- §15.3: branches
+
+    def branches(self, project, node):
+        rows = self.db.execute("SELECT id, base_snapshot_id, kind, state, parts FROM writing_branches "
+                               "WHERE node_id = ? AND project_id = ? ORDER BY created_at, rowid",
+                               (node["id"], bytes.fromhex(project["id"]))).fetchall()
+        return [{"id": bytes(r[0]), "base": bytes(r[1]), "kind": r[2], "state": r[3], "parts": r[4],
+                 "provenance": self.text(project["compartment"], "writing_branches", bytes(r[0]), "provenance")} for r in rows]
+
+    def branch_content(self, project, node, text):
+        matches = [b for b in self.branches(project, node) if b["id"].hex() == text.lower()]
+        if len(matches) != 1:
+            raise LookupError("%d branches of the document match %r" % (len(matches), text))
+        branch = matches[0]
+        record = parse_branch_record(self.parts(project, "writing_branches", branch["id"], branch["parts"]))
+        if record["document"] != node["id"] or record["base"] != branch["base"]:
+            raise Damaged("branch %s's sealed value is not the one its row names" % branch["id"].hex())
+        return record["blocks"]
 
 
 # --- the known-answer file -------------------------------------------------------------------------
@@ -294,6 +420,21 @@ def check_vectors(path):
     return 1 if failures else 0
 
 
+def print_versions(vault, project, node, options):
+    if options.snapshots:
+        for snapshot in vault.snapshots(project, node):
+            title = "  " + snapshot["title"] if snapshot["title"] is not None else ""
+            print("%s  %d  %-8s %s%s" % (snapshot["id"].hex(), snapshot["sequence"], snapshot["form"], snapshot["origin"], title))
+    elif options.snapshot:
+        sys.stdout.write(render(vault.snapshot_content(project, node, options.snapshot)))
+    elif options.branches:
+        for branch in vault.branches(project, node):
+            print("%s  %s  %s  %s  %s" % (branch["id"].hex(), branch["kind"], branch["state"], branch["base"].hex(), branch["provenance"]))
+    else:
+        sys.stdout.write(render(vault.branch_content(project, node, options.branch)))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true")
@@ -301,10 +442,16 @@ def main(argv=None):
     parser.add_argument("--passphrase-file")
     parser.add_argument("--project")
     parser.add_argument("--document")
+    parser.add_argument("--snapshots", action="store_true")
+    parser.add_argument("--snapshot")
+    parser.add_argument("--branches", action="store_true")
+    parser.add_argument("--branch")
     options = parser.parse_args(argv)
+    versions = options.snapshots or options.snapshot or options.branches or options.branch
     if options.check:
         return check_vectors(os.path.join(HERE, "..", "writing", "model.json"))
-    if not (options.vault and options.passphrase_file) or (options.document and not options.project):
+    if not (options.vault and options.passphrase_file) or (options.document and not options.project) \
+            or (versions and not options.document):
         parser.print_usage(sys.stderr)
         return 64
     try:
@@ -319,6 +466,8 @@ def main(argv=None):
             for node in vault.binder(project):
                 print("%s  %-7s %s%s" % (node["id"].hex(), node["kind"], "  " * (node["depth"] - 1), node["title"]))
             return 0
+        if versions:
+            return print_versions(vault, project, vault.document_node(project, options.document), options)
         sys.stdout.write(render(vault.document(project, options.document)))
         return 0
     except vr.AuthenticationError as error:
