@@ -17,6 +17,15 @@ struct WritingIndependentTests {
                                                [reader, "--vault", fixture.directory, "--passphrase-file", fixture.passphraseFile] + arguments)
     }
 
+    /// A vault with project Harbour holding an empty document Arrival.
+    static func harbour() throws -> CLIVault {
+        let fixture = try CLIVault()
+        for command in [["project", "create", "Harbour", "--register", "fiction"], ["doc", "add", "Harbour", "Arrival"]] {
+            try #require(try fixture.run(command).status == 0)
+        }
+        return fixture
+    }
+
     @Test("projects, the binder and a document, from the vault files and the passphrase alone")
     func readsWhatVaultctlWrote() throws {
         try IndependentImplementationTests.requireReader()
@@ -62,10 +71,7 @@ struct WritingIndependentTests {
     @Test("snapshots (a keyframe and deltas) and branches, listed and printed from the vault files and the passphrase alone (§15.2, §15.3)")
     func readsVersionsVaultctlWrote() throws {
         try IndependentImplementationTests.requireReader()
-        let fixture = try CLIVault()
-        for command in [["project", "create", "Harbour", "--register", "fiction"], ["doc", "add", "Harbour", "Arrival"]] {
-            try #require(try fixture.run(command).status == 0)
-        }
+        let fixture = try Self.harbour()
         let versions = ["# Arrival\n\nThe boat came in.\n", "# Arrival\n\nThe boat came in late.\n\n- rope\n", "# Arrival\n\nIt rained « hard ».\n\n- rope\n"]
         for (index, text) in versions.enumerated() {
             try #require(try fixture.run(["doc", "write", "Harbour", "Arrival"], stdin: text).status == 0)
@@ -100,10 +106,7 @@ struct WritingIndependentTests {
     @Test("a block whose clear kind was edited in the file is refused as damage by both readers (the kind is sealed too)")
     func editedKindIsRefusedByBoth() throws {
         try IndependentImplementationTests.requireReader()
-        let fixture = try CLIVault()
-        for command in [["project", "create", "Harbour", "--register", "fiction"], ["doc", "add", "Harbour", "Arrival"]] {
-            try #require(try fixture.run(command).status == 0)
-        }
+        let fixture = try Self.harbour()
         try #require(try fixture.run(["doc", "write", "Harbour", "Arrival"], stdin: "It rained.\n").status == 0)
         try Database(path: fixture.directory + "/" + Vault.databaseName, create: false)
             .execute("UPDATE writing_blocks SET kind = 'quote' WHERE kind = 'paragraph'")
