@@ -29,6 +29,7 @@ enum Dispatcher {
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
         ExportCommand.command,
         ActivityCommand.command,
+        ImportCommand.command,
     ]
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)

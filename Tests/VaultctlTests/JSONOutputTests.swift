@@ -218,6 +218,7 @@ struct JSONOutputTests {
         try walk("search") { try Self.json(vault, ["search", "Harbour", "rained"]) }
         try walk("activity") { try Self.json(vault, ["activity", "Harbour"]) }
         try walk("export") { try Self.json(vault, ["export", "Harbour", "--format", "md", "-o", vault.root + "/harbour.md"]) }
+        try walk("doc import") { try Self.json(vault, ["doc", "import", "Harbour", "Imported", "-"], stdin: "# Imported\n\n*Kept* as written.\n") }
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }
         try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }
