@@ -2071,11 +2071,50 @@ def writing_edit_events_file():
             "spec": "SECURITY.md §15.5", "cases": cases}
 
 
+def project_snapshot_record(project, nodes):
+    """A project snapshot's sealed value (SECURITY.md §15.2), before it is split into 1 MiB parts."""
+    def string(text):
+        return struct.pack(">I", len(text.encode())) + text.encode()
+    none = b"\x00" * 16
+    out = b"\x01" + project + struct.pack(">I", len(nodes))
+    for node, kind, parent, key, title, snapshot in nodes:
+        out += node + bytes([1 if kind == "chapter" else 2]) + (parent or none) + string(key) + string(title) + (snapshot or none)
+    return out
+
+
+def writing_project_snapshots_file():
+    """Project snapshot records (SECURITY.md §15.2): a folder holding two documents, an empty project,
+    and damaged records that must be refused."""
+    project = fixed("project snapshot project", 16)
+    folder, d1, d2 = fixed("project snapshot folder", 16), fixed("project snapshot doc 1", 16), fixed("project snapshot doc 2", 16)
+    s1, s2 = fixed("project snapshot version 1", 16), fixed("project snapshot version 2", 16)
+    nodes = [(folder, "chapter", None, "1i", "Part one", None), (d1, "scene", folder, "1i", "Arrival", s1),
+             (d2, "scene", folder, "1j", "Harbour", s2)]
+    cases = []
+    for name, listed in (("a folder holding two documents", nodes), ("an empty project", [])):
+        cases.append({"type": "record", "name": name, "encoded": h(project_snapshot_record(project, listed)), "project": h(project),
+                      "nodes": [{"id": h(n), "kind": k, "parent": h(p) if p else None, "order_key": key, "title": t,
+                                 "snapshot": h(v) if v else None} for n, k, p, key, t, v in listed]})
+    good = project_snapshot_record(project, nodes)
+    for name, data in (("version 2", b"\x02" + good[1:]), ("a trailing byte", good + b"\x00"),
+                       ("a count past the end", good[:17] + struct.pack(">I", 4) + good[21:]),
+                       ("a node before its folder", project_snapshot_record(project, [nodes[1], nodes[0]])),
+                       ("a node listed twice", project_snapshot_record(project, [nodes[0], nodes[0]])),
+                       ("a folder with a version", project_snapshot_record(project, [(folder, "chapter", None, "1i", "Part one", s1)])),
+                       ("a document without one", project_snapshot_record(project, [(d1, "scene", None, "1i", "Arrival", None)])),
+                       ("a malformed order key", project_snapshot_record(project, [(folder, "chapter", None, "1I", "Part one", None)]))):
+        cases.append({"type": "reject-record", "name": name, "encoded": h(data)})
+    return {"description": "Sealed project snapshot values (each must parse to these nodes, in reading order, and encode to "
+                           "exactly these bytes); reject-record values must be refused as damaged.",
+            "spec": "SECURITY.md §15.2", "cases": cases}
+
+
 WRITING_FILES = {
     "model.json": writing_model_file,
     "snapshots.json": writing_snapshots_file,
     "branches.json": writing_branches_file,
     "edit-events.json": writing_edit_events_file,
+    "project-snapshots.json": writing_project_snapshots_file,
 }
 
 

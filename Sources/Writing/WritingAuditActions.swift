@@ -46,3 +46,11 @@ extension AuditAction {
     /// the net word change, the number of edits, its first and last edit's times).
     public static let writingEditSessionEnd = AuditAction("writing.edit-session-end")
 }
+
+extension AuditAction {
+    /// A snapshot of a whole project taken (SECURITY.md §15.2; details: its id, origin and how many documents it holds).
+    public static let writingProjectSnapshotCreate = AuditAction("writing.project-snapshot-create")
+    /// A project restored to a project snapshot (details: the snapshot, the one taken before, the
+    /// new version, and how many documents' content changed).
+    public static let writingProjectSnapshotRestore = AuditAction("writing.project-snapshot-restore")
+}

@@ -30,7 +30,7 @@ enum Dispatcher {
         ExportCommand.command,
         ActivityCommand.command,
         ImportCommand.command,
-    ]
+    ] + ProjectSnapshotCommands.all
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)
 

@@ -217,6 +217,9 @@ struct JSONOutputTests {
         try walk("branch discard") { try Self.json(vault, ["branch", "discard", "Harbour", "Arrival", "2"]) }
         try walk("search") { try Self.json(vault, ["search", "Harbour", "rained"]) }
         try walk("activity") { try Self.json(vault, ["activity", "Harbour"]) }
+        try walk("project snapshot") { try Self.json(vault, ["project", "snapshot", "Harbour", "--title", "All of it"]) }
+        try walk("project versions") { try Self.json(vault, ["project", "versions", "Harbour"]) }
+        try walk("project restore") { try Self.json(vault, ["project", "restore", "Harbour", "1"]) }
         try walk("export") { try Self.json(vault, ["export", "Harbour", "--format", "md", "-o", vault.root + "/harbour.md"]) }
         try walk("doc import") { try Self.json(vault, ["doc", "import", "Harbour", "Imported", "-"], stdin: "# Imported\n\n*Kept* as written.\n") }
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }

@@ -38,6 +38,7 @@ final class WritingFixture {
             "writing_snapshots": "hex(id), hex(project_id), hex(node_id), sequence, form, origin, parts, hex(device_id), created_at",
             "writing_branches": "hex(id), hex(project_id), hex(node_id), hex(base_snapshot_id), kind, state, parts, created_at, decided_at, hex(before_snapshot_id), hex(adopted_snapshot_id)",
             "writing_edit_events": "hex(id), hex(project_id), hex(device_id), started_at, last_edit_at, ended_at, edits",
+            "writing_project_snapshots": "hex(id), hex(project_id), sequence, origin, parts, hex(device_id), created_at",
             "sealed_records": "id, table_name, hex(record_id), field, hex(sealed)",
         ]
         for (table, list) in columns.sorted(by: { $0.key < $1.key }) {

@@ -15,6 +15,7 @@ import TestSupport
         "writing_snapshots": "Writing/Store/SnapshotTable.swift",
         "writing_branches": "Writing/Store/BranchTable.swift",
         "writing_edit_events": "Writing/Events/EditEventTable.swift",
+        "writing_project_snapshots": "Writing/Versions/ProjectSnapshotTable.swift",
     ]
     static let schemaFile = "Writing/Store/WritingSchema.swift"
 

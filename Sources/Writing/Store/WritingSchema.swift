@@ -107,5 +107,20 @@ public enum WritingSchema {
             );
             CREATE INDEX writing_edit_events_by_device ON writing_edit_events (project_id, device_id, ended_at);
             """),
+        // Project snapshots (SECURITY.md §15.2): a whole project's versions, numbered from 1. Clear
+        // columns hold ids, numbers, the origin and times; the binder, titles and the document
+        // versions it links are sealed.
+        NamedMigration("versions-3", """
+            CREATE TABLE writing_project_snapshots (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                sequence INTEGER NOT NULL CHECK (sequence >= 1),
+                origin TEXT NOT NULL CHECK (origin IN ('automatic', 'titled', 'restore')),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                created_at INTEGER NOT NULL,
+                UNIQUE (project_id, sequence)
+            );
+            """),
     ])
 }
