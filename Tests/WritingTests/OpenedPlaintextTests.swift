@@ -10,9 +10,11 @@ import TestSupport
 @Suite struct OpenedPlaintextTests {
     /// Files that still copy opened plaintext into an array, each for its reason: a snapshot record
     /// spans several sealed parts that `SnapshotRecord` and `SnapshotDelta` parse as one array, and
-    /// a branch's proposed content likewise (`BranchRecord`, SECURITY.md §15.3).
+    /// a branch's proposed content likewise (`BranchRecord`, SECURITY.md §15.3), and a project
+    /// snapshot's binder (`ProjectSnapshotRecord`, §15.2).
     static let knownCopies: Set<String> = ["Sources/Writing/Versions/WritingStore+Snapshots.swift",
-                                           "Sources/Writing/Versions/WritingStore+Branches.swift"]
+                                           "Sources/Writing/Versions/WritingStore+Branches.swift",
+                                           "Sources/Writing/Versions/ProjectSnapshotStore.swift"]
 
     /// The signatures (`func` to the opening brace, on one line) of every `open…` in Sources/Writing,
     /// and the lines there that copy a plaintext into an array.
