@@ -3,6 +3,8 @@ import AuditChain
 import CryptoVault
 import Foundation
 import PrivilegedSession
+import Registers
+import Writing
 
 /// `vaultctl demo`: an end-to-end tour on a temporary vault that explains each step as it goes.
 /// Later layers (bundles, audit, sessions, peers) add their steps here.
@@ -42,6 +44,7 @@ private struct Tour {
         try changePassphrase()
         try bundles()
         try destroy()
+        try soapNote()
         try audit()
     }
 
@@ -174,7 +177,7 @@ private struct Tour {
         let vault = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all)
         try vault.finishCommand()
         let reader = AuditLogReader(vault: vault)
-        step("12. The audit log", """
+        step("14. The audit log", """
             Every step above is an entry: numbered, chained to the one before, a leaf of a Merkle tree,
             with names and file names sealed. Checkpoints are signed, and the signing key moves on after
             each one, so a thief of today's key cannot rewrite yesterday.
@@ -182,7 +185,7 @@ private struct Tour {
         for entry in try reader.entries().suffix(6) {
             Output.line("   \(entry.seq)  \(entry.action)\(entry.detailHashes.isEmpty ? "" : "  (details sealed: \(entry.detailHashes.map(\.name).joined(separator: ", ")))")")
         }
-        step("13. An auditor checks it", "With one public key and no passphrase: every entry, checkpoint and key.",
+        step("15. An auditor checks it", "With one public key and no passphrase: every entry, checkpoint and key.",
              command: "audit export --out log.export; vaultctl audit verify-export log.export --key VKEY")
         let key = try reader.genesisKey()
         let exportPath = directory + "/log.export"
@@ -203,6 +206,66 @@ private struct Tour {
         } catch {
             Output.line("   one character changed in the export: refused (\(error))")
         }
+    }
+
+    /// A clinician's note, start to finish, in one privileged session with a purpose: written from
+    /// the Healthcare SOAP template, snapshotted, a suggested change proposed as a branch, adopted
+    /// and reverted, and the audit entries that record it (ids and counts, never the note's words).
+    private func soapNote() throws {
+        let unlocked = try Vault.open(at: directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(newPassphrase))
+        let firstEntry = try AuditLogReader(vault: unlocked.vault).entries().count
+        step("12. A clinician's SOAP note", """
+            A healthcare project is privileged: its notes are written and read only inside a session
+            opened for a purpose, which the audit log records. The note starts from the SOAP template.
+            """, command: "template use \"Intake notes\" soap-note --title \"Session 1\" --purpose \"write up the session\"")
+        let project = try unlocked.createWritingProject(named: "Intake notes", register: .healthcare, kind: .document)
+        let session = try PrivilegedProcessingSession.start(vault: unlocked, compartment: project.compartment, actor: AuditLog.currentAccount(),
+                                                            purpose: "demo: write up the session")
+        let write = { (body: (WritingStore) throws -> Void) in try unlocked.transaction { tx in try body(WritingStore(tx, access: .session(session))) } }
+        var note: NodeID?, snapshot: SnapshotID?, written = DocumentContent(blocks: [])
+        try write { store in
+            note = try store.addNode(.scene, titled: "Session 1", in: project.id).id
+            written = try Self.filledSOAP()
+            try store.replaceDocumentContent(of: note!, in: project.id, with: written)
+            snapshot = try store.createSnapshot(of: note!, in: project.id, titled: "Signed").id
+        }
+        Output.line("   written from soap-note (\(written.blocks.count) blocks) and stored as version 1, \"Signed\"")
+
+        step("13. A suggested change, adopted and reverted", """
+            A suggestion never touches the note: it is a branch against a version. Adopting it is a new
+            version; reverting takes it out again, byte for byte. Each is an audit entry.
+            """, command: "branch create \"Intake notes\" \"Session 1\" --by supervisor; vaultctl branch adopt ... 1; vaultctl branch revert ... 1")
+        try write { store in
+            var proposal = written
+            if let plan = proposal.blocks.indices.last { proposal.blocks[plan].text += " Add a two-week sleep diary." }
+            let branch = try store.createBranch(of: note!, in: project.id, base: snapshot!, content: proposal, kind: .manual, provenance: "supervisor")
+            let adopted = try store.adopt(branch.id, of: note!, in: project.id)
+            Output.line("   adopted as version \(adopted.sequence): the plan now ends \"...\(try store.documentContent(of: note!, in: project.id).blocks.last?.text.suffix(28) ?? "")\"")
+            let reverted = try store.revert(branch.id, of: note!, in: project.id)
+            let same = SnapshotContent.encode(try store.documentContent(of: note!, in: project.id)) == SnapshotContent.encode(written)
+            Output.line("   reverted as version \(reverted.sequence): the note is as signed, byte for byte: \(same)")
+            try store.endWritingSessions(in: project.id, now: true)
+        }
+        try session.end()
+        try unlocked.vault.finishCommand()
+        Output.line("   what the audit log recorded (record.seal and record.open entries left out):")
+        for entry in try AuditLogReader(vault: unlocked.vault).entries().dropFirst(firstEntry)
+        where !entry.action.hasPrefix("record.") && entry.action != "compartment.create" {
+            Output.line("   \(entry.seq)  \(entry.action)\(entry.detailHashes.isEmpty ? "" : "  (sealed: \(entry.detailHashes.map(\.name).joined(separator: ", ")))")")
+        }
+    }
+
+    /// The Healthcare SOAP template with each section's prompt replaced by what a clinician wrote.
+    private static func filledSOAP() throws -> DocumentContent {
+        guard let template = Register.healthcare.profile.template("soap-note") else {
+            throw CommandError(message: "the healthcare register has no soap-note template", exitCode: .failure)
+        }
+        var written = ["Client reports sleeping six hours, fewer night wakings.", "Calm, good eye contact; PHQ-9 down from 14 to 9.",
+                       "Improving; no risk indicators today.", "Continue CBT-I; next session in two weeks."][...]
+        return DocumentContent(blocks: try template.blocks.map { block in
+            let text = block.kind == .paragraph ? (written.popFirst() ?? block.text) : block.text
+            return Block(id: try BlockID.random(), kind: block.kind, text: text, rows: block.rows)
+        })
     }
 
     private func destroy() throws {
