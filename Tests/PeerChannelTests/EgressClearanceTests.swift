@@ -26,7 +26,7 @@ struct EgressClearanceTests {
         #expect(chart.isPrivileged)
         let bundle = try pair.put(70_000, seed: 3, in: chart)
         let report = try pair.replicate()
-        #expect(report.sentBundles == [bundle.bundleID.bytes])
+        #expect(report.sentBundles == [bundle.bundleID])
 
         let entries = try pair.source.auditEntries("")
         let decision = try #require(entries.firstIndex { $0.action == "egress.decision" })

@@ -27,14 +27,14 @@ struct ReplicationOverChannelTests {
         let (server, client) = try Self.connect(pair)
         defer { server.stop() }
         let report = try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
-        #expect(report.sentBundles == [large.bundleID.bytes, small.bundleID.bytes])
+        #expect(report.sentBundles == [large.bundleID, small.bundleID])
         #expect(pair.bytes(at: pair.replicaFile(large)) == pair.bytes(at: pair.sourceFile(large)))
         #expect(try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate().bytesSent == 0)
 
         let plaintext = try pair.plaintext(large)
         unlink(pair.sourceFile(large))
         let restored = try VaultRestorer(vault: pair.source.vault, channel: client).restore()
-        #expect(restored.restoredBundles == [large.bundleID.bytes] && restored.isComplete)
+        #expect(restored.restoredBundles == [large.bundleID] && restored.isComplete)
         #expect(try pair.plaintext(large) == plaintext)
     }
 
@@ -57,7 +57,7 @@ struct ReplicationOverChannelTests {
         defer { server.stop() }
         let observed = WindowObserver(client)
         let report = try Replicator(vault: pair.source.vault, channel: observed, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
-        #expect(report.sentBundles == bundles.map(\.bundleID.bytes))
+        #expect(report.sentBundles == bundles.map(\.bundleID))
         #expect(report.bytesSent == bundles.reduce(0) { $0 + $1.sealedLength })
         #expect(observed.mostUnanswered == Replicator.chunksInFlight && Replicator.chunksInFlight > 1)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 4 + 3 + 1)
@@ -91,7 +91,7 @@ struct ReplicationOverChannelTests {
         let held = UInt64(ReplicaChunk.maximumDataCount)
         let again = try Self.client(of: pair, at: server.address)
         let report = try Replicator(vault: pair.source.vault, channel: again, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
-        #expect(report.sentBundles == [bundle.bundleID.bytes] && report.bytesSent == bundle.sealedLength - held)
+        #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength - held)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 2 + 3)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }
@@ -134,10 +134,10 @@ struct ReplicationOverChannelTests {
         #expect([.connectionClosed, .connectionFailed].contains(error?.code))
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 1)
         let held = UInt64(ReplicaChunk.maximumDataCount)
-        #expect(try pair.inventory()[bundle.bundleID.bytes]?.received == held)
+        #expect(try pair.inventory()[bundle.bundleID]?.received == held)
 
         let report = try Replicator(vault: pair.source.vault, channel: client, clearing: try EgressFunnel(vault: pair.source.vault)).replicate()
-        #expect(report.sentBundles == [bundle.bundleID.bytes] && report.bytesSent == bundle.sealedLength - held)
+        #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength - held)
         #expect(keeper.count(of: ReplicationWire.chunkKind) == 1 + 3)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }

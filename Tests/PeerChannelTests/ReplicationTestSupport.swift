@@ -72,8 +72,8 @@ final class ReplicationPair {
     }
 
     /// The peer's inventory of the source's vault, as the source sees it.
-    func inventory() throws -> [[UInt8]: ReplicaInventory.Entry] {
-        try channel().replicaInventory(of: source.vault.vault.vaultID.bytes)
+    func inventory() throws -> [BundleID: ReplicaInventory.Entry] {
+        try channel().replicaInventory(of: source.vault.vault.vaultID)
     }
 }
 

@@ -13,7 +13,7 @@ struct ReplicationTests {
         let channel = pair.channel()
         let report = try pair.replicate(over: channel)
 
-        #expect(report.sentBundles == bundles.map(\.bundleID.bytes))
+        #expect(report.sentBundles == bundles.map(\.bundleID))
         #expect(report.bytesSent == bundles.reduce(0) { $0 + $1.sealedLength })
         #expect(channel.bytes(of: ReplicationWire.chunkKind) == Int(report.bytesSent) + 3 * ReplicaChunk.headerSize)
         for bundle in bundles {
@@ -49,7 +49,7 @@ struct ReplicationTests {
         _ = try pair.source.vault.rotateCompartment(named: "general")
         #expect(try pair.source.vault.rewrapStored(in: try pair.source.vault.compartment(named: "general")).changed == 1)
         let report = try pair.replicate()
-        #expect(report.sentBundles == [bundle.bundleID.bytes] && report.bytesSent == bundle.sealedLength)
+        #expect(report.sentBundles == [bundle.bundleID] && report.bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
         #expect(try pair.replicate().sentBundles.isEmpty)
     }
@@ -60,9 +60,9 @@ struct ReplicationTests {
         let general = try pair.put(1000, seed: 1, in: pair.general)
         let memo = try pair.put(1000, seed: 2, in: pair.memos)
         let report = try pair.replicate(compartment: pair.memos)
-        #expect(report.sentBundles == [memo.bundleID.bytes])
-        #expect(Set(try pair.inventory().keys) == [memo.bundleID.bytes])
-        #expect(try pair.replicate().sentBundles == [general.bundleID.bytes])
+        #expect(report.sentBundles == [memo.bundleID])
+        #expect(Set(try pair.inventory().keys) == [memo.bundleID])
+        #expect(try pair.replicate().sentBundles == [general.bundleID])
     }
 
     @Test("an interrupted transfer resumes: the second run sends only the bytes that had arrived durably")
@@ -71,12 +71,12 @@ struct ReplicationTests {
         let bundle = try pair.put(9 << 20, seed: 7, in: pair.general)
         try pair.replicateBreakingAtSecondChunk()
         let held = UInt64(ReplicaChunk.maximumDataCount)
-        #expect(try pair.inventory()[bundle.bundleID.bytes]?.received == held)
+        #expect(try pair.inventory()[bundle.bundleID]?.received == held)
         #expect(pair.bytes(at: pair.replicaFile(bundle, suffix: "partial"))?.count == Int(held))
 
         let channel = pair.channel()
         let report = try pair.replicate(over: channel)
-        #expect(report.sentBundles == [bundle.bundleID.bytes])
+        #expect(report.sentBundles == [bundle.bundleID])
         #expect(report.bytesSent == bundle.sealedLength - held)
         #expect(channel.bytes(of: ReplicationWire.chunkKind) == Int(bundle.sealedLength - held) + 2 * ReplicaChunk.headerSize)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
@@ -101,7 +101,7 @@ struct ReplicationTests {
         let pair = try ReplicationPair(policy: ReplicaPolicy(syncInterval: 8 << 20))
         let bundle = try pair.put(9 << 20, seed: 9, in: pair.general)
         try pair.replicateBreakingAtSecondChunk()
-        #expect(try pair.inventory()[bundle.bundleID.bytes]?.received == 0)
+        #expect(try pair.inventory()[bundle.bundleID]?.received == 0)
         #expect(try pair.replicate().bytesSent == bundle.sealedLength)
         #expect(pair.bytes(at: pair.replicaFile(bundle)) == pair.bytes(at: pair.sourceFile(bundle)))
     }
@@ -151,12 +151,12 @@ struct ReplicationTests {
     func unpairedSource() throws {
         let pair = try ReplicationPair()
         let stranger = try PairingDevice("stranger")
-        let announcement = ReplicaAnnouncement(vaultID: stranger.vault.vault.vaultID.bytes, bundleID: [UInt8](repeating: 1, count: 16),
+        let announcement = ReplicaAnnouncement(vaultID: stranger.vault.vault.vaultID, bundleID: try BundleID(bytes: [UInt8](repeating: 1, count: 16)),
                                                length: 100, sha256: [UInt8](repeating: 2, count: 32))
         #expect(throws: PeerChannelError(.replicationSourceUnpaired, "")) {
             try pair.service.respond(to: ReplicationWire.announceKind, body: announcement.serialized(), from: stranger.keys.profile)
         }
-        let inventory = ReplicaInventory.Request(vaultID: stranger.vault.vault.vaultID.bytes, firstBundleID: [UInt8](repeating: 0, count: 16))
+        let inventory = ReplicaInventory.Request(vaultID: stranger.vault.vault.vaultID, firstBundleID: try BundleID(bytes: [UInt8](repeating: 0, count: 16)))
         #expect(throws: PeerChannelError(.replicationSourceUnpaired, "")) {
             try pair.service.respond(to: ReplicationWire.inventoryKind, body: inventory.serialized(), from: stranger.keys.profile)
         }
@@ -170,10 +170,10 @@ struct ReplicationTests {
         _ = try pair.put(20_000, seed: 2, in: pair.general)
         let channel = pair.channel()
         #expect(throws: PeerChannelError(.replicaTooLarge, "")) { try pair.replicate(over: channel) }
-        #expect(Set(try pair.inventory().keys) == [small.bundleID.bytes])
+        #expect(Set(try pair.inventory().keys) == [small.bundleID])
         #expect(channel.requestCounts[ReplicationWire.chunkKind] == 1)
         // A length no file could have is refused the same way.
-        let huge = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: [UInt8](repeating: 9, count: 16),
+        let huge = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: try BundleID(bytes: [UInt8](repeating: 9, count: 16)),
                                        length: .max, sha256: [UInt8](repeating: 0, count: 32))
         #expect(throws: PeerChannelError(.replicaTooLarge, "")) {
             try pair.service.respond(to: ReplicationWire.announceKind, body: huge.serialized(), from: pair.source.keys.profile)
@@ -186,7 +186,7 @@ struct ReplicationTests {
         let first = try pair.put(1000, seed: 1, in: pair.general)
         _ = try pair.put(1000, seed: 2, in: pair.general)
         #expect(throws: PeerChannelError(.replicaQuotaExceeded, "")) { try pair.replicate() }
-        #expect(Set(try pair.inventory().keys) == [first.bundleID.bytes])
+        #expect(Set(try pair.inventory().keys) == [first.bundleID])
     }
 
     @Test("the number of replicas kept for a peer is bounded too, and an announcement too short for a bundle is refused")
@@ -195,8 +195,8 @@ struct ReplicationTests {
         let first = try pair.put(10, seed: 1, in: pair.general)
         _ = try pair.put(10, seed: 2, in: pair.general)
         #expect(throws: PeerChannelError(.replicaQuotaExceeded, "")) { try pair.replicate() }
-        #expect(Set(try pair.inventory().keys) == [first.bundleID.bytes])
-        let tiny = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: [UInt8](repeating: 4, count: 16),
+        #expect(Set(try pair.inventory().keys) == [first.bundleID])
+        let tiny = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: try BundleID(bytes: [UInt8](repeating: 4, count: 16)),
                                        length: UInt64(BundleHeader.minimumSize - 1), sha256: [UInt8](repeating: 0, count: 32))
         #expect(throws: PeerChannelError(.replicaNotABundle, "")) {
             try pair.service.respond(to: ReplicationWire.announceKind, body: tiny.serialized(), from: pair.source.keys.profile)
@@ -207,8 +207,8 @@ struct ReplicationTests {
     func chunksInOrder() throws {
         let pair = try ReplicationPair()
         let from = pair.source.keys.profile
-        let bundleID = [UInt8](repeating: 3, count: 16)
-        let announcement = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: bundleID,
+        let bundleID = try BundleID(bytes: [UInt8](repeating: 3, count: 16))
+        let announcement = ReplicaAnnouncement(vaultID: pair.source.vault.vault.vaultID, bundleID: bundleID,
                                                length: 1000, sha256: [UInt8](repeating: 0, count: 32))
         func chunk(at offset: UInt64, count: Int) throws -> [UInt8] {
             try pair.service.respond(to: ReplicationWire.chunkKind, body: ReplicaChunk.body(bundleID: bundleID, offset: offset, dataCount: count),
@@ -220,7 +220,7 @@ struct ReplicationTests {
         #expect(throws: PeerChannelError(.replicaOutOfOrder, "")) { try chunk(at: 5, count: 10) }
         #expect(throws: PeerChannelError(.replicaOutOfOrder, "")) { try chunk(at: 0, count: 1001) }
         #expect(throws: PeerChannelError(.malformedReplicationMessage, "")) {
-            try pair.service.respond(to: ReplicationWire.chunkKind, body: bundleID + ReplicationWire.bigEndian(UInt64(0)), from: from)
+            try pair.service.respond(to: ReplicationWire.chunkKind, body: bundleID.bytes + ReplicationWire.bigEndian(UInt64(0)), from: from)
         }
     }
 

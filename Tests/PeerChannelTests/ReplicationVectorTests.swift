@@ -64,28 +64,28 @@ struct ReplicationVectorTests {
     @Test func inventoryRequests() throws {
         try #require(file.inventory_requests.count == 2 && file.inventory_next.count == 4)
         for test in file.inventory_requests {
-            let request = ReplicaInventory.Request(vaultID: test.vault_id.bytes, firstBundleID: test.first_bundle_id.bytes)
+            let request = ReplicaInventory.Request(vaultID: try VaultID(bytes: test.vault_id.bytes), firstBundleID: try BundleID(bytes: test.first_bundle_id.bytes))
             #expect(request.serialized() == test.encoded.bytes)
             #expect(try ReplicaInventory.Request(parsing: test.encoded.bytes) == request)
         }
         for test in file.inventory_next {
-            let request = ReplicaInventory.Request(vaultID: [UInt8](repeating: 0, count: 16), firstBundleID: [UInt8](repeating: 0, count: 16))
-            #expect(request.next(after: test.last.bytes)?.firstBundleID == test.next?.bytes)
+            let request = ReplicaInventory.Request(vaultID: try VaultID(bytes: [UInt8](repeating: 0, count: 16)), firstBundleID: try BundleID(bytes: [UInt8](repeating: 0, count: 16)))
+            #expect(request.next(after: try BundleID(bytes: test.last.bytes))?.firstBundleID.bytes == test.next?.bytes)
         }
     }
 
     @Test func inventoryPages() throws {
         try #require(file.inventory_pages.valid.count == 3 && file.inventory_pages.invalid.count == 9)
         for test in file.inventory_pages.valid {
-            let entries = test.entries.map {
-                ReplicaInventory.Entry(bundleID: $0.bundle_id.bytes, length: $0.length, received: $0.received, sha256: $0.sha256.bytes)
+            let entries = try test.entries.map {
+                ReplicaInventory.Entry(bundleID: try BundleID(bytes: $0.bundle_id.bytes), length: $0.length, received: $0.received, sha256: $0.sha256.bytes)
             }
-            let request = ReplicaInventory.Request(vaultID: [UInt8](repeating: 0, count: 16), firstBundleID: test.first_bundle_id.bytes)
+            let request = ReplicaInventory.Request(vaultID: try VaultID(bytes: [UInt8](repeating: 0, count: 16)), firstBundleID: try BundleID(bytes: test.first_bundle_id.bytes))
             #expect(ReplicaInventory.serialize(entries) == test.encoded.bytes)
             #expect(try ReplicaInventory.parsePage(test.encoded.bytes, answering: request) == entries)
         }
         for test in file.inventory_pages.invalid {
-            let request = ReplicaInventory.Request(vaultID: [UInt8](repeating: 0, count: 16), firstBundleID: try #require(test.first_bundle_id).bytes)
+            let request = ReplicaInventory.Request(vaultID: try VaultID(bytes: [UInt8](repeating: 0, count: 16)), firstBundleID: try BundleID(bytes: try #require(test.first_bundle_id).bytes))
             #expect(throws: Self.malformed, "\(test.reason)") { try ReplicaInventory.parsePage(test.encoded.bytes, answering: request) }
         }
     }
@@ -93,7 +93,7 @@ struct ReplicationVectorTests {
     @Test func announcements() throws {
         try #require(file.announcements.valid.count == 3 && file.announcements.invalid.count == 3)
         for test in file.announcements.valid {
-            let announcement = ReplicaAnnouncement(vaultID: test.vault_id.bytes, bundleID: test.bundle_id.bytes, length: test.length,
+            let announcement = ReplicaAnnouncement(vaultID: try VaultID(bytes: test.vault_id.bytes), bundleID: try BundleID(bytes: test.bundle_id.bytes), length: test.length,
                                                    sha256: test.sha256.bytes)
             #expect(announcement.serialized() == test.encoded.bytes)
             #expect(try ReplicaAnnouncement(parsing: test.encoded.bytes) == announcement)
@@ -106,11 +106,11 @@ struct ReplicationVectorTests {
     @Test func chunks() throws {
         try #require(file.chunks.valid.count == 3 && file.chunks.invalid.count == 3)
         for test in file.chunks.valid {
-            var body = ReplicaChunk.body(bundleID: test.bundle_id.bytes, offset: test.offset, dataCount: test.data.bytes.count)
+            var body = ReplicaChunk.body(bundleID: try BundleID(bytes: test.bundle_id.bytes), offset: test.offset, dataCount: test.data.bytes.count)
             body.replaceSubrange(ReplicaChunk.headerSize..., with: test.data.bytes)
             #expect(body == test.encoded.bytes)
             let chunk = try ReplicaChunk(parsing: test.encoded.bytes)
-            #expect(chunk.bundleID == test.bundle_id.bytes && chunk.offset == test.offset)
+            #expect(chunk.bundleID.bytes == test.bundle_id.bytes && chunk.offset == test.offset)
             #expect(Array(test.encoded.bytes[chunk.dataRange]) == test.data.bytes)
         }
         for test in file.chunks.invalid {
@@ -122,7 +122,7 @@ struct ReplicationVectorTests {
     @Test func fetches() throws {
         try #require(file.fetches.valid.count == 3 && file.fetches.invalid.count == 4)
         for test in file.fetches.valid {
-            let fetch = ReplicaFetch(vaultID: test.vault_id.bytes, bundleID: test.bundle_id.bytes, offset: test.offset, count: test.count)
+            let fetch = ReplicaFetch(vaultID: try VaultID(bytes: test.vault_id.bytes), bundleID: try BundleID(bytes: test.bundle_id.bytes), offset: test.offset, count: test.count)
             #expect(fetch.serialized() == test.encoded.bytes)
             #expect(try ReplicaFetch(parsing: test.encoded.bytes) == fetch)
         }

@@ -28,7 +28,7 @@ struct RestoreTests {
         #expect(needing.map(\.reason.code) == [.fileNotFound, .corruptBundle])
 
         let report = try restorer(pair).restore()
-        #expect(report.restoredBundles == [deleted.bundleID.bytes, damaged.bundleID.bytes] && report.isComplete)
+        #expect(report.restoredBundles == [deleted.bundleID, damaged.bundleID] && report.isComplete)
         #expect(report.bytesReceived == deleted.sealedLength + damaged.sealedLength)
         #expect(try [deleted, damaged].map { try pair.plaintext($0) } == plaintexts)
         #expect(try pair.source.vault.storedBundlesNeedingRestore().isEmpty)
@@ -40,10 +40,10 @@ struct RestoreTests {
         let pair = try ReplicationPair()
         let chart = try pair.source.vault.createCompartment(named: "chart", register: .healthcare)
         let note = try pair.put(40_000, seed: 6, in: chart)
-        #expect(try pair.replicate().sentBundles == [note.bundleID.bytes])
+        #expect(try pair.replicate().sentBundles == [note.bundleID])
         unlink(pair.sourceFile(note))
         #expect(try pair.source.vault.storedBundlesNeedingRestore().map(\.bundle.bundleID.bytes) == [note.bundleID.bytes])
-        #expect(try restorer(pair).restore().restoredBundles == [note.bundleID.bytes])
+        #expect(try restorer(pair).restore().restoredBundles == [note.bundleID])
         #expect(try pair.source.vault.storedBundlesNeedingRestore().isEmpty)
         #expect(throws: CryptoVaultError(.privilegedSessionRequired, "")) { try pair.source.vault.openStored(note.bundleID) }
     }
@@ -67,7 +67,7 @@ struct RestoreTests {
         unlink(pair.sourceFile(kept))
         unlink(pair.sourceFile(late))
         let report = try restorer(pair).restore()
-        #expect(report.restoredBundles == [kept.bundleID.bytes] && report.unavailableBundles == [late.bundleID.bytes])
+        #expect(report.restoredBundles == [kept.bundleID] && report.unavailableBundles == [late.bundleID])
     }
 
     @Test("a replica altered on the peer is refused for its SHA-256, and the vault keeps no copy of it")
@@ -110,7 +110,7 @@ struct RestoreTests {
         _ = try pair.replicate()
         let other = try PairingDevice("tablet")
         try pair.peer.vault.storePairing(FamilyPairing(peer: other.keys.profile, role: .host, pairedAt: 2))
-        let fetch = ReplicaFetch(vaultID: pair.source.vault.vault.vaultID.bytes, bundleID: bundle.bundleID.bytes, offset: 0, count: 100)
+        let fetch = ReplicaFetch(vaultID: pair.source.vault.vault.vaultID, bundleID: bundle.bundleID, offset: 0, count: 100)
         #expect(throws: PeerChannelError(.replicaNotFound, "")) {
             try pair.service.respond(to: ReplicationWire.fetchKind, body: fetch.serialized(), from: other.keys.profile)
         }

@@ -120,7 +120,7 @@ struct VaultCopyServiceTests {
         let keeper = try Keeper()
         let stranger = try PairingDevice("stranger")
         let channel = InMemoryChannel(from: stranger.keys.profile, to: keeper.pair.peer.keys.profile, services: [keeper.service])
-        let offer = VaultCopyOffer(vaultID: [UInt8](repeating: 1, count: 16), entries: 1, lastLeafHash: [UInt8](repeating: 2, count: 32),
+        let offer = VaultCopyOffer(vaultID: try VaultID(bytes: [UInt8](repeating: 1, count: 16)), entries: 1, lastLeafHash: [UInt8](repeating: 2, count: 32),
                                    length: 100, sha256: [UInt8](repeating: 3, count: 32))
         #expect(throws: PeerChannelError(.replicationSourceUnpaired, "")) {
             _ = try channel.request(VaultCopyWire.offerKind, body: offer.serialized())

@@ -34,7 +34,7 @@ struct VaultCopyVectorTests {
     @Test func offers() throws {
         try #require(file.vault_copy_offers.valid.count == 3 && file.vault_copy_offers.invalid.count == 4)
         for test in file.vault_copy_offers.valid {
-            let offer = VaultCopyOffer(vaultID: test.vault_id.bytes, entries: test.entries, lastLeafHash: test.last_leaf_hash.bytes,
+            let offer = VaultCopyOffer(vaultID: try VaultID(bytes: test.vault_id.bytes), entries: test.entries, lastLeafHash: test.last_leaf_hash.bytes,
                                        length: test.length, sha256: test.sha256.bytes)
             #expect(offer.serialized() == test.encoded.bytes)
             #expect(try VaultCopyOffer(parsing: test.encoded.bytes) == offer)
@@ -61,7 +61,7 @@ struct VaultCopyVectorTests {
     @Test func handoverHeaders() throws {
         try #require(file.handover_headers.valid.count == 2 && file.handover_headers.invalid.count == 3)
         for test in file.handover_headers.valid {
-            let header = VaultCopyHandoverHeader(sourceDeviceID: test.source_device_id.bytes, offer: try VaultCopyOffer(parsing: test.offer.bytes))
+            let header = VaultCopyHandoverHeader(sourceDeviceID: try DeviceID(bytes: test.source_device_id.bytes), offer: try VaultCopyOffer(parsing: test.offer.bytes))
             #expect(header.serialized() == test.encoded.bytes)
             #expect(try VaultCopyHandoverHeader(parsing: test.encoded.bytes) == header)
         }

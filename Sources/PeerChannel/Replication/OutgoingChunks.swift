@@ -24,7 +24,7 @@ struct OutgoingChunks {
         guard next < file.length else { return nil }
         let count = Int(min(UInt64(ReplicaChunk.maximumDataCount), file.length - next))
         if body.isEmpty {
-            body = ReplicaChunk.body(bundleID: file.bundle.bundleID.bytes, offset: next, dataCount: count)
+            body = ReplicaChunk.body(bundleID: file.bundle.bundleID, offset: next, dataCount: count)
         } else if body.count > ReplicaChunk.headerSize + count {
             body.removeLast(body.count - ReplicaChunk.headerSize - count)
         }

@@ -2,9 +2,9 @@ import CryptoVault
 
 extension ChannelRequesting {
     /// Every replica the peer keeps of `vaultID`'s bundles, by bundle id, read a page at a time.
-    func replicaInventory(of vaultID: [UInt8]) throws -> [[UInt8]: ReplicaInventory.Entry] {
-        var entries: [[UInt8]: ReplicaInventory.Entry] = [:]
-        var request: ReplicaInventory.Request? = ReplicaInventory.Request(vaultID: vaultID, firstBundleID: [UInt8](repeating: 0, count: 16))
+    func replicaInventory(of vaultID: VaultID) throws -> [BundleID: ReplicaInventory.Entry] {
+        var entries: [BundleID: ReplicaInventory.Entry] = [:]
+        var request: ReplicaInventory.Request? = ReplicaInventory.Request(firstPageOf: vaultID)
         while let current = request {
             let page = try ReplicaInventory.parsePage(try self.request(ReplicationWire.inventoryKind, body: current.serialized()),
                                                       answering: current)

@@ -4,8 +4,8 @@ import CryptoVault
 /// here as ciphertext this vault cannot open.
 struct ReplicaRecord: Sendable, Equatable {
     let sourceDeviceID: DeviceID
-    let bundleID: [UInt8]
-    let vaultID: [UInt8]
+    let bundleID: BundleID
+    let vaultID: VaultID
     let length: UInt64
     let sha256: [UInt8]
     /// Bytes durably in the partial file; `length` once the bundle verified.
@@ -13,7 +13,7 @@ struct ReplicaRecord: Sendable, Equatable {
 
     var isComplete: Bool { received == length }
 
-    init(sourceDeviceID: DeviceID, bundleID: [UInt8], vaultID: [UInt8], length: UInt64, sha256: [UInt8], received: UInt64) {
+    init(sourceDeviceID: DeviceID, bundleID: BundleID, vaultID: VaultID, length: UInt64, sha256: [UInt8], received: UInt64) {
         self.sourceDeviceID = sourceDeviceID
         self.bundleID = bundleID
         self.vaultID = vaultID
@@ -23,7 +23,8 @@ struct ReplicaRecord: Sendable, Equatable {
     }
 
     init(row: Row) throws {
-        self.init(sourceDeviceID: try DeviceID(bytes: try row.blob("source_device_id")), bundleID: try row.blob("bundle_id"), vaultID: try row.blob("vault_id"),
+        self.init(sourceDeviceID: try DeviceID(bytes: try row.blob("source_device_id")), 
+                  bundleID: try BundleID(bytes: try row.blob("bundle_id")), vaultID: try VaultID(bytes: try row.blob("vault_id")),
                   length: UInt64(clamping: try row.integer("length")), sha256: try row.blob("sha256"),
                   received: UInt64(clamping: try row.integer("received")))
     }

@@ -8,7 +8,7 @@ struct ReplicaReturn {
     func answer(_ fetch: ReplicaFetch, for peer: DeviceProfile) throws -> [UInt8] {
         guard let record = try store.record(source: peer.deviceID, bundleID: fetch.bundleID), record.isComplete,
               record.vaultID == fetch.vaultID else {
-            throw PeerChannelError(.replicaNotFound, "no complete replica of bundle \(ByteEncoding.hex(fetch.bundleID)) is kept for this device")
+            throw PeerChannelError(.replicaNotFound, "no complete replica of bundle \(fetch.bundleID.hex) is kept for this device")
         }
         let count = fetch.answerCount(length: record.length)
         guard count > 0 else {
@@ -17,7 +17,7 @@ struct ReplicaReturn {
         let bytes = try read(count, at: fetch.offset, of: record)
         if fetch.offset + UInt64(count) == record.length {
             // The last bytes went out: the replica has been given back in full (as far as this side knows).
-            try store.vault.record(VaultEvent(.replicaReturn, subjectID: record.bundleID,
+            try store.vault.record(VaultEvent(.replicaReturn, subjectID: record.bundleID.bytes,
                                               details: ReplicationAudit.details(peer: peer, bytes: record.length)))
         }
         return bytes
@@ -28,12 +28,12 @@ struct ReplicaReturn {
         do {
             file = try FileDescriptor.openForReading(store.completePath(record))
         } catch let error as CryptoVaultError where error.code == .fileNotFound {
-            throw PeerChannelError(.replicaNotFound, "the file of replica \(ByteEncoding.hex(record.bundleID)) is gone")
+            throw PeerChannelError(.replicaNotFound, "the file of replica \(record.bundleID.hex) is gone")
         }
         var bytes = [UInt8](repeating: 0, count: count)
         let read = try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: offset) }
         guard read == count else {
-            throw PeerChannelError(.replicaNotFound, "the file of replica \(ByteEncoding.hex(record.bundleID)) is shorter than recorded")
+            throw PeerChannelError(.replicaNotFound, "the file of replica \(record.bundleID.hex) is shorter than recorded")
         }
         return bytes
     }

@@ -21,19 +21,19 @@ struct ReplicaStore {
     func sourceFolder(_ sourceDeviceID: DeviceID) -> String { "\(folder)/\(sourceDeviceID.hex)" }
 
     func partialPath(_ record: ReplicaRecord) -> String {
-        "\(sourceFolder(record.sourceDeviceID))/\(ByteEncoding.hex(record.bundleID)).partial"
+        "\(sourceFolder(record.sourceDeviceID))/\(record.bundleID.hex).partial"
     }
 
     func completePath(_ record: ReplicaRecord) -> String {
-        "\(sourceFolder(record.sourceDeviceID))/\(ByteEncoding.hex(record.bundleID)).replica"
+        "\(sourceFolder(record.sourceDeviceID))/\(record.bundleID.hex).replica"
     }
 
     // MARK: Rows
 
-    func record(source: DeviceID, bundleID: [UInt8]) throws -> ReplicaRecord? {
+    func record(source: DeviceID, bundleID: BundleID) throws -> ReplicaRecord? {
         try vault.vault.read { database in
             try database.queryOne("SELECT * FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
-                                  [.blob(source.bytes), .blob(bundleID)]).map(ReplicaRecord.init(row:))
+                                  [.blob(source.bytes), .blob(bundleID.bytes)]).map(ReplicaRecord.init(row:))
         }
     }
 
@@ -43,17 +43,18 @@ struct ReplicaStore {
             try database.query("""
                 SELECT * FROM replicas WHERE source_device_id = ? AND vault_id = ? AND bundle_id >= ?
                 ORDER BY bundle_id LIMIT ?
-                """, [.blob(source.bytes), .blob(request.vaultID), .blob(request.firstBundleID), .integer(Int64(ReplicaInventory.pageSize))])
+                """, [.blob(source.bytes), .blob(request.vaultID.bytes), .blob(request.firstBundleID.bytes), .integer(Int64(ReplicaInventory.pageSize))])
                 .map { try ReplicaRecord(row: $0).inventoryEntry }
         }
     }
 
-    /// How many replicas are kept for `source` other than `bundleID`'s, and their announced lengths.
-    func kept(for source: DeviceID, apartFrom bundleID: [UInt8]) throws -> (count: Int, bytes: UInt64) {
+    /// How many replicas are kept for `source` other than `bundleID`'s (all of them for nil), and
+    /// their announced lengths.
+    func kept(for source: DeviceID, apartFrom bundleID: BundleID? = nil) throws -> (count: Int, bytes: UInt64) {
         try vault.vault.read { database in
             let row = try database.queryOne("""
-                SELECT count(*) AS replicas, coalesce(sum(length), 0) AS total FROM replicas WHERE source_device_id = ? AND bundle_id != ?
-                """, [.blob(source.bytes), .blob(bundleID)])
+                SELECT count(*) AS replicas, coalesce(sum(length), 0) AS total FROM replicas WHERE source_device_id = ? AND bundle_id IS NOT ?
+                """, [.blob(source.bytes), bundleID.map { .blob($0.bytes) } ?? .null])
             return (Int(try row?.integer("replicas") ?? 0), UInt64(clamping: try row?.integer("total") ?? 0))
         }
     }
@@ -71,7 +72,7 @@ struct ReplicaStore {
             try tx.database.query("""
                 INSERT OR REPLACE INTO replicas (source_device_id, bundle_id, vault_id, length, sha256, received, announced_at, completed_at)
                 VALUES (?, ?, ?, ?, ?, 0, ?, NULL)
-                """, [.blob(source.bytes), .blob(record.bundleID), .blob(record.vaultID), .integer(Int64(record.length)),
+                """, [.blob(source.bytes), .blob(record.bundleID.bytes), .blob(record.vaultID.bytes), .integer(Int64(record.length)),
                       .blob(record.sha256), .integer(VaultClock.system.now())])
         }
         try makeFolders(for: source)
@@ -112,7 +113,7 @@ struct ReplicaStore {
     func complete(_ record: ReplicaRecord, recording event: VaultEvent) throws {
         try vault.transaction { tx in
             try tx.database.query("UPDATE replicas SET received = length, completed_at = ? WHERE source_device_id = ? AND bundle_id = ?",
-                                  [.integer(VaultClock.system.now()), .blob(record.sourceDeviceID.bytes), .blob(record.bundleID)])
+                                  [.integer(VaultClock.system.now()), .blob(record.sourceDeviceID.bytes), .blob(record.bundleID.bytes)])
             try tx.record(event)
             try DurableFile.renameReplacing(partialPath(record), to: completePath(record))
         }
@@ -122,7 +123,7 @@ struct ReplicaStore {
     func discard(_ record: ReplicaRecord) throws {
         try vault.transaction { tx in
             try tx.database.query("DELETE FROM replicas WHERE source_device_id = ? AND bundle_id = ?",
-                               [.blob(record.sourceDeviceID.bytes), .blob(record.bundleID)])
+                               [.blob(record.sourceDeviceID.bytes), .blob(record.bundleID.bytes)])
         }
         unlink(partialPath(record))
     }
@@ -130,7 +131,7 @@ struct ReplicaStore {
     private func setReceived(_ received: UInt64, of record: ReplicaRecord) throws {
         try vault.transaction { tx in
             try tx.database.query("UPDATE replicas SET received = ? WHERE source_device_id = ? AND bundle_id = ?",
-                               [.integer(Int64(received)), .blob(record.sourceDeviceID.bytes), .blob(record.bundleID)])
+                               [.integer(Int64(received)), .blob(record.sourceDeviceID.bytes), .blob(record.bundleID.bytes)])
         }
     }
 

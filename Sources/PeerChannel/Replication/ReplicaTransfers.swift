@@ -13,7 +13,7 @@ final class ReplicaTransfers: Sendable {
 
     private struct Key: Hashable {
         let source: DeviceID
-        let bundleID: [UInt8]
+        let bundleID: BundleID
     }
 
     /// The states, and their keys oldest first (for eviction).

@@ -1,7 +1,9 @@
+import CryptoVault
+
 /// What one `replicate` did.
 public struct ReplicationReport: Sendable, Equatable {
     /// Bundles the peer now holds that it did not hold complete before.
-    public var sentBundles: [[UInt8]] = []
+    public var sentBundles: [BundleID] = []
     /// Bundles the peer already held, byte for byte.
     public var unchangedBundles = 0
     /// Bundle bytes sent in chunks (what a resumed transfer did not have to send again is not counted).
@@ -13,11 +15,11 @@ public struct ReplicationReport: Sendable, Equatable {
 /// What one `restore` did.
 public struct RestoreReport: Sendable {
     /// Bundles whose file was put back and verified.
-    public var restoredBundles: [[UInt8]] = []
+    public var restoredBundles: [BundleID] = []
     /// Bundles that needed restoring but of which the peer holds no complete replica.
-    public var unavailableBundles: [[UInt8]] = []
+    public var unavailableBundles: [BundleID] = []
     /// Bundles whose copy from the peer was refused, with the reason.
-    public var refusedBundles: [(bundleID: [UInt8], reason: PeerChannelError)] = []
+    public var refusedBundles: [(bundleID: BundleID, reason: PeerChannelError)] = []
     public var bytesReceived: UInt64 = 0
 
     public init() {}

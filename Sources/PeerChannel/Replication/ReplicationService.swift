@@ -85,7 +85,7 @@ public struct ReplicationService: ChannelService {
     /// on the last chunk, fsyncs and verifies the bundle.
     private func receive(_ chunk: ReplicaChunk, in body: [UInt8], from peer: DeviceProfile) throws -> UInt64 {
         guard let record = try store.record(source: peer.deviceID, bundleID: chunk.bundleID), !record.isComplete else {
-            throw PeerChannelError(.replicaOutOfOrder, "a chunk of bundle \(ByteEncoding.hex(chunk.bundleID)), which is not being received")
+            throw PeerChannelError(.replicaOutOfOrder, "a chunk of bundle \(chunk.bundleID.hex), which is not being received")
         }
         let transfer = try transfers.take(for: record, partialPath: store.partialPath(record))
         guard chunk.offset == transfer.written, chunk.end <= record.length else {
@@ -125,11 +125,11 @@ public struct ReplicationService: ChannelService {
     /// header), and it must name the announced vault and bundle: anything else is not worth keeping.
     private func checkHeader(_ firstBytes: [UInt8], of record: ReplicaRecord) throws {
         let header = try? BundleHeader(parsing: firstBytes)
-        guard let header, header.vaultID.bytes == record.vaultID, header.bundleID.bytes == record.bundleID,
+        guard let header, header.vaultID == record.vaultID, header.bundleID == record.bundleID,
               UInt64(header.size) <= record.length else {
             try store.discard(record)
             throw PeerChannelError(.replicaNotABundle,
-                                   "the first bytes of bundle \(ByteEncoding.hex(record.bundleID)) are not its header in the announced vault")
+                                   "the first bytes of bundle \(record.bundleID.hex) are not its header in the announced vault")
         }
     }
 
@@ -137,9 +137,9 @@ public struct ReplicationService: ChannelService {
         guard digest == record.sha256 else {
             try store.discard(record)
             throw PeerChannelError(.replicaDigestMismatch,
-                                   "bundle \(ByteEncoding.hex(record.bundleID)) arrived with another SHA-256 than announced; the copy is discarded")
+                                   "bundle \(record.bundleID.hex) arrived with another SHA-256 than announced; the copy is discarded")
         }
-        try store.complete(record, recording: VaultEvent(.replicaReceive, subjectID: record.bundleID,
+        try store.complete(record, recording: VaultEvent(.replicaReceive, subjectID: record.bundleID.bytes,
                                                          details: ReplicationAudit.details(peer: peer, bytes: record.length)))
     }
 }

@@ -24,7 +24,7 @@ public struct Replicator {
     /// Sends what the peer lacks of every stored bundle, or of `compartment`'s only. `progress` sees
     /// the bytes sent so far. Each bundle sent is recorded (`replica.send`) once the peer verified it.
     public func replicate(compartment: VaultCompartment? = nil, progress: (UInt64) -> Void = { _ in }) throws -> ReplicationReport {
-        let inventory = try channel.replicaInventory(of: vault.vault.vaultID.bytes)
+        let inventory = try channel.replicaInventory(of: vault.vault.vaultID)
         var report = ReplicationReport()
         let bundles = try vault.storedBundles(in: compartment)
         // Each file is hashed (to announce its SHA-256) while the one before it is sent.
@@ -33,7 +33,7 @@ public struct Replicator {
             guard let current = next else { break }
             next = index + 1 < bundles.count ? hashing(bundles[index + 1]) : nil
             let (file, digest) = try current.value()
-            if let held = inventory[file.bundle.bundleID.bytes], held.isComplete, held.length == file.length, held.sha256 == digest {
+            if let held = inventory[file.bundle.bundleID], held.isComplete, held.length == file.length, held.sha256 == digest {
                 report.unchangedBundles += 1
                 continue
             }
@@ -56,7 +56,7 @@ public struct Replicator {
         _ = try OutboundClearance.require(CiphertextEgress(destination: .pairedDevice(channel.peer.deviceID),
                                                            compartmentIDs: [file.bundle.compartment.id], size: file.length, sha256: digest),
                                           from: clearing)
-        let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID.bytes, bundleID: file.bundle.bundleID.bytes,
+        let announcement = ReplicaAnnouncement(vaultID: vault.vault.vaultID, bundleID: file.bundle.bundleID,
                                                length: file.length, sha256: digest)
         let start = try ReplicationWire.parseReceived(try channel.request(ReplicationWire.announceKind, body: announcement.serialized()),
                                                       atMost: file.length)
@@ -74,7 +74,7 @@ public struct Replicator {
             progress(report.bytesSent + end - start)
         }
         report.bytesSent += file.length - start
-        report.sentBundles.append(file.bundle.bundleID.bytes)
+        report.sentBundles.append(file.bundle.bundleID)
         try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.id, subjectID: file.bundle.bundleID.bytes,
                                     details: ReplicationAudit.details(peer: channel.peer, bytes: file.length - start)))
     }

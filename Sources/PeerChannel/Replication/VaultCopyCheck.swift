@@ -41,7 +41,7 @@ public enum VaultCopyCheck {
         guard report.entryCount >= 1, let lastLeaf = leaves[last] else {
             throw AuditVerificationFailure(entry: nil, reason: "the log has no entry")
         }
-        let offer = VaultCopyOffer(vaultID: summary.vaultID.bytes, entries: UInt64(report.entryCount), lastLeafHash: lastLeaf,
+        let offer = VaultCopyOffer(vaultID: summary.vaultID, entries: UInt64(report.entryCount), lastLeafHash: lastLeaf,
                                    length: summary.fileBytes, sha256: try sha256(of: path))
         return (offer, wanted.flatMap { leaves[$0] })
     }

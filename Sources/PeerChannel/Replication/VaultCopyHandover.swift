@@ -30,10 +30,10 @@ public enum VaultCopyHandoverBinding {
 public struct VaultCopyHandoverHeader: Sendable, Equatable {
     public static let size = 16 + VaultCopyOffer.size
 
-    public let sourceDeviceID: [UInt8]
+    public let sourceDeviceID: DeviceID
     public let offer: VaultCopyOffer
 
-    public init(sourceDeviceID: [UInt8], offer: VaultCopyOffer) {
+    public init(sourceDeviceID: DeviceID, offer: VaultCopyOffer) {
         self.sourceDeviceID = sourceDeviceID
         self.offer = offer
     }
@@ -42,11 +42,12 @@ public struct VaultCopyHandoverHeader: Sendable, Equatable {
         guard bytes.count == Self.size else {
             throw PeerChannelError(.malformedReplicationMessage, "a handover header of \(bytes.count) bytes (\(Self.size) expected)")
         }
-        sourceDeviceID = Array(bytes.prefix(16))
-        offer = try VaultCopyOffer(parsing: Array(bytes.dropFirst(16)))
+        var reader = ReplicationReader(Array(bytes.prefix(ReplicationWire.identifierSize)), "a handover header")
+        sourceDeviceID = try reader.readIdentifier()
+        offer = try VaultCopyOffer(parsing: Array(bytes.dropFirst(ReplicationWire.identifierSize)))
     }
 
-    public func serialized() -> [UInt8] { sourceDeviceID + offer.serialized() }
+    public func serialized() -> [UInt8] { sourceDeviceID.bytes + offer.serialized() }
 
     /// The copy's bytes travel in transport messages of this many plaintext bytes, the last shorter.
     public static let dataMessageSize = NoiseTransport.maximumPlaintextLength
@@ -69,22 +70,22 @@ public struct VaultCopyHandover {
     public let keys: DeviceKeys
     /// The device whose copy is handed over (by id: a lost device's pairing may have been revoked
     /// since its copy was kept, and the copy is still its owner's to get back).
-    public let sourceDeviceID: [UInt8]
+    public let sourceDeviceID: DeviceID
     public private(set) var lease: PairingCodeLease
 
-    public init(vault: UnlockedVault, keys: DeviceKeys, sourceDeviceID: [UInt8], lease: PairingCodeLease) {
+    public init(vault: UnlockedVault, keys: DeviceKeys, sourceDeviceID: DeviceID, lease: PairingCodeLease) {
         self.vault = vault
         self.keys = keys
         self.sourceDeviceID = sourceDeviceID
         self.lease = lease
     }
 
-    var sourceFingerprint: String { DeviceProfile.fingerprint(of: sourceDeviceID) }
+    var sourceFingerprint: String { sourceDeviceID.fingerprint }
 
     /// The copy kept for the device `sourceDeviceID`, or why there is none.
-    public static func keptCopy(in vault: UnlockedVault, for sourceDeviceID: [UInt8]) throws -> String {
-        guard let held = VaultCopyStore(vaultDirectory: vault.vault.directory).held(for: try DeviceID(bytes: sourceDeviceID)) else {
-            throw PeerChannelError(.vaultCopyNotFound, "this vault keeps no whole-vault copy of \(DeviceProfile.fingerprint(of: sourceDeviceID))")
+    public static func keptCopy(in vault: UnlockedVault, for sourceDeviceID: DeviceID) throws -> String {
+        guard let held = VaultCopyStore(vaultDirectory: vault.vault.directory).held(for: sourceDeviceID) else {
+            throw PeerChannelError(.vaultCopyNotFound, "this vault keeps no whole-vault copy of \(sourceDeviceID.fingerprint)")
         }
         return held.path
     }
@@ -134,7 +135,7 @@ public struct VaultCopyHandover {
     /// keeper does not check the copy again: the recipient checks everything, with the key.
     private func header(of path: String) throws -> VaultCopyHandoverHeader {
         let store = VaultCopyStore(vaultDirectory: vault.vault.directory)
-        guard let held = store.held(for: try DeviceID(bytes: sourceDeviceID)), held.path == path,
+        guard let held = store.held(for: sourceDeviceID), held.path == path,
               let length = try FileDescriptor.openForReading(path).regularFileSize() else {
             throw PeerChannelError(.vaultCopyNotFound, "the copy kept for \(sourceFingerprint) changed while it was being handed over")
         }

@@ -41,7 +41,7 @@ public struct VaultCopySender {
     /// Sends the backup file at `path`, which must be a version 2 copy of this vault.
     public func send(_ path: String, progress: (UInt64) -> Void = { _ in }) throws -> VaultCopyReport {
         let offer = try VaultCopyCheck.facts(of: path).offer
-        guard offer.vaultID == vault.vault.vaultID.bytes else {
+        guard offer.vaultID == vault.vault.vaultID else {
             throw PeerChannelError(.vaultCopyRefused, "the backup file is of another vault than this one")
         }
         // The whole vault's ciphertext: the funnel decides on its metadata for every compartment in it.

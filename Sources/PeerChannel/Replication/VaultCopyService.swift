@@ -82,7 +82,7 @@ public struct VaultCopyService: ChannelService {
     }
 
     private func checkBounds(_ offer: VaultCopyOffer, from peer: DeviceProfile) throws {
-        let replicas = try ReplicaStore(vault: vault).kept(for: peer.deviceID, apartFrom: [UInt8](repeating: 0, count: 16)).bytes
+        let replicas = try ReplicaStore(vault: vault).kept(for: peer.deviceID).bytes
         guard replicas <= policy.maximumBytesPerSource, offer.length <= policy.maximumBytesPerSource - replicas else {
             throw PeerChannelError(.vaultCopyTooLarge,
                                    "a vault copy of \(offer.length) bytes is refused: with \(replicas) bytes of replicas it exceeds the \(policy.maximumBytesPerSource) bytes this device keeps for \(peer.fingerprint)")

@@ -51,11 +51,11 @@ struct VaultCopyStore {
     }
 
     /// The vault id in the header of a kept copy (bytes 20 to 36, §13.2).
-    func vaultID(of held: Held) throws -> [UInt8] {
+    func vaultID(of held: Held) throws -> VaultID {
         var header = [UInt8](repeating: 0, count: BackupFormat.headerSize)
         let read = try header.withUnsafeMutableBytes { try FileDescriptor.openForReading(held.path).read(into: $0, at: 0) }
         guard read == header.count else { throw PeerChannelError(.vaultCopyNotFound, "the copy kept at \(held.path) is shorter than a header") }
-        return Array(header[20..<36])
+        return try VaultID(bytes: Array(header[20..<36]))
     }
 
     // MARK: Receiving

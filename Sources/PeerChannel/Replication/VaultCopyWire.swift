@@ -42,7 +42,7 @@ public enum VaultCopyWire {
 public struct VaultCopyOffer: Sendable, Equatable {
     public static let size = 16 + 8 + 32 + 8 + 32
 
-    public let vaultID: [UInt8]
+    public let vaultID: VaultID
     /// The number of entries of the audit log the container carries: how new the copy is.
     public let entries: UInt64
     /// The leaf hash of entry `entries − 1`: every entry chains to the one before it (§8.2), so a
@@ -51,7 +51,7 @@ public struct VaultCopyOffer: Sendable, Equatable {
     public let length: UInt64
     public let sha256: [UInt8]
 
-    public init(vaultID: [UInt8], entries: UInt64, lastLeafHash: [UInt8], length: UInt64, sha256: [UInt8]) {
+    public init(vaultID: VaultID, entries: UInt64, lastLeafHash: [UInt8], length: UInt64, sha256: [UInt8]) {
         self.vaultID = vaultID
         self.entries = entries
         self.lastLeafHash = lastLeafHash
@@ -61,7 +61,7 @@ public struct VaultCopyOffer: Sendable, Equatable {
 
     public init(parsing bytes: [UInt8]) throws {
         var reader = ReplicationReader(bytes, "a vault copy offer")
-        vaultID = try reader.read(ReplicationWire.identifierSize)
+        vaultID = try reader.readIdentifier()
         entries = try reader.readUInt64()
         lastLeafHash = try reader.read(ReplicationWire.digestSize)
         length = try reader.readUInt64()
@@ -73,6 +73,6 @@ public struct VaultCopyOffer: Sendable, Equatable {
     }
 
     public func serialized() -> [UInt8] {
-        vaultID + ReplicationWire.bigEndian(entries) + lastLeafHash + ReplicationWire.bigEndian(length) + sha256
+        vaultID.bytes + ReplicationWire.bigEndian(entries) + lastLeafHash + ReplicationWire.bigEndian(length) + sha256
     }
 }

@@ -19,17 +19,17 @@ public struct VaultRestorer {
         var report = RestoreReport()
         let needed = try vault.storedBundlesNeedingRestore()
         guard !needed.isEmpty else { return report }
-        let inventory = try channel.replicaInventory(of: vault.vault.vaultID.bytes)
+        let inventory = try channel.replicaInventory(of: vault.vault.vaultID)
         for (bundle, _) in needed {
-            guard let replica = inventory[bundle.bundleID.bytes], replica.isComplete, replica.length == bundle.sealedLength else {
-                report.unavailableBundles.append(bundle.bundleID.bytes)
+            guard let replica = inventory[bundle.bundleID], replica.isComplete, replica.length == bundle.sealedLength else {
+                report.unavailableBundles.append(bundle.bundleID)
                 continue
             }
             do {
                 try restore(bundle, from: replica, report: &report, progress: progress)
-                report.restoredBundles.append(bundle.bundleID.bytes)
+                report.restoredBundles.append(bundle.bundleID)
             } catch let error as PeerChannelError where Self.isAboutThisCopy(error) {
-                report.refusedBundles.append((bundle.bundleID.bytes, error))
+                report.refusedBundles.append((bundle.bundleID, error))
             }
         }
         return report
@@ -67,11 +67,11 @@ public struct VaultRestorer {
         var hasher = SHA256.Hasher()
         var offset: UInt64 = 0
         while offset < replica.length {
-            let request = ReplicaFetch(vaultID: vault.vault.vaultID.bytes, bundleID: replica.bundleID, offset: offset,
+            let request = ReplicaFetch(vaultID: vault.vault.vaultID, bundleID: replica.bundleID, offset: offset,
                                        count: ChannelLimits.maximumBodyLength)
             let bytes = try channel.request(ReplicationWire.fetchKind, body: request.serialized())
             guard bytes.count == request.answerCount(length: replica.length) else {
-                throw PeerChannelError(.malformedReplicationMessage, "the peer sent \(bytes.count) bytes of bundle \(ByteEncoding.hex(replica.bundleID)) at offset \(offset)")
+                throw PeerChannelError(.malformedReplicationMessage, "the peer sent \(bytes.count) bytes of bundle \(replica.bundleID.hex) at offset \(offset)")
             }
             try bytes.withUnsafeBytes { bytes in
                 hasher.update(bytes)

@@ -65,16 +65,16 @@ enum RecoverCommand {
             let say: (String) -> Void = arguments.has("--json") ? { Output.note($0) } : { Output.line($0) }
             say("Recovery code: \(lease.code.displayed)")
             say("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
-            say("Handing over the copy of \(DeviceProfile.fingerprint(of: source))")
+            say("Handing over the copy of \(source.fingerprint)")
             let result = try serve(listener, handover: VaultCopyHandover(vault: unlocked, keys: keys, sourceDeviceID: source, lease: lease))
             if arguments.has("--json") {
-                Output.json(["peer": ["device_id": ByteEncoding.hex(source), "fingerprint": DeviceProfile.fingerprint(of: source)],
+                Output.json(["peer": ["device_id": source.hex, "fingerprint": source.fingerprint],
                              "recipient": result.recipient.description,
                              "entries": result.header.offer.entries, "bytes": result.header.offer.length,
                              "sha256": ByteEncoding.hex(result.header.offer.sha256)])
                 return
             }
-            Output.line("Handed the copy of \(DeviceProfile.fingerprint(of: source)) (\(result.header.offer.length) bytes, SHA-256 \(ByteEncoding.hex(result.header.offer.sha256))) to \(result.recipient).")
+            Output.line("Handed the copy of \(source.fingerprint) (\(result.header.offer.length) bytes, SHA-256 \(ByteEncoding.hex(result.header.offer.sha256))) to \(result.recipient).")
         }
 
     static let recover = Command("recover", synopsis: "rebuild a lost vault from the copy a paired device keeps (asks for its code)",
@@ -157,12 +157,11 @@ enum RecoverCommand {
     /// The device `--peer` names: a paired one (name or fingerprint), or, since a lost device's
     /// pairing may have been revoked after its copy was kept, the fingerprint of a device whose copy
     /// this vault still keeps.
-    private static func keptSource(_ text: String, in unlocked: UnlockedVault) throws -> [UInt8] {
+    private static func keptSource(_ text: String, in unlocked: UnlockedVault) throws -> DeviceID {
         do {
-            return try PeerSelection.pairing(text, in: unlocked.vault.familyPairings()).peer.deviceID.bytes
+            return try PeerSelection.pairing(text, in: unlocked.vault.familyPairings()).peer.deviceID
         } catch {
-            let hex = text.lowercased().filter { $0 != "-" }
-            guard let id = ByteEncoding.bytes(fromHex: Substring(hex)), id.count == 16,
+            guard let id = try? DeviceID(hex: text.filter { $0 != "-" }),
                   (try? VaultCopyHandover.keptCopy(in: unlocked, for: id)) != nil else { throw error }
             return id
         }

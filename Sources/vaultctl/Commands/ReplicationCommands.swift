@@ -28,7 +28,7 @@ enum ReplicationCommands {
             let report = try Replicator(vault: unlocked, channel: client, clearing: try EgressFunnel(vault: unlocked)).replicate(compartment: compartment) { progress.update($0) }
             progress.finish()
             if arguments.has("--json") {
-                Output.json(["peer": DeviceCommand.json(client.peer), "sent": report.sentBundles.map(BundleCommands.hex),
+                Output.json(["peer": DeviceCommand.json(client.peer), "sent": report.sentBundles.map(\.hex),
                              "unchanged": report.unchangedBundles, "bytes_sent": report.bytesSent])
                 return
             }
@@ -52,9 +52,9 @@ enum ReplicationCommands {
             let report = try VaultRestorer(vault: unlocked, channel: client).restore { progress.update($0) }
             progress.finish()
             if arguments.has("--json") {
-                Output.json(["peer": DeviceCommand.json(client.peer), "restored": report.restoredBundles.map(BundleCommands.hex),
-                             "unavailable": report.unavailableBundles.map(BundleCommands.hex),
-                             "refused": report.refusedBundles.map { ["bundle": BundleCommands.hex($0.bundleID), "reason": $0.reason.code.rawValue] },
+                Output.json(["peer": DeviceCommand.json(client.peer), "restored": report.restoredBundles.map(\.hex),
+                             "unavailable": report.unavailableBundles.map(\.hex),
+                             "refused": report.refusedBundles.map { ["bundle": $0.bundleID.hex, "reason": $0.reason.code.rawValue] },
                              "bytes_received": report.bytesReceived])
             } else {
                 printReport(report, peer: client.peer)
@@ -68,10 +68,10 @@ enum ReplicationCommands {
 
     private static func printReport(_ report: RestoreReport, peer: DeviceProfile) {
         if report.restoredBundles.isEmpty && report.isComplete { Output.line("Every stored bundle verifies; nothing to restore.") }
-        for bundle in report.restoredBundles { Output.line("restored  \(BundleCommands.hex(bundle))") }
-        for bundle in report.unavailableBundles { Output.line("missing   \(BundleCommands.hex(bundle))  (\(peer.name) holds no complete copy)") }
+        for bundle in report.restoredBundles { Output.line("restored  \(bundle.hex)") }
+        for bundle in report.unavailableBundles { Output.line("missing   \(bundle.hex)  (\(peer.name) holds no complete copy)") }
         // The reason in plain words; the code name (for scripts) is in --json's "reason".
-        for (bundle, reason) in report.refusedBundles { Output.line("refused   \(BundleCommands.hex(bundle))  (\(reason.message))") }
+        for (bundle, reason) in report.refusedBundles { Output.line("refused   \(bundle.hex)  (\(reason.message))") }
     }
 
     /// The channel to the paired device named by `peerOption`, at --address or where it announced itself.

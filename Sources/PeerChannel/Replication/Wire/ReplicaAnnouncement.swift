@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// `replicate.announce`: the source says which bundle it is about to send, how long it is and its
 /// SHA-256, before any byte of it. The receiver answers with the bytes it already holds (u64), from
 /// which the source continues.
@@ -6,12 +8,12 @@
 public struct ReplicaAnnouncement: Sendable, Equatable {
     public static let size = 16 + 16 + 8 + 32
 
-    public let vaultID: [UInt8]
-    public let bundleID: [UInt8]
+    public let vaultID: VaultID
+    public let bundleID: BundleID
     public let length: UInt64
     public let sha256: [UInt8]
 
-    public init(vaultID: [UInt8], bundleID: [UInt8], length: UInt64, sha256: [UInt8]) {
+    public init(vaultID: VaultID, bundleID: BundleID, length: UInt64, sha256: [UInt8]) {
         self.vaultID = vaultID
         self.bundleID = bundleID
         self.length = length
@@ -20,8 +22,8 @@ public struct ReplicaAnnouncement: Sendable, Equatable {
 
     public init(parsing bytes: [UInt8]) throws {
         var reader = ReplicationReader(bytes, "an announcement")
-        vaultID = try reader.read(ReplicationWire.identifierSize)
-        bundleID = try reader.read(ReplicationWire.identifierSize)
+        vaultID = try reader.readIdentifier()
+        bundleID = try reader.readIdentifier()
         length = try reader.readUInt64()
         sha256 = try reader.read(ReplicationWire.digestSize)
         try reader.finish()
@@ -29,6 +31,6 @@ public struct ReplicaAnnouncement: Sendable, Equatable {
     }
 
     public func serialized() -> [UInt8] {
-        vaultID + bundleID + ReplicationWire.bigEndian(length) + sha256
+        vaultID.bytes + bundleID.bytes + ReplicationWire.bigEndian(length) + sha256
     }
 }

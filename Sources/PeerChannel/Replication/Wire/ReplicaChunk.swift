@@ -11,7 +11,7 @@ public struct ReplicaChunk: Sendable, Equatable {
     /// The most data one chunk carries: the rest of the largest request body.
     public static let maximumDataCount = ChannelLimits.maximumBodyLength - headerSize
 
-    public let bundleID: [UInt8]
+    public let bundleID: BundleID
     public let offset: UInt64
     public let dataCount: Int
 
@@ -25,7 +25,7 @@ public struct ReplicaChunk: Sendable, Equatable {
                                    "a chunk is \(body.count) bytes; it must be \(Self.headerSize + 1) to \(ChannelLimits.maximumBodyLength)")
         }
         var reader = ReplicationReader(Array(body[0..<Self.headerSize]), "a chunk header")
-        bundleID = try reader.read(ReplicationWire.identifierSize)
+        bundleID = try reader.readIdentifier()
         offset = try reader.readUInt64()
         dataCount = body.count - Self.headerSize
         guard offset <= UInt64.max - UInt64(dataCount) else {
@@ -34,8 +34,8 @@ public struct ReplicaChunk: Sendable, Equatable {
     }
 
     /// A request body with room for `dataCount` bytes after the header, to be filled in place.
-    public static func body(bundleID: [UInt8], offset: UInt64, dataCount: Int) -> [UInt8] {
-        var body = bundleID + ReplicationWire.bigEndian(offset)
+    public static func body(bundleID: BundleID, offset: UInt64, dataCount: Int) -> [UInt8] {
+        var body = bundleID.bytes + ReplicationWire.bigEndian(offset)
         body.append(contentsOf: repeatElement(0, count: dataCount))
         return body
     }

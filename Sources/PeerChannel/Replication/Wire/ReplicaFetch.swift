@@ -7,12 +7,12 @@ import CryptoVault
 public struct ReplicaFetch: Sendable, Equatable {
     public static let size = 16 + 16 + 8 + 4
 
-    public let vaultID: [UInt8]
-    public let bundleID: [UInt8]
+    public let vaultID: VaultID
+    public let bundleID: BundleID
     public let offset: UInt64
     public let count: Int
 
-    public init(vaultID: [UInt8], bundleID: [UInt8], offset: UInt64, count: Int) {
+    public init(vaultID: VaultID, bundleID: BundleID, offset: UInt64, count: Int) {
         self.vaultID = vaultID
         self.bundleID = bundleID
         self.offset = offset
@@ -21,8 +21,8 @@ public struct ReplicaFetch: Sendable, Equatable {
 
     public init(parsing bytes: [UInt8]) throws {
         var reader = ReplicationReader(bytes, "a fetch request")
-        vaultID = try reader.read(ReplicationWire.identifierSize)
-        bundleID = try reader.read(ReplicationWire.identifierSize)
+        vaultID = try reader.readIdentifier()
+        bundleID = try reader.readIdentifier()
         offset = try reader.readUInt64()
         count = Int(try reader.readUInt32())
         try reader.finish()
@@ -32,7 +32,7 @@ public struct ReplicaFetch: Sendable, Equatable {
     }
 
     public func serialized() -> [UInt8] {
-        vaultID + bundleID + ReplicationWire.bigEndian(offset) + ReplicationWire.bigEndian(UInt32(count))
+        vaultID.bytes + bundleID.bytes + ReplicationWire.bigEndian(offset) + ReplicationWire.bigEndian(UInt32(count))
     }
 
     /// How many bytes the answer must hold for a replica of `length` bytes.

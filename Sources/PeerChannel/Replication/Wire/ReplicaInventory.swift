@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// `replicate.inventory`: the replicas a device keeps of the asking device's vault, a page at a time
 /// in ascending bundle id order (bytewise), with the bytes received of each partial one.
 ///
@@ -14,14 +16,14 @@ public enum ReplicaInventory {
     static let requestSize = 16 + 16
 
     public struct Entry: Sendable, Equatable {
-        public let bundleID: [UInt8]
+        public let bundleID: BundleID
         public let length: UInt64
         public let received: UInt64
         public let sha256: [UInt8]
 
         public var isComplete: Bool { received == length }
 
-        public init(bundleID: [UInt8], length: UInt64, received: UInt64, sha256: [UInt8]) {
+        public init(bundleID: BundleID, length: UInt64, received: UInt64, sha256: [UInt8]) {
             self.bundleID = bundleID
             self.length = length
             self.received = received
@@ -30,30 +32,37 @@ public enum ReplicaInventory {
     }
 
     public struct Request: Sendable, Equatable {
-        public let vaultID: [UInt8]
-        public let firstBundleID: [UInt8]
+        public let vaultID: VaultID
+        public let firstBundleID: BundleID
 
-        public init(vaultID: [UInt8], firstBundleID: [UInt8]) {
+        public init(vaultID: VaultID, firstBundleID: BundleID) {
             self.vaultID = vaultID
             self.firstBundleID = firstBundleID
         }
 
+        /// The request for the first page: from the lowest bundle id, sixteen zero bytes.
+        public init(firstPageOf vaultID: VaultID) {
+            // Sixteen bytes are a bundle id by construction; the parse cannot refuse them.
+            self.init(vaultID: vaultID, firstBundleID: try! BundleID(bytes: [UInt8](repeating: 0, count: ReplicationWire.identifierSize)))
+        }
+
         public init(parsing bytes: [UInt8]) throws {
             var reader = ReplicationReader(bytes, "an inventory request")
-            vaultID = try reader.read(ReplicationWire.identifierSize)
-            firstBundleID = try reader.read(ReplicationWire.identifierSize)
+            vaultID = try reader.readIdentifier()
+            firstBundleID = try reader.readIdentifier()
             try reader.finish()
         }
 
-        public func serialized() -> [UInt8] { vaultID + firstBundleID }
+        public func serialized() -> [UInt8] { vaultID.bytes + firstBundleID.bytes }
 
         /// The request for the page after one that ended with `lastBundleID`, or nil when that id is
         /// the largest there is.
-        public func next(after lastBundleID: [UInt8]) -> Request? {
-            var next = lastBundleID
+        public func next(after lastBundleID: BundleID) -> Request? {
+            var next = lastBundleID.bytes
             for index in next.indices.reversed() {
                 next[index] &+= 1
-                if next[index] != 0 { return Request(vaultID: vaultID, firstBundleID: next) }
+                // Still sixteen bytes, so still a bundle id: the parse cannot refuse it.
+                if next[index] != 0 { return Request(vaultID: vaultID, firstBundleID: try! BundleID(bytes: next)) }
             }
             return nil
         }
@@ -63,7 +72,7 @@ public enum ReplicaInventory {
         var bytes = ReplicationWire.bigEndian(UInt32(entries.count))
         bytes.reserveCapacity(4 + entries.count * entrySize)
         for entry in entries {
-            bytes += entry.bundleID + ReplicationWire.bigEndian(entry.length) + ReplicationWire.bigEndian(entry.received) + entry.sha256
+            bytes += entry.bundleID.bytes + ReplicationWire.bigEndian(entry.length) + ReplicationWire.bigEndian(entry.received) + entry.sha256
         }
         return bytes
     }
@@ -79,7 +88,8 @@ public enum ReplicaInventory {
         var previous = request.firstBundleID
         for index in 0..<count {
             let entry = try parseEntry(&reader)
-            let ordered = index == 0 ? !entry.bundleID.lexicographicallyPrecedes(previous) : previous.lexicographicallyPrecedes(entry.bundleID)
+            let ordered = index == 0 ? !entry.bundleID.bytes.lexicographicallyPrecedes(previous.bytes)
+                                     : previous.bytes.lexicographicallyPrecedes(entry.bundleID.bytes)
             guard ordered else {
                 throw PeerChannelError(.malformedReplicationMessage, "inventory entry \(index) is out of order")
             }
@@ -91,7 +101,7 @@ public enum ReplicaInventory {
     }
 
     private static func parseEntry(_ reader: inout ReplicationReader) throws -> Entry {
-        let entry = Entry(bundleID: try reader.read(ReplicationWire.identifierSize), length: try reader.readUInt64(),
+        let entry = Entry(bundleID: try reader.readIdentifier(), length: try reader.readUInt64(),
                           received: try reader.readUInt64(), sha256: try reader.read(ReplicationWire.digestSize))
         guard entry.length >= 1, entry.received <= entry.length else {
             throw PeerChannelError(.malformedReplicationMessage, "an inventory entry with \(entry.received) of \(entry.length) bytes")

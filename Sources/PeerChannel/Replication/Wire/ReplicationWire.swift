@@ -52,6 +52,16 @@ struct ReplicationReader {
         return Array(bytes[offset..<(offset + count)])
     }
 
+    /// The next 16 bytes as an id of the kind the field names, so no message hands raw id bytes on.
+    mutating func readIdentifier<Kind: IdentifierKind>(_: Kind.Type = Kind.self) throws -> TypedIdentifier<Kind> {
+        let bytes = try read(ReplicationWire.identifierSize)
+        do {
+            return try TypedIdentifier(bytes: bytes)
+        } catch {
+            throw PeerChannelError(.malformedReplicationMessage, "\(what): \(error.message)")
+        }
+    }
+
     mutating func readUInt64() throws -> UInt64 { try read(8).reduce(0) { $0 << 8 | UInt64($1) } }
     mutating func readUInt32() throws -> UInt32 { try read(4).reduce(0) { $0 << 8 | UInt32($1) } }
 
