@@ -101,10 +101,10 @@ struct ExportCommandTests {
     }
 }
 
-/// docx through the real pandoc, when this machine has it; pdf refused.
+/// docx through the real pandoc, pdf through the real pandoc and groff, when this machine has them.
 @Suite("vaultctl export through pandoc", .serialized)
 struct ExportPandocTests {
-    static var pandoc: String? { ["/usr/bin/pandoc", "/usr/local/bin/pandoc"].first { FileManager.default.isExecutableFile(atPath: $0) } }
+    static var pandoc: String? { installed("pandoc") }
 
     @Test("docx: a Word file (a zip) whose text, read back by pandoc, is the project's")
     func docx() throws {
@@ -118,24 +118,66 @@ struct ExportPandocTests {
         try WritingCommandTests.ok(vault, ["export", "Harbour", "--format", "docx", "-o", path])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(bytes.prefix(2) == Data("PK".utf8), "a docx is a zip")
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: pandoc)
-        reader.arguments = ["--from", "docx", "--to", "plain", path]
-        let out = Pipe()
-        reader.standardOutput = out
-        try reader.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        reader.waitUntilExit()
+        let text = try Self.output(of: pandoc, ["--from", "docx", "--to", "plain", path])
         #expect(text.contains("Harbour") && text.contains("The boat came in.") && text.contains("nobody waved"), "\(text)")
     }
 
-    @Test("pdf is refused, engine or not (its engines read the document from a clear temporary file): exit 1, nothing written, nothing decided")
-    func pdfIsRefused() throws {
+    @Test("pdf: pandoc to ms, then groff's PDF device, through pipes only: the text reads back with pdftotext, and no temporary file is left")
+    func pdf() throws {
+        guard Self.pandoc != nil, let pdftotext = Self.installed("pdftotext"), Self.installed("gropdf") != nil else {
+            print("SKIPPED ExportPandocTests.pdf: needs pandoc, groff and poppler-utils ('apt-get install pandoc groff poppler-utils')")
+            return
+        }
         let vault = try CLIVault()
         try ExportCommandTests.harbour(vault)
-        let result = try vault.run(["export", "Harbour", "--format", "pdf", "-o", vault.root + "/harbour.pdf"])
-        #expect(result.status == 1 && result.stderr.contains("export to pdf is refused") && result.stderr.contains("print it to PDF from your browser"), "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: vault.root + "/harbour.pdf"))
+        let temporary = vault.root + "/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        let path = vault.root + "/harbour.pdf"
+        let result = try CLI.run(["export", "Harbour", "--format", "pdf", "-o", path, "--vault", vault.directory,
+                                  "--passphrase-file", vault.passphraseFile], environment: environment)
+        #expect(result.status == 0, "\(result.status) \(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(5) == Data("%PDF-".utf8))
+        let text = try Self.output(of: pdftotext, [path, "-"])
+        #expect(text.contains("Harbour") && text.contains("The boat came in.") && text.contains("nobody waved"), "\(text)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty, "nothing was written to the temporary folder")
+    }
+
+    @Test("pdf without groff: exit 1 naming what to install, nothing written, nothing decided")
+    func pdfWithoutGroff() throws {
+        guard let pandoc = Self.pandoc else {
+            print("SKIPPED ExportPandocTests.pdfWithoutGroff: pandoc is not installed ('apt-get install pandoc')")
+            return
+        }
+        let vault = try CLIVault()
+        try ExportCommandTests.harbour(vault)
+        let onlyPandoc = vault.root + "/bin"
+        try FileManager.default.createDirectory(atPath: onlyPandoc, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: onlyPandoc + "/pandoc", withDestinationPath: pandoc)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = onlyPandoc
+        let path = vault.root + "/harbour.pdf"
+        let result = try CLI.run(["export", "Harbour", "--format", "pdf", "-o", path, "--vault", vault.directory,
+                                  "--passphrase-file", vault.passphraseFile], environment: environment)
+        #expect(result.status == 1 && result.stderr.contains("needs groff") && result.stderr.contains("apt-get install groff"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path))
         #expect(!(try WritingCommandTests.ok(vault, ["egress", "log", "--json"])).contains("export:"))
+    }
+
+    static func installed(_ name: String) -> String? {
+        ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func output(of program: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
     }
 }

@@ -6,14 +6,16 @@ import Writing
 /// `vaultctl export PROJECT --format md|html|docx|pdf -o FILE`: a project's plaintext written out of
 /// the vault, through the egress funnel like every other byte that leaves it.
 enum ExportCommand {
-    static let formatOption = Option("--format", value: "FORMAT", "md, html or docx (docx through pandoc, when installed); pdf is refused: print the html")
+    static let formatOption = Option("--format", value: "FORMAT", "md, html, docx (through pandoc) or pdf (through pandoc and groff), when installed")
 
     static let command = Command("export", synopsis: "write a project out as Markdown, HTML, DOCX or PDF", usage: "PROJECT --format FORMAT -o FILE", about: """
         Writes PROJECT's folders and documents, in reading order, to FILE: CommonMark Markdown (md),
-        one standalone HTML page (html), or, through pandoc from that Markdown, DOCX or PDF. The
-        project's name is the title, each folder and document a heading, and the writer's text is
-        escaped so that it reads back as written. FILE appears only complete (temporary file in its
-        folder, fsync, rename).
+        one standalone HTML page (html), or, through pandoc from that Markdown, DOCX or PDF (pandoc,
+        then groff's PDF device; its fonts cover Latin scripts: use docx or html for others). The
+        text reaches them only through pipes, never a temporary file. The project's name is the
+        title, each folder and document a heading, and the writer's text is escaped so that it
+        reads back as written. FILE appears only complete (temporary file in its folder, fsync,
+        rename).
 
         The plaintext leaves the vault, so it passes the egress funnel first (destination
         export:FILE): the leak guard scans the Markdown, the project's compartment policy decides and
@@ -29,7 +31,7 @@ enum ExportCommand {
             "vaultctl export \"The harbour\" --format docx -o harbour.docx --json",
         ]) { arguments in
             let format = try ExportFormat(parsing: try arguments.required("--format"), usage: arguments.usage)
-            if format == .docx || format == .pdf { _ = try PandocConversion.invocation(for: format.rawValue) }
+            if format == .docx || format == .pdf { _ = try PandocConversion.steps(for: format.rawValue) }
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
