@@ -1,0 +1,61 @@
+// fuzz-sources: Sources/AuditChain
+// fuzz-sources: Sources/PrivilegedSession
+// fuzz-sources: Sources/Registers
+// fuzz-sources: Sources/Writing
+// libFuzzer target: a snapshot's sealed value and what it carries (SECURITY.md §15.2): the record
+// header, the content encoding and the delta. Each is read from a sealed record a damaged or hostile
+// vault file may hold (the seal only proves who wrote it, not that they wrote it well), so each must
+// refuse or succeed without trapping, and what parses must encode back to exactly its bytes (one
+// encoding). A delta applies to any base without trapping, within the document bound, and the delta
+// computed between two byte strings turns the first into the second.
+
+/// A record header (keyframe, document 5…, sequence 1, no base, a zero digest) in front of the input,
+/// so that the fuzzer reaches the payload without first finding a valid header.
+private let header: [UInt8] = [SnapshotRecord.version, SnapshotRecord.Form.keyframe.rawValue]
+    + [UInt8](repeating: 5, count: 16) + [0, 0, 0, 1] + [UInt8](repeating: 0, count: 16 + 32)
+
+private func checkRecord(_ bytes: [UInt8]) {
+    guard let record = try? SnapshotRecord(parsing: bytes) else { return }
+    guard record.encoded() == bytes else { fatalError("a snapshot record did not round-trip") }
+    guard record.sequence >= 1, record.base.count == 16, record.digest.count == 32 else { fatalError("a snapshot record past its bounds parsed") }
+    guard record.parts().joined().elementsEqual(bytes), record.parts().allSatisfy({ $0.count <= SnapshotRecord.partSize }) else {
+        fatalError("a snapshot record's parts do not rebuild it")
+    }
+}
+
+private func checkContent(_ bytes: [UInt8]) {
+    guard let content = try? SnapshotContent.decode(bytes) else { return }
+    guard SnapshotContent.encode(content) == bytes else { fatalError("a snapshot content did not round-trip") }
+}
+
+private func checkDelta(_ bytes: [UInt8]) {
+    guard let delta = try? SnapshotDelta(parsing: bytes) else { return }
+    guard delta.serialized() == bytes else { fatalError("a snapshot delta did not round-trip") }
+    for base in [[], Array(bytes.prefix(64)), bytes] {
+        guard let patched = try? delta.apply(to: base) else { continue }
+        guard patched.count <= WritingLimits.maximumDocumentBytes else { fatalError("a delta made a document past the bound") }
+    }
+}
+
+/// The input as two byte strings (split at its first zero byte): the delta between them, serialized
+/// and parsed back, rebuilds the second from the first.
+private func checkDeltaBetween(_ bytes: [UInt8]) {
+    let split = bytes.firstIndex(of: 0) ?? bytes.count / 2
+    let base = Array(bytes[..<split]), target = Array(bytes[min(bytes.count, split + 1)...])
+    guard let delta = try? SnapshotDelta.between(base, target) else { fatalError("no delta between two small byte strings") }
+    guard let parsed = try? SnapshotDelta(parsing: delta.serialized()), parsed == delta else { fatalError("a computed delta is not canonical") }
+    guard (try? delta.apply(to: base)) == target else { fatalError("a computed delta does not rebuild its target") }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func snapshotRecordFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    checkRecord(bytes)
+    checkRecord(header + bytes)
+    checkContent(bytes)
+    checkContent([SnapshotContent.version] + bytes)
+    checkDelta(bytes)
+    checkDelta([SnapshotDelta.version] + bytes)
+    checkDeltaBetween(bytes)
+    return 0
+}
