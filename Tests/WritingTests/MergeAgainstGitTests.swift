@@ -12,8 +12,9 @@ import Testing
 ///
 /// What must hold for every triple:
 /// - git merges cleanly: ours gives git's lines exactly, or refuses as `.branchConflict` with
-///   nothing changed (both sides kept). We refuse more than git: git's default level settles a
-///   conflict whose two sides end up the same ("zealous"), and git happily writes a block that both
+///   nothing changed (both sides kept). We may refuse more than git for two reasons only: git's
+///   default level settles a conflict whose two sides end up the same ("zealous"; such a refusal
+///   must then conflict in git's eager `--diff3` run), and git happily writes a block that both
 ///   sides moved to different places twice, which our merge refuses (a block id must be unique).
 /// - git conflicts: ours refuses too, or its merge holds every line git kept of either side.
 ///   Changes to neighbouring blocks touch, and touching changes conflict, in git as in ours.
@@ -37,11 +38,27 @@ import Testing
         // Each kind of outcome occurred, or the random documents were not exercising the merge.
         #expect(tally.sameMerge > Self.tripleCount / 3 && tally.bothConflict > 0 && tally.weRefusedGitMerged > 0, "\(tally)")
         #expect(tally.weMergedGitConflicted == 0, "\(tally)")
+        try expectRefusalsConflictAtGitsEagerLevel(tally.overlapRefusals.map { triples[$0] }, tally.overlapRefusals)
+    }
+
+    /// Our refusals of overlapping changes where git merged are allowed only as git's own rule at
+    /// the level ours implements: `--diff3` holds git to the "eager" level (no zealous settling of a
+    /// conflict whose sides end up the same), and there git must conflict too. Without this an
+    /// over-cautious merge (refusing changes that do not touch) would pass as "refused, nothing lost".
+    private func expectRefusalsConflictAtGitsEagerLevel(_ refused: [BlockTriple], _ indices: [Int]) throws {
+        guard !refused.isEmpty else { return }
+        let eager = try GitMergeFile.run(refused.map(\.lines), style: "--diff3")
+        try #require(eager.count == refused.count)
+        for (index, (triple, outcome)) in zip(indices, zip(refused, eager)) {
+            #expect(outcome.conflicts > 0, "triple \(index): \(triple) refused as overlapping, merged by git even at its eager level")
+        }
     }
 
     /// How the two merges' outcomes compared.
     struct Tally: CustomStringConvertible {
         var sameMerge = 0, bothConflict = 0, weRefusedGitMerged = 0, weRefusedMovedTwice = 0, weMergedGitConflicted = 0
+        /// The triples we refused as overlapping changes where git merged (not a block moved twice).
+        var overlapRefusals: [Int] = []
 
         var description: String {
             "\(sameMerge) merged the same, \(bothConflict) conflict in both, \(weRefusedGitMerged) refused by us and merged by git "
@@ -60,7 +77,7 @@ import Testing
             #expect(error.message.hasPrefix("the document and the proposal"), "triple \(index): \(error.message)")
             if conflicts > 0 { tally.bothConflict += 1; return }
             tally.weRefusedGitMerged += 1
-            if error.message.contains("moved the same block") { tally.weRefusedMovedTwice += 1 }
+            if error.message.contains("moved the same block") { tally.weRefusedMovedTwice += 1 } else { tally.overlapRefusals.append(index) }
         case (.success(let merged), _):
             tally.weMergedGitConflicted += 1
             let ourLines = Set(Line.split(BlockTriple.text(merged)))
