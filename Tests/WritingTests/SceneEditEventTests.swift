@@ -155,6 +155,9 @@ final class ManualWallClock: Sendable {
         #expect(!fixture.vault.recording.actions.contains { $0.hasPrefix("writing.edit-session") })
         _ = try write(["Dawn again."], to: arrival, in: project)
         #expect(try events(project).count == 2, "an ended session is never joined again")
+        try fixture.store { try $0.archive(project.id) }
+        #expect(try fixture.store(clock: time.clock) { try $0.endWritingSessions(in: project.id, now: true) }.isEmpty, "archived: left as it is")
+        #expect(try events(project).map(\.endedAt).last == .some(nil))
     }
 
     @Test("ending a privileged session by hand stamps its end; listing events needs a session")

@@ -30,10 +30,12 @@ extension WritingStore {
     /// Ends this device's writing session of the project if its last edit is `gap` ago or more, or
     /// whatever its age when `now` is true (a writer who says they are done, the demo, a daemon whose
     /// privileged session is closing), and returns the events it ended. A privileged project's end
-    /// is stamped (so this needs a session of it, which reads the event's documents).
+    /// is stamped (so this needs a session of it, which reads the event's documents). An archived
+    /// project changes nothing, so its sessions are left as they are and listing it still works.
     @discardableResult
     public func endWritingSessions(in projectID: ProjectID, now endNow: Bool = false) throws -> [SceneEditEvent] {
-        let project = try writable(projectID)
+        let project = try self.project(projectID)
+        guard !project.isArchived else { return [] }
         let time = now
         var ended: [SceneEditEvent] = []
         for row in try editEventTable.unended(in: project.id, device: try deviceID())
