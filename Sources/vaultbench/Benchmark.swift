@@ -19,6 +19,15 @@ enum Benchmark {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// The CPU seconds this thread has used: unlike wall time, what others running on the machine
+    /// take does not count (a loaded machine stretches the wall-clock figures, not this one).
+    static func threadCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who(rawValue: 1).rawValue, &usage)  // RUSAGE_THREAD: the Glibc module leaves out the GNU name
+        let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        return user + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
     static func report(_ name: String, _ value: Double, _ unit: String) {
         print("\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(String(format: "%10.2f", value)) \(unit)")
     }
