@@ -1,11 +1,15 @@
+import Registers
+
 /// An inverted index over a project's documents, in memory only (SECURITY.md §15.4): each folded
-/// word maps to its postings, where it occurs (document, block, word position). It is built for one
-/// search from blocks the caller opened inside its transaction, and dropped with it; nothing of it
-/// is ever written to disk.
+/// word maps to its postings, where it occurs (document, block, word position). It is built from
+/// blocks the caller opened inside its transaction; nothing of it is ever written to disk. The
+/// plaintext it keeps, the blocks' texts (for snippets) and the folded words, is in locked memory
+/// (`LockedText`), wiped when the index is released; what is in ordinary memory is structure: ids,
+/// kinds, positions and byte ranges.
 ///
 /// Positions count the words of a block in reading order. A table's cells are separate fields, and
 /// the position skips one between fields, so a phrase never matches across two cells.
-struct SearchIndex {
+struct SearchIndex: Sendable {
     struct Posting: Hashable, Comparable {
         let document: Int
         let block: Int
@@ -23,13 +27,23 @@ struct SearchIndex {
         let position: Int
     }
 
-    let documents: [(id: NodeID, content: DocumentContent)]
-    private(set) var postings: [String: [Posting]] = [:]
-    /// Every indexed word, sorted, for prefix look-ups by binary search.
-    private(set) var vocabulary: [String] = []
+    /// A block as the index keeps it: its texts' places in `text`, and a table's row widths.
+    struct IndexedBlock: Sendable {
+        let id: BlockID
+        let kind: BlockKind
+        let fields: [LockedText.Location]
+        let rowWidths: [Int]
+    }
 
-    init(_ documents: [(id: NodeID, content: DocumentContent)]) {
-        self.documents = documents
+    let documents: [NodeID]
+    let blocks: [[IndexedBlock]]
+    let text: LockedText
+    /// Every indexed word, sorted by its UTF-8 bytes (so a prefix's words are neighbours), with its postings.
+    let words: LockedText
+    let vocabulary: [(word: LockedText.Location, postings: [Posting])]
+
+    init(_ documents: [(id: NodeID, content: DocumentContent)]) throws {
+        var postings: [String: [Posting]] = [:]
         for (documentIndex, document) in documents.enumerated() {
             for (blockIndex, block) in document.content.blocks.enumerated() {
                 for placed in Self.words(of: block) {
@@ -38,7 +52,21 @@ struct SearchIndex {
                 }
             }
         }
-        vocabulary = postings.keys.sorted()
+        var fieldLocations: [[LockedText.Location]] = []
+        text = try LockedText(groups: documents.map { $0.content.blocks.flatMap(Self.fields(of:)) }, locations: &fieldLocations)
+        blocks = zip(documents, fieldLocations).map { document, locations in
+            var remaining = locations[...]
+            return document.content.blocks.map { block in
+                let count = 1 + block.rows.reduce(0) { $0 + $1.count }
+                defer { remaining = remaining.dropFirst(count) }
+                return IndexedBlock(id: block.id, kind: block.kind, fields: Array(remaining.prefix(count)), rowWidths: block.rows.map(\.count))
+            }
+        }
+        let sorted = postings.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var wordLocations: [[LockedText.Location]] = []
+        words = try LockedText(groups: sorted.map { [$0] }, locations: &wordLocations)
+        vocabulary = zip(wordLocations, sorted).map { ($0[0], postings[$1] ?? []) }
+        self.documents = documents.map(\.id)
     }
 
     /// The texts of a block that are searched: its text, and a table's cells.
@@ -60,35 +88,60 @@ struct SearchIndex {
         return placed
     }
 
+    /// Block `block` of document `document`, its texts decoded from locked memory (for a snippet).
+    func block(_ block: Int, of document: Int) -> Block {
+        let indexed = blocks[document][block]
+        let fields = indexed.fields.map(text.string)
+        var cells = fields.dropFirst()[...]
+        let rows = indexed.rowWidths.map { width in
+            defer { cells = cells.dropFirst(width) }
+            return Array(cells.prefix(width))
+        }
+        return Block(id: indexed.id, kind: indexed.kind, text: fields[0], rows: rows)
+    }
+
     /// Where `term` occurs, sorted.
     func postings(of term: SearchQuery.Term) -> [Posting] {
         switch term {
-        case .word(let word): return postings[word] ?? []
+        case .word(let word): return postings(of: word)
         case .prefix(let prefix): return prefixPostings(prefix)
         case .phrase(let words): return phrasePostings(words)
         }
     }
 
+    func postings(of word: String) -> [Posting] {
+        let bytes = Array(word.utf8)
+        let index = firstWord(notBefore: bytes)
+        guard index < vocabulary.count, words.withBytes(vocabulary[index].word, { $0.elementsEqual(bytes) }) else { return [] }
+        return vocabulary[index].postings
+    }
+
     /// Every posting of every word that starts with `prefix`.
     func prefixPostings(_ prefix: String) -> [Posting] {
-        var low = 0, high = vocabulary.count
-        while low < high {
-            let middle = (low + high) / 2
-            if vocabulary[middle] < prefix { low = middle + 1 } else { high = middle }
-        }
+        let bytes = Array(prefix.utf8)
         var found: [Posting] = []
-        for word in vocabulary[low...] {
-            guard word.hasPrefix(prefix) else { break }
-            found += postings[word] ?? []
+        for entry in vocabulary[firstWord(notBefore: bytes)...] {
+            guard words.withBytes(entry.word, { $0.starts(with: bytes) }) else { break }
+            found += entry.postings
         }
         return found.sorted()
     }
 
+    /// The index of the first word of the vocabulary that is not before `bytes` (binary search).
+    func firstWord(notBefore bytes: [UInt8]) -> Int {
+        var low = 0, high = vocabulary.count
+        while low < high {
+            let middle = (low + high) / 2
+            if words.withBytes(vocabulary[middle].word, { $0.lexicographicallyPrecedes(bytes) }) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The postings of a phrase's first word where each next word is at the next position of the same block.
     func phrasePostings(_ words: [String]) -> [Posting] {
-        guard var matches = words.first.map({ postings[$0] ?? [] }) else { return [] }
+        guard var matches = words.first.map({ postings(of: $0) }) else { return [] }
         for (offset, word) in words.enumerated().dropFirst() {
-            let next = Set(postings[word] ?? [])
+            let next = Set(postings(of: word))
             matches = matches.filter { next.contains(Posting(document: $0.document, block: $0.block, position: $0.position + offset)) }
             if matches.isEmpty { break }
         }

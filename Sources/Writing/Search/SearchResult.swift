@@ -30,9 +30,8 @@ extension SearchIndex {
 
     func hit(document: Int, _ postings: [Posting]) -> SearchHit {
         let blocks = Dictionary(grouping: postings, by: \.block)
-        let content = documents[document].content
-        return SearchHit(document: documents[document].id, blocks: blocks.keys.sorted().map { index in
-            let block = content.blocks[index]
+        return SearchHit(document: documents[document], blocks: blocks.keys.sorted().map { index in
+            let block = self.block(index, of: document)
             let first = blocks[index]?.map(\.position).min() ?? 0
             return BlockMatch(block: block.id, kind: block.kind, snippet: SearchSnippet.around(first, in: block),
                               matches: Set(blocks[index] ?? []).count)

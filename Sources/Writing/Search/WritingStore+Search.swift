@@ -2,17 +2,32 @@ import CryptoVault
 
 /// Full-text search over a project (issue 15, SECURITY.md §15.4): the project's blocks are opened in
 /// this transaction, through the store's access like any read (a privileged project's only in a
-/// session), indexed in memory, searched, and the index dropped when the call returns.
+/// session), and indexed in memory; the index is kept in this process (`SearchIndexCache`) until
+/// the project changes, the vault is released or the session ends, so the next search answers
+/// from it without opening the blocks again.
 extension WritingStore {
-    /// The documents of `projectID` in which every term of `query` matches, in reading order. The
-    /// read is recorded as the vault records every read (`record.open`), and the search as
-    /// `writing.search` with only the number of documents found: the query is never recorded.
+    /// The documents of `projectID` in which every term of `query` matches, in reading order. Every
+    /// search is recorded as `writing.search` with only the number of documents found (the query
+    /// is never recorded); the blocks' reads, when the index is built, as every read is (`record.open`).
     public func search(_ query: SearchQuery, in projectID: ProjectID) throws -> [SearchHit] {
         let project = try self.project(projectID)
         try checkReadable(project)
-        let hits = try searchIndex(of: project).search(query)
+        let hits = try keptSearchIndex(of: project).search(query)
         try record(.writingSearch, project, subject: project.id.bytes, details: [.init("hits", String(hits.count))])
         return hits
+    }
+
+    /// The project's kept index if it is still the project's content, else a new one, kept. A
+    /// privileged project's session is checked first: an expired session ends here, and its index
+    /// goes with it (the build then fails as any read in an ended session does).
+    func keptSearchIndex(of project: WritingProject) throws -> SearchIndex {
+        let session = project.isPrivileged ? try readingSession(of: project) : nil
+        if let session { try session.endIfExpired() }
+        let stamp = try SearchIndexCache.Stamp(transaction, session: session)
+        if let kept = SearchIndexCache.shared.index(of: project.id, stamp) { return kept }
+        let index = try searchIndex(of: project)
+        SearchIndexCache.shared.keep(index, of: project.id, stamp, builtIn: transaction)
+        return index
     }
 
     /// Every document's blocks, opened in one read (one `record.open` per 64 records, not one per document).
@@ -20,7 +35,7 @@ extension WritingStore {
         let documents = try binder(of: project).ordered().map(\.row).filter { $0.kind == .scene }
         let rows = try documents.map { try blockTable.all(in: $0.id) }
         var blocks = try openBlocks(rows.flatMap { $0 }, of: project)[...]
-        return SearchIndex(zip(documents, rows).map { document, rows in
+        return try SearchIndex(zip(documents, rows).map { document, rows in
             defer { blocks = blocks.dropFirst(rows.count) }
             return (document.id, DocumentContent(blocks: Array(blocks.prefix(rows.count))))
         })

@@ -225,7 +225,10 @@ public struct WritingStore {
         return name
     }
 
+    /// Records a change of `project` (or its search) in the transaction. A change drops the project's
+    /// kept search index (`SearchIndexCache`): every write of the store is recorded here.
     func record(_ action: AuditAction, _ project: WritingProject, subject: [UInt8], details: [VaultEvent.Detail] = []) throws {
+        if action != .writingSearch { SearchIndexCache.shared.written(project.id, in: transaction) }
         try transaction.record(action, compartment: project.compartment.id, subject: subject, details: details)
     }
 }
