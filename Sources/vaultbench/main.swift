@@ -6,7 +6,8 @@ import Foundation
 /// program does not fail on a FAIL: timing belongs to benchmarks, not to tests.
 ///
 /// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session`, `vaultbench leakguard`, `vaultbench channel`,
-/// `vaultbench replication`, `vaultbench versions`, `vaultbench records` or `vaultbench writing` runs only the parts named.
+/// `vaultbench replication`, `vaultbench versions`, `vaultbench records`, `vaultbench writing` (which includes the history
+/// replay) or `vaultbench trace` (the history replay alone) runs only the parts named.
 print("vaultbench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 let parts = Set(CommandLine.arguments.dropFirst())
 do {
@@ -41,6 +42,9 @@ do {
     }
     if parts.isEmpty || parts.contains("writing") {
         try WritingBenchmarks.run()
+    }
+    if parts.isEmpty || parts.contains("writing") || parts.contains("trace") {
+        try TraceReplayBenchmarks.run()
     }
 } catch {
     FileHandle.standardError.write(Data("vaultbench: error: \(error)\n".utf8))
