@@ -169,15 +169,10 @@ struct ExportPandocTests {
         ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// What `program` prints, run as the tests run vaultctl (`CLI.start` takes any executable).
     static func output(of program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
+        let running = try CLI.start(arguments, executable: program)
+        running.process.waitUntilExit()
+        return running.result().stdout
     }
 }
