@@ -93,6 +93,23 @@ struct MarkdownImportTests {
         #expect(try Self.markdown("1.\n2. two\n") == [["list-item", "1."], ["list-item", "2. two"]])
     }
 
+    /// Found by MarkdownImportFuzz: each of these made an empty block, which the export writes as
+    /// nothing (or as `- ` alone), so import, export and import again lost or changed a block.
+    @Test("a leaf or bullet item with no text makes no block: an empty heading, code block, quote, item, or a reference to a space",
+          arguments: ["#\n", "###### \n", "```\n```\n", "&#32;\n", "> &#32;\n", "-\n", "- \n-\n* \n", "- ```\n  ```\n"])
+    func emptyLeavesMakeNoBlock(text: String) throws {
+        let blocks = try Self.markdown(text)
+        #expect(blocks.isEmpty, "\(blocks)")
+        #expect(try Self.markdown("before\n\n" + text + "\nafter\n") == [["paragraph", "before"], ["paragraph", "after"]])
+    }
+
+    @Test("a bullet item holding only a list is dropped, its items kept; an empty item between two keeps their order")
+    func emptyItemsAroundLists() throws {
+        #expect(try Self.markdown("- - inner\n  - second\n- outer\n") == [["list-item", "inner"], ["list-item", "second"], ["list-item", "outer"]])
+        #expect(try Self.markdown("- one\n-\n- three\n") == [["list-item", "one"], ["list-item", "three"]])
+        #expect(try Self.markdown("1. one\n2.\n") == [["list-item", "1. one"], ["list-item", "2."]])
+    }
+
     @Test("import, then the Markdown export of those blocks, then import again gives the same blocks (and export again the same text)")
     func roundTripThroughExport() throws {
         let text = """

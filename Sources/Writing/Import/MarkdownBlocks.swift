@@ -26,7 +26,7 @@ struct MarkdownBlocks {
         case .document, .unknown: break
         case .blockQuote: entering ? containers.append(.quote) : close()
         case .list(let ordered, let start, let closer): entering ? containers.append(.list(ordered: ordered, next: start, closer: closer)) : close()
-        case .item: entering ? openItem() : closeItem()
+        case .item: if entering { try openItem() } else { closeItem() }
         case .paragraph: try leaf(.paragraph, entering)
         case .heading(let level): try leaf(.heading(level: level), entering)
         case .codeBlock(let text), .htmlBlock(let text): try add(.paragraph, text)
@@ -38,7 +38,8 @@ struct MarkdownBlocks {
 
     private mutating func close() { containers.removeLast() }
 
-    private mutating func openItem() {
+    private mutating func openItem() throws {
+        try checkBlockCount()
         var number = ""
         if case .list(true, let next, let closer) = containers.last {
             number = "\(next)\(closer)"
@@ -48,7 +49,14 @@ struct MarkdownBlocks {
         containers.append(.item(block: blocks.count - 1, number: number, filled: false))
     }
 
-    private mutating func closeItem() { containers.removeLast() }
+    /// A bullet item that no leaf gave text (`-` alone, or only a list inside it) would be an empty
+    /// block: it is dropped. Every item opened inside it is closed by now, so no container holds an
+    /// index past it. An empty ordered item keeps its number, which is its text.
+    private mutating func closeItem() {
+        if case .item(let block, _, _)? = containers.popLast(), blocks[block].text.isEmpty {
+            blocks.remove(at: block)
+        }
+    }
 
     private mutating func leaf(_ kind: BlockKind, _ entering: Bool) throws {
         if entering { leaf = (kind, ""); return }
@@ -94,16 +102,26 @@ struct MarkdownBlocks {
         }
         try checkSize(text.utf8.count)
         bytes += text.utf8.count
-        guard blocks.count < WritingLimits.maximumBlocks else {
-            throw WritingError(.tooManyBlocks, "the Markdown makes more than \(WritingLimits.maximumBlocks) blocks; a document holds at most that")
-        }
+        // A leaf with no text (`#` alone, an empty code block, `&#32;`) makes no block: the model
+        // has nothing to show for it, and Markdown cannot write an empty block back.
+        guard !text.isEmpty else { return }
         switch containers.last {
         case .item(let block, let number, let filled)?:
-            guard !text.isEmpty else { return }
             blocks[block].text = filled ? blocks[block].text + "\n" + text : (number.isEmpty ? text : number + " " + text)
             containers[containers.count - 1] = .item(block: block, number: number, filled: true)
-        case .quote?: blocks.append((.quote, text))
-        default: blocks.append((kind, text))
+        case .quote?:
+            try checkBlockCount()
+            blocks.append((.quote, text))
+        default:
+            try checkBlockCount()
+            blocks.append((kind, text))
+        }
+    }
+
+    /// Refuses a block past a document's limit before it is added.
+    private func checkBlockCount() throws {
+        guard blocks.count < WritingLimits.maximumBlocks else {
+            throw WritingError(.tooManyBlocks, "the Markdown makes more than \(WritingLimits.maximumBlocks) blocks; a document holds at most that")
         }
     }
 

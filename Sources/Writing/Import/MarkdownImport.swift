@@ -10,7 +10,9 @@ import CryptoVault
 /// - every paragraph or heading inside a quote is a quote block (a nested quote too);
 /// - inline markup stays as the Markdown that writes it (`*a*`, `**b**`, `` `c` ``, `[d](url)`);
 ///   character references and backslash escapes are decoded;
-/// - trailing spaces of a line and blank lines at a block's ends are dropped (Markdown cannot write them).
+/// - trailing spaces of a line and blank lines at a block's ends are dropped (Markdown cannot write them);
+/// - nothing makes an empty block: a heading, code block or paragraph with no text, and a bullet item
+///   with none (`-` alone, or one holding only a list), are left out; an empty ordered item is its number.
 ///
 /// CommonMark has no tables (they are an extension libcmark does not read): a pipe table is a paragraph.
 /// So `MarkdownExport` followed by this import gives back the same blocks, except tables and fields,
