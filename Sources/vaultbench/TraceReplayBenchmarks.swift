@@ -10,8 +10,8 @@ import Writing
 ///
 /// The edits are applied to the text in memory and written to the store at each snapshot point:
 /// the `AutoSnapshotService` counts every edit's characters and, when 500 are due, its snapshot
-/// writes the document's paragraphs (`replaceDocumentContent`, only the changed blocks resealed)
-/// and takes the snapshot (`createSnapshot`) in one audited transaction, as vaultctl would. The
+/// writes the document's paragraphs and takes the snapshot in one audited transaction
+/// (`replaceDocumentContentAndSnapshot`: only the changed blocks resealed, the stored ones read once). The
 /// service's clock stands still, so only the character rule fires (replayed in seconds, the trace
 /// has no pauses to measure active editing by).
 enum TraceReplayBenchmarks {
@@ -27,11 +27,15 @@ enum TraceReplayBenchmarks {
         let loaded = try EditingTrace.load(gzipped: path)
         Benchmark.note("\(loaded.patches.count) edits, final text \(loaded.endContent.unicodeScalars.count) characters")
         let root = NSTemporaryDirectory() + "vaultbench-trace-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        // VAULTBENCH_KEEP=1 keeps the vaults and the git repository, to look into them afterwards.
+        defer {
+            if ProcessInfo.processInfo.environment["VAULTBENCH_KEEP"] == nil { try? FileManager.default.removeItem(atPath: root) } else { print("   kept in \(root)") }
+        }
         let git = try GitHistory(in: root + "/git")
         if git == nil { print("   git is not installed: the history is not compared with git") }
         let store = try replay(loaded, vault: root + "/vault", git: git)
         try report(store, vaultBytes: DiskUsage.bytes(under: root + "/vault"), git: git, trace: loaded)
+        if let git { try TraceStoreBreakdown.report(store.databasePath, emptyVault: try emptyVault(at: root + "/empty"), gitBytes: git.size) }
     }
 
     /// What the replay measured, taken before the vault is closed.
@@ -45,6 +49,16 @@ enum TraceReplayBenchmarks {
         let databasePath: String
     }
 
+    /// A vault made as the replay's is (the writing schema, one project, one document) and closed:
+    /// the floor under any history. Returns its database's path.
+    static func emptyVault(at path: String) throws -> String {
+        let unlocked = try Vault.create(at: path, passphrase: try SecureBytes(copying: Array("bench passphrase".utf8)),
+                                        kdf: .argon2idFloor, journal: AuditLog(), modules: [WritingSchema.module])
+        let project = try unlocked.createWritingProject(named: "Trace", register: .fiction, kind: .longForm)
+        try unlocked.transaction { tx in _ = try WritingStore(tx).addNode(.scene, titled: "automerge-paper", in: project.id) }
+        return unlocked.vault.databasePath
+    }
+
     /// Replays the trace into a new vault at `path` (and git); the vault is closed on return.
     static func replay(_ trace: EditingTrace, vault path: String, git: GitHistory?) throws -> StoreFigures {
         let unlocked = try Vault.create(at: path, passphrase: try SecureBytes(copying: Array("bench passphrase".utf8)),
@@ -56,9 +70,7 @@ enum TraceReplayBenchmarks {
         var versions: [Snapshot] = []
         let service = AutoSnapshotService(clock: StoppedClock()) { node, projectID in
             let snapshot = try unlocked.transaction { tx in
-                let store = WritingStore(tx)
-                try store.replaceDocumentContent(of: node, in: projectID, with: try document.content())
-                return try store.createSnapshot(of: node, in: projectID)
+                try WritingStore(tx).replaceDocumentContentAndSnapshot(of: node, in: projectID, with: try document.content()).snapshot
             }
             versions.append(snapshot)
             try git?.commit(document.text)
@@ -101,7 +113,6 @@ enum TraceReplayBenchmarks {
             Benchmark.report("git .git size after gc --aggressive", Double(gitBytes) / 1024, "KiB")
             Benchmark.verdict("vault size on disk (closed, whole folder)", Double(vaultBytes) / 1024, "KiB", atMost: Double(gitBytes) / 1024)
             Benchmark.note("store / git = \(String(format: "%.2f", Double(vaultBytes) / Double(max(gitBytes, 1))))")
-            breakdown(store.databasePath)
             let peer = try Benchmark.median(store.sampled.count) { _ = try git.text(ofVersion: store.sampled.count / 2 + 1) }
             Benchmark.report("git show of a version (peer of a restore, median)", peer, "ms")
         } else {
@@ -112,26 +123,6 @@ enum TraceReplayBenchmarks {
             throw EditingTrace.Malformed(description: "the replayed history does not end in the trace's endContent")
         }
         Benchmark.note("PASS: the last version equals the trace's endContent (\(trace.endContent.utf8.count) bytes)")
-    }
-}
-
-extension TraceReplayBenchmarks {
-    /// Where the vault's bytes are: its files, and the database's pages by table and index
-    /// (SQLite's `dbstat`, when the library has it), read from the closed vault.
-    static func breakdown(_ databasePath: String) {
-        let folder = (databasePath as NSString).deletingLastPathComponent
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        Benchmark.note("files: " + files.sorted().map { "\($0) \(DiskUsage.bytes(ofFile: folder + "/" + $0) / 1024) KiB" }.joined(separator: ", "))
-        do {
-            let database = try Database(path: databasePath, create: false, readOnly: true)
-            let rows = try database.query("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC LIMIT 6")
-            let pages = try rows.map { "\(try $0.text("name")) \(try $0.integer("bytes") / 1024) KiB" }
-            let free = try database.queryOne("PRAGMA freelist_count")?.integer("freelist_count") ?? 0
-            let pageSize = try database.queryOne("PRAGMA page_size")?.integer("page_size") ?? 0
-            Benchmark.note("largest tables and indexes: " + pages.joined(separator: ", ") + "; free pages \(free * pageSize / 1024) KiB")
-        } catch {
-            Benchmark.note("no page breakdown (\(error))")
-        }
     }
 }
 

@@ -29,6 +29,13 @@ extension WritingStore {
     /// A write that changes anything joins this device's writing session (`recordEdit`, §15.5).
     @discardableResult
     public func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent) throws -> ContentChange {
+        try replaceDocumentContent(of: document, in: projectID, with: content, reading: { _ in })
+    }
+
+    /// `replaceDocumentContent`, handing `reading` the content the document had before the write
+    /// (opened once, to diff against): a snapshot taken with the write uses it as its delta's base.
+    func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent,
+                                reading: (DocumentContent) throws -> Void) throws -> ContentChange {
         try Self.check(content)
         let project = try writable(projectID)
         try checkDocument(document, in: project)
@@ -38,6 +45,7 @@ extension WritingStore {
             }
         }
         let stored = try currentContent(of: document, in: project)
+        try reading(stored)
         let storedByID = Dictionary(uniqueKeysWithValues: stored.blocks.enumerated().map { ($1.id, (position: $0, block: $1)) })
         var sealed = 0, kept = 0, words = 0
         for (position, block) in content.blocks.enumerated() {

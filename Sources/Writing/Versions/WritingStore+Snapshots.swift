@@ -28,6 +28,26 @@ extension WritingStore {
         return Snapshot(row, title: kept)
     }
 
+    /// Writes `content` as the document's content (`replaceDocumentContent`) and takes an automatic
+    /// snapshot of the result (`createSnapshot`), reading the stored blocks once instead of twice: the
+    /// snapshot is the content just written, and its delta's base is the content the write replaced
+    /// when the latest snapshot's sealed digest says that is the latest version (then one record of
+    /// the chain is opened, not the chain). Content equal to the latest snapshot's takes none.
+    @discardableResult
+    public func replaceDocumentContentAndSnapshot(of document: NodeID, in projectID: ProjectID,
+                                                  with content: DocumentContent) throws -> (change: ContentChange, snapshot: Snapshot) {
+        var replaced: DocumentContent?
+        let change = try replaceDocumentContent(of: document, in: projectID, with: content) { replaced = $0 }
+        // The blocks are sealed as BlockEncoding encodes them and read back in this order: these are
+        // the bytes createSnapshot would read.
+        let project = try writable(projectID)
+        let row = try addSnapshot(SnapshotContent.encode(content), of: document, in: project, origin: .automatic,
+                                  title: nil, latestCandidate: replaced.map(SnapshotContent.encode))
+        // Unchanged since a titled snapshot: that one is returned, with its title.
+        let title = row.origin == .titled ? try openText([try WritingRecord.snapshotTitle(row.id)], of: project)[0] : nil
+        return (change, Snapshot(row, title: title))
+    }
+
     /// The document's snapshots, oldest first, with the titled ones' titles opened.
     public func snapshots(of document: NodeID, in projectID: ProjectID) throws -> [Snapshot] {
         let project = try self.project(projectID)
@@ -66,10 +86,12 @@ extension WritingStore {
 
     /// Stores `content` as the document's next snapshot (or, for an automatic one equal to the
     /// latest, returns the latest's row and stores nothing).
+    /// `latestCandidate`, when given, is content the latest snapshot probably holds (what a write in
+    /// this transaction replaced): it is used only if the latest's sealed digest is its hash.
     func addSnapshot(_ content: [UInt8], of document: NodeID, in project: WritingProject, origin: SnapshotOrigin,
-                     title: String?) throws -> SnapshotTable.Row {
+                     title: String?, latestCandidate: [UInt8]? = nil) throws -> SnapshotTable.Row {
         let latest = try snapshotTable.latest(of: document)
-        let previous = try latest.map { try contentBytes(of: $0, in: project) }
+        let previous = try latest.map { try latestContent($0, candidate: latestCandidate, in: project) }
         if origin == .automatic, let latest, previous == content { return latest }
         let sequence = (latest?.sequence ?? 0) + 1
         let form: SnapshotRecord.Form = (sequence - 1) % Self.keyframeInterval == 0 ? .keyframe : .delta
@@ -89,6 +111,15 @@ extension WritingStore {
 
     static let noBase = [UInt8](repeating: 0, count: SnapshotID.size)
 
+    /// The latest snapshot's content: `candidate` if the latest's sealed digest is its hash (one
+    /// record opened), else read through its chain.
+    func latestContent(_ latest: SnapshotTable.Row, candidate: [UInt8]?, in project: WritingProject) throws -> [UInt8] {
+        guard let candidate else { return try contentBytes(of: latest, in: project) }
+        let record = try openRecords([latest], in: project)[0]
+        if record.digest == SHA256.hash(candidate) { return candidate }
+        return try contentBytes(of: latest, in: project)
+    }
+
     /// The snapshot's content bytes: its keyframe, then each delta up to it, every record checked
     /// against its row and the chain, and the result against the sealed digest.
     func contentBytes(of row: SnapshotTable.Row, in project: WritingProject) throws -> [UInt8] {
@@ -98,25 +129,34 @@ extension WritingStore {
               zip(chain, chain.dropFirst()).allSatisfy({ $1.sequence == $0.sequence + 1 }) else {
             throw WritingError(.damagedRecord, "snapshot \(row.id)'s chain has no keyframe within \(Self.keyframeInterval) or a gap")
         }
-        let locations = try chain.flatMap { link in try (0..<link.parts).map { try WritingRecord.snapshotPart(link.id, $0) } }
+        var bytes: [UInt8] = []
+        for (link, record) in zip(chain, try openRecords(chain, in: project)) {
+            bytes = record.form == .keyframe ? record.payload : try SnapshotDelta(parsing: record.payload).apply(to: bytes)
+            guard SHA256.hash(bytes) == record.digest else {
+                throw WritingError(.damagedRecord, "snapshot \(link.id)'s content is not the version it sealed")
+            }
+        }
+        return bytes
+    }
+
+    /// The sealed records of `links` (consecutive snapshots of one document, oldest first), opened in
+    /// one read, each checked against its row and its base (the snapshot before it).
+    func openRecords(_ links: [SnapshotTable.Row], in project: WritingProject) throws -> [SnapshotRecord] {
+        guard let first = links.first else { return [] }
+        let locations = try links.flatMap { link in try (0..<link.parts).map { try WritingRecord.snapshotPart(link.id, $0) } }
         // A snapshot record spans several sealed parts, parsed as one array: each part is copied out
         // of locked memory here (SnapshotRecord and SnapshotDelta read arrays).
         var values = try open(locations, of: project) { _, plaintext in [UInt8](plaintext) }[...]
-        var base = first.sequence == 1 ? Self.noBase : try snapshotTable.id(of: row.document, sequence: first.sequence - 1)?.bytes ?? Self.noBase
-        var bytes: [UInt8] = []
-        for link in chain {
+        var base = first.sequence == 1 ? Self.noBase : try snapshotTable.id(of: first.document, sequence: first.sequence - 1)?.bytes ?? Self.noBase
+        return try links.map { link in
             let record = try SnapshotRecord(parsing: Array(values.prefix(link.parts).joined()))
             values = values.dropFirst(link.parts)
             guard record.document == link.document, record.sequence == link.sequence, record.form == link.form, record.base == base else {
                 throw WritingError(.damagedRecord, "snapshot \(link.id)'s sealed value is not the one its row names")
             }
-            bytes = record.form == .keyframe ? record.payload : try SnapshotDelta(parsing: record.payload).apply(to: bytes)
-            guard SHA256.hash(bytes) == record.digest else {
-                throw WritingError(.damagedRecord, "snapshot \(link.id)'s content is not the version it sealed")
-            }
             base = link.id.bytes
+            return record
         }
-        return bytes
     }
 
     /// The snapshot's row, refusing one of another project or document, or none.

@@ -1,0 +1,71 @@
+import CryptoVault
+import Testing
+import TestSupport
+@testable import Writing
+
+/// `replaceDocumentContentAndSnapshot` (SECURITY.md §15.2): the same versions as a write followed by
+/// `createSnapshot`, with the stored blocks opened once and, when the write replaced the latest
+/// version, one record of the chain instead of the chain.
+@Suite struct SnapshotWithWriteTests {
+    typealias Setting = SnapshotStoreTests.Setting
+
+    func writeAndSnapshot(_ setting: Setting, _ content: DocumentContent) throws -> Snapshot {
+        try setting.fixture.store { try $0.replaceDocumentContentAndSnapshot(of: setting.document.id, in: setting.project.id, with: content).snapshot }
+    }
+
+    /// The records named by the `record.open` entries recorded since `before` events.
+    func opened(_ setting: Setting, since before: Int) -> [String] {
+        setting.fixture.vault.recording.events.withLock { events in
+            events[before...].filter { $0.action == .recordOpen }.flatMap { event in
+                event.details.first { $0.name == "records" }?.value.split(separator: "\n").map(String.init) ?? []
+            }
+        }
+    }
+
+    @Test("40 versions read back byte for byte, keyframes at 1 and 33, each write opening the stored blocks once and one snapshot record")
+    func versionsMatchAndReadsAreFew() throws {
+        let setting = try Setting()
+        var random = SeededGenerator(seed: 16)
+        var content = DocumentContent()
+        var versions: [(Snapshot, DocumentContent)] = []
+        for index in 0..<40 {
+            let stored = content.blocks.count
+            content = try SnapshotStoreTests.evolve(content, index, &random)
+            let before = setting.fixture.vault.recording.events.withLock { $0.count }
+            versions.append((try writeAndSnapshot(setting, content), content))
+            let opened = opened(setting, since: before)
+            #expect(opened.filter { $0.contains("/writing_blocks/") }.count == stored, "version \(index + 1)")
+            #expect(opened.filter { $0.contains("/writing_snapshots/") }.count == (index == 0 ? 0 : 1), "version \(index + 1)")
+        }
+        #expect(versions.map(\.0.sequence) == Array(1...40))
+        #expect(versions.filter(\.0.isKeyframe).map(\.0.sequence) == [1, 33])
+        for (snapshot, expected) in versions {
+            #expect(SnapshotContent.encode(try setting.content(snapshot.id)) == SnapshotContent.encode(expected), "version \(snapshot.sequence)")
+        }
+    }
+
+    @Test("a write over content the latest snapshot does not hold reads the chain and stores the right delta")
+    func contentWrittenSinceTheLatestReadsTheChain() throws {
+        let setting = try Setting()
+        let first = try WritingFixture.paragraphs(["One.", "Two."]), between = try WritingFixture.paragraphs(["One.", "Two, changed."])
+        let third = try WritingFixture.paragraphs(["One, again.", "Two, changed."])
+        _ = try writeAndSnapshot(setting, first)
+        try setting.write(between)
+        let before = setting.fixture.vault.recording.events.withLock { $0.count }
+        let snapshot = try writeAndSnapshot(setting, third)
+        #expect(snapshot.sequence == 2 && !snapshot.isKeyframe)
+        // The latest's record, opened to compare digests, then the chain (here the same keyframe) to read it.
+        #expect(opened(setting, since: before).filter { $0.contains("/writing_snapshots/") }.count == 2)
+        #expect(try setting.content(snapshot.id) == third)
+    }
+
+    @Test("content equal to the latest snapshot's takes no new version and returns the latest, with its title")
+    func unchangedTakesNone() throws {
+        let setting = try Setting()
+        try setting.write(try WritingFixture.paragraphs(["Same."]))
+        let titled = try setting.snapshot("Signed")
+        let again = try writeAndSnapshot(setting, try setting.content(titled.id))
+        #expect(again == titled && again.title == "Signed")
+        #expect(try setting.fixture.store { try $0.snapshots(of: setting.document.id, in: setting.project.id) }.count == 1)
+    }
+}
