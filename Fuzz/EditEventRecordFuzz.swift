@@ -10,7 +10,7 @@
 // fuzz-sources: Sources/Writing/WritingAuditActions.swift
 // fuzz-sources: Sources/Writing/WritingError.swift
 // fuzz-sources: Sources/Writing/WritingLimits.swift
-// (Sources/Writing without Import/, whose CCmark module the fuzz build does not provide.)
+// (Sources/Writing without Import/, which this parser does not need: fewer sources to build.)
 // libFuzzer target: an edit event's sealed value (SECURITY.md §15.5). A value comes out of the vault
 // file, so a damaged one must be refused without trapping; one that parses is within its bounds, lists
 // each document once, and encodes back to exactly its bytes (the encoding is canonical).

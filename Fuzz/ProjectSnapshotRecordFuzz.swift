@@ -10,7 +10,7 @@
 // fuzz-sources: Sources/Writing/WritingAuditActions.swift
 // fuzz-sources: Sources/Writing/WritingError.swift
 // fuzz-sources: Sources/Writing/WritingLimits.swift
-// (Sources/Writing without Import/, whose CCmark module the fuzz build does not provide.)
+// (Sources/Writing without Import/, which this parser does not need: fewer sources to build.)
 // libFuzzer target: a project snapshot's sealed value (SECURITY.md §15.2). A damaged value must be
 // refused without trapping; one that parses lists each node once, after its folder, a version for
 // each document and none for a folder, and encodes back to exactly its bytes.
