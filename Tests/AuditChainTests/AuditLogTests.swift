@@ -122,7 +122,7 @@ struct AuditLogEntryTests {
         }
 
         let session = try step { try fixture.unlock() }
-        expected.append(.init(action: "vault.unlock", subjectID: passphraseSlot.uuid))
+        expected.append(.init(action: "vault.unlock", subjectID: passphraseSlot.uuid.bytes))
 
         try step { #expect(errorCode { try fixture.unlock("not the passphrase") } == .wrongPassphrase) }
         expected.append(.init(action: "vault.unlock-failed"))
@@ -174,26 +174,26 @@ struct AuditLogEntryTests {
         expected.append(.init(action: "bundle.rm", compartmentID: compartment.id, subjectID: stored.bundleID.bytes, details: ["bytes": "12"]))
 
         try step { try session.changePassphrase(to: try secret(newPassphrase)) }
-        expected.append(.init(action: "keyslot.passwd", subjectID: passphraseSlot.uuid))
+        expected.append(.init(action: "keyslot.passwd", subjectID: passphraseSlot.uuid.bytes))
 
         let recoveryKey = try step { try session.createRecoveryKey() }
         let recoverySlot = try #require(try fixture.vault.keyslots().first { $0.kind == .recoveryKey })
-        expected.append(.init(action: "recovery.create-key", subjectID: recoverySlot.uuid))
+        expected.append(.init(action: "recovery.create-key", subjectID: recoverySlot.uuid.bytes))
 
         try step { try session.splitRecovery(threshold: 2, shares: 3) { #expect($0.count == 3) } }
         let sharesSlot = try #require(try fixture.vault.keyslots().first { $0.kind == .recoveryShares })
-        expected.append(.init(action: "recovery.split", subjectID: sharesSlot.uuid))
+        expected.append(.init(action: "recovery.split", subjectID: sharesSlot.uuid.bytes))
 
         // A stronger policy makes the next passphrase unlock rewrap its slot, recorded before the unlock.
         let stronger = KDFParameters.argon2id(memoryKiB: 19_456, iterations: 3, parallelism: 1)
         try step { try session.setKDFPolicy(stronger) }
         expected.append(.init(action: "vault.kdf-policy", details: ["kdf_policy": stronger.encoded]))
         try step { _ = try fixture.unlock(newPassphrase) }
-        expected.append(.init(action: "keyslot.upgrade", subjectID: passphraseSlot.uuid))
-        expected.append(.init(action: "vault.unlock", subjectID: passphraseSlot.uuid))
+        expected.append(.init(action: "keyslot.upgrade", subjectID: passphraseSlot.uuid.bytes))
+        expected.append(.init(action: "vault.unlock", subjectID: passphraseSlot.uuid.bytes))
 
         let recovered = try step { try fixture.vault.unlock(with: .recoveryKey(recoveryKey)) }
-        expected.append(.init(action: "vault.unlock", subjectID: recoverySlot.uuid))
+        expected.append(.init(action: "vault.unlock", subjectID: recoverySlot.uuid.bytes))
 
         try step { try recovered.changePassphrase(to: try secret("replaced after a recovery")) }
         expected.append(.init(action: "keyslot.passwd-replace"))

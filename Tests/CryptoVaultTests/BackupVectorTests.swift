@@ -54,7 +54,7 @@ struct BackupVectorTests {
         #expect(try read(BackupFormat.publicRecordName) == (try Self.hex(vector, "public_record")))
         #expect(try read(BackupFormat.sealedDatabaseName) == (try Self.hex(vector, "sealed_database")))
         let bundles = try #require(vector["bundles"] as? [[String: Any]])
-        #expect(summary.bundles.map(\.id) == (try bundles.map { try Self.hex($0, "id") }))
+        #expect(summary.bundles.map(\.id.bytes) == (try bundles.map { try Self.hex($0, "id") }))
         for bundle in bundles {
             #expect(try read("assets/" + ByteEncoding.hex(try Self.hex(bundle, "id")) + ".vbundle") == (try Self.hex(bundle, "data")))
         }
@@ -63,7 +63,7 @@ struct BackupVectorTests {
     @Test("the backup key opens under the master key to the vector's private key; the file key and the sealed database follow from it and the ephemeral key")
     func backupKeyAndSealedDatabase() throws {
         let vector = try Self.load()
-        let vaultID = try Self.hex(vector, "vault_id")
+        let vaultID = try VaultID(bytes: try Self.hex(vector, "vault_id"))
         let masterKey = try SecureBytes(copying: try Self.hex(vector, "master_key"))
         let key = try BackupKey.open(try Self.hex(vector, "backup_sealed_key"), publicKey: try Self.hex(vector, "backup_public_key"),
                                      masterKey: masterKey, vaultID: vaultID)
@@ -90,7 +90,7 @@ struct BackupVectorTests {
     }
 
     /// Opens a sealed database record the way a restore does (a file in, a file out).
-    static func open(_ sealed: [UInt8], key: X25519PrivateKey, vaultID: [UInt8]) throws -> Opened {
+    static func open(_ sealed: [UInt8], key: X25519PrivateKey, vaultID: VaultID) throws -> Opened {
         let folder = try scratch()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         FileManager.default.createFile(atPath: folder + "/sealed", contents: Data(sealed))
@@ -106,7 +106,7 @@ struct BackupVectorTests {
     @Test("sealed databases: two chunks and an empty one open to their plaintext; a dropped last chunk, a changed chunk, tag or ephemeral key and a short record are refused (corruptBackup); the chunk layout of every listed length is the vector's")
     func sealedDatabases() throws {
         let vector = try Self.load()
-        let vaultID = try Self.hex(vector, "vault_id")
+        let vaultID = try VaultID(bytes: try Self.hex(vector, "vault_id"))
         let key = try X25519PrivateKey(rawRepresentation: try SecureBytes(copying: try Self.hex(vector, "backup_private_key")))
         let cases = try #require(vector["sealed_databases"] as? [[String: Any]])
         var refusedCount = 0

@@ -55,7 +55,7 @@ struct BundleStoreTests {
         try fixture.unlocked.removeStored(removed.bundleID)
         #expect(!FileManager.default.fileExists(atPath: assets.path(of: removed.bundleID)))
         #expect(errorCode { try fixture.unlocked.storedBundle(removed.bundleID) } == .bundleNotFound)
-        let orphan = assets.path(of: Array(repeating: 0xab, count: 16))
+        let orphan = assets.path(of: try BundleID(bytes: Array(repeating: 0xab, count: 16)))
         try fixture.write([1, 2, 3], to: orphan)
         #expect(try fixture.unlocked.sweepAssets() == 0, "nothing is deleted")
         #expect(!FileManager.default.fileExists(atPath: orphan))

@@ -37,16 +37,16 @@ struct BundleVectorTests {
             #expect(BundleKeys.info == (try BundleVectors.hex(c, "hkdf_info")), "\(name): HKDF info")
             let all = try HKDF.deriveKey(inputKeyMaterial: dataKey, salt: bundleID, info: BundleKeys.info, outputCount: 128)
             #expect(all.exposedCopy() == (try BundleVectors.hex(c, "hkdf_output")), "\(name): HKDF output")
-            let keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID)
+            let keys = try BundleKeys(dataKey: dataKey, bundleID: try BundleID(bytes: bundleID))
             #expect(keys.payloadKey.exposedCopy() == (try BundleVectors.hex(c, "payload_key")), "\(name): payload key")
             #expect(keys.metadataKey.exposedCopy() == (try BundleVectors.hex(c, "metadata_key")), "\(name): metadata key")
             #expect(keys.headerKey.exposedCopy() == (try BundleVectors.hex(c, "header_key")), "\(name): header key")
             #expect(keys.commitment == (try BundleVectors.hex(c, "key_commitment")), "\(name): key commitment")
 
             let wrap = try BundleVectors.object(c, "wrap")
-            let ad = BundleKeys.wrapAssociatedData(vaultID: try BundleVectors.hex(wrap, "vault_id"),
+            let ad = BundleKeys.wrapAssociatedData(vaultID: try VaultID(bytes: try BundleVectors.hex(wrap, "vault_id")),
                                                    compartmentID: try CompartmentID(bytes: try BundleVectors.hex(wrap, "compartment_id")),
-                                                   keyVersion: try BundleVectors.uint32(wrap, "key_version"), bundleID: bundleID)
+                                                   keyVersion: try BundleVectors.uint32(wrap, "key_version"), bundleID: try BundleID(bytes: bundleID))
             #expect(ad == (try BundleVectors.hex(wrap, "wrap_ad")), "\(name): wrap AD")
             let compartmentKey = try SecureBytes(copying: try BundleVectors.hex(wrap, "compartment_key"))
             let nonce = try BundleVectors.hex(wrap, "wrap_nonce")
@@ -137,13 +137,13 @@ struct BundleVectorTests {
             let source = try BundleVectors.bundleCase(file, named: try BundleVectors.string(c, "from"))
             let original = try BundleVectors.rebuild(source)
             let keys = try BundleKeys(dataKey: try SecureBytes(copying: try BundleVectors.hex(source, "data_key")),
-                                      bundleID: try BundleVectors.hex(source, "bundle_id"))
+                                      bundleID: try BundleID(bytes: try BundleVectors.hex(source, "bundle_id")))
             var header = try BundleHeader(parsing: original)
             let version = try BundleVectors.uint32(c, "key_version")
             header.keyVersion = version
             header.wrapNonce = try BundleVectors.hex(c, "wrap_nonce")
-            let ad = BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
-                                                   keyVersion: version, bundleID: header.bundleID.bytes)
+            let ad = BundleKeys.wrapAssociatedData(vaultID: header.vaultID, compartmentID: header.compartmentID,
+                                                   keyVersion: version, bundleID: header.bundleID)
             #expect(ad == (try BundleVectors.hex(c, "wrap_ad")), "\(name): wrap AD")
             header.wrappedDataKey = try XChaChaPoly.sealSecret(try SecureBytes(copying: try BundleVectors.hex(source, "data_key")),
                                                                key: try SecureBytes(copying: try BundleVectors.hex(c, "compartment_key")),
@@ -390,7 +390,7 @@ enum BundleVectors {
     static func rebuild(_ c: [String: Any]) throws -> [UInt8] {
         let name = try string(c, "name")
         let dataKey = try SecureBytes(copying: try hex(c, "data_key"))
-        let bundleID = try hex(c, "bundle_id")
+        let bundleID = try BundleID(bytes: try hex(c, "bundle_id"))
         let keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID)
         let expectedKeys = try object(c, "keys")
         #expect(keys.payloadKey.exposedCopy() == (try hex(expectedKeys, "payload_key")), "\(name): payload key")
@@ -398,7 +398,7 @@ enum BundleVectors {
         #expect(keys.headerKey.exposedCopy() == (try hex(expectedKeys, "header_key")), "\(name): header key")
         #expect(keys.commitment == (try hex(expectedKeys, "key_commitment")), "\(name): commitment")
 
-        let vaultID = try hex(c, "vault_id"), compartmentID = try CompartmentID(bytes: try hex(c, "compartment_id"))
+        let vaultID = try VaultID(bytes: try hex(c, "vault_id")), compartmentID = try CompartmentID(bytes: try hex(c, "compartment_id"))
         let version = try uint32(c, "key_version")
         let ad = BundleKeys.wrapAssociatedData(vaultID: vaultID, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID)
         #expect(ad == (try hex(c, "wrap_ad")), "\(name): wrap AD")
@@ -418,7 +418,7 @@ enum BundleVectors {
         let unknown = try bool(c, "unknown_length")
         let length = try int(c, "plaintext_length")
         let chunkSize = try int(c, "chunk_size")
-        let header = BundleHeader(vaultID: try VaultID(bytes: vaultID), compartmentID: compartmentID, keyVersion: version, bundleID: try BundleID(bytes: bundleID),
+        let header = BundleHeader(vaultID: vaultID, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID,
                                   chunkSize: chunkSize, plaintextLength: unknown ? BundleHeader.unknownLength : UInt64(length),
                                   wrapNonce: wrapNonce, wrappedDataKey: wrapped, sealedMetadata: sealedMetadata,
                                   keyCommitment: keys.commitment, headerKey: keys.headerKey)

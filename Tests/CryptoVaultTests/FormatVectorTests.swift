@@ -44,7 +44,7 @@ struct FormatVectorTests {
             }
             let kek = try KeyHierarchy.passphraseKEK(try SecureBytes(copying: passphraseBytes),
                                                      salt: try FormatVectors.hex(c, "salt"),
-                                                     parameters: parameters, vaultID: vaultID)
+                                                     parameters: parameters, vaultID: try VaultID(bytes: vaultID))
             #expect(kek.exposedCopy() == (try FormatVectors.hex(c, "kek")), "\(name): KEK")
             try Self.checkWrap(c, name: name, kek: try SecureBytes(copying: try FormatVectors.hex(c, "kek")))
         }
@@ -91,7 +91,8 @@ struct FormatVectorTests {
         let vaultID = try FormatVectors.hex(c, "vault_id")
         let kind = try #require(Keyslot.Kind(rawValue: try FormatVectors.string(c, "kind")), "\(name): kind")
         let kdf = try KeyslotKDF(parsing: try FormatVectors.string(c, "kdf"))
-        let ad = Keyslot.associatedData(vaultID: vaultID, uuid: try FormatVectors.hex(c, "uuid"), kind: kind, kdf: kdf)
+        let ad = Keyslot.associatedData(vaultID: try VaultID(bytes: vaultID), uuid: try KeyslotID(bytes: try FormatVectors.hex(c, "uuid")),
+                                        kind: kind, kdf: kdf)
         #expect(ad == (try FormatVectors.hex(c, "ad")), "\(name): associated data")
         let masterKey = try FormatVectors.hex(c, "master_key")
         let nonce = try FormatVectors.hex(c, "nonce")
@@ -234,7 +235,7 @@ struct FormatVectorTests {
                 let files = try #require(c["files"] as? [String], "\(name): files")
                 let parsed = try files.map { try RecoveryShareFile(parsing: try SecureBytes(copying: Array($0.utf8))) }
                 let error = FormatVectors.failure {
-                    _ = try RecoveryShareFile.combine(parsed, vaultID: try FormatVectors.hex(c, "vault_id"))
+                    _ = try RecoveryShareFile.combine(parsed, vaultID: try VaultID(bytes: try FormatVectors.hex(c, "vault_id")))
                 }
                 try Self.expect(error, reason: reason, case: name)
             default:
@@ -245,8 +246,8 @@ struct FormatVectorTests {
     }
 
     static func checkSplit(_ c: [String: Any], name: String) throws {
-        let vaultID = try FormatVectors.hex(c, "vault_id")
-        let keyslot = try FormatVectors.hex(c, "keyslot")
+        let vaultID = try VaultID(bytes: try FormatVectors.hex(c, "vault_id"))
+        let keyslot = try KeyslotID(bytes: try FormatVectors.hex(c, "keyslot"))
         let threshold = try FormatVectors.int(c, "threshold")
         let count = try FormatVectors.int(c, "share_count")
         let secret = try FormatVectors.hex(c, "secret")
@@ -360,7 +361,7 @@ struct FormatVectorTests {
                 let version = try #require(UInt32(exactly: try FormatVectors.int(v, "version")), "\(name): version fits u32")
                 #expect(KeyHierarchy.compartmentKeyInfo + vaultID + uuid + ByteEncoding.bigEndian(version)
                         == (try FormatVectors.hex(v, "hkdf_info")), "\(name): info of version \(version)")
-                let key = try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: try CompartmentID(bytes: uuid),
+                let key = try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: try VaultID(bytes: vaultID), compartmentID: try CompartmentID(bytes: uuid),
                                                           version: version, salt: try FormatVectors.hex(v, "salt"))
                 #expect(key.exposedCopy() == (try FormatVectors.hex(v, "key")), "\(name): key of version \(version)")
             }

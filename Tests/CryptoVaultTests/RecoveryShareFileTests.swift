@@ -5,7 +5,7 @@ import TestSupport
 @Suite("Recovery share files: exact format, strict parser")
 struct RecoveryShareFileTests {
     static func sample() throws -> RecoveryShareFile {
-        RecoveryShareFile(vaultID: Array(repeating: 0xab, count: 16), keyslotUUID: Array(repeating: 0x01, count: 16),
+        RecoveryShareFile(vaultID: try VaultID(bytes: Array(repeating: 0xab, count: 16)), keyslotUUID: try KeyslotID(bytes: Array(repeating: 0x01, count: 16)),
                           threshold: 3, shareCount: 5,
                           share: SecretShare(index: 2, value: try SecureBytes(copying: (0..<32).map { UInt8($0) })))
     }
@@ -75,7 +75,7 @@ struct RecoveryShareFileTests {
     @Test("impossible share numbers are refused even with a valid check line")
     func impossibleNumbers() throws {
         for (threshold, index, count) in [(1, 1, 5), (6, 1, 5), (3, 6, 5), (3, 0, 5)] {
-            let file = RecoveryShareFile(vaultID: Array(repeating: 1, count: 16), keyslotUUID: Array(repeating: 2, count: 16),
+            let file = RecoveryShareFile(vaultID: try VaultID(bytes: Array(repeating: 1, count: 16)), keyslotUUID: try KeyslotID(bytes: Array(repeating: 2, count: 16)),
                                          threshold: threshold, shareCount: count,
                                          share: SecretShare(index: UInt8(index), value: try SecureBytes.random(count: 32)))
             let message = errorMessage { try RecoveryShareFile(parsing: try file.serialized()) } ?? ""

@@ -92,7 +92,7 @@ struct SealedRecordVectorTests {
         for c in cases {
             let identity = try #require(c.identity).decoded()
             let compartmentKey = try KeyHierarchy.compartmentKey(masterKey: try SecureBytes(copying: try Self.bytes(c.masterKey)),
-                                                                 vaultID: identity.vaultID.bytes, compartmentID: identity.compartmentID,
+                                                                 vaultID: identity.vaultID, compartmentID: identity.compartmentID,
                                                                  version: identity.keyVersion, salt: try Self.bytes(c.versionSalt))
             let expectedCompartmentKey = try Self.bytes(c.compartmentKey)
             #expect(compartmentKey.withUnsafeBytes { Array($0) } == expectedCompartmentKey, "\(c.name): compartment key")

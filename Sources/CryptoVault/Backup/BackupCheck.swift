@@ -17,13 +17,13 @@ public enum BackupCheck {
         guard vault.vaultID == summary.vaultID else { throw BackupReader.corrupt("its header names another vault than its database") }
         guard vault.passesFullIntegrityCheck() else { throw BackupReader.corrupt("its database fails SQLite's integrity check") }
         let listed = try BackupWriter.bundlesListed(in: vault.databasePath)
-        let carried = Dictionary(summary.bundles.map { (ByteEncoding.hex($0.id), $0.length) }) { first, _ in first }
+        let carried = Dictionary(summary.bundles.map { ($0.id, $0.length) }) { first, _ in first }
         for bundle in listed {
-            guard let length = carried[ByteEncoding.hex(bundle.id)] else {
-                throw BackupReader.corrupt("its database lists bundle \(ByteEncoding.hex(bundle.id)) but the file does not carry it")
+            guard let length = carried[bundle.id] else {
+                throw BackupReader.corrupt("its database lists bundle \(bundle.id.hex) but the file does not carry it")
             }
             guard length == bundle.length else {
-                throw BackupReader.corrupt("bundle \(ByteEncoding.hex(bundle.id)) is \(length) bytes but its record says \(bundle.length)")
+                throw BackupReader.corrupt("bundle \(bundle.id.hex) is \(length) bytes but its record says \(bundle.length)")
             }
         }
         guard listed.count == summary.bundles.count else {

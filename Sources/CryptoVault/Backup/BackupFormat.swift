@@ -43,12 +43,13 @@ public enum BackupFormat {
     public static let publicRecordName = "backup-public.db"
     public static let sealedDatabaseName = "vault.db.sealed"
 
-    static func header(vaultID: [UInt8], createdAt: UInt64, recordCount: UInt32, version: UInt32 = version) -> [UInt8] {
-        magic + bigEndian(UInt64(version), width: 4) + vaultID + bigEndian(createdAt, width: 8) + bigEndian(UInt64(recordCount), width: 4)
+    static func header(vaultID: VaultID, createdAt: UInt64, recordCount: UInt32, version: UInt32 = version) -> [UInt8] {
+        magic + bigEndian(UInt64(version), width: 4) + vaultID.bytes + bigEndian(createdAt, width: 8) + bigEndian(UInt64(recordCount), width: 4)
     }
 
-    static func recordHeader(kind: Kind, id: [UInt8], length: UInt64) -> [UInt8] {
-        [kind.rawValue] + id + bigEndian(length, width: 8)
+    /// A bundle record's id is its bundle's; the records before the bundles have none (16 zero bytes).
+    static func recordHeader(kind: Kind, bundle: BundleID?, length: UInt64) -> [UInt8] {
+        [kind.rawValue] + (bundle?.bytes ?? [UInt8](repeating: 0, count: BundleID.size)) + bigEndian(length, width: 8)
     }
 
     static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
@@ -67,6 +68,6 @@ public struct BackupSummary: Sendable {
     public let createdAt: UInt64
     public let databaseBytes: UInt64
     /// Each bundle's id and length, in the file's order.
-    public let bundles: [(id: [UInt8], length: UInt64)]
+    public let bundles: [(id: BundleID, length: UInt64)]
     public let fileBytes: UInt64
 }

@@ -17,29 +17,29 @@ public enum BackupKey {
     /// 24-byte nonce, 32-byte key, 16-byte tag.
     public static let sealedKeySize = XChaChaPoly.nonceSize + X25519PrivateKey.keySize + XChaChaPoly.tagSize
 
-    static func sealingKey(masterKey: SecureBytes, vaultID: [UInt8]) throws -> SecureBytes {
-        try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: sealingInfo, outputCount: 32)
+    static func sealingKey(masterKey: SecureBytes, vaultID: VaultID) throws -> SecureBytes {
+        try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: sealingInfo, outputCount: 32)
     }
 
     /// A new key pair, its private half sealed under the master key.
-    static func make(masterKey: SecureBytes, vaultID: [UInt8]) throws -> (publicKey: [UInt8], sealedKey: [UInt8]) {
+    static func make(masterKey: SecureBytes, vaultID: VaultID) throws -> (publicKey: [UInt8], sealedKey: [UInt8]) {
         let key = try X25519PrivateKey()
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         let sealed = try XChaChaPoly.sealSecret(key.rawRepresentation, key: try sealingKey(masterKey: masterKey, vaultID: vaultID),
-                                                nonce: nonce, authenticating: sealingInfo + vaultID + key.publicKey)
+                                                nonce: nonce, authenticating: sealingInfo + vaultID.bytes + key.publicKey)
         return (key.publicKey, nonce + sealed)
     }
 
     /// The private key, if `sealedKey` opens under this master key and belongs to `publicKey`: a
     /// public key swapped in the clear (by someone who can write the vault folder) is refused here.
-    public static func open(_ sealedKey: [UInt8], publicKey: [UInt8], masterKey: SecureBytes, vaultID: [UInt8]) throws -> X25519PrivateKey {
+    public static func open(_ sealedKey: [UInt8], publicKey: [UInt8], masterKey: SecureBytes, vaultID: VaultID) throws -> X25519PrivateKey {
         guard sealedKey.count == sealedKeySize, publicKey.count == X25519PrivateKey.keySize else {
             throw CryptoVaultError(.corruptBackup, "the backup is refused: its backup key is not \(sealedKeySize) bytes")
         }
         let raw: SecureBytes
         do {
             raw = try XChaChaPoly.openSecret(Array(sealedKey.dropFirst(XChaChaPoly.nonceSize)), key: try sealingKey(masterKey: masterKey, vaultID: vaultID),
-                                             nonce: Array(sealedKey.prefix(XChaChaPoly.nonceSize)), authenticating: sealingInfo + vaultID + publicKey)
+                                             nonce: Array(sealedKey.prefix(XChaChaPoly.nonceSize)), authenticating: sealingInfo + vaultID.bytes + publicKey)
         } catch {
             throw CryptoVaultError(.corruptBackup, "the backup is refused: its backup key does not open under this vault's master key (altered or swapped)")
         }
@@ -51,19 +51,19 @@ public enum BackupKey {
     }
 
     /// The key of one file's database record (fresh per file: the ephemeral key is).
-    static func fileKey(shared: SecureBytes, ephemeralPublicKey: [UInt8], recipientPublicKey: [UInt8], vaultID: [UInt8]) throws -> SecureBytes {
-        try HKDF.deriveKey(inputKeyMaterial: shared, salt: ephemeralPublicKey + recipientPublicKey, info: fileKeyInfo + vaultID, outputCount: 32)
+    static func fileKey(shared: SecureBytes, ephemeralPublicKey: [UInt8], recipientPublicKey: [UInt8], vaultID: VaultID) throws -> SecureBytes {
+        try HKDF.deriveKey(inputKeyMaterial: shared, salt: ephemeralPublicKey + recipientPublicKey, info: fileKeyInfo + vaultID.bytes, outputCount: 32)
     }
 
     /// The writer's side: a fresh ephemeral key, and the file key it agrees with `recipientPublicKey`.
-    static func encapsulate(to recipientPublicKey: [UInt8], vaultID: [UInt8]) throws -> (ephemeralPublicKey: [UInt8], fileKey: SecureBytes) {
+    static func encapsulate(to recipientPublicKey: [UInt8], vaultID: VaultID) throws -> (ephemeralPublicKey: [UInt8], fileKey: SecureBytes) {
         let ephemeral = try X25519PrivateKey()
         let shared = try ephemeral.sharedSecret(with: recipientPublicKey)
         return (ephemeral.publicKey, try fileKey(shared: shared, ephemeralPublicKey: ephemeral.publicKey, recipientPublicKey: recipientPublicKey, vaultID: vaultID))
     }
 
     /// The reader's side.
-    public static func decapsulate(_ ephemeralPublicKey: [UInt8], with key: X25519PrivateKey, vaultID: [UInt8]) throws -> SecureBytes {
+    public static func decapsulate(_ ephemeralPublicKey: [UInt8], with key: X25519PrivateKey, vaultID: VaultID) throws -> SecureBytes {
         let shared: SecureBytes
         do { shared = try key.sharedSecret(with: ephemeralPublicKey) } catch {
             throw CryptoVaultError(.corruptBackup, "the backup is refused: the database record's ephemeral key is not a usable X25519 key")
@@ -92,7 +92,7 @@ extension Vault {
 extension UnlockedVault {
     /// Stores a new backup key pair inside the caller's transaction (at init).
     func storeBackupKey(in database: Database) throws {
-        let made = try BackupKey.make(masterKey: masterKey, vaultID: vaultID.bytes)
+        let made = try BackupKey.make(masterKey: masterKey, vaultID: vaultID)
         for (name, value) in [(BackupKey.publicKeyName, made.publicKey), (BackupKey.sealedKeyName, made.sealedKey)] {
             try VaultMeta.insert(name, value, in: database)
         }
@@ -117,7 +117,7 @@ extension UnlockedVault {
                   let sealed = try BackupKey.metaBlob(BackupKey.sealedKeyName, in: database) else {
                 throw CryptoVaultError(.corruptVault, "the vault has no backup key")
             }
-            return try BackupKey.open(sealed, publicKey: publicKey, masterKey: masterKey, vaultID: vaultID.bytes)
+            return try BackupKey.open(sealed, publicKey: publicKey, masterKey: masterKey, vaultID: vaultID)
         }
     }
 }

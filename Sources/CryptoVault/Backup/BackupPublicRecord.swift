@@ -37,7 +37,7 @@ public enum BackupPublicRecord {
     /// Opens an extracted record read-only, refusing anything but exactly the schema above (no view,
     /// no trigger, no other table: a hostile file must not run code when it is read) and a
     /// `backup_meta` whose vault id is the header's and whose keys have their sizes.
-    public static func open(_ path: String, vaultID: [UInt8]) throws -> Database {
+    public static func open(_ path: String, vaultID: VaultID) throws -> Database {
         let database: Database
         do {
             database = try Database(path: path, create: false, readOnly: true)
@@ -61,7 +61,7 @@ public enum BackupPublicRecord {
         }
         guard found.count == tables.count else { throw BackupReader.corrupt("its public record lacks a table of its schema") }
         let meta = try self.meta(database)
-        guard meta["vault_id"] == vaultID else { throw BackupReader.corrupt("its public record names another vault than its header") }
+        guard meta["vault_id"] == vaultID.bytes else { throw BackupReader.corrupt("its public record names another vault than its header") }
         guard meta[BackupKey.publicKeyName]?.count == X25519PrivateKey.keySize, meta[BackupKey.sealedKeyName]?.count == BackupKey.sealedKeySize else {
             throw BackupReader.corrupt("its public record has no well-formed backup key")
         }
@@ -80,7 +80,7 @@ public enum BackupPublicRecord {
 
     /// The master key, from the record's keyslots and `credential`, exactly as unlocking the vault
     /// would find it (every slot of the kind is tried).
-    public static func masterKey(from database: Database, credential: UnlockCredential, vaultID: [UInt8]) throws -> SecureBytes {
+    public static func masterKey(from database: Database, credential: UnlockCredential, vaultID: VaultID) throws -> SecureBytes {
         let slots = try Vault.readableKeyslots(in: database).slots
         func first(_ kind: Keyslot.Kind, _ kek: (Keyslot) throws -> SecureBytes) throws -> SecureBytes? {
             var opened: SecureBytes?
@@ -113,7 +113,7 @@ public enum BackupPublicRecord {
     }
 
     /// The backup private key, opened with `credential`.
-    public static func backupKey(from database: Database, credential: UnlockCredential, vaultID: [UInt8]) throws -> X25519PrivateKey {
+    public static func backupKey(from database: Database, credential: UnlockCredential, vaultID: VaultID) throws -> X25519PrivateKey {
         let meta = try self.meta(database)
         let masterKey = try masterKey(from: database, credential: credential, vaultID: vaultID)
         return try BackupKey.open(meta[BackupKey.sealedKeyName] ?? [], publicKey: meta[BackupKey.publicKeyName] ?? [],

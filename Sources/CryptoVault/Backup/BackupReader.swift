@@ -33,12 +33,13 @@ public enum BackupReader {
         let assets = (directory as NSString).appendingPathComponent(Vault.assetsName)
         guard mkdir(assets, 0o700) == 0 else { throw CryptoVaultError(.io, "cannot create \(assets): \(String(cString: strerror(errno)))") }
         var databaseBytes: UInt64 = 0
-        var bundles: [(id: [UInt8], length: UInt64)] = []
+        var bundles: [(id: BundleID, length: UInt64)] = []
         for index in 0..<recordCount {
-            let (kind, id, length) = try readRecordHeader(&reader, index: index, leading: leading, previousBundle: bundles.last?.id)
-            let what = kind == .bundle ? "record \(index) (bundle \(ByteEncoding.hex(id)))" : "record \(index) (\(name(of: kind)))"
-            try reader.copy(length, to: destination(of: kind, id: id, in: directory), what: what, durable: durable)
-            if kind == .bundle { bundles.append((id, length)) } else if kind != .publicRecord { databaseBytes = length }
+            let (kind, bundle, length) = try readRecordHeader(&reader, index: index, leading: leading, previousBundle: bundles.last?.id)
+            let what = bundle.map { "record \(index) (bundle \($0.hex))" } ?? "record \(index) (\(name(of: kind)))"
+            let path = bundle.map { AssetFolder(path: assets).path(of: $0) } ?? destination(of: kind, in: directory)
+            try reader.copy(length, to: path, what: what, durable: durable)
+            if let bundle { bundles.append((bundle, length)) } else if kind != .publicRecord { databaseBytes = length }
         }
         let trailer = try reader.take(BackupFormat.digestSize, what: "the trailer")
         let end = reader.offset
@@ -61,17 +62,18 @@ public enum BackupReader {
         }
     }
 
-    private static func destination(of kind: BackupFormat.Kind, id: [UInt8], in directory: String) -> String {
+    /// Where a record before the bundles goes (a bundle goes to assets/ under its id).
+    private static func destination(of kind: BackupFormat.Kind, in directory: String) -> String {
         switch kind {
         case .database: return (directory as NSString).appendingPathComponent(Vault.databaseName)
+        case .bundle: preconditionFailure("readRecordHeader gives every bundle record its id")
         case .publicRecord: return (directory as NSString).appendingPathComponent(BackupFormat.publicRecordName)
         case .sealedDatabase: return (directory as NSString).appendingPathComponent(BackupFormat.sealedDatabaseName)
-        case .bundle: return AssetFolder(path: (directory as NSString).appendingPathComponent(Vault.assetsName)).path(of: id)
         }
     }
 
     private static func readRecordHeader(_ reader: inout CheckedReader, index: UInt64, leading: [BackupFormat.Kind],
-                                         previousBundle: [UInt8]?) throws -> (BackupFormat.Kind, [UInt8], UInt64) {
+                                         previousBundle: BundleID?) throws -> (BackupFormat.Kind, BundleID?, UInt64) {
         let bytes = try reader.take(BackupFormat.recordHeaderSize, what: "the header of record \(index)")
         guard let kind = BackupFormat.Kind(rawValue: bytes[bytes.startIndex]) else {
             throw corrupt("record \(index) has an unknown kind \(bytes[bytes.startIndex])")
@@ -85,8 +87,8 @@ public enum BackupReader {
             guard length <= BackupFormat.maximumDatabaseSize else { throw corrupt("record \(index) claims \(length) bytes, over the cap") }
         } else {
             guard kind == .bundle else { throw corrupt("record \(index) is \(name(of: kind)) out of place (only bundles follow)") }
-            if let previousBundle, !previousBundle.lexicographicallyPrecedes(id) {
-                throw corrupt("record \(index) (bundle \(ByteEncoding.hex(id))) is out of order or repeated after \(ByteEncoding.hex(previousBundle))")
+            if let previousBundle, !previousBundle.bytes.lexicographicallyPrecedes(id) {
+                throw corrupt("record \(index) (bundle \(ByteEncoding.hex(id))) is out of order or repeated after \(previousBundle.hex)")
             }
             guard length <= BackupFormat.maximumBundleSize else { throw corrupt("record \(index) claims \(length) bytes, over the cap") }
         }
@@ -95,7 +97,7 @@ public enum BackupReader {
         guard !needed.overflow, needed.partialValue <= reader.size - reader.offset else {
             throw corrupt("record \(index) claims \(length) bytes but the file ends sooner (truncated)")
         }
-        return (kind, id, length)
+        return (kind, kind == .bundle ? try BundleID(bytes: id) : nil, length)
     }
 
     static func corrupt(_ message: String) -> CryptoVaultError {

@@ -35,14 +35,14 @@ public enum BackupWriter {
                 continue
             }
             try BackupPublicRecord.build(at: publicPath, from: snapshotPath)
-            return try write(snapshotPath, publicRecord: publicPath, recipient: recipient, bundles: opened, vaultID: vault.vaultID.bytes,
+            return try write(snapshotPath, publicRecord: publicPath, recipient: recipient, bundles: opened, vaultID: vault.vaultID,
                              to: output, progress: progress)
         }
         throw CryptoVaultError(.io, "the backup could not be taken")
     }
 
     /// The bundles the snapshot lists (of compartments not destroyed), in id order, with their sealed length.
-    static func bundlesListed(in snapshotPath: String) throws -> [(id: [UInt8], length: UInt64)] {
+    static func bundlesListed(in snapshotPath: String) throws -> [(id: BundleID, length: UInt64)] {
         let database = try Database(path: snapshotPath, create: false, readOnly: true)
         return try database.readTransaction {
             let live = try CompartmentStore.liveRowIDs(in: database)
@@ -52,9 +52,9 @@ public enum BackupWriter {
 
     /// Every listed bundle's file, opened now; nil if one is gone (removed after the snapshot).
     /// Open files stay readable even if an `rm` unlinks them meanwhile.
-    static func open(_ bundles: [(id: [UInt8], length: UInt64)], in assets: String) throws -> [(id: [UInt8], length: UInt64, file: FileDescriptor)]? {
+    static func open(_ bundles: [(id: BundleID, length: UInt64)], in assets: String) throws -> [(id: BundleID, length: UInt64, file: FileDescriptor)]? {
         let folder = AssetFolder(path: assets)
-        var opened: [(id: [UInt8], length: UInt64, file: FileDescriptor)] = []
+        var opened: [(id: BundleID, length: UInt64, file: FileDescriptor)] = []
         for bundle in bundles {
             do {
                 opened.append((bundle.id, bundle.length, try FileDescriptor.openForReading(folder.path(of: bundle.id))))
@@ -66,19 +66,18 @@ public enum BackupWriter {
     }
 
     private static func write(_ snapshotPath: String, publicRecord publicPath: String, recipient: [UInt8],
-                              bundles: [(id: [UInt8], length: UInt64, file: FileDescriptor)],
-                              vaultID: [UInt8], to output: FileDescriptor, progress: (UInt64) -> Void) throws -> BackupSummary {
+                              bundles: [(id: BundleID, length: UInt64, file: FileDescriptor)],
+                              vaultID: VaultID, to output: FileDescriptor, progress: (UInt64) -> Void) throws -> BackupSummary {
         var stream = HashingOutput(output)
         let database = try FileDescriptor.openForReading(snapshotPath)
         let publicRecord = try FileDescriptor.openForReading(publicPath)
         guard let databaseBytes = database.regularFileSize(), let publicBytes = publicRecord.regularFileSize() else {
             throw CryptoVaultError(.io, "cannot size the database snapshot")
         }
-        let zero = [UInt8](repeating: 0, count: 16)
         try stream.write(BackupFormat.header(vaultID: vaultID, createdAt: UInt64(max(0, VaultClock.system.now())), recordCount: UInt32(bundles.count + 2)))
-        try copyRecord(.publicRecord, id: zero, from: publicRecord, length: publicBytes, into: &stream, progress: progress)
+        try copyRecord(.publicRecord, bundle: nil, from: publicRecord, length: publicBytes, into: &stream, progress: progress)
         let sealedLength = SealedDatabase.sealedLength(plaintextLength: databaseBytes)
-        try writeRecord(.sealedDatabase, id: zero, length: sealedLength, into: &stream) { emit in
+        try writeRecord(.sealedDatabase, bundle: nil, length: sealedLength, into: &stream) { emit in
             try SealedDatabase.seal(database, length: databaseBytes, to: recipient, vaultID: vaultID) { piece in
                 try emit(piece)
                 progress(UInt64(piece.count))
@@ -87,20 +86,20 @@ public enum BackupWriter {
         for bundle in bundles {
             guard bundle.file.regularFileSize() == bundle.length else {
                 throw CryptoVaultError(.corruptBundle,
-                    "bundle \(ByteEncoding.hex(bundle.id)) in the vault is not the \(bundle.length) bytes its record says; run 'vaultctl restore' before backing up")
+                    "bundle \(bundle.id.hex) in the vault is not the \(bundle.length) bytes its record says; run 'vaultctl restore' before backing up")
             }
-            try copyRecord(.bundle, id: bundle.id, from: bundle.file, length: bundle.length, into: &stream, progress: progress)
+            try copyRecord(.bundle, bundle: bundle.id, from: bundle.file, length: bundle.length, into: &stream, progress: progress)
         }
         let written = stream.count
         let trailer = stream.digest()
         try trailer.withUnsafeBytes { try output.write($0) }
-        return BackupSummary(version: BackupFormat.version, vaultID: try VaultID(bytes: vaultID), createdAt: 0, databaseBytes: sealedLength, bundles: bundles.map { ($0.id, $0.length) },
+        return BackupSummary(version: BackupFormat.version, vaultID: vaultID, createdAt: 0, databaseBytes: sealedLength, bundles: bundles.map { ($0.id, $0.length) },
                              fileBytes: written + 32)
     }
 
-    private static func copyRecord(_ kind: BackupFormat.Kind, id: [UInt8], from file: FileDescriptor, length: UInt64,
+    private static func copyRecord(_ kind: BackupFormat.Kind, bundle: BundleID?, from file: FileDescriptor, length: UInt64,
                                    into stream: inout HashingOutput, progress: (UInt64) -> Void) throws {
-        try writeRecord(kind, id: id, length: length, into: &stream) { emit in
+        try writeRecord(kind, bundle: bundle, length: length, into: &stream) { emit in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
             var copied: UInt64 = 0
@@ -116,9 +115,9 @@ public enum BackupWriter {
     }
 
     /// One record: its header, the data `body` emits (exactly `length` bytes, checked), its SHA-256.
-    private static func writeRecord(_ kind: BackupFormat.Kind, id: [UInt8], length: UInt64, into stream: inout HashingOutput,
+    private static func writeRecord(_ kind: BackupFormat.Kind, bundle: BundleID?, length: UInt64, into stream: inout HashingOutput,
                                     _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
-        try stream.write(BackupFormat.recordHeader(kind: kind, id: id, length: length))
+        try stream.write(BackupFormat.recordHeader(kind: kind, bundle: bundle, length: length))
         var record = SHA256.Hasher()
         var written: UInt64 = 0
         try body { piece in

@@ -37,7 +37,7 @@ public enum SealedDatabase {
 
     /// Seals `input` (its first `length` bytes) chunk by chunk, handing each piece of the record's
     /// data to `emit` in order.
-    static func seal(_ input: FileDescriptor, length: UInt64, to recipientPublicKey: [UInt8], vaultID: [UInt8],
+    static func seal(_ input: FileDescriptor, length: UInt64, to recipientPublicKey: [UInt8], vaultID: VaultID,
                      emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         let (ephemeral, fileKey) = try BackupKey.encapsulate(to: recipientPublicKey, vaultID: vaultID)
         try ephemeral.withUnsafeBytes { try emit($0) }
@@ -63,7 +63,7 @@ public enum SealedDatabase {
 
     /// Opens the record data in `sealedPath` into a new file at `outputPath` (synced when `durable`).
     /// A chunk that fails its tag removes the output: no plaintext of a failed open is left.
-    public static func open(_ sealedPath: String, into outputPath: String, with key: X25519PrivateKey, vaultID: [UInt8], durable: Bool) throws {
+    public static func open(_ sealedPath: String, into outputPath: String, with key: X25519PrivateKey, vaultID: VaultID, durable: Bool) throws {
         let input = try FileDescriptor.openForReading(sealedPath)
         guard let length = input.regularFileSize(), let chunks = chunkCount(sealedLength: length) else {
             throw BackupReader.corrupt("the database record's length fits no sealed database (truncated or altered)")

@@ -15,8 +15,8 @@ struct BundleKeys {
     /// (ChaCha20-Poly1305 alone does not commit to its key).
     let commitment: [UInt8]
 
-    init(dataKey: SecureBytes, bundleID: [UInt8]) throws {
-        let all = try HKDF.deriveKey(inputKeyMaterial: dataKey, salt: bundleID, info: Self.info, outputCount: 128)
+    init(dataKey: SecureBytes, bundleID: BundleID) throws {
+        let all = try HKDF.deriveKey(inputKeyMaterial: dataKey, salt: bundleID.bytes, info: Self.info, outputCount: 128)
         payloadKey = try all.slice(0..<32)
         metadataKey = try all.slice(32..<64)
         headerKey = try all.slice(64..<96)
@@ -25,7 +25,7 @@ struct BundleKeys {
 
     /// Associated data of the wrapped data key: the bundle is bound to its vault, compartment, key
     /// version and identity, so it cannot be moved to another compartment or vault.
-    static func wrapAssociatedData(vaultID: [UInt8], compartmentID: CompartmentID, keyVersion: UInt32, bundleID: [UInt8]) -> [UInt8] {
-        wrapInfo + vaultID + compartmentID.bytes + ByteEncoding.bigEndian(keyVersion) + bundleID
+    static func wrapAssociatedData(vaultID: VaultID, compartmentID: CompartmentID, keyVersion: UInt32, bundleID: BundleID) -> [UInt8] {
+        wrapInfo + vaultID.bytes + compartmentID.bytes + ByteEncoding.bigEndian(keyVersion) + bundleID.bytes
     }
 }

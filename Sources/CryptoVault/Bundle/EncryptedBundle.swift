@@ -111,8 +111,8 @@ public enum EncryptedBundle {
         } catch let error as CryptoVaultError where error.code == .unknownKeyVersion {
             throw CryptoVaultError(.foreignBundle, "header: key version \(header.keyVersion) of '\(compartment.name)' is retired or unknown")
         }
-        let associatedData = BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
-                                                           keyVersion: header.keyVersion, bundleID: header.bundleID.bytes)
+        let associatedData = BundleKeys.wrapAssociatedData(vaultID: header.vaultID, compartmentID: header.compartmentID,
+                                                           keyVersion: header.keyVersion, bundleID: header.bundleID)
         do {
             return try XChaChaPoly.openSecret(header.wrappedDataKey, key: compartmentKey, nonce: header.wrapNonce,
                                               authenticating: associatedData)
@@ -122,7 +122,7 @@ public enum EncryptedBundle {
     }
 
     static func verifiedKeys(_ header: BundleHeader, dataKey: SecureBytes) throws -> BundleKeys {
-        let keys = try BundleKeys(dataKey: dataKey, bundleID: header.bundleID.bytes)
+        let keys = try BundleKeys(dataKey: dataKey, bundleID: header.bundleID)
         guard constantTimeEquals(keys.commitment, header.keyCommitment) else {
             throw CryptoVaultError(.corruptBundle, "header: the key commitment does not match the data key")
         }
@@ -164,10 +164,10 @@ struct HeaderDraft {
         bundleID = try BundleID.random()
         self.chunkSize = chunkSize
         let dataKey = try SecureBytes.random(count: BundleKeys.dataKeySize)
-        keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID.bytes)
+        keys = try BundleKeys(dataKey: dataKey, bundleID: bundleID)
         wrapNonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         wrappedDataKey = try XChaChaPoly.sealSecret(dataKey, key: compartmentKey, nonce: wrapNonce,
-            authenticating: BundleKeys.wrapAssociatedData(vaultID: vaultID.bytes, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID.bytes))
+            authenticating: BundleKeys.wrapAssociatedData(vaultID: vaultID, compartmentID: compartmentID, keyVersion: version, bundleID: bundleID))
         sealedMetadata = try ChaChaPoly.seal(try metadata.encoded(), key: keys.metadataKey, nonce: Self.metadataNonce)
     }
 

@@ -96,9 +96,9 @@ public final class OpenedBundle: @unchecked Sendable {
         header.keyVersion = version
         header.wrapNonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         header.wrappedDataKey = try XChaChaPoly.sealSecret(dataKey, key: compartmentKey, nonce: header.wrapNonce,
-            authenticating: BundleKeys.wrapAssociatedData(vaultID: header.vaultID.bytes, compartmentID: header.compartmentID,
-                                                          keyVersion: version, bundleID: header.bundleID.bytes))
-        header.reauthenticate(headerKey: try BundleKeys(dataKey: dataKey, bundleID: header.bundleID.bytes).headerKey)
+            authenticating: BundleKeys.wrapAssociatedData(vaultID: header.vaultID, compartmentID: header.compartmentID,
+                                                          keyVersion: version, bundleID: header.bundleID))
+        header.reauthenticate(headerKey: try BundleKeys(dataKey: dataKey, bundleID: header.bundleID).headerKey)
         return header
     }
 }

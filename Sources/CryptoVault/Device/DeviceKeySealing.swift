@@ -12,10 +12,10 @@ struct DeviceKeySealing {
     static let sealedSize = XChaChaPoly.nonceSize + Ed25519PrivateKey.seedSize + X25519PrivateKey.keySize + XChaChaPoly.tagSize
 
     private let key: SecureBytes
-    private let vaultID: [UInt8]
+    private let vaultID: VaultID
 
-    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
-        key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.info, outputCount: 32)
+    init(masterKey: SecureBytes, vaultID: VaultID) throws {
+        key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.info, outputCount: 32)
         self.vaultID = vaultID
     }
 
@@ -45,5 +45,5 @@ struct DeviceKeySealing {
         return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
     }
 
-    private func associatedData(_ deviceID: DeviceID) -> [UInt8] { Self.info + vaultID + deviceID.bytes }
+    private func associatedData(_ deviceID: DeviceID) -> [UInt8] { Self.info + vaultID.bytes + deviceID.bytes }
 }

@@ -20,7 +20,7 @@ extension UnlockedVault {
     /// both fresh from the CSPRNG, their private halves sealed under a key derived from MK. Creation
     /// is recorded (`device.create`) in the same transaction.
     public func deviceKeys(nameIfNew: String = DeviceProfile.defaultName()) throws -> DeviceKeys {
-        let sealing = try DeviceKeySealing(masterKey: masterKey, vaultID: vaultID.bytes)
+        let sealing = try DeviceKeySealing(masterKey: masterKey, vaultID: vaultID)
         return try vault.withDatabase { database in
             try database.writeTransaction {
                 if let row = try database.queryOne("SELECT * FROM device_identity WHERE id = 1") {

@@ -76,7 +76,7 @@ extension UnlockedVault {
         guard let sealed else {
             throw CryptoVaultError(.unknownKeyVersion, "shared compartment '\(compartment.name)' has no key version \(version)")
         }
-        return try SharedKeySealing(masterKey: masterKey, vaultID: vaultID.bytes)
+        return try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
             .open(sealed, version: version, compartmentID: compartment.id, share: share)
     }
 
@@ -85,7 +85,7 @@ extension UnlockedVault {
     /// the same transaction.
     func storeSharedCompartment(_ grant: ShareGrant, keys: [UInt32: SecureBytes]) throws {
         let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
-        let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID.bytes)
+        let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
         let share = CompartmentShare(sourceVaultID: grant.sourceVaultID, role: grant.role, senderDeviceID: grant.senderDeviceID,
                                      grantedAt: grant.issuedAt, receivedAt: VaultClock.system.now())
         let nameHash = names.lookupHash(grant.compartmentName)

@@ -12,10 +12,10 @@ struct SharedKeySealing {
     static let sealedSize = XChaChaPoly.nonceSize + 32 + XChaChaPoly.tagSize
 
     private let key: SecureBytes
-    private let vaultID: [UInt8]
+    private let vaultID: VaultID
 
-    init(masterKey: SecureBytes, vaultID: [UInt8]) throws {
-        key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: Self.info, outputCount: 32)
+    init(masterKey: SecureBytes, vaultID: VaultID) throws {
+        key = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.info, outputCount: 32)
         self.vaultID = vaultID
     }
 
@@ -39,7 +39,7 @@ struct SharedKeySealing {
     }
 
     private func associatedData(_ version: UInt32, _ compartmentID: CompartmentID, _ share: CompartmentShare) -> [UInt8] {
-        Self.info + vaultID + share.sourceVaultID.bytes + compartmentID.bytes + ByteEncoding.bigEndian(version) + [share.role.grantByte]
+        Self.info + vaultID.bytes + share.sourceVaultID.bytes + compartmentID.bytes + ByteEncoding.bigEndian(version) + [share.role.grantByte]
             + share.senderDeviceID.bytes
     }
 }

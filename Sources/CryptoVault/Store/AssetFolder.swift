@@ -14,10 +14,8 @@ struct AssetFolder {
         let descriptor: FileDescriptor
     }
 
-    func path(of bundleID: [UInt8]) -> String { "\(path)/\(ByteEncoding.hex(bundleID)).vbundle" }
-    func journalPath(of bundleID: [UInt8]) -> String { "\(path)/\(ByteEncoding.hex(bundleID)).rewrap" }
-    func path(of bundleID: BundleID) -> String { path(of: bundleID.bytes) }
-    func journalPath(of bundleID: BundleID) -> String { journalPath(of: bundleID.bytes) }
+    func path(of bundleID: BundleID) -> String { "\(path)/\(bundleID.hex).vbundle" }
+    func journalPath(of bundleID: BundleID) -> String { "\(path)/\(bundleID.hex).rewrap" }
 
     func temporaryFile() throws -> Temporary {
         let name = "\(path)/.incoming-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))"
@@ -37,7 +35,7 @@ struct AssetFolder {
     /// Rewrites a bundle's header in place, crash-safely: the new header is first written durably to a
     /// journal file, then over the old one; `commit` records the change; then the journal goes. If the
     /// process dies mid-write, `finishInterruptedRewrap` completes the job from the journal.
-    func rewriteHeader(of bundleID: [UInt8], with header: BundleHeader, commit: () throws -> Void) throws {
+    func rewriteHeader(of bundleID: BundleID, with header: BundleHeader, commit: () throws -> Void) throws {
         let bytes = header.serialized()
         try DurableFile.write(bytes, to: journalPath(of: bundleID))
         try overwriteHeader(of: bundleID, with: bytes)
@@ -47,12 +45,12 @@ struct AssetFolder {
 
     /// Applies a rewrap journal left by a process that died; returns the header now in place, or nil
     /// when there was no journal. The journal is written atomically, so if present it is complete.
-    func finishInterruptedRewrap(of bundleID: [UInt8], verify: (BundleHeader) throws -> Void,
+    func finishInterruptedRewrap(of bundleID: BundleID, verify: (BundleHeader) throws -> Void,
                                  commit: (BundleHeader) throws -> Void) throws {
         guard let journal = FileManager.default.contents(atPath: journalPath(of: bundleID)) else { return }
         let bytes = [UInt8](journal)
-        guard let header = try? BundleHeader(parsing: bytes), header.size == bytes.count, header.bundleID.bytes == bundleID else {
-            throw CryptoVaultError(.corruptVault, "the rewrap journal of bundle \(ByteEncoding.hex(bundleID)) is damaged")
+        guard let header = try? BundleHeader(parsing: bytes), header.size == bytes.count, header.bundleID == bundleID else {
+            throw CryptoVaultError(.corruptVault, "the rewrap journal of bundle \(bundleID.hex) is damaged")
         }
         try verify(header)
         try overwriteHeader(of: bundleID, with: bytes)
@@ -60,7 +58,7 @@ struct AssetFolder {
         unlink(journalPath(of: bundleID))
     }
 
-    private func overwriteHeader(of bundleID: [UInt8], with bytes: [UInt8]) throws {
+    private func overwriteHeader(of bundleID: BundleID, with bytes: [UInt8]) throws {
         let descriptor = open(path(of: bundleID), O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw CryptoVaultError(.io, "cannot open \(path(of: bundleID)) to rewrap it") }
         let file = FileDescriptor(rawValue: descriptor, path: path(of: bundleID), ownsDescriptor: true)
@@ -71,7 +69,7 @@ struct AssetFolder {
     /// What a sweep did: temporary files removed, and the ids of the sealed files it moved aside.
     struct Swept {
         var removed = 0
-        var quarantined: [[UInt8]] = []
+        var quarantined: [BundleID] = []
     }
 
     /// Removes temporary leftovers of dead processes, and moves each `<32 lowercase hex>.vbundle`
@@ -92,10 +90,10 @@ struct AssetFolder {
 
     /// The bundle id of an orphan's name: exactly 32 lowercase hex digits and `.vbundle` (the form
     /// vaultctl writes) with no `bundles` row; other names are not bundles of this vault's making.
-    private func orphanBundleID(_ name: String, known: Set<String>) -> [UInt8]? {
+    private func orphanBundleID(_ name: String, known: Set<String>) -> BundleID? {
         guard name.hasSuffix(".vbundle") else { return nil }
         let hex = String(name.dropLast(".vbundle".count))
-        guard hex.utf8.count == 32, !known.contains(hex), let id = ByteEncoding.bytes(fromHex: Substring(hex)), id.count == 16 else { return nil }
+        guard hex.utf8.count == 32, !known.contains(hex), let bytes = ByteEncoding.bytes(fromHex: Substring(hex)), let id = try? BundleID(bytes: bytes) else { return nil }
         return id
     }
 

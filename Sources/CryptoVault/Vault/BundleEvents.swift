@@ -10,10 +10,10 @@ extension UnlockedVault {
     /// Journals a bundle operation; call inside the write transaction of the operation it records.
     /// `bytes` (decimal) becomes the `bytes` detail: the plaintext length for seal, put and rm, the
     /// bytes written for open and get (a range reads fewer), nothing when unknown.
-    func record(_ action: AuditAction, compartmentID: CompartmentID?, bundleID: [UInt8]?, bytes: UInt64?, in database: Database,
+    func record(_ action: AuditAction, compartmentID: CompartmentID?, bundleID: BundleID?, bytes: UInt64?, in database: Database,
                 details: [VaultEvent.Detail] = []) throws {
         let counted = details + (bytes.map { [VaultEvent.Detail(Self.bytesDetailName, String($0))] } ?? [])
-        try journal(VaultEvent(action, compartmentID: compartmentID, subjectID: bundleID, details: counted), in: database)
+        try journal(VaultEvent(action, compartmentID: compartmentID, subjectID: bundleID?.bytes, details: counted), in: database)
     }
 
     /// Records an operation that changed nothing else in the vault (an open, a get), in its own transaction.

@@ -33,7 +33,7 @@ extension UnlockedVault {
 
     /// The file of a stored bundle, opened as it is, unverified (to copy it elsewhere as ciphertext).
     public func storedFile(of bundle: StoredBundle) throws -> FileDescriptor {
-        try FileDescriptor.openForReading(AssetFolder(path: vault.assetsPath).path(of: bundle.bundleID.bytes))
+        try FileDescriptor.openForReading(AssetFolder(path: vault.assetsPath).path(of: bundle.bundleID))
     }
 
     /// Starts putting back the file of stored bundle `bundleID`.
@@ -57,9 +57,9 @@ extension UnlockedVault {
                     guard try database.queryOne("SELECT 1 AS present FROM bundles WHERE bundle_id = ?", [.blob(stored.bundleID.bytes)]) != nil else {
                         throw CryptoVaultError(.bundleNotFound, "bundle \(stored.idString) was removed while it was being restored")
                     }
-                    try record(.bundleRestore, compartmentID: stored.compartment.id, bundleID: stored.bundleID.bytes,
+                    try record(.bundleRestore, compartmentID: stored.compartment.id, bundleID: stored.bundleID,
                                bytes: stored.plaintextLength, in: database, details: details)
-                    try assets.publish(restoring.temporary, as: assets.path(of: stored.bundleID.bytes))
+                    try assets.publish(restoring.temporary, as: assets.path(of: stored.bundleID))
                 }
             }
         } catch {

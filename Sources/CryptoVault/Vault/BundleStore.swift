@@ -81,7 +81,7 @@ extension UnlockedVault {
         let stored = try storedBundle(bundleID)
         let assets = AssetFolder(path: vault.assetsPath)
         try finishInterruptedRewrap(of: bundleID)
-        let input = try FileDescriptor.openForReading(assets.path(of: bundleID.bytes))
+        let input = try FileDescriptor.openForReading(assets.path(of: bundleID))
         // First the header as it claims to be (unverified), so a swapped file is named as such
         // whatever its compartment; then again once it verified.
         try Self.check(try EncryptedBundle.readHeader(input), belongsTo: stored)
@@ -156,10 +156,10 @@ extension UnlockedVault {
         try vault.withDatabase { database in
             try database.writeTransaction {
                 try database.query("DELETE FROM bundles WHERE bundle_id = ?", [.blob(bundleID.bytes)])
-                try record(.bundleRm, compartmentID: bundle.compartment.id, bundleID: bundleID.bytes, bytes: bundle.plaintextLength, in: database)
+                try record(.bundleRm, compartmentID: bundle.compartment.id, bundleID: bundleID, bytes: bundle.plaintextLength, in: database)
             }
         }
-        unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID.bytes))
+        unlink(AssetFolder(path: vault.assetsPath).path(of: bundleID))
     }
 
     /// What `rewrapStored` did: how many bundles moved to the current version, and each one it could
@@ -204,18 +204,18 @@ extension UnlockedVault {
         // would record a second rewrap that changed nothing.
         if try storedBundle(bundle.bundleID).keyVersion == current { return }
         // Rewrapping reads no plaintext and no metadata, so privileged compartments need no session.
-        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID.bytes)), vault: self,
+        let opened = try EncryptedBundle.open(try FileDescriptor.openForReading(assets.path(of: bundle.bundleID)), vault: self,
                                               access: .maintenance, recordingReadsAs: nil)
         try Self.check(opened.header, belongsTo: bundle)
         let header = try opened.rewrappedHeader(for: current, vault: self)
-        try assets.rewriteHeader(of: bundle.bundleID.bytes, with: header) { try recordRewrap(header) }
+        try assets.rewriteHeader(of: bundle.bundleID, with: header) { try recordRewrap(header) }
     }
 
     /// Completes a rewrap that a killed process left half done, so the row and the record match the
     /// header on disk.
     private func finishInterruptedRewrap(of bundleID: BundleID) throws {
         let stored = try storedBundle(bundleID)
-        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID.bytes, verify: { header in
+        try AssetFolder(path: vault.assetsPath).finishInterruptedRewrap(of: bundleID, verify: { header in
             // A journal is only trusted once it authenticates as this bundle's header.
             try Self.check(header, belongsTo: stored)
             let dataKey = try EncryptedBundle.unwrapDataKey(header, compartment: stored.compartment, vault: self, access: .maintenance)
@@ -230,7 +230,7 @@ extension UnlockedVault {
             try database.writeTransaction {
                 try database.query("UPDATE bundles SET key_version = ? WHERE bundle_id = ?",
                                    [.integer(Int64(header.keyVersion)), .blob(header.bundleID.bytes)])
-                try record(.bundleRewrap, compartmentID: header.compartmentID, bundleID: header.bundleID.bytes, bytes: nil, in: database)
+                try record(.bundleRewrap, compartmentID: header.compartmentID, bundleID: header.bundleID, bytes: nil, in: database)
             }
         }
     }
@@ -260,25 +260,25 @@ extension UnlockedVault {
 /// the table is in this file or BundleRestore.swift (OwnedSQLGuardTests).
 enum BundleStore {
     /// The bundles of the compartment at `compartmentRowID` sealed under `keyVersion`, oldest first (for `retire`).
-    static func bundleIDs(compartmentRowID: Int64, keyVersion: UInt32, in database: Database) throws -> [[UInt8]] {
+    static func bundleIDs(compartmentRowID: Int64, keyVersion: UInt32, in database: Database) throws -> [BundleID] {
         try database.query("SELECT bundle_id FROM bundles WHERE compartment_id = ? AND key_version = ? ORDER BY id",
-                           [.integer(compartmentRowID), .integer(Int64(keyVersion))]).map { try $0.blob("bundle_id") }
+                           [.integer(compartmentRowID), .integer(Int64(keyVersion))]).map { try BundleID(bytes: try $0.blob("bundle_id")) }
     }
 
     /// Deletes every bundle row of the compartment at `compartmentRowID` (for `destroy`), returning
     /// each one's id and plaintext length.
-    static func removeAll(compartmentRowID: Int64, in database: Database) throws -> [(id: [UInt8], bytes: UInt64)] {
+    static func removeAll(compartmentRowID: Int64, in database: Database) throws -> [(id: BundleID, bytes: UInt64)] {
         let bundles = try database.query("SELECT bundle_id, plaintext_length FROM bundles WHERE compartment_id = ? ORDER BY id",
                                          [.integer(compartmentRowID)])
-            .map { (id: try $0.blob("bundle_id"), bytes: UInt64(clamping: try $0.integer("plaintext_length"))) }
+            .map { (id: try BundleID(bytes: try $0.blob("bundle_id")), bytes: UInt64(clamping: try $0.integer("plaintext_length"))) }
         try database.query("DELETE FROM bundles WHERE compartment_id = ?", [.integer(compartmentRowID)])
         return bundles
     }
 
     /// Every bundle's id, sealed length and compartment row, in bundle id order (for a backup).
-    static func files(in database: Database) throws -> [(id: [UInt8], length: UInt64, compartmentRowID: Int64)] {
+    static func files(in database: Database) throws -> [(id: BundleID, length: UInt64, compartmentRowID: Int64)] {
         try database.query("SELECT bundle_id, sealed_length, compartment_id FROM bundles ORDER BY bundle_id").map {
-            (try $0.blob("bundle_id"), UInt64(clamping: try $0.integer("sealed_length")), try $0.integer("compartment_id"))
+            (try BundleID(bytes: try $0.blob("bundle_id")), UInt64(clamping: try $0.integer("sealed_length")), try $0.integer("compartment_id"))
         }
     }
 }

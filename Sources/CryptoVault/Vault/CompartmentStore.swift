@@ -161,7 +161,7 @@ extension UnlockedVault {
     /// Refuses while stored bundles or sealed records (SECURITY.md §4.8) still use the version, naming them.
     private static func refuseIfInUse(_ compartment: VaultCompartment, version: UInt32, in database: Database) throws {
         let bundles = try BundleStore.bundleIDs(compartmentRowID: compartment.rowID, keyVersion: version, in: database)
-            .map(ByteEncoding.hex)
+            .map(\.hex)
         let records = try SealedRecordStore(database).locations(compartmentRowID: compartment.rowID, keyVersion: version).map(\.description)
         guard !bundles.isEmpty || !records.isEmpty else { return }
         let users = [(bundles, "stored bundle(s)"), (records, "sealed record(s)")].filter { !$0.0.isEmpty }.map { names, kind in
@@ -226,7 +226,7 @@ extension UnlockedVault {
         guard let salt else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version \(version)")
         }
-        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID.bytes, compartmentID: compartment.id,
+        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
                                                version: version, salt: salt)
     }
 }

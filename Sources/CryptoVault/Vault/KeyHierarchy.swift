@@ -22,16 +22,16 @@ enum KeyHierarchy {
     /// a KEK computed for one vault is useless for another; scrypt has no such input and relies on the
     /// keyslot's AEAD associated data alone. `deriveKey` validates the parameters before allocating.
     static func passphraseKEK(_ passphrase: SecureBytes, salt: [UInt8], parameters: KDFParameters,
-                              vaultID: [UInt8]) throws -> SecureBytes {
-        let associatedData = parameters.algorithm == .argon2id ? passphraseAssociatedData + vaultID : []
+                              vaultID: VaultID) throws -> SecureBytes {
+        let associatedData = parameters.algorithm == .argon2id ? passphraseAssociatedData + vaultID.bytes : []
         return try KDFScheme.deriveKey(from: passphrase, salt: salt, parameters: parameters, associatedData: associatedData)
     }
 
     /// The key of one compartment version. The random per-version salt is what `destroy` shreds:
     /// without it the key cannot be derived again, even by someone who kept the master key.
-    static func compartmentKey(masterKey: SecureBytes, vaultID: [UInt8], compartmentID: CompartmentID,
+    static func compartmentKey(masterKey: SecureBytes, vaultID: VaultID, compartmentID: CompartmentID,
                                version: UInt32, salt: [UInt8]) throws -> SecureBytes {
-        let info = compartmentKeyInfo + vaultID + compartmentID.bytes + ByteEncoding.bigEndian(version)
+        let info = compartmentKeyInfo + vaultID.bytes + compartmentID.bytes + ByteEncoding.bigEndian(version)
         return try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: salt, info: info, outputCount: 32)
     }
 }

@@ -8,7 +8,7 @@ public struct Keyslot: Sendable {
     }
 
     public let id: Int64
-    public let uuid: [UInt8]
+    public let uuid: KeyslotID
     public let kind: Kind
     public let kdf: KeyslotKDF
     let salt: [UInt8]
@@ -34,18 +34,18 @@ public struct Keyslot: Sendable {
 
     /// What the wrapped master key is bound to: a slot cannot be moved to another vault, another
     /// kind, or other KDF parameters without failing authentication.
-    static func associatedData(vaultID: [UInt8], uuid: [UInt8], kind: Kind, kdf: KeyslotKDF) -> [UInt8] {
-        KeyHierarchy.keyslotAssociatedData + vaultID + uuid + Array(kind.rawValue.utf8) + [0] + Array(kdf.encoded.utf8)
+    static func associatedData(vaultID: VaultID, uuid: KeyslotID, kind: Kind, kdf: KeyslotKDF) -> [UInt8] {
+        KeyHierarchy.keyslotAssociatedData + vaultID.bytes + uuid.bytes + Array(kind.rawValue.utf8) + [0] + Array(kdf.encoded.utf8)
     }
 
     /// The master key, if `kek` is the right key for this slot.
-    func unwrap(with kek: SecureBytes, vaultID: [UInt8]) throws -> SecureBytes {
+    func unwrap(with kek: SecureBytes, vaultID: VaultID) throws -> SecureBytes {
         let associatedData = Self.associatedData(vaultID: vaultID, uuid: uuid, kind: kind, kdf: kdf)
         return try XChaChaPoly.openSecret(wrappedKey, key: kek, nonce: nonce, authenticating: associatedData)
     }
 
     /// The columns of a new or rewritten slot: fresh nonce, master key sealed under `kek`.
-    static func seal(masterKey: SecureBytes, kek: SecureBytes, vaultID: [UInt8], uuid: [UInt8], kind: Kind,
+    static func seal(masterKey: SecureBytes, kek: SecureBytes, vaultID: VaultID, uuid: KeyslotID, kind: Kind,
                      kdf: KeyslotKDF) throws -> (nonce: [UInt8], wrappedKey: [UInt8]) {
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         let associatedData = associatedData(vaultID: vaultID, uuid: uuid, kind: kind, kdf: kdf)
@@ -55,7 +55,7 @@ public struct Keyslot: Sendable {
 
     init(row: Row) throws {
         id = try row.integer("id")
-        uuid = try row.blob("uuid")
+        uuid = try KeyslotID(bytes: try row.blob("uuid"))
         guard let kind = Kind(rawValue: try row.text("kind")) else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: keyslot \(id) has an unknown kind")
         }

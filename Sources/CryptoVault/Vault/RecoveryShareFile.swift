@@ -17,13 +17,13 @@ public struct RecoveryShareFile: Sendable {
     public static let maximumSize = 512
     static let magic = "vaultctl recovery share v1"
 
-    public let vaultID: [UInt8]
-    public let keyslotUUID: [UInt8]
+    public let vaultID: VaultID
+    public let keyslotUUID: KeyslotID
     public let threshold: Int
     public let shareCount: Int
     public let share: SecretShare
 
-    public init(vaultID: [UInt8], keyslotUUID: [UInt8], threshold: Int, shareCount: Int, share: SecretShare) {
+    public init(vaultID: VaultID, keyslotUUID: KeyslotID, threshold: Int, shareCount: Int, share: SecretShare) {
         self.vaultID = vaultID
         self.keyslotUUID = keyslotUUID
         self.threshold = threshold
@@ -40,8 +40,8 @@ public struct RecoveryShareFile: Sendable {
     public func serialized() throws -> SecureBytes {
         let head = Array("""
             \(Self.magic)
-            vault: \(ByteEncoding.hex(vaultID))
-            keyslot: \(ByteEncoding.hex(keyslotUUID))
+            vault: \(vaultID.hex)
+            keyslot: \(keyslotUUID.hex)
             threshold: \(threshold)
             share: \(share.index) of \(shareCount)
             value: 
@@ -67,8 +67,8 @@ public struct RecoveryShareFile: Sendable {
         let lines = try Self.splitLines(file)
         guard lines.count == 7 else { throw Self.invalid("a share file has 7 lines, this one has \(lines.count)") }
         guard try Self.publicLine(file, lines[0]) == Self.magic else { throw Self.invalid("it does not start with '\(Self.magic)'") }
-        vaultID = try Self.hexField(file, lines[1], name: "vault", count: 16)
-        keyslotUUID = try Self.hexField(file, lines[2], name: "keyslot", count: 16)
+        vaultID = try VaultID(bytes: try Self.hexField(file, lines[1], name: "vault", count: VaultID.size))
+        keyslotUUID = try KeyslotID(bytes: try Self.hexField(file, lines[2], name: "keyslot", count: KeyslotID.size))
         threshold = try Self.decimal(try Self.field(file, lines[3], name: "threshold"), name: "threshold")
         let (index, count) = try Self.indexField(try Self.field(file, lines[4], name: "share"))
         shareCount = count
@@ -155,7 +155,7 @@ public struct RecoveryShareFile: Sendable {
     // MARK: Combining
 
     /// Reconstructs the split's secret from at least `threshold` shares of one split of this vault.
-    static func combine(_ shares: [RecoveryShareFile], vaultID: [UInt8]) throws -> SecureBytes {
+    static func combine(_ shares: [RecoveryShareFile], vaultID: VaultID) throws -> SecureBytes {
         guard let first = shares.first else { throw CryptoVaultError(.insufficientShares, "no recovery shares were given") }
         guard shares.allSatisfy({ $0.vaultID == vaultID }) else {
             throw CryptoVaultError(.invalidShare, "a recovery share belongs to a different vault")

@@ -28,7 +28,7 @@ extension Vault {
                 try unlocked.upgradeIfWeak(opened, passphrase: passphrase)
             }
             let slot = try readableKeyslots().slots.first { $0.id == unlocked.unlockedSlotID }
-            try unlocked.record(VaultEvent(.vaultUnlock, subjectID: slot?.uuid))
+            try unlocked.record(VaultEvent(.vaultUnlock, subjectID: slot?.uuid.bytes))
             return unlocked
         } catch let error as CryptoVaultError where Self.isFailedAttempt(error) {
             try recordAlone(VaultEvent(.vaultUnlockFailed), keys: nil)
@@ -54,7 +54,7 @@ extension Vault {
                                  passphraseSlotsAtUnlock: slots.filter { $0.kind == .passphrase })
         case .recoveryKey(let recoveryKey):
             let (slot, masterKey) = try firstOpened(slots.filter { $0.kind == .recoveryKey }) { slot in
-                try Self.kek(forHighEntropySecret: recoveryKey.keyMaterial, slot: slot, vaultID: vaultID.bytes,
+                try Self.kek(forHighEntropySecret: recoveryKey.keyMaterial, slot: slot, vaultID: vaultID,
                              info: KeyHierarchy.recoveryKeyInfo)
             }
             guard let slot, let masterKey else {
@@ -68,7 +68,7 @@ extension Vault {
     }
 
     private func unlock(withShares shares: [RecoveryShareFile], slots: [Keyslot], refusals: [CryptoVaultError]) throws -> UnlockedVault {
-        let secret = try RecoveryShareFile.combine(shares, vaultID: vaultID.bytes)
+        let secret = try RecoveryShareFile.combine(shares, vaultID: vaultID)
         guard let slot = slots.first(where: { $0.kind == .recoveryShares && $0.uuid == shares[0].keyslotUUID }) else {
             throw Self.failure(refusals, otherwise: CryptoVaultError(.wrongRecoveryKey,
                 "these shares belong to a recovery split that no longer exists in this vault"))
@@ -76,8 +76,8 @@ extension Vault {
         guard slot.threshold == shares[0].threshold, slot.shareCount == shares[0].shareCount else {
             throw CryptoVaultError(.invalidShare, "the shares say \(shares[0].threshold) of \(shares[0].shareCount), their keyslot disagrees")
         }
-        let kek = try Self.kek(forHighEntropySecret: secret, slot: slot, vaultID: vaultID.bytes, info: KeyHierarchy.recoverySharesInfo)
-        guard let masterKey = try? slot.unwrap(with: kek, vaultID: vaultID.bytes) else {
+        let kek = try Self.kek(forHighEntropySecret: secret, slot: slot, vaultID: vaultID, info: KeyHierarchy.recoverySharesInfo)
+        guard let masterKey = try? slot.unwrap(with: kek, vaultID: vaultID) else {
             throw CryptoVaultError(.wrongRecoveryKey, "the shares do not unlock this vault (one may be altered)")
         }
         return UnlockedVault(vault: self, masterKey: masterKey, unlockedSlotID: slot.id,
@@ -96,7 +96,7 @@ extension Vault {
         var opened: (Keyslot, SecureBytes)?
         for slot in slots {
             let key = try kek(slot)
-            if let masterKey = try? slot.unwrap(with: key, vaultID: vaultID.bytes), opened == nil {
+            if let masterKey = try? slot.unwrap(with: key, vaultID: vaultID), opened == nil {
                 opened = (slot, masterKey)
             }
         }
@@ -108,13 +108,13 @@ extension Vault {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: passphrase slot \(slot.id) has no password hash")
         }
         // Bounds were checked when the row was read; KDFScheme checks them again before allocating.
-        return try KeyHierarchy.passphraseKEK(passphrase, salt: slot.salt, parameters: parameters, vaultID: vaultID.bytes)
+        return try KeyHierarchy.passphraseKEK(passphrase, salt: slot.salt, parameters: parameters, vaultID: vaultID)
     }
 
-    static func kek(forHighEntropySecret secret: SecureBytes, slot: Keyslot, vaultID: [UInt8], info: [UInt8]) throws -> SecureBytes {
+    static func kek(forHighEntropySecret secret: SecureBytes, slot: Keyslot, vaultID: VaultID, info: [UInt8]) throws -> SecureBytes {
         guard slot.kdf == .hkdfSHA256 else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: recovery slot \(slot.id) has the wrong KDF")
         }
-        return try HKDF.deriveKey(inputKeyMaterial: secret, salt: slot.salt, info: info + vaultID, outputCount: 32)
+        return try HKDF.deriveKey(inputKeyMaterial: secret, salt: slot.salt, info: info + vaultID.bytes, outputCount: 32)
     }
 }

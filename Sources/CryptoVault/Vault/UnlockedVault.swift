@@ -39,29 +39,29 @@ public final class UnlockedVault: @unchecked Sendable {
     // MARK: Passphrase slots
 
     func insertPassphraseSlot(_ passphrase: SecureBytes, parameters: KDFParameters, in database: Database) throws {
-        let uuid = try SecureRandom.bytes(16)
+        let uuid = try KeyslotID.random()
         try insertPassphraseSlot(columns: try passphraseSlotColumns(passphrase, parameters: parameters, uuid: uuid),
                                  uuid: uuid, in: database)
     }
 
     private func insertPassphraseSlot(columns: (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]),
-                                      uuid: [UInt8], in database: Database) throws {
+                                      uuid: KeyslotID, in database: Database) throws {
         let now = VaultClock.system.now()
         try database.query("""
             INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, created_at, updated_at)
             VALUES (?, 'passphrase', ?, ?, ?, ?, ?, ?)
-            """, [.blob(uuid), .text(columns.kdf.encoded), .blob(columns.salt), .blob(columns.nonce),
+            """, [.blob(uuid.bytes), .text(columns.kdf.encoded), .blob(columns.salt), .blob(columns.nonce),
                   .blob(columns.wrappedKey), .integer(now), .integer(now)])
     }
 
     /// Fresh salt and nonce, the master key wrapped under the passphrase's KEK.
-    private func passphraseSlotColumns(_ passphrase: SecureBytes, parameters: KDFParameters, uuid: [UInt8])
+    private func passphraseSlotColumns(_ passphrase: SecureBytes, parameters: KDFParameters, uuid: KeyslotID)
         throws -> (kdf: KeyslotKDF, salt: [UInt8], nonce: [UInt8], wrappedKey: [UInt8]) {
         try parameters.validate()
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
-        let kek = try KeyHierarchy.passphraseKEK(passphrase, salt: salt, parameters: parameters, vaultID: vaultID.bytes)
+        let kek = try KeyHierarchy.passphraseKEK(passphrase, salt: salt, parameters: parameters, vaultID: vaultID)
         let kdf = KeyslotKDF.passwordHash(parameters)
-        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID.bytes, uuid: uuid, kind: .passphrase, kdf: kdf)
+        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: .passphrase, kdf: kdf)
         return (kdf, salt, sealed.nonce, sealed.wrappedKey)
     }
 
@@ -81,7 +81,7 @@ public final class UnlockedVault: @unchecked Sendable {
                           .blob(columns.wrappedKey), .integer(VaultClock.system.now()), .integer(slot.id),
                           .blob(slot.salt), .blob(slot.nonce), .blob(slot.wrappedKey)])
                 guard database.changes == 1 else { throw Self.slotChanged(slot.id) }
-                try journal(VaultEvent(event, subjectID: slot.uuid), in: database)
+                try journal(VaultEvent(event, subjectID: slot.uuid.bytes), in: database)
             }
         }
     }
@@ -132,7 +132,7 @@ public final class UnlockedVault: @unchecked Sendable {
             return
         }
         let parameters = try parametersForNewSlot(replacing: nil)
-        let uuid = try SecureRandom.bytes(16)
+        let uuid = try KeyslotID.random()
         let columns = try passphraseSlotColumns(newPassphrase, parameters: parameters, uuid: uuid)
         try vault.withDatabase { database in
             try database.writeTransaction {
@@ -154,7 +154,7 @@ public final class UnlockedVault: @unchecked Sendable {
     /// confirmed it; otherwise it is refused with `recoveryExists`, checked inside the transaction.
     public func createRecoveryKey(replacing: Bool = false) throws -> RecoveryKey {
         let recoveryKey = try RecoveryKey.generate()
-        try replaceHighEntropySlot(kind: .recoveryKey, secret: recoveryKey.keyMaterial, uuid: try SecureRandom.bytes(16),
+        try replaceHighEntropySlot(kind: .recoveryKey, secret: recoveryKey.keyMaterial, uuid: try KeyslotID.random(),
                                    info: KeyHierarchy.recoveryKeyInfo, threshold: nil, shareCount: nil, replacing: replacing) {}
         return recoveryKey
     }
@@ -164,19 +164,19 @@ public final class UnlockedVault: @unchecked Sendable {
     /// transaction (it writes the share files); if it throws, the vault keeps its previous split.
     public func splitRecovery(threshold: Int, shares: Int, replacing: Bool = false, deliver: ([RecoveryShareFile]) throws -> Void) throws {
         let secret = try SecureBytes.random(count: 32)
-        let uuid = try SecureRandom.bytes(16)
+        let uuid = try KeyslotID.random()
         let files = try Shamir.split(secret, threshold: threshold, shares: shares).map {
-            RecoveryShareFile(vaultID: vaultID.bytes, keyslotUUID: uuid, threshold: threshold, shareCount: shares, share: $0)
+            RecoveryShareFile(vaultID: vaultID, keyslotUUID: uuid, threshold: threshold, shareCount: shares, share: $0)
         }
         try replaceHighEntropySlot(kind: .recoveryShares, secret: secret, uuid: uuid, info: KeyHierarchy.recoverySharesInfo,
                                    threshold: threshold, shareCount: shares, replacing: replacing) { try deliver(files) }
     }
 
-    private func replaceHighEntropySlot(kind: Keyslot.Kind, secret: SecureBytes, uuid: [UInt8], info: [UInt8],
+    private func replaceHighEntropySlot(kind: Keyslot.Kind, secret: SecureBytes, uuid: KeyslotID, info: [UInt8],
                                         threshold: Int?, shareCount: Int?, replacing: Bool, beforeCommit: () throws -> Void) throws {
         let salt = try SecureRandom.bytes(KeyHierarchy.saltSize)
         let kek = try HKDF.deriveKey(inputKeyMaterial: secret, salt: salt, info: info + vaultID.bytes, outputCount: 32)
-        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID.bytes, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
+        let sealed = try Keyslot.seal(masterKey: masterKey, kek: kek, vaultID: vaultID, uuid: uuid, kind: kind, kdf: .hkdfSHA256)
         let now = VaultClock.system.now()
         try vault.withDatabase { database in
             try database.writeTransaction {
@@ -190,14 +190,14 @@ public final class UnlockedVault: @unchecked Sendable {
                 try database.query("""
                     INSERT INTO keyslots (uuid, kind, kdf, salt, nonce, wrapped_key, threshold, share_count, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.blob(uuid), .text(kind.rawValue), .text(KeyslotKDF.hkdfSHA256.encoded), .blob(salt),
+                    """, [.blob(uuid.bytes), .text(kind.rawValue), .text(KeyslotKDF.hkdfSHA256.encoded), .blob(salt),
                           .blob(sealed.nonce), .blob(sealed.wrappedKey),
                           threshold.map { .integer(Int64($0)) } ?? .null, shareCount.map { .integer(Int64($0)) } ?? .null,
                           .integer(now), .integer(now)])
                 // A replacement is its own action, so an auditor sees without keys that the earlier key or shares stopped working.
                 let action: AuditAction = kind == .recoveryKey ? (existed ? .recoveryReplaceKey : .recoveryCreateKey)
                                                                : (existed ? .recoveryReplaceSplit : .recoverySplit)
-                try journal(VaultEvent(action, subjectID: uuid), in: database)
+                try journal(VaultEvent(action, subjectID: uuid.bytes), in: database)
                 try beforeCommit()
             }
         }

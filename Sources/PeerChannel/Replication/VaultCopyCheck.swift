@@ -28,7 +28,7 @@ public enum VaultCopyCheck {
             throw PeerChannelError(.vaultCopyRefused, "the vault copy is refused: a version \(summary.version) backup carries the database in the clear")
         }
         let record = try BackupPublicRecord.open((scratch as NSString).appendingPathComponent(BackupFormat.publicRecordName),
-                                                 vaultID: summary.vaultID.bytes)
+                                                 vaultID: summary.vaultID)
         let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID)
         guard let genesis = snapshot.keys.first(where: { $0.epoch == 0 })?.publicKey else {
             throw AuditVerificationFailure(entry: nil, reason: "the log has no genesis key")

@@ -195,7 +195,7 @@ enum BackupCommands {
         let publicPath = (directory as NSString).appendingPathComponent(BackupFormat.publicRecordName)
         let sealedPath = (directory as NSString).appendingPathComponent(BackupFormat.sealedDatabaseName)
         defer { unlink(publicPath); unlink(sealedPath) }
-        let record = try BackupPublicRecord.open(publicPath, vaultID: summary.vaultID.bytes)
+        let record = try BackupPublicRecord.open(publicPath, vaultID: summary.vaultID)
         let report = try auditReport {
             let snapshot = try AuditSnapshot.load(from: record, vaultID: summary.vaultID)
             guard let genesis = snapshot.keys.first(where: { $0.epoch == 0 })?.publicKey else {
@@ -205,9 +205,9 @@ enum BackupCommands {
             return try AuditVerifier(snapshot: snapshot, genesis: key).verify()
         }
         guard let credential = try credential() else { return (summary, report) }
-        let backupKey = try BackupPublicRecord.backupKey(from: record, credential: credential, vaultID: summary.vaultID.bytes)
+        let backupKey = try BackupPublicRecord.backupKey(from: record, credential: credential, vaultID: summary.vaultID)
         try SealedDatabase.open(sealedPath, into: (directory as NSString).appendingPathComponent(Vault.databaseName),
-                                with: backupKey, vaultID: summary.vaultID.bytes, durable: durable)
+                                with: backupKey, vaultID: summary.vaultID, durable: durable)
         let upgraded = try upgradeIfOlder(directory) { try BackupPublicRecord.checkAgreement(record, with: $0) }
         let vault = try BackupCheck.checkContents(of: directory, summary: summary, modules: VaultModules.all)
         if !upgraded { try BackupPublicRecord.checkAgreement(record, with: vault) }
