@@ -20,13 +20,34 @@ struct SearchCommandTests {
         #expect(text.hasPrefix("1 scene found\n") && text.contains("Arrival") && text.contains("The grey boat came into the harbour."), "\(text)")
         #expect(!text.contains("Departure"), "\(text)")
         let parsed = try JSONSerialization.jsonObject(with: Data(try ok(["search", "Harbour", "BOAT", "--json"], nil).utf8))
-        let documents = try #require(parsed as? [[String: Any]])
-        #expect(documents.map { $0["title"] as? String } == ["Arrival", "Departure"], "\(documents)")
+        let object = try #require(parsed as? [String: Any])
+        let documents = try #require(object["documents"] as? [[String: Any]])
+        #expect(object["found"] as? Int == 2 && documents.map { $0["title"] as? String } == ["Arrival", "Departure"], "\(object)")
         let blocks = try #require(documents.first?["blocks"] as? [[String: Any]])
         #expect(blocks.count == 1 && blocks[0]["kind"] as? String == "paragraph" && blocks[0]["matches"] as? Int == 1, "\(blocks)")
+        #expect(documents.first?["matched_blocks"] as? Int == 1, "\(documents)")
         #expect(try ok(["search", "Harbour", "\"boat grey\""], nil).hasPrefix("0 scenes found"))
         let bad = try vault.run(["search", "Harbour", "\"grey boat"])
         #expect(bad.status == 64 && bad.stderr.contains("never closed") && bad.stdout.isEmpty, "\(bad.status) \(bad.stderr)")
+    }
+
+    @Test("a search matching more documents than --limit lists the first ones and says how many were found; a document shows three blocks and counts the rest")
+    func boundedListing() throws {
+        let vault = try CLIVault()
+        let ok = { (arguments: [String], stdin: String?) in try WritingCommandTests.ok(vault, arguments, stdin: stdin) }
+        try ok(["project", "create", "Harbour", "--register", "fiction"], nil)
+        for title in ["One", "Two", "Three"] {
+            try ok(["doc", "add", "Harbour", title], nil)
+            try ok(["doc", "write", "Harbour", title], (1...5).map { "Grey water \($0) of \(title)." }.joined(separator: "\n\n") + "\n")
+        }
+        let text = try ok(["search", "Harbour", "grey", "--limit", "2"], nil)
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first == "3 scenes found, the first 2 shown (--limit N shows more)", "\(text)")
+        #expect(text.contains("One") && text.contains("Two") && !text.contains("Three"), "\(text)")
+        #expect(lines.filter { $0.hasPrefix("    paragraph") }.count == 6 && lines.filter { $0 == "    … and 2 more blocks" }.count == 2, "\(text)")
+        #expect(try ok(["search", "Harbour", "grey"], nil).hasPrefix("3 scenes found\n"), "all shown: no note")
+        let bad = try vault.run(["search", "Harbour", "grey", "--limit", "0"])
+        #expect(bad.status == 64 && bad.stderr.contains("--limit must be a whole number"), "\(bad.status) \(bad.stderr)")
     }
 
     @Test("a privileged project is searched only with --purpose (77 without); the query appears in no audit detail")

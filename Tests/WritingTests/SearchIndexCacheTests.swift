@@ -19,7 +19,7 @@ struct SearchIndexCacheTests {
 
     static func search(_ text: String, in project: WritingProject, _ fixture: WritingFixture,
                        _ access: RecordAccess = .vault) throws -> [SearchHit] {
-        try fixture.store(access) { try $0.search(try SearchQuery(parsing: text), in: project.id) }
+        try fixture.store(access) { try $0.search(try SearchQuery(parsing: text), in: project.id) }.hits
     }
 
     @Test("the second search answers from the kept index: no block is opened, writing.search is still recorded")
@@ -61,7 +61,7 @@ struct SearchIndexCacheTests {
         #expect(throws: Abandon.self) {
             try fixture.store { store in
                 _ = try Self.write(["The lighthouse."], titled: "Draft", in: project, store)
-                #expect(try store.search(try SearchQuery(parsing: "lighthouse"), in: project.id).count == 1)
+                #expect(try store.search(try SearchQuery(parsing: "lighthouse"), in: project.id).hits.count == 1)
                 throw Abandon()
             }
         }

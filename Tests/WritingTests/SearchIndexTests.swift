@@ -15,7 +15,7 @@ struct SearchIndexTests {
 
     static func found(_ query: String, in index: SearchIndex) throws -> [Int] {
         let ids = index.documents
-        return index.search(try SearchQuery(parsing: query)).compactMap { hit in ids.firstIndex(of: hit.document) }
+        return index.search(try SearchQuery(parsing: query)).hits.compactMap { hit in ids.firstIndex(of: hit.document) }
     }
 
     static let corpus = [
@@ -44,7 +44,7 @@ struct SearchIndexTests {
     func phraseNotAcrossCells() throws {
         let table = Block(id: try BlockID.random(), kind: .table, rows: [["grey", "boat"], ["grey boat", "x"]])
         let index = try SearchIndex([(try NodeID.random(), DocumentContent(blocks: [table]))])
-        let hits = index.search(try SearchQuery(parsing: "\"grey boat\""))
+        let hits = index.search(try SearchQuery(parsing: "\"grey boat\"")).hits
         #expect(hits.count == 1 && hits[0].matches == 1 && hits[0].blocks[0].snippet == "grey boat", "\(hits)")
     }
 
@@ -77,11 +77,26 @@ struct SearchIndexTests {
     func hitsAndSnippets() throws {
         let long = "One two three four five six seven eight harbour nine ten eleven twelve thirteen fourteen fifteen sixteen."
         let index = try Self.index([["The grey boat came into the harbour.", "No match here.", long]])
-        let hit = try #require(index.search(try SearchQuery(parsing: "HARBOUR")).first)
+        let hit = try #require(index.search(try SearchQuery(parsing: "HARBOUR")).hits.first)
         #expect(hit.blocks.map(\.snippet) == ["…grey boat came into the harbour.",
                                               "…four five six seven eight harbour nine ten eleven twelve thirteen fourteen fifteen…"], "\(hit)")
         #expect(hit.blocks.map(\.block) == [index.blocks[0][0].id, index.blocks[0][2].id])
         #expect(hit.matches == 2)
+    }
+
+    @Test("a query matching more documents than the limit gives the first ones in reading order and counts all; a document shows its first three matching blocks and counts the rest")
+    func boundedResults() throws {
+        let texts = (0..<6).map { number in (0..<5).map { "grey water \(number) block \($0), grey again" } }
+        let index = try Self.index(texts)
+        let results = index.search(try SearchQuery(parsing: "grey"), limit: 4)
+        #expect(results.total == 6)
+        #expect(results.hits.map(\.document) == Array(index.documents.prefix(4)), "the first four, in reading order")
+        let hit = try #require(results.hits.first)
+        #expect(hit.blocks.count == SearchHit.maximumSnippets && hit.matchedBlocks == 5, "\(hit)")
+        #expect(hit.blocks.map(\.block) == index.blocks[0].prefix(3).map(\.id))
+        #expect(hit.matches == 10 && hit.blocks.allSatisfy { $0.matches == 2 }, "every match counted, shown or not: \(hit)")
+        #expect(index.search(try SearchQuery(parsing: "grey"), limit: 10).hits.count == 6)
+        #expect(index.search(try SearchQuery(parsing: "\"water 5\""), limit: 1).hits.map(\.document) == [index.documents[5]])
     }
 
     @Test("a query parses into words, prefixes and phrases; punctuation inside a term makes a phrase")
@@ -133,11 +148,15 @@ struct SearchIndexTests {
                 return node.id
             }
         }
-        let hits = try fixture.store { try $0.search(try SearchQuery(parsing: "boat"), in: project.id) }
+        let hits = try fixture.store { try $0.search(try SearchQuery(parsing: "boat"), in: project.id) }.hits
         #expect(hits.map(\.document) == [ids[0], ids[1]])
         #expect(fixture.vault.recording.batches.withLock { $0.last } == ["record.open", "writing.search"], "one read of every block, then the search")
         let entry = try #require(fixture.vault.recording.events.withLock { $0.last })
         #expect(entry.action == .writingSearch && entry.subjectID == project.id.bytes && entry.details == [.init("hits", "2")])
+        let limited = try fixture.store { try $0.search(try SearchQuery(parsing: "boat"), in: project.id, limit: 1) }
+        #expect(limited.total == 2 && limited.hits.map(\.document) == [ids[0]])
+        let limitedEntry = try #require(fixture.vault.recording.events.withLock { $0.last })
+        #expect(limitedEntry.details == [.init("hits", "2")], "the count recorded is of every document found, not of those shown")
     }
 
     @Test("a search stores nothing: every writing table and sealed record is as it was before it")
@@ -149,7 +168,7 @@ struct SearchIndexTests {
             try store.replaceDocumentContent(of: node.id, in: project.id, with: try WritingFixture.paragraphs(Self.corpus[0]))
         }
         let before = try fixture.storeState()
-        #expect(try fixture.store { try $0.search(try SearchQuery(parsing: "\"grey boat\" harb*"), in: project.id) }.count == 1)
+        #expect(try fixture.store { try $0.search(try SearchQuery(parsing: "\"grey boat\" harb*"), in: project.id) }.hits.count == 1)
         #expect(try fixture.storeState() == before)
     }
 
@@ -165,6 +184,6 @@ struct SearchIndexTests {
             let node = try store.addNode(.scene, titled: "Session 1", in: project.id)
             try store.replaceDocumentContent(of: node.id, in: project.id, with: try WritingFixture.paragraphs(["Reports insomnia."]))
         }
-        #expect(try fixture.store(.session(session)) { try $0.search(query, in: project.id) }.count == 1)
+        #expect(try fixture.store(.session(session)) { try $0.search(query, in: project.id) }.hits.count == 1)
     }
 }

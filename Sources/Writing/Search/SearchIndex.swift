@@ -141,10 +141,23 @@ struct SearchIndex: Sendable {
     func phrasePostings(_ words: [String]) -> [Posting] {
         guard var matches = words.first.map({ postings(of: $0) }) else { return [] }
         for (offset, word) in words.enumerated().dropFirst() {
-            let next = Set(postings(of: word))
-            matches = matches.filter { next.contains(Posting(document: $0.document, block: $0.block, position: $0.position + offset)) }
+            matches = Self.followed(matches, by: postings(of: word), at: offset)
             if matches.isEmpty { break }
         }
         return matches
+    }
+
+    /// The postings of `matches` that have one of `next` `offset` positions after them in the same
+    /// block: one merge of the two sorted lists (a common phrase has a posting in every block, and
+    /// hashing each was most of its search).
+    static func followed(_ matches: [Posting], by next: [Posting], at offset: Int) -> [Posting] {
+        var kept: [Posting] = []
+        var cursor = next.startIndex
+        for match in matches {
+            let wanted = Posting(document: match.document, block: match.block, position: match.position + offset)
+            while cursor < next.endIndex && next[cursor] < wanted { cursor += 1 }
+            if cursor < next.endIndex && next[cursor] == wanted { kept.append(match) }
+        }
+        return kept
     }
 }

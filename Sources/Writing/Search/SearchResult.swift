@@ -1,13 +1,35 @@
 import Registers
 
-/// What a search found in one document: the blocks where any term matched, in reading order, each
-/// with a short snippet of its text around the first match.
-public struct SearchHit: Sendable, Equatable {
-    public let document: NodeID
-    public let blocks: [BlockMatch]
+/// What a search found: how many documents match in all, and the first `limit` of them in reading
+/// order, each with snippets of its first matching blocks. A query that matches every document of a
+/// large project (a common word, a prefix) still answers in bounded time: the documents past the
+/// limit, and the blocks past a document's first few, are counted, not built (a snippet decodes
+/// and re-reads its block).
+public struct SearchResults: Sendable, Equatable {
+    /// A screenful: what `vaultctl search` shows unless asked for more.
+    public static let defaultLimit = 20
+    /// Documents a search gives at most, however many are asked for.
+    public static let maximumLimit = 10_000
 
+    /// How many documents match in all (what `writing.search` records as `hits`).
+    public let total: Int
+    /// The first of them, in reading order (at most the limit asked for).
+    public let hits: [SearchHit]
+}
+
+/// What a search found in one document: its first matching blocks, in reading order, each with a
+/// short snippet of its text around the first match, and how many blocks and matches there are in all.
+public struct SearchHit: Sendable, Equatable {
+    /// Blocks of a document given with their snippets; the rest are counted in `matchedBlocks`.
+    public static let maximumSnippets = 3
+
+    public let document: NodeID
+    /// The first matching blocks (at most `maximumSnippets`).
+    public let blocks: [BlockMatch]
+    /// How many blocks of the document match.
+    public let matchedBlocks: Int
     /// How many times the query's terms matched in the document.
-    public var matches: Int { blocks.reduce(0) { $0 + $1.matches } }
+    public let matches: Int
 }
 
 public struct BlockMatch: Sendable, Equatable {
@@ -19,22 +41,38 @@ public struct BlockMatch: Sendable, Equatable {
 }
 
 extension SearchIndex {
-    /// The documents in which every term of `query` matches, in the order they were indexed.
-    func search(_ query: SearchQuery) -> [SearchHit] {
+    /// The documents in which every term of `query` matches, the first `limit` of them (in the
+    /// order they were indexed) with their snippets.
+    func search(_ query: SearchQuery, limit: Int = SearchResults.defaultLimit) -> SearchResults {
+        // Each term's postings are sorted, so its documents come in order, and the documents shown
+        // (the first found) have their postings at the start of each list.
         let perTerm = query.terms.map { postings(of: $0) }
-        var documents = Set(perTerm.first?.map(\.document) ?? [])
-        for postings in perTerm.dropFirst() { documents.formIntersection(postings.map(\.document)) }
-        let found = Dictionary(grouping: perTerm.joined().filter { documents.contains($0.document) }, by: \.document)
-        return found.keys.sorted().map { hit(document: $0, found[$0] ?? []) }
+        var documents = Set(Self.documents(of: perTerm.first ?? []))
+        for postings in perTerm.dropFirst() { documents.formIntersection(Self.documents(of: postings)) }
+        let shown = Set(documents.sorted().prefix(max(0, min(limit, SearchResults.maximumLimit))))
+        guard let lastShown = shown.max() else { return SearchResults(total: documents.count, hits: []) }
+        let found = Dictionary(grouping: perTerm.flatMap { $0.prefix { $0.document <= lastShown }.filter { shown.contains($0.document) } },
+                               by: \.document)
+        return SearchResults(total: documents.count, hits: found.keys.sorted().map { hit(document: $0, found[$0] ?? []) })
     }
 
+    /// The documents of sorted postings, each once, in order.
+    static func documents(of postings: [Posting]) -> [Int] {
+        var documents: [Int] = []
+        for posting in postings where documents.last != posting.document { documents.append(posting.document) }
+        return documents
+    }
+
+    /// A document's hit: every matching block counted, the first few with a snippet.
     func hit(document: Int, _ postings: [Posting]) -> SearchHit {
         let blocks = Dictionary(grouping: postings, by: \.block)
-        return SearchHit(document: documents[document], blocks: blocks.keys.sorted().map { index in
+        let matching = blocks.keys.sorted()
+        let counts = matching.map { Set(blocks[$0] ?? []).count }
+        let shown = zip(matching, counts).prefix(SearchHit.maximumSnippets).map { index, count in
             let block = self.block(index, of: document)
             let first = blocks[index]?.map(\.position).min() ?? 0
-            return BlockMatch(block: block.id, kind: block.kind, snippet: SearchSnippet.around(first, in: block),
-                              matches: Set(blocks[index] ?? []).count)
-        })
+            return BlockMatch(block: block.id, kind: block.kind, snippet: SearchSnippet.around(first, in: block), matches: count)
+        }
+        return SearchHit(document: documents[document], blocks: shown, matchedBlocks: matching.count, matches: counts.reduce(0, +))
     }
 }

@@ -6,15 +6,17 @@ import CryptoVault
 /// the project changes, the vault is released or the session ends, so the next search answers
 /// from it without opening the blocks again.
 extension WritingStore {
-    /// The documents of `projectID` in which every term of `query` matches, in reading order. Every
-    /// search is recorded as `writing.search` with only the number of documents found (the query
-    /// is never recorded); the blocks' reads, when the index is built, as every read is (`record.open`).
-    public func search(_ query: SearchQuery, in projectID: ProjectID) throws -> [SearchHit] {
+    /// The documents of `projectID` in which every term of `query` matches: how many in all, and
+    /// the first `limit` in reading order with snippets of their first matching blocks
+    /// (`SearchResults`). Every search is recorded as `writing.search` with only the number of
+    /// documents found in all (the query is never recorded); the blocks' reads, when the index is
+    /// built, as every read is (`record.open`).
+    public func search(_ query: SearchQuery, in projectID: ProjectID, limit: Int = SearchResults.defaultLimit) throws -> SearchResults {
         let project = try self.project(projectID)
         try checkReadable(project)
-        let hits = try keptSearchIndex(of: project).search(query)
-        try record(.writingSearch, project, subject: project.id.bytes, details: [.init("hits", String(hits.count))])
-        return hits
+        let results = try keptSearchIndex(of: project).search(query, limit: limit)
+        try record(.writingSearch, project, subject: project.id.bytes, details: [.init("hits", String(results.total))])
+        return results
     }
 
     /// The project's kept index if it is still the project's content, else a new one, kept. A
