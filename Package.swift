@@ -31,8 +31,11 @@ let package = Package(
         .target(name: "Writing", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "CCmark"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                               "Registers", "Writing"]),
+        // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
+        .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing", "Appliance"],
+                resources: [.embedInCode("Pages")]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                                           "Appliance", "Registers", "Writing"]),
+                                                           "Appliance", "Registers", "Writing", "Console"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 
@@ -48,6 +51,8 @@ let package = Package(
         .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "Writing",
+                                                         "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
     ],
     swiftLanguageModes: [.v6]

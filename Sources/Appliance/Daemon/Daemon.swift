@@ -18,16 +18,21 @@ public final class Daemon: Sendable {
     let server: LocalServer
     let requests: DaemonRequests
     let channel: ChannelListening?
-    private let sessions = SessionRegistry()
+    let sessions: SessionRegistry
+    let companions: [DaemonCompanion]
 
     /// `failureReply` turns an error into the reply a client reports (message, hint, exit code): the
     /// face that starts the daemon knows how it reports errors.
     /// `commands` runs the commands clients forward (§10.8); without it the daemon answers only its own requests.
+    /// `sessions` is shared with the `companions` (the console), which start and stop with the daemon.
     public init(vault: UnlockedVault, server: LocalServer, limits: SessionLimits, channel: ChannelListening?,
-                failureReply: @escaping FailureReply, commands: ForwardedCommand.Host? = nil) {
+                failureReply: @escaping FailureReply, commands: ForwardedCommand.Host? = nil,
+                sessions: SessionRegistry = SessionRegistry(), companions: [DaemonCompanion] = []) {
         self.vault = vault
         self.server = server
         self.channel = channel
+        self.sessions = sessions
+        self.companions = companions
         requests = DaemonRequests(vault: vault, sessions: sessions, limits: limits, failureReply: failureReply, commands: commands)
     }
 
@@ -36,6 +41,7 @@ public final class Daemon: Sendable {
         let signals = stopOnSignals()
         let sweeper = startSweeper()
         channel?.start()
+        companions.forEach { $0.start() }
         DaemonLog.line("vaultctl serve: listening on \(server.socketPath) (pid \(getpid())); stop with Ctrl-C or SIGTERM")
         server.run(refused: recordRefusal) { [requests, vault, server] request, connection, client in
             // `serve --stop`: only the owner gets this far (the server checked the peer's uid).
@@ -53,6 +59,7 @@ public final class Daemon: Sendable {
         signals.forEach { $0.cancel() }
         sweeper.cancel()
         channel?.stop()
+        companions.forEach { $0.stop() }
         stop()
     }
 

@@ -18,11 +18,15 @@ enum ServeCommand {
         With --address it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
         only devices whose keys were pinned at pairing get past the handshake.
 
+        With --console it also serves the writing app to your own browser, on 127.0.0.1 only
+        (--console-port N, a free port by default), and prints a one-time launch URL: open it to sign
+        the browser in (SECURITY.md §16).
+
         With --detach it asks for the passphrase here, then runs in the background (output in
         daemon.log in the vault directory) and prints its pid; 'vaultctl serve --stop' ends it.
         """, options: Credentials.options + [DaemonSocket.option, Option("--session-idle", value: "SECONDS", "a session ends after this long without a read (default 300)"),
-                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + channelOptions + DaemonDetach.options,
-        noJSON: "it is the daemon: it runs until stopped, and its log is for people", examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --address 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
+                                             Option("--session-limit", value: "SECONDS", "and after this long in all (default 3600)")] + channelOptions + ConsoleLaunch.options + DaemonDetach.options,
+        noJSON: "it is the daemon: it runs until stopped, and its log is for people", examples: ["vaultctl serve --detach", "vaultctl serve --stop", "vaultctl serve --console", "vaultctl serve --address 0.0.0.0:\(ChannelServer.defaultPort) --announce"]) { arguments in
             if arguments.has("--stop") { try DaemonDetach.stop(arguments); return }
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))
@@ -30,8 +34,10 @@ enum ServeCommand {
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
             let channel = try channelListening(arguments, vault: unlocked)
+            let sessions = SessionRegistry()
+            let console = try ConsoleLaunch.configured(arguments, vault: unlocked, sessions: sessions, limits: limits)
             try Daemon(vault: unlocked, server: server, limits: limits, channel: channel, failureReply: FailureReport.reply,
-                       commands: CommandHost.run).run()
+                       commands: CommandHost.run, sessions: sessions, companions: console.map { [$0] } ?? []).run()
         }
 
     static let channelOptions = [

@@ -1,0 +1,59 @@
+import Appliance
+import AuditChain
+import CryptoVault
+import Foundation
+import PrivilegedSession
+import Registers
+import Writing
+
+/// The console's JSON API under `/api/` (SECURITY.md §16.5). Each route calls the same library the
+/// CLI's commands call, in one audited transaction, so every read and write is recorded as the
+/// CLI's are and a privileged project is read only through a session.
+struct ConsoleAPI: Sendable {
+    let access: ProjectAccess
+    let limits: SessionLimits
+
+    func handle(_ request: HTTPRequest, _ route: [String], csrf: String) throws -> HTTPResponse {
+        let projects = ProjectRoutes(access: access), documents = DocumentRoutes(access: access)
+        let sessions = SessionRoutes(access: access, limits: limits), audit = AuditRoutes(vault: access.vault)
+        let on = RouteMatch(method: request.method, route: route)
+        if on(.get, "session") != nil { return .json(["csrf": csrf]) }
+        if on(.get, "registers") != nil { return .json(RegisterJSON.all()) }
+        if on(.get, "projects") != nil { return .json(try projects.list()) }
+        if on(.post, "projects") != nil { return .json(try projects.create(try JSONBody(request)), status: 201) }
+        if let p = on(.get, "projects", "*") { return .json(try projects.binder(p[0])) }
+        if let p = on(.post, "projects", "*", "nodes") { return .json(try projects.addNode(p[0], try JSONBody(request)), status: 201) }
+        if let p = on(.post, "projects", "*", "nodes", "*", "move") { return .json(try projects.move(p[0], p[1], try JSONBody(request))) }
+        if let p = on(.get, "projects", "*", "documents", "*") { return .json(try documents.read(p[0], p[1])) }
+        if let p = on(.put, "projects", "*", "documents", "*") { return .json(try documents.write(p[0], p[1], try JSONBody(request))) }
+        if on(.get, "sessions") != nil { return .json(try sessions.list()) }
+        if on(.post, "sessions") != nil { return .json(try sessions.start(try JSONBody(request)), status: 201) }
+        if let p = on(.delete, "sessions", "*") { return .json(try sessions.end(p[0])) }
+        if on(.get, "audit") != nil { return .json(try audit.recent(request)) }
+        if on(.post, "audit", "verify") != nil { return .json(try audit.verify()) }
+        throw on.pathMatched
+            ? ConsoleError(.methodNotAllowed, "this route does not take \(request.method.rawValue)")
+            : ConsoleError(.notFound, "no such API route")
+    }
+
+}
+
+/// Matches a request's route against patterns ("*" takes one segment), returning the segments taken;
+/// it remembers whether any pattern matched the path with another method (405 rather than 404).
+final class RouteMatch {
+    let method: HTTPMethod
+    let route: [String]
+    private(set) var pathMatched = false
+
+    init(method: HTTPMethod, route: [String]) {
+        self.method = method
+        self.route = route
+    }
+
+    func callAsFunction(_ wanted: HTTPMethod, _ pattern: String...) -> [String]? {
+        guard pattern.count == route.count, zip(pattern, route).allSatisfy({ $0 == "*" || $0 == $1 }) else { return nil }
+        pathMatched = true
+        guard wanted == method else { return nil }
+        return zip(pattern, route).filter { $0.0 == "*" }.map(\.1)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Registers
+import Writing
+
+/// A document's blocks: read, and write (the whole list, as the editor holds it; blocks that did
+/// not change keep their ids and are not resealed).
+struct DocumentRoutes {
+    let access: ProjectAccess
+
+    func read(_ projectText: String, _ nodeText: String) throws -> [String: Any] {
+        let project = try access.project(projectText)
+        let id = try NodeID(hex: nodeText)
+        let (node, content) = try access.store(for: project) { store in
+            (try store.node(id, in: project.id), try store.documentContent(of: id, in: project.id))
+        }
+        var result = ProjectRoutes.nodeJSON(node, project.register)
+        let fields = FieldEditor(project.register)
+        result["blocks"] = content.blocks.map { block in
+            var row = Self.json(block)
+            // A field block is labelled in the register's words (a legal party's "Party type").
+            if case .field(let slot) = block.kind { row["label"] = fields.label(slot) ?? slot.rawValue }
+            return row
+        }
+        return result
+    }
+
+    /// `{blocks: [{id?, kind, text, rows?}]}`; a block without an id is new.
+    func write(_ projectText: String, _ nodeText: String, _ body: JSONBody) throws -> [String: Any] {
+        let project = try access.project(projectText)
+        let id = try NodeID(hex: nodeText)
+        let content = DocumentContent(blocks: try body.array("blocks").map(Self.block))
+        let change = try access.store(for: project) { try $0.replaceDocumentContent(of: id, in: project.id, with: content) }
+        // The ids in order, so the page learns the ids of the blocks it added and does not reseal them again.
+        return ["id": id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
+                "blocks": content.blocks.map(\.id.hex)]
+    }
+
+    static func json(_ block: Block) -> [String: Any] {
+        ["id": block.id.hex, "kind": BlockEncoding.name(of: block.kind), "text": block.text, "rows": block.rows]
+    }
+
+    static func block(_ object: [String: Any]) throws -> Block {
+        guard let kindName = object["kind"] as? String, let kind = BlockEncoding.kind(named: kindName) else {
+            throw ConsoleError(.invalidBody, "a block's kind is not one the model knows")
+        }
+        guard let text = object["text"] as? String else { throw ConsoleError(.invalidBody, "a block's text must be a string") }
+        let rows = object["rows"] as? [[String]] ?? []
+        let id = try (object["id"] as? String).map { try BlockID(hex: $0) } ?? BlockID.random()
+        return Block(id: id, kind: kind, text: text, rows: rows)
+    }
+}

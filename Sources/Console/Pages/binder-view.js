@@ -1,0 +1,88 @@
+// A project: its binder (folders and documents as a tree, in the register's words), reordering by
+// buttons and keyboard (Alt+Up / Alt+Down on a focused item), adding a document or folder, and the
+// open document's editor beside it.
+import * as api from "./api.js";
+import { el, replace, errorText } from "./dom.js";
+import { startSessionForm } from "./session-view.js";
+import { editorView } from "./editor-view.js";
+
+export async function binderView(main, projectID, documentID) {
+  let project;
+  try {
+    project = await api.get(`/api/projects/${api.segment(projectID)}`);
+  } catch (error) {
+    if (error.status !== 423) throw error;
+    replace(main, el("h1", { text: "Privileged project" }), startSessionForm(projectID, () => binderView(main, projectID, documentID)));
+    return;
+  }
+  const terms = project.terms;
+  const editorArea = el("section", { class: "editor", "aria-label": terms.scene.singular });
+  replace(main, el("h1", { text: project.name }),
+    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}` }),
+    el("div", { class: "layout" },
+      el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
+        el("h2", { text: "Binder" }), tree(project, documentID, () => binderView(main, projectID, documentID)),
+        addForm(project, () => binderView(main, projectID, documentID))),
+      editorArea));
+  document.documentElement.style.setProperty("--accent", project.theme);
+  if (documentID) await editorView(editorArea, project, documentID);
+  else replace(editorArea, el("p", { text: `Choose a ${terms.scene.singular.toLowerCase()} in the binder, or add one.` }));
+}
+
+function tree(project, current, refresh) {
+  const children = (parent) => project.nodes.filter((n) => (n.parent ?? null) === parent);
+  const list = (parent) => {
+    const nodes = children(parent);
+    if (nodes.length === 0) return null;
+    return el("ul", {}, nodes.map((node, index) => el("li", {},
+      node.kind === "scene"
+        ? el("a", { href: `#/projects/${project.id}/${node.id}`, "aria-current": node.id === current ? "page" : false,
+            onkeydown: (event) => reorderByKey(event, project, nodes, index, refresh), text: node.title || "(untitled)" })
+        : el("span", { tabindex: 0, onkeydown: (event) => reorderByKey(event, project, nodes, index, refresh),
+            text: `${node.label}: ${node.title}` }),
+      " ",
+      el("button", { class: "secondary", "aria-label": `Move ${node.title} up`, disabled: index === 0,
+        onclick: () => move(project, nodes, index, -1, refresh), text: "↑" }),
+      el("button", { class: "secondary", "aria-label": `Move ${node.title} down`, disabled: index === nodes.length - 1,
+        onclick: () => move(project, nodes, index, +1, refresh), text: "↓" }),
+      list(node.id))));
+  };
+  return list(null) ?? el("p", { text: "Empty." });
+}
+
+function reorderByKey(event, project, siblings, index, refresh) {
+  if (!event.altKey || (event.key !== "ArrowUp" && event.key !== "ArrowDown")) return;
+  event.preventDefault();
+  move(project, siblings, index, event.key === "ArrowUp" ? -1 : +1, refresh);
+}
+
+// Moves siblings[index] one place up or down among its siblings.
+async function move(project, siblings, index, step, refresh) {
+  const target = index + step;
+  if (target < 0 || target >= siblings.length) return;
+  const node = siblings[index];
+  const before = step < 0 ? siblings[target].id : (siblings[target + 1]?.id ?? null);
+  await api.post(`/api/projects/${project.id}/nodes/${node.id}/move`, { parent: node.parent ?? null, before });
+  await refresh();
+}
+
+function addForm(project, refresh) {
+  const errors = el("div", { "aria-live": "polite" });
+  const form = el("form", {},
+    el("h2", { text: "Add" }),
+    el("label", { for: "node-title", text: "Title" }), el("input", { id: "node-title", name: "title", required: true }),
+    el("label", { for: "node-kind", text: "Kind" }),
+    el("select", { id: "node-kind", name: "kind" }, el("option", { value: "scene", text: project.terms.scene.singular }),
+      el("option", { value: "chapter", text: project.terms.chapter.singular })),
+    errors, el("p", {}, el("button", { type: "submit", text: "Add" })));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    try {
+      const node = await api.post(`/api/projects/${project.id}/nodes`, { kind: data.get("kind"), title: data.get("title") });
+      if (node.kind === "scene") location.hash = `#/projects/${project.id}/${node.id}`;
+      else await refresh();
+    } catch (error) { replace(errors, errorText(error)); }
+  });
+  return form;
+}

@@ -1,0 +1,105 @@
+// The block editor: each block a kind and its text; autosave a second after the last keystroke,
+// with a visible state (unsaved, saving, sealed); undo and redo over the saved states; a word count
+// against the session's target.
+import * as api from "./api.js";
+import { el, replace, errorText, words } from "./dom.js";
+
+const kinds = ["paragraph", "heading-1", "heading-2", "heading-3", "list-item", "quote"];
+const pause = 1000;
+
+export async function editorView(area, project, documentID) {
+  const documentPath = `/api/projects/${project.id}/documents/${api.segment(documentID)}`;
+  const loaded = await api.get(documentPath);
+  let blocks = loaded.blocks.map((b) => ({ ...b }));
+  const history = [structuredClone(blocks)];
+  let position = 0, timer = null;
+  const state = el("p", { class: "save-state", role: "status", "aria-live": "polite", text: "Sealed" });
+  const count = el("p", { class: "tag" });
+  const target = el("input", { id: "word-target", type: "number", min: 0, value: 500, size: 6 });
+  const list = el("div", {});
+  const errors = el("div", { "aria-live": "assertive" });
+
+  const render = () => {
+    replace(list, blocks.map((block, index) => blockRow(block, index)));
+    const total = blocks.reduce((sum, b) => sum + words(b.text), 0);
+    count.textContent = `${total} words of a ${target.value}-word target`;
+  };
+  const changed = () => {
+    state.textContent = "Unsaved changes";
+    clearTimeout(timer);
+    timer = setTimeout(save, pause);
+    const total = blocks.reduce((sum, b) => sum + words(b.text), 0);
+    count.textContent = `${total} words of a ${target.value}-word target`;
+  };
+  const save = async () => {
+    state.textContent = "Saving…";
+    try {
+      const sent = blocks.slice();
+      const result = await api.put(documentPath, { blocks: sent.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) });
+      result.blocks.forEach((id, index) => { sent[index].id = id; });
+      history.splice(position + 1);
+      history.push(structuredClone(blocks));
+      position = history.length - 1;
+      state.textContent = `Sealed (${result.sealed} block${result.sealed === 1 ? "" : "s"} resealed)`;
+      replace(errors);
+    } catch (error) {
+      state.textContent = "Not saved";
+      replace(errors, errorText(error));
+    }
+  };
+  const restore = async (step) => {
+    const next = position + step;
+    if (next < 0 || next >= history.length) return;
+    position = next;
+    blocks = structuredClone(history[position]);
+    render();
+    state.textContent = "Saving…";
+    try {
+      await api.put(documentPath, { blocks: blocks.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) });
+      state.textContent = "Sealed";
+    } catch (error) { replace(errors, errorText(error)); }
+  };
+
+  function blockRow(block, index) {
+    if (block.kind.startsWith("field-")) return fieldRow(block, index);
+    const kind = el("select", { "aria-label": `Block ${index + 1} kind` },
+      [...new Set([...kinds, block.kind])].map((k) => el("option", { value: k, selected: k === block.kind, text: k })));
+    kind.addEventListener("change", () => { block.kind = kind.value; render(); changed(); });
+    const text = el("textarea", { "aria-label": `Block ${index + 1} text`, class: block.kind.split("-")[0], rows: 2 });
+    text.value = block.text;
+    text.addEventListener("input", () => { block.text = text.value; changed(); });
+    const remove = el("button", { class: "secondary", "aria-label": `Remove block ${index + 1}`, text: "Remove" });
+    remove.addEventListener("click", () => { blocks.splice(index, 1); render(); changed(); });
+    return el("div", { class: "block" }, kind, text, remove);
+  }
+
+  // A register's field (a legal party's type, a clinical record's relationship): its label, its text.
+  function fieldRow(block, index) {
+    const id = `field-${index}`;
+    const text = el("textarea", { id, rows: 1 });
+    text.value = block.text;
+    text.addEventListener("input", () => { block.text = text.value; changed(); });
+    return el("div", { class: "block" }, el("label", { for: id, text: block.label || block.kind }), text);
+  }
+
+  const add = el("button", { class: "secondary", text: "Add a paragraph" });
+  add.addEventListener("click", () => {
+    blocks.push({ id: null, kind: "paragraph", text: "", rows: [] });
+    render();
+    list.lastElementChild.querySelector("textarea").focus();
+  });
+  const undo = el("button", { class: "secondary", text: "Undo" });
+  undo.addEventListener("click", () => restore(-1));
+  const redo = el("button", { class: "secondary", text: "Redo" });
+  redo.addEventListener("click", () => restore(+1));
+  area.addEventListener("keydown", (event) => {
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
+    event.preventDefault();
+    restore(event.shiftKey ? +1 : -1);
+  });
+  target.addEventListener("input", render);
+  replace(area, el("h2", { text: loaded.title }), state, errors, list,
+    el("p", {}, add, " ", undo, " ", redo),
+    el("label", { for: "word-target", text: "Session target (words)" }), target, count);
+  render();
+}

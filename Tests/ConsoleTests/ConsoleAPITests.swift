@@ -1,0 +1,109 @@
+import CryptoVault
+import Foundation
+import Testing
+@testable import Console
+
+/// The console's API does what the CLI does, through the same library: every write and read is
+/// recorded, and a privileged project shows nothing without a session.
+@Suite struct ConsoleAPITests {
+    @Test("create a project from a template, write its document's blocks, read them back; each step on the record")
+    func writeAndReadADocument() throws {
+        let fixture = try ConsoleFixture()
+        let project = try #require(try fixture.json("POST", "/api/projects", ["name": "The harbour", "register": "fiction", "kind": "long-form"])
+            as? [String: Any])
+        let id = try #require(project["id"] as? String)
+        #expect(project["name"] as? String == "The harbour" && project["privileged"] as? Bool == false)
+        let node = try #require(try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "Arrival"]) as? [String: Any])
+        let document = try #require(node["id"] as? String)
+        let written = try #require(try fixture.json("PUT", "/api/projects/\(id)/documents/\(document)", [
+            "blocks": [["kind": "heading-1", "text": "Arrival"], ["kind": "paragraph", "text": "The boat came in at dawn."]],
+        ]) as? [String: Any])
+        #expect(written["sealed"] as? Int == 2)
+        let ids = try #require(written["blocks"] as? [String])
+        let read = try #require(try fixture.json("GET", "/api/projects/\(id)/documents/\(document)") as? [String: Any])
+        let blocks = try #require(read["blocks"] as? [[String: Any]])
+        #expect(blocks.map { $0["text"] as? String } == ["Arrival", "The boat came in at dawn."])
+        #expect(blocks.map { $0["id"] as? String } == ids)
+        // The same blocks again with their ids: nothing is resealed.
+        let again = try #require(try fixture.json("PUT", "/api/projects/\(id)/documents/\(document)", ["blocks": blocks]) as? [String: Any])
+        #expect(again["sealed"] as? Int == 0 && again["kept"] as? Int == 2)
+        let actions = fixture.actions
+        #expect(actions.contains("writing.project-create") && actions.contains("writing.node-add") && actions.contains("writing.content-write"))
+        #expect(actions.contains("record.open"))
+    }
+
+    @Test("a healthcare project is locked (423) until a session is started with a purpose; then its template note opens")
+    func privilegedProjectNeedsASession() throws {
+        let fixture = try ConsoleFixture()
+        let refused = try fixture.request("POST", "/api/projects", json: ["name": "Intake", "register": "healthcare", "template": "soap-note"])
+        #expect(refused.status == 423 && refused.errorCode == "sessionRequired")
+        let projects = try #require(try fixture.json("GET", "/api/projects") as? [[String: Any]])
+        let locked = try #require(projects.first)
+        #expect(locked["locked"] as? Bool == true && locked["name"] is NSNull && locked["privileged"] as? Bool == true)
+        let id = try #require(locked["id"] as? String)
+        let binder = try fixture.request("GET", "/api/projects/\(id)")
+        #expect(binder.status == 423 && !binder.text.contains("Intake"))
+        let session = try #require(try fixture.json("POST", "/api/sessions", ["project": id, "purpose": "write up today's session"]) as? [String: Any])
+        #expect(fixture.actions.contains("session.start"))
+        let opened = try #require(try fixture.json("GET", "/api/projects/\(id)") as? [String: Any])
+        #expect(opened["name"] as? String == "Intake" && opened["locked"] as? Bool == false)
+        let sessionID = try #require(session["id"] as? String)
+        _ = try fixture.json("DELETE", "/api/sessions/\(sessionID)")
+        #expect(try fixture.request("GET", "/api/projects/\(id)").status == 423)
+        #expect(fixture.actions.contains("session.end"))
+    }
+
+    @Test("a template project in a privileged register, created with a purpose, opens its first note in that session")
+    func privilegedTemplateWithPurpose() throws {
+        let fixture = try ConsoleFixture()
+        let made = try #require(try fixture.json("POST", "/api/projects", ["name": "Intake", "register": "healthcare", "template": "soap-note",
+                                                                             "purpose": "first session notes"]) as? [String: Any])
+        let id = try #require(made["id"] as? String), note = try #require(made["document"] as? String)
+        let read = try #require(try fixture.json("GET", "/api/projects/\(id)/documents/\(note)") as? [String: Any])
+        let blocks = try #require(read["blocks"] as? [[String: Any]])
+        #expect(!blocks.isEmpty)
+        #expect(fixture.sessions.live().count == 1)
+    }
+
+    @Test("moving a document before its sibling reorders the binder")
+    func reorder() throws {
+        let fixture = try ConsoleFixture()
+        let project = try #require(try fixture.json("POST", "/api/projects", ["name": "Book", "register": "fiction"]) as? [String: Any])
+        let id = try #require(project["id"] as? String)
+        let first = try #require((try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "One"]) as? [String: Any])?["id"] as? String)
+        let second = try #require((try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "Two"]) as? [String: Any])?["id"] as? String)
+        _ = try fixture.json("POST", "/api/projects/\(id)/nodes/\(second)/move", ["parent": NSNull(), "before": first])
+        let binder = try #require(try fixture.json("GET", "/api/projects/\(id)") as? [String: Any])
+        let titles = (binder["nodes"] as? [[String: Any]])?.map { $0["title"] as? String }
+        #expect(titles == ["Two", "One"])
+    }
+
+    @Test("bad bodies and routes are refused with their reason", arguments: [
+        ("POST", "/api/projects", "{\"name\": 5, \"register\": \"fiction\"}", 400, "invalidBody"),
+        ("POST", "/api/projects", "[1,2]", 400, "invalidBody"),
+        ("POST", "/api/projects", "{\"name\": \"x\", \"register\": \"astrology\"}", 400, "invalidBody"),
+        ("GET", "/api/nothing", "", 404, "notFound"),
+        ("DELETE", "/api/projects", "", 405, "methodNotAllowed"),
+        ("GET", "/api/projects/00112233445566778899aabbccddeeff", "", 404, "notFound"),
+        ("GET", "/api/projects/not-an-id", "", 404, "notFound"),
+    ])
+    func refusals(_ method: String, _ path: String, _ body: String, _ status: Int, _ code: String) throws {
+        let fixture = try ConsoleFixture()
+        var overrides: [String: String] = [:]
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(fixture.host)\r\nCookie: vault_console=\(fixture.cookie)\r\n"
+        if method != "GET" { head += "Origin: http://\(fixture.host)\r\nX-CSRF-Token: \(fixture.csrf)\r\nContent-Type: application/json\r\n" }
+        head += "Content-Length: \(body.utf8.count)\r\n\r\n"
+        overrides = [:]
+        _ = overrides
+        let response = try fixture.raw(Array((head + body).utf8))
+        #expect(response.status == status && response.errorCode == code, "\(method) \(path): \(response.status) \(response.text)")
+    }
+
+    @Test("verify from the console checks the whole log and is itself recorded")
+    func verify() throws {
+        let fixture = try ConsoleFixture()
+        let report = try #require(try fixture.json("POST", "/api/audit/verify", [String: Any]()) as? [String: Any])
+        #expect(report["verified"] as? Bool == true)
+        #expect(fixture.actions.contains("audit.verify"))
+    }
+}
