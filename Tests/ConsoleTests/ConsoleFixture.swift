@@ -81,34 +81,9 @@ final class ConsoleFixture {
     }
 
     /// Sends `bytes` on a new connection and reads the response until the server closes it.
-    func raw(_ bytes: [UInt8], pauseAfterSending: Bool = false) throws -> RawResponse {
-        let socket = try Self.connect(port: port)
-        defer { close(socket) }
-        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[..<count]
-        }
-        return try RawResponse(received)
-    }
+    func raw(_ bytes: [UInt8]) throws -> RawResponse { try LoopbackHTTP.exchange(bytes, port: port) }
 
-    static func connect(port: UInt16) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(INADDR_LOOPBACK).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw FixtureError("connect failed") }
-        return socket
-    }
+    static func connect(port: UInt16) throws -> Int32 { try LoopbackHTTP.connect(port: port) }
 }
 
 func jsonObject(of response: RawResponse) throws -> [String: Any] {
@@ -123,26 +98,4 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A response as it came over the wire.
-struct RawResponse {
-    let status: Int
-    let fields: [(String, String)]
-    let body: [UInt8]
-
-    init(_ bytes: [UInt8]) throws {
-        guard let end = HTTPConnection.endOfHead(in: bytes) else { throw FixtureError("no response head in \(bytes.count) bytes") }
-        let lines = String(decoding: bytes[..<(end - 4)], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw FixtureError("bad status line \(lines[0])") }
-        self.status = status
-        fields = lines.dropFirst().compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        body = Array(bytes[end...])
-    }
-
-    func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var errorCode: String? { (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["error"] as? String }
-}
+typealias RawResponse = HTTPReply

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Console
 
 /// The local web server's safety (issue 16, SECURITY.md §16.4), each refusal with its reason, over
@@ -118,18 +119,7 @@ struct ConsoleReplay {
     let cookie: String
 
     func get(_ path: String) throws -> RawResponse {
-        let socket = try ConsoleFixture.connect(port: port)
-        defer { close(socket) }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nCookie: vault_console=\(cookie)\r\n\r\n"
-        _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[..<count]
-        }
-        return try RawResponse(received)
+        try LoopbackHTTP.get(path, port: port, fields: ["Cookie": "vault_console=\(cookie)"])
     }
 }
 
