@@ -34,9 +34,7 @@ public struct SealedRecordLocation: Sendable, Hashable, CustomStringConvertible 
     /// The descriptions of `locations`, one a line (a `record.open` entry's `records`), written
     /// straight into one string: opening records by the thousand built a string per part of each.
     static func describe(_ locations: some Collection<SealedRecordLocation>) -> String {
-        let size = locations.reduce(locations.count - 1) { size, location in
-            size + location.module.utf8.count + location.table.utf8.count + 2 * location.recordID.count + location.field.utf8.count + 3
-        }
+        let size = locations.reduce(locations.count - 1) { $0 + $1.descriptionSize }
         guard size > 0 else { return "" }
         return String(unsafeUninitializedCapacity: size) { buffer in
             var offset = 0
@@ -58,6 +56,9 @@ public struct SealedRecordLocation: Sendable, Hashable, CustomStringConvertible 
             return offset
         }
     }
+
+    /// The bytes of `description` (at most 323).
+    var descriptionSize: Int { module.utf8.count + table.utf8.count + 2 * recordID.count + field.utf8.count + 3 }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 

@@ -8,9 +8,12 @@
 /// Record keys are derived once per compartment and key version and kept (in SecureBytes) for the
 /// life of this value, which is one transaction: sealing thousands of records derives one key.
 final class SealedRecords {
-    /// Opened records named per `record.open` entry: enough to keep an entry far below the audit
-    /// log's 64 KiB limit (each location is at most 323 bytes), few entries for a large read.
+    /// Opened records named per `record.open` entry: few entries for a large read.
     static let recordsPerOpenEntry = 64
+    /// The most bytes an entry's `records` (the names, one a line) takes: an audit detail's value is
+    /// at most 4 KiB (SECURITY.md §8.2), and 64 names of 65 bytes (a snapshot part's) are more, as
+    /// are 13 of the longest (323 bytes). An entry ends at whichever limit comes first.
+    static let namesPerOpenEntry = 4096
 
     let vault: UnlockedVault
     let store: SealedRecordStore
@@ -70,21 +73,24 @@ final class SealedRecords {
     /// only during the call, wiped after it): no allocation per record, and no more memory locked
     /// than the largest record needs however many are read. The first record that fails to open
     /// stops the call with its error. Every record handed to `body` is recorded, in `record.open`
-    /// entries of up to 64 records, even when a later one fails or `body` throws.
+    /// entries of up to 64 records and 4 KiB of names, even when a later one fails or `body` throws.
     func open(_ locations: [SealedRecordLocation], in compartment: VaultCompartment, access: CompartmentKeyAccess,
               _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
         var handed = 0
-        var unrecorded: (start: Int, bytes: Int) = (0, 0)
+        var unrecorded: (start: Int, bytes: Int, names: Int) = (0, 0, -1)
         func recordHanded() throws {
             try journalOpened(locations[unrecorded.start..<handed], bytes: unrecorded.bytes, in: compartment)
-            unrecorded = (handed, 0)
+            unrecorded = (handed, 0, -1)
         }
         try withScratch { scratch in
             do {
                 for (index, location) in locations.enumerated() {
+                    // A name that would take the entry's names past the limit starts the next entry.
+                    if handed > unrecorded.start, unrecorded.names + 1 + location.descriptionSize > Self.namesPerOpenEntry { try recordHanded() }
                     let count = try open(location, in: compartment, access: access, into: scratch).count
                     // Handed over once body has it, whether or not it returns.
                     (handed, unrecorded.bytes) = (index + 1, unrecorded.bytes + count)
+                    unrecorded.names += 1 + location.descriptionSize
                     defer { scratch.wipe(count) }
                     try scratch.read(count) { try body(index, $0) }
                     if handed - unrecorded.start == Self.recordsPerOpenEntry { try recordHanded() }
@@ -148,7 +154,7 @@ final class SealedRecords {
         }
     }
 
-    /// Records `locations` (at most 64, opened in `compartment`, `bytes` of plaintext) as one `record.open`.
+    /// Records `locations` (at most 64 and 4 KiB of names, opened in `compartment`, `bytes` of plaintext) as one `record.open`.
     private func journalOpened(_ locations: ArraySlice<SealedRecordLocation>, bytes: Int, in compartment: VaultCompartment) throws {
         try journal(VaultEvent(.recordOpen, compartmentID: compartment.id,
                                details: [.init("records", SealedRecordLocation.describe(locations)),
