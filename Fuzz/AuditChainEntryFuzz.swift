@@ -13,8 +13,8 @@
 
 /// A valid entry with every field present: compartment, subject, two details, sealed details.
 private let template: [UInt8] = AuditEntry(
-    seq: 41, time: 1_764_000_000, deviceID: [UInt8](repeating: 0xD1, count: 16), actor: "ana (uid 1000)", action: "bundle.put",
-    compartmentID: [UInt8](repeating: 0xC0, count: 16), subjectID: [UInt8](repeating: 0x5B, count: 16),
+    seq: 41, time: 1_764_000_000, deviceID: try! AuditDeviceID(bytes: [UInt8](repeating: 0xD1, count: 16)), actor: "ana (uid 1000)", action: "bundle.put",
+    compartmentID: try! CompartmentID(bytes: [UInt8](repeating: 0xC0, count: 16)), subjectID: [UInt8](repeating: 0x5B, count: 16),
     detailHashes: [.init(name: "file", hash: [UInt8](repeating: 0xAA, count: 32)), .init(name: "name", hash: [UInt8](repeating: 0xBB, count: 32))],
     sealedDetails: [UInt8](repeating: 0xEE, count: 24 + 21 + 16), previousHash: [UInt8](repeating: 0x99, count: 32)).encoded()
 
@@ -35,7 +35,7 @@ private func check(_ bytes: [UInt8]) {
     guard entry.encoded() == bytes else { fatalError("an accepted entry does not encode back to its bytes") }
     guard let again = try? AuditEntry(decoding: entry.encoded()), again == entry else { fatalError("an entry's encoding decodes differently") }
     guard entry.leafHash == MerkleHash.leaf(bytes) else { fatalError("an entry's leaf hash is not that of its bytes") }
-    guard [0, 16].contains(entry.compartmentID.count), entry.subjectID.count <= 64, entry.deviceID.count == 16, entry.previousHash.count == 32,
+    guard entry.subjectID.count <= 64, entry.previousHash.count == 32,
           entry.sealedDetails.isEmpty || entry.sealedDetails.count >= 40 else {
         fatalError("an accepted entry has a field of an impossible size")
     }

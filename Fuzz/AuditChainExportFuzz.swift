@@ -76,9 +76,9 @@ private struct Template {
         var previous = [UInt8](repeating: 0, count: 32)
         for seq in 0..<6 {
             let withDetails = seq % 2 == 1
-            let entry = AuditEntry(seq: UInt64(seq), time: 1_764_000_000 + Int64(seq), deviceID: [UInt8](repeating: 0xD1, count: 16),
+            let entry = AuditEntry(seq: UInt64(seq), time: 1_764_000_000 + Int64(seq), deviceID: try! AuditDeviceID(bytes: [UInt8](repeating: 0xD1, count: 16)),
                                    actor: "ana (uid 1000)", action: seq == 0 ? "vault.init" : "bundle.put",
-                                   compartmentID: seq == 0 ? [] : [UInt8](repeating: 0xC0, count: 16),
+                                   compartmentID: seq == 0 ? nil : try! CompartmentID(bytes: [UInt8](repeating: 0xC0, count: 16)),
                                    subjectID: seq == 0 ? [] : [UInt8](repeating: UInt8(seq), count: 16),
                                    detailHashes: withDetails ? [.init(name: "file", hash: [UInt8](repeating: UInt8(seq), count: 32))] : [],
                                    sealedDetails: withDetails ? [UInt8](repeating: UInt8(seq), count: 48) : [], previousHash: previous).encoded()

@@ -17,7 +17,8 @@ public struct AuditEntry: Sendable, Equatable {
 
     public let seq: UInt64
     public let time: Int64
-    public let deviceID: [UInt8]
+    /// The vault's audit device id (`vault_meta.device_id`, SECURITY.md §4.7.1), not the key-derived `DeviceID`.
+    public let deviceID: AuditDeviceID
     public let actor: String
     public let action: String
     /// The compartment the entry is about, or nil (encoded as 0 bytes) when it is about none.
@@ -32,7 +33,7 @@ public struct AuditEntry: Sendable, Equatable {
         public let hash: [UInt8]
     }
 
-    public init(seq: UInt64, time: Int64, deviceID: [UInt8], actor: String, action: String, compartmentID: CompartmentID?,
+    public init(seq: UInt64, time: Int64, deviceID: AuditDeviceID, actor: String, action: String, compartmentID: CompartmentID?,
                 subjectID: [UInt8], detailHashes: [DetailHash], sealedDetails: [UInt8], previousHash: [UInt8]) {
         self.seq = seq
         self.time = time
@@ -60,7 +61,7 @@ public struct AuditEntry: Sendable, Equatable {
         bytes.append(Self.version)
         Self.appendBigEndian(seq, width: 8, to: &bytes)
         Self.appendBigEndian(UInt64(bitPattern: time), width: 8, to: &bytes)
-        bytes += deviceID
+        bytes += deviceID.bytes
         bytes.append(UInt8(actor.utf8.count))
         bytes += actor.utf8
         bytes.append(UInt8(action.utf8.count))
@@ -103,10 +104,15 @@ public struct AuditEntry: Sendable, Equatable {
     init(_ encoded: EncodedEntry) {
         var detailHashes: [DetailHash] = []
         encoded.forEachDetailHash { name, hash in detailHashes.append(DetailHash(name: encoded.string(name), hash: encoded.array(hash))) }
-        self.init(seq: encoded.seq, time: encoded.time, deviceID: encoded.array(encoded.deviceID), actor: encoded.string(encoded.actor),
+        self.init(seq: encoded.seq, time: encoded.time, deviceID: Self.deviceID(encoded.array(encoded.deviceID)), actor: encoded.string(encoded.actor),
                   action: encoded.string(encoded.action), compartmentID: Self.compartmentID(encoded.array(encoded.compartmentID)),
                   subjectID: encoded.array(encoded.subjectID), detailHashes: detailHashes,
                   sealedDetails: encoded.array(encoded.sealedDetails), previousHash: encoded.array(encoded.previousHash))
+    }
+
+    /// The parser takes exactly 16 bytes here, so the id is never refused.
+    private static func deviceID(_ bytes: [UInt8]) -> AuditDeviceID {
+        try! AuditDeviceID(bytes: bytes)
     }
 
     /// The parser allows only 0 bytes (no compartment) or 16 here, so only 0 bytes give nil.

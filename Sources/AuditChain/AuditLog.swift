@@ -88,14 +88,14 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         try AuditTreeStore(database: database).tail()
     }
 
-    static func deviceID(_ database: Database) throws -> [UInt8] {
+    static func deviceID(_ database: Database) throws -> AuditDeviceID {
         guard let id = try Vault.auditDeviceID(in: database) else {
             throw AuditChainError(.malformedEntry, "the vault has no device id")
         }
         return id
     }
 
-    func makeEntry(_ event: VaultEvent, seq: UInt64, previousHash: [UInt8], vaultID: VaultID, deviceID: [UInt8],
+    func makeEntry(_ event: VaultEvent, seq: UInt64, previousHash: [UInt8], vaultID: VaultID, deviceID: AuditDeviceID,
                    keys: AuditKeys?, hasher: HMACSHA256Key? = nil) throws -> AuditEntry {
         try Self.validate(event)
         let details = try sealDetails(event.details, seq: seq, vaultID: vaultID, keys: keys, hasher: hasher)

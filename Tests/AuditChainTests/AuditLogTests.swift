@@ -214,7 +214,7 @@ struct AuditLogEntryTests {
             #expect(entry.seq == UInt64(index), context)
             #expect(entry.compartmentID == want.compartmentID, context)
             #expect(entry.subjectID == want.subjectID, context)
-            #expect(entry.deviceID == deviceID, context)
+            #expect(entry.deviceID.bytes == deviceID, context)
             #expect(entry.actor == fixture.log.actor, context)
             #expect((started...finished).contains(entry.time), context)
             let names = want.details.keys.sorted()
@@ -566,7 +566,7 @@ struct AuditEntryEncodingTests {
     @Test("AuditEntry encodes exactly the bytes of SECURITY.md §8.2, and decodes them back to the same fields")
     func encodingFollowsTheSpecification() throws {
         let raw = RawAuditEntry()
-        let entry = AuditEntry(seq: raw.seq, time: raw.time, deviceID: raw.deviceID, actor: "ana (uid 1000)", action: "bundle.put",
+        let entry = AuditEntry(seq: raw.seq, time: raw.time, deviceID: try AuditDeviceID(bytes: raw.deviceID), actor: "ana (uid 1000)", action: "bundle.put",
                                compartmentID: try CompartmentID(bytes: raw.compartmentID), subjectID: raw.subjectID,
                                detailHashes: [.init(name: "file", hash: raw.details[0].hash)], sealedDetails: raw.sealed,
                                previousHash: raw.previousHash)
@@ -638,7 +638,7 @@ struct AuditEntryEncodingTests {
         }
         #expect(try fixture.storedEntries().count == before, "the refused events left no entry")
         #expect(try fixture.reader.verify().entryCount == before)
-        let entry = AuditEntry(seq: 0, time: 0, deviceID: [UInt8](repeating: 0, count: 16), actor: "", action: "big", compartmentID: nil,
+        let entry = AuditEntry(seq: 0, time: 0, deviceID: try AuditDeviceID(bytes: [UInt8](repeating: 0, count: 16)), actor: "", action: "big", compartmentID: nil,
                                subjectID: [], detailHashes: [], sealedDetails: [UInt8](repeating: 1, count: 65_536), previousHash: [UInt8](repeating: 0, count: 32))
         #expect(auditErrorCode { try entry.boundedEncoding() } == .invalidEvent)
         #expect(auditErrorCode { try AuditEntry(decoding: entry.encoded()) } == .malformedEntry, "the decoder refuses what the encoder refuses")

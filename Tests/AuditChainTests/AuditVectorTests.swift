@@ -459,7 +459,7 @@ enum AuditVectorFile {
 
     /// The AuditEntry of an entries.json case.
     static func entry(_ c: [String: Any]) throws -> AuditEntry {
-        AuditEntry(seq: try uint64(c, "seq"), time: try int64(c, "time"), deviceID: try hex(c, "device_id"),
+        AuditEntry(seq: try uint64(c, "seq"), time: try int64(c, "time"), deviceID: try AuditDeviceID(bytes: try hex(c, "device_id")),
                    actor: String(decoding: try hex(c, "actor_utf8"), as: UTF8.self), action: try string(c, "action"),
                    compartmentID: try compartment(try hex(c, "compartment_id")), subjectID: try hex(c, "subject_id"),
                    detailHashes: try list(c, "detail_hashes").map { AuditEntry.DetailHash(name: try string($0, "name"), hash: try hex($0, "hash")) },
@@ -473,7 +473,7 @@ enum AuditVectorFile {
 
     /// An entry carrying sealed details at `seq` (the other fields do not enter the details' AEAD).
     static func entry(seq: UInt64, hashes: [AuditEntry.DetailHash], sealed: [UInt8]) -> AuditEntry {
-        AuditEntry(seq: seq, time: 0, deviceID: [UInt8](repeating: 0, count: 16), actor: "test", action: "test",
+        AuditEntry(seq: seq, time: 0, deviceID: try! AuditDeviceID(bytes: [UInt8](repeating: 0, count: 16)), actor: "test", action: "test",
                    compartmentID: nil, subjectID: [], detailHashes: hashes, sealedDetails: sealed,
                    previousHash: [UInt8](repeating: 0, count: 32))
     }

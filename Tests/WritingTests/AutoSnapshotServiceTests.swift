@@ -17,7 +17,7 @@ import TestSupport
         lazy var service = AutoSnapshotService(clock: clock) { [unowned self] document, project in
             taken.append(document)
             return Snapshot(id: try SnapshotID.random(), document: document, sequence: taken.count, origin: .automatic, title: nil,
-                            isKeyframe: true, deviceID: [UInt8](repeating: 0, count: 16), createdAt: 0)
+                            isKeyframe: true, deviceID: try AuditDeviceID(bytes: [UInt8](repeating: 0, count: 16)), createdAt: 0)
         }
 
         init() throws {

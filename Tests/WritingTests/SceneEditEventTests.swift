@@ -94,7 +94,7 @@ final class ManualWallClock: Sendable {
     func sessionsArePerDevice() throws {
         let project = try fixture.project()
         let arrival = try document("Arrival", in: project)
-        let other = [UInt8](repeating: 0xAB, count: 16)
+        let other = try AuditDeviceID(bytes: [UInt8](repeating: 0xAB, count: 16))
         let otherEvent = try EditEventID.random()
         try fixture.store(clock: time.clock) { store in
             try store.editEventTable.insert(EditEventTable.Row(id: otherEvent, project: project.id, deviceID: other, startedAt: time.now,

@@ -72,7 +72,8 @@ import TestSupport
         let listed = try setting.fixture.store { try $0.snapshots(of: setting.document.id, in: setting.project.id) }
         #expect(listed == versions.map(\.0))
         #expect(listed.filter { $0.origin == .titled }.map(\.title) == (0..<7).map { "Version \($0 * 10)" })
-        #expect(listed.allSatisfy { $0.deviceID.count == 16 })
+        let device = try setting.fixture.unlocked.vault.auditDeviceID()
+        #expect(listed.allSatisfy { $0.deviceID == device }, "each version is stamped with the vault's audit device id")
     }
 
     @Test("a restore makes the document byte-identical to the snapshot, is recorded, and is a new version itself")

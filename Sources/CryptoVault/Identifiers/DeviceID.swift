@@ -2,8 +2,8 @@
 /// Noise key) (SECURITY.md §4.7), so it names the device's two public keys. Pairing, sharing,
 /// replication and witnessing pin and find a device by it; a person compares its `fingerprint`.
 ///
-/// It is not the random `vault_meta.device_id` written into audit entries (issue 12 asks to link
-/// the two; until then that one stays bytes).
+/// It is not the random `vault_meta.device_id` written into audit entries (`AuditDeviceID`); the
+/// vault's `device.create` entry links the two (SECURITY.md §4.7.1).
 public typealias DeviceID = TypedIdentifier<DeviceKind>
 
 public enum DeviceKind: IdentifierKind { public static let name = "a device id" }

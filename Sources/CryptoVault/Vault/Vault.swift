@@ -214,8 +214,9 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// The device id every audit entry of this vault carries (`vault_meta.device_id`, 16 random bytes
-    /// made by migration 3; SECURITY.md §4.7 maps it to the key-derived `DeviceProfile` id).
-    public func auditDeviceID() throws -> [UInt8] {
+    /// made by migration 3; SECURITY.md §4.7.1: the vault's `device.create` entry links it to the
+    /// key-derived `DeviceProfile` id).
+    public func auditDeviceID() throws -> AuditDeviceID {
         guard let id = try read({ try Self.auditDeviceID(in: $0) }) else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: it has no device id")
         }
@@ -223,11 +224,9 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// `auditDeviceID()` in the caller's transaction; nil when missing or not 16 bytes.
-    public static func auditDeviceID(in database: Database) throws -> [UInt8]? {
-        guard let id = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'device_id'")?.blob("value"), id.count == 16 else {
-            return nil
-        }
-        return id
+    public static func auditDeviceID(in database: Database) throws -> AuditDeviceID? {
+        guard let bytes = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'device_id'")?.blob("value") else { return nil }
+        return try? AuditDeviceID(bytes: bytes)
     }
 
     private static func readVaultID(_ database: Database) throws -> VaultID {

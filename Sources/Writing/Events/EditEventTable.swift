@@ -9,7 +9,7 @@ struct EditEventTable {
     struct Row: Equatable {
         let id: EditEventID
         let project: ProjectID
-        let deviceID: [UInt8]
+        let deviceID: AuditDeviceID
         let startedAt: Int64
         var lastEditAt: Int64
         var endedAt: Int64?
@@ -20,7 +20,7 @@ struct EditEventTable {
         try database.query("""
             INSERT INTO writing_edit_events (id, project_id, device_id, started_at, last_edit_at, ended_at, edits)
             VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [.blob(row.id.bytes), .blob(row.project.bytes), .blob(row.deviceID), .integer(row.startedAt),
+            """, [.blob(row.id.bytes), .blob(row.project.bytes), .blob(row.deviceID.bytes), .integer(row.startedAt),
                   .integer(row.lastEditAt), row.endedAt.map { .integer($0) } ?? .null, .integer(Int64(row.edits))])
     }
 
@@ -32,11 +32,11 @@ struct EditEventTable {
     }
 
     /// The device's sessions of the project that have not ended (one, unless the table was damaged), latest first.
-    func unended(in project: ProjectID, device deviceID: [UInt8]) throws -> [Row] {
+    func unended(in project: ProjectID, device deviceID: AuditDeviceID) throws -> [Row] {
         try database.query("""
             SELECT * FROM writing_edit_events WHERE project_id = ? AND device_id = ? AND ended_at IS NULL
             ORDER BY last_edit_at DESC, rowid DESC
-            """, [.blob(project.bytes), .blob(deviceID)]).map(decode)
+            """, [.blob(project.bytes), .blob(deviceID.bytes)]).map(decode)
     }
 
     /// The project's events of every device, oldest first.
@@ -46,9 +46,9 @@ struct EditEventTable {
     }
 
     private func decode(_ row: CryptoVault.Row) throws -> Row {
-        let deviceID = try row.blob("device_id"), edits = try row.nonNegativeInteger("edits")
+        let deviceID = try? AuditDeviceID(bytes: try row.blob("device_id")), edits = try row.nonNegativeInteger("edits")
         let ended: Int64? = if case .integer(let time) = row["ended_at"] { time } else { nil }
-        guard deviceID.count == 16, edits >= 1 else {
+        guard let deviceID, edits >= 1 else {
             throw WritingError(.damagedRecord, "a writing_edit_events row has a device id or edit count out of range")
         }
         return Row(id: try EditEventID(bytes: try row.blob("id")), project: try ProjectID(bytes: try row.blob("project_id")),

@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// A writing session's record (`SceneEditEvent`).
 public enum EditEventEntity: WritingEntity { public static let entityName = "edit event" }
 public typealias EditEventID = WritingID<EditEventEntity>
@@ -9,8 +11,8 @@ public typealias EditEventID = WritingID<EditEventEntity>
 public struct SceneEditEvent: Sendable, Equatable {
     public let id: EditEventID
     public let project: ProjectID
-    /// The vault's audit device id (16 bytes) of the device that made the edits.
-    public let deviceID: [UInt8]
+    /// The vault's audit device id (`vault_meta.device_id`) of the device that made the edits.
+    public let deviceID: AuditDeviceID
     /// The session's first and last edit (Unix seconds).
     public let startedAt: Int64
     public let lastEditAt: Int64

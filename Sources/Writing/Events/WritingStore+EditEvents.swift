@@ -64,7 +64,7 @@ extension WritingStore {
         try startSession(of: document, in: project, words: words, device: deviceID, at: time)
     }
 
-    private func startSession(of document: NodeID, in project: WritingProject, words: Int, device: [UInt8], at time: Int64) throws {
+    private func startSession(of document: NodeID, in project: WritingProject, words: Int, device: AuditDeviceID, at time: Int64) throws {
         let row = EditEventTable.Row(id: try EditEventID.random(), project: project.id, deviceID: device, startedAt: time,
                                      lastEditAt: time, endedAt: nil, edits: 1)
         try editEventTable.insert(row)
@@ -102,7 +102,7 @@ extension WritingStore {
     }
 
     /// The vault's audit device id, which snapshots and edit events are stamped with (§4.7).
-    func deviceID() throws -> [UInt8] {
+    func deviceID() throws -> AuditDeviceID {
         guard let deviceID = try Vault.auditDeviceID(in: transaction.database) else {
             throw WritingError(.damagedRecord, "the vault has no device id to stamp the version or edit with")
         }

@@ -14,7 +14,7 @@ struct SnapshotTable {
         let form: SnapshotRecord.Form
         let origin: SnapshotOrigin
         let parts: Int
-        let deviceID: [UInt8]
+        let deviceID: AuditDeviceID
         let createdAt: Int64
     }
 
@@ -23,7 +23,7 @@ struct SnapshotTable {
             INSERT INTO writing_snapshots (id, project_id, node_id, sequence, form, origin, parts, device_id, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.blob(row.id.bytes), .blob(row.project.bytes), .blob(row.document.bytes), .integer(Int64(row.sequence)),
-                  .text(row.form.name), .text(row.origin.rawValue), .integer(Int64(row.parts)), .blob(row.deviceID),
+                  .text(row.form.name), .text(row.origin.rawValue), .integer(Int64(row.parts)), .blob(row.deviceID.bytes),
                   .integer(row.createdAt)])
     }
 
@@ -66,8 +66,8 @@ struct SnapshotTable {
             throw WritingError(.damagedRecord, "a writing_snapshots row has an unknown form or origin")
         }
         let sequence = try row.nonNegativeInteger("sequence"), parts = try row.nonNegativeInteger("parts")
-        let deviceID = try row.blob("device_id")
-        guard sequence >= 1, parts >= 1, deviceID.count == 16 else {
+        let deviceID = try? AuditDeviceID(bytes: try row.blob("device_id"))
+        guard sequence >= 1, parts >= 1, let deviceID else {
             throw WritingError(.damagedRecord, "a writing_snapshots row has a sequence, part count or device id out of range")
         }
         return Row(id: try SnapshotID(bytes: try row.blob("id")), project: try ProjectID(bytes: try row.blob("project_id")),

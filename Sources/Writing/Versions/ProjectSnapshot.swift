@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// A stored version of a whole project (`ProjectSnapshot`).
 public enum ProjectSnapshotEntity: WritingEntity { public static let entityName = "project snapshot" }
 public typealias ProjectSnapshotID = WritingID<ProjectSnapshotEntity>
@@ -20,8 +22,8 @@ public struct ProjectSnapshot: Sendable, Hashable, Identifiable {
     public let origin: ProjectSnapshotOrigin
     /// A titled snapshot's title (sealed; nil for the others).
     public let title: String?
-    /// The vault's audit device id (16 bytes) of the device that took it.
-    public let deviceID: [UInt8]
+    /// The vault's audit device id (`vault_meta.device_id`) of the device that took it.
+    public let deviceID: AuditDeviceID
     /// Unix seconds.
     public let createdAt: Int64
 }

@@ -13,7 +13,7 @@ struct ProjectSnapshotTable {
         let sequence: Int
         let origin: ProjectSnapshotOrigin
         let parts: Int
-        let deviceID: [UInt8]
+        let deviceID: AuditDeviceID
         let createdAt: Int64
     }
 
@@ -22,7 +22,7 @@ struct ProjectSnapshotTable {
             INSERT INTO writing_project_snapshots (id, project_id, sequence, origin, parts, device_id, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """, [.blob(row.id.bytes), .blob(row.project.bytes), .integer(Int64(row.sequence)), .text(row.origin.rawValue),
-                  .integer(Int64(row.parts)), .blob(row.deviceID), .integer(row.createdAt)])
+                  .integer(Int64(row.parts)), .blob(row.deviceID.bytes), .integer(row.createdAt)])
     }
 
     func row(_ id: ProjectSnapshotID) throws -> Row? {
@@ -45,8 +45,8 @@ struct ProjectSnapshotTable {
             throw WritingError(.damagedRecord, "a writing_project_snapshots row has an unknown origin")
         }
         let sequence = try row.nonNegativeInteger("sequence"), parts = try row.nonNegativeInteger("parts")
-        let deviceID = try row.blob("device_id")
-        guard sequence >= 1, parts >= 1, deviceID.count == 16 else {
+        let deviceID = try? AuditDeviceID(bytes: try row.blob("device_id"))
+        guard sequence >= 1, parts >= 1, let deviceID else {
             throw WritingError(.damagedRecord, "a writing_project_snapshots row has a sequence, part count or device id out of range")
         }
         return Row(id: try ProjectSnapshotID(bytes: try row.blob("id")), project: try ProjectID(bytes: try row.blob("project_id")),

@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// How a snapshot came to be.
 public enum SnapshotOrigin: String, Sendable, Hashable, CaseIterable {
     /// Taken by `AutoSnapshotService` (or a caller asking for one without a title).
@@ -23,8 +25,8 @@ public struct Snapshot: Sendable, Hashable, Identifiable {
     public let title: String?
     /// Whether the whole content is stored (else the delta from the previous snapshot).
     public let isKeyframe: Bool
-    /// The vault's audit device id (16 bytes) of the device that took it.
-    public let deviceID: [UInt8]
+    /// The vault's audit device id (`vault_meta.device_id`) of the device that took it.
+    public let deviceID: AuditDeviceID
     /// Unix seconds.
     public let createdAt: Int64
 }

@@ -33,7 +33,7 @@ enum ActivityCommand {
             if arguments.has("--json") { Output.json(events.map { json($0, titles) }); return }
             Output.line("\(events.count) writing session(s)")
             for event in events {
-                Output.line("\(moment(event.startedAt)) to \(moment(event.lastEditAt))  device \(ByteEncoding.hex(event.deviceID).prefix(8))  "
+                Output.line("\(moment(event.startedAt)) to \(moment(event.lastEditAt))  device \(event.deviceID.hex.prefix(8))  "
                             + "\(event.edits) edit(s)  \(signed(event.wordDelta)) words\(event.endedAt == nil ? "  open" : "")")
                 for edit in event.documents {
                     Output.line("    \(edit.document)  \(signed(edit.wordDelta).padding(toLength: 8, withPad: " ", startingAt: 0)) "
@@ -49,7 +49,7 @@ enum ActivityCommand {
     static func signed(_ words: Int) -> String { words > 0 ? "+\(words)" : String(words) }
 
     static func json(_ event: SceneEditEvent, _ titles: [NodeID: String]) -> [String: Any] {
-        ["id": event.id.hex, "device": ByteEncoding.hex(event.deviceID), "started_at": event.startedAt,
+        ["id": event.id.hex, "device": event.deviceID.hex, "started_at": event.startedAt,
          "last_edit_at": event.lastEditAt, "ended_at": event.endedAt.map { $0 as Any } ?? NSNull(), "edits": event.edits, "words": event.wordDelta,
          "documents": event.documents.map { ["id": $0.document.hex, "title": titles[$0.document].map { $0 as Any } ?? NSNull(), "words": $0.wordDelta] }]
     }

@@ -169,7 +169,7 @@ enum AuditCommands {
             }
             let rows = try entries.map { entry -> [String: Any] in
                 var row: [String: Any] = ["seq": entry.seq, "time": Output.timestamp(entry.time), "actor": entry.actor, "action": entry.action,
-                                          "device": BundleCommands.hex(entry.deviceID)]
+                                          "device": entry.deviceID.hex]
                 if let compartment = entry.compartmentID { row["compartment"] = names[compartment] ?? compartment.hex }
                 if !entry.subjectID.isEmpty { row["subject"] = BundleCommands.hex(entry.subjectID) }
                 if !entry.detailHashes.isEmpty {

@@ -12,13 +12,13 @@ enum DeviceCommand {
             let identity = try vault.deviceProfile() ?? VaultLocation.unlock(arguments).deviceKeys().profile
             if arguments.has("--json") {
                 var report = json(identity)
-                report["audit_device_id"] = BundleCommands.hex(try vault.auditDeviceID())
+                report["audit_device_id"] = try vault.auditDeviceID().hex
                 Output.json(report)
                 return
             }
             Output.line("Device       \(identity.name)")
             Output.line("Fingerprint  \(identity.fingerprint)")
-            Output.line("Audit device \(BundleCommands.hex(try vault.auditDeviceID())) (the device field of this vault's audit entries)")
+            Output.line("Audit device \(try vault.auditDeviceID().hex) (the device field of this vault's audit entries)")
             Output.line("Signing key  \(BundleCommands.hex(identity.signingPublicKey)) (Ed25519)")
             Output.line("Noise key    \(BundleCommands.hex(identity.noisePublicKey)) (X25519)")
             Output.line("Created      \(Output.timestamp(identity.createdAt))")

@@ -93,6 +93,6 @@ enum ProjectSnapshotCommands {
 
     static func json(_ snapshot: ProjectSnapshot) -> [String: Any] {
         ["id": snapshot.id.hex, "number": snapshot.sequence, "origin": snapshot.origin.rawValue,
-         "title": snapshot.title.map { $0 as Any } ?? NSNull(), "device": ByteEncoding.hex(snapshot.deviceID), "created_at": snapshot.createdAt]
+         "title": snapshot.title.map { $0 as Any } ?? NSNull(), "device": snapshot.deviceID.hex, "created_at": snapshot.createdAt]
     }
 }

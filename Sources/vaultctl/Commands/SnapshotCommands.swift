@@ -164,6 +164,6 @@ enum SnapshotCommands {
 
     static func json(_ snapshot: Snapshot) -> [String: Any] {
         ["id": snapshot.id.hex, "number": snapshot.sequence, "origin": snapshot.origin.rawValue, "title": snapshot.title ?? NSNull(),
-         "keyframe": snapshot.isKeyframe, "device": ByteEncoding.hex(snapshot.deviceID), "created_at": snapshot.createdAt]
+         "keyframe": snapshot.isKeyframe, "device": snapshot.deviceID.hex, "created_at": snapshot.createdAt]
     }
 }
