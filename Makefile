@@ -6,6 +6,7 @@ FUZZ_SECONDS ?= 60
 
 deps:
 	@scripts/install-deps
+	@scripts/install-python-deps
 
 build: deps
 	$(SWIFT) build
@@ -26,6 +27,7 @@ test: build
 	@if [ -d ../shared/vectors ]; then /usr/bin/python3 testvectors/independent/peer_pairing.py --self-test ../shared/vectors; \
 	  else echo "NOTE: ../shared/vectors not found: the independent pairing code's self-test against published vectors is skipped"; fi
 	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" $(SWIFT) test
+	SCREENSHOT_DIR=.build/console-screenshots .build/venv/bin/python Tests/Browser/console_browser_test.py "$$($(SWIFT) build --show-bin-path)/vaultctl"
 
 bench: deps
 	$(SWIFT) build -c release --product vaultctl

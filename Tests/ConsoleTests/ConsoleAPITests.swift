@@ -105,5 +105,8 @@ import Testing
         let report = try #require(try fixture.json("POST", "/api/audit/verify", [String: Any]()) as? [String: Any])
         #expect(report["verified"] as? Bool == true)
         #expect(fixture.actions.contains("audit.verify"))
+        let log = try #require(try fixture.json("GET", "/api/audit?action=audit.") as? [String: Any])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        #expect(entries.first?["action"] as? String == "audit.verify" && entries.allSatisfy { ($0["action"] as? String)?.hasPrefix("audit.") == true })
     }
 }

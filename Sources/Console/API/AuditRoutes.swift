@@ -14,7 +14,7 @@ struct AuditRoutes {
         let action = request.queryValue("action") ?? ""
         let before = request.queryValue("before").flatMap(UInt64.init) ?? UInt64.max
         let page = entries.reversed().lazy.filter { $0.seq < before && (action.isEmpty || $0.action.hasPrefix(action)) }.prefix(Self.pageSize)
-        return ["size": entries.count, "entries": page.map(Self.json)]
+        return ["size": entries.count, "entries": Array(page.map(Self.json))]
     }
 
     func verify() throws -> [String: Any] {

@@ -31,8 +31,13 @@ public struct HTTPResponse: Sendable {
         ("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()"),
     ]
 
+    /// `value` as JSON; a value JSONSerialization cannot write is a 500, never an empty answer.
     public static func json(_ value: Any, status: Int = 200) -> HTTPResponse {
-        let body = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        guard JSONSerialization.isValidJSONObject(value),
+              let body = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return HTTPResponse(status: 500, fields: [("Content-Type", "application/json; charset=utf-8")],
+                                body: Array(#"{"error":"encodingFailed","message":"the answer could not be written as JSON"}"#.utf8))
+        }
         return HTTPResponse(status: status, fields: [("Content-Type", "application/json; charset=utf-8")], body: Array(body))
     }
 

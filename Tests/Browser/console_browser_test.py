@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""The console in a real browser (issue 16): Debian's chromium driven by its chromedriver over
+WebDriver (selenium, pointed at /usr/bin/chromedriver so nothing is downloaded), against a real
+`vaultctl serve --console` on a temporary vault.
+
+Each test is a person's flow, done with the keyboard where the flow says so; axe-core (shipped in the
+axe-selenium-python package) must report no serious or critical violation on any page; and the
+security cases are each refused for their reason. Screenshots of the main pages go to
+SCREENSHOT_DIR (default .build/console-screenshots).
+
+Usage: console_browser_test.py VAULTCTL_BINARY
+Exit 0 when every test passes, 1 when one fails; 2 with a message when chromium, chromedriver or
+selenium is missing (make test installs them).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.request
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+    from axe_selenium_python import Axe
+except ImportError as error:
+    print(f"console_browser_test: {error}: run 'make test' (it installs selenium and axe-selenium-python in .build/venv)",
+          file=sys.stderr)
+    sys.exit(2)
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+WAIT = 20
+
+
+class Console:
+    """A temporary vault and `vaultctl serve --console` on it; stopped and removed at the end."""
+
+    def __init__(self, vaultctl):
+        self.vaultctl = vaultctl
+        self.root = tempfile.mkdtemp(prefix="console-browser-")
+        self.vault = os.path.join(self.root, "vault")
+        self.passphrase = os.path.join(self.root, "passphrase")
+        with open(self.passphrase, "w") as file:
+            file.write("correct horse battery staple\n")
+        self.run("init", "--kdf-memory-mib", "19", "--kdf-iterations", "2", "--kdf-parallelism", "1")
+        self.log = open(os.path.join(self.root, "serve.log"), "w+")
+        self.daemon = subprocess.Popen([vaultctl, "serve", "--console", "--vault", self.vault, "--passphrase-file", self.passphrase],
+                                       stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.launch = self.wait_for_launch_url()
+        self.origin = re.match(r"http://127\.0\.0\.1:\d+", self.launch).group(0)
+
+    def run(self, *arguments, unlock=True):
+        extra = ["--passphrase-file", self.passphrase] if unlock else []
+        return subprocess.run([self.vaultctl, *arguments, "--vault", self.vault, *extra], capture_output=True, text=True, timeout=120)
+
+    def wait_for_launch_url(self):
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            self.log.seek(0)
+            text = self.log.read()
+            found = re.search(r"launch URL in your browser: (\S+)", text)
+            if found and "listening on" in text:
+                return found.group(1)
+            if self.daemon.poll() is not None:
+                raise RuntimeError("vaultctl serve --console exited: " + text)
+            time.sleep(0.1)
+        raise RuntimeError("no launch URL within 60 s")
+
+    def stop(self):
+        if self.daemon.poll() is None:
+            self.daemon.terminate()
+            self.daemon.wait(timeout=30)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
+                     "--no-first-run", "--disable-background-networking", "--disable-component-update"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def until(driver, condition):
+    """Waits for `condition`; the page re-renders as it loads, so an element gone stale is retried."""
+    return WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
+def wait_text(driver, text):
+    until(driver, lambda d: text in d.find_element(By.TAG_NAME, "body").text)
+
+
+def check_accessibility(driver, page, failures):
+    axe = Axe(driver)
+    axe.inject()
+    results = axe.run()
+    serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+    for violation in serious:
+        failures.append(f"axe on {page}: {violation['impact']} {violation['id']}: {violation['help']}")
+
+
+def screenshot(driver, name):
+    folder = os.environ.get("SCREENSHOT_DIR", ".build/console-screenshots")
+    os.makedirs(folder, exist_ok=True)
+    driver.save_screenshot(os.path.join(folder, name + ".png"))
+
+
+def sign_in(driver, console):
+    driver.get(console.launch)
+    until(driver, lambda d: d.current_url == console.origin + "/")
+    wait_text(driver, "Create a project")
+
+
+def type_into(driver, element_id, text):
+    element = driver.find_element(By.ID, element_id)
+    element.clear()
+    element.send_keys(text)
+
+
+def select_value(driver, element_id, value):
+    driver.execute_script("const s = document.getElementById(arguments[0]); s.value = arguments[1]; s.dispatchEvent(new Event('change'));",
+                          element_id, value)
+
+
+# --- the flows -------------------------------------------------------------------------------
+
+def test_write_a_novel_with_the_keyboard(driver, console, failures):
+    """Create a long-form project with the keyboard alone, add a document, write two blocks, see them
+    sealed, reload and find them again; reorder documents with Alt+Down."""
+    sign_in(driver, console)
+    check_accessibility(driver, "projects", failures)
+    name = driver.find_element(By.ID, "new-name")
+    name.send_keys("The harbour")
+    name.send_keys(Keys.TAB)                                      # to the register select
+    driver.switch_to.active_element.send_keys("fiction")
+    driver.switch_to.active_element.send_keys(Keys.TAB)           # kind
+    driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)    # long-form
+    driver.find_element(By.ID, "new-name").send_keys(Keys.ENTER)  # submits the form
+    wait_text(driver, "Binder")
+    for title in ["Arrival", "Departure"]:
+        title_field = driver.find_element(By.ID, "node-title")
+        title_field.send_keys(title)
+        title_field.send_keys(Keys.ENTER)
+        until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == [title])
+    driver.find_element(By.XPATH, "//button[text()='Add a paragraph']").send_keys(Keys.ENTER)
+    driver.switch_to.active_element.send_keys("The boat came in at dawn, grey water under the quay.")
+    until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
+    screenshot(driver, "editor")
+    check_accessibility(driver, "editor", failures)
+    driver.refresh()
+    until(driver, lambda d: any("grey water" in t.get_attribute("value") for t in d.find_elements(By.TAG_NAME, "textarea")))
+    # Reorder: Departure (second) moves up with Alt+Up on its link.
+    departure = driver.find_element(By.LINK_TEXT, "Departure")
+    departure.send_keys(Keys.ALT, Keys.ARROW_UP)
+    until(driver, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, ".binder a")][:2] == ["Departure", "Arrival"])
+    screenshot(driver, "binder")
+    listed = console.run("doc", "list", "The harbour", unlock=False)
+    if listed.returncode != 0 or listed.stdout.find("Departure") > listed.stdout.find("Arrival"):
+        failures.append("the CLI does not list the reordered documents: " + listed.stdout + listed.stderr)
+
+
+def test_soap_note_in_a_session(driver, console, failures):
+    """A clinician creates an intake project from the SOAP template with a purpose, sees the note,
+    ends the session, and finds the project locked."""
+    sign_in(driver, console)
+    type_into(driver, "new-name", "Intake")
+    select_value(driver, "new-register", "healthcare")
+    select_value(driver, "new-template", "soap-note")
+    type_into(driver, "new-purpose", "write up today's session")
+    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".editor textarea")) >= 2)
+    screenshot(driver, "soap-note")
+    check_accessibility(driver, "soap note", failures)
+    driver.get(console.origin + "/#/sessions")
+    wait_text(driver, "End session")
+    check_accessibility(driver, "sessions", failures)
+    driver.find_element(By.XPATH, "//button[text()='End session']").click()
+    wait_text(driver, "No session is open")
+    driver.get(console.origin + "/#/projects")
+    wait_text(driver, "(locked)")
+    driver.find_element(By.PARTIAL_LINK_TEXT, "(locked)").click()
+    wait_text(driver, "This project is privileged")
+    screenshot(driver, "locked")
+    if "Intake" in driver.find_element(By.TAG_NAME, "main").text:
+        failures.append("a locked privileged project shows its name")
+
+
+def test_audit_verify(driver, console, failures):
+    sign_in(driver, console)
+    driver.get(console.origin + "/#/audit")
+    wait_text(driver, "Verify the whole log")
+    driver.find_element(By.XPATH, "//button[text()='Verify the whole log']").click()
+    wait_text(driver, "Verified:")
+    screenshot(driver, "audit")
+    check_accessibility(driver, "audit", failures)
+
+
+# --- security --------------------------------------------------------------------------------
+
+def test_outside_resource_is_blocked(driver, console, failures):
+    """A page that tries to load an outside resource is refused by the Content-Security-Policy."""
+    sign_in(driver, console)
+    blocked = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        document.addEventListener('securitypolicyviolation', (e) => done(e.violatedDirective + ' ' + e.blockedURI));
+        const image = document.createElement('img');
+        image.src = 'http://203.0.113.9/pixel.png';
+        document.body.append(image);
+        setTimeout(() => done('not blocked'), 5000);
+    """)
+    if not blocked.startswith("img-src"):
+        failures.append("an outside image was not blocked by the CSP: " + blocked)
+    inline = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        document.addEventListener('securitypolicyviolation', (e) => done(e.violatedDirective));
+        const script = document.createElement('script');
+        script.textContent = 'window.ran = true';
+        document.body.append(script);
+        setTimeout(() => done(window.ran ? 'ran' : 'not reported'), 3000);
+    """)
+    if not inline.startswith("script-src"):
+        failures.append("an inline script was not refused: " + inline)
+
+
+def raw_request(console, method, path, headers, body=None):
+    request = urllib.request.Request(console.origin + path, data=body, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_forged_requests_are_refused(driver, console, failures):
+    """Host: evil.example, a cross-origin POST, a missing CSRF token and a cookie from before a
+    restart are refused, each for its reason."""
+    sign_in(driver, console)
+    cookie = driver.get_cookie("vault_console")["value"]
+    if driver.get_cookie("vault_console").get("httpOnly") is not True:
+        failures.append("the session cookie is not HttpOnly")
+    if driver.execute_script("return document.cookie").find("vault_console") >= 0:
+        failures.append("the page can read the session cookie")
+    session = {"Cookie": "vault_console=" + cookie}
+    cases = [
+        ("GET", "/api/projects", {**session, "Host": "evil.example"}, None, 403, "forbiddenOrigin"),
+        ("POST", "/api/projects", {**session, "Origin": "http://evil.example", "Content-Type": "application/json"},
+         b'{"name":"x","register":"fiction"}', 403, "forbiddenOrigin"),
+        ("POST", "/api/projects", {**session, "Origin": console.origin, "Content-Type": "application/json"},
+         b'{"name":"x","register":"fiction"}', 403, "missingCSRFToken"),
+    ]
+    for method, path, headers, body, status, code in cases:
+        got, payload = raw_request(console, method, path, headers, body)
+        reason = json.loads(payload or b"{}").get("error")
+        if got != status or reason != code:
+            failures.append(f"{method} {path} with {headers}: {got} {reason}, expected {status} {code}")
+    # The browser's own cross-origin attempt: a page on another origin posting to the console.
+    console.daemon.terminate()
+    console.daemon.wait(timeout=30)
+    console.log.truncate(0)
+    port = console.origin.rsplit(":", 1)[1]
+    console.daemon = subprocess.Popen([console.vaultctl, "serve", "--console", "--console-port", port, "--vault", console.vault,
+                                       "--passphrase-file", console.passphrase], stdout=console.log, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL)
+    console.launch = console.wait_for_launch_url()
+    got, payload = raw_request(console, "GET", "/api/projects", session)
+    if got != 401 or json.loads(payload).get("error") != "unauthenticated":
+        failures.append(f"a cookie from before the restart was not refused: {got}")
+
+
+TESTS = [test_write_a_novel_with_the_keyboard, test_soap_note_in_a_session, test_audit_verify,
+         test_outside_resource_is_blocked, test_forged_requests_are_refused]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for tool in (CHROMIUM, CHROMEDRIVER):
+        if not os.path.exists(tool):
+            print(f"console_browser_test: {tool} is missing: run 'make test' or 'apt-get install chromium chromium-driver'",
+                  file=sys.stderr)
+            return 2
+    os.environ["SE_OFFLINE"] = "true"  # selenium must not try to fetch a driver
+    failed = 0
+    for test in TESTS:
+        console = Console(os.path.abspath(sys.argv[1]))
+        driver = browser()
+        failures = []
+        started = time.time()
+        try:
+            test(driver, console, failures)
+        except Exception:
+            failures.append(traceback.format_exc())
+            screenshot(driver, "failed-" + test.__name__)
+        finally:
+            driver.quit()
+            console.stop()
+        status = "ok" if not failures else "FAILED"
+        print(f"{status:6} {test.__name__} ({time.time() - started:.1f} s)")
+        for failure in failures:
+            print("       " + failure.replace("\n", "\n       "))
+        failed += bool(failures)
+    print(f"console_browser_test: {len(TESTS) - failed} of {len(TESTS)} passed; screenshots in "
+          + os.environ.get("SCREENSHOT_DIR", ".build/console-screenshots"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
