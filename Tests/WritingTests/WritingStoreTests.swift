@@ -151,6 +151,26 @@ import TestSupport
         #expect(try PlainText.parse([]).blocks.isEmpty)
     }
 
+    @Test("the text form read where it lies in locked memory (doc write's input) gives the blocks the same bytes give, and refuses the same")
+    func plainTextFromLockedMemory() throws {
+        let texts = ["# Memo\r\n\r\nOne\rtwo\n- a\n- b\n> q\n>\n> r", "", "\n\n", "x", "é\r\n\r\n\r- ü\r\n"]
+        for text in texts {
+            let fromBytes = try PlainText.parse(Array(text.utf8))
+            let fromLocked = try PlainText.parse(SecureBytes(copying: Array(text.utf8)))
+            #expect(fromLocked.blocks.map { [BlockEncoding.name(of: $0.kind), $0.text] } == fromBytes.blocks.map { [BlockEncoding.name(of: $0.kind), $0.text] },
+                    "\(text.debugDescription)")
+        }
+        // A sequence cut by a line break, a stray continuation byte at a line's end, a control character: each refused, and why.
+        for (bytes, reason) in [([0xC3, 0x0A, 0xA9], "not valid UTF-8"), ([0x61, 0x80, 0x0D, 0x62], "not valid UTF-8"), ([0x61, 0x0A, 0x1B], "U+1B")] as [([UInt8], String)] {
+            do {
+                _ = try PlainText.parse(SecureBytes(copying: bytes))
+                Issue.record("\(bytes) was read")
+            } catch let error as WritingError {
+                #expect(error.code == .invalidText && error.message.contains(reason), "\(error.message)")
+            }
+        }
+    }
+
     @Test("block and entry encodings round trip and refuse damage: a short length, trailing bytes, an unknown kind")
     func encodingsRoundTripAndRefuseDamage() throws {
         let table = Block(id: try BlockID.random(), kind: .table, rows: [["Name", "Role"], ["Ada", "Plaintiff"]])

@@ -1,3 +1,4 @@
+import CryptoVault
 import Registers
 
 /// The plain text form of a document, as `vaultctl doc write` reads it and `doc show` prints it:
@@ -13,24 +14,55 @@ import Registers
 /// (CR LF and a lone CR are read as LF); anything else is refused as `.invalidText`, and a text over
 /// `WritingLimits.maximumStoredDocumentBytes` as `.documentTooLarge`, before any parsing.
 public enum PlainText {
-    /// The blocks of `bytes`, each with a fresh id (`DocumentContent.reusingIDs(of:)` keeps the ids of
-    /// blocks that did not change).
+    /// The blocks of `text`, read where it lies (locked memory, as a command reads its input: no
+    /// ordinary copy of the bytes is made), each with a fresh id (`DocumentContent.reusingIDs(of:)`
+    /// keeps the ids of blocks that did not change). The blocks' texts are strings, as the model's
+    /// API gives them everywhere (SECURITY.md §14.3).
+    public static func parse(_ text: SecureBytes) throws -> DocumentContent {
+        try text.withUnsafeBytes { try parse($0) }
+    }
+
+    /// The blocks of bytes already in ordinary memory (a test's text, a fuzzer's input).
     public static func parse(_ bytes: [UInt8]) throws -> DocumentContent {
+        try bytes.withUnsafeBytes { try parse($0) }
+    }
+
+    static func parse(_ bytes: UnsafeRawBufferPointer) throws -> DocumentContent {
         guard bytes.count <= WritingLimits.maximumStoredDocumentBytes else {
             throw WritingError(.documentTooLarge, "the text is \(bytes.count) bytes; a document holds at most \(WritingLimits.maximumStoredDocumentBytes)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw WritingError(.invalidText, "the text is not valid UTF-8")
-        }
-        if let bad = text.unicodeScalars.first(where: isRefused) {
-            throw WritingError(.invalidText, "the text holds the control character U+\(String(bad.value, radix: 16, uppercase: true))")
-        }
         var blocks: [Block] = []
-        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-        for (kind, text) in parseLines(lines) {
+        for (kind, text) in parseLines(try lines(bytes)) {
             blocks.append(Block(id: try BlockID.random(), kind: kind, text: text))
         }
         return DocumentContent(blocks: blocks)
+    }
+
+    /// The lines of `bytes` (LF, CR LF or a lone CR ends one), each checked and decoded on its own,
+    /// so the whole text is never copied into one ordinary string. A line break byte never occurs
+    /// inside a UTF-8 sequence, so splitting before decoding is exact.
+    private static func lines(_ bytes: UnsafeRawBufferPointer) throws -> [String] {
+        var lines: [String] = []
+        var start = 0, index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == 0x0A || byte == 0x0D else { index += 1; continue }
+            lines.append(try line(UnsafeRawBufferPointer(rebasing: bytes[start..<index])))
+            index += byte == 0x0D && index + 1 < bytes.count && bytes[index + 1] == 0x0A ? 2 : 1
+            start = index
+        }
+        lines.append(try line(UnsafeRawBufferPointer(rebasing: bytes[start...])))
+        return lines
+    }
+
+    private static func line(_ bytes: UnsafeRawBufferPointer) throws -> String {
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            throw WritingError(.invalidText, "the text is not valid UTF-8")
+        }
+        if let bad = line.unicodeScalars.first(where: isRefused) {
+            throw WritingError(.invalidText, "the text holds the control character U+\(String(bad.value, radix: 16, uppercase: true))")
+        }
+        return line
     }
 
     /// The text of `content`; a field block is labelled by `labels` (its slot's name when the register hides it).
@@ -62,14 +94,14 @@ public enum PlainText {
 
     /// The grammar above, line by line: a paragraph or quote gathers lines until a blank line or a
     /// line of another kind; a heading and a list item are one line each.
-    private static func parseLines(_ text: String) -> [(BlockKind, String)] {
+    private static func parseLines(_ lines: [String]) -> [(BlockKind, String)] {
         var blocks: [(BlockKind, String)] = []
         var open: (kind: BlockKind, lines: [String])?
         func close() {
             if let open { blocks.append((open.kind, open.lines.joined(separator: "\n"))) }
             open = nil
         }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        for line in lines {
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { close(); continue }
             if let level = headingLevel(line) {
                 close()

@@ -169,21 +169,18 @@ enum DocCommands {
          "parent": node.parent?.hex ?? NSNull()]
     }
 
-    /// The text of FILE or standard input, read into memory and refused past the document limit
-    /// (one byte over is enough to know), so a hostile stream is never read whole.
-    static func readText(_ path: String) throws -> [UInt8] {
+    /// The text of FILE or standard input, read straight into locked memory (SecureBytes: never an
+    /// ordinary buffer, so no unwiped copy of the plaintext is left behind): at most the document
+    /// limit and one byte more (enough to know it is over), so a hostile stream is never read whole.
+    /// doc write, doc import and branch create read their text through here.
+    static func readText(_ path: String) throws -> SecureBytes {
         let descriptor = path == "-" ? StandardStreams.current.input : try FileDescriptor.openForReading(path)
         let limit = WritingLimits.maximumStoredDocumentBytes
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count <= limit {
-            let count = try chunk.withUnsafeMutableBytes { try descriptor.readFully(into: $0) }
-            bytes += chunk[0..<count]
-            if count < chunk.count { break }
-        }
-        guard bytes.count <= limit else {
+        let buffer = try SecureBytes(count: limit + 1)
+        let count = try buffer.withUnsafeMutableBytes { try descriptor.readFully(into: $0) }
+        guard count <= limit else {
             throw WritingError(.documentTooLarge, "the text is over \(limit) bytes, the most a document holds")
         }
-        return bytes
+        return try buffer.slice(0..<count)
     }
 }

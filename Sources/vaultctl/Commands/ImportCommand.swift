@@ -51,7 +51,7 @@ enum ImportCommand {
             let path = arguments.positionals.count > 2 ? arguments.positionals[2] : "-"
             let format = try Format(arguments, path: path)
             // Read and parsed before the vault is opened: a hostile file is refused having touched nothing.
-            let content = try format.parse(try readDocument(path))
+            let content = try format.parse(try DocCommands.readText(path))
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
@@ -70,17 +70,4 @@ enum ImportCommand {
             }
             Output.line("Imported \(WritingContext.term(.scene, project.register)) \(node.id): \(content.blocks.count) block(s) sealed.")
         }
-
-    /// FILE or standard input, read straight into locked memory: at most the document limit and one
-    /// byte more (enough to know it is over), so a hostile stream is never read whole.
-    static func readDocument(_ path: String) throws -> SecureBytes {
-        let descriptor = path == "-" ? StandardStreams.current.input : try FileDescriptor.openForReading(path)
-        let limit = WritingLimits.maximumStoredDocumentBytes
-        let buffer = try SecureBytes(count: limit + 1)
-        let count = try buffer.withUnsafeMutableBytes { try descriptor.readFully(into: $0) }
-        guard count <= limit else {
-            throw WritingError(.documentTooLarge, "the file is over \(limit) bytes, the most a document holds")
-        }
-        return try buffer.slice(0..<count)
-    }
 }
