@@ -38,6 +38,9 @@ final class WritingContext {
 
     func end() {
         for session in sessions.values { try? session.end() }
+        // In the daemon, a search in a one-command session left that project's index in the daemon's
+        // cache: it goes now with the session, not at the cache's next use (SECURITY.md §15.4).
+        if !sessions.isEmpty, CommandHost.current != nil { vault.dropSearchIndexes() }
         sessions = [:]
     }
 

@@ -2,6 +2,7 @@ import CryptoVault
 import Dispatch
 import Foundation
 import PrivilegedSession
+import Writing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,6 +66,7 @@ public final class Daemon: Sendable {
 
     private func stop() {
         let failures = sessions.endAll(reason: .daemonStopped)
+        vault.dropSearchIndexes()
         for failure in failures { DaemonLog.note("vaultctl: warning: a session's end could not be recorded: \(requests.message(of: failure))") }
         do {
             try vault.record(VaultEvent(.daemonStop, details: [.init("pid", "\(getpid())")]))
@@ -94,7 +96,10 @@ public final class Daemon: Sendable {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [sessions, vault] in
-            if !sessions.sweepExpired().isEmpty { try? vault.vault.finishCommand() }
+            guard !sessions.sweepExpired().isEmpty else { return }
+            // A privileged project's search index goes with the session that read it (SECURITY.md §15.4).
+            vault.dropSearchIndexes()
+            try? vault.vault.finishCommand()
         }
         timer.resume()
         return timer

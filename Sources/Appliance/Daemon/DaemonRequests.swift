@@ -2,6 +2,7 @@ import AuditChain
 import CryptoVault
 import Foundation
 import PrivilegedSession
+import Writing
 
 /// What the daemon does for its owner's local clients (SECURITY.md §10.6): start, list and end
 /// privileged processing sessions, and read bundles, a privileged one only through a live session of
@@ -80,6 +81,7 @@ struct DaemonRequests: Sendable {
 
     private func endSessions(_ request: ControlMessage) throws -> ControlMessage {
         let ending = request.text("session") == "all" ? sessions.live() : [try sessions.session(id: try Self.required("session", in: request))]
+        defer { if !ending.isEmpty { vault.dropSearchIndexes() } }   // a privileged project's index goes with its session
         for session in ending { try sessions.end(session) }
         var reply = ControlMessage.success()
         reply.set("sessions", bytes: Array(try SessionListing.json(ending.map(\.summary), limits: limits)))

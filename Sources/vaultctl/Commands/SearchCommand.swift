@@ -3,8 +3,8 @@ import Foundation
 import Registers
 import Writing
 
-/// search: full-text search over a project's documents, through an index built in memory for the
-/// one command and dropped with it (SECURITY.md §15.4).
+/// search: full-text search over a project's documents, through an index in memory only (SECURITY.md
+/// §15.4): while `vaultctl serve` runs, the daemon's, kept between searches; else built for the one command.
 enum SearchCommand {
     static let command = Command("search", synopsis: "find the documents of a project that hold words or phrases", usage: "PROJECT QUERY",
                                  about: """
@@ -16,7 +16,10 @@ enum SearchCommand {
         words must stand next to each other. A query holds at most \(SearchQuery.maximumTerms) terms in
         \(SearchQuery.maximumBytes) bytes; one that does not parse exits 64 with the reason.
 
-        The index lives only in this command's memory: nothing of it is written to disk. The audit
+        The index lives only in memory: nothing of it is written to disk. While 'vaultctl serve'
+        runs, the search runs in the daemon, which keeps the project's index between searches
+        (dropped when the project changes, or, for a privileged project, when the session that
+        read it ends); otherwise it is built for this one search and dropped with it. The audit
         log records the read and the number of documents found, never the query.
 
         \(WritingContext.sessionNote)

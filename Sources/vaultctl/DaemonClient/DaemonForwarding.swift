@@ -16,6 +16,8 @@ enum DaemonForwarding {
         // The writing model: in the daemon, a privileged project is read through its sessions.
         "project create", "project list", "project show", "project rename", "project archive", "project register",
         "doc add", "doc list", "doc show", "doc write", "doc move", "doc rm", "template use",
+        // Search in the daemon answers from the index it keeps between searches (SECURITY.md §15.4).
+        "search",
     ]
     /// A command may run as long as a local one would; the bound only keeps a lost daemon from holding the client forever.
     static let commandSeconds = 24.0 * 3600
