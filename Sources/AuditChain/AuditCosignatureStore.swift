@@ -8,14 +8,14 @@ import CryptoVault
 package struct AuditCosignatureStore {
     /// A row as stored.
     package struct Stored: Sendable, Equatable {
-        package let witnessDeviceID: [UInt8]
+        package let witnessDeviceID: DeviceID
         package let witnessPublicKey: [UInt8]
         package let epoch: Int
         package let treeSize: Int
         package let cosignedNote: String
         package let cosignedAt: UInt64
 
-        package init(witnessDeviceID: [UInt8], witnessPublicKey: [UInt8], epoch: Int, treeSize: Int, cosignedNote: String,
+        package init(witnessDeviceID: DeviceID, witnessPublicKey: [UInt8], epoch: Int, treeSize: Int, cosignedNote: String,
                      cosignedAt: UInt64) {
             self.witnessDeviceID = witnessDeviceID
             self.witnessPublicKey = witnessPublicKey
@@ -34,14 +34,14 @@ package struct AuditCosignatureStore {
         try database.query("""
             INSERT INTO audit_cosignatures (witness_device_id, witness_public_key, epoch, tree_size, cosigned_note, cosigned_at)
             VALUES (?, ?, ?, ?, ?, ?)
-            """, [.blob(cosignature.witnessDeviceID), .blob(cosignature.witnessPublicKey), .integer(Int64(cosignature.epoch)),
+            """, [.blob(cosignature.witnessDeviceID.bytes), .blob(cosignature.witnessPublicKey), .integer(Int64(cosignature.epoch)),
                   .integer(Int64(cosignature.treeSize)), .text(cosignature.cosignedNote), .integer(Int64(cosignature.cosignedAt))])
     }
 
     /// The newest cosignature from `witness`, or nil if it never cosigned.
-    package func latest(from witness: [UInt8]) throws -> Stored? {
+    package func latest(from witness: DeviceID) throws -> Stored? {
         try database.queryOne("SELECT * FROM audit_cosignatures WHERE witness_device_id = ? ORDER BY id DESC LIMIT 1",
-                              [.blob(witness)]).map(Self.stored)
+                              [.blob(witness.bytes)]).map(Self.stored)
     }
 
     /// The newest cosignature of each witness, in the order the witnesses first cosigned.
@@ -60,7 +60,7 @@ package struct AuditCosignatureStore {
     }
 
     private static func stored(_ row: Row) throws -> Stored {
-        Stored(witnessDeviceID: try row.blob("witness_device_id"), witnessPublicKey: try row.blob("witness_public_key"),
+        Stored(witnessDeviceID: try DeviceID(bytes: try row.blob("witness_device_id")), witnessPublicKey: try row.blob("witness_public_key"),
                epoch: try row.nonNegativeInteger("epoch"), treeSize: try row.nonNegativeInteger("tree_size"),
                cosignedNote: try row.text("cosigned_note"), cosignedAt: UInt64(max(0, try row.integer("cosigned_at"))))
     }

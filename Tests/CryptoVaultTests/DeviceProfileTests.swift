@@ -33,7 +33,7 @@ struct DeviceProfileTests {
                 == stride(from: 0, to: 32, by: 8).map { String(Array(hex)[$0..<$0 + 8]) })
         #expect(throws: CryptoVaultError(.invalidInput, "")) {
             try DeviceProfile(signingPublicKey: keys.signingKey.publicKey, noisePublicKey: keys.noiseKey.publicKey,
-                               name: "x", createdAt: 0, deviceID: [UInt8](repeating: 0, count: 16))
+                               name: "x", createdAt: 0, deviceID: try DeviceID(bytes: [UInt8](repeating: 0, count: 16)))
         }
     }
 

@@ -59,7 +59,7 @@ final class WitnessPair {
     }
 
     var pinned: WitnessedLog? {
-        get throws { try witness.vault.vault.read { try WitnessedLogStore(database: $0).log(of: log.keys.profile.deviceID.bytes) } }
+        get throws { try witness.vault.vault.read { try WitnessedLogStore(database: $0).log(of: log.keys.profile.deviceID) } }
     }
 
     var latestCheckpoint: StoredCheckpoint { get throws { try #require(try AuditLogReader(vault: log.vault.vault).checkpoints().last) } }

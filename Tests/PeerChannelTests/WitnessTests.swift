@@ -207,7 +207,7 @@ struct WitnessTests {
         let error = peerChannelError { _ = try WitnessClient(vault: stranger.vault).requestCosignature(over: channel) }
         #expect(error?.code == .peerNotPaired)
         #expect(try WitnessPair.entries(of: pair.witness, ["witness.refuse"]).map(\.details) == [["name": "stranger", "reason": "peerNotPaired"]])
-        #expect(try pair.witness.vault.vault.read { try WitnessedLogStore(database: $0).log(of: stranger.keys.profile.deviceID.bytes) } == nil)
+        #expect(try pair.witness.vault.vault.read { try WitnessedLogStore(database: $0).log(of: stranger.keys.profile.deviceID) } == nil)
     }
 
     @Test("the log does not ask a device it is not paired with")
@@ -224,11 +224,11 @@ struct WitnessTests {
     @Test("a cosignature made with another key than the witness's pinned one is rejected by the log")
     func wrongKeyCosignatureRejected() throws {
         let pair = try WitnessPair()
-        let impostor = try Cosigner(name: WitnessIdentity.name(deviceID: pair.witness.keys.profile.deviceID.bytes), privateKey: try Ed25519PrivateKey())
+        let impostor = try Cosigner(name: WitnessIdentity.name(deviceID: pair.witness.keys.profile.deviceID), privateKey: try Ed25519PrivateKey())
         let channel = DirectChannel(to: pair.witness.keys.profile, service: CosigningImpostor(cosigner: impostor), as: pair.log.keys.profile)
         let error = peerChannelError { try pair.cosign(channel) }
         #expect(error?.code == .cosignatureInvalid)
-        #expect(try pair.log.vault.vault.read { try ReceivedCosignatureStore(database: $0).latest(from: pair.witness.keys.profile.deviceID.bytes) } == nil)
+        #expect(try pair.log.vault.vault.read { try ReceivedCosignatureStore(database: $0).latest(from: pair.witness.keys.profile.deviceID) } == nil)
         #expect(try WitnessPair.entries(of: pair.log, ["audit.witness-failed"]).map(\.details) == [["name": "desk", "reason": "cosignatureInvalid"]])
     }
 

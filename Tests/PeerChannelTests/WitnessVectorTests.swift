@@ -59,7 +59,7 @@ struct WitnessVectorTests {
         let derived = DeviceProfile.deriveIdentifier(signingPublicKey: Self.bytes(witness.signing_public_key),
                                                      noisePublicKey: Self.bytes(witness.noise_public_key))
         #expect(derived.hex == witness.device_id)
-        #expect(WitnessIdentity.name(deviceID: derived.bytes) == witness.name)
+        #expect(WitnessIdentity.name(deviceID: derived) == witness.name)
         let key = try CosignatureVerifierKey(name: witness.name, publicKey: Self.bytes(witness.signing_public_key))
         #expect(key.keyID == UInt32(witness.key_id, radix: 16) && key.vkey == witness.vkey)
         #expect(try Ed25519PrivateKey(seed: SecureBytes(copying: Self.bytes(witness.signing_seed))).publicKey == Self.bytes(witness.signing_public_key))

@@ -23,12 +23,12 @@ public struct DeviceProfile: Sendable, Equatable {
     /// Checks that the id is the one derived from the keys and that the name is valid; a device
     /// identity that fails either is refused (`.invalidInput`).
     public init(signingPublicKey: [UInt8], noisePublicKey: [UInt8], name: String, createdAt: Int64,
-                deviceID: [UInt8]? = nil) throws {
+                deviceID: DeviceID? = nil) throws {
         guard signingPublicKey.count == Self.publicKeySize, noisePublicKey.count == Self.publicKeySize else {
             throw CryptoVaultError(.invalidInput, "a device's public keys are \(Self.publicKeySize) bytes each")
         }
         let derived = Self.deriveIdentifier(signingPublicKey: signingPublicKey, noisePublicKey: noisePublicKey)
-        if let deviceID, !constantTimeEquals(deviceID, derived.bytes) {
+        if let deviceID, deviceID != derived {
             throw CryptoVaultError(.invalidInput, "the device id is not the one derived from the device's public keys")
         }
         try Self.validate(name: name)
@@ -50,12 +50,6 @@ public struct DeviceProfile: Sendable, Equatable {
     /// of eight digits ("3f2a09c1-...").
     public var fingerprint: String { deviceID.fingerprint }
 
-    /// The fingerprint of a device id still held as bytes (a witness's, read from the audit chain's
-    /// cosignature rows); `DeviceID.fingerprint` for a typed one.
-    public static func fingerprint(of deviceID: [UInt8]) -> String {
-        let hex = Array(ByteEncoding.hex(deviceID))
-        return stride(from: 0, to: hex.count, by: 8).map { String(hex[$0..<min($0 + 8, hex.count)]) }.joined(separator: "-")
-    }
 
     public static func validate(name: String) throws {
         guard nameSizes.contains(name.utf8.count),

@@ -8,7 +8,7 @@ extension Vault {
     static func profile(_ row: Row) throws -> DeviceProfile {
         do {
             return try DeviceProfile(signingPublicKey: row.blob("signing_public_key"), noisePublicKey: row.blob("noise_public_key"),
-                                      name: row.text("name"), createdAt: row.integer("created_at"), deviceID: row.blob("device_id"))
+                                      name: row.text("name"), createdAt: row.integer("created_at"), deviceID: DeviceID(bytes: row.blob("device_id")))
         } catch let error as CryptoVaultError where error.code != .database {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: the device identity is invalid (\(error.message))")
         }

@@ -42,7 +42,7 @@ extension Vault {
         let peer: DeviceProfile
         do {
             peer = try DeviceProfile(signingPublicKey: row.blob("peer_signing_public_key"), noisePublicKey: row.blob("peer_noise_public_key"),
-                                      name: row.text("peer_name"), createdAt: row.integer("peer_created_at"), deviceID: row.blob("peer_device_id"))
+                                      name: row.text("peer_name"), createdAt: row.integer("peer_created_at"), deviceID: DeviceID(bytes: row.blob("peer_device_id")))
         } catch let error as CryptoVaultError where error.code != .database {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: pairing \(rowID) is invalid (\(error.message))")
         }

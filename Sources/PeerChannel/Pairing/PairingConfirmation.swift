@@ -72,8 +72,9 @@ enum PairingConfirmation {
             throw PeerChannelError(.malformedPairingMessage, "the peer's confirmation has an invalid name or time")
         }
         // Sizes, name and time are valid, so the only refusal left is an id not derived from the keys.
-        guard let profile = try? DeviceProfile(signingPublicKey: fields[4], noisePublicKey: fields[5], name: name,
-                                               createdAt: created, deviceID: fields[3]) else {
+        guard let claimed = try? DeviceID(bytes: fields[3]),
+              let profile = try? DeviceProfile(signingPublicKey: fields[4], noisePublicKey: fields[5], name: name,
+                                               createdAt: created, deviceID: claimed) else {
             throw PeerChannelError(.peerIdentityMismatch, "the peer's device id is not the one derived from its public keys")
         }
         return profile

@@ -4,7 +4,7 @@ import CryptoVault
 /// A cosignature this vault received on one of its own checkpoints, kept in `audit_cosignatures`
 /// (SECURITY.md §9.11): the checkpoint note as the log signed it, with the witness's line appended.
 public struct ReceivedCosignature: Sendable, Equatable {
-    public let witnessDeviceID: [UInt8]
+    public let witnessDeviceID: DeviceID
     /// The witness's signing key as pinned at pairing when the cosignature arrived.
     public let witnessPublicKey: [UInt8]
     public let epoch: Int
@@ -20,7 +20,7 @@ public struct ReceivedCosignature: Sendable, Equatable {
             return try key.verifyCosignature(on: try SignedNote(parsing: cosignedNote))
         } catch {
             throw PeerChannelError(.cosignatureInvalid,
-                "the stored cosignature by witness \(DeviceProfile.fingerprint(of: witnessDeviceID)) does not verify: \(error.message)")
+                "the stored cosignature by witness \(witnessDeviceID.fingerprint) does not verify: \(error.message)")
         }
     }
 }
@@ -37,7 +37,7 @@ struct ReceivedCosignatureStore {
     }
 
     /// The newest cosignature from `witness`, or nil if it never cosigned.
-    func latest(from witness: [UInt8]) throws -> ReceivedCosignature? {
+    func latest(from witness: DeviceID) throws -> ReceivedCosignature? {
         try AuditCosignatureStore(database: database).latest(from: witness).map(ReceivedCosignature.init)
     }
 

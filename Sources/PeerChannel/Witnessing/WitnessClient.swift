@@ -30,7 +30,7 @@ public struct WitnessClient {
         let reader = AuditLogReader(vault: vault.vault)
         let checkpoints = try reader.checkpoints()
         guard let latest = checkpoints.last else { throw AuditChainError(.verificationFailed, "the audit log has no checkpoint yet") }
-        var start = try vault.vault.read { try ReceivedCosignatureStore(database: $0).latest(from: witness.deviceID.bytes) }
+        var start = try vault.vault.read { try ReceivedCosignatureStore(database: $0).latest(from: witness.deviceID) }
             .map { (epoch: $0.epoch, size: $0.treeSize) } ?? (epoch: 0, size: 0)
         var retried = false
         // Each round either advances at least one epoch or is the one retry after a conflict.
@@ -63,7 +63,7 @@ public struct WitnessClient {
         } catch {
             throw PeerChannelError(.cosignatureInvalid, "the cosignature from \(witness.name) does not verify with its pinned key: \(error.message)")
         }
-        let received = ReceivedCosignature(witnessDeviceID: witness.deviceID.bytes, witnessPublicKey: witness.signingPublicKey,
+        let received = ReceivedCosignature(witnessDeviceID: witness.deviceID, witnessPublicKey: witness.signingPublicKey,
                                            epoch: checkpoint.epoch, treeSize: checkpoint.treeSize,
                                            cosignedNote: cosigned.serialized(), cosignedAt: timestamp)
         try vault.transaction { tx in

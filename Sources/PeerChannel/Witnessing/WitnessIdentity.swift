@@ -8,17 +8,17 @@ public enum WitnessIdentity {
     static let namePrefix = "vaultctl-witness/"
 
     /// "vaultctl-witness/" followed by the device id in lowercase hex (49 ASCII bytes).
-    public static func name(deviceID: [UInt8]) -> String {
-        namePrefix + ByteEncoding.hex(deviceID)
+    public static func name(deviceID: DeviceID) -> String {
+        namePrefix + deviceID.hex
     }
 
     /// The key that verifies `device`'s cosignatures: its pinned signing key under its witness name.
     public static func verifierKey(of device: DeviceProfile) throws(AuditChainError) -> CosignatureVerifierKey {
-        try CosignatureVerifierKey(name: name(deviceID: device.deviceID.bytes), publicKey: device.signingPublicKey)
+        try CosignatureVerifierKey(name: name(deviceID: device.deviceID), publicKey: device.signingPublicKey)
     }
 
     /// This device's cosigner.
     static func cosigner(_ keys: DeviceKeys) throws(AuditChainError) -> Cosigner {
-        try Cosigner(name: name(deviceID: keys.profile.deviceID.bytes), privateKey: keys.signingKey)
+        try Cosigner(name: name(deviceID: keys.profile.deviceID), privateKey: keys.signingKey)
     }
 }

@@ -5,7 +5,7 @@ import CryptoVault
 /// each device that ever cosigned this log, its newest cosignature, checked again with the key stored
 /// beside it and matched to the log's own checkpoint of that size.
 public struct WitnessStatus: Sendable {
-    public let deviceID: [UInt8]
+    public let deviceID: DeviceID
     /// The device's name while it is paired; nil once the pairing is gone.
     public let name: String?
     public let treeSize: Int
@@ -13,7 +13,7 @@ public struct WitnessStatus: Sendable {
     /// Whether the cosigned checkpoint is the log's latest.
     public let coversLatestCheckpoint: Bool
 
-    public var fingerprint: String { DeviceProfile.fingerprint(of: deviceID) }
+    public var fingerprint: String { deviceID.fingerprint }
 }
 
 public enum WitnessReport {
@@ -27,9 +27,9 @@ public enum WitnessReport {
             let held = checkpoints.first { $0.epoch == cosignature.epoch && $0.treeSize == cosignature.treeSize }
             guard let held, try sameBody(held.note, cosignature.cosignedNote) else {
                 throw PeerChannelError(.cosignatureInvalid,
-                    "witness \(DeviceProfile.fingerprint(of: cosignature.witnessDeviceID)) cosigned a checkpoint of \(cosignature.treeSize) entries that this log does not hold")
+                    "witness \(cosignature.witnessDeviceID.fingerprint) cosigned a checkpoint of \(cosignature.treeSize) entries that this log does not hold")
             }
-            let pairing = pairings.first { $0.peer.deviceID.bytes == cosignature.witnessDeviceID && $0.peer.signingPublicKey == cosignature.witnessPublicKey }
+            let pairing = pairings.first { $0.peer.deviceID == cosignature.witnessDeviceID && $0.peer.signingPublicKey == cosignature.witnessPublicKey }
             return WitnessStatus(deviceID: cosignature.witnessDeviceID, name: pairing?.peer.name, treeSize: cosignature.treeSize,
                                  cosignedAt: cosignedAt, coversLatestCheckpoint: held == checkpoints.last)
         }

@@ -42,7 +42,7 @@ public struct WitnessService: ChannelService {
         return try vault.transaction { tx in
             try Self.requirePaired(peer, in: tx.database)
             let store = WitnessedLogStore(database: tx.database)
-            let pinned = try store.log(of: peer.deviceID.bytes)
+            let pinned = try store.log(of: peer.deviceID)
             switch try WitnessCheck(request: request, pinned: pinned).run() {
             case .conflict(let reason):
                 let known = pinned?.treeSize ?? 0
@@ -50,7 +50,7 @@ public struct WitnessService: ChannelService {
                 return .conflict(knownSize: known, reason: reason)
             case .verified(let verified):
                 let (log, line) = try cosign(verified, request: request)
-                try store.store(log, for: peer.deviceID.bytes)
+                try store.store(log, for: peer.deviceID)
                 try tx.record(.witnessCosign, subject: peer.deviceID.bytes, details: [.init("name", peer.name), .init("size", String(log.treeSize))])
                 return .cosigned(line)
             }

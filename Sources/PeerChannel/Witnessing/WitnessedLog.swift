@@ -24,15 +24,15 @@ public struct WitnessedLog: Sendable, Equatable {
 struct WitnessedLogStore {
     let database: Database
 
-    func log(of peer: [UInt8]) throws -> WitnessedLog? {
-        guard let row = try database.queryOne("SELECT * FROM witnessed_logs WHERE peer_device_id = ?", [.blob(peer)]) else { return nil }
+    func log(of peer: DeviceID) throws -> WitnessedLog? {
+        guard let row = try database.queryOne("SELECT * FROM witnessed_logs WHERE peer_device_id = ?", [.blob(peer.bytes)]) else { return nil }
         return WitnessedLog(origin: try row.text("origin"), genesisPublicKey: try row.blob("genesis_public_key"),
                             epoch: Int(try row.integer("epoch")), epochPublicKey: try row.blob("epoch_public_key"),
                             treeSize: UInt64(try row.nonNegativeInteger("tree_size")), rootHash: try row.blob("root_hash"),
                             cosignedNote: try row.text("cosigned_note"), cosignedAt: UInt64(try row.nonNegativeInteger("cosigned_at")))
     }
 
-    func store(_ log: WitnessedLog, for peer: [UInt8]) throws {
+    func store(_ log: WitnessedLog, for peer: DeviceID) throws {
         try database.query("""
             INSERT INTO witnessed_logs (peer_device_id, origin, genesis_public_key, epoch, epoch_public_key, tree_size, root_hash,
                                         cosigned_note, cosigned_at)
@@ -40,7 +40,7 @@ struct WitnessedLogStore {
             ON CONFLICT (peer_device_id) DO UPDATE SET epoch = excluded.epoch, epoch_public_key = excluded.epoch_public_key,
                 tree_size = excluded.tree_size, root_hash = excluded.root_hash, cosigned_note = excluded.cosigned_note,
                 cosigned_at = excluded.cosigned_at
-            """, [.blob(peer), .text(log.origin), .blob(log.genesisPublicKey), .integer(Int64(log.epoch)), .blob(log.epochPublicKey),
+            """, [.blob(peer.bytes), .text(log.origin), .blob(log.genesisPublicKey), .integer(Int64(log.epoch)), .blob(log.epochPublicKey),
                   .integer(Int64(log.treeSize)), .blob(log.rootHash), .text(log.cosignedNote), .integer(Int64(log.cosignedAt))])
     }
 }
