@@ -92,7 +92,7 @@ struct PrivilegedProcessingSessionTests {
         let entries = Array(try fixture.entries.dropFirst(before))
         #expect(entries.map(\.action) == ["session.start", "session.read", "session.read", "session.end"])
         #expect(entries.allSatisfy { $0.compartmentID == fixture.chart.id })
-        #expect(entries[0].subjectID == session.id && entries[3].subjectID == session.id)
+        #expect(entries[0].subjectID == session.id.bytes && entries[3].subjectID == session.id.bytes)
         #expect(entries[1].subjectID == fixture.chartBundle.bundleID.bytes)
         #expect(try fixture.details(entries[0]) == ["actor": "dr.osei", "purpose": "discharge summary for the attending physician"])
         #expect(try fixture.details(entries[1]) == ["session": session.idString, "bytes": "\(fixture.chartText.utf8.count)", "part": "content"])

@@ -29,8 +29,8 @@ public struct TypedIdentifier<Kind: IdentifierKind>: Hashable, Sendable, CustomS
         try self.init(bytes: try IdentifierHex.bytes(text, size: Self.size, kind: Kind.name))
     }
 
-    /// A fresh random id, for a vault, bundle or compartment being made.
-    static func random() throws -> Self { try Self(bytes: try SecureRandom.bytes(size)) }
+    /// A fresh random id, for a vault, bundle, compartment or session being made.
+    public static func random() throws -> Self { try Self(bytes: try SecureRandom.bytes(size)) }
 
     /// Lowercase hex, as logs, `ls` and the CLI show it.
     public var hex: String { ByteEncoding.hex(bytes) }

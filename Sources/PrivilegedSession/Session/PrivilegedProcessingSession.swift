@@ -14,7 +14,7 @@ import Synchronization
 /// `limits.absoluteLimit` in all; at its end the keys are wiped and every later read fails. Expiry is
 /// checked at each read and by `endIfExpired()`, which a daemon calls on a timer.
 public final class PrivilegedProcessingSession: Sendable {
-    public let id: [UInt8]
+    public let id: SessionID
     public let compartment: VaultCompartment
     public let actor: String
     public let startedAt: Date
@@ -41,7 +41,7 @@ public final class PrivilegedProcessingSession: Sendable {
 
     /// What is known about a session, for `vaultctl session list`.
     public struct Summary: Sendable {
-        public let id: [UInt8]
+        public let id: SessionID
         public let compartment: VaultCompartment
         public let actor: String
         public let startedAt: Date
@@ -50,7 +50,7 @@ public final class PrivilegedProcessingSession: Sendable {
         public let bytesRead: UInt64
         public let endReason: SessionEndReason?
 
-        public var idString: String { ByteEncoding.hex(id) }
+        public var idString: String { id.hex }
     }
 
     /// Opens a session on a privileged `compartment` and records its start. The purpose is sealed in
@@ -66,10 +66,10 @@ public final class PrivilegedProcessingSession: Sendable {
         guard limits.idleTimeout > 0, limits.absoluteLimit > 0 else {
             throw PrivilegedSessionError(.invalidSessionLimits, "session limits must be positive")
         }
-        let session = PrivilegedProcessingSession(id: try SecureRandom.bytes(16), vault: vault, compartment: compartment, actor: actor,
+        let session = PrivilegedProcessingSession(id: try SessionID.random(), vault: vault, compartment: compartment, actor: actor,
                                                   keyring: try vault.privilegedKeyring(for: compartment), limits: limits, clock: clock)
         do {
-            try vault.record(VaultEvent(.sessionStart, compartmentID: compartment.id, subjectID: session.id,
+            try vault.record(VaultEvent(.sessionStart, compartmentID: compartment.id, subjectID: session.id.bytes,
                                         details: [.init("actor", actor), .init("purpose", purpose)]))
         } catch {
             // An unrecorded session must not hold keys.
@@ -79,7 +79,7 @@ public final class PrivilegedProcessingSession: Sendable {
         return session
     }
 
-    private init(id: [UInt8], vault: UnlockedVault, compartment: VaultCompartment, actor: String, keyring: CompartmentKeyring,
+    private init(id: SessionID, vault: UnlockedVault, compartment: VaultCompartment, actor: String, keyring: CompartmentKeyring,
                  limits: SessionLimits, clock: VaultClock) {
         self.id = id
         self.vault = vault
@@ -92,7 +92,7 @@ public final class PrivilegedProcessingSession: Sendable {
         state = Mutex(State(lastUse: startedAt))
     }
 
-    public var idString: String { ByteEncoding.hex(id) }
+    public var idString: String { id.hex }
 
     /// Whether the session still holds its compartment's keys.
     public var isHoldingKeys: Bool { keyring.isHoldingKeys }
@@ -149,7 +149,7 @@ public final class PrivilegedProcessingSession: Sendable {
         }
         keyring.wipe()
         guard let counts else { return }
-        try vault.record(VaultEvent(.sessionEnd, compartmentID: compartment.id, subjectID: id,
+        try vault.record(VaultEvent(.sessionEnd, compartmentID: compartment.id, subjectID: id.bytes,
                                     details: [.init("reason", reason.rawValue), .init("bundles", "\(counts.bundles)"),
                                               .init("bytes", "\(counts.bytes)")]))
     }
