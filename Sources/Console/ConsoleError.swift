@@ -29,6 +29,8 @@ public enum ConsoleErrorCode: String, Sendable {
     case notFound
     /// A privileged project without a live session of its compartment (423).
     case sessionRequired
+    /// The change cannot be made as asked: a branch whose changes overlap the document's, or one already decided (409).
+    case conflict
     /// The route exists, but not with this method (405).
     case methodNotAllowed
     /// The request's JSON body is not what the route takes (400).
@@ -54,6 +56,7 @@ public enum ConsoleErrorCode: String, Sendable {
         case .notFound: 404
         case .methodNotAllowed: 405
         case .sessionRequired: 423
+        case .conflict: 409
         case .overloaded: 503
         case .listenFailed, .connectionFailed: 500
         }

@@ -196,6 +196,54 @@ def test_soap_note_in_a_session(driver, console, failures):
         failures.append("a locked privileged project shows its name")
 
 
+def test_history_branches_and_search(driver, console, failures):
+    """Take a titled snapshot, change the text, compare the version with now (words struck and
+    added), restore it; a suggestion made by the CLI as a branch is shown side by side, adopted
+    (the text changes) and reverted (the text is back); search finds the document."""
+    sign_in(driver, console)
+    type_into(driver, "new-name", "The harbour")
+    select_value(driver, "new-register", "fiction")
+    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    wait_text(driver, "Binder")
+    type_into(driver, "node-title", "Arrival")
+    driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
+    until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == ["Arrival"])
+    driver.find_element(By.XPATH, "//button[text()='Add a paragraph']").click()
+    driver.switch_to.active_element.send_keys("The boat came in at dawn.")
+    until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
+    type_into(driver, "snapshot-title", "First draft")
+    driver.find_element(By.XPATH, "//button[text()='Take a snapshot']").click()
+    wait_text(driver, "“First draft”")
+    area = driver.find_element(By.CSS_SELECTOR, ".editor textarea")
+    area.send_keys(Keys.END, " Gulls followed it.")
+    until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Compare version 1']").click()
+    until(driver, lambda d: "Gulls" in " ".join(i.text for i in d.find_elements(By.CSS_SELECTOR, ".diff ins")))
+    screenshot(driver, "history")
+    check_accessibility(driver, "history", failures)
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Restore version 1']").click()
+    until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")] == ["The boat came in at dawn."])
+    made = subprocess.run([console.vaultctl, "branch", "create", "The harbour", "Arrival", "-", "--kind", "ai-suggestion", "--by", "line editor",
+                           "--vault", console.vault, "--passphrase-file", console.passphrase], input="The boat slid in at dawn.\n", capture_output=True, text=True, timeout=120)
+    if made.returncode != 0:
+        failures.append("vaultctl branch create failed: " + made.stderr)
+        return
+    driver.refresh()
+    button = until(driver, lambda d: d.find_element(By.CSS_SELECTOR, "button[aria-label^='Show the AI suggestion']"))
+    button.click()
+    wait_text(driver, "Proposed")
+    screenshot(driver, "branch")
+    check_accessibility(driver, "branch", failures)
+    driver.find_element(By.XPATH, "//button[text()='Adopt']").click()
+    until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")] == ["The boat slid in at dawn."])
+    until(driver, lambda d: d.find_element(By.CSS_SELECTOR, "button[aria-label^='Show the AI suggestion']")).click()
+    until(driver, lambda d: d.find_element(By.XPATH, "//button[text()='Revert']")).click()
+    until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")] == ["The boat came in at dawn."])
+    type_into(driver, "search-query", "dawn")
+    driver.find_element(By.ID, "search-query").send_keys(Keys.ENTER)
+    wait_text(driver, "1 found")
+
+
 def test_audit_verify(driver, console, failures):
     sign_in(driver, console)
     driver.get(console.origin + "/#/audit")
@@ -278,7 +326,7 @@ def test_forged_requests_are_refused(driver, console, failures):
         failures.append(f"a cookie from before the restart was not refused: {got}")
 
 
-TESTS = [test_write_a_novel_with_the_keyboard, test_soap_note_in_a_session, test_audit_verify,
+TESTS = [test_write_a_novel_with_the_keyboard, test_soap_note_in_a_session, test_history_branches_and_search, test_audit_verify,
          test_outside_resource_is_blocked, test_forged_requests_are_refused]
 
 

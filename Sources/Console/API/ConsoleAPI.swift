@@ -26,6 +26,18 @@ struct ConsoleAPI: Sendable {
         if let p = on(.post, "projects", "*", "nodes", "*", "move") { return .json(try projects.move(p[0], p[1], try JSONBody(request))) }
         if let p = on(.get, "projects", "*", "documents", "*") { return .json(try documents.read(p[0], p[1])) }
         if let p = on(.put, "projects", "*", "documents", "*") { return .json(try documents.write(p[0], p[1], try JSONBody(request))) }
+        let versions = VersionRoutes(access: access)
+        let document = ["projects", "*", "documents", "*"]
+        if let p = on(.get, document + ["snapshots"]) { return .json(try versions.snapshots(p[0], p[1])) }
+        if let p = on(.post, document + ["snapshots"]) { return .json(try versions.createSnapshot(p[0], p[1], try JSONBody(request)), status: 201) }
+        if let p = on(.post, document + ["snapshots", "*", "restore"]) { return .json(try versions.restore(p[0], p[1], p[2])) }
+        if let p = on(.get, document + ["diff"]) { return .json(try versions.diff(p[0], p[1], request)) }
+        if let p = on(.get, document + ["branches"]) { return .json(try versions.branches(p[0], p[1])) }
+        if let p = on(.get, document + ["branches", "*"]) { return .json(try versions.branch(p[0], p[1], p[2])) }
+        for decision in ["adopt", "discard", "revert"] {
+            if let p = on(.post, document + ["branches", "*", decision]) { return .json(try versions.decide(p[0], p[1], p[2], decision)) }
+        }
+        if let p = on(.get, "projects", "*", "search") { return .json(try versions.search(p[0], request)) }
         if on(.get, "sessions") != nil { return .json(try sessions.list()) }
         if on(.post, "sessions") != nil { return .json(try sessions.start(try JSONBody(request)), status: 201) }
         if let p = on(.delete, "sessions", "*") { return .json(try sessions.end(p[0])) }
@@ -50,7 +62,9 @@ final class RouteMatch {
         self.route = route
     }
 
-    func callAsFunction(_ wanted: HTTPMethod, _ pattern: String...) -> [String]? {
+    func callAsFunction(_ wanted: HTTPMethod, _ pattern: String...) -> [String]? { callAsFunction(wanted, pattern) }
+
+    func callAsFunction(_ wanted: HTTPMethod, _ pattern: [String]) -> [String]? {
         guard pattern.count == route.count, zip(pattern, route).allSatisfy({ $0 == "*" || $0 == $1 }) else { return nil }
         pathMatched = true
         guard wanted == method else { return nil }

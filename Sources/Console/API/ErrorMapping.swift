@@ -20,6 +20,7 @@ enum ErrorMapping {
         switch code {
         case .projectNotFound, .nodeNotFound, .snapshotNotFound, .branchNotFound, .notInProject: .notFound
         case .privilegedSessionRequired: .sessionRequired
+        case .branchConflict, .branchNotOpen: .conflict
         default: .invalidBody
         }
     }

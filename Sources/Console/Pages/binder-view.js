@@ -5,6 +5,7 @@ import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
 import { startSessionForm } from "./session-view.js";
 import { editorView } from "./editor-view.js";
+import { historyView } from "./history-view.js";
 
 export async function binderView(main, projectID, documentID) {
   let project;
@@ -17,15 +18,19 @@ export async function binderView(main, projectID, documentID) {
   }
   const terms = project.terms;
   const editorArea = el("section", { class: "editor", "aria-label": terms.scene.singular });
+  const historyArea = el("section", { class: "history", "aria-label": "History and branches" });
+  const refresh = () => binderView(main, projectID, documentID);
   replace(main, el("h1", { text: project.name }),
     el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}` }),
     el("div", { class: "layout" },
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
-        el("h2", { text: "Binder" }), tree(project, documentID, () => binderView(main, projectID, documentID)),
-        addForm(project, () => binderView(main, projectID, documentID))),
-      editorArea));
+        searchForm(project), el("h2", { text: "Binder" }), tree(project, documentID, refresh), addForm(project, refresh)),
+      el("div", {}, editorArea, historyArea)));
   document.documentElement.style.setProperty("--accent", project.theme);
-  if (documentID) await editorView(editorArea, project, documentID);
+  if (documentID) {
+    await editorView(editorArea, project, documentID);
+    await historyView(historyArea, project, documentID, refresh);
+  }
   else replace(editorArea, el("p", { text: `Choose a ${terms.scene.singular.toLowerCase()} in the binder, or add one.` }));
 }
 
@@ -83,6 +88,24 @@ function addForm(project, refresh) {
       if (node.kind === "scene") location.hash = `#/projects/${project.id}/${node.id}`;
       else await refresh();
     } catch (error) { replace(errors, errorText(error)); }
+  });
+  return form;
+}
+
+// Search over the project's documents (words, "a phrase", a prefix*), answered from the daemon's
+// in-memory index; each hit links to its document.
+function searchForm(project) {
+  const results = el("div", { "aria-live": "polite" });
+  const query = el("input", { id: "search-query", type: "search", size: 18 });
+  const form = el("form", { role: "search" }, el("label", { for: "search-query", text: `Search the ${project.terms.project.singular.toLowerCase()}` }),
+    query, " ", el("button", { type: "submit", class: "secondary", text: "Search" }), results);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await api.get(`/api/projects/${project.id}/search?q=${encodeURIComponent(query.value)}`);
+      replace(results, el("p", { text: `${answer.found} found` }), el("ul", { class: "search-results" }, answer.documents.map((hit) =>
+        el("li", {}, el("a", { href: `#/projects/${project.id}/${hit.id}`, text: hit.title }), el("br"), hit.snippets.join(" … ")))));
+    } catch (error) { replace(results, errorText(error)); }
   });
   return form;
 }
