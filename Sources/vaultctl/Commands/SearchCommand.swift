@@ -9,12 +9,12 @@ enum SearchCommand {
     static let command = Command("search", synopsis: "find the documents of a project that hold words or phrases", usage: "PROJECT QUERY",
                                  about: """
         Searches the documents of PROJECT (its name or id) for QUERY, says how many documents hold
-        every term of it, and lists the first of them in reading order (\(SearchResults.defaultLimit) unless --limit says
-        otherwise), each with its first \(SearchHit.maximumSnippets) matching blocks and a few words around the first
-        match in each (and how many more blocks matched). A term is a word (case and accents do not matter: 'eclair' finds
-        'Éclair'), a prefix ending in * ('harb*', at least 2 letters), or a "quoted phrase" whose
-        words must stand next to each other. A query holds at most \(SearchQuery.maximumTerms) terms in
-        \(SearchQuery.maximumBytes) bytes; one that does not parse exits 64 with the reason.
+        every term of it, and lists the first of them in reading order (\(SearchResults.defaultLimit) unless
+        --limit says otherwise), each with its first \(SearchHit.maximumSnippets) matching blocks and a few
+        words around the first match in each (and how many more blocks matched). A term is a word
+        (case and accents do not matter: 'eclair' finds 'Éclair'), a prefix ending in * ('harb*', at
+        least 2 letters), or a "quoted phrase" whose words must stand next to each other. A query
+        holds at most \(SearchQuery.maximumTerms) terms in \(SearchQuery.maximumBytes) bytes; one that does not parse exits 64 with the reason.
 
         The index lives only in memory: nothing of it is written to disk. While 'vaultctl serve'
         runs, the search runs in the daemon, which keeps the project's index between searches
