@@ -123,6 +123,17 @@ final class WritingContext {
         return (plural ? lexicon.plural(key) : lexicon.singular(key)) ?? key.rawValue
     }
 
+    /// `count` with the register's word for `key`, plural unless it is 1: "2 redlines", "1 note".
+    static func counted(_ count: Int, _ key: TermKey, _ register: Register) -> String {
+        "\(count) \(term(key, register, plural: count != 1))"
+    }
+
+    /// The register's word for `key` starting a sentence: "Redline", "Matter".
+    static func capitalizedTerm(_ key: TermKey, _ register: Register) -> String {
+        let word = term(key, register)
+        return word.prefix(1).uppercased() + word.dropFirst()
+    }
+
     static func term(of kind: NodeKind, _ register: Register, plural: Bool = false) -> String {
         term(kind == .chapter ? .chapter : .scene, register, plural: plural)
     }

@@ -36,7 +36,7 @@ enum BranchCommands {
                 return (branch, try store.branches(of: node.id, in: project.id).count)
             }
             if arguments.has("--json") { Output.json(json(branch, number: number)); return }
-            Output.line("Branch \(number) of \(node.title): \(branch.id).")
+            Output.line("\(WritingContext.capitalizedTerm(.branch, project.register)) \(number) of \(node.title): \(branch.id).")
         }
 
     static let list = Command("branch list", synopsis: "list a document's proposed changes", usage: "PROJECT DOC", about: """
@@ -51,7 +51,7 @@ enum BranchCommands {
             defer { context.end() }
             let branches = try context.store(for: project) { try $0.branches(of: node.id, in: project.id) }
             if arguments.has("--json") { Output.json(branches.enumerated().map { json($1, number: $0 + 1) }); return }
-            Output.line("\(branches.count) branch(es) of \(node.title)")
+            Output.line("\(WritingContext.counted(branches.count, .branch, project.register)) of \(node.title)")
             for (index, branch) in branches.enumerated() { Output.line(line(branch, number: index + 1)) }
         }
 
@@ -153,7 +153,7 @@ enum BranchCommands {
             return
         }
         let after = version.map { "; stored as version \($0.sequence): \($0.id)." } ?? "."
-        Output.line("Branch \(number) of \(node.title) is \(branch.state.rawValue)" + after)
+        Output.line("\(WritingContext.capitalizedTerm(.branch, project.register)) \(number) of \(node.title) is \(branch.state.rawValue)" + after)
     }
 
     /// Runs `body` with BRANCH's id (an id as given, or that of its number; the store refuses

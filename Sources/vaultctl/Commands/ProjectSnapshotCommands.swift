@@ -23,7 +23,7 @@ enum ProjectSnapshotCommands {
             defer { context.end() }
             let snapshot = try context.store(for: project) { try $0.createProjectSnapshot(of: project.id, titled: arguments.value("--title")) }
             if arguments.has("--json") { Output.json(json(snapshot)); return }
-            Output.line("Project version \(snapshot.sequence): \(snapshot.id).")
+            Output.line("\(WritingContext.capitalizedTerm(.project, project.register)) version \(snapshot.sequence): \(snapshot.id).")
         }
 
     static let list = Command("project versions", synopsis: "list the stored versions of a whole project", usage: "PROJECT", about: """
@@ -38,7 +38,7 @@ enum ProjectSnapshotCommands {
             defer { context.end() }
             let snapshots = try context.store(for: project) { try $0.projectSnapshots(of: project.id) }
             if arguments.has("--json") { Output.json(snapshots.map(json)); return }
-            Output.line("\(snapshots.count) project version(s)")
+            Output.line("\(snapshots.count) \(WritingContext.term(.project, project.register)) version\(snapshots.count == 1 ? "" : "s")")
             for snapshot in snapshots { Output.line(line(snapshot)) }
         }
 
@@ -65,7 +65,8 @@ enum ProjectSnapshotCommands {
                 Output.json(["before": json(result.before), "version": json(result.version), "documents_restored": result.documentsRestored])
                 return
             }
-            Output.line("Restored the project (\(result.documentsRestored) document(s) changed); the version before is \(result.before.sequence), "
+            Output.line("Restored the \(WritingContext.term(.project, project.register)) (\(WritingContext.counted(result.documentsRestored, .scene, project.register)) "
+                        + "changed); the version before is \(result.before.sequence), "
                         + "the result is version \(result.version.sequence): \(result.version.id).")
         }
 

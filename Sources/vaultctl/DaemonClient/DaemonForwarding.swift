@@ -15,9 +15,13 @@ enum DaemonForwarding {
         "compartment destroy", "compartment rewrap", "egress check", "egress log", "audit log",
         // The writing model: in the daemon, a privileged project is read through its sessions.
         "project create", "project list", "project show", "project rename", "project archive", "project register",
-        "doc add", "doc list", "doc show", "doc write", "doc move", "doc rm", "template use",
+        "doc add", "doc list", "doc show", "doc write", "doc move", "doc rm", "doc import", "template use",
+        "history", "snapshot create", "snapshot list", "snapshot show", "snapshot restore", "snapshot diff",
+        "branch create", "branch list", "branch show", "branch diff", "branch adopt", "branch discard", "branch revert",
+        "export", "activity", "project snapshot", "project versions", "project restore",
         // Search in the daemon answers from the index it keeps between searches (SECURITY.md §15.4).
         "search",
+        // (lexicon and template list read no vault: they run in the client.)
     ]
     /// A command may run as long as a local one would; the bound only keeps a lost daemon from holding the client forever.
     static let commandSeconds = 24.0 * 3600
