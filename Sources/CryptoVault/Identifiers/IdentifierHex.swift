@@ -1,4 +1,4 @@
-/// The one hex parser for typed ids (`TypedIdentifier`: `BundleID`, `VaultID`, `CompartmentID`, `DeviceID`; and the writing model's `WritingID`): exactly `2 * size` hex digits, either
+/// The one hex parser for typed ids (`TypedIdentifier`: `BundleID`, `VaultID`, `CompartmentID`, `DeviceID`, and the writing model's `WritingID`s): exactly `2 * size` hex digits, either
 /// case, so each id type refuses bad text with the same rules and only its own name in the reason.
 package enum IdentifierHex {
     /// The bytes of `text`, or `.invalidIdentifier` naming `kind` ("a bundle id") and what was wrong.

@@ -5,7 +5,8 @@ public protocol IdentifierKind: Sendable {
     static var name: String { get }
 }
 
-/// One of the vault's 16-byte ids (`VaultID`, `BundleID`, `CompartmentID`, `DeviceID`), typed by
+/// One of the vault's 16-byte ids (`VaultID`, `BundleID`, `CompartmentID`, `DeviceID`, `AuditDeviceID`,
+/// `KeyslotID`, and the writing model's `WritingID`s), typed by
 /// what it names. The bytes become an id where they come in (a header or message parsed, a row
 /// read) and leave it (`bytes`) only where they go out (SQL, wire, key derivations, associated
 /// data), so every format stays byte for byte what it was. Parsing refuses any length but 16
@@ -29,7 +30,7 @@ public struct TypedIdentifier<Kind: IdentifierKind>: Hashable, Sendable, CustomS
         try self.init(bytes: try IdentifierHex.bytes(text, size: Self.size, kind: Kind.name))
     }
 
-    /// A fresh random id, for a vault, bundle, compartment or session being made.
+    /// A fresh random id, for a vault, bundle, compartment or writing record being made.
     public static func random() throws -> Self { try Self(bytes: try SecureRandom.bytes(size)) }
 
     /// Lowercase hex, as logs, `ls` and the CLI show it.

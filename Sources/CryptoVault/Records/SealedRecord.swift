@@ -28,6 +28,12 @@ public struct SealedRecordLocation: Sendable, Hashable, CustomStringConvertible 
         self.field = field
     }
 
+    /// A location whose record id is one of the vault's typed ids (a writing record's): its bytes are the
+    /// location's record id.
+    public init<Kind>(module: String, table: String, record: TypedIdentifier<Kind>, field: String) throws {
+        try self.init(module: module, table: table, recordID: record.bytes, field: field)
+    }
+
     /// `module/table/record-id-in-hex/field`, as the audit details name a record.
     public var description: String { Self.describe(CollectionOfOne(self)) }
 

@@ -24,7 +24,7 @@ struct EditEventRecord: Equatable {
         guard count * Self.entrySize == bytes.count - 5 else { throw reader.damaged("its length is not its count's") }
         var documents: [DocumentEdit] = []
         for _ in 0..<count {
-            let document = try NodeID(bytes: Array(try reader.bytes(NodeID.size)))
+            let document = try NodeID.parsed(Array(try reader.bytes(NodeID.size)))
             let words = Int(Int32(bitPattern: UInt32(try reader.length())))
             documents.append(DocumentEdit(document: document, wordDelta: words))
         }

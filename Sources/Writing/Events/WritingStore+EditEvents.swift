@@ -113,7 +113,7 @@ extension WritingStore {
 extension WritingRecord {
     /// An edit event's documents and word changes (`EditEventRecord`).
     static func editEvent(_ id: EditEventID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_edit_events", recordID: id.bytes, field: "documents")
+        try SealedRecordLocation(module: module, table: "writing_edit_events", record: id, field: "documents")
     }
 }
 

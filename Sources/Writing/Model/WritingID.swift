@@ -1,10 +1,16 @@
 import CryptoVault
 
 /// What a `WritingID` names: a marker type per kind of record, so a block's id can never be passed
-/// where a project's or a snapshot's is meant (the compiler refuses it).
-public protocol WritingEntity: Sendable {
+/// where a project's or a snapshot's is meant (the compiler refuses it). It is an `IdentifierKind`,
+/// so the writing model's ids are the vault's `TypedIdentifier`s, parsed and refused by one rule.
+public protocol WritingEntity: IdentifierKind {
     /// How the kind is named in messages ("project", "document", "block").
     static var entityName: String { get }
+}
+
+extension WritingEntity {
+    /// How the id is named in refusals ("a project id").
+    public static var name: String { "a \(entityName) id" }
 }
 
 public enum ProjectEntity: WritingEntity { public static let entityName = "project" }
@@ -23,34 +29,20 @@ public typealias BlockID = WritingID<BlockEntity>
 public typealias EntryID = WritingID<EntryEntity>
 public typealias SnapshotID = WritingID<SnapshotEntity>
 
-/// A writing record's stable identity: 16 random bytes, chosen when it is made and never reused or
-/// derived from its content (an id is a clear column, so it must say nothing of what a patient note
-/// or a memo holds). Parsing refuses any other length.
-public struct WritingID<Entity: WritingEntity>: Hashable, Sendable, CustomStringConvertible {
-    public static var size: Int { 16 }
+/// A writing record's stable identity: a `TypedIdentifier` of 16 random bytes, chosen when it is
+/// made and never reused or derived from its content (an id is a clear column, so it must say
+/// nothing of what a patient note or a memo holds). Parsing refuses any other length
+/// (`CryptoVaultError.invalidIdentifier`, naming the kind).
+public typealias WritingID<Entity: WritingEntity> = TypedIdentifier<Entity>
 
-    /// The 16 bytes, for the SQL rows and the sealed records' locations.
-    public let bytes: [UInt8]
-
-    public init(bytes: [UInt8]) throws(WritingError) {
-        guard bytes.count == Self.size else {
-            throw WritingError(.invalidIdentifier, "a \(Entity.entityName) id is \(Self.size) bytes, not \(bytes.count)")
-        }
-        self.bytes = bytes
-    }
-
-    /// Exactly 32 hex digits (either case), by the same rule as the vault's other ids (`IdentifierHex`).
-    public init(hex text: String) throws(WritingError) {
+extension TypedIdentifier where Kind: WritingEntity {
+    /// `init(bytes:)` for the writing model's record parsers, which throw `WritingError` only
+    /// (`.invalidIdentifier`, with the same message).
+    static func parsed(_ bytes: [UInt8]) throws(WritingError) -> Self {
         do {
-            self.bytes = try IdentifierHex.bytes(text, size: Self.size, kind: "a \(Entity.entityName) id")
+            return try Self(bytes: bytes)
         } catch {
             throw WritingError(.invalidIdentifier, error.message)
         }
     }
-
-    /// A fresh random id.
-    public static func random() throws -> Self { try Self(bytes: try SecureRandom.bytes(size)) }
-
-    public var hex: String { ByteEncoding.hex(bytes) }
-    public var description: String { hex }
 }

@@ -21,37 +21,37 @@ enum WritingRecord {
     static let module = "writing"
 
     static func projectName(_ id: ProjectID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_projects", recordID: id.bytes, field: "name")
+        try SealedRecordLocation(module: module, table: "writing_projects", record: id, field: "name")
     }
 
     static func nodeTitle(_ id: NodeID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_nodes", recordID: id.bytes, field: "title")
+        try SealedRecordLocation(module: module, table: "writing_nodes", record: id, field: "title")
     }
 
     static func block(_ id: BlockID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_blocks", recordID: id.bytes, field: "block")
+        try SealedRecordLocation(module: module, table: "writing_blocks", record: id, field: "block")
     }
 
     static func entry(_ id: EntryID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_entries", recordID: id.bytes, field: "entry")
+        try SealedRecordLocation(module: module, table: "writing_entries", record: id, field: "entry")
     }
 
     /// Piece `index` of a snapshot's sealed value (`SnapshotRecord.parts`).
     static func snapshotPart(_ id: SnapshotID, _ index: Int) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_snapshots", recordID: id.bytes, field: "part-\(index)")
+        try SealedRecordLocation(module: module, table: "writing_snapshots", record: id, field: "part-\(index)")
     }
 
     /// Piece `index` of a branch's sealed value (`BranchRecord.parts`).
     static func branchPart(_ id: BranchID, _ index: Int) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_branches", recordID: id.bytes, field: "part-\(index)")
+        try SealedRecordLocation(module: module, table: "writing_branches", record: id, field: "part-\(index)")
     }
 
     static func branchProvenance(_ id: BranchID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_branches", recordID: id.bytes, field: "provenance")
+        try SealedRecordLocation(module: module, table: "writing_branches", record: id, field: "provenance")
     }
 
     static func snapshotTitle(_ id: SnapshotID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_snapshots", recordID: id.bytes, field: "title")
+        try SealedRecordLocation(module: module, table: "writing_snapshots", record: id, field: "title")
     }
 }
 

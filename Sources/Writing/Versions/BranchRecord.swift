@@ -22,8 +22,8 @@ struct BranchRecord: Equatable {
     init(parsing bytes: [UInt8]) throws(WritingError) {
         var reader = ByteReader(bytes: bytes, what: "a branch's sealed value")
         guard try reader.byte() == Self.version else { throw reader.damaged("an unknown branch version") }
-        document = try NodeID(bytes: Array(try reader.bytes(NodeID.size)))
-        base = try SnapshotID(bytes: Array(try reader.bytes(SnapshotID.size)))
+        document = try NodeID.parsed(Array(try reader.bytes(NodeID.size)))
+        base = try SnapshotID.parsed(Array(try reader.bytes(SnapshotID.size)))
         content = Array(bytes[Self.headerSize...])
         // The content must be a whole document: checked here so a damaged branch fails at the parse.
         _ = try SnapshotContent.decode(content)

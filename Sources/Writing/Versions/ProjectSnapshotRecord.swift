@@ -23,7 +23,7 @@ struct ProjectSnapshotRecord: Equatable {
     init(parsing bytes: [UInt8]) throws(WritingError) {
         var reader = ByteReader(bytes: bytes, what: "a project snapshot's sealed value")
         guard try reader.byte() == Self.version else { throw reader.damaged("an unknown project snapshot version") }
-        project = try ProjectID(bytes: Array(try reader.bytes(16)))
+        project = try ProjectID.parsed(Array(try reader.bytes(16)))
         let count = try reader.length()
         // The smallest node is 59 bytes: a count past what the bytes can hold is refused before any work.
         guard count <= (bytes.count - 21) / 59 else { throw reader.damaged("\(count) nodes in \(bytes.count) bytes") }
@@ -41,7 +41,7 @@ struct ProjectSnapshotRecord: Equatable {
     }
 
     private static func node(_ reader: inout ByteReader) throws(WritingError) -> ProjectSnapshotNode {
-        let id = try NodeID(bytes: Array(try reader.bytes(16)))
+        let id = try NodeID.parsed(Array(try reader.bytes(16)))
         let kind: NodeKind
         switch try reader.byte() {
         case 1: kind = .chapter
@@ -59,7 +59,7 @@ struct ProjectSnapshotRecord: Equatable {
     }
 
     private static func optional<Entity>(_ bytes: [UInt8], _: WritingID<Entity>.Type) throws(WritingError) -> WritingID<Entity>? {
-        bytes == none ? nil : try WritingID<Entity>(bytes: bytes)
+        bytes == none ? nil : try WritingID<Entity>.parsed(bytes)
     }
 
     func encoded() -> [UInt8] {

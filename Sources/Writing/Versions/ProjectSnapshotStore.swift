@@ -170,11 +170,11 @@ extension WritingStore {
 extension WritingRecord {
     /// Piece `index` of a project snapshot's sealed value (`ProjectSnapshotRecord.parts`).
     static func projectSnapshotPart(_ id: ProjectSnapshotID, _ index: Int) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_project_snapshots", recordID: id.bytes, field: "part-\(index)")
+        try SealedRecordLocation(module: module, table: "writing_project_snapshots", record: id, field: "part-\(index)")
     }
 
     static func projectSnapshotTitle(_ id: ProjectSnapshotID) throws -> SealedRecordLocation {
-        try SealedRecordLocation(module: module, table: "writing_project_snapshots", recordID: id.bytes, field: "title")
+        try SealedRecordLocation(module: module, table: "writing_project_snapshots", record: id, field: "title")
     }
 }
 

@@ -29,7 +29,7 @@ public enum SnapshotContent {
         var blocks: [Block] = []
         blocks.reserveCapacity(count)
         for _ in 0..<count {
-            let id = try BlockID(bytes: Array(try reader.bytes(BlockID.size)))
+            let id = try BlockID.parsed(Array(try reader.bytes(BlockID.size)))
             let value = Array(try reader.bytes(try reader.length()))
             blocks.append(try BlockEncoding.decode(value, id: id))
         }

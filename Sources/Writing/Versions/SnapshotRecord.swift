@@ -64,7 +64,7 @@ struct SnapshotRecord: Equatable {
         guard try reader.byte() == Self.version else { throw reader.damaged("an unknown snapshot version") }
         guard let form = Form(rawValue: try reader.byte()) else { throw reader.damaged("an unknown snapshot form") }
         self.form = form
-        document = try NodeID(bytes: Array(try reader.bytes(NodeID.size)))
+        document = try NodeID.parsed(Array(try reader.bytes(NodeID.size)))
         sequence = try reader.length()
         base = Array(try reader.bytes(SnapshotID.size))
         digest = Array(try reader.bytes(SHA256.digestSize))
