@@ -4,7 +4,7 @@
 // not a record sealed under the fixed key at the fixed identity, never returning plaintext for it.
 private let key = try! SecureBytes(copying: [UInt8](repeating: 0x5A, count: 32))  // fixed test key, not input
 private let identity = SealedRecordIdentity(
-    vaultID: [UInt8](repeating: 1, count: 16), compartmentID: [UInt8](repeating: 2, count: 16), keyVersion: 1,
+    vaultID: try! VaultID(bytes: [UInt8](repeating: 1, count: 16)), compartmentID: try! CompartmentID(bytes: [UInt8](repeating: 2, count: 16)), keyVersion: 1,
     location: try! SealedRecordLocation(module: "writing", table: "blocks", recordID: [3], field: "text"))
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -18,7 +18,7 @@ public func sealedRecordFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
         var altered = sealed
         altered[Int(first) % altered.count] ^= bytes.count > 1 ? (bytes[1] | 1) : 1
         guard (try? SealedRecordCodec.open(altered, identity: identity, recordKey: key)) == nil else { fatalError("an altered record opened") }
-        guard (try? SealedRecordCodec.open(sealed, identity: identity, recordKey: key)) == Array(bytes.dropFirst()) else {
+        guard (try? SealedRecordCodec.open(sealed, identity: identity, recordKey: key))?.exposedCopy() == Array(bytes.dropFirst()) else {
             fatalError("a sealed record did not open to its plaintext")
         }
     }
