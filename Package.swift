@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "CProcessHardening"),
         .target(name: "CryptoVault", dependencies: ["CSodium", "CArgon2", "CSQLite", "COpenSSL"]),
@@ -28,7 +29,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "Registers", dependencies: ["CryptoVault"]),
-        .target(name: "Writing", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "CCmark"]),
+        .target(name: "Writing", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "CCmark", "CZlib"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                               "Registers", "Writing"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.

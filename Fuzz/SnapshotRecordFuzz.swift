@@ -6,21 +6,33 @@
 // header, the content encoding and the delta. Each is read from a sealed record a damaged or hostile
 // vault file may hold (the seal only proves who wrote it, not that they wrote it well), so each must
 // refuse or succeed without trapping, and what parses must encode back to exactly its bytes (one
-// encoding). A delta applies to any base without trapping, within the document bound, and the delta
-// computed between two byte strings turns the first into the second.
+// encoding); a packed payload unpacks to exactly its stated size within the bound, or is refused,
+// and DEFLATE gives back what it packed. A delta applies to any base without trapping, within the
+// document bound, and the delta computed between two byte strings turns the first into the second.
 
 /// A record header (keyframe, document 5…, sequence 1, no base, a zero digest) in front of the input,
-/// so that the fuzzer reaches the payload without first finding a valid header.
+/// so that the fuzzer reaches the payload without first finding a valid header: today's (the input
+/// then begins with the packed size) and version 1's.
 private let header: [UInt8] = [SnapshotRecord.version, SnapshotRecord.Form.keyframe.rawValue]
     + [UInt8](repeating: 5, count: 16) + [0, 0, 0, 1] + [UInt8](repeating: 0, count: 16 + 32)
+private let unpackedHeader: [UInt8] = [SnapshotRecord.unpackedVersion] + header.dropFirst()
 
 private func checkRecord(_ bytes: [UInt8]) {
     guard let record = try? SnapshotRecord(parsing: bytes) else { return }
     guard record.encoded() == bytes else { fatalError("a snapshot record did not round-trip") }
     guard record.sequence >= 1, record.base.count == 16, record.digest.count == 32 else { fatalError("a snapshot record past its bounds parsed") }
+    // A packed payload unpacks to exactly its size, within the bound, or is refused.
+    if case .packed(let size, _) = record.stored, let payload = try? record.payload() {
+        guard payload.count == size, size <= WritingLimits.maximumDocumentBytes else { fatalError("a packed payload unpacked to another size") }
+    }
     guard record.parts().joined().elementsEqual(bytes), record.parts().allSatisfy({ $0.count <= SnapshotRecord.partSize }) else {
         fatalError("a snapshot record's parts do not rebuild it")
     }
+}
+
+/// Packing any bytes and unpacking them gives them back.
+private func checkPacking(_ bytes: [UInt8]) {
+    guard (try? Deflate.unpack(Deflate.pack(bytes), size: bytes.count, limit: bytes.count)) == bytes else { fatalError("DEFLATE did not round-trip") }
 }
 
 private func checkContent(_ bytes: [UInt8]) {
@@ -52,6 +64,8 @@ public func snapshotRecordFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CI
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
     checkRecord(bytes)
     checkRecord(header + bytes)
+    checkRecord(unpackedHeader + bytes)
+    checkPacking(bytes)
     checkContent(bytes)
     checkContent([SnapshotContent.version] + bytes)
     checkDelta(bytes)

@@ -17,6 +17,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the repository (.gitignore does not cover it)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1974,9 +1975,18 @@ def snapshot_content(blocks):
     return out
 
 
-def snapshot_record(form, document, sequence, base, content, payload):
-    """A snapshot's sealed value (SECURITY.md §15.2), before it is split into 1 MiB parts."""
-    return bytes([1, form]) + document + wr.u32(sequence) + base + hashlib.sha256(content).digest() + payload
+def snapshot_record(form, document, sequence, base, content, payload, version=2):
+    """A snapshot's sealed value (SECURITY.md §15.2), before it is split into 1 MiB parts: version 2
+    packs the payload with raw DEFLATE (level 9) after its u32 size; version 1 has it as it is."""
+    header = bytes([version, form]) + document + wr.u32(sequence) + base + hashlib.sha256(content).digest()
+    if version == 1:
+        return header + payload
+    return header + wr.u32(len(payload)) + deflate(payload)
+
+
+def deflate(data):
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
+    return packer.compress(data) + packer.flush()
 
 
 def writing_snapshots_file():
@@ -2003,18 +2013,45 @@ def writing_snapshots_file():
                   "document": h(document), "sequence": 1, "base": h(bytes(16)), "content": h(v1)})
     cases.append({"type": "record", "name": "the delta after it, sequence 2", "encoded": h(second), "form": "delta",
                   "document": h(document), "sequence": 2, "base": h(first_id), "content": h(v2)})
+    # Version 1 (the payload unpacked), as vaults written before packing hold: still read.
+    cases.append({"type": "record", "name": "a version-1 keyframe, sequence 1", "form": "keyframe",
+                  "encoded": h(snapshot_record(1, document, 1, bytes(16), v1, v1, version=1)),
+                  "document": h(document), "sequence": 1, "base": h(bytes(16)), "content": h(v1)})
+    cases.append({"type": "record", "name": "a version-1 delta after it, sequence 2", "form": "delta",
+                  "encoded": h(snapshot_record(2, document, 2, first_id, v2, delta, version=1)),
+                  "document": h(document), "sequence": 2, "base": h(first_id), "content": h(v2)})
+    for case in cases:
+        if case["type"] == "record":
+            parsed = wr.parse_snapshot_record(bytes.fromhex(case["encoded"]))
+            payload = parsed["payload"] if parsed["form"] == "keyframe" else sd.apply(parsed["payload"], v1)
+            assert payload == bytes.fromhex(case["content"]) and parsed["digest"] == hashlib.sha256(payload).digest()
     for name, data in (("version 2", b"\x02" + v1[1:]), ("a count past the end", v1[:1] + wr.u32(3) + v1[5:]),
                        ("a trailing byte", v1 + b"\x00"), ("a block length past the end", v1[:-1]),
                        ("a damaged block inside", v1[:21 + 4] + b"\x02" + v1[26:])):
         cases.append({"type": "reject-content", "name": name, "encoded": h(data)})
-    for name, data in (("version 2", b"\x02" + keyframe[1:]), ("an unknown form", keyframe[:1] + b"\x03" + keyframe[2:]),
+    header, packed = keyframe[:70], keyframe[74:]
+    for name, data in (("version 3", b"\x03" + keyframe[1:]), ("an unknown form", keyframe[:1] + b"\x03" + keyframe[2:]),
                        ("sequence 0", keyframe[:18] + wr.u32(0) + keyframe[22:]),
-                       ("a header cut short", keyframe[:2 + 16 + 4 + 16 + 31])):
+                       ("a header cut short", keyframe[:2 + 16 + 4 + 16 + 31]),
+                       ("no packed size", header + b"\x00\x00"),
+                       ("a packed size past the document bound", header + wr.u32(100 * 1024 * 1024 + 1) + packed),
+                       ("a stream that gives one byte more than its size", header + wr.u32(len(v1) - 1) + packed),
+                       ("a stream that gives one byte fewer than its size", header + wr.u32(len(v1) + 1) + packed),
+                       ("a stream cut short", header + wr.u32(len(v1)) + packed[:-1]),
+                       ("a byte after the stream", header + wr.u32(len(v1)) + packed + b"\x00"),
+                       ("not DEFLATE (a reserved block type)", header + wr.u32(len(v1)) + b"\x07" + packed[1:])):
+        try:
+            wr.parse_snapshot_record(data)
+            raise AssertionError("the independent reader took a damaged snapshot record: " + name)
+        except wr.Damaged:
+            pass
         cases.append({"type": "reject-record", "name": name, "encoded": h(data)})
     return {"description": "Snapshot contents (each must decode and encode to exactly these bytes, its blocks with these "
-                           "ids) and sealed snapshot values (each must parse to these fields; a keyframe's payload is the "
-                           "content, a delta's applied to the previous case's content gives it; the digest is SHA-256 of "
-                           "the content); reject-content and reject-record values must be refused as damaged.",
+                           "ids) and sealed snapshot values, version 2 (the payload packed with raw DEFLATE) and version 1 "
+                           "(unpacked, still read) (each must parse to these fields and encode to the same bytes; a "
+                           "keyframe's payload is the content, a delta's applied to the previous case's content gives it; "
+                           "the digest is SHA-256 of the content); reject-content and reject-record values (including "
+                           "packed payloads that do not unpack to exactly their size) must be refused as damaged.",
             "spec": "SECURITY.md §15.2", "cases": cases}
 
 

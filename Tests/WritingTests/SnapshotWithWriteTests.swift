@@ -22,7 +22,7 @@ import TestSupport
         }
     }
 
-    @Test("40 versions read back byte for byte, keyframes at 1 and 33, each write opening the stored blocks once and one snapshot record")
+    @Test("40 versions read back byte for byte, a keyframe at 1 only, each write opening the stored blocks once and one snapshot record")
     func versionsMatchAndReadsAreFew() throws {
         let setting = try Setting()
         var random = SeededGenerator(seed: 16)
@@ -38,7 +38,7 @@ import TestSupport
             #expect(opened.filter { $0.contains("/writing_snapshots/") }.count == (index == 0 ? 0 : 1), "version \(index + 1)")
         }
         #expect(versions.map(\.0.sequence) == Array(1...40))
-        #expect(versions.filter(\.0.isKeyframe).map(\.0.sequence) == [1, 33])
+        #expect(versions.filter(\.0.isKeyframe).map(\.0.sequence) == [1])
         for (snapshot, expected) in versions {
             #expect(SnapshotContent.encode(try setting.content(snapshot.id)) == SnapshotContent.encode(expected), "version \(snapshot.sequence)")
         }
@@ -47,8 +47,12 @@ import TestSupport
     @Test("a write over content the latest snapshot does not hold reads the chain and stores the right delta")
     func contentWrittenSinceTheLatestReadsTheChain() throws {
         let setting = try Setting()
-        let first = try WritingFixture.paragraphs(["One.", "Two."]), between = try WritingFixture.paragraphs(["One.", "Two, changed."])
-        let third = try WritingFixture.paragraphs(["One, again.", "Two, changed."])
+        // The blocks keep their ids from version to version, so each delta is small.
+        let first = try WritingFixture.paragraphs(["The first paragraph, as it was written on Monday.", "The second one, as it was."])
+        var between = first, third = first
+        between.blocks[1].text = "The second one, changed on Tuesday."
+        third.blocks[1].text = between.blocks[1].text
+        third.blocks[0].text = "The first paragraph, rewritten on Wednesday."
         _ = try writeAndSnapshot(setting, first)
         try setting.write(between)
         let before = setting.fixture.vault.recording.events.withLock { $0.count }

@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import sys
+import zlib
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,7 +48,7 @@ FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "pers
                "placeDescription", "documentDate", "documentReference", "documentAuthor"]
 ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 MAX_NESTING = 32
-KEYFRAME_INTERVAL = 32
+KEYFRAME_INTERVAL = 64
 NO_BASE = bytes(16)
 
 
@@ -165,17 +166,39 @@ def decode_content(data):
 
 
 def parse_snapshot_record(data):
-    """§15.2: version:u8 (1) form:u8 document:16 sequence:u32 base:16 digest:32 payload."""
+    """§15.2: version:u8 (2) form:u8 document:16 sequence:u32 base:16 digest:32 size:u32 packed, the
+    payload packed with raw DEFLATE; version 1 has the payload itself after the digest."""
     reader = Reader(data)
-    if reader.u8() != 1:
+    version = reader.u8()
+    if version not in (1, 2):
         raise Damaged("unknown snapshot record version")
     form = {1: "keyframe", 2: "delta"}.get(reader.u8())
     if form is None:
         raise Damaged("unknown snapshot form")
     record = {"form": form, "document": reader.take(16), "sequence": reader.u32(), "base": reader.take(16),
               "digest": reader.take(32)}
-    record["payload"] = data[reader.offset:]
+    if record["sequence"] == 0:
+        raise Damaged("sequence 0")
+    if version == 1:
+        record["payload"] = data[reader.offset:]
+    else:
+        size = reader.u32()
+        record["payload"] = unpack(data[reader.offset:], size)
     return record
+
+
+def unpack(packed, size):
+    """The size bytes a raw DEFLATE stream (RFC 1951) gives: no more, no fewer, no input left over."""
+    if size > sd.MAX_DOCUMENT:
+        raise Damaged("a packed payload past the document bound")
+    inflater = zlib.decompressobj(-15)
+    try:
+        payload = inflater.decompress(packed, size + 1)
+    except zlib.error:
+        raise Damaged("a packed payload that is not DEFLATE")
+    if len(payload) != size or not inflater.eof or inflater.unused_data or inflater.unconsumed_tail:
+        raise Damaged("a packed payload that is not exactly its size")
+    return payload
 
 
 def parse_branch_record(data):

@@ -48,6 +48,14 @@ public struct SnapshotDelta: Sendable, Equatable {
     /// The bytes this delta makes from `base`.
     public func apply(to base: [UInt8]) throws(WritingError) -> [UInt8] {
         var out: [UInt8] = []
+        // One allocation for the result (a restore applies up to 63 deltas to a whole document each).
+        let size = operations.reduce(0) { total, operation in
+            switch operation {
+            case .copy(_, let length): total + length
+            case .insert(let bytes): total + bytes.count
+            }
+        }
+        out.reserveCapacity(min(size, WritingLimits.maximumDocumentBytes))
         for operation in operations {
             switch operation {
             case .copy(let offset, let length):

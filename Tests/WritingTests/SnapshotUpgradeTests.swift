@@ -1,0 +1,93 @@
+import CryptoVault
+import Testing
+import TestSupport
+@testable import Writing
+
+/// Snapshot records since packing (SECURITY.md §15.2, record version 2): what is written is packed,
+/// a vault's version-1 records (unpacked, keyframes every 32) stay readable and new versions chain
+/// onto them, and a delta no smaller than its content is stored as a keyframe.
+@Suite struct SnapshotUpgradeTests {
+    typealias Setting = SnapshotStoreTests.Setting
+
+    /// The sealed records of the document's snapshots, in sequence order, as they are stored.
+    func records(_ setting: Setting) throws -> [SnapshotRecord] {
+        try setting.fixture.store { store in
+            try store.openRecords(try store.snapshotTable.all(of: setting.document.id), in: try store.writable(setting.project.id))
+        }
+    }
+
+    /// Stores `versions` as the code before packing did: version-1 records, a keyframe every 32.
+    func writeUnpacked(_ versions: [DocumentContent], _ setting: Setting) throws -> [SnapshotID] {
+        var ids: [SnapshotID] = [], previous: [UInt8] = []
+        for (index, content) in versions.enumerated() {
+            try setting.write(content)
+            let bytes = SnapshotContent.encode(content), sequence = index + 1
+            let form: SnapshotRecord.Form = index % 32 == 0 ? .keyframe : .delta
+            let payload = form == .keyframe ? bytes : try SnapshotDelta.between(previous, bytes).serialized()
+            ids.append(try setting.fixture.store { store in
+                let project = try store.writable(setting.project.id)
+                let row = SnapshotTable.Row(id: try SnapshotID.random(), project: project.id, document: setting.document.id, sequence: sequence,
+                                            form: form, origin: .automatic, parts: 1, deviceID: try store.deviceID(), createdAt: store.now)
+                let record = SnapshotRecord(form: form, document: setting.document.id, sequence: sequence,
+                                            base: ids.last?.bytes ?? WritingStore.noBase, digest: SHA256.hash(bytes), stored: .plain(payload))
+                try store.snapshotTable.insert(row)
+                try store.seal(record.encoded(), at: try WritingRecord.snapshotPart(row.id, 0), of: project)
+                return row.id
+            })
+            previous = bytes
+        }
+        return ids
+    }
+
+    @Test("40 version-1 snapshots read back; 30 more chain onto them packed; all 70 read back; keyframes at 1, 33 (old) and 65")
+    func unpackedVaultsStayReadable() throws {
+        let setting = try Setting()
+        var random = SeededGenerator(seed: 19)
+        var content = DocumentContent(), versions: [DocumentContent] = []
+        for index in 0..<70 {
+            content = try SnapshotStoreTests.evolve(content, index, &random)
+            versions.append(content)
+        }
+        var ids = try writeUnpacked(Array(versions[..<40]), setting)
+        for (id, expected) in zip(ids, versions) { #expect(try setting.content(id) == expected) }
+        for expected in versions[40...] {
+            try setting.write(expected)
+            ids.append(try setting.snapshot().id)
+        }
+        for (index, (id, expected)) in zip(ids, versions).enumerated() { #expect(try setting.content(id) == expected, "version \(index + 1)") }
+        let stored = try records(setting)
+        #expect(stored.map(\.sequence) == Array(1...70))
+        #expect(stored.filter { $0.form == .keyframe }.map(\.sequence) == [1, 33, 65])
+        #expect(stored.allSatisfy { record in
+            if case .plain = record.stored { return record.sequence <= 40 }
+            return record.sequence > 40
+        })
+    }
+
+    @Test("a version's record is packed: a 100-paragraph keyframe of repeated prose seals to a fraction of its content")
+    func keyframesArePacked() throws {
+        let setting = try Setting()
+        let content = try WritingFixture.paragraphs((0..<100).map { "Paragraph \($0): the client said no, twice, and then once more." })
+        try setting.write(content)
+        _ = try setting.snapshot()
+        let record = try #require(try records(setting).first)
+        guard case .packed(let size, let packed) = record.stored else { Issue.record("a new record is not packed"); return }
+        #expect(size == SnapshotContent.encode(content).count && packed.count * 4 < size)
+        #expect(try record.payload() == SnapshotContent.encode(content))
+    }
+
+    @Test("a version whose delta is no smaller than its content (the document rewritten whole) is stored as a keyframe")
+    func rewrittenWholeIsAKeyframe() throws {
+        let setting = try Setting()
+        try setting.write(try WritingFixture.paragraphs(["The first draft, every word of it."]))
+        _ = try setting.snapshot()
+        try setting.write(try WritingFixture.paragraphs(["Something else entirely."]))
+        let second = try setting.snapshot()
+        var grown = try setting.content(second.id)
+        grown.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "And a second paragraph, longer than the first one."))
+        try setting.write(grown)
+        let third = try setting.snapshot()
+        #expect(second.isKeyframe && !third.isKeyframe)
+        #expect(try setting.content(third.id).blocks.map(\.text) == ["Something else entirely.", "And a second paragraph, longer than the first one."])
+    }
+}
