@@ -32,6 +32,14 @@ public struct AuditLogReader {
         }
     }
 
+    /// The entries from number `first` on, decoded, at most `limit` (what was appended since a
+    /// reader last looked, without decoding the whole log again).
+    public func entries(from first: Int, limit: Int) throws -> [AuditEntry] {
+        try vault.read { database in
+            try AuditTreeStore.storedEntries(from: first, limit: limit, in: database).map { try AuditEntry(decoding: $0) }
+        }
+    }
+
     /// The newest entry as stored (its encoding, §8.2), or nil for an empty log.
     public func lastStoredEntry() throws -> [UInt8]? {
         try vault.read { try AuditTreeStore.lastStoredEntry(in: $0) }

@@ -45,6 +45,14 @@ struct AuditTreeStore {
         }
     }
 
+    /// The stored entries from `first` on, in order, at most `limit` of them.
+    static func storedEntries(from first: Int, limit: Int, in database: Database) throws -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        try database.forEachRawRow("SELECT entry FROM audit_entries WHERE seq >= ? ORDER BY seq LIMIT ?",
+                                   [.integer(Int64(first)), .integer(Int64(limit))]) { row in entries.append(Array(row.blobBytes(at: 0))) }
+        return entries
+    }
+
     /// The newest entry's encoding, or nil for an empty log.
     static func lastStoredEntry(in database: Database) throws -> [UInt8]? {
         try database.queryOne("SELECT entry FROM audit_entries ORDER BY seq DESC LIMIT 1")?.blob("entry")

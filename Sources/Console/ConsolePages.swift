@@ -17,6 +17,7 @@ enum ConsolePages {
         "/binder-view.js": Page(bytes: PackageResources.binder_view_js, type: "text/javascript; charset=utf-8"),
         "/editor-view.js": Page(bytes: PackageResources.editor_view_js, type: "text/javascript; charset=utf-8"),
         "/session-view.js": Page(bytes: PackageResources.session_view_js, type: "text/javascript; charset=utf-8"),
+        "/live.js": Page(bytes: PackageResources.live_js, type: "text/javascript; charset=utf-8"),
         "/history-view.js": Page(bytes: PackageResources.history_view_js, type: "text/javascript; charset=utf-8"),
         "/audit-view.js": Page(bytes: PackageResources.audit_view_js, type: "text/javascript; charset=utf-8"),
     ]

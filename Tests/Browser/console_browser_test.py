@@ -244,6 +244,40 @@ def test_history_branches_and_search(driver, console, failures):
     wait_text(driver, "1 found")
 
 
+def test_live_change_from_the_cli(driver, console, failures):
+    """A document open in the console shows a change the CLI makes without a reload; while the
+    writer is in the editor the change waits, and it appears when they leave it."""
+    sign_in(driver, console)
+    type_into(driver, "new-name", "The harbour")
+    select_value(driver, "new-register", "fiction")
+    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    wait_text(driver, "Binder")
+    type_into(driver, "node-title", "Arrival")
+    driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
+    until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == ["Arrival"])
+    driver.find_element(By.TAG_NAME, "h1").click()
+
+    def cli_write(text):
+        made = subprocess.run([console.vaultctl, "doc", "write", "The harbour", "Arrival", "-", "--vault", console.vault,
+                               "--passphrase-file", console.passphrase], input=text, capture_output=True, text=True, timeout=120)
+        if made.returncode != 0:
+            raise RuntimeError("vaultctl doc write failed: " + made.stderr)
+
+    def texts(d):
+        return [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")]
+
+    cli_write("Written from the terminal.\n")
+    until(driver, lambda d: texts(d) == ["Written from the terminal."])
+    driver.find_element(By.CSS_SELECTOR, ".editor textarea").click()       # the writer is in the editor
+    cli_write("Changed again from the terminal.\n")
+    time.sleep(2.5)
+    if texts(driver) != ["Written from the terminal."]:
+        failures.append("a change from elsewhere replaced the text while the writer was in the editor")
+    driver.find_element(By.TAG_NAME, "h1").click()                         # leaves the editor
+    until(driver, lambda d: texts(d) == ["Changed again from the terminal."])
+    screenshot(driver, "live")
+
+
 def test_audit_verify(driver, console, failures):
     sign_in(driver, console)
     driver.get(console.origin + "/#/audit")
@@ -326,7 +360,8 @@ def test_forged_requests_are_refused(driver, console, failures):
         failures.append(f"a cookie from before the restart was not refused: {got}")
 
 
-TESTS = [test_write_a_novel_with_the_keyboard, test_soap_note_in_a_session, test_history_branches_and_search, test_audit_verify,
+TESTS = [test_write_a_novel_with_the_keyboard, test_soap_note_in_a_session, test_history_branches_and_search, test_live_change_from_the_cli,
+         test_audit_verify,
          test_outside_resource_is_blocked, test_forged_requests_are_refused]
 
 

@@ -18,6 +18,7 @@ struct ConsoleAPI: Sendable {
         let sessions = SessionRoutes(access: access, limits: limits), audit = AuditRoutes(vault: access.vault)
         let on = RouteMatch(method: request.method, route: route)
         if on(.get, "session") != nil { return .json(["csrf": csrf]) }
+        if on(.get, "events") != nil { return try ChangeFeed(vault: access.vault).response() }
         if on(.get, "registers") != nil { return .json(RegisterJSON.all()) }
         if on(.get, "projects") != nil { return .json(try projects.list()) }
         if on(.post, "projects") != nil { return .json(try projects.create(try JSONBody(request)), status: 201) }

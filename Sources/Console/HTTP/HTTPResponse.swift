@@ -8,11 +8,21 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var fields: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A response that streams (server-sent events): called with a writer once the head is sent; it
+    /// returns when it is done, when a write fails, or when `stopping` says the server stops.
+    public var stream: (@Sendable (_ write: (String) throws -> Void, _ stopping: () -> Bool) -> Void)?
 
     public init(status: Int, fields: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.fields = fields
         self.body = body
+    }
+
+    /// A stream of server-sent events (`text/event-stream`), with no length: the connection ends it.
+    public static func eventStream(_ body: @escaping @Sendable (_ write: (String) throws -> Void, _ stopping: () -> Bool) -> Void) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, fields: [("Content-Type", "text/event-stream; charset=utf-8")])
+        response.stream = body
+        return response
     }
 
     /// `default-src 'self'` with nothing weaker anywhere: no inline script or style, no eval, no
@@ -54,7 +64,8 @@ public struct HTTPResponse: Sendable {
     public func serialized(forHead: Bool = false) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for (name, value) in fields + Self.protectiveFields { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        if stream == nil { head += "Content-Length: \(body.count)\r\n" }
+        head += "Connection: close\r\n\r\n"
         return Array(head.utf8) + (forHead ? [] : body)
     }
 

@@ -84,6 +84,13 @@ public final class HTTPServer: Sendable {
             // A client that went away or timed out is told why if it still listens.
             response = .error(error)
         }
-        try? connection.write(response.serialized(forHead: isHead))
+        do {
+            try connection.write(response.serialized(forHead: isHead))
+        } catch {
+            return
+        }
+        if let stream = response.stream, !isHead {
+            stream({ text throws in try connection.write(Array(text.utf8)) }, { [self] in stopping.load(ordering: .sequentiallyConsistent) })
+        }
     }
 }

@@ -1,6 +1,7 @@
 // The console's entry: starts the API session, then shows the view the address's fragment names.
 import * as api from "./api.js";
 import { el, replace, status } from "./dom.js";
+import * as live from "./live.js";
 import { projectsView } from "./projects-view.js";
 import { binderView } from "./binder-view.js";
 import { sessionsView } from "./session-view.js";
@@ -9,6 +10,7 @@ import { auditView } from "./audit-view.js";
 const main = document.getElementById("main");
 
 async function route() {
+  live.reset();
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   try {
     if (parts[0] === "projects" && parts[1]) await binderView(main, parts[1], parts[2]);
@@ -30,6 +32,7 @@ async function boot() {
     return;
   }
   status("Connected to this machine's vault");
+  live.start();
   window.addEventListener("hashchange", route);
   await route();
 }

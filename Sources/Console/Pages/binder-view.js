@@ -6,6 +6,7 @@ import { el, replace, errorText } from "./dom.js";
 import { startSessionForm } from "./session-view.js";
 import { editorView } from "./editor-view.js";
 import { historyView } from "./history-view.js";
+import * as live from "./live.js";
 
 export async function binderView(main, projectID, documentID) {
   let project;
@@ -20,11 +21,19 @@ export async function binderView(main, projectID, documentID) {
   const editorArea = el("section", { class: "editor", "aria-label": terms.scene.singular });
   const historyArea = el("section", { class: "history", "aria-label": "History and branches" });
   const refresh = () => binderView(main, projectID, documentID);
+  const treeArea = el("div", {}, tree(project, documentID, refresh));
+  // A document or folder added, moved or renamed elsewhere: the tree is drawn again, the editor left alone.
+  live.subscribe(async () => {
+    const fresh = await api.get(`/api/projects/${api.segment(projectID)}`).catch(() => null);
+    if (!fresh || JSON.stringify(fresh.nodes) === JSON.stringify(project.nodes)) return;
+    project.nodes = fresh.nodes;
+    replace(treeArea, tree(project, documentID, refresh));
+  });
   replace(main, el("h1", { text: project.name }),
     el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}` }),
     el("div", { class: "layout" },
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
-        searchForm(project), el("h2", { text: "Binder" }), tree(project, documentID, refresh), addForm(project, refresh)),
+        searchForm(project), el("h2", { text: "Binder" }), treeArea, addForm(project, refresh)),
       el("div", {}, editorArea, historyArea)));
   document.documentElement.style.setProperty("--accent", project.theme);
   if (documentID) {

@@ -3,6 +3,7 @@
 // against the session's target.
 import * as api from "./api.js";
 import { el, replace, errorText, words } from "./dom.js";
+import * as live from "./live.js";
 
 const kinds = ["paragraph", "heading-1", "heading-2", "heading-3", "list-item", "quote"];
 const pause = 1000;
@@ -98,6 +99,29 @@ export async function editorView(area, project, documentID) {
     restore(event.shiftKey ? +1 : -1);
   });
   target.addEventListener("input", render);
+
+  // A change made elsewhere (the CLI, another device) is shown at once, unless the writer is in the
+  // editor or has unsaved words: then it waits until the editor is left, so nothing typed is lost.
+  let pending = false;
+  const busy = () => area.contains(document.activeElement) || state.textContent !== "Sealed" && !state.textContent.startsWith("Sealed (");
+  const same = (a, b) => JSON.stringify(a.map(({ id, kind, text }) => [id, kind, text])) === JSON.stringify(b.map(({ id, kind, text }) => [id, kind, text]));
+  const reload = async () => {
+    pending = false;
+    const fresh = await api.get(documentPath).catch(() => null);
+    if (!fresh || same(fresh.blocks, blocks)) return;
+    blocks = fresh.blocks.map((b) => ({ ...b }));
+    history.push(structuredClone(blocks));
+    position = history.length - 1;
+    render();
+    state.textContent = "Sealed (updated from elsewhere)";
+  };
+  live.subscribe((change) => {
+    if (!change.subjects.includes(documentID)) return;
+    if (busy()) pending = true; else reload();
+  });
+  area.addEventListener("focusout", (event) => {
+    if (pending && !area.contains(event.relatedTarget)) reload();
+  });
   replace(area, el("h2", { text: loaded.title }), state, errors, list,
     el("p", {}, add, " ", undo, " ", redo),
     el("label", { for: "word-target", text: "Session target (words)" }), target, count);

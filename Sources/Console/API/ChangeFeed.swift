@@ -1,0 +1,74 @@
+import AuditChain
+import CryptoVault
+import Foundation
+import Synchronization
+
+/// `GET /api/events`: server-sent events telling the page what changed in the vault, whoever
+/// changed it (this console, the CLI through the daemon or in a process of its own, later a synced
+/// device). The feed reads the audit log, which every change enters: twice a second it takes the
+/// entries appended since it last looked and, if any is a writing change, sends one event naming
+/// the ids they were about (projects, documents: ids, never text). Many changes between two looks
+/// become one event (coalesced); the page decides what to refresh, and holds it while its editor
+/// is in use on that document.
+struct ChangeFeed: Sendable {
+    let vault: UnlockedVault
+    /// Streams served at once; a page opens one.
+    static let maximumStreams = 8
+    static let interval: Duration = .milliseconds(500)
+    /// A stream ends after this long; the browser's EventSource reconnects by itself.
+    static let lifetime: Duration = .seconds(600)
+    static let keepAliveEvery = 30
+    private static let open = Mutex(0)
+
+    func response() throws -> HTTPResponse {
+        let admitted = Self.open.withLock { count -> Bool in
+            guard count < Self.maximumStreams else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { throw ConsoleError(.overloaded, "too many live update streams are open") }
+        let start = try AuditLogReader(vault: vault.vault).size()
+        return .eventStream { write, stopping in
+            defer { Self.open.withLock { $0 -= 1 } }
+            run(from: start, write: write, stopping: stopping)
+        }
+    }
+
+    private func run(from start: Int, write: (String) throws -> Void, stopping: () -> Bool) {
+        var next = start, quiet = 0
+        let ends = ContinuousClock.now + Self.lifetime
+        do {
+            try write("retry: 2000\n\n")
+            while !stopping(), ContinuousClock.now < ends {
+                Thread.sleep(forTimeInterval: 0.5)
+                let entries = try AuditLogReader(vault: vault.vault).entries(from: next, limit: 10_000)
+                next += entries.count
+                let subjects = Self.writingSubjects(entries)
+                quiet += 1
+                if !subjects.isEmpty {
+                    try write("event: change\ndata: " + Self.json(["seq": next, "subjects": subjects]) + "\n\n")
+                    quiet = 0
+                } else if quiet >= Self.keepAliveEvery {
+                    try write(": still here\n\n")
+                    quiet = 0
+                }
+            }
+        } catch {
+            // The page went away or the log could not be read: the stream ends and the page reconnects.
+        }
+    }
+
+    /// The ids (hex) the writing changes among `entries` were about, each once.
+    static func writingSubjects(_ entries: [AuditEntry]) -> [String] {
+        var seen = Set<String>()
+        // A search reads; everything else of the writing model's is a change.
+        return entries.filter { $0.action.hasPrefix("writing.") && $0.action != "writing.search" && !$0.subjectID.isEmpty }.compactMap { entry in
+            let hex = entry.subjectID.map { String(format: "%02x", $0) }.joined()
+            return seen.insert(hex).inserted ? hex : nil
+        }
+    }
+
+    static func json(_ value: [String: Any]) -> String {
+        (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,18 @@
+// Live updates: one EventSource on /api/events for the page's life. Each "change" event names the
+// ids of what changed (in this console, the CLI or another device); the current view's handlers
+// decide what to fetch again. Handlers are dropped when the view changes.
+let handlers = [];
+let source = null;
+
+export function start() {
+  if (source) return;
+  source = new EventSource("/api/events");
+  source.addEventListener("change", (event) => {
+    const change = JSON.parse(event.data);
+    for (const handler of handlers) handler(change);
+  });
+}
+
+export function subscribe(handler) { handlers.push(handler); }
+
+export function reset() { handlers = []; }
