@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build demo test bench fuzz clean install
+.PHONY: deps build demo console test bench fuzz clean install
 
 deps:
 	@scripts/install-deps
@@ -13,6 +13,10 @@ build: deps
 
 demo: build
 	$(SWIFT) run vaultctl demo
+
+# The console on a demo vault: prints the one-time launch URL to open in your browser; Ctrl-C stops it.
+console: build
+	scripts/console-demo "$$($(SWIFT) build --show-bin-path)/vaultctl"
 
 test: build
 	/usr/bin/python3 testvectors/generate.py --check

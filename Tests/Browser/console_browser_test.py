@@ -375,6 +375,8 @@ def main():
                   file=sys.stderr)
             return 2
     os.environ["SE_OFFLINE"] = "true"  # selenium must not try to fetch a driver
+    folder = os.environ.get("SCREENSHOT_DIR", ".build/console-screenshots")
+    shutil.rmtree(folder, ignore_errors=True)  # this run's screenshots only
     failed = 0
     for test in TESTS:
         console = Console(os.path.abspath(sys.argv[1]))
