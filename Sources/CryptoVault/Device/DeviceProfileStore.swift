@@ -53,7 +53,7 @@ extension UnlockedVault {
             VALUES (1, ?, ?, ?, ?, ?, ?)
             """, [.blob(identity.deviceID.bytes), .blob(identity.signingPublicKey), .blob(identity.noisePublicKey), .blob(sealed),
                   .text(identity.name), .integer(identity.createdAt)])
-        try journal(VaultEvent(.deviceCreate, subjectID: identity.deviceID.bytes, details: [.init("name", name)]), in: database)
+        try journal(VaultEvent(.deviceCreate, subject: identity.deviceID, details: [.init("name", name)]), in: database)
         return DeviceKeys(profile: identity, signingKey: signingKey, noiseKey: noiseKey)
     }
 }
@@ -71,7 +71,7 @@ extension UnlockedVault {
                 throw CryptoVaultError(.pairingNotFound, "this vault has no device identity yet ('vaultctl device' makes it)")
             }
             try tx.database.query("UPDATE device_identity SET name = ? WHERE id = 1", [.text(name)])
-            try tx.record(.deviceRename, subject: profile.deviceID.bytes, details: [.init("old-name", profile.name), .init("name", name)])
+            try tx.record(.deviceRename, subject: profile.deviceID, details: [.init("old-name", profile.name), .init("name", name)])
             return profile.name
         }
     }

@@ -67,7 +67,7 @@ extension UnlockedVault {
                     peer_created_at = excluded.peer_created_at, role = excluded.role, paired_at = excluded.paired_at
                 """, [.blob(peer.deviceID.bytes), .text(peer.name), .integer(peer.createdAt), .blob(peer.signingPublicKey),
                       .blob(peer.noisePublicKey), .text(pairing.role.rawValue), .integer(pairing.pairedAt)])
-            try tx.record(.peerPair, subject: peer.deviceID.bytes, details: [.init("name", peer.name), .init("role", pairing.role.rawValue)])
+            try tx.record(.peerPair, subject: peer.deviceID, details: [.init("name", peer.name), .init("role", pairing.role.rawValue)])
         }
     }
 
@@ -81,7 +81,7 @@ extension UnlockedVault {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
             }
             try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)])
-            try tx.record(.peerRevoke, subject: deviceID.bytes, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
+            try tx.record(.peerRevoke, subject: deviceID, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
             return pairing
         }
     }
@@ -98,7 +98,7 @@ extension UnlockedVault {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
             }
             try tx.database.query("UPDATE family_pairings SET peer_name = ? WHERE peer_device_id = ?", [.text(name), .blob(deviceID.bytes)])
-            try tx.record(.deviceRename, subject: deviceID.bytes, details: [.init("old-name", pairing.peer.name), .init("name", name)])
+            try tx.record(.deviceRename, subject: deviceID, details: [.init("old-name", pairing.peer.name), .init("name", name)])
             return pairing.peer.name
         }
     }

@@ -105,7 +105,7 @@ extension UnlockedVault {
                                        [.integer(rowID), .integer(Int64(version)),
                                         .blob(try sealing.seal(key, version: version, compartmentID: grant.compartmentID, share: share))])
                 }
-                try journal(VaultEvent(.shareReceive, compartmentID: grant.compartmentID, subjectID: grant.senderDeviceID.bytes,
+                try journal(VaultEvent(.shareReceive, compartmentID: grant.compartmentID, subject: grant.senderDeviceID,
                                        details: grant.auditDetails), in: database)
             }
         }

@@ -31,6 +31,6 @@ extension VaultTransaction {
         let counted = details + (bytes.map { [VaultEvent.Detail(UnlockedVault.bytesDetailName, String($0))] } ?? [])
         let source = header.vaultID == vault.vaultID ? []
             : [VaultEvent.Detail(UnlockedVault.sourceVaultDetailName, header.vaultID.hex)]
-        try record(action, compartment: header.compartmentID, subject: header.bundleID.bytes, details: counted + source)
+        try record(action, compartment: header.compartmentID, subject: header.bundleID, details: counted + source)
     }
 }

@@ -81,7 +81,7 @@ public final class UnlockedVault: @unchecked Sendable {
                           .blob(columns.wrappedKey), .integer(VaultClock.system.now()), .integer(slot.id),
                           .blob(slot.salt), .blob(slot.nonce), .blob(slot.wrappedKey)])
                 guard database.changes == 1 else { throw Self.slotChanged(slot.id) }
-                try journal(VaultEvent(event, subjectID: slot.uuid.bytes), in: database)
+                try journal(VaultEvent(event, subject: slot.uuid), in: database)
             }
         }
     }
@@ -197,7 +197,7 @@ public final class UnlockedVault: @unchecked Sendable {
                 // A replacement is its own action, so an auditor sees without keys that the earlier key or shares stopped working.
                 let action: AuditAction = kind == .recoveryKey ? (existed ? .recoveryReplaceKey : .recoveryCreateKey)
                                                                : (existed ? .recoveryReplaceSplit : .recoverySplit)
-                try journal(VaultEvent(action, subjectID: uuid.bytes), in: database)
+                try journal(VaultEvent(action, subject: uuid), in: database)
                 try beforeCommit()
             }
         }

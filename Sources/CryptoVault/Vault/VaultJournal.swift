@@ -24,6 +24,12 @@ public struct VaultEvent: Sendable, Equatable {
         self.subjectID = subjectID
         self.details = details
     }
+
+    /// An event about one of the vault's typed ids (a bundle, a keyslot, a device, a session, a writing
+    /// record): its bytes are the entry's subject id, the one place they leave the id (SECURITY.md §8.2).
+    public init<Kind>(_ action: AuditAction, compartmentID: CompartmentID? = nil, subject: TypedIdentifier<Kind>, details: [Detail] = []) {
+        self.init(action, compartmentID: compartmentID, subjectID: subject.bytes, details: details)
+    }
 }
 
 /// The keys that seal audit details and key their hashes, derived from the master key:

@@ -47,6 +47,12 @@ public final class VaultTransaction {
         try record(VaultEvent(action, compartmentID: compartment, subjectID: subject, details: details))
     }
 
+    /// Records `action` about one of the vault's typed ids, whose bytes are the entry's subject id.
+    public func record<Kind>(_ action: AuditAction, compartment: CompartmentID? = nil, subject: TypedIdentifier<Kind>,
+                             details: [VaultEvent.Detail] = []) throws {
+        try record(VaultEvent(action, compartmentID: compartment, subject: subject, details: details))
+    }
+
     /// Records an event already assembled (an egress decision's details, say), in this transaction.
     public func record(_ event: VaultEvent) throws {
         guard isOpen else {

@@ -17,7 +17,7 @@ struct ReplicaReturn {
         let bytes = try read(count, at: fetch.offset, of: record)
         if fetch.offset + UInt64(count) == record.length {
             // The last bytes went out: the replica has been given back in full (as far as this side knows).
-            try store.vault.record(VaultEvent(.replicaReturn, subjectID: record.bundleID.bytes,
+            try store.vault.record(VaultEvent(.replicaReturn, subject: record.bundleID,
                                               details: ReplicationAudit.details(peer: peer, bytes: record.length)))
         }
         return bytes

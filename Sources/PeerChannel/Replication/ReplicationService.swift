@@ -139,7 +139,7 @@ public struct ReplicationService: ChannelService {
             throw PeerChannelError(.replicaDigestMismatch,
                                    "bundle \(record.bundleID.hex) arrived with another SHA-256 than announced; the copy is discarded")
         }
-        try store.complete(record, recording: VaultEvent(.replicaReceive, subjectID: record.bundleID.bytes,
+        try store.complete(record, recording: VaultEvent(.replicaReceive, subject: record.bundleID,
                                                          details: ReplicationAudit.details(peer: peer, bytes: record.length)))
     }
 }

@@ -75,7 +75,7 @@ public struct Replicator {
         }
         report.bytesSent += file.length - start
         report.sentBundles.append(file.bundle.bundleID)
-        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.id, subjectID: file.bundle.bundleID.bytes,
+        try vault.record(VaultEvent(.replicaSend, compartmentID: file.bundle.compartment.id, subject: file.bundle.bundleID,
                                     details: ReplicationAudit.details(peer: channel.peer, bytes: file.length - start)))
     }
 }

@@ -24,7 +24,7 @@ public struct ShareGrantService: ChannelService {
             return Self.receipt(of: body)
         } catch {
             let refusal = ShareGrantRefusal.refusal(for: error)
-            try vault.record(VaultEvent(.shareGrantRefused, subjectID: peer.deviceID.bytes, details: [.init("reason", refusal.code.rawValue)]))
+            try vault.record(VaultEvent(.shareGrantRefused, subject: peer.deviceID, details: [.init("reason", refusal.code.rawValue)]))
             throw refusal
         }
     }

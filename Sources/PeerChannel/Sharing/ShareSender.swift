@@ -25,11 +25,11 @@ public enum ShareSender {
                 throw PeerChannelError(.shareGrantRefused, "the peer's answer is not the receipt of the grant sent")
             }
         } catch let error as PeerChannelError {
-            try vault.record(VaultEvent(.compartmentShareFailed, compartmentID: compartment.id, subjectID: peer.deviceID.bytes,
+            try vault.record(VaultEvent(.compartmentShareFailed, compartmentID: compartment.id, subject: peer.deviceID,
                                         details: [.init("peer", peer.name), .init("reason", error.code.rawValue)]))
             throw error
         }
-        try vault.record(VaultEvent(.compartmentShare, compartmentID: compartment.id, subjectID: peer.deviceID.bytes,
+        try vault.record(VaultEvent(.compartmentShare, compartmentID: compartment.id, subject: peer.deviceID,
                                     details: [.init("peer", peer.name)] + grant.auditDetails))
         return grant
     }

@@ -17,7 +17,7 @@ public struct WitnessClient {
         do {
             return try walk(to: witness, over: channel)
         } catch let error as PeerChannelError {
-            try vault.record(VaultEvent(.auditWitnessFailed, subjectID: witness.deviceID.bytes,
+            try vault.record(VaultEvent(.auditWitnessFailed, subject: witness.deviceID,
                                         details: [.init("name", witness.name), .init("reason", error.code.rawValue)]))
             throw error
         }
@@ -68,7 +68,7 @@ public struct WitnessClient {
                                            cosignedNote: cosigned.serialized(), cosignedAt: timestamp)
         try vault.transaction { tx in
             try ReceivedCosignatureStore(database: tx.database).add(received)
-            try tx.record(.auditCosigned, subject: witness.deviceID.bytes, details: [.init("name", witness.name), .init("size", String(checkpoint.treeSize))])
+            try tx.record(.auditCosigned, subject: witness.deviceID, details: [.init("name", witness.name), .init("size", String(checkpoint.treeSize))])
         }
         return received
     }

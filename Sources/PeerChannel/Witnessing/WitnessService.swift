@@ -51,7 +51,7 @@ public struct WitnessService: ChannelService {
             case .verified(let verified):
                 let (log, line) = try cosign(verified, request: request)
                 try store.store(log, for: peer.deviceID)
-                try tx.record(.witnessCosign, subject: peer.deviceID.bytes, details: [.init("name", peer.name), .init("size", String(log.treeSize))])
+                try tx.record(.witnessCosign, subject: peer.deviceID, details: [.init("name", peer.name), .init("size", String(log.treeSize))])
                 return .cosigned(line)
             }
         }
@@ -79,7 +79,7 @@ public struct WitnessService: ChannelService {
     private func refusal(_ code: PeerChannelErrorCode, peer: DeviceProfile, knownSize: UInt64? = nil) -> VaultEvent {
         var details: [VaultEvent.Detail] = [.init("name", peer.name), .init("reason", code.rawValue)]
         if let knownSize { details.append(.init("size", String(knownSize))) }
-        return VaultEvent(.witnessRefuse, subjectID: peer.deviceID.bytes, details: details)
+        return VaultEvent(.witnessRefuse, subject: peer.deviceID, details: details)
     }
 
     /// Records the refusal in its own transaction (the request's rolled back) and returns the error to

@@ -69,7 +69,7 @@ public final class PrivilegedProcessingSession: Sendable {
         let session = PrivilegedProcessingSession(id: try SessionID.random(), vault: vault, compartment: compartment, actor: actor,
                                                   keyring: try vault.privilegedKeyring(for: compartment), limits: limits, clock: clock)
         do {
-            try vault.record(VaultEvent(.sessionStart, compartmentID: compartment.id, subjectID: session.id.bytes,
+            try vault.record(VaultEvent(.sessionStart, compartmentID: compartment.id, subject: session.id,
                                         details: [.init("actor", actor), .init("purpose", purpose)]))
         } catch {
             // An unrecorded session must not hold keys.
@@ -149,7 +149,7 @@ public final class PrivilegedProcessingSession: Sendable {
         }
         keyring.wipe()
         guard let counts else { return }
-        try vault.record(VaultEvent(.sessionEnd, compartmentID: compartment.id, subjectID: id.bytes,
+        try vault.record(VaultEvent(.sessionEnd, compartmentID: compartment.id, subject: id,
                                     details: [.init("reason", reason.rawValue), .init("bundles", "\(counts.bundles)"),
                                               .init("bytes", "\(counts.bytes)")]))
     }
@@ -183,7 +183,7 @@ public final class PrivilegedProcessingSession: Sendable {
             state.bundlesRead += 1
             state.bytesRead += bytes
         }
-        try vault.record(VaultEvent(.sessionRead, compartmentID: compartment.id, subjectID: header.bundleID.bytes,
+        try vault.record(VaultEvent(.sessionRead, compartmentID: compartment.id, subject: header.bundleID,
                                     details: [.init("session", idString), .init("bytes", "\(bytes)"), .init("part", part)]))
     }
 }

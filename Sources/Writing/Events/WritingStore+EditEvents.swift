@@ -71,7 +71,7 @@ extension WritingStore {
         let record = EditEventRecord(documents: [DocumentEdit(document: document, wordDelta: words)])
         try seal(record.encoded(), at: try WritingRecord.editEvent(row.id), of: project)
         guard project.isPrivileged else { return }
-        try self.record(.writingEditSessionStart, project, subject: project.id.bytes,
+        try self.record(.writingEditSessionStart, project, subject: project.id,
                         details: [.init("event", row.id.hex), .init("document", document.hex), .init("started", String(time))])
     }
 
@@ -82,7 +82,7 @@ extension WritingStore {
         try editEventTable.update(row)
         let event = SceneEditEvent(row, documents: record.documents)
         guard project.isPrivileged else { return event }
-        try self.record(.writingEditSessionEnd, project, subject: project.id.bytes, details: [
+        try self.record(.writingEditSessionEnd, project, subject: project.id, details: [
             .init("event", row.id.hex), .init("documents", event.documents.map(\.document.hex).joined(separator: ",")),
             .init("words", String(event.wordDelta)), .init("edits", String(row.edits)),
             .init("started", String(row.startedAt)), .init("ended", String(row.lastEditAt)),

@@ -15,7 +15,7 @@ extension WritingStore {
         let project = try self.project(projectID)
         try checkReadable(project)
         let results = try keptSearchIndex(of: project).search(query, limit: limit)
-        try record(.writingSearch, project, subject: project.id.bytes, details: [.init("hits", String(results.total))])
+        try record(.writingSearch, project, subject: project.id, details: [.init("hits", String(results.total))])
         return results
     }
 

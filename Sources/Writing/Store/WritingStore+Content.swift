@@ -71,7 +71,7 @@ extension WritingStore {
         }
         let change = ContentChange(sealed: sealed, kept: kept, removed: gone.count)
         if !change.isEmpty || stored.blocks.map(\.id) != content.blocks.map(\.id) {
-            try record(.writingContentWrite, project, subject: document.bytes,
+            try record(.writingContentWrite, project, subject: document,
                        details: [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))])
             try recordEdit(of: document, in: project, words: words)
         }

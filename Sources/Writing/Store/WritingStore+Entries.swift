@@ -12,7 +12,7 @@ extension WritingStore {
         let encoded = try Self.checkedEncoding(entry)
         try entryTable.insert(EntryTable.Row(id: entry.id, kind: kind, orderKey: entry.orderKey), in: projectID, at: now)
         try seal(encoded, at: try WritingRecord.entry(entry.id), of: project)
-        try record(.writingEntryAdd, project, subject: entry.id.bytes, details: [.init("kind", kind.rawValue)])
+        try record(.writingEntryAdd, project, subject: entry.id, details: [.init("kind", kind.rawValue)])
         return entry
     }
 
@@ -32,7 +32,7 @@ extension WritingStore {
         var checked = entry
         checked.name = try Self.checkedName(entry.name, "a name")
         try seal(try Self.checkedEncoding(checked), at: try WritingRecord.entry(entry.id), of: project)
-        try record(.writingEntryUpdate, project, subject: entry.id.bytes)
+        try record(.writingEntryUpdate, project, subject: entry.id)
     }
 
     public func removeEntry(_ id: EntryID, in projectID: ProjectID) throws {
@@ -40,7 +40,7 @@ extension WritingStore {
         try checkEntry(id, in: projectID)
         try entryTable.delete(id)
         try remove(try WritingRecord.entry(id), of: project)
-        try record(.writingEntryRemove, project, subject: id.bytes)
+        try record(.writingEntryRemove, project, subject: id)
     }
 
     private func checkEntry(_ id: EntryID, in projectID: ProjectID) throws {

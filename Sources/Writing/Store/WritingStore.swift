@@ -47,7 +47,7 @@ public struct WritingStore {
         try projectTable.insert(row)
         let project = WritingProject(row, compartment: compartment)
         try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
-        try record(.writingProjectCreate, project, subject: project.id.bytes,
+        try record(.writingProjectCreate, project, subject: project.id,
                    details: [.init("register", register.rawValue), .init("kind", kind.rawValue)])
         return project
     }
@@ -71,21 +71,21 @@ public struct WritingStore {
         let name = try Self.checkedName(name, "a project name")
         let project = try writable(project)
         try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
-        try record(.writingProjectRename, project, subject: project.id.bytes)
+        try record(.writingProjectRename, project, subject: project.id)
     }
 
     /// Archives the project (or brings it back): it stays whole and readable, and refuses changes until unarchived.
     public func archive(_ id: ProjectID, _ archived: Bool = true) throws {
         let project = try self.project(id)
         try projectTable.setArchived(id, at: archived ? now : nil)
-        try record(.writingProjectArchive, project, subject: id.bytes, details: [.init("archived", archived ? "yes" : "no")])
+        try record(.writingProjectArchive, project, subject: id, details: [.init("archived", archived ? "yes" : "no")])
     }
 
     /// Changes the project's register: labels and visibility only, no record is touched.
     public func setRegister(_ id: ProjectID, _ register: Register) throws {
         let project = try writable(id)
         try projectTable.setRegister(id, register)
-        try record(.writingProjectRegister, project, subject: id.bytes, details: [.init("register", register.rawValue)])
+        try record(.writingProjectRegister, project, subject: id, details: [.init("register", register.rawValue)])
     }
 
     // MARK: The binder
@@ -107,7 +107,7 @@ public struct WritingStore {
                                 createdAt: now)
         try nodeTable.insert(row, in: projectID)
         try seal(Array(title.utf8), at: try WritingRecord.nodeTitle(row.id), of: project)
-        try record(.writingNodeAdd, project, subject: row.id.bytes, details: [.init("kind", kind.rawValue)])
+        try record(.writingNodeAdd, project, subject: row.id, details: [.init("kind", kind.rawValue)])
         return BinderNode(row, title: title)
     }
 
@@ -136,7 +136,7 @@ public struct WritingStore {
         let project = try writable(projectID)
         _ = try checkNode(id, in: try binder(of: project), project: project)
         try seal(Array(title.utf8), at: try WritingRecord.nodeTitle(id), of: project)
-        try record(.writingNodeRename, project, subject: id.bytes)
+        try record(.writingNodeRename, project, subject: id)
     }
 
     /// Moves a node under `parent` (the top level when nil), before `sibling` or at the end. It keeps
@@ -158,7 +158,7 @@ public struct WritingStore {
         if let sibling, sibling == id { throw WritingError(.moveIntoItself, "a node cannot be placed before itself") }
         let key = try binder.orderKey(under: parent, before: try sibling.map { try checkNode($0, in: binder, project: project).id }, moving: id)
         try nodeTable.move(id, under: parent, orderKey: key)
-        try record(.writingNodeMove, project, subject: id.bytes)
+        try record(.writingNodeMove, project, subject: id)
     }
 
     /// Removes a document with its blocks, or an empty folder (a folder with anything in it is refused).
@@ -181,7 +181,7 @@ public struct WritingStore {
         }
         try nodeTable.delete(id)
         try remove(try WritingRecord.nodeTitle(id), of: project)
-        try record(.writingNodeRemove, project, subject: id.bytes, details: [.init("kind", row.kind.rawValue)])
+        try record(.writingNodeRemove, project, subject: id, details: [.init("kind", row.kind.rawValue)])
     }
 
     // MARK: Checks
@@ -227,7 +227,7 @@ public struct WritingStore {
 
     /// Records a change of `project` (or its search) in the transaction. A change drops the project's
     /// kept search index (`SearchIndexCache`): every write of the store is recorded here.
-    func record(_ action: AuditAction, _ project: WritingProject, subject: [UInt8], details: [VaultEvent.Detail] = []) throws {
+    func record<Kind>(_ action: AuditAction, _ project: WritingProject, subject: TypedIdentifier<Kind>, details: [VaultEvent.Detail] = []) throws {
         if action != .writingSearch { SearchIndexCache.shared.written(project.id, in: transaction) }
         try transaction.record(action, compartment: project.compartment.id, subject: subject, details: details)
     }

@@ -61,7 +61,7 @@ extension WritingStore {
         }
         _ = try binder(of: project)  // the restored places with what was added since still make a tree
         let version = try addProjectSnapshot(of: project, origin: .restore, title: nil)
-        try self.record(.writingProjectSnapshotRestore, project, subject: project.id.bytes, details: [
+        try self.record(.writingProjectSnapshotRestore, project, subject: project.id, details: [
             .init("snapshot", snapshot.hex), .init("before", before.id.hex), .init("version", version.id.hex),
             .init("restored", String(restored)),
         ])
@@ -83,7 +83,7 @@ extension WritingStore {
         try projectSnapshotTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.projectSnapshotPart(row.id, index), of: project) }
         if let title { try seal(Array(title.utf8), at: try WritingRecord.projectSnapshotTitle(row.id), of: project) }
-        try self.record(.writingProjectSnapshotCreate, project, subject: project.id.bytes, details: [
+        try self.record(.writingProjectSnapshotCreate, project, subject: project.id, details: [
             .init("snapshot", row.id.hex), .init("origin", origin.rawValue),
             .init("documents", String(record.nodes.filter { $0.kind == .scene }.count)),
         ])
@@ -135,16 +135,16 @@ extension WritingStore {
         if let existing {
             if existing.parent != node.parent || existing.orderKey != node.orderKey {
                 try nodeTable.move(node.id, under: node.parent, orderKey: node.orderKey)
-                try record(.writingNodeMove, project, subject: node.id.bytes)
+                try record(.writingNodeMove, project, subject: node.id)
             }
         } else {
             try nodeTable.insert(NodeTable.Row(id: node.id, kind: node.kind, parent: node.parent, orderKey: node.orderKey, createdAt: now),
                                  in: project.id)
-            try record(.writingNodeAdd, project, subject: node.id.bytes, details: [.init("kind", node.kind.rawValue)])
+            try record(.writingNodeAdd, project, subject: node.id, details: [.init("kind", node.kind.rawValue)])
         }
         if currentTitle != node.title {
             try seal(Array(node.title.utf8), at: try WritingRecord.nodeTitle(node.id), of: project)
-            if existing != nil { try record(.writingNodeRename, project, subject: node.id.bytes) }
+            if existing != nil { try record(.writingNodeRename, project, subject: node.id) }
         }
     }
 

@@ -32,7 +32,7 @@ extension WritingStore {
         try branchTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.branchPart(row.id, index), of: project) }
         try seal(Array(provenance.utf8), at: try WritingRecord.branchProvenance(row.id), of: project)
-        try record(.writingBranchCreate, project, subject: document.bytes,
+        try record(.writingBranchCreate, project, subject: document,
                    details: [.init("branch", row.id.hex), .init("kind", kind.rawValue), .init("base", base.hex)])
         return Branch(row, provenance: provenance)
     }
@@ -80,7 +80,7 @@ extension WritingStore {
         row.beforeAdoption = before.id
         row.adoption = adopted.id
         try branchTable.update(row)
-        try record(.writingBranchAdopt, project, subject: document.bytes,
+        try record(.writingBranchAdopt, project, subject: document,
                    details: [.init("branch", id.hex), .init("merged", SnapshotContent.encode(current) == SnapshotContent.encode(base) ? "no" : "yes"),
                              .init("before", before.id.hex), .init("version", adopted.id.hex)])
         return Snapshot(adopted, title: nil)
@@ -94,7 +94,7 @@ extension WritingStore {
         row.state = .discarded
         row.decidedAt = now
         try branchTable.update(row)
-        try record(.writingBranchDiscard, project, subject: document.bytes, details: [.init("branch", id.hex)])
+        try record(.writingBranchDiscard, project, subject: document, details: [.init("branch", id.hex)])
     }
 
     /// Undoes an adopted branch: the document's content becomes what it was before the adoption,
@@ -116,7 +116,7 @@ extension WritingStore {
         row.state = .reverted
         row.decidedAt = now
         try branchTable.update(row)
-        try record(.writingBranchRevert, project, subject: document.bytes, details: [.init("branch", id.hex), .init("version", version.id.hex)])
+        try record(.writingBranchRevert, project, subject: document, details: [.init("branch", id.hex), .init("version", version.id.hex)])
         return Snapshot(version, title: nil)
     }
 

@@ -79,7 +79,7 @@ extension WritingStore {
         let bytes = try contentBytes(of: try checkSnapshot(snapshot, of: document, in: project), in: project)
         try replaceDocumentContent(of: document, in: projectID, with: try SnapshotContent.decode(bytes))
         let row = try addSnapshot(bytes, of: document, in: project, origin: .restore, title: nil)
-        try record(.writingSnapshotRestore, project, subject: document.bytes,
+        try record(.writingSnapshotRestore, project, subject: document,
                    details: [.init("snapshot", snapshot.hex), .init("version", row.id.hex)])
         return Snapshot(row, title: nil)
     }
@@ -108,7 +108,7 @@ extension WritingStore {
         try snapshotTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(row.id, index), of: project) }
         if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }
-        try self.record(.writingSnapshotCreate, project, subject: document.bytes,
+        try self.record(.writingSnapshotCreate, project, subject: document,
                         details: [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", form.name)])
         return row
     }

@@ -42,7 +42,7 @@ enum ShareCommand {
             let unlocked = try VaultLocation.unlock(arguments)
             let compartment = try unlocked.compartment(named: arguments.positionals[0])
             let pairing = try PeerSelection.pairing(try arguments.required("--peer"), in: try unlocked.vault.familyPairings())
-            try unlocked.record(VaultEvent(.compartmentShareRevoke, compartmentID: compartment.id, subjectID: pairing.peer.deviceID.bytes,
+            try unlocked.record(VaultEvent(.compartmentShareRevoke, compartmentID: compartment.id, subject: pairing.peer.deviceID,
                                            details: [.init("peer", pairing.peer.name)]))
             let name = compartment.name
             if arguments.has("--json") {
