@@ -46,9 +46,9 @@ enum TraceStoreBreakdown {
             pageSize = Int(try database.queryOne("PRAGMA page_size")?.integer("page_size") ?? 0)
             freeBytes = Int(try database.queryOne("PRAGMA freelist_count")?.integer("freelist_count") ?? 0) * pageSize
             var actions: [String: (count: Int, bytes: Int)] = [:]
-            for row in try database.query("SELECT entry FROM audit_entries") {
-                let entry = try row.blob("entry")
-                let action = (try? AuditEntry(decoding: entry))?.action ?? "?"
+            // The log's table is read through its owner (AuditChain), as OwnedSQLGuardTests requires.
+            try AuditLogReader.forEachEncodedEntry(in: database) { entry in
+                let action = (try? AuditEntry(decoding: Array(entry)))?.action ?? "?"
                 actions[action, default: (0, 0)].count += 1
                 actions[action, default: (0, 0)].bytes += entry.count
             }
