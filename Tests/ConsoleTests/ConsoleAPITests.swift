@@ -1,5 +1,6 @@
 import CryptoVault
 import Foundation
+import PrivilegedSession
 import Testing
 @testable import Console
 
@@ -97,6 +98,20 @@ import Testing
         _ = overrides
         let response = try fixture.raw(Array((head + body).utf8))
         #expect(response.status == status && response.errorCode == code, "\(method) \(path): \(response.status) \(response.text)")
+    }
+
+    @Test("the egress log lists each decision the funnel made, where to and what it was, never the payload")
+    func egressLog() throws {
+        let fixture = try ConsoleFixture()
+        #expect((try fixture.json("GET", "/api/egress") as? [Any])?.isEmpty == true)
+        let notes = try fixture.unlocked.createCompartment(named: "notes", register: .general)
+        _ = try EgressFunnel(vault: fixture.unlocked).submit(EgressRequest(destination: EgressDestination(kind: .model, id: "summarizer"),
+                                                                           compartments: [notes], payload: Array("call me on 0612345678".utf8)))
+        let listed = try #require(try fixture.json("GET", "/api/egress") as? [[String: Any]])
+        #expect(listed.count == 1 && listed[0]["compartments"] as? [String] == ["notes"] && listed[0]["size"] as? Int == 21)
+        #expect((listed[0]["destination"] as? String)?.contains("summarizer") == true)
+        let response = try fixture.request("GET", "/api/egress")
+        #expect(!response.text.contains("0612345678"))
     }
 
     @Test("verify from the console checks the whole log and is itself recorded")

@@ -42,6 +42,7 @@ struct ConsoleAPI: Sendable {
         if on(.get, "sessions") != nil { return .json(try sessions.list()) }
         if on(.post, "sessions") != nil { return .json(try sessions.start(try JSONBody(request)), status: 201) }
         if let p = on(.delete, "sessions", "*") { return .json(try sessions.end(p[0])) }
+        if on(.get, "egress") != nil { return .json(try EgressRoutes(vault: access.vault).list()) }
         if on(.get, "audit") != nil { return .json(try audit.recent(request)) }
         if on(.post, "audit", "verify") != nil { return .json(try audit.verify()) }
         throw on.pathMatched

@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
 
 export async function auditView(main, filter = "") {
-  const log = await api.get(`/api/audit?action=${encodeURIComponent(filter)}`);
+  const [log, egress] = await Promise.all([api.get(`/api/audit?action=${encodeURIComponent(filter)}`), api.get("/api/egress")]);
   const result = el("div", { "aria-live": "polite" });
   const filterInput = el("input", { id: "audit-filter", value: filter, size: 30 });
   const filterForm = el("form", {}, el("label", { for: "audit-filter", text: "Action starts with" }), filterInput, " ",
@@ -23,5 +23,12 @@ export async function auditView(main, filter = "") {
     el("p", { text: `${log.size} entries in all; the newest ${log.entries.length} shown.` }),
     el("table", {}, el("thead", {}, el("tr", {}, ["#", "Time", "Actor", "Action", "Details (sealed)"].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, log.entries.map((e) => el("tr", {}, el("td", { text: e.seq }), el("td", { text: new Date(e.time * 1000).toISOString() }),
-        el("td", { text: e.actor }), el("td", { text: e.action }), el("td", { text: e.details.join(", ") }))))));
+        el("td", { text: e.actor }), el("td", { text: e.action }), el("td", { text: e.details.join(", ") }))))),
+    el("h2", { text: "Egress decisions" }),
+    egress.length === 0 ? el("p", { text: "Nothing has been released from the vault, nor refused." }) :
+      el("table", {}, el("thead", {}, el("tr", {}, ["#", "Time", "Decision", "Destination", "From", "Bytes", "SHA-256"]
+        .map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", {}, egress.map((d) => el("tr", {}, el("td", { text: d.seq }), el("td", { text: new Date(d.time * 1000).toISOString() }),
+          el("td", { text: d.decision }), el("td", { text: d.destination }), el("td", { text: d.compartments.join(", ") }),
+          el("td", { text: d.size }), el("td", { text: d.sha256.slice(0, 16) + "…" }))))));
 }
