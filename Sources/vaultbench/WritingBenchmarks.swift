@@ -52,6 +52,7 @@ enum WritingBenchmarks {
         Benchmark.note("machine: \(MachineLoad.describe()); one block edit's CPU time (this thread, median) \(String(format: "%.2f", cpu[cpu.count / 2])) ms")
         Benchmark.verdict("one block edit, sealed + journaled + durable (median of 401)", samples[samples.count / 2], "ms", atMost: 2)
         Benchmark.verdict("one block edit, p99", samples[samples.count * 99 / 100], "ms", atMost: 10)
+        Benchmark.report("  beside it: one durable plain SQLite insert (median)", try durableInsert(at: root + "/plain.db"), "ms")
         let listing = try Benchmark.median(11) {
             _ = try unlocked.transaction { tx in try WritingStore(tx).nodes(in: project.id) }
         }
@@ -96,6 +97,16 @@ enum WritingBenchmarks {
             Benchmark.note("CPU time of this thread per search (mean of 11): \(String(format: "%.2f", cpu)) ms")
             Benchmark.verdict("search again: \(name), \(found) docs (median of 11)", time, "ms", atMost: 20)
         }
+    }
+
+    /// The disk's floor for any durable write: one row inserted and committed in a plain database
+    /// with the vault's settings (WAL, synchronous=FULL), median of 101. An edit cannot commit faster.
+    static func durableInsert(at path: String) throws -> Double {
+        let plain = try Database(path: path, create: true)
+        _ = try plain.query("PRAGMA journal_mode = WAL")
+        try plain.execute("PRAGMA synchronous = FULL; CREATE TABLE rows (id INTEGER PRIMARY KEY, value BLOB NOT NULL)")
+        let row = [UInt8](repeating: 7, count: 512)
+        return try Benchmark.median(101) { _ = try plain.writeTransaction { try plain.query("INSERT INTO rows (value) VALUES (?)", [.blob(row)]) } }
     }
 
     /// One document in `rareEvery` has `rareWord` in its first block: a search a writer makes for a name.

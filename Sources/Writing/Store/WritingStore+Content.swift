@@ -39,12 +39,16 @@ extension WritingStore {
         try Self.check(content)
         let project = try writable(projectID)
         try checkDocument(document, in: project)
-        for block in content.blocks {
+        // The stored blocks' ids are clear: only a new id can be another document's, and that is
+        // refused before any record is opened (an edit of one block looks up no block).
+        let storedRows = try blockTable.all(in: document)
+        let storedIDs = Set(storedRows.map(\.id))
+        for block in content.blocks where !storedIDs.contains(block.id) {
             if let owner = try blockTable.document(of: block.id), owner != document {
                 throw WritingError(.notInProject, "block \(block.id) belongs to another document")
             }
         }
-        let stored = try currentContent(of: document, in: project)
+        let stored = DocumentContent(blocks: try openBlocks(storedRows, of: project))
         try reading(stored)
         let storedByID = Dictionary(uniqueKeysWithValues: stored.blocks.enumerated().map { ($1.id, (position: $0, block: $1)) })
         var sealed = 0, kept = 0, words = 0
