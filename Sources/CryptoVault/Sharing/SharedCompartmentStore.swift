@@ -8,7 +8,7 @@
 extension UnlockedVault {
     /// Every shared compartment, sorted by name.
     public func sharedCompartments() throws -> [VaultCompartment] {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.query("SELECT * FROM shared_compartments").map { try loadShared($0, names: names, database: database) }
@@ -18,7 +18,7 @@ extension UnlockedVault {
 
     /// The shared compartment with this name, or nil.
     public func sharedCompartment(named typedName: String) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try sharedCompartment(where: "name_hash = ?", [.blob(names.lookupHash(VaultCompartment.normalized(typedName)))])
     }
 
@@ -38,7 +38,7 @@ extension UnlockedVault {
     }
 
     private func sharedCompartment(where condition: String, _ parameters: [SQLValue]) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.queryOne("SELECT * FROM shared_compartments WHERE \(condition)", parameters)
@@ -84,7 +84,7 @@ extension UnlockedVault {
     /// replaces its role, name and keys (versions the owner retired go). Records `share.receive` in
     /// the same transaction.
     func storeSharedCompartment(_ grant: ShareGrant, keys: [UInt32: SecureBytes]) throws {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         let sealing = try SharedKeySealing(masterKey: masterKey, vaultID: vaultID)
         let share = CompartmentShare(sourceVaultID: grant.sourceVaultID, role: grant.role, senderDeviceID: grant.senderDeviceID,
                                      grantedAt: grant.issuedAt, receivedAt: VaultClock.system.now())

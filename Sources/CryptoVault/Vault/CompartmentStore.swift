@@ -17,7 +17,7 @@ extension UnlockedVault {
 
     /// Every live compartment, sorted by name.
     public func compartments() throws -> [VaultCompartment] {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.query("SELECT * FROM compartments WHERE destroyed_at IS NULL")
@@ -28,7 +28,7 @@ extension UnlockedVault {
 
     public func compartment(named typedName: String) throws -> VaultCompartment {
         let name = VaultCompartment.normalized(typedName)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try vault.withDatabase { database in
             try database.readTransaction {
                 guard let row = try database.queryOne("SELECT * FROM compartments WHERE name_hash = ? AND destroyed_at IS NULL",
@@ -42,7 +42,7 @@ extension UnlockedVault {
 
     /// The live compartment with this id (as named in a bundle header).
     public func compartment(withID id: CompartmentID) throws -> VaultCompartment {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try vault.withDatabase { database in
             try database.readTransaction {
                 guard let row = try database.queryOne("SELECT * FROM compartments WHERE uuid = ?", [.blob(id.bytes)]) else {
@@ -59,7 +59,7 @@ extension UnlockedVault {
     /// The live compartment at this row of `compartments`, or nil if there is none or it was destroyed
     /// (for the bundles listed by `storedBundles`).
     func liveCompartment(rowID: Int64) throws -> VaultCompartment? {
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         return try vault.withDatabase { database in
             try database.readTransaction {
                 try database.queryOne("SELECT * FROM compartments WHERE id = ? AND destroyed_at IS NULL", [.integer(rowID)])
@@ -244,7 +244,7 @@ extension VaultTransaction {
     public func createCompartment(named typedName: String, register: Register, privileged: Bool? = nil) throws -> VaultCompartment {
         let name = VaultCompartment.normalized(typedName)
         try VaultCompartment.validate(name: name)
-        let names = try CompartmentNameKeys(masterKey: vault.masterKey, vaultID: vault.vaultID)
+        let names = try vault.compartmentNameKeys()
         let nameHash = names.lookupHash(name)
         if try CompartmentStore.isNameTaken(nameHash, in: database)
             || SharedCompartmentStore.rowID(nameHash: nameHash, in: database) != nil {
@@ -311,7 +311,7 @@ enum CompartmentStore {
 }
 
 /// The two keys derived for compartment names: one keys the lookup hash, one seals the name.
-struct CompartmentNameKeys {
+struct CompartmentNameKeys: Sendable {
     let lookupKey: SecureBytes
     let sealingKey: SecureBytes
 

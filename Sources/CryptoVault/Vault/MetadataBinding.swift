@@ -11,7 +11,7 @@ extension UnlockedVault {
     /// already bound. One write transaction; a row that fails its name check stays unbound (refused).
     func bindMetadataIfNeeded() throws {
         let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
-        let names = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+        let names = try compartmentNameKeys()
         try vault.withDatabase { database in
             try database.writeTransaction {
                 let marker = metadata.boundMarker(vaultID: vaultID)

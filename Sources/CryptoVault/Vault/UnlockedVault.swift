@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A vault whose master key is in memory (in `SecureBytes`, wiped when this object is released).
 /// Everything that needs a key goes through here: keyslot changes and compartments.
 public final class UnlockedVault: @unchecked Sendable {
@@ -12,6 +14,17 @@ public final class UnlockedVault: @unchecked Sendable {
     /// the caller to show as warnings: one hostile row must not lock the owner out, nor pass unsaid.
     public internal(set) var unlockWarnings: [String] = []
 
+    /// Keys that depend on the master key and the vault id alone (the audit keys, the
+    /// compartment-name keys): derived at their first use and kept, in SecureBytes, for as long as
+    /// the master key is, and released with it. Every transaction used to derive them again: an
+    /// HKDF and four locked allocations apiece, each allocation a handful of system calls.
+    private let derivedKeys = Mutex(DerivedKeys())
+
+    private struct DerivedKeys {
+        var audit: AuditKeys?
+        var compartmentNames: CompartmentNameKeys?
+    }
+
     init(vault: Vault, masterKey: SecureBytes, unlockedSlotID: Int64?, passphraseSlotsAtUnlock: [Keyslot]? = nil) {
         self.vault = vault
         self.masterKey = masterKey
@@ -24,11 +37,28 @@ public final class UnlockedVault: @unchecked Sendable {
     /// Appends `event` to the vault's journal inside the caller's write transaction.
     func journal(_ event: VaultEvent, in database: Database) throws {
         try database.appendWaitingEntries?()
-        try vault.journal.append(event, in: database, vaultID: vaultID, keys: try AuditKeys(masterKey: masterKey, vaultID: vaultID))
+        try vault.journal.append(event, in: database, vaultID: vaultID, keys: try auditKeys())
     }
 
     /// The keys that seal audit details and key their hashes (for `vaultctl audit hash` and exports).
-    public func auditKeys() throws -> AuditKeys { try AuditKeys(masterKey: masterKey, vaultID: vaultID) }
+    public func auditKeys() throws -> AuditKeys {
+        try derivedKeys.withLock { kept in
+            if let keys = kept.audit { return keys }
+            let keys = try AuditKeys(masterKey: masterKey, vaultID: vaultID)
+            kept.audit = keys
+            return keys
+        }
+    }
+
+    /// The keys that seal compartment names and key their lookup hashes (kept as `auditKeys` are).
+    func compartmentNameKeys() throws -> CompartmentNameKeys {
+        try derivedKeys.withLock { kept in
+            if let keys = kept.compartmentNames { return keys }
+            let keys = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
+            kept.compartmentNames = keys
+            return keys
+        }
+    }
 
     /// Records an event that changes nothing else (a refusal, a session's end): a transaction whose
     /// only change is its entry.
