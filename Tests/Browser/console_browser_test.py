@@ -133,6 +133,18 @@ def select_value(driver, element_id, value):
                           element_id, value)
 
 
+def open_new_document(driver, console, project, title):
+    """Signs in, creates a fiction project and a document in it, and waits until its editor shows."""
+    sign_in(driver, console)
+    type_into(driver, "new-name", project)
+    select_value(driver, "new-register", "fiction")
+    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    wait_text(driver, "Binder")
+    type_into(driver, "node-title", title)
+    driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
+    until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == [title])
+
+
 # --- the flows -------------------------------------------------------------------------------
 
 def test_write_a_novel_with_the_keyboard(driver, console, failures):
@@ -200,14 +212,7 @@ def test_history_branches_and_search(driver, console, failures):
     """Take a titled snapshot, change the text, compare the version with now (words struck and
     added), restore it; a suggestion made by the CLI as a branch is shown side by side, adopted
     (the text changes) and reverted (the text is back); search finds the document."""
-    sign_in(driver, console)
-    type_into(driver, "new-name", "The harbour")
-    select_value(driver, "new-register", "fiction")
-    driver.find_element(By.XPATH, "//button[text()='Create']").click()
-    wait_text(driver, "Binder")
-    type_into(driver, "node-title", "Arrival")
-    driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
-    until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == ["Arrival"])
+    open_new_document(driver, console, "The harbour", "Arrival")
     driver.find_element(By.XPATH, "//button[text()='Add a paragraph']").click()
     driver.switch_to.active_element.send_keys("The boat came in at dawn.")
     until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
@@ -247,14 +252,7 @@ def test_history_branches_and_search(driver, console, failures):
 def test_live_change_from_the_cli(driver, console, failures):
     """A document open in the console shows a change the CLI makes without a reload; while the
     writer is in the editor the change waits, and it appears when they leave it."""
-    sign_in(driver, console)
-    type_into(driver, "new-name", "The harbour")
-    select_value(driver, "new-register", "fiction")
-    driver.find_element(By.XPATH, "//button[text()='Create']").click()
-    wait_text(driver, "Binder")
-    type_into(driver, "node-title", "Arrival")
-    driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
-    until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == ["Arrival"])
+    open_new_document(driver, console, "The harbour", "Arrival")
     driver.find_element(By.TAG_NAME, "h1").click()
 
     def cli_write(text):
