@@ -7,7 +7,7 @@ import Testing
 /// The console's API does what the CLI does, through the same library: every write and read is
 /// recorded, and a privileged project shows nothing without a session.
 @Suite struct ConsoleAPITests {
-    @Test("create a project from a template, write its document's blocks, read them back; each step on the record")
+    @Test("create a project, add a document, write its blocks, read them back; malformed blocks are refused; each step on the record")
     func writeAndReadADocument() throws {
         let fixture = try ConsoleFixture()
         let project = try #require(try fixture.json("POST", "/api/projects", ["name": "The harbour", "register": "fiction", "kind": "long-form"])
@@ -28,6 +28,13 @@ import Testing
         // The same blocks again with their ids: nothing is resealed.
         let again = try #require(try fixture.json("PUT", "/api/projects/\(id)/documents/\(document)", ["blocks": blocks]) as? [String: Any])
         #expect(again["sealed"] as? Int == 0 && again["kept"] as? Int == 2)
+        for malformed: [String: Any] in [["kind": "paragraph", "text": "x", "rows": "not rows"], ["kind": "paragraph", "text": "x", "id": 5],
+                                         ["kind": "sonnet", "text": "x"], ["kind": "paragraph"]] {
+            let refused = try fixture.request("PUT", "/api/projects/\(id)/documents/\(document)", json: ["blocks": [malformed]])
+            #expect(refused.status == 400 && refused.errorCode == "invalidBody", "\(malformed)")
+        }
+        let unchanged = try #require(try fixture.json("GET", "/api/projects/\(id)/documents/\(document)") as? [String: Any])
+        #expect((unchanged["blocks"] as? [[String: Any]])?.count == 2)
         let actions = fixture.actions
         #expect(actions.contains("writing.project-create") && actions.contains("writing.node-add") && actions.contains("writing.content-write"))
         #expect(actions.contains("record.open"))
@@ -90,12 +97,9 @@ import Testing
     ])
     func refusals(_ method: String, _ path: String, _ body: String, _ status: Int, _ code: String) throws {
         let fixture = try ConsoleFixture()
-        var overrides: [String: String] = [:]
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(fixture.host)\r\nCookie: vault_console=\(fixture.cookie)\r\n"
         if method != "GET" { head += "Origin: http://\(fixture.host)\r\nX-CSRF-Token: \(fixture.csrf)\r\nContent-Type: application/json\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\n\r\n"
-        overrides = [:]
-        _ = overrides
         let response = try fixture.raw(Array((head + body).utf8))
         #expect(response.status == status && response.errorCode == code, "\(method) \(path): \(response.status) \(response.text)")
     }

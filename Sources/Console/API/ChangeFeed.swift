@@ -63,7 +63,7 @@ struct ChangeFeed: Sendable {
         var seen = Set<String>()
         // A search reads; everything else of the writing model's is a change.
         return entries.filter { $0.action.hasPrefix("writing.") && $0.action != "writing.search" && !$0.subjectID.isEmpty }.compactMap { entry in
-            let hex = entry.subjectID.map { String(format: "%02x", $0) }.joined()
+            let hex = ByteEncoding.hex(entry.subjectID)
             return seen.insert(hex).inserted ? hex : nil
         }
     }

@@ -39,13 +39,21 @@ struct DocumentRoutes {
         ["id": block.id.hex, "kind": BlockEncoding.name(of: block.kind), "text": block.text, "rows": block.rows]
     }
 
+    /// `value` as `T`, nil when absent or null, `.invalidBody` naming the field when of another type.
+    static func field<T>(_ value: Any?, _ type: T.Type, _ name: String) throws(ConsoleError) -> T? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let typed = value as? T else { throw ConsoleError(.invalidBody, "a block's \(name) is not of the type it takes") }
+        return typed
+    }
+
     static func block(_ object: [String: Any]) throws -> Block {
         guard let kindName = object["kind"] as? String, let kind = BlockEncoding.kind(named: kindName) else {
             throw ConsoleError(.invalidBody, "a block's kind is not one the model knows")
         }
         guard let text = object["text"] as? String else { throw ConsoleError(.invalidBody, "a block's text must be a string") }
-        let rows = object["rows"] as? [[String]] ?? []
-        let id = try (object["id"] as? String).map { try BlockID(hex: $0) } ?? BlockID.random()
+        // Absent (or null) is allowed; present of another type is refused, never quietly dropped.
+        let rows = try field(object["rows"], [[String]].self, "rows") ?? []
+        let id = try field(object["id"], String.self, "id").map { try BlockID(hex: $0) } ?? BlockID.random()
         return Block(id: id, kind: kind, text: text, rows: rows)
     }
 }

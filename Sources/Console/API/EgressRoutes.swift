@@ -14,7 +14,7 @@ struct EgressRoutes {
             ["seq": item.seq, "time": item.time, "actor": item.actor, "destination": item.record.destination,
              "compartments": item.record.compartmentIDs.map { names[$0] ?? "(destroyed)" }, "decision": item.record.decision.rawValue,
              "content": item.content.rawValue, "size": item.record.payloadSize,
-             "sha256": item.record.payloadSHA256.map { String(format: "%02x", $0) }.joined()]
+             "sha256": ByteEncoding.hex(item.record.payloadSHA256)]
         }
     }
 }
