@@ -17,7 +17,15 @@ public enum AuditExport {
     public static let maximumLineLength = 4 << 20
 
     public static func write(_ snapshot: AuditSnapshot, to output: FileDescriptor) throws {
-        let writer = DigestingWriter(output: output)
+        try write(snapshot) { bytes in try bytes.withUnsafeBytes { try output.write($0) } }
+    }
+
+    /// The export's bytes, handed to `sink` line by line (the console serves them from memory).
+    public static func write(_ snapshot: AuditSnapshot, into sink: (_ bytes: [UInt8]) throws -> Void) throws {
+        try withoutActuallyEscaping(sink) { sink in try write(snapshot, writer: DigestingWriter(sink: sink)) }
+    }
+
+    private static func write(_ snapshot: AuditSnapshot, writer: DigestingWriter) throws {
         var count = 0
         let emit = writer.emit
         try emit(firstLine)
@@ -34,9 +42,7 @@ public enum AuditExport {
             try emit("entry \(base64(Array(encoded)))")
             count += 1
         }
-        let digest = writer.digest()
-        let end = Array("end \(count) \(base64(digest))\n".utf8)
-        try end.withUnsafeBytes { try output.write($0) }
+        try writer.finish("end \(count) \(base64(writer.digest()))")
     }
 
     /// Parses an export strictly: known line kinds in the fixed order, canonical numbers and base64,
@@ -79,17 +85,20 @@ public enum AuditExport {
 /// Writes lines and hashes every byte written, for the export's end line.
 final class DigestingWriter {
     private var hasher: SHA256.Hasher? = SHA256.Hasher()
-    private let output: FileDescriptor
+    private let sink: ([UInt8]) throws -> Void
 
-    init(output: FileDescriptor) { self.output = output }
+    init(sink: @escaping ([UInt8]) throws -> Void) { self.sink = sink }
 
     func emit(_ line: String) throws {
         let bytes = Array((line + "\n").utf8)
         hasher!.update(bytes)
-        try bytes.withUnsafeBytes { try output.write($0) }
+        try sink(bytes)
     }
 
     func digest() -> [UInt8] { hasher.take()!.finalize() }
+
+    /// The last line, which the digest does not cover (it carries the digest).
+    func finish(_ line: String) throws { try sink(Array((line + "\n").utf8)) }
 }
 
 /// Line-by-line reader for `AuditExport.parse`.

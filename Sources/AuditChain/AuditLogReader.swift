@@ -104,6 +104,16 @@ public struct AuditLogReader {
         }
     }
 
+    /// The same export as `export(to:)`, in memory; with the number of entries in it.
+    public func exportBytes() throws -> (bytes: [UInt8], entries: Int) {
+        try vault.read { database in
+            let snapshot = try AuditSnapshot.load(from: database, vaultID: vault.vaultID)
+            var bytes: [UInt8] = []
+            try AuditExport.write(snapshot) { bytes += $0 }
+            return (bytes, try AuditTreeStore(database: database).size)
+        }
+    }
+
     public func inclusionProof(entry: Int, size: Int?) throws -> (leafHash: [UInt8], size: Int, root: [UInt8], proof: [[UInt8]]) {
         try vault.read { database in
             let tree = AuditTreeStore(database: database)

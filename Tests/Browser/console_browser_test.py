@@ -282,6 +282,29 @@ def test_audit_verify(driver, console, failures):
     wait_text(driver, "Verify the whole log")
     driver.find_element(By.XPATH, "//button[text()='Verify the whole log']").click()
     wait_text(driver, "Verified:")
+    # An entry's inclusion proof, checked by the page's own SHA-256; the same checker refuses a proof
+    # moved to another index or with another root.
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Check the inclusion proof']").click()
+    wait_text(driver, "(checked here)")
+    refused = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          const { verifyInclusion } = await import('/merkle.js');
+          const proof = await (await fetch('/api/audit/entries/1/proof')).json();
+          const flipped = proof.root.startsWith('A') ? 'B' + proof.root.slice(1) : 'A' + proof.root.slice(1);
+          return [await verifyInclusion(proof), await verifyInclusion({ ...proof, index: 0 }), await verifyInclusion({ ...proof, root: flipped })];
+        })().then(done, (e) => done(String(e)));
+    """)
+    if refused != [True, False, False]:
+        failures.append(f"merkle.js: expected [true, false, false] (good, moved, wrong root), got {refused}")
+    exported = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch(document.getElementById('audit-export').href).then((r) => r.text()).then((t) => done(t.split('\\n')[0]), (e) => done(String(e)));
+    """)
+    if exported != "vaultctl audit export v1":
+        failures.append(f"the export link did not download an audit export: first line {exported!r}")
+    if not driver.find_element(By.ID, "audit-key").text.strip():
+        failures.append("the audit page shows no genesis key for the auditor")
     screenshot(driver, "audit")
     check_accessibility(driver, "audit", failures)
 

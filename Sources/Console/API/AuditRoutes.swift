@@ -3,7 +3,8 @@ import CryptoVault
 import Foundation
 
 /// The audit log as the auditor's page shows it: the newest entries (their clear fields only; the
-/// sealed details stay sealed), and a full verification with its result.
+/// sealed details stay sealed), a full verification with its result, one entry's inclusion proof,
+/// and the export with the genesis key an auditor checks it against (`vaultctl audit verify-export`).
 struct AuditRoutes {
     let vault: UnlockedVault
     static let pageSize = 200
@@ -25,6 +26,29 @@ struct AuditRoutes {
         } catch let failure as AuditVerificationFailure {
             return ["verified": false, "reason": failure.reason]
         }
+    }
+
+    /// Entry N's RFC 9162 inclusion proof in the whole log, for the page to check on its own.
+    func proof(_ entry: String) throws -> [String: Any] {
+        guard let index = Int(entry), index >= 0, String(index) == entry else { throw ConsoleError(.invalidBody, "an entry is a number from 0") }
+        let proof: (leafHash: [UInt8], size: Int, root: [UInt8], proof: [[UInt8]])
+        do { proof = try AuditLogReader(vault: vault.vault).inclusionProof(entry: index, size: nil) }
+        catch let error as AuditChainError where error.code == .indexOutOfRange { throw ConsoleError(.notFound, "the log has no entry \(index)") }
+        let base64 = { (bytes: [UInt8]) in Data(bytes).base64EncodedString() }
+        return ["index": index, "size": proof.size, "leaf_hash": base64(proof.leafHash), "root": base64(proof.root),
+                "proof": proof.proof.map(base64)]
+    }
+
+    /// The genesis key (a signed-note vkey) that the auditor is given beside the export.
+    func key() throws -> [String: Any] { ["vkey": try AuditLogReader(vault: vault.vault).genesisKey().vkey] }
+
+    /// The export file, recorded as the CLI's `audit export` is.
+    func export() throws -> HTTPResponse {
+        try vault.vault.recordLocked(.auditExport)
+        let export = try AuditLogReader(vault: vault.vault).exportBytes()
+        return HTTPResponse(status: 200, fields: [("Content-Type", "application/octet-stream"),
+                                                  ("Content-Disposition", "attachment; filename=\"audit-\(export.entries)-entries.vaudit\"")],
+                            body: export.bytes)
     }
 
     static func json(_ entry: AuditEntry) -> [String: Any] {

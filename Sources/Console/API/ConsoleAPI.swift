@@ -45,6 +45,9 @@ struct ConsoleAPI: Sendable {
         if on(.get, "egress") != nil { return .json(try EgressRoutes(vault: access.vault).list()) }
         if on(.get, "audit") != nil { return .json(try audit.recent(request)) }
         if on(.post, "audit", "verify") != nil { return .json(try audit.verify()) }
+        if let p = on(.get, "audit", "entries", "*", "proof") { return .json(try audit.proof(p[0])) }
+        if on(.get, "audit", "key") != nil { return .json(try audit.key()) }
+        if on(.get, "audit", "export") != nil { return try audit.export() }
         throw on.pathMatched
             ? ConsoleError(.methodNotAllowed, "this route does not take \(request.method.rawValue)")
             : ConsoleError(.notFound, "no such API route")
