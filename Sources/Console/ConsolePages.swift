@@ -21,6 +21,7 @@ enum ConsolePages {
         "/history-view.js": Page(bytes: PackageResources.history_view_js, type: "text/javascript; charset=utf-8"),
         "/audit-view.js": Page(bytes: PackageResources.audit_view_js, type: "text/javascript; charset=utf-8"),
         "/merkle.js": Page(bytes: PackageResources.merkle_js, type: "text/javascript; charset=utf-8"),
+        "/countdown.js": Page(bytes: PackageResources.countdown_js, type: "text/javascript; charset=utf-8"),
     ]
 
     /// The file names `all` serves, for the test that no file of Pages/ is left out.

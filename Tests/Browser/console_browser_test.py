@@ -192,6 +192,12 @@ def test_soap_note_in_a_session(driver, console, failures):
     type_into(driver, "new-purpose", "write up today's session")
     driver.find_element(By.XPATH, "//button[text()='Create']").click()
     until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".editor textarea")) >= 2)
+    # The session's time left is on the page and counts down (the idle limit is 5 minutes).
+    countdown = lambda: driver.find_element(By.CSS_SELECTOR, ".session-bar .countdown").text
+    first = countdown()
+    if not re.match(r"Session: [0-5]:\d\d left if idle", first):
+        failures.append(f"no session countdown on the privileged project: {first!r}")
+    until(driver, lambda d: countdown() != first)
     screenshot(driver, "soap-note")
     check_accessibility(driver, "soap note", failures)
     driver.get(console.origin + "/#/sessions")

@@ -61,6 +61,21 @@ import Testing
         #expect(fixture.actions.contains("session.end"))
     }
 
+    @Test("a privileged project's binder and the session list carry the session's time left; an ordinary project's has none")
+    func sessionTimeLeft() throws {
+        let fixture = try ConsoleFixture()
+        let made = try #require(try fixture.json("POST", "/api/projects", ["name": "Intake", "register": "healthcare", "template": "soap-note",
+                                                                             "purpose": "first session notes"]) as? [String: Any])
+        let id = try #require(made["id"] as? String)
+        let session = try #require((try fixture.json("GET", "/api/projects/\(id)") as? [String: Any])?["session"] as? [String: Any])
+        let left = try #require(session["ends_in"] as? Int), hard = try #require(session["hard_end_in"] as? Int)
+        #expect((290...300).contains(left) && (3590...3600).contains(hard) && session["idle_timeout"] as? Int == 300)
+        let listed = try #require(try fixture.json("GET", "/api/sessions") as? [[String: Any]])
+        #expect(listed.count == 1 && listed[0]["id"] as? String == session["id"] as? String && listed[0]["ends_in"] is Int)
+        let book = try #require((try fixture.json("POST", "/api/projects", ["name": "Book", "register": "fiction"]) as? [String: Any])?["id"] as? String)
+        #expect((try fixture.json("GET", "/api/projects/\(book)") as? [String: Any])?["session"] is NSNull)
+    }
+
     @Test("a template project in a privileged register, created with a purpose, opens its first note in that session")
     func privilegedTemplateWithPurpose() throws {
         let fixture = try ConsoleFixture()

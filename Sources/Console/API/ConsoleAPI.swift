@@ -22,7 +22,7 @@ struct ConsoleAPI: Sendable {
         if on(.get, "registers") != nil { return .json(RegisterJSON.all()) }
         if on(.get, "projects") != nil { return .json(try projects.list()) }
         if on(.post, "projects") != nil { return .json(try projects.create(try JSONBody(request)), status: 201) }
-        if let p = on(.get, "projects", "*") { return .json(try projects.binder(p[0])) }
+        if let p = on(.get, "projects", "*") { return .json(try projects.binder(p[0]).merging(["session": try sessions.countdown(p[0])]) { $1 }) }
         if let p = on(.post, "projects", "*", "nodes") { return .json(try projects.addNode(p[0], try JSONBody(request)), status: 201) }
         if let p = on(.post, "projects", "*", "nodes", "*", "move") { return .json(try projects.move(p[0], p[1], try JSONBody(request))) }
         if let p = on(.get, "projects", "*", "documents", "*") { return .json(try documents.read(p[0], p[1])) }

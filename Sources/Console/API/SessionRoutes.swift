@@ -11,7 +11,26 @@ struct SessionRoutes {
     var limits = SessionLimits.standard
 
     func list() throws -> [[String: Any]] {
-        access.sessions.live().map { SessionListing.entry(for: $0.summary, limits: limits) }
+        access.sessions.live().map { session in
+            SessionListing.entry(for: session.summary, limits: limits).merging(Self.timing(session.summary, limits)) { $1 }
+        }
+    }
+
+    /// The live session a privileged project is read through, with its time left; null without one.
+    func countdown(_ projectText: String) throws -> Any {
+        let project = try access.project(projectText)
+        guard project.isPrivileged, let session = try? access.sessions.newestSession(of: project.compartment) else { return NSNull() }
+        return Self.timing(session.summary, limits)
+    }
+
+    /// Seconds until the session ends if nothing is read (`ends_in`: idle or the absolute limit,
+    /// whichever comes first) and until it ends whatever happens (`hard_end_in`), for the page's
+    /// countdown; each read or write through the session moves the idle end on.
+    static func timing(_ summary: PrivilegedProcessingSession.Summary, _ limits: SessionLimits, now: Date = Date()) -> [String: Any] {
+        let hardEnd = summary.startedAt.addingTimeInterval(limits.absoluteLimit)
+        let end = min(summary.lastUse.addingTimeInterval(limits.idleTimeout), hardEnd)
+        let seconds = { (date: Date) in max(0, Int(date.timeIntervalSince(now).rounded(.down))) }
+        return ["id": summary.idString, "ends_in": seconds(end), "hard_end_in": seconds(hardEnd), "idle_timeout": Int(limits.idleTimeout)]
     }
 
     /// `{project, purpose}`: a session of the project's compartment, recorded with its purpose (sealed).

@@ -7,6 +7,7 @@ import { startSessionForm } from "./session-view.js";
 import { editorView } from "./editor-view.js";
 import { historyView } from "./history-view.js";
 import * as live from "./live.js";
+import { sessionCountdown } from "./countdown.js";
 
 export async function binderView(main, projectID, documentID) {
   let project;
@@ -31,6 +32,7 @@ export async function binderView(main, projectID, documentID) {
   });
   replace(main, el("h1", { text: project.name }),
     el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}` }),
+    project.session ? sessionBar(project.session, refresh) : null,
     el("div", { class: "layout" },
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
         searchForm(project), el("h2", { text: "Binder" }), treeArea, addForm(project, refresh)),
@@ -41,6 +43,13 @@ export async function binderView(main, projectID, documentID) {
     await historyView(historyArea, project, documentID, refresh);
   }
   else replace(editorArea, el("p", { text: `Choose a ${terms.scene.singular.toLowerCase()} in the binder, or add one.` }));
+}
+
+// A privileged project's session: its time left and a way to end it now.
+function sessionBar(session, refresh) {
+  const end = el("button", { class: "danger", text: "End session" });
+  end.addEventListener("click", async () => { await api.remove(`/api/sessions/${session.id}`); await refresh(); });
+  return el("div", { class: "session-bar" }, sessionCountdown(session, refresh), end);
 }
 
 function tree(project, current, refresh) {

@@ -2,14 +2,15 @@
 // form a locked project shows to start one with a purpose.
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
+import { sessionCountdown } from "./countdown.js";
 
 export async function sessionsView(main) {
   const sessions = await api.get("/api/sessions");
   replace(main, el("h1", { text: "Privileged sessions" }),
     sessions.length === 0 ? el("p", { text: "No session is open." }) :
-      el("table", {}, el("thead", {}, el("tr", {}, ["Compartment", "Started", "Ends by", ""].map((h) => el("th", { scope: "col", text: h })))),
+      el("table", {}, el("thead", {}, el("tr", {}, ["Compartment", "Started", "Time left", ""].map((h) => el("th", { scope: "col", text: h })))),
         el("tbody", {}, sessions.map((s) => el("tr", {},
-          el("td", { text: s.compartment }), el("td", { text: s.started_at }), el("td", { text: s.ends_by }),
+          el("td", { text: s.compartment }), el("td", { text: s.started_at }), el("td", {}, sessionCountdown(s, () => sessionsView(main))),
           el("td", {}, el("button", { class: "danger", onclick: async () => { await api.remove(`/api/sessions/${s.id}`); await sessionsView(main); },
             text: "End session" })))))));
 }
