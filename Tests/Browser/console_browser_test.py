@@ -168,10 +168,16 @@ def test_write_a_novel_with_the_keyboard(driver, console, failures):
     driver.find_element(By.XPATH, "//button[text()='Add a paragraph']").send_keys(Keys.ENTER)
     driver.switch_to.active_element.send_keys("The boat came in at dawn, grey water under the quay.")
     until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
+    # A snippet from the fiction library, chosen and inserted with the keyboard, after that paragraph.
+    driver.find_element(By.ID, "snippet-choice").send_keys("Scene break")
+    driver.find_element(By.XPATH, "//button[text()='Insert snippet']").send_keys(Keys.ENTER)
+    until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor .block textarea")][-1:] == ["* * *"])
     screenshot(driver, "editor")
     check_accessibility(driver, "editor", failures)
     driver.refresh()
     until(driver, lambda d: any("grey water" in t.get_attribute("value") for t in d.find_elements(By.TAG_NAME, "textarea")))
+    if not any(t.get_attribute("value") == "* * *" for t in driver.find_elements(By.TAG_NAME, "textarea")):
+        failures.append("the inserted snippet was not saved: it is gone after a reload")
     # Reorder: Departure (second) moves up with Alt+Up on its link.
     departure = driver.find_element(By.LINK_TEXT, "Departure")
     departure.send_keys(Keys.ALT, Keys.ARROW_UP)

@@ -76,6 +76,22 @@ import Testing
         #expect((try fixture.json("GET", "/api/projects/\(book)") as? [String: Any])?["session"] is NSNull)
     }
 
+    @Test("each register's snippet library is served with block kinds a document takes: every snippet of every register writes back as it is")
+    func snippetsWriteIntoADocument() throws {
+        let fixture = try ConsoleFixture()
+        let registers = try #require(try fixture.json("GET", "/api/registers") as? [[String: Any]])
+        let legal = try #require(registers.first { $0["id"] as? String == "legal" })
+        #expect((legal["snippets"] as? [[String: Any]])?.contains { $0["id"] as? String == "privilege-header" } == true)
+        let project = try #require((try fixture.json("POST", "/api/projects", ["name": "Scratch", "register": "general"]) as? [String: Any])?["id"] as? String)
+        let node = try #require((try fixture.json("POST", "/api/projects/\(project)/nodes", ["kind": "scene", "title": "All"]) as? [String: Any])?["id"] as? String)
+        let blocks = registers.flatMap { ($0["snippets"] as? [[String: Any]] ?? []).flatMap { $0["blocks"] as? [[String: Any]] ?? [] } }
+        #expect(blocks.count >= 20)
+        _ = try fixture.json("PUT", "/api/projects/\(project)/documents/\(node)", ["blocks": blocks])
+        let read = try #require((try fixture.json("GET", "/api/projects/\(project)/documents/\(node)") as? [String: Any])?["blocks"] as? [[String: Any]])
+        #expect(read.map { $0["kind"] as? String } == blocks.map { $0["kind"] as? String })
+        #expect(read.map { $0["text"] as? String } == blocks.map { $0["text"] as? String })
+    }
+
     @Test("a template project in a privileged register, created with a purpose, opens its first note in that session")
     func privilegedTemplateWithPurpose() throws {
         let fixture = try ConsoleFixture()

@@ -1,8 +1,10 @@
 import CryptoVault
 import Registers
+import Writing
 
 /// The registers as the page shows them: vocabulary (each TermKey's words, or hidden), theme colour,
-/// privacy and citation defaults, and the starter templates to create a project from.
+/// privacy and citation defaults, the starter templates to create a project from, and the snippet
+/// library the editor inserts from (public text of the register, no vault data).
 enum RegisterJSON {
     static func all() -> [[String: Any]] { Register.allCases.map(json) }
 
@@ -12,6 +14,10 @@ enum RegisterJSON {
             "id": register.rawValue, "theme": profile.themeColour.hex, "privileged": profile.isPrivilegedByDefault,
             "citation": "\(profile.citationStyle)", "terms": terms(profile.lexicon),
             "templates": profile.templates.map { ["id": $0.id, "name": $0.name] },
+            "snippets": profile.snippets.map { snippet in
+                ["id": snippet.id, "name": snippet.name,
+                 "blocks": snippet.blocks.map { ["kind": BlockEncoding.name(of: $0.kind), "text": $0.text, "rows": $0.rows] as [String: Any] }]
+            },
         ]
     }
 

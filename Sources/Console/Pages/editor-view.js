@@ -1,6 +1,7 @@
 // The block editor: each block a kind and its text; autosave a second after the last keystroke,
 // with a visible state (unsaved, saving, sealed); undo and redo over the saved states; a word count
-// against the session's target.
+// against the session's target; snippets from the register's library inserted after the block last
+// edited.
 import * as api from "./api.js";
 import { el, replace, errorText, words } from "./dom.js";
 import * as live from "./live.js";
@@ -10,7 +11,9 @@ const pause = 1000;
 
 export async function editorView(area, project, documentID) {
   const documentPath = `/api/projects/${project.id}/documents/${api.segment(documentID)}`;
-  const loaded = await api.get(documentPath);
+  const [loaded, registers] = await Promise.all([api.get(documentPath), api.get("/api/registers")]);
+  const snippets = registers.find((r) => r.id === project.register)?.snippets ?? [];
+  let lastEdited = -1;
   let blocks = loaded.blocks.map((b) => ({ ...b }));
   const history = [structuredClone(blocks)];
   let position = 0, timer = null;
@@ -69,6 +72,7 @@ export async function editorView(area, project, documentID) {
     const text = el("textarea", { "aria-label": `Block ${index + 1} text`, class: block.kind.split("-")[0], rows: 2 });
     text.value = block.text;
     text.addEventListener("input", () => { block.text = text.value; changed(); });
+    text.addEventListener("focus", () => { lastEdited = index; });
     const remove = el("button", { class: "secondary", "aria-label": `Remove block ${index + 1}`, text: "Remove" });
     remove.addEventListener("click", () => { blocks.splice(index, 1); render(); changed(); });
     return el("div", { class: "block" }, kind, text, remove);
@@ -89,6 +93,19 @@ export async function editorView(area, project, documentID) {
     render();
     list.lastElementChild.querySelector("textarea").focus();
   });
+  const snippetChoice = el("select", { id: "snippet-choice" }, snippets.map((s) => el("option", { value: s.id, text: s.name })));
+  const insert = el("button", { class: "secondary", text: "Insert snippet" });
+  insert.addEventListener("click", () => {
+    const snippet = snippets.find((s) => s.id === snippetChoice.value);
+    if (!snippet) return;
+    const at = lastEdited >= 0 && lastEdited < blocks.length ? lastEdited + 1 : blocks.length;
+    blocks.splice(at, 0, ...snippet.blocks.map((b) => ({ id: null, kind: b.kind, text: b.text, rows: b.rows })));
+    render();
+    changed();
+    list.children[at]?.querySelector("textarea")?.focus();
+  });
+  const snippetForm = snippets.length === 0 ? null : el("p", {},
+    el("label", { for: "snippet-choice", text: "Snippet from the library" }), snippetChoice, " ", insert);
   const undo = el("button", { class: "secondary", text: "Undo" });
   undo.addEventListener("click", () => restore(-1));
   const redo = el("button", { class: "secondary", text: "Redo" });
@@ -123,7 +140,7 @@ export async function editorView(area, project, documentID) {
     if (pending && !area.contains(event.relatedTarget)) reload();
   });
   replace(area, el("h2", { text: loaded.title }), state, errors, list,
-    el("p", {}, add, " ", undo, " ", redo),
+    el("p", {}, add, " ", undo, " ", redo), snippetForm,
     el("label", { for: "word-target", text: "Session target (words)" }), target, count);
   render();
 }
