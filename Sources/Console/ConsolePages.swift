@@ -22,6 +22,8 @@ enum ConsolePages {
         "/audit-view.js": Page(bytes: PackageResources.audit_view_js, type: "text/javascript; charset=utf-8"),
         "/merkle.js": Page(bytes: PackageResources.merkle_js, type: "text/javascript; charset=utf-8"),
         "/countdown.js": Page(bytes: PackageResources.countdown_js, type: "text/javascript; charset=utf-8"),
+        "/text-view.js": Page(bytes: PackageResources.text_view_js, type: "text/javascript; charset=utf-8"),
+        "/text-format.js": Page(bytes: PackageResources.text_format_js, type: "text/javascript; charset=utf-8"),
     ]
 
     /// The file names `all` serves, for the test that no file of Pages/ is left out.

@@ -148,8 +148,9 @@ def open_new_document(driver, console, project, title):
 # --- the flows -------------------------------------------------------------------------------
 
 def test_write_a_novel_with_the_keyboard(driver, console, failures):
-    """Create a long-form project with the keyboard alone, add a document, write two blocks, see them
-    sealed, reload and find them again; reorder documents with Alt+Down."""
+    """Create a long-form project with the keyboard alone, add a document, write in the single text view,
+    insert a snippet, see it sealed, reload and find it again, switch to blocks and back; reorder
+    documents with Alt+Up."""
     sign_in(driver, console)
     check_accessibility(driver, "projects", failures)
     name = driver.find_element(By.ID, "new-name")
@@ -165,19 +166,39 @@ def test_write_a_novel_with_the_keyboard(driver, console, failures):
         title_field.send_keys(title)
         title_field.send_keys(Keys.ENTER)
         until(driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".editor h2")] == [title])
-    driver.find_element(By.XPATH, "//button[text()='Add a paragraph']").send_keys(Keys.ENTER)
-    driver.switch_to.active_element.send_keys("The boat came in at dawn, grey water under the quay.")
-    until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
-    # A snippet from the fiction library, chosen and inserted with the keyboard, after that paragraph.
+    # A long-form project's document opens as one text: two paragraphs typed, sealed on the pause.
+    manuscript = driver.find_element(By.ID, "manuscript")
+    manuscript.send_keys("The boat came in at dawn, grey water under the quay.", Keys.ENTER, Keys.ENTER, "Nobody was waiting.")
+    until(driver, lambda d: "Sealed (2 paragraphs resealed)" in d.find_element(By.CLASS_NAME, "save-state").text)
+    # A snippet from the fiction library, chosen and inserted with the keyboard after the first paragraph.
+    manuscript.send_keys(Keys.CONTROL, Keys.HOME)
     driver.find_element(By.ID, "snippet-choice").send_keys("Scene break")
     driver.find_element(By.XPATH, "//button[text()='Insert snippet']").send_keys(Keys.ENTER)
-    until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor .block textarea")][-1:] == ["* * *"])
+    until(driver, lambda d: "Sealed (1 paragraph resealed)" in d.find_element(By.CLASS_NAME, "save-state").text)
     screenshot(driver, "editor")
     check_accessibility(driver, "editor", failures)
     driver.refresh()
-    until(driver, lambda d: any("grey water" in t.get_attribute("value") for t in d.find_elements(By.TAG_NAME, "textarea")))
-    if not any(t.get_attribute("value") == "* * *" for t in driver.find_elements(By.TAG_NAME, "textarea")):
-        failures.append("the inserted snippet was not saved: it is gone after a reload")
+    expected = "The boat came in at dawn, grey water under the quay.\n\n* * *\n\nNobody was waiting."
+    until(driver, lambda d: d.find_element(By.ID, "manuscript").get_attribute("value") == expected)
+    # The same document as blocks, and back.
+    driver.find_element(By.XPATH, "//button[text()='Show as blocks']").send_keys(Keys.ENTER)
+    until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor .block textarea")]
+          == ["The boat came in at dawn, grey water under the quay.", "* * *", "Nobody was waiting."])
+    driver.find_element(By.XPATH, "//button[text()='Show as one text']").send_keys(Keys.ENTER)
+    until(driver, lambda d: d.find_element(By.ID, "manuscript").get_attribute("value") == expected)
+    # The text format keeps a block's id where it can tell its place: an edited middle paragraph
+    # keeps its id, a new one has none.
+    kept = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/text-format.js').then(({ toText, fromText }) => {
+          const old = [{ id: 'a', kind: 'heading-1', text: 'One' }, { id: 'b', kind: 'paragraph', text: 'Two' }, { id: 'c', kind: 'quote', text: 'Three' }];
+          const same = fromText(toText(old), old).map((b) => b.id + ':' + b.kind);
+          const edited = fromText('# One\\n\\nTwo, and more\\n\\nNew\\n\\n> Three', old).map((b) => b.id + ':' + b.kind + ':' + b.text);
+          done([same, edited]);
+        }, (e) => done(String(e)));
+    """)
+    if kept != [["a:heading-1", "b:paragraph", "c:quote"], ["a:heading-1:One", "b:paragraph:Two, and more", "null:paragraph:New", "c:quote:Three"]]:
+        failures.append(f"text-format.js does not keep block ids as it should: {kept}")
     # Reorder: Departure (second) moves up with Alt+Up on its link.
     departure = driver.find_element(By.LINK_TEXT, "Departure")
     departure.send_keys(Keys.ALT, Keys.ARROW_UP)

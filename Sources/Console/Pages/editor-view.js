@@ -5,14 +5,35 @@
 import * as api from "./api.js";
 import { el, replace, errorText, words } from "./dom.js";
 import * as live from "./live.js";
+import { textView } from "./text-view.js";
+import { fitsOneText } from "./text-format.js";
 
 const kinds = ["paragraph", "heading-1", "heading-2", "heading-3", "list-item", "quote"];
-const pause = 1000;
+const pause = 500;
+// Documents the writer switched to blocks (or back to one text) in this page's life; never stored.
+const shownAsBlocks = new Set();
 
+// A long-form project's documents open as one text (text-view.js) when they are made of paragraphs,
+// headings, quotes and list items; everything else, and any document on request, in blocks.
 export async function editorView(area, project, documentID) {
   const documentPath = `/api/projects/${project.id}/documents/${api.segment(documentID)}`;
   const [loaded, registers] = await Promise.all([api.get(documentPath), api.get("/api/registers")]);
   const snippets = registers.find((r) => r.id === project.register)?.snippets ?? [];
+  let stopUpdates = () => {};
+  const reopen = (asBlocks) => {
+    stopUpdates();
+    if (asBlocks) shownAsBlocks.add(documentID); else shownAsBlocks.delete(documentID);
+    return editorView(area, project, documentID);
+  };
+  if (project.kind === "long-form" && fitsOneText(loaded.blocks) && !shownAsBlocks.has(documentID)) {
+    stopUpdates = textView(area, project, documentPath, loaded, snippets, () => reopen(true));
+    return;
+  }
+  stopUpdates = blockEditor(area, project, documentPath, loaded, snippets, project.kind === "long-form" ? () => reopen(false) : null);
+}
+
+function blockEditor(area, project, documentPath, loaded, snippets, switchToText) {
+  const documentID = loaded.id;
   let lastEdited = -1;
   let blocks = loaded.blocks.map((b) => ({ ...b }));
   const history = [structuredClone(blocks)];
@@ -132,15 +153,23 @@ export async function editorView(area, project, documentID) {
     render();
     state.textContent = "Sealed (updated from elsewhere)";
   };
-  live.subscribe((change) => {
+  const stopUpdates = live.subscribe((change) => {
     if (!change.subjects.includes(documentID)) return;
     if (busy()) pending = true; else reload();
   });
   area.addEventListener("focusout", (event) => {
     if (pending && !area.contains(event.relatedTarget)) reload();
   });
+  const toText = switchToText && el("button", { class: "secondary", text: "Show as one text" });
+  toText?.addEventListener("click", async () => {
+    clearTimeout(timer);
+    if (state.textContent !== "Sealed" && !state.textContent.startsWith("Sealed (")) await save();
+    if (fitsOneText(blocks)) await switchToText();
+    else replace(errors, el("p", { class: "field-error", role: "alert", text: "This document has fields or tables, which only the block view shows." }));
+  });
   replace(area, el("h2", { text: loaded.title }), state, errors, list,
-    el("p", {}, add, " ", undo, " ", redo), snippetForm,
+    el("p", {}, add, " ", undo, " ", redo, toText ? " " : null, toText), snippetForm,
     el("label", { for: "word-target", text: "Session target (words)" }), target, count);
   render();
+  return stopUpdates;
 }

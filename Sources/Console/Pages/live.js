@@ -13,6 +13,10 @@ export function start() {
   });
 }
 
-export function subscribe(handler) { handlers.push(handler); }
+// Returns the function that drops this handler again (a view replaced within the same page).
+export function subscribe(handler) {
+  handlers.push(handler);
+  return () => { handlers = handlers.filter((h) => h !== handler); };
+}
 
 export function reset() { handlers = []; }

@@ -1,0 +1,91 @@
+// The single text view of a long-form project: the whole document in one text area (blank lines
+// between paragraphs, see text-format.js), autosaved half a second after the writer pauses, with the
+// same visible state as the block editor (unsaved, saving, sealed), the browser's own undo and redo,
+// a word count against the session's target and the register's snippets inserted at the cursor.
+import * as api from "./api.js";
+import { el, replace, errorText, words } from "./dom.js";
+import * as live from "./live.js";
+import { toText, fromText } from "./text-format.js";
+
+const pause = 500;
+
+export function textView(area, project, documentPath, loaded, snippets, switchToBlocks) {
+  let blocks = loaded.blocks.map((b) => ({ ...b }));
+  let timer = null, saving = null, countTimer = null;
+  const state = el("p", { class: "save-state", role: "status", "aria-live": "polite", text: "Sealed" });
+  const count = el("p", { class: "tag" });
+  const target = el("input", { id: "word-target", type: "number", min: 0, value: 1000, size: 6 });
+  const errors = el("div", { "aria-live": "assertive" });
+  const text = el("textarea", { id: "manuscript", class: "manuscript", "aria-label": `Text of ${loaded.title}`, spellcheck: "true" });
+  text.value = toText(blocks);
+
+  const counted = () => { count.textContent = `${words(text.value)} words of a ${target.value}-word target`; };
+  const save = async () => {
+    clearTimeout(timer);
+    if (saving) { await saving; }
+    const sent = fromText(text.value, blocks);
+    state.textContent = "Saving…";
+    saving = api.put(documentPath, { blocks: sent.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) })
+      .then((result) => {
+        result.blocks.forEach((id, index) => { sent[index].id = id; });
+        blocks = sent;
+        state.textContent = `Sealed (${result.sealed} paragraph${result.sealed === 1 ? "" : "s"} resealed)`;
+        replace(errors);
+      })
+      .catch((error) => { state.textContent = "Not saved"; replace(errors, errorText(error)); })
+      .finally(() => { saving = null; });
+    await saving;
+  };
+  text.addEventListener("input", () => {
+    state.textContent = "Unsaved changes";
+    clearTimeout(timer);
+    timer = setTimeout(save, pause);
+    // Counting a long manuscript's words on every keystroke would cost the keystroke; once typing pauses is enough.
+    clearTimeout(countTimer);
+    countTimer = setTimeout(counted, 200);
+  });
+  target.addEventListener("input", counted);
+
+  const snippetChoice = el("select", { id: "snippet-choice" }, snippets.map((s) => el("option", { value: s.id, text: s.name })));
+  const insert = el("button", { class: "secondary", text: "Insert snippet" });
+  insert.addEventListener("click", () => {
+    const snippet = snippets.find((s) => s.id === snippetChoice.value);
+    if (!snippet) return;
+    // At the end of the paragraph the cursor is in, as paragraphs of their own.
+    const end = text.value.indexOf("\n\n", text.selectionEnd);
+    const at = end < 0 ? text.value.length : end;
+    const inserted = "\n\n" + toText(snippet.blocks);
+    text.focus();
+    text.setSelectionRange(at, at);
+    // execCommand keeps the insertion in the text area's own undo history; setRangeText is the fallback.
+    if (!document.execCommand("insertText", false, inserted)) text.setRangeText(inserted, at, at, "end");
+    text.dispatchEvent(new Event("input"));
+  });
+
+  // A change from elsewhere waits while the writer is in the text or has unsaved words.
+  let pending = false;
+  const busy = () => document.activeElement === text || state.textContent.startsWith("Unsaved") || saving;
+  const reload = async () => {
+    pending = false;
+    const fresh = await api.get(documentPath).catch(() => null);
+    if (!fresh || toText(fresh.blocks) === text.value) return;
+    blocks = fresh.blocks.map((b) => ({ ...b }));
+    text.value = toText(blocks);
+    counted();
+    state.textContent = "Sealed (updated from elsewhere)";
+  };
+  const stopUpdates = live.subscribe((change) => {
+    if (!change.subjects.includes(loaded.id)) return;
+    if (busy()) pending = true; else reload();
+  });
+  text.addEventListener("blur", () => { if (pending) reload(); });
+
+  const toBlocks = el("button", { class: "secondary", text: "Show as blocks" });
+  toBlocks.addEventListener("click", async () => { await save(); switchToBlocks(); });
+  replace(area, el("h2", { text: loaded.title }), state, errors, text,
+    el("p", {}, toBlocks),
+    snippets.length === 0 ? null : el("p", {}, el("label", { for: "snippet-choice", text: "Snippet from the library" }), snippetChoice, " ", insert),
+    el("label", { for: "word-target", text: "Session target (words)" }), target, count);
+  counted();
+  return stopUpdates;
+}
