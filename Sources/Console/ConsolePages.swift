@@ -24,6 +24,8 @@ enum ConsolePages {
         "/countdown.js": Page(bytes: PackageResources.countdown_js, type: "text/javascript; charset=utf-8"),
         "/text-view.js": Page(bytes: PackageResources.text_view_js, type: "text/javascript; charset=utf-8"),
         "/text-format.js": Page(bytes: PackageResources.text_format_js, type: "text/javascript; charset=utf-8"),
+        "/reorder.js": Page(bytes: PackageResources.reorder_js, type: "text/javascript; charset=utf-8"),
+        "/outline-view.js": Page(bytes: PackageResources.outline_view_js, type: "text/javascript; charset=utf-8"),
     ]
 
     /// The file names `all` serves, for the test that no file of Pages/ is left out.

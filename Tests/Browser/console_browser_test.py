@@ -202,11 +202,51 @@ def test_write_a_novel_with_the_keyboard(driver, console, failures):
     # Reorder: Departure (second) moves up with Alt+Up on its link.
     departure = driver.find_element(By.LINK_TEXT, "Departure")
     departure.send_keys(Keys.ALT, Keys.ARROW_UP)
-    until(driver, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, ".binder a")][:2] == ["Departure", "Arrival"])
+    until(driver, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, ".binder li > a")][:2] == ["Departure", "Arrival"])
     screenshot(driver, "binder")
     listed = console.run("doc", "list", "The harbour", unlock=False)
     if listed.returncode != 0 or listed.stdout.find("Departure") > listed.stdout.find("Arrival"):
         failures.append("the CLI does not list the reordered documents: " + listed.stdout + listed.stderr)
+
+
+def test_outline_and_drag(driver, console, failures):
+    """A novelist restructures in the outline with the keyboard alone: a scene goes into the part above
+    it (Alt+Right), gets a new title; in the binder, a scene dragged onto another goes before it."""
+    open_new_document(driver, console, "Tides", "Prologue")
+    for kind, title in [("chapter", "Part One"), ("scene", "Storm"), ("scene", "Calm")]:
+        select_value(driver, "node-kind", kind)
+        type_into(driver, "node-title", title)
+        driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
+        until(driver, lambda d: title in d.find_element(By.CLASS_NAME, "binder").text)
+    driver.find_element(By.LINK_TEXT, "Outline view").send_keys(Keys.ENTER)
+    wait_text(driver, "Tides: outline")
+    titles = lambda: [i.get_attribute("value") for i in driver.find_elements(By.CSS_SELECTOR, ".outline input")]
+    depths = lambda: [i.get_attribute("class") for i in driver.find_elements(By.CSS_SELECTOR, ".outline input")]
+    storm = driver.find_element(By.CSS_SELECTOR, ".outline input[value='Storm']")
+    storm.send_keys(Keys.ALT, Keys.ARROW_RIGHT)          # into Part One, the folder above it
+    until(driver, lambda d: depths()[titles().index("Storm")] == "depth-1")
+    focused = driver.switch_to.active_element
+    if focused.get_attribute("value") != "Storm":
+        failures.append(f"the focus did not stay on the moved item: {focused.get_attribute('value')!r}")
+    focused.send_keys(Keys.CONTROL, "a")                 # a modifier stays down until the sequence ends
+    focused.send_keys(Keys.BACKSPACE, "Storm at sea", Keys.TAB)   # rename, committed on leaving the field
+    until(driver, lambda d: "Storm at sea" in console.run("doc", "list", "Tides", unlock=False).stdout)
+    check_accessibility(driver, "outline", failures)
+    screenshot(driver, "outline")
+    # In the binder, Calm is dragged onto Prologue: it goes before it.
+    driver.find_element(By.LINK_TEXT, "Back to the binder").send_keys(Keys.ENTER)
+    wait_text(driver, "Binder")
+    driver.execute_script("""
+        const item = (title) => [...document.querySelectorAll('.binder li')].find((li) => li.firstElementChild.textContent === title);
+        const data = new DataTransfer();
+        item('Calm').dispatchEvent(new DragEvent('dragstart', { bubbles: true, dataTransfer: data }));
+        item('Prologue').dispatchEvent(new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: data }));
+        item('Prologue').dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: data }));
+    """)
+    until(driver, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, ".binder > div > ul > li > a")][:2] == ["Calm", "Prologue"])
+    listed = console.run("doc", "list", "Tides", unlock=False).stdout
+    if not (listed.find("Calm") < listed.find("Prologue") and "Storm at sea" in listed):
+        failures.append("the CLI does not show the outline's and the drag's changes: " + listed)
 
 
 def test_soap_note_in_a_session(driver, console, failures):
@@ -414,7 +454,7 @@ def test_forged_requests_are_refused(driver, console, failures):
         failures.append(f"a cookie from before the restart was not refused: {got}")
 
 
-TESTS = [test_write_a_novel_with_the_keyboard, test_soap_note_in_a_session, test_history_branches_and_search, test_live_change_from_the_cli,
+TESTS = [test_write_a_novel_with_the_keyboard, test_outline_and_drag, test_soap_note_in_a_session, test_history_branches_and_search, test_live_change_from_the_cli,
          test_audit_verify,
          test_outside_resource_is_blocked, test_forged_requests_are_refused]
 

@@ -117,6 +117,20 @@ import Testing
         #expect(titles == ["Two", "One"])
     }
 
+    @Test("renaming a document changes its title in the binder and is recorded; an empty title is refused")
+    func rename() throws {
+        let fixture = try ConsoleFixture()
+        let id = try #require((try fixture.json("POST", "/api/projects", ["name": "Book", "register": "fiction"]) as? [String: Any])?["id"] as? String)
+        let node = try #require((try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "One"]) as? [String: Any])?["id"] as? String)
+        let renamed = try #require(try fixture.json("POST", "/api/projects/\(id)/nodes/\(node)/rename", ["title": "The first"]) as? [String: Any])
+        #expect(renamed["title"] as? String == "The first")
+        let binder = try #require(try fixture.json("GET", "/api/projects/\(id)") as? [String: Any])
+        #expect((binder["nodes"] as? [[String: Any]])?.map { $0["title"] as? String } == ["The first"])
+        #expect(fixture.actions.contains("writing.node-rename"))
+        let refused = try fixture.request("POST", "/api/projects/\(id)/nodes/\(node)/rename", json: ["title": ""])
+        #expect(refused.status == 400 && refused.errorCode == "invalidBody")
+    }
+
     @Test("bad bodies and routes are refused with their reason", arguments: [
         ("POST", "/api/projects", "{\"name\": 5, \"register\": \"fiction\"}", 400, "invalidBody"),
         ("POST", "/api/projects", "[1,2]", 400, "invalidBody"),

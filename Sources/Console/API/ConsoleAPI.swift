@@ -25,6 +25,7 @@ struct ConsoleAPI: Sendable {
         if let p = on(.get, "projects", "*") { return .json(try projects.binder(p[0]).merging(["session": try sessions.countdown(p[0])]) { $1 }) }
         if let p = on(.post, "projects", "*", "nodes") { return .json(try projects.addNode(p[0], try JSONBody(request)), status: 201) }
         if let p = on(.post, "projects", "*", "nodes", "*", "move") { return .json(try projects.move(p[0], p[1], try JSONBody(request))) }
+        if let p = on(.post, "projects", "*", "nodes", "*", "rename") { return .json(try projects.rename(p[0], p[1], try JSONBody(request))) }
         if let p = on(.get, "projects", "*", "documents", "*") { return .json(try documents.read(p[0], p[1])) }
         if let p = on(.put, "projects", "*", "documents", "*") { return .json(try documents.write(p[0], p[1], try JSONBody(request))) }
         let versions = VersionRoutes(access: access)

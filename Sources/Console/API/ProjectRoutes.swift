@@ -84,6 +84,17 @@ struct ProjectRoutes {
         return Self.nodeJSON(moved, project.register)
     }
 
+    /// `{title}`: a document's or folder's new title (sealed, as every title is).
+    func rename(_ projectText: String, _ nodeText: String, _ body: JSONBody) throws -> [String: Any] {
+        let project = try access.project(projectText)
+        let node = try NodeID(hex: nodeText)
+        let renamed = try access.store(for: project) { store in
+            try store.renameNode(node, in: project.id, to: try body.string("title"))
+            return try store.node(node, in: project.id)
+        }
+        return Self.nodeJSON(renamed, project.register)
+    }
+
     func json(_ project: WritingProject, name: String?) throws -> [String: Any] {
         ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
          "privileged": project.isPrivileged, "locked": access.access(for: project) == nil, "archived": project.isArchived,

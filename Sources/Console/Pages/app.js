@@ -6,6 +6,7 @@ import { projectsView } from "./projects-view.js";
 import { binderView } from "./binder-view.js";
 import { sessionsView } from "./session-view.js";
 import { auditView } from "./audit-view.js";
+import { outlineView } from "./outline-view.js";
 
 const main = document.getElementById("main");
 
@@ -14,6 +15,7 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   try {
     if (parts[0] === "projects" && parts[1]) await binderView(main, parts[1], parts[2]);
+    else if (parts[0] === "outline" && parts[1]) await outlineView(main, parts[1]);
     else if (parts[0] === "sessions") await sessionsView(main);
     else if (parts[0] === "audit") await auditView(main);
     else await projectsView(main);

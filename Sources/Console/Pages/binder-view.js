@@ -1,6 +1,6 @@
 // A project: its binder (folders and documents as a tree, in the register's words), reordering by
-// buttons and keyboard (Alt+Up / Alt+Down on a focused item), adding a document or folder, and the
-// open document's editor beside it.
+// buttons, keyboard and drag (reorder.js), adding a document or folder, a link to the outline, and
+// the open document's editor beside it.
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
 import { startSessionForm } from "./session-view.js";
@@ -8,8 +8,9 @@ import { editorView } from "./editor-view.js";
 import { historyView } from "./history-view.js";
 import * as live from "./live.js";
 import { sessionCountdown } from "./countdown.js";
+import { onReorderKey, dragAttributes, moveByKey } from "./reorder.js";
 
-export async function binderView(main, projectID, documentID) {
+export async function binderView(main, projectID, documentID, focusNode = null) {
   let project;
   try {
     project = await api.get(`/api/projects/${api.segment(projectID)}`);
@@ -21,7 +22,7 @@ export async function binderView(main, projectID, documentID) {
   const terms = project.terms;
   const editorArea = el("section", { class: "editor", "aria-label": terms.scene.singular });
   const historyArea = el("section", { class: "history", "aria-label": "History and branches" });
-  const refresh = () => binderView(main, projectID, documentID);
+  const refresh = (focus = null) => binderView(main, projectID, documentID, focus);
   const treeArea = el("div", {}, tree(project, documentID, refresh));
   // A document or folder added, moved or renamed elsewhere: the tree is drawn again, the editor left alone.
   live.subscribe(async () => {
@@ -35,9 +36,11 @@ export async function binderView(main, projectID, documentID) {
     project.session ? sessionBar(project.session, refresh) : null,
     el("div", { class: "layout" },
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
-        searchForm(project), el("h2", { text: "Binder" }), treeArea, addForm(project, refresh)),
+        searchForm(project), el("h2", { text: "Binder" }),
+        el("p", {}, el("a", { href: `#/outline/${project.id}`, text: "Outline view" })), treeArea, addForm(project, refresh)),
       el("div", {}, editorArea, historyArea)));
   document.documentElement.style.setProperty("--accent", project.theme);
+  if (focusNode) main.querySelector(`[data-node="${focusNode}"]`)?.focus();
   if (documentID) {
     await editorView(editorArea, project, documentID);
     await historyView(historyArea, project, documentID, refresh);
@@ -57,36 +60,20 @@ function tree(project, current, refresh) {
   const list = (parent) => {
     const nodes = children(parent);
     if (nodes.length === 0) return null;
-    return el("ul", {}, nodes.map((node, index) => el("li", {},
+    return el("ul", {}, nodes.map((node, index) => el("li", dragAttributes(project, node, refresh),
       node.kind === "scene"
-        ? el("a", { href: `#/projects/${project.id}/${node.id}`, "aria-current": node.id === current ? "page" : false,
-            onkeydown: (event) => reorderByKey(event, project, nodes, index, refresh), text: node.title || "(untitled)" })
-        : el("span", { tabindex: 0, onkeydown: (event) => reorderByKey(event, project, nodes, index, refresh),
+        ? el("a", { href: `#/projects/${project.id}/${node.id}`, "aria-current": node.id === current ? "page" : false, "data-node": node.id,
+            onkeydown: onReorderKey(project, node, refresh), text: node.title || "(untitled)" })
+        : el("span", { tabindex: 0, "data-node": node.id, onkeydown: onReorderKey(project, node, refresh),
             text: `${node.label}: ${node.title}` }),
       " ",
       el("button", { class: "secondary", "aria-label": `Move ${node.title} up`, disabled: index === 0,
-        onclick: () => move(project, nodes, index, -1, refresh), text: "↑" }),
+        onclick: () => moveByKey(project, node, "ArrowUp", refresh), text: "↑" }),
       el("button", { class: "secondary", "aria-label": `Move ${node.title} down`, disabled: index === nodes.length - 1,
-        onclick: () => move(project, nodes, index, +1, refresh), text: "↓" }),
+        onclick: () => moveByKey(project, node, "ArrowDown", refresh), text: "↓" }),
       list(node.id))));
   };
   return list(null) ?? el("p", { text: "Empty." });
-}
-
-function reorderByKey(event, project, siblings, index, refresh) {
-  if (!event.altKey || (event.key !== "ArrowUp" && event.key !== "ArrowDown")) return;
-  event.preventDefault();
-  move(project, siblings, index, event.key === "ArrowUp" ? -1 : +1, refresh);
-}
-
-// Moves siblings[index] one place up or down among its siblings.
-async function move(project, siblings, index, step, refresh) {
-  const target = index + step;
-  if (target < 0 || target >= siblings.length) return;
-  const node = siblings[index];
-  const before = step < 0 ? siblings[target].id : (siblings[target + 1]?.id ?? null);
-  await api.post(`/api/projects/${project.id}/nodes/${node.id}/move`, { parent: node.parent ?? null, before });
-  await refresh();
 }
 
 function addForm(project, refresh) {
