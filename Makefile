@@ -48,6 +48,7 @@ bench: deps
 	$(SWIFT) build -c release --product vaultctl
 	$(SWIFT) build -c release --product vaultbench
 	"$$($(SWIFT) build -c release --show-bin-path)/vaultbench"
+	.build/venv/bin/python Tests/Browser/console_bench.py "$$($(SWIFT) build -c release --show-bin-path)/vaultctl"
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the release binary, the man page and the bash and zsh
 # completions (all generated from the command declarations by the binary itself), and the systemd user
