@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                               "Registers", "Writing"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
-        .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing", "Appliance"],
+        .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Registers", "Writing", "Appliance"],
                 resources: [.embedInCode("Pages")]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance", "Registers", "Writing", "Console"]),
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "Writing",
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Writing",
                                                          "TestSupport"]),
         .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
     ],

@@ -27,6 +27,7 @@ public final class ConsoleApp: Sendable {
 
     /// Stops serving; every browser session ends with it.
     public func stop() {
+        api.pairing.cancel()
         server.stop()
         credentials.endAll()
     }

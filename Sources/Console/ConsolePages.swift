@@ -26,6 +26,7 @@ enum ConsolePages {
         "/text-format.js": Page(bytes: PackageResources.text_format_js, type: "text/javascript; charset=utf-8"),
         "/reorder.js": Page(bytes: PackageResources.reorder_js, type: "text/javascript; charset=utf-8"),
         "/outline-view.js": Page(bytes: PackageResources.outline_view_js, type: "text/javascript; charset=utf-8"),
+        "/devices-view.js": Page(bytes: PackageResources.devices_view_js, type: "text/javascript; charset=utf-8"),
     ]
 
     /// The file names `all` serves, for the test that no file of Pages/ is left out.

@@ -62,6 +62,8 @@ public enum PeerChannelErrorCode: String, Sendable {
     case peerIdentityMismatch
     /// The peer refused the pairing for a reason this side did not see (its refusal is unauthenticated).
     case pairingRefused
+    /// The owner stopped waiting for a device on this side (the console's Cancel).
+    case pairingCancelled
     /// The peer said nothing within the time allowed.
     case timedOut
     /// The peer closed the connection before the pairing ended.

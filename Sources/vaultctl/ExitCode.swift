@@ -98,7 +98,7 @@ extension ExitCode {
         case .replicaTooLarge, .replicaQuotaExceeded, .egressNotCleared: self = .refused
         case .replicaNotFound, .vaultCopyNotFound: self = .noInput
         case .vaultCopyRollback, .vaultCopyTooLarge: self = .refused
-        case .pairingRefused, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
+        case .pairingRefused, .pairingCancelled, .primitiveFailure, .nonceExhausted, .handshakeOutOfOrder: self = .failure
         // A witness refused the log (a rollback, a fork, another log) or its cosignature does not verify.
         case .checkpointRollback, .checkpointFork, .inconsistentCheckpoint, .keyChainBroken, .checkpointSignatureInvalid,
              .unknownLog, .oldSizeMismatch, .cosignatureInvalid: self = .failure

@@ -382,6 +382,38 @@ def test_audit_verify(driver, console, failures):
     check_accessibility(driver, "audit", failures)
 
 
+def test_pair_a_device(driver, console, failures):
+    """The owner pairs a laptop from the devices page: the page shows a code, the laptop's real
+    'vaultctl pair join' types it, the page says it paired and lists the laptop; then forgets it."""
+    sign_in(driver, console)
+    driver.find_element(By.LINK_TEXT, "Devices").send_keys(Keys.ENTER)
+    wait_text(driver, "Pair a new device")
+    type_into(driver, "pair-address", "127.0.0.1:0")
+    driver.find_element(By.ID, "pair-address").send_keys(Keys.ENTER)
+    until(driver, lambda d: d.find_element(By.ID, "pairing-code").text.strip())
+    code = driver.find_element(By.ID, "pairing-code").text
+    address = re.search(r"Waiting on (\S+);", driver.find_element(By.TAG_NAME, "main").text).group(1)
+    check_accessibility(driver, "devices (waiting)", failures)
+    screenshot(driver, "devices-pairing")
+    laptop = os.path.join(console.root, "laptop")
+    subprocess.run([console.vaultctl, "init", "--vault", laptop, "--passphrase-file", console.passphrase, "--kdf-memory-mib", "19",
+                    "--kdf-iterations", "2", "--kdf-parallelism", "1"], check=True, capture_output=True, timeout=120)
+    joined = subprocess.run([console.vaultctl, "pair", "join", "--address", address, "--code-file", "-", "--name", "laptop",
+                             "--vault", laptop, "--passphrase-file", console.passphrase], input=code + "\n",
+                            capture_output=True, text=True, timeout=120)
+    if joined.returncode != 0:
+        failures.append("vaultctl pair join against the console failed: " + joined.stdout + joined.stderr)
+        return
+    wait_text(driver, "Paired with laptop")
+    until(driver, lambda d: "laptop" in [td.text for td in d.find_elements(By.CSS_SELECTOR, "main table td")])
+    screenshot(driver, "devices")
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Forget laptop']").send_keys(Keys.ENTER)
+    driver.switch_to.alert.accept()
+    wait_text(driver, "No device is paired yet.")
+    if "peer.revoke" not in console.run("audit", "log", "--json", unlock=False).stdout:
+        failures.append("forgetting the laptop is not in the audit log")
+
+
 # --- security --------------------------------------------------------------------------------
 
 def test_outside_resource_is_blocked(driver, console, failures):
@@ -455,7 +487,7 @@ def test_forged_requests_are_refused(driver, console, failures):
 
 
 TESTS = [test_write_a_novel_with_the_keyboard, test_outline_and_drag, test_soap_note_in_a_session, test_history_branches_and_search, test_live_change_from_the_cli,
-         test_audit_verify,
+         test_audit_verify, test_pair_a_device,
          test_outside_resource_is_blocked, test_forged_requests_are_refused]
 
 

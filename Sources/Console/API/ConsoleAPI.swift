@@ -12,6 +12,7 @@ import Writing
 struct ConsoleAPI: Sendable {
     let access: ProjectAccess
     let limits: SessionLimits
+    let pairing = DevicePairing()
 
     func handle(_ request: HTTPRequest, _ route: [String], csrf: String) throws -> HTTPResponse {
         let projects = ProjectRoutes(access: access), documents = DocumentRoutes(access: access)
@@ -43,6 +44,11 @@ struct ConsoleAPI: Sendable {
         if on(.get, "sessions") != nil { return .json(try sessions.list()) }
         if on(.post, "sessions") != nil { return .json(try sessions.start(try JSONBody(request)), status: 201) }
         if let p = on(.delete, "sessions", "*") { return .json(try sessions.end(p[0])) }
+        let devices = DeviceRoutes(vault: access.vault, pairing: pairing)
+        if on(.get, "devices") != nil { return .json(try devices.list()) }
+        if on(.post, "devices", "pairing") != nil { return .json(try devices.startPairing(try JSONBody(request)), status: 201) }
+        if on(.delete, "devices", "pairing") != nil { return .json(devices.cancelPairing()) }
+        if let p = on(.delete, "devices", "*") { return .json(try devices.revoke(p[0])) }
         if on(.get, "egress") != nil { return .json(try EgressRoutes(vault: access.vault).list()) }
         if on(.get, "audit") != nil { return .json(try audit.recent(request)) }
         if on(.post, "audit", "verify") != nil { return .json(try audit.verify()) }

@@ -7,6 +7,7 @@ import { binderView } from "./binder-view.js";
 import { sessionsView } from "./session-view.js";
 import { auditView } from "./audit-view.js";
 import { outlineView } from "./outline-view.js";
+import { devicesView } from "./devices-view.js";
 
 const main = document.getElementById("main");
 
@@ -18,6 +19,7 @@ async function route() {
     else if (parts[0] === "outline" && parts[1]) await outlineView(main, parts[1]);
     else if (parts[0] === "sessions") await sessionsView(main);
     else if (parts[0] === "audit") await auditView(main);
+    else if (parts[0] === "devices") await devicesView(main);
     else await projectsView(main);
   } catch (error) {
     replace(main, el("h1", { text: "Something went wrong" }), el("p", { role: "alert", text: error.message }));

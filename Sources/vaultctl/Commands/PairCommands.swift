@@ -28,20 +28,11 @@ enum PairCommands {
             report(pairing, this: keys.profile, json: arguments.has("--json"))
         }
 
-    /// Serves one attempt after another until a device pairs or the code dies; connections that
-    /// stay silent wait in the lobby and are dropped there, never served in turn.
+    /// Serves attempts until a device pairs or the code dies (PairingHost.serveUntilPaired).
     private static func serve(_ listener: TCPListener, host: PairingHost) throws -> FamilyPairing {
         var host = host
-        let lobby = PairingLobby(listener: listener, maximumFrameLength: PairingHost.maximumFrameLength,
-                                 timeoutSeconds: connectionTimeoutSeconds)
-        while true {
-            try host.lease.checkUsable()
-            guard let connection = try lobby.next(waitSeconds: min(1, host.lease.remainingSeconds)) else { continue }
-            do {
-                return try host.serve(connection)
-            } catch let error as PeerChannelError {
-                Output.note("vaultctl: pairing attempt from \(connection.peer) failed: \(error.message)")
-            }
+        return try host.serveUntilPaired(on: listener, connectionTimeoutSeconds: connectionTimeoutSeconds) { peer, error in
+            Output.note("vaultctl: pairing attempt from \(peer) failed: \(error.message)")
         }
     }
 

@@ -1,0 +1,67 @@
+// The owner's devices: this one's identity (its fingerprint to compare aloud), the devices paired with
+// this vault, pairing a new one with a one-time code (the other device runs 'vaultctl pair join'),
+// and forgetting one. The code is shown only while it waits and never kept anywhere in the browser.
+import * as api from "./api.js";
+import { el, replace, errorText } from "./dom.js";
+
+export async function devicesView(main) {
+  const devices = await api.get("/api/devices");
+  const pairingArea = el("section", { "aria-labelledby": "pair-heading" });
+  replace(main, el("h1", { text: "Devices" }),
+    el("p", {}, "This device: ", el("strong", { text: devices.this.name }), ", fingerprint ",
+      el("code", { id: "this-fingerprint", text: devices.this.fingerprint }), ". Compare it aloud with what the other device shows when you pair."),
+    el("h2", { text: "Paired with this vault" }), pairedTable(devices.paired, () => devicesView(main)),
+    pairingArea);
+  showPairing(pairingArea, devices.pairing, () => devicesView(main));
+}
+
+function pairedTable(paired, refresh) {
+  if (paired.length === 0) return el("p", { text: "No device is paired yet." });
+  return el("table", {}, el("thead", {}, el("tr", {}, ["Device", "Fingerprint", "Pairing", "Paired at", ""].map((h) => el("th", { scope: "col", text: h })))),
+    el("tbody", {}, paired.map((p) => {
+      const forget = el("button", { class: "danger", "aria-label": `Forget ${p.device.name}`, text: "Forget" });
+      const errors = el("span", { "aria-live": "polite" });
+      forget.addEventListener("click", async () => {
+        if (!confirm(`Forget ${p.device.name}? It can no longer connect to this vault until you pair it again.`)) return;
+        try { await api.remove(`/api/devices/${p.device.fingerprint}`); await refresh(); } catch (error) { replace(errors, errorText(error)); }
+      });
+      return el("tr", {}, el("td", { text: p.device.name }), el("td", {}, el("code", { text: p.device.fingerprint })),
+        el("td", { text: p.role === "hosted" ? "this device showed the code" : "this device typed the code" }),
+        el("td", { text: p.paired_at }), el("td", {}, forget, errors));
+    })));
+}
+
+// The pairing form, or the code while it waits (polled each second), or how the last one ended.
+function showPairing(area, pairing, refresh) {
+  const heading = el("h2", { id: "pair-heading", text: "Pair a new device" });
+  if (pairing.state === "waiting") {
+    const cancel = el("button", { class: "secondary", text: "Cancel" });
+    cancel.addEventListener("click", async () => { await api.remove("/api/devices/pairing"); await refresh(); });
+    replace(area, heading,
+      el("p", { text: "On the other device, run 'vaultctl pair join --address ADDRESS' with this device's address and the port below, and type this code:" }),
+      el("p", { class: "pairing-code", id: "pairing-code", text: pairing.code }),
+      el("p", { role: "status", text: `Waiting on ${pairing.address}; the code works for ${Math.ceil(pairing.expires_in / 60)} more minute(s)`
+        + (pairing.failed_attempts ? `, ${pairing.failed_attempts} failed attempt(s) of 3.` : ".") }),
+      el("p", { text: "Read the code to the other person; never send it over the network." }), cancel);
+    setTimeout(async () => {
+      if (!area.isConnected) return;
+      const fresh = await api.get("/api/devices").catch(() => null);
+      if (!fresh) return;
+      if (fresh.pairing.state === "waiting") showPairing(area, fresh.pairing, refresh); else await refresh();
+    }, 1000);
+    return;
+  }
+  const outcome = pairing.state === "paired"
+    ? el("p", { role: "status", class: "proof-ok", text: `Paired with ${pairing.device.name}, fingerprint ${pairing.device.fingerprint}. Compare it with 'vaultctl device' on that device.` })
+    : pairing.state === "failed" ? el("p", { role: "alert", class: "field-error", text: `The last pairing did not complete: ${pairing.reason}` }) : null;
+  const address = el("input", { id: "pair-address", value: "0.0.0.0:7420", size: 24 });
+  const errors = el("div", { "aria-live": "polite" });
+  const form = el("form", {}, el("label", { for: "pair-address", text: "Listen for the other device on (address:port)" }), address,
+    " ", el("button", { type: "submit", text: "Show a pairing code" }), errors);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try { showPairing(area, await api.post("/api/devices/pairing", { address: address.value }), refresh); }
+    catch (error) { replace(errors, errorText(error)); }
+  });
+  replace(area, heading, outcome, form);
+}

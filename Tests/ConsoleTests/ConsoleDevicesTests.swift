@@ -1,0 +1,68 @@
+import CryptoVault
+import Foundation
+import PeerChannel
+import TestSupport
+import Testing
+@testable import Console
+
+/// The devices page pairs a new device the way `vaultctl pair host` does (a real joiner on loopback
+/// types the code the page shows), lists it, and forgets it; each step is on the record.
+@Suite struct ConsoleDevicesTests {
+    @Test("the page's code pairs a real joiner; the device is listed, then forgotten; pairing and revocation are recorded")
+    func pairListAndForget() throws {
+        let fixture = try ConsoleFixture()
+        let started = try #require(try fixture.json("POST", "/api/devices/pairing", ["address": "127.0.0.1:0"]) as? [String: Any])
+        #expect(started["state"] as? String == "waiting" && started["expires_in"] as? Int ?? 0 > 290)
+        let code = try #require(started["code"] as? String), address = try #require(started["address"] as? String)
+        let again = try fixture.request("POST", "/api/devices/pairing", json: ["address": "127.0.0.1:0"])
+        #expect(again.status == 409 && again.errorCode == "conflict")
+
+        let other = try TestVault()
+        let keys = try other.unlocked.deviceKeys(named: "laptop")
+        let connection = try TCPConnection.connect(to: try SocketAddress(parsing: address), maximumFrameLength: PairingHost.maximumFrameLength,
+                                                   timeoutSeconds: 30)
+        let joined = try PairingJoiner(vault: other.unlocked, keys: keys)
+            .join(connection, code: try PairingCode(parsing: try SecureBytes(copying: Array(code.utf8))))
+        #expect(joined.peer.fingerprint == (try fixture.unlocked.deviceKeys().profile.fingerprint))
+
+        let listed = try waitFor { () -> [String: Any]? in
+            let devices = try #require(try fixture.json("GET", "/api/devices") as? [String: Any])
+            return (devices["pairing"] as? [String: Any])?["state"] as? String == "paired" ? devices : nil
+        }
+        let paired = try #require(listed["paired"] as? [[String: Any]])
+        let device = try #require(paired.first?["device"] as? [String: Any])
+        #expect(paired.count == 1 && device["name"] as? String == "laptop" && paired[0]["role"] as? String == "hosted")
+        #expect(!(try fixture.request("GET", "/api/devices").text.contains(code)))   // the spent code is not shown again
+        #expect(fixture.actions.contains("peer.pair"))
+
+        let fingerprint = try #require(device["fingerprint"] as? String)
+        _ = try fixture.json("DELETE", "/api/devices/\(fingerprint)")
+        #expect(((try fixture.json("GET", "/api/devices") as? [String: Any])?["paired"] as? [Any])?.isEmpty == true)
+        #expect(fixture.actions.last == "peer.revoke")
+        let unknown = try fixture.request("DELETE", "/api/devices/\(fingerprint)")
+        #expect(unknown.status == 404 && unknown.errorCode == "notFound")
+    }
+
+    @Test("a cancelled wait ends as failed, saying it was cancelled; a bad address is refused")
+    func cancelAndBadAddress() throws {
+        let fixture = try ConsoleFixture()
+        _ = try fixture.json("POST", "/api/devices/pairing", ["address": "127.0.0.1:0"])
+        _ = try fixture.json("DELETE", "/api/devices/pairing")
+        let ended = try waitFor { () -> [String: Any]? in
+            let pairing = (try fixture.json("GET", "/api/devices") as? [String: Any])?["pairing"] as? [String: Any]
+            return pairing?["state"] as? String == "failed" ? pairing : nil
+        }
+        #expect((ended["reason"] as? String)?.contains("cancelled") == true && ended["code"] == nil)
+        let bad = try fixture.request("POST", "/api/devices/pairing", json: ["address": "not an address"])
+        #expect(bad.status == 400 && bad.errorCode == "invalidBody")
+    }
+
+    /// Polls `probe` every 50 ms for up to 10 s.
+    private func waitFor<T>(_ probe: () throws -> T?) throws -> T {
+        for _ in 0..<200 {
+            if let value = try probe() { return value }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw FixtureError("not reached within 10 s")
+    }
+}
