@@ -19,7 +19,7 @@ enum Dispatcher {
         AuditCommands.key, AuditCommands.checkpoint, ProofCommands.prove, ProofCommands.consistency,
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash, AuditWitnessCommand.command,
         ShareCommand.command, ShareCommand.revoke, EgressCommands.check, EgressCommands.log,
-        ServeCommand.command, SessionCommands.start, SessionCommands.list, SessionCommands.end,
+        ServeCommand.command, ConsoleLaunch.attach, SessionCommands.start, SessionCommands.list, SessionCommands.end,
         DeviceCommand.command, DeviceCommand.rename, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
         PeerChannelCommands.ping, PeerChannelCommands.discover, ReplicationCommands.replicate, ReplicationCommands.restore,
         BackupCommands.backup, BackupCommands.verify, BackupCommands.restore,

@@ -43,6 +43,39 @@ struct ConsoleCommandTests {
         #expect(opened.status == 200 && (opened.json as? [String: Any])?["name"] as? String == "Intake")
     }
 
+    @Test("vaultctl console gets a new launch URL from the daemon after the printed one is spent; each works once; without a daemon or a console it exits 69 saying how")
+    func newLaunchURLFromTheDaemon() throws {
+        let vault = try CLIVault()
+        let alone = try vault.run(["console"], unlock: false)
+        #expect(alone.status == 69 && alone.stderr.contains("no daemon serves this vault") && alone.stderr.contains("serve --console"))
+
+        let serve = try CLI.start(["serve", "--console", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile])
+        defer { if serve.process.isRunning { kill(serve.process.processIdentifier, SIGTERM); serve.process.waitUntilExit() } }
+        let printed = try Self.launchURL(serve)
+        let port = try #require(URLComponents(string: printed)?.port.map(UInt16.init))
+        let local = { (url: String) in url.replacingOccurrences(of: "http://127.0.0.1:\(port)", with: "") }
+        #expect(try LoopbackHTTP.get(local(printed), port: port).status == 303)
+        let asked = try vault.run(["console", "--json"], unlock: false)
+        #expect(asked.status == 0, "\(asked.stderr)")
+        let fresh = try #require((try JSONSerialization.jsonObject(with: Data(asked.stdout.utf8)) as? [String: Any])?["url"] as? String)
+        #expect(fresh != printed && fresh.hasPrefix("http://127.0.0.1:\(port)/launch?token="))
+        #expect(try LoopbackHTTP.get(local(fresh), port: port).status == 303)
+        #expect(try LoopbackHTTP.get(local(fresh), port: port).status == 401)
+    }
+
+    @Test("vaultctl console against a daemon started without --console exits 69 and says to restart it with --console")
+    func daemonWithoutConsole() throws {
+        let vault = try CLIVault()
+        let serve = try CLI.start(["serve", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile])
+        defer { if serve.process.isRunning { kill(serve.process.processIdentifier, SIGTERM); serve.process.waitUntilExit() } }
+        var result = try vault.run(["console"], unlock: false)
+        for _ in 0..<100 where result.stderr.contains("no daemon serves") {   // until the daemon listens
+            usleep(100_000)
+            result = try vault.run(["console"], unlock: false)
+        }
+        #expect(result.status == 69 && result.stderr.contains("started without --console"), "\(result.stderr)")
+    }
+
     @Test("--console-port without --console is a usage error")
     func portNeedsConsole() throws {
         let vault = try CLIVault()

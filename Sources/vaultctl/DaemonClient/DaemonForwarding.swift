@@ -21,6 +21,8 @@ enum DaemonForwarding {
         "export", "activity", "project snapshot", "project versions", "project restore",
         // Search in the daemon answers from the index it keeps between searches (SECURITY.md §15.4).
         "search",
+        // A new launch URL comes from the console running in the daemon.
+        "console",
         // (lexicon and template list read no vault: they run in the client.)
     ]
     /// A command may run as long as a local one would; the bound only keeps a lost daemon from holding the client forever.
