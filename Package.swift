@@ -35,6 +35,9 @@ let package = Package(
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
         .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Registers", "Writing", "Appliance"],
                 resources: [.embedInCode("Pages")]),
+        // Agents (issue 18): tools, the MCP bridge, agents and their loop; CSubprocess starts MCP servers.
+        .target(name: "CSubprocess"),
+        .target(name: "Agents", dependencies: ["CSubprocess", "CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance", "Registers", "Writing", "Console"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
@@ -54,6 +57,8 @@ let package = Package(
         // every other test runs the built binary.
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Writing",
                                                          "TestSupport"]),
+        .testTarget(name: "AgentsTests", dependencies: ["Agents", "CryptoVault", "PrivilegedSession", "TestSupport"],
+                    exclude: ["MCPServers"]),
         .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
     ],
     swiftLanguageModes: [.v6]
