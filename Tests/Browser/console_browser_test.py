@@ -29,6 +29,7 @@ try:
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.support.ui import WebDriverWait
     from axe_selenium_python import Axe
 except ImportError as error:
@@ -101,7 +102,34 @@ def wait_text(driver, text):
     until(driver, lambda d: text in d.find_element(By.TAG_NAME, "body").text)
 
 
+def check_keyboard_reach(driver, page, failures):
+    """Every visible control on the page is reached by Tab alone, from the top, in a bounded walk."""
+    total = driver.execute_script("""
+        const controls = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+          .filter((e) => !e.disabled && e.tabIndex >= 0 && e.getClientRects().length > 0);
+        controls.forEach((e, i) => { e.dataset.keyboard = String(i); });
+        document.activeElement?.blur();
+        return controls.length;
+    """)
+    reached = set()
+    for _ in range(total + 10):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        index = driver.execute_script("return document.activeElement ? document.activeElement.dataset.keyboard ?? null : null")
+        if index is not None:
+            reached.add(index)
+        if len(reached) == total:
+            break
+    missing = driver.execute_script("""
+        return [...document.querySelectorAll('[data-keyboard]')].filter((e) => !arguments[0].includes(e.dataset.keyboard))
+          .map((e) => e.outerHTML.slice(0, 90));
+    """, sorted(reached))
+    if missing:
+        failures.append(f"keyboard on {page}: {len(missing)} of {total} controls not reached by Tab: {missing[:3]}")
+
+
 def check_accessibility(driver, page, failures):
+    """axe-core finds no serious or critical violation, and Tab reaches every control."""
+    check_keyboard_reach(driver, page, failures)
     axe = Axe(driver)
     axe.inject()
     results = axe.run()
@@ -122,6 +150,11 @@ def sign_in(driver, console):
     wait_text(driver, "Create a project")
 
 
+def press(element):
+    """Activates a button or link with the keyboard (focus, then Enter), as a person without a mouse does."""
+    element.send_keys(Keys.ENTER)
+
+
 def type_into(driver, element_id, text):
     element = driver.find_element(By.ID, element_id)
     element.clear()
@@ -138,7 +171,7 @@ def open_new_document(driver, console, project, title):
     sign_in(driver, console)
     type_into(driver, "new-name", project)
     select_value(driver, "new-register", "fiction")
-    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='Create']"))
     wait_text(driver, "Binder")
     type_into(driver, "node-title", title)
     driver.find_element(By.ID, "node-title").send_keys(Keys.ENTER)
@@ -257,7 +290,7 @@ def test_soap_note_in_a_session(driver, console, failures):
     select_value(driver, "new-register", "healthcare")
     select_value(driver, "new-template", "soap-note")
     type_into(driver, "new-purpose", "write up today's session")
-    driver.find_element(By.XPATH, "//button[text()='Create']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='Create']"))
     until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".editor textarea")) >= 2)
     # The session's time left is on the page and counts down (the idle limit is 5 minutes).
     countdown = lambda: driver.find_element(By.CSS_SELECTOR, ".session-bar .countdown").text
@@ -270,11 +303,11 @@ def test_soap_note_in_a_session(driver, console, failures):
     driver.get(console.origin + "/#/sessions")
     wait_text(driver, "End session")
     check_accessibility(driver, "sessions", failures)
-    driver.find_element(By.XPATH, "//button[text()='End session']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='End session']"))
     wait_text(driver, "No session is open")
     driver.get(console.origin + "/#/projects")
     wait_text(driver, "(locked)")
-    driver.find_element(By.PARTIAL_LINK_TEXT, "(locked)").click()
+    press(driver.find_element(By.PARTIAL_LINK_TEXT, "(locked)"))
     wait_text(driver, "This project is privileged")
     screenshot(driver, "locked")
     if "Intake" in driver.find_element(By.TAG_NAME, "main").text:
@@ -286,20 +319,20 @@ def test_history_branches_and_search(driver, console, failures):
     added), restore it; a suggestion made by the CLI as a branch is shown side by side, adopted
     (the text changes) and reverted (the text is back); search finds the document."""
     open_new_document(driver, console, "The harbour", "Arrival")
-    driver.find_element(By.XPATH, "//button[text()='Add a paragraph']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='Add a paragraph']"))
     driver.switch_to.active_element.send_keys("The boat came in at dawn.")
     until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
     type_into(driver, "snapshot-title", "First draft")
-    driver.find_element(By.XPATH, "//button[text()='Take a snapshot']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='Take a snapshot']"))
     wait_text(driver, "“First draft”")
     area = driver.find_element(By.CSS_SELECTOR, ".editor textarea")
     area.send_keys(Keys.END, " Gulls followed it.")
     until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
-    driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Compare version 1']").click()
+    press(driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Compare version 1']"))
     until(driver, lambda d: "Gulls" in " ".join(i.text for i in d.find_elements(By.CSS_SELECTOR, ".diff ins")))
     screenshot(driver, "history")
     check_accessibility(driver, "history", failures)
-    driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Restore version 1']").click()
+    press(driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Restore version 1']"))
     until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")] == ["The boat came in at dawn."])
     made = subprocess.run([console.vaultctl, "branch", "create", "The harbour", "Arrival", "-", "--kind", "ai-suggestion", "--by", "line editor",
                            "--vault", console.vault, "--passphrase-file", console.passphrase], input="The boat slid in at dawn.\n", capture_output=True, text=True, timeout=120)
@@ -308,14 +341,14 @@ def test_history_branches_and_search(driver, console, failures):
         return
     driver.refresh()
     button = until(driver, lambda d: d.find_element(By.CSS_SELECTOR, "button[aria-label^='Show the AI suggestion']"))
-    button.click()
+    press(button)
     wait_text(driver, "Proposed")
     screenshot(driver, "branch")
     check_accessibility(driver, "branch", failures)
-    driver.find_element(By.XPATH, "//button[text()='Adopt']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='Adopt']"))
     until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")] == ["The boat slid in at dawn."])
-    until(driver, lambda d: d.find_element(By.CSS_SELECTOR, "button[aria-label^='Show the AI suggestion']")).click()
-    until(driver, lambda d: d.find_element(By.XPATH, "//button[text()='Revert']")).click()
+    press(until(driver, lambda d: d.find_element(By.CSS_SELECTOR, "button[aria-label^='Show the AI suggestion']")))
+    press(until(driver, lambda d: d.find_element(By.XPATH, "//button[text()='Revert']")))
     until(driver, lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")] == ["The boat came in at dawn."])
     type_into(driver, "search-query", "dawn")
     driver.find_element(By.ID, "search-query").send_keys(Keys.ENTER)
@@ -326,7 +359,7 @@ def test_live_change_from_the_cli(driver, console, failures):
     """A document open in the console shows a change the CLI makes without a reload; while the
     writer is in the editor the change waits, and it appears when they leave it."""
     open_new_document(driver, console, "The harbour", "Arrival")
-    driver.find_element(By.TAG_NAME, "h1").click()
+    driver.find_element(By.ID, "search-query").send_keys("")            # focus out of the editor, by keyboard
 
     def cli_write(text):
         made = subprocess.run([console.vaultctl, "doc", "write", "The harbour", "Arrival", "-", "--vault", console.vault,
@@ -339,12 +372,12 @@ def test_live_change_from_the_cli(driver, console, failures):
 
     cli_write("Written from the terminal.\n")
     until(driver, lambda d: texts(d) == ["Written from the terminal."])
-    driver.find_element(By.CSS_SELECTOR, ".editor textarea").click()       # the writer is in the editor
+    driver.find_element(By.CSS_SELECTOR, ".editor textarea").send_keys("")  # the writer is in the editor
     cli_write("Changed again from the terminal.\n")
     time.sleep(2.5)
     if texts(driver) != ["Written from the terminal."]:
         failures.append("a change from elsewhere replaced the text while the writer was in the editor")
-    driver.find_element(By.TAG_NAME, "h1").click()                         # leaves the editor
+    driver.find_element(By.ID, "search-query").send_keys("")              # leaves the editor
     until(driver, lambda d: texts(d) == ["Changed again from the terminal."])
     screenshot(driver, "live")
 
@@ -353,11 +386,11 @@ def test_audit_verify(driver, console, failures):
     sign_in(driver, console)
     driver.get(console.origin + "/#/audit")
     wait_text(driver, "Verify the whole log")
-    driver.find_element(By.XPATH, "//button[text()='Verify the whole log']").click()
+    press(driver.find_element(By.XPATH, "//button[text()='Verify the whole log']"))
     wait_text(driver, "Verified:")
     # An entry's inclusion proof, checked by the page's own SHA-256; the same checker refuses a proof
     # moved to another index or with another root.
-    driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Check the inclusion proof']").click()
+    press(driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Check the inclusion proof']"))
     wait_text(driver, "(checked here)")
     refused = driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
