@@ -50,13 +50,18 @@ public enum BulkChaChaPoly {
     /// bytes). Returns false, with `plaintext` zeroed, when the tag does not verify.
     /// `reusing` a `Context` keeps one libcrypto context across many opens (a reader of thousands of
     /// small records), which saves allocating, setting up and cleansing one per call.
+    /// `engine` nil is `preferredEngine`.
     public static func open(_ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer,
                      key: UnsafeRawBufferPointer, nonce: UnsafePointer<UInt8>,
-                     authenticating additionalData: UnsafeRawBufferPointer = noAdditionalData, engine: Engine = preferredEngine,
+                     authenticating additionalData: UnsafeRawBufferPointer = noAdditionalData, engine: Engine? = nil,
                      reusing reused: Context? = nil) -> Bool {
         precondition(key.count == keySize && sealed.count == plaintext.count + tagSize, "bad ChaCha20-Poly1305 buffer sizes")
+        // A reused context carries the cipher it fetched: reading the lazy global for every small
+        // record went through swift_once each time.
+        let cipher: OpaquePointer?
+        if engine == .sodium { cipher = nil } else if let reused { cipher = reused.cipher } else { cipher = openSSLCipher }
         let authentic: Bool
-        if engine == .openSSL, let cipher = openSSLCipher,
+        if let cipher,
            let verdict = openSSLOpen(cipher, sealed, into: plaintext, key: key, nonce: nonce, additionalData: additionalData, reusing: reused) {
             authentic = verdict
         } else {
@@ -79,6 +84,8 @@ public enum BulkChaChaPoly {
     public final class Context {
         fileprivate let context: OpaquePointer?
         fileprivate var hasCipher = false
+        /// libcrypto's cipher (nil without it), fetched once when the context is made.
+        fileprivate let cipher: OpaquePointer? = BulkChaChaPoly.openSSLCipher
 
         public init() { context = EVP_CIPHER_CTX_new() }
 

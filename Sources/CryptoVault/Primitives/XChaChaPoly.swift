@@ -77,9 +77,12 @@ public enum XChaChaPoly {
     package static func open(_ sealed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, key: SecureBytes,
                              nonce: UnsafeRawBufferPointer, authenticating additionalData: UnsafeRawBufferPointer,
                              reusing context: BulkChaChaPoly.Context? = nil) throws {
-        try check(key: key, nonce: nonce)
-        let refused = CryptoVaultError(.authenticationFailure,
-                                       "XChaCha20-Poly1305: the message is not authentic (altered, or wrong key, nonce or associated data)")
+        // No Sodium.ensureInitialized() here: the key is a SecureBytes, whose making needed libsodium
+        // (and asking again for each of thousands of small records cost a swift_once each).
+        try checkSizes(key: key, nonce: nonce)
+        var refused: CryptoVaultError {
+            CryptoVaultError(.authenticationFailure, "XChaCha20-Poly1305: the message is not authentic (altered, or wrong key, nonce or associated data)")
+        }
         guard sealed.count >= tagSize, sealed.baseAddress != nil else { throw refused }
         guard output.count == sealed.count - tagSize else {
             throw CryptoVaultError(.invalidInput, "XChaCha20-Poly1305: the output must be the message's size less the tag")
@@ -105,6 +108,10 @@ public enum XChaChaPoly {
 
     private static func check(key: SecureBytes, nonce: UnsafeRawBufferPointer) throws {
         try Sodium.ensureInitialized()
+        try checkSizes(key: key, nonce: nonce)
+    }
+
+    private static func checkSizes(key: SecureBytes, nonce: UnsafeRawBufferPointer) throws {
         guard key.count == keySize else {
             throw CryptoVaultError(.invalidKeySize, "XChaCha20-Poly1305 needs a \(keySize)-byte key, not \(key.count) bytes")
         }

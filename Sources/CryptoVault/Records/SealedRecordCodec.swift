@@ -146,24 +146,50 @@ enum SealedRecordCodec {
     /// nothing for it. The one definition of the AD's layout (SECURITY.md §4.8).
     static func withAssociatedData<Result>(headerBytes header: UnsafeRawBufferPointer, identity: SealedRecordIdentity,
                                            _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        let location = identity.location
-        let count = associatedDataLabel.count + 1 + header.count + VaultID.size + CompartmentID.size + 4
-            + location.module.utf8.count + location.table.utf8.count + location.recordID.count + location.field.utf8.count
+        try withAssociatedData(headerBytes: header, vaultID: identity.vaultID, compartmentID: identity.compartmentID,
+                               location: identity.location, body)
+    }
+
+    /// `withAssociatedData` from the identity's parts (the version is in the header), lent rather
+    /// than copied into an identity value.
+    static func withAssociatedData<Result>(headerBytes header: UnsafeRawBufferPointer, vaultID: VaultID, compartmentID: CompartmentID,
+                                           location: SealedRecordLocation,
+                                           _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        let count = associatedDataSize(headerSize: header.count, location: location)
         return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
-            var writer = StackWriter(buffer.baseAddress!)
-            associatedDataLabel.withUnsafeBytes { writer.put($0) }
-            writer.put(0x00)
-            writer.put(header)
-            identity.vaultID.bytes.withUnsafeBytes { writer.put($0) }
-            identity.compartmentID.bytes.withUnsafeBytes { writer.put($0) }
-            writer.putPrefixed(location.module)
-            writer.putPrefixed(location.table)
-            writer.put(UInt8(truncatingIfNeeded: location.recordID.count))
-            location.recordID.withUnsafeBytes { writer.put($0) }
-            writer.putPrefixed(location.field)
-            precondition(writer.written(from: buffer.baseAddress!) == count, "sealed-record AD size")
+            writeAssociatedData(into: buffer.baseAddress!, header: header, vaultID: vaultID, compartmentID: compartmentID, location: location)
             return try body(UnsafeRawBufferPointer(buffer))
         }
+    }
+
+    /// The AD's size for `location` (at most `maximumAssociatedDataSize`).
+    static func associatedDataSize(headerSize: Int, location: SealedRecordLocation) -> Int {
+        associatedDataLabel.count + 1 + headerSize + VaultID.size + CompartmentID.size + 4
+            + location.module.utf8.count + location.table.utf8.count + location.recordID.count + location.field.utf8.count
+    }
+
+    /// The largest AD: every part of the location at its 64-byte limit.
+    static let maximumAssociatedDataSize = associatedDataLabel.count + 1 + headerSize + VaultID.size + CompartmentID.size + 4 * (1 + 64)
+
+    /// Writes the AD at `start` (room for `associatedDataSize` bytes) and returns its size: the one
+    /// definition of its layout (SECURITY.md §4.8).
+    @discardableResult
+    static func writeAssociatedData(into start: UnsafeMutableRawPointer, header: UnsafeRawBufferPointer, vaultID: VaultID,
+                                    compartmentID: CompartmentID, location: SealedRecordLocation) -> Int {
+        var writer = StackWriter(start)
+        associatedDataLabel.withUnsafeBytes { writer.put($0) }
+        writer.put(0x00)
+        writer.put(header)
+        vaultID.bytes.withUnsafeBytes { writer.put($0) }
+        compartmentID.bytes.withUnsafeBytes { writer.put($0) }
+        writer.putPrefixed(location.module)
+        writer.putPrefixed(location.table)
+        writer.put(UInt8(truncatingIfNeeded: location.recordID.count))
+        location.recordID.withUnsafeBytes { writer.put($0) }
+        writer.putPrefixed(location.field)
+        let count = writer.written(from: start)
+        precondition(count == associatedDataSize(headerSize: header.count, location: location), "sealed-record AD size")
+        return count
     }
 
     /// Appends bytes at a cursor into a buffer sized beforehand (by `withAssociatedData`).
@@ -278,6 +304,30 @@ enum SealedRecordCodec {
             }
         } catch let error as CryptoVaultError where error.code == .authenticationFailure {
             throw diagnosis(Tags(bytes: Array(sealed[5..<headerSize])), expected: Tags(identity), location: identity.location)
+        }
+    }
+
+    /// `open(bytes:identity:recordKey:into:reusing:)` from the identity's parts, lent: a batch open
+    /// makes the identity value only to say why a record failed, and builds the AD in
+    /// `associatedData` (at least `maximumAssociatedDataSize` bytes, reused from record to record).
+    static func open(bytes sealed: UnsafeRawBufferPointer, vaultID: VaultID, compartmentID: CompartmentID, keyVersion expected: UInt32,
+                     location: SealedRecordLocation, recordKey: SecureBytes,
+                     into output: UnsafeMutableRawBufferPointer, reusing context: BulkChaChaPoly.Context? = nil,
+                     associatedData: UnsafeMutableRawBufferPointer) throws {
+        let keyVersion = try Header.keyVersion(parsing: sealed)
+        guard keyVersion == expected else {
+            throw CryptoVaultError(.corruptRecord, "the sealed record says key version \(keyVersion), its row \(expected)")
+        }
+        precondition(associatedData.count >= maximumAssociatedDataSize, "sealed-record AD buffer too small")
+        let adCount = writeAssociatedData(into: associatedData.baseAddress!, header: UnsafeRawBufferPointer(rebasing: sealed[0..<headerSize]),
+                                          vaultID: vaultID, compartmentID: compartmentID, location: location)
+        do {
+            try XChaChaPoly.open(UnsafeRawBufferPointer(rebasing: sealed[(headerSize + XChaChaPoly.nonceSize)...]), into: output,
+                                 key: recordKey, nonce: UnsafeRawBufferPointer(rebasing: sealed[headerSize..<(headerSize + XChaChaPoly.nonceSize)]),
+                                 authenticating: UnsafeRawBufferPointer(rebasing: associatedData[0..<adCount]), reusing: context)
+        } catch let error as CryptoVaultError where error.code == .authenticationFailure {
+            let identity = SealedRecordIdentity(vaultID: vaultID, compartmentID: compartmentID, keyVersion: expected, location: location)
+            throw diagnosis(Tags(bytes: Array(sealed[5..<headerSize])), expected: Tags(identity), location: location)
         }
     }
 

@@ -38,6 +38,8 @@ final class SealedRecordStore {
 
     init(_ database: Database) { self.database = database }
 
+    deinit { lookupID.deallocate() }
+
     /// Calls `body` with the location's four columns bound in place (module, table, record id, field).
     private static func withBorrowed<Result>(_ location: SealedRecordLocation, _ body: ([SQLBorrowedValue]) throws -> Result) rethrows -> Result {
         var (module, table, field) = (location.module, location.table, location.field)
@@ -71,19 +73,46 @@ final class SealedRecordStore {
         }
     }
 
+    /// The module, table and field bound (copied) to `select` by the last `withRow`: a batch of
+    /// opens names one module, table and field for many record ids, so only the id is bound per record.
+    private var selectModule = "", selectTable = "", selectField = ""
+    /// The record id of the lookup in progress, bound in place (a location's id is at most 64 bytes).
+    private let lookupID = UnsafeMutableRawBufferPointer.allocate(byteCount: SealedRecordLocation.maximumRecordIDSize, alignment: 1)
+
     /// Calls `body` with the row at `location` (its compartment row, key version and sealed bytes, lent
     /// from SQLite's row buffer: valid only during the call) and returns its result, or nil if the
     /// location holds no record.
     func withRow<Result>(_ location: SealedRecordLocation,
                          _ body: (_ compartmentRowID: Int64, _ keyVersion: UInt32, _ sealed: UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        var result: Result?
+        defer { endLookup() }
+        guard let row = try beginLookup(location) else { return nil }
+        return try body(row.compartmentRowID, row.keyVersion, row.sealed)
+    }
+
+    /// The row at `location` (as `withRow` gives it), without a closure, for a batch of opens: its
+    /// sealed bytes are lent from SQLite's row buffer until `endLookup()`, which must be called before
+    /// the next lookup (and at the end, even after a throw); `location`'s record id is read by SQLite in place until then.
+    func beginLookup(_ location: SealedRecordLocation) throws -> (compartmentRowID: Int64, keyVersion: UInt32, sealed: UnsafeRawBufferPointer)? {
         let select = try select.get()
-        try Self.withBorrowed(location) { location in
-            try select.forEachRawRow(borrowing: location) { row in
-                result = try body(row.integer(at: 0), UInt32(clamping: row.integer(at: 1)), row.blobBytes(at: 2))
-            }
+        // Names are never empty, so the first lookup always binds them.
+        if location.module != selectModule || location.table != selectTable || location.field != selectField {
+            (selectModule, selectTable, selectField) = ("", "", "")
+            try select.keepBound(.text(location.module), at: 1)
+            try select.keepBound(.text(location.table), at: 2)
+            try select.keepBound(.text(location.field), at: 4)
+            (selectModule, selectTable, selectField) = (location.module, location.table, location.field)
         }
-        return result
+        // The id is bound in place from this store's own copy, which stays put until the next lookup.
+        let count = location.recordID.count
+        location.recordID.withUnsafeBytes { lookupID.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+        // The location is unique: one step finds its row or that there is none.
+        guard let row = try select.beginLookup(binding: .blob(UnsafeRawBufferPointer(rebasing: lookupID[0..<count])), at: 3) else { return nil }
+        return (row.integer(at: 0), UInt32(clamping: row.integer(at: 1)), row.blobBytes(at: 2))
+    }
+
+    /// Ends the lookup `beginLookup` began: the row's bytes are no longer lent.
+    func endLookup() {
+        if case .success(let select) = select { select.endLookup(unbinding: 3) }
     }
 
     /// Deletes the row at `location` if it belongs to `compartmentRowID`; returns whether it did.

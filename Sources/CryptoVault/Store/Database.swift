@@ -256,6 +256,41 @@ public final class PreparedStatement {
         try statement.forEachRawRow(body)
     }
 
+    /// Binds `value` at parameter `index` (from 1), copied by SQLite: it stays bound across the runs
+    /// of `firstRawRow(binding:at:_:)` that follow, until it is bound again (a run of lookups whose
+    /// other parameter changes from one to the next: the names of a batch of sealed-record opens).
+    func keepBound(_ value: SQLValue, at index: Int32) throws {
+        try statement.bind(value, at: index)
+    }
+
+    /// One lookup by a unique key: binds `parameter` in place at `index` (the others stay as
+    /// `keepBound` left them), steps once and calls `body` with the row if there is one (valid only
+    /// during the call), then resets. The in-place parameter is unbound again before returning, so
+    /// no pointer to the caller's bytes outlives the call; the kept ones stay.
+    func firstRawRow<Result>(binding parameter: SQLBorrowedValue, at index: Int32, _ body: (RawRow) throws -> Result) throws -> Result? {
+        defer { statement.resetKeepingBindings(unbinding: index) }
+        try statement.bind(borrowing: parameter, at: index)
+        return try statement.firstRawRow(body)
+    }
+
+    /// `firstRawRow(binding:at:_:)` without the closure, for the hottest loop (a batch of record
+    /// opens): the row is returned and stays valid, and the statement stays stepped, until
+    /// `endLookup(unbinding:)`, which the caller must call (before the next lookup, and at the end).
+    /// `parameter`'s bytes must stay valid until then too.
+    func beginLookup(binding parameter: SQLBorrowedValue, at index: Int32) throws -> RawRow? {
+        do {
+            try statement.bind(borrowing: parameter, at: index)
+            return try statement.firstRawRow { $0 }
+        } catch {
+            endLookup(unbinding: index)
+            throw error
+        }
+    }
+
+    func endLookup(unbinding index: Int32) {
+        statement.resetKeepingBindings(unbinding: index)
+    }
+
     /// Runs the statement with `parameters` and returns its rows.
     @discardableResult
     public func run(_ parameters: [SQLValue]) throws -> [Row] {
@@ -302,40 +337,42 @@ final class Statement {
 
     /// SQLite copies bound values (SQLITE_TRANSIENT), so the Swift buffers may go away afterwards.
     func bind(_ parameters: [SQLValue]) throws {
+        for (offset, value) in parameters.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (offset, value) in parameters.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
-            case .text(let string): status = sqlite3_bind_text(handle, index, string, -1, transient)
-            case .blob(let bytes):
-                status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
-            case .null: status = sqlite3_bind_null(handle, index)
-            }
-            guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+        let status: Int32
+        switch value {
+        case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+        case .text(let string): status = sqlite3_bind_text(handle, index, string, -1, transient)
+        case .blob(let bytes):
+            status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+        case .null: status = sqlite3_bind_null(handle, index)
         }
+        guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
     }
 
     /// SQLITE_STATIC (a nil destructor): SQLite reads the bytes where they are, during the step.
     func bind(borrowing parameters: [SQLBorrowedValue]) throws {
-        for (offset, value) in parameters.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
-            case .blob(let bytes) where bytes.isEmpty: status = sqlite3_bind_zeroblob(handle, index, 0)
-            case .blob(let bytes):
-                guard let count = Int32(exactly: bytes.count) else { throw database.databaseError(SQLITE_TOOBIG, "a blob is too large", sql: sql) }
-                status = sqlite3_bind_blob(handle, index, bytes.baseAddress, count, nil)
-            case .text(let utf8):
-                guard let count = Int32(exactly: utf8.count) else { throw database.databaseError(SQLITE_TOOBIG, "a text is too large", sql: sql) }
-                // An empty text still needs a non-null pointer, or SQLite binds NULL.
-                status = utf8.isEmpty ? sqlite3_bind_text(handle, index, "", 0, nil)
-                    : sqlite3_bind_text(handle, index, utf8.baseAddress!.assumingMemoryBound(to: CChar.self), count, nil)
-            }
-            guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+        for (offset, value) in parameters.enumerated() { try bind(borrowing: value, at: Int32(offset + 1)) }
+    }
+
+    func bind(borrowing value: SQLBorrowedValue, at index: Int32) throws {
+        let status: Int32
+        switch value {
+        case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+        case .blob(let bytes) where bytes.isEmpty: status = sqlite3_bind_zeroblob(handle, index, 0)
+        case .blob(let bytes):
+            guard let count = Int32(exactly: bytes.count) else { throw database.databaseError(SQLITE_TOOBIG, "a blob is too large", sql: sql) }
+            status = sqlite3_bind_blob(handle, index, bytes.baseAddress, count, nil)
+        case .text(let utf8):
+            guard let count = Int32(exactly: utf8.count) else { throw database.databaseError(SQLITE_TOOBIG, "a text is too large", sql: sql) }
+            // An empty text still needs a non-null pointer, or SQLite binds NULL.
+            status = utf8.isEmpty ? sqlite3_bind_text(handle, index, "", 0, nil)
+                : sqlite3_bind_text(handle, index, utf8.baseAddress!.assumingMemoryBound(to: CChar.self), count, nil)
         }
+        guard status == SQLITE_OK else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
     }
 
     func allRows() throws -> [Row] {
@@ -360,6 +397,20 @@ final class Statement {
             guard status == SQLITE_ROW else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
             try body(RawRow(handle: handle))
         }
+    }
+
+    /// The first row only (a lookup by a unique key: no second step to find there is no other).
+    func firstRawRow<Result>(_ body: (RawRow) throws -> Result) throws -> Result? {
+        let status = sqlite3_step(handle)
+        if status == SQLITE_DONE { return nil }
+        guard status == SQLITE_ROW else { throw database.databaseError(status, database.lastErrorMessage, sql: sql) }
+        return try body(RawRow(handle: handle))
+    }
+
+    /// Back to the start with the bindings kept, but parameter `index` unbound (NULL).
+    func resetKeepingBindings(unbinding index: Int32) {
+        sqlite3_reset(handle)
+        sqlite3_bind_null(handle, index)
     }
 
     /// Back to the start, bindings cleared, ready to run again.
