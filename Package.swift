@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "Registers", dependencies: ["CryptoVault"]),
         .target(name: "Writing", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "CCmark", "CZlib"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                              "Registers", "Writing"]),
+                                              "Registers", "Writing", "Agents"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
         .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Registers", "Writing", "Appliance"],
                 resources: [.embedInCode("Pages")]),
@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CSubprocess"),
         .target(name: "Agents", dependencies: ["CSubprocess", "CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                                           "Appliance", "Registers", "Writing", "Console"]),
+                                                           "Appliance", "Registers", "Writing", "Console", "Agents"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 

@@ -1,3 +1,4 @@
+import Agents
 import Appliance
 import CryptoVault
 import Foundation
@@ -30,7 +31,7 @@ enum Dispatcher {
         ExportCommand.command,
         ActivityCommand.command,
         ImportCommand.command,
-    ] + ProjectSnapshotCommands.all
+    ] + ProjectSnapshotCommands.all + AgentCommands.all
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)
 
@@ -156,6 +157,8 @@ struct FailureReport {
             self.init(message: writing.message, hint: ExitCode.hint(for: writing), exitCode: ExitCode(for: writing))
         case let appliance as ApplianceError:
             self.init(message: appliance.message, hint: ExitCode.hint(for: appliance), exitCode: ExitCode(for: appliance))
+        case let agents as AgentsError:
+            self.init(message: agents.message, exitCode: ExitCode(for: agents))
         default:
             self.init(message: "\(error)", exitCode: .failure)
         }

@@ -11,7 +11,7 @@ import Testing
 @Suite("vaultctl --json: every command prints parseable JSON or refuses it", .serialized)
 struct JSONOutputTests {
     /// Commands whose output is a file's bytes, or that are interactive: they refuse --json.
-    static let refusing: Set = ["open", "get", "serve", "demo"]
+    static let refusing: Set = ["open", "get", "serve", "demo", "ai mcp rm"]
 
     /// Commands that talk to a device over the network (whose JSON the channel tests parse:
     /// ReplicationCommandTests, AuditWitnessCommandTests, ShareOverChannelTests): here, that --json
@@ -229,6 +229,20 @@ struct JSONOutputTests {
         try walk("project rename") { try Self.json(vault, ["project", "rename", "Harbour", "Lighthouse"]) }
         try walk("project register") { try Self.json(vault, ["project", "register", "Lighthouse", "screenwriting"]) }
         try walk("project archive") { try Self.json(vault, ["project", "archive", "Lighthouse"]) }
+
+        // Agents and MCP servers (AgentCommandTests checks what they say); the server is the
+        // standard-library hostile one, which opens a session like any 2025-11-25 server.
+        try walk("ai agents") { try Self.json(vault, ["ai", "agents"], unlock: false) }
+        try walk("ai mcp add") {
+            let server = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../AgentsTests/MCPServers/hostile_mcp_server.py").standardized.path
+            let added = try CLI.run(["ai", "mcp", "add", "--json", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile,
+                                     "web", "--", "python3", server, "lying"])
+            let object = try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any]
+            #expect(added.status == 0 && object?["tools"] is [Any] && Self.badKeys(object ?? [:]).isEmpty, "\(added.stdout) \(added.stderr)")
+        }
+        try walk("ai mcp list") { try Self.json(vault, ["ai", "mcp", "list"], unlock: false) }
+        try walk("ai tools") { try Self.json(vault, ["ai", "tools", "--no-start"], unlock: false) }
 
         // The daemon's commands, through a daemon started for them.
         let started = try vault.run(["serve", "--detach"])

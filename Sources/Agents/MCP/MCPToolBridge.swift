@@ -27,19 +27,33 @@ public struct MCPToolBridge: Sendable {
     /// Lists the server's tools and registers each one it can; returns those it skipped.
     @discardableResult
     public func register(into registry: inout ToolRegistry) throws(AgentsError) -> [Skipped] {
+        let (descriptors, skipped) = try Self.descriptors(of: client)
+        var refused = skipped
+        for descriptor in descriptors {
+            do throws(AgentsError) {
+                try registry.register(descriptor, handler: MCPToolHandler(client: client, funnel: funnel))
+            } catch {
+                refused.append(Skipped(tool: descriptor.name, reason: error.message))
+            }
+        }
+        return refused
+    }
+
+    /// The server's tools as the registry would hold them, and those it could not hold, with why.
+    public static func descriptors(of client: MCPClient) throws(AgentsError) -> ([ToolDescriptor], [Skipped]) {
+        var descriptors: [ToolDescriptor] = []
         var skipped: [Skipped] = []
+        let server = client.configuration
         for tool in try client.listTools() {
             do throws(AgentsError) {
-                let descriptor = try ToolDescriptor(name: Self.registryName(server: client.configuration.name, tool: tool.name),
-                                                    summary: tool.description, inputSchema: tool.inputSchema,
-                                                    effect: client.configuration.effect,
-                                                    origin: .mcp(server: client.configuration.name, tool: tool.name))
-                try registry.register(descriptor, handler: MCPToolHandler(client: client, funnel: funnel))
+                descriptors.append(try ToolDescriptor(name: registryName(server: server.name, tool: tool.name), summary: tool.description,
+                                                      inputSchema: tool.inputSchema, effect: server.effect,
+                                                      origin: .mcp(server: server.name, tool: tool.name)))
             } catch {
                 skipped.append(Skipped(tool: tool.name, reason: error.message))
             }
         }
-        return skipped
+        return (descriptors, skipped)
     }
 }
 
