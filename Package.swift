@@ -57,7 +57,7 @@ let package = Package(
         // every other test runs the built binary.
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Writing",
                                                          "TestSupport"]),
-        .testTarget(name: "AgentsTests", dependencies: ["Agents", "CryptoVault", "PrivilegedSession", "TestSupport"],
+        .testTarget(name: "AgentsTests", dependencies: ["Agents", "CryptoVault", "PrivilegedSession", "Writing", "TestSupport"],
                     exclude: ["MCPServers"]),
         .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
     ],
