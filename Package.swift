@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PeerChannel", targets: ["PeerChannel"]),
         .library(name: "Registers", targets: ["Registers"]),
         .library(name: "Writing", targets: ["Writing"]),
+        .library(name: "Sync", targets: ["Sync"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -30,6 +31,11 @@ let package = Package(
         .target(name: "PeerChannel", dependencies: ["CryptoVault", "AuditChain"]),
         .target(name: "Registers", dependencies: ["CryptoVault"]),
         .target(name: "Writing", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "CCmark", "CZlib"]),
+        // Sync between one owner's devices (issue 17, SECURITY.md §19): change records over the writing model.
+        // Optimized even in debug builds, as PrivilegedSession is: the tests replay two real editing traces
+        // (49,000 records) through it, which unoptimized code takes minutes over.
+        .target(name: "Sync", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Writing"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                               "Registers", "Writing", "Agents"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
@@ -52,6 +58,7 @@ let package = Package(
         .testTarget(name: "PeerChannelTests", dependencies: ["PeerChannel", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault", "TestSupport"]),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Writing", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.

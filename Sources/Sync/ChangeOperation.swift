@@ -1,0 +1,58 @@
+import CryptoVault
+import Writing
+
+/// What a block holds at one point of its history: its place among the document's blocks (an
+/// order key), its kind, text and cells, or nothing (deleted). A block op writes the whole value,
+/// and `ConflictDetector` merges concurrent values field by field (SECURITY.md §19.3).
+public enum BlockValue: Sendable, Hashable {
+    case deleted
+    case present(orderKey: String, block: Block)
+
+    public var block: Block? {
+        if case .present(_, let block) = self { return block }
+        return nil
+    }
+
+    public var orderKey: String? {
+        if case .present(let key, _) = self { return key }
+        return nil
+    }
+}
+
+/// What a binder node holds: a document (Scene) or folder (Chapter) with its parent, order and
+/// title, or nothing (removed). Nodes are last-writer-wins registers: a title has no words to lose.
+public enum NodeValue: Sendable, Hashable {
+    case removed
+    case present(kind: NodeKind, parent: NodeID?, orderKey: String, title: String)
+}
+
+/// A sync conflict kept as a branch (SECURITY.md §19.3): the block's value each side wrote, the
+/// losing one proposed, so neither side's words are lost. Its id is derived from the block and the
+/// losing side's records, so every device that meets the conflict names the same branch.
+public struct SyncConflict: Sendable, Hashable {
+    public let branch: BranchID
+    public let document: NodeID
+    public let block: BlockID
+    /// The value left out of the document (proposed by the branch).
+    public let losing: BlockValue
+    /// The value the document kept.
+    public let winning: BlockValue
+
+    public init(branch: BranchID, document: NodeID, block: BlockID, losing: BlockValue, winning: BlockValue) {
+        self.branch = branch
+        self.document = document
+        self.block = block
+        self.losing = losing
+        self.winning = winning
+    }
+}
+
+/// One change of the writing model inside a change record.
+public enum ChangeOperation: Sendable, Hashable {
+    /// A binder node made, renamed, moved or removed.
+    case node(NodeID, NodeValue)
+    /// A block of `document` written, moved or deleted.
+    case block(document: NodeID, BlockID, BlockValue)
+    /// A conflict made durable: once written, its branch survives whatever later edits resolve it.
+    case conflict(SyncConflict)
+}

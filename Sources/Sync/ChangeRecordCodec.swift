@@ -1,0 +1,194 @@
+import CryptoVault
+import Writing
+
+/// The change record's one canonical encoding (SECURITY.md §19.2), and its strict, bounded parser:
+///
+///     record     = body signature:64
+///     body       = "SVCR" version:u8 (1) project:16 device:16 counter:u64be lamport:u64be
+///                  parents:u8 hash:32*            (at most 64, strictly ascending)
+///                  operations:u16be operation*    (1 to 4096)
+///     operation  = 0x01 node:16 node-value
+///                | 0x02 document:16 block:16 block-value
+///                | 0x03 branch:16 document:16 block:16 losing:block-value winning:block-value
+///     node-value = 0x00                           (removed)
+///                | 0x01 kind:u8 (1 folder, 2 document) parent:16 (16 zero bytes: the top level)
+///                       order-key:str8 title:str16
+///     block-value= 0x00                           (deleted)
+///                | 0x01 order-key:str8 length:u32be block   (block: SECURITY.md §14.4)
+///     strN       = length:uN (big-endian) UTF-8 bytes
+///
+/// The signature is Ed25519 by the device over "SealedVault change record v1" 0x00 body. The whole
+/// record is at most `maximumSize` bytes, checked before anything else is read; counter and
+/// Lamport time are at least 1; order keys follow `OrderKey`'s grammar; titles are 1 to 512 bytes
+/// without control characters; a block holds at most `WritingLimits.maximumBlockBytes` of text and
+/// cells, cells only in a table. Nothing may follow the signature.
+public enum ChangeRecordCodec {
+    public static let version: UInt8 = 1
+    public static let magic = Array("SVCR".utf8)
+    public static let maximumSize = 4 * 1024 * 1024
+    public static let maximumParents = 64
+    public static let maximumOperations = 4096
+    static let signingLabel = Array("SealedVault change record v1".utf8) + [0]
+    static let headerSize = 4 + 1 + 16 + 16 + 8 + 8
+
+    static func signingInput(_ body: [UInt8]) -> [UInt8] { signingLabel + body }
+
+    static func body(project: ProjectID, device: DeviceID, counter: UInt64, lamport: UInt64, parents: [[UInt8]],
+                     operations: [ChangeOperation]) -> [UInt8] {
+        var out = magic + [version] + project.bytes + device.bytes
+        SyncByteReader.append(counter, size: 8, to: &out)
+        SyncByteReader.append(lamport, size: 8, to: &out)
+        out.append(UInt8(parents.count))
+        for parent in parents { out += parent }
+        SyncByteReader.append(UInt64(operations.count), size: 2, to: &out)
+        for operation in operations { encode(operation, to: &out) }
+        return out
+    }
+
+    // MARK: Encoding
+
+    static func encode(_ operation: ChangeOperation, to out: inout [UInt8]) {
+        switch operation {
+        case .node(let id, let value):
+            out.append(1)
+            out += id.bytes
+            encode(value, to: &out)
+        case .block(let document, let id, let value):
+            out.append(2)
+            out += document.bytes + id.bytes
+            encode(value, to: &out)
+        case .conflict(let conflict):
+            out.append(3)
+            out += conflict.branch.bytes + conflict.document.bytes + conflict.block.bytes
+            encode(conflict.losing, to: &out)
+            encode(conflict.winning, to: &out)
+        }
+    }
+
+    static func encode(_ value: NodeValue, to out: inout [UInt8]) {
+        guard case .present(let kind, let parent, let orderKey, let title) = value else { out.append(0); return }
+        out.append(1)
+        out.append(kind == .chapter ? 1 : 2)
+        out += parent?.bytes ?? [UInt8](repeating: 0, count: 16)
+        SyncByteReader.append(orderKey, lengthSize: 1, to: &out)
+        SyncByteReader.append(title, lengthSize: 2, to: &out)
+    }
+
+    public static func encode(_ value: BlockValue, to out: inout [UInt8]) {
+        guard case .present(let orderKey, let block) = value else { out.append(0); return }
+        out.append(1)
+        SyncByteReader.append(orderKey, lengthSize: 1, to: &out)
+        let encoded = BlockEncoding.encode(block)
+        SyncByteReader.append(UInt64(encoded.count), size: 4, to: &out)
+        out += encoded
+    }
+
+    // MARK: Parsing
+
+    /// Parses a record, refusing anything outside the grammar above (`.malformedRecord`). The
+    /// signature is parsed, not checked: that needs the device's key (`SyncReplica.receive`).
+    public static func parse(_ bytes: [UInt8]) throws(SyncError) -> ChangeRecord {
+        guard bytes.count <= maximumSize else { throw SyncByteReader.malformed("over \(maximumSize) bytes") }
+        guard bytes.count >= headerSize + 1 + 2 + Ed25519.signatureSize else { throw SyncByteReader.malformed("too short") }
+        var reader = SyncByteReader(Array(bytes.dropLast(Ed25519.signatureSize)))
+        guard try reader.take(4) == magic else { throw SyncByteReader.malformed("not a change record (magic)") }
+        guard try reader.byte() == version else { throw SyncByteReader.malformed("an unknown version") }
+        let project: ProjectID = try identifier(&reader)
+        let device: DeviceID = try identifier(&reader)
+        let counter = try reader.integer(8), lamport = try reader.integer(8)
+        guard counter >= 1, lamport >= 1 else { throw SyncByteReader.malformed("a counter or Lamport time of 0") }
+        let parents = try parseParents(&reader)
+        let count = Int(try reader.integer(2))
+        guard (1...maximumOperations).contains(count) else { throw SyncByteReader.malformed("\(count) operations (1 to \(maximumOperations))") }
+        var operations: [ChangeOperation] = []
+        for _ in 0..<count { operations.append(try parseOperation(&reader)) }
+        guard reader.isAtEnd else { throw SyncByteReader.malformed("bytes after the last operation") }
+        return ChangeRecord(project: project, device: device, counter: counter, lamport: lamport, parents: parents,
+                            operations: operations, signature: Array(bytes.suffix(Ed25519.signatureSize)), encoded: bytes)
+    }
+
+    static func parseParents(_ reader: inout SyncByteReader) throws(SyncError) -> [[UInt8]] {
+        let count = Int(try reader.byte())
+        guard count <= maximumParents else { throw SyncByteReader.malformed("\(count) parents (at most \(maximumParents))") }
+        var parents: [[UInt8]] = []
+        for _ in 0..<count {
+            let parent = try reader.take(32)
+            if let last = parents.last, !last.lexicographicallyPrecedes(parent) {
+                throw SyncByteReader.malformed("parents not in strictly ascending order")
+            }
+            parents.append(parent)
+        }
+        return parents
+    }
+
+    static func parseOperation(_ reader: inout SyncByteReader) throws(SyncError) -> ChangeOperation {
+        switch try reader.byte() {
+        case 1: return .node(try identifier(&reader), try parseNodeValue(&reader))
+        case 2:
+            let document: NodeID = try identifier(&reader), block: BlockID = try identifier(&reader)
+            return .block(document: document, block, try parseBlockValue(&reader, id: block))
+        case 3:
+            let branch: BranchID = try identifier(&reader), document: NodeID = try identifier(&reader)
+            let block: BlockID = try identifier(&reader)
+            let losing = try parseBlockValue(&reader, id: block), winning = try parseBlockValue(&reader, id: block)
+            return .conflict(SyncConflict(branch: branch, document: document, block: block, losing: losing, winning: winning))
+        default: throw SyncByteReader.malformed("an unknown operation")
+        }
+    }
+
+    static func parseNodeValue(_ reader: inout SyncByteReader) throws(SyncError) -> NodeValue {
+        switch try reader.byte() {
+        case 0: return .removed
+        case 1:
+            let kind: NodeKind
+            switch try reader.byte() {
+            case 1: kind = .chapter
+            case 2: kind = .scene
+            default: throw SyncByteReader.malformed("an unknown node kind")
+            }
+            let parentBytes = try reader.take(16)
+            let parent: NodeID? = parentBytes.allSatisfy { $0 == 0 } ? nil : try NodeID.parsedForSync(parentBytes)
+            let orderKey = try parseOrderKey(&reader)
+            let title = try reader.string(lengthSize: 2, maximum: WritingLimits.maximumNameBytes)
+            guard !title.isEmpty, !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw SyncByteReader.malformed("a title that is empty or holds control characters")
+            }
+            return .present(kind: kind, parent: parent, orderKey: orderKey, title: title)
+        default: throw SyncByteReader.malformed("an unknown node value")
+        }
+    }
+
+    static func parseBlockValue(_ reader: inout SyncByteReader, id: BlockID) throws(SyncError) -> BlockValue {
+        switch try reader.byte() {
+        case 0: return .deleted
+        case 1:
+            let orderKey = try parseOrderKey(&reader)
+            let length = Int(try reader.integer(4))
+            let block: Block
+            do { block = try BlockEncoding.decode(try reader.take(length), id: id) } catch let error as WritingError {
+                throw SyncByteReader.malformed("a block: \(error.message)")
+            } catch { throw SyncByteReader.malformed("a block") }
+            let bytes = block.text.utf8.count + block.rows.reduce(0) { $0 + $1.reduce(0) { $0 + $1.utf8.count } }
+            guard bytes <= WritingLimits.maximumBlockBytes else { throw SyncByteReader.malformed("a block over \(WritingLimits.maximumBlockBytes) bytes") }
+            guard block.kind == .table || block.rows.isEmpty else { throw SyncByteReader.malformed("cells in a block that is not a table") }
+            return .present(orderKey: orderKey, block: block)
+        default: throw SyncByteReader.malformed("an unknown block value")
+        }
+    }
+
+    static func parseOrderKey(_ reader: inout SyncByteReader) throws(SyncError) -> String {
+        let key = try reader.string(lengthSize: 1, maximum: 255)
+        guard OrderKey.isValid(key) else { throw SyncByteReader.malformed("an order key outside its grammar") }
+        return key
+    }
+
+    static func identifier<Kind>(_ reader: inout SyncByteReader) throws(SyncError) -> TypedIdentifier<Kind> {
+        try TypedIdentifier<Kind>.parsedForSync(try reader.take(16))
+    }
+}
+
+extension TypedIdentifier {
+    static func parsedForSync(_ bytes: [UInt8]) throws(SyncError) -> Self {
+        do { return try Self(bytes: bytes) } catch { throw SyncByteReader.malformed(error.message) }
+    }
+}

@@ -1,0 +1,97 @@
+import CryptoVault
+import Writing
+
+/// A device's own edits as change operations: the document as the person left it, compared with
+/// what the replica shows, block by block (SECURITY.md §19.3). Blocks keep their ids, so only the
+/// blocks written, moved or deleted become operations, and a concurrent edit of another block
+/// never meets this one.
+extension SyncReplica {
+    /// Makes a document titled `title` at the top level, after every other.
+    public mutating func createDocument(titled title: String) throws -> (document: NodeID, record: ChangeRecord) {
+        let id = try NodeID.random()
+        let last = binder.values.compactMap { value -> String? in
+            if case .present(_, nil, let key, _) = value { return key }
+            return nil
+        }.max { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let record = try commit([.node(id, .present(kind: .scene, parent: nil, orderKey: OrderKey.between(last, nil), title: title))])
+        return (id, record)
+    }
+
+    /// Records the document's content as `content`, or returns nil when it is what the replica shows.
+    public mutating func edit(_ document: NodeID, to content: DocumentContent) throws -> ChangeRecord? {
+        let operations = try operations(making: document, hold: content)
+        return operations.isEmpty ? nil : try commit(operations)
+    }
+
+    /// The block operations that turn the document's current blocks into `content`'s.
+    /// `creating` says the document is made by a node operation of the same record.
+    public mutating func operations(making document: NodeID, hold content: DocumentContent, creating: Bool = false) throws -> [ChangeOperation] {
+        if !creating {
+            guard case .present(.scene, _, _, _)? = nodeValue(document) else {
+                throw SyncError(.invalidChange, "no document \(document) in the replica")
+            }
+        }
+        let current = orderedBlocks(of: document)
+        var ids = Set<BlockID>()
+        for block in content.blocks {
+            guard ids.insert(block.id).inserted else { throw SyncError(.invalidChange, "block \(block.id) appears twice") }
+            if let owner = self.document(ofBlock: block.id), owner != document {
+                throw SyncError(.invalidChange, "block \(block.id) belongs to another document")
+            }
+        }
+        let keys = Self.orderKeys(for: content.blocks.map(\.id), current: current.map { ($0.orderKey, $0.block.id) })
+        var operations: [ChangeOperation] = []
+        for (block, key) in zip(content.blocks, keys) {
+            let value = BlockValue.present(orderKey: key, block: block)
+            if blockValue(block.id) != value { operations.append(.block(document: document, block.id, value)) }
+        }
+        for (_, block) in current where !ids.contains(block.id) {
+            operations.append(.block(document: document, block.id, .deleted))
+        }
+        return operations
+    }
+
+    /// Order keys for `wanted`, keeping the current key of as many blocks as possible: those of the
+    /// longest run already in order keep theirs, every other block (new, or moved) gets a key
+    /// between its neighbours'. Keys come out strictly ascending in `wanted`'s order.
+    static func orderKeys(for wanted: [BlockID], current: [(key: String, id: BlockID)]) -> [String] {
+        let position = Dictionary(uniqueKeysWithValues: current.enumerated().map { ($1.id, $0) })
+        var keys: [String?] = Array(repeating: nil, count: wanted.count)
+        let positions = wanted.map { position[$0] }
+        for index in longestIncreasing(positions) { keys[index] = current[positions[index]!].key }
+        func below(_ a: String?, _ b: String) -> Bool { a.map { Array($0.utf8).lexicographicallyPrecedes(Array(b.utf8)) } ?? true }
+        var lower: String? = nil, index = 0
+        while index < wanted.count {
+            if let key = keys[index], below(lower, key) { lower = key; index += 1; continue }
+            var end = index
+            while end < wanted.count, !(keys[end].map { below(lower, $0) } ?? false) { end += 1 }
+            let upper = end < wanted.count ? keys[end] : nil
+            for slot in index..<end {
+                let key = OrderKey.between(lower, upper)
+                keys[slot] = key
+                lower = key
+            }
+            index = end
+        }
+        return keys.map { $0! }
+    }
+
+    /// The indices of a longest strictly increasing subsequence of the non-nil values (patience sorting).
+    static func longestIncreasing(_ values: [Int?]) -> [Int] {
+        var tails: [Int] = [], previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            guard let value else { continue }
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]]! < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result: [Int] = []
+        var cursor = tails.last ?? -1
+        while cursor >= 0 { result.append(cursor); cursor = previous[cursor] }
+        return result.reversed()
+    }
+}

@@ -1,0 +1,32 @@
+import CryptoVault
+
+/// The one error type of Sync: a code that tests and callers match on, and a message for people.
+/// Messages never quote document text; equality compares codes only.
+public typealias SyncError = CodedError<SyncErrorCode>
+
+/// Why a change record was refused, or what else went wrong. Each refusal of a peer's record is
+/// also an audit entry naming this code (SECURITY.md §19.4).
+public enum SyncErrorCode: String, Sendable {
+    /// Bytes that are not a change record: a wrong magic or version, a length past the end, a value
+    /// outside the grammar, trailing bytes, or a record over `ChangeRecord.maximumSize`.
+    case malformedRecord
+    /// A record signed by no device this vault knows for the project.
+    case unknownDevice
+    /// A signature that does not verify under the named device's key.
+    case badSignature
+    /// A record this replica already holds (the same hash): a replay.
+    case replayedRecord
+    /// A record of a project this vault has no compartment key for.
+    case unknownCompartment
+    /// A record whose counter or Lamport time contradicts its parents (a causality cycle or a
+    /// rewritten history), or a second record from one device with one counter (equivocation).
+    case causalityViolation
+    /// A record whose parents never arrived (held, then refused when the exchange ended).
+    case missingParents
+    /// A block op naming a document other than the one the block already belongs to.
+    case blockMoved
+    /// Too many records held waiting for their parents.
+    case tooManyPending
+    /// A local change that cannot be expressed (a document that does not exist, say).
+    case invalidChange
+}

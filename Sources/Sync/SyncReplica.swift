@@ -1,0 +1,265 @@
+import CryptoVault
+import Writing
+
+/// One device's copy of a project's writing model as change records (SECURITY.md §19): the
+/// records it holds, and the documents, binder and conflicts they make. What it shows is a function
+/// of the set of records alone, never of the order they arrived in, so devices holding the same
+/// records show byte-identical documents.
+///
+/// A peer's record is taken only if it parses, names this project, is signed by a device the owner
+/// paired, is not held already, and follows from its parents; a record whose parents have not
+/// arrived is held until they do (at most `maximumPending`). Every refusal is kept in `refusals`
+/// with its reason, for the caller to audit.
+public struct SyncReplica: Sendable {
+    public static let maximumPending = 10_000
+
+    public let project: ProjectID
+    /// This device's identity, or nil for a replica that only receives.
+    public let author: SyncAuthor?
+    /// The devices whose records are taken, by id: their Ed25519 public keys.
+    public private(set) var devices: [DeviceID: [UInt8]]
+
+    var history = CausalHistory()
+    private var nodes: [NodeID: NodeRegister] = [:]
+    private var blocks: [BlockID: BlockRegister] = [:]
+    private var blocksOfDocument: [NodeID: Set<BlockID>] = [:]
+    private var resolved: [BlockID: (value: BlockValue, conflicts: [SyncConflict])] = [:]
+    private var durableConflicts: [BranchID: SyncConflict] = [:]
+    private var pending: [[UInt8]: ChangeRecord] = [:]
+    public private(set) var refusals: [SyncRefusal] = []
+
+    public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
+        self.project = project
+        self.author = author
+        var devices = devices
+        if let author { devices[author.device] = author.key.publicKey }
+        self.devices = devices
+    }
+
+    // MARK: What it holds
+
+    /// The highest counter held per device: what a peer compares to send only what is missing.
+    public var versionVector: [DeviceID: UInt64] { history.versionVector }
+    public var recordCount: Int { history.entries.count }
+    public var pendingCount: Int { pending.count }
+
+    /// The records a replica at `versionVector` lacks, parents first.
+    public func records(missingFrom versionVector: [DeviceID: UInt64]) -> [ChangeRecord] {
+        history.entries.filter { $0.record.counter > versionVector[$0.record.device] ?? 0 }.map(\.record)
+    }
+
+    public func contains(_ hash: [UInt8]) -> Bool { history.contains(hash) }
+
+    // MARK: Receiving
+
+    /// Takes a peer's record bytes: applied (with any held records it completes), held until its
+    /// parents arrive, or refused with the reason (also kept in `refusals`).
+    @discardableResult
+    public mutating func receive(_ bytes: [UInt8]) -> ReceiveOutcome {
+        do {
+            return try receive(ChangeRecordCodec.parse(bytes))
+        } catch {
+            refusals.append(SyncRefusal(record: bytes.count >= 32 ? SHA256.hash(bytes) : nil, error: error))
+            return .refused(error)
+        }
+    }
+
+    @discardableResult
+    public mutating func receive(_ record: ChangeRecord) -> ReceiveOutcome {
+        do throws(SyncError) {
+            try check(record)
+            guard record.parents.allSatisfy(history.contains) else {
+                guard pending.count < Self.maximumPending else {
+                    throw SyncError(.tooManyPending, "over \(Self.maximumPending) records wait for their parents")
+                }
+                pending[record.hash] = record
+                return .held
+            }
+            try integrate(record)
+            return .applied(1 + drainPending())
+        } catch {
+            refusals.append(SyncRefusal(record: record.hash, error: error))
+            return .refused(error)
+        }
+    }
+
+    /// Ends an exchange: records still waiting for parents are refused (`.missingParents`).
+    public mutating func endExchange() {
+        for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) }) {
+            refusals.append(SyncRefusal(record: record.hash, error: SyncError(.missingParents,
+                "record \(CausalHistory.short(record.hash))'s parents never arrived")))
+        }
+        pending = [:]
+    }
+
+    private func check(_ record: ChangeRecord) throws(SyncError) {
+        guard record.project == project else {
+            throw SyncError(.unknownCompartment, "the record is for project \(record.project), which this replica holds no key for")
+        }
+        guard let key = devices[record.device] else { throw SyncError(.unknownDevice, "device \(record.device) is not one of the owner's paired devices") }
+        guard record.isSigned(by: key) else { throw SyncError(.badSignature, "record \(CausalHistory.short(record.hash))'s signature does not verify under device \(record.device)'s key") }
+        guard !history.contains(record.hash), pending[record.hash] == nil else {
+            throw SyncError(.replayedRecord, "record \(CausalHistory.short(record.hash)) is held already")
+        }
+    }
+
+    private mutating func drainPending() -> Int {
+        var applied = 0, progress = true
+        while progress {
+            progress = false
+            for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) })
+            where record.parents.allSatisfy(history.contains) {
+                pending[record.hash] = nil
+                progress = true
+                do { try integrate(record); applied += 1 } catch { refusals.append(SyncRefusal(record: record.hash, error: error)) }
+            }
+        }
+        return applied
+    }
+
+    /// Checks the operations against what is held, admits the record, then applies its operations.
+    private mutating func integrate(_ record: ChangeRecord) throws(SyncError) {
+        var seenBlocks = Set<BlockID>(), seenNodes = Set<NodeID>()
+        for operation in record.operations {
+            switch operation {
+            case .block(let document, let id, _):
+                guard seenBlocks.insert(id).inserted else { throw SyncByteReader.malformed("block \(id) written twice in one record") }
+                if let register = blocks[id], register.document != document {
+                    throw SyncError(.blockMoved, "block \(id) belongs to document \(register.document), not \(document)")
+                }
+            case .node(let id, _):
+                guard seenNodes.insert(id).inserted else { throw SyncByteReader.malformed("node \(id) written twice in one record") }
+            case .conflict: break
+            }
+        }
+        let entry = try history.admit(record)
+        for operation in record.operations { apply(operation, entry: entry) }
+    }
+
+    private mutating func apply(_ operation: ChangeOperation, entry: Int) {
+        switch operation {
+        case .node(let id, let value):
+            nodes[id, default: NodeRegister()].add(value, entry: entry, history: history)
+        case .block(let document, let id, let value):
+            blocks[id, default: BlockRegister(id: id, document: document)].add(value, entry: entry, history: history)
+            blocksOfDocument[document, default: []].insert(id)
+            resolved[id] = nil
+        case .conflict(let conflict):
+            // Two devices name a conflict's branch alike; a hostile one might not: keep the least encoding.
+            if let held = durableConflicts[conflict.branch], Self.encoding(held).lexicographicallyPrecedes(Self.encoding(conflict)) { return }
+            durableConflicts[conflict.branch] = conflict
+        }
+    }
+
+    static func encoding(_ conflict: SyncConflict) -> [UInt8] {
+        var out: [UInt8] = []
+        ChangeRecordCodec.encode(.conflict(conflict), to: &out)
+        return out
+    }
+
+    // MARK: What it shows
+
+    /// The binder's documents and folders present, by id.
+    public var binder: [NodeID: NodeValue] {
+        var result: [NodeID: NodeValue] = [:]
+        for (id, register) in nodes { if case .present = register.value(history: history) { result[id] = register.value(history: history) } }
+        return result
+    }
+
+    /// The documents' ids, in id order.
+    public var documents: [NodeID] {
+        binder.compactMap { id, value in
+            if case .present(.scene, _, _, _) = value { return id }
+            return nil
+        }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+    }
+
+    /// A document's blocks in order (by order key, then id), with their keys.
+    public mutating func orderedBlocks(of document: NodeID) -> [(orderKey: String, block: Block)] {
+        var present: [(orderKey: String, block: Block)] = []
+        for id in blocksOfDocument[document] ?? [] {
+            if case .present(let key, let block) = resolve(id).value { present.append((key, block)) }
+        }
+        return present.sorted { a, b in
+            a.orderKey == b.orderKey ? a.block.id.bytes.lexicographicallyPrecedes(b.block.id.bytes)
+                : Array(a.orderKey.utf8).lexicographicallyPrecedes(Array(b.orderKey.utf8))
+        }
+    }
+
+    public mutating func content(of document: NodeID) -> DocumentContent {
+        DocumentContent(blocks: orderedBlocks(of: document).map(\.block))
+    }
+
+    /// Every conflict met: those written into records, and those the current heads hold.
+    public mutating func conflicts() -> [SyncConflict] {
+        var all = durableConflicts
+        for conflict in liveConflicts() where all[conflict.branch] == nil { all[conflict.branch] = conflict }
+        return all.values.sorted { $0.branch.bytes.lexicographicallyPrecedes($1.branch.bytes) }
+    }
+
+    mutating func liveConflicts() -> [SyncConflict] {
+        blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { resolve($0).conflicts }
+    }
+
+    mutating func resolve(_ id: BlockID) -> (value: BlockValue, conflicts: [SyncConflict]) {
+        if let known = resolved[id] { return known }
+        // Taken out and put back, so its memo is mutated in place rather than in a copy.
+        var register = blocks.removeValue(forKey: id)!
+        let result = register.resolve(history: history)
+        blocks[id] = register
+        resolved[id] = result
+        return result
+    }
+
+    func blockValue(_ id: BlockID) -> BlockValue? { resolved[id]?.value }
+    func document(ofBlock id: BlockID) -> NodeID? { blocks[id]?.document }
+    func nodeValue(_ id: NodeID) -> NodeValue? { nodes[id]?.value(history: history) }
+
+    // MARK: Local changes
+
+    /// Makes, signs and applies this device's record of `operations`, adding every conflict the
+    /// replica holds that no record has made durable yet (so that a write resolving a conflict
+    /// carries the losing side's words with it).
+    public mutating func commit(_ operations: [ChangeOperation]) throws -> ChangeRecord {
+        guard let author else { throw SyncError(.invalidChange, "this replica only receives: it has no device key") }
+        let conflicts = liveConflicts().filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
+        let record = try ChangeRecord.make(project: project, author: author, counter: history.counter(of: author.device) + 1,
+                                           lamport: history.maximumLamport + 1,
+                                           parents: history.heads.map { history.entries[$0].record.hash },
+                                           operations: operations + conflicts)
+        try integrate(record)
+        return record
+    }
+}
+
+/// What became of a received record.
+public enum ReceiveOutcome: Sendable, Equatable {
+    /// Applied, with this many records in all (itself and the held ones it completed).
+    case applied(Int)
+    /// Held until its parents arrive.
+    case held
+    case refused(SyncError)
+}
+
+/// A refused record: its hash when it parsed far enough to have one, and why.
+public struct SyncRefusal: Sendable, Equatable {
+    public let record: [UInt8]?
+    public let error: SyncError
+}
+
+/// A binder node's history: last writer (highest rank among the heads) wins.
+struct NodeRegister: Sendable {
+    private var writes: [(entry: Int, value: NodeValue)] = []
+    private var heads: [Int] = []
+
+    mutating func add(_ value: NodeValue, entry: Int, history: CausalHistory) {
+        heads.removeAll { history.precedes(writes[$0].entry, entry) }
+        heads.append(writes.count)
+        writes.append((entry, value))
+    }
+
+    func value(history: CausalHistory) -> NodeValue {
+        let winner = heads.max { history.ranksBelow(writes[$0].entry, writes[$1].entry) }!
+        return writes[winner].value
+    }
+}

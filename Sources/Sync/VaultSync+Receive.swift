@@ -1,0 +1,123 @@
+import CryptoVault
+import Writing
+
+/// What one exchange did to the vault.
+public struct SyncReceipt: Sendable, Equatable {
+    /// Records verified and stored (with held ones they completed).
+    public let stored: Int
+    /// Records refused, each with its reason (and an audit entry).
+    public let refused: [SyncRefusal]
+    /// Documents whose content the records changed.
+    public let documentsWritten: Int
+    /// Conflicts kept as new syncConflict branches.
+    public let branchesMade: Int
+}
+
+extension VaultSync {
+    /// Takes a peer's records for `projectID`: each verified (parse, project, device, signature,
+    /// replay, causality) and stored sealed, or refused and recorded with its reason; then the
+    /// documents the records make are written into the writing model, and each conflict met for the
+    /// first time becomes a branch of kind syncConflict. Records still waiting for their parents
+    /// when the exchange ends are refused (`.missingParents`). Local edits should be committed
+    /// first (`commitLocalChanges`): what is written here replaces the documents' content.
+    public func receive(_ records: [[UInt8]], for projectID: ProjectID) throws -> SyncReceipt {
+        let project: WritingProject
+        do { project = try store.project(projectID) } catch let error as WritingError where error.code == .projectNotFound {
+            return try refuseAll(records, for: projectID)
+        }
+        var replica = try replica(of: projectID)
+        let heldBefore = replica.recordCount, refusalsBefore = replica.refusals.count
+        for bytes in records { replica.receive(bytes) }
+        replica.endExchange()
+        let fresh = replica.records(missingFrom: [:]).dropFirst(heldBefore)
+        for record in fresh {
+            try storeRecord(record, of: project)
+            try transaction.record(.syncRecordReceive, compartment: project.compartment.id, subject: projectID,
+                                   details: [.init("hash", ByteEncoding.hex(record.hash)), .init("device", record.device.hex),
+                                             .init("counter", String(record.counter))])
+        }
+        let refused = Array(replica.refusals.dropFirst(refusalsBefore))
+        for refusal in refused { try audit(refusal, project: projectID, compartment: project.compartment.id) }
+        let written = try writeDocuments(of: &replica, into: project)
+        let branches = try keepConflicts(of: &replica, in: project)
+        return SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
+    }
+
+    /// A project this vault does not hold: it has no key for the records' compartment.
+    private func refuseAll(_ records: [[UInt8]], for projectID: ProjectID) throws -> SyncReceipt {
+        let refused = records.map { bytes in
+            SyncRefusal(record: SHA256.hash(bytes), error: SyncError(.unknownCompartment, "this vault holds no project \(projectID) and no key for its compartment"))
+        }
+        for refusal in refused { try audit(refusal, project: projectID, compartment: nil) }
+        return SyncReceipt(stored: 0, refused: refused, documentsWritten: 0, branchesMade: 0)
+    }
+
+    private func audit(_ refusal: SyncRefusal, project: ProjectID, compartment: CompartmentID?) throws {
+        var details: [VaultEvent.Detail] = [.init("reason", refusal.error.code.rawValue)]
+        if let hash = refusal.record { details.append(.init("hash", ByteEncoding.hex(hash))) }
+        try transaction.record(.syncRecordRefused, compartment: compartment, subject: project, details: details)
+    }
+
+    /// Makes the vault's documents what the records show: documents made on another device are
+    /// added with their ids, titles follow, and content that differs is replaced.
+    private func writeDocuments(of replica: inout SyncReplica, into project: WritingProject) throws -> Int {
+        var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
+        let binder = replica.binder
+        // Parents before children: folders are added in as many passes as the binder is deep.
+        var missing = binder.filter { vaultNodes[$0.key] == nil }
+        for _ in 0..<WritingLimits.maximumNesting where !missing.isEmpty {
+            for (id, value) in missing.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+                guard case .present(let kind, let parent, let orderKey, let title) = value,
+                      parent.map({ vaultNodes[$0] != nil }) ?? true else { continue }
+                vaultNodes[id] = try store.addSyncedNode(id, kind, titled: title, in: project.id, under: parent, orderKey: orderKey)
+                missing[id] = nil
+            }
+        }
+        for (id, value) in binder {
+            if case .present(_, _, _, let title) = value, let node = vaultNodes[id], node.title != title {
+                try store.renameNode(id, in: project.id, to: title)
+            }
+        }
+        var written = 0
+        for document in replica.documents where vaultNodes[document] != nil {
+            let content = replica.content(of: document)
+            if try store.documentContent(of: document, in: project.id) != content {
+                try store.replaceDocumentContent(of: document, in: project.id, with: content)
+                written += 1
+            }
+        }
+        return written
+    }
+
+    /// Keeps each conflict not kept before as a syncConflict branch of its document, against a
+    /// snapshot of the document as it now is: the branch proposes the losing side's block.
+    private func keepConflicts(of replica: inout SyncReplica, in project: WritingProject) throws -> Int {
+        var made = 0
+        for conflict in replica.conflicts() {
+            guard try database.queryOne("SELECT branch_id FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)]) == nil,
+                  replica.documents.contains(conflict.document) else { continue }
+            let base = try store.createSnapshot(of: conflict.document, in: project.id)
+            let proposal = Self.proposal(conflict, in: replica.orderedBlocks(of: conflict.document))
+            let branch = try store.createBranch(of: conflict.document, in: project.id, base: base.id, content: proposal,
+                                                kind: .syncConflict, provenance: "sync conflict over block \(conflict.block.hex)")
+            try database.query("INSERT INTO sync_conflict_branches (conflict, project_id, branch_id) VALUES (?, ?, ?)",
+                               [.blob(conflict.branch.bytes), .blob(project.id.bytes), .blob(branch.id.bytes)])
+            try transaction.record(.syncConflictBranch, compartment: project.compartment.id, subject: project.id,
+                                   details: [.init("conflict", conflict.branch.hex), .init("branch", branch.id.hex),
+                                             .init("document", conflict.document.hex), .init("block", conflict.block.hex)])
+            made += 1
+        }
+        return made
+    }
+
+    /// The document with the conflict's losing value in place of the block's: the block replaced,
+    /// put back where its order key says, or taken out when the losing side deleted it.
+    static func proposal(_ conflict: SyncConflict, in blocks: [(orderKey: String, block: Block)]) -> DocumentContent {
+        var entries = blocks.filter { $0.block.id != conflict.block }
+        if case .present(let key, let block) = conflict.losing {
+            let index = entries.firstIndex { Array(key.utf8).lexicographicallyPrecedes(Array($0.orderKey.utf8)) } ?? entries.count
+            entries.insert((key, block), at: index)
+        }
+        return DocumentContent(blocks: entries.map(\.block))
+    }
+}

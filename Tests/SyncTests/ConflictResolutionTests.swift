@@ -1,0 +1,129 @@
+import CryptoVault
+import Testing
+@testable import Sync
+import Writing
+
+/// What two devices' concurrent writes of a project become (SECURITY.md §19.3), case by case.
+@Suite struct ConflictResolutionTests {
+    /// Two devices holding one document of three paragraphs, in sync.
+    static func pair(_ texts: [String] = ["one", "two", "three"]) throws -> (SyncFleet, NodeID, [Block]) {
+        var fleet = try SyncFleet(devices: 2)
+        let (document, _) = try fleet.replicas[0].createDocument(titled: "Session note")
+        let blocks = try texts.map { Block(id: try BlockID.random(), kind: .paragraph, text: $0) }
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: blocks))
+        var generator = SeededGenerator(seed: 1)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        return (fleet, document, blocks)
+    }
+
+    static func edited(_ blocks: [Block], _ index: Int, _ text: String) -> DocumentContent {
+        var blocks = blocks
+        blocks[index].text = text
+        return DocumentContent(blocks: blocks)
+    }
+
+    /// Both ways, then the documents of both devices (which must be equal).
+    static func exchange(_ fleet: inout SyncFleet, _ document: NodeID) -> DocumentContent {
+        var generator = SeededGenerator(seed: 2)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        fleet.sync(from: 1, to: 0, shuffle: &generator)
+        let first = fleet.replicas[0].content(of: document), second = fleet.replicas[1].content(of: document)
+        #expect(first.canonicalBytes == second.canonicalBytes)
+        return first
+    }
+
+    @Test func editsOfDifferentBlocksMergeWithoutConflict() throws {
+        var (fleet, document, blocks) = try Self.pair()
+        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "one, edited on the laptop"))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 2, "three, edited at the desk"))
+        let merged = Self.exchange(&fleet, document)
+        #expect(merged.blocks.map(\.text) == ["one, edited on the laptop", "two", "three, edited at the desk"])
+        #expect(fleet.replicas[0].conflicts().isEmpty)
+    }
+
+    @Test func editsOfDifferentWordsOfOneBlockMergeWordByWord() throws {
+        var (fleet, document, blocks) = try Self.pair(["the client said little today"])
+        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "the new client said little today"))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "the client said very little today"))
+        #expect(Self.exchange(&fleet, document).blocks.map(\.text) == ["the new client said very little today"])
+        #expect(fleet.replicas[1].conflicts().isEmpty)
+    }
+
+    @Test func sameWordsChangedOnBothSidesKeepOneSideAndBranchTheOther() throws {
+        var (fleet, document, blocks) = try Self.pair()
+        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 1, "laptop words"))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 1, "desk words"))
+        let merged = Self.exchange(&fleet, document)
+        let conflicts = fleet.replicas[0].conflicts()
+        #expect(conflicts == fleet.replicas[1].conflicts())
+        let conflict = try #require(conflicts.first)
+        #expect(conflicts.count == 1)
+        #expect(conflict.block == blocks[1].id)
+        let kept = merged.blocks[1].text
+        #expect(Set([kept, conflict.losing.block?.text]) == Set(["laptop words", "desk words"]))
+        #expect(conflict.winning.block?.text == kept)
+    }
+
+    @Test func aDeletedBlocksTextSurvivesInTheBranchWhenTheEditLoses() throws {
+        // Run until both winners have been seen: which side wins depends on the devices' ids.
+        var seen = Set<Bool>()
+        for _ in 0..<16 where seen.count < 2 {
+            var (fleet, document, blocks) = try Self.pair()
+            _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [blocks[0], blocks[2]]))
+            _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 1, "two, with the only copy of a finding"))
+            let merged = Self.exchange(&fleet, document)
+            let conflict = try #require(fleet.replicas[0].conflicts().first)
+            let deleteWon = merged.blocks.count == 2
+            seen.insert(deleteWon)
+            if deleteWon {
+                #expect(conflict.losing.block?.text == "two, with the only copy of a finding")
+                #expect(conflict.winning == .deleted)
+            } else {
+                #expect(merged.blocks[1].text == "two, with the only copy of a finding")
+                #expect(conflict.losing == .deleted)
+            }
+        }
+        #expect(seen == [true, false])
+    }
+
+    @Test func aMoveAndAnEditOfOneBlockBothApply() throws {
+        var (fleet, document, blocks) = try Self.pair()
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [blocks[2], blocks[0], blocks[1]]))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 2, "three, reworded"))
+        #expect(Self.exchange(&fleet, document).blocks.map(\.text) == ["three, reworded", "one", "two"])
+        #expect(fleet.replicas[0].conflicts().isEmpty)
+    }
+
+    @Test func twoMovesOfOneBlockKeepOnePlaceAndBranchTheOther() throws {
+        var (fleet, document, blocks) = try Self.pair()
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [blocks[2], blocks[0], blocks[1]]))
+        _ = try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [blocks[0], blocks[2], blocks[1]]))
+        let merged = Self.exchange(&fleet, document)
+        #expect(merged.blocks.count == 3)
+        let conflict = try #require(fleet.replicas[0].conflicts().first)
+        #expect(conflict.block == blocks[2].id)
+        #expect(conflict.losing.block?.text == "three")
+    }
+
+    @Test func aLaterEditResolvingAConflictCarriesItsBranchToDevicesThatNeverSawIt() throws {
+        var fleet = try SyncFleet(devices: 3)
+        let (document, _) = try fleet.replicas[0].createDocument(titled: "Memo")
+        let block = Block(id: try BlockID.random(), kind: .paragraph, text: "base")
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [block]))
+        var generator = SeededGenerator(seed: 3)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        var edited = block
+        edited.text = "zero"
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [edited]))
+        edited.text = "one"
+        _ = try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [edited]))
+        fleet.sync(from: 1, to: 0, shuffle: &generator)
+        edited.text = "settled"
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [edited]))
+        // Device 2 gets everything at once: it never shows the conflict live, yet holds its branch.
+        fleet.sync(from: 0, to: 2, shuffle: &generator, shuffled: true)
+        #expect(fleet.replicas[2].content(of: document).blocks.map(\.text) == ["settled"])
+        let conflict = try #require(fleet.replicas[2].conflicts().first)
+        #expect(Set([conflict.losing.block?.text, conflict.winning.block?.text]) == Set(["zero", "one"]))
+    }
+}

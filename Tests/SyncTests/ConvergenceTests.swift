@@ -1,0 +1,122 @@
+import CryptoVault
+import Testing
+@testable import Sync
+import Writing
+
+/// Three devices, random edits and partitions, in memory (issue 17's first test): after the links
+/// heal, every device shows byte-identical documents and the same conflicts, and every word typed
+/// and never deleted on purpose is in the document or a conflict's branch. The words are counted
+/// by `WordTracker`, which sees only what each device typed and removed, never the replicas' merge.
+@Suite struct ConvergenceTests {
+    static let schedules = 1_000
+
+    @Test func threeDevicesConvergeAndLoseNoWordOverRandomSchedules() throws {
+        var conflicted = 0, held = 0
+        for seed in 0..<UInt64(Self.schedules) {
+            let outcome = try Self.run(seed: seed)
+            conflicted += outcome.conflicts > 0 ? 1 : 0
+            held += outcome.held
+        }
+        // The schedules must exercise what they claim to: conflicts and out-of-order delivery.
+        #expect(conflicted > Self.schedules / 10)
+        #expect(held > 0)
+    }
+
+    /// One schedule; returns how many conflicts it ended with and how many records were held for parents.
+    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int) {
+        var generator = SeededGenerator(seed: seed)
+        var fleet = try SyncFleet(devices: 3)
+        var tracker = WordTracker()
+        let (document, _) = try fleet.replicas[0].createDocument(titled: "Case file")
+        let first = try (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+            Block(id: try BlockID.random(), kind: .paragraph, text: tracker.type(device: 0, count: 2).joined(separator: " "))
+        }
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: first))
+        fleet.healAll(&generator)
+        var linked = Set([[0, 1], [0, 2], [1, 2]])
+        var held = 0
+        for _ in 0..<Int.random(in: 8...30, using: &generator) {
+            let roll = Int.random(in: 0..<100, using: &generator)
+            if roll < 55 {
+                let device = Int.random(in: 0..<3, using: &generator)
+                let before = fleet.replicas[device].content(of: document)
+                let after = try randomEdit(of: before, device: device, tracker: &tracker, &generator)
+                tracker.edited(from: before, to: after)
+                _ = try fleet.replicas[device].edit(document, to: after)
+            } else if roll < 90 {
+                let pair = [Int.random(in: 0..<3, using: &generator), Int.random(in: 0..<3, using: &generator)]
+                guard pair[0] != pair[1], linked.contains(pair.sorted()) else { continue }
+                held += fleet.sync(from: pair[0], to: pair[1], shuffle: &generator, shuffled: Bool.random(using: &generator)).held
+            } else {
+                let link = [[0, 1], [0, 2], [1, 2]].randomElement(using: &generator)!
+                if linked.contains(link) { linked.remove(link) } else { linked.insert(link) }
+            }
+        }
+        fleet.healAll(&generator)
+        let reference = fleet.replicas[0].content(of: document)
+        let conflicts = fleet.replicas[0].conflicts()
+        for index in 1..<3 {
+            #expect(fleet.replicas[index].content(of: document).canonicalBytes == reference.canonicalBytes, "seed \(seed): device \(index) differs")
+            #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
+            #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
+        }
+        let kept = WordTracker.words(in: reference.blocks)
+            .union(WordTracker.words(in: conflicts.flatMap { [$0.losing.block, $0.winning.block].compactMap { $0 } }))
+        let lost = tracker.mustSurvive.subtracting(kept)
+        #expect(lost.isEmpty, "seed \(seed): words lost: \(lost.sorted()) document \(reference.blocks.map(\.text)) conflicts \(conflicts.map { [$0.losing.block?.text, $0.winning.block?.text] })")
+        return (conflicts.count, held)
+    }
+
+    /// A random edit a person might make: a word typed, deleted or replaced, a paragraph added,
+    /// deleted or moved.
+    static func randomEdit(of content: DocumentContent, device: Int, tracker: inout WordTracker,
+                           _ generator: inout SeededGenerator) throws -> DocumentContent {
+        var blocks = content.blocks
+        let choice = blocks.isEmpty ? 3 : Int.random(in: 0..<6, using: &generator)
+        switch choice {
+        case 0, 1, 2:
+            let index = Int.random(in: blocks.indices, using: &generator)
+            var words = blocks[index].text.split(separator: " ").map(String.init)
+            let at = Int.random(in: 0...words.count, using: &generator)
+            if choice != 0, at < words.count { words.remove(at: at) }
+            if choice != 1 { words.insert(contentsOf: tracker.type(device: device, count: 1), at: at) }
+            blocks[index].text = words.joined(separator: " ")
+        case 3:
+            let block = Block(id: try BlockID.random(), kind: .paragraph, text: tracker.type(device: device, count: 2).joined(separator: " "))
+            blocks.insert(block, at: Int.random(in: 0...blocks.count, using: &generator))
+        case 4:
+            blocks.remove(at: Int.random(in: blocks.indices, using: &generator))
+        default:
+            let block = blocks.remove(at: Int.random(in: blocks.indices, using: &generator))
+            blocks.insert(block, at: Int.random(in: 0...blocks.count, using: &generator))
+        }
+        return DocumentContent(blocks: blocks)
+    }
+}
+
+/// Every word typed, and every word a device removed from what it showed (a deliberate deletion):
+/// the words that must survive are the first less the second. Each typed word is unique.
+struct WordTracker {
+    private(set) var typed = Set<String>()
+    private(set) var deleted = Set<String>()
+    private var next = 0
+
+    var mustSurvive: Set<String> { typed.subtracting(deleted) }
+
+    mutating func type(device: Int, count: Int) -> [String] {
+        (0..<count).map { _ in
+            next += 1
+            let word = "d\(device)w\(next)"
+            typed.insert(word)
+            return word
+        }
+    }
+
+    mutating func edited(from before: DocumentContent, to after: DocumentContent) {
+        deleted.formUnion(Self.words(in: before.blocks).subtracting(Self.words(in: after.blocks)))
+    }
+
+    static func words(in blocks: [Block]) -> Set<String> {
+        Set(blocks.flatMap { $0.text.split(separator: " ").map(String.init) })
+    }
+}

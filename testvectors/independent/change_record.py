@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""An independent implementation of the change record of SECURITY.md §19.2 (sync between one owner's
+devices), written from that section and §14.4 alone; it shares no code with the Swift implementation.
+Ed25519 comes from libsodium through PyNaCl; SHA-256 from hashlib.
+
+    /usr/bin/python3 testvectors/independent/change_record.py           # write testvectors/sync/change-records.json
+    /usr/bin/python3 testvectors/independent/change_record.py --check   # exit 1 if the file differs
+
+Both modes parse every record they make with their own strict parser, check its signature, and check
+that each refused variant is refused for the reason the file states, so the file rests on records
+this code can read back.
+"""
+
+import hashlib
+import os
+import struct
+import sys
+
+from known_answer_file import write_or_check
+
+import nacl.signing
+import nacl.exceptions
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "sync", "change-records.json")
+
+MAGIC = b"SVCR"
+VERSION = 1
+SIGNING_LABEL = b"SealedVault change record v1\x00"
+CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
+DEVICE_ID_LABEL = b"SealedVault device id v1"
+MAX_SIZE = 4 * 1024 * 1024
+MAX_PARENTS = 64
+MAX_OPERATIONS = 4096
+MAX_BLOCK_TEXT = 983040
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "personBackground", "personArc",
+               "placeDescription", "documentDate", "documentReference", "documentAuthor"]
+KINDS = ["paragraph", "list-item", "quote", "table"] + ["heading-%d" % n for n in range(1, 7)] + ["field-" + s for s in FIELD_SLOTS]
+
+
+class Refused(Exception):
+    def __init__(self, code, why=""):
+        super().__init__("%s: %s" % (code, why))
+        self.code = code
+
+
+def fixed(label, n):
+    out, counter = b"", 0
+    while len(out) < n:
+        out += hashlib.sha256(b"vaultctl test vector " + label.encode() + (b"#%d" % counter if counter else b"")).digest()
+        counter += 1
+    return out[:n]
+
+
+# --- §14.2 order keys -------------------------------------------------------------------------
+
+def order_key_valid(key):
+    if not 1 <= len(key) <= 255 or any(c not in DIGITS for c in key):
+        return False
+    head = DIGITS.index(key[0])
+    if len(key) <= head:
+        return False
+    fraction = key[head + 1:]
+    if fraction.endswith("0"):
+        return False
+    return head > 0 or fraction != ""
+
+
+# --- §14.4 block encoding ---------------------------------------------------------------------
+
+def encode_block(block):
+    kind = block["kind"].encode()
+    out = bytes([1, len(kind)]) + kind
+    text = block["text"].encode()
+    out += struct.pack(">I", len(text)) + text + struct.pack(">I", len(block["rows"]))
+    for row in block["rows"]:
+        out += struct.pack(">I", len(row))
+        for cell in row:
+            cell = cell.encode()
+            out += struct.pack(">I", len(cell)) + cell
+    return out
+
+
+class Reader:
+    def __init__(self, data):
+        self.data, self.at = data, 0
+
+    def take(self, n):
+        if n < 0 or self.at + n > len(self.data):
+            raise Refused("malformedRecord", "a length runs past the end")
+        piece = self.data[self.at:self.at + n]
+        self.at += n
+        return piece
+
+    def int(self, n):
+        return int.from_bytes(self.take(n), "big")
+
+    def text(self, length_size, maximum):
+        n = self.int(length_size)
+        if n > maximum:
+            raise Refused("malformedRecord", "a string over its bound")
+        try:
+            return self.take(n).decode("utf-8")
+        except UnicodeDecodeError:
+            raise Refused("malformedRecord", "text that is not UTF-8")
+
+    def done(self):
+        return self.at == len(self.data)
+
+
+def parse_block(data):
+    r = Reader(data)
+    if r.int(1) != 1:
+        raise Refused("malformedRecord", "an unknown block encoding version")
+    kind = r.take(r.int(1)).decode("ascii", "replace")
+    if kind not in KINDS:
+        raise Refused("malformedRecord", "an unknown block kind")
+    text = r.text(4, MAX_SIZE)
+    rows = []
+    for _ in range(r.int(4)):
+        rows.append([r.text(4, MAX_SIZE) for _ in range(r.int(4))])
+    if not r.done():
+        raise Refused("malformedRecord", "bytes after the last row")
+    if len(text.encode()) + sum(len(c.encode()) for row in rows for c in row) > MAX_BLOCK_TEXT:
+        raise Refused("malformedRecord", "a block over its bound")
+    if kind != "table" and rows:
+        raise Refused("malformedRecord", "cells in a block that is not a table")
+    return {"kind": kind, "text": text, "rows": rows}
+
+
+# --- §19.2 the change record ------------------------------------------------------------------
+
+def encode_block_value(value):
+    if value is None:
+        return b"\x00"
+    key = value["order_key"].encode()
+    block = encode_block(value)
+    return b"\x01" + bytes([len(key)]) + key + struct.pack(">I", len(block)) + block
+
+
+def encode_operation(op):
+    if op["op"] == "node":
+        out = b"\x01" + bytes.fromhex(op["node"])
+        value = op["value"]
+        if value is None:
+            return out + b"\x00"
+        key, title = value["order_key"].encode(), value["title"].encode()
+        parent = bytes.fromhex(value["parent"]) if value["parent"] else bytes(16)
+        return (out + b"\x01" + bytes([1 if value["kind"] == "folder" else 2]) + parent
+                + bytes([len(key)]) + key + struct.pack(">H", len(title)) + title)
+    if op["op"] == "block":
+        return b"\x02" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + encode_block_value(op["value"])
+    return (b"\x03" + bytes.fromhex(op["branch"]) + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"])
+            + encode_block_value(op["losing"]) + encode_block_value(op["winning"]))
+
+
+def encode_body(fields):
+    parents = sorted(bytes.fromhex(p) for p in fields["parents"])
+    out = MAGIC + bytes([VERSION]) + bytes.fromhex(fields["project"]) + bytes.fromhex(fields["device"])
+    out += struct.pack(">QQ", fields["counter"], fields["lamport"]) + bytes([len(parents)]) + b"".join(parents)
+    out += struct.pack(">H", len(fields["operations"])) + b"".join(encode_operation(op) for op in fields["operations"])
+    return out
+
+
+def sign(seed, body):
+    return body + nacl.signing.SigningKey(seed).sign(SIGNING_LABEL + body).signature
+
+
+def parse_block_value(r):
+    tag = r.int(1)
+    if tag == 0:
+        return None
+    if tag != 1:
+        raise Refused("malformedRecord", "an unknown block value")
+    key = r.text(1, 255)
+    if not order_key_valid(key):
+        raise Refused("malformedRecord", "an order key outside its grammar")
+    value = parse_block(r.take(r.int(4)))
+    value["order_key"] = key
+    return value
+
+
+def parse_operation(r):
+    tag = r.int(1)
+    if tag == 1:
+        node = r.take(16).hex()
+        kind = r.int(1)
+        if kind == 0:
+            return {"op": "node", "node": node, "value": None}
+        if kind != 1:
+            raise Refused("malformedRecord", "an unknown node value")
+        node_kind = r.int(1)
+        if node_kind not in (1, 2):
+            raise Refused("malformedRecord", "an unknown node kind")
+        parent = r.take(16)
+        key = r.text(1, 255)
+        if not order_key_valid(key):
+            raise Refused("malformedRecord", "an order key outside its grammar")
+        title = r.text(2, 512)
+        if not title or any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in title):
+            raise Refused("malformedRecord", "a title that is empty or holds control characters")
+        return {"op": "node", "node": node, "value": {"kind": "folder" if node_kind == 1 else "document",
+                                                      "parent": None if parent == bytes(16) else parent.hex(),
+                                                      "order_key": key, "title": title}}
+    if tag == 2:
+        document, block = r.take(16).hex(), r.take(16).hex()
+        return {"op": "block", "document": document, "block": block, "value": parse_block_value(r)}
+    if tag == 3:
+        branch, document, block = r.take(16).hex(), r.take(16).hex(), r.take(16).hex()
+        return {"op": "conflict", "branch": branch, "document": document, "block": block,
+                "losing": parse_block_value(r), "winning": parse_block_value(r)}
+    raise Refused("malformedRecord", "an unknown operation")
+
+
+def parse(record):
+    """The record's fields, or Refused("malformedRecord"). The signature is not checked here."""
+    if len(record) > MAX_SIZE:
+        raise Refused("malformedRecord", "over 4 MiB")
+    if len(record) < 4 + 1 + 32 + 16 + 1 + 2 + 64:
+        raise Refused("malformedRecord", "too short")
+    r = Reader(record[:-64])
+    if r.take(4) != MAGIC or r.int(1) != VERSION:
+        raise Refused("malformedRecord", "not a version 1 change record")
+    fields = {"project": r.take(16).hex(), "device": r.take(16).hex(), "counter": r.int(8), "lamport": r.int(8)}
+    if fields["counter"] < 1 or fields["lamport"] < 1:
+        raise Refused("malformedRecord", "a counter or Lamport time of 0")
+    count = r.int(1)
+    if count > MAX_PARENTS:
+        raise Refused("malformedRecord", "too many parents")
+    parents = [r.take(32) for _ in range(count)]
+    if any(a >= b for a, b in zip(parents, parents[1:])):
+        raise Refused("malformedRecord", "parents not strictly ascending")
+    fields["parents"] = [p.hex() for p in parents]
+    count = r.int(2)
+    if not 1 <= count <= MAX_OPERATIONS:
+        raise Refused("malformedRecord", "1 to 4096 operations")
+    fields["operations"] = [parse_operation(r) for _ in range(count)]
+    if not r.done():
+        raise Refused("malformedRecord", "bytes after the last operation")
+    return fields
+
+
+def verify(record, public_key):
+    try:
+        nacl.signing.VerifyKey(public_key).verify(SIGNING_LABEL + record[:-64], record[-64:])
+        return True
+    except nacl.exceptions.BadSignatureError:
+        return False
+
+
+def read(record, keys):
+    """Parses and verifies: the fields, or Refused with §19.4's code."""
+    fields = parse(record)
+    if fields["device"] not in keys:
+        raise Refused("unknownDevice")
+    if not verify(record, keys[fields["device"]]):
+        raise Refused("badSignature")
+    return fields
+
+
+# --- the vectors ------------------------------------------------------------------------------
+
+def device(name):
+    seed = fixed("sync device " + name, 32)
+    public = bytes(nacl.signing.SigningKey(seed).verify_key)
+    noise = fixed("sync noise key " + name, 32)
+    return {"seed": seed.hex(), "signing_public_key": public.hex(), "noise_public_key": noise.hex(),
+            "device_id": hashlib.sha256(DEVICE_ID_LABEL + public + noise).digest()[:16].hex()}
+
+
+def block(key, kind, text, rows=None):
+    return {"order_key": key, "kind": kind, "text": text, "rows": rows or []}
+
+
+def build():
+    a, b = device("A"), device("B")
+    keys = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in (a, b)}
+    project = fixed("sync project", 16).hex()
+    doc, b1, b2, b3 = (fixed("sync id " + n, 16).hex() for n in ("document", "block 1", "block 2", "block 3"))
+    first = {"project": project, "device": a["device_id"], "counter": 1, "lamport": 1, "parents": [], "operations": [
+        {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Session 1 — intake"}},
+        {"op": "block", "document": doc, "block": b1, "value": block("1i", "heading-2", "Intake")},
+        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "Naïve résumé, e\u0301 and 🙂.")},
+    ]}
+    r1 = sign(bytes.fromhex(a["seed"]), encode_body(first))
+    h1 = hashlib.sha256(r1).hexdigest()
+    second = {"project": project, "device": b["device_id"], "counter": 1, "lamport": 2, "parents": [h1], "operations": [
+        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "Edited at the desk.")},
+        {"op": "block", "document": doc, "block": b3, "value": block("1k", "table", "", [["Drug", "Dose"], ["x", "5 mg"]])},
+        {"op": "block", "document": doc, "block": b1, "value": None},
+    ]}
+    r2 = sign(bytes.fromhex(b["seed"]), encode_body(second))
+    h2 = hashlib.sha256(r2).hexdigest()
+    losing = block("1j", "paragraph", "Edited on the laptop.")
+    winning = block("1j", "paragraph", "Edited at the desk.")
+    branch = hashlib.sha256(CONFLICT_LABEL + bytes.fromhex(b2) + bytes.fromhex(h1)).digest()[:16].hex()
+    third = {"project": project, "device": a["device_id"], "counter": 2, "lamport": 3, "parents": [h2, h1], "operations": [
+        {"op": "conflict", "branch": branch, "document": doc, "block": b2, "losing": losing, "winning": winning},
+        {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Session 1"}},
+        {"op": "node", "node": fixed("sync id folder", 16).hex(), "value": None},
+    ]}
+    r3 = sign(bytes.fromhex(a["seed"]), encode_body(third))
+    records = []
+    for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third)):
+        parsed = read(raw, keys)
+        fields = dict(fields, parents=sorted(fields["parents"]))
+        assert parsed == fields, name
+        records.append({"name": name, "record": raw.hex(), "hash": hashlib.sha256(raw).hexdigest(), "fields": parsed})
+
+    def body_variant(fields, **change):
+        return encode_body(dict(fields, **change))
+
+    variants = [
+        ("trailing byte", r1 + b"\x00", "malformedRecord"),
+        ("truncated", r1[:-1], "malformedRecord"),
+        ("wrong magic", b"SVCX" + r1[4:], "malformedRecord"),
+        ("version 2", r1[:4] + b"\x02" + r1[5:], "malformedRecord"),
+        ("counter 0", sign(bytes.fromhex(a["seed"]), body_variant(first, counter=0)), "malformedRecord"),
+        ("no operations", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[])), "malformedRecord"),
+        # The parent count is at byte 53 (after magic, version, project, device, counter and Lamport time).
+        ("parents not ascending", sign(bytes.fromhex(b["seed"]), encode_body(second)[:53] + b"\x02"
+                                       + bytes.fromhex(h1) + bytes.fromhex(h1) + encode_body(second)[54 + 32:]), "malformedRecord"),
+        ("order key with a trailing 0", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "block", "document": doc, "block": b1, "value": block("1i0", "paragraph", "x")}])), "malformedRecord"),
+        ("cells in a paragraph", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "block", "document": doc, "block": b1, "value": block("1i", "paragraph", "", [["a"]])}])), "malformedRecord"),
+        ("heading-7", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "block", "document": doc, "block": b1, "value": block("1i", "heading-7", "x")}])), "malformedRecord"),
+        ("unknown operation 4", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x04"),
+         "malformedRecord"),
+        ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
+        ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
+        ("unknown device", sign(fixed("sync device C", 32), body_variant(first, device=fixed("sync device C id", 16).hex())), "unknownDevice"),
+    ]
+    refused = []
+    for name, raw, reason in variants:
+        try:
+            read(raw, keys)
+            raise AssertionError("variant %r was not refused" % name)
+        except Refused as refusal:
+            assert refusal.code == reason, (name, str(refusal))
+        refused.append({"name": name, "record": raw.hex(), "reason": reason})
+    return {
+        "description": "Change records (SECURITY.md §19.2), written by testvectors/independent/change_record.py. "
+                       "Each record parses to `fields` and verifies under its device's key; each refused one "
+                       "is refused for `reason` (§19.4). Device ids are SHA-256(\"SealedVault device id v1\" || "
+                       "signing key || noise key)[:16].",
+        "devices": {"A": a, "B": b},
+        "records": records,
+        "refused": refused,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(write_or_check(OUT, build()))
