@@ -40,6 +40,24 @@ struct MCPToolServerTests {
         #expect(output.provenance == .outside, "what an MCP tool returns is untrusted")
     }
 
+    /// Figures, printed: how long the SDK server takes to start and answer, and a call's round trip
+    /// through the registry, the funnel (a recorded egress decision) and the server (20 calls).
+    @Test func startAndCallTimesArePrinted() throws {
+        let clock = ContinuousClock()
+        var client: MCPClient!
+        let start = try clock.measure { client = try server() }
+        let (registry, _) = try fixture.registry(for: client)
+        var calls: [Duration] = []
+        for index in 0..<20 {
+            var text = ""
+            calls.append(try clock.measure { text = try call(registry, "add", #"{"a":\#(index),"b":1}"#, reading: [fixture.blog]).text })
+            #expect(text == "\(index + 1)")
+        }
+        calls.sort()
+        print("MCP figures: SDK server start to a stateless session \(start); tools/call through registry+funnel+server: "
+              + "median \(calls[10]), slowest \(calls[19]) over 20 calls")
+    }
+
     @Test func theLegacyHandshakeIsUsedWhenTheServerDoesNotAnswerDiscover() throws {
         let client = try server(legacy: true)
         #expect(client.revision == .legacy)
