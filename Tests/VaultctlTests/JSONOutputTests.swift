@@ -244,8 +244,8 @@ struct JSONOutputTests {
         try walk("ai mcp list") { try Self.json(vault, ["ai", "mcp", "list"], unlock: false) }
         try walk("ai tools") { try Self.json(vault, ["ai", "tools", "--no-start"], unlock: false) }
 
-        // The daemon's commands, through a daemon started for them.
-        let started = try vault.run(["serve", "--detach"])
+        // The daemon's commands, through a daemon started for them (with its console, for `console`).
+        let started = try vault.run(["serve", "--detach", "--console"])
         #expect(started.status == 0, "\(started.stderr)")
         defer { _ = try? vault.run(["serve", "--stop"], unlock: false) }
         try walk("session start") {
@@ -255,6 +255,10 @@ struct JSONOutputTests {
         }
         try walk("session list") { try Self.json(vault, ["session", "list"], unlock: false) }
         try walk("session end") { try Self.json(vault, ["session", "end", "--all"], unlock: false) }
+        try walk("console") {
+            let launch = try #require(try Self.json(vault, ["console"], unlock: false) as? [String: Any])
+            #expect((launch["url"] as? String)?.hasPrefix("http://127.0.0.1:") == true, "\(launch)")
+        }
 
         for command in Self.refusing {
             walked.insert(command)

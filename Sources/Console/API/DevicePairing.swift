@@ -32,7 +32,7 @@ final class DevicePairing: Sendable {
         cancelled.store(false, ordering: .sequentiallyConsistent)
         state.withLock {
             $0 = .waiting(code: lease.code.displayed, address: "\(listener.address)",
-                          expiresAt: Date().addingTimeInterval(PairingCodeLease.lifetimeSeconds), failedAttempts: 0)
+                          expiresAt: VaultClock.system.date().addingTimeInterval(PairingCodeLease.lifetimeSeconds), failedAttempts: 0)
         }
         Thread.detachNewThread { [self] in wait(PairingHost(vault: vault, keys: keys, lease: lease), on: listener) }
     }
@@ -61,7 +61,7 @@ final class DevicePairing: Sendable {
         switch current {
         case .idle: ["state": "idle"]
         case .waiting(let code, let address, let expiresAt, let failed):
-            ["state": "waiting", "code": code, "address": address, "expires_in": max(0, Int(expiresAt.timeIntervalSinceNow)),
+            ["state": "waiting", "code": code, "address": address, "expires_in": max(0, Int(expiresAt.timeIntervalSince(VaultClock.system.date()))),
              "failed_attempts": failed]
         case .paired(let peer): ["state": "paired", "device": DeviceRoutes.json(peer)]
         case .failed(let reason): ["state": "failed", "reason": reason]

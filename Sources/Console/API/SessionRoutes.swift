@@ -1,5 +1,6 @@
 import Appliance
 import AuditChain
+import CryptoVault
 import Foundation
 import PrivilegedSession
 import Writing
@@ -26,7 +27,7 @@ struct SessionRoutes {
     /// Seconds until the session ends if nothing is read (`ends_in`: idle or the absolute limit,
     /// whichever comes first) and until it ends whatever happens (`hard_end_in`), for the page's
     /// countdown; each read or write through the session moves the idle end on.
-    static func timing(_ summary: PrivilegedProcessingSession.Summary, _ limits: SessionLimits, now: Date = Date()) -> [String: Any] {
+    static func timing(_ summary: PrivilegedProcessingSession.Summary, _ limits: SessionLimits, now: Date = VaultClock.system.date()) -> [String: Any] {
         let hardEnd = summary.startedAt.addingTimeInterval(limits.absoluteLimit)
         let end = min(summary.lastUse.addingTimeInterval(limits.idleTimeout), hardEnd)
         let seconds = { (date: Date) in max(0, Int(date.timeIntervalSince(now).rounded(.down))) }
