@@ -236,6 +236,26 @@ struct SealedRecordStoreTests {
         #expect(fixture.events(.recordSeal).compactMap { $0.details.first { $0.name == "bytes" }?.value } == values.map { String($0.count) })
     }
 
+    @Test("a batch that moves between modules, tables and fields opens each location's own value, the same record id included")
+    func batchAcrossNames() throws {
+        // The batch keeps the module, table and field bound from one lookup to the next and binds
+        // only the record id: a name left bound from the record before would find another row.
+        let fixture = try Fixture()
+        let locations = try [("writing", "blocks", "text"), ("writing", "blocks", "title"), ("writing", "notes", "text"),
+                             ("registers", "blocks", "text"), ("writing", "blocks", "text")].enumerated().map { index, names in
+            try SealedRecordLocation(module: names.0, table: names.1, recordID: [7, UInt8(index < 4 ? 1 : 2)], field: names.2)
+        }
+        let values = locations.indices.map { Array("value \($0)".utf8) }
+        try fixture.unlocked.transaction { tx in
+            for (location, value) in zip(locations, values) { try tx.sealRecord(value, at: location, in: fixture.notes) }
+        }
+        var opened: [[UInt8]] = []
+        try fixture.unlocked.transaction { tx in
+            try tx.openRecords(at: locations + [locations[0], locations[3]], in: fixture.notes) { _, plaintext in opened.append(Array(plaintext)) }
+        }
+        #expect(opened == values + [values[0], values[3]])
+    }
+
     @Test("a batch stops at the first record that does not open; the records handed over before it are recorded, and so are those a throwing sink saw")
     func batchFailureRecordsWhatWasHanded() throws {
         struct Stop: Error {}
