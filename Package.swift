@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Registers", targets: ["Registers"]),
         .library(name: "Writing", targets: ["Writing"]),
         .library(name: "Sync", targets: ["Sync"]),
+        .library(name: "Assistant", targets: ["Assistant"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -36,6 +37,8 @@ let package = Package(
         // (49,000 records) through it, which unoptimized code takes minutes over.
         .target(name: "Sync", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Writing"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // AI routing (issue 18): lanes, policy, providers over our own HTTP client, the output contract.
+        .target(name: "Assistant", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                               "Registers", "Writing", "Agents"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
@@ -45,7 +48,7 @@ let package = Package(
         .target(name: "CSubprocess"),
         .target(name: "Agents", dependencies: ["CSubprocess", "CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                                           "Appliance", "Registers", "Writing", "Console", "Agents"]),
+                                                           "Appliance", "Registers", "Writing", "Console", "Agents", "Assistant"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 
@@ -59,6 +62,8 @@ let package = Package(
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Writing", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
+        .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession",
+                                                           "TestSupport"]),
         .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.

@@ -13,7 +13,7 @@ extension EgressFunnel: EgressClearing {
         }
         let compartments = try egress.compartmentIDs.map { try vault.compartment(withID: $0) }
         let destination = Self.destination(of: egress)
-        var decision = policy.decide(destination.kind, compartments: compartments, found: false)
+        var decision = policy.decide(destination, compartments: compartments, found: false)
         if !isKnown(destination) { decision = .refuse }
         let record = EgressRecord(destination: destination.description, compartmentIDs: egress.compartmentIDs, decision: decision,
                                   findings: [:], payloadSHA256: egress.sha256, payloadSize: Int(clamping: egress.size))

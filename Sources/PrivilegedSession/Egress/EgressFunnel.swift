@@ -31,7 +31,7 @@ public final class EgressFunnel: Sendable {
             throw PrivilegedSessionError(.invalidEgressRequest, "an egress request names the compartments its content derives from")
         }
         let findings = leakGuard.scan(request.payload)
-        var decision = policy.decide(request.destination.kind, compartments: request.compartments, found: !findings.isEmpty,
+        var decision = policy.decide(request.destination, compartments: request.compartments, found: !findings.isEmpty,
                                      session: Self.openCompartment(of: request.session))
         if !isKnown(request.destination) { decision = .refuse }
         let record = EgressRecord(destination: request.destination.description, compartmentIDs: request.compartments.map(\.id),
@@ -45,8 +45,8 @@ public final class EgressFunnel: Sendable {
 
     private func release(_ request: EgressRequest, decision: EgressDecision) -> ReleasedPayload? {
         switch decision {
-        case .allow: ReleasedPayload(destination: request.destination, bytes: request.payload)
-        case .redact: ReleasedPayload(destination: request.destination, bytes: leakGuard.redact(request.payload))
+        case .allow: ReleasedPayload(destination: request.destination, bytes: request.payload, of: request.compartments)
+        case .redact: ReleasedPayload(destination: request.destination, bytes: leakGuard.redact(request.payload), of: request.compartments)
         case .refuse: nil
         }
     }

@@ -31,13 +31,22 @@ public struct EgressRule: Sendable, Equatable {
 /// reach a model or a share. Of the privileged destinations, `export` needs more than the rule: the
 /// request must be made inside an open session of that compartment (a purpose on the record), else
 /// it is refused.
+///
+/// The one way privileged content reaches a model: its owner allowed that model by name
+/// (`localModels`: per privileged compartment, the `PROVIDER/MODEL` ids of `model:` destinations),
+/// which the assistant puts here only for a provider marked local (loopback or one of the owner's
+/// devices), on the record (SECURITY.md §17.2); the provider refuses privileged content again if it
+/// is not local. Content so allowed leaves as it is (findings in privileged text are its substance).
 public struct EgressPolicy: Sendable {
     public var registerRules: [Register: EgressRule] = [:]
     public var compartmentRules: [CompartmentID: EgressRule] = [:]
+    public var localModels: [CompartmentID: Set<String>] = [:]
 
-    public init(registerRules: [Register: EgressRule] = [:], compartmentRules: [CompartmentID: EgressRule] = [:]) {
+    public init(registerRules: [Register: EgressRule] = [:], compartmentRules: [CompartmentID: EgressRule] = [:],
+                localModels: [CompartmentID: Set<String>] = [:]) {
         self.registerRules = registerRules
         self.compartmentRules = compartmentRules
+        self.localModels = localModels
     }
 
     public func rule(for compartment: VaultCompartment) -> EgressRule {
@@ -50,11 +59,14 @@ public struct EgressPolicy: Sendable {
 
     /// The strictest decision of the compartments the content derives from. `session` is the open
     /// privileged session the request was made in, if any (the caller has checked it is open).
-    func decide(_ destination: EgressDestination.Kind, compartments: [VaultCompartment], found: Bool,
+    func decide(_ destination: EgressDestination, compartments: [VaultCompartment], found: Bool,
                 session: CompartmentID? = nil) -> EgressDecision {
         compartments.map { compartment in
-            if compartment.isPrivileged, destination == .export, session != compartment.id { return .refuse }
-            return rule(for: compartment).decide(destination, found: found)
+            if compartment.isPrivileged, destination.kind == .export, session != compartment.id { return .refuse }
+            if compartment.isPrivileged, destination.kind == .model {
+                return localModels[compartment.id]?.contains(destination.id) == true ? .allow : .refuse
+            }
+            return rule(for: compartment).decide(destination.kind, found: found)
         }.max() ?? .refuse
     }
 }

@@ -23,10 +23,14 @@ public struct EgressRequest: Sendable {
 public struct ReleasedPayload: Sendable {
     public let destination: EgressDestination
     public let bytes: [UInt8]
+    /// Whether any compartment the content came from is privileged: a transport to a model checks
+    /// it against what it knows of its peer (a provider not marked local refuses it, SECURITY.md §17.2).
+    public let carriesPrivilegedContent: Bool
 
-    init(destination: EgressDestination, bytes: [UInt8]) {
+    init(destination: EgressDestination, bytes: [UInt8], of compartments: [VaultCompartment]) {
         self.destination = destination
         self.bytes = bytes
+        self.carriesPrivilegedContent = compartments.contains(where: \.isPrivileged)
     }
 }
 
