@@ -49,6 +49,7 @@ struct ConsoleAPI: Sendable {
         if on(.post, "devices", "pairing") != nil { return .json(try devices.startPairing(try JSONBody(request)), status: 201) }
         if on(.delete, "devices", "pairing") != nil { return .json(devices.cancelPairing()) }
         if let p = on(.delete, "devices", "*") { return .json(try devices.revoke(p[0])) }
+        if on(.get, "conflicts") != nil { return .json(try ConflictRoutes(access: access).list()) }
         if on(.get, "egress") != nil { return .json(try EgressRoutes(vault: access.vault).list()) }
         if on(.get, "audit") != nil { return .json(try audit.recent(request)) }
         if on(.post, "audit", "verify") != nil { return .json(try audit.verify()) }

@@ -1,17 +1,17 @@
 // The owner's devices: this one's identity (its fingerprint to compare aloud), the devices paired with
 // this vault, pairing a new one with a one-time code (the other device runs 'vaultctl pair join'),
-// and forgetting one. The code is shown only while it waits and never kept anywhere in the browser.
+// forgetting one, and the sync conflicts waiting for a decision (each a branch of its document). The code is shown only while it waits and never kept anywhere in the browser.
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
 
 export async function devicesView(main) {
-  const devices = await api.get("/api/devices");
+  const [devices, conflicts] = await Promise.all([api.get("/api/devices"), api.get("/api/conflicts")]);
   const pairingArea = el("section", { "aria-labelledby": "pair-heading" });
   replace(main, el("h1", { text: "Devices" }),
     el("p", {}, "This device: ", el("strong", { text: devices.this.name }), ", fingerprint ",
       el("code", { id: "this-fingerprint", text: devices.this.fingerprint }), ". Compare it aloud with what the other device shows when you pair."),
     el("h2", { text: "Paired with this vault" }), pairedTable(devices.paired, () => devicesView(main)),
-    pairingArea);
+    conflictList(conflicts), pairingArea);
   showPairing(pairingArea, devices.pairing, () => devicesView(main));
 }
 
@@ -29,6 +29,19 @@ function pairedTable(paired, refresh) {
         el("td", { text: p.role === "hosted" ? "this device showed the code" : "this device typed the code" }),
         el("td", { text: p.paired_at }), el("td", {}, forget, errors));
     })));
+}
+
+// Open sync conflicts: both sides' words are kept, one in the document and one in the branch, until
+// the owner adopts or discards the branch on its document's page.
+function conflictList(answer) {
+  const locked = answer.locked_projects
+    ? el("p", { class: "tag", text: `${answer.locked_projects} privileged project(s) not shown: open a session to see their conflicts.` }) : null;
+  if (answer.conflicts.length === 0) return [el("h2", { text: "Sync conflicts" }), el("p", { text: "No conflict is waiting." }), locked];
+  return [el("h2", { text: "Sync conflicts" }),
+    el("ul", { class: "conflicts" }, answer.conflicts.map((c) => el("li", {},
+      el("a", { href: `#/projects/${c.project}/${c.document}`, text: `${c.project_name}: ${c.document_title}` }),
+      ` — the other side's words kept as a branch (${c.by}), since ${new Date(c.created_at * 1000).toISOString().slice(0, 16).replace("T", " ")}`))),
+    locked];
 }
 
 // The pairing form, or the code while it waits (polled each second), or how the last one ended.
