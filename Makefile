@@ -41,9 +41,11 @@ test: build model-deps
 	$(MAKE) --no-print-directory test-model
 
 # The model tier alone: the checks that need a real model, against llama.cpp's server with
-# SmolLM2-135M-Instruct on a loopback port, started and stopped by scripts/model-server.
+# SmolLM2-135M-Instruct on a loopback port, started and stopped by scripts/model-server: a raw streamed
+# completion first, then the Swift suites named ModelTier… (skipped in the plain swift test run above).
 test-model: build model-deps
 	scripts/model-server run .build/venv/bin/python Tests/ModelTier/stream_check.py
+	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" scripts/model-server run $(SWIFT) test --filter ModelTier
 
 bench: deps
 	$(SWIFT) build -c release --product vaultctl

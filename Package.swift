@@ -46,7 +46,7 @@ let package = Package(
                 resources: [.embedInCode("Pages")]),
         // Agents (issue 18): tools, the MCP bridge, agents and their loop; CSubprocess starts MCP servers.
         .target(name: "CSubprocess"),
-        .target(name: "Agents", dependencies: ["CSubprocess", "CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
+        .target(name: "Agents", dependencies: ["CSubprocess", "CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing", "Assistant"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance", "Registers", "Writing", "Console", "Agents", "Assistant"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
@@ -69,7 +69,7 @@ let package = Package(
         // every other test runs the built binary.
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Writing",
                                                          "TestSupport"]),
-        .testTarget(name: "AgentsTests", dependencies: ["Agents", "CryptoVault", "PrivilegedSession", "Writing", "TestSupport"],
+        .testTarget(name: "AgentsTests", dependencies: ["Agents", "Assistant", "CryptoVault", "PrivilegedSession", "Writing", "TestSupport"],
                     exclude: ["MCPServers"]),
         .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
     ],
