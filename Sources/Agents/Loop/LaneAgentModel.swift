@@ -28,10 +28,19 @@ public struct LaneAgentModel: AgentModel {
                         provenance: ContentProvenance) async throws -> ModelReply {
         let request = ChatRequest(messages: turns.map { message($0, provenance) }, tools: tools.map(Self.definition), maximumTokens: maximumTokens)
         let call = try service.run(try Lane.named(lane), project: project, policy: policy, request: request) { progress($0) }
-        let usage = call.answer.usage
         return ModelReply(text: call.answer.text,
                           toolCalls: call.answer.toolCalls.map { ToolCallRequest(id: $0.id, name: $0.name, arguments: $0.arguments) },
-                          usage: TokenUsage(prompt: usage?.promptTokens ?? 0, completion: usage?.completionTokens ?? 0))
+                          usage: Self.usage(of: call))
+    }
+
+    /// The tokens the provider counted, or, when it sent no count (llama-cpp-python's server sends
+    /// none in a stream, `stream_options.include_usage` or not), an estimate of one token per four
+    /// UTF-8 bytes of the released prompt and of the answer, rounded up: the agent's token budget
+    /// must bind whatever the server reports.
+    static func usage(of call: AIService.Call) -> TokenUsage {
+        if let counted = call.answer.usage { return TokenUsage(prompt: counted.promptTokens, completion: counted.completionTokens) }
+        let answerBytes = call.answer.text.utf8.count + call.answer.toolCalls.reduce(0) { $0 + $1.arguments.utf8.count + $1.name.utf8.count }
+        return TokenUsage(prompt: (call.released.count + 3) / 4, completion: (answerBytes + 3) / 4)
     }
 
     private func message(_ turn: ConversationTurn, _ provenance: ContentProvenance) -> ChatMessage {
