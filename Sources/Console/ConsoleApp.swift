@@ -8,11 +8,13 @@ import PrivilegedSession
 /// console and the CLI see the same sessions and every action is recorded the same way.
 public final class ConsoleApp: Sendable {
     public let server: HTTPServer
-    public let credentials = ConsoleCredentials()
+    public let credentials: ConsoleCredentials
     let requestGuard: RequestGuard
     let api: ConsoleAPI
 
-    public init(vault: UnlockedVault, sessions: SessionRegistry, limits: SessionLimits, port: UInt16 = 0) throws {
+    public init(vault: UnlockedVault, sessions: SessionRegistry, limits: SessionLimits, port: UInt16 = 0,
+                credentials: ConsoleCredentials = ConsoleCredentials()) throws {
+        self.credentials = credentials
         server = try HTTPServer(port: port)
         requestGuard = RequestGuard(port: server.port, credentials: credentials)
         api = ConsoleAPI(access: ProjectAccess(vault: vault, sessions: sessions), limits: limits)
@@ -27,7 +29,7 @@ public final class ConsoleApp: Sendable {
 
     /// Stops serving; every browser session ends with it.
     public func stop() {
-        api.pairing.cancel()
+        api.pairing.stop()
         server.stop()
         credentials.endAll()
     }
@@ -55,8 +57,10 @@ public final class ConsoleApp: Sendable {
     /// page, so the token is not left in the address bar.
     private func launch(_ request: HTTPRequest) throws -> HTTPResponse {
         guard request.method == .get, let token = request.queryValue("token"), let cookie = try credentials.exchange(launchToken: token) else {
-            throw ConsoleError(.unauthenticated, "this launch link is spent or unknown: open the newest launch URL the daemon printed")
+            throw ConsoleError(.unauthenticated, "this launch link is spent, expired (10 minutes) or unknown: run 'vaultctl console' for a new one")
         }
+        // A browser signed in: on the record, as every other way into the vault is.
+        try api.access.vault.transaction { tx in try tx.record(ConsoleAuditActions.signIn) }
         let setCookie = "\(ConsoleCredentials.cookieName)=\(cookie); Path=/; HttpOnly; SameSite=Strict"
         return .redirect(to: "/", fields: [("Set-Cookie", setCookie)])
     }

@@ -408,7 +408,7 @@ def test_audit_verify(driver, console, failures):
     # An entry's inclusion proof, checked by the page's own SHA-256; the same checker refuses a proof
     # moved to another index or with another root.
     press(driver.find_element(By.CSS_SELECTOR, "button[aria-label^='Check the inclusion proof']"))
-    wait_text(driver, "(checked here)")
+    wait_text(driver, "(hashed here)")
     refused = driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
         (async () => {

@@ -16,6 +16,8 @@ import Testing
         let code = try #require(started["code"] as? String), address = try #require(started["address"] as? String)
         let again = try fixture.request("POST", "/api/devices/pairing", json: ["address": "127.0.0.1:0"])
         #expect(again.status == 409 && again.errorCode == "conflict")
+        let polled = try fixture.request("GET", "/api/devices")
+        #expect(polled.text.contains("waiting") && !polled.text.contains(code))   // the code went to the POST's answer alone
 
         let other = try TestVault()
         let keys = try other.unlocked.deviceKeys(named: "laptop")
@@ -33,7 +35,7 @@ import Testing
         let device = try #require(paired.first?["device"] as? [String: Any])
         #expect(paired.count == 1 && device["name"] as? String == "laptop" && paired[0]["role"] as? String == "hosted")
         #expect(!(try fixture.request("GET", "/api/devices").text.contains(code)))   // the spent code is not shown again
-        #expect(fixture.actions.contains("peer.pair"))
+        #expect(fixture.actions.contains("peer.pair") && fixture.actions.contains("console.pair-start"))
 
         let fingerprint = try #require(device["fingerprint"] as? String)
         _ = try fixture.json("DELETE", "/api/devices/\(fingerprint)")

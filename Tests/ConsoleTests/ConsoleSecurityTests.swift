@@ -19,6 +19,18 @@ import TestSupport
         #expect(again.status == 401 && again.errorCode == "unauthenticated" && again.field("set-cookie") == nil)
         let madeUp = try fixture.send(get: "/launch?token=" + String(repeating: "ab", count: 32))
         #expect(madeUp.status == 401)
+        #expect(fixture.actions.filter { $0 == "console.sign-in" }.count == 1)
+    }
+
+    @Test("an unspent launch URL expires, and only the newest 4 wait: a fifth drops the oldest")
+    func launchTokensExpireAndAreCapped() throws {
+        let credentials = ConsoleCredentials(launchLifetime: .milliseconds(300))
+        let tokens = try (0..<5).map { _ in try credentials.newLaunchToken() }
+        #expect(try credentials.exchange(launchToken: tokens[0]) == nil)      // dropped by the fifth
+        #expect(try credentials.exchange(launchToken: tokens[1]) != nil)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try credentials.exchange(launchToken: tokens[2]) == nil)      // expired
+        #expect(try credentials.exchange(launchToken: try credentials.newLaunchToken()) != nil)
     }
 
     @Test("without the session cookie the API answers 401 and shows nothing")

@@ -45,6 +45,8 @@ struct AuditRoutes {
     /// The export file, recorded as the CLI's `audit export` is.
     func export() throws -> HTTPResponse {
         try vault.vault.recordLocked(.auditExport)
+        // As the CLI's export does: a signed checkpoint covers everything up to the export's own entry.
+        try vault.vault.finishCommand()
         let export = try AuditLogReader(vault: vault.vault).exportBytes()
         return HTTPResponse(status: 200, fields: [("Content-Type", "application/octet-stream"),
                                                   ("Content-Disposition", "attachment; filename=\"audit-\(export.entries)-entries.vaudit\"")],

@@ -12,7 +12,11 @@ struct ConflictRoutes {
         var conflicts: [[String: Any]] = [], lockedProjects = 0
         for project in try access.projects() where !project.isArchived {
             guard access.access(for: project) != nil else { lockedProjects += 1; continue }
-            conflicts += try access.store(for: project) { store in try Self.open(in: project, store) }
+            // A session can end between the check and the read: that project is then counted as locked.
+            do { conflicts += try access.store(for: project) { store in try Self.open(in: project, store) } } catch {
+                guard ErrorMapping.consoleError(for: error).code == .sessionRequired else { throw error }
+                lockedProjects += 1
+            }
         }
         return ["conflicts": conflicts, "locked_projects": lockedProjects]
     }

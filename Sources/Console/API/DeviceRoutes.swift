@@ -20,8 +20,10 @@ struct DeviceRoutes {
         let text = try body.optionalString("address") ?? Self.defaultPairingAddress
         let address: SocketAddress
         do { address = try SocketAddress(parsing: text) } catch { throw ConsoleError(.invalidBody, "not an address and port: \(text)") }
-        try pairing.start(vault: vault, address: address)
-        return pairing.json
+        let started = try pairing.start(vault: vault, address: address)
+        var answer = pairing.json
+        answer["code"] = started.code   // to this answer alone: the page keeps it in memory while it waits
+        return answer
     }
 
     func cancelPairing() -> [String: Any] {

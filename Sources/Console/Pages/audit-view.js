@@ -45,9 +45,11 @@ function entryRow(entry) {
   check.addEventListener("click", async () => {
     try {
       const proof = await api.get(`/api/audit/entries/${entry.seq}/proof`);
-      const holds = await verifyInclusion(proof);
+      const holds = proof.index === entry.seq && await verifyInclusion(proof);
+      // The root is the daemon's word; the check shows this entry is in the tree with that root. An
+      // auditor ties the root to a signed checkpoint with 'vaultctl audit verify-export'.
       replace(cell, el("span", { role: "status", class: holds ? "proof-ok" : "proof-bad",
-        text: holds ? `In the log of ${proof.size} (checked here)` : "The proof does NOT hold" }),
+        text: holds ? `Leads to the root of ${proof.size} entries (hashed here)` : "The proof does NOT hold" }),
         el("details", {}, el("summary", { text: "Proof" }), el("pre", { text: checkCommand(proof) })));
     } catch (error) { replace(cell, errorText(error)); }
   });

@@ -23,6 +23,9 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
   const editorArea = el("section", { class: "editor", "aria-label": terms.scene.singular });
   const historyArea = el("section", { class: "history", "aria-label": "History and branches" });
   const refresh = (focus = null) => binderView(main, projectID, documentID, focus);
+  // This view owns every live handler of the page (the tree's, the editor's); drawing it again drops
+  // the last drawing's, so each change is fetched once, not once per redraw.
+  live.reset();
   const treeArea = el("div", {}, tree(project, documentID, refresh));
   // A document or folder added, moved or renamed elsewhere: the tree is drawn again, the editor left alone.
   live.subscribe(async () => {

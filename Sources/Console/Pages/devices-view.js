@@ -44,37 +44,48 @@ function conflictList(answer) {
     locked];
 }
 
-// The pairing form, or the code while it waits (polled each second), or how the last one ended.
+// The pairing form, or how the last one ended. The code comes only in the answer that started the
+// wait, and lives in this view's memory while it waits.
 function showPairing(area, pairing, refresh) {
   const heading = el("h2", { id: "pair-heading", text: "Pair a new device" });
-  if (pairing.state === "waiting") {
-    const cancel = el("button", { class: "secondary", text: "Cancel" });
-    cancel.addEventListener("click", async () => { await api.remove("/api/devices/pairing"); await refresh(); });
-    replace(area, heading,
-      el("p", { text: "On the other device, run 'vaultctl pair join --address ADDRESS' with this device's address and the port below, and type this code:" }),
-      el("p", { class: "pairing-code", id: "pairing-code", text: pairing.code }),
-      el("p", { role: "status", text: `Waiting on ${pairing.address}; the code works for ${Math.ceil(pairing.expires_in / 60)} more minute(s)`
-        + (pairing.failed_attempts ? `, ${pairing.failed_attempts} failed attempt(s) of 3.` : ".") }),
-      el("p", { text: "Read the code to the other person; never send it over the network." }), cancel);
-    setTimeout(async () => {
-      if (!area.isConnected) return;
-      const fresh = await api.get("/api/devices").catch(() => null);
-      if (!fresh) return;
-      if (fresh.pairing.state === "waiting") showPairing(area, fresh.pairing, refresh); else await refresh();
-    }, 1000);
-    return;
-  }
   const outcome = pairing.state === "paired"
     ? el("p", { role: "status", class: "proof-ok", text: `Paired with ${pairing.device.name}, fingerprint ${pairing.device.fingerprint}. Compare it with 'vaultctl device' on that device.` })
-    : pairing.state === "failed" ? el("p", { role: "alert", class: "field-error", text: `The last pairing did not complete: ${pairing.reason}` }) : null;
+    : pairing.state === "failed" ? el("p", { role: "alert", class: "field-error", text: `The last pairing did not complete: ${pairing.reason}` })
+    : pairing.state === "waiting" ? el("p", { role: "status", text: `A pairing started elsewhere is waiting on ${pairing.address}.` }) : null;
   const address = el("input", { id: "pair-address", value: "0.0.0.0:7420", size: 24 });
   const errors = el("div", { "aria-live": "polite" });
   const form = el("form", {}, el("label", { for: "pair-address", text: "Listen for the other device on (address:port)" }), address,
     " ", el("button", { type: "submit", text: "Show a pairing code" }), errors);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    try { showPairing(area, await api.post("/api/devices/pairing", { address: address.value }), refresh); }
-    catch (error) { replace(errors, errorText(error)); }
+    try {
+      const started = await api.post("/api/devices/pairing", { address: address.value });
+      showWaiting(area, heading, started, refresh);
+    } catch (error) { replace(errors, errorText(error)); }
   });
   replace(area, heading, outcome, form);
+}
+
+// The code while the daemon waits: drawn once, its status line updated in place each second (so the
+// focus stays where it is and a screen reader is not told everything again), until it ends.
+function showWaiting(area, heading, started, refresh) {
+  const status = el("p", { role: "status" });
+  const describe = (p) => `Waiting on ${p.address}; the code works for ${Math.ceil(p.expires_in / 60)} more minute(s)`
+    + (p.failed_attempts ? `, ${p.failed_attempts} failed attempt(s) of 3.` : ".");
+  status.textContent = describe(started);
+  const cancel = el("button", { class: "secondary", text: "Cancel" });
+  cancel.addEventListener("click", async () => { await api.remove("/api/devices/pairing"); await refresh(); });
+  replace(area, heading,
+    el("p", { text: "On the other device, run 'vaultctl pair join --address ADDRESS' with this device's address and the port below, and type this code:" }),
+    el("p", { class: "pairing-code", id: "pairing-code", text: started.code }),
+    status, el("p", { text: "Read the code to the other person; never send it over the network." }), cancel);
+  cancel.focus();
+  const poll = async () => {
+    if (!area.isConnected) return;
+    const fresh = await api.get("/api/devices").catch(() => null);
+    if (fresh && fresh.pairing.state !== "waiting") { await refresh(); return; }
+    if (fresh) status.textContent = describe(fresh.pairing);
+    setTimeout(poll, 1000);
+  };
+  setTimeout(poll, 1000);
 }

@@ -49,14 +49,21 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
     const total = blocks.reduce((sum, b) => sum + words(b.text), 0);
     count.textContent = `${total} words of a ${target.value}-word target`;
   };
+  let edits = 0, chain = Promise.resolve(), pending = false;
+  const busy = () => area.contains(document.activeElement) || !state.textContent.startsWith("Sealed");
   const changed = () => {
+    edits++;
     state.textContent = "Unsaved changes";
     clearTimeout(timer);
     timer = setTimeout(save, pause);
     const total = blocks.reduce((sum, b) => sum + words(b.text), 0);
     count.textContent = `${total} words of a ${target.value}-word target`;
   };
-  const save = async () => {
+  // Saves run one after another, so an earlier one never lands after a later one; a save marks the
+  // document sealed only if nothing was typed while it ran.
+  const save = () => { clearTimeout(timer); chain = chain.then(send); return chain; };
+  const send = async () => {
+    const typed = edits;
     state.textContent = "Saving…";
     try {
       const sent = blocks.slice();
@@ -65,8 +72,9 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
       history.splice(position + 1);
       history.push(structuredClone(blocks));
       position = history.length - 1;
-      state.textContent = `Sealed (${result.sealed} block${result.sealed === 1 ? "" : "s"} resealed)`;
+      if (edits === typed) state.textContent = `Sealed (${result.sealed} block${result.sealed === 1 ? "" : "s"} resealed)`;
       replace(errors);
+      if (pending && !busy()) reload();
     } catch (error) {
       state.textContent = "Not saved";
       replace(errors, errorText(error));
@@ -139,24 +147,23 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
   target.addEventListener("input", render);
 
   // A change made elsewhere (the CLI, another device) is shown at once, unless the writer is in the
-  // editor or has unsaved words: then it waits until the editor is left, so nothing typed is lost.
-  let pending = false;
-  const busy = () => area.contains(document.activeElement) || state.textContent !== "Sealed" && !state.textContent.startsWith("Sealed (");
+  // editor or has unsaved words: then it waits until the editor is left and everything is sealed, and
+  // it is dropped (kept pending) if the writer typed while it was fetched, so nothing typed is lost.
   const same = (a, b) => JSON.stringify(a.map(({ id, kind, text }) => [id, kind, text])) === JSON.stringify(b.map(({ id, kind, text }) => [id, kind, text]));
   const reload = async () => {
+    if (busy()) { pending = true; return; }
     pending = false;
+    const typed = edits;
     const fresh = await api.get(documentPath).catch(() => null);
-    if (!fresh || same(fresh.blocks, blocks)) return;
+    if (!fresh || edits !== typed || busy()) { pending = true; return; }
+    if (same(fresh.blocks, blocks)) return;
     blocks = fresh.blocks.map((b) => ({ ...b }));
     history.push(structuredClone(blocks));
     position = history.length - 1;
     render();
     state.textContent = "Sealed (updated from elsewhere)";
   };
-  const stopUpdates = live.subscribe((change) => {
-    if (!change.subjects.includes(documentID)) return;
-    if (busy()) pending = true; else reload();
-  });
+  const stopUpdates = live.subscribe((change) => { if (change.subjects.includes(documentID)) reload(); });
   area.addEventListener("focusout", (event) => {
     if (pending && !area.contains(event.relatedTarget)) reload();
   });

@@ -10,6 +10,9 @@ export async function outlineView(main, projectID, focusNode = null) {
   const project = await api.get(`/api/projects/${api.segment(projectID)}`);
   const terms = project.terms;
   const refresh = (focus = null) => outlineView(main, projectID, focus);
+  // This view owns every live handler of the page (the tree's, the editor's); drawing it again drops
+  // the last drawing's, so each change is fetched once, not once per redraw.
+  live.reset();
   live.subscribe(async () => {
     const fresh = await api.get(`/api/projects/${api.segment(projectID)}`).catch(() => null);
     if (fresh && JSON.stringify(fresh.nodes) !== JSON.stringify(project.nodes) && !main.contains(document.activeElement)) await refresh();

@@ -53,16 +53,21 @@ export function onReorderKey(project, node, refresh) {
 export function dragAttributes(project, node, refresh) {
   return {
     draggable: "true",
+    // Binder items nest (a folder's <li> holds its documents'), so each handler stops the event at the
+    // innermost item: dragging a document never drags its folder, and a drop moves once.
     ondragstart: (event) => {
+      event.stopPropagation();
       event.dataTransfer.setData("application/x-binder-node", node.id);
       event.dataTransfer.effectAllowed = "move";
     },
     ondragover: (event) => {
       if (!event.dataTransfer.types.includes("application/x-binder-node")) return;
+      event.stopPropagation();
       event.preventDefault();
       event.dataTransfer.dropEffect = "move";
     },
     ondrop: async (event) => {
+      event.stopPropagation();
       const dragged = project.nodes.find((n) => n.id === event.dataTransfer.getData("application/x-binder-node"));
       if (!dragged || dragged.id === node.id) return;
       event.preventDefault();

@@ -11,7 +11,7 @@ const pause = 500;
 
 export function textView(area, project, documentPath, loaded, snippets, switchToBlocks) {
   let blocks = loaded.blocks.map((b) => ({ ...b }));
-  let timer = null, saving = null, countTimer = null;
+  let timer = null, countTimer = null;
   const state = el("p", { class: "save-state", role: "status", "aria-live": "polite", text: "Sealed" });
   const count = el("p", { class: "tag" });
   const target = el("input", { id: "word-target", type: "number", min: 0, value: 1000, size: 6 });
@@ -20,23 +20,30 @@ export function textView(area, project, documentPath, loaded, snippets, switchTo
   text.value = toText(blocks);
 
   const counted = () => { count.textContent = `${words(text.value)} words of a ${target.value}-word target`; };
-  const save = async () => {
-    clearTimeout(timer);
-    if (saving) { await saving; }
+  // Saves run one after another (a later one never overtaken by an earlier), each sending the text
+  // as it is when it starts; `edits` counts keystrokes, so a save only marks the text sealed when
+  // nothing was typed while it ran.
+  let chain = Promise.resolve(), queued = 0, edits = 0;
+  const send = async () => {
+    const typed = edits;
     const sent = fromText(text.value, blocks);
     state.textContent = "Saving…";
-    saving = api.put(documentPath, { blocks: sent.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) })
-      .then((result) => {
-        result.blocks.forEach((id, index) => { sent[index].id = id; });
-        blocks = sent;
-        state.textContent = `Sealed (${result.sealed} paragraph${result.sealed === 1 ? "" : "s"} resealed)`;
-        replace(errors);
-      })
-      .catch((error) => { state.textContent = "Not saved"; replace(errors, errorText(error)); })
-      .finally(() => { saving = null; });
-    await saving;
+    try {
+      const result = await api.put(documentPath, { blocks: sent.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) });
+      result.blocks.forEach((id, index) => { sent[index].id = id; });
+      blocks = sent;
+      if (edits === typed) state.textContent = `Sealed (${result.sealed} paragraph${result.sealed === 1 ? "" : "s"} resealed)`;
+      replace(errors);
+    } catch (error) { state.textContent = "Not saved"; replace(errors, errorText(error)); }
+  };
+  const save = () => {
+    clearTimeout(timer);
+    queued++;
+    chain = chain.then(send).finally(() => { if (--queued === 0 && pending) reloadIfIdle(); });
+    return chain;
   };
   text.addEventListener("input", () => {
+    edits++;
     state.textContent = "Unsaved changes";
     clearTimeout(timer);
     timer = setTimeout(save, pause);
@@ -62,23 +69,27 @@ export function textView(area, project, documentPath, loaded, snippets, switchTo
     text.dispatchEvent(new Event("input"));
   });
 
-  // A change from elsewhere waits while the writer is in the text or has unsaved words.
+  // A change from elsewhere waits while the writer is in the text, has unsaved words or a save is on
+  // its way; it is fetched once they are done, and dropped if the writer typed while it was fetched.
   let pending = false;
-  const busy = () => document.activeElement === text || state.textContent.startsWith("Unsaved") || saving;
-  const reload = async () => {
+  const unsaved = () => !state.textContent.startsWith("Sealed");
+  const busy = () => document.activeElement === text || unsaved() || queued > 0;
+  const reloadIfIdle = async () => {
+    if (busy()) { pending = true; return; }
     pending = false;
+    const typed = edits;
     const fresh = await api.get(documentPath).catch(() => null);
-    if (!fresh || toText(fresh.blocks) === text.value) return;
+    if (!fresh || edits !== typed || busy()) { pending = true; return; }
+    if (toText(fresh.blocks) === text.value) return;
     blocks = fresh.blocks.map((b) => ({ ...b }));
     text.value = toText(blocks);
     counted();
     state.textContent = "Sealed (updated from elsewhere)";
   };
   const stopUpdates = live.subscribe((change) => {
-    if (!change.subjects.includes(loaded.id)) return;
-    if (busy()) pending = true; else reload();
+    if (change.subjects.includes(loaded.id)) reloadIfIdle();
   });
-  text.addEventListener("blur", () => { if (pending) reload(); });
+  text.addEventListener("blur", () => { if (pending) reloadIfIdle(); });
 
   const toBlocks = el("button", { class: "secondary", text: "Show as blocks" });
   toBlocks.addEventListener("click", async () => { await save(); switchToBlocks(); });

@@ -12,6 +12,10 @@ public final class ConsoleCredentials: Sendable {
     static let tokenBytes = 32
     /// A console session lasts at most this long; then the owner opens a new launch URL.
     static let sessionLifetime: Duration = .seconds(12 * 3600)
+    /// An unspent launch URL works this long (`vaultctl console` prints a new one), and at most this
+    /// many wait at once (the oldest goes first), so a URL left in a log or a pasted note soon opens nothing.
+    public static let standardLaunchLifetime: Duration = .seconds(600)
+    static let launchTokenLimit = 4
 
     struct BrowserSession: Sendable {
         let cookie: SecureBytes
@@ -19,15 +23,21 @@ public final class ConsoleCredentials: Sendable {
         let started: ContinuousClock.Instant
     }
 
-    private let launchTokens = Mutex<[SecureBytes]>([])
+    private let launchTokens = Mutex<[(token: SecureBytes, issued: ContinuousClock.Instant)]>([])
     private let sessions = Mutex<[BrowserSession]>([])
+    let launchLifetime: Duration
 
-    public init() {}
+    public init(launchLifetime: Duration = ConsoleCredentials.standardLaunchLifetime) {
+        self.launchLifetime = launchLifetime
+    }
 
     /// A new one-time launch token, as the hex the URL carries.
     public func newLaunchToken() throws -> String {
         let token = try SecureBytes.random(count: Self.tokenBytes)
-        launchTokens.withLock { $0.append(token) }
+        launchTokens.withLock { tokens in
+            tokens.append((token, .now))
+            if tokens.count > Self.launchTokenLimit { tokens.removeFirst(tokens.count - Self.launchTokenLimit) }
+        }
         return Self.hex(token)
     }
 
@@ -36,7 +46,8 @@ public final class ConsoleCredentials: Sendable {
     func exchange(launchToken text: String) throws -> String? {
         guard let presented = Self.bytes(hex: text) else { return nil }
         let matched = launchTokens.withLock { tokens -> Bool in
-            guard let index = tokens.firstIndex(where: { $0 == presented }) else { return false }
+            tokens.removeAll { $0.issued.duration(to: .now) > launchLifetime }
+            guard let index = tokens.firstIndex(where: { $0.token == presented }) else { return false }
             tokens.remove(at: index)
             return true
         }

@@ -40,7 +40,8 @@ enum ConsoleLaunch {
         no passphrase: it asks the running daemon over its control socket. Exit 69 when no daemon
         with a console serves the vault.
         """, options: [DaemonSocket.option], json: true, examples: ["vaultctl console", "vaultctl --vault ~/clinic console"]) { arguments in
-            guard CommandHost.current != nil else {
+            // In the daemon, --vault must name the vault it serves (as every command run there checks).
+            guard try CommandHost.vault(for: arguments) != nil else {
                 throw CommandError(message: "no daemon serves this vault, so there is no console to open", exitCode: .unavailable,
                                    hint: "start one with 'vaultctl serve --console' (it prints a launch URL), then use 'vaultctl console' for new ones")
             }
