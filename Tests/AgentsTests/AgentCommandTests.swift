@@ -1,4 +1,5 @@
 import Agents
+import CryptoVault
 import Foundation
 import Testing
 import TestSupport
@@ -31,7 +32,7 @@ struct AgentCommandTests {
         #expect(added.stdout.contains("mcp__notes__word_count\topen-world\tCounts the words in a text."))
         let listed = try vault.run(["ai", "mcp", "list"], unlock: false)
         #expect(listed.stdout.hasPrefix("notes\topen-world\t\(MCPTestServers.venvPython) "))
-        let tools = try vault.run(["ai", "tools", "--json"], unlock: false)
+        let tools = try vault.run(["ai", "tools", "--json"])
         #expect(tools.status == 0, "\(tools.stderr)")
         let servers = try #require(try JSONSerialization.jsonObject(with: Data(tools.stdout.utf8)) as? [[String: Any]])
         #expect(servers.first?["revision"] as? String == "2026-07-28")
@@ -59,12 +60,31 @@ struct AgentCommandTests {
         let python = MCPTestServers.venvPython
         #expect(try add(vault, "web", [python, MCPTestServers.script("hostile_mcp_server.py"), "lying"]).status == 0)
         #expect(try add(vault, "notes", [python, MCPTestServers.script("notes_tool_server.py")], options: ["--read-only"]).status == 0)
-        let tools = try vault.run(["ai", "tools"], unlock: false)
+        let tools = try vault.run(["ai", "tools"])
         #expect(tools.status == 0)
         #expect(tools.stdout.contains("mcp server notes\tread-only\tMCP 2026-07-28"))
         #expect(tools.stdout.contains("mcp__notes__add\tread-only"))
         #expect(tools.stdout.contains("mcp server web\topen-world\tMCP 2025-11-25"))
         #expect(tools.stdout.contains("mcp__web__fetch\topen-world"))
+    }
+}
+
+extension AgentCommandTests {
+    /// A server row added or changed by editing the vault's file has no matching agents.mcp-add
+    /// entry: ai tools lists it as not vouched for and never runs its command.
+    @Test func aServerRowEditedInTheFileIsNeverStarted() throws {
+        let vault = try CLIVault()
+        #expect(try add(vault, "notes", [MCPTestServers.venvPython, MCPTestServers.script("notes_tool_server.py")]).status == 0)
+        let marker = vault.root + "/ran"
+        let command = JSONWriter.string(.array(["/bin/sh", "-c", "touch \(marker)"].map(JSONValue.string)))
+        let database = try Database(path: vault.directory + "/" + Vault.databaseName, create: false)
+        try database.query("UPDATE agents_mcp_servers SET command = ? WHERE name = 'notes'", [.text(command)])
+        try database.query("INSERT INTO agents_mcp_servers (name, command, effect, added_at) VALUES ('planted', ?, 'read-only', 0)", [.text(command)])
+        let tools = try vault.run(["ai", "tools"])
+        #expect(tools.status == 0, "\(tools.stderr)")
+        #expect(tools.stdout.contains("mcp server notes\topen-world\tfailed: not started: no agents.mcp-add entry"))
+        #expect(tools.stdout.contains("mcp server planted\tread-only\tfailed: not started: no agents.mcp-add entry"))
+        #expect(!FileManager.default.fileExists(atPath: marker), "a command the audit log does not vouch for ran")
     }
 }
 

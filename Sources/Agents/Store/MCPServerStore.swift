@@ -17,7 +17,7 @@ public enum MCPServerStore {
         let command = JSONWriter.string(.array(server.command.map(JSONValue.string)))
         try database.query("INSERT INTO agents_mcp_servers (name, command, effect, added_at) VALUES (?, ?, ?, ?)",
                              [.text(server.name), .text(command), .text(server.effect.rawValue), .integer(clock.now())])
-        try transaction.record(.agentsMCPAdd, details: details(server, command: command))
+        try transaction.record(.agentsMCPAdd, details: details(server))
     }
 
     /// Removes `name`; false if no server has that name (nothing recorded then).
@@ -25,7 +25,7 @@ public enum MCPServerStore {
     public static func remove(_ name: String, in transaction: VaultTransaction) throws -> Bool {
         guard let server = try read(transaction.database).first(where: { $0.name == name }) else { return false }
         try transaction.database.query("DELETE FROM agents_mcp_servers WHERE name = ?", [.text(name)])
-        try transaction.record(.agentsMCPRemove, details: details(server, command: JSONWriter.string(.array(server.command.map(JSONValue.string)))))
+        try transaction.record(.agentsMCPRemove, details: details(server))
         return true
     }
 
@@ -55,8 +55,10 @@ public enum MCPServerStore {
         try database.queryOne("SELECT count(*) AS n FROM agents_mcp_servers")?.integer("n") ?? 0
     }
 
-    private static func details(_ server: MCPServerConfiguration, command: String) -> [VaultEvent.Detail] {
-        [.init("name", server.name), .init("effect", server.effect.rawValue),
-         .init("command_sha256", ByteEncoding.hex(SHA256.hash(Array(command.utf8))))]
+    /// The audit details of an add or a remove: name, effect, and the SHA-256 of the stored command.
+    static func details(_ server: MCPServerConfiguration) -> [VaultEvent.Detail] {
+        let command = JSONWriter.string(.array(server.command.map(JSONValue.string)))
+        return [.init("name", server.name), .init("effect", server.effect.rawValue),
+                .init("command_sha256", ByteEncoding.hex(SHA256.hash(Array(command.utf8))))]
     }
 }

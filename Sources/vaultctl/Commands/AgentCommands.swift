@@ -31,10 +31,20 @@ enum AgentCommands {
         where it runs. Each MCP server added with 'vaultctl ai mcp add' is started, asked for its
         tools and stopped; a server that fails is listed with why, and a tool that cannot be offered
         (a schema the registry cannot check) with the reason.
-        """, options: [Option("--no-start", "list the MCP servers without starting them")],
+        Before a server is started, its stored command is checked against its 'agents.mcp-add' audit
+        entry (which needs the vault unlocked): one that the log does not vouch for is not started.
+        """, options: Credentials.options + [Option("--no-start", "list the MCP servers without starting them (no unlock)")],
         json: true, examples: ["vaultctl ai tools", "vaultctl ai tools --no-start --json"]) { arguments in
-            let servers = try MCPServerStore.all(in: VaultLocation.open(arguments))
-            let listings = servers.map { arguments.has("--no-start") ? ServerListing(server: $0) : ServerListing.probing($0) }
+            let listings: [ServerListing]
+            if arguments.has("--no-start") {
+                listings = try MCPServerStore.all(in: VaultLocation.open(arguments)).map { ServerListing(server: $0) }
+            } else {
+                let unlocked = try VaultLocation.unlock(arguments)
+                let servers = try MCPServerStore.all(in: unlocked.vault)
+                let vouched = try MCPServerRecord.onRecord(servers, in: unlocked)
+                listings = zip(servers, vouched).map { server, onRecord in onRecord ? ServerListing.probing(server) : .unvouched(server) }
+            }
+            let servers = listings.map(\.server)
             if arguments.has("--json") { Output.json(listings.map(\.json)); return }
             if servers.isEmpty { Output.line("No MCP servers: 'vaultctl ai mcp add NAME -- COMMAND ARGS...' adds one."); return }
             for listing in listings { listing.print() }
@@ -108,6 +118,13 @@ struct ServerListing {
 
     init(server: MCPServerConfiguration) { self.server = server }
 
+    /// A server the audit log does not vouch for: listed, never started.
+    static func unvouched(_ server: MCPServerConfiguration) -> ServerListing {
+        var listing = ServerListing(server: server)
+        listing.failure = "not started: no agents.mcp-add entry in the audit log matches it (was the vault file edited?)"
+        return listing
+    }
+
     /// Starts the server, lists its tools as the registry would hold them, and stops it.
     static func probing(_ server: MCPServerConfiguration) -> ServerListing {
         var listing = ServerListing(server: server)
@@ -117,7 +134,7 @@ struct ServerListing {
             listing.revision = client.revision.rawValue
             (listing.tools, listing.skipped) = try MCPToolBridge.descriptors(of: client)
         } catch {
-            listing.failure = (error as? AgentsError)?.message ?? "\(error)"
+            listing.failure = error.message
         }
         return listing
     }
