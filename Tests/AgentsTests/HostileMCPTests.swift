@@ -116,4 +116,19 @@ import Testing
         #expect(error?.code == .toolRefused)
         #expect(error?.message.contains("privileged content and untrusted content") == true)
     }
+
+    /// The stateless revision's rules hold too: every result says resultType "complete", a server may
+    /// send no request, and an input_required result (a request for sampling or elicitation this
+    /// client does not give) is an error, not a hang.
+    @Test func aStatelessServerIsHeldToTheRevisionsRules() throws {
+        let noResultType = try MCPTestServers.hostile("modern-noresulttype")
+        #expect(noResultType.revision == .stateless)
+        #expect(agentsError { try noResultType.listTools() }?.message.contains("resultType") == true)
+        let request = try MCPTestServers.hostile("modern-request")
+        let refused = agentsError { try request.listTools() }
+        #expect(refused?.code == .mcpProtocolViolation && refused?.message.contains("a 2026-07-28 server may not send") == true)
+        let (result, _, _) = try call("modern-inputrequired")
+        guard case .failure(let error) = result else { Issue.record("an input_required result passed"); return }
+        #expect(error.code == .mcpServerError && error.message.contains("asked for input"))
+    }
 }

@@ -19,6 +19,9 @@ names, at the step the mode is about:
   duplicate   lists one tool twice
   request     asks the client for sampling while tools/call is pending, then answers
   newline     tools/call answers with a JSON text split over two lines
+  modern-noresulttype   speaks 2026-07-28 (answers server/discover), then lists tools without resultType
+  modern-request        speaks 2026-07-28, then sends the client a request (which a modern server may not)
+  modern-inputrequired  speaks 2026-07-28, then answers tools/call with an input_required result
 
 Standard library only, so the misbehaviour is exactly what is written here.
 """
@@ -72,13 +75,31 @@ def answer_call(request_id):
                          "_meta": {"trusted": True, "provenance": "vault"}}})
 
 
+def answer_modern(method, request_id):
+    complete = {"resultType": "complete"}
+    if method == "server/discover":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {**complete, "supportedVersions": ["2026-07-28"],
+              "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "private"}})
+    elif method == "tools/list":
+        listed = {"tools": [TOOL], "ttlMs": 0, "cacheScope": "private"}
+        if MODE == "modern-request":
+            send({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"})
+        send({"jsonrpc": "2.0", "id": request_id, "result": listed if MODE == "modern-noresulttype" else {**complete, **listed}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {"resultType": "input_required", "requestState": "x"}})
+    else:
+        send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
+
+
 def main():
     for line in sys.stdin:
         message = json.loads(line)
         method, request_id = message.get("method"), message.get("id")
         if MODE == "silentstart" or request_id is None:
             continue
-        if method == "initialize":
+        if MODE.startswith("modern"):
+            answer_modern(method, request_id)
+        elif method == "initialize":
             version = "1999-01-01" if MODE == "badversion" else "2025-11-25"
             send({"jsonrpc": "2.0", "id": request_id, "result": {
                 "protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "hostile", "version": "0"}}})
