@@ -24,7 +24,7 @@ enum Confirmation {
     }
 
     /// One line typed on the controlling terminal, with echo (it is not a secret).
-    private static func ask(_ question: String) throws -> String {
+    static func ask(_ question: String) throws -> String {
         let terminal = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         guard terminal >= 0 else { throw CommandError(message: "there is no terminal to confirm on", exitCode: .usage) }
         defer { close(terminal) }

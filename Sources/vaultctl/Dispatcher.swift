@@ -21,7 +21,7 @@ enum Dispatcher {
         ProofCommands.checkInclusion, ProofCommands.checkConsistency, AuditCommands.hash, AuditWitnessCommand.command,
         ShareCommand.command, ShareCommand.revoke, EgressCommands.check, EgressCommands.log,
         ServeCommand.command, ConsoleLaunch.attach, SessionCommands.start, SessionCommands.list, SessionCommands.end,
-        DeviceCommand.command, DeviceCommand.rename, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke,
+        DeviceCommand.command, DeviceCommand.rename, PairCommands.host, PairCommands.join, PeersCommands.list, PeersCommands.revoke, PeersCommands.trust,
         PeerChannelCommands.ping, PeerChannelCommands.discover, ReplicationCommands.replicate, ReplicationCommands.restore,
         BackupCommands.backup, BackupCommands.verify, BackupCommands.restore,
         RecoverCommand.recover, RecoverCommand.push, RecoverCommand.host,

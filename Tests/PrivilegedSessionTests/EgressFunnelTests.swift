@@ -11,9 +11,9 @@ private final class EgressFixture: AuditedVaultFixture {
     static let clean = Array("The clinic is closed on public holidays.".utf8)
 
     func submit(_ destination: String, _ compartments: [VaultCompartment], _ payload: [UInt8],
-                policy: EgressPolicy = EgressPolicy(), paired: Set<String>? = nil,
+                policy: EgressPolicy = EgressPolicy(), paired: Set<String>? = nil, own: Set<String>? = nil,
                 session: PrivilegedProcessingSession? = nil) throws -> EgressOutcome {
-        try EgressFunnel(vault: unlocked, policy: policy, pairedDevices: paired)
+        try EgressFunnel(vault: unlocked, policy: policy, pairedDevices: paired, ownDevices: own)
             .submit(EgressRequest(destination: try EgressDestination(parsing: destination), compartments: compartments, payload: payload,
                                   session: session))
     }
@@ -30,8 +30,12 @@ struct EgressFunnelTests {
         }
         let home = try fixture.submit("vault:self", [fixture.chart], EgressFixture.leaky)
         #expect(home.decision == .allow && home.released?.bytes == EgressFixture.leaky)
-        let laptop = try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, paired: ["laptop-1"])
+        let laptop = try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, paired: ["laptop-1"], own: ["laptop-1"])
         #expect(laptop.decision == .allow && laptop.released?.bytes == EgressFixture.leaky)
+        // Paired, but someone else's device (issue 17): privileged content is refused there, ordinary content is not.
+        let colleague = try fixture.submit("device:colleague-1", [fixture.chart], EgressFixture.clean, paired: ["colleague-1"], own: [])
+        #expect(colleague.decision == .refuse && colleague.released == nil)
+        #expect(try fixture.submit("device:colleague-1", [fixture.blog], EgressFixture.clean, paired: ["colleague-1"], own: []).decision == .allow)
     }
 
     @Test("privileged content leaves as a file only inside an open session of its compartment, as written, with the session on the record")
@@ -97,7 +101,8 @@ struct EgressFunnelTests {
         #expect(try fixture.submit("model:summarizer", [fixture.chart], EgressFixture.leaky, policy: byCompartment).decision == .refuse,
                 "a privileged compartment's rule cannot open it to a model")
         let narrower = EgressPolicy(compartmentRules: [fixture.chart.id: EgressRule(destinations: [.vault], whenFound: .redact)])
-        #expect(try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, policy: narrower, paired: ["laptop-1"]).decision == .refuse)
+        #expect(try fixture.submit("device:laptop-1", [fixture.chart], EgressFixture.leaky, policy: narrower, paired: ["laptop-1"],
+                                   own: ["laptop-1"]).decision == .refuse)
         #expect(try fixture.submit("vault:self", [fixture.chart], EgressFixture.leaky, policy: narrower).decision == .redact)
     }
 

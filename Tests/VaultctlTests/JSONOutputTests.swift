@@ -191,6 +191,7 @@ struct JSONOutputTests {
                                       "--passphrase-file", vault.passphraseFile, "--json"])
             #expect(result.status == 74 && !result.stderr.contains("has no JSON output"), "recover --json: \(result.status) \(result.stderr)")
         }
+        try walk("peers trust") { try Self.json(vault, ["peers", "trust", "--peer", deskFingerprint, "mine"]) }
         try walk("peers revoke") { try Self.json(vault, ["peers", "revoke", "--peer", deskFingerprint]) }
         // The writing model (WritingCommandTests checks what the documents say).
         try walk("project create") { try Self.json(vault, ["project", "create", "Harbour", "--register", "fiction"]) }

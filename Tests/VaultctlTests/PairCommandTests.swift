@@ -89,7 +89,11 @@ struct PairCommandTests {
         #expect(listed.stdout.contains("joined"))
         let log = try desk.run(["audit", "log", "--json", "--action", "peer"])
         let actions = try #require(try Self.json(log) as? [[String: Any]]).compactMap { $0["action"] as? String }
-        #expect(actions == ["peer.pair"])
+        #expect(actions == ["peer.pair", "peer.trust"])
+        // Without --trust and without a terminal, each side records the other as someone else's.
+        #expect(hosted.stderr.contains("recorded as someone else's") && joined.stderr.contains("recorded as someone else's"))
+        let trusted = try #require(try Self.json(try desk.run(["peers", "list", "--json"], unlock: false)) as? [[String: Any]])
+        #expect(trusted.map { $0["trust"] as? String } == ["other"])
     }
 
     static func deviceName(_ vault: CLIVault) throws -> String? {

@@ -35,11 +35,38 @@ struct PeersCommandTests {
         #expect(try PairCommandTests.pairedIDs(desk).isEmpty)
         let log = try desk.run(["audit", "log", "--json", "--action", "peer"])
         let actions = try #require(try PairCommandTests.json(log) as? [[String: Any]]).compactMap { $0["action"] as? String }
-        #expect(actions == ["peer.pair", "peer.revoke"])
+        #expect(actions == ["peer.pair", "peer.trust", "peer.revoke"])
         // Again: nothing left to revoke.
         let again = try desk.run(["peers", "revoke", laptopFingerprint])
         #expect(again.status == 66)
         #expect(again.stderr.contains("no paired device"))
+    }
+
+    @Test func pairingWithTrustMineAndChangingItLaterAreRecordedOnEachSide() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try PairCommandTests.startHost(desk, ["--address", "127.0.0.1:0", "--trust", "mine"])
+        let joined = try PairCommandTests.join(laptop, host.address, code: host.code, extra: ["--trust", "other"])
+        let hosted = host.finish()
+        #expect(joined.status == 0 && hosted.status == 0, "\(joined.stderr) \(hosted.stderr)")
+        #expect(hosted.stdout.contains("your own device") && joined.stdout.contains("someone else's device"))
+        func trust(_ vault: CLIVault) throws -> [String?] {
+            try #require(try PairCommandTests.json(try vault.run(["peers", "list", "--json"], unlock: false)) as? [[String: Any]]).map { $0["trust"] as? String }
+        }
+        #expect(try trust(desk) == ["mine"] && trust(laptop) == ["other"])
+        let changed = try laptop.run(["peers", "trust", "--peer", try Self.fingerprint(desk), "mine"])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(try trust(laptop) == ["mine"])
+        let unchanged = try laptop.run(["peers", "trust", "--peer", try Self.fingerprint(desk), "mine"])
+        #expect(unchanged.stdout.contains("nothing changed"))
+        let wrong = try laptop.run(["peers", "trust", "--peer", try Self.fingerprint(desk), "everyone"])
+        #expect(wrong.status == 64)
+        let badFlag = try laptop.run(["pair", "join", "--address", "127.0.0.1:1", "--trust", "family"])
+        #expect(badFlag.status == 64 && badFlag.stderr.contains("--trust is 'mine' or 'other'"))
+        let log = try laptop.run(["audit", "log", "--json", "--action", "peer.trust"])
+        let entries = try #require(try PairCommandTests.json(log) as? [[String: Any]])
+        #expect(entries.count == 2, "\(entries)")
+        let deskLog = try desk.run(["audit", "log", "--json", "--action", "peer.trust"])
+        #expect(try #require(try PairCommandTests.json(deskLog) as? [[String: Any]]).count == 1)
     }
 
     /// The desk's channel, served from this process with the desk vault's own keys and pins.

@@ -34,5 +34,7 @@ extension ModuleSchema {
     public static let cryptoVault = ModuleSchema(module: "cryptovault", migrations: [
         // Sealed records (SECURITY.md §4.8): small values sealed into rows, owned by SealedRecordStore.
         NamedMigration(SealedRecordStore.migrationName, SealedRecordStore.migrationSQL),
+        // Paired devices' trust levels (SECURITY.md §18.8): the owner's own, or someone else's.
+        NamedMigration(DeviceTrust.migrationName, DeviceTrust.migrationSQL),
     ])
 }

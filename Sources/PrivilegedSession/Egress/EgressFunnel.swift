@@ -7,21 +7,27 @@ import CryptoVault
 ///
 /// A destination must also be one the vault knows: `vault:` names this vault (its id in hex, or
 /// `self`), and `device:` one of the owner's paired devices (its device id in hex, as `vaultctl peers
-/// list` shows it); any other id there is refused.
+/// list` shows it); any other id there is refused. A privileged compartment's content (or keys) goes
+/// to a device only if it is the owner's own (`DeviceTrust.mine`, set at pairing or by `vaultctl peers
+/// trust`): to someone else's paired device it is refused, and the refusal recorded (SECURITY.md §19.8).
 public final class EgressFunnel: Sendable {
     public let policy: EgressPolicy
     let vault: UnlockedVault
     private let leakGuard: LeakGuard
     private let pairedDevices: Set<String>
+    private let ownDevices: Set<String>
 
     /// `leakGuard` defaults to one with the vault's fingerprints of privileged documents (§11.7),
-    /// `pairedDevices` to the vault's pairings (§9.7).
+    /// `pairedDevices` to the vault's pairings (§9.7), `ownDevices` to those of them trusted as the
+    /// owner's own (§19.8).
     public init(vault: UnlockedVault, policy: EgressPolicy = EgressPolicy(), leakGuard: LeakGuard? = nil,
-                pairedDevices: Set<String>? = nil) throws {
+                pairedDevices: Set<String>? = nil, ownDevices: Set<String>? = nil) throws {
         self.vault = vault
         self.policy = policy
         self.leakGuard = try leakGuard ?? LeakGuard(fingerprints: PrivilegedFingerprints.index(of: vault))
-        self.pairedDevices = try pairedDevices ?? Set(vault.vault.familyPairings().map(\.peer.deviceID.hex))
+        let pairings = try vault.vault.familyPairings()
+        self.pairedDevices = pairedDevices ?? Set(pairings.map(\.peer.deviceID.hex))
+        self.ownDevices = try ownDevices ?? Set(pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine }.map(\.peer.deviceID.hex))
     }
 
     /// Decides, records, and releases what may leave. Throws only when the request is malformed or
@@ -34,6 +40,9 @@ public final class EgressFunnel: Sendable {
         var decision = policy.decide(request.destination, compartments: request.compartments, found: !findings.isEmpty,
                                      session: Self.openCompartment(of: request.session))
         if !isKnown(request.destination) { decision = .refuse }
+        // Privileged content reaches a device only if it is the owner's own.
+        if request.destination.kind == .device, request.compartments.contains(where: \.isPrivileged),
+           !ownDevices.contains(request.destination.id) { decision = .refuse }
         let record = EgressRecord(destination: request.destination.description, compartmentIDs: request.compartments.map(\.id),
                                   decision: decision, findings: Self.counts(findings),
                                   payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count,

@@ -13,9 +13,11 @@ enum PairCommands {
         code works for 5 minutes and allows 3 failed attempts; read it to the other person, never send
         it over the network. On success both devices store the pairing (see 'vaultctl peers list').
         \(nameAbout)
-        """, options: Credentials.options + [hostAddress, deviceName], json: true,
+        \(trustAbout)
+        """, options: Credentials.options + [hostAddress, deviceName, trust], json: true,
         examples: ["vaultctl pair host --address 192.168.1.20:7420 --name desk", "vaultctl pair host --address [fd00::20]:7420"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
+            let trust = try chosenTrust(arguments)
             let keys = try deviceKeys(unlocked, arguments)
             let listener = try TCPListener(address: try SocketAddress(parsing: arguments.value("--address") ?? defaultListen))
             let lease = PairingCodeLease(code: try PairingCode.generate())
@@ -25,7 +27,8 @@ enum PairCommands {
             say("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
             say("This device: \(keys.profile.name)  \(keys.profile.fingerprint)")
             let pairing = try serve(listener, host: PairingHost(vault: unlocked, keys: keys, lease: lease))
-            report(pairing, this: keys.profile, json: arguments.has("--json"))
+            try unlocked.setTrust(trust, of: pairing.peer.deviceID, atPairing: true)
+            report(pairing, trust: trust, this: keys.profile, json: arguments.has("--json"))
         }
 
     /// Serves attempts until a device pairs or the code dies (PairingHost.serveUntilPaired).
@@ -47,17 +50,20 @@ enum PairCommands {
         code is asked on the terminal (or read from --code-file; never from the command line). Case,
         spaces and hyphens do not matter, and I, L and O read as 1, 1 and 0.
         \(nameAbout)
+        \(trustAbout)
         """, options: Credentials.options + [Option("--address", value: "ADDR:PORT", "where 'vaultctl pair host' listens (an IPv6 address in brackets, as [fd00::20]:7420)"),
-                                             Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)"), deviceName],
+                                             Option("--code-file", value: "PATH", "read the pairing code from the first line of PATH (- for stdin)"), deviceName, trust],
         positionals: 0...1, json: true, examples: ["vaultctl pair join --address 192.168.1.20:7420 --name laptop"]) { arguments in
             let address = try SocketAddress(parsing: try joinAddress(arguments))
             let unlocked = try VaultLocation.unlock(arguments)
+            let trust = try chosenTrust(arguments)
             let keys = try deviceKeys(unlocked, arguments)
             let code = try PairingCode(parsing: try typedCode(arguments))
             let connection = try TCPConnection.connect(to: address, maximumFrameLength: PairingHost.maximumFrameLength,
                                                        timeoutSeconds: connectionTimeoutSeconds)
             let pairing = try PairingJoiner(vault: unlocked, keys: keys).join(connection, code: code)
-            report(pairing, this: keys.profile, json: arguments.has("--json"))
+            try unlocked.setTrust(trust, of: pairing.peer.deviceID, atPairing: true)
+            report(pairing, trust: trust, this: keys.profile, json: arguments.has("--json"))
         }
 
     /// `--name`: what this device is called, here and on the device it pairs with. Each person names
@@ -99,7 +105,39 @@ enum PairCommands {
         }
     }
 
-    private static func report(_ pairing: FamilyPairing, this device: DeviceProfile, json: Bool) {
+    /// `--trust`: whose device the other one is, chosen on each screen (issue 17, SECURITY.md §19.8).
+    static let trust = Option("--trust", value: "mine|other", "whose device the other one is: 'mine' (your own; privileged "
+                              + "projects may sync to it) or 'other' (someone else's: privileged compartments are refused)")
+
+    static let trustAbout = """
+        --trust says whose device the other one is, on each screen: 'mine' (your own laptop or desk
+        machine; privileged projects may sync to it) or 'other' (someone else's: only what sharing
+        allows, privileged compartments refused). Asked on the terminal when absent; without a
+        terminal it is 'other'. Recorded as peer.trust; 'vaultctl peers trust' changes it later.
+        """
+
+    /// The trust level from `--trust`, asked on the terminal when absent (before anything is sent),
+    /// or 'other' (the level that grants nothing new) when there is no terminal to ask on.
+    private static func chosenTrust(_ arguments: ParsedArguments) throws -> DeviceTrust {
+        if let text = arguments.value("--trust") {
+            guard let trust = DeviceTrust(rawValue: text) else {
+                throw UsageError(message: "--trust is 'mine' or 'other', not '\(text)'", usage: arguments.usage)
+            }
+            return trust
+        }
+        let streams = StandardStreams.current
+        guard streams.isOwn, streams.isTerminal(streams.input), streams.isTerminal(streams.error) else {
+            Output.note("vaultctl: note: no --trust and no terminal to ask on: the other device is recorded as someone else's ('other')")
+            return .other
+        }
+        for _ in 0..<3 {
+            let answer = try Confirmation.ask("Is the other device yours ('mine') or someone else's ('other')? ")
+            if let trust = DeviceTrust(rawValue: answer.lowercased()) { return trust }
+        }
+        throw CommandError(message: "no trust level chosen (answer 'mine' or 'other'); nothing was paired", exitCode: .usage)
+    }
+
+    private static func report(_ pairing: FamilyPairing, trust: DeviceTrust, this device: DeviceProfile, json: Bool) {
         if pairing.peer.name == device.name {
             Output.note("""
                 vaultctl: note: both devices are named '\(device.name)'; tell them apart with 'vaultctl device rename \
@@ -107,10 +145,10 @@ enum PairCommands {
                 """)
         }
         if json {
-            Output.json(PeersCommands.json(pairing))
+            Output.json(PeersCommands.json(pairing, trust: trust))
             return
         }
-        Output.line("Paired with \(pairing.peer.name)  \(pairing.peer.fingerprint)")
+        Output.line("Paired with \(pairing.peer.name)  \(pairing.peer.fingerprint)  (\(trust == .mine ? "your own device" : "someone else's device"))")
         Output.line("Compare this fingerprint with 'vaultctl device' on that device.")
     }
 }

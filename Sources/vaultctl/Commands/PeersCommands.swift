@@ -7,15 +7,17 @@ enum PeersCommands {
         Lists paired devices: name, fingerprint, which side hosted the pairing, and when it was made.
         Needs no passphrase: pairings hold only public keys.
         """, json: true, examples: ["vaultctl peers list --json"]) { arguments in
-            let pairings = try VaultLocation.open(arguments).familyPairings()
+            let vault = try VaultLocation.open(arguments)
+            let pairings = try vault.familyPairings()
+            let trusts = try pairings.map { try vault.trust(of: $0.peer.deviceID) }
             if arguments.has("--json") {
-                Output.json(pairings.map(json))
+                Output.json(zip(pairings, trusts).map { json($0, trust: $1) })
                 return
             }
             if pairings.isEmpty { Output.line("No paired devices; pair one with 'vaultctl pair host' or 'vaultctl pair join'.") }
-            for pairing in pairings {
+            for (pairing, trust) in zip(pairings, trusts) {
                 let role = pairing.role == .host ? "hosted" : "joined"
-                Output.line("\(pairing.peer.name)  \(pairing.peer.fingerprint)  \(role)  \(Output.timestamp(pairing.pairedAt))")
+                Output.line("\(pairing.peer.name)  \(pairing.peer.fingerprint)  \(role)  \(trust?.rawValue ?? "other (not set)")  \(Output.timestamp(pairing.pairedAt))")
             }
         }
 
@@ -35,8 +37,34 @@ enum PeersCommands {
             Output.line("Revoked \(pairing.peer.name)  \(pairing.peer.fingerprint); it can no longer connect to this vault.")
         }
 
-    static func json(_ pairing: FamilyPairing) -> [String: Any] {
-        ["peer": DeviceCommand.json(pairing.peer), "role": pairing.role.rawValue, "paired_at": Output.timestamp(pairing.pairedAt)]
+    /// `peers trust`: the explicit, audited change of a paired device's trust level.
+    static let trust = Command("peers trust", synopsis: "say whether a paired device is yours ('mine') or someone else's ('other')",
+                               usage: "--peer PEER mine|other", about: """
+        Sets the trust level of a paired device and records 'peer.trust' (with the level it had) in
+        the audit log. 'mine' is your own device: privileged projects may sync to it, each time an
+        egress decision for destination device:ID. 'other' is someone else's: only what sharing
+        allows, privileged compartments refused and the refusal logged. Setting the level a device
+        already has changes and records nothing.
+        """, options: Credentials.options + [PeerSelection.option("the paired device: its name or fingerprint")],
+        positionals: 1...1, json: true, examples: ["vaultctl peers trust --peer laptop mine"]) { arguments in
+            guard let level = arguments.positionals.first.flatMap(DeviceTrust.init(rawValue:)) else {
+                throw UsageError(message: "say 'mine' or 'other'", usage: arguments.usage)
+            }
+            guard let peer = arguments.value("--peer") else { throw UsageError(message: "missing --peer", usage: arguments.usage) }
+            let unlocked = try VaultLocation.unlock(arguments)
+            let pairing = try PeerSelection.pairing(peer, in: unlocked.vault.familyPairings())
+            let changed = try unlocked.setTrust(level, of: pairing.peer.deviceID)
+            if arguments.has("--json") {
+                Output.json(["changed": changed, "pairing": json(pairing, trust: level)])
+                return
+            }
+            Output.line(changed ? "\(pairing.peer.name) is now \(level == .mine ? "your own device" : "someone else's device")."
+                                : "\(pairing.peer.name) was already \(level.rawValue); nothing changed.")
+        }
+
+    static func json(_ pairing: FamilyPairing, trust: DeviceTrust? = nil) -> [String: Any] {
+        ["peer": DeviceCommand.json(pairing.peer), "role": pairing.role.rawValue, "paired_at": Output.timestamp(pairing.pairedAt),
+         "trust": trust?.rawValue ?? "other", "trust_set": trust != nil]
     }
 }
 
