@@ -26,7 +26,7 @@ enum Dispatcher {
         BackupCommands.backup, BackupCommands.verify, BackupCommands.restore,
         RecoverCommand.recover, RecoverCommand.push, RecoverCommand.host,
         DemoCommand.command,
-    ] + ProjectCommands.all + DocCommands.all + SnapshotCommands.all + [SnapshotDiffCommand.command] + BranchCommands.all + [
+    ] + ProjectCommands.all + DocCommands.all + SnapshotCommands.all + [SnapshotDiffCommand.command] + BranchCommands.all + [ConflictsCommand.command,
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
         ExportCommand.command,
         ActivityCommand.command,

@@ -196,6 +196,7 @@ struct JSONOutputTests {
         // The writing model (WritingCommandTests checks what the documents say).
         try walk("project create") { try Self.json(vault, ["project", "create", "Harbour", "--register", "fiction"]) }
         try walk("project list") { try Self.json(vault, ["project", "list"]) }
+        try walk("conflicts") { try Self.json(vault, ["conflicts"]) }
         try walk("project show") { try Self.json(vault, ["project", "show", "Harbour"]) }
         try walk("doc add") { try Self.json(vault, ["doc", "add", "Harbour", "Arrival"]) }
         try walk("doc write") { try Self.json(vault, ["doc", "write", "Harbour", "Arrival"], stdin: "# Arrival\n\nIt rained.\n") }
