@@ -438,6 +438,7 @@ def test_pair_a_device(driver, console, failures):
     sign_in(driver, console)
     driver.find_element(By.LINK_TEXT, "Devices").send_keys(Keys.ENTER)
     wait_text(driver, "Pair a new device")
+    driver.find_element(By.CSS_SELECTOR, "input[name='trust'][value='mine']").send_keys(Keys.SPACE)   # my own laptop
     type_into(driver, "pair-address", "127.0.0.1:0")
     driver.find_element(By.ID, "pair-address").send_keys(Keys.ENTER)
     until(driver, lambda d: d.find_element(By.ID, "pairing-code").text.strip())
@@ -448,13 +449,13 @@ def test_pair_a_device(driver, console, failures):
     laptop = os.path.join(console.root, "laptop")
     subprocess.run([console.vaultctl, "init", "--vault", laptop, "--passphrase-file", console.passphrase, "--kdf-memory-mib", "19",
                     "--kdf-iterations", "2", "--kdf-parallelism", "1"], check=True, capture_output=True, timeout=120)
-    joined = subprocess.run([console.vaultctl, "pair", "join", "--address", address, "--code-file", "-", "--name", "laptop",
+    joined = subprocess.run([console.vaultctl, "pair", "join", "--address", address, "--code-file", "-", "--name", "laptop", "--trust", "mine",
                              "--vault", laptop, "--passphrase-file", console.passphrase], input=code + "\n",
                             capture_output=True, text=True, timeout=120)
     if joined.returncode != 0:
         failures.append("vaultctl pair join against the console failed: " + joined.stdout + joined.stderr)
         return
-    wait_text(driver, "Paired with laptop")
+    wait_text(driver, "Paired with laptop (My own device)")
     until(driver, lambda d: "laptop" in [td.text for td in d.find_elements(By.CSS_SELECTOR, "main table td")])
     screenshot(driver, "devices")
     driver.find_element(By.CSS_SELECTOR, "button[aria-label='Forget laptop']").send_keys(Keys.ENTER)

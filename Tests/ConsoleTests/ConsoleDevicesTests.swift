@@ -11,10 +11,14 @@ import Testing
     @Test("the page's code pairs a real joiner; the device is listed, then forgotten; pairing and revocation are recorded")
     func pairListAndForget() throws {
         let fixture = try ConsoleFixture()
-        let started = try #require(try fixture.json("POST", "/api/devices/pairing", ["address": "127.0.0.1:0"]) as? [String: Any])
+        let untrusted = try fixture.request("POST", "/api/devices/pairing", json: ["address": "127.0.0.1:0"])
+        #expect(untrusted.status == 400 && untrusted.errorCode == "invalidBody")   // whose device it is must be chosen
+        let wrong = try fixture.request("POST", "/api/devices/pairing", json: ["address": "127.0.0.1:0", "trust": "friend"])
+        #expect(wrong.status == 400 && wrong.errorCode == "invalidBody")
+        let started = try #require(try fixture.json("POST", "/api/devices/pairing", ["address": "127.0.0.1:0", "trust": "mine"]) as? [String: Any])
         #expect(started["state"] as? String == "waiting" && started["expires_in"] as? Int ?? 0 > 290)
         let code = try #require(started["code"] as? String), address = try #require(started["address"] as? String)
-        let again = try fixture.request("POST", "/api/devices/pairing", json: ["address": "127.0.0.1:0"])
+        let again = try fixture.request("POST", "/api/devices/pairing", json: ["address": "127.0.0.1:0", "trust": "other"])
         #expect(again.status == 409 && again.errorCode == "conflict")
         let polled = try fixture.request("GET", "/api/devices")
         #expect(polled.text.contains("waiting") && !polled.text.contains(code))   // the code went to the POST's answer alone
@@ -33,11 +37,17 @@ import Testing
         }
         let paired = try #require(listed["paired"] as? [[String: Any]])
         let device = try #require(paired.first?["device"] as? [String: Any])
-        #expect(paired.count == 1 && device["name"] as? String == "laptop" && paired[0]["role"] as? String == "hosted")
+        #expect(paired.count == 1 && device["name"] as? String == "laptop" && paired[0]["role"] as? String == "hosted"
+                && paired[0]["trust"] as? String == "mine")
         #expect(!(try fixture.request("GET", "/api/devices").text.contains(code)))   // the spent code is not shown again
         #expect(fixture.actions.contains("peer.pair") && fixture.actions.contains("console.pair-start"))
 
         let fingerprint = try #require(device["fingerprint"] as? String)
+        #expect(fixture.actions.contains("peer.trust"))
+        let changed = try #require(try fixture.json("POST", "/api/devices/\(fingerprint)/trust", ["trust": "other"]) as? [String: Any])
+        #expect(changed["changed"] as? Bool == true && fixture.actions.last == "peer.trust")
+        let relisted = try #require((try fixture.json("GET", "/api/devices") as? [String: Any])?["paired"] as? [[String: Any]])
+        #expect(relisted.first?["trust"] as? String == "other")
         _ = try fixture.json("DELETE", "/api/devices/\(fingerprint)")
         #expect(((try fixture.json("GET", "/api/devices") as? [String: Any])?["paired"] as? [Any])?.isEmpty == true)
         #expect(fixture.actions.last == "peer.revoke")
@@ -48,14 +58,14 @@ import Testing
     @Test("a cancelled wait ends as failed, saying it was cancelled; a bad address is refused")
     func cancelAndBadAddress() throws {
         let fixture = try ConsoleFixture()
-        _ = try fixture.json("POST", "/api/devices/pairing", ["address": "127.0.0.1:0"])
+        _ = try fixture.json("POST", "/api/devices/pairing", ["address": "127.0.0.1:0", "trust": "other"])
         _ = try fixture.json("DELETE", "/api/devices/pairing")
         let ended = try waitFor { () -> [String: Any]? in
             let pairing = (try fixture.json("GET", "/api/devices") as? [String: Any])?["pairing"] as? [String: Any]
             return pairing?["state"] as? String == "failed" ? pairing : nil
         }
         #expect((ended["reason"] as? String)?.contains("cancelled") == true && ended["code"] == nil)
-        let bad = try fixture.request("POST", "/api/devices/pairing", json: ["address": "not an address"])
+        let bad = try fixture.request("POST", "/api/devices/pairing", json: ["address": "not an address", "trust": "mine"])
         #expect(bad.status == 400 && bad.errorCode == "invalidBody")
     }
 

@@ -49,6 +49,7 @@ struct ConsoleAPI: Sendable {
         if on(.post, "devices", "pairing") != nil { return .json(try devices.startPairing(try JSONBody(request)), status: 201) }
         if on(.delete, "devices", "pairing") != nil { return .json(devices.cancelPairing()) }
         if let p = on(.delete, "devices", "*") { return .json(try devices.revoke(p[0])) }
+        if let p = on(.post, "devices", "*", "trust") { return .json(try devices.setTrust(p[0], try JSONBody(request))) }
         if on(.get, "conflicts") != nil { return .json(try ConflictRoutes(access: access).list()) }
         if on(.get, "egress") != nil { return .json(try EgressRoutes(vault: access.vault).list()) }
         if on(.get, "audit") != nil { return .json(try audit.recent(request)) }

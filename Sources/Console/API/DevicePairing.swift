@@ -13,7 +13,7 @@ final class DevicePairing: Sendable {
     enum State: Sendable {
         case idle
         case waiting(Attempt)
-        case paired(DeviceProfile)
+        case paired(DeviceProfile, DeviceTrust)
         case failed(String)
     }
 
@@ -36,7 +36,7 @@ final class DevicePairing: Sendable {
 
     /// Binds `address`, reserves the one wait (409 if one waits, or the console is stopping), records
     /// the start, and returns the code for the page that asked.
-    func start(vault: UnlockedVault, address: SocketAddress) throws -> (code: String, attempt: Attempt) {
+    func start(vault: UnlockedVault, address: SocketAddress, trust: DeviceTrust) throws -> (code: String, attempt: Attempt) {
         let listener = try TCPListener(address: address)
         let keys = try vault.deviceKeys()
         let lease = PairingCodeLease(code: try PairingCode.generate())
@@ -55,7 +55,7 @@ final class DevicePairing: Sendable {
             state.withLock { $0 = .failed("the pairing could not be recorded: \(error)") }
             throw error
         }
-        Thread.detachNewThread { [self] in wait(PairingHost(vault: vault, keys: keys, lease: lease), on: listener, attempt) }
+        Thread.detachNewThread { [self] in wait(PairingHost(vault: vault, keys: keys, lease: lease), on: listener, attempt, trust: trust) }
         return (lease.code.displayed, attempt)
     }
 
@@ -75,7 +75,9 @@ final class DevicePairing: Sendable {
         cancel()
     }
 
-    private func wait(_ host: PairingHost, on listener: TCPListener, _ attempt: Attempt) {
+    /// Serves the wait; a device that pairs gets the trust level chosen on the page, recorded as
+    /// `peer.trust` (as `pair host --trust` does).
+    private func wait(_ host: PairingHost, on listener: TCPListener, _ attempt: Attempt, trust: DeviceTrust) {
         var host = host
         let outcome: State
         do {
@@ -83,7 +85,8 @@ final class DevicePairing: Sendable {
                                                     stopping: { attempt.cancelled.load(ordering: .sequentiallyConsistent) }) { _, _ in
                 attempt.failedAttempts.add(1, ordering: .sequentiallyConsistent)
             }
-            outcome = .paired(pairing.peer)
+            try host.vault.setTrust(trust, of: pairing.peer.deviceID, atPairing: true)
+            outcome = .paired(pairing.peer, trust)
         } catch let error as PeerChannelError {
             outcome = .failed(error.message)
         } catch {
@@ -103,7 +106,7 @@ final class DevicePairing: Sendable {
         case .waiting(let attempt):
             ["state": "waiting", "address": attempt.address, "expires_in": max(0, Int(attempt.expiresAt.timeIntervalSince(VaultClock.system.date()))),
              "failed_attempts": attempt.failedAttempts.load(ordering: .sequentiallyConsistent)]
-        case .paired(let peer): ["state": "paired", "device": DeviceRoutes.json(peer)]
+        case .paired(let peer, let trust): ["state": "paired", "device": DeviceRoutes.json(peer), "trust": trust.rawValue]
         case .failed(let reason): ["state": "failed", "reason": reason]
         }
     }

@@ -12,15 +12,23 @@ struct DeviceRoutes {
 
     func list() throws -> [String: Any] {
         let this = try vault.vault.deviceProfile() ?? vault.deviceKeys().profile
-        return ["this": Self.json(this), "paired": try vault.vault.familyPairings().map(Self.json), "pairing": pairing.json]
+        let paired = try vault.vault.familyPairings().map { pairing in
+            var row = Self.json(pairing)
+            // A pairing from before trust levels has none: it is treated as someone else's device.
+            row["trust"] = try vault.vault.trust(of: pairing.peer.deviceID)?.rawValue ?? "unset"
+            return row
+        }
+        return ["this": Self.json(this), "paired": paired, "pairing": pairing.json]
     }
 
-    /// `{address?}`: where to wait for the other device (default 0.0.0.0:7420, as `pair host`).
+    /// `{trust, address?}`: whose device the other one is ("mine" or "other", chosen on the page as
+    /// `pair host --trust` asks it), and where to wait for it (default 0.0.0.0:7420, as `pair host`).
     func startPairing(_ body: JSONBody) throws -> [String: Any] {
+        let trust = try Self.trust(try body.string("trust"))
         let text = try body.optionalString("address") ?? Self.defaultPairingAddress
         let address: SocketAddress
         do { address = try SocketAddress(parsing: text) } catch { throw ConsoleError(.invalidBody, "not an address and port: \(text)") }
-        let started = try pairing.start(vault: vault, address: address)
+        let started = try pairing.start(vault: vault, address: address, trust: trust)
         var answer = pairing.json
         answer["code"] = started.code   // to this answer alone: the page keeps it in memory while it waits
         return answer
@@ -33,10 +41,27 @@ struct DeviceRoutes {
 
     /// Forgets the paired device with this fingerprint; it can no longer connect.
     func revoke(_ fingerprint: String) throws -> [String: Any] {
+        ["revoked": Self.json(try vault.revokePairing(deviceID: try device(fingerprint).peer.deviceID))]
+    }
+
+    /// `{trust}`: changes a paired device's trust level, explicitly and on the record (`peer.trust`).
+    func setTrust(_ fingerprint: String, _ body: JSONBody) throws -> [String: Any] {
+        let trust = try Self.trust(try body.string("trust"))
+        let paired = try device(fingerprint)
+        let changed = try vault.setTrust(trust, of: paired.peer.deviceID)
+        return ["device": Self.json(paired.peer), "trust": trust.rawValue, "changed": changed]
+    }
+
+    private func device(_ fingerprint: String) throws -> FamilyPairing {
         guard let paired = try vault.vault.familyPairings().first(where: { $0.peer.fingerprint == fingerprint }) else {
             throw ConsoleError(.notFound, "no paired device has that fingerprint")
         }
-        return ["revoked": Self.json(try vault.revokePairing(deviceID: paired.peer.deviceID))]
+        return paired
+    }
+
+    private static func trust(_ text: String) throws -> DeviceTrust {
+        guard let trust = DeviceTrust(rawValue: text) else { throw ConsoleError(.invalidBody, "trust is 'mine' (your own device) or 'other' (someone else's)") }
+        return trust
     }
 
     static func json(_ device: DeviceProfile) -> [String: Any] {

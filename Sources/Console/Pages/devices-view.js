@@ -17,7 +17,7 @@ export async function devicesView(main) {
 
 function pairedTable(paired, refresh) {
   if (paired.length === 0) return el("p", { text: "No device is paired yet." });
-  return el("table", {}, el("thead", {}, el("tr", {}, ["Device", "Fingerprint", "Pairing", "Paired at", ""].map((h) => el("th", { scope: "col", text: h })))),
+  return el("table", {}, el("thead", {}, el("tr", {}, ["Device", "Fingerprint", "Whose", "Pairing", "Paired at", ""].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, paired.map((p) => {
       const forget = el("button", { class: "danger", "aria-label": `Forget ${p.device.name}`, text: "Forget" });
       const errors = el("span", { "aria-live": "polite" });
@@ -26,9 +26,27 @@ function pairedTable(paired, refresh) {
         try { await api.remove(`/api/devices/${p.device.fingerprint}`); await refresh(); } catch (error) { replace(errors, errorText(error)); }
       });
       return el("tr", {}, el("td", { text: p.device.name }), el("td", {}, el("code", { text: p.device.fingerprint })),
+        el("td", {}, trustControl(p, refresh)),
         el("td", { text: p.role === "hosted" ? "this device showed the code" : "this device typed the code" }),
         el("td", { text: p.paired_at }), el("td", {}, forget, errors));
     })));
+}
+
+const trustWords = { mine: "My own device", other: "Someone else's", unset: "Someone else's (not chosen yet)" };
+
+// Whose device it is, and changing it: explicit, and recorded by the daemon as peer.trust. Only an
+// own device may receive privileged projects.
+function trustControl(paired, refresh) {
+  const id = `trust-${paired.device.fingerprint}`;
+  const choice = el("select", { id, "aria-label": `Whose device ${paired.device.name} is` },
+    ["mine", "other"].map((t) => el("option", { value: t, selected: paired.trust === t, text: trustWords[t] })));
+  const change = el("button", { class: "secondary", "aria-label": `Save whose device ${paired.device.name} is`, text: "Save" });
+  const errors = el("span", { "aria-live": "polite" });
+  change.addEventListener("click", async () => {
+    try { await api.post(`/api/devices/${paired.device.fingerprint}/trust`, { trust: choice.value }); await refresh(); }
+    catch (error) { replace(errors, errorText(error)); }
+  });
+  return el("span", {}, el("span", { class: "trust", text: trustWords[paired.trust] ?? paired.trust }), " ", choice, " ", change, errors);
 }
 
 // Open sync conflicts: both sides' words are kept, one in the document and one in the branch, until
@@ -49,17 +67,22 @@ function conflictList(answer) {
 function showPairing(area, pairing, refresh) {
   const heading = el("h2", { id: "pair-heading", text: "Pair a new device" });
   const outcome = pairing.state === "paired"
-    ? el("p", { role: "status", class: "proof-ok", text: `Paired with ${pairing.device.name}, fingerprint ${pairing.device.fingerprint}. Compare it with 'vaultctl device' on that device.` })
+    ? el("p", { role: "status", class: "proof-ok", text: `Paired with ${pairing.device.name} (${trustWords[pairing.trust]}), fingerprint ${pairing.device.fingerprint}. Compare it with 'vaultctl device' on that device.` })
     : pairing.state === "failed" ? el("p", { role: "alert", class: "field-error", text: `The last pairing did not complete: ${pairing.reason}` })
     : pairing.state === "waiting" ? el("p", { role: "status", text: `A pairing started elsewhere is waiting on ${pairing.address}.` }) : null;
   const address = el("input", { id: "pair-address", value: "0.0.0.0:7420", size: 24 });
   const errors = el("div", { "aria-live": "polite" });
-  const form = el("form", {}, el("label", { for: "pair-address", text: "Listen for the other device on (address:port)" }), address,
+  // Whose device it is is asked every time, with no default, as 'pair host' asks it on the terminal.
+  const trust = el("fieldset", {}, el("legend", { text: "Whose device is it?" }),
+    ["mine", "other"].map((t) => el("label", { class: "choice" },
+      el("input", { type: "radio", name: "trust", value: t, required: true }), " ",
+      t === "mine" ? "My own device: privileged projects may sync to it" : "Someone else's: privileged projects never go to it")));
+  const form = el("form", {}, trust, el("label", { for: "pair-address", text: "Listen for the other device on (address:port)" }), address,
     " ", el("button", { type: "submit", text: "Show a pairing code" }), errors);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      const started = await api.post("/api/devices/pairing", { address: address.value });
+      const started = await api.post("/api/devices/pairing", { address: address.value, trust: new FormData(form).get("trust") });
       showWaiting(area, heading, started, refresh);
     } catch (error) { replace(errors, errorText(error)); }
   });
