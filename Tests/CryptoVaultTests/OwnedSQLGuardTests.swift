@@ -22,6 +22,7 @@ import TestSupport
         "audit_cosignatures": ("AuditCosignatureStore", ["AuditChain/AuditCosignatureStore.swift"]),
         "device_identity": ("DeviceProfileStore", ["CryptoVault/Device/DeviceProfileStore.swift"]),
         "family_pairings": ("FamilyPairing", ["CryptoVault/Device/FamilyPairing.swift"]),
+        "peer_trust": ("DeviceTrust", ["CryptoVault/Device/DeviceTrust.swift"]),
         "leak_fingerprints": ("LeakFingerprintStore", ["CryptoVault/Vault/LeakFingerprintStore.swift"]),
         "replicas": ("ReplicaStore", ["PeerChannel/Replication/ReplicaStore.swift"]),
         "witnessed_logs": ("WitnessedLog", ["PeerChannel/Witnessing/WitnessedLog.swift"]),
