@@ -40,7 +40,7 @@ let package = Package(
         // AI routing (issue 18): lanes, policy, providers over our own HTTP client, the output contract.
         .target(name: "Assistant", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                              "Registers", "Writing", "Agents"]),
+                                              "Registers", "Writing", "Agents", "Assistant"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
         .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Registers", "Writing", "Appliance"],
                 resources: [.embedInCode("Pages")]),

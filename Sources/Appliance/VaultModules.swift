@@ -1,3 +1,4 @@
+import Assistant
 import Agents
 import CryptoVault
 import Writing
@@ -8,5 +9,5 @@ import Writing
 /// A module adds its `ModuleSchema` here (the writing model, sync, the assistant) and never edits
 /// another's list.
 public enum VaultModules {
-    public static let all: [ModuleSchema] = [WritingSchema.module, AgentsSchema.module]
+    public static let all: [ModuleSchema] = [WritingSchema.module, AgentsSchema.module, AssistantSchema.module]
 }

@@ -9,7 +9,7 @@ import Writing
 final class AssistantFixture {
     let vault: TestVault
 
-    init() throws { vault = try TestVault(modules: [WritingSchema.module]) }
+    init() throws { vault = try TestVault(modules: [WritingSchema.module, AssistantSchema.module]) }
 
     var unlocked: UnlockedVault { vault.unlocked }
 
@@ -28,6 +28,21 @@ final class AssistantFixture {
                                                                              payload: ChatTranscript.encode(request)))
         guard let released = outcome.released else { throw AssistantError(.egressRefused, "refused in the fixture") }
         return released
+    }
+
+    func session(of project: WritingProject) throws -> PrivilegedProcessingSession {
+        try PrivilegedProcessingSession.start(vault: unlocked, compartment: project.compartment, actor: "dr.osei", purpose: "draft letter")
+    }
+
+    /// A document titled `title` in `project` holding `paragraphs`.
+    func document(in project: WritingProject, _ paragraphs: [String], access: RecordAccess = .vault) throws -> NodeID {
+        try unlocked.transaction { tx in
+            let store = WritingStore(tx, access: access)
+            let node = try store.addNode(.scene, titled: "Arrival", in: project.id)
+            let content = DocumentContent(blocks: try paragraphs.map { Block(id: try BlockID.random(), kind: .paragraph, text: $0) })
+            try store.replaceDocumentContent(of: node.id, in: project.id, with: content)
+            return node.id
+        }
     }
 
     static let chat = ChatRequest(messages: [.system("You are a careful editor."), .user(PromptText("Continue: the boats came in."))])

@@ -6,14 +6,15 @@
 /// (the house-style preamble, the system prompt, the lane's task and the owner's instruction) an
 /// answer fails at `instructionThreshold` = 0.5: half of what it says is our own wording back.
 /// Against the document, a lane that must write new words (draft, summarize, curate, cite) fails at
-/// `documentThreshold` = 0.9: the answer is the document again; a revision fails only when it is
+/// `documentThreshold` = 0.8: the answer is mostly the document again (0.9 missed a short
+/// document echoed with two words added: 17 of 19 4-grams); a revision fails only when it is
 /// the document unchanged (every 4-gram both ways). Answers of fewer than 4 words are too short to
 /// judge and fail only if empty. The thresholds were set on the labelled set in `EchoDetectorTests`
 /// (recall and false failures printed there).
 public struct EchoDetector: Sendable {
     public static let gramSize = 4
     public static let instructionThreshold = 0.5
-    public static let documentThreshold = 0.9
+    public static let documentThreshold = 0.8
 
     public enum Verdict: Sendable, Equatable {
         case original

@@ -24,9 +24,15 @@ public enum FillerStripper {
         for _ in 0..<3 {
             trimBlank(&lines)
             unwrapFence(&lines)
-            let start = (lines.lastIndex(where: isBlank) ?? -1) + 1
-            guard start < lines.count, isCloser(lines[start...].joined(separator: " ")) else { break }
-            lines.removeSubrange(start...)
+            // The last line alone (a closer right under a fence), else the last paragraph.
+            let paragraph = (lines.lastIndex(where: isBlank) ?? -1) + 1
+            if let last = lines.indices.last, isCloser(lines[last]) {
+                lines.removeLast()
+            } else if paragraph < lines.count, isCloser(lines[paragraph...].joined(separator: " ")) {
+                lines.removeSubrange(paragraph...)
+            } else {
+                break
+            }
         }
         trimBlank(&lines)
         unwrapFence(&lines)
@@ -45,11 +51,15 @@ public enum FillerStripper {
     static let taskWords = ["revis", "summar", "draft", "continu", "version", "rewrit", "edit", "list", "text", "paragraph", "note", "memo",
                             "question", "source", "suggest", "passage", "scene", "section", "answer", "response", "result", "polish",
                             "improv", "updat", "tighten", "shorten", "expand"]
+    /// Closing phrases that are filler wherever they stand at the start of the last paragraph.
     static let closers = ["i hope this helps", "hope this helps", "i hope that helps", "hope that helps", "i hope this is helpful",
-                          "hope this is helpful", "let me know", "please let me know", "feel free", "if you'd like", "if you would like",
-                          "if you want", "if you need", "would you like", "do you want", "is there anything else", "anything else",
-                          "happy writing", "good luck", "enjoy", "i hope you", "hope you", "i can also", "i'm happy to", "i am happy to",
-                          "happy to", "shall i", "want me to", "i'd be happy to", "i would be happy to", "don't hesitate"]
+                          "hope this is helpful", "let me know if", "let me know whether", "let me know what", "please let me know",
+                          "feel free to", "is there anything else", "don't hesitate", "i can also", "i'm happy to", "i am happy to",
+                          "shall i", "want me to", "i'd be happy to", "i would be happy to", "i'd be glad to"]
+    /// Offers that are filler only when the model offers itself ("if you'd like, I can...").
+    static let offers = ["if you'd like", "if you would like", "if you want", "if you need", "would you like", "do you want"]
+    /// Wishes that are filler only as an exclamation or a clause of their own ("Good luck!", not "Good luck was all she had.").
+    static let wishes = ["happy writing", "good luck", "enjoy", "hope you", "anything else", "happy to help", "best of luck", "cheers"]
 
     static func isOpener(_ line: String) -> Bool {
         var rest = normalized(line)
@@ -57,7 +67,7 @@ public enum FillerStripper {
         var sawInterjection = false
         while let next = dropInterjection(rest) { rest = next; sawInterjection = true }
         if rest.isEmpty { return sawInterjection }
-        guard presenting.contains(where: { rest.hasPrefix($0 + " ") || rest == $0 || rest.hasPrefix($0 + ":") || rest.hasPrefix($0 + "!") }) else { return false }
+        guard presenting.contains(where: { phrase in rest == phrase || [" ", ":", "!", ","].contains { rest.hasPrefix(phrase + $0) } }) else { return false }
         if rest.hasSuffix(":") { return true }
         guard rest.hasSuffix(".") || rest.hasSuffix("!") else { return false }
         // "Here is where the river bends." is the story; "Here is the revised note." is filler.
@@ -68,7 +78,16 @@ public enum FillerStripper {
         var rest = normalized(paragraph)
         guard !rest.isEmpty, rest.count <= 300 else { return false }
         while let next = dropInterjection(rest) { rest = next }
-        return closers.contains { rest.hasPrefix($0) }
+        if closers.contains(where: { rest.hasPrefix($0) }) { return true }
+        if offers.contains(where: { rest.hasPrefix($0) }) {
+            let words = Set(rest.split { !$0.isLetter && $0 != "'" })
+            return !words.isDisjoint(with: ["i", "me", "i'd", "i'll", "i'm", "i can"]) || rest.hasSuffix("?")
+        }
+        return wishes.contains { wish in
+            guard rest.hasPrefix(wish) else { return false }
+            let after = rest.dropFirst(wish.count)
+            return after.isEmpty || "!.,:;".contains(after.first!) || after.hasPrefix(" with ")
+        }
     }
 
     /// `text` without a leading interjection and its punctuation, or nil if it starts with none.

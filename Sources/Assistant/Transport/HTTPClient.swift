@@ -61,6 +61,11 @@ public struct HTTPClient: Sendable {
         }
     }
 
+    /// Whether the endpoint accepts a connection within the connect timeout. Nothing is sent.
+    public func probe(_ endpoint: HTTPEndpoint) throws {
+        _ = try ClientSocket(connectingTo: endpoint, until: ContinuousClock.now + timeouts.connect)
+    }
+
     /// One read, its timeout said in words: the whole answer's bound, the gap between bytes, or the first byte's.
     private func receive(_ socket: ClientSocket, into buffer: inout [UInt8], until deadline: ContinuousClock.Instant,
                          end: ContinuousClock.Instant, started: Bool) throws -> Int {
@@ -147,7 +152,11 @@ struct ResponseReader {
 
     /// The server closed the connection: fine only where the framing says the body ends so.
     func closed() throws {
-        guard let head else { throw AssistantError(.truncatedStream, "the connection closed before a response") }
+        guard let head else {
+            // What came may be a head the grammar refuses (bare LF line ends): say that, not merely that it ended.
+            if !headBytes.isEmpty { _ = try HTTPResponseHead(parsing: headBytes) }
+            throw AssistantError(.truncatedStream, "the connection closed before a response")
+        }
         if head.framing == .untilClose { return }
         guard isComplete else { throw AssistantError(.truncatedStream, "the connection closed in the middle of the answer") }
     }
