@@ -1,3 +1,4 @@
+import Assistant
 import Agents
 import Appliance
 import CryptoVault
@@ -31,7 +32,7 @@ enum Dispatcher {
         ExportCommand.command,
         ActivityCommand.command,
         ImportCommand.command,
-    ] + ProjectSnapshotCommands.all + AgentCommands.all
+    ] + ProjectSnapshotCommands.all + AgentCommands.all + AICommands.all
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)
 
@@ -159,6 +160,8 @@ struct FailureReport {
             self.init(message: appliance.message, hint: ExitCode.hint(for: appliance), exitCode: ExitCode(for: appliance))
         case let agents as AgentsError:
             self.init(message: agents.message, exitCode: ExitCode(for: agents))
+        case let assistant as AssistantError:
+            self.init(message: assistant.message, exitCode: ExitCode(for: assistant))
         default:
             self.init(message: "\(error)", exitCode: .failure)
         }

@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 import Writing
 
 /// AIService: policy before provider, the funnel before a byte is sent, an `ai.call` entry for every

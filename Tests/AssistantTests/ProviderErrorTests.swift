@@ -2,6 +2,7 @@
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 
 /// The error paths, against a loopback server that misbehaves as real ones do: each ends with its
 /// own error code, within its time bound, and no error message repeats what the server said.

@@ -2,6 +2,7 @@
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 
 /// The providers against recorded streams of llama.cpp, llama-cpp-python, vLLM and Ollama, replayed
 /// by a loopback server of our own: the answer, tool calls assembled from deltas, usage, the finish

@@ -1,3 +1,4 @@
+import TestSupport
 /// Streams as the model servers send them, each with its quirks, replayed by `ReplayServer`. They
 /// follow each server's streaming code for the versions named (field order, separators, the
 /// usage chunk, what the last chunks hold); ids and timestamps are fixed so the tests are stable.

@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 import Writing
 
 /// The red team: over 300 prompts built from the leak guard's own labelled identifiers and from

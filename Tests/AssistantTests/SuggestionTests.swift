@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Testing
+import TestSupport
 import Writing
 
 /// A lane run on a document: the answer passes the output contract and becomes a branch of kind

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import TestSupport
 
 /// `--json` on every command (issue 14): each command the overview lists either prints one JSON
 /// document whose keys are snake_case, or refuses --json with exit 64 and the documented message
@@ -227,6 +228,17 @@ struct JSONOutputTests {
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }
         try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }
+        // The assistant's commands (AICommandTests checks what they say), against a model server of our own.
+        let model = try ReplayServer { _ in Wire.chunkedEvents([#"{"choices":[{"index":0,"delta":{"content":"The lamps came on."},"finish_reason":"stop"}]}"#, "[DONE]"]) }
+        defer { model.stop() }
+        try walk("ai providers add") { try Self.json(vault, ["ai", "providers", "add", "local", "--url", model.url, "--model", "smollm2", "--local"]) }
+        try walk("ai providers list") { try Self.json(vault, ["ai", "providers", "list"], unlock: false) }
+        try walk("ai providers test") { try Self.json(vault, ["ai", "providers", "test", "local"], unlock: false) }
+        try walk("ai lanes") { try Self.json(vault, ["ai", "lanes", "--project", "Harbour"]) }
+        try walk("ai allow-local") { try Self.json(vault, ["ai", "allow-local", "local", "--project", "Harbour", "--lane", "coauthor.draft"]) }
+        try walk("ai run") { try Self.json(vault, ["ai", "run", "coauthor.draft", "--project", "Harbour", "--doc", "Arrival"]) }
+        try walk("ai log") { try Self.json(vault, ["ai", "log"]) }
+        try walk("ai providers rm") { try Self.json(vault, ["ai", "providers", "rm", "local"]) }
         try walk("doc rm") { try Self.json(vault, ["doc", "rm", "Harbour", "Arrival", "--yes"]) }
         try walk("project rename") { try Self.json(vault, ["project", "rename", "Harbour", "Lighthouse"]) }
         try walk("project register") { try Self.json(vault, ["project", "register", "Lighthouse", "screenwriting"]) }

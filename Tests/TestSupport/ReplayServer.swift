@@ -7,27 +7,27 @@ import Glibc
 /// A model server of our own on loopback, for tests: it reads each request (head and
 /// Content-Length body), keeps it in its own request log, and answers with the steps a script gives
 /// for it: bytes to send, pauses, a close in the middle. Every wait is bounded; `stop` ends it.
-final class ReplayServer: Sendable {
-    enum Step: Sendable {
+public final class ReplayServer: Sendable {
+    public enum Step: Sendable {
         case send([UInt8])
         case pause(milliseconds: Int)
         /// Sends `count` bytes of `byte` in pieces of 64 KiB (a huge answer without building it whole).
         case sendRepeated(prefix: [UInt8], byte: UInt8, count: Int)
     }
 
-    struct Request: Sendable {
-        let head: String
-        let body: [UInt8]
-        var bodyText: String { String(decoding: body, as: UTF8.self) }
+    public struct Request: Sendable {
+        public let head: String
+        public let body: [UInt8]
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let stopped = Atomic<Bool>(false)
     private let log = Mutex<[Request]>([])
     private let script: @Sendable (Request) -> [Step]
 
-    init(_ script: @escaping @Sendable (Request) -> [Step]) throws {
+    public init(_ script: @escaping @Sendable (Request) -> [Step]) throws {
         self.script = script
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var on: Int32 = 1
@@ -51,14 +51,14 @@ final class ReplayServer: Sendable {
 
     deinit { stop() }
 
-    enum ReplayError: Error { case cannotListen }
+    public enum ReplayError: Error { case cannotListen }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Every request received so far, in order: the server's own record of what reached it.
-    var requests: [Request] { log.withLock { $0 } }
+    public var requests: [Request] { log.withLock { $0 } }
 
-    func stop() {
+    public func stop() {
         guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -132,23 +132,23 @@ final class ReplayServer: Sendable {
 }
 
 /// HTTP framing for scripted answers.
-enum Wire {
-    static func head(_ status: Int = 200, _ fields: [String]) -> [UInt8] {
+public enum Wire {
+    public static func head(_ status: Int = 200, _ fields: [String]) -> [UInt8] {
         let reason = [200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"][status] ?? "Status"
         return Array(("HTTP/1.1 \(status) \(reason)\r\n" + fields.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
     }
 
-    static func chunk(_ text: String) -> [UInt8] { chunk(Array(text.utf8)) }
-    static func chunk(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count, radix: 16).utf8) + [13, 10] + bytes + [13, 10] }
-    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+    public static func chunk(_ text: String) -> [UInt8] { chunk(Array(text.utf8)) }
+    public static func chunk(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count, radix: 16).utf8) + [13, 10] + bytes + [13, 10] }
+    public static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
 
     /// A whole chunked event-stream answer: each event its own chunk.
-    static func chunkedEvents(_ events: [String], separator: String = "\n\n", status: Int = 200) -> [ReplayServer.Step] {
+    public static func chunkedEvents(_ events: [String], separator: String = "\n\n", status: Int = 200) -> [ReplayServer.Step] {
         [.send(head(status, ["Content-Type: text/event-stream", "Transfer-Encoding: chunked"]))]
             + events.map { .send(chunk("data: \($0)\(separator)")) } + [.send(lastChunk)]
     }
 
-    static func json(_ status: Int, _ body: String) -> [ReplayServer.Step] {
+    public static func json(_ status: Int, _ body: String) -> [ReplayServer.Step] {
         [.send(head(status, ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + Array(body.utf8))]
     }
 }
