@@ -33,6 +33,24 @@ extension ModelProvider {
 }
 
 /// The provider for a configuration, by its kind.
+extension HTTPClient {
+    /// POSTs a chat body to the provider's `path` and hands each piece of a 200 answer to `feed`.
+    /// Any other status is a `ProviderFailure` carrying the first 64 KiB of the server's body (both
+    /// providers answer errors the same way, whatever their stream's format).
+    func postChat(_ body: [UInt8], for configuration: ProviderConfiguration, path: String, accept: String,
+                  _ feed: (ArraySlice<UInt8>) throws -> Void) throws {
+        var errorBody: [UInt8] = []
+        var status = 0
+        try post(body, to: configuration.endpoint, path: path, headers: [("Content-Type", "application/json"), ("Accept", accept)],
+                 secretHeaders: configuration.headers.map { ($0.name, $0.value) },
+                 head: { status = $0.status }, body: { bytes in
+            guard status == 200 else { errorBody.append(contentsOf: bytes.prefix(max(0, 65536 - errorBody.count))); return }
+            try feed(bytes)
+        })
+        guard status == 200 else { throw ProviderFailure.status(status, body: errorBody) }
+    }
+}
+
 public func makeProvider(_ configuration: ProviderConfiguration, client: HTTPClient = HTTPClient()) -> any ModelProvider {
     switch configuration.kind {
     case .openai: OpenAICompatibleProvider(configuration, client: client)

@@ -20,16 +20,9 @@ public struct OllamaProvider: ModelProvider {
         let body = try Self.body(of: try transcript(of: payload), model: configuration.model)
         var lines = NDJSONLines()
         var decoder = LineDecoder()
-        var errorBody: [UInt8] = []
-        var status = 0
-        try client.post(body, to: configuration.endpoint, path: "/api/chat",
-                        headers: [("Content-Type", "application/json"), ("Accept", "application/x-ndjson")],
-                        secretHeaders: configuration.headers.map { ($0.name, $0.value) },
-                        head: { status = $0.status }, body: { bytes in
-            guard status == 200 else { errorBody.append(contentsOf: bytes.prefix(max(0, 65536 - errorBody.count))); return }
+        try client.postChat(body, for: configuration, path: "/api/chat", accept: "application/x-ndjson") { bytes in
             for line in try lines.feed(bytes) { try decoder.decode(line, onEvent) }
-        })
-        guard status == 200 else { throw ProviderFailure.status(status, body: errorBody) }
+        }
         if let last = try lines.finish() { try decoder.decode(last, onEvent) }
         guard decoder.isDone else { throw AssistantError(.truncatedStream, "the stream ended before the model finished") }
     }

@@ -24,16 +24,9 @@ public struct OpenAICompatibleProvider: ModelProvider {
         let body = try Self.body(of: try transcript(of: payload), model: configuration.model)
         var events = ServerSentEvents()
         var decoder = ChunkDecoder()
-        var errorBody: [UInt8] = []
-        var status = 0
-        try client.post(body, to: configuration.endpoint, path: "/v1/chat/completions",
-                        headers: [("Content-Type", "application/json"), ("Accept", "text/event-stream")],
-                        secretHeaders: configuration.headers.map { ($0.name, $0.value) },
-                        head: { status = $0.status }, body: { bytes in
-            guard status == 200 else { errorBody.append(contentsOf: bytes.prefix(max(0, 65536 - errorBody.count))); return }
+        try client.postChat(body, for: configuration, path: "/v1/chat/completions", accept: "text/event-stream") { bytes in
             for event in try events.feed(bytes) where !decoder.isDone { try decoder.decode(event.data, onEvent) }
-        })
-        guard status == 200 else { throw ProviderFailure.status(status, body: errorBody) }
+        }
         try decoder.end(midEvent: events.isMidEvent, onEvent)
     }
 
