@@ -10,7 +10,7 @@ extension ExitCode {
         case .unknownProvider: self = .noInput
         case .connectionFailed, .timedOut, .providerStatus, .providerError: self = .unavailable
         case .malformedResponse, .responseTooLarge, .malformedStream, .truncatedStream, .invalidTranscript, .damagedRecord: self = .dataError
-        case .refusedByPolicy, .egressRefused: self = .refused
+        case .refusedByPolicy, .egressRefused, .decisionChanged: self = .refused
         case .contractFailed: self = .failure
         }
     }

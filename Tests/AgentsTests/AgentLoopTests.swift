@@ -1,4 +1,5 @@
 import Agents
+import Assistant
 import CryptoVault
 import Foundation
 import Synchronization
@@ -53,8 +54,8 @@ struct FixedTool: ToolHandler {
     }
 
     @Test func anAnswerAfterAToolCallEndsTheLoopAnsweredWithTheToolResultInTheConversation() async throws {
-        let model = ScriptedModel([ModelReply(text: "", toolCalls: [call("1", "read_chart")], usage: TokenUsage(prompt: 10, completion: 2)),
-                                   ModelReply(text: "Summary.", usage: TokenUsage(prompt: 20, completion: 3))])
+        let model = ScriptedModel([ModelReply(text: "", toolCalls: [call("1", "read_chart")], usage: TokenUsage(promptTokens: 10, completionTokens: 2)),
+                                   ModelReply(text: "Summary.", usage: TokenUsage(promptTokens: 20, completionTokens: 3))])
         var taint = TaskTaint()
         let result = await AgentLoop(model: model, registry: try registry()).run(TaskUnit(index: 0, agent: agent(), instruction: "Summarise."),
                                                                                   input: "text", taint: &taint)
@@ -76,7 +77,7 @@ struct FixedTool: ToolHandler {
     }
 
     @Test func theTokenBudgetStopsBeforeTheNextCall() async throws {
-        let model = ScriptedModel(Array(repeating: ModelReply(text: "", toolCalls: [call("x", "read_chart")], usage: TokenUsage(prompt: 400, completion: 200)),
+        let model = ScriptedModel(Array(repeating: ModelReply(text: "", toolCalls: [call("x", "read_chart")], usage: TokenUsage(promptTokens: 400, completionTokens: 200)),
                                         count: 10))
         var taint = TaskTaint()
         let result = await AgentLoop(model: model, registry: try registry())

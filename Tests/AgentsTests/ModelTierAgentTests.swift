@@ -66,7 +66,7 @@ struct ModelTierAgentTests {
               + "pieces, \(result.usage.total) tokens, \(elapsed)")
         #expect(seen.decisions.withLock { $0 } == [.allow], "one call, decided by the funnel before a byte was sent")
         #expect(seen.pieces.withLock { $0 } >= 2, "the answer streamed")
-        #expect(result.usage.prompt > 0 && result.usage.completion > 0, "tokens counted (or estimated) for the budget")
+        #expect(result.usage.promptTokens > 0 && result.usage.completionTokens > 0, "tokens counted (or estimated) for the budget")
         switch result.stopReason {
         case .answered:
             let text = try #require(result.text)

@@ -37,7 +37,7 @@ import Writing
     @Test func identifiersAreRedactedOnTheWireAndRestoredInTheAnswer() throws {
         let fixture = try AssistantFixture()
         let server = try ReplayServer { _ in
-            Wire.chunkedEvents([#"{"choices":[{"index":0,"delta":{"content":"Write to [EMAIL] today."},"finish_reason":"stop"}]}"#, "[DONE]"])
+            Wire.chunkedEvents([#"{"choices":[{"index":0,"delta":{"content":"Write to [EMAIL-1] today."},"finish_reason":"stop"}]}"#, "[DONE]"])
         }
         defer { server.stop() }
         let service = AIService(vault: fixture.unlocked, providers: [try fixture.provider(server)])
@@ -45,7 +45,7 @@ import Writing
         let call = try service.run(.coauthorRevise, project: try fixture.project(), policy: AIPolicy(), request: request)
         #expect(call.egress.decision == .redact)
         #expect(!server.requests[0].bodyText.contains("jane.doe@example.org"))
-        #expect(server.requests[0].bodyText.contains("[EMAIL]"))
+        #expect(server.requests[0].bodyText.contains("[EMAIL-1]"))
         #expect(call.answer.text == "Write to jane.doe@example.org today.")
     }
 

@@ -1,3 +1,5 @@
+import Assistant
+
 /// Runs one agent on one task unit: ask the model, run the tools it asks for through the registry,
 /// give it their results, until it answers or a budget runs out. Every way out has a `StopReason`.
 ///
@@ -101,8 +103,8 @@ private struct LoopState {
 
     mutating func take(_ reply: ModelReply) {
         steps += 1
-        usage.prompt += reply.usage.prompt
-        usage.completion += reply.usage.completion
+        usage.promptTokens += reply.usage.promptTokens
+        usage.completionTokens += reply.usage.completionTokens
         turns.append(ConversationTurn(role: .assistant, text: reply.text, toolCalls: reply.toolCalls))
     }
 

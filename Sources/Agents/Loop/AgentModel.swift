@@ -1,3 +1,5 @@
+import Assistant
+
 /// What the agent loop needs of a model: one answer to a conversation. The implementation for the
 /// real providers (`LaneAgentModel`) goes through the Assistant's lane, policy and egress funnel;
 /// tests may give a scripted one. The loop never sees a provider, a URL or a key.

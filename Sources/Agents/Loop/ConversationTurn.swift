@@ -37,16 +37,3 @@ public struct ToolCallRequest: Sendable, Equatable {
         self.arguments = arguments
     }
 }
-
-/// Tokens a provider counted for one answer.
-public struct TokenUsage: Sendable, Equatable {
-    public var prompt: Int
-    public var completion: Int
-
-    public init(prompt: Int = 0, completion: Int = 0) {
-        self.prompt = prompt
-        self.completion = completion
-    }
-
-    public var total: Int { prompt + completion }
-}

@@ -38,9 +38,9 @@ public struct LaneAgentModel: AgentModel {
     /// UTF-8 bytes of the released prompt and of the answer, rounded up: the agent's token budget
     /// must bind whatever the server reports.
     static func usage(of call: AIService.Call) -> TokenUsage {
-        if let counted = call.answer.usage { return TokenUsage(prompt: counted.promptTokens, completion: counted.completionTokens) }
+        if let counted = call.answer.usage { return counted }
         let answerBytes = call.answer.text.utf8.count + call.answer.toolCalls.reduce(0) { $0 + $1.arguments.utf8.count + $1.name.utf8.count }
-        return TokenUsage(prompt: (call.released.count + 3) / 4, completion: (answerBytes + 3) / 4)
+        return TokenUsage(promptTokens: (call.released.count + 3) / 4, completionTokens: (answerBytes + 3) / 4)
     }
 
     private func message(_ turn: ConversationTurn, _ provenance: ContentProvenance) -> ChatMessage {

@@ -1,3 +1,5 @@
+import Assistant
+
 /// What one task unit came to: the agent's answer or why there is none, why the loop stopped, and
 /// what it spent. A failed result keeps no text: a generation that failed the output contract is
 /// recorded as failed, never stored as words that could reach a document.

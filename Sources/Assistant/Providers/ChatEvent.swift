@@ -7,14 +7,18 @@ public enum ChatEvent: Sendable, Equatable {
     case finish(FinishReason)
 }
 
+/// Tokens counted for an answer (by the server, or estimated where it says nothing): the one type
+/// for token counts, which the Agents module's budgets add up too.
 public struct TokenUsage: Sendable, Equatable {
-    public let promptTokens: Int
-    public let completionTokens: Int
+    public var promptTokens: Int
+    public var completionTokens: Int
 
-    public init(promptTokens: Int, completionTokens: Int) {
+    public init(promptTokens: Int = 0, completionTokens: Int = 0) {
         self.promptTokens = promptTokens
         self.completionTokens = completionTokens
     }
+
+    public var total: Int { promptTokens + completionTokens }
 }
 
 /// Why the model stopped: it was done, it hit the token bound, it called tools, or a filter cut it.

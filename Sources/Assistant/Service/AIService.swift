@@ -37,12 +37,47 @@ public struct AIService: Sendable {
         public let released: [UInt8]
     }
 
+    /// What a call would do, shown before anything is sent: the provider the policy chooses (or
+    /// why none), the funnel's decision on the prompt and what the leak guard found in it (counts by
+    /// kind, never the text), and the prompt's size and digest, so a confirmation can be held to it.
+    public struct Decision: Sendable, Equatable {
+        public let lane: Lane
+        /// `model:NAME/MODEL`, nil when the policy refuses the lane.
+        public let provider: String?
+        /// Why the policy refuses the lane (then `decision` is `refuse`).
+        public let refusal: String?
+        public let decision: EgressDecision
+        public let findings: [String: Int]
+        public let promptSize: Int
+        public let promptSHA256: [UInt8]
+    }
+
+    /// Decide only: routes `request` and asks the funnel what it would decide (`EgressFunnel.preview`).
+    /// Sends nothing, releases nothing, records nothing.
+    public func decide(_ lane: Lane, project: WritingProject, policy: AIPolicy, request: ChatRequest) throws -> Decision {
+        let payload = ChatTranscript.encode(request)
+        switch policy.route(lane, privileged: project.isPrivileged, providers: providers) {
+        case .refused(let reason):
+            return Decision(lane: lane, provider: nil, refusal: reason, decision: .refuse, findings: [:], promptSize: payload.count,
+                            promptSHA256: SHA256.hash(payload))
+        case .provider(let provider):
+            let record = try funnel(lane, project, provider, policy).preview(egressRequest(project, provider, request, payload))
+            return Decision(lane: lane, provider: provider.destination.description, refusal: nil, decision: record.decision,
+                            findings: record.findings, promptSize: record.payloadSize, promptSHA256: record.payloadSHA256)
+        }
+    }
+
     /// Runs `request` on `lane` for `project` under `policy`. Throws `.refusedByPolicy` when no
-    /// provider may take the lane, `.egressRefused` when the funnel refuses (nothing is sent), and the
-    /// provider's errors; each outcome is an `ai.call` entry.
-    public func run(_ lane: Lane, project: WritingProject, policy: AIPolicy, request: ChatRequest,
+    /// provider may take the lane, `.egressRefused` when the funnel refuses (nothing is sent),
+    /// `.decisionChanged` when `confirming` (the decision a person saw) is not what would be decided
+    /// now (nothing is sent), and the provider's errors; each outcome is an `ai.call` entry.
+    public func run(_ lane: Lane, project: WritingProject, policy: AIPolicy, request: ChatRequest, confirming: Decision? = nil,
                     progress: (Progress) throws -> Void = { _ in }) throws -> Call {
         let id = try AIInteractionID.random()
+        if let confirming, try decide(lane, project: project, policy: policy, request: request) != confirming {
+            try record(id, lane, project, provider: nil, egress: nil, outcome: "refused-changed")
+            throw AssistantError(.decisionChanged, "what would be sent, or where, is no longer what was confirmed: decide again; nothing was sent")
+        }
         let provider: ProviderConfiguration
         switch policy.route(lane, privileged: project.isPrivileged, providers: providers) {
         case .provider(let chosen): provider = chosen
@@ -51,9 +86,7 @@ public struct AIService: Sendable {
             throw AssistantError(.refusedByPolicy, reason)
         }
         let payload = ChatTranscript.encode(request)
-        let compartments = PromptText.union([project.compartment], request.compartments)
-        let funnel = try EgressFunnel(vault: vault, policy: policy.egressPolicy(lane, project: project.compartment, provider: provider))
-        let outcome = try funnel.submit(EgressRequest(destination: provider.destination, compartments: compartments, payload: payload))
+        let outcome = try funnel(lane, project, provider, policy).submit(egressRequest(project, provider, request, payload))
         try progress(.decided(provider: provider, record: outcome.record))
         guard let released = outcome.released else {
             try record(id, lane, project, provider: provider, egress: outcome.record, outcome: "refused-by-funnel")
@@ -70,9 +103,22 @@ public struct AIService: Sendable {
             try record(id, lane, project, provider: provider, egress: outcome.record, answer: answer, outcome: "failed:\(Self.code(of: error))")
             throw error
         }
-        answer.text = PlaceholderRestoration(original: payload, findings: outcome.findings).restore(answer.text)
+        answer.text = PlaceholderRestoration(redactions: outcome.redactions).restore(answer.text)
         try record(id, lane, project, provider: provider, egress: outcome.record, answer: answer, outcome: "answered")
         return Call(id: id, lane: lane, provider: provider, egress: outcome.record, answer: answer, released: released.bytes)
+    }
+
+    private func funnel(_ lane: Lane, _ project: WritingProject, _ provider: ProviderConfiguration, _ policy: AIPolicy) throws -> EgressFunnel {
+        try EgressFunnel(vault: vault, policy: policy.egressPolicy(lane, project: project.compartment, provider: provider))
+    }
+
+    /// The request the funnel decides on: to `model:PROVIDER/MODEL`, naming the project's compartment
+    /// and every compartment the prompt's text was read from; a redaction numbers its placeholders
+    /// so the answer's can be put back one to one.
+    private func egressRequest(_ project: WritingProject, _ provider: ProviderConfiguration, _ request: ChatRequest,
+                               _ payload: [UInt8]) -> EgressRequest {
+        EgressRequest(destination: provider.destination, compartments: PromptText.union([project.compartment], request.compartments),
+                      payload: payload, placeholders: .numbered)
     }
 
     /// The `ai.call` entry: ids, names, the decision, sizes and digests; never text.

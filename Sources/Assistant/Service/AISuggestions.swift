@@ -14,30 +14,42 @@ extension AIService {
     public struct Suggestion: Sendable {
         public let interaction: AIInteractionID
         public let call: Call
-        public let result: TaskResult
+        public let result: ContractResult
         /// The branch made, when the answer passed the contract.
         public let branch: Branch?
     }
 
+    /// Decide only, for a document: reads it (a `record.open` entry, as any read), builds the prompt
+    /// `suggest` would send, and returns what would be decided (`decide(_:project:policy:request:)`).
+    /// Sends nothing, makes no snapshot or branch. Show it, then pass it to `suggest(confirming:)`.
+    public func decide(_ lane: Lane, project: WritingProject, document: NodeID, access: RecordAccess, policy: AIPolicy,
+                       instruction: String? = nil) throws -> Decision {
+        let content = try vault.transaction { tx in try WritingStore(tx, access: access).documentContent(of: document, in: project.id) }
+        return try decide(lane, project: project, policy: policy, request: Self.prompt(lane, project: project, content: content, instruction: instruction).request)
+    }
+
+    /// The one path from a document to a suggestion: read the document and snapshot it (the branch's
+    /// base), decide (`progress` gets `.decided` before a byte is sent; with `confirming`, nothing is
+    /// sent unless the decision is still the one a person saw), run, hold the answer to the output
+    /// contract, and make the aiSuggestion branch from a passing answer; the interaction is recorded
+    /// whatever happened.
     public func suggest(_ lane: Lane, project: WritingProject, document: NodeID, access: RecordAccess, policy: AIPolicy,
-                        instruction: String? = nil, progress: (Progress) throws -> Void = { _ in }) throws -> Suggestion {
+                        instruction: String? = nil, confirming: Decision? = nil,
+                        progress: (Progress) throws -> Void = { _ in }) throws -> Suggestion {
         let (content, base) = try vault.transaction { tx in
             let store = WritingStore(tx, access: access)
             return (try store.documentContent(of: document, in: project.id), try store.createSnapshot(of: document, in: project.id))
         }
-        let documentText = PlainText.render(content, labels: FieldEditor(project.register))
-        let system = HouseStyle.systemPrompt(lane.task, register: project.register)
-        let request = Self.request(system: system, instruction: instruction, document: documentText, register: project.register,
-                                   compartment: project.compartment)
+        let prompt = Self.prompt(lane, project: project, content: content, instruction: instruction)
         let call: Call
         do {
-            call = try run(lane, project: project, policy: policy, request: request, progress: progress)
+            call = try run(lane, project: project, policy: policy, request: prompt.request, confirming: confirming, progress: progress)
         } catch {
             try recordFailure(lane, project: project, document: document, error: error)
             throw error
         }
-        let result = OutputContract.check(call.answer.text, instructions: [system] + (instruction.map { [$0] } ?? []), document: documentText,
-                                          revising: lane == .coauthorRevise)
+        let result = OutputContract.check(call.answer.text, instructions: [prompt.system] + (instruction.map { [$0] } ?? []),
+                                          document: prompt.document, revising: lane == .coauthorRevise)
         let branch = try vault.transaction { tx -> Branch? in
             var branch: Branch?
             if let text = result.text {
@@ -54,6 +66,22 @@ extension AIService {
             return branch
         }
         return Suggestion(interaction: call.id, call: call, result: result, branch: branch)
+    }
+
+    /// What a lane sends about a document: the house-style system prompt, and the chat around the
+    /// document's text (the same bytes for `decide` and `suggest`, so a confirmation can match).
+    struct Prompt {
+        let system: String
+        let document: String
+        let request: ChatRequest
+    }
+
+    static func prompt(_ lane: Lane, project: WritingProject, content: DocumentContent, instruction: String?) -> Prompt {
+        let document = PlainText.render(content, labels: FieldEditor(project.register))
+        let system = HouseStyle.systemPrompt(lane.task, register: project.register)
+        return Prompt(system: system, document: document,
+                      request: request(system: system, instruction: instruction, document: document, register: project.register,
+                                       compartment: project.compartment))
     }
 
     /// The chat for a lane: the system prompt, then the instruction and the document as the user's turn.

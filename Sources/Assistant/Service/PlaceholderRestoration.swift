@@ -2,40 +2,37 @@ import Foundation
 import PrivilegedSession
 
 /// Puts back, on the vault's side, what redaction took out of a prompt, where the model's answer
-/// repeats a placeholder: `[EMAIL]` in the answer becomes the address the prompt held. The funnel's
-/// placeholders are typed but not numbered (SECURITY.md §11.5), so a kind is restored only when the
-/// prompt held exactly one distinct value of it; with two addresses, `[EMAIL]` stays as it is (the
-/// answer cannot say which one it meant). Restored text never leaves the vault: it goes into the
-/// branch the answer becomes, in the project's compartment.
+/// repeats a placeholder. The funnel numbers placeholders for a model call (`[EMAIL-1]`, `[PHONE-2]`,
+/// SECURITY.md §17.1): each number stands for one distinct value of the prompt, so two addresses are
+/// `[EMAIL-1]` and `[EMAIL-2]` and each comes back as itself. A placeholder the prompt did not hold
+/// (one the model made up, `[EMAIL-9]`, or `[EMAIL]`) is left as the model wrote it: it is restored
+/// to nothing. Restored text never leaves the vault: it goes into the branch the answer becomes, in
+/// the project's compartment.
 struct PlaceholderRestoration {
-    /// Per placeholder, the one value it stands for.
-    private(set) var values: [String: String] = [:]
+    /// Per placeholder, the value it stands for (the funnel's `redactions`).
+    let values: [String: String]
 
-    init(original payload: [UInt8], findings: [LeakHit]) {
-        var seen: [LeakKind: Set<[UInt8]>] = [:]
-        for (range, kind) in Self.merged(findings) where range.upperBound <= payload.count {
-            seen[kind, default: []].insert(Array(payload[range]))
-        }
-        for (kind, distinct) in seen where distinct.count == 1 {
-            values[kind.placeholder] = String(decoding: distinct.first!, as: UTF8.self)
-        }
+    init(redactions: [String: [UInt8]]) {
+        values = redactions.mapValues { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// One pass over the answer: a restored value is never read again, so a value that happens to
+    /// contain placeholder-like text cannot make a second substitution.
     func restore(_ answer: String) -> String {
-        values.reduce(answer) { text, pair in text.replacingOccurrences(of: pair.key, with: pair.value) }
-    }
-
-    /// The spans redaction replaced, as the funnel merges them (SECURITY.md §11.5): sorted by start,
-    /// overlapping hits joined, each span taking the first kind in `LeakKind` order.
-    static func merged(_ hits: [LeakHit]) -> [(Range<Int>, LeakKind)] {
-        var spans: [(Range<Int>, LeakKind)] = []
-        for hit in hits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
-            if let (range, kind) = spans.last, hit.range.lowerBound < range.upperBound {
-                spans[spans.count - 1] = (range.lowerBound..<max(range.upperBound, hit.range.upperBound), min(kind, hit.kind))
+        guard !values.isEmpty else { return answer }
+        var output = ""
+        var rest = answer[...]
+        while let open = rest.firstIndex(of: "[") {
+            output += rest[..<open]
+            let candidate = rest[open...].prefix(34)
+            if let close = candidate.firstIndex(of: "]"), let value = values[String(rest[open...close])] {
+                output += value
+                rest = rest[rest.index(after: close)...]
             } else {
-                spans.append((hit.range, hit.kind))
+                output += "["
+                rest = rest[rest.index(after: open)...]
             }
         }
-        return spans
+        return output + rest
     }
 }

@@ -32,6 +32,9 @@ public enum AssistantErrorCode: String, Sendable {
     case refusedByPolicy
     /// The egress funnel refused the prompt: nothing was sent.
     case egressRefused
+    /// The decision a person confirmed is not what would be decided now (the document changed, the
+    /// policy or the providers did): nothing was sent.
+    case decisionChanged
     /// A name, URL, model or header is not what the registry accepts.
     case invalidSetting
     /// The model's answer failed the output contract (it echoed its prompt, or said nothing).

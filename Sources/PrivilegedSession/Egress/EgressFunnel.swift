@@ -33,6 +33,20 @@ public final class EgressFunnel: Sendable {
     /// Decides, records, and releases what may leave. Throws only when the request is malformed or
     /// the decision cannot be recorded; in that case nothing is released.
     public func submit(_ request: EgressRequest) throws -> EgressOutcome {
+        let (record, findings) = try decide(request)
+        let single = request.compartments.count == 1 ? request.compartments[0].id : nil
+        try vault.record(VaultEvent(.egressDecision, compartmentID: single, details: record.details))
+        return release(request, record: record, findings: findings)
+    }
+
+    /// What `submit` would decide for `request`, without recording it or releasing anything: for a
+    /// screen that shows the decision before a person confirms the send (which then passes `submit`,
+    /// and is decided and recorded again there).
+    public func preview(_ request: EgressRequest) throws -> EgressRecord {
+        try decide(request).record
+    }
+
+    private func decide(_ request: EgressRequest) throws -> (record: EgressRecord, findings: [LeakHit]) {
         guard !request.compartments.isEmpty else {
             throw PrivilegedSessionError(.invalidEgressRequest, "an egress request names the compartments its content derives from")
         }
@@ -47,16 +61,23 @@ public final class EgressFunnel: Sendable {
                                   decision: decision, findings: Self.counts(findings),
                                   payloadSHA256: SHA256.hash(request.payload), payloadSize: request.payload.count,
                                   sessionID: request.session?.idString)
-        let single = request.compartments.count == 1 ? request.compartments[0].id : nil
-        try vault.record(VaultEvent(.egressDecision, compartmentID: single, details: record.details))
-        return EgressOutcome(record: record, findings: findings, released: release(request, decision: decision))
+        return (record, findings)
     }
 
-    private func release(_ request: EgressRequest, decision: EgressDecision) -> ReleasedPayload? {
-        switch decision {
-        case .allow: ReleasedPayload(destination: request.destination, bytes: request.payload, of: request.compartments)
-        case .redact: ReleasedPayload(destination: request.destination, bytes: leakGuard.redact(request.payload), of: request.compartments)
-        case .refuse: nil
+    private func release(_ request: EgressRequest, record: EgressRecord, findings: [LeakHit]) -> EgressOutcome {
+        func outcome(_ bytes: [UInt8]?, _ redactions: [String: [UInt8]] = [:]) -> EgressOutcome {
+            EgressOutcome(record: record, findings: findings,
+                          released: bytes.map { ReleasedPayload(destination: request.destination, bytes: $0, of: request.compartments) },
+                          redactions: redactions)
+        }
+        switch (record.decision, request.placeholders) {
+        case (.allow, _): return outcome(request.payload)
+        // The hits of the scan the decision was made on (the payload is not scanned twice).
+        case (.redact, .typed): return outcome(request.payload.withUnsafeBufferPointer { Redaction.apply(findings, to: $0) })
+        case (.redact, .numbered):
+            let (redacted, values) = request.payload.withUnsafeBufferPointer { Redaction.numbered(findings, in: $0) }
+            return outcome(redacted, values)
+        case (.refuse, _): return outcome(nil)
         }
     }
 

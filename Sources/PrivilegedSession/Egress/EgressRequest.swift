@@ -7,13 +7,17 @@ public struct EgressRequest: Sendable {
     public let compartments: [VaultCompartment]
     public let payload: [UInt8]
     public let session: PrivilegedProcessingSession?
+    /// How a `redact` decision names what it took out: typed (`[EMAIL]`), or numbered (`[EMAIL-1]`)
+    /// for a caller that puts the values back in an answer on the vault's side (a model call, §17.1).
+    public let placeholders: PlaceholderStyle
 
     public init(destination: EgressDestination, compartments: [VaultCompartment], payload: [UInt8],
-                session: PrivilegedProcessingSession? = nil) {
+                session: PrivilegedProcessingSession? = nil, placeholders: PlaceholderStyle = .typed) {
         self.destination = destination
         self.compartments = compartments
         self.payload = payload
         self.session = session
+        self.placeholders = placeholders
     }
 }
 
@@ -40,6 +44,9 @@ public struct EgressOutcome: Sendable {
     public let record: EgressRecord
     public let findings: [LeakHit]
     public let released: ReleasedPayload?
+    /// For a numbered redaction, what each placeholder in the released bytes replaced (clear bytes
+    /// that never leave: the caller uses them to restore an answer inside the vault); else empty.
+    public let redactions: [String: [UInt8]]
 
     public var decision: EgressDecision { record.decision }
 }

@@ -35,6 +35,13 @@ public struct LeakGuard: Sendable {
         return bytes.withUnsafeBufferPointer { Redaction.apply(scan(bytes: $0), to: $0) }
     }
 
+    /// The payload with every hit replaced by a numbered placeholder, and what each stands for
+    /// (`Redaction.numbered`).
+    public func redactNumbered<Bytes: Collection<UInt8>>(_ payload: Bytes) -> (redacted: [UInt8], values: [String: [UInt8]]) {
+        let bytes = Array(payload)
+        return bytes.withUnsafeBufferPointer { Redaction.numbered(scan(bytes: $0), in: $0) }
+    }
+
     func scan(bytes: UnsafeBufferPointer<UInt8>) -> [LeakHit] {
         var scanner = IdentifierScanner(bytes)
         scanner.scan()

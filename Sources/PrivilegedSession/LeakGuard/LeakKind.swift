@@ -28,6 +28,11 @@ public enum LeakKind: String, Sendable, CaseIterable, Comparable {
         }
     }
 
+    /// The numbered form (`[EMAIL-3]`), for redaction whose values are put back (§17.1).
+    public func placeholder(number: Int) -> String {
+        "\(placeholder.dropLast())-\(number)]"
+    }
+
     var priority: Int {
         Self.allCases.firstIndex(of: self) ?? Self.allCases.count
     }
