@@ -11,7 +11,7 @@ import Writing
 /// The model tier (make test-model, and make test after the suite): an agent's whole path against
 /// the real local model, llama.cpp's server with SmolLM2-135M-Instruct that scripts/model-server
 /// started (MODEL_SERVER_URL). A lane, the project's policy, the egress funnel, a streamed answer,
-/// the output contract, and an ai-suggestion branch from a passing answer. The model is tiny: the
+/// the output contract. The model is tiny: the
 /// test holds the path to its promises (every step recorded, a clear stop reason, text only from a
 /// passing answer), not the model to good prose.
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["MODEL_SERVER_URL"] != nil,
@@ -46,8 +46,8 @@ struct ModelTierAgentTests {
         }
     }
 
-    @Test func aLineEditorRunsOnTheRealModelThroughTheLaneAndTheFunnelAndAPassingAnswerBecomesABranch() async throws {
-        let (project, document, base) = try fixture()
+    @Test func aLineEditorRunsOnTheRealModelThroughTheLaneAndTheFunnelAndItsAnswerPassesTheContractOrKeepsNoText() async throws {
+        let (project, _, _) = try fixture()
         let provider = try ProviderConfiguration(name: "local", kind: .openai, url: url, model: model, isLocal: true)
         let seen = Seen()
         let lane = LaneAgentModel(service: AIService(vault: vault.unlocked, providers: [provider]), project: project,
@@ -67,14 +67,11 @@ struct ModelTierAgentTests {
         #expect(seen.decisions.withLock { $0 } == [.allow], "one call, decided by the funnel before a byte was sent")
         #expect(seen.pieces.withLock { $0 } >= 2, "the answer streamed")
         #expect(result.usage.promptTokens > 0 && result.usage.completionTokens > 0, "tokens counted (or estimated) for the budget")
+        // The agent's answer is held to the output contract; a branch from a lane's answer is made only
+        // by AIService.suggest (what 'vaultctl ai run' calls), which ModelTierSuggestionTests runs on this model.
         switch result.stopReason {
         case .answered:
-            let text = try #require(result.text)
-            let branch = try vault.unlocked.transaction { transaction in
-                try WritingStore(transaction).createBranch(of: document, in: project.id, base: base, content: try PlainText.parse(Array(text.utf8)),
-                                                           kind: .aiSuggestion, provenance: "agent line-editor on coauthor.revise")
-            }
-            #expect(branch.kind == .aiSuggestion && branch.state == .open)
+            #expect(result.text?.isEmpty == false)
         case .contractFailed(let reason):
             #expect(result.text == nil, "a failed answer keeps no text (\(reason))")
         default:

@@ -30,6 +30,35 @@ import TestSupport
         #expect(error?.code == .truncatedStream)
     }
 
+    /// Captured: a prompt over the server's context gets 200 and an empty chunked body (the error is
+    /// raised inside the server's generator, after the head): no event, no [DONE].
+    @Test func capturedContextOverflowIsATruncatedStream() throws {
+        let (error, _) = try failure([.send(try RecordedStreams.captured("error-context-exceeded"))])
+        #expect(error?.code == .truncatedStream)
+    }
+
+    /// Captured: a body the server cannot read gets a bare 500 in text/plain.
+    @Test func capturedInternalServerErrorIsAProviderStatus() throws {
+        let (error, _) = try failure([.send(try RecordedStreams.captured("error-malformed-body"))])
+        #expect(error?.code == .providerStatus)
+        #expect(error?.message.contains("500") == true)
+    }
+
+    /// Captured: llama-cpp-python cuts a streaming answer short when another request arrives (its
+    /// default): text, then `[DONE]` with no finish reason. An answer cut short, not an answer.
+    @Test func capturedInterruptedStreamIsATruncatedStream() throws {
+        let (error, _) = try failure([.send(try RecordedStreams.captured("stream-interrupted"))])
+        #expect(error?.code == .truncatedStream)
+        #expect(error?.message.contains("finish reason") == true)
+    }
+
+    /// Captured, cut: the real stream with its connection closed in the middle.
+    @Test func capturedStreamCutMidwayIsATruncatedStream() throws {
+        let bytes = try RecordedStreams.captured("stream-chat")
+        let (error, _) = try failure([.send(Array(bytes.prefix(bytes.count / 2)))])
+        #expect(error?.code == .truncatedStream)
+    }
+
     @Test func droppedInTheMiddleOfAnEventIsATruncatedStream() throws {
         let body = "data: " + RecordedStreams.llamaCpp[1] + "\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"half"
         let (error, _) = try failure([.send(Wire.head(200, ["Content-Type: text/event-stream"]) + Array(body.utf8))])

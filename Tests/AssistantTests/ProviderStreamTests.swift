@@ -32,13 +32,25 @@ import TestSupport
         #expect(messages == [["role": "system", "content": "You are a careful editor."], ["role": "user", "content": "Continue: the boats came in."]])
     }
 
-    @Test func llamaCppPythonStreamWithCRLFAndPingComments() throws {
-        let steps: [ReplayServer.Step] = [.send(Wire.head(200, ["content-type: text/event-stream; charset=utf-8", "Transfer-Encoding: chunked"]))]
-            + RecordedStreams.llamaCppPythonEvents.map { .send(Wire.chunk($0)) } + [.send(Wire.lastChunk)]
-        let (answer, _) = try answer(steps)
-        #expect(answer.text == "Gulls circled.")
-        #expect(answer.finishReason == .stop)
-        #expect(answer.usage == nil)
+    /// The real llama-cpp-python server's bytes (captured): LF LF between events, a first chunk with
+    /// only the role, no usage even when asked for it (`stream_options.include_usage`), a finish
+    /// reason in a chunk with an empty delta, then `[DONE]`.
+    @Test(arguments: [("stream-chat", "The ferry came in late and the gulls followed it.", FinishReason.stop),
+                      ("stream-length", "The ferry came", .length),
+                      ("stream-include-usage", "The ferry came in late and the g", .length)])
+    func capturedLlamaCppPythonStreams(_ name: String, text: String, finish: FinishReason) throws {
+        let (answer, _) = try answer([.send(try RecordedStreams.captured(name))])
+        #expect(answer.text == text)
+        #expect(answer.finishReason == finish)
+        #expect(answer.usage == nil, "this server sends no usage in a stream")
+    }
+
+    /// The same bytes a few at a time, as a slow network would deliver them: the same answer.
+    @Test func capturedStreamInSmallPiecesGivesTheSameAnswer() throws {
+        let bytes = try RecordedStreams.captured("stream-chat")
+        let pieces = stride(from: 0, to: bytes.count, by: 97).map { ReplayServer.Step.send(Array(bytes[$0..<min($0 + 97, bytes.count)])) }
+        let (answer, _) = try answer(pieces)
+        #expect(answer.text == "The ferry came in late and the gulls followed it.")
     }
 
     @Test func vllmStreamTakesUsageFromAChunkWithEmptyChoices() throws {

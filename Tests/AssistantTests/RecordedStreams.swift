@@ -1,8 +1,24 @@
+import Foundation
 import TestSupport
-/// Streams as the model servers send them, each with its quirks, replayed by `ReplayServer`. They
-/// follow each server's streaming code for the versions named (field order, separators, the
-/// usage chunk, what the last chunks hold); ids and timestamps are fixed so the tests are stable.
+
+/// Streams as the model servers send them, each with its quirks, replayed by `ReplayServer`.
+///
+/// Captured: llama-cpp-python's server (0.3.36, the real one in .build/venv serving SmolLM2-135M),
+/// whole HTTP responses as it sent them, in `Recorded/llama-cpp-python/*.http`, made by
+/// `Tests/ModelTier/capture_streams.py` (`captured(_:)`).
+///
+/// Reconstructed (none of these servers can be installed here): llama.cpp's C++ `llama-server`,
+/// vLLM and Ollama. They follow each server's streaming code and documentation for the versions
+/// named (field order, separators, the usage chunk, what the last chunks hold); ids and timestamps
+/// are fixed so the tests are stable. They are what we believe those servers send, not bytes seen.
 enum RecordedStreams {
+    /// A response captured from the real llama-cpp-python server: status line, fields and the
+    /// chunked body, byte for byte.
+    static func captured(_ name: String) throws -> [UInt8] {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Recorded/llama-cpp-python")
+        return [UInt8](try Data(contentsOf: directory.appendingPathComponent(name + ".http")))
+    }
+
     /// llama.cpp's `llama-server` (b4200-era server.cpp): a first chunk with the role and a null
     /// content, LF LF separators, the usage and timings in the chunk with the finish reason.
     static let llamaCpp = [
@@ -12,16 +28,6 @@ enum RecordedStreams {
         #"{"choices":[{"finish_reason":null,"index":0,"delta":{"content":" was quiet."}}],"created":1764806400,"id":"chatcmpl-Xq2","model":"SmolLM2-135M-Instruct","object":"chat.completion.chunk"}"#,
         #"{"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1764806400,"id":"chatcmpl-Xq2","model":"SmolLM2-135M-Instruct","object":"chat.completion.chunk","usage":{"completion_tokens":5,"prompt_tokens":41,"total_tokens":46},"timings":{"prompt_n":41,"prompt_ms":60.2,"predicted_n":5,"predicted_ms":31.0}}"#,
         "[DONE]",
-    ]
-
-    /// llama-cpp-python's server (sse-starlette): CRLF CRLF between events and a `: ping` comment.
-    static let llamaCppPythonEvents: [String] = [
-        ": ping - 2026-12-04 20:00:00.000000\r\n\r\n",
-        "data: " + #"{"id":"chatcmpl-5e1","object":"chat.completion.chunk","created":1764806400,"model":"smollm2","choices":[{"index":0,"delta":{"role":"assistant"},"logprobs":null,"finish_reason":null}]}"# + "\r\n\r\n",
-        "data: " + #"{"id":"chatcmpl-5e1","object":"chat.completion.chunk","created":1764806400,"model":"smollm2","choices":[{"index":0,"delta":{"content":"Gulls"},"logprobs":null,"finish_reason":null}]}"# + "\r\n\r\n",
-        "data: " + #"{"id":"chatcmpl-5e1","object":"chat.completion.chunk","created":1764806400,"model":"smollm2","choices":[{"index":0,"delta":{"content":" circled."},"logprobs":null,"finish_reason":null}]}"# + "\r\n\r\n",
-        "data: " + #"{"id":"chatcmpl-5e1","object":"chat.completion.chunk","created":1764806400,"model":"smollm2","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}"# + "\r\n\r\n",
-        "data: [DONE]\r\n\r\n",
     ]
 
     /// vLLM's OpenAI server (0.6-era): an empty first content, the finish reason with an empty

@@ -9,7 +9,8 @@ import PrivilegedSession
 /// - a first chunk with only the role, chunks with an empty or null `content`;
 /// - tool calls streamed as deltas keyed by `index` (id and name first, the arguments in pieces);
 /// - an error as an event `{"error": {...}}` in the middle of a 200 stream (vLLM, llama.cpp);
-/// - a stream that ends without `[DONE]` after a finish reason (taken as ended).
+/// - a stream that ends without `[DONE]` after a finish reason (taken as ended); not `[DONE]` without
+///   a finish reason (llama-cpp-python cutting an answer short when another request arrives).
 /// Anything else (an event that is not JSON, a chunk with choices of the wrong type) is refused.
 public struct OpenAICompatibleProvider: ModelProvider {
     public let configuration: ProviderConfiguration
@@ -94,6 +95,11 @@ public struct OpenAICompatibleProvider: ModelProvider {
         mutating func end(midEvent: Bool, _ onEvent: (ChatEvent) throws -> Void) throws {
             guard isDone || (finish != nil && !midEvent) else {
                 throw AssistantError(.truncatedStream, "the stream ended before the model finished")
+            }
+            // Every server sends a finish reason before [DONE]; llama-cpp-python sends [DONE] alone when
+            // it cuts an answer short for another request. That is an answer cut short, not an ending.
+            guard finish != nil else {
+                throw AssistantError(.truncatedStream, "the stream ended without a finish reason: the server cut the answer short")
             }
             for call in try calls.finish() { try onEvent(.toolCall(call)) }
             if let usage { try onEvent(.usage(usage)) }
