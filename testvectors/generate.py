@@ -1883,6 +1883,15 @@ def records_file():
         cases.append({"type": "key", "name": "record key from compartment key %d" % (index + 1),
                       "compartment_key": h(compartment_key), "hkdf_salt": "", "hkdf_info": h(sr.KEY_INFO),
                       "record_key": h(sr.record_key(compartment_key))})
+    for label, plaintext, module, table, record_id, field in [
+            ("record digest 1", paragraph, "writing", "writing_blocks", fixed("record digest 1 id", 16), "block"),
+            ("record digest 2", b"", "m" * 64, "t" * 64, fixed("record digest 2 id", 64), "f" * 64)]:
+        compartment_key = fixed(label + " compartment key", 32)
+        key = sr.digest_key(compartment_key)
+        cases.append({"type": "digest", "name": "%s: %d bytes at %s/%s/…/%s" % (label, len(plaintext), module[:8], table[:16], field[:8]),
+                      "compartment_key": h(compartment_key), "hkdf_salt": "", "hkdf_info": h(sr.DIGEST_KEY_INFO), "digest_key": h(key),
+                      "location": {"module": module, "table": table, "record_id": h(record_id), "field": field},
+                      "plaintext": h(plaintext), "digest": h(sr.digest(key, plaintext, module, table, record_id, field))})
     good = bytes.fromhex(cases[0]["sealed"])
 
     def reject(name, data):
@@ -1899,7 +1908,8 @@ def records_file():
     reject("version 2", b"\x02" + good[1:])
     reject("key version 0", good[:1] + bytes(4) + good[5:])
     return {"description": "Sealed records: the record key from a compartment key, the four tags, the header, the AD and "
-                           "the sealed value of records at fixed identities; each must_not_open entry (the same bytes at "
+                           "the sealed value of records at fixed identities; digest cases: the digest key from a compartment "
+                           "key and the row's keyed digest of a plaintext at a location; each must_not_open entry (the same bytes at "
                            "another identity, or altered bytes at the same one) must be refused for its reason "
                            "(another-vault, another-compartment, another-row, another-field, corrupt); reject-parse "
                            "values must be refused before any key is used (malformed).",

@@ -30,6 +30,16 @@ struct SealedRecordVectorTests {
         let sealed: String?
         let mustNotOpen: [Refusal]?
         let reason: String?
+        let digestKey: String?
+        let location: Location?
+        let digest: String?
+    }
+
+    struct Location: Decodable {
+        let module: String
+        let table: String
+        let recordId: String
+        let field: String
     }
 
     struct Identity: Decodable {
@@ -81,7 +91,7 @@ struct SealedRecordVectorTests {
     static func cases(_ type: String) throws -> [Case] {
         let file = try load()
         #expect(file.spec == "SECURITY.md §4.8")
-        #expect(Set(file.cases.map(\.type)) == ["seal", "key", "reject-parse"], "records.json has only known case types")
+        #expect(Set(file.cases.map(\.type)) == ["seal", "key", "reject-parse", "digest"], "records.json has only known case types")
         return file.cases.filter { $0.type == type }
     }
 
@@ -141,6 +151,22 @@ struct SealedRecordVectorTests {
             let key = try SealedRecordCodec.recordKey(compartmentKey: try SecureBytes(copying: try Self.bytes(c.compartmentKey)))
             let expected = try Self.bytes(c.recordKey)
             #expect(key.withUnsafeBytes { Array($0) } == expected, "\(c.name)")
+        }
+    }
+
+    @Test("the digest key is HKDF-SHA-256(compartment key, empty salt, \"vaultctl sealed record digest key v1\", 32); a row's digest is its HMAC of the location and plaintext, cut to 16 bytes")
+    func digests() throws {
+        let cases = try Self.cases("digest")
+        #expect(cases.count == 2)
+        for c in cases {
+            let key = try SealedRecordDigest.key(compartmentKey: try SecureBytes(copying: try Self.bytes(c.compartmentKey)))
+            let expectedKey = try Self.bytes(c.digestKey)
+            #expect(key.withUnsafeBytes { Array($0) } == expectedKey, "\(c.name): digest key")
+            let place = try #require(c.location)
+            let location = try SealedRecordLocation(module: place.module, table: place.table, recordID: try Self.bytes(place.recordId), field: place.field)
+            let digest = try Self.bytes(c.plaintext).withUnsafeBytes { SealedRecordDigest.digest(of: $0, at: location, key: key) }
+            let expected = try Self.bytes(c.digest)
+            #expect(digest == expected, "\(c.name): digest")
         }
     }
 

@@ -4,7 +4,8 @@ import TestSupport
 @testable import Writing
 
 /// `replaceDocumentContentAndSnapshot` (SECURITY.md §15.2): the same versions as a write followed by
-/// `createSnapshot`, with the stored blocks opened once and, when the write replaced the latest
+/// `createSnapshot`, opening only the stored blocks the write changes or drops (the others are told
+/// unchanged by their records' digests, SECURITY.md §4.8) and, when the write replaced the latest
 /// version, one record of the chain instead of the chain.
 @Suite struct SnapshotWithWriteTests {
     typealias Setting = SnapshotStoreTests.Setting
@@ -22,19 +23,21 @@ import TestSupport
         }
     }
 
-    @Test("40 versions read back byte for byte, a keyframe at 1 only, each write opening the stored blocks once and one snapshot record")
+    @Test("40 versions read back byte for byte, a keyframe at 1 only, each write opening only the blocks it changes or drops and one snapshot record")
     func versionsMatchAndReadsAreFew() throws {
         let setting = try Setting()
         var random = SeededGenerator(seed: 16)
         var content = DocumentContent()
         var versions: [(Snapshot, DocumentContent)] = []
         for index in 0..<40 {
-            let stored = content.blocks.count
+            let previous = content
             content = try SnapshotStoreTests.evolve(content, index, &random)
+            let incoming = Dictionary(uniqueKeysWithValues: content.blocks.map { ($0.id, $0) })
+            let changedOrDropped = previous.blocks.filter { incoming[$0.id] != $0 }.count
             let before = setting.fixture.vault.recording.events.withLock { $0.count }
             versions.append((try writeAndSnapshot(setting, content), content))
             let opened = opened(setting, since: before)
-            #expect(opened.filter { $0.contains("/writing_blocks/") }.count == stored, "version \(index + 1)")
+            #expect(opened.filter { $0.contains("/writing_blocks/") }.count == changedOrDropped, "version \(index + 1)")
             #expect(opened.filter { $0.contains("/writing_snapshots/") }.count == (index == 0 ? 0 : 1), "version \(index + 1)")
         }
         #expect(versions.map(\.0.sequence) == Array(1...40))
@@ -42,6 +45,41 @@ import TestSupport
         for (snapshot, expected) in versions {
             #expect(SnapshotContent.encode(try setting.content(snapshot.id)) == SnapshotContent.encode(expected), "version \(snapshot.sequence)")
         }
+    }
+
+    @Test("blocks sealed before digests were kept (no digest) are opened to compare, and the write and its snapshot are right")
+    func blocksWithoutDigestsAreOpened() throws {
+        let setting = try Setting()
+        let first = try WritingFixture.paragraphs(["One, as it was.", "Two, as it was.", "Three, as it was."])
+        _ = try writeAndSnapshot(setting, first)
+        try setting.fixture.vault.tamper("UPDATE sealed_records SET digest = NULL WHERE table_name = 'writing_blocks'")
+        var second = first
+        second.blocks[1].text = "Two, edited."
+        let before = setting.fixture.vault.recording.events.withLock { $0.count }
+        let snapshot = try writeAndSnapshot(setting, second)
+        #expect(opened(setting, since: before).filter { $0.contains("/writing_blocks/") }.count == 3)
+        #expect(SnapshotContent.encode(try setting.content(snapshot.id)) == SnapshotContent.encode(second))
+        // Resealed blocks have digests again; the unchanged ones are still opened until they are rewritten.
+        var third = second
+        third.blocks[0].text = "One, edited."
+        let next = setting.fixture.vault.recording.events.withLock { $0.count }
+        _ = try writeAndSnapshot(setting, third)
+        #expect(opened(setting, since: next).filter { $0.contains("/writing_blocks/") }.count == 2)
+        #expect(try setting.fixture.store { try $0.documentContent(of: setting.document.id, in: setting.project.id) } == third)
+    }
+
+    @Test("a privileged project's write without a session of its compartment is refused before anything is compared or changed")
+    func privilegedWriteNeedsASession() throws {
+        let setting = try Setting(register: .healthcare)
+        let session = try setting.fixture.session(of: setting.project)
+        let first = try WritingFixture.paragraphs(["Subjective: sleeping better.", "Plan: review in two weeks."])
+        try setting.write(first, .session(session))
+        let state = try setting.fixture.storeState()
+        // The same content: every block's digest would say unchanged, but the question is a read.
+        #expect(writingCode { try setting.write(first) } == .privilegedSessionRequired)
+        #expect(try setting.fixture.storeState() == state)
+        try setting.write(first, .session(session))
+        try session.end()
     }
 
     @Test("a write over content the latest snapshot does not hold reads the chain and stores the right delta")

@@ -16,6 +16,7 @@ Its functions are what testvectors/generate.py uses to write testvectors/record/
 
 import argparse
 import hashlib
+import hmac
 import json
 import os
 import sys
@@ -35,6 +36,8 @@ MAX_PLAINTEXT = 1 << 20
 AD_LABEL = b"vaultctl sealed record v1"
 TAG_LABEL = b"vaultctl sealed record tag v1"
 KEY_INFO = b"vaultctl sealed record key v1"
+DIGEST_KEY_INFO = b"vaultctl sealed record digest key v1"
+DIGEST_SIZE = 16
 NAME_BYTES = set(b"abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -60,6 +63,16 @@ def lp(data):
 
 def record_key(compartment_key):
     return vr.hkdf_sha256(compartment_key, b"", KEY_INFO, 32)
+
+
+def digest_key(compartment_key):
+    return vr.hkdf_sha256(compartment_key, b"", DIGEST_KEY_INFO, 32)
+
+
+def digest(key, plaintext, module, table, record_id, field):
+    """The row's keyed digest of its plaintext (sealed_records.digest)."""
+    location = lp(check_name(module)) + lp(check_name(table)) + lp(record_id) + lp(check_name(field))
+    return hmac.new(key, location + plaintext, hashlib.sha256).digest()[:DIGEST_SIZE]
 
 
 def tag(kind, data):
@@ -124,12 +137,21 @@ def open_record(sealed, key_for_version, vault_id, compartment_id, module, table
 def check_vectors(path):
     with open(path, encoding="utf-8") as handle:
         document = json.load(handle)
-    failures, opened, refused = [], 0, 0
+    failures, opened, refused, digests = [], 0, 0, 0
     for case in document["cases"]:
         if case["type"] == "key":
             got = record_key(bytes.fromhex(case["compartment_key"]))
             if got.hex() != case["record_key"]:
                 failures.append("%s: record key differs" % case["name"])
+            continue
+        if case["type"] == "digest":
+            where = case["location"]
+            key = digest_key(bytes.fromhex(case["compartment_key"]))
+            got = digest(key, bytes.fromhex(case["plaintext"]), where["module"], where["table"], bytes.fromhex(where["record_id"]),
+                         where["field"])
+            if key.hex() != case["digest_key"] or got.hex() != case["digest"]:
+                failures.append("%s: digest key or digest differs" % case["name"])
+            digests += 1
             continue
         if case["type"] == "reject-parse":
             try:
@@ -166,7 +188,8 @@ def check_vectors(path):
                     failures.append("%s / %s: refused as %s, not %s" % (case["name"], bad["change"], refusal.reason, bad["reason"]))
     for failure in failures:
         print("sealed_record: FAILED %s" % failure, file=sys.stderr)
-    print("sealed_record: %s: %d records opened, %d refused as expected" % (os.path.relpath(path, os.path.join(HERE, "..")), opened, refused))
+    print("sealed_record: %s: %d records opened, %d refused as expected, %d digests agree"
+          % (os.path.relpath(path, os.path.join(HERE, "..")), opened, refused, digests))
     return 1 if failures else 0
 
 

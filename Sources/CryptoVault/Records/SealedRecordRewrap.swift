@@ -48,10 +48,12 @@ extension SealedRecords {
             let (old, count) = try open(location, in: compartment, access: .maintenance, into: scratch)
             defer { scratch.wipe(count) }
             let recordKey = try key(compartment, version, access: .maintenance)
-            let sealed = try scratch.read(count) {
-                try SealedRecordCodec.seal(bytes: $0, identity: old.at(keyVersion: version), recordKey: recordKey, tagCache: tagCache)
+            let digestKey = try digestKey(compartment, version, access: .maintenance)
+            let (sealed, digest) = try scratch.read(count) {
+                (try SealedRecordCodec.seal(bytes: $0, identity: old.at(keyVersion: version), recordKey: recordKey, tagCache: tagCache),
+                 SealedRecordDigest.digest(of: $0, at: location, key: digestKey))
             }
-            try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
+            try store.write(sealed, digest: digest, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
             try journalRewrap(location, in: compartment, from: old.keyVersion)
             return old.keyVersion
         }

@@ -22,14 +22,24 @@ final class SealedRecordStore {
         ) STRICT;
         CREATE INDEX sealed_records_by_key_version ON sealed_records (compartment_id, key_version);
         """
+    /// The keyed digest of each value (`SealedRecordDigest`), written with every seal from this
+    /// migration on; NULL in rows sealed before it (their writers then open them to compare, as before).
+    static let digestMigrationName = "sealed-records-digest"
+    static let digestMigrationSQL = """
+        ALTER TABLE sealed_records ADD COLUMN digest BLOB CHECK (digest IS NULL OR length(digest) = 16);
+        """
 
     private let database: Database
     private lazy var upsert = Result { try database.prepare("""
-        INSERT INTO sealed_records (compartment_id, module, table_name, record_id, field, key_version, sealed, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO sealed_records (compartment_id, module, table_name, record_id, field, key_version, sealed, updated_at, digest)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (module, table_name, record_id, field) DO UPDATE
-        SET key_version = excluded.key_version, sealed = excluded.sealed, updated_at = excluded.updated_at
+        SET key_version = excluded.key_version, sealed = excluded.sealed, updated_at = excluded.updated_at, digest = excluded.digest
         WHERE compartment_id = excluded.compartment_id
+        """) }
+    private lazy var selectDigest = Result { try database.prepare("""
+        SELECT compartment_id, key_version, digest FROM sealed_records
+        WHERE module = ? AND table_name = ? AND record_id = ? AND field = ?
         """) }
     private lazy var select = Result { try database.prepare("""
         SELECT compartment_id, key_version, sealed FROM sealed_records
@@ -61,11 +71,15 @@ final class SealedRecordStore {
 
     /// Inserts or replaces the value at `location`. A location already holding another compartment's
     /// record is refused (`recordLocationTaken`): sealing over it would move data between compartments.
-    func write(_ sealed: [UInt8], at location: SealedRecordLocation, compartmentRowID: Int64, keyVersion: UInt32) throws {
+    /// `digest` is the value's `SealedRecordDigest` under `keyVersion`.
+    func write(_ sealed: [UInt8], digest: [UInt8], at location: SealedRecordLocation, compartmentRowID: Int64, keyVersion: UInt32) throws {
         let now = VaultClock.system.now()
         try Self.withBorrowed(location) { location in
             try sealed.withUnsafeBytes { sealed in
-                try upsert.get().execute(borrowing: [.integer(compartmentRowID)] + location + [.integer(Int64(keyVersion)), .blob(sealed), .integer(now)])
+                try digest.withUnsafeBytes { digest in
+                    try upsert.get().execute(borrowing: [.integer(compartmentRowID)] + location
+                                             + [.integer(Int64(keyVersion)), .blob(sealed), .integer(now), .blob(digest)])
+                }
             }
         }
         guard database.changes == 1 else {
@@ -113,6 +127,21 @@ final class SealedRecordStore {
     /// Ends the lookup `beginLookup` began: the row's bytes are no longer lent.
     func endLookup() {
         if case .success(let select) = select { select.endLookup(unbinding: 3) }
+    }
+
+    /// The row at `location`'s compartment row, key version and digest (nil for a row sealed before
+    /// digests were kept), or nil if the location holds no record. Reads no sealed bytes.
+    func digest(at location: SealedRecordLocation) throws -> (compartmentRowID: Int64, keyVersion: UInt32, digest: [UInt8]?)? {
+        let select = try selectDigest.get()
+        var found: (compartmentRowID: Int64, keyVersion: UInt32, digest: [UInt8]?)?
+        try Self.withBorrowed(location) { location in
+            // The location is unique: at most one row. A NULL digest reads as no bytes (a digest is never empty).
+            try select.forEachRawRow(borrowing: location) { row in
+                let digest = row.blobBytes(at: 2)
+                found = (row.integer(at: 0), UInt32(clamping: row.integer(at: 1)), digest.isEmpty ? nil : Array(digest))
+            }
+        }
+        return found
     }
 
     /// Deletes the row at `location` if it belongs to `compartmentRowID`; returns whether it did.

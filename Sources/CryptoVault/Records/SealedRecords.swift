@@ -22,6 +22,7 @@ final class SealedRecords {
     private let database: Database
     private let journal: (VaultEvent) throws -> Void
     private var keys: [KeyName: SecureBytes] = [:]
+    private var digestKeys: [KeyName: SecureBytes] = [:]
     private var lastKey: (name: KeyName, key: SecureBytes)?
     let tagCache = SealedRecordCodec.TagCache()
     private var idleScratch: PlaintextScratch?
@@ -54,7 +55,8 @@ final class SealedRecords {
         // this transaction, so a version retired or a compartment destroyed meanwhile is refused.
         let sealed = try SealedRecordCodec.seal(bytes: plaintext, identity: identity, recordKey: try key(compartment, version, access: .maintenance),
                                                 tagCache: tagCache)
-        try store.write(sealed, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
+        let digest = SealedRecordDigest.digest(of: plaintext, at: location, key: try digestKey(compartment, version, access: .maintenance))
+        try store.write(sealed, digest: digest, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
         try journal(VaultEvent(.recordSeal, compartmentID: compartment.id,
                                details: [.init("record", location.description), .init(UnlockedVault.bytesDetailName, String(plaintext.count))]))
         return identity
@@ -106,6 +108,20 @@ final class SealedRecords {
             }
             if handed > unrecorded.start { try recordHanded() }
         }
+    }
+
+    /// Whether the record at `location` of `compartment` holds exactly `plaintext`, told by its row's
+    /// keyed digest without opening it. False when the location holds no record, another
+    /// compartment's, or a record sealed before digests were kept (the caller then opens it to compare).
+    /// It needs the access an open needs (a privileged compartment's only with its session's
+    /// keyring): the answer says something of the stored value. It releases nothing and is not an
+    /// open (SECURITY.md §4.8): its caller holds the value it asks about.
+    func holds(_ plaintext: UnsafeRawBufferPointer, at location: SealedRecordLocation, in compartment: VaultCompartment,
+               access: CompartmentKeyAccess) throws -> Bool {
+        try access.authorize(compartment)
+        guard let row = try store.digest(at: location), row.compartmentRowID == compartment.rowID, let stored = row.digest else { return false }
+        let digest = SealedRecordDigest.digest(of: plaintext, at: location, key: try digestKey(compartment, row.keyVersion, access: access))
+        return constantTimeEquals(digest, stored)
     }
 
     /// Deletes the record at `location` of `compartment` and records `record.rm`.
@@ -209,6 +225,17 @@ final class SealedRecords {
         }
         let key = try SealedRecordCodec.recordKey(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
         keys[name] = key
+        return key
+    }
+
+    /// The digest key (`SealedRecordDigest`) of `compartment` at `version`, through `access`, derived
+    /// at most once per transaction.
+    func digestKey(_ compartment: VaultCompartment, _ version: UInt32, access: CompartmentKeyAccess) throws -> SecureBytes {
+        try access.authorize(compartment)
+        let name = KeyName(compartment: compartment.id, version: version)
+        if let cached = digestKeys[name] { return cached }
+        let key = try SealedRecordDigest.key(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
+        digestKeys[name] = key
         return key
     }
 }

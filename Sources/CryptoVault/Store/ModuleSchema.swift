@@ -36,5 +36,7 @@ extension ModuleSchema {
         NamedMigration(SealedRecordStore.migrationName, SealedRecordStore.migrationSQL),
         // Paired devices' trust levels (SECURITY.md §18.8): the owner's own, or someone else's.
         NamedMigration(DeviceTrust.migrationName, DeviceTrust.migrationSQL),
+        // Sealed records' keyed digests (SECURITY.md §4.8): a writer compares without opening.
+        NamedMigration(SealedRecordStore.digestMigrationName, SealedRecordStore.digestMigrationSQL),
     ])
 }

@@ -55,6 +55,19 @@ extension VaultTransaction {
         try sealedRecords.open(locations, in: compartment, access: .keyring(keyring), body)
     }
 
+    /// Whether the record at `location` of an ordinary compartment holds exactly `plaintext`, told by
+    /// its keyed digest without opening it (false for no record, or one sealed before digests were
+    /// kept: open it to compare). A writer uses it to skip resealing a value it would write unchanged.
+    public func recordHolds(_ plaintext: [UInt8], at location: SealedRecordLocation, in compartment: VaultCompartment) throws -> Bool {
+        try plaintext.withUnsafeBytes { try sealedRecords.holds($0, at: location, in: compartment, access: .vault) }
+    }
+
+    /// `recordHolds` for a privileged compartment, with a live session's keyring.
+    public func recordHolds(_ plaintext: [UInt8], at location: SealedRecordLocation, in compartment: VaultCompartment,
+                            keyring: CompartmentKeyring) throws -> Bool {
+        try plaintext.withUnsafeBytes { try sealedRecords.holds($0, at: location, in: compartment, access: .keyring(keyring)) }
+    }
+
     /// Deletes the record at `location` of `compartment` (`.recordNotFound` if it holds none of it).
     public func removeRecord(at location: SealedRecordLocation, in compartment: VaultCompartment) throws {
         try sealedRecords.remove(location, in: compartment)

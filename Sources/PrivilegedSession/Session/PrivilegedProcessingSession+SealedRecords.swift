@@ -18,4 +18,11 @@ extension PrivilegedProcessingSession {
         try beginUse()
         return try transaction.openRecord(at: location, in: compartment, keyring: keyring)
     }
+
+    /// Whether a record of the session's compartment holds exactly `plaintext`, without opening it;
+    /// see `VaultTransaction.recordHolds(_:at:in:)`. Fails as `read` does if the session has ended.
+    public func recordHolds(_ plaintext: [UInt8], at location: SealedRecordLocation, in transaction: VaultTransaction) throws -> Bool {
+        try beginUse()
+        return try transaction.recordHolds(plaintext, at: location, in: compartment, keyring: keyring)
+    }
 }

@@ -105,6 +105,13 @@ extension WritingStore {
         }
     }
 
+    /// Whether the record at `location` holds exactly `bytes`, told by its digest without opening it
+    /// (a privileged project's only in a session, as a read).
+    func holds(_ bytes: [UInt8], at location: SealedRecordLocation, of project: WritingProject) throws -> Bool {
+        guard project.isPrivileged else { return try transaction.recordHolds(bytes, at: location, in: project.compartment) }
+        return try readingSession(of: project).recordHolds(bytes, at: location, in: transaction)
+    }
+
     func seal(_ bytes: [UInt8], at location: SealedRecordLocation, of project: WritingProject) throws {
         try transaction.sealRecord(bytes, at: location, in: project.compartment)
     }

@@ -48,7 +48,7 @@ extension WritingStore {
                 throw WritingError(.notInProject, "block \(block.id) belongs to another document")
             }
         }
-        let stored = DocumentContent(blocks: try openBlocks(storedRows, of: project))
+        let stored = try storedContent(storedRows, before: content, of: project)
         try reading(stored)
         let storedByID = Dictionary(uniqueKeysWithValues: stored.blocks.enumerated().map { ($1.id, (position: $0, block: $1)) })
         var sealed = 0, kept = 0, words = 0
@@ -80,6 +80,25 @@ extension WritingStore {
             try recordEdit(of: document, in: project, words: words)
         }
         return change
+    }
+
+    /// The content `rows` hold before `content` replaces it, opening only the blocks `content` changes
+    /// or drops: a block whose record's digest says it holds exactly `content`'s block of that id is
+    /// that block, unopened (SECURITY.md §14.2), so a one-paragraph edit of a long document opens one
+    /// record, not all of them. Blocks sealed before digests were kept are opened, as every block was.
+    func storedContent(_ rows: [BlockTable.Row], before content: DocumentContent, of project: WritingProject) throws -> DocumentContent {
+        let incoming = Dictionary(uniqueKeysWithValues: content.blocks.map { ($0.id, $0) })
+        var unchanged: [BlockID: Block] = [:]
+        for row in rows {
+            guard let block = incoming[row.id], try holds(BlockEncoding.encode(block), at: try WritingRecord.block(row.id), of: project) else { continue }
+            guard BlockEncoding.name(of: block.kind) == row.kind else {
+                throw WritingError(.damagedRecord, "block \(row.id)'s clear kind is not the kind sealed in it")
+            }
+            unchanged[row.id] = block
+        }
+        let changed = rows.filter { unchanged[$0.id] == nil }
+        let opened = Dictionary(uniqueKeysWithValues: zip(changed.map(\.id), try openBlocks(changed, of: project)))
+        return DocumentContent(blocks: rows.map { unchanged[$0.id] ?? opened[$0.id]! })
     }
 
     /// The stored blocks, opened; a sealed kind unlike its clear column is damage.
