@@ -40,7 +40,7 @@ let package = Package(
         // AI routing (issue 18): lanes, policy, providers over our own HTTP client, the output contract.
         .target(name: "Assistant", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing"]),
         .target(name: "Appliance", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                              "Registers", "Writing", "Agents", "Assistant"]),
+                                              "Registers", "Writing", "Agents", "Assistant", "Sync"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
         .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Registers", "Writing", "Appliance"],
                 resources: [.embedInCode("Pages")]),
@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "CSubprocess"),
         .target(name: "Agents", dependencies: ["CSubprocess", "CryptoVault", "AuditChain", "PrivilegedSession", "Registers", "Writing", "Assistant"]),
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                                           "Appliance", "Registers", "Writing", "Console", "Agents", "Assistant"]),
+                                                           "Appliance", "Registers", "Writing", "Console", "Agents", "Assistant", "Sync"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing"]),
 
@@ -62,6 +62,9 @@ let package = Package(
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "RegistersTests", dependencies: ["Registers", "CryptoVault", "TestSupport"]),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Writing", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
+        // The sync exchange over a real channel between two vaults in this process (issue 17, SECURITY.md §19.9).
+        .testTarget(name: "SyncExchangeTests", dependencies: ["Sync", "Appliance", "PeerChannel", "Writing", "CryptoVault", "AuditChain",
+                                                              "PrivilegedSession", "TestSupport"]),
         .testTarget(name: "AssistantTests", dependencies: ["Assistant", "Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession",
                                                            "TestSupport"],
                     exclude: ["Recorded"]),
@@ -72,7 +75,7 @@ let package = Package(
                                                          "TestSupport"]),
         .testTarget(name: "AgentsTests", dependencies: ["Agents", "Assistant", "CryptoVault", "PrivilegedSession", "Writing", "TestSupport"],
                     exclude: ["MCPServers"]),
-        .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl"]),
+        .testTarget(name: "VaultctlTests", dependencies: ["Appliance", "CryptoVault", "AuditChain", "PeerChannel", "TestSupport", "vaultctl", "Sync"]),
     ],
     swiftLanguageModes: [.v6]
 )

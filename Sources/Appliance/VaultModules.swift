@@ -1,6 +1,7 @@
 import Assistant
 import Agents
 import CryptoVault
+import Sync
 import Writing
 
 /// The schemas of the modules above CryptoVault that this appliance carries, in the order their
@@ -9,5 +10,5 @@ import Writing
 /// A module adds its `ModuleSchema` here (the writing model, sync, the assistant) and never edits
 /// another's list.
 public enum VaultModules {
-    public static let all: [ModuleSchema] = [WritingSchema.module, AgentsSchema.module, AssistantSchema.module]
+    public static let all: [ModuleSchema] = [WritingSchema.module, AgentsSchema.module, AssistantSchema.module, SyncSchema.module, SyncExchangeSchema.module]
 }

@@ -6,6 +6,7 @@ import Foundation
 import PrivilegedSession
 import PeerChannel
 import Writing
+import Sync
 
 /// Finds the command named on the command line, parses its options, runs it, and turns every error
 /// into a `vaultctl:` message on stderr and an exit code.
@@ -31,6 +32,7 @@ enum Dispatcher {
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
         ExportCommand.command,
         ActivityCommand.command,
+        SyncCommands.now, SyncCommands.status, SyncCommands.pause, SyncCommands.resume,
         ImportCommand.command,
     ] + ProjectSnapshotCommands.all + AgentCommands.all + AICommands.all
 
@@ -162,6 +164,10 @@ struct FailureReport {
             self.init(message: agents.message, exitCode: ExitCode(for: agents))
         case let assistant as AssistantError:
             self.init(message: assistant.message, exitCode: ExitCode(for: assistant))
+        case let exchange as SyncExchangeError:
+            self.init(message: exchange.message, hint: ExitCode.hint(for: exchange), exitCode: ExitCode(for: exchange))
+        case let sync as SyncError:
+            self.init(message: sync.message, exitCode: .dataError)
         default:
             self.init(message: "\(error)", exitCode: .failure)
         }

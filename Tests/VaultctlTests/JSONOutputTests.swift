@@ -24,6 +24,7 @@ struct JSONOutputTests {
         "restore": ["--peer", "desk", "--address", "127.0.0.1:9"],
         "peers ping": ["--peer", "desk", "--address", "127.0.0.1:9"],
         "recover push": ["--peer", "desk", "--address", "127.0.0.1:9"],
+        "sync now": ["--peer", "desk", "--address", "127.0.0.1:9"],
     ]
 
     /// Keys in one style: lower snake_case. The names under `details` and `detail_hashes` are the
@@ -193,6 +194,9 @@ struct JSONOutputTests {
             #expect(result.status == 74 && !result.stderr.contains("has no JSON output"), "recover --json: \(result.status) \(result.stderr)")
         }
         try walk("peers trust") { try Self.json(vault, ["peers", "trust", "--peer", deskFingerprint, "mine"]) }
+        try walk("sync pause") { try Self.json(vault, ["sync", "pause", "--peer", deskFingerprint]) }
+        try walk("sync status") { try Self.json(vault, ["sync", "status"]) }
+        try walk("sync resume") { try Self.json(vault, ["sync", "resume", "--peer", deskFingerprint]) }
         try walk("peers revoke") { try Self.json(vault, ["peers", "revoke", "--peer", deskFingerprint]) }
         // The writing model (WritingCommandTests checks what the documents say).
         try walk("project create") { try Self.json(vault, ["project", "create", "Harbour", "--register", "fiction"]) }

@@ -52,6 +52,7 @@ public struct ChannelListening: Sendable {
 /// Every service the daemon offers paired devices over the channel (ping is built in).
 public enum ChannelServices {
     public static func all(vault: UnlockedVault, keys: DeviceKeys) throws -> [any ChannelService] {
-        [ReplicationService(vault: vault), VaultCopyService(vault: vault), try WitnessService(vault: vault, keys: keys), ShareGrantService(vault: vault)]
+        [ReplicationService(vault: vault), VaultCopyService(vault: vault), try WitnessService(vault: vault, keys: keys), ShareGrantService(vault: vault),
+         SyncChannelService(vault: vault)]
     }
 }

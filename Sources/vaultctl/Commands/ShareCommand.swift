@@ -1,6 +1,7 @@
 import CryptoVault
 import PeerChannel
 import PrivilegedSession
+import Sync
 
 /// `vaultctl share`: an ordinary compartment's keys, wrapped for a paired device and sent over the
 /// channel (SECURITY.md §9, "Sharing compartments"); a privileged compartment is refused here, by the
@@ -23,6 +24,8 @@ enum ShareCommand {
             let address = try SocketAddress(parsing: try arguments.required("--address"))
             let channel = try ChannelClient(connectingTo: address, localKeys: try unlocked.deviceKeys(), peer: pairing.peer)
             let grant = try ShareSender.share(compartment, role: role, vault: unlocked, over: channel, clearing: try EgressFunnel(vault: unlocked))
+            // A project's compartment: the project now syncs with the device in that role (SECURITY.md §19.9).
+            try SyncControl.shared(compartment, with: pairing.peer.deviceID, role: role, in: unlocked)
             if arguments.has("--json") {
                 Output.json(["compartment": compartment.name, "peer": DeviceCommand.json(pairing.peer), "role": role.rawValue,
                              "key_versions": grant.keyVersions.map { Int($0) }])
@@ -44,6 +47,8 @@ enum ShareCommand {
             let pairing = try PeerSelection.pairing(try arguments.required("--peer"), in: try unlocked.vault.familyPairings())
             try unlocked.record(VaultEvent(.compartmentShareRevoke, compartmentID: compartment.id, subject: pairing.peer.deviceID,
                                            details: [.init("peer", pairing.peer.name)]))
+            // Sync of the compartment's project with the device stops at its next request (SECURITY.md §19.9).
+            try SyncControl.revoked(compartment, from: pairing.peer.deviceID, in: unlocked)
             let name = compartment.name
             if arguments.has("--json") {
                 Output.json(["compartment": name, "peer": DeviceCommand.json(pairing.peer), "recorded": true,

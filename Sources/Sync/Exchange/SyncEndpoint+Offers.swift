@@ -1,0 +1,68 @@
+import CryptoVault
+import PrivilegedSession
+import Writing
+
+/// Which projects two devices sync, and how a project one holds comes to be held by the other
+/// (SECURITY.md §19.9): the owner's own device is offered every project; another device only the
+/// ordinary projects shared with it (viewer or editor), never a privileged one.
+extension SyncEndpoint {
+    /// This vault's projects the peer may sync, each with what it needs to make the project.
+    func offers() throws -> [SyncProjectOffer] {
+        let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
+        var offers: [SyncProjectOffer] = []
+        for project in projects {
+            guard let access = try? vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)).get() })
+            else { continue }
+            offers.append(try offer(of: project, access: access))
+        }
+        return offers
+    }
+
+    func offer(of project: WritingProject, access: SyncAccess) throws -> SyncProjectOffer {
+        let name = try withSync(project) { sync, _, _ in try sync.store.name(of: project) }
+        return SyncProjectOffer(project: project.id, access: access, privileged: project.isPrivileged, kind: project.kind,
+                                register: project.register, name: name, roster: try roster(of: project))
+    }
+
+    /// This device and the owner's own devices: whose records the peer should take for the project.
+    func roster(of project: WritingProject) throws -> [SyncRosterEntry] {
+        let keys = try vault.deviceKeys()
+        var entries = [SyncRosterEntry(device: keys.profile.deviceID, signingKey: keys.profile.signingPublicKey, noiseKey: keys.profile.noisePublicKey)]
+        for pairing in pairings where trusted.contains(pairing.peer.deviceID) && pairing.peer.deviceID != peer.deviceID {
+            entries.append(SyncRosterEntry(device: pairing.peer.deviceID, signingKey: pairing.peer.signingPublicKey, noiseKey: pairing.peer.noisePublicKey))
+        }
+        return entries
+    }
+
+    /// Makes (or recognises) the project of a peer's offer, keeping the devices it vouches for: any,
+    /// from the owner's own device or from the device the project came from (its owner); from any
+    /// other, only itself. The owner's own device may offer any
+    /// project; another device only an ordinary one, which this vault then syncs with it alone, as
+    /// its viewer or editor. Returns the project, or nil when the offer was refused (and recorded).
+    func adopt(_ offer: SyncProjectOffer, request: String) throws -> WritingProject? {
+        if let held = try project(offer.project) {
+            try vault.transaction { tx in
+                let store = SyncExchangeStore(database: tx.database)
+                let origin = try store.origin(of: held.id)
+                let fromOwner = peerIsMine || origin?.device == peer.deviceID
+                try store.addRoster(fromOwner ? offer.roster : offer.roster.filter { $0.device == peer.deviceID }, of: held.id)
+            }
+            return held
+        }
+        if offer.privileged && !peerIsMine {
+            recordRefusal(request, reason: SyncExchangeErrorCode.privilegedRefused.rawValue, project: offer.project)
+            return nil
+        }
+        let access: SyncAccess = peerIsMine ? .mine : (offer.access == .viewer ? .viewer : .editor)
+        return try vault.transaction { tx in
+            let project = try WritingStore(tx, clock: clock).addSyncedProject(offer.project, named: offer.name, register: offer.register,
+                                                                              kind: offer.kind, privileged: offer.privileged)
+            let store = SyncExchangeStore(database: tx.database)
+            if !peerIsMine { try store.setOrigin(of: project.id, device: peer.deviceID, access: access) }
+            try store.addRoster(offer.roster, of: project.id)
+            try tx.record(.syncProjectAdded, compartment: project.compartment.id, subject: project.id,
+                          details: [.init("peer", peer.deviceID.hex), .init("access", access.name)])
+            return project
+        }
+    }
+}

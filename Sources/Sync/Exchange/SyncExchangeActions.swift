@@ -1,0 +1,18 @@
+import CryptoVault
+
+/// The actions the exchange records (SECURITY.md §19.9). Details are device ids, project ids,
+/// counts and reason codes, never text.
+extension AuditAction {
+    /// A sync with a paired device ended (details: peer, projects, sent, received, refused).
+    public static let syncExchange = AuditAction("sync.exchange")
+    /// A peer's sync request refused (details: peer, request, reason).
+    public static let syncExchangeRefused = AuditAction("sync.exchange-refused")
+    /// A project made here from a peer's offer (details: peer, access).
+    public static let syncProjectAdded = AuditAction("sync.project-added")
+    /// A project shared with a device for sync, or the share revoked (details: peer, role).
+    public static let syncShare = AuditAction("sync.share")
+    public static let syncShareRevoke = AuditAction("sync.share-revoke")
+    /// Sync with a device paused or resumed here (details: peer).
+    public static let syncPause = AuditAction("sync.pause")
+    public static let syncResume = AuditAction("sync.resume")
+}

@@ -1,0 +1,30 @@
+import CryptoVault
+
+/// The errors of the sync exchange (SECURITY.md §19.9): a code callers and tests match on, and a
+/// message for people that never quotes document text. Equality compares codes only.
+public typealias SyncExchangeError = CodedError<SyncExchangeErrorCode>
+
+public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
+    /// A message that is not in the grammar of §19.9: a wrong version, a length past the end or over
+    /// its bound, a value outside its range, unsorted ids, or trailing bytes.
+    case malformedMessage
+    /// The peer may not sync this project: it is not the owner's own device and the project is not
+    /// shared with it, or the share was revoked.
+    case notShared
+    /// The peer is a viewer of the project: its changes are refused.
+    case viewerCannotWrite
+    /// A privileged project and a device that is not the owner's own: never sent, never taken.
+    case privilegedRefused
+    /// The egress funnel did not release the records for this device.
+    case egressRefused
+    /// Sync with this device is paused on this side (`vaultctl sync pause`).
+    case paused
+    /// Only the owner's own devices may add a project to this vault.
+    case offerRefused
+    /// The exchange went on for longer than its bound of rounds.
+    case tooManyRounds
+    /// A change record too large to travel in one message.
+    case recordTooLarge
+    /// No paired device answers to that name, or it is ambiguous.
+    case unknownPeer
+}

@@ -1,0 +1,45 @@
+import CryptoVault
+
+/// The exchange's tables (SECURITY.md §19.9), its own module so that the change records' module
+/// (`SyncSchema`) stays the merge's. Clear columns hold ids, counters, roles, times and codes only.
+/// Every statement naming these tables is in `SyncExchangeStore.swift`.
+public enum SyncExchangeSchema {
+    public static let module = ModuleSchema(module: "sync-exchange", migrations: [
+        NamedMigration("exchange-1", """
+            CREATE TABLE sync_peers (
+                device_id BLOB PRIMARY KEY CHECK (length(device_id) = 16),
+                paused INTEGER NOT NULL DEFAULT 0 CHECK (paused IN (0, 1)),
+                last_sync_at INTEGER,
+                last_attempt_at INTEGER,
+                last_error TEXT,
+                records_sent INTEGER NOT NULL DEFAULT 0,
+                records_received INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE TABLE sync_shares (
+                compartment_uuid BLOB NOT NULL CHECK (length(compartment_uuid) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                role TEXT NOT NULL CHECK (role IN ('viewer', 'editor')),
+                granted_at INTEGER NOT NULL,
+                revoked_at INTEGER,
+                PRIMARY KEY (compartment_uuid, device_id)
+            );
+            CREATE TABLE sync_origins (
+                project_id BLOB PRIMARY KEY CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                access TEXT NOT NULL CHECK (access IN ('mine', 'editor', 'viewer'))
+            );
+            CREATE TABLE sync_roster (
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                signing_key BLOB NOT NULL CHECK (length(signing_key) = 32),
+                PRIMARY KEY (project_id, device_id)
+            );
+            CREATE TABLE sync_peer_vectors (
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                vector BLOB NOT NULL,
+                PRIMARY KEY (device_id, project_id)
+            );
+            """),
+    ])
+}

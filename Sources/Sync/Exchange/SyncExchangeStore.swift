@@ -1,0 +1,151 @@
+import CryptoVault
+import Writing
+
+/// The exchange's tables (`SyncExchangeSchema`), read and written here only, inside the caller's
+/// transaction: per peer its state, the projects shared with devices, where each project came from,
+/// the devices a project takes records from, and what each peer held at the last exchange.
+struct SyncExchangeStore {
+    let database: Database
+
+    struct PeerRow: Sendable {
+        var paused = false
+        var lastSyncAt: Int64?
+        var lastAttemptAt: Int64?
+        var lastError: String?
+        var recordsSent: Int64 = 0
+        var recordsReceived: Int64 = 0
+    }
+
+    // MARK: Peers
+
+    func peer(_ device: DeviceID) throws -> PeerRow? {
+        guard let row = try database.queryOne("SELECT * FROM sync_peers WHERE device_id = ?", [.blob(device.bytes)]) else { return nil }
+        return PeerRow(paused: try row.integer("paused") == 1, lastSyncAt: Self.optionalInteger(row["last_sync_at"]),
+                       lastAttemptAt: Self.optionalInteger(row["last_attempt_at"]),
+                       lastError: { if case .text(let text) = row["last_error"] { text } else { nil } }(),
+                       recordsSent: try row.integer("records_sent"), recordsReceived: try row.integer("records_received"))
+    }
+
+    func setPaused(_ device: DeviceID, _ paused: Bool) throws {
+        try database.query("""
+            INSERT INTO sync_peers (device_id, paused) VALUES (?, ?) ON CONFLICT (device_id) DO UPDATE SET paused = excluded.paused
+            """, [.blob(device.bytes), .integer(paused ? 1 : 0)])
+    }
+
+    /// An exchange's end: its time, its error (nil when it completed), and what moved.
+    func recordAttempt(_ device: DeviceID, at time: Int64, error: String?, sent: Int, received: Int) throws {
+        try database.query("""
+            INSERT INTO sync_peers (device_id) VALUES (?) ON CONFLICT (device_id) DO NOTHING
+            """, [.blob(device.bytes)])
+        try database.query("""
+            UPDATE sync_peers SET last_attempt_at = ?, last_error = ?, records_sent = records_sent + ?, records_received = records_received + ?,
+                last_sync_at = CASE WHEN ? IS NULL THEN ? ELSE last_sync_at END WHERE device_id = ?
+            """, [.integer(time), error.map { .text($0) } ?? .null, .integer(Int64(sent)), .integer(Int64(received)),
+                  error.map { .text($0) } ?? .null, .integer(time), .blob(device.bytes)])
+    }
+
+    // MARK: Shares
+
+    func share(of compartment: CompartmentID, with device: DeviceID) throws -> ShareRole? {
+        try database.queryOne("SELECT role FROM sync_shares WHERE compartment_uuid = ? AND device_id = ? AND revoked_at IS NULL",
+                              [.blob(compartment.bytes), .blob(device.bytes)]).flatMap { ShareRole(rawValue: try $0.text("role")) }
+    }
+
+    func editors(of compartment: CompartmentID) throws -> [DeviceID] {
+        try database.query("SELECT device_id FROM sync_shares WHERE compartment_uuid = ? AND role = 'editor' AND revoked_at IS NULL",
+                           [.blob(compartment.bytes)]).map { try DeviceID(bytes: try $0.blob("device_id")) }
+    }
+
+    func setShare(of compartment: CompartmentID, with device: DeviceID, role: ShareRole, at time: Int64) throws {
+        try database.query("""
+            INSERT INTO sync_shares (compartment_uuid, device_id, role, granted_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (compartment_uuid, device_id) DO UPDATE SET role = excluded.role, granted_at = excluded.granted_at, revoked_at = NULL
+            """, [.blob(compartment.bytes), .blob(device.bytes), .text(role.rawValue), .integer(time)])
+    }
+
+    func revokeShare(of compartment: CompartmentID, with device: DeviceID, at time: Int64) throws {
+        try database.query("UPDATE sync_shares SET revoked_at = ? WHERE compartment_uuid = ? AND device_id = ? AND revoked_at IS NULL",
+                           [.integer(time), .blob(compartment.bytes), .blob(device.bytes)])
+    }
+
+    // MARK: Origins and rosters
+
+    func origin(of project: ProjectID) throws -> (device: DeviceID, access: SyncAccess)? {
+        guard let row = try database.queryOne("SELECT device_id, access FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)]),
+              let access = SyncAccess.allCases.first(where: { (try? row.text("access")) == $0.name }) else { return nil }
+        return (try DeviceID(bytes: try row.blob("device_id")), access)
+    }
+
+    func setOrigin(of project: ProjectID, device: DeviceID, access: SyncAccess) throws {
+        try database.query("INSERT OR REPLACE INTO sync_origins (project_id, device_id, access) VALUES (?, ?, ?)",
+                           [.blob(project.bytes), .blob(device.bytes), .text(access.name)])
+    }
+
+    func roster(of project: ProjectID) throws -> [DeviceID: [UInt8]] {
+        var keys: [DeviceID: [UInt8]] = [:]
+        for row in try database.query("SELECT device_id, signing_key FROM sync_roster WHERE project_id = ?", [.blob(project.bytes)]) {
+            keys[try DeviceID(bytes: try row.blob("device_id"))] = try row.blob("signing_key")
+        }
+        return keys
+    }
+
+    /// Adds devices a peer vouched for; a device already known keeps the key it was first known by.
+    func addRoster(_ entries: [SyncRosterEntry], of project: ProjectID) throws {
+        for entry in entries {
+            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key) VALUES (?, ?, ?)",
+                               [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey)])
+        }
+    }
+
+    /// Keeps the keys of devices whose records the project takes now.
+    func addSigners(_ keys: [DeviceID: [UInt8]], of project: ProjectID) throws {
+        for (device, key) in keys {
+            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key) VALUES (?, ?, ?)",
+                               [.blob(project.bytes), .blob(device.bytes), .blob(key)])
+        }
+    }
+
+    // MARK: What peers held
+
+    func peerVector(_ device: DeviceID, project: ProjectID) throws -> [DeviceID: UInt64] {
+        guard let blob = try database.queryOne("SELECT vector FROM sync_peer_vectors WHERE device_id = ? AND project_id = ?",
+                                               [.blob(device.bytes), .blob(project.bytes)])?.blob("vector") else { return [:] }
+        var reader = SyncWireReader(blob)
+        return (try? SyncWire.vector(&reader)) ?? [:]
+    }
+
+    func setPeerVector(_ device: DeviceID, project: ProjectID, _ vector: [DeviceID: UInt64]) throws {
+        var out: [UInt8] = []
+        SyncWire.encode(vector, to: &out)
+        try database.query("INSERT OR REPLACE INTO sync_peer_vectors (device_id, project_id, vector) VALUES (?, ?, ?)",
+                           [.blob(device.bytes), .blob(project.bytes), .blob(out)])
+    }
+
+    /// The projects a peer has synced, with what it held then.
+    func peerVectors(_ device: DeviceID) throws -> [ProjectID: [DeviceID: UInt64]] {
+        var vectors: [ProjectID: [DeviceID: UInt64]] = [:]
+        for row in try database.query("SELECT project_id, vector FROM sync_peer_vectors WHERE device_id = ?", [.blob(device.bytes)]) {
+            var reader = SyncWireReader(try row.blob("vector"))
+            vectors[try ProjectID(bytes: try row.blob("project_id"))] = (try? SyncWire.vector(&reader)) ?? [:]
+        }
+        return vectors
+    }
+
+    static func optionalInteger(_ value: SQLValue) -> Int64? {
+        if case .integer(let number) = value { return number }
+        return nil
+    }
+}
+
+extension VaultSync {
+    /// This vault's version vector of every project it holds records of, from the clear columns of
+    /// the stored records (no record is opened): for `sync status`'s pending counts.
+    static func heldVectors(in database: Database) throws -> [ProjectID: [DeviceID: UInt64]] {
+        var vectors: [ProjectID: [DeviceID: UInt64]] = [:]
+        for row in try database.query("SELECT project_id, device_id, MAX(counter) AS held FROM sync_records GROUP BY project_id, device_id") {
+            vectors[try ProjectID(bytes: try row.blob("project_id")), default: [:]][try DeviceID(bytes: try row.blob("device_id"))] =
+                UInt64(try row.integer("held"))
+        }
+        return vectors
+    }
+}

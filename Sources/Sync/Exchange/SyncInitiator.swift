@@ -1,0 +1,167 @@
+import CryptoVault
+import Writing
+
+/// How the exchange reaches a paired device: a request and its answer, over the channel (§9.9).
+/// A refusal by the peer throws; a `SyncExchangeError` when the peer said why in the exchange's terms.
+public protocol SyncTransport: AnyObject {
+    /// The device on the other end, as pinned at pairing.
+    var peer: DeviceProfile { get }
+    func request(_ kind: String, body: [UInt8]) throws -> [UInt8]
+}
+
+/// What one sync with a paired device did.
+public struct SyncRunReport: Sendable, Equatable {
+    public struct Project: Sendable, Equatable {
+        public let project: ProjectID
+        public let access: String
+        public var sent = 0
+        public var received = 0
+        public var refused: [String] = []
+        public var refusedByPeer: [String] = []
+        public var documentsWritten = 0
+        public var branchesMade = 0
+    }
+
+    public var projects: [Project] = []
+    public var sent: Int { projects.reduce(0) { $0 + $1.sent } }
+    public var received: Int { projects.reduce(0) { $0 + $1.received } }
+    public var refused: Int { projects.reduce(0) { $0 + $1.refused.count + $1.refusedByPeer.count } }
+}
+
+/// The asking side of the exchange (SECURITY.md §19.9), what `vaultctl sync now` runs: asks the peer
+/// which projects it offers, makes those this vault lacks, offers the owner's own device the ones it
+/// lacks, then per project pulls what this vault lacks (in batches, until the peer has no more) and
+/// pushes what the peer lacks. Local edits are committed as records first; every record received is
+/// verified by `VaultSync.receive`; every record sent passes the egress funnel.
+public struct SyncInitiator {
+    /// Pull rounds per project before the exchange gives up (each brings up to a batch).
+    public static let maximumRounds = 10_000
+
+    public let endpoint: SyncEndpoint
+    public let transport: SyncTransport
+    public let coordinator: SyncCoordinator?
+
+    public init(vault: UnlockedVault, transport: SyncTransport, coordinator: SyncCoordinator? = .shared, clock: VaultClock = .system) throws {
+        endpoint = try SyncEndpoint(vault: vault, peer: transport.peer, clock: clock)
+        self.transport = transport
+        self.coordinator = coordinator
+    }
+
+    var vault: UnlockedVault { endpoint.vault }
+    var peer: DeviceProfile { endpoint.peer }
+
+    /// Runs the exchange; its end (or its error's code) is kept for `sync status`, and recorded.
+    public func run() throws -> SyncRunReport {
+        let paused = try vault.transaction { tx in try SyncExchangeStore(database: tx.database).peer(peer.deviceID)?.paused } ?? false
+        guard !paused else {
+            throw SyncExchangeError(.paused, "sync with \(peer.name) is paused here: 'vaultctl sync resume --peer \(peer.fingerprint)' resumes it")
+        }
+        var report = SyncRunReport()
+        do {
+            try exchange(into: &report)
+        } catch {
+            try? keep(report, error: Self.code(of: error))
+            throw error
+        }
+        try keep(report, error: nil)
+        return report
+    }
+
+    static func code(of error: Error) -> String {
+        switch error {
+        case let error as SyncExchangeError: error.code.rawValue
+        case let error as SyncError: error.code.rawValue
+        default: String(describing: type(of: error))
+        }
+    }
+
+    private func keep(_ report: SyncRunReport, error: String?) throws {
+        try vault.transaction { tx in
+            try SyncExchangeStore(database: tx.database).recordAttempt(peer.deviceID, at: endpoint.clock.now(), error: error,
+                                                                       sent: report.sent, received: report.received)
+            var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("projects", String(report.projects.count)),
+                                                .init("sent", String(report.sent)), .init("received", String(report.received)),
+                                                .init("refused", String(report.refused))]
+            if let error { details.append(.init("error", error)) }
+            try tx.record(.syncExchange, details: details)
+        }
+    }
+
+    private func exchange(into report: inout SyncRunReport) throws {
+        let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: [SyncWire.version]))
+        var projects: [(WritingProject, SyncAccess)] = []
+        for offer in offers {
+            guard let project = try endpoint.adopt(offer, request: SyncWire.projectsKind) else { continue }
+            projects.append((project, endpoint.peerIsMine ? .mine : offer.access))
+        }
+        projects += try offerOwnProjects(besides: Set(offers.map(\.project)))
+        for (project, access) in projects {
+            var entry = SyncRunReport.Project(project: project.id, access: access.name)
+            try sync(project, access: access, into: &entry)
+            report.projects.append(entry)
+        }
+    }
+
+    /// The owner's own device is offered this vault's projects it did not offer back.
+    private func offerOwnProjects(besides offered: Set<ProjectID>) throws -> [(WritingProject, SyncAccess)] {
+        guard endpoint.peerIsMine else { return [] }
+        let ours = try endpoint.offers().filter { !offered.contains($0.project) }
+        guard !ours.isEmpty else { return [] }
+        var projects: [ProjectID: WritingProject] = [:]
+        for offer in ours {
+            guard let project = try endpoint.project(offer.project) else { continue }
+            var bytes: [UInt8] = []
+            offer.encode(to: &bytes)
+            try endpoint.release([bytes], of: project)
+            projects[project.id] = project
+        }
+        let taken = try SyncOffers.parseTaken(try transport.request(SyncWire.offerKind, body: SyncOffers.serialize(ours)))
+        return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, .mine) } : nil }
+    }
+
+    /// Pull until the peer has nothing more this vault lacks, then push what it lacks.
+    private func sync(_ project: WritingProject, access: SyncAccess, into entry: inout SyncRunReport.Project) throws {
+        var held = try endpoint.commitAndHeld(project)
+        var peerHeld: [DeviceID: UInt64] = [:]
+        var round = 0
+        while true {
+            round += 1
+            guard round <= Self.maximumRounds else {
+                throw SyncExchangeError(.tooManyRounds, "project \(project.id): the peer still had more after \(Self.maximumRounds) rounds")
+            }
+            let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
+                                                                          body: SyncPullRequest(project: project.id, held: held).serialized()))
+            peerHeld = answer.held
+            if !answer.records.isEmpty {
+                let receipt = try endpoint.receive(answer.records, for: project, coordinator: coordinator)
+                entry.received += receipt.stored
+                entry.refused += receipt.refused.map(\.error.code.rawValue)
+                entry.documentsWritten += receipt.documentsWritten
+                entry.branchesMade += receipt.branchesMade
+                held = try endpoint.commitAndHeld(project)
+            }
+            guard answer.more, !answer.records.isEmpty else { break }
+        }
+        if access.writes { try push(project, peerHeld: peerHeld, into: &entry) }
+        let peerNow = entry.refusedByPeer.isEmpty && access.writes ? Self.union(held, peerHeld) : peerHeld
+        try vault.transaction { tx in try SyncExchangeStore(database: tx.database).setPeerVector(peer.deviceID, project: project.id, peerNow) }
+    }
+
+    private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], into entry: inout SyncRunReport.Project) throws {
+        let missing = try endpoint.missingAll(project, from: peerHeld)
+        var rest = missing[...]
+        while !rest.isEmpty {
+            let batch = try SyncWire.batch(rest)
+            rest = rest[batch.endIndex...]
+            try endpoint.release(Array(batch), of: project)
+            let answer = try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind,
+                                                                          body: SyncPushRequest(project: project.id, records: Array(batch)).serialized()))
+            entry.sent += answer.stored
+            entry.refusedByPeer += answer.refused
+        }
+    }
+
+    static func union(_ a: [DeviceID: UInt64], _ b: [DeviceID: UInt64]) -> [DeviceID: UInt64] {
+        a.merging(b) { max($0, $1) }
+    }
+}

@@ -1,0 +1,273 @@
+import CryptoVault
+import Writing
+
+/// What a device may do with a project it syncs with another (SECURITY.md §19.9): the owner's own
+/// device does everything; a device the project is shared with does what its share grant's role says.
+public enum SyncAccess: UInt8, Sendable, CaseIterable {
+    case mine = 1, editor = 2, viewer = 3
+
+    public var name: String {
+        switch self {
+        case .mine: "mine"
+        case .editor: "editor"
+        case .viewer: "viewer"
+        }
+    }
+
+    /// Whether records from a device with this access are taken.
+    public var writes: Bool { self != .viewer }
+}
+
+/// A device whose change records a project takes, as the device offering the project vouches for it:
+/// its id must be the one its two public keys derive (`DeviceProfile.deriveIdentifier`).
+public struct SyncRosterEntry: Sendable, Equatable {
+    public let device: DeviceID
+    public let signingKey: [UInt8]
+    public let noiseKey: [UInt8]
+
+    public init(device: DeviceID, signingKey: [UInt8], noiseKey: [UInt8]) {
+        self.device = device
+        self.signingKey = signingKey
+        self.noiseKey = noiseKey
+    }
+}
+
+/// One project a device offers a peer: enough for the peer to make the project (id, kind, register,
+/// privileged flag, name) and to check its records (the roster).
+public struct SyncProjectOffer: Sendable, Equatable {
+    public let project: ProjectID
+    public let access: SyncAccess
+    public let privileged: Bool
+    public let kind: ProjectKind
+    public let register: Register
+    public let name: String
+    public let roster: [SyncRosterEntry]
+
+    public init(project: ProjectID, access: SyncAccess, privileged: Bool, kind: ProjectKind, register: Register, name: String,
+                roster: [SyncRosterEntry]) {
+        self.project = project
+        self.access = access
+        self.privileged = privileged
+        self.kind = kind
+        self.register = register
+        self.name = name
+        self.roster = roster.sorted { $0.device.bytes.lexicographicallyPrecedes($1.device.bytes) }
+    }
+
+    static func kindByte(_ kind: ProjectKind) -> UInt8 { kind == .document ? 1 : 2 }
+
+    func encode(to out: inout [UInt8]) {
+        out += project.bytes + [access.rawValue, privileged ? 1 : 0, Self.kindByte(kind)]
+        let register = Array(self.register.rawValue.utf8), name = Array(self.name.utf8)
+        out.append(UInt8(register.count))
+        out += register
+        SyncWireReader.append(UInt64(name.count), size: 2, to: &out)
+        out += name
+        SyncWireReader.append(UInt64(roster.count), size: 2, to: &out)
+        for entry in roster { out += entry.device.bytes + entry.signingKey + entry.noiseKey }
+    }
+
+    static func parse(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> SyncProjectOffer {
+        let project = try reader.identifier(ProjectID.self)
+        guard let access = SyncAccess(rawValue: UInt8(try reader.integer(1))) else { throw SyncWireReader.malformed("an unknown access") }
+        let privileged = try reader.integer(1, in: 0...1, "a privileged flag") == 1
+        let kind: ProjectKind = try reader.integer(1, in: 1...2, "a project kind") == 1 ? .document : .longForm
+        let registerLength = Int(try reader.integer(1, in: 1...32, "a register's length"))
+        guard let register = Register(rawValue: String(decoding: try reader.take(registerLength), as: UTF8.self)) else {
+            throw SyncWireReader.malformed("an unknown register")
+        }
+        let nameLength = Int(try reader.integer(2, in: 1...UInt64(SyncWire.maximumNameBytes), "a name's length"))
+        guard let name = String(validating: try reader.take(nameLength), as: UTF8.self),
+              name.precomposedStringWithCanonicalMapping == name,
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SyncWireReader.malformed("a project name that is not NFC UTF-8 without control characters")
+        }
+        let count = try reader.count(2, maximum: SyncWire.maximumRoster, itemSize: 80, "roster entries")
+        var roster: [SyncRosterEntry] = []
+        for _ in 0..<count {
+            let entry = SyncRosterEntry(device: try reader.identifier(DeviceID.self), signingKey: try reader.take(32), noiseKey: try reader.take(32))
+            guard roster.last.map({ $0.device.bytes.lexicographicallyPrecedes(entry.device.bytes) }) ?? true else {
+                throw SyncWireReader.malformed("a roster's devices are not strictly ascending")
+            }
+            guard DeviceProfile.deriveIdentifier(signingPublicKey: entry.signingKey, noisePublicKey: entry.noiseKey) == entry.device else {
+                throw SyncWireReader.malformed("a roster entry's id is not the one its keys derive")
+            }
+            roster.append(entry)
+        }
+        return SyncProjectOffer(project: project, access: access, privileged: privileged, kind: kind, register: register, name: name,
+                                roster: roster)
+    }
+}
+
+/// `sync.projects` and `sync.offer`: lists of offers.
+public enum SyncOffers {
+    public static func serialize(_ offers: [SyncProjectOffer]) -> [UInt8] {
+        var out: [UInt8] = [SyncWire.version]
+        let sorted = offers.sorted { $0.project.bytes.lexicographicallyPrecedes($1.project.bytes) }
+        SyncWireReader.append(UInt64(sorted.count), size: 2, to: &out)
+        for offer in sorted { offer.encode(to: &out) }
+        return out
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(SyncExchangeError) -> [SyncProjectOffer] {
+        var reader = SyncWireReader(bytes)
+        try reader.version()
+        let count = try reader.count(2, maximum: SyncWire.maximumProjects, itemSize: 24, "projects")
+        var offers: [SyncProjectOffer] = []
+        for _ in 0..<count {
+            let offer = try SyncProjectOffer.parse(&reader)
+            guard offers.last.map({ $0.project.bytes.lexicographicallyPrecedes(offer.project.bytes) }) ?? true else {
+                throw SyncWireReader.malformed("the projects are not strictly ascending")
+            }
+            offers.append(offer)
+        }
+        try reader.end()
+        return offers
+    }
+
+    /// The answer to `sync.offer`: each project offered, and whether it is now held.
+    public static func serializeTaken(_ taken: [(ProjectID, Bool)]) -> [UInt8] {
+        var out: [UInt8] = [SyncWire.version]
+        let sorted = taken.sorted { $0.0.bytes.lexicographicallyPrecedes($1.0.bytes) }
+        SyncWireReader.append(UInt64(sorted.count), size: 2, to: &out)
+        for (project, held) in sorted { out += project.bytes + [held ? 1 : 0] }
+        return out
+    }
+
+    public static func parseTaken(_ bytes: [UInt8]) throws(SyncExchangeError) -> [ProjectID: Bool] {
+        var reader = SyncWireReader(bytes)
+        try reader.version()
+        let count = try reader.count(2, maximum: SyncWire.maximumProjects, itemSize: 17, "projects")
+        var taken: [ProjectID: Bool] = [:]
+        var last: [UInt8]? = nil
+        for _ in 0..<count {
+            let project = try reader.identifier(ProjectID.self)
+            guard last.map({ $0.lexicographicallyPrecedes(project.bytes) }) ?? true else {
+                throw SyncWireReader.malformed("the projects are not strictly ascending")
+            }
+            last = project.bytes
+            taken[project] = try reader.integer(1, in: 0...1, "a taken flag") == 1
+        }
+        try reader.end()
+        return taken
+    }
+}
+
+/// `sync.pull`: what the asker holds of a project; the answer, records it lacks and what the answerer holds.
+public struct SyncPullRequest: Sendable, Equatable {
+    public let project: ProjectID
+    public let held: [DeviceID: UInt64]
+
+    public init(project: ProjectID, held: [DeviceID: UInt64]) {
+        self.project = project
+        self.held = held.filter { $0.value > 0 }
+    }
+
+    public func serialized() -> [UInt8] {
+        var out = [SyncWire.version] + project.bytes
+        SyncWire.encode(held, to: &out)
+        return out
+    }
+
+    public init(parsing bytes: [UInt8]) throws(SyncExchangeError) {
+        var reader = SyncWireReader(bytes)
+        try reader.version()
+        project = try reader.identifier(ProjectID.self)
+        held = try SyncWire.vector(&reader)
+        try reader.end()
+    }
+}
+
+public struct SyncPullAnswer: Sendable, Equatable {
+    /// Whether the answerer holds more the asker lacks than fitted in this answer.
+    public let more: Bool
+    public let held: [DeviceID: UInt64]
+    public let records: [[UInt8]]
+
+    public init(more: Bool, held: [DeviceID: UInt64], records: [[UInt8]]) {
+        self.more = more
+        self.held = held.filter { $0.value > 0 }
+        self.records = records
+    }
+
+    public func serialized() -> [UInt8] {
+        var out: [UInt8] = [SyncWire.version, more ? 1 : 0]
+        SyncWire.encode(held, to: &out)
+        SyncWire.encode(records: records, to: &out)
+        return out
+    }
+
+    public init(parsing bytes: [UInt8]) throws(SyncExchangeError) {
+        var reader = SyncWireReader(bytes)
+        try reader.version()
+        more = try reader.integer(1, in: 0...1, "a more flag") == 1
+        held = try SyncWire.vector(&reader)
+        records = try SyncWire.records(&reader)
+        try reader.end()
+    }
+}
+
+/// `sync.push`: records the answerer lacks; the answer, how many it stored and why it refused the rest.
+public struct SyncPushRequest: Sendable, Equatable {
+    public let project: ProjectID
+    public let records: [[UInt8]]
+
+    public init(project: ProjectID, records: [[UInt8]]) {
+        self.project = project
+        self.records = records
+    }
+
+    public func serialized() -> [UInt8] {
+        var out = [SyncWire.version] + project.bytes
+        SyncWire.encode(records: records, to: &out)
+        return out
+    }
+
+    public init(parsing bytes: [UInt8]) throws(SyncExchangeError) {
+        var reader = SyncWireReader(bytes)
+        try reader.version()
+        project = try reader.identifier(ProjectID.self)
+        records = try SyncWire.records(&reader)
+        try reader.end()
+    }
+}
+
+public struct SyncPushAnswer: Sendable, Equatable {
+    public let stored: Int
+    /// The code of each refusal (`SyncErrorCode` names), in the order of the records refused.
+    public let refused: [String]
+
+    public init(stored: Int, refused: [String]) {
+        self.stored = stored
+        self.refused = refused
+    }
+
+    public func serialized() -> [UInt8] {
+        var out: [UInt8] = [SyncWire.version]
+        SyncWireReader.append(UInt64(stored), size: 4, to: &out)
+        SyncWireReader.append(UInt64(refused.count), size: 2, to: &out)
+        for reason in refused {
+            let bytes = Array(reason.utf8.prefix(64))
+            out.append(UInt8(bytes.count))
+            out += bytes
+        }
+        return out
+    }
+
+    public init(parsing bytes: [UInt8]) throws(SyncExchangeError) {
+        var reader = SyncWireReader(bytes)
+        try reader.version()
+        let stored = Int(try reader.integer(4, in: 0...UInt64(SyncWire.maximumRecords), "a stored count"))
+        let count = try reader.count(2, maximum: SyncWire.maximumReasons, itemSize: 2, "reasons")
+        var refused: [String] = []
+        for _ in 0..<count {
+            let length = Int(try reader.integer(1, in: 1...64, "a reason's length"))
+            let reason = try reader.take(length)
+            guard reason.allSatisfy({ (0x21...0x7E).contains($0) }) else { throw SyncWireReader.malformed("a reason that is not printable ASCII") }
+            refused.append(String(decoding: reason, as: UTF8.self))
+        }
+        try reader.end()
+        self.stored = stored
+        self.refused = refused
+    }
+}

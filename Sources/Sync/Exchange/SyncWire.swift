@@ -1,0 +1,96 @@
+import CryptoVault
+import Writing
+
+/// The messages of the sync exchange (SECURITY.md §19.9), each a request or an answer body on the
+/// paired devices' channel (§9.9). Big-endian; every body starts with the version byte; nothing may
+/// follow the last field; ids in a list are strictly ascending, so each message has one encoding.
+///
+///     vector  = count:u16 (0...1024) (device:16 counter:u64 (≥ 1))*
+///     records = count:u32 (0...4096) (length:u32 (1...4 MiB) record)*        (a record: §19.2)
+///     offer   = project:16 access:u8 (1 mine, 2 editor, 3 viewer) privileged:u8 (0, 1)
+///               kind:u8 (1 document, 2 long-form) register:str8 (1...32) name:str16 (1...512)
+///               roster:u16 (0...256) (device:16 signing-key:32 noise-key:32)*
+///
+///     sync.projects  request 0x01                          answer 0x01 count:u16 (0...1024) offer*
+///     sync.offer     request 0x01 count:u16 offer*          answer 0x01 count:u16 (project:16 taken:u8)*
+///     sync.pull      request 0x01 project:16 vector         answer 0x01 more:u8 vector records
+///     sync.push      request 0x01 project:16 records        answer 0x01 stored:u32 count:u16 reason:str8*
+public enum SyncWire {
+    public static let version: UInt8 = 1
+    public static let projectsKind = "sync.projects"
+    public static let offerKind = "sync.offer"
+    public static let pullKind = "sync.pull"
+    public static let pushKind = "sync.push"
+    public static let kinds = [projectsKind, offerKind, pullKind, pushKind]
+
+    public static let maximumDevices = 1024
+    public static let maximumRecords = 4096
+    public static let maximumProjects = 1024
+    public static let maximumRoster = 256
+    public static let maximumNameBytes = 512
+    public static let maximumReasons = 4096
+    /// The channel's largest body (§9.9): no message is longer.
+    public static let maximumMessage = 4 << 20
+    /// What a batch of records may fill, leaving room for the rest of the message.
+    public static let batchBudget = maximumMessage - 64 * 1024
+
+    // MARK: Version vectors
+
+    public static func encode(_ vector: [DeviceID: UInt64], to out: inout [UInt8]) {
+        let entries = vector.filter { $0.value > 0 }.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }
+        SyncWireReader.append(UInt64(entries.count), size: 2, to: &out)
+        for (device, counter) in entries {
+            out += device.bytes
+            SyncWireReader.append(counter, size: 8, to: &out)
+        }
+    }
+
+    static func vector(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> [DeviceID: UInt64] {
+        let count = try reader.count(2, maximum: maximumDevices, itemSize: 24, "devices in a version vector")
+        var vector: [DeviceID: UInt64] = [:]
+        var last: [UInt8]? = nil
+        for _ in 0..<count {
+            let device = try reader.identifier(DeviceID.self)
+            guard last.map({ $0.lexicographicallyPrecedes(device.bytes) }) ?? true else {
+                throw SyncWireReader.malformed("a version vector's devices are not strictly ascending")
+            }
+            last = device.bytes
+            vector[device] = try reader.integer(8, in: 1...UInt64(Int64.max), "a counter")
+        }
+        return vector
+    }
+
+    // MARK: Record lists
+
+    public static func encode(records: [[UInt8]], to out: inout [UInt8]) {
+        SyncWireReader.append(UInt64(records.count), size: 4, to: &out)
+        for record in records {
+            SyncWireReader.append(UInt64(record.count), size: 4, to: &out)
+            out += record
+        }
+    }
+
+    static func records(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> [[UInt8]] {
+        let count = try reader.count(4, maximum: maximumRecords, itemSize: 5, "records")
+        var records: [[UInt8]] = []
+        for _ in 0..<count {
+            let length = Int(try reader.integer(4, in: 1...UInt64(ChangeRecordCodec.maximumSize), "a record length"))
+            records.append(try reader.take(length))
+        }
+        return records
+    }
+
+    /// The longest prefix of `records` that fits a batch; at least one when the first fits a message.
+    public static func batch(_ records: ArraySlice<[UInt8]>) throws(SyncExchangeError) -> ArraySlice<[UInt8]> {
+        var size = 0, end = records.startIndex
+        while end < records.endIndex, end - records.startIndex < maximumRecords {
+            size += 4 + records[end].count
+            guard size <= batchBudget else { break }
+            end += 1
+        }
+        if end == records.startIndex, let first = records.first {
+            throw SyncExchangeError(.recordTooLarge, "a change record of \(first.count) bytes is larger than a sync message can carry")
+        }
+        return records[records.startIndex..<end]
+    }
+}

@@ -1,0 +1,33 @@
+import CryptoVault
+
+/// The one door sync needs to make a project (SECURITY.md §19.9): a project another device offered
+/// keeps the id it has there, so both devices' change records name the same project. It gets a
+/// compartment of this vault's own, as every project does, with the register and privileged flag
+/// the offer gave. Everything else is `createProject`'s: checked, sealed, and recorded in the
+/// transaction (`compartment.create`, then `writing.project-create` with origin `sync`).
+extension WritingStore {
+    @discardableResult
+    public func addSyncedProject(_ id: ProjectID, named name: String, register: Register, kind: ProjectKind,
+                                 privileged: Bool) throws -> WritingProject {
+        let name = try Self.checkedName(name, "a project name")
+        guard try projectTable.row(id) == nil else { throw WritingError(.invalidIdentifier, "a project \(id) exists already") }
+        let compartment = try syncedCompartment(for: id, register: register, privileged: privileged)
+        let row = ProjectTable.Row(id: id, compartmentID: compartment.id, register: register, kind: kind, createdAt: now, archivedAt: nil)
+        try projectTable.insert(row)
+        let project = WritingProject(row, compartment: compartment)
+        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try record(.writingProjectCreate, project, subject: project.id,
+                   details: [.init("register", register.rawValue), .init("kind", kind.rawValue), .init("origin", "sync")])
+        return project
+    }
+
+    /// `project <id>`, as `createProject` names it; a device the project was also shared with as a
+    /// compartment may hold that name already, and then the project's own is `project <id> (synced)`.
+    private func syncedCompartment(for id: ProjectID, register: Register, privileged: Bool) throws -> VaultCompartment {
+        do {
+            return try transaction.createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
+        } catch let error as CryptoVaultError where error.code == .compartmentExists {
+            return try transaction.createCompartment(named: "project \(id.hex) (synced)", register: register, privileged: privileged)
+        }
+    }
+}

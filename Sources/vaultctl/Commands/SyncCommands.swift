@@ -1,0 +1,126 @@
+import Appliance
+import CryptoVault
+import Foundation
+import PeerChannel
+import Sync
+
+/// `sync now|status|pause|resume` (issue 17, SECURITY.md §19.9): the writing model's change records
+/// exchanged with paired devices over the encrypted channel.
+enum SyncCommands {
+    static let now = Command("sync now", synopsis: "sync projects with paired devices now", usage: "[--peer PEER] [--address ADDR:PORT]", about: """
+        Connects to PEER (or to every paired device not paused, each found by its announcement) over
+        the encrypted channel, where 'vaultctl serve --address' answers, and exchanges the writing
+        model's change records: this vault's edits are committed as signed records, then each side
+        gets the records it lacks, verified (signature, seal, causality) or refused and recorded.
+        Your own devices ('mine') sync every project, privileged ones included; someone else's only
+        the ordinary projects shared with it ('vaultctl share "project ID" --peer PEER --role
+        viewer|editor'), a viewer's changes refused. Every record sent passes the egress funnel.
+        Conflicting edits become branches of kind sync-conflict ('vaultctl conflicts').
+        """, options: ReplicationCommands.peerOptions + [PeerSelection.option("the paired device to sync with (name or fingerprint; default: every one not paused)")],
+        json: true, examples: ["vaultctl sync now --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)", "vaultctl sync now"]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let pairings = try unlocked.vault.familyPairings()
+            let chosen = try arguments.value("--peer").map { [try PeerSelection.pairing($0, in: pairings)] }
+                ?? pairings.filter { pairing in (try? SyncStatus.read(unlocked).first { $0.device == pairing.peer.deviceID }?.paused) != true }
+            if chosen.count != 1, arguments.value("--address") != nil {
+                throw UsageError(message: "--address names one device's address: give --peer too", usage: arguments.usage)
+            }
+            var results: [[String: Any]] = []
+            var failure: Error?
+            for pairing in chosen {
+                do {
+                    let report = try sync(with: pairing, unlocked, arguments)
+                    results.append(json(report, peer: pairing.peer))
+                    if !arguments.has("--json") { printReport(report, peer: pairing.peer) }
+                } catch {
+                    failure = error
+                    results.append(["peer": DeviceCommand.json(pairing.peer), "error": FailureReport(error).message])
+                    if chosen.count > 1 { Output.note("vaultctl: sync with \(pairing.peer.name) failed: \(FailureReport(error).message)") }
+                }
+            }
+            if arguments.has("--json") { Output.json(["peers": results]) }
+            if chosen.isEmpty && !arguments.has("--json") { Output.line("No paired device to sync with.") }
+            if let failure { throw failure }
+        }
+
+    static let status = Command("sync status", synopsis: "show sync with each paired device", about: """
+        For each paired device: whose it is, whether sync with it is paused here, when the last sync
+        completed (and the last error, if the last try failed), the records sent and received, and
+        how many records this vault holds that the device lacked at the last sync (edits not yet
+        committed as records are committed by the next sync).
+        """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let peers = try SyncStatus.read(unlocked)
+            if arguments.has("--json") {
+                Output.json(["peers": peers.map(json)])
+                return
+            }
+            if peers.isEmpty { Output.line("No paired devices.") }
+            for peer in peers {
+                let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
+                let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
+                Output.line("\(peer.name) (\(peer.device.fingerprint)), \(peer.trust ?? "other")\(peer.paused ? ", PAUSED" : ""): "
+                            + "last sync \(last)\(error); sent \(peer.recordsSent), received \(peer.recordsReceived), pending \(peer.pending)")
+            }
+        }
+
+    static let pause = pausing(true)
+    static let resume = pausing(false)
+
+    private static func pausing(_ paused: Bool) -> Command {
+        let verb = paused ? "pause" : "resume"
+        return Command("sync \(verb)", synopsis: paused ? "pause sync with a paired device (or every one)" : "resume sync with a paired device (or every one)",
+                       usage: "[--peer PEER]", about: paused ? """
+            Pauses sync with PEER (or with every paired device) on this side: 'sync now' skips it and
+            its sync requests are refused, until 'vaultctl sync resume'. Nothing is deleted: every
+            record stays, and edits made meanwhile sync when it resumes. Recorded in the audit log.
+            """ : """
+            Resumes sync with PEER (or with every paired device) paused by 'vaultctl sync pause'.
+            Recorded in the audit log.
+            """, options: Credentials.options + [PeerSelection.option("the paired device (name or fingerprint; default: every one)")],
+                       json: true, examples: ["vaultctl sync \(verb) --peer laptop"]) { arguments in
+            let unlocked = try VaultLocation.unlock(arguments)
+            let pairings = try unlocked.vault.familyPairings()
+            let chosen = try arguments.value("--peer").map { [try PeerSelection.pairing($0, in: pairings)] } ?? pairings
+            let changed = try chosen.filter { try SyncControl.setPaused(paused, device: $0.peer.deviceID, in: unlocked) }
+            if arguments.has("--json") {
+                Output.json(["paused": paused, "peers": chosen.map { DeviceCommand.json($0.peer) }, "changed": changed.count])
+                return
+            }
+            Output.line(chosen.isEmpty ? "No paired devices." : "Sync \(paused ? "paused" : "resumed") with \(chosen.map(\.peer.name).joined(separator: ", "))"
+                        + (changed.count < chosen.count ? " (\(chosen.count - changed.count) already so)." : "."))
+        }
+    }
+
+    // MARK: Helpers
+
+    private static func sync(with pairing: FamilyPairing, _ unlocked: UnlockedVault, _ arguments: ParsedArguments) throws -> SyncRunReport {
+        let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
+        let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
+        return try SyncInitiator(vault: unlocked, transport: ChannelSyncTransport(client)).run()
+    }
+
+    private static func printReport(_ report: SyncRunReport, peer: DeviceProfile) {
+        Output.line("Synced \(report.projects.count) project(s) with \(peer.name): sent \(report.sent) record(s), received \(report.received)"
+                    + (report.refused > 0 ? ", \(report.refused) refused" : "") + ".")
+        let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
+        if branches > 0 { Output.line("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
+    }
+
+    private static func json(_ report: SyncRunReport, peer: DeviceProfile) -> [String: Any] {
+        ["peer": DeviceCommand.json(peer), "sent": report.sent, "received": report.received, "refused": report.refused,
+         "projects": report.projects.map { project in
+             ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
+              "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
+              "branches_made": project.branchesMade] as [String: Any]
+         }]
+    }
+
+    private static func json(_ peer: SyncPeerStatus) -> [String: Any] {
+        ["device": peer.device.hex, "name": peer.name, "trust": peer.trust ?? "other", "paused": peer.paused,
+         "last_sync_at": peer.lastSyncAt.map { Output.timestamp($0) as Any } ?? NSNull(),
+         "last_attempt_at": peer.lastAttemptAt.map { Output.timestamp($0) as Any } ?? NSNull(),
+         "last_error": peer.lastError as Any? ?? NSNull(), "records_sent": peer.recordsSent, "records_received": peer.recordsReceived,
+         "pending": peer.pending]
+    }
+}

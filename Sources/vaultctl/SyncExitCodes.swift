@@ -1,0 +1,22 @@
+import Sync
+
+extension ExitCode {
+    /// The exchange's failures (SECURITY.md §19.9): what the peer or this vault's policy refused is
+    /// refused, a peer that broke the protocol bad data, a paused sync unavailable.
+    init(for error: SyncExchangeError) {
+        switch error.code {
+        case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused: self = .refused
+        case .malformedMessage, .tooManyRounds, .recordTooLarge: self = .dataError
+        case .paused: self = .unavailable
+        case .unknownPeer: self = .noInput
+        }
+    }
+
+    static func hint(for error: SyncExchangeError) -> String? {
+        switch error.code {
+        case .paused: "'vaultctl sync resume --peer PEER' resumes it on this side; the peer may have paused it on its side"
+        case .notShared: "the owner shares a project with 'vaultctl share \"project ID\" --peer PEER --role viewer|editor'"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""An independent implementation of the sync exchange's messages of SECURITY.md §19.9, written from
+that section alone; it shares no code with the Swift implementation. SHA-256 from hashlib.
+
+    /usr/bin/python3 testvectors/independent/sync_exchange.py           # write testvectors/sync/exchange-messages.json
+    /usr/bin/python3 testvectors/independent/sync_exchange.py --check   # exit 1 if the file differs
+
+Both modes parse every message they make with their own strict parser and check it gives back the
+fields it was made from, and check that each refused variant is refused, so the file rests on
+messages this code can read back.
+"""
+
+import hashlib
+import os
+import struct
+import sys
+import unicodedata
+
+from known_answer_file import write_or_check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "sync", "exchange-messages.json")
+
+VERSION = 1
+DEVICE_ID_LABEL = b"SealedVault device id v1"
+MAX_DEVICES, MAX_RECORDS, MAX_PROJECTS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 1024, 256, 512, 4096
+MAX_RECORD = 4 * 1024 * 1024
+ACCESS = {1: "mine", 2: "editor", 3: "viewer"}
+KINDS = {1: "document", 2: "long-form"}
+REGISTERS = ["healthcare", "legal", "journalism", "academic", "founder", "general", "fiction", "screenwriting", "marketing", "technical"]
+
+
+class Refused(Exception):
+    pass
+
+
+def fixed(label, n):
+    out, counter = b"", 0
+    while len(out) < n:
+        out += hashlib.sha256(b"vaultctl test vector " + label.encode() + (b"#%d" % counter if counter else b"")).digest()
+        counter += 1
+    return out[:n]
+
+
+def device_id(signing, noise):
+    return hashlib.sha256(DEVICE_ID_LABEL + signing + noise).digest()[:16]
+
+
+# --- encoding ----------------------------------------------------------------------------------
+
+def enc_vector(vector):
+    items = sorted((bytes.fromhex(d), c) for d, c in vector)
+    return struct.pack(">H", len(items)) + b"".join(d + struct.pack(">Q", c) for d, c in items)
+
+
+def enc_records(records):
+    out = struct.pack(">I", len(records))
+    for record in records:
+        raw = bytes.fromhex(record)
+        out += struct.pack(">I", len(raw)) + raw
+    return out
+
+
+def enc_offer(o):
+    register, name = o["register"].encode(), o["name"].encode("utf-8")
+    inverse_access = {v: k for k, v in ACCESS.items()}
+    inverse_kind = {v: k for k, v in KINDS.items()}
+    out = bytes.fromhex(o["project"]) + bytes([inverse_access[o["access"]], 1 if o["privileged"] else 0, inverse_kind[o["kind"]]])
+    out += bytes([len(register)]) + register + struct.pack(">H", len(name)) + name
+    roster = sorted(o["roster"], key=lambda e: e["device"])
+    out += struct.pack(">H", len(roster))
+    for e in roster:
+        out += bytes.fromhex(e["device"]) + bytes.fromhex(e["signing_key"]) + bytes.fromhex(e["noise_key"])
+    return out
+
+
+def encode(kind, direction, f):
+    v = bytes([VERSION])
+    if kind in ("sync.projects", "sync.offer") and not (kind == "sync.projects" and direction == "request") \
+            and not (kind == "sync.offer" and direction == "answer"):
+        offers = sorted(f["offers"], key=lambda o: o["project"])
+        return v + struct.pack(">H", len(offers)) + b"".join(enc_offer(o) for o in offers)
+    if kind == "sync.projects":
+        return v
+    if kind == "sync.offer":
+        taken = sorted(f["taken"], key=lambda t: t[0])
+        return v + struct.pack(">H", len(taken)) + b"".join(bytes.fromhex(p) + bytes([1 if t else 0]) for p, t in taken)
+    if kind == "sync.pull" and direction == "request":
+        return v + bytes.fromhex(f["project"]) + enc_vector(f["held"])
+    if kind == "sync.pull":
+        return v + bytes([1 if f["more"] else 0]) + enc_vector(f["held"]) + enc_records(f["records"])
+    if kind == "sync.push" and direction == "request":
+        return v + bytes.fromhex(f["project"]) + enc_records(f["records"])
+    out = v + struct.pack(">IH", f["stored"], len(f["refused"]))
+    for reason in f["refused"]:
+        out += bytes([len(reason)]) + reason.encode("ascii")
+    return out
+
+
+# --- strict parsing ----------------------------------------------------------------------------
+
+class Reader:
+    def __init__(self, data):
+        self.data, self.at = data, 0
+
+    def take(self, n):
+        if n < 0 or self.at + n > len(self.data):
+            raise Refused("a length runs past the end")
+        self.at += n
+        return self.data[self.at - n:self.at]
+
+    def int(self, size, low=0, high=None, what="a value"):
+        value = int.from_bytes(self.take(size), "big")
+        if value < low or (high is not None and value > high):
+            raise Refused("%s out of range" % what)
+        return value
+
+    def count(self, size, maximum, item, what):
+        n = self.int(size, 0, maximum, what)
+        if n * item > len(self.data) - self.at:
+            raise Refused("%s cannot fit" % what)
+        return n
+
+    def version(self):
+        if self.int(1) != VERSION:
+            raise Refused("version")
+
+    def end(self):
+        if self.at != len(self.data):
+            raise Refused("trailing bytes")
+
+
+def ascending(items):
+    if any(not a < b for a, b in zip(items, items[1:])):
+        raise Refused("not strictly ascending")
+
+
+def dec_vector(r):
+    n = r.count(2, MAX_DEVICES, 24, "devices")
+    items = [(r.take(16).hex(), r.int(8, 1, 2 ** 63 - 1, "a counter")) for _ in range(n)]
+    ascending([d for d, _ in items])
+    return [[d, c] for d, c in items]
+
+
+def dec_records(r):
+    n = r.count(4, MAX_RECORDS, 5, "records")
+    return [r.take(r.int(4, 1, MAX_RECORD, "a record length")).hex() for _ in range(n)]
+
+
+def dec_offer(r):
+    project = r.take(16).hex()
+    access = r.int(1)
+    if access not in ACCESS:
+        raise Refused("access")
+    privileged = r.int(1, 0, 1, "a privileged flag") == 1
+    kind = KINDS[r.int(1, 1, 2, "a kind")]
+    register = r.take(r.int(1, 1, 32, "a register length")).decode("ascii", "replace")
+    if register not in REGISTERS:
+        raise Refused("register")
+    raw = r.take(r.int(2, 1, MAX_NAME, "a name length"))
+    try:
+        name = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("name not UTF-8")
+    if unicodedata.normalize("NFC", name) != name or any(unicodedata.category(c) == "Cc" for c in name):
+        raise Refused("name not NFC or has a control character")
+    roster = []
+    for _ in range(r.count(2, MAX_ROSTER, 80, "roster")):
+        device, signing, noise = r.take(16), r.take(32), r.take(32)
+        if device_id(signing, noise) != device:
+            raise Refused("roster id")
+        roster.append({"device": device.hex(), "signing_key": signing.hex(), "noise_key": noise.hex()})
+    ascending([e["device"] for e in roster])
+    return {"project": project, "access": ACCESS[access], "privileged": privileged, "kind": kind, "register": register,
+            "name": name, "roster": roster}
+
+
+def decode(kind, direction, data):
+    r = Reader(data)
+    r.version()
+    if (kind, direction) in (("sync.projects", "answer"), ("sync.offer", "request")):
+        offers = [dec_offer(r) for _ in range(r.count(2, MAX_PROJECTS, 24, "projects"))]
+        ascending([o["project"] for o in offers])
+        fields = {"offers": offers}
+    elif kind == "sync.projects":
+        fields = {}
+    elif kind == "sync.offer":
+        taken = [[r.take(16).hex(), r.int(1, 0, 1, "a taken flag") == 1] for _ in range(r.count(2, MAX_PROJECTS, 17, "projects"))]
+        ascending([p for p, _ in taken])
+        fields = {"taken": taken}
+    elif (kind, direction) == ("sync.pull", "request"):
+        fields = {"project": r.take(16).hex(), "held": dec_vector(r)}
+    elif kind == "sync.pull":
+        fields = {"more": r.int(1, 0, 1, "a more flag") == 1, "held": dec_vector(r), "records": dec_records(r)}
+    elif (kind, direction) == ("sync.push", "request"):
+        fields = {"project": r.take(16).hex(), "records": dec_records(r)}
+    else:
+        stored = r.int(4, 0, MAX_RECORDS, "stored")
+        refused = []
+        for _ in range(r.count(2, MAX_REASONS, 2, "reasons")):
+            reason = r.take(r.int(1, 1, 64, "a reason length"))
+            if any(not 0x21 <= b <= 0x7E for b in reason):
+                raise Refused("reason")
+            refused.append(reason.decode("ascii"))
+        fields = {"stored": stored, "refused": refused}
+    r.end()
+    return fields
+
+
+# --- the cases ---------------------------------------------------------------------------------
+
+def roster_entry(label):
+    signing, noise = fixed(label + " signing", 32), fixed(label + " noise", 32)
+    return {"device": device_id(signing, noise).hex(), "signing_key": signing.hex(), "noise_key": noise.hex()}
+
+
+def build():
+    desk, laptop = roster_entry("desk"), roster_entry("laptop")
+    p1, p2 = fixed("project one", 16).hex(), fixed("project two", 16).hex()
+    d1, d2 = desk["device"], laptop["device"]
+    record1, record2 = fixed("record one", 120).hex(), fixed("record two", 300).hex()
+    offers = [
+        {"project": p1, "access": "mine", "privileged": True, "kind": "document", "register": "healthcare",
+         "name": "Patient A — visits", "roster": sorted([desk, laptop], key=lambda e: e["device"])},
+        {"project": p2, "access": "viewer", "privileged": False, "kind": "long-form", "register": "fiction",
+         "name": "Harbour", "roster": [desk]},
+    ]
+    offers.sort(key=lambda o: o["project"])
+    held = sorted([[d1, 3], [d2, 12]])
+    valid = [
+        ("projects request", "sync.projects", "request", {}),
+        ("projects answer, two offers", "sync.projects", "answer", {"offers": offers}),
+        ("projects answer, none", "sync.projects", "answer", {"offers": []}),
+        ("offer request", "sync.offer", "request", {"offers": offers[:1]}),
+        ("offer answer", "sync.offer", "answer", {"taken": sorted([[p1, True], [p2, False]])}),
+        ("pull request, empty vector", "sync.pull", "request", {"project": p1, "held": []}),
+        ("pull request", "sync.pull", "request", {"project": p1, "held": held}),
+        ("pull answer, more", "sync.pull", "answer", {"more": True, "held": held, "records": [record1, record2]}),
+        ("pull answer, nothing", "sync.pull", "answer", {"more": False, "held": [], "records": []}),
+        ("push request", "sync.push", "request", {"project": p2, "records": [record2]}),
+        ("push answer", "sync.push", "answer", {"stored": 1, "refused": ["badSignature", "replayedRecord"]}),
+    ]
+    cases = []
+    for name, kind, direction, fields in valid:
+        data = encode(kind, direction, fields)
+        if decode(kind, direction, data) != fields:
+            raise SystemExit("%s: does not read back" % name)
+        cases.append({"name": name, "kind": kind, "direction": direction, "hex": data.hex(), "fields": fields})
+
+    def variant(name, kind, direction, data):
+        try:
+            decode(kind, direction, data)
+        except Refused:
+            return {"name": name, "kind": kind, "direction": direction, "hex": data.hex(), "reason": "malformedMessage"}
+        raise SystemExit("%s: was not refused" % name)
+
+    pull = encode("sync.pull", "request", {"project": p1, "held": held})
+    answer = encode("sync.pull", "answer", {"more": False, "held": held, "records": [record1]})
+    unsorted = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">H", 2) + bytes.fromhex(held[1][0]) + struct.pack(">Q", 1) \
+        + bytes.fromhex(held[0][0]) + struct.pack(">Q", 1)
+    zero_counter = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">H", 1) + bytes.fromhex(d1) + struct.pack(">Q", 0)
+    huge_count = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">I", MAX_RECORDS)
+    huge_record = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">II", 1, MAX_RECORD + 1)
+    bad_roster = bytearray(encode("sync.projects", "answer", {"offers": [offers[1]]}))
+    bad_roster[-1] ^= 1
+    bad_register = encode("sync.projects", "answer", {"offers": [dict(offers[1], register="poetry")]})
+    invalid = [
+        variant("wrong version", "sync.pull", "request", bytes([2]) + pull[1:]),
+        variant("trailing byte", "sync.pull", "request", pull + b"\x00"),
+        variant("truncated", "sync.pull", "answer", answer[:-1]),
+        variant("vector not ascending", "sync.pull", "request", unsorted),
+        variant("counter zero", "sync.pull", "request", zero_counter),
+        variant("more flag 2", "sync.pull", "answer", bytes([VERSION, 2]) + answer[2:]),
+        variant("record count the message cannot hold", "sync.push", "request", huge_count),
+        variant("record over 4 MiB", "sync.push", "request", huge_record),
+        variant("roster id not derived from its keys", "sync.projects", "answer", bytes(bad_roster)),
+        variant("unknown register", "sync.projects", "answer", bad_register),
+        variant("projects request with a body", "sync.projects", "request", bytes([VERSION, 0])),
+        variant("reason not printable", "sync.push", "answer", bytes([VERSION]) + struct.pack(">IH", 0, 1) + b"\x01\x07"),
+        variant("empty", "sync.push", "answer", b""),
+        variant("projects out of order", "sync.projects", "answer",
+                bytes([VERSION]) + struct.pack(">H", 2) + enc_offer(offers[1]) + enc_offer(offers[0])),
+    ]
+    return {"description": "Messages of the sync exchange (SECURITY.md §19.9): each valid one with the fields it encodes "
+                           "(ids and bytes in lowercase hex, vectors and taken lists as [id, value] pairs, ascending), "
+                           "and variants every reader must refuse as malformedMessage.",
+            "valid": cases, "invalid": invalid}
+
+
+if __name__ == "__main__":
+    sys.exit(write_or_check(OUT, build()))
