@@ -54,7 +54,7 @@ struct SealedRecordStoreTests {
         #expect(errorCode { try fixture.open(try Self.location(2)) } == .recordNotFound)
     }
 
-    @Test("each seal and each open is recorded by the library: record.seal per record, record.open naming every record read")
+    @Test("each seal and each open is recorded by the library: record.seal and record.open naming every record, 64 an entry")
     func auditEntries() throws {
         let fixture = try Fixture()
         let locations = try (0..<70).map { try Self.location(UInt8($0)) }
@@ -62,8 +62,12 @@ struct SealedRecordStoreTests {
             for location in locations { try tx.sealRecord(Array("v".utf8), at: location, in: fixture.notes) }
         }
         let seals = fixture.events(.recordSeal)
-        #expect(seals.count == 70)
-        #expect(seals[3].compartmentID == fixture.notes.id && seals[3].details.first { $0.name == "record" }?.value == locations[3].description)
+        #expect(seals.count == 2, "a run of 70 seals makes entries of 64 and 6")
+        #expect(seals.allSatisfy { $0.compartmentID == fixture.notes.id })
+        let sealed = seals.flatMap { $0.details.first { $0.name == "records" }?.value.split(separator: "\n").map(String.init) ?? [] }
+        #expect(sealed == locations.map(\.description), "every record sealed is named, in order")
+        #expect(seals.map { $0.details.first { $0.name == "count" }?.value } == ["64", "6"])
+        #expect(seals.map { $0.details.first { $0.name == "bytes" }?.value } == ["64", "6"])
         var handed: [Int] = []
         try fixture.unlocked.transaction { tx in
             try tx.openRecords(at: locations, in: fixture.notes) { index, plaintext in
@@ -233,7 +237,34 @@ struct SealedRecordStoreTests {
             }
         }
         #expect(opened == values)
-        #expect(fixture.events(.recordSeal).compactMap { $0.details.first { $0.name == "bytes" }?.value } == values.map { String($0.count) })
+        #expect(fixture.events(.recordSeal).compactMap { $0.details.first { $0.name == "bytes" }?.value } == [String(values.reduce(0) { $0 + $1.count })])
+    }
+
+    @Test("a run of seals ends at any other entry and is recorded before it; each compartment of a run has its own entry; a rollback records none")
+    func sealRuns() throws {
+        let fixture = try Fixture()
+        try fixture.unlocked.transaction { tx in
+            try tx.sealRecord(Array("a".utf8), at: try Self.location(1), in: fixture.notes)
+            try tx.sealRecord(Array("bb".utf8), at: try Self.location(2), in: fixture.chart)
+            try tx.sealRecord(Array("ccc".utf8), at: try Self.location(3), in: fixture.notes)
+            try tx.record(.recordRm, compartment: fixture.notes.id)
+            try tx.sealRecord(Array("dddd".utf8), at: try Self.location(4), in: fixture.notes)
+        }
+        let batch = fixture.journal.events.withLock { Array($0.suffix(4)) }
+        #expect(batch.map(\.action) == [.recordSeal, .recordSeal, .recordRm, .recordSeal])
+        #expect(batch.map(\.compartmentID) == [fixture.notes.id, fixture.chart.id, fixture.notes.id, fixture.notes.id])
+        #expect(batch[0].details.first { $0.name == "records" }?.value == [try Self.location(1), try Self.location(3)].map(\.description).joined(separator: "\n"))
+        #expect(batch[0].details.first { $0.name == "bytes" }?.value == "4")
+        #expect(batch[3].details.first { $0.name == "count" }?.value == "1")
+        let before = fixture.events(.recordSeal).count
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try fixture.unlocked.transaction { tx in
+                try tx.sealRecord(Array("e".utf8), at: try Self.location(5), in: fixture.notes)
+                throw Stop()
+            }
+        }
+        #expect(fixture.events(.recordSeal).count == before)
     }
 
     @Test("a batch that moves between modules, tables and fields opens each location's own value, the same record id included")

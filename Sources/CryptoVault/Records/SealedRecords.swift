@@ -1,7 +1,7 @@
 /// Sealing and opening sealed records inside one write transaction of the vault (SECURITY.md §4.8).
 ///
-/// Each seal is recorded as `record.seal` and each open as `record.open` by this type, in the same
-/// transaction as the change or the read, whoever the caller is. A privileged compartment's records
+/// Each seal is recorded in a `record.seal` entry (one per run of seals, `SealRun`) and each open in a
+/// `record.open` by this type, in the same transaction as the change or the read, whoever the caller is. A privileged compartment's records
 /// are opened only with a live session's keyring, by the same rule as bundles (`CompartmentKeyAccess`):
 /// without one, `.privilegedSessionRequired`.
 ///
@@ -21,6 +21,8 @@ final class SealedRecords {
     let store: SealedRecordStore
     private let database: Database
     private let journal: (VaultEvent) throws -> Void
+    /// Adds a seal to the transaction's run of seals (`SealRun`): named in a `record.seal` entry of many.
+    private let journalSeal: (SealedRecordLocation, Int, CompartmentID) throws -> Void
     private var keys: [KeyName: SecureBytes] = [:]
     private var digestKeys: [KeyName: SecureBytes] = [:]
     private var lastKey: (name: KeyName, key: SecureBytes)?
@@ -33,7 +35,9 @@ final class SealedRecords {
     }
 
     /// `journal` appends an event to the audit log inside the transaction `database` is in.
-    init(vault: UnlockedVault, database: Database, journal: @escaping (VaultEvent) throws -> Void) {
+    init(vault: UnlockedVault, database: Database, journal: @escaping (VaultEvent) throws -> Void,
+         journalSeal: @escaping (SealedRecordLocation, Int, CompartmentID) throws -> Void) {
+        self.journalSeal = journalSeal
         self.vault = vault
         self.vaultID = vault.vaultID
         self.database = database
@@ -57,8 +61,7 @@ final class SealedRecords {
                                                 tagCache: tagCache)
         let digest = SealedRecordDigest.digest(of: plaintext, at: location, key: try digestKey(compartment, version, access: .maintenance))
         try store.write(sealed, digest: digest, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
-        try journal(VaultEvent(.recordSeal, compartmentID: compartment.id,
-                               details: [.init("record", location.description), .init(UnlockedVault.bytesDetailName, String(plaintext.count))]))
+        try journalSeal(location, plaintext.count, compartment.id)
         return identity
     }
 

@@ -1,5 +1,5 @@
 /// Sealed records (SECURITY.md §4.8) are sealed and opened only inside the audited transaction, and
-/// each seal and open is recorded in it by the library: a `record.seal` entry per record sealed, a
+/// each seal and open is recorded in it by the library: a `record.seal` entry per run of seals (up to 64 named each), a
 /// `record.open` entry per call and compartment naming up to 64 records opened (more make more
 /// entries). Whoever the caller is (a command, the daemon, the console), a read leaves its entry.
 ///

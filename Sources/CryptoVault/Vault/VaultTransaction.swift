@@ -30,9 +30,13 @@ public final class VaultTransaction {
     /// body and cannot be taken back by a rollback, so if the transaction does not commit, these
     /// entries are recorded again on their own after it (`UnlockedVault.transaction`).
     private(set) var releasedReads: [VaultEvent] = []
+    /// Seals recorded since the last other entry, recorded as `record.seal` entries of many records
+    /// each when the run ends (`SealRun`).
+    private var sealRun = SealRun()
     /// Sealed records of this transaction (VaultTransaction+SealedRecords.swift): made at first use,
     /// it keeps the record keys it derives and its prepared statements until the transaction ends.
-    lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) })
+    lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) },
+                                           journalSeal: { [unowned self] in try self.recordSeal($0, bytes: $1, in: $2) })
 
     init(vault: UnlockedVault, database: Database) throws {
         self.vault = vault
@@ -58,6 +62,27 @@ public final class VaultTransaction {
         guard isOpen else {
             throw CryptoVaultError(.transactionClosed, "an audit entry was recorded through a transaction that has ended; record inside the transaction's body")
         }
+        try endSealRun()
+        try hold(event)
+    }
+
+    /// Records the seal of `location` (`bytes` of plaintext) in `compartment`, in this transaction's
+    /// current run of seals: named in a `record.seal` entry when the run ends.
+    func recordSeal(_ location: SealedRecordLocation, bytes: Int, in compartment: CompartmentID) throws {
+        guard isOpen else {
+            throw CryptoVaultError(.transactionClosed, "a record was sealed through a transaction that has ended; seal inside the transaction's body")
+        }
+        if sealRun.isEmpty, waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
+        sealRun.add(location, bytes: bytes, in: compartment)
+    }
+
+    /// Holds the current run of seals' entries for the batch append, ahead of whatever comes next.
+    private func endSealRun() throws {
+        guard !sealRun.isEmpty else { return }
+        for event in sealRun.take() { try hold(event) }
+    }
+
+    private func hold(_ event: VaultEvent) throws {
         try vault.vault.journal.check(event, keys: auditKeys)
         if waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
         waiting.append(event)
@@ -66,6 +91,7 @@ public final class VaultTransaction {
 
     /// Appends the entries recorded so far to the journal, in this transaction.
     func appendWaitingEntries() throws {
+        try endSealRun()
         guard !waiting.isEmpty else { return }
         let events = waiting
         waiting.removeAll()
@@ -75,6 +101,7 @@ public final class VaultTransaction {
 
     func close() {
         isOpen = false
+        sealRun = SealRun()
         waiting.removeAll()
         database.appendWaitingEntries = nil
     }
