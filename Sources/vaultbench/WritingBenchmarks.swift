@@ -38,6 +38,9 @@ enum WritingBenchmarks {
         Benchmark.note("built \(documents * blocksPerDocument) blocks (\(documents * blocksPerDocument * wordsPerBlock) words) in \(Benchmark.format(build)) s")
         var document = try unlocked.transaction { tx in try WritingStore(tx).documentContent(of: ids[0], in: project.id) }
         var samples: [Double] = [], cpu: [Double] = []
+        // The disk's raw floor, sampled between the edits so both see the same load: 4 KiB appended to
+        // a file beside the vault and fsync'd, as a WAL commit writes and syncs its frames.
+        let floor = try FsyncFloor(at: root + "/fsync-floor")
         for round in 0..<401 {
             document.blocks[round % blocksPerDocument].text = "edit \(round) of the block"
             let edited = document
@@ -46,12 +49,15 @@ enum WritingBenchmarks {
                 try unlocked.transaction { tx in _ = try WritingStore(tx).replaceDocumentContent(of: ids[0], in: project.id, with: edited) }
             }))
             cpu.append(1000 * (Benchmark.threadCPUSeconds() - cpuBefore))
+            try floor.sample()
         }
         samples.sort()
         cpu.sort()
         Benchmark.note("machine: \(MachineLoad.describe()); one block edit's CPU time (this thread, median) \(String(format: "%.2f", cpu[cpu.count / 2])) ms")
         Benchmark.verdict("one block edit, sealed + journaled + durable (median of 401)", samples[samples.count / 2], "ms", atMost: 2)
+        Benchmark.report("  beside it: the disk's raw floor, write 4 KiB + fsync (median of 401, between the edits)", floor.median, "ms")
         Benchmark.verdict("one block edit, p99", samples[samples.count * 99 / 100], "ms", atMost: 10)
+        Benchmark.report("  beside it: the raw floor's p99", floor.p99, "ms")
         Benchmark.report("  beside it: one durable plain SQLite insert (median)", try durableInsert(at: root + "/plain.db"), "ms")
         let listing = try Benchmark.median(11) {
             _ = try unlocked.transaction { tx in try WritingStore(tx).nodes(in: project.id) }
