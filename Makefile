@@ -48,6 +48,7 @@ test: build model-deps
 test-model: build model-deps
 	scripts/model-server run .build/venv/bin/python Tests/ModelTier/stream_check.py
 	VAULTCTL_BIN="$$($(SWIFT) build --show-bin-path)/vaultctl" scripts/model-server run $(SWIFT) test --filter ModelTier
+	SCREENSHOT_DIR=.build/console-screenshots scripts/model-server run .build/venv/bin/python Tests/Browser/console_browser_test.py "$$($(SWIFT) build --show-bin-path)/vaultctl" --model
 
 bench: deps
 	$(SWIFT) build -c release --product vaultctl

@@ -27,6 +27,7 @@ enum ConsolePages {
         "/reorder.js": Page(bytes: PackageResources.reorder_js, type: "text/javascript; charset=utf-8"),
         "/outline-view.js": Page(bytes: PackageResources.outline_view_js, type: "text/javascript; charset=utf-8"),
         "/devices-view.js": Page(bytes: PackageResources.devices_view_js, type: "text/javascript; charset=utf-8"),
+        "/assistant-view.js": Page(bytes: PackageResources.assistant_view_js, type: "text/javascript; charset=utf-8"),
     ]
 
     /// The file names `all` serves, for the test that no file of Pages/ is left out.

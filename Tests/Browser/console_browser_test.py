@@ -8,7 +8,9 @@ axe-selenium-python package) must report no serious or critical violation on any
 security cases are each refused for their reason. Screenshots of the main pages go to
 SCREENSHOT_DIR (default .build/console-screenshots).
 
-Usage: console_browser_test.py VAULTCTL_BINARY
+Usage: console_browser_test.py VAULTCTL_BINARY [--model]
+With --model, only the flows that need the real local model run (MODEL_SERVER_URL must be set, as
+scripts/model-server run sets it; make test-model does).
 Exit 0 when every test passes, 1 when one fails; 2 with a message when chromium, chromedriver or
 selenium is missing (make test installs them).
 """
@@ -537,14 +539,75 @@ def test_forged_requests_are_refused(driver, console, failures):
         failures.append(f"a cookie from before the restart was not refused: {got}")
 
 
+
+def test_assistant_lane_on_the_real_model(driver, console, failures):
+    """With the real local model (SmolLM2 behind llama.cpp's server, started by scripts/model-server):
+    choose a lane on a document with the keyboard, see the egress decision before anything is sent,
+    send, and find the answer as an AI-suggestion branch beside its base (or, if the small model's
+    answer fails the output contract, told so with no branch made); the document is unchanged until
+    a person adopts."""
+    # A provider's URL is the server's base; the OpenAI-compatible path (/v1/chat/completions) is the provider's.
+    url = re.sub(r"/v1/?$", "", os.environ["MODEL_SERVER_URL"])
+    model = os.environ.get("MODEL_SERVER_MODEL", "smollm2-135m-instruct")
+    added = console.run("ai", "providers", "add", "smollm", "--url", url, "--model", model, "--local")
+    if added.returncode != 0:
+        failures.append("vaultctl ai providers add failed: " + added.stderr)
+        return
+    open_new_document(driver, console, "The harbour", "Arrival")
+    press(driver.find_element(By.XPATH, "//button[text()='Add a paragraph']"))
+    driver.switch_to.active_element.send_keys("The ferry came in late, and the harbour master counted the passengers twice.")
+    until(driver, lambda d: "Sealed (" in d.find_element(By.CLASS_NAME, "save-state").text)
+    lane = driver.find_element(By.ID, "assistant-lane")
+    lane.send_keys("")                                  # focus, by keyboard; coauthor.draft is the first lane
+    if lane.get_attribute("value") != "coauthor.draft":
+        failures.append("the first lane offered is not coauthor.draft: " + lane.get_attribute("value"))
+    type_into(driver, "assistant-instruction", "Two sentences about the night.")
+    press(driver.find_element(By.XPATH, "//button[text()='Check what would be sent']"))
+    wait_text(driver, "Nothing has been sent yet.")
+    decision = driver.find_element(By.CSS_SELECTOR, ".decision").text
+    if "To model:smollm/" not in decision or "would be sent as it is" not in decision:
+        failures.append("the check did not show the decision for the local model: " + decision)
+    screenshot(driver, "assistant-check")
+    check_accessibility(driver, "assistant-check", failures)
+    press(driver.switch_to.active_element)              # Send has the focus
+    def ended(d):
+        text = d.find_element(By.CSS_SELECTOR, ".assistant").text
+        if "ready as a branch" in text: return "ready"
+        if "failed the output contract" in text: return "failed"
+        errors = d.find_elements(By.CSS_SELECTOR, ".assistant .field-error")
+        return "error: " + errors[0].text if errors else False
+    outcome = WebDriverWait(driver, 480, ignored_exceptions=(StaleElementReferenceException,)).until(ended)
+    if outcome.startswith("error"):
+        failures.append("the run failed: " + outcome)
+        return
+    logged = json.loads(console.run("ai", "log", "--json").stdout or "[]")
+    if len(logged) != 1 or logged[0]["lane"] != "coauthor.draft" or logged[0]["provider"] != f"model:smollm/{model}":
+        failures.append(f"the AI log does not hold the one call: {logged}")
+    if outcome == "failed":
+        print("       (the model's answer failed the output contract; no branch made, as the contract says)")
+        return
+    wait_text(driver, "Proposed")
+    texts = [t.get_attribute("value") for t in driver.find_elements(By.CSS_SELECTOR, ".editor textarea")]
+    if texts != ["The ferry came in late, and the harbour master counted the passengers twice."]:
+        failures.append("the document changed before the suggestion was adopted")
+    screenshot(driver, "assistant-branch")
+    press(driver.find_element(By.XPATH, "//button[text()='Adopt']"))
+    until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".editor textarea")) > 1)
+
 TESTS = [test_write_a_novel_with_the_keyboard, test_outline_and_drag, test_soap_note_in_a_session, test_history_branches_and_search, test_live_change_from_the_cli,
          test_audit_verify, test_pair_a_device,
          test_outside_resource_is_blocked, test_forged_requests_are_refused]
+# Run by 'make test-model', under scripts/model-server (MODEL_SERVER_URL set): the flows that need the real model.
+MODEL_TESTS = [test_assistant_lane_on_the_real_model]
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--model"]):
         print(__doc__, file=sys.stderr)
+        return 2
+    tests = MODEL_TESTS if sys.argv[2:] == ["--model"] else TESTS
+    if tests is MODEL_TESTS and not os.environ.get("MODEL_SERVER_URL"):
+        print("console_browser_test: --model needs MODEL_SERVER_URL (run it under scripts/model-server, as make test-model does)", file=sys.stderr)
         return 2
     for tool in (CHROMIUM, CHROMEDRIVER):
         if not os.path.exists(tool):
@@ -553,9 +616,10 @@ def main():
             return 2
     os.environ["SE_OFFLINE"] = "true"  # selenium must not try to fetch a driver
     folder = os.environ.get("SCREENSHOT_DIR", ".build/console-screenshots")
-    shutil.rmtree(folder, ignore_errors=True)  # this run's screenshots only
+    if tests is TESTS:
+        shutil.rmtree(folder, ignore_errors=True)  # this run's screenshots only (the model flow adds its own)
     failed = 0
-    for test in TESTS:
+    for test in tests:
         console = Console(os.path.abspath(sys.argv[1]))
         driver = browser()
         failures = []
@@ -573,7 +637,7 @@ def main():
         for failure in failures:
             print("       " + failure.replace("\n", "\n       "))
         failed += bool(failures)
-    print(f"console_browser_test: {len(TESTS) - failed} of {len(TESTS)} passed; screenshots in "
+    print(f"console_browser_test: {len(tests) - failed} of {len(tests)} passed; screenshots in "
           + os.environ.get("SCREENSHOT_DIR", ".build/console-screenshots"))
     return 1 if failed else 0
 

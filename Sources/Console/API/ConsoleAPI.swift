@@ -13,6 +13,7 @@ struct ConsoleAPI: Sendable {
     let access: ProjectAccess
     let limits: SessionLimits
     let pairing = DevicePairing()
+    let assistantChecks = AssistantChecks()
 
     func handle(_ request: HTTPRequest, _ route: [String], csrf: String) throws -> HTTPResponse {
         let projects = ProjectRoutes(access: access), documents = DocumentRoutes(access: access)
@@ -40,6 +41,10 @@ struct ConsoleAPI: Sendable {
         for decision in ["adopt", "discard", "revert"] {
             if let p = on(.post, document + ["branches", "*", decision]) { return .json(try versions.decide(p[0], p[1], p[2], decision)) }
         }
+        let assistant = AssistantRoutes(access: access, checks: assistantChecks)
+        if let p = on(.get, "projects", "*", "assistant") { return .json(try assistant.lanes(p[0])) }
+        if let p = on(.post, document + ["assistant", "check"]) { return .json(try assistant.check(p[0], p[1], try JSONBody(request))) }
+        if let p = on(.post, document + ["assistant", "run"]) { return try assistant.run(p[0], p[1], try JSONBody(request)) }
         if let p = on(.get, "projects", "*", "search") { return .json(try versions.search(p[0], request)) }
         if on(.get, "sessions") != nil { return .json(try sessions.list()) }
         if on(.post, "sessions") != nil { return .json(try sessions.start(try JSONBody(request)), status: 201) }

@@ -25,6 +25,14 @@ public struct HTTPResponse: Sendable {
         return response
     }
 
+    /// A stream of JSON lines (`application/x-ndjson`), one object per line, with no length: for a
+    /// long call whose progress the page shows as it comes (an assistant run).
+    public static func jsonLines(_ body: @escaping @Sendable (_ write: (String) throws -> Void, _ stopping: () -> Bool) -> Void) -> HTTPResponse {
+        var response = HTTPResponse(status: 200, fields: [("Content-Type", "application/x-ndjson; charset=utf-8")])
+        response.stream = body
+        return response
+    }
+
     /// `default-src 'self'` with nothing weaker anywhere: no inline script or style, no eval, no
     /// plug-ins, no framing, forms and the base URL only to this server.
     public static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "

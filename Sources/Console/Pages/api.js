@@ -33,3 +33,31 @@ export const post = (path, body) => call("POST", path, body);
 export const put = (path, body) => call("PUT", path, body);
 export const remove = (path) => call("DELETE", path);
 export const segment = (text) => encodeURIComponent(text);
+
+// A POST whose answer streams JSON lines (an assistant run): each line is handed to `onLine` as it
+// arrives. An error before the stream starts is thrown as `call` throws it.
+export async function postLines(path, body, onLine) {
+  const response = await fetch(path, {
+    method: "POST", credentials: "same-origin", cache: "no-store",
+    headers: { Accept: "application/x-ndjson", "Content-Type": "application/json", "X-CSRF-Token": csrf || "" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    const payload = await response.json().catch(() => ({}));
+    throw new ApiError(response.status, payload.error || "failed", payload.message || `HTTP ${response.status}`);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffered += decoder.decode(value ?? new Uint8Array(), { stream: !done });
+    let newline;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line.trim()) onLine(JSON.parse(line));
+    }
+    if (done) return;
+  }
+}

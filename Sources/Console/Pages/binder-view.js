@@ -6,6 +6,7 @@ import { el, replace, errorText } from "./dom.js";
 import { startSessionForm } from "./session-view.js";
 import { editorView } from "./editor-view.js";
 import { historyView } from "./history-view.js";
+import { assistantView } from "./assistant-view.js";
 import * as live from "./live.js";
 import { sessionCountdown } from "./countdown.js";
 import { onReorderKey, dragAttributes, moveByKey } from "./reorder.js";
@@ -22,6 +23,7 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
   const terms = project.terms;
   const editorArea = el("section", { class: "editor", "aria-label": terms.scene.singular });
   const historyArea = el("section", { class: "history", "aria-label": "History and branches" });
+  const assistantArea = el("section", { class: "assistant", "aria-label": "Assistant" });
   const refresh = (focus = null) => binderView(main, projectID, documentID, focus);
   // This view owns every live handler of the page (the tree's, the editor's); drawing it again drops
   // the last drawing's, so each change is fetched once, not once per redraw.
@@ -41,12 +43,14 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
         searchForm(project), el("h2", { text: "Binder" }),
         el("p", {}, el("a", { href: `#/outline/${project.id}`, text: "Outline view" })), treeArea, addForm(project, refresh)),
-      el("div", {}, editorArea, historyArea)));
+      el("div", {}, editorArea, assistantArea, historyArea)));
   document.documentElement.style.setProperty("--accent", project.theme);
   if (focusNode) main.querySelector(`[data-node="${focusNode}"]`)?.focus();
   if (documentID) {
     await editorView(editorArea, project, documentID);
     await historyView(historyArea, project, documentID, refresh);
+    await assistantView(assistantArea, project, documentID,
+      (branchID) => historyView(historyArea, project, documentID, refresh, branchID)).catch((error) => replace(assistantArea, errorText(error)));
   }
   else replace(editorArea, el("p", { text: `Choose a ${terms.scene.singular.toLowerCase()} in the binder, or add one.` }));
 }

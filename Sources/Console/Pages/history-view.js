@@ -6,7 +6,7 @@ import { el, replace, errorText } from "./dom.js";
 
 const kindNames = { "ai-suggestion": "AI suggestion", "research-insert": "Research insert", "sync-conflict": "Sync conflict", manual: "Manual" };
 
-export async function historyView(area, project, documentID, onChange) {
+export async function historyView(area, project, documentID, onChange, openBranchID = null) {
   const base = `/api/projects/${project.id}/documents/${api.segment(documentID)}`;
   const [snapshots, branches] = await Promise.all([api.get(`${base}/snapshots`), api.get(`${base}/branches`)]);
   const detail = el("div", { "aria-live": "polite" });
@@ -34,6 +34,8 @@ export async function historyView(area, project, documentID, onChange) {
       onclick: async () => showBranch(detail, base, await api.get(`${base}/branches/${branch.id}`), refresh) }))));
 
   replace(area, el("h2", { text: "History" }), take, timeline, el("h2", { text: "Branches" }), branchList, detail);
+  // A branch just made (an assistant's suggestion) is shown at once, beside its base.
+  if (openBranchID) showBranch(detail, base, await api.get(`${base}/branches/${openBranchID}`), refresh);
 }
 
 function when(seconds) { return new Date(seconds * 1000).toLocaleString(); }
