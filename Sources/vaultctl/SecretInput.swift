@@ -66,7 +66,7 @@ enum SecretInput {
         return try readLine(from: terminal, what: "passphrase")
     }
 
-    private static func readLine(from descriptor: Int32, what: String) throws -> SecureBytes {
+    static func readLine(from descriptor: Int32, what: String) throws -> SecureBytes {
         let buffer = try SecureBytes(count: maximumLength)
         var length = 0
         var byte: UInt8 = 0

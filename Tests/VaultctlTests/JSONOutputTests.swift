@@ -242,6 +242,8 @@ struct JSONOutputTests {
         try walk("ai allow-local") { try Self.json(vault, ["ai", "allow-local", "local", "--project", "Harbour", "--lane", "coauthor.draft"]) }
         try walk("ai run") { try Self.json(vault, ["ai", "run", "coauthor.draft", "--project", "Harbour", "--doc", "Arrival"]) }
         try walk("ai log") { try Self.json(vault, ["ai", "log"]) }
+        try walk("ai policy set") { try Self.json(vault, ["ai", "policy", "set", "coauthor.draft", "--providers", "local", "--project", "Harbour"]) }
+        try walk("ai policy") { try Self.json(vault, ["ai", "policy", "--project", "Harbour"]) }
         try walk("ai providers rm") { try Self.json(vault, ["ai", "providers", "rm", "local"]) }
         try walk("doc rm") { try Self.json(vault, ["doc", "rm", "Harbour", "Arrival", "--yes"]) }
         try walk("project rename") { try Self.json(vault, ["project", "rename", "Harbour", "Lighthouse"]) }

@@ -53,7 +53,7 @@ extension HTTPClient {
 
 public func makeProvider(_ configuration: ProviderConfiguration, client: HTTPClient = HTTPClient()) -> any ModelProvider {
     switch configuration.kind {
-    case .openai: OpenAICompatibleProvider(configuration, client: client)
+    case .openai, .custom: OpenAICompatibleProvider(configuration, client: client)
     case .ollama: OllamaProvider(configuration, client: client)
     }
 }

@@ -25,10 +25,16 @@ public struct OpenAICompatibleProvider: ModelProvider {
         let body = try Self.body(of: try transcript(of: payload), model: configuration.model)
         var events = ServerSentEvents()
         var decoder = ChunkDecoder()
-        try client.postChat(body, for: configuration, path: "/v1/chat/completions", accept: "text/event-stream") { bytes in
+        try client.postChat(body, for: configuration, path: Self.path(configuration.kind), accept: "text/event-stream") { bytes in
             for event in try events.feed(bytes) where !decoder.isDone { try decoder.decode(event.data, onEvent) }
         }
         try decoder.end(midEvent: events.isMidEvent, onEvent)
+    }
+
+    /// Under the provider's URL: `/v1/chat/completions`, or for a custom endpoint, whose URL is the
+    /// API's base as its owner gave it, `/chat/completions`.
+    static func path(_ kind: ProviderConfiguration.Kind) -> String {
+        kind == .custom ? "/chat/completions" : "/v1/chat/completions"
     }
 
     /// The request body: the model, the messages, the tools, the bounds, and a streamed answer with usage.
@@ -116,6 +122,9 @@ enum ProviderFailure {
         let said = kind.map { " (\($0))" } ?? ""
         switch status {
         case 429: return AssistantError(.providerStatus, "the provider is busy: 429 too many requests\(said); try again later")
+        case 401, 403:
+            return AssistantError(.providerStatus, "the provider refused the request's credentials: \(status)\(said); check the provider's "
+                                  + "headers ('vaultctl ai providers list'; remove it and add it again with the right value)")
         default: return AssistantError(.providerStatus, "the provider answered \(status)\(said)")
         }
     }

@@ -1,15 +1,20 @@
 import CryptoVault
 import PrivilegedSession
 
-/// A model endpoint the owner added (`vaultctl ai providers add`): the CustomEndpoint of the seed.
-/// Its name, kind and whether it is local are clear; its URL, model and headers are sealed in the
-/// vault, and a header's value (an API key) lives only in locked memory, never printed or logged.
+/// A model endpoint the owner added (`vaultctl ai providers add`), the seed's CustomEndpoint among them.
+/// Its name, kind, URL, model, whether it is local and its headers' names are clear; a header's value
+/// (an API key) is sealed in the vault and, once opened, lives only in locked memory: never printed,
+/// logged, put in an error or an audit field.
 public struct ProviderConfiguration: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// The OpenAI-compatible chat-completions protocol (llama.cpp's server, vLLM, Ollama's /v1).
         case openai
         /// Ollama's native `/api/chat`.
         case ollama
+        /// A CustomEndpoint: the OpenAI chat-completions protocol at a base URL the owner gives whole
+        /// (`BASE/chat/completions`, no `/v1` added), typically behind a gateway that wants headers
+        /// (an API key, sealed in the vault).
+        case custom
     }
 
     public struct Header: Sendable {
@@ -53,6 +58,9 @@ public struct ProviderConfiguration: Sendable {
         self.isLocal = isLocal
         self.headers = headers
     }
+
+    /// The headers' names, in order (what may be shown; never their values).
+    public var headerNames: [String] { headers.map(\.name) }
 
     /// `model:NAME/MODEL`, the egress destination of every call to it.
     public var destination: EgressDestination { EgressDestination(kind: .model, id: "\(name)/\(model)") }

@@ -19,6 +19,11 @@ public struct AIService: Sendable {
         self.providerFor = providerFor
     }
 
+    /// A service over the providers the vault holds, their headers' values opened into locked memory.
+    public init(vault: UnlockedVault) throws {
+        self.init(vault: vault, providers: try vault.transaction { tx in try AssistantStore(tx).providers() })
+    }
+
     /// What a caller sees while a call runs: the decision (before any byte is sent), then each event.
     public enum Progress: Sendable {
         case decided(provider: ProviderConfiguration, record: EgressRecord)

@@ -35,5 +35,25 @@ public enum AssistantSchema {
             );
             CREATE INDEX assistant_interactions_by_project ON assistant_interactions (project_id, created_at);
             """),
+        // CustomEndpoint (§17.6): the kind `custom`, and the names of the headers a provider sends
+        // (a JSON array of names, clear) with the compartment their values are sealed in (sealed
+        // records at assistant/assistant_providers/NAME/headerN; never a value in this table).
+        // SQLite cannot change a CHECK, so the table is made again and its rows copied.
+        NamedMigration("assistant-2-custom-endpoints", """
+            CREATE TABLE assistant_providers_2 (
+                name TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64),
+                kind TEXT NOT NULL CHECK (kind IN ('openai', 'ollama', 'custom')),
+                url TEXT NOT NULL,
+                model TEXT NOT NULL,
+                local INTEGER NOT NULL CHECK (local IN (0, 1)),
+                added_at INTEGER NOT NULL,
+                header_names TEXT NOT NULL DEFAULT '[]',
+                secrets_compartment BLOB CHECK (secrets_compartment IS NULL OR length(secrets_compartment) = 16)
+            );
+            INSERT INTO assistant_providers_2 (name, kind, url, model, local, added_at)
+                SELECT name, kind, url, model, local, added_at FROM assistant_providers;
+            DROP TABLE assistant_providers;
+            ALTER TABLE assistant_providers_2 RENAME TO assistant_providers;
+            """),
     ])
 }

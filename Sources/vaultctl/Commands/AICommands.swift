@@ -4,52 +4,69 @@ import Foundation
 import PrivilegedSession
 import Writing
 
-/// `vaultctl ai providers add|list|test|rm`, `ai lanes`, `ai allow-local`, `ai run`, `ai log`: the
+/// `vaultctl ai providers add|list|test|rm`, `ai lanes`, `ai allow-local`, `ai run`, `ai log` (and `ai policy`, AIPolicyCommands): the
 /// Assistant's side of the `ai` group (SECURITY.md §17). Agents and tools are AgentCommands'.
 enum AICommands {
-    static let all = [providersAdd, providersList, providersTest, providersRemove, lanes, allowLocal, run, log]
+    static let all = [providersAdd, providersList, providersTest, providersRemove, lanes, allowLocal, run, log] + AIPolicyCommands.all
 
     static let projectOption = Option("--project", value: "PROJECT", "the project (its name or id)")
 
     static let providersAdd = Command("ai providers add", synopsis: "add a model provider", usage: "NAME --url URL --model MODEL", about: """
         Adds a model provider: an OpenAI-compatible chat-completions server (llama.cpp's server,
-        vLLM, Ollama's /v1; --kind openai, the default) or Ollama's native API (--kind ollama).
+        vLLM, Ollama's /v1; --kind openai, the default, posts to URL/v1/chat/completions), Ollama's
+        native API (--kind ollama), or a custom endpoint (--kind custom: the same protocol at a base
+        URL you give whole, posting to URL/chat/completions, typically a gateway that wants a key).
         URL is http://HOST[:PORT][/PATH] with HOST an IP address or localhost on loopback or a
         private network (no TLS yet; a public address or another host name is refused). --local
         says it runs on this machine or one of your own devices: only a local provider can ever be
         allowed a privileged project's text ('vaultctl ai allow-local'). Recorded as ai.provider-add.
         NAME is 1 to 64 of a-z, 0-9, '.', '_' and '-'.
+
+        --header NAME (repeatable) makes every request carry that header (an API key: Authorization,
+        X-Api-Key). Its value is never taken from the command line: it is read from standard input,
+        one line per --header in order (after the passphrase when --passphrase-file is -), or asked
+        on the terminal without echo. It is sealed in the vault (compartment 'assistant provider
+        keys') and sent from locked memory; lists, logs, errors and the audit log show its name only.
         """, options: Credentials.options + [
             Option("--url", value: "URL", "where it listens: http://HOST[:PORT][/PATH]"),
             Option("--model", value: "MODEL", "the model it serves, as the server names it"),
-            Option("--kind", value: "KIND", "openai (the default) or ollama"),
+            Option("--kind", value: "KIND", "openai (the default), ollama or custom"),
             Option("--local", "it runs here or on one of your own devices"),
+            Option("--header", repeated: "NAME", "send header NAME, its value read from standard input or the terminal (repeat per header)"),
         ], positionals: 1...1, json: true, examples: [
             "vaultctl ai providers add local --url http://127.0.0.1:8080 --model smollm2 --local",
             "vaultctl ai providers add ollama --url http://127.0.0.1:11434 --model llama3.2 --kind ollama",
+            "vaultctl ai providers add gw --url http://10.0.0.5/v1 --model m --kind custom --header X-Api-Key",
         ]) { arguments in
             guard let url = arguments.value("--url"), let model = arguments.value("--model") else {
                 throw UsageError(message: "give --url and --model", usage: arguments.usage)
             }
             guard let kind = ProviderConfiguration.Kind(rawValue: arguments.value("--kind") ?? "openai") else {
-                throw UsageError(message: "--kind is openai or ollama", usage: arguments.usage)
+                throw UsageError(message: "--kind is openai, ollama or custom", usage: arguments.usage)
             }
-            let provider = try ProviderConfiguration(name: arguments.positionals[0], kind: kind, url: url, model: model, isLocal: arguments.has("--local"))
+            let name = arguments.positionals[0]
+            _ = try ProviderConfiguration(name: name, kind: kind, url: url, model: model, isLocal: arguments.has("--local"))
             let vault = try VaultLocation.unlock(arguments)
+            let headers = try ProviderHeaderInput.headers(named: arguments.allValues("--header"))
+            let provider = try ProviderConfiguration(name: name, kind: kind, url: url, model: model, isLocal: arguments.has("--local"), headers: headers)
             try vault.transaction { tx in try AssistantStore(tx).addProvider(provider) }
-            if arguments.has("--json") { Output.json(json(provider)); return }
-            Output.line("Added provider \(provider.name): \(provider.destination) at \(provider.endpoint)\(provider.isLocal ? " (local)" : "").")
+            let summary = try AssistantStore.providerSummaries(in: vault.vault).first { $0.name == name }
+            if arguments.has("--json") { Output.json(summary.map(json) ?? [:]); return }
+            Output.line("Added provider \(provider.name): \(provider.destination) at \(provider.endpoint)\(provider.isLocal ? " (local)" : "")"
+                        + (headers.isEmpty ? "." : ", sending \(provider.headerNames.joined(separator: ", ")) (sealed in the vault)."))
         }
 
     static let providersList = Command("ai providers list", synopsis: "list the model providers", about: """
-        Lists the providers: name, kind, egress destination (model:NAME/MODEL), URL, and whether
-        local. Nothing in the list is secret; it is read without unlocking the vault.
+        Lists the providers: name, kind, egress destination (model:NAME/MODEL), URL, whether local,
+        and the names of the headers each sends (their values stay sealed in the vault and are never
+        shown). Read without unlocking the vault.
         """, json: true, examples: ["vaultctl ai providers list"]) { arguments in
-            let providers = try AssistantStore.providers(in: try VaultLocation.open(arguments))
+            let providers = try AssistantStore.providerSummaries(in: try VaultLocation.open(arguments))
             if arguments.has("--json") { Output.json(providers.map(json)); return }
             if providers.isEmpty { Output.line("No providers: 'vaultctl ai providers add NAME --url URL --model MODEL' adds one."); return }
             for provider in providers {
-                Output.line("\(provider.name)\t\(provider.kind.rawValue)\t\(provider.destination)\t\(provider.endpoint)\t\(provider.isLocal ? "local" : "not local")")
+                Output.line("\(provider.name)\t\(provider.kind.rawValue)\t\(provider.destination)\t\(provider.url)\t\(provider.isLocal ? "local" : "not local")"
+                            + (provider.headerNames.isEmpty ? "" : "\theaders: \(provider.headerNames.joined(separator: ", "))"))
             }
         }
 
@@ -86,10 +103,9 @@ enum AICommands {
         examples: ["vaultctl ai lanes --project \"The harbour\""]) { arguments in
             let (context, project) = try openProject(arguments)
             defer { context.end() }
-            let (policy, providers) = try context.vault.transaction { tx in
-                let store = AssistantStore(tx)
-                return (try store.policy(of: project), try store.providers())
-            }
+            // Routing only: nothing is sent, so no header value is opened.
+            let policy = try context.vault.transaction { tx in try AssistantStore(tx).policy(of: project) }
+            let providers = try AssistantStore.providers(in: context.vault.vault)
             let rows = Lane.known.map { lane -> [String: Any] in
                 switch policy.route(lane, privileged: project.isPrivileged, providers: providers) {
                 case .provider(let chosen): ["lane": lane.name, "provider": chosen.destination.description]
@@ -201,9 +217,9 @@ enum AICommands {
         return (context, try context.project(name))
     }
 
-    static func json(_ provider: ProviderConfiguration) -> [String: Any] {
-        ["name": provider.name, "kind": provider.kind.rawValue, "destination": provider.destination.description,
-         "url": provider.endpoint.description, "local": provider.isLocal]
+    static func json(_ provider: ProviderSummary) -> [String: Any] {
+        ["name": provider.name, "kind": provider.kind.rawValue, "destination": provider.destination,
+         "url": provider.url, "local": provider.isLocal, "headers": provider.headerNames]
     }
 
     /// Prints the funnel's decision as soon as it is made, then a count of what streams in.

@@ -22,7 +22,7 @@ enum DaemonForwarding {
         // Search in the daemon answers from the index it keeps between searches (SECURITY.md §15.4).
         "search",
         // The assistant: a run reads a project (a privileged one through the daemon's sessions) and writes a branch.
-        "ai providers add", "ai providers rm", "ai lanes", "ai run", "ai log", "ai allow-local",
+        "ai providers add", "ai providers rm", "ai lanes", "ai run", "ai log", "ai allow-local", "ai policy", "ai policy set",
         // A new launch URL comes from the console running in the daemon.
         "console",
         // (lexicon and template list read no vault: they run in the client.)
