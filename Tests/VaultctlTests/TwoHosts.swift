@@ -48,6 +48,14 @@ final class TwoHosts {
         return running.result()
     }
 
+    /// Takes `side`'s end of the veth pair down (the link cut) or up again; false on loopback, where
+    /// there is no link to cut.
+    @discardableResult
+    func setLink(_ side: Side, up: Bool) -> Bool {
+        guard usesNamespaces else { return false }
+        return Self.runIP(["-n", namespace(side), "link", "set", link(side), up ? "up" : "down"]) == 0
+    }
+
     private func namespace(_ side: Side) -> String { (side == .desk ? "svdesk-" : "svlap-") + suffix }
     private func link(_ side: Side) -> String { (side == .desk ? "vd" : "vl") + suffix }
 

@@ -23,6 +23,9 @@ public struct SyncRunReport: Sendable, Equatable {
     }
 
     public var projects: [Project] = []
+
+    public init() {}
+
     public var sent: Int { projects.reduce(0) { $0 + $1.sent } }
     public var received: Int { projects.reduce(0) { $0 + $1.received } }
     public var refused: Int { projects.reduce(0) { $0 + $1.refused.count + $1.refusedByPeer.count } }
