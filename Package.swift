@@ -43,7 +43,7 @@ let package = Package(
                                               "Registers", "Writing", "Agents", "Assistant", "Sync"]),
         // The console (SECURITY.md §16): its pages are embedded in the binary, so nothing is read from disk at run time.
         .target(name: "Console", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Registers", "Writing", "Appliance",
-                                                "Assistant"],
+                                                "Assistant", "Sync"],
                 resources: [.embedInCode("Pages")]),
         // Agents (issue 18): tools, the MCP bridge, agents and their loop; CSubprocess starts MCP servers.
         .target(name: "CSubprocess"),
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "WritingTests", dependencies: ["Writing", "Registers", "CryptoVault", "AuditChain", "PrivilegedSession", "TestSupport"]),
         // vaultctl itself too, for the few tests of its tables (exit codes) that no command reaches yet;
         // every other test runs the built binary.
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "Assistant", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Writing",
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "Appliance", "Assistant", "Sync", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel", "Writing",
                                                          "TestSupport"]),
         .testTarget(name: "AgentsTests", dependencies: ["Agents", "Assistant", "CryptoVault", "PrivilegedSession", "Writing", "TestSupport"],
                     exclude: ["MCPServers"]),

@@ -4,8 +4,8 @@ import Foundation
 import Synchronization
 
 /// `GET /api/events`: server-sent events telling the page what changed in the vault, whoever
-/// changed it (this console, the CLI through the daemon or in a process of its own, later a synced
-/// device). The feed reads the audit log, which every change enters: twice a second it takes the
+/// changed it (this console, the CLI through the daemon or in a process of its own, a paired device
+/// whose records sync took in). The feed reads the audit log, which every change enters: twice a second it takes the
 /// entries appended since it last looked and, if any is a writing change, sends one event naming
 /// the ids they were about (projects, documents: ids, never text). Many changes between two looks
 /// become one event (coalesced); the page decides what to refresh, and holds it while its editor
@@ -61,11 +61,16 @@ struct ChangeFeed: Sendable {
     /// The ids (hex) the writing changes among `entries` were about, each once.
     static func writingSubjects(_ entries: [AuditEntry]) -> [String] {
         var seen = Set<String>()
-        // A search reads; everything else of the writing model's is a change.
-        return entries.filter { $0.action.hasPrefix("writing.") && $0.action != "writing.search" && !$0.subjectID.isEmpty }.compactMap { entry in
+        return entries.filter { isChange($0.action) && !$0.subjectID.isEmpty }.compactMap { entry in
             let hex = ByteEncoding.hex(entry.subjectID)
             return seen.insert(hex).inserted ? hex : nil
         }
+    }
+
+    /// A search reads; everything else of the writing model's is a change, and so are a paired
+    /// device's records taken in and the conflicts they made (their subject is the project).
+    static func isChange(_ action: String) -> Bool {
+        (action.hasPrefix("writing.") && action != "writing.search") || action == "sync.record-receive" || action == "sync.conflict-branch"
     }
 
     static func json(_ value: [String: Any]) -> String {

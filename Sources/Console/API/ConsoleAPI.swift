@@ -55,6 +55,10 @@ struct ConsoleAPI: Sendable {
         if on(.delete, "devices", "pairing") != nil { return .json(devices.cancelPairing()) }
         if let p = on(.delete, "devices", "*") { return .json(try devices.revoke(p[0])) }
         if let p = on(.post, "devices", "*", "trust") { return .json(try devices.setTrust(p[0], try JSONBody(request))) }
+        let sync = SyncRoutes(vault: access.vault)
+        if let p = on(.post, "devices", "*", "sync") { return .json(try sync.syncNow(p[0], try JSONBody(request))) }
+        if let p = on(.post, "devices", "*", "sync", "pause") { return .json(try sync.setPaused(p[0], true)) }
+        if let p = on(.post, "devices", "*", "sync", "resume") { return .json(try sync.setPaused(p[0], false)) }
         if on(.get, "conflicts") != nil { return .json(try ConflictRoutes(access: access).list()) }
         if on(.get, "egress") != nil { return .json(try EgressRoutes(vault: access.vault).list()) }
         if on(.get, "audit") != nil { return .json(try audit.recent(request)) }

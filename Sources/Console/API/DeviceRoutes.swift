@@ -4,7 +4,8 @@ import Foundation
 import PeerChannel
 
 /// The devices page: this device's identity, the devices paired with this vault (`vaultctl peers
-/// list`), pairing a new one with a code, and forgetting one (`vaultctl peers revoke`, recorded).
+/// list`, each with its sync state), pairing a new one with a code, and forgetting one (`vaultctl
+/// peers revoke`, recorded).
 struct DeviceRoutes {
     let vault: UnlockedVault
     let pairing: DevicePairing
@@ -12,10 +13,12 @@ struct DeviceRoutes {
 
     func list() throws -> [String: Any] {
         let this = try vault.vault.deviceProfile() ?? vault.deviceKeys().profile
+        let sync = try SyncRoutes(vault: vault).states()
         let paired = try vault.vault.familyPairings().map { pairing in
             var row = Self.json(pairing)
             // A pairing from before trust levels has none: it is treated as someone else's device.
             row["trust"] = try vault.vault.trust(of: pairing.peer.deviceID)?.rawValue ?? "unset"
+            row["sync"] = sync[pairing.peer.fingerprint] ?? NSNull()
             return row
         }
         return ["this": Self.json(this), "paired": paired, "pairing": pairing.json]

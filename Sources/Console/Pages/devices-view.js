@@ -1,6 +1,8 @@
 // The owner's devices: this one's identity (its fingerprint to compare aloud), the devices paired with
 // this vault, pairing a new one with a one-time code (the other device runs 'vaultctl pair join'),
-// forgetting one, and the sync conflicts waiting for a decision (each a branch of its document). The code is shown only while it waits and never kept anywhere in the browser.
+// forgetting one, each device's sync state (last sync, records sent and received, pending, paused)
+// with pause, resume and "sync now", and the sync conflicts waiting for a decision (each a branch of
+// its document). The code is shown only while it waits and never kept anywhere in the browser.
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
 
@@ -11,13 +13,13 @@ export async function devicesView(main) {
     el("p", {}, "This device: ", el("strong", { text: devices.this.name }), ", fingerprint ",
       el("code", { id: "this-fingerprint", text: devices.this.fingerprint }), ". Compare it aloud with what the other device shows when you pair."),
     el("h2", { text: "Paired with this vault" }), pairedTable(devices.paired, () => devicesView(main)),
-    conflictList(conflicts), pairingArea);
+    syncNowForm(devices.paired, () => devicesView(main)), conflictList(conflicts), pairingArea);
   showPairing(pairingArea, devices.pairing, () => devicesView(main));
 }
 
 function pairedTable(paired, refresh) {
   if (paired.length === 0) return el("p", { text: "No device is paired yet." });
-  return el("table", {}, el("thead", {}, el("tr", {}, ["Device", "Fingerprint", "Whose", "Pairing", "Paired at", ""].map((h) => el("th", { scope: "col", text: h })))),
+  return el("table", {}, el("thead", {}, el("tr", {}, ["Device", "Fingerprint", "Whose", "Sync", "Pairing", "Paired at", ""].map((h) => el("th", { scope: "col", text: h })))),
     el("tbody", {}, paired.map((p) => {
       const forget = el("button", { class: "danger", "aria-label": `Forget ${p.device.name}`, text: "Forget" });
       const errors = el("span", { "aria-live": "polite" });
@@ -26,10 +28,51 @@ function pairedTable(paired, refresh) {
         try { await api.remove(`/api/devices/${p.device.fingerprint}`); await refresh(); } catch (error) { replace(errors, errorText(error)); }
       });
       return el("tr", {}, el("td", { text: p.device.name }), el("td", {}, el("code", { text: p.device.fingerprint })),
-        el("td", {}, trustControl(p, refresh)),
+        el("td", {}, trustControl(p, refresh)), el("td", {}, syncState(p, refresh)),
         el("td", { text: p.role === "hosted" ? "this device showed the code" : "this device typed the code" }),
         el("td", { text: p.paired_at }), el("td", {}, forget, errors));
     })));
+}
+
+function when(seconds) { return seconds ? new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ") : "never"; }
+
+// A device's sync as 'vaultctl sync status' shows it, and pausing or resuming it (every record stays).
+function syncState(paired, refresh) {
+  const sync = paired.sync;
+  if (!sync) return el("span", { text: "—" });
+  const text = `${sync.paused ? "Paused. " : ""}Last synced ${when(sync.last_sync_at)}; sent ${sync.records_sent}, received ${sync.records_received}`
+    + `, ${sync.pending} waiting to go${sync.last_error ? `; last attempt failed (${sync.last_error})` : ""}.`;
+  const verb = sync.paused ? "resume" : "pause";
+  const toggle = el("button", { class: "secondary", "aria-label": `${sync.paused ? "Resume" : "Pause"} sync with ${paired.device.name}`,
+    text: sync.paused ? "Resume" : "Pause" });
+  const errors = el("span", { "aria-live": "polite" });
+  toggle.addEventListener("click", async () => {
+    try { await api.post(`/api/devices/${paired.device.fingerprint}/sync/${verb}`, {}); await refresh(); } catch (error) { replace(errors, errorText(error)); }
+  });
+  return el("span", {}, el("span", { class: "sync-state", text }), " ", toggle, errors);
+}
+
+// One exchange now with a paired device, where its 'vaultctl serve' listens (or heard from its announcement).
+function syncNowForm(paired, refresh) {
+  if (paired.length === 0) return null;
+  const device = el("select", { id: "sync-device" }, paired.map((p) => el("option", { value: p.device.fingerprint, text: p.device.name })));
+  const address = el("input", { id: "sync-address", size: 24, placeholder: "192.168.1.20:7421" });
+  const outcome = el("div", { "aria-live": "polite" });
+  const form = el("form", {}, el("h2", { text: "Sync now" }),
+    el("label", { for: "sync-device", text: "With" }), device,
+    el("label", { for: "sync-address", text: "At (address:port; empty: wait 5 s for its announcement)" }), address,
+    " ", el("button", { type: "submit", text: "Sync now" }), outcome);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    replace(outcome, el("p", { role: "status", text: "Syncing…" }));
+    try {
+      const done = await api.post(`/api/devices/${device.value}/sync`, { address: address.value });
+      replace(outcome, el("p", { role: "status", class: "proof-ok", text: `Synced ${done.projects} project(s): sent ${done.sent} record(s), received ${done.received}`
+        + (done.refused ? `, ${done.refused} refused` : "") + (done.branches_made ? `; ${done.branches_made} conflict(s) kept as branches` : "") + "." }));
+      setTimeout(refresh, 1500);
+    } catch (error) { replace(outcome, errorText(error)); }
+  });
+  return form;
 }
 
 const trustWords = { mine: "My own device", other: "Someone else's", unset: "Someone else's (not chosen yet)" };
