@@ -10,7 +10,7 @@ SCREENSHOT_DIR (default .build/console-screenshots).
 
 Usage: console_browser_test.py VAULTCTL_BINARY [--model]
 With --model, only the flows that need the real local model run (MODEL_SERVER_URL must be set, as
-scripts/model-server run sets it; make test-model does).
+scripts/model-server run sets it; make test-model does). CONSOLE_TESTS=name,name runs only those flows.
 Exit 0 when every test passes, 1 when one fails; 2 with a message when chromium, chromedriver or
 selenium is missing (make test installs them).
 """
@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -47,7 +48,7 @@ WAIT = 20
 class Console:
     """A temporary vault and `vaultctl serve --console` on it; stopped and removed at the end."""
 
-    def __init__(self, vaultctl):
+    def __init__(self, vaultctl, extra=()):
         self.vaultctl = vaultctl
         self.root = tempfile.mkdtemp(prefix="console-browser-")
         self.vault = os.path.join(self.root, "vault")
@@ -56,7 +57,7 @@ class Console:
             file.write("correct horse battery staple\n")
         self.run("init", "--kdf-memory-mib", "19", "--kdf-iterations", "2", "--kdf-parallelism", "1")
         self.log = open(os.path.join(self.root, "serve.log"), "w+")
-        self.daemon = subprocess.Popen([vaultctl, "serve", "--console", "--vault", self.vault, "--passphrase-file", self.passphrase],
+        self.daemon = subprocess.Popen([vaultctl, "serve", "--console", "--vault", self.vault, "--passphrase-file", self.passphrase, *extra],
                                        stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.launch = self.wait_for_launch_url()
         self.origin = re.match(r"http://127\.0\.0\.1:\d+", self.launch).group(0)
@@ -105,13 +106,14 @@ def wait_text(driver, text):
 
 
 def check_keyboard_reach(driver, page, failures):
-    """Every visible control on the page is reached by Tab alone, from the top, in a bounded walk."""
+    """Every visible control on the page is reached by Tab alone, from the top, in a bounded walk. A
+    group of radio buttons is one stop, as browsers make it (the arrow keys move within it)."""
     total = driver.execute_script("""
         const controls = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
           .filter((e) => !e.disabled && e.tabIndex >= 0 && e.getClientRects().length > 0);
-        controls.forEach((e, i) => { e.dataset.keyboard = String(i); });
+        controls.forEach((e, i) => { e.dataset.keyboard = e.type === "radio" && e.name ? `radio:${e.name}` : String(i); });
         document.activeElement?.blur();
-        return controls.length;
+        return new Set(controls.map((e) => e.dataset.keyboard)).size;
     """)
     reached = set()
     for _ in range(total + 10):
@@ -434,10 +436,9 @@ def test_audit_verify(driver, console, failures):
     check_accessibility(driver, "audit", failures)
 
 
-def test_pair_a_device(driver, console, failures):
-    """The owner pairs a laptop from the devices page: the page shows a code, the laptop's real
-    'vaultctl pair join' types it, the page says it paired and lists the laptop; then forgets it."""
-    sign_in(driver, console)
+def pair_laptop(driver, console, failures):
+    """From the devices page, pairs a new vault 'laptop' as the owner's own device with the real
+    'vaultctl pair join'; answers the laptop's vault folder, or None (with the failure noted)."""
     driver.find_element(By.LINK_TEXT, "Devices").send_keys(Keys.ENTER)
     wait_text(driver, "Pair a new device")
     driver.find_element(By.CSS_SELECTOR, "input[name='trust'][value='mine']").send_keys(Keys.SPACE)   # my own laptop
@@ -456,15 +457,84 @@ def test_pair_a_device(driver, console, failures):
                             capture_output=True, text=True, timeout=120)
     if joined.returncode != 0:
         failures.append("vaultctl pair join against the console failed: " + joined.stdout + joined.stderr)
-        return
+        return None
     wait_text(driver, "Paired with laptop (My own device)")
     until(driver, lambda d: "laptop" in [td.text for td in d.find_elements(By.CSS_SELECTOR, "main table td")])
+    return laptop
+
+
+def test_pair_a_device(driver, console, failures):
+    """The owner pairs a laptop from the devices page: the page shows a code, the laptop's real
+    'vaultctl pair join' types it, the page says it paired and lists the laptop; then forgets it."""
+    sign_in(driver, console)
+    if pair_laptop(driver, console, failures) is None:
+        return
     screenshot(driver, "devices")
     driver.find_element(By.CSS_SELECTOR, "button[aria-label='Forget laptop']").send_keys(Keys.ENTER)
     driver.switch_to.alert.accept()
     wait_text(driver, "No device is paired yet.")
     if "peer.revoke" not in console.run("audit", "log", "--json", unlock=False).stdout:
         failures.append("forgetting the laptop is not in the audit log")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+CONSOLE_CHANNEL_PORT = free_port()
+
+
+def test_sync_with_the_laptop(driver, console, failures):
+    """Two real daemons: the console's (whose channel listens on loopback) and a paired laptop's.
+    The laptop writes a project; 'Sync now' on the devices page brings it in and the project opens
+    in the console; then the laptop edits and syncs from its side, and the document open in the
+    console shows the new words without a reload."""
+    sign_in(driver, console)
+    laptop = pair_laptop(driver, console, failures)
+    if laptop is None:
+        return
+    this = driver.find_element(By.ID, "this-fingerprint").text
+    laptop_port = free_port()
+    log = open(os.path.join(console.root, "laptop.log"), "w+")
+    daemon = subprocess.Popen([console.vaultctl, "serve", "--vault", laptop, "--passphrase-file", console.passphrase, "--address", f"127.0.0.1:{laptop_port}"],
+                              stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        def on_laptop(*arguments, text=None):
+            done = subprocess.run([console.vaultctl, *arguments, "--vault", laptop, "--passphrase-file", console.passphrase],
+                                  input=text, capture_output=True, text=True, timeout=120)
+            if done.returncode != 0:
+                raise RuntimeError(f"vaultctl {' '.join(arguments)} on the laptop failed: {done.stdout}{done.stderr}")
+            return done.stdout
+        deadline = time.time() + 30
+        while "listening" not in open(log.name).read() and time.time() < deadline:
+            time.sleep(0.2)
+        on_laptop("project", "create", "Crossing", "--register", "fiction")
+        on_laptop("doc", "add", "Crossing", "Departure")
+        on_laptop("doc", "write", "Crossing", "Departure", "-", text="Written on the laptop, on the train.\n")
+        type_into(driver, "sync-address", f"127.0.0.1:{laptop_port}")
+        driver.find_element(By.ID, "sync-address").send_keys(Keys.ENTER)
+        wait_text(driver, "Synced 1 project(s)")
+        until(driver, lambda d: "Last synced 2" in d.find_element(By.TAG_NAME, "main").text)
+        screenshot(driver, "devices-sync")
+        check_accessibility(driver, "devices (synced)", failures)
+        driver.find_element(By.LINK_TEXT, "Projects").send_keys(Keys.ENTER)
+        press(until(driver, lambda d: d.find_element(By.LINK_TEXT, "Crossing")))
+        press(until(driver, lambda d: d.find_element(By.LINK_TEXT, "Departure")))
+        texts = lambda d: [t.get_attribute("value") for t in d.find_elements(By.CSS_SELECTOR, ".editor textarea")]
+        until(driver, lambda d: texts(d) == ["Written on the laptop, on the train."])
+        driver.find_element(By.ID, "search-query").send_keys("")      # the writer is not in the editor
+        on_laptop("doc", "write", "Crossing", "Departure", "-", text="Rewritten on the laptop as the train came in.\n")
+        on_laptop("sync", "now", "--peer", this, "--address", f"127.0.0.1:{CONSOLE_CHANNEL_PORT}")
+        until(driver, lambda d: texts(d) == ["Rewritten on the laptop as the train came in."])
+        screenshot(driver, "live-from-laptop")
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+
+
+test_sync_with_the_laptop.console_arguments = ["--address", f"127.0.0.1:{CONSOLE_CHANNEL_PORT}"]
 
 
 # --- security --------------------------------------------------------------------------------
@@ -595,7 +665,7 @@ def test_assistant_lane_on_the_real_model(driver, console, failures):
     until(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".editor textarea")) > 1)
 
 TESTS = [test_write_a_novel_with_the_keyboard, test_outline_and_drag, test_soap_note_in_a_session, test_history_branches_and_search, test_live_change_from_the_cli,
-         test_audit_verify, test_pair_a_device,
+         test_audit_verify, test_pair_a_device, test_sync_with_the_laptop,
          test_outside_resource_is_blocked, test_forged_requests_are_refused]
 # Run by 'make test-model', under scripts/model-server (MODEL_SERVER_URL set): the flows that need the real model.
 MODEL_TESTS = [test_assistant_lane_on_the_real_model]
@@ -606,6 +676,8 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     tests = MODEL_TESTS if sys.argv[2:] == ["--model"] else TESTS
+    if os.environ.get("CONSOLE_TESTS"):      # a developer's shortcut: only the named flows
+        tests = [test for test in tests if test.__name__ in os.environ["CONSOLE_TESTS"].split(",")]
     if tests is MODEL_TESTS and not os.environ.get("MODEL_SERVER_URL"):
         print("console_browser_test: --model needs MODEL_SERVER_URL (run it under scripts/model-server, as make test-model does)", file=sys.stderr)
         return 2
@@ -620,7 +692,7 @@ def main():
         shutil.rmtree(folder, ignore_errors=True)  # this run's screenshots only (the model flow adds its own)
     failed = 0
     for test in tests:
-        console = Console(os.path.abspath(sys.argv[1]))
+        console = Console(os.path.abspath(sys.argv[1]), getattr(test, "console_arguments", ()))
         driver = browser()
         failures = []
         started = time.time()

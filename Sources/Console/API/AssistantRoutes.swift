@@ -87,9 +87,8 @@ struct AssistantRoutes {
         }
     }
 
-    private func service() throws -> AIService {
-        AIService(vault: access.vault, providers: try access.vault.transaction { tx in try AssistantStore(tx).providers() })
-    }
+    /// The providers with their sealed header values (a custom endpoint's API key), as `vaultctl ai run` has them.
+    private func service() throws -> AIService { try AIService(vault: access.vault) }
 
     private func resolve(_ projectText: String, _ nodeText: String) throws -> (WritingProject, NodeID, RecordAccess) {
         let project = try access.project(projectText)

@@ -34,7 +34,7 @@ function pairedTable(paired, refresh) {
     })));
 }
 
-function when(seconds) { return seconds ? new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ") : "never"; }
+function when(seconds) { return seconds ? new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC" : "never"; }
 
 // A device's sync as 'vaultctl sync status' shows it, and pausing or resuming it (every record stays).
 function syncState(paired, refresh) {
