@@ -33,6 +33,37 @@ struct OlderVaultCommandTests {
         #expect(log.stdout.contains("vault.upgrade"), "\(log.stdout)")
     }
 
+    @Test("a vault with sealed records made before the record-id index (main at 2ddaa55) is upgraded by a write: the index and its migration are there, the document reads and takes an edit that reseals one block")
+    func recordsVaultBeforeTheRecordIDIndex() throws {
+        let fixture = try CLIVault(create: false)
+        let fixtures = PackageFiles.url("Tests/CryptoVaultTests/Fixtures").path
+        try FileManager.default.copyItem(atPath: fixtures + "/vault-records-2ddaa55", toPath: fixture.directory)
+        // git keeps no empty folder: the vault's (empty) assets/ is made here.
+        try FileManager.default.createDirectory(atPath: fixture.directory + "/assets", withIntermediateDirectories: true)
+        let passphrase = try String(contentsOfFile: fixtures + "/vault-records-2ddaa55.passphrase", encoding: .utf8)
+        try fixture.write(passphrase, to: fixture.passphraseFile)
+        let database = fixture.directory + "/" + Vault.databaseName
+        func hasIndex() throws -> Bool {
+            try Database(path: database, create: false, readOnly: true)
+                .queryOne("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'sealed_records_by_record_id'")?.integer("n") == 1
+        }
+        #expect(try !hasIndex())
+
+        let edited = "First paragraph of the memo.\n\nSecond paragraph, edited after the upgrade:\n\n- one\n- two\n"
+        let write = try fixture.run(["doc", "write", "Memo", "Draft", "-"], stdin: edited)
+        #expect(write.status == 0 && write.stdout.contains("1 block(s) sealed, 3 unchanged"), "\(write.stdout) \(write.stderr)")
+        #expect(try hasIndex())
+        let applied = try Database(path: database, create: false, readOnly: true)
+            .query("SELECT name FROM module_migrations WHERE module = 'cryptovault'").map { try $0.text("name") }
+        #expect(applied.contains("sealed-records-by-record-id"), "\(applied)")
+        let shown = try fixture.run(["doc", "show", "Memo", "Draft"])
+        #expect(shown.status == 0 && shown.stdout == edited, "\(shown.stdout) \(shown.stderr)")
+        let versions = try fixture.run(["snapshot", "list", "Memo", "Draft"])
+        #expect(versions.status == 0 && versions.stdout.contains("2d172549"), "\(versions.stdout) \(versions.stderr)")
+        let verified = try fixture.run(["audit", "verify"], unlock: false)
+        #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+    }
+
     /// The backup a release of the schema 11 era would have written of the fixture: a version 1 file
     /// (SECURITY.md §13.2, the database carried as is, then each bundle file). No vaultctl of today
     /// can write it: `backup` upgrades the vault it backs up, and writes version 2.

@@ -38,5 +38,7 @@ extension ModuleSchema {
         NamedMigration(DeviceTrust.migrationName, DeviceTrust.migrationSQL),
         // Sealed records' keyed digests (SECURITY.md §4.8): a writer compares without opening.
         NamedMigration(SealedRecordStore.digestMigrationName, SealedRecordStore.digestMigrationSQL),
+        // Sealed records looked up by a compact index of their record ids (SECURITY.md §4.8).
+        NamedMigration(SealedRecordStore.recordIDIndexMigrationName, SealedRecordStore.recordIDIndexMigrationSQL),
     ])
 }
