@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "vaultctl", dependencies: ["CProcessHardening", "CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                            "Appliance", "Registers", "Writing", "Console", "Agents", "Assistant", "Sync"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
-                                                             "Writing"]),
+                                                             "Writing", "Sync", "Appliance"]),
 
         // What the test targets share: the vault fixtures (TestVault, the audited AuditedVault and
         // AuditedVaultFixture, the CLI runner and its CLIVault), the recording journal, hex, the one vector loader.

@@ -109,11 +109,6 @@ public struct VaultSync {
                                                  creating: created.contains(node.id))
         }
         guard !operations.isEmpty else { return nil }
-        let record = try replica.commit(operations)
-        try storeRecord(record, of: project)
-        try transaction.record(.syncRecordCommit, compartment: project.compartment.id, subject: projectID,
-                               details: [.init("hash", ByteEncoding.hex(record.hash)), .init("counter", String(record.counter)),
-                                         .init("operations", String(record.operations.count))])
-        return record
+        return try commitInRecords(operations, to: &replica, of: project)
     }
 }

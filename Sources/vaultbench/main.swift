@@ -7,7 +7,7 @@ import Foundation
 ///
 /// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session`, `vaultbench leakguard`, `vaultbench channel`,
 /// `vaultbench replication`, `vaultbench versions`, `vaultbench records`, `vaultbench writing` (which includes the history
-/// replay) or `vaultbench trace` (the history replay alone) runs only the parts named.
+/// replay), `vaultbench trace` (the history replay alone) or `vaultbench sync` runs only the parts named.
 print("vaultbench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 let parts = Set(CommandLine.arguments.dropFirst())
 do {
@@ -45,6 +45,9 @@ do {
     }
     if parts.isEmpty || parts.contains("writing") || parts.contains("trace") {
         try TraceReplayBenchmarks.run()
+    }
+    if parts.isEmpty || parts.contains("sync") {
+        try SyncBenchmarks.run()
     }
 } catch {
     FileHandle.standardError.write(Data("vaultbench: error: \(error)\n".utf8))
