@@ -104,7 +104,7 @@ public struct SyncEndpoint {
     func commitAndHeld(_ project: WritingProject) throws -> [DeviceID: UInt64] {
         try withSync(project) { sync, _, _ in
             try sync.commitLocalChanges(in: project.id)
-            return try sync.replica(of: project.id).versionVector
+            return try sync.heldVector(of: project.id)
         }
     }
 
@@ -113,8 +113,7 @@ public struct SyncEndpoint {
     func missing(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> SyncPullAnswer {
         let (records, vector) = try withSync(project) { sync, _, _ in
             try sync.commitLocalChanges(in: project.id)
-            let replica = try sync.replica(of: project.id)
-            return (replica.records(missingFrom: held).map(\.encoded), replica.versionVector)
+            return (try sync.storedRecords(of: project, missingFrom: held), try sync.heldVector(of: project.id))
         }
         let batch = try SyncWire.batch(records[...])
         return SyncPullAnswer(more: batch.count < records.count, held: vector, records: Array(batch))
@@ -164,6 +163,6 @@ public struct SyncEndpoint {
 extension SyncEndpoint {
     /// Every record of the project `held` lacks, parents first.
     func missingAll(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> [[UInt8]] {
-        try withSync(project) { sync, _, _ in try sync.records(of: project.id, missingFrom: held) }
+        try withSync(project) { sync, _, _ in try sync.storedRecords(of: project, missingFrom: held) }
     }
 }
