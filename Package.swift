@@ -52,6 +52,8 @@ let package = Package(
                                                            "Appliance", "Registers", "Writing", "Console", "Agents", "Assistant", "Sync"]),
         .executableTarget(name: "vaultbench", dependencies: ["CryptoVault", "AuditChain", "PrivilegedSession", "PeerChannel",
                                                              "Writing", "Sync", "Appliance"]),
+        // make bench's assistant figures (issue 18): routing overhead and time to first token.
+        .executableTarget(name: "assistbench", dependencies: ["Assistant", "CryptoVault", "AuditChain", "PrivilegedSession", "Writing"]),
 
         // What the test targets share: the vault fixtures (TestVault, the audited AuditedVault and
         // AuditedVaultFixture, the CLI runner and its CLIVault), the recording journal, hex, the one vector loader.

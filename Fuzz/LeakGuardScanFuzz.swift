@@ -2,6 +2,7 @@
 // fuzz-sources: Sources/PrivilegedSession/LeakGuard
 // fuzz-sources: Sources/PrivilegedSession/Validators
 // fuzz-sources: Sources/PrivilegedSession/PrivilegedSessionError.swift
+// fuzz-sources: Sources/Assistant/Service/PlaceholderRestoration.swift
 // libFuzzer target: the leak guard scans payloads that are any bytes (SECURITY.md §11). Every input
 // must get a result without crashing; every hit must lie inside the payload and be non-empty; the
 // redacted payload must be exactly the payload with each group of overlapping hits replaced by the
@@ -25,8 +26,15 @@ public func leakGuardScanFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CIn
         fatalError("a hit outside the payload or empty")
     }
     guard guardian.redact(payload) == plainlyRedacted(payload, hits) else { fatalError("redaction is not the payload with its hits replaced") }
+    let (numbered, values) = guardian.redactNumbered(payload)
+    // Bytes, not Characters: a combining mark after the closing bracket makes another Character.
+    for placeholder in values.keys where !contains(numbered, Array(placeholder.utf8)) {
+        fatalError("a numbered placeholder that is not in the redacted payload")
+    }
     if let text = String(validating: payload, as: UTF8.self) {
         guard guardian.scan(text) == hits else { fatalError("a String and its bytes gave different hits") }
+        let restored = PlaceholderRestoration(redactions: values).restore(String(decoding: numbered, as: UTF8.self))
+        guard restored == text else { fatalError("numbered redaction does not restore to the payload") }
     }
     return 0
 }
@@ -51,4 +59,9 @@ private func plainlyRedacted(_ payload: [UInt8], _ hits: [LeakHit]) -> [UInt8] {
         index = next
     }
     return output + payload[position...]
+}
+
+private func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard needle.count <= bytes.count else { return false }
+    return (0...(bytes.count - needle.count)).contains { start in bytes[start..<start + needle.count].elementsEqual(needle) }
 }

@@ -61,6 +61,11 @@ import Writing
         #expect(call.answer.text == "[EMAIL-1] and jane.doe@example.org")
     }
 
+    @Test func aCombiningMarkAfterAPlaceholderDoesNotHideIt() {
+        let restoration = PlaceholderRestoration(redactions: ["[EMAIL-1]": Array("jane.doe@example.org".utf8)])
+        #expect(restoration.restore("Write to [EMAIL-1]\u{301} and «[EMAIL-1]».") == "Write to jane.doe@example.org\u{301} and «jane.doe@example.org».")
+    }
+
     @Test func aRestoredValueIsNotReadAgainForPlaceholders() {
         let restoration = PlaceholderRestoration(redactions: ["[EMAIL-1]": Array("a[PHONE-2]@example.org".utf8), "[PHONE-2]": Array("555".utf8)])
         #expect(restoration.restore("[EMAIL-1] [PHONE-2]") == "a[PHONE-2]@example.org 555")

@@ -16,23 +16,26 @@ struct PlaceholderRestoration {
         values = redactions.mapValues { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// One pass over the answer: a restored value is never read again, so a value that happens to
-    /// contain placeholder-like text cannot make a second substitution.
+    /// One pass over the answer's UTF-8 (bytes, not characters: a combining mark after a placeholder
+    /// must not hide its closing bracket): each `[`…`]` of at most 34 bytes that is exactly a
+    /// placeholder becomes its value. A restored value is never read again, so a value that happens
+    /// to contain placeholder-like text cannot make a second substitution.
     func restore(_ answer: String) -> String {
         guard !values.isEmpty else { return answer }
-        var output = ""
-        var rest = answer[...]
-        while let open = rest.firstIndex(of: "[") {
-            output += rest[..<open]
-            let candidate = rest[open...].prefix(34)
-            if let close = candidate.firstIndex(of: "]"), let value = values[String(rest[open...close])] {
-                output += value
-                rest = rest[rest.index(after: close)...]
+        let bytes = Array(answer.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "["), let close = bytes[index..<min(bytes.count, index + 34)].firstIndex(of: UInt8(ascii: "]")),
+               let value = values[String(decoding: bytes[index...close], as: UTF8.self)] {
+                output.append(contentsOf: value.utf8)
+                index = close + 1
             } else {
-                output += "["
-                rest = rest[rest.index(after: open)...]
+                output.append(bytes[index])
+                index += 1
             }
         }
-        return output + rest
+        return String(decoding: output, as: UTF8.self)
     }
 }
