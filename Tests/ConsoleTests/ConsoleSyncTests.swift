@@ -105,6 +105,32 @@ import Glibc
         #expect(try pair.consoleText() == "The ferry came in at dawn, written on the desk.")
     }
 
+    @Test("a save made over an older text (a synced edit landed meanwhile) is kept as a branch, never written over the synced words")
+    func staleSaveBecomesABranch() throws {
+        let pair = try Pair()
+        _ = try pair.syncNow()
+        let path = "/api/projects/\(pair.project.id.hex)/documents/\(pair.document.hex)"
+        let read = try #require(try pair.console.json("GET", path) as? [String: Any])
+        let base = try #require(read["blocks"] as? [[String: Any]])
+        var typed = base
+        typed[0]["text"] = "The ferry came in at six, typed in the console."
+        let saved = try pair.console.request("PUT", path, json: ["blocks": typed, "base": base])
+        #expect(saved.status == 200, "a save over the text it was typed on is written")
+        try pair.editOnDesk("The ferry came in at dawn, from the desk.")
+        _ = try pair.syncNow()
+        var late = typed
+        late[0]["text"] = "The ferry came in at six, typed on in the console."
+        let stale = try pair.console.request("PUT", path, json: ["blocks": late, "base": typed])
+        #expect(stale.status == 409)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(stale.body)) as? [String: Any])
+        let branch = try #require(answer["branch"] as? String)
+        #expect(try pair.consoleText() == "The ferry came in at dawn, from the desk.", "the synced words stay in the document")
+        let kept = try #require(try pair.console.json("GET", path + "/branches/\(branch)") as? [String: Any])
+        #expect(kept["kind"] as? String == "manual" && (kept["blocks"] as? [[String: Any]])?.first?["text"] as? String == "The ferry came in at six, typed on in the console.",
+                "the page's words are kept as a branch against the document as it now is")
+        #expect(!pair.console.actions.suffix(6).contains("writing.content-write"), "nothing was written over the synced text")
+    }
+
     @Test("paused, sync now is refused and nothing is taken in; resumed, it syncs; each change is recorded")
     func pauseAndResume() throws {
         let pair = try Pair()

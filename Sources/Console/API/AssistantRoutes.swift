@@ -17,6 +17,10 @@ struct AssistantRoutes {
     /// `GET /api/projects/P/assistant`: the policy, and for each lane its provider or why none may serve it.
     func lanes(_ projectText: String) throws -> [String: Any] {
         let project = try access.project(projectText)
+        // A locked privileged project shows nothing of itself, its AI policy included.
+        guard access.access(for: project) != nil else {
+            throw ConsoleError(.sessionRequired, "this project is privileged: start a session with a purpose to see its assistant")
+        }
         let (policy, providers) = try access.vault.transaction { tx in (try AssistantStore(tx).policy(of: project), try AssistantStore(tx).providers()) }
         let lanes = Lane.known.map { lane -> [String: Any] in
             var row: [String: Any] = ["lane": lane.name, "task": HouseStyle.resolve(lane.task, register: project.register)]

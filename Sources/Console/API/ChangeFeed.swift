@@ -46,7 +46,7 @@ struct ChangeFeed: Sendable {
                 let subjects = Self.writingSubjects(entries)
                 quiet += 1
                 if !subjects.isEmpty {
-                    try write("event: change\ndata: " + Self.json(["seq": next, "subjects": subjects]) + "\n\n")
+                    try write("event: change\ndata: " + Self.json(["seq": next, "subjects": subjects, "compartments": Self.compartments(entries)]) + "\n\n")
                     quiet = 0
                 } else if quiet >= Self.keepAliveEvery {
                     try write(": still here\n\n")
@@ -56,6 +56,12 @@ struct ChangeFeed: Sendable {
         } catch {
             // The page went away or the log could not be read: the stream ends and the page reconnects.
         }
+    }
+
+    /// The compartments (hex ids, each once) of the changes among `entries`: a page tells by them
+    /// whether a change (a document added elsewhere, whose id it has never seen) is in its project.
+    static func compartments(_ entries: [AuditEntry]) -> [String] {
+        Array(Set(entries.filter { isChange($0.action) && !$0.subjectID.isEmpty }.compactMap { $0.compartmentID.map { ByteEncoding.hex($0.bytes) } })).sorted()
     }
 
     /// The ids (hex) the writing changes among `entries` were about, each once.

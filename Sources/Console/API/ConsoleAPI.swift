@@ -29,7 +29,7 @@ struct ConsoleAPI: Sendable {
         if let p = on(.post, "projects", "*", "nodes", "*", "move") { return .json(try projects.move(p[0], p[1], try JSONBody(request))) }
         if let p = on(.post, "projects", "*", "nodes", "*", "rename") { return .json(try projects.rename(p[0], p[1], try JSONBody(request))) }
         if let p = on(.get, "projects", "*", "documents", "*") { return .json(try documents.read(p[0], p[1])) }
-        if let p = on(.put, "projects", "*", "documents", "*") { return .json(try documents.write(p[0], p[1], try JSONBody(request))) }
+        if let p = on(.put, "projects", "*", "documents", "*") { return try documents.write(p[0], p[1], try JSONBody(request)) }
         let versions = VersionRoutes(access: access)
         let document = ["projects", "*", "documents", "*"]
         if let p = on(.get, document + ["snapshots"]) { return .json(try versions.snapshots(p[0], p[1])) }

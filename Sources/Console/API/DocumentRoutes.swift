@@ -24,16 +24,41 @@ struct DocumentRoutes {
         return result
     }
 
-    /// `{blocks: [{id?, kind, text, rows?}]}`; a block without an id is new.
-    func write(_ projectText: String, _ nodeText: String, _ body: JSONBody) throws -> [String: Any] {
+    /// `{blocks: [{id?, kind, text, rows?}], base?: [blocks]}`; a block without an id is new. `base`
+    /// is the document as the editor last read or saved it: if the document is no longer that (a
+    /// paired device's edit synced in, the CLI wrote), the page's words are not written over it but
+    /// kept as a manual branch against the document as it now is, and the answer is 409 naming it.
+    func write(_ projectText: String, _ nodeText: String, _ body: JSONBody) throws -> HTTPResponse {
         let project = try access.project(projectText)
         let id = try NodeID(hex: nodeText)
         let content = DocumentContent(blocks: try body.array("blocks").map(Self.block))
-        let change = try access.store(for: project) { try $0.replaceDocumentContent(of: id, in: project.id, with: content) }
-        // The ids in order, so the page learns the ids of the blocks it added and does not reseal them again.
-        return ["id": id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
-                "blocks": content.blocks.map(\.id.hex)]
+        let base = try body.object["base"].map { _ in DocumentContent(blocks: try body.array("base").map(Self.block)) }
+        let outcome = try access.store(for: project) { store -> WriteOutcome in
+            if let base, !(try store.document(id, in: project.id, holds: base)) {
+                let now = try store.createSnapshot(of: id, in: project.id)
+                return .kept(try store.createBranch(of: id, in: project.id, base: now.id, content: content, kind: .manual,
+                                                       provenance: Self.keptProvenance))
+            }
+            return .written(try store.replaceDocumentContent(of: id, in: project.id, with: content))
+        }
+        switch outcome {
+        case .written(let change):
+            // The ids in order, so the page learns the ids of the blocks it added and does not reseal them again.
+            return .json(["id": id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
+                          "blocks": content.blocks.map(\.id.hex)])
+        case .kept(let branch):
+            return .json(["error": ConsoleErrorCode.conflict.rawValue, "branch": branch.id.hex,
+                          "message": "this document changed elsewhere while you were typing: it shows that change now, and your words are kept as a branch"],
+                         status: ConsoleErrorCode.conflict.status)
+        }
     }
+
+    enum WriteOutcome {
+        case written(ContentChange)
+        case kept(Branch)
+    }
+
+    static let keptProvenance = "your words in the console, typed while the document changed elsewhere"
 
     static func json(_ block: Block) -> [String: Any] {
         ["id": block.id.hex, "kind": BlockEncoding.name(of: block.kind), "text": block.text, "rows": block.rows]

@@ -97,7 +97,7 @@ struct ProjectRoutes {
 
     func json(_ project: WritingProject, name: String?) throws -> [String: Any] {
         ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
-         "privileged": project.isPrivileged, "locked": access.access(for: project) == nil, "archived": project.isArchived,
+         "compartment": project.compartment.id.hex, "privileged": project.isPrivileged, "locked": access.access(for: project) == nil, "archived": project.isArchived,
          "theme": project.register.profile.themeColour.hex, "terms": RegisterJSON.terms(project.register.profile.lexicon)]
     }
 

@@ -33,6 +33,8 @@ export const post = (path, body) => call("POST", path, body);
 export const put = (path, body) => call("PUT", path, body);
 export const remove = (path) => call("DELETE", path);
 export const segment = (text) => encodeURIComponent(text);
+// A document's blocks as the API takes them.
+export const wire = (blocks) => blocks.map(({ id, kind, text, rows }) => ({ id, kind, text, rows }));
 
 // A POST whose answer streams JSON lines (an assistant run): each line is handed to `onLine` as it
 // arrives. An error before the stream starts is thrown as `call` throws it.

@@ -70,13 +70,15 @@ function showCheck(outcome, base, check, showBranch) {
 async function run(outcome, base, check, progress, showBranch) {
   outcome.querySelectorAll("button").forEach((button) => { button.disabled = true; });
   progress.textContent = "Sending…";
+  let ended = false;
   try {
     await api.postLines(`${base}/run`, { check: check.check }, (line) => {
       if (line.decided) progress.textContent = `Recorded: ${line.decided.decision} to ${line.decided.provider}. Waiting for the answer…`;
       else if (line.received !== undefined) progress.textContent = `Receiving: ${line.received} characters`;
-      else if (line.done) finish(outcome, line.done, showBranch);
-      else if (line.error) replace(outcome, errorText(new Error(line.error.message)));
+      else if (line.done) { ended = true; finish(outcome, line.done, showBranch); }
+      else if (line.error) { ended = true; replace(outcome, errorText(new Error(line.error.message))); }
     });
+    if (!ended) replace(outcome, errorText(new Error("The run ended without an answer (see 'vaultctl ai log'); check again to retry.")));
   } catch (error) { replace(outcome, errorText(error)); }
 }
 

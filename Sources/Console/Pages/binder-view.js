@@ -30,7 +30,11 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
   live.reset();
   const treeArea = el("div", {}, tree(project, documentID, refresh));
   // A document or folder added, moved or renamed elsewhere: the tree is drawn again, the editor left alone.
-  live.subscribe(async () => {
+  // Only a change naming this project or one of its nodes is fetched: a read of a privileged project
+  // counts as a use of its session, and another project's changes must not keep it alive.
+  live.subscribe(async (change) => {
+    const ours = new Set([project.id, ...project.nodes.map((n) => n.id)]);
+    if (!change.subjects.some((id) => ours.has(id)) && !(change.compartments || []).includes(project.compartment)) return;
     const fresh = await api.get(`/api/projects/${api.segment(projectID)}`).catch(() => null);
     if (!fresh || JSON.stringify(fresh.nodes) === JSON.stringify(project.nodes)) return;
     project.nodes = fresh.nodes;

@@ -62,15 +62,18 @@ function syncNowForm(paired, refresh) {
     el("label", { for: "sync-device", text: "With" }), device,
     el("label", { for: "sync-address", text: "At (address:port; empty: wait 5 s for its announcement)" }), address,
     " ", el("button", { type: "submit", text: "Sync now" }), outcome);
+  const submit = form.querySelector("button[type='submit']");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (submit.disabled) return;
+    submit.disabled = true;
     replace(outcome, el("p", { role: "status", text: "Syncing…" }));
     try {
       const done = await api.post(`/api/devices/${device.value}/sync`, { address: address.value });
       replace(outcome, el("p", { role: "status", class: "proof-ok", text: `Synced ${done.projects} project(s): sent ${done.sent} record(s), received ${done.received}`
         + (done.refused ? `, ${done.refused} refused` : "") + (done.branches_made ? `; ${done.branches_made} conflict(s) kept as branches` : "") + "." }));
-      setTimeout(refresh, 1500);
-    } catch (error) { replace(outcome, errorText(error)); }
+      setTimeout(() => { if (form.isConnected) refresh(); }, 1500);
+    } catch (error) { replace(outcome, errorText(error)); } finally { submit.disabled = false; }
   });
   return form;
 }
@@ -82,10 +85,13 @@ const trustWords = { mine: "My own device", other: "Someone else's", unset: "Som
 function trustControl(paired, refresh) {
   const id = `trust-${paired.device.fingerprint}`;
   const choice = el("select", { id, "aria-label": `Whose device ${paired.device.name} is` },
+    // An older pairing has no level: nothing is preselected, so a careless Save cannot make it "mine".
+    paired.trust === "unset" ? el("option", { value: "", selected: true, disabled: true, text: "Choose…" }) : null,
     ["mine", "other"].map((t) => el("option", { value: t, selected: paired.trust === t, text: trustWords[t] })));
   const change = el("button", { class: "secondary", "aria-label": `Save whose device ${paired.device.name} is`, text: "Save" });
   const errors = el("span", { "aria-live": "polite" });
   change.addEventListener("click", async () => {
+    if (!choice.value) { replace(errors, errorText(new Error("Choose whose device it is first."))); return; }
     try { await api.post(`/api/devices/${paired.device.fingerprint}/trust`, { trust: choice.value }); await refresh(); }
     catch (error) { replace(errors, errorText(error)); }
   });

@@ -36,6 +36,9 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
   const documentID = loaded.id;
   let lastEdited = -1;
   let blocks = loaded.blocks.map((b) => ({ ...b }));
+  // The document as the server last had it for this page: sent with each save, so a change that
+  // landed elsewhere meanwhile is never written over (the server keeps these words as a branch).
+  let base = api.wire(blocks);
   const history = [structuredClone(blocks)];
   let position = 0, timer = null;
   const state = el("p", { class: "save-state", role: "status", "aria-live": "polite", text: "Sealed" });
@@ -66,9 +69,11 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
     const typed = edits;
     state.textContent = "Saving…";
     try {
-      const sent = blocks.slice();
-      const result = await api.put(documentPath, { blocks: sent.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) });
-      result.blocks.forEach((id, index) => { sent[index].id = id; });
+      // What is sent is copied before the wait: words typed meanwhile are not in it, nor in the new base.
+      const sent = blocks.slice(), payload = api.wire(sent);
+      const result = await api.put(documentPath, { blocks: payload, base });
+      result.blocks.forEach((id, index) => { sent[index].id = id; payload[index].id = id; });
+      base = payload;
       history.splice(position + 1);
       history.push(structuredClone(blocks));
       position = history.length - 1;
@@ -76,9 +81,24 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
       replace(errors);
       if (pending && !busy()) reload();
     } catch (error) {
+      if (await changedElsewhere(error)) return;
       state.textContent = "Not saved";
       replace(errors, errorText(error));
     }
+  };
+  // The server kept the page's words as a branch because the document changed elsewhere: show the
+  // document as it is now, and say where the words are.
+  const changedElsewhere = async (error) => {
+    if (error.status !== 409 || error.code !== "conflict") return false;
+    const fresh = await api.get(documentPath);
+    blocks = fresh.blocks.map((b) => ({ ...b }));
+    base = api.wire(blocks);
+    history.push(structuredClone(blocks));
+    position = history.length - 1;
+    render();
+    state.textContent = "Changed elsewhere while you typed: your words are kept as a branch (see History)";
+    replace(errors, el("p", { role: "alert", class: "field-error", text: error.message }));
+    return true;
   };
   const restore = async (step) => {
     const next = position + step;
@@ -88,9 +108,12 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
     render();
     state.textContent = "Saving…";
     try {
-      await api.put(documentPath, { blocks: blocks.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) });
+      const sent = blocks, payload = api.wire(sent);
+      const result = await api.put(documentPath, { blocks: payload, base });
+      result.blocks.forEach((id, index) => { sent[index].id = id; payload[index].id = id; });
+      base = payload;
       state.textContent = "Sealed";
-    } catch (error) { replace(errors, errorText(error)); }
+    } catch (error) { if (!(await changedElsewhere(error))) replace(errors, errorText(error)); }
   };
 
   function blockRow(block, index) {
@@ -158,6 +181,7 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
     if (!fresh || edits !== typed || busy()) { pending = true; return; }
     if (same(fresh.blocks, blocks)) return;
     blocks = fresh.blocks.map((b) => ({ ...b }));
+    base = api.wire(blocks);
     history.push(structuredClone(blocks));
     position = history.length - 1;
     render();

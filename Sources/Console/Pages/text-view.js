@@ -11,6 +11,8 @@ const pause = 500;
 
 export function textView(area, project, documentPath, loaded, snippets, switchToBlocks) {
   let blocks = loaded.blocks.map((b) => ({ ...b }));
+  // The document as the server last had it for this page, sent with each save (see editor-view.js).
+  let base = api.wire(blocks);
   let timer = null, countTimer = null;
   const state = el("p", { class: "save-state", role: "status", "aria-live": "polite", text: "Sealed" });
   const count = el("p", { class: "tag" });
@@ -29,12 +31,28 @@ export function textView(area, project, documentPath, loaded, snippets, switchTo
     const sent = fromText(text.value, blocks);
     state.textContent = "Saving…";
     try {
-      const result = await api.put(documentPath, { blocks: sent.map(({ id, kind, text, rows }) => ({ id, kind, text, rows })) });
-      result.blocks.forEach((id, index) => { sent[index].id = id; });
+      const payload = api.wire(sent);
+      const result = await api.put(documentPath, { blocks: payload, base });
+      result.blocks.forEach((id, index) => { sent[index].id = id; payload[index].id = id; });
       blocks = sent;
+      base = payload;
       if (edits === typed) state.textContent = `Sealed (${result.sealed} paragraph${result.sealed === 1 ? "" : "s"} resealed)`;
       replace(errors);
-    } catch (error) { state.textContent = "Not saved"; replace(errors, errorText(error)); }
+    } catch (error) {
+      if (error.status === 409 && error.code === "conflict") {
+        // The document changed elsewhere: the server kept these words as a branch; show the document as it is.
+        const fresh = await api.get(documentPath);
+        blocks = fresh.blocks.map((b) => ({ ...b }));
+        base = api.wire(blocks);
+        text.value = toText(blocks);
+        counted();
+        state.textContent = "Changed elsewhere while you typed: your words are kept as a branch (see History)";
+        replace(errors, el("p", { role: "alert", class: "field-error", text: error.message }));
+        return;
+      }
+      state.textContent = "Not saved";
+      replace(errors, errorText(error));
+    }
   };
   const save = () => {
     clearTimeout(timer);
@@ -82,6 +100,7 @@ export function textView(area, project, documentPath, loaded, snippets, switchTo
     if (!fresh || edits !== typed || busy()) { pending = true; return; }
     if (toText(fresh.blocks) === text.value) return;
     blocks = fresh.blocks.map((b) => ({ ...b }));
+    base = api.wire(blocks);
     text.value = toText(blocks);
     counted();
     state.textContent = "Sealed (updated from elsewhere)";
