@@ -34,6 +34,24 @@ import Writing
         #expect(server.requests.count == 1)
     }
 
+    @Test func aCallerThatStopsAtTheDecisionSendsNothingAndTheLogSaysSo() throws {
+        struct PageClosed: Error {}
+        let fixture = try AssistantFixture()
+        let server = try Self.llamaServer()
+        defer { server.stop() }
+        let project = try fixture.project()
+        let service = AIService(vault: fixture.unlocked, providers: [try fixture.provider(server, local: false)])
+        #expect(throws: PageClosed.self) {
+            try service.run(.coauthorDraft, project: project, policy: AIPolicy(), request: AssistantFixture.chat) { progress in
+                if case .decided = progress { throw PageClosed() }
+            }
+        }
+        #expect(server.requests.isEmpty)
+        #expect(fixture.vault.recording.actions.suffix(2) == ["egress.decision", "ai.call"])
+        let entry = try #require(fixture.vault.recording.events.withLock { $0.last })
+        #expect(entry.details.first { $0.name == "outcome" }?.value == "cancelled")
+    }
+
     @Test func identifiersAreRedactedOnTheWireAndRestoredInTheAnswer() throws {
         let fixture = try AssistantFixture()
         let server = try ReplayServer { _ in

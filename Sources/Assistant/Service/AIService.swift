@@ -92,7 +92,14 @@ public struct AIService: Sendable {
         }
         let payload = ChatTranscript.encode(request)
         let outcome = try funnel(lane, project, provider, policy).submit(egressRequest(project, provider, request, payload))
-        try progress(.decided(provider: provider, record: outcome.record))
+        do {
+            try progress(.decided(provider: provider, record: outcome.record))
+        } catch {
+            // The caller stopped (a page closed after the decision was shown): nothing is sent, and the
+            // log says so beside the decision it already holds.
+            try record(id, lane, project, provider: provider, egress: outcome.record, outcome: "cancelled")
+            throw error
+        }
         guard let released = outcome.released else {
             try record(id, lane, project, provider: provider, egress: outcome.record, outcome: "refused-by-funnel")
             throw AssistantError(.egressRefused, "the egress funnel refused the prompt for \(provider.destination) "
