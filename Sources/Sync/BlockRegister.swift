@@ -2,8 +2,9 @@ import CryptoVault
 import Writing
 
 /// One block's history in a replica: every value written to it, by which record, and the heads
-/// (the values no later write of the block has seen). One head is the block's value; several are
-/// concurrent writes, settled by `resolve` (SECURITY.md §19.3).
+/// (the values no later write of the block has seen), and its text as a sequence of named
+/// characters. One head is the block's value; several are concurrent writes, settled by `resolve`
+/// (SECURITY.md §19.3): fields merge three-way, the text character by character.
 struct BlockRegister: Sendable {
     struct Write: Sendable {
         let entry: Int
@@ -12,8 +13,17 @@ struct BlockRegister: Sendable {
 
     let id: BlockID
     let document: NodeID
+    /// The values as written: a present block's text is empty there (its text is its characters).
     private(set) var writes: [Write] = []
+    /// The text each write's record saw, once asked for: it never changes, since nothing arriving
+    /// later is in that record's past.
+    private var seen: [Int: String] = [:]
     private(set) var heads: [Int] = []
+    /// The block's text: every character ever typed in it, deleted ones marked.
+    var text = TextSequence()
+    private var writeOfEntry: [Int: Int] = [:]
+    /// Each device's writes of this block, in counter order (by history device index).
+    private var writesOfDevice: [Int: [Int]] = [:]
     /// Merged values of sets of writes, by the sorted write indices: a base once computed never changes.
     private var merges: [[Int]: BlockValue] = [:]
 
@@ -22,54 +32,93 @@ struct BlockRegister: Sendable {
         self.document = document
     }
 
+    /// The text, left empty here until it is put back (so that it is edited in place).
+    mutating func takeText() -> TextSequence {
+        defer { text = TextSequence() }
+        return text
+    }
+
     /// Adds a write of entry `entry` (admitted after every write in its past, so it supersedes
     /// exactly the heads in its past).
     mutating func add(_ value: BlockValue, entry: Int, history: CausalHistory) {
         heads.removeAll { history.precedes(writes[$0].entry, entry) }
         heads.append(writes.count)
+        writeOfEntry[entry] = writes.count
+        writesOfDevice[history.entries[entry].device, default: []].append(writes.count)
         writes.append(Write(entry: entry, value: value))
     }
 
-    /// The block's value, and the conflicts its heads hold (none when they merge cleanly).
+    /// The block's value, its text the merged text, and the conflicts its writes hold: fields both
+    /// sides changed (or a delete against a change), and overlapping edits of the text.
     mutating func resolve(history: CausalHistory) -> (value: BlockValue, conflicts: [SyncConflict]) {
         var conflicts: [SyncConflict] = []
-        let value = merged(heads, history: history, conflicts: &conflicts)
+        var value = heads.count == 1 ? writes[heads[0]].value : merged(heads, history: history, conflicts: &conflicts)
+        if case .present(let key, var block) = value {
+            block.text = text.text
+            value = .present(orderKey: key, block: block)
+        }
+        conflicts += textConflicts(history: history)
         return (value, conflicts)
+    }
+
+    /// Write `index`'s value with the text its record saw.
+    private mutating func value(of index: Int, history: CausalHistory) -> BlockValue {
+        guard case .present(let key, var block) = writes[index].value else { return writes[index].value }
+        let entry = writes[index].entry
+        if let known = seen[entry] {
+            block.text = known
+        } else {
+            block.text = text.text { history.precedes(Int($0), entry) }
+            seen[entry] = block.text
+        }
+        return .present(orderKey: key, block: block)
     }
 
     /// Folds the writes `set` in rank order: each next one is merged with what came before against
     /// their common past; a conflict keeps the next (higher-ranked) write and reports the rest.
     private mutating func merged(_ set: [Int], history: CausalHistory, conflicts: inout [SyncConflict]) -> BlockValue {
-        if set.count == 1 { return writes[set[0]].value }
+        if set.count == 1 { return value(of: set[0], history: history) }
         let ordered = set.sorted { history.ranksBelow(writes[$0].entry, writes[$1].entry) }
-        var value = writes[ordered[0]].value
+        var value = value(of: ordered[0], history: history)
         var folded = [ordered[0]]
         for next in ordered.dropFirst() {
             let base = commonBase(of: folded, and: next, history: history)
-            if let merged = ConflictDetector.merge(base: base, value, writes[next].value) {
-                value = merged
+            let nextValue = self.value(of: next, history: history)
+            if let merged = ConflictDetector.merge(base: base, value, nextValue) {
                 folded.append(next)
+                value = withText(merged, seenBy: folded, history: history)
                 continue
             }
-            conflicts.append(conflict(losing: folded, value: value, winning: writes[next].value, history: history))
-            value = writes[next].value
+            conflicts.append(conflict(losing: folded, value: value, winning: nextValue, history: history))
+            value = nextValue
             folded = [next]
         }
         return value
     }
 
+    /// `value` with the text the writes `set` saw together: their characters, less those any of them deleted.
+    private func withText(_ value: BlockValue, seenBy set: [Int], history: CausalHistory) -> BlockValue {
+        guard case .present(let key, var block) = value, !text.isEmpty else { return value }
+        let entries = set.map { writes[$0].entry }
+        block.text = text.text { character in entries.contains { history.precedes(Int(character), $0) } }
+        return .present(orderKey: key, block: block)
+    }
+
     /// The value of the latest writes in the past of both `next` and one of `folded`, or nil if none.
     private mutating func commonBase(of folded: [Int], and next: Int, history: CausalHistory) -> BlockValue? {
-        let common = writes.indices.filter { index in
-            index != next && history.precedes(writes[index].entry, writes[next].entry)
-                && folded.contains { history.precedes(writes[index].entry, writes[$0].entry) }
-        }
-        // A device's writes form a chain, so only its latest common one can be maximal.
+        // A device's writes form a chain, so only its latest common one can be maximal: the last of
+        // its writes of this block with a counter both `next` and one of `folded` have seen.
         var perDevice: [Int: Int] = [:]
-        for index in common {
-            let device = history.entries[writes[index].entry].device
-            if let held = perDevice[device], history.precedes(writes[index].entry, writes[held].entry) { continue }
-            perDevice[device] = index
+        let nextClock = history.entries[writes[next].entry].clock
+        for (device, chain) in writesOfDevice {
+            let seenByFolded = folded.map { history.entries[writes[$0].entry].clock }.map { device < $0.count ? $0[device] : 0 }.max() ?? 0
+            let bound = min(device < nextClock.count ? nextClock[device] : 0, seenByFolded)
+            var low = 0, high = chain.count
+            while low < high {
+                let middle = (low + high) / 2
+                if history.entries[writes[chain[middle]].entry].record.counter <= bound { low = middle + 1 } else { high = middle }
+            }
+            if low > 0, chain[low - 1] != next { perDevice[device] = chain[low - 1] }
         }
         let candidates = Array(perDevice.values)
         let latest = candidates.filter { a in !candidates.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }
@@ -90,5 +139,23 @@ struct BlockRegister: Sendable {
         }
         let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
         return SyncConflict(branch: branch, document: document, block: id, losing: value, winning: winning)
+    }
+
+    /// A conflict for each pair of concurrent records whose text edits overlap: the lower-ranked
+    /// record's value of the block (as that device wrote it) is the losing side, the other's the
+    /// winning one, so both sides' words are kept whatever the merged text shows. Named by the
+    /// block and both records, so a record meeting two others makes two branches.
+    private mutating func textConflicts(history: CausalHistory) -> [SyncConflict] {
+        let pairs = Set((text.overlappingEdits + text.gluedWords { history.precedes(Int($0), Int($1)) }).map { [$0.0, $0.1] })
+        return pairs.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { pair in
+            let (a, b) = (pair[0], pair[1])
+            let (low, high) = history.ranksBelow(Int(a), Int(b)) ? (Int(a), Int(b)) : (Int(b), Int(a))
+            guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
+            let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
+            var input = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
+            input += history.entries[low].record.hash + history.entries[high].record.hash
+            let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+            return SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning)
+        }
     }
 }

@@ -19,6 +19,8 @@ struct CausalHistory: Sendable {
     private(set) var index: [[UInt8]: Int] = [:]
     private(set) var devices: [DeviceID] = []
     private var deviceIndex: [DeviceID: Int] = [:]
+    /// Each device's entries by counter (a device's records are admitted in counter order).
+    private var entriesOfDevice: [[Int]] = []
     /// Entries that are no record's parent: the parents of the next local record.
     private(set) var heads: Set<Int> = []
     /// The highest counter held of each device (by index).
@@ -50,6 +52,12 @@ struct CausalHistory: Sendable {
     /// Admits a record whose parents are all held, checking that its counter and Lamport time
     /// follow from them: anything else is a rewritten history or a cycle (`.causalityViolation`).
     mutating func admit(_ record: ChangeRecord) throws(SyncError) -> Int {
+        insert(try prepare(record))
+    }
+
+    /// The entry `record` would be, checked against what is held, without admitting it (so that
+    /// its operations can be checked against its past first).
+    func prepare(_ record: ChangeRecord) throws(SyncError) -> Entry {
         let parents = record.parents.map { index[$0]! }
         let device = deviceIndex[record.device] ?? devices.count
         var merged = [UInt64](repeating: 0, count: max(devices.count, device + 1))
@@ -70,17 +78,36 @@ struct CausalHistory: Sendable {
                             "record \(Self.short(record.hash)) is device \(record.device)'s number \(record.counter), but its parents hold \(merged[device]) of its records")
         }
         merged[device] = record.counter
+        return Entry(record: record, device: device, clock: merged)
+    }
+
+    /// Whether entry `a` is in the past of the prepared entry `b` (not admitted yet), or is it.
+    func precedes(_ a: Int, prepared b: Entry) -> Bool {
+        a == entries.count || b.includes(device: entries[a].device, counter: entries[a].record.counter)
+    }
+
+    /// The entry of `device`'s `counter`-th record, if held.
+    func entry(device: DeviceID, counter: UInt64) -> Int? {
+        guard let index = deviceIndex[device], counter >= 1, counter <= UInt64(entriesOfDevice[index].count) else { return nil }
+        return entriesOfDevice[index][Int(counter - 1)]
+    }
+
+    @discardableResult
+    mutating func insert(_ entry: Entry) -> Int {
+        let record = entry.record, device = entry.device
         if device == devices.count {
             devices.append(record.device)
             deviceIndex[record.device] = device
             clock.append(0)
+            entriesOfDevice.append([])
         }
         let id = entries.count
-        entries.append(Entry(record: record, device: device, clock: merged))
+        entries.append(entry)
         index[record.hash] = id
-        for parent in parents { heads.remove(parent) }
+        for parent in record.parents { heads.remove(index[parent]!) }
         heads.insert(id)
         clock[device] = max(clock[device], record.counter)
+        entriesOfDevice[device].append(id)
         maximumLamport = max(maximumLamport, record.lamport)
         return id
     }

@@ -55,4 +55,9 @@ public enum ChangeOperation: Sendable, Hashable {
     case block(document: NodeID, BlockID, BlockValue)
     /// A conflict made durable: once written, its branch survives whatever later edits resolve it.
     case conflict(SyncConflict)
+    /// Characters of a block's text inserted and deleted (SECURITY.md §19.3): the block's text is
+    /// a sequence of characters each named by the record that typed it, so two devices' edits of
+    /// one block merge character by character. A record carrying these for a block also writes
+    /// the block (`.block`) with the text they make.
+    case text(document: NodeID, BlockID, [TextEdit])
 }

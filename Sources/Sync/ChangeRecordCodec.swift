@@ -10,11 +10,17 @@ import Writing
 ///     operation  = 0x01 node:16 node-value
 ///                | 0x02 document:16 block:16 block-value
 ///                | 0x03 branch:16 document:16 block:16 losing:block-value winning:block-value
+///                | 0x04 document:16 block:16 edits:u16be (1 to 4096) text-edit*
 ///     node-value = 0x00                           (removed)
 ///                | 0x01 kind:u8 (1 folder, 2 document) parent:16 (16 zero bytes: the top level)
 ///                       order-key:str8 title:str16
 ///     block-value= 0x00                           (deleted)
-///                | 0x01 order-key:str8 length:u32be block   (block: SECURITY.md §14.4)
+///                | 0x01 order-key:str8 length:u32be block   (block: SECURITY.md §14.4; in 0x02 its text is empty)
+///     text-edit  = 0x01 anchor text:str32           (insert: 1 to 983,040 bytes, after the anchor)
+///                | 0x02 first:character last:character   (delete: first through last, as seen)
+///     anchor     = 0x00                           (the block's start)
+///                | 0x01 character
+///     character  = device:16 counter:u64be offset:u32be
 ///     strN       = length:uN (big-endian) UTF-8 bytes
 ///
 /// The signature is Ed25519 by the device over "SealedVault change record v1" 0x00 body. The whole
@@ -28,6 +34,7 @@ public enum ChangeRecordCodec {
     public static let maximumSize = 4 * 1024 * 1024
     public static let maximumParents = 64
     public static let maximumOperations = 4096
+    public static let maximumTextEdits = 4096
     static let signingLabel = Array("SealedVault change record v1".utf8) + [0]
     static let headerSize = 4 + 1 + 16 + 16 + 8 + 8
 
@@ -62,7 +69,31 @@ public enum ChangeRecordCodec {
             out += conflict.branch.bytes + conflict.document.bytes + conflict.block.bytes
             encode(conflict.losing, to: &out)
             encode(conflict.winning, to: &out)
+        case .text(let document, let id, let edits):
+            out.append(4)
+            out += document.bytes + id.bytes
+            SyncByteReader.append(UInt64(edits.count), size: 2, to: &out)
+            for edit in edits { encode(edit, to: &out) }
         }
+    }
+
+    static func encode(_ edit: TextEdit, to out: inout [UInt8]) {
+        switch edit {
+        case .insert(let anchor, let text):
+            out.append(1)
+            if let anchor { out.append(1); encode(anchor, to: &out) } else { out.append(0) }
+            SyncByteReader.append(text, lengthSize: 4, to: &out)
+        case .delete(let first, let last):
+            out.append(2)
+            encode(first, to: &out)
+            encode(last, to: &out)
+        }
+    }
+
+    static func encode(_ character: CharacterID, to out: inout [UInt8]) {
+        out += character.device.bytes
+        SyncByteReader.append(character.counter, size: 8, to: &out)
+        SyncByteReader.append(UInt64(character.offset), size: 4, to: &out)
     }
 
     static func encode(_ value: NodeValue, to out: inout [UInt8]) {
@@ -126,14 +157,49 @@ public enum ChangeRecordCodec {
         case 1: return .node(try identifier(&reader), try parseNodeValue(&reader))
         case 2:
             let document: NodeID = try identifier(&reader), block: BlockID = try identifier(&reader)
-            return .block(document: document, block, try parseBlockValue(&reader, id: block))
+            let value = try parseBlockValue(&reader, id: block)
+            // A block's text is its characters (0x04): a written value carries none.
+            guard value.block?.text.isEmpty ?? true else { throw SyncByteReader.malformed("a block value that carries text") }
+            return .block(document: document, block, value)
         case 3:
             let branch: BranchID = try identifier(&reader), document: NodeID = try identifier(&reader)
             let block: BlockID = try identifier(&reader)
             let losing = try parseBlockValue(&reader, id: block), winning = try parseBlockValue(&reader, id: block)
             return .conflict(SyncConflict(branch: branch, document: document, block: block, losing: losing, winning: winning))
+        case 4:
+            let document: NodeID = try identifier(&reader), block: BlockID = try identifier(&reader)
+            let count = Int(try reader.integer(2))
+            guard (1...maximumTextEdits).contains(count) else { throw SyncByteReader.malformed("\(count) text edits (1 to \(maximumTextEdits))") }
+            var edits: [TextEdit] = []
+            for _ in 0..<count { edits.append(try parseTextEdit(&reader)) }
+            return .text(document: document, block, edits)
         default: throw SyncByteReader.malformed("an unknown operation")
         }
+    }
+
+    static func parseTextEdit(_ reader: inout SyncByteReader) throws(SyncError) -> TextEdit {
+        switch try reader.byte() {
+        case 1:
+            let anchor: CharacterID?
+            switch try reader.byte() {
+            case 0: anchor = nil
+            case 1: anchor = try parseCharacter(&reader)
+            default: throw SyncByteReader.malformed("an unknown anchor")
+            }
+            let text = try reader.string(lengthSize: 4, maximum: WritingLimits.maximumBlockBytes)
+            guard !text.isEmpty else { throw SyncByteReader.malformed("an insert of no text") }
+            return .insert(after: anchor, text: text)
+        case 2:
+            return .delete(first: try parseCharacter(&reader), last: try parseCharacter(&reader))
+        default: throw SyncByteReader.malformed("an unknown text edit")
+        }
+    }
+
+    static func parseCharacter(_ reader: inout SyncByteReader) throws(SyncError) -> CharacterID {
+        let device: DeviceID = try identifier(&reader)
+        let counter = try reader.integer(8)
+        guard counter >= 1 else { throw SyncByteReader.malformed("a character of record 0") }
+        return CharacterID(device: device, counter: counter, offset: UInt32(try reader.integer(4)))
     }
 
     static func parseNodeValue(_ reader: inout SyncByteReader) throws(SyncError) -> NodeValue {

@@ -42,13 +42,43 @@ extension SyncReplica {
         let keys = Self.orderKeys(for: content.blocks.map(\.id), current: current.map { ($0.orderKey, $0.block.id) })
         var operations: [ChangeOperation] = []
         for (block, key) in zip(content.blocks, keys) {
-            let value = BlockValue.present(orderKey: key, block: block)
-            if blockValue(block.id) != value { operations.append(.block(document: document, block.id, value)) }
+            guard blockValue(block.id) != .present(orderKey: key, block: block) else { continue }
+            // The value without its text: the text travels as the characters that changed.
+            operations.append(.block(document: document, block.id, .present(orderKey: key, block: Block(id: block.id, kind: block.kind, rows: block.rows))))
+            let edits = textEdits(of: block.id, to: block.text)
+            if !edits.isEmpty { operations.append(.text(document: document, block.id, edits)) }
         }
         for (_, block) in current where !ids.contains(block.id) {
             operations.append(.block(document: document, block.id, .deleted))
         }
         return operations
+    }
+
+    /// The character edits that turn the block's text, as the replica shows it, into `text`: the
+    /// scalars deleted named by their characters, each run inserted after the character before it.
+    func textEdits(of block: BlockID, to text: String) -> [TextEdit] {
+        let shown = characters(of: block)
+        let wanted = Array(text.unicodeScalars)
+        let hunks = TextDiff.hunks(from: shown.map(\.scalar), to: wanted)
+        guard hunks.count <= ChangeRecordCodec.maximumTextEdits / 2 else {
+            return Self.edits(replacing: [TextDiff.Hunk(old: 0..<shown.count, new: 0..<wanted.count)], shown: shown, wanted: wanted, name: name(of:))
+        }
+        return Self.edits(replacing: hunks, shown: shown, wanted: wanted, name: name(of:))
+    }
+
+    static func edits(replacing hunks: [TextDiff.Hunk], shown: [TextSequence.Item], wanted: [Unicode.Scalar],
+                      name: (TextSequence.Item) -> CharacterID) -> [TextEdit] {
+        var edits: [TextEdit] = []
+        for hunk in hunks {
+            if !hunk.old.isEmpty {
+                edits.append(.delete(first: name(shown[hunk.old.lowerBound]), last: name(shown[hunk.old.upperBound - 1])))
+            }
+            if !hunk.new.isEmpty {
+                let anchor = hunk.old.lowerBound > 0 ? name(shown[hunk.old.lowerBound - 1]) : nil
+                edits.append(.insert(after: anchor, text: TextSequence.string(wanted[hunk.new])))
+            }
+        }
+        return edits
     }
 
     /// Order keys for `wanted`, keeping the current key of as many blocks as possible: those of the

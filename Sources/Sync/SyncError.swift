@@ -27,6 +27,9 @@ public enum SyncErrorCode: String, Sendable {
     case blockMoved
     /// Too many records held waiting for their parents.
     case tooManyPending
+    /// The stored sync records of a project cannot be rebuilt (a sealed record fails to open, a
+    /// stored one no longer verifies, a row is gone): the project works local-only until repaired.
+    case damagedSyncState
     /// A local change that cannot be expressed (a document that does not exist, say).
     case invalidChange
 }

@@ -117,23 +117,92 @@ public struct SyncReplica: Sendable {
         return applied
     }
 
-    /// Checks the operations against what is held, admits the record, then applies its operations.
+    /// Checks the operations against what is held and against the record's past, admits the
+    /// record, then applies its operations: a refused record changes nothing.
     private mutating func integrate(_ record: ChangeRecord) throws(SyncError) {
-        var seenBlocks = Set<BlockID>(), seenNodes = Set<NodeID>()
+        var seenNodes = Set<NodeID>(), seenTexts = Set<BlockID>()
+        var written: [BlockID: (document: NodeID, value: BlockValue)] = [:]
         for operation in record.operations {
             switch operation {
-            case .block(let document, let id, _):
-                guard seenBlocks.insert(id).inserted else { throw SyncByteReader.malformed("block \(id) written twice in one record") }
-                if let register = blocks[id], register.document != document {
-                    throw SyncError(.blockMoved, "block \(id) belongs to document \(register.document), not \(document)")
-                }
+            case .block(let document, let id, let value):
+                guard written.updateValue((document, value), forKey: id) == nil else { throw SyncByteReader.malformed("block \(id) written twice in one record") }
+                try checkDocument(document, of: id)
             case .node(let id, _):
                 guard seenNodes.insert(id).inserted else { throw SyncByteReader.malformed("node \(id) written twice in one record") }
+            case .text(let document, let id, _):
+                guard seenTexts.insert(id).inserted else { throw SyncByteReader.malformed("block \(id)'s text edited twice in one record") }
+                guard case .present? = written[id]?.value, written[id]?.document == document else {
+                    throw SyncByteReader.malformed("text edits of block \(id) without the block's value before them")
+                }
             case .conflict: break
             }
         }
-        let entry = try history.admit(record)
+        let prepared = try history.prepare(record)
+        // The edited texts are taken out of their registers (so they change in place, not in a
+        // copy) and put back, their edits undone, if the record is refused.
+        var texts: [BlockID: TextSequence] = [:]
+        for case .text(_, let id, _) in record.operations { texts[id] = blocks[id]?.takeText() ?? TextSequence() }
+        do {
+            try edit(&texts, by: record, prepared: prepared)
+        } catch {
+            for (id, text) in texts {
+                var text = text
+                text.undo(Int32(history.entries.count))
+                blocks[id]?.text = text
+            }
+            throw error
+        }
+        let entry = history.insert(prepared)
         for operation in record.operations { apply(operation, entry: entry) }
+        for (id, text) in texts { blocks[id]?.text = text }
+    }
+
+    private func checkDocument(_ document: NodeID, of block: BlockID) throws(SyncError) {
+        if let register = blocks[block], register.document != document {
+            throw SyncError(.blockMoved, "block \(block) belongs to document \(register.document), not \(document)")
+        }
+    }
+
+    /// Applies `record`'s text edits to `texts`, checked against its past: every character it
+    /// names is one it had seen.
+    private func edit(_ texts: inout [BlockID: TextSequence], by record: ChangeRecord, prepared: CausalHistory.Entry) throws(SyncError) {
+        let entry = Int32(history.entries.count)
+        let history = self.history
+        let inPast: (Int32) -> Bool = { history.precedes(Int($0), prepared: prepared) }
+        let ranksAbove: (Int32) -> Bool = { Self.ranks(history.entries[Int($0)].record, above: record) }
+        var offset: UInt64 = 0
+        for case .text(_, let id, let edits) in record.operations {
+            for edit in edits {
+                switch edit {
+                case .insert(let anchor, let inserted):
+                    let scalars = Array(inserted.unicodeScalars)
+                    guard offset + UInt64(scalars.count) <= UInt64(UInt32.max) else { throw SyncByteReader.malformed("too many characters inserted") }
+                    var after: (entry: Int32, offset: UInt32)? = nil
+                    if let anchor { after = (try self.entry(of: anchor, in: record), anchor.offset) }
+                    try texts[id]!.insert(scalars, entry: entry, firstOffset: UInt32(offset), after: after, inPast: inPast, ranksAbove: ranksAbove)
+                    offset += UInt64(scalars.count)
+                case .delete(let first, let last):
+                    try texts[id]!.delete(from: (try self.entry(of: first, in: record), first.offset),
+                                          through: (try self.entry(of: last, in: record), last.offset), by: entry, inPast: inPast)
+                }
+            }
+        }
+    }
+
+    /// The history entry of the record that typed `character` (the record itself for its own characters).
+    private func entry(of character: CharacterID, in record: ChangeRecord) throws(SyncError) -> Int32 {
+        if character.device == record.device, character.counter == record.counter { return Int32(history.entries.count) }
+        guard let entry = history.entry(device: character.device, counter: character.counter) else {
+            throw SyncError(.causalityViolation, "a text edit names a character of a record it has not seen")
+        }
+        return Int32(entry)
+    }
+
+    /// SECURITY.md §19.3's rank: Lamport time, then device id, then hash.
+    static func ranks(_ x: ChangeRecord, above y: ChangeRecord) -> Bool {
+        if x.lamport != y.lamport { return x.lamport > y.lamport }
+        if x.device != y.device { return y.device.bytes.lexicographicallyPrecedes(x.device.bytes) }
+        return y.hash.lexicographicallyPrecedes(x.hash)
     }
 
     private mutating func apply(_ operation: ChangeOperation, entry: Int) {
@@ -144,6 +213,8 @@ public struct SyncReplica: Sendable {
             blocks[id, default: BlockRegister(id: id, document: document)].add(value, entry: entry, history: history)
             blocksOfDocument[document, default: []].insert(id)
             resolved[id] = nil
+        case .text:
+            break  // applied with the record's other text edits, once checked
         case .conflict(let conflict):
             // Two devices name a conflict's branch alike; a hostile one might not: keep the least encoding.
             if let held = durableConflicts[conflict.branch], Self.encoding(held).lexicographicallyPrecedes(Self.encoding(conflict)) { return }
@@ -212,6 +283,12 @@ public struct SyncReplica: Sendable {
     }
 
     func blockValue(_ id: BlockID) -> BlockValue? { resolved[id]?.value }
+    /// The characters a block shows now, named, in order (empty for a block never written).
+    func characters(of id: BlockID) -> [TextSequence.Item] { blocks[id]?.text.visible ?? [] }
+    func name(of character: TextSequence.Item) -> CharacterID {
+        let record = history.entries[Int(character.entry)].record
+        return CharacterID(device: record.device, counter: record.counter, offset: character.offset)
+    }
     func document(ofBlock id: BlockID) -> NodeID? { blocks[id]?.document }
     func nodeValue(_ id: NodeID) -> NodeValue? { nodes[id]?.value(history: history) }
 

@@ -24,20 +24,35 @@ extension VaultSync {
     }
 
     /// `operations` cut into runs of at most `ChangeRecordCodec.maximumOperations` operations and
-    /// `maximumOperationBytesPerRecord` encoded bytes (a single larger operation stands alone).
+    /// `maximumOperationBytesPerRecord` encoded bytes (a single larger operation stands alone). A
+    /// block's value and the text edits after it stay in one record (SECURITY.md §19.2).
     static func chunks(_ operations: [ChangeOperation]) -> [[ChangeOperation]] {
         var chunks: [[ChangeOperation]] = [], current: [ChangeOperation] = [], bytes = 0
-        for operation in operations {
+        for unit in units(operations) {
             var encoded: [UInt8] = []
-            ChangeRecordCodec.encode(operation, to: &encoded)
-            if !current.isEmpty, current.count == ChangeRecordCodec.maximumOperations || bytes + encoded.count > maximumOperationBytesPerRecord {
+            for operation in unit { ChangeRecordCodec.encode(operation, to: &encoded) }
+            if !current.isEmpty, current.count + unit.count > ChangeRecordCodec.maximumOperations
+                || bytes + encoded.count > maximumOperationBytesPerRecord {
                 chunks.append(current)
                 (current, bytes) = ([], 0)
             }
-            current.append(operation)
+            current += unit
             bytes += encoded.count
         }
         if !current.isEmpty { chunks.append(current) }
         return chunks
+    }
+
+    /// The operations in groups that must share a record: a block's value with its text edits.
+    static func units(_ operations: [ChangeOperation]) -> [[ChangeOperation]] {
+        var units: [[ChangeOperation]] = []
+        for operation in operations {
+            if case .text(_, let block, _) = operation, case .block(_, let written, _)? = units.last?.last, written == block {
+                units[units.count - 1].append(operation)
+            } else {
+                units.append([operation])
+            }
+        }
+        return units
     }
 }

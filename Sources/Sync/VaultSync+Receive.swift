@@ -73,11 +73,12 @@ extension VaultSync {
                 missing[id] = nil
             }
         }
-        for (id, value) in binder {
-            if case .present(_, _, _, let title) = value, let node = vaultNodes[id], node.title != title {
-                try store.renameNode(id, in: project.id, to: title)
-            }
+        for (id, value) in binder.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+            guard case .present(_, let parent, let orderKey, let title) = value, let node = vaultNodes[id] else { continue }
+            if node.title != title { try store.renameNode(id, in: project.id, to: title) }
+            if node.parent != parent || node.orderKey != orderKey { try moveIfPossible(id, under: parent, orderKey: orderKey, in: project) }
         }
+        try removeNodes(removedIn: &replica, from: vaultNodes, of: project)
         var written = 0
         for document in replica.documents where vaultNodes[document] != nil {
             let content = replica.content(of: document)
@@ -87,6 +88,31 @@ extension VaultSync {
             }
         }
         return written
+    }
+
+    /// Moves a node where the records put it; a move the binder cannot take (its parent is not
+    /// here, or it would nest a folder under itself) leaves it where it is, for a later exchange.
+    private func moveIfPossible(_ id: NodeID, under parent: NodeID?, orderKey: String, in project: WritingProject) throws {
+        do { try store.moveSyncedNode(id, in: project.id, under: parent, orderKey: orderKey) } catch let error as WritingError
+            where [.nodeNotFound, .wrongNodeKind, .moveIntoItself, .nestingTooDeep, .notInProject].contains(error.code) {}
+    }
+
+    /// Removes from the vault the nodes the records removed: documents (with their blocks,
+    /// snapshots and branches) and folders, deepest first. A folder still holding something the
+    /// records did not remove (a document made here and not committed yet) stays.
+    private func removeNodes(removedIn replica: inout SyncReplica, from vaultNodes: [NodeID: BinderNode], of project: WritingProject) throws {
+        let removed = vaultNodes.values.filter { replica.nodeValue($0.id) == .removed }
+        let depth = { (node: BinderNode) -> Int in
+            var depth = 0, parent = node.parent
+            while let id = parent, depth <= WritingLimits.maximumNesting { depth += 1; parent = vaultNodes[id]?.parent }
+            return depth
+        }
+        let deepestFirst = removed.map { (node: $0, depth: depth($0)) }.sorted { a, b in
+            a.depth != b.depth ? a.depth > b.depth : a.node.id.bytes.lexicographicallyPrecedes(b.node.id.bytes)
+        }
+        for (node, _) in deepestFirst {
+            do { try store.removeNode(node.id, in: project.id) } catch let error as WritingError where error.code == .folderNotEmpty {}
+        }
     }
 
     /// Keeps each conflict not kept before as a syncConflict branch of its document, against a

@@ -27,16 +27,25 @@ public struct VaultSync {
 
     // MARK: The stored records
 
-    /// The project's replica, rebuilt from its stored records in the order they were stored (parents first).
+    /// The project's replica, rebuilt from its stored records in the order they were stored
+    /// (parents first). A stored record that fails to open, no longer verifies, or waits for a
+    /// parent that is not stored (a row gone) is damage: `.damagedSyncState`, saying which and why,
+    /// and the project works local-only until it is repaired (`state(of:)`).
     public func replica(of projectID: ProjectID) throws -> SyncReplica {
         let project = try store.project(projectID)
         var replica = SyncReplica(project: projectID, author: author, devices: devices)
-        for bytes in try storedRecords(of: project) {
-            guard case .applied = replica.receive(bytes) else {
-                throw SyncError(.malformedRecord, "a stored change record of project \(projectID) no longer verifies: the sync state is damaged")
+        for (hash, bytes) in try storedRecords(of: project) {
+            switch replica.receive(bytes) {
+            case .applied: continue
+            case .held: throw Self.damaged(projectID, "record \(CausalHistory.short(hash)) follows a record that is not stored")
+            case .refused(let error): throw Self.damaged(projectID, "record \(CausalHistory.short(hash)) no longer verifies (\(error.code.rawValue))")
             }
         }
         return replica
+    }
+
+    static func damaged(_ project: ProjectID, _ why: String) -> SyncError {
+        SyncError(.damagedSyncState, "the sync state of project \(project) is damaged: \(why); the project works local-only until it is repaired")
     }
 
     /// The project's stored records a peer at `versionVector` lacks, parents first.
@@ -44,15 +53,26 @@ public struct VaultSync {
         try replica(of: projectID).records(missingFrom: versionVector).map(\.encoded)
     }
 
-    func storedRecords(of project: WritingProject) throws -> [[UInt8]] {
+    func storedRecords(of project: WritingProject) throws -> [(hash: [UInt8], bytes: [UInt8])] {
         let rows = try database.query("SELECT hash, parts FROM sync_records WHERE project_id = ? ORDER BY rowid", [.blob(project.id.bytes)])
         return try rows.map { row in
             let hash = try row.blob("hash"), parts = try row.nonNegativeInteger("parts")
             let locations = try (0..<parts).map { try Self.location(hash, part: $0) }
             var bytes: [UInt8] = []
-            try open(locations, of: project) { bytes += $0 }
-            return bytes
+            do { try open(locations, of: project) { bytes += $0 } } catch let error as WritingError where error.code == .privilegedSessionRequired {
+                throw error
+            } catch {
+                throw Self.damaged(project.id, "record \(CausalHistory.short(hash)) does not open (\(Self.reason(error)))")
+            }
+            return (hash, bytes)
         }
+    }
+
+    /// An error's code, never its message (which could name what it was opening).
+    static func reason(_ error: Error) -> String {
+        if let error = error as? CryptoVaultError { return error.code.rawValue }
+        if let error = error as? WritingError { return error.code.rawValue }
+        return "an unreadable sealed record"
     }
 
     /// Opens records of the project: a privileged project's only in a session of its compartment
@@ -79,6 +99,27 @@ public struct VaultSync {
         for (index, part) in parts.enumerated() { _ = try transaction.sealRecord(part, at: try Self.location(record.hash, part: index), in: project.compartment) }
     }
 
+    /// The nodes the records show that this vault removed, in id order: absent here, and at the
+    /// top level, under a node here, or under one removed here too. A node under a parent this vault
+    /// never held (the records never made it, or it could not be added) was never here, so it is
+    /// not removed: the vault only has not caught up with it.
+    static func removedHere(_ binder: [NodeID: NodeValue], present: Set<NodeID>) -> [NodeID] {
+        var removed: [NodeID: Bool] = [:]
+        func isRemoved(_ id: NodeID) -> Bool {
+            var chain: [NodeID] = [], cursor: NodeID? = id, answer = true
+            while let node = cursor {
+                if present.contains(node) { answer = node != id; break }
+                if let known = removed[node] { answer = known; break }
+                guard case .present(_, let parent, _, _)? = binder[node], chain.count <= WritingLimits.maximumNesting else { answer = false; break }
+                chain.append(node)
+                cursor = parent
+            }
+            for node in chain { removed[node] = answer }
+            return answer && !present.contains(id)
+        }
+        return binder.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.filter(isRemoved)
+    }
+
     static func location(_ hash: [UInt8], part: Int) throws -> SealedRecordLocation {
         try SealedRecordLocation(module: "sync", table: "sync_records", recordID: hash, field: "part-\(part)")
     }
@@ -100,10 +141,7 @@ public struct VaultSync {
             if held != value { operations.append(.node(node.id, value)) }
             if held == nil { created.insert(node.id) }
         }
-        let present = Set(nodes.map(\.id))
-        for id in replica.binder.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) where !present.contains(id) {
-            operations.append(.node(id, .removed))
-        }
+        for id in Self.removedHere(replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
         for node in nodes where node.kind == .scene {
             operations += try replica.operations(making: node.id, hold: try store.documentContent(of: node.id, in: projectID),
                                                  creating: created.contains(node.id))

@@ -124,7 +124,10 @@ import Glibc
         #expect(stale.status == 409)
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(stale.body)) as? [String: Any])
         let branch = try #require(answer["branch"] as? String)
-        #expect(try pair.consoleText() == "The ferry came in at dawn, from the desk.", "the synced words stay in the document")
+        // Both devices changed the words after "at": the document keeps every word each typed (the
+        // character merge of SECURITY.md §19.3), so the desk's are there whatever the page saved.
+        let now = try pair.consoleText() ?? ""
+        #expect(now.contains("dawn") && now.contains("desk"), "the synced words stay in the document: \(now)")
         let kept = try #require(try pair.console.json("GET", path + "/branches/\(branch)") as? [String: Any])
         #expect(kept["kind"] as? String == "manual" && (kept["blocks"] as? [[String: Any]])?.first?["text"] as? String == "The ferry came in at six, typed on in the console.",
                 "the page's words are kept as a branch against the document as it now is")

@@ -194,14 +194,15 @@ import Writing
         #expect(notifications.reduce(0) { $0 + $1.documentsWritten } == 300)
     }
 
-    /// 8,000 paragraphs (1.6 MB) are more operations than one record holds (4,096): the first commit
-    /// is cut into records that each parse, stored in several sealed parts, and they travel in one batch.
+    /// 8,000 paragraphs (1.6 MB) are more operations than one record holds (4,096; a paragraph is two,
+    /// its value and its characters, kept in one record): the first commit is cut into four records
+    /// that each parse, stored in several sealed parts, and they travel in one batch.
     @Test func aDocumentTooLargeForOneRecordIsCommittedAsSeveralAndTravels() throws {
         let f = try F()
         let project = try F.project(f.laptop, "Long")
         let paragraphs = (0..<8000).map { index in (0..<25).map { "w\(($0 * 7919 + index) % 5000)" }.joined(separator: " ") }
         let document = try F.document(f.laptop, in: project, "All of it", paragraphs)
-        #expect(try f.syncLaptop().sent == 2)
+        #expect(try f.syncLaptop().sent == 4)
         #expect(try F.texts(f.desk, project.id, document) == paragraphs)
         #expect(try f.syncLaptop().sent == 0)
     }

@@ -78,7 +78,7 @@ import Writing
             #expect(replica.refusals.isEmpty)
             let document = try #require(replica.documents.first)
             contents.append(replica.content(of: document).blocks.flatMap { $0.id.bytes + BlockEncoding.encode($0) })
-            #expect(replica.content(of: document).blocks.map(\.text) == ["Edited at the desk.", ""])
+            #expect(replica.content(of: document).blocks.map(\.text) == ["Edited at the desk!", ""])
             #expect(replica.conflicts().count == 1)
         }
         #expect(Set(contents).count == 1)
@@ -98,6 +98,15 @@ import Writing
             "node \(id.hex) \(kind == .chapter ? "folder" : "document") \(parent?.hex ?? "top") \(key) \(title)"
         case .block(let document, let id, let value): "block \(document.hex) \(id.hex) \(describe(value))"
         case .conflict(let c): "conflict \(c.branch.hex) \(c.document.hex) \(c.block.hex) \(describe(c.losing)) \(describe(c.winning))"
+        case .text(let document, let id, let edits): "text \(document.hex) \(id.hex) " + edits.map(describe).joined(separator: "; ")
+        }
+    }
+
+    static func describe(_ edit: TextEdit) -> String {
+        func name(_ c: CharacterID?) -> String { c.map { "\($0.device.hex):\($0.counter):\($0.offset)" } ?? "start" }
+        switch edit {
+        case .insert(let after, let text): return "insert \(name(after)) \(text)"
+        case .delete(let first, let last): return "delete \(name(first)) \(name(last))"
         }
     }
 
@@ -116,6 +125,15 @@ import Writing
             guard let node = json["value"] as? [String: Any] else { return "node \(json["node"]!) removed" }
             return "node \(json["node"]!) \(node["kind"]!) \((node["parent"] as? String) ?? "top") \(node["order_key"]!) \(node["title"]!)"
         case "block": return "block \(json["document"]!) \(json["block"]!) \(value(json["value"]))"
+        case "text":
+            func name(_ c: Any?) -> String {
+                guard let c = c as? [String: Any] else { return "start" }
+                return "\(c["device"]!):\(c["counter"]!):\(c["offset"]!)"
+            }
+            let edits = (json["edits"] as! [[String: Any]]).map { edit in
+                edit["edit"] as! String == "insert" ? "insert \(name(edit["after"])) \(edit["text"]!)" : "delete \(name(edit["first"])) \(name(edit["last"]))"
+            }
+            return "text \(json["document"]!) \(json["block"]!) " + edits.joined(separator: "; ")
         default: return "conflict \(json["branch"]!) \(json["document"]!) \(json["block"]!) \(value(json["losing"])) \(value(json["winning"]))"
         }
     }

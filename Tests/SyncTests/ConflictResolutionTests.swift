@@ -49,7 +49,24 @@ import Writing
         #expect(fleet.replicas[1].conflicts().isEmpty)
     }
 
-    @Test func sameWordsChangedOnBothSidesKeepOneSideAndBranchTheOther() throws {
+    @Test func insertionsAtOnePointBothSurviveInOneOrderWithoutConflict() throws {
+        var (fleet, document, blocks) = try Self.pair(["the client said today"])
+        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "the client said little today"))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "the client said nothing today"))
+        let text = Self.exchange(&fleet, document).blocks[0].text
+        #expect(["the client said little nothing today", "the client said nothing little today"].contains(text))
+        #expect(fleet.replicas[0].conflicts().isEmpty)
+    }
+
+    @Test func keystrokesOfTwoDevicesInOneWordMergeCharacterByCharacter() throws {
+        var (fleet, document, blocks) = try Self.pair(["recieve the note"])
+        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "receive the note"))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "recieve the notes"))
+        #expect(Self.exchange(&fleet, document).blocks.map(\.text) == ["receive the notes"])
+        #expect(fleet.replicas[1].conflicts().isEmpty)
+    }
+
+    @Test func sameCharactersReplacedOnBothSidesKeepBothAndBranchEachSide() throws {
         var (fleet, document, blocks) = try Self.pair()
         _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 1, "laptop words"))
         _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 1, "desk words"))
@@ -59,9 +76,10 @@ import Writing
         let conflict = try #require(conflicts.first)
         #expect(conflicts.count == 1)
         #expect(conflict.block == blocks[1].id)
-        let kept = merged.blocks[1].text
-        #expect(Set([kept, conflict.losing.block?.text]) == Set(["laptop words", "desk words"]))
-        #expect(conflict.winning.block?.text == kept)
+        // The document holds every character typed (nothing is lost), in one order on both devices;
+        // the branch holds each side's version, to take one back in a step.
+        #expect(["laptop wordsdesk words", "desk wordslaptop words"].contains(merged.blocks[1].text))
+        #expect(Set([conflict.losing.block?.text, conflict.winning.block?.text]) == Set(["laptop words", "desk words"]))
     }
 
     @Test func aDeletedBlocksTextSurvivesInTheBranchWhenTheEditLoses() throws {
@@ -125,5 +143,24 @@ import Writing
         #expect(fleet.replicas[2].content(of: document).blocks.map(\.text) == ["settled"])
         let conflict = try #require(fleet.replicas[2].conflicts().first)
         #expect(Set([conflict.losing.block?.text, conflict.winning.block?.text]) == Set(["zero", "one"]))
+    }
+
+    @Test func aRecordWhoseTextEditNamesACharacterItNeverSawIsRefusedAndChangesNothing() throws {
+        var (fleet, document, blocks) = try Self.pair()
+        let key = try #require(fleet.replicas[1].orderedBlocks(of: document).first?.orderKey)
+        let unseen = CharacterID(device: fleet.replicas[0].author!.device, counter: 99, offset: 0)
+        let before = fleet.replicas[1].content(of: document), held = fleet.replicas[1].recordCount
+        // The first edit applies, the second names a character of a record nobody has: all of it is undone.
+        #expect(throws: SyncError(.causalityViolation, "")) {
+            _ = try fleet.replicas[1].commit([
+                .block(document: document, blocks[0].id, .present(orderKey: key, block: Block(id: blocks[0].id, kind: .paragraph))),
+                .text(document: document, blocks[0].id, [.insert(after: nil, text: "zz"), .delete(first: unseen, last: unseen)]),
+            ])
+        }
+        #expect(fleet.replicas[1].content(of: document) == before)
+        #expect(fleet.replicas[1].recordCount == held)
+        // And the replica goes on: an honest edit of the same block is taken.
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "one, still"))
+        #expect(fleet.replicas[1].content(of: document).blocks[0].text == "one, still")
     }
 }

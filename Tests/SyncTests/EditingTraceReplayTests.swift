@@ -7,17 +7,44 @@ import Writing
 /// The concurrent editing traces (`shared/corpora/editing-traces/concurrent`: real writers typing
 /// into one text at once), replayed as one device per writer that syncs at every merge point: a
 /// device receives exactly the records of a transaction's past before it types the transaction's
-/// patches. The text is a document of one paragraph block per line. Every device must end at the
-/// trace's `endContent`.
+/// patches. The text is a block editor's document: one paragraph block per line.
+///
+/// Every device must end with the same document and the same conflicts. Inside a block the merge
+/// is the character merge of SECURITY.md §19.3, the trace's own kind; but a line split or joined
+/// while the other writer typed in the text it moved cannot take that typing into its new block (no
+/// operation moves characters between blocks), so a few lines still differ from `endContent`.
 @Suite struct EditingTraceReplayTests {
     static let names = ["friendsforever", "clownschool"]
 
-    @Test(arguments: names) func everyDeviceEndsAtTheTracesEndContent(_ name: String) throws {
-        guard let path = Self.corpus("concurrent/\(name).json.gz") else {
-            print("⚠️  SKIPPED: the editing-trace corpus (shared/corpora/editing-traces/concurrent) is not here; trace \(name) was NOT replayed")
-            return
+    @Test(arguments: names) func everyDeviceConvergesTowardTheTracesEndContent(_ name: String) throws {
+        guard let trace = try Self.load(name) else { return }
+        var (fleet, document, records) = try Self.replay(trace)
+        let text = fleet.replicas[0].content(of: document).blocks.map(\.text).joined(separator: "\n")
+        for replica in fleet.replicas.indices.dropFirst() {
+            #expect(fleet.replicas[replica].content(of: document).canonicalBytes == fleet.replicas[0].content(of: document).canonicalBytes)
+            #expect(fleet.replicas[replica].conflicts() == fleet.replicas[0].conflicts())
         }
-        let trace = try ConcurrentTrace.load(gzipped: path)
+        let conflicts = fleet.replicas[0].conflicts()
+        let ours = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let theirs = trace.endContent.split(separator: "\n", omittingEmptySubsequences: false)
+        print("trace \(name): \(trace.transactions.count) transactions, \(records) records, \(conflicts.count) conflicts kept as branches, "
+              + "\(theirs.filter { !ours.contains($0) }.count) of endContent's \(theirs.count) lines not in the result")
+        withKnownIssue("a line split or joined while the other writer typed in the text it moved keeps that typing in the old block") {
+            #expect(text == trace.endContent)
+        }
+        for conflict in conflicts { #expect(conflict.losing != conflict.winning) }
+    }
+
+    static func load(_ name: String) throws -> ConcurrentTrace? {
+        guard let path = corpus("concurrent/\(name).json.gz") else {
+            print("⚠️  SKIPPED: the editing-trace corpus (shared/corpora/editing-traces/concurrent) is not here; trace \(name) was NOT replayed")
+            return nil
+        }
+        return try ConcurrentTrace.load(gzipped: path)
+    }
+
+    /// Replays the trace, one device per writer, and heals every link at the end.
+    static func replay(_ trace: ConcurrentTrace) throws -> (fleet: SyncFleet, document: NodeID, records: Int) {
         var fleet = try SyncFleet(devices: trace.agents)
         let (document, _) = try fleet.replicas[0].createDocument(titled: "Trace")
         var generator = SeededGenerator(seed: 7)
@@ -35,33 +62,16 @@ import Writing
                     #expect(fleet.replicas[device].receive(record.encoded) == .applied(1), "transaction \(earlier)")
                 }
             }
-            // What a device shows changes only when it receives: its lines are read again only then.
-            if !missing.isEmpty || lines[device] == nil { lines[device] = TraceLines(fleet.replicas[device].content(of: document)) }
+            // What a device shows changes only when it receives: its text is read again only then.
+            if !missing.isEmpty || lines[device] == nil {
+                lines[device] = TraceLines(fleet.replicas[device].content(of: document))
+            }
             for patch in transaction.patches { try lines[device]!.apply(patch) }
             records.append(try fleet.replicas[device].edit(document, to: lines[device]!.content))
             known[device].insert(index)
         }
         fleet.healAll(&generator)
-        let text = fleet.replicas[0].content(of: document).blocks.map(\.text).joined(separator: "\n")
-        for replica in fleet.replicas.indices.dropFirst() {
-            #expect(fleet.replicas[replica].content(of: document).canonicalBytes == fleet.replicas[0].content(of: document).canonicalBytes)
-            #expect(fleet.replicas[replica].conflicts() == fleet.replicas[0].conflicts())
-        }
-        let conflicts = fleet.replicas[0].conflicts()
-        let ours = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let theirs = trace.endContent.split(separator: "\n", omittingEmptySubsequences: false)
-        let differing = theirs.filter { !ours.contains($0) }.count
-        print("trace \(name): \(trace.transactions.count) transactions, \(records.compactMap { $0 }.count) records, "
-              + "\(conflicts.count) conflicts kept as branches, \(differing) of endContent's \(theirs.count) lines not in the result")
-        // The trace's own merge is a character CRDT that interleaves two writers' keystrokes inside one
-        // word or at one point; sync keeps one side and branches the other there (SECURITY.md §19.3).
-        withKnownIssue("concurrent keystrokes inside one word become conflicts (branches), not the trace's interleaving") {
-            #expect(text == trace.endContent)
-        }
-        // Every conflict is a branch on every device and holds both sides' words.
-        for conflict in conflicts {
-            #expect(conflict.losing != conflict.winning)
-        }
+        return (fleet, document, records.compactMap { $0 }.count)
     }
 
     /// The transactions in the past of `parents` (themselves included) not in `known`.

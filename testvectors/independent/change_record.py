@@ -32,6 +32,7 @@ DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_SIZE = 4 * 1024 * 1024
 MAX_PARENTS = 64
 MAX_OPERATIONS = 4096
+MAX_TEXT_EDITS = 4096
 MAX_BLOCK_TEXT = 983040
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "personBackground", "personArc",
@@ -151,8 +152,23 @@ def encode_operation(op):
                 + bytes([len(key)]) + key + struct.pack(">H", len(title)) + title)
     if op["op"] == "block":
         return b"\x02" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + encode_block_value(op["value"])
+    if op["op"] == "text":
+        return (b"\x04" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + struct.pack(">H", len(op["edits"]))
+                + b"".join(encode_text_edit(edit) for edit in op["edits"]))
     return (b"\x03" + bytes.fromhex(op["branch"]) + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"])
             + encode_block_value(op["losing"]) + encode_block_value(op["winning"]))
+
+
+def encode_character(character):
+    return bytes.fromhex(character["device"]) + struct.pack(">QI", character["counter"], character["offset"])
+
+
+def encode_text_edit(edit):
+    if edit["edit"] == "insert":
+        anchor = b"\x00" if edit["after"] is None else b"\x01" + encode_character(edit["after"])
+        text = edit["text"].encode()
+        return b"\x01" + anchor + struct.pack(">I", len(text)) + text
+    return b"\x02" + encode_character(edit["first"]) + encode_character(edit["last"])
 
 
 def encode_body(fields):
@@ -205,12 +221,44 @@ def parse_operation(r):
                                                       "order_key": key, "title": title}}
     if tag == 2:
         document, block = r.take(16).hex(), r.take(16).hex()
-        return {"op": "block", "document": document, "block": block, "value": parse_block_value(r)}
+        value = parse_block_value(r)
+        if value is not None and value["text"]:
+            raise Refused("malformedRecord", "a block value that carries text (a block's text is its characters)")
+        return {"op": "block", "document": document, "block": block, "value": value}
     if tag == 3:
         branch, document, block = r.take(16).hex(), r.take(16).hex(), r.take(16).hex()
         return {"op": "conflict", "branch": branch, "document": document, "block": block,
                 "losing": parse_block_value(r), "winning": parse_block_value(r)}
+    if tag == 4:
+        document, block = r.take(16).hex(), r.take(16).hex()
+        count = r.int(2)
+        if not 1 <= count <= MAX_TEXT_EDITS:
+            raise Refused("malformedRecord", "1 to 4096 text edits")
+        return {"op": "text", "document": document, "block": block, "edits": [parse_text_edit(r) for _ in range(count)]}
     raise Refused("malformedRecord", "an unknown operation")
+
+
+def parse_character(r):
+    character = {"device": r.take(16).hex(), "counter": r.int(8), "offset": r.int(4)}
+    if character["counter"] < 1:
+        raise Refused("malformedRecord", "a character of record 0")
+    return character
+
+
+def parse_text_edit(r):
+    tag = r.int(1)
+    if tag == 1:
+        anchor = r.int(1)
+        if anchor not in (0, 1):
+            raise Refused("malformedRecord", "an unknown anchor")
+        after = parse_character(r) if anchor == 1 else None
+        text = r.text(4, MAX_BLOCK_TEXT)
+        if not text:
+            raise Refused("malformedRecord", "an insert of no text")
+        return {"edit": "insert", "after": after, "text": text}
+    if tag == 2:
+        return {"edit": "delete", "first": parse_character(r), "last": parse_character(r)}
+    raise Refused("malformedRecord", "an unknown text edit")
 
 
 def parse(record):
@@ -278,15 +326,30 @@ def build():
     keys = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in (a, b)}
     project = fixed("sync project", 16).hex()
     doc, b1, b2, b3 = (fixed("sync id " + n, 16).hex() for n in ("document", "block 1", "block 2", "block 3"))
+    # A character is named by its record (device, counter) and its place among the scalars that
+    # record inserted: "Intake" is A's 0 to 5, the paragraph's text A's 6 onwards.
+    first_text = "Naïve résumé, e\u0301 and 🙂."
+
+    def character(of, counter, offset):
+        return {"device": of["device_id"], "counter": counter, "offset": offset}
+
     first = {"project": project, "device": a["device_id"], "counter": 1, "lamport": 1, "parents": [], "operations": [
         {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Session 1 — intake"}},
-        {"op": "block", "document": doc, "block": b1, "value": block("1i", "heading-2", "Intake")},
-        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "Naïve résumé, e\u0301 and 🙂.")},
+        {"op": "block", "document": doc, "block": b1, "value": block("1i", "heading-2", "")},
+        {"op": "text", "document": doc, "block": b1, "edits": [{"edit": "insert", "after": None, "text": "Intake"}]},
+        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "")},
+        {"op": "text", "document": doc, "block": b2, "edits": [{"edit": "insert", "after": None, "text": first_text}]},
     ]}
     r1 = sign(bytes.fromhex(a["seed"]), encode_body(first))
     h1 = hashlib.sha256(r1).hexdigest()
     second = {"project": project, "device": b["device_id"], "counter": 1, "lamport": 2, "parents": [h1], "operations": [
-        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "Edited at the desk.")},
+        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "")},
+        # "Naïve résumé, " deleted, "Edited at the desk." typed at the start, the rest deleted.
+        {"op": "text", "document": doc, "block": b2, "edits": [
+            {"edit": "delete", "first": character(a, 1, 6), "last": character(a, 1, 6 + 13)},
+            {"edit": "insert", "after": None, "text": "Edited at the desk."},
+            {"edit": "delete", "first": character(a, 1, 6 + 14), "last": character(a, 1, 6 + len(first_text) - 1)},
+        ]},
         {"op": "block", "document": doc, "block": b3, "value": block("1k", "table", "", [["Drug", "Dose"], ["x", "5 mg"]])},
         {"op": "block", "document": doc, "block": b1, "value": None},
     ]}
@@ -299,6 +362,12 @@ def build():
         {"op": "conflict", "branch": branch, "document": doc, "block": b2, "losing": losing, "winning": winning},
         {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Session 1"}},
         {"op": "node", "node": fixed("sync id folder", 16).hex(), "value": None},
+        # The desk's "." (B's character 18) made "!", typed after B's "k" (its 17).
+        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "")},
+        {"op": "text", "document": doc, "block": b2, "edits": [
+            {"edit": "delete", "first": character(b, 1, 18), "last": character(b, 1, 18)},
+            {"edit": "insert", "after": character(b, 1, 17), "text": "!"},
+        ]},
     ]}
     r3 = sign(bytes.fromhex(a["seed"]), encode_body(third))
     records = []
@@ -322,13 +391,22 @@ def build():
         ("parents not ascending", sign(bytes.fromhex(b["seed"]), encode_body(second)[:53] + b"\x02"
                                        + bytes.fromhex(h1) + bytes.fromhex(h1) + encode_body(second)[54 + 32:]), "malformedRecord"),
         ("order key with a trailing 0", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
-            {"op": "block", "document": doc, "block": b1, "value": block("1i0", "paragraph", "x")}])), "malformedRecord"),
+            {"op": "block", "document": doc, "block": b1, "value": block("1i0", "paragraph", "")}])), "malformedRecord"),
+        ("a block value that carries text", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "block", "document": doc, "block": b1, "value": block("1i", "paragraph", "x")}])), "malformedRecord"),
         ("cells in a paragraph", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
             {"op": "block", "document": doc, "block": b1, "value": block("1i", "paragraph", "", [["a"]])}])), "malformedRecord"),
         ("heading-7", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
-            {"op": "block", "document": doc, "block": b1, "value": block("1i", "heading-7", "x")}])), "malformedRecord"),
-        ("unknown operation 4", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x04"),
+            {"op": "block", "document": doc, "block": b1, "value": block("1i", "heading-7", "")}])), "malformedRecord"),
+        ("unknown operation 5", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x05"),
          "malformedRecord"),
+        ("an insert of no text", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "text", "document": doc, "block": b1, "edits": [{"edit": "insert", "after": None, "text": ""}]}])), "malformedRecord"),
+        ("unknown text edit 3", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[
+            {"op": "text", "document": doc, "block": b1, "edits": [{"edit": "insert", "after": None, "text": "x"}]}]))[:-(1 + 1 + 4 + 1)]
+            + b"\x03"), "malformedRecord"),
+        ("no text edits", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "text", "document": doc, "block": b1, "edits": []}])), "malformedRecord"),
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
         ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
         ("unknown device", sign(fixed("sync device C", 32), body_variant(first, device=fixed("sync device C id", 16).hex())), "unknownDevice"),

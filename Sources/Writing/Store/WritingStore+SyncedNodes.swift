@@ -26,3 +26,27 @@ extension WritingStore {
         return BinderNode(row, title: title)
     }
 }
+
+extension WritingStore {
+    /// Puts a node where another of the owner's devices moved it: under `parent` (the top level
+    /// when nil) with that device's order key, so both binders order it alike. Checked as
+    /// `moveNode` is (a folder never moves under itself, nesting stays bounded) and recorded as
+    /// `writing.node-move`.
+    public func moveSyncedNode(_ id: NodeID, in projectID: ProjectID, under parent: NodeID?, orderKey: String) throws {
+        let project = try writable(projectID)
+        guard OrderKey.isValid(orderKey) else { throw WritingError(.invalidIdentifier, "an order key outside its grammar") }
+        let binder = try self.binder(of: project)
+        _ = try checkNode(id, in: binder, project: project)
+        if let parent {
+            try checkFolder(parent, in: binder, project: project)
+            guard !binder.isWithin(parent, id) else {
+                throw WritingError(.moveIntoItself, "a folder cannot move under itself or under one of its own folders")
+            }
+            guard binder.depth(of: parent) + binder.height(of: id) <= WritingLimits.maximumNesting else {
+                throw WritingError(.nestingTooDeep, "the move would nest folders deeper than \(WritingLimits.maximumNesting)")
+            }
+        }
+        try nodeTable.move(id, under: parent, orderKey: orderKey)
+        try record(.writingNodeMove, project, subject: id, details: [.init("origin", "sync")])
+    }
+}

@@ -1,0 +1,28 @@
+import Writing
+
+/// Whether a project syncs (SECURITY.md §19.5): its stored change records rebuild, or they are
+/// damaged and the project works local-only (its documents read and written as ever, nothing sent
+/// or received) until it is repaired, with the reason said.
+public enum SyncState: Sendable, Equatable {
+    /// The records rebuild: this many are held.
+    case ready(records: Int)
+    /// The records do not rebuild: why (which record, and the failure's code; never text).
+    case localOnly(reason: String)
+
+    public var isLocalOnly: Bool {
+        if case .localOnly = self { return true }
+        return false
+    }
+}
+
+extension VaultSync {
+    /// The project's sync state. A privileged project's records are read only in a session of its
+    /// compartment: without one this throws `.privilegedSessionRequired`, which is not damage.
+    public func state(of projectID: ProjectID) throws -> SyncState {
+        do {
+            return .ready(records: try replica(of: projectID).recordCount)
+        } catch let error as SyncError where error.code == .damagedSyncState {
+            return .localOnly(reason: error.message)
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Writing
+
+/// A block's text as a sequence of characters each named by the record that typed it: a
+/// replicated growable array (RGA, Roh et al. 2011). A character stays in the sequence when it
+/// is deleted (marked with the records that deleted it), so a later insert can still be placed
+/// after it. An insert goes right after its anchor, past the characters at that anchor typed by
+/// records that rank above it (and everything typed after those), so concurrent inserts at one
+/// point both survive, in the same order on every device, and a run of typing never interleaves
+/// with another (SECURITY.md §19.3). The order depends only on which records are held, never on
+/// the order they arrived in.
+///
+/// Records are named here by their index in the replica's `CausalHistory`.
+struct TextSequence: Sendable {
+    enum Anchor: Sendable, Equatable {
+        /// Not the first character of an insert.
+        case within
+        case start
+        case character(entry: Int32, offset: UInt32)
+    }
+
+    struct Item: Sendable {
+        let entry: Int32
+        let offset: UInt32
+        let scalar: Unicode.Scalar
+        /// What the first character of an insert was typed after.
+        let anchor: Anchor
+        /// The last character of an insert.
+        let endsInsert: Bool
+        /// The records that deleted it (one, almost always).
+        var deleters: [Int32] = []
+    }
+
+    private(set) var items: [Item] = []
+    /// Pairs of concurrent records whose edits overlap (see `overlappingEdits`), kept as records
+    /// arrive: a pair only ever involves the record arriving, so the set grows the same way
+    /// whatever order concurrent records arrive in.
+    private(set) var overlaps = Set<UInt64>()
+    /// Who typed right after a character (its inserts' first characters), and right before it (the
+    /// inserts whose last character it followed as their record saw the text), by character key.
+    private var typedAfter: [UInt64: [Int32]] = [:]
+    private var typedBefore: [UInt64: [Int32]] = [:]
+
+    static func key(_ entry: Int32, _ offset: UInt32) -> UInt64 { UInt64(UInt32(bitPattern: entry)) << 32 | UInt64(offset) }
+
+    var isEmpty: Bool { items.isEmpty }
+
+    /// The text as it is now: every character no record deleted.
+    var text: String { Self.string(items.lazy.filter(\.deleters.isEmpty).map(\.scalar)) }
+
+    /// The characters shown now, with their names (for a device's next edit).
+    var visible: [Item] { items.filter(\.deleters.isEmpty) }
+
+    /// The text as a device saw it when it had exactly the records `inPast` accepts.
+    func text(seenBy inPast: (Int32) -> Bool) -> String {
+        Self.string(items.filter { inPast($0.entry) && !$0.deleters.contains(where: inPast) }.map(\.scalar))
+    }
+
+    /// Whether the characters `inPast` saw (nil: every record held) spell `text`, without building a string.
+    func spells(_ text: String, seenBy inPast: ((Int32) -> Bool)?) -> Bool {
+        var expected = text.unicodeScalars.makeIterator()
+        for item in items {
+            if let inPast {
+                guard inPast(item.entry), !item.deleters.contains(where: inPast) else { continue }
+            } else if !item.deleters.isEmpty {
+                continue
+            }
+            guard expected.next() == item.scalar else { return false }
+        }
+        return expected.next() == nil
+    }
+
+    /// Takes out everything record `entry` did (a record refused after its edits were applied):
+    /// its characters, its deletion marks, and the overlaps and neighbours noted for it.
+    mutating func undo(_ entry: Int32) {
+        items.removeAll { $0.entry == entry }
+        for index in items.indices where items[index].deleters.contains(entry) { items[index].deleters.removeAll { $0 == entry } }
+        overlaps = overlaps.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
+        typedAfter = typedAfter.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
+        typedBefore = typedBefore.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
+        for key in typedAfter.keys where Int32(bitPattern: UInt32(key >> 32)) == entry { typedAfter[key] = nil }
+        for key in typedBefore.keys where Int32(bitPattern: UInt32(key >> 32)) == entry { typedBefore[key] = nil }
+    }
+
+    static func string<Scalars: Sequence<Unicode.Scalar>>(_ scalars: Scalars) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
+    }
+
+    func index(of entry: Int32, _ offset: UInt32) -> Int? {
+        items.firstIndex { $0.entry == entry && $0.offset == offset }
+    }
+
+    // MARK: Edits
+
+    /// Places `scalars`, typed by record `entry` as its characters `firstOffset...`, after the
+    /// character `anchor` (nil: the block's start). The anchor must be a character of this text
+    /// in the record's past (`inPast`, which accepts the record itself). `ranksAbove(e)` says
+    /// whether record `e` ranks above `entry` (SECURITY.md §19.3's rank).
+    mutating func insert(_ scalars: [Unicode.Scalar], entry: Int32, firstOffset: UInt32, after anchor: (entry: Int32, offset: UInt32)?,
+                         inPast: (Int32) -> Bool, ranksAbove: (Int32) -> Bool) throws(SyncError) {
+        var position = 0, anchorIndex: Int? = nil
+        if let anchor {
+            guard inPast(anchor.entry), let index = index(of: anchor.entry, anchor.offset) else {
+                throw SyncError(.causalityViolation, "a text insert after a character its record has not seen in that block")
+            }
+            position = index + 1
+            anchorIndex = index
+        }
+        // Past the characters typed later at this point by higher-ranked records: a record's
+        // characters rank above their anchor's, so everything typed after those is skipped too.
+        while position < items.count, items[position].entry != entry, ranksAbove(items[position].entry) { position += 1 }
+        let first: Anchor = anchor.map { .character(entry: $0.entry, offset: $0.offset) } ?? .start
+        let new = scalars.enumerated().map { index, scalar in
+            Item(entry: entry, offset: firstOffset + UInt32(index), scalar: scalar, anchor: index == 0 ? first : .within,
+                 endsInsert: index == scalars.count - 1)
+        }
+        items.insert(contentsOf: new, at: position)
+        // Overlaps with deletes already held: of the anchor, or of the character the insert was typed before.
+        if let anchor, let index = anchorIndex {
+            typedAfter[Self.key(anchor.entry, anchor.offset), default: []].append(entry)
+            for deleter in items[index].deleters where !inPast(deleter) { note(deleter, entry) }
+        }
+        if let next = nextSeen(after: position + new.count - 1, inPast: inPast) {
+            typedBefore[Self.key(items[next].entry, items[next].offset), default: []].append(entry)
+            for deleter in items[next].deleters where !inPast(deleter) { note(deleter, entry) }
+        }
+    }
+
+    /// The first character after `index` the record saw (typed in its past, not deleted there).
+    private func nextSeen(after index: Int, inPast: (Int32) -> Bool) -> Int? {
+        var cursor = index + 1
+        while cursor < items.count {
+            if inPast(items[cursor].entry), !items[cursor].deleters.contains(where: inPast) { return cursor }
+            cursor += 1
+        }
+        return nil
+    }
+
+    private mutating func note(_ a: Int32, _ b: Int32) {
+        guard a != b else { return }
+        overlaps.insert(UInt64(UInt32(bitPattern: min(a, b))) << 32 | UInt64(UInt32(bitPattern: max(a, b))))
+    }
+
+    /// Marks deleted by record `deleter` the characters from `first` through `last` (named by
+    /// record and offset) that it saw: typed in its past and not deleted there. Both ends must be
+    /// characters of this text in its past, `first` not after `last`.
+    mutating func delete(from first: (entry: Int32, offset: UInt32), through last: (entry: Int32, offset: UInt32), by deleter: Int32,
+                         inPast: (Int32) -> Bool) throws(SyncError) {
+        guard inPast(first.entry), inPast(last.entry), let start = index(of: first.entry, first.offset),
+              let end = items[start...].firstIndex(where: { $0.entry == last.entry && $0.offset == last.offset }) else {
+            throw SyncError(.causalityViolation, "a text delete of characters its record has not seen in that block, or in the wrong order")
+        }
+        for index in start...end where inPast(items[index].entry) && !items[index].deleters.contains(where: inPast) {
+            // Overlaps with what is held: another record's delete of it, an insert typed right after or before it.
+            let key = Self.key(items[index].entry, items[index].offset)
+            for other in items[index].deleters + typedAfter[key, default: []] + typedBefore[key, default: []] where !inPast(other) {
+                note(other, deleter)
+            }
+            items[index].deleters.append(deleter)
+        }
+    }
+
+    // MARK: Overlapping edits
+
+    /// The pairs of concurrent records whose letters or digits now touch (one shown right after the
+    /// other, neither typed knowing of the other): two words run together that neither device wrote
+    /// so, as when a space between them was deleted on a third device. Unlike an overlap this is a
+    /// fact of the text as it is, so it may end when a later record separates them. Each pair is
+    /// (lower index, higher).
+    func gluedWords(precedes: (Int32, Int32) -> Bool) -> [(Int32, Int32)] {
+        var pairs = Set<UInt64>()
+        var previous: Item? = nil
+        for item in items where item.deleters.isEmpty {
+            defer { previous = item }
+            guard let left = previous, left.entry != item.entry, !precedes(left.entry, item.entry), !precedes(item.entry, left.entry),
+                  TextDiff.isWordScalar(left.scalar), TextDiff.isWordScalar(item.scalar) else { continue }
+            pairs.insert(UInt64(UInt32(bitPattern: min(left.entry, item.entry))) << 32 | UInt64(UInt32(bitPattern: max(left.entry, item.entry))))
+        }
+        return pairs.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
+    }
+
+    /// The pairs of concurrent records whose edits of this text overlap: both deleted one
+    /// character, or one typed right after or right before (as it saw the text) a character the
+    /// other deleted. Such edits can splice words together, so they are conflicts (SECURITY.md
+    /// §19.3). Each pair is (lower index, higher).
+    var overlappingEdits: [(Int32, Int32)] {
+        overlaps.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
+    }
+}
+
+private extension Array {
+    var nilIfEmpty: Self? { isEmpty ? nil : self }
+}
