@@ -8,27 +8,13 @@ import Writing
 /// a peer's moves and removals reach the vault, and a node this vault could not add is not
 /// removed by its next commit. And what damaged sync state does: the project works local-only,
 /// and says why.
-@Suite struct VaultSyncReceiveTests {
+@Suite struct VaultSyncReceiveTests: SyncedVaultFixture {
     let vault: TestVault
     let project: WritingProject
     let author: SyncAuthor
     let peer: SyncAuthor
-    var devices: [DeviceID: [UInt8]] { [author.device: author.key.publicKey, peer.device: peer.key.publicKey] }
 
-    init() throws {
-        vault = try TestVault(modules: [WritingSchema.module, SyncSchema.module])
-        project = try vault.unlocked.createWritingProject(named: "Case files", register: .general, kind: .document)
-        author = try SyncAuthor.random()
-        peer = try SyncAuthor.random()
-    }
-
-    func sync<Result>(_ body: (VaultSync) throws -> Result) throws -> Result {
-        try vault.unlocked.transaction { tx in try body(VaultSync(WritingStore(tx), author: author, devices: devices)) }
-    }
-
-    func store<Result>(_ body: (WritingStore) throws -> Result) throws -> Result {
-        try vault.unlocked.transaction { tx in try body(WritingStore(tx)) }
-    }
+    init() throws { (vault, project, author, peer) = try Self.makeSyncedVault(project: "Case files") }
 
     /// A folder and two documents made here, committed, and taken by the peer.
     func start() throws -> (folder: NodeID, documents: [NodeID], peer: SyncReplica) {

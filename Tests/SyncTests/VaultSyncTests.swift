@@ -9,27 +9,13 @@ import Writing
 /// in the audited transaction; a peer's records are verified, stored sealed and written into the
 /// writing model, a conflict becoming a syncConflict branch; hostile records are refused with their
 /// reason and audited while honest ones in the same exchange are taken.
-@Suite struct VaultSyncTests {
+@Suite struct VaultSyncTests: SyncedVaultFixture {
     let vault: TestVault
     let project: WritingProject
     let author: SyncAuthor
     let peer: SyncAuthor
-    var devices: [DeviceID: [UInt8]] { [author.device: author.key.publicKey, peer.device: peer.key.publicKey] }
 
-    init() throws {
-        vault = try TestVault(modules: [WritingSchema.module, SyncSchema.module])
-        project = try vault.unlocked.createWritingProject(named: "Clinic notes", register: .general, kind: .document)
-        author = try SyncAuthor.random()
-        peer = try SyncAuthor.random()
-    }
-
-    func sync<Result>(_ body: (VaultSync) throws -> Result) throws -> Result {
-        try vault.unlocked.transaction { tx in try body(VaultSync(WritingStore(tx), author: author, devices: devices)) }
-    }
-
-    func store<Result>(_ body: (WritingStore) throws -> Result) throws -> Result {
-        try vault.unlocked.transaction { tx in try body(WritingStore(tx)) }
-    }
+    init() throws { (vault, project, author, peer) = try Self.makeSyncedVault(project: "Clinic notes") }
 
     /// A document of three paragraphs written in the vault, committed, and received by the peer.
     func start() throws -> (document: NodeID, blocks: [Block], peer: SyncReplica) {

@@ -43,10 +43,11 @@ struct ChangeFeed: Sendable {
                 Thread.sleep(forTimeInterval: 0.5)
                 let entries = try AuditLogReader(vault: vault.vault).entries(from: next, limit: 10_000)
                 next += entries.count
-                let subjects = Self.writingSubjects(entries)
+                let changes = entries.filter { Self.isChange($0.action) && !$0.subjectID.isEmpty }
                 quiet += 1
-                if !subjects.isEmpty {
-                    try write("event: change\ndata: " + Self.json(["seq": next, "subjects": subjects, "compartments": Self.compartments(entries)]) + "\n\n")
+                if !changes.isEmpty {
+                    try write("event: change\ndata: " + Self.json(["seq": next, "subjects": Self.subjects(of: changes),
+                                                                   "compartments": Self.compartments(of: changes)]) + "\n\n")
                     quiet = 0
                 } else if quiet >= Self.keepAliveEvery {
                     try write(": still here\n\n")
@@ -58,19 +59,16 @@ struct ChangeFeed: Sendable {
         }
     }
 
-    /// The compartments (hex ids, each once) of the changes among `entries`: a page tells by them
-    /// whether a change (a document added elsewhere, whose id it has never seen) is in its project.
-    static func compartments(_ entries: [AuditEntry]) -> [String] {
-        Array(Set(entries.filter { isChange($0.action) && !$0.subjectID.isEmpty }.compactMap { $0.compartmentID.map { ByteEncoding.hex($0.bytes) } })).sorted()
+    /// The compartments (hex ids, each once) of `changes`: a page tells by them whether a change (a
+    /// document added elsewhere, whose id it has never seen) is in its project.
+    static func compartments(of changes: [AuditEntry]) -> [String] {
+        Set(changes.compactMap { $0.compartmentID?.hex }).sorted()
     }
 
-    /// The ids (hex) the writing changes among `entries` were about, each once.
-    static func writingSubjects(_ entries: [AuditEntry]) -> [String] {
+    /// The ids (hex) `changes` were about, each once, in the log's order.
+    static func subjects(of changes: [AuditEntry]) -> [String] {
         var seen = Set<String>()
-        return entries.filter { isChange($0.action) && !$0.subjectID.isEmpty }.compactMap { entry in
-            let hex = ByteEncoding.hex(entry.subjectID)
-            return seen.insert(hex).inserted ? hex : nil
-        }
+        return changes.map { ByteEncoding.hex($0.subjectID) }.filter { seen.insert($0).inserted }
     }
 
     /// A search reads; everything else of the writing model's is a change, and so are a paired

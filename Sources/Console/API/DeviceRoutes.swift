@@ -55,7 +55,10 @@ struct DeviceRoutes {
         return ["device": Self.json(paired.peer), "trust": trust.rawValue, "changed": changed]
     }
 
-    private func device(_ fingerprint: String) throws -> FamilyPairing {
+    private func device(_ fingerprint: String) throws -> FamilyPairing { try Self.pairing(fingerprint, in: vault) }
+
+    /// The pairing of the device with this fingerprint (404 if none has it), for every device route.
+    static func pairing(_ fingerprint: String, in vault: UnlockedVault) throws -> FamilyPairing {
         guard let paired = try vault.vault.familyPairings().first(where: { $0.peer.fingerprint == fingerprint }) else {
             throw ConsoleError(.notFound, "no paired device has that fingerprint")
         }

@@ -45,12 +45,7 @@ struct SyncRoutes {
                 "documents_written": report.projects.reduce(0) { $0 + $1.documentsWritten }, "projects": report.projects.count]
     }
 
-    private func device(_ fingerprint: String) throws -> FamilyPairing {
-        guard let paired = try vault.vault.familyPairings().first(where: { $0.peer.fingerprint == fingerprint }) else {
-            throw ConsoleError(.notFound, "no paired device has that fingerprint")
-        }
-        return paired
-    }
+    private func device(_ fingerprint: String) throws -> FamilyPairing { try DeviceRoutes.pairing(fingerprint, in: vault) }
 
     static func address(of peer: DeviceProfile, given text: String?) throws -> SocketAddress {
         if let text, !text.isEmpty {
