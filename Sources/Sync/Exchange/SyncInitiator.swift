@@ -20,6 +20,9 @@ public struct SyncRunReport: Sendable, Equatable {
         public var refusedByPeer: [String] = []
         public var documentsWritten = 0
         public var branchesMade = 0
+        /// Why the project was skipped: its sync state here is damaged and it works local-only
+        /// (SECURITY.md §19.5) until `vaultctl repair --from DEVICE`; nil when it synced.
+        public var localOnly: String?
     }
 
     public var projects: [Project] = []
@@ -100,7 +103,11 @@ public struct SyncInitiator {
         projects += try offerOwnProjects(besides: Set(offers.map(\.project)))
         for (project, access) in projects {
             var entry = SyncRunReport.Project(project: project.id, access: access.name)
-            try sync(project, access: access, into: &entry)
+            // A local-only project is skipped with its reason; the others still sync. Every step
+            // rebuilds the replica first, so the damage is met before anything changed.
+            do { try sync(project, access: access, into: &entry) } catch let error as SyncError where error.code == .damagedSyncState {
+                entry.localOnly = error.message
+            }
             report.projects.append(entry)
         }
     }

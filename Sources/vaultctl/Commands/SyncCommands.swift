@@ -47,15 +47,20 @@ enum SyncCommands {
         For each paired device: whose it is, whether sync with it is paused here, when the last sync
         completed (and the last error, if the last try failed), the records sent and received, and
         how many records this vault holds that the device lacked at the last sync (edits not yet
-        committed as records are committed by the next sync).
+        committed as records are committed by the next sync). Then each project: whether it syncs,
+        or works local-only because its sync state here is damaged, and why (which record, and the
+        failure's code) until 'vaultctl repair --from DEVICE'. A privileged project is checked in a
+        privileged processing session of its compartment, recorded as every session is.
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let peers = try SyncStatus.read(unlocked)
+            let projects = try SyncStatus.projects(unlocked)
             if arguments.has("--json") {
-                Output.json(["peers": peers.map(json)])
+                Output.json(["peers": peers.map(json), "projects": projects.map(json)])
                 return
             }
             if peers.isEmpty { Output.line("No paired devices.") }
+            defer { printProjects(projects) }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
                 let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
@@ -101,8 +106,13 @@ enum SyncCommands {
     }
 
     private static func printReport(_ report: SyncRunReport, peer: DeviceProfile) {
-        Output.line("Synced \(report.projects.count) project(s) with \(peer.name): sent \(report.sent) record(s), received \(report.received)"
+        let skipped = report.projects.filter { $0.localOnly != nil }
+        Output.line("Synced \(report.projects.count - skipped.count) project(s) with \(peer.name): sent \(report.sent) record(s), received \(report.received)"
                     + (report.refused > 0 ? ", \(report.refused) refused" : "") + ".")
+        for project in skipped {
+            Output.line("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
+        }
+        if !skipped.isEmpty { Output.line("'vaultctl repair --from DEVICE' rebuilds a local-only project from one of your own devices.") }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
         if branches > 0 { Output.line("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
     }
@@ -112,8 +122,28 @@ enum SyncCommands {
          "projects": report.projects.map { project in
              ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
-              "branches_made": project.branchesMade] as [String: Any]
+              "branches_made": project.branchesMade, "local_only": project.localOnly as Any? ?? NSNull()] as [String: Any]
          }]
+    }
+
+    private static func printProjects(_ projects: [SyncProjectStatus]) {
+        for project in projects {
+            switch project.state {
+            case .ready(let records):
+                Output.line("project \(project.project.hex)\(project.privileged ? " (privileged)" : ""): syncs, \(records) record(s)")
+            case .localOnly(let reason):
+                Output.line("project \(project.project.hex)\(project.privileged ? " (privileged)" : ""): LOCAL-ONLY: \(reason)")
+            }
+        }
+    }
+
+    private static func json(_ project: SyncProjectStatus) -> [String: Any] {
+        switch project.state {
+        case .ready(let records):
+            ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull()]
+        case .localOnly(let reason):
+            ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason]
+        }
     }
 
     private static func json(_ peer: SyncPeerStatus) -> [String: Any] {
