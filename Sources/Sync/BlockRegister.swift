@@ -76,24 +76,45 @@ struct BlockRegister: Sendable {
 
     /// Folds the writes `set` in rank order: each next one is merged with what came before against
     /// their common past; a conflict keeps the next (higher-ranked) write and reports the rest.
+    /// The value comes back without its text (the caller puts the merged text in): a text is the
+    /// whole block, so it is worked out only where the merge needs it (`mergedFields`) and for a
+    /// conflict's sides.
     private mutating func merged(_ set: [Int], history: CausalHistory, conflicts: inout [SyncConflict]) -> BlockValue {
-        if set.count == 1 { return value(of: set[0], history: history) }
+        if set.count == 1 { return writes[set[0]].value }
         let ordered = set.sorted { history.ranksBelow(writes[$0].entry, writes[$1].entry) }
-        var value = value(of: ordered[0], history: history)
+        var value = writes[ordered[0]].value
         var folded = [ordered[0]]
         for next in ordered.dropFirst() {
             let base = commonBase(of: folded, and: next, history: history)
-            let nextValue = self.value(of: next, history: history)
-            if let merged = ConflictDetector.merge(base: base, value, nextValue) {
+            if let merged = mergedFields(base: base, value, folded, next, history: history) {
                 folded.append(next)
-                value = withText(merged, seenBy: folded, history: history)
+                value = merged
                 continue
             }
-            conflicts.append(conflict(losing: folded, value: value, winning: nextValue, history: history))
-            value = nextValue
+            conflicts.append(conflict(losing: folded, value: withText(value, seenBy: folded, history: history),
+                                      winning: self.value(of: next, history: history), history: history))
+            value = writes[next].value
             folded = [next]
         }
         return value
+    }
+
+    /// `ConflictDetector.merge` of the values folded so far (`value`, by the writes `folded`) and
+    /// write `next`, against `base`, without text. Two present values over a present base merge by
+    /// their fields alone, whatever their texts (the text is no field), so their texts are not
+    /// worked out; a deleted value or a missing or deleted base is compared with the texts, since
+    /// "unchanged" there includes the text.
+    private mutating func mergedFields(base: (value: BlockValue, writes: [Int])?, _ value: BlockValue, _ folded: [Int], _ next: Int,
+                                       history: CausalHistory) -> BlockValue? {
+        let nextValue = writes[next].value
+        if let base, case .present = base.value, case .present = value, case .present = nextValue {
+            return ConflictDetector.merge(base: base.value, value, nextValue)
+        }
+        let merged = ConflictDetector.merge(base: base.map { withText($0.value, seenBy: $0.writes, history: history) },
+                                            withText(value, seenBy: folded, history: history), self.value(of: next, history: history))
+        guard case .present(let key, var block)? = merged else { return merged }
+        block.text = ""
+        return .present(orderKey: key, block: block)
     }
 
     /// `value` with the text the writes `set` saw together: their characters, less those any of them deleted.
@@ -105,7 +126,7 @@ struct BlockRegister: Sendable {
     }
 
     /// The value of the latest writes in the past of both `next` and one of `folded`, or nil if none.
-    private mutating func commonBase(of folded: [Int], and next: Int, history: CausalHistory) -> BlockValue? {
+    private mutating func commonBase(of folded: [Int], and next: Int, history: CausalHistory) -> (value: BlockValue, writes: [Int])? {
         // A device's writes form a chain, so only its latest common one can be maximal: the last of
         // its writes of this block with a counter both `next` and one of `folded` have seen.
         var perDevice: [Int: Int] = [:]
@@ -124,11 +145,11 @@ struct BlockRegister: Sendable {
         let latest = candidates.filter { a in !candidates.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }
         guard !latest.isEmpty else { return nil }
         let key = latest.sorted()
-        if let known = merges[key] { return known }
+        if let known = merges[key] { return (known, key) }
         var ignored: [SyncConflict] = []
         let value = merged(key, history: history, conflicts: &ignored)
         merges[key] = value
-        return value
+        return (value, key)
     }
 
     private func conflict(losing: [Int], value: BlockValue, winning: BlockValue, history: CausalHistory) -> SyncConflict {

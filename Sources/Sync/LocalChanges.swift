@@ -59,22 +59,24 @@ extension SyncReplica {
     func textEdits(of block: BlockID, to text: String) -> [TextEdit] {
         let shown = characters(of: block)
         let wanted = Array(text.unicodeScalars)
-        let hunks = TextDiff.hunks(from: shown.map(\.scalar), to: wanted)
+        let name = { (index: Int) in self.name(ofShown: shown.indices[index], in: block) }
+        let hunks = TextDiff.hunks(from: shown.scalars, to: wanted)
         guard hunks.count <= ChangeRecordCodec.maximumTextEdits / 2 else {
-            return Self.edits(replacing: [TextDiff.Hunk(old: 0..<shown.count, new: 0..<wanted.count)], shown: shown, wanted: wanted, name: name(of:))
+            return Self.edits(replacing: [TextDiff.Hunk(old: 0..<shown.scalars.count, new: 0..<wanted.count)], wanted: wanted, name: name)
         }
-        return Self.edits(replacing: hunks, shown: shown, wanted: wanted, name: name(of:))
+        return Self.edits(replacing: hunks, wanted: wanted, name: name)
     }
 
-    static func edits(replacing hunks: [TextDiff.Hunk], shown: [TextSequence.Item], wanted: [Unicode.Scalar],
-                      name: (TextSequence.Item) -> CharacterID) -> [TextEdit] {
+    /// Each hunk as a delete of the shown characters it removes (named by their place in the shown
+    /// text) and an insert after the character before it.
+    static func edits(replacing hunks: [TextDiff.Hunk], wanted: [Unicode.Scalar], name: (Int) -> CharacterID) -> [TextEdit] {
         var edits: [TextEdit] = []
         for hunk in hunks {
             if !hunk.old.isEmpty {
-                edits.append(.delete(first: name(shown[hunk.old.lowerBound]), last: name(shown[hunk.old.upperBound - 1])))
+                edits.append(.delete(first: name(hunk.old.lowerBound), last: name(hunk.old.upperBound - 1)))
             }
             if !hunk.new.isEmpty {
-                let anchor = hunk.old.lowerBound > 0 ? name(shown[hunk.old.lowerBound - 1]) : nil
+                let anchor = hunk.old.lowerBound > 0 ? name(hunk.old.lowerBound - 1) : nil
                 edits.append(.insert(after: anchor, text: TextSequence.string(wanted[hunk.new])))
             }
         }

@@ -179,7 +179,7 @@ public struct SyncReplica: Sendable {
                     guard offset + UInt64(scalars.count) <= UInt64(UInt32.max) else { throw SyncByteReader.malformed("too many characters inserted") }
                     var after: (entry: Int32, offset: UInt32)? = nil
                     if let anchor { after = (try self.entry(of: anchor, in: record), anchor.offset) }
-                    try texts[id]!.insert(scalars, entry: entry, firstOffset: UInt32(offset), after: after, inPast: inPast, ranksAbove: ranksAbove)
+                    try texts[id]!.insert(scalars, entry: entry, device: Int32(prepared.device), firstOffset: UInt32(offset), after: after, inPast: inPast, ranksAbove: ranksAbove)
                     offset += UInt64(scalars.count)
                 case .delete(let first, let last):
                     try texts[id]!.delete(from: (try self.entry(of: first, in: record), first.offset),
@@ -283,9 +283,11 @@ public struct SyncReplica: Sendable {
     }
 
     func blockValue(_ id: BlockID) -> BlockValue? { resolved[id]?.value }
-    /// The characters a block shows now, named, in order (empty for a block never written).
-    func characters(of id: BlockID) -> [TextSequence.Item] { blocks[id]?.text.visible ?? [] }
-    func name(of character: TextSequence.Item) -> CharacterID {
+    /// The characters a block shows now, in order (none for a block never written): their scalars,
+    /// and their names, asked for one at a time (`name(ofShown:in:)`) since an edit names a few.
+    func characters(of id: BlockID) -> (scalars: [Unicode.Scalar], indices: [Int32]) { blocks[id]?.text.visible ?? ([], []) }
+    func name(ofShown index: Int32, in id: BlockID) -> CharacterID {
+        let character = blocks[id]!.text.items[Int(index)]
         let record = history.entries[Int(character.entry)].record
         return CharacterID(device: record.device, counter: record.counter, offset: character.offset)
     }

@@ -26,6 +26,11 @@ struct TextSequence: Sendable {
         let anchor: Anchor
         /// The last character of an insert.
         let endsInsert: Bool
+        /// The typing record's device (its index in the replica's history): a device's records
+        /// form one chain, so two characters of one device never count as concurrent.
+        let device: Int32
+        /// A letter or digit (`TextDiff.isWordScalar`), worked out once.
+        let isWord: Bool
         /// The records that deleted it (one, almost always).
         var deleters: [Int32] = []
     }
@@ -44,15 +49,39 @@ struct TextSequence: Sendable {
 
     var isEmpty: Bool { items.isEmpty }
 
-    /// The text as it is now: every character no record deleted.
-    var text: String { Self.string(items.lazy.filter(\.deleters.isEmpty).map(\.scalar)) }
+    /// The text as it is now: every character no record deleted. (Loops written out: this runs
+    /// once per record over the whole block, and a long-form block holds every character typed.)
+    var text: String {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(items.count)
+        for index in items.indices where items[index].deleters.isEmpty { Self.append(items[index].scalar, to: &utf8) }
+        return String(decoding: utf8, as: UTF8.self)
+    }
 
-    /// The characters shown now, with their names (for a device's next edit).
-    var visible: [Item] { items.filter(\.deleters.isEmpty) }
+    /// The characters shown now: their scalars, and where each is in `items` (for a device's next edit).
+    var visible: (scalars: [Unicode.Scalar], indices: [Int32]) {
+        var scalars: [Unicode.Scalar] = [], indices: [Int32] = []
+        scalars.reserveCapacity(items.count)
+        indices.reserveCapacity(items.count)
+        for index in items.indices where items[index].deleters.isEmpty {
+            scalars.append(items[index].scalar)
+            indices.append(Int32(index))
+        }
+        return (scalars, indices)
+    }
 
     /// The text as a device saw it when it had exactly the records `inPast` accepts.
     func text(seenBy inPast: (Int32) -> Bool) -> String {
-        Self.string(items.filter { inPast($0.entry) && !$0.deleters.contains(where: inPast) }.map(\.scalar))
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(items.count)
+        for index in items.indices where inPast(items[index].entry) && !items[index].deleters.contains(where: inPast) {
+            Self.append(items[index].scalar, to: &utf8)
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    static func append(_ scalar: Unicode.Scalar, to utf8: inout [UInt8]) {
+        if scalar.value < 0x80 { utf8.append(UInt8(scalar.value)) } else { utf8.append(contentsOf: UTF8.encode(scalar)!) }
     }
 
     /// Whether the characters `inPast` saw (nil: every record held) spell `text`, without building a string.
@@ -81,14 +110,19 @@ struct TextSequence: Sendable {
         for key in typedBefore.keys where Int32(bitPattern: UInt32(key >> 32)) == entry { typedBefore[key] = nil }
     }
 
-    static func string<Scalars: Sequence<Unicode.Scalar>>(_ scalars: Scalars) -> String {
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars)
-        return String(view)
+    /// (Not generic, so that a caller in another module runs the optimised loop.)
+    static func string(_ scalars: [Unicode.Scalar]) -> String { string(scalars[...]) }
+
+    static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(scalars.underestimatedCount)
+        for scalar in scalars { append(scalar, to: &utf8) }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     func index(of entry: Int32, _ offset: UInt32) -> Int? {
-        items.firstIndex { $0.entry == entry && $0.offset == offset }
+        for index in items.indices where items[index].entry == entry && items[index].offset == offset { return index }
+        return nil
     }
 
     // MARK: Edits
@@ -97,7 +131,7 @@ struct TextSequence: Sendable {
     /// character `anchor` (nil: the block's start). The anchor must be a character of this text
     /// in the record's past (`inPast`, which accepts the record itself). `ranksAbove(e)` says
     /// whether record `e` ranks above `entry` (SECURITY.md §19.3's rank).
-    mutating func insert(_ scalars: [Unicode.Scalar], entry: Int32, firstOffset: UInt32, after anchor: (entry: Int32, offset: UInt32)?,
+    mutating func insert(_ scalars: [Unicode.Scalar], entry: Int32, device: Int32, firstOffset: UInt32, after anchor: (entry: Int32, offset: UInt32)?,
                          inPast: (Int32) -> Bool, ranksAbove: (Int32) -> Bool) throws(SyncError) {
         var position = 0, anchorIndex: Int? = nil
         if let anchor {
@@ -113,7 +147,7 @@ struct TextSequence: Sendable {
         let first: Anchor = anchor.map { .character(entry: $0.entry, offset: $0.offset) } ?? .start
         let new = scalars.enumerated().map { index, scalar in
             Item(entry: entry, offset: firstOffset + UInt32(index), scalar: scalar, anchor: index == 0 ? first : .within,
-                 endsInsert: index == scalars.count - 1)
+                 endsInsert: index == scalars.count - 1, device: device, isWord: TextDiff.isWordScalar(scalar))
         }
         items.insert(contentsOf: new, at: position)
         // Overlaps with deletes already held: of the anchor, or of the character the insert was typed before.
@@ -170,12 +204,13 @@ struct TextSequence: Sendable {
     /// (lower index, higher).
     func gluedWords(precedes: (Int32, Int32) -> Bool) -> [(Int32, Int32)] {
         var pairs = Set<UInt64>()
-        var previous: Item? = nil
-        for item in items where item.deleters.isEmpty {
-            defer { previous = item }
-            guard let left = previous, left.entry != item.entry, !precedes(left.entry, item.entry), !precedes(item.entry, left.entry),
-                  TextDiff.isWordScalar(left.scalar), TextDiff.isWordScalar(item.scalar) else { continue }
-            pairs.insert(UInt64(UInt32(bitPattern: min(left.entry, item.entry))) << 32 | UInt64(UInt32(bitPattern: max(left.entry, item.entry))))
+        var previous = -1
+        for index in items.indices where items[index].deleters.isEmpty {
+            defer { previous = index }
+            guard previous >= 0, items[index].isWord, items[previous].isWord, items[previous].device != items[index].device else { continue }
+            let (left, right) = (items[previous].entry, items[index].entry)
+            guard !precedes(left, right), !precedes(right, left) else { continue }
+            pairs.insert(UInt64(UInt32(bitPattern: min(left, right))) << 32 | UInt64(UInt32(bitPattern: max(left, right))))
         }
         return pairs.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
     }
