@@ -32,7 +32,7 @@ enum Dispatcher {
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
         ExportCommand.command,
         ActivityCommand.command,
-        SyncCommands.now, SyncCommands.status, SyncCommands.pause, SyncCommands.resume,
+        SyncCommands.now, SyncCommands.status, SyncCommands.pause, SyncCommands.resume, RepairCommands.repair,
         ImportCommand.command,
     ] + ProjectSnapshotCommands.all + AgentCommands.all + AICommands.all
 
@@ -168,6 +168,8 @@ struct FailureReport {
             self.init(message: exchange.message, hint: ExitCode.hint(for: exchange), exitCode: ExitCode(for: exchange))
         case let sync as SyncError:
             self.init(message: sync.message, exitCode: .dataError)
+        case let repair as RepairError:
+            self.init(message: repair.message, exitCode: ExitCode(for: repair))
         default:
             self.init(message: "\(error)", exitCode: .failure)
         }

@@ -20,3 +20,15 @@ extension ExitCode {
         }
     }
 }
+
+extension ExitCode {
+    /// `vaultctl repair` (SECURITY.md §19.10): someone else's device is refused, a device whose
+    /// records do not verify or differ from the audit log is bad data, a copy that failed an I/O error.
+    init(for error: RepairError) {
+        switch error.code {
+        case .notOwnDevice: self = .refused
+        case .recordRefused, .auditMismatch: self = .dataError
+        case .copyFailed: self = .ioError
+        }
+    }
+}

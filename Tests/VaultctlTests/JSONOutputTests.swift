@@ -25,6 +25,7 @@ struct JSONOutputTests {
         "peers ping": ["--peer", "desk", "--address", "127.0.0.1:9"],
         "recover push": ["--peer", "desk", "--address", "127.0.0.1:9"],
         "sync now": ["--peer", "desk", "--address", "127.0.0.1:9"],
+        "repair": ["--from", "desk", "--address", "127.0.0.1:9"],
     ]
 
     /// Keys in one style: lower snake_case. The names under `details` and `detail_hashes` are the

@@ -49,3 +49,147 @@ struct RepairCommandTests {
                 "\(projects)")
     }
 }
+
+/// `vaultctl repair --from DEVICE` (issue 17, SECURITY.md §19.10): the laptop's writing store,
+/// damaged three ways, rebuilt from the desk over the real channel between two hosts; every document
+/// back byte-identical, the damaged files kept aside as they were, the audit log verifying.
+@Suite(.serialized)
+struct RepairFromDeviceTests {
+    enum Damage: String, CaseIterable, Sendable {
+        /// One byte flipped in the database file, inside a block's sealed record.
+        case flippedByte
+        /// The table of blocks dropped.
+        case droppedTable
+        /// Every sealed part of the stored change records cut short (the sync state cannot rebuild).
+        case truncatedRecords
+    }
+
+    /// Every node (id, kind, parent, order key, title) and every block (id, kind, text) of the project.
+    static func contents(_ f: SyncOverNetworkFixture, _ vault: CLIVault) throws -> [String] {
+        try f.edit(vault) { store in
+            try store.nodes(in: f.project).flatMap { node in
+                ["\(node.id.hex) \(node.kind) \(node.parent?.hex ?? "-") \(node.orderKey) \(node.title)"]
+                    + (node.kind == .scene ? try store.documentContent(of: node.id, in: f.project).blocks.map { "  \($0.id.hex) \($0.kind) \($0.text)" } : [])
+            }
+        }
+    }
+
+    /// Two documents and edits on both devices, synced: both hold the same project.
+    static func syncedFixture() throws -> SyncOverNetworkFixture {
+        let f = try SyncOverNetworkFixture()
+        try f.edit(f.laptop) { store in
+            let node = try store.addNode(.scene, titled: "Day two", in: f.project)
+            try store.replaceDocumentContent(of: node.id, in: f.project, with: DocumentContent(blocks: [
+                Block(id: try BlockID.random(), kind: .heading(level: 1), text: "Morning"),
+                Block(id: try BlockID.random(), kind: .paragraph, text: "The tide came in at six; é, ß, 日本."),
+            ]))
+        }
+        try f.type("laptop words", into: 0, on: f.laptop)
+        try f.type("desk words", into: 2, on: f.desk)
+        for _ in 0..<2 { try #require(try f.sync().status == 0) }
+        try #require(try contents(f, f.laptop) == contents(f, f.desk))
+        return f
+    }
+
+    static func damage(_ vault: CLIVault, _ damage: Damage) throws {
+        let path = vault.directory + "/vault.db"
+        let database = try Database(path: path, create: false, readOnly: false)
+        switch damage {
+        case .flippedByte:
+            let sealed = try #require(try database.query("""
+                SELECT sealed FROM sealed_records WHERE module = 'writing' AND table_name = 'writing_blocks' ORDER BY id LIMIT 1
+                """).first?.blob("sealed"))
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            var bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+            let needle = Array(sealed[30..<60])
+            let at = try #require(bytes.indices.dropLast(needle.count).first { bytes[$0] == needle[0] && Array(bytes[$0..<$0 + needle.count]) == needle },
+                                  "the sealed block is not in the file")
+            bytes[at + 5] ^= 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        case .droppedTable:
+            try database.execute("DROP TABLE writing_blocks")
+        case .truncatedRecords:
+            try database.execute("UPDATE sealed_records SET sealed = substr(sealed, 1, 61) WHERE module = 'sync'")
+        }
+    }
+
+    /// Throws unless `sync status` says the project syncs.
+    static func requireReady(_ f: SyncOverNetworkFixture) throws {
+        let status = try RepairCommandTests.json(try f.hosts.run(.laptop, f.laptop, ["sync", "status", "--json"]))
+        guard (status["projects"] as? [[String: Any]])?.first?["state"] as? String == "ready" else { throw CLIError(message: "not ready: \(status)") }
+    }
+
+    static func repairActions(_ f: SyncOverNetworkFixture) throws -> [String] {
+        let log = try f.hosts.run(.laptop, f.laptop, ["audit", "log", "--json", "--action", "sync"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]], "\(log.stderr)")
+            .compactMap { $0["action"] as? String }.filter { $0.hasPrefix("sync.repair") }
+    }
+
+    /// The tables of a copy of the database files in `folder` (copied first, so nothing is written
+    /// there) and a digest of every sealed record of the writing store, in row order.
+    static func facts(ofCopy folder: String) throws -> [String] {
+        let scratch = NSTemporaryDirectory() + "repair-facts-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: folder + "/vault.db" + suffix) {
+            try FileManager.default.copyItem(atPath: folder + "/vault.db" + suffix, toPath: scratch + "/vault.db" + suffix)
+        }
+        let database = try Database(path: scratch + "/vault.db", create: false, readOnly: false)
+        let tables = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { try $0.text("name") }
+        let sealed = try database.query("SELECT sealed FROM sealed_records WHERE module IN ('writing', 'sync') ORDER BY id").map {
+            ByteEncoding.hex(SHA256.hash(try $0.blob("sealed")))
+        }
+        return tables + sealed
+    }
+
+    static func files(_ vault: CLIVault) -> [String: Data] {
+        var found: [String: Data] = [:]
+        for suffix in ["", "-wal"] { found[suffix] = FileManager.default.contents(atPath: vault.directory + "/vault.db" + suffix) }
+        return found
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedWritingStoreIsRebuiltFromAnOwnDeviceWithTheDamagedCopyKept(_ damage: Damage) throws {
+        let f = try Self.syncedFixture()
+        let expected = try Self.contents(f, f.desk)
+        try Self.damage(f.laptop, damage)
+        #expect(throws: (any Error).self, "\(damage): the damage did not show") {
+            if damage == .truncatedRecords { try Self.requireReady(f) } else { _ = try Self.contents(f, f.laptop) }
+        }
+        let damaged = try Self.facts(ofCopy: f.laptop.directory)
+
+        let repaired = try f.hosts.run(.laptop, f.laptop, ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress, "--json"])
+        try #require(repaired.status == 0, "\(damage): \(repaired.stderr)")
+        let report = try RepairCommandTests.json(repaired)
+        let kept = try #require(report["kept"] as? String)
+        #expect(kept.hasPrefix(f.laptop.directory + "/damaged/"))
+        #expect(try Self.contents(f, f.laptop) == expected, "\(damage): the documents are not back")
+        // The damaged store is kept as it was: the same tables and the same sealed bytes, damage included.
+        #expect(try Self.facts(ofCopy: kept) == damaged, "\(damage): the kept copy is not the damaged store")
+        #expect((report["records"] as? Int ?? 0) > 0 && (report["checked"] as? Int ?? 0) > 0, "\(report)")
+
+        let verified = try f.laptop.run(["audit", "verify"], unlock: false)
+        #expect(verified.status == 0, "\(damage): \(verified.stdout) \(verified.stderr)")
+        #expect(try Self.repairActions(f) == ["sync.repair-kept", "sync.repair-reset", "sync.repair"])
+
+        // Honest sync goes on after: an edit on each side reaches the other.
+        try f.type("after repair", into: 1, on: f.laptop)
+        try f.type("desk after", into: 3, on: f.desk)
+        let synced = try f.sync()
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try Self.contents(f, f.laptop) == Self.contents(f, f.desk))
+        try f.checkVaults("\(damage) after repair")
+    }
+
+    @Test func someoneElsesDeviceIsRefusedWithTheReasonAndNothingChanges() throws {
+        let f = try Self.syncedFixture()
+        #expect(try f.hosts.run(.laptop, f.laptop, ["peers", "trust", "--peer", f.deskFingerprint, "other"]).status == 0)
+        let before = Self.files(f.laptop)[""]
+        let refused = try f.hosts.run(.laptop, f.laptop, ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress])
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not trusted as your own"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.laptop.directory + "/damaged"))
+        #expect(try Self.repairActions(f) == ["sync.repair-refused"])
+        #expect(Self.files(f.laptop)[""] != nil && before != nil)
+    }
+}

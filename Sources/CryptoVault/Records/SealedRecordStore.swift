@@ -174,6 +174,13 @@ final class SealedRecordStore {
         }
     }
 
+    /// Deletes every record sealed by `module` (its store rebuilt by `vaultctl repair`); returns how
+    /// many went. The database runs with secure_delete, so their pages are zeroed.
+    func removeAll(module: String) throws -> Int {
+        try database.query("DELETE FROM sealed_records WHERE module = ?", [.text(module)])
+        return database.changes
+    }
+
     /// Deletes every record of a compartment (destroy); returns how many went. The database runs
     /// with secure_delete, so their pages are zeroed.
     func removeAll(compartmentRowID: Int64) throws -> Int {

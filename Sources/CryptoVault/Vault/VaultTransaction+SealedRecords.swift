@@ -68,6 +68,12 @@ extension VaultTransaction {
         try plaintext.withUnsafeBytes { try sealedRecords.holds($0, at: location, in: compartment, access: .keyring(keyring)) }
     }
 
+    /// Deletes every record `module` sealed, in every compartment, for a module whose whole store is
+    /// being rebuilt in this transaction (`vaultctl repair`, SECURITY.md §19.10); returns how many.
+    public func removeRecords(ofModule module: String) throws -> Int {
+        try sealedRecords.store.removeAll(module: module)
+    }
+
     /// Deletes the record at `location` of `compartment` (`.recordNotFound` if it holds none of it).
     public func removeRecord(at location: SealedRecordLocation, in compartment: VaultCompartment) throws {
         try sealedRecords.remove(location, in: compartment)

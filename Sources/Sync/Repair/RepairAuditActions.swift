@@ -1,0 +1,15 @@
+import CryptoVault
+
+/// The actions of `vaultctl repair --from DEVICE` (SECURITY.md §19.10), beside those of the records
+/// it stores (`sync.record-receive`) and the projects it makes again (`writing.project-create`).
+extension AuditAction {
+    /// The damaged store kept aside (details: peer, kept (the folder's name under `damaged/`), bytes).
+    public static let syncRepairKept = AuditAction("sync.repair-kept")
+    /// The writing store emptied and made again (details: peer, tables, sealed (records removed)).
+    public static let syncRepairReset = AuditAction("sync.repair-reset")
+    /// The rebuild done (details: peer, projects, records, checked (against the audit log),
+    /// missing (recorded here, not held by the device), kept).
+    public static let syncRepair = AuditAction("sync.repair")
+    /// The repair refused or stopped before changing anything (details: peer, reason (a code)).
+    public static let syncRepairRefused = AuditAction("sync.repair-refused")
+}

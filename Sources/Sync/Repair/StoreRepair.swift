@@ -1,0 +1,190 @@
+import CryptoVault
+import PrivilegedSession
+import Writing
+
+/// What `vaultctl repair --from DEVICE` did (SECURITY.md §19.10).
+public struct RepairReport: Sendable, Equatable {
+    public struct Project: Sendable, Equatable {
+        public let project: ProjectID
+        public let records: Int
+        public let documents: Int
+    }
+
+    public var projects: [Project] = []
+    /// The folder the damaged store was kept in (`VAULT/damaged/NAME`), and its bytes.
+    public var kept = ""
+    public var keptBytes = 0
+    /// Records checked against this vault's audit log (it recorded their device and counter).
+    public var checked = 0
+    /// Records this vault's audit log says it held that the device does not hold: they are only in
+    /// the kept copy now.
+    public var missing = 0
+    /// Projects of this vault (a compartment `project ID`) the device did not offer: only in the kept copy.
+    public var notOffered: [ProjectID] = []
+    /// Projects the device offered that this vault never held: `vaultctl sync now` brings them.
+    public var notHere: [ProjectID] = []
+
+    public init() {}
+
+    public var records: Int { projects.reduce(0) { $0 + $1.records } }
+}
+
+/// `vaultctl repair --from DEVICE` (SECURITY.md §19.10): rebuilds this vault's writing store (the
+/// project data the writing model and sync hold) from one of the owner's own paired devices, over
+/// the channel, with the exchange's own requests (`sync.projects`, then `sync.pull` from an empty
+/// vector until the device has no more). Every record is verified in memory first (its signature by
+/// a key of this vault's roster or the owner's own devices, its causality) and checked against this
+/// vault's audit log wherever the log recorded its device and counter; only when all pass is the
+/// damaged store copied aside (`DamagedStoreCopy`), then emptied, made again and filled, in one
+/// audited transaction: a failure or a crash leaves the vault as it was, or rebuilt, never half.
+public struct StoreRepair {
+    public let vault: UnlockedVault
+    public let transport: SyncTransport
+    let clock: VaultClock
+
+    public init(vault: UnlockedVault, transport: SyncTransport, clock: VaultClock = .system) {
+        self.vault = vault
+        self.transport = transport
+        self.clock = clock
+    }
+
+    var peer: DeviceProfile { transport.peer }
+
+    /// Runs the repair. A refusal (not an own device, a record that does not verify or differs from
+    /// the audit log) changes nothing but its `sync.repair-refused` entry, and throws.
+    public func run() throws -> RepairReport {
+        do {
+            return try repair()
+        } catch let error as RepairError {
+            try? vault.record(VaultEvent(.syncRepairRefused, details: [.init("peer", peer.deviceID.hex), .init("reason", error.code.rawValue)]))
+            throw error
+        }
+    }
+
+    private func repair() throws -> RepairReport {
+        guard try vault.vault.trust(of: peer.deviceID) == .mine else {
+            throw RepairError(.notOwnDevice, """
+                device \(peer.name) (\(peer.fingerprint)) is not trusted as your own ('mine'): only your own device rebuilds this vault's \
+                writing store ('vaultctl peers trust --peer \(peer.fingerprint) mine' if it is yours)
+                """)
+        }
+        let keys = try vault.deviceKeys()
+        let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
+        let compartments = try projectCompartments()
+        var report = RepairReport()
+        var pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])] = []
+        let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: [SyncWire.version]))
+        let own = try SyncStatus.ownDeviceKeys(vault)
+        for offer in offers {
+            guard let compartment = compartments[offer.project] else { report.notHere.append(offer.project); continue }
+            pulled.append((offer, compartment, try pull(offer, devices: own.merging(Self.keys(of: offer.roster)) { kept, _ in kept })))
+        }
+        report.notOffered = compartments.keys.filter { id in !offers.contains { $0.project == id } }.sorted { $0.hex < $1.hex }
+        let sessions = try startSessions(for: pulled.map(\.compartment))
+        defer { for session in sessions.values { try? session.end() } }
+        try check(pulled, own: author.device, sessions: sessions, into: &report)
+        let kept = try DamagedStoreCopy.keep(vault.vault, at: clock.now())
+        report.kept = kept.name
+        report.keptBytes = kept.bytes
+        try vault.record(VaultEvent(.syncRepairKept, details: [.init("peer", peer.deviceID.hex), .init("kept", kept.name), .init("bytes", String(kept.bytes))]))
+        try rebuild(pulled, author: author, own: own, sessions: sessions, into: &report)
+        return report
+    }
+
+    /// This vault's project compartments (`project ID`, or `project ID (synced)`), by project id:
+    /// they survive whatever happened to the writing store's tables, with their keys.
+    private func projectCompartments() throws -> [ProjectID: VaultCompartment] {
+        var found: [ProjectID: VaultCompartment] = [:]
+        for compartment in try vault.compartments() {
+            let words = compartment.name.split(separator: " ")
+            guard words.count == 2 || (words.count == 3 && words[2] == "(synced)"), words[0] == "project",
+                  let id = try? ProjectID(hex: String(words[1])) else { continue }
+            if found[id] == nil || words.count == 2 { found[id] = compartment }
+        }
+        return found
+    }
+
+    static func keys(of roster: [SyncRosterEntry]) -> [DeviceID: [UInt8]] {
+        Dictionary(roster.map { ($0.device, $0.signingKey) }) { first, _ in first }
+    }
+
+    /// Every record the device holds of the project, verified in a replica in memory (signature,
+    /// seal of the format, causality); parents first.
+    private func pull(_ offer: SyncProjectOffer, devices: [DeviceID: [UInt8]]) throws -> [ChangeRecord] {
+        var replica = SyncReplica(project: offer.project, author: nil, devices: devices)
+        for _ in 1...SyncInitiator.maximumRounds {
+            let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
+                                                                          body: SyncPullRequest(project: offer.project, held: replica.versionVector).serialized()))
+            for bytes in answer.records { replica.receive(bytes) }
+            guard answer.more, !answer.records.isEmpty else { break }
+        }
+        replica.endExchange()
+        if let refusal = replica.refusals.first {
+            throw RepairError(.recordRefused, "project \(offer.project): device \(peer.fingerprint) sent a record that does not verify (\(refusal.error.code.rawValue)); nothing was changed")
+        }
+        return replica.records(missingFrom: [:])
+    }
+
+    private func startSessions(for compartments: [VaultCompartment]) throws -> [CompartmentID: PrivilegedProcessingSession] {
+        var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
+        for compartment in compartments where compartment.isPrivileged && sessions[compartment.id] == nil {
+            sessions[compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: compartment, actor: "repair",
+                                                                             purpose: "repair from paired device \(peer.fingerprint)")
+        }
+        return sessions
+    }
+
+    /// Each record whose device and counter this vault's audit log recorded must be the record it
+    /// recorded (same hash); those it recorded that the device lacks are counted as missing.
+    private func check(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], own: DeviceID,
+                       sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
+        let audited = try AuditedRecords(vault, projects: Set(pulled.map(\.offer.project)), own: own, sessions: Set(sessions.keys),
+                                         privileged: Set(pulled.map(\.compartment).filter(\.isPrivileged).map(\.id)))
+        var seen = Set<AuditedRecords.Key>()
+        for item in pulled {
+            for record in item.records {
+                let key = AuditedRecords.Key(project: item.offer.project, device: record.device, counter: record.counter)
+                guard let hash = audited.hashes[key] else { continue }
+                guard hash == ByteEncoding.hex(record.hash) else {
+                    throw RepairError(.auditMismatch, """
+                        project \(item.offer.project): device \(peer.fingerprint) sent record \(record.counter) of device \(record.device) \
+                        with another hash than this vault's audit log recorded; nothing was changed
+                        """)
+                }
+                seen.insert(key)
+                report.checked += 1
+            }
+        }
+        report.missing = audited.hashes.keys.filter { !seen.contains($0) }.count
+    }
+
+    /// One transaction: the store emptied and made again, each project restored in its compartment,
+    /// its roster kept, its records stored and its documents written by `VaultSync.receive`.
+    private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], author: SyncAuthor,
+                         own: [DeviceID: [UInt8]], sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
+        report.projects = try vault.transaction { tx in
+            let reset = try WritingStoreReset.reset(in: tx)
+            try tx.record(.syncRepairReset, details: [.init("peer", peer.deviceID.hex), .init("tables", String(reset.tables)),
+                                                      .init("sealed", String(reset.sealed))])
+            var projects: [RepairReport.Project] = []
+            for item in pulled {
+                let access: RecordAccess = sessions[item.compartment.id].map { .session($0) } ?? .vault
+                let store = WritingStore(tx, access: access, clock: clock)
+                let project = try store.restoreProject(item.offer.project, named: item.offer.name, kind: item.offer.kind, in: item.compartment)
+                let exchange = SyncExchangeStore(database: tx.database)
+                try exchange.addRoster(item.offer.roster, of: project.id)
+                let devices = try exchange.roster(of: project.id).merging(own) { kept, _ in kept }
+                let receipt = try VaultSync(store, author: author, devices: devices).receive(item.records.map(\.encoded), for: project.id)
+                guard receipt.refused.isEmpty else {
+                    throw RepairError(.recordRefused, "project \(project.id): a record was refused as it was stored (\(receipt.refused[0].error.code.rawValue)); nothing was changed")
+                }
+                projects.append(.init(project: project.id, records: receipt.stored, documents: receipt.documentsWritten))
+            }
+            try tx.record(.syncRepair, details: [.init("peer", peer.deviceID.hex), .init("projects", String(projects.count)),
+                                                 .init("records", String(projects.reduce(0) { $0 + $1.records })),
+                                                 .init("checked", String(report.checked)), .init("missing", String(report.missing)),
+                                                 .init("kept", report.kept)])
+            return projects
+        }
+    }
+}

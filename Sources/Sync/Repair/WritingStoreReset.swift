@@ -1,0 +1,36 @@
+import CryptoVault
+import Writing
+
+/// Empties the writing store and makes it again, inside the caller's one audited transaction
+/// (SECURITY.md §19.10): every table of the modules `writing` and `sync` is dropped (those still
+/// there: a dropped one is the damage being repaired), every record those modules sealed is
+/// removed, and each module's migrations run again in order, so the tables are exactly those its
+/// `module_migrations` rows say (the rows themselves are kept). Foreign keys are checked at commit:
+/// by then every table that referred to a dropped one is dropped too.
+enum WritingStoreReset {
+    static let modules = [WritingSchema.module, SyncSchema.module]
+
+    /// Returns the tables made again and the sealed records removed.
+    static func reset(in transaction: VaultTransaction) throws -> (tables: Int, sealed: Int) {
+        let database = transaction.database
+        let tables = try tableNames()
+        try database.execute("PRAGMA defer_foreign_keys = ON")
+        for table in tables.reversed() { try database.execute("DROP TABLE IF EXISTS \"\(table)\"") }
+        var sealed = 0
+        for module in modules { sealed += try transaction.removeRecords(ofModule: module.module) }
+        for module in modules {
+            for migration in module.migrations { try database.execute(migration.sql) }
+        }
+        return (tables.count, sealed)
+    }
+
+    /// The tables the modules' migrations make, in the order they are made, found by running the
+    /// migrations on an empty database in memory (never from the vault's own, possibly damaged, schema).
+    static func tableNames() throws -> [String] {
+        let reference = try Database(path: ":memory:", create: true, readOnly: false)
+        for module in modules {
+            for migration in module.migrations { try reference.execute(migration.sql) }
+        }
+        return try reference.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid").map { try $0.text("name") }
+    }
+}

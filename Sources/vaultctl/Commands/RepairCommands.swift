@@ -1,0 +1,45 @@
+import Appliance
+import CryptoVault
+import Foundation
+import PeerChannel
+import Sync
+
+/// `vaultctl repair --from DEVICE` (issue 17, SECURITY.md §19.10): this vault's writing store
+/// rebuilt from one of the owner's own paired devices, the damaged one kept aside.
+enum RepairCommands {
+    static let repair = Command("repair", synopsis: "rebuild this vault's writing store from one of your own devices",
+                                usage: "--from PEER [--address ADDR:PORT]", about: """
+        Rebuilds the writing store (projects, documents and the sync records they are made of) from
+        PEER, a paired device trusted as your own ('mine'; refused for someone else's), over the
+        encrypted channel where 'vaultctl serve --address' answers. Every record PEER holds is pulled
+        and verified first (its signature by a key of your devices, its causality) and checked
+        against this vault's audit log wherever the log recorded it; if any fails, nothing changes.
+        Then the vault's database files are kept aside as they are, in VAULT/damaged/TIME-PID/
+        (never deleted by vaultctl), and in one audited transaction the store is emptied, made
+        again and filled from the records. Works whether or not the store could be opened. Versions
+        (snapshots, branches, edit events) and entries are not synced, so they are not rebuilt: they
+        stay in the kept copy, as do edits PEER never received. Stop 'vaultctl serve' on this vault first.
+        """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"])],
+        json: true, examples: ["vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+            guard let from = arguments.value("--peer") else { throw UsageError(message: "repair needs --from PEER", usage: arguments.usage) }
+            let unlocked = try VaultLocation.unlock(arguments)
+            let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
+            let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
+            let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
+            let report = try StoreRepair(vault: unlocked, transport: ChannelSyncTransport(client)).run()
+            let kept = (unlocked.vault.directory as NSString).appendingPathComponent("damaged/" + report.kept)
+            if arguments.has("--json") {
+                Output.json(["peer": DeviceCommand.json(pairing.peer), "kept": kept, "kept_bytes": report.keptBytes,
+                             "records": report.records, "checked": report.checked, "missing": report.missing,
+                             "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
+                             "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex)])
+                return
+            }
+            Output.line("Rebuilt \(report.projects.count) project(s) from \(pairing.peer.name): \(report.records) record(s), "
+                        + "\(report.checked) checked against this vault's audit log.")
+            Output.line("The damaged store is kept in \(kept)")
+            if report.missing > 0 { Output.line("\(report.missing) record(s) this vault held are not on \(pairing.peer.name): they are only in the kept copy.") }
+            for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
+            if !report.notHere.isEmpty { Output.line("\(report.notHere.count) project(s) on \(pairing.peer.name) were never here: 'vaultctl sync now' brings them.") }
+        }
+}
