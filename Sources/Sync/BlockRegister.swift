@@ -61,6 +61,14 @@ struct BlockRegister: Sendable {
         return (value, conflicts)
     }
 
+    /// The value of the highest-ranked present write not in record `entry`'s past, with the text
+    /// its record saw; nil when there is none (SECURITY.md §19.3's removal conflicts).
+    mutating func value(unseenBy entry: Int, history: CausalHistory) -> BlockValue? {
+        let unseen = writes.indices.filter { writes[$0].value != .deleted && !history.precedes(writes[$0].entry, entry) }
+        guard let highest = unseen.max(by: { history.ranksBelow(writes[$0].entry, writes[$1].entry) }) else { return nil }
+        return value(of: highest, history: history)
+    }
+
     /// Write `index`'s value with the text its record saw.
     private mutating func value(of index: Int, history: CausalHistory) -> BlockValue {
         guard case .present(let key, var block) = writes[index].value else { return writes[index].value }

@@ -20,9 +20,9 @@ public struct SyncReplica: Sendable {
     public private(set) var devices: [DeviceID: [UInt8]]
 
     var history = CausalHistory()
-    private var nodes: [NodeID: NodeRegister] = [:]
+    private(set) var nodes: [NodeID: NodeRegister] = [:]
     private var blocks: [BlockID: BlockRegister] = [:]
-    private var blocksOfDocument: [NodeID: Set<BlockID>] = [:]
+    private(set) var blocksOfDocument: [NodeID: Set<BlockID>] = [:]
     private var resolved: [BlockID: (value: BlockValue, conflicts: [SyncConflict])] = [:]
     private var durableConflicts: [BranchID: SyncConflict] = [:]
     private var pending: [[UInt8]: ChangeRecord] = [:]
@@ -230,12 +230,9 @@ public struct SyncReplica: Sendable {
 
     // MARK: What it shows
 
-    /// The binder's documents and folders present, by id.
-    public var binder: [NodeID: NodeValue] {
-        var result: [NodeID: NodeValue] = [:]
-        for (id, register) in nodes { if case .present = register.value(history: history) { result[id] = register.value(history: history) } }
-        return result
-    }
+    /// The binder's documents and folders present, by id (a document kept despite its removal
+    /// among them, `keptDespiteRemoval`).
+    public var binder: [NodeID: NodeValue] { nodeValues().filter { $0.value != .removed } }
 
     /// The documents' ids, in id order.
     public var documents: [NodeID] {
@@ -269,7 +266,20 @@ public struct SyncReplica: Sendable {
     }
 
     mutating func liveConflicts() -> [SyncConflict] {
-        blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { resolve($0).conflicts }
+        blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { resolve($0).conflicts } + removalConflicts()
+    }
+
+    /// Whether block `id` has a present write that record `entry` had not seen.
+    func hasPresentWrite(of id: BlockID, unseenBy entry: Int) -> Bool {
+        blocks[id]?.writes.contains { $0.value != .deleted && !history.precedes($0.entry, entry) } ?? false
+    }
+
+    /// The value of block `id`'s highest-ranked present write that record `entry` had not seen,
+    /// with the text its record saw; nil when it had seen every such write.
+    mutating func valueUnseen(by entry: Int, in id: BlockID) -> BlockValue? {
+        guard var register = blocks.removeValue(forKey: id) else { return nil }
+        defer { blocks[id] = register }
+        return register.value(unseenBy: entry, history: history)
     }
 
     mutating func resolve(_ id: BlockID) -> (value: BlockValue, conflicts: [SyncConflict]) {
@@ -292,7 +302,7 @@ public struct SyncReplica: Sendable {
         return CharacterID(device: record.device, counter: record.counter, offset: character.offset)
     }
     func document(ofBlock id: BlockID) -> NodeID? { blocks[id]?.document }
-    func nodeValue(_ id: NodeID) -> NodeValue? { nodes[id]?.value(history: history) }
+    func nodeValue(_ id: NodeID) -> NodeValue? { nodes[id] == nil ? nil : nodeValues()[id] }
 
     // MARK: Local changes
 
@@ -337,8 +347,16 @@ struct NodeRegister: Sendable {
         writes.append((entry, value))
     }
 
-    func value(history: CausalHistory) -> NodeValue {
+    func value(history: CausalHistory) -> NodeValue { winner(history: history).value }
+
+    /// The head of highest rank: its record's history entry and its value.
+    func winner(history: CausalHistory) -> (entry: Int, value: NodeValue) {
         let winner = heads.max { history.ranksBelow(writes[$0].entry, writes[$1].entry) }!
-        return writes[winner].value
+        return writes[winner]
+    }
+
+    /// The value of the highest-ranked write that left the node present, if any did.
+    func lastPresent(history: CausalHistory) -> NodeValue? {
+        writes.filter { $0.value != .removed }.max { history.ranksBelow($0.entry, $1.entry) }?.value
     }
 }

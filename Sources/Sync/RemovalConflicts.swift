@@ -1,0 +1,61 @@
+import CryptoVault
+import Writing
+
+/// A document removed on one device while another, not having seen the removal, edited its blocks
+/// (SECURITY.md §19.3). Last-writer-wins would take those edits out of every vault with the
+/// document, and a branch cannot outlive its document, so the document **stays**: it shows its
+/// highest-ranked present value (and so does each removed folder above it), and each block edited
+/// unseen is a removal conflict, kept as a syncConflict branch whose proposal is the document
+/// without that block (the removal's side), so the owner decides. A removal made knowing the edits
+/// (they are in its record's past) removes the document as ever.
+extension SyncReplica {
+    /// Every node's value as shown: the register's, except for documents kept despite their
+    /// removal and the removed folders above them, which show their last present value.
+    func nodeValues() -> [NodeID: NodeValue] {
+        var values = nodes.mapValues { $0.value(history: history) }
+        for document in keptDespiteRemoval().keys {
+            var cursor: NodeID? = document, depth = 0
+            while let id = cursor, depth <= WritingLimits.maximumNesting, let register = nodes[id] {
+                if values[id] == .removed, let present = register.lastPresent(history: history) { values[id] = present }
+                guard case .present(_, let parent, _, _)? = values[id] else { break }
+                cursor = parent
+                depth += 1
+            }
+        }
+        return values
+    }
+
+    /// The documents whose winning value is a removal while a present write of one of their blocks
+    /// is not in that removal's past, by id: the removal's history entry.
+    func keptDespiteRemoval() -> [NodeID: Int] {
+        var kept: [NodeID: Int] = [:]
+        for (id, register) in nodes {
+            let winner = register.winner(history: history)
+            guard winner.value == .removed, register.lastPresent(history: history).map(Self.isDocument) == true else { continue }
+            if blocksOfDocument[id, default: []].contains(where: { hasPresentWrite(of: $0, unseenBy: winner.entry) }) { kept[id] = winner.entry }
+        }
+        return kept
+    }
+
+    /// One conflict per block of a kept document written unseen by its removal: the losing side
+    /// is the block deleted (what the removal would leave), the winning side the highest-ranked
+    /// such write's value with the text its record saw. Named by the block and the removal's record.
+    mutating func removalConflicts() -> [SyncConflict] {
+        var conflicts: [SyncConflict] = []
+        for (document, removal) in keptDespiteRemoval().sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+            let edited = blocksOfDocument[document, default: []].sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            for block in edited {
+                guard let winning = valueUnseen(by: removal, in: block) else { continue }
+                let input = Array("SealedVault removal conflict v1".utf8) + [0] + block.bytes + history.entries[removal].record.hash
+                let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+                conflicts.append(SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning))
+            }
+        }
+        return conflicts
+    }
+
+    private static func isDocument(_ value: NodeValue) -> Bool {
+        if case .present(.scene, _, _, _) = value { return true }
+        return false
+    }
+}

@@ -1,0 +1,119 @@
+import CryptoVault
+import Testing
+import TestSupport
+@testable import Sync
+import Writing
+
+/// A document removed on one device while another, not having seen the removal, edited it
+/// (SECURITY.md §19.3's removal conflicts): the document stays on every device with the edits in
+/// it, each edited block is a conflict whose branch proposes the removal's side (the block gone),
+/// whatever order the records arrive in; a removal made knowing the edits removes it.
+@Suite struct RemovalConflictTests {
+    /// Device 0 removes the document while device 1 rewrites its second paragraph.
+    static func removedWhileEdited() throws -> (SyncFleet, NodeID, [Block]) {
+        var (fleet, document, blocks) = try ConflictResolutionTests.pair()
+        _ = try fleet.replicas[0].commit([.node(document, .removed)])
+        _ = try fleet.replicas[1].edit(document, to: ConflictResolutionTests.edited(blocks, 1, "two, rewritten at the desk"))
+        return (fleet, document, blocks)
+    }
+
+    @Test(arguments: [false, true]) func theDocumentStaysWithTheEditsAndTheRemovalIsABranch(removerFirst: Bool) throws {
+        var (fleet, document, blocks) = try Self.removedWhileEdited()
+        var generator = SeededGenerator(seed: 3)
+        if removerFirst { fleet.sync(from: 0, to: 1, shuffle: &generator); fleet.sync(from: 1, to: 0, shuffle: &generator) }
+        else { fleet.sync(from: 1, to: 0, shuffle: &generator); fleet.sync(from: 0, to: 1, shuffle: &generator) }
+        for replica in 0..<2 {
+            #expect(fleet.replicas[replica].documents == [document], "device \(replica)")
+            #expect(fleet.replicas[replica].content(of: document).blocks.map(\.text) == ["one", "two, rewritten at the desk", "three"])
+        }
+        let conflicts = fleet.replicas[0].conflicts()
+        #expect(conflicts == fleet.replicas[1].conflicts())
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.block == blocks[1].id)
+        #expect(conflicts.first?.losing == .deleted)
+        #expect(conflicts.first?.winning.block?.text == "two, rewritten at the desk")
+        // The branch proposes the document without the block the removal took with it.
+        let proposal = VaultSync.proposal(try #require(conflicts.first), in: fleet.replicas[0].orderedBlocks(of: document))
+        #expect(proposal.blocks.map(\.text) == ["one", "three"])
+    }
+
+    @Test func aRemovedFolderAboveAKeptDocumentStaysToo() throws {
+        var (fleet, document, blocks) = try ConflictResolutionTests.pair()
+        let folder = try NodeID.random()
+        let inFolder = NodeValue.present(kind: .scene, parent: folder, orderKey: "1i", title: "Session note")
+        _ = try fleet.replicas[0].commit([.node(folder, .present(kind: .chapter, parent: nil, orderKey: "1a", title: "Part one")), .node(document, inFolder)])
+        var generator = SeededGenerator(seed: 6)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        _ = try fleet.replicas[0].commit([.node(document, .removed), .node(folder, .removed)])
+        _ = try fleet.replicas[1].edit(document, to: ConflictResolutionTests.edited(blocks, 0, "one, and more"))
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        fleet.sync(from: 1, to: 0, shuffle: &generator)
+        for replica in 0..<2 {
+            #expect(fleet.replicas[replica].binder[document] == inFolder, "device \(replica)")
+            #expect(fleet.replicas[replica].binder[folder] == .present(kind: .chapter, parent: nil, orderKey: "1a", title: "Part one"))
+        }
+    }
+
+    @Test func aRemovalMadeKnowingTheEditsRemovesTheDocument() throws {
+        var (fleet, document, _) = try Self.removedWhileEdited()
+        var generator = SeededGenerator(seed: 4)
+        fleet.sync(from: 1, to: 0, shuffle: &generator)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        // Device 0 now holds the edit and shows the document again; removing it once more is a removal of the edits too.
+        #expect(fleet.replicas[0].documents == [document])
+        _ = try fleet.replicas[0].commit([.node(document, .removed)])
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        #expect(fleet.replicas[0].documents.isEmpty)
+        #expect(fleet.replicas[1].documents.isEmpty)
+    }
+
+    @Test func aRemovalWithNoEditUnseenRemovesTheDocument() throws {
+        var (fleet, document, _) = try ConflictResolutionTests.pair()
+        _ = try fleet.replicas[0].commit([.node(document, .removed)])
+        var generator = SeededGenerator(seed: 5)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        #expect(fleet.replicas[1].documents.isEmpty)
+        #expect(fleet.replicas[1].conflicts().isEmpty)
+    }
+}
+
+/// The same in a vault: the document this vault removed comes back with the peer's words, and the
+/// removal is a syncConflict branch of it.
+@Suite struct VaultRemovalConflictTests: SyncedVaultFixture {
+    let vault: TestVault
+    let project: WritingProject
+    let author: SyncAuthor
+    let peer: SyncAuthor
+
+    init() throws { (vault, project, author, peer) = try Self.makeSyncedVault(project: "Case files") }
+
+    @Test func aDocumentRemovedHereWhileThePeerEditedItComesBackWithABranch() throws {
+        let (document, block) = try store { store in
+            let node = try store.addNode(.scene, titled: "Intake", in: project.id)
+            let block = Block(id: try BlockID.random(), kind: .paragraph, text: "intake notes")
+            try store.replaceDocumentContent(of: node.id, in: project.id, with: DocumentContent(blocks: [block]))
+            return (node.id, block)
+        }
+        let first = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        var replica = SyncReplica(project: project.id, author: peer, devices: devices)
+        #expect(replica.receive(first.encoded) == .applied(1))
+        // Removed here; edited on the peer, which has not seen the removal.
+        try store { try $0.removeNode(document, in: project.id) }
+        let removal = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        #expect(removal.operations.contains(.node(document, .removed)))
+        let edit = try #require(try replica.edit(document, to: DocumentContent(blocks: [Block(id: block.id, kind: .paragraph,
+                                                                                                     text: "intake notes, and what the client said")])))
+        let receipt = try sync { try $0.receive([edit.encoded], for: project.id) }
+        #expect(receipt.branchesMade == 1)
+        let content = try store { try $0.documentContent(of: document, in: project.id) }
+        #expect(content.blocks.map(\.text) == ["intake notes, and what the client said"])
+        let branches = try store { try $0.branches(of: document, in: project.id) }
+        #expect(branches.map(\.kind) == [.syncConflict])
+        let proposal = try store { try $0.branchContent(branches[0].id, of: document, in: project.id) }
+        #expect(proposal.blocks.isEmpty)
+        // The peer, taking the removal, keeps the document too: both sides show the same.
+        #expect(replica.receive(removal.encoded) == .applied(1))
+        #expect(replica.documents == [document])
+        #expect(replica.content(of: document) == content)
+    }
+}
