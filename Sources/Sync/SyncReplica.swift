@@ -302,7 +302,12 @@ public struct SyncReplica: Sendable {
         return CharacterID(device: record.device, counter: record.counter, offset: character.offset)
     }
     func document(ofBlock id: BlockID) -> NodeID? { blocks[id]?.document }
-    func nodeValue(_ id: NodeID) -> NodeValue? { nodes[id] == nil ? nil : nodeValues()[id] }
+    /// A node's value as shown. Only a removed one can show otherwise than its register says (kept
+    /// despite its removal, or above such a document), so only then is the whole binder worked out.
+    func nodeValue(_ id: NodeID) -> NodeValue? {
+        guard let value = nodes[id]?.value(history: history) else { return nil }
+        return value == .removed ? nodeValues()[id] : value
+    }
 
     // MARK: Local changes
 
