@@ -117,3 +117,31 @@ import Writing
         #expect(replica.content(of: document) == content)
     }
 }
+
+/// The removal conflict's known answer (testvectors/sync/change-records.json, `removal`, written by
+/// the independent testvectors/independent/change_record.py from SECURITY.md §19.3): its records in
+/// every order keep the document with the unseen typing and make exactly the conflict it names.
+@Suite struct RemovalConflictVectorTests {
+    @Test func theRecordsInAnyOrderMakeTheNamedRemovalConflict() throws {
+        let vectors = try ChangeRecordTests()
+        let removal = try #require(vectors.root["removal"] as? [String: Any])
+        let records = try #require(removal["records"] as? [[String: Any]]).map { Self.bytes($0["record"] as! String) }
+        #expect(records.count == 3)
+        var expected = try #require(removal["conflict"] as? [String: Any])
+        expected["op"] = "conflict"
+        let project = try ChangeRecordCodec.parse(records[0]).project
+        for order in [[0, 1, 2], [0, 2, 1], [2, 1, 0], [1, 2, 0]] {
+            var replica = SyncReplica(project: project, author: nil, devices: vectors.keys)
+            for index in order { replica.receive(records[index]) }
+            #expect(replica.refusals.isEmpty, "order \(order)")
+            let document = try NodeID(hex: removal["document"] as! String)
+            #expect(replica.documents == [document], "order \(order)")
+            #expect(replica.content(of: document).blocks.map(\.text) == [removal["text"] as! String])
+            #expect(replica.conflicts().map { ChangeRecordTests.describe(.conflict($0)) } == [ChangeRecordTests.describe(expected)], "order \(order)")
+        }
+    }
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+    }
+}

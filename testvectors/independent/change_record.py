@@ -28,6 +28,7 @@ MAGIC = b"SVCR"
 VERSION = 1
 SIGNING_LABEL = b"SealedVault change record v1\x00"
 CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
+REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
 DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_SIZE = 4 * 1024 * 1024
 MAX_PARENTS = 64
@@ -321,6 +322,47 @@ def block(key, kind, text, rows=None):
     return {"order_key": key, "kind": kind, "text": text, "rows": rows or []}
 
 
+def removal_scenario(a, b, keys):
+    """§19.3's removal conflict: A removes a document while B, not having seen the removal, types in
+    its block. The document stays, and the block is a conflict whose losing side is the block deleted
+    and whose winning side is B's write with the text B saw, named by the block and A's removal."""
+    project = fixed("sync removal project", 16).hex()
+    doc, blk = fixed("sync removal document", 16).hex(), fixed("sync removal block", 16).hex()
+    made = {"project": project, "device": a["device_id"], "counter": 1, "lamport": 1, "parents": [], "operations": [
+        {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Intake"}},
+        {"op": "block", "document": doc, "block": blk, "value": block("1i", "paragraph", "")},
+        {"op": "text", "document": doc, "block": blk, "edits": [{"edit": "insert", "after": None, "text": "Intake notes."}]},
+    ]}
+    r1 = sign(bytes.fromhex(a["seed"]), encode_body(made))
+    h1 = hashlib.sha256(r1).hexdigest()
+    removed = {"project": project, "device": a["device_id"], "counter": 2, "lamport": 2, "parents": [h1], "operations": [
+        {"op": "node", "node": doc, "value": None},
+    ]}
+    r2 = sign(bytes.fromhex(a["seed"]), encode_body(removed))
+    h2 = hashlib.sha256(r2).hexdigest()
+    # B types " And the plan." after A's "." (A's character 12).
+    edited = {"project": project, "device": b["device_id"], "counter": 1, "lamport": 2, "parents": [h1], "operations": [
+        {"op": "block", "document": doc, "block": blk, "value": block("1i", "paragraph", "")},
+        {"op": "text", "document": doc, "block": blk, "edits": [
+            {"edit": "insert", "after": {"device": a["device_id"], "counter": 1, "offset": 12}, "text": " And the plan."}]},
+    ]}
+    r3 = sign(bytes.fromhex(b["seed"]), encode_body(edited))
+    records = []
+    for name, raw, fields in (("made", r1, made), ("removed", r2, removed), ("edited unseen", r3, edited)):
+        assert read(raw, keys) == fields, name
+        records.append({"name": name, "record": raw.hex(), "hash": hashlib.sha256(raw).hexdigest()})
+    branch = hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(blk) + bytes.fromhex(h2)).digest()[:16].hex()
+    return {
+        "description": "§19.3's removal conflict: the three records, in any order, show the document (its last present "
+                       "value) holding `text`, and exactly this conflict (`losing` null: the block deleted).",
+        "records": records,
+        "document": doc,
+        "text": "Intake notes. And the plan.",
+        "conflict": {"branch": branch, "document": doc, "block": blk, "losing": None,
+                     "winning": block("1i", "paragraph", "Intake notes. And the plan.")},
+    }
+
+
 def build():
     a, b = device("A"), device("B")
     keys = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in (a, b)}
@@ -427,6 +469,7 @@ def build():
         "devices": {"A": a, "B": b},
         "records": records,
         "refused": refused,
+        "removal": removal_scenario(a, b, keys),
     }
 
 
