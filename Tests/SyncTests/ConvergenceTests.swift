@@ -11,19 +11,25 @@ import Writing
     static let schedules = 1_000
 
     @Test func threeDevicesConvergeAndLoseNoWordOverRandomSchedules() throws {
-        var conflicted = 0, held = 0
+        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0
         for seed in 0..<UInt64(Self.schedules) {
             let outcome = try Self.run(seed: seed)
             conflicted += outcome.conflicts > 0 ? 1 : 0
             held += outcome.held
+            removedThenKept += outcome.removals > 0 && outcome.shown ? 1 : 0
+            removed += outcome.shown ? 0 : 1
         }
-        // The schedules must exercise what they claim to: conflicts and out-of-order delivery.
+        // The schedules must exercise what they claim to: conflicts, out-of-order delivery, and
+        // removals that stay (edited unseen) as well as removals that remove.
         #expect(conflicted > Self.schedules / 10)
         #expect(held > 0)
+        #expect(removedThenKept > 0)
+        #expect(removed > 0)
+        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed")
     }
 
     /// One schedule; returns how many conflicts it ended with and how many records were held for parents.
-    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int) {
+    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool) {
         var generator = SeededGenerator(seed: seed)
         var fleet = try SyncFleet(devices: 3)
         var tracker = WordTracker()
@@ -34,11 +40,20 @@ import Writing
         _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: first))
         fleet.healAll(&generator)
         var linked = Set([[0, 1], [0, 2], [1, 2]])
-        var held = 0
+        var held = 0, removals = 0
         for _ in 0..<Int.random(in: 8...30, using: &generator) {
             let roll = Int.random(in: 0..<100, using: &generator)
-            if roll < 55 {
+            if roll < 2 {
+                // The document removed (what the device showed of it deliberately deleted): words
+                // typed meanwhile on a device that had not seen the removal must keep it (§19.3).
                 let device = Int.random(in: 0..<3, using: &generator)
+                guard fleet.replicas[device].documents.contains(document) else { continue }
+                tracker.edited(from: fleet.replicas[device].content(of: document), to: DocumentContent())
+                _ = try fleet.replicas[device].commit([.node(document, .removed)])
+                removals += 1
+            } else if roll < 55 {
+                let device = Int.random(in: 0..<3, using: &generator)
+                guard fleet.replicas[device].documents.contains(document) else { continue }
                 let before = fleet.replicas[device].content(of: document)
                 let after = try randomEdit(of: before, device: device, tracker: &tracker, &generator)
                 tracker.edited(from: before, to: after)
@@ -53,10 +68,14 @@ import Writing
             }
         }
         fleet.healAll(&generator)
-        let reference = fleet.replicas[0].content(of: document)
+        // A removed document shows nothing (its blocks stay in the records, not in the binder).
+        let shown = fleet.replicas[0].documents.contains(document)
+        let reference = shown ? fleet.replicas[0].content(of: document) : DocumentContent()
         let conflicts = fleet.replicas[0].conflicts()
         for index in 1..<3 {
-            #expect(fleet.replicas[index].content(of: document).canonicalBytes == reference.canonicalBytes, "seed \(seed): device \(index) differs")
+            #expect(fleet.replicas[index].documents == fleet.replicas[0].documents, "seed \(seed): device \(index)'s binder differs")
+            let content = fleet.replicas[index].documents.contains(document) ? fleet.replicas[index].content(of: document) : DocumentContent()
+            #expect(content.canonicalBytes == reference.canonicalBytes, "seed \(seed): device \(index) differs")
             #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
             #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
         }
@@ -64,7 +83,7 @@ import Writing
             .union(WordTracker.words(in: conflicts.flatMap { [$0.losing.block, $0.winning.block].compactMap { $0 } }))
         let lost = tracker.mustSurvive.subtracting(kept)
         #expect(lost.isEmpty, "seed \(seed): words lost: \(lost.sorted()) document \(reference.blocks.map(\.text)) conflicts \(conflicts.map { [$0.losing.block?.text, $0.winning.block?.text] })")
-        return (conflicts.count, held)
+        return (conflicts.count, held, removals, shown)
     }
 
     /// A random edit a person might make: a word typed, deleted or replaced, a paragraph added,
