@@ -25,6 +25,9 @@ public enum SyncErrorCode: String, Sendable {
     case missingParents
     /// A block op naming a document other than the one the block already belongs to.
     case blockMoved
+    /// A record of a device that no longer writes the project here (a revoked editor, a device no
+    /// longer the owner's own), past its records already stored (SECURITY.md §19.9).
+    case accessEnded
     /// Too many records held waiting for their parents.
     case tooManyPending
     /// The stored sync records of a project cannot be rebuilt (a sealed record fails to open, a

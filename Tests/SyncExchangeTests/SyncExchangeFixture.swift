@@ -18,8 +18,10 @@ final class SyncExchangeFixture {
 
     static let modules = [WritingSchema.module, SyncSchema.module, SyncExchangeSchema.module]
 
-    /// `deskTrusts` is the laptop's level on the desk; `laptopTrusts` the desk's on the laptop.
-    init(deskTrusts: DeviceTrust = .mine, laptopTrusts: DeviceTrust = .mine) throws {
+    /// `deskTrusts` is the laptop's level on the desk; `laptopTrusts` the desk's on the laptop;
+    /// `deskAnswers`, when given, answers the exchange on the desk's channel instead of its vault's
+    /// `SyncChannelService` (a hostile answerer).
+    init(deskTrusts: DeviceTrust = .mine, laptopTrusts: DeviceTrust = .mine, deskAnswers: ChannelService? = nil) throws {
         desk = try TestVault(modules: Self.modules)
         laptop = try TestVault(modules: Self.modules)
         deskKeys = try desk.unlocked.deviceKeys(named: "desk")
@@ -31,7 +33,7 @@ final class SyncExchangeFixture {
         let deskVault = desk.unlocked
         server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: deskKeys,
                                    pinnedPeers: { try deskVault.vault.familyPairings() },
-                                   services: [SyncChannelService(vault: desk.unlocked, coordinator: nil)])
+                                   services: [deskAnswers ?? SyncChannelService(vault: desk.unlocked, coordinator: nil)])
         server.start()
     }
 

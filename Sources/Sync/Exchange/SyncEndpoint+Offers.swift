@@ -34,18 +34,25 @@ extension SyncEndpoint {
         return entries
     }
 
-    /// Makes (or recognises) the project of a peer's offer, keeping the devices it vouches for: any,
-    /// from the owner's own device or from the device the project came from (its owner); from any
-    /// other, only itself. The owner's own device may offer any
-    /// project; another device only an ordinary one, which this vault then syncs with it alone, as
-    /// its viewer or editor. Returns the project, or nil when the offer was refused (and recorded).
+    /// Makes (or recognises) the project of a peer's offer. A project this vault holds gains the
+    /// devices the offer vouches for only from the owner's own device or from the device the project
+    /// came from (its owner); from any other device nothing: what that device may do with it is
+    /// this vault's decision (`plan(for:)`), whatever the offer claims. A project this vault lacks is
+    /// made from the owner's own device's offer, or from another device's ordinary one, which this
+    /// vault then syncs with it alone, as its viewer or editor. Each device added to a roster is
+    /// recorded. Returns the project, or nil when the offer was refused (and recorded).
     func adopt(_ offer: SyncProjectOffer, request: String) throws -> WritingProject? {
         if let held = try project(offer.project) {
             try vault.transaction { tx in
                 let store = SyncExchangeStore(database: tx.database)
                 let origin = try store.origin(of: held.id)
-                let fromOwner = peerIsMine || origin?.device == peer.deviceID
-                try store.addRoster(fromOwner ? offer.roster : offer.roster.filter { $0.device == peer.deviceID }, of: held.id)
+                guard peerIsMine || origin?.device == peer.deviceID else { return }
+                // What this vault may do with its owner's project is the owner's to say (and to enforce).
+                if let origin, origin.device == peer.deviceID, !peerIsMine {
+                    let access: SyncAccess = offer.access == .viewer ? .viewer : .editor
+                    if access != origin.access { try store.setOrigin(of: held.id, device: peer.deviceID, access: access) }
+                }
+                try recordSigners(try store.addRoster(offer.roster, of: held.id), of: held, vouchedBy: peer.deviceID, in: tx)
             }
             return held
         }
@@ -59,9 +66,9 @@ extension SyncEndpoint {
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
             if !peerIsMine { try store.setOrigin(of: project.id, device: peer.deviceID, access: access) }
-            try store.addRoster(offer.roster, of: project.id)
             try tx.record(.syncProjectAdded, compartment: project.compartment.id, subject: project.id,
                           details: [.init("peer", peer.deviceID.hex), .init("access", access.name)])
+            try recordSigners(try store.addRoster(offer.roster, of: project.id), of: project, vouchedBy: peer.deviceID, in: tx)
             return project
         }
     }

@@ -46,22 +46,48 @@ public struct SyncEndpoint {
 
     /// What the peer may do with `project` here, or why it may do nothing.
     func access(to project: WritingProject, in store: SyncExchangeStore) throws -> Result<SyncAccess, SyncExchangeError> {
-        if peerIsMine { return .success(.mine) }
+        try access(of: peer.deviceID, to: project, in: store)
+    }
+
+    /// What `device` may do with `project` here (SECURITY.md §19.9), decided by this vault alone,
+    /// whichever side asked: the owner's own device everything; any other nothing with a privileged
+    /// project, and with an ordinary one what this vault's share grant gave it, or editor when the
+    /// project came from it. Never what a peer's offer claims.
+    func access(of device: DeviceID, to project: WritingProject, in store: SyncExchangeStore) throws -> Result<SyncAccess, SyncExchangeError> {
+        let name = device == peer.deviceID ? peer.fingerprint : device.hex
+        if device == peer.deviceID ? peerIsMine : trusted.contains(device) { return .success(.mine) }
         if project.isPrivileged {
-            return .failure(SyncExchangeError(.privilegedRefused, "project \(project.id) is privileged: it syncs only with the owner's own devices"))
+            return .failure(SyncExchangeError(.privilegedRefused, "project \(project.id) is privileged: it syncs only with the owner's own devices, not \(name)"))
         }
-        if let role = try store.share(of: project.compartment.id, with: peer.deviceID) { return .success(role == .editor ? .editor : .viewer) }
-        // The project came from the peer (its owner shared it with this device): the owner syncs it.
-        if let origin = try store.origin(of: project.id), origin.device == peer.deviceID { return .success(.editor) }
-        return .failure(SyncExchangeError(.notShared, "project \(project.id) is not shared with device \(peer.fingerprint)"))
+        if let role = try store.share(of: project.compartment.id, with: device) { return .success(role == .editor ? .editor : .viewer) }
+        // The project came from the device (its owner shared it with this device): the owner syncs it.
+        if let origin = try store.origin(of: project.id), origin.device == device { return .success(.editor) }
+        return .failure(SyncExchangeError(.notShared, "project \(project.id) is not shared with device \(name)"))
+    }
+
+    /// What this vault does with `project` in an exchange it asked for: pull only from a device that
+    /// may write the project here, push to any that may read it, unless this vault is only a viewer
+    /// of the device's project. Decided here by `access(to:in:)`; the access the answerer's offer
+    /// claims is never used (it could say `mine` of anything).
+    func plan(for project: WritingProject) throws -> Result<SyncPlan, SyncExchangeError> {
+        try vault.transaction { tx in
+            let store = SyncExchangeStore(database: tx.database)
+            switch try access(to: project, in: store) {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let access):
+                let origin = try store.origin(of: project.id)
+                let viewerHere = origin?.device == peer.deviceID && origin?.access == .viewer
+                return .success(SyncPlan(access: access, pulls: access.writes, pushes: !viewerHere))
+            }
+        }
     }
 
     /// The devices whose records `project` takes here: this one, the owner's own, the devices the
     /// project's offers vouched for, its editors, and the device it came from. Each is kept in the
-    /// project's roster as it is taken, so the records it signed still verify when the replica is
-    /// rebuilt after its share is revoked or its pairing removed; what a device may still send is
-    /// decided before any record is read (`access`), not by the roster.
-    func devices(for project: WritingProject, in store: SyncExchangeStore) throws -> [DeviceID: [UInt8]] {
+    /// project's roster as it is taken (and the addition recorded), so the records it signed still
+    /// verify when the replica is rebuilt after its share is revoked or its pairing removed.
+    func devices(for project: WritingProject, in tx: VaultTransaction) throws -> [DeviceID: [UInt8]] {
+        let store = SyncExchangeStore(database: tx.database)
         var allowed: [DeviceID: [UInt8]] = [author.device: author.key.publicKey]
         let byID = Dictionary(uniqueKeysWithValues: pairings.map { ($0.peer.deviceID, $0.peer.signingPublicKey) })
         for device in trusted { allowed[device] = byID[device] }
@@ -72,8 +98,33 @@ public struct SyncEndpoint {
         var keys = try store.roster(of: project.id)
         let fresh = allowed.filter { keys[$0.key] == nil }
         try store.addSigners(fresh, of: project.id)
+        try recordSigners(Array(fresh.keys), of: project, vouchedBy: nil, in: tx)
         keys.merge(fresh) { kept, _ in kept }
         return keys
+    }
+
+    /// The signers of `project` (its roster) that no longer write it here: devices paired with this
+    /// vault that its own rule gives no write access now (a revoked editor, a demoted own device, a
+    /// viewer). Their records already stored keep verifying; a new one is refused (`accessEnded`).
+    /// A device this vault is not paired with is taken on the word of the roster an own device or
+    /// the project's owner offered, and reaches this vault only through one that still grants it.
+    func endedSigners(of project: WritingProject, among keys: [DeviceID: [UInt8]], in store: SyncExchangeStore) throws -> Set<DeviceID> {
+        let paired = Set(pairings.map(\.peer.deviceID))
+        var ended = Set<DeviceID>()
+        for device in keys.keys where device != author.device && paired.contains(device) {
+            if case .success(let access) = try access(of: device, to: project, in: store), access.writes { continue }
+            ended.insert(device)
+        }
+        return ended
+    }
+
+    /// One `sync.roster-add` entry per device a project now takes records from (details: device, and
+    /// the peer that vouched for it, or none when this vault's own grants or pairings gave it).
+    func recordSigners(_ devices: [DeviceID], of project: WritingProject, vouchedBy voucher: DeviceID?, in tx: VaultTransaction) throws {
+        for device in devices.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            try tx.record(.syncRosterAdd, compartment: project.compartment.id, subject: project.id,
+                          details: [.init("device", device.hex), .init("vouched-by", voucher?.hex ?? "none")])
+        }
     }
 
     // MARK: Vault work
@@ -95,7 +146,7 @@ public struct SyncEndpoint {
         let access: RecordAccess = session.map { .session($0) } ?? .vault
         return try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
-            let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: try devices(for: project, in: store))
+            let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: try devices(for: project, in: tx))
             return try body(sync, store, access)
         }
     }
@@ -120,14 +171,41 @@ public struct SyncEndpoint {
     }
 
     /// Takes the peer's records of the project (after committing local edits), and tells the
-    /// coordinator what changed.
+    /// coordinator what changed. A record of a signer that no longer writes the project here, past
+    /// what is stored of it, is refused (`accessEnded`) and recorded before the rest are verified.
     func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?) throws -> SyncReceipt {
-        let receipt = try withSync(project) { sync, _, _ in
+        let receipt = try withSync(project) { sync, store, _ in
             try sync.commitLocalChanges(in: project.id)
-            return try sync.receive(records, for: project.id)
+            let (taken, ended) = try withoutEndedSigners(records, of: project, sync: sync, store: store)
+            let receipt = try sync.receive(taken, for: project.id)
+            guard !ended.isEmpty else { return receipt }
+            return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
+                               branchesMade: receipt.branchesMade)
         }
         if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documentsWritten) }
         return receipt
+    }
+
+    /// `records` without those signed by an ended signer past its highest counter stored here, and
+    /// those, refused and recorded (`sync.record-refused`, reason `accessEnded`).
+    private func withoutEndedSigners(_ records: [[UInt8]], of project: WritingProject, sync: VaultSync,
+                                     store: SyncExchangeStore) throws -> ([[UInt8]], [SyncRefusal]) {
+        let ended = try endedSigners(of: project, among: sync.devices, in: store)
+        guard !ended.isEmpty else { return (records, []) }
+        let held = try sync.heldVector(of: project.id)
+        var taken: [[UInt8]] = [], refused: [SyncRefusal] = []
+        for bytes in records {
+            guard let record = try? ChangeRecordCodec.parse(bytes), ended.contains(record.device), record.counter > held[record.device] ?? 0 else {
+                taken.append(bytes)
+                continue
+            }
+            let refusal = SyncRefusal(record: record.hash, error: SyncError(.accessEnded,
+                "device \(record.device) no longer writes project \(project.id) here: only its \(held[record.device] ?? 0) records stored verify"))
+            try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
+                                        details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash))])
+            refused.append(refusal)
+        }
+        return (taken, refused)
     }
 
     /// Records for a project this vault does not hold: refused (`unknownCompartment`) and recorded.

@@ -9,6 +9,9 @@ extension AuditAction {
     public static let syncExchangeRefused = AuditAction("sync.exchange-refused")
     /// A project made here from a peer's offer (details: peer, access).
     public static let syncProjectAdded = AuditAction("sync.project-added")
+    /// A device whose records a project takes added to its roster (details: device, vouched-by: the
+    /// peer whose offer named it, or none when this vault's own pairings and grants gave it).
+    public static let syncRosterAdd = AuditAction("sync.roster-add")
     /// A project shared with a device for sync, or the share revoked (details: peer, role).
     public static let syncShare = AuditAction("sync.share")
     public static let syncShareRevoke = AuditAction("sync.share-revoke")

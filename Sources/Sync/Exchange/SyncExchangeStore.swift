@@ -90,11 +90,15 @@ struct SyncExchangeStore {
     }
 
     /// Adds devices a peer vouched for; a device already known keeps the key it was first known by.
-    func addRoster(_ entries: [SyncRosterEntry], of project: ProjectID) throws {
+    /// Returns the devices added.
+    func addRoster(_ entries: [SyncRosterEntry], of project: ProjectID) throws -> [DeviceID] {
+        var added: [DeviceID] = []
         for entry in entries {
             try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key) VALUES (?, ?, ?)",
                                [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey)])
+            if database.changes > 0 { added.append(entry.device) }
         }
+        return added
     }
 
     /// Keeps the keys of devices whose records the project takes now.

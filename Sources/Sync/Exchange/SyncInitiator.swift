@@ -95,17 +95,23 @@ public struct SyncInitiator {
 
     private func exchange(into report: inout SyncRunReport) throws {
         let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: [SyncWire.version]))
-        var projects: [(WritingProject, SyncAccess)] = []
+        var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
             guard let project = try endpoint.adopt(offer, request: SyncWire.projectsKind) else { continue }
-            projects.append((project, endpoint.peerIsMine ? .mine : offer.access))
+            // What the answerer may do with the project is decided here, never by its offer's access.
+            switch try endpoint.plan(for: project) {
+            case .success(let plan): projects.append((project, plan))
+            case .failure(let refusal):
+                endpoint.recordRefusal(SyncWire.projectsKind, reason: refusal.code.rawValue, project: project.id)
+                report.projects.append(SyncRunReport.Project(project: project.id, access: "none", refused: [refusal.code.rawValue]))
+            }
         }
         projects += try offerOwnProjects(besides: Set(offers.map(\.project)))
-        for (project, access) in projects {
-            var entry = SyncRunReport.Project(project: project.id, access: access.name)
+        for (project, plan) in projects {
+            var entry = SyncRunReport.Project(project: project.id, access: plan.access.name)
             // A local-only project is skipped with its reason; the others still sync. Every step
             // rebuilds the replica first, so the damage is met before anything changed.
-            do { try sync(project, access: access, into: &entry) } catch let error as SyncError where error.code == .damagedSyncState {
+            do { try sync(project, plan: plan, into: &entry) } catch let error as SyncError where error.code == .damagedSyncState {
                 entry.localOnly = error.message
             }
             report.projects.append(entry)
@@ -113,7 +119,7 @@ public struct SyncInitiator {
     }
 
     /// The owner's own device is offered this vault's projects it did not offer back.
-    private func offerOwnProjects(besides offered: Set<ProjectID>) throws -> [(WritingProject, SyncAccess)] {
+    private func offerOwnProjects(besides offered: Set<ProjectID>) throws -> [(WritingProject, SyncPlan)] {
         guard endpoint.peerIsMine else { return [] }
         let ours = try endpoint.offers().filter { !offered.contains($0.project) }
         guard !ours.isEmpty else { return [] }
@@ -126,11 +132,13 @@ public struct SyncInitiator {
             projects[project.id] = project
         }
         let taken = try SyncOffers.parseTaken(try transport.request(SyncWire.offerKind, body: SyncOffers.serialize(ours)))
-        return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, .mine) } : nil }
+        return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true, pushes: true)) } : nil }
     }
 
-    /// Pull until the peer has nothing more this vault lacks, then push what it lacks.
-    private func sync(_ project: WritingProject, access: SyncAccess, into entry: inout SyncRunReport.Project) throws {
+    /// Pull until the peer has nothing more this vault lacks, then push what it lacks. From a device
+    /// that may not write the project here (a viewer) one pull learns what it holds and its records
+    /// are refused unread (`viewerCannotWrite`, recorded).
+    private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project) throws {
         var held = try endpoint.commitAndHeld(project)
         var peerHeld: [DeviceID: UInt64] = [:]
         var round = 0
@@ -142,6 +150,13 @@ public struct SyncInitiator {
             let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
                                                                           body: SyncPullRequest(project: project.id, held: held).serialized()))
             peerHeld = answer.held
+            guard plan.pulls else {
+                if !answer.records.isEmpty {
+                    endpoint.recordRefusal(SyncWire.pullKind, reason: SyncExchangeErrorCode.viewerCannotWrite.rawValue, project: project.id)
+                    entry.refused.append(SyncExchangeErrorCode.viewerCannotWrite.rawValue)
+                }
+                break
+            }
             if !answer.records.isEmpty {
                 let receipt = try endpoint.receive(answer.records, for: project, coordinator: coordinator)
                 entry.received += receipt.stored
@@ -152,8 +167,8 @@ public struct SyncInitiator {
             }
             guard answer.more, !answer.records.isEmpty else { break }
         }
-        if access.writes { try push(project, peerHeld: peerHeld, into: &entry) }
-        let peerNow = entry.refusedByPeer.isEmpty && access.writes ? Self.union(held, peerHeld) : peerHeld
+        if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry) }
+        let peerNow = entry.refusedByPeer.isEmpty && plan.pushes ? Self.union(held, peerHeld) : peerHeld
         try vault.transaction { tx in try SyncExchangeStore(database: tx.database).setPeerVector(peer.deviceID, project: project.id, peerNow) }
     }
 

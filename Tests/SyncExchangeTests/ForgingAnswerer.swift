@@ -1,0 +1,70 @@
+import CryptoVault
+import PeerChannel
+@testable import Sync
+import Synchronization
+import Writing
+
+/// A paired device that answers the exchange as it likes, on a real channel (SECURITY.md §19.9 read
+/// as an attacker): it offers whatever projects it chooses with whatever access it claims, answers a
+/// pull with the records it signed, and notes what the asking device pulled and pushed.
+final class ForgingAnswerer: ChannelService {
+    struct Log: Sendable {
+        var offers: [SyncProjectOffer] = []
+        var records: [ProjectID: [ChangeRecord]] = [:]
+        var pulled: [ProjectID] = []
+        var pushed: [ProjectID: Int] = [:]
+    }
+
+    let log = Mutex(Log())
+    private let identity = Mutex<DeviceKeys?>(nil)
+
+    /// The device it answers as: the keys the channel pinned for it (set once the fixture made them).
+    func answer(as keys: DeviceKeys) { identity.withLock { $0 = keys } }
+    var keys: DeviceKeys { identity.withLock { $0! } }
+
+    var requestKinds: [String] { SyncWire.kinds }
+    var author: SyncAuthor { SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey) }
+    var pulled: [ProjectID] { log.withLock { $0.pulled } }
+    var pushed: [ProjectID: Int] { log.withLock { $0.pushed } }
+
+    /// Offers `project` as `access`, naming only itself in the roster.
+    func offer(_ project: WritingProject, access: SyncAccess) {
+        let me = SyncRosterEntry(device: keys.profile.deviceID, signingKey: keys.profile.signingPublicKey, noiseKey: keys.profile.noisePublicKey)
+        let offer = SyncProjectOffer(project: project.id, access: access, privileged: project.isPrivileged, kind: project.kind,
+                                     register: project.register, name: "Offered", roster: [me])
+        log.withLock { $0.offers.removeAll { $0.project == project.id }; $0.offers.append(offer) }
+    }
+
+    /// Signs its next record of `project`: a document it plants, after its previous record.
+    @discardableResult
+    func plant(in project: ProjectID) throws -> ChangeRecord {
+        let previous = log.withLock { $0.records[project]?.last }
+        let record = try ChangeRecord.make(project: project, author: author, counter: (previous?.counter ?? 0) + 1,
+                                           lamport: (previous?.lamport ?? 0) + 1, parents: previous.map { [$0.hash] } ?? [],
+                                           operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Planted"))])
+        log.withLock { $0.records[project, default: []].append(record) }
+        return record
+    }
+
+    func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
+        switch kind {
+        case SyncWire.projectsKind:
+            return SyncOffers.serialize(log.withLock { $0.offers })
+        case SyncWire.pullKind:
+            let request = try SyncPullRequest(parsing: body)
+            let mine = log.withLock { log in
+                log.pulled.append(request.project)
+                return log.records[request.project] ?? []
+            }
+            let device = keys.profile.deviceID
+            return SyncPullAnswer(more: false, held: mine.isEmpty ? [:] : [device: UInt64(mine.count)],
+                                  records: mine.filter { $0.counter > request.held[device] ?? 0 }.map(\.encoded)).serialized()
+        case SyncWire.pushKind:
+            let request = try SyncPushRequest(parsing: body)
+            log.withLock { $0.pushed[request.project, default: 0] += request.records.count }
+            return SyncPushAnswer(stored: request.records.count, refused: []).serialized()
+        default:
+            return SyncOffers.serializeTaken([])
+        }
+    }
+}

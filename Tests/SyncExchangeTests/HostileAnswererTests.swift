@@ -1,0 +1,125 @@
+import CryptoVault
+import PeerChannel
+@testable import Sync
+import Testing
+import TestSupport
+import Writing
+
+/// The asking side of the exchange against an answerer that lies (SECURITY.md §19.9): what the
+/// answering device may do with a project this vault holds is decided here, by this vault's trust
+/// levels and share grants, never by the access its offer claims. Each refusal is recorded with its
+/// reason, and nothing is taken from or sent to a device this vault's rule does not allow.
+@Suite(.serialized) struct HostileAnswererTests {
+    typealias F = SyncExchangeFixture
+
+    static func nodeCount(_ vault: TestVault, _ project: WritingProject) throws -> Int {
+        try F.store(vault, project) { try $0.nodes(in: project.id).count }
+    }
+
+    static func states(_ vault: TestVault) throws -> [ProjectID: SyncState] {
+        Dictionary(uniqueKeysWithValues: try SyncStatus.projects(vault.unlocked).map { ($0.project, $0.state) })
+    }
+
+    /// The answerer's record after `held` of its records, taken by this vault as the answerer's
+    /// records are (the way a device that still writes the project could relay it).
+    static func relay(_ record: ChangeRecord, to f: F, _ project: WritingProject) throws -> [String] {
+        try SyncEndpoint(vault: f.laptop.unlocked, peer: f.deskKeys.profile).receive([record.encoded], for: project, coordinator: nil)
+            .refused.map(\.error.code.rawValue)
+    }
+
+    @Test func someoneElsesDeviceOfferingThisVaultsProjectsAsMineWritesNothingIntoThemAndIsSentNothing() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(laptopTrusts: .other, deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let privileged = try F.project(f.laptop, "Patient A", register: .healthcare)
+        let ordinary = try F.project(f.laptop, "Memo")
+        _ = try F.document(f.laptop, in: privileged, "Visit", ["history"])
+        _ = try F.document(f.laptop, in: ordinary, "Draft", ["words"])
+        for project in [privileged, ordinary] {
+            answerer.offer(project, access: .mine)
+            try answerer.plant(in: project.id)
+        }
+        let report = try f.syncLaptop()
+        #expect(report.received == 0 && report.sent == 0, "\(report)")
+        #expect(Set(report.projects.flatMap(\.refused)) == ["privilegedRefused", "notShared"])
+        #expect(answerer.pulled.isEmpty && answerer.pushed.isEmpty)
+        #expect(Set(F.details(f.laptop, .syncExchangeRefused, "reason")) == ["privilegedRefused", "notShared"])
+        #expect(try Self.nodeCount(f.laptop, privileged) == 1 && Self.nodeCount(f.laptop, ordinary) == 1)
+        #expect(!F.details(f.laptop, .syncRosterAdd, "device").contains(answerer.keys.profile.deviceID.hex))
+        #expect(!F.details(f.laptop, .egressDecision, "destination").contains("device:\(answerer.keys.profile.deviceID.hex)"))
+    }
+
+    @Test func aViewerAnsweringHasItsRecordsRefusedAndIsSentTheOwnersRecords() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(deskTrusts: .other, laptopTrusts: .other, deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let project = try F.project(f.laptop, "Brief")
+        _ = try F.document(f.laptop, in: project, "Draft", ["first"])
+        try SyncControl.shared(project.compartment, with: answerer.keys.profile.deviceID, role: .viewer, in: f.laptop.unlocked)
+        // A viewer's side says `editor` (the project came from this vault): this vault knows better.
+        answerer.offer(project, access: .editor)
+        try answerer.plant(in: project.id)
+        let report = try f.syncLaptop()
+        let entry = try #require(report.projects.first)
+        #expect(entry.access == "viewer" && entry.received == 0 && entry.refused == ["viewerCannotWrite"], "\(report)")
+        #expect(try Self.nodeCount(f.laptop, project) == 1)
+        #expect(F.details(f.laptop, .syncExchangeRefused, "reason") == ["viewerCannotWrite"])
+        // What the viewer may read, it is sent.
+        #expect(answerer.pushed[project.id] == 1)
+    }
+
+    @Test func aRevokedEditorAnsweringIsRefusedAndItsLaterRecordsNeverVerifyWhileItsEarlierOnesStillDo() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(deskTrusts: .other, laptopTrusts: .other, deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let project = try F.project(f.laptop, "Brief")
+        _ = try F.document(f.laptop, in: project, "Draft", ["first"])
+        try SyncControl.shared(project.compartment, with: answerer.keys.profile.deviceID, role: .editor, in: f.laptop.unlocked)
+        answerer.offer(project, access: .editor)
+        try answerer.plant(in: project.id)
+        #expect(try f.syncLaptop().received == 1)
+        #expect(try Self.nodeCount(f.laptop, project) == 2)
+        let pulls = answerer.pulled.count, pushes = answerer.pushed
+        try SyncControl.revoked(project.compartment, from: answerer.keys.profile.deviceID, in: f.laptop.unlocked)
+        let later = try answerer.plant(in: project.id)
+        let report = try f.syncLaptop()
+        #expect(report.received == 0 && report.sent == 0 && report.projects.map(\.refused) == [["notShared"]], "\(report)")
+        #expect(answerer.pulled.count == pulls && answerer.pushed == pushes)
+        #expect(F.details(f.laptop, .syncExchangeRefused, "reason") == ["notShared"])
+        #expect(try Self.nodeCount(f.laptop, project) == 2)
+        // Its record from before the revoke still verifies; one after it, however it comes, does not.
+        #expect(try Self.states(f.laptop)[project.id] == .ready(records: 2))
+        #expect(try Self.relay(later, to: f, project) == ["accessEnded"])
+        #expect(F.details(f.laptop, .syncRecordRefused, "reason") == ["accessEnded"])
+        #expect(try Self.nodeCount(f.laptop, project) == 2)
+    }
+
+    @Test func aDeviceNoLongerTheOwnersOwnIsRefusedWhenThisDeviceAsksAndSentNothing() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(laptopTrusts: .mine, deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let privileged = try F.project(f.laptop, "Patient A", register: .healthcare)
+        let ordinary = try F.project(f.laptop, "Memo")
+        _ = try F.document(f.laptop, in: privileged, "Visit", ["history"])
+        _ = try F.document(f.laptop, in: ordinary, "Draft", ["words"])
+        for project in [privileged, ordinary] {
+            answerer.offer(project, access: .mine)
+            try answerer.plant(in: project.id)
+        }
+        let first = try f.syncLaptop()
+        #expect(first.received == 2 && first.sent == 2, "\(first)")
+        try f.laptop.unlocked.setTrust(.other, of: answerer.keys.profile.deviceID, atPairing: false)
+        let later = try [privileged, ordinary].map { try answerer.plant(in: $0.id) }
+        let pulls = answerer.pulled.count, pushes = answerer.pushed
+        let report = try f.syncLaptop()
+        #expect(report.received == 0 && report.sent == 0, "\(report)")
+        #expect(Set(report.projects.flatMap(\.refused)) == ["privilegedRefused", "notShared"])
+        #expect(answerer.pulled.count == pulls && answerer.pushed == pushes)
+        #expect(Set(F.details(f.laptop, .syncExchangeRefused, "reason")) == ["privilegedRefused", "notShared"])
+        #expect(try Self.nodeCount(f.laptop, privileged) == 2 && Self.nodeCount(f.laptop, ordinary) == 2)
+        // What it wrote while it was the owner's own still verifies; nothing after.
+        let states = try Self.states(f.laptop)
+        #expect(states[privileged.id] == .ready(records: 2) && states[ordinary.id] == .ready(records: 2))
+        #expect(try Self.relay(later[1], to: f, ordinary) == ["accessEnded"])
+    }
+}
