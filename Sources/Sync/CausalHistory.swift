@@ -27,6 +27,9 @@ struct CausalHistory: Sendable {
     private(set) var clock: [UInt64] = []
     private(set) var maximumLamport: UInt64 = 0
 
+    /// How far a record's Lamport time may be above its parents' greatest (SECURITY.md §19.4).
+    static let maximumLamportStep: UInt64 = 1 << 32
+
     func contains(_ hash: [UInt8]) -> Bool { index[hash] != nil }
 
     /// Whether entry `a` is in entry `b`'s past (or is `b`).
@@ -67,6 +70,11 @@ struct CausalHistory: Sendable {
         let lamport = parents.map { entries[$0].record.lamport }.max() ?? 0
         guard record.lamport > lamport else {
             throw SyncError(.causalityViolation, "record \(Self.short(record.hash)) is not later than its parents (Lamport \(record.lamport) ≤ \(lamport))")
+        }
+        // A device's own records are one above their parents; a leap far beyond would win every
+        // register and, repeated, use up the Lamport times every later record needs.
+        guard record.lamport - lamport <= Self.maximumLamportStep else {
+            throw SyncError(.causalityViolation, "record \(Self.short(record.hash)) leaps \(record.lamport - lamport) Lamport times past its parents (at most \(Self.maximumLamportStep))")
         }
         // Every record of the device up to its highest counter is held: another with one of those
         // counters (and another hash) is a fork of the device's history.

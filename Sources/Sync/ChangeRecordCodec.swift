@@ -24,8 +24,8 @@ import Writing
 ///     strN       = length:uN (big-endian) UTF-8 bytes
 ///
 /// The signature is Ed25519 by the device over "SealedVault change record v1" 0x00 body. The whole
-/// record is at most `maximumSize` bytes, checked before anything else is read; counter and
-/// Lamport time are at least 1; order keys follow `OrderKey`'s grammar; titles are 1 to 512 bytes
+/// record is at most `maximumSize` bytes, checked before anything else is read; counters and
+/// Lamport times are 1 to 2^63 - 1; order keys follow `OrderKey`'s grammar; titles are 1 to 512 bytes
 /// without control characters; a block holds at most `WritingLimits.maximumBlockBytes` of text and
 /// cells, cells only in a table. Nothing may follow the signature.
 public enum ChangeRecordCodec {
@@ -35,6 +35,9 @@ public enum ChangeRecordCodec {
     public static let maximumParents = 64
     public static let maximumOperations = 4096
     public static let maximumTextEdits = 4096
+    /// The largest counter and Lamport time: the vault stores them as SQLite's signed 64-bit
+    /// integers, and a device's next Lamport time (one more than the highest held) never overflows.
+    public static let maximumTime = UInt64(Int64.max)
     static let signingLabel = Array("SealedVault change record v1".utf8) + [0]
     static let headerSize = 4 + 1 + 16 + 16 + 8 + 8
 
@@ -128,6 +131,7 @@ public enum ChangeRecordCodec {
         let device: DeviceID = try identifier(&reader)
         let counter = try reader.integer(8), lamport = try reader.integer(8)
         guard counter >= 1, lamport >= 1 else { throw SyncByteReader.malformed("a counter or Lamport time of 0") }
+        guard counter <= maximumTime, lamport <= maximumTime else { throw SyncByteReader.malformed("a counter or Lamport time over 2^63 - 1") }
         let parents = try parseParents(&reader)
         let count = Int(try reader.integer(2))
         guard (1...maximumOperations).contains(count) else { throw SyncByteReader.malformed("\(count) operations (1 to \(maximumOperations))") }
@@ -198,7 +202,7 @@ public enum ChangeRecordCodec {
     static func parseCharacter(_ reader: inout SyncByteReader) throws(SyncError) -> CharacterID {
         let device: DeviceID = try identifier(&reader)
         let counter = try reader.integer(8)
-        guard counter >= 1 else { throw SyncByteReader.malformed("a character of record 0") }
+        guard (1...maximumTime).contains(counter) else { throw SyncByteReader.malformed("a character of record 0 or over 2^63 - 1") }
         return CharacterID(device: device, counter: counter, offset: UInt32(try reader.integer(4)))
     }
 

@@ -316,6 +316,11 @@ public struct SyncReplica: Sendable {
     /// carries the losing side's words with it).
     public mutating func commit(_ operations: [ChangeOperation]) throws -> ChangeRecord {
         guard let author else { throw SyncError(.invalidChange, "this replica only receives: it has no device key") }
+        // Records are at most 2^63 - 1 in both (the codec refuses more): past that, nothing more is
+        // committed rather than wrap (or trap).
+        guard history.maximumLamport < ChangeRecordCodec.maximumTime, history.counter(of: author.device) < ChangeRecordCodec.maximumTime else {
+            throw SyncError(.invalidChange, "project \(project)'s Lamport time or this device's counter is at its largest: nothing more can be committed")
+        }
         let conflicts = liveConflicts().filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
         let record = try ChangeRecord.make(project: project, author: author, counter: history.counter(of: author.device) + 1,
                                            lamport: history.maximumLamport + 1,

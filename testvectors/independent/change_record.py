@@ -33,6 +33,9 @@ DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_SIZE = 4 * 1024 * 1024
 MAX_PARENTS = 64
 MAX_OPERATIONS = 4096
+# Counters and Lamport times fit a signed 64-bit integer (the vault stores them so), and a
+# device's next Lamport time never overflows.
+MAXIMUM_TIME = 2**63 - 1
 MAX_TEXT_EDITS = 4096
 MAX_BLOCK_TEXT = 983040
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -241,8 +244,8 @@ def parse_operation(r):
 
 def parse_character(r):
     character = {"device": r.take(16).hex(), "counter": r.int(8), "offset": r.int(4)}
-    if character["counter"] < 1:
-        raise Refused("malformedRecord", "a character of record 0")
+    if character["counter"] < 1 or character["counter"] > MAXIMUM_TIME:
+        raise Refused("malformedRecord", "a character of record 0 or over 2^63 - 1")
     return character
 
 
@@ -274,6 +277,8 @@ def parse(record):
     fields = {"project": r.take(16).hex(), "device": r.take(16).hex(), "counter": r.int(8), "lamport": r.int(8)}
     if fields["counter"] < 1 or fields["lamport"] < 1:
         raise Refused("malformedRecord", "a counter or Lamport time of 0")
+    if fields["counter"] > MAXIMUM_TIME or fields["lamport"] > MAXIMUM_TIME:
+        raise Refused("malformedRecord", "a counter or Lamport time over 2^63 - 1")
     count = r.int(1)
     if count > MAX_PARENTS:
         raise Refused("malformedRecord", "too many parents")
@@ -428,6 +433,9 @@ def build():
         ("wrong magic", b"SVCX" + r1[4:], "malformedRecord"),
         ("version 2", r1[:4] + b"\x02" + r1[5:], "malformedRecord"),
         ("counter 0", sign(bytes.fromhex(a["seed"]), body_variant(first, counter=0)), "malformedRecord"),
+        ("counter 2^63", sign(bytes.fromhex(a["seed"]), body_variant(first, counter=2**63)), "malformedRecord"),
+        ("Lamport time 2^63", sign(bytes.fromhex(a["seed"]), body_variant(first, lamport=2**63)), "malformedRecord"),
+        ("Lamport time 2^64 - 1", sign(bytes.fromhex(a["seed"]), body_variant(first, lamport=2**64 - 1)), "malformedRecord"),
         ("no operations", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[])), "malformedRecord"),
         # The parent count is at byte 53 (after magic, version, project, device, counter and Lamport time).
         ("parents not ascending", sign(bytes.fromhex(b["seed"]), encode_body(second)[:53] + b"\x02"

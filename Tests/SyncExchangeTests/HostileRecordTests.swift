@@ -1,0 +1,57 @@
+import Appliance
+import CryptoVault
+import PeerChannel
+@testable import Sync
+import Testing
+import TestSupport
+import Writing
+
+/// Records a paired device may sign that must not stop the vault that takes them (SECURITY.md §19.2,
+/// §19.4): each is refused with its reason and recorded, the answering daemon keeps answering, and
+/// honest sync goes on. Over a real channel on loopback, the laptop pushing to the desk's service.
+@Suite(.serialized) struct HostileRecordTests {
+    typealias F = SyncExchangeFixture
+
+    static func push(_ records: [[UInt8]], _ project: ProjectID, over transport: ChannelSyncTransport) throws -> SyncPushAnswer {
+        try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind, body: SyncPushRequest(project: project, records: records).serialized()))
+    }
+
+    /// A synced project on both, its document, and the laptop's record heads to build on.
+    static func synced(_ f: F) throws -> (WritingProject, NodeID, SyncAuthor, ChangeRecord) {
+        let project = try F.project(f.laptop, "Notes")
+        let document = try F.document(f.laptop, in: project, "Day", ["morning"])
+        try f.syncLaptop()
+        let author = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
+        let head = try f.laptop.unlocked.transaction { tx in
+            try ChangeRecordCodec.parse(try VaultSync(WritingStore(tx), author: author, devices: [:]).records(of: project.id, missingFrom: [:]).last!)
+        }
+        return (project, document, author, head)
+    }
+
+    static func planting(_ project: ProjectID, _ author: SyncAuthor, counter: UInt64, lamport: UInt64, after parent: ChangeRecord?) throws -> ChangeRecord {
+        try ChangeRecord.make(project: project, author: author, counter: counter, lamport: lamport, parents: parent.map { [$0.hash] } ?? [],
+                              operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Planted"))])
+    }
+
+    @Test func lamportTimesAndCountersPastTheirBoundAreRefusedAndTheDaemonGoesOn() throws {
+        let f = try F()
+        let (project, document, author, head) = try Self.synced(f)
+        let next = head.counter + 1
+        let huge: [(String, ChangeRecord)] = [
+            ("malformedRecord", try Self.planting(project.id, author, counter: next, lamport: UInt64.max, after: head)),
+            ("malformedRecord", try Self.planting(project.id, author, counter: next, lamport: 1 << 63, after: head)),
+            ("malformedRecord", try Self.planting(project.id, author, counter: 1 << 63, lamport: head.lamport + 1, after: head)),
+            // Within the codec's bound, but a leap that would use up every later record's times.
+            ("causalityViolation", try Self.planting(project.id, author, counter: next, lamport: UInt64(Int64.max), after: head)),
+        ]
+        let transport = try f.transport()
+        for (reason, record) in huge {
+            #expect(try Self.push([record.encoded], project.id, over: transport).refused == [reason])
+        }
+        #expect(F.details(f.desk, .syncRecordRefused, "reason") == huge.map(\.0))
+        // The desk still answers, and honest edits still travel.
+        try F.edit(f.laptop, project, document, block: 0, to: "morning, later")
+        #expect(try f.syncLaptop().sent == 1)
+        #expect(try F.texts(f.desk, project.id, document) == ["morning, later"])
+    }
+}
