@@ -19,19 +19,32 @@ extension SyncEndpoint {
     }
 
     func offer(of project: WritingProject, access: SyncAccess) throws -> SyncProjectOffer {
-        let name = try withSync(project) { sync, _, _ in try sync.store.name(of: project) }
+        let me = try vault.deviceKeys().profile
+        let (name, signers): (String, [SyncRosterEntry]) = try withSync(project) { sync, store, _ in
+            (try sync.store.name(of: project), try self.roster(of: project, by: me, signers: sync.devices, in: store))
+        }
         return SyncProjectOffer(project: project.id, access: access, privileged: project.isPrivileged, kind: project.kind,
-                                register: project.register, name: name, roster: try roster(of: project))
+                                register: project.register, name: name, roster: signers)
     }
 
-    /// This device and the owner's own devices: whose records the peer should take for the project.
-    func roster(of project: WritingProject) throws -> [SyncRosterEntry] {
-        let keys = try vault.deviceKeys()
-        var entries = [SyncRosterEntry(device: keys.profile.deviceID, signingKey: keys.profile.signingPublicKey, noiseKey: keys.profile.noisePublicKey)]
-        for pairing in pairings where trusted.contains(pairing.peer.deviceID) && pairing.peer.deviceID != peer.deviceID {
-            entries.append(SyncRosterEntry(device: pairing.peer.deviceID, signingKey: pairing.peer.signingPublicKey, noiseKey: pairing.peer.noisePublicKey))
+    /// Whose records the peer should take for the project: this device, the owner's own devices, and
+    /// the project's other signers that still write it here (its editors, the device it came from,
+    /// those an own device vouched for), so that their records, relayed by this device, verify
+    /// there too. A signer is named only with both its keys (the roster's id derives from them),
+    /// so one this vault knows by its signing key alone (vouched for, not paired here) is left out.
+    func roster(of project: WritingProject, by me: DeviceProfile, signers: [DeviceID: [UInt8]], in store: SyncExchangeStore) throws -> [SyncRosterEntry] {
+        var entries = [me.deviceID: SyncRosterEntry(device: me.deviceID, signingKey: me.signingPublicKey, noiseKey: me.noisePublicKey)]
+        for pairing in pairings where trusted.contains(pairing.peer.deviceID) {
+            entries[pairing.peer.deviceID] = SyncRosterEntry(device: pairing.peer.deviceID, signingKey: pairing.peer.signingPublicKey,
+                                                             noiseKey: pairing.peer.noisePublicKey)
         }
-        return entries
+        let ended = try endedSigners(of: project, among: signers, in: store)
+        for pairing in pairings where signers[pairing.peer.deviceID] == pairing.peer.signingPublicKey && !ended.contains(pairing.peer.deviceID) {
+            entries[pairing.peer.deviceID] = SyncRosterEntry(device: pairing.peer.deviceID, signingKey: pairing.peer.signingPublicKey,
+                                                             noiseKey: pairing.peer.noisePublicKey)
+        }
+        entries[peer.deviceID] = nil
+        return Array(entries.values)
     }
 
     /// Makes (or recognises) the project of a peer's offer. A project this vault holds gains the
