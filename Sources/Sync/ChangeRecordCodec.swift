@@ -25,9 +25,10 @@ import Writing
 ///
 /// The signature is Ed25519 by the device over "SealedVault change record v1" 0x00 body. The whole
 /// record is at most `maximumSize` bytes, checked before anything else is read; counters and
-/// Lamport times are 1 to 2^63 - 1; order keys follow `OrderKey`'s grammar; titles are 1 to 512 bytes
-/// without control characters; a block holds at most `WritingLimits.maximumBlockBytes` of text and
-/// cells, cells only in a table. Nothing may follow the signature.
+/// Lamport times are 1 to 2^63 - 1; order keys follow `OrderKey`'s grammar; titles are 1 to 512
+/// bytes of NFC without control characters or a space at either end (`WritingStore.isKeptName`);
+/// a block holds at most `WritingLimits.maximumBlockBytes` of text and cells, cells only in a
+/// table. Nothing may follow the signature.
 public enum ChangeRecordCodec {
     public static let version: UInt8 = 1
     public static let magic = Array("SVCR".utf8)
@@ -220,8 +221,10 @@ public enum ChangeRecordCodec {
             let parent: NodeID? = parentBytes.allSatisfy { $0 == 0 } ? nil : try NodeID.parsedForSync(parentBytes)
             let orderKey = try parseOrderKey(&reader)
             let title = try reader.string(lengthSize: 2, maximum: WritingLimits.maximumNameBytes)
-            guard !title.isEmpty, !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw SyncByteReader.malformed("a title that is empty or holds control characters")
+            // Exactly what the writing store keeps (NFC, no control character, no space at either
+            // end): a title it would refuse must not reach it, where it would stop the receive.
+            guard WritingStore.isKeptName(title) else {
+                throw SyncByteReader.malformed("a title that is empty, not NFC, holds control characters or starts or ends with a space")
             }
             return .present(kind: kind, parent: parent, orderKey: orderKey, title: title)
         default: throw SyncByteReader.malformed("an unknown node value")

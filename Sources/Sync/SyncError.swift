@@ -28,6 +28,10 @@ public enum SyncErrorCode: String, Sendable {
     /// A record of a device that no longer writes the project here (a revoked editor, a device no
     /// longer the owner's own), past its records already stored (SECURITY.md §19.9).
     case accessEnded
+    /// Records that verified but make what the writing store refuses (a document over its size
+    /// limit, a block another document holds, an archived project): none of them is kept, the
+    /// project is skipped in this exchange, and the rest of it goes on (SECURITY.md §19.9).
+    case writingRefused
     /// Too many records held waiting for their parents.
     case tooManyPending
     /// The stored sync records of a project cannot be rebuilt (a sealed record fails to open, a

@@ -28,9 +28,10 @@ import Writing
         return (project, document, author, head)
     }
 
-    static func planting(_ project: ProjectID, _ author: SyncAuthor, counter: UInt64, lamport: UInt64, after parent: ChangeRecord?) throws -> ChangeRecord {
+    static func planting(_ project: ProjectID, _ author: SyncAuthor, counter: UInt64, lamport: UInt64, after parent: ChangeRecord?,
+                         title: String = "Planted") throws -> ChangeRecord {
         try ChangeRecord.make(project: project, author: author, counter: counter, lamport: lamport, parents: parent.map { [$0.hash] } ?? [],
-                              operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Planted"))])
+                              operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: title))])
     }
 
     @Test func lamportTimesAndCountersPastTheirBoundAreRefusedAndTheDaemonGoesOn() throws {
@@ -50,6 +51,55 @@ import Writing
         }
         #expect(F.details(f.desk, .syncRecordRefused, "reason") == huge.map(\.0))
         // The desk still answers, and honest edits still travel.
+        try F.edit(f.laptop, project, document, block: 0, to: "morning, later")
+        #expect(try f.syncLaptop().sent == 1)
+        #expect(try F.texts(f.desk, project.id, document) == ["morning, later"])
+    }
+
+    @Test func recordsWhoseDocumentsTheWritingStoreRefusesSkipTheirProjectRecordedAndTheOthersStillSync() throws {
+        let f = try F()
+        let kept = try F.project(f.laptop, "Notes")
+        let archived = try F.project(f.laptop, "Old case")
+        let keptDocument = try F.document(f.laptop, in: kept, "Day", ["morning"])
+        let oldDocument = try F.document(f.laptop, in: archived, "File", ["closed"])
+        try f.syncLaptop()
+        let archivedID = archived.id
+        func archive(_ vault: TestVault, _ flag: Bool) throws {
+            try vault.unlocked.transaction { tx in try WritingStore(tx).archive(archivedID, flag) }
+        }
+        // Archived on the desk: the laptop's edit of it is refused there and recorded; the other
+        // project's edit arrives in the same exchange.
+        try archive(f.desk, true)
+        try F.edit(f.laptop, archived, oldDocument, block: 0, to: "reopened")
+        try F.edit(f.laptop, kept, keptDocument, block: 0, to: "morning, later")
+        let pushed = try f.syncLaptop()
+        #expect(pushed.projects.first { $0.project == archived.id }?.refusedByPeer == ["writingRefused"], "\(pushed)")
+        #expect(try F.texts(f.desk, kept.id, keptDocument) == ["morning, later"])
+        #expect(F.details(f.desk, .syncRecordRefused, "writing") == ["projectArchived"])
+        // Archived here instead: what the desk's records make is refused here, the project is
+        // skipped with the reason, and the other project still syncs.
+        try archive(f.desk, false)
+        try archive(f.laptop, true)
+        let deskArchived = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(archived.id) }
+        let deskKept = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(kept.id) }
+        try F.edit(f.desk, deskArchived, oldDocument, block: 0, to: "closed, at the desk")
+        try F.edit(f.desk, deskKept, keptDocument, block: 0, to: "morning, at the desk")
+        let pulled = try f.syncLaptop()
+        let skipped = try #require(pulled.projects.first { $0.project == archived.id })
+        #expect(skipped.localOnly?.contains("projectArchived") == true && skipped.refused == ["writingRefused"], "\(pulled)")
+        #expect(try F.texts(f.laptop, kept.id, keptDocument) == ["morning, at the desk"])
+        #expect(F.details(f.laptop, .syncRecordRefused, "writing") == ["projectArchived"])
+    }
+
+    @Test func aTitleTheWritingStoreWouldRefuseIsRefusedAsARecordAndSyncGoesOn() throws {
+        let f = try F()
+        let (project, document, author, head) = try Self.synced(f)
+        let transport = try f.transport()
+        for title in ["Planted ", " Planted", "Cafe\u{301}"] {
+            let record = try Self.planting(project.id, author, counter: head.counter + 1, lamport: head.lamport + 1, after: head, title: title)
+            #expect(try Self.push([record.encoded], project.id, over: transport).refused == ["malformedRecord"], "\(title)")
+        }
+        #expect(F.details(f.desk, .syncRecordRefused, "reason") == ["malformedRecord", "malformedRecord", "malformedRecord"])
         try F.edit(f.laptop, project, document, block: 0, to: "morning, later")
         #expect(try f.syncLaptop().sent == 1)
         #expect(try F.texts(f.desk, project.id, document) == ["morning, later"])

@@ -15,6 +15,7 @@ import hashlib
 import os
 import struct
 import sys
+import unicodedata
 
 from known_answer_file import write_or_check
 
@@ -220,6 +221,10 @@ def parse_operation(r):
         title = r.text(2, 512)
         if not title or any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in title):
             raise Refused("malformedRecord", "a title that is empty or holds control characters")
+        # As the writing store keeps titles: NFC, and no space (Unicode Zs) at either end.
+        if unicodedata.normalize("NFC", title) != title or unicodedata.category(title[0]) == "Zs" \
+                or unicodedata.category(title[-1]) == "Zs":
+            raise Refused("malformedRecord", "a title that is not NFC or starts or ends with a space")
         return {"op": "node", "node": node, "value": {"kind": "folder" if node_kind == 1 else "document",
                                                       "parent": None if parent == bytes(16) else parent.hex(),
                                                       "order_key": key, "title": title}}
@@ -457,6 +462,15 @@ def build():
             + b"\x03"), "malformedRecord"),
         ("no text edits", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
             {"op": "text", "document": doc, "block": b1, "edits": []}])), "malformedRecord"),
+        ("a title ending with a space", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Session 1 "}}])),
+         "malformedRecord"),
+        ("a title starting with a no-break space", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "\u00a0Session 1"}}])),
+         "malformedRecord"),
+        ("a title not in NFC", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
+            {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Cafe\u0301"}}])),
+         "malformedRecord"),
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
         ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
         ("unknown device", sign(fixed("sync device C", 32), body_variant(first, device=fixed("sync device C id", 16).hex())), "unknownDevice"),

@@ -174,7 +174,32 @@ public struct SyncEndpoint {
     /// coordinator what changed. A record of a signer that no longer writes the project here, past
     /// what is stored of it, is refused (`accessEnded`) and recorded before the rest are verified.
     func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?) throws -> SyncReceipt {
-        let receipt = try withSync(project) { sync, store, _ in
+        let receipt: SyncReceipt
+        do {
+            receipt = try receiveVerified(records, for: project)
+        } catch let error as WritingError where error.code != .privilegedSessionRequired {
+            throw try refuseWriting(records, of: project, error)
+        }
+        if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documentsWritten) }
+        return receipt
+    }
+
+    /// The writing store refused what `records` make: the receive rolled back, so none is kept.
+    /// Each is recorded as refused (`writingRefused`, with the store's code), and the project is
+    /// skipped for this exchange with the reason, never the whole exchange (SECURITY.md §19.9).
+    private func refuseWriting(_ records: [[UInt8]], of project: WritingProject, _ error: WritingError) throws -> SyncError {
+        try vault.transaction { tx in
+            for bytes in records {
+                try tx.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
+                              details: [.init("reason", SyncErrorCode.writingRefused.rawValue), .init("hash", ByteEncoding.hex(SHA256.hash(bytes))),
+                                        .init("writing", error.code.rawValue)])
+            }
+        }
+        return SyncError(.writingRefused, "project \(project.id): the writing store refused what device \(peer.fingerprint)'s records make (\(error.code.rawValue)); none was kept")
+    }
+
+    private func receiveVerified(_ records: [[UInt8]], for project: WritingProject) throws -> SyncReceipt {
+        try withSync(project) { sync, store, _ in
             try sync.commitLocalChanges(in: project.id)
             let (taken, ended) = try withoutEndedSigners(records, of: project, sync: sync, store: store)
             let receipt = try sync.receive(taken, for: project.id)
@@ -182,8 +207,6 @@ public struct SyncEndpoint {
             return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
                                branchesMade: receipt.branchesMade)
         }
-        if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documentsWritten) }
-        return receipt
     }
 
     /// `records` without those signed by an ended signer past its highest counter stored here, and

@@ -111,8 +111,12 @@ public struct SyncInitiator {
             var entry = SyncRunReport.Project(project: project.id, access: plan.access.name)
             // A local-only project is skipped with its reason; the others still sync. Every step
             // rebuilds the replica first, so the damage is met before anything changed.
+            // So is one whose peer's records make what the writing store refuses (recorded).
             do { try sync(project, plan: plan, into: &entry) } catch let error as SyncError where error.code == .damagedSyncState {
                 entry.localOnly = error.message
+            } catch let error as SyncError where error.code == .writingRefused {
+                entry.localOnly = error.message
+                entry.refused.append(error.code.rawValue)
             }
             report.projects.append(entry)
         }

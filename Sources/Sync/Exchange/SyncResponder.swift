@@ -73,7 +73,13 @@ public struct SyncResponder: Sendable {
             return SyncPushAnswer(stored: 0, refused: receipt.refused.map(\.error.code.rawValue)).serialized()
         }
         let project = try allowed(held.id, endpoint, writing: true)
-        let receipt = try endpoint.receive(request.records, for: project, coordinator: coordinator)
+        let receipt: SyncReceipt
+        do {
+            receipt = try endpoint.receive(request.records, for: project, coordinator: coordinator)
+        } catch let error as SyncError where error.code == .writingRefused {
+            // Recorded by the endpoint; the peer learns each record was refused, and why.
+            return SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }).serialized()
+        }
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).recordAttempt(endpoint.peer.deviceID, at: endpoint.clock.now(), error: nil,
                                                                         sent: 0, received: receipt.stored)

@@ -225,6 +225,14 @@ public struct WritingStore {
         return name
     }
 
+    /// Whether `name` is a name or title as the store keeps it (`checkedName` takes it unchanged:
+    /// NFC already), so that a reader of names from elsewhere (a peer's change record) can refuse
+    /// what the store would refuse, before anything is written.
+    public static func isKeptName(_ name: String) -> Bool {
+        guard let checked = try? checkedName(name, "a name") else { return false }
+        return Array(checked.utf8) == Array(name.utf8)
+    }
+
     /// Records a change of `project` (or its search) in the transaction. A change drops the project's
     /// kept search index (`SearchIndexCache`): every write of the store is recorded here.
     func record<Kind>(_ action: AuditAction, _ project: WritingProject, subject: TypedIdentifier<Kind>, details: [VaultEvent.Detail] = []) throws {
