@@ -240,22 +240,29 @@ struct SealedRecordStoreTests {
         #expect(fixture.events(.recordSeal).compactMap { $0.details.first { $0.name == "bytes" }?.value } == [String(values.reduce(0) { $0 + $1.count })])
     }
 
-    @Test("a run of seals ends at any other entry and is recorded before it; each compartment of a run has its own entry; a rollback records none")
-    func sealRuns() throws {
+    @Test("a transaction's seals are one record.seal per compartment, where its first seal was, and its opens one record.open; a rollback records no seal")
+    func sealGroups() throws {
         let fixture = try Fixture()
         try fixture.unlocked.transaction { tx in
             try tx.sealRecord(Array("a".utf8), at: try Self.location(1), in: fixture.notes)
             try tx.sealRecord(Array("bb".utf8), at: try Self.location(2), in: fixture.chart)
+            _ = try tx.openRecord(at: try Self.location(1), in: fixture.notes)
             try tx.sealRecord(Array("ccc".utf8), at: try Self.location(3), in: fixture.notes)
             try tx.record(.recordRm, compartment: fixture.notes.id)
             try tx.sealRecord(Array("dddd".utf8), at: try Self.location(4), in: fixture.notes)
+            try tx.openRecords(at: [try Self.location(3), try Self.location(4)], in: fixture.notes) { _, _ in }
         }
         let batch = fixture.journal.events.withLock { Array($0.suffix(4)) }
-        #expect(batch.map(\.action) == [.recordSeal, .recordSeal, .recordRm, .recordSeal])
+        #expect(batch.map(\.action) == [.recordSeal, .recordSeal, .recordOpen, .recordRm])
         #expect(batch.map(\.compartmentID) == [fixture.notes.id, fixture.chart.id, fixture.notes.id, fixture.notes.id])
-        #expect(batch[0].details.first { $0.name == "records" }?.value == [try Self.location(1), try Self.location(3)].map(\.description).joined(separator: "\n"))
-        #expect(batch[0].details.first { $0.name == "bytes" }?.value == "4")
-        #expect(batch[3].details.first { $0.name == "count" }?.value == "1")
+        let named = { (event: VaultEvent, name: String) in event.details.first { $0.name == name }?.value }
+        let notes = try [1, 3, 4].map { try Self.location($0).description }.joined(separator: "\n")
+        #expect(named(batch[0], "records") == notes)
+        #expect(named(batch[0], "bytes") == "8" && named(batch[0], "count") == "3")
+        #expect(named(batch[1], "records") == (try Self.location(2)).description)
+        #expect(named(batch[2], "records") == notes,
+                "every open is named, in order")
+        #expect(named(batch[2], "bytes") == "8")
         let before = fixture.events(.recordSeal).count
         struct Stop: Error {}
         #expect(throws: Stop.self) {

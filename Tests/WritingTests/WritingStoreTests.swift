@@ -114,8 +114,12 @@ import TestSupport
         let before = fixture.vault.recording.actions.filter { $0 == "record.seal" }.count
         let change = try fixture.store { try $0.replaceDocumentContent(of: scene.id, in: novel.id, with: edited) }
         #expect(change == ContentChange(sealed: 1, kept: 2, removed: 0))
-        // The one changed block, and the writing session's edit event it is merged into (§15.5).
-        #expect(fixture.vault.recording.actions.filter { $0 == "record.seal" }.count == before + 2)
+        // The one changed block, and the writing session's edit event it is merged into (§15.5), in
+        // the transaction's one record.seal entry.
+        let seals = fixture.vault.recording.events.withLock { $0.filter { $0.action.name == "record.seal" } }
+        #expect(seals.count == before + 1)
+        let sealed = seals.last?.details.first { $0.name == "records" }?.value.split(separator: "\n") ?? []
+        #expect(sealed.map { $0.split(separator: "/")[1] } == ["writing_blocks", "writing_edit_events"])
         #expect(try fixture.store { try $0.documentContent(of: scene.id, in: novel.id) } == edited)
         // Dropping, reordering and a new kind.
         var next = edited

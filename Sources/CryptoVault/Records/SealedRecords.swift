@@ -1,7 +1,8 @@
 /// Sealing and opening sealed records inside one write transaction of the vault (SECURITY.md §4.8).
 ///
-/// Each seal is recorded in a `record.seal` entry (one per run of seals, `SealRun`) and each open in a
-/// `record.open` by this type, in the same transaction as the change or the read, whoever the caller is. A privileged compartment's records
+/// Each seal is recorded in a `record.seal` entry and each open in a `record.open` by this type (one
+/// of each per compartment and transaction naming up to 64 records, `RecordEntryGroups`), in the
+/// same transaction as the change or the read, whoever the caller is. A privileged compartment's records
 /// are opened only with a live session's keyring, by the same rule as bundles (`CompartmentKeyAccess`):
 /// without one, `.privilegedSessionRequired`.
 ///
@@ -21,8 +22,9 @@ final class SealedRecords {
     let store: SealedRecordStore
     private let database: Database
     private let journal: (VaultEvent) throws -> Void
-    /// Adds a seal to the transaction's run of seals (`SealRun`): named in a `record.seal` entry of many.
-    private let journalSeal: (SealedRecordLocation, Int, CompartmentID) throws -> Void
+    /// Names a record sealed (`.recordSeal`) or opened (`.recordOpen`) in the transaction's group of
+    /// them (`RecordEntryGroups`): recorded in an entry of many.
+    private let journalRecord: (SealedRecordLocation, Int, AuditAction, CompartmentID) throws -> Void
     private var keys: [KeyName: SecureBytes] = [:]
     private var digestKeys: [KeyName: SecureBytes] = [:]
     private var lastKey: (name: KeyName, key: SecureBytes)?
@@ -36,8 +38,8 @@ final class SealedRecords {
 
     /// `journal` appends an event to the audit log inside the transaction `database` is in.
     init(vault: UnlockedVault, database: Database, journal: @escaping (VaultEvent) throws -> Void,
-         journalSeal: @escaping (SealedRecordLocation, Int, CompartmentID) throws -> Void) {
-        self.journalSeal = journalSeal
+         journalRecord: @escaping (SealedRecordLocation, Int, AuditAction, CompartmentID) throws -> Void) {
+        self.journalRecord = journalRecord
         self.vault = vault
         self.vaultID = vault.vaultID
         self.database = database
@@ -61,18 +63,18 @@ final class SealedRecords {
                                                 tagCache: tagCache)
         let digest = SealedRecordDigest.digest(of: plaintext, at: location, key: try digestKey(compartment, version, access: .maintenance))
         try store.write(sealed, digest: digest, at: location, compartmentRowID: compartment.rowID, keyVersion: version)
-        try journalSeal(location, plaintext.count, compartment.id)
+        try journalRecord(location, plaintext.count, .recordSeal, compartment.id)
         return identity
     }
 
     /// Opens the record at `location` of `compartment` into a SecureBytes of its own and records
-    /// one `record.open` entry.
+    /// it in the transaction's `record.open` entry.
     func open(_ location: SealedRecordLocation, in compartment: VaultCompartment, access: CompartmentKeyAccess) throws -> SecureBytes {
         let plaintext = try withCheckedRow(location, in: compartment) { identity, sealed in
             // Decrypted from SQLite's row buffer: the sealed bytes are not copied.
             try SealedRecordCodec.open(bytes: sealed, identity: identity, recordKey: try key(compartment, identity.keyVersion, access: access))
         }
-        try journalOpened([location][...], bytes: plaintext.count, in: compartment)
+        try journalRecord(location, plaintext.count, .recordOpen, compartment.id)
         return plaintext
     }
 
@@ -80,36 +82,18 @@ final class SealedRecords {
     /// to `body` with its index while it lies in a locked scratch buffer of this transaction (valid
     /// only during the call, wiped after it): no allocation per record, and no more memory locked
     /// than the largest record needs however many are read. The first record that fails to open
-    /// stops the call with its error. Every record handed to `body` is recorded, in `record.open`
-    /// entries of up to 64 records and 4 KiB of names, even when a later one fails or `body` throws.
+    /// stops the call with its error. Every record handed to `body` is named in the transaction's
+    /// `record.open` entries, even when a later one fails or `body` throws.
     func open(_ locations: [SealedRecordLocation], in compartment: VaultCompartment, access: CompartmentKeyAccess,
               _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
-        var handed = 0
-        var unrecorded: (start: Int, bytes: Int, names: Int) = (0, 0, -1)
-        func recordHanded() throws {
-            try journalOpened(locations[unrecorded.start..<handed], bytes: unrecorded.bytes, in: compartment)
-            unrecorded = (handed, 0, -1)
-        }
         try withScratch { scratch in
-            do {
-                for (index, location) in locations.enumerated() {
-                    // A name that would take the entry's names past the limit starts the next entry.
-                    if handed > unrecorded.start, unrecorded.names + 1 + location.descriptionSize > Self.namesPerOpenEntry { try recordHanded() }
-                    let count = try openNext(location, in: compartment, access: access, into: scratch)
-                    // Handed over once body has it, whether or not it returns.
-                    (handed, unrecorded.bytes) = (index + 1, unrecorded.bytes + count)
-                    unrecorded.names += 1 + location.descriptionSize
-                    defer { scratch.wipe(count) }
-                    try scratch.read(count) { try body(index, $0) }
-                    if handed - unrecorded.start == Self.recordsPerOpenEntry { try recordHanded() }
-                }
-            } catch {
-                // What body saw is recorded before the error goes up (and again after a rollback,
-                // by the transaction); if recording fails, that failure is the graver one.
-                if handed > unrecorded.start { try recordHanded() }
-                throw error
+            for (index, location) in locations.enumerated() {
+                let count = try openNext(location, in: compartment, access: access, into: scratch)
+                // Named once body has it, whether or not it returns (and again after a rollback, by the transaction).
+                try journalRecord(location, count, .recordOpen, compartment.id)
+                defer { scratch.wipe(count) }
+                try scratch.read(count) { try body(index, $0) }
             }
-            if handed > unrecorded.start { try recordHanded() }
         }
     }
 
@@ -196,13 +180,6 @@ final class SealedRecords {
                                    location: location, recordKey: recordKey, into: try scratch.prepare(count), reusing: scratch.cipher,
                                    associatedData: scratch.associatedData)
         return count
-    }
-
-    /// Records `locations` (at most 64 and 4 KiB of names, opened in `compartment`, `bytes` of plaintext) as one `record.open`.
-    private func journalOpened(_ locations: ArraySlice<SealedRecordLocation>, bytes: Int, in compartment: VaultCompartment) throws {
-        try journal(VaultEvent(.recordOpen, compartmentID: compartment.id,
-                               details: [.init("records", SealedRecordLocation.describe(locations)),
-                                         .init("count", String(locations.count)), .init(UnlockedVault.bytesDetailName, String(bytes))]))
     }
 
     /// Runs `body` with this transaction's scratch buffer, or with a new one if it is in use (a

@@ -1,6 +1,6 @@
 /// Sealed records (SECURITY.md §4.8) are sealed and opened only inside the audited transaction, and
-/// each seal and open is recorded in it by the library: a `record.seal` entry per run of seals (up to 64 named each), a
-/// `record.open` entry per call and compartment naming up to 64 records opened (more make more
+/// each seal and open is recorded in it by the library: one `record.seal` and one `record.open` entry per
+/// compartment and transaction, each naming up to 64 records sealed or opened (more make more
 /// entries). Whoever the caller is (a command, the daemon, the console), a read leaves its entry.
 ///
 /// A privileged compartment's records open only with the keyring of a live privileged processing

@@ -10,8 +10,10 @@
 /// Entries are checked when recorded and held until the body returns, then handed to the journal in
 /// one batch append just before the commit (the audit log then updates its Merkle tree and its
 /// checkpoints once per transaction, not once per entry); they are the same entries, in the same
-/// order, as appending each at once would make. The commit that makes the changes durable makes them
-/// durable (one fsync).
+/// order, as appending each at once would make, except that the records sealed and opened are named
+/// in one `record.seal` and one `record.open` entry per compartment for the whole transaction
+/// (`RecordEntryGroups`, more past 64 records), each where the first of its records was. The
+/// commit that makes the changes durable makes them durable (one fsync).
 ///
 /// A transaction is usable only while its body runs: recording through one kept past the body
 /// throws `.transactionClosed`, because its entry could no longer commit with anything.
@@ -24,19 +26,25 @@ public final class VaultTransaction {
     public let database: Database
     private let auditKeys: AuditKeys
     private var isOpen = true
-    /// Entries recorded and not yet appended, in order.
-    private var waiting: [VaultEvent] = []
-    /// The reads recorded in this transaction (`record.open`). What was opened was handed to the
-    /// body and cannot be taken back by a rollback, so if the transaction does not commit, these
-    /// entries are recorded again on their own after it (`UnlockedVault.transaction`).
-    private(set) var releasedReads: [VaultEvent] = []
-    /// Seals recorded since the last other entry, recorded as `record.seal` entries of many records
-    /// each when the run ends (`SealRun`).
-    private var sealRun = SealRun()
+    /// What was recorded and not yet appended, in order: entries, and the places of the
+    /// transaction's `record.seal` and `record.open` groups (`RecordEntryGroups`), expanded into
+    /// their entries when the batch is appended.
+    private var waiting: [Held] = []
+    private var groups = RecordEntryGroups()
+    /// The `record.open` entries appended already in this transaction (a direct journal append
+    /// makes the batch go early). What was opened was handed to the body and cannot be taken back
+    /// by a rollback, so if the transaction does not commit, its reads (these and the groups still
+    /// waiting, `releasedReads`) are recorded again on their own after it (`UnlockedVault.transaction`).
+    private var appendedReads: [VaultEvent] = []
     /// Sealed records of this transaction (VaultTransaction+SealedRecords.swift): made at first use,
     /// it keeps the record keys it derives and its prepared statements until the transaction ends.
     lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) },
-                                           journalSeal: { [unowned self] in try self.recordSeal($0, bytes: $1, in: $2) })
+                                           journalRecord: { [unowned self] in try self.recordNamed($0, bytes: $1, as: $2, in: $3) })
+
+    private enum Held {
+        case event(VaultEvent)
+        case group(RecordEntryGroups.Key)
+    }
 
     init(vault: UnlockedVault, database: Database) throws {
         self.vault = vault
@@ -62,46 +70,59 @@ public final class VaultTransaction {
         guard isOpen else {
             throw CryptoVaultError(.transactionClosed, "an audit entry was recorded through a transaction that has ended; record inside the transaction's body")
         }
-        try endSealRun()
-        try hold(event)
-    }
-
-    /// Records the seal of `location` (`bytes` of plaintext) in `compartment`, in this transaction's
-    /// current run of seals: named in a `record.seal` entry when the run ends.
-    func recordSeal(_ location: SealedRecordLocation, bytes: Int, in compartment: CompartmentID) throws {
-        guard isOpen else {
-            throw CryptoVaultError(.transactionClosed, "a record was sealed through a transaction that has ended; seal inside the transaction's body")
-        }
-        if sealRun.isEmpty, waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
-        sealRun.add(location, bytes: bytes, in: compartment)
-    }
-
-    /// Holds the current run of seals' entries for the batch append, ahead of whatever comes next.
-    private func endSealRun() throws {
-        guard !sealRun.isEmpty else { return }
-        for event in sealRun.take() { try hold(event) }
-    }
-
-    private func hold(_ event: VaultEvent) throws {
         try vault.vault.journal.check(event, keys: auditKeys)
-        if waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
-        waiting.append(event)
-        if event.action == .recordOpen { releasedReads.append(event) }
+        hold(.event(event))
     }
 
-    /// Appends the entries recorded so far to the journal, in this transaction.
+    /// Records that `location` (`bytes` of plaintext) of `compartment` was sealed or opened
+    /// (`action`: `.recordSeal` or `.recordOpen`), in this transaction's group of such records:
+    /// named in the group's entries when the batch is appended.
+    func recordNamed(_ location: SealedRecordLocation, bytes: Int, as action: AuditAction, in compartment: CompartmentID) throws {
+        guard isOpen else {
+            throw CryptoVaultError(.transactionClosed, "a record was sealed or opened through a transaction that has ended; do it inside the transaction's body")
+        }
+        if let key = groups.add(location, bytes: bytes, as: action, in: compartment) { hold(.group(key)) }
+    }
+
+    private func hold(_ held: Held) {
+        if waiting.isEmpty { database.appendWaitingEntries = { [unowned self] in try self.appendWaitingEntries() } }
+        waiting.append(held)
+    }
+
+    /// The reads this transaction recorded, appended or waiting, in order.
+    var releasedReads: [VaultEvent] {
+        appendedReads + waiting.flatMap { held -> [VaultEvent] in
+            switch held {
+            case .event(let event): event.action == .recordOpen ? [event] : []
+            case .group(let key): key.action == .recordOpen ? groups.peek(key) : []
+            }
+        }
+    }
+
+    /// Appends the entries recorded so far to the journal, in this transaction, each group's in its place.
     func appendWaitingEntries() throws {
-        try endSealRun()
         guard !waiting.isEmpty else { return }
-        let events = waiting
+        var events: [VaultEvent] = [], grouped: [VaultEvent] = []
+        for held in waiting {
+            switch held {
+            case .event(let event): events.append(event)
+            case .group(let key):
+                let entries = groups.take(key)
+                events += entries
+                grouped += entries
+            }
+        }
         waiting.removeAll()
         database.appendWaitingEntries = nil
+        // Counted as released before anything can fail: if the append does, they are recorded after the rollback.
+        appendedReads += events.filter { $0.action == .recordOpen }
+        for event in grouped { try vault.vault.journal.check(event, keys: auditKeys) }
         try vault.vault.journal.append(events, in: database, vaultID: vault.vaultID, keys: auditKeys)
     }
 
     func close() {
         isOpen = false
-        sealRun = SealRun()
+        groups.removeAll()
         waiting.removeAll()
         database.appendWaitingEntries = nil
     }
