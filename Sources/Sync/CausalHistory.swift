@@ -79,7 +79,7 @@ struct CausalHistory: Sendable {
         // Every record of the device up to its highest counter is held: another with one of those
         // counters (and another hash) is a fork of the device's history.
         guard device >= clock.count || clock[device] < record.counter else {
-            throw SyncError(.causalityViolation, "device \(record.device) already has a record \(record.counter): a second one forks its history")
+            throw SyncError(.equivocation, "device \(record.device) already has a record \(record.counter): a second one forks its history")
         }
         guard record.counter == merged[device] + 1 else {
             throw SyncError(.causalityViolation,

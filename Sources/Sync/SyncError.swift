@@ -19,8 +19,12 @@ public enum SyncErrorCode: String, Sendable {
     /// A record of a project this vault has no compartment key for.
     case unknownCompartment
     /// A record whose counter or Lamport time contradicts its parents (a causality cycle or a
-    /// rewritten history), or a second record from one device with one counter (equivocation).
+    /// rewritten history).
     case causalityViolation
+    /// A second record of one device with a counter already held under another hash: the device
+    /// signed two histories (a fork). Refused, and so is every record built on it, naming the device
+    /// (SECURITY.md §19.4); what is not built on the fork syncs on.
+    case equivocation
     /// A record whose parents never arrived (held, then refused when the exchange ended).
     case missingParents
     /// A block op naming a document other than the one the block already belongs to.

@@ -26,6 +26,8 @@ public struct SyncReplica: Sendable {
     private var resolved: [BlockID: (value: BlockValue, conflicts: [SyncConflict])] = [:]
     private var durableConflicts: [BranchID: SyncConflict] = [:]
     private var pending: [[UInt8]: ChangeRecord] = [:]
+    /// Records refused as a fork, or as built on one, with the device that forked (SECURITY.md §19.4).
+    private var forks: [[UInt8]: DeviceID] = [:]
     public private(set) var refusals: [SyncRefusal] = []
 
     public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
@@ -68,6 +70,10 @@ public struct SyncReplica: Sendable {
     public mutating func receive(_ record: ChangeRecord) -> ReceiveOutcome {
         do throws(SyncError) {
             try check(record)
+            if let forked = forkedParent(of: record) {
+                forks[record.hash] = forked
+                throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history")
+            }
             guard record.parents.allSatisfy(history.contains) else {
                 guard pending.count < Self.maximumPending else {
                     throw SyncError(.tooManyPending, "over \(Self.maximumPending) records wait for their parents")
@@ -78,16 +84,40 @@ public struct SyncReplica: Sendable {
             try integrate(record)
             return .applied(1 + drainPending())
         } catch {
-            refusals.append(SyncRefusal(record: record.hash, error: error))
+            refuse(record, error)
             return .refused(error)
         }
     }
 
+    /// The device whose fork a parent of `record` is (or is built on), if any.
+    private func forkedParent(of record: ChangeRecord) -> DeviceID? {
+        for parent in record.parents { if let device = forks[parent] { return device } }
+        return nil
+    }
+
+    /// Keeps a refusal of a parsed record, naming its device; a fork (or a record built on one)
+    /// is remembered, so that what is built on it is refused as such.
+    private mutating func refuse(_ record: ChangeRecord, _ error: SyncError) {
+        if error.code == .equivocation, forks[record.hash] == nil { forks[record.hash] = record.device }
+        refusals.append(SyncRefusal(record: record.hash, error: error, device: forks[record.hash] ?? record.device))
+    }
+
     /// Ends an exchange: records still waiting for parents are refused (`.missingParents`).
     public mutating func endExchange() {
+        // Those waiting on a fork (or on a record waiting on one) are refused as built on it.
+        var progress = true
+        while progress {
+            progress = false
+            for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) }) {
+                guard let forked = forkedParent(of: record) else { continue }
+                pending[record.hash] = nil
+                forks[record.hash] = forked
+                refuse(record, SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history"))
+                progress = true
+            }
+        }
         for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) }) {
-            refusals.append(SyncRefusal(record: record.hash, error: SyncError(.missingParents,
-                "record \(CausalHistory.short(record.hash))'s parents never arrived")))
+            refuse(record, SyncError(.missingParents, "record \(CausalHistory.short(record.hash))'s parents never arrived"))
         }
         pending = [:]
     }
@@ -101,6 +131,10 @@ public struct SyncReplica: Sendable {
         guard !history.contains(record.hash), pending[record.hash] == nil else {
             throw SyncError(.replayedRecord, "record \(CausalHistory.short(record.hash)) is held already")
         }
+        // Its device's record of that number is held under another hash: two histories.
+        if history.entry(device: record.device, counter: record.counter) != nil {
+            throw SyncError(.equivocation, "device \(record.device) already has a record \(record.counter): a second one forks its history")
+        }
     }
 
     private mutating func drainPending() -> Int {
@@ -111,7 +145,7 @@ public struct SyncReplica: Sendable {
             where record.parents.allSatisfy(history.contains) {
                 pending[record.hash] = nil
                 progress = true
-                do { try integrate(record); applied += 1 } catch { refusals.append(SyncRefusal(record: record.hash, error: error)) }
+                do { try integrate(record); applied += 1 } catch { refuse(record, error) }
             }
         }
         return applied
@@ -344,6 +378,14 @@ public enum ReceiveOutcome: Sendable, Equatable {
 public struct SyncRefusal: Sendable, Equatable {
     public let record: [UInt8]?
     public let error: SyncError
+    /// The device the record names (for a fork, the device that forked), when it parsed.
+    public let device: DeviceID?
+
+    public init(record: [UInt8]?, error: SyncError, device: DeviceID? = nil) {
+        self.record = record
+        self.error = error
+        self.device = device
+    }
 }
 
 /// A binder node's history: last writer (highest rank among the heads) wins.

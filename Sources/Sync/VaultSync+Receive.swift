@@ -55,6 +55,7 @@ extension VaultSync {
     private func audit(_ refusal: SyncRefusal, project: ProjectID, compartment: CompartmentID?) throws {
         var details: [VaultEvent.Detail] = [.init("reason", refusal.error.code.rawValue)]
         if let hash = refusal.record { details.append(.init("hash", ByteEncoding.hex(hash))) }
+        if let device = refusal.device { details.append(.init("device", device.hex)) }
         try transaction.record(.syncRecordRefused, compartment: compartment, subject: project, details: details)
     }
 

@@ -173,10 +173,12 @@ public struct SyncEndpoint {
     /// Takes the peer's records of the project (after committing local edits), and tells the
     /// coordinator what changed. A record of a signer that no longer writes the project here, past
     /// what is stored of it, is refused (`accessEnded`) and recorded before the rest are verified.
-    func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?) throws -> SyncReceipt {
+    /// With `skippingHeld`, a record this vault holds (the same hash) is passed over unrecorded: the
+    /// asker asked for records it may hold (looking for a fork), so one is no replay.
+    func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?, skippingHeld: Bool = false) throws -> SyncReceipt {
         let receipt: SyncReceipt
         do {
-            receipt = try receiveVerified(records, for: project)
+            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld)
         } catch let error as WritingError where error.code != .privilegedSessionRequired {
             throw try refuseWriting(records, of: project, error)
         }
@@ -198,10 +200,11 @@ public struct SyncEndpoint {
         return SyncError(.writingRefused, "project \(project.id): the writing store refused what device \(peer.fingerprint)'s records make (\(error.code.rawValue)); none was kept")
     }
 
-    private func receiveVerified(_ records: [[UInt8]], for project: WritingProject) throws -> SyncReceipt {
+    private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool) throws -> SyncReceipt {
         try withSync(project) { sync, store, _ in
             try sync.commitLocalChanges(in: project.id)
-            let (taken, ended) = try withoutEndedSigners(records, of: project, sync: sync, store: store)
+            let fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
+            let (taken, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store)
             let receipt = try sync.receive(taken, for: project.id)
             guard !ended.isEmpty else { return receipt }
             return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
@@ -223,9 +226,11 @@ public struct SyncEndpoint {
                 continue
             }
             let refusal = SyncRefusal(record: record.hash, error: SyncError(.accessEnded,
-                "device \(record.device) no longer writes project \(project.id) here: only its \(held[record.device] ?? 0) records stored verify"))
+                "device \(record.device) no longer writes project \(project.id) here: only its \(held[record.device] ?? 0) records stored verify"),
+                                      device: record.device)
             try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
-                                        details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash))])
+                                        details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
+                                                  .init("device", record.device.hex)])
             refused.append(refusal)
         }
         return (taken, refused)

@@ -161,19 +161,45 @@ public struct SyncInitiator {
                 }
                 break
             }
+            var stored = 0
             if !answer.records.isEmpty {
-                let receipt = try endpoint.receive(answer.records, for: project, coordinator: coordinator)
-                entry.received += receipt.stored
-                entry.refused += receipt.refused.map(\.error.code.rawValue)
-                entry.documentsWritten += receipt.documentsWritten
-                entry.branchesMade += receipt.branchesMade
+                stored = try take(answer.records, of: project, into: &entry)
                 held = try endpoint.commitAndHeld(project)
             }
-            guard answer.more, !answer.records.isEmpty else { break }
+            // A batch of which nothing was kept would come again as it was: stop asking.
+            guard answer.more, !answer.records.isEmpty, stored > 0 else { break }
+        }
+        if plan.pulls, entry.refused.contains(SyncErrorCode.missingParents.rawValue) {
+            try seekForks(of: project, held: held, into: &entry)
+            held = try endpoint.commitAndHeld(project)
         }
         if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry) }
         let peerNow = entry.refusedByPeer.isEmpty && plan.pushes ? Self.union(held, peerHeld) : peerHeld
         try vault.transaction { tx in try SyncExchangeStore(database: tx.database).setPeerVector(peer.deviceID, project: project.id, peerNow) }
+    }
+
+    /// Takes a batch of the peer's records; returns how many were stored.
+    private func take(_ records: [[UInt8]], of project: WritingProject, skippingHeld: Bool = false,
+                      into entry: inout SyncRunReport.Project) throws -> Int {
+        let receipt = try endpoint.receive(records, for: project, coordinator: coordinator, skippingHeld: skippingHeld)
+        entry.received += receipt.stored
+        entry.refused += receipt.refused.map(\.error.code.rawValue)
+        entry.documentsWritten += receipt.documentsWritten
+        entry.branchesMade += receipt.branchesMade
+        return receipt.stored
+    }
+
+    /// Records were left waiting for parents this vault's vector said it held: one of those parents
+    /// may be the peer's copy of a record number this vault holds under another hash, a fork its
+    /// version vector cannot show (SECURITY.md §19.4). One more pull, every device's counter one
+    /// lower, brings each device's latest record as the peer holds it, parents first: one held here
+    /// is skipped, a fork is refused (`equivocation`, naming the device), and so is what is built on it.
+    private func seekForks(of project: WritingProject, held: [DeviceID: UInt64], into entry: inout SyncRunReport.Project) throws {
+        let lowered = held.compactMapValues { $0 > 1 ? $0 - 1 : nil }
+        let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
+                                                                      body: SyncPullRequest(project: project.id, held: lowered).serialized()))
+        guard !answer.records.isEmpty else { return }
+        _ = try take(answer.records, of: project, skippingHeld: true, into: &entry)
     }
 
     private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], into entry: inout SyncRunReport.Project) throws {

@@ -16,6 +16,11 @@ extension VaultSync {
         return vector
     }
 
+    /// Whether a record with this hash is stored (of any project: a hash names one record).
+    func holds(_ hash: [UInt8]) throws -> Bool {
+        try database.queryOne("SELECT 1 FROM sync_records WHERE hash = ?", [.blob(hash)]) != nil
+    }
+
     /// The stored records of `project` a peer at `held` lacks, in the order they were stored
     /// (parents first).
     func storedRecords(of project: WritingProject, missingFrom held: [DeviceID: UInt64]) throws -> [[UInt8]] {
