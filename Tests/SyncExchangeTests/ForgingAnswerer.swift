@@ -35,6 +35,13 @@ final class ForgingAnswerer: ChannelService {
         log.withLock { $0.offers.removeAll { $0.project == project.id }; $0.offers.append(offer) }
     }
 
+    /// Offers a project this vault may not hold, named `name`, as the owner's own device would.
+    func offer(_ project: ProjectID, named name: String) {
+        let me = SyncRosterEntry(device: keys.profile.deviceID, signingKey: keys.profile.signingPublicKey, noiseKey: keys.profile.noisePublicKey)
+        let offer = SyncProjectOffer(project: project, access: .mine, privileged: false, kind: .document, register: .general, name: name, roster: [me])
+        log.withLock { $0.offers.append(offer) }
+    }
+
     /// Signs its next record of `project`: a document it plants, after its previous record.
     @discardableResult
     func plant(in project: ProjectID) throws -> ChangeRecord {

@@ -122,4 +122,17 @@ import Writing
         #expect(states[privileged.id] == .ready(records: 2) && states[ordinary.id] == .ready(records: 2))
         #expect(try Self.relay(later[1], to: f, ordinary) == ["accessEnded"])
     }
+
+    @Test func anOfferedNameTheWritingStoreWouldRefuseRefusesThatOfferOnlyRecorded() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let spaced = try ProjectID.random(), fine = try ProjectID.random()
+        answerer.offer(spaced, named: "Brief ")
+        answerer.offer(fine, named: "Brief")
+        let report = try f.syncLaptop()
+        #expect(report.projects.map(\.project) == [fine], "\(report)")
+        #expect(try !F.hasProject(f.laptop, spaced) && F.hasProject(f.laptop, fine))
+        #expect(F.details(f.laptop, .syncExchangeRefused, "reason") == ["malformedMessage"])
+    }
 }

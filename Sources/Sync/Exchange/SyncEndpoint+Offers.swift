@@ -74,7 +74,16 @@ extension SyncEndpoint {
             return nil
         }
         let access: SyncAccess = peerIsMine ? .mine : (offer.access == .viewer ? .viewer : .editor)
-        return try vault.transaction { tx in
+        // A name the writing store would refuse (a space at an end, say) refuses this offer only,
+        // recorded; the exchange goes on with the others.
+        do { return try make(offer, access: access) } catch let error as WritingError where error.code == .invalidName {
+            recordRefusal(request, reason: SyncExchangeErrorCode.malformedMessage.rawValue, project: offer.project)
+            return nil
+        }
+    }
+
+    private func make(_ offer: SyncProjectOffer, access: SyncAccess) throws -> WritingProject {
+        try vault.transaction { tx in
             let project = try WritingStore(tx, clock: clock).addSyncedProject(offer.project, named: offer.name, register: offer.register,
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
