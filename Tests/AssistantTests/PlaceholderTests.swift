@@ -74,7 +74,7 @@ import Writing
     @Test func typedRedactionStaysTheDefaultForEveryOtherDestination() throws {
         let fixture = try AssistantFixture()
         let project = try fixture.project()
-        let outcome = try EgressFunnel(vault: fixture.unlocked).submit(EgressRequest(destination: EgressDestination(kind: .export, id: "file"),
+        let outcome = try EgressFunnel(vault: fixture.unlocked).submit(EgressRequest(destination: EgressDestination(kind: .file, id: "out"),
                                                                                      compartments: [project.compartment],
                                                                                      payload: Array("mail jane.doe@example.org".utf8)))
         #expect(outcome.released.map { String(decoding: $0.bytes, as: UTF8.self) } == "mail [EMAIL]")

@@ -89,7 +89,7 @@ struct EgressFunnelTests {
     @Test("policy per register and per compartment; no rule can widen where privileged content may go")
     func policyOverrides() throws {
         let fixture = try EgressFixture()
-        let exportOnly = EgressRule(destinations: [.export], whenFound: .refuse)
+        let exportOnly = EgressRule(destinations: [.file], whenFound: .refuse)
         let byRegister = EgressPolicy(registerRules: [.general: exportOnly])
         #expect(try fixture.submit("model:summarizer", [fixture.blog], EgressFixture.clean, policy: byRegister).decision == .refuse)
         #expect(try fixture.submit("export:usb", [fixture.blog], EgressFixture.leaky, policy: byRegister).decision == .refuse)
@@ -122,6 +122,23 @@ struct EgressFunnelTests {
         for secret in ["jane.doe@example.com", "123-45-6789", "model:summarizer"] {
             #expect(database.range(of: Data(secret.utf8)) == nil, "\(secret) is in the database in clear")
         }
+    }
+
+    @Test("a file leaving is destination file:PATH; the old spelling export:PATH in an existing entry still reads, parses as file and verifies")
+    func fileDestination() throws {
+        let fixture = try EgressFixture()
+        #expect(try EgressDestination(parsing: "file:/tmp/a.md") == EgressDestination(kind: .file, id: "/tmp/a.md"))
+        #expect(try EgressDestination(parsing: "export:/tmp/a.md").description == "file:/tmp/a.md")
+        #expect(throws: PrivilegedSessionError.self) { try EgressDestination(parsing: "exported:/tmp/a.md") }
+        let written = try fixture.submit("file:/tmp/new.md", [fixture.blog], EgressFixture.clean)
+        #expect(written.decision == .allow && written.record.destination == "file:/tmp/new.md")
+        // An entry as vaultctl wrote it before the rename: its details are what they were, byte for byte.
+        let old = EgressRecordDetails.old(destination: "export:/tmp/old.md", compartment: fixture.blog.id)
+        try fixture.unlocked.record(VaultEvent(.egressDecision, compartmentID: fixture.blog.id, details: old))
+        let items = try EgressLog.items(of: fixture.unlocked)
+        #expect(items.map(\.record.destination) == ["file:/tmp/new.md", "export:/tmp/old.md"])
+        #expect(try EgressDestination(parsing: items[1].record.destination).kind == .file)
+        #expect(try AuditLogReader(vault: fixture.unlocked.vault).verify().entryCount > 0)
     }
 
     @Test("invalid UTF-8 and a large payload get a decision, not a crash")
@@ -164,5 +181,14 @@ struct EgressFunnelTests {
             #expect(code { _ = try EgressDestination(parsing: text) } == .invalidDestination, "\(text.debugDescription)")
         }
         #expect(try EgressLog.items(of: fixture.unlocked).isEmpty, "a malformed request records nothing")
+    }
+}
+
+/// An egress decision's details as the funnel records them (SECURITY.md §10.5), for an entry made as
+/// an older vaultctl made it.
+private enum EgressRecordDetails {
+    static func old(destination: String, compartment: CompartmentID) -> [VaultEvent.Detail] {
+        [.init("destination", destination), .init("compartments", compartment.hex), .init("decision", "allow"), .init("findings", "none"),
+         .init("sha256", String(repeating: "ab", count: 32)), .init("size", "12")]
     }
 }

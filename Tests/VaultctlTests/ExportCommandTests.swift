@@ -26,14 +26,14 @@ struct ExportCommandTests {
         try Self.harbour(vault)
         let path = vault.root + "/harbour.md"
         let summary = try Self.json(try WritingCommandTests.ok(vault, ["export", "Harbour", "--format", "md", "-o", path, "--json"]))
-        #expect(summary["decision"] as? String == "allow" && summary["destination"] as? String == "export:" + path && summary["written"] as? Bool == true,
+        #expect(summary["decision"] as? String == "allow" && summary["destination"] as? String == "file:" + path && summary["written"] as? Bool == true,
                 "\(summary)")
         let expected = "# Harbour\n\n## One\n\n### Arrival\n\n# Arrival\n\nThe boat came in.\\\nIt rained.\n\n- rope\n- net\n\n> nobody waved\n"
         #expect(try String(contentsOfFile: path, encoding: .utf8) == expected)
         #expect(summary["size"] as? Int == expected.utf8.count)
         let egress = try #require(try JSONSerialization.jsonObject(with: Data(try WritingCommandTests.ok(vault, ["egress", "log", "--json"]).utf8))
                                   as? [[String: Any]])
-        #expect(egress.map { $0["destination"] as? String } == ["export:" + path] && egress.first?["decision"] as? String == "allow", "\(egress)")
+        #expect(egress.map { $0["destination"] as? String } == ["file:" + path] && egress.first?["decision"] as? String == "allow", "\(egress)")
         let log = try WritingCommandTests.ok(vault, ["audit", "log", "--json"])
         #expect(log.contains("egress") && !log.contains("boat came in") && !log.contains("rope"), "the audit log never holds the exported text")
         let again = try vault.run(["export", "Harbour", "--format", "md", "-o", path])

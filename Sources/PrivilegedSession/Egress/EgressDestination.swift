@@ -5,8 +5,10 @@ public struct EgressDestination: Sendable, Hashable, CustomStringConvertible {
         case vault
         /// One of the owner's paired devices; the id is its device id.
         case device
-        /// A plaintext file written outside the vault.
-        case export
+        /// A plaintext file written outside the vault (`file:PATH`). Until 2026-12 this kind was
+        /// spelled `export`; entries already in the audit log keep `export:PATH` (the log is append-only
+        /// and verified byte for byte), and parsing still reads that spelling as this kind.
+        case file
         /// Another person or device the owner shares with.
         case share
         /// A call to a language model or another service that reads the text.
@@ -28,7 +30,7 @@ public struct EgressDestination: Sendable, Hashable, CustomStringConvertible {
         guard let colon = text.firstIndex(of: ":") else {
             throw PrivilegedSessionError(.invalidDestination, "a destination is KIND:ID (kinds: \(Self.kindList))")
         }
-        guard let kind = Kind(rawValue: String(text[..<colon])) else {
+        guard let kind = Kind(spelled: String(text[..<colon])) else {
             throw PrivilegedSessionError(.invalidDestination, "unknown destination kind (kinds: \(Self.kindList))")
         }
         let id = String(text[text.index(after: colon)...])
@@ -42,4 +44,13 @@ public struct EgressDestination: Sendable, Hashable, CustomStringConvertible {
     static var kindList: String { Kind.allCases.map(\.rawValue).joined(separator: ", ") }
 
     public var description: String { "\(kind.rawValue):\(id)" }
+}
+
+extension EgressDestination.Kind {
+    /// The kind a destination's text names: its name, or `export`, the old spelling of `file`
+    /// (SECURITY.md §10.5), so a destination read back from an older entry still parses.
+    public init?(spelled name: String) {
+        if name == "export" { self = .file; return }
+        self.init(rawValue: name)
+    }
 }

@@ -85,7 +85,7 @@ public final class EgressFunnel: Sendable {
         switch destination.kind {
         case .vault: destination.id == "self" || destination.id == vault.vault.vaultID.hex
         case .device: pairedDevices.contains(destination.id)
-        case .export, .share, .model, .sync: true
+        case .file, .share, .model, .sync: true
         }
     }
 

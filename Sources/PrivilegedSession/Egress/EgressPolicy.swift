@@ -12,9 +12,9 @@ public struct EgressRule: Sendable, Equatable {
     }
 
     /// Privileged content stays with this vault and its owner's paired devices, as it is; it leaves
-    /// as a file (`export`) only when its owner asks inside a session of its compartment, which the
+    /// as a file (`file`) only when its owner asks inside a session of its compartment, which the
     /// policy checks per request (`EgressPolicy.decide`), so the rule alone never lets it out.
-    public static let privileged = EgressRule(destinations: [.vault, .device, .export], whenFound: .allow)
+    public static let privileged = EgressRule(destinations: [.vault, .device, .file], whenFound: .allow)
     /// Other content may go anywhere, with what the leak guard finds redacted.
     public static let ordinary = EgressRule(destinations: Set(EgressDestination.Kind.allCases), whenFound: .redact)
 
@@ -28,7 +28,7 @@ public struct EgressRule: Sendable, Equatable {
 /// own rule wins over its register's; a privileged compartment's rule may narrow the privileged
 /// default but never widen it (its destinations are intersected with it, and findings are never
 /// less restricted than the privileged default allows), so no configuration lets privileged content
-/// reach a model or a share. Of the privileged destinations, `export` needs more than the rule: the
+/// reach a model or a share. Of the privileged destinations, `file` needs more than the rule: the
 /// request must be made inside an open session of that compartment (a purpose on the record), else
 /// it is refused.
 ///
@@ -62,7 +62,7 @@ public struct EgressPolicy: Sendable {
     func decide(_ destination: EgressDestination, compartments: [VaultCompartment], found: Bool,
                 session: CompartmentID? = nil) -> EgressDecision {
         compartments.map { compartment in
-            if compartment.isPrivileged, destination.kind == .export, session != compartment.id { return .refuse }
+            if compartment.isPrivileged, destination.kind == .file, session != compartment.id { return .refuse }
             if compartment.isPrivileged, destination.kind == .model {
                 return localModels[compartment.id]?.contains(destination.id) == true ? .allow : .refuse
             }

@@ -14,7 +14,7 @@ enum EgressCommands {
         Exit code 0: allow; 3: redact (findings replaced by typed placeholders); 4: refuse.
         Privileged content may go only to this vault (vault:self) or the owner's paired devices.
         """, options: Credentials.options + [
-            Option("--to", value: "KIND:ID", "the destination; KIND is one of vault, device, export, share, model, sync"), Option("--from", value: "NAMES", "the compartments the content derives from, comma-separated"),
+            Option("--to", value: "KIND:ID", "the destination; KIND is one of vault, device, file, share, model, sync (export: is read as file:)"), Option("--from", value: "NAMES", "the compartments the content derives from, comma-separated"),
             Option.output("write the payload that may leave (the redacted one for redact); nothing on refuse"), Option.force,
         ], positionals: 0...1, json: true, examples: ["vaultctl egress check --to model:summarizer --from Memos draft.txt -o released.txt"]) { arguments in
             let destination = try EgressDestination(parsing: try arguments.required("--to"))

@@ -18,7 +18,7 @@ enum ExportCommand {
         rename).
 
         The plaintext leaves the vault, so it passes the egress funnel first (destination
-        export:FILE): the leak guard scans the Markdown, the project's compartment policy decides and
+        file:FILE): the leak guard scans the Markdown, the project's compartment policy decides and
         the decision is recorded in the audit log (size and SHA-256, never the text). A privileged
         project leaves only inside its session (--purpose, or the daemon's), named in that record,
         and as written: its owner is exporting it. Exit code 3: it was written redacted; 4: refused,
@@ -43,7 +43,7 @@ enum ExportCommand {
             do {
                 try output.produce { output in
                     let outcome = try EgressFunnel(vault: context.vault).submit(EgressRequest(
-                        destination: EgressDestination(kind: .export, id: absolute(output.name)), compartments: [project.compartment],
+                        destination: EgressDestination(kind: .file, id: absolute(output.name)), compartments: [project.compartment],
                         payload: Array(format.text(of: exported).utf8), session: access.session(of: project.compartment)))
                     decided = outcome
                     // Refused: nothing is released, and throwing removes the temporary file.
