@@ -80,6 +80,31 @@ final class ManualWallClock: Sendable {
         #expect(found[1].startedAt == time.now)
     }
 
+    @Test("a WritingSession is the device's run of edits its events merge into: open while an edit may join, listed across projects without opening anything")
+    func writingSessionsAreTheRunsEventsMergeInto() throws {
+        let novel = try fixture.project(), memo = try fixture.project("Memo", register: .legal, kind: .document)
+        let session = try fixture.session(of: memo)
+        defer { try? session.end() }
+        let arrival = try document("Arrival", in: novel), brief = try document("Brief", in: memo, .session(session))
+        let first = try write(["One."], to: arrival, in: novel)
+        time.advance(minutes: 1)
+        _ = try write(["Question presented."], to: brief, in: memo, .session(session))
+        // Listed with the vault's own access: a privileged project's session is clear rows only.
+        let open = try fixture.store(clock: time.clock) { try $0.openWritingSessions() }
+        #expect(open.map(\.project) == [novel.id, memo.id] && open.allSatisfy(\.isOpen))
+        let novelSession = try #require(open.first)
+        #expect(novelSession.continues(at: time.now + WritingSessionRule.gap - 61) && !novelSession.continues(at: time.now + WritingSessionRule.gap))
+        time.advance(minutes: 10)
+        _ = try write(["One, two."], to: arrival, in: novel, keeping: first)
+        let event = try #require(try events(novel).first)
+        #expect(event.session.id == novelSession.id && event.session.edits == 2 && event.session.isOpen)
+        time.advance(minutes: 30)
+        _ = try write(["One."], to: arrival, in: novel, keeping: first)
+        let sessions = try events(novel).map(\.session)
+        #expect(sessions.map(\.isOpen) == [false, true] && !sessions[0].continues(at: time.now))
+        #expect(try fixture.store(clock: time.clock) { try $0.openWritingSessions() }.map(\.id) == [open[1].id, sessions[1].id])
+    }
+
     @Test("a write that changes nothing is no edit and records no event")
     func anUnchangedWriteIsNoEdit() throws {
         let project = try fixture.project()

@@ -39,6 +39,12 @@ struct EditEventTable {
             """, [.blob(project.bytes), .blob(deviceID.bytes)]).map(decode)
     }
 
+    /// The device's sessions of every project that have not ended, oldest first.
+    func unended(device deviceID: AuditDeviceID) throws -> [Row] {
+        try database.query("SELECT * FROM writing_edit_events WHERE device_id = ? AND ended_at IS NULL ORDER BY started_at, rowid",
+                           [.blob(deviceID.bytes)]).map(decode)
+    }
+
     /// The project's events of every device, oldest first.
     func all(in project: ProjectID) throws -> [Row] {
         try database.query("SELECT * FROM writing_edit_events WHERE project_id = ? ORDER BY started_at, rowid",

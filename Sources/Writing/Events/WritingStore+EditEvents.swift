@@ -39,7 +39,7 @@ extension WritingStore {
         let time = now
         var ended: [SceneEditEvent] = []
         for row in try editEventTable.unended(in: project.id, device: try deviceID())
-        where endNow || !WritingSessionRule.continues(lastEdit: row.lastEditAt, at: time) {
+        where endNow || !WritingSession(row).continues(at: time) {
             ended.append(try end(row, record: try editRecord(row.id, of: project), in: project))
         }
         return ended
@@ -50,7 +50,7 @@ extension WritingStore {
     func recordEdit(of document: NodeID, in project: WritingProject, words: Int) throws {
         let deviceID = try self.deviceID(), time = now
         let open = try editEventTable.unended(in: project.id, device: deviceID)
-        if var current = open.first, WritingSessionRule.continues(lastEdit: current.lastEditAt, at: time) {
+        if var current = open.first, WritingSession(current).continues(at: time) {
             let record = try editRecord(current.id, of: project).adding(words, to: document)
             if record.documents.count <= WritingSessionRule.maximumDocuments {
                 current.lastEditAt = max(current.lastEditAt, time)
