@@ -146,19 +146,23 @@ import TestSupport
         }
     }
 
-    @Test("a discarded branch is kept and marked, the document untouched; it cannot then be adopted, nor an open one reverted")
+    @Test("a discarded branch is kept and marked, the document's text untouched, and the decision is a version of its own; it cannot then be adopted, nor an open one reverted")
     func discardKeepsIt() throws {
         let start = try WritingFixture.paragraphs(["One."])
         let setting = try Setting(start)
         let branch = try setting.propose(Self.edited(start, 0, to: "Two."))
         let open = try setting.propose(Self.edited(start, 0, to: "Three."))
         let snapshots = try setting.store { try $0.snapshots(of: $2, in: $1) }
-        try setting.store { try $0.discard(branch.id, of: $2, in: $1) }
+        let version = try setting.store { try $0.discard(branch.id, of: $2, in: $1) }
         let kept = try setting.store { try $0.branch(branch.id, of: $2, in: $1) }
         #expect(kept.state == .discarded && kept.decidedAt != nil)
         #expect(try setting.store { try $0.branchContent(branch.id, of: $2, in: $1) }.blocks.map(\.text) == ["Two."])
         #expect(try setting.current() == SnapshotContent.encode(start))
-        #expect(try setting.store { try $0.snapshots(of: $2, in: $1) } == snapshots, "a discard takes no snapshot")
+        // A version even though the text equals the latest snapshot's (the base): the decision has its place in the history.
+        #expect(try setting.store { try $0.snapshots(of: $2, in: $1) } == snapshots + [version], "a discard is a version")
+        #expect(version.origin == .discard && version.sequence == snapshots.count + 1)
+        #expect(SnapshotContent.encode(try setting.store { try $0.snapshotContent(version.id, of: $2, in: $1) }) == SnapshotContent.encode(start))
+        #expect(setting.fixture.vault.recording.details(of: "writing.branch-discard").last == ["branch": branch.id.hex, "version": version.id.hex])
         #expect(writingCode { try setting.store { try $0.adopt(branch.id, of: $2, in: $1) } } == .branchNotOpen)
         #expect(writingCode { try setting.store { try $0.discard(branch.id, of: $2, in: $1) } } == .branchNotOpen)
         #expect(writingCode { try setting.store { try $0.revert(open.id, of: $2, in: $1) } } == .branchNotOpen)

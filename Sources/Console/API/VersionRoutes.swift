@@ -61,7 +61,7 @@ struct VersionRoutes {
         return result
     }
 
-    /// `adopt`, `discard` or `revert`: adopt and revert answer the version they made.
+    /// `adopt`, `discard` or `revert`: each answers the version it made (a discard also the branch it set aside).
     func decide(_ projectText: String, _ nodeText: String, _ branchText: String, _ decision: String) throws -> [String: Any] {
         let (project, node) = try resolve(projectText, nodeText)
         let id = try BranchID(hex: branchText)
@@ -70,8 +70,7 @@ struct VersionRoutes {
             case "adopt": return ["version": Self.json(try store.adopt(id, of: node, in: project.id))]
             case "revert": return ["version": Self.json(try store.revert(id, of: node, in: project.id))]
             default:
-                try store.discard(id, of: node, in: project.id)
-                return ["discarded": id.hex]
+                return ["discarded": id.hex, "version": Self.json(try store.discard(id, of: node, in: project.id))]
             }
         }
     }

@@ -122,5 +122,30 @@ public enum WritingSchema {
                 UNIQUE (project_id, sequence)
             );
             """),
+        // A discarded branch is a version too (SECURITY.md §15.3): writing_snapshots is rebuilt with the
+        // origin discard added, its rows copied as they are. writing_branches refers to it now, so the
+        // rows are copied aside (a temporary table: ids, numbers and times only, as the table holds),
+        // the table dropped and made again under its own name (the references name it, and renaming
+        // a table would rewrite them), with the foreign keys checked at commit.
+        NamedMigration("versions-4", """
+            PRAGMA defer_foreign_keys = ON;
+            CREATE TEMP TABLE writing_snapshots_v3 AS SELECT * FROM writing_snapshots;
+            DROP TABLE writing_snapshots;
+            CREATE TABLE writing_snapshots (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                node_id BLOB NOT NULL REFERENCES writing_nodes(id),
+                sequence INTEGER NOT NULL CHECK (sequence >= 1),
+                form TEXT NOT NULL CHECK (form IN ('keyframe', 'delta')),
+                origin TEXT NOT NULL CHECK (origin IN ('automatic', 'titled', 'restore', 'adopt', 'revert', 'discard')),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                created_at INTEGER NOT NULL,
+                UNIQUE (node_id, sequence)
+            );
+            INSERT INTO writing_snapshots (id, project_id, node_id, sequence, form, origin, parts, device_id, created_at)
+                SELECT id, project_id, node_id, sequence, form, origin, parts, device_id, created_at FROM writing_snapshots_v3;
+            DROP TABLE writing_snapshots_v3;
+            """),
     ])
 }

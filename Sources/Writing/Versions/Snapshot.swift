@@ -12,6 +12,9 @@ public enum SnapshotOrigin: String, Sendable, Hashable, CaseIterable {
     case adopt
     /// Made by reverting an adoption: the content from before it, again.
     case revert
+    /// Made by discarding a branch: the document as it was when the proposal was turned down (a
+    /// version of its own even when the content is unchanged, as every branch decision is).
+    case discard
 }
 
 /// One stored version of a document, as listed (its content is read with `snapshotContent`).

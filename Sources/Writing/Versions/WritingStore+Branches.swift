@@ -3,8 +3,8 @@ import CryptoVault
 /// Branches (SECURITY.md §15.3): proposed changes of a document against one of its snapshots, kept
 /// whatever becomes of them. Adopting one writes it into the document (merged with the document's
 /// own changes since the base) and takes a snapshot of origin `adopt`; reverting puts back the
-/// content from before the adoption as a snapshot of origin `revert`; discarding only marks it.
-/// Each is an audit entry. A proposal reaches a document by no other path.
+/// content from before the adoption as a snapshot of origin `revert`; discarding marks it and keeps
+/// the document as it stands as a snapshot of origin `discard`. Each is a version and an audit entry. A proposal reaches a document by no other path.
 extension WritingStore {
     var branchTable: BranchTable { BranchTable(database: transaction.database) }
 
@@ -86,15 +86,21 @@ extension WritingStore {
         return Snapshot(adopted, title: nil)
     }
 
-    /// Marks an open branch discarded: it is kept, and the document is not touched.
-    public func discard(_ id: BranchID, of document: NodeID, in projectID: ProjectID) throws {
+    /// Marks an open branch discarded: it is kept, and the document's content is not touched. The
+    /// decision is a version too, as an adoption and a revert are: the document as it stands is
+    /// snapshotted with origin `discard` (stored even when equal to the latest), which it returns.
+    @discardableResult
+    public func discard(_ id: BranchID, of document: NodeID, in projectID: ProjectID) throws -> Snapshot {
         let project = try writable(projectID)
         try checkDocument(document, in: project)
         var row = try checkBranch(id, of: document, in: project, state: .open)
+        let version = try addSnapshot(SnapshotContent.encode(try currentContent(of: document, in: project)), of: document, in: project,
+                                      origin: .discard, title: nil)
         row.state = .discarded
         row.decidedAt = now
         try branchTable.update(row)
-        try record(.writingBranchDiscard, project, subject: document, details: [.init("branch", id.hex)])
+        try record(.writingBranchDiscard, project, subject: document, details: [.init("branch", id.hex), .init("version", version.id.hex)])
+        return Snapshot(version, title: nil)
     }
 
     /// Undoes an adopted branch: the document's content becomes what it was before the adoption,

@@ -120,8 +120,10 @@ enum BranchCommands {
         """) { store, id, node, project in try store.revert(id, of: node.id, in: project.id) }
 
     static let discard = decision("discard", synopsis: "set a proposed change aside", about: """
-        Marks open branch BRANCH discarded: it is kept (and listed), and the document is not touched.
-        """) { store, id, node, project in try store.discard(id, of: node.id, in: project.id); return nil }
+        Marks open branch BRANCH discarded: it is kept (and listed), and the document's text is not
+        touched. The decision is a version too: the document as it stands is stored as a new version
+        (origin discard).
+        """) { store, id, node, project in try store.discard(id, of: node.id, in: project.id) }
 
     static let all = [create, list, show, diff, adopt, discard, revert]
 
