@@ -12,12 +12,13 @@ public final class ConsoleApp: Sendable {
     let requestGuard: RequestGuard
     let api: ConsoleAPI
 
+    /// `clock` is the writing model's time (a test moves it by hand).
     public init(vault: UnlockedVault, sessions: SessionRegistry, limits: SessionLimits, port: UInt16 = 0,
-                credentials: ConsoleCredentials = ConsoleCredentials()) throws {
+                credentials: ConsoleCredentials = ConsoleCredentials(), clock: VaultClock = .system) throws {
         self.credentials = credentials
         server = try HTTPServer(port: port)
         requestGuard = RequestGuard(port: server.port, credentials: credentials)
-        api = ConsoleAPI(access: ProjectAccess(vault: vault, sessions: sessions), limits: limits)
+        api = ConsoleAPI(access: ProjectAccess(vault: vault, sessions: sessions, clock: clock), limits: limits)
     }
 
     /// A new launch URL (a one-time token), for the terminal that started the console.

@@ -68,7 +68,7 @@ enum TraceReplayBenchmarks {
         let node = try unlocked.transaction { tx in try WritingStore(tx).addNode(.scene, titled: "automerge-paper", in: project.id) }
         let document = ParagraphDocument(trace.startContent)
         var versions: [Snapshot] = []
-        let service = AutoSnapshotService(clock: StoppedClock()) { node, projectID in
+        let service = AutoSnapshotService(clock: stoppedClock) { node, projectID in
             let snapshot = try unlocked.transaction { tx in
                 try WritingStore(tx).replaceDocumentContentAndSnapshot(of: node, in: projectID, with: try document.content()).snapshot
             }
@@ -127,6 +127,4 @@ enum TraceReplayBenchmarks {
 }
 
 /// A clock that never moves: only the character rule of `AutoSnapshotPolicy` fires.
-struct StoppedClock: SnapshotClock {
-    func now() -> Duration { .zero }
-}
+let stoppedClock = VaultClock.fractional { 0 }

@@ -19,11 +19,11 @@ final class ConsoleFixture {
     var cookie = ""
     var csrf = ""
 
-    init(signIn: Bool = true) throws {
+    init(signIn: Bool = true, clock: VaultClock = .system) throws {
         // The real audit log, so what the console does is read back from the log an auditor verifies.
         unlocked = try Vault.create(at: root + "/vault", passphrase: try TestVault.secret("correct horse battery staple"),
                                     kdf: TestVault.fastKDF, journal: AuditLog(), modules: VaultModules.all)
-        console = try ConsoleApp(vault: unlocked, sessions: sessions, limits: .standard)
+        console = try ConsoleApp(vault: unlocked, sessions: sessions, limits: .standard, clock: clock)
         console.start()
         if signIn { try self.signIn() }
     }

@@ -1,19 +1,20 @@
+import CryptoVault
 import Synchronization
 import Testing
 @testable import Writing
 
-/// A clock the test moves by hand.
-final class ManualClock: SnapshotClock {
-    private let current = Mutex<Duration>(.zero)
+/// A wall clock the test moves by hand, in seconds with their fraction.
+final class ManualClock: Sendable {
+    private let current = Mutex<Double>(1_800_000_000)
 
-    func now() -> Duration { current.withLock { $0 } }
-    func advance(_ seconds: Double) { current.withLock { $0 += .milliseconds(Int64(seconds * 1000)) } }
+    var vaultClock: VaultClock { VaultClock.fractional { self.current.withLock { $0 } } }
+    func advance(_ seconds: Double) { current.withLock { $0 += seconds } }
 }
 
 @Suite struct AutoSnapshotPolicyTests {
     @Test func threeMinutesOfSteadyEditingMakeASnapshotDueOnTheEditThatReachesThem() {
         let clock = ManualClock()
-        var policy = AutoSnapshotPolicy(clock: clock)
+        var policy = AutoSnapshotPolicy(clock: clock.vaultClock)
         #expect(policy.recordEdit(inserted: 1, deleted: 0).isEmpty)
         // 35 more edits 5 s apart: 175 s of active time, not yet three minutes.
         for _ in 0..<35 {
@@ -34,7 +35,7 @@ final class ManualClock: SnapshotClock {
 
     @Test func aPauseLongerThanTheIdleGapAddsNoActiveTime() {
         let clock = ManualClock()
-        var policy = AutoSnapshotPolicy(clock: clock)
+        var policy = AutoSnapshotPolicy(clock: clock.vaultClock)
         _ = policy.recordEdit(inserted: 1, deleted: 0)
         clock.advance(30)
         _ = policy.recordEdit(inserted: 1, deleted: 0)
@@ -49,7 +50,7 @@ final class ManualClock: SnapshotClock {
 
     @Test func fiveHundredCharactersOfChangeCountInsertionsAndDeletions() {
         let clock = ManualClock()
-        var policy = AutoSnapshotPolicy(clock: clock)
+        var policy = AutoSnapshotPolicy(clock: clock.vaultClock)
         #expect(policy.recordEdit(inserted: 300, deleted: 0).isEmpty)
         #expect(policy.recordEdit(inserted: 100, deleted: 99).isEmpty)
         #expect(policy.charactersChanged == 499)
@@ -60,7 +61,7 @@ final class ManualClock: SnapshotClock {
 
     @Test func bothTriggersCanFireOnTheSameEdit() {
         let clock = ManualClock()
-        var policy = AutoSnapshotPolicy(clock: clock)
+        var policy = AutoSnapshotPolicy(clock: clock.vaultClock)
         _ = policy.recordEdit(inserted: 10, deleted: 0)
         for _ in 0..<6 {
             clock.advance(29)
@@ -73,7 +74,7 @@ final class ManualClock: SnapshotClock {
 
     @Test func leavingAChangedDocumentMakesASnapshotDueAndAnUnchangedOneDoesNot() {
         let clock = ManualClock()
-        var policy = AutoSnapshotPolicy(clock: clock)
+        var policy = AutoSnapshotPolicy(clock: clock.vaultClock)
         #expect(policy.recordDocumentSwitch().isEmpty)
         _ = policy.recordEdit(inserted: 1, deleted: 0)
         clock.advance(10)
@@ -94,7 +95,7 @@ final class ManualClock: SnapshotClock {
     @Test func timeGoingBackwardsCountsAsNoTime() {
         let clock = ManualClock()
         clock.advance(100)
-        var policy = AutoSnapshotPolicy(clock: clock)
+        var policy = AutoSnapshotPolicy(clock: clock.vaultClock)
         _ = policy.recordEdit(inserted: 1, deleted: 0)
         clock.advance(-50)
         _ = policy.recordEdit(inserted: 1, deleted: 0)

@@ -14,7 +14,7 @@ import TestSupport
         let project: ProjectID
         let a: NodeID, b: NodeID, c: NodeID
         var taken: [NodeID] = []
-        lazy var service = AutoSnapshotService(clock: clock) { [unowned self] document, project in
+        lazy var service = AutoSnapshotService(clock: clock.vaultClock) { [unowned self] document, project in
             taken.append(document)
             return Snapshot(id: try SnapshotID.random(), document: document, sequence: taken.count, origin: .automatic, title: nil,
                             isKeyframe: true, deviceID: try AuditDeviceID(bytes: [UInt8](repeating: 0, count: 16)), createdAt: 0)
@@ -99,7 +99,7 @@ import TestSupport
         let (first, second) = try fixture.store { store in
             (try store.addNode(.scene, titled: "One", in: project.id), try store.addNode(.scene, titled: "Two", in: project.id))
         }
-        let service = AutoSnapshotService(vault: fixture.unlocked, clock: ManualClock())
+        let service = AutoSnapshotService(vault: fixture.unlocked, clock: ManualClock().vaultClock)
         let text = String(repeating: "x", count: 250)
         try fixture.store { try $0.replaceDocumentContent(of: first.id, in: project.id, with: try WritingFixture.paragraphs([text])) }
         #expect(try service.edited(first.id, in: project.id, inserted: 250, deleted: 0).isEmpty)

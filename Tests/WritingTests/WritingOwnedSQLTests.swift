@@ -16,6 +16,7 @@ import TestSupport
         "writing_branches": "Writing/Store/BranchTable.swift",
         "writing_edit_events": "Writing/Events/EditEventTable.swift",
         "writing_project_snapshots": "Writing/Versions/ProjectSnapshotTable.swift",
+        "writing_auto_snapshots": "Writing/Versions/AutoSnapshotTable.swift",
     ]
     static let schemaFile = "Writing/Store/WritingSchema.swift"
 

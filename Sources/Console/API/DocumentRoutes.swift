@@ -39,13 +39,18 @@ struct DocumentRoutes {
                 return .kept(try store.createBranch(of: id, in: project.id, base: now.id, content: content, kind: .manual,
                                                        provenance: Self.keptProvenance))
             }
-            return .written(try store.replaceDocumentContent(of: id, in: project.id, with: content))
+            // A save is the writer's edit: it takes the automatic snapshots it makes due (SECURITY.md §15.2).
+            return .written(try store.editDocumentContent(of: id, in: project.id, with: content))
         }
         switch outcome {
-        case .written(let change):
+        case .written(let edited):
+            let change = edited.change
             // The ids in order, so the page learns the ids of the blocks it added and does not reseal them again.
             return .json(["id": id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
-                          "blocks": content.blocks.map(\.id.hex)])
+                          "blocks": content.blocks.map(\.id.hex),
+                          "snapshots": edited.autoSnapshots.map { ["id": $0.snapshot.id.hex, "document": $0.snapshot.document.hex,
+                                                                    "sequence": $0.snapshot.sequence,
+                                                                    "triggers": $0.triggers.map(\.rawValue).sorted()] as [String: Any] }])
         case .kept(let branch):
             return .json(["error": ConsoleErrorCode.conflict.rawValue, "branch": branch.id.hex,
                           "message": "this document changed elsewhere while you were typing: it shows that change now, and your words are kept as a branch"],
@@ -54,7 +59,7 @@ struct DocumentRoutes {
     }
 
     enum WriteOutcome {
-        case written(ContentChange)
+        case written(EditedContent)
         case kept(Branch)
     }
 

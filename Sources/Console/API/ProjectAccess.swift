@@ -10,6 +10,8 @@ import Writing
 struct ProjectAccess: Sendable {
     let vault: UnlockedVault
     let sessions: SessionRegistry
+    /// The time the writing model reads (snapshots' and edits' times, the automatic snapshots' rule).
+    var clock: VaultClock = .system
 
     func access(for project: WritingProject) -> RecordAccess? {
         guard project.isPrivileged else { return .vault }
@@ -21,7 +23,7 @@ struct ProjectAccess: Sendable {
         guard let access = access(for: project) else {
             throw ConsoleError(.sessionRequired, "this project is privileged: start a session with a purpose to open it")
         }
-        return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
+        return try vault.transaction { tx in try body(WritingStore(tx, access: access, clock: clock)) }
     }
 
     func projects() throws -> [WritingProject] { try vault.transaction { tx in try WritingStore(tx).projects() } }

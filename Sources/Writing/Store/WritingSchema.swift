@@ -147,5 +147,21 @@ public enum WritingSchema {
                 SELECT id, project_id, node_id, sequence, form, origin, parts, device_id, created_at FROM writing_snapshots_v3;
             DROP TABLE writing_snapshots_v3;
             """),
+        // Automatic snapshots (SECURITY.md §15.2): per project and device, the document being edited and
+        // the counters of AutoSnapshotPolicy, kept between processes. Clear: ids, a sequence, times and
+        // counts (node_id has no reference: a removed document's row names nothing until the next edit).
+        NamedMigration("versions-5", """
+            CREATE TABLE writing_auto_snapshots (
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                node_id BLOB NOT NULL CHECK (length(node_id) = 16),
+                sequence INTEGER NOT NULL CHECK (sequence >= 0),
+                last_edit_ms INTEGER,
+                active_ms INTEGER NOT NULL CHECK (active_ms >= 0),
+                characters INTEGER NOT NULL CHECK (characters >= 0),
+                edits INTEGER NOT NULL CHECK (edits >= 0),
+                PRIMARY KEY (project_id, device_id)
+            );
+            """),
     ])
 }

@@ -1,18 +1,4 @@
-/// A source of the current time for `AutoSnapshotPolicy`: the system's monotonic clock in the
-/// appliance, a hand-moved one in tests.
-public protocol SnapshotClock: Sendable {
-    /// The time since an arbitrary fixed origin; it must never go backwards.
-    func now() -> Duration
-}
-
-/// The appliance's clock: monotonic, so a wall-clock change cannot fake or hide active time.
-public struct MonotonicSnapshotClock: SnapshotClock {
-    private let origin = ContinuousClock.now
-
-    public init() {}
-
-    public func now() -> Duration { ContinuousClock.now - origin }
-}
+import CryptoVault
 
 /// Why an automatic snapshot is due.
 public enum AutoSnapshotTrigger: String, Sendable, Hashable, CaseIterable {
@@ -22,6 +8,28 @@ public enum AutoSnapshotTrigger: String, Sendable, Hashable, CaseIterable {
     case characterCount
     /// The writer left a document that has changed since its last snapshot.
     case documentSwitch
+}
+
+/// What `AutoSnapshotPolicy` remembers between edits: all of it, so that a store can keep it
+/// between processes (`writing_auto_snapshots`, SECURITY.md §15.2) and a writer whose every edit is
+/// one `vaultctl doc write` is counted as one who types in an editor.
+public struct AutoSnapshotState: Sendable, Equatable {
+    /// The last edit's time, in milliseconds since the Unix epoch; nil before the first edit since a
+    /// switch (the time before it is not active time in this document).
+    public var lastEdit: Int64?
+    /// Active editing since the last snapshot, in milliseconds.
+    public var activeMilliseconds: Int64
+    /// Characters of change since the last snapshot.
+    public var charactersChanged: Int
+    /// Edits since the last snapshot (a switch away from a document with none takes no snapshot).
+    public var editsSinceSnapshot: Int
+
+    public init(lastEdit: Int64? = nil, activeMilliseconds: Int64 = 0, charactersChanged: Int = 0, editsSinceSnapshot: Int = 0) {
+        self.lastEdit = lastEdit
+        self.activeMilliseconds = activeMilliseconds
+        self.charactersChanged = charactersChanged
+        self.editsSinceSnapshot = editsSinceSnapshot
+    }
 }
 
 /// When AutoSnapshotService takes an automatic snapshot (the seed's rule): after every 3 minutes of
@@ -44,55 +52,63 @@ public enum AutoSnapshotTrigger: String, Sendable, Hashable, CaseIterable {
 /// - **Document switch.** Leaving a document with edits since its last snapshot makes one due (the
 ///   left document's); leaving an unchanged one does not (it would be the same content-addressed
 ///   version). Either way the counters start again for the next document.
-/// Time that goes backwards (it must not, but a clock is injected) counts as no time.
+///
+/// Time is the wall clock (`VaultClock.precise`, in milliseconds), because the state outlives the
+/// process that counted it. Time that goes backwards counts as no time, and a jump forward of more
+/// than `idleGap` is a pause, so changing the clock adds at most 30 s of active time to one edit.
 public struct AutoSnapshotPolicy: Sendable {
     public static let activeEditingInterval: Duration = .seconds(180)
     public static let characterInterval = 500
     public static let idleGap: Duration = .seconds(30)
 
-    private let clock: any SnapshotClock
-    private var lastEdit: Duration? = nil
-    private var editsSinceSnapshot = 0
+    private let clock: VaultClock
+    public private(set) var state: AutoSnapshotState
 
     /// Active editing time since the last snapshot.
-    public private(set) var activeTime: Duration = .zero
+    public var activeTime: Duration { .milliseconds(state.activeMilliseconds) }
     /// Characters of change since the last snapshot.
-    public private(set) var charactersChanged = 0
+    public var charactersChanged: Int { state.charactersChanged }
 
-    public init(clock: any SnapshotClock = MonotonicSnapshotClock()) {
+    /// A policy that goes on from `state` (a new writer's when not given).
+    public init(clock: VaultClock = .system, state: AutoSnapshotState = AutoSnapshotState()) {
         self.clock = clock
+        self.state = state
     }
 
     /// Records an edit that inserted and deleted the given numbers of characters; returns the
     /// triggers that make a snapshot due now (empty when none is).
     public mutating func recordEdit(inserted: Int, deleted: Int) -> Set<AutoSnapshotTrigger> {
-        let now = clock.now()
-        if let lastEdit {
+        let now = Int64((clock.precise() * 1000).rounded())
+        if let lastEdit = state.lastEdit {
             let gap = now - lastEdit
-            if gap > .zero && gap <= Self.idleGap { activeTime += gap }
+            if gap > 0 && gap <= Self.milliseconds(Self.idleGap) { state.activeMilliseconds += gap }
         }
-        lastEdit = now
-        editsSinceSnapshot += 1
-        charactersChanged += max(0, inserted) + max(0, deleted)
+        state.lastEdit = now
+        state.editsSinceSnapshot += 1
+        state.charactersChanged += max(0, inserted) + max(0, deleted)
         var due: Set<AutoSnapshotTrigger> = []
-        if activeTime >= Self.activeEditingInterval { due.insert(.activeEditing) }
-        if charactersChanged >= Self.characterInterval { due.insert(.characterCount) }
+        if state.activeMilliseconds >= Self.milliseconds(Self.activeEditingInterval) { due.insert(.activeEditing) }
+        if state.charactersChanged >= Self.characterInterval { due.insert(.characterCount) }
         return due
     }
 
     /// Records that the writer moved to another document; returns `[.documentSwitch]` when the
     /// document left has edits since its last snapshot. The counters restart either way.
     public mutating func recordDocumentSwitch() -> Set<AutoSnapshotTrigger> {
-        let changed = editsSinceSnapshot > 0
+        let changed = state.editsSinceSnapshot > 0
         snapshotTaken()
-        lastEdit = nil
+        state.lastEdit = nil
         return changed ? [.documentSwitch] : []
     }
 
     /// Tells the policy a snapshot of the current document was taken (automatic or titled).
     public mutating func snapshotTaken() {
-        activeTime = .zero
-        charactersChanged = 0
-        editsSinceSnapshot = 0
+        state.activeMilliseconds = 0
+        state.charactersChanged = 0
+        state.editsSinceSnapshot = 0
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -23,14 +23,21 @@ public final class AutoSnapshotService {
     /// The document being edited, and its project.
     public private(set) var current: (document: NodeID, project: ProjectID)?
 
-    public init(clock: any SnapshotClock = MonotonicSnapshotClock(), take: @escaping Take) {
-        policy = AutoSnapshotPolicy(clock: clock)
+    /// The policy's counters, to keep them until the writer's next edit (`WritingStore` stores them).
+    public var state: AutoSnapshotState { policy.state }
+
+    /// A service for a writer whose document being edited is `current` with the policy's counters at
+    /// `state` (as a store kept them), or a new writer's.
+    public init(clock: VaultClock = .system, current: (document: NodeID, project: ProjectID)? = nil,
+                state: AutoSnapshotState = AutoSnapshotState(), take: @escaping Take) {
+        policy = AutoSnapshotPolicy(clock: clock, state: state)
+        self.current = current
         self.take = take
     }
 
     /// A service over `vault`'s writing store, each snapshot in a transaction of its own (a
     /// privileged project's read through `access`, its session).
-    public convenience init(vault: UnlockedVault, access: RecordAccess = .vault, clock: any SnapshotClock = MonotonicSnapshotClock()) {
+    public convenience init(vault: UnlockedVault, access: RecordAccess = .vault, clock: VaultClock = .system) {
         self.init(clock: clock) { document, project in
             try vault.transaction { tx in try WritingStore(tx, access: access).createSnapshot(of: document, in: project) }
         }

@@ -93,6 +93,11 @@ enum DocCommands {
         headings, '- ' list items, '> ' quotes. Blocks that did not change keep their ids and are not
         resealed, so a one-paragraph edit reseals one block. The text must be UTF-8 and at most 16 MiB.
 
+        Each write is an edit of this device's writing in the project: an automatic snapshot is taken
+        after 3 minutes of active editing (writes at most 30 seconds apart), every 500 characters of
+        change, and when you write another document of the project than the last one (of the one you
+        left, if it changed), counted across commands ('vaultctl history' lists them).
+
         \(WritingContext.sessionNote)
         """, options: readOptions, positionals: 2...3, json: true, examples: [
             "vaultctl doc write \"The harbour\" Arrival arrival.txt",
@@ -104,17 +109,39 @@ enum DocCommands {
             let project = try context.project(arguments.positionals[0])
             let node = try context.node(arguments.positionals[1], in: project)
             let parsed = try PlainText.parse(text)
-            let change = try context.store(for: project) { store in
+            let edited = try context.store(for: project) { store in
                 let current = try store.documentContent(of: node.id, in: project.id)
-                return try store.replaceDocumentContent(of: node.id, in: project.id, with: parsed.reusingIDs(of: current))
+                return try store.editDocumentContent(of: node.id, in: project.id, with: parsed.reusingIDs(of: current))
             }
+            let change = edited.change
             if arguments.has("--json") {
-                Output.json(["id": node.id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed])
+                Output.json(["id": node.id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
+                             "snapshots": edited.autoSnapshots.map(autoSnapshotJSON)])
                 return
             }
             Output.line("Wrote \(WritingContext.term(.scene, project.register)) \(node.id): \(change.sealed) block(s) sealed, "
                         + "\(change.kept) unchanged, \(change.removed) removed.")
+            for taken in edited.autoSnapshots {
+                Output.line("Automatic snapshot \(taken.snapshot.sequence) of \(taken.snapshot.document) (\(describe(taken.triggers))): \(taken.snapshot.id)")
+            }
         }
+
+    /// An automatic snapshot a write took, as --json gives it.
+    static func autoSnapshotJSON(_ taken: AutoSnapshot) -> [String: Any] {
+        ["id": taken.snapshot.id.hex, "document": taken.snapshot.document.hex, "sequence": taken.snapshot.sequence,
+         "triggers": taken.triggers.map(\.rawValue).sorted()]
+    }
+
+    /// Why it was taken, in words.
+    static func describe(_ triggers: Set<AutoSnapshotTrigger>) -> String {
+        AutoSnapshotTrigger.allCases.filter(triggers.contains).map { trigger in
+            switch trigger {
+            case .activeEditing: "3 minutes of editing"
+            case .characterCount: "500 characters changed"
+            case .documentSwitch: "left for another document"
+            }
+        }.joined(separator: ", ")
+    }
 
     static let move = Command("doc move", synopsis: "move a document or folder", usage: "PROJECT DOC", about: """
         Moves DOC (a document or a folder, by title or id) of PROJECT into the folder --in names, or to

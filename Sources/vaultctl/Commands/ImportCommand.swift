@@ -58,7 +58,8 @@ enum ImportCommand {
             let parent = try arguments.value("--in").map { try context.node($0, in: project).id }
             let node = try context.store(for: project) { store in
                 let node = try store.addNode(.scene, titled: arguments.positionals[1], in: project.id, under: parent)
-                try store.replaceDocumentContent(of: node.id, in: project.id, with: content)
+                // A writer's edit: a new document of 500 characters or more is snapshotted, and so is the one left.
+                try store.editDocumentContent(of: node.id, in: project.id, with: content)
                 return node
             }
             if arguments.has("--json") {

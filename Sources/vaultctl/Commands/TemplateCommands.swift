@@ -40,7 +40,8 @@ enum TemplateCommands {
             let content = DocumentContent(blocks: try template.blocks.map { Block(id: try BlockID.random(), kind: $0.kind, text: $0.text, rows: $0.rows) })
             let node = try context.store(for: project) { store in
                 let node = try store.addNode(.scene, titled: arguments.value("--title") ?? template.name, in: project.id, under: parent)
-                try store.replaceDocumentContent(of: node.id, in: project.id, with: content)
+                // A writer's edit: a new document of 500 characters or more is snapshotted, and so is the one left.
+                try store.editDocumentContent(of: node.id, in: project.id, with: content)
                 return node
             }
             if arguments.has("--json") { Output.json(DocCommands.json(node, project.register).merging(["template": template.id]) { $1 }); return }
