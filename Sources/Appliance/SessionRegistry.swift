@@ -8,8 +8,13 @@ import Synchronization
 /// compartment. Ended and expired sessions leave the registry, so nothing keeps their (wiped) keyrings.
 public final class SessionRegistry: Sendable {
     private let sessions = Mutex<[PrivilegedProcessingSession]>([])
+    /// The daemon's: the writing sessions a privileged session let this device edit end with it,
+    /// and every one still open ends when the daemon stops (SECURITY.md §15.5).
+    private let writingSessions: WritingSessionEnds?
 
-    public init() {}
+    public init(writingSessions: WritingSessionEnds? = nil) {
+        self.writingSessions = writingSessions
+    }
 
     public func add(_ session: PrivilegedProcessingSession) {
         sessions.withLock { $0.append(session) }
@@ -41,19 +46,26 @@ public final class SessionRegistry: Sendable {
         return session
     }
 
-    /// Ends a session (recording it) and forgets it.
+    /// Ends a session (recording it) and forgets it. The writing sessions of its compartment's
+    /// projects end first, stamped through it while it holds its keys; the session ends (and is
+    /// wiped) even if that fails.
     public func end(_ session: PrivilegedProcessingSession, reason: SessionEndReason = .closed) throws {
         remove(session)
+        let stamped = Result { try writingSessions?.ending(session) }
         try session.end(reason)
+        try stamped.get()
     }
 
-    /// Ends every session, as when the daemon stops. Each is wiped even if recording its end fails.
+    /// Ends every session, as when the daemon stops, after ending every writing session still open
+    /// in a privileged project. Each is wiped even if recording its end fails.
     public func endAll(reason: SessionEndReason) -> [Error] {
         let all = sessions.withLock { sessions in
             defer { sessions.removeAll() }
             return sessions
         }
-        return all.compactMap { session in
+        var failures: [Error] = []
+        do { try writingSessions?.stopping(live: all) } catch { failures.append(error) }
+        return failures + all.compactMap { session in
             do { try session.end(reason); return nil } catch { return error }
         }
     }

@@ -7,10 +7,11 @@ import CryptoVault
 /// `writing.edit-session-end` (its documents, word change, edits and times; never a word of text)
 /// when it is found over.
 ///
-/// A session is found over only by this device's next write or listing of the project after the
-/// gap (or an explicit end): nothing runs in the background, and a privileged session's end
-/// (PrivilegedSession, a layer below) cannot call up into the writing model. So the end stamp
-/// always comes from a transaction that holds the project open, and a session nobody comes back to
+/// A session is found over by this device's next write or listing of the project after the gap,
+/// or ended explicitly: `vaultctl activity --end`, and the daemon, which ends them with its
+/// privileged sessions and when it stops (Appliance's `WritingSessionEnds`; a privileged session,
+/// a layer below, cannot call up into the writing model itself). So the end stamp always comes from
+/// a transaction that holds the project open, and without a daemon a session nobody comes back to
 /// shows a start with no end until then, as a killed process's privileged session does (§10.2).
 extension WritingStore {
     var editEventTable: EditEventTable { EditEventTable(database: transaction.database) }

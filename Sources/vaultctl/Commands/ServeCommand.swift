@@ -34,7 +34,7 @@ enum ServeCommand {
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
             let channel = try channelListening(arguments, vault: unlocked)
-            let sessions = SessionRegistry()
+            let sessions = SessionRegistry(writingSessions: WritingSessionEnds(vault: unlocked))
             let console = try ConsoleLaunch.configured(arguments, vault: unlocked, sessions: sessions, limits: limits)
             try Daemon(vault: unlocked, server: server, limits: limits, channel: channel, failureReply: FailureReport.reply,
                        commands: CommandHost.run, sessions: sessions, companions: console.map { [$0] } ?? []).run()
