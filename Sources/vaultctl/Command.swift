@@ -64,7 +64,14 @@ struct Command: Sendable {
 
 /// Where the vault is, from --vault or the environment.
 enum VaultLocation {
+    /// The folder a command opens: the vault's, or its copy in memory when its writing store cannot
+    /// be opened (`InMemoryMode`).
     static func directory(_ arguments: ParsedArguments) -> String {
+        InMemoryMode.directory(for: realDirectory(arguments))
+    }
+
+    /// The vault's own folder, whatever state its writing store is in.
+    static func realDirectory(_ arguments: ParsedArguments) -> String {
         if let explicit = arguments.value("--vault") { return explicit }
         let environment = ProcessInfo.processInfo.environment
         if let fromEnvironment = environment["VAULTCTL_VAULT"], !fromEnvironment.isEmpty { return fromEnvironment }
@@ -125,6 +132,11 @@ enum Output {
     }
 
     static func json(_ value: Any) {
+        var value = value
+        if let reason = InMemoryMode.reason, var object = value as? [String: Any] {
+            object["in_memory"] = reason
+            value = object
+        }
         let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
         StandardStreams.writeOutput([UInt8](data) + [0x0A])
     }

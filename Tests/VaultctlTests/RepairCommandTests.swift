@@ -193,3 +193,58 @@ struct RepairFromDeviceTests {
         #expect(Self.files(f.laptop)[""] != nil && before != nil)
     }
 }
+
+/// It always launches (issue 17, SECURITY.md §19.10): a vault whose writing store cannot be opened
+/// (a table of it dropped) works in memory: every command says so (stderr, and `in_memory` in its
+/// JSON object), reads and writes a copy in memory, syncs what an own device holds into that copy,
+/// and the vault's files stay byte for byte as they were, until `repair --from` rebuilds the store.
+@Suite(.serialized)
+struct InMemoryModeTests {
+    /// Every regular file under `root`, by path, with its bytes.
+    static func tree(_ root: String) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for path in FileManager.default.subpaths(atPath: root) ?? [] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            files[path] = FileManager.default.contents(atPath: root + "/" + path) ?? Data("unreadable".utf8)
+        }
+        return files
+    }
+
+    static let notice = "vaultctl: in-memory mode: the writing store of "
+
+    @Test func aVaultWhoseWritingStoreCannotBeOpenedWorksInMemoryWritesNothingAndIsRepaired() throws {
+        let f = try RepairFromDeviceTests.syncedFixture()
+        let expected = try RepairFromDeviceTests.contents(f, f.desk)
+        try RepairFromDeviceTests.damage(f.laptop, .droppedTable)
+        let before = Self.tree(f.laptop.directory)
+        #expect(before.keys.contains("vault.db"))
+
+        let listed = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stderr.contains(Self.notice) && listed.stderr.contains("the table writing_blocks is missing"), "\(listed.stderr)")
+        // A write goes to the copy in memory, and says so in its JSON.
+        let created = try f.hosts.run(.laptop, f.laptop, ["project", "create", "Scratch", "--register", "fiction", "--json"])
+        #expect(created.status == 0 && created.stderr.contains(Self.notice), "\(created.stderr)")
+        #expect((try RepairCommandTests.json(created)["in_memory"] as? String)?.contains("writing_blocks is missing") == true, "\(created.stdout)")
+        // What the desk holds is read into memory.
+        let synced = try f.sync()
+        #expect(synced.status == 0 && synced.stderr.contains(Self.notice), "\(synced.stderr)")
+        #expect(synced.stdout.contains("Synced 1 project(s)") && !synced.stdout.contains("received 0"), "\(synced.stdout)")
+        let status = try RepairCommandTests.json(try f.hosts.run(.laptop, f.laptop, ["sync", "status", "--json"]))
+        #expect(status["in_memory"] is String, "\(status)")
+        // A backup of the copy would hold an empty store: refused, with the reason.
+        let backup = try f.hosts.run(.laptop, f.laptop, ["backup", "-o", f.laptop.root + "/copy.vaultbackup"])
+        #expect(backup.status == 65 && backup.stderr.contains("not taken in in-memory mode"), "\(backup.stderr)")
+        #expect(Self.tree(f.laptop.directory) == before, "a command in in-memory mode changed the vault's files")
+        #expect(try RepairFromDeviceTests.contents(f, f.desk) == expected, "the in-memory sync changed the desk")
+
+        // Repair works on the vault itself; then the notice is gone and the documents are back.
+        let repaired = try f.hosts.run(.laptop, f.laptop, ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress])
+        #expect(repaired.status == 0 && !repaired.stderr.contains(Self.notice), "\(repaired.stderr)")
+        let after = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
+        #expect(after.status == 0 && !after.stderr.contains("in-memory mode"), "\(after.stderr)")
+        #expect(try RepairFromDeviceTests.contents(f, f.laptop) == expected)
+        #expect(try f.laptop.run(["audit", "verify"], unlock: false).status == 0)
+    }
+}

@@ -188,3 +188,13 @@ final class SealedRecordStore {
         return database.changes
     }
 }
+
+/// For a scratch copy of a vault that nothing will ever write back (the in-memory mode of SECURITY.md
+/// §19.10): every record a module sealed removed from that copy's database, with no transaction of a
+/// vault around it and nothing recorded. Never for a vault itself (`VaultTransaction.removeRecords`).
+public enum ScratchSealedRecords {
+    public static func removeAll(module: String, in database: Database) throws -> Int {
+        try SealedRecordStore(database).removeAll(module: module)
+    }
+}
+

@@ -28,3 +28,11 @@ enum ModuleMigrationLog {
                            [.text(migration.module), .text(migration.name), .integer(time)])
     }
 }
+
+/// The module of each migration a database's `module_migrations` records, in the order applied,
+/// read without opening it as a vault (`WritingStoreHealth` checks a writing store before any open).
+public enum AppliedModuleMigrations {
+    public static func modules(in database: Database) throws -> [String] {
+        try database.query("SELECT module FROM module_migrations ORDER BY id").map { try $0.text("module") }
+    }
+}

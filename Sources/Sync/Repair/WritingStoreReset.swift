@@ -33,4 +33,32 @@ enum WritingStoreReset {
         }
         return try reference.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid").map { try $0.text("name") }
     }
+
+    /// Each module with its tables in the order made and each table's columns, from the modules'
+    /// migrations run on an empty database in memory.
+    static func reference() throws -> [(module: ModuleSchema, tables: [(name: String, columns: [String])])] {
+        let database = try Database(path: ":memory:", create: true, readOnly: false)
+        var seen = Set<String>(), found: [(module: ModuleSchema, tables: [(name: String, columns: [String])])] = []
+        for module in modules {
+            for migration in module.migrations { try database.execute(migration.sql) }
+            let names = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid").map { try $0.text("name") }
+            let fresh = names.filter { seen.insert($0).inserted }
+            found.append((module, try fresh.map { table in
+                (table, try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") })
+            }))
+        }
+        return found
+    }
+
+    /// The same reset on a scratch copy's database (the in-memory mode's), outside any vault
+    /// transaction and unrecorded: the copy is never written back.
+    static func resetScratch(_ database: Database) throws {
+        let tables = try tableNames()
+        try database.execute("PRAGMA foreign_keys = OFF")
+        for table in tables.reversed() { try database.execute("DROP TABLE IF EXISTS \"\(table)\"") }
+        for module in modules {
+            _ = try ScratchSealedRecords.removeAll(module: module.module, in: database)
+            for migration in module.migrations { try database.execute(migration.sql) }
+        }
+    }
 }

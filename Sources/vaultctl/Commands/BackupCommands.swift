@@ -23,6 +23,7 @@ enum BackupCommands {
             guard let path = arguments.value("-o") else {
                 throw UsageError(message: "missing -o FILE", usage: arguments.usage)
             }
+            try InMemoryMode.refuse("a backup", arguments)
             let vault = try VaultLocation.open(arguments)
             if try vault.backupPublicKey() == nil {
                 try VaultLocation.unlock(vault, arguments).ensureBackupKey()

@@ -26,6 +26,7 @@ enum RecoverCommand {
         """, options: ReplicationCommands.peerOptions + [PeerSelection.option("the paired device that keeps the copy (name or fingerprint)"),
                                                           Option("--file", value: "FILE", "send this backup file of the vault instead of taking a fresh one")],
         json: true, examples: ["vaultctl recover push --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+            try InMemoryMode.refuse("a whole-vault copy for a keeper", arguments)
             let unlocked = try VaultLocation.unlock(arguments)
             let client = try connect(arguments, unlocked)
             let sender = VaultCopySender(vault: unlocked, channel: client, clearing: try EgressFunnel(vault: unlocked))

@@ -22,6 +22,7 @@ enum RepairCommands {
         """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"])],
         json: true, examples: ["vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             guard let from = arguments.value("--peer") else { throw UsageError(message: "repair needs --from PEER", usage: arguments.usage) }
+            InMemoryMode.bypass()
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
             let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)

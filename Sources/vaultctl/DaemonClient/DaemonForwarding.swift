@@ -35,6 +35,7 @@ enum DaemonForwarding {
     static func forward(_ command: Command, _ parsed: ParsedArguments, arguments: [String]) throws -> ExitCode? {
         guard served.contains(command.path), CommandHost.current == nil, !hasCredential(parsed) else { return nil }
         guard let connection = try connectIfServing(DaemonSocket.path(parsed)) else { return nil }
+        InMemoryMode.noteServed(VaultLocation.realDirectory(parsed))
         var request = ControlMessage(["op": "command", "command": command.path])
         request.set("arguments", bytes: Array(arguments.joined(separator: "\u{0}").utf8))
         try connection.sendRequest(request)

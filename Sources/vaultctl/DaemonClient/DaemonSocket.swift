@@ -6,6 +6,6 @@ enum DaemonSocket {
     static let option = Option("--socket", value: "PATH", "the daemon's socket (default: daemon.sock in the vault directory)")
 
     static func path(_ arguments: ParsedArguments) -> String {
-        arguments.value("--socket") ?? VaultLocation.directory(arguments) + "/daemon.sock"
+        arguments.value("--socket") ?? VaultLocation.realDirectory(arguments) + "/daemon.sock"
     }
 }

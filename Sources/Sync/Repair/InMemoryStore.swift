@@ -1,0 +1,45 @@
+import CryptoVault
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The in-memory mode's copy of a vault whose writing store cannot be opened (SECURITY.md §19.10):
+/// the vault's database and write-ahead log copied into a private folder in memory (`/dev/shm`, a
+/// tmpfs, when it is there; the temporary folder otherwise), 0700, with `assets/` holding links to
+/// the vault's bundle files so they read as ever, and the copy's writing store emptied and made
+/// again (`WritingStoreReset.resetScratch`). A command then opens the copy, not the vault: what it
+/// writes (sync into memory included) goes to the copy, which is removed when the process ends, so
+/// the vault's own files are never written. Links, not copies: a bundle written in this mode is a
+/// new file of the copy's folder, never a change to a vault's file.
+public enum InMemoryStore {
+    /// Makes the copy of the vault in `directory`; returns the folder to remove afterwards and the
+    /// copy's vault folder inside it.
+    public static func makeCopy(of directory: String) throws -> (root: String, vault: String) {
+        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
+        let root = (base as NSString).appendingPathComponent("vaultctl-in-memory-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))")
+        let copy = (root as NSString).appendingPathComponent("vault")
+        for folder in [root, copy, copy + "/assets"] where mkdir(folder, 0o700) != 0 {
+            throw CryptoVaultError(.io, "cannot make \(folder) for the in-memory copy: \(String(cString: strerror(errno)))")
+        }
+        for suffix in ["", "-wal"] {
+            guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(Vault.databaseName + suffix)) else { continue }
+            let path = (copy as NSString).appendingPathComponent(Vault.databaseName + suffix)
+            guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw CryptoVaultError(.io, "cannot write \(path) for the in-memory copy")
+            }
+        }
+        let assets = (directory as NSString).appendingPathComponent("assets")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: assets)) ?? [] {
+            _ = symlink((assets as NSString).appendingPathComponent(name), (copy as NSString).appendingPathComponent("assets/" + name))
+        }
+        let database = try Database(path: (copy as NSString).appendingPathComponent(Vault.databaseName), create: false, readOnly: false)
+        try WritingStoreReset.resetScratch(database)
+        return (root, copy)
+    }
+
+    /// Removes a copy made by `makeCopy` (its links only point at the vault's files; they go, the files stay).
+    public static func remove(_ root: String) {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}

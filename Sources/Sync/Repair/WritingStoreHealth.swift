@@ -1,0 +1,32 @@
+import CryptoVault
+import Writing
+
+/// Whether a vault's writing store can be opened at all (SECURITY.md §19.10): each table of the
+/// modules `writing` and `sync` that the vault's `module_migrations` rows say it has is there, with
+/// the columns its migrations make, and can be read to its end. A store that fails this is not
+/// local-only (that is one project's change records, §19.5): nothing of it can be trusted, and the
+/// command line and the daemon work on a copy in memory (`InMemoryStore`) until it is repaired.
+public enum WritingStoreHealth {
+    /// What is wrong with the store of the database at `path`, or nil when nothing is (or when the
+    /// file is no vault's: the ordinary open says what then). Only reads.
+    public static func problem(inDatabaseAt path: String) -> String? {
+        guard let database = try? Database(path: path, create: false, readOnly: false),
+              let applied = try? AppliedModuleMigrations.modules(in: database) else { return nil }
+        guard let reference = try? WritingStoreReset.reference() else { return nil }
+        for (module, tables) in reference where applied.filter({ $0 == module.module }).count == module.migrations.count {
+            for (table, columns) in tables {
+                let found = (try? database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }) ?? []
+                if found.isEmpty { return "the table \(table) is missing" }
+                if found != columns { return "the table \(table) does not have the columns its migrations made" }
+                do { _ = try database.query("SELECT count(*) AS rows FROM \"\(table)\"") } catch {
+                    return "the table \(table) cannot be read (\(Self.code(of: error)))"
+                }
+            }
+        }
+        return nil
+    }
+
+    static func code(of error: Error) -> String {
+        (error as? CryptoVaultError)?.code.rawValue ?? "unreadable"
+    }
+}
