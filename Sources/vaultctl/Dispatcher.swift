@@ -30,11 +30,12 @@ enum Dispatcher {
         DemoCommand.command,
     ] + ProjectCommands.all + DocCommands.all + SnapshotCommands.all + [SnapshotDiffCommand.command] + BranchCommands.all + [ConflictsCommand.command,
         LexiconCommand.command, TemplateCommands.list, TemplateCommands.use, SearchCommand.command,
+        SnippetCommands.list, SnippetCommands.insert,
         ExportCommand.command,
         ActivityCommand.command,
         SyncCommands.now, SyncCommands.status, SyncCommands.pause, SyncCommands.resume, RepairCommands.repair,
         ImportCommand.command,
-    ] + ProjectSnapshotCommands.all + AgentCommands.all + AICommands.all
+    ] + ProjectSnapshotCommands.all + EntryCommands.all + AgentCommands.all + AICommands.all
 
     static let overview = HelpText.overview(commands, exitCodes: ExitCode.documentation)
 

@@ -233,6 +233,12 @@ struct JSONOutputTests {
         try walk("template list") { try Self.json(vault, ["template", "list"], unlock: false) }
         try walk("template use") { try Self.json(vault, ["template", "use", "Harbour", "scene-card"]) }
         try walk("lexicon") { try Self.json(vault, ["lexicon"], unlock: false) }
+        try walk("entry add") { try Self.json(vault, ["entry", "add", "Harbour", "Mara", "--kind", "character", "-"], stdin: "Role: keeper\n\nShe keeps the light.\n") }
+        try walk("entry list") { try Self.json(vault, ["entry", "list", "Harbour"]) }
+        try walk("entry show") { try Self.json(vault, ["entry", "show", "Harbour", "Mara"]) }
+        try walk("entry rm") { try Self.json(vault, ["entry", "rm", "Harbour", "Mara", "--yes"]) }
+        try walk("snippet list") { try Self.json(vault, ["snippet", "list"], unlock: false) }
+        try walk("snippet insert") { try Self.json(vault, ["snippet", "insert", "Harbour", "Arrival", "scene-break"]) }
         // The assistant's commands (AICommandTests checks what they say), against a model server of our own.
         let model = try ReplayServer { _ in Wire.chunkedEvents([#"{"choices":[{"index":0,"delta":{"content":"The lamps came on."},"finish_reason":"stop"}]}"#, "[DONE]"]) }
         defer { model.stop() }

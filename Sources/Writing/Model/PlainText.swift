@@ -41,7 +41,7 @@ public enum PlainText {
     /// The lines of `bytes` (LF, CR LF or a lone CR ends one), each checked and decoded on its own,
     /// so the whole text is never copied into one ordinary string. A line break byte never occurs
     /// inside a UTF-8 sequence, so splitting before decoding is exact.
-    private static func lines(_ bytes: UnsafeRawBufferPointer) throws -> [String] {
+    static func lines(_ bytes: UnsafeRawBufferPointer) throws -> [String] {
         var lines: [String] = []
         var start = 0, index = 0
         while index < bytes.count {

@@ -19,6 +19,8 @@ enum DaemonForwarding {
         "history", "snapshot create", "snapshot list", "snapshot show", "snapshot restore", "snapshot diff",
         "branch create", "branch list", "branch show", "branch diff", "branch adopt", "branch discard", "branch revert",
         "export", "activity", "project snapshot", "project versions", "project restore",
+        // Characters, places, plot beats and snippets (snippet list reads no vault: it runs in the client).
+        "entry add", "entry list", "entry show", "entry rm", "snippet insert",
         // Search in the daemon answers from the index it keeps between searches (SECURITY.md §15.4).
         "search",
         // The assistant: a run reads a project (a privileged one through the daemon's sessions) and writes a branch.
