@@ -113,6 +113,9 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case nestedTransaction
     /// An audit entry recorded through a `VaultTransaction` after its body returned.
     case transactionClosed
+    /// A statement that would change the database (or lift the read-only state), run inside
+    /// `Vault.read`: a read is read-only, and a change goes through `UnlockedVault.transaction`.
+    case writeInsideRead
 
     // MARK: Typed ids
 

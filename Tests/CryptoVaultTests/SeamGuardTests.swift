@@ -56,6 +56,13 @@ import TestSupport
         #expect(try Self.offenders(#"journal:\s*(any\s+)?VaultJournal\s*="#) == [])
     }
 
+    /// While the protocol is not public, the compiler refuses any public API that takes or shows one.
+    @Test("no journal from outside the package: VaultJournal is not public, so a library caller cannot give a vault one that records nothing")
+    func journalIsNotPublic() throws {
+        #expect(try Self.offenders(#"(public|open)\s+protocol\s+VaultJournal\b"#) == [])
+        #expect(try Self.offenders(#"public\s+typealias\s+\w+\s*=\s*(any\s+)?VaultJournal\b"#) == [])
+    }
+
     @Test("no hand-assembled journal call: entries are appended by the transaction, the keyless locked paths and the migration only")
     func noHandAssembledJournalCalls() throws {
         #expect(try Self.offenders(#"journal\.append\("#, allowedIn: [

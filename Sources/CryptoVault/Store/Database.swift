@@ -17,6 +17,8 @@ public final class Database: @unchecked Sendable {
     /// Enough for every statement the vault's code runs; past it, statements are not kept (SQL
     /// built with values in it would otherwise grow the cache without end).
     static let maximumKeptStatements = 256
+    /// Whether the connection is inside `readingOnly` (a `Vault.read`), and the authorizer that enforces it.
+    let readOnlyScope = ReadOnlyScope()
 
     /// Opens an existing database file (never creates one unless `create` is set).
     public convenience init(path: String, create: Bool) throws {
@@ -39,6 +41,7 @@ public final class Database: @unchecked Sendable {
         sqlite3_extended_result_codes(connection, 1)
         // Writers from another process wait their turn instead of failing at once.
         sqlite3_busy_timeout(connection, 30_000)
+        readOnlyScope.install(on: connection)
     }
 
     deinit {
@@ -140,10 +143,27 @@ public final class Database: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs `body` with the connection read-only (see `ReadOnlyScope`): a statement that would change
+    /// the database, or turn the read-only state off, is refused with `.writeInsideRead`.
+    public func readingOnly<Result>(_ body: () throws -> Result) throws -> Result {
+        if readOnlyScope.depth == 0 { try execute("PRAGMA query_only = 1") }
+        readOnlyScope.depth += 1
+        defer {
+            readOnlyScope.depth -= 1
+            // If this fails the connection stays read-only: later writes fail, none slips through.
+            if readOnlyScope.depth == 0 { try? execute("PRAGMA query_only = 0") }
+        }
+        return try body()
+    }
+
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
     func databaseError(_ status: Int32, _ message: String, sql: String) -> CryptoVaultError {
         let primary = status & 0xff
+        if readOnlyScope.isActive, primary == SQLITE_READONLY || primary == SQLITE_AUTH {
+            return CryptoVaultError(.writeInsideRead, "a read cannot change the vault: refused inside Vault.read (\(message)) in: \(sql); "
+                + "change the vault through unlocked.transaction, which records the change")
+        }
         let code: CryptoVaultErrorCode =
             (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) ? .corruptVault : .database
         return CryptoVaultError(code, "database error \(status) (\(message)) in: \(sql)")

@@ -56,9 +56,11 @@ public final class Vault: @unchecked Sendable {
         try recordAlone(VaultEvent(action), keys: nil)
     }
 
-    /// Runs `body` on one consistent snapshot of the database (a read transaction).
+    /// Runs `body` on one consistent snapshot of the database (a read transaction), read-only: a
+    /// statement in it that would change the vault is refused (`.writeInsideRead`), so this public
+    /// door to the connection is not a second, unaudited write path (issue 12).
     public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        try withDatabase { database in try database.readTransaction { try body(database) } }
+        try withDatabase { database in try database.readTransaction { try database.readingOnly { try body(database) } } }
     }
 
     /// Runs `body` in a write transaction for the journal's own state (the audit log's signing keys),
@@ -93,7 +95,8 @@ public final class Vault: @unchecked Sendable {
     /// own is always included): their pending migrations are applied with the upgrade, and a vault
     /// that applied a migration none of them knows is refused as `.newerSchema` (SECURITY.md §4.1.1).
     /// `journal` is required: a vault that changes records every change (vaultctl's is the audit log).
-    public static func open(at directory: String, journal: VaultJournal, upgrade: Bool = true,
+    /// `package`, as the journal type is: outside the package a vault is opened with the audit log.
+    package static func open(at directory: String, journal: VaultJournal, upgrade: Bool = true,
                             modules: [ModuleSchema] = []) throws -> Vault {
         try open(at: directory, journal: journal, upgrade: upgrade, readOnly: false, modules: modules)
     }
@@ -244,7 +247,7 @@ public final class Vault: @unchecked Sendable {
     ///
     /// The database is built under a temporary name and renamed into place only when complete, so
     /// an interrupted init leaves no half-made vault behind (and never replaces an existing one).
-    public static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters,
+    package static func create(at directory: String, passphrase: SecureBytes, kdf: KDFParameters,
                               journal: VaultJournal, modules: [ModuleSchema] = []) throws -> UnlockedVault {
         try Sodium.ensureInitialized()
         try kdf.validate()

@@ -57,7 +57,11 @@ public struct AuditKeys: Sendable {
 /// Where vault events go. `append` runs inside the write transaction of the operation it records, so
 /// the operation and its record commit together or not at all. `commandFinished` runs after a
 /// command's last write (the audit log makes a signed checkpoint there).
-public protocol VaultJournal: Sendable {
+///
+/// `package`, not public: a caller outside this package cannot hand a vault a journal of its own
+/// (one that records nothing); it opens a vault with the audit log (`Vault.open(at:)` in AuditChain).
+/// Inside the package the journal is AuditLog, ReadOnlyJournal, or a test's recording one.
+package protocol VaultJournal: Sendable {
     func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws
     /// Appends `events` in order, as the same number of single appends would (a `VaultTransaction`
     /// hands over its entries this way when it commits, so the audit log updates its tree once).
@@ -69,11 +73,11 @@ public protocol VaultJournal: Sendable {
 }
 
 extension VaultJournal {
-    public func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
+    package func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         for event in events { try append(event, in: database, vaultID: vaultID, keys: keys) }
     }
 
-    public func check(_ event: VaultEvent, keys: AuditKeys?) throws {}
+    package func check(_ event: VaultEvent, keys: AuditKeys?) throws {}
 }
 
 /// The journal of a vault opened read-only: it has nothing to record, so an entry is refused rather
