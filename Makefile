@@ -75,7 +75,8 @@ install:
 	"$$bin" help --man > "$(DESTDIR)$(PREFIX)/share/man/man1/vaultctl.1"; \
 	"$$bin" completion bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/vaultctl"; \
 	"$$bin" completion zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_vaultctl"; \
-	install -m 0644 contrib/vaultctl.service "$(DESTDIR)$(PREFIX)/lib/systemd/user/vaultctl.service"; \
+	sed 's|/usr/local/bin/vaultctl|$(PREFIX)/bin/vaultctl|g' contrib/vaultctl.service > "$(DESTDIR)$(PREFIX)/lib/systemd/user/vaultctl.service"; \
+	chmod 0644 "$(DESTDIR)$(PREFIX)/lib/systemd/user/vaultctl.service"; \
 	echo "installed vaultctl in $(DESTDIR)$(PREFIX)/bin"
 
 fuzz: deps

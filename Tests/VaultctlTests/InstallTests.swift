@@ -68,4 +68,30 @@ struct InstallTests {
         let installedMan = try String(contentsOfFile: destination + "/usr/share/man/man1/vaultctl.1", encoding: .utf8)
         #expect(installedMan.hasPrefix(".TH VAULTCTL 1"))
     }
+
+    /// The commands an ExecStart= line runs: every absolute path to a `vaultctl` in it.
+    static func binaries(inUnit text: String) -> [String] {
+        text.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") || $0.hasPrefix("#ExecStart=/") }.flatMap { line in
+            line.split(whereSeparator: { " '\"|".contains($0) }).filter { $0.hasPrefix("/") && $0.hasSuffix("/vaultctl") }.map(String.init)
+        }
+    }
+
+    @Test("the installed systemd unit runs the binary make install wrote (for the PREFIX given) and serves the default vault")
+    func installedUnitNamesTheInstalledBinary() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        for prefix in ["/usr/local", "/opt/vaultctl"] {
+            let destination = NSTemporaryDirectory() + "vaultctl-unit-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: destination) }
+            let made = try CLI.start(["-C", root, "install", "DESTDIR=\(destination)", "PREFIX=\(prefix)", "VAULTCTL_INSTALL_BIN=\(CLI.binary)"],
+                                     executable: "/usr/bin/make")
+            made.process.waitUntilExit()
+            #expect(made.result().status == 0, "\(made.result().stderr)")
+            let unit = try String(contentsOfFile: destination + prefix + "/lib/systemd/user/vaultctl.service", encoding: .utf8)
+            let binaries = Self.binaries(inUnit: unit)
+            #expect(binaries.count == 2 && binaries.allSatisfy { $0 == prefix + "/bin/vaultctl" }, "\(prefix): \(binaries)")
+            #expect(FileManager.default.isExecutableFile(atPath: destination + prefix + "/bin/vaultctl"))
+            // No --vault: the daemon serves the vault every other command finds by default.
+            #expect(!unit.split(separator: "\n").contains { $0.hasPrefix("ExecStart=/") && $0.contains("--vault") }, "\(unit)")
+        }
+    }
 }
