@@ -110,13 +110,14 @@ public struct CLIError: Error {
 }
 
 /// Runs vaultctl on a pseudo-terminal through util-linux `script`, typing `lines` at its prompts
-/// (a pause before each, so the prompt has turned echo off first). Returns everything the terminal showed.
+/// (a pause before each, so the prompt has turned echo off first). Returns everything the terminal
+/// showed. Bounded: the terminal is killed after `seconds` (exit 124, as `timeout` reports it).
 public enum Terminal {
-    public static func run(_ arguments: [String], typing lines: [String]) throws -> CLI.Result {
+    public static func run(_ arguments: [String], typing lines: [String], seconds: Int = 120) throws -> CLI.Result {
         let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let typed = lines.map { "sleep 0.7; printf '%s\\n' '\($0)'" }.joined(separator: "; ")
         // With nothing to type, the terminal's input is simply empty ("()" would be a syntax error).
-        let pipeline = "(\(lines.isEmpty ? "true" : typed)) | script -qec \"\(quoted.joined(separator: " "))\" /dev/null"
+        let pipeline = "(\(lines.isEmpty ? "true" : typed)) | timeout -k 5 \(seconds) script -qec \"\(quoted.joined(separator: " "))\" /dev/null"
         let running = try CLI.start(["-c", pipeline], executable: "/bin/sh")
         running.process.waitUntilExit()
         return running.result()

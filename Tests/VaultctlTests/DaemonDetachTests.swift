@@ -49,6 +49,31 @@ struct DaemonDetachTests {
         #expect(actions == ["daemon.start", "session.start", "session.end", "daemon.stop"], "\(actions)")
     }
 
+    @Test("on a real terminal, serve --detach asks the passphrase in the foreground (not echoed), then runs away from the terminal; serve --stop ends it")
+    func detachAfterTypingThePassphrase() throws {
+        let fixture = try DaemonCommandTests.Fixture()
+        let shown = try Terminal.run(["serve", "--detach", "--vault", fixture.cli.directory], typing: [CLIVault.passphrase], seconds: 60)
+        // The terminal's run ended (exit 0): the daemon left it, holding none of its streams.
+        #expect(shown.status == 0, "\(shown.status) \(shown.stdout) \(shown.stderr)")
+        #expect(shown.stdout.contains("assphrase") && !shown.stdout.contains(CLIVault.passphrase), "\(shown.stdout)")
+        let pidText = try #require(shown.stdout.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }, "no pid in: \(shown.stdout)")
+        let pid = try #require(pid_t(pidText))
+        defer { if Self.isAlive(pid) { kill(pid, SIGKILL) } }
+        #expect(Self.isAlive(pid) && Self.sessionID(of: pid) == pid, "the daemon leads a session of its own, away from the terminal")
+        // It answers without the passphrase, from a client with no terminal of its own.
+        let listed = try fixture.client(["session", "list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+
+        let stopped = try fixture.client(["serve", "--stop"])
+        #expect(stopped.status == 0 && stopped.stdout.contains("Stopped the daemon (pid \(pid))"), "\(stopped.stderr)")
+        let deadline = Date().addingTimeInterval(10)
+        while Self.isAlive(pid) && Date() < deadline { usleep(50_000) }
+        #expect(!Self.isAlive(pid))
+        let actions = try fixture.actions().filter { $0.hasPrefix("daemon.") }
+        #expect(actions == ["daemon.start", "daemon.stop"], "\(actions)")
+    }
+
     @Test("--detach with a wrong passphrase fails in the foreground with the daemon's exit code (2), and nothing keeps running")
     func wrongPassphrase() throws {
         let fixture = try DaemonCommandTests.Fixture()
