@@ -28,6 +28,7 @@ enum TraceStoreBreakdown {
         Benchmark.report("  writing tables + sealed records added (pages)", Double(writing) / 1024, "KiB")
         Benchmark.report("  audit entries appended (their bytes)", Double(audit) / 1024, "KiB")
         Benchmark.verdict("history's own bytes (the two above)", Double(writing + audit) / 1024, "KiB", atMost: Double(gitBytes) / 1024)
+        Benchmark.note("history's own / git = \(String(format: "%.2f", Double(writing + audit) / Double(max(gitBytes, 1))))")
     }
 
     /// One database's pages by table and index, and its audit entries.

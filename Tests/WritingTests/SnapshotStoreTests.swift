@@ -51,7 +51,7 @@ import TestSupport
         return DocumentContent(blocks: blocks)
     }
 
-    @Test("70 versions read back byte for byte; keyframes exactly at 1 and 65, deltas between")
+    @Test("70 versions read back byte for byte; one keyframe at 1, deltas after it")
     func roundTripAcrossKeyframes() throws {
         let setting = try Setting()
         var random = SeededGenerator(seed: 15)
@@ -63,7 +63,7 @@ import TestSupport
             versions.append((try setting.snapshot(index % 10 == 0 ? "Version \(index)" : nil), content))
         }
         #expect(versions.map(\.0.sequence) == Array(1...70))
-        #expect(versions.filter(\.0.isKeyframe).map(\.0.sequence) == [1, 65])
+        #expect(versions.filter(\.0.isKeyframe).map(\.0.sequence) == [1])
         for (snapshot, expected) in versions {
             let read = try setting.content(snapshot.id)
             #expect(SnapshotContent.encode(read) == SnapshotContent.encode(expected), "version \(snapshot.sequence)")
@@ -74,6 +74,18 @@ import TestSupport
         #expect(listed.filter { $0.origin == .titled }.map(\.title) == (0..<7).map { "Version \($0 * 10)" })
         let device = try setting.fixture.unlocked.vault.auditDeviceID()
         #expect(listed.allSatisfy { $0.deviceID == device }, "each version is stamped with the vault's audit device id")
+    }
+
+    @Test("a chain ends at 256 snapshots, or sooner when a restore would rebuild more than 32 MiB along it")
+    func chainLength() {
+        #expect(WritingStore.startsChain(1, size: 10, lastKeyframe: nil))
+        #expect(!WritingStore.startsChain(2, size: 100_000, lastKeyframe: 1))
+        #expect(!WritingStore.startsChain(256, size: 100_000, lastKeyframe: 1), "255 deltas of a 100 KB document")
+        #expect(WritingStore.startsChain(257, size: 100_000, lastKeyframe: 1))
+        #expect(WritingStore.startsChain(513, size: 10, lastKeyframe: 257))
+        #expect(!WritingStore.startsChain(33, size: 1 << 20, lastKeyframe: 1), "32 deltas of 1 MiB rebuild 32 MiB")
+        #expect(WritingStore.startsChain(34, size: 1 << 20, lastKeyframe: 1))
+        #expect(!WritingStore.startsChain(3, size: 0, lastKeyframe: 1), "an empty document")
     }
 
     @Test("a restore makes the document byte-identical to the snapshot, is recorded, and is a new version itself")

@@ -48,7 +48,7 @@ FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "pers
                "placeDescription", "documentDate", "documentReference", "documentAuthor"]
 ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 MAX_NESTING = 32
-KEYFRAME_INTERVAL = 64
+CHAIN_LIMIT = 256  # a keyframe and at most 255 deltas (SECURITY.md §15.2)
 NO_BASE = bytes(16)
 
 
@@ -372,8 +372,8 @@ class WritingVault:
         if not keyframes:
             raise Damaged("no keyframe before the snapshot")
         links = upto[keyframes[-1]:]
-        if len(links) > KEYFRAME_INTERVAL or any(b["sequence"] != a["sequence"] + 1 for a, b in zip(links, links[1:])):
-            raise Damaged("the snapshot's chain has no keyframe within %d or a gap" % KEYFRAME_INTERVAL)
+        if len(links) > CHAIN_LIMIT or any(b["sequence"] != a["sequence"] + 1 for a, b in zip(links, links[1:])):
+            raise Damaged("the snapshot's chain has no keyframe within %d or a gap" % CHAIN_LIMIT)
         first = links[0]["sequence"]
         previous = [s for s in chain if s["sequence"] == first - 1]
         base = NO_BASE if first == 1 else (previous[0]["id"] if previous else NO_BASE)

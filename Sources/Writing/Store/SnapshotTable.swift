@@ -51,6 +51,12 @@ struct SnapshotTable {
             """, [.blob(document.bytes), .integer(Int64(sequence)), .blob(document.bytes), .integer(Int64(sequence))]).map(decode)
     }
 
+    /// The sequence of the document's last keyframe, or nil (no snapshot yet).
+    func lastKeyframe(of document: NodeID) throws -> Int? {
+        try database.queryOne("SELECT sequence FROM writing_snapshots WHERE node_id = ? AND form = 'keyframe' ORDER BY sequence DESC LIMIT 1",
+                              [.blob(document.bytes)]).map { try $0.nonNegativeInteger("sequence") }
+    }
+
     /// The id of the document's snapshot `sequence`, or nil.
     func id(of document: NodeID, sequence: Int) throws -> SnapshotID? {
         try database.queryOne("SELECT id FROM writing_snapshots WHERE node_id = ? AND sequence = ?",

@@ -41,8 +41,8 @@ public enum WritingSchema {
             );
             CREATE INDEX writing_entries_by_project ON writing_entries (project_id, kind, order_key);
             """),
-        // Versions (SECURITY.md §15.2): each document's snapshots, numbered from 1, a keyframe every
-        // `SnapshotChain.keyframeInterval`. Clear columns hold ids, numbers, forms and times; the
+        // Versions (SECURITY.md §15.2): each document's snapshots, numbered from 1, a keyframe at the
+        // start of each chain (`WritingStore.chainLimit`). Clear columns hold ids, numbers, forms and times; the
         // content, its digest and a title are sealed.
         NamedMigration("versions-1", """
             CREATE TABLE writing_snapshots (

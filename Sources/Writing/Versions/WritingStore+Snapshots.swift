@@ -2,16 +2,31 @@ import CryptoVault
 
 /// A document's versions (SECURITY.md §15.2): each snapshot is the document's content bytes
 /// (`SnapshotContent`), packed and sealed in the project's compartment, as a keyframe (the whole
-/// content) every `keyframeInterval` snapshots and otherwise as the delta from the previous one. A
-/// restore reads one keyframe and at most `keyframeInterval − 1` deltas, and checks the result
-/// against the sealed digest, so a damaged or reordered chain is refused rather than restored wrong.
+/// content) at the start of each chain and otherwise as the delta from the previous one. A restore
+/// reads one keyframe and at most `chainLimit − 1` deltas, and checks the result against the
+/// sealed digest, so a damaged or reordered chain is refused rather than restored wrong.
 extension WritingStore {
-    /// Snapshots 1, 1 + N, 1 + 2N, … are keyframes (and any whose delta would be no smaller than its
-    /// content). 64: a packed keyframe of the 100 KB automerge paper is about 30 KB, more than the 32
-    /// packed deltas a keyframe every 32 versions sat among; a restore of the last link (63 deltas
-    /// applied, each a copy of the document) stays well under 50 ms (vaultbench trace). Vaults
-    /// written with 32 keep their chains, which are shorter.
-    public static let keyframeInterval = 64
+    /// A chain is a keyframe and at most 255 deltas after it. A packed keyframe of the 100 KB
+    /// automerge paper is about 35 KB, some 60 packed deltas' worth: a keyframe every 64 versions was
+    /// two fifths of the history's snapshot bytes (vaultbench trace). Longer chains cost every read
+    /// of an old version more: each record of its chain is opened and named in `record.open` (511
+    /// of them made 8 entries, 33 KB of log, per read) and applied (restores took four times as
+    /// long as with 255). Vaults written with a keyframe every 32 or 64 keep their chains, which are
+    /// shorter and read the same way.
+    public static let chainLimit = 256
+
+    /// A new chain also starts before a restore would rebuild more than this many bytes along one
+    /// (each delta applied makes a whole version): 32 MiB, so a long document's chains are shorter
+    /// (a 1 MiB document's 33 snapshots) and a restore stays a few tens of milliseconds whatever its size.
+    static let chainRebuildBudget = 32 << 20
+
+    /// Whether snapshot `sequence` (of `size` content bytes) starts a new chain, the last one having
+    /// started at `lastKeyframe` (nil: none yet).
+    static func startsChain(_ sequence: Int, size: Int, lastKeyframe: Int?) -> Bool {
+        guard let lastKeyframe else { return true }
+        let deltas = sequence - lastKeyframe
+        return deltas >= chainLimit || deltas * max(size, 1) > chainRebuildBudget
+    }
 
     var snapshotTable: SnapshotTable { SnapshotTable(database: transaction.database) }
 
@@ -96,7 +111,8 @@ extension WritingStore {
         let previous = try latest.map { try latestContent($0, candidate: latestCandidate, in: project) }
         if origin == .automatic, let latest, previous == content { return latest }
         let sequence = (latest?.sequence ?? 0) + 1
-        let delta = (sequence - 1) % Self.keyframeInterval == 0 ? nil : try SnapshotDelta.between(previous ?? [], content).serialized()
+        let startsChain = Self.startsChain(sequence, size: content.count, lastKeyframe: try snapshotTable.lastKeyframe(of: document))
+        let delta = startsChain ? nil : try SnapshotDelta.between(previous ?? [], content).serialized()
         let form: SnapshotRecord.Form, payload: [UInt8]
         // A delta no smaller than the content (a document rewritten whole) is worth nothing: the content is stored.
         if let delta, delta.count < content.count { (form, payload) = (.delta, delta) } else { (form, payload) = (.keyframe, content) }
@@ -128,13 +144,13 @@ extension WritingStore {
     /// against its row and the chain, and the result against the sealed digest. Only the result is
     /// hashed: each record is sealed where it lies and names its place in the chain, so a version
     /// on the way that is not what was sealed makes a result that is not either (hashing each of
-    /// 63 versions of a 100 KB document was a quarter of a restore's time).
+    /// 63 versions of a 100 KB document was a quarter of a restore's time, with 64-link chains).
     func contentBytes(of row: SnapshotTable.Row, in project: WritingProject) throws -> [UInt8] {
         let chain = try snapshotTable.chain(of: row.document, to: row.sequence)
         guard let first = chain.first, first.form == .keyframe, chain.last?.id == row.id,
-              chain.count <= Self.keyframeInterval,
+              chain.count <= Self.chainLimit,
               zip(chain, chain.dropFirst()).allSatisfy({ $1.sequence == $0.sequence + 1 }) else {
-            throw WritingError(.damagedRecord, "snapshot \(row.id)'s chain has no keyframe within \(Self.keyframeInterval) or a gap")
+            throw WritingError(.damagedRecord, "snapshot \(row.id)'s chain has no keyframe within \(Self.chainLimit) or a gap")
         }
         var bytes: [UInt8] = []
         let records = try openRecords(chain, in: project)
