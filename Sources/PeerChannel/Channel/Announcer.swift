@@ -1,3 +1,4 @@
+import CryptoVault
 import Dispatch
 import Foundation
 import Synchronization
@@ -49,7 +50,8 @@ public final class Announcer: Sendable {
 
     /// Sleeps one interval in short steps, so `stop()` returns quickly.
     private func sleepUntilNextOrStop() {
-        let end = DispatchTime.now() + intervalSeconds
-        while running.load(ordering: .acquiring), DispatchTime.now() < end { usleep(20_000) }
+        let clock = VaultClock.system
+        let end = clock.monotonic() + intervalSeconds
+        while running.load(ordering: .acquiring), clock.monotonic() < end { usleep(20_000) }
     }
 }

@@ -96,8 +96,9 @@ public final class ChannelServer: Sendable {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         registry.stopAll()
         acceptLoopEnded.wait()
-        let deadline = DispatchTime.now() + 5
-        while registry.counts != (0, 0), DispatchTime.now() < deadline { usleep(10_000) }
+        let clock = VaultClock.system
+        let deadline = clock.monotonic() + 5
+        while registry.counts != (0, 0), clock.monotonic() < deadline { usleep(10_000) }
     }
 
     /// Connections held now.

@@ -1,4 +1,4 @@
-import Dispatch
+import CryptoVault
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,13 +25,13 @@ public enum Discovery {
     public static let defaultAddress = SocketAddress(host: "0.0.0.0", port: Announcement.defaultPort)
 
     public static func listen(on address: SocketAddress = defaultAddress,
-                              seconds: Double, stop: (Heard) -> Bool = { _ in false }) throws(PeerChannelError) -> [Heard] {
+                              seconds: Double, clock: VaultClock = .system, stop: (Heard) -> Bool = { _ in false }) throws(PeerChannelError) -> [Heard] {
         let descriptor = try SocketCalls.udpSocket(for: address)
         defer { SocketCalls.close(descriptor) }
         try SocketCalls.bindDatagram(descriptor, to: address)
-        let deadline = DispatchTime.now() + max(0, seconds)
+        let deadline = clock.monotonic() + max(0, seconds)
         var heard: [Heard] = []
-        while let left = millisecondsLeft(until: deadline), try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: left) {
+        while let left = millisecondsLeft(until: deadline, clock), try SocketCalls.wait(descriptor, for: Int16(POLLIN), milliseconds: left) {
             while let (datagram, sender) = try SocketCalls.receiveDatagram(descriptor, maximum: Announcement.maximumLength) {
                 guard let announcement = try? Announcement(parsing: datagram) else { continue }
                 let entry = Heard(announcement: announcement, channelAddress: SocketAddress(host: sender.host, port: announcement.channelPort))
@@ -43,9 +43,9 @@ public enum Discovery {
         return heard
     }
 
-    private static func millisecondsLeft(until deadline: DispatchTime) -> Int32? {
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now < deadline.uptimeNanoseconds else { return nil }
-        return Int32(clamping: (deadline.uptimeNanoseconds - now) / 1_000_000)
+    private static func millisecondsLeft(until deadline: Double, _ clock: VaultClock) -> Int32? {
+        let left = deadline - clock.monotonic()
+        guard left > 0 else { return nil }
+        return Int32(min(left * 1000, Double(Int32.max)))
     }
 }

@@ -1,4 +1,4 @@
-import Dispatch
+import CryptoVault
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +15,8 @@ public final class TCPConnection {
     /// before the next read reuses it.
     private var pending: [ArraySlice<UInt8>] = []
     private var readBuffer: [UInt8] = []
-    private var deadline: DispatchTime
+    /// In `VaultClock.system`'s monotonic seconds: a change of the wall clock moves no deadline.
+    private var deadline: Double
 
     init(descriptor: Int32, peer: SocketAddress, maximumFrameLength: Int, timeoutSeconds: Double) throws(PeerChannelError) {
         self.descriptor = descriptor
@@ -27,7 +28,7 @@ public final class TCPConnection {
             SocketCalls.close(descriptor)
             throw error
         }
-        self.deadline = .now() + timeoutSeconds
+        self.deadline = VaultClock.system.monotonic() + timeoutSeconds
     }
 
     deinit { SocketCalls.close(descriptor) }
@@ -37,7 +38,7 @@ public final class TCPConnection {
 
     /// Moves the deadline to `seconds` from now.
     func setDeadline(secondsFromNow seconds: Double) {
-        deadline = .now() + seconds
+        deadline = VaultClock.system.monotonic() + seconds
     }
 
     /// Accepts frames up to `maximumFrameLength` from now on (only ever raised).
@@ -119,8 +120,8 @@ public final class TCPConnection {
     }
 
     private func millisecondsLeft() -> Int32 {
-        let now = DispatchTime.now().uptimeNanoseconds, end = deadline.uptimeNanoseconds
-        return end <= now ? 0 : Int32(clamping: (end - now) / 1_000_000)
+        let left = deadline - VaultClock.system.monotonic()
+        return left <= 0 ? 0 : Int32(min(left * 1000, Double(Int32.max)))
     }
 }
 
