@@ -10,9 +10,10 @@ import Glibc
 enum SecretInput {
     static let maximumLength = 1024
 
-    /// The first line of `path` (`-` means standard input), without its line ending.
+    /// The first line of `path` (`-` means standard input: the client's, when the daemon runs the
+    /// command for it, §10.8), without its line ending.
     static func firstLine(ofFile path: String, what: String) throws -> SecureBytes {
-        if path == "-" { return try readLine(from: STDIN_FILENO, what: what) }
+        if path == "-" { return try readLine(from: StandardStreams.current.input.rawValue, what: what) }
         let descriptor = try openForReading(path, what: what)
         defer { close(descriptor) }
         return try readLine(from: descriptor, what: what)

@@ -54,6 +54,68 @@ struct DaemonForwardingTests {
         #expect(alone.status == 64 && alone.stderr.contains("no terminal to ask for the passphrase"), "\(alone.stderr)")
     }
 
+    /// The commands the review found asking the passphrase again while serve ran (issue 12): each
+    /// runs with no terminal (no passphrase can be asked) and is recorded as the daemon's request.
+    @Test("with the daemon serving, rm, seal, audit hash (stdin), backup, conflicts, sync, ai tools|mcp, share, replicate, restore and device rename run in the daemon with no passphrase")
+    func theRestOfTheUnlockedCommandsRunInTheDaemon() throws {
+        let fixture = try Fixture()
+        let cli = fixture.cli
+        let vault = ["--vault", cli.directory]
+        let device = try JSONSerialization.jsonObject(with: Data(try cli.run(["device", "--json"]).stdout.utf8)) as? [String: Any]
+        let fingerprint = try #require(device?["fingerprint"] as? String)
+        _ = try fixture.serve()
+        try Data("memo for the partners\n".utf8).write(to: URL(fileURLWithPath: cli.file("memo.txt")))
+        try Data("memo.txt\n".utf8).write(to: URL(fileURLWithPath: cli.file("value.txt")))
+        // --vault goes before a "--" (after it, everything is the MCP server's command line).
+        let run = { (arguments: [String], stdin: String) throws -> CLI.Result in
+            let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+            return try Self.withoutTerminal(Array(arguments[..<end]) + vault + arguments[end...], in: cli.file(""), stdin: stdin)
+        }
+        #expect(try run(["compartment", "create", "Memos", "--register", "general"], "/dev/null").status == 0)
+        let put = try run(["put", "--compartment", "Memos", "memo.txt"], "/dev/null")
+        let stored = put.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // Succeed in the daemon: what each did is checked, not only its status.
+        let sealed = try run(["seal", "--compartment", "Memos", "memo.txt", "-o", "memo.vbundle"], "/dev/null")
+        #expect(sealed.status == 0 && FileManager.default.fileExists(atPath: cli.file("memo.vbundle")), "\(sealed.stderr)")
+        let removed = try run(["rm", stored, "--yes", "--json"], "/dev/null")
+        #expect(removed.status == 0 && removed.stdout.contains(stored), "\(removed.stderr)")
+        let hashed = try run(["audit", "hash", "--field", "file"], cli.file("value.txt"))
+        #expect(hashed.status == 0 && hashed.stdout.count > 60, "\(hashed.stderr)")
+        let backup = try run(["backup", "-o", "vault.vaultbackup"], "/dev/null")
+        #expect(backup.status == 0 && FileManager.default.fileExists(atPath: cli.file("vault.vaultbackup")), "\(backup.stderr)")
+        let renamed = try run(["device", "rename", fingerprint, "desk-in-daemon"], "/dev/null")
+        #expect(renamed.status == 0 && renamed.stdout.contains("desk-in-daemon"), "\(renamed.stderr)")
+        for arguments in [["conflicts", "--json"], ["sync", "status", "--json"], ["sync", "pause"], ["sync", "resume"], ["ai", "tools", "--json"]] {
+            let result = try run(arguments, "/dev/null")
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        // Refused in the daemon for what they name (no such device or server), not for a passphrase.
+        let refusals: [[String]] = [
+            ["sync", "now", "--peer", "nobody"], ["replicate", "--peer", "nobody"], ["restore", "--peer", "nobody"],
+            ["share", "Memos", "--peer", "nobody", "--role", "viewer", "--address", "127.0.0.1:9"], ["share", "revoke", "Memos", "--peer", "nobody"],
+            ["ai", "mcp", "rm", "nothing"], ["ai", "mcp", "add", "absent", "--", "/nonexistent/server"],
+            ["recover", "push", "--peer", "nobody"], ["peers", "revoke", "--peer", "nobody"], ["peers", "trust", "--peer", "nobody", "mine"],
+            ["peers", "ping", "--peer", "nobody"], ["audit", "witness", "--peer", "nobody", "--address", "127.0.0.1:9"],
+        ]
+        for arguments in refusals {
+            let result = try run(arguments, "/dev/null")
+            #expect(result.status != 0 && result.status != 64 && !result.stderr.contains("assphrase"), "\(arguments): \(result.status) \(result.stderr)")
+        }
+        _ = try fixture.stopDaemon()
+
+        // The same hash computed here with the passphrase: the daemon read the client's standard input.
+        let local = try cli.run(["audit", "hash", "--field", "file", "--value-file", cli.file("value.txt")])
+        #expect(local.stdout == hashed.stdout, "\(local.stderr)")
+        let requests = Set(try fixture.auditEntries().filter { $0["action"] as? String == "appliance.request" }
+            .compactMap { ($0["details"] as? [String: String])?["request"] })
+        for command in ["seal", "rm", "audit hash", "backup", "device rename", "conflicts", "sync status", "sync pause", "sync resume",
+                        "ai tools", "sync now", "replicate", "restore", "share", "share revoke", "ai mcp rm", "ai mcp add",
+                        "recover push", "peers revoke", "peers trust", "peers ping", "audit witness"] {
+            #expect(requests.contains("command \(command)"), "\(command) did not go through the daemon: \(requests.sorted())")
+        }
+    }
+
     @Test("each request the daemon answers is an audit entry with the client's uid and pid and what it asked; a command given a credential runs in its own process")
     func eachRequestIsRecordedWithTheClientsUID() throws {
         let fixture = try Fixture()

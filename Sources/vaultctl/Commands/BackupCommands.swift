@@ -26,7 +26,8 @@ enum BackupCommands {
             try InMemoryMode.refuse("a backup", arguments)
             let vault = try VaultLocation.open(arguments)
             if try vault.backupPublicKey() == nil {
-                try VaultLocation.unlock(vault, arguments).ensureBackupKey()
+                // In the daemon (§10.8), its unlocked vault makes the key: no passphrase is asked.
+                try (CommandHost.vault(for: arguments) ?? VaultLocation.unlock(vault, arguments)).ensureBackupKey()
             }
             let output = try OutputTarget(path, force: arguments.has("--force"))
             var summary: BackupSummary?

@@ -30,7 +30,7 @@ enum BundleCommands {
             if arguments.has("--json") && (outputOption ?? "-") == "-" {
                 throw UsageError(message: "seal --json prints a report on standard output: write the bundle with -o FILE", usage: arguments.usage)
             }
-            if outputOption == nil && isatty(STDOUT_FILENO) == 1 {
+            if outputOption == nil && StandardStreams.current.isTerminal(StandardStreams.current.output) {
                 throw CommandError(message: "refusing to write a bundle to a terminal", exitCode: .usage, hint: "add -o FILE")
             }
             let unlocked = try VaultLocation.unlock(arguments)

@@ -11,8 +11,14 @@ import Glibc
 enum DaemonForwarding {
     /// The commands the daemon runs for a client; any other is refused there.
     static let served: Set<String> = [
-        "put", "ls", "compartment create", "compartment list", "compartment rotate", "compartment retire",
-        "compartment destroy", "compartment rewrap", "egress check", "egress log", "audit log",
+        "put", "ls", "rm", "seal", "compartment create", "compartment list", "compartment rotate", "compartment retire",
+        "compartment destroy", "compartment rewrap", "egress check", "egress log", "audit log", "audit hash",
+        // A backup's key is made by the daemon's vault the first time; replication, restore and
+        // sharing reach a paired device with the daemon's device keys.
+        "backup", "replicate", "restore", "share", "share revoke", "device rename", "recover push",
+        "peers revoke", "peers trust", "peers ping", "audit witness",
+        // Sync: the daemon's coordinator hears what a 'sync now' brought (the console's live view).
+        "sync now", "sync status", "sync pause", "sync resume", "conflicts",
         // The writing model: in the daemon, a privileged project is read through its sessions.
         "project create", "project list", "project show", "project rename", "project archive", "project register",
         "doc add", "doc list", "doc show", "doc write", "doc move", "doc rm", "doc import", "template use",
@@ -25,9 +31,16 @@ enum DaemonForwarding {
         "search",
         // The assistant: a run reads a project (a privileged one through the daemon's sessions) and writes a branch.
         "ai providers add", "ai providers rm", "ai lanes", "ai run", "ai log", "ai allow-local", "ai policy", "ai policy set",
+        // An MCP server's command is checked against its audit entry (unlocked) before it is started.
+        "ai tools", "ai mcp add", "ai mcp rm",
         // A new launch URL comes from the console running in the daemon.
         "console",
-        // (lexicon and template list read no vault: they run in the client.)
+        // (lexicon and template list read no vault: they run in the client. ai providers list|test,
+        // ai mcp list, ai tools --no-start, audit export|key|checkpoint|verify|prove|consistency and
+        // device open the vault without unlocking it, so ask no passphrase: they run in the client.
+        // unlock, passwd, recovery create-key|split ask a credential on purpose (they check or make an
+        // unlock method); pair host|join, recover host and recover show or ask a one-time code on the
+        // client's terminal: SECURITY.md §10.8 says why each stays in the client.)
     ]
     /// A command may run as long as a local one would; the bound only keeps a lost daemon from holding the client forever.
     static let commandSeconds = 24.0 * 3600
