@@ -46,3 +46,16 @@ extension VaultSync {
         return records
     }
 }
+
+extension VaultSync {
+    /// This vault's version vector of every project it holds records of, from the clear columns of
+    /// the stored records (no record is opened): for `sync status`'s pending counts.
+    static func heldVectors(in database: Database) throws -> [ProjectID: [DeviceID: UInt64]] {
+        var vectors: [ProjectID: [DeviceID: UInt64]] = [:]
+        for row in try database.query("SELECT project_id, device_id, MAX(counter) AS held FROM sync_records GROUP BY project_id, device_id") {
+            vectors[try ProjectID(bytes: try row.blob("project_id")), default: [:]][try DeviceID(bytes: try row.blob("device_id"))] =
+                UInt64(try row.integer("held"))
+        }
+        return vectors
+    }
+}
