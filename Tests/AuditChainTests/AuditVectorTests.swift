@@ -377,85 +377,17 @@ struct AuditVectorTests {
 }
 
 /// Loading testvectors/audit/*.json, and what the cases need built from them.
-enum AuditVectorFile {
+enum AuditVectorFile: VectorFields {
     static let files = ["entries.json", "details.json", "merkle.json", "notes.json", "exports.json"]
     static let kindsNamingAnEntry: Set<String> = ["entry-malformed", "entry-sequence", "entry-chain", "checkpoint-root", "entries-missing"]
 
-    struct Malformed: Error, CustomStringConvertible { let description: String }
-
-    struct File {
-        let root: [String: Any]
-        let cases: [[String: Any]]
-    }
+    typealias Malformed = VectorMalformed
+    typealias File = VectorFile
 
     /// <repo>/testvectors/audit.
     static func directory() throws -> URL { PackageFiles.url("testvectors/audit") }
 
-    static func load(_ name: String) throws -> File {
-        let url = try directory().appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw Malformed(description: "missing vector file testvectors/audit/\(name)")
-        }
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let description = object["description"] as? String, !description.isEmpty,
-              let spec = object["spec"] as? String, spec.hasPrefix("SECURITY.md §8"),
-              let cases = object["cases"] as? [[String: Any]], !cases.isEmpty else {
-            throw Malformed(description: "\(name) is not {\"description\", \"spec\": \"SECURITY.md §8…\", \"cases\": [...]}")
-        }
-        return File(root: object, cases: cases)
-    }
-
-    static func string(_ object: [String: Any], _ key: String) throws -> String {
-        guard let value = object[key] as? String else { throw Malformed(description: "no string '\(key)'") }
-        return value
-    }
-
-    static func int(_ object: [String: Any], _ key: String) throws -> Int {
-        guard let value = object[key] as? NSNumber, let integer = Int(exactly: value.int64Value) else {
-            throw Malformed(description: "no integer '\(key)'")
-        }
-        return integer
-    }
-
-    /// JSON integers up to 2^64 - 1 (JSONSerialization gives NSNumber; large ones come back as UInt64 or Double).
-    static func uint64(_ object: [String: Any], _ key: String) throws -> UInt64 {
-        guard let value = object[key] as? NSNumber else { throw Malformed(description: "no integer '\(key)'") }
-        if let decimal = value as? NSDecimalNumber { return UInt64(decimal.stringValue) ?? value.uint64Value }
-        return UInt64(value.stringValue) ?? value.uint64Value
-    }
-
-    static func int64(_ object: [String: Any], _ key: String) throws -> Int64 {
-        guard let value = object[key] as? NSNumber else { throw Malformed(description: "no integer '\(key)'") }
-        return Int64(value.stringValue) ?? value.int64Value
-    }
-
-    static func object(_ object: [String: Any], _ key: String) throws -> [String: Any] {
-        guard let value = object[key] as? [String: Any] else { throw Malformed(description: "no object '\(key)'") }
-        return value
-    }
-
-    static func list(_ object: [String: Any], _ key: String) throws -> [[String: Any]] {
-        guard let value = object[key] as? [[String: Any]] else { throw Malformed(description: "no list '\(key)'") }
-        return value
-    }
-
-    static func bytes(_ text: String) throws -> [UInt8] {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { throw Malformed(description: "odd hex length") }
-        return try stride(from: 0, to: digits.count, by: 2).map { offset in
-            guard let byte = UInt8(String(decoding: digits[offset..<offset + 2], as: UTF8.self), radix: 16) else {
-                throw Malformed(description: "not hex: \(text.prefix(40))")
-            }
-            return byte
-        }
-    }
-
-    static func hex(_ object: [String: Any], _ key: String) throws -> [UInt8] { try bytes(try string(object, key)) }
-
-    static func hexList(_ object: [String: Any], _ key: String) throws -> [[UInt8]] {
-        guard let values = object[key] as? [String] else { throw Malformed(description: "no list '\(key)'") }
-        return try values.map(bytes)
-    }
+    static func load(_ name: String) throws -> File { try VectorFile.load("testvectors/audit/" + name, spec: "SECURITY.md §8") }
 
     /// The AuditEntry of an entries.json case.
     static func entry(_ c: [String: Any]) throws -> AuditEntry {

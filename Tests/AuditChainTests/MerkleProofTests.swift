@@ -1,5 +1,6 @@
 import AuditChain
 import Testing
+import TestSupport
 
 /// Verification: every honest proof passes, and every tampered one fails for the reason the RFC
 /// algorithm must give, as the brute-force oracle derives it.

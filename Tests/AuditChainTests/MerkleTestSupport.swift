@@ -2,13 +2,6 @@ import AuditChain
 import Testing
 import TestSupport
 
-/// Hex text to bytes; fails the test on malformed text.
-func hex(_ text: String) throws -> [UInt8] {
-    try #require([UInt8](hex: text), "not hex: \(text)")
-}
-
-func hex(_ texts: [String]) throws -> [[UInt8]] { try texts.map { try hex($0) } }
-
 /// The failure code of a check, or nil when it passed.
 func failure(_ check: () throws(AuditChainError) -> Void) -> AuditChainErrorCode? {
     do {

@@ -1,5 +1,6 @@
 import AuditChain
 import Testing
+import TestSupport
 
 /// The tree heads and proofs a log serves: published vectors first, then the tree against the
 /// brute-force reference on every small shape and on samples of a large one.

@@ -10,16 +10,8 @@ import TestSupport
 /// testvectors/backup/backup-v2.json, made by testvectors/independent/backup_container.py from
 /// SECURITY.md §13.2 alone (through testvectors/generate.py).
 @Suite("Known-answer vectors for the backup container (testvectors/backup)")
-struct BackupVectorTests {
-    static func load() throws -> [String: Any] {
-        let data = try Data(contentsOf: PackageFiles.url("testvectors/backup/backup-v2.json"))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
-
-    static func hex(_ object: [String: Any], _ key: String) throws -> [UInt8] {
-        let text = try #require(object[key] as? String, "\(key) missing")
-        return try #require(ByteEncoding.bytes(fromHex: Substring(text)), "\(key) is not hex")
-    }
+struct BackupVectorTests: VectorFields {
+    static func load() throws -> [String: Any] { try VectorFile.object(at: "testvectors/backup/backup-v2.json") }
 
     /// A private folder for one extraction, removed by the caller.
     static func scratch() throws -> String {

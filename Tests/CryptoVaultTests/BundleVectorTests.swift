@@ -346,32 +346,16 @@ final class BundleVectorVault {
     }
 }
 
-enum BundleVectors {
+enum BundleVectors: VectorFields {
     static let files = ["keys.json", "metadata.json", "bundles.json"]
 
-    struct Malformed: Error, CustomStringConvertible { let description: String }
-
-    struct File {
-        let root: [String: Any]
-        let cases: [[String: Any]]
-    }
+    typealias Malformed = VectorMalformed
+    typealias File = VectorFile
 
     /// <repo>/testvectors/bundle.
     static func directory() throws -> URL { PackageFiles.url("testvectors/bundle") }
 
-    static func load(_ name: String) throws -> File {
-        let url = try directory().appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw Malformed(description: "missing vector file testvectors/bundle/\(name)")
-        }
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let description = object["description"] as? String, !description.isEmpty,
-              let spec = object["spec"] as? String, spec.hasPrefix("SECURITY.md §6"),
-              let cases = object["cases"] as? [[String: Any]], !cases.isEmpty else {
-            throw Malformed(description: "\(name) is not {\"description\", \"spec\": \"SECURITY.md §6…\", \"cases\": [...]}")
-        }
-        return File(root: object, cases: cases)
-    }
+    static func load(_ name: String) throws -> File { try VectorFile.load("testvectors/bundle/" + name, spec: "SECURITY.md §6") }
 
     static func bundleCase(_ file: File, named name: String) throws -> [String: Any] {
         guard let found = file.cases.first(where: { $0["type"] as? String == "bundle" && $0["name"] as? String == name }) else {
@@ -477,48 +461,6 @@ enum BundleVectors {
             #expect(layout.plaintextCount(ofChunk: index) == (try int(chunk, "plaintext_length")), "\(name): layout length \(index)")
         }
         return file
-    }
-
-    static func string(_ object: [String: Any], _ key: String) throws -> String {
-        guard let value = object[key] as? String else { throw Malformed(description: "missing string '\(key)' in \(object["name"] ?? "?")") }
-        return value
-    }
-
-    static func int(_ object: [String: Any], _ key: String) throws -> Int {
-        guard let value = object[key] as? Int else {
-            throw Malformed(description: "missing integer '\(key)' in \(object["name"] ?? "?")")
-        }
-        return value
-    }
-
-    static func int64(_ object: [String: Any], _ key: String) throws -> Int64 {
-        Int64(try int(object, key))
-    }
-
-    static func uint32(_ object: [String: Any], _ key: String) throws -> UInt32 {
-        guard let value = UInt32(exactly: try int(object, key)) else { throw Malformed(description: "'\(key)' is not a UInt32") }
-        return value
-    }
-
-    static func bool(_ object: [String: Any], _ key: String) throws -> Bool {
-        guard let value = object[key] as? Bool else { throw Malformed(description: "missing boolean '\(key)' in \(object["name"] ?? "?")") }
-        return value
-    }
-
-    static func object(_ object: [String: Any], _ key: String) throws -> [String: Any] {
-        guard let value = object[key] as? [String: Any] else { throw Malformed(description: "missing object '\(key)' in \(object["name"] ?? "?")") }
-        return value
-    }
-
-    static func list(_ object: [String: Any], _ key: String) throws -> [[String: Any]] {
-        guard let value = object[key] as? [[String: Any]] else { throw Malformed(description: "missing list '\(key)' in \(object["name"] ?? "?")") }
-        return value
-    }
-
-    static func hex(_ object: [String: Any], _ key: String) throws -> [UInt8] {
-        let text = try string(object, key)
-        guard let value = ByteEncoding.bytes(fromHex: Substring(text)) else { throw Malformed(description: "not lowercase hex: \(key)") }
-        return value
     }
 
     /// The CryptoVaultError thrown by `body`, nil if it returned. Any other error is recorded.

@@ -371,64 +371,19 @@ struct FormatVectorTests {
 
 /// Loading and reading the vector files. Everything throws rather than defaulting, so a malformed
 /// file fails the test instead of passing silently.
-private enum FormatVectors {
+private enum FormatVectors: VectorFields {
     static let files = [
         "keyslot-passphrase.json", "keyslot-recovery.json", "kdf-parameters.json",
         "recovery-key.json", "recovery-shares.json", "compartment.json",
     ]
 
-    struct Malformed: Error, CustomStringConvertible { let description: String }
+    typealias Malformed = VectorMalformed
 
     /// <repo>/testvectors/vault.
     static func directory() throws -> URL { PackageFiles.url("testvectors/vault") }
 
     static func load(_ name: String) throws -> [[String: Any]] {
-        let url = try directory().appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw Malformed(description: "missing vector file testvectors/vault/\(name)")
-        }
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let description = object["description"] as? String, !description.isEmpty,
-              let spec = object["spec"] as? String, spec.hasPrefix("SECURITY.md §"),
-              let cases = object["cases"] as? [[String: Any]] else {
-            throw Malformed(description: "\(name) is not {\"description\", \"spec\": \"SECURITY.md §…\", \"cases\": [...]}")
-        }
-        guard !cases.isEmpty else { throw Malformed(description: "\(name) has zero cases") }
-        return cases
-    }
-
-    static func string(_ object: [String: Any], _ key: String) throws -> String {
-        guard let value = object[key] as? String else { throw Malformed(description: "missing string '\(key)' in \(object["name"] ?? object)") }
-        return value
-    }
-
-    static func int(_ object: [String: Any], _ key: String) throws -> Int {
-        guard let value = object[key] as? Int else {
-            throw Malformed(description: "missing integer '\(key)' in \(object["name"] ?? object)")
-        }
-        return value
-    }
-
-    static func bool(_ object: [String: Any], _ key: String) throws -> Bool {
-        guard let value = object[key] as? Bool else { throw Malformed(description: "missing boolean '\(key)' in \(object["name"] ?? object)") }
-        return value
-    }
-
-    static func list(_ object: [String: Any], _ key: String) throws -> [[String: Any]] {
-        guard let value = object[key] as? [[String: Any]] else { throw Malformed(description: "missing list '\(key)' in \(object["name"] ?? object)") }
-        return value
-    }
-
-    static func hex(_ object: [String: Any], _ key: String) throws -> [UInt8] {
-        try bytes(try string(object, key))
-    }
-
-    /// Strict lowercase hex, as the vector files are written.
-    static func bytes(_ text: String) throws -> [UInt8] {
-        guard let value = ByteEncoding.bytes(fromHex: Substring(text)) else {
-            throw Malformed(description: "not lowercase hex: \(text)")
-        }
-        return value
+        try VectorFile.load("testvectors/vault/" + name, spec: "SECURITY.md §").cases
     }
 
     /// The CryptoVaultError thrown by `body`, nil if it returned. Any other error is recorded as an issue.

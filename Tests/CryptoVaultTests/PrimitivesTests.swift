@@ -4,8 +4,6 @@ import TestSupport
 
 /// Known answers and behaviours of the primitives beyond what Wycheproof covers.
 struct PrimitivesTests {
-    private func hex(_ text: String) throws -> [UInt8] { try #require([UInt8](hex: text)) }
-
     // MARK: SecureBytes
 
     @Test func secureBytesEqualityComparesContentsAndLength() throws {

@@ -1,6 +1,7 @@
 import CryptoVault
 @testable import PrivilegedSession
 import Testing
+import TestSupport
 
 /// Fingerprints of privileged text: what counts as the same words, that a quote of eight words is
 /// caught through edits and a shorter one is not, that the key matters, and the strict index format.
@@ -214,14 +215,9 @@ struct FingerprintIndexTests {
 /// SipHash-2-4, checked there against the SipHash paper's vectors), from SECURITY.md §11 alone, for the
 /// key of 32 bytes 0x42 and the words "one" ... "eight" (fingerprint format version 2).
 enum KnownAnswers {
-    static let keyCheck: [UInt8] = hex("fa168325b397af8f")
+    static let keyCheck: [UInt8] = knownHex("fa168325b397af8f")
     static let fingerprint: UInt64 = 0xf643_3fc4_6720_62bd
-    static let serializedIndex: [UInt8] = hex("53564650020801fa168325b397af8f00000001f6433fc4672062bd")
-
-    static func hex(_ text: String) -> [UInt8] {
-        let digits = Array(text.utf8).map { $0 <= 0x39 ? $0 - 0x30 : $0 - 0x57 }
-        return stride(from: 0, to: digits.count, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
-    }
+    static let serializedIndex: [UInt8] = knownHex("53564650020801fa168325b397af8f00000001f6433fc4672062bd")
 }
 
 extension FingerprintIndexTests {

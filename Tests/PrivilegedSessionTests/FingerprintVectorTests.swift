@@ -42,15 +42,15 @@ struct FingerprintVectorTests {
         #expect(file.keyChecks.count == 3)
         var shingles = 0
         for (number, vector) in file.cases.enumerated() {
-            let key = try SecureBytes(copying: KnownAnswers.hex(vector.key))
+            let key = try SecureBytes(copying: (try TestSupport.hex(vector.key)))
             var index = try FingerprintIndex(key: key)
             let text = Array(vector.text.utf8)
             #expect(Self.words(of: text) == vector.words, "case \(number): words")
             let fingerprints = text.withUnsafeBytes { index.fingerprints(of: $0) }.map { Self.hex($0) }
             #expect(fingerprints == vector.fingerprints, "case \(number): fingerprints")
             try index.add(vector.text)
-            #expect(index.serialized() == KnownAnswers.hex(vector.index), "case \(number): serialized index")
-            #expect(try ShingleHasher(key: key).keyCheck == KnownAnswers.hex(file.keyChecks[vector.key] ?? ""), "case \(number): key check")
+            #expect(index.serialized() == (try TestSupport.hex(vector.index)), "case \(number): serialized index")
+            #expect(try ShingleHasher(key: key).keyCheck == (try TestSupport.hex(file.keyChecks[vector.key] ?? "")), "case \(number): key check")
             shingles += vector.fingerprints.count
         }
         // Five texts under three keys: 1 + 1 + 12 + 33 + 0 shingles each.

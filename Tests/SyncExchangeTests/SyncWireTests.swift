@@ -64,7 +64,7 @@ import Writing
         let valid = try #require(root["valid"] as? [[String: Any]])
         #expect(valid.count == 11)
         for vector in valid {
-            let bytes = hex(vector["hex"] as! String)
+            let bytes = try hex(vector["hex"] as! String)
             let (fields, encoded) = try Self.roundTrip(vector["kind"] as! String, vector["direction"] as! String, bytes)
             #expect(encoded == bytes, "\(vector["name"]!)")
             #expect(Self.same(fields, vector["fields"]!), "\(vector["name"]!): \(fields)")
@@ -88,8 +88,4 @@ import Writing
         #expect(throws: SyncExchangeError(.recordTooLarge, "")) { try SyncWire.batch(huge[...]) }
         #expect(try SyncWire.batch([][...]).isEmpty)
     }
-}
-
-private func hex(_ text: String) -> [UInt8] {
-    ByteEncoding.bytes(fromHex: Substring(text)) ?? []
 }

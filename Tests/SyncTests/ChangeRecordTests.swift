@@ -21,13 +21,13 @@ import Writing
     var devices: [String: [String: String]] { root["devices"] as! [String: [String: String]] }
 
     var keys: [DeviceID: [UInt8]] {
-        Dictionary(uniqueKeysWithValues: devices.values.map { (try! DeviceID(hex: $0["device_id"]!), hex($0["signing_public_key"]!)) })
+        Dictionary(uniqueKeysWithValues: devices.values.map { (try! DeviceID(hex: $0["device_id"]!), knownHex($0["signing_public_key"]!)) })
     }
 
     func author(_ device: DeviceID) throws -> SyncAuthor {
         let entry = try #require(devices.values.first { $0["device_id"] == device.hex })
-        let key = try Ed25519PrivateKey(seed: try SecureBytes(copying: hex(entry["seed"]!)))
-        #expect(DeviceProfile.deriveIdentifier(signingPublicKey: key.publicKey, noisePublicKey: hex(entry["noise_public_key"]!)) == device)
+        let key = try Ed25519PrivateKey(seed: try SecureBytes(copying: knownHex(entry["seed"]!)))
+        #expect(DeviceProfile.deriveIdentifier(signingPublicKey: key.publicKey, noisePublicKey: knownHex(entry["noise_public_key"]!)) == device)
         return SyncAuthor(device: device, key: key)
     }
 
@@ -35,7 +35,7 @@ import Writing
         let records = try #require(root["records"] as? [[String: Any]])
         #expect(records.count == 3)
         for vector in records {
-            let bytes = hex(vector["record"] as! String)
+            let bytes = knownHex(vector["record"] as! String)
             let fields = vector["fields"] as! [String: Any]
             let record = try ChangeRecordCodec.parse(bytes)
             #expect(ByteEncoding.hex(record.hash) == vector["hash"] as? String)
@@ -58,7 +58,7 @@ import Writing
         let project = try ProjectID(hex: ((root["records"] as! [[String: Any]])[0]["fields"] as! [String: Any])["project"] as! String)
         for vector in refused {
             var replica = SyncReplica(project: project, author: nil, devices: keys)
-            guard case .refused(let error) = replica.receive(hex(vector["record"]!)) else {
+            guard case .refused(let error) = replica.receive(knownHex(vector["record"]!)) else {
                 Issue.record("\(vector["name"]!) was not refused")
                 continue
             }
@@ -69,7 +69,7 @@ import Writing
 
     /// The three records in order build the document the file describes; given out of order, the same.
     @Test func theRecordsInAnyOrderMakeOneDocument() throws {
-        let records = (root["records"] as! [[String: Any]]).map { hex($0["record"] as! String) }
+        let records = (root["records"] as! [[String: Any]]).map { knownHex($0["record"] as! String) }
         let project = try ChangeRecordCodec.parse(records[0]).project
         var contents: [[UInt8]] = []
         for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0]] {
@@ -139,6 +139,3 @@ import Writing
     }
 }
 
-private func hex(_ text: String) -> [UInt8] {
-    stride(from: 0, to: text.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! }
-}

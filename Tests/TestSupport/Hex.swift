@@ -36,3 +36,20 @@ extension Array where Element == UInt8 {
         }
     }
 }
+
+/// Hex text (either case) to bytes, for a test's known answers; malformed text throws (and so fails
+/// the test, naming the text).
+public func hex(_ text: String) throws -> [UInt8] {
+    guard let bytes = [UInt8](hex: text) else { throw VectorMalformed(description: "not hex: \(text.prefix(40))") }
+    return bytes
+}
+
+/// Each of `texts`, as `hex(_:)`.
+public func hex(_ texts: [String]) throws -> [[UInt8]] { try texts.map { try hex($0) } }
+
+/// The same for a constant written in a test's source (a stored property's initial value), where
+/// nothing can throw: malformed text there is a broken test, and stops it.
+public func knownHex(_ text: String) -> [UInt8] {
+    guard let bytes = [UInt8](hex: text) else { preconditionFailure("not hex: \(text)") }
+    return bytes
+}

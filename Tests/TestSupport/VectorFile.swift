@@ -38,3 +38,112 @@ public enum PackageFiles {
         return (root, root + "/vault", text.trimmingCharacters(in: .newlines))
     }
 }
+
+/// One known-answer file of testvectors/ as its JSON objects: `{"description", "spec": "SECURITY.md
+/// §…", "cases": [...]}`. The loader of the suites that walk cases field by field (bundle, format,
+/// audit, backup vectors); the fields are read with `VectorFields`, each naming what it misses, so a
+/// malformed file fails its test instead of running partly.
+public struct VectorFile {
+    public let root: [String: Any]
+    public let cases: [[String: Any]]
+
+    /// The file at `path` (relative to the package root), whose `spec` starts with `spec` and which
+    /// has at least one case.
+    public static func load(_ path: String, spec: String) throws -> VectorFile {
+        let root = try object(at: path)
+        guard let description = root["description"] as? String, !description.isEmpty,
+              let named = root["spec"] as? String, named.hasPrefix(spec),
+              let cases = root["cases"] as? [[String: Any]] else {
+            throw VectorMalformed(description: "\(path) is not {\"description\", \"spec\": \"\(spec)…\", \"cases\": [...]}")
+        }
+        guard !cases.isEmpty else { throw VectorMalformed(description: "\(path) has zero cases") }
+        return VectorFile(root: root, cases: cases)
+    }
+
+    /// The JSON object at `path` (relative to the package root), whatever its shape.
+    public static func object(at path: String) throws -> [String: Any] {
+        guard let data = FileManager.default.contents(atPath: PackageFiles.url(path).path) else {
+            throw VectorMalformed(description: "missing vector file \(path)")
+        }
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw VectorMalformed(description: "\(path) is not a JSON object")
+        }
+        return object
+    }
+}
+
+/// What a vector file or field that is not as its suite expects throws.
+public struct VectorMalformed: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) { self.description = description }
+}
+
+/// Typed reads of a vector case's fields for the suites' vector types (`enum BundleVectors:
+/// VectorFields`): each throws `VectorMalformed` naming the field (and the case) it misses.
+public protocol VectorFields {}
+
+extension VectorFields {
+    static func missing(_ what: String, _ key: String, in object: [String: Any]) -> VectorMalformed {
+        VectorMalformed(description: "missing \(what) '\(key)' in \(object["name"] ?? "?")")
+    }
+
+    public static func string(_ object: [String: Any], _ key: String) throws -> String {
+        guard let value = object[key] as? String else { throw missing("string", key, in: object) }
+        return value
+    }
+
+    public static func int(_ object: [String: Any], _ key: String) throws -> Int {
+        guard let value = object[key] as? Int else { throw missing("integer", key, in: object) }
+        return value
+    }
+
+    /// JSON integers up to 2^63 - 1, read from their decimal text (JSONSerialization gives NSNumber).
+    public static func int64(_ object: [String: Any], _ key: String) throws -> Int64 {
+        guard let value = object[key] as? NSNumber else { throw missing("integer", key, in: object) }
+        return Int64(value.stringValue) ?? value.int64Value
+    }
+
+    /// JSON integers up to 2^64 - 1 (large ones come back as UInt64 or Double: read from their text).
+    public static func uint64(_ object: [String: Any], _ key: String) throws -> UInt64 {
+        guard let value = object[key] as? NSNumber else { throw missing("integer", key, in: object) }
+        if let decimal = value as? NSDecimalNumber { return UInt64(decimal.stringValue) ?? value.uint64Value }
+        return UInt64(value.stringValue) ?? value.uint64Value
+    }
+
+    public static func uint32(_ object: [String: Any], _ key: String) throws -> UInt32 {
+        guard let value = UInt32(exactly: try int(object, key)) else { throw VectorMalformed(description: "'\(key)' is not a UInt32") }
+        return value
+    }
+
+    public static func bool(_ object: [String: Any], _ key: String) throws -> Bool {
+        guard let value = object[key] as? Bool else { throw missing("boolean", key, in: object) }
+        return value
+    }
+
+    public static func object(_ object: [String: Any], _ key: String) throws -> [String: Any] {
+        guard let value = object[key] as? [String: Any] else { throw missing("object", key, in: object) }
+        return value
+    }
+
+    public static func list(_ object: [String: Any], _ key: String) throws -> [[String: Any]] {
+        guard let value = object[key] as? [[String: Any]] else { throw missing("list", key, in: object) }
+        return value
+    }
+
+    /// A field of lowercase hex, as every vector file is written.
+    public static func hex(_ object: [String: Any], _ key: String) throws -> [UInt8] { try bytes(try string(object, key)) }
+
+    public static func hexList(_ object: [String: Any], _ key: String) throws -> [[UInt8]] {
+        guard let values = object[key] as? [String] else { throw missing("list", key, in: object) }
+        return try values.map(bytes)
+    }
+
+    /// Strict lowercase hex: no uppercase digit, even length.
+    public static func bytes(_ text: String) throws -> [UInt8] {
+        guard !text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }), let value = [UInt8](hex: text) else {
+            throw VectorMalformed(description: "not lowercase hex: \(text.prefix(40))")
+        }
+        return value
+    }
+}
