@@ -52,6 +52,11 @@ public struct SyncReplica: Sendable {
 
     public func contains(_ hash: [UInt8]) -> Bool { history.contains(hash) }
 
+    /// Takes records of these devices too (a device paired since the replica was made, for a
+    /// replica kept between steps: `SyncReplicaCache`). What it holds is unchanged: each record
+    /// verified under the key it has, and a device's key is never replaced.
+    mutating func admit(_ keys: [DeviceID: [UInt8]]) { devices.merge(keys) { held, _ in held } }
+
     // MARK: Receiving
 
     /// Takes a peer's record bytes: applied (with any held records it completes), held until its

@@ -9,18 +9,18 @@ extension VaultSync {
     /// Commits `operations` as one record, or as several in a row when they are more than one
     /// record may hold (a first commit of a whole book: 6,000 paragraphs), each stored and recorded
     /// (`sync.record-commit`). The order is kept, so a node's operation comes before its blocks'.
-    /// Returns the last record.
-    func commitInRecords(_ operations: [ChangeOperation], to replica: inout SyncReplica, of project: WritingProject) throws -> ChangeRecord? {
-        var last: ChangeRecord?
+    /// Returns the records, in order.
+    func commitInRecords(_ operations: [ChangeOperation], to replica: inout SyncReplica, of project: WritingProject) throws -> [ChangeRecord] {
+        var records: [ChangeRecord] = []
         for chunk in Self.chunks(operations) {
             let record = try replica.commit(chunk)
             try storeRecord(record, of: project)
             try transaction.record(.syncRecordCommit, compartment: project.compartment.id, subject: project.id,
                                    details: [.init("hash", ByteEncoding.hex(record.hash)), .init("counter", String(record.counter)),
                                              .init("operations", String(record.operations.count))])
-            last = record
+            records.append(record)
         }
-        return last
+        return records
     }
 
     /// `operations` cut into runs of at most `ChangeRecordCodec.maximumOperations` operations and

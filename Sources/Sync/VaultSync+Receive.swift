@@ -25,21 +25,28 @@ extension VaultSync {
         do { project = try store.project(projectID) } catch let error as WritingError where error.code == .projectNotFound {
             return try refuseAll(records, for: projectID)
         }
-        var replica = try replica(of: projectID)
-        let heldBefore = replica.recordCount, refusalsBefore = replica.refusals.count
-        for bytes in records { replica.receive(bytes) }
-        replica.endExchange()
-        let fresh = replica.records(missingFrom: [:]).dropFirst(heldBefore)
+        var working = try working(project)
+        let heldBefore = working.replica.recordCount, refusalsBefore = working.replica.refusals.count
+        for bytes in records { working.replica.receive(bytes) }
+        working.replica.endExchange()
+        let fresh = working.replica.records(missingFrom: [:]).dropFirst(heldBefore)
         for record in fresh {
             try storeRecord(record, of: project)
             try transaction.record(.syncRecordReceive, compartment: project.compartment.id, subject: projectID,
                                    details: [.init("hash", ByteEncoding.hex(record.hash)), .init("device", record.device.hex),
                                              .init("counter", String(record.counter))])
         }
-        let refused = Array(replica.refusals.dropFirst(refusalsBefore))
+        working.hashes += fresh.map(\.hash)
+        let refused = Array(working.replica.refusals.dropFirst(refusalsBefore))
         for refusal in refused { try audit(refusal, project: projectID, compartment: project.compartment.id) }
-        let written = try writeDocuments(of: &replica, into: project)
-        let branches = try keepConflicts(of: &replica, in: project)
+        // When the documents are known to have shown what the replica showed, except those written
+        // since, only those and the ones the new records touch can differ; else every one is compared.
+        let differing = working.changed.map { changed in
+            Set(changed.compactMap { try? NodeID(bytes: $0) }).union(fresh.flatMap(Self.documents(touchedBy:)))
+        }
+        let written = try writeDocuments(of: &working.replica, into: project, only: differing)
+        let branches = try keepConflicts(of: &working.replica, in: project)
+        try keep(working, of: project, agreeing: true)
         return SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
     }
 
@@ -60,12 +67,14 @@ extension VaultSync {
     }
 
     /// Makes the vault's documents what the records show: documents made on another device are
-    /// added with their ids, titles follow, and content that differs is replaced.
-    private func writeDocuments(of replica: inout SyncReplica, into project: WritingProject) throws -> Int {
+    /// added with their ids, titles follow, and content that differs is replaced (of the documents
+    /// in `only` and those added now, when it is given).
+    private func writeDocuments(of replica: inout SyncReplica, into project: WritingProject, only: Set<NodeID>? = nil) throws -> Int {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
         // Parents before children: folders are added in as many passes as the binder is deep.
         var missing = binder.filter { vaultNodes[$0.key] == nil }
+        let added = Set(missing.keys)
         for _ in 0..<WritingLimits.maximumNesting where !missing.isEmpty {
             for (id, value) in missing.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
                 guard case .present(let kind, let parent, let orderKey, let title) = value,
@@ -81,7 +90,7 @@ extension VaultSync {
         }
         try removeNodes(removedIn: &replica, from: vaultNodes, of: project)
         var written = 0
-        for document in replica.documents where vaultNodes[document] != nil {
+        for document in replica.documents where vaultNodes[document] != nil && (only?.contains(document) ?? true || added.contains(document)) {
             let content = replica.content(of: document)
             if try store.documentContent(of: document, in: project.id) != content {
                 try store.replaceDocumentContent(of: document, in: project.id, with: content)

@@ -15,11 +15,15 @@ public struct VaultSync {
     public let author: SyncAuthor
     /// The owner's devices whose records are taken (their Ed25519 public keys, by device id).
     public let devices: [DeviceID: [UInt8]]
+    /// The kept replicas this step may use and keeps its own in (`SyncReplicaCache`), or nil to
+    /// rebuild each project's replica from its stored records.
+    public let replicas: SyncReplicaCache.Staging?
 
-    public init(_ store: WritingStore, author: SyncAuthor, devices: [DeviceID: [UInt8]]) {
+    public init(_ store: WritingStore, author: SyncAuthor, devices: [DeviceID: [UInt8]], replicas: SyncReplicaCache.Staging? = nil) {
         self.store = store
         self.author = author
         self.devices = devices
+        self.replicas = replicas
     }
 
     var transaction: VaultTransaction { store.transaction }
@@ -56,16 +60,21 @@ public struct VaultSync {
     func storedRecords(of project: WritingProject) throws -> [(hash: [UInt8], bytes: [UInt8])] {
         let rows = try database.query("SELECT hash, parts FROM sync_records WHERE project_id = ? ORDER BY rowid", [.blob(project.id.bytes)])
         return try rows.map { row in
-            let hash = try row.blob("hash"), parts = try row.nonNegativeInteger("parts")
-            let locations = try (0..<parts).map { try Self.location(hash, part: $0) }
-            var bytes: [UInt8] = []
-            do { try open(locations, of: project) { bytes += $0 } } catch let error as WritingError where error.code == .privilegedSessionRequired {
-                throw error
-            } catch {
-                throw Self.damaged(project.id, "record \(CausalHistory.short(hash)) does not open (\(Self.reason(error)))")
-            }
-            return (hash, bytes)
+            let hash = try row.blob("hash")
+            return (hash, try storedRecord(hash, parts: try row.nonNegativeInteger("parts"), of: project))
         }
+    }
+
+    /// One stored record's bytes, its parts opened; one that does not open is damage.
+    func storedRecord(_ hash: [UInt8], parts: Int, of project: WritingProject) throws -> [UInt8] {
+        let locations = try (0..<parts).map { try Self.location(hash, part: $0) }
+        var bytes: [UInt8] = []
+        do { try open(locations, of: project) { bytes += $0 } } catch let error as WritingError where error.code == .privilegedSessionRequired {
+            throw error
+        } catch {
+            throw Self.damaged(project.id, "record \(CausalHistory.short(hash)) does not open (\(Self.reason(error)))")
+        }
+        return bytes
     }
 
     /// An error's code, never its message (which could name what it was opening).
@@ -127,26 +136,31 @@ public struct VaultSync {
     // MARK: This device's edits
 
     /// Writes the project's documents as they are in the vault, compared with what the records
-    /// show, as one change record of this device, stored and recorded; nil when nothing changed.
+    /// show, as one change record of this device (or several in a row), stored and recorded; nil
+    /// when nothing changed. The binder is compared whole; of the documents, those that may have
+    /// changed since they last showed what the replica shows are read (every one, when that is
+    /// not known: `SyncReplicaCache`).
     @discardableResult
     public func commitLocalChanges(in projectID: ProjectID) throws -> ChangeRecord? {
         let project = try store.project(projectID)
-        var replica = try replica(of: projectID)
+        var working = try working(project)
         let nodes = try store.nodes(in: projectID)
         var operations: [ChangeOperation] = []
         var created = Set<NodeID>()
         for node in nodes {
             let value = NodeValue.present(kind: node.kind, parent: node.parent, orderKey: node.orderKey, title: node.title)
-            let held = replica.nodeValue(node.id)
+            let held = working.replica.nodeValue(node.id)
             if held != value { operations.append(.node(node.id, value)) }
             if held == nil { created.insert(node.id) }
         }
-        for id in Self.removedHere(replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
-        for node in nodes where node.kind == .scene {
-            operations += try replica.operations(making: node.id, hold: try store.documentContent(of: node.id, in: projectID),
-                                                 creating: created.contains(node.id))
+        for id in Self.removedHere(working.replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
+        for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id)) {
+            operations += try working.replica.operations(making: node.id, hold: try store.documentContent(of: node.id, in: projectID),
+                                                         creating: created.contains(node.id))
         }
-        guard !operations.isEmpty else { return nil }
-        return try commitInRecords(operations, to: &replica, of: project)
+        let records = operations.isEmpty ? [] : try commitInRecords(operations, to: &working.replica, of: project)
+        working.hashes += records.map(\.hash)
+        try keep(working, of: project, agreeing: true)
+        return records.last
     }
 }

@@ -17,11 +17,14 @@ public struct SyncEndpoint {
     let trusted: Set<DeviceID>
     let funnel: EgressFunnel
     let clock: VaultClock
+    /// The replicas kept between steps (the process's, unless a test gives its own).
+    let replicas: SyncReplicaCache
 
-    public init(vault: UnlockedVault, peer: DeviceProfile, clock: VaultClock = .system) throws {
+    public init(vault: UnlockedVault, peer: DeviceProfile, clock: VaultClock = .system, replicas: SyncReplicaCache = .shared) throws {
         self.vault = vault
         self.peer = peer
         self.clock = clock
+        self.replicas = replicas
         let keys = try vault.deviceKeys()
         author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         pairings = try vault.vault.familyPairings()
@@ -135,7 +138,8 @@ public struct SyncEndpoint {
     }
 
     /// Runs `body` in one transaction with the project's sync, inside a session of its compartment
-    /// when it is privileged (opened for this step, ended after it, both recorded).
+    /// when it is privileged (opened for this step, ended after it, both recorded). The replica
+    /// is the one this process keeps (`replicas`), extended, and kept again if the step commits.
     func withSync<Result>(_ project: WritingProject, _ body: (VaultSync, SyncExchangeStore, RecordAccess) throws -> Result) throws -> Result {
         var session: PrivilegedProcessingSession?
         if project.isPrivileged {
@@ -144,9 +148,10 @@ public struct SyncEndpoint {
         }
         defer { try? session?.end() }
         let access: RecordAccess = session.map { .session($0) } ?? .vault
-        return try vault.transaction { tx in
+        return try replicas.transaction(in: vault) { tx, staging in
             let store = SyncExchangeStore(database: tx.database)
-            let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: try devices(for: project, in: tx))
+            let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: try devices(for: project, in: tx),
+                                 replicas: staging)
             return try body(sync, store, access)
         }
     }

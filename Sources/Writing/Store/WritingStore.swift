@@ -234,9 +234,13 @@ public struct WritingStore {
     }
 
     /// Records a change of `project` (or its search) in the transaction. A change drops the project's
-    /// kept search index (`SearchIndexCache`): every write of the store is recorded here.
+    /// kept search index (`SearchIndexCache`) and is noted for readers that hold what the project's
+    /// documents were (`WritingChangeMarks`): every write of the store is recorded here.
     func record<Kind>(_ action: AuditAction, _ project: WritingProject, subject: TypedIdentifier<Kind>, details: [VaultEvent.Detail] = []) throws {
-        if action != .writingSearch { SearchIndexCache.shared.written(project.id, in: transaction) }
+        if action != .writingSearch {
+            SearchIndexCache.shared.written(project.id, in: transaction)
+            WritingChangeMarks.shared.written(project.id, subject: subject.bytes, in: transaction)
+        }
         try transaction.record(action, compartment: project.compartment.id, subject: subject, details: details)
     }
 }
