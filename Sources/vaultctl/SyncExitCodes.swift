@@ -2,12 +2,13 @@ import Sync
 
 extension ExitCode {
     /// The exchange's failures (SECURITY.md §19.9): what the peer or this vault's policy refused is
-    /// refused, a peer that broke the protocol bad data, a paused sync unavailable.
+    /// refused, a peer that broke the protocol bad data, a paused sync (or a peer that did not
+    /// answer in time) unavailable.
     init(for error: SyncExchangeError) {
         switch error.code {
         case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused: self = .refused
         case .malformedMessage, .tooManyRounds, .recordTooLarge: self = .dataError
-        case .paused: self = .unavailable
+        case .paused, .deadlineExceeded: self = .unavailable
         case .unknownPeer: self = .noInput
         }
     }

@@ -1,4 +1,6 @@
 import CryptoVault
+import Dispatch
+import Foundation
 import PeerChannel
 import Sync
 
@@ -28,16 +30,39 @@ public struct SyncChannelService: ChannelService {
 
 /// A channel client as the exchange's transport: a refusal the sync service explained with its code
 /// is thrown as that `SyncExchangeError`.
+///
+/// A request given a time (`request(_:body:within:)`, the run's deadline) waits for its answer that
+/// long at most: the request runs on a thread of its own, and when the time is up the transport
+/// stops waiting (`deadlineExceeded`) and never uses the channel again; the abandoned request ends
+/// when the channel's own idle timeout closes it. The client is never used by two threads at once:
+/// the caller's thread waits for the request's, or leaves it the client for good.
 public final class ChannelSyncTransport: SyncTransport {
     public let client: ChannelRequesting
+    /// A request was abandoned at a deadline: the channel is left to it.
+    private var abandoned = false
 
     public init(_ client: ChannelRequesting) { self.client = client }
 
     public var peer: DeviceProfile { client.peer }
 
     public func request(_ kind: String, body: [UInt8]) throws -> [UInt8] {
+        try checked { try client.request(kind, body: body) }
+    }
+
+    public func request(_ kind: String, body: [UInt8], within seconds: Double) throws -> [UInt8] {
+        guard !abandoned else { throw SyncExchangeError(.deadlineExceeded, "the channel to \(peer.name) was left to a request that did not end in time") }
+        let call = BoundedCall(client: client, kind: kind, body: body)
+        Thread.detachNewThread { call.run() }
+        guard let result = call.wait(seconds: seconds) else {
+            abandoned = true
+            throw SyncExchangeError(.deadlineExceeded, "\(peer.name) did not answer '\(kind)' in time (\(Int(seconds.rounded(.up))) s left of the sync's deadline)")
+        }
+        return try checked { try result.get() }
+    }
+
+    private func checked(_ body: () throws -> [UInt8]) throws -> [UInt8] {
         do {
-            return try client.request(kind, body: body)
+            return try body()
         } catch let error as PeerChannelError where error.code == .peerRefused {
             throw Self.exchangeError(error) ?? error
         }
@@ -48,5 +73,37 @@ public final class ChannelSyncTransport: SyncTransport {
         guard let open = error.message.range(of: ": ["), let close = error.message[open.upperBound...].firstIndex(of: "]"),
               let code = SyncExchangeErrorCode(rawValue: String(error.message[open.upperBound..<close])) else { return nil }
         return SyncExchangeError(code, "\(error.message[..<open.lowerBound]): \(error.message[error.message.index(after: close)...].drop(while: { $0 == " " }))")
+    }
+}
+
+/// One request run on a thread of its own, its answer waited for a bounded time.
+private final class BoundedCall: @unchecked Sendable {
+    // Unchecked: `client` is used by the request's thread alone once it starts (the transport's
+    // thread waits, or gives it up for good), and `result` only under `lock`.
+    private let client: ChannelRequesting
+    private let kind: String
+    private let body: [UInt8]
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: Result<[UInt8], Error>?
+
+    init(client: ChannelRequesting, kind: String, body: [UInt8]) {
+        self.client = client
+        self.kind = kind
+        self.body = body
+    }
+
+    func run() {
+        let answer = Result { try client.request(kind, body: body) }
+        lock.withLock { result = answer }
+        done.signal()
+    }
+
+    /// The answer, or nil when none came within `seconds`.
+    func wait(seconds: Double) -> Result<[UInt8], Error>? {
+        // A deadline a year away or more (or none: infinity) waits as long as the channel does.
+        let timeout: DispatchTime = seconds < 31_536_000 ? .now() + max(0, seconds) : .distantFuture
+        guard done.wait(timeout: timeout) == .success else { return nil }
+        return lock.withLock { result }
     }
 }

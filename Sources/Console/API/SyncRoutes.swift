@@ -12,6 +12,8 @@ struct SyncRoutes {
     let vault: UnlockedVault
     /// How long "sync now" listens for the device's announcement when no address is given.
     static let discoverSeconds = 5.0
+    /// How long "sync now" may take before it stops and says so: the page waits for it.
+    static let deadlineSeconds = 120.0
 
     /// Each paired device's sync state, by fingerprint, for the devices list.
     func states() throws -> [String: [String: Any]] {
@@ -33,8 +35,11 @@ struct SyncRoutes {
         let address = try Self.address(of: pairing.peer, given: try body.optionalString("address"))
         let report: SyncRunReport
         do {
-            let client = try ChannelClient(connectingTo: address, localKeys: vault.deviceKeys(), peer: pairing.peer)
-            report = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client)).run()
+            // The channel's own waits end with the deadline too, so a request left to a stalled
+            // peer does not hold its connection for the channel's usual 5 minutes.
+            let client = try ChannelClient(connectingTo: address, localKeys: vault.deviceKeys(), peer: pairing.peer,
+                                           timeouts: ChannelTimeouts(idleSeconds: Self.deadlineSeconds))
+            report = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), deadlineSeconds: Self.deadlineSeconds).run()
         } catch let error as SyncExchangeError {
             throw ConsoleError(.conflict, "sync with \(pairing.peer.name) stopped: \(error.message)")
         } catch let error as PeerChannelError {

@@ -27,4 +27,6 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     case recordTooLarge
     /// No paired device answers to that name, or it is ambiguous.
     case unknownPeer
+    /// The run went on past its deadline: the peer answers too slowly or stopped answering.
+    case deadlineExceeded
 }

@@ -7,6 +7,13 @@ public protocol SyncTransport: AnyObject {
     /// The device on the other end, as pinned at pairing.
     var peer: DeviceProfile { get }
     func request(_ kind: String, body: [UInt8]) throws -> [UInt8]
+    /// `request`, waiting at most `seconds` for the answer (then `deadlineExceeded`); a transport
+    /// that cannot bound its wait leaves it to the run's deadline, checked before each request.
+    func request(_ kind: String, body: [UInt8], within seconds: Double) throws -> [UInt8]
+}
+
+extension SyncTransport {
+    public func request(_ kind: String, body: [UInt8], within seconds: Double) throws -> [UInt8] { try request(kind, body: body) }
 }
 
 /// What one sync with a paired device did.
@@ -42,15 +49,28 @@ public struct SyncRunReport: Sendable, Equatable {
 public struct SyncInitiator {
     /// Pull rounds per project before the exchange gives up (each brings up to a batch).
     public static let maximumRounds = 10_000
+    /// How long a run may take, unless the caller says otherwise (a first sync of a large vault
+    /// over a slow network fits; a peer that stalls does not hold the owner's command for longer).
+    public static let defaultDeadlineSeconds = 300.0
 
     public let endpoint: SyncEndpoint
     public let transport: SyncTransport
     public let coordinator: SyncCoordinator?
+    /// The run ends with `deadlineExceeded` once this many seconds have passed since it began
+    /// (none left, or not a number: at its first request; infinity: never).
+    public let deadlineSeconds: Double
 
-    public init(vault: UnlockedVault, transport: SyncTransport, coordinator: SyncCoordinator? = .shared, clock: VaultClock = .system) throws {
+    public init(vault: UnlockedVault, transport: SyncTransport, coordinator: SyncCoordinator? = .shared, clock: VaultClock = .system,
+                deadlineSeconds: Double = defaultDeadlineSeconds) throws {
         endpoint = try SyncEndpoint(vault: vault, peer: transport.peer, clock: clock)
         self.transport = transport
         self.coordinator = coordinator
+        self.deadlineSeconds = deadlineSeconds
+    }
+
+    /// Sends a request, given only the time left before the run's deadline.
+    private func ask(_ kind: String, _ body: [UInt8], by deadline: SyncDeadline) throws -> [UInt8] {
+        try transport.request(kind, body: body, within: try deadline.remaining(with: peer))
     }
 
     var vault: UnlockedVault { endpoint.vault }
@@ -63,8 +83,9 @@ public struct SyncInitiator {
             throw SyncExchangeError(.paused, "sync with \(peer.name) is paused here: 'vaultctl sync resume --peer \(peer.fingerprint)' resumes it")
         }
         var report = SyncRunReport()
+        let deadline = SyncDeadline(seconds: deadlineSeconds, clock: endpoint.clock)
         do {
-            try exchange(into: &report)
+            try exchange(into: &report, by: deadline)
         } catch {
             try? keep(report, error: Self.code(of: error))
             throw error
@@ -93,8 +114,8 @@ public struct SyncInitiator {
         }
     }
 
-    private func exchange(into report: inout SyncRunReport) throws {
-        let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: [SyncWire.version]))
+    private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
+        let offers = try SyncOffers.parse(try ask(SyncWire.projectsKind, [SyncWire.version], by: deadline))
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
             guard let project = try endpoint.adopt(offer, request: SyncWire.projectsKind) else { continue }
@@ -106,13 +127,13 @@ public struct SyncInitiator {
                 report.projects.append(SyncRunReport.Project(project: project.id, access: "none", refused: [refusal.code.rawValue]))
             }
         }
-        projects += try offerOwnProjects(besides: Set(offers.map(\.project)))
+        projects += try offerOwnProjects(besides: Set(offers.map(\.project)), by: deadline)
         for (project, plan) in projects {
             var entry = SyncRunReport.Project(project: project.id, access: plan.access.name)
             // A local-only project is skipped with its reason; the others still sync. Every step
             // rebuilds the replica first, so the damage is met before anything changed.
             // So is one whose peer's records make what the writing store refuses (recorded).
-            do { try sync(project, plan: plan, into: &entry) } catch let error as SyncError where error.code == .damagedSyncState {
+            do { try sync(project, plan: plan, into: &entry, by: deadline) } catch let error as SyncError where error.code == .damagedSyncState {
                 entry.localOnly = error.message
             } catch let error as SyncError where error.code == .writingRefused {
                 entry.localOnly = error.message
@@ -123,7 +144,7 @@ public struct SyncInitiator {
     }
 
     /// The owner's own device is offered this vault's projects it did not offer back.
-    private func offerOwnProjects(besides offered: Set<ProjectID>) throws -> [(WritingProject, SyncPlan)] {
+    private func offerOwnProjects(besides offered: Set<ProjectID>, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         guard endpoint.peerIsMine else { return [] }
         let ours = try endpoint.offers().filter { !offered.contains($0.project) }
         guard !ours.isEmpty else { return [] }
@@ -135,14 +156,14 @@ public struct SyncInitiator {
             try endpoint.release([bytes], of: project)
             projects[project.id] = project
         }
-        let taken = try SyncOffers.parseTaken(try transport.request(SyncWire.offerKind, body: SyncOffers.serialize(ours)))
+        let taken = try SyncOffers.parseTaken(try ask(SyncWire.offerKind, SyncOffers.serialize(ours), by: deadline))
         return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true, pushes: true)) } : nil }
     }
 
     /// Pull until the peer has nothing more this vault lacks, then push what it lacks. From a device
     /// that may not write the project here (a viewer) one pull learns what it holds and its records
     /// are refused unread (`viewerCannotWrite`, recorded).
-    private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project) throws {
+    private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
         var held = try endpoint.commitAndHeld(project)
         var peerHeld: [DeviceID: UInt64] = [:]
         var round = 0
@@ -151,8 +172,7 @@ public struct SyncInitiator {
             guard round <= Self.maximumRounds else {
                 throw SyncExchangeError(.tooManyRounds, "project \(project.id): the peer still had more after \(Self.maximumRounds) rounds")
             }
-            let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
-                                                                          body: SyncPullRequest(project: project.id, held: held).serialized()))
+            let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncPullRequest(project: project.id, held: held).serialized(), by: deadline))
             peerHeld = answer.held
             guard plan.pulls else {
                 if !answer.records.isEmpty {
@@ -170,10 +190,10 @@ public struct SyncInitiator {
             guard answer.more, !answer.records.isEmpty, stored > 0 else { break }
         }
         if plan.pulls, entry.refused.contains(SyncErrorCode.missingParents.rawValue) {
-            try seekForks(of: project, held: held, into: &entry)
+            try seekForks(of: project, held: held, into: &entry, by: deadline)
             held = try endpoint.commitAndHeld(project)
         }
-        if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry) }
+        if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry, by: deadline) }
         let peerNow = entry.refusedByPeer.isEmpty && plan.pushes ? Self.union(held, peerHeld) : peerHeld
         try vault.transaction { tx in try SyncExchangeStore(database: tx.database).setPeerVector(peer.deviceID, project: project.id, peerNow) }
     }
@@ -194,23 +214,23 @@ public struct SyncInitiator {
     /// version vector cannot show (SECURITY.md §19.4). One more pull, every device's counter one
     /// lower, brings each device's latest record as the peer holds it, parents first: one held here
     /// is skipped, a fork is refused (`equivocation`, naming the device), and so is what is built on it.
-    private func seekForks(of project: WritingProject, held: [DeviceID: UInt64], into entry: inout SyncRunReport.Project) throws {
+    private func seekForks(of project: WritingProject, held: [DeviceID: UInt64], into entry: inout SyncRunReport.Project,
+                           by deadline: SyncDeadline) throws {
         let lowered = held.compactMapValues { $0 > 1 ? $0 - 1 : nil }
-        let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
-                                                                      body: SyncPullRequest(project: project.id, held: lowered).serialized()))
+        let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncPullRequest(project: project.id, held: lowered).serialized(), by: deadline))
         guard !answer.records.isEmpty else { return }
         _ = try take(answer.records, of: project, skippingHeld: true, into: &entry)
     }
 
-    private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], into entry: inout SyncRunReport.Project) throws {
+    private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
         let missing = try endpoint.missingAll(project, from: peerHeld)
         var rest = missing[...]
         while !rest.isEmpty {
             let batch = try SyncWire.batch(rest)
             rest = rest[batch.endIndex...]
             try endpoint.release(Array(batch), of: project)
-            let answer = try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind,
-                                                                          body: SyncPushRequest(project: project.id, records: Array(batch)).serialized()))
+            let answer = try SyncPushAnswer(parsing: try ask(SyncWire.pushKind, SyncPushRequest(project: project.id, records: Array(batch)).serialized(),
+                                                             by: deadline))
             entry.sent += answer.stored
             entry.refusedByPeer += answer.refused
         }
