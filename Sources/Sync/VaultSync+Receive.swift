@@ -11,6 +11,8 @@ public struct SyncReceipt: Sendable, Equatable {
     public let documentsWritten: Int
     /// Conflicts kept as new syncConflict branches.
     public let branchesMade: Int
+    /// The documents whose content the records changed (for open editors: `SyncCoordinator`).
+    public var documents: Set<NodeID> = []
 }
 
 extension VaultSync {
@@ -44,10 +46,13 @@ extension VaultSync {
         let differing = working.changed.map { changed in
             Set(changed.compactMap { try? NodeID(bytes: $0) }).union(fresh.flatMap(Self.documents(touchedBy:)))
         }
-        let written = try writeDocuments(of: &working.replica, into: project, only: differing)
+        var documents = Set<NodeID>()
+        let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents)
         let branches = try keepConflicts(of: &working.replica, in: project)
         try keep(working, of: project, agreeing: true)
-        return SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
+        var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
+        receipt.documents = documents
+        return receipt
     }
 
     /// A project this vault does not hold: it has no key for the records' compartment.
@@ -69,7 +74,8 @@ extension VaultSync {
     /// Makes the vault's documents what the records show: documents made on another device are
     /// added with their ids, titles follow, and content that differs is replaced (of the documents
     /// in `only` and those added now, when it is given).
-    private func writeDocuments(of replica: inout SyncReplica, into project: WritingProject, only: Set<NodeID>? = nil) throws -> Int {
+    private func writeDocuments(of replica: inout SyncReplica, into project: WritingProject, only: Set<NodeID>?,
+                                written documents: inout Set<NodeID>) throws -> Int {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
         // Parents before children: folders are added in as many passes as the binder is deep.
@@ -94,6 +100,7 @@ extension VaultSync {
             let content = replica.content(of: document)
             if try store.documentContent(of: document, in: project.id) != content {
                 try store.replaceDocumentContent(of: document, in: project.id, with: content)
+                documents.insert(document)
                 written += 1
             }
         }

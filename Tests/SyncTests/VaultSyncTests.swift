@@ -43,7 +43,7 @@ import Writing
         try store { try $0.replaceDocumentContent(of: document, in: project.id, with: DocumentContent(blocks: ourBlocks)) }
         let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
         let receipt = try sync { try $0.receive([peerRecord.encoded], for: project.id) }
-        #expect(receipt == SyncReceipt(stored: 1, refused: [], documentsWritten: 1, branchesMade: 1))
+        #expect(receipt == SyncReceipt(stored: 1, refused: [], documentsWritten: 1, branchesMade: 1, documents: [document]))
         replica.receive(ours.encoded)
         let content = try store { try $0.documentContent(of: document, in: project.id) }
         #expect(content == replica.content(of: document))

@@ -1,36 +1,59 @@
 import CryptoVault
 import Foundation
 import PeerChannel
+import Sync
 
 /// The daemon's network side (`serve --address`, SECURITY.md §9.9): the channel server for paired
 /// devices, with every service the vault offers them, and the LAN announcer (`--announce`).
 public struct ChannelListening: Sendable {
     public let server: ChannelServer
     public let announcer: Announcer?
+    /// Syncs with the owner's own devices as they are seen: connecting here, or (with `announce`)
+    /// announcing themselves on the LAN, where this daemon then listens too.
+    public let background: BackgroundSync
 
-    /// The channel server at `address` (ADDR:PORT) with every service the vault offers, and with
-    /// `announce` the LAN announcer.
+    /// The channel server at `address` (ADDR:PORT) with every service the vault offers, background
+    /// sync, and with `announce` the LAN announcer (and listening for the owner's devices' announcements).
     public static func configured(address: String, announce: Bool, vault: UnlockedVault) throws -> ChannelListening {
         let keys = try vault.deviceKeys()
+        var settings = BackgroundSync.Settings()
+        settings.listen = announce ? Discovery.defaultAddress : nil
+        let background = BackgroundSync(vault: vault, keys: keys, settings: settings, events: { recordBackground($0) })
         let server = try ChannelServer(address: try SocketAddress(parsing: address), localKeys: keys,
                                        pinnedPeers: { [vault] in try vault.vault.familyPairings() },
                                        services: try ChannelServices.all(vault: vault, keys: keys),
-                                       events: { event in recordEvent(event) })
+                                       events: { event in
+                                           recordEvent(event)
+                                           if case .authenticated(let peer, _) = event { background.seen(peer.deviceID, at: nil) }
+                                       })
         let announcer = try announce
             ? Announcer(try Announcement(deviceID: keys.profile.deviceID, name: keys.profile.name, channelPort: server.address.port))
             : nil
-        return ChannelListening(server: server, announcer: announcer)
+        return ChannelListening(server: server, announcer: announcer, background: background)
     }
 
     func start() {
         server.start()
         announcer?.start()
+        background.start()
         DaemonLog.line("vaultctl serve: channel for paired devices on \(server.address)\(announcer == nil ? "" : ", announced on the LAN")")
     }
 
     func stop() {
+        background.stop()
         announcer?.stop()
         server.stop()
+    }
+
+    /// Background syncs go to stderr, the daemon's log (each exchange is in the audit log too).
+    private static func recordBackground(_ event: BackgroundSync.Event) {
+        switch event {
+        case .started: break
+        case .succeeded(_, let report):
+            DaemonLog.note("vaultctl serve: background sync: sent \(report.sent), received \(report.received) record(s)")
+        case .failed(_, let code, let retry):
+            DaemonLog.note("vaultctl serve: background sync failed (\(code))" + (retry.map { "; next try in \(Int($0.rounded(.up))) s" } ?? ""))
+        }
     }
 
     /// Connections of paired devices and refusals go to stderr, the daemon's log. (The services

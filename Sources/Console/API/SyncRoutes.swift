@@ -56,6 +56,8 @@ struct SyncRoutes {
         if let text, !text.isEmpty {
             do { return try SocketAddress(parsing: text) } catch { throw ConsoleError(.invalidBody, "not an address and port: \(text)") }
         }
+        // Heard by the daemon's own listener (background sync), or listened for now.
+        if let address = HeardAddresses.shared.address(of: peer.deviceID) { return address }
         let heard = (try? Discovery.listen(seconds: discoverSeconds) { $0.announcement.deviceID == peer.deviceID }) ?? []
         guard let found = heard.first(where: { $0.announcement.deviceID == peer.deviceID }) else {
             throw ConsoleError(.conflict, "\(peer.name) did not announce itself within \(Int(discoverSeconds)) s: give its address and port")

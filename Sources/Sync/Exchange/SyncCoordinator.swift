@@ -4,10 +4,12 @@ import Synchronization
 import Writing
 
 /// What changed in this vault through sync, for the clients that show it (the console): the
-/// projects whose records arrived, and how many documents they rewrote.
+/// projects whose records arrived, how many documents they rewrote, and which (when the exchange
+/// said: a document whose notification was held for an open editor comes when it closes).
 public struct SyncNotification: Sendable, Equatable {
     public let projects: Set<ProjectID>
     public let documentsWritten: Int
+    public let documents: Set<NodeID>
 }
 
 /// The daemon's sync coordinator (SECURITY.md §19.9): incoming changes are applied by the exchange
@@ -15,6 +17,11 @@ public struct SyncNotification: Sendable, Equatable {
 /// them coalesced (every project changed since the last notification, in one) and rate-capped (at
 /// most one notification per `interval`), so that an import of a thousand records is one or two
 /// notifications, not a thousand.
+///
+/// While a client says a full-screen editor is open on a document (`editorOpened`), changes to that
+/// document are held: notifications leave it out (the rest of its project's changes still go), so
+/// an import never tears down a writing session; when the last editor on it closes
+/// (`editorClosed`), what was held is delivered, coalesced and rate-capped like any change.
 public final class SyncCoordinator: Sendable {
     /// The process's coordinator: the daemon's exchange reports to it, the console subscribes to it.
     public static let shared = SyncCoordinator()
@@ -26,8 +33,16 @@ public final class SyncCoordinator: Sendable {
         var nextID = 0
         var pending: Set<ProjectID> = []
         var documents = 0
+        var pendingDocuments: Set<NodeID> = []
         var flushScheduled = false
         var lastFlush: Double = -.infinity
+        /// Editors open, by token: the document each is on.
+        var editors: [Int: NodeID] = [:]
+        var nextEditor = 0
+        /// Changes held for open editors: each document's project, and how many writes of it.
+        var held: [NodeID: (project: ProjectID, writes: Int)] = [:]
+
+        func isOpen(_ document: NodeID) -> Bool { editors.values.contains(document) }
     }
 
     public let interval: Double
@@ -52,15 +67,67 @@ public final class SyncCoordinator: Sendable {
         state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
     }
 
-    /// Reports that records of `project` were stored here.
+    /// Reports that records of `project` were stored here, rewriting `documents` documents.
     public func changed(_ project: ProjectID, documents: Int) {
-        let delay: Double? = state.withLock { state in
+        let delay = state.withLock { state in
             state.pending.insert(project)
             state.documents += documents
-            guard !state.flushScheduled else { return nil }
-            state.flushScheduled = true
-            return max(0, state.lastFlush + interval - clock.monotonic())
+            return schedule(&state)
         }
+        flush(after: delay)
+    }
+
+    /// Reports that records of `project` were stored here, rewriting `documents`: those with an
+    /// editor open are held until it closes.
+    public func changed(_ project: ProjectID, documents: Set<NodeID>) {
+        let delay = state.withLock { state -> Double? in
+            let open = documents.filter(state.isOpen)
+            for document in open { state.held[document] = (project, (state.held[document]?.writes ?? 0) + 1) }
+            let shown = documents.subtracting(open)
+            guard open.isEmpty || !shown.isEmpty else { return nil }
+            state.pending.insert(project)
+            state.documents += shown.count
+            state.pendingDocuments.formUnion(shown)
+            return schedule(&state)
+        }
+        flush(after: delay)
+    }
+
+    /// A client's full-screen editor is open on `document`: its changes are held until
+    /// `editorClosed` with the token returned.
+    public func editorOpened(_ document: NodeID) -> Int {
+        state.withLock { state in
+            state.nextEditor += 1
+            state.editors[state.nextEditor] = document
+            return state.nextEditor
+        }
+    }
+
+    /// The editor `token` closed: when it was the last on its document, what was held for it is
+    /// delivered. An unknown token (closed already) does nothing.
+    public func editorClosed(_ token: Int) {
+        let delay = state.withLock { state -> Double? in
+            guard let document = state.editors.removeValue(forKey: token), !state.isOpen(document),
+                  let held = state.held.removeValue(forKey: document) else { return nil }
+            state.pending.insert(held.project)
+            state.documents += held.writes
+            state.pendingDocuments.insert(document)
+            return schedule(&state)
+        }
+        flush(after: delay)
+    }
+
+    /// The documents whose changes are held for open editors (for tests and status).
+    public var heldDocuments: Set<NodeID> { state.withLock { Set($0.held.keys) } }
+
+    /// Schedules the next flush unless one is: the delay until it (nil: one is scheduled).
+    private func schedule(_ state: inout State) -> Double? {
+        guard !state.flushScheduled else { return nil }
+        state.flushScheduled = true
+        return max(0, state.lastFlush + interval - clock.monotonic())
+    }
+
+    private func flush(after delay: Double?) {
         guard let delay else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in flush() }
     }
@@ -70,10 +137,12 @@ public final class SyncCoordinator: Sendable {
             defer {
                 state.pending = []
                 state.documents = 0
+                state.pendingDocuments = []
                 state.flushScheduled = false
                 state.lastFlush = clock.monotonic()
             }
-            return (SyncNotification(projects: state.pending, documentsWritten: state.documents), Array(state.subscribers.values))
+            return (SyncNotification(projects: state.pending, documentsWritten: state.documents, documents: state.pendingDocuments),
+                    Array(state.subscribers.values))
         }
         for subscriber in subscribers { subscriber(notification) }
     }

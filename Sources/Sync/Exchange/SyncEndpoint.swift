@@ -187,7 +187,7 @@ public struct SyncEndpoint {
         } catch let error as WritingError where error.code != .privilegedSessionRequired {
             throw try refuseWriting(records, of: project, error)
         }
-        if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documentsWritten) }
+        if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documents) }
         return receipt
     }
 
@@ -213,7 +213,7 @@ public struct SyncEndpoint {
             let receipt = try sync.receive(taken, for: project.id)
             guard !ended.isEmpty else { return receipt }
             return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
-                               branchesMade: receipt.branchesMade)
+                               branchesMade: receipt.branchesMade, documents: receipt.documents)
         }
     }
 

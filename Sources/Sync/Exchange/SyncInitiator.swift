@@ -94,7 +94,7 @@ public struct SyncInitiator {
         return report
     }
 
-    static func code(of error: Error) -> String {
+    public static func code(of error: Error) -> String {
         switch error {
         case let error as SyncExchangeError: error.code.rawValue
         case let error as SyncError: error.code.rawValue

@@ -1,0 +1,175 @@
+import CryptoVault
+import Foundation
+import PeerChannel
+import Synchronization
+import Sync
+
+/// The daemon's background sync (SECURITY.md §19.9): when one of the owner's own paired devices is
+/// seen (its LAN announcement heard, or it connected to this daemon's channel), the daemon runs the
+/// exchange with it (`SyncInitiator`, with a deadline) at the channel address it last announced;
+/// a failure is retried with backoff (`SyncSchedule`), a pause (`vaultctl sync pause`) stops it.
+/// Only devices trusted `mine`: a project shared with someone else's device syncs when asked.
+/// One sync at a time; each is recorded as any other (`sync.exchange`).
+public final class BackgroundSync: Sendable {
+    public struct Settings: Sendable {
+        public var policy = SyncSchedule.Policy()
+        /// Where to hear announcements (nil: only connections make a device seen).
+        public var listen: SocketAddress? = Discovery.defaultAddress
+        /// How often due retries are looked for.
+        public var tickSeconds = 1.0
+        /// Each run's deadline, and its channel's idle timeout.
+        public var deadlineSeconds = 120.0
+
+        public init() {}
+    }
+
+    /// What a background sync did, for the daemon's log and for tests.
+    public enum Event: Sendable {
+        case started(DeviceID, SocketAddress)
+        case succeeded(DeviceID, SyncRunReport)
+        /// The run failed with this error code; the next try is in `retryIn` seconds (nil: none, paused).
+        case failed(DeviceID, code: String, retryIn: Double?)
+    }
+
+    private struct State: Sendable {
+        var schedule: SyncSchedule
+        var addresses: [DeviceID: SocketAddress] = [:]
+    }
+
+    let vault: UnlockedVault
+    let keys: DeviceKeys
+    let settings: Settings
+    let clock: VaultClock
+    let random: @Sendable () -> Double
+    let events: @Sendable (Event) -> Void
+    private let state: Mutex<State>
+    private let running = Atomic<Bool>(false)
+    private let working = DispatchSemaphore(value: 1)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    public init(vault: UnlockedVault, keys: DeviceKeys, settings: Settings = Settings(), clock: VaultClock = .system,
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, events: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.vault = vault
+        self.keys = keys
+        self.settings = settings
+        self.clock = clock
+        self.random = random
+        self.events = events
+        state = Mutex(State(schedule: SyncSchedule(policy: settings.policy)))
+    }
+
+    /// Starts looking for due retries, and listening for announcements when `settings.listen` says where.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Thread.detachNewThread { [self] in
+            while running.load(ordering: .acquiring) {
+                for device in state.withLock({ $0.schedule.due(at: clock.monotonic()) }) { launch(device) }
+                Thread.sleep(forTimeInterval: settings.tickSeconds)
+            }
+            stopped.signal()
+        }
+        if let listen = settings.listen { Thread.detachNewThread { [self] in hear(on: listen) } }
+    }
+
+    /// Stops the loops; a sync running goes on to its end (its deadline bounds it).
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        stopped.wait()
+    }
+
+    /// `device` was seen: at `address` (its announced channel), or connected (nil: the address it
+    /// announced last). Starts a sync with it if it is an own device and the schedule says so.
+    public func seen(_ device: DeviceID, at address: SocketAddress?) {
+        guard running.load(ordering: .acquiring), (try? isOwn(device)) == true else { return }
+        let start = state.withLock { state in
+            if let address { state.addresses[device] = address }
+            return state.addresses[device] != nil && state.schedule.seen(device, at: clock.monotonic())
+        }
+        if start { launch(device) }
+    }
+
+    /// Listens for announcements in short rounds until stopped; one that cannot bind (another daemon
+    /// on this machine listens) leaves connections as the only sighting.
+    private func hear(on address: SocketAddress) {
+        while running.load(ordering: .acquiring) {
+            do {
+                let heard = try Discovery.listen(on: address, seconds: 1) { _ in false }
+                let paired = Set(((try? vault.vault.familyPairings()) ?? []).map(\.peer.deviceID))
+                for entry in heard where paired.contains(entry.announcement.deviceID) {
+                    HeardAddresses.shared.heard(entry.announcement.deviceID, at: entry.channelAddress, clock: clock)
+                    seen(entry.announcement.deviceID, at: entry.channelAddress)
+                }
+            } catch {
+                DaemonLog.note("vaultctl serve: not listening for announcements on \(address): \(error)")
+                return
+            }
+        }
+    }
+
+    private func isOwn(_ device: DeviceID) throws -> Bool {
+        try vault.vault.familyPairings().contains { $0.peer.deviceID == device } && vault.vault.trust(of: device) == .mine
+    }
+
+    /// Runs a sync with `device` on a thread of its own, one at a time, and schedules what follows.
+    private func launch(_ device: DeviceID) {
+        Thread.detachNewThread { [self] in
+            working.wait()
+            defer { working.signal() }
+            let outcome = run(device)
+            let retry = state.withLock { state -> Double? in
+                switch outcome {
+                case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0); return nil
+                case .failure(let error) where Self.stops(error): state.schedule.stopped(device); return nil
+                case .failure: return state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random())
+                }
+            }
+            switch outcome {
+            case .success(let report): events(.succeeded(device, report))
+            case .failure(let error): events(.failed(device, code: SyncInitiator.code(of: error), retryIn: retry))
+            }
+        }
+    }
+
+    /// A pause (here or on the peer) or a device no longer own ends the retries.
+    private static func stops(_ error: Error) -> Bool {
+        (error as? SyncExchangeError).map { [.paused, .unknownPeer].contains($0.code) } ?? false
+    }
+
+    private func run(_ device: DeviceID) -> Result<SyncRunReport, Error> {
+        Result {
+            guard let pairing = try vault.vault.familyPairings().first(where: { $0.peer.deviceID == device }), try isOwn(device) else {
+                throw SyncExchangeError(.unknownPeer, "device \(device) is no longer one of the owner's own paired devices")
+            }
+            guard let address = state.withLock({ $0.addresses[device] }) else {
+                throw SyncExchangeError(.unknownPeer, "no address is known for \(pairing.peer.name)")
+            }
+            events(.started(device, address))
+            let client = try ChannelClient(connectingTo: address, localKeys: keys, peer: pairing.peer,
+                                           timeouts: ChannelTimeouts(idleSeconds: settings.deadlineSeconds))
+            return try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), clock: clock,
+                                     deadlineSeconds: settings.deadlineSeconds).run()
+        }
+    }
+}
+
+/// Where this daemon last heard each paired device announce its channel (a hint, as every
+/// announcement: the channel's pin check decides). 'Sync now' without an address asks here first:
+/// while the daemon listens for announcements, a second listener in the process could not bind the port.
+public final class HeardAddresses: Sendable {
+    public static let shared = HeardAddresses()
+    /// An announcement older than this is not taken as where the device is.
+    public static let freshSeconds = 300.0
+
+    private let addresses = Mutex<[DeviceID: (address: SocketAddress, at: Double)]>([:])
+
+    func heard(_ device: DeviceID, at address: SocketAddress, clock: VaultClock) {
+        let now = clock.monotonic()
+        addresses.withLock { $0[device] = (address, now) }
+    }
+
+    /// The address `device` announced within `freshSeconds`, if any.
+    public func address(of device: DeviceID, clock: VaultClock = .system) -> SocketAddress? {
+        let now = clock.monotonic()
+        return addresses.withLock { $0[device].flatMap { now - $0.at <= Self.freshSeconds ? $0.address : nil } }
+    }
+}

@@ -1,0 +1,93 @@
+import CryptoVault
+import Foundation
+
+/// When the daemon syncs with the owner's own devices by itself (SECURITY.md §19.9, background
+/// sync): a device seen (its announcement heard, or its connection) is synced with at once, unless a
+/// sync with it is running, a retry is already set, or one succeeded within `quietSeconds` (so two
+/// daemons that each see the other connect do not sync back and forth for ever). A failed sync is
+/// retried after a delay that doubles with each failure in a row, from `firstRetrySeconds` to at
+/// most `maximumRetrySeconds`, each jittered into its upper half so that devices do not retry in
+/// step; a success forgets the failures; a pause forgets the retry. Pure state: the caller reads the
+/// time (a `VaultClock`) and the jitter, so a test drives it by hand.
+public struct SyncSchedule: Sendable {
+    public struct Policy: Sendable, Equatable {
+        public var firstRetrySeconds: Double
+        public var maximumRetrySeconds: Double
+        public var quietSeconds: Double
+
+        public init(firstRetrySeconds: Double = 5, maximumRetrySeconds: Double = 900, quietSeconds: Double = 60) {
+            self.firstRetrySeconds = firstRetrySeconds
+            self.maximumRetrySeconds = maximumRetrySeconds
+            self.quietSeconds = quietSeconds
+        }
+    }
+
+    struct Peer: Sendable {
+        var failures = 0
+        var retryAt: Double?
+        var lastSuccess: Double?
+        var running = false
+    }
+
+    public let policy: Policy
+    private var peers: [DeviceID: Peer] = [:]
+
+    public init(policy: Policy = Policy()) { self.policy = policy }
+
+    /// `device` was seen at `now`: whether to start a sync with it now (it is then running).
+    public mutating func seen(_ device: DeviceID, at now: Double) -> Bool {
+        var peer = peers[device] ?? Peer()
+        defer { peers[device] = peer }
+        guard !peer.running, peer.retryAt == nil else { return false }
+        if let last = peer.lastSuccess, now - last < policy.quietSeconds { return false }
+        peer.running = true
+        return true
+    }
+
+    /// The devices whose retry is due at `now`, in id order (each is then running).
+    public mutating func due(at now: Double) -> [DeviceID] {
+        let due = peers.filter { !$0.value.running && ($0.value.retryAt.map { $0 <= now } ?? false) }.keys
+            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        for device in due {
+            peers[device]?.running = true
+            peers[device]?.retryAt = nil
+        }
+        return due
+    }
+
+    /// A sync with `device` ended at `now`. A success forgets the failures; a failure sets the next
+    /// try and returns its delay (`random`, in 0..<1, picks it in the upper half of the full delay).
+    @discardableResult
+    public mutating func finished(_ device: DeviceID, at now: Double, succeeded: Bool, random: Double) -> Double? {
+        var peer = peers[device] ?? Peer()
+        defer { peers[device] = peer }
+        peer.running = false
+        guard !succeeded else {
+            (peer.failures, peer.retryAt, peer.lastSuccess) = (0, nil, now)
+            return nil
+        }
+        peer.failures += 1
+        let delay = Self.delay(afterFailures: peer.failures, policy: policy, random: random)
+        peer.retryAt = now + delay
+        return delay
+    }
+
+    /// Sync with `device` is paused (or it is no longer an own device): nothing is retried.
+    public mutating func stopped(_ device: DeviceID) {
+        peers[device]?.running = false
+        peers[device]?.retryAt = nil
+    }
+
+    /// Failures in a row with `device` so far.
+    public func failures(of device: DeviceID) -> Int { peers[device]?.failures ?? 0 }
+
+    /// When the next try with `device` is set, if one is.
+    public func retry(of device: DeviceID) -> Double? { peers[device]?.retryAt }
+
+    /// The delay after `failures` failures in a row: the first retry's, doubled for each failure
+    /// after the first, at most the maximum; then jittered into its upper half.
+    public static func delay(afterFailures failures: Int, policy: Policy, random: Double) -> Double {
+        let full = min(policy.maximumRetrySeconds, policy.firstRetrySeconds * pow(2, Double(min(max(failures - 1, 0), 40))))
+        return full * (0.5 + 0.5 * min(max(random, 0), 1))
+    }
+}

@@ -1,0 +1,119 @@
+import Appliance
+import CryptoVault
+import Foundation
+import PeerChannel
+import Sync
+import Synchronization
+import Testing
+import TestSupport
+import Writing
+
+/// The daemon's background sync (SECURITY.md §19.9) between two real vaults on loopback: the desk's
+/// channel server and announcer, the laptop's `BackgroundSync` (what `vaultctl serve` runs). An own
+/// device heard announcing itself is synced with without 'sync now'; a failure is retried with a
+/// growing delay and a success ends the retries; a pause stops them.
+@Suite struct BackgroundSyncTests {
+    final class Recorder: Sendable {
+        let events = Mutex<[BackgroundSync.Event]>([])
+        func add(_ event: BackgroundSync.Event) { events.withLock { $0.append(event) } }
+        var failures: [(code: String, retry: Double?)] {
+            events.withLock { $0.compactMap { if case .failed(_, let code, let retry) = $0 { (code, retry) } else { nil } } }
+        }
+        var successes: Int { events.withLock { $0.filter { if case .succeeded = $0 { true } else { false } }.count } }
+    }
+
+    static func background(_ fixture: SyncExchangeFixture, _ recorder: Recorder, listen: SocketAddress?,
+                           policy: SyncSchedule.Policy = SyncSchedule.Policy()) -> BackgroundSync {
+        var settings = BackgroundSync.Settings()
+        settings.listen = listen
+        settings.policy = policy
+        settings.tickSeconds = 0.05
+        settings.deadlineSeconds = 20
+        return BackgroundSync(vault: fixture.laptop.unlocked, keys: fixture.laptopKeys, settings: settings, events: { recorder.add($0) })
+    }
+
+    /// Waits (at most `seconds`) until `condition` holds.
+    static func eventually(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = VaultClock.system.monotonic() + seconds
+        while VaultClock.system.monotonic() < end {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try condition()
+    }
+
+    @Test func anOwnDeviceHeardAnnouncingItselfIsSyncedWithWithoutBeingAsked() throws {
+        let fixture = try SyncExchangeFixture()
+        let project = try SyncExchangeFixture.project(fixture.desk, "Case notes")
+        let document = try SyncExchangeFixture.document(fixture.desk, in: project, "Intake", ["written on the desk"])
+        let listen = try SocketAddress(parsing: "127.0.0.1:\(Int.random(in: 20_000...40_000))")
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: listen)
+        background.start()
+        defer { background.stop() }
+        let announcer = try Announcer(try Announcement(deviceID: fixture.deskKeys.profile.deviceID, name: "desk", channelPort: fixture.server.address.port),
+                                      destination: listen, intervalSeconds: 0.1)
+        announcer.start()
+        defer { announcer.stop() }
+        #expect(try Self.eventually(20) { try SyncExchangeFixture.hasProject(fixture.laptop, project.id) && recorder.successes > 0 })
+        #expect(try SyncExchangeFixture.texts(fixture.laptop, project.id, document) == ["written on the desk"])
+        // Heard again and again right after, it is not synced again and again.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(recorder.successes == 1)
+        #expect(recorder.failures.isEmpty)
+    }
+
+    @Test func aFailedSyncIsRetriedWithGrowingDelaysAndASuccessEndsTheRetries() throws {
+        let fixture = try SyncExchangeFixture()
+        let project = try SyncExchangeFixture.project(fixture.desk, "Case notes")
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil,
+                                         policy: SyncSchedule.Policy(firstRetrySeconds: 0.2, maximumRetrySeconds: 0.8, quietSeconds: 600))
+        background.start()
+        defer { background.stop() }
+        // Where nothing listens: every try fails to connect.
+        let desk = fixture.deskKeys.profile.deviceID
+        background.seen(desk, at: try SocketAddress(parsing: "127.0.0.1:1"))
+        #expect(Self.eventually(10) { recorder.failures.count >= 4 })
+        let retries = recorder.failures.prefix(4).compactMap(\.retry)
+        #expect(retries.count == 4)
+        for (index, retry) in retries.enumerated() {
+            let full = min(0.8, 0.2 * pow(2, Double(index)))
+            #expect(retry >= full / 2 && retry <= full, "retry \(index + 1) after \(retry) s")
+        }
+        // Its right address, heard meanwhile, is used at the next try, which succeeds; no more follow.
+        background.seen(desk, at: fixture.server.address)
+        #expect(try Self.eventually(10) { try recorder.successes == 1 && SyncExchangeFixture.hasProject(fixture.laptop, project.id) })
+        let failuresThen = recorder.failures.count
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(recorder.failures.count == failuresThen && recorder.successes == 1)
+    }
+
+    @Test func aPausedDeviceIsNotRetried() throws {
+        let fixture = try SyncExchangeFixture()
+        let desk = fixture.deskKeys.profile.deviceID
+        try SyncControl.setPaused(true, device: desk, in: fixture.laptop.unlocked)
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil,
+                                         policy: SyncSchedule.Policy(firstRetrySeconds: 0.1, maximumRetrySeconds: 0.2, quietSeconds: 600))
+        background.start()
+        defer { background.stop() }
+        background.seen(desk, at: fixture.server.address)
+        #expect(Self.eventually(10) { !recorder.failures.isEmpty })
+        Thread.sleep(forTimeInterval: 0.8)
+        #expect(recorder.failures.count == 1)
+        #expect(recorder.failures.first?.code == SyncExchangeErrorCode.paused.rawValue)
+        #expect(recorder.failures.first?.retry == nil)
+    }
+
+    @Test func someoneElsesDeviceIsNeverSyncedInTheBackground() throws {
+        let fixture = try SyncExchangeFixture(deskTrusts: .other, laptopTrusts: .other)
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        background.start()
+        defer { background.stop() }
+        background.seen(fixture.deskKeys.profile.deviceID, at: fixture.server.address)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(recorder.events.withLock { $0.isEmpty })
+    }
+}

@@ -1,0 +1,65 @@
+import CryptoVault
+import Testing
+import Sync
+import Writing
+
+/// When background sync runs (SECURITY.md §19.9), driven by hand: a device seen is synced at once,
+/// a failure is retried after a delay that doubles, is jittered and is bounded, a success forgets
+/// the failures, a pause forgets the retry, and a device seen again right after a success is not
+/// synced again (so two daemons seeing each other connect do not sync back and forth for ever).
+@Suite struct SyncScheduleTests {
+    let device = try! DeviceID(bytes: Array(repeating: 7, count: 16))
+    let policy = SyncSchedule.Policy(firstRetrySeconds: 5, maximumRetrySeconds: 60, quietSeconds: 30)
+
+    @Test func failuresAreRetriedAfterDoublingJitteredBoundedDelaysAndASuccessResetsThem() {
+        var schedule = SyncSchedule(policy: policy)
+        var now = 100.0
+        let first = schedule.seen(device, at: now), again = schedule.seen(device, at: now)
+        #expect(first)
+        #expect(!again, "a sync is running")
+        var delays: [Double] = []
+        for failure in 1...8 {
+            // The upper end of the jitter each time: the full delay.
+            let delay = schedule.finished(device, at: now, succeeded: false, random: 1)!
+            delays.append(delay)
+            #expect(schedule.failures(of: device) == failure)
+            let sighted = schedule.seen(device, at: now + 1), early = schedule.due(at: now + delay - 0.01)
+            #expect(!sighted, "a retry is set: a sighting does not jump it")
+            #expect(early.isEmpty)
+            now += delay
+            let due = schedule.due(at: now)
+            #expect(due == [device])
+        }
+        #expect(delays == [5, 10, 20, 40, 60, 60, 60, 60])
+        schedule.finished(device, at: now, succeeded: true, random: 0.3)
+        #expect(schedule.failures(of: device) == 0 && schedule.retry(of: device) == nil)
+        let soon = schedule.seen(device, at: now + 29), later = schedule.seen(device, at: now + 31)
+        #expect(!soon, "synced just now")
+        #expect(later)
+        let restarted = schedule.finished(device, at: now + 31, succeeded: false, random: 1)
+        #expect(restarted == 5, "the delays start again")
+    }
+
+    @Test func theJitterPicksADelayInTheUpperHalf() {
+        for failures in 1...10 {
+            let full = SyncSchedule.delay(afterFailures: failures, policy: policy, random: 1)
+            #expect(SyncSchedule.delay(afterFailures: failures, policy: policy, random: 0) == full / 2)
+            let some = SyncSchedule.delay(afterFailures: failures, policy: policy, random: 0.37)
+            #expect(some > full / 2 && some < full)
+        }
+    }
+
+    @Test func aPauseForgetsTheRetry() {
+        var schedule = SyncSchedule(policy: policy)
+        let first = schedule.seen(device, at: 0)
+        #expect(first)
+        _ = schedule.finished(device, at: 0, succeeded: false, random: 1)
+        schedule.stopped(device)
+        #expect(schedule.retry(of: device) == nil)
+        let due = schedule.due(at: 1_000)
+        #expect(due.isEmpty)
+        // Seen again (resumed), it syncs.
+        let resumed = schedule.seen(device, at: 1_000)
+        #expect(resumed)
+    }
+}
