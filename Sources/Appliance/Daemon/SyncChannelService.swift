@@ -102,8 +102,11 @@ private final class BoundedCall: @unchecked Sendable {
     /// The answer, or nil when none came within `seconds`.
     func wait(seconds: Double) -> Result<[UInt8], Error>? {
         // A deadline a year away or more (or none: infinity) waits as long as the channel does.
-        let timeout: DispatchTime = seconds < 31_536_000 ? .now() + max(0, seconds) : .distantFuture
-        guard done.wait(timeout: timeout) == .success else { return nil }
+        if seconds < 31_536_000 {
+            guard done.wait(timeout: .now() + max(0, seconds)) == .success else { return nil }
+        } else {
+            done.wait()
+        }
         return lock.withLock { result }
     }
 }
