@@ -60,4 +60,7 @@ public enum ChangeOperation: Sendable, Hashable {
     /// one block merge character by character. A record carrying these for a block also writes
     /// the block (`.block`) with the text they make.
     case text(document: NodeID, BlockID, [TextEdit])
+    /// A snapshot, a branch made or decided, or an edit event (operations 0x06 to 0x08,
+    /// `VersionOperation`): the project's history, so every device shows the same.
+    case version(VersionOperation)
 }

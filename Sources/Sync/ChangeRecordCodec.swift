@@ -11,6 +11,7 @@ import Writing
 ///                | 0x02 document:16 block:16 block-value
 ///                | 0x03 branch:16 document:16 block:16 losing:block-value winning:block-value
 ///                | 0x04 document:16 block:16 edits:u16be (1 to 4096) text-edit*
+///                | 0x06 snapshot … | 0x07 branch … | 0x08 edit event …   (`VersionOperationCodec`)
 ///     node-value = 0x00                           (removed)
 ///                | 0x01 kind:u8 (1 folder, 2 document) parent:16 (16 zero bytes: the top level)
 ///                       order-key:str8 title:str16
@@ -78,6 +79,8 @@ public enum ChangeRecordCodec {
             out += document.bytes + id.bytes
             SyncByteReader.append(UInt64(edits.count), size: 2, to: &out)
             for edit in edits { encode(edit, to: &out) }
+        case .version(let operation):
+            VersionOperationCodec.encode(operation, to: &out)
         }
     }
 
@@ -178,6 +181,7 @@ public enum ChangeRecordCodec {
             var edits: [TextEdit] = []
             for _ in 0..<count { edits.append(try parseTextEdit(&reader)) }
             return .text(document: document, block, edits)
+        case let code where VersionOperationCodec.codes.contains(code): return .version(try VersionOperationCodec.parse(code, &reader))
         default: throw SyncByteReader.malformed("an unknown operation")
         }
     }

@@ -28,6 +28,8 @@ public struct SyncReplica: Sendable {
     private var pending: [[UInt8]: ChangeRecord] = [:]
     /// Records refused as a fork, or as built on one, with the device that forked (SECURITY.md §19.4).
     private var forks: [[UInt8]: DeviceID] = [:]
+    /// Snapshots, branches, decisions and edit events (`VersionHistory`).
+    var versions = VersionHistory()
     public private(set) var refusals: [SyncRefusal] = []
 
     public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
@@ -173,10 +175,11 @@ public struct SyncReplica: Sendable {
                 guard case .present? = written[id]?.value, written[id]?.document == document else {
                     throw SyncByteReader.malformed("text edits of block \(id) without the block's value before them")
                 }
-            case .conflict: break
+            case .conflict, .version: break
             }
         }
         let prepared = try history.prepare(record)
+        try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
         // The edited texts are taken out of their registers (so they change in place, not in a
         // copy) and put back, their edits undone, if the record is refused.
         var texts: [BlockID: TextSequence] = [:]
@@ -254,6 +257,8 @@ public struct SyncReplica: Sendable {
             resolved[id] = nil
         case .text:
             break  // applied with the record's other text edits, once checked
+        case .version(let operation):
+            versions.apply(operation, entry: entry)
         case .conflict(let conflict):
             // Two devices name a conflict's branch alike; a hostile one might not: keep the least encoding.
             if let held = durableConflicts[conflict.branch], Self.encoding(held).lexicographicallyPrecedes(Self.encoding(conflict)) { return }

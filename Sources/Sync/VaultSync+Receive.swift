@@ -49,6 +49,7 @@ extension VaultSync {
         var documents = Set<NodeID>()
         let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents)
         let branches = try keepConflicts(of: &working.replica, in: project)
+        try writeVersions(of: working.replica, into: project)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         try keep(working, of: project, agreeing: true)
         var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
         receipt.documents = documents
@@ -99,7 +100,7 @@ extension VaultSync {
         for document in replica.documents where vaultNodes[document] != nil && (only?.contains(document) ?? true || added.contains(document)) {
             let content = replica.content(of: document)
             if try store.documentContent(of: document, in: project.id) != content {
-                try store.replaceDocumentContent(of: document, in: project.id, with: content)
+                try store.replaceSyncedDocumentContent(of: document, in: project.id, with: content)
                 documents.insert(document)
                 written += 1
             }

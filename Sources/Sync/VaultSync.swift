@@ -158,6 +158,7 @@ public struct VaultSync {
             operations += try working.replica.operations(making: node.id, hold: try store.documentContent(of: node.id, in: projectID),
                                                          creating: created.contains(node.id))
         }
+        operations += try versionOperations(in: project, replica: working.replica)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         let records = operations.isEmpty ? [] : try commitInRecords(operations, to: &working.replica, of: project)
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)

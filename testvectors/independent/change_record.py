@@ -18,6 +18,7 @@ import sys
 import unicodedata
 
 from known_answer_file import write_or_check
+import snapshot_delta as sd
 
 import nacl.signing
 import nacl.exceptions
@@ -42,6 +43,12 @@ MAX_BLOCK_TEXT = 983040
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "personBackground", "personArc",
                "placeDescription", "documentDate", "documentReference", "documentAuthor"]
+ORIGINS = ["automatic", "titled", "restore", "adopt", "revert"]
+BRANCH_KINDS = ["ai-suggestion", "research-insert", "sync-conflict", "manual"]
+DECISIONS = ["adopt", "discard", "revert"]
+MAX_TIME = 2 ** 63 - 1
+MAX_EVENT_DOCUMENTS = 4096
+NONE16 = bytes(16)
 KINDS = ["paragraph", "list-item", "quote", "table"] + ["heading-%d" % n for n in range(1, 7)] + ["field-" + s for s in FIELD_SLOTS]
 
 
@@ -157,6 +164,8 @@ def encode_operation(op):
                 + bytes([len(key)]) + key + struct.pack(">H", len(title)) + title)
     if op["op"] == "block":
         return b"\x02" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + encode_block_value(op["value"])
+    if op["op"] in ("snapshot", "branch", "decision", "edit-event"):
+        return encode_version_operation(op)
     if op["op"] == "text":
         return (b"\x04" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + struct.pack(">H", len(op["edits"]))
                 + b"".join(encode_text_edit(edit) for edit in op["edits"]))
@@ -186,6 +195,171 @@ def encode_body(fields):
 
 def sign(seed, body):
     return body + nacl.signing.SigningKey(seed).sign(SIGNING_LABEL + body).signature
+
+
+# --- §19.2 operations 0x06 to 0x08: versions ----------------------------------------------------
+
+def u8(value):
+    return bytes([value])
+
+
+def str16(text):
+    data = text.encode()
+    return struct.pack(">H", len(data)) + data
+
+
+def blob32(data):
+    return struct.pack(">I", len(data)) + data
+
+
+def encode_version_operation(op):
+    """Encodes a version operation; `*_code` keys override a field's code (for refused variants)."""
+    if op["op"] == "snapshot":
+        out = (b"\x06" + bytes.fromhex(op["snapshot"]) + bytes.fromhex(op["document"])
+               + u8(op.get("origin_code", ORIGINS.index(op["origin"]) + 1)) + str16(op["title"] or "")
+               + bytes.fromhex(op["device"]) + struct.pack(">Q", op["created_at"]) + bytes.fromhex(op["digest"]))
+        if "content" in op:
+            return out + u8(op.get("form_code", 1)) + blob32(bytes.fromhex(op["content"]))
+        return out + u8(op.get("form_code", 2)) + bytes.fromhex(op["base"]) + blob32(bytes.fromhex(op["delta"]))
+    if op["op"] == "branch":
+        return (b"\x07" + bytes.fromhex(op["branch"]) + bytes.fromhex(op["document"]) + u8(op.get("change_code", 1))
+                + u8(op.get("kind_code", BRANCH_KINDS.index(op["kind"]) + 1)) + bytes.fromhex(op["base"]) + str16(op["provenance"])
+                + struct.pack(">Q", op["created_at"]) + blob32(bytes.fromhex(op["delta"])))
+    if op["op"] == "decision":
+        return (b"\x07" + bytes.fromhex(op["branch"]) + bytes.fromhex(op["document"]) + b"\x02"
+                + u8(op.get("decision_code", DECISIONS.index(op["decision"]) + 1)) + struct.pack(">Q", op["decided_at"])
+                + (bytes.fromhex(op["before"]) if op["before"] else NONE16) + (bytes.fromhex(op["version"]) if op["version"] else NONE16))
+    out = (b"\x08" + bytes.fromhex(op["event"]) + bytes.fromhex(op["device"]) + struct.pack(">QQ", op["started_at"], op["last_edit_at"])
+           + u8(op.get("ended_code", 1 if op["ended"] else 0)) + struct.pack(">II", op["edits"], len(op["documents"])))
+    for document in op["documents"]:
+        out += bytes.fromhex(document["document"]) + struct.pack(">i", document["words"])
+    return out
+
+
+def decode_content(data):
+    """§15.2: version:u8 (1) count:u32 (id:16 length:u32 block)*, nothing after the last block."""
+    r = Reader(data)
+    if r.int(1) != 1:
+        raise Refused("malformedRecord", "an unknown snapshot content version")
+    blocks = []
+    for _ in range(r.int(4)):
+        block_id = r.take(16)
+        block = parse_block(r.take(r.int(4)))
+        block["id"] = block_id.hex()
+        blocks.append(block)
+    if not r.done():
+        raise Refused("malformedRecord", "bytes after the last block of a snapshot content")
+    return blocks
+
+
+def check_name(text, what):
+    """As a node's title: 1 to 512 bytes of NFC, no control character, no space (Zs) at either end."""
+    if not text or any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in text):
+        raise Refused("malformedRecord", "%s that is empty or holds control characters" % what)
+    if unicodedata.normalize("NFC", text) != text or unicodedata.category(text[0]) == "Zs" or unicodedata.category(text[-1]) == "Zs":
+        raise Refused("malformedRecord", "%s that is not NFC or starts or ends with a space" % what)
+    return text
+
+
+def parse_name(r, what):
+    return check_name(r.text(2, 512), what)
+
+
+def parse_time(r):
+    value = r.int(8)
+    if value > MAX_TIME:
+        raise Refused("malformedRecord", "a time past 2^63 - 1")
+    return value
+
+
+def parse_delta(r):
+    delta = r.take(r.int(4))
+    try:
+        sd.parse(delta)
+    except sd.Damaged as damage:
+        raise Refused("malformedRecord", "a snapshot delta: %s" % damage)
+    return delta.hex()
+
+
+def parse_snapshot(r):
+    op = {"op": "snapshot", "snapshot": r.take(16).hex(), "document": r.take(16).hex()}
+    code = r.int(1)
+    if not 1 <= code <= len(ORIGINS):
+        raise Refused("malformedRecord", "an unknown snapshot origin")
+    op["origin"] = ORIGINS[code - 1]
+    title = r.text(2, 512)
+    if op["origin"] == "titled":
+        check_name(title, "a snapshot title")
+    elif title:
+        raise Refused("malformedRecord", "a title on a snapshot that is not titled")
+    op["title"] = title or None
+    op["device"], op["created_at"], op["digest"] = r.take(16).hex(), parse_time(r), r.take(32).hex()
+    form = r.int(1)
+    if form == 1:
+        content = r.take(r.int(4))
+        decode_content(content)
+        if hashlib.sha256(content).hexdigest() != op["digest"]:
+            raise Refused("malformedRecord", "a snapshot content that is not its digest's")
+        op["content"] = content.hex()
+    elif form == 2:
+        op["base"] = r.take(16).hex()
+        if op["base"] == op["snapshot"]:
+            raise Refused("malformedRecord", "a snapshot delta from itself")
+        op["delta"] = parse_delta(r)
+    else:
+        raise Refused("malformedRecord", "an unknown snapshot content form")
+    return op
+
+
+def parse_branch_change(r):
+    branch, document = r.take(16).hex(), r.take(16).hex()
+    change = r.int(1)
+    if change == 1:
+        code = r.int(1)
+        if not 1 <= code <= len(BRANCH_KINDS):
+            raise Refused("malformedRecord", "an unknown branch kind")
+        base = r.take(16).hex()
+        provenance = parse_name(r, "a provenance")
+        created_at = parse_time(r)
+        return {"op": "branch", "branch": branch, "document": document, "kind": BRANCH_KINDS[code - 1], "base": base,
+                "provenance": provenance, "created_at": created_at, "delta": parse_delta(r)}
+    if change == 2:
+        code = r.int(1)
+        if not 1 <= code <= len(DECISIONS):
+            raise Refused("malformedRecord", "an unknown branch decision")
+        decided_at = parse_time(r)
+        before, version = r.take(16), r.take(16)
+        adopt = DECISIONS[code - 1] == "adopt"
+        if (before != NONE16, version != NONE16) != (adopt, adopt):
+            raise Refused("malformedRecord", "a decision naming the wrong snapshots")
+        return {"op": "decision", "branch": branch, "document": document, "decision": DECISIONS[code - 1], "decided_at": decided_at,
+                "before": before.hex() if adopt else None, "version": version.hex() if adopt else None}
+    raise Refused("malformedRecord", "an unknown branch change")
+
+
+def parse_edit_event(r):
+    op = {"op": "edit-event", "event": r.take(16).hex(), "device": r.take(16).hex()}
+    op["started_at"], op["last_edit_at"] = parse_time(r), parse_time(r)
+    if op["started_at"] > op["last_edit_at"]:
+        raise Refused("malformedRecord", "an edit event whose first edit is after its last")
+    ended = r.int(1)
+    if ended > 1:
+        raise Refused("malformedRecord", "an edit event neither open nor ended")
+    op["ended"] = ended == 1
+    op["edits"] = r.int(4)
+    if op["edits"] < 1:
+        raise Refused("malformedRecord", "an edit event of no edits")
+    count = r.int(4)
+    if not 1 <= count <= MAX_EVENT_DOCUMENTS:
+        raise Refused("malformedRecord", "an edit event of 1 to 4096 documents")
+    documents = []
+    for _ in range(count):
+        document = r.take(16).hex()
+        if any(d["document"] == document for d in documents):
+            raise Refused("malformedRecord", "an edit event listing a document twice")
+        documents.append({"document": document, "words": int.from_bytes(r.take(4), "big", signed=True)})
+    op["documents"] = documents
+    return op
 
 
 def parse_block_value(r):
@@ -244,6 +418,12 @@ def parse_operation(r):
         if not 1 <= count <= MAX_TEXT_EDITS:
             raise Refused("malformedRecord", "1 to 4096 text edits")
         return {"op": "text", "document": document, "block": block, "edits": [parse_text_edit(r) for _ in range(count)]}
+    if tag == 6:
+        return parse_snapshot(r)
+    if tag == 7:
+        return parse_branch_change(r)
+    if tag == 8:
+        return parse_edit_event(r)
     raise Refused("malformedRecord", "an unknown operation")
 
 
@@ -326,6 +506,15 @@ def device(name):
     noise = fixed("sync noise key " + name, 32)
     return {"seed": seed.hex(), "signing_public_key": public.hex(), "noise_public_key": noise.hex(),
             "device_id": hashlib.sha256(DEVICE_ID_LABEL + public + noise).digest()[:16].hex()}
+
+
+def content(blocks):
+    """§15.2 content of (id hex, block) pairs."""
+    out = b"\x01" + struct.pack(">I", len(blocks))
+    for block_id, value in blocks:
+        encoded = encode_block(value)
+        out += bytes.fromhex(block_id) + struct.pack(">I", len(encoded)) + encoded
+    return out
 
 
 def block(key, kind, text, rows=None):
@@ -422,8 +611,42 @@ def build():
         ]},
     ]}
     r3 = sign(bytes.fromhex(a["seed"]), encode_body(third))
+    h3 = hashlib.sha256(r3).hexdigest()
+    # Versions (0x06 to 0x08): a titled snapshot whole, an automatic one as a delta from it, a branch
+    # against the first, its adoption (before: the first, version: the second) and A's writing session.
+    s1, s2, branch_id, event_a, event_b = (fixed("sync id " + n, 16).hex() for n in ("snapshot 1", "snapshot 2", "branch", "event A", "event B"))
+    audit_a, audit_b = fixed("sync audit device A", 16).hex(), fixed("sync audit device B", 16).hex()
+    c1 = content([(b2, {"kind": "paragraph", "text": "Edited at the desk!", "rows": []})])
+    c2 = content([(b2, {"kind": "paragraph", "text": "Edited at the desk! Plan: rest.", "rows": []})])
+    prefix = len(os.path.commonprefix([c1, c2]))
+    d12 = b"\x01" + sd.copy(0, prefix) + sd.insert(c2[prefix:])
+    assert sd.apply(d12, c1) == c2
+    proposal = content([(b2, {"kind": "paragraph", "text": "Edited at the desk! Plan: rest, fluids.", "rows": []})])
+    d1p = b"\x01" + sd.copy(0, prefix) + sd.insert(proposal[prefix:])
+    assert sd.apply(d1p, c1) == proposal
+    snapshot_1 = {"op": "snapshot", "snapshot": s1, "document": doc, "origin": "titled", "title": "Before the visit", "device": audit_a,
+                  "created_at": 1780000000, "digest": hashlib.sha256(c1).hexdigest(), "content": c1.hex()}
+    snapshot_2 = {"op": "snapshot", "snapshot": s2, "document": doc, "origin": "automatic", "title": None, "device": audit_a,
+                  "created_at": 1780000060, "digest": hashlib.sha256(c2).hexdigest(), "base": s1, "delta": d12.hex()}
+    made = {"op": "branch", "branch": branch_id, "document": doc, "kind": "ai-suggestion", "base": s1, "provenance": "assistant: a fuller plan",
+            "created_at": 1780000070, "delta": d1p.hex()}
+    adopt = {"op": "decision", "branch": branch_id, "document": doc, "decision": "adopt", "decided_at": 1780000080, "before": s1, "version": s2}
+    session_a = {"op": "edit-event", "event": event_a, "device": audit_a, "started_at": 1780000000, "last_edit_at": 1780000080,
+                 "ended": False, "edits": 3, "documents": [{"document": doc, "words": -2}]}
+    fourth = {"project": project, "device": a["device_id"], "counter": 3, "lamport": 4, "parents": [h3],
+              "operations": [snapshot_1, snapshot_2, made, adopt, session_a]}
+    r4 = sign(bytes.fromhex(a["seed"]), encode_body(fourth))
+    h4 = hashlib.sha256(r4).hexdigest()
+    fifth = {"project": project, "device": b["device_id"], "counter": 2, "lamport": 5, "parents": [h4], "operations": [
+        {"op": "decision", "branch": branch_id, "document": doc, "decision": "revert", "decided_at": 1780000200, "before": None, "version": None},
+        {"op": "decision", "branch": fixed("sync id other branch", 16).hex(), "document": doc, "decision": "discard", "decided_at": 1780000210,
+         "before": None, "version": None},
+        {"op": "edit-event", "event": event_b, "device": audit_b, "started_at": 1780000100, "last_edit_at": 1780000200, "ended": True,
+         "edits": 1, "documents": [{"document": doc, "words": 7}, {"document": fixed("sync id document 2", 16).hex(), "words": 0}]},
+    ]}
+    r5 = sign(bytes.fromhex(b["seed"]), encode_body(fifth))
     records = []
-    for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third)):
+    for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth)):
         parsed = read(raw, keys)
         fields = dict(fields, parents=sorted(fields["parents"]))
         assert parsed == fields, name
@@ -471,6 +694,38 @@ def build():
         ("a title not in NFC", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
             {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Cafe\u0301"}}])),
          "malformedRecord"),
+        ("unknown operation 9", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x09"),
+         "malformedRecord"),
+    ] + [
+        (name, sign(bytes.fromhex(a["seed"]), body_variant(fourth, operations=[dict(op, **change)])), "malformedRecord")
+        for name, op, change in (
+            ("snapshot origin 6", snapshot_1, {"origin_code": 6}),
+            ("a title on an automatic snapshot", snapshot_2, {"title": "Automatic"}),
+            ("a titled snapshot without a title", snapshot_1, {"title": None}),
+            ("a snapshot title with a control character", snapshot_1, {"title": "Before\u0007"}),
+            ("a snapshot title not in NFC", snapshot_1, {"title": "Cafe\u0301"}),
+            ("a provenance ending with a space", made, {"provenance": "assistant "}),
+            ("a snapshot content that is not its digest's", snapshot_1, {"digest": hashlib.sha256(c2).hexdigest()}),
+            ("a snapshot content with a byte after its last block", snapshot_1, {"content": (c1 + b"\x00").hex(),
+                                                                                  "digest": hashlib.sha256(c1 + b"\x00").hexdigest()}),
+            ("snapshot content form 3", snapshot_1, {"form_code": 3}),
+            ("a snapshot delta not in canonical form", snapshot_2, {"delta": (b"\x01" + sd.copy(0, 4) + sd.copy(4, prefix - 4) + sd.insert(c2[prefix:])).hex()}),
+            ("a snapshot delta from itself", snapshot_2, {"base": s2}),
+            ("a time past 2^63 - 1", snapshot_1, {"created_at": 2 ** 63}),
+            ("branch kind 5", made, {"kind_code": 5}),
+            ("an empty provenance", made, {"provenance": ""}),
+            ("branch change 3", made, {"change_code": 3}),
+            ("a branch delta of version 2", made, {"delta": "02" + d1p.hex()[2:]}),
+            ("branch decision 4", adopt, {"decision_code": 4}),
+            ("an adoption naming no version", adopt, {"version": None}),
+            ("a discard naming snapshots", adopt, {"decision": "discard"}),
+            ("an edit event ended 2", session_a, {"ended_code": 2}),
+            ("an edit event whose first edit is after its last", session_a, {"started_at": 1780000081}),
+            ("an edit event of no edits", session_a, {"edits": 0}),
+            ("an edit event of no documents", session_a, {"documents": []}),
+            ("an edit event listing a document twice", session_a, {"documents": [{"document": doc, "words": 1}, {"document": doc, "words": 2}]}),
+        )
+    ] + [
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
         ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
         ("unknown device", sign(fixed("sync device C", 32), body_variant(first, device=fixed("sync device C id", 16).hex())), "unknownDevice"),

@@ -45,6 +45,11 @@ struct EditEventTable {
                            [.blob(deviceID.bytes)]).map(decode)
     }
 
+    /// One event's row, or nil (a synced event is stored or updated by its id, SECURITY.md §19.5).
+    func row(_ id: EditEventID) throws -> Row? {
+        try database.queryOne("SELECT * FROM writing_edit_events WHERE id = ?", [.blob(id.bytes)]).map(decode)
+    }
+
     /// The project's events of every device, oldest first.
     func all(in project: ProjectID) throws -> [Row] {
         try database.query("SELECT * FROM writing_edit_events WHERE project_id = ? ORDER BY started_at, rowid",

@@ -39,6 +39,11 @@ struct BranchTable {
                            [.blob(document.bytes)]).map(decode)
     }
 
+    /// A project's branches, oldest first (what sync compares, SECURITY.md §19.3).
+    func all(inProject project: ProjectID) throws -> [Row] {
+        try database.query("SELECT * FROM writing_branches WHERE project_id = ? ORDER BY created_at, rowid", [.blob(project.bytes)]).map(decode)
+    }
+
     /// Writes a decision: the state, its time and the adoption's snapshots (kept through a revert).
     func update(_ row: Row) throws {
         try database.query("""

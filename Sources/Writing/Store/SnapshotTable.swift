@@ -36,6 +36,11 @@ struct SnapshotTable {
         try database.query("SELECT * FROM writing_snapshots WHERE node_id = ? ORDER BY sequence", [.blob(document.bytes)]).map(decode)
     }
 
+    /// A project's snapshots, by document then sequence (what sync compares, SECURITY.md §19.3).
+    func all(inProject project: ProjectID) throws -> [Row] {
+        try database.query("SELECT * FROM writing_snapshots WHERE project_id = ? ORDER BY node_id, sequence", [.blob(project.bytes)]).map(decode)
+    }
+
     /// The document's latest snapshot, or nil before its first.
     func latest(of document: NodeID) throws -> Row? {
         try database.queryOne("SELECT * FROM writing_snapshots WHERE node_id = ? ORDER BY sequence DESC LIMIT 1",

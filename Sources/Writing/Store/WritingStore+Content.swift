@@ -29,13 +29,14 @@ extension WritingStore {
     /// A write that changes anything joins this device's writing session (`recordEdit`, §15.5).
     @discardableResult
     public func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent) throws -> ContentChange {
-        try replaceDocumentContent(of: document, in: projectID, with: content, reading: { _ in })
+        try replaceDocumentContent(of: document, in: projectID, with: content, recordingEdit: true, reading: { _ in })
     }
 
     /// `replaceDocumentContent`, handing `reading` the content the document had before the write
     /// (opened once, to diff against): a snapshot taken with the write uses it as its delta's base.
+    /// `recordingEdit` false: a synced write, which joins no writing session here (§19.2, op 0x08).
     func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent,
-                                reading: (DocumentContent) throws -> Void) throws -> ContentChange {
+                                recordingEdit: Bool = true, reading: (DocumentContent) throws -> Void) throws -> ContentChange {
         try Self.check(content)
         let project = try writable(projectID)
         try checkDocument(document, in: project)
@@ -77,7 +78,7 @@ extension WritingStore {
         if !change.isEmpty || stored.blocks.map(\.id) != content.blocks.map(\.id) {
             try record(.writingContentWrite, project, subject: document,
                        details: [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))])
-            try recordEdit(of: document, in: project, words: words)
+            if recordingEdit { try recordEdit(of: document, in: project, words: words) }
         }
         return change
     }

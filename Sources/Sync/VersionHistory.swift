@@ -1,0 +1,165 @@
+import CryptoVault
+import Writing
+
+/// The versions a replica's records hold (SECURITY.md §19.3, operations 0x06 to 0x08), kept beside
+/// its documents: every snapshot, branch, decision and edit event written, with the history entry
+/// of the record that wrote it. What it shows is a function of the set of records, as the
+/// documents are: each snapshot, branch and event is the write of least rank (an honest device
+/// never writes one twice), and a branch's state is its decisions replayed in rank order.
+struct VersionHistory: Sendable {
+    struct Write<Value: Sendable>: Sendable {
+        let entry: Int
+        let value: Value
+    }
+
+    private(set) var snapshots: [SnapshotID: [Write<SyncedSnapshot>]] = [:]
+    private(set) var branches: [BranchID: [Write<SyncedBranch>]] = [:]
+    private(set) var decisions: [BranchID: [Write<SyncedDecision>]] = [:]
+    private(set) var events: [EditEventID: [Write<SyncedEditEvent>]] = [:]
+    /// Snapshot ids in the order their first write was admitted (parents first): a delta's base
+    /// comes before it.
+    private(set) var snapshotOrder: [SnapshotID] = []
+    private(set) var branchOrder: [BranchID] = []
+
+    // MARK: Admitting a record
+
+    /// Refuses a record whose version operations do not follow from its past: a snapshot or
+    /// branch written again (`.causalityViolation`; twice in one record, `.malformedRecord`), or a
+    /// delta's or branch's base that is not a snapshot of the same document written in the
+    /// record's past or earlier in the record (`.causalityViolation`). An event written twice in
+    /// one record is `.malformedRecord`.
+    func check(_ record: ChangeRecord, inPast: (Int) -> Bool) throws(SyncError) {
+        var written: [SnapshotID: NodeID] = [:], made = Set<BranchID>(), events = Set<EditEventID>()
+        func snapshotHeld(_ id: SnapshotID, of document: NodeID) -> Bool {
+            written[id] == document || (snapshots[id] ?? []).contains { inPast($0.entry) && $0.value.document == document }
+        }
+        for case .version(let operation) in record.operations {
+            switch operation {
+            case .snapshot(let snapshot):
+                guard written[snapshot.id] == nil else { throw SyncByteReader.malformed("snapshot \(snapshot.id) written twice in one record") }
+                guard !(snapshots[snapshot.id] ?? []).contains(where: { inPast($0.entry) }) else {
+                    throw SyncError(.causalityViolation, "snapshot \(snapshot.id) was written before, in the record's past")
+                }
+                if case .delta(let base, _) = snapshot.payload, !snapshotHeld(base, of: snapshot.document) {
+                    throw SyncError(.causalityViolation, "snapshot \(snapshot.id)'s delta is from a snapshot of its document the record has not seen")
+                }
+                written[snapshot.id] = snapshot.document
+            case .branch(let branch):
+                guard made.insert(branch.id).inserted else { throw SyncByteReader.malformed("branch \(branch.id) made twice in one record") }
+                guard !(branches[branch.id] ?? []).contains(where: { inPast($0.entry) }) else {
+                    throw SyncError(.causalityViolation, "branch \(branch.id) was made before, in the record's past")
+                }
+                guard snapshotHeld(branch.base, of: branch.document) else {
+                    throw SyncError(.causalityViolation, "branch \(branch.id)'s base is not a snapshot of its document the record has seen")
+                }
+            case .decision: continue
+            case .editEvent(let event):
+                guard events.insert(event.id).inserted else { throw SyncByteReader.malformed("edit event \(event.id) written twice in one record") }
+            }
+        }
+    }
+
+    /// Keeps an admitted record's version operation (in the record's order).
+    mutating func apply(_ operation: VersionOperation, entry: Int) {
+        switch operation {
+        case .snapshot(let snapshot):
+            if snapshots[snapshot.id] == nil { snapshotOrder.append(snapshot.id) }
+            snapshots[snapshot.id, default: []].append(Write(entry: entry, value: snapshot))
+        case .branch(let branch):
+            if branches[branch.id] == nil { branchOrder.append(branch.id) }
+            branches[branch.id, default: []].append(Write(entry: entry, value: branch))
+        case .decision(let decision): decisions[decision.branch, default: []].append(Write(entry: entry, value: decision))
+        case .editEvent(let event): events[event.id, default: []].append(Write(entry: entry, value: event))
+        }
+    }
+}
+
+/// A decision on a branch as the replay settled it: applied, or overruled (kept in the history).
+public struct SettledDecision: Sendable, Equatable {
+    public let decision: SyncedDecision
+    /// The device whose record carried it, and that record's counter.
+    public let device: DeviceID
+    public let counter: UInt64
+    public let applied: Bool
+}
+
+/// A branch's state as every device settles it from the decisions its records hold.
+public struct SettledBranch: Sendable, Equatable {
+    public let state: BranchState
+    /// The last applied decision's time.
+    public let decidedAt: Int64?
+    /// The applied adoption's snapshots (kept through a revert).
+    public let before: SnapshotID?
+    public let adoption: SnapshotID?
+    /// Every decision, in the order replayed.
+    public let decisions: [SettledDecision]
+}
+
+extension SyncReplica {
+    /// The snapshots the records hold, in the order first written, each its write of least rank.
+    var syncedSnapshots: [SyncedSnapshot] { versions.snapshotOrder.map { least(versions.snapshots[$0]!) } }
+    /// The branches the records made, in the order first made, each its write of least rank.
+    var syncedBranches: [SyncedBranch] { versions.branchOrder.map { least(versions.branches[$0]!) } }
+    var syncedSnapshotIDs: Set<SnapshotID> { Set(versions.snapshots.keys) }
+    var syncedBranchIDs: Set<BranchID> { Set(versions.branches.keys) }
+    var decidedBranches: [BranchID] { versions.decisions.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) } }
+
+    /// Each edit event as last written: its write of highest rank (an event is written only by its
+    /// own device, whose records form one chain, so that is its device's latest).
+    var syncedEditEvents: [SyncedEditEvent] {
+        versions.events.values.map { writes in writes.max { history.ranksBelow($0.entry, $1.entry) }!.value }
+            .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }
+    }
+
+    func syncedEditEvent(_ id: EditEventID) -> SyncedEditEvent? {
+        versions.events[id].map { writes in writes.max { history.ranksBelow($0.entry, $1.entry) }!.value }
+    }
+
+    private func least<Value>(_ writes: [VersionHistory.Write<Value>]) -> Value {
+        writes.min { history.ranksBelow($0.entry, $1.entry) }!.value
+    }
+
+    /// The branch's decisions replayed in rank order (SECURITY.md §19.3): an adopt or a discard
+    /// applies to an open branch, a revert to an adopted one whose record has seen an adoption of
+    /// it; an adopt also applies over a discard it had not seen (both devices decided at once: the
+    /// adoption's words are in the document, so the branch says adopted). Anything else is
+    /// overruled and kept. Lamport order puts every decision after those in its past.
+    public func settled(_ branch: BranchID) -> SettledBranch {
+        let writes = (versions.decisions[branch] ?? []).enumerated().sorted { a, b in
+            a.element.entry != b.element.entry ? history.ranksBelow(a.element.entry, b.element.entry) : a.offset < b.offset
+        }.map(\.element)
+        var state = BranchState.open, decidedAt: Int64? = nil, adopt: SyncedDecision? = nil
+        var discard: Int? = nil, settled: [SettledDecision] = []
+        for (position, write) in writes.enumerated() {
+            let decision = write.value, record = history.entries[write.entry].record
+            var applied = false
+            switch (decision.decision, state) {
+            case (.adopt, .open): applied = true
+            case (.adopt, .discarded):
+                // Over a discard it had not seen: the discard is overruled.
+                if let index = discard, !history.precedes(writes[index].entry, write.entry) {
+                    applied = true
+                    settled[index] = settled[index].overruled
+                }
+            case (.discard, .open):
+                applied = true
+                discard = position
+            case (.revert, .adopted):
+                // An adoption in its past, or earlier in its own record (`precedes` holds for the same entry).
+                applied = writes[..<position].contains { $0.value.decision == .adopt && history.precedes($0.entry, write.entry) }
+            default: break
+            }
+            if applied {
+                state = decision.decision == .adopt ? .adopted : decision.decision == .discard ? .discarded : .reverted
+                decidedAt = decision.decidedAt
+                if decision.decision == .adopt { adopt = decision }
+            }
+            settled.append(SettledDecision(decision: decision, device: record.device, counter: record.counter, applied: applied))
+        }
+        return SettledBranch(state: state, decidedAt: decidedAt, before: adopt?.before, adoption: adopt?.version, decisions: settled)
+    }
+}
+
+extension SettledDecision {
+    var overruled: SettledDecision { SettledDecision(decision: decision, device: device, counter: counter, applied: false) }
+}

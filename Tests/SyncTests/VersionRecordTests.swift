@@ -1,0 +1,91 @@
+import CryptoVault
+import Foundation
+import Testing
+import TestSupport
+@testable import Sync
+import Writing
+
+/// Operations 0x06 to 0x08 against testvectors/sync/change-records.json (records "fourth" and
+/// "fifth", written by the independent change_record.py): in any order they make the same
+/// versions, and the merge settles the branch as SECURITY.md §19.3 says. And the parser's bounds.
+@Suite struct VersionRecordTests {
+    let records: [[UInt8]]
+    let keys: [DeviceID: [UInt8]]
+
+    init() throws {
+        let path = PackageFiles.url("testvectors/sync/change-records.json").path
+        let data = try #require(FileManager.default.contents(atPath: path), "missing \(path)")
+        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        records = (root["records"] as! [[String: Any]]).map { Self.bytes($0["record"] as! String) }
+        let devices = root["devices"] as! [String: [String: String]]
+        keys = Dictionary(uniqueKeysWithValues: devices.values.map { (try! DeviceID(hex: $0["device_id"]!), Self.bytes($0["signing_public_key"]!)) })
+    }
+
+    @Test func theVectorsInAnyOrderMakeTheSameVersionsAndSettleTheBranch() throws {
+        #expect(records.count == 5)
+        var settled: [SettledBranch] = []
+        for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [3, 0, 4, 2, 1]] {
+            var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
+            for index in order { replica.receive(records[index]) }
+            #expect(replica.refusals.isEmpty)
+            #expect(replica.syncedSnapshots.map { $0.title ?? "-" } == ["Before the visit", "-"])
+            let branch = try #require(replica.syncedBranches.first)
+            #expect(branch.provenance == "assistant: a fuller plan")
+            settled.append(replica.settled(branch.id))
+            #expect(replica.syncedEditEvents.map(\.edits).sorted() == [1, 3])
+            // The discard names a branch no record made: kept, and settled on its own.
+            #expect(replica.decidedBranches.count == 2)
+        }
+        #expect(Set(settled.map { "\($0)" }).count == 1)
+        #expect(settled[0].state == .reverted)
+        #expect(settled[0].decisions.map { "\($0.decision.decision) \($0.applied)" } == ["adopt true", "revert true"])
+        #expect(settled[0].decidedAt == 1_780_000_200)
+        #expect(settled[0].before != nil && settled[0].adoption != nil)
+    }
+
+    @Test func theDeltaSnapshotRebuildsToItsDigest() throws {
+        var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
+        for record in records { replica.receive(record) }
+        let snapshots = replica.syncedSnapshots
+        guard case .whole(let first) = snapshots[0].payload, case .delta(let base, let delta) = snapshots[1].payload else {
+            Issue.record("the vectors' first snapshot is whole and the second a delta")
+            return
+        }
+        #expect(base == snapshots[0].id)
+        let second = try SnapshotDelta(parsing: delta).apply(to: first)
+        #expect(SHA256.hash(second) == snapshots[1].digest)
+        #expect(try SnapshotContent.decode(second).blocks.map(\.text) == ["Edited at the desk! Plan: rest."])
+    }
+
+    /// A record that writes one snapshot twice, or a delta from a snapshot its past lacks, is refused
+    /// for its reason and changes nothing.
+    @Test func aSnapshotWrittenTwiceOrFromABaseNotSeenIsRefused() throws {
+        var fleet = try SyncFleet(devices: 1)
+        let (document, _) = try fleet.replicas[0].createDocument(titled: "Memo")
+        let content = SnapshotContent.encode(DocumentContent(blocks: []))
+        func snapshot(_ id: SnapshotID, _ payload: SnapshotPayload) throws -> ChangeOperation {
+            .version(.snapshot(SyncedSnapshot(id: id, document: document, origin: .automatic, title: nil, deviceID: try AuditDeviceID.random(),
+                                              createdAt: 1, digest: SHA256.hash(content), payload: payload)))
+        }
+        let id = try SnapshotID.random()
+        _ = try fleet.replicas[0].commit([try snapshot(id, .whole(content))])
+        #expect(throws: SyncError(.causalityViolation, "")) { try fleet.replicas[0].commit([try snapshot(id, .whole(content))]) }
+        let unseen = try snapshot(try SnapshotID.random(), .delta(base: try SnapshotID.random(), [1, 2, 0, 0, 0, 1, 0]))
+        #expect(throws: SyncError(.causalityViolation, "")) { try fleet.replicas[0].commit([unseen]) }
+        let twice = try snapshot(try SnapshotID.random(), .whole(content))
+        #expect(throws: SyncError(.malformedRecord, "")) { try fleet.replicas[0].commit([twice, twice]) }
+        #expect(fleet.replicas[0].syncedSnapshotIDs == [id])
+    }
+
+    @Test func anEditEventCountPastItsBytesIsRefusedBeforeAnyWork() throws {
+        // 0x08 with a count of 4,096 documents and no bytes for them.
+        let operation = [UInt8](repeating: 1, count: 16) + [UInt8](repeating: 2, count: 16) + [UInt8](repeating: 0, count: 16)
+            + [0] + [0, 0, 0, 1] + [0, 0, 0x10, 0]
+        var reader = SyncByteReader(operation)
+        #expect(throws: SyncError(.malformedRecord, "")) { try VersionOperationCodec.parse(8, &reader) }
+    }
+
+    static func bytes(_ text: String) -> [UInt8] {
+        stride(from: 0, to: text.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! }
+    }
+}
