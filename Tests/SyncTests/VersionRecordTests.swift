@@ -11,6 +11,7 @@ import Writing
 @Suite struct VersionRecordTests {
     let records: [[UInt8]]
     let keys: [DeviceID: [UInt8]]
+    let settled: [String: [String: Any]]
 
     init() throws {
         let path = PackageFiles.url("testvectors/sync/change-records.json").path
@@ -19,10 +20,34 @@ import Writing
         records = (root["records"] as! [[String: Any]]).map { Self.bytes($0["record"] as! String) }
         let devices = root["devices"] as! [String: [String: String]]
         keys = Dictionary(uniqueKeysWithValues: devices.values.map { (try! DeviceID(hex: $0["device_id"]!), Self.bytes($0["signing_public_key"]!)) })
+        settled = root["settled"] as! [String: [String: Any]]
+    }
+
+    /// The file's settled branches (computed by change_record.py's own replay of §19.3) are the
+    /// replica's, whatever order the records arrive in: an adoption over a discard it had not seen.
+    @Test func decisionsSettleAsTheIndependentReplaySays() throws {
+        #expect(settled.count == 3)
+        for order in [Array(records.indices), Array(records.indices.reversed()), [7, 6, 0, 5, 1, 4, 2, 3]] {
+            var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
+            for index in order { replica.receive(records[index]) }
+            #expect(replica.refusals.isEmpty)
+            #expect(Set(replica.decidedBranches.map(\.hex)) == Set(settled.keys))
+            for (branch, expected) in settled {
+                let state = replica.settled(try BranchID(hex: branch))
+                #expect(state.state.rawValue == expected["state"] as? String)
+                #expect(state.decidedAt == (expected["decided_at"] as? Int).map(Int64.init))
+                #expect(state.before?.hex == expected["before"] as? String)
+                #expect(state.adoption?.hex == expected["adoption"] as? String)
+                let decisions = (expected["decisions"] as! [[String: Any]]).map {
+                    "\($0["decision"]!) \($0["device"]!) \($0["counter"]!) \($0["applied"] as! Bool)"
+                }
+                #expect(state.decisions.map { "\($0.decision.decision) \($0.device.hex) \($0.counter) \($0.applied)" } == decisions)
+            }
+        }
     }
 
     @Test func theVectorsInAnyOrderMakeTheSameVersionsAndSettleTheBranch() throws {
-        #expect(records.count == 5)
+        #expect(records.count == 8)
         var settled: [SettledBranch] = []
         for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [3, 0, 4, 2, 1]] {
             var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
@@ -30,6 +55,7 @@ import Writing
             #expect(replica.refusals.isEmpty)
             #expect(replica.syncedSnapshots.map { $0.title ?? "-" } == ["Before the visit", "-"])
             let branch = try #require(replica.syncedBranches.first)
+            #expect(replica.syncedBranches.count == 1)
             #expect(branch.provenance == "assistant: a fuller plan")
             settled.append(replica.settled(branch.id))
             #expect(replica.syncedEditEvents.map(\.edits).sorted() == [1, 3])
@@ -45,7 +71,7 @@ import Writing
 
     @Test func theDeltaSnapshotRebuildsToItsDigest() throws {
         var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
-        for record in records { replica.receive(record) }
+        for record in records.prefix(5) { replica.receive(record) }
         let snapshots = replica.syncedSnapshots
         guard case .whole(let first) = snapshots[0].payload, case .delta(let base, let delta) = snapshots[1].payload else {
             Issue.record("the vectors' first snapshot is whole and the second a delta")

@@ -562,6 +562,60 @@ def removal_scenario(a, b, keys):
     }
 
 
+def settled_branches(records):
+    """§19.3: every decided branch's state, its decisions replayed in rank order (Lamport time, device,
+    hash; a record's own in their order): an adopt applies to an open branch, or to a discarded one
+    whose applied discard is not in its past (overruling it); a discard to an open one; a revert to
+    an adopted one with an adopt in its past or earlier in its record; anything else is overruled."""
+    by_hash = {r["hash"]: r for r in records}
+    past = {}
+
+    def past_of(h):
+        if h not in past:
+            seen, stack = set(), [h]
+            while stack:
+                for parent in by_hash[stack.pop()]["fields"]["parents"]:
+                    if parent not in seen:
+                        seen.add(parent)
+                        stack.append(parent)
+            past[h] = seen
+        return past[h]
+
+    def in_past(a, b):  # record a in record b's past, or b itself
+        return a == b or a in past_of(b)
+
+    decisions = {}
+    for r in records:
+        for index, op in enumerate(r["fields"]["operations"]):
+            if op["op"] == "decision":
+                rank = (r["fields"]["lamport"], bytes.fromhex(r["fields"]["device"]), bytes.fromhex(r["hash"]), index)
+                decisions.setdefault(op["branch"], []).append((rank, r, op))
+    settled = {}
+    for branch, writes in sorted(decisions.items()):
+        writes.sort(key=lambda w: w[0])
+        state, decided_at, adopt, discard, out = "open", None, None, None, []
+        for position, (_, r, op) in enumerate(writes):
+            applied = False
+            if op["decision"] == "adopt" and state == "open":
+                applied = True
+            elif op["decision"] == "adopt" and state == "discarded" and not in_past(writes[discard][1]["hash"], r["hash"]):
+                applied = True
+                out[discard]["applied"] = False
+            elif op["decision"] == "discard" and state == "open":
+                applied, discard = True, position
+            elif op["decision"] == "revert" and state == "adopted":
+                applied = any(w[2]["decision"] == "adopt" and in_past(w[1]["hash"], r["hash"]) for w in writes[:position])
+            if applied:
+                state = {"adopt": "adopted", "discard": "discarded", "revert": "reverted"}[op["decision"]]
+                decided_at = op["decided_at"]
+                if op["decision"] == "adopt":
+                    adopt = op
+            out.append({"decision": op["decision"], "device": r["fields"]["device"], "counter": r["fields"]["counter"], "applied": applied})
+        settled[branch] = {"state": state, "decided_at": decided_at, "before": adopt["before"] if adopt else None,
+                           "adoption": adopt["version"] if adopt else None, "decisions": out}
+    return settled
+
+
 def build():
     a, b = device("A"), device("B")
     keys = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in (a, b)}
@@ -645,8 +699,24 @@ def build():
          "edits": 1, "documents": [{"document": doc, "words": 7}, {"document": fixed("sync id document 2", 16).hex(), "words": 0}]},
     ]}
     r5 = sign(bytes.fromhex(b["seed"]), encode_body(fifth))
+    h5 = hashlib.sha256(r5).hexdigest()
+    # A second branch (against the second snapshot), then an adoption by A and a discard by B that
+    # neither device saw: §19.3 settles it adopted on both, the discard kept, overruled.
+    second_branch = fixed("sync id branch 2", 16).hex()
+    d2p = b"\x01" + sd.copy(0, prefix) + sd.insert(proposal[prefix:])
+    sixth = {"project": project, "device": a["device_id"], "counter": 4, "lamport": 6, "parents": [h5], "operations": [
+        {"op": "branch", "branch": second_branch, "document": doc, "kind": "manual", "base": s2, "provenance": "j.okafor",
+         "created_at": 1780000300, "delta": d2p.hex()}]}
+    r6 = sign(bytes.fromhex(a["seed"]), encode_body(sixth))
+    h6 = hashlib.sha256(r6).hexdigest()
+    seventh = {"project": project, "device": a["device_id"], "counter": 5, "lamport": 7, "parents": [h6], "operations": [
+        {"op": "decision", "branch": second_branch, "document": doc, "decision": "adopt", "decided_at": 1780000400, "before": s2, "version": s1}]}
+    eighth = {"project": project, "device": b["device_id"], "counter": 3, "lamport": 7, "parents": [h6], "operations": [
+        {"op": "decision", "branch": second_branch, "document": doc, "decision": "discard", "decided_at": 1780000390, "before": None, "version": None}]}
+    r7, r8 = sign(bytes.fromhex(a["seed"]), encode_body(seventh)), sign(bytes.fromhex(b["seed"]), encode_body(eighth))
     records = []
-    for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth)):
+    for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth),
+                              ("sixth", r6, sixth), ("seventh", r7, seventh), ("eighth", r8, eighth)):
         parsed = read(raw, keys)
         fields = dict(fields, parents=sorted(fields["parents"]))
         assert parsed == fields, name
@@ -747,6 +817,7 @@ def build():
         "records": records,
         "refused": refused,
         "removal": removal_scenario(a, b, keys),
+        "settled": settled_branches(records),
     }
 
 
