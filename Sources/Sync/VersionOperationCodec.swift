@@ -9,7 +9,7 @@ import Writing
 ///                | 0x07 branch:16 document:16 change
 ///                | 0x08 event:16 device:16 startedAt:u64be lastEditAt:u64be ended:u8 (0 or 1)
 ///                       edits:u32be (≥ 1) count:u32be (1 to 4096) (document:16 words:i32be)*
-///     origin     = 1 automatic | 2 titled | 3 restore | 4 adopt | 5 revert
+///     origin     = 1 automatic | 2 titled | 3 restore | 4 adopt | 5 revert | 6 discard
 ///     content    = 0x01 length:u32be bytes            (the content, §15.2; SHA-256 = digest)
 ///                | 0x02 base:16 length:u32be bytes    (a snapshot delta, §15.1, from base's content)
 ///     change     = 0x01 kind:u8 base:16 provenance:str16 createdAt:u64be length:u32be delta
@@ -29,7 +29,7 @@ enum VersionOperationCodec {
     static let editEventCode: UInt8 = 8
     static let codes: Set<UInt8> = [snapshotCode, branchCode, editEventCode]
     static let maximumDocuments = 4096
-    static let origins: [SnapshotOrigin] = [.automatic, .titled, .restore, .adopt, .revert]
+    static let origins: [SnapshotOrigin] = [.automatic, .titled, .restore, .adopt, .revert, .discard]
     static let kinds: [BranchKind] = [.aiSuggestion, .researchInsert, .syncConflict, .manual]
     static let none = [UInt8](repeating: 0, count: 16)
 
@@ -90,7 +90,17 @@ enum VersionOperationCodec {
         out += bytes
     }
 
-    static func code(of origin: SnapshotOrigin) -> UInt8 { UInt8(origins.firstIndex(of: origin)! + 1) }
+    /// Exhaustive, so an origin added to the store without a code here fails to compile, not to run.
+    static func code(of origin: SnapshotOrigin) -> UInt8 {
+        switch origin {
+        case .automatic: 1
+        case .titled: 2
+        case .restore: 3
+        case .adopt: 4
+        case .revert: 5
+        case .discard: 6
+        }
+    }
     static func code(of kind: BranchKind) -> UInt8 { UInt8(kinds.firstIndex(of: kind)! + 1) }
 
     // MARK: Parsing

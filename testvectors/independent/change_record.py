@@ -43,7 +43,7 @@ MAX_BLOCK_TEXT = 983040
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "personBackground", "personArc",
                "placeDescription", "documentDate", "documentReference", "documentAuthor"]
-ORIGINS = ["automatic", "titled", "restore", "adopt", "revert"]
+ORIGINS = ["automatic", "titled", "restore", "adopt", "revert", "discard"]
 BRANCH_KINDS = ["ai-suggestion", "research-insert", "sync-conflict", "manual"]
 DECISIONS = ["adopt", "discard", "revert"]
 MAX_TIME = 2 ** 63 - 1
@@ -769,7 +769,7 @@ def build():
     ] + [
         (name, sign(bytes.fromhex(a["seed"]), body_variant(fourth, operations=[dict(op, **change)])), "malformedRecord")
         for name, op, change in (
-            ("snapshot origin 6", snapshot_1, {"origin_code": 6}),
+            ("snapshot origin 7", snapshot_1, {"origin_code": 7}),
             ("a title on an automatic snapshot", snapshot_2, {"title": "Automatic"}),
             ("a titled snapshot without a title", snapshot_1, {"title": None}),
             ("a snapshot title with a control character", snapshot_1, {"title": "Before\u0007"}),

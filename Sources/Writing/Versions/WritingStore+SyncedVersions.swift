@@ -175,7 +175,8 @@ extension WritingStore {
         let latest = try snapshotTable.latest(of: document)
         let sequence = (latest?.sequence ?? 0) + 1
         var form = SnapshotRecord.Form.keyframe, payload = content
-        if (sequence - 1) % Self.keyframeInterval != 0, let latest {
+        // Where a chain starts is the store's rule (`addSnapshot`'s), so a synced link is stored as a local one.
+        if !Self.startsChain(sequence, size: content.count, lastKeyframe: try snapshotTable.lastKeyframe(of: document)), let latest {
             let delta = try SnapshotDelta.between(try contentBytes(of: latest, in: project), content).serialized()
             if delta.count < content.count { (form, payload) = (.delta, delta) }
         }
