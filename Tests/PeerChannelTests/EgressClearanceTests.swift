@@ -129,4 +129,53 @@ struct EgressClearanceGuardTests {
                     "\(kind): \(senders)")
         }
     }
+
+    /// Every file in Sources/ that sends a request to a paired device (a channel or sync transport's
+    /// `request`/`requests`), and why what it sends may leave. A new sender fails here until it is
+    /// listed, with a clearance, a released payload, or a reason its bytes are not the vault's content.
+    static let channelSenders: [String: String] = [
+        "Sources/PeerChannel/Sharing/ShareSender.swift": "a share grant, after an EgressClearance",
+        "Sources/PeerChannel/Replication/Replicator.swift": "bundle ciphertext, after an EgressClearance",
+        "Sources/PeerChannel/Replication/VaultCopySender.swift": "a whole-vault copy, after an EgressClearance",
+        "Sources/PeerChannel/Replication/PeerInventory.swift": "asks which bundle ids the peer keeps for this vault (ids only)",
+        "Sources/PeerChannel/Replication/VaultRestorer.swift": "asks for this vault's own replica back, by bundle id",
+        "Sources/PeerChannel/Witnessing/WitnessClient.swift": "a signed checkpoint and a consistency proof (public tree heads)",
+        "Sources/Sync/Exchange/SyncInitiator.swift": "through SyncTransport, which takes only a SyncOutgoing",
+        "Sources/Sync/Repair/StoreRepair.swift": "through SyncTransport: a projects request and pull requests (it sends no record)",
+        "Sources/Appliance/Daemon/SyncChannelService.swift": "ChannelSyncTransport: the bytes of a SyncOutgoing",
+        "Sources/vaultctl/Commands/PeerChannelCommands.swift": "a ping's sequence byte",
+        "Sources/vaultbench/ChannelBenchmarks.swift": "a benchmark's synthetic bytes",
+        // Not a paired device, caught by the same pattern: an MCP server's JSON-RPC ("tools/list",
+        // "tools/call"), whose tool arguments pass the egress funnel first (Agents, SECURITY.md §17).
+        "Sources/Agents/MCP/MCPClient+Tools.swift": "an MCP server's JSON-RPC, arguments released by the funnel",
+    ]
+
+    @Test("every file that sends to a paired device is listed with why its bytes may leave; a new raw send fails here")
+    func everyChannelSenderIsKnown() throws {
+        let pattern = try NSRegularExpression(pattern: #"(?<!ChannelMessage)\.requests?\(\s*("|[A-Za-z]+\.[A-Za-z]*[Kk]ind\b|kind\b)"#)
+        let senders = Set(try Self.sources().filter { file in
+            pattern.firstMatch(in: file.text, range: NSRange(file.text.startIndex..., in: file.text)) != nil
+        }.map(\.path))
+        #expect(senders == Set(Self.channelSenders.keys), "unlisted: \(senders.subtracting(Self.channelSenders.keys).sorted()); gone: \(Set(Self.channelSenders.keys).subtracting(senders).sorted())")
+    }
+
+    @Test("the sync exchange sends only what the funnel released: its transport and its answers take a SyncOutgoing, which no bytes make")
+    func syncSendsOnlyReleasedPayloads() throws {
+        let sources = try Self.sources()
+        func text(_ suffix: String) throws -> String { try #require(sources.first { $0.path.hasSuffix(suffix) }).text }
+        let initiator = try text("/Sync/Exchange/SyncInitiator.swift")
+        #expect(initiator.contains("func request(_ kind: String, body: SyncOutgoing) throws -> [UInt8]"))
+        #expect(!initiator.contains("body: [UInt8]) throws"))
+        let responder = try text("/Sync/Exchange/SyncResponder.swift")
+        #expect(responder.contains("public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> SyncOutgoing"))
+        // SyncOutgoing: no initializer from bytes but its private one; made from a release in SyncEndpoint only.
+        let outgoing = try text("/Sync/Exchange/SyncOutgoing.swift")
+        let initializers = outgoing.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.contains("init(") && !$0.hasPrefix("///") }
+        #expect(initializers.filter { $0.contains("[UInt8]") }.allSatisfy { $0.hasPrefix("private init(bytes: [UInt8])") }, "\(initializers)")
+        #expect(initializers.contains { $0.hasPrefix("init(released: ReleasedPayload)") })
+        let releasers = sources.filter { $0.text.contains("SyncOutgoing(released:") }.map(\.path)
+        #expect(releasers == ["Sources/Sync/Exchange/SyncEndpoint.swift"], "\(releasers)")
+        let transport = try text("/Appliance/Daemon/SyncChannelService.swift")
+        #expect(transport.contains("public func request(_ kind: String, body: SyncOutgoing) throws -> [UInt8]"))
+    }
 }

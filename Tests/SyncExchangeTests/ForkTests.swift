@@ -38,7 +38,7 @@ import Writing
                                            parents: [head.hash],
                                            operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Elsewhere"))])
         let transport = try f.transport()
-        let pushed = try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind,
+        let pushed = try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind,
                                                                        body: SyncPushRequest(project: project.id, records: [forked.encoded]).serialized()))
         #expect(pushed.stored == 1)
         // ... while the laptop's vault commits its own number 2, and the desk builds on the fork.
@@ -59,7 +59,7 @@ import Writing
         // A second record of a number the desk holds, sent to it directly, is refused as a fork too.
         let again = try ChangeRecord.make(project: project.id, author: forker, counter: head.counter + 1, lamport: head.lamport + 1,
                                           parents: [head.hash], operations: [.node(try NodeID.random(), .removed)])
-        let refused = try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind,
+        let refused = try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind,
                                                                         body: SyncPushRequest(project: project.id, records: [again.encoded]).serialized()))
         #expect(refused.refused == ["equivocation"])
         #expect(Self.forkingDevices(f.desk) == [f.laptopKeys.profile.deviceID.hex])

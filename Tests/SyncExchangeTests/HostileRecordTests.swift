@@ -13,7 +13,7 @@ import Writing
     typealias F = SyncExchangeFixture
 
     static func push(_ records: [[UInt8]], _ project: ProjectID, over transport: ChannelSyncTransport) throws -> SyncPushAnswer {
-        try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind, body: SyncPushRequest(project: project, records: records).serialized()))
+        try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind, body: SyncPushRequest(project: project, records: records).serialized()))
     }
 
     /// A synced project on both, its document, and the laptop's record heads to build on.

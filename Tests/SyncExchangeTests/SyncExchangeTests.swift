@@ -72,7 +72,7 @@ import Writing
         #expect(try !F.hasProject(f.laptop, project.id))
         let transport = try f.transport()
         #expect(throws: SyncExchangeError(.privilegedRefused, "")) {
-            try transport.request(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
+            try transport.requestAsAnyPeer(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
         }
         #expect(F.details(f.desk, .syncExchangeRefused, "reason") == ["privilegedRefused"])
         #expect(!F.details(f.desk, .egressDecision, "destination").contains("device:\(f.laptopKeys.profile.deviceID.hex)"))
@@ -85,7 +85,7 @@ import Writing
         // Not shared: not offered, and asked for directly, refused.
         #expect(try f.syncLaptop().projects.isEmpty)
         #expect(throws: SyncExchangeError(.notShared, "")) {
-            try f.transport().request(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
+            try f.transport().requestAsAnyPeer(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
         }
         // As a viewer: the laptop gets it; its own edits stay with it and are refused if pushed.
         try SyncControl.shared(project.compartment, with: f.laptopKeys.profile.deviceID, role: .viewer, in: f.desk.unlocked)
@@ -101,7 +101,7 @@ import Writing
                 .records(of: project.id, missingFrom: [f.deskKeys.profile.deviceID: 1])
         }
         #expect(throws: SyncExchangeError(.viewerCannotWrite, "")) {
-            try f.transport().request(SyncWire.pushKind, body: SyncPushRequest(project: project.id, records: pending).serialized())
+            try f.transport().requestAsAnyPeer(SyncWire.pushKind, body: SyncPushRequest(project: project.id, records: pending).serialized())
         }
         #expect(try F.texts(f.desk, project.id, document) == ["first", "second"])
         #expect(F.details(f.desk, .syncExchangeRefused, "reason").contains("viewerCannotWrite"))
@@ -113,7 +113,7 @@ import Writing
         try SyncControl.revoked(project.compartment, from: f.laptopKeys.profile.deviceID, in: f.desk.unlocked)
         #expect(try f.syncLaptop().projects.isEmpty)
         #expect(throws: SyncExchangeError(.notShared, "")) {
-            try f.transport().request(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
+            try f.transport().requestAsAnyPeer(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
         }
         #expect(f.desk.recording.actions.contains("sync.share-revoke"))
     }
@@ -139,7 +139,7 @@ import Writing
                                               operations: [.node(try NodeID.random(), .removed)])
         let transport = try f.transport()
         func push(_ records: [[UInt8]], to id: ProjectID = project.id) throws -> SyncPushAnswer {
-            try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind, body: SyncPushRequest(project: id, records: records).serialized()))
+            try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind, body: SyncPushRequest(project: id, records: records).serialized()))
         }
         #expect(try push([forged]).refused == ["badSignature"])
         #expect(try push([first]).refused == ["replayedRecord"])
@@ -149,8 +149,8 @@ import Writing
         var huge = [SyncWire.version] + project.id.bytes
         SyncWireReader.append(1, size: 4, to: &huge)
         SyncWireReader.append(UInt64(ChangeRecordCodec.maximumSize + 1), size: 4, to: &huge)
-        #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.request(SyncWire.pushKind, body: huge) }
-        #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.request(SyncWire.pullKind, body: [1, 2, 3]) }
+        #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pushKind, body: huge) }
+        #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pullKind, body: [1, 2, 3]) }
         #expect(try push([honest.encoded, backwards.encoded]).refused == ["causalityViolation"])
         let reasons = Set(F.details(f.desk, .syncRecordRefused, "reason"))
         #expect(reasons.isSuperset(of: ["badSignature", "replayedRecord", "unknownCompartment", "malformedRecord", "causalityViolation"]))

@@ -125,7 +125,7 @@ struct HostilePeerOverNetworkTests {
         let honest = try ChangeRecord.make(project: projectID, author: author, counter: 1, lamport: parent.lamport + 1, parents: [parent.hash],
                                            operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "From the turned device"))])
         func push(_ records: [[UInt8]], to id: ProjectID = projectID) throws -> SyncPushAnswer {
-            try SyncPushAnswer(parsing: try transport.request(SyncWire.pushKind, body: SyncPushRequest(project: id, records: records).serialized()))
+            try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind, body: SyncPushRequest(project: id, records: records).serialized()))
         }
         var forged = honest.encoded
         forged[forged.count - 1] ^= 1
@@ -145,7 +145,7 @@ struct HostilePeerOverNetworkTests {
         var huge: [UInt8] = [SyncWire.version] + projectID.bytes + [0, 0, 0, 1]
         let size = UInt32(ChangeRecordCodec.maximumSize + 1)
         huge += [UInt8(size >> 24), UInt8(size >> 16 & 0xff), UInt8(size >> 8 & 0xff), UInt8(size & 0xff)]
-        #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.request(SyncWire.pushKind, body: huge) }
+        #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pushKind, body: huge) }
         // No longer trusted as an own device, and the project not shared with it: no access at all.
         #expect(try laptop.run(["peers", "trust", "--peer", try PeersCommandTests.fingerprint(hostile), "other"]).status == 0)
         #expect(throws: SyncExchangeError(.notShared, "")) { try push([honest.encoded]) }

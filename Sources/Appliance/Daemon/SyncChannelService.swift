@@ -19,7 +19,7 @@ public struct SyncChannelService: ChannelService {
 
     public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
         do {
-            return try responder.respond(to: kind, body: body, from: peer)
+            return try responder.respond(to: kind, body: body, from: peer).bytes
         } catch let error as SyncExchangeError {
             throw PeerChannelError(.peerRefused, "[\(error.code.rawValue)] \(error.message)")
         } catch let error as SyncError {
@@ -45,13 +45,13 @@ public final class ChannelSyncTransport: SyncTransport {
 
     public var peer: DeviceProfile { client.peer }
 
-    public func request(_ kind: String, body: [UInt8]) throws -> [UInt8] {
-        try checked { try client.request(kind, body: body) }
+    public func request(_ kind: String, body: SyncOutgoing) throws -> [UInt8] {
+        try checked { try client.request(kind, body: body.bytes) }
     }
 
-    public func request(_ kind: String, body: [UInt8], within seconds: Double) throws -> [UInt8] {
+    public func request(_ kind: String, body: SyncOutgoing, within seconds: Double) throws -> [UInt8] {
         guard !abandoned else { throw SyncExchangeError(.deadlineExceeded, "the channel to \(peer.name) was left to a request that did not end in time") }
-        let call = BoundedCall(client: client, kind: kind, body: body)
+        let call = BoundedCall(client: client, kind: kind, body: body.bytes)
         Thread.detachNewThread { call.run() }
         guard let result = call.wait(seconds: seconds) else {
             abandoned = true

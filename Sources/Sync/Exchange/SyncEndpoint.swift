@@ -250,17 +250,18 @@ public struct SyncEndpoint {
         }
     }
 
-    /// The bytes of `records` for the peer, once the egress funnel released them unchanged; a
-    /// refusal or a redaction keeps them here (the funnel recorded its decision).
-    func release(_ records: [[UInt8]], of project: WritingProject) throws {
-        guard !records.isEmpty else { return }
-        var payload: [UInt8] = []
-        for record in records { payload += record }
+    /// A message carrying `projects`' records or offers (`message`, serialized whole), as the egress
+    /// funnel released it for the peer: the only way such a message becomes a `SyncOutgoing`, so
+    /// what a transport sends is what the funnel decided on. A refusal or a redaction keeps it here
+    /// (the funnel recorded its decision): a signed record cannot be redacted.
+    func release(_ message: [UInt8], of projects: [WritingProject]) throws -> SyncOutgoing {
         let outcome = try funnel.submit(EgressRequest(destination: EgressDestination(kind: .device, id: peer.deviceID.hex),
-                                                      compartments: [project.compartment], payload: payload))
-        guard outcome.decision == .allow, outcome.released?.bytes.count == payload.count else {
-            throw SyncExchangeError(.egressRefused, "the egress funnel kept project \(project.id)'s records from device \(peer.fingerprint) (\(outcome.decision))")
+                                                      compartments: projects.map(\.compartment), payload: message))
+        guard outcome.decision == .allow, let released = outcome.released, released.bytes == message else {
+            let named = projects.map { "\($0.id)" }.joined(separator: ", ")
+            throw SyncExchangeError(.egressRefused, "the egress funnel kept project \(named)'s records from device \(peer.fingerprint) (\(outcome.decision))")
         }
+        return SyncOutgoing(released: released)
     }
 
     /// Records a refusal of the peer's request in the audit log.

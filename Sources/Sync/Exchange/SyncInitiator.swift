@@ -3,17 +3,18 @@ import Writing
 
 /// How the exchange reaches a paired device: a request and its answer, over the channel (§9.9).
 /// A refusal by the peer throws; a `SyncExchangeError` when the peer said why in the exchange's terms.
+/// A request's body is a `SyncOutgoing`: records and offers only as the egress funnel released them.
 public protocol SyncTransport: AnyObject {
     /// The device on the other end, as pinned at pairing.
     var peer: DeviceProfile { get }
-    func request(_ kind: String, body: [UInt8]) throws -> [UInt8]
+    func request(_ kind: String, body: SyncOutgoing) throws -> [UInt8]
     /// `request`, waiting at most `seconds` for the answer (then `deadlineExceeded`); a transport
     /// that cannot bound its wait leaves it to the run's deadline, checked before each request.
-    func request(_ kind: String, body: [UInt8], within seconds: Double) throws -> [UInt8]
+    func request(_ kind: String, body: SyncOutgoing, within seconds: Double) throws -> [UInt8]
 }
 
 extension SyncTransport {
-    public func request(_ kind: String, body: [UInt8], within seconds: Double) throws -> [UInt8] { try request(kind, body: body) }
+    public func request(_ kind: String, body: SyncOutgoing, within seconds: Double) throws -> [UInt8] { try request(kind, body: body) }
 }
 
 /// What one sync with a paired device did.
@@ -69,7 +70,7 @@ public struct SyncInitiator {
     }
 
     /// Sends a request, given only the time left before the run's deadline.
-    private func ask(_ kind: String, _ body: [UInt8], by deadline: SyncDeadline) throws -> [UInt8] {
+    private func ask(_ kind: String, _ body: SyncOutgoing, by deadline: SyncDeadline) throws -> [UInt8] {
         try transport.request(kind, body: body, within: try deadline.remaining(with: peer))
     }
 
@@ -115,7 +116,7 @@ public struct SyncInitiator {
     }
 
     private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
-        let offers = try SyncOffers.parse(try ask(SyncWire.projectsKind, [SyncWire.version], by: deadline))
+        let offers = try SyncOffers.parse(try ask(SyncWire.projectsKind, .projectsRequest, by: deadline))
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
             guard let project = try endpoint.adopt(offer, request: SyncWire.projectsKind) else { continue }
@@ -151,12 +152,10 @@ public struct SyncInitiator {
         var projects: [ProjectID: WritingProject] = [:]
         for offer in ours {
             guard let project = try endpoint.project(offer.project) else { continue }
-            var bytes: [UInt8] = []
-            offer.encode(to: &bytes)
-            try endpoint.release([bytes], of: project)
             projects[project.id] = project
         }
-        let taken = try SyncOffers.parseTaken(try ask(SyncWire.offerKind, SyncOffers.serialize(ours), by: deadline))
+        let released = try endpoint.release(SyncOffers.serialize(ours), of: Array(projects.values))
+        let taken = try SyncOffers.parseTaken(try ask(SyncWire.offerKind, released, by: deadline))
         return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true, pushes: true)) } : nil }
     }
 
@@ -172,7 +171,8 @@ public struct SyncInitiator {
             guard round <= Self.maximumRounds else {
                 throw SyncExchangeError(.tooManyRounds, "project \(project.id): the peer still had more after \(Self.maximumRounds) rounds")
             }
-            let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncPullRequest(project: project.id, held: held).serialized(), by: deadline))
+            let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(SyncPullRequest(project: project.id, held: held)),
+                                                             by: deadline))
             peerHeld = answer.held
             guard plan.pulls else {
                 if !answer.records.isEmpty {
@@ -217,7 +217,8 @@ public struct SyncInitiator {
     private func seekForks(of project: WritingProject, held: [DeviceID: UInt64], into entry: inout SyncRunReport.Project,
                            by deadline: SyncDeadline) throws {
         let lowered = held.compactMapValues { $0 > 1 ? $0 - 1 : nil }
-        let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncPullRequest(project: project.id, held: lowered).serialized(), by: deadline))
+        let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(SyncPullRequest(project: project.id, held: lowered)),
+                                                         by: deadline))
         guard !answer.records.isEmpty else { return }
         _ = try take(answer.records, of: project, skippingHeld: true, into: &entry)
     }
@@ -228,9 +229,8 @@ public struct SyncInitiator {
         while !rest.isEmpty {
             let batch = try SyncWire.batch(rest)
             rest = rest[batch.endIndex...]
-            try endpoint.release(Array(batch), of: project)
-            let answer = try SyncPushAnswer(parsing: try ask(SyncWire.pushKind, SyncPushRequest(project: project.id, records: Array(batch)).serialized(),
-                                                             by: deadline))
+            let released = try endpoint.release(SyncPushRequest(project: project.id, records: Array(batch)).serialized(), of: [project])
+            let answer = try SyncPushAnswer(parsing: try ask(SyncWire.pushKind, released, by: deadline))
             entry.sent += answer.stored
             entry.refusedByPeer += answer.refused
         }

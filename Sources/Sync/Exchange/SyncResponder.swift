@@ -14,8 +14,9 @@ public struct SyncResponder: Sendable {
         self.coordinator = coordinator
     }
 
-    /// The answer to one request of `peer`. Throws a `SyncExchangeError` (recorded) to refuse it.
-    public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
+    /// The answer to one request of `peer`, records and offers as the egress funnel released them.
+    /// Throws a `SyncExchangeError` (recorded) to refuse it.
+    public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> SyncOutgoing {
         let endpoint = try SyncEndpoint(vault: vault, peer: peer)
         do {
             return try answer(kind, body, endpoint)
@@ -25,7 +26,7 @@ public struct SyncResponder: Sendable {
         }
     }
 
-    private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint) throws -> [UInt8] {
+    private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         if try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).peer(endpoint.peer.deviceID)?.paused }) == true {
             throw SyncExchangeError(.paused, "sync with this device is paused on \(try vault.deviceKeys().profile.name)")
         }
@@ -39,38 +40,33 @@ public struct SyncResponder: Sendable {
     }
 
     /// The projects the peer may sync, their names released by the funnel like their records.
-    private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> [UInt8] {
+    private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         guard body == [SyncWire.version] else { throw SyncWireReader.malformed("a projects request is the version byte alone") }
         let offers = try endpoint.offers()
-        for offer in offers {
-            guard let project = try endpoint.project(offer.project) else { continue }
-            var bytes: [UInt8] = []
-            offer.encode(to: &bytes)
-            try endpoint.release([bytes], of: project)
-        }
-        return SyncOffers.serialize(offers)
+        guard !offers.isEmpty else { return .noOffers }
+        return try endpoint.release(SyncOffers.serialize(offers), of: try offers.compactMap { try endpoint.project($0.project) })
     }
 
     /// Projects the owner's own device holds and this vault does not: made here.
-    private func offered(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> [UInt8] {
+    private func offered(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         let offers = try SyncOffers.parse(body)
         guard endpoint.peerIsMine else {
             throw SyncExchangeError(.offerRefused, "only the owner's own devices add projects to this vault")
         }
-        return SyncOffers.serializeTaken(try offers.map { ($0.project, try endpoint.adopt($0, request: SyncWire.offerKind) != nil) })
+        return SyncOutgoing(taken: try offers.map { ($0.project, try endpoint.adopt($0, request: SyncWire.offerKind) != nil) })
     }
 
-    private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> [UInt8] {
+    private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         let project = try allowed(request.project, endpoint, writing: false)
         let answer = try endpoint.missing(project, from: request.held)
-        try endpoint.release(answer.records, of: project)
-        return answer.serialized()
+        if answer.records.isEmpty { return try SyncOutgoing(recordless: answer) }
+        return try endpoint.release(answer.serialized(), of: [project])
     }
 
-    private func push(_ request: SyncPushRequest, _ endpoint: SyncEndpoint) throws -> [UInt8] {
+    private func push(_ request: SyncPushRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         guard let held = try endpoint.project(request.project) else {
             let receipt = try endpoint.refuseUnknown(request.records, for: request.project)
-            return SyncPushAnswer(stored: 0, refused: receipt.refused.map(\.error.code.rawValue)).serialized()
+            return SyncOutgoing(SyncPushAnswer(stored: 0, refused: receipt.refused.map(\.error.code.rawValue)))
         }
         let project = try allowed(held.id, endpoint, writing: true)
         let receipt: SyncReceipt
@@ -78,13 +74,13 @@ public struct SyncResponder: Sendable {
             receipt = try endpoint.receive(request.records, for: project, coordinator: coordinator)
         } catch let error as SyncError where error.code == .writingRefused {
             // Recorded by the endpoint; the peer learns each record was refused, and why.
-            return SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }).serialized()
+            return SyncOutgoing(SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }))
         }
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).recordAttempt(endpoint.peer.deviceID, at: endpoint.clock.now(), error: nil,
                                                                         sent: 0, received: receipt.stored)
         }
-        return SyncPushAnswer(stored: receipt.stored, refused: receipt.refused.map(\.error.code.rawValue)).serialized()
+        return SyncOutgoing(SyncPushAnswer(stored: receipt.stored, refused: receipt.refused.map(\.error.code.rawValue)))
     }
 
     /// The project, if the peer may read it (and write it, for `writing`); else the reason, thrown.

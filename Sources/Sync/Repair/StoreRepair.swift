@@ -73,7 +73,7 @@ public struct StoreRepair {
         let compartments = try projectCompartments()
         var report = RepairReport()
         var pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])] = []
-        let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: [SyncWire.version]))
+        let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: .projectsRequest))
         let own = try SyncStatus.ownDeviceKeys(vault)
         for offer in offers {
             guard let compartment = compartments[offer.project] else { report.notHere.append(offer.project); continue }
@@ -114,7 +114,7 @@ public struct StoreRepair {
         var replica = SyncReplica(project: offer.project, author: nil, devices: devices)
         for _ in 1...SyncInitiator.maximumRounds {
             let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
-                                                                          body: SyncPullRequest(project: offer.project, held: replica.versionVector).serialized()))
+                                                                          body: SyncOutgoing(SyncPullRequest(project: offer.project, held: replica.versionVector))))
             for bytes in answer.records { replica.receive(bytes) }
             guard answer.more, !answer.records.isEmpty else { break }
         }

@@ -1,0 +1,43 @@
+import CryptoVault
+import PrivilegedSession
+import Writing
+
+/// The body of one sync message that leaves this vault (SECURITY.md §19.9): a request the asking
+/// side sends (`SyncTransport.request`) or an answer the answering side returns
+/// (`SyncResponder.respond`). A message that carries the vault's content (records, project offers)
+/// is made only from what the egress funnel released (`SyncEndpoint.release`); the others carry
+/// ids, version vectors, counts and refusal codes, and each has its own initializer. There is no
+/// initializer from bytes, so a transport cannot be handed records the funnel did not release
+/// (issue 12: every transport that carries bytes out takes what the funnel released).
+public struct SyncOutgoing: Sendable {
+    public let bytes: [UInt8]
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// What the funnel released, as it released it: the one way content leaves.
+    init(released: ReleasedPayload) { self.init(bytes: released.bytes) }
+
+    /// `sync.projects`: the version byte alone.
+    public static let projectsRequest = SyncOutgoing(bytes: [SyncWire.version])
+
+    /// `sync.pull`: a project id and the version vector this vault holds.
+    public init(_ request: SyncPullRequest) { self.init(bytes: request.serialized()) }
+
+    /// The answer to `sync.projects` when no project is offered: nothing to release.
+    static let noOffers = SyncOutgoing(bytes: SyncOffers.serialize([]))
+
+    /// The answer to `sync.offer`: which offered projects were taken.
+    init(taken: [(ProjectID, Bool)]) { self.init(bytes: SyncOffers.serializeTaken(taken)) }
+
+    /// The answer to `sync.push`: how many records were stored, and the code of each refused.
+    init(_ answer: SyncPushAnswer) { self.init(bytes: answer.serialized()) }
+
+    /// A pull answer with no records (this vault's vector, no more): nothing to release. One with
+    /// records goes through `SyncEndpoint.release`.
+    init(recordless answer: SyncPullAnswer) throws {
+        guard answer.records.isEmpty else {
+            throw SyncExchangeError(.egressRefused, "a pull answer with records leaves only as the funnel released it")
+        }
+        self.init(bytes: answer.serialized())
+    }
+}
