@@ -1,3 +1,4 @@
+import Foundation
 import CryptoVault
 import Writing
 
@@ -10,8 +11,16 @@ public enum WritingStoreHealth {
     /// What is wrong with the store of the database at `path`, or nil when nothing is (or when the
     /// file is no vault's: the ordinary open says what then). Only reads.
     public static func problem(inDatabaseAt path: String) -> String? {
+        // A write-ahead log with frames in it means a writer is at work or the folder was copied
+        // mid-write: opening it here (read-write) would checkpoint it on close, changing what
+        // `audit verify --read-only` must leave as it is; the vault's own open says what it is.
+        let writeAhead = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        guard writeAhead == 0 else { return nil }
         guard let database = try? Database(path: path, create: false, readOnly: false),
               let applied = try? AppliedModuleMigrations.modules(in: database) else { return nil }
+        // A database damaged as a whole is not a writing-store problem: the vault's own open says what
+        // it is (damaged, or an inconsistent copy taken mid-write).
+        guard (try? database.query("PRAGMA quick_check").compactMap({ try? $0.text("quick_check") })) == ["ok"] else { return nil }
         guard let reference = try? WritingStoreReset.reference() else { return nil }
         for (module, tables) in reference where applied.filter({ $0 == module.module }).count == module.migrations.count {
             for (table, columns) in tables {
