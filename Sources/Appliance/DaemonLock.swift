@@ -15,7 +15,7 @@ public final class DaemonLock: Sendable {
         guard descriptor >= 0 else { throw LocalSocket.failure("open", path) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw ApplianceError(.daemonAlreadyRunning, "another vaultctl serve already serves this vault (it holds \(path))")
+            throw ApplianceError(.daemonAlreadyRunning, "another vaultctl serve (or a vaultctl repair) holds this vault (it holds \(path))")
         }
         self.descriptor = descriptor
         Self.removeLeftoverSocket(socketPath)

@@ -18,11 +18,15 @@ enum RepairCommands {
         (never deleted by vaultctl), and in one audited transaction the store is emptied, made
         again and filled from the records. Works whether or not the store could be opened. Versions
         (snapshots, branches, edit events) and entries are not synced, so they are not rebuilt: they
-        stay in the kept copy, as do edits PEER never received. Stop 'vaultctl serve' on this vault first.
+        stay in the kept copy, as do edits PEER never received. Refused while 'vaultctl serve' serves
+        this vault (stop it first), and no serve starts while a repair runs.
         """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"])],
         json: true, examples: ["vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             guard let from = arguments.value("--peer") else { throw UsageError(message: "repair needs --from PEER", usage: arguments.usage) }
             InMemoryMode.bypass()
+            // Before the vault is opened: a refused repair leaves it exactly as it was.
+            let lock = try holdingTheVault(arguments)
+            defer { withExtendedLifetime(lock) {} }
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
             let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
@@ -43,4 +47,25 @@ enum RepairCommands {
             for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
             if !report.notHere.isEmpty { Output.line("\(report.notHere.count) project(s) on \(pairing.peer.name) were never here: 'vaultctl sync now' brings them.") }
         }
+
+    /// The daemon's lock on the vault (`DaemonLock`), held for the repair: a `vaultctl serve` on it
+    /// would go on writing the store the repair empties and refills (its sync, its console, the
+    /// commands it runs for clients), so the repair is refused while one serves, and none starts
+    /// until the repair ends.
+    /// Nil when there is no vault folder (the open then says what is wrong).
+    static func holdingTheVault(_ arguments: ParsedArguments) throws -> DaemonLock? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: VaultLocation.realDirectory(arguments), isDirectory: &isDirectory),
+              isDirectory.boolValue else { return nil }
+        let lock: DaemonLock
+        do {
+            lock = try DaemonLock(socketPath: DaemonSocket.path(arguments))
+        } catch {
+            guard error.code == .daemonAlreadyRunning else { throw error }
+            throw CommandError(message: "'vaultctl serve' is running on this vault, and a repair would rebuild the writing store under it; "
+                               + "nothing was changed", exitCode: .cannotCreate,
+                               hint: "stop it ('vaultctl serve --stop', or end the serve), run the repair, then start it again")
+        }
+        return lock
+    }
 }
