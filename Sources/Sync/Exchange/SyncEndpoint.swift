@@ -270,6 +270,12 @@ public struct SyncEndpoint {
         if let project { details.append(.init("project", project.hex)) }
         try? vault.record(VaultEvent(.syncExchangeRefused, details: details))
     }
+
+    /// Records that the peer refused `records` of this vault's records of `project`, and why.
+    func recordPushRefused(_ project: ProjectID, reason: String, records: Int) {
+        try? vault.record(VaultEvent(.syncPushRefused, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex),
+                                                                 .init("reason", reason), .init("records", String(records))]))
+    }
 }
 
 extension SyncEndpoint {

@@ -7,6 +7,11 @@ extension AuditAction {
     public static let syncExchange = AuditAction("sync.exchange")
     /// A peer's sync request refused (details: peer, request, reason).
     public static let syncExchangeRefused = AuditAction("sync.exchange-refused")
+    /// This vault's records of a project refused by the peer it pushed them to, as the peer said
+    /// (details: peer, project, reason, records: how many), so the device whose changes were
+    /// refused (a viewer's, say) learns it as the peer does (`sync.exchange-refused` or
+    /// `sync.record-refused` there). Ids, a code and a count: never the records' content.
+    public static let syncPushRefused = AuditAction("sync.push-refused")
     /// A project made here from a peer's offer (details: peer, access).
     public static let syncProjectAdded = AuditAction("sync.project-added")
     /// A device whose records a project takes added to its roster (details: device, vouched-by: the

@@ -230,11 +230,26 @@ public struct SyncInitiator {
             let batch = try SyncWire.batch(rest)
             rest = rest[batch.endIndex...]
             let released = try endpoint.release(SyncPushRequest(project: project.id, records: Array(batch)).serialized(), of: [project])
-            let answer = try SyncPushAnswer(parsing: try ask(SyncWire.pushKind, released, by: deadline))
+            let answer: SyncPushAnswer
+            do {
+                answer = try SyncPushAnswer(parsing: try ask(SyncWire.pushKind, released, by: deadline))
+            } catch let error as SyncExchangeError where Self.refusesTheProject.contains(error.code) {
+                // The peer will not take this project's records from this device (made a viewer, or
+                // the share revoked, since its offer): recorded here too, and the other projects go on.
+                endpoint.recordPushRefused(project.id, reason: error.code.rawValue, records: batch.count + rest.count)
+                entry.refusedByPeer.append(error.code.rawValue)
+                return
+            }
             entry.sent += answer.stored
             entry.refusedByPeer += answer.refused
+            for (reason, count) in Dictionary(answer.refused.map { ($0, 1) }, uniquingKeysWith: +).sorted(by: { $0.key < $1.key }) {
+                endpoint.recordPushRefused(project.id, reason: reason, records: count)
+            }
         }
     }
+
+    /// A peer's refusal of a push that concerns the project alone: the exchange goes on with the others.
+    static let refusesTheProject: Set<SyncExchangeErrorCode> = [.viewerCannotWrite, .notShared, .privilegedRefused]
 
     static func union(_ a: [DeviceID: UInt64], _ b: [DeviceID: UInt64]) -> [DeviceID: UInt64] {
         a.merging(b) { max($0, $1) }
