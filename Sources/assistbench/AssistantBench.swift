@@ -35,9 +35,9 @@ final class AssistantBench {
         var decision = ""
         var samples: [Double] = []
         for run in 0..<23 {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = VaultClock.system.monotonic()
             let call = try service.run(.coauthorDraft, project: project, policy: AIPolicy(), request: request)
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            let elapsed = (VaultClock.system.monotonic() - start) * 1000
             if run >= 3 { samples.append(elapsed) }   // the first runs warm caches and the database
             decision = "\(call.egress.decision.rawValue), \(call.egress.findings.values.reduce(0, +)) findings, \(call.egress.payloadSize) bytes"
         }
@@ -118,16 +118,16 @@ final class AssistantBench {
     /// Milliseconds from the call to the first piece of text the provider streams; the time to the
     /// funnel's decision (recorded, just before the provider sends) goes to `beforeSend`.
     func firstToken(_ service: AIService, _ request: ChatRequest) throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        var first: UInt64?
-        var decided: UInt64?
+        let start = VaultClock.system.monotonic()
+        var first: Double?
+        var decided: Double?
         _ = try service.run(.coauthorDraft, project: project, policy: AIPolicy(), request: request) { progress in
-            if case .decided = progress { decided = DispatchTime.now().uptimeNanoseconds }
-            if case .event(.text) = progress, first == nil { first = DispatchTime.now().uptimeNanoseconds }
+            if case .decided = progress { decided = VaultClock.system.monotonic() }
+            if case .event(.text) = progress, first == nil { first = VaultClock.system.monotonic() }
         }
         guard let first, let decided else { throw AssistantError(.truncatedStream, "the model answered no text") }
-        beforeSend.append(Double(decided - start) / 1e6)
-        return Double(first - start) / 1e6
+        beforeSend.append((decided - start) * 1000)
+        return (first - start) * 1000
     }
 
     var beforeSend: [Double] = []
@@ -137,9 +137,9 @@ final class AssistantBench {
     func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
         var samples: [Double] = []
         for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = VaultClock.system.monotonic()
             try body()
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            samples.append((VaultClock.system.monotonic() - start) * 1000)
         }
         return samples.sorted()[samples.count / 2]
     }

@@ -1,4 +1,5 @@
 import Assistant
+import CryptoVault
 import Foundation
 
 /// The baseline: the request the provider would send (the same JSON body, keys sorted, through the
@@ -17,17 +18,17 @@ struct DirectRequest {
     /// Milliseconds from the request to the first chunk whose delta has text (the whole answer is
     /// then read to its end, as the whole path reads it).
     func firstToken() throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        var first: UInt64?
+        let start = VaultClock.system.monotonic()
+        var first: Double?
         var seen: [UInt8] = []
         try HTTPClient().post(body, to: endpoint, path: "/v1/chat/completions", headers: [("Content-Type", "application/json"), ("Accept", "text/event-stream")],
                               head: { _ in }, body: { bytes in
             guard first == nil else { return }
             seen.append(contentsOf: bytes)
-            if Self.hasText(seen) { first = DispatchTime.now().uptimeNanoseconds }
+            if Self.hasText(seen) { first = VaultClock.system.monotonic() }
         })
         guard let first else { throw AssistantError(.truncatedStream, "the model answered no text") }
-        return Double(first - start) / 1e6
+        return (first - start) * 1000
     }
 
     /// Whether the stream so far holds a delta with non-empty content (`"content": "x`, with or

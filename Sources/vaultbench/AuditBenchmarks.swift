@@ -97,9 +97,9 @@ struct Timing {
     var summary: String { String(format: "%.2f s wall, %.2f s CPU", wall, cpu) }
 
     static func measure(_ body: () throws -> Void) rethrows -> Timing {
-        let (wallStart, cpuStart) = (DispatchTime.now().uptimeNanoseconds, processCPUSeconds())
+        let (wallStart, cpuStart) = (VaultClock.system.monotonic(), processCPUSeconds())
         try body()
-        return Timing(wall: Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9, cpu: processCPUSeconds() - cpuStart)
+        return Timing(wall: VaultClock.system.monotonic() - wallStart, cpu: processCPUSeconds() - cpuStart)
     }
 
     static func processCPUSeconds() -> Double {

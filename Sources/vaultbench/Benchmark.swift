@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 
 /// Timing and printing helpers shared by every benchmark.
@@ -5,18 +6,18 @@ enum Benchmark {
     static func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
         var samples: [Double] = []
         for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = VaultClock.system.monotonic()
             try body()
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+            samples.append((VaultClock.system.monotonic() - start) * 1000)
         }
         return samples.sorted()[samples.count / 2]
     }
 
     /// The wall-clock seconds one run of `body` takes.
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = VaultClock.system.monotonic()
         try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return VaultClock.system.monotonic() - start
     }
 
     /// The CPU seconds this thread has used: unlike wall time, what others running on the machine

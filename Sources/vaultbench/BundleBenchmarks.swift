@@ -253,9 +253,9 @@ struct BundleBenchmarks {
         for _ in 0..<5 {
             let version = try unlocked.rotateCompartment(named: Self.compartment)
             let compartment = try unlocked.compartment(named: Self.compartment)
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = VaultClock.system.monotonic()
             let changed = try unlocked.rewrapStored(in: compartment).changed
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            samples.append((VaultClock.system.monotonic() - start) * 1000)
             guard changed == 1, try unlocked.storedBundle(bundleID).keyVersion == version else {
                 throw ChildFailure(description: "rewrap did not move the bundle to key version \(version)")
             }

@@ -93,7 +93,7 @@ enum ChannelBenchmarks {
         let client = try ChannelClient(connectingTo: server.address, localKeys: laptop, peer: desk.profile)
         let body = [UInt8](repeating: 0xA5, count: ChannelLimits.maximumBodyLength)
         var remaining = totalBytes / body.count
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = VaultClock.system.monotonic()
         try client.requests("bench.sink", window: window, bodies: {
             guard remaining > 0 else { return nil }
             remaining -= 1
@@ -112,8 +112,8 @@ enum ChannelBenchmarks {
         try DeviceKeys(signingKey: Ed25519PrivateKey(), noiseKey: X25519PrivateKey(), name: name, createdAt: 0)
     }
 
-    static func megabytesPerSecond(_ bytes: Int, since start: UInt64) -> Double {
-        Double(bytes) / 1e6 / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    static func megabytesPerSecond(_ bytes: Int, since start: Double) -> Double {
+        Double(bytes) / 1e6 / (VaultClock.system.monotonic() - start)
     }
 
     /// Median milliseconds of a whole pairing between two vaults: connect, CPace, handshake,

@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -48,7 +49,7 @@ enum ChildProcess {
         defer { argv.forEach { free($0) } }
 
         var pid: pid_t = 0
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = VaultClock.system.monotonic()
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else {
             throw ChildFailure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
@@ -63,7 +64,7 @@ enum ChildProcess {
             if reaped < 0 && errno != EINTR { throw ChildFailure(description: "wait4 failed: \(String(cString: strerror(errno)))") }
             if reaped == 0 { usleep(1000) }
         }
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let wall = VaultClock.system.monotonic() - start
 
         let exited = status & 0x7f == 0
         let code = (status >> 8) & 0xff

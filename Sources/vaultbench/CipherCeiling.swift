@@ -12,7 +12,7 @@ enum CipherCeiling {
         let perThread = total / threads / chunk
         var best = Double.infinity
         for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = VaultClock.system.monotonic()
             // Plain threads, like vaultctl's workers (libdispatch would reset their priority).
             let done = DispatchSemaphore(value: 0)
             for _ in 0..<threads {
@@ -22,7 +22,7 @@ enum CipherCeiling {
                 }
             }
             for _ in 0..<threads { done.wait() }
-            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            best = min(best, VaultClock.system.monotonic() - start)
         }
         return Double(perThread * threads * chunk) / best
     }

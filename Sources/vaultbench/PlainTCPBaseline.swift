@@ -1,4 +1,5 @@
 import Dispatch
+import CryptoVault
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -47,7 +48,7 @@ enum PlainTCPBaseline {
         }
         guard connected else { throw Failure(description: "plain TCP: cannot connect on loopback (errno \(errno))") }
         let buffer = [UInt8](repeating: 0xA5, count: chunk)
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = VaultClock.system.monotonic()
         var sent = 0
         while sent < totalBytes {
             let count = buffer.withUnsafeBytes { send(sender, $0.baseAddress, min($0.count, totalBytes - sent), Int32(MSG_NOSIGNAL)) }
@@ -56,7 +57,7 @@ enum PlainTCPBaseline {
         }
         close(sender)
         done.wait()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let seconds = VaultClock.system.monotonic() - start
         guard received.withLock({ $0 }) == totalBytes else { throw Failure(description: "plain TCP: the receiver got \(received.withLock { $0 }) bytes") }
         return Double(totalBytes) / 1e6 / seconds
     }

@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 import Testing
 import TestSupport
@@ -24,13 +25,27 @@ import TestSupport
 
     @Test("an unspent launch URL expires, and only the newest 4 wait: a fifth drops the oldest")
     func launchTokensExpireAndAreCapped() throws {
-        let credentials = ConsoleCredentials(launchLifetime: .milliseconds(300))
+        let hand = MonotonicHand()
+        let credentials = ConsoleCredentials(launchLifetime: .seconds(300), clock: hand.clock)
         let tokens = try (0..<5).map { _ in try credentials.newLaunchToken() }
         #expect(try credentials.exchange(launchToken: tokens[0]) == nil)      // dropped by the fifth
         #expect(try credentials.exchange(launchToken: tokens[1]) != nil)
-        Thread.sleep(forTimeInterval: 0.5)
-        #expect(try credentials.exchange(launchToken: tokens[2]) == nil)      // expired
+        hand.advance(299)
+        #expect(try credentials.exchange(launchToken: tokens[2]) != nil)      // not yet
+        hand.advance(1)
+        #expect(try credentials.exchange(launchToken: tokens[3]) == nil)      // expired
         #expect(try credentials.exchange(launchToken: try credentials.newLaunchToken()) != nil)
+    }
+
+    @Test("a browser session ends 12 hours after it began, on the console's clock")
+    func browserSessionsExpire() throws {
+        let hand = MonotonicHand()
+        let credentials = ConsoleCredentials(clock: hand.clock)
+        let cookie = try #require(try credentials.exchange(launchToken: try credentials.newLaunchToken()))
+        hand.advance(12 * 3600 - 1)
+        #expect(credentials.session(cookie: cookie) != nil)
+        hand.advance(1)
+        #expect(credentials.session(cookie: cookie) == nil)
     }
 
     @Test("without the session cookie the API answers 401 and shows nothing")
@@ -138,3 +153,4 @@ struct ConsoleReplay {
 #if canImport(Glibc)
 import Glibc
 #endif
+

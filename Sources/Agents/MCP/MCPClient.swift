@@ -1,3 +1,4 @@
+import CryptoVault
 import Synchronization
 import PrivilegedSession
 
@@ -26,7 +27,7 @@ public final class MCPClient: Sendable {
     public init(_ configuration: MCPServerConfiguration, environment: [String: String], limits: MCPLimits = MCPLimits()) throws(AgentsError) {
         self.configuration = configuration
         self.limits = limits
-        let deadline = ContinuousClock.now + limits.startTimeout
+        let deadline = MonotonicDeadline.after(limits.startTimeout, on: limits.clock)
         var connection = MCPConnection(process: try Self.start(configuration, environment, limits), limits: limits)
         var revision = MCPRevision.stateless
         var info: JSONValue?
@@ -70,7 +71,7 @@ public final class MCPClient: Sendable {
 
     private static func start(_ configuration: MCPServerConfiguration, _ environment: [String: String],
                               _ limits: MCPLimits) throws(AgentsError) -> StdioProcess {
-        try StdioProcess(command: configuration.command, environment: environment, maximumLineBytes: limits.maximumMessageBytes)
+        try StdioProcess(command: configuration.command, environment: environment, maximumLineBytes: limits.maximumMessageBytes, clock: limits.clock)
     }
 
     enum ProbeOutcome {
@@ -114,14 +115,14 @@ public final class MCPClient: Sendable {
     /// The 2025-11-25 handshake: `initialize`, the server's agreed version checked, `initialized`.
     /// A refusal with the 2026-07-28 UnsupportedProtocolVersion error naming 2026-07-28 means the
     /// server is a modern one after all.
-    private static func initialize(_ connection: MCPConnection, until deadline: ContinuousClock.Instant) throws(AgentsError) -> HandshakeOutcome {
+    private static func initialize(_ connection: MCPConnection, until deadline: MonotonicDeadline) throws(AgentsError) -> HandshakeOutcome {
         let params: JSONValue = .members([
             "protocolVersion": .string(MCPRevision.legacy.rawValue),
             "capabilities": .object([]),
             "clientInfo": MCPRevision.clientInfo,
         ])
-        let left = ContinuousClock.now.duration(to: deadline)
-        guard let answer = try connection.attempt("initialize", params: params, timeout: max(left, Duration.milliseconds(1))) else {
+        let left = Duration.seconds(max(deadline.remaining, 0.001))
+        guard let answer = try connection.attempt("initialize", params: params, timeout: left) else {
             throw AgentsError(.mcpTimeout, "the MCP server did not answer initialize in time")
         }
         switch answer {

@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// One open JSON-RPC conversation with an MCP server over its standard streams: requests out, the
 /// matching response back, everything in between read, bounded and answered or refused.
 /// Not thread-safe: `MCPClient` holds it behind its lock.
@@ -35,13 +37,13 @@ final class MCPConnection {
     }
 
     func notify(_ method: String, params: JSONValue? = nil) throws(AgentsError) {
-        try process.send(JSONRPCMessage.notification(method: method, params: params).encoded, before: .now + limits.requestTimeout)
+        try process.send(JSONRPCMessage.notification(method: method, params: params).encoded, before: .after(limits.requestTimeout, on: limits.clock))
     }
 
     private func exchange(_ method: String, params: JSONValue, timeout: Duration) throws(AgentsError) -> Result<JSONValue, JSONRPCError> {
         let id = JSONRPCID.number(nextID)
         nextID += 1
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicDeadline.after(timeout, on: limits.clock)
         try process.send(JSONRPCMessage.request(id: id, method: method, params: params).encoded, before: deadline)
         do { return try response(to: id, before: deadline) } catch where error.code == .mcpTimeout {
             abandoned.insert(id)
@@ -50,7 +52,7 @@ final class MCPConnection {
     }
 
     /// Reads until the response to `id`, answering or refusing what the server sends meanwhile.
-    private func response(to id: JSONRPCID, before deadline: ContinuousClock.Instant) throws(AgentsError) -> Result<JSONValue, JSONRPCError> {
+    private func response(to id: JSONRPCID, before deadline: MonotonicDeadline) throws(AgentsError) -> Result<JSONValue, JSONRPCError> {
         var interleaved = 0
         while true {
             let message = try JSONRPCMessage(parsing: try process.receiveLine(before: deadline))
@@ -81,7 +83,7 @@ final class MCPConnection {
         let reply: JSONRPCMessage = method == "ping"
             ? .result(id: id, result: .object([]))
             : .error(id: id, JSONRPCError(code: JSONRPCError.methodNotFound, message: "this client offers no \(method)"))
-        try process.send(reply.encoded, before: .now + limits.requestTimeout)
+        try process.send(reply.encoded, before: .after(limits.requestTimeout, on: limits.clock))
     }
 
     /// A result in a modern session says it is complete: an `input_required` one asks this client for

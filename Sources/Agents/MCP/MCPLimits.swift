@@ -1,3 +1,5 @@
+import CryptoVault
+
 /// The bounds the bridge holds an MCP server to. A server is a program someone else wrote: each
 /// bound is what a hostile or broken one could otherwise make us spend without end.
 public struct MCPLimits: Sendable {
@@ -16,6 +18,8 @@ public struct MCPLimits: Sendable {
     public var maximumPages = 16
     /// The text a tool call may return, all content blocks together.
     public var maximumOutputBytes = 256 << 10
+    /// The clock every timeout above is read on (a test moves it by hand).
+    public var clock: VaultClock = .system
 
     public init() {}
 }

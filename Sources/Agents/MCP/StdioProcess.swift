@@ -1,3 +1,4 @@
+import CryptoVault
 import Glibc
 internal import CSubprocess
 
@@ -17,8 +18,10 @@ final class StdioProcess {
     private var scanned = 0
     private var exited = false
     let maximumLineBytes: Int
+    /// The clock of the deadlines and of `stop()`'s grace periods.
+    let clock: VaultClock
 
-    init(command: [String], environment: [String: String], maximumLineBytes: Int) throws(AgentsError) {
+    init(command: [String], environment: [String: String], maximumLineBytes: Int, clock: VaultClock = .system) throws(AgentsError) {
         guard let program = command.first, !program.isEmpty else {
             throw AgentsError(.invalidServerConfiguration, "an MCP server needs a command to run")
         }
@@ -34,6 +37,7 @@ final class StdioProcess {
         self.toChild = toChild
         self.fromChild = fromChild
         self.maximumLineBytes = maximumLineBytes
+        self.clock = clock
     }
 
     deinit { stop() }
@@ -47,7 +51,7 @@ final class StdioProcess {
     }
 
     /// Writes `line` and a newline, waiting at most until `deadline` for the pipe to take it.
-    func send(_ line: [UInt8], before deadline: ContinuousClock.Instant) throws(AgentsError) {
+    func send(_ line: [UInt8], before deadline: MonotonicDeadline) throws(AgentsError) {
         let bytes = line + [0x0A]
         var offset = 0
         while offset < bytes.count {
@@ -65,7 +69,7 @@ final class StdioProcess {
 
     /// The next line (without its newline), waiting at most until `deadline`. A line longer than
     /// `maximumLineBytes` is refused as soon as the bound passes, without reading the rest of it.
-    func receiveLine(before deadline: ContinuousClock.Instant) throws(AgentsError) -> [UInt8] {
+    func receiveLine(before deadline: MonotonicDeadline) throws(AgentsError) -> [UInt8] {
         while true {
             if let newline = buffered[scanned...].firstIndex(of: 0x0A) {
                 let line = Array(buffered[..<newline])
@@ -81,7 +85,7 @@ final class StdioProcess {
         }
     }
 
-    private func readSome(before deadline: ContinuousClock.Instant) throws(AgentsError) {
+    private func readSome(before deadline: MonotonicDeadline) throws(AgentsError) {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fromChild, $0.baseAddress, $0.count) }
@@ -95,12 +99,11 @@ final class StdioProcess {
         }
     }
 
-    private func wait(_ descriptor: Int32, for events: Int16, until deadline: ContinuousClock.Instant,
+    private func wait(_ descriptor: Int32, for events: Int16, until deadline: MonotonicDeadline,
                       doing what: String) throws(AgentsError) {
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw AgentsError(.mcpTimeout, "the MCP server did not \(what) in time") }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = deadline.remainingMilliseconds(cappedAt: .max)
+            guard milliseconds > 0 else { throw AgentsError(.mcpTimeout, "the MCP server did not \(what) in time") }
             var entry = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return }
@@ -123,12 +126,12 @@ final class StdioProcess {
 
     /// True once the child is gone (its status collected), polling until `limit` passes.
     private func reaped(within limit: Duration) -> Bool {
-        let end = ContinuousClock.now + limit
+        let end = MonotonicDeadline.after(limit, on: clock)
         var status: Int32 = 0
         while true {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid || (result < 0 && errno == ECHILD) { exited = true; return true }
-            if ContinuousClock.now >= end { return false }
+            if end.hasPassed { return false }
             usleep(10_000)
         }
     }

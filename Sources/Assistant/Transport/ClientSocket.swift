@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ final class ClientSocket {
     private let descriptor: Int32
 
     /// Connects to `endpoint`, giving up at `deadline`.
-    init(connectingTo endpoint: HTTPEndpoint, until deadline: ContinuousClock.Instant) throws(AssistantError) {
+    init(connectingTo endpoint: HTTPEndpoint, until deadline: MonotonicDeadline) throws(AssistantError) {
         let family = endpoint.isIPv6 ? AF_INET6 : AF_INET
         let descriptor = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Self.failure("socket") }
@@ -36,12 +37,12 @@ final class ClientSocket {
     deinit { _ = Glibc.close(descriptor) }
 
     /// Sends all of `bytes`, giving up at `deadline`.
-    func send(_ bytes: [UInt8], until deadline: ContinuousClock.Instant) throws {
+    func send(_ bytes: [UInt8], until deadline: MonotonicDeadline) throws {
         try bytes.withUnsafeBytes { try send($0, until: deadline) }
     }
 
     /// Sends bytes where they lie (a secret header value in locked memory is never copied out).
-    func send(_ bytes: UnsafeRawBufferPointer, until deadline: ContinuousClock.Instant) throws(AssistantError) {
+    func send(_ bytes: UnsafeRawBufferPointer, until deadline: MonotonicDeadline) throws(AssistantError) {
         var sent = 0
         while sent < bytes.count {
             let count = Glibc.send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
@@ -53,7 +54,7 @@ final class ClientSocket {
     }
 
     /// Reads what arrives before `deadline` into `buffer`: the count, 0 at the end of the stream.
-    func receive(into buffer: inout [UInt8], until deadline: ContinuousClock.Instant) throws(AssistantError) -> Int {
+    func receive(into buffer: inout [UInt8], until deadline: MonotonicDeadline) throws(AssistantError) -> Int {
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count >= 0 { return count }
@@ -88,12 +89,11 @@ final class ClientSocket {
     }
 
     /// Waits for `events` until `deadline`; false when it passes first.
-    static func wait(_ descriptor: Int32, for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
+    static func wait(_ descriptor: Int32, for events: Int16, until deadline: MonotonicDeadline) -> Bool {
         var entry = pollfd(fd: descriptor, events: events, revents: 0)
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return false }
-            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let milliseconds = deadline.remainingMilliseconds()
+            guard milliseconds > 0 else { return false }
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return false }

@@ -28,10 +28,13 @@ public struct HTTPClient: Sendable {
     public var timeouts: Timeouts
     /// The most body bytes read from one response (after chunked decoding).
     public var maximumBodyBytes: Int
+    /// The clock of every deadline above (a test moves it by hand).
+    public var clock: VaultClock
 
-    public init(timeouts: Timeouts = Timeouts(), maximumBodyBytes: Int = 8 * 1024 * 1024) {
+    public init(timeouts: Timeouts = Timeouts(), maximumBodyBytes: Int = 8 * 1024 * 1024, clock: VaultClock = .system) {
         self.timeouts = timeouts
         self.maximumBodyBytes = maximumBodyBytes
+        self.clock = clock
     }
 
     /// POSTs `body` to `path` under the endpoint and hands the response's head, then its body bytes
@@ -40,9 +43,8 @@ public struct HTTPClient: Sendable {
     /// `secretHeaders` (an API key) are sent from locked memory where they lie.
     public func post(_ body: [UInt8], to endpoint: HTTPEndpoint, path: String, headers: [(name: String, value: String)],
                      secretHeaders: [(name: String, value: SecureBytes)] = [], head onHead: (HTTPResponseHead) throws -> Void, body onBody: (ArraySlice<UInt8>) throws -> Void) throws {
-        let start = ContinuousClock.now
-        let end = start + timeouts.total
-        let socket = try ClientSocket(connectingTo: endpoint, until: min(end, start + timeouts.connect))
+        let end = MonotonicDeadline.after(timeouts.total, on: clock)
+        let socket = try ClientSocket(connectingTo: endpoint, until: min(end, .after(timeouts.connect, on: clock)))
         try socket.send(requestHead(body.count, to: endpoint, path: path, headers: headers), until: end)
         for header in secretHeaders {
             try socket.send(Array("\(header.name): ".utf8), until: end)
@@ -52,28 +54,28 @@ public struct HTTPClient: Sendable {
         try socket.send([0x0D, 0x0A] + body, until: end)
         var reader = ResponseReader(maximumBodyBytes: maximumBodyBytes)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var deadline = min(end, ContinuousClock.now + timeouts.firstByte)
+        var deadline = min(end, .after(timeouts.firstByte, on: clock))
         while !reader.isComplete {
             let count = try receive(socket, into: &buffer, until: deadline, end: end, started: reader.hasHead)
             guard count > 0 else { try reader.closed(); break }
             try reader.read(buffer[0..<count], head: onHead, body: onBody)
-            deadline = min(end, ContinuousClock.now + timeouts.idle)
+            deadline = min(end, .after(timeouts.idle, on: clock))
         }
     }
 
     /// Whether the endpoint accepts a connection within the connect timeout. Nothing is sent.
     public func probe(_ endpoint: HTTPEndpoint) throws {
-        _ = try ClientSocket(connectingTo: endpoint, until: ContinuousClock.now + timeouts.connect)
+        _ = try ClientSocket(connectingTo: endpoint, until: .after(timeouts.connect, on: clock))
     }
 
     /// One read, its timeout said in words: the whole answer's bound, the gap between bytes, or the first byte's.
-    private func receive(_ socket: ClientSocket, into buffer: inout [UInt8], until deadline: ContinuousClock.Instant,
-                         end: ContinuousClock.Instant, started: Bool) throws -> Int {
+    private func receive(_ socket: ClientSocket, into buffer: inout [UInt8], until deadline: MonotonicDeadline,
+                         end: MonotonicDeadline, started: Bool) throws -> Int {
         do {
             return try socket.receive(into: &buffer, until: deadline)
         } catch {
             guard error.code == .timedOut else { throw error }
-            if ContinuousClock.now >= end { throw AssistantError(.timedOut, "the answer took longer than \(timeouts.total) in all") }
+            if end.hasPassed { throw AssistantError(.timedOut, "the answer took longer than \(timeouts.total) in all") }
             if started { throw AssistantError(.timedOut, "the provider sent nothing for \(timeouts.idle)") }
             throw AssistantError(.timedOut, "no answer within \(timeouts.firstByte)")
         }

@@ -60,7 +60,7 @@ struct AssistantRoutes {
         let policy = try access.vault.transaction { tx in try AssistantStore(tx).policy(of: project) }
         let service = try service()
         return .jsonLines { write, _ in
-            var characters = 0, lastShown = ContinuousClock.now
+            var characters = 0, nextShown = MonotonicDeadline.after(0.2)
             // The decision at once; then how much has streamed in, at most five times a second.
             func show(_ progress: AIService.Progress) throws {
                 switch progress {
@@ -70,8 +70,8 @@ struct AssistantRoutes {
                                                            "prompt_size": record.payloadSize]]) + "\n")
                 case .event(.text(let piece)):
                     characters += piece.count
-                    guard ContinuousClock.now - lastShown > .milliseconds(200) else { return }
-                    lastShown = .now
+                    guard nextShown.hasPassed else { return }
+                    nextShown = .after(0.2)
                     try write(ChangeFeed.json(["received": characters]) + "\n")
                 case .event:
                     break

@@ -12,6 +12,8 @@ import Synchronization
 /// is in use on that document.
 struct ChangeFeed: Sendable {
     let vault: UnlockedVault
+    /// The clock of the stream's lifetime.
+    var clock: VaultClock = .system
     /// Streams served at once; a page opens one.
     static let maximumStreams = 8
     static let interval: Duration = .milliseconds(500)
@@ -36,10 +38,10 @@ struct ChangeFeed: Sendable {
 
     private func run(from start: Int, write: (String) throws -> Void, stopping: () -> Bool) {
         var next = start, quiet = 0
-        let ends = ContinuousClock.now + Self.lifetime
+        let ends = MonotonicDeadline.after(Self.lifetime, on: clock)
         do {
             try write("retry: 2000\n\n")
-            while !stopping(), ContinuousClock.now < ends {
+            while !stopping(), !ends.hasPassed {
                 Thread.sleep(forTimeInterval: 0.5)
                 let entries = try AuditLogReader(vault: vault.vault).entries(from: next, limit: 10_000)
                 next += entries.count

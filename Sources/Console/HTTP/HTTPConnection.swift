@@ -1,15 +1,19 @@
+import CryptoVault
+
 /// One client connection: reads one request within the limits and deadlines, writes one response,
 /// and closes (every response says `Connection: close`, so no request can hide behind another).
 struct HTTPConnection {
     let descriptor: Int32
     let parser: HTTPRequestParser
+    /// The clock of the request's deadlines.
+    var clock: VaultClock = .system
     var limits: HTTPLimits { parser.limits }
 
     /// The request, whole. A client that sends less than a head within `headSeconds`, or less than its
     /// body within `bodySeconds`, is refused as a timeout; one that sends more than the limits, as too large.
     func readRequest() throws(ConsoleError) -> HTTPRequest {
         var received: [UInt8] = []
-        let headDeadline = ContinuousClock.now + .seconds(limits.headSeconds)
+        let headDeadline = MonotonicDeadline.after(limits.headSeconds, on: clock)
         var headEnd: Int? = nil
         while headEnd == nil {
             try receive(into: &received, until: headDeadline, upTo: limits.headBytes + 4)
@@ -22,7 +26,7 @@ struct HTTPConnection {
         var (request, bodyLength) = try parser.parse(head: Array(received[..<end]))
         var body = Array(received[end...])
         guard body.count <= bodyLength else { throw ConsoleError(.malformedRequest, "more bytes than Content-Length (one request per connection)") }
-        let bodyDeadline = ContinuousClock.now + .seconds(limits.bodySeconds)
+        let bodyDeadline = MonotonicDeadline.after(limits.bodySeconds, on: clock)
         while body.count < bodyLength {
             try receive(into: &body, until: bodyDeadline, upTo: bodyLength)
         }
@@ -31,7 +35,7 @@ struct HTTPConnection {
     }
 
     /// Appends what the client sends next, at most up to `upTo` bytes in all.
-    private func receive(into buffer: inout [UInt8], until deadline: ContinuousClock.Instant, upTo maximum: Int) throws(ConsoleError) {
+    private func receive(into buffer: inout [UInt8], until deadline: MonotonicDeadline, upTo maximum: Int) throws(ConsoleError) {
         guard LoopbackSocket.wait(descriptor, for: Int16(POLLIN), until: deadline) else {
             throw ConsoleError(.requestTimeout, "the client did not send its request in time")
         }
@@ -53,7 +57,7 @@ struct HTTPConnection {
 
     /// Writes the whole response, or gives up at the deadline.
     func write(_ bytes: [UInt8]) throws(ConsoleError) {
-        let deadline = ContinuousClock.now + .seconds(limits.writeSeconds)
+        let deadline = MonotonicDeadline.after(limits.writeSeconds, on: clock)
         var sent = 0
         while sent < bytes.count {
             guard LoopbackSocket.wait(descriptor, for: Int16(POLLOUT), until: deadline) else {

@@ -1,3 +1,4 @@
+import CryptoVault
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -87,12 +88,11 @@ enum LoopbackSocket {
     }
 
     /// Waits for `events` until `deadline`; false when it passes first.
-    static func wait(_ descriptor: Int32, for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
+    static func wait(_ descriptor: Int32, for events: Int16, until deadline: MonotonicDeadline) -> Bool {
         var entry = pollfd(fd: descriptor, events: events, revents: 0)
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return false }
-            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let milliseconds = deadline.remainingMilliseconds()
+            guard milliseconds > 0 else { return false }
             let ready = poll(&entry, 1, milliseconds)
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return false }

@@ -20,22 +20,25 @@ public final class ConsoleCredentials: Sendable {
     struct BrowserSession: Sendable {
         let cookie: SecureBytes
         let csrf: SecureBytes
-        let started: ContinuousClock.Instant
+        let expires: MonotonicDeadline
     }
 
-    private let launchTokens = Mutex<[(token: SecureBytes, issued: ContinuousClock.Instant)]>([])
+    private let launchTokens = Mutex<[(token: SecureBytes, expires: MonotonicDeadline)]>([])
     private let sessions = Mutex<[BrowserSession]>([])
     let launchLifetime: Duration
+    /// The clock of the lifetimes (a test moves it by hand).
+    let clock: VaultClock
 
-    public init(launchLifetime: Duration = ConsoleCredentials.standardLaunchLifetime) {
+    public init(launchLifetime: Duration = ConsoleCredentials.standardLaunchLifetime, clock: VaultClock = .system) {
         self.launchLifetime = launchLifetime
+        self.clock = clock
     }
 
     /// A new one-time launch token, as the hex the URL carries.
     public func newLaunchToken() throws -> String {
         let token = try SecureBytes.random(count: Self.tokenBytes)
         launchTokens.withLock { tokens in
-            tokens.append((token, .now))
+            tokens.append((token, .after(launchLifetime, on: clock)))
             if tokens.count > Self.launchTokenLimit { tokens.removeFirst(tokens.count - Self.launchTokenLimit) }
         }
         return Self.hex(token)
@@ -46,14 +49,14 @@ public final class ConsoleCredentials: Sendable {
     func exchange(launchToken text: String) throws -> String? {
         guard let presented = Self.bytes(hex: text) else { return nil }
         let matched = launchTokens.withLock { tokens -> Bool in
-            tokens.removeAll { $0.issued.duration(to: .now) > launchLifetime }
+            tokens.removeAll { $0.expires.hasPassed }
             guard let index = tokens.firstIndex(where: { $0.token == presented }) else { return false }
             tokens.remove(at: index)
             return true
         }
         guard matched else { return nil }
         let session = BrowserSession(cookie: try SecureBytes.random(count: Self.tokenBytes), csrf: try SecureBytes.random(count: Self.tokenBytes),
-                                     started: .now)
+                                     expires: .after(Self.sessionLifetime, on: clock))
         sessions.withLock { $0.append(session) }
         return Self.hex(session.cookie)
     }
@@ -62,7 +65,7 @@ public final class ConsoleCredentials: Sendable {
     func session(cookie text: String?) -> BrowserSession? {
         guard let text, let presented = Self.bytes(hex: text) else { return nil }
         return sessions.withLock { sessions in
-            sessions.removeAll { $0.started.duration(to: .now) > Self.sessionLifetime }
+            sessions.removeAll { $0.expires.hasPassed }
             return sessions.first { $0.cookie == presented }
         }
     }

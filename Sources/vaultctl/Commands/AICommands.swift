@@ -226,7 +226,7 @@ enum AICommands {
     final class RunProgress {
         let json: Bool
         var characters = 0
-        var lastShown = ContinuousClock.now
+        var nextShown = MonotonicDeadline.after(0.2)
 
         init(json: Bool) { self.json = json }
 
@@ -238,8 +238,8 @@ enum AICommands {
                 if json { Output.note(line) } else { Output.line(line) }
             case .event(.text(let piece)):
                 characters += piece.count
-                if ContinuousClock.now - lastShown > .milliseconds(200) {
-                    lastShown = .now
+                if nextShown.hasPassed {
+                    nextShown = .after(0.2)
                     Output.progress("\rReceiving: \(characters) characters")
                 }
             case .event(.finish(let reason)):
