@@ -43,6 +43,16 @@ struct ServeChannelTests {
         #expect(result.stderr.contains("--announce needs --address"), "\(result.stderr)")
     }
 
+    @Test func anAnnouncementPortWithoutAnnouncingOrOutOfRangeIsAUsageError() throws {
+        let vault = try CLIVault()
+        let alone = try vault.run(["serve", "--address", "127.0.0.1:0", "--announce-port", "7500"])
+        #expect(alone.status == 64)
+        #expect(alone.stderr.contains("--announce-port needs --announce"), "\(alone.stderr)")
+        let zero = try vault.run(["serve", "--address", "127.0.0.1:0", "--announce", "--announce-port", "0"])
+        #expect(zero.status == 64)
+        #expect(zero.stderr.contains("--announce-port must be a whole number from 1 to 65535"), "\(zero.stderr)")
+    }
+
     @Test("the older spelling 'serve --listen' still serves the channel; the help shows only --address")
     func olderListenSpellingStillWorks() throws {
         let (desk, laptop) = try PeersCommandTests.pairedVaults()

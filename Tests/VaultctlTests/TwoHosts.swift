@@ -1,7 +1,9 @@
+import CryptoVault
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// Two hosts for tests of what crosses a network: two network namespaces joined by a veth pair
 /// (10.199.N.1 and 10.199.N.2), made with iproute2 when the tests run as root; elsewhere both hosts
@@ -15,8 +17,14 @@ final class TwoHosts {
 
     static let ip = "/usr/sbin/ip"
 
+    /// Whether this machine lets the tests make network namespaces: root, iproute2, and a container
+    /// that allows it.
+    static var available: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: ip) && canCreateNamespaces()
+    }
+
     init() {
-        usesNamespaces = getuid() == 0 && FileManager.default.isExecutableFile(atPath: Self.ip) && Self.canCreateNamespaces()
+        usesNamespaces = Self.available
         if usesNamespaces && !createNetwork() { fatalError("the network namespaces could not be set up") }
     }
 
@@ -56,7 +64,16 @@ final class TwoHosts {
         return Self.runIP(["-n", namespace(side), "link", "set", link(side), up ? "up" : "down"]) == 0
     }
 
-    private func namespace(_ side: Side) -> String { (side == .desk ? "svdesk-" : "svlap-") + suffix }
+    /// Gives each host a default route over its end of the link, so a broadcast to
+    /// 255.255.255.255 (a LAN announcement) leaves by it and reaches the other host. A link taken down
+    /// loses the route: call again after restoring it. False on loopback.
+    @discardableResult
+    func routeBroadcasts() -> Bool {
+        guard usesNamespaces else { return false }
+        return [Side.desk, .laptop].allSatisfy { Self.runIP(["-n", namespace($0), "route", "replace", "default", "dev", link($0)]) == 0 }
+    }
+
+    func namespace(_ side: Side) -> String { (side == .desk ? "svdesk-" : "svlap-") + suffix }
     private func link(_ side: Side) -> String { (side == .desk ? "vd" : "vl") + suffix }
 
     private func createNetwork() -> Bool {
@@ -72,7 +89,7 @@ final class TwoHosts {
     }
 
     /// Whether this machine lets us make a namespace (a container may forbid it even to root).
-    private static func canCreateNamespaces() -> Bool {
+    static func canCreateNamespaces() -> Bool {
         let probe = "svprobe-\(getpid())"
         guard runIP(["netns", "add", probe]) == 0 else { return false }
         _ = runIP(["netns", "delete", probe])
@@ -80,7 +97,7 @@ final class TwoHosts {
     }
 
     @discardableResult
-    private static func runIP(_ arguments: [String]) -> Int32 {
+    static func runIP(_ arguments: [String]) -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ip)
         process.arguments = arguments
@@ -89,5 +106,19 @@ final class TwoHosts {
         guard (try? process.run()) != nil else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+extension CLI.Running {
+    /// Waits for the process at most `seconds`, then kills it (the result then has SIGKILL's status).
+    func finish(within seconds: Double) -> CLI.Result {
+        let clock = VaultClock.system
+        let end = clock.monotonic() + seconds
+        while process.isRunning, clock.monotonic() < end { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        return result()
     }
 }

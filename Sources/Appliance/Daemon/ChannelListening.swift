@@ -13,11 +13,13 @@ public struct ChannelListening: Sendable {
     public let background: BackgroundSync
 
     /// The channel server at `address` (ADDR:PORT) with every service the vault offers, background
-    /// sync, and with `announce` the LAN announcer (and listening for the owner's devices' announcements).
-    public static func configured(address: String, announce: Bool, vault: UnlockedVault) throws -> ChannelListening {
+    /// sync, and with `announce` the LAN announcer broadcasting to `announcePort` (and listening there
+    /// for the owner's devices' announcements).
+    public static func configured(address: String, announce: Bool, announcePort: UInt16 = Announcement.defaultPort,
+                                  vault: UnlockedVault) throws -> ChannelListening {
         let keys = try vault.deviceKeys()
         var settings = BackgroundSync.Settings()
-        settings.listen = announce ? Discovery.defaultAddress : nil
+        settings.listen = announce ? try SocketAddress(parsing: "\(Discovery.defaultAddress.host):\(announcePort)") : nil
         let background = BackgroundSync(vault: vault, keys: keys, settings: settings, events: { recordBackground($0) })
         let server = try ChannelServer(address: try SocketAddress(parsing: address), localKeys: keys,
                                        pinnedPeers: { [vault] in try vault.vault.familyPairings() },
@@ -27,7 +29,8 @@ public struct ChannelListening: Sendable {
                                            if case .authenticated(let peer, _) = event { background.seen(peer.deviceID, at: nil) }
                                        })
         let announcer = try announce
-            ? Announcer(try Announcement(deviceID: keys.profile.deviceID, name: keys.profile.name, channelPort: server.address.port))
+            ? Announcer(try Announcement(deviceID: keys.profile.deviceID, name: keys.profile.name, channelPort: server.address.port),
+                        destination: try SocketAddress(parsing: "\(Announcer.defaultDestination.host):\(announcePort)"))
             : nil
         return ChannelListening(server: server, announcer: announcer, background: background)
     }

@@ -16,7 +16,9 @@ enum ServeCommand {
         audited with the caller's uid (SECURITY.md §10.8).
 
         With --address it also serves paired devices over the encrypted channel (SECURITY.md §9.9):
-        only devices whose keys were pinned at pairing get past the handshake.
+        only devices whose keys were pinned at pairing get past the handshake. It syncs by itself
+        with your own devices when it sees one: connecting to it, or (with --announce) announcing
+        itself on the LAN, on UDP port 7422 unless --announce-port says another.
 
         With --console it also serves the writing app to your own browser, on 127.0.0.1 only
         (--console-port N, a free port by default), and prints a one-time launch URL: open it to sign
@@ -46,15 +48,25 @@ enum ServeCommand {
                "also serve paired devices over the encrypted channel there (e.g. 0.0.0.0:\(ChannelServer.defaultPort)): ping, replication, witnessing, sharing",
                aliases: ["--listen"]),
         Option("--announce", "with --address, broadcast this device's name and port on the LAN every few seconds (a hint for 'peers discover'; trust comes from pairing)"),
+        announcePortOption,
     ]
+
+    /// The one place the announcement port is chosen for the daemon: where it broadcasts, and where it
+    /// hears its own devices' announcements (background sync). Two daemons on one machine, or a LAN
+    /// that uses 7422 for something else, need another.
+    static let announcePortOption = Option("--announce-port", value: "N",
+        "with --announce, the UDP port announcements are broadcast to and heard on, 1 to 65535 (default \(Announcement.defaultPort))")
 
     /// The channel configured by the command line (SECURITY.md §9.9), or nil without `--address`.
     private static func channelListening(_ arguments: ParsedArguments, vault: UnlockedVault) throws -> ChannelListening? {
+        let port = try arguments.integer("--announce-port", in: 1...65535)
+        if port != nil, !arguments.has("--announce") { throw UsageError(message: "--announce-port needs --announce", usage: arguments.usage) }
         guard let address = arguments.value("--address") else {
             if arguments.has("--announce") { throw UsageError(message: "--announce needs --address", usage: arguments.usage) }
             return nil
         }
-        return try ChannelListening.configured(address: address, announce: arguments.has("--announce"), vault: vault)
+        return try ChannelListening.configured(address: address, announce: arguments.has("--announce"),
+                                               announcePort: port.map(UInt16.init) ?? Announcement.defaultPort, vault: vault)
     }
 }
 
