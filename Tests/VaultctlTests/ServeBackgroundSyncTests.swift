@@ -7,7 +7,8 @@ import Testing
 import TestSupport
 import Writing
 
-/// Background sync between two real `vaultctl serve` processes (issue 17, SECURITY.md §19.9): two vaults paired as the owner's own devices, each daemon
+/// Background sync between two real `vaultctl serve` processes, and `vaultctl sync now` without
+/// `--peer` (issue 17, SECURITY.md §19.9): two vaults paired as the owner's own devices, each daemon
 /// in its own network namespace, announcing itself on a port given with `--announce-port` and
 /// listening there for the other. Announcements are LAN broadcasts, so these tests need the
 /// namespaces (root and iproute2); without them they are skipped, and say so.
@@ -17,7 +18,7 @@ struct ServeBackgroundSyncTests {
     /// then one exchange; the rest is room for a loaded machine.
     static let backgroundSeconds = 90.0
 
-    @Test func anEditReachesTheOtherServeByItself() throws {
+    @Test func anEditReachesTheOtherServeByItselfAndSyncNowThroughTheDaemonUsesTheAddressItHeard() throws {
         let hosts = TwoHosts()
         try #require(hosts.routeBroadcasts(), "no default route for the announcements")
         let (desk, laptop) = try SyncOverNetworkFixture.pairAsOwnDevices(hosts)
@@ -40,6 +41,46 @@ struct ServeBackgroundSyncTests {
         #expect(logs.contains("background sync: sent"), "no daemon logged a background sync: \(logs)")
         print("ServeBackgroundSyncTests: the laptop's edit reached the desk's daemon by itself in \(String(format: "%.1f", arrived ?? 0)) s "
               + "(announcements on port \(port))")
+
+        // Once the laptop's daemon has heard the desk too (its own background sync ran), the desk
+        // writes, and the laptop's owner runs 'sync now' with no peer and no address: it runs in the
+        // laptop's daemon, which syncs with the desk at the address it heard announced (listening now
+        // would be on 7422, where nobody announces).
+        let heard = clock.monotonic()
+        while !Self.log(laptopDaemon).contains("background sync: sent"), clock.monotonic() - heard < Self.backgroundSeconds { usleep(250_000) }
+        try #require(Self.log(laptopDaemon).contains("background sync: sent"), "the laptop's daemon never synced by itself: \(Self.log(laptopDaemon))")
+        try Self.write("then the desk answered", into: document, in: project, on: desk)
+        let synced = try laptop.run(["sync", "now", "--json"], unlock: false)
+        try #require(synced.status == 0, "\(synced.stderr)")
+        let peers = try #require((try PairCommandTests.json(synced) as? [String: Any])?["peers"] as? [[String: Any]])
+        #expect(peers.count == 1)
+        #expect((peers.first?["received"] as? Int ?? 0) >= 1, "sync now brought nothing (was it the background sync?): \(peers)")
+        #expect(try Self.text(of: document, in: project, on: laptop).contains("the desk answered"))
+    }
+
+    @Test func syncNowWithoutAPeerSyncsWithEachOwnDeviceThatAnnouncesAndSaysWhichDidNot() throws {
+        let hosts = TwoHosts()
+        try #require(hosts.routeBroadcasts(), "no default route for the announcements")
+        let (desk, laptop) = try SyncOverNetworkFixture.pairAsOwnDevices(hosts)
+        // A third own device, paired with the laptop, that is switched off. (The desk announces every
+        // 5 s: listening 6 s for each device hears the desk.)
+        let tablet = try CLIVault()
+        try Self.pair(tablet, on: .desk, with: laptop, from: .laptop, hosts)
+        let port = String(Int.random(in: 20_000...60_000))
+        let (project, document) = try Self.makeProject(on: laptop, text: "for every device")
+        let deskDaemon = try Self.serve(desk, on: .desk, hosts, announcePort: port)
+        defer { Self.stop(deskDaemon) }
+        let synced = try hosts.run(.laptop, laptop, ["sync", "now", "--announcements", "0.0.0.0:" + port, "--seconds", "6", "--json"])
+        #expect(synced.status == 74, "the switched-off tablet's failure is not the exit status: \(synced.status) \(synced.stderr)")
+        let peers = try #require((try PairCommandTests.json(synced) as? [String: Any])?["peers"] as? [[String: Any]], "\(synced.stdout)")
+        let byFingerprint = Dictionary(peers.compactMap { peer in
+            ((peer["peer"] as? [String: Any])?["fingerprint"] as? String).map { ($0, peer) }
+        }) { first, _ in first }
+        #expect(peers.count == 2, "\(peers)")
+        let deskPeer = byFingerprint[try PeersCommandTests.fingerprint(desk)], tabletPeer = byFingerprint[try PeersCommandTests.fingerprint(tablet)]
+        #expect((deskPeer?["sent"] as? Int ?? 0) >= 1, "the desk was not synced with: \(peers)")
+        #expect((tabletPeer?["error"] as? String)?.contains("did not announce itself") == true, "\(peers)")
+        #expect(try Self.text(of: document, in: project, on: desk).contains("for every device"))
     }
 
     // MARK: Helpers

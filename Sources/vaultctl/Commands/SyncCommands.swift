@@ -8,8 +8,9 @@ import Sync
 /// exchanged with paired devices over the encrypted channel.
 enum SyncCommands {
     static let now = Command("sync now", synopsis: "sync projects with paired devices now", usage: "[--peer PEER] [--address ADDR:PORT]", about: """
-        Connects to PEER (or to every paired device not paused, each found by its announcement) over
-        the encrypted channel, where 'vaultctl serve --address' answers, and exchanges the writing
+        Connects to PEER (or to every paired device not paused, each found by its announcement, or
+        where 'vaultctl serve --announce' running for this vault last heard it) over the encrypted
+        channel, where 'vaultctl serve --address' answers, and exchanges the writing
         model's change records: this vault's edits are committed as signed records, then each side
         gets the records it lacks, verified (signature, seal, causality) or refused and recorded.
         Your own devices ('mine') sync every project, privileged ones included; someone else's only
@@ -100,7 +101,9 @@ enum SyncCommands {
     // MARK: Helpers
 
     private static func sync(with pairing: FamilyPairing, _ unlocked: UnlockedVault, _ arguments: ParsedArguments) throws -> SyncRunReport {
-        let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
+        // In the daemon, where its own listener heard the device announce; else --address, or listen now.
+        let heard = arguments.value("--address") == nil ? HeardAddresses.shared.address(of: pairing.peer.deviceID) : nil
+        let address = try heard ?? PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
         let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
         return try SyncInitiator(vault: unlocked, transport: ChannelSyncTransport(client)).run()
     }
