@@ -35,6 +35,7 @@ test: build model-deps
 	/usr/bin/python3 testvectors/independent/sealed_record.py --check
 	/usr/bin/python3 testvectors/independent/ai_interaction.py --check
 	/usr/bin/python3 testvectors/independent/change_record.py --check
+	/usr/bin/python3 testvectors/independent/sync_merge.py --check
 	/usr/bin/python3 testvectors/independent/sync_exchange.py --check
 	@if [ -d ../shared/vectors ]; then /usr/bin/python3 testvectors/independent/peer_pairing.py --self-test ../shared/vectors; \
 	  else echo "NOTE: ../shared/vectors not found: the independent pairing code's self-test against published vectors is skipped"; fi

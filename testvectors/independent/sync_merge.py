@@ -1,0 +1,822 @@
+#!/usr/bin/env python3
+"""An independent replay of the merge of SECURITY.md §19.3 (sync between one owner's devices): given a
+set of verified change records (§19.2), the documents every replica holding them shows (their
+blocks, as §15.2 content bytes) and the conflicts that become syncConflict branches. Written from
+§19.2, §19.3, §14.2, §14.4 and §15.2 alone; it shares no code with the Swift implementation (the
+record codec is change_record.py's, itself independent).
+
+    /usr/bin/python3 testvectors/independent/sync_merge.py           # write testvectors/sync/merge-cases.json
+    /usr/bin/python3 testvectors/independent/sync_merge.py --check   # exit 1 if the file differs
+
+Both modes build every case's records, verify them, replay them in several orders and check that
+every order gives one result, and replay change-records.json's `removal` known answer too.
+
+Points §19.3 left open until this replay was written (now stated there; each a case here):
+- a record sees its own earlier edits: a delete marks what its past typed and what the record itself
+  inserted before that edit; of a record's inserts after one anchor the later comes first;
+- a fold's value so far is that of the heads merged into it, or after a conflict of the kept head
+  alone (its writes name the next conflict it loses); a field both sides changed alike is no conflict;
+- a text conflict is one between any two concurrent records held that both edit the block's text,
+  heads or not, so it stays whether or not a 0x03 records it;
+- letters "touch" when a word scalar one record typed is next to one the other typed in the text
+  shown (words joined by deletes alone are no conflict). Word scalars here: str.isalpha() or
+  str.isnumeric() (the cases use no scalar where that differs from Unicode Alphabetic or numeric).
+"""
+
+import hashlib
+import itertools
+import json
+import os
+import random
+import struct
+import sys
+
+from known_answer_file import write_or_check
+import change_record as cr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "sync", "merge-cases.json")
+CHANGE_RECORDS = os.path.join(HERE, "..", "sync", "change-records.json")
+
+SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
+TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
+REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
+NO_BASE = object()  # a fold's base when no write is in the past of both sides
+
+
+def is_word_scalar(c):
+    return c.isalpha() or c.isnumeric()
+
+
+class Replay:
+    """The state a replica holding exactly `raw_records` shows (§19.3), whatever order they came in."""
+
+    def __init__(self, raw_records, keys):
+        self.records = {}
+        for raw in raw_records:
+            fields = cr.read(raw, keys)
+            self.records[hashlib.sha256(raw).hexdigest()] = fields
+        # Lamport times rise along parents, so this order puts every record after its parents.
+        self.order = sorted(self.records, key=self.rank)
+        self.vectors = {}
+        for h in self.order:
+            fields = self.records[h]
+            vector = {}
+            for parent in fields["parents"]:
+                assert parent in self.records, "a record whose parent is not held"
+                for device, counter in self.vectors[parent].items():
+                    vector[device] = max(vector.get(device, 0), counter)
+            assert vector.get(fields["device"], 0) == fields["counter"] - 1, "a counter that skips"
+            vector[fields["device"]] = fields["counter"]
+            self.vectors[h] = vector
+        self._read_operations()
+        self._build_texts()
+
+    # --- causality and rank ---------------------------------------------------------------------
+
+    def rank(self, h):
+        fields = self.records[h]
+        return (fields["lamport"], bytes.fromhex(fields["device"]), bytes.fromhex(h))
+
+    def in_past(self, a, b):
+        """Record a is in record b's past (b's version vector holds a's device and counter); b is in its own."""
+        fields = self.records[a]
+        return self.vectors[b].get(fields["device"], 0) >= fields["counter"]
+
+    def concurrent(self, a, b):
+        return not self.in_past(a, b) and not self.in_past(b, a)
+
+    def maximal(self, hashes):
+        """Those no other of `hashes` has in its past."""
+        return [h for h in hashes if not any(o != h and self.in_past(h, o) for o in hashes)]
+
+    # --- the operations ---------------------------------------------------------------------------
+
+    def _read_operations(self):
+        self.node_writes = {}      # node -> [(record, value or None)]
+        self.block_writes = {}     # block -> {record: value or None}
+        self.block_document = {}   # block -> document
+        self.recorded = []         # 0x03 operations
+        self.characters = {}       # block -> {character id: Character}
+        self.deletes = {}          # block -> [(record, first, last, own offsets seen)]
+        self.inserts = {}          # block -> {record: [(anchor, [character ids])]}
+        self.text_writers = {}     # block -> set of records with a 0x04 of it
+        for h in self.order:
+            fields = self.records[h]
+            offset = 0  # the k-th scalar the record inserts is its offset k, whatever block it is in
+            for op in fields["operations"]:
+                if op["op"] == "node":
+                    self.node_writes.setdefault(op["node"], []).append((h, op["value"]))
+                elif op["op"] == "block":
+                    held = self.block_document.setdefault(op["block"], op["document"])
+                    assert held == op["document"], "a block written in two documents (blockMoved)"
+                    self.block_writes.setdefault(op["block"], {})[h] = op["value"]
+                elif op["op"] == "conflict":
+                    self.recorded.append(op)
+                elif op["op"] == "text":
+                    block = op["block"]
+                    assert self.block_writes.get(block, {}).get(h) is not None, "text edits before the block's present write"
+                    self.text_writers.setdefault(block, set()).add(h)
+                    for edit in op["edits"]:
+                        if edit["edit"] == "insert":
+                            anchor = self._name(edit["after"])
+                            run, parent = [], anchor
+                            for scalar in edit["text"]:
+                                cid = (fields["device"], fields["counter"], offset)
+                                self.characters.setdefault(block, {})[cid] = Character(cid, parent, h, self.rank(h), scalar)
+                                run.append(cid)
+                                parent, offset = cid, offset + 1
+                            self.inserts.setdefault(block, {}).setdefault(h, []).append((anchor, run))
+                        else:
+                            self.deletes.setdefault(block, []).append(
+                                (h, self._name(edit["first"]), self._name(edit["last"]), offset))
+
+    @staticmethod
+    def _name(character):
+        return None if character is None else (character["device"], character["counter"], character["offset"])
+
+    # --- §19.3 a block's text: an RGA ------------------------------------------------------------
+
+    def _build_texts(self):
+        """An insert goes right after its anchor, past the characters there whose record ranks above
+        it (and everything typed after those): as a tree (parent: the anchor), each character's
+        children in descending (rank, offset), read depth first. A delete marks, from first through
+        last, what its record had seen."""
+        self.sequence, self.deleted_by = {}, {}
+        for block, characters in self.characters.items():
+            children = {}
+            for character in characters.values():
+                assert character.parent is None or character.parent in characters, "an anchor not in the block"
+                children.setdefault(character.parent, []).append(character)
+            for siblings in children.values():
+                siblings.sort(key=lambda c: (c.rank, c.cid[2]), reverse=True)
+            sequence, stack = [], list(reversed(children.get(None, [])))
+            while stack:
+                character = stack.pop()
+                sequence.append(character)
+                stack.extend(reversed(children.get(character.cid, [])))
+            self.sequence[block] = sequence
+        for block, deletes in self.deletes.items():
+            sequence = self.sequence[block]
+            where = {c.cid: i for i, c in enumerate(sequence)}
+            for h, first, last, own_seen in deletes:
+                assert first in where and last in where and where[first] <= where[last], "a delete outside the block"
+                for character in sequence[where[first]:where[last] + 1]:
+                    mine = character.record == h
+                    if (mine and character.cid[2] < own_seen) or (not mine and self.in_past(character.record, h)):
+                        self.deleted_by.setdefault(character.cid, set()).add(h)
+                assert h in self.deleted_by.get(first, ()) and h in self.deleted_by.get(last, ()), "a delete of unseen characters"
+
+    def seen(self, block, writes):
+        """The characters the records `writes` saw together: typed in their pasts, not deleted there."""
+        def in_view(record):
+            return any(self.in_past(record, w) for w in writes)
+        return [c for c in self.sequence.get(block, [])
+                if in_view(c.record) and not any(in_view(d) for d in self.deleted_by.get(c.cid, ()))]
+
+    def shown(self, block):
+        return [c for c in self.sequence.get(block, []) if not self.deleted_by.get(c.cid)]
+
+    def text_seen(self, block, writes):
+        return "".join(c.scalar for c in self.seen(block, writes))
+
+    # --- §19.3 registers -------------------------------------------------------------------------
+
+    def node_value(self, node):
+        """The head of highest rank (the write of highest rank is always a head)."""
+        return max(self.node_writes[node], key=lambda w: self.rank(w[0]))
+
+    def block_heads(self, block):
+        return sorted(self.maximal(list(self.block_writes[block])), key=self.rank)
+
+    def write_value(self, block, writes):
+        """A value as compared: its fields and the text its writes saw; None: deleted."""
+        value = self.block_writes[block][writes[-1]]
+        if value is None:
+            return None
+        rows = tuple(tuple(row) for row in value["rows"])
+        return (value["order_key"], value["kind"], rows, self.text_seen(block, writes))
+
+    def fold(self, block, heads):
+        """Heads in ascending rank: each next one merged with the value so far against their base.
+        Returns (value, [(losing value, losing writes, winning value, winning write)])."""
+        heads = sorted(heads, key=self.rank)
+        folded, value, conflicts = [heads[0]], self.write_value(block, [heads[0]]), []
+        for head in heads[1:]:
+            other = self.write_value(block, [head])
+            common = [w for w in self.block_writes[block]
+                      if self.in_past(w, head) and any(self.in_past(w, f) for f in folded)]
+            base = self.fold(block, self.maximal(common))[0] if common else NO_BASE
+            merged = merge(value, other, base)
+            if merged is CONFLICT:
+                # The kept head's value goes on alone: the writes folded so far lost with theirs.
+                conflicts.append((value, list(folded), other, head))
+                value, folded = other, [head]
+                continue
+            folded.append(head)
+            value = None if merged is None else merged[:3] + (self.text_seen(block, folded),)
+        return value, conflicts
+
+    # --- conflicts -----------------------------------------------------------------------------
+
+    def register_conflicts(self, block):
+        out = []
+        for losing, losing_writes, winning, _ in self.fold(block, self.block_heads(block))[1]:
+            names = b"".join(sorted(bytes.fromhex(w) for w in losing_writes))
+            branch = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + names).digest()[:16]
+            out.append(self.conflict(branch, block, losing, winning))
+        return out
+
+    def text_conflicts(self, block):
+        writers = sorted(self.text_writers.get(block, ()), key=self.rank)
+        shown = self.shown(block)
+        touching = set()
+        for left, right in zip(shown, shown[1:]):
+            if is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and left.record != right.record:
+                touching.add(frozenset((left.record, right.record)))
+        out = []
+        for p, q in itertools.combinations(writers, 2):
+            if self.concurrent(p, q) and (self.overlap(block, p, q) or frozenset((p, q)) in touching):
+                losing, winning = sorted((p, q), key=self.rank)
+                branch = hashlib.sha256(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(losing)
+                                        + bytes.fromhex(winning)).digest()[:16]
+                out.append(self.conflict(branch, block, self.write_value(block, [losing]), self.write_value(block, [winning])))
+        return out
+
+    def deleted(self, block, h):
+        return {cid for cid, by in self.deleted_by.items() if h in by and cid in self.characters[block]}
+
+    def overlap(self, block, p, q):
+        """Both deleted one character, or one inserted right after, or right before as it saw the text,
+        a character the other deleted."""
+        if self.deleted(block, p) & self.deleted(block, q):
+            return True
+        for mine, theirs in ((p, q), (q, p)):
+            gone = self.deleted(block, theirs)
+            view = [c.cid for c in self.seen(block, [mine])]
+            where = {c.cid: i for i, c in enumerate(self.sequence[block])}
+            for anchor, run in self.inserts.get(block, {}).get(mine, []):
+                if anchor in gone:
+                    return True
+                # The character after the run, as `mine` saw the text.
+                after = [cid for cid in view if where[cid] > where[run[-1]]]
+                if after and after[0] in gone:
+                    return True
+        return False
+
+    def removal_conflicts(self):
+        """Documents whose winning value is a removal while one of their blocks has a present write not
+        in the removal's past: they stay (with their removed folders), each such block a conflict."""
+        kept, out = set(), []
+        for node in self.node_writes:
+            removal, value = self.node_value(node)
+            if value is not None:
+                continue
+            for block, document in sorted(self.block_document.items()):
+                if document != node:
+                    continue
+                unseen = [w for w, v in self.block_writes[block].items() if v is not None and not self.in_past(w, removal)]
+                if not unseen:
+                    continue
+                kept.add(node)
+                latest = max(unseen, key=self.rank)
+                branch = hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)).digest()[:16]
+                out.append(self.conflict(branch, block, None, self.write_value(block, [latest])))
+        return kept, out
+
+    def conflict(self, branch, block, losing, winning):
+        return {"op": "conflict", "branch": branch.hex(), "document": self.block_document[block], "block": block,
+                "losing": as_json(losing), "winning": as_json(winning)}
+
+    # --- what the replica shows ----------------------------------------------------------------
+
+    def nodes(self):
+        """Every node's value: the winning write's, or for a removed node kept by a removal conflict
+        (or above one) its highest-ranked present write's."""
+        kept, _ = self.removal_conflicts()
+        values = {node: self.node_value(node)[1] for node in self.node_writes}
+
+        def last_present(node):
+            present = [(h, v) for h, v in self.node_writes[node] if v is not None]
+            return max(present, key=lambda w: self.rank(w[0]))[1] if present else None
+        for node in kept:
+            at = node
+            while at is not None and at in values:
+                if values[at] is None:
+                    values[at] = last_present(at)
+                at = values[at]["parent"] if values[at] else None
+        return {node: value for node, value in values.items() if value is not None}
+
+    def blocks_of(self, document):
+        out = []
+        for block, held in self.block_document.items():
+            if held != document:
+                continue
+            value = self.fold(block, self.block_heads(block))[0]
+            if value is not None:
+                out.append((value[0].encode(), bytes.fromhex(block), {
+                    "block": block, "order_key": value[0], "kind": value[1], "rows": [list(r) for r in value[2]],
+                    "text": "".join(c.scalar for c in self.shown(block))}))
+        return [b for _, _, b in sorted(out, key=lambda t: (t[0], t[1]))]
+
+    def conflicts(self):
+        """Those recorded by 0x03 operations and those the current heads hold; for one branch id, the
+        least encoding."""
+        found = list(self.recorded)
+        for block in self.block_writes:
+            found += self.register_conflicts(block) + self.text_conflicts(block)
+        found += self.removal_conflicts()[1]
+        least = {}
+        for c in found:
+            encoded = cr.encode_operation(c)
+            if c["branch"] not in least or encoded < least[c["branch"]][0]:
+                least[c["branch"]] = (encoded, c)
+        return [least[b][1] for b in sorted(least)]
+
+    def result(self):
+        nodes = self.nodes()
+        documents = []
+        for node in sorted(nodes):
+            if nodes[node]["kind"] != "document":
+                continue
+            blocks = self.blocks_of(node)
+            documents.append({"document": node, "node": nodes[node], "blocks": blocks,
+                              "content": content(blocks).hex()})
+        return {"documents": documents, "conflicts": self.conflicts()}
+
+
+class Character:
+    __slots__ = ("cid", "parent", "record", "rank", "scalar")
+
+    def __init__(self, cid, parent, record, rank, scalar):
+        self.cid, self.parent, self.record, self.rank, self.scalar = cid, parent, record, rank, scalar
+
+
+CONFLICT = object()
+
+
+def merge(a, b, base):
+    """§19.3's fold step: a value (None: deleted), CONFLICT, or the merged fields (text set by the caller)."""
+    if a == b:
+        return a
+    if base is not NO_BASE and a == base:
+        return b
+    if base is not NO_BASE and b == base:
+        return a
+    if a is None or b is None or base is NO_BASE or base is None:
+        return CONFLICT
+    fields = []
+    for mine, theirs, was in zip(a[:3], b[:3], base[:3]):
+        if mine == theirs or theirs == was:
+            fields.append(mine)
+        elif mine == was:
+            fields.append(theirs)
+        else:
+            return CONFLICT
+    return tuple(fields) + (None,)
+
+
+def as_json(value):
+    if value is None:
+        return None
+    return {"order_key": value[0], "kind": value[1], "text": value[3], "rows": [list(r) for r in value[2]]}
+
+
+def content(blocks):
+    """§15.2: version 1, the count, then each block's id, length and §14.4 encoding, in reading order."""
+    out = b"\x01" + struct.pack(">I", len(blocks))
+    for b in blocks:
+        encoded = cr.encode_block(b)
+        out += bytes.fromhex(b["block"]) + struct.pack(">I", len(encoded)) + encoded
+    return out
+
+
+# --- the cases ------------------------------------------------------------------------------------
+
+DEVICES = {name: cr.device(name) for name in ("A", "B", "C")}
+KEYS = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in DEVICES.values()}
+
+
+class Case:
+    """Records written as devices would: each edit is made against the text its device shows (the
+    replay of the records it holds), a block's whole present value (0x02) before its text edits (0x04)."""
+
+    def __init__(self, name, description):
+        self.name, self.description = name, description
+        self.project = self.id("project")
+        self.records = []   # (name, raw, hash, fields)
+        self.counters = {}
+
+    def id(self, label):
+        return cr.fixed("merge case %s %s" % (self.name, label), 16).hex()
+
+    def held(self, names):
+        """The raw records the named ones and their pasts make."""
+        hashes = {r[2] for r in self.records if r[0] in names}
+        by_hash = {r[2]: r for r in self.records}
+        stack = list(hashes)
+        while stack:
+            for parent in by_hash[stack.pop()][3]["parents"]:
+                if parent not in hashes:
+                    hashes.add(parent)
+                    stack.append(parent)
+        return [r[1] for r in self.records if r[2] in hashes]
+
+    def view(self, names):
+        return Replay(self.held(names), KEYS) if names else None
+
+    def record(self, name, device, parents, operations, lamport=None):
+        by_name = {r[0]: r for r in self.records}
+        parent_hashes = sorted(by_name[p][2] for p in parents)
+        if lamport is None:
+            lamport = max([by_name[p][3]["lamport"] for p in parents] + [0]) + 1
+        counter = self.counters.get(device, 0) + 1
+        self.counters[device] = counter
+        fields = {"project": self.project, "device": DEVICES[device]["device_id"], "counter": counter, "lamport": lamport,
+                  "parents": parent_hashes, "operations": operations}
+        raw = cr.sign(bytes.fromhex(DEVICES[device]["seed"]), cr.encode_body(fields))
+        assert cr.read(raw, KEYS) == fields
+        self.records.append((name, raw, hashlib.sha256(raw).hexdigest(), fields))
+
+    def vector(self, orders):
+        names = [r[0] for r in self.records]
+        raws = [r[1] for r in self.records]
+        result = Replay(raws, KEYS).result()
+        for order in orders:
+            assert sorted(order) == list(range(len(raws)))
+            assert Replay([raws[i] for i in order], KEYS).result() == result, (self.name, order)
+        return dict({"name": self.name, "description": self.description, "project": self.project,
+                     "records": [{"name": n, "record": r.hex(), "hash": h} for n, r, h, _ in self.records],
+                     "orders": orders}, **result)
+
+
+def node(document, title, key="1i", parent=None):
+    return {"op": "node", "node": document, "value": {"kind": "document", "parent": parent, "order_key": key, "title": title}}
+
+
+def block_op(document, block, key, kind="paragraph", rows=None):
+    return {"op": "block", "document": document, "block": block, "value": cr.block(key, kind, "", rows)}
+
+
+def new_block(document, block, key, text, kind="paragraph"):
+    return [block_op(document, block, key, kind), {"op": "text", "document": document, "block": block,
+                                                  "edits": [{"edit": "insert", "after": None, "text": text}]}]
+
+
+def character(c):
+    return {"device": c.cid[0], "counter": c.cid[1], "offset": c.cid[2]}
+
+
+def edit(view, block, replacements, key=None):
+    """The 0x02 and 0x04 of a block edited as its device shows it: `replacements` are (old, new) pairs,
+    each old text (found after the previous one; "" with a `new` inserts after `at`) replaced by new:
+    a delete of the characters it removes and an insert after the character before it."""
+    document = view.block_document[block]
+    value = view.fold(block, view.block_heads(block))[0]
+    shown = view.shown(block)
+    text = "".join(c.scalar for c in shown)
+    edits, at = [], 0
+    for old, new in replacements:
+        if isinstance(old, tuple):  # ("after", "word"): insert after the word
+            start = text.index(old[1], at) + len(old[1])
+            end = start
+        else:
+            start = text.index(old, at)
+            end = start + len(old)
+        if end > start:
+            edits.append({"edit": "delete", "first": character(shown[start]), "last": character(shown[end - 1])})
+        if new:
+            edits.append({"edit": "insert", "after": character(shown[start - 1]) if start else None, "text": new})
+        at = end
+    return [block_op(document, block, key or value[0], value[1], [list(r) for r in value[2]]),
+            {"op": "text", "document": document, "block": block, "edits": edits}]
+
+
+def move(view, block, key):
+    document = view.block_document[block]
+    value = view.fold(block, view.block_heads(block))[0]
+    return [block_op(document, block, key, value[1], [list(r) for r in value[2]])]
+
+
+def delete(view, block):
+    return [{"op": "block", "document": view.block_document[block], "block": block, "value": None}]
+
+
+def orders_of(count):
+    """Every order up to four records; for more, the stored order, its reverse and four seeded shuffles."""
+    if count <= 4:
+        return [list(p) for p in itertools.permutations(range(count))]
+    rng, out = random.Random(count), [list(range(count)), list(reversed(range(count)))]
+    while len(out) < 6:
+        order = list(range(count))
+        rng.shuffle(order)
+        if order not in out:
+            out.append(order)
+    return out
+
+
+def different_blocks():
+    c = Case("different blocks", "A types in the first block, B in the second, neither having seen the other: "
+                                 "both edits merge, no conflict.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Visit 3")] + new_block(doc, b1, "1i", "Chief complaint: headache.")
+             + new_block(doc, b2, "1j", "Plan: rest."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "headache"), " since Monday")]))
+    c.record("B types", "B", ["made"], edit(v, b2, [(("after", "rest"), " and fluids")]))
+    return c
+
+
+def same_block_different_words():
+    c = Case("same block, different words", "A replaces one word and B another of one paragraph, concurrently: the "
+                                            "characters merge (each word as its device wrote it), no conflict.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Knee")] + new_block(doc, b1, "1i", "The patient reports mild pain in the left knee."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("mild", "sharp")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("left", "right"), (("after", "knee"), " since the fall")]))
+    return c
+
+
+def same_word():
+    c = Case("same word", "A and B both replace the dose \"5\": both deleted one character, so the block is a text "
+                          "conflict; the text keeps both insertions (A ranks above B at equal Lamport times: A's device id "
+                          "is the larger, so its text comes first) and the branch holds B's words, the document A's and B's.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    return c
+
+
+def same_word_then_more():
+    c = Case("same word, then typing on", "As \"same word\", then A, having received B's record, records the conflict "
+                                          "(0x03) and types on: the conflict lives on in the 0x03 though both records are "
+                                          "now in A's past.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    v = c.view(["A types", "B types"])
+    met = v.conflicts()
+    assert len(met) == 1
+    c.record("A resolves", "A", ["A types", "B types"], met + edit(v, b1, [("7.5", "")]))
+    return c
+
+
+def moved_and_edited():
+    c = Case("moved and edited", "A moves the third block to the top (its order key); B edits its text: the block "
+                                 "moves and keeps B's words, no conflict (each side changed another part of the value).")
+    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
+    c.record("made", "A", [], [node(doc, "Letter")] + new_block(doc, b1, "1i", "Dear Ms Okafor,")
+             + new_block(doc, b2, "1j", "Thank you for your letter.") + new_block(doc, b3, "1k", "Ref 2291", "heading-3"))
+    v = c.view(["made"])
+    c.record("A moves", "A", ["made"], move(v, b3, "1h"))
+    c.record("B edits", "B", ["made"], edit(v, b3, [("2291", "2291-b")]))
+    return c
+
+
+def deleted_and_edited():
+    c = Case("deleted and edited", "A deletes the second block while B, not having seen that, edits it; A's record "
+                                   "ranks higher (Lamport time 3): the block is deleted and B's words survive in the "
+                                   "branch (the conflict's losing side, with the text B's record saw).")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Summary.") + new_block(doc, b2, "1j", "Draft terms."))
+    v = c.view(["made"])
+    c.record("A deletes", "A", ["made"], delete(v, b2), lamport=3)
+    c.record("B edits", "B", ["made"], edit(v, b2, [("Draft", "Agreed")]))
+    return c
+
+
+def edited_and_deleted():
+    c = Case("edited and deleted", "As \"deleted and edited\", but B's edit ranks higher (Lamport time 3): the block "
+                                   "stays with B's words and the branch proposes it deleted.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Summary.") + new_block(doc, b2, "1j", "Draft terms."))
+    v = c.view(["made"])
+    c.record("A deletes", "A", ["made"], delete(v, b2))
+    c.record("B edits", "B", ["made"], edit(v, b2, [("Draft", "Agreed")]), lamport=3)
+    return c
+
+
+def moved_on_both():
+    c = Case("moved on both", "A and B both move one block, to different places: both changed its order key, a "
+                              "conflict; the higher-ranked (A, the larger device id at equal Lamport times) keeps its place.")
+    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
+    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
+             + new_block(doc, b3, "1k", "Three."))
+    v = c.view(["made"])
+    c.record("A moves", "A", ["made"], move(v, b2, "1l"))
+    c.record("B moves", "B", ["made"], move(v, b2, "1h"))
+    return c
+
+
+def inserts_at_one_point(name, lamport_b, description):
+    c = Case(name, description)
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies:"))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies:"), " penicillin,")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies:"), " latex,")]), lamport=lamport_b)
+    return c
+
+
+def touching_inserts():
+    c = Case("touching inserts", "A and B type a word at one point with no space between: the two words run "
+                                 "together, which neither device wrote, so the pair is a text conflict.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
+    return c
+
+
+def three_devices():
+    c = Case("three devices", "A, B and C each change another word of one paragraph and B also adds a block: "
+                              "the three heads fold against their common base, no conflict.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Notes")] + new_block(doc, b1, "1i", "Seen at home on Tuesday by the nurse."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("home", "the clinic")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("Tuesday", "Wednesday")]) + new_block(doc, b2, "1j", "Follow up."))
+    c.record("C types", "C", ["made"], edit(v, b1, [("nurse", "doctor")]))
+    return c
+
+
+def deletes_that_join_words():
+    c = Case("deletes that join words", "A deletes the comma of \"red, blue\" and B the space: the two words run "
+                                        "together though neither device typed a letter.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Colours")] + new_block(doc, b1, "1i", "red, blue"))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(",", "")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(" ", "")]))
+    return c
+
+
+def insert_before_a_deleted_character():
+    c = Case("insert before a deleted character", "A types a comma right before the space B deletes (with the rest "
+                                                  "of the sentence): the insert touches what the other deleted, a conflict.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Knee")] + new_block(doc, b1, "1i", "Pain in the left knee."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Pain"), ",")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(" in the left knee", "")]))
+    return c
+
+
+def insert_after_a_deleted_character():
+    c = Case("insert after a deleted character", "A types after the word B deletes: the insert's anchor is a "
+                                                 "character the other deleted, a conflict.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Knee")] + new_block(doc, b1, "1i", "Pain in the left knee."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "left"), " lower")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(" left", "")]))
+    return c
+
+
+def two_inserts_at_one_anchor():
+    c = Case("two inserts at one anchor in one record", "One record inserts twice after the same character: its "
+                                                       "characters rank equal, so the later insert (higher offsets) comes first.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Order")] + new_block(doc, b1, "1i", "ab"))
+    v = c.view(["made"])
+    a = v.shown(b1)[0]
+    c.record("B types", "B", ["made"], [block_op(doc, b1, "1i"), {"op": "text", "document": doc, "block": b1, "edits": [
+        {"edit": "insert", "after": character(a), "text": "X"}, {"edit": "insert", "after": character(a), "text": "Y"}]}])
+    return c
+
+
+def moved_on_three():
+    c = Case("moved on three devices", "A, B and C each move one block to another place: folded in ascending rank, "
+                                       "each next head conflicts with the value so far.")
+    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
+    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
+             + new_block(doc, b3, "1k", "Three."))
+    v = c.view(["made"])
+    c.record("A moves", "A", ["made"], move(v, b2, "1l"))
+    c.record("B moves", "B", ["made"], move(v, b2, "1h"))
+    c.record("C moves", "C", ["made"], move(v, b2, "1m"))
+    return c
+
+
+def merged_then_moved():
+    c = Case("merged, then moved", "B moves a block, A makes it a quote and C moves it elsewhere: B's and A's "
+                                   "values merge field by field, and C's move conflicts with that merged value, whose "
+                                   "writes (A's and B's) name the conflict.")
+    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
+    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
+             + new_block(doc, b3, "1k", "Three."))
+    v = c.view(["made"])
+    c.record("A quotes", "A", ["made"], [block_op(doc, b2, "1j", "quote")])
+    c.record("B moves", "B", ["made"], move(v, b2, "1h"))
+    c.record("C moves", "C", ["made"], move(v, b2, "1m"))
+    return c
+
+
+def delete_over_own_insert():
+    c = Case("a delete over the record's own insert", "One record inserts \"new \" and then deletes a range whose ends "
+                                                     "lie either side of it: a delete marks what its record had seen, "
+                                                     "its own earlier inserts included.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Order")] + new_block(doc, b1, "1i", "keep old text here"))
+    v = c.view(["made"])
+    shown = v.shown(b1)
+    old, text = shown[5], shown[13]  # the "o" of "old" and the space after "text"
+    c.record("B edits", "B", ["made"], [block_op(doc, b1, "1i"), {"op": "text", "document": doc, "block": b1, "edits": [
+        {"edit": "insert", "after": character(shown[8]), "text": "new "},
+        {"edit": "delete", "first": character(old), "last": character(text)},
+        {"edit": "insert", "after": character(shown[4]), "text": "all "}]}])
+    return c
+
+
+def conflict_not_recorded():
+    c = Case("a text conflict resolved unrecorded", "As \"same word, then typing on\", but the record that has both "
+                                                    "sides in its past carries no 0x03: a text conflict is one between "
+                                                    "any two concurrent records held, so it is still there.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    v = c.view(["A types", "B types"])
+    c.record("A resolves", "A", ["A types", "B types"], edit(v, b1, [("7.5", "")]))
+    return c
+
+
+def same_move_on_both():
+    c = Case("the same move on both", "A and B both move one block to the same place, each also changing another "
+                                      "word: the order key changed the same way on both sides is no conflict.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.")
+             + new_block(doc, b2, "1j", "Two apples and three pears."))
+    v = c.view(["made"])
+    c.record("A moves", "A", ["made"], edit(v, b2, [("apples", "plums")], key="1h"))
+    c.record("B moves", "B", ["made"], edit(v, b2, [("pears", "figs")], key="1h"))
+    return c
+
+
+def touching_then_typing_on():
+    c = Case("touching, then typing on", "A types a word where B types one, then, before seeing B's, types in another "
+                                         "block: the words typed by A's first record and B's touch, a text conflict "
+                                         "though A's first record is no longer a head.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: .") + new_block(doc, b2, "1j", "Seen."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
+    v = c.view(["A types"])
+    c.record("A types on", "A", ["A types"], edit(v, b1, [(("after", "."), " Checked.")]))
+    return c
+
+
+def cases():
+    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), moved_and_edited(),
+             deleted_and_edited(), edited_and_deleted(), moved_on_both(),
+             inserts_at_one_point("inserts at one point", 2, "A and B type at the same point at Lamport time 2: "
+                                  "A's device id is the larger, so A's record ranks above and its text comes first; "
+                                  "each run stays whole, no conflict (a space keeps the words apart)."),
+             inserts_at_one_point("inserts at one point, Lamport first", 3, "As \"inserts at one point\", but B's record "
+                                  "has Lamport time 3: it ranks above A's whatever the device ids, so its text comes first."),
+             touching_inserts(), three_devices(), deletes_that_join_words(), insert_before_a_deleted_character(),
+             insert_after_a_deleted_character(), two_inserts_at_one_anchor(), moved_on_three(),
+             merged_then_moved(), delete_over_own_insert(), conflict_not_recorded(), same_move_on_both(),
+             touching_then_typing_on()]
+    return [c.vector(orders_of(len(c.records))) for c in built]
+
+
+def removal_known_answer():
+    """change-records.json's `removal`, replayed: the document kept with `text` and the one conflict."""
+    with open(CHANGE_RECORDS, encoding="utf-8") as f:
+        vectors = json.load(f)
+    removal = vectors["removal"]
+    keys = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in vectors["devices"].values()}
+    raws = [bytes.fromhex(r["record"]) for r in removal["records"]]
+    for order in itertools.permutations(range(len(raws))):
+        result = Replay([raws[i] for i in order], keys).result()
+        assert [d["document"] for d in result["documents"]] == [removal["document"]], "removal: the document is not kept"
+        assert [b["text"] for b in result["documents"][0]["blocks"]] == [removal["text"]], "removal: another text"
+        assert result["conflicts"] == [dict(removal["conflict"], op="conflict")], "removal: another conflict"
+
+
+def build():
+    removal_known_answer()
+    return {
+        "description": "The merge of SECURITY.md §19.3, written by testvectors/independent/sync_merge.py: each case's "
+                       "records (signed by `devices`, the same as change-records.json's, plus C), received in each "
+                       "of `orders` (indices into `records`), show `documents` (each present document's node value, "
+                       "its blocks in reading order with the text shown, and `content`: the §15.2 content bytes) "
+                       "and exactly `conflicts` (the 0x03 operations a device would record, by branch id; `losing` "
+                       "is what the syncConflict branch proposes for the block, null: deleted).",
+        "spec": "SECURITY.md §19.3",
+        "devices": DEVICES,
+        "cases": cases(),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(write_or_check(OUT, build()))
