@@ -36,16 +36,7 @@ extension WritingStore {
         let project = try writable(projectID)
         guard OrderKey.isValid(orderKey) else { throw WritingError(.invalidIdentifier, "an order key outside its grammar") }
         let binder = try self.binder(of: project)
-        _ = try checkNode(id, in: binder, project: project)
-        if let parent {
-            try checkFolder(parent, in: binder, project: project)
-            guard !binder.isWithin(parent, id) else {
-                throw WritingError(.moveIntoItself, "a folder cannot move under itself or under one of its own folders")
-            }
-            guard binder.depth(of: parent) + binder.height(of: id) <= WritingLimits.maximumNesting else {
-                throw WritingError(.nestingTooDeep, "the move would nest folders deeper than \(WritingLimits.maximumNesting)")
-            }
-        }
+        try checkMove(id, under: parent, in: binder, project: project)
         try nodeTable.move(id, under: parent, orderKey: orderKey)
         try record(.writingNodeMove, project, subject: id, details: [.init("origin", "sync")])
     }

@@ -145,16 +145,7 @@ public struct WritingStore {
     public func moveNode(_ id: NodeID, in projectID: ProjectID, under parent: NodeID?, before sibling: NodeID? = nil) throws {
         let project = try writable(projectID)
         let binder = try self.binder(of: project)
-        _ = try checkNode(id, in: binder, project: project)
-        if let parent {
-            try checkFolder(parent, in: binder, project: project)
-            guard !binder.isWithin(parent, id) else {
-                throw WritingError(.moveIntoItself, "a folder cannot move under itself or under one of its own folders")
-            }
-            guard binder.depth(of: parent) + binder.height(of: id) <= WritingLimits.maximumNesting else {
-                throw WritingError(.nestingTooDeep, "the move would nest folders deeper than \(WritingLimits.maximumNesting)")
-            }
-        }
+        try checkMove(id, under: parent, in: binder, project: project)
         if let sibling, sibling == id { throw WritingError(.moveIntoItself, "a node cannot be placed before itself") }
         let key = try binder.orderKey(under: parent, before: try sibling.map { try checkNode($0, in: binder, project: project).id }, moving: id)
         try nodeTable.move(id, under: parent, orderKey: key)
@@ -204,6 +195,21 @@ public struct WritingStore {
             throw WritingError(.notInProject, "\(id) belongs to another project")
         }
         throw WritingError(.nodeNotFound, "no document or folder \(id) in the project")
+    }
+
+    /// Refuses a move of `id` under `parent` (nil: the top level) that the binder cannot take: a node
+    /// or folder of another project or none, a folder moved under itself or one of its own, or a move
+    /// that nests folders deeper than `WritingLimits.maximumNesting`. Local and synced moves alike.
+    func checkMove(_ id: NodeID, under parent: NodeID?, in binder: Binder, project: WritingProject) throws {
+        _ = try checkNode(id, in: binder, project: project)
+        guard let parent else { return }
+        try checkFolder(parent, in: binder, project: project)
+        guard !binder.isWithin(parent, id) else {
+            throw WritingError(.moveIntoItself, "a folder cannot move under itself or under one of its own folders")
+        }
+        guard binder.depth(of: parent) + binder.height(of: id) <= WritingLimits.maximumNesting else {
+            throw WritingError(.nestingTooDeep, "the move would nest folders deeper than \(WritingLimits.maximumNesting)")
+        }
     }
 
     func checkFolder(_ id: NodeID, in binder: Binder, project: WritingProject) throws {
