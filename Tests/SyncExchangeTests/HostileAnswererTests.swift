@@ -27,9 +27,13 @@ import Writing
             .refused.map(\.error.code.rawValue)
     }
 
-    @Test func someoneElsesDeviceOfferingThisVaultsProjectsAsMineWritesNothingIntoThemAndIsSentNothing() throws {
+    /// A laptop holding a privileged project ("Patient A", one document) and an ordinary one ("Memo",
+    /// one document), paired with a forging answerer that offers both as the owner's own (`.mine`) and
+    /// has planted one record of its own in each; the laptop trusts the answerer's device as `trust`.
+    static func offeringTwoProjectsAsMine(laptopTrusts trust: DeviceTrust)
+        throws -> (f: F, answerer: ForgingAnswerer, privileged: WritingProject, ordinary: WritingProject) {
         let answerer = ForgingAnswerer()
-        let f = try F(laptopTrusts: .other, deskAnswers: answerer)
+        let f = try F(laptopTrusts: trust, deskAnswers: answerer)
         answerer.answer(as: f.deskKeys)
         let privileged = try F.project(f.laptop, "Patient A", register: .healthcare)
         let ordinary = try F.project(f.laptop, "Memo")
@@ -39,6 +43,11 @@ import Writing
             answerer.offer(project, access: .mine)
             try answerer.plant(in: project.id)
         }
+        return (f, answerer, privileged, ordinary)
+    }
+
+    @Test func someoneElsesDeviceOfferingThisVaultsProjectsAsMineWritesNothingIntoThemAndIsSentNothing() throws {
+        let (f, answerer, privileged, ordinary) = try Self.offeringTwoProjectsAsMine(laptopTrusts: .other)
         let report = try f.syncLaptop()
         #expect(report.received == 0 && report.sent == 0, "\(report)")
         #expect(Set(report.projects.flatMap(\.refused)) == ["privilegedRefused", "notShared"])
@@ -95,17 +104,7 @@ import Writing
     }
 
     @Test func aDeviceNoLongerTheOwnersOwnIsRefusedWhenThisDeviceAsksAndSentNothing() throws {
-        let answerer = ForgingAnswerer()
-        let f = try F(laptopTrusts: .mine, deskAnswers: answerer)
-        answerer.answer(as: f.deskKeys)
-        let privileged = try F.project(f.laptop, "Patient A", register: .healthcare)
-        let ordinary = try F.project(f.laptop, "Memo")
-        _ = try F.document(f.laptop, in: privileged, "Visit", ["history"])
-        _ = try F.document(f.laptop, in: ordinary, "Draft", ["words"])
-        for project in [privileged, ordinary] {
-            answerer.offer(project, access: .mine)
-            try answerer.plant(in: project.id)
-        }
+        let (f, answerer, privileged, ordinary) = try Self.offeringTwoProjectsAsMine(laptopTrusts: .mine)
         let first = try f.syncLaptop()
         #expect(first.received == 2 && first.sent == 2, "\(first)")
         try f.laptop.unlocked.setTrust(.other, of: answerer.keys.profile.deviceID, atPairing: false)
