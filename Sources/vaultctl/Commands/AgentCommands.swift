@@ -11,7 +11,7 @@ enum AgentCommands {
         Lists the agents every project of a register starts with: name, title, lane, and the effects
         of the tools they may be offered. Their instructions are shown as the agent receives them,
         in the register's words (a legal agent is asked about documents and issues, not scenes).
-        """, options: [Option("--register", value: "REGISTER", "only this register's agents")],
+        """, options: [RegisterLibrary.registerOption("agents")],
         json: true, examples: ["vaultctl ai agents --register legal", "vaultctl ai agents --json"]) { arguments in
             var presets = AIPreset.all
             if let name = arguments.value("--register") {

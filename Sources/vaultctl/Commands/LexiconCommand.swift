@@ -8,7 +8,7 @@ enum LexiconCommand {
         Prints the register's word for each of the writing model's eight concepts (project, scene,
         chapter, character, place, plot beat, bible, branch), singular and plural, or "hidden" where
         the register does not show the concept. Without --register, every register.
-        """, options: [Option("--register", value: "REGISTER", "only this register")], json: true, examples: [
+        """, options: [RegisterLibrary.registerOption("words")], json: true, examples: [
             "vaultctl lexicon --register legal",
             "vaultctl lexicon --json",
         ]) { arguments in

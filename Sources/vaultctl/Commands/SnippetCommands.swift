@@ -9,15 +9,10 @@ enum SnippetCommands {
     static let list = Command("snippet list", synopsis: "list the registers' snippets", about: """
         Lists the snippet library of a register (or of every register): id, register and name.
         'vaultctl snippet insert' puts one into a document.
-        """, options: [Option("--register", value: "REGISTER", "only this register's snippets")], json: true, examples: [
+        """, options: [RegisterLibrary.registerOption("snippets")], json: true, examples: [
             "vaultctl snippet list --register healthcare",
         ]) { arguments in
-            let registers = try WritingContext.register(arguments).map { [$0] } ?? Register.allCases
-            let rows = registers.flatMap { register in
-                register.profile.snippets.map { ["id": $0.id, "name": $0.name, "register": register.rawValue, "blocks": $0.blocks.count] as [String: Any] }
-            }
-            if arguments.has("--json") { Output.json(rows); return }
-            for row in rows { Output.line("\(row["id"]!)\t\(row["register"]!)\t\(row["name"]!)") }
+            try RegisterLibrary.list(arguments, \.snippets)
         }
 
     static let insert = Command("snippet insert", synopsis: "put a snippet into a document", usage: "PROJECT DOC SNIPPET", about: """
@@ -36,11 +31,8 @@ enum SnippetCommands {
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             let node = try context.node(arguments.positionals[1], in: project)
-            let id = arguments.positionals[2]
-            guard let snippet = ([project.register] + Register.allCases).lazy.compactMap({ $0.profile.snippets.first { $0.id == id } }).first else {
-                throw CommandError(message: "no snippet '\(id)'", exitCode: .noInput, hint: "'vaultctl snippet list' shows them")
-            }
-            let blocks = try snippet.blocks.map { Block(id: try BlockID.random(), kind: $0.kind, text: $0.text, rows: $0.rows) }
+            let snippet = try RegisterLibrary.find(arguments.positionals[2], for: project, kind: "snippet", in: \.snippets)
+            let blocks = try RegisterLibrary.newBlocks(of: snippet)
             let at = try arguments.integer("--at", in: 1...WritingLimits.maximumBlocks)
             let edited = try context.store(for: project) { store in
                 var content = try store.documentContent(of: node.id, in: project.id)

@@ -8,15 +8,10 @@ enum TemplateCommands {
     static let list = Command("template list", synopsis: "list the starter templates", about: """
         Lists the starter templates of a register (or of every register): id, name and register.
         'vaultctl template use' starts a document from one.
-        """, options: [Option("--register", value: "REGISTER", "only this register's templates")], json: true, examples: [
+        """, options: [RegisterLibrary.registerOption("templates")], json: true, examples: [
             "vaultctl template list --register healthcare",
         ]) { arguments in
-            let registers = try WritingContext.register(arguments).map { [$0] } ?? Register.allCases
-            let rows = registers.flatMap { register in
-                register.profile.templates.map { ["id": $0.id, "name": $0.name, "register": register.rawValue, "blocks": $0.blocks.count] as [String: Any] }
-            }
-            if arguments.has("--json") { Output.json(rows); return }
-            for row in rows { Output.line("\(row["id"]!)\t\(row["register"]!)\t\(row["name"]!)") }
+            try RegisterLibrary.list(arguments, \.templates)
         }
 
     static let use = Command("template use", synopsis: "start a document from a template", usage: "PROJECT TEMPLATE", about: """
@@ -32,12 +27,9 @@ enum TemplateCommands {
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
-            let id = arguments.positionals[1]
-            guard let template = ([project.register] + Register.allCases).lazy.compactMap({ $0.profile.template(id) }).first else {
-                throw CommandError(message: "no template '\(id)'", exitCode: .noInput, hint: "'vaultctl template list' shows them")
-            }
+            let template = try RegisterLibrary.find(arguments.positionals[1], for: project, kind: "template", in: \.templates)
             let parent = try arguments.value("--in").map { try context.node($0, in: project).id }
-            let content = DocumentContent(blocks: try template.blocks.map { Block(id: try BlockID.random(), kind: $0.kind, text: $0.text, rows: $0.rows) })
+            let content = DocumentContent(blocks: try RegisterLibrary.newBlocks(of: template))
             let node = try context.store(for: project) { store in
                 let node = try store.addNode(.scene, titled: arguments.value("--title") ?? template.name, in: project.id, under: parent)
                 // A writer's edit: a new document of 500 characters or more is snapshotted, and so is the one left.
