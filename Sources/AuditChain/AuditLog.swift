@@ -34,13 +34,13 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         return "\(name.isEmpty ? "unknown" : name) (uid \(getuid()))"
     }
 
-    public func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
+    package func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         try append([event], in: database, vaultID: vaultID, keys: keys)
     }
 
     /// Appends several events in the caller's transaction (a batch is durable when it commits),
     /// checkpointing every `interval` entries on the way.
-    public func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
+    package func append(_ events: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         var (seq, previous) = try tail(of: database)
         let deviceID = try Self.deviceID(database)
         var writer = AuditEntryWriter(database: database)
@@ -79,7 +79,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         }
     }
 
-    public func commandFinished(in database: Database, vaultID: VaultID) throws {
+    package func commandFinished(in database: Database, vaultID: VaultID) throws {
         try checkpointer?.checkpointIfBehind(database, vaultID: vaultID)
     }
 

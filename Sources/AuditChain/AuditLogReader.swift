@@ -34,7 +34,7 @@ public struct AuditLogReader {
 
     /// Each stored entry's encoding, in order, from a database opened on its own (a closed vault's
     /// file, read-only): for tools that measure the log without unlocking the vault.
-    public static func forEachEncodedEntry(in database: Database, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package static func forEachEncodedEntry(in database: Database, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try AuditTreeStore.forEachStoredEntry(in: database) { _, entry, _ in try body(entry) }
     }
 

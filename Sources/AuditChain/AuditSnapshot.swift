@@ -25,9 +25,9 @@ public struct AuditSnapshot: Sendable {
     /// Witness cosignatures on those checkpoints, in the order received (§8.10).
     public var cosignatures: [ExportedCosignature] = []
     /// Each entry's encoding, and the leaf hash stored beside it (a database has one; an export not).
-    public let entries: EntrySource
+    package let entries: EntrySource
 
-    public enum EntrySource: Sendable {
+    package enum EntrySource: Sendable {
         case database(Database)
         case encoded([[UInt8]])
     }
@@ -51,7 +51,7 @@ public struct AuditSnapshot: Sendable {
     }
 
     /// The snapshot of a vault's log, read in one read transaction by the caller.
-    public static func load(from database: Database, vaultID: VaultID) throws -> AuditSnapshot {
+    package static func load(from database: Database, vaultID: VaultID) throws -> AuditSnapshot {
         let keys = try AuditKeyChainStore(database: database).storedKeys()
         let checkpoints = try Checkpointer.signedCheckpoints(in: database)
         let cosignatures = try AuditCosignatureStore(database: database).exported()

@@ -10,17 +10,17 @@ public final class RecordingJournal: VaultJournal {
 
     public init() {}
 
-    public func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
+    package func append(_ event: VaultEvent, in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         events.withLock { $0.append(event) }
         batches.withLock { $0.append([event.action.name]) }
     }
 
-    public func append(_ appended: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
+    package func append(_ appended: [VaultEvent], in database: Database, vaultID: VaultID, keys: AuditKeys?) throws {
         events.withLock { $0.append(contentsOf: appended) }
         batches.withLock { $0.append(appended.map(\.action.name)) }
     }
 
-    public func commandFinished(in database: Database, vaultID: VaultID) throws {}
+    package func commandFinished(in database: Database, vaultID: VaultID) throws {}
 
     /// The actions recorded, in order, as the strings the log stores.
     public var actions: [String] { events.withLock { $0.map(\.action.name) } }

@@ -37,7 +37,7 @@ public enum BackupPublicRecord {
     /// Opens an extracted record read-only, refusing anything but exactly the schema above (no view,
     /// no trigger, no other table: a hostile file must not run code when it is read) and a
     /// `backup_meta` whose vault id is the header's and whose keys have their sizes.
-    public static func open(_ path: String, vaultID: VaultID) throws -> Database {
+    package static func open(_ path: String, vaultID: VaultID) throws -> Database {
         let database: Database
         do {
             database = try Database(path: path, create: false, readOnly: true)
@@ -80,7 +80,7 @@ public enum BackupPublicRecord {
 
     /// The master key, from the record's keyslots and `credential`, exactly as unlocking the vault
     /// would find it (every slot of the kind is tried).
-    public static func masterKey(from database: Database, credential: UnlockCredential, vaultID: VaultID) throws -> SecureBytes {
+    package static func masterKey(from database: Database, credential: UnlockCredential, vaultID: VaultID) throws -> SecureBytes {
         let slots = try Vault.readableKeyslots(in: database).slots
         func first(_ kind: Keyslot.Kind, _ kek: (Keyslot) throws -> SecureBytes) throws -> SecureBytes? {
             var opened: SecureBytes?
@@ -113,7 +113,7 @@ public enum BackupPublicRecord {
     }
 
     /// The backup private key, opened with `credential`.
-    public static func backupKey(from database: Database, credential: UnlockCredential, vaultID: VaultID) throws -> X25519PrivateKey {
+    package static func backupKey(from database: Database, credential: UnlockCredential, vaultID: VaultID) throws -> X25519PrivateKey {
         let meta = try self.meta(database)
         let masterKey = try masterKey(from: database, credential: credential, vaultID: vaultID)
         return try BackupKey.open(meta[BackupKey.sealedKeyName] ?? [], publicKey: meta[BackupKey.publicKeyName] ?? [],
@@ -123,13 +123,13 @@ public enum BackupPublicRecord {
     /// Checks that the decrypted database says exactly what the public record says: the same
     /// keyslots, audit entries, signing public keys, checkpoints, cosignatures and backup key.
     /// Without this, the clear record checked keylessly could tell a different story than the vault.
-    public static func checkAgreement(_ record: Database, with vault: Vault) throws {
+    package static func checkAgreement(_ record: Database, with vault: Vault) throws {
         try vault.read { database in try checkAgreement(record, with: database) }
     }
 
     /// The same check on the decrypted database itself, before it is opened as a vault (a backup of
     /// an older schema is checked so before its copy is upgraded).
-    public static func checkAgreement(_ record: Database, with database: Database) throws {
+    package static func checkAgreement(_ record: Database, with database: Database) throws {
         for table in tables where !table.source.isEmpty {
             let query = "SELECT \(table.columns) FROM \(table.source)"
             let columns = table.columns.components(separatedBy: ", ")

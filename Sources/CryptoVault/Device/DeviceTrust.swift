@@ -26,7 +26,7 @@ extension DeviceTrust {
 
     /// The trust level this vault holds for `deviceID`, or nil (a pairing made before trust levels:
     /// treated as someone else's until the owner says otherwise).
-    public static func stored(deviceID: DeviceID, in database: Database) throws -> DeviceTrust? {
+    package static func stored(deviceID: DeviceID, in database: Database) throws -> DeviceTrust? {
         guard let row = try database.queryOne("SELECT trust FROM peer_trust WHERE peer_device_id = ?", [.blob(deviceID.bytes)]) else { return nil }
         guard let trust = DeviceTrust(rawValue: try row.text("trust")) else {
             throw CryptoVaultError(.corruptVault, "the vault database is damaged: an unknown trust level for device \(deviceID)")

@@ -24,7 +24,7 @@ extension FamilyPairing {
     /// The pairing with the device `deviceID`, or nil, read in the caller's transaction (a witness
     /// checks it in the transaction of the request it answers). `family_pairings` is read and written
     /// only in this file.
-    public static func stored(deviceID: DeviceID, in database: Database) throws -> FamilyPairing? {
+    package static func stored(deviceID: DeviceID, in database: Database) throws -> FamilyPairing? {
         try database.queryOne("SELECT * FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)]).map(Vault.pairing)
     }
 }

@@ -193,7 +193,7 @@ final class SealedRecordStore {
 /// §19.10): every record a module sealed removed from that copy's database, with no transaction of a
 /// vault around it and nothing recorded. Never for a vault itself (`VaultTransaction.removeRecords`).
 public enum ScratchSealedRecords {
-    public static func removeAll(module: String, in database: Database) throws -> Int {
+    package static func removeAll(module: String, in database: Database) throws -> Int {
         try SealedRecordStore(database).removeAll(module: module)
     }
 }

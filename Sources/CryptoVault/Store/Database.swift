@@ -6,9 +6,13 @@ import Foundation
 /// Statements finalize when they go out of scope; `transaction` rolls back when its body throws.
 /// Errors carry the SQLite result code and the SQL text, never bound values (they may be secrets).
 /// A connection is used from one thread at a time: its owner (a `Vault`) serialises access.
-public final class Database: @unchecked Sendable {
+///
+/// Package-internal, with everything that hands one out: it runs any SQL on any table, so only this
+/// package's modules use it, each on the tables it owns (OwnedSQLGuardTests); a library caller
+/// reaches the vault through typed APIs (issue 12, PublicDatabaseGuardTests).
+package final class Database: @unchecked Sendable {
     fileprivate let handle: OpaquePointer
-    public let path: String
+    package let path: String
     /// The statements of `query`, `forEachRow` and `forEachRawRow`, kept prepared by their SQL
     /// (GRDB's cached statements): preparing one (parsing, planning) cost more than running most of
     /// them, and one writing edit ran dozens (prepares were a fifth of its instructions). Each is reset, its bindings cleared, before it is
@@ -21,12 +25,12 @@ public final class Database: @unchecked Sendable {
     let readOnlyScope = ReadOnlyScope()
 
     /// Opens an existing database file (never creates one unless `create` is set).
-    public convenience init(path: String, create: Bool) throws {
+    package convenience init(path: String, create: Bool) throws {
         try self.init(path: path, create: create, readOnly: false)
     }
 
     /// A `readOnly` connection never writes the file: no migration, no checkpoint of the write-ahead log on close.
-    public init(path: String, create: Bool, readOnly: Bool) throws {
+    package init(path: String, create: Bool, readOnly: Bool) throws {
         var connection: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
         let flags = access | SQLITE_OPEN_NOMUTEX
@@ -50,7 +54,7 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Runs one or more statements that take no parameters and return nothing useful.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         defer { sqlite3_free(errorMessage) }
@@ -62,28 +66,28 @@ public final class Database: @unchecked Sendable {
 
     /// Runs `sql` with `parameters` bound and returns every row.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [Row] {
+    package func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [Row] {
         try withKeptStatement(sql, parameters) { try $0.allRows() }
     }
 
     /// The first row of `sql`, or nil.
-    public func queryOne(_ sql: String, _ parameters: [SQLValue] = []) throws -> Row? {
+    package func queryOne(_ sql: String, _ parameters: [SQLValue] = []) throws -> Row? {
         try query(sql, parameters).first
     }
 
     /// A statement to run many times (bind, run, repeat), for hot loops such as appending log entries.
-    public func prepare(_ sql: String) throws -> PreparedStatement {
+    package func prepare(_ sql: String) throws -> PreparedStatement {
         PreparedStatement(try Statement(database: self, handle: handle, sql: sql))
     }
 
     /// Calls `body` with each row of `sql` in turn, without holding all rows in memory.
-    public func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
         try withKeptStatement(sql, parameters) { try $0.forEachRow(body) }
     }
 
     /// Like `forEachRow`, but columns are read by position straight from the statement: no per-row
     /// dictionary, for scans over millions of rows (audit verification).
-    public func forEachRawRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (RawRow) throws -> Void) throws {
+    package func forEachRawRow(_ sql: String, _ parameters: [SQLValue] = [], _ body: (RawRow) throws -> Void) throws {
         try withKeptStatement(sql, parameters) { try $0.forEachRawRow(body) }
     }
 
@@ -109,16 +113,16 @@ public final class Database: @unchecked Sendable {
     var appendWaitingEntries: (() throws -> Void)?
 
     /// Whether a transaction is open on this connection (SQLite is out of autocommit mode).
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `body` in a write transaction taken up front (`BEGIN IMMEDIATE`), so two processes never
     /// both read-then-write on a stale view: the second waits for the first. Rolls back on throw.
     /// A second write transaction inside one is refused (`.nestedTransaction`) rather than joined:
     /// whoever opened it would believe its changes committed when it returned.
-    public func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    package func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         guard !isInTransaction else {
             throw CryptoVaultError(.nestedTransaction, "a vault write was started inside a transaction; make the change through the transaction itself")
         }
@@ -136,7 +140,7 @@ public final class Database: @unchecked Sendable {
     /// Runs `body` in a read transaction: every query inside sees one consistent snapshot.
     /// Inside a transaction already (a read made in a `VaultTransaction`'s body), it runs in that one:
     /// it sees that transaction's snapshot and its uncommitted changes.
-    public func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    package func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
         if isInTransaction { return try body() }
         try execute("BEGIN DEFERRED")
         defer { try? execute("COMMIT") }
@@ -145,7 +149,7 @@ public final class Database: @unchecked Sendable {
 
     /// Runs `body` with the connection read-only (see `ReadOnlyScope`): a statement that would change
     /// the database, or turn the read-only state off, is refused with `.writeInsideRead`.
-    public func readingOnly<Result>(_ body: () throws -> Result) throws -> Result {
+    package func readingOnly<Result>(_ body: () throws -> Result) throws -> Result {
         if readOnlyScope.depth == 0 { try execute("PRAGMA query_only = 1") }
         readOnlyScope.depth += 1
         defer {
@@ -171,12 +175,12 @@ public final class Database: @unchecked Sendable {
 }
 
 /// The current row of a running statement, read by column position; valid only inside the callback.
-public struct RawRow {
+package struct RawRow {
     let handle: OpaquePointer
 
-    public func integer(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func integer(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    public func blob(at column: Int32) -> [UInt8] {
+    package func blob(at column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: base, count: count))
@@ -184,7 +188,7 @@ public struct RawRow {
 
     /// The blob's bytes where SQLite holds them, without a copy (empty for NULL or an empty blob).
     /// Valid only until the callback returns: a scan over millions of rows copies nothing.
-    public func blobBytes(at column: Int32) -> UnsafeRawBufferPointer {
+    package func blobBytes(at column: Int32) -> UnsafeRawBufferPointer {
         // Blob first, then its size: the order SQLite documents (no type conversion can move the bytes).
         let base = sqlite3_column_blob(handle, column)
         let count = Int(sqlite3_column_bytes(handle, column))
@@ -239,7 +243,7 @@ public struct Row: Sendable {
 }
 
 /// A value bound without a copy, for `PreparedStatement.execute(borrowing:)`.
-public enum SQLBorrowedValue {
+package enum SQLBorrowedValue {
     case integer(Int64)
     /// Bytes SQLite reads in place (SQLITE_STATIC); an empty buffer binds an empty blob.
     case blob(UnsafeRawBufferPointer)
@@ -248,21 +252,21 @@ public enum SQLBorrowedValue {
 }
 
 /// A statement prepared once and run many times.
-public final class PreparedStatement {
+package final class PreparedStatement {
     private let statement: Statement
 
     init(_ statement: Statement) { self.statement = statement }
 
     /// Runs a statement that returns no rows (an INSERT in a hot loop) with `parameters` bound in
     /// place: no copy of any blob, no row read back. The caller's bytes must stay valid until it returns.
-    public func execute(borrowing parameters: [SQLBorrowedValue]) throws {
+    package func execute(borrowing parameters: [SQLBorrowedValue]) throws {
         defer { statement.reset() }
         try statement.bind(borrowing: parameters)
         try statement.forEachRawRow { _ in }
     }
 
     /// `forEachRawRow` with `parameters` bound in place (no copy of any text or blob).
-    public func forEachRawRow(borrowing parameters: [SQLBorrowedValue], _ body: (RawRow) throws -> Void) throws {
+    package func forEachRawRow(borrowing parameters: [SQLBorrowedValue], _ body: (RawRow) throws -> Void) throws {
         defer { statement.reset() }
         try statement.bind(borrowing: parameters)
         try statement.forEachRawRow(body)
@@ -270,7 +274,7 @@ public final class PreparedStatement {
 
     /// Runs the statement with `parameters` and calls `body` with each row, read by column position
     /// (no per-row dictionary: for hot reads such as opening sealed records).
-    public func forEachRawRow(_ parameters: [SQLValue], _ body: (RawRow) throws -> Void) throws {
+    package func forEachRawRow(_ parameters: [SQLValue], _ body: (RawRow) throws -> Void) throws {
         defer { statement.reset() }
         try statement.bind(parameters)
         try statement.forEachRawRow(body)
@@ -313,7 +317,7 @@ public final class PreparedStatement {
 
     /// Runs the statement with `parameters` and returns its rows.
     @discardableResult
-    public func run(_ parameters: [SQLValue]) throws -> [Row] {
+    package func run(_ parameters: [SQLValue]) throws -> [Row] {
         defer { statement.reset() }
         try statement.bind(parameters)
         return try statement.allRows()
@@ -465,7 +469,7 @@ extension Database {
     /// Writes one consistent snapshot of this database to a new file at `path` with SQLite's online
     /// backup API, in a single step: the copy is one moment of the database (a read transaction), while
     /// other connections go on writing (WAL readers do not block writers). The file is synced.
-    public func snapshot(to path: String) throws {
+    package func snapshot(to path: String) throws {
         let destination = try Database(path: path, create: true, readOnly: false)
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             throw databaseError(sqlite3_errcode(destination.handle), destination.lastErrorMessage, sql: "sqlite3_backup_init")
@@ -492,7 +496,7 @@ extension Database {
 
     /// Copies the write-ahead log into the database and truncates it to zero bytes, so data deleted
     /// with secure_delete no longer survives in old log frames. Retries while readers hold it.
-    public func truncateLog() throws { try checkpointAndTruncateLog() }
+    package func truncateLog() throws { try checkpointAndTruncateLog() }
 
     func checkpointAndTruncateLog() throws {
         for _ in 0..<50 {

@@ -32,7 +32,7 @@ enum ModuleMigrationLog {
 /// The module of each migration a database's `module_migrations` records, in the order applied,
 /// read without opening it as a vault (`WritingStoreHealth` checks a writing store before any open).
 public enum AppliedModuleMigrations {
-    public static func modules(in database: Database) throws -> [String] {
+    package static func modules(in database: Database) throws -> [String] {
         try database.query("SELECT module FROM module_migrations ORDER BY id").map { try $0.text("module") }
     }
 }

@@ -57,9 +57,10 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// Runs `body` on one consistent snapshot of the database (a read transaction), read-only: a
-    /// statement in it that would change the vault is refused (`.writeInsideRead`), so this public
-    /// door to the connection is not a second, unaudited write path (issue 12).
-    public func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    /// statement in it that would change the vault is refused (`.writeInsideRead`), so this door to
+    /// the connection is not a second, unaudited write path (issue 12). Package-internal, as
+    /// `Database` is: a caller outside the package reads through the modules' typed readers.
+    package func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
         try withDatabase { database in try database.readTransaction { try database.readingOnly { try body(database) } } }
     }
 
@@ -227,7 +228,7 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// `auditDeviceID()` in the caller's transaction; nil when missing or not 16 bytes.
-    public static func auditDeviceID(in database: Database) throws -> AuditDeviceID? {
+    package static func auditDeviceID(in database: Database) throws -> AuditDeviceID? {
         guard let bytes = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'device_id'")?.blob("value") else { return nil }
         return try? AuditDeviceID(bytes: bytes)
     }

@@ -22,8 +22,10 @@
 public final class VaultTransaction {
     /// The vault this transaction changes; its master key derives the keys that seal entries' details.
     public let vault: UnlockedVault
-    /// The connection, inside the open write transaction. Read and write your own module's tables here.
-    public let database: Database
+    /// The connection, inside the open write transaction. Read and write your own module's tables here
+    /// (OwnedSQLGuardTests). Package-internal: a caller outside the package changes the vault through
+    /// a module's typed store made on the transaction, never with SQL of its own (PublicDatabaseGuardTests).
+    package let database: Database
     private let auditKeys: AuditKeys
     private var isOpen = true
     /// What was recorded and not yet appended, in order: entries, and the places of the
