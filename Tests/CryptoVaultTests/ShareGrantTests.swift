@@ -145,27 +145,27 @@ struct ShareGrantTests {
     /// testvectors/peer/share-grant.json, made by testvectors/independent/share_grant.py from
     /// SECURITY.md alone: the same fixed keys give the same grant here, byte for byte, and it opens.
     @Test func theKnownAnswerGrantIsMadeAndOpenedByteForByte() throws {
-        let vector = try ShareGrantVector.load()
-        let sender = try DeviceKeys(signingKey: try Ed25519PrivateKey(seed: try vector.secret("inputs", "sender_signing_seed")),
-                                    noiseKey: try X25519PrivateKey(rawRepresentation: try vector.secret("inputs", "sender_noise_private_key")),
+        let vector = try ShareGrantVector.load(), inputs = vector.inputs
+        let sender = try DeviceKeys(signingKey: try Ed25519PrivateKey(seed: try inputs.senderSigningSeed.secret()),
+                                    noiseKey: try X25519PrivateKey(rawRepresentation: try inputs.senderNoisePrivateKey.secret()),
                                     name: "sender", createdAt: 0)
-        let recipient = try DeviceKeys(signingKey: try Ed25519PrivateKey(seed: try vector.secret("inputs", "recipient_signing_seed")),
-                                       noiseKey: try X25519PrivateKey(rawRepresentation: try vector.secret("inputs", "recipient_noise_private_key")),
+        let recipient = try DeviceKeys(signingKey: try Ed25519PrivateKey(seed: try inputs.recipientSigningSeed.secret()),
+                                       noiseKey: try X25519PrivateKey(rawRepresentation: try inputs.recipientNoisePrivateKey.secret()),
                                        name: "recipient", createdAt: 0)
-        #expect(sender.profile.deviceID.bytes == (try vector.bytes("intermediates", "sender_device_id")))
-        #expect(recipient.profile.deviceID.bytes == (try vector.bytes("intermediates", "recipient_device_id")))
-        let keys = try vector.compartmentKeys()
+        #expect(sender.profile.deviceID.bytes == vector.intermediates.senderDeviceId.bytes)
+        #expect(recipient.profile.deviceID.bytes == vector.intermediates.recipientDeviceId.bytes)
+        let keys = try inputs.compartmentKeys.map { (version: $0.version, key: try $0.key.secret()) }
         #expect(keys.map(\.version) == [1, 3])
         let contents = ShareGrantWrapping.Contents(
-            role: try #require(ShareRole(grantByte: UInt8(try vector.integer("inputs", "role")))), issuedAt: try vector.integer("inputs", "issued_at"),
-            sourceVaultID: try VaultID(bytes: try vector.bytes("inputs", "source_vault_id")), compartmentID: try CompartmentID(bytes: try vector.bytes("inputs", "compartment_id")),
-            compartmentName: try vector.text("inputs", "name"), keys: keys)
-        let ephemeral = try X25519PrivateKey(rawRepresentation: try vector.secret("inputs", "ephemeral_private_key"))
+            role: try #require(ShareRole(grantByte: inputs.role)), issuedAt: inputs.issuedAt,
+            sourceVaultID: try VaultID(bytes: inputs.sourceVaultId.bytes), compartmentID: try CompartmentID(bytes: inputs.compartmentId.bytes),
+            compartmentName: inputs.name, keys: keys)
+        let ephemeral = try X25519PrivateKey(rawRepresentation: try inputs.ephemeralPrivateKey.secret())
         let grant = try ShareGrantWrapping.seal(contents, from: sender, to: recipient.profile, ephemeralKey: ephemeral)
-        let expected = try vector.bytes("grant")
+        let expected = vector.grant.bytes
         #expect(grant.serialized() == expected)
-        #expect(expected.count == (try vector.integer("grant_size")))
-        #expect(ShareGrantWrapping.signatureContext + grant.unsignedBytes() == (try vector.bytes("intermediates", "signed_message")))
+        #expect(expected.count == vector.grantSize)
+        #expect(ShareGrantWrapping.signatureContext + grant.unsignedBytes() == vector.intermediates.signedMessage.bytes)
         let parsed = try ShareGrant(parsing: expected)
         try ShareGrantWrapping.verifySignature(parsed, signingPublicKey: sender.signingKey.publicKey)
         let opened = try ShareGrantWrapping.openKeys(parsed, recipient: recipient)
@@ -174,62 +174,38 @@ struct ShareGrantTests {
     }
 }
 
-/// testvectors/peer/share-grant.json.
-struct ShareGrantVector {
-    struct Malformed: Error, CustomStringConvertible { let description: String }
+/// testvectors/peer/share-grant.json, decoded by the one vector loader (a file that does not match
+/// this shape fails to load).
+struct ShareGrantVector: Decodable {
+    struct Inputs: Decodable {
+        let senderSigningSeed, senderNoisePrivateKey, recipientSigningSeed, recipientNoisePrivateKey: HexBytes
+        let ephemeralPrivateKey, sourceVaultId, compartmentId: HexBytes
+        let compartmentKeys: [CompartmentKey]
+        let role: UInt8
+        let issuedAt: Int64
+        let name: String
+    }
 
-    let root: [String: Any]
+    struct CompartmentKey: Decodable {
+        let version: UInt32
+        let key: HexBytes
+    }
+
+    struct Intermediates: Decodable {
+        let senderDeviceId, recipientDeviceId, signedMessage: HexBytes
+    }
+
+    let inputs: Inputs
+    let intermediates: Intermediates
+    let grant: HexBytes
+    let grantSize: Int
 
     static func load() throws -> ShareGrantVector {
-        let path = PackageFiles.url("testvectors/peer/share-grant.json").path
-        guard let data = FileManager.default.contents(atPath: path),
-              let root = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Malformed(description: "missing or unreadable \(path)")
-        }
-        return ShareGrantVector(root: root)
+        try PackageFiles.decode("testvectors/peer/share-grant.json", keys: .convertFromSnakeCase)
     }
+}
 
-    func value(_ path: [String]) throws -> Any {
-        var node: Any = root
-        for key in path {
-            guard let object = node as? [String: Any], let next = object[key] else { throw Malformed(description: "no \(path)") }
-            node = next
-        }
-        return node
-    }
-
-    func text(_ path: String...) throws -> String {
-        guard let text = try value(path) as? String else { throw Malformed(description: "\(path) is not a string") }
-        return text
-    }
-
-    func integer(_ path: String...) throws -> Int64 {
-        guard let number = try value(path) as? NSNumber else { throw Malformed(description: "\(path) is not a number") }
-        return number.int64Value
-    }
-
-    func bytes(_ path: String...) throws -> [UInt8] {
-        guard let text = try value(path) as? String, let bytes = ByteEncoding.bytes(fromHex: Substring(text)) else {
-            throw Malformed(description: "\(path) is not lowercase hex")
-        }
-        return bytes
-    }
-
-    func secret(_ path: String...) throws -> SecureBytes {
-        guard let text = try value(path) as? String, let bytes = ByteEncoding.bytes(fromHex: Substring(text)) else {
-            throw Malformed(description: "\(path) is not lowercase hex")
-        }
-        return try SecureBytes(copying: bytes)
-    }
-
-    func compartmentKeys() throws -> [(version: UInt32, key: SecureBytes)] {
-        guard let entries = try value(["inputs", "compartment_keys"]) as? [[String: Any]] else {
-            throw Malformed(description: "compartment_keys is not a list")
-        }
-        return try entries.map { entry in
-            guard let version = (entry["version"] as? NSNumber)?.uint32Value, let hex = entry["key"] as? String,
-                  let key = ByteEncoding.bytes(fromHex: Substring(hex)) else { throw Malformed(description: "a compartment key entry is malformed") }
-            return (version, try SecureBytes(copying: key))
-        }
-    }
+extension HexBytes {
+    /// The bytes in locked memory (a vector's private keys and compartment keys).
+    func secret() throws -> SecureBytes { try SecureBytes(copying: bytes) }
 }
