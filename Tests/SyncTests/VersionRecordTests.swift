@@ -111,7 +111,6 @@ import Writing
         #expect(throws: SyncError(.malformedRecord, "")) { try VersionOperationCodec.parse(8, &reader) }
     }
 
-    static func bytes(_ text: String) -> [UInt8] {
-        stride(from: 0, to: text.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! }
-    }
+    /// The vector file's hex, by TestSupport's one decoder (malformed hex stops the test here).
+    static func bytes(_ text: String) -> [UInt8] { [UInt8](hex: text)! }
 }
