@@ -1994,6 +1994,17 @@ def snapshot_record(form, document, sequence, base, content, payload, version=2)
     return header + wr.u32(len(payload)) + deflate(payload)
 
 
+def snapshot_group(document, sequence, base, members, deltas=None):
+    """A snapshot group's sealed value (SECURITY.md §15.2, record version 3), before it is split into
+    1 MiB parts: the members' ids and content digests, then their deltas packed together."""
+    out = bytes([3, 3]) + document + wr.u32(sequence) + base + wr.u32(len(members))
+    for member_id, content, _ in members:
+        out += member_id + hashlib.sha256(content).digest()
+    if deltas is None:
+        deltas = b"".join(wr.u32(len(delta)) + delta for _, _, delta in members)
+    return out + wr.u32(len(deltas)) + deflate(deltas)
+
+
 def deflate(data):
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
     return packer.compress(data) + packer.flush()
@@ -2035,12 +2046,47 @@ def writing_snapshots_file():
             parsed = wr.parse_snapshot_record(bytes.fromhex(case["encoded"]))
             payload = parsed["payload"] if parsed["form"] == "keyframe" else sd.apply(parsed["payload"], v1)
             assert payload == bytes.fromhex(case["content"]) and parsed["digest"] == hashlib.sha256(payload).digest()
+    # A group after the delta: two members, v3 (a block edited) then v4 (a block dropped), each the
+    # delta from the version before.
+    third_id, fourth_id = fixed("snapshot 3", 16), fixed("snapshot 4", 16)
+    v3 = snapshot_content([(b1, "heading-1", "Session 12", []), (b2, "paragraph", "S: slept well. O: calm.", []),
+                           (b3, "table", "", [["Dose", "Time"], ["5 mg", "night"]])])
+    v4 = snapshot_content([(b1, "heading-1", "Session 12", []), (b2, "paragraph", "S: slept well. O: calm.", [])])
+    shared = next(i for i in range(len(v2)) if v2[i] != v3[i])
+    d3 = b"\x01" + sd.copy(0, shared) + sd.insert(v3[shared:])
+    assert sd.apply(d3, v2) == v3, "the group's first delta"
+    d4 = b"\x01" + sd.insert(v4[:5]) + sd.copy(5, len(v4) - 5)
+    assert sd.apply(d4, v3) == v4, "the group's second delta"
+    members = [(third_id, v3, d3), (fourth_id, v4, d4)]
+    group = snapshot_group(document, 3, second_id, members)
+    parsed = wr.parse_snapshot_group(group)
+    assert [m["id"] for m in parsed["members"]] == [third_id, fourth_id] and parsed["base"] == second_id
+    assert sd.apply(parsed["members"][1]["delta"], sd.apply(parsed["members"][0]["delta"], v2)) == v4
+    cases.append({"type": "group", "name": "a group of two after the delta, sequences 3 and 4", "encoded": h(group),
+                  "document": h(document), "sequence": 3, "base": h(second_id),
+                  "members": [{"id": h(m), "content": h(c)} for m, c, _ in members]})
+    group_head = group[:2 + 16 + 4 + 16 + 4 + 2 * 48]
+    joined = wr.u32(len(d3)) + d3 + wr.u32(len(d4)) + d4
+    for name, data in (("version 2 (a group is version 3)", b"\x02" + group[1:]),
+                       ("form 4", group[:1] + b"\x04" + group[2:]),
+                       ("sequence 0", group[:18] + wr.u32(0) + group[22:]),
+                       ("no members", group[:38] + wr.u32(0) + group[42:]),
+                       ("a member count past the end", group[:38] + wr.u32(3) + group[42:]),
+                       ("a delta length past the packed bytes", group_head + wr.u32(len(joined) - 1) + deflate(joined[:-1])),
+                       ("a byte after the last delta", group_head + wr.u32(len(joined) + 1) + deflate(joined + b"\x00")),
+                       ("a stream cut short", group[:-1])):
+        try:
+            wr.parse_snapshot_group(data)
+            raise AssertionError("the independent reader took a damaged snapshot group: " + name)
+        except wr.Damaged:
+            pass
+        cases.append({"type": "reject-group", "name": name, "encoded": h(data)})
     for name, data in (("version 2", b"\x02" + v1[1:]), ("a count past the end", v1[:1] + wr.u32(3) + v1[5:]),
                        ("a trailing byte", v1 + b"\x00"), ("a block length past the end", v1[:-1]),
                        ("a damaged block inside", v1[:21 + 4] + b"\x02" + v1[26:])):
         cases.append({"type": "reject-content", "name": name, "encoded": h(data)})
     header, packed = keyframe[:70], keyframe[74:]
-    for name, data in (("version 3", b"\x03" + keyframe[1:]), ("an unknown form", keyframe[:1] + b"\x03" + keyframe[2:]),
+    for name, data in (("version 4", b"\x04" + keyframe[1:]), ("an unknown form (a group's, in a record of its own)", keyframe[:1] + b"\x03" + keyframe[2:]),
                        ("sequence 0", keyframe[:18] + wr.u32(0) + keyframe[22:]),
                        ("a header cut short", keyframe[:2 + 16 + 4 + 16 + 31]),
                        ("no packed size", header + b"\x00\x00"),
@@ -2060,8 +2106,11 @@ def writing_snapshots_file():
                            "ids) and sealed snapshot values, version 2 (the payload packed with raw DEFLATE) and version 1 "
                            "(unpacked, still read) (each must parse to these fields and encode to the same bytes; a "
                            "keyframe's payload is the content, a delta's applied to the previous case's content gives it; "
-                           "the digest is SHA-256 of the content); reject-content and reject-record values (including "
-                           "packed payloads that do not unpack to exactly their size) must be refused as damaged.",
+                           "the digest is SHA-256 of the content), and a snapshot group, version 3 (it must parse to these "
+                           "fields, each member's delta applied in turn to the delta case's content giving the member's "
+                           "content, whose SHA-256 is the member's digest); reject-content, reject-record and reject-group "
+                           "values (including packed payloads that do not unpack to exactly their size) must be refused "
+                           "as damaged.",
             "spec": "SECURITY.md §15.2", "cases": cases}
 
 

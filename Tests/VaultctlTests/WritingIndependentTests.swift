@@ -68,7 +68,7 @@ struct WritingIndependentTests {
         #expect(shown.stdout == document.stdout)
     }
 
-    @Test("snapshots (a keyframe and deltas) and branches, listed and printed from the vault files and the passphrase alone (§15.2, §15.3)")
+    @Test("snapshots (a keyframe and a group of deltas) and branches, listed and printed from the vault files and the passphrase alone (§15.2, §15.3)")
     func readsVersionsVaultctlWrote() throws {
         try IndependentImplementationTests.requireReader()
         let fixture = try Self.harbour()
@@ -86,7 +86,8 @@ struct WritingIndependentTests {
         let snapshots = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--snapshots"])
         let lines = snapshots.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3 && lines.map { String($0.prefix(32)) } == listed.map { $0["id"] as? String ?? "" }, "\(snapshots.stdout) \(snapshots.stderr)")
-        #expect(lines.first?.hasSuffix("  1  keyframe titled  First draft") == true && lines.last?.hasSuffix("  3  delta    automatic") == true,
+        #expect(lines.first?.hasSuffix("  1  keyframe titled  First draft") == true && lines.dropFirst().first?.hasSuffix("  2  group    automatic") == true
+                && lines.last?.hasSuffix("  3  grouped  automatic") == true,
                 "\(snapshots.stdout)")
         for (index, text) in versions.enumerated() {
             let shown = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--snapshot", "\(index + 1)"])

@@ -52,7 +52,10 @@ import TestSupport
             try store.replaceDocumentContent(of: document.id, in: project.id, with: content)
             let base = try store.createSnapshot(of: document.id, in: project.id)
             let proposal = { (text: String) in DocumentContent(blocks: [content.blocks[0], Block(id: content.blocks[1].id, kind: .paragraph, text: text)]) }
-            let adopted = try store.createBranch(of: document.id, in: project.id, base: base.id, content: proposal("Grey, late."), kind: .manual, provenance: "me")
+            // Adopted whole (new blocks), so its version is a keyframe: a vault at versions-3 holds no groups (versions-6).
+            let rewritten = DocumentContent(blocks: [Block(id: try BlockID.random(), kind: .paragraph, text: "Fog."),
+                                                     Block(id: try BlockID.random(), kind: .paragraph, text: "Late.")])
+            let adopted = try store.createBranch(of: document.id, in: project.id, base: base.id, content: rewritten, kind: .manual, provenance: "me")
             try store.adopt(adopted.id, of: document.id, in: project.id)
             let open = try store.createBranch(of: document.id, in: project.id, base: base.id, content: proposal("Blue."), kind: .aiSuggestion, provenance: "lane")
             return (document, [adopted, open])

@@ -76,15 +76,18 @@ import TestSupport
         #expect(listed.allSatisfy { $0.deviceID == device }, "each version is stamped with the vault's audit device id")
     }
 
-    @Test("a chain ends at 256 snapshots, or sooner when a restore would rebuild more than 32 MiB along it")
+    @Test("a chain ends at 1024 snapshots, or sooner when a restore would rebuild more than 64 MiB along it")
     func chainLength() {
         #expect(WritingStore.startsChain(1, size: 10, lastKeyframe: nil))
         #expect(!WritingStore.startsChain(2, size: 100_000, lastKeyframe: 1))
-        #expect(!WritingStore.startsChain(256, size: 100_000, lastKeyframe: 1), "255 deltas of a 100 KB document")
-        #expect(WritingStore.startsChain(257, size: 100_000, lastKeyframe: 1))
-        #expect(WritingStore.startsChain(513, size: 10, lastKeyframe: 257))
-        #expect(!WritingStore.startsChain(33, size: 1 << 20, lastKeyframe: 1), "32 deltas of 1 MiB rebuild 32 MiB")
-        #expect(WritingStore.startsChain(34, size: 1 << 20, lastKeyframe: 1))
+        #expect(!WritingStore.startsChain(521, size: 104_852, lastKeyframe: 1), "the automerge paper's 520 versions are one chain")
+        #expect(!WritingStore.startsChain(672, size: 100_000, lastKeyframe: 1), "671 deltas of a 100 KB document")
+        #expect(WritingStore.startsChain(673, size: 100_000, lastKeyframe: 1))
+        #expect(!WritingStore.startsChain(1024, size: 10, lastKeyframe: 1), "1023 deltas of a short note")
+        #expect(WritingStore.startsChain(1025, size: 10, lastKeyframe: 1))
+        #expect(WritingStore.startsChain(2049, size: 10, lastKeyframe: 1025))
+        #expect(!WritingStore.startsChain(65, size: 1 << 20, lastKeyframe: 1), "64 deltas of 1 MiB rebuild 64 MiB")
+        #expect(WritingStore.startsChain(66, size: 1 << 20, lastKeyframe: 1))
         #expect(!WritingStore.startsChain(3, size: 0, lastKeyframe: 1), "an empty document")
     }
 

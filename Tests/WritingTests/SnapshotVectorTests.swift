@@ -24,6 +24,12 @@ struct SnapshotVectorTests {
         let sequence: Int?
         let base: HexBytes?
         let content: HexBytes?
+        let members: [Member]?
+    }
+
+    struct Member: Decodable {
+        let id: HexBytes
+        let content: HexBytes
     }
 
     static let file: File = (try? PackageFiles.decode("testvectors/writing/snapshots.json", keys: .convertFromSnakeCase))
@@ -31,7 +37,7 @@ struct SnapshotVectorTests {
 
     @Test("the file has every kind of case") func fileLoads() {
         #expect(Self.file.spec == "SECURITY.md §15.2")
-        #expect(Set(Self.file.cases.map(\.type)) == ["content", "record", "reject-content", "reject-record"])
+        #expect(Set(Self.file.cases.map(\.type)) == ["content", "record", "group", "reject-content", "reject-record", "reject-group"])
         // Both versions: today's packed records and version 1's, which older vaults hold.
         #expect(Set(Self.file.cases.filter { $0.type == "record" }.map { $0.encoded.bytes.first }) == [1, 2])
     }
@@ -58,12 +64,32 @@ struct SnapshotVectorTests {
         }
     }
 
+    @Test("a group parses to its fields, its members' deltas applied in turn give their contents, and it encodes to what parses the same")
+    func groups() throws {
+        let delta = try #require(Self.file.cases.last { $0.type == "record" && $0.form == "delta" }?.content).bytes
+        for vector in Self.file.cases where vector.type == "group" {
+            let group = try SnapshotGroup(parsing: vector.encoded.bytes)
+            #expect(group.document.bytes == vector.document?.bytes && group.sequence == vector.sequence && group.base == vector.base?.bytes)
+            let members = try #require(vector.members)
+            #expect(group.members.map(\.id.bytes) == members.map(\.id.bytes), "\(vector.name)")
+            var previous = delta
+            for (member, expected) in zip(group.members, members) {
+                previous = try SnapshotDelta(parsing: member.delta).apply(to: previous)
+                #expect(previous == expected.content.bytes && member.digest == SHA256.hash(previous), "\(vector.name)")
+            }
+            // The packed bytes are not canonical (§15.2): what is written parses to the same group.
+            #expect(try SnapshotGroup(parsing: group.encoded()) == group)
+        }
+    }
+
     @Test("damaged contents and records are refused as damagedRecord",
           arguments: file.cases.filter { $0.type.hasPrefix("reject-") })
     func rejections(_ vector: Case) {
         let bytes = vector.encoded.bytes
         if vector.type == "reject-content" {
             #expect(writingCode { try SnapshotContent.decode(bytes) } == .damagedRecord, "\(vector.name)")
+        } else if vector.type == "reject-group" {
+            #expect(writingCode { try SnapshotGroup(parsing: bytes) } == .damagedRecord, "\(vector.name)")
         } else {
             // A packed payload is unpacked when it is read: parsing and reading it is what a restore does.
             #expect(writingCode { try SnapshotRecord(parsing: bytes).payload() } == .damagedRecord, "\(vector.name)")

@@ -14,7 +14,7 @@ snapshot_delta.py (§15.1).
     writing_reader.py ... --project P --document D --snapshots
         lists the document's snapshots, oldest first: id, sequence, form, origin, title (§15.2)
     writing_reader.py ... --project P --document D --snapshot ID|SEQUENCE
-        prints that version of the document as text, rebuilt from its keyframe and deltas
+        prints that version of the document as text, rebuilt from its keyframe and deltas (own or grouped)
     writing_reader.py ... --project P --document D --branches
         lists the document's branches, oldest first: id, kind, state, base snapshot id, provenance (§15.3)
     writing_reader.py ... --project P --document D --branch ID
@@ -48,7 +48,7 @@ FIELD_SLOTS = ["personRole", "personIdentification", "personRelationship", "pers
                "placeDescription", "documentDate", "documentReference", "documentAuthor"]
 ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 MAX_NESTING = 32
-CHAIN_LIMIT = 256  # a keyframe and at most 255 deltas (SECURITY.md §15.2)
+CHAIN_LIMIT = 1024  # a keyframe and at most 1023 deltas (SECURITY.md §15.2)
 NO_BASE = bytes(16)
 
 
@@ -185,6 +185,30 @@ def parse_snapshot_record(data):
         size = reader.u32()
         record["payload"] = unpack(data[reader.offset:], size)
     return record
+
+
+def parse_snapshot_group(data):
+    """§15.2: version:u8 (3) form:u8 (3) document:16 sequence:u32 base:16 count:u32 (id:16 digest:32)*count
+    size:u32 packed, packed the raw DEFLATE of (length:u32 delta)*count."""
+    reader = Reader(data)
+    if reader.u8() != 3:
+        raise Damaged("unknown snapshot record version")
+    if reader.u8() != 3:
+        raise Damaged("unknown snapshot form")
+    group = {"document": reader.take(16), "sequence": reader.u32(), "base": reader.take(16)}
+    count = reader.u32()
+    if group["sequence"] == 0:
+        raise Damaged("sequence 0")
+    if count == 0 or count * 48 > len(data) - reader.offset:
+        raise Damaged("a member count past the end")
+    members = [{"id": reader.take(16), "digest": reader.take(32)} for _ in range(count)]
+    size = reader.u32()
+    deltas = Reader(unpack(data[reader.offset:], size))
+    for member in members:
+        member["delta"] = deltas.take(deltas.u32())
+    deltas.end()
+    group["members"] = members
+    return group
 
 
 def unpack(packed, size):
@@ -377,19 +401,34 @@ class WritingVault:
         first = links[0]["sequence"]
         previous = [s for s in chain if s["sequence"] == first - 1]
         base = NO_BASE if first == 1 else (previous[0]["id"] if previous else NO_BASE)
-        content = b""
+        content, group = b"", None
         for link in links:
-            record = parse_snapshot_record(self.parts(project, "writing_snapshots", link["id"], link["parts"]))
-            if (record["document"], record["sequence"], record["form"], record["base"]) != (node["id"], link["sequence"], link["form"], base):
-                raise Damaged("snapshot %s's sealed value is not the one its row names" % link["id"].hex())
-            if record["form"] == "keyframe":
-                content = record["payload"]
+            if link["form"] in ("keyframe", "delta"):
+                group = None
+                record = parse_snapshot_record(self.parts(project, "writing_snapshots", link["id"], link["parts"]))
+                if (record["document"], record["sequence"], record["form"], record["base"]) != (node["id"], link["sequence"], link["form"], base):
+                    raise Damaged("snapshot %s's sealed value is not the one its row names" % link["id"].hex())
+                payload, digest, is_delta = record["payload"], record["digest"], record["form"] == "delta"
+            elif link["form"] in ("group", "grouped"):
+                # A group's first member's row holds the deltas of it and the grouped rows after it.
+                if link["form"] == "group":
+                    group = parse_snapshot_group(self.parts(project, "writing_snapshots", link["id"], link["parts"]))
+                    if (group["document"], group["sequence"], group["base"]) != (node["id"], link["sequence"], base):
+                        raise Damaged("snapshot %s's sealed group is not the one its row names" % link["id"].hex())
+                index = link["sequence"] - group["sequence"] if group else -1
+                if group is None or index >= len(group["members"]) or group["members"][index]["id"] != link["id"]:
+                    raise Damaged("snapshot %s is not the member of its group its row names" % link["id"].hex())
+                payload, digest, is_delta = group["members"][index]["delta"], group["members"][index]["digest"], True
             else:
+                raise Damaged("an unknown snapshot form")
+            if is_delta:
                 try:
-                    content = sd.apply(record["payload"], content)
+                    content = sd.apply(payload, content)
                 except (sd.Damaged, ValueError) as error:
                     raise Damaged("snapshot %s's delta: %s" % (link["id"].hex(), error))
-            if hashlib.sha256(content).digest() != record["digest"]:
+            else:
+                content = payload
+            if hashlib.sha256(content).digest() != digest:
                 raise Damaged("snapshot %s's content is not the version it sealed" % link["id"].hex())
             base = link["id"]
         return decode_content(content)

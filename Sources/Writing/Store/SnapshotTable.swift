@@ -2,7 +2,8 @@ import CryptoVault
 
 /// The `writing_snapshots` table, read and written here only: each snapshot's id, project,
 /// document, sequence, form, origin, number of sealed parts, device and time in clear. Its content,
-/// digest and title are sealed records (`WritingRecord.snapshotPart`, `.snapshotTitle`).
+/// digest and title are sealed records (`WritingRecord.snapshotPart`, `.snapshotTitle`); a `grouped`
+/// snapshot has no parts of its own (its group's first member's row holds them).
 struct SnapshotTable {
     let database: Database
 
@@ -62,6 +63,21 @@ struct SnapshotTable {
                               [.blob(document.bytes)]).map { try $0.nonNegativeInteger("sequence") }
     }
 
+    /// The rows from the first member of the group holding snapshot `sequence` (a `grouped` one) up
+    /// to the one before it, in order: from the last group start before it.
+    func groupStart(of document: NodeID, before sequence: Int) throws -> [Row] {
+        try database.query("""
+            SELECT * FROM writing_snapshots WHERE node_id = ? AND sequence < ? AND sequence >= (
+                SELECT max(sequence) FROM writing_snapshots WHERE node_id = ? AND sequence < ? AND form = 'group')
+            ORDER BY sequence
+            """, [.blob(document.bytes), .integer(Int64(sequence)), .blob(document.bytes), .integer(Int64(sequence))]).map(decode)
+    }
+
+    /// Sets the part count of a group's first member's row (its group was sealed again in more or fewer parts).
+    func setParts(_ id: SnapshotID, _ parts: Int) throws {
+        try database.query("UPDATE writing_snapshots SET parts = ? WHERE id = ?", [.integer(Int64(parts)), .blob(id.bytes)])
+    }
+
     /// The id of the document's snapshot `sequence`, or nil.
     func id(of document: NodeID, sequence: Int) throws -> SnapshotID? {
         try database.queryOne("SELECT id FROM writing_snapshots WHERE node_id = ? AND sequence = ?",
@@ -78,7 +94,7 @@ struct SnapshotTable {
         }
         let sequence = try row.nonNegativeInteger("sequence"), parts = try row.nonNegativeInteger("parts")
         let deviceID = try? AuditDeviceID(bytes: try row.blob("device_id"))
-        guard sequence >= 1, parts >= 1, let deviceID else {
+        guard sequence >= 1, (form == .grouped) == (parts == 0), let deviceID else {
             throw WritingError(.damagedRecord, "a writing_snapshots row has a sequence, part count or device id out of range")
         }
         return Row(id: try SnapshotID(bytes: try row.blob("id")), project: try ProjectID(bytes: try row.blob("project_id")),

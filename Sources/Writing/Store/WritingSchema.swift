@@ -163,5 +163,28 @@ public enum WritingSchema {
                 PRIMARY KEY (project_id, device_id)
             );
             """),
+        // Snapshot groups (SECURITY.md §15.2): a group's first member holds the deltas of up to 64
+        // snapshots in one sealed record, the others ('grouped') hold none (parts 0). writing_snapshots
+        // is rebuilt with the two forms added, its rows copied as they are, as versions-4 did.
+        NamedMigration("versions-6", """
+            PRAGMA defer_foreign_keys = ON;
+            CREATE TEMP TABLE writing_snapshots_v5 AS SELECT * FROM writing_snapshots;
+            DROP TABLE writing_snapshots;
+            CREATE TABLE writing_snapshots (
+                id BLOB PRIMARY KEY CHECK (length(id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                node_id BLOB NOT NULL REFERENCES writing_nodes(id),
+                sequence INTEGER NOT NULL CHECK (sequence >= 1),
+                form TEXT NOT NULL CHECK (form IN ('keyframe', 'delta', 'group', 'grouped')),
+                origin TEXT NOT NULL CHECK (origin IN ('automatic', 'titled', 'restore', 'adopt', 'revert', 'discard')),
+                parts INTEGER NOT NULL CHECK ((form = 'grouped' AND parts = 0) OR (form <> 'grouped' AND parts >= 1)),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                created_at INTEGER NOT NULL,
+                UNIQUE (node_id, sequence)
+            );
+            INSERT INTO writing_snapshots (id, project_id, node_id, sequence, form, origin, parts, device_id, created_at)
+                SELECT id, project_id, node_id, sequence, form, origin, parts, device_id, created_at FROM writing_snapshots_v5;
+            DROP TABLE writing_snapshots_v5;
+            """),
     ])
 }

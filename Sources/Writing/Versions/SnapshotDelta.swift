@@ -48,7 +48,7 @@ public struct SnapshotDelta: Sendable, Equatable {
     /// The bytes this delta makes from `base`.
     public func apply(to base: [UInt8]) throws(WritingError) -> [UInt8] {
         var out: [UInt8] = []
-        // One allocation for the result (a restore applies up to 255 deltas to a whole document each).
+        // One allocation for the result (a restore applies up to 1023 deltas to a whole document each).
         let size = operations.reduce(0) { total, operation in
             switch operation {
             case .copy(_, let length): total + length

@@ -23,16 +23,30 @@ struct SnapshotRecord: Equatable {
     static let unpackedVersion: UInt8 = 1
     static let headerSize = 2 + 16 + 4 + 16 + SHA256.digestSize
 
+    /// How a snapshot is stored (the clear `form` column): a keyframe or delta is a record of its
+    /// own (this type); a group's first member holds the `SnapshotGroup` of it and the `grouped`
+    /// snapshots after it, which hold no record.
     enum Form: UInt8 {
         case keyframe = 1
         case delta = 2
+        case group = 3
+        case grouped = 4
 
-        var name: String { self == .keyframe ? "keyframe" : "delta" }
+        var name: String {
+            switch self {
+            case .keyframe: "keyframe"
+            case .delta: "delta"
+            case .group: "group"
+            case .grouped: "grouped"
+            }
+        }
 
         init?(name: String) {
             switch name {
             case "keyframe": self = .keyframe
             case "delta": self = .delta
+            case "group": self = .group
+            case "grouped": self = .grouped
             default: return nil
             }
         }
@@ -103,7 +117,9 @@ struct SnapshotRecord: Equatable {
         var reader = ByteReader(bytes: bytes, what: "a snapshot's sealed value")
         let version = try reader.byte()
         guard version == Self.version || version == Self.unpackedVersion else { throw reader.damaged("an unknown snapshot version") }
-        guard let form = Form(rawValue: try reader.byte()) else { throw reader.damaged("an unknown snapshot form") }
+        guard let form = Form(rawValue: try reader.byte()), form == .keyframe || form == .delta else {
+            throw reader.damaged("an unknown snapshot form")
+        }
         self.form = form
         document = try NodeID.parsed(Array(try reader.bytes(NodeID.size)))
         sequence = try reader.length()

@@ -2,23 +2,31 @@ import CryptoVault
 
 /// A document's versions (SECURITY.md §15.2): each snapshot is the document's content bytes
 /// (`SnapshotContent`), packed and sealed in the project's compartment, as a keyframe (the whole
-/// content) at the start of each chain and otherwise as the delta from the previous one. A restore
-/// reads one keyframe and at most `chainLimit − 1` deltas, and checks the result against the
+/// content) at the start of each chain and otherwise as the delta from the previous one, the deltas
+/// gathered in groups (`SnapshotGroup`, one sealed record per 64 versions). A restore reads one
+/// keyframe and the deltas after it (at most `chainLimit − 1`), and checks the result against the
 /// sealed digest, so a damaged or reordered chain is refused rather than restored wrong.
 extension WritingStore {
-    /// A chain is a keyframe and at most 255 deltas after it. A packed keyframe of the 100 KB
-    /// automerge paper is about 35 KB, some 60 packed deltas' worth: a keyframe every 64 versions was
-    /// two fifths of the history's snapshot bytes (vaultbench trace). Longer chains cost every read
-    /// of an old version more: each record of its chain is opened and named in `record.open` (511
-    /// of them made 8 entries, 33 KB of log, per read) and applied (restores took four times as
-    /// long as with 255). Vaults written with a keyframe every 32 or 64 keep their chains, which are
-    /// shorter and read the same way.
-    public static let chainLimit = 256
+    /// A chain is a keyframe and at most 1023 deltas after it. A packed keyframe of the 100 KB
+    /// automerge paper is about 35 KB, the worth of some hundred grouped deltas: a keyframe every
+    /// 256 versions was three of them in the paper's 520 (`vaultbench trace`). Longer chains cost a
+    /// read of an old version more: each delta is applied to a whole version (the rebuild budget
+    /// below bounds that), and each record of the chain is opened and named in `record.open` (one
+    /// group per 64 versions; before groups, one record per version, so 256 was the most). Vaults
+    /// written with shorter chains keep them and read the same way.
+    public static let chainLimit = 1024
 
     /// A new chain also starts before a restore would rebuild more than this many bytes along one
     /// (each delta applied makes a whole version): 32 MiB, so a long document's chains are shorter
     /// (a 1 MiB document's 33 snapshots) and a restore stays a few tens of milliseconds whatever its size.
-    static let chainRebuildBudget = 32 << 20
+    static let chainRebuildBudget = 64 << 20
+
+    /// A group holds at most 64 snapshots and 64 KiB of unpacked deltas: it is sealed again as each
+    /// member joins, so this bounds what one snapshot reseals (the 500-character snapshots of the
+    /// automerge paper pack to a few kilobytes per group), and a restore opens one record per 64
+    /// versions of its chain rather than one per version.
+    static let groupLimit = 64
+    static let groupBytes = 64 << 10
 
     /// Whether snapshot `sequence` (of `size` content bytes) starts a new chain, the last one having
     /// started at `lastKeyframe` (nil: none yet).
@@ -108,44 +116,91 @@ extension WritingStore {
     func addSnapshot(_ content: [UInt8], of document: NodeID, in project: WritingProject, origin: SnapshotOrigin,
                      title: String?, latestCandidate: [UInt8]? = nil) throws -> SnapshotTable.Row {
         let latest = try snapshotTable.latest(of: document)
-        let previous = try latest.map { try latestContent($0, candidate: latestCandidate, in: project) }
-        if origin == .automatic, let latest, previous == content { return latest }
-        let sequence = (latest?.sequence ?? 0) + 1
-        let startsChain = Self.startsChain(sequence, size: content.count, lastKeyframe: try snapshotTable.lastKeyframe(of: document))
-        let delta = startsChain ? nil : try SnapshotDelta.between(previous ?? [], content).serialized()
-        let form: SnapshotRecord.Form, payload: [UInt8]
-        // A delta no smaller than the content (a document rewritten whole) is worth nothing: the content is stored.
-        if let delta, delta.count < content.count { (form, payload) = (.delta, delta) } else { (form, payload) = (.keyframe, content) }
-        let record = SnapshotRecord(form: form, document: document, sequence: sequence, base: latest?.id.bytes ?? Self.noBase,
-                                    digest: SHA256.hash(content), payload: payload)
-        let parts = record.parts()
-        let row = SnapshotTable.Row(id: try SnapshotID.random(), project: project.id, document: document, sequence: sequence, form: form,
-                                    origin: origin, parts: parts.count, deviceID: try deviceID(), createdAt: now)
-        try snapshotTable.insert(row)
-        for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(row.id, index), of: project) }
+        let held = try latest.map { try latestVersion($0, candidate: latestCandidate, in: project) }
+        if origin == .automatic, let latest, held?.content == content { return latest }
+        let row = try storeVersion(content, id: try SnapshotID.random(), of: document, in: project, after: latest, held: { held },
+                                   origin: origin, deviceID: try deviceID(), createdAt: now)
         if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }
         try self.record(.writingSnapshotCreate, project, subject: document,
-                        details: [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", form.name)])
+                        details: [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", row.form.name)])
         return row
+    }
+
+    /// Stores `content` as snapshot `latest.sequence + 1` of the document, with its row: a keyframe
+    /// when a chain starts there (or the delta would be no smaller than the content), else its
+    /// delta from `held()` (the latest's content, asked only then), joined to the latest's group
+    /// when that has room, else the first of a new group.
+    func storeVersion(_ content: [UInt8], id: SnapshotID, of document: NodeID, in project: WritingProject, after latest: SnapshotTable.Row?,
+                      held: () throws -> HeldVersion?, origin: SnapshotOrigin, deviceID: AuditDeviceID, createdAt: Int64) throws -> SnapshotTable.Row {
+        let sequence = (latest?.sequence ?? 0) + 1
+        let digest = SHA256.hash(content)
+        let row = { (form: SnapshotRecord.Form, parts: Int) in
+            SnapshotTable.Row(id: id, project: project.id, document: document, sequence: sequence, form: form, origin: origin,
+                              parts: parts, deviceID: deviceID, createdAt: createdAt)
+        }
+        if let latest, !Self.startsChain(sequence, size: content.count, lastKeyframe: try snapshotTable.lastKeyframe(of: document)),
+           let previous = try held() {
+            // A delta no smaller than the content (a document rewritten whole) is worth nothing: the content is stored.
+            let delta = try SnapshotDelta.between(previous.content, content).serialized()
+            if delta.count < content.count {
+                let member = SnapshotGroup.Member(id: id, digest: digest, delta: delta)
+                if let group = previous.group, group.value.members.count < Self.groupLimit,
+                   group.value.deltaBytes + 4 + delta.count <= Self.groupBytes {
+                    let grown = group.value.appending(member)
+                    let stored = row(.grouped, 0)
+                    try snapshotTable.insert(stored)
+                    try sealParts(grown.parts(), of: group.head, in: project)
+                    return stored
+                }
+                let first = SnapshotGroup(document: document, sequence: sequence, base: latest.id.bytes, members: [member])
+                let parts = first.parts()
+                let stored = row(.group, parts.count)
+                try snapshotTable.insert(stored)
+                for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(id, index), of: project) }
+                return stored
+            }
+        }
+        let record = SnapshotRecord(form: .keyframe, document: document, sequence: sequence, base: latest?.id.bytes ?? Self.noBase,
+                                    digest: digest, payload: content)
+        let parts = record.parts()
+        let stored = row(.keyframe, parts.count)
+        try snapshotTable.insert(stored)
+        for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(id, index), of: project) }
+        return stored
+    }
+
+    /// Seals a group again at its first member's row, with that row's part count made the new one's.
+    private func sealParts(_ parts: [[UInt8]], of head: SnapshotTable.Row, in project: WritingProject) throws {
+        for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(head.id, index), of: project) }
+        for index in parts.count..<max(parts.count, head.parts) { try remove(try WritingRecord.snapshotPart(head.id, index), of: project) }
+        if parts.count != head.parts { try snapshotTable.setParts(head.id, parts.count) }
     }
 
     static let noBase = [UInt8](repeating: 0, count: SnapshotID.size)
 
-    /// The latest snapshot's content: `candidate` if the latest's sealed digest is its hash (one
-    /// record opened), else read through its chain.
-    func latestContent(_ latest: SnapshotTable.Row, candidate: [UInt8]?, in project: WritingProject) throws -> [UInt8] {
-        guard let candidate else { return try contentBytes(of: latest, in: project) }
-        let record = try openRecords([latest], in: project)[0]
-        if record.digest == SHA256.hash(candidate) { return candidate }
-        return try contentBytes(of: latest, in: project)
+    /// The latest snapshot's content, with the group holding it (to join the next one to): `candidate`
+    /// if the latest's sealed digest is its hash (one record opened), else read through its chain.
+    func latestVersion(_ latest: SnapshotTable.Row, candidate: [UInt8]?, in project: WritingProject) throws -> HeldVersion {
+        if let candidate {
+            let link = try openLinks([latest], in: project)[0]
+            if link.digest == SHA256.hash(candidate) { return HeldVersion(content: candidate, group: link.group) }
+        }
+        let (content, link) = try rebuild(latest, in: project)
+        return HeldVersion(content: content, group: link.group)
     }
 
-    /// The snapshot's content bytes: its keyframe, then each delta up to it, every record checked
-    /// against its row and the chain, and the result against the sealed digest. Only the result is
-    /// hashed: each record is sealed where it lies and names its place in the chain, so a version
-    /// on the way that is not what was sealed makes a result that is not either (hashing each of
-    /// 63 versions of a 100 KB document was a quarter of a restore's time, with 64-link chains).
+    /// The snapshot's content bytes (see `rebuild`).
     func contentBytes(of row: SnapshotTable.Row, in project: WritingProject) throws -> [UInt8] {
+        try rebuild(row, in: project).content
+    }
+
+    /// The snapshot's content bytes and its link: its keyframe, then each delta up to it, every
+    /// record checked against its rows and the chain, and the result against the sealed digest. Only
+    /// the result is hashed: each record is sealed where it lies and names its place in the chain,
+    /// so a version on the way that is not what was sealed makes a result that is not either
+    /// (hashing each of 63 versions of a 100 KB document was a quarter of a restore's time, with
+    /// 64-link chains).
+    func rebuild(_ row: SnapshotTable.Row, in project: WritingProject) throws -> (content: [UInt8], link: StoredLink) {
         let chain = try snapshotTable.chain(of: row.document, to: row.sequence)
         guard let first = chain.first, first.form == .keyframe, chain.last?.id == row.id,
               chain.count <= Self.chainLimit,
@@ -153,34 +208,65 @@ extension WritingStore {
             throw WritingError(.damagedRecord, "snapshot \(row.id)'s chain has no keyframe within \(Self.chainLimit) or a gap")
         }
         var bytes: [UInt8] = []
-        let records = try openRecords(chain, in: project)
-        for record in records {
-            bytes = record.form == .keyframe ? try record.payload() : try SnapshotDelta(parsing: try record.payload()).apply(to: bytes)
-        }
-        guard SHA256.hash(bytes) == records.last?.digest else {
+        let links = try openLinks(chain, in: project)
+        for link in links { bytes = try link.apply(to: bytes) }
+        guard let last = links.last, SHA256.hash(bytes) == last.digest else {
             throw WritingError(.damagedRecord, "snapshot \(row.id)'s content is not the version it sealed")
         }
-        return bytes
+        return (bytes, last)
     }
 
-    /// The sealed records of `links` (consecutive snapshots of one document, oldest first), opened in
-    /// one read, each checked against its row and its base (the snapshot before it).
-    func openRecords(_ links: [SnapshotTable.Row], in project: WritingProject) throws -> [SnapshotRecord] {
-        guard let first = links.first else { return [] }
-        let locations = try links.flatMap { link in try (0..<link.parts).map { try WritingRecord.snapshotPart(link.id, $0) } }
+    /// The stored versions of `rows` (consecutive snapshots of one document, oldest first), their
+    /// records opened in one read, each checked against its row and its base (the snapshot before
+    /// it). Rows that start inside a group read the group from its first member's row.
+    func openLinks(_ rows: [SnapshotTable.Row], in project: WritingProject) throws -> [StoredLink] {
+        guard let first = rows.first else { return [] }
+        let lead = first.form == .grouped ? try snapshotTable.groupStart(of: first.document, before: first.sequence) : []
+        let links = lead + rows
+        guard links.first?.form != .grouped, zip(links, links.dropFirst()).allSatisfy({ $1.sequence == $0.sequence + 1 }) else {
+            throw WritingError(.damagedRecord, "snapshot \(first.id) is in a group with no first member")
+        }
+        let holders = links.filter { $0.form != .grouped }
+        let locations = try holders.flatMap { link in try (0..<link.parts).map { try WritingRecord.snapshotPart(link.id, $0) } }
         // A snapshot record spans several sealed parts, parsed as one array: each part is copied out
-        // of locked memory here (SnapshotRecord and SnapshotDelta read arrays).
+        // of locked memory here (SnapshotRecord, SnapshotGroup and SnapshotDelta read arrays).
         var values = try open(locations, of: project) { _, plaintext in [UInt8](plaintext) }[...]
-        var base = first.sequence == 1 ? Self.noBase : try snapshotTable.id(of: first.document, sequence: first.sequence - 1)?.bytes ?? Self.noBase
-        return try links.map { link in
-            let record = try SnapshotRecord(parsing: Array(values.prefix(link.parts).joined()))
-            values = values.dropFirst(link.parts)
-            guard record.document == link.document, record.sequence == link.sequence, record.form == link.form, record.base == base else {
-                throw WritingError(.damagedRecord, "snapshot \(link.id)'s sealed value is not the one its row names")
+        let take = { (link: SnapshotTable.Row) -> [UInt8] in
+            defer { values = values.dropFirst(link.parts) }
+            return Array(values.prefix(link.parts).joined())
+        }
+        var base = links[0].sequence == 1 ? Self.noBase : try snapshotTable.id(of: first.document, sequence: links[0].sequence - 1)?.bytes ?? Self.noBase
+        var group: (head: SnapshotTable.Row, value: SnapshotGroup)?
+        var result: [StoredLink] = []
+        for link in links {
+            let stored: StoredLink
+            switch link.form {
+            case .keyframe, .delta:
+                group = nil
+                let record = try SnapshotRecord(parsing: take(link))
+                guard record.document == link.document, record.sequence == link.sequence, record.form == link.form, record.base == base else {
+                    throw WritingError(.damagedRecord, "snapshot \(link.id)'s sealed value is not the one its row names")
+                }
+                stored = StoredLink(row: link, digest: record.digest, payload: record.form == .keyframe ? .content(try record.payload()) : .delta(try record.payload()), group: nil)
+            case .group, .grouped:
+                if link.form == .group {
+                    let value = try SnapshotGroup(parsing: take(link))
+                    guard value.document == link.document, value.sequence == link.sequence, value.base == base else {
+                        throw WritingError(.damagedRecord, "snapshot \(link.id)'s sealed group is not the one its row names")
+                    }
+                    group = (link, value)
+                }
+                guard let group, link.sequence - group.value.sequence < group.value.members.count,
+                      group.value.members[link.sequence - group.value.sequence].id == link.id else {
+                    throw WritingError(.damagedRecord, "snapshot \(link.id) is not the member of its group its row names")
+                }
+                let member = group.value.members[link.sequence - group.value.sequence]
+                stored = StoredLink(row: link, digest: member.digest, payload: .delta(member.delta), group: group)
             }
             base = link.id.bytes
-            return record
+            result.append(stored)
         }
+        return Array(result.dropFirst(lead.count))
     }
 
     /// The snapshot's row, refusing one of another project or document, or none.

@@ -75,28 +75,26 @@ extension WritingStore {
         guard let keyframe = rows[...from].lastIndex(where: { $0.form == .keyframe }) else {
             throw WritingError(.damagedRecord, "snapshot \(rows[from].id)'s chain has no keyframe")
         }
-        let links = Array(rows[keyframe...])
-        let records = try openRecords(links, in: project)
-        let titled = links.filter { !known.contains($0.id) && $0.origin == .titled }
+        let links = try openLinks(Array(rows[keyframe...]), in: project)
+        let titled = links.map(\.row).filter { !known.contains($0.id) && $0.origin == .titled }
         let titles = Dictionary(uniqueKeysWithValues: zip(titled.map(\.id), try openText(try titled.map { try WritingRecord.snapshotTitle($0.id) }, of: project)))
         var result: [SnapshotForSync] = []
         var content: [UInt8] = [], base: (id: SnapshotID, content: [UInt8])? = nil, previous: SnapshotID? = nil
-        for (link, record) in zip(links, records) {
-            let payload = try record.payload()
-            content = record.form == .keyframe ? payload : try SnapshotDelta(parsing: payload).apply(to: content)
-            defer { previous = link.id }
-            if known.contains(link.id) { base = (link.id, content); continue }
+        for link in links {
+            content = try link.apply(to: content)
+            defer { previous = link.row.id }
+            if known.contains(link.row.id) { base = (link.row.id, content); continue }
             let digest = SHA256.hash(content)
-            guard digest == record.digest else { throw WritingError(.damagedRecord, "snapshot \(link.id)'s content is not the version it sealed") }
+            guard digest == link.digest else { throw WritingError(.damagedRecord, "snapshot \(link.row.id)'s content is not the version it sealed") }
             // The stored delta is from the snapshot just before: reused when that one is the base.
             var sent: (base: SnapshotID?, payload: [UInt8]) = (nil, content)
             if let base {
-                let delta = record.form == .delta && base.id == previous ? payload : try SnapshotDelta.between(base.content, content).serialized()
+                let delta = if let stored = link.delta, base.id == previous { stored } else { try SnapshotDelta.between(base.content, content).serialized() }
                 if delta.count < content.count { sent = (base.id, delta) }
             }
             guard sent.payload.count <= maximumPayload else { continue }
-            result.append(SnapshotForSync(snapshot: Snapshot(link, title: titles[link.id]), digest: digest, base: sent.base, payload: sent.payload))
-            base = (link.id, content)
+            result.append(SnapshotForSync(snapshot: Snapshot(link.row, title: titles[link.row.id]), digest: digest, base: sent.base, payload: sent.payload))
+            base = (link.row.id, content)
         }
         return result
     }
@@ -173,23 +171,14 @@ extension WritingStore {
         guard try snapshotTable.row(id) == nil else { throw WritingError(.invalidIdentifier, "a snapshot \(id) exists already") }
         _ = try SnapshotContent.decode(content)
         let latest = try snapshotTable.latest(of: document)
-        let sequence = (latest?.sequence ?? 0) + 1
-        var form = SnapshotRecord.Form.keyframe, payload = content
-        // Where a chain starts is the store's rule (`addSnapshot`'s), so a synced link is stored as a local one.
-        if !Self.startsChain(sequence, size: content.count, lastKeyframe: try snapshotTable.lastKeyframe(of: document)), let latest {
-            let delta = try SnapshotDelta.between(try contentBytes(of: latest, in: project), content).serialized()
-            if delta.count < content.count { (form, payload) = (.delta, delta) }
-        }
-        let sealedValue = SnapshotRecord(form: form, document: document, sequence: sequence, base: latest?.id.bytes ?? Self.noBase,
-                                         digest: SHA256.hash(content), payload: payload)
-        let parts = sealedValue.parts()
-        let row = SnapshotTable.Row(id: id, project: project.id, document: document, sequence: sequence, form: form, origin: origin,
-                                    parts: parts.count, deviceID: deviceID, createdAt: createdAt)
-        try snapshotTable.insert(row)
-        for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(row.id, index), of: project) }
+        // Where a chain starts and how deltas are grouped is the store's rule (`addSnapshot`'s), so a
+        // synced link is stored as a local one; the latest's content is read only for a delta.
+        let row = try storeVersion(content, id: id, of: document, in: project, after: latest,
+                                   held: { try latest.map { try latestVersion($0, candidate: nil, in: project) } },
+                                   origin: origin, deviceID: deviceID, createdAt: createdAt)
         if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }
         try record(.writingSnapshotCreate, project, subject: document, details: [
-            .init("snapshot", id.hex), .init("origin", origin.rawValue), .init("form", form.name), .init("from", device),
+            .init("snapshot", id.hex), .init("origin", origin.rawValue), .init("form", row.form.name), .init("from", device),
         ])
     }
 
