@@ -1,5 +1,4 @@
 import CryptoVault
-import Foundation
 import Testing
 import TestSupport
 @testable import Sync
@@ -9,48 +8,68 @@ import Writing
 /// testvectors/independent/sync_merge.py from SECURITY.md §19.3 alone): each case's records, given to
 /// a replica in each of the file's orders, show the same documents byte for byte (their §15.2
 /// content) with the same node values, and exactly the conflicts the file names.
-@Suite struct MergeKnownAnswerTests: VectorFields {
-    let file: VectorFile
+@Suite struct MergeKnownAnswerTests {
+    /// merge-cases.json as types, read by TestSupport's one vector loader.
+    struct File: Decodable {
+        struct Case: Decodable {
+            struct Document: Decodable {
+                struct Block: Decodable { let text: String }
+
+                let document: String
+                let node: VectorOperation.Node.Value?
+                let blocks: [Block]
+                let content: String
+            }
+
+            let name: String
+            let project: String
+            let records: [ChangeRecordVectors.Record]
+            let orders: [[Int]]
+            let documents: [Document]
+            let conflicts: [VectorOperation.Conflict]
+        }
+
+        let description: String
+        let spec: String
+        let devices: [String: ChangeRecordVectors.Device]
+        let cases: [Case]
+    }
+
+    let file: File
 
     init() throws {
-        file = try VectorFile.load("testvectors/sync/merge-cases.json", spec: "SECURITY.md §19.3")
+        file = try PackageFiles.decode("testvectors/sync/merge-cases.json", keys: .convertFromSnakeCase)
     }
 
     func keys() throws -> [DeviceID: [UInt8]] {
         var keys: [DeviceID: [UInt8]] = [:]
-        for case let device as [String: Any] in try Self.object(file.root, "devices").values {
-            keys[try DeviceID(hex: try Self.string(device, "device_id"))] = try Self.hex(device, "signing_public_key")
-        }
+        for device in file.devices.values { keys[try DeviceID(hex: device.deviceId)] = device.signingPublicKey.bytes }
         return keys
     }
 
     @Test func everyCaseInEveryOrderShowsItsDocumentsAndConflicts() throws {
         let keys = try keys()
+        #expect(file.spec.hasPrefix("SECURITY.md §19.3") && !file.description.isEmpty)
         #expect(file.cases.count >= 20)
         for vector in file.cases {
-            let name = try Self.string(vector, "name")
-            let records = try Self.list(vector, "records").map { try Self.hex($0, "record") }
-            let project = try ProjectID(hex: try Self.string(vector, "project"))
-            let documents = try Self.list(vector, "documents")
-            let conflicts = try Self.list(vector, "conflicts").map(ChangeRecordTests.describe).sorted()
-            guard let orders = vector["orders"] as? [[Int]], !orders.isEmpty else {
-                throw VectorMalformed(description: "case \(name) has no orders")
-            }
-            for order in orders {
+            let records = vector.records.map(\.record.bytes)
+            let project = try ProjectID(hex: vector.project)
+            let conflicts = vector.conflicts.map(\.described).sorted()
+            guard !vector.orders.isEmpty else { throw VectorMalformed(description: "case \(vector.name) has no orders") }
+            for order in vector.orders {
                 var replica = SyncReplica(project: project, author: nil, devices: keys)
                 for index in order { replica.receive(records[index]) }
-                let label = "\(name), order \(order)"
+                let label = "\(vector.name), order \(order)"
                 #expect(replica.refusals.isEmpty && replica.pendingCount == 0, "\(label)")
-                #expect(replica.documents.map(\.hex).sorted() == documents.map { $0["document"] as? String ?? "" }.sorted(), "\(label)")
+                #expect(replica.documents.map(\.hex).sorted() == vector.documents.map(\.document).sorted(), "\(label)")
                 let binder = replica.binder
-                for document in documents {
-                    let hex = try Self.string(document, "document")
-                    let id = try NodeID(hex: hex)
+                for document in vector.documents {
+                    let id = try NodeID(hex: document.document)
                     let node = binder[id].map { ChangeRecordTests.describe(.node(id, $0)) }
-                    #expect(node == ChangeRecordTests.describe(["op": "node", "node": hex, "value": document["node"] as Any]), "\(label)")
+                    #expect(node == VectorOperation.Node(node: document.document, value: document.node).described, "\(label)")
                     let content = replica.content(of: id)
-                    #expect(content.blocks.map(\.text) == (try Self.list(document, "blocks")).map { $0["text"] as? String ?? "" }, "\(label)")
-                    #expect(ByteEncoding.hex(SnapshotContent.encode(content)) == (try Self.string(document, "content")), "\(label)")
+                    #expect(content.blocks.map(\.text) == document.blocks.map(\.text), "\(label)")
+                    #expect(ByteEncoding.hex(SnapshotContent.encode(content)) == document.content, "\(label)")
                 }
                 #expect(replica.conflicts().map { ChangeRecordTests.describe(.conflict($0)) }.sorted() == conflicts, "\(label)")
             }

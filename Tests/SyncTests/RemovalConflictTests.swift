@@ -123,24 +123,19 @@ import Writing
 /// every order keep the document with the unseen typing and make exactly the conflict it names.
 @Suite struct RemovalConflictVectorTests {
     @Test func theRecordsInAnyOrderMakeTheNamedRemovalConflict() throws {
-        let vectors = try ChangeRecordTests()
-        let removal = try #require(vectors.root["removal"] as? [String: Any])
-        let records = try #require(removal["records"] as? [[String: Any]]).map { Self.bytes($0["record"] as! String) }
+        let removal = try ChangeRecordVectors.load().removal
+        let keys = try ChangeRecordTests().keys
+        let records = removal.records.map(\.record.bytes)
         #expect(records.count == 3)
-        var expected = try #require(removal["conflict"] as? [String: Any])
-        expected["op"] = "conflict"
         let project = try ChangeRecordCodec.parse(records[0]).project
+        let document = try NodeID(hex: removal.document)
         for order in [[0, 1, 2], [0, 2, 1], [2, 1, 0], [1, 2, 0]] {
-            var replica = SyncReplica(project: project, author: nil, devices: vectors.keys)
+            var replica = SyncReplica(project: project, author: nil, devices: keys)
             for index in order { replica.receive(records[index]) }
             #expect(replica.refusals.isEmpty, "order \(order)")
-            let document = try NodeID(hex: removal["document"] as! String)
             #expect(replica.documents == [document], "order \(order)")
-            #expect(replica.content(of: document).blocks.map(\.text) == [removal["text"] as! String])
-            #expect(replica.conflicts().map { ChangeRecordTests.describe(.conflict($0)) } == [ChangeRecordTests.describe(expected)], "order \(order)")
+            #expect(replica.content(of: document).blocks.map(\.text) == [removal.text])
+            #expect(replica.conflicts().map { ChangeRecordTests.describe(.conflict($0)) } == [removal.conflict.described], "order \(order)")
         }
     }
-
-    /// The vector file's hex, by TestSupport's one decoder (malformed hex stops the test here).
-    static func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex)! }
 }

@@ -2,8 +2,8 @@ import CryptoVault
 @testable import Sync
 import Writing
 
-/// Operations 0x06 to 0x08 as text, the same from the parsed Swift value and from the JSON of
-/// testvectors/sync/change-records.json (written by the independent change_record.py).
+/// Operations 0x06 to 0x08 as text, the same from the parsed Swift value as `VectorOperation.described`
+/// makes of the JSON of testvectors/sync/change-records.json (written by the independent change_record.py).
 enum VersionOperationDescription {
     static func describe(_ operation: VersionOperation) -> String {
         switch operation {
@@ -22,25 +22,6 @@ enum VersionOperationDescription {
         case .editEvent(let e):
             return "edit-event \(e.id.hex) \(e.deviceID.hex) \(e.startedAt) \(e.lastEditAt) \(e.endedAt != nil) \(e.edits) "
                 + e.documents.map { "\($0.document.hex):\($0.words)" }.joined(separator: ",")
-        }
-    }
-
-    static func describe(_ json: [String: Any]) -> String {
-        func text(_ key: String) -> String { (json[key] as? String) ?? "-" }
-        func number(_ key: String) -> String { String(json[key] as! Int) }
-        switch json["op"] as! String {
-        case "snapshot":
-            let content = json["content"] is String ? "whole \(text("content"))" : "delta \(text("base")) \(text("delta"))"
-            return "snapshot \(text("snapshot")) \(text("document")) \(text("origin")) \(text("title")) \(text("device")) \(number("created_at")) "
-                + "\(text("digest")) \(content)"
-        case "branch":
-            return "branch \(text("branch")) \(text("document")) \(text("kind")) \(text("base")) \(text("provenance")) \(number("created_at")) \(text("delta"))"
-        case "decision":
-            return "decision \(text("branch")) \(text("document")) \(text("decision")) \(number("decided_at")) \(text("before")) \(text("version"))"
-        default:
-            let documents = (json["documents"] as! [[String: Any]]).map { "\($0["document"] as! String):\($0["words"] as! Int)" }
-            return "edit-event \(text("event")) \(text("device")) \(number("started_at")) \(number("last_edit_at")) \(json["ended"] as! Bool) "
-                + "\(number("edits")) " + documents.joined(separator: ",")
         }
     }
 }

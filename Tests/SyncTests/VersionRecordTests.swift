@@ -1,5 +1,4 @@
 import CryptoVault
-import Foundation
 import Testing
 import TestSupport
 @testable import Sync
@@ -11,16 +10,13 @@ import Writing
 @Suite struct VersionRecordTests {
     let records: [[UInt8]]
     let keys: [DeviceID: [UInt8]]
-    let settled: [String: [String: Any]]
+    let settled: [String: ChangeRecordVectors.Settled]
 
     init() throws {
-        let path = PackageFiles.url("testvectors/sync/change-records.json").path
-        let data = try #require(FileManager.default.contents(atPath: path), "missing \(path)")
-        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        records = (root["records"] as! [[String: Any]]).map { Self.bytes($0["record"] as! String) }
-        let devices = root["devices"] as! [String: [String: String]]
-        keys = Dictionary(uniqueKeysWithValues: devices.values.map { (try! DeviceID(hex: $0["device_id"]!), Self.bytes($0["signing_public_key"]!)) })
-        settled = root["settled"] as! [String: [String: Any]]
+        let vectors = try ChangeRecordVectors.load()
+        records = vectors.records.map(\.record.bytes)
+        keys = try ChangeRecordTests().keys
+        settled = vectors.settled
     }
 
     /// The file's settled branches (computed by change_record.py's own replay of §19.3) are the
@@ -34,13 +30,11 @@ import Writing
             #expect(Set(replica.decidedBranches.map(\.hex)) == Set(settled.keys))
             for (branch, expected) in settled {
                 let state = replica.settled(try BranchID(hex: branch))
-                #expect(state.state.rawValue == expected["state"] as? String)
-                #expect(state.decidedAt == (expected["decided_at"] as? Int).map(Int64.init))
-                #expect(state.before?.hex == expected["before"] as? String)
-                #expect(state.adoption?.hex == expected["adoption"] as? String)
-                let decisions = (expected["decisions"] as! [[String: Any]]).map {
-                    "\($0["decision"]!) \($0["device"]!) \($0["counter"]!) \($0["applied"] as! Bool)"
-                }
+                #expect(state.state.rawValue == expected.state)
+                #expect(state.decidedAt == expected.decidedAt)
+                #expect(state.before?.hex == expected.before)
+                #expect(state.adoption?.hex == expected.adoption)
+                let decisions = expected.decisions.map { "\($0.decision) \($0.device) \($0.counter) \($0.applied)" }
                 #expect(state.decisions.map { "\($0.decision.decision) \($0.device.hex) \($0.counter) \($0.applied)" } == decisions)
             }
         }
@@ -110,7 +104,4 @@ import Writing
         var reader = SyncByteReader(operation)
         #expect(throws: SyncError(.malformedRecord, "")) { try VersionOperationCodec.parse(8, &reader) }
     }
-
-    /// The vector file's hex, by TestSupport's one decoder (malformed hex stops the test here).
-    static func bytes(_ text: String) -> [UInt8] { [UInt8](hex: text)! }
 }
