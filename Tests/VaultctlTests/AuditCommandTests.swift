@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import Testing
+import TestSupport
 
 /// vaultctl audit, run as a user and an auditor would: keys and exports, verification after tampering
 /// with the database file, proofs and their checks, the log's filters, detail hashes, help.
@@ -63,7 +64,7 @@ struct AuditCommandTests {
 
         let database = fixture.directory + "/vault.db"
         let original = try sqlite(database, "SELECT hex(entry) FROM audit_entries WHERE seq = 3")
-        let bytes = try hexBytes(original)
+        let bytes = try hex(original)
         // A byte of the time, then a byte of the previous hash (the link to entry 2).
         for offset in [16, bytes.count - 1] {
             var changed = bytes
@@ -341,11 +342,6 @@ func sqlite(_ database: String, _ sql: String) throws -> String {
     let result = running.result()
     try #require(result.status == 0, "sqlite3: \(result.stderr)")
     return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-private func hexBytes(_ text: String) throws -> [UInt8] {
-    let digits = Array(text.utf8)
-    return try stride(from: 0, to: digits.count, by: 2).map { try #require(UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)) }
 }
 
 private func hexText(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
