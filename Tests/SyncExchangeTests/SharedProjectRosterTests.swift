@@ -46,4 +46,59 @@ import Writing
         #expect(later.received == 1 && later.refused == 0, "\(later)")
         #expect(try F.texts(f.laptop, project.id, document) == ["first, at the desk", "second, by the colleague"])
     }
+
+    /// A third own device, paired with the laptop only, learns the colleague (an editor the laptop
+    /// is not paired with) from the laptop's roster alone: the laptop keeps both of the colleague's
+    /// keys from the desk's offer (`sync_roster.noise_key`) and names it in its own offer, so the
+    /// colleague's record and the desk's record built on it verify on the tablet.
+    @Test func aThirdOwnDeviceLearnsAnEditorFromTheRosterAlone() throws {
+        let f = try F()
+        let colleague = try TestVault(modules: F.modules)
+        let colleagueKeys = try colleague.unlocked.deviceKeys(named: "colleague")
+        try f.desk.unlocked.storePairing(FamilyPairing(peer: colleagueKeys.profile, role: .host, pairedAt: 1))
+        try colleague.unlocked.storePairing(FamilyPairing(peer: f.deskKeys.profile, role: .join, pairedAt: 1))
+        try f.desk.unlocked.setTrust(.other, of: colleagueKeys.profile.deviceID, atPairing: true)
+        try colleague.unlocked.setTrust(.other, of: f.deskKeys.profile.deviceID, atPairing: true)
+        let tablet = try TestVault(modules: F.modules)
+        let tabletKeys = try tablet.unlocked.deviceKeys(named: "tablet")
+        try f.laptop.unlocked.storePairing(FamilyPairing(peer: tabletKeys.profile, role: .host, pairedAt: 1))
+        try tablet.unlocked.storePairing(FamilyPairing(peer: f.laptopKeys.profile, role: .join, pairedAt: 1))
+        try f.laptop.unlocked.setTrust(.mine, of: tabletKeys.profile.deviceID, atPairing: true)
+        try tablet.unlocked.setTrust(.mine, of: f.laptopKeys.profile.deviceID, atPairing: true)
+        let laptopVault = f.laptop.unlocked
+        let laptopServer = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: f.laptopKeys,
+                                             pinnedPeers: { try laptopVault.vault.familyPairings() },
+                                             services: [SyncChannelService(vault: f.laptop.unlocked, coordinator: nil)])
+        laptopServer.start()
+        defer { laptopServer.stop() }
+        func syncColleague() throws -> SyncRunReport {
+            let client = try ChannelClient(connectingTo: f.server.address, localKeys: colleagueKeys, peer: f.deskKeys.profile)
+            return try SyncInitiator(vault: colleague.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        }
+        func syncTablet() throws -> SyncRunReport {
+            let client = try ChannelClient(connectingTo: laptopServer.address, localKeys: tabletKeys, peer: f.laptopKeys.profile)
+            return try SyncInitiator(vault: tablet.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        }
+
+        let project = try F.project(f.desk, "Brief")
+        let document = try F.document(f.desk, in: project, "Draft", ["first", "second"])
+        try SyncControl.shared(project.compartment, with: colleagueKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
+        #expect(try syncColleague().received == 1)
+        let colleagues = try colleague.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        try F.edit(colleague, colleagues, document, block: 1, to: "second, by the colleague")
+        #expect(try syncColleague().sent == 1)
+        try F.edit(f.desk, project, document, block: 0, to: "first, at the desk")
+        let relayed = try f.syncLaptop()
+        #expect(relayed.received == 3 && relayed.refused == 0, "\(relayed)")
+
+        // The tablet never met the colleague nor the desk's pairing with it: only the laptop's roster names it.
+        let report = try syncTablet()
+        #expect(report.received == 3 && report.refused == 0, "\(report)")
+        #expect(try F.texts(tablet, project.id, document) == ["first, at the desk", "second, by the colleague"])
+        let vouched = tablet.recording.events.withLock { events in
+            events.filter { $0.action == .syncRosterAdd && $0.details.contains { $0.name == "device" && $0.value == colleagueKeys.profile.deviceID.hex } }
+                .flatMap { $0.details.filter { $0.name == "vouched-by" }.map(\.value) }
+        }
+        #expect(vouched == [f.laptopKeys.profile.deviceID.hex])
+    }
 }

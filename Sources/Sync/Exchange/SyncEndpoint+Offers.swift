@@ -30,18 +30,21 @@ extension SyncEndpoint {
     /// Whose records the peer should take for the project: this device, the owner's own devices, and
     /// the project's other signers that still write it here (its editors, the device it came from,
     /// those an own device vouched for), so that their records, relayed by this device, verify
-    /// there too. A signer is named only with both its keys (the roster's id derives from them),
-    /// so one this vault knows by its signing key alone (vouched for, not paired here) is left out.
+    /// there too. A signer is named with both its keys (the roster's id derives from them): a paired
+    /// one by its pairing, one known from a roster (vouched for, not paired here) by the keys that
+    /// roster gave (`sync_roster.noise_key`), so a third own device learns a project's editors from
+    /// any own device that holds the project, paired with them or not.
     func roster(of project: WritingProject, by me: DeviceProfile, signers: [DeviceID: [UInt8]], in store: SyncExchangeStore) throws -> [SyncRosterEntry] {
-        var entries = [me.deviceID: SyncRosterEntry(device: me.deviceID, signingKey: me.signingPublicKey, noiseKey: me.noisePublicKey)]
-        for pairing in pairings where trusted.contains(pairing.peer.deviceID) {
-            entries[pairing.peer.deviceID] = SyncRosterEntry(device: pairing.peer.deviceID, signingKey: pairing.peer.signingPublicKey,
-                                                             noiseKey: pairing.peer.noisePublicKey)
-        }
+        var entries = [me.deviceID: Self.entry(of: me)]
+        for pairing in pairings where trusted.contains(pairing.peer.deviceID) { entries[pairing.peer.deviceID] = Self.entry(of: pairing.peer) }
         let ended = try endedSigners(of: project, among: signers, in: store)
+        let paired = Set(pairings.map(\.peer.deviceID))
+        for kept in try store.rosterEntries(of: project.id)
+        where !paired.contains(kept.device) && signers[kept.device] == kept.signingKey && entries[kept.device] == nil {
+            entries[kept.device] = kept
+        }
         for pairing in pairings where signers[pairing.peer.deviceID] == pairing.peer.signingPublicKey && !ended.contains(pairing.peer.deviceID) {
-            entries[pairing.peer.deviceID] = SyncRosterEntry(device: pairing.peer.deviceID, signingKey: pairing.peer.signingPublicKey,
-                                                             noiseKey: pairing.peer.noisePublicKey)
+            entries[pairing.peer.deviceID] = Self.entry(of: pairing.peer)
         }
         entries[peer.deviceID] = nil
         return Array(entries.values)

@@ -10,6 +10,8 @@ import Writing
 public struct SyncEndpoint {
     public let vault: UnlockedVault
     public let author: SyncAuthor
+    /// This device's profile (both public keys: a roster entry names a device by them).
+    let me: DeviceProfile
     public let peer: DeviceProfile
     /// The peer's trust level here (nil for an older pairing: someone else's).
     public let peerTrust: DeviceTrust?
@@ -27,6 +29,7 @@ public struct SyncEndpoint {
         self.replicas = replicas
         let keys = try vault.deviceKeys()
         author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
+        me = keys.profile
         pairings = try vault.vault.familyPairings()
         trusted = Set(try pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine }.map(\.peer.deviceID))
         peerTrust = try vault.vault.trust(of: peer.deviceID)
@@ -91,19 +94,25 @@ public struct SyncEndpoint {
     /// verify when the replica is rebuilt after its share is revoked or its pairing removed.
     func devices(for project: WritingProject, in tx: VaultTransaction) throws -> [DeviceID: [UInt8]] {
         let store = SyncExchangeStore(database: tx.database)
-        var allowed: [DeviceID: [UInt8]] = [author.device: author.key.publicKey]
-        let byID = Dictionary(uniqueKeysWithValues: pairings.map { ($0.peer.deviceID, $0.peer.signingPublicKey) })
+        var allowed: [DeviceID: SyncRosterEntry] = [author.device: Self.entry(of: me)]
+        let byID = Dictionary(uniqueKeysWithValues: pairings.map { ($0.peer.deviceID, Self.entry(of: $0.peer)) })
         for device in trusted { allowed[device] = byID[device] }
         if !project.isPrivileged {
             for editor in try store.editors(of: project.compartment.id) { allowed[editor] = byID[editor] }
             if let origin = try store.origin(of: project.id) { allowed[origin.device] = byID[origin.device] }
         }
         var keys = try store.roster(of: project.id)
+        // Both keys kept (a device known before without its Noise key gains it), so the roster can
+        // name each signer in this vault's own offers.
+        try store.addSigners(Array(allowed.values), of: project.id)
         let fresh = allowed.filter { keys[$0.key] == nil }
-        try store.addSigners(fresh, of: project.id)
         try recordSigners(Array(fresh.keys), of: project, vouchedBy: nil, in: tx)
-        keys.merge(fresh) { kept, _ in kept }
+        keys.merge(fresh.mapValues(\.signingKey)) { kept, _ in kept }
         return keys
+    }
+
+    static func entry(of profile: DeviceProfile) -> SyncRosterEntry {
+        SyncRosterEntry(device: profile.deviceID, signingKey: profile.signingPublicKey, noiseKey: profile.noisePublicKey)
     }
 
     /// The signers of `project` (its roster) that no longer write it here: devices paired with this

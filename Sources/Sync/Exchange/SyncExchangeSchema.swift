@@ -41,5 +41,11 @@ public enum SyncExchangeSchema {
                 PRIMARY KEY (device_id, project_id)
             );
             """),
+        // A roster entry keeps the device's Noise key too, so a signer this vault knows only from a
+        // roster can be named in its own offers (an offer's entry carries both keys, §19.9). NULL:
+        // an entry kept before this migration, until a pairing or an offer gives the key.
+        NamedMigration("exchange-2", """
+            ALTER TABLE sync_roster ADD COLUMN noise_key BLOB CHECK (noise_key IS NULL OR length(noise_key) = 32);
+            """),
     ])
 }

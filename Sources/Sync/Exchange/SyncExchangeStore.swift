@@ -89,24 +89,45 @@ struct SyncExchangeStore {
         return keys
     }
 
-    /// Adds devices a peer vouched for; a device already known keeps the key it was first known by.
-    /// Returns the devices added.
+    /// The roster's devices whose two keys are kept, as an offer names them; an entry whose id is
+    /// not the one its keys derive (damage: every writer checks it) is left out.
+    func rosterEntries(of project: ProjectID) throws -> [SyncRosterEntry] {
+        try database.query("SELECT device_id, signing_key, noise_key FROM sync_roster WHERE project_id = ? AND noise_key IS NOT NULL",
+                           [.blob(project.bytes)]).compactMap { row in
+            let entry = SyncRosterEntry(device: try DeviceID(bytes: try row.blob("device_id")), signingKey: try row.blob("signing_key"),
+                                        noiseKey: try row.blob("noise_key"))
+            return DeviceProfile.deriveIdentifier(signingPublicKey: entry.signingKey, noisePublicKey: entry.noiseKey) == entry.device ? entry : nil
+        }
+    }
+
+    /// Adds devices a peer vouched for (their ids derive from both keys: the offer's reader checked
+    /// it); a device already known keeps the signing key it was first known by, and gains the Noise
+    /// key when it was kept without one under the same signing key. Returns the devices added.
     func addRoster(_ entries: [SyncRosterEntry], of project: ProjectID) throws -> [DeviceID] {
         var added: [DeviceID] = []
         for entry in entries {
-            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key) VALUES (?, ?, ?)",
-                               [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey)])
-            if database.changes > 0 { added.append(entry.device) }
+            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key, noise_key) VALUES (?, ?, ?, ?)",
+                               [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey), .blob(entry.noiseKey)])
+            if database.changes > 0 { added.append(entry.device); continue }
+            try fillNoiseKey(entry, of: project)
         }
         return added
     }
 
-    /// Keeps the keys of devices whose records the project takes now.
-    func addSigners(_ keys: [DeviceID: [UInt8]], of project: ProjectID) throws {
-        for (device, key) in keys {
-            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key) VALUES (?, ?, ?)",
-                               [.blob(project.bytes), .blob(device.bytes), .blob(key)])
+    /// Keeps the keys of devices whose records the project takes now (paired here: both keys known).
+    func addSigners(_ entries: [SyncRosterEntry], of project: ProjectID) throws {
+        for entry in entries {
+            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key, noise_key) VALUES (?, ?, ?, ?)",
+                               [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey), .blob(entry.noiseKey)])
+            if database.changes == 0 { try fillNoiseKey(entry, of: project) }
         }
+    }
+
+    /// Gives an entry kept without a Noise key (before migration `exchange-2`) the key of `entry`,
+    /// when it was kept under the same signing key.
+    private func fillNoiseKey(_ entry: SyncRosterEntry, of project: ProjectID) throws {
+        try database.query("UPDATE sync_roster SET noise_key = ? WHERE project_id = ? AND device_id = ? AND signing_key = ? AND noise_key IS NULL",
+                           [.blob(entry.noiseKey), .blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey)])
     }
 
     // MARK: What peers held
