@@ -64,4 +64,55 @@ import Writing
         #expect(refused.refused == ["equivocation"])
         #expect(Self.forkingDevices(f.desk) == [f.laptopKeys.profile.deviceID.hex])
     }
+
+    /// The entries of `vault` of `action` that name `device`.
+    static func entries(_ vault: TestVault, _ action: AuditAction, device: String) -> [[String: String]] {
+        vault.recording.events.withLock { events in
+            events.filter { $0.action == action && $0.details.contains { $0.name == "device" && $0.value == device } }
+                .map { Dictionary($0.details.map { ($0.name, $0.value) }) { first, _ in first } }
+        }
+    }
+
+    /// A fork is remembered (SECURITY.md §19.9, `sync_forks`): the desk, which met the laptop's
+    /// second history in one exchange, refuses the laptop's next record at once in the next, as
+    /// `equivocation` saying the fork is known (it would otherwise only wait for a parent the desk
+    /// will never take, `missingParents`), and records the fork once.
+    @Test func aForkingDeviceIsRememberedAndItsNextRecordIsRefusedAtOnceInALaterExchange() throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Notes")
+        let document = try F.document(f.laptop, in: project, "Day", ["morning"])
+        try f.syncLaptop()
+        let forker = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
+        let laptop = f.laptopKeys.profile.deviceID.hex
+        func laptopRecords() throws -> [[UInt8]] {
+            try f.laptop.unlocked.transaction { tx in try VaultSync(WritingStore(tx), author: forker, devices: [:]).records(of: project.id, missingFrom: [:]) }
+        }
+        let head = try ChangeRecordCodec.parse(try laptopRecords().last!)
+        let forked = try ChangeRecord.make(project: project.id, author: forker, counter: head.counter + 1, lamport: head.lamport + 1,
+                                           parents: [head.hash],
+                                           operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Elsewhere"))])
+        let transport = try f.transport()
+        func push(_ records: [[UInt8]]) throws -> SyncPushAnswer {
+            try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind, body: SyncPushRequest(project: project.id, records: records).serialized()))
+        }
+        #expect(try push([forked.encoded]).stored == 1)
+        // Exchange one: the laptop's own number 2 reaches the desk, which holds another number 2.
+        try F.edit(f.laptop, project, document, block: 0, to: "morning, on the laptop")
+        try f.laptop.unlocked.transaction { tx in _ = try VaultSync(WritingStore(tx), author: forker, devices: [:]).commitLocalChanges(in: project.id) }
+        let own = try laptopRecords().last!
+        #expect(try ChangeRecordCodec.parse(own).counter == head.counter + 1)
+        #expect(try push([own]).refused == ["equivocation"])
+        #expect(Self.entries(f.desk, .syncForkFound, device: laptop).count == 1)
+
+        // Exchange two: the laptop's number 3 follows its own number 2, which the desk refused.
+        try F.edit(f.laptop, project, document, block: 0, to: "morning, later on the laptop")
+        let report = try f.syncLaptop()
+        let entry = try #require(report.projects.first { $0.project == project.id })
+        #expect(entry.refusedByPeer == ["equivocation"], "\(report)")
+        let refusals = Self.entries(f.desk, .syncRecordRefused, device: laptop)
+        #expect(refusals.last?["reason"] == "equivocation" && refusals.last?["fork"] == "known", "\(refusals)")
+        #expect(Self.entries(f.desk, .syncForkFound, device: laptop).count == 1, "the fork is recorded once")
+        #expect(try F.texts(f.desk, project.id, document) == ["morning"])
+    }
 }
+

@@ -16,6 +16,7 @@ import TestSupport
         "sync_origins": "SyncExchangeStore",
         "sync_roster": "SyncExchangeStore",
         "sync_peer_vectors": "SyncExchangeStore",
+        "sync_forks": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 

@@ -218,10 +218,12 @@ public struct SyncEndpoint {
         try withSync(project) { sync, store, _ in
             try sync.commitLocalChanges(in: project.id)
             let fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
-            let (taken, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store)
+            let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store)
+            let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store)
             let receipt = try sync.receive(taken, for: project.id)
-            guard !ended.isEmpty else { return receipt }
-            return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
+            try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)
+            guard !(ended + forked).isEmpty else { return receipt }
+            return SyncReceipt(stored: receipt.stored, refused: ended + forked + receipt.refused, documentsWritten: receipt.documentsWritten,
                                branchesMade: receipt.branchesMade, documents: receipt.documents)
         }
     }
@@ -248,6 +250,42 @@ public struct SyncEndpoint {
             refused.append(refusal)
         }
         return (taken, refused)
+    }
+
+    /// `records` without those of a device this vault found forking the project's history (in an
+    /// earlier exchange or this one), and those, refused and recorded (`equivocation`, naming the
+    /// device): once a device signed two histories, no later record of it is taken, and saying so
+    /// at once beats leaving what is built on its fork waiting at every exchange. A record held
+    /// here already (the same hash) is not this rule's: its chain was taken before the fork.
+    private func withoutForkingDevices(_ records: [[UInt8]], of project: WritingProject, sync: VaultSync,
+                                       store: SyncExchangeStore) throws -> ([[UInt8]], [SyncRefusal]) {
+        let forking = try store.forkedDevices(of: project.id)
+        guard !forking.isEmpty else { return (records, []) }
+        var taken: [[UInt8]] = [], refused: [SyncRefusal] = []
+        for bytes in records {
+            guard let record = try? ChangeRecordCodec.parse(bytes), forking.contains(record.device), try !sync.holds(record.hash) else {
+                taken.append(bytes)
+                continue
+            }
+            let refusal = SyncRefusal(record: record.hash, error: SyncError(.equivocation,
+                "device \(record.device) forked project \(project.id)'s history (found in an earlier exchange): its records are refused"),
+                                      device: record.device)
+            try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
+                                        details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
+                                                  .init("device", record.device.hex), .init("fork", "known")])
+            refused.append(refusal)
+        }
+        return (taken, refused)
+    }
+
+    /// Remembers each device the receive found forking the project (`equivocation`, naming it),
+    /// recorded once per device and project (`sync.fork-found`).
+    private func rememberForks(in refusals: [SyncRefusal], of project: WritingProject, sync: VaultSync, store: SyncExchangeStore) throws {
+        for device in Set(refusals.filter { $0.error.code == .equivocation }.compactMap(\.device))
+            .sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) where try store.rememberFork(of: device, in: project.id, at: clock.now()) {
+            try sync.transaction.record(.syncForkFound, compartment: project.compartment.id, subject: project.id,
+                                        details: [.init("device", device.hex)])
+        }
     }
 
     /// Records for a project this vault does not hold: refused (`unknownCompartment`) and recorded.

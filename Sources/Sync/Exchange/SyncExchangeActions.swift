@@ -17,6 +17,10 @@ extension AuditAction {
     /// A device whose records a project takes added to its roster (details: device, vouched-by: the
     /// peer whose offer named it, or none when this vault's own pairings and grants gave it).
     public static let syncRosterAdd = AuditAction("sync.roster-add")
+    /// A device found to have forked a project's history (two records of one number, SECURITY.md
+    /// §19.4), remembered so its later records are refused at once (details: device). Once per
+    /// device and project.
+    public static let syncForkFound = AuditAction("sync.fork-found")
     /// A project shared with a device for sync, or the share revoked (details: peer, role).
     public static let syncShare = AuditAction("sync.share")
     public static let syncShareRevoke = AuditAction("sync.share-revoke")

@@ -47,5 +47,15 @@ public enum SyncExchangeSchema {
         NamedMigration("exchange-2", """
             ALTER TABLE sync_roster ADD COLUMN noise_key BLOB CHECK (noise_key IS NULL OR length(noise_key) = 32);
             """),
+        // The devices found to have forked a project's history (two records of one number, §19.4),
+        // so a later exchange refuses their records at once instead of leaving them waiting.
+        NamedMigration("exchange-3", """
+            CREATE TABLE sync_forks (
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                found_at INTEGER NOT NULL,
+                PRIMARY KEY (project_id, device_id)
+            );
+            """),
     ])
 }

@@ -130,6 +130,21 @@ struct SyncExchangeStore {
                            [.blob(entry.noiseKey), .blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey)])
     }
 
+    // MARK: Forks
+
+    /// The devices found to have forked the project's history.
+    func forkedDevices(of project: ProjectID) throws -> Set<DeviceID> {
+        Set(try database.query("SELECT device_id FROM sync_forks WHERE project_id = ?", [.blob(project.bytes)])
+            .map { try DeviceID(bytes: try $0.blob("device_id")) })
+    }
+
+    /// Remembers that `device` forked the project's history; false when it was known already.
+    func rememberFork(of device: DeviceID, in project: ProjectID, at time: Int64) throws -> Bool {
+        try database.query("INSERT OR IGNORE INTO sync_forks (project_id, device_id, found_at) VALUES (?, ?, ?)",
+                           [.blob(project.bytes), .blob(device.bytes), .integer(time)])
+        return database.changes > 0
+    }
+
     // MARK: What peers held
 
     func peerVector(_ device: DeviceID, project: ProjectID) throws -> [DeviceID: UInt64] {
