@@ -489,8 +489,9 @@ CONSOLE_CHANNEL_PORT = free_port()
 def test_sync_with_the_laptop(driver, console, failures):
     """Two real daemons: the console's (whose channel listens on loopback) and a paired laptop's.
     The laptop writes a project; 'Sync now' on the devices page brings it in and the project opens
-    in the console; then the laptop edits and syncs from its side, and the document open in the
-    console shows the new words without a reload."""
+    in the console; then the laptop edits and syncs from its side: while the document is open in the
+    editor the daemon holds the change (the page told it the editor is open, even with the writer's
+    focus elsewhere), and once the editor leaves the document the new words are there."""
     sign_in(driver, console)
     laptop = pair_laptop(driver, console, failures)
     if laptop is None:
@@ -527,6 +528,12 @@ def test_sync_with_the_laptop(driver, console, failures):
         driver.find_element(By.ID, "search-query").send_keys("")      # the writer is not in the editor
         on_laptop("doc", "write", "Crossing", "Departure", "-", text="Rewritten on the laptop as the train came in.\n")
         on_laptop("sync", "now", "--peer", this, "--address", f"127.0.0.1:{CONSOLE_CHANNEL_PORT}")
+        time.sleep(3)
+        if texts(driver) != ["Written on the laptop, on the train."]:
+            failures.append("a synced change reached the document while its editor was open (the daemon should hold it)")
+        driver.find_element(By.LINK_TEXT, "Projects").send_keys(Keys.ENTER)   # the editor leaves the document
+        press(until(driver, lambda d: d.find_element(By.LINK_TEXT, "Crossing")))
+        press(until(driver, lambda d: d.find_element(By.LINK_TEXT, "Departure")))
         until(driver, lambda d: texts(d) == ["Rewritten on the laptop as the train came in."])
         screenshot(driver, "live-from-laptop")
     finally:

@@ -72,4 +72,29 @@ import Writing
         #expect((1...2).contains(heard.count), "\(heard.count)")
         #expect(heard.documents == Set(documents))
     }
+
+    @Test func aLeasedEditorNotRenewedClosesByItselfAndWhatItHeldIsDeliveredWhileARenewedOneHolds() throws {
+        let coordinator = SyncCoordinator(interval: 0.05)
+        let heard = Heard()
+        _ = coordinator.subscribe { notification in heard.notifications.withLock { $0.append(notification) } }
+        let (project, vanished, kept) = (try ProjectID.random(), try NodeID.random(), try NodeID.random())
+        let gone = coordinator.editorOpened(vanished, leaseSeconds: 1.0)
+        let renewed = coordinator.editorOpened(kept, leaseSeconds: 1.0)
+        #expect(coordinator.openDocuments == [vanished, kept])
+        coordinator.changed(project, documents: [vanished, kept])
+        Self.settle()
+        #expect(heard.count == 0, "both held while their leases run")
+        // The page of `kept` renews its lease; the page of `vanished` went away without a word.
+        for _ in 0..<12 {
+            Thread.sleep(forTimeInterval: 0.2)
+            #expect(coordinator.renewEditor(renewed))
+        }
+        Self.settle()
+        #expect(heard.documents == [vanished], "the lapsed lease released its document, the renewed one still holds")
+        #expect(coordinator.openDocuments == [kept] && coordinator.heldDocuments == [kept])
+        #expect(!coordinator.renewEditor(gone), "a lapsed editor is not renewed: its page opens it again")
+        coordinator.editorClosed(renewed)
+        Self.settle()
+        #expect(heard.documents == [vanished, kept] && coordinator.openDocuments.isEmpty)
+    }
 }

@@ -1,6 +1,7 @@
 import AuditChain
 import CryptoVault
 import Foundation
+import Sync
 import Synchronization
 
 /// `GET /api/events`: server-sent events telling the page what changed in the vault, whoever
@@ -9,9 +10,11 @@ import Synchronization
 /// entries appended since it last looked and, if any is a writing change, sends one event naming
 /// the ids they were about (projects, documents: ids, never text). Many changes between two looks
 /// become one event (coalesced); the page decides what to refresh, and holds it while its editor
-/// is in use on that document.
+/// is in use on that document. Sync's changes to a document an editor page said it has open are
+/// kept back until it closes (`FeedHolds`, the coordinator's hold).
 struct ChangeFeed: Sendable {
     let vault: UnlockedVault
+    let coordinator: SyncCoordinator
     /// The clock of the stream's lifetime.
     var clock: VaultClock = .system
     /// Streams served at once; a page opens one.
@@ -38,6 +41,7 @@ struct ChangeFeed: Sendable {
 
     private func run(from start: Int, write: (String) throws -> Void, stopping: () -> Bool) {
         var next = start, quiet = 0
+        var holds = FeedHolds(coordinator: coordinator)
         let ends = MonotonicDeadline.after(Self.lifetime, on: clock)
         do {
             try write("retry: 2000\n\n")
@@ -45,7 +49,8 @@ struct ChangeFeed: Sendable {
                 Thread.sleep(forTimeInterval: 0.5)
                 let entries = try AuditLogReader(vault: vault.vault).entries(from: next, limit: 10_000)
                 next += entries.count
-                let changes = entries.filter { Self.isChange($0.action) && !$0.subjectID.isEmpty }
+                let changes = holds.pass(entries.filter { Self.isChange($0.action) && !$0.subjectID.isEmpty }
+                    .map { (ByteEncoding.hex($0.subjectID), $0.compartmentID?.hex) })
                 quiet += 1
                 if !changes.isEmpty {
                     try write("event: change\ndata: " + Self.json(["seq": next, "subjects": Self.subjects(of: changes),
@@ -63,14 +68,14 @@ struct ChangeFeed: Sendable {
 
     /// The compartments (hex ids, each once) of `changes`: a page tells by them whether a change (a
     /// document added elsewhere, whose id it has never seen) is in its project.
-    static func compartments(of changes: [AuditEntry]) -> [String] {
-        Set(changes.compactMap { $0.compartmentID?.hex }).sorted()
+    static func compartments(of changes: [FeedHolds.Change]) -> [String] {
+        Set(changes.compactMap(\.compartment)).sorted()
     }
 
-    /// The ids (hex) `changes` were about, each once, in the log's order.
-    static func subjects(of changes: [AuditEntry]) -> [String] {
+    /// The ids (hex) `changes` were about, each once, in the order given (the log's; held ones first).
+    static func subjects(of changes: [FeedHolds.Change]) -> [String] {
         var seen = Set<String>()
-        return changes.map { ByteEncoding.hex($0.subjectID) }.filter { seen.insert($0).inserted }
+        return changes.map(\.subject).filter { seen.insert($0).inserted }
     }
 
     /// A search reads; everything else of the writing model's is a change, and so are a paired

@@ -4,6 +4,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Registers
+import Sync
 import Writing
 
 /// The console's JSON API under `/api/` (SECURITY.md §16.5). Each route calls the same library the
@@ -14,13 +15,15 @@ struct ConsoleAPI: Sendable {
     let limits: SessionLimits
     let pairing = DevicePairing()
     let assistantChecks = AssistantChecks()
+    /// The daemon's sync coordinator: editor pages hold their document's sync changes with it.
+    let coordinator = SyncCoordinator.shared
 
     func handle(_ request: HTTPRequest, _ route: [String], csrf: String) throws -> HTTPResponse {
         let projects = ProjectRoutes(access: access), documents = DocumentRoutes(access: access)
         let sessions = SessionRoutes(access: access, limits: limits), audit = AuditRoutes(vault: access.vault)
         let on = RouteMatch(method: request.method, route: route)
         if on(.get, "session") != nil { return .json(["csrf": csrf]) }
-        if on(.get, "events") != nil { return try ChangeFeed(vault: access.vault).response() }
+        if on(.get, "events") != nil { return try ChangeFeed(vault: access.vault, coordinator: coordinator).response() }
         if on(.get, "registers") != nil { return .json(RegisterJSON.all()) }
         if on(.get, "projects") != nil { return .json(try projects.list()) }
         if on(.post, "projects") != nil { return .json(try projects.create(try JSONBody(request)), status: 201) }
@@ -32,6 +35,10 @@ struct ConsoleAPI: Sendable {
         if let p = on(.put, "projects", "*", "documents", "*") { return try documents.write(p[0], p[1], try JSONBody(request)) }
         let versions = VersionRoutes(access: access)
         let document = ["projects", "*", "documents", "*"]
+        let holds = EditorHoldRoutes(access: access, coordinator: coordinator)
+        if let p = on(.post, document + ["editor"]) { return .json(try holds.open(p[0], p[1]), status: 201) }
+        if let p = on(.post, "editors", "*") { return .json(try holds.renew(p[0])) }
+        if let p = on(.delete, "editors", "*") { return .json(try holds.close(p[0])) }
         if let p = on(.get, document + ["snapshots"]) { return .json(try versions.snapshots(p[0], p[1])) }
         if let p = on(.post, document + ["snapshots"]) { return .json(try versions.createSnapshot(p[0], p[1], try JSONBody(request)), status: 201) }
         if let p = on(.post, document + ["snapshots", "*", "restore"]) { return .json(try versions.restore(p[0], p[1], p[2])) }

@@ -15,13 +15,14 @@ export async function start() {
   csrf = session.csrf;
 }
 
-export async function call(method, path, body) {
+// `keepalive`: the request outlives the page (a hold released as the page closes).
+export async function call(method, path, body, keepalive = false) {
   const headers = { Accept: "application/json" };
   if (method !== "GET") headers["X-CSRF-Token"] = csrf || "";
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, {
     method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin", cache: "no-store",
+    credentials: "same-origin", cache: "no-store", keepalive,
   });
   const payload = await response.json().catch(() => ({}));
   if (!response.ok) throw new ApiError(response.status, payload.error || "failed", payload.message || `HTTP ${response.status}`);
@@ -32,6 +33,7 @@ export const get = (path) => call("GET", path);
 export const post = (path, body) => call("POST", path, body);
 export const put = (path, body) => call("PUT", path, body);
 export const remove = (path) => call("DELETE", path);
+export const removeAsPageCloses = (path) => call("DELETE", path, undefined, true);
 export const segment = (text) => encodeURIComponent(text);
 // A document's blocks as the API takes them.
 export const wire = (blocks) => blocks.map(({ id, kind, text, rows }) => ({ id, kind, text, rows }));

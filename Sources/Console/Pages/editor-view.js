@@ -19,9 +19,11 @@ export async function editorView(area, project, documentID) {
   const documentPath = `/api/projects/${project.id}/documents/${api.segment(documentID)}`;
   const [loaded, registers] = await Promise.all([api.get(documentPath), api.get("/api/registers")]);
   const snippets = registers.find((r) => r.id === project.register)?.snippets ?? [];
+  const release = await holdSyncChanges(documentPath);
   let stopUpdates = () => {};
   const reopen = (asBlocks) => {
     stopUpdates();
+    release();
     if (asBlocks) shownAsBlocks.add(documentID); else shownAsBlocks.delete(documentID);
     return editorView(area, project, documentID);
   };
@@ -30,6 +32,27 @@ export async function editorView(area, project, documentID) {
     return;
   }
   stopUpdates = blockEditor(area, project, documentPath, loaded, snippets, project.kind === "long-form" ? () => reopen(false) : null);
+}
+
+// Tells the daemon this editor shows the document, so sync's changes to it are held (not pushed to
+// the page) until it leaves: when the view changes, the page closes, or, if the page vanishes
+// without a word, when its lease runs out (renewed here at a third of it). Returns the release.
+async function holdSyncChanges(documentPath) {
+  let hold = await api.post(`${documentPath}/editor`, {}).catch(() => null);
+  if (!hold) return () => {};
+  const renew = setInterval(async () => {
+    const answer = await api.post(`/api/editors/${hold.hold}`, {}).catch(() => null);
+    if (answer && !answer.held) hold = await api.post(`${documentPath}/editor`, {}).catch(() => hold);
+  }, hold.lease_seconds * 1000 / 3);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    clearInterval(renew);
+    api.removeAsPageCloses(`/api/editors/${hold.hold}`).catch(() => {});
+  };
+  live.onLeave(release);
+  return release;
 }
 
 function blockEditor(area, project, documentPath, loaded, snippets, switchToText) {

@@ -21,7 +21,9 @@ public struct SyncNotification: Sendable, Equatable {
 /// While a client says a full-screen editor is open on a document (`editorOpened`), changes to that
 /// document are held: notifications leave it out (the rest of its project's changes still go), so
 /// an import never tears down a writing session; when the last editor on it closes
-/// (`editorClosed`), what was held is delivered, coalesced and rate-capped like any change.
+/// (`editorClosed`), what was held is delivered, coalesced and rate-capped like any change. An
+/// editor opened with a lease (a client that may vanish without saying so: a browser page) is closed
+/// by itself when the lease runs out unless renewed (`renewEditor`), so a hold is always bounded.
 public final class SyncCoordinator: Sendable {
     /// The process's coordinator: the daemon's exchange reports to it, the console subscribes to it.
     public static let shared = SyncCoordinator()
@@ -39,6 +41,8 @@ public final class SyncCoordinator: Sendable {
         /// Editors open, by token: the document each is on.
         var editors: [Int: NodeID] = [:]
         var nextEditor = 0
+        /// When each leased editor closes by itself (the clock's monotonic seconds), unless renewed.
+        var leases: [Int: (seconds: Double, ends: Double)] = [:]
         /// Changes held for open editors: each document's project, and how many writes of it.
         var held: [NodeID: (project: ProjectID, writes: Int)] = [:]
 
@@ -94,27 +98,61 @@ public final class SyncCoordinator: Sendable {
     }
 
     /// A client's full-screen editor is open on `document`: its changes are held until
-    /// `editorClosed` with the token returned.
-    public func editorOpened(_ document: NodeID) -> Int {
-        state.withLock { state in
+    /// `editorClosed` with the token returned, or, with `leaseSeconds`, until that long passes
+    /// without `renewEditor`.
+    public func editorOpened(_ document: NodeID, leaseSeconds: Double? = nil) -> Int {
+        let token = state.withLock { state in
             state.nextEditor += 1
             state.editors[state.nextEditor] = document
+            if let leaseSeconds { state.leases[state.nextEditor] = (leaseSeconds, clock.monotonic() + leaseSeconds) }
             return state.nextEditor
         }
+        if let leaseSeconds { expire(after: leaseSeconds) }
+        return token
+    }
+
+    /// The leased editor `token` is still open: its lease starts again. False when it is not open
+    /// (closed, or its lease ran out: the client opens it again).
+    @discardableResult
+    public func renewEditor(_ token: Int) -> Bool {
+        let seconds = state.withLock { state -> Double? in
+            guard state.editors[token] != nil, let lease = state.leases[token] else { return nil }
+            state.leases[token] = (lease.seconds, clock.monotonic() + lease.seconds)
+            return lease.seconds
+        }
+        guard let seconds else { return false }
+        expire(after: seconds)
+        return true
     }
 
     /// The editor `token` closed: when it was the last on its document, what was held for it is
     /// delivered. An unknown token (closed already) does nothing.
     public func editorClosed(_ token: Int) {
-        let delay = state.withLock { state -> Double? in
-            guard let document = state.editors.removeValue(forKey: token), !state.isOpen(document),
-                  let held = state.held.removeValue(forKey: document) else { return nil }
-            state.pending.insert(held.project)
-            state.documents += held.writes
-            state.pendingDocuments.insert(document)
-            return schedule(&state)
+        flush(after: state.withLock { state in close(token, &state) })
+    }
+
+    /// The documents an editor is open on now (for the console's live feed).
+    public var openDocuments: Set<NodeID> { state.withLock { Set($0.editors.values) } }
+
+    private func close(_ token: Int, _ state: inout State) -> Double? {
+        state.leases[token] = nil
+        guard let document = state.editors.removeValue(forKey: token), !state.isOpen(document),
+              let held = state.held.removeValue(forKey: document) else { return nil }
+        state.pending.insert(held.project)
+        state.documents += held.writes
+        state.pendingDocuments.insert(document)
+        return schedule(&state)
+    }
+
+    /// After `seconds`, closes every leased editor whose lease has run out by then.
+    private func expire(after seconds: Double) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 0.01) { [self] in
+            let delays = state.withLock { state -> [Double?] in
+                let now = clock.monotonic()
+                return state.leases.filter { $0.value.ends <= now }.keys.sorted().map { close($0, &state) }
+            }
+            for delay in delays { flush(after: delay) }
         }
-        flush(after: delay)
     }
 
     /// The documents whose changes are held for open editors (for tests and status).
