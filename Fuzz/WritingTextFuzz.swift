@@ -24,10 +24,27 @@ public func writingTextFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
             fatalError("an entry value did not round-trip")
         }
     }
-    if let content = try? PlainText.parse(bytes) {
-        let again = try? PlainText.parse(Array(PlainText.render(content).utf8))
-        guard again?.blocks.map({ [BlockEncoding.name(of: $0.kind), $0.text] }) == content.blocks.map({ [BlockEncoding.name(of: $0.kind), $0.text] })
+    // The text form (`doc write`, `doc show`): whatever parses, printed and parsed again, is the same
+    // blocks (kind, slot, text and cells) and prints the same text; with a register's labels and without.
+    for labels in [nil, FieldEditor(.healthcare), FieldEditor(.legal)] as [FieldEditor?] {
+        guard let content = try? PlainText.parse(bytes, labels: labels) else { continue }
+        let printed = PlainText.render(content, labels: labels)
+        guard let again = try? PlainText.parse(Array(printed.utf8), labels: labels),
+              again.blocks.map(\.parts) == content.blocks.map(\.parts), PlainText.render(again, labels: labels) == printed
         else { fatalError("printed text did not parse back to the same blocks") }
+    }
+    // Any block of the model's shape (a table: cells and no text; any other kind: text and no cells),
+    // decoded from the input, printed, reads back as itself, unless its text holds a control character
+    // the text form refuses (then `doc write` refuses it: nothing is lost silently).
+    for candidate in [bytes, [1, 9] + Array("paragraph".utf8) + bytes] {
+        guard let block = try? BlockEncoding.decode(candidate, id: blockID),
+              block.kind == .table ? block.text.isEmpty && !block.rows.isEmpty : block.rows.isEmpty else { continue }
+        let content = DocumentContent(blocks: [block, block])
+        let printed = PlainText.render(content, labels: FieldEditor(.healthcare))
+        guard !printed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !["\t", "\n"].contains($0) }) else { continue }
+        guard let again = try? PlainText.parse(Array(printed.utf8), labels: FieldEditor(.healthcare)),
+              again.blocks.map(\.parts) == content.blocks.map(\.parts)
+        else { fatalError("a block printed did not parse back to itself") }
     }
     // An entry's text form (`vaultctl entry add`): refused or parsed, and what it prints reads back the same.
     for (kind, register) in [(EntryKind.character, Register.legal), (.character, .healthcare), (.place, .fiction), (.snippet, .general)] {
@@ -45,4 +62,8 @@ public func writingTextFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
         guard halves[0] < key, key < halves[1] else { fatalError("an order key is not between its neighbours") }
     }
     return 0
+}
+
+extension Block {
+    var parts: [String] { [BlockEncoding.name(of: kind), text] + rows.map { $0.joined(separator: "\u{1}") + "|\($0.count)" } }
 }

@@ -245,24 +245,46 @@ def valid_order_key(key):
 
 # --- §14.7: the text form --------------------------------------------------------------------------
 
+def needs_escape(line):
+    """Whether a paragraph's (or a field's later) line would read as another kind (§14.7)."""
+    if line.strip(" \t") == "" or line.startswith(("\\", "- ", "> ", "|")) or line == ">":
+        return True
+    hashes = len(line) - len(line.lstrip("#"))
+    if 1 <= hashes <= 6 and line[hashes:hashes + 1] == " ":
+        return True
+    return any(line == slot + ":" or line.startswith(slot + ": ") for slot in FIELD_SLOTS)
+
+
+def escaped(line):
+    return "\\" + line if needs_escape(line) else line
+
+
+def table_row(cells):
+    def cell(text):
+        return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "\\n")
+    return "|" + "".join(" " + cell(text) + " |" for text in cells)
+
+
 def render(blocks):
     out, previous = [], None
     for block in blocks:
-        if previous is not None:
-            out.append("\n" if previous == "list-item" and block["kind"] == "list-item" else "\n\n")
         kind, text = block["kind"], block["text"]
+        if previous is not None:
+            adjacent = (previous == kind == "list-item") or (previous.startswith("field-") and kind.startswith("field-"))
+            out.append("\n" if adjacent else "\n\n")
+        lines = text.split("\n")
         if kind == "paragraph":
-            out.append(text)
-        elif kind.startswith("heading-"):
-            out.append("#" * int(kind[8:]) + " " + text)
-        elif kind == "list-item":
-            out.append("- " + text)
+            out.append("\n".join(escaped(line) for line in lines))
+        elif kind.startswith("heading-") or kind == "list-item":
+            lead = "#" * int(kind[8:]) + " " if kind.startswith("heading-") else "- "
+            out.append(lead + "\n".join([lines[0]] + ["\\" + line for line in lines[1:]]))
         elif kind == "quote":
-            out.append("\n".join("> " + line for line in text.split("\n")))
+            out.append("\n".join("> " + line if line else ">" for line in lines))
         elif kind == "table":
-            out.append("\n".join("| " + " | ".join(row) + " |" for row in block["rows"]))
+            out.append("\n".join(table_row(row) for row in block["rows"]) if block["rows"] else "|")
         else:
-            out.append(kind[6:] + ": " + text)
+            first = " " + lines[0] if lines[0] else ""
+            out.append("\n".join([kind[6:] + ":" + first] + [escaped(line) for line in lines[1:]]))
         previous = kind
     return "".join(out) + "\n" if out else ""
 

@@ -53,7 +53,7 @@ extension AIService {
         let branch = try vault.transaction { tx -> Branch? in
             var branch: Branch?
             if let text = result.text {
-                let proposed = try Self.proposal(text, lane: lane, current: content)
+                let proposed = try Self.proposal(text, lane: lane, current: content, labels: FieldEditor(project.register))
                 branch = try WritingStore(tx, access: access).createBranch(of: document, in: project.id, base: base.id, content: proposed,
                                                                             kind: .aiSuggestion, provenance: "\(lane.name) by \(call.provider.destination)")
             }
@@ -95,8 +95,8 @@ extension AIService {
 
     /// What the branch proposes: for a revision, the answer as the document (unchanged blocks keep
     /// their ids); for every other lane, the document with the answer's blocks after it.
-    static func proposal(_ text: String, lane: Lane, current: DocumentContent) throws -> DocumentContent {
-        let parsed = try PlainText.parse(Array(text.utf8))
+    static func proposal(_ text: String, lane: Lane, current: DocumentContent, labels: FieldEditor) throws -> DocumentContent {
+        let parsed = try PlainText.parse(Array(text.utf8), labels: labels)
         if lane == .coauthorRevise { return parsed.reusingIDs(of: current) }
         return DocumentContent(blocks: current.blocks + parsed.blocks)
     }

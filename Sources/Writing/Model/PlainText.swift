@@ -1,41 +1,58 @@
 import CryptoVault
 import Registers
 
-/// The plain text form of a document, as `vaultctl doc write` reads it and `doc show` prints it:
+/// The text form of a document, as `vaultctl doc write` reads it and `doc show` prints it
+/// (SECURITY.md §14.7). Every block `doc show` prints reads back as the same block (kind, field
+/// slot, text and cells), so a document can be shown, edited and written with nothing lost:
 ///
-/// - blocks are separated by blank lines; the lines of a paragraph are kept, joined by line breaks;
-/// - a line `#` to `######` then a space is a heading of that level, a block of its own;
-/// - a line `- ` is a list item, a block of its own (items may follow one another with no blank line);
-/// - lines `> ` make a quote (consecutive ones one quote, their line breaks kept);
-/// - a table prints as `| cell | cell |` lines and a field block as `Label: text` (neither is parsed back:
-///   they are paragraphs when read).
+///     text       = [block *(separator block)] [LF]
+///     separator  = LF *(blank LF)                ; a blank line: only spaces and tabs
+///     heading    = 1*6"#" SP line *(LF more)     ; one block each
+///     list-item  = "- " line *(LF more)          ; one block each; items may follow one another directly
+///     quote      = quote-line *(LF quote-line)   ; quote-line = ">" / "> " line
+///     table      = row *(LF row)                 ; row = "|" *(SP cell SP "|"); in a cell "\|" is a bar,
+///                                                ;   "\\" a backslash, "\n" a line break
+///     field      = label ":" [SP line] *(LF text-line)   ; label: the register's label of a document
+///                                                ;   field (`Date of service`), or any slot's own name
+///     paragraph  = text-line *(LF text-line)
+///     text-line  = more / any line that does not begin another kind
+///     more       = "\" line                      ; the line as it is: a line that would otherwise begin
+///                                                ;   another kind, be blank or start with "\"
+///
+/// A line that starts with `|` and is not a well-formed row is refused, with its line number (not
+/// read as a paragraph: that would lose the table silently). A `\` line after a heading or list
+/// item continues it (a line break in its text); after a blank line, a quote or a table it starts
+/// a paragraph. Printing joins blocks with a blank line, except two list items, or two fields, in a
+/// row (consecutive lines). A table with no rows prints as one row of no cells, `|`: the one shape
+/// the form does not keep (the model's tables have rows).
 ///
 /// Input must be UTF-8 with no NUL and no control character but tab, line feed and carriage return
 /// (CR LF and a lone CR are read as LF); anything else is refused as `.invalidText`, and a text over
-/// `WritingLimits.maximumStoredDocumentBytes` as `.documentTooLarge`, before any parsing.
+/// `WritingLimits.maximumStoredDocumentBytes` as `.documentTooLarge`, before any parsing. Errors
+/// name a line by its number, never its text (a privileged document's words stay out of them).
 public enum PlainText {
     /// The blocks of `text`, read where it lies (locked memory, as a command reads its input: no
     /// ordinary copy of the bytes is made), each with a fresh id (`DocumentContent.reusingIDs(of:)`
-    /// keeps the ids of blocks that did not change). The blocks' texts are strings, as the model's
-    /// API gives them everywhere (SECURITY.md §14.3).
-    public static func parse(_ text: SecureBytes) throws -> DocumentContent {
-        try text.withUnsafeBytes { try parse($0) }
+    /// keeps the ids of blocks that did not change). Field lines are read with `labels`, the
+    /// project's register's (nil: by the slots' own names only, as `render` without labels prints).
+    public static func parse(_ text: SecureBytes, labels: FieldEditor? = nil) throws -> DocumentContent {
+        try text.withUnsafeBytes { try parse($0, labels: labels) }
     }
 
     /// The blocks of bytes already in ordinary memory (a test's text, a fuzzer's input).
-    public static func parse(_ bytes: [UInt8]) throws -> DocumentContent {
-        try bytes.withUnsafeBytes { try parse($0) }
+    public static func parse(_ bytes: [UInt8], labels: FieldEditor? = nil) throws -> DocumentContent {
+        try bytes.withUnsafeBytes { try parse($0, labels: labels) }
     }
 
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws -> DocumentContent {
+    static func parse(_ bytes: UnsafeRawBufferPointer, labels: FieldEditor?) throws -> DocumentContent {
         guard bytes.count <= WritingLimits.maximumStoredDocumentBytes else {
             throw WritingError(.documentTooLarge, "the text is \(bytes.count) bytes; a document holds at most \(WritingLimits.maximumStoredDocumentBytes)")
         }
-        var blocks: [Block] = []
-        for (kind, text) in parseLines(try lines(bytes)) {
-            blocks.append(Block(id: try BlockID.random(), kind: kind, text: text))
+        var reader = TextFormReader(fields: TextFormFields(labels))
+        for (index, line) in try lines(bytes).enumerated() {
+            try reader.read(line, number: index + 1)
         }
-        return DocumentContent(blocks: blocks)
+        return DocumentContent(blocks: try reader.finish().map { Block(id: try BlockID.random(), kind: $0.kind, text: $0.text, rows: $0.rows) })
     }
 
     /// The lines of `bytes` (LF, CR LF or a lone CR ends one), each checked and decoded on its own,
@@ -65,66 +82,8 @@ public enum PlainText {
         return line
     }
 
-    /// The text of `content`; a field block is labelled by `labels` (its slot's name when the register hides it).
-    public static func render(_ content: DocumentContent, labels: FieldEditor? = nil) -> String {
-        var out = ""
-        var previous: BlockKind?
-        for block in content.blocks {
-            if let previous { out += previous == .listItem && block.kind == .listItem ? "\n" : "\n\n" }
-            out += render(block, labels: labels)
-            previous = block.kind
-        }
-        return out.isEmpty ? "" : out + "\n"
-    }
-
-    static func render(_ block: Block, labels: FieldEditor?) -> String {
-        switch block.kind {
-        case .paragraph: block.text
-        case .heading(let level): String(repeating: "#", count: level) + " " + block.text
-        case .listItem: "- " + block.text
-        case .quote: block.text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n")
-        case .table: block.rows.map { "| " + $0.joined(separator: " | ") + " |" }.joined(separator: "\n")
-        case .field(let slot): (labels?.label(slot) ?? slot.rawValue) + ": " + block.text
-        }
-    }
-
     private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control && !["\t", "\n", "\r"].contains(scalar)
-    }
-
-    /// The grammar above, line by line: a paragraph or quote gathers lines until a blank line or a
-    /// line of another kind; a heading and a list item are one line each.
-    private static func parseLines(_ lines: [String]) -> [(BlockKind, String)] {
-        var blocks: [(BlockKind, String)] = []
-        var open: (kind: BlockKind, lines: [String])?
-        func close() {
-            if let open { blocks.append((open.kind, open.lines.joined(separator: "\n"))) }
-            open = nil
-        }
-        for line in lines {
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { close(); continue }
-            if let level = headingLevel(line) {
-                close()
-                blocks.append((.heading(level: level), String(line.dropFirst(level + 1))))
-            } else if line.hasPrefix("- ") {
-                close()
-                blocks.append((.listItem, String(line.dropFirst(2))))
-            } else if line.hasPrefix("> ") || line == ">" {
-                if open?.kind != .quote { close(); open = (.quote, []) }
-                open?.lines.append(String(line.dropFirst(line == ">" ? 1 : 2)))
-            } else {
-                if open?.kind != .paragraph { close(); open = (.paragraph, []) }
-                open?.lines.append(line)
-            }
-        }
-        close()
-        return blocks
-    }
-
-    private static func headingLevel(_ line: String) -> Int? {
-        let hashes = line.prefix { $0 == "#" }.count
-        guard (1...6).contains(hashes), line.dropFirst(hashes).first == " " else { return nil }
-        return hashes
     }
 }
 

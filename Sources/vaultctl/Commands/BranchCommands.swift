@@ -27,7 +27,7 @@ enum BranchCommands {
             }
             let (context, project, node) = try SnapshotCommands.open(arguments)
             defer { context.end() }
-            let parsed = try PlainText.parse(text)
+            let parsed = try PlainText.parse(text, labels: FieldEditor(project.register))
             let (branch, number) = try context.store(for: project) { store in
                 let current = try store.documentContent(of: node.id, in: project.id)
                 let base = try store.createSnapshot(of: node.id, in: project.id)

@@ -62,9 +62,10 @@ enum DocCommands {
 
     static let show = Command("doc show", synopsis: "print a document", usage: "PROJECT DOC", about: """
         Prints document DOC (its title or id) of PROJECT as text: headings as '#', list items as
-        '- ', quotes as '> ', paragraphs separated by blank lines (the form 'vaultctl doc write'
-        reads). Field blocks are labelled in the register's words. With --json, every block with its
-        id and kind.
+        '- ', quotes as '> ', tables as '| cell | cell |' rows, field blocks as 'Label: text' in the
+        register's words, paragraphs separated by blank lines; a line that would read as another
+        kind is printed after a '\\'. It is the form 'vaultctl doc write' reads: written back, every
+        block keeps its kind, field, cells and id. With --json, every block with its id and kind.
 
         \(WritingContext.sessionNote)
         """, options: readOptions, positionals: 2...2, json: true, examples: [
@@ -89,8 +90,12 @@ enum DocCommands {
 
     static let write = Command("doc write", synopsis: "replace a document's text", usage: "PROJECT DOC [FILE|-]", about: """
         Replaces document DOC's content with the text of FILE (or standard input, also as -), read
-        straight into memory (no temporary file): paragraphs separated by blank lines, '#' to '######'
-        headings, '- ' list items, '> ' quotes. Blocks that did not change keep their ids and are not
+        straight into memory (no temporary file), in the form 'vaultctl doc show' prints: paragraphs
+        separated by blank lines, '#' to '######' headings, '- ' list items, '> ' quotes, '| a | b |'
+        table rows (in a cell '\\|' is a bar, '\\\\' a backslash, '\\n' a line break), 'Label: text'
+        fields (the register's labels of a document's fields, or a field's own name), and after a
+        '\\' a line taken as it is. A line starting with '|' that is not a table row is refused with
+        its number, and nothing is written. Blocks that did not change keep their ids and are not
         resealed, so a one-paragraph edit reseals one block. The text must be UTF-8 and at most 16 MiB.
 
         Each write is an edit of this device's writing in the project: an automatic snapshot is taken
@@ -108,7 +113,7 @@ enum DocCommands {
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             let node = try context.node(arguments.positionals[1], in: project)
-            let parsed = try PlainText.parse(text)
+            let parsed = try PlainText.parse(text, labels: FieldEditor(project.register))
             let edited = try context.store(for: project) { store in
                 let current = try store.documentContent(of: node.id, in: project.id)
                 return try store.editDocumentContent(of: node.id, in: project.id, with: parsed.reusingIDs(of: current))
