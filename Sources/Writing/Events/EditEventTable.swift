@@ -56,14 +56,22 @@ struct EditEventTable {
                            [.blob(project.bytes)]).map(decode)
     }
 
+    /// The latest time a row may hold, in Unix seconds (2^40: the year 36812), and the most edits.
+    static let latestTime: Int64 = 1 << 40
+    static let maximumCount = 1 << 40
+
     private func decode(_ row: CryptoVault.Row) throws -> Row {
         let deviceID = try? AuditDeviceID(bytes: try row.blob("device_id")), edits = try row.nonNegativeInteger("edits")
         let ended: Int64? = if case .integer(let time) = row["ended_at"] { time } else { nil }
-        guard let deviceID, edits >= 1 else {
+        guard let deviceID, (1...Self.maximumCount).contains(edits) else {
             throw WritingError(.damagedRecord, "a writing_edit_events row has a device id or edit count out of range")
         }
+        let started = try row.integer("started_at"), lastEdit = try row.integer("last_edit_at")
+        // A damaged or hostile time is refused here, so the session rule's and the stamps' arithmetic never traps.
+        guard [started, lastEdit, ended ?? 0].allSatisfy({ (0...Self.latestTime).contains($0) }) else {
+            throw WritingError(.damagedRecord, "a writing_edit_events row has a time out of range (0 to \(Self.latestTime) seconds)")
+        }
         return Row(id: try EditEventID(bytes: try row.blob("id")), project: try ProjectID(bytes: try row.blob("project_id")),
-                   deviceID: deviceID, startedAt: try row.integer("started_at"), lastEditAt: try row.integer("last_edit_at"),
-                   endedAt: ended, edits: edits)
+                   deviceID: deviceID, startedAt: started, lastEditAt: lastEdit, endedAt: ended, edits: edits)
     }
 }

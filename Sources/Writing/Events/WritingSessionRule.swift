@@ -11,5 +11,9 @@ public enum WritingSessionRule {
 
     /// Whether an edit at `time` joins a session whose last edit was at `lastEdit`. A wall clock set
     /// back counts as no pause (the gap is measured forward only), so it cannot split a session.
-    static func continues(lastEdit: Int64, at time: Int64) -> Bool { time - lastEdit < gap }
+    /// Times too far apart to subtract (only a damaged row's) are a pause.
+    static func continues(lastEdit: Int64, at time: Int64) -> Bool {
+        let (elapsed, overflow) = time.subtractingReportingOverflow(lastEdit)
+        return !overflow && elapsed < gap
+    }
 }

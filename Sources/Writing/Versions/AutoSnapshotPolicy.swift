@@ -79,13 +79,15 @@ public struct AutoSnapshotPolicy: Sendable {
     /// triggers that make a snapshot due now (empty when none is).
     public mutating func recordEdit(inserted: Int, deleted: Int) -> Set<AutoSnapshotTrigger> {
         let now = Int64((clock.precise() * 1000).rounded())
+        // Sums saturate rather than trap: a state handed in may hold anything (the table refuses a
+        // damaged row before it gets here), and a saturated counter only makes a snapshot due.
         if let lastEdit = state.lastEdit {
-            let gap = now - lastEdit
-            if gap > 0 && gap <= Self.milliseconds(Self.idleGap) { state.activeMilliseconds += gap }
+            let (gap, overflow) = now.subtractingReportingOverflow(lastEdit)
+            if !overflow && gap > 0 && gap <= Self.milliseconds(Self.idleGap) { state.activeMilliseconds = Self.sum(state.activeMilliseconds, gap) }
         }
         state.lastEdit = now
-        state.editsSinceSnapshot += 1
-        state.charactersChanged += max(0, inserted) + max(0, deleted)
+        state.editsSinceSnapshot = Self.sum(state.editsSinceSnapshot, 1)
+        state.charactersChanged = Self.sum(state.charactersChanged, Self.sum(max(0, inserted), max(0, deleted)))
         var due: Set<AutoSnapshotTrigger> = []
         if state.activeMilliseconds >= Self.milliseconds(Self.activeEditingInterval) { due.insert(.activeEditing) }
         if state.charactersChanged >= Self.characterInterval { due.insert(.characterCount) }
@@ -106,6 +108,11 @@ public struct AutoSnapshotPolicy: Sendable {
         state.activeMilliseconds = 0
         state.charactersChanged = 0
         state.editsSinceSnapshot = 0
+    }
+
+    private static func sum<Value: FixedWidthInteger>(_ a: Value, _ b: Value) -> Value {
+        let (total, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : total
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {

@@ -33,15 +33,24 @@ struct AutoSnapshotTable {
                   .integer(Int64(row.state.charactersChanged)), .integer(Int64(row.state.editsSinceSnapshot))])
     }
 
+    /// The largest counter a row may hold (2^40), and the latest time, in Unix milliseconds (2^50: the year 37648).
+    static let maximumCount = 1 << 40
+    static let latestTime: Int64 = 1 << 50
+
     private func decode(_ row: CryptoVault.Row) throws -> Row {
         let lastEdit: Int64? = if case .integer(let time) = row["last_edit_ms"] { time } else { nil }
         let active = try row.nonNegativeInteger("active_ms"), characters = try row.nonNegativeInteger("characters"),
-            edits = try row.nonNegativeInteger("edits")
+            edits = try row.nonNegativeInteger("edits"), sequence = try row.nonNegativeInteger("sequence")
+        // A damaged or hostile counter or time is refused here, never counted on (the policy's sums would trap).
+        guard [active, characters, edits, sequence].allSatisfy({ $0 <= Self.maximumCount }),
+              (0...Self.latestTime).contains(lastEdit ?? 0) else {
+            throw WritingError(.damagedRecord, "a writing_auto_snapshots row has a counter or time out of range")
+        }
         guard let deviceID = try? AuditDeviceID(bytes: try row.blob("device_id")) else {
             throw WritingError(.damagedRecord, "a writing_auto_snapshots row has a device id out of range")
         }
         return Row(project: try ProjectID(bytes: try row.blob("project_id")), deviceID: deviceID,
-                   document: try NodeID(bytes: try row.blob("node_id")), sequence: try row.nonNegativeInteger("sequence"),
+                   document: try NodeID(bytes: try row.blob("node_id")), sequence: sequence,
                    state: AutoSnapshotState(lastEdit: lastEdit, activeMilliseconds: Int64(active), charactersChanged: characters,
                                             editsSinceSnapshot: edits))
     }
