@@ -18,6 +18,8 @@ final class WritingContext {
     let vault: UnlockedVault
     private let purpose: String?
     private var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
+    /// The project each one-command session was started for, whose writing session ends with it.
+    private var sessionProjects: [CompartmentID: ProjectID] = [:]
 
     static let purposeOption = Option("--purpose", value: "TEXT",
                                       "why you read it; a privileged project is read only in a session: this opens a one-command session "
@@ -36,12 +38,30 @@ final class WritingContext {
 
     deinit { end() }
 
+    /// Ends the one-command sessions. Each first ends this device's writing session of its project,
+    /// stamping its end (SECURITY.md §15.5: start, end, documents, word change; never a word): the
+    /// privileged session that let the command write ends now, so the writing session does too,
+    /// rather than waiting for a later visit that may never come.
     func end() {
-        for session in sessions.values { try? session.end() }
+        for (compartment, session) in sessions {
+            if let project = sessionProjects[compartment] { endWritingSession(of: project, in: session) }
+            try? session.end()
+        }
         // In the daemon, a search in a one-command session left that project's index in the daemon's
         // cache: it goes now with the session, not at the cache's next use (SECURITY.md §15.4).
         if !sessions.isEmpty, CommandHost.current != nil { vault.dropSearchIndexes() }
         sessions = [:]
+        sessionProjects = [:]
+    }
+
+    /// A failure here leaves the session open, as before (its end is stamped at the next visit or
+    /// 'vaultctl activity --end'); the command's own result stands, so it is said, not thrown.
+    private func endWritingSession(of project: ProjectID, in session: PrivilegedProcessingSession) {
+        do {
+            try vault.transaction { tx in try WritingStore(tx, access: .session(session)).endWritingSessions(in: project, now: true) }
+        } catch {
+            Output.note("vaultctl: warning: the writing session's end was not stamped now (\(error)); 'vaultctl activity --end' stamps it")
+        }
     }
 
     /// How `project`'s records are read: nil when it is privileged and no session can read it.
@@ -52,6 +72,7 @@ final class WritingContext {
             let session = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment,
                                                                 actor: AuditLog.currentAccount(), purpose: purpose)
             sessions[project.compartment.id] = session
+            sessionProjects[project.compartment.id] = project.id
             return .session(session)
         }
         if let forwarded = CommandHost.current, let session = try? forwarded.sessions.newestSession(of: project.compartment) {

@@ -34,4 +34,22 @@ struct ActivityCommandTests {
         #expect(log.contains("writing.edit-session-start") && log.contains("writing.edit-session-end"), "\(log)")
         #expect(!log.lowercased().contains("insomnia"))
     }
+
+    @Test("with no daemon, a --purpose write's writing session ends with the command: start and end stamped (documents, words, edits, times), no later visit needed")
+    func onePurposeCommandStampsItsEnd() throws {
+        let vault = try CLIVault()
+        let purpose = ["--purpose", "write up the session"]
+        try WritingCommandTests.intake(vault, purpose: purpose, text: "Reports insomnia and early waking.\n")
+        let log = try WritingCommandTests.ok(vault, ["audit", "log", "--json", "--details"] + purpose)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [[String: Any]])
+        let actions = entries.compactMap { $0["action"] as? String }
+        #expect(actions.filter { $0 == "writing.edit-session-start" }.count == 1 && actions.filter { $0 == "writing.edit-session-end" }.count == 1, "\(actions)")
+        // The end comes in the write's own command, before its privileged session ends (the next command's session starts after it).
+        let end = try #require(actions.firstIndex(of: "writing.edit-session-end"))
+        #expect(actions[end...].dropFirst().first == "session.end", "\(actions)")
+        let details = "\(entries[end])"
+        #expect(details.contains("words") && details.contains("documents") && !details.lowercased().contains("insomnia"), "\(details)")
+        let listing = try WritingCommandTests.ok(vault, ["activity", "Intake"] + purpose)
+        #expect(listing.hasPrefix("1 writing session(s)\n") && !listing.contains("open"), "\(listing)")
+    }
 }

@@ -8,11 +8,12 @@ import CryptoVault
 /// when it is found over.
 ///
 /// A session is found over by this device's next write or listing of the project after the gap,
-/// or ended explicitly: `vaultctl activity --end`, and the daemon, which ends them with its
-/// privileged sessions and when it stops (Appliance's `WritingSessionEnds`; a privileged session,
-/// a layer below, cannot call up into the writing model itself). So the end stamp always comes from
-/// a transaction that holds the project open, and without a daemon a session nobody comes back to
-/// shows a start with no end until then, as a killed process's privileged session does (§10.2).
+/// or ended explicitly: `vaultctl activity --end`, a command's one-command (`--purpose`) session as
+/// it ends (vaultctl's `WritingContext`), and the daemon, which ends them with its privileged
+/// sessions and when it stops (Appliance's `WritingSessionEnds`; a privileged session, a layer
+/// below, cannot call up into the writing model itself). So the end stamp always comes from a
+/// transaction that holds the project open; only a killed process leaves a start with no end until
+/// the next visit, as its privileged session does (§10.2).
 extension WritingStore {
     var editEventTable: EditEventTable { EditEventTable(database: transaction.database) }
 
