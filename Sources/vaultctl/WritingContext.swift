@@ -83,7 +83,8 @@ final class WritingContext {
 
     func requireAccess(for project: WritingProject) throws -> RecordAccess {
         guard let access = try access(for: project) else {
-            throw WritingError(.privilegedSessionRequired, "project \(project.id) is privileged: it is read only inside a privileged processing session")
+            throw WritingError(.privilegedSessionRequired, "\(WritingContext.term(.project, project.register)) \(project.id) is privileged: "
+                               + "it is read only inside a privileged processing session")
         }
         return access
     }
@@ -91,7 +92,11 @@ final class WritingContext {
     /// Runs `body` in one transaction with a store that reads `project` (a session when it needs one).
     func store<Result>(for project: WritingProject, _ body: (WritingStore) throws -> Result) throws -> Result {
         let access = try requireAccess(for: project)
-        return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
+        do {
+            return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
+        } catch let error as WritingError {
+            throw WritingVocabulary.relabel(error, project.register)
+        }
     }
 
     /// The project's name, or nil when it is privileged and no session can read it.
@@ -134,7 +139,9 @@ final class WritingContext {
         guard matches.count <= 1 else {
             throw WritingError(.ambiguousName, "\(matches.count) items are titled '\(text)'; give the id ('vaultctl doc list' shows it)")
         }
-        guard let node = matches.first else { throw WritingError(.nodeNotFound, "nothing titled '\(text)' in the project") }
+        guard let node = matches.first else {
+            throw WritingError(.nodeNotFound, "nothing titled '\(text)' in the \(WritingContext.term(.project, project.register))")
+        }
         return node
     }
 

@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import PrivilegedSession
+import Registers
 import Writing
 
 /// `vaultctl export PROJECT --format md|html|docx|pdf -o FILE`: a project's plaintext written out of
@@ -51,11 +52,11 @@ enum ExportCommand {
                     try format.write(released, to: output)
                 }
             } catch let refusal as Decided {
-                if let decided { report(decided, format: format, to: output, json: arguments.has("--json")) }
+                if let decided { report(decided, format: format, to: output, register: project.register, json: arguments.has("--json")) }
                 throw refusal
             }
             guard let outcome = decided else { return }
-            report(outcome, format: format, to: output, json: arguments.has("--json"))
+            report(outcome, format: format, to: output, register: project.register, json: arguments.has("--json"))
             switch outcome.decision {
             case .allow: return
             case .redact: throw Decided(exitCode: .redacted)
@@ -69,7 +70,7 @@ enum ExportCommand {
     }
 
     /// What was decided and written; on stderr when the export itself goes to standard output (-o -).
-    private static func report(_ outcome: EgressOutcome, format: ExportFormat, to output: OutputTarget, json: Bool) {
+    private static func report(_ outcome: EgressOutcome, format: ExportFormat, to output: OutputTarget, register: Register, json: Bool) {
         let toStandardError = output.isStandardOutput
         if json {
             let document: [String: Any] = ["decision": outcome.decision.rawValue, "destination": outcome.record.destination, "format": format.rawValue,
@@ -83,7 +84,7 @@ enum ExportCommand {
         switch outcome.decision {
         case .allow: say("Exported to \(path) (\(format.rawValue)).")
         case .redact: say("Exported to \(path) (\(format.rawValue)), redacted: the leak guard found \(outcome.findings.count) identifier(s).")
-        case .refuse: say("Refused: the project's policy does not let it leave as a file; nothing written.")
+        case .refuse: say("Refused: the \(WritingContext.term(.project, register))'s policy does not let it leave as a file; nothing written.")
         }
     }
 }
