@@ -57,8 +57,8 @@ enum ProjectCommands {
         }
 
     static let show = Command("project show", synopsis: "show a writing project", usage: "PROJECT", about: """
-        Shows PROJECT (its name or id): register, kind, compartment, privacy, and how many folders and
-        documents it holds, in the register's words.
+        Shows PROJECT (its name or id): register, kind, compartment, privacy, how many folders and
+        documents it holds, in the register's words, and the register's citation style and theme colour.
 
         \(WritingContext.sessionNote)
         """, options: [WritingContext.purposeOption] + Credentials.options, positionals: 1...1, json: true, examples: [
@@ -73,6 +73,8 @@ enum ProjectCommands {
             var row = json(project, name: try context.name(of: project))
             row["documents"] = documents
             row["folders"] = folders
+            row["citation"] = project.register.profile.citationStyle.rawValue
+            row["theme"] = project.register.profile.themeColour.hex
             if arguments.has("--json") { Output.json(row); return }
             let register = project.register
             Output.line("\(WritingContext.term(.project, register).capitalized) \(project.id)")
@@ -83,6 +85,8 @@ enum ProjectCommands {
             Output.line("  created      \(Output.timestamp(project.createdAt))\(project.archivedAt.map { ", archived \(Output.timestamp($0))" } ?? "")")
             Output.line("  holds        \(documents) \(WritingContext.term(.scene, register, plural: documents != 1)), "
                         + "\(folders) \(WritingContext.term(.chapter, register, plural: folders != 1))")
+            Output.line("  citation     \(register.profile.citationStyle.displayName)")
+            Output.line("  theme        \(register.profile.themeColour.hex)")
         }
 
     static let rename = Command("project rename", synopsis: "rename a writing project", usage: "PROJECT NEW-NAME", about: """
