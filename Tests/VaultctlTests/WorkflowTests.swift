@@ -146,5 +146,19 @@ struct WorkflowTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Tour complete"))
         #expect(result.stdout.contains("the old passphrase: refused"))
+        // The clinician's part: the SOAP note written and snapshotted, the assistant's suggestion a branch
+        // adopted then reverted byte for byte, and the audit entries that record it printed.
+        let soap = try #require(result.stdout.range(of: "12. A clinician's SOAP note").map { String(result.stdout[$0.lowerBound...]) }, "\(result.stdout)")
+        #expect(soap.contains("written from soap-note (12 blocks) and stored as version 1, \"Signed\""), "\(soap)")
+        #expect(soap.contains("suggested as a branch of kind ai-suggestion, the note untouched"), "\(soap)")
+        #expect(soap.contains("adopted as version 2: the plan now ends \"...") && soap.contains(" Add a two-week sleep diary.\"\n"), "\(soap)")
+        #expect(soap.contains("reverted as version 3: the note is as signed, byte for byte: true"), "\(soap)")
+        let audit = soap.components(separatedBy: "what the audit log recorded").last ?? ""
+        for action in ["session.start", "writing.project-create", "writing.node-add", "writing.content-write", "writing.snapshot-create",
+                       "writing.branch-create", "writing.branch-adopt", "writing.branch-revert", "writing.edit-session-start",
+                       "writing.edit-session-end", "session.end"] {
+            #expect(audit.contains("  \(action)"), "\(action) not printed: \(audit)")
+        }
+        #expect(!audit.contains("PHQ-9") && !audit.contains("sleep diary"), "no word of the note in the audit lines")
     }
 }

@@ -232,13 +232,17 @@ private struct Tour {
         Output.line("   written from soap-note (\(written.blocks.count) blocks) and stored as version 1, \"Signed\"")
 
         step("13. A suggested change, adopted and reverted", """
-            A suggestion never touches the note: it is a branch against a version. Adopting it is a new
-            version; reverting takes it out again, byte for byte. Each is an audit entry.
-            """, command: "branch create \"Intake notes\" \"Session 1\" --by supervisor; vaultctl branch adopt ... 1; vaultctl branch revert ... 1")
+            The assistant never touches the note: what it suggests is a branch of kind ai-suggestion
+            against a version, as 'vaultctl assist' stores it (the demo stands in for the model, so
+            nothing leaves). Adopting it is a new version; reverting takes it out again, byte for
+            byte. Each is an audit entry.
+            """, command: "branch create \"Intake notes\" \"Session 1\" --kind ai-suggestion --by assistant; vaultctl branch adopt ... 1; vaultctl branch revert ... 1")
         try write { store in
             var proposal = written
             if let plan = proposal.blocks.indices.last { proposal.blocks[plan].text += " Add a two-week sleep diary." }
-            let branch = try store.createBranch(of: note!, in: project.id, base: snapshot!, content: proposal, kind: .manual, provenance: "supervisor")
+            let branch = try store.createBranch(of: note!, in: project.id, base: snapshot!, content: proposal, kind: .aiSuggestion,
+                                                provenance: "coauthor-revise by the demo (no model)")
+            Output.line("   suggested as a branch of kind \(branch.kind.rawValue), the note untouched")
             let adopted = try store.adopt(branch.id, of: note!, in: project.id)
             Output.line("   adopted as version \(adopted.sequence): the plan now ends \"...\(try store.documentContent(of: note!, in: project.id).blocks.last?.text.suffix(28) ?? "")\"")
             let reverted = try store.revert(branch.id, of: note!, in: project.id)
