@@ -63,4 +63,7 @@ public enum ChangeOperation: Sendable, Hashable {
     /// A snapshot, a branch made or decided, or an edit event (operations 0x06 to 0x08,
     /// `VersionOperation`): the project's history, so every device shows the same.
     case version(VersionOperation)
+    /// An entry written or removed, or the project renamed, archived or brought back (operations
+    /// 0x09 and 0x0A, `ProjectOperation`).
+    case project(ProjectOperation)
 }

@@ -12,6 +12,7 @@ import Writing
 ///                | 0x03 branch:16 document:16 block:16 losing:block-value winning:block-value
 ///                | 0x04 document:16 block:16 edits:u16be (1 to 4096) text-edit*
 ///                | 0x06 snapshot … | 0x07 branch … | 0x08 edit event …   (`VersionOperationCodec`)
+///                | 0x09 entry … | 0x0A project field …                (`ProjectOperationCodec`)
 ///     node-value = 0x00                           (removed)
 ///                | 0x01 kind:u8 (1 folder, 2 document) parent:16 (16 zero bytes: the top level)
 ///                       order-key:str8 title:str16
@@ -81,6 +82,8 @@ public enum ChangeRecordCodec {
             for edit in edits { encode(edit, to: &out) }
         case .version(let operation):
             VersionOperationCodec.encode(operation, to: &out)
+        case .project(let operation):
+            ProjectOperationCodec.encode(operation, to: &out)
         }
     }
 
@@ -182,6 +185,7 @@ public enum ChangeRecordCodec {
             for _ in 0..<count { edits.append(try parseTextEdit(&reader)) }
             return .text(document: document, block, edits)
         case let code where VersionOperationCodec.codes.contains(code): return .version(try VersionOperationCodec.parse(code, &reader))
+        case let code where ProjectOperationCodec.codes.contains(code): return .project(try ProjectOperationCodec.parse(code, &reader))
         default: throw SyncByteReader.malformed("an unknown operation")
         }
     }

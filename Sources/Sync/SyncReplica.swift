@@ -30,6 +30,8 @@ public struct SyncReplica: Sendable {
     private var forks: [[UInt8]: DeviceID] = [:]
     /// Snapshots, branches, decisions and edit events (`VersionHistory`).
     var versions = VersionHistory()
+    /// Entries, the project's name and archived flag (`ProjectRegisters`).
+    var holdings = ProjectRegisters()
     public private(set) var refusals: [SyncRefusal] = []
 
     public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
@@ -175,11 +177,12 @@ public struct SyncReplica: Sendable {
                 guard case .present? = written[id]?.value, written[id]?.document == document else {
                     throw SyncByteReader.malformed("text edits of block \(id) without the block's value before them")
                 }
-            case .conflict, .version: break
+            case .conflict, .version, .project: break
             }
         }
         let prepared = try history.prepare(record)
         try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
+        try ProjectRegisters.check(record)
         // The edited texts are taken out of their registers (so they change in place, not in a
         // copy) and put back, their edits undone, if the record is refused.
         var texts: [BlockID: TextSequence] = [:]
@@ -259,6 +262,8 @@ public struct SyncReplica: Sendable {
             break  // applied with the record's other text edits, once checked
         case .version(let operation):
             versions.apply(operation, entry: entry)
+        case .project(let operation):
+            holdings.apply(operation, entry: entry, history: history)
         case .conflict(let conflict):
             // Two devices name a conflict's branch alike; a hostile one might not: keep the least encoding.
             if let held = durableConflicts[conflict.branch], Self.encoding(held).lexicographicallyPrecedes(Self.encoding(conflict)) { return }

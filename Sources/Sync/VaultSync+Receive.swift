@@ -47,9 +47,11 @@ extension VaultSync {
             Set(changed.compactMap { try? NodeID(bytes: $0) }).union(fresh.flatMap(Self.documents(touchedBy:)))
         }
         var documents = Set<NodeID>()
+        try unarchiveIfSettled(working.replica, project: project)  // the records brought it back (VaultSync+Project)
         let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents)
         let branches = try keepConflicts(of: &working.replica, in: project)
         try writeVersions(of: working.replica, into: project)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
+        try writeProject(of: working.replica, into: project)  // entries, name, archived flag (VaultSync+Project)
         try keep(working, of: project, agreeing: true)
         var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
         receipt.documents = documents

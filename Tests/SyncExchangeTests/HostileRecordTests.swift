@@ -76,9 +76,14 @@ import Writing
         #expect(pushed.projects.first { $0.project == archived.id }?.refusedByPeer == ["writingRefused"], "\(pushed)")
         #expect(try F.texts(f.desk, kept.id, keptDocument) == ["morning, later"])
         #expect(F.details(f.desk, .syncRecordRefused, "writing") == ["projectArchived"])
-        // Archived here instead: what the desk's records make is refused here, the project is
-        // skipped with the reason, and the other project still syncs.
+        // The archived flag travels too (0x0A): the laptop took the desk's archive, and takes it
+        // back from the desk now, with its refused edit (pushed again).
+        #expect(try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(archivedID).isArchived })
         try archive(f.desk, false)
+        #expect(try f.syncLaptop().refused == 0)
+        #expect(try F.texts(f.desk, archived.id, oldDocument) == ["reopened"])
+        // Archived here instead (after the desk's last word on it): what the desk's records make is
+        // refused here, the project is skipped with the reason, and the other project still syncs.
         try archive(f.laptop, true)
         let deskArchived = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(archived.id) }
         let deskKept = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(kept.id) }

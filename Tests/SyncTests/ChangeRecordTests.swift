@@ -93,6 +93,12 @@ import Writing
         case .conflict(let c): "conflict \(c.branch.hex) \(c.document.hex) \(c.block.hex) \(describe(c.losing)) \(describe(c.winning))"
         case .text(let document, let id, let edits): "text \(document.hex) \(id.hex) " + edits.map(describe).joined(separator: "; ")
         case .version(let operation): VersionOperationDescription.describe(operation)
+        case .project(.entry(let id, .removed)): "entry \(id.hex) removed"
+        case .project(.entry(let id, .present(let entry))):
+            "entry \(id.hex) \(entry.kind.rawValue) \(entry.orderKey) \(entry.name) | \(entry.body) | "
+                + entry.fields.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
+        case .project(.name(let name)): "project name \(name)"
+        case .project(.archived(let time)): "project archived \(time.map(String.init) ?? "no")"
         }
     }
 

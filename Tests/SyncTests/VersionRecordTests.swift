@@ -40,8 +40,27 @@ import Writing
         }
     }
 
+    /// Record `ninth` (0x09 and 0x0A, after both concurrent heads) shows its entries, name and
+    /// archived flag whichever order the nine records arrive in.
+    @Test func theNinthRecordsEntriesNameAndArchivedFlagShowInAnyOrder() throws {
+        for order in [Array(0..<9), Array((0..<9).reversed()), [8, 3, 0, 6, 4, 7, 2, 5, 1]] {
+            var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
+            for index in order { replica.receive(records[index]) }
+            #expect(replica.refusals.isEmpty)
+            let entries = replica.holdings.entryValues(history: replica.history)
+            let present = entries.values.compactMap { value -> String? in
+                guard case .present(let entry) = value else { return nil }
+                return "\(entry.kind.rawValue) \(entry.name) \(entry.fields.count)"
+            }
+            #expect(present.sorted() == ["character Ada Okafor 2", "place Harbour office 1"])
+            #expect(entries.values.filter { $0 == .removed }.count == 1)
+            #expect(replica.holdings.name(history: replica.history) == "Case file — Okafor")
+            #expect(replica.holdings.archivedAt(history: replica.history) == .some(1_780_000_500))
+        }
+    }
+
     @Test func theVectorsInAnyOrderMakeTheSameVersionsAndSettleTheBranch() throws {
-        #expect(records.count == 8)
+        #expect(records.count == 9)
         var settled: [SettledBranch] = []
         for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [3, 0, 4, 2, 1]] {
             var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)

@@ -49,6 +49,8 @@ DECISIONS = ["adopt", "discard", "revert"]
 MAX_TIME = 2 ** 63 - 1
 MAX_EVENT_DOCUMENTS = 4096
 NONE16 = bytes(16)
+ENTRY_KINDS = ["character", "place", "plot-beat", "snippet"]
+ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 KINDS = ["paragraph", "list-item", "quote", "table"] + ["heading-%d" % n for n in range(1, 7)] + ["field-" + s for s in FIELD_SLOTS]
 
 
@@ -166,6 +168,8 @@ def encode_operation(op):
         return b"\x02" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + encode_block_value(op["value"])
     if op["op"] in ("snapshot", "branch", "decision", "edit-event"):
         return encode_version_operation(op)
+    if op["op"] in ("entry", "project-name", "project-archived"):
+        return encode_project_operation(op)
     if op["op"] == "text":
         return (b"\x04" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + struct.pack(">H", len(op["edits"]))
                 + b"".join(encode_text_edit(edit) for edit in op["edits"]))
@@ -362,6 +366,86 @@ def parse_edit_event(r):
     return op
 
 
+# --- §19.2 operations 0x09 and 0x0A: entries, the project's name and archived flag ---------------
+
+def str32(data):
+    return struct.pack(">I", len(data)) + data
+
+
+def encode_entry_value(value):
+    """§14.5's sealed entry value: version 1, name, body, the fields in FIELD_SLOTS order."""
+    out = b"\x01" + str32(value["name"].encode()) + str32(value["body"].encode())
+    slots = [slot for slot in FIELD_SLOTS if slot in value["fields"]] + value.get("extra_slots", [])
+    out += struct.pack(">I", len(slots))
+    for slot in slots:
+        out += u8(len(slot)) + slot.encode() + str32(value["fields"].get(slot, "x").encode())
+    return out
+
+
+def encode_project_operation(op):
+    """Encodes 0x09 or 0x0A; `*_code` keys override a field's code (for refused variants)."""
+    if op["op"] == "entry":
+        out = b"\x09" + bytes.fromhex(op["entry"])
+        value = op["value"]
+        if value is None:
+            return out + u8(op.get("value_code", 0))
+        key = value["order_key"].encode()
+        return (out + u8(op.get("value_code", 1)) + u8(op.get("kind_code", ENTRY_KINDS.index(value["kind"]) + 1))
+                + u8(len(key)) + key + str32(encode_entry_value(value)))
+    if op["op"] == "project-name":
+        return b"\x0a" + u8(op.get("field_code", 1)) + str16(op["name"])
+    return b"\x0a" + u8(op.get("field_code", 2)) + struct.pack(">Q", op["archived_at"] or 0)
+
+
+def parse_entry_value(data, kind):
+    r = Reader(data)
+    if r.int(1) != 1:
+        raise Refused("malformedRecord", "an entry value of an unknown version")
+    name = check_name(r.text(4, 512), "an entry's name")
+    body = r.text(4, MAX_BLOCK_TEXT)
+    fields, previous = {}, -1
+    for _ in range(r.int(4)):
+        slot = r.take(r.int(1)).decode("ascii", "replace")
+        if slot not in FIELD_SLOTS or FIELD_SLOTS.index(slot) <= previous or slot not in ENTRY_SLOTS[kind]:
+            raise Refused("malformedRecord", "a field slot out of order or not its kind's")
+        previous = FIELD_SLOTS.index(slot)
+        fields[slot] = r.text(4, MAX_BLOCK_TEXT)
+    if not r.done():
+        raise Refused("malformedRecord", "bytes after an entry's last field")
+    return name, body, fields
+
+
+def parse_entry(r):
+    entry = r.take(16).hex()
+    tag = r.int(1)
+    if tag == 0:
+        return {"op": "entry", "entry": entry, "value": None}
+    if tag != 1:
+        raise Refused("malformedRecord", "an unknown entry value")
+    code = r.int(1)
+    if not 1 <= code <= len(ENTRY_KINDS):
+        raise Refused("malformedRecord", "an unknown entry kind")
+    kind = ENTRY_KINDS[code - 1]
+    key = r.text(1, 255)
+    if not order_key_valid(key):
+        raise Refused("malformedRecord", "an order key outside its grammar")
+    n = r.int(4)
+    if n > MAX_BLOCK_TEXT:
+        raise Refused("malformedRecord", "an entry over 983,040 bytes")
+    name, body, fields = parse_entry_value(r.take(n), kind)
+    return {"op": "entry", "entry": entry, "value": {"kind": kind, "order_key": key, "name": name, "body": body, "fields": fields}}
+
+
+def parse_project_field(r):
+    tag = r.int(1)
+    if tag == 1:
+        return {"op": "project-name", "name": parse_name(r, "a project name")}
+    if tag == 2:
+        time = parse_time(r)
+        return {"op": "project-archived", "archived_at": time or None}
+    raise Refused("malformedRecord", "an unknown project field")
+
+
 def parse_block_value(r):
     tag = r.int(1)
     if tag == 0:
@@ -424,6 +508,10 @@ def parse_operation(r):
         return parse_branch_change(r)
     if tag == 8:
         return parse_edit_event(r)
+    if tag == 9:
+        return parse_entry(r)
+    if tag == 10:
+        return parse_project_field(r)
     raise Refused("malformedRecord", "an unknown operation")
 
 
@@ -714,9 +802,22 @@ def build():
     eighth = {"project": project, "device": b["device_id"], "counter": 3, "lamport": 7, "parents": [h6], "operations": [
         {"op": "decision", "branch": second_branch, "document": doc, "decision": "discard", "decided_at": 1780000390, "before": None, "version": None}]}
     r7, r8 = sign(bytes.fromhex(a["seed"]), encode_body(seventh)), sign(bytes.fromhex(b["seed"]), encode_body(eighth))
+    h7, h8 = hashlib.sha256(r7).hexdigest(), hashlib.sha256(r8).hexdigest()
+    # Entries (0x09), the project's name and archived flag (0x0A), after both concurrent heads.
+    person, place, gone = (fixed("sync id entry " + n, 16).hex() for n in ("person", "place", "gone"))
+    lead = {"op": "entry", "entry": person, "value": {"kind": "character", "order_key": "1i", "name": "Ada Okafor", "body": "Claimant; é ß 日本.",
+                                                      "fields": {"personRole": "claimant", "personArc": "settles"}}}
+    office = {"op": "entry", "entry": place, "value": {"kind": "place", "order_key": "1j", "name": "Harbour office", "body": "",
+                                                       "fields": {"placeDescription": "Second floor"}}}
+    renamed = {"op": "project-name", "name": "Case file — Okafor"}
+    archived = {"op": "project-archived", "archived_at": 1780000500}
+    ninth = {"project": project, "device": a["device_id"], "counter": 6, "lamport": 8, "parents": sorted([h7, h8]), "operations": [
+        lead, office, {"op": "entry", "entry": gone, "value": None}, renamed, archived]}
+    r9 = sign(bytes.fromhex(a["seed"]), encode_body(ninth))
     records = []
     for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth),
-                              ("sixth", r6, sixth), ("seventh", r7, seventh), ("eighth", r8, eighth)):
+                              ("sixth", r6, sixth), ("seventh", r7, seventh), ("eighth", r8, eighth),
+                              ("ninth", r9, ninth)):
         parsed = read(raw, keys)
         fields = dict(fields, parents=sorted(fields["parents"]))
         assert parsed == fields, name
@@ -764,7 +865,9 @@ def build():
         ("a title not in NFC", sign(bytes.fromhex(a["seed"]), body_variant(first, operations=[
             {"op": "node", "node": doc, "value": {"kind": "document", "parent": None, "order_key": "1i", "title": "Cafe\u0301"}}])),
          "malformedRecord"),
-        ("unknown operation 9", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x09"),
+        ("operation 9 cut short", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x09"),
+         "malformedRecord"),
+        ("unknown operation 11", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x0b"),
          "malformedRecord"),
     ] + [
         (name, sign(bytes.fromhex(a["seed"]), body_variant(fourth, operations=[dict(op, **change)])), "malformedRecord")
@@ -794,6 +897,20 @@ def build():
             ("an edit event of no edits", session_a, {"edits": 0}),
             ("an edit event of no documents", session_a, {"documents": []}),
             ("an edit event listing a document twice", session_a, {"documents": [{"document": doc, "words": 1}, {"document": doc, "words": 2}]}),
+        )
+    ] + [
+        (name, sign(bytes.fromhex(a["seed"]), body_variant(ninth, operations=[dict(op, **change)])), "malformedRecord")
+        for name, op, change in (
+            ("entry kind 5", lead, {"kind_code": 5}),
+            ("entry value 2", lead, {"value_code": 2}),
+            ("a person's slot on a place", office, {"value": dict(office["value"], extra_slots=["personArc"])}),
+            ("an entry's slots out of order", lead, {"value": dict(lead["value"], fields={"personRole": "claimant"}, extra_slots=["personRole"])}),
+            ("an entry name ending with a space", lead, {"value": dict(lead["value"], name="Ada ")}),
+            ("an entry name not in NFC", lead, {"value": dict(lead["value"], name="Cafe\u0301")}),
+            ("an entry order key with a trailing 0", lead, {"value": dict(lead["value"], order_key="1i0")}),
+            ("project field 3", renamed, {"field_code": 3}),
+            ("a project name with a control character", renamed, {"name": "Case\u0007"}),
+            ("an archived time past 2^63 - 1", archived, {"archived_at": 2 ** 63}),
         )
     ] + [
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),

@@ -21,7 +21,7 @@ public enum EntryKind: String, Sendable, CaseIterable {
 
 /// A character, place, plot beat or snippet: a name, a body of text, and the register's field slots.
 /// Only its id, kind and order are clear; all of this is one sealed record (SECURITY.md §14.5).
-public struct ProjectEntry: Sendable, Equatable {
+public struct ProjectEntry: Sendable, Hashable {
     public let id: EntryID
     public let kind: EntryKind
     public var name: String

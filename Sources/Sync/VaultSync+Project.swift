@@ -1,0 +1,68 @@
+import CryptoVault
+import Writing
+
+/// A project's entries, name and archived flag between the owner's devices (SECURITY.md §19.2
+/// operations 0x09 and 0x0A, §19.5): a commit sends each that differs from what the records say;
+/// a receive writes what the records settle into the store through its sync doors
+/// (`WritingStore+SyncedEntries`), in the caller's one audited transaction.
+extension VaultSync {
+    // MARK: Commit
+
+    /// The operations that make the records say what the store holds: each entry written whole
+    /// where it differs (or is new), each entry the records hold present and the store no longer
+    /// has removed, the name when it differs, and the archived flag when it differs (set or
+    /// cleared; a time alone is no change). A name no record has set yet is sent with the first
+    /// record that carries anything (`withOthers`, or records held): a project made here from an
+    /// offer has its owner's name, and sends nothing of its own for it.
+    func projectOperations(in project: WritingProject, replica: SyncReplica, withOthers: Bool) throws -> [ChangeOperation] {
+        let registers = replica.holdings, history = replica.history
+        var operations: [ChangeOperation] = []
+        let archived = registers.archivedAt(history: history) ?? nil
+        if (archived != nil) != project.isArchived { operations.append(.project(.archived(project.archivedAt))) }
+        let held = registers.entryValues(history: history)
+        let here = try store.entries(in: project.id)
+        let ids = Set(here.map(\.id))
+        for entry in here where held[entry.id] != .present(entry) { operations.append(.project(.entry(entry.id, .present(entry)))) }
+        for (id, value) in held.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) })
+        where !ids.contains(id) && value != .removed {
+            operations.append(.project(.entry(id, .removed)))
+        }
+        let name = try store.name(of: project), named = registers.name(history: history)
+        if named != name, named != nil || withOthers || !operations.isEmpty || replica.recordCount > 0 {
+            operations.insert(.project(.name(name)), at: 0)
+        }
+        return operations
+    }
+
+    // MARK: Receive
+
+    /// Brings the project back before anything is written when the records say it is no longer
+    /// archived (so their documents can be written); called by `receive` before the documents.
+    func unarchiveIfSettled(_ replica: SyncReplica, project: WritingProject) throws {
+        let registers = replica.holdings, history = replica.history
+        guard project.isArchived, case .some(.none) = registers.archivedAt(history: history) else { return }
+        try store.setSyncedArchived(project.id, at: nil, from: registers.writer(ofArchived: history)?.hex ?? "unknown")
+    }
+
+    /// Writes the entries and the name the records settle where the store differs, then archives
+    /// the project when they say so (last, so what the same records wrote is in first).
+    func writeProject(of replica: SyncReplica, into project: WritingProject) throws {
+        let registers = replica.holdings, history = replica.history
+        let here = Dictionary(uniqueKeysWithValues: try store.entries(in: project.id).map { ($0.id, $0) })
+        for (id, value) in registers.entryValues(history: history).sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+            let from = registers.writer(ofEntry: id, history: history)?.hex ?? "unknown"
+            switch value {
+            case .present(let entry) where here[id] != entry: try store.putSyncedEntry(entry, in: project.id, from: from)
+            case .removed where here[id] != nil: try store.removeSyncedEntry(id, in: project.id, from: from)
+            default: break
+            }
+        }
+        if let name = registers.name(history: history), try store.name(of: project) != name {
+            try store.renameSynced(project.id, to: name, from: registers.writer(ofName: history)?.hex ?? "unknown")
+        }
+        let current = try store.project(project.id)
+        if case .some(.some(let time)) = registers.archivedAt(history: history), !current.isArchived {
+            try store.setSyncedArchived(project.id, at: time, from: registers.writer(ofArchived: history)?.hex ?? "unknown")
+        }
+    }
+}
