@@ -1,3 +1,4 @@
+import CryptoVault
 import Writing
 
 /// The encoding of operations 0x09 and 0x0A inside a change record (SECURITY.md §19.2), and their
@@ -10,6 +11,10 @@ import Writing
 ///     kind        = 1 character | 2 place | 3 plot-beat | 4 snippet
 ///     field       = 0x01 name:str16                               (the project renamed)
 ///                 | 0x02 archivedAt:u64be                         (0: brought back; else archived then)
+///     operation   = 0x0B snapshot:16 origin:u8 (1 automatic, 2 titled, 3 restore) title:str16 device:16
+///                       createdAt:u64be count:u32be node*
+///     node        = id:16 kind:u8 (1 folder, 2 document) parent:16 (zero: the top level) order-key:str8 title:str16
+///                   version:16 (a document's snapshot; zero for a folder)
 ///
 /// An entry's value decodes by §14.5 exactly (version 1; its slots its kind's, in order, each once),
 /// is at most `WritingLimits.maximumBlockBytes`, and its name, like the project's, is a title as the
@@ -18,7 +23,10 @@ import Writing
 enum ProjectOperationCodec {
     static let entryCode: UInt8 = 9
     static let projectCode: UInt8 = 10
-    static let codes: Set<UInt8> = [entryCode, projectCode]
+    static let projectSnapshotCode: UInt8 = 11
+    static let codes: Set<UInt8> = [entryCode, projectCode, projectSnapshotCode]
+    static let origins: [ProjectSnapshotOrigin] = [.automatic, .titled, .restore]
+    static let zero = [UInt8](repeating: 0, count: 16)
     static let kinds: [EntryKind] = [.character, .place, .plotBeat, .snippet]
 
     // MARK: Encoding
@@ -37,6 +45,18 @@ enum ProjectOperationCodec {
         case .archived(let time):
             out += [projectCode, 2]
             SyncByteReader.append(UInt64(time.map { max(1, $0) } ?? 0), size: 8, to: &out)
+        case .projectSnapshot(let snapshot):
+            out += [projectSnapshotCode] + snapshot.id.bytes + [UInt8(origins.firstIndex(of: snapshot.origin)! + 1)]
+            SyncByteReader.append(snapshot.title ?? "", lengthSize: 2, to: &out)
+            out += snapshot.deviceID.bytes
+            SyncByteReader.append(UInt64(snapshot.createdAt), size: 8, to: &out)
+            SyncByteReader.append(UInt64(snapshot.nodes.count), size: 4, to: &out)
+            for node in snapshot.nodes {
+                out += node.id.bytes + [node.kind == .chapter ? 1 : 2] + (node.parent?.bytes ?? zero)
+                SyncByteReader.append(node.orderKey, lengthSize: 1, to: &out)
+                SyncByteReader.append(node.title, lengthSize: 2, to: &out)
+                out += node.snapshot?.bytes ?? zero
+            }
         }
     }
 
@@ -54,7 +74,8 @@ enum ProjectOperationCodec {
 
     /// Parses the operation whose code `code` was just read.
     static func parse(_ code: UInt8, _ reader: inout SyncByteReader) throws(SyncError) -> ProjectOperation {
-        guard code == entryCode else { return try parseField(&reader) }
+        if code == projectCode { return try parseField(&reader) }
+        if code == projectSnapshotCode { return .projectSnapshot(try parseProjectSnapshot(&reader)) }
         let id: EntryID = try ChangeRecordCodec.identifier(&reader)
         switch try reader.byte() {
         case 0: return .entry(id, .removed)
@@ -73,6 +94,48 @@ enum ProjectOperationCodec {
             return .entry(id, .present(entry))
         default: throw SyncByteReader.malformed("an unknown entry value")
         }
+    }
+
+    /// A node is at least 54 bytes: a count past what is left is refused before any work. Each node
+    /// once, after its folder (a folder's parent a folder listed before); a document names its version.
+    static func parseProjectSnapshot(_ reader: inout SyncByteReader) throws(SyncError) -> SyncedProjectSnapshot {
+        let id: ProjectSnapshotID = try ChangeRecordCodec.identifier(&reader)
+        let originCode = Int(try reader.byte())
+        guard (1...origins.count).contains(originCode) else { throw SyncByteReader.malformed("an unknown project snapshot origin") }
+        let origin = origins[originCode - 1]
+        let title = try reader.string(lengthSize: 2, maximum: WritingLimits.maximumNameBytes)
+        if origin == .titled { try VersionOperationCodec.checkName(title, "a project snapshot title") } else if !title.isEmpty {
+            throw SyncByteReader.malformed("a title on a project snapshot that is not titled")
+        }
+        let device: AuditDeviceID = try ChangeRecordCodec.identifier(&reader)
+        let createdAt = try VersionOperationCodec.parseTime(&reader)
+        let count = Int(try reader.integer(4))
+        guard count <= reader.remaining / 54 else { throw SyncByteReader.malformed("\(count) project snapshot nodes in \(reader.remaining) bytes") }
+        var nodes: [ProjectSnapshotNode] = [], folders = Set<NodeID>(), seen = Set<NodeID>()
+        for _ in 0..<count {
+            let node: NodeID = try ChangeRecordCodec.identifier(&reader)
+            let kind: NodeKind
+            switch try reader.byte() {
+            case 1: kind = .chapter
+            case 2: kind = .scene
+            default: throw SyncByteReader.malformed("an unknown node kind")
+            }
+            let parentBytes = try reader.take(16)
+            let parent: NodeID? = parentBytes == zero ? nil : try NodeID.parsedForSync(parentBytes)
+            let orderKey = try ChangeRecordCodec.parseOrderKey(&reader)
+            let nodeTitle = try reader.string(lengthSize: 2, maximum: WritingLimits.maximumNameBytes)
+            try VersionOperationCodec.checkName(nodeTitle, "a title")
+            let versionBytes = try reader.take(16)
+            let version: SnapshotID? = versionBytes == zero ? nil : try SnapshotID.parsedForSync(versionBytes)
+            guard (kind == .scene) == (version != nil) else { throw SyncByteReader.malformed("a document without a version, or a folder with one") }
+            guard seen.insert(node).inserted, parent.map(folders.contains) ?? true else {
+                throw SyncByteReader.malformed("a project snapshot node listed twice or before its folder")
+            }
+            if kind == .chapter { folders.insert(node) }
+            nodes.append(ProjectSnapshotNode(synced: node, kind: kind, parent: parent, orderKey: orderKey, title: nodeTitle, snapshot: version))
+        }
+        return SyncedProjectSnapshot(id: id, origin: origin, title: origin == .titled ? title : nil, deviceID: device, createdAt: createdAt,
+                                     nodes: nodes)
     }
 
     static func parseField(_ reader: inout SyncByteReader) throws(SyncError) -> ProjectOperation {

@@ -8,10 +8,12 @@ struct ProjectRegisters: Sendable {
     private(set) var entries: [EntryID: LastWriterRegister<EntryValue>] = [:]
     private var name = LastWriterRegister<String>()
     private var archived = LastWriterRegister<Int64?>()
+    /// Project snapshots: each the write of least rank that names its id (as a document snapshot, §19.3).
+    private(set) var projectSnapshots: [ProjectSnapshotID: (entry: Int, snapshot: SyncedProjectSnapshot)] = [:]
 
     /// A record writes one entry, and each field of the project, at most once.
     static func check(_ record: ChangeRecord) throws(SyncError) {
-        var entries = Set<EntryID>(), named = false, archived = false
+        var entries = Set<EntryID>(), named = false, archived = false, snapshots = Set<ProjectSnapshotID>()
         for case .project(let operation) in record.operations {
             switch operation {
             case .entry(let id, _):
@@ -22,6 +24,8 @@ struct ProjectRegisters: Sendable {
             case .archived:
                 guard !archived else { throw SyncByteReader.malformed("the project's archived flag written twice in one record") }
                 archived = true
+            case .projectSnapshot(let snapshot):
+                guard snapshots.insert(snapshot.id).inserted else { throw SyncByteReader.malformed("project snapshot \(snapshot.id) written twice in one record") }
             }
         }
     }
@@ -31,6 +35,9 @@ struct ProjectRegisters: Sendable {
         case .entry(let id, let value): entries[id, default: LastWriterRegister()].add(value, entry: entry, history: history)
         case .name(let value): name.add(value, entry: entry, history: history)
         case .archived(let time): archived.add(time, entry: entry, history: history)
+        case .projectSnapshot(let snapshot):
+            if let held = projectSnapshots[snapshot.id], history.ranksBelow(held.entry, entry) { return }
+            projectSnapshots[snapshot.id] = (entry, snapshot)
         }
     }
 

@@ -14,7 +14,8 @@ extension VaultSync {
     /// cleared; a time alone is no change). A name no record has set yet is sent with the first
     /// record that carries anything (`withOthers`, or records held): a project made here from an
     /// offer has its owner's name, and sends nothing of its own for it.
-    func projectOperations(in project: WritingProject, replica: SyncReplica, withOthers: Bool) throws -> [ChangeOperation] {
+    func projectOperations(in project: WritingProject, replica: SyncReplica, after others: [ChangeOperation]) throws -> [ChangeOperation] {
+        let withOthers = !others.isEmpty
         let registers = replica.holdings, history = replica.history
         var operations: [ChangeOperation] = []
         let archived = registers.archivedAt(history: history) ?? nil
@@ -30,6 +31,25 @@ extension VaultSync {
         let name = try store.name(of: project), named = registers.name(history: history)
         if named != name, named != nil || withOthers || !operations.isEmpty || replica.recordCount > 0 {
             operations.insert(.project(.name(name)), at: 0)
+        }
+        return operations + (try projectSnapshotOperations(in: project, replica: replica, after: others))
+    }
+
+    /// The project snapshots the records do not hold whose every document version they hold or
+    /// this commit sends (0x06 before it), each under `maximumVersionPayload` encoded (a larger one
+    /// stays on its device, §19.7).
+    func projectSnapshotOperations(in project: WritingProject, replica: SyncReplica, after others: [ChangeOperation]) throws -> [ChangeOperation] {
+        var versions = replica.syncedSnapshotIDs
+        for case .version(.snapshot(let snapshot)) in others { versions.insert(snapshot.id) }
+        var operations: [ChangeOperation] = []
+        for snapshot in try store.projectSnapshots(of: project.id) where replica.holdings.projectSnapshots[snapshot.id] == nil {
+            let nodes = try store.projectSnapshotNodes(snapshot.id, of: project.id)
+            guard nodes.allSatisfy({ $0.snapshot.map(versions.contains) ?? true }) else { continue }
+            let operation = ChangeOperation.project(.projectSnapshot(SyncedProjectSnapshot(
+                id: snapshot.id, origin: snapshot.origin, title: snapshot.title, deviceID: snapshot.deviceID, createdAt: snapshot.createdAt, nodes: nodes)))
+            var encoded: [UInt8] = []
+            ChangeRecordCodec.encode(operation, to: &encoded)
+            if encoded.count <= Self.maximumVersionPayload { operations.append(operation) }
         }
         return operations
     }
@@ -60,9 +80,27 @@ extension VaultSync {
         if let name = registers.name(history: history), try store.name(of: project) != name {
             try store.renameSynced(project.id, to: name, from: registers.writer(ofName: history)?.hex ?? "unknown")
         }
+        try writeProjectSnapshots(of: replica, into: project)
         let current = try store.project(project.id)
         if case .some(.some(let time)) = registers.archivedAt(history: history), !current.isArchived {
             try store.setSyncedArchived(project.id, at: time, from: registers.writer(ofArchived: history)?.hex ?? "unknown")
+        }
+    }
+
+    /// Each project snapshot the store lacks whose every document version it holds, oldest first;
+    /// one the store refuses for what it holds (a version of another document) is left out, as a
+    /// document snapshot is (the records keep it).
+    private func writeProjectSnapshots(of replica: SyncReplica, into project: WritingProject) throws {
+        let wanted = replica.holdings.projectSnapshots
+        guard !wanted.isEmpty else { return }
+        let here = Set(try store.projectSnapshots(of: project.id).map(\.id)), versions = try store.snapshotIDs(in: project.id)
+        let fresh = wanted.values.filter { !here.contains($0.snapshot.id) && $0.snapshot.nodes.allSatisfy { $0.snapshot.map(versions.contains) ?? true } }
+        for (entry, snapshot) in fresh.sorted(by: { ($0.snapshot.createdAt, $0.entry) < ($1.snapshot.createdAt, $1.entry) }) {
+            do {
+                try store.addSyncedProjectSnapshot(snapshot.id, of: project.id, nodes: snapshot.nodes, origin: snapshot.origin, title: snapshot.title,
+                                                   deviceID: snapshot.deviceID, createdAt: snapshot.createdAt,
+                                                   from: replica.history.entries[entry].record.device.hex)
+            } catch let error as WritingError where ![.damagedRecord, .privilegedSessionRequired, .projectArchived].contains(error.code) {}
         }
     }
 }

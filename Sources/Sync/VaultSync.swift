@@ -159,7 +159,7 @@ public struct VaultSync {
                                                          creating: created.contains(node.id))
         }
         operations += try versionOperations(in: project, replica: working.replica)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
-        operations += try projectOperations(in: project, replica: working.replica, withOthers: !operations.isEmpty)  // entries, name, archived (VaultSync+Project)
+        operations += try projectOperations(in: project, replica: working.replica, after: operations)  // entries, name, archived (VaultSync+Project)
         let records = operations.isEmpty ? [] : try commitInRecords(operations, to: &working.replica, of: project)
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)

@@ -72,6 +72,41 @@ import Writing
         #expect(quiet.sent == 0 && quiet.received == 0, "\(quiet)")
     }
 
+    /// Whole-project snapshots travel too (0x0B), naming their documents' versions (document
+    /// snapshots, 0x06): the desk lists the laptop's with the same ids, titles, times and binders,
+    /// and restores the project to one; a malformed one is refused.
+    @Test func projectSnapshotsTravelAndRestoreOnTheOtherDevice() throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Case file")
+        let document = try F.document(f.laptop, in: project, "Notes", ["first"])
+        let titled = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).createProjectSnapshot(of: project.id, titled: "Before the hearing") }
+        try F.edit(f.laptop, project, document, block: 0, to: "first, after the hearing")
+        _ = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).createProjectSnapshot(of: project.id) }
+        let report = try f.syncLaptop()
+        #expect(report.refused == 0, "\(report)")
+        func listed(_ vault: TestVault) throws -> [String] {
+            try vault.unlocked.transaction { tx in
+                let store = WritingStore(tx)
+                return try store.projectSnapshots(of: project.id).map { snapshot in
+                    "\(snapshot.id.hex) \(snapshot.origin.rawValue) \(snapshot.title ?? "-") \(snapshot.deviceID.hex) \(snapshot.createdAt) "
+                        + (try store.projectSnapshotNodes(snapshot.id, of: project.id).map { "\($0.id.hex) \($0.title) \($0.snapshot?.hex ?? "-")" }
+                            .joined(separator: ","))
+                }.sorted()
+            }
+        }
+        let laptop = try listed(f.laptop)
+        #expect(laptop.count == 2 && laptop.contains { $0.contains("Before the hearing") })
+        #expect(try listed(f.desk) == laptop)
+        #expect(F.details(f.desk, .writingProjectSnapshotCreate, "from").contains(f.laptopKeys.profile.deviceID.hex))
+        // The desk restores the project to the titled one: its words come back there.
+        let deskProject = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        _ = try f.desk.unlocked.transaction { tx in try WritingStore(tx).restoreProject(project.id, to: titled.id) }
+        #expect(try F.texts(f.desk, deskProject.id, document) == ["first"])
+        #expect(try f.syncLaptop().refused == 0)
+        #expect(try F.texts(f.laptop, project.id, document) == ["first"])
+        #expect(try listed(f.laptop) == (try listed(f.desk)))
+    }
+
     /// Two devices change one entry at once: the write of higher rank wins on both (last writer
     /// wins, §19.3), whichever order the records arrive in.
     @Test func concurrentChangesOfOneEntrySettleAlikeOnBothDevices() throws {
@@ -134,6 +169,13 @@ import Writing
             ("an entry cut short", Array(one(.entry(entry, .present(good))).dropLast(3))),
             ("one entry written twice", [0, 2] + Array(one(.entry(entry, .removed)).dropFirst(2)) + Array(one(.entry(entry, .present(good))).dropFirst(2))),
             ("the archived flag written twice", [0, 2] + Array(one(.archived(5)).dropFirst(2)) + Array(one(.archived(nil)).dropFirst(2))),
+            ("a project snapshot's document without a version", one(.projectSnapshot(SyncedProjectSnapshot(
+                id: try ProjectSnapshotID.random(), origin: .automatic, title: nil, deviceID: try AuditDeviceID.random(), createdAt: 1,
+                nodes: [ProjectSnapshotNode(synced: document, kind: .scene, parent: nil, orderKey: "1i", title: "Day", snapshot: nil)])))),
+            ("a project snapshot node under a folder not listed", one(.projectSnapshot(SyncedProjectSnapshot(
+                id: try ProjectSnapshotID.random(), origin: .automatic, title: nil, deviceID: try AuditDeviceID.random(), createdAt: 1,
+                nodes: [ProjectSnapshotNode(synced: document, kind: .scene, parent: try NodeID.random(), orderKey: "1i", title: "Day",
+                                            snapshot: try SnapshotID.random())])))),
         ]
         let transport = try f.transport()
         for (name, operations) in variants {

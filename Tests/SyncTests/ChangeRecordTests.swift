@@ -99,6 +99,10 @@ import Writing
                 + entry.fields.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
         case .project(.name(let name)): "project name \(name)"
         case .project(.archived(let time)): "project archived \(time.map(String.init) ?? "no")"
+        case .project(.projectSnapshot(let s)):
+            "project-snapshot \(s.id.hex) \(s.origin.rawValue) \(s.title ?? "-") \(s.deviceID.hex) \(s.createdAt) "
+                + s.nodes.map { "\($0.id.hex) \($0.kind == .chapter ? "folder" : "document") \($0.parent?.hex ?? "top") \($0.orderKey) \($0.title) \($0.snapshot?.hex ?? "-")" }
+                .joined(separator: "; ")
         }
     }
 

@@ -43,7 +43,7 @@ import Writing
     /// Record `ninth` (0x09 and 0x0A, after both concurrent heads) shows its entries, name and
     /// archived flag whichever order the nine records arrive in.
     @Test func theNinthRecordsEntriesNameAndArchivedFlagShowInAnyOrder() throws {
-        for order in [Array(0..<9), Array((0..<9).reversed()), [8, 3, 0, 6, 4, 7, 2, 5, 1]] {
+        for order in [Array(0..<10), Array((0..<10).reversed()), [9, 8, 3, 0, 6, 4, 7, 2, 5, 1]] {
             var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
             for index in order { replica.receive(records[index]) }
             #expect(replica.refusals.isEmpty)
@@ -56,11 +56,15 @@ import Writing
             #expect(entries.values.filter { $0 == .removed }.count == 1)
             #expect(replica.holdings.name(history: replica.history) == "Case file — Okafor")
             #expect(replica.holdings.archivedAt(history: replica.history) == .some(1_780_000_500))
+            // Record `tenth`'s project snapshot, naming the document's second snapshot.
+            let taken = try #require(replica.holdings.projectSnapshots.values.first?.snapshot)
+            #expect(replica.holdings.projectSnapshots.count == 1 && taken.title == "Before the hearing" && taken.nodes.count == 2)
+            #expect(taken.nodes.last?.snapshot.map { replica.syncedSnapshotIDs.contains($0) } == true)
         }
     }
 
     @Test func theVectorsInAnyOrderMakeTheSameVersionsAndSettleTheBranch() throws {
-        #expect(records.count == 9)
+        #expect(records.count == 10)
         var settled: [SettledBranch] = []
         for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [3, 0, 4, 2, 1]] {
             var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)

@@ -37,6 +37,11 @@ struct RepairRebuildsEveryKindTests {
                         + (try store.branchContent(branch.id, of: node.id, in: f.project).blocks.map(\.text).joined(separator: "/"))
                 }.sorted()
             }
+            kinds["project snapshots"] = try store.projectSnapshots(of: f.project).map { snapshot in
+                "\(snapshot.id.hex) \(snapshot.origin.rawValue) \(snapshot.title ?? "-") \(snapshot.deviceID.hex) \(snapshot.createdAt) "
+                    + (try store.projectSnapshotNodes(snapshot.id, of: f.project).map { "\($0.id.hex) \($0.title) \($0.snapshot?.hex ?? "-")" }
+                        .joined(separator: ","))
+            }.sorted()
             kinds["edit events"] = try store.editEvents(in: f.project).map { event in
                 "\(event.id.hex) \(event.deviceID.hex) \(event.startedAt) \(event.edits) "
                     + event.documents.map { "\($0.document.hex)\($0.wordDelta)" }.joined(separator: ",")
@@ -63,6 +68,7 @@ struct RepairRebuildsEveryKindTests {
             let declined = try store.createBranch(of: document, in: f.project, base: titled.id, content: proposal, kind: .aiSuggestion,
                                                   provenance: "assistant")
             _ = try store.discard(declined.id, of: document, in: f.project)
+            _ = try store.createProjectSnapshot(of: f.project, titled: "Before archiving")
         }
         try f.type("laptop entry", into: 3, on: f.laptop)
         try #require(try f.sync().status == 0)
@@ -70,7 +76,7 @@ struct RepairRebuildsEveryKindTests {
         try #require(try f.sync().status == 0)
         let desk = try Self.everything(f, f.desk)
         #expect(try Self.everything(f, f.laptop) == desk, "sync did not carry every kind")
-        for kind in ["project", "entries", "nodes", "blocks", "snapshots", "branches", "edit events"] {
+        for kind in ["project", "entries", "nodes", "blocks", "snapshots", "branches", "project snapshots", "edit events"] {
             #expect(desk[kind]?.isEmpty == false, "the fixture makes no \(kind)")
         }
         #expect(desk["project"] == ["name Field notes — harbour", "archived true"])

@@ -50,6 +50,7 @@ MAX_TIME = 2 ** 63 - 1
 MAX_EVENT_DOCUMENTS = 4096
 NONE16 = bytes(16)
 ENTRY_KINDS = ["character", "place", "plot-beat", "snippet"]
+PROJECT_SNAPSHOT_ORIGINS = ["automatic", "titled", "restore"]
 ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 KINDS = ["paragraph", "list-item", "quote", "table"] + ["heading-%d" % n for n in range(1, 7)] + ["field-" + s for s in FIELD_SLOTS]
 
@@ -168,7 +169,7 @@ def encode_operation(op):
         return b"\x02" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + encode_block_value(op["value"])
     if op["op"] in ("snapshot", "branch", "decision", "edit-event"):
         return encode_version_operation(op)
-    if op["op"] in ("entry", "project-name", "project-archived"):
+    if op["op"] in ("entry", "project-name", "project-archived", "project-snapshot"):
         return encode_project_operation(op)
     if op["op"] == "text":
         return (b"\x04" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + struct.pack(">H", len(op["edits"]))
@@ -394,6 +395,15 @@ def encode_project_operation(op):
                 + u8(len(key)) + key + str32(encode_entry_value(value)))
     if op["op"] == "project-name":
         return b"\x0a" + u8(op.get("field_code", 1)) + str16(op["name"])
+    if op["op"] == "project-snapshot":
+        out = (b"\x0b" + bytes.fromhex(op["snapshot"]) + u8(op.get("origin_code", PROJECT_SNAPSHOT_ORIGINS.index(op["origin"]) + 1))
+               + str16(op["title"] or "") + bytes.fromhex(op["device"]) + struct.pack(">QI", op["created_at"], len(op["nodes"])))
+        for node in op["nodes"]:
+            key = node["order_key"].encode()
+            out += (bytes.fromhex(node["node"]) + u8(1 if node["kind"] == "folder" else 2)
+                    + (bytes.fromhex(node["parent"]) if node["parent"] else NONE16) + u8(len(key)) + key + str16(node["title"])
+                    + (bytes.fromhex(node["version"]) if node["version"] else NONE16))
+        return out
     return b"\x0a" + u8(op.get("field_code", 2)) + struct.pack(">Q", op["archived_at"] or 0)
 
 
@@ -434,6 +444,53 @@ def parse_entry(r):
         raise Refused("malformedRecord", "an entry over 983,040 bytes")
     name, body, fields = parse_entry_value(r.take(n), kind)
     return {"op": "entry", "entry": entry, "value": {"kind": kind, "order_key": key, "name": name, "body": body, "fields": fields}}
+
+
+def nodes_overstated(fields, op):
+    """The record `fields` (whose one operation is the project snapshot `op`) with its node count 1000."""
+    body, encoded = encode_body(fields), encode_operation(op)
+    at = body.index(encoded) + 1 + 16 + 1 + 2 + len((op["title"] or "").encode()) + 16 + 8
+    return body[:at] + struct.pack(">I", 1000) + body[at + 4:]
+
+
+def parse_project_snapshot(r):
+    """0x0B: a project snapshot (§15.2) naming its documents' versions (document snapshots)."""
+    snapshot = r.take(16).hex()
+    code = r.int(1)
+    if not 1 <= code <= len(PROJECT_SNAPSHOT_ORIGINS):
+        raise Refused("malformedRecord", "an unknown project snapshot origin")
+    origin = PROJECT_SNAPSHOT_ORIGINS[code - 1]
+    title = r.text(2, 512)
+    if origin == "titled":
+        check_name(title, "a project snapshot title")
+    elif title:
+        raise Refused("malformedRecord", "a title on a project snapshot that is not titled")
+    device, created_at, count = r.take(16).hex(), parse_time(r), r.int(4)
+    if count > (len(r.data) - r.at) // 54:
+        raise Refused("malformedRecord", "more nodes than the bytes left can hold")
+    nodes, seen, folders = [], set(), set()
+    for _ in range(count):
+        node, kind = r.take(16).hex(), r.int(1)
+        if kind not in (1, 2):
+            raise Refused("malformedRecord", "an unknown node kind")
+        parent = r.take(16)
+        key = r.text(1, 255)
+        if not order_key_valid(key):
+            raise Refused("malformedRecord", "an order key outside its grammar")
+        node_title = check_name(r.text(2, 512), "a title")
+        version = r.take(16)
+        if (kind == 2) != (version != NONE16):
+            raise Refused("malformedRecord", "a document without a version, or a folder with one")
+        parent = None if parent == NONE16 else parent.hex()
+        if node in seen or (parent is not None and parent not in folders):
+            raise Refused("malformedRecord", "a node listed twice or before its folder")
+        seen.add(node)
+        if kind == 1:
+            folders.add(node)
+        nodes.append({"node": node, "kind": "folder" if kind == 1 else "document", "parent": parent, "order_key": key,
+                      "title": node_title, "version": version.hex() if kind == 2 else None})
+    return {"op": "project-snapshot", "snapshot": snapshot, "origin": origin, "title": title or None, "device": device,
+            "created_at": created_at, "nodes": nodes}
 
 
 def parse_project_field(r):
@@ -512,6 +569,8 @@ def parse_operation(r):
         return parse_entry(r)
     if tag == 10:
         return parse_project_field(r)
+    if tag == 11:
+        return parse_project_snapshot(r)
     raise Refused("malformedRecord", "an unknown operation")
 
 
@@ -814,10 +873,19 @@ def build():
     ninth = {"project": project, "device": a["device_id"], "counter": 6, "lamport": 8, "parents": sorted([h7, h8]), "operations": [
         lead, office, {"op": "entry", "entry": gone, "value": None}, renamed, archived]}
     r9 = sign(bytes.fromhex(a["seed"]), encode_body(ninth))
+    h9 = hashlib.sha256(r9).hexdigest()
+    # A project snapshot (0x0B): a folder, and the document in it at its second snapshot.
+    folder = fixed("sync id folder", 16).hex()
+    taken = {"op": "project-snapshot", "snapshot": fixed("sync id project snapshot", 16).hex(), "origin": "titled",
+             "title": "Before the hearing", "device": audit_a, "created_at": 1780000600, "nodes": [
+                 {"node": folder, "kind": "folder", "parent": None, "order_key": "1h", "title": "Sessions", "version": None},
+                 {"node": doc, "kind": "document", "parent": folder, "order_key": "1i", "title": "Session 1 — intake", "version": s2}]}
+    tenth = {"project": project, "device": a["device_id"], "counter": 7, "lamport": 9, "parents": [h9], "operations": [taken]}
+    r10 = sign(bytes.fromhex(a["seed"]), encode_body(tenth))
     records = []
     for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth),
                               ("sixth", r6, sixth), ("seventh", r7, seventh), ("eighth", r8, eighth),
-                              ("ninth", r9, ninth)):
+                              ("ninth", r9, ninth), ("tenth", r10, tenth)):
         parsed = read(raw, keys)
         fields = dict(fields, parents=sorted(fields["parents"]))
         assert parsed == fields, name
@@ -867,7 +935,7 @@ def build():
          "malformedRecord"),
         ("operation 9 cut short", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x09"),
          "malformedRecord"),
-        ("unknown operation 11", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x0b"),
+        ("unknown operation 12", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x0c"),
          "malformedRecord"),
     ] + [
         (name, sign(bytes.fromhex(a["seed"]), body_variant(fourth, operations=[dict(op, **change)])), "malformedRecord")
@@ -912,6 +980,20 @@ def build():
             ("a project name with a control character", renamed, {"name": "Case\u0007"}),
             ("an archived time past 2^63 - 1", archived, {"archived_at": 2 ** 63}),
         )
+    ] + [
+        (name, sign(bytes.fromhex(a["seed"]), body_variant(tenth, operations=[dict(taken, **change)])), "malformedRecord")
+        for name, change in (
+            ("project snapshot origin 4", {"origin_code": 4}),
+            ("a title on an automatic project snapshot", {"origin": "automatic"}),
+            ("a titled project snapshot without a title", {"title": None}),
+            ("a document of a project snapshot without a version", {"nodes": [taken["nodes"][0], dict(taken["nodes"][1], version=None)]}),
+            ("a folder of a project snapshot with a version", {"nodes": [dict(taken["nodes"][0], version=s1), taken["nodes"][1]]}),
+            ("a project snapshot node before its folder", {"nodes": [taken["nodes"][1], taken["nodes"][0]]}),
+            ("a project snapshot node listed twice", {"nodes": [taken["nodes"][0], taken["nodes"][0], taken["nodes"][1]]}),
+            ("a project snapshot node title ending with a space", {"nodes": [taken["nodes"][0], dict(taken["nodes"][1], title="Session ")]}),
+        )
+    ] + [
+        ("more project snapshot nodes than its bytes hold", sign(bytes.fromhex(a["seed"]), nodes_overstated(tenth, taken)), "malformedRecord"),
     ] + [
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
         ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
