@@ -7,7 +7,8 @@ import Writing
 /// The merge's known answers (testvectors/sync/merge-cases.json, written by the independent
 /// testvectors/independent/sync_merge.py from SECURITY.md §19.3 alone): each case's records, given to
 /// a replica in each of the file's orders, show the same documents byte for byte (their §15.2
-/// content) with the same node values, and exactly the conflicts the file names.
+/// content) with the same node values, and exactly the conflicts the file names, each branch
+/// proposing what the file says (the document with the losing value in place of the block).
 @Suite struct MergeKnownAnswerTests {
     /// merge-cases.json as types, read by TestSupport's one vector loader.
     struct File: Decodable {
@@ -21,12 +22,19 @@ import Writing
                 let content: String
             }
 
+            /// A conflict's syncConflict branch: its proposal's §15.2 content (§19.5).
+            struct Branch: Decodable {
+                let branch: String
+                let content: String
+            }
+
             let name: String
             let project: String
             let records: [ChangeRecordVectors.Record]
             let orders: [[Int]]
             let documents: [Document]
             let conflicts: [VectorOperation.Conflict]
+            let branches: [Branch]
         }
 
         let description: String
@@ -71,7 +79,14 @@ import Writing
                     #expect(content.blocks.map(\.text) == document.blocks.map(\.text), "\(label)")
                     #expect(ByteEncoding.hex(SnapshotContent.encode(content)) == document.content, "\(label)")
                 }
-                #expect(replica.conflicts().map { ChangeRecordTests.describe(.conflict($0)) }.sorted() == conflicts, "\(label)")
+                let found = replica.conflicts().sorted { $0.branch.hex < $1.branch.hex }
+                #expect(found.map { ChangeRecordTests.describe(.conflict($0)) } == conflicts, "\(label)")
+                // Each branch's proposal as the vault makes it on receiving (§19.5).
+                let proposals = found.map { conflict in
+                    ByteEncoding.hex(SnapshotContent.encode(VaultSync.proposal(conflict, in: replica.orderedBlocks(of: conflict.document))))
+                }
+                #expect(found.map(\.branch.hex) == vector.branches.map(\.branch), "\(label)")
+                #expect(proposals == vector.branches.map(\.content), "\(label)")
             }
         }
     }

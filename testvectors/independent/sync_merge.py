@@ -333,6 +333,16 @@ class Replay:
                 least[c["branch"]] = (encoded, c)
         return [least[b][1] for b in sorted(least)]
 
+    def branch(self, conflict):
+        """§19.5: the syncConflict branch's proposal, the document with the losing value in place of the
+        block (a deleted block's text included; a losing `deleted` leaves the block out)."""
+        blocks = [b for b in self.blocks_of(conflict["document"]) if b["block"] != conflict["block"]]
+        losing = conflict["losing"]
+        if losing is not None:
+            blocks.append(dict(losing, block=conflict["block"]))
+        blocks.sort(key=lambda b: (b["order_key"].encode(), bytes.fromhex(b["block"])))
+        return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
+
     def result(self):
         nodes = self.nodes()
         documents = []
@@ -342,7 +352,8 @@ class Replay:
             blocks = self.blocks_of(node)
             documents.append({"document": node, "node": nodes[node], "blocks": blocks,
                               "content": content(blocks).hex()})
-        return {"documents": documents, "conflicts": self.conflicts()}
+        conflicts = self.conflicts()
+        return {"documents": documents, "conflicts": conflicts, "branches": [self.branch(c) for c in conflicts]}
 
 
 class Character:
@@ -811,7 +822,9 @@ def build():
                        "of `orders` (indices into `records`), show `documents` (each present document's node value, "
                        "its blocks in reading order with the text shown, and `content`: the §15.2 content bytes) "
                        "and exactly `conflicts` (the 0x03 operations a device would record, by branch id; `losing` "
-                       "is what the syncConflict branch proposes for the block, null: deleted).",
+                       "is what the syncConflict branch proposes for the block, null: deleted); `branches` gives "
+                       "each conflict's branch proposal (§19.5: the document with the losing value in place of "
+                       "the block, in reading order), its blocks' texts and §15.2 content.",
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),
