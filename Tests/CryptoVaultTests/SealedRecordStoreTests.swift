@@ -66,7 +66,8 @@ struct SealedRecordStoreTests {
         #expect(seals.allSatisfy { $0.compartmentID == fixture.notes.id })
         let sealed = seals.flatMap { $0.details.first { $0.name == "records" }?.value.split(separator: "\n").map(String.init) ?? [] }
         #expect(sealed == locations.map(\.description), "every record sealed is named, in order")
-        #expect(seals.map { $0.details.first { $0.name == "count" }?.value } == ["64", "6"])
+        #expect(seals.map { $0.details.first { $0.name == "records" }?.value.split(separator: "\n").count } == [64, 6])
+        #expect(seals.allSatisfy { !$0.details.contains { $0.name == "count" } }, "the count is the names' (SECURITY.md §4.8)")
         #expect(seals.map { $0.details.first { $0.name == "bytes" }?.value } == ["64", "6"])
         var handed: [Int] = []
         try fixture.unlocked.transaction { tx in
@@ -80,7 +81,8 @@ struct SealedRecordStoreTests {
         #expect(opens.count == 2, "70 records make entries of 64 and 6")
         let named = opens.flatMap { $0.details.first { $0.name == "records" }?.value.split(separator: "\n").map(String.init) ?? [] }
         #expect(named == locations.map(\.description), "every record read is named, in order")
-        #expect(opens.map { $0.details.first { $0.name == "count" }?.value } == ["64", "6"])
+        #expect(opens.map { $0.details.first { $0.name == "records" }?.value.split(separator: "\n").count } == [64, 6])
+        #expect(opens.allSatisfy { !$0.details.contains { $0.name == "count" } })
         // No plaintext in any detail.
         #expect(!fixture.journal.events.withLock { $0 }.contains { $0.details.contains { $0.value.contains("v") && $0.name != "records" } })
     }
@@ -258,7 +260,7 @@ struct SealedRecordStoreTests {
         let named = { (event: VaultEvent, name: String) in event.details.first { $0.name == name }?.value }
         let notes = try [1, 3, 4].map { try Self.location($0).description }.joined(separator: "\n")
         #expect(named(batch[0], "records") == notes)
-        #expect(named(batch[0], "bytes") == "8" && named(batch[0], "count") == "3")
+        #expect(named(batch[0], "bytes") == "8" && named(batch[0], "count") == nil)
         #expect(named(batch[1], "records") == (try Self.location(2)).description)
         #expect(named(batch[2], "records") == notes,
                 "every open is named, in order")

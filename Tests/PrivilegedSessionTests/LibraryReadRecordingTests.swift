@@ -159,7 +159,7 @@ import TestSupport
         }
         #expect(opened?.exposedCopy() == Array("first draft".utf8))
         #expect(added.map(\.action) == ["record.open"], "the read survives the rollback, the seal does not")
-        #expect(try added.first.map { try fixture.details($0)["count"] } == "1")
+        #expect(try added.first.map { try fixture.details($0)["records"]?.split(separator: "\n").count } == 1)
         let kept = try fixture.unlocked.transaction { try $0.openRecord(at: location, in: fixture.newsletter) }
         #expect(kept.exposedCopy() == Array("first draft".utf8))
     }

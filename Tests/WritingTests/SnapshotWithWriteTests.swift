@@ -101,6 +101,29 @@ import TestSupport
         #expect(try setting.content(snapshot.id) == third)
     }
 
+    @Test("a write with its snapshot is one writing.content-write carrying the snapshot's details, no writing.snapshot-create; a write equal to the latest version is a content write alone")
+    func oneEntryForTheWriteAndItsSnapshot() throws {
+        let setting = try Setting()
+        let entries = { (before: Int) in
+            setting.fixture.vault.recording.events.withLock { Array($0[before...]) }.filter { $0.action.name.hasPrefix("writing.") }
+        }
+        _ = try writeAndSnapshot(setting, try WritingFixture.paragraphs(["One."]))
+        var before = setting.fixture.vault.recording.events.withLock { $0.count }
+        let second = try writeAndSnapshot(setting, try WritingFixture.paragraphs(["One.", "Two."]))
+        let written = entries(before)
+        #expect(written.map(\.action.name) == ["writing.content-write"])
+        #expect(written.first?.details.map(\.name) == ["sealed", "kept", "removed", "snapshot", "origin", "form"])
+        #expect(written.first?.details.first { $0.name == "snapshot" }?.value == second.id.hex)
+        // Back to the first version's text by hand: a content write, and a version (the latest differs).
+        try setting.write(try WritingFixture.paragraphs(["One.", "Two.", "Three."]))
+        before = setting.fixture.vault.recording.events.withLock { $0.count }
+        let same = try setting.content(second.id)
+        let again = try writeAndSnapshot(setting, same)
+        #expect(again == second, "unchanged since the latest version: no new one")
+        #expect(entries(before).map(\.action.name) == ["writing.content-write"])
+        #expect(entries(before).first?.details.map(\.name) == ["sealed", "kept", "removed"])
+    }
+
     @Test("content equal to the latest snapshot's takes no new version and returns the latest, with its title")
     func unchangedTakesNone() throws {
         let setting = try Setting()

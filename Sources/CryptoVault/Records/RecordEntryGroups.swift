@@ -3,7 +3,8 @@
 /// records or 4 KiB of names, instead of one per record or per call. An editor's snapshot (a block
 /// or two resealed, its writing session's record read and resealed, the last version read and the
 /// new one sealed) costs one `record.open` and one `record.seal`, not three of each; every record
-/// is still named, in the order it was sealed or opened.
+/// is still named, in the order it was sealed or opened. The entry carries no count: the names are
+/// one per line, so the count is theirs (a detail of its own cost some 40 bytes of log per entry).
 ///
 /// Each group's entries stand in the log where the transaction first sealed (or opened) a record
 /// of that compartment: the transaction keeps a placeholder there (`Key`) and expands it when its
@@ -39,7 +40,6 @@ struct RecordEntryGroups {
         return Self.cut(group).map { part in
             VaultEvent(key.action, compartmentID: key.compartment,
                        details: [.init("records", SealedRecordLocation.describe(part.lazy.map(\.location))),
-                                 .init("count", String(part.count)),
                                  .init(UnlockedVault.bytesDetailName, String(part.reduce(0) { $0 + $1.bytes }))])
         }
     }

@@ -35,8 +35,11 @@ extension WritingStore {
     /// `replaceDocumentContent`, handing `reading` the content the document had before the write
     /// (opened once, to diff against): a snapshot taken with the write uses it as its delta's base.
     /// `recordingEdit` false: a synced write, which joins no writing session here (§19.2, op 0x08).
+    /// `entry`, when given, is handed the `writing.content-write` details instead of their being
+    /// recorded: a snapshot taken with the write records them in its one entry (§15.2).
     func replaceDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent,
-                                recordingEdit: Bool = true, reading: (DocumentContent) throws -> Void) throws -> ContentChange {
+                                recordingEdit: Bool = true, reading: (DocumentContent) throws -> Void,
+                                entry: (([VaultEvent.Detail]) -> Void)? = nil) throws -> ContentChange {
         try Self.check(content)
         let project = try writable(projectID)
         try checkDocument(document, in: project)
@@ -76,8 +79,8 @@ extension WritingStore {
         }
         let change = ContentChange(sealed: sealed, kept: kept, removed: gone.count)
         if !change.isEmpty || stored.blocks.map(\.id) != content.blocks.map(\.id) {
-            try record(.writingContentWrite, project, subject: document,
-                       details: [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))])
+            let details: [VaultEvent.Detail] = [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))]
+            if let entry { entry(details) } else { try record(.writingContentWrite, project, subject: document, details: details) }
             if recordingEdit { try recordEdit(of: document, in: project, words: words) }
         }
         return change

@@ -57,17 +57,19 @@ extension WritingStore {
     /// snapshot of the result (`createSnapshot`), reading the stored blocks once instead of twice: the
     /// snapshot is the content just written, and its delta's base is the content the write replaced
     /// when the latest snapshot's sealed digest says that is the latest version (then one record of
-    /// the chain is opened, not the chain). Content equal to the latest snapshot's takes none.
+    /// the chain is opened, not the chain). Content equal to the latest snapshot's takes none. A
+    /// write that takes a snapshot records one `writing.content-write` with the snapshot's details
+    /// too, rather than a content write and a `writing.snapshot-create` (SECURITY.md §15.2).
     @discardableResult
     public func replaceDocumentContentAndSnapshot(of document: NodeID, in projectID: ProjectID,
                                                   with content: DocumentContent) throws -> (change: ContentChange, snapshot: Snapshot) {
-        var replaced: DocumentContent?
-        let change = try replaceDocumentContent(of: document, in: projectID, with: content) { replaced = $0 }
+        var replaced: DocumentContent?, written: [VaultEvent.Detail]?
+        let change = try replaceDocumentContent(of: document, in: projectID, with: content, reading: { replaced = $0 }, entry: { written = $0 })
         // The blocks are sealed as BlockEncoding encodes them and read back in this order: these are
         // the bytes createSnapshot would read.
         let project = try writable(projectID)
         let row = try addSnapshot(SnapshotContent.encode(content), of: document, in: project, origin: .automatic,
-                                  title: nil, latestCandidate: replaced.map(SnapshotContent.encode))
+                                  title: nil, latestCandidate: replaced.map(SnapshotContent.encode), written: written)
         // Unchanged since a titled snapshot: that one is returned, with its title.
         let title = row.origin == .titled ? try openText([try WritingRecord.snapshotTitle(row.id)], of: project)[0] : nil
         return (change, Snapshot(row, title: title))
@@ -113,16 +115,25 @@ extension WritingStore {
     /// latest, returns the latest's row and stores nothing).
     /// `latestCandidate`, when given, is content the latest snapshot probably holds (what a write in
     /// this transaction replaced): it is used only if the latest's sealed digest is its hash.
+    /// `written`, the details of a content write made with it: recorded in one `writing.content-write`
+    /// with the snapshot's (or alone when no snapshot is stored).
     func addSnapshot(_ content: [UInt8], of document: NodeID, in project: WritingProject, origin: SnapshotOrigin,
-                     title: String?, latestCandidate: [UInt8]? = nil) throws -> SnapshotTable.Row {
+                     title: String?, latestCandidate: [UInt8]? = nil, written: [VaultEvent.Detail]? = nil) throws -> SnapshotTable.Row {
         let latest = try snapshotTable.latest(of: document)
         let held = try latest.map { try latestVersion($0, candidate: latestCandidate, in: project) }
-        if origin == .automatic, let latest, held?.content == content { return latest }
+        if origin == .automatic, let latest, held?.content == content {
+            if let written { try record(.writingContentWrite, project, subject: document, details: written) }
+            return latest
+        }
         let row = try storeVersion(content, id: try SnapshotID.random(), of: document, in: project, after: latest, held: { held },
                                    origin: origin, deviceID: try deviceID(), createdAt: now)
         if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }
-        try self.record(.writingSnapshotCreate, project, subject: document,
-                        details: [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", row.form.name)])
+        let taken: [VaultEvent.Detail] = [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", row.form.name)]
+        if let written {
+            try self.record(.writingContentWrite, project, subject: document, details: written + taken)
+        } else {
+            try self.record(.writingSnapshotCreate, project, subject: document, details: taken)
+        }
         return row
     }
 
