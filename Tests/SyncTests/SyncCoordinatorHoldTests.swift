@@ -8,7 +8,7 @@ import Writing
 /// Live updates held while a full-screen editor is open (SECURITY.md §19.9): changes to the document
 /// it is on are left out of notifications until the last editor on it closes, then delivered,
 /// coalesced and rate-capped like any change; other documents' changes go as ever.
-@Suite struct SyncCoordinatorHoldTests {
+@Suite(.serialized) struct SyncCoordinatorHoldTests {
     final class Heard: Sendable {
         let notifications = Mutex<[SyncNotification]>([])
         var documents: Set<NodeID> { notifications.withLock { $0.reduce(Set()) { $0.union($1.documents) } } }
