@@ -170,21 +170,32 @@ struct BlockRegister: Sendable {
         return SyncConflict(branch: branch, document: document, block: id, losing: value, winning: winning)
     }
 
-    /// A conflict for each pair of concurrent records whose text edits overlap: the lower-ranked
-    /// record's value of the block (as that device wrote it) is the losing side, the other's the
-    /// winning one, so both sides' words are kept whatever the merged text shows. Named by the
-    /// block and both records, so a record meeting two others makes two branches.
+    /// The conflicts of each pair of concurrent records whose text edits overlap or whose words
+    /// touch: one for each of the two that typed letters or digits in the block, its value of the
+    /// block (as its device wrote it) the losing side, the side its branch proposes, and the
+    /// other's the winning one; one for the lower-ranked record's side when neither typed. The
+    /// merged text keeps every character both typed but may splice a word typed next to what the
+    /// other deleted or typed ("d0w1 d0w85 d0w2": one deletes "d0w85 ", the other replaces the word
+    /// by "d2w90", and the text shows "d0w1 d2w90d0w2"), so every word typed is whole in a branch
+    /// whatever the ranks (SECURITY.md §19.3). Named by the block and both records, the losing
+    /// side's first, so a record meeting two others makes two branches.
     private mutating func textConflicts(history: CausalHistory) -> [SyncConflict] {
         let pairs = Set((text.overlappingEdits + text.gluedWords { history.precedes(Int($0), Int($1)) }).map { [$0.0, $0.1] })
-        return pairs.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { pair in
-            let (a, b) = (pair[0], pair[1])
-            let (low, high) = history.ranksBelow(Int(a), Int(b)) ? (Int(a), Int(b)) : (Int(b), Int(a))
-            guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
-            let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
-            var input = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
-            input += history.entries[low].record.hash + history.entries[high].record.hash
-            let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
-            return SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning)
+        return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [SyncConflict] in
+            let (lower, higher) = history.ranksBelow(Int(pair[0]), Int(pair[1])) ? (pair[0], pair[1]) : (pair[1], pair[0])
+            let typed = [lower, higher].filter { text.typedWordScalars($0) }
+            let losers = typed.isEmpty ? [lower] : typed
+            return losers.compactMap { loser in textConflict(losing: Int(loser), winning: Int(loser == lower ? higher : lower), history: history) }
         }
+    }
+
+    /// The text conflict whose branch proposes record `losing`'s value of the block, with the text it saw.
+    private mutating func textConflict(losing low: Int, winning high: Int, history: CausalHistory) -> SyncConflict? {
+        guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
+        let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
+        var input = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
+        input += history.entries[low].record.hash + history.entries[high].record.hash
+        let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+        return SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning)
     }
 }

@@ -197,6 +197,12 @@ struct TextSequence: Sendable {
 
     // MARK: Overlapping edits
 
+    /// Whether record `entry` typed a letter or digit in this text (a text conflict's branch holds
+    /// the side that typed, SECURITY.md §19.3).
+    func typedWordScalars(_ entry: Int32) -> Bool {
+        items.contains { $0.entry == entry && $0.isWord }
+    }
+
     /// The pairs of concurrent records whose letters or digits now touch (one shown right after the
     /// other, neither typed knowing of the other): two words run together that neither device wrote
     /// so, as when a space between them was deleted on a third device. Unlike an overlap this is a

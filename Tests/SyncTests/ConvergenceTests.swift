@@ -79,8 +79,10 @@ import Writing
             #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
             #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
         }
+        // Kept = what the vault shows: the document, and each conflict's branch (its losing side,
+        // VaultSync.proposal). The winning side is in no branch, so it does not count.
         let kept = WordTracker.words(in: reference.blocks)
-            .union(WordTracker.words(in: conflicts.flatMap { [$0.losing.block, $0.winning.block].compactMap { $0 } }))
+            .union(WordTracker.words(in: conflicts.compactMap { $0.losing.block }))
         let lost = tracker.mustSurvive.subtracting(kept)
         #expect(lost.isEmpty, "seed \(seed): words lost: \(lost.sorted()) document \(reference.blocks.map(\.text)) conflicts \(conflicts.map { [$0.losing.block?.text, $0.winning.block?.text] })")
         return (conflicts.count, held, removals, shown)

@@ -237,11 +237,21 @@ class Replay:
         out = []
         for p, q in itertools.combinations(writers, 2):
             if self.concurrent(p, q) and (self.overlap(block, p, q) or frozenset((p, q)) in touching):
-                losing, winning = sorted((p, q), key=self.rank)
-                branch = hashlib.sha256(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(losing)
-                                        + bytes.fromhex(winning)).digest()[:16]
-                out.append(self.conflict(branch, block, self.write_value(block, [losing]), self.write_value(block, [winning])))
+                lower, higher = sorted((p, q), key=self.rank)
+                # A branch for each side that typed letters or digits (the merged text may run its
+                # words into others'), else for the lower-ranked side.
+                typed = [h for h in (lower, higher) if self.typed_words(block, h)]
+                for losing in typed or [lower]:
+                    winning = higher if losing == lower else lower
+                    branch = hashlib.sha256(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(losing)
+                                            + bytes.fromhex(winning)).digest()[:16]
+                    out.append(self.conflict(branch, block, self.write_value(block, [losing]),
+                                             self.write_value(block, [winning])))
         return out
+
+    def typed_words(self, block, h):
+        """Whether record h typed a letter or digit in the block."""
+        return any(c.record == h and is_word_scalar(c.scalar) for c in self.characters.get(block, {}).values())
 
     def deleted(self, block, h):
         return {cid for cid, by in self.deleted_by.items() if h in by and cid in self.characters[block]}
@@ -562,8 +572,8 @@ def same_word():
 
 
 def same_word_then_more():
-    c = Case("same word, then typing on", "As \"same word\", then A, having received B's record, records the conflict "
-                                          "(0x03) and types on: the conflict lives on in the 0x03 though both records are "
+    c = Case("same word, then typing on", "As \"same word\", then A, having received B's record, records the conflicts "
+                                          "(0x03, one branch for each side) and types on: the conflict lives on in the 0x03 though both records are "
                                           "now in A's past.")
     doc, b1 = c.id("document"), c.id("block 1")
     c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
@@ -572,7 +582,7 @@ def same_word_then_more():
     c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
     v = c.view(["A types", "B types"])
     met = v.conflicts()
-    assert len(met) == 1
+    assert len(met) == 2  # both typed: a branch for each side
     c.record("A resolves", "A", ["A types", "B types"], met + edit(v, b1, [("7.5", "")]))
     return c
 
@@ -690,6 +700,18 @@ def insert_after_a_deleted_character():
     return c
 
 
+def replaced_word_deleted(replacer, deleter, name, description):
+    """One device deletes a word and the space after it while the other replaces the word: the merged
+    text runs the new word into the next, so the branch holds the replacing side, whatever the ranks."""
+    c = Case(name, description)
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Notes")] + new_block(doc, b1, "1i", "d0w1 d0w85 d0w2"))
+    v = c.view(["made"])
+    c.record(deleter + " deletes", deleter, ["made"], edit(v, b1, [("d0w85 ", "")]))
+    c.record(replacer + " replaces", replacer, ["made"], edit(v, b1, [("d0w85", "d2w90")]))
+    return c
+
+
 def two_inserts_at_one_anchor():
     c = Case("two inserts at one anchor in one record", "One record inserts twice after the same character: its "
                                                        "characters rank equal, so the later insert (higher offsets) comes first.")
@@ -796,7 +818,12 @@ def cases():
              touching_inserts(), three_devices(), deletes_that_join_words(), insert_before_a_deleted_character(),
              insert_after_a_deleted_character(), two_inserts_at_one_anchor(), moved_on_three(),
              merged_then_moved(), delete_over_own_insert(), conflict_not_recorded(), same_move_on_both(),
-             touching_then_typing_on()]
+             touching_then_typing_on(),
+             replaced_word_deleted("A", "B", "replaced word, deleted", "A replaces a word (d0w85 by d2w90) while B deletes "
+                                   "it with the space after it: the text shows \"d0w1 d2w90d0w2\"; a text conflict whose "
+                                   "one branch holds A's side, the one that typed, though A ranks higher."),
+             replaced_word_deleted("B", "A", "deleted word, replaced", "As \"replaced word, deleted\", the roles swapped "
+                                   "(the replacing B ranks lower): the one branch holds B's side.")]
     return [c.vector(orders_of(len(c.records))) for c in built]
 
 
