@@ -10,8 +10,45 @@ import TestSupport
 /// testvectors/backup/backup-v2.json, made by testvectors/independent/backup_container.py from
 /// SECURITY.md §13.2 alone (through testvectors/generate.py).
 @Suite("Known-answer vectors for the backup container (testvectors/backup)")
-struct BackupVectorTests: VectorFields {
-    static func load() throws -> [String: Any] { try VectorFile.object(at: "testvectors/backup/backup-v2.json") }
+struct BackupVectorTests {
+    /// testvectors/backup/backup-v2.json: the known file, its keys and records, and its cases.
+    struct Vector: Decodable {
+        struct Bundle: Decodable { let id, data: LowercaseHex }
+        struct Damaged: Decodable {
+            let name: String
+            let file: LowercaseHex
+        }
+        /// A sealed database to open (`sealed`, to `plaintextLength` bytes with `plaintextSha256`) or,
+        /// made from the case at index `base` by flipping bit 0 of byte `flip` or cutting to `cutTo`
+        /// bytes, to refuse (`reason`).
+        struct SealedCase: Decodable {
+            let name: String
+            let sealed: LowercaseHex?
+            let plaintextLength: Int?
+            let plaintextSha256: LowercaseHex?
+            let base: Int?
+            let flip: Int?
+            let cutTo: Int?
+            let reason: String?
+        }
+        struct Layout: Decodable {
+            let length: UInt64
+            let chunks: Int?
+        }
+        let vaultId: LowercaseHex
+        let createdAt: UInt64
+        let masterKey, backupPrivateKey, backupPublicKey, backupSealedKey: LowercaseHex
+        let ephemeralPrivateKey, ephemeralPublicKey, fileKey: LowercaseHex
+        let publicRecord, databasePlaintext, sealedDatabase, file: LowercaseHex
+        let bundles: [Bundle]
+        let cases: [Damaged]
+        let sealedDatabases: [SealedCase]
+        let layouts: [Layout]
+    }
+
+    static func load() throws -> Vector {
+        try PackageFiles.decode("testvectors/backup/backup-v2.json", keys: .convertFromSnakeCase)
+    }
 
     /// A private folder for one extraction, removed by the caller.
     static func scratch() throws -> String {
@@ -37,41 +74,41 @@ struct BackupVectorTests: VectorFields {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let file = folder + ".backup"
         defer { unlink(file) }
-        FileManager.default.createFile(atPath: file, contents: Data(try Self.hex(vector, "file")))
+        FileManager.default.createFile(atPath: file, contents: Data(vector.file.bytes))
         let summary = try BackupReader.extract(file, into: folder, durable: false)
         #expect(summary.version == 2)
-        #expect(summary.vaultID.bytes == (try Self.hex(vector, "vault_id")))
-        #expect(summary.createdAt == UInt64(try #require(vector["created_at"] as? Int)))
+        #expect(summary.vaultID.bytes == vector.vaultId.bytes)
+        #expect(summary.createdAt == vector.createdAt)
         let read = { (name: String) in [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))) }
-        #expect(try read(BackupFormat.publicRecordName) == (try Self.hex(vector, "public_record")))
-        #expect(try read(BackupFormat.sealedDatabaseName) == (try Self.hex(vector, "sealed_database")))
-        let bundles = try #require(vector["bundles"] as? [[String: Any]])
-        #expect(summary.bundles.map(\.id.bytes) == (try bundles.map { try Self.hex($0, "id") }))
+        #expect(try read(BackupFormat.publicRecordName) == vector.publicRecord.bytes)
+        #expect(try read(BackupFormat.sealedDatabaseName) == vector.sealedDatabase.bytes)
+        let bundles = vector.bundles
+        #expect(summary.bundles.map(\.id.bytes) == bundles.map(\.id.bytes))
         for bundle in bundles {
-            #expect(try read("assets/" + ByteEncoding.hex(try Self.hex(bundle, "id")) + ".vbundle") == (try Self.hex(bundle, "data")))
+            #expect(try read("assets/" + ByteEncoding.hex(bundle.id.bytes) + ".vbundle") == bundle.data.bytes)
         }
     }
 
     @Test("the backup key opens under the master key to the vector's private key; the file key and the sealed database follow from it and the ephemeral key")
     func backupKeyAndSealedDatabase() throws {
         let vector = try Self.load()
-        let vaultID = try VaultID(bytes: try Self.hex(vector, "vault_id"))
-        let masterKey = try SecureBytes(copying: try Self.hex(vector, "master_key"))
-        let key = try BackupKey.open(try Self.hex(vector, "backup_sealed_key"), publicKey: try Self.hex(vector, "backup_public_key"),
+        let vaultID = try VaultID(bytes: vector.vaultId.bytes)
+        let masterKey = try SecureBytes(copying: vector.masterKey.bytes)
+        let key = try BackupKey.open(vector.backupSealedKey.bytes, publicKey: vector.backupPublicKey.bytes,
                                      masterKey: masterKey, vaultID: vaultID)
-        #expect(key.rawRepresentation.exposedCopy() == (try Self.hex(vector, "backup_private_key")))
-        let fileKey = try BackupKey.decapsulate(try Self.hex(vector, "ephemeral_public_key"), with: key, vaultID: vaultID)
-        #expect(fileKey.exposedCopy() == (try Self.hex(vector, "file_key")))
-        let ephemeral = try X25519PrivateKey(rawRepresentation: try SecureBytes(copying: try Self.hex(vector, "ephemeral_private_key")))
-        #expect(ephemeral.publicKey == (try Self.hex(vector, "ephemeral_public_key")))
+        #expect(key.rawRepresentation.exposedCopy() == vector.backupPrivateKey.bytes)
+        let fileKey = try BackupKey.decapsulate(vector.ephemeralPublicKey.bytes, with: key, vaultID: vaultID)
+        #expect(fileKey.exposedCopy() == vector.fileKey.bytes)
+        let ephemeral = try X25519PrivateKey(rawRepresentation: try SecureBytes(copying: vector.ephemeralPrivateKey.bytes))
+        #expect(ephemeral.publicKey == vector.ephemeralPublicKey.bytes)
         let writerKey = try BackupKey.fileKey(shared: try ephemeral.sharedSecret(with: key.publicKey), ephemeralPublicKey: ephemeral.publicKey,
                                               recipientPublicKey: key.publicKey, vaultID: vaultID)
-        #expect(writerKey.exposedCopy() == (try Self.hex(vector, "file_key")), "the writer's side agrees")
-        #expect(try Self.open(try Self.hex(vector, "sealed_database"), key: key, vaultID: vaultID) == .success(try Self.hex(vector, "database_plaintext")))
-        var wrongMaster = try Self.hex(vector, "master_key")
+        #expect(writerKey.exposedCopy() == vector.fileKey.bytes, "the writer's side agrees")
+        #expect(try Self.open(vector.sealedDatabase.bytes, key: key, vaultID: vaultID) == .success(vector.databasePlaintext.bytes))
+        var wrongMaster = vector.masterKey.bytes
         wrongMaster[0] ^= 1
         #expect(throws: CryptoVaultError(.corruptBackup, "")) {
-            try BackupKey.open(try Self.hex(vector, "backup_sealed_key"), publicKey: try Self.hex(vector, "backup_public_key"),
+            try BackupKey.open(vector.backupSealedKey.bytes, publicKey: vector.backupPublicKey.bytes,
                                masterKey: try SecureBytes(copying: wrongMaster), vaultID: vaultID)
         }
     }
@@ -98,49 +135,49 @@ struct BackupVectorTests: VectorFields {
     @Test("sealed databases: two chunks and an empty one open to their plaintext; a dropped last chunk, a changed chunk, tag or ephemeral key and a short record are refused (corruptBackup); the chunk layout of every listed length is the vector's")
     func sealedDatabases() throws {
         let vector = try Self.load()
-        let vaultID = try VaultID(bytes: try Self.hex(vector, "vault_id"))
-        let key = try X25519PrivateKey(rawRepresentation: try SecureBytes(copying: try Self.hex(vector, "backup_private_key")))
-        let cases = try #require(vector["sealed_databases"] as? [[String: Any]])
+        let vaultID = try VaultID(bytes: vector.vaultId.bytes)
+        let key = try X25519PrivateKey(rawRepresentation: try SecureBytes(copying: vector.backupPrivateKey.bytes))
+        let cases = vector.sealedDatabases
         var refusedCount = 0
         for c in cases {
-            let name = try #require(c["name"] as? String)
+            let name = c.name
             var sealed: [UInt8]
-            if let base = c["base"] as? Int {
-                sealed = try Self.hex(cases[base], "sealed")
-                if let at = c["flip"] as? Int { sealed[at] ^= 0x01 }
-                if let cut = c["cut_to"] as? Int { sealed = Array(sealed.prefix(cut)) }
+            if let base = c.base {
+                sealed = try #require(cases[base].sealed, "\(name): its base has no sealed record").bytes
+                if let at = c.flip { sealed[at] ^= 0x01 }
+                if let cut = c.cutTo { sealed = Array(sealed.prefix(cut)) }
             } else {
-                sealed = try Self.hex(c, "sealed")
+                sealed = try #require(c.sealed, "\(name): no sealed record").bytes
             }
             let opened = try Self.open(sealed, key: key, vaultID: vaultID)
-            if c["reason"] != nil {
+            if c.reason != nil {
                 #expect(opened == .refused(.corruptBackup), "\(name)")
                 refusedCount += 1
             } else {
                 guard case .success(let plaintext) = opened else { Issue.record("\(name): \(opened)"); continue }
-                let expected = try Self.hex(c, "plaintext_sha256")
-                #expect(plaintext.count == (c["plaintext_length"] as? Int) && SHA256.hash(plaintext) == expected, "\(name)")
+                let expected = try #require(c.plaintextSha256, "\(name): no plaintext_sha256").bytes
+                #expect(plaintext.count == c.plaintextLength && SHA256.hash(plaintext) == expected, "\(name)")
             }
         }
         #expect(refusedCount >= 4)
-        for layout in try #require(vector["layouts"] as? [[String: Any]]) {
-            let length = UInt64(try #require(layout["length"] as? Int))
-            #expect(SealedDatabase.chunkCount(sealedLength: length).map(Int.init) == layout["chunks"] as? Int, "length \(length)")
+        for layout in vector.layouts {
+            let length = layout.length
+            #expect(SealedDatabase.chunkCount(sealedLength: length).map(Int.init) == layout.chunks, "length \(length)")
         }
     }
 
     @Test("every damaged file of the vector is refused by the reader with corruptBackup")
     func damagedFilesAreRefused() throws {
-        let cases = try #require(try Self.load()["cases"] as? [[String: Any]])
+        let cases = try Self.load().cases
         #expect(cases.count >= 15)
         for c in cases {
-            #expect(try Self.refusal(try Self.hex(c, "file")) == .corruptBackup, "\(c["name"] ?? "?")")
+            #expect(try Self.refusal(c.file.bytes) == .corruptBackup, "\(c.name)")
         }
     }
 
     @Test("every single-bit change of every byte of the known file, and every truncation of it, is refused by the reader with corruptBackup")
     func everyByteAndEveryTruncation() throws {
-        let file = try Self.hex(try Self.load(), "file")
+        let file = try Self.load().file.bytes
         #expect(try Self.refusal(file) == nil)
         var accepted: [Int] = []
         for offset in 0..<file.count {

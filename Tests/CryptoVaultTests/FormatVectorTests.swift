@@ -15,99 +15,105 @@ struct FormatVectorTests {
         let present = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
         #expect(Set(present) == Set(FormatVectors.files),
                 "testvectors/vault holds \(present.sorted()); this suite checks \(FormatVectors.files.sorted())")
-        for name in FormatVectors.files {
-            let cases = try FormatVectors.load(name)
-            #expect(!cases.isEmpty, "\(name) has no cases")
-        }
+        // Each file decodes as its case type (VectorCases.load refuses an empty one).
+        let counts = [
+            try FormatVectors.load("keyslot-passphrase.json", as: FormatVectors.Keyslot.self).count,
+            try FormatVectors.load("keyslot-recovery.json", as: FormatVectors.Keyslot.self).count,
+            try FormatVectors.load("kdf-parameters.json", as: FormatVectors.KDFCase.self).count,
+            try FormatVectors.load("recovery-key.json", as: FormatVectors.RecoveryKeyCase.self).count,
+            try FormatVectors.load("recovery-shares.json", as: FormatVectors.SharesCase.self).count,
+            try FormatVectors.load("compartment.json", as: FormatVectors.CompartmentCase.self).count,
+        ]
+        #expect(counts.count == FormatVectors.files.count && !counts.contains(0))
     }
 
     // MARK: §4.3 keyslots
 
     @Test("passphrase keyslots (§4.3): KEK, associated data, wrapped master key")
     func passphraseKeyslots() throws {
-        let cases = try FormatVectors.load("keyslot-passphrase.json")
+        let cases = try FormatVectors.load("keyslot-passphrase.json", as: FormatVectors.Keyslot.self)
         for c in cases {
-            let name = try FormatVectors.string(c, "name")
-            let vaultID = try FormatVectors.hex(c, "vault_id")
-            let passphrase = try FormatVectors.string(c, "passphrase")
-            let passphraseBytes = try FormatVectors.hex(c, "passphrase_utf8")
+            let name = c.name
+            let vaultID = c.vaultId.bytes
+            let passphrase = try c.passphrase.field("passphrase", of: name)
+            let passphraseBytes = try c.passphraseUtf8.field("passphraseUtf8", of: name).bytes
             #expect(Array(passphrase.utf8) == passphraseBytes, "\(name): passphrase_utf8")
-            let kdfText = try FormatVectors.string(c, "kdf")
+            let kdfText = c.kdf
             let parameters = try KDFParameters(encoded: kdfText)
             try parameters.validate()
             #expect(parameters.encoded == kdfText, "\(name): canonical kdf text")
             if parameters.algorithm == .argon2id {
-                #expect(KeyHierarchy.passphraseAssociatedData + vaultID == (try FormatVectors.hex(c, "argon2_associated_data")),
+                #expect(KeyHierarchy.passphraseAssociatedData + vaultID == ((try c.argon2AssociatedData.field("argon2AssociatedData", of: name)).bytes),
                         "\(name): Argon2 X")
             } else {
-                #expect(c["argon2_associated_data"] == nil, "\(name): scrypt takes no X")
+                #expect(c.argon2AssociatedData == nil, "\(name): scrypt takes no X")
             }
             let kek = try KeyHierarchy.passphraseKEK(try SecureBytes(copying: passphraseBytes),
-                                                     salt: try FormatVectors.hex(c, "salt"),
+                                                     salt: c.salt.bytes,
                                                      parameters: parameters, vaultID: try VaultID(bytes: vaultID))
-            #expect(kek.exposedCopy() == (try FormatVectors.hex(c, "kek")), "\(name): KEK")
-            try Self.checkWrap(c, name: name, kek: try SecureBytes(copying: try FormatVectors.hex(c, "kek")))
+            #expect(kek.exposedCopy() == (c.kek.bytes), "\(name): KEK")
+            try Self.checkWrap(c, name: name, kek: try SecureBytes(copying: c.kek.bytes))
         }
     }
 
     @Test("recovery-key and recovery-shares keyslots (§4.3): HKDF KEK, associated data, wrapped master key")
     func recoveryKeyslots() throws {
-        let cases = try FormatVectors.load("keyslot-recovery.json")
+        let cases = try FormatVectors.load("keyslot-recovery.json", as: FormatVectors.Keyslot.self)
         var kinds = Set<String>()
         for c in cases {
-            let name = try FormatVectors.string(c, "name")
-            let vaultID = try FormatVectors.hex(c, "vault_id")
-            let kind = try FormatVectors.string(c, "kind")
+            let name = c.name
+            let vaultID = c.vaultId.bytes
+            let kind = c.kind
             kinds.insert(kind)
-            #expect(try FormatVectors.string(c, "kdf") == KeyslotKDF.hkdfSHA256.encoded, "\(name): kdf text")
+            #expect(c.kdf == KeyslotKDF.hkdfSHA256.encoded, "\(name): kdf text")
             let secret: [UInt8]
             let info: [UInt8]
             switch kind {
             case "recovery-key":
-                secret = try FormatVectors.hex(c, "recovery_key")
+                secret = try c.recoveryKey.field("recoveryKey", of: name).bytes
                 info = KeyHierarchy.recoveryKeyInfo + vaultID
                 let key = try RecoveryKey(keyMaterial: try SecureBytes(copying: secret))
-                #expect(key.displayString == (try FormatVectors.string(c, "recovery_key_display")), "\(name): display")
-                let parsed = try RecoveryKey(parsing: try FormatVectors.string(c, "recovery_key_display"))
+                #expect(key.displayString == (try c.recoveryKeyDisplay.field("recoveryKeyDisplay", of: name)), "\(name): display")
+                let parsed = try RecoveryKey(parsing: (try c.recoveryKeyDisplay.field("recoveryKeyDisplay", of: name)))
                 #expect(parsed.keyMaterial.exposedCopy() == secret, "\(name): parsed display")
             case "recovery-shares":
-                secret = try FormatVectors.hex(c, "secret")
+                secret = try c.secret.field("secret", of: name).bytes
                 info = KeyHierarchy.recoverySharesInfo + vaultID
             default:
                 Issue.record("\(name): unknown kind \(kind)")
                 continue
             }
-            #expect(info == (try FormatVectors.hex(c, "hkdf_info")), "\(name): HKDF info")
+            #expect(info == ((try c.hkdfInfo.field("hkdfInfo", of: name)).bytes), "\(name): HKDF info")
             let kek = try HKDF.deriveKey(inputKeyMaterial: try SecureBytes(copying: secret),
-                                         salt: try FormatVectors.hex(c, "salt"), info: info, outputCount: 32)
-            #expect(kek.exposedCopy() == (try FormatVectors.hex(c, "kek")), "\(name): KEK")
+                                         salt: c.salt.bytes, info: info, outputCount: 32)
+            #expect(kek.exposedCopy() == (c.kek.bytes), "\(name): KEK")
             try Self.checkWrap(c, name: name, kek: kek)
         }
         #expect(kinds == ["recovery-key", "recovery-shares"], "keyslot-recovery.json covers both recovery kinds")
     }
 
     /// AD, seal with the fixed nonce, open, and refusal under each altered AD.
-    static func checkWrap(_ c: [String: Any], name: String, kek: SecureBytes) throws {
-        let vaultID = try FormatVectors.hex(c, "vault_id")
-        let kind = try #require(Keyslot.Kind(rawValue: try FormatVectors.string(c, "kind")), "\(name): kind")
-        let kdf = try KeyslotKDF(parsing: try FormatVectors.string(c, "kdf"))
-        let ad = Keyslot.associatedData(vaultID: try VaultID(bytes: vaultID), uuid: try KeyslotID(bytes: try FormatVectors.hex(c, "uuid")),
+    static func checkWrap(_ c: FormatVectors.Keyslot, name: String, kek: SecureBytes) throws {
+        let vaultID = c.vaultId.bytes
+        let kind = try #require(Keyslot.Kind(rawValue: c.kind), "\(name): kind")
+        let kdf = try KeyslotKDF(parsing: c.kdf)
+        let ad = Keyslot.associatedData(vaultID: try VaultID(bytes: vaultID), uuid: try KeyslotID(bytes: c.uuid.bytes),
                                         kind: kind, kdf: kdf)
-        #expect(ad == (try FormatVectors.hex(c, "ad")), "\(name): associated data")
-        let masterKey = try FormatVectors.hex(c, "master_key")
-        let nonce = try FormatVectors.hex(c, "nonce")
-        let wrapped = try FormatVectors.hex(c, "wrapped_key")
+        #expect(ad == (c.ad.bytes), "\(name): associated data")
+        let masterKey = c.masterKey.bytes
+        let nonce = c.nonce.bytes
+        let wrapped = c.wrappedKey.bytes
         #expect(wrapped.count == 48, "\(name): wrapped_key is 48 bytes")
         let sealed = try XChaChaPoly.sealSecret(try SecureBytes(copying: masterKey), key: kek, nonce: nonce, authenticating: ad)
         #expect(sealed == wrapped, "\(name): wrapped_key")
         let opened = try XChaChaPoly.openSecret(wrapped, key: kek, nonce: nonce, authenticating: ad)
         #expect(opened.exposedCopy() == masterKey, "\(name): unwrapped master key")
-        let tampered = try FormatVectors.list(c, "must_not_open")
+        let tampered = c.mustNotOpen
         #expect(!tampered.isEmpty, "\(name): must_not_open cases")
         for t in tampered {
-            let change = try FormatVectors.string(t, "change")
+            let change = t.change
             let error = FormatVectors.failure { _ = try XChaChaPoly.openSecret(wrapped, key: kek, nonce: nonce,
-                                                                                authenticating: try FormatVectors.hex(t, "ad")) }
+                                                                                authenticating: t.ad.bytes) }
             #expect(error?.code == .authenticationFailure, "\(name), \(change): must fail authentication")
         }
     }
@@ -116,30 +122,30 @@ struct FormatVectorTests {
 
     @Test("KDF parameter text (§4.2): canonical form only, bounds checked")
     func kdfParameters() throws {
-        let cases = try FormatVectors.load("kdf-parameters.json")
+        let cases = try FormatVectors.load("kdf-parameters.json", as: FormatVectors.KDFCase.self)
         var valid = 0, invalid = 0
         for c in cases {
-            let name = try FormatVectors.string(c, "name")
-            let text = try FormatVectors.string(c, "text")
-            if try FormatVectors.bool(c, "valid") {
+            let name = c.name
+            let text = c.text
+            if try c.valid.field("valid", of: name) {
                 valid += 1
                 let parameters = try KDFParameters(encoded: text)
                 #expect(parameters.encoded == text, "\(name)")
                 #expect(throws: Never.self, "\(name): within bounds") { try parameters.validate() }
-                let expected = try #require(c["parameters"] as? [String: Any], "\(name): parameters")
+                let expected = try c.parameters.field("parameters", of: name)
                 switch parameters {
                 case let .argon2id(memoryKiB, iterations, parallelism):
-                    #expect(expected["algorithm"] as? String == "argon2id" && expected["memoryKiB"] as? Int == memoryKiB
-                            && expected["iterations"] as? Int == iterations && expected["parallelism"] as? Int == parallelism,
+                    #expect(expected.algorithm == "argon2id" && expected.memoryKiB == memoryKiB
+                            && expected.iterations == iterations && expected.parallelism == parallelism,
                             "\(name): values")
                 case let .scrypt(log2N, r, p):
-                    #expect(expected["algorithm"] as? String == "scrypt" && expected["log2N"] as? Int == log2N
-                            && expected["r"] as? Int == r && expected["p"] as? Int == p, "\(name): values")
+                    #expect(expected.algorithm == "scrypt" && expected.log2N == log2N
+                            && expected.r == r && expected.p == p, "\(name): values")
                 }
                 continue
             }
             invalid += 1
-            let reason = try FormatVectors.string(c, "reason")
+            let reason = try c.reason.field("reason", of: name)
             switch reason {
             case "not-canonical", "unknown-algorithm":
                 let error = FormatVectors.failure { _ = try KDFParameters(encoded: text) }
@@ -169,32 +175,32 @@ struct FormatVectorTests {
 
     @Test("recovery key display form (§4.4): encoding, aliases, refusals")
     func recoveryKey() throws {
-        let cases = try FormatVectors.load("recovery-key.json")
+        let cases = try FormatVectors.load("recovery-key.json", as: FormatVectors.RecoveryKeyCase.self)
         var counts: [String: Int] = [:]
         for c in cases {
-            let name = try FormatVectors.string(c, "name")
-            let type = try FormatVectors.string(c, "type")
+            let name = c.name
+            let type = c.type
             switch type {
             case "encode":
                 counts["encode", default: 0] += 1
-                let key = try RecoveryKey(keyMaterial: try SecureBytes(copying: try FormatVectors.hex(c, "bytes")))
-                #expect(key.displayString == (try FormatVectors.string(c, "display")), "\(name)")
+                let key = try RecoveryKey(keyMaterial: try SecureBytes(copying: (try c.bytes.field("bytes", of: name)).bytes))
+                #expect(key.displayString == (try c.display.field("display", of: name)), "\(name)")
             case "parse":
-                let input = try FormatVectors.string(c, "input")
-                if try FormatVectors.bool(c, "valid") {
+                let input = try c.input.field("input", of: name)
+                if try c.valid.field("valid", of: name) {
                     counts["valid", default: 0] += 1
                     let key = try RecoveryKey(parsing: input)
-                    #expect(key.keyMaterial.exposedCopy() == (try FormatVectors.hex(c, "bytes")), "\(name)")
+                    #expect(key.keyMaterial.exposedCopy() == ((try c.bytes.field("bytes", of: name)).bytes), "\(name)")
                     continue
                 }
                 counts["invalid", default: 0] += 1
-                let reason = try FormatVectors.string(c, "reason")
+                let reason = try c.reason.field("reason", of: name)
                 let error = FormatVectors.failure { _ = try RecoveryKey(parsing: input) }
                 #expect(error?.code == .invalidRecoveryKey, "\(name): got \(String(describing: error))")
                 let message = error?.message ?? ""
                 switch reason {
                 case "bad-character":
-                    let position = try FormatVectors.int(c, "position")
+                    let position = try c.position.field("position", of: name)
                     #expect(message.contains("at position \(position)"), "\(name): message '\(message)' names position \(position)")
                 case "wrong-length":
                     #expect(message.contains("36 characters"), "\(name): message '\(message)'")
@@ -217,25 +223,25 @@ struct FormatVectorTests {
 
     @Test("recovery shares (§4.5): GF(2^8) splits, exact share files, combination and refusals")
     func recoveryShares() throws {
-        let cases = try FormatVectors.load("recovery-shares.json")
+        let cases = try FormatVectors.load("recovery-shares.json", as: FormatVectors.SharesCase.self)
         var counts: [String: Int] = [:]
         for c in cases {
-            let name = try FormatVectors.string(c, "name")
-            let type = try FormatVectors.string(c, "type")
+            let name = c.name
+            let type = c.type
             counts[type, default: 0] += 1
             switch type {
             case "split": try Self.checkSplit(c, name: name)
             case "reject-file":
-                let reason = try FormatVectors.string(c, "reason")
-                let file = try FormatVectors.string(c, "file")
+                let reason = try c.reason.field("reason", of: name)
+                let file = try c.file.field("file", of: name)
                 let error = FormatVectors.failure { _ = try RecoveryShareFile(parsing: try SecureBytes(copying: Array(file.utf8))) }
                 try Self.expect(error, reason: reason, case: name)
             case "reject-combine":
-                let reason = try FormatVectors.string(c, "reason")
-                let files = try #require(c["files"] as? [String], "\(name): files")
+                let reason = try c.reason.field("reason", of: name)
+                let files = try c.files.field("files", of: name)
                 let parsed = try files.map { try RecoveryShareFile(parsing: try SecureBytes(copying: Array($0.utf8))) }
                 let error = FormatVectors.failure {
-                    _ = try RecoveryShareFile.combine(parsed, vaultID: try VaultID(bytes: try FormatVectors.hex(c, "vault_id")))
+                    _ = try RecoveryShareFile.combine(parsed, vaultID: try VaultID(bytes: (try c.vaultId.field("vaultId", of: name)).bytes))
                 }
                 try Self.expect(error, reason: reason, case: name)
             default:
@@ -245,21 +251,21 @@ struct FormatVectorTests {
         #expect(counts["split", default: 0] >= 2 && counts["reject-file", default: 0] > 0 && counts["reject-combine", default: 0] > 0)
     }
 
-    static func checkSplit(_ c: [String: Any], name: String) throws {
-        let vaultID = try VaultID(bytes: try FormatVectors.hex(c, "vault_id"))
-        let keyslot = try KeyslotID(bytes: try FormatVectors.hex(c, "keyslot"))
-        let threshold = try FormatVectors.int(c, "threshold")
-        let count = try FormatVectors.int(c, "share_count")
-        let secret = try FormatVectors.hex(c, "secret")
-        let coefficients = try #require(c["coefficients"] as? [String], "\(name): coefficients").map { try FormatVectors.bytes($0) }
+    static func checkSplit(_ c: FormatVectors.SharesCase, name: String) throws {
+        let vaultID = try VaultID(bytes: (try c.vaultId.field("vaultId", of: name)).bytes)
+        let keyslot = try KeyslotID(bytes: (try c.keyslot.field("keyslot", of: name)).bytes)
+        let threshold = try c.threshold.field("threshold", of: name)
+        let count = try c.shareCount.field("shareCount", of: name)
+        let secret = try c.secret.field("secret", of: name).bytes
+        let coefficients = try c.coefficients.field("coefficients", of: name).map(\.bytes)
         #expect(coefficients.count == threshold - 1, "\(name): degree")
         var files: [Int: String] = [:]
-        let shares = try FormatVectors.list(c, "shares")
+        let shares = try c.shares.field("shares", of: name)
         #expect(!shares.isEmpty, "\(name): shares")
         for s in shares {
-            let x = try FormatVectors.int(s, "x")
-            let value = try FormatVectors.hex(s, "value")
-            let file = try FormatVectors.string(s, "file")
+            let x = s.x
+            let value = s.value.bytes
+            let file = s.file
             files[x] = file
             // The share is the value at x of each byte's polynomial, in GF(2^8) modulo 0x11b.
             let expected = secret.indices.map { position -> UInt8 in
@@ -278,15 +284,15 @@ struct FormatVectorTests {
                     && parsed.shareCount == count && parsed.share.index == UInt8(x) && parsed.share.value.exposedCopy() == value,
                     "\(name): parsed share \(x)")
         }
-        let combinations = try FormatVectors.list(c, "combinations")
+        let combinations = try c.combinations.field("combinations", of: name)
         #expect(!combinations.isEmpty, "\(name): combinations")
         for combination in combinations {
-            let xs = try #require(combination["shares"] as? [Int], "\(name): combination")
+            let xs = combination.shares
             let parsed = try xs.map { x in
                 try RecoveryShareFile(parsing: try SecureBytes(copying: Array(try #require(files[x], "\(name): share \(x)").utf8)))
             }
             let combined = try RecoveryShareFile.combine(parsed, vaultID: vaultID)
-            #expect(combined.exposedCopy() == (try FormatVectors.hex(combination, "secret")), "\(name): combine \(xs)")
+            #expect(combined.exposedCopy() == (combination.secret.bytes), "\(name): combine \(xs)")
         }
     }
 
@@ -323,47 +329,47 @@ struct FormatVectorTests {
 
     @Test("compartment names and keys (§4.6): name keys, name_hash, sealed_name, compartment keys")
     func compartments() throws {
-        let cases = try FormatVectors.load("compartment.json")
+        let cases = try FormatVectors.load("compartment.json", as: FormatVectors.CompartmentCase.self)
         for c in cases {
-            let name = try FormatVectors.string(c, "name")
-            let vaultID = try FormatVectors.hex(c, "vault_id")
-            let masterKey = try SecureBytes(copying: try FormatVectors.hex(c, "master_key"))
+            let name = c.name
+            let vaultID = c.vaultId.bytes
+            let masterKey = try SecureBytes(copying: c.masterKey.bytes)
             let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID, info: KeyHierarchy.compartmentNameInfo, outputCount: 64)
-            #expect(both.exposedCopy() == (try FormatVectors.hex(c, "names_hkdf_output")), "\(name): names HKDF output")
+            #expect(both.exposedCopy() == (c.namesHkdfOutput.bytes), "\(name): names HKDF output")
             let typedVaultID = try VaultID(bytes: vaultID)
             let keys = try CompartmentNameKeys(masterKey: masterKey, vaultID: typedVaultID)
-            #expect(keys.lookupKey.exposedCopy() == (try FormatVectors.hex(c, "lookup_key")), "\(name): lookup key")
-            #expect(keys.sealingKey.exposedCopy() == (try FormatVectors.hex(c, "sealing_key")), "\(name): sealing key")
-            let names = try FormatVectors.list(c, "names")
+            #expect(keys.lookupKey.exposedCopy() == (c.lookupKey.bytes), "\(name): lookup key")
+            #expect(keys.sealingKey.exposedCopy() == (c.sealingKey.bytes), "\(name): sealing key")
+            let names = c.names
             #expect(!names.isEmpty, "\(name): names")
             for n in names {
-                let text = try FormatVectors.string(n, "name")
-                let utf8 = try FormatVectors.hex(n, "name_utf8")
+                let text = n.name
+                let utf8 = n.nameUtf8.bytes
                 #expect(Array(text.utf8) == utf8, "\(name): '\(text)' bytes")
                 #expect(throws: Never.self, "\(name): '\(text)' is a valid name") { try VaultCompartment.validate(name: text) }
-                let uuid = try FormatVectors.hex(n, "uuid")
-                let nonce = try FormatVectors.hex(n, "nonce")
-                let sealed = try FormatVectors.hex(n, "sealed_name")
-                #expect(keys.lookupHash(text) == (try FormatVectors.hex(n, "name_hash")), "\(name): name_hash of '\(text)'")
+                let uuid = n.uuid.bytes
+                let nonce = n.nonce.bytes
+                let sealed = n.sealedName.bytes
+                #expect(keys.lookupHash(text) == (n.nameHash.bytes), "\(name): name_hash of '\(text)'")
                 let resealed = nonce + (try XChaChaPoly.seal(utf8, key: keys.sealingKey, nonce: nonce, authenticating: vaultID + uuid))
                 #expect(resealed == sealed, "\(name): sealed_name of '\(text)'")
                 let opened = try keys.open(sealed, compartment: try CompartmentID(bytes: uuid), vaultID: typedVaultID)
                 #expect(Array(opened.utf8) == utf8, "\(name): opened name '\(text)' byte for byte")
                 let moved = FormatVectors.failure {
-                    _ = try keys.open(sealed, compartment: try CompartmentID(bytes: try FormatVectors.hex(n, "must_not_open_with_uuid")), vaultID: typedVaultID)
+                    _ = try keys.open(sealed, compartment: try CompartmentID(bytes: n.mustNotOpenWithUuid.bytes), vaultID: typedVaultID)
                 }
                 #expect(moved?.code == .corruptVault, "\(name): '\(text)' under another uuid must fail, got \(String(describing: moved))")
             }
-            let versions = try FormatVectors.list(c, "compartment_keys")
+            let versions = c.compartmentKeys
             #expect(!versions.isEmpty, "\(name): compartment keys")
             for v in versions {
-                let uuid = try FormatVectors.hex(v, "uuid")
-                let version = try #require(UInt32(exactly: try FormatVectors.int(v, "version")), "\(name): version fits u32")
+                let uuid = v.uuid.bytes
+                let version = try #require(UInt32(exactly: v.version), "\(name): version fits u32")
                 #expect(KeyHierarchy.compartmentKeyInfo + vaultID + uuid + ByteEncoding.bigEndian(version)
-                        == (try FormatVectors.hex(v, "hkdf_info")), "\(name): info of version \(version)")
+                        == (v.hkdfInfo.bytes), "\(name): info of version \(version)")
                 let key = try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: try VaultID(bytes: vaultID), compartmentID: try CompartmentID(bytes: uuid),
-                                                          version: version, salt: try FormatVectors.hex(v, "salt"))
-                #expect(key.exposedCopy() == (try FormatVectors.hex(v, "key")), "\(name): key of version \(version)")
+                                                          version: version, salt: v.salt.bytes)
+                #expect(key.exposedCopy() == (v.key.bytes), "\(name): key of version \(version)")
             }
         }
     }
@@ -371,19 +377,93 @@ struct FormatVectorTests {
 
 /// Loading and reading the vector files. Everything throws rather than defaulting, so a malformed
 /// file fails the test instead of passing silently.
-private enum FormatVectors: VectorFields {
+enum FormatVectors {
+    /// keyslot-passphrase.json and keyslot-recovery.json: one keyslot each (the fields after `ad`
+    /// belong to one kind: the passphrase ones or the recovery ones).
+    struct Keyslot: Decodable {
+        struct Tampered: Decodable {
+            let change: String
+            let ad: LowercaseHex
+        }
+        let name, kind, kdf: String
+        let vaultId, uuid, salt, nonce, masterKey, kek, ad, wrappedKey: LowercaseHex
+        let mustNotOpen: [Tampered]
+        let passphrase: String?
+        let passphraseUtf8, argon2AssociatedData: LowercaseHex?
+        let recoveryKey, secret, hkdfInfo: LowercaseHex?
+        let recoveryKeyDisplay: String?
+    }
+
+    /// kdf-parameters.json: a text, valid (with its `parameters`) or refused for `reason`.
+    struct KDFCase: Decodable {
+        struct Parameters: Decodable {
+            let algorithm: String
+            let memoryKiB, iterations, parallelism, log2N, r, p: Int?
+        }
+        let name, text: String
+        let valid: Bool?
+        let parameters: Parameters?
+        let reason: String?
+    }
+
+    /// recovery-key.json: an `encode` case (bytes, display) or a `parse` case (input, valid, and the
+    /// bytes or the reason and position).
+    struct RecoveryKeyCase: Decodable {
+        let name, type: String
+        let bytes: LowercaseHex?
+        let display, input, reason: String?
+        let valid: Bool?
+        let position: Int?
+    }
+
+    /// recovery-shares.json: a `split` (its shares and combinations) or a refused file or combination.
+    struct SharesCase: Decodable {
+        struct Share: Decodable {
+            let x: Int
+            let value: LowercaseHex
+            let file: String
+        }
+        struct Combination: Decodable {
+            let shares: [Int]
+            let secret: LowercaseHex
+        }
+        let name, type: String
+        let vaultId, keyslot, secret: LowercaseHex?
+        let threshold, shareCount: Int?
+        let coefficients: [LowercaseHex]?
+        let shares: [Share]?
+        let combinations: [Combination]?
+        let file, reason: String?
+        let files: [String]?
+    }
+
+    /// compartment.json: name keys, sealed names and compartment keys of one master key.
+    struct CompartmentCase: Decodable {
+        struct Name: Decodable {
+            let name: String
+            let nameUtf8, uuid, nonce, nameHash, sealedName, mustNotOpenWithUuid: LowercaseHex
+        }
+        struct KeyVersion: Decodable {
+            let uuid, salt, hkdfInfo, key: LowercaseHex
+            let version: Int
+        }
+        let name: String
+        let masterKey, vaultId, namesHkdfOutput, lookupKey, sealingKey: LowercaseHex
+        let names: [Name]
+        let compartmentKeys: [KeyVersion]
+    }
+
     static let files = [
         "keyslot-passphrase.json", "keyslot-recovery.json", "kdf-parameters.json",
         "recovery-key.json", "recovery-shares.json", "compartment.json",
     ]
 
-    typealias Malformed = VectorMalformed
-
     /// <repo>/testvectors/vault.
     static func directory() throws -> URL { PackageFiles.url("testvectors/vault") }
 
-    static func load(_ name: String) throws -> [[String: Any]] {
-        try VectorFile.load("testvectors/vault/" + name, spec: "SECURITY.md §").cases
+    /// The cases of testvectors/vault/`name`, as `Case`.
+    static func load<Case: Decodable>(_ name: String, as _: Case.Type = Case.self) throws -> [Case] {
+        try VectorCases<Case>.load("testvectors/vault/" + name, spec: "SECURITY.md §").cases
     }
 
     /// The CryptoVaultError thrown by `body`, nil if it returned. Any other error is recorded as an issue.

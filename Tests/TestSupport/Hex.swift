@@ -53,3 +53,18 @@ public func knownHex(_ text: String) -> [UInt8] {
     guard let bytes = [UInt8](hex: text) else { preconditionFailure("not hex: \(text)") }
     return bytes
 }
+
+/// Bytes given as lowercase hex in a vector file, as testvectors/generate.py writes every one: an
+/// uppercase digit, odd length or non-hex digit fails decoding (and so the test), so a hand-edited
+/// or differently generated file is noticed instead of read.
+public struct LowercaseHex: Decodable, Sendable, Equatable {
+    public let bytes: [UInt8]
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard !text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }), let bytes = [UInt8](hex: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not lowercase hex: \(text.prefix(40))"))
+        }
+        self.bytes = bytes
+    }
+}

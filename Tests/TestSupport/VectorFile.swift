@@ -39,6 +39,35 @@ public enum PackageFiles {
     }
 }
 
+/// One known-answer file of testvectors/ whose cases decode as `Case`: `{"description", "spec":
+/// "SECURITY.md §…", "cases": [...]}`, its snake_case keys read as camelCase fields. A case that does
+/// not match `Case` (a missing field, a wrong type, hex that is not lowercase) fails the load, naming
+/// the field, so a malformed file fails its test instead of running partly.
+public struct VectorCases<Case: Decodable>: Decodable {
+    public let description: String
+    public let spec: String
+    public let cases: [Case]
+
+    /// The file at `path` (relative to the package root), whose `spec` starts with `spec` and which
+    /// has at least one case.
+    public static func load(_ path: String, spec: String) throws -> VectorCases<Case> {
+        let file: VectorCases<Case> = try PackageFiles.decode(path, keys: .convertFromSnakeCase)
+        guard !file.description.isEmpty, file.spec.hasPrefix(spec) else {
+            throw VectorMalformed(description: "\(path) is not {\"description\", \"spec\": \"\(spec)…\", \"cases\": [...]}")
+        }
+        guard !file.cases.isEmpty else { throw VectorMalformed(description: "\(path) has zero cases") }
+        return file
+    }
+}
+
+extension Optional {
+    /// A field that only some cases of a file carry, which the case `name` at hand needs.
+    public func field(_ key: String, of name: String) throws -> Wrapped {
+        guard let value = self else { throw VectorMalformed(description: "missing '\(key)' in \(name)") }
+        return value
+    }
+}
+
 /// One known-answer file of testvectors/ as its JSON objects: `{"description", "spec": "SECURITY.md
 /// §…", "cases": [...]}`. The loader of the suites that walk cases field by field (bundle, format,
 /// audit, backup vectors); the fields are read with `VectorFields`, each naming what it misses, so a
