@@ -69,8 +69,8 @@ extension Optional {
 }
 
 /// One known-answer file of testvectors/ as its JSON objects: `{"description", "spec": "SECURITY.md
-/// §…", "cases": [...]}`. The loader of the suites that walk cases field by field (bundle, format,
-/// audit, backup vectors); the fields are read with `VectorFields`, each naming what it misses, so a
+/// §…", "cases": [...]}`, read through the one `Decodable` loader into `JSONValue`s. The view of the
+/// suites that walk cases field by field (bundle and audit vectors); the fields are read with `VectorFields`, each naming what it misses, so a
 /// malformed file fails its test instead of running partly.
 public struct VectorFile {
     public let root: [String: Any]
@@ -89,15 +89,51 @@ public struct VectorFile {
         return VectorFile(root: root, cases: cases)
     }
 
-    /// The JSON object at `path` (relative to the package root), whatever its shape.
+    /// The JSON object at `path` (relative to the package root), whatever its shape, read through
+    /// the one `Decodable` loader (`PackageFiles.decode`) and handed to the field readers as
+    /// Foundation values (numbers as `NSNumber`, as `VectorFields` reads them).
     public static func object(at path: String) throws -> [String: Any] {
-        guard let data = FileManager.default.contents(atPath: PackageFiles.url(path).path) else {
+        guard FileManager.default.fileExists(atPath: PackageFiles.url(path).path) else {
             throw VectorMalformed(description: "missing vector file \(path)")
         }
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard case .object(let members) = try PackageFiles.decode(path, as: JSONValue.self) else {
             throw VectorMalformed(description: "\(path) is not a JSON object")
         }
-        return object
+        return members.mapValues(\.foundationValue)
+    }
+}
+
+/// Any JSON value, decoded strictly: what `VectorFile` reads a file into before its suites walk
+/// the fields. Integers keep every digit up to 2^64 - 1 (a JSON number is tried as Int64, then
+/// UInt64, then Double); a boolean is never a number.
+public enum JSONValue: Decodable {
+    case null, bool(Bool), integer(Int64), unsigned(UInt64), real(Double), string(String)
+    case array([JSONValue]), object([String: JSONValue])
+
+    public init(from decoder: Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        if value.decodeNil() { self = .null }
+        else if let flag = try? value.decode(Bool.self) { self = .bool(flag) }
+        else if let number = try? value.decode(Int64.self) { self = .integer(number) }
+        else if let number = try? value.decode(UInt64.self) { self = .unsigned(number) }
+        else if let number = try? value.decode(Double.self) { self = .real(number) }
+        else if let text = try? value.decode(String.self) { self = .string(text) }
+        else if let items = try? value.decode([JSONValue].self) { self = .array(items) }
+        else { self = .object(try value.decode([String: JSONValue].self)) }
+    }
+
+    /// The value as `JSONSerialization` would give it: NSNumber, String, Bool, [Any], [String: Any], NSNull.
+    public var foundationValue: Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let flag): flag
+        case .integer(let number): NSNumber(value: number)
+        case .unsigned(let number): NSNumber(value: number)
+        case .real(let number): NSNumber(value: number)
+        case .string(let text): text
+        case .array(let items): items.map(\.foundationValue)
+        case .object(let members): members.mapValues(\.foundationValue)
+        }
     }
 }
 
