@@ -37,6 +37,7 @@ enum WritingBenchmarks {
         }
         Benchmark.note("built \(documents * blocksPerDocument) blocks (\(documents * blocksPerDocument * wordsPerBlock) words) in \(Benchmark.format(build)) s")
         var document = try unlocked.transaction { tx in try WritingStore(tx).documentContent(of: ids[0], in: project.id) }
+        var other = try unlocked.transaction { tx in try WritingStore(tx).documentContent(of: ids[2], in: project.id) }
         var samples: [Double] = [], cpu: [Double] = [], replaced: [Double] = [], snapshots = 0
         // The disk's raw floor, sampled between the edits so both see the same load: 4 KiB appended to
         // a file beside the vault and fsync'd, as a WAL commit writes and syncs its frames.
@@ -53,8 +54,8 @@ enum WritingBenchmarks {
             cpu.append(1000 * (Benchmark.threadCPUSeconds() - cpuBefore))
             try floor.sample()
             // The content write alone, the figure this bar measured before (another document, so neither path sees the other's rows).
-            document.blocks[round % blocksPerDocument].text = "edit \(round) of the block, again"
-            let again = document
+            other.blocks[round % blocksPerDocument].text = "edit \(round) of the block, again"
+            let again = other
             replaced.append(1000 * (try Benchmark.seconds {
                 try unlocked.transaction { tx in _ = try WritingStore(tx).replaceDocumentContent(of: ids[2], in: project.id, with: again) }
             }))
