@@ -112,6 +112,16 @@ struct HostileColumnTests {
         return copy
     }
 
+    /// The runs that trapped, hung or exited with an undocumented code, each recorded as an issue
+    /// (the first 20, so a systematic failure stays readable).
+    static func misbehaving(_ runs: [Run]) -> [Run] {
+        let bad = runs.filter { $0.signalled || $0.timedOut || !documentedExitCodes.contains($0.status) || $0.stderr.contains("Fatal error") }
+        for run in bad.prefix(20) {
+            Issue.record("\(run.mutation) → \(run.command): exit \(run.status)\(run.signalled ? " (signal)" : "")\(run.timedOut ? " (hang)" : ""): \(run.stderr.prefix(300))")
+        }
+        return bad
+    }
+
     static func run(_ arguments: [String], label: String, mutation: Mutation, scratch: String) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)
@@ -173,10 +183,7 @@ struct HostileColumnTests {
         }
         #expect(failures.withLock { $0 } == [], "the harness itself failed")
         let runs = results.withLock { $0 }
-        let bad = runs.filter { $0.signalled || $0.timedOut || !Self.documentedExitCodes.contains($0.status) || $0.stderr.contains("Fatal error") }
-        for run in bad.prefix(20) {
-            Issue.record("\(run.mutation) → \(run.command): exit \(run.status)\(run.signalled ? " (signal)" : "")\(run.timedOut ? " (hang)" : ""): \(run.stderr.prefix(300))")
-        }
+        let bad = Self.misbehaving(runs)
         #expect(bad.isEmpty, "\(bad.count) of \(runs.count) runs trapped, hung or exited with an undocumented code")
         #expect(runs.count >= 4 * 150, "\(runs.count) runs; \(refusedBySQLite.withLock { $0 }) mutations SQLite itself refused")
         #expect(runs.contains { $0.status != 0 }, "some mutation must be detected")

@@ -52,10 +52,7 @@ struct HostileWritingColumnTests {
         }
         #expect(failures.withLock { $0 } == [], "the harness itself failed")
         let runs = results.withLock { $0 }
-        let bad = runs.filter { $0.signalled || $0.timedOut || !HostileColumnTests.documentedExitCodes.contains($0.status) || $0.stderr.contains("Fatal error") }
-        for run in bad.prefix(20) {
-            Issue.record("\(run.mutation) → \(run.command): exit \(run.status)\(run.signalled ? " (signal)" : "")\(run.timedOut ? " (hang)" : ""): \(run.stderr.prefix(300))")
-        }
+        let bad = HostileColumnTests.misbehaving(runs)
         #expect(bad.isEmpty, "\(bad.count) of \(runs.count) runs trapped, hung or exited with an undocumented code")
         #expect(runs.count >= 2 * 100, "\(runs.count) runs")
         // The counters and times the arithmetic once trapped on are refused as damage, and said so.
