@@ -26,7 +26,7 @@ import Writing
 ///     strN       = length:uN (big-endian) UTF-8 bytes
 ///
 /// The signature is Ed25519 by the device over "SealedVault change record v1" 0x00 body. The whole
-/// record is at most `maximumSize` bytes, checked before anything else is read; counters and
+/// record is at most `maximumSize` (4 MiB − 64 KiB) bytes, checked before anything else is read; counters and
 /// Lamport times are 1 to 2^63 - 1; order keys follow `OrderKey`'s grammar; titles are 1 to 512
 /// bytes of NFC without control characters or a space at either end (`WritingStore.isKeptName`);
 /// a block holds at most `WritingLimits.maximumBlockBytes` of text and cells, cells only in a
@@ -34,7 +34,10 @@ import Writing
 public enum ChangeRecordCodec {
     public static let version: UInt8 = 1
     public static let magic = Array("SVCR".utf8)
-    public static let maximumSize = 4 * 1024 * 1024
+    /// 4 MiB less 64 KiB: a record this vault takes is one it can hand on, alone in a sync message
+    /// with every other field of it (`SyncWire.batchBudget`, SECURITY.md §19.2, §19.9). A larger one
+    /// would be stored here and then stop every exchange that had to send it.
+    public static let maximumSize = 4 * 1024 * 1024 - 64 * 1024
     public static let maximumParents = 64
     public static let maximumOperations = 4096
     public static let maximumTextEdits = 4096

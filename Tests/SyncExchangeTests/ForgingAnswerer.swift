@@ -13,6 +13,8 @@ final class ForgingAnswerer: ChannelService {
         var records: [ProjectID: [ChangeRecord]] = [:]
         var pulled: [ProjectID] = []
         var pushed: [ProjectID: Int] = [:]
+        /// Projects whose pulls it refuses, with the exchange's code it gives.
+        var refusedPulls: [ProjectID: SyncExchangeErrorCode] = [:]
     }
 
     let log = Mutex(Log())
@@ -53,7 +55,17 @@ final class ForgingAnswerer: ChannelService {
         return record
     }
 
+    /// Adds a record it signed (any operations) to what it answers pulls of `project` with.
+    func keep(_ record: ChangeRecord) { log.withLock { $0.records[record.project, default: []].append(record) } }
+
+    /// Refuses every pull of `project` with `code`, as a daemon refuses in the exchange's terms.
+    func refusePulls(of project: ProjectID, with code: SyncExchangeErrorCode) { log.withLock { $0.refusedPulls[project] = code } }
+
     func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
+        if kind == SyncWire.pullKind, let request = try? SyncPullRequest(parsing: body),
+           let code = log.withLock({ $0.refusedPulls[request.project] }) {
+            throw PeerChannelError(.peerRefused, "[\(code.rawValue)] refused by the forging answerer")
+        }
         switch kind {
         case SyncWire.projectsKind:
             return SyncOffers.serialize(log.withLock { $0.offers })

@@ -148,7 +148,7 @@ import Writing
         // A record over the wire's bound, and bytes that are no message: refused before any record is read.
         var huge = [SyncWire.version] + project.id.bytes
         SyncWireReader.append(1, size: 4, to: &huge)
-        SyncWireReader.append(UInt64(ChangeRecordCodec.maximumSize + 1), size: 4, to: &huge)
+        SyncWireReader.append(UInt64(SyncWire.maximumRecordLength + 1), size: 4, to: &huge)
         #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pushKind, body: huge) }
         #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pullKind, body: [1, 2, 3]) }
         #expect(try push([honest.encoded, backwards.encoded]).refused == ["causalityViolation"])

@@ -143,7 +143,7 @@ struct HostilePeerOverNetworkTests {
         #expect(try push([honest.encoded, backwards.encoded]).refused == ["causalityViolation"])
         // A record past the wire's bound: the message is refused before any record is read.
         var huge: [UInt8] = [SyncWire.version] + projectID.bytes + [0, 0, 0, 1]
-        let size = UInt32(ChangeRecordCodec.maximumSize + 1)
+        let size = UInt32(SyncWire.maximumRecordLength + 1)
         huge += [UInt8(size >> 24), UInt8(size >> 16 & 0xff), UInt8(size >> 8 & 0xff), UInt8(size & 0xff)]
         #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pushKind, body: huge) }
         // No longer trusted as an own device, and the project not shared with it: no access at all.

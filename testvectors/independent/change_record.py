@@ -32,7 +32,7 @@ SIGNING_LABEL = b"SealedVault change record v1\x00"
 CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
 DEVICE_ID_LABEL = b"SealedVault device id v1"
-MAX_SIZE = 4 * 1024 * 1024
+MAX_SIZE = 4 * 1024 * 1024 - 64 * 1024  # a record leaves a 4 MiB sync message room for its other fields (§19.2)
 MAX_PARENTS = 64
 MAX_OPERATIONS = 4096
 # Counters and Lamport times fit a signed 64-bit integer (the vault stores them so), and a
@@ -600,7 +600,7 @@ def parse_text_edit(r):
 def parse(record):
     """The record's fields, or Refused("malformedRecord"). The signature is not checked here."""
     if len(record) > MAX_SIZE:
-        raise Refused("malformedRecord", "over 4 MiB")
+        raise Refused("malformedRecord", "over 4 MiB - 64 KiB")
     if len(record) < 4 + 1 + 32 + 16 + 1 + 2 + 64:
         raise Refused("malformedRecord", "too short")
     r = Reader(record[:-64])
@@ -999,6 +999,14 @@ def build():
         ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
         ("unknown device", sign(fixed("sync device C", 32), body_variant(first, device=fixed("sync device C id", 16).hex())), "unknownDevice"),
     ]
+    # The size bound, checked here rather than as a vector (a record over it is 4 MB of hex): the
+    # largest record a sync message carries beside its other fields, and one byte more is refused.
+    for size, refused_as in ((MAX_SIZE + 1, "malformedRecord"),):
+        try:
+            parse(bytes(size))
+            raise AssertionError("a record of %d bytes was not refused" % size)
+        except Refused as refusal:
+            assert refusal.code == refused_as and "64 KiB" in str(refusal), str(refusal)
     refused = []
     for name, raw, reason in variants:
         try:

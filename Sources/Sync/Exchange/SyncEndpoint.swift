@@ -318,6 +318,12 @@ public struct SyncEndpoint {
         try? vault.record(VaultEvent(.syncExchangeRefused, details: details))
     }
 
+    /// Records that `project` was left for this exchange, and why (a code of `SyncInitiator.skipsTheProject`).
+    func recordSkipped(_ project: ProjectID, reason: String) {
+        try? vault.record(VaultEvent(.syncProjectSkipped, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex),
+                                                                    .init("reason", reason)]))
+    }
+
     /// Records that the peer refused `records` of this vault's records of `project`, and why.
     func recordPushRefused(_ project: ProjectID, reason: String, records: Int) {
         try? vault.record(VaultEvent(.syncPushRefused, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex),

@@ -12,6 +12,9 @@ extension AuditAction {
     /// refused (a viewer's, say) learns it as the peer does (`sync.exchange-refused` or
     /// `sync.record-refused` there). Ids, a code and a count: never the records' content.
     public static let syncPushRefused = AuditAction("sync.push-refused")
+    /// A project left for one exchange, the others going on (details: peer, project, reason: a
+    /// code of `SyncInitiator.skipsTheProject`, such as `recordTooLarge`).
+    public static let syncProjectSkipped = AuditAction("sync.project-skipped")
     /// A project made here from a peer's offer (details: peer, access).
     public static let syncProjectAdded = AuditAction("sync.project-added")
     /// A device whose records a project takes added to its roster (details: device, vouched-by: the

@@ -31,6 +31,10 @@ public struct SyncRunReport: Sendable, Equatable {
         /// Why the project was skipped: its sync state here is damaged and it works local-only
         /// (SECURITY.md §19.5) until `vaultctl repair --from DEVICE`; nil when it synced.
         public var localOnly: String?
+        /// Why the project was left for this run (`sync.project-skipped`, recorded): its records
+        /// could not be sent or the peer refused the project's request, for a reason of this project
+        /// alone (`SyncInitiator.skipsTheProject`); nil when it synced.
+        public var skipped: String?
     }
 
     public var projects: [Project] = []
@@ -139,6 +143,11 @@ public struct SyncInitiator {
             } catch let error as SyncError where error.code == .writingRefused {
                 entry.localOnly = error.message
                 entry.refused.append(error.code.rawValue)
+            } catch let error as SyncExchangeError where Self.skipsTheProject.contains(error.code) {
+                // One project's record that cannot travel (or that the peer would not answer for)
+                // never stops the others: recorded, and the run goes on (SECURITY.md §19.9).
+                entry.skipped = "\(error.code.rawValue): \(error.message)"
+                endpoint.recordSkipped(project.id, reason: error.code.rawValue)
             }
             report.projects.append(entry)
         }
@@ -250,6 +259,13 @@ public struct SyncInitiator {
 
     /// A peer's refusal of a push that concerns the project alone: the exchange goes on with the others.
     static let refusesTheProject: Set<SyncExchangeErrorCode> = [.viewerCannotWrite, .notShared, .privilegedRefused]
+
+    /// Failures of one project's step, here or in the peer's answer to it, that leave that project
+    /// for this run and go on with the others: a record too large to travel (one stored before
+    /// records were bounded to what a message carries), the egress funnel keeping the project's
+    /// records here, the peer having more than the rounds allow, a request refused as malformed.
+    /// The channel failing, the deadline, a pause: those end the run.
+    public static let skipsTheProject: Set<SyncExchangeErrorCode> = [.recordTooLarge, .egressRefused, .tooManyRounds, .malformedMessage]
 
     static func union(_ a: [DeviceID: UInt64], _ b: [DeviceID: UInt64]) -> [DeviceID: UInt64] {
         a.merging(b) { max($0, $1) }

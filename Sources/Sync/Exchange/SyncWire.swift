@@ -6,7 +6,7 @@ import Writing
 /// follow the last field; ids in a list are strictly ascending, so each message has one encoding.
 ///
 ///     vector  = count:u16 (0...1024) (device:16 counter:u64 (≥ 1))*
-///     records = count:u32 (0...4096) (length:u32 (1...4 MiB) record)*        (a record: §19.2)
+///     records = count:u32 (0...4096) (length:u32 (1...4 MiB) record)*        (a record: §19.2, at most 4 MiB − 64 KiB)
 ///     offer   = project:16 access:u8 (1 mine, 2 editor, 3 viewer) privileged:u8 (0, 1)
 ///               kind:u8 (1 document, 2 long-form) register:str8 (1...32) name:str16 (1...512)
 ///               roster:u16 (0...256) (device:16 signing-key:32 noise-key:32)*
@@ -31,8 +31,15 @@ public enum SyncWire {
     public static let maximumReasons = 4096
     /// The channel's largest body (§9.9): no message is longer.
     public static let maximumMessage = 4 << 20
-    /// What a batch of records may fill, leaving room for the rest of the message.
-    public static let batchBudget = maximumMessage - 64 * 1024
+    /// What a batch of records may fill: the largest record a vault takes with its length, so every
+    /// record held can travel (alone, if need be). The rest of the largest message (a pull answer's
+    /// version, flag, a vector of 1,024 devices and the count: 24,584 bytes) fits in the 64 KiB the
+    /// codec leaves below `maximumMessage`.
+    public static let batchBudget = ChangeRecordCodec.maximumSize + 4
+    /// The wire's bound on one record's length: the message's. A record the codec refuses (over its
+    /// `maximumSize`) still parses as part of the message, and is refused on its own
+    /// (`malformedRecord`, recorded) while the rest of the batch is taken.
+    public static let maximumRecordLength = maximumMessage
 
     // MARK: Version vectors
 
@@ -74,7 +81,7 @@ public enum SyncWire {
         let count = try reader.count(4, maximum: maximumRecords, itemSize: 5, "records")
         var records: [[UInt8]] = []
         for _ in 0..<count {
-            let length = Int(try reader.integer(4, in: 1...UInt64(ChangeRecordCodec.maximumSize), "a record length"))
+            let length = Int(try reader.integer(4, in: 1...UInt64(maximumRecordLength), "a record length"))
             records.append(try reader.take(length))
         }
         return records

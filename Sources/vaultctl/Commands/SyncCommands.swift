@@ -116,6 +116,9 @@ enum SyncCommands {
             Output.line("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
         }
         if !skipped.isEmpty { Output.line("'vaultctl repair --from DEVICE' rebuilds a local-only project from one of your own devices.") }
+        for project in report.projects where project.skipped != nil {
+            Output.line("Left project \(project.project.hex) for this run: \(project.skipped ?? "")")
+        }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
         if branches > 0 { Output.line("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
     }
@@ -125,7 +128,8 @@ enum SyncCommands {
          "projects": report.projects.map { project in
              ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
-              "branches_made": project.branchesMade, "local_only": project.localOnly as Any? ?? NSNull()] as [String: Any]
+              "branches_made": project.branchesMade, "local_only": project.localOnly as Any? ?? NSNull(),
+              "skipped": project.skipped as Any? ?? NSNull()] as [String: Any]
          }]
     }
 
