@@ -8,7 +8,10 @@ import TestSupport
 /// needs); every other write of WritingStore is theirs to never call. The written-down rule would
 /// not stop a new call, so this guard reads the code: every public method of WritingStore is found
 /// by reading Sources/Writing (a method added later is covered without touching this file), and any
-/// call of one outside the allowed set from those two modules fails the suite, naming the line.
+/// call of one outside the allowed set from those two modules fails the suite, naming the line. A
+/// file elsewhere (the console's routes, vaultctl's commands, the benches) that imports either
+/// module or names the assistant's service is held to the same rule: an AI path added there would
+/// otherwise pass unseen.
 @Suite struct BranchContractGuardTests {
     /// What the assistant and the agents may call: reads, and the two calls of the branch contract.
     static let allowed: Set<String> = [
@@ -20,10 +23,12 @@ import TestSupport
         "createBranch", "createSnapshot",
     ]
 
-    /// Lines that call a method of another type with a WritingStore method's name, each with the
-    /// text that shows it is that other type's (the assistant restores its placeholders).
+    /// Lines that match a write's name but are no AI write, each with the text that shows it: the
+    /// assistant restores its placeholders (another type's `restore`), and the assistant's bench
+    /// creates its fixture project before any model is asked anything.
     static let otherReceivers: [String: String] = [
         "Sources/Assistant/Service/AIService.swift": "PlaceholderRestoration(",
+        "Sources/assistbench/AssistantBench.swift": "vault.createWritingProject(named: \"Harbour\"",
     ]
 
     /// Every `public func` declared in a file of Sources/Writing that extends or declares WritingStore.
@@ -39,10 +44,21 @@ import TestSupport
         })
     }
 
-    /// The lines of Sources/Assistant and Sources/Agents that call one of `names` (`.name(`).
+    /// What marks a file outside the two modules as an AI path: it imports one of them or names the
+    /// assistant's service or its suggestions.
+    static let aiMarkers = ["import Assistant", "import Agents", "AIService", "AISuggestions"]
+
+    /// Whether a source file is held to the branch contract: the assistant's and the agents' own
+    /// files, and any other file that uses them.
+    static func isAIPath(_ file: (path: String, text: String)) -> Bool {
+        file.path.hasPrefix("Sources/Assistant/") || file.path.hasPrefix("Sources/Agents/")
+            || aiMarkers.contains { file.text.contains($0) }
+    }
+
+    /// The lines of the AI paths that call one of `names` (`.name(`).
     static func calls(of names: Set<String>, in sources: [(path: String, text: String)]) throws -> [String] {
         let regex = try NSRegularExpression(pattern: #"\.(\#(names.sorted().joined(separator: "|")))\s*\("#)
-        return sources.filter { $0.path.hasPrefix("Sources/Assistant/") || $0.path.hasPrefix("Sources/Agents/") }.flatMap { file in
+        return sources.filter(isAIPath).flatMap { file in
             file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { number, line -> String? in
                 let text = String(line)
                 guard regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil else { return nil }
@@ -61,7 +77,7 @@ import TestSupport
         }
     }
 
-    @Test("the assistant and the agents call no WritingStore write but createBranch (and createSnapshot for its base)")
+    @Test("the assistant, the agents and every file using them call no WritingStore write but createBranch (and createSnapshot for its base)")
     func aiWritesOnlyAsBranches() throws {
         let forbidden = try Self.storeMethods().subtracting(Self.allowed)
         let sources = try PackageFiles.swiftSources()
@@ -72,5 +88,24 @@ import TestSupport
                         text: "let x = 1\n        try store.replaceDocumentContent(of: document, in: project.id, with: content)\n")]
         #expect(try Self.calls(of: forbidden, in: planted)
                 == ["Sources/Agents/Tools/Planted.swift:2: try store.replaceDocumentContent(of: document, in: project.id, with: content)"])
+    }
+
+    @Test("a file outside the two modules that uses the assistant is held to the same rule")
+    func aiPathsElsewhereAreGuarded() throws {
+        let forbidden = try Self.storeMethods().subtracting(Self.allowed)
+        let sources = try PackageFiles.swiftSources()
+        // The guard really reaches past the two modules: the console's and vaultctl's assistant files are AI paths.
+        let guarded = sources.filter(Self.isAIPath).map { $0.path }
+        #expect(guarded.contains("Sources/Console/API/AssistantRoutes.swift"), "the console's assistant routes are not guarded")
+        #expect(guarded.contains("Sources/vaultctl/Commands/AICommands.swift"), "vaultctl's ai commands are not guarded")
+        // A route that takes the model's answer and writes it straight into the document is found...
+        let planted = [(path: "Sources/Console/API/PlantedRoutes.swift",
+                        text: "import Assistant\nlet answer = try await service.answer(prompt)\ntry store.editDocumentContent(of: document, in: project, with: answer)\n")]
+        #expect(try Self.calls(of: forbidden, in: planted)
+                == ["Sources/Console/API/PlantedRoutes.swift:3: try store.editDocumentContent(of: document, in: project, with: answer)"])
+        // ...and the same write in a file that has nothing to do with the assistant is the writer's own.
+        let ordinary = [(path: "Sources/Console/API/DocumentRoutes.swift",
+                         text: "try store.editDocumentContent(of: document, in: project, with: content)\n")]
+        #expect(try Self.calls(of: forbidden, in: ordinary) == [])
     }
 }
