@@ -35,6 +35,8 @@ public enum ConsoleErrorCode: String, Sendable {
     case methodNotAllowed
     /// The request's JSON body is not what the route takes (400).
     case invalidBody
+    /// A change to a project shared with this device to view only (403; SECURITY.md §19.9).
+    case viewOnly
     /// The server is at its connection limit (503).
     case overloaded
     /// The listening sockets could not be made.
@@ -51,7 +53,7 @@ public enum ConsoleErrorCode: String, Sendable {
         case .headTooLarge: 431
         case .bodyTooLarge: 413
         case .requestTimeout: 408
-        case .forbiddenOrigin, .missingCSRFToken: 403
+        case .forbiddenOrigin, .missingCSRFToken, .viewOnly: 403
         case .unauthenticated: 401
         case .notFound: 404
         case .methodNotAllowed: 405

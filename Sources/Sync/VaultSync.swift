@@ -20,7 +20,8 @@ public struct VaultSync {
     public let replicas: SyncReplicaCache.Staging?
 
     public init(_ store: WritingStore, author: SyncAuthor, devices: [DeviceID: [UInt8]], replicas: SyncReplicaCache.Staging? = nil) {
-        self.store = store
+        // Sync writes what other devices changed, also into a project this device only views.
+        self.store = store.receivingChanges()
         self.author = author
         self.devices = devices
         self.replicas = replicas

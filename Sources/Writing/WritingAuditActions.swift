@@ -8,6 +8,12 @@ extension AuditAction {
     public static let writingProjectCreate = AuditAction("writing.project-create")
     public static let writingProjectRename = AuditAction("writing.project-rename")
     public static let writingProjectArchive = AuditAction("writing.project-archive")
+    /// A change refused before anything changed (details: reason `view-only`: the project is shared
+    /// with this device to view only, SECURITY.md §19.9); recorded though the change rolled back.
+    public static let writingChangeRefused = AuditAction("writing.change-refused")
+    /// The project became view-only here, or stopped being (details: view-only yes/no, from: the
+    /// device that shared it; SECURITY.md §19.9).
+    public static let writingProjectViewOnly = AuditAction("writing.project-view-only")
     /// The project's register changed (labels and visibility only; no record moves).
     public static let writingProjectRegister = AuditAction("writing.project-register")
     public static let writingNodeAdd = AuditAction("writing.node-add")

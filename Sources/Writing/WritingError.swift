@@ -42,6 +42,8 @@ public enum WritingErrorCode: String, Sendable {
     case folderNotEmpty
     /// A change to an archived project.
     case projectArchived
+    /// A change to a project shared with this device to view only (SECURITY.md §19.9).
+    case viewOnly
     /// No snapshot with that id (in any document).
     case snapshotNotFound
     /// A search query that does not parse or is over its bounds (`SearchQuery`).

@@ -43,7 +43,7 @@ enum ExitCode: Int32 {
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
           77  permission denied (a privileged compartment read without a session or --purpose;
               the daemon's socket reached by another user; a seal into a compartment shared with
-              this device as viewer)
+              this device as viewer; a change to a project shared with this device to view only)
         """
 
     init(for error: CryptoVaultError) {
@@ -117,7 +117,8 @@ extension ExitCode {
         case .projectNotFound, .nodeNotFound, .snapshotNotFound: self = .noInput
         case .notInProject, .moveIntoItself, .nestingTooDeep, .invalidName, .ambiguousName, .wrongNodeKind, .folderNotEmpty,
              .projectArchived, .invalidQuery: self = .usage
-        case .privilegedSessionRequired: self = .permissionDenied
+        // As a seal into a compartment shared with this device as viewer (CryptoVault's sharedCompartmentReadOnly).
+        case .privilegedSessionRequired, .viewOnly: self = .permissionDenied
         case .diffDoesNotApply: self = .failure
         case .branchNotFound: self = .noInput
         case .branchNotOpen: self = .usage
@@ -132,6 +133,7 @@ extension ExitCode {
             return "add --purpose TEXT (why you read it) to read it in a one-command session, or start a session in the daemon"
         case .ambiguousName: return "give the id instead"
         case .projectArchived: return "'vaultctl project archive PROJECT --undo' brings it back"
+        case .viewOnly: return "its owner can make this device an editor ('vaultctl share ... --role editor' on the owner's device), or copy the text into a project of your own"
         case .branchConflict: return "edit the document or make a new branch against its latest snapshot, then adopt that"
         default: return nil
         }

@@ -2,11 +2,30 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Testing
+import Writing
 @testable import Console
 
 /// The console's API does what the CLI does, through the same library: every write and read is
 /// recorded, and a privileged project shows nothing without a session.
 @Suite struct ConsoleAPITests {
+    @Test("a save into a project shared with this device to view only is refused (403, viewOnly), nothing changes, and it is on the record")
+    func aViewOnlyProjectRefusesTheConsolesSave() throws {
+        let fixture = try ConsoleFixture()
+        let id = try #require((try fixture.json("POST", "/api/projects", ["name": "Shared brief", "register": "general"]) as? [String: Any])?["id"] as? String)
+        let document = try #require((try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "Draft"]) as? [String: Any])?["id"] as? String)
+        _ = try fixture.json("PUT", "/api/projects/\(id)/documents/\(document)", ["blocks": [["kind": "paragraph", "text": "the owner's words"]]])
+        // What sync does when the owner's offer says viewer (ViewOnlyProjectTests runs it over a real channel).
+        try fixture.unlocked.transaction { tx in try WritingStore(tx).setSyncedViewOnly(try ProjectID(hex: id), true, from: "owner") }
+        let refused = try fixture.request("PUT", "/api/projects/\(id)/documents/\(document)", json: ["blocks": [["kind": "paragraph", "text": "mine"]]])
+        #expect(refused.status == 403 && refused.errorCode == "viewOnly", "\(refused.status)")
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("shared with you to view only"))
+        let added = try fixture.request("POST", "/api/projects/\(id)/nodes", json: ["kind": "scene", "title": "Mine"])
+        #expect(added.status == 403 && added.errorCode == "viewOnly")
+        let read = try #require(try fixture.json("GET", "/api/projects/\(id)/documents/\(document)") as? [String: Any])
+        #expect((read["blocks"] as? [[String: Any]])?.map { $0["text"] as? String } == ["the owner's words"])
+        #expect(fixture.actions.filter { $0 == "writing.change-refused" }.count == 2)
+    }
+
     @Test("create a project, add a document, write its blocks, read them back; malformed blocks are refused; each step on the record")
     func writeAndReadADocument() throws {
         let fixture = try ConsoleFixture()

@@ -92,6 +92,10 @@ import Writing
         #expect(try f.syncLaptop().received == 1)
         #expect(try F.texts(f.laptop, project.id, document) == ["first", "second"])
         let laptopProject = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        // Its store refuses its edits (ViewOnlyProjectTests); a laptop that lifts the mark itself (a
+        // hostile or modified one) edits, and the owner refuses what it pushes.
+        #expect(throws: WritingError(.viewOnly, "")) { try F.edit(f.laptop, laptopProject, document, block: 1, to: "refused") }
+        try f.laptop.unlocked.transaction { tx in try WritingStore(tx).setSyncedViewOnly(project.id, false, from: "test") }
         try F.edit(f.laptop, laptopProject, document, block: 1, to: "second, by the viewer")
         let asViewer = try f.syncLaptop()
         #expect(asViewer.sent == 0)

@@ -21,6 +21,7 @@ enum ErrorMapping {
         case .projectNotFound, .nodeNotFound, .snapshotNotFound, .branchNotFound, .notInProject: .notFound
         case .privilegedSessionRequired: .sessionRequired
         case .branchConflict, .branchNotOpen: .conflict
+        case .viewOnly: .viewOnly
         default: .invalidBody
         }
     }

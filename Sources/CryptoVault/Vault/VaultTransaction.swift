@@ -38,6 +38,9 @@ public final class VaultTransaction {
     /// by a rollback, so if the transaction does not commit, its reads (these and the groups still
     /// waiting, `releasedReads`) are recorded again on their own after it (`UnlockedVault.transaction`).
     private var appendedReads: [VaultEvent] = []
+    /// Refusals recorded in this transaction (`recordRefusal`): a refused change throws, so the
+    /// transaction rolls back, yet the refusal happened and is recorded again on its own after it.
+    private var refusals: [VaultEvent] = []
     /// Sealed records of this transaction (VaultTransaction+SealedRecords.swift): made at first use,
     /// it keeps the record keys it derives and its prepared statements until the transaction ends.
     lazy var sealedRecords = SealedRecords(vault: vault, database: database, journal: { [unowned self] in try self.record($0) },
@@ -76,6 +79,14 @@ public final class VaultTransaction {
         hold(.event(event))
     }
 
+    /// Records a refusal (a change this transaction's body refuses, then throws for): in this
+    /// transaction if it commits, and otherwise on its own once it has rolled back
+    /// (`UnlockedVault.transaction`), so a refused change is in the log though nothing changed.
+    public func recordRefusal(_ event: VaultEvent) throws {
+        try record(event)
+        refusals.append(event)
+    }
+
     /// Records that `location` (`bytes` of plaintext) of `compartment` was sealed or opened
     /// (`action`: `.recordSeal` or `.recordOpen`), in this transaction's group of such records:
     /// named in the group's entries when the batch is appended.
@@ -100,6 +111,9 @@ public final class VaultTransaction {
             }
         }
     }
+
+    /// What stands if this transaction rolls back: its reads, then its refusals.
+    var eventsThatStand: [VaultEvent] { releasedReads + refusals }
 
     /// Appends the entries recorded so far to the journal, in this transaction, each group's in its place.
     func appendWaitingEntries() throws {
@@ -136,14 +150,15 @@ extension UnlockedVault {
     ///
     /// One exception: a read recorded in a transaction that does not commit (the body opened a
     /// sealed record, then threw) is recorded again on its own once the transaction has rolled
-    /// back, since the plaintext was released to the body all the same. If that fails too, its
-    /// failure is the one thrown: an unrecorded read is the graver fault.
+    /// back, since the plaintext was released to the body all the same; so is a refusal the body
+    /// recorded (`recordRefusal`) before it threw. If that fails too, its failure is the one thrown:
+    /// an unrecorded read is the graver fault.
     public func transaction<Result>(_ body: (VaultTransaction) throws -> Result) throws -> Result {
-        var releasedReads: [VaultEvent] = []
+        var standing: [VaultEvent] = []
         do {
-            return try writeTransaction(body, releasedReads: &releasedReads)
+            return try writeTransaction(body, releasedReads: &standing)
         } catch {
-            if !releasedReads.isEmpty { try recordAfterRollback(releasedReads) }
+            if !standing.isEmpty { try recordAfterRollback(standing) }
             throw error
         }
     }
@@ -165,7 +180,7 @@ extension UnlockedVault {
             try database.writeTransaction {
                 let transaction = try VaultTransaction(vault: self, database: database)
                 defer {
-                    releasedReads = transaction.releasedReads
+                    releasedReads = transaction.eventsThatStand
                     transaction.close()
                 }
                 let result = try body(transaction)

@@ -67,6 +67,7 @@ extension SyncEndpoint {
                 if let origin, origin.device == peer.deviceID, !peerIsMine {
                     let access: SyncAccess = offer.access == .viewer ? .viewer : .editor
                     if access != origin.access { try store.setOrigin(of: held.id, device: peer.deviceID, access: access) }
+                    try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, access == .viewer, from: peer.deviceID.hex)
                 }
                 try recordSigners(try store.addRoster(offer.roster, of: held.id), of: held, vouchedBy: peer.deviceID, in: tx)
             }
@@ -91,10 +92,11 @@ extension SyncEndpoint {
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
             if !peerIsMine { try store.setOrigin(of: project.id, device: peer.deviceID, access: access) }
+            if access == .viewer { try WritingStore(tx, clock: clock).setSyncedViewOnly(project.id, true, from: peer.deviceID.hex) }
             try tx.record(.syncProjectAdded, compartment: project.compartment.id, subject: project.id,
                           details: [.init("peer", peer.deviceID.hex), .init("access", access.name)])
             try recordSigners(try store.addRoster(offer.roster, of: project.id), of: project, vouchedBy: peer.deviceID, in: tx)
-            return project
+            return try WritingStore(tx).project(project.id)
         }
     }
 }

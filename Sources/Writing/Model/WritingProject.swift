@@ -20,6 +20,8 @@ public struct WritingProject: Sendable, Equatable {
     public let createdAt: Int64
     /// Set when archived: an archived project is kept whole and read as before, and listed apart.
     public var archivedAt: Int64?
+    /// Shared with this device to view only (by sync, SECURITY.md §19.9): every change is refused here.
+    public var isViewOnly = false
 
     public var isPrivileged: Bool { compartment.isPrivileged }
     public var isArchived: Bool { archivedAt != nil }

@@ -12,6 +12,7 @@ struct ProjectTable {
         let kind: ProjectKind
         let createdAt: Int64
         let archivedAt: Int64?
+        var viewOnly = false
     }
 
     func insert(_ row: Row) throws {
@@ -34,6 +35,10 @@ struct ProjectTable {
                            [time.map { .integer($0) } ?? .null, .blob(id.bytes)])
     }
 
+    func setViewOnly(_ id: ProjectID, _ viewOnly: Bool) throws {
+        try database.query("UPDATE writing_projects SET view_only = ? WHERE id = ?", [.integer(viewOnly ? 1 : 0), .blob(id.bytes)])
+    }
+
     func setRegister(_ id: ProjectID, _ register: Register) throws {
         try database.query("UPDATE writing_projects SET register = ? WHERE id = ?", [.text(register.rawValue), .blob(id.bytes)])
     }
@@ -46,6 +51,7 @@ struct ProjectTable {
         }
         let archived: Int64? = if case .integer(let time) = row["archived_at"] { time } else { nil }
         return Row(id: try ProjectID(bytes: try row.blob("id")), compartmentID: try CompartmentID(bytes: try row.blob("compartment_uuid")),
-                   register: register, kind: kind, createdAt: try row.integer("created_at"), archivedAt: archived)
+                   register: register, kind: kind, createdAt: try row.integer("created_at"), archivedAt: archived,
+                   viewOnly: try row.integer("view_only") == 1)
     }
 }

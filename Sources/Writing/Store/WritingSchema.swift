@@ -186,5 +186,10 @@ public enum WritingSchema {
                 SELECT id, project_id, node_id, sequence, form, origin, parts, device_id, created_at FROM writing_snapshots_v5;
             DROP TABLE writing_snapshots_v5;
             """),
+        // A project shared with this device to view only (SECURITY.md §14.2, §19.9): its owner refuses
+        // what this device would change, so the store refuses it first. Clear: a flag, set by sync.
+        NamedMigration("sharing-1", """
+            ALTER TABLE writing_projects ADD COLUMN view_only INTEGER NOT NULL DEFAULT 0 CHECK (view_only IN (0, 1));
+            """),
     ])
 }

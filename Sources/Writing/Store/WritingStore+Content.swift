@@ -41,7 +41,7 @@ extension WritingStore {
                                 recordingEdit: Bool = true, reading: (DocumentContent) throws -> Void,
                                 entry: (([VaultEvent.Detail]) -> Void)? = nil) throws -> ContentChange {
         try Self.check(content)
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: !recordingEdit)
         try checkDocument(document, in: project)
         // The stored blocks' ids are clear: only a new id can be another document's, and that is
         // refused before any record is opened (an edit of one block looks up no block).

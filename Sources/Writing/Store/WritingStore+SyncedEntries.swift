@@ -8,7 +8,7 @@ extension WritingStore {
     /// Stores an entry as another device wrote it: added with its id, kind and order key, or its
     /// row and sealed value replaced. An id of another project's entry is refused (`notInProject`).
     public func putSyncedEntry(_ entry: ProjectEntry, in projectID: ProjectID, from device: String) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         var checked = entry
         checked.name = try Self.checkedName(entry.name, "a name")
         let encoded = EntryEncoding.encode(checked)
@@ -26,7 +26,7 @@ extension WritingStore {
 
     /// Removes an entry another device removed (one not here is left alone).
     public func removeSyncedEntry(_ id: EntryID, in projectID: ProjectID, from device: String) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         guard try entryTable.project(of: id) == projectID else { return }
         try entryTable.delete(id)
         try remove(try WritingRecord.entry(id), of: project)
@@ -36,7 +36,7 @@ extension WritingStore {
     /// Renames the project as another device did.
     public func renameSynced(_ projectID: ProjectID, to name: String, from device: String) throws {
         let name = try Self.checkedName(name, "a project name")
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
         try record(.writingProjectRename, project, subject: project.id, details: [.init("from", device)])
     }

@@ -9,7 +9,7 @@ extension WritingStore {
     public func addSyncedNode(_ id: NodeID, _ kind: NodeKind, titled title: String, in projectID: ProjectID,
                               under parent: NodeID?, orderKey: String) throws -> BinderNode {
         let title = try Self.checkedName(title, "a title")
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         guard OrderKey.isValid(orderKey) else { throw WritingError(.invalidIdentifier, "an order key outside its grammar") }
         guard try nodeTable.row(id) == nil else { throw WritingError(.invalidIdentifier, "a node \(id) exists already") }
         let binder = try self.binder(of: project)
@@ -33,7 +33,7 @@ extension WritingStore {
     /// `moveNode` is (a folder never moves under itself, nesting stays bounded) and recorded as
     /// `writing.node-move`.
     public func moveSyncedNode(_ id: NodeID, in projectID: ProjectID, under parent: NodeID?, orderKey: String) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         guard OrderKey.isValid(orderKey) else { throw WritingError(.invalidIdentifier, "an order key outside its grammar") }
         let binder = try self.binder(of: project)
         try checkMove(id, under: parent, in: binder, project: project)

@@ -21,6 +21,16 @@ extension WritingStore {
         return project
     }
 
+    /// Makes the project view-only here, or writable again, as the device that shared it says
+    /// (SECURITY.md §19.9): a view-only project refuses every change this device would make
+    /// (`.viewOnly`), and takes what sync receives. Recorded only when it changes.
+    public func setSyncedViewOnly(_ id: ProjectID, _ viewOnly: Bool, from device: String) throws {
+        let project = try self.project(id)
+        guard project.isViewOnly != viewOnly else { return }
+        try projectTable.setViewOnly(id, viewOnly)
+        try record(.writingProjectViewOnly, project, subject: id, details: [.init("view-only", viewOnly ? "yes" : "no"), .init("from", device)])
+    }
+
     /// `project <id>`, as `createProject` names it; a device the project was also shared with as a
     /// compartment may hold that name already, and then the project's own is `project <id> (synced)`.
     private func syncedCompartment(for id: ProjectID, register: Register, privileged: Bool) throws -> VaultCompartment {

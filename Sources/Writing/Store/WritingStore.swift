@@ -17,11 +17,22 @@ public struct WritingStore {
     /// The time rows and edit events are stamped with; a test passes its own to move time by hand
     /// (a writing session's gap, SECURITY.md §15.5).
     public let clock: VaultClock
+    /// True in the store sync writes received changes with (`receivingChanges()`): what another
+    /// device changed is written into a project shared with this one to view only, as into any other.
+    public private(set) var isReceiving = false
 
     public init(_ transaction: VaultTransaction, access: RecordAccess = .vault, clock: VaultClock = .system) {
         self.transaction = transaction
         self.access = access
         self.clock = clock
+    }
+
+    /// This store, writing what sync received from other devices (SECURITY.md §19.5): a project
+    /// shared with this device to view only takes those changes, and refuses this device's own.
+    public func receivingChanges() -> WritingStore {
+        var store = self
+        store.isReceiving = true
+        return store
     }
 
     var projectTable: ProjectTable { ProjectTable(database: transaction.database) }
@@ -77,6 +88,7 @@ public struct WritingStore {
     /// Archives the project (or brings it back): it stays whole and readable, and refuses changes until unarchived.
     public func archive(_ id: ProjectID, _ archived: Bool = true) throws {
         let project = try self.project(id)
+        try checkNotViewOnly(project)
         try projectTable.setArchived(id, at: archived ? now : nil)
         try record(.writingProjectArchive, project, subject: id, details: [.init("archived", archived ? "yes" : "no")])
     }
@@ -179,13 +191,26 @@ public struct WritingStore {
 
     func binder(of project: WritingProject) throws -> Binder { try Binder(try nodeTable.all(in: project.id)) }
 
-    /// The project, refused if archived (it is kept as it was).
-    func writable(_ id: ProjectID) throws -> WritingProject {
+    /// The project, refused if archived (it is kept as it was) or, unless `receiving` (what sync
+    /// writes of another device's changes), if it is shared with this device to view only.
+    func writable(_ id: ProjectID, receiving: Bool = false) throws -> WritingProject {
         let project = try self.project(id)
         guard !project.isArchived else {
             throw WritingError(.projectArchived, "project \(id) is archived: unarchive it to change it")
         }
+        if !receiving && !isReceiving { try checkNotViewOnly(project) }
         return project
+    }
+
+    /// Refuses any change of a project shared with this device to view only (its owner would refuse
+    /// it at the next sync, and the words would stay here unseen), recording the refusal: it stands
+    /// though the transaction rolls back (`recordRefusal`).
+    func checkNotViewOnly(_ project: WritingProject) throws {
+        guard project.isViewOnly else { return }
+        try transaction.recordRefusal(VaultEvent(.writingChangeRefused, compartmentID: project.compartment.id, subject: project.id,
+                                                 details: [.init("reason", "view-only")]))
+        throw WritingError(.viewOnly, "this project is shared with you to view only: its owner's device takes no changes from this one, "
+                           + "so nothing was changed")
     }
 
     /// The node's row, refusing an id of another project or none.
@@ -254,7 +279,7 @@ public struct WritingStore {
 extension WritingProject {
     init(_ row: ProjectTable.Row, compartment: VaultCompartment) {
         self.init(id: row.id, register: row.register, kind: row.kind, compartment: compartment, createdAt: row.createdAt,
-                  archivedAt: row.archivedAt)
+                  archivedAt: row.archivedAt, isViewOnly: row.viewOnly)
     }
 }
 

@@ -8,7 +8,7 @@ extension WritingStore {
     public func addSyncedProjectSnapshot(_ id: ProjectSnapshotID, of projectID: ProjectID, nodes: [ProjectSnapshotNode],
                                          origin: ProjectSnapshotOrigin, title: String?, deviceID: AuditDeviceID, createdAt: Int64,
                                          from device: String) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         try checkReadable(project)
         let title = try title.map { try Self.checkedName($0, "a snapshot title") }
         guard (origin == .titled) == (title != nil) else { throw WritingError(.invalidText, "only a titled project snapshot has a title") }

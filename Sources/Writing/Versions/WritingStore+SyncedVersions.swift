@@ -163,7 +163,7 @@ extension WritingStore {
     /// id held already is refused (`.invalidIdentifier`).
     public func addSyncedSnapshot(_ id: SnapshotID, of document: NodeID, in projectID: ProjectID, content: [UInt8], origin: SnapshotOrigin,
                                   title: String?, deviceID: AuditDeviceID, createdAt: Int64, from device: String) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         try checkReadable(project)
         try checkDocument(document, in: project)
         let title = try title.map { try Self.checkedName($0, "a snapshot title") }
@@ -188,7 +188,7 @@ extension WritingStore {
                                 kind: BranchKind, provenance: String, createdAt: Int64, from device: String) throws -> Branch {
         let provenance = try Self.checkedName(provenance, "a branch's provenance")
         try Self.check(content)
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         try checkReadable(project)
         try checkDocument(document, in: project)
         _ = try checkSnapshot(base, of: document, in: project)
@@ -216,7 +216,7 @@ extension WritingStore {
     /// hold is not named.
     public func setSyncedBranchState(_ id: BranchID, of document: NodeID, in projectID: ProjectID, state: BranchState, decidedAt: Int64?,
                                      before: SnapshotID?, adoption: SnapshotID?, from device: String) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         try checkDocument(document, in: project)
         var row = try checkBranch(id, of: document, in: project)
         let held = { (snapshot: SnapshotID?) throws -> SnapshotID? in
@@ -246,7 +246,7 @@ extension WritingStore {
     /// device's own entries, in its own audit chain.
     public func putSyncedEditEvent(_ id: EditEventID, in projectID: ProjectID, deviceID: AuditDeviceID, startedAt: Int64, lastEditAt: Int64,
                                    endedAt: Int64?, edits: Int, documents: [DocumentEdit]) throws {
-        let project = try writable(projectID)
+        let project = try writable(projectID, receiving: true)
         try checkReadable(project)
         guard edits >= 1, lastEditAt >= startedAt, (1...WritingSessionRule.maximumDocuments).contains(documents.count),
               Set(documents.map(\.document)).count == documents.count else {
