@@ -25,6 +25,9 @@ struct OverruledDecisionsTests {
         #expect(try f.sync().status == 0)
         let before = try f.laptop.run(["conflicts", "--json"])
         #expect(try Self.overruled(before).isEmpty, "nothing decided yet")
+        let unmarked = try f.laptop.run(["branch", "list", "Field notes", "Day one", "--json"])
+        let unmarkedRows = try JSONSerialization.jsonObject(with: Data(unmarked.stdout.utf8)) as? [[String: Any]]
+        #expect(unmarkedRows?.count == 1 && (unmarkedRows?[0]["overruled"] as? [Any])?.isEmpty == true, "no mark yet: \(unmarked.stdout)")
         // Neither device has seen the other's decision.
         try f.edit(f.laptop) { store in _ = try store.adopt(branch.id, of: f.document, in: f.project) }
         try f.edit(f.desk) { store in try store.discard(branch.id, of: f.document, in: f.project) }
@@ -49,5 +52,24 @@ struct OverruledDecisionsTests {
         let laptopText = try f.laptop.run(["conflicts", "Field notes"])
         #expect(laptopText.stdout.contains("'s discard (") && laptopText.stdout.contains("adopted by this device")
                 && !laptopText.stdout.contains("this device's discard"), "\(laptopText.stdout)")
+
+        // `branch list` marks the branch on both devices, in text and in --json.
+        for (vault, thisDevice) in [(f.desk, true), (f.laptop, false)] {
+            let listed = try vault.run(["branch", "list", "Field notes", "Day one", "--json"])
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stderr)")
+            try #require(rows.count == 1, "\(rows)")
+            #expect(rows[0]["state"] as? String == "adopted")
+            let marks = try #require(rows[0]["overruled"] as? [[String: Any]], "\(rows[0])")
+            try #require(marks.count == 1, "\(marks)")
+            #expect(marks[0]["decision"] as? String == "discard" && marks[0]["device"] as? String == deskID, "\(marks[0])")
+            #expect(marks[0]["this_device"] as? Bool == thisDevice && marks[0]["settled_by"] as? String == laptopID, "\(marks[0])")
+            #expect(JSONOutputTests.badKeys(rows[0]).isEmpty)
+            let text = try vault.run(["branch", "list", "Field notes", "Day one"])
+            let lines = text.stdout.split(separator: "\n").map(String.init)
+            let mark = try #require(lines.firstIndex { $0.contains("overruled: ") }, "\(text.stdout)")
+            #expect(lines[mark - 1].contains(branch.id.hex) && lines[mark - 1].contains("adopted"), "\(text.stdout)")
+            #expect(lines[mark].contains(thisDevice ? "this device's discard (" : "'s discard (")
+                    && lines[mark].contains(thisDevice ? "adopted by " : "adopted by this device"), "\(text.stdout)")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import Registers
+import Sync
 import Writing
 
 /// branch create, list, show, diff, adopt, discard, revert: proposed changes of a document
@@ -41,7 +42,9 @@ enum BranchCommands {
 
     static let list = Command("branch list", synopsis: "list a document's proposed changes", usage: "PROJECT DOC", about: """
         Lists the branches of document DOC of PROJECT, oldest first: number, id, when, kind, state
-        (open, adopted, discarded, reverted) and who proposed it.
+        (open, adopted, discarded, reverted) and who proposed it. A branch another device decided
+        otherwise at the same time is marked with each decision that was overruled (which, on which
+        device, when; 'overruled' in --json): the branch's state is the one every device settles on.
 
         \(WritingContext.sessionNote)
         """, options: DocCommands.readOptions, positionals: 2...2, json: true, examples: [
@@ -49,11 +52,40 @@ enum BranchCommands {
         ]) { arguments in
             let (context, project, node) = try SnapshotCommands.open(arguments)
             defer { context.end() }
-            let branches = try context.store(for: project) { try $0.branches(of: node.id, in: project.id) }
-            if arguments.has("--json") { Output.json(branches.enumerated().map { json($1, number: $0 + 1) }); return }
+            let keys = try SyncReadKeys(context.vault)
+            let (branches, overruled) = try context.store(for: project) { store in
+                (try store.branches(of: node.id, in: project.id),
+                 try SyncStatus.overruledDecisions(of: project.id, in: store, keys: keys).filter { $0.document == node.id })
+            }
+            let names = try ConflictsCommand.DeviceNames(context.vault)
+            let overruledByBranch = Dictionary(grouping: overruled, by: \.branch)
+            if arguments.has("--json") {
+                Output.json(branches.enumerated().map { index, branch in
+                    var row = json(branch, number: index + 1)
+                    row["overruled"] = (overruledByBranch[branch.id] ?? []).map { overruledJSON($0, names) }
+                    return row
+                })
+                return
+            }
             Output.line("\(WritingContext.counted(branches.count, .branch, project.register)) of \(node.title)")
-            for (index, branch) in branches.enumerated() { Output.line(line(branch, number: index + 1)) }
+            for (index, branch) in branches.enumerated() {
+                Output.line(line(branch, number: index + 1))
+                for decision in overruledByBranch[branch.id] ?? [] { Output.line("     " + overruledLine(decision, names)) }
+            }
         }
+
+    /// The mark of a decision on a branch that another device's overruled (SECURITY.md §19.3).
+    static func overruledLine(_ decision: OverruledDecision, _ names: ConflictsCommand.DeviceNames) -> String {
+        let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(decision.decidedAt)))
+        let settled = decision.settledBy.map { " by \(names.name(of: $0))" } ?? ""
+        return "overruled: \(names.name(of: decision.device))'s \(decision.decision.name) (\(when)); \(decision.state.rawValue)\(settled)"
+    }
+
+    static func overruledJSON(_ decision: OverruledDecision, _ names: ConflictsCommand.DeviceNames) -> [String: Any] {
+        ["decision": decision.decision.name, "decided_at": decision.decidedAt, "device": decision.device.hex,
+         "device_name": names.name(of: decision.device), "this_device": decision.device == names.this,
+         "settled_by": decision.settledBy?.hex ?? NSNull()]
+    }
 
     static let show = Command("branch show", synopsis: "print a proposed change's text", usage: "PROJECT DOC BRANCH", about: """
         Prints the text branch BRANCH proposes for document DOC, as 'vaultctl doc show' prints a
