@@ -3,14 +3,26 @@ import Foundation
 import Glibc
 #endif
 
-/// The one-daemon-per-vault lock: an exclusive `flock` on `SOCKET.lock`, held for the daemon's life.
-/// The kernel drops it when the daemon exits, however it exits, so a killed daemon never blocks the
-/// next one; and a socket file left by a killed daemon is removed only by the holder of the lock.
+/// The daemon's locks, each an exclusive `flock` held for the daemon's life: on `SOCKET.lock` (one
+/// daemon per socket), and on `VAULT/daemon.vault.lock` (one daemon, or one repair, per vault, whatever
+/// socket it listens on: `init(vaultDirectory:)`). The kernel drops a lock when its holder exits,
+/// however it exits, so a killed daemon never blocks the next one; and a socket file left by a killed
+/// daemon is removed only by the holder of its lock.
 public final class DaemonLock: Sendable {
     private let descriptor: Int32
 
-    public init(socketPath: String) throws(ApplianceError) {
-        let path = socketPath + ".lock"
+    public convenience init(socketPath: String) throws(ApplianceError) {
+        try self.init(lockPath: socketPath + ".lock")
+        Self.removeLeftoverSocket(socketPath)
+    }
+
+    /// The vault's lock, in the vault's own folder: the same file (inode) whichever path or socket a
+    /// daemon or a repair names the vault by, so a repair sees a daemon on any socket (SECURITY.md §19.10).
+    public convenience init(vaultDirectory: String) throws(ApplianceError) {
+        try self.init(lockPath: vaultDirectory + "/daemon.vault.lock")
+    }
+
+    private init(lockPath path: String) throws(ApplianceError) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw LocalSocket.failure("open", path) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -18,7 +30,6 @@ public final class DaemonLock: Sendable {
             throw ApplianceError(.daemonAlreadyRunning, "another vaultctl serve (or a vaultctl repair) holds this vault (it holds \(path))")
         }
         self.descriptor = descriptor
-        Self.removeLeftoverSocket(socketPath)
     }
 
     deinit { close(descriptor) }

@@ -38,6 +38,32 @@ struct RepairGuardTests {
         #expect(try RepairFromDeviceTests.repairActions(f) == ["sync.repair-kept", "sync.repair-reset", "sync.repair"])
     }
 
+    /// The lock is the vault's, not the socket's: a serve listening on a socket outside the vault
+    /// folder, or a repair naming the vault through a symbolic link, still meet it; and a second serve
+    /// of the vault on another socket is refused as well.
+    @Test func aServeOnAnySocketHoldsTheVaultAgainstARepairByAnyPathAndAnotherServe() throws {
+        let vault = try CLIVault()
+        let socket = vault.root + "/elsewhere.sock", link = vault.root + "/through-a-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: vault.directory)
+        let daemon = try CLI.start(["serve", "--vault", vault.directory, "--passphrase-file", vault.passphraseFile, "--socket", socket])
+        defer { if daemon.process.isRunning { kill(daemon.process.processIdentifier, SIGKILL) } }
+        try DaemonCommandTests.Fixture.waitForListening(daemon)
+
+        for path in [vault.directory, link] {
+            let refused = try CLI.run(["repair", "--from", "desk", "--address", "127.0.0.1:9", "--vault", path, "--passphrase-file", vault.passphraseFile])
+            #expect(refused.status == 73 && refused.stderr.contains("'vaultctl serve' is running on this vault"), "\(path): \(refused.stderr)")
+        }
+        let second = try CLI.run(["serve", "--vault", link, "--passphrase-file", vault.passphraseFile, "--socket", vault.root + "/another.sock"])
+        #expect(second.status == 73 && second.stderr.contains("holds this vault"), "\(second.status) \(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: vault.root + "/another.sock"), "the second serve never listened")
+
+        kill(daemon.process.processIdentifier, SIGTERM)
+        daemon.process.waitUntilExit()
+        // Stopped: the repair gets past the lock, to the next thing it checks (no paired device 'desk').
+        let after = try CLI.run(["repair", "--from", "desk", "--address", "127.0.0.1:9", "--vault", link, "--passphrase-file", vault.passphraseFile])
+        #expect(after.status == 66 && after.stderr.contains("desk"), "\(after.status) \(after.stderr)")
+    }
+
     /// Commits the laptop's edits as its next change record, in this process (no peer hears of it):
     /// its `sync.record-commit` entry names the record's hash.
     static func commitHere(_ f: SyncOverNetworkFixture) throws {

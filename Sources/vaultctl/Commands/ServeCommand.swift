@@ -33,6 +33,9 @@ enum ServeCommand {
             let limits = SessionLimits(idleTimeout: TimeInterval(try arguments.integer("--session-idle", in: 1...86_400) ?? 300),
                                        absoluteLimit: TimeInterval(try arguments.integer("--session-limit", in: 1...86_400) ?? 3600))
             if arguments.has("--detach") { try DaemonDetach.start(arguments); return }
+            // One daemon per vault, whatever its socket (and none while a repair runs): taken before
+            // the vault is opened, held for the daemon's life.
+            let vaultLock = try holdingTheVault(arguments)
             let unlocked = try VaultLocation.unlock(arguments)
             let server = try LocalServer(socketPath: DaemonSocket.path(arguments))
             let channel = try channelListening(arguments, vault: unlocked)
@@ -40,7 +43,17 @@ enum ServeCommand {
             let console = try ConsoleLaunch.configured(arguments, vault: unlocked, sessions: sessions, limits: limits)
             try Daemon(vault: unlocked, server: server, limits: limits, channel: channel, failureReply: FailureReport.reply,
                        commands: CommandHost.run, sessions: sessions, companions: console.map { [$0] } ?? []).run()
+            withExtendedLifetime(vaultLock) {}
         }
+
+    /// The vault's daemon lock (`DaemonLock(vaultDirectory:)`), or nil when there is no vault folder
+    /// (the open then says what is wrong).
+    static func holdingTheVault(_ arguments: ParsedArguments) throws -> DaemonLock? {
+        var isDirectory: ObjCBool = false
+        let directory = VaultLocation.realDirectory(arguments)
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return try DaemonLock(vaultDirectory: directory)
+    }
 
     static let channelOptions = [
         // `--address`, as every command names an address; `--listen` is the older spelling, still accepted.
