@@ -49,13 +49,25 @@ public final class SyncCoordinator: Sendable {
         func isOpen(_ document: NodeID) -> Bool { editors.values.contains(document) }
     }
 
+    /// Runs `action` once `seconds` have passed (on another thread). A test passes its own, with a
+    /// clock of its own, and moves time by hand: nothing it checks then waits on the machine's timing.
+    public typealias Timer = @Sendable (_ seconds: Double, _ action: @escaping @Sendable () -> Void) -> Void
+
+    /// The system's timer: a global dispatch queue's `asyncAfter`.
+    public static let dispatchTimer: Timer = { seconds, action in
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: action)
+    }
+
     public let interval: Double
     private let clock: VaultClock
+    private let timer: Timer
     private let state = Mutex(State())
 
-    public init(interval: Double = 0.25, clock: VaultClock = .system) {
+    /// `clock`'s monotonic seconds and `timer` must agree (the system's both, or a test's both).
+    public init(interval: Double = 0.25, clock: VaultClock = .system, timer: @escaping Timer = SyncCoordinator.dispatchTimer) {
         self.interval = interval
         self.clock = clock
+        self.timer = timer
     }
 
     /// Calls `subscriber` for each notification until `unsubscribe` with the id returned.
@@ -146,7 +158,8 @@ public final class SyncCoordinator: Sendable {
 
     /// After `seconds`, closes every leased editor whose lease has run out by then.
     private func expire(after seconds: Double) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 0.01) { [self] in
+        // A hundredth later, so the lease has run out by the clock's reading when the timer fires.
+        timer(seconds + 0.01) { [self] in
             let delays = state.withLock { state -> [Double?] in
                 let now = clock.monotonic()
                 return state.leases.filter { $0.value.ends <= now }.keys.sorted().map { close($0, &state) }
@@ -167,7 +180,7 @@ public final class SyncCoordinator: Sendable {
 
     private func flush(after delay: Double?) {
         guard let delay else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in flush() }
+        timer(delay) { [self] in flush() }
     }
 
     private func flush() {
