@@ -7,8 +7,24 @@ import Writing
 /// caller's one audited transaction.
 extension VaultSync {
     /// A snapshot's or branch's content travels in one operation of at most this many bytes (a record
-    /// holds 4 MiB): a version over it, even as a delta, stays on its device (§19.7).
+    /// holds 4 MiB): a branch over it, even as a delta, stays on its device (§19.7); a snapshot over
+    /// it travels in parts (`snapshotPartBytes` each, one record each, §19.2 0x0C), up to
+    /// `VersionOperationCodec.maximumPartsLength`.
     static let maximumVersionPayload = 3 << 20
+    static let snapshotPartBytes = 2 << 20
+
+    /// The operations that carry `snapshot`: itself, or when its payload is over one operation's,
+    /// its parts (each alone in its record, `commitInRecords`) and then itself naming them.
+    static func operations(carrying snapshot: SyncedSnapshot, payload bytes: [UInt8]) -> [ChangeOperation] {
+        guard bytes.count > maximumVersionPayload else { return [.version(.snapshot(snapshot))] }
+        let parts = stride(from: 0, to: bytes.count, by: snapshotPartBytes).map {
+            SnapshotPart(snapshot: snapshot.id, bytes: Array(bytes[$0..<min($0 + snapshotPartBytes, bytes.count)]))
+        }
+        let named = SyncedSnapshot(id: snapshot.id, document: snapshot.document, origin: snapshot.origin, title: snapshot.title,
+                                   deviceID: snapshot.deviceID, createdAt: snapshot.createdAt, digest: snapshot.digest,
+                                   payload: .parts(base: snapshot.payload.base, length: bytes.count, digests: parts.map(\.digest)))
+        return parts.map { .version(.snapshotPart($0)) } + [.version(.snapshot(named))]
+    }
 
     // MARK: Commit
 
@@ -19,11 +35,12 @@ extension VaultSync {
     func versionOperations(in project: WritingProject, replica: SyncReplica) throws -> [ChangeOperation] {
         var sent = replica.syncedSnapshotIDs, times: [SnapshotID: Int64] = [:]
         var operations: [ChangeOperation] = []
-        for found in try store.snapshotsForSync(in: project.id, notIn: sent, maximumPayload: Self.maximumVersionPayload) {
+        for found in try store.snapshotsForSync(in: project.id, notIn: sent, maximumPayload: VersionOperationCodec.maximumPartsLength) {
             let snapshot = found.snapshot
-            operations.append(.version(.snapshot(SyncedSnapshot(
+            operations += Self.operations(carrying: SyncedSnapshot(
                 id: snapshot.id, document: snapshot.document, origin: snapshot.origin, title: snapshot.title, deviceID: snapshot.deviceID,
-                createdAt: snapshot.createdAt, digest: found.digest, payload: found.base.map { .delta(base: $0, found.payload) } ?? .whole(found.payload)))))
+                createdAt: snapshot.createdAt, digest: found.digest, payload: found.base.map { .delta(base: $0, found.payload) } ?? .whole(found.payload)),
+                payload: found.payload)
             sent.insert(snapshot.id)
             times[snapshot.id] = snapshot.createdAt
         }
@@ -133,6 +150,7 @@ extension VaultSync {
     private func content(of snapshot: SyncedSnapshot, latest: (id: SnapshotID, content: [UInt8])?, held: Set<SnapshotID>,
                          in project: WritingProject) throws -> [UInt8]? {
         switch snapshot.payload {
+        case .parts: return nil  // a replica keeps a snapshot in parts as the payload they join to
         case .whole(let content): return content
         case .delta(let base, let delta):
             guard held.contains(base) else { return nil }

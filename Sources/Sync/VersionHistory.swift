@@ -16,6 +16,14 @@ struct VersionHistory: Sendable {
     private(set) var branches: [BranchID: [Write<SyncedBranch>]] = [:]
     private(set) var decisions: [BranchID: [Write<SyncedDecision>]] = [:]
     private(set) var events: [EditEventID: [Write<SyncedEditEvent>]] = [:]
+    /// Snapshot parts (0x0C) by snapshot and SHA-256: their bytes (the same whoever wrote them: the
+    /// digest names them) and the records that wrote them.
+    private(set) var parts: [PartKey: (bytes: [UInt8], entries: [Int])] = [:]
+
+    struct PartKey: Hashable, Sendable {
+        let snapshot: SnapshotID
+        let digest: [UInt8]
+    }
     /// Snapshot ids in the order their first write was admitted (parents first): a delta's base
     /// comes before it.
     private(set) var snapshotOrder: [SnapshotID] = []
@@ -30,8 +38,14 @@ struct VersionHistory: Sendable {
     /// one record is `.malformedRecord`.
     func check(_ record: ChangeRecord, inPast: (Int) -> Bool) throws(SyncError) {
         var written: [SnapshotID: NodeID] = [:], made = Set<BranchID>(), events = Set<EditEventID>()
+        var partsHere: [PartKey: [UInt8]] = [:]
         func snapshotHeld(_ id: SnapshotID, of document: NodeID) -> Bool {
             written[id] == document || (snapshots[id] ?? []).contains { inPast($0.entry) && $0.value.document == document }
+        }
+        func part(_ key: PartKey) -> [UInt8]? {
+            if let bytes = partsHere[key] { return bytes }
+            guard let held = parts[key], held.entries.contains(where: inPast) else { return nil }
+            return held.bytes
         }
         for case .version(let operation) in record.operations {
             switch operation {
@@ -40,10 +54,15 @@ struct VersionHistory: Sendable {
                 guard !(snapshots[snapshot.id] ?? []).contains(where: { inPast($0.entry) }) else {
                     throw SyncError(.causalityViolation, "snapshot \(snapshot.id) was written before, in the record's past")
                 }
-                if case .delta(let base, _) = snapshot.payload, !snapshotHeld(base, of: snapshot.document) {
+                if let base = snapshot.payload.base, !snapshotHeld(base, of: snapshot.document) {
                     throw SyncError(.causalityViolation, "snapshot \(snapshot.id)'s delta is from a snapshot of its document the record has not seen")
                 }
+                if case .parts = snapshot.payload { _ = try Self.joined(snapshot, part: part) }
                 written[snapshot.id] = snapshot.document
+            case .snapshotPart(let snapshotPart):
+                guard partsHere.updateValue(snapshotPart.bytes, forKey: PartKey(snapshot: snapshotPart.snapshot, digest: snapshotPart.digest)) == nil else {
+                    throw SyncByteReader.malformed("a part of snapshot \(snapshotPart.snapshot) written twice in one record")
+                }
             case .branch(let branch):
                 guard made.insert(branch.id).inserted else { throw SyncByteReader.malformed("branch \(branch.id) made twice in one record") }
                 guard !(branches[branch.id] ?? []).contains(where: { inPast($0.entry) }) else {
@@ -59,12 +78,47 @@ struct VersionHistory: Sendable {
         }
     }
 
-    /// Keeps an admitted record's version operation (in the record's order).
+    /// The payload a snapshot in parts joins to, `.whole` or `.delta`, checked as a record's own
+    /// would be: every part in the record's past or earlier in it (else `.causalityViolation`), and
+    /// the bytes joined `length` long, a content that decodes (§15.2) and hashes to the digest, or a
+    /// delta that parses (§15.1) (else `.malformedRecord`). Any other payload is returned as it is.
+    static func joined(_ snapshot: SyncedSnapshot, part: (PartKey) -> [UInt8]?) throws(SyncError) -> SnapshotPayload {
+        guard case .parts(let base, let length, let digests) = snapshot.payload else { return snapshot.payload }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for digest in digests {
+            guard let piece = part(PartKey(snapshot: snapshot.id, digest: digest)) else {
+                throw SyncError(.causalityViolation, "snapshot \(snapshot.id) names a part the record has not seen")
+            }
+            guard bytes.count + piece.count <= length else { break }
+            bytes += piece
+        }
+        guard bytes.count == length else { throw SyncByteReader.malformed("snapshot \(snapshot.id)'s parts are not \(length) bytes") }
+        if let base {
+            do { _ = try SnapshotDelta(parsing: bytes) } catch { throw SyncByteReader.malformed("a snapshot delta in parts: \(error.message)") }
+            return .delta(base: base, bytes)
+        }
+        do { _ = try SnapshotContent.decode(bytes) } catch { throw SyncByteReader.malformed("a snapshot content in parts: \(error.message)") }
+        guard SHA256.hash(bytes) == snapshot.digest else { throw SyncByteReader.malformed("a snapshot content in parts that is not its digest's") }
+        return .whole(bytes)
+    }
+
+    /// Keeps an admitted record's version operation (in the record's order): a snapshot in parts
+    /// as the payload its parts join to (they were checked, and are kept before it).
     mutating func apply(_ operation: VersionOperation, entry: Int) {
         switch operation {
-        case .snapshot(let snapshot):
+        case .snapshot(var snapshot):
+            if case .parts = snapshot.payload {
+                let parts = self.parts
+                guard let payload = try? Self.joined(snapshot, part: { parts[$0]?.bytes }) else { return }
+                snapshot = SyncedSnapshot(id: snapshot.id, document: snapshot.document, origin: snapshot.origin, title: snapshot.title,
+                                          deviceID: snapshot.deviceID, createdAt: snapshot.createdAt, digest: snapshot.digest, payload: payload)
+            }
             if snapshots[snapshot.id] == nil { snapshotOrder.append(snapshot.id) }
             snapshots[snapshot.id, default: []].append(Write(entry: entry, value: snapshot))
+        case .snapshotPart(let part):
+            let key = PartKey(snapshot: part.snapshot, digest: part.digest)
+            parts[key] = (parts[key]?.bytes ?? part.bytes, (parts[key]?.entries ?? []) + [entry])
         case .branch(let branch):
             if branches[branch.id] == nil { branchOrder.append(branch.id) }
             branches[branch.id, default: []].append(Write(entry: entry, value: branch))

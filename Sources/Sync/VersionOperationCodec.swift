@@ -12,6 +12,9 @@ import Writing
 ///     origin     = 1 automatic | 2 titled | 3 restore | 4 adopt | 5 revert | 6 discard
 ///     content    = 0x01 length:u32be bytes            (the content, §15.2; SHA-256 = digest)
 ///                | 0x02 base:16 length:u32be bytes    (a snapshot delta, §15.1, from base's content)
+///                | 0x03 form:u8 (1 content, 2 delta) [form 2: base:16] length:u32be count:u16be (1 to 64)
+///                       digest:32*                    (carried in count 0x0C parts, joined in order)
+///                | 0x0C snapshot:16 length:u32be bytes (1 to 3,145,728: one part, named by its SHA-256)
 ///     change     = 0x01 kind:u8 base:16 provenance:str16 createdAt:u64be length:u32be delta
 ///                | 0x02 decision:u8 decidedAt:u64be before:16 version:16
 ///     kind       = 1 ai-suggestion | 2 research-insert | 3 sync-conflict | 4 manual
@@ -27,7 +30,14 @@ enum VersionOperationCodec {
     static let snapshotCode: UInt8 = 6
     static let branchCode: UInt8 = 7
     static let editEventCode: UInt8 = 8
-    static let codes: Set<UInt8> = [snapshotCode, branchCode, editEventCode]
+    static let snapshotPartCode: UInt8 = 12
+    static let codes: Set<UInt8> = [snapshotCode, branchCode, editEventCode, snapshotPartCode]
+    /// A part holds at most this many bytes (3 MiB: with its record's other bytes, under 4 MiB).
+    static let maximumPartBytes = 3 << 20
+    /// A snapshot joins at most this many parts, `maximumPartsLength` bytes in all (a document is
+    /// at most 16 MiB, §14.4; its content or a delta a little more).
+    static let maximumParts = 64
+    static let maximumPartsLength = 64 << 20
     static let maximumDocuments = 4096
     static let origins: [SnapshotOrigin] = [.automatic, .titled, .restore, .adopt, .revert, .discard]
     static let kinds: [BranchKind] = [.aiSuggestion, .researchInsert, .syncConflict, .manual]
@@ -50,6 +60,10 @@ enum VersionOperationCodec {
             SyncByteReader.append(UInt64(decision.decidedAt), size: 8, to: &out)
             out += (decision.before?.bytes ?? none) + (decision.version?.bytes ?? none)
         case .editEvent(let event): encode(event, to: &out)
+        case .snapshotPart(let part):
+            out.append(snapshotPartCode)
+            out += part.snapshot.bytes
+            appendBytes(part.bytes, to: &out)
         }
     }
 
@@ -68,6 +82,12 @@ enum VersionOperationCodec {
             out.append(2)
             out += base.bytes
             appendBytes(delta, to: &out)
+        case .parts(let base, let length, let digests):
+            out += [3, base == nil ? 1 : 2]
+            if let base { out += base.bytes }
+            SyncByteReader.append(UInt64(length), size: 4, to: &out)
+            SyncByteReader.append(UInt64(digests.count), size: 2, to: &out)
+            for digest in digests { out += digest }
         }
     }
 
@@ -110,8 +130,37 @@ enum VersionOperationCodec {
         switch code {
         case snapshotCode: return .snapshot(try parseSnapshot(&reader))
         case branchCode: return try parseBranchChange(&reader)
+        case snapshotPartCode: return .snapshotPart(try parseSnapshotPart(&reader))
         default: return .editEvent(try parseEditEvent(&reader))
         }
+    }
+
+    static func parseSnapshotPart(_ reader: inout SyncByteReader) throws(SyncError) -> SnapshotPart {
+        let snapshot: SnapshotID = try ChangeRecordCodec.identifier(&reader)
+        let length = Int(try reader.integer(4))
+        guard (1...maximumPartBytes).contains(length) else { throw SyncByteReader.malformed("a snapshot part of \(length) bytes (1 to 3 MiB)") }
+        return SnapshotPart(snapshot: snapshot, bytes: try reader.take(length))
+    }
+
+    /// Form 0x03: the parts a snapshot's payload is joined from (SECURITY.md §19.2); what they join
+    /// to is checked when they are (`VersionHistory.check`), as the parts are in other operations.
+    static func parseParts(of id: SnapshotID, _ reader: inout SyncByteReader) throws(SyncError) -> SnapshotPayload {
+        let form = try reader.byte()
+        guard form == 1 || form == 2 else { throw SyncByteReader.malformed("an unknown form of a snapshot in parts") }
+        var base: SnapshotID? = nil
+        if form == 2 {
+            let from: SnapshotID = try ChangeRecordCodec.identifier(&reader)
+            guard from != id else { throw SyncByteReader.malformed("a snapshot delta from itself") }
+            base = from
+        }
+        let length = Int(try reader.integer(4)), count = Int(try reader.integer(2))
+        guard (1...maximumPartsLength).contains(length), (1...maximumParts).contains(count), count <= length,
+              length <= count * maximumPartBytes, count * 32 <= reader.remaining else {
+            throw SyncByteReader.malformed("a snapshot in \(count) parts of \(length) bytes (1 to 64 parts of at most 3 MiB, 64 MiB in all)")
+        }
+        var digests: [[UInt8]] = []
+        for _ in 0..<count { digests.append(try reader.take(32)) }
+        return .parts(base: base, length: length, digests: digests)
     }
 
     static func parseSnapshot(_ reader: inout SyncByteReader) throws(SyncError) -> SyncedSnapshot {
@@ -137,6 +186,7 @@ enum VersionOperationCodec {
             let base: SnapshotID = try ChangeRecordCodec.identifier(&reader)
             guard base != id else { throw SyncByteReader.malformed("a snapshot delta from itself") }
             payload = .delta(base: base, try delta(&reader))
+        case 3: payload = try parseParts(of: id, &reader)
         default: throw SyncByteReader.malformed("an unknown snapshot content form")
         }
         return SyncedSnapshot(id: id, document: document, origin: origin, title: origin == .titled ? title : nil, deviceID: device,

@@ -21,6 +21,24 @@ public enum VersionOperation: Sendable, Hashable {
     case decision(SyncedDecision)
     /// 0x08: a writing session's edit event, as its device last committed it.
     case editEvent(SyncedEditEvent)
+    /// 0x0C: one part of a snapshot's content (or delta) too large for one record, named by its
+    /// SHA-256: a snapshot whose payload is `.parts` names it (SECURITY.md §19.2).
+    case snapshotPart(SnapshotPart)
+}
+
+/// A piece of a snapshot's payload, carried in a record of its own so that a snapshot over what
+/// one record holds still travels: the snapshot's 0x06 names each part by its SHA-256, in order.
+public struct SnapshotPart: Sendable, Hashable {
+    public let snapshot: SnapshotID
+    public let bytes: [UInt8]
+    /// SHA-256 of `bytes`: what the snapshot names it by.
+    public let digest: [UInt8]
+
+    public init(snapshot: SnapshotID, bytes: [UInt8]) {
+        self.snapshot = snapshot
+        self.bytes = bytes
+        self.digest = SHA256.hash(bytes)
+    }
 }
 
 /// A snapshot's content as a record carries it.
@@ -29,6 +47,19 @@ public enum SnapshotPayload: Sendable, Hashable {
     case whole([UInt8])
     /// A snapshot delta (§15.1) from the content of `base`, an earlier snapshot of the same document.
     case delta(base: SnapshotID, [UInt8])
+    /// The content (`base` nil) or a delta from `base`'s content, `length` bytes in all, carried
+    /// by 0x0C parts in the record's past or earlier in the record, named here by their SHA-256 in
+    /// order. A replica keeps the snapshot as `.whole` or `.delta` once it has joined the parts.
+    case parts(base: SnapshotID?, length: Int, digests: [[UInt8]])
+
+    /// The snapshot whose content a delta (in parts or not) is from; nil for a whole content.
+    public var base: SnapshotID? {
+        switch self {
+        case .whole: nil
+        case .delta(let base, _): base
+        case .parts(let base, _, _): base
+        }
+    }
 }
 
 public struct SyncedSnapshot: Sendable, Hashable {

@@ -66,6 +66,17 @@ struct ChangeRecordVectors: Decodable {
     let removal: Removal
     /// Keyed by branch id (hex).
     let settled: [String: Settled]
+    /// Each snapshot in parts (by id, hex) and the SHA-256 of the payload its parts join to (§19.2).
+    let joined: [String: String]
+    /// Records that parse and verify, whose snapshot in parts is refused when joined: after the
+    /// file's first ten records, `records` in order, the last refused for `reason`.
+    let joinedRefused: [JoinedRefused]
+
+    struct JoinedRefused: Decodable {
+        let name: String
+        let records: [HexBytes]
+        let reason: String
+    }
 
     static func load() throws -> ChangeRecordVectors {
         try PackageFiles.decode("testvectors/sync/change-records.json", keys: .convertFromSnakeCase)

@@ -7,6 +7,7 @@ enum VectorOperation: Decodable {
     case text(Text)
     case conflict(Conflict)
     case snapshot(Snapshot)
+    case snapshotPart(SnapshotPart)
     case branch(Branch)
     case decision(Decision)
     case editEvent(EditEvent)
@@ -25,6 +26,7 @@ enum VectorOperation: Decodable {
         case "text": self = .text(try Text(from: decoder))
         case "conflict": self = .conflict(try Conflict(from: decoder))
         case "snapshot": self = .snapshot(try Snapshot(from: decoder))
+        case "snapshot-part": self = .snapshotPart(try SnapshotPart(from: decoder))
         case "branch": self = .branch(try Branch(from: decoder))
         case "decision": self = .decision(try Decision(from: decoder))
         case "edit-event": self = .editEvent(try EditEvent(from: decoder))
@@ -45,6 +47,7 @@ enum VectorOperation: Decodable {
         case .text(let o): o.described
         case .conflict(let o): o.described
         case .snapshot(let o): o.described
+        case .snapshotPart(let o): o.described
         case .branch(let o): o.described
         case .decision(let o): o.described
         case .editEvent(let o): o.described
@@ -153,11 +156,29 @@ enum VectorOperation: Decodable {
         let content: String?
         let base: String?
         let delta: String?
+        let parts: Parts?
+
+        /// Content form 0x03: joined from 0x0C parts named by their SHA-256.
+        struct Parts: Decodable {
+            let base: String?
+            let length: Int
+            let digests: [String]
+        }
 
         var described: String {
-            let payload = content.map { "whole \($0)" } ?? "delta \(base ?? "-") \(delta ?? "-")"
+            let payload = content.map { "whole \($0)" }
+                ?? parts.map { "parts \($0.base ?? "-") \($0.length) \($0.digests.joined(separator: ","))" }
+                ?? "delta \(base ?? "-") \(delta ?? "-")"
             return "snapshot \(snapshot) \(document) \(origin) \(title ?? "-") \(device) \(createdAt) \(digest) \(payload)"
         }
+    }
+
+    /// 0x0C: a part of a snapshot's payload.
+    struct SnapshotPart: Decodable {
+        let snapshot: String
+        let part: String
+
+        var described: String { "snapshot-part \(snapshot) \(part)" }
     }
 
     /// 0x07 0x01: a branch made.

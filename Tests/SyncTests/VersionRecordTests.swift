@@ -64,7 +64,7 @@ import Writing
     }
 
     @Test func theVectorsInAnyOrderMakeTheSameVersionsAndSettleTheBranch() throws {
-        #expect(records.count == 10)
+        #expect(records.count == 12)
         var settled: [SettledBranch] = []
         for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [3, 0, 4, 2, 1]] {
             var replica = SyncReplica(project: try ChangeRecordCodec.parse(records[0]).project, author: nil, devices: keys)
@@ -84,6 +84,48 @@ import Writing
         #expect(settled[0].decisions.map { "\($0.decision.decision) \($0.applied)" } == ["adopt true", "revert true"])
         #expect(settled[0].decidedAt == 1_780_000_200)
         #expect(settled[0].before != nil && settled[0].adoption != nil)
+    }
+
+    /// Records `eleventh` and `twelfth` (§19.2, 0x0C and content form 0x03): each snapshot in parts
+    /// joins, whichever order the records arrive in, to the payload the independent reader joined,
+    /// and is kept as that content (hashing to its digest) or delta (rebuilding to it); the cases the
+    /// reader refuses to join (a part not in the record's past, parts joining to another digest) are
+    /// refused here for the same reason.
+    @Test func snapshotsInPartsJoinAsTheIndependentReaderJoinsThemAndAreRefusedAsItRefuses() throws {
+        let vectors = try ChangeRecordVectors.load()
+        #expect(vectors.joined.count == 2 && vectors.joinedRefused.count == 2)
+        let project = try ChangeRecordCodec.parse(records[0]).project
+        for order in [Array(records.indices), Array(records.indices.reversed()), [11, 3, 10, 0, 9, 1, 8, 2, 7, 4, 6, 5]] {
+            var replica = SyncReplica(project: project, author: nil, devices: keys)
+            for index in order { replica.receive(records[index]) }
+            #expect(replica.refusals.isEmpty)
+            var contents: [SnapshotID: [UInt8]] = [:]
+            for snapshot in replica.syncedSnapshots {
+                switch snapshot.payload {
+                case .whole(let content): contents[snapshot.id] = content
+                case .delta(let base, let delta): contents[snapshot.id] = try SnapshotDelta(parsing: delta).apply(to: try #require(contents[base]))
+                case .parts: Issue.record("snapshot \(snapshot.id) kept in parts")
+                }
+                #expect(SHA256.hash(try #require(contents[snapshot.id])) == snapshot.digest)
+                guard let joined = vectors.joined[snapshot.id.hex] else { continue }
+                let payload: [UInt8] = switch snapshot.payload {
+                case .whole(let bytes), .delta(_, let bytes): bytes
+                case .parts: []
+                }
+                #expect(ByteEncoding.hex(SHA256.hash(payload)) == joined, "\(snapshot.id)")
+            }
+            #expect(Set(replica.syncedSnapshots.map(\.id.hex)).isSuperset(of: vectors.joined.keys))
+        }
+        for refused in vectors.joinedRefused {
+            var replica = SyncReplica(project: project, author: nil, devices: keys)
+            for record in records.prefix(10) { replica.receive(record) }
+            let outcomes = refused.records.map { replica.receive($0.bytes) }
+            guard case .refused(let error)? = outcomes.last else {
+                Issue.record("\(refused.name) was not refused: \(outcomes)")
+                continue
+            }
+            #expect(error.code.rawValue == refused.reason, "\(refused.name): \(error.message)")
+        }
     }
 
     @Test func theDeltaSnapshotRebuildsToItsDigest() throws {

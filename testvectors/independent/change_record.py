@@ -50,6 +50,9 @@ MAX_TIME = 2 ** 63 - 1
 MAX_EVENT_DOCUMENTS = 4096
 NONE16 = bytes(16)
 ENTRY_KINDS = ["character", "place", "plot-beat", "snippet"]
+MAX_PART = 3 * 1024 * 1024          # a snapshot part (0x0C) holds 1 to 3 MiB
+MAX_PARTS = 64                      # a snapshot in parts names 1 to 64 of them,
+MAX_PARTS_LENGTH = 64 * 1024 * 1024  # 64 MiB in all
 PROJECT_SNAPSHOT_ORIGINS = ["automatic", "titled", "restore"]
 ENTRY_SLOTS = {"character": FIELD_SLOTS[:5], "place": ["placeDescription"], "plot-beat": [], "snippet": []}
 KINDS = ["paragraph", "list-item", "quote", "table"] + ["heading-%d" % n for n in range(1, 7)] + ["field-" + s for s in FIELD_SLOTS]
@@ -167,7 +170,7 @@ def encode_operation(op):
                 + bytes([len(key)]) + key + struct.pack(">H", len(title)) + title)
     if op["op"] == "block":
         return b"\x02" + bytes.fromhex(op["document"]) + bytes.fromhex(op["block"]) + encode_block_value(op["value"])
-    if op["op"] in ("snapshot", "branch", "decision", "edit-event"):
+    if op["op"] in ("snapshot", "branch", "decision", "edit-event", "snapshot-part"):
         return encode_version_operation(op)
     if op["op"] in ("entry", "project-name", "project-archived", "project-snapshot"):
         return encode_project_operation(op)
@@ -225,7 +228,16 @@ def encode_version_operation(op):
                + bytes.fromhex(op["device"]) + struct.pack(">Q", op["created_at"]) + bytes.fromhex(op["digest"]))
         if "content" in op:
             return out + u8(op.get("form_code", 1)) + blob32(bytes.fromhex(op["content"]))
+        if "parts" in op:
+            parts = op["parts"]
+            out += u8(op.get("form_code", 3)) + u8(parts.get("inner_code", 2 if parts["base"] else 1))
+            out += bytes.fromhex(parts["base"]) if parts["base"] else b""
+            out += struct.pack(">IH", parts["length"], parts.get("count", len(parts["digests"])))
+            return out + b"".join(bytes.fromhex(d) for d in parts["digests"])
         return out + u8(op.get("form_code", 2)) + bytes.fromhex(op["base"]) + blob32(bytes.fromhex(op["delta"]))
+    if op["op"] == "snapshot-part":
+        part = bytes.fromhex(op["part"])
+        return b"\x0c" + bytes.fromhex(op["snapshot"]) + struct.pack(">I", op.get("length_code", len(part))) + part
     if op["op"] == "branch":
         return (b"\x07" + bytes.fromhex(op["branch"]) + bytes.fromhex(op["document"]) + u8(op.get("change_code", 1))
                 + u8(op.get("kind_code", BRANCH_KINDS.index(op["kind"]) + 1)) + bytes.fromhex(op["base"]) + str16(op["provenance"])
@@ -311,9 +323,36 @@ def parse_snapshot(r):
         if op["base"] == op["snapshot"]:
             raise Refused("malformedRecord", "a snapshot delta from itself")
         op["delta"] = parse_delta(r)
+    elif form == 3:
+        op["parts"] = parse_parts(r, op["snapshot"])
     else:
         raise Refused("malformedRecord", "an unknown snapshot content form")
     return op
+
+
+def parse_parts(r, snapshot):
+    """§19.2 content form 0x03: what the parts join to (1 content, 2 a delta from base), its length,
+    and the parts' SHA-256 digests in order. What they join to is checked where they are (`join`)."""
+    inner = r.int(1)
+    if inner not in (1, 2):
+        raise Refused("malformedRecord", "an unknown form of a snapshot in parts")
+    base = None
+    if inner == 2:
+        base = r.take(16).hex()
+        if base == snapshot:
+            raise Refused("malformedRecord", "a snapshot delta from itself")
+    length, count = r.int(4), r.int(2)
+    if not (1 <= length <= MAX_PARTS_LENGTH and 1 <= count <= MAX_PARTS and count <= length <= count * MAX_PART):
+        raise Refused("malformedRecord", "a snapshot in %d parts of %d bytes" % (count, length))
+    return {"base": base, "length": length, "digests": [r.take(32).hex() for _ in range(count)]}
+
+
+def parse_snapshot_part(r):
+    snapshot = r.take(16).hex()
+    n = r.int(4)
+    if not 1 <= n <= MAX_PART:
+        raise Refused("malformedRecord", "a snapshot part of %d bytes (1 to 3 MiB)" % n)
+    return {"op": "snapshot-part", "snapshot": snapshot, "part": r.take(n).hex()}
 
 
 def parse_branch_change(r):
@@ -571,6 +610,8 @@ def parse_operation(r):
         return parse_project_field(r)
     if tag == 11:
         return parse_project_snapshot(r)
+    if tag == 12:
+        return parse_snapshot_part(r)
     raise Refused("malformedRecord", "an unknown operation")
 
 
@@ -763,6 +804,54 @@ def settled_branches(records):
     return settled
 
 
+def join(records):
+    """§19.2's snapshots in parts: each joined from the parts (0x0C, by snapshot and SHA-256) written in
+    its record's past or earlier in its record (else causalityViolation), then checked: exactly `length`
+    bytes, a content that decodes and hashes to the digest, or a canonical delta (else malformedRecord).
+    Returns {snapshot: SHA-256 of the joined payload}; raises Refused for the first that fails."""
+    by_hash = {r["hash"]: r for r in records}
+
+    def past_of(h):
+        seen, stack = set(), [h]
+        while stack:
+            for parent in by_hash[stack.pop()]["fields"]["parents"]:
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        return seen
+
+    joined = {}
+    for r in records:
+        held = {}
+        for earlier in past_of(r["hash"]):
+            for op in by_hash[earlier]["fields"]["operations"]:
+                if op["op"] == "snapshot-part":
+                    held[(op["snapshot"], hashlib.sha256(bytes.fromhex(op["part"])).hexdigest())] = bytes.fromhex(op["part"])
+        for op in r["fields"]["operations"]:
+            if op["op"] == "snapshot-part":
+                key = (op["snapshot"], hashlib.sha256(bytes.fromhex(op["part"])).hexdigest())
+                held[key] = bytes.fromhex(op["part"])
+            if op["op"] != "snapshot" or "parts" not in op:
+                continue
+            pieces = [held.get((op["snapshot"], d)) for d in op["parts"]["digests"]]
+            if any(p is None for p in pieces):
+                raise Refused("causalityViolation", "a part of snapshot %s its record has not seen" % op["snapshot"])
+            payload = b"".join(pieces)
+            if len(payload) != op["parts"]["length"]:
+                raise Refused("malformedRecord", "parts that are not the snapshot's length")
+            if op["parts"]["base"] is None:
+                decode_content(payload)
+                if hashlib.sha256(payload).hexdigest() != op["digest"]:
+                    raise Refused("malformedRecord", "parts that join to a content that is not the digest's")
+            else:
+                try:
+                    sd.parse(payload)
+                except sd.Damaged as damage:
+                    raise Refused("malformedRecord", "a snapshot delta in parts: %s" % damage)
+            joined[op["snapshot"]] = hashlib.sha256(payload).hexdigest()
+    return joined
+
+
 def build():
     a, b = device("A"), device("B")
     keys = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in (a, b)}
@@ -882,10 +971,40 @@ def build():
                  {"node": doc, "kind": "document", "parent": folder, "order_key": "1i", "title": "Session 1 — intake", "version": s2}]}
     tenth = {"project": project, "device": a["device_id"], "counter": 7, "lamport": 9, "parents": [h9], "operations": [taken]}
     r10 = sign(bytes.fromhex(a["seed"]), encode_body(tenth))
+    h10 = hashlib.sha256(r10).hexdigest()
+    # Snapshots in parts (0x0C, content form 0x03): the third snapshot's content in two parts, each
+    # in record `eleventh`; `twelfth` names them, and carries a fourth snapshot as a delta from the
+    # third in one part written earlier in the same record. (A writer uses parts only past 3 MiB; the
+    # format holds at any size, so the known answers stay small.)
+    s3, s4 = fixed("sync id snapshot 3", 16).hex(), fixed("sync id snapshot 4", 16).hex()
+    c3 = content([(b2, {"kind": "paragraph", "text": "Edited at the desk! Plan: rest, fluids, and a call on Friday.", "rows": []}),
+                  (b3, {"kind": "table", "text": "", "rows": [["Drug", "Dose"], ["x", "5 mg"]]})])
+    c4 = content([(b2, {"kind": "paragraph", "text": "Edited at the desk! Plan: rest, fluids, and a call on Monday.", "rows": []}),
+                  (b3, {"kind": "table", "text": "", "rows": [["Drug", "Dose"], ["x", "5 mg"]]})])
+    cut = len(c3) // 2
+    part_1, part_2 = c3[:cut], c3[cut:]
+    common = len(os.path.commonprefix([c3, c4]))
+    d34 = b"\x01" + sd.copy(0, common) + sd.insert(c4[common:])
+    assert sd.apply(d34, c3) == c4
+    eleventh = {"project": project, "device": a["device_id"], "counter": 8, "lamport": 10, "parents": [h10], "operations": [
+        {"op": "snapshot-part", "snapshot": s3, "part": part_1.hex()},
+        {"op": "snapshot-part", "snapshot": s3, "part": part_2.hex()}]}
+    r11 = sign(bytes.fromhex(a["seed"]), encode_body(eleventh))
+    h11 = hashlib.sha256(r11).hexdigest()
+    in_parts = {"op": "snapshot", "snapshot": s3, "document": doc, "origin": "automatic", "title": None, "device": audit_a,
+                "created_at": 1780000700, "digest": hashlib.sha256(c3).hexdigest(),
+                "parts": {"base": None, "length": len(c3), "digests": [hashlib.sha256(part_1).hexdigest(), hashlib.sha256(part_2).hexdigest()]}}
+    delta_part = {"op": "snapshot-part", "snapshot": s4, "part": d34.hex()}
+    delta_in_parts = {"op": "snapshot", "snapshot": s4, "document": doc, "origin": "automatic", "title": None, "device": audit_a,
+                      "created_at": 1780000760, "digest": hashlib.sha256(c4).hexdigest(),
+                      "parts": {"base": s3, "length": len(d34), "digests": [hashlib.sha256(d34).hexdigest()]}}
+    twelfth = {"project": project, "device": a["device_id"], "counter": 9, "lamport": 11, "parents": [h11], "operations": [
+        in_parts, delta_part, delta_in_parts]}
+    r12 = sign(bytes.fromhex(a["seed"]), encode_body(twelfth))
     records = []
     for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth),
                               ("sixth", r6, sixth), ("seventh", r7, seventh), ("eighth", r8, eighth),
-                              ("ninth", r9, ninth), ("tenth", r10, tenth)):
+                              ("ninth", r9, ninth), ("tenth", r10, tenth), ("eleventh", r11, eleventh), ("twelfth", r12, twelfth)):
         parsed = read(raw, keys)
         fields = dict(fields, parents=sorted(fields["parents"]))
         assert parsed == fields, name
@@ -935,8 +1054,14 @@ def build():
          "malformedRecord"),
         ("operation 9 cut short", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x09"),
          "malformedRecord"),
-        ("unknown operation 12", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x0c"),
+        ("operation 12 cut short", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x0c"),
          "malformedRecord"),
+        ("unknown operation 13", sign(bytes.fromhex(a["seed"]), encode_body(dict(first, operations=[]))[:-2] + b"\x00\x01\x0d"),
+         "malformedRecord"),
+        ("an empty snapshot part", sign(bytes.fromhex(a["seed"]), body_variant(eleventh, operations=[
+            {"op": "snapshot-part", "snapshot": s3, "part": ""}])), "malformedRecord"),
+        ("a snapshot part said to be over 3 MiB", sign(bytes.fromhex(a["seed"]), body_variant(eleventh, operations=[
+            {"op": "snapshot-part", "snapshot": s3, "part": "00", "length_code": MAX_PART + 1}])), "malformedRecord"),
     ] + [
         (name, sign(bytes.fromhex(a["seed"]), body_variant(fourth, operations=[dict(op, **change)])), "malformedRecord")
         for name, op, change in (
@@ -993,6 +1118,17 @@ def build():
             ("a project snapshot node title ending with a space", {"nodes": [taken["nodes"][0], dict(taken["nodes"][1], title="Session ")]}),
         )
     ] + [
+        (name, sign(bytes.fromhex(a["seed"]), body_variant(twelfth, operations=[dict(in_parts, parts=dict(in_parts["parts"], **change))])),
+         "malformedRecord")
+        for name, change in (
+            ("a snapshot in 0 parts", {"count": 0, "digests": []}),
+            ("a snapshot in 65 parts", {"count": 65, "digests": in_parts["parts"]["digests"] * 33, "length": 65}),
+            ("a snapshot in parts longer than its parts can hold", {"length": 2 * MAX_PART + 1}),
+            ("a snapshot in parts of no bytes", {"length": 0}),
+            ("a snapshot in parts of form 3", {"inner_code": 3}),
+            ("a snapshot in parts, a delta from itself", {"base": s3}),
+        )
+    ] + [
         ("more project snapshot nodes than its bytes hold", sign(bytes.fromhex(a["seed"]), nodes_overstated(tenth, taken)), "malformedRecord"),
     ] + [
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
@@ -1025,7 +1161,41 @@ def build():
         "refused": refused,
         "removal": removal_scenario(a, b, keys),
         "settled": settled_branches(records),
+        "joined": join(records),
+        "joined_refused": joined_refused(records, a, project, doc, audit_a, s3, c3, part_1, part_2),
     }
+
+
+def joined_refused(records, a, project, doc, audit_a, s3, c3, part_1, part_2):
+    """Records that parse and verify, yet whose snapshot in parts the replica refuses when it joins
+    them (§19.2, §19.4): each case is the file's records up to `tenth`, then `records` in order; the
+    last is refused for `reason`."""
+    h10 = records[9]["hash"]
+    digests = [hashlib.sha256(part_1).hexdigest(), hashlib.sha256(part_2).hexdigest()]
+    named = {"op": "snapshot", "snapshot": s3, "document": doc, "origin": "automatic", "title": None, "device": audit_a,
+             "created_at": 1780000700, "digest": hashlib.sha256(c3).hexdigest(), "parts": {"base": None, "length": len(c3), "digests": digests}}
+    cases = []
+    for name, first_parts, second_ops, reason in (
+            ("a snapshot naming a part no record in its past wrote", [part_1], [named], "causalityViolation"),
+            ("parts that join to another digest", [part_2, part_1], [dict(named, parts=dict(named["parts"], digests=digests[::-1]))],
+             "malformedRecord"),
+    ):
+        parts_record = {"project": project, "device": a["device_id"], "counter": 8, "lamport": 10, "parents": [h10], "operations": [
+            {"op": "snapshot-part", "snapshot": s3, "part": p.hex()} for p in first_parts]}
+        raw_1 = sign(bytes.fromhex(a["seed"]), encode_body(parts_record))
+        h_1 = hashlib.sha256(raw_1).hexdigest()
+        naming = {"project": project, "device": a["device_id"], "counter": 9, "lamport": 11, "parents": [h_1], "operations": second_ops}
+        raw_2 = sign(bytes.fromhex(a["seed"]), encode_body(naming))
+        case = records[:10] + [{"name": "parts", "record": raw_1.hex(), "hash": h_1, "fields": read(raw_1, {a["device_id"]: bytes.fromhex(a["signing_public_key"])})},
+                               {"name": "naming", "record": raw_2.hex(), "hash": hashlib.sha256(raw_2).hexdigest(),
+                                "fields": read(raw_2, {a["device_id"]: bytes.fromhex(a["signing_public_key"])})}]
+        try:
+            join(case)
+            raise AssertionError("%r was joined" % name)
+        except Refused as refusal:
+            assert refusal.code == reason, (name, str(refusal))
+        cases.append({"name": name, "records": [raw_1.hex(), raw_2.hex()], "reason": reason})
+    return cases
 
 
 if __name__ == "__main__":
