@@ -160,7 +160,11 @@ public struct VaultSync {
                                                          creating: created.contains(node.id))
         }
         operations += try versionOperations(in: project, replica: working.replica)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
-        operations += try projectOperations(in: project, replica: working.replica, after: operations)  // entries, name, archived (VaultSync+Project)
+        let held = try projectOperations(in: project, replica: working.replica, after: operations)  // entries, name, archived (VaultSync+Project)
+        // The name goes with the first record (§19.3), not the last of a commit cut into several: a
+        // peer taking them in more than one batch then has it before it commits anything of its own.
+        let isName: (ChangeOperation) -> Bool = { if case .project(.name) = $0 { true } else { false } }
+        operations = held.filter(isName) + operations + held.filter { !isName($0) }
         let records = operations.isEmpty ? [] : try commitInRecords(operations, to: &working.replica, of: project)
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)

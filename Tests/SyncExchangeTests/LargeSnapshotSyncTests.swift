@@ -61,11 +61,10 @@ import Writing
         let titles = try f.desk.unlocked.transaction { tx in try WritingStore(tx).snapshots(of: document, in: project.id).map(\.title) }
         #expect(titles == ["Filed", "Amended"])
         #expect(F.details(f.desk, .syncRecordRefused, "reason").isEmpty)
-        // And once held, the laptop has nothing more to send: no part or snapshot goes again.
-        // (The desk may send one record back: the project's name, which the laptop's last record
-        // carries, committed by the desk between push batches; not a version.)
+        // And once held, nothing more goes either way: no part or snapshot again, and the desk, which
+        // took the records in several batches, had the project's name with the first (§19.3).
         let again = try f.syncLaptop()
-        #expect(again.sent == 0, "\(again)")
+        #expect(again.sent == 0 && again.received == 0, "\(again)")
         #expect(try Self.snapshotBytes(f.laptop, project.id, document) == sent)
     }
 }
