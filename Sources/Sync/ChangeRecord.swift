@@ -40,12 +40,21 @@ public struct ChangeRecord: Sendable, Hashable {
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool { lhs.hash == rhs.hash }
     public func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
-    /// Signs and encodes a new record with `author`'s key.
+    /// Signs and encodes a new record with `author`'s key. One the codec would refuse (no
+    /// operation or over `ChangeRecordCodec.maximumOperations`, over 64 parents, over
+    /// `ChangeRecordCodec.maximumSize` bytes) is never made (`invalidChange`): stored, it could be
+    /// neither sent nor read back (SECURITY.md §19.2).
     public static func make(project: ProjectID, author: SyncAuthor, counter: UInt64, lamport: UInt64, parents: [[UInt8]],
                             operations: [ChangeOperation]) throws -> ChangeRecord {
         let parents = Array(Set(parents)).sorted { $0.lexicographicallyPrecedes($1) }
+        guard (1...ChangeRecordCodec.maximumOperations).contains(operations.count), parents.count <= ChangeRecordCodec.maximumParents else {
+            throw SyncError(.invalidChange, "a record of \(operations.count) operations and \(parents.count) parents: the codec takes 1 to \(ChangeRecordCodec.maximumOperations) and at most \(ChangeRecordCodec.maximumParents)")
+        }
         let body = ChangeRecordCodec.body(project: project, device: author.device, counter: counter, lamport: lamport,
                                           parents: parents, operations: operations)
+        guard body.count + Ed25519.signatureSize <= ChangeRecordCodec.maximumSize else {
+            throw SyncError(.invalidChange, "a record of \(body.count + Ed25519.signatureSize) bytes: the codec takes at most \(ChangeRecordCodec.maximumSize)")
+        }
         let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
         return ChangeRecord(project: project, device: author.device, counter: counter, lamport: lamport, parents: parents,
                             operations: operations, signature: signature, encoded: body + signature)

@@ -61,10 +61,22 @@ extension SyncReplica {
         let wanted = Array(text.unicodeScalars)
         let name = { (index: Int) in self.name(ofShown: shown.indices[index], in: block) }
         let hunks = TextDiff.hunks(from: shown.scalars, to: wanted)
-        guard hunks.count <= ChangeRecordCodec.maximumTextEdits / 2 else {
-            return Self.edits(replacing: [TextDiff.Hunk(old: 0..<shown.scalars.count, new: 0..<wanted.count)], wanted: wanted, name: name)
+        let whole = [TextDiff.Hunk(old: 0..<shown.scalars.count, new: 0..<wanted.count)]
+        guard hunks.count <= ChangeRecordCodec.maximumTextEdits / 2 else { return Self.edits(replacing: whole, wanted: wanted, name: name) }
+        let edits = Self.edits(replacing: hunks, wanted: wanted, name: name)
+        // Many edits in a long block would cost a receiver more than a record may (SECURITY.md
+        // §19.2's text work): one replacement of what differs costs two passes at most.
+        guard edits.count * (characterCount(of: block) + Self.typed(by: edits)) <= TextSequence.maximumWork else {
+            return Self.edits(replacing: whole, wanted: wanted, name: name)
         }
-        return Self.edits(replacing: hunks, wanted: wanted, name: name)
+        return edits
+    }
+
+    /// The text work (SECURITY.md §19.2) `operation` costs a replica holding this one's records: its
+    /// edits times its block's characters with those it types (0 for any other operation).
+    func textWork(of operation: ChangeOperation) -> Int {
+        guard case .text(_, let block, let edits) = operation else { return 0 }
+        return edits.count * (characterCount(of: block) + Self.typed(by: edits))
     }
 
     /// Each hunk as a delete of the shown characters it removes (named by their place in the shown

@@ -215,6 +215,7 @@ public struct SyncReplica: Sendable {
         let history = self.history
         let inPast: (Int32) -> Bool = { history.precedes(Int($0), prepared: prepared) }
         let ranksAbove: (Int32) -> Bool = { Self.ranks(history.entries[Int($0)].record, above: record) }
+        try checkTextWork(of: record, on: texts, inPast: inPast)
         var offset: UInt64 = 0
         for case .text(_, let id, let edits) in record.operations {
             for edit in edits {
@@ -233,6 +234,35 @@ public struct SyncReplica: Sendable {
             }
         }
     }
+
+    /// Refuses a record whose text edits would cost more than one record may (SECURITY.md §19.2):
+    /// a block holding over `TextSequence.maximumCharacters` characters in its past with those it
+    /// types, or edits times those characters over `TextSequence.maximumWork` in all. Both counted
+    /// in the record's past alone, so every device decides alike whatever else it holds.
+    private func checkTextWork(of record: ChangeRecord, on texts: [BlockID: TextSequence], inPast: (Int32) -> Bool) throws(SyncError) {
+        var work = 0
+        for case .text(_, let id, let edits) in record.operations {
+            let characters = texts[id]!.characters(seenBy: inPast) + Self.typed(by: edits)
+            guard characters <= TextSequence.maximumCharacters else {
+                throw SyncByteReader.malformed("block \(id)'s text would hold \(characters) characters, deleted ones included (at most \(TextSequence.maximumCharacters))")
+            }
+            work += edits.count * characters
+        }
+        guard work <= TextSequence.maximumWork else {
+            throw SyncByteReader.malformed("text edits costing \(work) character steps (at most \(TextSequence.maximumWork): edits times their block's characters)")
+        }
+    }
+
+    /// The characters (Unicode scalars) `edits` insert.
+    static func typed(by edits: [TextEdit]) -> Int {
+        var count = 0
+        for case .insert(_, let text) in edits { count += text.unicodeScalars.count }
+        return count
+    }
+
+    /// The characters block `id`'s text holds here, deleted ones included: a record committed now
+    /// has them all in its past.
+    func characterCount(of id: BlockID) -> Int { blocks[id]?.text.items.count ?? 0 }
 
     /// The history entry of the record that typed `character` (the record itself for its own characters).
     private func entry(of character: CharacterID, in record: ChangeRecord) throws(SyncError) -> Int32 {
@@ -360,17 +390,24 @@ public struct SyncReplica: Sendable {
 
     // MARK: Local changes
 
+    /// The conflicts the replica holds that no record has made durable yet, as operations (0x03).
+    mutating func undurableConflicts() -> [ChangeOperation] {
+        liveConflicts().filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
+    }
+
     /// Makes, signs and applies this device's record of `operations`, adding every conflict the
     /// replica holds that no record has made durable yet (so that a write resolving a conflict
-    /// carries the losing side's words with it).
-    public mutating func commit(_ operations: [ChangeOperation]) throws -> ChangeRecord {
+    /// carries the losing side's words with it), unless `carryingConflicts` is false (the caller
+    /// cut them into records of their own, `VaultSync.commitInRecords`). A record the codec would
+    /// refuse (over 4,096 operations or `ChangeRecordCodec.maximumSize`) is never made (`invalidChange`).
+    public mutating func commit(_ operations: [ChangeOperation], carryingConflicts: Bool = true) throws -> ChangeRecord {
         guard let author else { throw SyncError(.invalidChange, "this replica only receives: it has no device key") }
         // Records are at most 2^63 - 1 in both (the codec refuses more): past that, nothing more is
         // committed rather than wrap (or trap).
         guard history.maximumLamport < ChangeRecordCodec.maximumTime, history.counter(of: author.device) < ChangeRecordCodec.maximumTime else {
             throw SyncError(.invalidChange, "project \(project)'s Lamport time or this device's counter is at its largest: nothing more can be committed")
         }
-        let conflicts = liveConflicts().filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
+        let conflicts = carryingConflicts ? undurableConflicts() : []
         let record = try ChangeRecord.make(project: project, author: author, counter: history.counter(of: author.device) + 1,
                                            lamport: history.maximumLamport + 1,
                                            parents: history.heads.map { history.entries[$0].record.hash },

@@ -44,6 +44,24 @@ struct TextSequence: Sendable {
     /// inserts whose last character it followed as their record saw the text), by character key.
     private var typedAfter: [UInt64: [Int32]] = [:]
     private var typedBefore: [UInt64: [Int32]] = [:]
+    /// Where each character is in `items`, by character key, as last found: a character only moves
+    /// right (an insert before it shifts it), so a stale place is found by looking on from it, and
+    /// a lookup costs the shift since the last one rather than a scan of every character typed.
+    private var places: [UInt64: Int32] = [:]
+    /// Per device (by its index in the replica's history), its records that typed here in counter
+    /// order, each with the characters the device typed here up to it: the characters in a record's
+    /// past are then counted per device by a binary search (`characters(seenBy:)`).
+    private var typedByDevice: [Int32: [(entry: Int32, total: Int)]] = [:]
+
+    /// The most characters a block's text may hold in a record's past, deleted ones included, with
+    /// those the record types there (SECURITY.md §19.2): four times the most a block shows, far
+    /// above any honest block's typing, and a bound on the memory and work one block can cost.
+    static let maximumCharacters = 4 * WritingLimits.maximumBlockBytes
+    /// The most text work one record may cause (§19.2): over its 0x04 operations, each one's edits
+    /// times the characters of its block in the record's past plus those it types there. Each edit
+    /// costs at most a pass over the block, so this bounds a record's cost to a fraction of a
+    /// second; an honest diff past it is sent as one replacement (`LocalChanges`).
+    static let maximumWork = 1 << 25
 
     static func key(_ entry: Int32, _ offset: UInt32) -> UInt64 { UInt64(UInt32(bitPattern: entry)) << 32 | UInt64(offset) }
 
@@ -102,6 +120,8 @@ struct TextSequence: Sendable {
     /// its characters, its deletion marks, and the overlaps and neighbours noted for it.
     mutating func undo(_ entry: Int32) {
         items.removeAll { $0.entry == entry }
+        places = Dictionary(uniqueKeysWithValues: items.indices.map { (Self.key(items[$0].entry, items[$0].offset), Int32($0)) })
+        for device in typedByDevice.keys { typedByDevice[device]?.removeAll { $0.entry == entry } }
         for index in items.indices where items[index].deleters.contains(entry) { items[index].deleters.removeAll { $0 == entry } }
         overlaps = overlaps.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
         typedAfter = typedAfter.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
@@ -120,9 +140,36 @@ struct TextSequence: Sendable {
         return String(decoding: utf8, as: UTF8.self)
     }
 
-    func index(of entry: Int32, _ offset: UInt32) -> Int? {
-        for index in items.indices where items[index].entry == entry && items[index].offset == offset { return index }
-        return nil
+    /// Where character (`entry`, `offset`) is in `items`, or nil when it is not in this text.
+    mutating func index(of entry: Int32, _ offset: UInt32) -> Int? {
+        let key = Self.key(entry, offset)
+        guard let known = places[key] else { return nil }
+        var index = Int(known)
+        while index < items.count, items[index].entry != entry || items[index].offset != offset { index += 1 }
+        guard index < items.count else { return nil }
+        if index != Int(known) { places[key] = Int32(index) }
+        return index
+    }
+
+    /// How many characters (deleted ones included) the records `inPast` accepts typed here. A
+    /// device's records form one chain, so those in a record's past are a prefix of its chain.
+    func characters(seenBy inPast: (Int32) -> Bool) -> Int {
+        var total = 0
+        for chain in typedByDevice.values {
+            var low = 0, high = chain.count
+            while low < high {
+                let middle = (low + high) / 2
+                if inPast(chain[middle].entry) { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { total += chain[low - 1].total }
+        }
+        return total
+    }
+
+    /// Whether the record whose past `inPast` accepts saw the character at `index`: typed in its
+    /// past and deleted by none of it (itself included).
+    private func isSeen(_ index: Int, inPast: (Int32) -> Bool) -> Bool {
+        inPast(items[index].entry) && !items[index].deleters.contains(where: inPast)
     }
 
     // MARK: Edits
@@ -150,6 +197,14 @@ struct TextSequence: Sendable {
                  endsInsert: index == scalars.count - 1, device: device, isWord: TextDiff.isWordScalar(scalar))
         }
         items.insert(contentsOf: new, at: position)
+        for index in new.indices { places[Self.key(entry, firstOffset + UInt32(index))] = Int32(position + index) }
+        // In place: a device's chain here grows by one per record, and is not copied for each insert.
+        let last = typedByDevice[device]?.last
+        if last?.entry == entry {
+            typedByDevice[device]![typedByDevice[device]!.count - 1].total += new.count
+        } else {
+            typedByDevice[device, default: []].append((entry, (last?.total ?? 0) + new.count))
+        }
         // Overlaps with deletes already held: of the anchor, or of the character the insert was typed before.
         if let anchor, let index = anchorIndex {
             typedAfter[Self.key(anchor.entry, anchor.offset), default: []].append(entry)
@@ -178,14 +233,23 @@ struct TextSequence: Sendable {
 
     /// Marks deleted by record `deleter` the characters from `first` through `last` (named by
     /// record and offset) that it saw: typed in its past and not deleted there. Both ends must be
-    /// characters of this text in its past, `first` not after `last`.
+    /// characters of this text it saw (not deleted in its past, nor by itself), `first` not after
+    /// `last`, and no character between may be one it deleted already: a record's deletes do not
+    /// overlap, so together they pass over each character once (SECURITY.md §19.2).
     mutating func delete(from first: (entry: Int32, offset: UInt32), through last: (entry: Int32, offset: UInt32), by deleter: Int32,
                          inPast: (Int32) -> Bool) throws(SyncError) {
         guard inPast(first.entry), inPast(last.entry), let start = index(of: first.entry, first.offset),
-              let end = items[start...].firstIndex(where: { $0.entry == last.entry && $0.offset == last.offset }) else {
+              let end = index(of: last.entry, last.offset), start <= end else {
             throw SyncError(.causalityViolation, "a text delete of characters its record has not seen in that block, or in the wrong order")
         }
-        for index in start...end where inPast(items[index].entry) && !items[index].deleters.contains(where: inPast) {
+        guard isSeen(start, inPast: inPast), isSeen(end, inPast: inPast) else {
+            throw SyncError(.causalityViolation, "a text delete whose first or last character was deleted already in its record's past or by the record")
+        }
+        for index in start...end where inPast(items[index].entry) {
+            guard !items[index].deleters.contains(deleter) else {
+                throw SyncByteReader.malformed("two text deletes of one record overlap")
+            }
+            guard !items[index].deleters.contains(where: inPast) else { continue }
             // Overlaps with what is held: another record's delete of it, an insert typed right after or before it.
             let key = Self.key(items[index].entry, items[index].offset)
             for other in items[index].deleters + typedAfter[key, default: []] + typedBefore[key, default: []] where !inPast(other) {

@@ -7,13 +7,20 @@ extension VaultSync {
     static let maximumOperationBytesPerRecord = 2 << 20
 
     /// Commits `operations` as one record, or as several in a row when they are more than one
-    /// record may hold (a first commit of a whole book: 6,000 paragraphs), each stored and recorded
-    /// (`sync.record-commit`). The order is kept, so a node's operation comes before its blocks'.
+    /// record may hold (a first commit of a whole book: 6,000 paragraphs; a merge that met
+    /// thousands of conflicts), each stored and recorded (`sync.record-commit`). The conflicts no
+    /// record made durable yet come first (after a project name that leads), cut like any operation (each 0x03 carries both sides'
+    /// text, so a few long blocks in conflict fill a record), so they are durable before a write
+    /// that resolves one; then the operations in their order, so a node's comes before its blocks'.
     /// Returns the records, in order.
     func commitInRecords(_ operations: [ChangeOperation], to replica: inout SyncReplica, of project: WritingProject) throws -> [ChangeRecord] {
         var records: [ChangeRecord] = []
-        for chunk in Self.chunks(operations) {
-            let record = try replica.commit(chunk)
+        // A leading project name stays first (VaultSync.commitLocalChanges puts it there, §19.3).
+        let name = operations.prefix { if case .project(.name) = $0 { true } else { false } }
+        let all = Array(name) + replica.undurableConflicts() + operations.dropFirst(name.count)
+        let work = all.map { replica.textWork(of: $0) }
+        for chunk in Self.chunks(all, work: work) {
+            let record = try replica.commit(chunk, carryingConflicts: false)
             try storeRecord(record, of: project)
             try transaction.record(.syncRecordCommit, compartment: project.compartment.id, subject: project.id,
                                    details: [.init("hash", ByteEncoding.hex(record.hash)), .init("counter", String(record.counter)),
@@ -23,21 +30,25 @@ extension VaultSync {
         return records
     }
 
-    /// `operations` cut into runs of at most `ChangeRecordCodec.maximumOperations` operations and
-    /// `maximumOperationBytesPerRecord` encoded bytes (a single larger operation stands alone). A
-    /// block's value and the text edits after it stay in one record (SECURITY.md §19.2).
-    static func chunks(_ operations: [ChangeOperation]) -> [[ChangeOperation]] {
-        var chunks: [[ChangeOperation]] = [], current: [ChangeOperation] = [], bytes = 0
+    /// `operations` cut into runs of at most `ChangeRecordCodec.maximumOperations` operations,
+    /// `maximumOperationBytesPerRecord` encoded bytes and `TextSequence.maximumWork` of text work
+    /// (`work`, one figure per operation; none when not given) — a single larger operation stands
+    /// alone. A block's value and the text edits after it stay in one record (SECURITY.md §19.2).
+    static func chunks(_ operations: [ChangeOperation], work: [Int]? = nil) -> [[ChangeOperation]] {
+        var chunks: [[ChangeOperation]] = [], current: [ChangeOperation] = [], bytes = 0, cost = 0, index = 0
         for unit in units(operations) {
             var encoded: [UInt8] = []
             for operation in unit { ChangeRecordCodec.encode(operation, to: &encoded) }
+            let unitCost = work.map { $0[index..<index + unit.count].reduce(0, +) } ?? 0
+            index += unit.count
             if !current.isEmpty, current.count + unit.count > ChangeRecordCodec.maximumOperations
-                || bytes + encoded.count > maximumOperationBytesPerRecord {
+                || bytes + encoded.count > maximumOperationBytesPerRecord || cost + unitCost > TextSequence.maximumWork {
                 chunks.append(current)
-                (current, bytes) = ([], 0)
+                (current, bytes, cost) = ([], 0, 0)
             }
             current += unit
             bytes += encoded.count
+            cost += unitCost
         }
         if !current.isEmpty { chunks.append(current) }
         return chunks

@@ -36,7 +36,11 @@ import Writing
             operations += [.block(document: document, block, .present(orderKey: key, block: Block(id: block, kind: .paragraph, text: ""))),
                            .text(document: document, block, edits)]
         }
-        return try ChangeRecord.make(project: project, author: author, counter: 1, lamport: 1, parents: [], operations: operations)
+        // Signed by hand, as a hostile device would: `ChangeRecord.make` never makes a record over the bound.
+        let body = ChangeRecordCodec.body(project: project, device: author.device, counter: 1, lamport: 1, parents: [], operations: operations)
+        let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
+        return ChangeRecord(project: project, device: author.device, counter: 1, lamport: 1, parents: [], operations: operations,
+                            signature: signature, encoded: body + signature)
     }
 
     @Test func aValidRecordOverTheBatchBudgetIsRefusedOnArrivalRecordedAndTheOtherProjectSyncs() throws {

@@ -42,6 +42,11 @@ SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
 TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
 NO_BASE = object()  # a fold's base when no write is in the past of both sides
+# §19.2's bounds on what one record may cost a block's text: its characters in the record's past
+# (deleted ones included) with those the record types there, and over the record's 0x04 operations,
+# each one's edits times that figure.
+MAX_BLOCK_CHARACTERS = 4 * 983040
+MAX_TEXT_WORK = 2 ** 25
 
 
 def is_word_scalar(c):
@@ -70,6 +75,7 @@ class Replay:
             vector[fields["device"]] = fields["counter"]
             self.vectors[h] = vector
         self._read_operations()
+        self._check_text_work()
         self._build_texts()
 
     # --- causality and rank ---------------------------------------------------------------------
@@ -131,6 +137,20 @@ class Replay:
                             self.deletes.setdefault(block, []).append(
                                 (h, self._name(edit["first"]), self._name(edit["last"]), offset))
 
+    def _check_text_work(self):
+        """§19.2: a block's characters in a record's past with those it types, and the record's
+        edits times those, within their bounds (a replica refuses the record otherwise)."""
+        for h in self.order:
+            fields, work = self.records[h], 0
+            for op in fields["operations"]:
+                if op["op"] != "text":
+                    continue
+                past = sum(1 for c in self.characters.get(op["block"], {}).values() if c.record != h and self.in_past(c.record, h))
+                typed = sum(len(e["text"]) for e in op["edits"] if e["edit"] == "insert")
+                assert past + typed <= MAX_BLOCK_CHARACTERS, "a block over its characters (malformedRecord)"
+                work += len(op["edits"]) * (past + typed)
+            assert work <= MAX_TEXT_WORK, "text edits over the work bound (malformedRecord)"
+
     @staticmethod
     def _name(character):
         return None if character is None else (character["device"], character["counter"], character["offset"])
@@ -161,11 +181,21 @@ class Replay:
             where = {c.cid: i for i, c in enumerate(sequence)}
             for h, first, last, own_seen in deletes:
                 assert first in where and last in where and where[first] <= where[last], "a delete outside the block"
-                for character in sequence[where[first]:where[last] + 1]:
+
+                def typed_before(character):
                     mine = character.record == h
-                    if (mine and character.cid[2] < own_seen) or (not mine and self.in_past(character.record, h)):
+                    return (mine and character.cid[2] < own_seen) or (not mine and self.in_past(character.record, h))
+
+                def seen(character):
+                    # Typed before the delete, and deleted neither in its record's past nor by that record.
+                    return typed_before(character) and not any(self.in_past(d, h) for d in self.deleted_by.get(character.cid, ()))
+                # §19.2: both ends seen (causalityViolation), and no character the record deleted
+                # already between them: a record's deletes do not overlap (malformedRecord).
+                assert seen(sequence[where[first]]) and seen(sequence[where[last]]), "a delete of characters deleted already"
+                for character in sequence[where[first]:where[last] + 1]:
+                    if typed_before(character):
+                        assert h not in self.deleted_by.get(character.cid, ()), "two deletes of one record overlap"
                         self.deleted_by.setdefault(character.cid, set()).add(h)
-                assert h in self.deleted_by.get(first, ()) and h in self.deleted_by.get(last, ()), "a delete of unseen characters"
 
     def seen(self, block, writes):
         """The characters the records `writes` saw together: typed in their pasts, not deleted there."""
