@@ -7,7 +7,8 @@
 // vault file may hold (the seal only proves who wrote it, not that they wrote it well), so each must
 // refuse or succeed without trapping, and what parses must encode back to exactly its bytes (one
 // encoding); a packed payload unpacks to exactly its stated size within the bound, or is refused,
-// and DEFLATE gives back what it packed. A delta applies to any base without trapping, within the
+// and DEFLATE gives back what it packed. A snapshot group (versions 3 and 4) and a compact delta parse
+// strictly and write back what they read. A delta applies to any base without trapping, within the
 // document bound, and the delta computed between two byte strings turns the first into the second.
 
 /// A record header (keyframe, document 5…, sequence 1, no base, a zero digest) in front of the input,
@@ -49,6 +50,27 @@ private func checkDelta(_ bytes: [UInt8]) {
     }
 }
 
+/// A compact delta (version-4 groups) parses only in canonical form, writes back to exactly its bytes,
+/// and is the same delta as its version-1 bytes.
+private func checkCompactDelta(_ bytes: [UInt8]) {
+    guard let delta = try? SnapshotDelta(compact: bytes[...]) else { return }
+    guard delta.compact() == bytes else { fatalError("a compact snapshot delta did not round-trip") }
+    guard (try? SnapshotDelta(parsing: delta.serialized())) == delta else { fatalError("a compact delta is not a canonical version-1 delta") }
+}
+
+/// A group of either version parses or is refused without trapping; what parses writes back to what
+/// parses the same (the packed bytes are not canonical), with at least one member.
+private func checkGroup(_ bytes: [UInt8]) {
+    guard let group = try? SnapshotGroup(parsing: bytes) else { return }
+    guard !group.members.isEmpty, let encoded = try? group.encoded(), (try? SnapshotGroup(parsing: encoded)) == group else {
+        fatalError("a snapshot group did not round-trip")
+    }
+}
+
+/// A group header (version 4, document 5…, sequence 1, no base, one member, a zero check) in front of the input.
+private let groupHeader: [UInt8] = [SnapshotGroup.version, SnapshotGroup.form] + [UInt8](repeating: 5, count: 16) + [0, 0, 0, 1]
+    + [UInt8](repeating: 0, count: 16) + [0, 0, 0, 1] + [UInt8](repeating: 0, count: SnapshotGroup.checkSize)
+
 /// The input as two byte strings (split at its first zero byte): the delta between them, serialized
 /// and parsed back, rebuilds the second from the first.
 private func checkDeltaBetween(_ bytes: [UInt8]) {
@@ -71,5 +93,8 @@ public func snapshotRecordFuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> CI
     checkDelta(bytes)
     checkDelta([SnapshotDelta.version] + bytes)
     checkDeltaBetween(bytes)
+    checkCompactDelta(bytes)
+    checkGroup(bytes)
+    checkGroup(groupHeader + bytes)
     return 0
 }

@@ -2005,6 +2005,48 @@ def snapshot_group(document, sequence, base, members, deltas=None):
     return out + wr.u32(len(deltas)) + deflate(deltas)
 
 
+def leb128(value):
+    """An unsigned LEB128 number in its shortest form (SECURITY.md §15.1, the compact delta)."""
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    return bytes(out + bytes([value]))
+
+
+def compact_delta(delta):
+    """A version-1 delta's ops in the compact form of version-4 groups (SECURITY.md §15.1): a copy's head
+    2*zigzag(offset - cursor) then its length, an insert's head 2*length+1 then its bytes."""
+    out, cursor = b"", 0
+    for op in sd.parse(delta):
+        if op[0] == "copy":
+            move = op[1] - cursor
+            out += leb128(2 * (2 * move if move >= 0 else -2 * move - 1)) + leb128(op[2])
+            cursor = op[1] + op[2]
+        else:
+            out += leb128(2 * len(op[1]) + 1) + op[1]
+    return out
+
+
+def group4_entry(delta):
+    """A version-4 member's entry: varint(2 * length) and the compact delta, or (an int) varint(2 *
+    sequence + 1), a reference to an earlier snapshot's content."""
+    if isinstance(delta, int):
+        return leb128(2 * delta + 1)
+    return leb128(2 * len(compact_delta(delta))) + compact_delta(delta)
+
+
+def snapshot_group4(document, sequence, base, members, deltas=None):
+    """A snapshot group's sealed value (SECURITY.md §15.2, record version 4): each member's check
+    SHA-256(id || content)[0..16], then the members' entries (compact deltas or references) packed together."""
+    out = bytes([4, 3]) + document + wr.u32(sequence) + base + wr.u32(len(members))
+    for member_id, content, _ in members:
+        out += hashlib.sha256(member_id + content).digest()[:16]
+    if deltas is None:
+        deltas = b"".join(group4_entry(delta) for _, _, delta in members)
+    return out + wr.u32(len(deltas)) + deflate(deltas)
+
+
 def deflate(data):
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9)
     return packer.compress(data) + packer.flush()
@@ -2067,7 +2109,7 @@ def writing_snapshots_file():
                   "members": [{"id": h(m), "content": h(c)} for m, c, _ in members]})
     group_head = group[:2 + 16 + 4 + 16 + 4 + 2 * 48]
     joined = wr.u32(len(d3)) + d3 + wr.u32(len(d4)) + d4
-    for name, data in (("version 2 (a group is version 3)", b"\x02" + group[1:]),
+    for name, data in (("version 2 (a group is version 3 or 4)", b"\x02" + group[1:]),
                        ("form 4", group[:1] + b"\x04" + group[2:]),
                        ("sequence 0", group[:18] + wr.u32(0) + group[22:]),
                        ("no members", group[:38] + wr.u32(0) + group[42:]),
@@ -2081,6 +2123,41 @@ def writing_snapshots_file():
         except wr.Damaged:
             pass
         cases.append({"type": "reject-group", "name": name, "encoded": h(data)})
+    # The same two members as a version-4 group (what is written today): compact deltas, id-bound
+    # checks, and a third member, snapshot 5, that restored snapshot 2: a reference, its content not stored again.
+    fifth_id = fixed("snapshot 5", 16)
+    members4 = members + [(fifth_id, v2, 2)]
+    group4 = snapshot_group4(document, 3, second_id, members4)
+    parsed = wr.parse_snapshot_group(group4)
+    assert parsed["version"] == 4 and [m["check"] for m in parsed["members"]] == [hashlib.sha256(m + c).digest()[:16] for m, c, _ in members4]
+    assert sd.apply(parsed["members"][1]["delta"], sd.apply(parsed["members"][0]["delta"], v2)) == v4 and parsed["members"][2]["delta"] == 2
+    cases.append({"type": "group", "name": "a version-4 group of the same two and a reference to snapshot 2, sequences 3 to 5", "encoded": h(group4),
+                  "document": h(document), "sequence": 3, "base": h(second_id),
+                  "members": [{"id": h(m), "content": h(c)} for m, c, _ in members4]})
+    head4 = group4[:2 + 16 + 4 + 16 + 4] + b"".join(hashlib.sha256(m + c).digest()[:16] for m, c, _ in members)
+    head4 = head4[:38] + wr.u32(2) + head4[42:]
+    c3, c4 = compact_delta(d3), compact_delta(d4)
+    joined4 = leb128(2 * len(c3)) + c3 + leb128(2 * len(c4)) + c4
+    for name, deltas in (("version 4: a delta length past the packed bytes", leb128(2 * len(c3)) + c3 + leb128(2 * len(c4) + 2) + c4),
+                         ("version 4: a byte after the last delta", joined4 + b"\x00"),
+                         ("version 4: a length not in its shortest form (a final 0x00)",
+                          leb128(2 * len(c3))[:-1] + bytes([leb128(2 * len(c3))[-1] | 0x80, 0]) + c3 + leb128(2 * len(c4)) + c4),
+                         ("version 4: a copy continuing the copy before it (relative offset 0)",
+                          leb128(2 * len(c3)) + c3 + leb128(2 * (len(c4) + 2)) + c4 + b"\x00\x01"),
+                         ("version 4: a copy before the start of the base",
+                          leb128(8) + b"\x02\x01\x03\x41" + leb128(2 * len(c4)) + c4),
+                         ("version 4: a reference to the member itself (snapshot 4)", leb128(2 * len(c3)) + c3 + leb128(2 * 4 + 1)),
+                         ("version 4: a reference to snapshot 0", leb128(2 * len(c3)) + c3 + leb128(1))):
+        cases.append({"type": "reject-group", "name": name, "encoded": h(head4 + wr.u32(len(deltas)) + deflate(deltas))})
+    for name, data in (("version 5", b"\x05" + group4[1:]), ("version 4: a member count past the end", group4[:38] + wr.u32(200) + group4[42:]),
+                       ("version 4: a stream cut short", group4[:-1])):
+        cases.append({"type": "reject-group", "name": name, "encoded": h(data)})
+    for case in cases[-10:]:
+        try:
+            wr.parse_snapshot_group(bytes.fromhex(case["encoded"]))
+            raise AssertionError("the independent reader took a damaged snapshot group: " + case["name"])
+        except wr.Damaged:
+            pass
     for name, data in (("version 2", b"\x02" + v1[1:]), ("a count past the end", v1[:1] + wr.u32(3) + v1[5:]),
                        ("a trailing byte", v1 + b"\x00"), ("a block length past the end", v1[:-1]),
                        ("a damaged block inside", v1[:21 + 4] + b"\x02" + v1[26:])):
@@ -2106,9 +2183,10 @@ def writing_snapshots_file():
                            "ids) and sealed snapshot values, version 2 (the payload packed with raw DEFLATE) and version 1 "
                            "(unpacked, still read) (each must parse to these fields and encode to the same bytes; a "
                            "keyframe's payload is the content, a delta's applied to the previous case's content gives it; "
-                           "the digest is SHA-256 of the content), and a snapshot group, version 3 (it must parse to these "
-                           "fields, each member's delta applied in turn to the delta case's content giving the member's "
-                           "content, whose SHA-256 is the member's digest); reject-content, reject-record and reject-group "
+                           "the digest is SHA-256 of the content), and snapshot groups, version 4 (compact deltas; each "
+                           "member's check is SHA-256(id || content)[0..16]) and version 3 (ids and SHA-256 digests, still "
+                           "read) (each must parse to these fields, each member's delta applied in turn to the delta "
+                           "case's content giving the member's content); reject-content, reject-record and reject-group "
                            "values (including packed payloads that do not unpack to exactly their size) must be refused "
                            "as damaged.",
             "spec": "SECURITY.md §15.2", "cases": cases}

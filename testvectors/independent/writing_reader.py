@@ -14,7 +14,8 @@ snapshot_delta.py (§15.1).
     writing_reader.py ... --project P --document D --snapshots
         lists the document's snapshots, oldest first: id, sequence, form, origin, title (§15.2)
     writing_reader.py ... --project P --document D --snapshot ID|SEQUENCE
-        prints that version of the document as text, rebuilt from its keyframe and deltas (own or grouped)
+        prints that version of the document as text, rebuilt from its keyframe and deltas (own or grouped,
+        groups of version 3 or 4)
     writing_reader.py ... --project P --document D --branches
         lists the document's branches, oldest first: id, kind, state, base snapshot id, provenance (§15.3)
     writing_reader.py ... --project P --document D --branch ID
@@ -188,27 +189,98 @@ def parse_snapshot_record(data):
 
 
 def parse_snapshot_group(data):
-    """§15.2: version:u8 (3) form:u8 (3) document:16 sequence:u32 base:16 count:u32 (id:16 digest:32)*count
-    size:u32 packed, packed the raw DEFLATE of (length:u32 delta)*count."""
+    """§15.2: version:u8 (4) form:u8 (3) document:16 sequence:u32 base:16 count:u32 check:16*count size:u32
+    packed, packed the raw DEFLATE of (varint(2*length) compact | varint(2*sequence+1))*count (a delta, or a
+    reference to an earlier snapshot's content, returned as the int sequence); or version 3: (id:16 digest:32)*count
+    after the count and (length:u32 delta)*count packed. Each member's delta is returned as a version-1
+    delta (§15.1); a version-4 member has no id (its check is SHA-256(id || content)[0..16])."""
     reader = Reader(data)
-    if reader.u8() != 3:
+    version = reader.u8()
+    if version not in (3, 4):
         raise Damaged("unknown snapshot record version")
     if reader.u8() != 3:
         raise Damaged("unknown snapshot form")
-    group = {"document": reader.take(16), "sequence": reader.u32(), "base": reader.take(16)}
+    group = {"version": version, "document": reader.take(16), "sequence": reader.u32(), "base": reader.take(16)}
     count = reader.u32()
     if group["sequence"] == 0:
         raise Damaged("sequence 0")
-    if count == 0 or count * 48 > len(data) - reader.offset:
+    size_each = 48 if version == 3 else 16
+    if count == 0 or count * size_each > len(data) - reader.offset:
         raise Damaged("a member count past the end")
-    members = [{"id": reader.take(16), "digest": reader.take(32)} for _ in range(count)]
+    if version == 3:
+        members = [{"id": reader.take(16), "digest": reader.take(32)} for _ in range(count)]
+    else:
+        members = [{"id": None, "check": reader.take(16)} for _ in range(count)]
     size = reader.u32()
-    deltas = Reader(unpack(data[reader.offset:], size))
-    for member in members:
-        member["delta"] = deltas.take(deltas.u32())
-    deltas.end()
+    unpacked = unpack(data[reader.offset:], size)
+    if version == 3:
+        deltas = Reader(unpacked)
+        for member in members:
+            member["delta"] = deltas.take(deltas.u32())
+        deltas.end()
+    else:
+        at = 0
+        for index, member in enumerate(members):
+            head, at = varint(unpacked, at)
+            if head & 1:
+                # A reference: the member's content is snapshot head >> 1's, an earlier one.
+                member["delta"] = head >> 1
+                if member["delta"] == 0 or member["delta"] >= group["sequence"] + index:
+                    raise Damaged("a reference to a snapshot not before the member")
+                continue
+            length = head >> 1
+            if length > len(unpacked) - at:
+                raise Damaged("a delta runs past the end")
+            member["delta"] = compact_to_delta(unpacked[at:at + length])
+            at += length
+        if at != len(unpacked):
+            raise Damaged("bytes after the last delta")
     group["members"] = members
     return group
+
+
+def varint(data, at):
+    """§15.1: an unsigned LEB128 number of 1 to 5 bytes, in its shortest form, under 2^32."""
+    value = 0
+    for index in range(5):
+        if at >= len(data):
+            raise Damaged("a number runs past the end")
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << (7 * index)
+        if byte < 0x80:
+            if (byte == 0 and index > 0) or value >= 1 << 32:
+                raise Damaged("a number not in its shortest form or past 2^32")
+            return value, at
+    raise Damaged("a number longer than 5 bytes")
+
+
+def compact_to_delta(data):
+    """§15.1 compact form -> the same ops as a version-1 delta (whose parser checks the canonical rules):
+    an odd head 2*length+1 is an insert of length bytes, an even head 2*zigzag(offset - cursor) a copy
+    from offset, its length next, cursor the end of the last copy."""
+    out, at, cursor = bytearray(b"\x01"), 0, 0
+    while at < len(data):
+        head, at = varint(data, at)
+        if head & 1:
+            length = head >> 1
+            if length > len(data) - at:
+                raise Damaged("an insert runs past the end")
+            out += sd.insert(data[at:at + length])
+            at += length
+        else:
+            zigzag = head >> 1
+            offset = cursor + (zigzag >> 1 if zigzag % 2 == 0 else -((zigzag + 1) >> 1))
+            length, at = varint(data, at)
+            if offset < 0:
+                raise Damaged("a copy before the start of the base")
+            out += sd.copy(offset, length)
+            cursor = offset + length
+    try:
+        sd.parse(bytes(out))
+    except sd.Damaged as error:
+        raise Damaged("a compact delta: %s" % error)
+    return bytes(out)
 
 
 def unpack(packed, size):
@@ -406,13 +478,18 @@ class WritingVault:
         return result
 
     def snapshot_content(self, project, node, text):
-        """The version's blocks: the last keyframe at or before it, then each delta in order, every
-        record checked against its row and its predecessor, the result against the sealed digest."""
+        """The version's blocks (see snapshot_bytes)."""
         chain = self.snapshots(project, node)
         wanted = [s for s in chain if s["id"].hex() == text.lower() or str(s["sequence"]) == text]
         if len(wanted) != 1:
             raise LookupError("%d snapshots of the document match %r" % (len(wanted), text))
-        target = wanted[0]
+        return decode_content(self.snapshot_bytes(project, node, chain, wanted[0]))
+
+    def snapshot_bytes(self, project, node, chain, target):
+        """The version's content bytes: the last keyframe at or before it, then each delta in order, every
+        record checked against its row and its predecessor, each result against its sealed digest or
+        check. A version-4 member that references an earlier snapshot takes the content of that one,
+        which must be in the same chain (passed on the way); any other reference is damage."""
         upto = [s for s in chain if s["sequence"] <= target["sequence"]]
         keyframes = [index for index, s in enumerate(upto) if s["form"] == "keyframe"]
         if not keyframes:
@@ -423,7 +500,7 @@ class WritingVault:
         first = links[0]["sequence"]
         previous = [s for s in chain if s["sequence"] == first - 1]
         base = NO_BASE if first == 1 else (previous[0]["id"] if previous else NO_BASE)
-        content, group = b"", None
+        content, group, passed = b"", None, {}
         for link in links:
             if link["form"] in ("keyframe", "delta"):
                 group = None
@@ -438,22 +515,32 @@ class WritingVault:
                     if (group["document"], group["sequence"], group["base"]) != (node["id"], link["sequence"], base):
                         raise Damaged("snapshot %s's sealed group is not the one its row names" % link["id"].hex())
                 index = link["sequence"] - group["sequence"] if group else -1
-                if group is None or index >= len(group["members"]) or group["members"][index]["id"] != link["id"]:
+                if group is None or index >= len(group["members"]) or group["members"][index]["id"] not in (None, link["id"]):
                     raise Damaged("snapshot %s is not the member of its group its row names" % link["id"].hex())
-                payload, digest, is_delta = group["members"][index]["delta"], group["members"][index]["digest"], True
+                member = group["members"][index]
+                # Version 4 binds the row's id into the member's check instead of storing it.
+                payload, is_delta = member["delta"], True
+                digest = member["digest"] if group["version"] == 3 else ("check", link["id"], member["check"])
             else:
                 raise Damaged("an unknown snapshot form")
-            if is_delta:
+            if is_delta and isinstance(payload, int):
+                if payload not in passed:
+                    raise Damaged("snapshot %s references snapshot %d, outside its chain" % (link["id"].hex(), payload))
+                content = passed[payload]
+            elif is_delta:
                 try:
                     content = sd.apply(payload, content)
                 except (sd.Damaged, ValueError) as error:
                     raise Damaged("snapshot %s's delta: %s" % (link["id"].hex(), error))
             else:
                 content = payload
-            if hashlib.sha256(content).digest() != digest:
+            holds = (hashlib.sha256(digest[1] + content).digest()[:16] == digest[2] if isinstance(digest, tuple)
+                     else hashlib.sha256(content).digest() == digest)
+            if not holds:
                 raise Damaged("snapshot %s's content is not the version it sealed" % link["id"].hex())
             base = link["id"]
-        return decode_content(content)
+            passed[link["sequence"]] = content
+        return content
 
     # --- §15.3: branches
 

@@ -191,5 +191,12 @@ public enum WritingSchema {
         NamedMigration("sharing-1", """
             ALTER TABLE writing_projects ADD COLUMN view_only INTEGER NOT NULL DEFAULT 0 CHECK (view_only IN (0, 1));
             """),
+        // Snapshot groups of record version 4 (SECURITY.md §15.2: compact deltas, a 16-byte check bound
+        // to each member's id). No table changes: the migration marks a vault that may hold them, so
+        // a vaultctl that does not know version 4 refuses the vault (it does not know the migration)
+        // rather than calling its groups damaged. Version-3 groups are kept and read as before.
+        NamedMigration("versions-7", """
+            SELECT 1;
+            """),
     ])
 }

@@ -106,7 +106,7 @@ public struct SnapshotDelta: Sendable, Equatable {
         self.operations = operations
     }
 
-    private static func isCanonical(_ operation: Operation, after previous: Operation?) -> Bool {
+    static func isCanonical(_ operation: Operation, after previous: Operation?) -> Bool {
         switch operation {
         case .copy(let offset, let length):
             guard length > 0 else { return false }

@@ -101,9 +101,10 @@ extension WritingStore {
     public func restore(_ document: NodeID, in projectID: ProjectID, to snapshot: SnapshotID) throws -> Snapshot {
         let project = try writable(projectID)
         try checkDocument(document, in: project)
-        let bytes = try contentBytes(of: try checkSnapshot(snapshot, of: document, in: project), in: project)
+        let (bytes, restored) = try rebuild(try checkSnapshot(snapshot, of: document, in: project), in: project)
         try replaceDocumentContent(of: document, in: projectID, with: try SnapshotContent.decode(bytes))
-        let row = try addSnapshot(bytes, of: document, in: project, origin: .restore, title: nil)
+        // The version is the restored one's content again: a reference to it, its content not stored again.
+        let row = try addSnapshot(bytes, of: document, in: project, origin: .restore, title: nil, same: restored.contentSequence)
         try record(.writingSnapshotRestore, project, subject: document,
                    details: [.init("snapshot", snapshot.hex), .init("version", row.id.hex)])
         return Snapshot(row, title: nil)
@@ -117,16 +118,20 @@ extension WritingStore {
     /// this transaction replaced): it is used only if the latest's sealed digest is its hash.
     /// `written`, the details of a content write made with it: recorded in one `writing.content-write`
     /// with the snapshot's (or alone when no snapshot is stored).
+    /// `same`, the sequence of an earlier snapshot (not itself a reference) whose content `content` is:
+    /// the new version is then stored as a reference to it when that one is in its chain.
     func addSnapshot(_ content: [UInt8], of document: NodeID, in project: WritingProject, origin: SnapshotOrigin,
-                     title: String?, latestCandidate: [UInt8]? = nil, written: [VaultEvent.Detail]? = nil) throws -> SnapshotTable.Row {
+                     title: String?, latestCandidate: [UInt8]? = nil, written: [VaultEvent.Detail]? = nil, same: Int? = nil) throws -> SnapshotTable.Row {
         let latest = try snapshotTable.latest(of: document)
         let held = try latest.map { try latestVersion($0, candidate: latestCandidate, in: project) }
         if origin == .automatic, let latest, held?.content == content {
             if let written { try record(.writingContentWrite, project, subject: document, details: written) }
             return latest
         }
+        // Content the latest holds already (a titled snapshot of unchanged content) is a reference to it.
+        let same = try same ?? (held?.content == content ? latest.map { try openLinks([$0], in: project)[0].contentSequence } : nil)
         let row = try storeVersion(content, id: try SnapshotID.random(), of: document, in: project, after: latest, held: { held },
-                                   origin: origin, deviceID: try deviceID(), createdAt: now)
+                                   origin: origin, deviceID: try deviceID(), createdAt: now, same: same)
         if let title { try seal(Array(title.utf8), at: try WritingRecord.snapshotTitle(row.id), of: project) }
         let taken: [VaultEvent.Detail] = [.init("snapshot", row.id.hex), .init("origin", origin.rawValue), .init("form", row.form.name)]
         if let written {
@@ -142,29 +147,34 @@ extension WritingStore {
     /// delta from `held()` (the latest's content, asked only then), joined to the latest's group
     /// when that has room, else the first of a new group.
     func storeVersion(_ content: [UInt8], id: SnapshotID, of document: NodeID, in project: WritingProject, after latest: SnapshotTable.Row?,
-                      held: () throws -> HeldVersion?, origin: SnapshotOrigin, deviceID: AuditDeviceID, createdAt: Int64) throws -> SnapshotTable.Row {
+                      held: () throws -> HeldVersion?, origin: SnapshotOrigin, deviceID: AuditDeviceID, createdAt: Int64,
+                      same: Int? = nil) throws -> SnapshotTable.Row {
         let sequence = (latest?.sequence ?? 0) + 1
         let digest = SHA256.hash(content)
         let row = { (form: SnapshotRecord.Form, parts: Int) in
             SnapshotTable.Row(id: id, project: project.id, document: document, sequence: sequence, form: form, origin: origin,
                               parts: parts, deviceID: deviceID, createdAt: createdAt)
         }
-        if let latest, !Self.startsChain(sequence, size: content.count, lastKeyframe: try snapshotTable.lastKeyframe(of: document)),
+        let lastKeyframe = try snapshotTable.lastKeyframe(of: document)
+        if let latest, !Self.startsChain(sequence, size: content.count, lastKeyframe: lastKeyframe),
            let previous = try held() {
-            // A delta no smaller than the content (a document rewritten whole) is worth nothing: the content is stored.
-            let delta = try SnapshotDelta.between(previous.content, content).serialized()
-            if delta.count < content.count {
-                let member = SnapshotGroup.Member(id: id, digest: digest, delta: delta)
-                if let group = previous.group, group.value.members.count < Self.groupLimit,
+            // Content held by a snapshot of this chain is a reference to it (a restore reads one chain);
+            // a delta no smaller than the content (a document rewritten whole) is worth nothing: the content is stored.
+            let reference = same.flatMap { $0 >= (lastKeyframe ?? Int.max) ? $0 : nil }
+            let delta = reference == nil ? try SnapshotDelta.between(previous.content, content).serialized() : []
+            if reference != nil || delta.count < content.count {
+                let member = SnapshotGroup.Member(id: nil, digest: SnapshotGroup.check(id, content), delta: delta, reference: reference)
+                // A group of version 3 (written before `versions-7`) is not joined: its members carry ids and full digests.
+                if let group = previous.group, group.value.version == SnapshotGroup.version, group.value.members.count < Self.groupLimit,
                    group.value.deltaBytes + 4 + delta.count <= Self.groupBytes {
                     let grown = group.value.appending(member)
                     let stored = row(.grouped, 0)
                     try snapshotTable.insert(stored)
-                    try sealParts(grown.parts(), of: group.head, in: project)
+                    try sealParts(try grown.parts(), of: group.head, in: project)
                     return stored
                 }
                 let first = SnapshotGroup(document: document, sequence: sequence, base: latest.id.bytes, members: [member])
-                let parts = first.parts()
+                let parts = try first.parts()
                 let stored = row(.group, parts.count)
                 try snapshotTable.insert(stored)
                 for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.snapshotPart(id, index), of: project) }
@@ -194,7 +204,7 @@ extension WritingStore {
     func latestVersion(_ latest: SnapshotTable.Row, candidate: [UInt8]?, in project: WritingProject) throws -> HeldVersion {
         if let candidate {
             let link = try openLinks([latest], in: project)[0]
-            if link.digest == SHA256.hash(candidate) { return HeldVersion(content: candidate, group: link.group) }
+            if link.holds(candidate) { return HeldVersion(content: candidate, group: link.group) }
         }
         let (content, link) = try rebuild(latest, in: project)
         return HeldVersion(content: content, group: link.group)
@@ -220,11 +230,35 @@ extension WritingStore {
         }
         var bytes: [UInt8] = []
         let links = try openLinks(chain, in: project)
-        for link in links { bytes = try link.apply(to: bytes) }
-        guard let last = links.last, SHA256.hash(bytes) == last.digest else {
+        bytes = try replay(links)
+        guard let last = links.last, last.holds(bytes) else {
             throw WritingError(.damagedRecord, "snapshot \(row.id)'s content is not the version it sealed")
         }
         return (bytes, last)
+    }
+
+    /// The content the last of `links` (consecutive, from a keyframe) holds, each applied in turn to the
+    /// one before; `visit` is given each link with its content. A reference (a version-4 member
+    /// naming an earlier snapshot's content) takes the content of a snapshot passed on the way: the
+    /// writer makes one only within its chain, so a restore still reads one chain, and one naming a
+    /// snapshot not passed (another chain's, or a later one) is refused as damage.
+    func replay(_ links: [StoredLink], visit: (StoredLink, [UInt8]) throws -> Void = { _, _ in }) throws -> [UInt8] {
+        let named = Set(links.compactMap { link -> Int? in
+            if case .reference(let sequence) = link.payload { return sequence }
+            return nil
+        })
+        var held: [Int: [UInt8]] = [:], bytes: [UInt8] = []
+        for link in links {
+            bytes = try link.apply(to: bytes) { sequence in
+                guard let content = held[sequence] else {
+                    throw WritingError(.damagedRecord, "snapshot \(link.row.id) references snapshot \(sequence), outside its chain")
+                }
+                return content
+            }
+            if named.contains(link.row.sequence) { held[link.row.sequence] = bytes }
+            try visit(link, bytes)
+        }
+        return bytes
     }
 
     /// The stored versions of `rows` (consecutive snapshots of one document, oldest first), their
@@ -267,12 +301,14 @@ extension WritingStore {
                     }
                     group = (link, value)
                 }
+                // A version-3 member names its id; a version-4 member's check binds it (refused at `holds`).
                 guard let group, link.sequence - group.value.sequence < group.value.members.count,
-                      group.value.members[link.sequence - group.value.sequence].id == link.id else {
+                      group.value.members[link.sequence - group.value.sequence].id.map({ $0 == link.id }) ?? true else {
                     throw WritingError(.damagedRecord, "snapshot \(link.id) is not the member of its group its row names")
                 }
                 let member = group.value.members[link.sequence - group.value.sequence]
-                stored = StoredLink(row: link, digest: member.digest, payload: .delta(member.delta), group: group)
+                stored = StoredLink(row: link, digest: member.digest, payload: member.reference.map { .reference($0) } ?? .delta(member.delta),
+                                    group: group, idBound: group.value.version == SnapshotGroup.version)
             }
             base = link.id.bytes
             result.append(stored)

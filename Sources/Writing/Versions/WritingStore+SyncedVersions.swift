@@ -79,20 +79,19 @@ extension WritingStore {
         let titled = links.map(\.row).filter { !known.contains($0.id) && $0.origin == .titled }
         let titles = Dictionary(uniqueKeysWithValues: zip(titled.map(\.id), try openText(try titled.map { try WritingRecord.snapshotTitle($0.id) }, of: project)))
         var result: [SnapshotForSync] = []
-        var content: [UInt8] = [], base: (id: SnapshotID, content: [UInt8])? = nil, previous: SnapshotID? = nil
-        for link in links {
-            content = try link.apply(to: content)
+        var base: (id: SnapshotID, content: [UInt8])? = nil, previous: SnapshotID? = nil
+        _ = try replay(links) { link, content in
             defer { previous = link.row.id }
-            if known.contains(link.row.id) { base = (link.row.id, content); continue }
+            if known.contains(link.row.id) { base = (link.row.id, content); return }
             let digest = SHA256.hash(content)
-            guard digest == link.digest else { throw WritingError(.damagedRecord, "snapshot \(link.row.id)'s content is not the version it sealed") }
+            guard link.holds(content) else { throw WritingError(.damagedRecord, "snapshot \(link.row.id)'s content is not the version it sealed") }
             // The stored delta is from the snapshot just before: reused when that one is the base.
             var sent: (base: SnapshotID?, payload: [UInt8]) = (nil, content)
             if let base {
                 let delta = if let stored = link.delta, base.id == previous { stored } else { try SnapshotDelta.between(base.content, content).serialized() }
                 if delta.count < content.count { sent = (base.id, delta) }
             }
-            guard sent.payload.count <= maximumPayload else { continue }
+            guard sent.payload.count <= maximumPayload else { return }
             result.append(SnapshotForSync(snapshot: Snapshot(link.row, title: titles[link.row.id]), digest: digest, base: sent.base, payload: sent.payload))
             base = (link.row.id, content)
         }
