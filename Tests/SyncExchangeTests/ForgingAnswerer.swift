@@ -15,6 +15,8 @@ final class ForgingAnswerer: ChannelService {
         var pushed: [ProjectID: Int] = [:]
         /// Projects whose pulls it refuses, with the exchange's code it gives.
         var refusedPulls: [ProjectID: SyncExchangeErrorCode] = [:]
+        /// The signers of every record pushed to it, per project.
+        var pushedSigners: [ProjectID: [DeviceID]] = [:]
     }
 
     let log = Mutex(Log())
@@ -28,6 +30,18 @@ final class ForgingAnswerer: ChannelService {
     var author: SyncAuthor { SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey) }
     var pulled: [ProjectID] { log.withLock { $0.pulled } }
     var pushed: [ProjectID: Int] { log.withLock { $0.pushed } }
+    var pushedSigners: [ProjectID: [DeviceID]] { log.withLock { $0.pushedSigners } }
+    var rosterEntry: SyncRosterEntry {
+        SyncRosterEntry(device: keys.profile.deviceID, signingKey: keys.profile.signingPublicKey, noiseKey: keys.profile.noisePublicKey)
+    }
+
+    /// Offers a project id as it likes: any access, any privileged flag, any roster (itself when none).
+    func offer(_ project: ProjectID, access: SyncAccess, privileged: Bool, register: Register = .general, named name: String = "Offered",
+               roster: [SyncRosterEntry]? = nil) {
+        let offer = SyncProjectOffer(project: project, access: access, privileged: privileged, kind: .document, register: register,
+                                     name: name, roster: roster ?? [rosterEntry])
+        log.withLock { $0.offers.removeAll { $0.project == project }; $0.offers.append(offer) }
+    }
 
     /// Offers `project` as `access`, naming only itself in the roster.
     func offer(_ project: WritingProject, access: SyncAccess) {
@@ -80,7 +94,11 @@ final class ForgingAnswerer: ChannelService {
                                   records: mine.filter { $0.counter > request.held[device] ?? 0 }.map(\.encoded)).serialized()
         case SyncWire.pushKind:
             let request = try SyncPushRequest(parsing: body)
-            log.withLock { $0.pushed[request.project, default: 0] += request.records.count }
+            let signers = request.records.compactMap { try? ChangeRecordCodec.parse($0).device }
+            log.withLock {
+                $0.pushed[request.project, default: 0] += request.records.count
+                $0.pushedSigners[request.project, default: []] += signers
+            }
             return SyncPushAnswer(stored: request.records.count, refused: []).serialized()
         default:
             return SyncOffers.serializeTaken([])

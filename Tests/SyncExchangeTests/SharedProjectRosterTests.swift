@@ -29,7 +29,7 @@ import Writing
 
         let project = try F.project(f.desk, "Brief")
         let document = try F.document(f.desk, in: project, "Draft", ["first", "second"])
-        try SyncControl.shared(project.compartment, with: colleagueKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
+        try F.share(project, of: f.desk, with: colleague, role: .editor)
         #expect(try f.syncLaptop().received == 1)
         #expect(try syncColleague().received == 1)
         let colleagues = try colleague.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
@@ -82,7 +82,7 @@ import Writing
 
         let project = try F.project(f.desk, "Brief")
         let document = try F.document(f.desk, in: project, "Draft", ["first", "second"])
-        try SyncControl.shared(project.compartment, with: colleagueKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
+        try F.share(project, of: f.desk, with: colleague, role: .editor)
         #expect(try syncColleague().received == 1)
         let colleagues = try colleague.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
         try F.edit(colleague, colleagues, document, block: 1, to: "second, by the colleague")

@@ -50,6 +50,17 @@ final class SyncExchangeFixture {
         try SyncInitiator(vault: laptop.unlocked, transport: try transport(), coordinator: nil).run()
     }
 
+    // MARK: Sharing
+
+    /// `vaultctl share "project ID" --peer RECIPIENT --role ROLE` run on `owner`: a real share grant of
+    /// the project's compartment, signed by the owner's device and accepted by the recipient's vault
+    /// (what lets the recipient make the project from the owner's offer), and the project shared for sync.
+    static func share(_ project: WritingProject, of owner: TestVault, with recipient: TestVault, role: ShareRole) throws {
+        let profile = try recipient.unlocked.deviceKeys().profile
+        _ = try recipient.unlocked.acceptShareGrant(try owner.unlocked.makeShareGrant(of: project.compartment, for: profile, role: role))
+        try SyncControl.shared(project.compartment, with: profile.deviceID, role: role, in: owner.unlocked)
+    }
+
     // MARK: Writing
 
     static func project(_ vault: TestVault, _ name: String, register: Register = .general) throws -> WritingProject {

@@ -88,7 +88,7 @@ import Writing
             try f.transport().requestAsAnyPeer(SyncWire.pullKind, body: SyncPullRequest(project: project.id, held: [:]).serialized())
         }
         // As a viewer: the laptop gets it; its own edits stay with it and are refused if pushed.
-        try SyncControl.shared(project.compartment, with: f.laptopKeys.profile.deviceID, role: .viewer, in: f.desk.unlocked)
+        try F.share(project, of: f.desk, with: f.laptop, role: .viewer)
         #expect(try f.syncLaptop().received == 1)
         #expect(try F.texts(f.laptop, project.id, document) == ["first", "second"])
         let laptopProject = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
@@ -147,7 +147,8 @@ import Writing
         }
         #expect(try push([forged]).refused == ["badSignature"])
         #expect(try push([first]).refused == ["replayedRecord"])
-        #expect(try push([honest.encoded], to: try ProjectID.random()).refused == ["unknownCompartment"])
+        // A project this vault lacks: the push refused whole, before any record is read (review 17, F4).
+        #expect(throws: SyncExchangeError(.notShared, "")) { try push([honest.encoded], to: try ProjectID.random()) }
         #expect(try push([Array(honest.encoded.dropLast(5))]).refused == ["malformedRecord"])
         // A record over the wire's bound, and bytes that are no message: refused before any record is read.
         var huge = [SyncWire.version] + project.id.bytes
@@ -157,8 +158,9 @@ import Writing
         #expect(throws: SyncExchangeError(.malformedMessage, "")) { try transport.requestAsAnyPeer(SyncWire.pullKind, body: [1, 2, 3]) }
         #expect(try push([honest.encoded, backwards.encoded]).refused == ["causalityViolation"])
         let reasons = Set(F.details(f.desk, .syncRecordRefused, "reason"))
-        #expect(reasons.isSuperset(of: ["badSignature", "replayedRecord", "unknownCompartment", "malformedRecord", "causalityViolation"]))
+        #expect(reasons.isSuperset(of: ["badSignature", "replayedRecord", "malformedRecord", "causalityViolation"]))
         #expect(F.details(f.desk, .syncExchangeRefused, "reason").filter { $0 == "malformedMessage" }.count == 2)
+        #expect(F.details(f.desk, .syncExchangeRefused, "records") == ["1"], "the unknown project's push: one entry, its count")
         // The honest record went in with the hostile ones; honest sync goes on.
         #expect(try F.texts(f.desk, project.id, document) == ["morning, edited", "evening"])
         try F.edit(f.laptop, laptopProject, document, block: 1, to: "evening, later")

@@ -41,7 +41,7 @@ import Writing
                 let projectSnapshot = try store.createProjectSnapshot(of: project.id, titled: "All")
                 return (folder.id, snapshot.id, branch.id, entry.id, projectSnapshot.id)
             }
-            try SyncControl.shared(project.compartment, with: f.laptopKeys.profile.deviceID, role: .viewer, in: f.desk.unlocked)
+            try F.share(project, of: f.desk, with: f.laptop, role: .viewer)
             #expect(try f.syncLaptop().received >= 1)
             laptopProject = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
         }

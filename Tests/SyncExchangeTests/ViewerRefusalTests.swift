@@ -38,7 +38,7 @@ import Writing
         let briefDocument = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
         let memoDocument = try F.document(f.desk, in: memo, "Note", ["one"])
         for project in [brief, memo] {
-            try SyncControl.shared(project.compartment, with: f.laptopKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
+            try F.share(project, of: f.desk, with: f.laptop, role: .editor)
         }
         #expect(try f.syncLaptop().received == 2)
         let laptopBrief = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(brief.id) }

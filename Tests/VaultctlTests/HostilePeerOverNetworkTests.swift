@@ -131,7 +131,8 @@ struct HostilePeerOverNetworkTests {
         forged[forged.count - 1] ^= 1
         #expect(try push([forged]).refused == ["badSignature"])
         #expect(try push([held[0]]).refused == ["replayedRecord"])
-        #expect(try push([honest.encoded], to: try ProjectID.random()).refused == ["unknownCompartment"])
+        // A project the laptop lacks: the push refused whole, before any record is read (review 17, F4).
+        #expect(throws: SyncExchangeError(.notShared, "")) { try push([honest.encoded], to: try ProjectID.random()) }
         #expect(try push([Array(honest.encoded.dropLast(5))]).refused == ["malformedRecord"])
         // Two records naming each other's hashes cannot be made; a record whose parent never comes is
         // what a cycle looks like on the wire: it waits, and is refused when the exchange ends.
@@ -151,9 +152,9 @@ struct HostilePeerOverNetworkTests {
         #expect(throws: SyncExchangeError(.notShared, "")) { try push([honest.encoded]) }
 
         let recorded = try Self.refusals(laptop)
-        #expect(recorded.records == ["badSignature", "replayedRecord", "unknownCompartment", "malformedRecord", "missingParents", "causalityViolation"],
+        #expect(recorded.records == ["badSignature", "replayedRecord", "malformedRecord", "missingParents", "causalityViolation"],
                 "\(recorded)")
-        #expect(recorded.requests == ["malformedMessage", "notShared"], "\(recorded)")
+        #expect(recorded.requests == ["notShared", "malformedMessage", "notShared"], "\(recorded)")
 
         // Honest sync with another own device goes on, both ways, over the same network.
         let synced = try desk.run(["sync", "now", "--peer", laptopFingerprint, "--address", channel])

@@ -288,15 +288,6 @@ public struct SyncEndpoint {
         }
     }
 
-    /// Records for a project this vault does not hold: refused (`unknownCompartment`) and recorded.
-    func refuseUnknown(_ records: [[UInt8]], for project: ProjectID) throws -> SyncReceipt {
-        let keys = try vault.deviceKeys()
-        return try vault.transaction { tx in
-            try VaultSync(WritingStore(tx), author: SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey), devices: [:])
-                .receive(records, for: project)
-        }
-    }
-
     /// A message carrying `projects`' records or offers (`message`, serialized whole), as the egress
     /// funnel released it for the peer: the only way such a message becomes a `SyncOutgoing`, so
     /// what a transport sends is what the funnel decided on. A refusal or a redaction keeps it here
@@ -311,11 +302,11 @@ public struct SyncEndpoint {
         return SyncOutgoing(released: released)
     }
 
-    /// Records a refusal of the peer's request in the audit log.
-    func recordRefusal(_ request: String, reason: String, project: ProjectID? = nil) {
+    /// Records a refusal of the peer's request in the audit log (ids, codes and counts in `details`).
+    func recordRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) {
         var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("request", request), .init("reason", reason)]
         if let project { details.append(.init("project", project.hex)) }
-        try? vault.record(VaultEvent(.syncExchangeRefused, details: details))
+        try? vault.record(VaultEvent(.syncExchangeRefused, details: details + extra))
     }
 
     /// Records that `project` was left for this exchange, and why (a code of `SyncInitiator.skipsTheProject`).

@@ -19,8 +19,18 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     case egressRefused
     /// Sync with this device is paused on this side (`vaultctl sync pause`).
     case paused
-    /// Only the owner's own devices may add a project to this vault.
+    /// Only the owner's own devices may add a project to this vault, and another device only a
+    /// project whose compartment it granted this vault (`vaultctl share`).
     case offerRefused
+    /// The owner's own device offers a project this vault holds with the other privileged flag: not
+    /// the same project (one of them was made from someone else's offer). Nothing of it is taken.
+    case privilegedMismatch
+    /// The owner's own device offers a project this vault made from someone else's device's offer,
+    /// and does not sync it with that device (its roster does not name it): not the same project.
+    case originMismatch
+    /// The device's refusals here passed their bound for the time (`SyncRefusalBudget`): its
+    /// requests are refused unread, and recorded as one summary, until the window ends.
+    case tooManyRefusals
     /// The exchange went on for longer than its bound of rounds.
     case tooManyRounds
     /// A change record too large to travel in one message.

@@ -123,7 +123,14 @@ public struct SyncInitiator {
         let offers = try SyncOffers.parse(try ask(SyncWire.projectsKind, .projectsRequest, by: deadline))
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
-            guard let project = try endpoint.adopt(offer, request: SyncWire.projectsKind) else { continue }
+            let project: WritingProject
+            switch try endpoint.adopt(offer, request: SyncWire.projectsKind) {
+            case .success(let adopted): project = adopted
+            case .failure(let refusal):
+                // Recorded by the endpoint; shown with the run, so the owner sees what was refused.
+                report.projects.append(SyncRunReport.Project(project: offer.project, access: "none", refused: [refusal.code.rawValue]))
+                continue
+            }
             // What the answerer may do with the project is decided here, never by its offer's access.
             switch try endpoint.plan(for: project) {
             case .success(let plan): projects.append((project, plan))

@@ -8,22 +8,50 @@ import Writing
 public struct SyncResponder: Sendable {
     public let vault: UnlockedVault
     public let coordinator: SyncCoordinator?
+    /// How many refusals of each device are recorded in a time (the same budget for the responder's life).
+    public let refusals: SyncRefusalBudget
 
-    public init(vault: UnlockedVault, coordinator: SyncCoordinator? = nil) {
+    public init(vault: UnlockedVault, coordinator: SyncCoordinator? = nil, refusals: SyncRefusalBudget = SyncRefusalBudget()) {
         self.vault = vault
         self.coordinator = coordinator
+        self.refusals = refusals
     }
 
     /// The answer to one request of `peer`, records and offers as the egress funnel released them.
-    /// Throws a `SyncExchangeError` (recorded) to refuse it.
+    /// Throws a `SyncExchangeError` (recorded, within the peer's refusal budget) to refuse it; a
+    /// peer past its budget is refused unread.
     public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> SyncOutgoing {
         let endpoint = try SyncEndpoint(vault: vault, peer: peer)
+        let (over, unrecorded) = refusals.open(peer.deviceID)
+        if unrecorded > 0 {
+            endpoint.recordRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue, details: [.init("unrecorded", String(unrecorded))])
+        }
+        if over {
+            _ = refusals.charge(peer.deviceID, 1)
+            throw SyncExchangeError(.tooManyRefusals, "device \(peer.fingerprint) had over \(refusals.bound) requests refused within \(Int(refusals.seconds)) s: its requests are refused until that time has passed")
+        }
         do {
             return try answer(kind, body, endpoint)
+        } catch let refusal as WholeRequestRefusal {
+            record(refusal.error, of: kind, details: refusal.details, endpoint)
+            throw refusal.error
         } catch let error as SyncExchangeError {
-            endpoint.recordRefusal(kind, reason: error.code.rawValue)
+            record(error, of: kind, details: [], endpoint)
             throw error
         }
+    }
+
+    /// Records a refusal of the peer's request, as its budget allows (and the summary once past it).
+    private func record(_ error: SyncExchangeError, of kind: String, details: [VaultEvent.Detail], _ endpoint: SyncEndpoint) {
+        let charge = refusals.charge(endpoint.peer.deviceID, 1)
+        if charge.record { endpoint.recordRefusal(kind, reason: error.code.rawValue, details: details) }
+        if charge.summarise { recordSummary(of: kind, endpoint) }
+    }
+
+    /// The one entry of a window saying the peer's refusals passed the bound and are no longer recorded one by one.
+    private func recordSummary(of kind: String, _ endpoint: SyncEndpoint) {
+        endpoint.recordRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue,
+                               details: [.init("bound", String(refusals.bound)), .init("seconds", String(Int(refusals.seconds)))])
     }
 
     private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
@@ -53,7 +81,13 @@ public struct SyncResponder: Sendable {
         guard endpoint.peerIsMine else {
             throw SyncExchangeError(.offerRefused, "only the owner's own devices add projects to this vault")
         }
-        return SyncOutgoing(taken: try offers.map { ($0.project, try endpoint.adopt($0, request: SyncWire.offerKind) != nil) })
+        var taken: [(ProjectID, Bool)] = []
+        for offer in offers {
+            // A refused offer (recorded by the endpoint) is answered as not taken.
+            let made = try endpoint.adopt(offer, request: SyncWire.offerKind)
+            taken.append((offer.project, (try? made.get()) != nil))
+        }
+        return SyncOutgoing(taken: taken)
     }
 
     private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
@@ -63,24 +97,39 @@ public struct SyncResponder: Sendable {
         return try endpoint.release(answer.serialized(), of: [project])
     }
 
+    /// A push is refused whole, once, before any of its records is read, when the project is not
+    /// held here or the peer may not write it: one entry naming the reason and how many records
+    /// came (never one per record: a paired device must not grow the audit log by thousands of
+    /// entries per request). Records the peer may write are verified one by one, each refusal
+    /// recorded, and charged to the peer's refusal budget.
     private func push(_ request: SyncPushRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
-        guard let held = try endpoint.project(request.project) else {
-            let receipt = try endpoint.refuseUnknown(request.records, for: request.project)
-            return SyncOutgoing(SyncPushAnswer(stored: 0, refused: receipt.refused.map(\.error.code.rawValue)))
+        let count: [VaultEvent.Detail] = [.init("project", request.project.hex), .init("records", String(request.records.count))]
+        let project: WritingProject
+        do {
+            project = try allowed(request.project, endpoint, writing: true)
+        } catch let error as SyncExchangeError {
+            throw WholeRequestRefusal(error: error, details: count)
         }
-        let project = try allowed(held.id, endpoint, writing: true)
         let receipt: SyncReceipt
         do {
             receipt = try endpoint.receive(request.records, for: project, coordinator: coordinator)
         } catch let error as SyncError where error.code == .writingRefused {
             // Recorded by the endpoint; the peer learns each record was refused, and why.
+            charge(request.records.count, endpoint)
             return SyncOutgoing(SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }))
         }
+        charge(receipt.refused.count, endpoint)
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).recordAttempt(endpoint.peer.deviceID, at: endpoint.clock.now(), error: nil,
                                                                         sent: 0, received: receipt.stored)
         }
         return SyncOutgoing(SyncPushAnswer(stored: receipt.stored, refused: receipt.refused.map(\.error.code.rawValue)))
+    }
+
+    /// Charges records refused (and recorded) in a push to the peer's budget; the summary once past it.
+    private func charge(_ refused: Int, _ endpoint: SyncEndpoint) {
+        guard refused > 0 else { return }
+        if refusals.charge(endpoint.peer.deviceID, refused, recordedAlready: true).summarise { recordSummary(of: SyncWire.pushKind, endpoint) }
     }
 
     /// The project, if the peer may read it (and write it, for `writing`); else the reason, thrown.
@@ -94,4 +143,10 @@ public struct SyncResponder: Sendable {
         }
         return project
     }
+}
+
+/// A refusal of a whole request with details beyond its reason (a push's project and record count).
+private struct WholeRequestRefusal: Error {
+    let error: SyncExchangeError
+    let details: [VaultEvent.Detail]
 }

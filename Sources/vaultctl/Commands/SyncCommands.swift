@@ -110,8 +110,13 @@ enum SyncCommands {
 
     private static func printReport(_ report: SyncRunReport, peer: DeviceProfile) {
         let skipped = report.projects.filter { $0.localOnly != nil }
-        Output.line("Synced \(report.projects.count - skipped.count) project(s) with \(peer.name): sent \(report.sent) record(s), received \(report.received)"
+        // A project this vault would not sync with the device (its offer refused, or no access): named with the reason.
+        let refused = report.projects.filter { $0.access == "none" }
+        Output.line("Synced \(report.projects.count - skipped.count - refused.count) project(s) with \(peer.name): sent \(report.sent) record(s), received \(report.received)"
                     + (report.refused > 0 ? ", \(report.refused) refused" : "") + ".")
+        for project in refused {
+            Output.line("Refused project \(project.project.hex): \(project.refused.joined(separator: ", ")) (recorded in the audit log as sync.exchange-refused)")
+        }
         for project in skipped {
             Output.line("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
         }
