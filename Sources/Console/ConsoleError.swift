@@ -31,6 +31,9 @@ public enum ConsoleErrorCode: String, Sendable {
     case sessionRequired
     /// The change cannot be made as asked: a branch whose changes overlap the document's, or one already decided (409).
     case conflict
+    /// A change asked of a daemon in in-memory mode, where the vault's writing store cannot be opened
+    /// and only reads run (409; SECURITY.md §19.10).
+    case inMemoryMode
     /// The route exists, but not with this method (405).
     case methodNotAllowed
     /// The request's JSON body is not what the route takes (400).
@@ -58,7 +61,7 @@ public enum ConsoleErrorCode: String, Sendable {
         case .notFound: 404
         case .methodNotAllowed: 405
         case .sessionRequired: 423
-        case .conflict: 409
+        case .conflict, .inMemoryMode: 409
         case .overloaded: 503
         case .listenFailed, .connectionFailed: 500
         }

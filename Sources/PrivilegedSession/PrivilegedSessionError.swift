@@ -38,6 +38,9 @@ public enum PrivilegedSessionErrorCode: String, Sendable {
     case invalidEgressRecord
     /// The egress policy refused bytes the funnel decided on by their metadata (ciphertext, a share grant).
     case egressRefused
+    /// A privileged session or an egress asked of the in-memory mode's copy of a vault (SECURITY.md
+    /// §19.10): its audit entry would die with the copy, so it is not made.
+    case inMemoryMode
 
     // MARK: Leak guard fingerprints
 

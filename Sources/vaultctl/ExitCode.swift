@@ -34,7 +34,8 @@ enum ExitCode: Int32 {
           65  bad data (damaged or truncated vault, newer schema, an older schema that a
               read-only command does not upgrade, invalid share or key file, KDF parameters
               outside the allowed range, a sealed record that is damaged or was moved from
-              another vault, compartment, row or field)
+              another vault, compartment, row or field; a command refused in in-memory mode,
+              where the writing store cannot be opened)
           66  not found (not a vault, missing file, no such compartment or sealed record)
           69  no daemon ('vaultctl serve') answers for this vault
           73  already exists (vault or compartment, a sealed record of another compartment at
@@ -81,6 +82,7 @@ extension ExitCode {
         case .notPrivileged, .invalidSessionText, .invalidSessionLimits, .invalidDestination, .invalidEgressRequest: self = .usage
         case .sessionExpired, .sessionEnded: self = .permissionDenied
         case .sharingRefused, .egressRefused: self = .refused
+        case .inMemoryMode: self = .dataError
         default: self = .failure
         }
     }

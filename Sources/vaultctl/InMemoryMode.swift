@@ -7,12 +7,19 @@ import Sync
 /// is empty (`InMemoryStore`), says so on stderr and in its `--json` (`in_memory`: the reason), and
 /// writes nothing to the vault's files; `vaultctl sync now` fills the copy from an own device, and
 /// `vaultctl repair --from DEVICE` (which works on the vault itself) rebuilds the store.
+///
+/// Only the commands of `allowed` run in this mode: reads, status, sync from an own device, repair.
+/// Every other is refused before it starts (`gate`), in the client and in the daemon alike: a change
+/// made on the copy is lost at exit, and a change that reaches the vault's files through it (a
+/// bundle's header rewritten for a key version only the copy knows, review 17 F14) loses data.
 enum InMemoryMode {
     private struct State {
         var bypassed = false
         var reason: String?
         var copies: [String: String] = [:]
         var healthy = Set<String>()
+        /// What the health check found wrong with a vault this process has not copied (yet).
+        var problems: [String: String] = [:]
         var roots: [String] = []
     }
 
@@ -20,6 +27,51 @@ enum InMemoryMode {
 
     /// The reason this process works in memory, or nil.
     static var reason: String? { state.withLock { $0.reason } }
+
+    /// The commands that run in in-memory mode: an allow-list, so a command added later is refused
+    /// here until someone decides it reads only. Each reads the copy and changes nothing the vault
+    /// keeps; what they record on the copy is the ordinary read's entry (`vault.unlock`, `bundle.get`,
+    /// `record.open` of an unprivileged compartment, `sync.record-receive`), and what would need a
+    /// record the vault must keep (a privileged session, an egress, a checkpoint) the layers below
+    /// refuse on the copy whatever the command (`InMemoryCopyMarker`).
+    static let allowed: Set<String> = [
+        "status", "unlock", "device", "compartment list", "ls", "get", "open", "inspect", "egress log",
+        "audit log", "audit verify", "audit verify-export", "audit checkpoint", "audit key", "audit hash", "audit prove", "audit consistency",
+        "audit check-inclusion", "audit check-consistency", "session list", "peers list", "peers ping", "peers discover",
+        "serve", "console", "backup verify",
+        "project list", "project show", "project versions", "doc list", "doc show", "history", "snapshot list", "snapshot show",
+        "snapshot diff", "branch list", "branch show", "branch diff", "conflicts", "entry list", "entry show", "search",
+        "lexicon", "template list", "snippet list", "ai lanes", "ai log", "ai policy", "ai providers list", "ai mcp list", "ai agents",
+        // What the mode is for: read what an own device holds, and rebuild the store from it.
+        "sync now", "sync status", "repair",
+    ]
+
+    /// Refuses `path` before it runs when the vault its arguments name is in in-memory mode and the
+    /// command is not on `allowed` (exit 65, with the mode, the reason and what to run instead).
+    /// Only the health check runs here (once per process): no copy is made for a refused command.
+    static func gate(_ path: String, _ arguments: ParsedArguments) throws {
+        guard !allowed.contains(path), let reason = reason(forVault: VaultLocation.realDirectory(arguments)) else { return }
+        throw CommandError(message: "'\(path)' is refused in in-memory mode (\(reason)): it would change the vault, or leave an audit "
+                           + "entry only in the copy in memory", exitCode: .dataError,
+                           hint: "'vaultctl repair --from DEVICE' rebuilds the writing store from an own device; then run it again")
+    }
+
+    /// Why the vault in `real` is in in-memory mode, or nil: the reason of this process's copy of
+    /// it, else the health check's (remembered either way).
+    static func reason(forVault real: String) -> String? {
+        state.withLock { state in
+            guard !state.bypassed else { return nil }
+            if state.copies[real] != nil { return state.reason }
+            if let problem = state.problems[real] { return "the writing store cannot be opened: \(problem)" }
+            guard !state.healthy.contains(real) else { return nil }
+            guard let problem = WritingStoreHealth.problem(inDatabaseAt: (real as NSString).appendingPathComponent("vault.db")) else {
+                state.healthy.insert(real)
+                return nil
+            }
+            state.problems[real] = problem
+            return "the writing store cannot be opened: \(problem)"
+        }
+    }
 
     /// For `repair`, which rebuilds the vault's own store: the vault itself, never a copy.
     static func bypass() { state.withLock { $0.bypassed = true } }
@@ -31,13 +83,13 @@ enum InMemoryMode {
             guard !state.bypassed else { return real }
             if let copy = state.copies[real] { return copy }
             guard !state.healthy.contains(real) else { return real }
-            guard let problem = WritingStoreHealth.problem(inDatabaseAt: (real as NSString).appendingPathComponent("vault.db")) else {
+            guard let problem = state.problems[real] ?? WritingStoreHealth.problem(inDatabaseAt: (real as NSString).appendingPathComponent("vault.db")) else {
                 state.healthy.insert(real)
                 return real
             }
             state.reason = "the writing store cannot be opened: \(problem)"
             do {
-                let (root, copy) = try InMemoryStore.makeCopy(of: real)
+                let (root, copy) = try InMemoryStore.makeCopy(of: real, reason: state.reason ?? problem)
                 if state.roots.isEmpty { atexit { InMemoryMode.removeCopies() } }
                 state.roots.append(root)
                 state.copies[real] = copy
@@ -55,7 +107,8 @@ enum InMemoryMode {
     /// A command the daemon runs: the daemon made its own copy in memory when it started on a vault
     /// whose store cannot be opened; the client says so too.
     static func noteServed(_ real: String) {
-        guard let problem = WritingStoreHealth.problem(inDatabaseAt: (real as NSString).appendingPathComponent("vault.db")) else { return }
+        guard let reason = reason(forVault: real) else { return }
+        let problem = reason.replacingOccurrences(of: "the writing store cannot be opened: ", with: "")
         Output.note("vaultctl: in-memory mode: the writing store of \(real) cannot be opened (\(problem)); the daemon serving it works on "
                     + "a copy in memory and nothing written reaches the vault ('vaultctl repair --from DEVICE' rebuilds the store)")
     }

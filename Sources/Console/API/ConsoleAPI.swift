@@ -22,7 +22,9 @@ struct ConsoleAPI: Sendable {
         let projects = ProjectRoutes(access: access), documents = DocumentRoutes(access: access)
         let sessions = SessionRoutes(access: access, limits: limits), audit = AuditRoutes(vault: access.vault)
         let on = RouteMatch(method: request.method, route: route)
-        if on(.get, "session") != nil { return .json(["csrf": csrf]) }
+        let inMemory = access.vault.vault.inMemoryCopyReason
+        if on(.get, "session") != nil { return .json(["csrf": csrf].merging(inMemory.map { ["in_memory": $0] } ?? [:]) { $1 }) }
+        if let inMemory { try Self.refuseInMemory(request, route, reason: inMemory) }
         if on(.get, "events") != nil { return try ChangeFeed(vault: access.vault, coordinator: coordinator).response() }
         if on(.get, "registers") != nil { return .json(RegisterJSON.all()) }
         if on(.get, "projects") != nil { return .json(try projects.list()) }
@@ -78,6 +80,20 @@ struct ConsoleAPI: Sendable {
             : ConsoleError(.notFound, "no such API route")
     }
 
+    /// In in-memory mode (SECURITY.md §19.10) the console reads, as the command line does: a GET
+    /// (but the audit export, an egress of the copy's log), a verification, a sync from an own device
+    /// and an editor's hold (the daemon's memory, never the vault) run; any other change is refused
+    /// before its route is reached, so a route added later is refused until it is put here.
+    static func refuseInMemory(_ request: HTTPRequest, _ route: [String], reason: String) throws {
+        let on = RouteMatch(method: request.method, route: route)
+        let document = ["projects", "*", "documents", "*"]
+        let allowed = (request.method == .get && on(.get, "audit", "export") == nil) || on(.post, "audit", "verify") != nil
+            || on(.post, "devices", "*", "sync") != nil || on(.post, document + ["editor"]) != nil
+            || on(.post, "editors", "*") != nil || on(.delete, "editors", "*") != nil
+        guard !allowed else { return }
+        throw ConsoleError(.inMemoryMode, "refused in in-memory mode (\(reason)): only reads run until 'vaultctl repair --from DEVICE' "
+                           + "rebuilds the writing store")
+    }
 }
 
 /// Matches a request's route against patterns ("*" takes one segment), returning the segments taken;

@@ -35,10 +35,13 @@ struct AssetFolder {
     /// Rewrites a bundle's header in place, crash-safely: the new header is first written durably to a
     /// journal file, then over the old one; `commit` records the change; then the journal goes. If the
     /// process dies mid-write, `finishInterruptedRewrap` completes the job from the journal.
+    /// The bundle is opened before the journal is written, so a file that cannot be written in place
+    /// (a link: see `openForHeader`) leaves no journal behind.
     func rewriteHeader(of bundleID: BundleID, with header: BundleHeader, commit: () throws -> Void) throws {
         let bytes = header.serialized()
+        let file = try openForHeader(of: bundleID)
         try DurableFile.write(bytes, to: journalPath(of: bundleID))
-        try overwriteHeader(of: bundleID, with: bytes)
+        try overwriteHeader(of: file, with: bytes)
         try commit()
         unlink(journalPath(of: bundleID))
     }
@@ -53,15 +56,28 @@ struct AssetFolder {
             throw CryptoVaultError(.corruptVault, "the rewrap journal of bundle \(bundleID.hex) is damaged")
         }
         try verify(header)
-        try overwriteHeader(of: bundleID, with: bytes)
+        try overwriteHeader(of: try openForHeader(of: bundleID), with: bytes)
         try commit(header)
         unlink(journalPath(of: bundleID))
     }
 
-    private func overwriteHeader(of bundleID: BundleID, with bytes: [UInt8]) throws {
-        let descriptor = open(path(of: bundleID), O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CryptoVaultError(.io, "cannot open \(path(of: bundleID)) to rewrap it") }
-        let file = FileDescriptor(rawValue: descriptor, path: path(of: bundleID), ownsDescriptor: true)
+    /// The bundle file opened to write its header in place: the one write vaultctl makes into an
+    /// existing file of assets/. `O_NOFOLLOW`, so it is never a write through a symbolic link: the
+    /// in-memory mode's copy links to the vault's own bundles (SECURITY.md §19.10), and a header
+    /// rewritten through such a link would name a key version only the copy knows, making the
+    /// vault's bundle unreadable once the copy is gone (review 17, F14). A vault makes no links.
+    private func openForHeader(of bundleID: BundleID) throws -> FileDescriptor {
+        let path = path(of: bundleID)
+        let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link (the in-memory mode's copy links to the vault's bundles and never writes them)"
+                                        : String(cString: strerror(errno))
+            throw CryptoVaultError(.io, "cannot open \(path) to rewrap it: \(reason)")
+        }
+        return FileDescriptor(rawValue: descriptor, path: path, ownsDescriptor: true)
+    }
+
+    private func overwriteHeader(of file: FileDescriptor, with bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try file.write($0, at: 0) }
         try file.sync()
     }

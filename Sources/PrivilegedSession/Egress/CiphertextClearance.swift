@@ -8,6 +8,7 @@ import CryptoVault
 /// This is the one place an `EgressClearance` is made.
 extension EgressFunnel: EgressClearing {
     public func clear(_ egress: CiphertextEgress) throws -> EgressClearance {
+        try refuseOnInMemoryCopy()
         guard !egress.compartmentIDs.isEmpty else {
             throw PrivilegedSessionError(.invalidEgressRequest, "an egress request names the compartments its content derives from")
         }

@@ -33,10 +33,18 @@ public final class EgressFunnel: Sendable {
     /// Decides, records, and releases what may leave. Throws only when the request is malformed or
     /// the decision cannot be recorded; in that case nothing is released.
     public func submit(_ request: EgressRequest) throws -> EgressOutcome {
+        try refuseOnInMemoryCopy()
         let (record, findings) = try decide(request)
         let single = request.compartments.count == 1 ? request.compartments[0].id : nil
         try vault.record(VaultEvent(.egressDecision, compartmentID: single, details: record.details))
         return release(request, record: record, findings: findings)
+    }
+
+    /// Nothing leaves from the in-memory mode's copy of a vault (SECURITY.md §19.10): the decision's
+    /// audit entry would be kept only in the copy, removed when the process ends (review 17, F3).
+    func refuseOnInMemoryCopy() throws {
+        guard let reason = vault.vault.inMemoryCopyReason else { return }
+        throw PrivilegedSessionError(.inMemoryMode, InMemoryCopyMarker.refusal(of: "an egress", reason: reason))
     }
 
     /// What `submit` would decide for `request`, without recording it or releasing anything: for a

@@ -61,6 +61,10 @@ public final class PrivilegedProcessingSession: Sendable {
         guard compartment.isPrivileged else {
             throw PrivilegedSessionError(.notPrivileged, "compartment '\(compartment.name)' is not privileged: it is read without a session")
         }
+        // A privileged read is recorded, or it does not happen: the copy's log is removed with it.
+        if let reason = vault.vault.inMemoryCopyReason {
+            throw PrivilegedSessionError(.inMemoryMode, InMemoryCopyMarker.refusal(of: "a privileged session", reason: reason))
+        }
         try SessionText.validate(purpose, as: "purpose", maximumBytes: 1024)
         try SessionText.validate(actor, as: "actor", maximumBytes: 255)
         guard limits.idleTimeout > 0, limits.absoluteLimit > 0 else {

@@ -6,16 +6,23 @@ import Glibc
 
 /// The in-memory mode's copy of a vault whose writing store cannot be opened (SECURITY.md §19.10):
 /// the vault's database and write-ahead log copied into a private folder in memory (`/dev/shm`, a
-/// tmpfs, when it is there; the temporary folder otherwise), 0700, with `assets/` holding links to
-/// the vault's bundle files so they read as ever, and the copy's writing store emptied and made
-/// again (`WritingStoreReset.resetScratch`). A command then opens the copy, not the vault: what it
-/// writes (sync into memory included) goes to the copy, which is removed when the process ends, so
-/// the vault's own files are never written. Links, not copies: a bundle written in this mode is a
-/// new file of the copy's folder, never a change to a vault's file.
+/// tmpfs, when it is there; the temporary folder otherwise), 0700, marked as the copy
+/// (`InMemoryCopyMarker`), with `assets/` holding a symbolic link to each of the vault's bundle files
+/// so they read as ever, and the copy's writing store emptied and made again
+/// (`WritingStoreReset.resetScratch`). A command then opens the copy, not the vault, and the copy
+/// is removed when the process ends.
+///
+/// Links, not copies (a vault's bundles may not fit in memory), so nothing may write through them:
+/// a bundle written in this mode is a new file of the copy's folder (a rename replaces the link,
+/// never its target), and the one write in place, a rewrap's new header, opens its file with
+/// `O_NOFOLLOW` and so fails on a link (`AssetFolder`); the commands that would rewrap are refused
+/// in this mode anyway. Only `<id>.vbundle` files are linked: a rewrap journal or a half-written
+/// file of the vault is the vault's own to finish, never the copy's.
 public enum InMemoryStore {
     /// Makes the copy of the vault in `directory`; returns the folder to remove afterwards and the
     /// copy's vault folder inside it.
-    public static func makeCopy(of directory: String) throws -> (root: String, vault: String) {
+    /// `reason` is why the vault's store cannot be opened, kept in the copy's mark.
+    public static func makeCopy(of directory: String, reason: String) throws -> (root: String, vault: String) {
         let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
         let root = (base as NSString).appendingPathComponent("vaultctl-in-memory-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))")
         let copy = (root as NSString).appendingPathComponent("vault")
@@ -29,8 +36,9 @@ public enum InMemoryStore {
                 throw CryptoVaultError(.io, "cannot write \(path) for the in-memory copy")
             }
         }
+        try InMemoryCopyMarker.mark(copy, reason: reason)
         let assets = (directory as NSString).appendingPathComponent("assets")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: assets)) ?? [] {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: assets)) ?? [] where name.hasSuffix(".vbundle") && !name.hasPrefix(".") {
             _ = symlink((assets as NSString).appendingPathComponent(name), (copy as NSString).appendingPathComponent("assets/" + name))
         }
         let database = try Database(path: (copy as NSString).appendingPathComponent(Vault.databaseName), create: false, readOnly: false)
