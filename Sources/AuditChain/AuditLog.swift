@@ -49,7 +49,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         var encoded: [UInt8] = []
         var signingKey: AuditKeyChainStore.SigningKey?
         // The hashing key's pads are made once for the batch, not once per detail.
-        let hasher = try keys.map { try HMACSHA256Key($0.hashingKey) }
+        let hasher = try keys.map { try $0.hasher ?? HMACSHA256Key($0.hashingKey) }
         for event in events {
             encoded.removeAll(keepingCapacity: true)
             try makeEntry(event, seq: seq, previousHash: previous, vaultID: vaultID, deviceID: deviceID, keys: keys, hasher: hasher)
@@ -111,7 +111,7 @@ public final class AuditLog: VaultJournal, @unchecked Sendable {
         guard !details.isEmpty else { return ([], []) }
         guard let keys else { throw AuditChainError(.invalidEvent, "details can only be recorded while the vault is unlocked") }
         let sorted = details.sorted { $0.name < $1.name }
-        let hasher = try hasher ?? HMACSHA256Key(keys.hashingKey)
+        let hasher = try hasher ?? keys.hasher ?? HMACSHA256Key(keys.hashingKey)
         let hashes = sorted.map { AuditEntry.DetailHash(name: $0.name, hash: Self.detailHash(name: $0.name, value: $0.value, hasher: hasher)) }
         let nonce = try SecureRandom.bytes(XChaChaPoly.nonceSize)
         let sealed = try XChaChaPoly.seal(Self.encodeDetails(sorted), key: keys.sealingKey, nonce: nonce,

@@ -148,9 +148,13 @@ struct SealedRecordVectorTests {
         let cases = try Self.cases("key")
         #expect(cases.count == 2)
         for c in cases {
-            let key = try SealedRecordCodec.recordKey(compartmentKey: try SecureBytes(copying: try Self.bytes(c.compartmentKey)))
+            let compartmentKey = try SecureBytes(copying: try Self.bytes(c.compartmentKey))
+            let key = try SealedRecordCodec.recordKey(compartmentKey: compartmentKey)
             let expected = try Self.bytes(c.recordKey)
             #expect(key.withUnsafeBytes { Array($0) } == expected, "\(c.name)")
+            // The vault's transactions expand it from an HKDF-Extract kept for both keys: the same bytes.
+            let shared = try SealedRecordCodec.recordKey(pseudoRandomKey: try HKDF.extract(salt: [], inputKeyMaterial: compartmentKey))
+            #expect(shared.withUnsafeBytes { Array($0) } == expected, "\(c.name): from the shared extract")
         }
     }
 
@@ -159,9 +163,12 @@ struct SealedRecordVectorTests {
         let cases = try Self.cases("digest")
         #expect(cases.count == 2)
         for c in cases {
-            let key = try SealedRecordDigest.key(compartmentKey: try SecureBytes(copying: try Self.bytes(c.compartmentKey)))
+            let compartmentKey = try SecureBytes(copying: try Self.bytes(c.compartmentKey))
+            let key = try SealedRecordDigest.key(compartmentKey: compartmentKey)
             let expectedKey = try Self.bytes(c.digestKey)
             #expect(key.withUnsafeBytes { Array($0) } == expectedKey, "\(c.name): digest key")
+            let shared = try SealedRecordDigest.key(pseudoRandomKey: try HKDF.extract(salt: [], inputKeyMaterial: compartmentKey))
+            #expect(shared.withUnsafeBytes { Array($0) } == expectedKey, "\(c.name): digest key from the shared extract")
             let place = try #require(c.location)
             let location = try SealedRecordLocation(module: place.module, table: place.table, recordID: try Self.bytes(place.recordId), field: place.field)
             let digest = try Self.bytes(c.plaintext).withUnsafeBytes { SealedRecordDigest.digest(of: $0, at: location, key: key) }

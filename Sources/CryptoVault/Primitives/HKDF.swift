@@ -41,7 +41,8 @@ public enum HKDF {
                 }
             }
         }
-        return try blocks.slice(0..<outputCount)
+        // A whole number of blocks is the output itself: a copy would cost another locked allocation.
+        return blocks.count == outputCount ? blocks : try blocks.slice(0..<outputCount)
     }
 
     /// Extract then expand: the usual way to turn key material into a key for one purpose (`info`).

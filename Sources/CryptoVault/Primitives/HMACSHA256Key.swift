@@ -10,7 +10,10 @@ internal import CSodium
 /// libsodium's portable SHA-256 and absorbs both pads again for every message, about ten times the
 /// work for a 32-byte message. A test checks the two agree (RFC 4231's vectors, keys of 0 to 200
 /// bytes, messages of 0 to 300).
-public final class HMACSHA256Key {
+///
+/// Sendable: the pads are written once, in `init`, and only read after (an unlocked vault keeps the
+/// audit hashing key's, `AuditKeys.hasher`, for every transaction of every thread).
+public final class HMACSHA256Key: @unchecked Sendable {
     static let blockSize = 64
     /// K' ⊕ ipad, then K' ⊕ opad: one locked allocation (each costs system calls to map and lock).
     private let pads: SecureBytes

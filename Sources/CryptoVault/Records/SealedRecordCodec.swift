@@ -225,6 +225,12 @@ enum SealedRecordCodec {
         try HKDF.deriveKey(inputKeyMaterial: compartmentKey, salt: [], info: recordKeyInfo, outputCount: 32)
     }
 
+    /// The same key from HKDF-Extract(salt = empty, compartment key) already made (it is shared with
+    /// `SealedRecordDigest.key`, whose salt is empty too).
+    static func recordKey(pseudoRandomKey: SecureBytes) throws -> SecureBytes {
+        try HKDF.expand(pseudoRandomKey: pseudoRandomKey, info: recordKeyInfo, outputCount: 32)
+    }
+
     /// Seals `plaintext` for `identity` under `recordKey` (the record key of `identity.keyVersion`).
     /// `nonce` is for known-answer tests only: the vault always draws a fresh random one.
     /// `tagCache` spares rehashing the tags that repeat from record to record.

@@ -19,6 +19,11 @@ enum SealedRecordDigest {
         try HKDF.deriveKey(inputKeyMaterial: compartmentKey, salt: [], info: keyInfo, outputCount: 32)
     }
 
+    /// The same key from HKDF-Extract(salt = empty, compartment key) already made (shared with the record key).
+    static func key(pseudoRandomKey: SecureBytes) throws -> SecureBytes {
+        try HKDF.expand(pseudoRandomKey: pseudoRandomKey, info: keyInfo, outputCount: 32)
+    }
+
     /// The digest of `plaintext` at `location`, read where it lies (a plaintext in locked memory is
     /// never copied out: the HMAC takes it as one of its parts).
     static func digest(of plaintext: UnsafeRawBufferPointer, at location: SealedRecordLocation, key: SecureBytes) -> [UInt8] {

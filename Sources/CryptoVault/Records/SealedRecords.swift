@@ -7,7 +7,8 @@
 /// without one, `.privilegedSessionRequired`.
 ///
 /// Record keys are derived once per compartment and key version and kept (in SecureBytes) for the
-/// life of this value, which is one transaction: sealing thousands of records derives one key.
+/// life of this value, which is one transaction: sealing thousands of records derives one key. The
+/// compartment key is derived once for both the record key and the digest key (`VersionKeys`).
 final class SealedRecords {
     /// Opened records named per `record.open` entry: few entries for a large read.
     static let recordsPerOpenEntry = 64
@@ -25,8 +26,7 @@ final class SealedRecords {
     /// Names a record sealed (`.recordSeal`) or opened (`.recordOpen`) in the transaction's group of
     /// them (`RecordEntryGroups`): recorded in an entry of many.
     private let journalRecord: (SealedRecordLocation, Int, AuditAction, CompartmentID) throws -> Void
-    private var keys: [KeyName: SecureBytes] = [:]
-    private var digestKeys: [KeyName: SecureBytes] = [:]
+    private var versionKeys: [KeyName: VersionKeys] = [:]
     private var lastKey: (name: KeyName, key: SecureBytes)?
     let tagCache = SealedRecordCodec.TagCache()
     private var idleScratch: PlaintextScratch?
@@ -34,6 +34,35 @@ final class SealedRecords {
     private struct KeyName: Hashable {
         let compartment: CompartmentID
         let version: UInt32
+    }
+
+    /// The keys of one compartment key version in this transaction. Both the record key and the
+    /// digest key are HKDF of the compartment key with an empty salt, so they share HKDF-Extract's
+    /// output: it is kept, and each key is expanded from it at its first use. The compartment key
+    /// itself is released once extracted (each derivation and each key is a locked allocation,
+    /// several system calls, which a one-record edit paid six times over).
+    private final class VersionKeys {
+        let pseudoRandomKey: SecureBytes
+        var record: SecureBytes?
+        var digest: SecureBytes?
+
+        init(compartmentKey: SecureBytes) throws {
+            pseudoRandomKey = try HKDF.extract(salt: [], inputKeyMaterial: compartmentKey)
+        }
+
+        func recordKey() throws -> SecureBytes {
+            if let record { return record }
+            let key = try SealedRecordCodec.recordKey(pseudoRandomKey: pseudoRandomKey)
+            record = key
+            return key
+        }
+
+        func digestKey() throws -> SecureBytes {
+            if let digest { return digest }
+            let key = try SealedRecordDigest.key(pseudoRandomKey: pseudoRandomKey)
+            digest = key
+            return key
+        }
     }
 
     /// `journal` appends an event to the audit log inside the transaction `database` is in.
@@ -199,12 +228,8 @@ final class SealedRecords {
         let name = KeyName(compartment: compartment.id, version: version)
         // A read of many records asks for the same key each time: the last one answers without hashing.
         if let lastKey, lastKey.name == name { return lastKey.key }
-        if let cached = keys[name] {
-            lastKey = (name, cached)
-            return cached
-        }
-        let key = try SealedRecordCodec.recordKey(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
-        keys[name] = key
+        let key = try keys(compartment, version, name, access: access).recordKey()
+        lastKey = (name, key)
         return key
     }
 
@@ -212,11 +237,17 @@ final class SealedRecords {
     /// at most once per transaction.
     func digestKey(_ compartment: VaultCompartment, _ version: UInt32, access: CompartmentKeyAccess) throws -> SecureBytes {
         try access.authorize(compartment)
-        let name = KeyName(compartment: compartment.id, version: version)
-        if let cached = digestKeys[name] { return cached }
-        let key = try SealedRecordDigest.key(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
-        digestKeys[name] = key
-        return key
+        return try keys(compartment, version, KeyName(compartment: compartment.id, version: version), access: access).digestKey()
+    }
+
+    /// The keys of `compartment` at `version`, its compartment key derived (from what the database
+    /// holds, in this transaction) at its first use in the transaction. The caller has authorized `access`.
+    private func keys(_ compartment: VaultCompartment, _ version: UInt32, _ name: KeyName,
+                      access: CompartmentKeyAccess) throws -> VersionKeys {
+        if let cached = versionKeys[name] { return cached }
+        let keys = try VersionKeys(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
+        versionKeys[name] = keys
+        return keys
     }
 }
 

@@ -100,7 +100,7 @@ extension UnlockedVault {
     /// are obeyed only with a valid binding MAC (SECURITY.md §4.6), else the compartment is refused.
     private func checkBinding(_ row: Row, rowID: Int64, id: CompartmentID, nameHash: [UInt8], register: Register,
                               privileged: Bool) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try metadataMAC()
         let expected = metadata.compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: privileged)
         let stored: [UInt8]? = if case .blob(let bytes) = row["binding"] { bytes } else { nil }
         guard metadata.isValid(stored, expected: expected) else {
@@ -252,7 +252,7 @@ extension VaultTransaction {
         }
         let id = try CompartmentID.random()
         let isPrivileged = privileged ?? register.isPrivilegedByDefault
-        let binding = try MetadataMAC(masterKey: vault.masterKey, vaultID: vault.vaultID)
+        let binding = try vault.metadataMAC()
             .compartmentBinding(id: id, nameHash: nameHash, register: register.rawValue, privileged: isPrivileged)
         try CompartmentStore.insert(id: id, nameHash: nameHash, sealedName: try names.seal(name, compartment: id, vaultID: vault.vaultID),
                                     register: register, privileged: isPrivileged, binding: binding,

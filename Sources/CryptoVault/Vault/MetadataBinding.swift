@@ -10,7 +10,7 @@ extension UnlockedVault {
     /// Binds every unbound live compartment and an unauthenticated KDF policy, unless the vault is
     /// already bound. One write transaction; a row that fails its name check stays unbound (refused).
     func bindMetadataIfNeeded() throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try metadataMAC()
         let names = try compartmentNameKeys()
         try vault.withDatabase { database in
             try database.writeTransaction {
@@ -55,7 +55,7 @@ extension UnlockedVault {
     /// The vault's KDF policy if its MAC verifies and it is within bounds, else nil with the reason:
     /// unlock-time upgrades and new passphrase slots follow only a policy the master key vouches for.
     func authenticatedKDFPolicy() throws -> (policy: KDFParameters?, problem: String?) {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try metadataMAC()
         return try vault.withDatabase { database in
             guard case .text(let text)? = try database.queryOne("SELECT value FROM vault_meta WHERE key = 'kdf_policy'")?["value"] else {
                 return (nil, "the vault has no KDF policy")
@@ -84,14 +84,14 @@ extension UnlockedVault {
 
     /// Writes the policy and its MAC (inside the caller's transaction).
     func storeKDFPolicy(_ policy: KDFParameters, in database: Database) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try metadataMAC()
         try Self.setMeta("kdf_policy", .text(policy.encoded), in: database)
         try Self.setMeta("kdf_policy_mac", .blob(metadata.kdfPolicy(policy.encoded)), in: database)
     }
 
     /// Marks a new vault as bound (inside the caller's transaction).
     func markMetadataBound(in database: Database) throws {
-        let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+        let metadata = try metadataMAC()
         try Self.setMeta("metadata_bound", .blob(metadata.boundMarker(vaultID: vaultID)), in: database)
     }
 

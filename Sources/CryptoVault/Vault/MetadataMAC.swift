@@ -6,7 +6,7 @@
 ///
 ///     metadata key = HKDF-SHA-256(IKM = MK, salt = vault_id, info = "vaultctl metadata mac v1", L = 32)
 ///     MAC(label, fields) = HMAC-SHA-256(metadata key, label || 0x00 || fields)
-struct MetadataMAC {
+struct MetadataMAC: Sendable {
     static let info = Array("vaultctl metadata mac v1".utf8)
     static let compartmentLabel = Array("vaultctl compartment binding v1".utf8)
     static let kdfPolicyLabel = Array("vaultctl kdf policy v1".utf8)

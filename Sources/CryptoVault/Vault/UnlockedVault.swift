@@ -15,7 +15,7 @@ public final class UnlockedVault: @unchecked Sendable {
     public internal(set) var unlockWarnings: [String] = []
 
     /// Keys that depend on the master key and the vault id alone (the audit keys, the
-    /// compartment-name keys): derived at their first use and kept, in SecureBytes, for as long as
+    /// compartment-name keys, the metadata MAC key): derived at their first use and kept, in SecureBytes, for as long as
     /// the master key is, and released with it. Every transaction used to derive them again: an
     /// HKDF and four locked allocations apiece, each allocation a handful of system calls.
     private let derivedKeys = Mutex(DerivedKeys())
@@ -23,6 +23,7 @@ public final class UnlockedVault: @unchecked Sendable {
     private struct DerivedKeys {
         var audit: AuditKeys?
         var compartmentNames: CompartmentNameKeys?
+        var metadata: MetadataMAC?
     }
 
     init(vault: Vault, masterKey: SecureBytes, unlockedSlotID: Int64?, passphraseSlotsAtUnlock: [Keyslot]? = nil) {
@@ -57,6 +58,17 @@ public final class UnlockedVault: @unchecked Sendable {
             let keys = try CompartmentNameKeys(masterKey: masterKey, vaultID: vaultID)
             kept.compartmentNames = keys
             return keys
+        }
+    }
+
+    /// The key of the MACs over the vault's clear metadata (kept as `auditKeys` are): every
+    /// compartment loaded checks its binding with it, several times a transaction.
+    func metadataMAC() throws -> MetadataMAC {
+        try derivedKeys.withLock { kept in
+            if let metadata = kept.metadata { return metadata }
+            let metadata = try MetadataMAC(masterKey: masterKey, vaultID: vaultID)
+            kept.metadata = metadata
+            return metadata
         }
     }
 

@@ -39,6 +39,9 @@ public struct VaultEvent: Sendable, Equatable {
 public struct AuditKeys: Sendable {
     public let sealingKey: SecureBytes
     public let hashingKey: SecureBytes
+    /// `hashingKey` made ready for many messages, when these keys are an unlocked vault's (kept with
+    /// them): every transaction's append would otherwise make it again, a locked allocation each time.
+    public let hasher: HMACSHA256Key?
 
     static let info = Array("vaultctl audit keys v1".utf8)
 
@@ -46,11 +49,13 @@ public struct AuditKeys: Sendable {
         let both = try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.info, outputCount: 64)
         sealingKey = try both.slice(0..<32)
         hashingKey = try both.slice(32..<64)
+        hasher = try HMACSHA256Key(hashingKey)
     }
 
     public init(sealingKey: SecureBytes, hashingKey: SecureBytes) {
         self.sealingKey = sealingKey
         self.hashingKey = hashingKey
+        hasher = nil
     }
 }
 
