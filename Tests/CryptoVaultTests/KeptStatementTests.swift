@@ -2,8 +2,8 @@
 import Foundation
 import Testing
 
-/// `Database` keeps the statements of `query`, `forEachRow` and `forEachRawRow` prepared between
-/// calls. Kept, a statement must still behave as a fresh one: new values bound each time, the same
+/// `Database` keeps the statements of `query`, `forEachRow` and `forEachRawRow`, and those `prepare`
+/// hands out once released, prepared between calls. Kept, a statement must still behave as a fresh one: new values bound each time, the same
 /// SQL run inside its own row loop, a schema change seen, no read snapshot held between calls, and
 /// the connection closed when the database is released.
 @Suite("Database: kept statements behave as fresh ones")
@@ -65,6 +65,38 @@ struct KeptStatementTests {
         #expect(try checkpoint.integer("busy") == 0, "no reader left open by the kept statements")
     }
 
+    @Test("a prepared statement, once released, is kept for the next prepare of its SQL (and query), with no value left bound")
+    func preparedStatementKeptWithoutBindings() throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sql = "SELECT ?1 AS v"
+        do {
+            let statement = try database.prepare(sql)
+            #expect(try statement.run([.text("secret")]).first?["v"] == .text("secret"))
+            try statement.keepBound(.text("kept secret"), at: 1)
+        }
+        #expect(try database.prepare(sql).run([]).first?["v"] == .null, "nothing bound before survives the release")
+        #expect(try database.query(sql).first?["v"] == .null, "nor in the same kept statement run by query")
+        #expect(try database.query(sql, [.integer(7)]).first?["v"] == .integer(7))
+    }
+
+    @Test("two prepared statements of one SQL at once each work; one is kept after both are released")
+    func twoPreparedAtOnce() throws {
+        let (database, directory) = try Self.database()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sql = "SELECT x FROM t WHERE x >= ? ORDER BY x"
+        do {
+            let first = try database.prepare(sql), second = try database.prepare(sql)
+            var pairs: [[Int64]] = []
+            try first.forEachRawRow([.integer(2)]) { outer in
+                let x = outer.integer(at: 0)
+                try second.forEachRawRow([.integer(3)]) { inner in pairs.append([x, inner.integer(at: 0)]) }
+            }
+            #expect(pairs == [[2, 3], [3, 3]])
+        }
+        #expect(try database.query(sql, [.integer(1)]).count == 3, "the one kept still works")
+    }
+
     @Test("a database with kept statements is released, and its connection closed, when nothing holds it")
     func releasedWithKeptStatements() throws {
         weak var released: Database?
@@ -74,6 +106,7 @@ struct KeptStatementTests {
             directory = made
             _ = try database.query("SELECT x FROM t")
             try database.forEachRow("SELECT x FROM t") { _ in }
+            _ = try database.prepare("SELECT count(*) FROM t").run([])
             released = database
         }
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -76,8 +76,11 @@ package final class Database: @unchecked Sendable {
     }
 
     /// A statement to run many times (bind, run, repeat), for hot loops such as appending log entries.
+    /// It is taken from the kept statements and put back (reset, its bindings cleared) when released,
+    /// as `query`'s are: the stores that prepare their statements once per transaction (sealed
+    /// records, the audit tree) then prepare them once per connection.
     package func prepare(_ sql: String) throws -> PreparedStatement {
-        PreparedStatement(try Statement(database: self, handle: handle, sql: sql))
+        PreparedStatement(try takeStatement(sql))
     }
 
     /// Calls `body` with each row of `sql` in turn, without holding all rows in memory.
@@ -95,16 +98,26 @@ package final class Database: @unchecked Sendable {
     /// then keeps it for the next call. The statement is taken out while it runs, so the same SQL
     /// run again inside `body` (a query in its own row loop) prepares one of its own.
     private func withKeptStatement<Result>(_ sql: String, _ parameters: [SQLValue], _ body: (Statement) throws -> Result) throws -> Result {
-        let statement = try preparedBySQL.removeValue(forKey: sql).map { Statement(database: self, prepared: $0, sql: sql) }
-            ?? Statement(database: self, handle: handle, sql: sql)
-        defer {
-            statement.reset()
-            // One kept per SQL: the inner of two nested runs finished first and is kept; the outer
-            // one then finalizes (as does any past the cap).
-            if preparedBySQL[sql] == nil, preparedBySQL.count < Self.maximumKeptStatements { preparedBySQL[sql] = statement.handOver() }
-        }
+        let statement = try takeStatement(sql)
+        defer { putBack(statement) }
         try statement.bind(parameters)
         return try body(statement)
+    }
+
+    /// The kept statement of `sql` (taken out: no one else runs it meanwhile), or a new one.
+    private func takeStatement(_ sql: String) throws -> Statement {
+        try preparedBySQL.removeValue(forKey: sql).map { Statement(database: self, prepared: $0, sql: sql) }
+            ?? Statement(database: self, handle: handle, sql: sql)
+    }
+
+    /// Keeps `statement` for the next run of its SQL, reset and with no value bound. One kept per
+    /// SQL: of two nested runs the inner finishes first and is kept; the outer one then finalizes
+    /// (as does any past the cap).
+    fileprivate func putBack(_ statement: Statement) {
+        statement.reset()
+        if preparedBySQL[statement.sql] == nil, preparedBySQL.count < Self.maximumKeptStatements {
+            preparedBySQL[statement.sql] = statement.handOver()
+        }
     }
 
     /// Set by an open `VaultTransaction` while it holds entries for its batch append: appends them.
@@ -257,6 +270,9 @@ package final class PreparedStatement {
 
     init(_ statement: Statement) { self.statement = statement }
 
+    /// Back to the connection's kept statements (which finalize it if one of its SQL is kept already).
+    deinit { statement.database.putBack(statement) }
+
     /// Runs a statement that returns no rows (an INSERT in a hot loop) with `parameters` bound in
     /// place: no copy of any blob, no row read back. The caller's bytes must stay valid until it returns.
     package func execute(borrowing parameters: [SQLBorrowedValue]) throws {
@@ -327,8 +343,8 @@ package final class PreparedStatement {
 /// A prepared statement, finalized when released (unless handed over to the database's kept statements).
 final class Statement {
     private let handle: OpaquePointer
-    private let database: Database
-    private let sql: String
+    fileprivate let database: Database
+    fileprivate let sql: String
     private var isOwned = true
 
     init(database: Database, handle connection: OpaquePointer, sql: String) throws {
