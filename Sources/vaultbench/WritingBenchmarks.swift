@@ -38,6 +38,10 @@ enum WritingBenchmarks {
         Benchmark.note("built \(documents * blocksPerDocument) blocks (\(documents * blocksPerDocument * wordsPerBlock) words) in \(Benchmark.format(build)) s")
         var document = try unlocked.transaction { tx in try WritingStore(tx).documentContent(of: ids[0], in: project.id) }
         var other = try unlocked.transaction { tx in try WritingStore(tx).documentContent(of: ids[2], in: project.id) }
+        if let edits = ProcessInfo.processInfo.environment["VAULTBENCH_EDITS_ONLY"].flatMap(Int.init) {
+            try editsOnly(edits, unlocked, project, ids[0], document)
+            exit(0)
+        }
         var samples: [Double] = [], cpu: [Double] = [], replaced: [Double] = [], snapshots = 0
         // The disk's raw floor, sampled between the edits so both see the same load: 4 KiB appended to
         // a file beside the vault and fsync'd, as a WAL commit writes and syncs its frames.
@@ -87,6 +91,24 @@ enum WritingBenchmarks {
         Benchmark.verdict("open any document (median of 101)", opening, "ms", atMost: 50)
         Benchmark.report("  beside it: the same blocks from a plain SQLite table (median of 101)", try peers.open(documents: documents), "ms")
         try search(unlocked, project, edit: ids[1], peers: peers)
+    }
+
+    /// `VAULTBENCH_EDITS_ONLY=N`: only `N` of the product's edits after the setup (for a profiler), their median and CPU time.
+    static func editsOnly(_ count: Int, _ unlocked: UnlockedVault, _ project: WritingProject, _ id: NodeID, _ start: DocumentContent) throws {
+        var document = start, samples: [Double] = [], cpu: [Double] = []
+        for round in 0..<max(1, count) {
+            document.blocks[round % blocksPerDocument].text = "edit \(round) of the block"
+            let edited = document
+            let cpuBefore = Benchmark.threadCPUSeconds()
+            samples.append(1000 * (try Benchmark.seconds {
+                _ = try unlocked.transaction { tx in try WritingStore(tx).editDocumentContent(of: id, in: project.id, with: edited) }
+            }))
+            cpu.append(1000 * (Benchmark.threadCPUSeconds() - cpuBefore))
+        }
+        samples.sort()
+        cpu.sort()
+        Benchmark.note("machine: \(MachineLoad.describe()); \(samples.count) edits: median \(String(format: "%.3f", samples[samples.count / 2])) ms, "
+                       + "CPU median \(String(format: "%.3f", cpu[cpu.count / 2])) ms, p99 \(String(format: "%.3f", samples[samples.count * 99 / 100])) ms")
     }
 
     /// Searches as `vaultctl search` does: one transaction per search, its `writing.search` entry
