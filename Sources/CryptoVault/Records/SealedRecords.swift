@@ -6,9 +6,10 @@
 /// are opened only with a live session's keyring, by the same rule as bundles (`CompartmentKeyAccess`):
 /// without one, `.privilegedSessionRequired`.
 ///
-/// Record keys are derived once per compartment and key version and kept (in SecureBytes) for the
-/// life of this value, which is one transaction: sealing thousands of records derives one key. The
-/// compartment key is derived once for both the record key and the digest key (`VersionKeys`).
+/// Record keys are looked up once per compartment and key version and held for the life of this
+/// value, which is one transaction: the version's salt is read in the transaction, and the keys are
+/// the vault's kept ones for that salt (`RecordKeyCache`), or, through a privileged session's keyring,
+/// derived from its compartment key once per transaction.
 final class SealedRecords {
     /// Opened records named per `record.open` entry: few entries for a large read.
     static let recordsPerOpenEntry = 64
@@ -26,7 +27,7 @@ final class SealedRecords {
     /// Names a record sealed (`.recordSeal`) or opened (`.recordOpen`) in the transaction's group of
     /// them (`RecordEntryGroups`): recorded in an entry of many.
     private let journalRecord: (SealedRecordLocation, Int, AuditAction, CompartmentID) throws -> Void
-    private var versionKeys: [KeyName: VersionKeys] = [:]
+    private var versionKeys: [KeyName: RecordKeys] = [:]
     private var lastKey: (name: KeyName, key: SecureBytes)?
     let tagCache = SealedRecordCodec.TagCache()
     private var idleScratch: PlaintextScratch?
@@ -34,35 +35,6 @@ final class SealedRecords {
     private struct KeyName: Hashable {
         let compartment: CompartmentID
         let version: UInt32
-    }
-
-    /// The keys of one compartment key version in this transaction. Both the record key and the
-    /// digest key are HKDF of the compartment key with an empty salt, so they share HKDF-Extract's
-    /// output: it is kept, and each key is expanded from it at its first use. The compartment key
-    /// itself is released once extracted (each derivation and each key is a locked allocation,
-    /// several system calls, which a one-record edit paid six times over).
-    private final class VersionKeys {
-        let pseudoRandomKey: SecureBytes
-        var record: SecureBytes?
-        var digest: SecureBytes?
-
-        init(compartmentKey: SecureBytes) throws {
-            pseudoRandomKey = try HKDF.extract(salt: [], inputKeyMaterial: compartmentKey)
-        }
-
-        func recordKey() throws -> SecureBytes {
-            if let record { return record }
-            let key = try SealedRecordCodec.recordKey(pseudoRandomKey: pseudoRandomKey)
-            record = key
-            return key
-        }
-
-        func digestKey() throws -> SecureBytes {
-            if let digest { return digest }
-            let key = try SealedRecordDigest.key(pseudoRandomKey: pseudoRandomKey)
-            digest = key
-            return key
-        }
     }
 
     /// `journal` appends an event to the audit log inside the transaction `database` is in.
@@ -228,7 +200,7 @@ final class SealedRecords {
         let name = KeyName(compartment: compartment.id, version: version)
         // A read of many records asks for the same key each time: the last one answers without hashing.
         if let lastKey, lastKey.name == name { return lastKey.key }
-        let key = try keys(compartment, version, name, access: access).recordKey()
+        let key = try keys(compartment, version, name, access: access).record
         lastKey = (name, key)
         return key
     }
@@ -237,15 +209,15 @@ final class SealedRecords {
     /// at most once per transaction.
     func digestKey(_ compartment: VaultCompartment, _ version: UInt32, access: CompartmentKeyAccess) throws -> SecureBytes {
         try access.authorize(compartment)
-        return try keys(compartment, version, KeyName(compartment: compartment.id, version: version), access: access).digestKey()
+        return try keys(compartment, version, KeyName(compartment: compartment.id, version: version), access: access).digest
     }
 
-    /// The keys of `compartment` at `version`, its compartment key derived (from what the database
-    /// holds, in this transaction) at its first use in the transaction. The caller has authorized `access`.
+    /// The keys of `compartment` at `version`, looked up (the salt read in this transaction) at their
+    /// first use in the transaction. The caller has authorized `access`.
     private func keys(_ compartment: VaultCompartment, _ version: UInt32, _ name: KeyName,
-                      access: CompartmentKeyAccess) throws -> VersionKeys {
+                      access: CompartmentKeyAccess) throws -> RecordKeys {
         if let cached = versionKeys[name] { return cached }
-        let keys = try VersionKeys(compartmentKey: try access.key(for: compartment, version: version, vault: vault, in: database))
+        let keys = try access.recordKeys(for: compartment, version: version, vault: vault, in: database)
         versionKeys[name] = keys
         return keys
     }

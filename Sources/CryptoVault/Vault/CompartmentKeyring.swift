@@ -79,6 +79,16 @@ enum CompartmentKeyAccess {
         }
     }
 
+    /// The record keys (§4.8) of `compartment` at `version` inside the caller's transaction: the
+    /// vault's kept ones for the version's salt, or those of the session's compartment key.
+    func recordKeys(for compartment: VaultCompartment, version: UInt32, vault: UnlockedVault, in database: Database) throws -> RecordKeys {
+        try authorize(compartment)
+        switch self {
+        case .maintenance, .vault: return try vault.recordKeys(for: compartment, version: version, in: database)
+        case .keyring(let keyring): return try RecordKeys(compartmentKey: try keyring.key(version: version))
+        }
+    }
+
     /// The privileged rule alone, without deriving a key: whether this access may read `compartment`
     /// (sealed records check it again before using a key they derived earlier in the transaction).
     func authorize(_ compartment: VaultCompartment) throws {

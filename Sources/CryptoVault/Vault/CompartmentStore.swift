@@ -154,6 +154,7 @@ extension UnlockedVault {
                 try journal(VaultEvent(.compartmentRetire, compartmentID: compartment.id,
                                        subjectID: VaultCompartment.keyVersionSubject(version)), in: database)
             }
+            recordKeyCache.forget(compartment.id)
             try database.checkpointAndTruncateLog()
         }
     }
@@ -197,6 +198,7 @@ extension UnlockedVault {
                                            + (records > 0 ? [.init("records", String(records))] : [])), in: database)
                 return bundles
             }
+            recordKeyCache.forget(compartment.id)
             try database.checkpointAndTruncateLog()
             return bundles
         }
@@ -220,18 +222,46 @@ extension UnlockedVault {
     /// transaction), for the vault's own compartments.
     func compartmentKey(for compartment: VaultCompartment, version: UInt32, in database: Database) throws -> SecureBytes {
         try Self.requireOwn(compartment)
+        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
+                                               version: version, salt: try activeSalt(of: compartment, version: version, in: database))
+    }
+
+    /// The record keys of `compartment` at `version` (§4.8), the version's salt read through the
+    /// caller's transaction every time (`.unknownKeyVersion` once retired or destroyed) and the keys
+    /// derived from it at most once per unlocked vault (`RecordKeyCache`, SECURITY.md §5).
+    func recordKeys(for compartment: VaultCompartment, version: UInt32, in database: Database) throws -> RecordKeys {
+        try Self.requireOwn(compartment)
+        let salt = try activeSalt(of: compartment, version: version, in: database)
+        return try recordKeyCache.keys(compartment: compartment.id, version: version, salt: salt) {
+            try RecordKeys(compartmentKey: try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
+                                                                           version: version, salt: salt))
+        }
+    }
+
+    /// The salt of an active key version, read in the caller's transaction.
+    private func activeSalt(of compartment: VaultCompartment, version: UInt32, in database: Database) throws -> [UInt8] {
         let salt = try database.queryOne("""
             SELECT salt FROM compartment_keys WHERE compartment_id = ? AND version = ? AND retired_at IS NULL
             """, [.integer(compartment.rowID), .integer(Int64(version))])?.blob("salt")
         guard let salt else {
             throw CryptoVaultError(.unknownKeyVersion, "compartment '\(compartment.name)' has no active key version \(version)")
         }
-        return try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
-                                               version: version, salt: salt)
+        return salt
     }
 }
 
 extension VaultTransaction {
+    /// The live compartment `id`, loaded (its binding and name checked) at most once per transaction:
+    /// nothing can change a compartment's row or key versions while this write transaction is open
+    /// (another connection waits for it; rotate, retire and destroy run in write transactions of
+    /// their own, which cannot be nested in this one), so a second load would read the same rows.
+    public func compartment(withID id: CompartmentID) throws -> VaultCompartment {
+        if let loaded = loadedCompartments[id] { return loaded }
+        let compartment = try vault.compartment(withID: id)
+        loadedCompartments[id] = compartment
+        return compartment
+    }
+
     /// Makes a compartment in this transaction: its row, its first key version and its
     /// `compartment.create` entry commit with the rest of the transaction or not at all (a writing
     /// project and its compartment are made so, SECURITY.md §14).

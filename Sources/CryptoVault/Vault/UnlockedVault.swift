@@ -19,6 +19,8 @@ public final class UnlockedVault: @unchecked Sendable {
     /// the master key is, and released with it. Every transaction used to derive them again: an
     /// HKDF and four locked allocations apiece, each allocation a handful of system calls.
     private let derivedKeys = Mutex(DerivedKeys())
+    /// Record keys derived from the master key, kept by compartment, version and salt (`RecordKeyCache`).
+    let recordKeyCache = RecordKeyCache()
 
     private struct DerivedKeys {
         var audit: AuditKeys?

@@ -38,6 +38,8 @@ public final class VaultTransaction {
     /// by a rollback, so if the transaction does not commit, its reads (these and the groups still
     /// waiting, `releasedReads`) are recorded again on their own after it (`UnlockedVault.transaction`).
     private var appendedReads: [VaultEvent] = []
+    /// The compartments loaded in this transaction (`compartment(withID:)`), by id.
+    var loadedCompartments: [CompartmentID: VaultCompartment] = [:]
     /// Refusals recorded in this transaction (`recordRefusal`): a refused change throws, so the
     /// transaction rolls back, yet the refusal happened and is recorded again on its own after it.
     private var refusals: [VaultEvent] = []

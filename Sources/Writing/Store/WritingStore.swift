@@ -65,12 +65,12 @@ public struct WritingStore {
 
     /// Every project, oldest first (names are sealed: `name(of:)` reads one).
     public func projects() throws -> [WritingProject] {
-        try projectTable.all().map { row in WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentID)) }
+        try projectTable.all().map { row in WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID)) }
     }
 
     public func project(_ id: ProjectID) throws -> WritingProject {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
-        return WritingProject(row, compartment: try transaction.vault.compartment(withID: row.compartmentID))
+        return WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID))
     }
 
     /// The project's name (a privileged project's needs a session of its compartment).
