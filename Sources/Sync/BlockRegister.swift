@@ -26,6 +26,10 @@ struct BlockRegister: Sendable {
     private var writesOfDevice: [Int: [Int]] = [:]
     /// Merged values of sets of writes, by the sorted write indices: a base once computed never changes.
     private var merges: [[Int]: BlockValue] = [:]
+    /// Every pair of writes with one below this index has been checked for a register conflict.
+    private var pairsChecked = 0
+    /// Each write that loses a register conflict, by index: the highest-ranked write it conflicts with.
+    private var beatenBy: [Int: Int] = [:]
 
     init(id: BlockID, document: NodeID) {
         self.id = id
@@ -48,46 +52,70 @@ struct BlockRegister: Sendable {
         writes.append(Write(entry: entry, value: value))
     }
 
-    /// The block's value, its text the merged text, and the conflicts its writes hold: fields both
-    /// sides changed (or a delete against a change), and overlapping edits of the text.
-    mutating func resolve(history: CausalHistory) -> (value: BlockValue, conflicts: [SyncConflict]) {
-        var conflicts: [SyncConflict] = []
-        var value = heads.count == 1 ? writes[heads[0]].value : merged(heads, history: history, conflicts: &conflicts)
+    /// The block's value, its text the merged text, and the conflicts its writes make: pairs of
+    /// concurrent writes whose fields both changed (or a delete against a change), and overlapping
+    /// edits of the text. Both are facts of two records, so what arrives later never undoes one.
+    mutating func resolve(history: CausalHistory) -> (value: BlockValue, conflicts: [HeldConflict]) {
+        var value = heads.count == 1 ? writes[heads[0]].value : merged(heads, history: history)
         if case .present(let key, var block) = value {
             block.text = text.text
             value = .present(orderKey: key, block: block)
         }
-        conflicts += textConflicts(history: history)
-        return (value, conflicts)
+        return (value, registerConflicts(history: history) + textConflicts(history: history))
     }
 
-    /// The value of the highest-ranked present write not in record `entry`'s past, with the text
-    /// its record saw; nil when there is none (SECURITY.md §19.3's removal conflicts).
-    mutating func value(unseenBy entry: Int, history: CausalHistory) -> BlockValue? {
-        let unseen = writes.indices.filter { writes[$0].value != .deleted && !history.precedes(writes[$0].entry, entry) }
-        guard let highest = unseen.max(by: { history.ranksBelow(writes[$0].entry, writes[$1].entry) }) else { return nil }
+    /// The value of the highest-ranked present write concurrent with record `entry` (neither in
+    /// the other's past), with the text its record saw; nil when there is none (SECURITY.md
+    /// §19.3's removal conflicts).
+    mutating func value(concurrentWith entry: Int, history: CausalHistory) -> BlockValue? {
+        let concurrent = writes.indices.filter {
+            writes[$0].value != .deleted && !history.precedes(writes[$0].entry, entry) && !history.precedes(entry, writes[$0].entry)
+        }
+        guard let highest = concurrent.max(by: { history.ranksBelow(writes[$0].entry, writes[$1].entry) }) else { return nil }
         return value(of: highest, history: history)
+    }
+
+    /// The block as record `entry` saw it: its writes in that record's past (the record itself
+    /// included, or not when `before`), folded, with the text the record saw; nil when it had seen
+    /// no write of the block. What a conflict's branch proposes for the blocks around its own.
+    mutating func value(seenBy entry: Int, before: Bool = false, history: CausalHistory) -> BlockValue? {
+        let viewer = history.entries[entry]
+        var latest: [Int] = []
+        for (device, chain) in writesOfDevice {
+            var bound = device < viewer.clock.count ? viewer.clock[device] : 0
+            if before, device == viewer.device { bound -= 1 }
+            let seen = count(of: chain, through: bound, history: history)
+            if seen > 0 { latest.append(chain[seen - 1]) }
+        }
+        let maximal = latest.filter { a in !latest.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }
+        guard !maximal.isEmpty else { return nil }
+        let value = memoMerged(maximal, history: history)
+        guard case .present(let orderKey, var block) = value else { return value }
+        block.text = textSeen(by: entry, history: history)
+        return .present(orderKey: orderKey, block: block)
     }
 
     /// Write `index`'s value with the text its record saw.
     private mutating func value(of index: Int, history: CausalHistory) -> BlockValue {
         guard case .present(let key, var block) = writes[index].value else { return writes[index].value }
-        let entry = writes[index].entry
-        if let known = seen[entry] {
-            block.text = known
-        } else {
-            block.text = text.text { history.precedes(Int($0), entry) }
-            seen[entry] = block.text
-        }
+        block.text = textSeen(by: writes[index].entry, history: history)
         return .present(orderKey: key, block: block)
     }
 
+    /// The text record `entry` saw: its characters typed in that record's past and not deleted there.
+    private mutating func textSeen(by entry: Int, history: CausalHistory) -> String {
+        if let known = seen[entry] { return known }
+        let shown = text.text { history.precedes(Int($0), entry) }
+        seen[entry] = shown
+        return shown
+    }
+
     /// Folds the writes `set` in rank order: each next one is merged with what came before against
-    /// their common past; a conflict keeps the next (higher-ranked) write and reports the rest.
-    /// The value comes back without its text (the caller puts the merged text in): a text is the
-    /// whole block, so it is worked out only where the merge needs it (`mergedFields`) and for a
-    /// conflict's sides.
-    private mutating func merged(_ set: [Int], history: CausalHistory, conflicts: inout [SyncConflict]) -> BlockValue {
+    /// their common past; a conflict keeps the next (higher-ranked) write alone (its pairs make the
+    /// conflicts: `registerConflicts`). The value comes back without its text (the caller puts the
+    /// merged text in): a text is the whole block, so it is worked out only where the merge needs
+    /// it (`mergedFields`) and for a conflict's sides.
+    private mutating func merged(_ set: [Int], history: CausalHistory) -> BlockValue {
         if set.count == 1 { return writes[set[0]].value }
         let ordered = set.sorted { history.ranksBelow(writes[$0].entry, writes[$1].entry) }
         var value = writes[ordered[0]].value
@@ -97,14 +125,31 @@ struct BlockRegister: Sendable {
             if let merged = mergedFields(base: base, value, folded, next, history: history) {
                 folded.append(next)
                 value = merged
-                continue
+            } else {
+                value = writes[next].value
+                folded = [next]
             }
-            conflicts.append(conflict(losing: folded, value: withText(value, seenBy: folded, history: history),
-                                      winning: self.value(of: next, history: history), history: history))
-            value = writes[next].value
-            folded = [next]
         }
         return value
+    }
+
+    /// The fold of the writes `set` (`merged`), remembered: a set's value never changes.
+    private mutating func memoMerged(_ set: [Int], history: CausalHistory) -> BlockValue {
+        let key = set.sorted()
+        if let known = merges[key] { return known }
+        let value = merged(key, history: history)
+        merges[key] = value
+        return value
+    }
+
+    /// How many of `chain` (one device's writes, in counter order) have a counter of at most `counter`.
+    private func count(of chain: [Int], through counter: UInt64, history: CausalHistory) -> Int {
+        var low = 0, high = chain.count
+        while low < high {
+            let middle = (low + high) / 2
+            if history.entries[writes[chain[middle]].entry].record.counter <= counter { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// `ConflictDetector.merge` of the values folded so far (`value`, by the writes `folded`) and
@@ -141,31 +186,73 @@ struct BlockRegister: Sendable {
         let nextClock = history.entries[writes[next].entry].clock
         for (device, chain) in writesOfDevice {
             let seenByFolded = folded.map { history.entries[writes[$0].entry].clock }.map { device < $0.count ? $0[device] : 0 }.max() ?? 0
-            let bound = min(device < nextClock.count ? nextClock[device] : 0, seenByFolded)
-            var low = 0, high = chain.count
-            while low < high {
-                let middle = (low + high) / 2
-                if history.entries[writes[chain[middle]].entry].record.counter <= bound { low = middle + 1 } else { high = middle }
-            }
+            let low = count(of: chain, through: min(device < nextClock.count ? nextClock[device] : 0, seenByFolded), history: history)
             if low > 0, chain[low - 1] != next { perDevice[device] = chain[low - 1] }
         }
         let candidates = Array(perDevice.values)
         let latest = candidates.filter { a in !candidates.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }
         guard !latest.isEmpty else { return nil }
-        let key = latest.sorted()
-        if let known = merges[key] { return (known, key) }
-        var ignored: [SyncConflict] = []
-        let value = merged(key, history: history, conflicts: &ignored)
-        merges[key] = value
-        return (value, key)
+        return (memoMerged(latest, history: history), latest.sorted())
     }
 
-    private func conflict(losing: [Int], value: BlockValue, winning: BlockValue, history: CausalHistory) -> SyncConflict {
-        // Named by the block and the losing writes' records: the same on every device.
-        var input = Array("SealedVault sync conflict v1".utf8) + [0] + id.bytes
-        for hash in losing.map({ history.entries[writes[$0].entry].record.hash }).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            input += hash
+    /// SECURITY.md §19.3's register conflicts: two concurrent writes (neither in the other's past,
+    /// heads or not) whose values do not merge against their base make the lower-ranked one lose.
+    /// Each losing write is one conflict, its value (with the text its record saw) the losing side
+    /// and the highest-ranked write it conflicts with the winning one; its branch proposes the
+    /// document as that write's record saw it. Pairs are checked once, as their later write arrives.
+    private mutating func registerConflicts(history: CausalHistory) -> [HeldConflict] {
+        for index in pairsChecked..<writes.count {
+            for other in concurrentWrites(before: index, history: history) {
+                let (low, high) = history.ranksBelow(writes[other].entry, writes[index].entry) ? (other, index) : (index, other)
+                if let known = beatenBy[low], history.ranksBelow(writes[high].entry, writes[known].entry) { continue }
+                let base = commonBase(of: [low], and: high, history: history)
+                guard mergedFields(base: base, writes[low].value, [low], high, history: history) == nil else { continue }
+                beatenBy[low] = high
+            }
         }
+        pairsChecked = writes.count
+        return beatenBy.keys.sorted().map { low in
+            let losing = value(of: low, history: history), winning = value(of: beatenBy[low]!, history: history)
+            return HeldConflict(conflict: conflict(losing: low, value: losing, winning: winning, history: history), viewer: writes[low].entry)
+        }
+    }
+
+    /// The record a conflict's name (SECURITY.md §19.3) gives as its losing side, among this block's
+    /// writes: a register conflict's losing write, or a text conflict's losing record (of two
+    /// concurrent writes, its name being the block and both records' hashes); nil when no write
+    /// here gives that name. So the record a branch is seen from does not hang on whether the
+    /// replica still makes the conflict (a text conflict of words that touched once may not).
+    func losingRecord(named branch: BranchID, history: CausalHistory) -> Int? {
+        let named = { (input: [UInt8]) in Array(SHA256.hash(input).prefix(16)) == branch.bytes }
+        let register = Array("SealedVault sync conflict v1".utf8) + [0] + id.bytes
+        let text = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
+        for index in writes.indices {
+            let entry = writes[index].entry, hash = history.entries[entry].record.hash
+            if named(register + hash) { return entry }
+            for other in concurrentWrites(before: index, history: history) {
+                let otherHash = history.entries[writes[other].entry].record.hash
+                if named(text + hash + otherHash) { return entry }
+                if named(text + otherHash + hash) { return writes[other].entry }
+            }
+        }
+        return nil
+    }
+
+    /// The writes added before write `index` that are concurrent with it: other devices' writes
+    /// its record had not seen (each device's writes are a chain, so those are a run of its chain).
+    private func concurrentWrites(before index: Int, history: CausalHistory) -> [Int] {
+        let entry = history.entries[writes[index].entry]
+        var found: [Int] = []
+        for (device, chain) in writesOfDevice where device != entry.device {
+            let seen = count(of: chain, through: device < entry.clock.count ? entry.clock[device] : 0, history: history)
+            found += chain[seen...].prefix { $0 < index }
+        }
+        return found
+    }
+
+    private func conflict(losing: Int, value: BlockValue, winning: BlockValue, history: CausalHistory) -> SyncConflict {
+        // Named by the block and the losing write's record: the same on every device.
+        let input = Array("SealedVault sync conflict v1".utf8) + [0] + id.bytes + history.entries[writes[losing].entry].record.hash
         let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
         return SyncConflict(branch: branch, document: document, block: id, losing: value, winning: winning)
     }
@@ -179,9 +266,9 @@ struct BlockRegister: Sendable {
     /// by "d2w90", and the text shows "d0w1 d2w90d0w2"), so every word typed is whole in a branch
     /// whatever the ranks (SECURITY.md §19.3). Named by the block and both records, the losing
     /// side's first, so a record meeting two others makes two branches.
-    private mutating func textConflicts(history: CausalHistory) -> [SyncConflict] {
+    private mutating func textConflicts(history: CausalHistory) -> [HeldConflict] {
         let pairs = Set((text.overlappingEdits + text.gluedWords { history.precedes(Int($0), Int($1)) }).map { [$0.0, $0.1] })
-        return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [SyncConflict] in
+        return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [HeldConflict] in
             let (lower, higher) = history.ranksBelow(Int(pair[0]), Int(pair[1])) ? (pair[0], pair[1]) : (pair[1], pair[0])
             let typed = [lower, higher].filter { text.typedWordScalars($0) }
             let losers = typed.isEmpty ? [lower] : typed
@@ -190,12 +277,12 @@ struct BlockRegister: Sendable {
     }
 
     /// The text conflict whose branch proposes record `losing`'s value of the block, with the text it saw.
-    private mutating func textConflict(losing low: Int, winning high: Int, history: CausalHistory) -> SyncConflict? {
+    private mutating func textConflict(losing low: Int, winning high: Int, history: CausalHistory) -> HeldConflict? {
         guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
         let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
         var input = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
         input += history.entries[low].record.hash + history.entries[high].record.hash
         let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
-        return SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning)
+        return HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning), viewer: low)
     }
 }

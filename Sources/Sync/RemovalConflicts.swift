@@ -5,8 +5,8 @@ import Writing
 /// (SECURITY.md §19.3). Last-writer-wins would take those edits out of every vault with the
 /// document, and a branch cannot outlive its document, so the document **stays**: it shows its
 /// highest-ranked present value (and so does each removed folder above it), and each block edited
-/// unseen is a removal conflict, kept as a syncConflict branch whose proposal is the document
-/// without that block (the removal's side), so the owner decides. A removal made knowing the edits
+/// unseen is a removal conflict, kept as a syncConflict branch whose proposal is the document as
+/// the removal saw it without that block (the removal's side), so the owner decides. A removal made knowing the edits
 /// (they are in its record's past) removes the document as ever.
 extension SyncReplica {
     /// Every node's value as shown: the register's, except for documents kept despite their
@@ -37,18 +37,23 @@ extension SyncReplica {
         return kept
     }
 
-    /// One conflict per block of a kept document written unseen by its removal: the losing side
-    /// is the block deleted (what the removal would leave), the winning side the highest-ranked
-    /// such write's value with the text its record saw. Named by the block and the removal's record.
-    mutating func removalConflicts() -> [SyncConflict] {
-        var conflicts: [SyncConflict] = []
-        for (document, removal) in keptDespiteRemoval().sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
-            let edited = blocksOfDocument[document, default: []].sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
-            for block in edited {
-                guard let winning = valueUnseen(by: removal, in: block) else { continue }
-                let input = Array("SealedVault removal conflict v1".utf8) + [0] + block.bytes + history.entries[removal].record.hash
-                let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
-                conflicts.append(SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning))
+    /// One conflict per removal of a document and block of it with a present write concurrent
+    /// with that removal (SECURITY.md §19.3): the losing side is the block deleted (what the removal
+    /// would leave), the winning side the highest-ranked such write's value with the text its
+    /// record saw; its branch proposes the document as the removal's record saw it. Named by the
+    /// block and the removal's record. A fact of those records, it stays whatever arrives later.
+    mutating func removalConflicts() -> [HeldConflict] {
+        var conflicts: [HeldConflict] = []
+        for (document, blocks) in blocksOfDocument.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+            guard let register = nodes[document] else { continue }
+            for removal in register.removals {
+                for block in blocks.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+                    guard let winning = valueConcurrent(with: removal, in: block) else { continue }
+                    let input = Array("SealedVault removal conflict v1".utf8) + [0] + block.bytes + history.entries[removal].record.hash
+                    let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+                    conflicts.append(HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning),
+                                                  viewer: removal))
+                }
             }
         }
         return conflicts

@@ -23,8 +23,11 @@ public struct SyncReplica: Sendable {
     private(set) var nodes: [NodeID: NodeRegister] = [:]
     private var blocks: [BlockID: BlockRegister] = [:]
     private(set) var blocksOfDocument: [NodeID: Set<BlockID>] = [:]
-    private var resolved: [BlockID: (value: BlockValue, conflicts: [SyncConflict])] = [:]
+    private var resolved: [BlockID: (value: BlockValue, conflicts: [HeldConflict])] = [:]
     private var durableConflicts: [BranchID: SyncConflict] = [:]
+    /// For each conflict recorded by 0x03, the lowest-ranked record carrying it (whose view of the
+    /// document its branch proposes when the records make no such conflict themselves).
+    private(set) var durableCarriers: [BranchID: Int] = [:]
     private var pending: [[UInt8]: ChangeRecord] = [:]
     /// Records refused as a fork, or as built on one, with the device that forked (SECURITY.md §19.4).
     private var forks: [[UInt8]: DeviceID] = [:]
@@ -295,6 +298,7 @@ public struct SyncReplica: Sendable {
         case .project(let operation):
             holdings.apply(operation, entry: entry, history: history)
         case .conflict(let conflict):
+            if durableCarriers[conflict.branch].map({ history.ranksBelow(entry, $0) }) ?? true { durableCarriers[conflict.branch] = entry }
             // Two devices name a conflict's branch alike; a hostile one might not: keep the least encoding.
             if let held = durableConflicts[conflict.branch], Self.encoding(held).lexicographicallyPrecedes(Self.encoding(conflict)) { return }
             durableConflicts[conflict.branch] = conflict
@@ -327,7 +331,12 @@ public struct SyncReplica: Sendable {
         for id in blocksOfDocument[document] ?? [] {
             if case .present(let key, let block) = resolve(id).value { present.append((key, block)) }
         }
-        return present.sorted { a, b in
+        return Self.inReadingOrder(present)
+    }
+
+    /// Blocks by order key (bytes), then id.
+    static func inReadingOrder(_ blocks: [(orderKey: String, block: Block)]) -> [(orderKey: String, block: Block)] {
+        blocks.sorted { a, b in
             a.orderKey == b.orderKey ? a.block.id.bytes.lexicographicallyPrecedes(b.block.id.bytes)
                 : Array(a.orderKey.utf8).lexicographicallyPrecedes(Array(b.orderKey.utf8))
         }
@@ -337,14 +346,17 @@ public struct SyncReplica: Sendable {
         DocumentContent(blocks: orderedBlocks(of: document).map(\.block))
     }
 
-    /// Every conflict met: those written into records, and those the current heads hold.
+    /// Every conflict the records hold: those written into records (0x03), and those their writes
+    /// make (SECURITY.md §19.3), by conflict id.
     public mutating func conflicts() -> [SyncConflict] {
         var all = durableConflicts
-        for conflict in liveConflicts() where all[conflict.branch] == nil { all[conflict.branch] = conflict }
+        for held in liveConflicts() where all[held.conflict.branch] == nil { all[held.conflict.branch] = held.conflict }
         return all.values.sorted { $0.branch.bytes.lexicographicallyPrecedes($1.branch.bytes) }
     }
 
-    mutating func liveConflicts() -> [SyncConflict] {
+    /// The conflicts the records' writes make (not those only a 0x03 records), each with the
+    /// record whose view its branch proposes.
+    mutating func liveConflicts() -> [HeldConflict] {
         blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { resolve($0).conflicts } + removalConflicts()
     }
 
@@ -353,15 +365,24 @@ public struct SyncReplica: Sendable {
         blocks[id]?.writes.contains { $0.value != .deleted && !history.precedes($0.entry, entry) } ?? false
     }
 
-    /// The value of block `id`'s highest-ranked present write that record `entry` had not seen,
-    /// with the text its record saw; nil when it had seen every such write.
-    mutating func valueUnseen(by entry: Int, in id: BlockID) -> BlockValue? {
+    /// The value of block `id`'s highest-ranked present write concurrent with record `entry`, with
+    /// the text its record saw; nil when there is none.
+    mutating func valueConcurrent(with entry: Int, in id: BlockID) -> BlockValue? {
         guard var register = blocks.removeValue(forKey: id) else { return nil }
         defer { blocks[id] = register }
-        return register.value(unseenBy: entry, history: history)
+        return register.value(concurrentWith: entry, history: history)
     }
 
-    mutating func resolve(_ id: BlockID) -> (value: BlockValue, conflicts: [SyncConflict]) {
+    func blockRegister(_ id: BlockID) -> BlockRegister? { blocks[id] }
+
+    /// Block `id` as record `entry` saw it (`BlockRegister.value(seenBy:)`).
+    mutating func blockValue(_ id: BlockID, seenBy entry: Int, before: Bool = false) -> BlockValue? {
+        guard var register = blocks.removeValue(forKey: id) else { return nil }
+        defer { blocks[id] = register }
+        return register.value(seenBy: entry, before: before, history: history)
+    }
+
+    mutating func resolve(_ id: BlockID) -> (value: BlockValue, conflicts: [HeldConflict]) {
         if let known = resolved[id] { return known }
         // Taken out and put back, so its memo is mutated in place rather than in a copy.
         var register = blocks.removeValue(forKey: id)!
@@ -392,7 +413,7 @@ public struct SyncReplica: Sendable {
 
     /// The conflicts the replica holds that no record has made durable yet, as operations (0x03).
     mutating func undurableConflicts() -> [ChangeOperation] {
-        liveConflicts().filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
+        liveConflicts().map(\.conflict).filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
     }
 
     /// Makes, signs and applies this device's record of `operations`, adding every conflict the
@@ -463,4 +484,7 @@ struct NodeRegister: Sendable {
     func lastPresent(history: CausalHistory) -> NodeValue? {
         writes.filter { $0.value != .removed }.max { history.ranksBelow($0.entry, $1.entry) }?.value
     }
+
+    /// The history entries of the writes that removed the node.
+    var removals: [Int] { writes.filter { $0.value == .removed }.map(\.entry) }
 }

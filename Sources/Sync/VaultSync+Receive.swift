@@ -131,19 +131,25 @@ extension VaultSync {
             a.depth != b.depth ? a.depth > b.depth : a.node.id.bytes.lexicographicallyPrecedes(b.node.id.bytes)
         }
         for (node, _) in deepestFirst {
-            do { try store.removeNode(node.id, in: project.id) } catch let error as WritingError where error.code == .folderNotEmpty {}
+            // A document's branches go with it; should the records bring it back, its conflicts' branches are made again.
+            let branches = node.kind == .scene ? try store.branches(of: node.id, in: project.id).map(\.id) : []
+            do { try store.removeNode(node.id, in: project.id) } catch let error as WritingError where error.code == .folderNotEmpty { continue }
+            for branch in branches {
+                try database.query("DELETE FROM sync_conflict_branches WHERE project_id = ? AND branch_id = ?", [.blob(project.id.bytes), .blob(branch.bytes)])
+            }
         }
     }
 
     /// Keeps each conflict not kept before as a syncConflict branch of its document, against a
-    /// snapshot of the document as it now is: the branch proposes the losing side's block.
+    /// snapshot of the document as it now is: the branch proposes the document as the losing side
+    /// saw it (`SyncReplica.proposal(for:)`), the same on every device whenever it met the conflict.
     private func keepConflicts(of replica: inout SyncReplica, in project: WritingProject) throws -> Int {
         var made = 0
         for conflict in replica.conflicts() {
             guard try database.queryOne("SELECT branch_id FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)]) == nil,
                   replica.documents.contains(conflict.document) else { continue }
             let base = try store.createSnapshot(of: conflict.document, in: project.id)
-            let proposal = Self.proposal(conflict, in: replica.orderedBlocks(of: conflict.document))
+            let proposal = replica.proposal(for: conflict)
             let branch = try store.createBranch(of: conflict.document, in: project.id, base: base.id, content: proposal,
                                                 kind: .syncConflict, provenance: "sync conflict over block \(conflict.block.hex)")
             try database.query("INSERT INTO sync_conflict_branches (conflict, project_id, branch_id) VALUES (?, ?, ?)",
@@ -154,16 +160,5 @@ extension VaultSync {
             made += 1
         }
         return made
-    }
-
-    /// The document with the conflict's losing value in place of the block's: the block replaced,
-    /// put back where its order key says, or taken out when the losing side deleted it.
-    static func proposal(_ conflict: SyncConflict, in blocks: [(orderKey: String, block: Block)]) -> DocumentContent {
-        var entries = blocks.filter { $0.block.id != conflict.block }
-        if case .present(let key, let block) = conflict.losing {
-            let index = entries.firstIndex { Array(key.utf8).lexicographicallyPrecedes(Array($0.orderKey.utf8)) } ?? entries.count
-            entries.insert((key, block), at: index)
-        }
-        return DocumentContent(blocks: entries.map(\.block))
     }
 }

@@ -11,13 +11,14 @@ import Writing
     static let schedules = 1_000
 
     @Test func threeDevicesConvergeAndLoseNoWordOverRandomSchedules() throws {
-        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0
+        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0, extraBranches = 0
         for seed in 0..<UInt64(Self.schedules) {
             let outcome = try Self.run(seed: seed)
             conflicted += outcome.conflicts > 0 ? 1 : 0
             held += outcome.held
             removedThenKept += outcome.removals > 0 && outcome.shown ? 1 : 0
             removed += outcome.shown ? 0 : 1
+            extraBranches += outcome.extraBranches
         }
         // The schedules must exercise what they claim to: conflicts, out-of-order delivery, and
         // removals that stay (edited unseen) as well as removals that remove.
@@ -25,13 +26,14 @@ import Writing
         #expect(held > 0)
         #expect(removedThenKept > 0)
         #expect(removed > 0)
-        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed")
+        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed, \(extraBranches) branches of touching words parted again before a 0x03 (on the devices that met them)")
     }
 
     /// One schedule; returns how many conflicts it ended with and how many records were held for parents.
-    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool) {
+    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool, extraBranches: Int) {
         var generator = SeededGenerator(seed: seed)
         var fleet = try SyncFleet(devices: 3)
+        fleet.books = Array(repeating: BranchBook(), count: 3)
         var tracker = WordTracker()
         let (document, _) = try fleet.replicas[0].createDocument(titled: "Case file")
         let first = try (0..<Int.random(in: 1...3, using: &generator)).map { _ in
@@ -79,13 +81,37 @@ import Writing
             #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
             #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
         }
-        // Kept = what the vault shows: the document, and each conflict's branch (its losing side,
-        // VaultSync.proposal). The winning side is in no branch, so it does not count.
+        // Every device made the branches a device given every record at once makes (by conflict id,
+        // proposing the same document), whatever it received when. A device may hold more: a text
+        // conflict of words that touched and were parted again before a 0x03 recorded it (§19.3);
+        // those are counted, and must propose the same on every device that made them.
+        let books = fleet.books!
+        var extraBranches = 0
+        var atOnce = BranchBook()
+        atOnce.keep(&fleet.replicas[0])
+        for index in 0..<3 {
+            for (id, kept) in atOnce.branches {
+                #expect(books[index].branches[id] == kept, "seed \(seed): device \(index)'s branch \(id.hex.prefix(8)): \(books[index].described) vs \(atOnce.described)")
+            }
+            for (id, kept) in books[index].branches where atOnce.branches[id] == nil {
+                extraBranches += 1
+                for other in 0..<3 where books[other].branches[id] != nil {
+                    #expect(books[other].branches[id] == kept, "seed \(seed): devices \(index) and \(other) propose \(id.hex.prefix(8)) differently")
+                }
+            }
+        }
+        // Kept = what the vault shows: the document, and each conflict's branch (its losing side
+        // in its proposal). The winning side is in no branch, so it does not count.
         let kept = WordTracker.words(in: reference.blocks)
             .union(WordTracker.words(in: conflicts.compactMap { $0.losing.block }))
         let lost = tracker.mustSurvive.subtracting(kept)
         #expect(lost.isEmpty, "seed \(seed): words lost: \(lost.sorted()) document \(reference.blocks.map(\.text)) conflicts \(conflicts.map { [$0.losing.block?.text, $0.winning.block?.text] })")
-        return (conflicts.count, held, removals, shown)
+        if shown {
+            let inBranches = WordTracker.words(in: books[0].branches.values.flatMap(\.proposal.blocks))
+            let lostFromBranches = tracker.mustSurvive.subtracting(WordTracker.words(in: reference.blocks).union(inBranches))
+            #expect(lostFromBranches.isEmpty, "seed \(seed): words in no document or branch: \(lostFromBranches.sorted()) branches \(books[0].described)")
+        }
+        return (conflicts.count, held, removals, shown, extraBranches)
     }
 
     /// A random edit a person might make: a word typed, deleted or replaced, a paragraph added,

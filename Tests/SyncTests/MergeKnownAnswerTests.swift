@@ -8,7 +8,8 @@ import Writing
 /// testvectors/independent/sync_merge.py from SECURITY.md §19.3 alone): each case's records, given to
 /// a replica in each of the file's orders, show the same documents byte for byte (their §15.2
 /// content) with the same node values, and exactly the conflicts the file names, each branch
-/// proposing what the file says (the document with the losing value in place of the block).
+/// proposing what the file says (the document as the losing side's record saw it, the losing value
+/// in place of the block).
 @Suite struct MergeKnownAnswerTests {
     /// merge-cases.json as types, read by TestSupport's one vector loader.
     struct File: Decodable {
@@ -81,10 +82,8 @@ import Writing
                 }
                 let found = replica.conflicts().sorted { $0.branch.hex < $1.branch.hex }
                 #expect(found.map { ChangeRecordTests.describe(.conflict($0)) } == conflicts, "\(label)")
-                // Each branch's proposal as the vault makes it on receiving (§19.5).
-                let proposals = found.map { conflict in
-                    ByteEncoding.hex(SnapshotContent.encode(VaultSync.proposal(conflict, in: replica.orderedBlocks(of: conflict.document))))
-                }
+                // Each branch's proposal as the vault makes it on receiving (§19.3, §19.5).
+                let proposals = found.map { conflict in ByteEncoding.hex(SnapshotContent.encode(replica.proposal(for: conflict))) }
                 #expect(found.map(\.branch.hex) == vector.branches.map(\.branch), "\(label)")
                 #expect(proposals == vector.branches.map(\.content), "\(label)")
             }

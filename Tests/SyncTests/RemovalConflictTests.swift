@@ -32,8 +32,8 @@ import Writing
         #expect(conflicts.first?.block == blocks[1].id)
         #expect(conflicts.first?.losing == .deleted)
         #expect(conflicts.first?.winning.block?.text == "two, rewritten at the desk")
-        // The branch proposes the document without the block the removal took with it.
-        let proposal = VaultSync.proposal(try #require(conflicts.first), in: fleet.replicas[0].orderedBlocks(of: document))
+        // The branch proposes the document as the removal saw it, without the block it took with it.
+        let proposal = fleet.replicas[0].proposal(for: try #require(conflicts.first))
         #expect(proposal.blocks.map(\.text) == ["one", "three"])
     }
 
@@ -109,8 +109,10 @@ import Writing
         #expect(content.blocks.map(\.text) == ["intake notes, and what the client said"])
         let branches = try store { try $0.branches(of: document, in: project.id) }
         #expect(branches.map(\.kind) == [.syncConflict])
+        // The removal took the document's only block: rather than an empty document, the branch
+        // proposes the block as the removal saw it (SECURITY.md §19.3).
         let proposal = try store { try $0.branchContent(branches[0].id, of: document, in: project.id) }
-        #expect(proposal.blocks.isEmpty)
+        #expect(proposal.blocks.map(\.text) == ["intake notes"])
         // The peer, taking the removal, keeps the document too: both sides show the same.
         #expect(replica.receive(removal.encoded) == .applied(1))
         #expect(replica.documents == [document])

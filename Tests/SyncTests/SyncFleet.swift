@@ -7,6 +7,8 @@ import Writing
 struct SyncFleet {
     let project: ProjectID
     var replicas: [SyncReplica]
+    /// When kept, each device's branches as its vault would make them at the end of each sync (`BranchBook`).
+    var books: [BranchBook]?
 
     init(devices count: Int) throws {
         let project = try ProjectID.random()
@@ -24,6 +26,7 @@ struct SyncFleet {
         if shuffled { records.shuffle(using: &generator) }
         var held = 0
         for record in records where replicas[to].receive(record.encoded) == .held { held += 1 }
+        if books != nil { books![to].keep(&replicas[to]) }
         return (records.count, held)
     }
 
@@ -53,4 +56,36 @@ struct SeededGenerator: RandomNumberGenerator {
 extension DocumentContent {
     /// The document as bytes, blocks in order with their ids: equal bytes are byte-identical documents.
     var canonicalBytes: [UInt8] { blocks.flatMap { $0.id.bytes + BlockEncoding.encode($0) } }
+}
+
+/// The syncConflict branches a vault makes of a replica's conflicts as exchanges end
+/// (`VaultSync.keepConflicts`): each conflict met while its document is shown becomes a branch with
+/// its proposal, and a document's branches go with the document. Equal books are equal branches.
+struct BranchBook: Equatable {
+    struct Kept: Equatable {
+        let document: NodeID
+        let proposal: DocumentContent
+    }
+
+    /// By conflict id.
+    private(set) var branches: [BranchID: Kept] = [:]
+
+    /// What the vault does at the end of an exchange.
+    mutating func keep(_ replica: inout SyncReplica) {
+        let shown = Set(replica.documents)
+        branches = branches.filter { shown.contains($0.value.document) }
+        for conflict in replica.conflicts() where branches[conflict.branch] == nil && shown.contains(conflict.document) {
+            branches[conflict.branch] = Kept(document: conflict.document, proposal: Self.proposal(conflict, &replica))
+        }
+    }
+
+    /// The branch the vault makes for `conflict` (`VaultSync.keepConflicts`).
+    static func proposal(_ conflict: SyncConflict, _ replica: inout SyncReplica) -> DocumentContent {
+        replica.proposal(for: conflict)
+    }
+
+    /// Each branch as `conflict id: its proposal's texts`, for messages.
+    var described: [String] {
+        branches.map { "\($0.key.hex.prefix(8)): \($0.value.proposal.blocks.map(\.text))" }.sorted()
+    }
 }

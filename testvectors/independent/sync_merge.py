@@ -15,7 +15,10 @@ Points §19.3 left open until this replay was written (now stated there; each a 
 - a record sees its own earlier edits: a delete marks what its past typed and what the record itself
   inserted before that edit; of a record's inserts after one anchor the later comes first;
 - a fold's value so far is that of the heads merged into it, or after a conflict of the kept head
-  alone (its writes name the next conflict it loses); a field both sides changed alike is no conflict;
+  alone; a field both sides changed alike is no conflict;
+- a register conflict is one between any two concurrent writes held, heads or not (one per losing
+  write), and a removal conflict one between a removal and a concurrent write, so the conflicts only
+  grow as records arrive; a branch proposes the document as the losing record saw it (never empty);
 - a text conflict is one between any two concurrent records held that both edit the block's text,
   heads or not, so it stays whether or not a 0x03 records it;
 - letters "touch" when a word scalar one record typed is next to one the other typed in the text
@@ -103,6 +106,7 @@ class Replay:
         self.block_writes = {}     # block -> {record: value or None}
         self.block_document = {}   # block -> document
         self.recorded = []         # 0x03 operations
+        self.carrier = {}          # branch -> the lowest-ranked record with a 0x03 of it
         self.characters = {}       # block -> {character id: Character}
         self.deletes = {}          # block -> [(record, first, last, own offsets seen)]
         self.inserts = {}          # block -> {record: [(anchor, [character ids])]}
@@ -119,6 +123,7 @@ class Replay:
                     self.block_writes.setdefault(op["block"], {})[h] = op["value"]
                 elif op["op"] == "conflict":
                     self.recorded.append(op)
+                    self.carrier.setdefault(op["branch"], h)  # records come in rank order: the lowest-ranked
                 elif op["op"] == "text":
                     block = op["block"]
                     assert self.block_writes.get(block, {}).get(h) is not None, "text edits before the block's present write"
@@ -250,11 +255,24 @@ class Replay:
     # --- conflicts -----------------------------------------------------------------------------
 
     def register_conflicts(self, block):
+        """Every two concurrent writes of the block (heads or not) whose values, with the texts their
+        records saw, do not merge against their base: the lower-ranked loses, once, to the
+        highest-ranked write it conflicts with; its branch is seen from its record."""
+        writes = list(self.block_writes[block])
+        beaten = {}
+        for p, q in itertools.combinations(writes, 2):
+            if not self.concurrent(p, q):
+                continue
+            low, high = sorted((p, q), key=self.rank)
+            common = [w for w in writes if self.in_past(w, low) and self.in_past(w, high)]
+            base = self.fold(block, self.maximal(common))[0] if common else NO_BASE
+            if merge(self.write_value(block, [low]), self.write_value(block, [high]), base) is CONFLICT:
+                if low not in beaten or self.rank(high) > self.rank(beaten[low]):
+                    beaten[low] = high
         out = []
-        for losing, losing_writes, winning, _ in self.fold(block, self.block_heads(block))[1]:
-            names = b"".join(sorted(bytes.fromhex(w) for w in losing_writes))
-            branch = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + names).digest()[:16]
-            out.append(self.conflict(branch, block, losing, winning))
+        for low, high in beaten.items():
+            branch = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(low)).digest()[:16]
+            out.append(self.conflict(branch, block, self.write_value(block, [low]), self.write_value(block, [high])))
         return out
 
     def text_conflicts(self, block):
@@ -306,22 +324,29 @@ class Replay:
 
     def removal_conflicts(self):
         """Documents whose winning value is a removal while one of their blocks has a present write not
-        in the removal's past: they stay (with their removed folders), each such block a conflict."""
+        in the removal's past: they stay (with their removed folders). And every removal of a document
+        with a block that has a present write concurrent with it: a conflict, whatever came later."""
         kept, out = set(), []
         for node in self.node_writes:
             removal, value = self.node_value(node)
             if value is not None:
                 continue
             for block, document in sorted(self.block_document.items()):
-                if document != node:
+                if document == node and any(v is not None and not self.in_past(w, removal) for w, v in self.block_writes[block].items()):
+                    kept.add(node)
+        for node in self.node_writes:
+            for removal, value in self.node_writes[node]:
+                if value is not None:
                     continue
-                unseen = [w for w, v in self.block_writes[block].items() if v is not None and not self.in_past(w, removal)]
-                if not unseen:
-                    continue
-                kept.add(node)
-                latest = max(unseen, key=self.rank)
-                branch = hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)).digest()[:16]
-                out.append(self.conflict(branch, block, None, self.write_value(block, [latest])))
+                for block, document in sorted(self.block_document.items()):
+                    if document != node:
+                        continue
+                    concurrent = [w for w, v in self.block_writes[block].items() if v is not None and self.concurrent(w, removal)]
+                    if not concurrent:
+                        continue
+                    latest = max(concurrent, key=self.rank)
+                    branch = hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)).digest()[:16]
+                    out.append(self.conflict(branch, block, None, self.write_value(block, [latest])))
         return kept, out
 
     def conflict(self, branch, block, losing, winning):
@@ -360,8 +385,8 @@ class Replay:
         return [b for _, _, b in sorted(out, key=lambda t: (t[0], t[1]))]
 
     def conflicts(self):
-        """Those recorded by 0x03 operations and those the current heads hold; for one branch id, the
-        least encoding."""
+        """Those recorded by 0x03 operations and those the writes make; for one branch id, the least
+        encoding."""
         found = list(self.recorded)
         for block in self.block_writes:
             found += self.register_conflicts(block) + self.text_conflicts(block)
@@ -373,13 +398,48 @@ class Replay:
                 least[c["branch"]] = (encoded, c)
         return [least[b][1] for b in sorted(least)]
 
+    def view(self, block, viewer, before=False):
+        """The block as record `viewer` saw it: its writes in that record's past (without the record's
+        own when `before`) folded, with the text the record saw; None when deleted or never seen."""
+        writes = [w for w in self.block_writes[block] if self.in_past(w, viewer) and not (before and w == viewer)]
+        value = self.fold(block, self.maximal(writes))[0] if writes else None
+        if value is None:
+            return None
+        return {"block": block, "order_key": value[0], "kind": value[1], "rows": [list(r) for r in value[2]],
+                "text": self.text_seen(block, [viewer])}
+
+    def viewer(self, conflict):
+        """The record a conflict's branch is seen from: the losing side's record as the conflict's name
+        gives it (a register conflict's losing write, a text conflict's losing record of two concurrent
+        writes of the block, a removal), whether or not the records still make it; else the
+        lowest-ranked record carrying its 0x03."""
+        block, branch = conflict["block"], bytes.fromhex(conflict["branch"])
+
+        def names(data):
+            return hashlib.sha256(data).digest()[:16] == branch
+        writes = list(self.block_writes.get(block, {}))
+        for w in writes:
+            if names(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(w)):
+                return w
+        for p, q in itertools.permutations(writes, 2):
+            if self.concurrent(p, q) and names(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(p) + bytes.fromhex(q)):
+                return p
+        for removal, value in self.node_writes.get(conflict["document"], []):
+            if value is None and names(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)):
+                return removal
+        return self.carrier[conflict["branch"]]
+
     def branch(self, conflict):
-        """§19.5: the syncConflict branch's proposal, the document with the losing value in place of the
-        block (a deleted block's text included; a losing `deleted` leaves the block out)."""
-        blocks = [b for b in self.blocks_of(conflict["document"]) if b["block"] != conflict["block"]]
-        losing = conflict["losing"]
-        if losing is not None:
-            blocks.append(dict(losing, block=conflict["block"]))
+        """§19.3: the syncConflict branch's proposal, the document as the losing side's record saw it
+        with the losing value in place of the block; a losing `deleted` leaves the block out unless no
+        other block is left, when the block stays as that record saw it before deleting it."""
+        viewer = self.viewer(conflict)
+        document, block = conflict["document"], conflict["block"]
+        blocks = [v for v in (self.view(b, viewer) for b, d in self.block_document.items() if d == document and b != block) if v]
+        if conflict["losing"] is not None:
+            blocks.append(dict(conflict["losing"], block=block))
+        elif not blocks and self.view(block, viewer, before=True):
+            blocks.append(self.view(block, viewer, before=True))
         blocks.sort(key=lambda b: (b["order_key"].encode(), bytes.fromhex(b["block"])))
         return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
 
@@ -837,6 +897,51 @@ def touching_then_typing_on():
     return c
 
 
+def moved_while_typed_elsewhere():
+    c = Case("moved on both, a paragraph added", "As \"moved on both\", while C adds a paragraph: the losing "
+                                                  "side's branch proposes the document as its record saw it, "
+                                                  "without C's paragraph, whatever order the records came in.")
+    doc, b1, b2, b3, b4 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3"), c.id("block 4")
+    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
+             + new_block(doc, b3, "1k", "Three."))
+    v = c.view(["made"])
+    c.record("A moves", "A", ["made"], move(v, b2, "1l"))
+    c.record("B moves", "B", ["made"], move(v, b2, "1h"))
+    c.record("C adds", "C", ["made"], new_block(doc, b4, "1m", "Four."))
+    return c
+
+
+def moves_resolved_unrecorded():
+    c = Case("moves resolved unrecorded", "A and B move one block to different places, B moves it again, and A, "
+                                          "holding all three, moves it once more with no 0x03: a register conflict "
+                                          "is one between two concurrent writes held, heads or not, so each "
+                                          "losing move is still a conflict.")
+    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
+    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
+             + new_block(doc, b3, "1k", "Three."))
+    v = c.view(["made"])
+    c.record("A moves", "A", ["made"], move(v, b2, "1l"))
+    c.record("B moves", "B", ["made"], move(v, b2, "1h"))
+    v = c.view(["B moves"])
+    c.record("B moves again", "B", ["B moves"], move(v, b2, "1g"))
+    v = c.view(["A moves", "B moves again"])
+    c.record("A settles", "A", ["A moves", "B moves again"], move(v, b2, "1m"))
+    return c
+
+
+def only_block_deleted_and_edited():
+    c = Case("only block deleted and edited", "A deletes a document's only block while B edits it, B's record ranking "
+                                              "higher (Lamport time 3): the block stays with B's words, and the branch "
+                                              "of A's side keeps the block as A saw it before deleting it rather than "
+                                              "propose an empty document.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
+    v = c.view(["made"])
+    c.record("A deletes", "A", ["made"], delete(v, b1))
+    c.record("B edits", "B", ["made"], edit(v, b1, [("Draft", "Agreed")]), lamport=3)
+    return c
+
+
 def cases():
     built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
@@ -853,7 +958,8 @@ def cases():
                                    "it with the space after it: the text shows \"d0w1 d2w90d0w2\"; a text conflict whose "
                                    "one branch holds A's side, the one that typed, though A ranks higher."),
              replaced_word_deleted("B", "A", "deleted word, replaced", "As \"replaced word, deleted\", the roles swapped "
-                                   "(the replacing B ranks lower): the one branch holds B's side.")]
+                                   "(the replacing B ranks lower): the one branch holds B's side."),
+             moved_while_typed_elsewhere(), moves_resolved_unrecorded(), only_block_deleted_and_edited()]
     return [c.vector(orders_of(len(c.records))) for c in built]
 
 
@@ -880,8 +986,9 @@ def build():
                        "its blocks in reading order with the text shown, and `content`: the §15.2 content bytes) "
                        "and exactly `conflicts` (the 0x03 operations a device would record, by branch id; `losing` "
                        "is what the syncConflict branch proposes for the block, null: deleted); `branches` gives "
-                       "each conflict's branch proposal (§19.5: the document with the losing value in place of "
-                       "the block, in reading order), its blocks' texts and §15.2 content.",
+                       "each conflict's branch proposal (§19.3: the document as the losing side's record saw it, "
+                       "the losing value in place of the block, in reading order; never empty), its blocks' texts "
+                       "and §15.2 content.",
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),

@@ -1,0 +1,47 @@
+import CryptoVault
+import Writing
+
+/// A conflict the records make, with the record whose view of the document its branch proposes
+/// (SECURITY.md §19.3): the losing side's record (the removal's, for a removal conflict).
+struct HeldConflict: Sendable {
+    let conflict: SyncConflict
+    /// The history entry of that record.
+    let viewer: Int
+}
+
+extension SyncReplica {
+    /// What a conflict's syncConflict branch proposes (SECURITY.md §19.3): the document as the
+    /// losing side's record saw it (each of its blocks the value of its writes in that record's
+    /// past, with the text the record saw) with the losing value in place of the block. A losing
+    /// side that deleted the block leaves it out, unless no other block is left: then the block
+    /// stays as the record saw it before deleting it, so a branch is never empty. A function of
+    /// the records held, so every device holding them proposes the same, whenever it met the
+    /// conflict.
+    public mutating func proposal(for conflict: SyncConflict) -> DocumentContent {
+        guard let viewer = viewer(of: conflict) else { return DocumentContent() }
+        var blocks: [(orderKey: String, block: Block)] = []
+        for id in blocksOfDocument[conflict.document] ?? [] where id != conflict.block {
+            if case .present(let key, let block)? = blockValue(id, seenBy: viewer) { blocks.append((key, block)) }
+        }
+        if case .present(let key, let block) = conflict.losing {
+            blocks.append((key, block))
+        } else if blocks.isEmpty, case .present(let key, let block)? = blockValue(conflict.block, seenBy: viewer, before: true) {
+            blocks.append((key, block))
+        }
+        return DocumentContent(blocks: Self.inReadingOrder(blocks).map(\.block))
+    }
+
+    /// The record whose view a conflict's branch proposes: the losing side's record as the
+    /// conflict's name gives it (the one the replica's own conflicts carry), whether or not the
+    /// replica still makes that conflict; for a name no held record gives (a 0x03 of another
+    /// making), the lowest-ranked record carrying it.
+    mutating func viewer(of conflict: SyncConflict) -> Int? {
+        if let held = liveConflicts().first(where: { $0.conflict.branch == conflict.branch }) { return held.viewer }
+        if let named = blockRegister(conflict.block)?.losingRecord(named: conflict.branch, history: history) { return named }
+        for removal in nodes[conflict.document]?.removals ?? [] {
+            let input = Array("SealedVault removal conflict v1".utf8) + [0] + conflict.block.bytes + history.entries[removal].record.hash
+            if Array(SHA256.hash(input).prefix(16)) == conflict.branch.bytes { return removal }
+        }
+        return durableCarriers[conflict.branch]
+    }
+}
