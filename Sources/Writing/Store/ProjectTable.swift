@@ -50,8 +50,16 @@ struct ProjectTable {
             throw WritingError(.damagedRecord, "a writing_projects row has an unknown register or kind")
         }
         let archived: Int64? = if case .integer(let time) = row["archived_at"] { time } else { nil }
+        // No column before migration sharing-1: a vault at an older schema (opened by its own upgrade
+        // tests, which write with this code before they migrate) has no view-only projects.
+        let viewOnly: Bool
+        switch row["view_only"] {
+        case .null, .integer(0): viewOnly = false
+        case .integer(1): viewOnly = true
+        default: throw WritingError(.damagedRecord, "a writing_projects row has a view_only flag other than 0 or 1")
+        }
         return Row(id: try ProjectID(bytes: try row.blob("id")), compartmentID: try CompartmentID(bytes: try row.blob("compartment_uuid")),
                    register: register, kind: kind, createdAt: try row.integer("created_at"), archivedAt: archived,
-                   viewOnly: try row.integer("view_only") == 1)
+                   viewOnly: viewOnly)
     }
 }
