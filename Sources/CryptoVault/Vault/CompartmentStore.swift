@@ -232,10 +232,14 @@ extension UnlockedVault {
     func recordKeys(for compartment: VaultCompartment, version: UInt32, in database: Database) throws -> RecordKeys {
         try Self.requireOwn(compartment)
         let salt = try activeSalt(of: compartment, version: version, in: database)
-        return try recordKeyCache.keys(compartment: compartment.id, version: version, salt: salt) {
+        let derive = {
             try RecordKeys(compartmentKey: try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
                                                                            version: version, salt: salt))
         }
+        // A privileged compartment's record key opens what only a session may read: it is derived for
+        // this transaction (a seal, a rewrap) and never kept past it (SECURITY.md §5).
+        guard !compartment.isPrivileged else { return try derive() }
+        return try recordKeyCache.keys(compartment: compartment.id, version: version, salt: salt, derive: derive)
     }
 
     /// The salt of an active key version, read in the caller's transaction.
