@@ -233,7 +233,7 @@ extension UnlockedVault {
         try Self.requireOwn(compartment)
         let salt = try activeSalt(of: compartment, version: version, in: database)
         let derive = {
-            try RecordKeys(compartmentKey: try KeyHierarchy.compartmentKey(masterKey: masterKey, vaultID: vaultID, compartmentID: compartment.id,
+            try RecordKeys(compartmentKey: try KeyHierarchy.compartmentKey(masterKey: self.masterKey, vaultID: self.vaultID, compartmentID: compartment.id,
                                                                            version: version, salt: salt))
         }
         // A privileged compartment's record key opens what only a session may read: it is derived for
