@@ -223,16 +223,15 @@ struct BlockRegister: Sendable {
     /// here gives that name. So the record a branch is seen from does not hang on whether the
     /// replica still makes the conflict (a text conflict of words that touched once may not).
     func losingRecord(named branch: BranchID, history: CausalHistory) -> Int? {
-        let named = { (input: [UInt8]) in Array(SHA256.hash(input).prefix(16)) == branch.bytes }
-        let register = Array("SealedVault sync conflict v1".utf8) + [0] + id.bytes
-        let text = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
+        let register = { (parts: [UInt8]) in SyncConflict.branchID("SealedVault sync conflict v1", parts) == branch }
+        let text = { (parts: [UInt8]) in SyncConflict.branchID("SealedVault text conflict v1", parts) == branch }
         for index in writes.indices {
             let entry = writes[index].entry, hash = history.entries[entry].record.hash
-            if named(register + hash) { return entry }
+            if register(id.bytes + hash) { return entry }
             for other in concurrentWrites(before: index, history: history) {
                 let otherHash = history.entries[writes[other].entry].record.hash
-                if named(text + hash + otherHash) { return entry }
-                if named(text + otherHash + hash) { return writes[other].entry }
+                if text(id.bytes + hash + otherHash) { return entry }
+                if text(id.bytes + otherHash + hash) { return writes[other].entry }
             }
         }
         return nil
@@ -252,8 +251,7 @@ struct BlockRegister: Sendable {
 
     private func conflict(losing: Int, value: BlockValue, winning: BlockValue, history: CausalHistory) -> SyncConflict {
         // Named by the block and the losing write's record: the same on every device.
-        let input = Array("SealedVault sync conflict v1".utf8) + [0] + id.bytes + history.entries[writes[losing].entry].record.hash
-        let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+        let branch = SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + history.entries[writes[losing].entry].record.hash)
         return SyncConflict(branch: branch, document: document, block: id, losing: value, winning: winning)
     }
 
@@ -280,9 +278,8 @@ struct BlockRegister: Sendable {
     private mutating func textConflict(losing low: Int, winning high: Int, history: CausalHistory) -> HeldConflict? {
         guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
         let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
-        var input = Array("SealedVault text conflict v1".utf8) + [0] + id.bytes
-        input += history.entries[low].record.hash + history.entries[high].record.hash
-        let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+        let branch = SyncConflict.branchID("SealedVault text conflict v1",
+                                           id.bytes + history.entries[low].record.hash + history.entries[high].record.hash)
         return HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning), viewer: low)
     }
 }

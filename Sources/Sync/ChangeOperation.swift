@@ -45,6 +45,14 @@ public struct SyncConflict: Sendable, Hashable {
         self.losing = losing
         self.winning = winning
     }
+
+    /// The branch id of the conflict `label` (its kind and version) and `parts` (its block and the
+    /// records it comes from) name (SECURITY.md §19.3): the first 16 bytes of
+    /// SHA-256(label ‖ 0x00 ‖ parts), so every device that meets the conflict names the same branch.
+    static func branchID(_ label: String, _ parts: [UInt8]) -> BranchID {
+        // Sixteen bytes always make a BranchID: the try cannot fail.
+        try! BranchID(bytes: Array(SHA256.hash(Array(label.utf8) + [0] + parts).prefix(16)))
+    }
 }
 
 /// One change of the writing model inside a change record.

@@ -39,8 +39,8 @@ extension SyncReplica {
         if let held = liveConflicts().first(where: { $0.conflict.branch == conflict.branch }) { return held.viewer }
         if let named = blockRegister(conflict.block)?.losingRecord(named: conflict.branch, history: history) { return named }
         for removal in nodes[conflict.document]?.removals ?? [] {
-            let input = Array("SealedVault removal conflict v1".utf8) + [0] + conflict.block.bytes + history.entries[removal].record.hash
-            if Array(SHA256.hash(input).prefix(16)) == conflict.branch.bytes { return removal }
+            let parts = conflict.block.bytes + history.entries[removal].record.hash
+            if SyncConflict.branchID("SealedVault removal conflict v1", parts) == conflict.branch { return removal }
         }
         return durableCarriers[conflict.branch]
     }

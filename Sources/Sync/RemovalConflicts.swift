@@ -49,8 +49,7 @@ extension SyncReplica {
             for removal in register.removals {
                 for block in blocks.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
                     guard let winning = valueConcurrent(with: removal, in: block) else { continue }
-                    let input = Array("SealedVault removal conflict v1".utf8) + [0] + block.bytes + history.entries[removal].record.hash
-                    let branch = try! BranchID(bytes: Array(SHA256.hash(input).prefix(16)))
+                    let branch = SyncConflict.branchID("SealedVault removal conflict v1", block.bytes + history.entries[removal].record.hash)
                     conflicts.append(HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning),
                                                   viewer: removal))
                 }
