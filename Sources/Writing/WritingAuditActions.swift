@@ -10,7 +10,7 @@ extension AuditAction {
     public static let writingProjectArchive = AuditAction("writing.project-archive")
     /// A change refused before anything changed (details: reason `view-only`: the project is shared
     /// with this device to view only, SECURITY.md §19.9); recorded though the change rolled back.
-    public static let writingChangeRefused = AuditAction("writing.change-refused")
+    public static let writingChangeRefused = RefusalAction.writingChange.action
     /// The project became view-only here, or stopped being (details: view-only yes/no, from: the
     /// device that shared it; SECURITY.md §19.9).
     public static let writingProjectViewOnly = AuditAction("writing.project-view-only")

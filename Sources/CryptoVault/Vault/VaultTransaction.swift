@@ -84,7 +84,11 @@ public final class VaultTransaction {
     /// Records a refusal (a change this transaction's body refuses, then throws for): in this
     /// transaction if it commits, and otherwise on its own once it has rolled back
     /// (`UnlockedVault.transaction`), so a refused change is in the log though nothing changed.
-    public func recordRefusal(_ event: VaultEvent) throws {
+    /// Only a `RefusalAction` (an explicit list): any other entry made this way would stand for a
+    /// change that did not happen.
+    public func recordRefusal(_ refusal: RefusalAction, compartment: CompartmentID? = nil, subject: [UInt8]? = nil,
+                              details: [VaultEvent.Detail] = []) throws {
+        let event = VaultEvent(refusal.action, compartmentID: compartment, subjectID: subject, details: details)
         try record(event)
         refusals.append(event)
     }

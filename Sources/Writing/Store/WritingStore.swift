@@ -207,8 +207,8 @@ public struct WritingStore {
     /// though the transaction rolls back (`recordRefusal`).
     func checkNotViewOnly(_ project: WritingProject) throws {
         guard project.isViewOnly else { return }
-        try transaction.recordRefusal(VaultEvent(.writingChangeRefused, compartmentID: project.compartment.id, subject: project.id,
-                                                 details: [.init("reason", "view-only")]))
+        try transaction.recordRefusal(.writingChange, compartment: project.compartment.id, subject: project.id.bytes,
+                                      details: [.init("reason", "view-only")])
         throw WritingError(.viewOnly, "this project is shared with you to view only: its owner's device takes no changes from this one, "
                            + "so nothing was changed")
     }
