@@ -36,9 +36,9 @@ final class ForgingAnswerer: ChannelService {
     }
 
     /// Offers a project id as it likes: any access, any privileged flag, any roster (itself when none).
-    func offer(_ project: ProjectID, access: SyncAccess, privileged: Bool, register: Register = .general, named name: String = "Offered",
-               roster: [SyncRosterEntry]? = nil) {
-        let offer = SyncProjectOffer(project: project, access: access, privileged: privileged, kind: .document, register: register,
+    func offer(_ project: ProjectID, access: SyncAccess, origin: DeviceID? = nil, privileged: Bool, register: Register = .general,
+               named name: String = "Offered", roster: [SyncRosterEntry]? = nil) {
+        let offer = SyncProjectOffer(project: project, access: access, origin: origin, privileged: privileged, kind: .document, register: register,
                                      name: name, roster: roster ?? [rosterEntry])
         log.withLock { $0.offers.removeAll { $0.project == project }; $0.offers.append(offer) }
     }

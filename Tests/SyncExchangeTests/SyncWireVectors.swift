@@ -24,6 +24,7 @@ struct SyncWireVectors: Decodable {
         struct Offer: Decodable, Equatable {
             let project: String
             let access: String
+            let origin: String?
             let privileged: Bool
             let kind: String
             let register: String

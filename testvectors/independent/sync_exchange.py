@@ -65,7 +65,9 @@ def enc_offer(o):
     register, name = o["register"].encode(), o["name"].encode("utf-8")
     inverse_access = {v: k for k, v in ACCESS.items()}
     inverse_kind = {v: k for k, v in KINDS.items()}
-    out = bytes.fromhex(o["project"]) + bytes([inverse_access[o["access"]], 1 if o["privileged"] else 0, inverse_kind[o["kind"]]])
+    origin = bytes.fromhex(o["origin"]) if o["origin"] is not None else bytes(16)
+    out = bytes.fromhex(o["project"]) + bytes([inverse_access[o["access"]]]) + origin \
+        + bytes([1 if o["privileged"] else 0, inverse_kind[o["kind"]]])
     out += bytes([len(register)]) + register + struct.pack(">H", len(name)) + name
     roster = sorted(o["roster"], key=lambda e: e["device"])
     out += struct.pack(">H", len(roster))
@@ -152,6 +154,10 @@ def dec_offer(r):
     access = r.int(1)
     if access not in ACCESS:
         raise Refused("access")
+    origin = r.take(16)
+    origin = None if origin == bytes(16) else origin.hex()
+    if origin is not None and ACCESS[access] == "mine":
+        raise Refused("access mine with an origin")
     privileged = r.int(1, 0, 1, "a privileged flag") == 1
     kind = KINDS[r.int(1, 1, 2, "a kind")]
     register = r.take(r.int(1, 1, 32, "a register length")).decode("ascii", "replace")
@@ -171,7 +177,7 @@ def dec_offer(r):
             raise Refused("roster id")
         roster.append({"device": device.hex(), "signing_key": signing.hex(), "noise_key": noise.hex()})
     ascending([e["device"] for e in roster])
-    return {"project": project, "access": ACCESS[access], "privileged": privileged, "kind": kind, "register": register,
+    return {"project": project, "access": ACCESS[access], "origin": origin, "privileged": privileged, "kind": kind, "register": register,
             "name": name, "roster": roster}
 
 
@@ -179,7 +185,7 @@ def decode(kind, direction, data):
     r = Reader(data)
     r.version()
     if (kind, direction) in (("sync.projects", "answer"), ("sync.offer", "request")):
-        offers = [dec_offer(r) for _ in range(r.count(2, MAX_PROJECTS, 24, "projects"))]
+        offers = [dec_offer(r) for _ in range(r.count(2, MAX_PROJECTS, 40, "projects"))]
         ascending([o["project"] for o in offers])
         fields = {"offers": offers}
     elif kind == "sync.projects":
@@ -215,15 +221,15 @@ def roster_entry(label):
 
 
 def build():
-    desk, laptop = roster_entry("desk"), roster_entry("laptop")
+    desk, laptop, colleague = roster_entry("desk"), roster_entry("laptop"), roster_entry("colleague")
     p1, p2 = fixed("project one", 16).hex(), fixed("project two", 16).hex()
     d1, d2 = desk["device"], laptop["device"]
     record1, record2 = fixed("record one", 120).hex(), fixed("record two", 300).hex()
     offers = [
-        {"project": p1, "access": "mine", "privileged": True, "kind": "document", "register": "healthcare",
+        {"project": p1, "access": "mine", "origin": None, "privileged": True, "kind": "document", "register": "healthcare",
          "name": "Patient A — visits", "roster": sorted([desk, laptop], key=lambda e: e["device"])},
-        {"project": p2, "access": "viewer", "privileged": False, "kind": "long-form", "register": "fiction",
-         "name": "Harbour", "roster": [desk]},
+        {"project": p2, "access": "viewer", "origin": colleague["device"], "privileged": False, "kind": "long-form",
+         "register": "fiction", "name": "Harbour", "roster": sorted([desk, colleague], key=lambda e: e["device"])},
     ]
     offers.sort(key=lambda o: o["project"])
     held = sorted([[d1, 3], [d2, 12]])
@@ -264,6 +270,7 @@ def build():
     bad_roster = bytearray(encode("sync.projects", "answer", {"offers": [offers[1]]}))
     bad_roster[-1] ^= 1
     bad_register = encode("sync.projects", "answer", {"offers": [dict(offers[1], register="poetry")]})
+    mine_with_origin = encode("sync.projects", "answer", {"offers": [dict(offers[1], access="mine")]})
     invalid = [
         variant("wrong version", "sync.pull", "request", bytes([2]) + pull[1:]),
         variant("trailing byte", "sync.pull", "request", pull + b"\x00"),
@@ -275,6 +282,7 @@ def build():
         variant("record over 4 MiB", "sync.push", "request", huge_record),
         variant("roster id not derived from its keys", "sync.projects", "answer", bytes(bad_roster)),
         variant("unknown register", "sync.projects", "answer", bad_register),
+        variant("access mine naming an origin", "sync.projects", "answer", mine_with_origin),
         variant("projects request with a body", "sync.projects", "request", bytes([VERSION, 0])),
         variant("reason not printable", "sync.push", "answer", bytes([VERSION]) + struct.pack(">IH", 0, 1) + b"\x01\x07"),
         variant("empty", "sync.push", "answer", b""),

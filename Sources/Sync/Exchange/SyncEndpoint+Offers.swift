@@ -11,19 +11,41 @@ extension SyncEndpoint {
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
         var offers: [SyncProjectOffer] = []
         for project in projects {
-            guard let access = try? vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)).get() })
-            else { continue }
-            offers.append(try offer(of: project, access: access))
+            switch try vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)) }) {
+            case .success(let access): offers.append(try offer(of: project, access: access))
+            case .failure(let refusal) where refusal.code == .notOwner: try refusePassingOn(project)
+            case .failure: continue
+            }
         }
         return offers
     }
 
+    /// A project someone else shared with this vault, that this vault once shared with the peer
+    /// too (a share recorded before only owners could share): not offered, and recorded, naming
+    /// the project's owner (`origin`), so the owner of this vault sees that it was not passed on.
+    private func refusePassingOn(_ project: WritingProject) throws {
+        let origin = try vault.transaction { tx -> DeviceID? in
+            let store = SyncExchangeStore(database: tx.database)
+            guard try store.share(of: project.compartment.id, with: peer.deviceID) != nil else { return nil }
+            return try sharedFrom(project.id, in: store)?.device
+        }
+        guard let origin else { return }
+        recordRefusal(SyncWire.projectsKind, reason: SyncExchangeErrorCode.notOwner.rawValue, project: project.id,
+                      details: [.init("origin", origin.hex)])
+    }
+
+    /// The offer of `project` to the peer. To an own device it says whose project it is: the
+    /// owner's own (`mine`), or the device it came from and the role that device gave, so the
+    /// owner's other devices hold it as that device allowed. To another device, the access this
+    /// vault gives it, and the origin when the project came from that very device.
     func offer(of project: WritingProject, access: SyncAccess) throws -> SyncProjectOffer {
         let me = try vault.deviceKeys().profile
-        let (name, signers): (String, [SyncRosterEntry]) = try withSync(project) { sync, store, _ in
-            (try sync.store.name(of: project), try self.roster(of: project, by: me, signers: sync.devices, in: store))
+        let (name, signers, from): (String, [SyncRosterEntry], (device: DeviceID, access: SyncAccess)?) = try withSync(project) { sync, store, _ in
+            (try sync.store.name(of: project), try self.roster(of: project, by: me, signers: sync.devices, in: store),
+             try self.sharedFrom(project.id, in: store))
         }
-        return SyncProjectOffer(project: project.id, access: access, privileged: project.isPrivileged, kind: project.kind,
+        let offered = peerIsMine ? (from?.access ?? .mine) : access
+        return SyncProjectOffer(project: project.id, access: offered, origin: from?.device, privileged: project.isPrivileged, kind: project.kind,
                                 register: project.register, name: name, roster: signers)
     }
 
@@ -63,6 +85,10 @@ extension SyncEndpoint {
     /// with it alone, as its viewer or editor. Each device added to a roster is recorded, and each
     /// refusal with its reason. Returns the project, or the refusal (recorded).
     func adopt(_ offer: SyncProjectOffer, request: String) throws -> Result<WritingProject, SyncExchangeError> {
+        if !peerIsMine, let origin = offer.origin, origin != author.device {
+            return refuse(offer, request: request, SyncExchangeError(.notOwner, "device \(peer.fingerprint) offers project \(offer.project), which device \(origin.hex) shared with it: only a project's owner shares it, so its offer makes nothing"),
+                          details: [.init("origin", origin.hex)])
+        }
         if let held = try project(offer.project) { return try recognise(held, from: offer, request: request) }
         if !peerIsMine {
             if offer.privileged {
@@ -72,34 +98,66 @@ extension SyncEndpoint {
                 return refuse(offer, request: request, SyncExchangeError(.offerRefused, "device \(peer.fingerprint) never shared project \(offer.project)'s compartment with this vault: its offer makes nothing"))
             }
         }
-        let access: SyncAccess = peerIsMine ? .mine : (offer.access == .viewer ? .viewer : .editor)
+        let from = ownersView(of: offer)
+        if offer.privileged, let from {
+            return refuse(offer, request: request, SyncExchangeError(.privilegedRefused, "the owner's device \(peer.fingerprint) offers privileged project \(offer.project) as device \(from.device.hex)'s: a privileged project is never someone else's"),
+                          details: [.init("origin", from.device.hex)])
+        }
         let roster = takenRoster(of: offer, privileged: offer.privileged, request: request)
         // A name the writing store would refuse (a space at an end, say) refuses this offer only,
         // recorded; the exchange goes on with the others.
-        do { return .success(try make(offer, access: access, roster: roster)) } catch let error as WritingError where error.code == .invalidName {
+        do { return .success(try make(offer, from: from, roster: roster)) } catch let error as WritingError where error.code == .invalidName {
             return refuse(offer, request: request, SyncExchangeError(.malformedMessage, "project \(offer.project)'s offered name is not one the writing store keeps"))
         }
     }
 
-    /// The held project of an offer, its roster and its owner's access updated as the offer may.
+    /// Whose project an offer says it is, as this vault takes it: nil for the owner's own; else the
+    /// device it came from and the role that device gave. From someone else's device the project
+    /// is that device's (the offer's origin, when any, named this vault: `adopt` refused the rest);
+    /// from an own device, the origin it names, unless that is this device or another own one
+    /// (a project of the owner's, whatever the own device was told).
+    private func ownersView(of offer: SyncProjectOffer) -> (device: DeviceID, access: SyncAccess)? {
+        guard peerIsMine else { return (peer.deviceID, offer.access == .viewer ? .viewer : .editor) }
+        guard let origin = offer.origin, origin != author.device, !trusted.contains(origin) else { return nil }
+        return (origin, offer.access == .viewer ? .viewer : .editor)
+    }
+
+    /// The held project of an offer, its roster and whose project it is updated as the offer may:
+    /// the device it came from says what this vault may do with it; an own device says whether it
+    /// is the owner's own (which no other device can undo) or, for one someone shared with the
+    /// owner, the role that device gave. Another device's offer changes nothing.
     private func recognise(_ held: WritingProject, from offer: SyncProjectOffer, request: String) throws -> Result<WritingProject, SyncExchangeError> {
-        let origin = try vault.transaction { tx in try SyncExchangeStore(database: tx.database).origin(of: held.id) }
-        if peerIsMine, let (refusal, details) = mismatch(of: offer, with: held, origin: origin?.device) {
+        let origin = try vault.transaction { tx in try self.sharedFrom(held.id, in: SyncExchangeStore(database: tx.database)) }
+        let offered = ownersView(of: offer)
+        if peerIsMine, let (refusal, details) = mismatch(of: offer, with: held, origin: origin?.device, offered: offered?.device) {
             return refuse(offer, request: request, refusal, details: details)
         }
         guard peerIsMine || origin?.device == peer.deviceID else { return .success(held) }
         let roster = takenRoster(of: offer, privileged: held.isPrivileged, request: request)
         try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
-            // What this vault may do with its owner's project is the owner's to say (and to enforce).
-            if let origin, origin.device == peer.deviceID, !peerIsMine {
-                let access: SyncAccess = offer.access == .viewer ? .viewer : .editor
-                if access != origin.access { try store.setOrigin(of: held.id, device: peer.deviceID, access: access) }
-                try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, access == .viewer, from: peer.deviceID.hex)
-            }
+            if let origin { try follow(offered, of: held, heldFrom: origin, in: tx, store) }
             try recordSigners(try store.addRoster(roster, of: held.id), of: held, vouchedBy: peer.deviceID, in: tx)
         }
         return .success(held)
+    }
+
+    /// A project held here from `origin` as the offer says it is now: the role that device gave
+    /// (said by it, or relayed by an own device that holds it from the same device; the last word
+    /// stands), view-only exactly when that role is viewer; or, when an own device offers it as the
+    /// owner's own (`mismatch` checked that it syncs it with `origin`), the owner's own here too:
+    /// the origin dropped and the mark lifted, recorded (`sync.project-reclaimed`).
+    private func follow(_ offered: (device: DeviceID, access: SyncAccess)?, of held: WritingProject,
+                        heldFrom origin: (device: DeviceID, access: SyncAccess), in tx: VaultTransaction, _ store: SyncExchangeStore) throws {
+        guard let offered else {
+            try store.removeOrigin(of: held.id)
+            try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, false, from: peer.deviceID.hex)
+            try tx.record(.syncProjectReclaimed, compartment: held.compartment.id, subject: held.id,
+                          details: [.init("peer", peer.deviceID.hex), .init("origin", origin.device.hex)])
+            return
+        }
+        if offered.access != origin.access { try store.setOrigin(of: held.id, device: origin.device, access: offered.access) }
+        try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, offered.access == .viewer, from: peer.deviceID.hex)
     }
 
     /// Why an own device's offer is not the project held here, or nil when it is. Its privileged
@@ -107,8 +165,8 @@ extension SyncEndpoint {
     /// not the owner's own now) is the own device's only when the own device syncs it with that
     /// device too (its roster names it: the colleague shared it with both). Else the two are
     /// different projects under one id, one of them a stranger's claim.
-    func mismatch(of offer: SyncProjectOffer, with held: WritingProject, origin: DeviceID?) -> (SyncExchangeError, [VaultEvent.Detail])? {
-        let stranger = origin.flatMap { trusted.contains($0) ? nil : $0 }
+    func mismatch(of offer: SyncProjectOffer, with held: WritingProject, origin stranger: DeviceID?,
+                  offered: DeviceID?) -> (SyncExchangeError, [VaultEvent.Detail])? {
         let details = stranger.map { [VaultEvent.Detail("origin", $0.hex)] } ?? []
         let came = stranger.map { ", made here from device \($0.hex)'s offer" } ?? ""
         if offer.privileged != held.isPrivileged {
@@ -117,6 +175,15 @@ extension SyncEndpoint {
         }
         if let stranger, !offer.roster.contains(where: { $0.device == stranger }) {
             return (SyncExchangeError(.originMismatch, "the owner's device \(peer.fingerprint) offers project \(held.id), which this vault made from device \(stranger.hex)'s offer and the owner's device does not sync with it: nothing of it is taken or sent until one of them is removed"), details)
+        }
+        // The own device holds it as someone else's: from another device than this vault does, or
+        // while this vault holds it as the owner's own (which no device but an own one can undo:
+        // the own device met someone else's device's offer of it first, and learns whose it is when
+        // it asks this vault).
+        if let offered, offered != stranger {
+            let kept = stranger.map { "as device \($0.hex)'s" } ?? "as the owner's own"
+            return (SyncExchangeError(.originMismatch, "the owner's device \(peer.fingerprint) holds project \(held.id) as device \(offered.hex)'s; this vault holds it \(kept): nothing of it is taken or sent until they agree"),
+                    details + [.init("offered-origin", offered.hex)])
         }
         return nil
     }
@@ -152,15 +219,18 @@ extension SyncEndpoint {
         return .failure(refusal)
     }
 
-    private func make(_ offer: SyncProjectOffer, access: SyncAccess, roster: [SyncRosterEntry]) throws -> WritingProject {
+    /// Makes the offered project, the owner's own (`from` nil) or held from the device that shared
+    /// it, in that device's role (view-only for a viewer).
+    private func make(_ offer: SyncProjectOffer, from: (device: DeviceID, access: SyncAccess)?, roster: [SyncRosterEntry]) throws -> WritingProject {
         try vault.transaction { tx in
             let project = try WritingStore(tx, clock: clock).addSyncedProject(offer.project, named: offer.name, register: offer.register,
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
-            if !peerIsMine { try store.setOrigin(of: project.id, device: peer.deviceID, access: access) }
-            if access == .viewer { try WritingStore(tx, clock: clock).setSyncedViewOnly(project.id, true, from: peer.deviceID.hex) }
-            try tx.record(.syncProjectAdded, compartment: project.compartment.id, subject: project.id,
-                          details: [.init("peer", peer.deviceID.hex), .init("access", access.name)])
+            if let from { try store.setOrigin(of: project.id, device: from.device, access: from.access) }
+            if from?.access == .viewer { try WritingStore(tx, clock: clock).setSyncedViewOnly(project.id, true, from: peer.deviceID.hex) }
+            var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("access", (from?.access ?? .mine).name)]
+            if let from, from.device != peer.deviceID { details.append(.init("origin", from.device.hex)) }
+            try tx.record(.syncProjectAdded, compartment: project.compartment.id, subject: project.id, details: details)
             try recordSigners(try store.addRoster(roster, of: project.id), of: project, vouchedBy: peer.deviceID, in: tx)
             return try WritingStore(tx).project(project.id)
         }

@@ -65,10 +65,26 @@ public struct SyncEndpoint {
         if project.isPrivileged {
             return .failure(SyncExchangeError(.privilegedRefused, "project \(project.id) is privileged: it syncs only with the owner's own devices, not \(name)"))
         }
+        // A project someone else shared with this vault is its owner's to share (review of 17:
+        // else a colleague's device could pass the owner's project on, to the owner's own devices
+        // too, as view-only): it syncs with that device and the owner's own devices, none other,
+        // whatever share this vault once recorded.
+        if let from = try sharedFrom(project.id, in: store), from.device != device {
+            return .failure(SyncExchangeError(.notOwner, "project \(project.id) was shared with this vault by device \(from.device.hex): only its owner shares it, never this vault with \(name)"))
+        }
         if let role = try store.share(of: project.compartment.id, with: device) { return .success(role == .editor ? .editor : .viewer) }
         // The project came from the device (its owner shared it with this device): the owner syncs it.
         if let origin = try store.origin(of: project.id), origin.device == device { return .success(.editor) }
         return .failure(SyncExchangeError(.notShared, "project \(project.id) is not shared with device \(name)"))
+    }
+
+    /// Whose project `project` is here: nil when it is the owner's own (made on one of the owner's
+    /// devices, or received from one as such); else the device it came from (someone else's, which
+    /// shared it with the owner) and the role that device gave. An origin that is this device or
+    /// is trusted `mine` now is the owner's own.
+    func sharedFrom(_ project: ProjectID, in store: SyncExchangeStore) throws -> (device: DeviceID, access: SyncAccess)? {
+        guard let origin = try store.origin(of: project), origin.device != author.device, !trusted.contains(origin.device) else { return nil }
+        return origin
     }
 
     /// What this vault does with `project` in an exchange it asked for: pull only from a device that
@@ -122,8 +138,15 @@ public struct SyncEndpoint {
     /// the project's owner offered, and reaches this vault only through one that still grants it.
     func endedSigners(of project: WritingProject, among keys: [DeviceID: [UInt8]], in store: SyncExchangeStore) throws -> Set<DeviceID> {
         let paired = Set(pairings.map(\.peer.deviceID))
+        // The owner only views a project someone shared so: none of the owner's devices writes it,
+        // so an own device (whose view-only mark other software ignored) is no back door to write.
+        let ownerViews = try sharedFrom(project.id, in: store)?.access == .viewer
         var ended = Set<DeviceID>()
         for device in keys.keys where device != author.device && paired.contains(device) {
+            if ownerViews && trusted.contains(device) {
+                ended.insert(device)
+                continue
+            }
             if case .success(let access) = try access(of: device, to: project, in: store), access.writes { continue }
             ended.insert(device)
         }

@@ -28,6 +28,9 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// The owner's own device offers a project this vault made from someone else's device's offer,
     /// and does not sync it with that device (its roster does not name it): not the same project.
     case originMismatch
+    /// The project came to the device from someone else's (its owner shared it): only a project's
+    /// owner shares it, so the device never gives it on, and its offer of it makes nothing.
+    case notOwner
     /// The device's refusals here passed their bound for the time (`SyncRefusalBudget`): its
     /// requests are refused unread, and recorded as one summary, until the window ends.
     case tooManyRefusals

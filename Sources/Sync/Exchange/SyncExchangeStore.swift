@@ -81,6 +81,11 @@ struct SyncExchangeStore {
                            [.blob(project.bytes), .blob(device.bytes), .text(access.name)])
     }
 
+    /// The project is no longer held from another device: it is the owner's own here.
+    func removeOrigin(of project: ProjectID) throws {
+        try database.query("DELETE FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)])
+    }
+
     func roster(of project: ProjectID) throws -> [DeviceID: [UInt8]] {
         var keys: [DeviceID: [UInt8]] = [:]
         for row in try database.query("SELECT device_id, signing_key FROM sync_roster WHERE project_id = ?", [.blob(project.bytes)]) {

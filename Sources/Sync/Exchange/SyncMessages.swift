@@ -33,20 +33,27 @@ public struct SyncRosterEntry: Sendable, Equatable {
 }
 
 /// One project a device offers a peer: enough for the peer to make the project (id, kind, register,
-/// privileged flag, name) and to check its records (the roster).
+/// privileged flag, name) and to check its records (the roster), and whose project it is (`origin`).
 public struct SyncProjectOffer: Sendable, Equatable {
     public let project: ProjectID
     public let access: SyncAccess
+    /// nil: the project is the offering device's owner's own (made on one of the owner's devices, or
+    /// received from one as such). Else the device it came from, someone else's that shared it with
+    /// the offering device's owner: to an own device `access` is then the role that device gave
+    /// (editor or viewer, never mine), so an owner's other devices hold it as its owner allowed
+    /// (SECURITY.md §19.9, "Whose project it is").
+    public let origin: DeviceID?
     public let privileged: Bool
     public let kind: ProjectKind
     public let register: Register
     public let name: String
     public let roster: [SyncRosterEntry]
 
-    public init(project: ProjectID, access: SyncAccess, privileged: Bool, kind: ProjectKind, register: Register, name: String,
-                roster: [SyncRosterEntry]) {
+    public init(project: ProjectID, access: SyncAccess, origin: DeviceID? = nil, privileged: Bool, kind: ProjectKind, register: Register,
+                name: String, roster: [SyncRosterEntry]) {
         self.project = project
         self.access = access
+        self.origin = origin
         self.privileged = privileged
         self.kind = kind
         self.register = register
@@ -56,8 +63,11 @@ public struct SyncProjectOffer: Sendable, Equatable {
 
     static func kindByte(_ kind: ProjectKind) -> UInt8 { kind == .document ? 1 : 2 }
 
+    /// The origin field of an offer of the offering owner's own project: 16 zero bytes.
+    static let noOrigin = [UInt8](repeating: 0, count: 16)
+
     func encode(to out: inout [UInt8]) {
-        out += project.bytes + [access.rawValue, privileged ? 1 : 0, Self.kindByte(kind)]
+        out += project.bytes + [access.rawValue] + (origin?.bytes ?? Self.noOrigin) + [privileged ? 1 : 0, Self.kindByte(kind)]
         let register = Array(self.register.rawValue.utf8), name = Array(self.name.utf8)
         out.append(UInt8(register.count))
         out += register
@@ -70,6 +80,10 @@ public struct SyncProjectOffer: Sendable, Equatable {
     static func parse(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> SyncProjectOffer {
         let project = try reader.identifier(ProjectID.self)
         guard let access = SyncAccess(rawValue: UInt8(try reader.integer(1))) else { throw SyncWireReader.malformed("an unknown access") }
+        let named = try reader.identifier(DeviceID.self)
+        let origin = named.bytes == noOrigin ? nil : named
+        // A project that came from someone else's device is never the offering owner's to give as `mine`.
+        guard origin == nil || access != .mine else { throw SyncWireReader.malformed("an offer of access mine that names an origin") }
         let privileged = try reader.integer(1, in: 0...1, "a privileged flag") == 1
         let kind: ProjectKind = try reader.integer(1, in: 1...2, "a project kind") == 1 ? .document : .longForm
         let registerLength = Int(try reader.integer(1, in: 1...32, "a register's length"))
@@ -94,8 +108,8 @@ public struct SyncProjectOffer: Sendable, Equatable {
             }
             roster.append(entry)
         }
-        return SyncProjectOffer(project: project, access: access, privileged: privileged, kind: kind, register: register, name: name,
-                                roster: roster)
+        return SyncProjectOffer(project: project, access: access, origin: origin, privileged: privileged, kind: kind, register: register,
+                                name: name, roster: roster)
     }
 }
 
@@ -112,7 +126,7 @@ public enum SyncOffers {
     public static func parse(_ bytes: [UInt8]) throws(SyncExchangeError) -> [SyncProjectOffer] {
         var reader = SyncWireReader(bytes)
         try reader.version()
-        let count = try reader.count(2, maximum: SyncWire.maximumProjects, itemSize: 24, "projects")
+        let count = try reader.count(2, maximum: SyncWire.maximumProjects, itemSize: 40, "projects")
         var offers: [SyncProjectOffer] = []
         for _ in 0..<count {
             let offer = try SyncProjectOffer.parse(&reader)

@@ -67,8 +67,10 @@ public enum SyncControl {
     }
 
     /// A compartment share grant the device accepted: the project in that compartment (if any)
-    /// now syncs with the device in that role. Recorded as `sync.share`.
+    /// now syncs with the device in that role. Recorded as `sync.share`. A project someone else
+    /// shared with this vault is refused (`requireOwner`): only its owner shares it.
     public static func shared(_ compartment: VaultCompartment, with device: DeviceID, role: ShareRole, in vault: UnlockedVault) throws {
+        try requireOwner(of: compartment, sharingWith: device, role: role, in: vault)
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).setShare(of: compartment.id, with: device, role: role, at: VaultClock.system.now())
             try tx.record(.syncShare, compartment: compartment.id, details: [.init("peer", device.hex), .init("role", role.rawValue)])

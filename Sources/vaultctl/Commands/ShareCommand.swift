@@ -76,6 +76,9 @@ enum ShareCommand {
         let unlocked = try VaultLocation.unlock(arguments)
         let compartment = try unlocked.compartment(named: arguments.positionals[0])
         try SharingPolicy.requireShareable(compartment, with: device, role: role, vault: unlocked)
-        return (unlocked, compartment, try PeerSelection.pairing(device, in: try unlocked.vault.familyPairings()), role)
+        let pairing = try PeerSelection.pairing(device, in: try unlocked.vault.familyPairings())
+        // A project someone else shared with this vault is its owner's to share (SECURITY.md §19.9).
+        try SyncControl.requireOwner(of: compartment, sharingWith: pairing.peer.deviceID, role: role, in: unlocked)
+        return (unlocked, compartment, pairing, role)
     }
 }

@@ -1,0 +1,238 @@
+import Appliance
+import CryptoVault
+import PeerChannel
+@testable import Sync
+import Testing
+import TestSupport
+import Writing
+
+/// Only a project's owner shares it, and someone else's device can never make the owner's own
+/// project view-only on the owner's devices (attack review of issue 17, SECURITY.md §19.9 "Whose
+/// project it is"). The desk and the laptop are the owner's (`mine`); the colleague is someone
+/// else's, paired with both: a real vault answering on a channel of its own, or a `StrangerDevice`
+/// (forging answerer) where the colleague runs other software.
+@Suite(.serialized) struct ProjectOwnershipTests {
+    typealias F = SyncExchangeFixture
+
+    /// Someone else's real vault, paired with the desk and the laptop (trusted `other` on all sides),
+    /// answering the exchange on a channel of its own on loopback.
+    final class Colleague {
+        let vault: TestVault
+        let keys: DeviceKeys
+        let server: ChannelServer
+        let f: F
+
+        init(_ f: F) throws {
+            self.f = f
+            vault = try TestVault(modules: F.modules)
+            keys = try vault.unlocked.deviceKeys(named: "colleague")
+            for (owner, ownerKeys) in [(f.desk, f.deskKeys), (f.laptop, f.laptopKeys)] {
+                try owner.unlocked.storePairing(FamilyPairing(peer: keys.profile, role: .host, pairedAt: 1))
+                try vault.unlocked.storePairing(FamilyPairing(peer: ownerKeys.profile, role: .join, pairedAt: 1))
+                try owner.unlocked.setTrust(.other, of: keys.profile.deviceID, atPairing: true)
+                try vault.unlocked.setTrust(.other, of: ownerKeys.profile.deviceID, atPairing: true)
+            }
+            let own = vault.unlocked
+            server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: keys,
+                                       pinnedPeers: { try own.vault.familyPairings() },
+                                       services: [SyncChannelService(vault: vault.unlocked, coordinator: nil)])
+            server.start()
+        }
+
+        deinit { server.stop() }
+
+        var device: DeviceID { keys.profile.deviceID }
+
+        /// `vaultctl sync now` on the colleague, with the desk.
+        @discardableResult
+        func syncWithDesk() throws -> SyncRunReport {
+            let client = try ChannelClient(connectingTo: f.server.address, localKeys: keys, peer: f.deskKeys.profile)
+            return try SyncInitiator(vault: vault.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        }
+
+        /// `vaultctl sync now` on `asker` (the desk or the laptop), with the colleague.
+        @discardableResult
+        func answer(_ asker: TestVault, _ askerKeys: DeviceKeys) throws -> SyncRunReport {
+            let client = try ChannelClient(connectingTo: server.address, localKeys: askerKeys, peer: keys.profile)
+            return try SyncInitiator(vault: asker.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        }
+
+        func project(_ id: ProjectID) throws -> WritingProject {
+            try vault.unlocked.transaction { tx in try WritingStore(tx).project(id) }
+        }
+    }
+
+    static func held(_ vault: TestVault, _ id: ProjectID) throws -> WritingProject {
+        try vault.unlocked.transaction { tx in try WritingStore(tx).project(id) }
+    }
+
+    static func origin(_ vault: TestVault, _ id: ProjectID) throws -> (device: DeviceID, access: SyncAccess)? {
+        try vault.unlocked.transaction { tx in try SyncExchangeStore(database: tx.database).origin(of: id) }
+    }
+
+    /// The details of every entry of `action` as name → value, in order.
+    static func entries(_ vault: TestVault, _ action: AuditAction) -> [[String: String]] {
+        vault.recording.events.withLock { events in
+            events.filter { $0.action == action }.map { Dictionary($0.details.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }) }
+        }
+    }
+
+    // MARK: The owner's project, passed on by a colleague
+
+    /// The review's scenario with the colleague running this software: the desk shares its project
+    /// with the colleague as editor; the colleague cannot share it on (refused and recorded there,
+    /// by `vaultctl share` and in the exchange, even with a share recorded before this rule); the
+    /// laptop never makes it from the colleague, and takes it from the desk as the owner's own.
+    @Test func aColleagueCannotPassTheOwnersProjectOnAndItReachesTheLaptopAsTheOwnersOwn() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let brief = try F.project(f.desk, "Brief")
+        let draft = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
+        try F.share(brief, of: f.desk, with: colleague.vault, role: .editor)
+        #expect(try colleague.syncWithDesk().received == 1)
+        let theirs = try colleague.project(brief.id)
+        #expect(try Self.origin(colleague.vault, brief.id)?.device == f.deskKeys.profile.deviceID)
+
+        // `vaultctl share` of the project's compartment on the colleague: refused before anything
+        // is wrapped, and recorded with the reason and the project's owner.
+        #expect(throws: SyncExchangeError(.notOwner, "")) {
+            try SyncControl.shared(theirs.compartment, with: f.laptopKeys.profile.deviceID, role: .viewer, in: colleague.vault.unlocked)
+        }
+        let refusedShare = try #require(Self.entries(colleague.vault, .shareRefused).last)
+        #expect(refusedShare["reason"] == "notOwner" && refusedShare["origin"] == f.deskKeys.profile.deviceID.hex, "\(refusedShare)")
+        #expect(refusedShare["device"] == f.laptopKeys.profile.deviceID.hex && refusedShare["role"] == "viewer")
+
+        // A share recorded before the rule, and a grant the laptop accepted: still not offered.
+        try colleague.vault.unlocked.transaction { tx in
+            try SyncExchangeStore(database: tx.database).setShare(of: theirs.compartment.id, with: f.laptopKeys.profile.deviceID,
+                                                                  role: .viewer, at: 1)
+        }
+        _ = try f.laptop.unlocked.acceptShareGrant(try colleague.vault.unlocked.makeShareGrant(of: theirs.compartment, for: f.laptopKeys.profile,
+                                                                                                role: .viewer))
+        let first = try colleague.answer(f.laptop, f.laptopKeys)
+        #expect(first.projects.isEmpty, "\(first)")
+        #expect(try !F.hasProject(f.laptop, brief.id))
+        let refusedOffer = try #require(Self.entries(colleague.vault, .syncExchangeRefused).last)
+        #expect(refusedOffer["reason"] == "notOwner" && refusedOffer["project"] == brief.id.hex, "\(refusedOffer)")
+        #expect(refusedOffer["origin"] == f.deskKeys.profile.deviceID.hex && refusedOffer["peer"] == f.laptopKeys.profile.deviceID.hex)
+
+        // The laptop takes it from the desk as the owner's own: not view-only, no origin, and its
+        // edits reach the desk.
+        try f.syncLaptop()
+        let laptops = try Self.held(f.laptop, brief.id)
+        #expect(!laptops.isViewOnly)
+        #expect(try Self.origin(f.laptop, brief.id) == nil)
+        try F.edit(f.laptop, laptops, draft, block: 0, to: "first, on the laptop")
+        #expect(try f.syncLaptop().sent == 1)
+        #expect(try F.texts(f.desk, brief.id, draft) == ["first, on the laptop", "second"])
+    }
+
+    /// The same with the colleague running other software that says nothing of where the project
+    /// came from: the laptop, meeting it first, makes the project view-only from it; the desk's
+    /// offer (the owner's own, synced with that colleague) takes it back: the origin dropped, the
+    /// mark lifted, recorded; the laptop writes it again and its edits reach the desk.
+    @Test func theOwnersDeskTakesBackItsProjectAColleagueMadeViewOnlyOnTheLaptop() throws {
+        let f = try F()
+        let stranger = try StrangerDevice(pairedWithLaptopOf: f)
+        try f.desk.unlocked.storePairing(FamilyPairing(peer: stranger.keys.profile, role: .host, pairedAt: 1))
+        try f.desk.unlocked.setTrust(.other, of: stranger.device, atPairing: true)
+        let brief = try F.project(f.desk, "Brief")
+        let draft = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
+        // The desk shares the project with the colleague as editor (its grant and the sync share).
+        try SyncControl.shared(brief.compartment, with: stranger.device, role: .editor, in: f.desk.unlocked)
+        // The colleague passes it on to the laptop as viewer, naming no origin.
+        try stranger.grant(brief.id, role: .viewer)
+        stranger.answerer.offer(brief.id, access: .viewer, privileged: false, named: "Brief")
+        try stranger.syncLaptop()
+        #expect(try Self.held(f.laptop, brief.id).isViewOnly)
+        #expect(try Self.origin(f.laptop, brief.id)?.device == stranger.device)
+
+        let report = try f.syncLaptop()
+        #expect(report.projects.first { $0.project == brief.id }?.refused == [], "\(report)")
+        let laptops = try Self.held(f.laptop, brief.id)
+        #expect(!laptops.isViewOnly)
+        #expect(try Self.origin(f.laptop, brief.id) == nil)
+        let reclaimed = Self.entries(f.laptop, .syncProjectReclaimed)
+        #expect(reclaimed == [["peer": f.deskKeys.profile.deviceID.hex, "origin": stranger.device.hex]])
+        #expect(F.details(f.laptop, .writingProjectViewOnly, "view-only") == ["yes", "no"])
+        #expect(try F.texts(f.laptop, brief.id, draft) == ["first", "second"])
+        try F.edit(f.laptop, laptops, draft, block: 1, to: "second, on the laptop")
+        #expect(try f.syncLaptop().sent == 1)
+        #expect(try F.texts(f.desk, brief.id, draft) == ["first", "second, on the laptop"])
+        // The colleague's later offers change nothing of it.
+        stranger.answerer.offer(brief.id, access: .viewer, privileged: false, named: "Brief")
+        _ = try stranger.syncLaptop()
+        #expect(try !Self.held(f.laptop, brief.id).isViewOnly)
+    }
+
+    /// A held project of the owner's is never made view-only by someone else's offer, whatever it says.
+    @Test func aColleaguesViewerOfferOfAProjectTheLaptopHoldsAsTheOwnersChangesNothing() throws {
+        let f = try F()
+        let stranger = try StrangerDevice(pairedWithLaptopOf: f)
+        let brief = try F.project(f.desk, "Brief")
+        _ = try F.document(f.desk, in: brief, "Draft", ["first"])
+        try f.syncLaptop()
+        // (It cannot even grant the laptop a compartment named as the project's: the laptop's own has the name.)
+        stranger.answerer.offer(brief.id, access: .viewer, privileged: false, named: "Brief")
+        let report = try stranger.syncLaptop()
+        #expect(report.projects.map(\.refused) == [["notShared"]], "\(report)")
+        #expect(try !Self.held(f.laptop, brief.id).isViewOnly)
+        #expect(try Self.origin(f.laptop, brief.id) == nil)
+        #expect(F.details(f.laptop, .writingProjectViewOnly, "view-only").isEmpty)
+    }
+
+    /// Someone else's device that says it holds the project from another device (it passes it on)
+    /// is refused by the receiver too: `notOwner`, recorded with the origin it named; nothing made.
+    @Test func anOfferOfSomeoneElsesProjectPassedOnIsRefusedByTheReceiver() throws {
+        let f = try F()
+        let stranger = try StrangerDevice(pairedWithLaptopOf: f)
+        let project = try ProjectID.random()
+        try stranger.grant(project, role: .viewer)
+        stranger.answerer.offer(project, access: .viewer, origin: f.deskKeys.profile.deviceID, privileged: false, named: "Brief")
+        try stranger.answerer.plant(in: project)
+        let report = try stranger.syncLaptop()
+        #expect(report.projects.map(\.refused) == [["notOwner"]], "\(report)")
+        #expect(try !F.hasProject(f.laptop, project))
+        #expect(stranger.answerer.pulled.isEmpty)
+        let refused = try #require(Self.entries(f.laptop, .syncExchangeRefused).last)
+        #expect(refused["reason"] == "notOwner" && refused["origin"] == f.deskKeys.profile.deviceID.hex && refused["project"] == project.hex,
+                "\(refused)")
+    }
+
+    // MARK: A colleague's project, on the owner's devices
+
+    /// A colleague shares its project with the owner's desk as viewer: the laptop, taking it from
+    /// the desk, holds it view-only too (the role the colleague gave, and the colleague as origin),
+    /// and the desk takes no record of the laptop's for it (no back door to write): refused
+    /// (`accessEnded`), recorded, the desk's words unchanged.
+    @Test func aViewersOtherOwnDeviceIsViewOnlyTooAndNoBackDoorToWrite() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        let draft = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .viewer)
+        #expect(try colleague.answer(f.desk, f.deskKeys).received == 1)
+        #expect(try Self.held(f.desk, memo.id).isViewOnly)
+
+        try f.syncLaptop()
+        let laptops = try Self.held(f.laptop, memo.id)
+        #expect(laptops.isViewOnly)
+        let origin = try #require(try Self.origin(f.laptop, memo.id))
+        #expect(origin.device == colleague.device && origin.access == .viewer)
+        #expect(throws: WritingError(.viewOnly, "")) { try F.edit(f.laptop, laptops, draft, block: 0, to: "the laptop's") }
+        let added = try #require(Self.entries(f.laptop, .syncProjectAdded).last)
+        #expect(added["access"] == "viewer" && added["origin"] == colleague.device.hex, "\(added)")
+        // The laptop only ever offers it onward to its own devices: the colleague stays its owner.
+        #expect(throws: SyncExchangeError(.notOwner, "")) {
+            try SyncControl.requireOwner(of: laptops.compartment, sharingWith: colleague.device, role: .editor, in: f.laptop.unlocked)
+        }
+
+        // Software that ignores the mark writes anyway: the desk refuses the laptop's record.
+        try f.laptop.unlocked.transaction { tx in try WritingStore(tx).setSyncedViewOnly(memo.id, false, from: "test") }
+        try F.edit(f.laptop, laptops, draft, block: 0, to: "the laptop's words")
+        let pushed = try f.syncLaptop()
+        #expect(pushed.projects.first { $0.project == memo.id }?.refusedByPeer == ["accessEnded"], "\(pushed)")
+        #expect(try F.texts(f.desk, memo.id, draft) == ["the colleague's words"])
+        #expect(F.details(f.desk, .syncRecordRefused, "reason").contains("accessEnded"))
+    }
+}
