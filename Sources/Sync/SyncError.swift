@@ -29,6 +29,10 @@ public enum SyncErrorCode: String, Sendable {
     case missingParents
     /// A block op naming a document other than the one the block already belongs to.
     case blockMoved
+    /// A record whose versions name as their maker an audit device that is not its signer's: this
+    /// vault's own, signed by another device, or another than the signer's records held name
+    /// (SECURITY.md §19.4, `RecordAttribution`).
+    case attributionMismatch
     /// A record of a device that no longer writes the project here (a revoked editor, a device no
     /// longer the owner's own), past its records already stored (SECURITY.md §19.9).
     case accessEnded
