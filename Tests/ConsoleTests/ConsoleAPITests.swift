@@ -15,7 +15,12 @@ import Writing
         let document = try #require((try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "Draft"]) as? [String: Any])?["id"] as? String)
         _ = try fixture.json("PUT", "/api/projects/\(id)/documents/\(document)", ["blocks": [["kind": "paragraph", "text": "the owner's words"]]])
         // What sync does when the owner's offer says viewer (ViewOnlyProjectTests runs it over a real channel).
+        #expect((try fixture.json("GET", "/api/projects/\(id)") as? [String: Any])?["view_only"] as? Bool == false)
         try fixture.unlocked.transaction { tx in try WritingStore(tx).setSyncedViewOnly(try ProjectID(hex: id), true, from: "owner") }
+        // The page knows: the project and the project list say so (the editor then shows it read-only, ConsolePagesTests).
+        #expect((try fixture.json("GET", "/api/projects/\(id)") as? [String: Any])?["view_only"] as? Bool == true)
+        let listed = try #require(try fixture.json("GET", "/api/projects") as? [[String: Any]])
+        #expect(listed.first { $0["id"] as? String == id }?["view_only"] as? Bool == true)
         let refused = try fixture.request("PUT", "/api/projects/\(id)/documents/\(document)", json: ["blocks": [["kind": "paragraph", "text": "mine"]]])
         #expect(refused.status == 403 && refused.errorCode == "viewOnly", "\(refused.status)")
         #expect(String(decoding: refused.body, as: UTF8.self).contains("shared with you to view only"))

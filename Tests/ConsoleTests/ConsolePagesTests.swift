@@ -20,6 +20,23 @@ import TestSupport
         }
     }
 
+    @Test("a view-only project's document opens read-only: no editor, no hold, no save is ever sent for it")
+    func aViewOnlyDocumentOpensReadOnly() throws {
+        let editor = try String(contentsOf: Self.pagesFolder.appendingPathComponent("editor-view.js"), encoding: .utf8)
+        let readOnly = try String(contentsOf: Self.pagesFolder.appendingPathComponent("read-only-view.js"), encoding: .utf8)
+        // The branch comes first in editorView, before the hold and the block or text editor are made.
+        let opening = try #require(editor.range(of: "export async function editorView"))
+        let branch = try #require(editor.range(of: "if (project.view_only) {", range: opening.upperBound..<editor.endIndex))
+        let hold = try #require(editor.range(of: "holdSyncChanges(documentPath)", range: opening.upperBound..<editor.endIndex))
+        #expect(branch.lowerBound < hold.lowerBound)
+        #expect(editor[branch.upperBound...].prefix(240).contains("readOnlyView(area, documentPath, await api.get(documentPath));\n    return;"))
+        // The read-only view only reads: nothing it draws can be typed into, and it sends nothing.
+        for writing in ["api.put", "api.post", "api.remove", "textarea", "input", "contenteditable", "setTimeout"] {
+            #expect(!readOnly.contains(writing), "read-only-view.js contains \(writing)")
+        }
+        #expect(readOnly.contains("api.get(documentPath)"))
+    }
+
     @Test("no page has inline script, inline handlers, innerHTML, eval, storage or an outside URL")
     func pagesAreSafeByConstruction() throws {
         for name in try files() {

@@ -98,7 +98,7 @@ struct ProjectRoutes {
     func json(_ project: WritingProject, name: String?) throws -> [String: Any] {
         ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
          "compartment": project.compartment.id.hex, "privileged": project.isPrivileged, "locked": access.access(for: project) == nil, "archived": project.isArchived,
-         "theme": project.register.profile.themeColour.hex, "terms": RegisterJSON.terms(project.register.profile.lexicon)]
+         "view_only": project.isViewOnly, "theme": project.register.profile.themeColour.hex, "terms": RegisterJSON.terms(project.register.profile.lexicon)]
     }
 
     static func nodeJSON(_ node: BinderNode, _ register: Register) -> [String: Any] {

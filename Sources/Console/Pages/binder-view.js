@@ -41,12 +41,13 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
     replace(treeArea, tree(project, documentID, refresh));
   });
   replace(main, el("h1", { text: project.name }),
-    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}` }),
+    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}${project.view_only ? " · shared with you to view only" : ""}` }),
     project.session ? sessionBar(project.session, refresh) : null,
     el("div", { class: "layout" },
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },
         searchForm(project), el("h2", { text: "Binder" }),
-        el("p", {}, el("a", { href: `#/outline/${project.id}`, text: "Outline view" })), treeArea, addForm(project, refresh)),
+        el("p", {}, el("a", { href: `#/outline/${project.id}`, text: "Outline view" })), treeArea,
+        project.view_only ? null : addForm(project, refresh)),
       el("div", {}, editorArea, assistantArea, historyArea)));
   document.documentElement.style.setProperty("--accent", project.theme);
   if (focusNode) main.querySelector(`[data-node="${focusNode}"]`)?.focus();

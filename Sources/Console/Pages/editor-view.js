@@ -7,6 +7,7 @@ import { el, replace, errorText, words } from "./dom.js";
 import * as live from "./live.js";
 import { textView } from "./text-view.js";
 import { fitsOneText } from "./text-format.js";
+import { readOnlyView } from "./read-only-view.js";
 
 const kinds = ["paragraph", "heading-1", "heading-2", "heading-3", "list-item", "quote"];
 const pause = 500;
@@ -17,6 +18,11 @@ const shownAsBlocks = new Set();
 // headings, quotes and list items; everything else, and any document on request, in blocks.
 export async function editorView(area, project, documentID) {
   const documentPath = `/api/projects/${project.id}/documents/${api.segment(documentID)}`;
+  if (project.view_only) {
+    // Shared to view only: no editor, no hold, no autosave (each save would be refused and recorded).
+    readOnlyView(area, documentPath, await api.get(documentPath));
+    return;
+  }
   const [loaded, registers] = await Promise.all([api.get(documentPath), api.get("/api/registers")]);
   const snippets = registers.find((r) => r.id === project.register)?.snippets ?? [];
   const release = await holdSyncChanges(documentPath);

@@ -203,6 +203,22 @@ extension SyncEndpoint {
         return offer.roster.filter { !strangers.contains($0.device) }
     }
 
+    /// The projects this vault holds from the peer (it shared them, its origin) that the peer no
+    /// longer offers (the share revoked, or the project gone there): each left for this exchange and
+    /// recorded as `sync.project-skipped` with reason `notShared`, so this vault's log says why the
+    /// project stopped syncing. Its view-only mark stays (nothing the owner no longer sends becomes
+    /// writable); a later share lifts it or sets it as the owner says.
+    func recordNoLongerShared(besides offered: Set<ProjectID>) throws {
+        guard !peerIsMine else { return }
+        let held = try vault.transaction { tx in
+            let store = SyncExchangeStore(database: tx.database)
+            return try WritingStore(tx).projects().filter { try self.sharedFrom($0.id, in: store)?.device == self.peer.deviceID }
+        }
+        for project in held where !offered.contains(project.id) {
+            recordSkipped(project.id, reason: SyncExchangeErrorCode.notShared.rawValue)
+        }
+    }
+
     /// Whether the peer granted this vault the project's compartment: a share grant it signed, of
     /// a compartment named as a project's is (`project <id>`, or `project <id> (synced)` on a device
     /// that holds it synced), accepted here. Any device can send such a grant, so it makes a project

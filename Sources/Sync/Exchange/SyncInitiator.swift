@@ -121,6 +121,7 @@ public struct SyncInitiator {
 
     private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
         let offers = try SyncOffers.parse(try ask(SyncWire.projectsKind, .projectsRequest, by: deadline))
+        try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)))
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
             let project: WritingProject

@@ -158,6 +158,23 @@ public struct StoreRepair {
         report.missing = audited.hashes.keys.filter { !seen.contains($0) }.count
     }
 
+    /// A project someone else's device shared with the owner keeps its role (SECURITY.md §19.10):
+    /// the reset drops `writing_projects` with its view-only mark, while where the project came
+    /// from is the exchange's (`sync_origins`, not reset), or, when this vault kept none, what the
+    /// own device's offer says (§19.9). View-only again exactly when that role is viewer.
+    private func keepRole(of project: WritingProject, offer: SyncProjectOffer, own: [DeviceID: [UInt8]], exchange: SyncExchangeStore,
+                          store: WritingStore) throws {
+        let someoneElses = { (device: DeviceID) in own[device] == nil }
+        var origin = try exchange.origin(of: project.id)
+        if origin == nil, let offered = offer.origin, someoneElses(offered) {
+            let role: SyncAccess = offer.access == .viewer ? .viewer : .editor
+            try exchange.setOrigin(of: project.id, device: offered, access: role)
+            origin = (offered, role)
+        }
+        guard let origin, someoneElses(origin.device), origin.access == .viewer else { return }
+        try store.setSyncedViewOnly(project.id, true, from: origin.device.hex)
+    }
+
     /// One transaction: the store emptied and made again, each project restored in its compartment,
     /// its roster kept, its records stored and its documents written by `VaultSync.receive`.
     private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], author: SyncAuthor,
@@ -172,6 +189,7 @@ public struct StoreRepair {
                 let store = WritingStore(tx, access: access, clock: clock)
                 let project = try store.restoreProject(item.offer.project, named: item.offer.name, kind: item.offer.kind, in: item.compartment)
                 let exchange = SyncExchangeStore(database: tx.database)
+                try keepRole(of: project, offer: item.offer, own: own, exchange: exchange, store: store)
                 try exchange.addRoster(item.offer.roster, of: project.id)
                 let devices = try exchange.roster(of: project.id).merging(own) { kept, _ in kept }
                 let receipt = try VaultSync(store, author: author, devices: devices).receive(item.records.map(\.encoded), for: project.id)
