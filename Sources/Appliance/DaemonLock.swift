@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The daemon's locks, each an exclusive `flock` held for the daemon's life: on `SOCKET.lock` (one
-/// daemon per socket), and on `VAULT/daemon.vault.lock` (one daemon, or one repair, per vault, whatever
+/// daemon per socket), and on `VAULT/daemon.vault.lock` (one daemon, or one repair or compaction, per vault, whatever
 /// socket it listens on: `init(vaultDirectory:)`). The kernel drops a lock when its holder exits,
 /// however it exits, so a killed daemon never blocks the next one; and a socket file left by a killed
 /// daemon is removed only by the holder of its lock.
@@ -27,7 +27,7 @@ public final class DaemonLock: Sendable {
         guard descriptor >= 0 else { throw LocalSocket.failure("open", path) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            throw ApplianceError(.daemonAlreadyRunning, "another vaultctl serve (or a vaultctl repair) holds this vault (it holds \(path))")
+            throw ApplianceError(.daemonAlreadyRunning, "another vaultctl serve (or a vaultctl repair or compact) holds this vault (it holds \(path))")
         }
         self.descriptor = descriptor
     }

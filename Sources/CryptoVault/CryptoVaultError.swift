@@ -44,6 +44,9 @@ public enum CryptoVaultErrorCode: String, Sendable {
     case keyslotChanged
     /// A key version still in use (stored bundles sealed under it) cannot be retired.
     case keyVersionInUse
+    /// A compaction (`UnlockedVault.compact`) refused before it started: the database is larger than
+    /// the copy it makes in memory may be, or the vault is a read-only or in-memory one.
+    case compactionRefused
 
     // MARK: Sealed records (SECURITY.md §4.8)
 

@@ -33,7 +33,7 @@ enum Dispatcher {
         SnippetCommands.list, SnippetCommands.insert,
         ExportCommand.command,
         ActivityCommand.command,
-        SyncCommands.now, SyncCommands.status, SyncCommands.pause, SyncCommands.resume, RepairCommands.repair,
+        SyncCommands.now, SyncCommands.status, SyncCommands.pause, SyncCommands.resume, RepairCommands.repair, CompactCommand.command,
         ImportCommand.command,
     ] + ProjectSnapshotCommands.all + EntryCommands.all + AgentCommands.all + AICommands.all
 

@@ -30,7 +30,7 @@ import TestSupport
     @Test("the typed actions keep the strings the log has always stored")
     func actionNamesAreUnchanged() {
         let expected: [(AuditAction, String)] = [
-            (.vaultInit, "vault.init"), (.vaultUnlock, "vault.unlock"), (.vaultUnlockFailed, "vault.unlock-failed"),
+            (.vaultInit, "vault.init"), (.vaultUnlock, "vault.unlock"), (.vaultUnlockFailed, "vault.unlock-failed"), (.vaultCompact, "vault.compact"),
             (.keyslotPasswdReplace, "keyslot.passwd-replace"), (.recoveryCreateKey, "recovery.create-key"),
             (.compartmentRetire, "compartment.retire"), (.bundlePut, "bundle.put"), (.bundleGet, "bundle.get"),
             (.bundleRestore, "bundle.restore"), (.peerPairFailed, "peer.pair-failed"), (.shareReceive, "share.receive"),

@@ -22,6 +22,9 @@ extension AuditAction {
     public static let vaultBindMetadata = AuditAction("vault.bind-metadata")
     /// The KDF policy set, with its MAC under the master key.
     public static let vaultKDFPolicy = AuditAction("vault.kdf-policy")
+    /// The database rewritten without its free space (`vaultctl compact`, SECURITY.md §4.9); the
+    /// subject holds its size before and after, in clear.
+    public static let vaultCompact = AuditAction("vault.compact")
     /// A schema migration, recorded in the transaction that ran it.
     public static let vaultUpgrade = AuditAction("vault.upgrade")
     /// A vault made before encrypted backups given its backup key, once (SECURITY.md §13.1).

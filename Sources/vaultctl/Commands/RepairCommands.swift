@@ -48,25 +48,8 @@ enum RepairCommands {
             if !report.notHere.isEmpty { Output.line("\(report.notHere.count) project(s) on \(pairing.peer.name) were never here: 'vaultctl sync now' brings them.") }
         }
 
-    /// The daemon's lock on the vault (`DaemonLock(vaultDirectory:)`, whatever socket a daemon
-    /// listens on), held for the repair: a `vaultctl serve` on it
-    /// would go on writing the store the repair empties and refills (its sync, its console, the
-    /// commands it runs for clients), so the repair is refused while one serves, and none starts
-    /// until the repair ends.
-    /// Nil when there is no vault folder (the open then says what is wrong).
+    /// The daemon's lock on the vault, held for the repair (`MaintenanceLock`).
     static func holdingTheVault(_ arguments: ParsedArguments) throws -> DaemonLock? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: VaultLocation.realDirectory(arguments), isDirectory: &isDirectory),
-              isDirectory.boolValue else { return nil }
-        let lock: DaemonLock
-        do {
-            lock = try DaemonLock(vaultDirectory: VaultLocation.realDirectory(arguments))
-        } catch {
-            guard error.code == .daemonAlreadyRunning else { throw error }
-            throw CommandError(message: "'vaultctl serve' is running on this vault, and a repair would rebuild the writing store under it; "
-                               + "nothing was changed", exitCode: .cannotCreate,
-                               hint: "stop it ('vaultctl serve --stop', or end the serve), run the repair, then start it again")
-        }
-        return lock
+        try MaintenanceLock.holdingTheVault(arguments, conflict: "a repair would rebuild the writing store under it")
     }
 }
