@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import Writing
 
-/// Snapshot groups (SECURITY.md §15.2, record version 3): the deltas of up to 64 consecutive versions
+/// Snapshot groups (SECURITY.md §15.2, record version 3): the deltas of up to 256 consecutive versions
 /// in one sealed record at the first one's row, read back byte for byte from any member, and refused
 /// as damage when a row is moved in its group or a group is not the one its row names.
 @Suite struct SnapshotGroupTests {
@@ -23,20 +23,20 @@ import TestSupport
         return versions
     }
 
-    @Test("150 versions: a keyframe at 1, groups starting at 2, 66 and 130 (64 members each at most), every version read back byte for byte")
-    func groupsHoldSixtyFourVersions() throws {
+    @Test("300 versions: a keyframe at 1, groups starting at 2 and 258 (256 members each at most), every version read back byte for byte")
+    func groupsHoldTwoHundredFiftySixVersions() throws {
         let setting = try Setting()
-        let versions = try history(150, setting, seed: 29)
+        let versions = try history(300, setting, seed: 29)
         let rows = try setting.fixture.store { try $0.snapshotTable.all(of: setting.document.id) }
         #expect(rows.filter { $0.form == .keyframe }.map(\.sequence) == [1])
-        #expect(rows.filter { $0.form == .group }.map(\.sequence) == [2, 66, 130])
+        #expect(rows.filter { $0.form == .group }.map(\.sequence) == [2, 258])
         #expect(rows.allSatisfy { ($0.form == .grouped) == ($0.parts == 0) })
         for (snapshot, expected) in versions {
             #expect(try setting.content(snapshot.id) == expected, "version \(snapshot.sequence)")
         }
-        // Only the group heads and the keyframe hold sealed records: three groups, not 149 deltas.
+        // Only the group heads and the keyframe hold sealed records: two groups, not 299 deltas.
         let database = try Database(path: setting.fixture.vault.vault.databasePath, create: false, readOnly: true)
-        #expect(try database.queryOne("SELECT count(*) AS n FROM sealed_records WHERE table_name = 'writing_snapshots'")?.integer("n") == 4)
+        #expect(try database.queryOne("SELECT count(*) AS n FROM sealed_records WHERE table_name = 'writing_snapshots'")?.integer("n") == 3)
     }
 
     @Test("a group's sealed value round-trips, and one cut short, with a member count past its bytes or a trailing delta byte is refused")

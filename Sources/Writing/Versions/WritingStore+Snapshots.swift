@@ -3,7 +3,7 @@ import CryptoVault
 /// A document's versions (SECURITY.md §15.2): each snapshot is the document's content bytes
 /// (`SnapshotContent`), packed and sealed in the project's compartment, as a keyframe (the whole
 /// content) at the start of each chain and otherwise as the delta from the previous one, the deltas
-/// gathered in groups (`SnapshotGroup`, one sealed record per 64 versions). A restore reads one
+/// gathered in groups (`SnapshotGroup`, one sealed record per up to 256 versions). A restore reads one
 /// keyframe and the deltas after it (at most `chainLimit − 1`), and checks the result against the
 /// sealed digest, so a damaged or reordered chain is refused rather than restored wrong.
 extension WritingStore {
@@ -12,7 +12,7 @@ extension WritingStore {
     /// 256 versions was three of them in the paper's 520 (`vaultbench trace`). Longer chains cost a
     /// read of an old version more: each delta is applied to a whole version (the rebuild budget
     /// below bounds that), and each record of the chain is opened and named in `record.open` (one
-    /// group per 64 versions; before groups, one record per version, so 256 was the most). Vaults
+    /// group per up to 256 versions; before groups, one record per version, so 256 was the most). Vaults
     /// written with shorter chains keep them and read the same way.
     public static let chainLimit = 1024
 
@@ -21,11 +21,15 @@ extension WritingStore {
     /// (a 1 MiB document's 33 snapshots) and a restore stays a few tens of milliseconds whatever its size.
     static let chainRebuildBudget = 64 << 20
 
-    /// A group holds at most 64 snapshots and 64 KiB of unpacked deltas: it is sealed again as each
-    /// member joins, so this bounds what one snapshot reseals (the 500-character snapshots of the
-    /// automerge paper pack to a few kilobytes per group), and a restore opens one record per 64
-    /// versions of its chain rather than one per version.
-    static let groupLimit = 64
+    /// A group holds at most 256 snapshots and 64 KiB of unpacked deltas: it is sealed again as each
+    /// member joins, so the bytes bound what one snapshot reseals, and a restore opens one record per
+    /// group of its chain rather than one per version. The bytes are the limit that binds for real
+    /// writing: the automerge paper's 500-character snapshots fill 64 KiB at about 90 to 100 members.
+    /// With 64 members at most (until session 6) its groups stopped well short of it: nine groups
+    /// where six now hold the same deltas (121 KB sealed, was 127), each with its own seal, header,
+    /// row, index entries and part-used last page, and its DEFLATE starting again with no history. A
+    /// writer's choice, not the format's (a reader takes any count its bytes can hold).
+    static let groupLimit = 256
     static let groupBytes = 64 << 10
 
     /// Whether snapshot `sequence` (of `size` content bytes) starts a new chain, the last one having
