@@ -160,6 +160,8 @@ struct FailureReport {
             self.init(message: session.message, exitCode: ExitCode(for: session))
         case let writing as WritingError:
             self.init(message: writing.message, hint: ExitCode.hint(for: writing), exitCode: ExitCode(for: writing))
+        case let refusal as WritingVocabulary.Refusal:
+            self.init(message: refusal.message, hint: refusal.hint, exitCode: ExitCode(for: refusal.error))
         case let appliance as ApplianceError:
             self.init(message: appliance.message, hint: ExitCode.hint(for: appliance), exitCode: ExitCode(for: appliance))
         case let agents as AgentsError:

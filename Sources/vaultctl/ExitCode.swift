@@ -136,7 +136,7 @@ extension ExitCode {
         case .ambiguousName: return "give the id instead"
         case .projectArchived: return "'vaultctl project archive PROJECT --undo' brings it back"
         case .viewOnly: return "its owner can make this device an editor ('vaultctl share ... --role editor' on the owner's device), or copy the text into a project of your own"
-        case .branchConflict: return "edit the document or make a new branch against its latest snapshot, then adopt that"
+        case .branchConflict: return "edit the document or make a new branch against its latest version, then adopt that"
         default: return nil
         }
     }

@@ -95,7 +95,7 @@ final class WritingContext {
         do {
             return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
         } catch let error as WritingError {
-            throw WritingVocabulary.relabel(error, project.register)
+            throw WritingVocabulary.Refusal(error: error, register: project.register)
         }
     }
 

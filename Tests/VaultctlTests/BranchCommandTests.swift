@@ -49,7 +49,7 @@ struct BranchCommandTests {
         try WritingCommandTests.ok(vault, ["branch", "create", "Harbour", "Arrival"], stdin: "The boat came in late.\n")
         try WritingCommandTests.ok(vault, ["doc", "write", "Harbour", "Arrival"], stdin: "The ship came in.\n")
         let refused = try vault.run(["branch", "adopt", "Harbour", "Arrival", "1"])
-        #expect(refused.status == 1 && refused.stderr.contains("both changed the same place") && refused.stderr.contains("document block 1"),
+        #expect(refused.status == 1 && refused.stderr.contains("both changed the same place") && refused.stderr.contains("scene block 1"),
                 "\(refused.status) \(refused.stderr)")
         #expect(try WritingCommandTests.ok(vault, ["doc", "show", "Harbour", "Arrival"]) == "The ship came in.\n")
     }

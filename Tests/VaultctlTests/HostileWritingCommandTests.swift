@@ -85,7 +85,7 @@ struct HostileWritingCommandTests {
         let megabyte = Data(String(repeating: "word ", count: 1 << 18).utf8.prefix(1 << 20))
         for _ in 0..<100 { handle.write(megabyte) }
         try handle.close()
-        try setting.expectRefused(["doc", "write", "Harbour", "Arrival", big], status: 65, reason: "the most a document holds")
+        try setting.expectRefused(["doc", "write", "Harbour", "Arrival", big], status: 65, reason: "the most one text may hold")
         try FileManager.default.removeItem(atPath: big)
         try Data([0x4B, 0x65, 0xC3, 0x28, 0x0A]).write(to: URL(fileURLWithPath: setting.vault.root + "/bad.txt"))
         try setting.expectRefused(["doc", "write", "Harbour", "Arrival", setting.vault.root + "/bad.txt"], status: 65, reason: "not valid UTF-8")
@@ -103,11 +103,11 @@ struct HostileWritingCommandTests {
         let setting = try Setting()
         for command in [["doc", "show", "Harbour", setting.elsewhere], ["doc", "move", "Harbour", setting.elsewhere, "--in", "One"],
                         ["doc", "rm", "Harbour", setting.elsewhere, "--yes"], ["doc", "move", "Harbour", "Arrival", "--in", setting.elsewhere]] {
-            try setting.expectRefused(command, status: 64, reason: "another project")
+            try setting.expectRefused(command, status: 64, reason: "another manuscript")
         }
-        try setting.expectRefused(["snapshot", "restore", "Harbour", "Arrival", setting.snapshot], status: 64, reason: "another project")
+        try setting.expectRefused(["snapshot", "restore", "Harbour", "Arrival", setting.snapshot], status: 64, reason: "another manuscript")
         for verb in ["adopt", "discard", "show"] {
-            try setting.expectRefused(["branch", verb, "Harbour", "Arrival", setting.branch], status: 64, reason: "another project")
+            try setting.expectRefused(["branch", verb, "Harbour", "Arrival", setting.branch], status: 64, reason: "another manuscript")
         }
     }
 }

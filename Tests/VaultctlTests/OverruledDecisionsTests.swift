@@ -47,7 +47,7 @@ struct OverruledDecisionsTests {
         let deskText = try f.desk.run(["conflicts"])
         #expect(deskText.status == 0 && deskText.stdout.contains("No open sync conflicts."), "\(deskText.stderr)")
         #expect(deskText.stdout.contains("Decisions overruled by another device's:")
-                && deskText.stdout.contains("this device's discard (") && deskText.stdout.contains("was overruled; the branch is adopted by "),
+                && deskText.stdout.contains("this device's discard (") && deskText.stdout.contains("was overruled; the suggestion is adopted by "),
                 "\(deskText.stdout)")
         let laptopText = try f.laptop.run(["conflicts", "Field notes"])
         #expect(laptopText.stdout.contains("'s discard (") && laptopText.stdout.contains("adopted by this device")

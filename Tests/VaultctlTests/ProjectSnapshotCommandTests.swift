@@ -23,7 +23,7 @@ struct ProjectSnapshotCommandTests {
         let versions = try ok(["project", "versions", "Harbour"], nil)
         #expect(versions.hasPrefix("3 manuscript versions\n") && versions.contains("titled   Draft one") && versions.contains("restore"), "\(versions)")
         let missing = try vault.run(["project", "restore", "Harbour", "9"])
-        #expect(missing.status == 66 && missing.stderr.contains("no project version '9'"), "\(missing.status) \(missing.stderr)")
+        #expect(missing.status == 66 && missing.stderr.contains("no manuscript version '9'"), "\(missing.status) \(missing.stderr)")
         #expect(try ok(["audit", "log", "--json"], nil).contains("writing.project-snapshot-restore"))
     }
 }

@@ -45,7 +45,7 @@ struct SnapshotCommandTests {
         let id = try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["id"] as? String)
         #expect(try vault.run(["snapshot", "list", "Intake", "Session 1"]).status == 77)
         let foreign = try vault.run(["snapshot", "show", "Intake", "Session 2", id] + purpose)
-        #expect(foreign.status == 64 && foreign.stderr.contains("belongs to another document"), "\(foreign.status) \(foreign.stderr)")
+        #expect(foreign.status == 64 && foreign.stderr.contains("belongs to another note"), "\(foreign.status) \(foreign.stderr)")
     }
 
     @Test("snapshot diff: two versions word by word, or a version against the current text; a privileged one only with --purpose")

@@ -183,7 +183,7 @@ struct MarkdownImportTests {
                 _ = plain ? try PlainTextImport.parse(bytes) : try MarkdownImport.parse(bytes)
                 Issue.record("a file over the limit was imported")
             } catch let error as WritingError {
-                #expect(error.code == .documentTooLarge && error.message.contains("a document holds at most"), "\(error.message)")
+                #expect(error.code == .documentTooLarge && error.message.contains("one text holds at most"), "\(error.message)")
             }
         }
         // The command reads at most the limit and one byte, so 100 MB never reaches the importer whole;

@@ -37,7 +37,7 @@ enum CmarkParse {
             throw WritingError(.invalidText, "libcmark returned no document")
         }
         defer { cmark_node_free(root) }
-        guard let iterator = cmark_iter_new(root) else { throw WritingError(.invalidText, "libcmark could not walk the document") }
+        guard let iterator = cmark_iter_new(root) else { throw WritingError(.invalidText, "libcmark could not walk the Markdown") }
         defer { cmark_iter_free(iterator) }
         var depth = 0
         while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {

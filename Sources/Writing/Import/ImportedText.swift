@@ -6,7 +6,7 @@ enum ImportedText {
     static func check(_ bytes: UnsafeRawBufferPointer) throws(WritingError) {
         let limit = WritingLimits.maximumStoredDocumentBytes
         guard bytes.count <= limit else {
-            throw WritingError(.documentTooLarge, "the file is \(bytes.count) bytes; a document holds at most \(limit)")
+            throw WritingError(.documentTooLarge, "the file is \(bytes.count) bytes; one text holds at most \(limit)")
         }
         var iterator = CountingIterator(base: bytes.makeIterator())
         var decoder = UTF8()

@@ -89,7 +89,7 @@ struct MarkdownBlocks {
     private func checkSize(_ pending: Int) throws {
         guard bytes + pending <= WritingLimits.maximumStoredDocumentBytes else {
             throw WritingError(.documentTooLarge, "the imported text comes to more than \(WritingLimits.maximumStoredDocumentBytes) bytes "
-                               + "(autolinks and link references repeat their targets); a document holds at most that")
+                               + "(autolinks and link references repeat their targets); one text holds at most that")
         }
     }
 
@@ -121,7 +121,7 @@ struct MarkdownBlocks {
     /// Refuses a block past a document's limit before it is added.
     private func checkBlockCount() throws {
         guard blocks.count < WritingLimits.maximumBlocks else {
-            throw WritingError(.tooManyBlocks, "the Markdown makes more than \(WritingLimits.maximumBlocks) blocks; a document holds at most that")
+            throw WritingError(.tooManyBlocks, "the Markdown makes more than \(WritingLimits.maximumBlocks) blocks; one text holds at most that")
         }
     }
 

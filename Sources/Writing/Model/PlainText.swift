@@ -46,7 +46,7 @@ public enum PlainText {
 
     static func parse(_ bytes: UnsafeRawBufferPointer, labels: FieldEditor?) throws -> DocumentContent {
         guard bytes.count <= WritingLimits.maximumStoredDocumentBytes else {
-            throw WritingError(.documentTooLarge, "the text is \(bytes.count) bytes; a document holds at most \(WritingLimits.maximumStoredDocumentBytes)")
+            throw WritingError(.documentTooLarge, "the text is \(bytes.count) bytes; one text holds at most \(WritingLimits.maximumStoredDocumentBytes)")
         }
         var reader = TextFormReader(fields: TextFormFields(labels))
         for (index, line) in try lines(bytes).enumerated() {

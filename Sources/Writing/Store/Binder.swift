@@ -64,7 +64,7 @@ struct Binder {
         let siblings = children(of: parent).filter { $0.id != moving }
         guard let sibling else { return siblings.last.map { OrderKey.between($0.orderKey, nil) } ?? OrderKey.first }
         guard let index = siblings.firstIndex(where: { $0.id == sibling }) else {
-            throw WritingError(.nodeNotFound, "the node to place it before is not in that folder")
+            throw WritingError(.nodeNotFound, "the item to place it before is not in that folder")
         }
         return OrderKey.between(index > 0 ? siblings[index - 1].orderKey : nil, siblings[index].orderKey)
     }

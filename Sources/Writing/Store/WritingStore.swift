@@ -158,7 +158,7 @@ public struct WritingStore {
         let project = try writable(projectID)
         let binder = try self.binder(of: project)
         try checkMove(id, under: parent, in: binder, project: project)
-        if let sibling, sibling == id { throw WritingError(.moveIntoItself, "a node cannot be placed before itself") }
+        if let sibling, sibling == id { throw WritingError(.moveIntoItself, "an item cannot be placed before itself") }
         let key = try binder.orderKey(under: parent, before: try sibling.map { try checkNode($0, in: binder, project: project).id }, moving: id)
         try nodeTable.move(id, under: parent, orderKey: key)
         try record(.writingNodeMove, project, subject: id)

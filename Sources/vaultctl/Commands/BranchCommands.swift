@@ -201,10 +201,13 @@ enum BranchCommands {
         } else if let number = Int(text), (1...max(1, branches.count)).contains(number), number <= branches.count {
             id = branches[number - 1].id
         } else {
-            throw WritingError(.branchNotFound, "no branch '\(text)' of the document ('vaultctl branch list' shows them)")
+            throw WritingError(.branchNotFound, "no \(WritingContext.term(.branch, project.register)) '\(text)' of the "
+                               + "\(WritingContext.term(.scene, project.register)) ('vaultctl branch list' shows them)")
         }
         let result = try body(id)
-        guard let index = branches.firstIndex(where: { $0.id == id }) else { throw WritingError(.branchNotFound, "no branch \(id)") }
+        guard let index = branches.firstIndex(where: { $0.id == id }) else {
+            throw WritingError(.branchNotFound, "no \(WritingContext.term(.branch, project.register)) \(id)")
+        }
         return (branches[index], index + 1, result)
     }
 

@@ -42,7 +42,8 @@ enum ConflictsCommand {
             }
             if found.isEmpty { Output.line("No open sync conflicts.") }
             for item in found {
-                Output.line("\(item.document.title) (project \(item.project.id)): \(BranchCommands.line(item.branch, number: item.number))")
+                Output.line("\(item.document.title) (\(WritingContext.term(.project, item.project.register)) \(item.project.id)): "
+                            + BranchCommands.line(item.branch, number: item.number))
             }
             if !overruled.isEmpty { Output.line("Decisions overruled by another device's:") }
             for item in overruled { Output.line("  " + item.line(names)) }
@@ -59,8 +60,10 @@ enum ConflictsCommand {
         func line(_ names: DeviceNames) -> String {
             let when = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(decision.decidedAt)))
             let settled = decision.settledBy.map { " by \(names.name(of: $0))" } ?? ""
-            return "\(document.title) (project \(project.id)): branch \(number) \(decision.branch): \(names.name(of: decision.device))'s "
-                + "\(decision.decision.name) (\(when)) was overruled; the branch is \(decision.state.rawValue)\(settled)"
+            let register = project.register, branch = WritingContext.term(.branch, register)
+            return "\(document.title) (\(WritingContext.term(.project, register)) \(project.id)): \(branch) \(number) \(decision.branch): "
+                + "\(names.name(of: decision.device))'s \(decision.decision.name) (\(when)) was overruled; the \(branch) is "
+                + "\(decision.state.rawValue)\(settled)"
         }
 
         func json(_ names: DeviceNames) -> [String: Any] {

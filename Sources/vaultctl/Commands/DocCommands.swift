@@ -127,7 +127,8 @@ enum DocCommands {
             Output.line("Wrote \(WritingContext.term(.scene, project.register)) \(node.id): \(change.sealed) block(s) sealed, "
                         + "\(change.kept) unchanged, \(change.removed) removed.")
             for taken in edited.autoSnapshots {
-                Output.line("Automatic snapshot \(taken.snapshot.sequence) of \(taken.snapshot.document) (\(describe(taken.triggers))): \(taken.snapshot.id)")
+                Output.line("Automatic snapshot \(taken.snapshot.sequence) of \(taken.snapshot.document) (\(describe(taken.triggers, project.register))): "
+                            + "\(taken.snapshot.id)")
             }
         }
 
@@ -137,13 +138,13 @@ enum DocCommands {
          "triggers": taken.triggers.map(\.rawValue).sorted()]
     }
 
-    /// Why it was taken, in words.
-    static func describe(_ triggers: Set<AutoSnapshotTrigger>) -> String {
+    /// Why it was taken, in the register's words.
+    static func describe(_ triggers: Set<AutoSnapshotTrigger>, _ register: Register) -> String {
         AutoSnapshotTrigger.allCases.filter(triggers.contains).map { trigger in
             switch trigger {
             case .activeEditing: "3 minutes of editing"
             case .characterCount: "500 characters changed"
-            case .documentSwitch: "left for another document"
+            case .documentSwitch: "left for another \(WritingContext.term(.scene, register))"
             }
         }.joined(separator: ", ")
     }
@@ -211,7 +212,7 @@ enum DocCommands {
         let buffer = try SecureBytes(count: limit + 1)
         let count = try buffer.withUnsafeMutableBytes { try descriptor.readFully(into: $0) }
         guard count <= limit else {
-            throw WritingError(.documentTooLarge, "the text is over \(limit) bytes, the most a document holds")
+            throw WritingError(.documentTooLarge, "the text is over \(limit) bytes, the most one text may hold")
         }
         return try buffer.slice(0..<count)
     }

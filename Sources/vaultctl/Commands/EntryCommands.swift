@@ -139,10 +139,12 @@ enum EntryCommands {
         }
         let shown = EntryKind.allCases.filter { isShown($0, register) }.map { term($0, register) }.joined(separator: ", ")
         guard let found else {
-            throw UsageError(message: "unknown kind '\(text)': a \(register.rawValue) project has \(shown)", usage: usage)
+            throw UsageError(message: "unknown kind '\(text)': a \(register.rawValue) \(WritingContext.term(.project, register)) has \(shown)",
+                             usage: usage)
         }
         guard isShown(found, register) else {
-            throw UsageError(message: "a \(register.rawValue) project has no \(found.rawValue) entries (its register hides them); it has \(shown)", usage: usage)
+            throw UsageError(message: "a \(register.rawValue) \(WritingContext.term(.project, register)) has no \(found.rawValue) entries "
+                             + "(its register hides them); it has \(shown)", usage: usage)
         }
         return found
     }
@@ -155,14 +157,14 @@ enum EntryCommands {
         let text = arguments.positionals[1]
         let entries = try context.store(for: project) { try $0.entries(kind, in: project.id) }
         if let id = try? EntryID(hex: text) {
-            guard let found = entries.first(where: { $0.id == id }) else { throw WritingError(.nodeNotFound, "no entry \(id) in the project") }
+            guard let found = entries.first(where: { $0.id == id }) else { throw WritingError(.nodeNotFound, "no entry \(id) in the \(WritingContext.term(.project, project.register))") }
             return found
         }
         let matches = entries.filter { $0.name == text.precomposedStringWithCanonicalMapping }
         guard matches.count <= 1 else {
             throw WritingError(.ambiguousName, "\(matches.count) entries are named '\(text)'; give the id ('vaultctl entry list' shows it) or --kind")
         }
-        guard let found = matches.first else { throw WritingError(.nodeNotFound, "no entry named '\(text)' in the project") }
+        guard let found = matches.first else { throw WritingError(.nodeNotFound, "no entry named '\(text)' in the \(WritingContext.term(.project, project.register))") }
         return found
     }
 

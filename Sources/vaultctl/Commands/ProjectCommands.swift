@@ -33,7 +33,8 @@ enum ProjectCommands {
                 .createWritingProject(named: arguments.positionals[0], register: register, kind: kind, privileged: privileged)
             if arguments.has("--json") { Output.json(json(project, name: arguments.positionals[0])); return }
             let word = WritingContext.term(.project, register)
-            Output.line("Created \(word) \(project.id) (\(register.rawValue), \(kind.rawValue)\(project.isPrivileged ? ", privileged" : "")).")
+            let traits = [register.rawValue, kind == .longForm ? kind.rawValue : nil, project.isPrivileged ? "privileged" : nil].compactMap { $0 }
+            Output.line("Created \(word) \(project.id) (\(traits.joined(separator: ", "))).")
         }
 
     static let list = Command("project list", synopsis: "list writing projects", about: """
@@ -50,9 +51,12 @@ enum ProjectCommands {
             if arguments.has("--json") { Output.json(rows); return }
             if rows.isEmpty { Output.line("No projects yet: 'vaultctl project create NAME --register R'."); return }
             for row in rows {
-                let flags = [(row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived"]
+                // The kind is said only when it is long-form: "document", the default, is also a
+                // concept the register may call otherwise (a note, to a clinician).
+                let flags = [(row["kind"] as? String) == ProjectKind.longForm.rawValue ? ProjectKind.longForm.rawValue : nil,
+                             (row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived"]
                     .compactMap { $0 }.joined(separator: ", ")
-                Output.line("\(row["id"]!)  \(row["name"] as? String ?? "(privileged)")  \(row["register"]!)  \(row["kind"]!)\(flags.isEmpty ? "" : "  " + flags)")
+                Output.line("\(row["id"]!)  \(row["name"] as? String ?? "(privileged)")  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
             }
         }
 
@@ -80,8 +84,9 @@ enum ProjectCommands {
             Output.line("\(WritingContext.term(.project, register).capitalized) \(project.id)")
             Output.line("  name         \(row["name"] as? String ?? "(privileged)")")
             Output.line("  register     \(register.rawValue)\(project.isPrivileged ? " (privileged)" : "")")
-            Output.line("  kind         \(project.kind.rawValue)")
-            Output.line("  compartment  \(project.compartment.name)")
+            // The kind and the compartment's name are values, quoted: '--kind document', a compartment 'project ID'.
+            Output.line("  kind         '\(project.kind.rawValue)'")
+            Output.line("  compartment  '\(project.compartment.name)'")
             Output.line("  created      \(Output.timestamp(project.createdAt))\(project.archivedAt.map { ", archived \(Output.timestamp($0))" } ?? "")")
             Output.line("  holds        \(documents) \(WritingContext.term(.scene, register, plural: documents != 1)), "
                         + "\(folders) \(WritingContext.term(.chapter, register, plural: folders != 1))")
