@@ -33,6 +33,10 @@ public enum SyncErrorCode: String, Sendable {
     /// vault's own, signed by another device, or another than the signer's records held name
     /// (SECURITY.md §19.4, `RecordAttribution`).
     case attributionMismatch
+    /// A record whose 0x03 records a conflict the records in its past do not make: a block that is
+    /// not that document's, or a name that is no register, text or removal conflict of them
+    /// (SECURITY.md §19.4, `ConflictClaims`).
+    case unfoundedConflict
     /// A record of a device that no longer writes the project here (a revoked editor, a device no
     /// longer the owner's own), past its records already stored (SECURITY.md §19.9).
     case accessEnded

@@ -36,6 +36,9 @@ public struct SyncReplica: Sendable {
     /// Entries, the project's name and archived flag (`ProjectRegisters`).
     var holdings = ProjectRegisters()
     public private(set) var refusals: [SyncRefusal] = []
+    /// Whether a record's 0x03 operations must name conflicts its past makes (`ConflictClaims`):
+    /// set while records are received, never while stored ones rebuild the replica.
+    var checksConflictClaims = false
 
     public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
         self.project = project
@@ -184,6 +187,7 @@ public struct SyncReplica: Sendable {
             }
         }
         let prepared = try history.prepare(record)
+        if checksConflictClaims { try checkConflictClaims(of: record, prepared: prepared) }
         try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
         try ProjectRegisters.check(record)
         // The edited texts are taken out of their registers (so they change in place, not in a

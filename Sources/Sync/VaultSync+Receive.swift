@@ -30,8 +30,10 @@ extension VaultSync {
         var working = try working(project)
         let heldBefore = working.replica.recordCount, refusalsBefore = working.replica.refusals.count
         let (attributed, misattributed) = try withoutMisattributed(records, replica: working.replica)
+        working.replica.checksConflictClaims = true
         for bytes in attributed { working.replica.receive(bytes) }
         working.replica.endExchange()
+        working.replica.checksConflictClaims = false
         let fresh = working.replica.records(missingFrom: [:]).dropFirst(heldBefore)
         for record in fresh {
             try storeRecord(record, of: project)

@@ -1,0 +1,89 @@
+import CryptoVault
+import Testing
+import TestSupport
+@testable import Sync
+import Writing
+
+/// A received 0x03 must name a conflict the records in its record's past make (attack review of
+/// issue 17, finding 4; SECURITY.md §19.4). A forged one (a paired device that writes the project
+/// putting words of its choosing in an unattributed sync-conflict branch on every device) is
+/// refused as `unfoundedConflict`, recorded, and makes no branch; an honest device's 0x03 for a
+/// conflict it met is taken.
+@Suite struct ConflictClaimTests: SyncedVaultFixture {
+    let vault: TestVault
+    let project: WritingProject
+    let author: SyncAuthor
+    let peer: SyncAuthor
+
+    init() throws { (vault, project, author, peer) = try Self.makeSyncedVault(project: "Case memo") }
+
+    /// Two documents written in the vault, committed, and received by the peer.
+    func start() throws -> (documents: [NodeID], blocks: [Block], peer: SyncReplica) {
+        let blocks = try ["facts", "argument"].map { Block(id: try BlockID.random(), kind: .paragraph, text: $0) }
+        let documents = try store { store in
+            try ["Memo", "Notes"].enumerated().map { index, title in
+                let node = try store.addNode(.scene, titled: title, in: project.id)
+                try store.replaceDocumentContent(of: node.id, in: project.id, with: DocumentContent(blocks: [blocks[index]]))
+                return node.id
+            }
+        }
+        let record = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        var replica = SyncReplica(project: project.id, author: peer, devices: devices)
+        #expect(replica.receive(record.encoded) == .applied(1))
+        return (documents, blocks, replica)
+    }
+
+    func forged(_ branch: BranchID, document: NodeID, block: BlockID, text: String) -> ChangeOperation {
+        .conflict(SyncConflict(branch: branch, document: document, block: block,
+                               losing: .present(orderKey: "1k", block: Block(id: block, kind: .paragraph, text: text)),
+                               winning: .present(orderKey: "1k", block: Block(id: block, kind: .paragraph, text: "facts"))))
+    }
+
+    func branchCount(_ documents: [NodeID]) throws -> Int {
+        try store { store in try documents.reduce(0) { $0 + (try store.branches(of: $1, in: project.id).count) } }
+    }
+
+    func refusals() -> [[String: String]] {
+        vault.recording.events.withLock { events in
+            events.filter { $0.action == .syncRecordRefused }.map { Dictionary($0.details.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }) }
+        }
+    }
+
+    @Test func aConflictNoRecordMakesIsRefusedRecordedAndMakesNoBranch() throws {
+        var (documents, blocks, replica) = try start()
+        let record = try replica.commit([forged(try BranchID.random(), document: documents[0], block: blocks[0].id,
+                                                text: "the client admitted everything")])
+        let receipt = try sync { try $0.receive([record.encoded], for: project.id) }
+        #expect(receipt.stored == 0 && receipt.refused.map(\.error.code) == [.unfoundedConflict], "\(receipt)")
+        #expect(receipt.refused.first?.error.message.contains("which the records it follows do not make") == true)
+        #expect(refusals() == [["reason": "unfoundedConflict", "hash": ByteEncoding.hex(record.hash), "device": peer.device.hex]])
+        #expect(try branchCount(documents) == 0)
+        #expect(!vault.recording.actions.contains("sync.conflict-branch"))
+    }
+
+    @Test func aConflictOverABlockOfAnotherDocumentIsRefused() throws {
+        var (documents, blocks, replica) = try start()
+        // A name the records do make (the block's own first write) cannot move to another document.
+        let first = try #require(replica.records(missingFrom: [:]).first)
+        let real = SyncConflict.branchID("SealedVault sync conflict v1", blocks[0].id.bytes + first.hash)
+        let record = try replica.commit([forged(real, document: documents[1], block: blocks[0].id, text: "moved words")])
+        let receipt = try sync { try $0.receive([record.encoded], for: project.id) }
+        #expect(receipt.refused.map(\.error.code) == [.unfoundedConflict], "\(receipt)")
+        #expect(receipt.refused.first?.error.message.contains("which no record it follows writes") == true)
+        #expect(try branchCount(documents) == 0)
+    }
+
+    @Test func anHonestDevicesConflictRecordIsTaken() throws {
+        var (documents, blocks, replica) = try start()
+        let theirs = try #require(try replica.edit(documents[0], to: DocumentContent(blocks: [Block(id: blocks[0].id, kind: .paragraph, text: "desk words")])))
+        try store { try $0.replaceDocumentContent(of: documents[0], in: project.id,
+                                                  with: DocumentContent(blocks: [Block(id: blocks[0].id, kind: .paragraph, text: "laptop words")])) }
+        let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        replica.receive(ours.encoded)
+        let carrying = try #require(try replica.edit(documents[1], to: DocumentContent(blocks: [Block(id: blocks[1].id, kind: .paragraph, text: "argument, later")])))
+        #expect(carrying.operations.contains { if case .conflict = $0 { true } else { false } }, "the peer's next record records the conflict it met")
+        let receipt = try sync { try $0.receive([theirs.encoded, carrying.encoded], for: project.id) }
+        #expect(receipt.stored == 2 && receipt.refused.isEmpty, "\(receipt)")
+        #expect(try branchCount(documents) >= 1)
+    }
+}
