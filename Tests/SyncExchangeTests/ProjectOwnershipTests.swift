@@ -128,41 +128,96 @@ import Writing
     }
 
     /// The same with the colleague running other software that says nothing of where the project
-    /// came from: the laptop, meeting it first, makes the project view-only from it; the desk's
-    /// offer (the owner's own, synced with that colleague) takes it back: the origin dropped, the
-    /// mark lifted, recorded; the laptop writes it again and its edits reach the desk.
-    @Test func theOwnersDeskTakesBackItsProjectAColleagueMadeViewOnlyOnTheLaptop() throws {
+    /// came from: the laptop, meeting it first, makes the project view-only from it. The desk's
+    /// offer (the owner's own) no longer takes it back (attack review s6, A1: nothing in an offer
+    /// tells this case from a colleague's project an own device got before offers said whose a
+    /// project is): refused as `originMismatch`, recorded with the origin, the laptop still view-only.
+    @Test func theOwnersDeskDoesNotTakeBackAProjectAColleagueMadeViewOnlyOnTheLaptop() throws {
         let f = try F()
         let stranger = try StrangerDevice(pairedWithLaptopOf: f)
         try f.desk.unlocked.storePairing(FamilyPairing(peer: stranger.keys.profile, role: .host, pairedAt: 1))
         try f.desk.unlocked.setTrust(.other, of: stranger.device, atPairing: true)
         let brief = try F.project(f.desk, "Brief")
-        let draft = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
-        // The desk shares the project with the colleague as editor (its grant and the sync share).
+        _ = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
         try SyncControl.shared(brief.compartment, with: stranger.device, role: .editor, in: f.desk.unlocked)
-        // The colleague passes it on to the laptop as viewer, naming no origin.
         try stranger.grant(brief.id, role: .viewer)
         stranger.answerer.offer(brief.id, access: .viewer, privileged: false, named: "Brief")
         try stranger.syncLaptop()
         #expect(try Self.held(f.laptop, brief.id).isViewOnly)
-        #expect(try Self.origin(f.laptop, brief.id)?.device == stranger.device)
 
         let report = try f.syncLaptop()
-        #expect(report.projects.first { $0.project == brief.id }?.refused == [], "\(report)")
-        let laptops = try Self.held(f.laptop, brief.id)
-        #expect(!laptops.isViewOnly)
-        #expect(try Self.origin(f.laptop, brief.id) == nil)
-        let reclaimed = Self.entries(f.laptop, .syncProjectReclaimed)
-        #expect(reclaimed == [["peer": f.deskKeys.profile.deviceID.hex, "origin": stranger.device.hex]])
-        #expect(F.details(f.laptop, .writingProjectViewOnly, "view-only") == ["yes", "no"])
-        #expect(try F.texts(f.laptop, brief.id, draft) == ["first", "second"])
-        try F.edit(f.laptop, laptops, draft, block: 1, to: "second, on the laptop")
-        #expect(try f.syncLaptop().sent == 1)
-        #expect(try F.texts(f.desk, brief.id, draft) == ["first", "second, on the laptop"])
-        // The colleague's later offers change nothing of it.
-        stranger.answerer.offer(brief.id, access: .viewer, privileged: false, named: "Brief")
-        _ = try stranger.syncLaptop()
-        #expect(try !Self.held(f.laptop, brief.id).isViewOnly)
+        #expect(report.projects.first { $0.project == brief.id }?.refused == ["originMismatch"], "\(report)")
+        #expect(try Self.held(f.laptop, brief.id).isViewOnly)
+        #expect(try Self.origin(f.laptop, brief.id)?.device == stranger.device)
+        let refused = try #require(Self.entries(f.laptop, .syncExchangeRefused).last)
+        #expect(refused["reason"] == "originMismatch" && refused["origin"] == stranger.device.hex
+                && refused["peer"] == f.deskKeys.profile.deviceID.hex && refused["project"] == brief.id.hex, "\(refused)")
+        #expect(F.details(f.laptop, .writingProjectViewOnly, "view-only") == ["yes"])
+    }
+
+    /// A1 (attack review s6): a colleague's project the laptop holds view-only from the colleague,
+    /// and the desk holds as an own device passed it on before offers said whose a project is (no
+    /// origin, writable). The laptop asking the desk must not make it the owner's own: refused
+    /// (`originMismatch`, recorded with origin and peer), still the colleague's in its role here,
+    /// not shareable onward, and the colleague's later words still reach the laptop.
+    @Test func anOwnDevicesOfferWithoutOriginNeverMakesAColleaguesProjectTheOwnersOwn() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        let draft = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        try F.share(memo, of: colleague.vault, with: f.laptop, role: .viewer)
+        #expect(try colleague.answer(f.laptop, f.laptopKeys).received == 1)
+        #expect(try Self.held(f.laptop, memo.id).isViewOnly)
+        try f.syncLaptop()
+        #expect(try F.hasProject(f.desk, memo.id))
+        // The desk's hold as a device before origins made it: no origin row, writable.
+        try f.desk.unlocked.transaction { tx in
+            try SyncExchangeStore(database: tx.database).removeOrigin(of: memo.id)
+            try WritingStore(tx).setSyncedViewOnly(memo.id, false, from: "test")
+        }
+
+        let report = try f.syncLaptop()
+        #expect(report.projects.first { $0.project == memo.id }?.refused == ["originMismatch"], "\(report)")
+        let refused = try #require(Self.entries(f.laptop, .syncExchangeRefused).last)
+        #expect(refused["reason"] == "originMismatch" && refused["origin"] == colleague.device.hex
+                && refused["peer"] == f.deskKeys.profile.deviceID.hex, "\(refused)")
+        let laptops = try Self.held(f.laptop, memo.id)
+        #expect(laptops.isViewOnly)
+        let origin = try #require(try Self.origin(f.laptop, memo.id))
+        #expect(origin.device == colleague.device && origin.access == .viewer)
+        #expect(Self.entries(f.laptop, .syncProjectOriginLearned).isEmpty)
+        #expect(throws: SyncExchangeError(.notOwner, "")) {
+            try SyncControl.requireOwner(of: laptops.compartment, sharingWith: f.deskKeys.profile.deviceID, role: .editor, in: f.laptop.unlocked)
+        }
+        try F.edit(colleague.vault, try colleague.project(memo.id), draft, block: 0, to: "the colleague's later words")
+        #expect(try colleague.answer(f.laptop, f.laptopKeys).received == 1)
+        #expect(try F.texts(f.laptop, memo.id, draft) == ["the colleague's later words"])
+    }
+
+    /// The upgrade's other side: the laptop holds a colleague's project as an own device passed it
+    /// on before offers said whose a project is (no origin row, writable); the desk holds it from
+    /// the colleague as viewer. The desk's offer names the origin, and the laptop takes it (its
+    /// roster names the colleague; it never shared the project): view-only again, recorded.
+    @Test func aProjectHeldWithoutOriginLearnsItFromAnOwnDevicesOffer() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        _ = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .viewer)
+        #expect(try colleague.answer(f.desk, f.deskKeys).received == 1)
+        try f.syncLaptop()
+        try f.laptop.unlocked.transaction { tx in
+            try SyncExchangeStore(database: tx.database).removeOrigin(of: memo.id)
+            try WritingStore(tx).setSyncedViewOnly(memo.id, false, from: "test")
+        }
+
+        let report = try f.syncLaptop()
+        #expect(report.projects.first { $0.project == memo.id }?.refused == [], "\(report)")
+        #expect(try Self.held(f.laptop, memo.id).isViewOnly)
+        let origin = try #require(try Self.origin(f.laptop, memo.id))
+        #expect(origin.device == colleague.device && origin.access == .viewer)
+        #expect(Self.entries(f.laptop, .syncProjectOriginLearned)
+                == [["peer": f.deskKeys.profile.deviceID.hex, "origin": colleague.device.hex, "access": "viewer"]])
     }
 
     /// A held project of the owner's is never made view-only by someone else's offer, whatever it says.

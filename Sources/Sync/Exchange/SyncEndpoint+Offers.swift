@@ -123,50 +123,67 @@ extension SyncEndpoint {
     }
 
     /// The held project of an offer, its roster and whose project it is updated as the offer may:
-    /// the device it came from says what this vault may do with it; an own device says whether it
-    /// is the owner's own (which no other device can undo) or, for one someone shared with the
-    /// owner, the role that device gave. Another device's offer changes nothing.
+    /// the device it came from says what this vault may do with it; an own device relays the role
+    /// that device gave, or says whose it is when this vault holds it as the owner's own and may
+    /// learn it (`mayLearnOrigin`). Nothing an own device says makes someone else's project the
+    /// owner's own (attack review s6, A1): that disagreement is `originMismatch`, like any other.
+    /// Another device's offer changes nothing.
     private func recognise(_ held: WritingProject, from offer: SyncProjectOffer, request: String) throws -> Result<WritingProject, SyncExchangeError> {
-        let origin = try vault.transaction { tx in try self.sharedFrom(held.id, in: SyncExchangeStore(database: tx.database)) }
         let offered = ownersView(of: offer)
-        if peerIsMine, let (refusal, details) = mismatch(of: offer, with: held, origin: origin?.device, offered: offered?.device) {
+        let (origin, learnable) = try vault.transaction { tx -> ((device: DeviceID, access: SyncAccess)?, Bool) in
+            let store = SyncExchangeStore(database: tx.database)
+            let origin = try self.sharedFrom(held.id, in: store)
+            let learnable = try origin == nil && offered.map { try self.mayLearnOrigin($0.device, of: held, in: store) } == true
+            return (origin, learnable)
+        }
+        if peerIsMine, let (refusal, details) = mismatch(of: offer, with: held, origin: origin?.device, offered: offered?.device, learnable: learnable) {
             return refuse(offer, request: request, refusal, details: details)
         }
         guard peerIsMine || origin?.device == peer.deviceID else { return .success(held) }
         let roster = takenRoster(of: offer, privileged: held.isPrivileged, request: request)
         try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
-            if let origin { try follow(offered, of: held, heldFrom: origin, in: tx, store) }
+            if let offered { try follow(offered, of: held, heldFrom: origin, in: tx, store) }
             try recordSigners(try store.addRoster(roster, of: held.id), of: held, vouchedBy: peer.deviceID, in: tx)
         }
         return .success(held)
     }
 
-    /// A project held here from `origin` as the offer says it is now: the role that device gave
-    /// (said by it, or relayed by an own device that holds it from the same device; the last word
-    /// stands), view-only exactly when that role is viewer; or, when an own device offers it as the
-    /// owner's own (`mismatch` checked that it syncs it with `origin`), the owner's own here too:
-    /// the origin dropped and the mark lifted, recorded (`sync.project-reclaimed`).
-    private func follow(_ offered: (device: DeviceID, access: SyncAccess)?, of held: WritingProject,
-                        heldFrom origin: (device: DeviceID, access: SyncAccess), in tx: VaultTransaction, _ store: SyncExchangeStore) throws {
-        guard let offered else {
-            try store.removeOrigin(of: held.id)
-            try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, false, from: peer.deviceID.hex)
-            try tx.record(.syncProjectReclaimed, compartment: held.compartment.id, subject: held.id,
-                          details: [.init("peer", peer.deviceID.hex), .init("origin", origin.device.hex)])
-            return
+    /// Whether this vault, holding `held` as the owner's own, takes an own device's word that it
+    /// is `device`'s: only when `device`'s records are already taken here (the project's roster
+    /// names it) and this vault never shared the project with it (a project this vault shared is
+    /// the owner's: only owners share). That is a project an own device passed on here before
+    /// offers said whose a project is (they said `mine` of everything); it is not proof, so a
+    /// project this vault made, or shared, is never made someone else's by an own device's word.
+    private func mayLearnOrigin(_ device: DeviceID, of held: WritingProject, in store: SyncExchangeStore) throws -> Bool {
+        try store.roster(of: held.id)[device] != nil && store.share(of: held.compartment.id, with: device) == nil
+    }
+
+    /// A project held here as the offer says it is now: from the device it came from, in the role
+    /// that device gave (said by it, or relayed by an own device that holds it from the same device;
+    /// the last word stands), view-only exactly when that role is viewer. A project held here as the
+    /// owner's own that `mismatch` let an own device name an origin for takes that origin, recorded
+    /// (`sync.project-origin-learned`).
+    private func follow(_ offered: (device: DeviceID, access: SyncAccess), of held: WritingProject,
+                        heldFrom origin: (device: DeviceID, access: SyncAccess)?, in tx: VaultTransaction, _ store: SyncExchangeStore) throws {
+        if origin == nil {
+            try store.setOrigin(of: held.id, device: offered.device, access: offered.access)
+            try tx.record(.syncProjectOriginLearned, compartment: held.compartment.id, subject: held.id,
+                          details: [.init("peer", peer.deviceID.hex), .init("origin", offered.device.hex), .init("access", offered.access.name)])
+        } else if offered.access != origin?.access {
+            try store.setOrigin(of: held.id, device: offered.device, access: offered.access)
         }
-        if offered.access != origin.access { try store.setOrigin(of: held.id, device: origin.device, access: offered.access) }
         try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, offered.access == .viewer, from: peer.deviceID.hex)
     }
 
     /// Why an own device's offer is not the project held here, or nil when it is. Its privileged
-    /// flag must be the held one's; and a project made here from someone else's device (its origin,
-    /// not the owner's own now) is the own device's only when the own device syncs it with that
-    /// device too (its roster names it: the colleague shared it with both). Else the two are
-    /// different projects under one id, one of them a stranger's claim.
+    /// flag must be the held one's; a project made here from someone else's device (its origin)
+    /// must be offered as held from that same device, which the own device syncs it with too (its
+    /// roster names it); a project held here as the owner's own must be offered so too, unless this
+    /// vault may learn the origin the own device names (`learnable`). Else the two are different
+    /// projects under one id, or one of the two devices was misled: refused until they agree.
     func mismatch(of offer: SyncProjectOffer, with held: WritingProject, origin stranger: DeviceID?,
-                  offered: DeviceID?) -> (SyncExchangeError, [VaultEvent.Detail])? {
+                  offered: DeviceID?, learnable: Bool) -> (SyncExchangeError, [VaultEvent.Detail])? {
         let details = stranger.map { [VaultEvent.Detail("origin", $0.hex)] } ?? []
         let came = stranger.map { ", made here from device \($0.hex)'s offer" } ?? ""
         if offer.privileged != held.isPrivileged {
@@ -176,11 +193,16 @@ extension SyncEndpoint {
         if let stranger, !offer.roster.contains(where: { $0.device == stranger }) {
             return (SyncExchangeError(.originMismatch, "the owner's device \(peer.fingerprint) offers project \(held.id), which this vault made from device \(stranger.hex)'s offer and the owner's device does not sync with it: nothing of it is taken or sent until one of them is removed"), details)
         }
+        // The own device holds it as the owner's own while this vault holds it from someone else's
+        // device: never taken (an own device that got a colleague's project before offers said
+        // whose it is would make it the owner's, to share on, with the colleague's edits refused).
+        if let stranger, offered == nil {
+            return (SyncExchangeError(.originMismatch, "the owner's device \(peer.fingerprint) holds project \(held.id) as the owner's own; this vault holds it as device \(stranger.hex)'s: nothing of it is taken or sent until they agree"),
+                    details)
+        }
         // The own device holds it as someone else's: from another device than this vault does, or
-        // while this vault holds it as the owner's own (which no device but an own one can undo:
-        // the own device met someone else's device's offer of it first, and learns whose it is when
-        // it asks this vault).
-        if let offered, offered != stranger {
+        // while this vault holds it as the owner's own and may not learn it from an own device.
+        if let offered, offered != stranger, !(stranger == nil && learnable) {
             let kept = stranger.map { "as device \($0.hex)'s" } ?? "as the owner's own"
             return (SyncExchangeError(.originMismatch, "the owner's device \(peer.fingerprint) holds project \(held.id) as device \(offered.hex)'s; this vault holds it \(kept): nothing of it is taken or sent until they agree"),
                     details + [.init("offered-origin", offered.hex)])

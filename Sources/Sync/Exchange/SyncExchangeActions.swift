@@ -17,10 +17,10 @@ extension AuditAction {
     public static let syncProjectSkipped = AuditAction("sync.project-skipped")
     /// A project made here from a peer's offer (details: peer, access).
     public static let syncProjectAdded = AuditAction("sync.project-added")
-    /// A project made here from someone else's device's offer found to be the owner's own: an own
-    /// device offers it as the owner's and syncs it with that device (its roster names it), so the
-    /// device is no longer its origin here and its view-only mark is lifted (details: peer, origin).
-    public static let syncProjectReclaimed = AuditAction("sync.project-reclaimed")
+    /// A project held here as the owner's own found to be someone else's: an own device offers it
+    /// as held from that device (an own device's offer before origins were said named none), so
+    /// this vault holds it from that device in that role too (details: peer, origin, access).
+    public static let syncProjectOriginLearned = AuditAction("sync.project-origin-learned")
     /// A device whose records a project takes added to its roster (details: device, vouched-by: the
     /// peer whose offer named it, or none when this vault's own pairings and grants gave it).
     public static let syncRosterAdd = AuditAction("sync.roster-add")
