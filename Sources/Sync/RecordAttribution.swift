@@ -21,14 +21,24 @@ struct RecordAttribution {
     private let author: DeviceID
     private var bySigner: [DeviceID: AuditDeviceID] = [:]
 
-    /// The bindings the replica's held records make (each verified when taken), and this device's.
+    /// The bindings the replica's held records make (each verified when taken), and this device's:
+    /// a signer is bound by its earliest record that names a maker (a function of its chain, not of
+    /// which records came together: attack review s6, A2).
     init(own: AuditDeviceID, author: DeviceID, held: [ChangeRecord]) {
         self.own = own
         self.author = author
         bySigner[author] = own
-        for record in held where bySigner[record.device] == nil {
-            if let claimed = Self.claims(of: record).first { bySigner[record.device] = claimed }
-        }
+        for record in held.sorted(by: { ($0.device.hex, $0.counter) < ($1.device.hex, $1.counter) }) { bind(record) }
+    }
+
+    /// Binds the record's signer to the maker it names, when nothing bound it yet: called as each
+    /// record is taken, parents first, so a signer's later records are checked against its earliest
+    /// claim whether they came in one exchange or several. A record with two claims (taken before
+    /// they were refused) binds the least by bytes, the same on every device.
+    mutating func bind(_ record: ChangeRecord) {
+        guard bySigner[record.device] == nil else { return }
+        let claimed = Self.claims(of: record).min { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        if let claimed { bySigner[record.device] = claimed }
     }
 
     /// The audit devices a record's version operations name as their maker.

@@ -39,6 +39,10 @@ public struct SyncReplica: Sendable {
     /// Whether a record's 0x03 operations must name conflicts its past makes (`ConflictClaims`):
     /// set while records are received, never while stored ones rebuild the replica.
     var checksConflictClaims = false
+    /// Who received records may say made their versions (`RecordAttribution`): set while records
+    /// are received, checked once a record's signature verified and its parents are held, and
+    /// bound further by each record taken.
+    var attribution: RecordAttribution?
 
     public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
         self.project = project
@@ -188,6 +192,7 @@ public struct SyncReplica: Sendable {
         }
         let prepared = try history.prepare(record)
         if checksConflictClaims { try checkConflictClaims(of: record, prepared: prepared) }
+        if let error = attribution?.check(record) { throw error }
         try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
         try ProjectRegisters.check(record)
         // The edited texts are taken out of their registers (so they change in place, not in a
@@ -205,6 +210,7 @@ public struct SyncReplica: Sendable {
             throw error
         }
         let entry = history.insert(prepared)
+        attribution?.bind(record)
         for operation in record.operations { apply(operation, entry: entry) }
         for (id, text) in texts { blocks[id]?.text = text }
     }

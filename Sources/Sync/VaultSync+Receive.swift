@@ -29,11 +29,13 @@ extension VaultSync {
         }
         var working = try working(project)
         let heldBefore = working.replica.recordCount, refusalsBefore = working.replica.refusals.count
-        let (attributed, misattributed) = try withoutMisattributed(records, replica: working.replica)
+        working.replica.attribution = RecordAttribution(own: try store.auditDeviceID(), author: author.device,
+                                                        held: working.replica.records(missingFrom: [:]))
         working.replica.checksConflictClaims = true
-        for bytes in attributed { working.replica.receive(bytes) }
+        for bytes in records { working.replica.receive(bytes) }
         working.replica.endExchange()
         working.replica.checksConflictClaims = false
+        working.replica.attribution = nil
         let fresh = working.replica.records(missingFrom: [:]).dropFirst(heldBefore)
         for record in fresh {
             try storeRecord(record, of: project)
@@ -42,7 +44,7 @@ extension VaultSync {
                                              .init("counter", String(record.counter))])
         }
         working.hashes += fresh.map(\.hash)
-        let refused = misattributed + working.replica.refusals.dropFirst(refusalsBefore)
+        let refused = Array(working.replica.refusals.dropFirst(refusalsBefore))
         for refusal in refused { try audit(refusal, project: projectID, compartment: project.compartment.id) }
         // When the documents are known to have shown what the replica showed, except those written
         // since, only those and the ones the new records touch can differ; else every one is compared.
@@ -59,23 +61,6 @@ extension VaultSync {
         var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
         receipt.documents = documents
         return receipt
-    }
-
-    /// `records` without those whose versions name another maker than their signer
-    /// (`RecordAttribution`), and those, refused (recorded with the others' refusals). A record
-    /// held already, or one that does not parse, is the replica's to refuse.
-    private func withoutMisattributed(_ records: [[UInt8]], replica: SyncReplica) throws -> ([[UInt8]], [SyncRefusal]) {
-        let attribution = RecordAttribution(own: try store.auditDeviceID(), author: author.device, held: replica.records(missingFrom: [:]))
-        var taken: [[UInt8]] = [], refused: [SyncRefusal] = []
-        for bytes in records {
-            guard let record = try? ChangeRecordCodec.parse(bytes), !replica.contains(record.hash),
-                  let error = attribution.check(record) else {
-                taken.append(bytes)
-                continue
-            }
-            refused.append(SyncRefusal(record: record.hash, error: error, device: record.device))
-        }
-        return (taken, refused)
     }
 
     /// A project this vault does not hold: it has no key for the records' compartment.

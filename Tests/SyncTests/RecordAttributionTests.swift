@@ -81,4 +81,36 @@ import Writing
         #expect(try events().map(\.deviceID) == [peersOwn])
         #expect(refusals().map { $0["reason"] } == ["attributionMismatch", "attributionMismatch"])
     }
+
+    /// A2 (attack review s6): the binding is a function of the signer's chain, not of how records
+    /// were batched. r1 names one maker, r2 (after r1) another: r2 is refused whether r1 came in an
+    /// earlier receive (the test above) or in the same one, before or after it.
+    @Test func theVerdictOnALaterRecordDoesNotDependOnWhetherItsPastCameInTheSameReceive() throws {
+        var (document, replica) = try start()
+        let first = try AuditDeviceID.random(), second = try AuditDeviceID.random()
+        let r1 = try replica.commit([try event(by: first, in: document)])
+        let r2 = try replica.commit([try event(by: second, in: document)])
+        let receipt = try sync { try $0.receive([r2.encoded, r1.encoded], for: project.id) }
+        #expect(receipt.stored == 1, "\(receipt)")
+        #expect(receipt.refused.map(\.error.code) == [.attributionMismatch], "\(receipt)")
+        #expect(receipt.refused.first?.record == r2.hash)
+        #expect(receipt.refused.first?.error.message.contains("than its records held here do") == true)
+        #expect(refusals() == [["reason": "attributionMismatch", "hash": ByteEncoding.hex(r2.hash), "device": peer.device.hex]])
+        #expect(try events().map(\.deviceID) == [first])
+    }
+
+    /// A3 (attack review s6): attribution is checked once the signature verifies, so a record
+    /// whose signature does not (anyone could write it, naming any device) is refused as
+    /// `badSignature`, never recorded as that device claiming to be this one.
+    @Test func aForgedRecordNamingThisDeviceIsABadSignatureNotTheSignersClaim() throws {
+        var (document, replica) = try start()
+        let own = try store { try $0.auditDeviceID() }
+        var forged = try replica.commit([try event(by: own, in: document)]).encoded
+        forged[forged.count - 1] ^= 0x01
+        let receipt = try sync { try $0.receive([forged], for: project.id) }
+        #expect(receipt.stored == 0)
+        #expect(receipt.refused.map(\.error.code) == [.badSignature], "\(receipt)")
+        #expect(refusals().map { $0["reason"] } == ["badSignature"])
+        #expect(try events().isEmpty)
+    }
 }
