@@ -12,13 +12,13 @@ extension Database {
     /// copied page by page into a fresh database, then written back over this one in one
     /// transaction of the write-ahead log, so a crash leaves the old database or the new one.
     ///
-    /// The fresh copy is made in memory (`temp_store = MEMORY`). Left at its default, SQLite would
-    /// write it to an unlinked file in /var/tmp or $TMPDIR: a whole copy of the vault's database
-    /// outside the vault's folder, on a disk the owner did not choose and that `compartment destroy`
-    /// never reaches. The setting is put back when the copy is done.
+    /// The fresh copy is made in memory (`temp_store = MEMORY`, which every connection is opened
+    /// with). Left at its default, SQLite would write it to an unlinked file in /var/tmp or $TMPDIR:
+    /// a whole copy of the vault's database outside the vault's folder, on a disk the owner did not
+    /// choose and that `compartment destroy` never reaches. Set again here so that nothing between
+    /// the open and the rewrite can have changed it.
     func vacuumInMemory() throws {
         try execute("PRAGMA temp_store = MEMORY")
-        defer { try? execute("PRAGMA temp_store = DEFAULT") }
         try execute("VACUUM")
     }
 }

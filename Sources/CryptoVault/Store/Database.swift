@@ -46,6 +46,13 @@ package final class Database: @unchecked Sendable {
         // Writers from another process wait their turn instead of failing at once.
         sqlite3_busy_timeout(connection, 30_000)
         readOnlyScope.install(on: connection)
+        // SQLite's temporary files (sorts and temporary b-trees too big for the cache, statement
+        // journals past 64 KiB, temporary tables, VACUUM's copy) stay in this process's memory.
+        // At the default they are unlinked files in /var/tmp or $TMPDIR: pieces of the vault's
+        // rows, or the plaintext a search reads, on a disk the owner did not choose and that
+        // `compartment destroy` never reaches (SECURITY.md §4.1, §5). Set on every connection,
+        // the vault's, read-only ones and scratch ones in memory alike, before any statement runs.
+        try execute("PRAGMA temp_store = MEMORY")
     }
 
     deinit {
