@@ -265,7 +265,8 @@ struct BlockRegister: Sendable {
     /// whatever the ranks (SECURITY.md §19.3). Named by the block and both records, the losing
     /// side's first, so a record meeting two others makes two branches.
     private mutating func textConflicts(history: CausalHistory) -> [HeldConflict] {
-        let pairs = Set((text.overlappingEdits + text.gluedWords { history.precedes(Int($0), Int($1)) }).map { [$0.0, $0.1] })
+        let shown = text.gluedWords { history.precedes(Int($0), Int($1)) }
+        let pairs = Set((text.overlappingEdits + text.touchingWords + shown).map { [$0.0, $0.1] })
         return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [HeldConflict] in
             let (lower, higher) = history.ranksBelow(Int(pair[0]), Int(pair[1])) ? (pair[0], pair[1]) : (pair[1], pair[0])
             let typed = [lower, higher].filter { text.typedWordScalars($0) }

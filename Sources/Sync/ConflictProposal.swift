@@ -14,11 +14,16 @@ extension SyncReplica {
     /// losing side's record saw it (each of its blocks the value of its writes in that record's
     /// past, with the text the record saw) with the losing value in place of the block. A losing
     /// side that deleted the block leaves it out, unless no other block is left: then the block
-    /// stays as the record saw it before deleting it, so a branch is never empty. A function of
-    /// the records held, so every device holding them proposes the same, whenever it met the
-    /// conflict.
+    /// stays as the record saw it before deleting it, so a branch is never empty (a removal whose
+    /// record saw no block present makes no conflict, `removalConflicts`). A function of the
+    /// records held, so every device holding them proposes the same, whenever it met the conflict.
     public mutating func proposal(for conflict: SyncConflict) -> DocumentContent {
         guard let viewer = viewer(of: conflict) else { return DocumentContent() }
+        return proposal(for: conflict, seenBy: viewer)
+    }
+
+    /// The proposal of `conflict` as the record at history entry `viewer` saw the document.
+    mutating func proposal(for conflict: SyncConflict, seenBy viewer: Int) -> DocumentContent {
         var blocks: [(orderKey: String, block: Block)] = []
         for id in blocksOfDocument[conflict.document] ?? [] where id != conflict.block {
             if case .present(let key, let block)? = blockValue(id, seenBy: viewer) { blocks.append((key, block)) }

@@ -42,6 +42,9 @@ extension SyncReplica {
     /// would leave), the winning side the highest-ranked such write's value with the text its
     /// record saw; its branch proposes the document as the removal's record saw it. Named by the
     /// block and the removal's record. A fact of those records, it stays whatever arrives later.
+    /// A removal whose record saw no block of the document present (an emptied document removed
+    /// while another device typed in it) makes none: its side holds no words to keep, its branch
+    /// would propose an empty document, and the document stays with the other side's words.
     mutating func removalConflicts() -> [HeldConflict] {
         var conflicts: [HeldConflict] = []
         for (document, blocks) in blocksOfDocument.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
@@ -50,8 +53,9 @@ extension SyncReplica {
                 for block in blocks.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
                     guard let winning = valueConcurrent(with: removal, in: block) else { continue }
                     let branch = SyncConflict.branchID("SealedVault removal conflict v1", block.bytes + history.entries[removal].record.hash)
-                    conflicts.append(HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning),
-                                                  viewer: removal))
+                    let conflict = SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning)
+                    guard !proposal(for: conflict, seenBy: removal).blocks.isEmpty else { continue }
+                    conflicts.append(HeldConflict(conflict: conflict, viewer: removal))
                 }
             }
         }

@@ -246,6 +246,10 @@ public struct SyncReplica: Sendable {
                 }
             }
         }
+        // Touching letters are judged once the record's every edit is in (a delete after an insert
+        // may show or hide them), on the text of its past and each concurrent record's (§19.3).
+        let inPastOf: (Int32, Int32) -> Bool = { x, z in x != entry && history.precedes(Int(x), Int(z)) }
+        for case .text(_, let id, _) in record.operations { texts[id]!.noteTouching(by: entry, inPast: inPast, inPastOf: inPastOf) }
     }
 
     /// Refuses a record whose text edits would cost more than one record may (SECURITY.md §19.2):

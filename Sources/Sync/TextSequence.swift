@@ -40,6 +40,15 @@ struct TextSequence: Sendable {
     /// arrive: a pair only ever involves the record arriving, so the set grows the same way
     /// whatever order concurrent records arrive in.
     private(set) var overlaps = Set<UInt64>()
+    /// Pairs of concurrent records whose letters or digits touch in the text of the two records'
+    /// pasts (see `touchingWords`), noted as the later of the two arrives: that text holds no other
+    /// record, so the set grows the same way whatever order records arrive in.
+    private(set) var touches = Set<UInt64>()
+    /// The runs of letters or digits the record being applied typed here (its first offset and
+    /// count), for `noteTouching` once all its edits are in.
+    private var typedRuns: [(entry: Int32, first: UInt32, count: Int)] = []
+    /// The records that typed a letter or digit here.
+    private var wordTypers = Set<Int32>()
     /// Who typed right after a character (its inserts' first characters), and right before it (the
     /// inserts whose last character it followed as their record saw the text), by character key.
     private var typedAfter: [UInt64: [Int32]] = [:]
@@ -124,6 +133,9 @@ struct TextSequence: Sendable {
         for device in typedByDevice.keys { typedByDevice[device]?.removeAll { $0.entry == entry } }
         for index in items.indices where items[index].deleters.contains(entry) { items[index].deleters.removeAll { $0 == entry } }
         overlaps = overlaps.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
+        touches = touches.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
+        typedRuns.removeAll { $0.entry == entry }
+        wordTypers.remove(entry)
         typedAfter = typedAfter.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
         typedBefore = typedBefore.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
         for key in typedAfter.keys where Int32(bitPattern: UInt32(key >> 32)) == entry { typedAfter[key] = nil }
@@ -197,6 +209,10 @@ struct TextSequence: Sendable {
                  endsInsert: index == scalars.count - 1, device: device, isWord: TextDiff.isWordScalar(scalar))
         }
         items.insert(contentsOf: new, at: position)
+        if new.contains(where: \.isWord) {
+            typedRuns.append((entry, firstOffset, new.count))
+            wordTypers.insert(entry)
+        }
         for index in new.indices { places[Self.key(entry, firstOffset + UInt32(index))] = Int32(position + index) }
         // In place: a device's chain here grows by one per record, and is not copied for each insert.
         let last = typedByDevice[device]?.last
@@ -228,7 +244,12 @@ struct TextSequence: Sendable {
 
     private mutating func note(_ a: Int32, _ b: Int32) {
         guard a != b else { return }
-        overlaps.insert(UInt64(UInt32(bitPattern: min(a, b))) << 32 | UInt64(UInt32(bitPattern: max(a, b))))
+        overlaps.insert(Self.pair(a, b))
+    }
+
+    /// Two records as one key, the lower index first.
+    private static func pair(_ a: Int32, _ b: Int32) -> UInt64 {
+        UInt64(UInt32(bitPattern: min(a, b))) << 32 | UInt64(UInt32(bitPattern: max(a, b)))
     }
 
     /// Marks deleted by record `deleter` the characters from `first` through `last` (named by
@@ -264,14 +285,85 @@ struct TextSequence: Sendable {
     /// Whether record `entry` typed a letter or digit in this text (a text conflict's branch holds
     /// the side that typed, SECURITY.md §19.3).
     func typedWordScalars(_ entry: Int32) -> Bool {
-        items.contains { $0.entry == entry && $0.isWord }
+        wordTypers.contains(entry)
     }
 
-    /// The pairs of concurrent records whose letters or digits now touch (one shown right after the
-    /// other, neither typed knowing of the other): two words run together that neither device wrote
-    /// so, as when a space between them was deleted on a third device. Unlike an overlap this is a
-    /// fact of the text as it is, so it may end when a later record separates them. Each pair is
-    /// (lower index, higher).
+    /// The pairs of concurrent records whose letters or digits touch (SECURITY.md §19.3): in the
+    /// text of exactly the records in the past of either (both included), a letter or digit one typed
+    /// is next to one the other typed: two words run together that neither device wrote so. That
+    /// text holds no record but those, so the pair is a fact of the two records, as an overlap is:
+    /// what arrives later (a record parting the words again) never ends it. Each pair is (lower
+    /// index, higher).
+    var touchingWords: [(Int32, Int32)] {
+        touches.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
+    }
+
+    /// Notes, once every edit of record `entry` here is applied, each record it touches
+    /// (`touchingWords`): from each letter or digit it typed and shows, the nearest characters either
+    /// side that the text of the two records' pasts would show. `inPast` says whether a record is in
+    /// `entry`'s past (or is it); `inPastOf(x, z)` whether record x is in held record z's past. Every
+    /// record held is in `entry`'s past or concurrent with it (it arrives after its past).
+    mutating func noteTouching(by entry: Int32, inPast: (Int32) -> Bool, inPastOf: (Int32, Int32) -> Bool) {
+        let runs = typedRuns.filter { $0.entry == entry }
+        typedRuns.removeAll()
+        for run in runs {
+            for offset in run.first..<run.first + UInt32(run.count) {
+                // Only the record itself can have deleted its own characters yet.
+                guard let index = index(of: entry, offset), items[index].isWord, items[index].deleters.isEmpty else { continue }
+                for step in [-1, 1] {
+                    for other in recordsTouching(from: index, step: step, by: entry, inPast: inPast, inPastOf: inPastOf) {
+                        touches.insert(Self.pair(entry, other))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The concurrent records with a letter or digit that is, in the text of its past and `entry`'s,
+    /// the nearest shown character to `start` (a letter or digit `entry` typed) in direction `step`.
+    /// A character is shown in that text when typed by a record in either past and deleted by none.
+    /// The walk stops at a character every such text shows (typed in `entry`'s past, deleted by no
+    /// record held): no record's letter beyond it can be next to `start`.
+    private func recordsTouching(from start: Int, step: Int, by entry: Int32, inPast: (Int32) -> Bool,
+                                 inPastOf: (Int32, Int32) -> Bool) -> [Int32] {
+        var found: [Int32] = [], decided = Set<Int32>(), between: [Int] = []
+        var cursor = start + step
+        while cursor >= 0, cursor < items.count {
+            let item = items[cursor], here = cursor
+            cursor += step
+            // Deleted in `entry`'s past (or by it): no such text shows it.
+            if item.deleters.contains(where: inPast) { continue }
+            if inPast(item.entry) {
+                if item.deleters.isEmpty { break }
+                between.append(here)  // shown unless the other's past deleted it
+                continue
+            }
+            let other = item.entry  // a concurrent record's character
+            // Deleted in its own record's past: no text that holds it shows it.
+            if item.deleters.contains(where: { inPastOf($0, other) }) { continue }
+            // The first character of `other` its text shows decides the pair: touching if it is a
+            // letter or digit and nothing between is shown there.
+            if decided.insert(other).inserted, item.isWord,
+               !between.contains(where: { isShown($0, inTextOf: other, inPast: inPast, inPastOf: inPastOf) }) {
+                found.append(other)
+            }
+            between.append(here)
+        }
+        return found
+    }
+
+    /// Whether the text of record `other`'s past and the applied record's (`inPast`) shows
+    /// character `index`: typed in either past, deleted in neither.
+    private func isShown(_ index: Int, inTextOf other: Int32, inPast: (Int32) -> Bool, inPastOf: (Int32, Int32) -> Bool) -> Bool {
+        let item = items[index]
+        return (inPast(item.entry) || inPastOf(item.entry, other)) && !item.deleters.contains { inPast($0) || inPastOf($0, other) }
+    }
+
+    /// The pairs of concurrent records whose letters or digits touch in the text shown, whether or
+    /// not they touch in their pair's text (`touchingWords`): words run together by a third
+    /// record's delete, which the pair's text does not hold. Unlike `touchingWords` this is a fact of
+    /// the text as it is, so it may end when a later record parts them (SECURITY.md §19.3: the one
+    /// order-dependence left). Each pair is (lower index, higher).
     func gluedWords(precedes: (Int32, Int32) -> Bool) -> [(Int32, Int32)] {
         var pairs = Set<UInt64>()
         var previous = -1

@@ -11,13 +11,14 @@ import Writing
     static let schedules = 1_000
 
     @Test func threeDevicesConvergeAndLoseNoWordOverRandomSchedules() throws {
-        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0, extraBranches = 0
+        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0, branches = 0, extraBranches = 0
         for seed in 0..<UInt64(Self.schedules) {
             let outcome = try Self.run(seed: seed)
             conflicted += outcome.conflicts > 0 ? 1 : 0
             held += outcome.held
             removedThenKept += outcome.removals > 0 && outcome.shown ? 1 : 0
             removed += outcome.shown ? 0 : 1
+            branches += outcome.branches
             extraBranches += outcome.extraBranches
         }
         // The schedules must exercise what they claim to: conflicts, out-of-order delivery, and
@@ -26,11 +27,11 @@ import Writing
         #expect(held > 0)
         #expect(removedThenKept > 0)
         #expect(removed > 0)
-        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed, \(extraBranches) branches of touching words parted again before a 0x03 (on the devices that met them)")
+        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed, \(branches) branches, \(extraBranches) more on the devices that met words touching only in the text shown, parted again before a 0x03")
     }
 
     /// One schedule; returns how many conflicts it ended with and how many records were held for parents.
-    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool, extraBranches: Int) {
+    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool, branches: Int, extraBranches: Int) {
         var generator = SeededGenerator(seed: seed)
         var fleet = try SyncFleet(devices: 3)
         fleet.books = Array(repeating: BranchBook(), count: 3)
@@ -81,10 +82,13 @@ import Writing
             #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
             #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
         }
-        // Every device made the branches a device given every record at once makes (by conflict id,
-        // proposing the same document), whatever it received when. A device may hold more: a text
-        // conflict of words that touched and were parted again before a 0x03 recorded it (§19.3);
-        // those are counted, and must propose the same on every device that made them.
+        // Every device made the branches a device given every record at once makes (by conflict
+        // id, which is the branch's id in every vault, proposing the same document), whatever it
+        // received when. A device may hold more only of words that touched in the text shown alone
+        // (run together by a third record's delete, never in their pair's text) and were parted
+        // again before a 0x03 recorded them (§19.3's one order-dependence left): those are counted,
+        // and must propose the same on every device that made them. No branch proposes an empty
+        // document.
         let books = fleet.books!
         var extraBranches = 0
         var atOnce = BranchBook()
@@ -99,6 +103,9 @@ import Writing
                     #expect(books[other].branches[id] == kept, "seed \(seed): devices \(index) and \(other) propose \(id.hex.prefix(8)) differently")
                 }
             }
+            for (id, kept) in books[index].branches {
+                #expect(!kept.proposal.blocks.isEmpty, "seed \(seed): device \(index)'s branch \(id.hex.prefix(8)) proposes an empty document")
+            }
         }
         // Kept = what the vault shows: the document, and each conflict's branch (its losing side
         // in its proposal). The winning side is in no branch, so it does not count.
@@ -111,7 +118,7 @@ import Writing
             let lostFromBranches = tracker.mustSurvive.subtracting(WordTracker.words(in: reference.blocks).union(inBranches))
             #expect(lostFromBranches.isEmpty, "seed \(seed): words in no document or branch: \(lostFromBranches.sorted()) branches \(books[0].described)")
         }
-        return (conflicts.count, held, removals, shown, extraBranches)
+        return (conflicts.count, held, removals, shown, atOnce.branches.count, extraBranches)
     }
 
     /// A random edit a person might make: a word typed, deleted or replaced, a paragraph added,

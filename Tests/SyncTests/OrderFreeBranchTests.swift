@@ -73,6 +73,38 @@ import Writing
         #expect(oneByOne == together, "one by one: \(oneByOne.described); together: \(together.described)")
     }
 
+    /// (d) Words typed at one point on two devices touch ("penicillinlatex"); a third device,
+    /// holding both, parts them with a space and commits no 0x03. The words touched in the text of
+    /// the two records' pasts, so the conflict is one for good (§19.3): a device that receives the
+    /// typing first and one that receives all three records at once make the same branches, one per
+    /// side, each word whole in its side's.
+    @Test func touchingWordsPartedAgainAreABranchWhateverArrivedFirst() throws {
+        var (fleet, document, blocks, base) = try Self.fleet(3, ["Allergies: ."])
+        var first = blocks[0], second = blocks[0]
+        first.text = "Allergies: penicillin."
+        second.text = "Allergies: latex."
+        let penicillin = try #require(try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [first])))
+        let latex = try #require(try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [second])))
+        var generator = SeededGenerator(seed: 3)
+        fleet.sync(from: 0, to: 2, shuffle: &generator)
+        fleet.sync(from: 1, to: 2, shuffle: &generator)
+        let touching = fleet.replicas[2].content(of: document).blocks[0].text
+        #expect(touching == "Allergies: penicillinlatex." || touching == "Allergies: latexpenicillin.", "\(touching)")
+        var parted = blocks[0]
+        parted.text = touching.replacingOccurrences(of: "nl", with: "n l").replacingOccurrences(of: "xp", with: "x p")
+        // Committed without the conflicts it holds: as a device that never recorded them.
+        let operations = try fleet.replicas[2].operations(making: document, hold: DocumentContent(blocks: [parted]))
+        let parting = try fleet.replicas[2].commit(operations, carryingConflicts: false)
+        #expect(!parting.operations.contains { if case .conflict = $0 { return true } else { return false } })
+        let typingFirst = Self.branches(fleet, base: base, [[penicillin, latex], [parting]])
+        let together = Self.branches(fleet, base: base, [[penicillin, latex, parting]])
+        let partingWithOne = Self.branches(fleet, base: base, [[penicillin], [latex, parting]])
+        #expect(typingFirst.branches.count == 2, "\(typingFirst.described)")
+        #expect(typingFirst == together, "typing first: \(typingFirst.described); together: \(together.described)")
+        #expect(typingFirst == partingWithOne, "typing first: \(typingFirst.described); one, then the rest: \(partingWithOne.described)")
+        #expect(Set(typingFirst.branches.values.map { $0.proposal.blocks.map(\.text) }) == [["Allergies: penicillin."], ["Allergies: latex."]])
+    }
+
     /// (c) A deleted side never proposes an empty document: the only paragraph deleted on one
     /// device while another edits it (the edit ranking higher) proposes the paragraph as the
     /// deleting device last saw it, in either order.

@@ -21,9 +21,16 @@ Points §19.3 left open until this replay was written (now stated there; each a 
   grow as records arrive; a branch proposes the document as the losing record saw it (never empty);
 - a text conflict is one between any two concurrent records held that both edit the block's text,
   heads or not, so it stays whether or not a 0x03 records it;
-- letters "touch" when a word scalar one record typed is next to one the other typed in the text
-  shown (words joined by deletes alone are no conflict). Word scalars here: str.isalpha() or
-  str.isnumeric() (the cases use no scalar where that differs from Unicode Alphabetic or numeric).
+- letters of two concurrent records "touch" when a word scalar one typed is next to one the other
+  typed in the text of exactly the records in the past of either (both included: the pair's text, a
+  replica holding only those would show, replayed here from those records alone), or in the text
+  shown. Touching in the pair's text is a fact of the two records, as an overlap is, and a later
+  record (one parting the words, or a concurrent one typing between them) never ends it; touching
+  only in the text shown (words run together by a third record's delete) is a fact of the text as it
+  is. For every case here each prefix of every order makes no branch the whole set does not make
+  with the same proposal (checked). Words joined by deletes alone are no conflict. Word scalars here:
+  str.isalpha() or str.isnumeric() (the cases use no scalar where that differs from Unicode
+  Alphabetic or numeric).
 """
 
 import hashlib
@@ -60,10 +67,11 @@ class Replay:
     """The state a replica holding exactly `raw_records` shows (§19.3), whatever order they came in."""
 
     def __init__(self, raw_records, keys):
-        self.records = {}
+        self.records, self.raw, self.keys = {}, {}, keys
         for raw in raw_records:
             fields = cr.read(raw, keys)
             self.records[hashlib.sha256(raw).hexdigest()] = fields
+            self.raw[hashlib.sha256(raw).hexdigest()] = raw
         # Lamport times rise along parents, so this order puts every record after its parents.
         self.order = sorted(self.records, key=self.rank)
         self.vectors = {}
@@ -275,16 +283,25 @@ class Replay:
             out.append(self.conflict(branch, block, self.write_value(block, [low]), self.write_value(block, [high])))
         return out
 
+    def touching(self, block, p, q):
+        """§19.3: in the text a replica holding exactly the records in the past of p or q (both
+        included) shows, a letter or digit p typed is next to one q typed."""
+        held = [self.raw[h] for h in self.order if self.in_past(h, p) or self.in_past(h, q)]
+        shown = Replay(held, self.keys).shown(block)
+        return any(is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and {left.record, right.record} == {p, q}
+                   for left, right in zip(shown, shown[1:]))
+
     def text_conflicts(self, block):
         writers = sorted(self.text_writers.get(block, ()), key=self.rank)
         shown = self.shown(block)
-        touching = set()
+        touching_shown = set()
         for left, right in zip(shown, shown[1:]):
             if is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and left.record != right.record:
-                touching.add(frozenset((left.record, right.record)))
+                touching_shown.add(frozenset((left.record, right.record)))
         out = []
         for p, q in itertools.combinations(writers, 2):
-            if self.concurrent(p, q) and (self.overlap(block, p, q) or frozenset((p, q)) in touching):
+            if self.concurrent(p, q) and (self.overlap(block, p, q) or self.touching(block, p, q)
+                                          or frozenset((p, q)) in touching_shown):
                 lower, higher = sorted((p, q), key=self.rank)
                 # A branch for each side that typed letters or digits (the merged text may run its
                 # words into others'), else for the lower-ranked side.
@@ -345,6 +362,10 @@ class Replay:
                     if not concurrent:
                         continue
                     latest = max(concurrent, key=self.rank)
+                    # A removal whose record saw no block of the document present makes none (its
+                    # branch would propose an empty document; its side holds no words).
+                    if not self.proposal(node, block, None, removal):
+                        continue
                     branch = hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)).digest()[:16]
                     out.append(self.conflict(branch, block, None, self.write_value(block, [latest])))
         return kept, out
@@ -433,15 +454,18 @@ class Replay:
         """§19.3: the syncConflict branch's proposal, the document as the losing side's record saw it
         with the losing value in place of the block; a losing `deleted` leaves the block out unless no
         other block is left, when the block stays as that record saw it before deleting it."""
-        viewer = self.viewer(conflict)
-        document, block = conflict["document"], conflict["block"]
+        blocks = self.proposal(conflict["document"], conflict["block"], conflict["losing"], self.viewer(conflict))
+        return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
+
+    def proposal(self, document, block, losing, viewer):
+        """The blocks of a branch's proposal, in reading order, seen from record `viewer`."""
         blocks = [v for v in (self.view(b, viewer) for b, d in self.block_document.items() if d == document and b != block) if v]
-        if conflict["losing"] is not None:
-            blocks.append(dict(conflict["losing"], block=block))
+        if losing is not None:
+            blocks.append(dict(losing, block=block))
         elif not blocks and self.view(block, viewer, before=True):
             blocks.append(self.view(block, viewer, before=True))
         blocks.sort(key=lambda b: (b["order_key"].encode(), bytes.fromhex(b["block"])))
-        return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
+        return blocks
 
     def result(self):
         nodes = self.nodes()
@@ -556,9 +580,32 @@ class Case:
         for order in orders:
             assert sorted(order) == list(range(len(raws)))
             assert Replay([raws[i] for i in order], KEYS).result() == result, (self.name, order)
+            self.check_grows_only(order, result)
         return dict({"name": self.name, "description": self.description, "project": self.project,
                      "records": [{"name": n, "record": r.hex(), "hash": h} for n, r, h, _ in self.records],
                      "orders": orders}, **result)
+
+
+    def check_grows_only(self, order, result):
+        """§19.3: conflicts only grow as records arrive. A replica given the records in `order` holds,
+        after each, those whose parents it holds (the rest wait); each branch it would make then is one
+        of the whole set's, proposing the same document, so a vault keeping branches as records come
+        makes exactly the whole set's, in any order."""
+        final = {b["branch"]: b for b in result["branches"]}
+        arrived = set()
+        for index in order[:-1]:
+            arrived.add(self.records[index][2])
+            held, progress = set(), True
+            while progress:
+                progress = False
+                for _, raw, h, fields in self.records:
+                    if h in arrived and h not in held and all(p in held for p in fields["parents"]):
+                        held.add(h)
+                        progress = True
+            if not held:
+                continue
+            for branch in Replay([r[1] for r in self.records if r[2] in held], KEYS).result()["branches"]:
+                assert final.get(branch["branch"]) == branch, (self.name, "a branch the whole set does not make", order, branch)
 
 
 def node(document, title, key="1i", parent=None):
@@ -942,6 +989,92 @@ def only_block_deleted_and_edited():
     return c
 
 
+def touching_parted_again(parter, name, description):
+    """A and B type a word at one point with no space between (as "touching inserts"); then `parter`,
+    holding both, types a space between them, with no 0x03: the words touched in the text of the two
+    records' pasts, so the pair is a text conflict whatever arrives later."""
+    c = Case(name, description)
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
+    v = c.view(["A types", "B types"])
+    assert "".join(ch.scalar for ch in v.shown(b1)) == "Allergies: penicillinlatex."
+    c.record(parter + " parts them", parter, ["A types", "B types"], edit(v, b1, [(("after", "penicillin"), " ")]))
+    return c
+
+
+def touching_parted_by_a_concurrent_space():
+    c = Case("touching words a concurrent space parts", "A, B and C each type at one point, none having seen the "
+                                                        "others: B \"latex\" (Lamport time 4), C a space (3), A "
+                                                        "\"penicillin\" (2), so the text shows \"latex penicillin\". "
+                                                        "In the text of A's and B's records alone the words touch: "
+                                                        "a text conflict, though C's space parts them once it is "
+                                                        "held (a device that met A's and B's records first made it "
+                                                        "before; now every device does).")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("", "penicillin")]), lamport=2)
+    c.record("C types", "C", ["made"], edit(v, b1, [("", " ")]), lamport=3)
+    c.record("B types", "B", ["made"], edit(v, b1, [("", "latex")]), lamport=4)
+    assert "".join(ch.scalar for ch in c.view(["A types", "B types", "C types"]).shown(b1)) == "latex penicillin."
+    return c
+
+
+def touching_through_a_third_devices_delete():
+    c = Case("touching through a third device's delete", "A types \"penicillin\" before the \";\" of "
+                                                         "\"Allergies: ;.\", B \"latex\" after it, and C deletes "
+                                                         "it, none having seen the others: the text shows "
+                                                         "\"penicillinlatex\", so A and B touch in the text shown "
+                                                         "(not in their pair's text, where the \";\" parts them); "
+                                                         "each typed next to the character C deleted, so each "
+                                                         "overlaps C too: A's side and B's each have a branch "
+                                                         "for each, every word whole.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ;."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", ";"), "latex")]))
+    c.record("C deletes", "C", ["made"], edit(v, b1, [(";", "")]))
+    return c
+
+
+def touching_across_a_deleted_space():
+    c = Case("touching across a space one side's past deleted", "A deletes the space of \"Allergies: .\" and then "
+                                                               "types \"penicillin\" after the colon; B, having seen "
+                                                               "neither, types \"latex\" after the space: in the text "
+                                                               "of A's second record's past and B's the space is gone, "
+                                                               "so the words touch, a text conflict.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ."))
+    v = c.view(["made"])
+    c.record("A deletes", "A", ["made"], edit(v, b1, [(" ", "")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
+    v = c.view(["A deletes"])
+    c.record("A types", "A", ["A deletes"], edit(v, b1, [(("after", "Allergies:"), "penicillin")]))
+    return c
+
+
+def emptied_document_removed():
+    c = Case("an emptied document removed while a paragraph is added", "A deletes a document's only paragraph and "
+                                                                      "then removes the document; B, having seen "
+                                                                      "neither, adds a paragraph: the document stays "
+                                                                      "with B's paragraph, and since A's removal saw no "
+                                                                      "block of it present (its branch would propose "
+                                                                      "an empty document) it makes no removal conflict. "
+                                                                      "A's deletion of the first paragraph, which B had "
+                                                                      "not changed, is no conflict either.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
+    v = c.view(["made"])
+    c.record("A empties", "A", ["made"], delete(v, b1))
+    c.record("A removes", "A", ["A empties"], [{"op": "node", "node": doc, "value": None}])
+    c.record("B adds", "B", ["made"], new_block(doc, b2, "1j", "Agreed terms."))
+    return c
+
+
 def cases():
     built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
@@ -959,7 +1092,15 @@ def cases():
                                    "one branch holds A's side, the one that typed, though A ranks higher."),
              replaced_word_deleted("B", "A", "deleted word, replaced", "As \"replaced word, deleted\", the roles swapped "
                                    "(the replacing B ranks lower): the one branch holds B's side."),
-             moved_while_typed_elsewhere(), moves_resolved_unrecorded(), only_block_deleted_and_edited()]
+             moved_while_typed_elsewhere(), moves_resolved_unrecorded(), only_block_deleted_and_edited(),
+             touching_parted_again("A", "touching words parted again", "As \"touching inserts\", then A, holding both "
+                                   "records, types a space between the words, with no 0x03: the words touched in the "
+                                   "text of A's and B's first records, so both text conflicts stay (each side's word "
+                                   "whole in a branch), whatever order the records come in."),
+             touching_parted_again("C", "touching words parted on a third device", "As \"touching words parted again\", "
+                                   "the space typed by C, holding both records: the same two text conflicts."),
+             touching_parted_by_a_concurrent_space(), touching_through_a_third_devices_delete(),
+             touching_across_a_deleted_space(), emptied_document_removed()]
     return [c.vector(orders_of(len(c.records))) for c in built]
 
 
