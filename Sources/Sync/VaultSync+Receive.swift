@@ -147,16 +147,24 @@ extension VaultSync {
 
     /// Keeps each conflict not kept before as a syncConflict branch of its document, against a
     /// snapshot of the document as it now is: the branch proposes the document as the losing side
-    /// saw it (`SyncReplica.proposal(for:)`), the same on every device whenever it met the conflict.
+    /// saw it (`SyncReplica.proposal(for:)`), the same on every device whenever it met the conflict,
+    /// and its id is the conflict's, so every device names it alike (a random one only if a branch
+    /// of that id is here already: a peer's made branch of that id, which no honest device sends).
+    /// A proposal with no block (only a 0x03 of an earlier rule can name one) makes no branch.
     private func keepConflicts(of replica: inout SyncReplica, in project: WritingProject) throws -> Int {
         var made = 0
         for conflict in replica.conflicts() {
             guard try database.queryOne("SELECT branch_id FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)]) == nil,
                   replica.documents.contains(conflict.document) else { continue }
-            let base = try store.createSnapshot(of: conflict.document, in: project.id)
             let proposal = replica.proposal(for: conflict)
-            let branch = try store.createBranch(of: conflict.document, in: project.id, base: base.id, content: proposal,
-                                                kind: .syncConflict, provenance: "sync conflict over block \(conflict.block.hex)")
+            guard !proposal.blocks.isEmpty else { continue }
+            let base = try store.createSnapshot(of: conflict.document, in: project.id)
+            let make = { (id: BranchID?) in
+                try self.store.createBranch(of: conflict.document, in: project.id, base: base.id, content: proposal,
+                                            kind: .syncConflict, provenance: "sync conflict over block \(conflict.block.hex)", id: id)
+            }
+            let branch: Branch
+            do { branch = try make(conflict.branch) } catch let error as WritingError where error.code == .invalidIdentifier { branch = try make(nil) }
             try database.query("INSERT INTO sync_conflict_branches (conflict, project_id, branch_id) VALUES (?, ?, ?)",
                                [.blob(conflict.branch.bytes), .blob(project.id.bytes), .blob(branch.id.bytes)])
             try transaction.record(.syncConflictBranch, compartment: project.compartment.id, subject: project.id,

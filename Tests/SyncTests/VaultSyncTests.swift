@@ -50,6 +50,9 @@ import Writing
         #expect(content.blocks[0].text == "intake, from the desk")
         let branches = try store { try $0.branches(of: document, in: project.id) }
         #expect(branches.count == 2 && branches.allSatisfy { $0.kind == .syncConflict })
+        // Each branch is named by its conflict, as the peer (holding the same records) names it:
+        // the same id on every device, not one of this vault's own making (§19.5).
+        #expect(Set(branches.map(\.id)) == Set(replica.conflicts().map(\.branch)))
         let proposed = try branches.map { branch in try store { try $0.branchContent(branch.id, of: document, in: project.id) } }
         // Both replaced "plan": the document keeps every character typed (the two words run
         // together), and a branch for each side proposes that side's version, every word whole.

@@ -102,9 +102,8 @@ final class ThreeDeviceFixture {
     /// document's branches (kind, state and blocks), all in a canonical order.
     struct Shown: Equatable {
         struct Node: Equatable { let id: NodeID; let kind: NodeKind; let parent: NodeID?; let orderKey: String; let title: String }
-        /// A branch; a sync conflict's without its id: each device makes its own branch for a
-        /// conflict it meets (SECURITY.md §19.5, found again by its conflict), so only what it holds is
-        /// the same everywhere. Every other branch travels with its id.
+        /// A branch, with its id: a sync conflict's is the conflict's id, the same on every device
+        /// that makes it (SECURITY.md §19.5); every other branch travels with its id.
         struct BranchShown: Hashable {
             let id: BranchID?
             let kind: BranchKind
@@ -133,7 +132,7 @@ final class ThreeDeviceFixture {
                 guard node.kind == .scene else { continue }
                 shown.documents[node.id] = try store.documentContent(of: node.id, in: project).blocks
                 shown.branches[node.id] = try store.branches(of: node.id, in: project).map {
-                    Shown.BranchShown(id: $0.kind == .syncConflict ? nil : $0.id, kind: $0.kind, state: $0.state,
+                    Shown.BranchShown(id: $0.id, kind: $0.kind, state: $0.state,
                                       blocks: try store.branchContent($0.id, of: node.id, in: project).blocks)
                 }.sorted { $0.sortKey < $1.sortKey }
             }

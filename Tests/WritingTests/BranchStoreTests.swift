@@ -52,6 +52,24 @@ import TestSupport
         return content
     }
 
+    @Test("a branch made with a given id (a sync conflict's) keeps it, and a second branch of that id is refused")
+    func givenIDIsKeptAndNeverReused() throws {
+        let start = try WritingFixture.paragraphs(["S: slept badly."])
+        let setting = try Setting(start)
+        let id = try BranchID.random()
+        let proposal = Self.edited(start, 0, to: "S: slept poorly.")
+        let made = try setting.store {
+            try $0.createBranch(of: $2, in: $1, base: setting.base.id, content: proposal, kind: .syncConflict, provenance: "sync conflict", id: id)
+        }
+        #expect(made.id == id)
+        #expect(try setting.store { try $0.branches(of: $2, in: $1) }.map(\.id) == [id])
+        let again = writingCode {
+            try setting.store { try $0.createBranch(of: $2, in: $1, base: setting.base.id, content: start, kind: .syncConflict, provenance: "sync conflict", id: id) }
+        }
+        #expect(again == .invalidIdentifier)
+        #expect(try setting.store { try $0.branchContent(id, of: $2, in: $1) } == proposal)
+    }
+
     @Test("a branch is stored open with its kind and provenance, listed with the document's others, and reads back its content")
     func createAndList() throws {
         let start = try WritingFixture.paragraphs(["S: slept badly.", "O: calm."])

@@ -10,9 +10,11 @@ extension WritingStore {
 
     /// Stores `content` as a proposal for `document` against `base`, open. The content is checked as
     /// a document's is (`replaceDocumentContent`), and may reuse only this document's block ids.
+    /// The branch's id is random, or `id` (a sync conflict's, named alike on every device: one held
+    /// already is refused, `invalidIdentifier`).
     @discardableResult
     public func createBranch(of document: NodeID, in projectID: ProjectID, base: SnapshotID, content: DocumentContent,
-                             kind: BranchKind, provenance: String) throws -> Branch {
+                             kind: BranchKind, provenance: String, id: BranchID? = nil) throws -> Branch {
         let provenance = try Self.checkedName(provenance, "a branch's provenance")
         try Self.check(content)
         let project = try writable(projectID)
@@ -26,8 +28,9 @@ extension WritingStore {
                 throw WritingError(.notInProject, "block \(block.id) belongs to another document")
             }
         }
+        if let id, try branchTable.row(id) != nil { throw WritingError(.invalidIdentifier, "a branch \(id) exists already") }
         let parts = BranchRecord(document: document, base: base, content: SnapshotContent.encode(content)).parts()
-        let row = BranchTable.Row(id: try BranchID.random(), project: project.id, document: document, base: base, kind: kind,
+        let row = BranchTable.Row(id: try id ?? BranchID.random(), project: project.id, document: document, base: base, kind: kind,
                                   state: .open, parts: parts.count, createdAt: now)
         try branchTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.branchPart(row.id, index), of: project) }
