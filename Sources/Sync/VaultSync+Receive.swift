@@ -150,12 +150,18 @@ extension VaultSync {
     /// saw it (`SyncReplica.proposal(for:)`), the same on every device whenever it met the conflict,
     /// and its id is the conflict's, so every device names it alike (a random one only if a branch
     /// of that id is here already: a peer's made branch of that id, which no honest device sends).
-    /// A proposal with no block (only a 0x03 of an earlier rule can name one) makes no branch.
+    /// A proposal with no block (only a 0x03 of an earlier rule can name one) makes no branch. A
+    /// conflict whose branch is gone (its document removed here by the owner, then brought back by
+    /// the records: the store took the branches with it) is kept again, as when the records remove
+    /// and bring back a document (`removeNodes`), so every device shows it.
     private func keepConflicts(of replica: inout SyncReplica, in project: WritingProject) throws -> Int {
         var made = 0
-        for conflict in replica.conflicts() {
-            guard try database.queryOne("SELECT branch_id FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)]) == nil,
-                  replica.documents.contains(conflict.document) else { continue }
+        let held = Set(try store.branchStatuses(in: project.id).map(\.id))
+        for conflict in replica.conflicts() where replica.documents.contains(conflict.document) {
+            if let row = try database.queryOne("SELECT branch_id FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)]) {
+                guard !held.contains(try BranchID(bytes: try row.blob("branch_id"))) else { continue }
+                try database.query("DELETE FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)])
+            }
             let proposal = replica.proposal(for: conflict)
             guard !proposal.blocks.isEmpty else { continue }
             let base = try store.createSnapshot(of: conflict.document, in: project.id)

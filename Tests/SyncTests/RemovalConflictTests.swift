@@ -120,6 +120,45 @@ import Writing
     }
 }
 
+extension VaultRemovalConflictTests {
+    /// A document whose conflicts have branches here, removed here by the owner (the store takes the
+    /// branches with it) while the peer, not having seen the removal, edits it: the records bring the
+    /// document back, and with it its conflicts' branches, as every device that kept the document
+    /// shows them (SECURITY.md §19.5), not only the removal's new one.
+    @Test func aDocumentRemovedHereAndBroughtBackGetsItsConflictsBranchesAgain() throws {
+        let (document, block) = try store { store in
+            let node = try store.addNode(.scene, titled: "Intake", in: project.id)
+            let block = Block(id: try BlockID.random(), kind: .paragraph, text: "plan")
+            try store.replaceDocumentContent(of: node.id, in: project.id, with: DocumentContent(blocks: [block]))
+            return (node.id, block)
+        }
+        let first = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        var replica = SyncReplica(project: project.id, author: peer, devices: devices)
+        #expect(replica.receive(first.encoded) == .applied(1))
+        // Both replace the word: a text conflict, a branch for each side.
+        let theirs = try #require(try replica.edit(document, to: DocumentContent(blocks: [Block(id: block.id, kind: .paragraph, text: "desk words")])))
+        try store { try $0.replaceDocumentContent(of: document, in: project.id, with: DocumentContent(blocks: [Block(id: block.id, kind: .paragraph, text: "laptop words")])) }
+        let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        #expect(try sync { try $0.receive([theirs.encoded], for: project.id) }.branchesMade == 2)
+        let conflicts = Set(try store { try $0.branches(of: document, in: project.id) }.map(\.id))
+        #expect(conflicts.count == 2)
+        #expect(replica.receive(ours.encoded) == .applied(1))
+        // Removed here with its branches; edited on the peer, which has not seen the removal.
+        try store { try $0.removeNode(document, in: project.id) }
+        let removal = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        #expect(removal.operations.contains(.node(document, .removed)))
+        let shown = replica.content(of: document).blocks[0].text
+        let edit = try #require(try replica.edit(document, to: DocumentContent(blocks: [Block(id: block.id, kind: .paragraph, text: shown + " again")])))
+        _ = try sync { try $0.receive([edit.encoded], for: project.id) }
+        #expect(try store { try $0.nodes(in: project.id) }.map(\.id).contains(document))
+        let branches = Set(try store { try $0.branches(of: document, in: project.id) }.map(\.id))
+        #expect(branches.isSuperset(of: conflicts), "the text conflict's branches were not made again: \(branches) lacks some of \(conflicts)")
+        #expect(branches.count == 3)  // and the removal's
+        #expect(replica.receive(removal.encoded) == .applied(1))
+        #expect(branches == Set(replica.conflicts().map(\.branch)))
+    }
+}
+
 /// The removal conflict's known answer (testvectors/sync/change-records.json, `removal`, written by
 /// the independent testvectors/independent/change_record.py from SECURITY.md §19.3): its records in
 /// every order keep the document with the unseen typing and make exactly the conflict it names.
