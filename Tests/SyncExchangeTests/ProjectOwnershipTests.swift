@@ -290,4 +290,32 @@ import Writing
         #expect(try F.texts(f.desk, memo.id, draft) == ["the colleague's words"])
         #expect(F.details(f.desk, .syncRecordRefused, "reason").contains("accessEnded"))
     }
+
+    /// A4 (attack review s6): the colleague gives the owner's desk and laptop editor; the laptop
+    /// types and pushes to the colleague; the colleague then makes the desk a viewer and writes on.
+    /// The desk asking the colleague takes the laptop's record the colleague relays and the
+    /// colleague's later words built on it (not `accessEnded`, not left waiting), and is view-only.
+    @Test func recordsTheOriginRelaysOfAnOwnDeviceAreTakenWhileTheOwnerOnlyViews() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        let draft = try F.document(colleague.vault, in: memo, "Draft", ["first", "second"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .editor)
+        try F.share(memo, of: colleague.vault, with: f.laptop, role: .editor)
+        #expect(try colleague.answer(f.desk, f.deskKeys).received == 1)
+        #expect(try colleague.answer(f.laptop, f.laptopKeys).received == 1)
+        try F.edit(f.laptop, try Self.held(f.laptop, memo.id), draft, block: 0, to: "first, on the laptop")
+        #expect(try colleague.answer(f.laptop, f.laptopKeys).sent == 1)
+        try SyncControl.shared(memo.compartment, with: f.deskKeys.profile.deviceID, role: .viewer, in: colleague.vault.unlocked)
+        try F.edit(colleague.vault, try colleague.project(memo.id), draft, block: 1, to: "second, the colleague's later words")
+
+        let report = try colleague.answer(f.desk, f.deskKeys)
+        let entry = try #require(report.projects.first { $0.project == memo.id })
+        #expect(entry.refused == [] && entry.received == 2, "\(report)")
+        #expect(try Self.held(f.desk, memo.id).isViewOnly)
+        #expect(try F.texts(f.desk, memo.id, draft) == ["first, on the laptop", "second, the colleague's later words"])
+        #expect(!F.details(f.desk, .syncRecordRefused, "reason").contains("accessEnded"))
+        // The desk's own laptop pushing to the desk is still no back door.
+        #expect(try Self.origin(f.desk, memo.id)?.access == .viewer)
+    }
 }

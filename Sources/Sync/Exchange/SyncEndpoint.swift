@@ -136,11 +136,17 @@ public struct SyncEndpoint {
     /// viewer). Their records already stored keep verifying; a new one is refused (`accessEnded`).
     /// A device this vault is not paired with is taken on the word of the roster an own device or
     /// the project's owner offered, and reaches this vault only through one that still grants it.
-    func endedSigners(of project: WritingProject, among keys: [DeviceID: [UInt8]], in store: SyncExchangeStore) throws -> Set<DeviceID> {
+    ///
+    /// `sentByOrigin`: the records come from the project's origin itself. The owner's own devices
+    /// are not ended for those (attack review s6, A4): the origin took them (an own device that
+    /// wrote while it was an editor there), and its own later records are built on them, so
+    /// refusing them would leave everything the origin writes after them waiting for ever.
+    func endedSigners(of project: WritingProject, among keys: [DeviceID: [UInt8]], in store: SyncExchangeStore,
+                      sentByOrigin: Bool = false) throws -> Set<DeviceID> {
         let paired = Set(pairings.map(\.peer.deviceID))
         // The owner only views a project someone shared so: none of the owner's devices writes it,
         // so an own device (whose view-only mark other software ignored) is no back door to write.
-        let ownerViews = try sharedFrom(project.id, in: store)?.access == .viewer
+        let ownerViews = try !sentByOrigin && sharedFrom(project.id, in: store)?.access == .viewer
         var ended = Set<DeviceID>()
         for device in keys.keys where device != author.device && paired.contains(device) {
             if ownerViews && trusted.contains(device) {
@@ -255,7 +261,8 @@ public struct SyncEndpoint {
     /// those, refused and recorded (`sync.record-refused`, reason `accessEnded`).
     private func withoutEndedSigners(_ records: [[UInt8]], of project: WritingProject, sync: VaultSync,
                                      store: SyncExchangeStore) throws -> ([[UInt8]], [SyncRefusal]) {
-        let ended = try endedSigners(of: project, among: sync.devices, in: store)
+        let sentByOrigin = try sharedFrom(project.id, in: store)?.device == peer.deviceID
+        let ended = try endedSigners(of: project, among: sync.devices, in: store, sentByOrigin: sentByOrigin)
         guard !ended.isEmpty else { return (records, []) }
         let held = try sync.heldVector(of: project.id)
         var taken: [[UInt8]] = [], refused: [SyncRefusal] = []
