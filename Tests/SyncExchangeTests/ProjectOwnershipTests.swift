@@ -318,4 +318,28 @@ import Writing
         // The desk's own laptop pushing to the desk is still no back door.
         #expect(try Self.origin(f.desk, memo.id)?.access == .viewer)
     }
+
+    /// A7 (attack review s6): a project not passed on is recorded at each projects request of the
+    /// device it was once shared with, charged to that device's refusal budget: past the bound one
+    /// summary, then nothing more, however often it asks.
+    @Test func notPassingOnIsChargedToTheAskersRefusalBudget() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let brief = try F.project(f.desk, "Brief")
+        _ = try F.document(f.desk, in: brief, "Draft", ["first"])
+        try F.share(brief, of: f.desk, with: colleague.vault, role: .editor)
+        #expect(try colleague.syncWithDesk().received == 1)
+        let theirs = try colleague.project(brief.id)
+        try colleague.vault.unlocked.transaction { tx in
+            try SyncExchangeStore(database: tx.database).setShare(of: theirs.compartment.id, with: f.laptopKeys.profile.deviceID, role: .viewer, at: 1)
+        }
+        let budget = SyncRefusalBudget(bound: 3, seconds: 60, clock: .forwardOnly { 1_000 })
+        let responder = SyncResponder(vault: colleague.vault.unlocked, refusals: budget)
+        for _ in 0..<10 { _ = try? responder.respond(to: SyncWire.projectsKind, body: [SyncWire.version], from: f.laptopKeys.profile) }
+        let reasons = F.details(colleague.vault, .syncExchangeRefused, "reason")
+        #expect(reasons == ["notOwner", "notOwner", "notOwner", "tooManyRefusals"], "\(reasons)")
+        let first = try #require(Self.entries(colleague.vault, .syncExchangeRefused).first)
+        #expect(first["project"] == brief.id.hex && first["origin"] == f.deskKeys.profile.deviceID.hex
+                && first["peer"] == f.laptopKeys.profile.deviceID.hex, "\(first)")
+    }
 }

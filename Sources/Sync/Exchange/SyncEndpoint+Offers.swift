@@ -7,13 +7,15 @@ import Writing
 /// ordinary projects shared with it (viewer or editor), never a privileged one.
 extension SyncEndpoint {
     /// This vault's projects the peer may sync, each with what it needs to make the project.
-    func offers() throws -> [SyncProjectOffer] {
+    /// `refusing` records a project not passed on (`refusePassingOn`); the responder charges it to
+    /// the peer's refusal budget, since the peer asks as often as it likes (attack review s6, A7).
+    func offers(refusing: ((ProjectID, DeviceID) -> Void)? = nil) throws -> [SyncProjectOffer] {
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
         var offers: [SyncProjectOffer] = []
         for project in projects {
             switch try vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)) }) {
             case .success(let access): offers.append(try offer(of: project, access: access))
-            case .failure(let refusal) where refusal.code == .notOwner: try refusePassingOn(project)
+            case .failure(let refusal) where refusal.code == .notOwner: try refusePassingOn(project, refusing)
             case .failure: continue
             }
         }
@@ -23,13 +25,14 @@ extension SyncEndpoint {
     /// A project someone else shared with this vault, that this vault once shared with the peer
     /// too (a share recorded before only owners could share): not offered, and recorded, naming
     /// the project's owner (`origin`), so the owner of this vault sees that it was not passed on.
-    private func refusePassingOn(_ project: WritingProject) throws {
+    private func refusePassingOn(_ project: WritingProject, _ refusing: ((ProjectID, DeviceID) -> Void)?) throws {
         let origin = try vault.transaction { tx -> DeviceID? in
             let store = SyncExchangeStore(database: tx.database)
             guard try store.share(of: project.compartment.id, with: peer.deviceID) != nil else { return nil }
             return try sharedFrom(project.id, in: store)?.device
         }
         guard let origin else { return }
+        if let refusing { return refusing(project.id, origin) }
         recordRefusal(SyncWire.projectsKind, reason: SyncExchangeErrorCode.notOwner.rawValue, project: project.id,
                       details: [.init("origin", origin.hex)])
     }

@@ -70,7 +70,10 @@ public struct SyncResponder: Sendable {
     /// The projects the peer may sync, their names released by the funnel like their records.
     private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         guard body == [SyncWire.version] else { throw SyncWireReader.malformed("a projects request is the version byte alone") }
-        let offers = try endpoint.offers()
+        let offers = try endpoint.offers { project, origin in
+            self.record(SyncExchangeError(.notOwner, "project \(project) is device \(origin.hex)'s: only its owner shares it"), of: SyncWire.projectsKind,
+                        details: [.init("project", project.hex), .init("origin", origin.hex)], endpoint)
+        }
         guard !offers.isEmpty else { return .noOffers }
         return try endpoint.release(SyncOffers.serialize(offers), of: try offers.compactMap { try endpoint.project($0.project) })
     }
