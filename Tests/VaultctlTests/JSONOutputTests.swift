@@ -105,6 +105,10 @@ struct JSONOutputTests {
         try walk("compartment retire") { try Self.json(vault, ["compartment", "retire", "Memos", "--version", "1", "--yes"]) }
         try walk("compartment destroy") { try Self.json(vault, ["compartment", "destroy", "Scratch", "--yes"]) }
         try walk("rm") { try Self.json(vault, ["rm", id, "--yes"]) }
+        try walk("compact") {
+            let compaction = try #require(try Self.json(vault, ["compact"]) as? [String: Any])
+            #expect(compaction["bytes_before"] is Int && compaction["bytes_after"] is Int, "\(compaction)")
+        }
 
         try walk("audit log") { try Self.json(vault, ["audit", "log", "--details"]) }
         try walk("audit verify") { try Self.json(vault, ["audit", "verify"], unlock: false) }
