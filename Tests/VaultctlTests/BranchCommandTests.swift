@@ -54,6 +54,43 @@ struct BranchCommandTests {
         #expect(try WritingCommandTests.ok(vault, ["doc", "show", "Harbour", "Arrival"]) == "The ship came in.\n")
     }
 
+    @Test("an overlap adopt refuses is shown: both sides' words against the base, in text and --json; a privileged one only in a session")
+    func conflictIsShown() throws {
+        let vault = try CLIVault()
+        let purpose = ["--purpose", "settle the plan"]
+        try WritingCommandTests.ok(vault, ["project", "create", "Clinic", "--register", "healthcare"])
+        try WritingCommandTests.ok(vault, ["doc", "add", "Clinic", "Plan"] + purpose)
+        try WritingCommandTests.ok(vault, ["doc", "write", "Clinic", "Plan"] + purpose, stdin: "Walk daily.\n\nSleep diary.\n")
+        try WritingCommandTests.ok(vault, ["branch", "create", "Clinic", "Plan"] + purpose, stdin: "Walk daily at noon.\n\nSleep diary.\n")
+        try WritingCommandTests.ok(vault, ["doc", "write", "Clinic", "Plan"] + purpose, stdin: "Walk twice daily.\n\nSleep diary.\n")
+
+        let refused = try vault.run(["branch", "adopt", "Clinic", "Plan", "1"] + purpose)
+        #expect(refused.status == 1 && refused.stderr.contains("both changed the same place"), "\(refused.status) \(refused.stderr)")
+        let lines = refused.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Overlap 1 of 1: the note's block 1 against the suggested change's block 1") == true, "\(refused.stdout)")
+        // Each side's words, marked against the base as 'branch diff' marks them; the other block is not an overlap.
+        #expect(lines.contains("  The note now:") && lines.contains("    Walk {+twice +}daily.") || lines.contains("    Walk{+ twice+} daily."),
+                "\(refused.stdout)")
+        #expect(lines.contains("  The suggested change:") && lines.contains("    Walk daily{+ at noon+}."), "\(refused.stdout)")
+        #expect(!refused.stdout.contains("Sleep diary"), "\(refused.stdout)")
+
+        let json = try vault.run(["branch", "adopt", "Clinic", "Plan", "1", "--json"] + purpose)
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let conflict = try #require((object["conflicts"] as? [[String: Any]])?.first, "\(json.stdout)")
+        #expect((conflict["base"] as? [String: Any])?["text"] as? String == "Walk daily.\n")
+        #expect((conflict["document"] as? [String: Any])?["text"] as? String == "Walk twice daily.\n")
+        #expect((conflict["proposal"] as? [String: Any])?["text"] as? String == "Walk daily at noon.\n")
+        #expect((conflict["proposal"] as? [String: Any])?["first_block"] as? Int == 1)
+        let runs = try #require((conflict["proposal"] as? [String: Any])?["runs"] as? [[String: Any]])
+        #expect(runs.contains { $0["kind"] as? String == "insert" && ($0["text"] as? String)?.contains("at noon") == true }, "\(runs)")
+
+        // Without a session nothing is read, so nothing is shown: the refusal is the session's.
+        let outside = try vault.run(["branch", "adopt", "Clinic", "Plan", "1"])
+        #expect(outside.status == 77 && outside.stdout.isEmpty && !outside.stderr.contains("Walk"), "\(outside.status) \(outside.stdout) \(outside.stderr)")
+        #expect(try WritingCommandTests.ok(vault, ["doc", "show", "Clinic", "Plan"] + purpose) == "Walk twice daily.\n\nSleep diary.\n")
+    }
+
     @Test("a privileged project's branches are made and read only with --purpose (77 without)")
     func privileged() throws {
         let vault = try CLIVault()

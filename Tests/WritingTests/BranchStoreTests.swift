@@ -112,6 +112,23 @@ import TestSupport
         #expect(setting.fixture.vault.recording.details(of: "writing.branch-adopt").last?["merged"] == "yes")
     }
 
+    @Test("adoptionConflicts shows each overlap whole: the base's, the document's and the proposal's blocks there; none for a branch that merges")
+    func overlapIsShown() throws {
+        let start = try WritingFixture.paragraphs(["S: slept badly.", "O: calm.", "P: continue."])
+        let setting = try Setting(start)
+        let overlapping = try setting.propose(Self.edited(start, 0, to: "S: slept poorly."))
+        let merging = try setting.propose(Self.edited(start, 2, to: "P: continue; add CBT."))
+        try setting.write(Self.edited(start, 0, to: "S: did not sleep."))
+        let state = try setting.fixture.storeState()
+        let conflicts = try setting.store { try $0.adoptionConflicts(overlapping.id, of: $2, in: $1) }
+        try #require(conflicts.count == 1, "\(conflicts)")
+        #expect(conflicts[0].base.map(\.text) == ["S: slept badly."])
+        #expect(conflicts[0].document.map(\.text) == ["S: did not sleep."] && conflicts[0].documentStart == 0)
+        #expect(conflicts[0].proposal.map(\.text) == ["S: slept poorly."] && conflicts[0].proposalStart == 0)
+        #expect(try setting.store { try $0.adoptionConflicts(merging.id, of: $2, in: $1) }.isEmpty)
+        #expect(try setting.fixture.storeState() == state, "showing the overlaps changes nothing")
+    }
+
     @Test("an overlapping change is refused as branchConflict naming the blocks, and nothing changes (no side dropped)")
     func overlapIsNotDropped() throws {
         let start = try WritingFixture.paragraphs(["S: slept badly.", "O: calm."])

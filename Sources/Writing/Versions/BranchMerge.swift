@@ -38,21 +38,35 @@ enum BranchMerge {
 
     /// Each conflict as "document blocks 3-4 (ids …) against proposed blocks 3-5 (ids …)", 1-based.
     static func conflicts(in result: MergeResult<EncodedBlock>) -> [String] {
-        var described: [String] = []
+        overlaps(in: result).map { "document \(span($0.documentStart, $0.document)) against proposed \(span($0.proposalStart, $0.proposal))" }
+    }
+
+    /// The places the merge of `base`, `ours` (the document) and `theirs` (the proposal) cannot
+    /// settle, each with its three versions; empty when it merges (or the two sides moved one block
+    /// apart, which has no region to show: the refusal says so).
+    static func overlaps(base: DocumentContent, ours: DocumentContent, theirs: DocumentContent) throws(WritingError) -> [BranchConflict] {
+        let base = base.blocks.map(EncodedBlock.init), ours = ours.blocks.map(EncodedBlock.init), theirs = theirs.blocks.map(EncodedBlock.init)
+        if ours == base || theirs == base || theirs == ours { return [] }
+        return overlaps(in: try ThreeWayMerge.blocks(base: base, ours: ours, theirs: theirs))
+    }
+
+    static func overlaps(in result: MergeResult<EncodedBlock>) -> [BranchConflict] {
+        var found: [BranchConflict] = []
         var ourPosition = 0, theirPosition = 0
         for region in result.regions {
             if region.resolution == .conflict {
-                described.append("document \(span(ourPosition, region.ours)) against proposed \(span(theirPosition, region.theirs))")
+                found.append(BranchConflict(base: region.base.map(\.block), document: region.ours.map(\.block), documentStart: ourPosition,
+                                            proposal: region.theirs.map(\.block), proposalStart: theirPosition))
             }
             ourPosition += region.ours.count
             theirPosition += region.theirs.count
         }
-        return described
+        return found
     }
 
-    private static func span(_ start: Int, _ blocks: [EncodedBlock]) -> String {
+    private static func span(_ start: Int, _ blocks: [Block]) -> String {
         guard !blocks.isEmpty else { return "nothing (before block \(start + 1))" }
         let range = blocks.count == 1 ? "block \(start + 1)" : "blocks \(start + 1)-\(start + blocks.count)"
-        return "\(range) (\(blocks.map(\.block.id.hex).joined(separator: ", ")))"
+        return "\(range) (\(blocks.map(\.id.hex).joined(separator: ", ")))"
     }
 }

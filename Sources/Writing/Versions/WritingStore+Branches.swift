@@ -89,6 +89,19 @@ extension WritingStore {
         return Snapshot(adopted, title: nil)
     }
 
+    /// What adopting open branch `id` now would refuse: each place the document and the proposal
+    /// both changed since the branch's base, with the base's, the document's and the proposal's
+    /// blocks there. Empty when the adoption would merge. Reads only (a privileged project's words,
+    /// so only through a session's access, as every read of its content is).
+    public func adoptionConflicts(_ id: BranchID, of document: NodeID, in projectID: ProjectID) throws -> [BranchConflict] {
+        let project = try self.project(projectID)
+        try checkDocument(document, in: project)
+        let row = try checkBranch(id, of: document, in: project, state: .open)
+        let base = try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(row.base, of: document, in: project), in: project))
+        return try BranchMerge.overlaps(base: base, ours: try currentContent(of: document, in: project),
+                                        theirs: try proposedContent(of: row, in: project))
+    }
+
     /// Marks an open branch discarded: it is kept, and the document's content is not touched. The
     /// decision is a version too, as an adoption and a revert are: the document as it stands is
     /// snapshotted with origin `discard` (stored even when equal to the latest), which it returns.

@@ -142,9 +142,12 @@ enum BranchCommands {
 
     static let adopt = decision("adopt", synopsis: "write a proposed change into its document", about: """
         Writes branch BRANCH into document DOC. If the document changed since the branch's base, the
-        two are merged block by block; changes to the same place are refused (exit 1) with the blocks
-        named, and nothing changes. The result is stored as a new version (origin adopt).
-        """) { store, id, node, project in try store.adopt(id, of: node.id, in: project.id) }
+        two are merged block by block; changes to the same place are refused (exit 1) and nothing
+        changes: each overlap is shown on standard output, the document's words and the branch's,
+        each marked against the base as 'vaultctl branch diff' marks them ([-removed-], {+added+});
+        with --json, as "conflicts" (each side's blocks, text and runs). The result of an adoption
+        is stored as a new version (origin adopt).
+        """, showsConflicts: true) { store, id, node, project in try store.adopt(id, of: node.id, in: project.id) }
 
     static let revert = decision("revert", synopsis: "undo an adopted change", about: """
         Undoes the adoption of branch BRANCH: document DOC gets back the content it had before, stored
@@ -160,7 +163,7 @@ enum BranchCommands {
     static let all = [create, list, show, diff, adopt, discard, revert]
 
     /// adopt, discard, revert: one shape, the store call differing. `act` returns the version it stored, if any.
-    static func decision(_ verb: String, synopsis: String, about: String,
+    static func decision(_ verb: String, synopsis: String, about: String, showsConflicts: Bool = false,
                          _ act: @escaping @Sendable (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) -> Command {
         Command("branch \(verb)", synopsis: synopsis, usage: "PROJECT DOC BRANCH", about: """
             \(about)
@@ -169,15 +172,22 @@ enum BranchCommands {
             \(WritingContext.sessionNote)
             """, options: DocCommands.readOptions, positionals: 3...3, json: true, examples: [
                 "vaultctl branch \(verb) \"The harbour\" Arrival 1",
-            ]) { arguments in try decide(arguments, act) }
+            ]) { arguments in try decide(arguments, showsConflicts: showsConflicts, act) }
     }
 
-    static func decide(_ arguments: ParsedArguments, _ act: (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) throws {
+    static func decide(_ arguments: ParsedArguments, showsConflicts: Bool,
+                       _ act: (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) throws {
         let (context, project, node) = try SnapshotCommands.open(arguments)
         defer { context.end() }
-        let (number, version): (Int, Snapshot?) = try context.store(for: project) { store in
-            let resolved = try resolve(arguments.positionals[2], of: node, in: project, store) { try act(store, $0, node, project) }
-            return (resolved.1, resolved.2)
+        let number: Int, version: Snapshot?
+        do {
+            (number, version) = try context.store(for: project) { store in
+                let resolved = try resolve(arguments.positionals[2], of: node, in: project, store) { try act(store, $0, node, project) }
+                return (resolved.1, resolved.2)
+            }
+        } catch let refusal as WritingVocabulary.Refusal where refusal.code == .branchConflict && showsConflicts {
+            try showConflicts(arguments, context, project, node)
+            throw refusal
         }
         // Read again after the decision, for the state it left.
         let branch = try context.store(for: project) { store in try store.branches(of: node.id, in: project.id)[number - 1] }
@@ -188,6 +198,20 @@ enum BranchCommands {
         }
         let after = version.map { "; stored as version \($0.sequence): \($0.id)." } ?? "."
         Output.line("\(WritingContext.capitalizedTerm(.branch, project.register)) \(number) of \(node.title) is \(branch.state.rawValue)" + after)
+    }
+
+    /// The overlaps an adoption was refused for, on standard output (the refusal itself goes to
+    /// standard error): read in the same session the adoption was tried in.
+    static func showConflicts(_ arguments: ParsedArguments, _ context: WritingContext, _ project: WritingProject, _ node: BinderNode) throws {
+        let conflicts = try context.store(for: project) { store in
+            try resolve(arguments.positionals[2], of: node, in: project, store) { try store.adoptionConflicts($0, of: node.id, in: project.id) }.2
+        }
+        if arguments.has("--json") {
+            let labels = FieldEditor(project.register)
+            Output.json(["conflicts": try conflicts.map { try BranchConflictOutput.json($0, labels: labels) }])
+            return
+        }
+        for line in try BranchConflictOutput.lines(conflicts, project.register) { Output.line(line) }
     }
 
     /// Runs `body` with BRANCH's id (an id as given, or that of its number; the store refuses
