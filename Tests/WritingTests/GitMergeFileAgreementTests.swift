@@ -11,7 +11,16 @@ import Testing
 @Suite struct GitMergeFileAgreementTests {
     static let tripleCount = 10_000
 
-    @Test(.enabled(if: GitMergeFile.isInstalled)) func agreesWithGitOrBothKeepEverySideOnTenThousandTriples() throws {
+    /// Without git the comparison cannot run; it says so on its own line (the developers' guide: a
+    /// test that cannot run is never silent), rather than being disabled without a word.
+    @Test func agreesWithGitOrBothKeepEverySideOnTenThousandTriples() throws {
+        guard GitMergeFile.isInstalled else {
+            let line = "SKIPPED: GitMergeFileAgreementTests: git is not installed, so the three-way merge was NOT compared with "
+                + "'git merge-file' on 10,000 triples (issue 15 asks for it); install git (apt-get install git) and run it again\n"
+            FileHandle.standardError.write(Data(line.utf8))
+            print(line, terminator: "")
+            return
+        }
         var generator = SeededGenerator(seed: 0x5EED_0004)
         let triples = (0..<Self.tripleCount).map { _ in RandomTriple.make(&generator) }
         let gitResults = try GitMergeFile.run(triples)

@@ -233,7 +233,7 @@ private struct Tour {
 
         step("13. A suggested change, adopted and reverted", """
             The assistant never touches the note: what it suggests is a branch of kind ai-suggestion
-            against a version, as 'vaultctl assist' stores it (the demo stands in for the model, so
+            against a version, as 'vaultctl ai run' stores it (the demo stands in for the model, so
             nothing leaves). Adopting it is a new version; reverting takes it out again, byte for
             byte. Each is an audit entry.
             """, command: "branch create \"Intake notes\" \"Session 1\" --kind ai-suggestion --by assistant; vaultctl branch adopt ... 1; vaultctl branch revert ... 1")
