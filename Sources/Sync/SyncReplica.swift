@@ -29,6 +29,9 @@ public struct SyncReplica: Sendable {
     /// document its branch proposes when the records make no such conflict themselves).
     private(set) var durableCarriers: [BranchID: Int] = [:]
     private var pending: [[UInt8]: ChangeRecord] = [:]
+    /// For each parent hash not held, the held records naming it: a record's arrival wakes only
+    /// those waiting on it, so draining is linear in what waits, whatever order it came in.
+    private var waiting: [[UInt8]: [[UInt8]]] = [:]
     /// Records refused as a fork, or as built on one, with the device that forked (SECURITY.md §19.4).
     private var forks: [[UInt8]: DeviceID] = [:]
     /// Snapshots, branches, decisions and edit events (`VersionHistory`).
@@ -97,11 +100,11 @@ public struct SyncReplica: Sendable {
                 guard pending.count < Self.maximumPending else {
                     throw SyncError(.tooManyPending, "over \(Self.maximumPending) records wait for their parents")
                 }
-                pending[record.hash] = record
+                hold(record)
                 return .held
             }
             try integrate(record)
-            return .applied(1 + drainPending())
+            return .applied(1 + drainPending(after: record.hash))
         } catch {
             refuse(record, error)
             return .refused(error)
@@ -123,22 +126,35 @@ public struct SyncReplica: Sendable {
 
     /// Ends an exchange: records still waiting for parents are refused (`.missingParents`).
     public mutating func endExchange() {
-        // Those waiting on a fork (or on a record waiting on one) are refused as built on it.
-        var progress = true
-        while progress {
-            progress = false
-            for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) }) {
+        // Those waiting on a fork (or on a record waiting on one) are refused as built on it, found
+        // from the forks forward through `waiting`: each waiting record is looked at once.
+        var frontier = forks.keys.filter { waiting[$0] != nil }
+        while !frontier.isEmpty {
+            let built = frontier.flatMap { waiting[$0] ?? [] }.compactMap { pending[$0] }
+            frontier = []
+            for record in Self.byHash(built) where pending[record.hash] != nil {
                 guard let forked = forkedParent(of: record) else { continue }
                 pending[record.hash] = nil
                 forks[record.hash] = forked
                 refuse(record, SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history"))
-                progress = true
+                frontier.append(record.hash)
             }
         }
-        for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) }) {
+        for record in Self.byHash(Array(pending.values)) {
             refuse(record, SyncError(.missingParents, "record \(CausalHistory.short(record.hash))'s parents never arrived"))
         }
         pending = [:]
+        waiting = [:]
+    }
+
+    /// Holds a record until its parents arrive, noted under each parent not held yet.
+    private mutating func hold(_ record: ChangeRecord) {
+        pending[record.hash] = record
+        for parent in record.parents where !history.contains(parent) { waiting[parent, default: []].append(record.hash) }
+    }
+
+    static func byHash(_ records: [ChangeRecord]) -> [ChangeRecord] {
+        records.sorted { $0.hash.lexicographicallyPrecedes($1.hash) }
     }
 
     private func check(_ record: ChangeRecord) throws(SyncError) {
@@ -156,18 +172,26 @@ public struct SyncReplica: Sendable {
         }
     }
 
-    private mutating func drainPending() -> Int {
-        var applied = 0, progress = true
-        while progress {
-            progress = false
-            for record in pending.values.sorted(by: { $0.hash.lexicographicallyPrecedes($1.hash) })
-            where record.parents.allSatisfy(history.contains) {
+    /// Applies the held records that `applied` completes, and those they complete in turn, in
+    /// waves (each in hash order); returns how many were applied. Each held record is woken only by
+    /// the arrival of a parent it waits on, so a chain of thousands that came children first
+    /// drains in one pass over it, not one pass over every held record per record applied.
+    private mutating func drainPending(after applied: [UInt8]) -> Int {
+        var count = 0, woken = [applied]
+        while !woken.isEmpty {
+            let ready = woken.flatMap { waiting.removeValue(forKey: $0) ?? [] }.compactMap { pending[$0] }
+                .filter { $0.parents.allSatisfy(history.contains) }
+            woken = []
+            for record in Self.byHash(ready) where pending[record.hash] != nil {
                 pending[record.hash] = nil
-                progress = true
-                do { try integrate(record); applied += 1 } catch { refuse(record, error) }
+                do {
+                    try integrate(record)
+                    count += 1
+                    woken.append(record.hash)
+                } catch { refuse(record, error) }
             }
         }
-        return applied
+        return count
     }
 
     /// Checks the operations against what is held and against the record's past, admits the
@@ -193,7 +217,7 @@ public struct SyncReplica: Sendable {
         let prepared = try history.prepare(record)
         if checksConflictClaims { try checkConflictClaims(of: record, prepared: prepared) }
         if let error = attribution?.check(record) { throw error }
-        try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
+        let joined = try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
         try ProjectRegisters.check(record)
         // The edited texts are taken out of their registers (so they change in place, not in a
         // copy) and put back, their edits undone, if the record is refused.
@@ -212,6 +236,7 @@ public struct SyncReplica: Sendable {
         let entry = history.insert(prepared)
         attribution?.bind(record)
         for operation in record.operations { apply(operation, entry: entry) }
+        versions.apply(record, entry: entry, joined: joined)
         for (id, text) in texts { blocks[id]?.text = text }
     }
 
@@ -307,8 +332,8 @@ public struct SyncReplica: Sendable {
             resolved[id] = nil
         case .text:
             break  // applied with the record's other text edits, once checked
-        case .version(let operation):
-            versions.apply(operation, entry: entry)
+        case .version:
+            break  // applied with the record's other version operations, their parts joined once (`VersionHistory.apply`)
         case .project(let operation):
             holdings.apply(operation, entry: entry, history: history)
         case .conflict(let conflict):

@@ -16,14 +16,33 @@ struct VersionHistory: Sendable {
     private(set) var branches: [BranchID: [Write<SyncedBranch>]] = [:]
     private(set) var decisions: [BranchID: [Write<SyncedDecision>]] = [:]
     private(set) var events: [EditEventID: [Write<SyncedEditEvent>]] = [:]
-    /// Snapshot parts (0x0C) by snapshot and SHA-256: their bytes (the same whoever wrote them: the
-    /// digest names them) and the records that wrote them.
-    private(set) var parts: [PartKey: (bytes: [UInt8], entries: [Int])] = [:]
+    /// Snapshot parts (0x0C) by snapshot and SHA-256, and the records that wrote them. Each part's
+    /// bytes (the same whoever wrote them: the digest names them) are held once: by the part until
+    /// a snapshot joins it, then as a range of that snapshot's payload (`PartBytes`).
+    private(set) var parts: [PartKey: (bytes: PartBytes, entries: [Int])] = [:]
+    /// Per device, the parts its own records wrote that none of its records' snapshots names yet,
+    /// with their sizes: bounded by `maximumUnnamedPartBytes` (SECURITY.md §19.2).
+    private(set) var unnamedParts: [DeviceID: [PartKey: Int]] = [:]
+    /// Per device, the parts its own records' snapshots named.
+    private var namedParts: [DeviceID: Set<PartKey>] = [:]
+
+    /// The bytes of parts a device may have written and not named in its own records: one
+    /// snapshot's largest payload. A writer sends a snapshot's parts and then the snapshot, so an
+    /// honest device never has more; a hostile one cannot make every replica hold parts without end.
+    static let maximumUnnamedPartBytes = VersionOperationCodec.maximumPartsLength
 
     struct PartKey: Hashable, Sendable {
         let snapshot: SnapshotID
         let digest: [UInt8]
     }
+
+    /// Where a part's bytes are held.
+    enum PartBytes: Sendable {
+        case own([UInt8])
+        /// Joined into its snapshot's write `write` (of `snapshots[key.snapshot]`), at `range` of its payload.
+        case joined(write: Int, range: Range<Int>)
+    }
+
     /// Snapshot ids in the order their first write was admitted (parents first): a delta's base
     /// comes before it.
     private(set) var snapshotOrder: [SnapshotID] = []
@@ -36,16 +55,20 @@ struct VersionHistory: Sendable {
     /// delta's or branch's base that is not a snapshot of the same document written in the
     /// record's past or earlier in the record (`.causalityViolation`). An event written twice in
     /// one record is `.malformedRecord`.
-    func check(_ record: ChangeRecord, inPast: (Int) -> Bool) throws(SyncError) {
+    ///
+    /// Returns each snapshot in parts the record writes as the payload its parts join to (joined
+    /// once here; `apply` keeps it), and refuses a record whose device's unnamed parts would pass
+    /// `maximumUnnamedPartBytes` (`.malformedRecord`).
+    func check(_ record: ChangeRecord, inPast: (Int) -> Bool) throws(SyncError) -> [SnapshotID: SnapshotPayload] {
         var written: [SnapshotID: NodeID] = [:], made = Set<BranchID>(), events = Set<EditEventID>()
-        var partsHere: [PartKey: [UInt8]] = [:]
+        var partsHere: [PartKey: [UInt8]] = [:], joined: [SnapshotID: SnapshotPayload] = [:]
         func snapshotHeld(_ id: SnapshotID, of document: NodeID) -> Bool {
             written[id] == document || (snapshots[id] ?? []).contains { inPast($0.entry) && $0.value.document == document }
         }
-        func part(_ key: PartKey) -> [UInt8]? {
-            if let bytes = partsHere[key] { return bytes }
+        func part(_ key: PartKey) -> ArraySlice<UInt8>? {
+            if let bytes = partsHere[key] { return bytes[...] }
             guard let held = parts[key], held.entries.contains(where: inPast) else { return nil }
-            return held.bytes
+            return bytes(of: key, held.bytes)
         }
         for case .version(let operation) in record.operations {
             switch operation {
@@ -57,7 +80,7 @@ struct VersionHistory: Sendable {
                 if let base = snapshot.payload.base, !snapshotHeld(base, of: snapshot.document) {
                     throw SyncError(.causalityViolation, "snapshot \(snapshot.id)'s delta is from a snapshot of its document the record has not seen")
                 }
-                if case .parts = snapshot.payload { _ = try Self.joined(snapshot, part: part) }
+                if case .parts = snapshot.payload { joined[snapshot.id] = try Self.joined(snapshot, part: part) }
                 written[snapshot.id] = snapshot.document
             case .snapshotPart(let snapshotPart):
                 guard partsHere.updateValue(snapshotPart.bytes, forKey: PartKey(snapshot: snapshotPart.snapshot, digest: snapshotPart.digest)) == nil else {
@@ -76,24 +99,71 @@ struct VersionHistory: Sendable {
                 guard events.insert(event.id).inserted else { throw SyncByteReader.malformed("edit event \(event.id) written twice in one record") }
             }
         }
+        let unnamed = unnamedPartBytes(after: record)
+        guard unnamed <= Self.maximumUnnamedPartBytes else {
+            throw SyncByteReader.malformed("device \(record.device) would have \(unnamed) bytes of snapshot parts no snapshot of its names (at most \(Self.maximumUnnamedPartBytes))")
+        }
+        return joined
+    }
+
+    /// The bytes of the parts `record`'s device wrote and did not name, in its records up to and
+    /// including this one. A device's records form one chain and are admitted in order, so what
+    /// is kept for it is exactly what the record's past holds of it: every device counts alike.
+    func unnamedPartBytes(after record: ChangeRecord) -> Int {
+        var unnamed = unnamedParts[record.device] ?? [:], named = namedParts[record.device] ?? []
+        Self.note(record, unnamed: &unnamed, named: &named)
+        return unnamed.values.reduce(0, +)
+    }
+
+    private static func note(_ record: ChangeRecord, unnamed: inout [PartKey: Int], named: inout Set<PartKey>) {
+        for case .version(let operation) in record.operations {
+            switch operation {
+            case .snapshotPart(let part):
+                let key = PartKey(snapshot: part.snapshot, digest: part.digest)
+                if !named.contains(key) { unnamed[key] = part.bytes.count }
+            case .snapshot(let snapshot):
+                guard case .parts(_, _, let digests) = snapshot.payload else { continue }
+                for digest in digests {
+                    let key = PartKey(snapshot: snapshot.id, digest: digest)
+                    named.insert(key)
+                    unnamed[key] = nil
+                }
+            default: continue
+            }
+        }
+    }
+
+    /// A held part's bytes, wherever they are held.
+    private func bytes(of key: PartKey, _ held: PartBytes) -> ArraySlice<UInt8> {
+        switch held {
+        case .own(let bytes): return bytes[...]
+        case .joined(let write, let range):
+            switch snapshots[key.snapshot]![write].value.payload {
+            case .whole(let bytes), .delta(_, let bytes): return bytes[range]
+            case .parts: return []  // never kept: a snapshot in parts is kept as what they join to
+            }
+        }
     }
 
     /// The payload a snapshot in parts joins to, `.whole` or `.delta`, checked as a record's own
     /// would be: every part in the record's past or earlier in it (else `.causalityViolation`), and
-    /// the bytes joined `length` long, a content that decodes (§15.2) and hashes to the digest, or a
-    /// delta that parses (§15.1) (else `.malformedRecord`). Any other payload is returned as it is.
-    static func joined(_ snapshot: SyncedSnapshot, part: (PartKey) -> [UInt8]?) throws(SyncError) -> SnapshotPayload {
+    /// the parts together exactly `length` bytes (counted before any is copied), a content that
+    /// decodes (§15.2) and hashes to the digest, or a delta that parses (§15.1) (else
+    /// `.malformedRecord`). Any other payload is returned as it is.
+    static func joined(_ snapshot: SyncedSnapshot, part: (PartKey) -> ArraySlice<UInt8>?) throws(SyncError) -> SnapshotPayload {
         guard case .parts(let base, let length, let digests) = snapshot.payload else { return snapshot.payload }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(length)
+        var pieces: [ArraySlice<UInt8>] = []
         for digest in digests {
             guard let piece = part(PartKey(snapshot: snapshot.id, digest: digest)) else {
                 throw SyncError(.causalityViolation, "snapshot \(snapshot.id) names a part the record has not seen")
             }
-            guard bytes.count + piece.count <= length else { break }
-            bytes += piece
+            pieces.append(piece)
         }
-        guard bytes.count == length else { throw SyncByteReader.malformed("snapshot \(snapshot.id)'s parts are not \(length) bytes") }
+        let total = pieces.reduce(0) { $0 + $1.count }
+        guard total == length else { throw SyncByteReader.malformed("snapshot \(snapshot.id)'s parts are \(total) bytes, not its \(length)") }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for piece in pieces { bytes += piece }
         if let base {
             do { _ = try SnapshotDelta(parsing: bytes) } catch { throw SyncByteReader.malformed("a snapshot delta in parts: \(error.message)") }
             return .delta(base: base, bytes)
@@ -103,27 +173,51 @@ struct VersionHistory: Sendable {
         return .whole(bytes)
     }
 
-    /// Keeps an admitted record's version operation (in the record's order): a snapshot in parts
-    /// as the payload its parts join to (they were checked, and are kept before it).
-    mutating func apply(_ operation: VersionOperation, entry: Int) {
+    /// Keeps an admitted record's version operations (in the record's order): a snapshot in parts
+    /// as the payload its parts joined to (`joined`, from `check`), the parts then held only there.
+    mutating func apply(_ record: ChangeRecord, entry: Int, joined: [SnapshotID: SnapshotPayload]) {
+        for case .version(let operation) in record.operations { apply(operation, entry: entry, joined: joined) }
+        var unnamed = unnamedParts[record.device] ?? [:], named = namedParts[record.device] ?? []
+        Self.note(record, unnamed: &unnamed, named: &named)
+        unnamedParts[record.device] = unnamed
+        namedParts[record.device] = named
+    }
+
+    private mutating func apply(_ operation: VersionOperation, entry: Int, joined: [SnapshotID: SnapshotPayload]) {
         switch operation {
         case .snapshot(var snapshot):
-            if case .parts = snapshot.payload {
-                let parts = self.parts
-                guard let payload = try? Self.joined(snapshot, part: { parts[$0]?.bytes }) else { return }
+            if case .parts(_, _, let digests) = snapshot.payload {
+                guard let payload = joined[snapshot.id] else { return }
                 snapshot = SyncedSnapshot(id: snapshot.id, document: snapshot.document, origin: snapshot.origin, title: snapshot.title,
                                           deviceID: snapshot.deviceID, createdAt: snapshot.createdAt, digest: snapshot.digest, payload: payload)
+                if snapshots[snapshot.id] == nil { snapshotOrder.append(snapshot.id) }
+                snapshots[snapshot.id, default: []].append(Write(entry: entry, value: snapshot))
+                holdJoined(snapshot.id, digests: digests, write: snapshots[snapshot.id]!.count - 1)
+                return
             }
             if snapshots[snapshot.id] == nil { snapshotOrder.append(snapshot.id) }
             snapshots[snapshot.id, default: []].append(Write(entry: entry, value: snapshot))
         case .snapshotPart(let part):
             let key = PartKey(snapshot: part.snapshot, digest: part.digest)
-            parts[key] = (parts[key]?.bytes ?? part.bytes, (parts[key]?.entries ?? []) + [entry])
+            parts[key] = (parts[key]?.bytes ?? .own(part.bytes), (parts[key]?.entries ?? []) + [entry])
         case .branch(let branch):
             if branches[branch.id] == nil { branchOrder.append(branch.id) }
             branches[branch.id, default: []].append(Write(entry: entry, value: branch))
         case .decision(let decision): decisions[decision.branch, default: []].append(Write(entry: entry, value: decision))
         case .editEvent(let event): events[event.id, default: []].append(Write(entry: entry, value: event))
+        }
+    }
+
+    /// The parts a snapshot's write just joined are held from now on as ranges of its payload,
+    /// their own bytes let go (a part joined before stays where it is).
+    private mutating func holdJoined(_ snapshot: SnapshotID, digests: [[UInt8]], write: Int) {
+        var offset = 0
+        for digest in digests {
+            let key = PartKey(snapshot: snapshot, digest: digest)
+            guard let held = parts[key] else { return }
+            let count = bytes(of: key, held.bytes).count
+            if case .own = held.bytes { parts[key] = (.joined(write: write, range: offset..<offset + count), held.entries) }
+            offset += count
         }
     }
 }

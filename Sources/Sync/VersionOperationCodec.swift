@@ -13,7 +13,7 @@ import Writing
 ///     content    = 0x01 length:u32be bytes            (the content, §15.2; SHA-256 = digest)
 ///                | 0x02 base:16 length:u32be bytes    (a snapshot delta, §15.1, from base's content)
 ///                | 0x03 form:u8 (1 content, 2 delta) [form 2: base:16] length:u32be count:u16be (1 to 64)
-///                       digest:32*                    (carried in count 0x0C parts, joined in order)
+///                       digest:32* (distinct)         (carried in count 0x0C parts, joined in order)
 ///                | 0x0C snapshot:16 length:u32be bytes (1 to 3,145,728: one part, named by its SHA-256)
 ///     change     = 0x01 kind:u8 base:16 provenance:str16 createdAt:u64be length:u32be delta
 ///                | 0x02 decision:u8 decidedAt:u64be before:16 version:16
@@ -158,8 +158,13 @@ enum VersionOperationCodec {
               length <= count * maximumPartBytes, count * 32 <= reader.remaining else {
             throw SyncByteReader.malformed("a snapshot in \(count) parts of \(length) bytes (1 to 64 parts of at most 3 MiB, 64 MiB in all)")
         }
-        var digests: [[UInt8]] = []
-        for _ in 0..<count { digests.append(try reader.take(32)) }
+        var digests: [[UInt8]] = [], named = Set<[UInt8]>()
+        for _ in 0..<count {
+            let digest = try reader.take(32)
+            // A part named twice would be joined twice: a payload larger than the parts sent for it.
+            guard named.insert(digest).inserted else { throw SyncByteReader.malformed("a snapshot in parts naming one part twice") }
+            digests.append(digest)
+        }
         return .parts(base: base, length: length, digests: digests)
     }
 

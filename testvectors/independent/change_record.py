@@ -344,7 +344,10 @@ def parse_parts(r, snapshot):
     length, count = r.int(4), r.int(2)
     if not (1 <= length <= MAX_PARTS_LENGTH and 1 <= count <= MAX_PARTS and count <= length <= count * MAX_PART):
         raise Refused("malformedRecord", "a snapshot in %d parts of %d bytes" % (count, length))
-    return {"base": base, "length": length, "digests": [r.take(32).hex() for _ in range(count)]}
+    digests = [r.take(32).hex() for _ in range(count)]
+    if len(set(digests)) != count:
+        raise Refused("malformedRecord", "a snapshot in parts naming one part twice")
+    return {"base": base, "length": length, "digests": digests}
 
 
 def parse_snapshot_part(r):
@@ -820,8 +823,27 @@ def join(records):
                     stack.append(parent)
         return seen
 
+    def unnamed_part_bytes(r):
+        # The parts r's device wrote and none of its snapshots named, over its own records up to r
+        # (its chain: those in r's past, then r), at most one snapshot's largest payload.
+        own = [by_hash[h] for h in past_of(r["hash"]) if by_hash[h]["fields"]["device"] == r["fields"]["device"]]
+        unnamed, named = {}, set()
+        for mine in sorted(own, key=lambda x: x["fields"]["counter"]) + [r]:
+            for op in mine["fields"]["operations"]:
+                if op["op"] == "snapshot-part":
+                    key = (op["snapshot"], hashlib.sha256(bytes.fromhex(op["part"])).hexdigest())
+                    if key not in named:
+                        unnamed[key] = len(op["part"]) // 2
+                elif op["op"] == "snapshot" and "parts" in op:
+                    for d in op["parts"]["digests"]:
+                        named.add((op["snapshot"], d))
+                        unnamed.pop((op["snapshot"], d), None)
+        return sum(unnamed.values())
+
     joined = {}
     for r in records:
+        if unnamed_part_bytes(r) > MAX_PARTS_LENGTH:
+            raise Refused("malformedRecord", "a device's snapshot parts that none of its snapshots names, over 64 MiB")
         held = {}
         for earlier in past_of(r["hash"]):
             for op in by_hash[earlier]["fields"]["operations"]:
@@ -1127,6 +1149,7 @@ def build():
             ("a snapshot in parts of no bytes", {"length": 0}),
             ("a snapshot in parts of form 3", {"inner_code": 3}),
             ("a snapshot in parts, a delta from itself", {"base": s3}),
+            ("a snapshot in parts naming one part twice", {"digests": [in_parts["parts"]["digests"][0]] * 2}),
         )
     ] + [
         ("more project snapshot nodes than its bytes hold", sign(bytes.fromhex(a["seed"]), nodes_overstated(tenth, taken)), "malformedRecord"),
@@ -1178,6 +1201,11 @@ def joined_refused(records, a, project, doc, audit_a, s3, c3, part_1, part_2):
     for name, first_parts, second_ops, reason in (
             ("a snapshot naming a part no record in its past wrote", [part_1], [named], "causalityViolation"),
             ("parts that join to another digest", [part_2, part_1], [dict(named, parts=dict(named["parts"], digests=digests[::-1]))],
+             "malformedRecord"),
+            # The first part alone is the whole content: a reader that stops joining at `length`
+            # would keep it and never look at the second (nor see that it is one byte too many).
+            ("parts that join to more than its length", [c3, b"!"],
+             [dict(named, parts=dict(named["parts"], digests=[hashlib.sha256(c3).hexdigest(), hashlib.sha256(b"!").hexdigest()]))],
              "malformedRecord"),
     ):
         parts_record = {"project": project, "device": a["device_id"], "counter": 8, "lamport": 10, "parents": [h10], "operations": [
