@@ -26,6 +26,14 @@ extension SyncReplica {
     /// The block operations that turn the document's current blocks into `content`'s.
     /// `creating` says the document is made by a node operation of the same record.
     public mutating func operations(making document: NodeID, hold content: DocumentContent, creating: Bool = false) throws -> [ChangeOperation] {
+        var rebased: [BlockID: BlockID] = [:]
+        return try operations(making: document, hold: content, creating: creating, rebased: &rebased)
+    }
+
+    /// `operations(making:hold:creating:)`, saying in `rebased` which blocks were re-based and
+    /// their new ids: the caller's document must take those ids (`VaultSync.commitLocalChanges`).
+    mutating func operations(making document: NodeID, hold content: DocumentContent, creating: Bool,
+                             rebased: inout [BlockID: BlockID]) throws -> [ChangeOperation] {
         if !creating {
             guard case .present(.scene, _, _, _)? = nodeValue(document) else {
                 throw SyncError(.invalidChange, "no document \(document) in the replica")
@@ -43,15 +51,34 @@ extension SyncReplica {
         var operations: [ChangeOperation] = []
         for (block, key) in zip(content.blocks, keys) {
             guard blockValue(block.id) != .present(orderKey: key, block: block) else { continue }
+            let edits = textEdits(of: block.id, to: block.text)
+            if characterCount(of: block.id) + Self.typed(by: edits) > TextSequence.maximumCharacters {
+                let fresh = try BlockID.random()
+                rebased[block.id] = fresh
+                operations += Self.rebasing(block, as: fresh, orderKey: key, in: document)
+                continue
+            }
             // The value without its text: the text travels as the characters that changed.
             operations.append(.block(document: document, block.id, .present(orderKey: key, block: Block(id: block.id, kind: block.kind, rows: block.rows))))
-            let edits = textEdits(of: block.id, to: block.text)
             if !edits.isEmpty { operations.append(.text(document: document, block.id, edits)) }
         }
         for (_, block) in current where !ids.contains(block.id) {
             operations.append(.block(document: document, block.id, .deleted))
         }
         return operations
+    }
+
+    /// A block whose text sequence would pass `TextSequence.maximumCharacters` (every character
+    /// ever typed in it, deleted ones included: SECURITY.md §19.2) re-based: written as a new block,
+    /// `fresh`, with its order key, kind, cells and whole text typed anew, and the old one deleted.
+    /// No receiver would take another edit of the old sequence, so without this a long-lived block
+    /// would stop syncing; a concurrent edit of the old block meets the deletion as a register
+    /// conflict (§19.3), its words in a branch. The new block comes first, so a receiver that takes
+    /// the records one at a time never shows the block gone.
+    static func rebasing(_ block: Block, as fresh: BlockID, orderKey: String, in document: NodeID) -> [ChangeOperation] {
+        var operations: [ChangeOperation] = [.block(document: document, fresh, .present(orderKey: orderKey, block: Block(id: fresh, kind: block.kind, rows: block.rows)))]
+        if !block.text.isEmpty { operations.append(.text(document: document, fresh, [.insert(after: nil, text: block.text)])) }
+        return operations + [.block(document: document, block.id, .deleted)]
     }
 
     /// The character edits that turn the block's text, as the replica shows it, into `text`: the

@@ -155,9 +155,12 @@ public struct VaultSync {
             if held == nil { created.insert(node.id) }
         }
         for id in Self.removedHere(working.replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
+        var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
         for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id)) {
-            operations += try working.replica.operations(making: node.id, hold: try store.documentContent(of: node.id, in: projectID),
-                                                         creating: created.contains(node.id))
+            let content = try store.documentContent(of: node.id, in: projectID)
+            var ids: [BlockID: BlockID] = [:]
+            operations += try working.replica.operations(making: node.id, hold: content, creating: created.contains(node.id), rebased: &ids)
+            if !ids.isEmpty { rebased[node.id] = (content, ids) }
         }
         operations += try versionOperations(in: project, replica: working.replica)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         let held = try projectOperations(in: project, replica: working.replica, after: operations)  // entries, name, archived (VaultSync+Project)
@@ -166,6 +169,13 @@ public struct VaultSync {
         let isName: (ChangeOperation) -> Bool = { if case .project(.name) = $0 { true } else { false } }
         operations = held.filter(isName) + operations + held.filter { !isName($0) }
         let records = operations.isEmpty ? [] : try commitInRecords(operations, to: &working.replica, of: project)
+        // A re-based block (§19.2) has a new id in the records: the document here takes it, the same words.
+        for (document, change) in rebased.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+            let blocks = change.content.blocks.map { block in
+                change.ids[block.id].map { Block(id: $0, kind: block.kind, text: block.text, rows: block.rows) } ?? block
+            }
+            try store.replaceSyncedDocumentContent(of: document, in: projectID, with: DocumentContent(blocks: blocks))
+        }
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)
         return records.last

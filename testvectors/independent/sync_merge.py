@@ -1075,6 +1075,19 @@ def emptied_document_removed():
     return c
 
 
+def rebased_while_typed(name, a_lamport, b_lamport, description):
+    """§19.2's re-based block: A's write would take the block's sequence past its bound, so A writes the
+    block deleted and its text as a new block (a fresh id, the same order key, kind and text) while B,
+    not having seen that, types in the old one: a deleted-and-edited conflict, no word lost."""
+    c = Case(name, description)
+    doc, b1, b2, fresh = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 2 re-based")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Summary.") + new_block(doc, b2, "1j", "Draft terms."))
+    v = c.view(["made"])
+    c.record("A re-bases", "A", ["made"], new_block(doc, fresh, "1j", "Draft terms, final.") + delete(v, b2), lamport=a_lamport)
+    c.record("B edits", "B", ["made"], edit(v, b2, [("Draft", "Agreed")]), lamport=b_lamport)
+    return c
+
+
 def cases():
     built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
@@ -1100,7 +1113,13 @@ def cases():
              touching_parted_again("C", "touching words parted on a third device", "As \"touching words parted again\", "
                                    "the space typed by C, holding both records: the same two text conflicts."),
              touching_parted_by_a_concurrent_space(), touching_through_a_third_devices_delete(),
-             touching_across_a_deleted_space(), emptied_document_removed()]
+             touching_across_a_deleted_space(), emptied_document_removed(),
+             rebased_while_typed("re-based while typed", 3, 2, "A re-bases the second block (its sequence at its bound: "
+                                 "deleted, and its text, edited, as a new block with the same order key) while B edits the "
+                                 "old one; A ranks higher: the new block shows, B's words are in the branch."),
+             rebased_while_typed("typed while re-based", 2, 3, "As \"re-based while typed\", but B's edit ranks higher: "
+                                 "the old block stays with B's words beside the new one, and the branch proposes A's side "
+                                 "(the new block alone).")]
     return [c.vector(orders_of(len(c.records))) for c in built]
 
 
