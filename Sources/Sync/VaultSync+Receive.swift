@@ -22,10 +22,12 @@ extension VaultSync {
     /// first time becomes a branch of kind syncConflict. Records still waiting for their parents
     /// when the exchange ends are refused (`.missingParents`). Local edits should be committed
     /// first (`commitLocalChanges`): what is written here replaces the documents' content.
-    public func receive(_ records: [[UInt8]], for projectID: ProjectID) throws -> SyncReceipt {
+    ///
+    /// Refusals are recorded one by one while `allowance` lasts; the rest as one summary at the end.
+    public func receive(_ records: [[UInt8]], for projectID: ProjectID, allowance: SyncRefusalAllowance = .unbounded) throws -> SyncReceipt {
         let project: WritingProject
         do { project = try store.project(projectID) } catch let error as WritingError where error.code == .projectNotFound {
-            return try refuseAll(records, for: projectID)
+            return try refuseAll(records, for: projectID, allowance: allowance)
         }
         var working = try working(project)
         let heldBefore = working.replica.recordCount, refusalsBefore = working.replica.refusals.count
@@ -45,7 +47,8 @@ extension VaultSync {
         }
         working.hashes += fresh.map(\.hash)
         let refused = Array(working.replica.refusals.dropFirst(refusalsBefore))
-        for refusal in refused { try audit(refusal, project: projectID, compartment: project.compartment.id) }
+        for refusal in refused where allowance.admit() { try audit(refusal, project: projectID, compartment: project.compartment.id) }
+        try summarise(allowance, project: projectID, compartment: project.compartment.id)
         // When the documents are known to have shown what the replica showed, except those written
         // since, only those and the ones the new records touch can differ; else every one is compared.
         let differing = working.changed.map { changed in
@@ -64,12 +67,23 @@ extension VaultSync {
     }
 
     /// A project this vault does not hold: it has no key for the records' compartment.
-    private func refuseAll(_ records: [[UInt8]], for projectID: ProjectID) throws -> SyncReceipt {
+    private func refuseAll(_ records: [[UInt8]], for projectID: ProjectID, allowance: SyncRefusalAllowance) throws -> SyncReceipt {
         let refused = records.map { bytes in
             SyncRefusal(record: SHA256.hash(bytes), error: SyncError(.unknownCompartment, "this vault holds no project \(projectID) and no key for its compartment"))
         }
-        for refusal in refused { try audit(refusal, project: projectID, compartment: nil) }
+        for refusal in refused where allowance.admit() { try audit(refusal, project: projectID, compartment: nil) }
+        try summarise(allowance, project: projectID, compartment: nil)
         return SyncReceipt(stored: 0, refused: refused, documentsWritten: 0, branchesMade: 0)
+    }
+
+    /// One `sync.record-refused` entry (reason `tooManyRefusals`) for the refusals `allowance`
+    /// counted and did not record, since the last such entry.
+    func summarise(_ allowance: SyncRefusalAllowance, project: ProjectID, compartment: CompartmentID?) throws {
+        let count = allowance.unrecorded - allowance.summarised
+        guard count > 0 else { return }
+        try transaction.record(.syncRecordRefused, compartment: compartment, subject: project,
+                               details: [.init("reason", "tooManyRefusals"), .init("unrecorded", String(count))])
+        allowance.summarised = allowance.unrecorded
     }
 
     private func audit(_ refusal: SyncRefusal, project: ProjectID, compartment: CompartmentID?) throws {

@@ -17,6 +17,7 @@ import TestSupport
         "sync_roster": "SyncExchangeStore",
         "sync_peer_vectors": "SyncExchangeStore",
         "sync_forks": "SyncExchangeStore",
+        "sync_project_skips": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 

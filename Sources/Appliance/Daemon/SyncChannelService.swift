@@ -64,8 +64,18 @@ public final class ChannelSyncTransport: SyncTransport {
         do {
             return try body()
         } catch let error as PeerChannelError where error.code == .peerRefused {
-            throw Self.exchangeError(error) ?? error
+            if let refusal = Self.exchangeError(error) { throw refusal }
+            if let failure = Self.peerFailure(error) { throw failure }
+            throw error
         }
+    }
+
+    /// "NAME refused 'KIND': [code] text" with a code of the records (`SyncErrorCode`): the peer
+    /// failed that project's request for a reason of its records there, the project's alone.
+    static func peerFailure(_ error: PeerChannelError) -> SyncPeerFailure? {
+        guard let open = error.message.range(of: ": ["), let close = error.message[open.upperBound...].firstIndex(of: "]"),
+              let code = SyncErrorCode(rawValue: String(error.message[open.upperBound..<close])) else { return nil }
+        return SyncPeerFailure(code, "\(error.message[..<open.lowerBound]): \(error.message[error.message.index(after: close)...].drop(while: { $0 == " " }))")
     }
 
     /// "NAME refused 'KIND': [code] text" → the code's error with the text.

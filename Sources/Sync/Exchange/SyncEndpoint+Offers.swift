@@ -240,7 +240,8 @@ extension SyncEndpoint {
             return try WritingStore(tx).projects().filter { try self.sharedFrom($0.id, in: store)?.device == self.peer.deviceID }
         }
         for project in held where !offered.contains(project.id) {
-            recordSkipped(project.id, reason: SyncExchangeErrorCode.notShared.rawValue)
+            recordSkipped(project.id, reason: SyncExchangeErrorCode.notShared.rawValue,
+                          message: "device \(peer.fingerprint) no longer offers project \(project.id): its share was revoked or the project is gone there")
         }
     }
 

@@ -21,6 +21,9 @@ public struct SyncEndpoint {
     let clock: VaultClock
     /// The replicas kept between steps (the process's, unless a test gives its own).
     let replicas: SyncReplicaCache
+    /// The peer's budget of refusals recorded one by one (SECURITY.md §19.9): every refusal this
+    /// endpoint records is charged to it; nil records each (a side no peer drives).
+    var refusals: SyncRefusalBudget?
 
     public init(vault: UnlockedVault, peer: DeviceProfile, clock: VaultClock = .system, replicas: SyncReplicaCache = .shared) throws {
         self.vault = vault
@@ -218,12 +221,18 @@ public struct SyncEndpoint {
     /// what is stored of it, is refused (`accessEnded`) and recorded before the rest are verified.
     /// With `skippingHeld`, a record this vault holds (the same hash) is passed over unrecorded: the
     /// asker asked for records it may hold (looking for a fork), so one is no replay.
+    /// Refusals are recorded one by one while the peer's budget lasts, the rest as one summary.
     func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?, skippingHeld: Bool = false) throws -> SyncReceipt {
         let receipt: SyncReceipt
+        let allowance = refusals?.allowance(for: peer.deviceID) ?? .unbounded
         do {
-            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld)
+            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld, allowance: allowance)
+            refusals?.spent(peer.deviceID, allowance)
         } catch let error as WritingError where error.code != .privilegedSessionRequired {
-            throw try refuseWriting(records, of: project, error)
+            // The receive rolled back, its entries with it: the refusals are recorded afresh.
+            let again = refusals?.allowance(for: peer.deviceID) ?? .unbounded
+            defer { refusals?.spent(peer.deviceID, again) }
+            throw try refuseWriting(records, of: project, error, allowance: again)
         }
         if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documents) }
         return receipt
@@ -232,24 +241,30 @@ public struct SyncEndpoint {
     /// The writing store refused what `records` make: the receive rolled back, so none is kept.
     /// Each is recorded as refused (`writingRefused`, with the store's code), and the project is
     /// skipped for this exchange with the reason, never the whole exchange (SECURITY.md §19.9).
-    private func refuseWriting(_ records: [[UInt8]], of project: WritingProject, _ error: WritingError) throws -> SyncError {
+    private func refuseWriting(_ records: [[UInt8]], of project: WritingProject, _ error: WritingError,
+                               allowance: SyncRefusalAllowance) throws -> SyncError {
         try vault.transaction { tx in
-            for bytes in records {
+            for bytes in records where allowance.admit() {
                 try tx.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
                               details: [.init("reason", SyncErrorCode.writingRefused.rawValue), .init("hash", ByteEncoding.hex(SHA256.hash(bytes))),
                                         .init("writing", error.code.rawValue)])
+            }
+            if allowance.unrecorded > 0 {
+                try tx.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
+                              details: [.init("reason", "tooManyRefusals"), .init("unrecorded", String(allowance.unrecorded))])
             }
         }
         return SyncError(.writingRefused, "project \(project.id): the writing store refused what device \(peer.fingerprint)'s records make (\(error.code.rawValue)); none was kept")
     }
 
-    private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool) throws -> SyncReceipt {
+    private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool,
+                                 allowance: SyncRefusalAllowance) throws -> SyncReceipt {
         try withSync(project) { sync, store, _ in
             try sync.commitLocalChanges(in: project.id)
             let fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
-            let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store)
-            let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store)
-            let receipt = try sync.receive(taken, for: project.id)
+            let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
+            let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store, allowance: allowance)
+            let receipt = try sync.receive(taken, for: project.id, allowance: allowance)
             try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)
             guard !(ended + forked).isEmpty else { return receipt }
             return SyncReceipt(stored: receipt.stored, refused: ended + forked + receipt.refused, documentsWritten: receipt.documentsWritten,
@@ -260,7 +275,7 @@ public struct SyncEndpoint {
     /// `records` without those signed by an ended signer past its highest counter stored here, and
     /// those, refused and recorded (`sync.record-refused`, reason `accessEnded`).
     private func withoutEndedSigners(_ records: [[UInt8]], of project: WritingProject, sync: VaultSync,
-                                     store: SyncExchangeStore) throws -> ([[UInt8]], [SyncRefusal]) {
+                                     store: SyncExchangeStore, allowance: SyncRefusalAllowance) throws -> ([[UInt8]], [SyncRefusal]) {
         let sentByOrigin = try sharedFrom(project.id, in: store)?.device == peer.deviceID
         let ended = try endedSigners(of: project, among: sync.devices, in: store, sentByOrigin: sentByOrigin)
         guard !ended.isEmpty else { return (records, []) }
@@ -274,9 +289,11 @@ public struct SyncEndpoint {
             let refusal = SyncRefusal(record: record.hash, error: SyncError(.accessEnded,
                 "device \(record.device) no longer writes project \(project.id) here: only its \(held[record.device] ?? 0) records stored verify"),
                                       device: record.device)
-            try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
-                                        details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
-                                                  .init("device", record.device.hex)])
+            if allowance.admit() {
+                try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
+                                            details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
+                                                      .init("device", record.device.hex)])
+            }
             refused.append(refusal)
         }
         return (taken, refused)
@@ -288,7 +305,7 @@ public struct SyncEndpoint {
     /// at once beats leaving what is built on its fork waiting at every exchange. A record held
     /// here already (the same hash) is not this rule's: its chain was taken before the fork.
     private func withoutForkingDevices(_ records: [[UInt8]], of project: WritingProject, sync: VaultSync,
-                                       store: SyncExchangeStore) throws -> ([[UInt8]], [SyncRefusal]) {
+                                       store: SyncExchangeStore, allowance: SyncRefusalAllowance) throws -> ([[UInt8]], [SyncRefusal]) {
         let forking = try store.forkedDevices(of: project.id)
         guard !forking.isEmpty else { return (records, []) }
         var taken: [[UInt8]] = [], refused: [SyncRefusal] = []
@@ -300,9 +317,11 @@ public struct SyncEndpoint {
             let refusal = SyncRefusal(record: record.hash, error: SyncError(.equivocation,
                 "device \(record.device) forked project \(project.id)'s history (found in an earlier exchange): its records are refused"),
                                       device: record.device)
-            try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
-                                        details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
-                                                  .init("device", record.device.hex), .init("fork", "known")])
+            if allowance.admit() {
+                try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
+                                            details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
+                                                      .init("device", record.device.hex), .init("fork", "known")])
+            }
             refused.append(refusal)
         }
         return (taken, refused)
@@ -332,21 +351,51 @@ public struct SyncEndpoint {
         return SyncOutgoing(released: released)
     }
 
-    /// Records a refusal of the peer's request in the audit log (ids, codes and counts in `details`).
+    /// Records a refusal of the peer's request in the audit log (ids, codes and counts in `details`),
+    /// as the peer's budget allows, and the one summary once it is passed (`tooManyRefusals`).
     func recordRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) {
+        guard let refusals else { return writeRefusal(request, reason: reason, project: project, details: extra) }
+        let charge = refusals.charge(peer.deviceID, 1)
+        if charge.record { writeRefusal(request, reason: reason, project: project, details: extra) }
+        if charge.summarise { recordRefusalSummary(request) }
+    }
+
+    /// The one entry of a budget's window saying the peer's refusals passed its bound.
+    func recordRefusalSummary(_ request: String) {
+        guard let refusals else { return }
+        writeRefusal(request, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue,
+                     details: [.init("bound", String(refusals.bound)), .init("seconds", String(Int(refusals.seconds)))])
+    }
+
+    /// The entry itself, unbudgeted.
+    func writeRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) {
         var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("request", request), .init("reason", reason)]
         if let project { details.append(.init("project", project.hex)) }
         try? vault.record(VaultEvent(.syncExchangeRefused, details: details + extra))
     }
 
-    /// Records that `project` was left for this exchange, and why (a code of `SyncInitiator.skipsTheProject`).
-    func recordSkipped(_ project: ProjectID, reason: String) {
-        try? vault.record(VaultEvent(.syncProjectSkipped, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex),
-                                                                    .init("reason", reason)]))
+    /// Records that `project` was left for this exchange, and why (its code), and keeps the reason
+    /// for `sync status` (`sync_project_skips`) until the project next syncs with this device.
+    func recordSkipped(_ project: ProjectID, reason: String, message: String) {
+        try? vault.transaction { tx in
+            try SyncExchangeStore(database: tx.database).setSkipped(project, by: peer.deviceID, reason: "\(reason): \(message)", at: clock.now())
+            try tx.record(.syncProjectSkipped, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex), .init("reason", reason)])
+        }
     }
 
-    /// Records that the peer refused `records` of this vault's records of `project`, and why.
+    /// The project synced with this device: the reason it was left before (if any) is forgotten.
+    func clearSkipped(_ project: ProjectID) {
+        try? vault.transaction { tx in try SyncExchangeStore(database: tx.database).clearSkipped(project, by: peer.deviceID) }
+    }
+
+    /// Records that the peer refused `records` of this vault's records of `project`, and why (the
+    /// peer names the reasons: charged to its budget like a refusal here).
     func recordPushRefused(_ project: ProjectID, reason: String, records: Int) {
+        if let refusals {
+            let charge = refusals.charge(peer.deviceID, 1)
+            if charge.summarise { recordRefusalSummary(SyncWire.pushKind) }
+            guard charge.record else { return }
+        }
         try? vault.record(VaultEvent(.syncPushRefused, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex),
                                                                  .init("reason", reason), .init("records", String(records))]))
     }

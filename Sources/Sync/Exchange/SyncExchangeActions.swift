@@ -31,6 +31,9 @@ extension AuditAction {
     /// A project shared with a device for sync, or the share revoked (details: peer, role).
     public static let syncShare = AuditAction("sync.share")
     public static let syncShareRevoke = AuditAction("sync.share-revoke")
+    /// The exchange's own tables mended by `vaultctl repair` (SECURITY.md §19.9, "Damaged exchange
+    /// state"; details: remade, the tables made again empty; dropped, per table the rows dropped).
+    public static let syncExchangeMended = AuditAction("sync.exchange-mended")
     /// Sync with a device paused or resumed here (details: peer).
     public static let syncPause = AuditAction("sync.pause")
     public static let syncResume = AuditAction("sync.resume")

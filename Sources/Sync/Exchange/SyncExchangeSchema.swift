@@ -57,5 +57,16 @@ public enum SyncExchangeSchema {
                 PRIMARY KEY (project_id, device_id)
             );
             """),
+        // Why a project was left in the last exchange with a device (its failure concerned that
+        // project alone, §19.9), for `sync status`, until the project next syncs with the device.
+        NamedMigration("exchange-4", """
+            CREATE TABLE sync_project_skips (
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                reason TEXT NOT NULL CHECK (length(reason) BETWEEN 1 AND 1024),
+                skipped_at INTEGER NOT NULL,
+                PRIMARY KEY (device_id, project_id)
+            );
+            """),
     ])
 }

@@ -150,6 +150,28 @@ struct SyncExchangeStore {
         return database.changes > 0
     }
 
+    // MARK: Projects left
+
+    /// Keeps why `project` was left in an exchange with `device` (the reason cut to 1,024 bytes).
+    func setSkipped(_ project: ProjectID, by device: DeviceID, reason: String, at time: Int64) throws {
+        var cut = String(decoding: reason.utf8.prefix(1024), as: UTF8.self)
+        while cut.utf8.count > 1024 { cut.removeLast() }
+        try database.query("INSERT OR REPLACE INTO sync_project_skips (device_id, project_id, reason, skipped_at) VALUES (?, ?, ?, ?)",
+                           [.blob(device.bytes), .blob(project.bytes), .text(cut.isEmpty ? "unknown" : cut), .integer(time)])
+    }
+
+    func clearSkipped(_ project: ProjectID, by device: DeviceID) throws {
+        try database.query("DELETE FROM sync_project_skips WHERE device_id = ? AND project_id = ?", [.blob(device.bytes), .blob(project.bytes)])
+    }
+
+    /// The devices whose last exchange left `project`, with why and when.
+    func skips(of project: ProjectID) throws -> [SyncProjectSkip] {
+        try database.query("SELECT device_id, reason, skipped_at FROM sync_project_skips WHERE project_id = ? ORDER BY device_id",
+                           [.blob(project.bytes)]).map { row in
+            SyncProjectSkip(peer: try DeviceID(bytes: try row.blob("device_id")), reason: try row.text("reason"), at: try row.integer("skipped_at"))
+        }
+    }
+
     // MARK: What peers held
 
     func peerVector(_ device: DeviceID, project: ProjectID) throws -> [DeviceID: UInt64] {

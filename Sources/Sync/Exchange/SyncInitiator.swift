@@ -65,9 +65,13 @@ public struct SyncInitiator {
     /// (none left, or not a number: at its first request; infinity: never).
     public let deadlineSeconds: Double
 
+    /// `refusals`: the answering device's budget of refusals recorded one by one (SECURITY.md §19.9):
+    /// what it sends that is refused grows this vault's audit log by a bounded amount per minute.
     public init(vault: UnlockedVault, transport: SyncTransport, coordinator: SyncCoordinator? = .shared, clock: VaultClock = .system,
-                deadlineSeconds: Double = defaultDeadlineSeconds) throws {
-        endpoint = try SyncEndpoint(vault: vault, peer: transport.peer, clock: clock)
+                deadlineSeconds: Double = defaultDeadlineSeconds, refusals: SyncRefusalBudget = .asking) throws {
+        var endpoint = try SyncEndpoint(vault: vault, peer: transport.peer, clock: clock)
+        endpoint.refusals = refusals
+        self.endpoint = endpoint
         self.transport = transport
         self.coordinator = coordinator
         self.deadlineSeconds = deadlineSeconds
@@ -83,11 +87,18 @@ public struct SyncInitiator {
 
     /// Runs the exchange; its end (or its error's code) is kept for `sync status`, and recorded.
     public func run() throws -> SyncRunReport {
+        // Damaged exchange tables are never read as if whole (nor written: the run's end is not kept in them).
+        try vault.transaction { tx in try SyncExchangeHealth.check(tx.database) }
         let paused = try vault.transaction { tx in try SyncExchangeStore(database: tx.database).peer(peer.deviceID)?.paused } ?? false
         guard !paused else {
             throw SyncExchangeError(.paused, "sync with \(peer.name) is paused here: 'vaultctl sync resume --peer \(peer.fingerprint)' resumes it")
         }
         var report = SyncRunReport()
+        // What the device's refusals left unrecorded in a window that ended is recorded once.
+        if let unrecorded = endpoint.refusals?.open(peer.deviceID).unrecorded, unrecorded > 0 {
+            endpoint.writeRefusal(SyncWire.pullKind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue,
+                                  details: [.init("unrecorded", String(unrecorded))])
+        }
         let deadline = SyncDeadline(seconds: deadlineSeconds, clock: endpoint.clock)
         do {
             try exchange(into: &report, by: deadline)
@@ -103,6 +114,7 @@ public struct SyncInitiator {
         switch error {
         case let error as SyncExchangeError: error.code.rawValue
         case let error as SyncError: error.code.rawValue
+        case let error as SyncPeerFailure: "peer-\(error.code.rawValue)"
         default: String(describing: type(of: error))
         }
     }
@@ -154,11 +166,24 @@ public struct SyncInitiator {
             } catch let error as SyncExchangeError where Self.skipsTheProject.contains(error.code) {
                 // One project's record that cannot travel (or that the peer would not answer for)
                 // never stops the others: recorded, and the run goes on (SECURITY.md §19.9).
-                entry.skipped = "\(error.code.rawValue): \(error.message)"
-                endpoint.recordSkipped(project.id, reason: error.code.rawValue)
+                skip(project, error.code.rawValue, error.message, into: &entry)
+            } catch let error as SyncError {
+                // Any other failure of the project's own records here (a commit past a bound, a
+                // record that cannot be made) is the project's alone: it never stops the others.
+                skip(project, error.code.rawValue, error.message, into: &entry)
+            } catch let error as SyncPeerFailure {
+                skip(project, "peer-\(error.code.rawValue)", error.message, into: &entry)
             }
+            if entry.skipped == nil, entry.localOnly == nil { endpoint.clearSkipped(project.id) }
             report.projects.append(entry)
         }
+    }
+
+    /// Leaves `project` for this run with its reason: recorded (`sync.project-skipped`), kept for
+    /// `sync status` until the project next syncs with this device, and shown by `sync now`.
+    private func skip(_ project: WritingProject, _ reason: String, _ message: String, into entry: inout SyncRunReport.Project) {
+        entry.skipped = "\(reason): \(message)"
+        endpoint.recordSkipped(project.id, reason: reason, message: message)
     }
 
     /// The owner's own device is offered this vault's projects it did not offer back.

@@ -9,6 +9,16 @@ public struct SyncProjectStatus: Sendable, Equatable {
     public let project: ProjectID
     public let privileged: Bool
     public let state: SyncState
+    /// The devices whose last exchange left the project (its failure concerned it alone), and why.
+    public var skipped: [SyncProjectSkip] = []
+}
+
+/// A project left in the last exchange with a device: the reason (a code, then a message that never
+/// quotes document text) and when (Unix seconds).
+public struct SyncProjectSkip: Sendable, Equatable {
+    public let peer: DeviceID
+    public let reason: String
+    public let at: Int64
 }
 
 extension SyncStatus {
@@ -17,7 +27,16 @@ extension SyncStatus {
     /// keys the project takes), so a privileged project's records are read inside a privileged
     /// processing session of its compartment (actor `sync`), opened for the check and ended after it,
     /// both recorded, as every read of its records is (SECURITY.md §10).
+    ///
+    /// While the exchange's own tables are damaged (`exchangeProblem`), every project is local-only
+    /// with that reason, and none is rebuilt: its roster cannot be trusted.
     public static func projects(_ vault: UnlockedVault, clock: VaultClock = .system) throws -> [SyncProjectStatus] {
+        if let problem = try exchangeProblem(vault) {
+            return try vault.transaction { tx in try WritingStore(tx).projects() }.map { project in
+                SyncProjectStatus(project: project.id, privileged: project.isPrivileged,
+                                  state: .localOnly(reason: "sync state is damaged: \(problem); 'vaultctl repair' mends it"))
+            }
+        }
         let keys = try vault.deviceKeys()
         let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         let own = try ownDeviceKeys(vault)
@@ -30,13 +49,21 @@ extension SyncStatus {
             }
             defer { try? session?.end() }
             let access: RecordAccess = session.map { .session($0) } ?? .vault
-            let state = try vault.transaction { tx in
-                var devices = try SyncExchangeStore(database: tx.database).roster(of: project.id)
+            let (state, skipped) = try vault.transaction { tx in
+                let exchange = SyncExchangeStore(database: tx.database)
+                var devices = try exchange.roster(of: project.id)
                 devices.merge(own) { kept, _ in kept }
-                return try VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices).state(of: project.id)
+                return (try VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices).state(of: project.id),
+                        try exchange.skips(of: project.id))
             }
-            return SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state)
+            return SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped)
         }
+    }
+
+    /// What is wrong with the exchange's own tables (SECURITY.md §19.9, "Damaged exchange state"),
+    /// or nil when they are whole: then sync with every device is off until `vaultctl repair`.
+    public static func exchangeProblem(_ vault: UnlockedVault) throws -> String? {
+        try vault.transaction { tx in SyncExchangeHealth.problem(in: tx.database) }
     }
 
     /// This device's and the owner's own devices' signing keys: whose records every project takes.

@@ -79,6 +79,33 @@ public final class SyncRefusalBudget: Sendable {
         }
     }
 
+    /// How many refusals of `device` one receive may record one by one now: what the window's bound
+    /// leaves (none once it is passed). Give back what it used with `spent(_:_:)`.
+    public func allowance(for device: DeviceID) -> SyncRefusalAllowance {
+        let now = clock.monotonic()
+        return windows.withLock { all in
+            guard let window = all[device].map({ roll($0, at: now) }) else { return SyncRefusalAllowance(bound) }
+            all[device] = window
+            return SyncRefusalAllowance(window.summarised ? 0 : max(0, bound - window.recorded))
+        }
+    }
+
+    /// Charges what a receive's allowance recorded; refusals it only counted (and summarised in one
+    /// entry of its own) pass the bound: the device's requests are refused unread until the window ends.
+    public func spent(_ device: DeviceID, _ allowance: SyncRefusalAllowance) {
+        let now = clock.monotonic()
+        windows.withLock { all in
+            var window = all[device].map { roll($0, at: now) } ?? Window(start: now)
+            window.recorded += allowance.recorded
+            if allowance.unrecorded > 0 { window.summarised = true }
+            all[device] = window
+        }
+    }
+
+    /// The budget of the asking side (`SyncInitiator`, the daemon's background sync and `sync now`),
+    /// one per process, so a device answering with what is refused is bounded across runs too.
+    public static let asking = SyncRefusalBudget()
+
     /// The window itself while it lasts; after it, a fresh one carrying what went unrecorded.
     private func roll(_ window: Window, at now: Double) -> Window {
         guard now - window.start >= seconds || now < window.start else { return window }

@@ -21,10 +21,15 @@ public struct SyncResponder: Sendable {
     /// Throws a `SyncExchangeError` (recorded, within the peer's refusal budget) to refuse it; a
     /// peer past its budget is refused unread.
     public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> SyncOutgoing {
-        let endpoint = try SyncEndpoint(vault: vault, peer: peer)
+        var endpoint = try SyncEndpoint(vault: vault, peer: peer)
+        endpoint.refusals = refusals
         let (over, unrecorded) = refusals.open(peer.deviceID)
         if unrecorded > 0 {
-            endpoint.recordRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue, details: [.init("unrecorded", String(unrecorded))])
+            endpoint.writeRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue, details: [.init("unrecorded", String(unrecorded))])
+        }
+        do { try vault.transaction { tx in try SyncExchangeHealth.check(tx.database) } } catch let error as SyncError {
+            endpoint.recordRefusal(kind, reason: error.code.rawValue)
+            throw error
         }
         if over {
             _ = refusals.charge(peer.deviceID, 1)
@@ -38,20 +43,17 @@ public struct SyncResponder: Sendable {
         } catch let error as SyncExchangeError {
             record(error, of: kind, details: [], endpoint)
             throw error
+        } catch let error as SyncError {
+            // The project's records here failed the request (its commit past a bound, its stored
+            // records damaged): recorded, and the asker leaves that project (`SyncPeerFailure`).
+            endpoint.recordRefusal(kind, reason: error.code.rawValue)
+            throw error
         }
     }
 
     /// Records a refusal of the peer's request, as its budget allows (and the summary once past it).
     private func record(_ error: SyncExchangeError, of kind: String, details: [VaultEvent.Detail], _ endpoint: SyncEndpoint) {
-        let charge = refusals.charge(endpoint.peer.deviceID, 1)
-        if charge.record { endpoint.recordRefusal(kind, reason: error.code.rawValue, details: details) }
-        if charge.summarise { recordSummary(of: kind, endpoint) }
-    }
-
-    /// The one entry of a window saying the peer's refusals passed the bound and are no longer recorded one by one.
-    private func recordSummary(of kind: String, _ endpoint: SyncEndpoint) {
-        endpoint.recordRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue,
-                               details: [.init("bound", String(refusals.bound)), .init("seconds", String(Int(refusals.seconds)))])
+        endpoint.recordRefusal(kind, reason: error.code.rawValue, details: details)
     }
 
     private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
@@ -115,24 +117,17 @@ public struct SyncResponder: Sendable {
         }
         let receipt: SyncReceipt
         do {
+            // Each refusal recorded as the peer's budget allows (`SyncEndpoint.receive`), the rest summarised once.
             receipt = try endpoint.receive(request.records, for: project, coordinator: coordinator)
         } catch let error as SyncError where error.code == .writingRefused {
             // Recorded by the endpoint; the peer learns each record was refused, and why.
-            charge(request.records.count, endpoint)
             return SyncOutgoing(SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }))
         }
-        charge(receipt.refused.count, endpoint)
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).recordAttempt(endpoint.peer.deviceID, at: endpoint.clock.now(), error: nil,
                                                                         sent: 0, received: receipt.stored)
         }
         return SyncOutgoing(SyncPushAnswer(stored: receipt.stored, refused: receipt.refused.map(\.error.code.rawValue)))
-    }
-
-    /// Charges records refused (and recorded) in a push to the peer's budget; the summary once past it.
-    private func charge(_ refused: Int, _ endpoint: SyncEndpoint) {
-        guard refused > 0 else { return }
-        if refusals.charge(endpoint.peer.deviceID, refused, recordedAlready: true).summarise { recordSummary(of: SyncWire.pushKind, endpoint) }
     }
 
     /// The project, if the peer may read it (and write it, for `writing`); else the reason, thrown.

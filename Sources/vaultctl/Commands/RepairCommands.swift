@@ -7,8 +7,15 @@ import Sync
 /// `vaultctl repair --from DEVICE` (issue 17, SECURITY.md §19.10): this vault's writing store
 /// rebuilt from one of the owner's own paired devices, the damaged one kept aside.
 enum RepairCommands {
-    static let repair = Command("repair", synopsis: "rebuild this vault's writing store from one of your own devices",
-                                usage: "--from PEER [--address ADDR:PORT]", about: """
+    static let repair = Command("repair", synopsis: "mend sync state; rebuild this vault's writing store from one of your own devices",
+                                usage: "[--from PEER [--address ADDR:PORT]]", about: """
+        Without --from: mends the sync exchange's own tables when they are damaged ('vaultctl sync
+        status' says so; sync with every device is off until then): each is made again and its whole
+        rows kept; a damaged row is dropped (a share, an origin or a roster key it held is lost on the
+        safe side: share again, or 'repair --from' a project left local-only), except a device's row,
+        which comes back paused ('vaultctl sync resume'). Says what it dropped; recorded in the audit log.
+
+        With --from:
         Rebuilds the writing store (projects, documents and the sync records they are made of) from
         PEER, a paired device trusted as your own ('mine'; refused for someone else's), over the
         encrypted channel where 'vaultctl serve --address' answers. Every record PEER holds is pulled
@@ -21,13 +28,15 @@ enum RepairCommands {
         stay in the kept copy, as do edits PEER never received. Refused while 'vaultctl serve' serves
         this vault (stop it first), and no serve starts while a repair runs.
         """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"])],
-        json: true, examples: ["vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
-            guard let from = arguments.value("--peer") else { throw UsageError(message: "repair needs --from PEER", usage: arguments.usage) }
+        json: true, examples: ["vaultctl repair", "vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+            guard let from = arguments.value("--peer") else { return try mendExchange(arguments) }
             InMemoryMode.bypass()
             // Before the vault is opened: a refused repair leaves it exactly as it was.
             let lock = try holdingTheVault(arguments)
             defer { withExtendedLifetime(lock) {} }
             let unlocked = try VaultLocation.unlock(arguments)
+            // The exchange's own tables first: the rebuild reads and writes its rosters.
+            _ = try unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx) }
             let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
             let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
@@ -47,6 +56,29 @@ enum RepairCommands {
             for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
             if !report.notHere.isEmpty { Output.line("\(report.notHere.count) project(s) on \(pairing.peer.name) were never here: 'vaultctl sync now' brings them.") }
         }
+
+    /// `vaultctl repair` without --from: the exchange's tables mended (SECURITY.md §19.9), under the
+    /// daemon's lock like any repair.
+    static func mendExchange(_ arguments: ParsedArguments) throws {
+        InMemoryMode.bypass()
+        let lock = try holdingTheVault(arguments)
+        defer { withExtendedLifetime(lock) {} }
+        let unlocked = try VaultLocation.unlock(arguments)
+        let mend = try unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx) }
+        let dropped = mend.dropped.sorted { $0.key < $1.key }
+        if arguments.has("--json") {
+            Output.json(["mended": mend.changed, "remade": mend.remade, "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) })])
+            return
+        }
+        guard mend.changed else {
+            Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
+            return
+        }
+        for table in mend.remade { Output.line("Made \(table) again (it was missing or had other columns): its rows are gone.") }
+        for (table, count) in dropped { Output.line("Dropped \(count) damaged row(s) of \(table).") }
+        if mend.dropped["sync_peers"] != nil { Output.line("A device whose row was damaged is paused: 'vaultctl sync resume --peer PEER' resumes it.") }
+        Output.line("Sync state mended; 'vaultctl sync status' shows it.")
+    }
 
     /// The daemon's lock on the vault, held for the repair (`MaintenanceLock`).
     static func holdingTheVault(_ arguments: ParsedArguments) throws -> DaemonLock? {

@@ -54,13 +54,19 @@ enum SyncCommands {
         privileged processing session of its compartment, recorded as every session is.
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
-            let peers = try SyncStatus.read(unlocked)
+            // Damaged exchange tables are not read as if whole: sync is off, and says why.
+            let problem = try SyncStatus.exchangeProblem(unlocked)
+            let peers = problem == nil ? try SyncStatus.read(unlocked) : []
             let projects = try SyncStatus.projects(unlocked)
             if arguments.has("--json") {
-                Output.json(["peers": peers.map(json), "projects": projects.map(json)])
+                let exchange: [String: Any] = problem.map { ["state": "local-only", "reason": "sync state is damaged: \($0)"] } ?? ["state": "ready", "reason": NSNull()]
+                Output.json(["exchange": exchange, "peers": peers.map(json), "projects": projects.map(json)])
                 return
             }
-            if peers.isEmpty { Output.line("No paired devices.") }
+            if let problem {
+                Output.line("Sync is off, every project LOCAL-ONLY: sync state is damaged: \(problem). 'vaultctl repair' mends it.")
+            }
+            if peers.isEmpty && problem == nil { Output.line("No paired devices.") }
             defer { printProjects(projects) }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
@@ -146,15 +152,21 @@ enum SyncCommands {
             case .localOnly(let reason):
                 Output.line("project \(project.project.hex)\(project.privileged ? " (privileged)" : ""): LOCAL-ONLY: \(reason)")
             }
+            for skip in project.skipped {
+                Output.line("  left in the last sync with device \(skip.peer.fingerprint) (\(Output.timestamp(skip.at))): \(skip.reason)")
+            }
         }
     }
 
     private static func json(_ project: SyncProjectStatus) -> [String: Any] {
+        let skipped = project.skipped.map { ["device": $0.peer.hex, "reason": $0.reason, "at": Output.timestamp($0.at)] }
         switch project.state {
         case .ready(let records):
-            ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull()]
+            return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
+                    "skipped": skipped]
         case .localOnly(let reason):
-            ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason]
+            return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
+                    "skipped": skipped]
         }
     }
 

@@ -1,0 +1,168 @@
+import CryptoVault
+
+/// Whether the exchange's own tables (SECURITY.md §19.9, `SyncExchangeSchema`) can be trusted, and
+/// their mending (`vaultctl repair`). They say which devices may read and write which projects and
+/// whose keys verify records, so a damaged one must not be read as if it were whole: the exchange
+/// refuses to run (`damagedSyncState`, naming the table and what is wrong), every project works
+/// local-only (its documents read and written as ever) and `vaultctl sync status` says why, until
+/// `SyncExchangeHealth.mend` keeps the rows that are whole and drops the others. Beside
+/// `SyncExchangeStore` (its file's name says so), the one other place that names those tables.
+public enum SyncExchangeHealth {
+    /// What each table's row must hold to be one a writer of `SyncExchangeStore` made, as SQL over
+    /// its columns (by `typeof`, so a value of another type never passes as one it resembles).
+    static let wholeRows: [String: String] = [
+        "sync_peers": """
+            \(blob("device_id", 16)) AND typeof(paused) = 'integer' AND paused IN (0, 1) AND \(time("last_sync_at", null: true))
+            AND \(time("last_attempt_at", null: true)) AND (last_error IS NULL OR (typeof(last_error) = 'text' AND length(last_error) BETWEEN 1 AND 1024))
+            AND typeof(records_sent) = 'integer' AND records_sent >= 0 AND typeof(records_received) = 'integer' AND records_received >= 0
+            """,
+        "sync_shares": """
+            \(blob("compartment_uuid", 16)) AND \(blob("device_id", 16)) AND typeof(role) = 'text' AND role IN ('viewer', 'editor')
+            AND \(time("granted_at", null: false)) AND \(time("revoked_at", null: true))
+            """,
+        "sync_origins": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND typeof(access) = 'text' AND access IN ('mine', 'editor', 'viewer')",
+        "sync_roster": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(blob("signing_key", 32)) AND (noise_key IS NULL OR \(blob("noise_key", 32)))",
+        "sync_peer_vectors": "\(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(vector) = 'blob'",
+        "sync_forks": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(time("found_at", null: false))",
+        "sync_project_skips": """
+            \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
+            AND \(time("skipped_at", null: false))
+            """,
+    ]
+
+    private static func blob(_ column: String, _ length: Int) -> String { "(typeof(\(column)) = 'blob' AND length(\(column)) = \(length))" }
+    private static func time(_ column: String, null: Bool) -> String {
+        "(\(null ? "\(column) IS NULL OR " : "")(typeof(\(column)) = 'integer' AND \(column) >= 0))"
+    }
+
+    /// What is wrong with the exchange's tables, or nil when nothing is (or the vault has not
+    /// migrated the module yet). Only reads.
+    package static func problem(in database: Database) -> String? {
+        do {
+            // A vault that has not made the module's tables (yet) has nothing of it to damage.
+            let applied = try AppliedModuleMigrations.modules(in: database).filter { $0 == SyncExchangeSchema.module.module }.count
+            guard applied == SyncExchangeSchema.module.migrations.count else { return nil }
+            for (table, columns) in try reference() {
+                let found = try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }
+                if found.isEmpty { return "the table \(table) is missing" }
+                if found != columns { return "the table \(table) does not have the columns its migrations made" }
+                let bad = try damagedRows(of: table, in: database)
+                if !bad.isEmpty { return "the table \(table) holds \(bad.count) row(s) no writer makes (\(wholeness(of: table)))" }
+            }
+            return nil
+        } catch {
+            return "the exchange's tables cannot be read (\((error as? CryptoVaultError)?.code.rawValue ?? "unreadable"))"
+        }
+    }
+
+    /// `problem(in:)` as the exchange's refusal: sync with every device is off until mended.
+    package static func check(_ database: Database) throws(SyncError) {
+        guard let problem = problem(in: database) else { return }
+        throw SyncError(.damagedSyncState, """
+            sync state is damaged: \(problem); sync with every device is off and every project works local-only \
+            until 'vaultctl repair' mends it
+            """)
+    }
+
+    private static func wholeness(of table: String) -> String {
+        switch table {
+        case "sync_roster": "a key of the wrong length, or a device id its keys do not derive"
+        case "sync_peer_vectors": "a version vector that does not parse"
+        default: "a value outside what the column holds"
+        }
+    }
+
+    /// The rowids of the table's rows that no writer makes: outside `wholeRows`, a roster entry whose
+    /// device id its two keys do not derive (every writer checks it), a version vector that does not
+    /// parse to its end.
+    static func damagedRows(of table: String, in database: Database) throws -> [Int64] {
+        guard let whole = wholeRows[table] else { return [] }
+        var bad = try database.query("SELECT rowid FROM \"\(table)\" WHERE NOT (\(whole))").map { try $0.integer("rowid") }
+        switch table {
+        case "sync_roster":
+            for row in try database.query("SELECT rowid, device_id, signing_key, noise_key FROM sync_roster WHERE (\(whole)) AND noise_key IS NOT NULL") {
+                let derived = DeviceProfile.deriveIdentifier(signingPublicKey: try row.blob("signing_key"), noisePublicKey: try row.blob("noise_key"))
+                if derived.bytes != (try row.blob("device_id")) { bad.append(try row.integer("rowid")) }
+            }
+        case "sync_peer_vectors":
+            for row in try database.query("SELECT rowid, vector FROM sync_peer_vectors WHERE (\(whole))") {
+                var reader = SyncWireReader(try row.blob("vector"))
+                do {
+                    _ = try SyncWire.vector(&reader)
+                    try reader.end()
+                } catch { bad.append(try row.integer("rowid")) }
+            }
+        default: break
+        }
+        return bad
+    }
+
+    /// The module's tables in the order made, each with its columns: from its migrations run on an
+    /// empty database in memory (never from the vault's own, possibly damaged, schema).
+    static func reference() throws -> [(table: String, columns: [String])] {
+        let database = try Database(path: ":memory:", create: true, readOnly: false)
+        for migration in SyncExchangeSchema.module.migrations { try database.execute(migration.sql) }
+        return try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid").map { try $0.text("name") }.map { table in
+            (table, try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") })
+        }
+    }
+}
+
+/// What mending the exchange's tables did.
+public struct SyncExchangeMend: Sendable, Equatable {
+    /// Tables made again empty because they were missing or had other columns.
+    public var remade: [String] = []
+    /// Rows dropped, by table (a damaged peer row whose device id is whole comes back paused).
+    public var dropped: [String: Int] = [:]
+
+    public var changed: Bool { !remade.isEmpty || !dropped.isEmpty }
+}
+
+extension SyncExchangeHealth {
+    /// Mends the exchange's tables in the caller's audited transaction: every table is made again
+    /// by the module's migrations, and the whole rows of each one that had its columns are copied
+    /// back. A dropped row's grant is lost on the safe side (a share or an origin grants nothing
+    /// more; a roster key lost leaves its records unverified, their project local-only until
+    /// `vaultctl repair --from DEVICE`; a vector or a fork is learnt again at the next exchange), and
+    /// a damaged peer row whose device id is whole comes back paused, so a pause is never lost:
+    /// the owner resumes it. Recorded as `sync.exchange-mended` (details: remade, dropped) when it
+    /// changed anything.
+    public static func mend(in transaction: VaultTransaction) throws -> SyncExchangeMend {
+        let database = transaction.database
+        var mend = SyncExchangeMend()
+        let reference = try reference()
+        var kept: [(table: String, columns: [String], bad: [Int64])] = []
+        for (table, columns) in reference {
+            let found = try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }
+            guard found == columns, let bad = try? damagedRows(of: table, in: database) else {
+                mend.remade.append(table)
+                try database.execute("DROP TABLE IF EXISTS \"\(table)\"")
+                continue
+            }
+            if !bad.isEmpty { mend.dropped[table] = bad.count }
+            try database.execute("ALTER TABLE \"\(table)\" RENAME TO \"\(table)_mending\"")
+            kept.append((table, columns, bad))
+        }
+        guard mend.changed else {
+            for (table, _, _) in kept { try database.execute("ALTER TABLE \"\(table)_mending\" RENAME TO \"\(table)\"") }
+            return mend
+        }
+        for migration in SyncExchangeSchema.module.migrations { try database.execute(migration.sql) }
+        for (table, columns, bad) in kept {
+            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            let excluded = bad.map(String.init).joined(separator: ", ")
+            try database.execute("INSERT OR IGNORE INTO \"\(table)\" (\(list)) SELECT \(list) FROM \"\(table)_mending\" WHERE rowid NOT IN (\(excluded))")
+            if table == "sync_peers", !bad.isEmpty {
+                try database.execute("""
+                    INSERT OR IGNORE INTO sync_peers (device_id, paused) SELECT device_id, 1 FROM sync_peers_mending
+                    WHERE rowid IN (\(excluded)) AND typeof(device_id) = 'blob' AND length(device_id) = 16
+                    """)
+            }
+            try database.execute("DROP TABLE \"\(table)_mending\"")
+        }
+        let dropped = mend.dropped.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        try transaction.record(.syncExchangeMended, details: [.init("remade", mend.remade.isEmpty ? "none" : mend.remade.joined(separator: ",")),
+                                                              .init("dropped", dropped.isEmpty ? "none" : dropped)])
+        return mend
+    }
+}
