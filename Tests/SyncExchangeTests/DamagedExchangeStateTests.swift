@@ -51,6 +51,13 @@ import Writing
         return (f, project, document)
     }
 
+    /// `vaultctl repair` without --from, the origins read from what the vault recorded (the same
+    /// entries its audit log holds; a test vault's journal is the recording).
+    static func mend(_ vault: TestVault) throws -> SyncExchangeMend {
+        let history = SyncOriginHistory(events: vault.recording.events.withLock { $0 })
+        return try vault.unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx, origins: history) }
+    }
+
     @Test(arguments: Damage.allCases)
     func aDamagedExchangeTableMakesTheVaultLocalOnlySayingWhyAndMendingItLetsSyncGoOn(_ damage: Damage) throws {
         let (f, project, document) = try Self.synced()
@@ -75,11 +82,11 @@ import Writing
         try F.edit(f.laptop, try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }, document, block: 0, to: "typed here meanwhile")
 
         // Mended: recorded with what it did, whole again.
-        let mend = try f.laptop.unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx) }
+        let mend = try Self.mend(f.laptop)
         #expect(mend.remade.contains(damage.table) || (mend.dropped[damage.table] ?? 0) >= 1, "\(mend)")
         #expect(F.details(f.laptop, .syncExchangeMended, "dropped").count == 1)
         #expect(try SyncStatus.exchangeProblem(f.laptop.unlocked) == nil)
-        #expect(try f.laptop.unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx) } == SyncExchangeMend(), "a whole state needs no mending")
+        #expect(try Self.mend(f.laptop) == SyncExchangeMend(), "a whole state needs no mending")
         if damage == .pausedFlagGarbage {
             // The damaged device row came back paused: a pause is never lost. The owner resumes.
             #expect(throws: SyncExchangeError(.paused, "")) { try f.syncLaptop() }
@@ -113,5 +120,117 @@ import Writing
         #expect(try SyncStatus.exchangeProblem(f.desk.unlocked) == nil)
         let report = try f.syncLaptop()
         #expect(report.projects.isEmpty && report.received == 0 && report.sent == 0, "\(report)")
+    }
+
+    // MARK: Attack review s6, P1: the health rules are no stricter than their writers
+
+    @Test func aPullAnswerNamingAThousandMadeUpDevicesIsNoDamageAndTheNextSyncRuns() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(deskTrusts: .other, laptopTrusts: .other, deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let project = try F.project(f.laptop, "Brief")
+        _ = try F.document(f.laptop, in: project, "Draft", ["first"])
+        try SyncControl.shared(project.compartment, with: answerer.keys.profile.deviceID, role: .editor, in: f.laptop.unlocked)
+        answerer.offer(project, access: .editor)
+        try answerer.plant(in: project.id)
+        // 1,023 made-up devices and its own: the most a vector holds, a valid answer. With this
+        // vault's own device the union would be 1,025.
+        answerer.claimHeld(Dictionary(uniqueKeysWithValues: try (0..<(SyncWire.maximumDevices - 1)).map { _ in (try DeviceID.random(), UInt64(1)) }))
+        let first = try f.syncLaptop()
+        #expect(first.received == 1 && first.sent >= 1 && first.projects.allSatisfy { $0.skipped == nil && $0.localOnly == nil }, "\(first)")
+
+        #expect(try SyncStatus.exchangeProblem(f.laptop.unlocked) == nil)
+        let kept = try f.laptop.unlocked.transaction { tx in
+            try SyncExchangeStore(database: tx.database).peerVector(answerer.keys.profile.deviceID, project: project.id)
+        }
+        #expect(Set(kept.keys) == [f.laptopKeys.profile.deviceID, answerer.keys.profile.deviceID], "kept \(kept.count) devices")
+        let second = try f.syncLaptop()
+        #expect(second.projects.allSatisfy { $0.skipped == nil && $0.localOnly == nil }, "\(second)")
+        #expect(try SyncStatus.projects(f.laptop.unlocked).allSatisfy { if case .ready = $0.state { true } else { false } })
+    }
+
+    @Test func theExchangesWritersKeepEveryRowWholeWhateverTheyAreGiven() throws {
+        let (f, project, _) = try Self.synced()
+        let desk = f.deskKeys.profile.deviceID
+        let tooMany = Dictionary(uniqueKeysWithValues: try (0...SyncWire.maximumDevices).map { _ in (try DeviceID.random(), UInt64(1)) })
+        try f.laptop.unlocked.transaction { tx in
+            let store = SyncExchangeStore(database: tx.database)
+            try store.setPeerVector(desk, project: project.id, tooMany)
+            #expect(try store.peerVector(desk, project: project.id).isEmpty, "a vector past the bound is not kept")
+            try store.setPeerVector(desk, project: project.id, [desk: UInt64.max, f.laptopKeys.profile.deviceID: 3])
+            #expect(try store.peerVector(desk, project: project.id) == [f.laptopKeys.profile.deviceID: 3])
+            try store.recordAttempt(desk, at: 1, error: "\u{0}peer-" + String(repeating: "é", count: 2_000), sent: 0, received: 0)
+            try store.setSkipped(project.id, by: desk, reason: "", at: 1)
+        }
+        #expect(try SyncStatus.exchangeProblem(f.laptop.unlocked) == nil)
+        let error = try #require(try f.laptop.unlocked.transaction { tx in try SyncExchangeStore(database: tx.database).peer(desk)?.lastError })
+        #expect(error.hasPrefix(" peer-é") && error.utf8.count <= 1024)
+    }
+
+    // MARK: P2: an origin is put back, never dropped
+
+    @Test(arguments: ["PRAGMA ignore_check_constraints = ON; UPDATE sync_origins SET access = 'owner'", "DROP TABLE sync_origins"])
+    func aLostOriginIsPutBackFromTheAuditLogSoAColleaguesProjectStaysTheirs(_ damage: String) throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Brief")
+        let document = try F.document(f.desk, in: project, "Draft", ["words"])
+        try F.share(project, of: f.desk, with: f.laptop, role: .viewer)
+        try f.syncLaptop()
+        let held = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        #expect(held.isViewOnly)
+
+        try f.laptop.tamper(damage)
+        #expect(try SyncStatus.exchangeProblem(f.laptop.unlocked)?.contains("sync_origins") == true)
+        let mend = try Self.mend(f.laptop)
+        #expect(mend.originsRestored == [project.id], "\(mend)")
+        #expect(F.details(f.laptop, .syncExchangeMended, "origins") == ["1"])
+        let origin = try f.laptop.unlocked.transaction { tx in try SyncExchangeStore(database: tx.database).origin(of: project.id) }
+        #expect(origin?.device == f.deskKeys.profile.deviceID && origin?.access == .viewer, "\(String(describing: origin))")
+
+        // Still the colleague's: the owner cannot share it on, it stays view-only, and it syncs from the desk.
+        let stranger = try DeviceID.random()
+        #expect(throws: SyncExchangeError(.notOwner, "")) {
+            try SyncControl.shared(held.compartment, with: stranger, role: .editor, in: f.laptop.unlocked)
+        }
+        #expect(try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }.isViewOnly)
+        try F.edit(f.desk, project, document, block: 0, to: "edited at the desk")
+        let report = try f.syncLaptop()
+        #expect(report.received >= 1 && report.projects.allSatisfy { $0.skipped == nil && $0.localOnly == nil }, "\(report)")
+        #expect(try F.texts(f.laptop, project.id, document) == ["edited at the desk"])
+    }
+
+    @Test func theOriginHistoryIsTheLastEntryOfEachProject() throws {
+        let (a, b, c) = (try ProjectID.random(), try ProjectID.random(), try ProjectID.random())
+        let (s, t, own) = (try DeviceID.random(), try DeviceID.random(), try DeviceID.random())
+        let history = SyncOriginHistory(events: [
+            VaultEvent(.syncProjectAdded, subject: a, details: [.init("peer", s.hex), .init("access", "viewer")]),
+            VaultEvent(.syncProjectAdded, subject: b, details: [.init("peer", own.hex), .init("access", "editor"), .init("origin", t.hex)]),
+            VaultEvent(.syncProjectAdded, subject: c, details: [.init("peer", own.hex), .init("access", "mine")]),
+            VaultEvent(.syncProjectOriginLearned, subject: c, details: [.init("peer", own.hex), .init("origin", s.hex), .init("access", "editor")]),
+            VaultEvent(.syncShare, subject: a, details: [.init("peer", t.hex), .init("role", "editor")]),
+        ])
+        #expect(history.origins == [a: s, b: t, c: s])
+        #expect(SyncOriginHistory(events: [VaultEvent(.syncProjectAdded, subject: a, details: [.init("peer", own.hex), .init("access", "mine")])]).origins.isEmpty)
+    }
+
+    // MARK: P3: the answerer checks its tables once per exchange
+
+    @Test func theAnswererChecksItsTablesAtEachExchangeNotAtEachRequest() throws {
+        let (f, project, _) = try Self.synced()
+        let watch = SyncExchangeHealthWatch()
+        let responder = SyncResponder(vault: f.desk.unlocked, health: watch)
+        let laptop = f.laptopKeys.profile
+        let pull = SyncPullRequest(project: project.id, held: [:]).serialized()
+        _ = try responder.respond(to: SyncWire.projectsKind, body: [SyncWire.version], from: laptop)
+        for _ in 0..<100 { _ = try responder.respond(to: SyncWire.pullKind, body: pull, from: laptop) }
+        #expect(watch.checks == 1)
+
+        // Damage is met at the next exchange's start, refused with the reason, and the pulls after
+        // it are refused on that verdict without reading the tables again.
+        try f.desk.tamper("DROP TABLE sync_forks")
+        #expect(throws: SyncError(.damagedSyncState, "")) { try responder.respond(to: SyncWire.projectsKind, body: [SyncWire.version], from: laptop) }
+        #expect(throws: SyncError(.damagedSyncState, "")) { try responder.respond(to: SyncWire.pullKind, body: pull, from: laptop) }
+        #expect(watch.checks == 2)
+        #expect(F.details(f.desk, .syncExchangeRefused, "reason").filter { $0 == "damagedSyncState" }.count == 2)
     }
 }

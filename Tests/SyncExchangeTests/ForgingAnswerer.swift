@@ -17,6 +17,8 @@ final class ForgingAnswerer: ChannelService {
         var refusedPulls: [ProjectID: SyncExchangeErrorCode] = [:]
         /// The signers of every record pushed to it, per project.
         var pushedSigners: [ProjectID: [DeviceID]] = [:]
+        /// Devices it says it holds records of in every pull answer, besides its own.
+        var claimedHeld: [DeviceID: UInt64] = [:]
     }
 
     let log = Mutex(Log())
@@ -72,6 +74,9 @@ final class ForgingAnswerer: ChannelService {
     /// Adds a record it signed (any operations) to what it answers pulls of `project` with.
     func keep(_ record: ChangeRecord) { log.withLock { $0.records[record.project, default: []].append(record) } }
 
+    /// Says in every pull answer that it holds records of `devices` too (made up, say).
+    func claimHeld(_ devices: [DeviceID: UInt64]) { log.withLock { $0.claimedHeld = devices } }
+
     /// Refuses every pull of `project` with `code`, as a daemon refuses in the exchange's terms.
     func refusePulls(of project: ProjectID, with code: SyncExchangeErrorCode) { log.withLock { $0.refusedPulls[project] = code } }
 
@@ -85,12 +90,12 @@ final class ForgingAnswerer: ChannelService {
             return SyncOffers.serialize(log.withLock { $0.offers })
         case SyncWire.pullKind:
             let request = try SyncPullRequest(parsing: body)
-            let mine = log.withLock { log in
+            let (mine, claimed) = log.withLock { log in
                 log.pulled.append(request.project)
-                return log.records[request.project] ?? []
+                return (log.records[request.project] ?? [], log.claimedHeld)
             }
             let device = keys.profile.deviceID
-            return SyncPullAnswer(more: false, held: mine.isEmpty ? [:] : [device: UInt64(mine.count)],
+            return SyncPullAnswer(more: false, held: claimed.merging(mine.isEmpty ? [:] : [device: UInt64(mine.count)]) { $1 },
                                   records: mine.filter { $0.counter > request.held[device] ?? 0 }.map(\.encoded)).serialized()
         case SyncWire.pushKind:
             let request = try SyncPushRequest(parsing: body)

@@ -1,4 +1,5 @@
 import CryptoVault
+import Writing
 
 /// Whether the exchange's own tables (SECURITY.md §19.9, `SyncExchangeSchema`) can be trusted, and
 /// their mending (`vaultctl repair`). They say which devices may read and write which projects and
@@ -31,8 +32,10 @@ public enum SyncExchangeHealth {
     ]
 
     private static func blob(_ column: String, _ length: Int) -> String { "(typeof(\(column)) = 'blob' AND length(\(column)) = \(length))" }
+    /// A time is any integer: its writers keep what the clock said, and a clock set before 1970
+    /// is no damage (attack review s6, P1: a rule no stricter than its writer).
     private static func time(_ column: String, null: Bool) -> String {
-        "(\(null ? "\(column) IS NULL OR " : "")(typeof(\(column)) = 'integer' AND \(column) >= 0))"
+        "(\(null ? "\(column) IS NULL OR " : "")typeof(\(column)) = 'integer')"
     }
 
     /// What is wrong with the exchange's tables, or nil when nothing is (or the vault has not
@@ -114,20 +117,32 @@ public struct SyncExchangeMend: Sendable, Equatable {
     public var remade: [String] = []
     /// Rows dropped, by table (a damaged peer row whose device id is whole comes back paused).
     public var dropped: [String: Int] = [:]
+    /// Projects held from someone else's device whose origin row was lost and is put back from the
+    /// audit log (`SyncOriginHistory`).
+    public var originsRestored: [ProjectID] = []
 
     public var changed: Bool { !remade.isEmpty || !dropped.isEmpty }
 }
 
 extension SyncExchangeHealth {
+    /// `vaultctl repair` without --from: the audit log read for the projects' origins, then the
+    /// tables mended in one audited transaction (`mend(in:origins:)`).
+    public static func mend(_ vault: UnlockedVault) throws -> SyncExchangeMend {
+        let history = try SyncOriginHistory(vault)
+        return try vault.transaction { tx in try mend(in: tx, origins: history) }
+    }
+
     /// Mends the exchange's tables in the caller's audited transaction: every table is made again
     /// by the module's migrations, and the whole rows of each one that had its columns are copied
-    /// back. A dropped row's grant is lost on the safe side (a share or an origin grants nothing
-    /// more; a roster key lost leaves its records unverified, their project local-only until
-    /// `vaultctl repair --from DEVICE`; a vector or a fork is learnt again at the next exchange), and
-    /// a damaged peer row whose device id is whole comes back paused, so a pause is never lost:
-    /// the owner resumes it. Recorded as `sync.exchange-mended` (details: remade, dropped) when it
-    /// changed anything.
-    public static func mend(in transaction: VaultTransaction) throws -> SyncExchangeMend {
+    /// back. A dropped row's grant is lost on the safe side (a share grants nothing more; a roster
+    /// key lost leaves its records unverified, their project local-only until `vaultctl repair
+    /// --from DEVICE`; a vector or a fork is learnt again at the next exchange); a damaged peer row
+    /// whose device id is whole comes back paused, so a pause is never lost: the owner resumes it.
+    /// An origin is not a grant: without it a project is the owner's own (shared on, offered as
+    /// `mine`), so a lost one is put back from the audit log (`origins`), in the role the project's
+    /// view-only mark says (attack review s6, P2). Recorded as `sync.exchange-mended` (details:
+    /// remade, dropped, origins: how many put back) when it changed anything.
+    static func mend(in transaction: VaultTransaction, origins history: SyncOriginHistory) throws -> SyncExchangeMend {
         let database = transaction.database
         var mend = SyncExchangeMend()
         let reference = try reference()
@@ -160,9 +175,30 @@ extension SyncExchangeHealth {
             }
             try database.execute("DROP TABLE \"\(table)_mending\"")
         }
+        if mend.remade.contains("sync_origins") || mend.dropped["sync_origins"] != nil {
+            mend.originsRestored = try restoreOrigins(from: history, in: transaction)
+        }
         let dropped = mend.dropped.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         try transaction.record(.syncExchangeMended, details: [.init("remade", mend.remade.isEmpty ? "none" : mend.remade.joined(separator: ",")),
-                                                              .init("dropped", dropped.isEmpty ? "none" : dropped)])
+                                                              .init("dropped", dropped.isEmpty ? "none" : dropped),
+                                                              .init("origins", String(mend.originsRestored.count))])
         return mend
+    }
+
+    /// Each ordinary project held here without an origin row whose audit history names someone
+    /// else's device gets that origin back: `viewer` when the project is view-only (the mark
+    /// `follow` keeps with the role), else `editor`. Returns the projects put back.
+    private static func restoreOrigins(from history: SyncOriginHistory, in transaction: VaultTransaction) throws -> [ProjectID] {
+        let store = SyncExchangeStore(database: transaction.database)
+        var restored: [ProjectID] = []
+        // A writing store that cannot list its projects (damaged: `repair --from` rebuilds it next,
+        // taking each origin from the own device's offer) has none to put back here.
+        let projects = (try? WritingStore(transaction).projects()) ?? []
+        for project in projects where !project.isPrivileged {
+            guard let device = history.origins[project.id], try store.origin(of: project.id) == nil else { continue }
+            try store.setOrigin(of: project.id, device: device, access: project.isViewOnly ? .viewer : .editor)
+            restored.append(project.id)
+        }
+        return restored
     }
 }

@@ -40,8 +40,19 @@ struct SyncExchangeStore {
         try database.query("""
             UPDATE sync_peers SET last_attempt_at = ?, last_error = ?, records_sent = records_sent + ?, records_received = records_received + ?,
                 last_sync_at = CASE WHEN ? IS NULL THEN ? ELSE last_sync_at END WHERE device_id = ?
-            """, [.integer(time), error.map { .text($0) } ?? .null, .integer(Int64(sent)), .integer(Int64(received)),
-                  error.map { .text($0) } ?? .null, .integer(time), .blob(device.bytes)])
+            """, [.integer(time), error.map { .text(Self.bounded($0)) } ?? .null, .integer(Int64(sent)), .integer(Int64(received)),
+                  error.map { .text(Self.bounded($0)) } ?? .null, .integer(time), .blob(device.bytes)])
+    }
+
+    /// A reason as the exchange's tables keep it (`last_error`, `sync_project_skips.reason`): part of
+    /// it may be the peer's words (its refusal's text), so it is cut to what the health check takes
+    /// as whole (SECURITY.md §19.9): no control character (SQLite measures a text up to its first
+    /// NUL), at most 1,024 bytes, never empty.
+    static func bounded(_ reason: String) -> String {
+        let clean = String(String.UnicodeScalarView(reason.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        var cut = String(decoding: clean.utf8.prefix(1024), as: UTF8.self)
+        while cut.utf8.count > 1024 { cut.removeLast() }
+        return cut.isEmpty ? "unknown" : cut
     }
 
     // MARK: Shares
@@ -152,12 +163,10 @@ struct SyncExchangeStore {
 
     // MARK: Projects left
 
-    /// Keeps why `project` was left in an exchange with `device` (the reason cut to 1,024 bytes).
+    /// Keeps why `project` was left in an exchange with `device` (the reason `bounded`).
     func setSkipped(_ project: ProjectID, by device: DeviceID, reason: String, at time: Int64) throws {
-        var cut = String(decoding: reason.utf8.prefix(1024), as: UTF8.self)
-        while cut.utf8.count > 1024 { cut.removeLast() }
         try database.query("INSERT OR REPLACE INTO sync_project_skips (device_id, project_id, reason, skipped_at) VALUES (?, ?, ?, ?)",
-                           [.blob(device.bytes), .blob(project.bytes), .text(cut.isEmpty ? "unknown" : cut), .integer(time)])
+                           [.blob(device.bytes), .blob(project.bytes), .text(Self.bounded(reason)), .integer(time)])
     }
 
     func clearSkipped(_ project: ProjectID, by device: DeviceID) throws {
@@ -181,9 +190,18 @@ struct SyncExchangeStore {
         return (try? SyncWire.vector(&reader)) ?? [:]
     }
 
+    /// Keeps what `device` held of `project`, as a vector a reader parses (`SyncWire.vector`): a
+    /// counter outside 1...2^63-1 is left out, and a vector of more devices than one holds
+    /// (`SyncWire.maximumDevices`) is not kept at all (the row is dropped: it is only what
+    /// `sync status` counts from), so this writer never makes a row the health check calls damaged.
     func setPeerVector(_ device: DeviceID, project: ProjectID, _ vector: [DeviceID: UInt64]) throws {
+        let kept = vector.filter { (1...UInt64(Int64.max)).contains($0.value) }
+        guard kept.count <= SyncWire.maximumDevices else {
+            try database.query("DELETE FROM sync_peer_vectors WHERE device_id = ? AND project_id = ?", [.blob(device.bytes), .blob(project.bytes)])
+            return
+        }
         var out: [UInt8] = []
-        SyncWire.encode(vector, to: &out)
+        SyncWire.encode(kept, to: &out)
         try database.query("INSERT OR REPLACE INTO sync_peer_vectors (device_id, project_id, vector) VALUES (?, ?, ?)",
                            [.blob(device.bytes), .blob(project.bytes), .blob(out)])
     }

@@ -236,8 +236,21 @@ public struct SyncInitiator {
             held = try endpoint.commitAndHeld(project)
         }
         if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry, by: deadline) }
-        let peerNow = entry.refusedByPeer.isEmpty && plan.pushes ? Self.union(held, peerHeld) : peerHeld
-        try vault.transaction { tx in try SyncExchangeStore(database: tx.database).setPeerVector(peer.deviceID, project: project.id, peerNow) }
+        try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty && plan.pushes)
+    }
+
+    /// Keeps what the peer holds of the project after the run (for `sync status`): what it said it
+    /// held, and what it took of this vault's, of the devices whose records the project takes here
+    /// only. The peer's vector is its word: one naming devices this vault knows nothing of (a
+    /// thousand made-up ones, say) must not make a row past what a vector holds, which the health
+    /// check would call damage and turn sync off with every device (attack review s6, P1); and a
+    /// counter of a device whose records cannot verify here says nothing anyway.
+    private func keepPeerVector(of project: WritingProject, held: [DeviceID: UInt64], peerHeld: [DeviceID: UInt64], pushedAll: Bool) throws {
+        try vault.transaction { tx in
+            let known = try endpoint.devices(for: project, in: tx)
+            let said = peerHeld.filter { known[$0.key] != nil }
+            try SyncExchangeStore(database: tx.database).setPeerVector(peer.deviceID, project: project.id, pushedAll ? Self.union(held, said) : said)
+        }
     }
 
     /// Takes a batch of the peer's records; returns how many were stored.

@@ -10,11 +10,15 @@ public struct SyncResponder: Sendable {
     public let coordinator: SyncCoordinator?
     /// How many refusals of each device are recorded in a time (the same budget for the responder's life).
     public let refusals: SyncRefusalBudget
+    /// When the exchange's tables are checked: once per exchange, not per request.
+    public let health: SyncExchangeHealthWatch
 
-    public init(vault: UnlockedVault, coordinator: SyncCoordinator? = nil, refusals: SyncRefusalBudget = SyncRefusalBudget()) {
+    public init(vault: UnlockedVault, coordinator: SyncCoordinator? = nil, refusals: SyncRefusalBudget = SyncRefusalBudget(),
+                health: SyncExchangeHealthWatch = SyncExchangeHealthWatch()) {
         self.vault = vault
         self.coordinator = coordinator
         self.refusals = refusals
+        self.health = health
     }
 
     /// The answer to one request of `peer`, records and offers as the egress funnel released them.
@@ -27,7 +31,7 @@ public struct SyncResponder: Sendable {
         if unrecorded > 0 {
             endpoint.writeRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue, details: [.init("unrecorded", String(unrecorded))])
         }
-        do { try vault.transaction { tx in try SyncExchangeHealth.check(tx.database) } } catch let error as SyncError {
+        do { try health.check(before: kind, in: vault) } catch let error as SyncError {
             endpoint.recordRefusal(kind, reason: error.code.rawValue)
             throw error
         }

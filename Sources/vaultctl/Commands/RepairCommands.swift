@@ -36,7 +36,7 @@ enum RepairCommands {
             defer { withExtendedLifetime(lock) {} }
             let unlocked = try VaultLocation.unlock(arguments)
             // The exchange's own tables first: the rebuild reads and writes its rosters.
-            _ = try unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx) }
+            _ = try SyncExchangeHealth.mend(unlocked)
             let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
             let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
@@ -64,10 +64,11 @@ enum RepairCommands {
         let lock = try holdingTheVault(arguments)
         defer { withExtendedLifetime(lock) {} }
         let unlocked = try VaultLocation.unlock(arguments)
-        let mend = try unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx) }
+        let mend = try SyncExchangeHealth.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
-            Output.json(["mended": mend.changed, "remade": mend.remade, "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) })])
+            Output.json(["mended": mend.changed, "remade": mend.remade, "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) }),
+                         "origins_restored": mend.originsRestored.map(\.hex)])
             return
         }
         guard mend.changed else {
@@ -76,6 +77,9 @@ enum RepairCommands {
         }
         for table in mend.remade { Output.line("Made \(table) again (it was missing or had other columns): its rows are gone.") }
         for (table, count) in dropped { Output.line("Dropped \(count) damaged row(s) of \(table).") }
+        for project in mend.originsRestored {
+            Output.line("Project \(project.hex) is held from someone else's device again, as this vault's audit log says (its origin row was lost).")
+        }
         if mend.dropped["sync_peers"] != nil { Output.line("A device whose row was damaged is paused: 'vaultctl sync resume --peer PEER' resumes it.") }
         Output.line("Sync state mended; 'vaultctl sync status' shows it.")
     }
