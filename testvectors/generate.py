@@ -1970,9 +1970,24 @@ def writing_model_file():
     reject("a trailing byte", good + b"\x00")
     reject("one byte short", good[:-1])
     reject("text that is not UTF-8", bytes([1, 9]) + b"paragraph" + wr.u32(2) + b"\xc3\x28" + wr.u32(0))
+
+    def lookup(name, master_key, vault_id, project_id, project_name):
+        cases.append({"type": "project-name-lookup", "name": name, "master_key": h(master_key), "vault_id": h(vault_id),
+                      "project_id": h(project_id), "project_name": project_name,
+                      "encoded": h(wr.name_lookup(master_key, vault_id, project_id, project_name))})
+
+    master_key, vault_id = bytes(range(32)), bytes(range(0xa0, 0xb0))
+    smith, jones = bytes.fromhex("5a11" * 8), bytes.fromhex("0b0e" * 8)
+    lookup("a project's name", master_key, vault_id, smith, "Smith, J.")
+    lookup("the same name in another project (bound to the id)", master_key, vault_id, jones, "Smith, J.")
+    lookup("a name typed decomposed is hashed as NFC", master_key, vault_id, smith, "Se\u0301ance 12")
+    lookup("the same name composed", master_key, vault_id, smith, "S\u00e9ance 12")
+    lookup("another vault's master key", bytes(range(1, 33)), vault_id, smith, "Smith, J.")
     return {"description": "The writing model's sealed values: block and entry encodings (each must encode to exactly "
-                           "these bytes and decode back); reject-block values must be refused as damaged.",
-            "spec": "SECURITY.md §14.4-14.5", "cases": cases}
+                           "these bytes and decode back); reject-block values must be refused as damaged; "
+                           "project-name-lookup cases give a project's name lookup hash (encoded) from the master key, "
+                           "vault id, project id and name.",
+            "spec": "SECURITY.md §14.1, §14.4-14.5", "cases": cases}
 
 
 def snapshot_content(blocks):

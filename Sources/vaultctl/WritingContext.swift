@@ -75,10 +75,20 @@ final class WritingContext {
             sessionProjects[project.compartment.id] = project.id
             return .session(session)
         }
-        if let forwarded = CommandHost.current, let session = try? forwarded.sessions.newestSession(of: project.compartment) {
-            return .session(session)
-        }
-        return nil
+        return daemonSession(of: project).map { .session($0) }
+    }
+
+    /// The daemon's newest session of the project's compartment, when this command runs in the daemon.
+    private func daemonSession(of project: WritingProject) -> PrivilegedProcessingSession? {
+        guard let forwarded = CommandHost.current else { return nil }
+        return try? forwarded.sessions.newestSession(of: project.compartment)
+    }
+
+    /// How `project` is read without starting a session for it: an ordinary one with the vault's
+    /// access, a privileged one only in a session this command or the daemon holds already.
+    private func accessWithoutNewSession(for project: WritingProject) -> RecordAccess? {
+        guard project.isPrivileged else { return .vault }
+        return (sessions[project.compartment.id] ?? daemonSession(of: project)).map { .session($0) }
     }
 
     func requireAccess(for project: WritingProject) throws -> RecordAccess {
@@ -99,36 +109,60 @@ final class WritingContext {
         }
     }
 
-    /// The project's name, or nil when it is privileged and no session can read it.
+    /// The project's name, or nil when it is privileged and no session can read it. A row without a
+    /// lookup hash gets it from the name read (`nameKeepingLookup`): 'project list --purpose' once
+    /// lets every later command find a project made before migration model-2 by its name.
     func name(of project: WritingProject) throws -> String? {
         guard let access = try access(for: project) else { return nil }
-        return try vault.transaction { tx in try WritingStore(tx, access: access).name(of: project) }
+        return try vault.transaction { tx in try WritingStore(tx, access: access).nameKeepingLookup(of: project) }
     }
 
     func projects() throws -> [WritingProject] { try vault.transaction { tx in try WritingStore(tx).projects() } }
 
-    /// PROJECT: its id (32 hex digits), or its name. Names are sealed, so a privileged project's is
-    /// compared only when a session can read it; a name two projects have is refused.
+    /// PROJECT: its id (32 hex digits), or its name; a name two projects have is refused.
+    ///
+    /// A privileged project's name is sealed in its compartment and opens only in a session, so a
+    /// name is compared with its lookup hash instead (SECURITY.md §14.1): nothing is opened, and
+    /// `--purpose` then starts its session on the one project the name finds. Reading every
+    /// privileged project's name to compare it would start a session, recorded with this purpose, on
+    /// every other client's chart. A row without a hash (made before migration model-2) is compared
+    /// only where a session is held already; otherwise it is not opened, and the refusal says how to
+    /// name it. An ordinary project's name is read and compared, as the vault's own access allows.
     func project(_ text: String) throws -> WritingProject {
         let all = try projects()
         if let id = try? ProjectID(hex: text), let found = all.first(where: { $0.id == id }) { return found }
+        let name = text.precomposedStringWithCanonicalMapping
+        let hashes = try vault.transaction { tx in try WritingStore(tx).nameMatches(name) }
         var matches: [WritingProject] = []
-        var unread = 0
+        var untold = 0
         for project in all {
-            guard let name = try name(of: project) else { unread += 1; continue }
-            if name == text.precomposedStringWithCanonicalMapping { matches.append(project) }
+            switch try match(project, named: name, byHash: hashes[project.id] ?? .unknown) {
+            case .named: matches.append(project)
+            case .namedOtherwise: break
+            case .unknown: untold += 1
+            }
         }
         guard matches.count <= 1 else {
             throw WritingError(.ambiguousName, "\(matches.count) projects are named '\(text)'; give the id ('vaultctl project list' shows it)")
         }
         guard let project = matches.first else {
-            guard unread == 0 else {
-                throw WritingError(.privilegedSessionRequired, "no readable project is named '\(text)', and \(unread) privileged "
-                                   + "project(s) have names read only in a session")
+            guard untold == 0 else {
+                throw WritingError(.projectNotFound, "no project is named '\(text)' that can be found without opening it: \(untold) privileged "
+                                   + "project(s) made before this version keep their names sealed until a session reads them; give the "
+                                   + "id, or run 'vaultctl project list --purpose TEXT' once (it reads each name in a recorded session)")
             }
             throw WritingError(.projectNotFound, "no project '\(text)'")
         }
         return project
+    }
+
+    /// Whether `project` is named `name`: a privileged project by its lookup hash when it has one,
+    /// otherwise by reading its name, but only as `accessWithoutNewSession` allows (else `.unknown`).
+    private func match(_ project: WritingProject, named name: String, byHash: WritingStore.NameMatch) throws -> WritingStore.NameMatch {
+        if project.isPrivileged, byHash != .unknown { return byHash }
+        guard let access = accessWithoutNewSession(for: project) else { return .unknown }
+        let read = try vault.transaction { tx in try WritingStore(tx, access: access).nameKeepingLookup(of: project) }
+        return read == name ? .named : .namedOtherwise
     }
 
     /// DOC or CHAPTER in `project`: its id, or its title (the one node with it).

@@ -7,7 +7,8 @@ import TestSupport
 
 /// testvectors/writing/model.json (written by testvectors/generate.py from the independent code in
 /// testvectors/independent/writing_reader.py): the Swift encodings must give every byte, decode
-/// every value back, and refuse every damaged block value.
+/// every value back, and refuse every damaged block value; a project's name lookup hash (§14.1)
+/// must be the file's from the master key, vault id, project id and name.
 @Suite("Writing model known answers (testvectors/writing/model.json)")
 struct WritingVectorTests {
     struct File: Decodable {
@@ -24,6 +25,10 @@ struct WritingVectorTests {
         let entryName: String?
         let body: String?
         let fields: [String: String]?
+        let masterKey: HexBytes?
+        let vaultId: HexBytes?
+        let projectId: HexBytes?
+        let projectName: String?
         let encoded: HexBytes
     }
 
@@ -31,8 +36,8 @@ struct WritingVectorTests {
         ?? File(spec: "", cases: [])
 
     @Test("the file has every kind of case") func fileLoads() {
-        #expect(Self.file.spec == "SECURITY.md §14.4-14.5")
-        #expect(Set(Self.file.cases.map(\.type)) == ["block", "entry", "reject-block"])
+        #expect(Self.file.spec == "SECURITY.md §14.1, §14.4-14.5")
+        #expect(Set(Self.file.cases.map(\.type)) == ["block", "entry", "reject-block", "project-name-lookup"])
     }
 
     @Test("blocks encode to the file's bytes and decode back", arguments: file.cases.filter { $0.type == "block" })
@@ -54,6 +59,15 @@ struct WritingVectorTests {
                                  fields: fields, orderKey: "i")
         #expect(EntryEncoding.encode(entry) == vector.encoded.bytes, "\(vector.name)")
         #expect(try EntryEncoding.decode(vector.encoded.bytes, id: entry.id, kind: kind, orderKey: "i") == entry)
+    }
+
+    @Test("a project's name lookup hash is the file's: keyed by the master key and vault, bound to the project id, the name taken as NFC",
+          arguments: file.cases.filter { $0.type == "project-name-lookup" })
+    func nameLookups(_ vector: Case) throws {
+        let key = try NameLookupKey(masterKey: try SecureBytes(copying: try #require(vector.masterKey).bytes),
+                                    vaultID: try VaultID(bytes: try #require(vector.vaultId).bytes), domain: WritingStore.nameLookupDomain)
+        let project = try ProjectID(bytes: try #require(vector.projectId).bytes)
+        #expect(WritingStore.nameLookup(of: project, named: try #require(vector.projectName), key: key) == vector.encoded.bytes, "\(vector.name)")
     }
 
     @Test("damaged block values are refused as damagedRecord", arguments: file.cases.filter { $0.type == "reject-block" })

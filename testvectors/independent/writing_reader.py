@@ -21,7 +21,11 @@ snapshot_delta.py (§15.1).
     writing_reader.py ... --project P --document D --branch ID
         prints the content the branch proposes as text
     writing_reader.py --check
-        decodes every case of testvectors/writing/model.json and re-encodes it (exit 1 on a difference)
+        decodes every case of testvectors/writing/model.json and re-encodes it, and computes each
+        project-name-lookup case's hash (exit 1 on a difference)
+
+Listing projects checks each row's name_lookup (§14.1), when it has one, against the hash of the
+name it opens: a hash that is not its name's is damage.
 
 Exit status 65 (with "writing_reader: REASON: message") for a damaged record or row, 66 for a
 project or document that is not there, 2 for a wrong passphrase.
@@ -33,6 +37,7 @@ import hashlib
 import json
 import os
 import sys
+import unicodedata
 import zlib
 
 sys.dont_write_bytecode = True
@@ -361,6 +366,18 @@ def render(blocks):
     return "".join(out) + "\n" if out else ""
 
 
+# --- §14.1: a project's name lookup ------------------------------------------------------------
+
+NAME_LOOKUP_INFO = b"vaultctl name lookup v1\x00writing project name"
+
+
+def name_lookup(master_key, vault_id, project_id, name):
+    """name_lookup = HMAC-SHA-256(HKDF(MK, vault_id, "vaultctl name lookup v1" || 0x00 || domain, 32),
+    project id || NFC name)[0..16]."""
+    key = vr.hkdf_sha256(master_key, vault_id, NAME_LOOKUP_INFO, 32)
+    return vr.hmac_sha256(key, project_id + unicodedata.normalize("NFC", name).encode("utf-8"))[:16]
+
+
 # --- §14.2 and §14.3: reading a vault --------------------------------------------------------------
 
 class WritingVault:
@@ -396,15 +413,20 @@ class WritingVault:
             raise Damaged("a sealed name or title is not UTF-8")
 
     def projects(self):
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(writing_projects)")}
+        lookup = "name_lookup" if "name_lookup" in columns else "NULL"  # the column since migration model-2
         result = []
-        for pid, uuid, register, kind, archived in self.db.execute(
-                "SELECT id, compartment_uuid, register, kind, archived_at FROM writing_projects ORDER BY created_at, rowid"):
-            uuid = bytes(uuid)
+        for pid, uuid, register, kind, archived, stored in self.db.execute(
+                "SELECT id, compartment_uuid, register, kind, archived_at, %s FROM writing_projects ORDER BY created_at, rowid" % lookup):
+            uuid, pid = bytes(uuid), bytes(pid)
             if uuid not in self.compartments:
-                raise Damaged("project %s's compartment is not a live compartment" % bytes(pid).hex())
-            result.append({"id": bytes(pid).hex(), "register": register, "kind": kind, "archived": archived is not None,
-                           "privileged": self.compartments[uuid]["privileged"], "compartment": uuid,
-                           "name": self.text(uuid, "writing_projects", bytes(pid), "name")})
+                raise Damaged("project %s's compartment is not a live compartment" % pid.hex())
+            name = self.text(uuid, "writing_projects", pid, "name")
+            if stored is not None and bytes(stored) != name_lookup(self.master_key, self.vault.vault_id, pid, name):
+                raise Damaged("project %s's name_lookup is not its name's" % pid.hex())
+            result.append({"id": pid.hex(), "register": register, "kind": kind, "archived": archived is not None,
+                           "privileged": self.compartments[uuid]["privileged"], "compartment": uuid, "name": name,
+                           "name_lookup": None if stored is None else bytes(stored)})
         return result
 
     def project(self, text):
@@ -579,6 +601,10 @@ def check_vectors(path):
         elif case["type"] == "entry":
             if encode_entry(case["entry_name"], case["body"], case["fields"]) != encoded:
                 failures.append("%s: encoding differs" % case["name"])
+        elif case["type"] == "project-name-lookup":
+            if name_lookup(bytes.fromhex(case["master_key"]), bytes.fromhex(case["vault_id"]), bytes.fromhex(case["project_id"]),
+                           case["project_name"]) != encoded:
+                failures.append("%s: lookup hash differs" % case["name"])
         elif case["type"] == "reject-block":
             try:
                 decode_block(encoded)

@@ -1,7 +1,8 @@
 import CryptoVault
 
 /// The `writing_projects` table, read and written here only: one row per project, all clear (id,
-/// compartment, register, kind, times). The name is a sealed record (`WritingRecord.projectName`).
+/// compartment, register, kind, times, the name's lookup hash). The name is a sealed record
+/// (`WritingRecord.projectName`); its lookup hash (`WritingStore+NameLookup`) is not the name.
 struct ProjectTable {
     let database: Database
 
@@ -13,6 +14,8 @@ struct ProjectTable {
         let createdAt: Int64
         let archivedAt: Int64?
         var viewOnly = false
+        /// The name's lookup hash (16 bytes), or nil when none was written (SECURITY.md §14.1).
+        var nameLookup: [UInt8]? = nil
     }
 
     func insert(_ row: Row) throws {
@@ -43,6 +46,16 @@ struct ProjectTable {
         try database.query("UPDATE writing_projects SET register = ? WHERE id = ?", [.text(register.rawValue), .blob(id.bytes)])
     }
 
+    /// Writes the project's name lookup hash. A vault at a schema before migration model-2 (one of
+    /// its own upgrade tests, writing with this code before it migrates) has no column to keep it in:
+    /// then nothing is written, and the project is found by its name as before the column existed.
+    func setNameLookup(_ id: ProjectID, _ lookup: [UInt8]) throws {
+        guard try database.queryOne("SELECT 1 AS present FROM pragma_table_info('writing_projects') WHERE name = 'name_lookup'") != nil else {
+            return
+        }
+        try database.query("UPDATE writing_projects SET name_lookup = ? WHERE id = ?", [.blob(lookup), .blob(id.bytes)])
+    }
+
     /// A row as stored; a value no writer makes (an unknown register or kind) is damage.
     private func decode(_ row: CryptoVault.Row) throws -> Row {
         guard let register = Register(rawValue: try row.text("register")),
@@ -60,6 +73,16 @@ struct ProjectTable {
         }
         return Row(id: try ProjectID(bytes: try row.blob("id")), compartmentID: try CompartmentID(bytes: try row.blob("compartment_uuid")),
                    register: register, kind: kind, createdAt: try row.integer("created_at"), archivedAt: archived,
-                   viewOnly: viewOnly)
+                   viewOnly: viewOnly, nameLookup: try Self.nameLookup(row))
+    }
+
+    /// NULL (no column before migration model-2, or no hash written yet) is nil; a value no writer
+    /// makes (not 16 bytes) is damage.
+    private static func nameLookup(_ row: CryptoVault.Row) throws -> [UInt8]? {
+        switch row["name_lookup"] {
+        case .null: return nil
+        case .blob(let bytes) where bytes.count == 16: return bytes
+        default: throw WritingError(.damagedRecord, "a writing_projects row has a name_lookup other than 16 bytes")
+        }
     }
 }

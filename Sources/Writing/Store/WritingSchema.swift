@@ -198,5 +198,12 @@ public enum WritingSchema {
         NamedMigration("versions-7", """
             SELECT 1;
             """),
+        // A project's name lookup (SECURITY.md §14.1): a keyed hash of its name bound to its id, so a
+        // name typed on the command line finds a privileged project without opening every other's name
+        // in a session. Clear, 16 bytes; NULL for a project whose name has not been written or read
+        // since (it is written where the name is sealed, and kept when a session reads the name).
+        NamedMigration("model-2", """
+            ALTER TABLE writing_projects ADD COLUMN name_lookup BLOB CHECK (name_lookup IS NULL OR length(name_lookup) = 16);
+            """),
     ])
 }

@@ -37,7 +37,7 @@ extension WritingStore {
     public func renameSynced(_ projectID: ProjectID, to name: String, from device: String) throws {
         let name = try Self.checkedName(name, "a project name")
         let project = try writable(projectID, receiving: true)
-        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try sealName(name, of: project)
         try record(.writingProjectRename, project, subject: project.id, details: [.init("from", device)])
     }
 

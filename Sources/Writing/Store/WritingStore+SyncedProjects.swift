@@ -15,7 +15,7 @@ extension WritingStore {
         let row = ProjectTable.Row(id: id, compartmentID: compartment.id, register: register, kind: kind, createdAt: now, archivedAt: nil)
         try projectTable.insert(row)
         let project = WritingProject(row, compartment: compartment)
-        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try sealName(name, of: project)
         try record(.writingProjectCreate, project, subject: project.id,
                    details: [.init("register", register.rawValue), .init("kind", kind.rawValue), .init("origin", "sync")])
         return project

@@ -57,7 +57,7 @@ public struct WritingStore {
                                    createdAt: now, archivedAt: nil)
         try projectTable.insert(row)
         let project = WritingProject(row, compartment: compartment)
-        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try sealName(name, of: project)
         try record(.writingProjectCreate, project, subject: project.id,
                    details: [.init("register", register.rawValue), .init("kind", kind.rawValue)])
         return project
@@ -81,7 +81,7 @@ public struct WritingStore {
     public func rename(_ project: ProjectID, to name: String) throws {
         let name = try Self.checkedName(name, "a project name")
         let project = try writable(project)
-        try seal(Array(name.utf8), at: try WritingRecord.projectName(project.id), of: project)
+        try sealName(name, of: project)
         try record(.writingProjectRename, project, subject: project.id)
     }
 
