@@ -7,7 +7,7 @@ extension ExitCode {
     init(for error: SyncExchangeError) {
         switch error.code {
         case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner: self = .refused
-        case .malformedMessage, .tooManyRounds, .recordTooLarge: self = .dataError
+        case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode: self = .dataError
         case .paused, .deadlineExceeded, .tooManyRefusals: self = .unavailable
         case .unknownPeer: self = .noInput
         }

@@ -115,4 +115,83 @@ import Writing
         try copied.vault.finishCommand()
         #expect(try count() == before, "a checkpoint was signed over the in-memory copy's log")
     }
+
+    // MARK: The mark counts only where this process made it (review 17, F5a)
+
+    @Test func aMarkPlantedInTheVaultsFolderDoesNotMakeTheVaultRefuseSessionsOrEgress() throws {
+        let f = try Fixture()
+        // Anyone who can write the vault's folder writes a mark there, copied from a real copy.
+        let planted = try #require(FileManager.default.contents(atPath: f.copy + "/" + InMemoryCopyMarker.name))
+        try planted.write(to: URL(fileURLWithPath: f.vault.directory + "/" + InMemoryCopyMarker.name))
+        #expect(f.vault.vault.inMemoryCopyReason == nil, "the planted mark made the vault read as an in-memory copy")
+        let session = try PrivilegedProcessingSession.start(vault: f.vault.unlocked, compartment: f.chart, actor: "test", purpose: "read")
+        try session.end()
+        let funnel = try EgressFunnel(vault: f.vault.unlocked)
+        let outcome = try funnel.submit(EgressRequest(destination: EgressDestination(kind: .file, id: "notes.txt"), compartments: [f.memos],
+                                                      payload: Array("plain words".utf8)))
+        #expect(outcome.decision == .allow, "\(outcome.decision)")
+        // The copy itself is still the copy.
+        #expect(try f.openCopy().vault.inMemoryCopyReason == "the table writing_blocks is missing")
+    }
+
+    @Test func aMarkWhoseTokenIsNotTheCopysIsNoMark() throws {
+        let f = try Fixture()
+        let path = f.copy + "/" + InMemoryCopyMarker.name
+        try Data((String(repeating: "0", count: 32) + "\nforged").utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try f.openCopy().vault.inMemoryCopyReason == nil)
+    }
+
+    // MARK: Copies a killed process left (review 17, F5b)
+
+    @Test func aCopyWhoseProcessIsGoneIsSweptAndALiveOnesIsKept() throws {
+        let base = NSTemporaryDirectory() + "in-memory-sweep-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let gone = try Self.pidOfAFinishedProcess()
+        let abandoned = base + "/vaultctl-in-memory-\(gone)-0123456789abcdef"
+        let live = base + "/vaultctl-in-memory-\(getpid())-0123456789abcdef"
+        let other = base + "/vaultctl-in-memory-notes"
+        for folder in [abandoned, live, other] {
+            try FileManager.default.createDirectory(atPath: folder + "/vault", withIntermediateDirectories: true)
+            try Data("sealed".utf8).write(to: URL(fileURLWithPath: folder + "/vault/vault.db"))
+        }
+        let removed = InMemoryStore.sweepAbandoned(in: [base])
+        #expect(removed == [abandoned], "\(removed)")
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: live + "/vault/vault.db"), "a live process's copy was removed")
+        #expect(FileManager.default.fileExists(atPath: other), "a folder not named as a copy was removed")
+    }
+
+    @Test func theCopyHoldsNoPlaintextOfTheWritingItCopied() throws {
+        let vault = try TestVault(modules: [WritingSchema.module, SyncSchema.module])
+        let word = "quillfeatherzebra\(Int.random(in: 1000...9999))"
+        try vault.unlocked.transaction { tx in
+            let store = WritingStore(tx)
+            let project = try store.createProject(named: "Notes \(word)", register: .general, kind: .document)
+            let node = try store.addNode(.scene, titled: "Title \(word)", in: project.id)
+            try store.replaceDocumentContent(of: node.id, in: project.id,
+                                             with: DocumentContent(blocks: [Block(id: try BlockID.random(), kind: .paragraph, text: "text \(word)")]))
+        }
+        let (root, _) = try InMemoryStore.makeCopy(of: vault.directory, reason: "test")
+        defer { InMemoryStore.remove(root) }
+        let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+        var scanned = 0
+        for file in files {
+            var status = stat()
+            guard lstat(root + "/" + file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+                  let bytes = FileManager.default.contents(atPath: root + "/" + file) else { continue }
+            scanned += 1
+            #expect(bytes.range(of: Data(word.utf8)) == nil, "\(file) holds the writing's words in clear")
+        }
+        #expect(scanned >= 2, "the copy's database and mark were not found")
+    }
+
+    /// The pid of a process that has ended (and been reaped).
+    static func pidOfAFinishedProcess() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
 }

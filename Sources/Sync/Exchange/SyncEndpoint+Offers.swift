@@ -14,7 +14,11 @@ extension SyncEndpoint {
         var offers: [SyncProjectOffer] = []
         for project in projects {
             switch try vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)) }) {
-            case .success(let access): offers.append(try offer(of: project, access: access))
+            case .success(let access):
+                // On the in-memory copy a privileged project cannot be read to be described: not offered.
+                do { offers.append(try offer(of: project, access: access)) } catch let error as SyncExchangeError where error.code == .inMemoryMode {
+                    continue
+                }
             case .failure(let refusal) where refusal.code == .notOwner: try refusePassingOn(project, refusing)
             case .failure: continue
             }

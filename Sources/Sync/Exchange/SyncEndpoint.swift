@@ -184,8 +184,10 @@ public struct SyncEndpoint {
     func withSync<Result>(_ project: WritingProject, _ body: (VaultSync, SyncExchangeStore, RecordAccess) throws -> Result) throws -> Result {
         var session: PrivilegedProcessingSession?
         if project.isPrivileged {
-            session = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "sync",
-                                                            purpose: "sync with paired device \(peer.fingerprint)")
+            session = try Self.refusingInMemory {
+                try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "sync",
+                                                      purpose: "sync with paired device \(peer.fingerprint)")
+            }
         }
         defer { try? session?.end() }
         let access: RecordAccess = session.map { .session($0) } ?? .vault
@@ -342,13 +344,22 @@ public struct SyncEndpoint {
     /// what a transport sends is what the funnel decided on. A refusal or a redaction keeps it here
     /// (the funnel recorded its decision): a signed record cannot be redacted.
     func release(_ message: [UInt8], of projects: [WritingProject]) throws -> SyncOutgoing {
-        let outcome = try funnel.submit(EgressRequest(destination: EgressDestination(kind: .device, id: peer.deviceID.hex),
-                                                      compartments: projects.map(\.compartment), payload: message))
+        let outcome = try Self.refusingInMemory { try funnel.submit(EgressRequest(destination: EgressDestination(kind: .device, id: peer.deviceID.hex),
+                                                      compartments: projects.map(\.compartment), payload: message)) }
         guard outcome.decision == .allow, let released = outcome.released, released.bytes == message else {
             let named = projects.map { "\($0.id)" }.joined(separator: ", ")
             throw SyncExchangeError(.egressRefused, "the egress funnel kept project \(named)'s records from device \(peer.fingerprint) (\(outcome.decision))")
         }
         return SyncOutgoing(released: released)
+    }
+
+    /// `body`, its refusal on the in-memory mode's copy (a session or an egress, whose entry the
+    /// vault could not keep) thrown as the exchange's `inMemoryMode`, which leaves one project (or
+    /// the offer) for the run rather than ending it (SECURITY.md §19.10, review 17 in-memory item 5c).
+    static func refusingInMemory<Result>(_ body: () throws -> Result) throws -> Result {
+        do { return try body() } catch let error as PrivilegedSessionError where error.code == .inMemoryMode {
+            throw SyncExchangeError(.inMemoryMode, error.message)
+        }
     }
 
     /// Records a refusal of the peer's request in the audit log (ids, codes and counts in `details`),

@@ -42,4 +42,8 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     case unknownPeer
     /// The run went on past its deadline: the peer answers too slowly or stopped answering.
     case deadlineExceeded
+    /// This vault is the in-memory mode's copy (SECURITY.md §19.10): what would need an audit entry
+    /// the vault keeps (records or offers sent, a privileged project's session) is not done there,
+    /// so the project (or the offer) is left for the run and the rest goes on.
+    case inMemoryMode
 }

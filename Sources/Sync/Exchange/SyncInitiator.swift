@@ -152,7 +152,7 @@ public struct SyncInitiator {
                 report.projects.append(SyncRunReport.Project(project: project.id, access: "none", refused: [refusal.code.rawValue]))
             }
         }
-        projects += try offerOwnProjects(besides: Set(offers.map(\.project)), by: deadline)
+        projects += try offerOwnProjects(besides: Set(offers.map(\.project)), into: &report, by: deadline)
         for (project, plan) in projects {
             var entry = SyncRunReport.Project(project: project.id, access: plan.access.name)
             // A local-only project is skipped with its reason; the others still sync. Every step
@@ -187,7 +187,8 @@ public struct SyncInitiator {
     }
 
     /// The owner's own device is offered this vault's projects it did not offer back.
-    private func offerOwnProjects(besides offered: Set<ProjectID>, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
+    private func offerOwnProjects(besides offered: Set<ProjectID>, into report: inout SyncRunReport,
+                                  by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         guard endpoint.peerIsMine else { return [] }
         let ours = try endpoint.offers().filter { !offered.contains($0.project) }
         guard !ours.isEmpty else { return [] }
@@ -196,7 +197,17 @@ public struct SyncInitiator {
             guard let project = try endpoint.project(offer.project) else { continue }
             projects[project.id] = project
         }
-        let released = try endpoint.release(SyncOffers.serialize(ours), of: Array(projects.values))
+        let released: SyncOutgoing
+        do { released = try endpoint.release(SyncOffers.serialize(ours), of: Array(projects.values)) } catch let error as SyncExchangeError where error.code == .inMemoryMode {
+            // Nothing leaves the in-memory copy: its projects are not offered, and the pulls go on.
+            for project in projects.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+                endpoint.recordSkipped(project, reason: error.code.rawValue, message: error.message)
+                var entry = SyncRunReport.Project(project: project, access: SyncAccess.mine.name)
+                entry.skipped = "\(error.code.rawValue): \(error.message)"
+                report.projects.append(entry)
+            }
+            return []
+        }
         let taken = try SyncOffers.parseTaken(try ask(SyncWire.offerKind, released, by: deadline))
         return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true, pushes: true)) } : nil }
     }
@@ -311,7 +322,7 @@ public struct SyncInitiator {
     /// records were bounded to what a message carries), the egress funnel keeping the project's
     /// records here, the peer having more than the rounds allow, a request refused as malformed.
     /// The channel failing, the deadline, a pause: those end the run.
-    public static let skipsTheProject: Set<SyncExchangeErrorCode> = [.recordTooLarge, .egressRefused, .tooManyRounds, .malformedMessage]
+    public static let skipsTheProject: Set<SyncExchangeErrorCode> = [.recordTooLarge, .egressRefused, .tooManyRounds, .malformedMessage, .inMemoryMode]
 
     static func union(_ a: [DeviceID: UInt64], _ b: [DeviceID: UInt64]) -> [DeviceID: UInt64] {
         a.merging(b) { max($0, $1) }

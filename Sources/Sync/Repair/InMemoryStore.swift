@@ -10,7 +10,14 @@ import Glibc
 /// (`InMemoryCopyMarker`), with `assets/` holding a symbolic link to each of the vault's bundle files
 /// so they read as ever, and the copy's writing store emptied and made again
 /// (`WritingStoreReset.resetScratch`). A command then opens the copy, not the vault, and the copy
-/// is removed when the process ends.
+/// is removed when the process ends; a copy left by a process that was killed is removed by the next
+/// one that makes a copy (`sweepAbandoned`).
+///
+/// What the copy holds: the vault's database as it is on disk (every sealed record sealed, the audit
+/// details sealed or keyed-hashed, §4.8, §8.3) with its writing store emptied; what `sync now` then
+/// brings is stored sealed as on disk. No plaintext of a document, title or privileged record is
+/// ever written into it: a privileged compartment cannot even be opened on the copy (no session),
+/// and a search index lives in the process's memory, never in a file.
 ///
 /// Links, not copies (a vault's bundles may not fit in memory), so nothing may write through them:
 /// a bundle written in this mode is a new file of the copy's folder (a rename replaces the link,
@@ -23,8 +30,8 @@ public enum InMemoryStore {
     /// copy's vault folder inside it.
     /// `reason` is why the vault's store cannot be opened, kept in the copy's mark.
     public static func makeCopy(of directory: String, reason: String) throws -> (root: String, vault: String) {
-        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory()
-        let root = (base as NSString).appendingPathComponent("vaultctl-in-memory-\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))")
+        sweepAbandoned()
+        let root = (base as NSString).appendingPathComponent("\(prefix)\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))")
         let copy = (root as NSString).appendingPathComponent("vault")
         for folder in [root, copy, copy + "/assets"] where mkdir(folder, 0o700) != 0 {
             throw CryptoVaultError(.io, "cannot make \(folder) for the in-memory copy: \(String(cString: strerror(errno)))")
@@ -48,6 +55,40 @@ public enum InMemoryStore {
 
     /// Removes a copy made by `makeCopy` (its links only point at the vault's files; they go, the files stay).
     public static func remove(_ root: String) {
+        InMemoryCopyMarker.forget((root as NSString).appendingPathComponent("vault"))
         try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Every copy's folder starts with this, then the pid of the process that made it.
+    static let prefix = "vaultctl-in-memory-"
+
+    /// Where copies are made: memory (`/dev/shm`) when it is there, else the temporary folder.
+    static var base: String { access("/dev/shm", W_OK) == 0 ? "/dev/shm" : NSTemporaryDirectory() }
+
+    /// Removes the copies a killed process left (kill -9 runs no exit handler): folders named as
+    /// `makeCopy` names them, in `/dev/shm` and the temporary folder, owned by this user, whose
+    /// process is gone. A live process's copy, or another user's, is never touched; a pid reused
+    /// since keeps its copy until that process is gone too. Returns the folders removed.
+    @discardableResult
+    public static func sweepAbandoned(in bases: [String] = ["/dev/shm", NSTemporaryDirectory()]) -> [String] {
+        var removed: [String] = []
+        for base in Set(bases.map { ($0 as NSString).standardizingPath }) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] {
+                guard let pid = abandonedCopyOwner(name), ProcessLiveness.isGone(pid) else { continue }
+                let path = (base as NSString).appendingPathComponent(name)
+                var status = stat()
+                guard lstat(path, &status) == 0, status.st_uid == getuid(), (status.st_mode & S_IFMT) == S_IFDIR else { continue }
+                if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(path) }
+            }
+        }
+        return removed
+    }
+
+    /// The pid in a copy folder's name (`vaultctl-in-memory-PID-RANDOM`), or nil for any other name.
+    static func abandonedCopyOwner(_ name: String) -> Int32? {
+        guard name.hasPrefix(prefix) else { return nil }
+        let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].count == 16, parts[1].allSatisfy(\.isHexDigit), let pid = Int32(parts[0]), pid > 0 else { return nil }
+        return pid
     }
 }
