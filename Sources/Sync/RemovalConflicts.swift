@@ -8,21 +8,32 @@ import Writing
 /// unseen is a removal conflict, kept as a syncConflict branch whose proposal is the document as
 /// the removal saw it without that block (the removal's side), so the owner decides. A removal made knowing the edits
 /// (they are in its record's past) removes the document as ever.
+///
+/// Likewise a folder removed on one device while another made or moved a document (or folder) into
+/// it, not having seen the removal (review 17, F5): what is present is never hidden under a removed
+/// folder, so the folder stays, showing its last present value, and so does each removed folder
+/// above it. A folder removed knowing its contents removed them too, so nothing present is under it.
 extension SyncReplica {
     /// Every node's value as shown: the register's, except for documents kept despite their
     /// removal and the removed folders above them, which show their last present value.
     func nodeValues() -> [NodeID: NodeValue] {
         var values = nodes.mapValues { $0.value(history: history) }
-        for document in keptDespiteRemoval().keys {
-            var cursor: NodeID? = document, depth = 0
-            while let id = cursor, depth <= WritingLimits.maximumNesting, let register = nodes[id] {
-                if values[id] == .removed, let present = register.lastPresent(history: history) { values[id] = present }
-                guard case .present(_, let parent, _, _)? = values[id] else { break }
-                cursor = parent
-                depth += 1
-            }
-        }
+        for document in keptDespiteRemoval().keys { showPresent(document, andAbove: &values) }
+        // Whatever is present keeps the removed folders above it (what it shows, not the order of
+        // the nodes, decides: the same on every device).
+        for (id, value) in values where value != .removed { showPresent(id, andAbove: &values) }
         return values
+    }
+
+    /// Shows `id` (when removed) and each removed folder above it with its last present value.
+    private func showPresent(_ id: NodeID, andAbove values: inout [NodeID: NodeValue]) {
+        var cursor: NodeID? = id, depth = 0
+        while let node = cursor, depth <= WritingLimits.maximumNesting, let register = nodes[node] {
+            if values[node] == .removed, let present = register.lastPresent(history: history) { values[node] = present }
+            guard case .present(_, let parent, _, _)? = values[node] else { break }
+            cursor = parent
+            depth += 1
+        }
     }
 
     /// The documents whose winning value is a removal while a present write of one of their blocks

@@ -75,6 +75,42 @@ import Writing
         #expect(fleet.replicas[1].documents.isEmpty)
         #expect(fleet.replicas[1].conflicts().isEmpty)
     }
+
+    @Test(arguments: [false, true]) func aFolderRemovedWhileADocumentWasMadeInItStaysWithItOnEveryDevice(removerFirst: Bool) throws {
+        var fleet = try SyncFleet(devices: 2)
+        let folder = try NodeID.random()
+        let part = NodeValue.present(kind: .chapter, parent: nil, orderKey: "1a", title: "Part one")
+        _ = try fleet.replicas[0].commit([.node(folder, part)])
+        var generator = SeededGenerator(seed: 9)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        // The desk removes the folder (empty, as it knows it) while the laptop writes a document in it.
+        _ = try fleet.replicas[0].commit([.node(folder, .removed)])
+        let made = try NodeID.random()
+        let inFolder = NodeValue.present(kind: .scene, parent: folder, orderKey: "1i", title: "Written on the laptop")
+        _ = try fleet.replicas[1].commit([.node(made, inFolder)])
+        if removerFirst { fleet.sync(from: 0, to: 1, shuffle: &generator); fleet.sync(from: 1, to: 0, shuffle: &generator) }
+        else { fleet.sync(from: 1, to: 0, shuffle: &generator); fleet.sync(from: 0, to: 1, shuffle: &generator) }
+        for replica in 0..<2 {
+            #expect(fleet.replicas[replica].binder[made] == inFolder, "device \(replica): the document is shown nowhere")
+            #expect(fleet.replicas[replica].binder[folder] == part, "device \(replica): the folder above it is gone")
+            #expect(fleet.replicas[replica].documents.contains(made))
+        }
+        #expect(fleet.replicas[0].binder == fleet.replicas[1].binder)
+    }
+
+    @Test func aFolderRemovedKnowingWhatItHeldIsRemovedWithIt() throws {
+        var fleet = try SyncFleet(devices: 2)
+        let folder = try NodeID.random(), made = try NodeID.random()
+        _ = try fleet.replicas[1].commit([.node(folder, .present(kind: .chapter, parent: nil, orderKey: "1a", title: "Part one")),
+                                          .node(made, .present(kind: .scene, parent: folder, orderKey: "1i", title: "Draft"))])
+        var generator = SeededGenerator(seed: 10)
+        fleet.sync(from: 1, to: 0, shuffle: &generator)
+        _ = try fleet.replicas[0].commit([.node(made, .removed), .node(folder, .removed)])
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        for replica in 0..<2 {
+            #expect(fleet.replicas[replica].binder[folder] == nil && fleet.replicas[replica].binder[made] == nil, "device \(replica)")
+        }
+    }
 }
 
 /// The same in a vault: the document this vault removed comes back with the peer's words, and the

@@ -385,12 +385,19 @@ class Replay:
         def last_present(node):
             present = [(h, v) for h, v in self.node_writes[node] if v is not None]
             return max(present, key=lambda w: self.rank(w[0]))[1] if present else None
-        for node in kept:
-            at = node
-            while at is not None and at in values:
+        def show_present(node):
+            at, depth = node, 0
+            while at is not None and at in values and depth <= 32:
                 if values[at] is None:
                     values[at] = last_present(at)
                 at = values[at]["parent"] if values[at] else None
+                depth += 1
+        for node in kept:
+            show_present(node)
+        # Whatever is present keeps the removed folders above it (review 17, F5).
+        for node in sorted(values):
+            if values[node] is not None:
+                show_present(node)
         return {node: value for node, value in values.items() if value is not None}
 
     def blocks_of(self, document):
