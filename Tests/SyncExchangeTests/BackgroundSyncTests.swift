@@ -116,4 +116,49 @@ import Writing
         Thread.sleep(forTimeInterval: 0.5)
         #expect(recorder.events.withLock { $0.isEmpty })
     }
+
+    // MARK: A local save (review 17, F11)
+
+    @Test func aLocalSaveReachesAnOwnDeviceAtOnceWithoutBeingAskedAndWhatSyncStoresIsNotSentBack() throws {
+        let fixture = try SyncExchangeFixture()
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        // Where a 'sync now' through the daemon last reached the desk.
+        HeardAddresses.shared.reached(fixture.deskKeys.profile.deviceID, at: fixture.server.address)
+        background.start()
+        defer { background.stop() }
+        let project = try SyncExchangeFixture.project(fixture.laptop, "Case notes")
+        let document = try SyncExchangeFixture.document(fixture.laptop, in: project, "Intake", ["written on the laptop"])
+        #expect(try Self.eventually(20) {
+            try SyncExchangeFixture.hasProject(fixture.desk, project.id)
+                && (try? SyncExchangeFixture.texts(fixture.desk, project.id, document)) == ["written on the laptop"]
+        }, "the save did not reach the desk: \(recorder.events.withLock { $0 })")
+        #expect(recorder.failures.isEmpty, "\(recorder.failures)")
+        // An edit saved later goes too, without a sighting or a retry to carry it.
+        try SyncExchangeFixture.edit(fixture.laptop, project, document, block: 0, to: "rewritten on the laptop")
+        #expect(try Self.eventually(20) { (try? SyncExchangeFixture.texts(fixture.desk, project.id, document)) == ["rewritten on the laptop"] })
+        // What a sync stores here is no save: the desk's edit, pulled by the next save's sync, starts no sync of its own.
+        let deskProject = try fixture.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        try SyncExchangeFixture.edit(fixture.desk, deskProject, document, block: 0, to: "answered on the desk")
+        let before = recorder.successes
+        _ = try SyncExchangeFixture.document(fixture.laptop, in: project, "Plan", ["next"])
+        #expect(try Self.eventually(20) { (try? SyncExchangeFixture.texts(fixture.laptop, project.id, document)) == ["answered on the desk"] })
+        Thread.sleep(forTimeInterval: 1)
+        #expect(recorder.successes - before <= 2, "syncs went on after the save: \(recorder.successes - before)")
+        let settled = recorder.successes
+        Thread.sleep(forTimeInterval: 1)
+        #expect(recorder.successes == settled, "a sync's own receive started another sync")
+    }
+
+    @Test func aLocalSaveStartsNoSyncWithADeviceWhoseAddressIsUnknownOrThatIsNotOwn() throws {
+        let fixture = try SyncExchangeFixture(laptopTrusts: .other)
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        HeardAddresses.shared.reached(fixture.deskKeys.profile.deviceID, at: fixture.server.address)
+        background.start()
+        defer { background.stop() }
+        _ = try SyncExchangeFixture.document(fixture.laptop, in: try SyncExchangeFixture.project(fixture.laptop, "Notes"), "One", ["words"])
+        Thread.sleep(forTimeInterval: 1)
+        #expect(recorder.events.withLock { $0.isEmpty }, "someone else's device was synced with after a save")
+    }
 }

@@ -62,4 +62,30 @@ import Writing
         let resumed = schedule.seen(device, at: 1_000)
         #expect(resumed)
     }
+
+    @Test func savesDuringASyncAreOneMoreSyncAndAFailingDeviceWaitsForItsRetry() {
+        var schedule = SyncSchedule(policy: policy)
+        let first = schedule.saved(device, at: 0), during = schedule.saved(device, at: 0.1), alsoDuring = schedule.saved(device, at: 0.2)
+        #expect(first)
+        #expect(!during && !alsoDuring, "a sync is running: the saves wait for it")
+        schedule.finished(device, at: 1, succeeded: true, random: 0)
+        let again = schedule.again(device), twice = schedule.again(device)
+        #expect(again, "the saves made during the sync are one more sync")
+        #expect(!twice, "one more, not one per save")
+        schedule.finished(device, at: 2, succeeded: true, random: 0)
+        let none = schedule.again(device)
+        #expect(!none, "no save came during the second sync")
+        // Right after a success a save still syncs: the quiet time is for sightings.
+        let soon = schedule.saved(device, at: 2.5)
+        #expect(soon)
+        // A failure: saves wait for the retry (which carries them), and do not make it go again.
+        let saving = schedule.saved(device, at: 2.6)
+        #expect(!saving)
+        let delay = schedule.finished(device, at: 3, succeeded: false, random: 1)
+        #expect(delay == 5)
+        let afterFailure = schedule.again(device), inBackoff = schedule.saved(device, at: 4)
+        #expect(!afterFailure && !inBackoff)
+        let due = schedule.due(at: 8)
+        #expect(due == [device], "the retry carries the save")
+    }
 }

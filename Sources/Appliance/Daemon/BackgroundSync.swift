@@ -8,6 +8,11 @@ import Sync
 /// seen (its LAN announcement heard, or it connected to this daemon's channel), the daemon runs the
 /// exchange with it (`SyncInitiator`, with a deadline) at the channel address it last announced;
 /// a failure is retried with backoff (`SyncSchedule`), a pause (`vaultctl sync pause`) stops it.
+/// A local save (a transaction of this process that changed the writing model: a command the
+/// daemon ran, the console's save; not what sync itself wrote) starts one at once with each own
+/// device whose address is known (announced, or where a `sync now` of this process reached it),
+/// coalesced: saves during a sync make one more sync after it, and a device in backoff waits for
+/// its retry (review 17, F11).
 /// Only devices trusted `mine`: a project shared with someone else's device syncs when asked.
 /// One sync at a time; each is recorded as any other (`sync.exchange`).
 public final class BackgroundSync: Sendable {
@@ -44,6 +49,8 @@ public final class BackgroundSync: Sendable {
     let events: @Sendable (Event) -> Void
     private let state: Mutex<State>
     private let running = Atomic<Bool>(false)
+    /// The vault's commit observer while started (`LocalSave`).
+    private let observer = Mutex<Int?>(nil)
     private let working = DispatchSemaphore(value: 1)
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -69,11 +76,22 @@ public final class BackgroundSync: Sendable {
             stopped.signal()
         }
         if let listen = settings.listen { Thread.detachNewThread { [self] in hear(on: listen) } }
+        let id = vault.commits.add { [weak self] change in
+            // On the committing thread: only hand the work over (the writer waits for this).
+            guard LocalSave.isLocalSave(change), let background = self else { return }
+            DispatchQueue.global().async { background.saved() }
+        }
+        observer.withLock { $0 = id }
     }
 
     /// Stops the loops; a sync running goes on to its end (its deadline bounds it).
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        let id = observer.withLock { kept -> Int? in
+            defer { kept = nil }
+            return kept
+        }
+        if let id { vault.commits.remove(id) }
         stopped.wait()
     }
 
@@ -83,9 +101,35 @@ public final class BackgroundSync: Sendable {
         guard running.load(ordering: .acquiring), (try? isOwn(device)) == true else { return }
         let start = state.withLock { state in
             if let address { state.addresses[device] = address }
-            return state.addresses[device] != nil && state.schedule.seen(device, at: clock.monotonic())
+            return self.address(of: device, in: state) != nil && state.schedule.seen(device, at: clock.monotonic())
         }
         if start { launch(device) }
+    }
+
+    /// The writing model was saved here: a sync starts with each own device whose address is known,
+    /// unless the schedule says to wait (one running goes again when it ends; a failing one waits
+    /// for its retry).
+    public func saved() {
+        guard running.load(ordering: .acquiring), let own = try? ownDevices() else { return }
+        let now = clock.monotonic()
+        let start = state.withLock { state -> [DeviceID] in
+            var start: [DeviceID] = []
+            for device in own where address(of: device, in: state) != nil && state.schedule.saved(device, at: now) { start.append(device) }
+            return start
+        }
+        for device in start { launch(device) }
+    }
+
+    /// Where `device` is: where it last announced itself to this daemon, else where a `sync now`
+    /// of this process last reached it.
+    private func address(of device: DeviceID, in state: State) -> SocketAddress? {
+        state.addresses[device] ?? HeardAddresses.shared.reachedAddress(of: device)
+    }
+
+    /// The owner's own paired devices (trusted `mine`), in id order.
+    private func ownDevices() throws -> [DeviceID] {
+        try vault.vault.familyPairings().map(\.peer.deviceID).filter { try vault.vault.trust(of: $0) == .mine }
+            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 
     /// Listens for announcements in short rounds until stopped; one that cannot bind (another daemon
@@ -116,17 +160,20 @@ public final class BackgroundSync: Sendable {
             working.wait()
             defer { working.signal() }
             let outcome = run(device)
-            let retry = state.withLock { state -> Double? in
+            let (retry, again) = state.withLock { state -> (Double?, Bool) in
                 switch outcome {
-                case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0); return nil
-                case .failure(let error) where Self.stops(error): state.schedule.stopped(device); return nil
-                case .failure: return state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random())
+                case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0)
+                case .failure(let error) where Self.stops(error): state.schedule.stopped(device); return (nil, false)
+                case .failure: return (state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random()), false)
                 }
+                return (nil, state.schedule.again(device))
             }
             switch outcome {
             case .success(let report): events(.succeeded(device, report))
             case .failure(let error): events(.failed(device, code: SyncInitiator.code(of: error), retryIn: retry))
             }
+            // Saves made while it ran: one more sync for all of them.
+            if again { launch(device) }
         }
     }
 
@@ -140,7 +187,7 @@ public final class BackgroundSync: Sendable {
             guard let pairing = try vault.vault.familyPairings().first(where: { $0.peer.deviceID == device }), try isOwn(device) else {
                 throw SyncExchangeError(.unknownPeer, "device \(device) is no longer one of the owner's own paired devices")
             }
-            guard let address = state.withLock({ $0.addresses[device] }) else {
+            guard let address = state.withLock({ address(of: device, in: $0) }) else {
                 throw SyncExchangeError(.unknownPeer, "no address is known for \(pairing.peer.name)")
             }
             events(.started(device, address))
@@ -165,6 +212,21 @@ public final class HeardAddresses: Sendable {
     func heard(_ device: DeviceID, at address: SocketAddress, clock: VaultClock) {
         let now = clock.monotonic()
         addresses.withLock { $0[device] = (address, now) }
+    }
+
+    /// Where a sync this process ran (`sync now`, the console's) last reached each device: the
+    /// channel's pin check proved it was the device. Kept for the process's life; a sync after a save
+    /// goes there when no announcement says otherwise.
+    private let reached = Mutex<[DeviceID: SocketAddress]>([:])
+
+    /// A sync with `device` at `address` succeeded.
+    public func reached(_ device: DeviceID, at address: SocketAddress) {
+        reached.withLock { $0[device] = address }
+    }
+
+    /// Where a sync of this process last reached `device`, if one did.
+    public func reachedAddress(of device: DeviceID) -> SocketAddress? {
+        reached.withLock { $0[device] }
     }
 
     /// The address `device` announced within `freshSeconds`, if any.

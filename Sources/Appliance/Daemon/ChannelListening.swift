@@ -35,14 +35,14 @@ public struct ChannelListening: Sendable {
         return ChannelListening(server: server, announcer: announcer, background: background)
     }
 
-    func start() {
+    public func start() {
         server.start()
         announcer?.start()
         background.start()
         DaemonLog.line("vaultctl serve: channel for paired devices on \(server.address)\(announcer == nil ? "" : ", announced on the LAN")")
     }
 
-    func stop() {
+    public func stop() {
         background.stop()
         announcer?.stop()
         server.stop()

@@ -40,6 +40,7 @@ struct SyncRoutes {
             let client = try ChannelClient(connectingTo: address, localKeys: vault.deviceKeys(), peer: pairing.peer,
                                            timeouts: ChannelTimeouts(idleSeconds: Self.deadlineSeconds))
             report = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), deadlineSeconds: Self.deadlineSeconds).run()
+            HeardAddresses.shared.reached(pairing.peer.deviceID, at: address)
         } catch let error as SyncExchangeError {
             throw ConsoleError(.conflict, "sync with \(pairing.peer.name) stopped: \(error.message)")
         } catch let error as PeerChannelError {

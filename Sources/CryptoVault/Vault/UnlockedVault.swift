@@ -21,6 +21,8 @@ public final class UnlockedVault: @unchecked Sendable {
     private let derivedKeys = Mutex(DerivedKeys())
     /// Record keys derived from the master key, kept by compartment, version and salt (`RecordKeyCache`).
     let recordKeyCache = RecordKeyCache()
+    /// Told of each committed transaction of this process on this vault (the daemon's sync after a save).
+    public let commits = CommitObservers()
 
     private struct DerivedKeys {
         var audit: AuditKeys?

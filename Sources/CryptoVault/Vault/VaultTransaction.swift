@@ -40,6 +40,10 @@ public final class VaultTransaction {
     private var appendedReads: [VaultEvent] = []
     /// The compartments loaded in this transaction (`compartment(withID:)`), by id.
     var loadedCompartments: [CompartmentID: VaultCompartment] = [:]
+    /// The actions and compartments of the entries appended so far, for the vault's commit
+    /// observers once the transaction commits (`CommitObservers`).
+    private(set) var appendedActions: [AuditAction] = []
+    private(set) var appendedCompartments = Set<CompartmentID>()
     /// Refusals recorded in this transaction (`recordRefusal`): a refused change throws, so the
     /// transaction rolls back, yet the refusal happened and is recorded again on its own after it.
     private var refusals: [VaultEvent] = []
@@ -140,7 +144,12 @@ public final class VaultTransaction {
         appendedReads += events.filter { $0.action == .recordOpen }
         for event in grouped { try vault.vault.journal.check(event, keys: auditKeys) }
         try vault.vault.journal.append(events, in: database, vaultID: vault.vaultID, keys: auditKeys)
+        appendedActions += events.map(\.action)
+        appendedCompartments.formUnion(events.compactMap(\.compartmentID))
     }
+
+    /// What this transaction recorded, for the commit observers.
+    var committedChange: CommittedChange { CommittedChange(actions: appendedActions, compartments: appendedCompartments) }
 
     func close() {
         isOpen = false
@@ -182,7 +191,8 @@ extension UnlockedVault {
     /// or not it commits.
     private func writeTransaction<Result>(_ body: (VaultTransaction) throws -> Result,
                                           releasedReads: inout [VaultEvent]) throws -> Result {
-        try vault.withDatabase { database in
+        var committed: CommittedChange?
+        let result = try vault.withDatabase { database in
             try database.writeTransaction {
                 let transaction = try VaultTransaction(vault: self, database: database)
                 defer {
@@ -191,8 +201,12 @@ extension UnlockedVault {
                 }
                 let result = try body(transaction)
                 try transaction.appendWaitingEntries()
+                committed = transaction.committedChange
                 return result
             }
         }
+        // Reached only once the commit returned: observers never hear of a rollback.
+        if let committed, !committed.actions.isEmpty { commits.notify(committed) }
+        return result
     }
 }

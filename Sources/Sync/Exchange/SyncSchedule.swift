@@ -7,7 +7,10 @@ import Foundation
 /// daemons that each see the other connect do not sync back and forth for ever). A failed sync is
 /// retried after a delay that doubles with each failure in a row, from `firstRetrySeconds` to at
 /// most `maximumRetrySeconds`, each jittered into its upper half so that devices do not retry in
-/// step; a success forgets the failures; a pause forgets the retry. Pure state: the caller reads the
+/// step; a success forgets the failures; a pause forgets the retry. A local save (`saved`) starts a sync at once unless one is
+/// running (then that one goes again when it ends, once for all the saves it missed: `again`) or a
+/// retry is set (the retry carries the save: saves never hurry a failing device past its backoff).
+/// Pure state: the caller reads the
 /// time (a `VaultClock`) and the jitter, so a test drives it by hand.
 public struct SyncSchedule: Sendable {
     public struct Policy: Sendable, Equatable {
@@ -27,6 +30,8 @@ public struct SyncSchedule: Sendable {
         var retryAt: Double?
         var lastSuccess: Double?
         var running = false
+        /// A save came while a sync ran: it goes again when it ends.
+        var savedSince = false
     }
 
     public let policy: Policy
@@ -41,6 +46,31 @@ public struct SyncSchedule: Sendable {
         guard !peer.running, peer.retryAt == nil else { return false }
         if let last = peer.lastSuccess, now - last < policy.quietSeconds { return false }
         peer.running = true
+        return true
+    }
+
+    /// A local save at `now` (SECURITY.md §19.9, sync on save): whether to start a sync with
+    /// `device` now (it is then running). The quiet time after a success does not apply: a save is
+    /// news the device has not had.
+    public mutating func saved(_ device: DeviceID, at now: Double) -> Bool {
+        var peer = peers[device] ?? Peer()
+        defer { peers[device] = peer }
+        guard peer.retryAt == nil else { return false }
+        guard !peer.running else {
+            peer.savedSince = true
+            return false
+        }
+        peer.running = true
+        return true
+    }
+
+    /// After `finished`: whether a save came while the sync with `device` ran, so it goes again now
+    /// (it is then running). After a failure it does not: the retry carries the save.
+    public mutating func again(_ device: DeviceID) -> Bool {
+        guard var peer = peers[device], peer.savedSince, !peer.running, peer.retryAt == nil else { return false }
+        peer.savedSince = false
+        peer.running = true
+        peers[device] = peer
         return true
     }
 
@@ -67,6 +97,7 @@ public struct SyncSchedule: Sendable {
             return nil
         }
         peer.failures += 1
+        peer.savedSince = false
         let delay = Self.delay(afterFailures: peer.failures, policy: policy, random: random)
         peer.retryAt = now + delay
         return delay
@@ -75,6 +106,7 @@ public struct SyncSchedule: Sendable {
     /// Sync with `device` is paused (or it is no longer an own device): nothing is retried.
     public mutating func stopped(_ device: DeviceID) {
         peers[device]?.running = false
+        peers[device]?.savedSince = false
         peers[device]?.retryAt = nil
     }
 

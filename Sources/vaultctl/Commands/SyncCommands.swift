@@ -111,7 +111,10 @@ enum SyncCommands {
         let heard = arguments.value("--address") == nil ? HeardAddresses.shared.address(of: pairing.peer.deviceID) : nil
         let address = try heard ?? PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
         let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
-        return try SyncInitiator(vault: unlocked, transport: ChannelSyncTransport(client)).run()
+        let report = try SyncInitiator(vault: unlocked, transport: ChannelSyncTransport(client)).run()
+        // In the daemon, its syncs after a save go there too (BackgroundSync.saved).
+        HeardAddresses.shared.reached(pairing.peer.deviceID, at: address)
+        return report
     }
 
     private static func printReport(_ report: SyncRunReport, peer: DeviceProfile) {
