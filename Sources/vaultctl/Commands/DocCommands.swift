@@ -67,6 +67,11 @@ enum DocCommands {
         kind is printed after a '\\'. It is the form 'vaultctl doc write' reads: written back, every
         block keeps its kind, field, cells and id. With --json, every block with its id and kind.
 
+        It also says which version of the document this is (on stderr; 'version' with --json): a
+        snapshot, taken now if no snapshot holds this text yet. Give it to 'vaultctl doc write
+        --base VERSION' when you write the text back, so that what a sync or another command
+        changed meanwhile is merged rather than overwritten.
+
         \(WritingContext.sessionNote)
         """, options: readOptions, positionals: 2...2, json: true, examples: [
             "vaultctl doc show \"Smith v. Jones\" \"Memo\" --purpose \"review before filing\"",
@@ -76,9 +81,14 @@ enum DocCommands {
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             let node = try context.node(arguments.positionals[1], in: project)
-            let content = try context.store(for: project) { try $0.documentContent(of: node.id, in: project.id) }
+            let (content, version) = try context.store(for: project) { store in
+                // The in-memory mode writes nothing, not even the version a write could start from.
+                (try store.documentContent(of: node.id, in: project.id),
+                 InMemoryMode.reason == nil ? try store.versionForReading(of: node.id, in: project.id) : nil)
+            }
             if arguments.has("--json") {
                 var row = json(node, project.register)
+                if let version { row["version"] = version.hex }
                 row["blocks"] = content.blocks.map { block -> [String: Any] in
                     ["id": block.id.hex, "kind": BlockEncoding.name(of: block.kind), "text": block.text, "rows": block.rows]
                 }
@@ -86,6 +96,7 @@ enum DocCommands {
                 return
             }
             Output.raw(PlainText.render(content, labels: FieldEditor(project.register)))
+            if let version { Output.note("vaultctl: this is version \(version.hex) of \(node.id) (to write it back: 'vaultctl doc write ... --base \(version.hex)')") }
         }
 
     static let write = Command("doc write", synopsis: "replace a document's text", usage: "PROJECT DOC [FILE|-]", about: """
@@ -98,14 +109,25 @@ enum DocCommands {
         its number, and nothing is written. Blocks that did not change keep their ids and are not
         resealed, so a one-paragraph edit reseals one block. The text must be UTF-8 and at most 16 MiB.
 
+        With --base VERSION (the version 'vaultctl doc show' printed when you read the text), a
+        document that changed since (a sync brought words, another command wrote) is merged with your
+        text instead of overwritten: what only one side changed is kept from that side; where both
+        changed the same paragraphs your text goes in, and the document's words there are kept in a
+        branch of kind sync-conflict ('vaultctl conflicts' lists it; 'vaultctl branch adopt' puts
+        them back). Without --base the document is replaced, as you wrote it; words it held that
+        came from elsewhere since its latest snapshot are kept first as a version ('vaultctl
+        history'), so nothing is lost without a version or a branch that holds it.
+
         Each write is an edit of this device's writing in the project: an automatic snapshot is taken
         after 3 minutes of active editing (writes at most 30 seconds apart), every 500 characters of
         change, and when you write another document of the project than the last one (of the one you
         left, if it changed), counted across commands ('vaultctl history' lists them).
 
         \(WritingContext.sessionNote)
-        """, options: readOptions, positionals: 2...3, json: true, examples: [
+        """, options: [Option("--base", value: "VERSION", "merge with what changed since VERSION ('doc show' prints it)")]
+            + readOptions, positionals: 2...3, json: true, examples: [
             "vaultctl doc write \"The harbour\" Arrival arrival.txt",
+            "vaultctl doc write \"The harbour\" Arrival arrival.txt --base VERSION",
             "pbpaste | vaultctl doc write \"Intake notes\" \"Session 3\" --purpose \"write up the session\"",
         ]) { arguments in
             let text = try readText(arguments.positionals.count > 2 ? arguments.positionals[2] : "-")
@@ -114,18 +136,33 @@ enum DocCommands {
             let project = try context.project(arguments.positionals[0])
             let node = try context.node(arguments.positionals[1], in: project)
             let parsed = try PlainText.parse(text, labels: FieldEditor(project.register))
-            let edited = try context.store(for: project) { store in
-                let current = try store.documentContent(of: node.id, in: project.id)
-                return try store.editDocumentContent(of: node.id, in: project.id, with: parsed.reusingIDs(of: current))
+            let base = try arguments.value("--base").map { text in
+                guard let id = try? SnapshotID(hex: text) else {
+                    throw WritingError(.snapshotNotFound, "--base takes the version 'vaultctl doc show' printed (32 hex digits), not '\(text)'")
+                }
+                return id
             }
-            let change = edited.change
+            let written = try context.store(for: project) { store in
+                try store.writeDocument(parsed, of: node.id, in: project.id, base: base)
+            }
+            let edited = written.edited, change = edited.change
             if arguments.has("--json") {
-                Output.json(["id": node.id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
-                             "snapshots": edited.autoSnapshots.map(autoSnapshotJSON)])
+                var row: [String: Any] = ["id": node.id.hex, "sealed": change.sealed, "kept": change.kept, "removed": change.removed,
+                                          "snapshots": edited.autoSnapshots.map(autoSnapshotJSON), "merged": written.merged,
+                                          "conflicts": written.conflicts]
+                if let before = written.before { row["replaced_version"] = before.hex }
+                if let branch = written.branch { row["branch"] = branch.hex }
+                Output.json(row)
                 return
             }
             Output.line("Wrote \(WritingContext.term(.scene, project.register)) \(node.id): \(change.sealed) block(s) sealed, "
                         + "\(change.kept) unchanged, \(change.removed) removed.")
+            if written.merged {
+                Output.line("It had changed since version \(base?.hex ?? ""): your text was merged with those changes"
+                            + (written.conflicts == 0 ? "." : "; in \(written.conflicts) place(s) both changed, your text is in the document and its "
+                               + "words there are kept in branch \(written.branch?.hex ?? "") ('vaultctl branch adopt' puts them back)."))
+            }
+            if let before = written.before, before != base { Output.line("The text it replaced is kept as version \(before.hex) ('vaultctl history').") }
             for taken in edited.autoSnapshots {
                 Output.line("Automatic snapshot \(taken.snapshot.sequence) of \(taken.snapshot.document) (\(describe(taken.triggers, project.register))): "
                             + "\(taken.snapshot.id)")
