@@ -55,8 +55,15 @@ public final class SyncReplicaCache: Sendable {
     public final class Staging {
         let cache: SyncReplicaCache
         var entries: [ProjectID: Entry] = [:]
+        /// What the transaction's steps leave to do once it has committed (`HeldDocuments` changes).
+        var committed: [() -> Void] = []
+        /// Projects a step of this transaction left a document of as an editor's writer has it.
+        var heldProjects = Set<ProjectID>()
 
         init(cache: SyncReplicaCache) { self.cache = cache }
+
+        /// Runs `action` once the transaction has committed, never if it rolls back.
+        func afterCommit(_ action: @escaping () -> Void) { committed.append(action) }
 
         /// The project's entry: this transaction's, else the cache's (taken out of it).
         func take(_ project: ProjectID, of vault: UnlockedVault) -> Entry? {
@@ -72,6 +79,7 @@ public final class SyncReplicaCache: Sendable {
         let staging = Staging(cache: self)
         let result = try vault.transaction { transaction in try body(transaction, staging) }
         for (project, entry) in staging.entries { keep(entry, of: project) }
+        for action in staging.committed { action() }
         return result
     }
 

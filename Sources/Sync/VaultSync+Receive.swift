@@ -118,13 +118,25 @@ extension VaultSync {
         }
         try removeNodes(removedIn: &replica, from: vaultNodes, of: project)
         var written = 0
-        for document in replica.documents where vaultNodes[document] != nil && (only?.contains(document) ?? true || added.contains(document)) {
+        let held = heldBases(of: project)
+        for document in replica.documents where vaultNodes[document] != nil
+            && (only?.contains(document) ?? true || added.contains(document) || held[document] != nil) {
             let content = replica.content(of: document)
-            if try store.documentContent(of: document, in: project.id) != content {
+            let stored = try store.documentContent(of: document, in: project.id)
+            // An editor is open on it: left as the writer has it, written when the editor closes.
+            if holds(document), !added.contains(document) {
+                if stored != content {
+                    self.held(document, of: project, stored: stored)
+                    documents.insert(document)
+                }
+                continue
+            }
+            if stored != content {
                 try store.replaceSyncedDocumentContent(of: document, in: project.id, with: content)
                 documents.insert(document)
                 written += 1
             }
+            if held[document] != nil { released(document) }
         }
         return written
     }

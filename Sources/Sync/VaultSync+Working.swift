@@ -37,7 +37,10 @@ extension VaultSync {
     /// whether every document now shows what it shows (then the mark is taken now).
     func keep(_ working: Working, of project: WritingProject, agreeing: Bool) throws {
         guard let replicas, !project.isPrivileged else { return }
-        let mark = agreeing ? try WritingChangeMarks.shared.mark(project.id, in: transaction) : working.documentsAgree
+        // A document held for an open editor shows the writer's text, not the replica's: no mark
+        // says they agree, so the next step compares every document.
+        let holding = replicas.heldProjects.contains(project.id) || !HeldDocuments.shared.documents(of: project.id, in: transaction.vault).isEmpty
+        let mark = holding ? nil : agreeing ? try WritingChangeMarks.shared.mark(project.id, in: transaction) : working.documentsAgree
         replicas.keep(SyncReplicaCache.Entry(vault: transaction.vault, replica: working.replica, hashes: working.hashes, documentsAgree: mark),
                       of: project.id)
     }

@@ -18,6 +18,9 @@ public struct VaultSync {
     /// The kept replicas this step may use and keeps its own in (`SyncReplicaCache`), or nil to
     /// rebuild each project's replica from its stored records.
     public let replicas: SyncReplicaCache.Staging?
+    /// The documents an editor is open on, whose changes a receive holds (`HeldDocuments`); only a
+    /// step with a cache holds (the daemon's exchange), since a hold is this process's memory.
+    public var hold: SyncHold?
 
     public init(_ store: WritingStore, author: SyncAuthor, devices: [DeviceID: [UInt8]], replicas: SyncReplicaCache.Staging? = nil) {
         // Sync writes what other devices changed, also into a project this device only views.
@@ -156,11 +159,15 @@ public struct VaultSync {
         }
         for id in Self.removedHere(working.replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
         var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
-        for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id)) {
-            let content = try store.documentContent(of: node.id, in: projectID)
+        let heldForEditors = heldBases(of: project)
+        for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
+            let stored = try store.documentContent(of: node.id, in: projectID)
+            var content = stored
+            if let base = heldForEditors[node.id] { content = try mergingHeld(node.id, writer: stored, base: base, replica: &working.replica, of: project) }
             var ids: [BlockID: BlockID] = [:]
             operations += try working.replica.operations(making: node.id, hold: content, creating: created.contains(node.id), rebased: &ids)
-            if !ids.isEmpty { rebased[node.id] = (content, ids) }
+            // A held document keeps the writer's text in the store: that text takes the new ids of its blocks.
+            if !ids.isEmpty { rebased[node.id] = (stored, ids) }
         }
         operations += try versionOperations(in: project, replica: working.replica)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         let held = try projectOperations(in: project, replica: working.replica, after: operations)  // entries, name, archived (VaultSync+Project)

@@ -19,11 +19,15 @@ public struct SyncNotification: Sendable, Equatable {
 /// notifications, not a thousand.
 ///
 /// While a client says a full-screen editor is open on a document (`editorOpened`), changes to that
-/// document are held: notifications leave it out (the rest of its project's changes still go), so
-/// an import never tears down a writing session; when the last editor on it closes
-/// (`editorClosed`), what was held is delivered, coalesced and rate-capped like any change. An
-/// editor opened with a lease (a client that may vanish without saying so: a browser page) is closed
-/// by itself when the lease runs out unless renewed (`renewEditor`), so a hold is always bounded.
+/// document are held: the exchange stores and merges them but leaves the document as the writer has
+/// it (`HeldDocuments`), and notifications leave it out (the rest of its project's changes still
+/// go), so an import never tears down a writing session; when the last editor on it closes
+/// (`editorClosed`), what was held is written into the document and delivered, coalesced and
+/// rate-capped like any change. An editor opened with a lease (a client that may vanish without
+/// saying so: a browser page) is closed by itself when the lease runs out unless renewed
+/// (`renewEditor`), and is not renewed once `maximumHoldSeconds` have passed since it opened, so a
+/// hold is always bounded (an editor opened without a lease is one its opener, in this process,
+/// closes).
 public final class SyncCoordinator: Sendable {
     /// The process's coordinator: the daemon's exchange reports to it, the console subscribes to it.
     public static let shared = SyncCoordinator()
@@ -43,6 +47,8 @@ public final class SyncCoordinator: Sendable {
         var nextEditor = 0
         /// When each leased editor closes by itself (the clock's monotonic seconds), unless renewed.
         var leases: [Int: (seconds: Double, ends: Double)] = [:]
+        /// When each editor opened (the clock's monotonic seconds): none holds past `maximumHoldSeconds`.
+        var opened: [Int: Double] = [:]
         /// Changes held for open editors: each document's project, and how many writes of it.
         var held: [NodeID: (project: ProjectID, writes: Int)] = [:]
 
@@ -59,13 +65,18 @@ public final class SyncCoordinator: Sendable {
     }
 
     public let interval: Double
+    /// A leased editor is not renewed past this (30 minutes unless told): it then closes when its
+    /// lease runs out, and the writer's page opens it again (with what came meanwhile written).
+    public let maximumHoldSeconds: Double
     private let clock: VaultClock
     private let timer: Timer
     private let state = Mutex(State())
 
     /// `clock`'s monotonic seconds and `timer` must agree (the system's both, or a test's both).
-    public init(interval: Double = 0.25, clock: VaultClock = .system, timer: @escaping Timer = SyncCoordinator.dispatchTimer) {
+    public init(interval: Double = 0.25, maximumHoldSeconds: Double = 1800, clock: VaultClock = .system,
+                timer: @escaping Timer = SyncCoordinator.dispatchTimer) {
         self.interval = interval
+        self.maximumHoldSeconds = maximumHoldSeconds
         self.clock = clock
         self.timer = timer
     }
@@ -116,6 +127,7 @@ public final class SyncCoordinator: Sendable {
         let token = state.withLock { state in
             state.nextEditor += 1
             state.editors[state.nextEditor] = document
+            state.opened[state.nextEditor] = clock.monotonic()
             if let leaseSeconds { state.leases[state.nextEditor] = (leaseSeconds, clock.monotonic() + leaseSeconds) }
             return state.nextEditor
         }
@@ -128,7 +140,8 @@ public final class SyncCoordinator: Sendable {
     @discardableResult
     public func renewEditor(_ token: Int) -> Bool {
         let seconds = state.withLock { state -> Double? in
-            guard state.editors[token] != nil, let lease = state.leases[token] else { return nil }
+            guard state.editors[token] != nil, let lease = state.leases[token],
+                  clock.monotonic() - (state.opened[token] ?? 0) < maximumHoldSeconds else { return nil }
             state.leases[token] = (lease.seconds, clock.monotonic() + lease.seconds)
             return lease.seconds
         }
@@ -140,31 +153,46 @@ public final class SyncCoordinator: Sendable {
     /// The editor `token` closed: when it was the last on its document, what was held for it is
     /// delivered. An unknown token (closed already) does nothing.
     public func editorClosed(_ token: Int) {
-        flush(after: state.withLock { state in close(token, &state) })
+        finish(state.withLock { state in close(token, &state) })
+    }
+
+    /// After an editor closed: what was held for its document is written (when it was the last
+    /// editor on it), then the held notification goes.
+    private func finish(_ closed: Closed) {
+        if let document = closed.released { HeldDocuments.shared.release(document) }
+        flush(after: closed.delay)
+    }
+
+    /// What closing an editor left to do: the document no editor is open on any more, and the
+    /// delay of the flush that delivers its held notification.
+    private struct Closed {
+        var released: NodeID?
+        var delay: Double?
     }
 
     /// The documents an editor is open on now (for the console's live feed).
     public var openDocuments: Set<NodeID> { state.withLock { Set($0.editors.values) } }
 
-    private func close(_ token: Int, _ state: inout State) -> Double? {
+    private func close(_ token: Int, _ state: inout State) -> Closed {
         state.leases[token] = nil
-        guard let document = state.editors.removeValue(forKey: token), !state.isOpen(document),
-              let held = state.held.removeValue(forKey: document) else { return nil }
+        state.opened[token] = nil
+        guard let document = state.editors.removeValue(forKey: token), !state.isOpen(document) else { return Closed() }
+        guard let held = state.held.removeValue(forKey: document) else { return Closed(released: document) }
         state.pending.insert(held.project)
         state.documents += held.writes
         state.pendingDocuments.insert(document)
-        return schedule(&state)
+        return Closed(released: document, delay: schedule(&state))
     }
 
     /// After `seconds`, closes every leased editor whose lease has run out by then.
     private func expire(after seconds: Double) {
         // A hundredth later, so the lease has run out by the clock's reading when the timer fires.
         timer(seconds + 0.01) { [self] in
-            let delays = state.withLock { state -> [Double?] in
+            let closed = state.withLock { state -> [Closed] in
                 let now = clock.monotonic()
                 return state.leases.filter { $0.value.ends <= now }.keys.sorted().map { close($0, &state) }
             }
-            for delay in delays { flush(after: delay) }
+            for each in closed { finish(each) }
         }
     }
 

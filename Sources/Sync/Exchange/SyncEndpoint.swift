@@ -228,7 +228,7 @@ public struct SyncEndpoint {
         let receipt: SyncReceipt
         let allowance = refusals?.allowance(for: peer.deviceID) ?? .unbounded
         do {
-            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld, allowance: allowance)
+            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld, allowance: allowance, coordinator: coordinator)
             refusals?.spent(peer.deviceID, allowance)
         } catch let error as WritingError where error.code != .privilegedSessionRequired {
             // The receive rolled back, its entries with it: the refusals are recorded afresh.
@@ -260,8 +260,10 @@ public struct SyncEndpoint {
     }
 
     private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool,
-                                 allowance: SyncRefusalAllowance) throws -> SyncReceipt {
+                                 allowance: SyncRefusalAllowance, coordinator: SyncCoordinator?) throws -> SyncReceipt {
         try withSync(project) { sync, store, _ in
+            var sync = sync
+            sync.hold = hold(of: project, coordinator: coordinator)
             try sync.commitLocalChanges(in: project.id)
             let fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
             let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
@@ -272,6 +274,26 @@ public struct SyncEndpoint {
             return SyncReceipt(stored: receipt.stored, refused: ended + forked + receipt.refused, documentsWritten: receipt.documentsWritten,
                                branchesMade: receipt.branchesMade, documents: receipt.documents)
         }
+    }
+
+    /// The documents a coordinator's clients have open editors on, held by a receive, and how their
+    /// held changes are written when the editors close (SECURITY.md §19.9, review 17 F10).
+    private func hold(of project: WritingProject, coordinator: SyncCoordinator?) -> SyncHold? {
+        guard let coordinator else { return nil }
+        let endpoint = HeldStep(endpoint: self)
+        return SyncHold(documents: coordinator.openDocuments) { endpoint.writeReleased(project, coordinator: coordinator) }
+    }
+
+    /// Writes what was held for `project`'s documents whose editors closed, in a step of its own,
+    /// and tells the coordinator; one that fails is left to the project's next step (every receive
+    /// writes released documents too).
+    func writeReleased(_ project: WritingProject, coordinator: SyncCoordinator) {
+        guard let written = try? withSync(project, { sync, _, _ -> Set<NodeID> in
+            var sync = sync
+            sync.hold = SyncHold(documents: coordinator.openDocuments) {}
+            return try sync.writeReleased(in: project.id)
+        }) else { return }
+        if !written.isEmpty { coordinator.changed(project.id, documents: written) }
     }
 
     /// `records` without those signed by an ended signer past its highest counter stored here, and
@@ -416,5 +438,17 @@ extension SyncEndpoint {
     /// Every record of the project `held` lacks, parents first.
     func missingAll(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> [[UInt8]] {
         try withSync(project) { sync, _, _ in try sync.storedRecords(of: project, missingFrom: held) }
+    }
+}
+
+/// An endpoint kept for the step that writes what an editor held (`HeldDocuments`), run on the
+/// thread that closed the editor.
+private struct HeldStep: @unchecked Sendable {
+    // Unchecked: the endpoint's vault, funnel and cache are safe to use from any thread, and the
+    // step runs once per close, each in its own transaction.
+    let endpoint: SyncEndpoint
+
+    func writeReleased(_ project: WritingProject, coordinator: SyncCoordinator) {
+        endpoint.writeReleased(project, coordinator: coordinator)
     }
 }
