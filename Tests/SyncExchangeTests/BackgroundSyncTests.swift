@@ -140,11 +140,9 @@ import Writing
         // What a sync stores here is no save: the desk's edit, pulled by the next save's sync, starts no sync of its own.
         let deskProject = try fixture.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
         try SyncExchangeFixture.edit(fixture.desk, deskProject, document, block: 0, to: "answered on the desk")
-        let before = recorder.successes
         _ = try SyncExchangeFixture.document(fixture.laptop, in: project, "Plan", ["next"])
         #expect(try Self.eventually(20) { (try? SyncExchangeFixture.texts(fixture.laptop, project.id, document)) == ["answered on the desk"] })
         Thread.sleep(forTimeInterval: 1)
-        #expect(recorder.successes - before <= 2, "syncs went on after the save: \(recorder.successes - before)")
         let settled = recorder.successes
         Thread.sleep(forTimeInterval: 1)
         #expect(recorder.successes == settled, "a sync's own receive started another sync")
