@@ -205,5 +205,11 @@ public enum WritingSchema {
         NamedMigration("model-2", """
             ALTER TABLE writing_projects ADD COLUMN name_lookup BLOB CHECK (name_lookup IS NULL OR length(name_lookup) = 16);
             """),
+        // A sync wrote words from elsewhere into the document this device's automatic-snapshot row
+        // names since this device last wrote it (SECURITY.md §15.2, §15.6; attack review s6, P6): a
+        // `doc write` without --base then keeps what it replaces as a version. Clear: a flag.
+        NamedMigration("versions-8", """
+            ALTER TABLE writing_auto_snapshots ADD COLUMN received INTEGER NOT NULL DEFAULT 0 CHECK (received IN (0, 1));
+            """),
     ])
 }

@@ -59,16 +59,17 @@ extension WritingStore {
     }
 
     /// The version that holds the text a write replaces. With a base the document still holds, that
-    /// is the base. Otherwise a snapshot of it (the latest, when it holds it already), except while
-    /// this device is editing the document with no snapshot since its last write (its own words, which
-    /// the automatic snapshots cover as ever): words that came from elsewhere (a sync, another
-    /// device) since the latest snapshot are kept; an empty document has none to keep.
+    /// is the base. Otherwise a snapshot of it (the latest, when it holds it already), except when the
+    /// document is exactly what this device's last write left (the row names it, no snapshot since,
+    /// and no sync wrote into it since: its own words, which the automatic snapshots cover as ever):
+    /// words that came from elsewhere (a sync, another device) since are kept; an empty document has
+    /// none to keep.
     private func keptBeforeWrite(of document: NodeID, in projectID: ProjectID, current: DocumentContent, base: SnapshotID?) throws -> SnapshotID? {
         if let base { return base }
         guard !current.blocks.isEmpty else { return nil }
         let latest = try snapshotTable.latest(of: document)?.sequence ?? 0
         if let row = try autoSnapshotTable.row(of: projectID, device: try deviceID()), row.document == document,
-           row.sequence == latest, row.state.editsSinceSnapshot > 0 {
+           row.sequence == latest, row.state.editsSinceSnapshot > 0, !row.received {
             return nil
         }
         return try createSnapshot(of: document, in: projectID).id

@@ -151,10 +151,22 @@ extension WritingStore {
 
     /// Writes the records' content into a document as `replaceDocumentContent` does, but joins no
     /// writing session of this device: the words were typed on another device, whose own edit event
-    /// says so (it arrives as one, §19.2 operation 0x08).
+    /// says so (it arrives as one, §19.2 operation 0x08). When this device's automatic-snapshot row
+    /// names the document, it is marked: the document is no longer what this device's last write
+    /// left, so a write without a base keeps what it replaces (§15.6; attack review s6, P6).
     @discardableResult
     public func replaceSyncedDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent) throws -> ContentChange {
-        try replaceDocumentContent(of: document, in: projectID, with: content, recordingEdit: false, reading: { _ in })
+        var before = content
+        let change = try replaceDocumentContent(of: document, in: projectID, with: content, recordingEdit: false, reading: { before = $0 })
+        // Only a change of words marks it: new block ids for the same words (a block re-based by
+        // this device's own commit, §19.2) are not words from elsewhere.
+        if Self.words(of: before) != Self.words(of: content) { try autoSnapshotTable.markReceived(document, of: projectID, device: try deviceID()) }
+        return change
+    }
+
+    /// A document's blocks as the writer reads them: kinds, texts and table rows in order, no ids.
+    private static func words(of content: DocumentContent) -> [[String]] {
+        content.blocks.map { [BlockEncoding.name(of: $0.kind), $0.text] + $0.rows.flatMap { $0 } }
     }
 
     /// Stores a snapshot taken on another device: its id, origin, title, device and time as there,
