@@ -5,16 +5,16 @@ import Writing
 /// What a document's open editor stops sync from writing (SECURITY.md §19.9, review 17 F10): while a
 /// client says a full-screen editor is open on a document (`SyncCoordinator.editorOpened`), records
 /// that change it are verified, stored and merged into the replica as ever, but the document in the
-/// writing store is left as the writer has it; this keeps, per vault and document, the text the
-/// writer's edits are made from (the store's text when the hold began, then as of each commit of
-/// them), so that each commit of the writer's edits merges them with what came meanwhile
-/// (`VaultSync.commitLocalChanges`) rather than undoing it. When the editor closes, or its lease
-/// runs out, the held changes are written (`release`): each hold carries the step that writes them.
+/// writing store is left as the writer has it. The hold itself, with the text the writer's edits
+/// are made from, is kept in the vault (`HeldBases`), so each commit of the writer's edits merges
+/// them with what came meanwhile in whatever process makes it (`VaultSync.commitLocalChanges`).
+/// This keeps, per vault and document, what only this process can do: the step that writes what
+/// was held once the editor closes or its lease runs out (`release`).
 ///
-/// This process's memory only: a daemon killed while it holds leaves the store as the writer had it,
-/// and the next commit in a new process takes the difference from the records as the writer's
-/// edits (what the records brought stays in the records and on the other devices; SECURITY.md
-/// §19.9 says so).
+/// A daemon killed while it holds loses only that step: the document stays as the writer had it
+/// until the project's next sync step in any process, which commits the writer's edits merged
+/// from the kept base and then writes the document as the records make it (unless an editor is
+/// open on it again).
 public final class HeldDocuments: Sendable {
     /// The process's holds: the daemon's exchange and its coordinator use these.
     public static let shared = HeldDocuments()
@@ -30,8 +30,6 @@ public final class HeldDocuments: Sendable {
     struct Hold: @unchecked Sendable {
         // Unchecked: UnlockedVault is a thread-safe class; the value is only read under the lock.
         let vault: UnlockedVault
-        let project: ProjectID
-        var base: DocumentContent
         let apply: Apply
     }
 
@@ -39,28 +37,13 @@ public final class HeldDocuments: Sendable {
 
     public init() {}
 
-    /// The text the writer's edits of `document` are made from, while sync holds changes to it.
-    func base(of document: NodeID, in vault: UnlockedVault) -> DocumentContent? {
-        holds.withLock { $0[Key(vault: ObjectIdentifier(vault), document: document)]?.base }
-    }
-
-    /// The documents of `project` sync holds changes to in `vault`.
-    func documents(of project: ProjectID, in vault: UnlockedVault) -> Set<NodeID> {
-        holds.withLock { holds in Set(holds.filter { $0.key.vault == ObjectIdentifier(vault) && $0.value.project == project }.keys.map(\.document)) }
-    }
-
-    /// Sync left `document` as the writer has it (`base`) though its records changed it; a hold
-    /// kept already keeps its base.
-    func hold(_ document: NodeID, of project: ProjectID, in vault: UnlockedVault, base: DocumentContent, apply: @escaping Apply) {
+    /// Sync left `document` as the writer has it though its records changed it: `apply` writes it
+    /// once its editor has closed (a hold kept already keeps its step).
+    func hold(_ document: NodeID, in vault: UnlockedVault, apply: @escaping Apply) {
         holds.withLock { holds in
             let key = Key(vault: ObjectIdentifier(vault), document: document)
-            if holds[key] == nil { holds[key] = Hold(vault: vault, project: project, base: base, apply: apply) }
+            if holds[key] == nil { holds[key] = Hold(vault: vault, apply: apply) }
         }
-    }
-
-    /// The writer's edits up to `content` are committed: later edits are made from it.
-    func rebase(_ document: NodeID, in vault: UnlockedVault, to content: DocumentContent) {
-        holds.withLock { $0[Key(vault: ObjectIdentifier(vault), document: document)]?.base = content }
     }
 
     /// The held changes to `document` were written into the store: nothing is held any more.

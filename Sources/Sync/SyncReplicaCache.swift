@@ -57,8 +57,6 @@ public final class SyncReplicaCache: Sendable {
         var entries: [ProjectID: Entry] = [:]
         /// What the transaction's steps leave to do once it has committed (`HeldDocuments` changes).
         var committed: [() -> Void] = []
-        /// Projects a step of this transaction left a document of as an editor's writer has it.
-        var heldProjects = Set<ProjectID>()
 
         init(cache: SyncReplicaCache) { self.cache = cache }
 

@@ -23,5 +23,16 @@ public enum SyncSchema {
                 branch_id BLOB NOT NULL CHECK (length(branch_id) = 16)
             );
             """),
+        // An open editor's hold on a document (SECURITY.md §19.5, §19.9; attack review s6, P5): the
+        // document, its project, the parts of its sealed base (`HeldBases`) and when the hold began.
+        NamedMigration("held-1", """
+            CREATE TABLE sync_held_documents (
+                document_id BLOB PRIMARY KEY CHECK (length(document_id) = 16),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                held_at INTEGER NOT NULL
+            );
+            CREATE INDEX sync_held_documents_by_project ON sync_held_documents (project_id);
+            """),
     ])
 }

@@ -1,18 +1,15 @@
 import CryptoVault
 import Writing
 
-/// Documents an open editor holds sync's changes to (SECURITY.md §19.9, review 17 F10; `HeldDocuments`):
-/// a receive leaves them as the writer has them, a commit of the writer's edits merges them with
-/// what came meanwhile, and once the editor has closed a step writes what was held.
+/// Documents an open editor holds sync's changes to (SECURITY.md §19.9, review 17 F10): a receive
+/// leaves them as the writer has them, a commit of the writer's edits merges them with what came
+/// meanwhile, and once the editor has closed a step writes what was held. The hold and its base are
+/// kept in the vault (`HeldBases`), so a commit in any process merges; only the step run when the
+/// editor closes is this process's (`HeldDocuments`).
 extension VaultSync {
     /// The held documents of `project` in this vault, with the text the writer's edits are made from.
-    func heldBases(of project: WritingProject) -> [NodeID: DocumentContent] {
-        guard replicas != nil else { return [:] }
-        var bases: [NodeID: DocumentContent] = [:]
-        for document in HeldDocuments.shared.documents(of: project.id, in: transaction.vault) {
-            bases[document] = HeldDocuments.shared.base(of: document, in: transaction.vault)
-        }
-        return bases
+    func heldBases(of project: WritingProject) throws -> [NodeID: DocumentContent] {
+        try HeldBases(sync: self).bases(of: project)
     }
 
     /// The writer's text of a held document merged with what the records brought since `base`
@@ -23,8 +20,7 @@ extension VaultSync {
     func mergingHeld(_ document: NodeID, writer: DocumentContent, base: DocumentContent, replica: inout SyncReplica,
                      of project: WritingProject) throws -> DocumentContent {
         let merge = try BasedMerge.merge(base: base, document: replica.content(of: document), written: writer)
-        let vault = transaction.vault
-        replicas?.afterCommit { HeldDocuments.shared.rebase(document, in: vault, to: writer) }
+        if writer != base { try HeldBases(sync: self).rebase(document, of: project, to: writer) }
         guard let unseen = merge.unseen else { return merge.document }
         let snapshot = try store.createSnapshot(of: document, in: project.id)
         _ = try store.createBranch(of: document, in: project.id, base: snapshot.id, content: unseen, kind: .syncConflict,
@@ -37,37 +33,52 @@ extension VaultSync {
         replicas != nil && hold?.documents.contains(document) == true
     }
 
-    /// The receive left `document` as the writer has it (`stored`) though the records changed it.
-    func held(_ document: NodeID, of project: WritingProject, stored: DocumentContent) {
-        guard let hold else { return }
-        let vault = transaction.vault
-        replicas?.heldProjects.insert(project.id)
-        replicas?.afterCommit { HeldDocuments.shared.hold(document, of: project.id, in: vault, base: stored, apply: hold.apply) }
+    /// The receive left `document` as the writer has it (`stored`) though the records changed it:
+    /// the hold is kept in the vault with `stored` as its base (one kept already keeps its own).
+    func held(_ document: NodeID, of project: WritingProject, stored: DocumentContent) throws {
+        guard hold != nil else { return }
+        try HeldBases(sync: self).hold(document, of: project, base: stored)
+        stillHeld(document)
     }
 
-    /// `document` now shows what the records make: nothing is held for it once this commits.
-    func released(_ document: NodeID) {
+    /// `document` is held and an editor in this process is open on it: once this commits, its
+    /// closing writes what is held (also for a hold a killed daemon began, the editor opened again).
+    func stillHeld(_ document: NodeID) {
+        guard let hold else { return }
+        let vault = transaction.vault
+        replicas?.afterCommit { HeldDocuments.shared.hold(document, in: vault, apply: hold.apply) }
+    }
+
+    /// `document` now shows what the records make, or is gone: nothing is held for it.
+    func released(_ document: NodeID, of project: WritingProject) throws {
+        try HeldBases(sync: self).release(document, of: project)
         let vault = transaction.vault
         replicas?.afterCommit { HeldDocuments.shared.forget(document, in: vault) }
     }
 
-    /// Writes what was held for the documents of `project` whose editors have closed: the writer's
-    /// edits are committed first (merged with what came), then each shows what the records make.
-    /// Returns the documents written.
+    /// Writes what was held for the documents of `project` whose editors have closed (or that no
+    /// editor in this process has open: a hold a killed daemon began): the writer's edits are
+    /// committed first (merged with what came), then each shows what the records make. Returns the
+    /// documents written.
     public func writeReleased(in projectID: ProjectID) throws -> Set<NodeID> {
         try commitLocalChanges(in: projectID)
         let project = try store.project(projectID)
         var working = try working(project)
         var written = Set<NodeID>()
-        for document in heldBases(of: project).keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) where !holds(document) {
-            if working.replica.documents.contains(document) {
+        let present = Set(try store.nodes(in: projectID).map(\.id))
+        for document in try HeldBases(sync: self).documents(of: projectID).sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            guard !holds(document) else {
+                stillHeld(document)
+                continue
+            }
+            if working.replica.documents.contains(document), present.contains(document) {
                 let content = working.replica.content(of: document)
                 if try store.documentContent(of: document, in: projectID) != content {
                     try store.replaceSyncedDocumentContent(of: document, in: projectID, with: content)
                     written.insert(document)
                 }
             }
-            released(document)
+            try released(document, of: project)
         }
         try keep(working, of: project, agreeing: false)
         return written

@@ -118,16 +118,18 @@ extension VaultSync {
         }
         try removeNodes(removedIn: &replica, from: vaultNodes, of: project)
         var written = 0
-        let held = heldBases(of: project)
+        let held = try HeldBases(sync: self).documents(of: project.id)
         for document in replica.documents where vaultNodes[document] != nil
-            && (only?.contains(document) ?? true || added.contains(document) || held[document] != nil) {
+            && (only?.contains(document) ?? true || added.contains(document) || held.contains(document)) {
             let content = replica.content(of: document)
             let stored = try store.documentContent(of: document, in: project.id)
             // An editor is open on it: left as the writer has it, written when the editor closes.
             if holds(document), !added.contains(document) {
                 if stored != content {
-                    self.held(document, of: project, stored: stored)
+                    try self.held(document, of: project, stored: stored)
                     documents.insert(document)
+                } else if held.contains(document) {
+                    stillHeld(document)
                 }
                 continue
             }
@@ -136,7 +138,11 @@ extension VaultSync {
                 documents.insert(document)
                 written += 1
             }
-            if held[document] != nil { released(document) }
+            if held.contains(document) { try released(document, of: project) }
+        }
+        // A held document removed meanwhile holds nothing any more.
+        for document in held where vaultNodes[document] == nil || !replica.documents.contains(document) {
+            try released(document, of: project)
         }
         return written
     }

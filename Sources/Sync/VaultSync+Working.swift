@@ -39,7 +39,7 @@ extension VaultSync {
         guard let replicas, !project.isPrivileged else { return }
         // A document held for an open editor shows the writer's text, not the replica's: no mark
         // says they agree, so the next step compares every document.
-        let holding = replicas.heldProjects.contains(project.id) || !HeldDocuments.shared.documents(of: project.id, in: transaction.vault).isEmpty
+        let holding = try !HeldBases(sync: self).documents(of: project.id).isEmpty
         let mark = holding ? nil : agreeing ? try WritingChangeMarks.shared.mark(project.id, in: transaction) : working.documentsAgree
         replicas.keep(SyncReplicaCache.Entry(vault: transaction.vault, replica: working.replica, hashes: working.hashes, documentsAgree: mark),
                       of: project.id)

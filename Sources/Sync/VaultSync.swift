@@ -19,7 +19,8 @@ public struct VaultSync {
     /// rebuild each project's replica from its stored records.
     public let replicas: SyncReplicaCache.Staging?
     /// The documents an editor is open on, whose changes a receive holds (`HeldDocuments`); only a
-    /// step with a cache holds (the daemon's exchange), since a hold is this process's memory.
+    /// step with a cache holds (the daemon's exchange: its coordinator knows the open editors). A
+    /// hold begun is kept in the vault (`HeldBases`), and every step honours it.
     public var hold: SyncHold?
 
     public init(_ store: WritingStore, author: SyncAuthor, devices: [DeviceID: [UInt8]], replicas: SyncReplicaCache.Staging? = nil) {
@@ -90,7 +91,7 @@ public struct VaultSync {
 
     /// Opens records of the project: a privileged project's only in a session of its compartment
     /// (the store's access), as every read of its writing records is (SECURITY.md §10).
-    private func open(_ locations: [SealedRecordLocation], of project: WritingProject, _ body: (UnsafeRawBufferPointer) -> Void) throws {
+    func open(_ locations: [SealedRecordLocation], of project: WritingProject, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         guard project.isPrivileged else {
             return try transaction.openRecords(at: locations, in: project.compartment) { _, plaintext in body(plaintext) }
         }
@@ -159,7 +160,7 @@ public struct VaultSync {
         }
         for id in Self.removedHere(working.replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
         var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
-        let heldForEditors = heldBases(of: project)
+        let heldForEditors = try heldBases(of: project)  // merged from their kept bases, never taken as the writer's deletions
         for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
             let stored = try store.documentContent(of: node.id, in: projectID)
             var content = stored
@@ -182,6 +183,8 @@ public struct VaultSync {
                 change.ids[block.id].map { Block(id: $0, kind: block.kind, text: block.text, rows: block.rows) } ?? block
             }
             try store.replaceSyncedDocumentContent(of: document, in: projectID, with: DocumentContent(blocks: blocks))
+            // A held document's later edits are made from the writer's text with those ids.
+            if heldForEditors[document] != nil { try HeldBases(sync: self).rebase(document, of: project, to: DocumentContent(blocks: blocks)) }
         }
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)

@@ -66,6 +66,54 @@ import Writing
         #expect(BackgroundSyncTests.eventually(5) { !HeldDocuments.shared.isHolding(document) })
     }
 
+    /// The laptop's daemon holding `document` for an open editor while the desk's words arrive, then
+    /// killed (kill -9): a new process opens the vault again, with nothing of the old one's memory
+    /// and no editor open yet. The page, still open, saves the writer's next words (its base is the
+    /// store's text, so no 409).
+    static func heldThenRestarted() throws -> (F, WritingProject, WritingProject, NodeID, UnlockedVault) {
+        let (f, project, deskProject, document) = try Self.synced()
+        let killed = SyncCoordinator(interval: 0)
+        _ = killed.editorOpened(document)   // never closed: the process is gone
+        try F.edit(f.desk, deskProject, document, block: 0, to: "one, from the desk")
+        try Self.sync(f, killed)
+        try #require(try F.texts(f.laptop, project.id, document) == ["one", "two", "three"])
+        let restarted = try f.laptop.reopen().unlock(with: .passphrase(f.laptop.passphrase))
+        try F.edit(f.laptop, project, document, block: 2, to: "three, from the writer")
+        return (f, project, deskProject, document, restarted)
+    }
+
+    /// Attack review s6, P5: before, the hold was the process's memory, and the new process's
+    /// commit took the store's text (without the desk's words) for the writer's deletion of them,
+    /// which then left the desk too. The hold is the vault's: the commit merges from its base.
+    @Test func aHoldOutlivesAKilledDaemonAndTheNextSaveKeepsTheDesksWordsOnBothDevices() throws {
+        let (f, project, deskProject, document, restarted) = try Self.heldThenRestarted()
+        _ = try SyncInitiator(vault: restarted, transport: try f.transport(), coordinator: SyncCoordinator(interval: 0)).run()
+        let both = ["one, from the desk", "two", "three, from the writer"]
+        #expect(try F.texts(f.desk, project.id, document) == both, "the desk's words were sent away as the writer's deletion")
+        #expect(try F.texts(f.laptop, project.id, document) == both, "no editor is open in the new process: the document shows what came")
+        // Nothing is held any more: the desk's next words reach the laptop's document at once.
+        try F.edit(f.desk, deskProject, document, block: 1, to: "two, from the desk")
+        _ = try SyncInitiator(vault: restarted, transport: try f.transport(), coordinator: SyncCoordinator(interval: 0)).run()
+        #expect(try F.texts(f.laptop, project.id, document) == ["one, from the desk", "two, from the desk", "three, from the writer"])
+    }
+
+    /// The page's renewal is refused by the new daemon, so it opens its editor again: the document
+    /// stays held across the restart, the writer's words still reach the desk merged, and both
+    /// sides' words are in it once the editor closes.
+    @Test func aPageThatHoldsAgainAfterTheRestartKeepsItsDocumentAsTheWriterHasIt() throws {
+        let (f, project, _, document, restarted) = try Self.heldThenRestarted()
+        let coordinator = SyncCoordinator(interval: 0)
+        let token = coordinator.editorOpened(document)
+        _ = try SyncInitiator(vault: restarted, transport: try f.transport(), coordinator: coordinator).run()
+        let both = ["one, from the desk", "two", "three, from the writer"]
+        #expect(try F.texts(f.desk, project.id, document) == both)
+        #expect(try F.texts(f.laptop, project.id, document) == ["one", "two", "three, from the writer"], "the document moved under the open editor")
+        coordinator.editorClosed(token)
+        #expect(try F.texts(f.laptop, project.id, document) == both)
+        _ = try SyncInitiator(vault: restarted, transport: try f.transport(), coordinator: coordinator).run()
+        #expect(try F.texts(f.desk, project.id, document) == both)
+    }
+
     @Test func whereTheWriterAndTheDeskChangedTheSameParagraphTheWritersIsKeptAndTheDesksIsABranch() throws {
         let (f, project, deskProject, document) = try Self.synced()
         let coordinator = SyncCoordinator(interval: 0)

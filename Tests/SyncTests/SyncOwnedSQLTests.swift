@@ -11,6 +11,7 @@ import TestSupport
     static let owners: [String: String] = [
         "sync_records": "VaultSync",
         "sync_conflict_branches": "VaultSync",
+        "sync_held_documents": "HeldBases",
         "sync_peers": "SyncExchangeStore",
         "sync_shares": "SyncExchangeStore",
         "sync_origins": "SyncExchangeStore",

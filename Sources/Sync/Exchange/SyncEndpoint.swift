@@ -199,12 +199,22 @@ public struct SyncEndpoint {
         }
     }
 
-    /// This vault's own edits of the project committed as a record, then its version vector.
-    func commitAndHeld(_ project: WritingProject) throws -> [DeviceID: UInt64] {
-        try withSync(project) { sync, _, _ in
-            try sync.commitLocalChanges(in: project.id)
-            return try sync.heldVector(of: project.id)
+    /// This vault's own edits of the project committed as a record, then its version vector. A
+    /// document held for an editor that none of `coordinator`'s clients has open (one a killed
+    /// daemon held, SECURITY.md §19.9) is then written as the records make it, and said changed.
+    func commitAndHeld(_ project: WritingProject, coordinator: SyncCoordinator?) throws -> [DeviceID: UInt64] {
+        let (vector, written) = try withSync(project) { sync, _, _ -> ([DeviceID: UInt64], Set<NodeID>) in
+            var sync = sync
+            sync.hold = hold(of: project, coordinator: coordinator)
+            guard try !HeldBases(sync: sync).documents(of: project.id).isEmpty else {
+                try sync.commitLocalChanges(in: project.id)
+                return (try sync.heldVector(of: project.id), [])
+            }
+            let written = try sync.writeReleased(in: project.id)
+            return (try sync.heldVector(of: project.id), written)
         }
+        if !written.isEmpty { coordinator?.changed(project.id, documents: written) }
+        return vector
     }
 
     /// The records `held` lacks (a batch of them, parents first), whether more remain, and this
@@ -290,7 +300,7 @@ public struct SyncEndpoint {
     func writeReleased(_ project: WritingProject, coordinator: SyncCoordinator) {
         guard let written = try? withSync(project, { sync, _, _ -> Set<NodeID> in
             var sync = sync
-            sync.hold = SyncHold(documents: coordinator.openDocuments) {}
+            sync.hold = hold(of: project, coordinator: coordinator)
             return try sync.writeReleased(in: project.id)
         }) else { return }
         if !written.isEmpty { coordinator.changed(project.id, documents: written) }

@@ -216,7 +216,7 @@ public struct SyncInitiator {
     /// that may not write the project here (a viewer) one pull learns what it holds and its records
     /// are refused unread (`viewerCannotWrite`, recorded).
     private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
-        var held = try endpoint.commitAndHeld(project)
+        var held = try endpoint.commitAndHeld(project, coordinator: coordinator)
         var peerHeld: [DeviceID: UInt64] = [:]
         var round = 0
         while true {
@@ -237,14 +237,14 @@ public struct SyncInitiator {
             var stored = 0
             if !answer.records.isEmpty {
                 stored = try take(answer.records, of: project, into: &entry)
-                held = try endpoint.commitAndHeld(project)
+                held = try endpoint.commitAndHeld(project, coordinator: coordinator)
             }
             // A batch of which nothing was kept would come again as it was: stop asking.
             guard answer.more, !answer.records.isEmpty, stored > 0 else { break }
         }
         if plan.pulls, entry.refused.contains(SyncErrorCode.missingParents.rawValue) {
             try seekForks(of: project, held: held, into: &entry, by: deadline)
-            held = try endpoint.commitAndHeld(project)
+            held = try endpoint.commitAndHeld(project, coordinator: coordinator)
         }
         if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry, by: deadline) }
         try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty && plan.pushes)
