@@ -237,6 +237,15 @@ struct BlockRegister: Sendable {
         return nil
     }
 
+    /// The losing side a conflict's name gives among this block's writes (`losingRecord(named:)`):
+    /// that record's entry and its write's value with the text it saw, exactly what every device's
+    /// own conflict of that name carries (`registerConflicts`, `textConflict`); nil when no write
+    /// here gives the name.
+    mutating func losingValue(named branch: BranchID, history: CausalHistory) -> (entry: Int, value: BlockValue)? {
+        guard let entry = losingRecord(named: branch, history: history), let write = writeOfEntry[entry] else { return nil }
+        return (entry, value(of: write, history: history))
+    }
+
     /// The writes added before write `index` that are concurrent with it: other devices' writes
     /// its record had not seen (each device's writes are a chain, so those are a run of its chain).
     private func concurrentWrites(before index: Int, history: CausalHistory) -> [Int] {

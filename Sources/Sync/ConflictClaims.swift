@@ -1,30 +1,62 @@
-/// What a conflict recorded by a received record (0x03) may claim (attack review of issue 17,
-/// finding 4; SECURITY.md §19.4). A 0x03 makes a sync-conflict branch on every device that takes
-/// it, proposing its losing side, and the branch is made by each device for itself: it names no
-/// device (the audit entry `sync.conflict-branch` has none). So a paired device that writes the
-/// project could forge one to put any words in a branch that reads as the owner's own words lost
-/// in a merge, over any block, unattributed. A received 0x03 must therefore name a conflict the
-/// records in its record's past make: the block is one of that document's, and the branch is the
-/// name (§19.3) of a register or text conflict of one of the block's writes in that past, or of a
-/// removal conflict of a removal of the document in that past. Else `unfoundedConflict`.
+/// What a conflict recorded by a received record (0x03) may claim, and which words it proposes
+/// (attack review of issue 17, finding 4; attack review s6, A10; SECURITY.md §19.3, §19.4). A 0x03
+/// makes a sync-conflict branch on every device that takes it, proposing its losing side, and the
+/// branch is made by each device for itself: it names no device (the audit entry
+/// `sync.conflict-branch` has none). So a paired device that writes the project could forge one to
+/// put any words in a branch that reads as the owner's own words lost in a merge, unattributed.
 ///
-/// Checked only as records are received (`checksConflictClaims`), never when a replica is rebuilt
-/// from the records a vault stored: those were taken before, some of them (a fold's name, made
-/// before conflicts were facts of two writes) under the earlier rule.
+/// - Its name: a received 0x03 must name a conflict the records in its record's past make: the
+///   block is one of that document's, and the branch is the name (§19.3) of a register or text
+///   conflict of one of the block's writes in that past, or of a removal conflict of a removal of
+///   the document in that past. Else `unfoundedConflict`. Checked only as records are received
+///   (`checksConflictClaims`), never when a replica is rebuilt from the records a vault stored.
+/// - Its words: whenever its name is one the records in its past give, its losing side is the
+///   records' (the losing write's value with the text its record saw; deleted for a removal),
+///   whatever the 0x03 carries: a writer naming a genuine conflict with other words (deleted, whose
+///   encoding is the least and so would be kept, or its own) changes no branch. A name no record in
+///   its past gives (a stored 0x03 of the earlier rule, a fold's name) keeps the words it carries.
+///   `winning` is kept as carried: no branch proposes it.
 extension SyncReplica {
-    func checkConflictClaims(of record: ChangeRecord, prepared: CausalHistory.Entry) throws(SyncError) {
-        for case .conflict(let conflict) in record.operations {
-            let name = "record \(CausalHistory.short(record.hash)) of device \(record.device)"
-            guard let register = blockRegister(conflict.block), register.document == conflict.document else {
-                throw SyncError(.unfoundedConflict, "\(name) records a conflict over block \(conflict.block) of document \(conflict.document), which no record it follows writes")
+    /// `record`'s operations as they are applied: each 0x03 with the losing side its name gives
+    /// (refused as `unfoundedConflict` when `checked` and the name is not one its past gives).
+    /// Worked out before the record's own edited texts are taken out of their blocks, so that a
+    /// losing write's text reads whole.
+    func recordedOperations(of record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool) throws(SyncError) -> [ChangeOperation] {
+        var operations: [ChangeOperation] = []
+        operations.reserveCapacity(record.operations.count)
+        for operation in record.operations {
+            guard case .conflict(let conflict) = operation else {
+                operations.append(operation)
+                continue
             }
-            if let losing = register.losingRecord(named: conflict.branch, history: history), history.precedes(losing, prepared: prepared) { continue }
-            let removals = nodes[conflict.document]?.removals ?? []
-            if removals.contains(where: { removal in
-                history.precedes(removal, prepared: prepared)
-                    && SyncConflict.branchID("SealedVault removal conflict v1", conflict.block.bytes + history.entries[removal].record.hash) == conflict.branch
-            }) { continue }
-            throw SyncError(.unfoundedConflict, "\(name) records conflict \(conflict.branch) over block \(conflict.block), which the records it follows do not make")
+            operations.append(.conflict(try recorded(conflict, in: record, prepared: prepared, checked: checked)))
+        }
+        return operations
+    }
+
+    private func recorded(_ conflict: SyncConflict, in record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool) throws(SyncError) -> SyncConflict {
+        let name = "record \(CausalHistory.short(record.hash)) of device \(record.device)"
+        let register = blockRegister(conflict.block).flatMap { $0.document == conflict.document ? $0 : nil }
+        if checked, register == nil {
+            throw SyncError(.unfoundedConflict, "\(name) records a conflict over block \(conflict.block) of document \(conflict.document), which no record it follows writes")
+        }
+        var named: (entry: Int, value: BlockValue)?
+        if var register { named = register.losingValue(named: conflict.branch, history: history) }
+        if named == nil, let removal = namedRemoval(conflict) { named = (removal, .deleted) }
+        guard let named, history.precedes(named.entry, prepared: prepared) else {
+            if checked {
+                throw SyncError(.unfoundedConflict, "\(name) records conflict \(conflict.branch) over block \(conflict.block), which the records it follows do not make")
+            }
+            return conflict
+        }
+        guard named.value != conflict.losing else { return conflict }
+        return SyncConflict(branch: conflict.branch, document: conflict.document, block: conflict.block, losing: named.value, winning: conflict.winning)
+    }
+
+    /// The removal of the conflict's document whose removal conflict over its block has the conflict's name, if held.
+    private func namedRemoval(_ conflict: SyncConflict) -> Int? {
+        (nodes[conflict.document]?.removals ?? []).first { removal in
+            SyncConflict.branchID("SealedVault removal conflict v1", conflict.block.bytes + history.entries[removal].record.hash) == conflict.branch
         }
     }
 }

@@ -215,7 +215,9 @@ public struct SyncReplica: Sendable {
             }
         }
         let prepared = try history.prepare(record)
-        if checksConflictClaims { try checkConflictClaims(of: record, prepared: prepared) }
+        // Worked out while every block's text is in place (the record's own edited texts are taken
+        // out below): the conflicts it records, their losing words those of the records they name.
+        let operations = try recordedOperations(of: record, prepared: prepared, checked: checksConflictClaims)
         if let error = attribution?.check(record) { throw error }
         let joined = try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
         try ProjectRegisters.check(record)
@@ -235,7 +237,7 @@ public struct SyncReplica: Sendable {
         }
         let entry = history.insert(prepared)
         attribution?.bind(record)
-        for operation in record.operations { apply(operation, entry: entry) }
+        for operation in operations { apply(operation, entry: entry) }
         versions.apply(record, entry: entry, joined: joined)
         for (id, text) in texts { blocks[id]?.text = text }
     }

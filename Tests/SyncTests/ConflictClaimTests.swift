@@ -86,4 +86,34 @@ import Writing
         #expect(receipt.stored == 2 && receipt.refused.isEmpty, "\(receipt)")
         #expect(try branchCount(documents) >= 1)
     }
+
+    /// Attack review s6, A10: a paired editor holding a genuine conflict records it by its true
+    /// name but with other losing words (deleted: the least encoding; or its own), in a record of
+    /// its own. The name passes (the conflict is real); the words are never what the branch
+    /// proposes: every branch keeps the words the losing side's record wrote.
+    @Test(arguments: [false, true])
+    func aGenuineConflictRecordedWithOtherWordsKeepsTheRecordsWordsInItsBranch(ownWords: Bool) throws {
+        var (documents, blocks, replica) = try start()
+        let theirs = try #require(try replica.edit(documents[0], to: DocumentContent(blocks: [Block(id: blocks[0].id, kind: .paragraph, text: "desk words")])))
+        try store { try $0.replaceDocumentContent(of: documents[0], in: project.id,
+                                                  with: DocumentContent(blocks: [Block(id: blocks[0].id, kind: .paragraph, text: "laptop words")])) }
+        let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
+        replica.receive(ours.encoded)
+        let met = replica.conflicts()
+        #expect(met.count == 2, "both sides typed: a conflict for each, \(met)")
+        let words: (SyncConflict) -> BlockValue = { conflict in
+            ownWords ? .present(orderKey: "1k", block: Block(id: conflict.block, kind: .paragraph, text: "the editor's own words")) : .deleted
+        }
+        let forged = try replica.commit(met.map { .conflict(SyncConflict(branch: $0.branch, document: $0.document, block: $0.block,
+                                                                          losing: words($0), winning: $0.winning)) },
+                                        carryingConflicts: false)
+
+        let receipt = try sync { try $0.receive([theirs.encoded, forged.encoded], for: project.id) }
+        #expect(receipt.stored == 2 && receipt.refused.isEmpty, "a genuine name is taken: \(receipt)")
+        let branches = try store { try $0.branches(of: documents[0], in: project.id) }
+        let texts = try Set(branches.map { branch in try store { try $0.branchContent(branch.id, of: documents[0], in: project.id) }.blocks.map(\.text) })
+        #expect(texts == [["desk words"], ["laptop words"]], "\(texts)")
+        // The forger's own replica, holding its record, lists the records' words too.
+        #expect(Set(replica.conflicts().map(\.losing)) == Set(met.map(\.losing)))
+    }
 }

@@ -130,7 +130,7 @@ class Replay:
                     assert held == op["document"], "a block written in two documents (blockMoved)"
                     self.block_writes.setdefault(op["block"], {})[h] = op["value"]
                 elif op["op"] == "conflict":
-                    self.recorded.append(op)
+                    self.recorded.append((op, h))
                     self.carrier.setdefault(op["branch"], h)  # records come in rank order: the lowest-ranked
                 elif op["op"] == "text":
                     block = op["block"]
@@ -415,7 +415,7 @@ class Replay:
     def conflicts(self):
         """Those recorded by 0x03 operations and those the writes make; for one branch id, the least
         encoding."""
-        found = list(self.recorded)
+        found = [self.words_of_the_records(op, h) for op, h in self.recorded]
         for block in self.block_writes:
             found += self.register_conflicts(block) + self.text_conflicts(block)
         found += self.removal_conflicts()[1]
@@ -425,6 +425,30 @@ class Replay:
             if c["branch"] not in least or encoded < least[c["branch"]][0]:
                 least[c["branch"]] = (encoded, c)
         return [least[b][1] for b in sorted(least)]
+
+    def words_of_the_records(self, op, carrier):
+        """§19.3: a recorded conflict whose name a record in its carrier's past gives (a register
+        conflict's losing write, a text conflict's losing record of two concurrent writes, a removal)
+        has that side's value as its losing side, whatever words the 0x03 carries; else as carried."""
+        block, branch = op["block"], bytes.fromhex(op["branch"])
+
+        def names(data):
+            return hashlib.sha256(data).digest()[:16] == branch
+        named = None
+        if self.block_document.get(block) == op["document"]:
+            writes = list(self.block_writes.get(block, {}))
+            named = next(((w, self.write_value(block, [w])) for w in writes
+                          if names(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(w))), None)
+            if named is None:
+                named = next(((p, self.write_value(block, [p])) for p, q in itertools.permutations(writes, 2)
+                              if self.concurrent(p, q)
+                              and names(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(p) + bytes.fromhex(q))), None)
+        if named is None:
+            named = next(((removal, None) for removal, value in self.node_writes.get(op["document"], [])
+                          if value is None and names(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal))), None)
+        if named is None or not self.in_past(named[0], carrier) or as_json(named[1]) == op["losing"]:
+            return op
+        return dict(op, losing=as_json(named[1]))
 
     def view(self, block, viewer, before=False):
         """The block as record `viewer` saw it: its writes in that record's past (without the record's
@@ -728,6 +752,23 @@ def same_word_then_more():
     met = v.conflicts()
     assert len(met) == 2  # both typed: a branch for each side
     c.record("A resolves", "A", ["A types", "B types"], met + edit(v, b1, [("7.5", "")]))
+    return c
+
+
+def forged_conflict_words():
+    c = Case("a conflict's words forged", "As \"same word\", then C, an editor holding both records, records both "
+                                          "conflicts by their true names but with the losing side deleted (0x03 whose "
+                                          "losing is deleted: the least encoding). The names are the records': each branch "
+                                          "still proposes its side's words as its record wrote them, never what the 0x03 "
+                                          "carries (attack review s6, A10).")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    met = c.view(["A types", "B types"]).conflicts()
+    assert len(met) == 2 and all(m["losing"] is not None for m in met)
+    c.record("C forges", "C", ["A types", "B types"], [dict(m, losing=None) for m in met])
     return c
 
 
@@ -1096,7 +1137,7 @@ def rebased_while_typed(name, a_lamport, b_lamport, description):
 
 
 def cases():
-    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), moved_and_edited(),
+    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
              inserts_at_one_point("inserts at one point", 2, "A and B type at the same point at Lamport time 2: "
                                   "A's device id is the larger, so A's record ranks above and its text comes first; "
