@@ -246,6 +246,40 @@ struct BlockRegister: Sendable {
         return (entry, value(of: write, history: history))
     }
 
+    /// A name of the earlier rule (SECURITY.md §19.2; attack review s6, A11): records made before
+    /// conflicts were facts of two writes named a fold's several losing writes at once, by the block
+    /// and their records' hashes in ascending order. Such a name is looked for among sets of two or
+    /// more pairwise concurrent writes of this block that record `viewer`'s past holds (`inPast`),
+    /// smaller sets first and, within a size, in the order of their hashes; at most `budget` sets
+    /// are named in all (the caller's budget is per record, so a record naming unknown conflicts
+    /// costs a bounded work). Returns the fold's value (its writes merged as the register merges
+    /// them, with the text the set saw together: what the earlier rule's losing side was), or nil.
+    mutating func foldValue(named branch: BranchID, inPast: (Int) -> Bool, history: CausalHistory, budget: inout Int) -> BlockValue? {
+        let candidates = writes.indices.filter { inPast(writes[$0].entry) }
+            .sorted { history.entries[writes[$0].entry].record.hash.lexicographicallyPrecedes(history.entries[writes[$1].entry].record.hash) }
+        let entries = candidates.map { writes[$0].entry }
+        let hashes = entries.map { history.entries[$0].record.hash }
+        let concurrent = { (a: Int, b: Int) in !history.precedes(entries[a], entries[b]) && !history.precedes(entries[b], entries[a]) }
+        var level: [[Int]] = candidates.indices.map { [$0] }
+        while !level.isEmpty {
+            var next: [[Int]] = []
+            for set in level {
+                for added in (set.last! + 1)..<candidates.count where set.allSatisfy({ concurrent($0, added) }) {
+                    guard budget > 0 else { return nil }
+                    budget -= 1
+                    let grown = set + [added]
+                    if SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + grown.flatMap { hashes[$0] }) == branch {
+                        let members = grown.map { candidates[$0] }
+                        return withText(memoMerged(members, history: history), seenBy: members, history: history)
+                    }
+                    next.append(grown)
+                }
+            }
+            level = next
+        }
+        return nil
+    }
+
     /// The writes added before write `index` that are concurrent with it: other devices' writes
     /// its record had not seen (each device's writes are a chain, so those are a run of its chain).
     private func concurrentWrites(before index: Int, history: CausalHistory) -> [Int] {

@@ -14,8 +14,14 @@
 ///   records' (the losing write's value with the text its record saw; deleted for a removal),
 ///   whatever the 0x03 carries: a writer naming a genuine conflict with other words (deleted, whose
 ///   encoding is the least and so would be kept, or its own) changes no branch. A name no record in
-///   its past gives (a stored 0x03 of the earlier rule, a fold's name) keeps the words it carries.
+///   its past gives keeps the words it carries (only a record stored before the checks holds one).
 ///   `winning` is kept as carried: no branch proposes it.
+/// - The earlier rule (§19.2; attack review s6, A11): records made before conflicts were facts of
+///   two writes named a fold's several losing writes at once. Such a name is taken when two or
+///   more pairwise concurrent writes of the block in its record's past give it
+///   (`BlockRegister.foldValue`, at most `foldNamesPerRecord` sets named per record), its losing
+///   side their fold with the text they saw together: a vault that stored one passes it on
+///   (`repair --from`, a new device's first sync), and its words are the records' too.
 extension SyncReplica {
     /// `record`'s operations as they are applied: each 0x03 with the losing side its name gives
     /// (refused as `unfoundedConflict` when `checked` and the name is not one its past gives).
@@ -23,26 +29,39 @@ extension SyncReplica {
     /// losing write's text reads whole.
     func recordedOperations(of record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool) throws(SyncError) -> [ChangeOperation] {
         var operations: [ChangeOperation] = []
+        var budget = Self.foldNamesPerRecord
         operations.reserveCapacity(record.operations.count)
         for operation in record.operations {
             guard case .conflict(let conflict) = operation else {
                 operations.append(operation)
                 continue
             }
-            operations.append(.conflict(try recorded(conflict, in: record, prepared: prepared, checked: checked)))
+            operations.append(.conflict(try recorded(conflict, in: record, prepared: prepared, checked: checked, budget: &budget)))
         }
         return operations
     }
 
-    private func recorded(_ conflict: SyncConflict, in record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool) throws(SyncError) -> SyncConflict {
+    /// How many sets of writes one record's 0x03s may name in all while names of the earlier rule
+    /// are looked for: honest old folds name sets of two or three writes; a record naming conflicts
+    /// no record makes costs this much work, not more.
+    static let foldNamesPerRecord = 4096
+
+    private func recorded(_ conflict: SyncConflict, in record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool,
+                          budget: inout Int) throws(SyncError) -> SyncConflict {
         let name = "record \(CausalHistory.short(record.hash)) of device \(record.device)"
-        let register = blockRegister(conflict.block).flatMap { $0.document == conflict.document ? $0 : nil }
+        var register = blockRegister(conflict.block).flatMap { $0.document == conflict.document ? $0 : nil }
         if checked, register == nil {
             throw SyncError(.unfoundedConflict, "\(name) records a conflict over block \(conflict.block) of document \(conflict.document), which no record it follows writes")
         }
         var named: (entry: Int, value: BlockValue)?
-        if var register { named = register.losingValue(named: conflict.branch, history: history) }
+        if register != nil { named = register!.losingValue(named: conflict.branch, history: history) }
         if named == nil, let removal = namedRemoval(conflict) { named = (removal, .deleted) }
+        if named == nil, register != nil,
+           let fold = register!.foldValue(named: conflict.branch, inPast: { history.precedes($0, prepared: prepared) }, history: history, budget: &budget) {
+            // Every write of the fold is in the record's past: the name is founded.
+            return fold == conflict.losing ? conflict
+                : SyncConflict(branch: conflict.branch, document: conflict.document, block: conflict.block, losing: fold, winning: conflict.winning)
+        }
         guard let named, history.precedes(named.entry, prepared: prepared) else {
             if checked {
                 throw SyncError(.unfoundedConflict, "\(name) records conflict \(conflict.branch) over block \(conflict.block), which the records it follows do not make")

@@ -51,6 +51,8 @@ CHANGE_RECORDS = os.path.join(HERE, "..", "sync", "change-records.json")
 SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
 TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
+FOLD_NAME_BUDGET = 4096  # §19.2: sets named per record in looking for the earlier rule's names
+MISSING = object()
 NO_BASE = object()  # a fold's base when no write is in the past of both sides
 # §19.2's bounds on what one record may cost a block's text: its characters in the record's past
 # (deleted ones included) with those the record types there, and over the record's 0x04 operations,
@@ -415,7 +417,8 @@ class Replay:
     def conflicts(self):
         """Those recorded by 0x03 operations and those the writes make; for one branch id, the least
         encoding."""
-        found = [self.words_of_the_records(op, h) for op, h in self.recorded]
+        budgets = {}  # per carrying record: FOLD_NAME_BUDGET sets named for all its 0x03s
+        found = [self.words_of_the_records(op, h, budgets.setdefault(h, [FOLD_NAME_BUDGET])) for op, h in self.recorded]
         for block in self.block_writes:
             found += self.register_conflicts(block) + self.text_conflicts(block)
         found += self.removal_conflicts()[1]
@@ -426,7 +429,7 @@ class Replay:
                 least[c["branch"]] = (encoded, c)
         return [least[b][1] for b in sorted(least)]
 
-    def words_of_the_records(self, op, carrier):
+    def words_of_the_records(self, op, carrier, budget):
         """§19.3: a recorded conflict whose name a record in its carrier's past gives (a register
         conflict's losing write, a text conflict's losing record of two concurrent writes, a removal)
         has that side's value as its losing side, whatever words the 0x03 carries; else as carried."""
@@ -446,9 +449,40 @@ class Replay:
         if named is None:
             named = next(((removal, None) for removal, value in self.node_writes.get(op["document"], [])
                           if value is None and names(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal))), None)
+        if named is None and self.block_document.get(block) == op["document"]:
+            value = self.fold_name_value(block, branch, carrier, budget)
+            if value is not MISSING:
+                return dict(op, losing=as_json(value))
         if named is None or not self.in_past(named[0], carrier) or as_json(named[1]) == op["losing"]:
             return op
         return dict(op, losing=as_json(named[1]))
+
+    def fold_name_value(self, block, branch, carrier, budget):
+        """§19.2's earlier rule: a fold's several losing writes named at once, by the block and their
+        records' hashes ascending. Looked for among sets of two or more pairwise concurrent writes of
+        the block in the carrier's past, smaller sets first, within a size in the order of their
+        hashes, at most FOLD_NAME_BUDGET sets named per carrying record (`budget`, a one-item list).
+        The value: the set's writes folded, with the text the set saw together; `missing` if none."""
+        writes = sorted((w for w in self.block_writes.get(block, {}) if self.in_past(w, carrier)), key=bytes.fromhex)
+        level = [[i] for i in range(len(writes))]
+        while level:
+            grown_level = []
+            for chosen in level:
+                for added in range(chosen[-1] + 1, len(writes)):
+                    if not all(self.concurrent(writes[c], writes[added]) for c in chosen):
+                        continue
+                    if budget[0] <= 0:
+                        return MISSING
+                    budget[0] -= 1
+                    grown = chosen + [added]
+                    name = SYNC_CONFLICT_LABEL + bytes.fromhex(block) + b"".join(bytes.fromhex(writes[i]) for i in grown)
+                    if hashlib.sha256(name).digest()[:16] == branch:
+                        members = [writes[i] for i in grown]
+                        value = self.fold(block, members)[0]
+                        return None if value is None else value[:3] + (self.text_seen(block, members),)
+                    grown_level.append(grown)
+            level = grown_level
+        return MISSING
 
     def view(self, block, viewer, before=False):
         """The block as record `viewer` saw it: its writes in that record's past (without the record's
@@ -769,6 +803,28 @@ def forged_conflict_words():
     met = c.view(["A types", "B types"]).conflicts()
     assert len(met) == 2 and all(m["losing"] is not None for m in met)
     c.record("C forges", "C", ["A types", "B types"], [dict(m, losing=None) for m in met])
+    return c
+
+
+def fold_name_of_the_earlier_rule():
+    c = Case("a fold's name of the earlier rule", "A types before the word while B types after it: the texts "
+                                                  "merge, no conflict. C, holding both, records a 0x03 as a build of "
+                                                  "before conflicts were facts of two writes did, naming the fold of "
+                                                  "both writes (block, both hashes ascending), carrying `deleted`: the "
+                                                  "name is taken and its losing side is the fold of the two writes, with "
+                                                  "the text both saw (attack review s6, A11).")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "facts"))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("", "new ")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "facts"), " here")]))
+    both = c.view(["A types", "B types"])
+    assert both.conflicts() == []
+    hashes = sorted(bytes.fromhex(r[2]) for r in c.records if r[0] in ("A types", "B types"))
+    branch = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(b1) + b"".join(hashes)).digest()[:16]
+    fold = {"op": "conflict", "branch": branch.hex(), "document": doc, "block": b1, "losing": None,
+            "winning": as_json(both.write_value(b1, [r[2] for r in c.records if r[0] == "A types"]))}
+    c.record("C records the fold", "C", ["A types", "B types"], [fold])
     return c
 
 
@@ -1137,7 +1193,7 @@ def rebased_while_typed(name, a_lamport, b_lamport, description):
 
 
 def cases():
-    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), moved_and_edited(),
+    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), fold_name_of_the_earlier_rule(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
              inserts_at_one_point("inserts at one point", 2, "A and B type at the same point at Lamport time 2: "
                                   "A's device id is the larger, so A's record ranks above and its text comes first; "
