@@ -55,4 +55,8 @@ public enum WritingErrorCode: String, Sendable {
     case branchConflict
     /// An adopt or discard of a branch that is not open, or a revert of one that is not adopted.
     case branchNotOpen
+    /// An export to a format whose program (pandoc, groff) is not installed; the message names the package.
+    case exportToolMissing
+    /// An export's conversion program failed or ran past its time; nothing was written.
+    case exportFailed
 }

@@ -126,6 +126,8 @@ extension ExitCode {
         case .branchNotOpen: self = .usage
         // Overlapping changes: nothing was written, a person must settle them.
         case .branchConflict: self = .failure
+        // A program to install, or one that failed: nothing was written.
+        case .exportToolMissing, .exportFailed: self = .failure
         }
     }
 

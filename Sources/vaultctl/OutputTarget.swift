@@ -38,11 +38,21 @@ final class OutputTarget {
                 file = atomic
                 descriptor = atomic.descriptor
             }
-        } catch let error as CryptoVaultError where error.code == .fileExists {
-            throw CommandError(message: error.message, exitCode: .cannotCreate, hint: "choose another -o, or add --force to replace it")
-        } catch let error as CryptoVaultError where error.code == .notWritableOutput {
-            throw CommandError(message: error.message, exitCode: .cannotCreate,
-                               hint: "give a new or regular file's path, or a device or FIFO to write into")
+        } catch let error as CryptoVaultError {
+            throw Self.refusal(for: error) ?? error
+        }
+    }
+
+    /// What the command says when `-o` cannot be written: a file that exists (and no --force), or
+    /// something that is not a regular file, device or FIFO (exit 73, with what to do); nil for any
+    /// other error. Shared with the commands whose library writes the file itself (`export`).
+    static func refusal(for error: CryptoVaultError) -> CommandError? {
+        switch error.code {
+        case .fileExists:
+            CommandError(message: error.message, exitCode: .cannotCreate, hint: "choose another -o, or add --force to replace it")
+        case .notWritableOutput:
+            CommandError(message: error.message, exitCode: .cannotCreate, hint: "give a new or regular file's path, or a device or FIFO to write into")
+        default: nil
         }
     }
 

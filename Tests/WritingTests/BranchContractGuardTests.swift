@@ -17,7 +17,7 @@ import TestSupport
     static let allowed: Set<String> = [
         "projects", "project", "name", "nodes", "node", "outline", "documentContent", "document", "entries",
         "snapshots", "snapshotContent", "branches", "branch", "branchContent", "editEvents", "search",
-        "exportedProject", "projectSnapshots", "projectSnapshotNodes",
+        "projectSnapshots", "projectSnapshotNodes",
         // RecordAccess's session (declared beside the store's access helpers): a read.
         "session",
         "createBranch", "createSnapshot",

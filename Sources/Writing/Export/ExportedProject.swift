@@ -2,14 +2,18 @@ import Registers
 
 /// A project as it leaves the vault: its name and every folder and document in binder order, each
 /// with its depth (1 at the top). A folder carries no content; its title heads what it holds.
-public struct ExportedProject: Sendable, Equatable {
-    public struct Item: Sendable, Equatable {
-        public let kind: NodeKind
-        public let title: String
-        public let depth: Int
-        public let content: DocumentContent
+///
+/// Internal to the module, as are the renderers that make it a file (`MarkdownExport`,
+/// `HTMLExport`): the only public way to a project's export is `ProjectExport`, which passes it
+/// through the egress funnel, so no caller of the library can get the file's bytes around it.
+struct ExportedProject: Sendable, Equatable {
+    struct Item: Sendable, Equatable {
+        let kind: NodeKind
+        let title: String
+        let depth: Int
+        let content: DocumentContent
 
-        public init(kind: NodeKind, title: String, depth: Int, content: DocumentContent = DocumentContent()) {
+        init(kind: NodeKind, title: String, depth: Int, content: DocumentContent = DocumentContent()) {
             self.kind = kind
             self.title = title
             self.depth = depth
@@ -17,12 +21,12 @@ public struct ExportedProject: Sendable, Equatable {
         }
     }
 
-    public let title: String
-    public let items: [Item]
+    let title: String
+    let items: [Item]
     /// The register's labels for field blocks (a field's slot name when the register hides it).
-    public let labels: FieldEditor
+    let labels: FieldEditor
 
-    public init(title: String, items: [Item], labels: FieldEditor) {
+    init(title: String, items: [Item], labels: FieldEditor) {
         self.title = title
         self.items = items
         self.labels = labels
@@ -38,7 +42,7 @@ public struct ExportedProject: Sendable, Equatable {
 extension WritingStore {
     /// `project` read whole for an export, in one transaction's view: its name, its binder in
     /// reading order, and each document's blocks.
-    public func exportedProject(_ project: WritingProject) throws -> ExportedProject {
+    func exportedProject(_ project: WritingProject) throws -> ExportedProject {
         let nodes = try nodes(in: project.id)
         let outline = try outline(of: project.id)
         let items = try zip(nodes, outline).map { node, line in

@@ -1,9 +1,10 @@
 /// A project as one standalone HTML page: UTF-8 declared, the project's name as its title, and a
 /// policy that lets the page load and run nothing (it is text; a hostile title cannot turn it into
 /// a script). Every piece of the writer's text is escaped (`&`, `<`, `>`, `"`, `'`); a line break
-/// inside a block is a `<br>`.
-public enum HTMLExport {
-    public static func render(_ project: ExportedProject) -> String {
+/// inside a block is a `<br>`. Reached through `ProjectExport` only (its output is plaintext that
+/// leaves the vault: it passes the egress funnel there).
+enum HTMLExport {
+    static func render(_ project: ExportedProject) -> String {
         let head = """
             <!DOCTYPE html>
             <html>

@@ -2,9 +2,10 @@
 /// GitHub extension pandoc also reads) and `**Label:** text` for a field block. Every character the
 /// writer typed that Markdown would read as markup is escaped, so the text comes back as written: a
 /// writer's `*` or `<b>` is a literal character, never emphasis or HTML. A line break inside a block
-/// is kept as a hard break (a backslash at the end of the line).
-public enum MarkdownExport {
-    public static func render(_ project: ExportedProject) -> String {
+/// is kept as a hard break (a backslash at the end of the line). Reached through `ProjectExport` only
+/// (its output is plaintext that leaves the vault: it passes the egress funnel there).
+enum MarkdownExport {
+    static func render(_ project: ExportedProject) -> String {
         ExportPart.parts(of: project).map(render).joined(separator: "\n\n") + "\n"
     }
 

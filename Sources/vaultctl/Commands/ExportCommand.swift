@@ -31,32 +31,16 @@ enum ExportCommand {
             "vaultctl export \"The harbour\" --format md -o harbour.md",
             "vaultctl export \"The harbour\" --format docx -o harbour.docx --json",
         ]) { arguments in
-            let format = try ExportFormat(parsing: try arguments.required("--format"), usage: arguments.usage)
-            if format == .docx || format == .pdf { _ = try PandocConversion.steps(for: format.rawValue) }
+            let format = try parsedFormat(try arguments.required("--format"), usage: arguments.usage)
+            // Before the vault is unlocked: a missing pandoc or groff asks for no passphrase and records nothing.
+            try format.checkTools()
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             let access = try context.requireAccess(for: project)
-            let exported = try context.vault.transaction { tx in try WritingStore(tx, access: access).exportedProject(project) }
-            // The target is made before the decision, so a path that cannot be written is refused before anything is recorded.
-            let output = try OutputTarget(try arguments.required("-o"), force: arguments.has("--force"))
-            var decided: EgressOutcome?
-            do {
-                try output.produce { output in
-                    let outcome = try EgressFunnel(vault: context.vault).submit(EgressRequest(
-                        destination: EgressDestination(kind: .file, id: absolute(output.name)), compartments: [project.compartment],
-                        payload: Array(format.text(of: exported).utf8), session: access.session(of: project.compartment)))
-                    decided = outcome
-                    // Refused: nothing is released, and throwing removes the temporary file.
-                    guard let released = outcome.released else { throw Decided(exitCode: .refused) }
-                    try format.write(released, to: output)
-                }
-            } catch let refusal as Decided {
-                if let decided { report(decided, format: format, to: output, register: project.register, json: arguments.has("--json")) }
-                throw refusal
-            }
-            guard let outcome = decided else { return }
-            report(outcome, format: format, to: output, register: project.register, json: arguments.has("--json"))
+            let path = try arguments.required("-o")
+            let outcome = try export(project, as: format, access: access, to: path, force: arguments.has("--force"), in: context.vault)
+            report(outcome, to: path, register: project.register, json: arguments.has("--json"))
             switch outcome.decision {
             case .allow: return
             case .redact: throw Decided(exitCode: .redacted)
@@ -64,26 +48,49 @@ enum ExportCommand {
             }
         }
 
-    /// Where the file lands, as the audit log names it: the path from the root.
-    private static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    /// The library's export (`ProjectExport`: render, funnel, durable write), to a file or, for `-o -`,
+    /// to standard output (named `file:-` in the egress record).
+    private static func export(_ project: WritingProject, as format: ExportFormat, access: RecordAccess, to path: String,
+                               force: Bool, in vault: UnlockedVault) throws -> ExportOutcome {
+        let exporter = try ProjectExport(vault: vault)
+        guard path != "-" else {
+            let output = StandardStreams.current.output
+            return try exporter.write(project.id, as: format, access: access, to: "-") { bytes in try bytes.withUnsafeBytes { try output.write($0) } }
+        }
+        // A vaultctl killed while writing here left its temporary file (possibly plaintext): remove it now.
+        for name in AtomicOutputFile.removeAbandonedTemporaries(besides: path) {
+            Output.note("vaultctl: removed \(name), left by an interrupted vaultctl")
+        }
+        do {
+            return try exporter.write(project.id, as: format, access: access, to: path, replacing: force)
+        } catch let error as CryptoVaultError {
+            throw OutputTarget.refusal(for: error) ?? error
+        }
+    }
+
+    private static func parsedFormat(_ text: String, usage: String) throws -> ExportFormat {
+        guard let format = ExportFormat(rawValue: text) else {
+            throw UsageError(message: "unknown format '\(text)' (one of: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")))", usage: usage)
+        }
+        return format
     }
 
     /// What was decided and written; on stderr when the export itself goes to standard output (-o -).
-    private static func report(_ outcome: EgressOutcome, format: ExportFormat, to output: OutputTarget, register: Register, json: Bool) {
-        let toStandardError = output.isStandardOutput
+    private static func report(_ outcome: ExportOutcome, to path: String, register: Register, json: Bool) {
+        let toStandardError = path == "-"
+        let record = outcome.egress.record
         if json {
-            let document: [String: Any] = ["decision": outcome.decision.rawValue, "destination": outcome.record.destination, "format": format.rawValue,
-                                           "size": outcome.record.payloadSize, "sha256": BundleCommands.hex(outcome.record.payloadSHA256),
-                                           "written": outcome.released != nil]
+            let document: [String: Any] = ["decision": outcome.decision.rawValue, "destination": record.destination, "format": outcome.format.rawValue,
+                                           "size": record.payloadSize, "sha256": BundleCommands.hex(record.payloadSHA256),
+                                           "written": outcome.written]
             if toStandardError { Output.jsonNote(document) } else { Output.json(document) }
             return
         }
         let say: (String) -> Void = toStandardError ? { Output.note($0) } : { Output.line($0) }
-        let path = output.name
+        let format = outcome.format.rawValue
         switch outcome.decision {
-        case .allow: say("Exported to \(path) (\(format.rawValue)).")
-        case .redact: say("Exported to \(path) (\(format.rawValue)), redacted: the leak guard found \(outcome.findings.count) identifier(s).")
+        case .allow: say("Exported to \(path) (\(format)).")
+        case .redact: say("Exported to \(path) (\(format)), redacted: the leak guard found \(outcome.egress.findings.count) identifier(s).")
         case .refuse: say("Refused: the \(WritingContext.term(.project, register))'s policy does not let it leave as a file; nothing written.")
         }
     }

@@ -45,8 +45,8 @@ enum PandocConversion {
 
     private static func required(_ name: String, for format: String, package: String) throws -> String {
         guard let found = executable(name) else {
-            throw CommandError(message: "export to \(format) needs \(name), which is not installed", exitCode: .failure,
-                               hint: "install it ('apt-get install \(package)'), or export md or html")
+            throw WritingError(.exportToolMissing, "export to \(format) needs \(name), which is not installed: "
+                               + "install it ('apt-get install \(package)'), or export md or html")
         }
         return found
     }
@@ -81,7 +81,7 @@ enum PandocConversion {
         let name = URL(fileURLWithPath: step.program).lastPathComponent
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)" : "was stopped after \(Int(secondsAllowed)) seconds"
-            throw CommandError(message: "\(name) \(how); nothing written", exitCode: .failure)
+            throw WritingError(.exportFailed, "\(name) \(how); nothing written")
         }
         return output
     }
