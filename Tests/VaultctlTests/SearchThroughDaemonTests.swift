@@ -74,7 +74,7 @@ struct SearchThroughDaemonTests {
         let searches = Self.requests(try fixture.auditEntries()).filter { $0.request == "command search" }
         try #require(searches.count == 3, "\(searches.map(\.request))")
         #expect(searches.map(\.hits) == ["1", "1", "2"], "\(searches.map(\.actions))")
-        #expect(searches.map(\.openedBlocks) == [true, false, true], "built, answered from the kept index, built again after the write")
+        #expect(searches.map(\.openedBlocks) == [true, false, true], "built, answered from the kept index, the written document opened again")
         // A search run alone records the same: its blocks opened and writing.search with the hits.
         let standalone = try fixture.auditEntries().filter { $0["action"] as? String == "writing.search" }
         #expect(standalone.count == 4 && (standalone.first?["details"] as? [String: String])?["hits"] == "1", "\(standalone)")

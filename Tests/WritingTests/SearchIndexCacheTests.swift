@@ -7,8 +7,9 @@ import TestSupport
 
 /// The search index a process keeps between searches (SearchIndexCache, SECURITY.md §15.4): a kept
 /// index answers the next search without opening a block, and is never an answer the vault would
-/// not give: any write drops it, a transaction that wrote does not keep what it built, another
-/// connection's commit makes it stale, and a privileged project's goes with its session.
+/// not give: a write to a document is folded in at the next search (that document alone opened
+/// again), a project-wide restore drops it, a transaction that wrote does not keep what it built,
+/// another connection's commit makes it stale, and a privileged project's goes with its session.
 @Suite("Search: the index kept between searches")
 struct SearchIndexCacheTests {
     static func write(_ texts: [String], titled title: String, in project: WritingProject, _ store: WritingStore) throws -> NodeID {
@@ -45,11 +46,91 @@ struct SearchIndexCacheTests {
         try fixture.store { store in
             try store.replaceDocumentContent(of: node, in: project.id, with: try WritingFixture.paragraphs(["The lighthouse."]))
         }
-        #expect(!SearchIndexCache.shared.holds(project.id), "the write dropped the kept index")
         #expect(try Self.search("lighthouse", in: project, fixture).map(\.document) == [node])
         #expect(try Self.search("boat", in: project, fixture).isEmpty)
         _ = try fixture.store { try Self.write(["Another lighthouse."], titled: "Departure", in: project, $0) }
         #expect(try Self.search("lighthouse", in: project, fixture).count == 2, "an added document is searched too")
+    }
+
+    /// The blocks the last transaction opened, by id in hex (its `record.open` entries name each record).
+    static func openedBlocks(_ fixture: WritingFixture) -> Set<String> {
+        let recording = fixture.vault.recording
+        let count = recording.batches.withLock { $0.last?.count ?? 0 }
+        let last = recording.events.withLock { Array($0.suffix(count)) }
+        let records = last.filter { $0.action == .recordOpen }.flatMap { event in
+            event.details.filter { $0.name == "records" }.flatMap { $0.value.split(separator: "\n") }
+        }
+        return Set(records.compactMap { record in
+            let parts = record.split(separator: "/")
+            return parts.count == 4 && parts[1] == "writing_blocks" ? String(parts[2]) : nil
+        })
+    }
+
+    static func blockIDs(of document: NodeID, in project: WritingProject, _ fixture: WritingFixture) throws -> Set<String> {
+        Set(try fixture.store { try $0.documentContent(of: document, in: project.id) }.blocks.map(\.id.hex))
+    }
+
+    @Test("a write is folded into the kept index: the next search opens only the written document, finds its new words and not its removed ones, and the other documents' hits stay")
+    func writeFoldedIn() throws {
+        let fixture = try WritingFixture()
+        let project = try fixture.project()
+        let (arrival, keeper, gulls) = try fixture.store { store in
+            (try Self.write(["The grey boat."], titled: "Arrival", in: project, store),
+             try Self.write(["A lighthouse keeper."], titled: "Keeper", in: project, store),
+             try Self.write(["Grey gulls over the quay.", "Rope and salt."], titled: "Gulls", in: project, store))
+        }
+        #expect(try Self.search("grey", in: project, fixture).map(\.document) == [arrival, gulls])
+        #expect(Self.openedBlocks(fixture).count == 4, "the first search reads every block")
+        _ = try fixture.store { store in
+            try store.replaceDocumentContent(of: arrival, in: project.id, with: try WritingFixture.paragraphs(["The red lighthouse."]))
+        }
+        #expect(SearchIndexCache.shared.holds(project.id), "a document's write keeps the index, to be updated")
+        #expect(try Self.search("lighthouse", in: project, fixture).map(\.document) == [arrival, keeper], "the new words, in reading order")
+        #expect(Self.openedBlocks(fixture) == (try Self.blockIDs(of: arrival, in: project, fixture)), "only the written document is opened again")
+        #expect(try Self.search("boat", in: project, fixture).isEmpty, "the removed word is gone")
+        #expect(fixture.vault.recording.batches.withLock { $0.last } == ["writing.search"], "the updated index is kept: nothing opened")
+        let grey = try Self.search("grey", in: project, fixture)
+        #expect(grey.map(\.document) == [gulls] && grey.first?.blocks.map(\.snippet) == ["Grey gulls over the quay."], "another document's hit stays")
+        #expect(try Self.search("\"rope and salt\"", in: project, fixture).map(\.document) == [gulls])
+    }
+
+    @Test("a document added, one moved and one removed: the next search opens only the added one, in the binder's new order")
+    func binderChangesFoldedIn() throws {
+        let fixture = try WritingFixture()
+        let project = try fixture.project()
+        let (arrival, keeper) = try fixture.store { store in
+            (try Self.write(["The grey boat."], titled: "Arrival", in: project, store),
+             try Self.write(["A grey lighthouse."], titled: "Keeper", in: project, store))
+        }
+        #expect(try Self.search("grey", in: project, fixture).map(\.document) == [arrival, keeper])
+        let dawn = try fixture.store { store in
+            let dawn = try Self.write(["Grey dawn."], titled: "Dawn", in: project, store)
+            try store.moveNode(dawn, in: project.id, under: nil, before: arrival)
+            try store.removeNode(keeper, in: project.id)
+            return dawn
+        }
+        #expect(try Self.search("grey", in: project, fixture).map(\.document) == [dawn, arrival], "the added document first, the removed one gone")
+        #expect(Self.openedBlocks(fixture) == (try Self.blockIDs(of: dawn, in: project, fixture)), "only the added document is opened")
+        #expect(try Self.search("lighthouse", in: project, fixture).isEmpty)
+    }
+
+    @Test("a project restored to a version drops the kept index, and the next search finds the restored text; a rename keeps it as it was")
+    func projectWideChanges() throws {
+        let fixture = try WritingFixture()
+        let project = try fixture.project()
+        let arrival = try fixture.store { try Self.write(["The grey boat."], titled: "Arrival", in: project, $0) }
+        let version = try fixture.store { try $0.createProjectSnapshot(of: project.id) }
+        #expect(try Self.search("grey", in: project, fixture).count == 1)
+        try fixture.store { try $0.rename(project.id, to: "Renamed") }
+        #expect(SearchIndexCache.shared.holds(project.id))
+        #expect(try Self.search("grey", in: project, fixture).count == 1)
+        #expect(Self.openedBlocks(fixture).isEmpty, "a rename touches no document: nothing opened")
+        _ = try fixture.store { try $0.replaceDocumentContent(of: arrival, in: project.id, with: try WritingFixture.paragraphs(["The red lighthouse."])) }
+        #expect(try Self.search("lighthouse", in: project, fixture).map(\.document) == [arrival])
+        try fixture.store { _ = try $0.restoreProject(project.id, to: version.id) }
+        #expect(!SearchIndexCache.shared.holds(project.id), "a project-wide restore dropped the kept index")
+        #expect(try Self.search("grey", in: project, fixture).map(\.document) == [arrival])
+        #expect(try Self.search("lighthouse", in: project, fixture).isEmpty)
     }
 
     @Test("an index built after a write in a transaction that rolls back is not kept")
@@ -65,8 +146,18 @@ struct SearchIndexCacheTests {
                 throw Abandon()
             }
         }
-        #expect(!SearchIndexCache.shared.holds(project.id))
+        #expect(!SearchIndexCache.shared.holds(project.id), "no search before the transaction: nothing is kept")
         #expect(try Self.search("lighthouse", in: project, fixture).isEmpty, "the rolled-back document is not found")
+        // Again with an index kept from before: the one the transaction updated is not kept in its place.
+        #expect(throws: Abandon.self) {
+            try fixture.store { store in
+                _ = try Self.write(["The lighthouse."], titled: "Draft", in: project, store)
+                #expect(try store.search(try SearchQuery(parsing: "lighthouse"), in: project.id).hits.count == 1)
+                throw Abandon()
+            }
+        }
+        #expect(try Self.search("lighthouse", in: project, fixture).isEmpty, "the rolled-back document is not found")
+        #expect(try Self.search("boat", in: project, fixture).count == 1)
     }
 
     @Test("a commit through another connection to the vault makes the kept index stale")

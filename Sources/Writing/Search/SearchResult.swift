@@ -42,37 +42,30 @@ public struct BlockMatch: Sendable, Equatable {
 
 extension SearchIndex {
     /// The documents in which every term of `query` matches, the first `limit` of them (in the
-    /// order they were indexed) with their snippets.
+    /// order they were indexed) with their snippets; the rest are counted, not built.
     func search(_ query: SearchQuery, limit: Int = SearchResults.defaultLimit) -> SearchResults {
-        // Each term's postings are sorted, so its documents come in order, and the documents shown
-        // (the first found) have their postings at the start of each list.
-        let perTerm = query.terms.map { postings(of: $0) }
-        var documents = Set(Self.documents(of: perTerm.first ?? []))
-        for postings in perTerm.dropFirst() { documents.formIntersection(Self.documents(of: postings)) }
-        let shown = Set(documents.sorted().prefix(max(0, min(limit, SearchResults.maximumLimit))))
-        guard let lastShown = shown.max() else { return SearchResults(total: documents.count, hits: []) }
-        let found = Dictionary(grouping: perTerm.flatMap { $0.prefix { $0.document <= lastShown }.filter { shown.contains($0.document) } },
-                               by: \.document)
-        return SearchResults(total: documents.count, hits: found.keys.sorted().map { hit(document: $0, found[$0] ?? []) })
-    }
-
-    /// The documents of sorted postings, each once, in order.
-    static func documents(of postings: [Posting]) -> [Int] {
-        var documents: [Int] = []
-        for posting in postings where documents.last != posting.document { documents.append(posting.document) }
-        return documents
+        let terms = query.terms.map(DocumentIndex.Term.init)
+        let shown = max(0, min(limit, SearchResults.maximumLimit))
+        var total = 0
+        var hits: [SearchHit] = []
+        for document in documents {
+            guard let found = document.matches(terms, in: text) else { continue }
+            total += 1
+            if hits.count < shown { hits.append(hit(document, found.flatMap { $0 })) }
+        }
+        return SearchResults(total: total, hits: hits)
     }
 
     /// A document's hit: every matching block counted, the first few with a snippet.
-    func hit(document: Int, _ postings: [Posting]) -> SearchHit {
+    func hit(_ document: DocumentIndex, _ postings: [DocumentIndex.Posting]) -> SearchHit {
         let blocks = Dictionary(grouping: postings, by: \.block)
         let matching = blocks.keys.sorted()
         let counts = matching.map { Set(blocks[$0] ?? []).count }
         let shown = zip(matching, counts).prefix(SearchHit.maximumSnippets).map { index, count in
-            let block = self.block(index, of: document)
+            let block = document.block(index, in: text)
             let first = blocks[index]?.map(\.position).min() ?? 0
             return BlockMatch(block: block.id, kind: block.kind, snippet: SearchSnippet.around(first, in: block), matches: count)
         }
-        return SearchHit(document: documents[document], blocks: shown, matchedBlocks: matching.count, matches: counts.reduce(0, +))
+        return SearchHit(document: document.id, blocks: shown, matchedBlocks: matching.count, matches: counts.reduce(0, +))
     }
 }

@@ -264,12 +264,15 @@ public struct WritingStore {
         return Array(checked.utf8) == Array(name.utf8)
     }
 
-    /// Records a change of `project` (or its search) in the transaction. A change drops the project's
-    /// kept search index (`SearchIndexCache`) and is noted for readers that hold what the project's
-    /// documents were (`WritingChangeMarks`): every write of the store is recorded here.
+    /// Records a change of `project` (or its search) in the transaction. A change is noted for readers
+    /// that hold what the project's documents were (`WritingChangeMarks`: the kept search index
+    /// re-indexes the documents it names at the next search, sync's replica reads them again), and
+    /// one of the whole project that may touch any document's text drops the kept search index
+    /// (`SearchIndexCache`): every write of the store is recorded here.
     func record<Kind>(_ action: AuditAction, _ project: WritingProject, subject: TypedIdentifier<Kind>, details: [VaultEvent.Detail] = []) throws {
         if action != .writingSearch {
-            SearchIndexCache.shared.written(project.id, in: transaction)
+            let anyDocument = subject.bytes == project.id.bytes && !Self.actionsLeavingDocuments.contains(action)
+            SearchIndexCache.shared.written(project.id, in: transaction, anyDocument: anyDocument)
             WritingChangeMarks.shared.written(project.id, subject: subject.bytes, in: transaction)
         }
         try transaction.record(action, compartment: project.compartment.id, subject: subject, details: details)
