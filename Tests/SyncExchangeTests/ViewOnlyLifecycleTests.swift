@@ -36,6 +36,35 @@ import Writing
         #expect(F.details(f.laptop, .writingProjectViewOnly, "view-only") == ["yes", "yes"], "set at the sync, and again by the repair")
     }
 
+    /// Attack review s6, P2: an origin a repair takes from the own device's offer (this vault had
+    /// lost its row) is recorded like any origin learned, so a later mend of a damaged origin row
+    /// puts it back from the audit log and the colleague's project stays theirs.
+    @Test func anOriginARepairTakesIsRecordedSoALaterMendPutsItBack() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        _ = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .viewer)
+        try colleague.answer(f.desk, f.deskKeys)
+        try f.syncLaptop()
+        try f.laptop.tamper("DELETE FROM sync_origins")
+        // What the log says from here on is all a vault from before offers said whose a project
+        // is would have: its entry making the project said `mine`.
+        let before = f.laptop.recording.events.withLock { $0.count }
+
+        _ = try StoreRepair(vault: f.laptop.unlocked, transport: try f.transport()).run()
+        let origin = colleague.keys.profile.deviceID
+        #expect(F.details(f.laptop, .syncProjectOriginLearned, "origin").last == origin.hex)
+
+        try f.laptop.tamper("PRAGMA ignore_check_constraints = ON; UPDATE sync_origins SET access = 'owner'")
+        let history = SyncOriginHistory(events: f.laptop.recording.events.withLock { Array($0.dropFirst(before)) })
+        let mend = try f.laptop.unlocked.transaction { tx in try SyncExchangeHealth.mend(in: tx, origins: history) }
+        #expect(mend.originsRestored == [memo.id], "\(mend)")
+        let kept = try f.laptop.unlocked.transaction { tx in try SyncExchangeStore(database: tx.database).origin(of: memo.id) }
+        #expect(kept?.device == origin && kept?.access == .viewer)
+        #expect(try Self.held(f.laptop, memo.id).isViewOnly)
+    }
+
     @Test func aRevokedShareStopsSyncKeepsTheMarkAndASharAsEditorLiftsIt() throws {
         let f = try F(deskTrusts: .other, laptopTrusts: .other)
         let brief = try F.project(f.desk, "Brief")

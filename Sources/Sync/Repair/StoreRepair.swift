@@ -169,6 +169,10 @@ public struct StoreRepair {
         if origin == nil, let offered = offer.origin, someoneElses(offered) {
             let role: SyncAccess = offer.access == .viewer ? .viewer : .editor
             try exchange.setOrigin(of: project.id, device: offered, access: role)
+            // Recorded as any origin learned is, so the audit log names every origin a mend may
+            // have to put back (`SyncOriginHistory`; attack review s6, P2).
+            try store.transaction.record(.syncProjectOriginLearned, compartment: project.compartment.id, subject: project.id,
+                                         details: [.init("peer", peer.deviceID.hex), .init("origin", offered.hex), .init("access", role.name)])
             origin = (offered, role)
         }
         guard let origin, someoneElses(origin.device), origin.access == .viewer else { return }
