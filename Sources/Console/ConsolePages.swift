@@ -24,6 +24,7 @@ enum ConsolePages {
         "/countdown.js": Page(bytes: PackageResources.countdown_js, type: "text/javascript; charset=utf-8"),
         "/text-view.js": Page(bytes: PackageResources.text_view_js, type: "text/javascript; charset=utf-8"),
         "/read-only-view.js": Page(bytes: PackageResources.read_only_view_js, type: "text/javascript; charset=utf-8"),
+        "/became-view-only.js": Page(bytes: PackageResources.became_view_only_js, type: "text/javascript; charset=utf-8"),
         "/text-format.js": Page(bytes: PackageResources.text_format_js, type: "text/javascript; charset=utf-8"),
         "/reorder.js": Page(bytes: PackageResources.reorder_js, type: "text/javascript; charset=utf-8"),
         "/outline-view.js": Page(bytes: PackageResources.outline_view_js, type: "text/javascript; charset=utf-8"),

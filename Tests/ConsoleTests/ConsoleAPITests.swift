@@ -31,6 +31,43 @@ import Writing
         #expect(fixture.actions.filter { $0 == "writing.change-refused" }.count == 2)
     }
 
+    @Test("a save an open editor sends after its project became view-only is refused, and the words typed are kept in a new project of the owner's own (attack review s6, A6)")
+    func wordsTypedAsTheProjectBecameViewOnlyAreKept() throws {
+        let fixture = try ConsoleFixture()
+        let id = try #require((try fixture.json("POST", "/api/projects", ["name": "Shared brief", "register": "general"]) as? [String: Any])?["id"] as? String)
+        let document = try #require((try fixture.json("POST", "/api/projects/\(id)/nodes", ["kind": "scene", "title": "Draft"]) as? [String: Any])?["id"] as? String)
+        let path = "/api/projects/\(id)/documents/\(document)"
+        _ = try fixture.json("PUT", path, ["blocks": [["kind": "paragraph", "text": "the owner's words"]]])
+        // The editor reads the document (its base); then the owner's device makes this one a viewer (sync sets the mark at once).
+        let loaded = try #require((try fixture.json("GET", path) as? [String: Any])?["blocks"] as? [[String: Any]])
+        try fixture.unlocked.transaction { tx in try WritingStore(tx).setSyncedViewOnly(try ProjectID(hex: id), true, from: "owner") }
+        let projectsBefore = try #require(try fixture.json("GET", "/api/projects") as? [[String: Any]]).count
+        let typed = loaded + [["kind": "paragraph", "text": "words typed since the last save"]]
+        let refused = try fixture.request("PUT", path, json: ["blocks": typed, "base": loaded])
+        #expect(refused.status == 403 && refused.errorCode == "viewOnly", "\(refused.status)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])
+        #expect((answer["message"] as? String)?.contains("view-only") == true && (answer["message"] as? String)?.contains("kept") == true)
+        let kept = try #require(answer["kept"] as? [String: Any], "the answer does not say where the words are: \(answer)")
+        let keptProject = try #require(kept["project"] as? String), keptDocument = try #require(kept["document"] as? String)
+        // Nothing changed in the view-only project; the refusal is on the record.
+        let read = try #require(try fixture.json("GET", path) as? [String: Any])
+        #expect((read["blocks"] as? [[String: Any]])?.map { $0["text"] as? String } == ["the owner's words"])
+        #expect(fixture.actions.filter { $0 == "writing.change-refused" }.count == 1)
+        // The words are findable: a new project of the owner's own, writable, holding everything the editor showed.
+        let projects = try #require(try fixture.json("GET", "/api/projects") as? [[String: Any]])
+        #expect(projects.count == projectsBefore + 1)
+        let listed = try #require(projects.first { $0["id"] as? String == keptProject })
+        #expect(listed["name"] as? String == "Shared brief (your words, kept)" && listed["view_only"] as? Bool == false, "\(listed)")
+        let words = try #require(try fixture.json("GET", "/api/projects/\(keptProject)/documents/\(keptDocument)") as? [String: Any])
+        #expect(words["title"] as? String == "Draft")
+        #expect((words["blocks"] as? [[String: Any]])?.map { $0["text"] as? String } == ["the owner's words", "words typed since the last save"])
+        // A refused save that sends only what the document holds keeps nothing (there is nothing to lose).
+        let unchanged = try fixture.request("PUT", path, json: ["blocks": loaded, "base": loaded])
+        #expect(unchanged.status == 403 && unchanged.errorCode == "viewOnly")
+        #expect((try JSONSerialization.jsonObject(with: Data(unchanged.body)) as? [String: Any])?["kept"] == nil)
+        #expect(try #require(try fixture.json("GET", "/api/projects") as? [[String: Any]]).count == projectsBefore + 1)
+    }
+
     @Test("create a project, add a document, write its blocks, read them back; malformed blocks are refused; each step on the record")
     func writeAndReadADocument() throws {
         let fixture = try ConsoleFixture()

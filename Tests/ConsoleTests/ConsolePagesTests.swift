@@ -37,6 +37,22 @@ import TestSupport
         #expect(readOnly.contains("api.get(documentPath)"))
     }
 
+    @Test("a save refused as view-only ends the editor and says where the words were kept (attack review s6, A6)")
+    func aSaveRefusedAsViewOnlyEndsTheEditorAndNamesTheKeptWords() throws {
+        let page = { (name: String) in try String(contentsOf: Self.pagesFolder.appendingPathComponent(name), encoding: .utf8) }
+        let editor = try page("editor-view.js"), text = try page("text-view.js"), notice = try page("became-view-only.js")
+        // Both editors hand the refusal and their unsaved words to the editor view, and send nothing more.
+        #expect(editor.contains("if (isViewOnlyRefusal(error)) {\n        refused = true;\n        clearTimeout(timer);\n        await viewOnly(error, blocks);"))
+        #expect(text.contains("if (isViewOnlyRefusal(error)) {") && text.contains("await viewOnly(error, fromText(text.value, blocks));"))
+        for source in [editor, text] { #expect(source.contains("if (refused) return;")) }
+        // The editor view ends the hold and the editor, then shows the document read-only with the notice.
+        let handler = try #require(editor.range(of: "const viewOnly = async (error, unsaved) => {"))
+        #expect(editor[handler.upperBound...].prefix(200).contains("stopUpdates();\n    release();\n    stopUpdates = await becameViewOnly("))
+        #expect(notice.contains("error.status === 403 && error.code === \"viewOnly\""))
+        #expect(notice.contains("error.payload?.kept") && notice.contains("#/projects/${api.segment(kept.project)}/${api.segment(kept.document)}"))
+        #expect(notice.contains("readOnlyView(area, documentPath, fresh)"))
+    }
+
     @Test("no page has inline script, inline handlers, innerHTML, eval, storage or an outside URL")
     func pagesAreSafeByConstruction() throws {
         for name in try files() {

@@ -33,14 +33,11 @@ struct DocumentRoutes {
         let id = try NodeID(hex: nodeText)
         let content = DocumentContent(blocks: try body.array("blocks").map(Self.block))
         let base = try body.object["base"].map { _ in DocumentContent(blocks: try body.array("base").map(Self.block)) }
-        let outcome = try access.store(for: project) { store -> WriteOutcome in
-            if let base, !(try store.document(id, in: project.id, holds: base)) {
-                let now = try store.createSnapshot(of: id, in: project.id)
-                return .kept(try store.createBranch(of: id, in: project.id, base: now.id, content: content, kind: .manual,
-                                                       provenance: Self.keptProvenance))
-            }
-            // A save is the writer's edit: it takes the automatic snapshots it makes due (SECURITY.md §15.2).
-            return .written(try store.editDocumentContent(of: id, in: project.id, with: content))
+        let outcome: WriteOutcome
+        do {
+            outcome = try write(content, of: id, in: project, base: base)
+        } catch let error as WritingError where error.code == .viewOnly && base != nil {
+            return try keptAsViewOnly(content, of: id, in: project, error)
         }
         switch outcome {
         case .written(let edited):
@@ -57,6 +54,42 @@ struct DocumentRoutes {
                          status: ConsoleErrorCode.conflict.status)
         }
     }
+
+    /// Writes the page's text, or keeps it as a branch when the document is no longer `base`.
+    private func write(_ content: DocumentContent, of id: NodeID, in project: WritingProject, base: DocumentContent?) throws -> WriteOutcome {
+        try access.store(for: project) { store -> WriteOutcome in
+            if let base, !(try store.document(id, in: project.id, holds: base)) {
+                let now = try store.createSnapshot(of: id, in: project.id)
+                return .kept(try store.createBranch(of: id, in: project.id, base: now.id, content: content, kind: .manual,
+                                                       provenance: Self.keptProvenance))
+            }
+            // A save is the writer's edit: it takes the automatic snapshots it makes due (SECURITY.md §15.2).
+            return .written(try store.editDocumentContent(of: id, in: project.id, with: content))
+        }
+    }
+
+    /// The editor's save was refused because the project became view-only while the writer typed
+    /// (its owner made this device a viewer; attack review s6, A6): the refusal stands (recorded by
+    /// the store), and the words the page sent, when they are not what the document holds, are kept
+    /// in a new project of the owner's own (`keepRefusedWords`), named in the 403 answer, so they
+    /// are never only in a browser tab. A save without a base (no editor read the document) keeps
+    /// nothing: that client has its words.
+    private func keptAsViewOnly(_ content: DocumentContent, of id: NodeID, in project: WritingProject,
+                                _ refusal: WritingError) throws -> HTTPResponse {
+        let kept = try access.store(for: project) { store -> KeptWords? in
+            guard try store.documentContent(of: id, in: project.id).blocks.map(Self.words) != content.blocks.map(Self.words) else { return nil }
+            return try store.keepRefusedWords(content, of: id, in: project.id)
+        }
+        guard let kept else { throw refusal }
+        return .json(["error": ConsoleErrorCode.viewOnly.rawValue,
+                      "message": "this project became view-only while you were typing (its owner made you a viewer), so nothing was saved in it; "
+                          + "your words are kept in a new project of your own, \"\(kept.name)\"",
+                      "kept": ["project": kept.project.id.hex, "document": kept.document.hex, "name": kept.name]],
+                     status: ConsoleErrorCode.viewOnly.status)
+    }
+
+    /// What a block says, whatever its id: the words the writer would lose.
+    private static func words(_ block: Block) -> [String] { [BlockEncoding.name(of: block.kind), block.text] + block.rows.flatMap { $0 } }
 
     enum WriteOutcome {
         case written(EditedContent)

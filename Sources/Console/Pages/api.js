@@ -3,10 +3,13 @@
 let csrf = null;
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  // `payload`: the whole answer, for an error that says more than its message (a save refused as
+  // view-only names where the words were kept).
+  constructor(status, code, message, payload = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.payload = payload;
   }
 }
 
@@ -25,7 +28,7 @@ export async function call(method, path, body, keepalive = false) {
     credentials: "same-origin", cache: "no-store", keepalive,
   });
   const payload = await response.json().catch(() => ({}));
-  if (!response.ok) throw new ApiError(response.status, payload.error || "failed", payload.message || `HTTP ${response.status}`);
+  if (!response.ok) throw new ApiError(response.status, payload.error || "failed", payload.message || `HTTP ${response.status}`, payload);
   return payload;
 }
 

@@ -8,6 +8,7 @@ import * as live from "./live.js";
 import { textView } from "./text-view.js";
 import { fitsOneText } from "./text-format.js";
 import { readOnlyView } from "./read-only-view.js";
+import { becameViewOnly, isViewOnlyRefusal } from "./became-view-only.js";
 
 const kinds = ["paragraph", "heading-1", "heading-2", "heading-3", "list-item", "quote"];
 const pause = 500;
@@ -33,11 +34,18 @@ export async function editorView(area, project, documentID) {
     if (asBlocks) shownAsBlocks.add(documentID); else shownAsBlocks.delete(documentID);
     return editorView(area, project, documentID);
   };
+  // A save refused because the project became view-only meanwhile: the editor and its hold end, the
+  // document shows read-only, and the page says where the unsaved words were kept (became-view-only.js).
+  const viewOnly = async (error, unsaved) => {
+    stopUpdates();
+    release();
+    stopUpdates = await becameViewOnly(area, documentPath, error, unsaved, loaded.title);
+  };
   if (project.kind === "long-form" && fitsOneText(loaded.blocks) && !shownAsBlocks.has(documentID)) {
-    stopUpdates = textView(area, project, documentPath, loaded, snippets, () => reopen(true));
+    stopUpdates = textView(area, project, documentPath, loaded, snippets, () => reopen(true), viewOnly);
     return;
   }
-  stopUpdates = blockEditor(area, project, documentPath, loaded, snippets, project.kind === "long-form" ? () => reopen(false) : null);
+  stopUpdates = blockEditor(area, project, documentPath, loaded, snippets, project.kind === "long-form" ? () => reopen(false) : null, viewOnly);
 }
 
 // Tells the daemon this editor shows the document, so sync's changes to it are held (not pushed to
@@ -61,7 +69,7 @@ async function holdSyncChanges(documentPath) {
   return release;
 }
 
-function blockEditor(area, project, documentPath, loaded, snippets, switchToText) {
+function blockEditor(area, project, documentPath, loaded, snippets, switchToText, viewOnly) {
   const documentID = loaded.id;
   let lastEdited = -1;
   let blocks = loaded.blocks.map((b) => ({ ...b }));
@@ -93,8 +101,11 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
   };
   // Saves run one after another, so an earlier one never lands after a later one; a save marks the
   // document sealed only if nothing was typed while it ran.
+  // Set once a save is refused as view-only: nothing more is sent (each would be refused too).
+  let refused = false;
   const save = () => { clearTimeout(timer); chain = chain.then(send); return chain; };
   const send = async () => {
+    if (refused) return;
     const typed = edits;
     state.textContent = "Saving…";
     try {
@@ -111,6 +122,12 @@ function blockEditor(area, project, documentPath, loaded, snippets, switchToText
       if (pending && !busy()) reload();
     } catch (error) {
       if (await changedElsewhere(error)) return;
+      if (isViewOnlyRefusal(error)) {
+        refused = true;
+        clearTimeout(timer);
+        await viewOnly(error, blocks);
+        return;
+      }
       state.textContent = "Not saved";
       replace(errors, errorText(error));
     }

@@ -6,10 +6,11 @@ import * as api from "./api.js";
 import { el, replace, errorText, words } from "./dom.js";
 import * as live from "./live.js";
 import { toText, fromText } from "./text-format.js";
+import { isViewOnlyRefusal } from "./became-view-only.js";
 
 const pause = 500;
 
-export function textView(area, project, documentPath, loaded, snippets, switchToBlocks) {
+export function textView(area, project, documentPath, loaded, snippets, switchToBlocks, viewOnly) {
   let blocks = loaded.blocks.map((b) => ({ ...b }));
   // The document as the server last had it for this page, sent with each save (see editor-view.js).
   let base = api.wire(blocks);
@@ -26,7 +27,10 @@ export function textView(area, project, documentPath, loaded, snippets, switchTo
   // as it is when it starts; `edits` counts keystrokes, so a save only marks the text sealed when
   // nothing was typed while it ran.
   let chain = Promise.resolve(), queued = 0, edits = 0;
+  // Set once a save is refused as view-only: nothing more is sent (each would be refused too).
+  let refused = false;
   const send = async () => {
+    if (refused) return;
     const typed = edits;
     const sent = fromText(text.value, blocks);
     state.textContent = "Saving…";
@@ -48,6 +52,13 @@ export function textView(area, project, documentPath, loaded, snippets, switchTo
         counted();
         state.textContent = "Changed elsewhere while you typed: your words are kept as a branch (see History)";
         replace(errors, el("p", { role: "alert", class: "field-error", text: error.message }));
+        return;
+      }
+      if (isViewOnlyRefusal(error)) {
+        // The project became view-only while the writer typed: the editor ends (editor-view.js).
+        refused = true;
+        clearTimeout(timer);
+        await viewOnly(error, fromText(text.value, blocks));
         return;
       }
       state.textContent = "Not saved";

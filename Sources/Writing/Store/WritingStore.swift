@@ -50,6 +50,12 @@ public struct WritingStore {
     /// `writing.project-create`) or not at all: no compartment is left without its project.
     public func createProject(named name: String, register: Register, kind: ProjectKind,
                               privileged: Bool? = nil) throws -> WritingProject {
+        try createProject(named: name, register: register, kind: kind, privileged: privileged, details: [])
+    }
+
+    /// `createProject`, its entry with `details` after the register and kind (a kept project's origin).
+    func createProject(named name: String, register: Register, kind: ProjectKind, privileged: Bool?,
+                       details: [VaultEvent.Detail]) throws -> WritingProject {
         let name = try Self.checkedName(name, "a project name")
         let id = try ProjectID.random()
         let compartment = try transaction.createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
@@ -59,7 +65,7 @@ public struct WritingStore {
         let project = WritingProject(row, compartment: compartment)
         try sealName(name, of: project)
         try record(.writingProjectCreate, project, subject: project.id,
-                   details: [.init("register", register.rawValue), .init("kind", kind.rawValue)])
+                   details: [.init("register", register.rawValue), .init("kind", kind.rawValue)] + details)
         return project
     }
 
