@@ -155,6 +155,58 @@ import Writing
         #expect(F.details(f.laptop, .writingProjectViewOnly, "view-only") == ["yes"])
     }
 
+    /// `vaultctl sync now` on the desk, asking the laptop (answering on a channel of its own).
+    static func deskAsksLaptop(_ f: F) throws -> SyncRunReport {
+        let laptop = f.laptop.unlocked
+        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: f.laptopKeys,
+                                       pinnedPeers: { try laptop.vault.familyPairings() },
+                                       services: [SyncChannelService(vault: laptop, coordinator: nil)])
+        server.start()
+        defer { server.stop() }
+        let client = try ChannelClient(connectingTo: server.address, localKeys: f.deskKeys, peer: f.laptopKeys.profile)
+        return try SyncInitiator(vault: f.desk.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+    }
+
+    /// A12 (attack review s6): the owner shared the desk's project with a colleague from another own
+    /// device, so the desk's roster names the colleague (vouched by that device) but the desk has no
+    /// share of it: shares are per vault. The colleague, running other software, makes it view-only,
+    /// with no origin, on a new own device (the laptop) that never held it. The desk asking the
+    /// laptop hears it offered as the colleague's: the desk made the project itself, so it learns no
+    /// origin (before, it did, and the owner's own project became view-only on the desk, the owner's
+    /// share of it refused): refused `originMismatch`, still the owner's own and writable. (The
+    /// desk has no `sync_project_sources` row for it; a test vault keeps no stored audit log, so
+    /// the log's fallback for projects made before that table says nothing here.)
+    @Test func anOwnDeviceAColleagueMisledNeverMakesAProjectMadeOnTheDeskSomeoneElses() throws {
+        let f = try F()
+        let stranger = try StrangerDevice(pairedWithLaptopOf: f)
+        let brief = try F.project(f.desk, "Brief")
+        let draft = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
+        try f.desk.unlocked.transaction { tx in
+            let profile = stranger.keys.profile
+            _ = try SyncExchangeStore(database: tx.database).addRoster(
+                [SyncRosterEntry(device: profile.deviceID, signingKey: profile.signingPublicKey, noiseKey: profile.noisePublicKey)], of: brief.id)
+        }
+        try stranger.grant(brief.id, role: .viewer)
+        stranger.answerer.offer(brief.id, access: .viewer, privileged: false, named: "Brief")
+        try stranger.syncLaptop()
+        try #require(try Self.held(f.laptop, brief.id).isViewOnly)
+        try #require(try Self.origin(f.laptop, brief.id)?.device == stranger.device)
+
+        let report = try Self.deskAsksLaptop(f)
+        #expect(report.projects.first { $0.project == brief.id }?.refused == ["originMismatch"], "\(report)")
+        let desks = try Self.held(f.desk, brief.id)
+        #expect(!desks.isViewOnly)
+        #expect(try Self.origin(f.desk, brief.id) == nil)
+        #expect(Self.entries(f.desk, .syncProjectOriginLearned).isEmpty)
+        let refused = try #require(Self.entries(f.desk, .syncExchangeRefused).last)
+        #expect(refused["reason"] == "originMismatch" && refused["project"] == brief.id.hex
+                && refused["peer"] == f.laptopKeys.profile.deviceID.hex, "\(refused)")
+        // Still the owner's: written and shared from the desk as before.
+        try F.edit(f.desk, desks, draft, block: 0, to: "first, still the owner's")
+        #expect(try F.texts(f.desk, brief.id, draft) == ["first, still the owner's", "second"])
+        try SyncControl.requireOwner(of: desks.compartment, sharingWith: stranger.device, role: .viewer, in: f.desk.unlocked)
+    }
+
     /// A1 (attack review s6): a colleague's project the laptop holds view-only from the colleague,
     /// and the desk holds as an own device passed it on before offers said whose a project is (no
     /// origin, writable). The laptop asking the desk must not make it the owner's own: refused

@@ -19,6 +19,7 @@ import TestSupport
         "sync_peer_vectors": "SyncExchangeStore",
         "sync_forks": "SyncExchangeStore",
         "sync_project_skips": "SyncExchangeStore",
+        "sync_project_sources": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 

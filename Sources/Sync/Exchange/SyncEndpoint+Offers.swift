@@ -137,12 +137,13 @@ extension SyncEndpoint {
     /// Another device's offer changes nothing.
     private func recognise(_ held: WritingProject, from offer: SyncProjectOffer, request: String) throws -> Result<WritingProject, SyncExchangeError> {
         let offered = ownersView(of: offer)
-        let (origin, learnable) = try vault.transaction { tx -> ((device: DeviceID, access: SyncAccess)?, Bool) in
+        let (origin, rosterAllows) = try vault.transaction { tx -> ((device: DeviceID, access: SyncAccess)?, Bool) in
             let store = SyncExchangeStore(database: tx.database)
             let origin = try self.sharedFrom(held.id, in: store)
-            let learnable = try origin == nil && offered.map { try self.mayLearnOrigin($0.device, of: held, in: store) } == true
-            return (origin, learnable)
+            let allows = try origin == nil && offered.map { try self.mayLearnOrigin($0.device, of: held, in: store) } == true
+            return (origin, allows)
         }
+        let learnable = try rosterAllows && madeFromPeer(held)
         if peerIsMine, let (refusal, details) = mismatch(of: offer, with: held, origin: origin?.device, offered: offered?.device, learnable: learnable) {
             return refuse(offer, request: request, refusal, details: details)
         }
@@ -160,10 +161,25 @@ extension SyncEndpoint {
     /// is `device`'s: only when `device`'s records are already taken here (the project's roster
     /// names it) and this vault never shared the project with it (a project this vault shared is
     /// the owner's: only owners share). That is a project an own device passed on here before
-    /// offers said whose a project is (they said `mine` of everything); it is not proof, so a
-    /// project this vault made, or shared, is never made someone else's by an own device's word.
+    /// offers said whose a project is (they said `mine` of everything). It is not proof: the own
+    /// device saying so must also be the one this vault made the project from (`madeFromPeer`), so
+    /// a project this vault made, or shared, is never made someone else's by an own device's word.
     private func mayLearnOrigin(_ device: DeviceID, of held: WritingProject, in store: SyncExchangeStore) throws -> Bool {
         try store.roster(of: held.id)[device] != nil && store.share(of: held.compartment.id, with: device) == nil
+    }
+
+    /// Whether this vault made `held` from this peer's offer (attack review s6, A12). Only the own device a project came from may say
+    /// whose it is: shares are per vault, so the roster names every device any own device shared
+    /// it with, and an own device that someone else misled (it made the project from that device's
+    /// offer, never having held it) would otherwise make the owner's own project view-only here.
+    /// A project made here is the owner's, whatever any device says.
+    /// Recorded when the project is made (`sync_project_sources`); for a project made before that
+    /// table, the audit log says it (`ProjectProvenance`).
+    private func madeFromPeer(_ held: WritingProject) throws -> Bool {
+        if let source = try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).source(of: held.id) }) {
+            return source == peer.deviceID
+        }
+        return try ProjectProvenance.of(held.id, in: vault) == .madeFromOffer(of: peer.deviceID)
     }
 
     /// A project held here as the offer says it is now: from the device it came from, in the role
@@ -273,6 +289,7 @@ extension SyncEndpoint {
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
             if let from { try store.setOrigin(of: project.id, device: from.device, access: from.access) }
+            try store.setSource(of: project.id, device: peer.deviceID, at: clock.now())
             if from?.access == .viewer { try WritingStore(tx, clock: clock).setSyncedViewOnly(project.id, true, from: peer.deviceID.hex) }
             var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("access", (from?.access ?? .mine).name)]
             if let from, from.device != peer.deviceID { details.append(.init("origin", from.device.hex)) }

@@ -68,5 +68,14 @@ public enum SyncExchangeSchema {
                 PRIMARY KEY (device_id, project_id)
             );
             """),
+        // The device whose offer made each project here (attack review s6, A12): only that own
+        // device may later say whose the project is. No row: made here, or made before this table.
+        NamedMigration("exchange-5", """
+            CREATE TABLE sync_project_sources (
+                project_id BLOB PRIMARY KEY CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                made_at INTEGER NOT NULL
+            );
+            """),
     ])
 }

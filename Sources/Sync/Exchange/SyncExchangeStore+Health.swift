@@ -25,6 +25,7 @@ public enum SyncExchangeHealth {
         "sync_roster": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(blob("signing_key", 32)) AND (noise_key IS NULL OR \(blob("noise_key", 32)))",
         "sync_peer_vectors": "\(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(vector) = 'blob'",
         "sync_forks": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(time("found_at", null: false))",
+        "sync_project_sources": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(time("made_at", null: false))",
         "sync_project_skips": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
             AND \(time("skipped_at", null: false))

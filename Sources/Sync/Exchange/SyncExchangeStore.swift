@@ -92,6 +92,17 @@ struct SyncExchangeStore {
                            [.blob(project.bytes), .blob(device.bytes), .text(access.name)])
     }
 
+    /// The device whose offer made `project` here, when this vault recorded it (`exchange-5`).
+    func source(of project: ProjectID) throws -> DeviceID? {
+        try database.queryOne("SELECT device_id FROM sync_project_sources WHERE project_id = ?", [.blob(project.bytes)])
+            .map { try DeviceID(bytes: try $0.blob("device_id")) }
+    }
+
+    func setSource(of project: ProjectID, device: DeviceID, at time: Int64) throws {
+        try database.query("INSERT OR REPLACE INTO sync_project_sources (project_id, device_id, made_at) VALUES (?, ?, ?)",
+                           [.blob(project.bytes), .blob(device.bytes), .integer(time)])
+    }
+
     /// The project is no longer held from another device: it is the owner's own here.
     func removeOrigin(of project: ProjectID) throws {
         try database.query("DELETE FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)])
