@@ -92,4 +92,23 @@ struct ProjectNameLookupCommandTests {
         let opened = try Self.opened(vault, after: listed)
         #expect(!opened.isEmpty && opened.allSatisfy { $0.compartment == "project \(smith)" }, "\(opened)")
     }
+
+    @Test("a name one chart has by its hash and an older chart (no hash) may have too is refused (exit 64, give the id), no session starts; after project list --purpose both are seen: '2 projects are named'")
+    func hashMatchBesideAnOlderChartIsRefused() throws {
+        let vault = try CLIVault()
+        let older = try Self.chart(vault, "Smith, J.")
+        _ = try Self.chart(vault, "Smith, J.")
+        // The older chart as an upgraded vault holds it: made before model-2, so without its hash.
+        let database = try Database(path: vault.directory + "/" + Vault.databaseName, create: false)
+        try database.query("UPDATE writing_projects SET name_lookup = NULL WHERE hex(id) = upper(?)", [.text(older)])
+        let before = try Self.entries(vault).count
+        let refused = try vault.run(["doc", "add", "Smith, J.", "Session 4"] + Self.purpose)
+        #expect(refused.status == 64, "\(refused.status) \(refused.stderr)")
+        #expect(refused.stderr.contains("1 privileged project(s) made before this version") && refused.stderr.contains("give the id")
+                    && refused.stderr.contains("vaultctl project list --purpose"), "\(refused.stderr)")
+        #expect(try Self.opened(vault, after: before).isEmpty, "a session started on a chart the name may not mean")
+        try WritingCommandTests.ok(vault, ["project", "list", "--purpose", "find the chart"])
+        let ambiguous = try vault.run(["doc", "add", "Smith, J.", "Session 4"] + Self.purpose)
+        #expect(ambiguous.status == 64 && ambiguous.stderr.contains("2 projects are named 'Smith, J.'"), "\(ambiguous.status) \(ambiguous.stderr)")
+    }
 }
