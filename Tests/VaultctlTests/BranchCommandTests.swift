@@ -91,6 +91,43 @@ struct BranchCommandTests {
         #expect(try WritingCommandTests.ok(vault, ["doc", "show", "Clinic", "Plan"] + purpose) == "Walk twice daily.\n\nSleep diary.\n")
     }
 
+    @Test("a revert refused for an edit since the adoption shows the overlap: the note now and before the adoption, each against the adopted version; --json too")
+    func revertConflictIsShown() throws {
+        let vault = try CLIVault()
+        let purpose = ["--purpose", "settle the plan"]
+        try WritingCommandTests.ok(vault, ["project", "create", "Clinic", "--register", "healthcare"])
+        try WritingCommandTests.ok(vault, ["doc", "add", "Clinic", "Plan"] + purpose)
+        try WritingCommandTests.ok(vault, ["doc", "write", "Clinic", "Plan"] + purpose, stdin: "Walk daily.\n\nSleep diary.\n")
+        try WritingCommandTests.ok(vault, ["branch", "create", "Clinic", "Plan"] + purpose, stdin: "Walk daily at noon.\n\nSleep diary.\n")
+        try WritingCommandTests.ok(vault, ["branch", "adopt", "Clinic", "Plan", "1"] + purpose)
+        let edited = "Walk daily at noon with a friend.\n\nSleep diary.\n"
+        try WritingCommandTests.ok(vault, ["doc", "write", "Clinic", "Plan"] + purpose, stdin: edited)
+
+        let refused = try vault.run(["branch", "revert", "Clinic", "Plan", "1"] + purpose)
+        #expect(refused.status == 1 && refused.stderr.contains("the note was edited since the adoption where the adoption changed it")
+                    && refused.stderr.contains("against block 1 (") && refused.stderr.contains(") before the adoption"), "\(refused.status) \(refused.stderr)")
+        #expect(refused.stderr.contains("hint: edit the note by hand"), "a revert's hint, not an adoption's: \(refused.stderr)")
+        let lines = refused.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Overlap 1 of 1: the note's block 1 against block 1 from before the suggested change was adopted") == true,
+                "\(refused.stdout)")
+        // Each side's words against the adopted version: the note added words, the revert would take words out.
+        let note = try #require(lines.firstIndex(of: "  The note now:"), "\(refused.stdout)")
+        let before = try #require(lines.firstIndex(of: "  Before the adoption:"), "\(refused.stdout)")
+        #expect(lines[note + 1].contains("{+") && lines[note + 1].contains("friend"), "\(refused.stdout)")
+        #expect(lines[before + 1].contains("[-") && lines[before + 1].contains("noon"), "\(refused.stdout)")
+        #expect(!refused.stdout.contains("Sleep diary"), "\(refused.stdout)")
+
+        let json = try vault.run(["branch", "revert", "Clinic", "Plan", "1", "--json"] + purpose)
+        #expect(json.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let conflict = try #require((object["conflicts"] as? [[String: Any]])?.first, "\(json.stdout)")
+        #expect((conflict["base"] as? [String: Any])?["text"] as? String == "Walk daily at noon.\n")
+        #expect((conflict["document"] as? [String: Any])?["text"] as? String == "Walk daily at noon with a friend.\n")
+        #expect((conflict["before_adoption"] as? [String: Any])?["text"] as? String == "Walk daily.\n")
+        #expect((conflict["before_adoption"] as? [String: Any])?["first_block"] as? Int == 1)
+        #expect(try WritingCommandTests.ok(vault, ["doc", "show", "Clinic", "Plan"] + purpose) == edited, "nothing was changed")
+    }
+
     @Test("a privileged project's branches are made and read only with --purpose (77 without)")
     func privileged() throws {
         let vault = try CLIVault()

@@ -129,6 +129,34 @@ import TestSupport
         #expect(try setting.fixture.storeState() == state, "showing the overlaps changes nothing")
     }
 
+    @Test("revertConflicts shows each edit since the adoption that the revert would undo too: the adopted version's, the document's and the earlier blocks; none when the revert merges")
+    func revertOverlapIsShown() throws {
+        let start = try WritingFixture.paragraphs(["S: slept badly.", "O: calm.", "P: continue."])
+        let setting = try Setting(start)
+        let branch = try setting.propose(Self.edited(start, 0, to: "S: slept poorly."))
+        _ = try setting.store { try $0.adopt(branch.id, of: $2, in: $1) }
+        #expect(try setting.store { try $0.revertConflicts(branch.id, of: $2, in: $1) }.isEmpty, "unedited since: the revert merges")
+        try setting.write(Self.edited(Self.edited(start, 0, to: "S: slept poorly; woke at 4."), 2, to: "P: continue; add CBT."))
+        let state = try setting.fixture.storeState()
+        let conflicts = try setting.store { try $0.revertConflicts(branch.id, of: $2, in: $1) }
+        try #require(conflicts.count == 1, "\(conflicts)")
+        #expect(conflicts[0].base.map(\.text) == ["S: slept poorly."])
+        #expect(conflicts[0].document.map(\.text) == ["S: slept poorly; woke at 4."] && conflicts[0].documentStart == 0)
+        #expect(conflicts[0].proposal.map(\.text) == ["S: slept badly."] && conflicts[0].proposalStart == 0)
+        #expect(try setting.fixture.storeState() == state, "showing the overlaps changes nothing")
+        var message = ""
+        do {
+            _ = try setting.store { try $0.revert(branch.id, of: $2, in: $1) }
+        } catch let error as WritingError {
+            #expect(error.code == .branchConflict)
+            message = error.message
+        }
+        #expect(message.contains("edited since the adoption") && message.contains("against block 1 (\(start.blocks[0].id.hex)) before the adoption"),
+                "\(message)")
+        let open = try setting.propose(start)
+        #expect(writingCode { try setting.store { try $0.revertConflicts(open.id, of: $2, in: $1) } } == .branchNotOpen, "only an adopted branch is reverted")
+    }
+
     @Test("an overlapping change is refused as branchConflict naming the blocks, and nothing changes (no side dropped)")
     func overlapIsNotDropped() throws {
         let start = try WritingFixture.paragraphs(["S: slept badly.", "O: calm."])

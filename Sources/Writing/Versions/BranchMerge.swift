@@ -3,20 +3,33 @@
 /// A block both sides changed, or changes that touch, is a conflict; a conflict is never settled
 /// by picking a side, it is refused with the overlapping blocks named, so nothing is dropped.
 enum BranchMerge {
+    /// What the merge is for, which says how its refusal names the sides: an adoption merges the
+    /// proposal into the document; a revert merges the text before the adoption into the document,
+    /// from the adopted version.
+    enum Purpose: Sendable {
+        case adoption, revert
+
+        var overlapping: String {
+            self == .adoption ? "the document and the proposal both changed the same place"
+                : "the document was edited since the adoption where the adoption changed it"
+        }
+        var other: String { self == .adoption ? "the proposal" : "the text before the adoption" }
+    }
+
     /// The merged content, or `.branchConflict` listing each overlap.
-    static func merge(base: DocumentContent, ours: DocumentContent, theirs: DocumentContent) throws(WritingError) -> DocumentContent {
+    static func merge(base: DocumentContent, ours: DocumentContent, theirs: DocumentContent,
+                      for purpose: Purpose = .adoption) throws(WritingError) -> DocumentContent {
         let base = base.blocks.map(EncodedBlock.init), ours = ours.blocks.map(EncodedBlock.init), theirs = theirs.blocks.map(EncodedBlock.init)
         if ours == base { return DocumentContent(blocks: theirs.map(\.block)) }
         if theirs == base || theirs == ours { return DocumentContent(blocks: ours.map(\.block)) }
         let result = try ThreeWayMerge.blocks(base: base, ours: ours, theirs: theirs)
-        let overlaps = conflicts(in: result)
+        let overlaps = conflicts(in: result, for: purpose)
         guard overlaps.isEmpty, let merged = result.merged?.map(\.block) else {
-            throw WritingError(.branchConflict, "the document and the proposal both changed the same place: "
-                               + overlaps.joined(separator: "; ") + " (nothing was changed)")
+            throw WritingError(.branchConflict, purpose.overlapping + ": " + overlaps.joined(separator: "; ") + " (nothing was changed)")
         }
         // Each side kept a block but put it in a different place: the merge would hold it twice.
         guard Set(merged.map(\.id)).count == merged.count else {
-            throw WritingError(.branchConflict, "the document and the proposal moved the same block to different places (nothing was changed)")
+            throw WritingError(.branchConflict, "the document and \(purpose.other) moved the same block to different places (nothing was changed)")
         }
         return DocumentContent(blocks: merged)
     }
@@ -36,9 +49,14 @@ enum BranchMerge {
         func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
     }
 
-    /// Each conflict as "document blocks 3-4 (ids …) against proposed blocks 3-5 (ids …)", 1-based.
-    static func conflicts(in result: MergeResult<EncodedBlock>) -> [String] {
-        overlaps(in: result).map { "document \(span($0.documentStart, $0.document)) against proposed \(span($0.proposalStart, $0.proposal))" }
+    /// Each conflict as "document blocks 3-4 (ids …) against proposed blocks 3-5 (ids …)", 1-based
+    /// (a revert's: "… against blocks 3-5 (ids …) before the adoption").
+    static func conflicts(in result: MergeResult<EncodedBlock>, for purpose: Purpose = .adoption) -> [String] {
+        overlaps(in: result).map { overlap in
+            let document = "document \(span(overlap.documentStart, overlap.document)) against "
+            let other = span(overlap.proposalStart, overlap.proposal)
+            return document + (purpose == .adoption ? "proposed \(other)" : "\(other) before the adoption")
+        }
     }
 
     /// The places the merge of `base`, `ours` (the document) and `theirs` (the proposal) cannot

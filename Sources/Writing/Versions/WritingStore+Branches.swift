@@ -128,12 +128,8 @@ extension WritingStore {
         let project = try writable(projectID)
         try checkDocument(document, in: project)
         var row = try checkBranch(id, of: document, in: project, state: .adopted)
-        guard let beforeID = row.beforeAdoption, let adoptionID = row.adoption else {
-            throw WritingError(.damagedRecord, "branch \(id) is adopted but names no snapshots of its adoption")
-        }
-        let before = try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(beforeID, of: document, in: project), in: project))
-        let adopted = try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(adoptionID, of: document, in: project), in: project))
-        let restored = try BranchMerge.merge(base: adopted, ours: try currentContent(of: document, in: project), theirs: before)
+        let (before, adopted) = try adoptionVersions(of: row, in: project)
+        let restored = try BranchMerge.merge(base: adopted, ours: try currentContent(of: document, in: project), theirs: before, for: .revert)
         let version = try write(restored, to: document, in: project, origin: .revert)
         row.state = .reverted
         row.decidedAt = now
@@ -142,7 +138,29 @@ extension WritingStore {
         return Snapshot(version, title: nil)
     }
 
+    /// What reverting adopted branch `id` now would refuse: each place edited since the adoption
+    /// that the adoption had changed too, with the adopted version's blocks there (`base`), the
+    /// document's, and those from before the adoption (`proposal`: what the revert would bring back).
+    /// Empty when the revert would merge. Reads only, through the store's access, as adoptionConflicts.
+    public func revertConflicts(_ id: BranchID, of document: NodeID, in projectID: ProjectID) throws -> [BranchConflict] {
+        let project = try self.project(projectID)
+        try checkDocument(document, in: project)
+        let (before, adopted) = try adoptionVersions(of: try checkBranch(id, of: document, in: project, state: .adopted), in: project)
+        return try BranchMerge.overlaps(base: adopted, ours: try currentContent(of: document, in: project), theirs: before)
+    }
+
     // MARK: Helpers
+
+    /// An adopted branch's two versions of its document: before the adoption, and as it left it.
+    private func adoptionVersions(of row: BranchTable.Row, in project: WritingProject) throws -> (before: DocumentContent, adopted: DocumentContent) {
+        guard let beforeID = row.beforeAdoption, let adoptionID = row.adoption else {
+            throw WritingError(.damagedRecord, "branch \(row.id) is adopted but names no snapshots of its adoption")
+        }
+        let content = { (id: SnapshotID) in
+            try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(id, of: row.document, in: project), in: project))
+        }
+        return (try content(beforeID), try content(adoptionID))
+    }
 
     /// Makes `content` the document's and takes its snapshot of `origin`.
     private func write(_ content: DocumentContent, to document: NodeID, in project: WritingProject,

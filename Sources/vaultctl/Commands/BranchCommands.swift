@@ -147,12 +147,15 @@ enum BranchCommands {
         each marked against the base as 'vaultctl branch diff' marks them ([-removed-], {+added+});
         with --json, as "conflicts" (each side's blocks, text and runs). The result of an adoption
         is stored as a new version (origin adopt).
-        """, showsConflicts: true) { store, id, node, project in try store.adopt(id, of: node.id, in: project.id) }
+        """, shows: .adoption) { store, id, node, project in try store.adopt(id, of: node.id, in: project.id) }
 
     static let revert = decision("revert", synopsis: "undo an adopted change", about: """
         Undoes the adoption of branch BRANCH: document DOC gets back the content it had before, stored
-        as a new version (origin revert). Edits made since that touch the adopted change are refused.
-        """) { store, id, node, project in try store.revert(id, of: node.id, in: project.id) }
+        as a new version (origin revert). Edits made since are kept; edits that touch the adopted
+        change are refused (exit 1) and nothing changes: each overlap is shown on standard output,
+        the document's words now and those before the adoption, each marked against the version the
+        adoption stored; with --json, as "conflicts" (each side's blocks, text and runs).
+        """, shows: .revert) { store, id, node, project in try store.revert(id, of: node.id, in: project.id) }
 
     static let discard = decision("discard", synopsis: "set a proposed change aside", about: """
         Marks open branch BRANCH discarded: it is kept (and listed), and the document's text is not
@@ -163,7 +166,7 @@ enum BranchCommands {
     static let all = [create, list, show, diff, adopt, discard, revert]
 
     /// adopt, discard, revert: one shape, the store call differing. `act` returns the version it stored, if any.
-    static func decision(_ verb: String, synopsis: String, about: String, showsConflicts: Bool = false,
+    static func decision(_ verb: String, synopsis: String, about: String, shows overlaps: BranchConflictOutput.Overlaps? = nil,
                          _ act: @escaping @Sendable (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) -> Command {
         Command("branch \(verb)", synopsis: synopsis, usage: "PROJECT DOC BRANCH", about: """
             \(about)
@@ -172,10 +175,10 @@ enum BranchCommands {
             \(WritingContext.sessionNote)
             """, options: DocCommands.readOptions, positionals: 3...3, json: true, examples: [
                 "vaultctl branch \(verb) \"The harbour\" Arrival 1",
-            ]) { arguments in try decide(arguments, showsConflicts: showsConflicts, act) }
+            ]) { arguments in try decide(arguments, shows: overlaps, act) }
     }
 
-    static func decide(_ arguments: ParsedArguments, showsConflicts: Bool,
+    static func decide(_ arguments: ParsedArguments, shows overlaps: BranchConflictOutput.Overlaps?,
                        _ act: (WritingStore, BranchID, BinderNode, WritingProject) throws -> Snapshot?) throws {
         let (context, project, node) = try SnapshotCommands.open(arguments)
         defer { context.end() }
@@ -185,9 +188,14 @@ enum BranchCommands {
                 let resolved = try resolve(arguments.positionals[2], of: node, in: project, store) { try act(store, $0, node, project) }
                 return (resolved.1, resolved.2)
             }
-        } catch let refusal as WritingVocabulary.Refusal where refusal.code == .branchConflict && showsConflicts {
-            try showConflicts(arguments, context, project, node)
-            throw refusal
+        } catch let refusal as WritingVocabulary.Refusal where refusal.code == .branchConflict {
+            guard let overlaps else { throw refusal }
+            try showConflicts(overlaps, arguments, context, project, node)
+            // The code's hint is an adoption's (make a new branch); a revert is settled in the document.
+            guard overlaps == .revert else { throw refusal }
+            throw CommandError(message: refusal.message, exitCode: .failure, hint: WritingVocabulary.say(
+                "edit the document by hand where you want the adopted change taken out (the overlap is shown above); "
+                + "the edits made since stay", project.register))
         }
         // Read again after the decision, for the state it left.
         let branch = try context.store(for: project) { store in try store.branches(of: node.id, in: project.id)[number - 1] }
@@ -200,18 +208,24 @@ enum BranchCommands {
         Output.line("\(WritingContext.capitalizedTerm(.branch, project.register)) \(number) of \(node.title) is \(branch.state.rawValue)" + after)
     }
 
-    /// The overlaps an adoption was refused for, on standard output (the refusal itself goes to
-    /// standard error): read in the same session the adoption was tried in.
-    static func showConflicts(_ arguments: ParsedArguments, _ context: WritingContext, _ project: WritingProject, _ node: BinderNode) throws {
+    /// The overlaps an adoption or a revert was refused for, on standard output (the refusal itself
+    /// goes to standard error): read in the same session the decision was tried in.
+    static func showConflicts(_ overlaps: BranchConflictOutput.Overlaps, _ arguments: ParsedArguments, _ context: WritingContext,
+                              _ project: WritingProject, _ node: BinderNode) throws {
         let conflicts = try context.store(for: project) { store in
-            try resolve(arguments.positionals[2], of: node, in: project, store) { try store.adoptionConflicts($0, of: node.id, in: project.id) }.2
+            try resolve(arguments.positionals[2], of: node, in: project, store) { id in
+                switch overlaps {
+                case .adoption: try store.adoptionConflicts(id, of: node.id, in: project.id)
+                case .revert: try store.revertConflicts(id, of: node.id, in: project.id)
+                }
+            }.2
         }
         if arguments.has("--json") {
             let labels = FieldEditor(project.register)
-            Output.json(["conflicts": try conflicts.map { try BranchConflictOutput.json($0, labels: labels) }])
+            Output.json(["conflicts": try conflicts.map { try BranchConflictOutput.json($0, overlaps, labels: labels) }])
             return
         }
-        for line in try BranchConflictOutput.lines(conflicts, project.register) { Output.line(line) }
+        for line in try BranchConflictOutput.lines(conflicts, overlaps, project.register) { Output.line(line) }
     }
 
     /// Runs `body` with BRANCH's id (an id as given, or that of its number; the store refuses
