@@ -55,6 +55,38 @@ import Writing
         #expect(try Self.version(f.desk, deskProject, document, kept).contains("four, the desk's"))
     }
 
+    /// A partial edit between the sync and the write (a snippet inserted, the console's block save)
+    /// writes the document back through the edit path with the synced words still in it; it is not
+    /// the writer's whole text, so the mark stays and the next no-base write still keeps them
+    /// (attack review s7, N3: before, any edit cleared the mark and the paragraph was lost).
+    @Test func aPartialEditAfterTheSyncLeavesTheMarkSoTheNextWriteStillKeepsTheSyncedWords() throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Field notes")
+        let document = try F.document(f.laptop, in: project, "Day one", ["one", "two"])
+        _ = try Self.write(f, project, document, Self.file)
+        try f.syncLaptop()
+        let deskProject = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        let saved = try F.store(f.desk, deskProject) { store in
+            var content = try store.documentContent(of: document, in: project.id)
+            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "four, the desk's"))
+            return try store.editDocumentContent(of: document, in: project.id, with: content)
+        }
+        try #require(saved.autoSnapshots.isEmpty, "the desk took a snapshot: the case needs words no snapshot holds")
+        try f.syncLaptop()
+        // The laptop inserts a short snippet at the end, as `vaultctl snippet insert` does.
+        let inserted = try F.store(f.laptop, project) { store in
+            var content = try store.documentContent(of: document, in: project.id)
+            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "Next appointment:"))
+            return try store.editDocumentContent(of: document, in: project.id, with: content)
+        }
+        try #require(inserted.autoSnapshots.isEmpty, "the snippet took a snapshot: the case needs words no snapshot holds")
+        let written = try Self.write(f, project, document, Self.file)
+        let kept = try #require(written.before, "no version keeps the desk's paragraph the write replaced")
+        #expect(try Self.version(f.laptop, project, document, kept).contains("four, the desk's"))
+        // That whole write cleared the mark: the writer's next write of its own file keeps no version.
+        #expect(try Self.write(f, project, document, Self.file + ["four"]).before == nil)
+    }
+
     /// The writer's own run of writes, nothing synced in between, keeps no version per write (the
     /// automatic snapshots cover them as ever): the mark is a sync's, not every write's.
     @Test func theWritersOwnRunOfWritesKeepsNoVersionPerWrite() throws {

@@ -24,6 +24,15 @@ extension WritingStore {
     /// the automatic snapshots it makes due. A write that changes nothing is no edit.
     @discardableResult
     public func editDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent) throws -> EditedContent {
+        try editDocumentContent(of: document, in: projectID, with: content, wholeText: false)
+    }
+
+    /// `wholeText`: the writer gave the document's whole text (`writeDocument`), so words a sync
+    /// brought are no longer in it unseen (a version or a merge kept them): the row's `received`
+    /// mark is cleared. Any other edit (a snippet, an import, a template, the console's block save)
+    /// changes part of a text that still holds them, and the mark stays until such a write.
+    func editDocumentContent(of document: NodeID, in projectID: ProjectID, with content: DocumentContent,
+                             wholeText: Bool) throws -> EditedContent {
         var before = DocumentContent()
         let change = try replaceDocumentContent(of: document, in: projectID, with: content) { before = $0 }
         guard before != content else { return EditedContent(change: change, autoSnapshots: []) }
@@ -41,8 +50,10 @@ extension WritingStore {
             try self.createSnapshot(of: document, in: projectID)
         }
         let taken = try service.edited(document, in: project.id, inserted: counted.inserted, deleted: counted.deleted)
+        let received = !wholeText && stored?.document == document && stored?.received == true
         try autoSnapshotTable.save(AutoSnapshotTable.Row(project: project.id, deviceID: deviceID, document: document,
-                                                         sequence: try latestSequence(of: document), state: service.state))
+                                                         sequence: try latestSequence(of: document), state: service.state,
+                                                         received: received))
         return EditedContent(change: change, autoSnapshots: taken)
     }
 

@@ -43,12 +43,12 @@ extension WritingStore {
         let text = written.reusingIDs(of: baseContent ?? current)
         guard let baseContent, baseContent != current else {
             let before = text == current ? nil : try keptBeforeWrite(of: document, in: projectID, current: current, base: base)
-            return DocumentWrite(edited: try editDocumentContent(of: document, in: projectID, with: text), before: before,
+            return DocumentWrite(edited: try editDocumentContent(of: document, in: projectID, with: text, wholeText: true), before: before,
                                  merged: false, conflicts: 0, branch: nil)
         }
         let before = try createSnapshot(of: document, in: projectID).id
         let merge = try BasedMerge.merge(base: baseContent, document: current, written: text)
-        let edited = try editDocumentContent(of: document, in: projectID, with: merge.document)
+        let edited = try editDocumentContent(of: document, in: projectID, with: merge.document, wholeText: true)
         guard let unseen = merge.unseen, let base else {
             return DocumentWrite(edited: edited, before: before, merged: true, conflicts: 0, branch: nil)
         }
