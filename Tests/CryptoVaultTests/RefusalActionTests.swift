@@ -14,6 +14,10 @@ import TestSupport
         // writing store uses; adding one is a change a reviewer sees here.
         #expect(RefusalAction.allCases.map(\.action.name) == ["writing.change-refused"])
         #expect(RefusalAction.allCases.allSatisfy { $0.action.name.hasSuffix("-refused") })
+        // No value outside the cases can be made (attack review s6, A9: a second `static let` in
+        // the struct this was compiled and was usable while missing from its hand-kept list).
+        #expect(RefusalAction(rawValue: "bundle.put") == nil)
+        #expect(RefusalAction(rawValue: "writing.change-refused") == .writingChange)
     }
 
     @Test func aRefusalStandsWhenItsTransactionRollsBackAndNothingElseDoes() throws {
