@@ -13,29 +13,29 @@ public enum SyncExchangeHealth {
     /// its columns (by `typeof`, so a value of another type never passes as one it resembles).
     static let wholeRows: [String: String] = [
         "sync_peers": """
-            \(blob("device_id", 16)) AND typeof(paused) = 'integer' AND paused IN (0, 1) AND \(time("last_sync_at", null: true))
-            AND \(time("last_attempt_at", null: true)) AND (last_error IS NULL OR (typeof(last_error) = 'text' AND length(last_error) BETWEEN 1 AND 1024))
+            \(blob("device_id", 16)) AND typeof(paused) = 'integer' AND paused IN (0, 1) AND \(timeColumn("last_sync_at", null: true))
+            AND \(timeColumn("last_attempt_at", null: true)) AND (last_error IS NULL OR (typeof(last_error) = 'text' AND length(last_error) BETWEEN 1 AND 1024))
             AND typeof(records_sent) = 'integer' AND records_sent >= 0 AND typeof(records_received) = 'integer' AND records_received >= 0
             """,
         "sync_shares": """
             \(blob("compartment_uuid", 16)) AND \(blob("device_id", 16)) AND typeof(role) = 'text' AND role IN ('viewer', 'editor')
-            AND \(time("granted_at", null: false)) AND \(time("revoked_at", null: true))
+            AND \(timeColumn("granted_at", null: false)) AND \(timeColumn("revoked_at", null: true))
             """,
         "sync_origins": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND typeof(access) = 'text' AND access IN ('mine', 'editor', 'viewer')",
         "sync_roster": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(blob("signing_key", 32)) AND (noise_key IS NULL OR \(blob("noise_key", 32)))",
         "sync_peer_vectors": "\(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(vector) = 'blob'",
-        "sync_forks": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(time("found_at", null: false))",
-        "sync_project_sources": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(time("made_at", null: false))",
+        "sync_forks": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("found_at", null: false))",
+        "sync_project_sources": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("made_at", null: false))",
         "sync_project_skips": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
-            AND \(time("skipped_at", null: false))
+            AND \(timeColumn("skipped_at", null: false))
             """,
     ]
 
     private static func blob(_ column: String, _ length: Int) -> String { "(typeof(\(column)) = 'blob' AND length(\(column)) = \(length))" }
     /// A time is any integer: its writers keep what the clock said, and a clock set before 1970
     /// is no damage (attack review s6, P1: a rule no stricter than its writer).
-    private static func time(_ column: String, null: Bool) -> String {
+    private static func timeColumn(_ column: String, null: Bool) -> String {
         "(\(null ? "\(column) IS NULL OR " : "")typeof(\(column)) = 'integer')"
     }
 
