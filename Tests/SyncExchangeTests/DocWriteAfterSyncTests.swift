@@ -28,21 +28,32 @@ import Writing
         try F.store(vault, project) { try $0.snapshotContent(snapshot, of: document, in: project.id).blocks.map(\.text) }
     }
 
-    @Test func wordsASyncBroughtAfterTheWritersOwnWriteAreKeptAsAVersionOnBothDevices() throws {
-        let f = try F()
-        let project = try F.project(f.laptop, "Field notes")
-        let document = try F.document(f.laptop, in: project, "Day one", ["one", "two"])
-        _ = try Self.write(f, project, document, Self.file)
-        try f.syncLaptop()
-        // The desk's console saves a short paragraph (the writer's edit path: no snapshot under 500 characters).
-        let deskProject = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
-        let saved = try F.store(f.desk, deskProject) { store in
+    /// Appends a paragraph through the edit path (the console's save, `snippet insert`).
+    static func append(_ vault: TestVault, _ project: WritingProject, _ document: NodeID, _ text: String) throws -> EditedContent {
+        try F.store(vault, project) { store in
             var content = try store.documentContent(of: document, in: project.id)
-            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "four, the desk's"))
+            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: text))
             return try store.editDocumentContent(of: document, in: project.id, with: content)
         }
+    }
+
+    /// The laptop writes its file, syncs; the desk's console saves a short paragraph (the edit path:
+    /// no snapshot under 500 characters), synced back. The laptop's and the desk's project, the document.
+    static func deskParagraphSyncedAfterTheWritersWrite(_ f: F) throws -> (WritingProject, WritingProject, NodeID) {
+        let project = try F.project(f.laptop, "Field notes")
+        let document = try F.document(f.laptop, in: project, "Day one", ["one", "two"])
+        _ = try write(f, project, document, file)
+        try f.syncLaptop()
+        let deskProject = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        let saved = try append(f.desk, deskProject, document, "four, the desk's")
         try #require(saved.autoSnapshots.isEmpty, "the desk took a snapshot: the case needs words no snapshot holds")
         try f.syncLaptop()
+        return (project, deskProject, document)
+    }
+
+    @Test func wordsASyncBroughtAfterTheWritersOwnWriteAreKeptAsAVersionOnBothDevices() throws {
+        let f = try F()
+        let (project, deskProject, document) = try Self.deskParagraphSyncedAfterTheWritersWrite(f)
         try #require(try F.texts(f.laptop, project.id, document).contains("four, the desk's"))
         // The writer writes its file again, without --base: the document is replaced, the desk's paragraph kept as a version.
         let written = try Self.write(f, project, document, Self.file + ["five, the writer's"])
@@ -61,24 +72,9 @@ import Writing
     /// (attack review s7, N3: before, any edit cleared the mark and the paragraph was lost).
     @Test func aPartialEditAfterTheSyncLeavesTheMarkSoTheNextWriteStillKeepsTheSyncedWords() throws {
         let f = try F()
-        let project = try F.project(f.laptop, "Field notes")
-        let document = try F.document(f.laptop, in: project, "Day one", ["one", "two"])
-        _ = try Self.write(f, project, document, Self.file)
-        try f.syncLaptop()
-        let deskProject = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
-        let saved = try F.store(f.desk, deskProject) { store in
-            var content = try store.documentContent(of: document, in: project.id)
-            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "four, the desk's"))
-            return try store.editDocumentContent(of: document, in: project.id, with: content)
-        }
-        try #require(saved.autoSnapshots.isEmpty, "the desk took a snapshot: the case needs words no snapshot holds")
-        try f.syncLaptop()
+        let (project, _, document) = try Self.deskParagraphSyncedAfterTheWritersWrite(f)
         // The laptop inserts a short snippet at the end, as `vaultctl snippet insert` does.
-        let inserted = try F.store(f.laptop, project) { store in
-            var content = try store.documentContent(of: document, in: project.id)
-            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "Next appointment:"))
-            return try store.editDocumentContent(of: document, in: project.id, with: content)
-        }
+        let inserted = try Self.append(f.laptop, project, document, "Next appointment:")
         try #require(inserted.autoSnapshots.isEmpty, "the snippet took a snapshot: the case needs words no snapshot holds")
         let written = try Self.write(f, project, document, Self.file)
         let kept = try #require(written.before, "no version keeps the desk's paragraph the write replaced")
