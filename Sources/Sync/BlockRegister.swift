@@ -30,6 +30,15 @@ struct BlockRegister: Sendable {
     private var pairsChecked = 0
     /// Each write that loses a register conflict, by index: the highest-ranked write it conflicts with.
     private var beatenBy: [Int: Int] = [:]
+    /// The work done looking conflicts up by their names (SECURITY.md §19.2): names worked out
+    /// (a SHA-256 each) and writes considered for a name of the earlier rule. Counted so that the
+    /// bound on what one record's 0x03s may cost can be checked.
+    private(set) var nameWork = 0
+    /// Every conflict name this block's writes give (`losingRecord(named:)`), with the losing
+    /// record's entry: worked out once, as writes arrive, not at each 0x03 looked up. Writes are
+    /// only ever added, so the names of the first `namedWrites` writes never change.
+    private var losingRecordOfName: [BranchID: Int] = [:]
+    private var namedWrites = 0
 
     init(id: BlockID, document: NodeID) {
         self.id = id
@@ -222,19 +231,32 @@ struct BlockRegister: Sendable {
     /// concurrent writes, its name being the block and both records' hashes); nil when no write
     /// here gives that name. So the record a branch is seen from does not hang on whether the
     /// replica still makes the conflict (a text conflict of words that touched once may not).
-    func losingRecord(named branch: BranchID, history: CausalHistory) -> Int? {
-        let register = { (parts: [UInt8]) in SyncConflict.branchID("SealedVault sync conflict v1", parts) == branch }
-        let text = { (parts: [UInt8]) in SyncConflict.branchID("SealedVault text conflict v1", parts) == branch }
-        for index in writes.indices {
+    /// Looked up in `losingRecordOfName`, each name worked out once (attack review s8, N6).
+    mutating func losingRecord(named branch: BranchID, history: CausalHistory) -> Int? {
+        nameNewWrites(history: history)
+        return losingRecordOfName[branch]
+    }
+
+    /// Adds to `losingRecordOfName` the names of the writes added since it was last brought up to
+    /// date: each write's register name, and both text names of each pair it makes with a
+    /// concurrent write added before it (so each pair is named once, as its later write is).
+    private mutating func nameNewWrites(history: CausalHistory) {
+        guard namedWrites < writes.count else { return }
+        for index in namedWrites..<writes.count {
             let entry = writes[index].entry, hash = history.entries[entry].record.hash
-            if register(id.bytes + hash) { return entry }
+            name(SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + hash), losing: entry)
             for other in concurrentWrites(before: index, history: history) {
-                let otherHash = history.entries[writes[other].entry].record.hash
-                if text(id.bytes + hash + otherHash) { return entry }
-                if text(id.bytes + otherHash + hash) { return writes[other].entry }
+                let otherEntry = writes[other].entry, otherHash = history.entries[otherEntry].record.hash
+                name(SyncConflict.branchID("SealedVault text conflict v1", id.bytes + hash + otherHash), losing: entry)
+                name(SyncConflict.branchID("SealedVault text conflict v1", id.bytes + otherHash + hash), losing: otherEntry)
             }
         }
-        return nil
+        namedWrites = writes.count
+    }
+
+    private mutating func name(_ branch: BranchID, losing entry: Int) {
+        nameWork += 1
+        if losingRecordOfName[branch] == nil { losingRecordOfName[branch] = entry }
     }
 
     /// The losing side a conflict's name gives among this block's writes (`losingRecord(named:)`):
@@ -249,13 +271,24 @@ struct BlockRegister: Sendable {
     /// A name of the earlier rule (SECURITY.md §19.2; attack review s6, A11): records made before
     /// conflicts were facts of two writes named a fold's several losing writes at once, by the block
     /// and their records' hashes in ascending order. Such a name is looked for among sets of two or
-    /// more pairwise concurrent writes of this block that record `viewer`'s past holds (`inPast`),
+    /// more pairwise concurrent writes of this block that the past of record `carrier` holds,
     /// smaller sets first and, within a size, in the order of their hashes; at most `budget` sets
-    /// are named in all (the caller's budget is per record, so a record naming unknown conflicts
-    /// costs a bounded work). Returns the fold's value (its writes merged as the register merges
-    /// them, with the text the set saw together: what the earlier rule's losing side was), or nil.
-    mutating func foldValue(named branch: BranchID, inPast: (Int) -> Bool, history: CausalHistory, budget: inout Int) -> BlockValue? {
-        let candidates = writes.indices.filter { inPast(writes[$0].entry) }
+    /// are named in all, and each search is first charged the writes it considers (the caller's
+    /// budget is per record, so a record naming unknown conflicts costs a bounded work, whatever
+    /// its count of 0x03s: attack review s8, N6). A search the budget cannot pay for finds nothing.
+    /// Returns the fold's value (its writes merged as the register merges them, with the text the
+    /// set saw together: what the earlier rule's losing side was), or nil.
+    mutating func foldValue(named branch: BranchID, seenBy carrier: CausalHistory.Entry, history: CausalHistory, budget: inout Int) -> BlockValue? {
+        // The writes in the carrier's past, counted per device (each device's writes are a chain)
+        // and paid for before any is looked at.
+        let seen = writesOfDevice.map { device, chain in
+            chain.prefix(count(of: chain, through: device < carrier.clock.count ? carrier.clock[device] : 0, history: history))
+        }
+        let considered = seen.reduce(0) { $0 + $1.count }
+        guard considered <= budget else { return nil }
+        budget -= considered
+        nameWork += considered
+        let candidates = seen.joined()
             .sorted { history.entries[writes[$0].entry].record.hash.lexicographicallyPrecedes(history.entries[writes[$1].entry].record.hash) }
         let entries = candidates.map { writes[$0].entry }
         let hashes = entries.map { history.entries[$0].record.hash }
@@ -267,6 +300,7 @@ struct BlockRegister: Sendable {
                 for added in (set.last! + 1)..<candidates.count where set.allSatisfy({ concurrent($0, added) }) {
                     guard budget > 0 else { return nil }
                     budget -= 1
+                    nameWork += 1
                     let grown = set + [added]
                     if SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + grown.flatMap { hashes[$0] }) == branch {
                         let members = grown.map { candidates[$0] }

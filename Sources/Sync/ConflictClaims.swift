@@ -19,7 +19,7 @@
 /// - The earlier rule (§19.2; attack review s6, A11): records made before conflicts were facts of
 ///   two writes named a fold's several losing writes at once. Such a name is taken when two or
 ///   more pairwise concurrent writes of the block in its record's past give it
-///   (`BlockRegister.foldValue`, at most `foldNamesPerRecord` sets named per record), its losing
+///   (`BlockRegister.foldValue`, within `foldNamesPerRecord` per record), its losing
 ///   side their fold with the text they saw together: a vault that stored one passes it on
 ///   (`repair --from`, a new device's first sync), and its words are the records' too.
 extension SyncReplica {
@@ -27,7 +27,7 @@ extension SyncReplica {
     /// (refused as `unfoundedConflict` when `checked` and the name is not one its past gives).
     /// Worked out before the record's own edited texts are taken out of their blocks, so that a
     /// losing write's text reads whole.
-    func recordedOperations(of record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool) throws(SyncError) -> [ChangeOperation] {
+    mutating func recordedOperations(of record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool) throws(SyncError) -> [ChangeOperation] {
         var operations: [ChangeOperation] = []
         var budget = Self.foldNamesPerRecord
         operations.reserveCapacity(record.operations.count)
@@ -41,23 +41,27 @@ extension SyncReplica {
         return operations
     }
 
-    /// How many sets of writes one record's 0x03s may name in all while names of the earlier rule
-    /// are looked for: honest old folds name sets of two or three writes; a record naming conflicts
-    /// no record makes costs this much work, not more.
+    /// The work one record's 0x03s may cost in all while names of the earlier rule are looked for:
+    /// each search pays the writes of its block it considers, then one per set of writes it names.
+    /// Honest old folds name sets of two or three writes of a block with few writes; a record of
+    /// thousands of 0x03s naming conflicts no record makes costs this much, not more (attack
+    /// review s8, N6). Other names are looked up in each register's names, worked out once.
     static let foldNamesPerRecord = 4096
 
-    private func recorded(_ conflict: SyncConflict, in record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool,
-                          budget: inout Int) throws(SyncError) -> SyncConflict {
+    private mutating func recorded(_ conflict: SyncConflict, in record: ChangeRecord, prepared: CausalHistory.Entry, checked: Bool,
+                                   budget: inout Int) throws(SyncError) -> SyncConflict {
         let name = "record \(CausalHistory.short(record.hash)) of device \(record.device)"
-        var register = blockRegister(conflict.block).flatMap { $0.document == conflict.document ? $0 : nil }
-        if checked, register == nil {
+        let history = self.history
+        let written = document(ofBlock: conflict.block) == conflict.document
+        if checked, !written {
             throw SyncError(.unfoundedConflict, "\(name) records a conflict over block \(conflict.block) of document \(conflict.document), which no record it follows writes")
         }
+        // The register is worked on in place, so the names it works out are kept for the next 0x03.
         var named: (entry: Int, value: BlockValue)?
-        if register != nil { named = register!.losingValue(named: conflict.branch, history: history) }
+        if written { named = withBlockRegister(conflict.block) { $0.losingValue(named: conflict.branch, history: history) } ?? nil }
         if named == nil, let removal = namedRemoval(conflict) { named = (removal, .deleted) }
-        if named == nil, register != nil,
-           let fold = register!.foldValue(named: conflict.branch, inPast: { history.precedes($0, prepared: prepared) }, history: history, budget: &budget) {
+        if named == nil, written,
+           let fold = withBlockRegister(conflict.block, { $0.foldValue(named: conflict.branch, seenBy: prepared, history: history, budget: &budget) }) ?? nil {
             // Every write of the fold is in the record's past: the name is founded.
             return fold == conflict.losing ? conflict
                 : SyncConflict(branch: conflict.branch, document: conflict.document, block: conflict.block, losing: fold, winning: conflict.winning)

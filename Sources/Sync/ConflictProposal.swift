@@ -42,7 +42,8 @@ extension SyncReplica {
     /// making), the lowest-ranked record carrying it.
     mutating func viewer(of conflict: SyncConflict) -> Int? {
         if let held = liveConflicts().first(where: { $0.conflict.branch == conflict.branch }) { return held.viewer }
-        if let named = blockRegister(conflict.block)?.losingRecord(named: conflict.branch, history: history) { return named }
+        let history = self.history
+        if let named = withBlockRegister(conflict.block, { $0.losingRecord(named: conflict.branch, history: history) }) ?? nil { return named }
         for removal in nodes[conflict.document]?.removals ?? [] {
             let parts = conflict.block.bytes + history.entries[removal].record.hash
             if SyncConflict.branchID("SealedVault removal conflict v1", parts) == conflict.branch { return removal }

@@ -416,6 +416,14 @@ public struct SyncReplica: Sendable {
 
     func blockRegister(_ id: BlockID) -> BlockRegister? { blocks[id] }
 
+    /// `body` on block `id`'s register in place (taken out and put back, so that what it remembers
+    /// stays, rather than going with a copy); nil when the block was never written.
+    mutating func withBlockRegister<Result>(_ id: BlockID, _ body: (inout BlockRegister) -> Result) -> Result? {
+        guard var register = blocks.removeValue(forKey: id) else { return nil }
+        defer { blocks[id] = register }
+        return body(&register)
+    }
+
     /// Block `id` as record `entry` saw it (`BlockRegister.value(seenBy:)`).
     mutating func blockValue(_ id: BlockID, seenBy entry: Int, before: Bool = false) -> BlockValue? {
         guard var register = blocks.removeValue(forKey: id) else { return nil }

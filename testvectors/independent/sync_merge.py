@@ -51,7 +51,7 @@ CHANGE_RECORDS = os.path.join(HERE, "..", "sync", "change-records.json")
 SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
 TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
-FOLD_NAME_BUDGET = 4096  # §19.2: sets named per record in looking for the earlier rule's names
+FOLD_NAME_BUDGET = 4096  # §19.2: writes considered and sets named per record in looking for the earlier rule's names
 MISSING = object()
 NO_BASE = object()  # a fold's base when no write is in the past of both sides
 # §19.2's bounds on what one record may cost a block's text: its characters in the record's past
@@ -417,7 +417,7 @@ class Replay:
     def conflicts(self):
         """Those recorded by 0x03 operations and those the writes make; for one branch id, the least
         encoding."""
-        budgets = {}  # per carrying record: FOLD_NAME_BUDGET sets named for all its 0x03s
+        budgets = {}  # per carrying record: FOLD_NAME_BUDGET (writes considered, sets named) for all its 0x03s
         found = [self.words_of_the_records(op, h, budgets.setdefault(h, [FOLD_NAME_BUDGET])) for op, h in self.recorded]
         for block in self.block_writes:
             found += self.register_conflicts(block) + self.text_conflicts(block)
@@ -461,9 +461,14 @@ class Replay:
         """§19.2's earlier rule: a fold's several losing writes named at once, by the block and their
         records' hashes ascending. Looked for among sets of two or more pairwise concurrent writes of
         the block in the carrier's past, smaller sets first, within a size in the order of their
-        hashes, at most FOLD_NAME_BUDGET sets named per carrying record (`budget`, a one-item list).
-        The value: the set's writes folded, with the text the set saw together; `missing` if none."""
+        hashes, within FOLD_NAME_BUDGET per carrying record (`budget`, a one-item list): each search
+        first pays the count of the block's writes in the carrier's past (none found if it cannot),
+        then one per set named. The value: the set's writes folded, with the text the set saw
+        together; `missing` if none."""
         writes = sorted((w for w in self.block_writes.get(block, {}) if self.in_past(w, carrier)), key=bytes.fromhex)
+        if len(writes) > budget[0]:
+            return MISSING
+        budget[0] -= len(writes)
         level = [[i] for i in range(len(writes))]
         while level:
             grown_level = []
