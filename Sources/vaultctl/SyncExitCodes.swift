@@ -6,7 +6,8 @@ extension ExitCode {
     /// answer in time) unavailable.
     init(for error: SyncExchangeError) {
         switch error.code {
-        case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner: self = .refused
+        case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner,
+             .rosterFull: self = .refused
         case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode: self = .dataError
         case .paused, .deadlineExceeded, .tooManyRefusals: self = .unavailable
         case .unknownPeer: self = .noInput

@@ -76,7 +76,7 @@ extension SyncEndpoint {
             entries[pairing.peer.deviceID] = Self.entry(of: pairing.peer)
         }
         entries[peer.deviceID] = nil
-        return Array(entries.values)
+        return offered(entries, origin: try sharedFrom(project.id, in: store)?.device)
     }
 
     /// Makes (or recognises) the project of a peer's offer (SECURITY.md §19.9, "Who makes a
@@ -113,7 +113,7 @@ extension SyncEndpoint {
         let roster = takenRoster(of: offer, privileged: offer.privileged, request: request)
         // A name the writing store would refuse (a space at an end, say) refuses this offer only,
         // recorded; the exchange goes on with the others.
-        do { return .success(try make(offer, from: from, roster: roster)) } catch let error as WritingError where error.code == .invalidName {
+        do { return .success(try make(offer, from: from, roster: roster, request: request)) } catch let error as WritingError where error.code == .invalidName {
             return refuse(offer, request: request, SyncExchangeError(.malformedMessage, "project \(offer.project)'s offered name is not one the writing store keeps"))
         }
     }
@@ -149,11 +149,12 @@ extension SyncEndpoint {
         }
         guard peerIsMine || origin?.device == peer.deviceID else { return .success(held) }
         let roster = takenRoster(of: offer, privileged: held.isPrivileged, request: request)
-        try vault.transaction { tx in
+        let unkept = try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
             if let offered { try follow(offered, of: held, heldFrom: origin, in: tx, store) }
-            try recordSigners(try store.addRoster(roster, of: held.id), of: held, vouchedBy: peer.deviceID, in: tx)
+            return try keepRoster(roster, of: held, in: tx, store)
         }
+        recordRosterFull(unkept, of: held.id, request: request)
         return .success(held)
     }
 
@@ -283,8 +284,9 @@ extension SyncEndpoint {
 
     /// Makes the offered project, the owner's own (`from` nil) or held from the device that shared
     /// it, in that device's role (view-only for a viewer).
-    private func make(_ offer: SyncProjectOffer, from: (device: DeviceID, access: SyncAccess)?, roster: [SyncRosterEntry]) throws -> WritingProject {
-        try vault.transaction { tx in
+    private func make(_ offer: SyncProjectOffer, from: (device: DeviceID, access: SyncAccess)?, roster: [SyncRosterEntry],
+                      request: String) throws -> WritingProject {
+        let (made, unkept) = try vault.transaction { tx -> (WritingProject, [DeviceID]) in
             let project = try WritingStore(tx, clock: clock).addSyncedProject(offer.project, named: offer.name, register: offer.register,
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
@@ -294,8 +296,10 @@ extension SyncEndpoint {
             var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("access", (from?.access ?? .mine).name)]
             if let from, from.device != peer.deviceID { details.append(.init("origin", from.device.hex)) }
             try tx.record(.syncProjectAdded, compartment: project.compartment.id, subject: project.id, details: details)
-            try recordSigners(try store.addRoster(roster, of: project.id), of: project, vouchedBy: peer.deviceID, in: tx)
-            return try WritingStore(tx).project(project.id)
+            let unkept = try keepRoster(roster, of: project, in: tx, store)
+            return (try WritingStore(tx).project(project.id), unkept)
         }
+        recordRosterFull(unkept, of: made.id, request: request)
+        return made
     }
 }

@@ -396,11 +396,14 @@ public struct SyncEndpoint {
 
     /// Records a refusal of the peer's request in the audit log (ids, codes and counts in `details`),
     /// as the peer's budget allows, and the one summary once it is passed (`tooManyRefusals`).
-    func recordRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) {
+    /// Returns whether this refusal's own entry was written.
+    @discardableResult
+    func recordRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) -> Bool {
         guard let refusals else { return writeRefusal(request, reason: reason, project: project, details: extra) }
         let charge = refusals.charge(peer.deviceID, 1)
-        if charge.record { writeRefusal(request, reason: reason, project: project, details: extra) }
+        let written = charge.record && writeRefusal(request, reason: reason, project: project, details: extra)
         if charge.summarise { recordRefusalSummary(request) }
+        return written
     }
 
     /// The one entry of a budget's window saying the peer's refusals passed its bound.
@@ -410,11 +413,12 @@ public struct SyncEndpoint {
                      details: [.init("bound", String(refusals.bound)), .init("seconds", String(Int(refusals.seconds)))])
     }
 
-    /// The entry itself, unbudgeted.
-    func writeRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) {
+    /// The entry itself, unbudgeted; whether the vault kept it.
+    @discardableResult
+    func writeRefusal(_ request: String, reason: String, project: ProjectID? = nil, details extra: [VaultEvent.Detail] = []) -> Bool {
         var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("request", request), .init("reason", reason)]
         if let project { details.append(.init("project", project.hex)) }
-        try? vault.record(VaultEvent(.syncExchangeRefused, details: details + extra))
+        return (try? vault.record(VaultEvent(.syncExchangeRefused, details: details + extra))) != nil
     }
 
     /// Records that `project` was left for this exchange, and why (its code), and keeps the reason

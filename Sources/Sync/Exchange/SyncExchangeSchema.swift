@@ -77,5 +77,15 @@ public enum SyncExchangeSchema {
                 made_at INTEGER NOT NULL
             );
             """),
+        // The devices whose offers named more devices than a project's roster keeps (attack review
+        // s7, N1), each refusal recorded once: an offer repeated at every exchange adds no entry.
+        NamedMigration("exchange-6", """
+            CREATE TABLE sync_roster_refusals (
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                refused_at INTEGER NOT NULL,
+                PRIMARY KEY (project_id, device_id)
+            );
+            """),
     ])
 }

@@ -129,16 +129,53 @@ struct SyncExchangeStore {
 
     /// Adds devices a peer vouched for (their ids derive from both keys: the offer's reader checked
     /// it); a device already known keeps the signing key it was first known by, and gains the Noise
-    /// key when it was kept without one under the same signing key. Returns the devices added.
-    func addRoster(_ entries: [SyncRosterEntry], of project: ProjectID) throws -> [DeviceID] {
-        var added: [DeviceID] = []
+    /// key when it was kept without one under the same signing key. A device new here is kept only
+    /// while the project's roster holds fewer than `SyncWire.maximumRoster` (what one offer names,
+    /// §19.9): a peer's offers, however many, never grow it past that (attack review s7, N1). Returns
+    /// the devices added, and those not kept for want of room.
+    @discardableResult
+    func addRoster(_ entries: [SyncRosterEntry], of project: ProjectID) throws -> (added: [DeviceID], refused: [DeviceID]) {
+        var added: [DeviceID] = [], refused: [DeviceID] = []
+        var kept = try rosterCount(of: project)
         for entry in entries {
-            try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key, noise_key) VALUES (?, ?, ?, ?)",
-                               [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey), .blob(entry.noiseKey)])
-            if database.changes > 0 { added.append(entry.device); continue }
+            if kept < SyncWire.maximumRoster {
+                try database.query("INSERT OR IGNORE INTO sync_roster (project_id, device_id, signing_key, noise_key) VALUES (?, ?, ?, ?)",
+                                   [.blob(project.bytes), .blob(entry.device.bytes), .blob(entry.signingKey), .blob(entry.noiseKey)])
+                if database.changes > 0 {
+                    added.append(entry.device)
+                    kept += 1
+                    continue
+                }
+            } else if try !holdsRoster(entry.device, of: project) {
+                refused.append(entry.device)
+                continue
+            }
             try fillNoiseKey(entry, of: project)
         }
-        return added
+        return (added, refused)
+    }
+
+    /// How many devices the project's roster keeps.
+    func rosterCount(of project: ProjectID) throws -> Int {
+        Int(try database.queryOne("SELECT count(*) AS kept FROM sync_roster WHERE project_id = ?", [.blob(project.bytes)])?.integer("kept") ?? 0)
+    }
+
+    private func holdsRoster(_ device: DeviceID, of project: ProjectID) throws -> Bool {
+        try database.queryOne("SELECT 1 AS held FROM sync_roster WHERE project_id = ? AND device_id = ?",
+                              [.blob(project.bytes), .blob(device.bytes)]) != nil
+    }
+
+    /// Whether a refusal of `device`'s roster entries for `project` (the roster full) was recorded.
+    func rosterRefusalRecorded(by device: DeviceID, of project: ProjectID) throws -> Bool {
+        try database.queryOne("SELECT 1 AS recorded FROM sync_roster_refusals WHERE project_id = ? AND device_id = ?",
+                              [.blob(project.bytes), .blob(device.bytes)]) != nil
+    }
+
+    /// Remembers that the refusal of `device`'s roster entries for `project` is recorded, so the
+    /// audit log says it once, not at every exchange (`exchange-6`).
+    func rememberRosterRefusal(by device: DeviceID, of project: ProjectID, at time: Int64) throws {
+        try database.query("INSERT OR IGNORE INTO sync_roster_refusals (project_id, device_id, refused_at) VALUES (?, ?, ?)",
+                           [.blob(project.bytes), .blob(device.bytes), .integer(time)])
     }
 
     /// Keeps the keys of devices whose records the project takes now (paired here: both keys known).
