@@ -50,7 +50,8 @@ import Writing
     }
 
     static func fields(_ offer: SyncProjectOffer) -> Fields.Offer {
-        Fields.Offer(project: offer.project.hex, access: offer.access.name, origin: offer.origin?.hex, privileged: offer.privileged, kind: offer.kind.rawValue,
+        Fields.Offer(project: offer.project.hex, access: offer.access.name, origin: offer.origin?.hex, roleSince: offer.roleSince,
+                     privileged: offer.privileged, kind: offer.kind.rawValue,
                      register: offer.register.rawValue, name: offer.name,
                      roster: offer.roster.map { Fields.Member(device: $0.device.hex, signingKey: ByteEncoding.hex($0.signingKey),
                                                               noiseKey: ByteEncoding.hex($0.noiseKey)) })
@@ -66,7 +67,7 @@ import Writing
     }
 
     @Test func everyKnownVariantIsRefusedAsMalformed() throws {
-        #expect(vectors.invalid.count == 15)
+        #expect(vectors.invalid.count == 18)
         for vector in vectors.invalid {
             #expect(throws: SyncExchangeError(.malformedMessage, ""), "\(vector.name)") {
                 try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)

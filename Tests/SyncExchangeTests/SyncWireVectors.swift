@@ -25,6 +25,7 @@ struct SyncWireVectors: Decodable {
             let project: String
             let access: String
             let origin: String?
+            let roleSince: UInt64
             let privileged: Bool
             let kind: String
             let register: String

@@ -21,7 +21,8 @@ from known_answer_file import write_or_check
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "sync", "exchange-messages.json")
 
-VERSION = 1
+VERSION = 2
+MAX_ROLE_SINCE = 2 ** 63 - 1
 DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_DEVICES, MAX_RECORDS, MAX_PROJECTS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 1024, 256, 512, 4096
 MAX_RECORD = 4 * 1024 * 1024
@@ -66,7 +67,7 @@ def enc_offer(o):
     inverse_access = {v: k for k, v in ACCESS.items()}
     inverse_kind = {v: k for k, v in KINDS.items()}
     origin = bytes.fromhex(o["origin"]) if o["origin"] is not None else bytes(16)
-    out = bytes.fromhex(o["project"]) + bytes([inverse_access[o["access"]]]) + origin \
+    out = bytes.fromhex(o["project"]) + bytes([inverse_access[o["access"]]]) + origin + struct.pack(">Q", o["role_since"]) \
         + bytes([1 if o["privileged"] else 0, inverse_kind[o["kind"]]])
     out += bytes([len(register)]) + register + struct.pack(">H", len(name)) + name
     roster = sorted(o["roster"], key=lambda e: e["device"])
@@ -158,6 +159,9 @@ def dec_offer(r):
     origin = None if origin == bytes(16) else origin.hex()
     if origin is not None and ACCESS[access] == "mine":
         raise Refused("access mine with an origin")
+    role_since = r.int(8, 0, MAX_ROLE_SINCE, "a role's time")
+    if role_since != 0 and ACCESS[access] == "mine":
+        raise Refused("access mine with a role's time")
     privileged = r.int(1, 0, 1, "a privileged flag") == 1
     kind = KINDS[r.int(1, 1, 2, "a kind")]
     register = r.take(r.int(1, 1, 32, "a register length")).decode("ascii", "replace")
@@ -177,7 +181,7 @@ def dec_offer(r):
             raise Refused("roster id")
         roster.append({"device": device.hex(), "signing_key": signing.hex(), "noise_key": noise.hex()})
     ascending([e["device"] for e in roster])
-    return {"project": project, "access": ACCESS[access], "origin": origin, "privileged": privileged, "kind": kind, "register": register,
+    return {"project": project, "access": ACCESS[access], "origin": origin, "role_since": role_since, "privileged": privileged, "kind": kind, "register": register,
             "name": name, "roster": roster}
 
 
@@ -226,9 +230,9 @@ def build():
     d1, d2 = desk["device"], laptop["device"]
     record1, record2 = fixed("record one", 120).hex(), fixed("record two", 300).hex()
     offers = [
-        {"project": p1, "access": "mine", "origin": None, "privileged": True, "kind": "document", "register": "healthcare",
+        {"project": p1, "access": "mine", "origin": None, "role_since": 0, "privileged": True, "kind": "document", "register": "healthcare",
          "name": "Patient A — visits", "roster": sorted([desk, laptop], key=lambda e: e["device"])},
-        {"project": p2, "access": "viewer", "origin": colleague["device"], "privileged": False, "kind": "long-form",
+        {"project": p2, "access": "viewer", "origin": colleague["device"], "role_since": 1765000000, "privileged": False, "kind": "long-form",
          "register": "fiction", "name": "Harbour", "roster": sorted([desk, colleague], key=lambda e: e["device"])},
     ]
     offers.sort(key=lambda o: o["project"])
@@ -270,9 +274,12 @@ def build():
     bad_roster = bytearray(encode("sync.projects", "answer", {"offers": [offers[1]]}))
     bad_roster[-1] ^= 1
     bad_register = encode("sync.projects", "answer", {"offers": [dict(offers[1], register="poetry")]})
-    mine_with_origin = encode("sync.projects", "answer", {"offers": [dict(offers[1], access="mine")]})
+    mine_with_origin = encode("sync.projects", "answer", {"offers": [dict(offers[1], access="mine", role_since=0)]})
+    mine_with_time = encode("sync.projects", "answer", {"offers": [dict(offers[1], access="mine", origin=None)]})
     invalid = [
-        variant("wrong version", "sync.pull", "request", bytes([2]) + pull[1:]),
+        variant("version 1 (before offers named an origin and a role's time)", "sync.pull", "request", bytes([1]) + pull[1:]),
+        variant("version 1 projects request", "sync.projects", "request", bytes([1])),
+        variant("version 3", "sync.pull", "request", bytes([3]) + pull[1:]),
         variant("trailing byte", "sync.pull", "request", pull + b"\x00"),
         variant("truncated", "sync.pull", "answer", answer[:-1]),
         variant("vector not ascending", "sync.pull", "request", unsorted),
@@ -283,6 +290,7 @@ def build():
         variant("roster id not derived from its keys", "sync.projects", "answer", bytes(bad_roster)),
         variant("unknown register", "sync.projects", "answer", bad_register),
         variant("access mine naming an origin", "sync.projects", "answer", mine_with_origin),
+        variant("access mine giving a role's time", "sync.projects", "answer", mine_with_time),
         variant("projects request with a body", "sync.projects", "request", bytes([VERSION, 0])),
         variant("reason not printable", "sync.push", "answer", bytes([VERSION]) + struct.pack(">IH", 0, 1) + b"\x01\x07"),
         variant("empty", "sync.push", "answer", b""),

@@ -44,16 +44,24 @@ extension SyncEndpoint {
     /// The offer of `project` to the peer. To an own device it says whose project it is: the
     /// owner's own (`mine`), or the device it came from and the role that device gave, so the
     /// owner's other devices hold it as that device allowed. To another device, the access this
-    /// vault gives it, and the origin when the project came from that very device.
+    /// vault gives it (with when its share was granted: the role's time), and the origin when the
+    /// project came from that very device.
     func offer(of project: WritingProject, access: SyncAccess) throws -> SyncProjectOffer {
         let me = try vault.deviceKeys().profile
-        let (name, signers, from): (String, [SyncRosterEntry], (device: DeviceID, access: SyncAccess)?) = try withSync(project) { sync, store, _ in
+        let (name, signers, from, since) = try withSync(project) { sync, store, _ in
             (try sync.store.name(of: project), try self.roster(of: project, by: me, signers: sync.devices, in: store),
-             try self.sharedFrom(project.id, in: store))
+             try self.sharedFrom(project.id, in: store), try self.roleSince(of: project, in: store))
         }
         let offered = peerIsMine ? (from?.access ?? .mine) : access
-        return SyncProjectOffer(project: project.id, access: offered, origin: from?.device, privileged: project.isPrivileged, kind: project.kind,
-                                register: project.register, name: name, roster: signers)
+        return SyncProjectOffer(project: project.id, access: offered, origin: from?.device, roleSince: since, privileged: project.isPrivileged,
+                                kind: project.kind, register: project.register, name: name, roster: signers)
+    }
+
+    /// The role's time an offer of `project` gives (SECURITY.md §19.9): to another device, when
+    /// this vault granted it its share; to an own device none yet (0: not known).
+    private func roleSince(of project: WritingProject, in store: SyncExchangeStore) throws -> UInt64 {
+        guard !peerIsMine, let granted = try store.shareGranted(of: project.compartment.id, with: peer.deviceID) else { return 0 }
+        return UInt64(max(0, granted))
     }
 
     /// Whose records the peer should take for the project: this device, the owner's own devices, and

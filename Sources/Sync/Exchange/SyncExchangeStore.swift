@@ -62,6 +62,12 @@ struct SyncExchangeStore {
                               [.blob(compartment.bytes), .blob(device.bytes)]).flatMap { ShareRole(rawValue: try $0.text("role")) }
     }
 
+    /// When the share of `compartment` with `device` that stands was granted (this vault's clock).
+    func shareGranted(of compartment: CompartmentID, with device: DeviceID) throws -> Int64? {
+        try database.queryOne("SELECT granted_at FROM sync_shares WHERE compartment_uuid = ? AND device_id = ? AND revoked_at IS NULL",
+                              [.blob(compartment.bytes), .blob(device.bytes)]).map { try $0.integer("granted_at") }
+    }
+
     func editors(of compartment: CompartmentID) throws -> [DeviceID] {
         try database.query("SELECT device_id FROM sync_shares WHERE compartment_uuid = ? AND role = 'editor' AND revoked_at IS NULL",
                            [.blob(compartment.bytes)]).map { try DeviceID(bytes: try $0.blob("device_id")) }

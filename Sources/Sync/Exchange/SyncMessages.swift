@@ -43,17 +43,23 @@ public struct SyncProjectOffer: Sendable, Equatable {
     /// (editor or viewer, never mine), so an owner's other devices hold it as its owner allowed
     /// (SECURITY.md §19.9, "Whose project it is").
     public let origin: DeviceID?
+    /// When the project's origin set the role `access` says, by the origin's clock (seconds since
+    /// the Unix epoch, as its share of the project was granted: `sync_shares.granted_at`), so a
+    /// device given the role by several devices can tell the newer word; 0 when not known, and
+    /// always for access `mine` (SECURITY.md §19.9, "Whose project it is").
+    public let roleSince: UInt64
     public let privileged: Bool
     public let kind: ProjectKind
     public let register: Register
     public let name: String
     public let roster: [SyncRosterEntry]
 
-    public init(project: ProjectID, access: SyncAccess, origin: DeviceID? = nil, privileged: Bool, kind: ProjectKind, register: Register,
-                name: String, roster: [SyncRosterEntry]) {
+    public init(project: ProjectID, access: SyncAccess, origin: DeviceID? = nil, roleSince: UInt64 = 0, privileged: Bool, kind: ProjectKind,
+                register: Register, name: String, roster: [SyncRosterEntry]) {
         self.project = project
         self.access = access
         self.origin = origin
+        self.roleSince = access == .mine ? 0 : roleSince
         self.privileged = privileged
         self.kind = kind
         self.register = register
@@ -67,7 +73,9 @@ public struct SyncProjectOffer: Sendable, Equatable {
     static let noOrigin = [UInt8](repeating: 0, count: 16)
 
     func encode(to out: inout [UInt8]) {
-        out += project.bytes + [access.rawValue] + (origin?.bytes ?? Self.noOrigin) + [privileged ? 1 : 0, Self.kindByte(kind)]
+        out += project.bytes + [access.rawValue] + (origin?.bytes ?? Self.noOrigin)
+        SyncWireReader.append(roleSince, size: 8, to: &out)
+        out += [privileged ? 1 : 0, Self.kindByte(kind)]
         let register = Array(self.register.rawValue.utf8), name = Array(self.name.utf8)
         out.append(UInt8(register.count))
         out += register
@@ -84,6 +92,8 @@ public struct SyncProjectOffer: Sendable, Equatable {
         let origin = named.bytes == noOrigin ? nil : named
         // A project that came from someone else's device is never the offering owner's to give as `mine`.
         guard origin == nil || access != .mine else { throw SyncWireReader.malformed("an offer of access mine that names an origin") }
+        let roleSince = try reader.integer(8, in: 0...UInt64(Int64.max), "a role's time")
+        guard roleSince == 0 || access != .mine else { throw SyncWireReader.malformed("an offer of access mine that gives a role's time") }
         let privileged = try reader.integer(1, in: 0...1, "a privileged flag") == 1
         let kind: ProjectKind = try reader.integer(1, in: 1...2, "a project kind") == 1 ? .document : .longForm
         let registerLength = Int(try reader.integer(1, in: 1...32, "a register's length"))
@@ -108,8 +118,8 @@ public struct SyncProjectOffer: Sendable, Equatable {
             }
             roster.append(entry)
         }
-        return SyncProjectOffer(project: project, access: access, origin: origin, privileged: privileged, kind: kind, register: register,
-                                name: name, roster: roster)
+        return SyncProjectOffer(project: project, access: access, origin: origin, roleSince: roleSince, privileged: privileged, kind: kind,
+                                register: register, name: name, roster: roster)
     }
 }
 

@@ -64,6 +64,10 @@ public struct SyncResponder: Sendable {
         if try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).peer(endpoint.peer.deviceID)?.paused }) == true {
             throw SyncExchangeError(.paused, "sync with this device is paused on \(try vault.deviceKeys().profile.name)")
         }
+        // A message of another version is refused whole, its version in the entry (attack review s7, A8).
+        if let version = body.first, version != SyncWire.version {
+            throw WholeRequestRefusal(error: SyncWireReader.otherVersion(version), details: [.init("version", String(version))])
+        }
         switch kind {
         case SyncWire.projectsKind: return try projects(body, endpoint)
         case SyncWire.offerKind: return try offered(body, endpoint)

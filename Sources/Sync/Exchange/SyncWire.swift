@@ -7,16 +7,21 @@ import Writing
 ///
 ///     vector  = count:u16 (0...1024) (device:16 counter:u64 (≥ 1))*
 ///     records = count:u32 (0...4096) (length:u32 (1...4 MiB) record)*        (a record: §19.2, at most 4 MiB − 64 KiB)
-///     offer   = project:16 access:u8 (1 mine, 2 editor, 3 viewer) privileged:u8 (0, 1)
+///     offer   = project:16 access:u8 (1 mine, 2 editor, 3 viewer) origin:16 (zeros: none; else not mine)
+///               role-since:u64 (0...2^63-1; 0 for mine) privileged:u8 (0, 1)
 ///               kind:u8 (1 document, 2 long-form) register:str8 (1...32) name:str16 (1...512)
 ///               roster:u16 (0...256) (device:16 signing-key:32 noise-key:32)*
 ///
-///     sync.projects  request 0x01                          answer 0x01 count:u16 (0...1024) offer*
-///     sync.offer     request 0x01 count:u16 offer*          answer 0x01 count:u16 (project:16 taken:u8)*
-///     sync.pull      request 0x01 project:16 vector         answer 0x01 more:u8 vector records
-///     sync.push      request 0x01 project:16 records        answer 0x01 stored:u32 count:u16 reason:str8*
+///     sync.projects  request 0x02                          answer 0x02 count:u16 (0...1024) offer*
+///     sync.offer     request 0x02 count:u16 offer*          answer 0x02 count:u16 (project:16 taken:u8)*
+///     sync.pull      request 0x02 project:16 vector         answer 0x02 more:u8 vector records
+///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
+///
+/// Version 2 (attack review s7, A8): offers had gained `origin` while the byte stayed 1, so a
+/// device of version 1 would read an offer's fields at the wrong places. Each side refuses a
+/// message of another version whole, naming its version.
 public enum SyncWire {
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     public static let projectsKind = "sync.projects"
     public static let offerKind = "sync.offer"
     public static let pullKind = "sync.pull"
