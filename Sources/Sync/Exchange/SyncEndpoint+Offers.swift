@@ -58,9 +58,11 @@ extension SyncEndpoint {
     }
 
     /// The role's time an offer of `project` gives (SECURITY.md §19.9): to another device, when
-    /// this vault granted it its share; to an own device none yet (0: not known).
+    /// this vault granted it its share; to an own device, the one kept with the project's origin
+    /// (0 when not known).
     private func roleSince(of project: WritingProject, in store: SyncExchangeStore) throws -> UInt64 {
-        guard !peerIsMine, let granted = try store.shareGranted(of: project.compartment.id, with: peer.deviceID) else { return 0 }
+        if peerIsMine { return try store.roleSince(of: project.id) }
+        guard let granted = try store.shareGranted(of: project.compartment.id, with: peer.deviceID) else { return 0 }
         return UInt64(max(0, granted))
     }
 
@@ -159,7 +161,7 @@ extension SyncEndpoint {
         let roster = takenRoster(of: offer, privileged: held.isPrivileged, request: request)
         let unkept = try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
-            if let offered { try follow(offered, of: held, heldFrom: origin, in: tx, store) }
+            if let offered { try follow(offered, since: offer.roleSince, of: held, heldFrom: origin, in: tx, store) }
             return try keepRoster(roster, of: held, in: tx, store)
         }
         recordRosterFull(unkept, of: held.id, request: request)
@@ -192,18 +194,26 @@ extension SyncEndpoint {
     }
 
     /// A project held here as the offer says it is now: from the device it came from, in the role
-    /// that device gave (said by it, or relayed by an own device that holds it from the same device;
-    /// the last word stands), view-only exactly when that role is viewer. A project held here as the
-    /// owner's own that `mismatch` let an own device name an origin for takes that origin, recorded
-    /// (`sync.project-origin-learned`).
-    private func follow(_ offered: (device: DeviceID, access: SyncAccess), of held: WritingProject,
+    /// that device gave (said by it, or relayed by an own device that holds it from the same device),
+    /// view-only exactly when that role is viewer. The newer role stands, by the time the origin set
+    /// it (`since`, its clock, kept with the origin; attack review s7, A5): an offer whose role is
+    /// older than the one kept here changes nothing, so an own device that holds a stale role
+    /// cannot undo a newer one; at the same time the origin's own word stands, and between two roles
+    /// of unknown time (0: kept before role times, or by a repair) the last word, as before. A
+    /// project held here as the owner's own that `mismatch` let an own device name an origin for
+    /// takes that origin, recorded (`sync.project-origin-learned`).
+    private func follow(_ offered: (device: DeviceID, access: SyncAccess), since: UInt64, of held: WritingProject,
                         heldFrom origin: (device: DeviceID, access: SyncAccess)?, in tx: VaultTransaction, _ store: SyncExchangeStore) throws {
         if origin == nil {
-            try store.setOrigin(of: held.id, device: offered.device, access: offered.access)
+            try store.setOrigin(of: held.id, device: offered.device, access: offered.access, since: since)
             try tx.record(.syncProjectOriginLearned, compartment: held.compartment.id, subject: held.id,
                           details: [.init("peer", peer.deviceID.hex), .init("origin", offered.device.hex), .init("access", offered.access.name)])
-        } else if offered.access != origin?.access {
-            try store.setOrigin(of: held.id, device: offered.device, access: offered.access)
+        } else {
+            let kept = try store.roleSince(of: held.id)
+            guard since > kept || (since == kept && (offered.device == peer.deviceID || since == 0)) else { return }
+            if offered.access != origin?.access || since != kept {
+                try store.setOrigin(of: held.id, device: offered.device, access: offered.access, since: since)
+            }
         }
         try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, offered.access == .viewer, from: peer.deviceID.hex)
     }
@@ -298,7 +308,7 @@ extension SyncEndpoint {
             let project = try WritingStore(tx, clock: clock).addSyncedProject(offer.project, named: offer.name, register: offer.register,
                                                                               kind: offer.kind, privileged: offer.privileged)
             let store = SyncExchangeStore(database: tx.database)
-            if let from { try store.setOrigin(of: project.id, device: from.device, access: from.access) }
+            if let from { try store.setOrigin(of: project.id, device: from.device, access: from.access, since: offer.roleSince) }
             try store.setSource(of: project.id, device: peer.deviceID, at: clock.now())
             if from?.access == .viewer { try WritingStore(tx, clock: clock).setSyncedViewOnly(project.id, true, from: peer.deviceID.hex) }
             var details: [VaultEvent.Detail] = [.init("peer", peer.deviceID.hex), .init("access", (from?.access ?? .mine).name)]

@@ -87,5 +87,11 @@ public enum SyncExchangeSchema {
                 PRIMARY KEY (project_id, device_id)
             );
             """),
+        // When the origin set the role kept for a project (its clock, an offer's `role-since`), so a
+        // stale role an own device relays never overrides a newer one (attack review s7, A5). NULL:
+        // not known (kept before this migration, or by a repair or a mend).
+        NamedMigration("exchange-8", """
+            ALTER TABLE sync_origins ADD COLUMN role_since INTEGER CHECK (role_since IS NULL OR role_since >= 0);
+            """),
     ])
 }

@@ -21,7 +21,10 @@ public enum SyncExchangeHealth {
             \(blob("compartment_uuid", 16)) AND \(blob("device_id", 16)) AND typeof(role) = 'text' AND role IN ('viewer', 'editor')
             AND \(timeColumn("granted_at", null: false)) AND \(timeColumn("revoked_at", null: true))
             """,
-        "sync_origins": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND typeof(access) = 'text' AND access IN ('mine', 'editor', 'viewer')",
+        "sync_origins": """
+            \(blob("project_id", 16)) AND \(blob("device_id", 16)) AND typeof(access) = 'text' AND access IN ('mine', 'editor', 'viewer')
+            AND (role_since IS NULL OR (typeof(role_since) = 'integer' AND role_since >= 0))
+            """,
         "sync_roster": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(blob("signing_key", 32)) AND (noise_key IS NULL OR \(blob("noise_key", 32)))",
         "sync_peer_vectors": "\(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(vector) = 'blob'",
         "sync_forks": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("found_at", null: false))",

@@ -93,9 +93,18 @@ struct SyncExchangeStore {
         return (try DeviceID(bytes: try row.blob("device_id")), access)
     }
 
-    func setOrigin(of project: ProjectID, device: DeviceID, access: SyncAccess) throws {
-        try database.query("INSERT OR REPLACE INTO sync_origins (project_id, device_id, access) VALUES (?, ?, ?)",
-                           [.blob(project.bytes), .blob(device.bytes), .text(access.name)])
+    /// Keeps whose the project is and the role that device gave; `since`, the role's time (the
+    /// offer's `role-since`), when known (nil: not known, read as 0).
+    func setOrigin(of project: ProjectID, device: DeviceID, access: SyncAccess, since: UInt64? = nil) throws {
+        try database.query("INSERT OR REPLACE INTO sync_origins (project_id, device_id, access, role_since) VALUES (?, ?, ?, ?)",
+                           [.blob(project.bytes), .blob(device.bytes), .text(access.name), since.map { .integer(Int64(min($0, UInt64(Int64.max)))) } ?? .null])
+    }
+
+    /// When the origin set the role kept for `project` (its clock; `exchange-8`), 0 when not known.
+    func roleSince(of project: ProjectID) throws -> UInt64 {
+        guard let row = try database.queryOne("SELECT role_since FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)]),
+              let since = Self.optionalInteger(row["role_since"]), since > 0 else { return 0 }
+        return UInt64(since)
     }
 
     /// The device whose offer made `project` here, when this vault recorded it (`exchange-5`).
