@@ -157,27 +157,23 @@ import Writing
 
     /// `vaultctl sync now` on the desk, asking the laptop (answering on a channel of its own).
     static func deskAsksLaptop(_ f: F) throws -> SyncRunReport {
+        try fromDeskToLaptop(f) { transport in try SyncInitiator(vault: f.desk.unlocked, transport: transport, coordinator: nil).run() }
+    }
+
+    /// `body` with a channel from the desk to the laptop, answering on a channel of its own.
+    static func fromDeskToLaptop<Result>(_ f: F, _ body: (ChannelSyncTransport) throws -> Result) throws -> Result {
         let laptop = f.laptop.unlocked
         let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: f.laptopKeys,
                                        pinnedPeers: { try laptop.vault.familyPairings() },
                                        services: [SyncChannelService(vault: laptop, coordinator: nil)])
         server.start()
         defer { server.stop() }
-        let client = try ChannelClient(connectingTo: server.address, localKeys: f.deskKeys, peer: f.laptopKeys.profile)
-        return try SyncInitiator(vault: f.desk.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        return try body(ChannelSyncTransport(try ChannelClient(connectingTo: server.address, localKeys: f.deskKeys, peer: f.laptopKeys.profile)))
     }
 
-    /// A12 (attack review s6): the owner shared the desk's project with a colleague from another own
-    /// device, so the desk's roster names the colleague (vouched by that device) but the desk has no
-    /// share of it: shares are per vault. The colleague, running other software, makes it view-only,
-    /// with no origin, on a new own device (the laptop) that never held it. The desk asking the
-    /// laptop hears it offered as the colleague's: the desk made the project itself, so it learns no
-    /// origin (before, it did, and the owner's own project became view-only on the desk, the owner's
-    /// share of it refused): refused `originMismatch`, still the owner's own and writable. (The
-    /// desk has no `sync_project_sources` row for it; a test vault keeps no stored audit log, so
-    /// the log's fallback for projects made before that table says nothing here.)
-    @Test func anOwnDeviceAColleagueMisledNeverMakesAProjectMadeOnTheDeskSomeoneElses() throws {
-        let f = try F()
+    /// A12's set-up: the desk's project Brief, whose roster names a colleague (vouched for by
+    /// another own device) that makes it view-only, as its own, on the laptop that never held it.
+    static func briefMisledOnTheLaptop(_ f: F) throws -> (stranger: StrangerDevice, brief: WritingProject, draft: NodeID) {
         let stranger = try StrangerDevice(pairedWithLaptopOf: f)
         let brief = try F.project(f.desk, "Brief")
         let draft = try F.document(f.desk, in: brief, "Draft", ["first", "second"])
@@ -191,6 +187,21 @@ import Writing
         try stranger.syncLaptop()
         try #require(try Self.held(f.laptop, brief.id).isViewOnly)
         try #require(try Self.origin(f.laptop, brief.id)?.device == stranger.device)
+        return (stranger, brief, draft)
+    }
+
+    /// A12 (attack review s6): the owner shared the desk's project with a colleague from another own
+    /// device, so the desk's roster names the colleague (vouched by that device) but the desk has no
+    /// share of it: shares are per vault. The colleague, running other software, makes it view-only,
+    /// with no origin, on a new own device (the laptop) that never held it. The desk asking the
+    /// laptop hears it offered as the colleague's: the desk made the project itself, so it learns no
+    /// origin (before, it did, and the owner's own project became view-only on the desk, the owner's
+    /// share of it refused): refused `originMismatch`, still the owner's own and writable. (The
+    /// desk has no `sync_project_sources` row for it; a test vault keeps no stored audit log, so
+    /// the log's fallback for projects made before that table says nothing here.)
+    @Test func anOwnDeviceAColleagueMisledNeverMakesAProjectMadeOnTheDeskSomeoneElses() throws {
+        let f = try F()
+        let (stranger, brief, draft) = try Self.briefMisledOnTheLaptop(f)
 
         let report = try Self.deskAsksLaptop(f)
         #expect(report.projects.first { $0.project == brief.id }?.refused == ["originMismatch"], "\(report)")
@@ -204,6 +215,32 @@ import Writing
         // Still the owner's: written and shared from the desk as before.
         try F.edit(f.desk, desks, draft, block: 0, to: "first, still the owner's")
         #expect(try F.texts(f.desk, brief.id, draft) == ["first, still the owner's", "second"])
+        try SyncControl.requireOwner(of: desks.compartment, sharingWith: stranger.device, role: .viewer, in: f.desk.unlocked)
+    }
+
+    /// N8 (attack review s7), A12's repair half: after A12's set-up, the desk's writing store is
+    /// rebuilt from the laptop (`vaultctl repair --from laptop`), which offers Brief as the
+    /// colleague's, viewer. The desk made Brief itself, so the repair takes no origin from that
+    /// offer, as an exchange takes none: refused `originMismatch` (recorded with the offered origin,
+    /// and in the report), Brief still the owner's own, writable and shareable. Before, the repair
+    /// took the offered origin: the owner's own project became the colleague's, view-only, here.
+    @Test func aRepairFromAnOwnDeviceAColleagueMisledKeepsAProjectMadeOnTheDeskTheOwnersOwn() throws {
+        let f = try F()
+        let (stranger, brief, _) = try Self.briefMisledOnTheLaptop(f)
+
+        let report = try Self.fromDeskToLaptop(f) { transport in try StoreRepair(vault: f.desk.unlocked, transport: transport).run() }
+        #expect(report.projects.map(\.project) == [brief.id], "\(report)")
+        #expect(report.originsRefused == [brief.id], "\(report)")
+        let desks = try Self.held(f.desk, brief.id)
+        #expect(!desks.isViewOnly)
+        #expect(try Self.origin(f.desk, brief.id) == nil)
+        #expect(Self.entries(f.desk, .syncProjectOriginLearned).isEmpty)
+        let refused = try #require(Self.entries(f.desk, .syncExchangeRefused).last)
+        #expect(refused == ["peer": f.laptopKeys.profile.deviceID.hex, "request": SyncWire.projectsKind, "reason": "originMismatch",
+                            "project": brief.id.hex, "offered-origin": stranger.device.hex])
+        // Still the owner's: written and shared from the desk as before.
+        let later = try F.document(f.desk, in: desks, "After the repair", ["the owner's words"])
+        #expect(try F.texts(f.desk, brief.id, later) == ["the owner's words"])
         try SyncControl.requireOwner(of: desks.compartment, sharingWith: stranger.device, role: .viewer, in: f.desk.unlocked)
     }
 

@@ -17,8 +17,18 @@ enum ProjectProvenance: Equatable {
     case madeFromOffer(of: DeviceID)
     case unknown
 
-    /// What `vault`'s log says of `project` (reads the whole log: only for the rare question above).
+    /// How `vault` came to hold `project`: the device whose offer made it, when `sync_project_sources`
+    /// recorded it (`exchange-5`), else, for a project made before that table, what the audit log
+    /// says (`recorded`).
     static func of(_ project: ProjectID, in vault: UnlockedVault) throws -> ProjectProvenance {
+        if let source = try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).source(of: project) }) {
+            return .madeFromOffer(of: source)
+        }
+        return try recorded(project, in: vault)
+    }
+
+    /// What `vault`'s log says of `project` (reads the whole log: only for the fallback above).
+    static func recorded(_ project: ProjectID, in vault: UnlockedVault) throws -> ProjectProvenance {
         let keys = try vault.auditKeys()
         let actions: Set<String> = [AuditAction.writingProjectCreate.name, AuditAction.syncProjectAdded.name]
         var provenance = ProjectProvenance.unknown

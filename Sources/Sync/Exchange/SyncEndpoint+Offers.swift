@@ -187,10 +187,7 @@ extension SyncEndpoint {
     /// Recorded when the project is made (`sync_project_sources`); for a project made before that
     /// table, the audit log says it (`ProjectProvenance`).
     private func madeFromPeer(_ held: WritingProject) throws -> Bool {
-        if let source = try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).source(of: held.id) }) {
-            return source == peer.deviceID
-        }
-        return try ProjectProvenance.of(held.id, in: vault) == .madeFromOffer(of: peer.deviceID)
+        try ProjectProvenance.of(held.id, in: vault) == .madeFromOffer(of: peer.deviceID)
     }
 
     /// A project held here as the offer says it is now: from the device it came from, in the role

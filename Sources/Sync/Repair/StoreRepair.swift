@@ -23,6 +23,9 @@ public struct RepairReport: Sendable, Equatable {
     public var notOffered: [ProjectID] = []
     /// Projects the device offered that this vault never held: `vaultctl sync now` brings them.
     public var notHere: [ProjectID] = []
+    /// Projects the device offered as someone else's whose origin this vault did not take: it made
+    /// them itself, not from that device's offer (attack review s7, N8), so they stay the owner's own.
+    public var originsRefused: [ProjectID] = []
 
     public init() {}
 
@@ -80,6 +83,7 @@ public struct StoreRepair {
             pulled.append((offer, compartment, try pull(offer, devices: own.merging(Self.keys(of: offer.roster)) { kept, _ in kept })))
         }
         report.notOffered = compartments.keys.filter { id in !offers.contains { $0.project == id } }.sorted { $0.hex < $1.hex }
+        let provenance = try provenances(of: pulled.map(\.offer))
         let sessions = try startSessions(for: pulled.map(\.compartment))
         defer { for session in sessions.values { try? session.end() } }
         try check(pulled, own: author.device, sessions: sessions, into: &report)
@@ -87,7 +91,7 @@ public struct StoreRepair {
         report.kept = kept.name
         report.keptBytes = kept.bytes
         try vault.record(VaultEvent(.syncRepairKept, details: [.init("peer", peer.deviceID.hex), .init("kept", kept.name), .init("bytes", String(kept.bytes))]))
-        try rebuild(pulled, author: author, own: own, sessions: sessions, into: &report)
+        try rebuild(pulled, author: author, own: own, provenance: provenance, sessions: sessions, into: &report)
         return report
     }
 
@@ -123,6 +127,15 @@ public struct StoreRepair {
             throw RepairError(.recordRefused, "project \(offer.project): device \(peer.fingerprint) sent a record that does not verify (\(refusal.error.code.rawValue)); nothing was changed")
         }
         return replica.records(missingFrom: [:])
+    }
+
+    /// How this vault came to hold each offered project that the offer says is someone else's
+    /// (`ProjectProvenance`), read before the rebuild's transaction (the audit log, for a project
+    /// made before `sync_project_sources`).
+    private func provenances(of offers: [SyncProjectOffer]) throws -> [ProjectID: ProjectProvenance] {
+        var found: [ProjectID: ProjectProvenance] = [:]
+        for offer in offers where offer.origin != nil { found[offer.project] = try ProjectProvenance.of(offer.project, in: vault) }
+        return found
     }
 
     private func startSessions(for compartments: [VaultCompartment]) throws -> [CompartmentID: PrivilegedProcessingSession] {
@@ -161,12 +174,23 @@ public struct StoreRepair {
     /// A project someone else's device shared with the owner keeps its role (SECURITY.md §19.10):
     /// the reset drops `writing_projects` with its view-only mark, while where the project came
     /// from is the exchange's (`sync_origins`, not reset), or, when this vault kept none, what the
-    /// own device's offer says (§19.9). View-only again exactly when that role is viewer.
-    private func keepRole(of project: WritingProject, offer: SyncProjectOffer, own: [DeviceID: [UInt8]], exchange: SyncExchangeStore,
-                          store: WritingStore) throws {
+    /// own device's offer says (§19.9), as an exchange would take it: only for a project this vault
+    /// made from that device's offer, or from the origin's own (attack review s7, N8, the repair's
+    /// half of s6 A12). A project made here stays the owner's own whatever the device says: the
+    /// origin refused as `originMismatch`, recorded. View-only again exactly when that role is viewer.
+    private func keepRole(of project: WritingProject, offer: SyncProjectOffer, own: [DeviceID: [UInt8]], provenance: ProjectProvenance?,
+                          exchange: SyncExchangeStore, store: WritingStore, refused: inout [ProjectID]) throws {
         let someoneElses = { (device: DeviceID) in own[device] == nil }
         var origin = try exchange.origin(of: project.id)
         if origin == nil, let offered = offer.origin, someoneElses(offered) {
+            guard try mayTake(offered, of: project, provenance: provenance, exchange: exchange) else {
+                try store.transaction.record(.syncExchangeRefused, details: [
+                    .init("peer", peer.deviceID.hex), .init("request", SyncWire.projectsKind), .init("reason", SyncExchangeErrorCode.originMismatch.rawValue),
+                    .init("project", project.id.hex), .init("offered-origin", offered.hex),
+                ])
+                refused.append(project.id)
+                return
+            }
             let role: SyncAccess = offer.access == .viewer ? .viewer : .editor
             try exchange.setOrigin(of: project.id, device: offered, access: role)
             // Recorded as any origin learned is, so the audit log names every origin a mend may
@@ -179,21 +203,33 @@ public struct StoreRepair {
         try store.setSyncedViewOnly(project.id, true, from: origin.device.hex)
     }
 
+    /// Whether this vault, holding no origin for `project`, takes the device's word that it is
+    /// `offered`'s: only when it made the project from this device's offer or from `offered`'s own,
+    /// and never shared it with `offered` (only owners share). `SyncEndpoint.recognise` asks the same.
+    private func mayTake(_ offered: DeviceID, of project: WritingProject, provenance: ProjectProvenance?,
+                         exchange: SyncExchangeStore) throws -> Bool {
+        guard provenance == .madeFromOffer(of: peer.deviceID) || provenance == .madeFromOffer(of: offered) else { return false }
+        return try exchange.share(of: project.compartment.id, with: offered) == nil
+    }
+
     /// One transaction: the store emptied and made again, each project restored in its compartment,
     /// its roster kept, its records stored and its documents written by `VaultSync.receive`.
     private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], author: SyncAuthor,
-                         own: [DeviceID: [UInt8]], sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
-        report.projects = try vault.transaction { tx in
+                         own: [DeviceID: [UInt8]], provenance: [ProjectID: ProjectProvenance],
+                         sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
+        let checked = report.checked, missing = report.missing, keptCopy = report.kept
+        (report.projects, report.originsRefused) = try vault.transaction { tx in
             let reset = try WritingStoreReset.reset(in: tx)
             try tx.record(.syncRepairReset, details: [.init("peer", peer.deviceID.hex), .init("tables", String(reset.tables)),
                                                       .init("sealed", String(reset.sealed))])
-            var projects: [RepairReport.Project] = []
+            var projects: [RepairReport.Project] = [], originsRefused: [ProjectID] = []
             for item in pulled {
                 let access: RecordAccess = sessions[item.compartment.id].map { .session($0) } ?? .vault
                 let store = WritingStore(tx, access: access, clock: clock)
                 let project = try store.restoreProject(item.offer.project, named: item.offer.name, kind: item.offer.kind, in: item.compartment)
                 let exchange = SyncExchangeStore(database: tx.database)
-                try keepRole(of: project, offer: item.offer, own: own, exchange: exchange, store: store)
+                try keepRole(of: project, offer: item.offer, own: own, provenance: provenance[project.id], exchange: exchange, store: store,
+                             refused: &originsRefused)
                 try exchange.addRoster(item.offer.roster, of: project.id)
                 let devices = try exchange.roster(of: project.id).merging(own) { kept, _ in kept }
                 let receipt = try VaultSync(store, author: author, devices: devices).receive(item.records.map(\.encoded), for: project.id)
@@ -204,9 +240,9 @@ public struct StoreRepair {
             }
             try tx.record(.syncRepair, details: [.init("peer", peer.deviceID.hex), .init("projects", String(projects.count)),
                                                  .init("records", String(projects.reduce(0) { $0 + $1.records })),
-                                                 .init("checked", String(report.checked)), .init("missing", String(report.missing)),
-                                                 .init("kept", report.kept)])
-            return projects
+                                                 .init("checked", String(checked)), .init("missing", String(missing)),
+                                                 .init("kept", keptCopy)])
+            return (projects, originsRefused)
         }
     }
 }

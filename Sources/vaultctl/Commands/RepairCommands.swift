@@ -46,7 +46,8 @@ enum RepairCommands {
                 Output.json(["peer": DeviceCommand.json(pairing.peer), "kept": kept, "kept_bytes": report.keptBytes,
                              "records": report.records, "checked": report.checked, "missing": report.missing,
                              "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
-                             "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex)])
+                             "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex),
+                             "origins_refused": report.originsRefused.map(\.hex)])
                 return
             }
             Output.line("Rebuilt \(report.projects.count) project(s) from \(pairing.peer.name): \(report.records) record(s), "
@@ -54,6 +55,9 @@ enum RepairCommands {
             Output.line("The damaged store is kept in \(kept)")
             if report.missing > 0 { Output.line("\(report.missing) record(s) this vault held are not on \(pairing.peer.name): they are only in the kept copy.") }
             for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
+            for id in report.originsRefused {
+                Output.line("Project \(id.hex) was made on this device, not from \(pairing.peer.name)'s offer: it stays your own here, whoever \(pairing.peer.name) says it is from (recorded).")
+            }
             if !report.notHere.isEmpty { Output.line("\(report.notHere.count) project(s) on \(pairing.peer.name) were never here: 'vaultctl sync now' brings them.") }
         }
 
