@@ -94,4 +94,30 @@ import Writing
         #expect(try f.syncLaptop().sent == 1)
         #expect(try F.texts(f.desk, brief.id, draft) == ["first, by the editor"])
     }
+
+    /// Attack review s7, A7: the viewer records that a project stopped syncing once, when it stops,
+    /// not at every exchange after (the log would grow without bound and bury its other entries);
+    /// shared again and revoked again, it is recorded again. `sync status` keeps the reason meanwhile.
+    @Test func aProjectNoLongerSharedIsRecordedOnceEachTimeItStops() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let brief = try F.project(f.desk, "Brief")
+        _ = try F.document(f.desk, in: brief, "Draft", ["first"])
+        try F.share(brief, of: f.desk, with: f.laptop, role: .viewer)
+        try f.syncLaptop()
+        let laptop = f.laptopKeys.profile.deviceID
+        let skipped = { f.laptop.recording.events.withLock { $0.filter { $0.action == .syncProjectSkipped }.count } }
+
+        try SyncControl.revoked(brief.compartment, from: laptop, in: f.desk.unlocked)
+        for _ in 1...3 { try f.syncLaptop() }
+        #expect(skipped() == 1, "three exchanges after one revoke: one entry")
+        let kept = try f.laptop.unlocked.transaction { tx in try SyncExchangeStore(database: tx.database).skips(of: brief.id) }
+        #expect(kept.map(\.reason).allSatisfy { $0.hasPrefix("notShared:") } && kept.count == 1, "\(kept)")
+
+        try F.share(brief, of: f.desk, with: f.laptop, role: .editor)
+        #expect(try f.syncLaptop().projects.contains { $0.project == brief.id && $0.skipped == nil })
+        #expect(skipped() == 1, "syncing again records no skip")
+        try SyncControl.revoked(brief.compartment, from: laptop, in: f.desk.unlocked)
+        for _ in 1...2 { try f.syncLaptop() }
+        #expect(skipped() == 2, "a second revoke: a second entry")
+    }
 }

@@ -267,16 +267,23 @@ extension SyncEndpoint {
     /// The projects this vault holds from the peer (it shared them, its origin) that the peer no
     /// longer offers (the share revoked, or the project gone there): each left for this exchange and
     /// recorded as `sync.project-skipped` with reason `notShared`, so this vault's log says why the
-    /// project stopped syncing. Its view-only mark stays (nothing the owner no longer sends becomes
-    /// writable); a later share lifts it or sets it as the owner says.
+    /// project stopped syncing: once, when it stops, not at every exchange after (attack review
+    /// s7, A7: the log would grow without bound and bury its other entries). The project's skip
+    /// row (`sync_project_skips`, kept until it syncs with the peer again) says it was recorded.
+    /// Its view-only mark stays (nothing the owner no longer sends becomes writable); a later share
+    /// lifts it or sets it as the owner says.
     func recordNoLongerShared(besides offered: Set<ProjectID>) throws {
         guard !peerIsMine else { return }
-        let held = try vault.transaction { tx in
+        let notShared = SyncExchangeErrorCode.notShared.rawValue
+        let stopped = try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
-            return try WritingStore(tx).projects().filter { try self.sharedFrom($0.id, in: store)?.device == self.peer.deviceID }
+            return try WritingStore(tx).projects().filter { project in
+                guard !offered.contains(project.id), try self.sharedFrom(project.id, in: store)?.device == self.peer.deviceID else { return false }
+                return try store.skipReason(of: project.id, by: self.peer.deviceID)?.hasPrefix("\(notShared):") != true
+            }
         }
-        for project in held where !offered.contains(project.id) {
-            recordSkipped(project.id, reason: SyncExchangeErrorCode.notShared.rawValue,
+        for project in stopped {
+            recordSkipped(project.id, reason: notShared,
                           message: "device \(peer.fingerprint) no longer offers project \(project.id): its share was revoked or the project is gone there")
         }
     }

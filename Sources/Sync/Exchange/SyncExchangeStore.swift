@@ -232,6 +232,12 @@ struct SyncExchangeStore {
                            [.blob(device.bytes), .blob(project.bytes), .text(Self.bounded(reason)), .integer(time)])
     }
 
+    /// Why `project` was left in the last exchange with `device` that left it, or nil.
+    func skipReason(of project: ProjectID, by device: DeviceID) throws -> String? {
+        try database.queryOne("SELECT reason FROM sync_project_skips WHERE device_id = ? AND project_id = ?",
+                              [.blob(device.bytes), .blob(project.bytes)]).map { try $0.text("reason") }
+    }
+
     func clearSkipped(_ project: ProjectID, by device: DeviceID) throws {
         try database.query("DELETE FROM sync_project_skips WHERE device_id = ? AND project_id = ?", [.blob(device.bytes), .blob(project.bytes)])
     }
