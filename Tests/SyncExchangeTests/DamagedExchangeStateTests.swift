@@ -169,6 +169,27 @@ import Writing
 
     // MARK: P2: an origin is put back, never dropped
 
+    /// Attack review s7, P2's gap: the origin row lost while the writing store is damaged too (its
+    /// projects table gone), so the mend cannot tell which projects are ordinary or view-only and
+    /// puts no origin back. It says so and why (in the mend, in its entry), instead of passing over
+    /// it: before, the mend read as whole, origins 0, with nothing to tell they were lost.
+    @Test func aLostOriginTheMendCannotPutBackIsSaidWithItsReason() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Brief")
+        _ = try F.document(f.desk, in: project, "Draft", ["words"])
+        try F.share(project, of: f.desk, with: f.laptop, role: .viewer)
+        try f.syncLaptop()
+
+        try f.laptop.tamper("DROP TABLE sync_origins; DROP TABLE writing_projects")
+        let mend = try Self.mend(f.laptop)
+        #expect(mend.remade == ["sync_origins"] && mend.originsRestored.isEmpty, "\(mend)")
+        let why = try #require(mend.originsNotRestored, "\(mend)")
+        #expect(why.contains("the writing store cannot list its projects") && why.contains("1 project(s)")
+                && why.contains("repair --from"), "\(why)")
+        #expect(F.details(f.laptop, .syncExchangeMended, "origins-not-restored") == ["1"])
+        #expect(F.details(f.laptop, .syncExchangeMended, "origins") == ["0"])
+    }
+
     @Test(arguments: ["PRAGMA ignore_check_constraints = ON; UPDATE sync_origins SET access = 'owner'", "DROP TABLE sync_origins"])
     func aLostOriginIsPutBackFromTheAuditLogSoAColleaguesProjectStaysTheirs(_ damage: String) throws {
         let f = try F(deskTrusts: .other, laptopTrusts: .other)

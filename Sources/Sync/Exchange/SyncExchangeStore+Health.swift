@@ -125,6 +125,11 @@ public struct SyncExchangeMend: Sendable, Equatable {
     /// Projects held from someone else's device whose origin row was lost and is put back from the
     /// audit log (`SyncOriginHistory`).
     public var originsRestored: [ProjectID] = []
+    /// Why origins the audit log names could not be put back, when they could not (the writing
+    /// store is damaged too and cannot list its projects; attack review s7, P2): until `vaultctl
+    /// repair --from DEVICE` rebuilds it, taking each origin as §19.10 says, nothing may be taken
+    /// for granted about whose those projects are. Nil when nothing stopped them.
+    public var originsNotRestored: String?
 
     public var changed: Bool { !remade.isEmpty || !dropped.isEmpty }
 }
@@ -181,29 +186,49 @@ extension SyncExchangeHealth {
             try database.execute("DROP TABLE \"\(table)_mending\"")
         }
         if mend.remade.contains("sync_origins") || mend.dropped["sync_origins"] != nil {
-            mend.originsRestored = try restoreOrigins(from: history, in: transaction)
+            switch try restoreOrigins(from: history, in: transaction) {
+            case .success(let restored): mend.originsRestored = restored
+            case .failure(let unread): mend.originsNotRestored = unread.reason
+            }
         }
         let dropped = mend.dropped.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-        try transaction.record(.syncExchangeMended, details: [.init("remade", mend.remade.isEmpty ? "none" : mend.remade.joined(separator: ",")),
-                                                              .init("dropped", dropped.isEmpty ? "none" : dropped),
-                                                              .init("origins", String(mend.originsRestored.count))])
+        var details: [VaultEvent.Detail] = [.init("remade", mend.remade.isEmpty ? "none" : mend.remade.joined(separator: ",")),
+                                            .init("dropped", dropped.isEmpty ? "none" : dropped),
+                                            .init("origins", String(mend.originsRestored.count))]
+        if mend.originsNotRestored != nil { details.append(.init("origins-not-restored", String(history.origins.count))) }
+        try transaction.record(.syncExchangeMended, details: details)
         return mend
+    }
+
+    /// Why the origins could not be put back.
+    struct OriginsUnread: Error {
+        let reason: String
     }
 
     /// Each ordinary project held here without an origin row whose audit history names someone
     /// else's device gets that origin back: `viewer` when the project is view-only (the mark
-    /// `follow` keeps with the role), else `editor`. Returns the projects put back.
-    private static func restoreOrigins(from history: SyncOriginHistory, in transaction: VaultTransaction) throws -> [ProjectID] {
+    /// `follow` keeps with the role), else `editor`. Returns the projects put back, or why none
+    /// could be: a writing store that cannot list its projects (damaged too) does not say which are
+    /// ordinary or view-only. Said, never passed over (attack review s7, P2): those projects would
+    /// otherwise look like the owner's own with nothing to tell why.
+    private static func restoreOrigins(from history: SyncOriginHistory, in transaction: VaultTransaction) throws -> Result<[ProjectID], OriginsUnread> {
+        guard !history.origins.isEmpty else { return .success([]) }
         let store = SyncExchangeStore(database: transaction.database)
         var restored: [ProjectID] = []
-        // A writing store that cannot list its projects (damaged: `repair --from` rebuilds it next,
-        // taking each origin from the own device's offer) has none to put back here.
-        let projects = (try? WritingStore(transaction).projects()) ?? []
+        let projects: [WritingProject]
+        do { projects = try WritingStore(transaction).projects() } catch {
+            let code = (error as? CryptoVaultError)?.code.rawValue ?? (error as? WritingError)?.code.rawValue ?? "unreadable"
+            return .failure(OriginsUnread(reason: """
+                the writing store cannot list its projects (\(code)), so the origins of \(history.origins.count) project(s) held from \
+                someone else's device, as the audit log says, were not put back; 'vaultctl repair --from DEVICE' rebuilds the store \
+                from your own device and takes each project's origin from it
+                """))
+        }
         for project in projects where !project.isPrivileged {
             guard let device = history.origins[project.id], try store.origin(of: project.id) == nil else { continue }
             try store.setOrigin(of: project.id, device: device, access: project.isViewOnly ? .viewer : .editor)
             restored.append(project.id)
         }
-        return restored
+        return .success(restored)
     }
 }

@@ -36,7 +36,7 @@ enum RepairCommands {
             defer { withExtendedLifetime(lock) {} }
             let unlocked = try VaultLocation.unlock(arguments)
             // The exchange's own tables first: the rebuild reads and writes its rosters.
-            _ = try SyncExchangeHealth.mend(unlocked)
+            let mend = try SyncExchangeHealth.mend(unlocked)
             let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
             let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
@@ -44,6 +44,7 @@ enum RepairCommands {
             let kept = (unlocked.vault.directory as NSString).appendingPathComponent("damaged/" + report.kept)
             if arguments.has("--json") {
                 Output.json(["peer": DeviceCommand.json(pairing.peer), "kept": kept, "kept_bytes": report.keptBytes,
+                             "origins_not_restored": mend.originsNotRestored ?? NSNull(),
                              "records": report.records, "checked": report.checked, "missing": report.missing,
                              "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
                              "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex),
@@ -53,6 +54,7 @@ enum RepairCommands {
             Output.line("Rebuilt \(report.projects.count) project(s) from \(pairing.peer.name): \(report.records) record(s), "
                         + "\(report.checked) checked against this vault's audit log.")
             Output.line("The damaged store is kept in \(kept)")
+            if let why = mend.originsNotRestored { Output.line("The sync state was mended first: \(why).") }
             if report.missing > 0 { Output.line("\(report.missing) record(s) this vault held are not on \(pairing.peer.name): they are only in the kept copy.") }
             for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
             for id in report.originsRefused {
@@ -72,7 +74,8 @@ enum RepairCommands {
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
             Output.json(["mended": mend.changed, "remade": mend.remade, "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) }),
-                         "origins_restored": mend.originsRestored.map(\.hex)])
+                         "origins_restored": mend.originsRestored.map(\.hex),
+                         "origins_not_restored": mend.originsNotRestored ?? NSNull()])
             return
         }
         guard mend.changed else {
@@ -84,6 +87,7 @@ enum RepairCommands {
         for project in mend.originsRestored {
             Output.line("Project \(project.hex) is held from someone else's device again, as this vault's audit log says (its origin row was lost).")
         }
+        if let why = mend.originsNotRestored { Output.line("Not put back: \(why).") }
         if mend.dropped["sync_peers"] != nil { Output.line("A device whose row was damaged is paused: 'vaultctl sync resume --peer PEER' resumes it.") }
         Output.line("Sync state mended; 'vaultctl sync status' shows it.")
     }
