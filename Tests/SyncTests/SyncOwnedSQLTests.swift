@@ -20,6 +20,7 @@ import TestSupport
         "sync_forks": "SyncExchangeStore",
         "sync_project_skips": "SyncExchangeStore",
         "sync_project_sources": "SyncExchangeStore",
+        "sync_roster_refusals": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 
