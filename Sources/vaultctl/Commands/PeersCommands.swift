@@ -24,17 +24,21 @@ enum PeersCommands {
     static let revoke = Command("peers revoke", synopsis: "forget a paired device; it can no longer connect", usage: "--peer PEER", about: """
         Deletes the pairing with PEER (its name, or its fingerprint as 'vaultctl peers list' shows
         it) and records 'peer.revoke' in the audit log. From the next connection on, this vault's
-        channel refuses that device's key; to trust it again, pair again.
+        channel refuses that device's key; to trust it again, pair again. Your other own devices
+        still pair it: the command names those this vault trusts as 'mine', with the command to run
+        on each (--json: also_change_on).
         """, options: Credentials.options + [PeerSelection.option("the paired device to forget: its name or fingerprint")],
         positionals: 0...1, json: true, examples: ["vaultctl peers revoke --peer 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(try PeerSelection.named(arguments), in: unlocked.vault.familyPairings())
+            let notice = try PeersDemotionNotice.of(pairing, revoking: true, in: unlocked.vault)
             try unlocked.revokePairing(deviceID: pairing.peer.deviceID)
             if arguments.has("--json") {
-                Output.json(["revoked": json(pairing)])
+                Output.json(["revoked": json(pairing), "also_change_on": notice.json])
                 return
             }
             Output.line("Revoked \(pairing.peer.name)  \(pairing.peer.fingerprint); it can no longer connect to this vault.")
+            notice.lines.forEach(Output.line)
         }
 
     /// `peers trust`: the explicit, audited change of a paired device's trust level.
@@ -44,7 +48,9 @@ enum PeersCommands {
         the audit log. 'mine' is your own device: privileged projects may sync to it, each time an
         egress decision for destination device:ID. 'other' is someone else's: only what sharing
         allows, privileged compartments refused and the refusal logged. Setting the level a device
-        already has changes and records nothing.
+        already has changes and records nothing. Trust is per vault: after 'other', the command
+        names your other own devices (those trusted 'mine' here), which may still send the device
+        your privileged projects, with the command to run on each (--json: also_change_on).
         """, options: Credentials.options + [PeerSelection.option("the paired device: its name or fingerprint")],
         positionals: 1...1, json: true, examples: ["vaultctl peers trust --peer laptop mine"]) { arguments in
             guard let level = arguments.positionals.first.flatMap(DeviceTrust.init(rawValue:)) else {
@@ -54,12 +60,15 @@ enum PeersCommands {
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(peer, in: unlocked.vault.familyPairings())
             let changed = try unlocked.setTrust(level, of: pairing.peer.deviceID)
+            // Demotion only: a device made 'mine' here is the owner's word on this vault alone.
+            let notice = level == .other ? try PeersDemotionNotice.of(pairing, revoking: false, in: unlocked.vault) : nil
             if arguments.has("--json") {
-                Output.json(["changed": changed, "pairing": json(pairing, trust: level)])
+                Output.json(["changed": changed, "pairing": json(pairing, trust: level), "also_change_on": notice?.json ?? []])
                 return
             }
             Output.line(changed ? "\(pairing.peer.name) is now \(level == .mine ? "your own device" : "someone else's device")."
                                 : "\(pairing.peer.name) was already \(level.rawValue); nothing changed.")
+            notice?.lines.forEach(Output.line)
         }
 
     static func json(_ pairing: FamilyPairing, trust: DeviceTrust? = nil) -> [String: Any] {
