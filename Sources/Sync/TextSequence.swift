@@ -40,15 +40,13 @@ struct TextSequence: Sendable {
     /// arrive: a pair only ever involves the record arriving, so the set grows the same way
     /// whatever order concurrent records arrive in.
     private(set) var overlaps = Set<UInt64>()
-    /// Pairs of concurrent records whose letters or digits touch in the text of some set of the
-    /// records held that a replica may have held (see `touchingWords`), noted as the record that
-    /// makes them so arrives: the set grows the same way whatever order records arrive in.
+    /// Pairs of concurrent records whose letters or digits touch in the text of the two records'
+    /// pasts (see `touchingWords`), noted as the later of the two arrives: that text holds no other
+    /// record, so the set grows the same way whatever order records arrive in.
     private(set) var touches = Set<UInt64>()
     /// The runs of letters or digits the record being applied typed here (its first offset and
-    /// count), and the first and last characters of each of its deletes, for `noteTouching` once
-    /// all its edits are in.
+    /// count), for `noteTouching` once all its edits are in.
     private var typedRuns: [(entry: Int32, first: UInt32, count: Int)] = []
-    private var deletedRuns: [(entry: Int32, first: Int32, firstOffset: UInt32, last: Int32, lastOffset: UInt32)] = []
     /// The records that typed a letter or digit here.
     private var wordTypers = Set<Int32>()
     /// Who typed right after a character (its inserts' first characters), and right before it (the
@@ -137,7 +135,6 @@ struct TextSequence: Sendable {
         overlaps = overlaps.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
         touches = touches.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
         typedRuns.removeAll { $0.entry == entry }
-        deletedRuns.removeAll { $0.entry == entry }
         wordTypers.remove(entry)
         typedAfter = typedAfter.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
         typedBefore = typedBefore.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
@@ -281,7 +278,6 @@ struct TextSequence: Sendable {
             }
             items[index].deleters.append(deleter)
         }
-        deletedRuns.append((deleter, first.entry, first.offset, last.entry, last.offset))
     }
 
     // MARK: Overlapping edits
@@ -292,126 +288,93 @@ struct TextSequence: Sendable {
         wordTypers.contains(entry)
     }
 
-    /// The pairs of concurrent records whose letters or digits touch (SECURITY.md §19.3): a letter
-    /// or digit one typed is next to one the other typed in the text of some **holding**, a set of
-    /// the records held that holds every member's past and both records: what a replica may have
-    /// shown at some time, whatever order the records came in. The pair's text (exactly the two
-    /// records' pasts) and the text shown (every record held) are two such sets. More records only
-    /// add holdings, so a pair once touching touches for good: the pairs are a function of the
-    /// records held, growing as they arrive, never of their order. Each pair is (lower index, higher).
+    /// The pairs of concurrent records whose letters or digits touch (SECURITY.md §19.3): in the
+    /// text of exactly the records in the past of either (both included), a letter or digit one typed
+    /// is next to one the other typed: two words run together that neither device wrote so. That
+    /// text holds no record but those, so the pair is a fact of the two records, as an overlap is:
+    /// what arrives later (a record parting the words again) never ends it. Each pair is (lower
+    /// index, higher).
     var touchingWords: [(Int32, Int32)] {
         touches.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
     }
 
-    /// Notes, once every edit of record `entry` here is applied, the pairs it makes touch
-    /// (`touchingWords`). A holding where two letters touch that was not one before holds `entry`
-    /// (the newest record), and the same holding without `entry` still shows them touching unless
-    /// `entry` typed one of them or deleted a character between them. So the new pairs are around
-    /// `entry`'s letters and around what it deleted, within the characters every holding with
-    /// `entry` shows (typed in its past and deleted by no record held): those are looked at, each
-    /// pair by `canTouch`. `precedes(x, y)`: record x is in record y's past (or is y), for any
-    /// record held and `entry`.
-    mutating func noteTouching(by entry: Int32, precedes: (Int32, Int32) -> Bool) {
-        let typed = typedRuns.filter { $0.entry == entry }, deleted = deletedRuns.filter { $0.entry == entry }
+    /// Notes, once every edit of record `entry` here is applied, each record it touches
+    /// (`touchingWords`): from each letter or digit it typed and shows, the nearest characters either
+    /// side that the text of the two records' pasts would show. `inPast` says whether a record is in
+    /// `entry`'s past (or is it); `inPastOf(x, z)` whether record x is in held record z's past. Every
+    /// record held is in `entry`'s past or concurrent with it (it arrives after its past).
+    mutating func noteTouching(by entry: Int32, inPast: (Int32) -> Bool, inPastOf: (Int32, Int32) -> Bool) {
+        let runs = typedRuns.filter { $0.entry == entry }
         typedRuns.removeAll()
-        deletedRuns.removeAll()
-        for run in typed {
+        for run in runs {
             for offset in run.first..<run.first + UInt32(run.count) {
+                // Only the record itself can have deleted its own characters yet.
                 guard let index = index(of: entry, offset), items[index].isWord, items[index].deleters.isEmpty else { continue }
-                for other in span(around: index...index, by: entry, precedes: precedes) where other != index {
-                    noteIfTouching(min(index, other), max(index, other), precedes: precedes)
+                for step in [-1, 1] {
+                    for other in recordsTouching(from: index, step: step, by: entry, inPast: inPast, inPastOf: inPastOf) {
+                        touches.insert(Self.pair(entry, other))
+                    }
                 }
             }
         }
-        for run in deleted {
-            guard let start = index(of: run.first, run.firstOffset), let end = index(of: run.last, run.lastOffset) else { continue }
-            // A letter `entry` deleted is shown in no holding with it: only the others can be new pairs.
-            let letters = span(around: start...end, by: entry, precedes: precedes).filter { items[$0].isWord && !items[$0].deleters.contains(entry) }
-            for (position, left) in letters.enumerated() {
-                for right in letters[(position + 1)...] { noteIfTouching(left, right, precedes: precedes) }
+    }
+
+    /// The concurrent records with a letter or digit that is, in the text of its past and `entry`'s,
+    /// the nearest shown character to `start` (a letter or digit `entry` typed) in direction `step`.
+    /// A character is shown in that text when typed by a record in either past and deleted by none.
+    /// The walk stops at a character every such text shows (typed in `entry`'s past, deleted by no
+    /// record held): no record's letter beyond it can be next to `start`.
+    private func recordsTouching(from start: Int, step: Int, by entry: Int32, inPast: (Int32) -> Bool,
+                                 inPastOf: (Int32, Int32) -> Bool) -> [Int32] {
+        var found: [Int32] = [], decided = Set<Int32>(), between: [Int] = []
+        var cursor = start + step
+        while cursor >= 0, cursor < items.count {
+            let item = items[cursor], here = cursor
+            cursor += step
+            // Deleted in `entry`'s past (or by it): no such text shows it.
+            if item.deleters.contains(where: inPast) { continue }
+            if inPast(item.entry) {
+                if item.deleters.isEmpty { break }
+                between.append(here)  // shown unless the other's past deleted it
+                continue
             }
-        }
-    }
-
-    /// `range` widened on either side over the characters some holding with record `entry` may
-    /// hide, up to and including the first one every such holding shows (typed in `entry`'s past and
-    /// deleted by no record held), or the text's end.
-    private func span(around range: ClosedRange<Int>, by entry: Int32, precedes: (Int32, Int32) -> Bool) -> ClosedRange<Int> {
-        func isShownInEvery(_ index: Int) -> Bool { items[index].deleters.isEmpty && precedes(items[index].entry, entry) }
-        var low = range.lowerBound - 1, high = range.upperBound + 1
-        while low >= 0, !isShownInEvery(low) { low -= 1 }
-        while high < items.count, !isShownInEvery(high) { high += 1 }
-        return max(low, 0)...min(high, items.count - 1)
-    }
-
-    /// Notes the records of the characters at `left` and `right` (left first) as touching when they
-    /// are two concurrent records' letters or digits some holding shows side by side (`canTouch`).
-    private mutating func noteIfTouching(_ left: Int, _ right: Int, precedes: (Int32, Int32) -> Bool) {
-        let p = items[left].entry, q = items[right].entry
-        guard items[left].isWord, items[right].isWord, p != q, !precedes(p, q), !precedes(q, p) else { return }
-        let key = Self.pair(p, q)
-        guard !touches.contains(key), canTouch(left, right, within: { _ in true }, precedes: precedes) else { return }
-        touches.insert(key)
-    }
-
-    /// Whether some holding shows the letters at `left` and `right` (of concurrent records p and q)
-    /// with nothing shown between. A holding holds p's and q's pasts; it must leave out every record
-    /// that deleted either letter, and everything after one; and each character between must be
-    /// left out (its record not held) or deleted by a record held. The records that must be left
-    /// out are found by growing that set until nothing more has to go (leaving a record out can
-    /// take away the only delete of a character between, whose record must then go too): the
-    /// holding of every other record is then the largest there is, and it shows the two letters
-    /// together exactly when it still holds both pasts (every holding leaves out at least those
-    /// records, so if it does not, none does).
-    /// Only records `inScope` accepts (a set holding each member's past) are held: the others are
-    /// as if never received.
-    private func canTouch(_ left: Int, _ right: Int, within inScope: (Int32) -> Bool, precedes: (Int32, Int32) -> Bool) -> Bool {
-        let p = items[left].entry, q = items[right].entry
-        func inPasts(_ record: Int32) -> Bool { precedes(record, p) || precedes(record, q) }
-        var leftOut = LeftOut()
-        for deleter in items[left].deleters + items[right].deleters where inScope(deleter) { leftOut.add(deleter, precedes) }
-        guard !leftOut.contains(p, precedes), !leftOut.contains(q, precedes) else { return false }
-        var undecided: [Int] = []
-        for index in (left + 1)..<right where inScope(items[index].entry) {
-            let item = items[index]
-            // Deleted in the two pasts: hidden in every holding. Typed there and deleted by none: shown in every one.
-            if item.deleters.contains(where: inPasts) { continue }
-            if !item.deleters.contains(where: inScope), inPasts(item.entry) { return false }
-            undecided.append(index)
-        }
-        var grew = true
-        while grew {
-            grew = false
-            undecided = undecided.filter { index in
-                let item = items[index]
-                if leftOut.contains(item.entry, precedes) { return false }  // its record is left out, for good
-                if item.deleters.contains(where: { inScope($0) && !leftOut.contains($0, precedes) }) { return true }  // a delete of it may be held
-                leftOut.add(item.entry, precedes)
-                grew = true
-                return false
+            let other = item.entry  // a concurrent record's character
+            // Deleted in its own record's past: no text that holds it shows it.
+            if item.deleters.contains(where: { inPastOf($0, other) }) { continue }
+            // The first character of `other` its text shows decides the pair: touching if it is a
+            // letter or digit and nothing between is shown there.
+            if decided.insert(other).inserted, item.isWord,
+               !between.contains(where: { isShown($0, inTextOf: other, inPast: inPast, inPastOf: inPastOf) }) {
+                found.append(other)
             }
-            // A record of either past must be left out: the two letters are never shown together.
-            if grew, leftOut.contains(p, precedes) || leftOut.contains(q, precedes) { return false }
+            between.append(here)
         }
-        return true
+        return found
     }
 
-    /// Whether concurrent records p and q have letters or digits side by side in some holding made
-    /// of the records `inScope` accepts alone (a set holding each member's past, such as a record's
-    /// past, with p and q): what the records of that set make of the pair, whatever else is held.
-    /// (`touchingWords` is judged over every record held; a 0x03 a record carries is judged in its
-    /// past alone, so that taking it never depends on what else arrived first.)
-    func touch(_ p: Int32, _ q: Int32, within inScope: (Int32) -> Bool, precedes: (Int32, Int32) -> Bool) -> Bool {
-        for left in items.indices where items[left].isWord && (items[left].entry == p || items[left].entry == q) {
-            let other = items[left].entry == p ? q : p
-            for right in (left + 1)..<items.count where inScope(items[right].entry) {
-                let item = items[right]
-                if item.isWord, item.entry == other, canTouch(left, right, within: inScope, precedes: precedes) { return true }
-                // Typed in the pasts and deleted by no record in scope: shown in every such holding.
-                if precedes(item.entry, p) || precedes(item.entry, q), !item.deleters.contains(where: inScope) { break }
-            }
+    /// Whether the text of record `other`'s past and the applied record's (`inPast`) shows
+    /// character `index`: typed in either past, deleted in neither.
+    private func isShown(_ index: Int, inTextOf other: Int32, inPast: (Int32) -> Bool, inPastOf: (Int32, Int32) -> Bool) -> Bool {
+        let item = items[index]
+        return (inPast(item.entry) || inPastOf(item.entry, other)) && !item.deleters.contains { inPast($0) || inPastOf($0, other) }
+    }
+
+    /// The pairs of concurrent records whose letters or digits touch in the text shown, whether or
+    /// not they touch in their pair's text (`touchingWords`): words run together by a third
+    /// record's delete, which the pair's text does not hold. Unlike `touchingWords` this is a fact of
+    /// the text as it is, so it may end when a later record parts them (SECURITY.md §19.3: the one
+    /// order-dependence left). Each pair is (lower index, higher).
+    func gluedWords(precedes: (Int32, Int32) -> Bool) -> [(Int32, Int32)] {
+        var pairs = Set<UInt64>()
+        var previous = -1
+        for index in items.indices where items[index].deleters.isEmpty {
+            defer { previous = index }
+            guard previous >= 0, items[index].isWord, items[previous].isWord, items[previous].device != items[index].device else { continue }
+            let (left, right) = (items[previous].entry, items[index].entry)
+            guard !precedes(left, right), !precedes(right, left) else { continue }
+            pairs.insert(UInt64(UInt32(bitPattern: min(left, right))) << 32 | UInt64(UInt32(bitPattern: max(left, right))))
         }
-        return false
+        return pairs.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
     }
 
     /// The pairs of concurrent records whose edits of this text overlap: both deleted one
@@ -425,19 +388,4 @@ struct TextSequence: Sendable {
 
 private extension Array {
     var nilIfEmpty: Self? { isEmpty ? nil : self }
-}
-
-/// The records a holding must leave out (`TextSequence.canTouch`), kept as the earliest ones: a
-/// record is left out when one of those is in its past (or is it). Each device's records form one
-/// chain, so at most one per device is kept.
-private struct LeftOut {
-    private var earliest: [Int32] = []
-
-    func contains(_ record: Int32, _ precedes: (Int32, Int32) -> Bool) -> Bool { earliest.contains { precedes($0, record) } }
-
-    mutating func add(_ record: Int32, _ precedes: (Int32, Int32) -> Bool) {
-        guard !contains(record, precedes) else { return }
-        earliest.removeAll { precedes(record, $0) }
-        earliest.append(record)
-    }
 }
