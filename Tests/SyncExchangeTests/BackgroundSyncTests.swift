@@ -23,13 +23,14 @@ import Writing
     }
 
     static func background(_ fixture: SyncExchangeFixture, _ recorder: Recorder, listen: SocketAddress?,
-                           policy: SyncSchedule.Policy = SyncSchedule.Policy()) -> BackgroundSync {
+                           policy: SyncSchedule.Policy = SyncSchedule.Policy(), clock: VaultClock = .system) -> BackgroundSync {
         var settings = BackgroundSync.Settings()
         settings.listen = listen
         settings.policy = policy
         settings.tickSeconds = 0.05
         settings.deadlineSeconds = 20
-        return BackgroundSync(vault: fixture.laptop.unlocked, keys: fixture.laptopKeys, settings: settings, events: { recorder.add($0) })
+        return BackgroundSync(vault: fixture.laptop.unlocked, keys: fixture.laptopKeys, settings: settings, clock: clock,
+                              events: { recorder.add($0) })
     }
 
     /// Waits (at most `seconds`) until `condition` holds.
@@ -95,15 +96,44 @@ import Writing
         try SyncControl.setPaused(true, device: desk, in: fixture.laptop.unlocked)
         let recorder = Recorder()
         let background = Self.background(fixture, recorder, listen: nil,
-                                         policy: SyncSchedule.Policy(firstRetrySeconds: 0.1, maximumRetrySeconds: 0.2, quietSeconds: 600))
+                                         policy: SyncSchedule.Policy(firstRetrySeconds: 0.1, maximumRetrySeconds: 600, quietSeconds: 600))
         background.start()
         defer { background.stop() }
         background.seen(desk, at: fixture.server.address)
         #expect(Self.eventually(10) { !recorder.failures.isEmpty })
+        // Seen again meanwhile (an announcement): still not retried before the longest retry.
+        background.seen(desk, at: fixture.server.address)
         Thread.sleep(forTimeInterval: 0.8)
         #expect(recorder.failures.count == 1)
         #expect(recorder.failures.first?.code == SyncExchangeErrorCode.paused.rawValue)
-        #expect(recorder.failures.first?.retry == nil)
+        #expect(recorder.failures.first?.retry == 600)
+    }
+
+    /// Review 17, F16: a peer that answers `paused` is not asked again at each sighting (with
+    /// --announce, every 5 s): each ask is an audit entry on both sides for as long as the pause lasts.
+    @Test func aPeerThatAnswersPausedIsNotAskedAgainAtEverySighting() throws {
+        let fixture = try SyncExchangeFixture()
+        let desk = fixture.deskKeys.profile.deviceID
+        try SyncControl.setPaused(true, device: fixture.laptopKeys.profile.deviceID, in: fixture.desk.unlocked)
+        let simulated = Mutex(1_000.0)
+        let clock = VaultClock.forwardOnly { simulated.withLock { $0 } }
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil, clock: clock)
+        background.start()
+        defer { background.stop() }
+        var started: Int { recorder.events.withLock { $0.filter { if case .started = $0 { true } else { false } }.count } }
+        // Seen every 5 s for 100 s, as an announcing device is.
+        for _ in 0..<20 {
+            background.seen(desk, at: fixture.server.address)
+            // The first sync ends (refused) before the next sighting.
+            #expect(Self.eventually(10) { !recorder.failures.isEmpty })
+            simulated.withLock { $0 += 5 }
+        }
+        // A sync a late sighting started would show within this wait.
+        #expect(!Self.eventually(1) { started > 1 }, "\(started) syncs started in 100 s")
+        #expect(started == 1)
+        #expect(recorder.failures.first?.code == SyncExchangeErrorCode.paused.rawValue)
+        #expect(recorder.failures.first?.retry == SyncSchedule.Policy().maximumRetrySeconds)
     }
 
     @Test func someoneElsesDeviceIsNeverSyncedInTheBackground() throws {

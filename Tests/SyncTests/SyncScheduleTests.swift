@@ -5,7 +5,7 @@ import Writing
 
 /// When background sync runs (SECURITY.md §19.9), driven by hand: a device seen is synced at once,
 /// a failure is retried after a delay that doubles, is jittered and is bounded, a success forgets
-/// the failures, a pause forgets the retry, and a device seen again right after a success is not
+/// the failures, a pause waits the longest retry, a device no longer own forgets the retry, and a device seen again right after a success is not
 /// synced again (so two daemons seeing each other connect do not sync back and forth for ever).
 @Suite struct SyncScheduleTests {
     let device = try! DeviceID(bytes: Array(repeating: 7, count: 16))
@@ -49,7 +49,7 @@ import Writing
         }
     }
 
-    @Test func aPauseForgetsTheRetry() {
+    @Test func aDeviceNoLongerOwnForgetsTheRetry() {
         var schedule = SyncSchedule(policy: policy)
         let first = schedule.seen(device, at: 0)
         #expect(first)
@@ -58,9 +58,30 @@ import Writing
         #expect(schedule.retry(of: device) == nil)
         let due = schedule.due(at: 1_000)
         #expect(due.isEmpty)
-        // Seen again (resumed), it syncs.
+        // Seen again (own again), it syncs.
         let resumed = schedule.seen(device, at: 1_000)
         #expect(resumed)
+    }
+
+    /// Review 17, F16: a `paused` answer sets the longest retry, so sightings (every 5 s with
+    /// --announce) and saves start nothing before it.
+    @Test func aPauseWaitsTheLongestRetryBeforeTryingAgain() {
+        var schedule = SyncSchedule(policy: policy)
+        let first = schedule.seen(device, at: 0)
+        #expect(first)
+        let delay = schedule.paused(device, at: 0)
+        #expect(delay == policy.maximumRetrySeconds)
+        #expect(schedule.retry(of: device) == policy.maximumRetrySeconds)
+        let started = (1...20).filter { schedule.seen(device, at: Double($0) * 5) }
+        #expect(started.isEmpty)
+        let saved = schedule.saved(device, at: 100)
+        #expect(!saved)
+        let early = schedule.due(at: policy.maximumRetrySeconds - 1)
+        #expect(early.isEmpty)
+        let due = schedule.due(at: policy.maximumRetrySeconds)
+        #expect(due == [device])
+        // The pause counts as no failure: after it, a failure starts again from the first retry.
+        #expect(schedule.failures(of: device) == 0)
     }
 
     @Test func savesDuringASyncAreOneMoreSyncAndAFailingDeviceWaitsForItsRetry() {

@@ -7,7 +7,8 @@ import Sync
 /// The daemon's background sync (SECURITY.md §19.9): when one of the owner's own paired devices is
 /// seen (its LAN announcement heard, or it connected to this daemon's channel), the daemon runs the
 /// exchange with it (`SyncInitiator`, with a deadline) at the channel address it last announced;
-/// a failure is retried with backoff (`SyncSchedule`), a pause (`vaultctl sync pause`) stops it.
+/// a failure is retried with backoff (`SyncSchedule`), a pause (`vaultctl sync pause`, here or on the
+/// device) waits the longest retry.
 /// A local save (a transaction of this process that changed the writing model: a command the
 /// daemon ran, the console's save; not what sync itself wrote) starts one at once with each own
 /// device whose address is known (announced, or where a `sync now` of this process reached it),
@@ -32,7 +33,7 @@ public final class BackgroundSync: Sendable {
     public enum Event: Sendable {
         case started(DeviceID, SocketAddress)
         case succeeded(DeviceID, SyncRunReport)
-        /// The run failed with this error code; the next try is in `retryIn` seconds (nil: none, paused).
+        /// The run failed with this error code; the next try is in `retryIn` seconds (nil: none, no longer own).
         case failed(DeviceID, code: String, retryIn: Double?)
     }
 
@@ -163,7 +164,8 @@ public final class BackgroundSync: Sendable {
             let (retry, again) = state.withLock { state -> (Double?, Bool) in
                 switch outcome {
                 case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0)
-                case .failure(let error) where Self.stops(error): state.schedule.stopped(device); return (nil, false)
+                case .failure(let error) where Self.code(of: error) == .paused: return (state.schedule.paused(device, at: clock.monotonic()), false)
+                case .failure(let error) where Self.code(of: error) == .unknownPeer: state.schedule.stopped(device); return (nil, false)
                 case .failure: return (state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random()), false)
                 }
                 return (nil, state.schedule.again(device))
@@ -177,9 +179,10 @@ public final class BackgroundSync: Sendable {
         }
     }
 
-    /// A pause (here or on the peer) or a device no longer own ends the retries.
-    private static func stops(_ error: Error) -> Bool {
-        (error as? SyncExchangeError).map { [.paused, .unknownPeer].contains($0.code) } ?? false
+    /// A pause (here or on the peer: the longest retry, review 17 F16) and a device no longer own
+    /// (no retry) are not failures to back off from.
+    private static func code(of error: Error) -> SyncExchangeErrorCode? {
+        (error as? SyncExchangeError)?.code
     }
 
     private func run(_ device: DeviceID) -> Result<SyncRunReport, Error> {

@@ -7,7 +7,7 @@ import Foundation
 /// daemons that each see the other connect do not sync back and forth for ever). A failed sync is
 /// retried after a delay that doubles with each failure in a row, from `firstRetrySeconds` to at
 /// most `maximumRetrySeconds`, each jittered into its upper half so that devices do not retry in
-/// step; a success forgets the failures; a pause forgets the retry. A local save (`saved`) starts a sync at once unless one is
+/// step; a success forgets the failures; a pause (`paused`) sets the longest retry. A local save (`saved`) starts a sync at once unless one is
 /// running (then that one goes again when it ends, once for all the saves it missed: `again`) or a
 /// retry is set (the retry carries the save: saves never hurry a failing device past its backoff).
 /// Pure state: the caller reads the
@@ -103,7 +103,20 @@ public struct SyncSchedule: Sendable {
         return delay
     }
 
-    /// Sync with `device` is paused (or it is no longer an own device): nothing is retried.
+    /// Sync with `device` was refused `paused` (here or on the device) at `now`: the next try is the
+    /// longest retry away, so neither sightings (every 5 s with --announce) nor saves ask again
+    /// before it, each ask being an audit entry on both sides (review 17, F16). Not a failure: the
+    /// backoff is unchanged. Returns the delay.
+    @discardableResult
+    public mutating func paused(_ device: DeviceID, at now: Double) -> Double {
+        var peer = peers[device] ?? Peer()
+        defer { peers[device] = peer }
+        (peer.running, peer.savedSince) = (false, false)
+        peer.retryAt = now + policy.maximumRetrySeconds
+        return policy.maximumRetrySeconds
+    }
+
+    /// `device` is no longer an own device: nothing is retried.
     public mutating func stopped(_ device: DeviceID) {
         peers[device]?.running = false
         peers[device]?.savedSince = false
