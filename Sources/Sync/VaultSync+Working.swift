@@ -46,10 +46,10 @@ extension VaultSync {
     }
 
     /// The project's stored rows, hash and part count, in the order they were stored.
-    private func storedRows(of project: WritingProject) throws -> [(hash: [UInt8], parts: Int)] {
-        var rows: [(hash: [UInt8], parts: Int)] = []
+    private func storedRows(of project: WritingProject) throws -> [(hash: [UInt8], parts: Int64)] {
+        var rows: [(hash: [UInt8], parts: Int64)] = []
         try database.forEachRawRow("SELECT hash, parts FROM sync_records WHERE project_id = ? ORDER BY rowid", [.blob(project.id.bytes)]) { row in
-            rows.append((row.blob(at: 0), Int(row.integer(at: 1))))
+            rows.append((row.blob(at: 0), row.integer(at: 1)))
         }
         return rows
     }
@@ -57,7 +57,7 @@ extension VaultSync {
     /// Whether the kept replica is this vault's, for this device, took no key this step does not
     /// (a device it may no longer take records of: the rebuild says whether that is damage), and
     /// holds exactly the first stored records, in their order.
-    private func holds(_ kept: SyncReplicaCache.Entry, of rows: [(hash: [UInt8], parts: Int)]) -> Bool {
+    private func holds(_ kept: SyncReplicaCache.Entry, of rows: [(hash: [UInt8], parts: Int64)]) -> Bool {
         var keys = devices
         keys[author.device] = author.key.publicKey
         guard kept.vault === transaction.vault, kept.replica.author?.device == author.device,
@@ -67,7 +67,7 @@ extension VaultSync {
 
     /// The kept replica with `rows` (stored since) taken, or nil when one does not apply (the
     /// rebuild then says why). The documents they touch may differ from it, with those written.
-    private func extend(_ kept: SyncReplicaCache.Entry, with rows: ArraySlice<(hash: [UInt8], parts: Int)>,
+    private func extend(_ kept: SyncReplicaCache.Entry, with rows: ArraySlice<(hash: [UInt8], parts: Int64)>,
                         of project: WritingProject) throws -> Working? {
         var working = Working(replica: kept.replica, hashes: kept.hashes, documentsAgree: kept.documentsAgree, changed: nil)
         working.replica.admit(devices)

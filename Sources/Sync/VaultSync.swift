@@ -63,16 +63,18 @@ public struct VaultSync {
     }
 
     func storedRecords(of project: WritingProject) throws -> [(hash: [UInt8], bytes: [UInt8])] {
-        let rows = try database.query("SELECT hash, parts FROM sync_records WHERE project_id = ? ORDER BY rowid", [.blob(project.id.bytes)])
+        let rows = try database.query("SELECT hash, counter, parts FROM sync_records WHERE project_id = ? ORDER BY rowid", [.blob(project.id.bytes)])
         return try rows.map { row in
             let hash = try row.blob("hash")
-            return (hash, try storedRecord(hash, parts: try row.nonNegativeInteger("parts"), of: project))
+            // The counter column is what the exchange reads without opening the record (`heldVector`).
+            _ = try Self.storedCounter(try row.integer("counter"), of: project.id)
+            return (hash, try storedRecord(hash, parts: try row.integer("parts"), of: project))
         }
     }
 
     /// One stored record's bytes, its parts opened; one that does not open is damage.
-    func storedRecord(_ hash: [UInt8], parts: Int, of project: WritingProject) throws -> [UInt8] {
-        let locations = try (0..<parts).map { try Self.location(hash, part: $0) }
+    func storedRecord(_ hash: [UInt8], parts: Int64, of project: WritingProject) throws -> [UInt8] {
+        let locations = try (0..<Self.storedParts(parts, of: project.id)).map { try Self.location(hash, part: $0) }
         var bytes: [UInt8] = []
         do { try open(locations, of: project) { bytes += $0 } } catch let error as WritingError where error.code == .privilegedSessionRequired {
             throw error

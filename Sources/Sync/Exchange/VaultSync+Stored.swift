@@ -6,12 +6,14 @@ import Writing
 /// stored as one chain, parents first, so the clear columns say what is held and which rows a
 /// peer lacks. The peer verifies every record it takes again.
 extension VaultSync {
-    /// The project's version vector: the highest counter stored per device.
+    /// The project's version vector: the highest counter stored per device. A counter column below
+    /// 1 anywhere in the project is damage (`storedCounter`).
     func heldVector(of project: ProjectID) throws -> [DeviceID: UInt64] {
         var vector: [DeviceID: UInt64] = [:]
-        for row in try database.query("SELECT device_id, MAX(counter) AS held FROM sync_records WHERE project_id = ? GROUP BY device_id",
+        for row in try database.query("SELECT device_id, MAX(counter) AS held, MIN(counter) AS least FROM sync_records WHERE project_id = ? GROUP BY device_id",
                                       [.blob(project.bytes)]) {
-            vector[try DeviceID(bytes: try row.blob("device_id"))] = UInt64(try row.integer("held"))
+            _ = try Self.storedCounter(try row.integer("least"), of: project)
+            vector[try DeviceID(bytes: try row.blob("device_id"))] = try Self.storedCounter(try row.integer("held"), of: project)
         }
         return vector
     }
@@ -29,9 +31,10 @@ extension VaultSync {
         var records: [[UInt8]] = []
         for row in rows {
             let device = try DeviceID(bytes: try row.blob("device_id"))
-            guard UInt64(try row.integer("counter")) > held[device] ?? 0 else { continue }
+            guard try Self.storedCounter(try row.integer("counter"), of: project.id) > held[device] ?? 0 else { continue }
             let hash = try row.blob("hash")
-            let locations = try (0..<Int(try row.integer("parts"))).map { try Self.location(hash, part: $0) }
+            let parts = try Self.storedParts(try row.integer("parts"), of: project.id)
+            let locations = try (0..<parts).map { try Self.location(hash, part: $0) }
             var bytes: [UInt8] = []
             if project.isPrivileged {
                 guard let session = store.access.session(of: project.compartment) else {
@@ -49,13 +52,35 @@ extension VaultSync {
 
 extension VaultSync {
     /// This vault's version vector of every project it holds records of, from the clear columns of
-    /// the stored records (no record is opened): for `sync status`'s pending counts.
+    /// the stored records (no record is opened): for `sync status`'s pending counts. A project whose
+    /// stored counters are damaged is left out: it is local-only, and `SyncStatus.projects` says why.
     static func heldVectors(in database: Database) throws -> [ProjectID: [DeviceID: UInt64]] {
         var vectors: [ProjectID: [DeviceID: UInt64]] = [:]
-        for row in try database.query("SELECT project_id, device_id, MAX(counter) AS held FROM sync_records GROUP BY project_id, device_id") {
-            vectors[try ProjectID(bytes: try row.blob("project_id")), default: [:]][try DeviceID(bytes: try row.blob("device_id"))] =
-                UInt64(try row.integer("held"))
+        var damaged = Set<ProjectID>()
+        for row in try database.query("SELECT project_id, device_id, MAX(counter) AS held, MIN(counter) AS least FROM sync_records GROUP BY project_id, device_id") {
+            let project = try ProjectID(bytes: try row.blob("project_id"))
+            guard try row.integer("least") >= 1 else { damaged.insert(project); continue }
+            vectors[project, default: [:]][try DeviceID(bytes: try row.blob("device_id"))] = UInt64(try row.integer("held"))
         }
+        for project in damaged { vectors[project] = nil }
         return vectors
+    }
+
+    /// A stored record's counter, from its clear column: at least 1, as the table's CHECK says when
+    /// a row is written. Nothing checks it when a row is read, so a flipped bit can leave any
+    /// integer there (attack review s8, F18); one below 1 is damage (`.damagedSyncState`: the
+    /// project works local-only with the reason), never a trap.
+    static func storedCounter(_ value: Int64, of project: ProjectID) throws -> UInt64 {
+        guard value >= 1 else { throw damaged(project, "a stored record's counter is \(value)") }
+        return UInt64(value)
+    }
+
+    /// A stored record's number of sealed parts, from its clear column, checked as its counter is:
+    /// at least 1, and no more than a record of the largest size the codec takes is cut into
+    /// (a larger number would have the exchange list locations by the billion).
+    static func storedParts(_ value: Int64, of project: ProjectID) throws -> Int {
+        let most = (ChangeRecordCodec.maximumSize + partSize - 1) / partSize
+        guard value >= 1, value <= most else { throw damaged(project, "a stored record's number of parts is \(value)") }
+        return Int(value)
     }
 }
