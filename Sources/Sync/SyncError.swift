@@ -49,6 +49,11 @@ public enum SyncErrorCode: String, Sendable {
     /// The stored sync records of a project cannot be rebuilt (a sealed record fails to open, a
     /// stored one no longer verifies, a row is gone): the project works local-only until repaired.
     case damagedSyncState
+    /// A project's own data on a device does not open there (a sealed block, title or name; a row
+    /// the writing store finds damaged): the exchange leaves that project, on either side, and goes
+    /// on with the others; it works local-only until `vaultctl repair --from DEVICE` (attack review
+    /// s8, F8; `SyncProjectDamage`).
+    case damagedProject
     /// A local change that cannot be expressed (a document that does not exist, say).
     case invalidChange
 }

@@ -16,12 +16,16 @@ public enum SyncState: Sendable, Equatable {
 }
 
 extension VaultSync {
-    /// The project's sync state. A privileged project's records are read only in a session of its
-    /// compartment: without one this throws `.privilegedSessionRequired`, which is not damage.
+    /// The project's sync state: local-only when its stored records do not rebuild, or when what
+    /// every exchange opens of it here does not open (`checkOpens`). A privileged project's records
+    /// are read only in a session of its compartment: without one this throws
+    /// `.privilegedSessionRequired`, which is not damage.
     public func state(of projectID: ProjectID) throws -> SyncState {
         do {
-            return .ready(records: try replica(of: projectID).recordCount)
-        } catch let error as SyncError where error.code == .damagedSyncState {
+            let records = try replica(of: projectID).recordCount
+            try checkOpens(projectID)
+            return .ready(records: records)
+        } catch let error as SyncError where error.code == .damagedSyncState || error.code == .damagedProject {
             return .localOnly(reason: error.message)
         }
     }

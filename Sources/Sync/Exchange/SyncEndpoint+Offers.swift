@@ -18,6 +18,11 @@ extension SyncEndpoint {
                 // On the in-memory copy a privileged project cannot be read to be described: not offered.
                 do { offers.append(try offer(of: project, access: access)) } catch let error as SyncExchangeError where error.code == .inMemoryMode {
                     continue
+                } catch where SyncProjectDamage.isDamage(error) {
+                    // A project whose name does not open here is left out of the answer, never the
+                    // whole answer with it (attack review s8, F8); why is recorded once.
+                    let damage = SyncProjectDamage.error(project.id, error, on: "on this device")
+                    recordSkipped(project.id, reason: damage.code.rawValue, message: damage.message, once: true)
                 }
             case .failure(let refusal) where refusal.code == .notOwner: try refusePassingOn(project, refusing)
             case .failure: continue

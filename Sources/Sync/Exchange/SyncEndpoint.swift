@@ -423,9 +423,13 @@ public struct SyncEndpoint {
 
     /// Records that `project` was left for this exchange, and why (its code), and keeps the reason
     /// for `sync status` (`sync_project_skips`) until the project next syncs with this device.
-    func recordSkipped(_ project: ProjectID, reason: String, message: String) {
+    /// `once`: not recorded again while the kept reason has the same code.
+    func recordSkipped(_ project: ProjectID, reason: String, message: String, once: Bool = false) {
         try? vault.transaction { tx in
-            try SyncExchangeStore(database: tx.database).setSkipped(project, by: peer.deviceID, reason: "\(reason): \(message)", at: clock.now())
+            let store = SyncExchangeStore(database: tx.database)
+            let known = try once && store.skipReason(of: project, by: peer.deviceID)?.hasPrefix("\(reason):") == true
+            try store.setSkipped(project, by: peer.deviceID, reason: "\(reason): \(message)", at: clock.now())
+            guard !known else { return }
             try tx.record(.syncProjectSkipped, details: [.init("peer", peer.deviceID.hex), .init("project", project.hex), .init("reason", reason)])
         }
     }

@@ -35,6 +35,10 @@ public struct SyncRunReport: Sendable, Equatable {
         /// could not be sent or the peer refused the project's request, for a reason of this project
         /// alone (`SyncInitiator.skipsTheProject`); nil when it synced.
         public var skipped: String?
+        /// Why the project was left as damaged, here or on the peer (`damagedProject`: its data
+        /// there does not open): `vaultctl repair --from DEVICE` on that device mends it, and `sync
+        /// now` fails naming it; nil when it was not.
+        public var damaged: String?
     }
 
     public var projects: [Project] = []
@@ -173,6 +177,13 @@ public struct SyncInitiator {
                 skip(project, error.code.rawValue, error.message, into: &entry)
             } catch let error as SyncPeerFailure {
                 skip(project, "peer-\(error.code.rawValue)", error.message, into: &entry)
+                if error.code == .damagedProject { entry.damaged = error.message }
+            } catch where SyncProjectDamage.isDamage(error) {
+                // The project's own data here that does not open (a sealed block, title or name) is
+                // the project's alone too: it never stops the others (attack review s8, F8).
+                let damage = SyncProjectDamage.error(project.id, error, on: "on this device")
+                skip(project, damage.code.rawValue, damage.message, into: &entry)
+                entry.damaged = damage.message
             }
             if entry.skipped == nil, entry.localOnly == nil { endpoint.clearSkipped(project.id) }
             report.projects.append(entry)
@@ -180,10 +191,12 @@ public struct SyncInitiator {
     }
 
     /// Leaves `project` for this run with its reason: recorded (`sync.project-skipped`), kept for
-    /// `sync status` until the project next syncs with this device, and shown by `sync now`.
+    /// `sync status` until the project next syncs with this device, and shown by `sync now`. Damage
+    /// is recorded once, when the project is first left for it: it stays until repaired, and every
+    /// exchange (the daemon's every minute) would record it again.
     private func skip(_ project: WritingProject, _ reason: String, _ message: String, into entry: inout SyncRunReport.Project) {
         entry.skipped = "\(reason): \(message)"
-        endpoint.recordSkipped(project.id, reason: reason, message: message)
+        endpoint.recordSkipped(project.id, reason: reason, message: message, once: reason.hasSuffix(SyncErrorCode.damagedProject.rawValue))
     }
 
     /// The owner's own device is offered this vault's projects it did not offer back.

@@ -105,7 +105,7 @@ public struct SyncResponder: Sendable {
 
     private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         let project = try allowed(request.project, endpoint, writing: false)
-        let answer = try endpoint.missing(project, from: request.held)
+        let answer = try damageRefused(project.id) { try endpoint.missing(project, from: request.held) }
         if answer.records.isEmpty { return try SyncOutgoing(recordless: answer) }
         return try endpoint.release(answer.serialized(), of: [project])
     }
@@ -126,7 +126,7 @@ public struct SyncResponder: Sendable {
         let receipt: SyncReceipt
         do {
             // Each refusal recorded as the peer's budget allows (`SyncEndpoint.receive`), the rest summarised once.
-            receipt = try endpoint.receive(request.records, for: project, coordinator: coordinator)
+            receipt = try damageRefused(project.id) { try endpoint.receive(request.records, for: project, coordinator: coordinator) }
         } catch let error as SyncError where error.code == .writingRefused {
             // Recorded by the endpoint; the peer learns each record was refused, and why.
             return SyncOutgoing(SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }))
@@ -136,6 +136,16 @@ public struct SyncResponder: Sendable {
                                                                         sent: 0, received: receipt.stored)
         }
         return SyncOutgoing(SyncPushAnswer(stored: receipt.stored, refused: receipt.refused.map(\.error.code.rawValue)))
+    }
+
+    /// One project's step that fails on this vault's own data of it (a sealed block, title or name
+    /// that does not open) is refused as `damagedProject`, naming the project and this device: the
+    /// asker leaves that project and goes on with the others (attack review s8, F8).
+    private func damageRefused<Answer>(_ project: ProjectID, _ step: () throws -> Answer) throws -> Answer {
+        do { return try step() } catch where SyncProjectDamage.isDamage(error) {
+            let name = (try? vault.deviceKeys().profile.name) ?? "the answering device"
+            throw SyncProjectDamage.error(project, error, on: "on \(name)")
+        }
     }
 
     /// The project, if the peer may read it (and write it, for `writing`); else the reason, thrown.

@@ -28,9 +28,11 @@ enum SyncCommands {
             }
             var results: [[String: Any]] = []
             var failure: Error?
+            var damaged: [String] = []
             for pairing in chosen {
                 do {
                     let report = try sync(with: pairing, unlocked, arguments)
+                    damaged += report.projects.compactMap(\.damaged)
                     results.append(json(report, peer: pairing.peer))
                     if !arguments.has("--json") { printReport(report, peer: pairing.peer) }
                 } catch {
@@ -42,6 +44,11 @@ enum SyncCommands {
             if arguments.has("--json") { Output.json(["peers": results]) }
             if chosen.isEmpty && !arguments.has("--json") { Output.line("No paired device to sync with.") }
             if let failure { throw failure }
+            // The others synced; a damaged project stays left until it is mended: said, and the exit says it.
+            if !damaged.isEmpty {
+                throw CommandError(message: damaged.joined(separator: "; "), exitCode: .dataError,
+                                   hint: "'vaultctl repair --from DEVICE', on the device where the project does not open, rebuilds it from one of your own devices")
+            }
         }
 
     static let status = Command("sync status", synopsis: "show sync with each paired device", about: """
@@ -143,7 +150,7 @@ enum SyncCommands {
              ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
               "branches_made": project.branchesMade, "local_only": project.localOnly as Any? ?? NSNull(),
-              "skipped": project.skipped as Any? ?? NSNull()] as [String: Any]
+              "skipped": project.skipped as Any? ?? NSNull(), "damaged": project.damaged as Any? ?? NSNull()] as [String: Any]
          }]
     }
 
