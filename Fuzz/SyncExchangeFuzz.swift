@@ -4,7 +4,7 @@
 // fuzz-sources: Sources/Writing
 // fuzz-sources: Sources/Sync
 // libFuzzer target: the messages of the sync exchange (SECURITY.md §19.9) as a hostile paired device
-// may send them, each of the seven kinds tried on every input (the first byte picks which one also
+// may send them, each of the nine kinds tried on every input (the first byte picks which one also
 // gets the input behind a valid version byte, so the fuzzer reaches the fields at once). A message
 // that parses must encode back to exactly its bytes (one encoding per message), and nothing may trap.
 private func check(_ bytes: [UInt8]) {
@@ -20,6 +20,13 @@ private func check(_ bytes: [UInt8]) {
     }
     if let answer = try? SyncPushAnswer(parsing: bytes) {
         guard answer.serialized() == bytes else { fatalError("a push answer did not round-trip") }
+    }
+    if let request = try? SyncProjectsRequest(parsing: bytes) {
+        guard request.serialized() == bytes else { fatalError("a projects request did not round-trip") }
+    }
+    if let page = try? SyncProjectsPage(parsing: bytes) {
+        guard page.serialized() == bytes else { fatalError("a projects page did not round-trip") }
+        guard page.offers.count <= SyncWire.maximumOffers, !page.more || !page.offers.isEmpty else { fatalError("a projects page past its bounds parsed") }
     }
     if let offers = try? SyncOffers.parse(bytes) {
         guard SyncOffers.serialize(offers) == bytes else { fatalError("offers did not round-trip") }

@@ -49,7 +49,7 @@ import Writing
         #expect(refused.allSatisfy { $0["reason"] == "malformedMessage" && $0["version"] == "1" && $0["peer"] == f.laptopKeys.profile.deviceID.hex },
                 "\(refused)")
         // A request of this version is answered as ever.
-        #expect(try SyncOffers.parse(try transport.requestAsAnyPeer(SyncWire.projectsKind, body: [SyncWire.version])).map(\.project) == [project.id])
+        #expect(try SyncProjectsPage(parsing: try transport.requestAsAnyPeer(SyncWire.projectsKind, body: [SyncWire.version])).offers.map(\.project) == [project.id])
     }
 
     @Test func aVersionOneAnswerEndsTheRunNamingItsVersionAndMakesNothing() throws {

@@ -87,7 +87,7 @@ final class ForgingAnswerer: ChannelService {
         }
         switch kind {
         case SyncWire.projectsKind:
-            return SyncOffers.serialize(log.withLock { $0.offers })
+            return SyncProjectsPage(more: false, offers: log.withLock { $0.offers }).serialized()
         case SyncWire.pullKind:
             let request = try SyncPullRequest(parsing: body)
             let (mine, claimed) = log.withLock { log in

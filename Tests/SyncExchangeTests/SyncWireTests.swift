@@ -21,9 +21,12 @@ import Writing
     static func roundTrip(_ kind: String, _ direction: String, _ bytes: [UInt8]) throws -> (fields: Fields, encoded: [UInt8]) {
         switch (kind, direction) {
         case (SyncWire.projectsKind, "request"):
-            guard bytes == [SyncWire.version] else { throw SyncWireReader.malformed("a projects request is the version byte alone") }
-            return (Fields(), [SyncWire.version])
-        case (SyncWire.projectsKind, "answer"), (SyncWire.offerKind, "request"):
+            let request = try SyncProjectsRequest(parsing: bytes)
+            return (Fields(after: request.after?.hex), request.serialized())
+        case (SyncWire.projectsKind, _):
+            let page = try SyncProjectsPage(parsing: bytes)
+            return (Fields(offers: page.offers.map(fields), more: page.more), page.serialized())
+        case (SyncWire.offerKind, "request"):
             let offers = try SyncOffers.parse(bytes)
             return (Fields(offers: offers.map(fields)), SyncOffers.serialize(offers))
         case (SyncWire.offerKind, _):
@@ -58,7 +61,7 @@ import Writing
     }
 
     @Test func everyKnownMessageParsesToItsFieldsAndEncodesToItsBytes() throws {
-        #expect(vectors.valid.count == 11)
+        #expect(vectors.valid.count == 13)
         for vector in vectors.valid {
             let (fields, encoded) = try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)
             #expect(encoded == vector.hex.bytes, "\(vector.name)")
@@ -67,7 +70,7 @@ import Writing
     }
 
     @Test func everyKnownVariantIsRefusedAsMalformed() throws {
-        #expect(vectors.invalid.count == 18)
+        #expect(vectors.invalid.count == 23)
         for vector in vectors.invalid {
             #expect(throws: SyncExchangeError(.malformedMessage, ""), "\(vector.name)") {
                 try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)

@@ -61,9 +61,11 @@ struct SyncWireVectors: Decodable {
         var records: [String]? = nil
         var stored: Int? = nil
         var refused: [String]? = nil
+        /// A `sync.projects` request's project to follow (the first page has none).
+        var after: String? = nil
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case offers, taken, project, held, more, records, stored, refused
+            case offers, taken, project, held, more, records, stored, refused, after
         }
 
         private struct AnyKey: CodingKey {
@@ -74,8 +76,8 @@ struct SyncWireVectors: Decodable {
         }
 
         init(offers: [Offer]? = nil, taken: [Pair<Bool>]? = nil, project: String? = nil, held: [Pair<UInt64>]? = nil,
-             more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil) {
-            (self.offers, self.taken, self.project, self.held) = (offers, taken, project, held)
+             more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil, after: String? = nil) {
+            (self.offers, self.taken, self.project, self.held, self.after) = (offers, taken, project, held, after)
             (self.more, self.records, self.stored, self.refused) = (more, records, stored, refused)
         }
 
@@ -94,6 +96,7 @@ struct SyncWireVectors: Decodable {
             records = try container.decodeIfPresent([String].self, forKey: .records)
             stored = try container.decodeIfPresent(Int.self, forKey: .stored)
             refused = try container.decodeIfPresent([String].self, forKey: .refused)
+            after = try container.decodeIfPresent(String.self, forKey: .after)
         }
     }
 

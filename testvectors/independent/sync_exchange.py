@@ -24,7 +24,7 @@ OUT = os.path.join(HERE, "..", "sync", "exchange-messages.json")
 VERSION = 2
 MAX_ROLE_SINCE = 2 ** 63 - 1
 DEVICE_ID_LABEL = b"SealedVault device id v1"
-MAX_DEVICES, MAX_RECORDS, MAX_PROJECTS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 1024, 256, 512, 4096
+MAX_DEVICES, MAX_RECORDS, MAX_OFFERS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 64, 256, 512, 4096
 MAX_RECORD = 4 * 1024 * 1024
 ACCESS = {1: "mine", 2: "editor", 3: "viewer"}
 KINDS = {1: "document", 2: "long-form"}
@@ -77,14 +77,19 @@ def enc_offer(o):
     return out
 
 
+def enc_offers(offers):
+    offers = sorted(offers, key=lambda o: o["project"])
+    return struct.pack(">H", len(offers)) + b"".join(enc_offer(o) for o in offers)
+
+
 def encode(kind, direction, f):
     v = bytes([VERSION])
-    if kind in ("sync.projects", "sync.offer") and not (kind == "sync.projects" and direction == "request") \
-            and not (kind == "sync.offer" and direction == "answer"):
-        offers = sorted(f["offers"], key=lambda o: o["project"])
-        return v + struct.pack(">H", len(offers)) + b"".join(enc_offer(o) for o in offers)
-    if kind == "sync.projects":
-        return v
+    if (kind, direction) == ("sync.projects", "request"):
+        return v + (bytes.fromhex(f["after"]) if "after" in f else b"")
+    if (kind, direction) == ("sync.projects", "answer"):
+        return v + bytes([1 if f["more"] else 0]) + enc_offers(f["offers"])
+    if (kind, direction) == ("sync.offer", "request"):
+        return v + enc_offers(f["offers"])
     if kind == "sync.offer":
         taken = sorted(f["taken"], key=lambda t: t[0])
         return v + struct.pack(">H", len(taken)) + b"".join(bytes.fromhex(p) + bytes([1 if t else 0]) for p, t in taken)
@@ -185,17 +190,26 @@ def dec_offer(r):
             "name": name, "roster": roster}
 
 
+def dec_offers(r):
+    offers = [dec_offer(r) for _ in range(r.count(2, MAX_OFFERS, 40, "projects"))]
+    ascending([o["project"] for o in offers])
+    return offers
+
+
 def decode(kind, direction, data):
     r = Reader(data)
     r.version()
-    if (kind, direction) in (("sync.projects", "answer"), ("sync.offer", "request")):
-        offers = [dec_offer(r) for _ in range(r.count(2, MAX_PROJECTS, 40, "projects"))]
-        ascending([o["project"] for o in offers])
-        fields = {"offers": offers}
-    elif kind == "sync.projects":
-        fields = {}
+    if (kind, direction) == ("sync.projects", "request"):
+        fields = {} if len(data) == 1 else {"after": r.take(16).hex()}
+    elif (kind, direction) == ("sync.projects", "answer"):
+        more = r.int(1, 0, 1, "a more flag") == 1
+        fields = {"more": more, "offers": dec_offers(r)}
+        if more and not fields["offers"]:
+            raise Refused("more follow and no offer")
+    elif kind == "sync.offer" and direction == "request":
+        fields = {"offers": dec_offers(r)}
     elif kind == "sync.offer":
-        taken = [[r.take(16).hex(), r.int(1, 0, 1, "a taken flag") == 1] for _ in range(r.count(2, MAX_PROJECTS, 17, "projects"))]
+        taken = [[r.take(16).hex(), r.int(1, 0, 1, "a taken flag") == 1] for _ in range(r.count(2, MAX_OFFERS, 17, "projects"))]
         ascending([p for p, _ in taken])
         fields = {"taken": taken}
     elif (kind, direction) == ("sync.pull", "request"):
@@ -238,9 +252,11 @@ def build():
     offers.sort(key=lambda o: o["project"])
     held = sorted([[d1, 3], [d2, 12]])
     valid = [
-        ("projects request", "sync.projects", "request", {}),
-        ("projects answer, two offers", "sync.projects", "answer", {"offers": offers}),
-        ("projects answer, none", "sync.projects", "answer", {"offers": []}),
+        ("projects request, first page", "sync.projects", "request", {}),
+        ("projects request, the page after a project", "sync.projects", "request", {"after": p1}),
+        ("projects answer, two offers, more follow", "sync.projects", "answer", {"more": True, "offers": offers}),
+        ("projects answer, last page", "sync.projects", "answer", {"more": False, "offers": offers[1:]}),
+        ("projects answer, none", "sync.projects", "answer", {"more": False, "offers": []}),
         ("offer request", "sync.offer", "request", {"offers": offers[:1]}),
         ("offer answer", "sync.offer", "answer", {"taken": sorted([[p1, True], [p2, False]])}),
         ("pull request, empty vector", "sync.pull", "request", {"project": p1, "held": []}),
@@ -271,11 +287,12 @@ def build():
     zero_counter = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">H", 1) + bytes.fromhex(d1) + struct.pack(">Q", 0)
     huge_count = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">I", MAX_RECORDS)
     huge_record = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">II", 1, MAX_RECORD + 1)
-    bad_roster = bytearray(encode("sync.projects", "answer", {"offers": [offers[1]]}))
+    bad_roster = bytearray(encode("sync.projects", "answer", {"more": False, "offers": [offers[1]]}))
     bad_roster[-1] ^= 1
-    bad_register = encode("sync.projects", "answer", {"offers": [dict(offers[1], register="poetry")]})
-    mine_with_origin = encode("sync.projects", "answer", {"offers": [dict(offers[1], access="mine", role_since=0)]})
-    mine_with_time = encode("sync.projects", "answer", {"offers": [dict(offers[1], access="mine", origin=None)]})
+    bad_register = encode("sync.projects", "answer", {"more": False, "offers": [dict(offers[1], register="poetry")]})
+    mine_with_origin = encode("sync.projects", "answer", {"more": False, "offers": [dict(offers[1], access="mine", role_since=0)]})
+    mine_with_time = encode("sync.projects", "answer", {"more": False, "offers": [dict(offers[1], access="mine", origin=None)]})
+    one_offer = enc_offer(offers[0])
     invalid = [
         variant("version 1 (before offers named an origin and a role's time)", "sync.pull", "request", bytes([1]) + pull[1:]),
         variant("version 1 projects request", "sync.projects", "request", bytes([1])),
@@ -291,11 +308,18 @@ def build():
         variant("unknown register", "sync.projects", "answer", bad_register),
         variant("access mine naming an origin", "sync.projects", "answer", mine_with_origin),
         variant("access mine giving a role's time", "sync.projects", "answer", mine_with_time),
-        variant("projects request with a body", "sync.projects", "request", bytes([VERSION, 0])),
+        variant("projects request with a body shorter than a project id", "sync.projects", "request", bytes([VERSION, 0])),
+        variant("projects request with a byte after the project id", "sync.projects", "request", bytes([VERSION]) + bytes.fromhex(p1) + b"\x00"),
+        variant("projects answer, more follow and no offer", "sync.projects", "answer", bytes([VERSION, 1, 0, 0])),
+        variant("projects answer, more flag 2", "sync.projects", "answer", bytes([VERSION, 2, 0, 0])),
+        variant("projects answer of 65 offers", "sync.projects", "answer",
+                bytes([VERSION, 0]) + struct.pack(">H", MAX_OFFERS + 1) + one_offer * (MAX_OFFERS + 1)),
+        variant("offer request of 65 offers", "sync.offer", "request",
+                bytes([VERSION]) + struct.pack(">H", MAX_OFFERS + 1) + one_offer * (MAX_OFFERS + 1)),
         variant("reason not printable", "sync.push", "answer", bytes([VERSION]) + struct.pack(">IH", 0, 1) + b"\x01\x07"),
         variant("empty", "sync.push", "answer", b""),
         variant("projects out of order", "sync.projects", "answer",
-                bytes([VERSION]) + struct.pack(">H", 2) + enc_offer(offers[1]) + enc_offer(offers[0])),
+                bytes([VERSION, 0]) + struct.pack(">H", 2) + enc_offer(offers[1]) + enc_offer(offers[0])),
     ]
     return {"description": "Messages of the sync exchange (SECURITY.md §19.9): each valid one with the fields it encodes "
                            "(ids and bytes in lowercase hex, vectors and taken lists as [id, value] pairs, ascending), "

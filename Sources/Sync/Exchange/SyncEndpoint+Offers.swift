@@ -10,9 +10,18 @@ extension SyncEndpoint {
     /// `refusing` records a project not passed on (`refusePassingOn`); the responder charges it to
     /// the peer's refusal budget, since the peer asks as often as it likes (attack review s6, A7).
     func offers(refusing: ((ProjectID, DeviceID) -> Void)? = nil) throws -> [SyncProjectOffer] {
+        try offers(after: nil, limit: Int.max, refusing: refusing).offers
+    }
+
+    /// One page of them: up to `limit` offers of the projects after `after`, in id order, and
+    /// whether projects follow the page (review 17 s8, F15). Only the page's projects are described.
+    func offers(after: ProjectID?, limit: Int, refusing: ((ProjectID, DeviceID) -> Void)? = nil) throws -> (offers: [SyncProjectOffer], more: Bool) {
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
+            .filter { project in after.map { $0.bytes.lexicographicallyPrecedes(project.id.bytes) } ?? true }
+            .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }
         var offers: [SyncProjectOffer] = []
-        for project in projects {
+        for (index, project) in projects.enumerated() {
+            guard offers.count < limit else { return (offers, index < projects.count) }
             switch try vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)) }) {
             case .success(let access):
                 // On the in-memory copy a privileged project cannot be read to be described: not offered.
@@ -28,7 +37,7 @@ extension SyncEndpoint {
             case .failure: continue
             }
         }
-        return offers
+        return (offers, false)
     }
 
     /// A project someone else shared with this vault, that this vault once shared with the peer

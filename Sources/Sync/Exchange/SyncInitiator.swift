@@ -136,7 +136,7 @@ public struct SyncInitiator {
     }
 
     private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
-        let offers = try SyncOffers.parse(try ask(SyncWire.projectsKind, .projectsRequest, by: deadline))
+        let offers = try SyncProjectsPage.all { try ask(SyncWire.projectsKind, SyncOutgoing($0), by: deadline) }
         try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)))
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
@@ -199,12 +199,23 @@ public struct SyncInitiator {
         endpoint.recordSkipped(project.id, reason: reason, message: message, once: reason.hasSuffix(SyncErrorCode.damagedProject.rawValue))
     }
 
-    /// The owner's own device is offered this vault's projects it did not offer back.
+    /// The owner's own device is offered this vault's projects it did not offer back, in pages of
+    /// `SyncWire.maximumOffers` (one egress decision each; review 17 s8, F15).
     private func offerOwnProjects(besides offered: Set<ProjectID>, into report: inout SyncRunReport,
                                   by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         guard endpoint.peerIsMine else { return [] }
         let ours = try endpoint.offers().filter { !offered.contains($0.project) }
-        guard !ours.isEmpty else { return [] }
+        var taken: [(WritingProject, SyncPlan)] = []
+        for start in stride(from: 0, to: ours.count, by: SyncWire.maximumOffers) {
+            let page = Array(ours[start..<min(start + SyncWire.maximumOffers, ours.count)])
+            taken += try offerOwnPage(page, into: &report, by: deadline)
+        }
+        return taken
+    }
+
+    /// One page of `offerOwnProjects`: the projects the peer took.
+    private func offerOwnPage(_ ours: [SyncProjectOffer], into report: inout SyncRunReport,
+                              by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         var projects: [ProjectID: WritingProject] = [:]
         for offer in ours {
             guard let project = try endpoint.project(offer.project) else { continue }

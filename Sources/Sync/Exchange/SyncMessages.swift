@@ -123,20 +123,31 @@ public struct SyncProjectOffer: Sendable, Equatable {
     }
 }
 
-/// `sync.projects` and `sync.offer`: lists of offers.
+/// `sync.projects` and `sync.offer`: lists of offers, at most `SyncWire.maximumOffers` in one message
+/// (a page: review 17 s8, F15).
 public enum SyncOffers {
     public static func serialize(_ offers: [SyncProjectOffer]) -> [UInt8] {
         var out: [UInt8] = [SyncWire.version]
-        let sorted = offers.sorted { $0.project.bytes.lexicographicallyPrecedes($1.project.bytes) }
-        SyncWireReader.append(UInt64(sorted.count), size: 2, to: &out)
-        for offer in sorted { offer.encode(to: &out) }
+        encode(offers, to: &out)
         return out
     }
 
     public static func parse(_ bytes: [UInt8]) throws(SyncExchangeError) -> [SyncProjectOffer] {
         var reader = SyncWireReader(bytes)
         try reader.version()
-        let count = try reader.count(2, maximum: SyncWire.maximumProjects, itemSize: 40, "projects")
+        let offers = try list(&reader)
+        try reader.end()
+        return offers
+    }
+
+    static func encode(_ offers: [SyncProjectOffer], to out: inout [UInt8]) {
+        let sorted = offers.sorted { $0.project.bytes.lexicographicallyPrecedes($1.project.bytes) }
+        SyncWireReader.append(UInt64(sorted.count), size: 2, to: &out)
+        for offer in sorted { offer.encode(to: &out) }
+    }
+
+    static func list(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> [SyncProjectOffer] {
+        let count = try reader.count(2, maximum: SyncWire.maximumOffers, itemSize: 40, "projects")
         var offers: [SyncProjectOffer] = []
         for _ in 0..<count {
             let offer = try SyncProjectOffer.parse(&reader)
@@ -145,7 +156,6 @@ public enum SyncOffers {
             }
             offers.append(offer)
         }
-        try reader.end()
         return offers
     }
 
@@ -161,7 +171,7 @@ public enum SyncOffers {
     public static func parseTaken(_ bytes: [UInt8]) throws(SyncExchangeError) -> [ProjectID: Bool] {
         var reader = SyncWireReader(bytes)
         try reader.version()
-        let count = try reader.count(2, maximum: SyncWire.maximumProjects, itemSize: 17, "projects")
+        let count = try reader.count(2, maximum: SyncWire.maximumOffers, itemSize: 17, "projects")
         var taken: [ProjectID: Bool] = [:]
         var last: [UInt8]? = nil
         for _ in 0..<count {

@@ -17,14 +17,14 @@ public struct SyncOutgoing: Sendable {
     /// What the funnel released, as it released it: the one way content leaves.
     init(released: ReleasedPayload) { self.init(bytes: released.bytes) }
 
-    /// `sync.projects`: the version byte alone.
-    public static let projectsRequest = SyncOutgoing(bytes: [SyncWire.version])
+    /// `sync.projects`: the first page (the version byte alone), or the page after a project.
+    public init(_ request: SyncProjectsRequest) { self.init(bytes: request.serialized()) }
 
     /// `sync.pull`: a project id and the version vector this vault holds.
     public init(_ request: SyncPullRequest) { self.init(bytes: request.serialized()) }
 
-    /// The answer to `sync.projects` when no project is offered: nothing to release.
-    static let noOffers = SyncOutgoing(bytes: SyncOffers.serialize([]))
+    /// The answer to `sync.projects` when no project is offered (from there on): nothing to release.
+    static let noOffers = SyncOutgoing(bytes: SyncProjectsPage(more: false, offers: []).serialized())
 
     /// The answer to `sync.offer`: which offered projects were taken.
     init(taken: [(ProjectID, Bool)]) { self.init(bytes: SyncOffers.serializeTaken(taken)) }

@@ -77,15 +77,17 @@ public struct SyncResponder: Sendable {
         }
     }
 
-    /// The projects the peer may sync, their names released by the funnel like their records.
+    /// A page of the projects the peer may sync (those after the project the request names), their
+    /// names released by the funnel like their records: one egress decision per page.
     private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
-        guard body == [SyncWire.version] else { throw SyncWireReader.malformed("a projects request is the version byte alone") }
-        let offers = try endpoint.offers { project, origin in
+        let request = try SyncProjectsRequest(parsing: body)
+        let (offers, more) = try endpoint.offers(after: request.after, limit: SyncWire.maximumOffers) { project, origin in
             self.record(SyncExchangeError(.notOwner, "project \(project) is device \(origin.hex)'s: only its owner shares it"), of: SyncWire.projectsKind,
                         details: [.init("project", project.hex), .init("origin", origin.hex)], endpoint)
         }
         guard !offers.isEmpty else { return .noOffers }
-        return try endpoint.release(SyncOffers.serialize(offers), of: try offers.compactMap { try endpoint.project($0.project) })
+        return try endpoint.release(SyncProjectsPage(more: more, offers: offers).serialized(),
+                                    of: try offers.compactMap { try endpoint.project($0.project) })
     }
 
     /// Projects the owner's own device holds and this vault does not: made here.

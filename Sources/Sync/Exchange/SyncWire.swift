@@ -12,14 +12,16 @@ import Writing
 ///               kind:u8 (1 document, 2 long-form) register:str8 (1...32) name:str16 (1...512)
 ///               roster:u16 (0...256) (device:16 signing-key:32 noise-key:32)*
 ///
-///     sync.projects  request 0x02                          answer 0x02 count:u16 (0...1024) offer*
-///     sync.offer     request 0x02 count:u16 offer*          answer 0x02 count:u16 (project:16 taken:u8)*
+///     sync.projects  request 0x02 (after:16)?               answer 0x02 more:u8 count:u16 (0...64) offer*   (more: count ≥ 1)
+///     sync.offer     request 0x02 count:u16 (0...64) offer*  answer 0x02 count:u16 (0...64) (project:16 taken:u8)*
 ///     sync.pull      request 0x02 project:16 vector         answer 0x02 more:u8 vector records
 ///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
 ///
 /// Version 2 (attack review s7, A8): offers had gained `origin` while the byte stayed 1, so a
 /// device of version 1 would read an offer's fields at the wrong places. Each side refuses a
-/// message of another version whole, naming its version.
+/// message of another version whole, naming its version. Still version 2 (never released before it):
+/// the projects list is paged (review 17 s8, F15), `after` the last project of the page before,
+/// each page's offers after it; an asker offers its own projects in pages of as many.
 public enum SyncWire {
     public static let version: UInt8 = 2
     public static let projectsKind = "sync.projects"
@@ -30,7 +32,12 @@ public enum SyncWire {
 
     public static let maximumDevices = 1024
     public static let maximumRecords = 4096
-    public static let maximumProjects = 1024
+    /// Offers in one message. Each offered project's compartment is named in the one egress
+    /// decision that releases the message (33 bytes each in a detail of at most 4,096: at most 124),
+    /// and 64 offers of full rosters (about 21 KiB each) fit a message many times.
+    public static let maximumOffers = 64
+    /// Pages of `sync.projects` one run asks for: 65,536 projects.
+    public static let maximumPages = 1024
     public static let maximumRoster = 256
     public static let maximumNameBytes = 512
     public static let maximumReasons = 4096

@@ -76,7 +76,7 @@ public struct StoreRepair {
         let compartments = try projectCompartments()
         var report = RepairReport()
         var pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])] = []
-        let offers = try SyncOffers.parse(try transport.request(SyncWire.projectsKind, body: .projectsRequest))
+        let offers = try SyncProjectsPage.all { try transport.request(SyncWire.projectsKind, body: SyncOutgoing($0)) }
         let own = try SyncStatus.ownDeviceKeys(vault)
         for offer in offers {
             guard let compartment = compartments[offer.project] else { report.notHere.append(offer.project); continue }
