@@ -197,8 +197,8 @@ import Writing
     /// laptop hears it offered as the colleague's: the desk made the project itself, so it learns no
     /// origin (before, it did, and the owner's own project became view-only on the desk, the owner's
     /// share of it refused): refused `originMismatch`, still the owner's own and writable. (The
-    /// desk has no `sync_project_sources` row for it; a test vault keeps no stored audit log, so
-    /// the log's fallback for projects made before that table says nothing here.)
+    /// desk recorded Brief as made here when it made it, `sync_projects_made_here`; the audit log's
+    /// fallback for projects made before that table is `ProjectProvenanceTests`'.)
     @Test func anOwnDeviceAColleagueMisledNeverMakesAProjectMadeOnTheDeskSomeoneElses() throws {
         let f = try F()
         let (stranger, brief, draft) = try Self.briefMisledOnTheLaptop(f)

@@ -63,8 +63,9 @@ final class SyncExchangeFixture {
 
     // MARK: Writing
 
+    /// A project made as `vaultctl project create` makes one: recorded as made here (`ProjectsMadeHere`).
     static func project(_ vault: TestVault, _ name: String, register: Register = .general) throws -> WritingProject {
-        try vault.unlocked.createWritingProject(named: name, register: register, kind: .document)
+        try vault.unlocked.createProjectMadeHere(named: name, register: register, kind: .document)
     }
 
     /// A document of the given paragraphs, written in one transaction (a privileged project's in a session).

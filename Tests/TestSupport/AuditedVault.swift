@@ -14,11 +14,13 @@ public final class AuditedVault {
     public let log: AuditLog
     public let unlocked: UnlockedVault
 
-    public init() throws {
+    /// `modules`: the schemas of the modules above CryptoVault the vault carries (none by default).
+    public init(modules: [ModuleSchema] = []) throws {
         root = NSTemporaryDirectory() + "audit-log-test-\(UUID().uuidString)"
         directory = root + "/vault"
         log = AuditLog()
-        unlocked = try Vault.create(at: directory, passphrase: try TestVault.secret(Self.passphrase), kdf: .argon2idFloor, journal: log)
+        unlocked = try Vault.create(at: directory, passphrase: try TestVault.secret(Self.passphrase), kdf: .argon2idFloor, journal: log,
+                                    modules: modules)
     }
 
     deinit {

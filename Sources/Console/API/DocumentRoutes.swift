@@ -1,5 +1,6 @@
 import Foundation
 import Registers
+import Sync
 import Writing
 
 /// A document's blocks: read, and write (the whole list, as the editor holds it; blocks that did
@@ -78,7 +79,9 @@ struct DocumentRoutes {
                                 _ refusal: WritingError) throws -> HTTPResponse {
         let kept = try access.store(for: project) { store -> KeptWords? in
             guard try store.documentContent(of: id, in: project.id).blocks.map(Self.words) != content.blocks.map(Self.words) else { return nil }
-            return try store.keepRefusedWords(content, of: id, in: project.id)
+            let kept = try store.keepRefusedWords(content, of: id, in: project.id)
+            try ProjectsMadeHere.record(kept.project.id, in: store.transaction)
+            return kept
         }
         guard let kept else { throw refusal }
         return .json(["error": ConsoleErrorCode.viewOnly.rawValue,

@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Registers
+import Sync
 import Writing
 
 /// Projects and their binders: list, create (from a register's template), the binder tree, add a
@@ -25,7 +26,7 @@ struct ProjectRoutes {
             guard let template = register.profile.template(id) else { throw ConsoleError(.invalidBody, "no template '\(id)' in this register") }
             return template
         }
-        let project = try access.vault.createWritingProject(named: try body.string("name"), register: register, kind: kind)
+        let project = try access.vault.createProjectMadeHere(named: try body.string("name"), register: register, kind: kind)
         var result = try json(project, name: access.name(of: project))
         if let template {
             if project.isPrivileged, access.access(for: project) == nil {

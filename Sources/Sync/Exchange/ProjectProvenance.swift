@@ -17,14 +17,17 @@ enum ProjectProvenance: Equatable {
     case madeFromOffer(of: DeviceID)
     case unknown
 
-    /// How `vault` came to hold `project`: the device whose offer made it, when `sync_project_sources`
-    /// recorded it (`exchange-5`), else, for a project made before that table, what the audit log
-    /// says (`recorded`).
+    /// How `vault` came to hold `project`: made here, when `sync_projects_made_here` recorded it
+    /// (`exchange-7`, `ProjectsMadeHere`); the device whose offer made it, when
+    /// `sync_project_sources` did (`exchange-5`); else, for a project made before those tables,
+    /// what the audit log says (`recorded`).
     static func of(_ project: ProjectID, in vault: UnlockedVault) throws -> ProjectProvenance {
-        if let source = try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).source(of: project) }) {
-            return .madeFromOffer(of: source)
+        let row = try vault.transaction { tx -> ProjectProvenance? in
+            let store = SyncExchangeStore(database: tx.database)
+            if try store.madeHere(project) { return .madeHere }
+            return try store.source(of: project).map { .madeFromOffer(of: $0) }
         }
-        return try recorded(project, in: vault)
+        return try row ?? recorded(project, in: vault)
     }
 
     /// What `vault`'s log says of `project` (reads the whole log: only for the fallback above).

@@ -93,5 +93,15 @@ public enum SyncExchangeSchema {
         NamedMigration("exchange-8", """
             ALTER TABLE sync_origins ADD COLUMN role_since INTEGER CHECK (role_since IS NULL OR role_since >= 0);
             """),
+        // The projects this vault made itself (attack review s7, the A12 fallback): with
+        // `sync_project_sources`, whose a project is without reading the audit log. No row in
+        // either: a project made before these tables (the log says it, `ProjectProvenance`). After
+        // exchange-8, which landed first: a vault's applied list must stay a prefix of this one.
+        NamedMigration("exchange-7", """
+            CREATE TABLE sync_projects_made_here (
+                project_id BLOB PRIMARY KEY CHECK (length(project_id) = 16),
+                made_at INTEGER NOT NULL
+            );
+            """),
     ])
 }

@@ -30,6 +30,7 @@ public enum SyncExchangeHealth {
         "sync_forks": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("found_at", null: false))",
         "sync_project_sources": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("made_at", null: false))",
         "sync_roster_refusals": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("refused_at", null: false))",
+        "sync_projects_made_here": "\(blob("project_id", 16)) AND \(timeColumn("made_at", null: false))",
         "sync_project_skips": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
             AND \(timeColumn("skipped_at", null: false))

@@ -118,6 +118,16 @@ struct SyncExchangeStore {
                            [.blob(project.bytes), .blob(device.bytes), .integer(time)])
     }
 
+    /// Whether this vault recorded `project` as made here (`exchange-7`).
+    func madeHere(_ project: ProjectID) throws -> Bool {
+        try database.queryOne("SELECT 1 AS found FROM sync_projects_made_here WHERE project_id = ?", [.blob(project.bytes)]) != nil
+    }
+
+    func setMadeHere(_ project: ProjectID, at time: Int64) throws {
+        try database.query("INSERT OR IGNORE INTO sync_projects_made_here (project_id, made_at) VALUES (?, ?)",
+                           [.blob(project.bytes), .integer(time)])
+    }
+
     /// The project is no longer held from another device: it is the owner's own here.
     func removeOrigin(of project: ProjectID) throws {
         try database.query("DELETE FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)])

@@ -4,6 +4,7 @@ import CryptoVault
 import Foundation
 import PrivilegedSession
 import Registers
+import Sync
 import Writing
 
 /// `vaultctl demo`: an end-to-end tour on a temporary vault that explains each step as it goes.
@@ -218,7 +219,7 @@ private struct Tour {
             A healthcare project is privileged: its notes are written and read only inside a session
             opened for a purpose, which the audit log records. The note starts from the SOAP template.
             """, command: "template use \"Intake notes\" soap-note --title \"Session 1\" --purpose \"write up the session\"")
-        let project = try unlocked.createWritingProject(named: "Intake notes", register: .healthcare, kind: .document)
+        let project = try unlocked.createProjectMadeHere(named: "Intake notes", register: .healthcare, kind: .document)
         let session = try PrivilegedProcessingSession.start(vault: unlocked, compartment: project.compartment, actor: AuditLog.currentAccount(),
                                                             purpose: "demo: write up the session")
         let write = { (body: (WritingStore) throws -> Void) in try unlocked.transaction { tx in try body(WritingStore(tx, access: .session(session))) } }

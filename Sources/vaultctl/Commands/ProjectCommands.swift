@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import Registers
+import Sync
 import Writing
 
 /// project create, list, show, rename, archive: writing projects, each with a compartment of its own.
@@ -30,7 +31,7 @@ enum ProjectCommands {
             }
             let privileged: Bool? = arguments.has("--privileged") ? true : arguments.has("--not-privileged") ? false : nil
             let project = try VaultLocation.unlock(arguments)
-                .createWritingProject(named: arguments.positionals[0], register: register, kind: kind, privileged: privileged)
+                .createProjectMadeHere(named: arguments.positionals[0], register: register, kind: kind, privileged: privileged)
             if arguments.has("--json") { Output.json(json(project, name: arguments.positionals[0])); return }
             let word = WritingContext.term(.project, register)
             let traits = [register.rawValue, kind == .longForm ? kind.rawValue : nil, project.isPrivileged ? "privileged" : nil].compactMap { $0 }
