@@ -34,5 +34,16 @@ public enum SyncSchema {
             );
             CREATE INDEX sync_held_documents_by_project ON sync_held_documents (project_id);
             """),
+        // What the records of a project show that this vault's store leaves out because another
+        // project here holds the id (SECURITY.md §19.5; review s8 F1): kind 'node', 'block' or
+        // 'entry', and the id. A commit never takes what is listed here for the owner's removal.
+        NamedMigration("left-out-1", """
+            CREATE TABLE sync_left_out (
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                kind TEXT NOT NULL CHECK (kind IN ('node', 'block', 'entry')),
+                id BLOB NOT NULL CHECK (length(id) = 16),
+                PRIMARY KEY (project_id, kind, id)
+            );
+            """),
     ])
 }

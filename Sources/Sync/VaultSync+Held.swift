@@ -23,7 +23,8 @@ extension VaultSync {
         if writer != base { try HeldBases(sync: self).rebase(document, of: project, to: writer) }
         guard let unseen = merge.unseen else { return merge.document }
         let snapshot = try store.createSnapshot(of: document, in: project.id)
-        _ = try store.createBranch(of: document, in: project.id, base: snapshot.id, content: unseen, kind: .syncConflict,
+        // A block another project holds here is left out of the branch as of the document (VaultSync+OtherProjects).
+        _ = try store.createBranch(of: document, in: project.id, base: snapshot.id, content: try withoutBlocksHeldOutside(unseen, in: project.id), kind: .syncConflict,
                                    provenance: "changes a sync brought while an editor was open on the document: its words where both changed")
         return merge.document
     }
@@ -72,9 +73,9 @@ extension VaultSync {
                 continue
             }
             if working.replica.documents.contains(document), present.contains(document) {
-                let content = working.replica.content(of: document)
-                if try store.documentContent(of: document, in: projectID) != content {
-                    try store.replaceSyncedDocumentContent(of: document, in: projectID, with: content)
+                let content = working.replica.content(of: document), stored = try store.documentContent(of: document, in: projectID)
+                if stored != content {
+                    try store.replaceSyncedDocumentContent(of: document, in: projectID, with: try showable(content, stored: stored, in: projectID))
                     written.insert(document)
                 }
             }

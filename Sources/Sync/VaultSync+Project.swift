@@ -23,9 +23,10 @@ extension VaultSync {
         let held = registers.entryValues(history: history)
         let here = try store.entries(in: project.id)
         let ids = Set(here.map(\.id))
+        let leftOut = try entriesLeftOut(of: held, absentFrom: ids, in: project.id)  // not removed here: VaultSync+OtherProjects
         for entry in here where held[entry.id] != .present(entry) { operations.append(.project(.entry(entry.id, .present(entry)))) }
         for (id, value) in held.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) })
-        where !ids.contains(id) && value != .removed {
+        where !ids.contains(id) && value != .removed && !leftOut.contains(id) {
             operations.append(.project(.entry(id, .removed)))
         }
         let name = try store.name(of: project), named = registers.name(history: history)
@@ -69,7 +70,9 @@ extension VaultSync {
     func writeProject(of replica: SyncReplica, into project: WritingProject) throws {
         let registers = replica.holdings, history = replica.history
         let here = Dictionary(uniqueKeysWithValues: try store.entries(in: project.id).map { ($0.id, $0) })
-        for (id, value) in registers.entryValues(history: history).sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+        let values = registers.entryValues(history: history)
+        let leftOut = try entriesLeftOut(of: values, absentFrom: Set(here.keys), in: project.id, remembering: true)  // VaultSync+OtherProjects
+        for (id, value) in values.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) where !leftOut.contains(id) {
             let from = registers.writer(ofEntry: id, history: history)?.hex ?? "unknown"
             switch value {
             case .present(let entry) where here[id] != entry: try store.putSyncedEntry(entry, in: project.id, from: from)

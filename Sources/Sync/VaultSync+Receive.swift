@@ -101,7 +101,9 @@ extension VaultSync {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
         // Parents before children: folders are added in as many passes as the binder is deep.
-        var missing = binder.filter { vaultNodes[$0.key] == nil }
+        // A node another project holds here is left out (VaultSync+OtherProjects), with what is under it.
+        let leftOut = try nodesLeftOut(of: binder, absentFrom: Set(vaultNodes.keys), in: project.id, remembering: true)
+        var missing = binder.filter { vaultNodes[$0.key] == nil && !leftOut.contains($0.key) }
         let added = Set(missing.keys)
         for _ in 0..<WritingLimits.maximumNesting where !missing.isEmpty {
             for (id, value) in missing.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
@@ -134,7 +136,7 @@ extension VaultSync {
                 continue
             }
             if stored != content {
-                try store.replaceSyncedDocumentContent(of: document, in: project.id, with: content)
+                try store.replaceSyncedDocumentContent(of: document, in: project.id, with: try showable(content, stored: stored, in: project.id))
                 documents.insert(document)
                 written += 1
             }
@@ -194,7 +196,11 @@ extension VaultSync {
                 guard !held.contains(try BranchID(bytes: try row.blob("branch_id"))) else { continue }
                 try database.query("DELETE FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)])
             }
-            let proposal = replica.proposal(for: conflict)
+            // A document or block left out here (another project holds its id: VaultSync+OtherProjects)
+            // has no branch here; other blocks left out are left out of the proposal too.
+            guard try store.nodes([conflict.document], heldOutside: project.id).isEmpty,
+                  try store.blocks([conflict.block], heldOutside: project.id).isEmpty else { continue }
+            let proposal = try withoutBlocksHeldOutside(replica.proposal(for: conflict), in: project.id)
             guard !proposal.blocks.isEmpty else { continue }
             let base = try store.createSnapshot(of: conflict.document, in: project.id)
             let make = { (id: BranchID?) in

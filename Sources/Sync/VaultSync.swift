@@ -118,13 +118,15 @@ public struct VaultSync {
     /// The nodes the records show that this vault removed, in id order: absent here, and at the
     /// top level, under a node here, or under one removed here too. A node under a parent this vault
     /// never held (the records never made it, or it could not be added) was never here, so it is
-    /// not removed: the vault only has not caught up with it.
-    static func removedHere(_ binder: [NodeID: NodeValue], present: Set<NodeID>) -> [NodeID] {
+    /// not removed: the vault only has not caught up with it. A node `leftOut` (another project
+    /// holds its id here) was never here either, nor was anything under it.
+    static func removedHere(_ binder: [NodeID: NodeValue], present: Set<NodeID>, leftOut: Set<NodeID> = []) -> [NodeID] {
         var removed: [NodeID: Bool] = [:]
         func isRemoved(_ id: NodeID) -> Bool {
             var chain: [NodeID] = [], cursor: NodeID? = id, answer = true
             while let node = cursor {
                 if present.contains(node) { answer = node != id; break }
+                if leftOut.contains(node) { answer = false; break }
                 if let known = removed[node] { answer = known; break }
                 guard case .present(_, let parent, _, _)? = binder[node], chain.count <= WritingLimits.maximumNesting else { answer = false; break }
                 chain.append(node)
@@ -160,12 +162,15 @@ public struct VaultSync {
             if held != value { operations.append(.node(node.id, value)) }
             if held == nil { created.insert(node.id) }
         }
-        for id in Self.removedHere(working.replica.binder, present: Set(nodes.map(\.id))) { operations.append(.node(id, .removed)) }
+        let present = Set(nodes.map(\.id))
+        let leftOut = try nodesLeftOut(of: working.replica.binder, absentFrom: present, in: projectID)
+        for id in Self.removedHere(working.replica.binder, present: present, leftOut: leftOut) { operations.append(.node(id, .removed)) }
         var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
         let heldForEditors = try heldBases(of: project)  // merged from their kept bases, never taken as the writer's deletions
         for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
             let stored = try store.documentContent(of: node.id, in: projectID)
-            var content = stored
+            // Blocks left out here (another project holds their ids) are not the writer's deletions.
+            var content = try keepingLeftOut(stored, of: node.id, replica: &working.replica, in: projectID)
             if let base = heldForEditors[node.id] { content = try mergingHeld(node.id, writer: stored, base: base, replica: &working.replica, of: project) }
             var ids: [BlockID: BlockID] = [:]
             operations += try working.replica.operations(making: node.id, hold: content, creating: created.contains(node.id), rebased: &ids)

@@ -12,6 +12,7 @@ import TestSupport
         "sync_records": "VaultSync",
         "sync_conflict_branches": "VaultSync",
         "sync_held_documents": "HeldBases",
+        "sync_left_out": "LeftOutIDs",
         "sync_peers": "SyncExchangeStore",
         "sync_shares": "SyncExchangeStore",
         "sync_origins": "SyncExchangeStore",
