@@ -136,8 +136,9 @@ import Writing
         #expect(recorder.failures.first?.retry == SyncSchedule.Policy().maximumRetrySeconds)
     }
 
-    @Test func someoneElsesDeviceIsNeverSyncedInTheBackground() throws {
+    @Test func someoneElsesDeviceThatSharesNothingIsNeverSyncedInTheBackground() throws {
         let fixture = try SyncExchangeFixture(deskTrusts: .other, laptopTrusts: .other)
+        _ = try SyncExchangeFixture.document(fixture.desk, in: try SyncExchangeFixture.project(fixture.desk, "Not shared"), "One", ["words"])
         let recorder = Recorder()
         let background = Self.background(fixture, recorder, listen: nil)
         background.start()
@@ -145,6 +146,76 @@ import Writing
         background.seen(fixture.deskKeys.profile.deviceID, at: fixture.server.address)
         Thread.sleep(forTimeInterval: 0.5)
         #expect(recorder.events.withLock { $0.isEmpty })
+    }
+
+    /// Review 17 s8, S11: the background sync starts when "a paired device is seen", and a
+    /// shared project "syncs the same way": a colleague's project shared with this vault follows its
+    /// owner's edits by itself while the share lasts (only that project: the exchange's own rules),
+    /// and once the owner revokes it, sightings start nothing.
+    @Test func aProjectSharedBySomeoneElseFollowsItsOwnersEditsInTheBackgroundWhileTheShareLasts() throws {
+        let fixture = try SyncExchangeFixture(deskTrusts: .other, laptopTrusts: .other)
+        let desk = fixture.deskKeys.profile.deviceID
+        let shared = try SyncExchangeFixture.project(fixture.desk, "Shared memo")
+        let document = try SyncExchangeFixture.document(fixture.desk, in: shared, "Memo", ["first"])
+        let kept = try SyncExchangeFixture.project(fixture.desk, "Desk only")
+        _ = try SyncExchangeFixture.document(fixture.desk, in: kept, "Private", ["not for the colleague"])
+        try SyncExchangeFixture.share(shared, of: fixture.desk, with: fixture.laptop, role: .editor)
+        // The first time, the recipient asks (`sync now`): until then it holds nothing of the desk's.
+        try fixture.syncLaptop()
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        background.start()
+        defer { background.stop() }
+        try SyncExchangeFixture.edit(fixture.desk, shared, document, block: 0, to: "first, revised by the owner")
+        background.seen(desk, at: fixture.server.address)
+        #expect(try Self.eventually(20) {
+            (try? SyncExchangeFixture.texts(fixture.laptop, shared.id, document)) == ["first, revised by the owner"] && recorder.successes == 1
+        }, "\(recorder.events.withLock { $0 })")
+        #expect(try !SyncExchangeFixture.hasProject(fixture.laptop, kept.id))
+        // Revoked: the next background sync learns it (recorded once), and later sightings start nothing.
+        try SyncControl.revoked(shared.compartment, from: fixture.laptopKeys.profile.deviceID, in: fixture.desk.unlocked)
+        try SyncExchangeFixture.edit(fixture.desk, shared, document, block: 0, to: "after the revoke")
+        background.saved()
+        #expect(Self.eventually(20) { recorder.successes == 2 }, "\(recorder.events.withLock { $0 })")
+        #expect(fixture.laptop.recording.actions.filter { $0 == "sync.project-skipped" }.count == 1)
+        let settled = recorder.events.withLock { $0.count }
+        background.seen(desk, at: fixture.server.address)
+        background.saved()
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(recorder.events.withLock { $0.count } == settled, "a device that no longer shares anything was synced with")
+        #expect(try SyncExchangeFixture.texts(fixture.laptop, shared.id, document) == ["first, revised by the owner"])
+    }
+
+    /// Review 17 s8, F3: announcements are unauthenticated UDP. One forged to a dead address does not
+    /// turn the background sync away from the address where a sync reached the device (pin-checked).
+    @Test func aForgedAnnouncementDoesNotTurnSyncAwayFromTheAddressWhereTheDeviceWasReached() throws {
+        let fixture = try SyncExchangeFixture()
+        let desk = fixture.deskKeys.profile.deviceID
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        HeardAddresses.shared.reached(desk, at: fixture.server.address)
+        background.start()
+        defer { background.stop() }
+        // The forger's announcement: the desk's id, a port where nothing answers.
+        background.seen(desk, at: try SocketAddress(parsing: "127.0.0.1:1"))
+        let project = try SyncExchangeFixture.project(fixture.laptop, "Case notes")
+        let document = try SyncExchangeFixture.document(fixture.laptop, in: project, "Intake", ["saved on the laptop"])
+        #expect(try Self.eventually(20) {
+            (try? SyncExchangeFixture.texts(fixture.desk, project.id, document)) == ["saved on the laptop"]
+        }, "\(recorder.events.withLock { $0 })")
+        #expect(recorder.failures.isEmpty, "\(recorder.failures)")
+        // A device that moved: the address it was reached at is dead, its new announcement is tried next.
+        let moved = try SyncExchangeFixture()
+        let movedDesk = moved.deskKeys.profile.deviceID
+        let movedRecorder = Recorder()
+        let movedBackground = Self.background(moved, movedRecorder, listen: nil)
+        HeardAddresses.shared.reached(movedDesk, at: try SocketAddress(parsing: "127.0.0.1:1"))
+        movedBackground.start()
+        defer { movedBackground.stop() }
+        let movedProject = try SyncExchangeFixture.project(moved.desk, "Moved")
+        movedBackground.seen(movedDesk, at: moved.server.address)
+        #expect(try Self.eventually(20) { try movedRecorder.successes == 1 && SyncExchangeFixture.hasProject(moved.laptop, movedProject.id) })
+        #expect(HeardAddresses.shared.reachedAddress(of: movedDesk) == moved.server.address)
     }
 
     // MARK: A local save (review 17, F11)

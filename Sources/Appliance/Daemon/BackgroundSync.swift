@@ -4,17 +4,16 @@ import PeerChannel
 import Synchronization
 import Sync
 
-/// The daemon's background sync (SECURITY.md §19.9): when one of the owner's own paired devices is
-/// seen (its LAN announcement heard, or it connected to this daemon's channel), the daemon runs the
-/// exchange with it (`SyncInitiator`, with a deadline) at the channel address it last announced;
-/// a failure is retried with backoff (`SyncSchedule`), a pause (`vaultctl sync pause`, here or on the
-/// device) waits the longest retry.
+/// The daemon's background sync (SECURITY.md §19.9): when a paired device it syncs with
+/// (`SyncPartners`: the owner's own devices, and someone else's while a project is shared between
+/// the two) is seen (its LAN announcement heard, or it connected to this daemon's channel), the
+/// daemon runs the exchange with it (`SyncInitiator`, with a deadline) at the channel address it
+/// last announced, or where a sync last reached it; a failure is retried with backoff
+/// (`SyncSchedule`), a pause (`vaultctl sync pause`, here or on the device) waits the longest retry.
 /// A local save (a transaction of this process that changed the writing model: a command the
-/// daemon ran, the console's save; not what sync itself wrote) starts one at once with each own
-/// device whose address is known (announced, or where a `sync now` of this process reached it),
-/// coalesced: saves during a sync make one more sync after it, and a device in backoff waits for
-/// its retry (review 17, F11).
-/// Only devices trusted `mine`: a project shared with someone else's device syncs when asked.
+/// daemon ran, the console's save; not what sync itself wrote) starts one at once with each such
+/// device whose address is known, coalesced: saves during a sync make one more sync after it, and
+/// a device in backoff waits for its retry (review 17, F11).
 /// One sync at a time; each is recorded as any other (`sync.exchange`).
 public final class BackgroundSync: Sendable {
     public struct Settings: Sendable {
@@ -97,9 +96,9 @@ public final class BackgroundSync: Sendable {
     }
 
     /// `device` was seen: at `address` (its announced channel), or connected (nil: the address it
-    /// announced last). Starts a sync with it if it is an own device and the schedule says so.
+    /// announced last). Starts a sync with it if this vault syncs with it and the schedule says so.
     public func seen(_ device: DeviceID, at address: SocketAddress?) {
-        guard running.load(ordering: .acquiring), (try? isOwn(device)) == true else { return }
+        guard running.load(ordering: .acquiring), (try? SyncPartners.isPartner(device, in: vault)) == true else { return }
         let start = state.withLock { state in
             if let address { state.addresses[device] = address }
             return self.address(of: device, in: state) != nil && state.schedule.seen(device, at: clock.monotonic())
@@ -107,30 +106,31 @@ public final class BackgroundSync: Sendable {
         if start { launch(device) }
     }
 
-    /// The writing model was saved here: a sync starts with each own device whose address is known,
-    /// unless the schedule says to wait (one running goes again when it ends; a failing one waits
-    /// for its retry).
+    /// The writing model was saved here: a sync starts with each device it syncs with whose address
+    /// is known, unless the schedule says to wait (one running goes again when it ends; a failing
+    /// one waits for its retry).
     public func saved() {
-        guard running.load(ordering: .acquiring), let own = try? ownDevices() else { return }
+        guard running.load(ordering: .acquiring), let partners = try? SyncPartners.all(in: vault) else { return }
         let now = clock.monotonic()
         let start = state.withLock { state -> [DeviceID] in
             var start: [DeviceID] = []
-            for device in own where address(of: device, in: state) != nil && state.schedule.saved(device, at: now) { start.append(device) }
+            for device in partners where address(of: device, in: state) != nil && state.schedule.saved(device, at: now) { start.append(device) }
             return start
         }
         for device in start { launch(device) }
     }
 
-    /// Where `device` is: where it last announced itself to this daemon, else where a `sync now`
-    /// of this process last reached it.
-    private func address(of device: DeviceID, in state: State) -> SocketAddress? {
-        state.addresses[device] ?? HeardAddresses.shared.reachedAddress(of: device)
+    /// Where `device` may be, the address to try first: where a sync of this process last reached
+    /// it (the channel's pin check proved it was the device there), then where it last announced
+    /// itself. An announcement is unauthenticated UDP: one forged to a dead address must not turn
+    /// the background sync away from an address that works (review 17 s8, F3); a device that moved
+    /// is found at its new announced address when the old one fails.
+    private func addresses(of device: DeviceID, in state: State) -> [SocketAddress] {
+        HeardAddresses.unique([HeardAddresses.shared.reachedAddress(of: device), state.addresses[device]])
     }
 
-    /// The owner's own paired devices (trusted `mine`), in id order.
-    private func ownDevices() throws -> [DeviceID] {
-        try vault.vault.familyPairings().map(\.peer.deviceID).filter { try vault.vault.trust(of: $0) == .mine }
-            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+    private func address(of device: DeviceID, in state: State) -> SocketAddress? {
+        addresses(of: device, in: state).first
     }
 
     /// Listens for announcements in short rounds until stopped; one that cannot bind (another daemon
@@ -149,10 +149,6 @@ public final class BackgroundSync: Sendable {
                 return
             }
         }
-    }
-
-    private func isOwn(_ device: DeviceID) throws -> Bool {
-        try vault.vault.familyPairings().contains { $0.peer.deviceID == device } && vault.vault.trust(of: device) == .mine
     }
 
     /// Runs a sync with `device` on a thread of its own, one at a time, and schedules what follows.
@@ -179,62 +175,27 @@ public final class BackgroundSync: Sendable {
         }
     }
 
-    /// A pause (here or on the peer: the longest retry, review 17 F16) and a device no longer own
-    /// (no retry) are not failures to back off from.
+    /// A pause (here or on the peer: the longest retry, review 17 F16) and a device this vault no
+    /// longer syncs with (no retry) are not failures to back off from.
     private static func code(of error: Error) -> SyncExchangeErrorCode? {
         (error as? SyncExchangeError)?.code
     }
 
     private func run(_ device: DeviceID) -> Result<SyncRunReport, Error> {
         Result {
-            guard let pairing = try vault.vault.familyPairings().first(where: { $0.peer.deviceID == device }), try isOwn(device) else {
-                throw SyncExchangeError(.unknownPeer, "device \(device) is no longer one of the owner's own paired devices")
+            guard let pairing = try vault.vault.familyPairings().first(where: { $0.peer.deviceID == device }),
+                  try SyncPartners.isPartner(device, in: vault) else {
+                throw SyncExchangeError(.unknownPeer, "device \(device) is no longer a paired device this vault syncs with")
             }
-            guard let address = state.withLock({ address(of: device, in: $0) }) else {
-                throw SyncExchangeError(.unknownPeer, "no address is known for \(pairing.peer.name)")
-            }
-            events(.started(device, address))
-            let client = try ChannelClient(connectingTo: address, localKeys: keys, peer: pairing.peer,
-                                           timeouts: ChannelTimeouts(idleSeconds: settings.deadlineSeconds))
-            return try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), clock: clock,
-                                     deadlineSeconds: settings.deadlineSeconds).run()
+            let addresses = state.withLock { self.addresses(of: device, in: $0) }  // reached first (F3)
+            guard !addresses.isEmpty else { throw SyncExchangeError(.unknownPeer, "no address is known for \(pairing.peer.name)") }
+            events(.started(device, addresses[0]))
+            let (client, address) = try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: keys,
+                                                               timeouts: ChannelTimeouts(idleSeconds: settings.deadlineSeconds))
+            let report = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), clock: clock,
+                                           deadlineSeconds: settings.deadlineSeconds).run()
+            HeardAddresses.shared.reached(device, at: address)
+            return report
         }
-    }
-}
-
-/// Where this daemon last heard each paired device announce its channel (a hint, as every
-/// announcement: the channel's pin check decides). 'Sync now' without an address asks here first:
-/// while the daemon listens for announcements, a second listener in the process could not bind the port.
-public final class HeardAddresses: Sendable {
-    public static let shared = HeardAddresses()
-    /// An announcement older than this is not taken as where the device is.
-    public static let freshSeconds = 300.0
-
-    private let addresses = Mutex<[DeviceID: (address: SocketAddress, at: Double)]>([:])
-
-    func heard(_ device: DeviceID, at address: SocketAddress, clock: VaultClock) {
-        let now = clock.monotonic()
-        addresses.withLock { $0[device] = (address, now) }
-    }
-
-    /// Where a sync this process ran (`sync now`, the console's) last reached each device: the
-    /// channel's pin check proved it was the device. Kept for the process's life; a sync after a save
-    /// goes there when no announcement says otherwise.
-    private let reached = Mutex<[DeviceID: SocketAddress]>([:])
-
-    /// A sync with `device` at `address` succeeded.
-    public func reached(_ device: DeviceID, at address: SocketAddress) {
-        reached.withLock { $0[device] = address }
-    }
-
-    /// Where a sync of this process last reached `device`, if one did.
-    public func reachedAddress(of device: DeviceID) -> SocketAddress? {
-        reached.withLock { $0[device] }
-    }
-
-    /// The address `device` announced within `freshSeconds`, if any.
-    public func address(of device: DeviceID, clock: VaultClock = .system) -> SocketAddress? {
-        let now = clock.monotonic()
-        return addresses.withLock { $0[device].flatMap { now - $0.at <= Self.freshSeconds ? $0.address : nil } }
     }
 }

@@ -80,6 +80,11 @@ struct SyncExchangeStore {
             """, [.blob(compartment.bytes), .blob(device.bytes), .text(role.rawValue), .integer(time)])
     }
 
+    /// Whether a share granted here to `device` is in force (any compartment).
+    func hasShare(with device: DeviceID) throws -> Bool {
+        try database.queryOne("SELECT 1 FROM sync_shares WHERE device_id = ? AND revoked_at IS NULL LIMIT 1", [.blob(device.bytes)]) != nil
+    }
+
     func revokeShare(of compartment: CompartmentID, with device: DeviceID, at time: Int64) throws {
         try database.query("UPDATE sync_shares SET revoked_at = ? WHERE compartment_uuid = ? AND device_id = ? AND revoked_at IS NULL",
                            [.integer(time), .blob(compartment.bytes), .blob(device.bytes)])
@@ -91,6 +96,12 @@ struct SyncExchangeStore {
         guard let row = try database.queryOne("SELECT device_id, access FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)]),
               let access = SyncAccess.allCases.first(where: { (try? row.text("access")) == $0.name }) else { return nil }
         return (try DeviceID(bytes: try row.blob("device_id")), access)
+    }
+
+    /// The projects held here that `device` shared with this vault (it is their origin, as editor or viewer).
+    func projectsShared(by device: DeviceID) throws -> [ProjectID] {
+        try database.query("SELECT project_id FROM sync_origins WHERE device_id = ? AND access IN ('editor', 'viewer')", [.blob(device.bytes)])
+            .map { try ProjectID(bytes: try $0.blob("project_id")) }
     }
 
     /// Keeps whose the project is and the role that device gave; `since`, the role's time (the

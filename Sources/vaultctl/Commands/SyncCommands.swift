@@ -114,10 +114,12 @@ enum SyncCommands {
     // MARK: Helpers
 
     private static func sync(with pairing: FamilyPairing, _ unlocked: UnlockedVault, _ arguments: ParsedArguments) throws -> SyncRunReport {
-        // In the daemon, where its own listener heard the device announce; else --address, or listen now.
-        let heard = arguments.value("--address") == nil ? HeardAddresses.shared.address(of: pairing.peer.deviceID) : nil
-        let address = try heard ?? PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
-        let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
+        // In the daemon, where a sync last reached the device, then where its listener heard the
+        // device announce (F3: a forged announcement is only tried after the proven address);
+        // else --address, or listen now.
+        let known = arguments.value("--address") == nil ? HeardAddresses.shared.candidates(of: pairing.peer.deviceID) : []
+        let addresses = try known.isEmpty ? [PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)] : known
+        let (client, address) = try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: unlocked.deviceKeys())
         let report = try SyncInitiator(vault: unlocked, transport: ChannelSyncTransport(client)).run()
         // In the daemon, its syncs after a save go there too (BackgroundSync.saved).
         HeardAddresses.shared.reached(pairing.peer.deviceID, at: address)
