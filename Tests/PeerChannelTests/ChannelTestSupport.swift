@@ -64,11 +64,11 @@ final class RunningServer {
     let events = ServerEvents()
 
     init(_ device: PairingDevice, services: [any ChannelService] = [TestService()],
-         limits: ChannelServer.Limits = ChannelServer.Limits()) throws {
+         limits: ChannelServer.Limits = ChannelServer.Limits(), isPriority: @escaping @Sendable (DeviceID) -> Bool = { _ in true }) throws {
         let vault = device.vault.vault
         let events = self.events
         server = try ChannelServer(address: Loopback.any, localKeys: device.keys, pinnedPeers: { try vault.familyPairings() },
-                                   services: services, limits: limits, events: { events.record($0) })
+                                   isPriority: isPriority, services: services, limits: limits, events: { events.record($0) })
         server.start()
     }
 

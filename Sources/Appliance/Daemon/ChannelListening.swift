@@ -23,6 +23,8 @@ public struct ChannelListening: Sendable {
         let background = BackgroundSync(vault: vault, keys: keys, settings: settings, events: { recordBackground($0) })
         let server = try ChannelServer(address: try SocketAddress(parsing: address), localKeys: keys,
                                        pinnedPeers: { [vault] in try vault.vault.familyPairings() },
+                                       // The owner's own devices keep slots someone else's cannot take (F5).
+                                       isPriority: { [vault] in (try? vault.vault.trust(of: $0)) == .mine },
                                        services: try ChannelServices.all(vault: vault, keys: keys),
                                        events: { event in
                                            recordEvent(event)

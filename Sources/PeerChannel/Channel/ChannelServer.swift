@@ -21,23 +21,36 @@ public final class ChannelServer: Sendable {
         public var maximumUnauthenticatedConnections: Int
         /// Connections of paired devices; past this a device is told the server is busy.
         public var maximumAuthenticatedConnections: Int
+        /// Connections one paired device holds at once; its next one closes its oldest (F5).
+        public var maximumConnectionsPerDevice: Int
+        /// Of `maximumAuthenticatedConnections`, the slots only priority devices (the owner's own,
+        /// as the daemon says) may take: the others together hold the rest at most (F5).
+        public var reservedForPriorityDevices: Int
         /// Connections the kernel queues before they are accepted.
         public var listenBacklog: Int32
         /// Both sides must rekey at the same count; only tests change it.
         var rekeyInterval: UInt64 = NoiseTransport.defaultRekeyInterval
 
         public init(timeouts: ChannelTimeouts = ChannelTimeouts(), maximumUnauthenticatedConnections: Int = 64,
-                    maximumAuthenticatedConnections: Int = 16, listenBacklog: Int32 = 128) {
+                    maximumAuthenticatedConnections: Int = 16, maximumConnectionsPerDevice: Int = 4,
+                    reservedForPriorityDevices: Int? = nil, listenBacklog: Int32 = 128) {
             self.timeouts = timeouts
             self.maximumUnauthenticatedConnections = maximumUnauthenticatedConnections
             self.maximumAuthenticatedConnections = maximumAuthenticatedConnections
+            self.maximumConnectionsPerDevice = maximumConnectionsPerDevice
+            // Half of them by default: 8 of the 16.
+            self.reservedForPriorityDevices = reservedForPriorityDevices ?? maximumAuthenticatedConnections / 2
             self.listenBacklog = listenBacklog
         }
 
         func validate() throws(PeerChannelError) {
             try timeouts.validate()
-            guard maximumUnauthenticatedConnections > 0, maximumAuthenticatedConnections > 0, listenBacklog > 0 else {
+            guard maximumUnauthenticatedConnections > 0, maximumAuthenticatedConnections > 0, maximumConnectionsPerDevice > 0,
+                  listenBacklog > 0 else {
                 throw PeerChannelError(.invalidConfiguration, "channel connection bounds must be positive")
+            }
+            guard (0..<maximumAuthenticatedConnections).contains(reservedForPriorityDevices) else {
+                throw PeerChannelError(.invalidConfiguration, "the slots reserved for priority devices must be fewer than all paired connections")
             }
         }
     }
@@ -58,6 +71,7 @@ public final class ChannelServer: Sendable {
     private let listener: TCPListener
     private let localKeys: DeviceKeys
     private let pinnedPeers: @Sendable () throws -> [FamilyPairing]
+    private let isPriority: @Sendable (DeviceID) -> Bool
     private let dispatcher: ChannelDispatcher
     private let limits: Limits
     private let events: @Sendable (Event) -> Void
@@ -66,8 +80,11 @@ public final class ChannelServer: Sendable {
     private let running = Atomic<Bool>(false)
 
     /// Binds `address` at once (so a busy port fails here) but accepts nothing before `start()`.
-    /// `pinnedPeers` is called for every handshake, typically `{ try vault.familyPairings() }`.
+    /// `pinnedPeers` is called for every handshake, typically `{ try vault.familyPairings() }`;
+    /// `isPriority`, once a device authenticated: whether it may take the slots reserved for
+    /// priority devices (the daemon: the owner's own devices; by default every device).
     public init(address: SocketAddress, localKeys: DeviceKeys, pinnedPeers: @escaping @Sendable () throws -> [FamilyPairing],
+                isPriority: @escaping @Sendable (DeviceID) -> Bool = { _ in true },
                 services: [any ChannelService], limits: Limits = Limits(),
                 events: @escaping @Sendable (Event) -> Void = { _ in }) throws(PeerChannelError) {
         try limits.validate()
@@ -76,10 +93,13 @@ public final class ChannelServer: Sendable {
         self.address = listener.address
         self.localKeys = localKeys
         self.pinnedPeers = pinnedPeers
+        self.isPriority = isPriority
         self.limits = limits
         self.events = events
         registry = ChannelConnectionRegistry(maximumUnauthenticated: limits.maximumUnauthenticatedConnections,
-                                             maximumAuthenticated: limits.maximumAuthenticatedConnections)
+                                             maximumAuthenticated: limits.maximumAuthenticatedConnections,
+                                             maximumPerDevice: limits.maximumConnectionsPerDevice,
+                                             reservedForPriority: limits.reservedForPriorityDevices)
     }
 
     /// Starts accepting on a background thread. A server starts once.
@@ -129,9 +149,9 @@ public final class ChannelServer: Sendable {
             do throws(PeerChannelError) {
                 let (transport, pairing) = try ChannelHandshake.respond(over: connection, localKeys: localKeys, pinnedPeers: pinnedPeers)
                 peer = pairing.peer
-                guard registry.promote(id) else {
+                guard registry.promote(id, device: pairing.peer.deviceID, priority: isPriority(pairing.peer.deviceID)) else {
                     ChannelHandshake.refuse(.channelBusy, on: connection)
-                    throw PeerChannelError(.channelBusy, "\(pairing.peer.name) was turned away: \(limits.maximumAuthenticatedConnections) paired connections are open")
+                    throw PeerChannelError(.channelBusy, "\(pairing.peer.name) was turned away: the paired connections it may use are open")
                 }
                 let channel = try SecureChannel.respond(over: connection, transport: transport, peer: pairing.peer,
                                                         timeouts: limits.timeouts, rekeyInterval: limits.rekeyInterval)
