@@ -122,6 +122,37 @@ import Writing
         #expect(f.desk.recording.actions.contains("sync.share-revoke"))
     }
 
+    /// Review 17 s8, T5 gap: the sharpest form of "a change for a compartment it has no key to":
+    /// someone else's device PUSHES signed records into the owner's privileged project (even one
+    /// shared with it for sync by hand). Refused whole before any record is read, with the reason,
+    /// recorded; the chart is unchanged and an ordinary shared project still syncs both ways.
+    @Test func someoneElsesDeviceCannotWriteIntoAPrivilegedProjectWhateverItPushes() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let chart = try F.project(f.desk, "Patient A", register: .healthcare)
+        let visit = try F.document(f.desk, in: chart, "Visit", ["what the clinician wrote"])
+        try SyncControl.shared(chart.compartment, with: f.laptopKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
+        let memo = try F.project(f.desk, "Shared memo")
+        let page = try F.document(f.desk, in: memo, "Page", ["owner's words"])
+        try F.share(memo, of: f.desk, with: f.laptop, role: .editor)
+        try f.syncLaptop()
+        let author = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
+        let node = try NodeID.random()
+        let intruding = try [ChangeRecord.make(project: chart.id, author: author, counter: 1, lamport: 1, parents: [],
+                                               operations: [.node(node, .removed)]).encoded]
+        let transport = try f.transport()
+        #expect(throws: SyncExchangeError(.privilegedRefused, "")) {
+            try transport.requestAsAnyPeer(SyncWire.pushKind, body: SyncPushRequest(project: chart.id, records: intruding).serialized())
+        }
+        #expect(F.details(f.desk, .syncExchangeRefused, "reason").contains("privilegedRefused"))
+        #expect(!f.desk.recording.actions.contains("sync.record-receive"), "a record of the chart was read")
+        #expect(try F.texts(f.desk, chart.id, visit) == ["what the clinician wrote"])
+        // Honest sync of the ordinary shared project goes on, both ways.
+        let held = try f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(memo.id) }
+        try F.edit(f.laptop, held, page, block: 0, to: "owner's words, and the colleague's")
+        #expect(try f.syncLaptop().sent == 1)
+        #expect(try F.texts(f.desk, memo.id, page) == ["owner's words, and the colleague's"])
+    }
+
     @Test func aHostilePairedPeerIsRefusedWithTheReasonAndRecordedWhileHonestSyncGoesOn() throws {
         let f = try F()
         let project = try F.project(f.laptop, "Notes")
