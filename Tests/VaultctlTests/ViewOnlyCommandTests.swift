@@ -46,6 +46,15 @@ import TestSupport
         try #require(synced.status == 0, "\(synced.stderr)")
         let before = try laptop.run(["doc", "show", "Brief", "Draft"])
         #expect(before.status == 0 && before.stdout.contains("The owner's words."), "\(before.stderr)")
+        // Whose it is shows beside its name (review 17 s8, F17), on the laptop only.
+        let deskName = try #require(try PairCommandTests.json(try desk.run(["device", "--json"])) as? [String: Any])["name"] as? String
+        let listing = try laptop.run(["project", "list"])
+        #expect(listing.stdout.contains("Brief") && listing.stdout.contains("shared by \(deskName ?? "") (viewer)"), "\(listing.stdout)")
+        let listedJSON = try JSONSerialization.jsonObject(with: Data(try laptop.run(["project", "list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
+        #expect((listedJSON.first?["shared_by"] as? [String: Any])?["role"] as? String == "viewer")
+        #expect(try laptop.run(["project", "show", "Brief"]).stdout.contains("origin       shared by"))
+        let ownList = try JSONSerialization.jsonObject(with: Data(try desk.run(["project", "list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(ownList.first?["shared_by"] is NSNull, "the owner's own project names no origin")
 
         let commands: [([String], String?)] = [
             (["doc", "write", "Brief", "Draft"], "My words.\n"),

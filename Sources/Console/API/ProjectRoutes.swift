@@ -11,7 +11,8 @@ struct ProjectRoutes {
     let access: ProjectAccess
 
     func list() throws -> [[String: Any]] {
-        try access.projects().map { project in try json(project, name: access.name(of: project)) }
+        let origins = try SharedProjectOrigin.all(in: access.vault)
+        return try access.projects().map { project in try json(project, name: access.name(of: project), origins: origins) }
     }
 
     /// `{name, register, kind?, template?, purpose?}`. A template adds its first document; in a
@@ -96,10 +97,14 @@ struct ProjectRoutes {
         return Self.nodeJSON(renamed, project.register)
     }
 
-    func json(_ project: WritingProject, name: String?) throws -> [String: Any] {
-        ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
-         "compartment": project.compartment.id.hex, "privileged": project.isPrivileged, "locked": access.access(for: project) == nil, "archived": project.isArchived,
-         "view_only": project.isViewOnly, "theme": project.register.profile.themeColour.hex, "terms": RegisterJSON.terms(project.register.profile.lexicon)]
+    /// `shared_by`: whose the project is when someone else shared it (F17), else null.
+    func json(_ project: WritingProject, name: String?, origins: [ProjectID: SharedProjectOrigin]? = nil) throws -> [String: Any] {
+        let origin = try (origins ?? SharedProjectOrigin.all(in: access.vault))[project.id]
+        return ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
+                "compartment": project.compartment.id.hex, "privileged": project.isPrivileged, "locked": access.access(for: project) == nil,
+                "archived": project.isArchived, "view_only": project.isViewOnly, "theme": project.register.profile.themeColour.hex,
+                "terms": RegisterJSON.terms(project.register.profile.lexicon),
+                "shared_by": origin.map { ["device": $0.device.hex, "name": $0.name, "role": $0.role] as [String: Any] } ?? NSNull()]
     }
 
     static func nodeJSON(_ node: BinderNode, _ register: Register) -> [String: Any] {

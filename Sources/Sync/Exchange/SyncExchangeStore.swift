@@ -98,6 +98,14 @@ struct SyncExchangeStore {
         return (try DeviceID(bytes: try row.blob("device_id")), access)
     }
 
+    /// Every project's recorded origin (whose it is, and the role that device gave).
+    func sharedOrigins() throws -> [(ProjectID, (device: DeviceID, access: SyncAccess))] {
+        try database.query("SELECT project_id, device_id, access FROM sync_origins").compactMap { row in
+            guard let access = SyncAccess.allCases.first(where: { (try? row.text("access")) == $0.name }) else { return nil }
+            return (try ProjectID(bytes: try row.blob("project_id")), (try DeviceID(bytes: try row.blob("device_id")), access))
+        }
+    }
+
     /// The projects held here that `device` shared with this vault (it is their origin, as editor or viewer).
     func projectsShared(by device: DeviceID) throws -> [ProjectID] {
         try database.query("SELECT project_id FROM sync_origins WHERE device_id = ? AND access IN ('editor', 'viewer')", [.blob(device.bytes)])

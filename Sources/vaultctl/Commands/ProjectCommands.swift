@@ -39,7 +39,8 @@ enum ProjectCommands {
         }
 
     static let list = Command("project list", synopsis: "list writing projects", about: """
-        Lists projects: id, name, register, kind, and whether privileged or archived. A privileged
+        Lists projects: id, name, register, kind, whether privileged or archived, and whose device
+        shared it when it is someone else's project (its owner names it, any name). A privileged
         project's name shows as (privileged) unless --purpose opens a one-command session on it (each
         name read is recorded) or the running daemon holds a session of its compartment.
         """, options: [WritingContext.purposeOption] + Credentials.options, json: true, examples: [
@@ -48,14 +49,16 @@ enum ProjectCommands {
         ]) { arguments in
             let context = try WritingContext(arguments)
             defer { context.end() }
-            let rows = try context.projects().map { project in json(project, name: try context.name(of: project)) }
+            let origins = try SharedProjectOrigin.all(in: context.vault)
+            let rows = try context.projects().map { project in json(project, name: try context.name(of: project), sharedBy: origins[project.id]) }
             if arguments.has("--json") { Output.json(rows); return }
             if rows.isEmpty { Output.line("No projects yet: 'vaultctl project create NAME --register R'."); return }
             for row in rows {
                 // The kind is said only when it is long-form: "document", the default, is also a
                 // concept the register may call otherwise (a note, to a clinician).
                 let flags = [(row["kind"] as? String) == ProjectKind.longForm.rawValue ? ProjectKind.longForm.rawValue : nil,
-                             (row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived"]
+                             (row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived",
+                             (row["shared_by"] as? [String: Any]).map { "shared by \($0["name"]!) (\($0["role"]!))" }]
                     .compactMap { $0 }.joined(separator: ", ")
                 Output.line("\(row["id"]!)  \(row["name"] as? String ?? "(privileged)")  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
             }
@@ -75,7 +78,8 @@ enum ProjectCommands {
             let project = try context.project(arguments.positionals[0])
             let outline = try context.store(for: project) { try $0.outline(of: project.id) }
             let folders = outline.filter { $0.kind == .chapter }.count, documents = outline.count - folders
-            var row = json(project, name: try context.name(of: project))
+            let sharedBy = try SharedProjectOrigin.all(in: context.vault)[project.id]
+            var row = json(project, name: try context.name(of: project), sharedBy: sharedBy)
             row["documents"] = documents
             row["folders"] = folders
             row["citation"] = project.register.profile.citationStyle.rawValue
@@ -84,6 +88,7 @@ enum ProjectCommands {
             let register = project.register
             Output.line("\(WritingContext.term(.project, register).capitalized) \(project.id)")
             Output.line("  name         \(row["name"] as? String ?? "(privileged)")")
+            if let sharedBy { Output.line("  origin       \(sharedBy.label): someone else's project, not yours") }
             Output.line("  register     \(register.rawValue)\(project.isPrivileged ? " (privileged)" : "")")
             // The kind and the compartment's name are values, quoted: '--kind document', a compartment 'project ID'.
             Output.line("  kind         '\(project.kind.rawValue)'")
@@ -151,9 +156,12 @@ enum ProjectCommands {
 
     static let all = [create, list, show, rename, archive, register]
 
-    static func json(_ project: WritingProject, name: String?) -> [String: Any] {
+    /// `shared_by`: whose the project is when someone else's device shared it with this vault (F17: it
+    /// may carry any name, one of the owner's privileged charts' included), else null.
+    static func json(_ project: WritingProject, name: String?, sharedBy: SharedProjectOrigin? = nil) -> [String: Any] {
         ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
          "privileged": project.isPrivileged, "compartment": project.compartment.name,
-         "created_at": Output.timestamp(project.createdAt), "archived": project.archivedAt.map { Output.timestamp($0) } ?? NSNull()]
+         "created_at": Output.timestamp(project.createdAt), "archived": project.archivedAt.map { Output.timestamp($0) } ?? NSNull(),
+         "shared_by": sharedBy.map { ["device": $0.device.hex, "name": $0.name, "role": $0.role] as [String: Any] } ?? NSNull()]
     }
 }

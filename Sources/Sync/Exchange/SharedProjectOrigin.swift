@@ -1,0 +1,32 @@
+import CryptoVault
+import Writing
+
+/// Whose a project is when someone else's device shared it with this vault (review 17 s8, F17):
+/// shown beside the project's name (`vaultctl project list/show`, the console), since such a
+/// project takes, and may change to, any name its owner gives it, the name of one of this owner's
+/// privileged charts included. Nil for the owner's own projects, whichever own device made them.
+public struct SharedProjectOrigin: Sendable, Equatable {
+    public let device: DeviceID
+    /// The name the device was paired under, or its id when it is not paired with this vault
+    /// (a project relayed by an own device).
+    public let name: String
+    /// "editor" or "viewer": the role its owner gave this vault.
+    public let role: String
+
+    /// The origin of every project here that someone else shared with this vault.
+    public static func all(in vault: UnlockedVault) throws -> [ProjectID: SharedProjectOrigin] {
+        let me = try vault.deviceKeys().profile.deviceID
+        let pairings = try vault.vault.familyPairings()
+        let own = Set(try pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine }.map(\.peer.deviceID))
+        let origins = try vault.transaction { tx in try SyncExchangeStore(database: tx.database).sharedOrigins() }
+        var shared: [ProjectID: SharedProjectOrigin] = [:]
+        for (project, origin) in origins where origin.access != .mine && origin.device != me && !own.contains(origin.device) {
+            let name = pairings.first { $0.peer.deviceID == origin.device }?.peer.name ?? "device \(origin.device.hex)"
+            shared[project] = SharedProjectOrigin(device: origin.device, name: name, role: origin.access.name)
+        }
+        return shared
+    }
+
+    /// What people read: "shared by NAME (ROLE)".
+    public var label: String { "shared by \(name) (\(role))" }
+}
