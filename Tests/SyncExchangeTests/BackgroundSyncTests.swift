@@ -173,17 +173,43 @@ import Writing
         }, "\(recorder.events.withLock { $0 })")
         #expect(try !SyncExchangeFixture.hasProject(fixture.laptop, kept.id))
         // Revoked: the next background sync learns it (recorded once), and later sightings start nothing.
+        // A save of the project here (its compartment on this vault) is what starts the next one.
+        let here = try fixture.laptop.unlocked.transaction { tx in try WritingStore(tx).project(shared.id) }.compartment.id
         try SyncControl.revoked(shared.compartment, from: fixture.laptopKeys.profile.deviceID, in: fixture.desk.unlocked)
         try SyncExchangeFixture.edit(fixture.desk, shared, document, block: 0, to: "after the revoke")
-        background.saved()
+        background.saved([here])
         #expect(Self.eventually(20) { recorder.successes == 2 }, "\(recorder.events.withLock { $0 })")
         #expect(fixture.laptop.recording.actions.filter { $0 == "sync.project-skipped" }.count == 1)
         let settled = recorder.events.withLock { $0.count }
         background.seen(desk, at: fixture.server.address)
-        background.saved()
+        background.saved([here])
         Thread.sleep(forTimeInterval: 0.5)
         #expect(recorder.events.withLock { $0.count } == settled, "a device that no longer shares anything was synced with")
         #expect(try SyncExchangeFixture.texts(fixture.laptop, shared.id, document) == ["first, revised by the owner"])
+    }
+
+    /// Review 17 s9, N-s9-5: a save reaches someone else's device at once only when it was in a project
+    /// shared with it. A save in a privileged chart (or any project not shared with the colleague) must
+    /// not make the daemon contact the colleague's device: its audit log would time the owner's work.
+    @Test func aSaveReachesSomeoneElsesDeviceOnlyWhenItWasInAProjectSharedWithIt() throws {
+        let fixture = try SyncExchangeFixture(deskTrusts: .other, laptopTrusts: .other)
+        let desk = fixture.deskKeys.profile.deviceID
+        let shared = try SyncExchangeFixture.project(fixture.laptop, "Shared memo")
+        let page = try SyncExchangeFixture.document(fixture.laptop, in: shared, "Page", ["first"])
+        try SyncExchangeFixture.share(shared, of: fixture.laptop, with: fixture.desk, role: .editor)
+        let chart = try SyncExchangeFixture.project(fixture.laptop, "Patient X", register: .healthcare)
+        let ordinary = try SyncExchangeFixture.project(fixture.laptop, "Not shared")
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        HeardAddresses.shared.reached(desk, at: fixture.server.address)
+        background.start()
+        defer { background.stop() }
+        var started: Int { recorder.events.withLock { $0.filter { if case .started = $0 { true } else { false } }.count } }
+        _ = try SyncExchangeFixture.document(fixture.laptop, in: chart, "Session", ["what the patient said"])
+        _ = try SyncExchangeFixture.document(fixture.laptop, in: ordinary, "Notes", ["mine alone"])
+        #expect(!Self.eventually(1) { started > 0 }, "a save outside the shared project contacted the colleague's device")
+        try SyncExchangeFixture.edit(fixture.laptop, shared, page, block: 0, to: "first, revised")
+        #expect(Self.eventually(20) { started == 1 && recorder.successes == 1 }, "\(recorder.events.withLock { $0 })")
     }
 
     /// Review 17 s8, F3: announcements are unauthenticated UDP. One forged to a dead address does not

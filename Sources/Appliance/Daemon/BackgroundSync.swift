@@ -11,8 +11,8 @@ import Sync
 /// last announced, or where a sync last reached it; a failure is retried with backoff
 /// (`SyncSchedule`), a pause (`vaultctl sync pause`, here or on the device) waits the longest retry.
 /// A local save (a transaction of this process that changed the writing model: a command the
-/// daemon ran, the console's save; not what sync itself wrote) starts one at once with each such
-/// device whose address is known, coalesced: saves during a sync make one more sync after it, and
+/// daemon ran, the console's save; not what sync itself wrote) starts one at once with each own
+/// device, and someone else's only when the save was in a project shared with it, whose address is known, coalesced: saves during a sync make one more sync after it, and
 /// a device in backoff waits for its retry (review 17, F11).
 /// One sync at a time; each is recorded as any other (`sync.exchange`).
 public final class BackgroundSync: Sendable {
@@ -79,7 +79,8 @@ public final class BackgroundSync: Sendable {
         let id = vault.commits.add { [weak self] change in
             // On the committing thread: only hand the work over (the writer waits for this).
             guard LocalSave.isLocalSave(change), let background = self else { return }
-            DispatchQueue.global().async { background.saved() }
+            let saved = change.compartments
+            DispatchQueue.global().async { background.saved(saved) }
         }
         observer.withLock { $0 = id }
     }
@@ -106,11 +107,12 @@ public final class BackgroundSync: Sendable {
         if start { launch(device) }
     }
 
-    /// The writing model was saved here: a sync starts with each device it syncs with whose address
-    /// is known, unless the schedule says to wait (one running goes again when it ends; a failing
-    /// one waits for its retry).
-    public func saved() {
-        guard running.load(ordering: .acquiring), let partners = try? SyncPartners.all(in: vault) else { return }
+    /// The writing model was saved here, in `compartments`: a sync starts with each device the save
+    /// concerns (`SyncPartners.forSave`: own devices, and someone else's only for a project shared
+    /// with it) whose address is known, unless the schedule says to wait (one running goes again when
+    /// it ends; a failing one waits for its retry).
+    public func saved(_ compartments: Set<CompartmentID>) {
+        guard running.load(ordering: .acquiring), let partners = try? SyncPartners.forSave(of: compartments, in: vault) else { return }
         let now = clock.monotonic()
         let start = state.withLock { state -> [DeviceID] in
             var start: [DeviceID] = []

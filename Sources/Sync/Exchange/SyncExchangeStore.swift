@@ -80,9 +80,10 @@ struct SyncExchangeStore {
             """, [.blob(compartment.bytes), .blob(device.bytes), .text(role.rawValue), .integer(time)])
     }
 
-    /// Whether a share granted here to `device` is in force (any compartment).
-    func hasShare(with device: DeviceID) throws -> Bool {
-        try database.queryOne("SELECT 1 FROM sync_shares WHERE device_id = ? AND revoked_at IS NULL LIMIT 1", [.blob(device.bytes)]) != nil
+    /// The compartments whose share granted here to `device` is in force.
+    func sharedCompartments(with device: DeviceID) throws -> Set<CompartmentID> {
+        Set(try database.query("SELECT compartment_uuid FROM sync_shares WHERE device_id = ? AND revoked_at IS NULL", [.blob(device.bytes)])
+            .map { try CompartmentID(bytes: try $0.blob("compartment_uuid")) })
     }
 
     func revokeShare(of compartment: CompartmentID, with device: DeviceID, at time: Int64) throws {
