@@ -107,6 +107,7 @@ enum VaultLocation {
     static func unlock(_ vault: Vault, _ arguments: ParsedArguments, prompt: String = "Passphrase: ") throws -> UnlockedVault {
         let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
         for warning in unlocked.unlockWarnings { Output.note("vaultctl: warning: \(warning)") }
+        DamagedTrustNotice.print(vault)
         return unlocked
     }
 }

@@ -22,13 +22,23 @@ import TestSupport
         #expect(entries.allSatisfy { $0.subjectID == peer.deviceID.bytes })
     }
 
-    @Test func anUnknownLevelInTheTableIsDamage() throws {
+    /// A stored value that is no level (attack review s8, F10: it was `corruptVault`, and stopped every
+    /// egress and sync) reads as `other`, the level that grants nothing; the device is listed so the
+    /// owner is warned, and setting a level overwrites the row, recorded with `previous=damaged`.
+    @Test func anUnknownLevelInTheTableReadsAsOtherIsListedAndIsOverwrittenAsDamaged() throws {
         let fixture = try TestVault()
         let peer = try TestVault().unlocked.deviceKeys(nameIfNew: "laptop").profile
         try fixture.unlocked.storePairing(FamilyPairing(peer: peer, role: .join, pairedAt: 100))
-        try fixture.unlocked.setTrust(.other, of: peer.deviceID)
+        try fixture.unlocked.setTrust(.mine, of: peer.deviceID)
         try fixture.tamper("DROP TABLE peer_trust; CREATE TABLE peer_trust (peer_device_id BLOB PRIMARY KEY, trust TEXT, set_at INTEGER); "
                            + "INSERT INTO peer_trust VALUES (x'\(peer.deviceID.hex)', 'everyone', 0)")
-        #expect(errorCode { try fixture.reopen().trust(of: peer.deviceID) } == .corruptVault)
+        let reopened = try fixture.reopen()
+        #expect(try reopened.trust(of: peer.deviceID) == .other)
+        #expect(try reopened.devicesWithDamagedTrust() == [peer.deviceID])
+        #expect(try fixture.unlocked.setTrust(.other, of: peer.deviceID), "a damaged row is not the level it reads as")
+        #expect(try fixture.reopen().devicesWithDamagedTrust().isEmpty)
+        #expect(try fixture.reopen().trust(of: peer.deviceID) == .other)
+        let entries = fixture.recording.events.withLock { $0.filter { $0.action == .peerTrust } }
+        #expect(entries.last.map { $0.details.map { "\($0.name)=\($0.value)" } } == ["trust=other", "previous=damaged", "at-pairing=no"])
     }
 }

@@ -62,6 +62,20 @@ struct RepairFromDeviceTests {
         case droppedTable
         /// Every sealed part of the stored change records cut short (the sync state cannot rebuild).
         case truncatedRecords
+        /// One block's position made negative past its CHECK, as a flipped sign bit would (attack
+        /// review s8, F18: the whole vault then refused to open, `repair` and `audit verify` too).
+        case negativeBlockPosition
+        /// One stored record's counter made negative past its CHECK (F18 likewise).
+        case negativeRecordCounter
+
+        /// The table whose row breaks a CHECK, for the damages SQLite's quick_check finds.
+        var brokenCheck: String? {
+            switch self {
+            case .negativeBlockPosition: "writing_blocks"
+            case .negativeRecordCounter: "sync_records"
+            default: nil
+            }
+        }
     }
 
     /// Every node (id, kind, parent, order key, title) and every block (id, kind, text) of the project.
@@ -110,6 +124,10 @@ struct RepairFromDeviceTests {
             try database.execute("DROP TABLE writing_blocks")
         case .truncatedRecords:
             try database.execute("UPDATE sealed_records SET sealed = substr(sealed, 1, 61) WHERE module = 'sync'")
+        case .negativeBlockPosition:
+            try database.execute("PRAGMA ignore_check_constraints = ON; UPDATE writing_blocks SET position = -1 WHERE rowid = (SELECT min(rowid) FROM writing_blocks)")
+        case .negativeRecordCounter:
+            try database.execute("PRAGMA ignore_check_constraints = ON; UPDATE sync_records SET counter = -5 WHERE rowid = (SELECT min(rowid) FROM sync_records)")
         }
     }
 
@@ -153,8 +171,21 @@ struct RepairFromDeviceTests {
         let f = try Self.syncedFixture()
         let expected = try Self.contents(f, f.desk)
         try Self.damage(f.laptop, damage)
-        #expect(throws: (any Error).self, "\(damage): the damage did not show") {
-            if damage == .truncatedRecords { try Self.requireReady(f) } else { _ = try Self.contents(f, f.laptop) }
+        if let table = damage.brokenCheck {
+            // The vault opens: the writing store is unopenable and works in memory, saying why on every
+            // command; the audit log still verifies.
+            let listed = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
+            #expect(listed.status == 0, "\(damage): \(listed.stderr)")
+            #expect(listed.stderr.contains(InMemoryModeTests.notice)
+                    && listed.stderr.contains("the table \(table) holds a damaged row (CHECK constraint failed in \(table))"), "\(damage): \(listed.stderr)")
+            let status = try RepairCommandTests.json(try f.hosts.run(.laptop, f.laptop, ["sync", "status", "--json"]))
+            #expect((status["in_memory"] as? String)?.contains("CHECK constraint failed in \(table)") == true, "\(damage): \(status)")
+            let verified = try f.laptop.run(["audit", "verify"], unlock: false)
+            #expect(verified.status == 0, "\(damage): \(verified.stdout) \(verified.stderr)")
+        } else {
+            #expect(throws: (any Error).self, "\(damage): the damage did not show") {
+                if damage == .truncatedRecords { try Self.requireReady(f) } else { _ = try Self.contents(f, f.laptop) }
+            }
         }
         let damaged = try Self.facts(ofCopy: f.laptop.directory)
 

@@ -8,8 +8,8 @@ public enum DeviceTrust: String, Sendable, CaseIterable {
 }
 
 extension AuditAction {
-    /// A paired device's trust level set or changed (details: the level, the previous one or
-    /// "none", and whether it was chosen at pairing).
+    /// A paired device's trust level set or changed (details: the level, the previous one, "none"
+    /// or "damaged", and whether it was chosen at pairing).
     public static let peerTrust = AuditAction("peer.trust")
 }
 
@@ -24,14 +24,34 @@ extension DeviceTrust {
         );
         """
 
+    /// The one table whose damaged rows CryptoVault reads safely (`VaultIntegrity`): a level that is
+    /// not one reads as `other`, which grants nothing.
+    static let tableName = "peer_trust"
+
     /// The trust level this vault holds for `deviceID`, or nil (a pairing made before trust levels:
-    /// treated as someone else's until the owner says otherwise).
+    /// treated as someone else's until the owner says otherwise). A stored value that is no level (a
+    /// disk error; the CHECK binds only writers) reads as `other`, the level that grants nothing, as a
+    /// pairing without a row does (attack review s8, F10: it stopped every egress and every sync);
+    /// `damaged(in:)` lists those devices, so the owner is warned and can set the level again.
     package static func stored(deviceID: DeviceID, in database: Database) throws -> DeviceTrust? {
+        try storedRow(deviceID: deviceID, in: database).map { $0 ?? .other }
+    }
+
+    /// nil when the device has no row; .some(nil) when its row holds no level.
+    fileprivate static func storedRow(deviceID: DeviceID, in database: Database) throws -> DeviceTrust?? {
         guard let row = try database.queryOne("SELECT trust FROM peer_trust WHERE peer_device_id = ?", [.blob(deviceID.bytes)]) else { return nil }
-        guard let trust = DeviceTrust(rawValue: try row.text("trust")) else {
-            throw CryptoVaultError(.corruptVault, "the vault database is damaged: an unknown trust level for device \(deviceID)")
-        }
-        return trust
+        return .some((try? row.text("trust")).flatMap(DeviceTrust.init(rawValue:)))
+    }
+
+    /// The devices whose stored value is no level, each read as `other`.
+    static func damaged(in database: Database) throws -> [DeviceID] {
+        try database.query("SELECT peer_device_id FROM peer_trust WHERE typeof(trust) != 'text' OR trust NOT IN ('mine', 'other') ORDER BY rowid")
+            .compactMap { row in (try? row.blob("peer_device_id")).flatMap { try? DeviceID(bytes: $0) } }
+    }
+
+    /// Deletes the device's row, in the caller's transaction (a revoked pairing's trust goes with it).
+    static func forget(deviceID: DeviceID, in database: Database) throws {
+        try database.query("DELETE FROM peer_trust WHERE peer_device_id = ?", [.blob(deviceID.bytes)])
     }
 }
 
@@ -39,6 +59,12 @@ extension Vault {
     /// The trust level of the paired device `deviceID`, or nil if none was set. Needs no unlock.
     public func trust(of deviceID: DeviceID) throws -> DeviceTrust? {
         try read { database in try DeviceTrust.stored(deviceID: deviceID, in: database) }
+    }
+
+    /// The devices whose stored trust level is damaged: each is read as `other` (grants nothing) until
+    /// `setTrust` stores a level again. Needs no unlock.
+    public func devicesWithDamagedTrust() throws -> [DeviceID] {
+        try read { database in try DeviceTrust.damaged(in: database) }
     }
 }
 
@@ -52,13 +78,14 @@ extension UnlockedVault {
             guard try FamilyPairing.stored(deviceID: deviceID, in: tx.database) != nil else {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
             }
-            let previous = try DeviceTrust.stored(deviceID: deviceID, in: tx.database)
-            guard previous != trust else { return false }
+            // A damaged row is overwritten and recorded as such ("damaged"), never read as a level.
+            let previous = try DeviceTrust.storedRow(deviceID: deviceID, in: tx.database)
+            guard previous != .some(trust) else { return false }
             try tx.database.query("""
                 INSERT INTO peer_trust (peer_device_id, trust, set_at) VALUES (?, ?, ?)
                 ON CONFLICT (peer_device_id) DO UPDATE SET trust = excluded.trust, set_at = excluded.set_at
                 """, [.blob(deviceID.bytes), .text(trust.rawValue), .integer(VaultClock.system.now())])
-            try tx.record(.peerTrust, subject: deviceID, details: [.init("trust", trust.rawValue), .init("previous", previous?.rawValue ?? "none"),
+            try tx.record(.peerTrust, subject: deviceID, details: [.init("trust", trust.rawValue), .init("previous", previous.map { $0?.rawValue ?? "damaged" } ?? "none"),
                                                                    .init("at-pairing", atPairing ? "yes" : "no")])
             return true
         }

@@ -71,7 +71,7 @@ extension UnlockedVault {
         }
     }
 
-    /// Deletes the pairing with `deviceID`, with its `peer.revoke` audit entry in the same
+    /// Deletes the pairing with `deviceID` and its trust level, with its `peer.revoke` audit entry in the same
     /// transaction. From then on the channel refuses that device's key (servers look pins up for every
     /// connection). Throws `.pairingNotFound` if no pairing has that id; the removed pairing is returned.
     @discardableResult
@@ -81,6 +81,9 @@ extension UnlockedVault {
                 throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
             }
             try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)])
+            // Its trust level goes with it: a pairing made again is trusted afresh, and a damaged level
+            // is gone (attack review s8, F10).
+            try DeviceTrust.forget(deviceID: deviceID, in: tx.database)
             try tx.record(.peerRevoke, subject: deviceID, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
             return pairing
         }

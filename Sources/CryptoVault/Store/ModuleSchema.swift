@@ -9,10 +9,26 @@ public struct ModuleSchema: Sendable {
     /// The module's name as recorded in `module_migrations.module` ("cryptovault", "writing", …).
     public let module: String
     public let migrations: [NamedMigration]
+    /// Whether the layer above mends this module's damaged rows itself (SECURITY.md §4.1.1): a row of
+    /// one of its tables that breaks a CHECK or NOT NULL constraint (bit rot in a small integer
+    /// column; SQLite's quick_check names the table) then leaves the vault openable, listed in
+    /// `Vault.damagedModuleRows`, for that layer to say what is wrong and mend it. False (every
+    /// module's default, CryptoVault's own always): such a row refuses the whole vault.
+    public let mendsDamagedRows: Bool
 
     public init(module: String, migrations: [NamedMigration]) {
+        self.init(module: module, migrations: migrations, mendsDamagedRows: false)
+    }
+
+    private init(module: String, migrations: [NamedMigration], mendsDamagedRows: Bool) {
         self.module = module
         self.migrations = migrations
+        self.mendsDamagedRows = mendsDamagedRows
+    }
+
+    /// The same schema, registered by the layer that mends its damaged rows (see `mendsDamagedRows`).
+    public func mendingDamagedRows() -> ModuleSchema {
+        ModuleSchema(module: module, migrations: migrations, mendsDamagedRows: true)
     }
 }
 

@@ -121,6 +121,27 @@ struct VaultSchema: Sendable {
         return try Schema.tables(of: reference)
     }
 
+    /// The tables of the modules that mend their damaged rows (`ModuleSchema.mendsDamagedRows`), each
+    /// with its module: the tables each one's migrations make, run in order on an empty database in
+    /// memory after the core's and the modules' before it (never read from the vault's own schema).
+    func tablesMendingDamagedRows() throws -> [String: String] {
+        guard modules.contains(where: \.mendsDamagedRows) else { return [:] }
+        let reference = try Database(path: ":memory:", create: true)
+        for migration in Schema.coreMigrations { try reference.execute(migration) }
+        var owners: [String: String] = [:], seen = try Self.tableNames(of: reference)
+        for schema in modules {
+            for migration in schema.migrations { try reference.execute(migration.sql) }
+            let now = try Self.tableNames(of: reference)
+            if schema.mendsDamagedRows { for table in now.subtracting(seen) { owners[table] = schema.module } }
+            seen = now
+        }
+        return owners
+    }
+
+    private static func tableNames(of database: Database) throws -> Set<String> {
+        Set(try database.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.text("name") })
+    }
+
     /// The tables and columns of a vault made by this binary today.
     func currentTables() throws -> Set<String> {
         try tables(atVersion: Schema.coreMigrations.count,

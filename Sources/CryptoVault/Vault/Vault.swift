@@ -27,13 +27,18 @@ public final class Vault: @unchecked Sendable {
     /// (every command ends by truncating it); in a copy of the folder, some mean the copy was taken
     /// while a command was writing, and its database may mix pages of two moments.
     public let writeAheadBytesAtOpen: Int
+    /// Rows of a mending module's tables (`ModuleSchema.mendsDamagedRows`) that SQLite's quick_check
+    /// found damaged at open, by table: what it said of each. Empty for a whole vault; the module's
+    /// layer says what is wrong and mends it (SECURITY.md §19.10).
+    public let damagedModuleRows: [String: [String]]
 
     public var databasePath: String { (directory as NSString).appendingPathComponent(Self.databaseName) }
     public var assetsPath: String { (directory as NSString).appendingPathComponent(Self.assetsName) }
     public var quarantinePath: String { (directory as NSString).appendingPathComponent(Self.quarantineName) }
 
     private init(directory: String, database: Database, vaultID: VaultID, journal: VaultJournal, isReadOnly: Bool = false,
-                 writeAheadBytesAtOpen: Int = 0) {
+                 writeAheadBytesAtOpen: Int = 0, damagedModuleRows: [String: [String]] = [:]) {
+        self.damagedModuleRows = damagedModuleRows
         self.directory = directory
         self.database = database
         self.vaultID = vaultID
@@ -125,8 +130,9 @@ public final class Vault: @unchecked Sendable {
         let database = try Database(path: databasePath, create: false, readOnly: readOnly)
         let schemaVersion = try checkIdentity(of: database, directory: directory)
         if !readOnly { try Schema.configure(database) }
+        let damagedModuleRows: [String: [String]]
         do {
-            try checkIntegrity(of: database)
+            damagedModuleRows = try VaultIntegrity.check(database, schema: schema)
         } catch let error as CryptoVaultError where error.code == .corruptVault && writeAheadBytes > 0 {
             throw CryptoVaultError(.inconsistentCopy, inconsistentCopyMessage(directory, writeAheadBytes: writeAheadBytes))
         }
@@ -152,7 +158,7 @@ public final class Vault: @unchecked Sendable {
                 "the vault's \(assetsName)/ folder is missing from \(directory); restore it from a backup before using this vault")
         }
         return Vault(directory: directory, database: database, vaultID: vaultID, journal: journal, isReadOnly: readOnly,
-                     writeAheadBytesAtOpen: writeAheadBytes)
+                     writeAheadBytesAtOpen: writeAheadBytes, damagedModuleRows: damagedModuleRows)
     }
 
     /// For `restore`, which exists to bring back lost bundle files: a vault whose database is there but
@@ -204,20 +210,6 @@ public final class Vault: @unchecked Sendable {
         }
         guard version.userVersion <= Schema.currentVersion else { throw Schema.newerSchemaError(version.userVersion) }
         return version.userVersion
-    }
-
-    /// A truncated or bit-rotted file is refused up front rather than half-read later.
-    private static func checkIntegrity(of database: Database) throws {
-        let rows: [Row]
-        do {
-            rows = try database.query("PRAGMA quick_check")
-        } catch let error as CryptoVaultError {
-            throw CryptoVaultError(.corruptVault, "the vault database is damaged: \(error.message)")
-        }
-        let findings = rows.compactMap { try? $0.text("quick_check") }
-        guard findings == ["ok"] else {
-            throw CryptoVaultError(.corruptVault, "the vault database is damaged: \(findings.prefix(3).joined(separator: "; "))")
-        }
     }
 
     /// The device id every audit entry of this vault carries (`vault_meta.device_id`, 16 random bytes

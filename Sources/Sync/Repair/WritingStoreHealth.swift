@@ -18,10 +18,16 @@ public enum WritingStoreHealth {
         guard writeAhead == 0 else { return nil }
         guard let database = try? Database(path: path, create: false, readOnly: false),
               let applied = try? AppliedModuleMigrations.modules(in: database) else { return nil }
-        // A database damaged as a whole is not a writing-store problem: the vault's own open says what
-        // it is (damaged, or an inconsistent copy taken mid-write).
-        guard (try? database.query("PRAGMA quick_check").compactMap({ try? $0.text("quick_check") })) == ["ok"] else { return nil }
         guard let reference = try? WritingStoreReset.reference() else { return nil }
+        let findings = (try? database.query("PRAGMA quick_check(\(VaultIntegrity.findingLimit))").compactMap { try? $0.text("quick_check") }) ?? []
+        if findings != ["ok"] {
+            // Anything but damaged rows (a damaged page, a cell) is the vault's own open's to say.
+            guard let rows = damagedRows(findings) else { return nil }
+            let store = Set(reference.flatMap { $0.tables.map(\.name) })
+            if let first = rows.first(where: { store.contains($0.table) }) {
+                return "the table \(first.table) holds a damaged row (\(first.finding))"
+            }
+        }
         for (module, tables) in reference where applied.filter({ $0 == module.module }).count == module.migrations.count {
             for (table, columns) in tables {
                 let found = (try? database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }) ?? []
@@ -33,6 +39,22 @@ public enum WritingStoreHealth {
             }
         }
         return nil
+    }
+
+    /// A row of the store's tables that breaks a CHECK or NOT NULL constraint (attack review s8, F18:
+    /// a flipped bit in a counter or a position) leaves the store unopenable, not the vault: the vault
+    /// opens (`ModuleSchema.mendsDamagedRows`), and the store works in memory until `repair --from`.
+    /// Each finding with the table it names; nil when any finding names no table (a damaged page or
+    /// cell: the vault's own open refuses that). A damaged row of another table is the vault's open's
+    /// to judge: the exchange's is local-only (`SyncExchangeHealth`), a core table's refuses the vault.
+    static func damagedRows(_ findings: [String]) -> [(finding: String, table: String)]? {
+        guard !findings.isEmpty, findings.count < VaultIntegrity.findingLimit else { return nil }
+        var rows: [(finding: String, table: String)] = []
+        for finding in findings {
+            guard let table = VaultIntegrity.damagedRowTable(finding) else { return nil }
+            rows.append((finding, table))
+        }
+        return rows
     }
 
     static func code(of error: Error) -> String {

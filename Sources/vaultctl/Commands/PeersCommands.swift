@@ -10,6 +10,7 @@ enum PeersCommands {
             let vault = try VaultLocation.open(arguments)
             let pairings = try vault.familyPairings()
             let trusts = try pairings.map { try vault.trust(of: $0.peer.deviceID) }
+            DamagedTrustNotice.print(vault)
             if arguments.has("--json") {
                 Output.json(zip(pairings, trusts).map { json($0, trust: $1) })
                 return
