@@ -2,6 +2,7 @@ import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
+import Sync
 
 /// One vaultctl subcommand, declared once: its path, what it takes, what it does, its options and
 /// examples. The parser, `--help`, `vaultctl help CMD`, the man page and the shell completions are all
@@ -67,7 +68,11 @@ enum VaultLocation {
     /// The folder a command opens: the vault's, or its copy in memory when its writing store cannot
     /// be opened (`InMemoryMode`).
     static func directory(_ arguments: ParsedArguments) -> String {
-        InMemoryMode.directory(for: realDirectory(arguments))
+        let real = realDirectory(arguments)
+        // A copy repair kept is opened read-only or not at all (`KeptCopies`): never checked (the check
+        // opens the database read-write) nor copied into memory.
+        if DamagedStoreCopy.isKeptCopy(real) { return real }
+        return InMemoryMode.directory(for: real)
     }
 
     /// The vault's own folder, whatever state its writing store is in.

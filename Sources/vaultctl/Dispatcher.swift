@@ -86,6 +86,7 @@ enum Dispatcher {
             return .success
         }
         let parsed = try command.parse(all)
+        try KeptCopies.refuseOpening(command.path, parsed)
         try InMemoryMode.gate(command.path, parsed)
         if let code = try DaemonForwarding.forward(command, parsed, arguments: arguments) { return code }
         // The checkpoint is signed (and any warning about it written) before the outcome is decided.

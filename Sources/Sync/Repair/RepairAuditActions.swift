@@ -12,4 +12,7 @@ extension AuditAction {
     public static let syncRepair = AuditAction("sync.repair")
     /// The repair refused or stopped before changing anything (details: peer, reason (a code)).
     public static let syncRepairRefused = AuditAction("sync.repair-refused")
+    /// The kept copies removed, as `compartment destroy` or `passwd --remove-kept-copies` asked
+    /// (details: kept (their names under `damaged/`, comma-separated), because (the command)).
+    public static let syncRepairKeptRemove = AuditAction("sync.repair-kept-remove")
 }

@@ -74,13 +74,24 @@ enum CompartmentCommands {
         it (rows and files). Everything sealed in it becomes unreadable for good, even to someone
         holding the master key or the passphrase. There is no
         undo; --yes confirms you mean it; on a terminal without --yes you are asked to type YES.
-        """, options: Credentials.options + [Option("--yes", "confirm the destruction")], positionals: 1...1, json: true,
+        A copy 'vaultctl repair' kept in VAULT/damaged/ holds the compartment's keys as they were:
+        while there is one, this is refused, naming it; --remove-kept-copies removes every kept copy
+        with the destruction (recorded in the audit log).
+        """, options: Credentials.options + [Option("--yes", "confirm the destruction"), KeptCopies.option], positionals: 1...1, json: true,
         examples: ["vaultctl compartment destroy Newsletter --yes"]) { arguments in
+            let name = arguments.positionals[0]
+            // Refused before anything is asked: a YES typed for a destruction that would not be whole is wasted.
+            let copies = try KeptCopies.refuseKeeping(arguments, command: "compartment destroy", consequence: """
+                each holds '\(name)' with its keys as they were, so it would stay readable there
+                """)
             try Confirmation.require(arguments.has("--yes"), flag: "--yes",
-                                     consequence: "destroying '\(arguments.positionals[0])' shreds its keys: everything sealed in it becomes unreadable for good")
-            let removed = try VaultLocation.unlock(arguments).destroyCompartment(named: arguments.positionals[0])
-            if arguments.has("--json") { Output.json(["destroyed": arguments.positionals[0], "bundles_removed": removed]); return }
-            Output.line("Compartment '\(arguments.positionals[0])' destroyed; its keys are gone and its \(removed) stored bundle(s) removed.")
+                                     consequence: "destroying '\(name)' shreds its keys: everything sealed in it becomes unreadable for good")
+            let unlocked = try VaultLocation.unlock(arguments)
+            let removed = try unlocked.destroyCompartment(named: name)
+            let gone = try KeptCopies.remove(copies, unlocked, because: "compartment destroy")
+            if arguments.has("--json") { Output.json(["destroyed": name, "bundles_removed": removed, "kept_copies_removed": gone]); return }
+            Output.line("Compartment '\(name)' destroyed; its keys are gone and its \(removed) stored bundle(s) removed.")
+            for copy in gone { Output.line("Removed the copy repair kept in \(copy).") }
         }
 
     /// A shared compartment also has `shared`: the owner's vault id, the device that shared it and the role.

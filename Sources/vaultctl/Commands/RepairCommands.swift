@@ -22,7 +22,9 @@ enum RepairCommands {
         and verified first (its signature by a key of your devices, its causality) and checked
         against this vault's audit log wherever the log recorded it; if any fails, nothing changes.
         Then the vault's database files are kept aside as they are, in VAULT/damaged/TIME-PID/
-        (never deleted by vaultctl), and in one audited transaction the store is emptied, made
+        (read-only, opened by vaultctl only with 'audit verify --read-only'; 'compartment destroy'
+        and 'passwd' are refused while it is there, until their --remove-kept-copies removes it),
+        and in one audited transaction the store is emptied, made
         again and filled from the records. Works whether or not the store could be opened. Versions
         (snapshots, branches, edit events) and entries are not synced, so they are not rebuilt: they
         stay in the kept copy, as do edits PEER never received. Refused while 'vaultctl serve' serves

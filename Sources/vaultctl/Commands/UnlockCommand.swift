@@ -27,11 +27,20 @@ enum PasswdCommand {
         Sets a new passphrase. Unlock with the current passphrase, or with the recovery key or shares
         if it is forgotten (then every passphrase slot is replaced by the new one). Only the keyslot is
         rewritten, in one transaction: if the process is killed, the old or the new passphrase works.
-        """, options: Credentials.options + [Option("--new-passphrase-file", value: "PATH", "read the new passphrase from PATH (- for stdin: with --passphrase-file -, the first line is the current passphrase and the second the new one)")], json: true, examples: ["vaultctl passwd", "printf '%s\\n%s\\n' \"$OLD\" \"$NEW\" | vaultctl passwd --passphrase-file - --new-passphrase-file -"]) { arguments in
+        A copy 'vaultctl repair' kept in VAULT/damaged/ still opens with the passphrase it had: while
+        there is one, this is refused, naming it; --remove-kept-copies removes every kept copy with
+        the change (recorded in the audit log).
+        """, options: Credentials.options + [Option("--new-passphrase-file", value: "PATH", "read the new passphrase from PATH (- for stdin: with --passphrase-file -, the first line is the current passphrase and the second the new one)"), KeptCopies.option], json: true, examples: ["vaultctl passwd", "printf '%s\\n%s\\n' \"$OLD\" \"$NEW\" | vaultctl passwd --passphrase-file - --new-passphrase-file -"]) { arguments in
+            let copies = try KeptCopies.refuseKeeping(arguments, command: "passwd", consequence: """
+                each still opens with the passphrase it had when it was kept, and holds every compartment's keys
+                """)
             // Two passphrases are typed here: say which one is asked first.
             let unlocked = try VaultLocation.unlock(arguments, prompt: "Current passphrase: ")
             let newPassphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--new-passphrase-file")
             try unlocked.changePassphrase(to: newPassphrase)
-            if arguments.has("--json") { Output.json(["changed": true]) } else { Output.line("Passphrase changed.") }
+            let gone = try KeptCopies.remove(copies, unlocked, because: "passwd")
+            if arguments.has("--json") { Output.json(["changed": true, "kept_copies_removed": gone]); return }
+            Output.line("Passphrase changed.")
+            for copy in gone { Output.line("Removed the copy repair kept in \(copy).") }
         }
 }

@@ -1,0 +1,40 @@
+import CryptoVault
+import Sync
+
+/// The copies `vaultctl repair --from` keeps in `VAULT/damaged/` (SECURITY.md §19.10; attack review
+/// s8, F2). Each is the whole vault as it was: every compartment's keys and sealed records under the
+/// keyslots of that moment. So vaultctl opens one only read-only, and a command whose promise a copy
+/// would break (`compartment destroy`: its keys are gone; `passwd`: the old passphrase opens nothing)
+/// names the copies and is refused until `--remove-kept-copies` removes them with it (recorded).
+enum KeptCopies {
+    static let option = Option("--remove-kept-copies",
+                               "also remove the copies 'vaultctl repair' kept in VAULT/damaged/ (recorded); without it, refused while any is there")
+
+    /// A kept copy opened read-write would change at the first look (its log checkpointed) and be a
+    /// second instance of this device, with its keys: refused before anything opens it, unless the
+    /// command opens it read-only (`audit verify --read-only`).
+    static func refuseOpening(_ path: String, _ arguments: ParsedArguments) throws {
+        let directory = VaultLocation.realDirectory(arguments)
+        guard DamagedStoreCopy.isKeptCopy(directory), !arguments.has("--read-only") else { return }
+        throw CommandError(message: """
+            \(directory) is a copy 'vaultctl repair' kept for inspection: '\(path)' would open it read-write, changing it and making \
+            it a second instance of this device
+            """, exitCode: .failure, hint: "'vaultctl audit verify --read-only --vault \(directory)' reads it without writing")
+    }
+
+    /// The vault's kept copies; refused (naming them and `consequence`) while there are any and
+    /// --remove-kept-copies was not given.
+    static func refuseKeeping(_ arguments: ParsedArguments, command: String, consequence: String) throws -> [String] {
+        let copies = DamagedStoreCopy.kept(in: VaultLocation.realDirectory(arguments))
+        guard !copies.isEmpty, !arguments.has(option.name) else { return copies }
+        throw CommandError(message: """
+            '\(command)' is refused while 'vaultctl repair' keeps copies of this vault (\(copies.joined(separator: ", "))): \(consequence)
+            """, exitCode: .failure,
+            hint: "add --remove-kept-copies to remove them with it (recorded in the audit log), after inspecting them if you must")
+    }
+
+    /// Removes `copies` (recorded as `sync.repair-kept-remove`, because `command`); the paths removed.
+    static func remove(_ copies: [String], _ unlocked: UnlockedVault, because command: String) throws -> [String] {
+        copies.isEmpty ? [] : try DamagedStoreCopy.removeAll(unlocked, because: command)
+    }
+}
