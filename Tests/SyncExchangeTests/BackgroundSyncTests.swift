@@ -109,6 +109,25 @@ import Writing
         #expect(recorder.failures.first?.retry == 600)
     }
 
+    /// Review 17 s9, N-s9-3: `sync resume` here ends the pause's wait at once: what was edited
+    /// meanwhile moves now, not up to 15 minutes later.
+    @Test func aResumeHereSyncsAtOnceWhatWasEditedDuringThePause() throws {
+        let fixture = try SyncExchangeFixture()
+        let desk = fixture.deskKeys.profile.deviceID
+        try SyncControl.setPaused(true, device: desk, in: fixture.laptop.unlocked)
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil)
+        background.start()
+        defer { background.stop() }
+        background.seen(desk, at: fixture.server.address)
+        #expect(Self.eventually(10) { recorder.failures.first?.code == SyncExchangeErrorCode.paused.rawValue })
+        let project = try SyncExchangeFixture.project(fixture.desk, "Written during the pause")
+        // The resume is a transaction of this vault (`vaultctl sync resume` through the daemon).
+        try SyncControl.setPaused(false, device: desk, in: fixture.laptop.unlocked)
+        #expect(try Self.eventually(10) { try recorder.successes == 1 && SyncExchangeFixture.hasProject(fixture.laptop, project.id) },
+                "\(recorder.events.withLock { $0 })")
+    }
+
     /// Review 17, F16: a peer that answers `paused` is not asked again at each sighting (with
     /// --announce, every 5 s): each ask is an audit entry on both sides for as long as the pause lasts.
     @Test func aPeerThatAnswersPausedIsNotAskedAgainAtEverySighting() throws {

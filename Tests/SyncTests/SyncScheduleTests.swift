@@ -84,6 +84,27 @@ import Writing
         #expect(schedule.failures(of: device) == 0)
     }
 
+    /// Review 17 s9, N-s9-3: a resume here ends a pause's wait at once; a failure's backoff stays.
+    @Test func aResumeHereEndsAPausesWaitButNotAFailuresBackoff() {
+        var schedule = SyncSchedule(policy: policy)
+        let failing = try! DeviceID(bytes: Array(repeating: 9, count: 16))
+        let seen = schedule.seen(device, at: 100), seenFailing = schedule.seen(failing, at: 100)
+        #expect(seen && seenFailing)
+        schedule.paused(device, at: 101)
+        let backoff = schedule.finished(failing, at: 101, succeeded: false, random: 1)!
+        let savedDuringPause = schedule.saved(device, at: 102)
+        #expect(!savedDuringPause, "a pause's wait holds saves back")
+        schedule.resumed(at: 103)
+        let due = schedule.due(at: 103)
+        #expect(due == [device], "only the paused device is due at once")
+        #expect(schedule.retry(of: failing) == 101 + backoff)
+        // Resumed once: a later resume does not make it due again.
+        schedule.finished(device, at: 104, succeeded: true, random: 0)
+        schedule.resumed(at: 105)
+        let dueAgain = schedule.due(at: 105)
+        #expect(dueAgain.isEmpty)
+    }
+
     @Test func savesDuringASyncAreOneMoreSyncAndAFailingDeviceWaitsForItsRetry() {
         var schedule = SyncSchedule(policy: policy)
         let first = schedule.saved(device, at: 0), during = schedule.saved(device, at: 0.1), alsoDuring = schedule.saved(device, at: 0.2)

@@ -78,7 +78,9 @@ public final class BackgroundSync: Sendable {
         if let listen = settings.listen { Thread.detachNewThread { [self] in hear(on: listen) } }
         let id = vault.commits.add { [weak self] change in
             // On the committing thread: only hand the work over (the writer waits for this).
-            guard LocalSave.isLocalSave(change), let background = self else { return }
+            guard let background = self else { return }
+            if change.actions.contains(.syncResume) { background.resumed() }
+            guard LocalSave.isLocalSave(change) else { return }
             let saved = change.compartments
             DispatchQueue.global().async { background.saved(saved) }
         }
@@ -120,6 +122,12 @@ public final class BackgroundSync: Sendable {
             return start
         }
         for device in start { launch(device) }
+    }
+
+    /// Sync was resumed here: the devices waiting out a pause are tried at the next tick.
+    public func resumed() {
+        let now = clock.monotonic()
+        state.withLock { $0.schedule.resumed(at: now) }
     }
 
     /// Where `device` may be, the address to try first: where a sync of this process last reached

@@ -7,7 +7,8 @@ import Foundation
 /// daemons that each see the other connect do not sync back and forth for ever). A failed sync is
 /// retried after a delay that doubles with each failure in a row, from `firstRetrySeconds` to at
 /// most `maximumRetrySeconds`, each jittered into its upper half so that devices do not retry in
-/// step; a success forgets the failures; a pause (`paused`) sets the longest retry. A local save (`saved`) starts a sync at once unless one is
+/// step; a success forgets the failures; a pause (`paused`) sets the longest retry, which a resume
+/// here (`resumed`) ends at once. A local save (`saved`) starts a sync at once unless one is
 /// running (then that one goes again when it ends, once for all the saves it missed: `again`) or a
 /// retry is set (the retry carries the save: saves never hurry a failing device past its backoff).
 /// Pure state: the caller reads the
@@ -32,6 +33,8 @@ public struct SyncSchedule: Sendable {
         var running = false
         /// A save came while a sync ran: it goes again when it ends.
         var savedSince = false
+        /// The retry set is a pause's wait, not a failure's backoff: a resume here ends it.
+        var waitsForPause = false
     }
 
     public let policy: Policy
@@ -92,6 +95,7 @@ public struct SyncSchedule: Sendable {
         var peer = peers[device] ?? Peer()
         defer { peers[device] = peer }
         peer.running = false
+        peer.waitsForPause = false
         guard !succeeded else {
             (peer.failures, peer.retryAt, peer.lastSuccess) = (0, nil, now)
             return nil
@@ -111,9 +115,19 @@ public struct SyncSchedule: Sendable {
     public mutating func paused(_ device: DeviceID, at now: Double) -> Double {
         var peer = peers[device] ?? Peer()
         defer { peers[device] = peer }
-        (peer.running, peer.savedSince) = (false, false)
+        (peer.running, peer.savedSince, peer.waitsForPause) = (false, false, true)
         peer.retryAt = now + policy.maximumRetrySeconds
         return policy.maximumRetrySeconds
+    }
+
+    /// Sync was resumed here (`vaultctl sync resume`) at `now`: every device waiting out a pause is
+    /// due at once, so what was edited meanwhile moves now, not up to 15 minutes later (review 17
+    /// s9, N-s9-3). A device in a failure's backoff keeps it.
+    public mutating func resumed(at now: Double) {
+        for (device, peer) in peers where peer.waitsForPause && !peer.running {
+            peers[device]?.retryAt = now
+            peers[device]?.waitsForPause = false
+        }
     }
 
     /// `device` is no longer an own device: nothing is retried.
