@@ -124,6 +124,8 @@ public struct SyncEndpoint {
         // Both keys kept (a device known before without its Noise key gains it), so the roster can
         // name each signer in this vault's own offers.
         try store.addSigners(Array(allowed.values), of: project.id)
+        // This vault's own decision: if it ends, the device is ended here (`endedSigners`).
+        try store.grantHere(allowed.keys.filter { $0 != author.device }, of: project.id, at: clock.now())
         let fresh = allowed.filter { keys[$0.key] == nil }
         try recordSigners(Array(fresh.keys), of: project, vouchedBy: nil, in: tx)
         keys.merge(fresh.mapValues(\.signingKey)) { kept, _ in kept }
@@ -135,10 +137,14 @@ public struct SyncEndpoint {
     }
 
     /// The signers of `project` (its roster) that no longer write it here: devices paired with this
-    /// vault that its own rule gives no write access now (a revoked editor, a demoted own device, a
-    /// viewer). Their records already stored keep verifying; a new one is refused (`accessEnded`).
-    /// A device this vault is not paired with is taken on the word of the roster an own device or
-    /// the project's owner offered, and reaches this vault only through one that still grants it.
+    /// vault that its own rule gives no write access now, where this vault decided so (`decided`: a
+    /// revoked editor, a demoted own device, a viewer). Their records already stored keep verifying;
+    /// a new one is refused (`accessEnded`). A device this vault is not paired with, or paired but
+    /// never granted nor ended the project here, is taken on the word of the roster an own device
+    /// or the project's owner offered, and reaches this vault only through one that still grants it
+    /// (review 17 s8, F19: a colleague the desk shared the project with, paired with the laptop for
+    /// another reason, would else be ended on the laptop, and every later record of the owner's
+    /// built on the colleague's first edit would wait there for ever).
     ///
     /// `sentByOrigin`: the records come from the project's origin itself. The owner's own devices
     /// are not ended for those (attack review s6, A4): the origin took them (an own device that
@@ -150,6 +156,7 @@ public struct SyncEndpoint {
         // The owner only views a project someone shared so: none of the owner's devices writes it,
         // so an own device (whose view-only mark other software ignored) is no back door to write.
         let ownerViews = try !sentByOrigin && sharedFrom(project.id, in: store)?.access == .viewer
+        let granted = try store.grantedHere(project.id)
         var ended = Set<DeviceID>()
         for device in keys.keys where device != author.device && paired.contains(device) {
             if ownerViews && trusted.contains(device) {
@@ -157,9 +164,17 @@ public struct SyncEndpoint {
                 continue
             }
             if case .success(let access) = try access(of: device, to: project, in: store), access.writes { continue }
-            ended.insert(device)
+            if try decided(device, of: project, granted: granted, in: store) { ended.insert(device) }
         }
         return ended
+    }
+
+    /// Whether this vault itself decided that `device`, which may not write `project` here now, does
+    /// not: its trust levels or grants once let it (`granted`), it holds a share of the project's
+    /// compartment for it (a viewer, or one revoked), or the project is privileged (only the
+    /// owner's own devices ever write one).
+    private func decided(_ device: DeviceID, of project: WritingProject, granted: Set<DeviceID>, in store: SyncExchangeStore) throws -> Bool {
+        try project.isPrivileged || granted.contains(device) || store.everShared(project.compartment.id, with: device)
     }
 
     /// One `sync.roster-add` entry per device a project now takes records from (details: device, and

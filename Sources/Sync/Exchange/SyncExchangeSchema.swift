@@ -103,5 +103,19 @@ public enum SyncExchangeSchema {
                 made_at INTEGER NOT NULL
             );
             """),
+        // The devices this vault's own trust levels or grants once let write each project (review 17
+        // s8, F19): only such a device (or one with a share here, or any but an own device for a
+        // privileged project) is ended when it may no longer write; a paired device this vault never
+        // granted is taken on an own device's word, as one not paired here. Rows are never removed.
+        // Every device a roster named before this table is taken as granted here (the safe side).
+        NamedMigration("exchange-10", """
+            CREATE TABLE sync_granted_here (
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                granted_at INTEGER NOT NULL,
+                PRIMARY KEY (project_id, device_id)
+            );
+            INSERT INTO sync_granted_here (project_id, device_id, granted_at) SELECT project_id, device_id, 0 FROM sync_roster;
+            """),
     ])
 }

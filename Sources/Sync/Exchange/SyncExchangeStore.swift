@@ -91,6 +91,35 @@ struct SyncExchangeStore {
                            [.integer(time), .blob(compartment.bytes), .blob(device.bytes)])
     }
 
+    /// Whether this vault ever shared `compartment` with `device` (a share standing or revoked).
+    func everShared(_ compartment: CompartmentID, with device: DeviceID) throws -> Bool {
+        try database.queryOne("SELECT 1 AS shared FROM sync_shares WHERE compartment_uuid = ? AND device_id = ?",
+                              [.blob(compartment.bytes), .blob(device.bytes)]) != nil
+    }
+
+    // MARK: Granted here
+
+    /// The devices this vault's own trust levels or grants once let write the project (F19).
+    func grantedHere(_ project: ProjectID) throws -> Set<DeviceID> {
+        Set(try database.query("SELECT device_id FROM sync_granted_here WHERE project_id = ?", [.blob(project.bytes)])
+            .map { try DeviceID(bytes: try $0.blob("device_id")) })
+    }
+
+    /// Keeps that this vault's own trust levels or grants let `devices` write the project (a row
+    /// kept stays as it was).
+    func grantHere(_ devices: some Sequence<DeviceID>, of project: ProjectID, at time: Int64) throws {
+        for device in devices {
+            try database.query("INSERT OR IGNORE INTO sync_granted_here (project_id, device_id, granted_at) VALUES (?, ?, ?)",
+                               [.blob(project.bytes), .blob(device.bytes), .integer(time)])
+        }
+    }
+
+    /// Every device the rosters name, taken as granted here (the safe side): after a mend dropped
+    /// rows of `sync_granted_here`, nothing tells which of them this vault granted.
+    func grantEveryRostered() throws {
+        try database.query("INSERT OR IGNORE INTO sync_granted_here (project_id, device_id, granted_at) SELECT project_id, device_id, 0 FROM sync_roster")
+    }
+
     // MARK: Origins and rosters
 
     func origin(of project: ProjectID) throws -> (device: DeviceID, access: SyncAccess)? {
