@@ -45,5 +45,14 @@ public enum SyncSchema {
                 PRIMARY KEY (project_id, kind, id)
             );
             """),
+        // How far this device's own records of a project went, when a repair lacked some (SECURITY.md
+        // §19.10; review 17 s8, F14): nothing is committed there until they are back (`OwnRecordFloor`).
+        NamedMigration("own-floor-1", """
+            CREATE TABLE sync_own_floors (
+                project_id BLOB PRIMARY KEY CHECK (length(project_id) = 16),
+                counter INTEGER NOT NULL CHECK (counter >= 1),
+                set_at INTEGER NOT NULL
+            );
+            """),
     ])
 }

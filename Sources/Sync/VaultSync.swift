@@ -153,6 +153,9 @@ public struct VaultSync {
     public func commitLocalChanges(in projectID: ProjectID) throws -> ChangeRecord? {
         let project = try store.project(projectID)
         var working = try working(project)
+        // After a repair that lacked some of this device's records: its next record would reuse
+        // their counters (a fork). The project is view-only until they are back (`OwnRecordFloor`).
+        guard try !belowOwnFloor(projectID, working.replica) else { return nil }
         let nodes = try store.nodes(in: projectID)
         var operations: [ChangeOperation] = []
         var created = Set<NodeID>()

@@ -13,6 +13,7 @@ import TestSupport
         "sync_conflict_branches": "VaultSync",
         "sync_held_documents": "HeldBases",
         "sync_left_out": "LeftOutIDs",
+        "sync_own_floors": "OwnRecordFloor",
         "sync_peers": "SyncExchangeStore",
         "sync_shares": "SyncExchangeStore",
         "sync_origins": "SyncExchangeStore",

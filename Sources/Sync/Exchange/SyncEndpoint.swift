@@ -294,6 +294,8 @@ public struct SyncEndpoint {
             let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
             let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store, allowance: allowance)
             let receipt = try sync.receive(taken, for: project.id, allowance: allowance)
+            // This device's own records a repair lacked are back: it writes the project again (F14).
+            _ = try sync.ownRecordsBack(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
             try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)
             guard !(ended + forked).isEmpty else { return receipt }
             return SyncReceipt(stored: receipt.stored, refused: ended + forked + receipt.refused, documentsWritten: receipt.documentsWritten,

@@ -19,6 +19,11 @@ public struct RepairReport: Sendable, Equatable {
     /// Records this vault's audit log says it held that the device does not hold: they are only in
     /// the kept copy now.
     public var missing = 0
+    /// Projects whose records of this device the device lacks, with the highest counter of this
+    /// device's records of each that this vault's audit log recorded (review 17 s8, F14): each is
+    /// view-only here until a sync with an own device that holds them brings them back, since this
+    /// device's next record there would reuse their counters with other content (a fork).
+    public var awaiting: [ProjectID: UInt64] = [:]
     /// Projects of this vault (a compartment `project ID`) the device did not offer: only in the kept copy.
     public var notOffered: [ProjectID] = []
     /// Projects the device offered that this vault never held: `vaultctl sync now` brings them.
@@ -169,6 +174,11 @@ public struct StoreRepair {
             }
         }
         report.missing = audited.hashes.keys.filter { !seen.contains($0) }.count
+        for item in pulled {
+            let recorded = audited.hashes.keys.filter { $0.project == item.offer.project && $0.device == own }.map(\.counter).max() ?? 0
+            let held = item.records.filter { $0.device == own }.map(\.counter).max() ?? 0
+            if recorded > held { report.awaiting[item.offer.project] = recorded }
+        }
     }
 
     /// A project someone else's device shared with the owner keeps its role (SECURITY.md §19.10):
@@ -217,7 +227,7 @@ public struct StoreRepair {
     private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], author: SyncAuthor,
                          own: [DeviceID: [UInt8]], provenance: [ProjectID: ProjectProvenance],
                          sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
-        let checked = report.checked, missing = report.missing, keptCopy = report.kept
+        let checked = report.checked, missing = report.missing, keptCopy = report.kept, awaiting = report.awaiting
         (report.projects, report.originsRefused) = try vault.transaction { tx in
             let reset = try WritingStoreReset.reset(in: tx)
             try tx.record(.syncRepairReset, details: [.init("peer", peer.deviceID.hex), .init("tables", String(reset.tables)),
@@ -232,15 +242,18 @@ public struct StoreRepair {
                              refused: &originsRefused)
                 try exchange.addRoster(item.offer.roster, of: project.id)
                 let devices = try exchange.roster(of: project.id).merging(own) { kept, _ in kept }
-                let receipt = try VaultSync(store, author: author, devices: devices).receive(item.records.map(\.encoded), for: project.id)
+                let sync = VaultSync(store, author: author, devices: devices)
+                let receipt = try sync.receive(item.records.map(\.encoded), for: project.id)
                 guard receipt.refused.isEmpty else {
                     throw RepairError(.recordRefused, "project \(project.id): a record was refused as it was stored (\(receipt.refused[0].error.code.rawValue)); nothing was changed")
                 }
+                if let counter = awaiting[project.id] { try sync.awaitOwnRecords(of: project.id, upTo: counter, at: clock.now()) }
                 projects.append(.init(project: project.id, records: receipt.stored, documents: receipt.documentsWritten))
             }
             try tx.record(.syncRepair, details: [.init("peer", peer.deviceID.hex), .init("projects", String(projects.count)),
                                                  .init("records", String(projects.reduce(0) { $0 + $1.records })),
                                                  .init("checked", String(checked)), .init("missing", String(missing)),
+                                                 .init("awaiting", String(awaiting.count)),
                                                  .init("kept", keptCopy)])
             return (projects, originsRefused)
         }

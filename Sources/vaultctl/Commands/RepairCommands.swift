@@ -8,7 +8,7 @@ import Sync
 /// rebuilt from one of the owner's own paired devices, the damaged one kept aside.
 enum RepairCommands {
     static let repair = Command("repair", synopsis: "mend sync state; rebuild this vault's writing store from one of your own devices",
-                                usage: "[--from PEER [--address ADDR:PORT]]", about: """
+                                usage: "[--from PEER [--address ADDR:PORT] | --write-anyway PROJECT]", about: """
         Without --from: mends the sync exchange's own tables when they are damaged ('vaultctl sync
         status' says so; sync with every device is off until then): each is made again and its whole
         rows kept; a damaged row is dropped (a share, an origin or a roster key it held is lost on the
@@ -29,8 +29,18 @@ enum RepairCommands {
         (snapshots, branches, edit events) and entries are not synced, so they are not rebuilt: they
         stay in the kept copy, as do edits PEER never received. Refused while 'vaultctl serve' serves
         this vault (stop it first), and no serve starts while a repair runs.
-        """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"])],
+
+        A project whose records made on THIS device PEER lacks (this vault's audit log recorded
+        more of them) stays view-only here until they come back: 'vaultctl sync now --peer DEVICE'
+        with your own device that holds them brings them. A change before would be signed under
+        one of their numbers with other words, and that device would refuse this one's records of
+        the project for good. --write-anyway PROJECT (its id or name) stops waiting, recorded, when
+        none of your devices holds them.
+        """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"]),
+                     Option("--write-anyway", value: "PROJECT", "let PROJECT take changes again though this device's own records of it a repair lacked are not back"),
+                     WritingContext.purposeOption],
         json: true, examples: ["vaultctl repair", "vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
+            if let project = arguments.value("--write-anyway") { return try writeAnyway(project, arguments) }
             guard let from = arguments.value("--peer") else { return try mendExchange(arguments) }
             InMemoryMode.bypass()
             // Before the vault is opened: a refused repair leaves it exactly as it was.
@@ -50,7 +60,8 @@ enum RepairCommands {
                              "records": report.records, "checked": report.checked, "missing": report.missing,
                              "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
                              "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex),
-                             "origins_refused": report.originsRefused.map(\.hex)])
+                             "origins_refused": report.originsRefused.map(\.hex),
+                             "awaiting": report.awaiting.sorted { $0.key.hex < $1.key.hex }.map { ["project": $0.key.hex, "counter": $0.value] as [String: Any] }])
                 return
             }
             Output.line("Rebuilt \(report.projects.count) project(s) from \(pairing.peer.name): \(report.records) record(s), "
@@ -58,6 +69,11 @@ enum RepairCommands {
             Output.line("The damaged store is kept in \(kept)")
             if let why = mend.originsNotRestored { Output.line("The sync state was mended first: \(why).") }
             if report.missing > 0 { Output.line("\(report.missing) record(s) this vault held are not on \(pairing.peer.name): they are only in the kept copy.") }
+            for (id, counter) in report.awaiting.sorted(by: { $0.key.hex < $1.key.hex }) {
+                Output.line("Project \(id.hex) is view-only here until this device's own records of it (up to number \(counter)) come back: "
+                            + "\(pairing.peer.name) lacks some. 'vaultctl sync now --peer DEVICE' with your own device that holds them brings them; "
+                            + "a change before would reuse their numbers, and your devices would refuse this one's records of it for good.")
+            }
             for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
             for id in report.originsRefused {
                 Output.line("Project \(id.hex) was made on this device, not from \(pairing.peer.name)'s offer: it stays your own here, whoever \(pairing.peer.name) says it is from (recorded).")
@@ -92,6 +108,24 @@ enum RepairCommands {
         if let why = mend.originsNotRestored { Output.line("Not put back: \(why).") }
         if mend.dropped["sync_peers"] != nil { Output.line("A device whose row was damaged is paused: 'vaultctl sync resume --peer PEER' resumes it.") }
         Output.line("Sync state mended; 'vaultctl sync status' shows it.")
+    }
+
+    /// `vaultctl repair --write-anyway PROJECT` (SECURITY.md §19.10): the project stops waiting for
+    /// this device's own records a repair lacked.
+    static func writeAnyway(_ given: String, _ arguments: ParsedArguments) throws {
+        let context = try WritingContext(arguments)
+        let project = try context.project(given)
+        let counter = try OwnRecordsAwaited.writeAnyway(project.id, in: context.vault, access: try context.requireAccess(for: project))
+        if arguments.has("--json") {
+            Output.json(["project": project.id.hex, "awaited": counter.map { $0 as Any } ?? NSNull()])
+            return
+        }
+        guard let counter else {
+            Output.line("Project \(project.id.hex) awaits none of this device's own records: nothing changed.")
+            return
+        }
+        Output.line("Project \(project.id.hex) takes changes here again, without this device's own records of it up to number \(counter) (recorded). "
+                    + "If one of your devices holds them, it will refuse this device's records of the project from now on.")
     }
 
     /// The daemon's lock on the vault, held for the repair (`MaintenanceLock`).

@@ -1,0 +1,89 @@
+import CryptoVault
+import Writing
+
+/// How far this device's own records of a project went, when a repair rebuilt the project from an
+/// own device that lacks some of them (`sync_own_floors`, SECURITY.md §19.10; review 17 s8, F14):
+/// the highest counter of this device that this vault's audit log recorded for the project. Until
+/// the project's records of this device reach it again, this device commits nothing there: a record
+/// always takes the next counter after those in its past, so its next record would carry a counter
+/// it already signed with other content, and an own device holding the first would see a fork and
+/// refuse every later record of this device in the project, for good. The project is view-only here
+/// meanwhile (no edit waits uncommitted to be overwritten), and the row goes when a receive brings the
+/// records back (`SyncEndpoint`).
+struct OwnRecordFloor {
+    let database: Database
+
+    /// The counter this device's records of `project` must reach before it commits there, or nil.
+    func floor(of project: ProjectID) throws -> UInt64? {
+        try database.queryOne("SELECT counter FROM sync_own_floors WHERE project_id = ?", [.blob(project.bytes)])
+            .map { UInt64(try $0.integer("counter")) }
+    }
+
+    func set(_ counter: UInt64, of project: ProjectID, at time: Int64) throws {
+        try database.query("INSERT OR REPLACE INTO sync_own_floors (project_id, counter, set_at) VALUES (?, ?, ?)",
+                           [.blob(project.bytes), .integer(Int64(min(counter, UInt64(Int64.max)))), .integer(time)])
+    }
+
+    func clear(_ project: ProjectID) throws {
+        try database.query("DELETE FROM sync_own_floors WHERE project_id = ?", [.blob(project.bytes)])
+    }
+}
+
+extension VaultSync {
+    /// Whether this device's records of `project` in `replica` are still below what it signed before
+    /// a repair (`OwnRecordFloor`): then nothing is committed.
+    func belowOwnFloor(_ project: ProjectID, _ replica: SyncReplica) throws -> Bool {
+        guard let floor = try OwnRecordFloor(database: transaction.database).floor(of: project) else { return false }
+        return (replica.versionVector[author.device] ?? 0) < floor
+    }
+
+    /// This device's records of `project` are back as far as they went before the repair: the floor
+    /// goes, and the project takes changes again unless `viewOnly` (the role it is held in says so).
+    /// Returns whether it went.
+    public func ownRecordsBack(in project: ProjectID, viewOnly: Bool, from peer: DeviceID) throws -> Bool {
+        let floors = OwnRecordFloor(database: transaction.database)
+        guard let floor = try floors.floor(of: project), (try heldVector(of: project)[author.device] ?? 0) >= floor else { return false }
+        try floors.clear(project)
+        if !viewOnly { try store.setSyncedViewOnly(project, false, from: peer.hex) }
+        return true
+    }
+
+    /// After a repair that lacked this device's records of `project` up to `counter` (its audit log
+    /// recorded them): the floor kept, and the project view-only until they are back.
+    public func awaitOwnRecords(of project: ProjectID, upTo counter: UInt64, at time: Int64) throws {
+        try OwnRecordFloor(database: transaction.database).set(counter, of: project, at: time)
+        try store.setSyncedViewOnly(project, true, from: "repair")
+    }
+}
+
+extension AuditAction {
+    /// The owner let this device write a project again though its own records of it a repair lacked
+    /// are not back (details: project, counter).
+    public static let syncOwnRecordsReleased = AuditAction("sync.own-records-released")
+}
+
+/// The owner's way out of waiting for this device's own records after a repair, when no own device
+/// holds them (`vaultctl repair --write-anyway PROJECT`, SECURITY.md §19.10).
+public enum OwnRecordsAwaited {
+    /// Stops waiting for them: the project takes changes again (unless it is held from someone
+    /// else's device as viewer), recorded as `sync.own-records-released`. This device's next record
+    /// reuses a counter of the records it lacks: an own device that holds them will refuse this
+    /// one's records of the project for good, so this is for when none does. Returns the counter
+    /// the project awaited, or nil when it awaited nothing. `access`: how the project is read (a
+    /// privileged one's in a session of its compartment).
+    public static func writeAnyway(_ project: ProjectID, in vault: UnlockedVault, access: RecordAccess) throws -> UInt64? {
+        try vault.transaction { tx in
+            let floors = OwnRecordFloor(database: tx.database)
+            guard let floor = try floors.floor(of: project) else { return nil }
+            try floors.clear(project)
+            let store = WritingStore(tx, access: access)
+            let held = try store.project(project)
+            if try SyncExchangeStore(database: tx.database).origin(of: project)?.access != .viewer {
+                try store.setSyncedViewOnly(project, false, from: "owner")
+            }
+            try tx.record(.syncOwnRecordsReleased, compartment: held.compartment.id, subject: project,
+                          details: [.init("project", project.hex), .init("counter", String(floor))])
+            return floor
+        }
+    }
+}
