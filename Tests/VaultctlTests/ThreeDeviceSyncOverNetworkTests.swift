@@ -24,7 +24,8 @@ import Writing
 ///
 /// Seeded: the seed is printed, and `SYNC_NET_SEED=N` replays a run's choices (the timing of a cut
 /// during a sync is the machine's). `SYNC_NET_SCHEDULES=N` runs more (or, to debug, fewer) than 50.
-/// Needs network namespaces (root and iproute2): without them it is skipped, and says so.
+/// Needs network namespaces: as root with iproute2 (as CI runs it) a machine that will not make them
+/// fails it with the reason; only without root or iproute2 is it skipped, and it says so.
 @Suite(.serialized)
 struct ThreeDeviceSyncOverNetworkTests {
     static let environment = ProcessInfo.processInfo.environment
@@ -223,18 +224,21 @@ struct ThreeDeviceSyncOverNetworkTests {
 }
 
 /// The kinds of edit a schedule makes on a device, each through the writing store as the CLI's and
-/// the console's commands make it. (Renaming the project is left out: a project's name does not
-/// travel, SECURITY.md §19.7; this test found that.)
+/// the console's commands make it. The project's name travels (a last-writer-wins register, record
+/// operation 0x0A 0x01, SECURITY.md §19.2; ProjectHoldingsSyncTests), so renaming the project is one
+/// of them, and `check` compares the name on all three devices.
 enum ScheduleOperation: String, CaseIterable {
     case typeWord = "type a word", deleteWord = "delete a word", replaceWord = "replace a word"
     case addParagraph = "add a paragraph", deleteParagraph = "delete a paragraph", moveParagraph = "move a paragraph"
     case createDocument = "create a document", renameDocument = "rename a document", moveDocument = "move a document"
     case removeDocument = "remove a document", createFolder = "create a folder", removeFolder = "remove an empty folder"
+    case renameProject = "rename the project"
 
-    /// Typing and paragraphs most, the binder less.
+    /// Typing and paragraphs most, the binder and the project's name less.
     static let weights: [ScheduleOperation: Int] = [
         .typeWord: 18, .deleteWord: 8, .replaceWord: 8, .addParagraph: 8, .deleteParagraph: 5, .moveParagraph: 6,
         .createDocument: 6, .renameDocument: 5, .moveDocument: 6, .removeDocument: 4, .createFolder: 3, .removeFolder: 3,
+        .renameProject: 3,
     ]
 
     static func random(using random: inout ScheduleRandom) -> ScheduleOperation {
@@ -289,6 +293,8 @@ enum ScheduleOperation: String, CaseIterable {
         case .removeFolder:
             guard let folder = folders.filter({ folder in !nodes.contains { $0.parent == folder.id } }).randomElement(using: &random) else { return false }
             try store.removeNode(folder.id, in: project)
+        case .renameProject:
+            try store.rename(project, to: "Field notes \(tag)")
         }
         return true
     }

@@ -19,7 +19,7 @@ final class ThreeHosts {
     private(set) var linked = [true, true, true]
 
     init() throws {
-        guard TwoHosts.available else { throw CLIError(message: "network namespaces need root and iproute2") }
+        if let reason = TwoHosts.namespaceFailure() { throw CLIError(message: "the three hosts' network namespaces could not be made: \(reason)") }
         guard createNetwork() else {
             removeNetwork()
             throw CLIError(message: "the three hosts' network namespaces could not be set up")

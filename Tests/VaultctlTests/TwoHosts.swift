@@ -19,8 +19,33 @@ final class TwoHosts {
 
     /// Whether this machine lets the tests make network namespaces: root, iproute2, and a container
     /// that allows it.
-    static var available: Bool {
-        getuid() == 0 && FileManager.default.isExecutableFile(atPath: ip) && canCreateNamespaces()
+    static var available: Bool { namespaceFailure() == nil }
+
+    /// Root with iproute2, as CI runs the tests: there the tests that need network namespaces must
+    /// make them, and fail with the reason when they cannot (`namespaced()`, `ThreeHosts`); they
+    /// are skipped only elsewhere (`NetworkNamespaces.availableOrSaySkipped`).
+    static var rootWithIPRoute2: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: ip)
+    }
+
+    /// Why this machine does not let the tests make a network namespace (iproute2's own words when it
+    /// refused), or nil when it does.
+    static func namespaceFailure() -> String? {
+        guard rootWithIPRoute2 else { return "network namespaces need root and iproute2 at \(ip) (this is uid \(getuid()))" }
+        let probe = "svprobe-\(getpid())"
+        let (status, error) = runIPReporting(["netns", "add", probe])
+        guard status == 0 else { return "'ip netns add' exited \(status): \(error)" }
+        runIP(["netns", "delete", probe])
+        return nil
+    }
+
+    /// Two hosts in network namespaces, for a test with no loopback stand-in: throws with the reason
+    /// when they cannot be made (a failure, never a skip).
+    static func namespaced() throws -> TwoHosts {
+        if let reason = namespaceFailure() { throw CLIError(message: "the two hosts' network namespaces could not be made: \(reason)") }
+        let hosts = TwoHosts()
+        guard hosts.usesNamespaces else { throw CLIError(message: "the two hosts' network namespaces could not be made") }
+        return hosts
     }
 
     init() {
@@ -88,12 +113,18 @@ final class TwoHosts {
         return steps.allSatisfy { Self.runIP($0) == 0 }
     }
 
-    /// Whether this machine lets us make a namespace (a container may forbid it even to root).
-    static func canCreateNamespaces() -> Bool {
-        let probe = "svprobe-\(getpid())"
-        guard runIP(["netns", "add", probe]) == 0 else { return false }
-        _ = runIP(["netns", "delete", probe])
-        return true
+    /// `ip ARGUMENTS`: its exit status and what it wrote to stderr (-1 when it could not be started).
+    static func runIPReporting(_ arguments: [String]) -> (status: Int32, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ip)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let error = Pipe()
+        process.standardError = error
+        do { try process.run() } catch { return (-1, "\(error)") }
+        let said = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @discardableResult
