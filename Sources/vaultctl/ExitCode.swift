@@ -17,6 +17,7 @@ enum ExitCode: Int32 {
     case unavailable = 69       // no daemon serves the vault
     case cannotCreate = 73      // the vault or compartment already exists
     case ioError = 74           // a read or write failed
+    case partial = 75           // sync now completed, but a project did not wholly sync
     case permissionDenied = 77  // a privileged compartment read outside a session
 
     static let documentation = """
@@ -42,6 +43,8 @@ enum ExitCode: Int32 {
               that place), or an output path that cannot be written (a directory, socket, block
               device or dangling symbolic link)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
+          75  partial: 'sync now' completed, but a project did not wholly sync (left for the
+              run, its offer refused, or records refused either way); each is named
           77  permission denied (a privileged compartment read without a session or --purpose;
               the daemon's socket reached by another user; a seal into a compartment shared with
               this device as viewer; a change to a project shared with this device to view only)

@@ -25,6 +25,7 @@ import TestSupport
         "sync_roster_refusals": "SyncExchangeStore",
         "sync_projects_made_here": "SyncExchangeStore",
         "sync_granted_here": "SyncExchangeStore",
+        "sync_refusals": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 

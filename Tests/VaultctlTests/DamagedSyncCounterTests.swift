@@ -45,7 +45,9 @@ struct DamagedSyncCounterTests {
         // The other project syncs on: a document made in it on the laptop reaches the desk.
         let node = try f.edit(f.laptop) { store in try store.addNode(.scene, titled: "To the harbour master", in: letters).id }
         let synced = try f.sync()
-        #expect(synced.status == 0, "\(synced.stderr)")
+        // The run completed, but the damaged project did not sync: exit 75 names it (attack review s8, F20).
+        #expect(synced.status == 75, "\(synced.status): \(synced.stderr)")
+        #expect(synced.stderr.contains("project \(f.project.hex) with ") && synced.stderr.contains("local-only:"), "\(synced.stderr)")
         #expect(synced.stdout.contains("Skipped project \(f.project.hex), local-only:") && synced.stdout.contains("number of parts is"), "\(synced.stdout)")
         #expect(try f.edit(f.desk) { store in try store.nodes(in: letters).map(\.id) }.contains(node))
     }
@@ -63,8 +65,11 @@ struct DamagedSyncCounterTests {
                                     && ($0["skipped"] as? String)?.contains("counter is -5") == true }, "\(projects)")
         #expect(projects.contains { $0["project"] as? String == letters.hex && ($0["sent"] as? Int ?? 0) >= 1 && $0["skipped"] is NSNull }, "\(projects)")
         #expect(f.daemon?.process.isRunning == true, "the desk's daemon died")
-        // And again: the daemon answers every later exchange too.
-        #expect(try f.sync().status == 0)
+        // And again: the daemon answers every later exchange too. The run completes (a run that
+        // failed would exit 74); the project it leaves is named by the exit, 75 (attack review s8, F20).
+        let again = try f.sync()
+        #expect(again.status == 75, "\(again.status): \(again.stderr)")
+        #expect(again.stderr.contains("project \(f.project.hex) with ") && again.stderr.contains("peer-damagedSyncState"), "\(again.stderr)")
         #expect(f.daemon?.process.isRunning == true, "the desk's daemon died")
     }
 }

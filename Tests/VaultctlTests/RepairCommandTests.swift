@@ -37,9 +37,11 @@ struct RepairCommandTests {
         #expect(project["project"] as? String == f.project.hex && project["state"] as? String == "local-only")
         #expect((project["reason"] as? String)?.contains("does not open") == true, "\(project)")
 
-        // Sync goes on without the project, and says why it was skipped.
+        // Sync goes on without the project, and says why it was skipped: the run completed, the
+        // project did not sync, and the exit (75) names it (attack review s8, F20).
         let synced = try f.sync()
-        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.status == 75, "\(synced.status): \(synced.stderr)")
+        #expect(synced.stderr.contains("project \(f.project.hex) with ") && synced.stderr.contains("local-only:"), "\(synced.stderr)")
         #expect(synced.stdout.contains("Skipped project \(f.project.hex), local-only:") && synced.stdout.contains("does not open"),
                 "\(synced.stdout)")
         #expect(synced.stdout.contains("repair --from"))

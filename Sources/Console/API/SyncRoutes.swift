@@ -46,7 +46,9 @@ struct SyncRoutes {
         } catch let error as PeerChannelError {
             throw ConsoleError(.conflict, "could not reach \(pairing.peer.name) at \(address): \(error.message)")
         }
+        // A project that did not wholly sync (left, its offer or records refused) is named (F20).
         return ["sent": report.sent, "received": report.received, "refused": report.refused,
+                "projects_not_synced": report.projects.filter(\.notSynced).map(\.project.hex),
                 "branches_made": report.projects.reduce(0) { $0 + $1.branchesMade },
                 "documents_written": report.projects.reduce(0) { $0 + $1.documentsWritten }, "projects": report.projects.count]
     }
@@ -69,6 +71,6 @@ struct SyncRoutes {
     static func json(_ status: SyncPeerStatus) -> [String: Any] {
         ["paused": status.paused, "last_sync_at": status.lastSyncAt ?? NSNull(), "last_attempt_at": status.lastAttemptAt ?? NSNull(),
          "last_error": status.lastError ?? NSNull(), "records_sent": status.recordsSent, "records_received": status.recordsReceived,
-         "pending": status.pending]
+         "pending": status.pending, "projects_not_in_sync": status.notInSync.map(\.hex)]
     }
 }

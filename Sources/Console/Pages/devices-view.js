@@ -41,7 +41,8 @@ function syncState(paired, refresh) {
   const sync = paired.sync;
   if (!sync) return el("span", { text: "—" });
   const text = `${sync.paused ? "Paused. " : ""}Last synced ${when(sync.last_sync_at)}; sent ${sync.records_sent}, received ${sync.records_received}`
-    + `, ${sync.pending} waiting to go${sync.last_error ? `; last attempt failed (${sync.last_error})` : ""}.`;
+    + `, ${sync.pending} waiting to go${sync.last_error ? `; last attempt failed (${sync.last_error})` : ""}.`
+    + (sync.projects_not_in_sync?.length ? ` ${sync.projects_not_in_sync.length} project(s) NOT in sync with it (left, or records refused): see 'vaultctl sync status'.` : "");
   const verb = sync.paused ? "resume" : "pause";
   const toggle = el("button", { class: "secondary", "aria-label": `${sync.paused ? "Resume" : "Pause"} sync with ${paired.device.name}`,
     text: sync.paused ? "Resume" : "Pause" });
@@ -71,7 +72,8 @@ function syncNowForm(paired, refresh) {
     try {
       const done = await api.post(`/api/devices/${device.value}/sync`, { address: address.value });
       replace(outcome, el("p", { role: "status", class: "proof-ok", text: `Synced ${done.projects} project(s): sent ${done.sent} record(s), received ${done.received}`
-        + (done.refused ? `, ${done.refused} refused` : "") + (done.branches_made ? `; ${done.branches_made} conflict(s) kept as branches` : "") + "." }));
+        + (done.refused ? `, ${done.refused} refused` : "") + (done.branches_made ? `; ${done.branches_made} conflict(s) kept as branches` : "") + "."
+        + (done.projects_not_synced?.length ? ` ${done.projects_not_synced.length} project(s) did NOT wholly sync: see 'vaultctl sync status'.` : "") }));
       setTimeout(() => { if (form.isConnected) refresh(); }, 1500);
     } catch (error) { replace(outcome, errorText(error)); } finally { submit.disabled = false; }
   });

@@ -103,6 +103,22 @@ public enum SyncExchangeSchema {
                 made_at INTEGER NOT NULL
             );
             """),
+        // A project's records refused with a device, each way, while it lasts (attack review s8,
+        // F20): `side` 'here' (the device's records, refused by this vault) or 'peer' (this vault's,
+        // refused by the device); `records` in the last exchange that refused any (0: the project's
+        // offer refused here); `reasons` their codes; `since` the first exchange of this run of them.
+        NamedMigration("exchange-9", """
+            CREATE TABLE sync_refusals (
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                side TEXT NOT NULL CHECK (side IN ('here', 'peer')),
+                records INTEGER NOT NULL CHECK (records >= 0),
+                reasons TEXT NOT NULL CHECK (length(reasons) BETWEEN 1 AND 1024),
+                since INTEGER NOT NULL,
+                last_at INTEGER NOT NULL,
+                PRIMARY KEY (device_id, project_id, side)
+            );
+            """),
         // The devices this vault's own trust levels or grants once let write each project (review 17
         // s8, F19): only such a device (or one with a share here, or any but an own device for a
         // privileged project) is ended when it may no longer write; a paired device this vault never

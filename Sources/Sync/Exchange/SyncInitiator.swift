@@ -26,6 +26,15 @@ public struct SyncRunReport: Sendable, Equatable {
         public var received = 0
         public var refused: [String] = []
         public var refusedByPeer: [String] = []
+        /// How many of the peer's records this vault refused, and how many of this vault's the peer
+        /// refused, those the refusing side held already (`replayedRecord`) apart: a batch refused
+        /// whole (one code in `refused` or `refusedByPeer`) counts each record it carried. Kept for
+        /// `sync status` (`SyncProjectRefusal`).
+        public var recordsRefused = 0
+        public var recordsRefusedByPeer = 0
+        /// Whether this vault's records were offered to the peer (a push step ran): only then does
+        /// a push that refused none say the peer takes them.
+        var pushed = false
         public var documentsWritten = 0
         public var branchesMade = 0
         /// Why the project was skipped: its sync state here is damaged and it works local-only
@@ -107,9 +116,12 @@ public struct SyncInitiator {
         do {
             try exchange(into: &report, by: deadline)
         } catch {
+            endpoint.keepRefusals(of: report.projects)
             try? keep(report, error: Self.code(of: error))
             throw error
         }
+        // What each project's step refused, either way, is kept until a step refuses nothing (F20).
+        endpoint.keepRefusals(of: report.projects)
         try keep(report, error: nil)
         return report
     }
@@ -255,6 +267,7 @@ public struct SyncInitiator {
                 if !answer.records.isEmpty {
                     endpoint.recordRefusal(SyncWire.pullKind, reason: SyncExchangeErrorCode.viewerCannotWrite.rawValue, project: project.id)
                     entry.refused.append(SyncExchangeErrorCode.viewerCannotWrite.rawValue)
+                    entry.recordsRefused += answer.records.count
                 }
                 break
             }
@@ -270,7 +283,10 @@ public struct SyncInitiator {
             try seekForks(of: project, held: held, into: &entry, by: deadline)
             held = try endpoint.commitAndHeld(project, coordinator: coordinator)
         }
-        if plan.pushes { try push(project, peerHeld: peerHeld, into: &entry, by: deadline) }
+        if plan.pushes {
+            try push(project, peerHeld: peerHeld, into: &entry, by: deadline)
+            entry.pushed = true
+        }
         try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty && plan.pushes)
     }
 
@@ -291,9 +307,15 @@ public struct SyncInitiator {
     /// Takes a batch of the peer's records; returns how many were stored.
     private func take(_ records: [[UInt8]], of project: WritingProject, skippingHeld: Bool = false,
                       into entry: inout SyncRunReport.Project) throws -> Int {
-        let receipt = try endpoint.receive(records, for: project, coordinator: coordinator, skippingHeld: skippingHeld)
+        let receipt: SyncReceipt
+        do { receipt = try endpoint.receive(records, for: project, coordinator: coordinator, skippingHeld: skippingHeld) } catch let error as SyncError where error.code == .writingRefused {
+            // None of the batch was kept (the caller leaves the project local-only for the run).
+            entry.recordsRefused += records.count
+            throw error
+        }
         entry.received += receipt.stored
         entry.refused += receipt.refused.map(\.error.code.rawValue)
+        entry.recordsRefused += receipt.refused.filter { $0.error.code != .replayedRecord }.count
         entry.documentsWritten += receipt.documentsWritten
         entry.branchesMade += receipt.branchesMade
         return receipt.stored
@@ -328,10 +350,12 @@ public struct SyncInitiator {
                 // the share revoked, since its offer): recorded here too, and the other projects go on.
                 endpoint.recordPushRefused(project.id, reason: error.code.rawValue, records: batch.count + rest.count)
                 entry.refusedByPeer.append(error.code.rawValue)
+                entry.recordsRefusedByPeer += batch.count + rest.count
                 return
             }
             entry.sent += answer.stored
             entry.refusedByPeer += answer.refused
+            entry.recordsRefusedByPeer += answer.refused.filter { $0 != SyncErrorCode.replayedRecord.rawValue }.count
             for (reason, count) in Dictionary(answer.refused.map { ($0, 1) }, uniquingKeysWith: +).sorted(by: { $0.key < $1.key }) {
                 endpoint.recordPushRefused(project.id, reason: reason, records: count)
             }

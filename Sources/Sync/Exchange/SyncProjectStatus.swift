@@ -11,6 +11,17 @@ public struct SyncProjectStatus: Sendable, Equatable {
     public let state: SyncState
     /// The devices whose last exchange left the project (its failure concerned it alone), and why.
     public var skipped: [SyncProjectSkip] = []
+    /// The devices with which the project's records are being refused, either way: how many in the
+    /// last exchange, why, and since when (attack review s8, F20).
+    public var refused: [SyncProjectRefusal] = []
+
+    /// Whether the project syncs: its records here rebuild, and no device's last exchange left it
+    /// or refused any of its records either way. (A project whose every exchange completes while
+    /// its records are refused does not sync, and is never said to.)
+    public var syncs: Bool {
+        guard case .ready = state else { return false }
+        return skipped.isEmpty && refused.isEmpty
+    }
 }
 
 /// A project left in the last exchange with a device: the reason (a code, then a message that never
@@ -49,15 +60,23 @@ extension SyncStatus {
             }
             defer { try? session?.end() }
             let access: RecordAccess = session.map { .session($0) } ?? .vault
-            let (state, skipped) = try vault.transaction { tx in
+            let (state, skipped, refused) = try vault.transaction { tx in
                 let exchange = SyncExchangeStore(database: tx.database)
                 var devices = try exchange.roster(of: project.id)
                 devices.merge(own) { kept, _ in kept }
                 return (try VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices).state(of: project.id),
-                        try exchange.skips(of: project.id))
+                        try exchange.skips(of: project.id), try exchange.refusals(of: project.id))
             }
-            return SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped)
+            return SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped, refused: refused)
         }
+    }
+
+    /// Every project's refusals kept (`SyncProjectRefusal`), those of projects this vault does not
+    /// hold included (an offer refused here): by project, device and side. Empty while the
+    /// exchange's tables are damaged (`exchangeProblem`): they are not read as if whole.
+    public static func refusals(_ vault: UnlockedVault) throws -> [SyncProjectRefusal] {
+        guard try exchangeProblem(vault) == nil else { return [] }
+        return try vault.transaction { tx in try SyncExchangeStore(database: tx.database).refusals() }
     }
 
     /// What is wrong with the exchange's own tables (SECURITY.md §19.9, "Damaged exchange state"),

@@ -19,6 +19,9 @@ public struct SyncPeerStatus: Sendable, Equatable {
     /// Records this vault holds that the device did not hold at the last exchange (edits not yet
     /// committed as records are not counted: the next exchange commits them first).
     public let pending: Int64
+    /// The projects that do not sync with the device: its last exchange left them, or their records
+    /// are being refused with it either way (attack review s8, F20; `SyncProjectStatus` says why).
+    public let notInSync: [ProjectID]
 }
 
 public enum SyncStatus {
@@ -34,7 +37,8 @@ public enum SyncStatus {
                 return SyncPeerStatus(device: pairing.peer.deviceID, name: pairing.peer.name, trust: trust, paused: row.paused,
                                       lastSyncAt: row.lastSyncAt, lastAttemptAt: row.lastAttemptAt, lastError: row.lastError,
                                       recordsSent: row.recordsSent, recordsReceived: row.recordsReceived,
-                                      pending: try pending(of: pairing.peer.deviceID, held: held, store: store))
+                                      pending: try pending(of: pairing.peer.deviceID, held: held, store: store),
+                                      notInSync: try store.projectsNotInSync(with: pairing.peer.deviceID))
             }
         }
     }

@@ -17,6 +17,9 @@ enum SyncCommands {
         the ordinary projects shared with it ('vaultctl share "project ID" --peer PEER --role
         viewer|editor'), a viewer's changes refused. Every record sent passes the egress funnel.
         Conflicting edits become branches of kind sync-conflict ('vaultctl conflicts').
+        Exits 75 when every sync completed but a project did not wholly sync: left for the run
+        (local-only, or a failure of that project alone), its offer refused, or any of its records
+        refused either way; each is named with the reason ('vaultctl sync status' keeps them).
         """, options: ReplicationCommands.peerOptions + [PeerSelection.option("the paired device to sync with (name or fingerprint; default: every one not paused)")],
         json: true, examples: ["vaultctl sync now --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)", "vaultctl sync now"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
@@ -29,10 +32,12 @@ enum SyncCommands {
             var results: [[String: Any]] = []
             var failure: Error?
             var damaged: [String] = []
+            var notSynced: [String] = []
             for pairing in chosen {
                 do {
                     let report = try sync(with: pairing, unlocked, arguments)
                     damaged += report.projects.compactMap(\.damaged)
+                    notSynced += report.projects.filter(\.notSynced).map { notSyncedText($0, peer: pairing.peer) }
                     results.append(json(report, peer: pairing.peer))
                     if !arguments.has("--json") { printReport(report, peer: pairing.peer) }
                 } catch {
@@ -49,6 +54,13 @@ enum SyncCommands {
                 throw CommandError(message: damaged.joined(separator: "; "), exitCode: .dataError,
                                    hint: "'vaultctl repair --from DEVICE', on the device where the project does not open, rebuilds it from one of your own devices")
             }
+            // Every run completed, but a project left for it or records refused either way is a
+            // project that did not sync: the exit says it, so 'vaultctl sync now || alert' alerts
+            // (attack review s8, F20).
+            if !notSynced.isEmpty {
+                throw CommandError(message: "not every project synced: " + notSynced.joined(separator: "; "), exitCode: .partial,
+                                   hint: "'vaultctl sync status' shows each project's refusals, why and since when")
+            }
         }
 
     static let status = Command("sync status", synopsis: "show sync with each paired device", about: """
@@ -57,29 +69,36 @@ enum SyncCommands {
         how many records this vault holds that the device lacked at the last sync (edits not yet
         committed as records are committed by the next sync). Then each project: whether it syncs,
         or works local-only because its sync state here is damaged, and why (which record, and the
-        failure's code) until 'vaultctl repair --from DEVICE'. A privileged project is checked in a
-        privileged processing session of its compartment, recorded as every session is.
+        failure's code) until 'vaultctl repair --from DEVICE'. A project some device's last sync
+        left, or whose records are refused with a device either way (how many in the last sync, why,
+        since when), is NOT IN SYNC with that device, never said to sync. A privileged project is
+        checked in a privileged processing session of its compartment, recorded as every session is.
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             // Damaged exchange tables are not read as if whole: sync is off, and says why.
             let problem = try SyncStatus.exchangeProblem(unlocked)
             let peers = problem == nil ? try SyncStatus.read(unlocked) : []
             let projects = try SyncStatus.projects(unlocked)
+            // An offer refused here, of a project this vault does not hold: listed after the projects.
+            let held = Set(projects.map(\.project))
+            let offersRefused = try SyncStatus.refusals(unlocked).filter { !held.contains($0.project) }
             if arguments.has("--json") {
                 let exchange: [String: Any] = problem.map { ["state": "local-only", "reason": "sync state is damaged: \($0)"] } ?? ["state": "ready", "reason": NSNull()]
-                Output.json(["exchange": exchange, "peers": peers.map(json), "projects": projects.map(json)])
+                Output.json(["exchange": exchange, "peers": peers.map(json), "projects": projects.map(json),
+                             "offers_refused": offersRefused.map(json)])
                 return
             }
             if let problem {
                 Output.line("Sync is off, every project LOCAL-ONLY: sync state is damaged: \(problem). 'vaultctl repair' mends it.")
             }
             if peers.isEmpty && problem == nil { Output.line("No paired devices.") }
-            defer { printProjects(projects) }
+            defer { printProjects(projects, offersRefused: offersRefused) }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
                 let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
+                let notInSync = peer.notInSync.isEmpty ? "" : "; \(peer.notInSync.count) project(s) NOT IN SYNC with it (below)"
                 Output.line("\(peer.name) (\(peer.device.fingerprint)), \(peer.trust ?? "other")\(peer.paused ? ", PAUSED" : ""): "
-                            + "last sync \(last)\(error); sent \(peer.recordsSent), received \(peer.recordsReceived), pending \(peer.pending)")
+                            + "last sync \(last)\(error); sent \(peer.recordsSent), received \(peer.recordsReceived), pending \(peer.pending)\(notInSync)")
             }
         }
 
@@ -151,35 +170,81 @@ enum SyncCommands {
          "projects": report.projects.map { project in
              ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
-              "branches_made": project.branchesMade, "local_only": project.localOnly as Any? ?? NSNull(),
+              "branches_made": project.branchesMade, "records_refused": project.recordsRefused,
+              "records_refused_by_peer": project.recordsRefusedByPeer, "synced": !project.notSynced,
+              "local_only": project.localOnly as Any? ?? NSNull(),
               "skipped": project.skipped as Any? ?? NSNull(), "damaged": project.damaged as Any? ?? NSNull()] as [String: Any]
          }]
     }
 
-    private static func printProjects(_ projects: [SyncProjectStatus]) {
+    private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal]) {
         for project in projects {
+            let name = "project \(project.project.hex)\(project.privileged ? " (privileged)" : "")"
             switch project.state {
+            case .ready(let records) where project.syncs:
+                Output.line("\(name): syncs, \(records) record(s)")
             case .ready(let records):
-                Output.line("project \(project.project.hex)\(project.privileged ? " (privileged)" : ""): syncs, \(records) record(s)")
+                let devices = Set(project.skipped.map(\.peer) + project.refused.map(\.peer)).map(\.fingerprint).sorted()
+                Output.line("\(name): NOT IN SYNC with \(devices.joined(separator: ", ")), \(records) record(s) here")
             case .localOnly(let reason):
-                Output.line("project \(project.project.hex)\(project.privileged ? " (privileged)" : ""): LOCAL-ONLY: \(reason)")
+                Output.line("\(name): LOCAL-ONLY: \(reason)")
             }
             for skip in project.skipped {
                 Output.line("  left in the last sync with device \(skip.peer.fingerprint) (\(Output.timestamp(skip.at))): \(skip.reason)")
             }
+            for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
         }
+        for refusal in offersRefused {
+            Output.line("project \(refusal.project.hex), not held here: " + refusalText(refusal))
+        }
+    }
+
+    /// One way a project's records are refused with a device, as `sync status` says it.
+    private static func refusalText(_ refusal: SyncProjectRefusal) -> String {
+        let since = "since \(Output.timestamp(refusal.since)), last \(Output.timestamp(refusal.lastAt))"
+        let why = refusal.reasons.joined(separator: ", ")
+        switch refusal.side {
+        case .here where refusal.records == 0:
+            return "its offer by device \(refusal.peer.fingerprint) refused here \(since): \(why)"
+        case .here:
+            return "records of device \(refusal.peer.fingerprint) refused here \(since): \(refusal.records) in the last sync (\(why))"
+        case .peer:
+            return "records of this vault refused by device \(refusal.peer.fingerprint) \(since): \(refusal.records) in the last sync (\(why))"
+        }
+    }
+
+    /// A project that did not wholly sync in a run with `peer`, for `sync now`'s exit (75).
+    private static func notSyncedText(_ project: SyncRunReport.Project, peer: DeviceProfile) -> String {
+        var why: [String] = []
+        if let skipped = project.skipped { why.append("left for the run: \(skipped)") }
+        if let localOnly = project.localOnly { why.append("local-only: \(localOnly)") }
+        if project.access == "none" {
+            why.append("refused here: \(project.refused.joined(separator: ", "))")
+        } else if !project.refusedAndNotHeld.isEmpty {
+            why.append("\(project.recordsRefused) of its record(s) refused here (\(Set(project.refusedAndNotHeld).sorted().joined(separator: ", ")))")
+        }
+        if !project.refusedByPeerAndNotHeld.isEmpty {
+            why.append("\(project.recordsRefusedByPeer) of its record(s) refused by \(peer.name) (\(Set(project.refusedByPeerAndNotHeld).sorted().joined(separator: ", ")))")
+        }
+        return "project \(project.project.hex) with \(peer.name): " + why.joined(separator: "; ")
     }
 
     private static func json(_ project: SyncProjectStatus) -> [String: Any] {
         let skipped = project.skipped.map { ["device": $0.peer.hex, "reason": $0.reason, "at": Output.timestamp($0.at)] }
+        let refused = project.refused.map(json)
         switch project.state {
         case .ready(let records):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
-                    "skipped": skipped]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused]
         case .localOnly(let reason):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
-                    "skipped": skipped]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused]
         }
+    }
+
+    private static func json(_ refusal: SyncProjectRefusal) -> [String: Any] {
+        ["project": refusal.project.hex, "device": refusal.peer.hex, "side": refusal.side.rawValue, "records": refusal.records,
+         "reasons": refusal.reasons, "since": Output.timestamp(refusal.since), "last_at": Output.timestamp(refusal.lastAt)]
     }
 
     private static func json(_ peer: SyncPeerStatus) -> [String: Any] {
@@ -187,6 +252,6 @@ enum SyncCommands {
          "last_sync_at": peer.lastSyncAt.map { Output.timestamp($0) as Any } ?? NSNull(),
          "last_attempt_at": peer.lastAttemptAt.map { Output.timestamp($0) as Any } ?? NSNull(),
          "last_error": peer.lastError as Any? ?? NSNull(), "records_sent": peer.recordsSent, "records_received": peer.recordsReceived,
-         "pending": peer.pending]
+         "pending": peer.pending, "projects_not_in_sync": peer.notInSync.map(\.hex)]
     }
 }

@@ -1,0 +1,45 @@
+import CryptoVault
+import Writing
+
+/// `sync_refusals` (migration exchange-9): a project's records refused with a device, each way,
+/// while it lasts (`SyncProjectRefusal`, attack review s8, F20).
+extension SyncExchangeStore {
+    /// Keeps the last exchange's refusals of `project`'s records with `device` on `side`: how many,
+    /// and why (the codes, each once, `bounded`); the first time of this run of refusals stays.
+    func keepRefusal(of project: ProjectID, by device: DeviceID, side: SyncProjectRefusal.Side, records: Int, reasons: [String],
+                     at time: Int64) throws {
+        try database.query("""
+            INSERT INTO sync_refusals (device_id, project_id, side, records, reasons, since, last_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (device_id, project_id, side) DO UPDATE SET records = excluded.records, reasons = excluded.reasons,
+                last_at = excluded.last_at
+            """, [.blob(device.bytes), .blob(project.bytes), .text(side.rawValue), .integer(Int64(records)),
+                  .text(Self.bounded(Array(Set(reasons)).sorted().joined(separator: ", "))), .integer(time), .integer(time)])
+    }
+
+    func forgetRefusal(of project: ProjectID, by device: DeviceID, side: SyncProjectRefusal.Side) throws {
+        try database.query("DELETE FROM sync_refusals WHERE device_id = ? AND project_id = ? AND side = ?",
+                           [.blob(device.bytes), .blob(project.bytes), .text(side.rawValue)])
+    }
+
+    /// Every refusal kept (of `project`, or of every project), by project, device and side.
+    func refusals(of project: ProjectID? = nil) throws -> [SyncProjectRefusal] {
+        let rows = try project.map {
+            try database.query("SELECT * FROM sync_refusals WHERE project_id = ? ORDER BY device_id, side", [.blob($0.bytes)])
+        } ?? database.query("SELECT * FROM sync_refusals ORDER BY project_id, device_id, side")
+        return try rows.map { row in
+            SyncProjectRefusal(peer: try DeviceID(bytes: try row.blob("device_id")), project: try ProjectID(bytes: try row.blob("project_id")),
+                               side: SyncProjectRefusal.Side(rawValue: try row.text("side")) ?? .here, records: Int(try row.integer("records")),
+                               reasons: try row.text("reasons").components(separatedBy: ", "), since: try row.integer("since"),
+                               lastAt: try row.integer("last_at"))
+        }
+    }
+
+    /// The projects whose last exchange with `device` left them (`sync_project_skips`) or whose
+    /// records are being refused with it either way, each once, in id order.
+    func projectsNotInSync(with device: DeviceID) throws -> [ProjectID] {
+        try database.query("""
+            SELECT project_id FROM sync_project_skips WHERE device_id = ?
+            UNION SELECT project_id FROM sync_refusals WHERE device_id = ? ORDER BY project_id
+            """, [.blob(device.bytes), .blob(device.bytes)]).map { try ProjectID(bytes: try $0.blob("project_id")) }
+    }
+}

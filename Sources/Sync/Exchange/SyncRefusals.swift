@@ -1,0 +1,71 @@
+import CryptoVault
+import Writing
+
+/// A project's records refused in the exchanges with one device, one way, while it lasts (attack
+/// review s8, F20): a project whose records are refused at every exchange does not sync with that
+/// device, though every exchange completes, so `vaultctl sync status` says so (how many, why, since
+/// when) instead of "syncs", and `vaultctl sync now` exits 75. Kept by the asking side at the end of
+/// each project's step (`sync_refusals`, SECURITY.md §19.9) until a step of the project with that
+/// device refuses nothing that way.
+public struct SyncProjectRefusal: Sendable, Equatable {
+    /// Whose records were refused: the device's by this vault (`here`), or this vault's by the device (`peer`).
+    public enum Side: String, Sendable {
+        case here, peer
+    }
+
+    public let peer: DeviceID
+    public let project: ProjectID
+    public let side: Side
+    /// How many records the last exchange that refused any refused; 0: the project itself (its
+    /// offer refused here, so none of its records was asked for).
+    public let records: Int
+    /// The refusals' codes (each once, sorted), as the refusing side named them.
+    public let reasons: [String]
+    /// The first exchange of this run of refusals, and the last one (Unix seconds).
+    public let since: Int64
+    public let lastAt: Int64
+}
+
+extension SyncRunReport.Project {
+    /// Whether the project did not wholly sync in this run: left for it (`skipped`), local-only,
+    /// its offer refused, or any of its records refused either way and so not held there.
+    public var notSynced: Bool {
+        skipped != nil || localOnly != nil || access == "none" || !refusedAndNotHeld.isEmpty || !refusedByPeerAndNotHeld.isEmpty
+    }
+
+    /// The codes of the peer's records refused here, and of this vault's refused by the peer, but
+    /// `replayedRecord`: a record the refusing side holds already (sent again after a run cut
+    /// before its answer, say) is no record missing there (the three-device test met it).
+    public var refusedAndNotHeld: [String] { refused.filter { $0 != Self.heldAlready } }
+    public var refusedByPeerAndNotHeld: [String] { refusedByPeer.filter { $0 != Self.heldAlready } }
+    static let heldAlready = SyncErrorCode.replayedRecord.rawValue
+}
+
+extension SyncEndpoint {
+    /// Keeps what each project's step refused, each way, for `sync status`, in one transaction: a
+    /// way that refused records is kept (the first time of its run of refusals as `since`); one
+    /// that refused none, once the step ran to its end (and, this vault's way, pushed), is
+    /// forgotten. A step left midway (skipped, local-only, its offer refused) forgets nothing: what
+    /// it did not reach says nothing. Never fails the run: the run's report says the same.
+    func keepRefusals(of projects: [SyncRunReport.Project]) {
+        guard !projects.isEmpty else { return }
+        try? vault.transaction { tx in
+            let store = SyncExchangeStore(database: tx.database)
+            let now = clock.now()
+            for entry in projects {
+                let offerRefused = entry.access == "none"
+                let ranToItsEnd = entry.skipped == nil && entry.localOnly == nil && !offerRefused
+                // This vault's records are known taken only when they were offered (a viewer's are not).
+                let sides = [(SyncProjectRefusal.Side.here, entry.refusedAndNotHeld, entry.recordsRefused, ranToItsEnd),
+                             (.peer, entry.refusedByPeerAndNotHeld, entry.recordsRefusedByPeer, ranToItsEnd && entry.pushed)]
+                for (side, codes, records, forgets) in sides where !codes.isEmpty || forgets {
+                    guard !codes.isEmpty else {
+                        try store.forgetRefusal(of: entry.project, by: peer.deviceID, side: side)
+                        continue
+                    }
+                    try store.keepRefusal(of: entry.project, by: peer.deviceID, side: side, records: records, reasons: codes, at: now)
+                }
+            }
+        }
+    }
+}
