@@ -230,7 +230,7 @@ struct BlockRegister: Sendable {
     /// writes: a register conflict's losing write, or a text conflict's losing record (of two
     /// concurrent writes, its name being the block and both records' hashes); nil when no write
     /// here gives that name. So the record a branch is seen from does not hang on whether the
-    /// replica still makes the conflict (a text conflict of words that touched once may not).
+    /// replica makes the conflict itself (a 0x03 may name two concurrent writes it finds none in).
     /// Looked up in `losingRecordOfName`, each name worked out once (attack review s8, N6).
     mutating func losingRecord(named branch: BranchID, history: CausalHistory) -> Int? {
         nameNewWrites(history: history)
@@ -342,8 +342,7 @@ struct BlockRegister: Sendable {
     /// whatever the ranks (SECURITY.md §19.3). Named by the block and both records, the losing
     /// side's first, so a record meeting two others makes two branches.
     private mutating func textConflicts(history: CausalHistory) -> [HeldConflict] {
-        let shown = text.gluedWords { history.precedes(Int($0), Int($1)) }
-        let pairs = Set((text.overlappingEdits + text.touchingWords + shown).map { [$0.0, $0.1] })
+        let pairs = Set((text.overlappingEdits + text.touchingWords).map { [$0.0, $0.1] })
         return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [HeldConflict] in
             let (lower, higher) = history.ranksBelow(Int(pair[0]), Int(pair[1])) ? (pair[0], pair[1]) : (pair[1], pair[0])
             let typed = [lower, higher].filter { text.typedWordScalars($0) }

@@ -274,9 +274,13 @@ public struct SyncReplica: Sendable {
             }
         }
         // Touching letters are judged once the record's every edit is in (a delete after an insert
-        // may show or hide them), on the text of its past and each concurrent record's (§19.3).
-        let inPastOf: (Int32, Int32) -> Bool = { x, z in x != entry && history.precedes(Int(x), Int(z)) }
-        for case .text(_, let id, _) in record.operations { texts[id]!.noteTouching(by: entry, inPast: inPast, inPastOf: inPastOf) }
+        // may show or hide them), in each set of records a replica may have held with it (§19.3).
+        // The record is the newest: in no held record's past.
+        let precedes: (Int32, Int32) -> Bool = { x, y in
+            if y == entry { return inPast(x) }
+            return x != entry && history.precedes(Int(x), Int(y))
+        }
+        for case .text(_, let id, _) in record.operations { texts[id]!.noteTouching(by: entry, precedes: precedes) }
     }
 
     /// Refuses a record whose text edits would cost more than one record may (SECURITY.md §19.2):

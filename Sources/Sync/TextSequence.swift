@@ -40,13 +40,18 @@ struct TextSequence: Sendable {
     /// arrive: a pair only ever involves the record arriving, so the set grows the same way
     /// whatever order concurrent records arrive in.
     private(set) var overlaps = Set<UInt64>()
-    /// Pairs of concurrent records whose letters or digits touch in the text of the two records'
-    /// pasts (see `touchingWords`), noted as the later of the two arrives: that text holds no other
-    /// record, so the set grows the same way whatever order records arrive in.
+    /// Pairs of concurrent records whose letters or digits touch in the text of some set of the
+    /// records held that a replica may have held (see `touchingWords`), noted as the record that
+    /// makes them so arrives: the set grows the same way whatever order records arrive in.
     private(set) var touches = Set<UInt64>()
+    /// The steps spent judging touching letters (`noteTouching`, `canTouch`), counted for the
+    /// tests that bound them (review 17 s8, F22): work done, not time.
+    private(set) var touchWork = 0
     /// The runs of letters or digits the record being applied typed here (its first offset and
-    /// count), for `noteTouching` once all its edits are in.
+    /// count), and the first and last characters of each of its deletes, for `noteTouching` once
+    /// all its edits are in.
     private var typedRuns: [(entry: Int32, first: UInt32, count: Int)] = []
+    private var deletedRuns: [(entry: Int32, first: Int32, firstOffset: UInt32, last: Int32, lastOffset: UInt32)] = []
     /// The records that typed a letter or digit here.
     private var wordTypers = Set<Int32>()
     /// Who typed right after a character (its inserts' first characters), and right before it (the
@@ -135,6 +140,7 @@ struct TextSequence: Sendable {
         overlaps = overlaps.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
         touches = touches.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
         typedRuns.removeAll { $0.entry == entry }
+        deletedRuns.removeAll { $0.entry == entry }
         wordTypers.remove(entry)
         typedAfter = typedAfter.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
         typedBefore = typedBefore.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
@@ -278,6 +284,7 @@ struct TextSequence: Sendable {
             }
             items[index].deleters.append(deleter)
         }
+        deletedRuns.append((deleter, first.entry, first.offset, last.entry, last.offset))
     }
 
     // MARK: Overlapping edits
@@ -288,93 +295,194 @@ struct TextSequence: Sendable {
         wordTypers.contains(entry)
     }
 
-    /// The pairs of concurrent records whose letters or digits touch (SECURITY.md §19.3): in the
-    /// text of exactly the records in the past of either (both included), a letter or digit one typed
-    /// is next to one the other typed: two words run together that neither device wrote so. That
-    /// text holds no record but those, so the pair is a fact of the two records, as an overlap is:
-    /// what arrives later (a record parting the words again) never ends it. Each pair is (lower
-    /// index, higher).
+    /// The pairs of concurrent records whose letters or digits touch (SECURITY.md §19.3): a letter
+    /// or digit one typed is next to one the other typed in the text of some **holding**, a set of
+    /// the records held that holds every member's past and both records: what a replica may have
+    /// shown at some time, whatever order the records came in. The pair's text (exactly the two
+    /// records' pasts) and the text shown (every record held) are two such sets. More records only
+    /// add holdings, so a pair once touching touches for good: the pairs are a function of the
+    /// records held, growing as they arrive, never of their order. Each pair is (lower index, higher).
     var touchingWords: [(Int32, Int32)] {
         touches.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
     }
 
-    /// Notes, once every edit of record `entry` here is applied, each record it touches
-    /// (`touchingWords`): from each letter or digit it typed and shows, the nearest characters either
-    /// side that the text of the two records' pasts would show. `inPast` says whether a record is in
-    /// `entry`'s past (or is it); `inPastOf(x, z)` whether record x is in held record z's past. Every
-    /// record held is in `entry`'s past or concurrent with it (it arrives after its past).
-    mutating func noteTouching(by entry: Int32, inPast: (Int32) -> Bool, inPastOf: (Int32, Int32) -> Bool) {
-        let runs = typedRuns.filter { $0.entry == entry }
+    /// Notes, once every edit of record `entry` here is applied, the pairs it makes touch
+    /// (`touchingWords`). A holding where two letters touch that was not one before holds `entry`
+    /// (the newest record), and the same holding without `entry` still shows them touching unless
+    /// `entry` typed one of them or deleted a character between them. So the new pairs are around
+    /// `entry`'s letters and around what it deleted, within the characters every holding with
+    /// `entry` shows (typed in its past and deleted by no record held): those spans are swept once
+    /// each (`sweepForTouching`), in steps about their characters, never a step per pair of letters
+    /// in them (review 17 s8, F22). `precedes(x, y)`: record x is in record y's past (or is y), for
+    /// any record held and `entry`.
+    mutating func noteTouching(by entry: Int32, precedes: (Int32, Int32) -> Bool) {
+        let typed = typedRuns.filter { $0.entry == entry }, deleted = deletedRuns.filter { $0.entry == entry }
         typedRuns.removeAll()
-        for run in runs {
+        deletedRuns.removeAll()
+        var edited: [ClosedRange<Int>] = []
+        for run in typed {
             for offset in run.first..<run.first + UInt32(run.count) {
-                // Only the record itself can have deleted its own characters yet.
                 guard let index = index(of: entry, offset), items[index].isWord, items[index].deleters.isEmpty else { continue }
-                for step in [-1, 1] {
-                    for other in recordsTouching(from: index, step: step, by: entry, inPast: inPast, inPastOf: inPastOf) {
-                        touches.insert(Self.pair(entry, other))
+                edited.append(index...index)
+            }
+        }
+        for run in deleted {
+            guard let start = index(of: run.first, run.firstOffset), let end = index(of: run.last, run.lastOffset) else { continue }
+            edited.append(start...end)
+        }
+        for span in spans(around: edited, by: entry, precedes: precedes) { sweepForTouching(span, by: entry, precedes: precedes) }
+    }
+
+    /// The ranges `edited` widened on either side over the characters some holding with record
+    /// `entry` may hide, up to and including the first one every such holding shows (typed in
+    /// `entry`'s past and deleted by no record held), or the text's end; overlapping ones as one.
+    /// Two spans share at most such a character, which hides anything on one side from the other
+    /// in every holding with `entry`. Each character is passed over about once.
+    private mutating func spans(around edited: [ClosedRange<Int>], by entry: Int32, precedes: (Int32, Int32) -> Bool) -> [ClosedRange<Int>] {
+        func isShownInEvery(_ index: Int) -> Bool { items[index].deleters.isEmpty && precedes(items[index].entry, entry) }
+        var spans: [ClosedRange<Int>] = [], steps = 0
+        func widenedRight(from end: Int) -> Int {
+            var high = end + 1
+            while high < items.count, !isShownInEvery(high) { high += 1; steps += 1 }
+            return min(high, items.count - 1)
+        }
+        for range in edited.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = spans.last, range.lowerBound <= last.upperBound {
+                // Reaching the last span's end (a character every holding with `entry` shows, such as
+                // `entry`'s own letter the last widening stopped at): widened on from the range's end.
+                if range.upperBound >= last.upperBound { spans[spans.count - 1] = last.lowerBound...widenedRight(from: range.upperBound) }
+                continue
+            }
+            var low = range.lowerBound - 1
+            while low >= 0, !isShownInEvery(low) { low -= 1; steps += 1 }
+            spans.append(max(low, 0)...widenedRight(from: range.upperBound))
+        }
+        touchWork += steps + edited.count
+        return spans
+    }
+
+    /// Notes the pairs of concurrent records whose letters in `span` touch in some holding with
+    /// record `entry` where they did not without it (one of the letters is `entry`'s, or `entry`
+    /// deleted a character between them), walking the span once, left to right.
+    ///
+    /// A letter can touch a letter further right only while no character between is shown in every
+    /// holding that holds its record (one typed in that record's past, or by it, and deleted by no
+    /// record held): it is kept *open* (per device, in text order) until such a character comes.
+    /// Likewise a letter can touch one to its left only past the last character shown in every
+    /// holding that holds its own record (`ShownCharacters`). So each letter is judged (`canTouch`)
+    /// only with the open letters of other devices after that character, of records not yet known
+    /// to touch its own: in an honest text a device's own letters close each other, and a long run
+    /// of one device's typing costs a step a letter.
+    private mutating func sweepForTouching(_ span: ClosedRange<Int>, by entry: Int32, precedes: (Int32, Int32) -> Bool) {
+        // Per device met (in the order met, by `slots`), its open letters.
+        var open: [OpenLetters] = [], slots: [Int32: Int] = [:]
+        var shown = ShownCharacters()
+        var lastDeletedByEntry = -1
+        var steps = 0
+        for index in span {
+            steps += 1
+            let item = items[index]
+            // Deleted by `entry` or a record in its past: hidden in every holding with `entry`.
+            let mayShow = item.isWord && !item.deleters.contains { precedes($0, entry) }
+            if mayShow {
+                let limit = shown.lastInPast(of: item.entry, precedes: precedes, steps: &steps)
+                for letters in open where letters.device != item.device {
+                    for left in letters.positions.reversed() {
+                        guard left > limit else { break }
+                        steps += 1
+                        guard item.entry == entry || items[left].entry == entry || left < lastDeletedByEntry else { continue }
+                        noteIfTouching(left, index, precedes: precedes, steps: &steps)
                     }
                 }
             }
-        }
-    }
-
-    /// The concurrent records with a letter or digit that is, in the text of its past and `entry`'s,
-    /// the nearest shown character to `start` (a letter or digit `entry` typed) in direction `step`.
-    /// A character is shown in that text when typed by a record in either past and deleted by none.
-    /// The walk stops at a character every such text shows (typed in `entry`'s past, deleted by no
-    /// record held): no record's letter beyond it can be next to `start`.
-    private func recordsTouching(from start: Int, step: Int, by entry: Int32, inPast: (Int32) -> Bool,
-                                 inPastOf: (Int32, Int32) -> Bool) -> [Int32] {
-        var found: [Int32] = [], decided = Set<Int32>(), between: [Int] = []
-        var cursor = start + step
-        while cursor >= 0, cursor < items.count {
-            let item = items[cursor], here = cursor
-            cursor += step
-            // Deleted in `entry`'s past (or by it): no such text shows it.
-            if item.deleters.contains(where: inPast) { continue }
-            if inPast(item.entry) {
-                if item.deleters.isEmpty { break }
-                between.append(here)  // shown unless the other's past deleted it
-                continue
+            if item.deleters.contains(entry) { lastDeletedByEntry = index }
+            if item.deleters.isEmpty {
+                // Shown in every holding that holds its record: the open letters of records after it are closed.
+                for slot in open.indices { open[slot].close(after: item.entry, precedes: precedes, steps: &steps) }
+                shown.add(index, record: item.entry, device: item.device, precedes: precedes)
             }
-            let other = item.entry  // a concurrent record's character
-            // Deleted in its own record's past: no text that holds it shows it.
-            if item.deleters.contains(where: { inPastOf($0, other) }) { continue }
-            // The first character of `other` its text shows decides the pair: touching if it is a
-            // letter or digit and nothing between is shown there.
-            if decided.insert(other).inserted, item.isWord,
-               !between.contains(where: { isShown($0, inTextOf: other, inPast: inPast, inPastOf: inPastOf) }) {
-                found.append(other)
+            if mayShow {
+                if slots[item.device] == nil {
+                    slots[item.device] = open.count
+                    open.append(OpenLetters(device: item.device))
+                }
+                open[slots[item.device]!].add(index, record: item.entry, precedes: precedes)
             }
-            between.append(here)
         }
-        return found
+        touchWork += steps
     }
 
-    /// Whether the text of record `other`'s past and the applied record's (`inPast`) shows
-    /// character `index`: typed in either past, deleted in neither.
-    private func isShown(_ index: Int, inTextOf other: Int32, inPast: (Int32) -> Bool, inPastOf: (Int32, Int32) -> Bool) -> Bool {
-        let item = items[index]
-        return (inPast(item.entry) || inPastOf(item.entry, other)) && !item.deleters.contains { inPast($0) || inPastOf($0, other) }
+    /// Notes the records of the characters at `left` and `right` (left first) as touching when they
+    /// are two concurrent records' letters or digits some holding shows side by side (`canTouch`).
+    private mutating func noteIfTouching(_ left: Int, _ right: Int, precedes: (Int32, Int32) -> Bool, steps: inout Int) {
+        let p = items[left].entry, q = items[right].entry
+        guard items[left].isWord, items[right].isWord, p != q, !precedes(p, q), !precedes(q, p) else { return }
+        let key = Self.pair(p, q)
+        guard !touches.contains(key), canTouch(left, right, within: { _ in true }, precedes: precedes, steps: &steps) else { return }
+        touches.insert(key)
     }
 
-    /// The pairs of concurrent records whose letters or digits touch in the text shown, whether or
-    /// not they touch in their pair's text (`touchingWords`): words run together by a third
-    /// record's delete, which the pair's text does not hold. Unlike `touchingWords` this is a fact of
-    /// the text as it is, so it may end when a later record parts them (SECURITY.md §19.3: the one
-    /// order-dependence left). Each pair is (lower index, higher).
-    func gluedWords(precedes: (Int32, Int32) -> Bool) -> [(Int32, Int32)] {
-        var pairs = Set<UInt64>()
-        var previous = -1
-        for index in items.indices where items[index].deleters.isEmpty {
-            defer { previous = index }
-            guard previous >= 0, items[index].isWord, items[previous].isWord, items[previous].device != items[index].device else { continue }
-            let (left, right) = (items[previous].entry, items[index].entry)
-            guard !precedes(left, right), !precedes(right, left) else { continue }
-            pairs.insert(UInt64(UInt32(bitPattern: min(left, right))) << 32 | UInt64(UInt32(bitPattern: max(left, right))))
+    /// Whether some holding shows the letters at `left` and `right` (of concurrent records p and q)
+    /// with nothing shown between. A holding holds p's and q's pasts; it must leave out every record
+    /// that deleted either letter, and everything after one; and each character between must be
+    /// left out (its record not held) or deleted by a record held. The records that must be left
+    /// out are found by growing that set until nothing more has to go (leaving a record out can
+    /// take away the only delete of a character between, whose record must then go too): the
+    /// holding of every other record is then the largest there is, and it shows the two letters
+    /// together exactly when it still holds both pasts (every holding leaves out at least those
+    /// records, so if it does not, none does).
+    /// Only records `inScope` accepts (a set holding each member's past) are held: the others are
+    /// as if never received. `steps` counts the characters looked at.
+    private func canTouch(_ left: Int, _ right: Int, within inScope: (Int32) -> Bool, precedes: (Int32, Int32) -> Bool, steps: inout Int) -> Bool {
+        let p = items[left].entry, q = items[right].entry
+        func inPasts(_ record: Int32) -> Bool { precedes(record, p) || precedes(record, q) }
+        var leftOut = LeftOut()
+        for deleter in items[left].deleters + items[right].deleters where inScope(deleter) { leftOut.add(deleter, precedes) }
+        guard !leftOut.contains(p, precedes), !leftOut.contains(q, precedes) else { return false }
+        var undecided: [Int] = []
+        for index in (left + 1)..<right where inScope(items[index].entry) {
+            steps += 1
+            let item = items[index]
+            // Deleted in the two pasts: hidden in every holding. Typed there and deleted by none: shown in every one.
+            if item.deleters.contains(where: inPasts) { continue }
+            if !item.deleters.contains(where: inScope), inPasts(item.entry) { return false }
+            undecided.append(index)
         }
-        return pairs.sorted().map { (Int32(bitPattern: UInt32($0 >> 32)), Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF))) }
+        var grew = true
+        while grew {
+            grew = false
+            steps += undecided.count
+            undecided = undecided.filter { index in
+                let item = items[index]
+                if leftOut.contains(item.entry, precedes) { return false }  // its record is left out, for good
+                if item.deleters.contains(where: { inScope($0) && !leftOut.contains($0, precedes) }) { return true }  // a delete of it may be held
+                leftOut.add(item.entry, precedes)
+                grew = true
+                return false
+            }
+            // A record of either past must be left out: the two letters are never shown together.
+            if grew, leftOut.contains(p, precedes) || leftOut.contains(q, precedes) { return false }
+        }
+        return true
+    }
+
+    /// Whether concurrent records p and q have letters or digits side by side in some holding made
+    /// of the records `inScope` accepts alone (a set holding each member's past, such as a record's
+    /// past, with p and q): what the records of that set make of the pair, whatever else is held.
+    /// (`touchingWords` is judged over every record held; a 0x03 a record carries is judged in its
+    /// past alone, so that taking it never depends on what else arrived first.)
+    func touch(_ p: Int32, _ q: Int32, within inScope: (Int32) -> Bool, precedes: (Int32, Int32) -> Bool) -> Bool {
+        var steps = 0
+        for left in items.indices where items[left].isWord && (items[left].entry == p || items[left].entry == q) {
+            let other = items[left].entry == p ? q : p
+            for right in (left + 1)..<items.count where inScope(items[right].entry) {
+                let item = items[right]
+                if item.isWord, item.entry == other, canTouch(left, right, within: inScope, precedes: precedes, steps: &steps) { return true }
+                // Typed in the pasts and deleted by no record in scope: shown in every such holding.
+                if precedes(item.entry, p) || precedes(item.entry, q), !item.deleters.contains(where: inScope) { break }
+            }
+        }
+        return false
     }
 
     /// The pairs of concurrent records whose edits of this text overlap: both deleted one
@@ -388,4 +496,87 @@ struct TextSequence: Sendable {
 
 private extension Array {
     var nilIfEmpty: Self? { isEmpty ? nil : self }
+}
+
+/// The records a holding must leave out (`TextSequence.canTouch`), kept as the earliest ones: a
+/// record is left out when one of those is in its past (or is it). Each device's records form one
+/// chain, so at most one per device is kept.
+private struct LeftOut {
+    private var earliest: [Int32] = []
+
+    func contains(_ record: Int32, _ precedes: (Int32, Int32) -> Bool) -> Bool { earliest.contains { precedes($0, record) } }
+
+    mutating func add(_ record: Int32, _ precedes: (Int32, Int32) -> Bool) {
+        guard !contains(record, precedes) else { return }
+        earliest.removeAll { precedes(record, $0) }
+        earliest.append(record)
+    }
+}
+
+/// The letters of one device met in a sweep (`TextSequence.sweepForTouching`) that may still touch
+/// a letter further on, in text order. A character shown in every holding that holds a letter's
+/// record closes it: one typed in that record's past, so also every later record's of the device.
+/// Letters no record deleted close those of their own and later records as they come, so those
+/// left are of records in counter order, and closing takes them off the end; a deleted letter out
+/// of that order (rare: it closes nothing) makes the next closing look at every one.
+private struct OpenLetters {
+    let device: Int32
+    private(set) var positions: [Int] = []
+    private var records: [Int32] = []
+    private var inRecordOrder = true
+
+    init(device: Int32) { self.device = device }
+
+    mutating func add(_ position: Int, record: Int32, precedes: (Int32, Int32) -> Bool) {
+        if let last = records.last, last != record, precedes(record, last) { inRecordOrder = false }
+        positions.append(position)
+        records.append(record)
+    }
+
+    /// Closes the letters whose record has `record` in its past (or is it).
+    mutating func close(after record: Int32, precedes: (Int32, Int32) -> Bool, steps: inout Int) {
+        if inRecordOrder {
+            while let last = records.last, precedes(record, last) {
+                steps += 1
+                records.removeLast()
+                positions.removeLast()
+            }
+            return
+        }
+        steps += records.count
+        let kept = records.indices.filter { !precedes(record, records[$0]) }
+        positions = kept.map { positions[$0] }
+        records = kept.map { records[$0] }
+        inRecordOrder = zip(records, records.dropFirst()).allSatisfy { $0 == $1 || !precedes($1, $0) }
+    }
+}
+
+/// Per device, where the characters no record held deleted were met in a sweep, each the last of
+/// its record or an earlier one of the device: the last such character before a letter whose
+/// record's past holds it is shown in every holding holding that record, and hides from the letter
+/// everything before it.
+private struct ShownCharacters {
+    private var byDevice: [Int32: [(position: Int, record: Int32)]] = [:]
+
+    mutating func add(_ position: Int, record: Int32, device: Int32, precedes: (Int32, Int32) -> Bool) {
+        // In place: the list is not copied for each character.
+        while let last = byDevice[device]?.last, precedes(record, last.record) { byDevice[device]!.removeLast() }
+        byDevice[device, default: []].append((position, record))
+    }
+
+    /// The position of the last character added that is in `record`'s past (or its own), or -1.
+    func lastInPast(of record: Int32, precedes: (Int32, Int32) -> Bool, steps: inout Int) -> Int {
+        var found = -1
+        for list in byDevice.values {
+            // The records rise along a list, so those in `record`'s past are a prefix of it.
+            var low = 0, high = list.count
+            while low < high {
+                steps += 1
+                let middle = (low + high) / 2
+                if precedes(list[middle].record, record) { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { found = max(found, list[low - 1].position) }
+        }
+        return found
+    }
 }

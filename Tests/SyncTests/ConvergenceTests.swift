@@ -11,15 +11,15 @@ import Writing
     static let schedules = 1_000
 
     @Test func threeDevicesConvergeAndLoseNoWordOverRandomSchedules() throws {
-        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0, branches = 0, extraBranches = 0
+        var conflicted = 0, held = 0, removedThenKept = 0, removed = 0, branches = 0
         for seed in 0..<UInt64(Self.schedules) {
             let outcome = try Self.run(seed: seed)
+            Self.receiveOneAtATime(outcome.fleet, seed: seed)
             conflicted += outcome.conflicts > 0 ? 1 : 0
             held += outcome.held
             removedThenKept += outcome.removals > 0 && outcome.shown ? 1 : 0
             removed += outcome.shown ? 0 : 1
             branches += outcome.branches
-            extraBranches += outcome.extraBranches
         }
         // The schedules must exercise what they claim to: conflicts, out-of-order delivery, and
         // removals that stay (edited unseen) as well as removals that remove.
@@ -27,11 +27,11 @@ import Writing
         #expect(held > 0)
         #expect(removedThenKept > 0)
         #expect(removed > 0)
-        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed, \(branches) branches, \(extraBranches) more on the devices that met words touching only in the text shown, parted again before a 0x03")
+        print("convergence: \(Self.schedules) schedules, \(conflicted) with conflicts, \(removedThenKept) with a removal the document survived, \(removed) removed, \(branches) branches")
     }
 
     /// One schedule; returns how many conflicts it ended with and how many records were held for parents.
-    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool, branches: Int, extraBranches: Int) {
+    static func run(seed: UInt64) throws -> (conflicts: Int, held: Int, removals: Int, shown: Bool, branches: Int, fleet: SyncFleet) {
         var generator = SeededGenerator(seed: seed)
         var fleet = try SyncFleet(devices: 3)
         fleet.books = Array(repeating: BranchBook(), count: 3)
@@ -82,15 +82,11 @@ import Writing
             #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
             #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
         }
-        // Every device made the branches a device given every record at once makes (by conflict
-        // id, which is the branch's id in every vault, proposing the same document), whatever it
-        // received when. A device may hold more only of words that touched in the text shown alone
-        // (run together by a third record's delete, never in their pair's text) and were parted
-        // again before a 0x03 recorded them (§19.3's one order-dependence left): those are counted,
-        // and must propose the same on every device that made them. No branch proposes an empty
-        // document.
+        // Every device made exactly the branches a device given every record at once makes (by
+        // conflict id, which is the branch's id in every vault, proposing the same document),
+        // whatever it received when, and no other (§19.3: the conflicts are a function of the
+        // records held, only growing as they arrive). No branch proposes an empty document.
         let books = fleet.books!
-        var extraBranches = 0
         var atOnce = BranchBook()
         atOnce.keep(&fleet.replicas[0])
         for index in 0..<3 {
@@ -98,10 +94,7 @@ import Writing
                 #expect(books[index].branches[id] == kept, "seed \(seed): device \(index)'s branch \(id.hex.prefix(8)): \(books[index].described) vs \(atOnce.described)")
             }
             for (id, kept) in books[index].branches where atOnce.branches[id] == nil {
-                extraBranches += 1
-                for other in 0..<3 where books[other].branches[id] != nil {
-                    #expect(books[other].branches[id] == kept, "seed \(seed): devices \(index) and \(other) propose \(id.hex.prefix(8)) differently")
-                }
+                Issue.record("seed \(seed): device \(index) made branch \(id.hex.prefix(8)) \(kept.proposal.blocks.map(\.text)), which a device given every record at once does not: \(atOnce.described)")
             }
             for (id, kept) in books[index].branches {
                 #expect(!kept.proposal.blocks.isEmpty, "seed \(seed): device \(index)'s branch \(id.hex.prefix(8)) proposes an empty document")
@@ -118,7 +111,31 @@ import Writing
             let lostFromBranches = tracker.mustSurvive.subtracting(WordTracker.words(in: reference.blocks).union(inBranches))
             #expect(lostFromBranches.isEmpty, "seed \(seed): words in no document or branch: \(lostFromBranches.sorted()) branches \(books[0].described)")
         }
-        return (conflicts.count, held, removals, shown, atOnce.branches.count, extraBranches)
+        return (conflicts.count, held, removals, shown, atOnce.branches.count, fleet)
+    }
+
+    /// The schedule's records given to a fresh replica one at a time, each alone in its exchange,
+    /// in a random order that puts parents first: a device passing through many more sets of
+    /// records than the schedule's syncs did. It must end with exactly the branches a replica given
+    /// every record at once makes (§19.3: each set of records it held makes only conflicts the
+    /// whole set makes).
+    static func receiveOneAtATime(_ fleet: SyncFleet, seed: UInt64) {
+        var fleet = fleet
+        var atOnce = BranchBook()
+        atOnce.keep(&fleet.replicas[0])
+        var replica = SyncReplica(project: fleet.project, author: nil, devices: fleet.replicas[0].devices)
+        var book = BranchBook()
+        var generator = SeededGenerator(seed: seed &+ 0x5EED)
+        var waiting = fleet.replicas[0].records(missingFrom: [:]), held = Set<[UInt8]>()
+        while !waiting.isEmpty {
+            let ready = waiting.indices.filter { waiting[$0].parents.allSatisfy(held.contains) }
+            let record = waiting.remove(at: ready.randomElement(using: &generator)!)
+            #expect(replica.receive(record.encoded) == .applied(1), "seed \(seed)")
+            held.insert(record.hash)
+            replica.endExchange()
+            book.keep(&replica)
+        }
+        #expect(book == atOnce, "seed \(seed): one record at a time \(book.described); at once \(atOnce.described)")
     }
 
     /// A random edit a person might make: a word typed, deleted or replaced, a paragraph added,

@@ -105,6 +105,62 @@ import Writing
         #expect(Set(typingFirst.branches.values.map { $0.proposal.blocks.map(\.text) }) == [["Allergies: penicillin."], ["Allergies: latex."]])
     }
 
+    /// (e) Words run together only by a third device's delete, and parted again by a record that
+    /// never saw them together (ConvergenceTests' schedules met this, reduced here). In "Allergies:
+    /// ;." device 0 types "penicillin" before the ";" and device 1 "latex" after it; device 1, holding
+    /// both, types a space after "penicillin"; device 2, having seen neither, deletes the ";". A
+    /// device holding the two words and the delete, but not yet the space, shows
+    /// "penicillinlatex": the words touched in the text of a set of records a device may hold, so
+    /// the pair is a text conflict on every device, whatever arrived first (§19.3), one branch per
+    /// side, each word whole. (Before: only the device that met them run together made those two
+    /// branches; one given every record at once did not.)
+    @Test func wordsRunTogetherByAThirdDevicesDeleteAndPartedAgainAreABranchWhateverArrivedFirst() throws {
+        var (fleet, document, blocks, base) = try Self.fleet(3, ["Allergies: ;."])
+        var typed = blocks[0]
+        typed.text = "Allergies: penicillin;."
+        let penicillin = try #require(try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [typed])))
+        typed.text = "Allergies: ;latex."
+        let latex = try #require(try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [typed])))
+        typed.text = "Allergies: ."
+        let deletion = try #require(try fleet.replicas[2].edit(document, to: DocumentContent(blocks: [typed])))
+        var generator = SeededGenerator(seed: 5)
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        #expect(fleet.replicas[1].content(of: document).blocks[0].text == "Allergies: penicillin;latex.")
+        typed.text = "Allergies: penicillin ;latex."
+        let space = try #require(try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [typed])))
+        #expect(!space.operations.contains { if case .conflict = $0 { return true } else { return false } })
+        // Run together on a device holding the two words and the delete, not the space.
+        var runTogether = SyncReplica(project: fleet.project, author: nil, devices: fleet.replicas[0].devices)
+        for record in base + [penicillin, latex, deletion] { runTogether.receive(record.encoded) }
+        #expect(runTogether.content(of: document).blocks.map(\.text) == ["Allergies: penicillinlatex."])
+        let metRunTogether = Self.branches(fleet, base: base, [[penicillin, latex, deletion], [space]])
+        let together = Self.branches(fleet, base: base, [[penicillin, latex, deletion, space]])
+        let spaceFirst = Self.branches(fleet, base: base, [[penicillin, latex, space], [deletion]])
+        #expect(metRunTogether == together, "met run together: \(metRunTogether.described); together: \(together.described)")
+        #expect(metRunTogether == spaceFirst, "met run together: \(metRunTogether.described); space first: \(spaceFirst.described)")
+        // The pair's own conflict, a branch for each side's word (beside each side's conflict with the delete).
+        let pair = [(penicillin, latex), (latex, penicillin)].map { losing, winning in
+            SyncConflict.branchID("SealedVault text conflict v1", blocks[0].id.bytes + losing.hash + winning.hash)
+        }
+        for branch in pair { #expect(together.branches[branch] != nil, "\(together.described)") }
+        #expect(together.branches[pair[0]]?.proposal.blocks.map(\.text) == ["Allergies: penicillin;."])
+        #expect(together.branches[pair[1]]?.proposal.blocks.map(\.text) == ["Allergies: ;latex."])
+        // Judged within a set of records alone (as a 0x03 is, in its record's past): the two
+        // records' pasts do not run the words together (the ";" parts them), nor does the space's
+        // past; the set with the delete and without the space does.
+        var all = SyncReplica(project: fleet.project, author: nil, devices: fleet.replicas[0].devices)
+        for record in base + [penicillin, latex, deletion, space] { all.receive(record.encoded) }
+        let history = all.history
+        let entry = { (record: ChangeRecord) in Int32(history.index[record.hash]!) }
+        let precedes = { (x: Int32, y: Int32) in history.precedes(Int(x), Int(y)) }
+        let (p, q, parting) = (entry(penicillin), entry(latex), entry(space))
+        let text = try #require(all.blockRegister(blocks[0].id)?.text)
+        #expect(!text.touch(p, q, within: { precedes($0, p) || precedes($0, q) }, precedes: precedes))
+        #expect(!text.touch(p, q, within: { precedes($0, parting) }, precedes: precedes))
+        #expect(text.touch(p, q, within: { $0 != parting }, precedes: precedes))
+        #expect(text.touchingWords.contains { [$0.0, $0.1].sorted() == [p, q].sorted() })
+    }
+
     /// (c) A deleted side never proposes an empty document: the only paragraph deleted on one
     /// device while another edits it (the edit ranking higher) proposes the paragraph as the
     /// deleting device last saw it, in either order.

@@ -19,8 +19,8 @@ import Writing
 /// word is in the documents twice, and at the end every audit log and record set verifies and all
 /// three hold the same records. Each device makes its own sync conflicts' branches (SECURITY.md
 /// §19.5), named by their conflicts: a branch of one id must be the same (state, proposal) on every
-/// device that has it, none empty, and every branch must be on all three but for §19.3's one
-/// order-dependence left (words touching only in the text shown, parted again), counted and shown.
+/// device that has it, none empty, and every branch must be on all three (§19.3: the conflicts are a
+/// function of the records held, whatever order they came in).
 ///
 /// Seeded: the seed is printed, and `SYNC_NET_SEED=N` replays a run's choices (the timing of a cut
 /// during a sync is the machine's). `SYNC_NET_SCHEDULES=N` runs more (or, to debug, fewer) than 50.
@@ -36,8 +36,6 @@ struct ThreeDeviceSyncOverNetworkTests {
         var operations: [ScheduleOperation: Int] = [:]
         var syncs = 0, throughDaemon = 0, refusedOverCut = 0, cutsDuring = 0, cutsDuringFailed = 0, linkChanges = 0
         var wordsInBranchesOnly = 0, branches = 0, conflictBranches = 0
-        /// Sync conflicts' branches on one of two devices compared, and the first such schedule.
-        var conflictBranchesOnSome = 0, branchesOnSome = ""
     }
 
     @Test(.enabled("needs network namespaces: root and iproute2") { NetworkNamespaces.availableOrSaySkipped("ThreeDeviceSyncOverNetworkTests") })
@@ -71,10 +69,6 @@ struct ThreeDeviceSyncOverNetworkTests {
               + "restored, \(tally.refusedOverCut) syncs over a cut link failed as they must, \(tally.cutsDuring) links cut during a sync "
               + "(\(tally.cutsDuringFailed) of those syncs failed), \(tally.branches) branches (\(tally.conflictBranches) of sync conflicts, "
               + "the same on all three), \(tally.wordsInBranchesOnly) words kept only in branches")
-        if tally.conflictBranchesOnSome > 0 {
-            print("ThreeDeviceSyncOverNetworkTests: \(tally.conflictBranchesOnSome) sync conflicts' branches were on one device and not "
-                  + "another (SECURITY.md §19.3: words touching only in the text shown, parted again); the first: \(tally.branchesOnSome)")
-        }
     }
 
     /// One random step: an edit on one device, a sync between two, a link cut or restored, or a
@@ -154,17 +148,11 @@ struct ThreeDeviceSyncOverNetworkTests {
             }
             // Each device makes its own sync conflicts' branches (§19.5), the same ones: one id (the
             // conflict's) is the same branch (state and proposal) everywhere, and every branch is on
-            // every device, but for §19.3's one order-dependence left (words run together only by
-            // a third record's delete and parted again before a 0x03: a sync conflict's branch on
-            // the devices that met them), counted and shown.
-            let (differing, onSome) = Self.compare(shown[device].branches, shown[0].branches)
+            // every device, whatever order its records came in (§19.3).
+            let differing = Self.compare(shown[device].branches, shown[0].branches)
             if !differing.isEmpty {
                 issues.append("device \(device)'s branches differ from device 0's: \(differing); \(Self.branches(shown[device])) vs \(Self.branches(shown[0]))")
             }
-            if !onSome.isEmpty, tally.branchesOnSome.isEmpty {
-                tally.branchesOnSome = "\(label): device \(device) \(Self.branches(shown[device])) vs device 0 \(Self.branches(shown[0]))"
-            }
-            tally.conflictBranchesOnSome += onSome.count
         }
         for device in 0..<3 {
             let lost = words.mustSurvive.subtracting(shown[device].keptWords)
@@ -194,20 +182,15 @@ struct ThreeDeviceSyncOverNetworkTests {
     /// a sync conflict's is its conflict's), and the sync conflicts' branches only one of them has.
     /// Any other branch on one device only differs.
     static func compare(_ mine: [NodeID: [ThreeDeviceFixture.Shown.BranchShown]], _ theirs: [NodeID: [ThreeDeviceFixture.Shown.BranchShown]])
-        -> (differing: [String], onSome: [String]) {
-        var differing: [String] = [], onSome: [String] = []
+        -> [String] {
+        var differing: [String] = []
         for document in Set(mine.keys).union(theirs.keys) {
             let a = Dictionary(grouping: mine[document] ?? [], by: \.id), b = Dictionary(grouping: theirs[document] ?? [], by: \.id)
             for id in Set(a.keys).union(b.keys) {
-                let name = "\(document.hex.prefix(6)):\(id?.hex.prefix(6) ?? "-")"
-                switch (a[id], b[id]) {
-                case let (x?, y?) where x == y: continue
-                case let (x, y) where (x ?? y ?? []).allSatisfy({ $0.kind == .syncConflict }) && (x == nil || y == nil): onSome.append(name)
-                default: differing.append(name)
-                }
+                if a[id] != b[id] { differing.append("\(document.hex.prefix(6)):\(id?.hex.prefix(6) ?? "-")") }
             }
         }
-        return (differing.sorted(), onSome.sorted())
+        return differing.sorted()
     }
 
     static func branches(_ shown: ThreeDeviceFixture.Shown) -> [String] {

@@ -22,15 +22,15 @@ Points §19.3 left open until this replay was written (now stated there; each a 
 - a text conflict is one between any two concurrent records held that both edit the block's text,
   heads or not, so it stays whether or not a 0x03 records it;
 - letters of two concurrent records "touch" when a word scalar one typed is next to one the other
-  typed in the text of exactly the records in the past of either (both included: the pair's text, a
-  replica holding only those would show, replayed here from those records alone), or in the text
-  shown. Touching in the pair's text is a fact of the two records, as an overlap is, and a later
-  record (one parting the words, or a concurrent one typing between them) never ends it; touching
-  only in the text shown (words run together by a third record's delete) is a fact of the text as it
-  is. For every case here each prefix of every order makes no branch the whole set does not make
-  with the same proposal (checked). Words joined by deletes alone are no conflict. Word scalars here:
-  str.isalpha() or str.isnumeric() (the cases use no scalar where that differs from Unicode
-  Alphabetic or numeric).
+  typed in the text of some holding: a set of the records held that holds each member's parents and
+  both records (so both pasts), a replica holding exactly those would show (replayed here from those
+  records alone, every such set tried). The pair's text (the two pasts) and the text shown (every
+  record) are two holdings. More records only add holdings, so touching is a fact of the records
+  held, never of their order: a later record (one parting the words, or a concurrent one typing
+  between them) never ends it. For every case here each prefix of every order makes no branch the
+  whole set does not make with the same proposal (checked). Words joined by deletes alone are no
+  conflict. Word scalars here: str.isalpha() or str.isnumeric() (the cases use no scalar where
+  that differs from Unicode Alphabetic or numeric).
 """
 
 import hashlib
@@ -286,24 +286,31 @@ class Replay:
         return out
 
     def touching(self, block, p, q):
-        """§19.3: in the text a replica holding exactly the records in the past of p or q (both
-        included) shows, a letter or digit p typed is next to one q typed."""
-        held = [self.raw[h] for h in self.order if self.in_past(h, p) or self.in_past(h, q)]
-        shown = Replay(held, self.keys).shown(block)
-        return any(is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and {left.record, right.record} == {p, q}
-                   for left, right in zip(shown, shown[1:]))
+        """§19.3: a letter or digit p typed is next to one q typed in the text some holding shows: a set
+        of the records held holding every member's parents, p and q (so both pasts), as a replica
+        holding exactly those records would show it (replayed here from those records alone). Every
+        such set is tried: the pair's text (the two pasts) and the text shown (every record) among them."""
+        for held in self.holdings(p, q):
+            shown = holding_text(self.keys, tuple(self.raw[h] for h in self.order if h in held), block)
+            if any(is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and {left.record, right.record} == {p, q}
+                   for left, right in zip(shown, shown[1:])):
+                return True
+        return False
+
+    def holdings(self, p, q):
+        """Every set of the records held that holds p, q and each member's parents."""
+        pasts = {h for h in self.order if self.in_past(h, p) or self.in_past(h, q)}
+        rest = [h for h in self.order if h not in pasts]
+        for chosen in itertools.product((False, True), repeat=len(rest)):
+            held = pasts | {h for h, keep in zip(rest, chosen) if keep}
+            if all(parent in held for h in held for parent in self.records[h]["parents"]):
+                yield held
 
     def text_conflicts(self, block):
         writers = sorted(self.text_writers.get(block, ()), key=self.rank)
-        shown = self.shown(block)
-        touching_shown = set()
-        for left, right in zip(shown, shown[1:]):
-            if is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and left.record != right.record:
-                touching_shown.add(frozenset((left.record, right.record)))
         out = []
         for p, q in itertools.combinations(writers, 2):
-            if self.concurrent(p, q) and (self.overlap(block, p, q) or self.touching(block, p, q)
-                                          or frozenset((p, q)) in touching_shown):
+            if self.concurrent(p, q) and (self.overlap(block, p, q) or self.touching(block, p, q)):
                 lower, higher = sorted((p, q), key=self.rank)
                 # A branch for each side that typed letters or digits (the merged text may run its
                 # words into others'), else for the lower-ranked side.
@@ -548,6 +555,17 @@ class Replay:
                               "content": content(blocks).hex()})
         conflicts = self.conflicts()
         return {"documents": documents, "conflicts": conflicts, "branches": [self.branch(c) for c in conflicts]}
+
+
+HOLDING_TEXTS = {}  # (the records, block) -> the characters a replica holding exactly those records shows
+
+
+def holding_text(keys, raws, block):
+    """The characters a replica holding exactly the records `raws` shows in `block`, replayed from them alone."""
+    key = (raws, block)
+    if key not in HOLDING_TEXTS:
+        HOLDING_TEXTS[key] = Replay(list(raws), keys).shown(block)
+    return HOLDING_TEXTS[key]
 
 
 class Character:
@@ -1150,6 +1168,27 @@ def touching_through_a_third_devices_delete():
     return c
 
 
+def touching_through_a_delete_parted_again():
+    c = Case("touching through a third device's delete, parted again",
+             "As \"touching through a third device's delete\", but B, holding A's record and its own (not C's), "
+             "types a space after \"penicillin\": the text shows \"penicillin latex\", the words touching in no "
+             "text but that of the records before the space (A's, B's and C's deletes): a holding a replica may "
+             "have had, so A and B are a text conflict on every device (before, only on one that held C's delete "
+             "before B's space). Each side's branch holds its word whole.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ;."))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", ";"), "latex")]))
+    c.record("C deletes", "C", ["made"], edit(v, b1, [(";", "")]))
+    v = c.view(["A types", "B types"])
+    assert "".join(ch.scalar for ch in v.shown(b1)) == "Allergies: penicillin;latex."
+    c.record("B parts", "B", ["A types", "B types"], edit(v, b1, [(("after", "penicillin"), " ")]))
+    assert "".join(ch.scalar for ch in c.view(["A types", "B types", "C deletes"]).shown(b1)) == "Allergies: penicillinlatex."
+    assert "".join(ch.scalar for ch in c.view(["B parts", "C deletes"]).shown(b1)) == "Allergies: penicillin latex."
+    return c
+
+
 def touching_across_a_deleted_space():
     c = Case("touching across a space one side's past deleted", "A deletes the space of \"Allergies: .\" and then "
                                                                "types \"penicillin\" after the colon; B, having seen "
@@ -1222,6 +1261,7 @@ def cases():
              touching_parted_again("C", "touching words parted on a third device", "As \"touching words parted again\", "
                                    "the space typed by C, holding both records: the same two text conflicts."),
              touching_parted_by_a_concurrent_space(), touching_through_a_third_devices_delete(),
+             touching_through_a_delete_parted_again(),
              touching_across_a_deleted_space(), emptied_document_removed(),
              rebased_while_typed("re-based while typed", 3, 2, "A re-bases the second block (its sequence at its bound: "
                                  "deleted, and its text, edited, as a new block with the same order key) while B edits the "
