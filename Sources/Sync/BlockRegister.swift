@@ -34,11 +34,19 @@ struct BlockRegister: Sendable {
     /// (a SHA-256 each) and writes considered for a name of the earlier rule. Counted so that the
     /// bound on what one record's 0x03s may cost can be checked.
     private(set) var nameWork = 0
-    /// Every conflict name this block's writes give (`losingRecord(named:)`), with the losing
-    /// record's entry: worked out once, as writes arrive, not at each 0x03 looked up. Writes are
-    /// only ever added, so the names of the first `namedWrites` writes never change.
-    private var losingRecordOfName: [BranchID: Int] = [:]
+    /// The names of the conflicts this block's writes may make (`losingRecord(named:madeBefore:)`):
+    /// worked out once, as writes and text conflicts arrive, not at each 0x03 looked up. Writes,
+    /// overlaps and touches only grow, so a name once worked out never changes.
+    private var conflictOfName: [BranchID: NamedConflict] = [:]
+    /// The writes whose register names are in `conflictOfName`: the first `namedWrites`.
     private var namedWrites = 0
+    /// The pairs of records (as `TextSequence` keeps them) whose text conflicts are named, and the
+    /// counts of the text's overlaps and touches when they last were.
+    private var namedTextPairs = Set<UInt64>()
+    private var namedTextCounts = (overlaps: 0, touches: 0)
+    /// Whether two records' letters touch in some holding of one record's past (`TextSequence.touch`),
+    /// for the last record asked about: its hash, and the verdicts by pair (as `TextSequence` keeps them).
+    private var touchesInPast: (carrier: [UInt8], verdicts: [UInt64: Bool])?
 
     init(id: BlockID, document: NodeID) {
         self.id = id
@@ -210,63 +218,143 @@ struct BlockRegister: Sendable {
     /// and the highest-ranked write it conflicts with the winning one; its branch proposes the
     /// document as that write's record saw it. Pairs are checked once, as their later write arrives.
     private mutating func registerConflicts(history: CausalHistory) -> [HeldConflict] {
-        for index in pairsChecked..<writes.count {
-            for other in concurrentWrites(before: index, history: history) {
-                let (low, high) = history.ranksBelow(writes[other].entry, writes[index].entry) ? (other, index) : (index, other)
-                if let known = beatenBy[low], history.ranksBelow(writes[high].entry, writes[known].entry) { continue }
-                let base = commonBase(of: [low], and: high, history: history)
-                guard mergedFields(base: base, writes[low].value, [low], high, history: history) == nil else { continue }
-                beatenBy[low] = high
-            }
-        }
-        pairsChecked = writes.count
+        checkNewPairs(history: history)
         return beatenBy.keys.sorted().map { low in
             let losing = value(of: low, history: history), winning = value(of: beatenBy[low]!, history: history)
             return HeldConflict(conflict: conflict(losing: low, value: losing, winning: winning, history: history), viewer: writes[low].entry)
         }
     }
 
-    /// The record a conflict's name (SECURITY.md §19.3) gives as its losing side, among this block's
-    /// writes: a register conflict's losing write, or a text conflict's losing record (of two
-    /// concurrent writes, its name being the block and both records' hashes); nil when no write
-    /// here gives that name. So the record a branch is seen from does not hang on whether the
-    /// replica makes the conflict itself (a 0x03 may name two concurrent writes it finds none in).
-    /// Looked up in `losingRecordOfName`, each name worked out once (attack review s8, N6).
-    mutating func losingRecord(named branch: BranchID, history: CausalHistory) -> Int? {
-        nameNewWrites(history: history)
-        return losingRecordOfName[branch]
-    }
-
-    /// Adds to `losingRecordOfName` the names of the writes added since it was last brought up to
-    /// date: each write's register name, and both text names of each pair it makes with a
-    /// concurrent write added before it (so each pair is named once, as its later write is).
-    private mutating func nameNewWrites(history: CausalHistory) {
-        guard namedWrites < writes.count else { return }
-        for index in namedWrites..<writes.count {
-            let entry = writes[index].entry, hash = history.entries[entry].record.hash
-            name(SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + hash), losing: entry)
+    /// Checks the pairs a write added since the last check makes with those before it, keeping in
+    /// `beatenBy` each losing write's highest-ranked rival.
+    private mutating func checkNewPairs(history: CausalHistory) {
+        guard pairsChecked < writes.count else { return }
+        for index in pairsChecked..<writes.count {
             for other in concurrentWrites(before: index, history: history) {
-                let otherEntry = writes[other].entry, otherHash = history.entries[otherEntry].record.hash
-                name(SyncConflict.branchID("SealedVault text conflict v1", id.bytes + hash + otherHash), losing: entry)
-                name(SyncConflict.branchID("SealedVault text conflict v1", id.bytes + otherHash + hash), losing: otherEntry)
+                let (low, high) = history.ranksBelow(writes[other].entry, writes[index].entry) ? (other, index) : (index, other)
+                if let known = beatenBy[low], history.ranksBelow(writes[high].entry, writes[known].entry) { continue }
+                guard conflict(low, beatenBy: high, history: history) else { continue }
+                beatenBy[low] = high
             }
         }
-        namedWrites = writes.count
+        pairsChecked = writes.count
     }
 
-    private mutating func name(_ branch: BranchID, losing entry: Int) {
-        nameWork += 1
-        if losingRecordOfName[branch] == nil { losingRecordOfName[branch] = entry }
+    /// Whether writes `low` and `high` (concurrent, `high` ranked above) make a register conflict:
+    /// their values, each with the text its record saw, do not merge against their base.
+    private mutating func conflict(_ low: Int, beatenBy high: Int, history: CausalHistory) -> Bool {
+        let base = commonBase(of: [low], and: high, history: history)
+        return mergedFields(base: base, writes[low].value, [low], high, history: history) == nil
     }
 
-    /// The losing side a conflict's name gives among this block's writes (`losingRecord(named:)`):
-    /// that record's entry and its write's value with the text it saw, exactly what every device's
-    /// own conflict of that name carries (`registerConflicts`, `textConflict`); nil when no write
-    /// here gives the name.
-    mutating func losingValue(named branch: BranchID, history: CausalHistory) -> (entry: Int, value: BlockValue)? {
-        guard let entry = losingRecord(named: branch, history: history), let write = writeOfEntry[entry] else { return nil }
+    // MARK: Conflict names (SECURITY.md §19.3, §19.4)
+
+    /// The record whose side the conflict named `branch` loses, when that conflict is one a replica
+    /// holding exactly the records in the past of record `carrier` (about to be admitted) makes of
+    /// this block (SECURITY.md §19.4; attack review s8, N5): a register conflict of two writes in
+    /// that past, or a text conflict of two records in that past whose edits overlap or whose
+    /// letters touch in some holding of that past alone. Nil for any other
+    /// name, whatever write or pair of writes it hashes: a 0x03 cannot make a branch of writes
+    /// that merge. Looked up among names worked out once, as writes and text conflicts arrive (N6).
+    mutating func losingRecord(named branch: BranchID, madeBefore carrier: CausalHistory.Entry, history: CausalHistory) -> Int? {
+        nameNewConflicts(history: history)
+        let inPast = { (entry: Int) in history.precedes(entry, prepared: carrier) }
+        switch conflictOfName[branch] {
+        case .register(let losing)?:
+            guard inPast(writes[losing].entry), losesRegisterConflict(losing, within: carrier, history: history) else { return nil }
+            return writes[losing].entry
+        case .text(let losing, let winning)?:
+            guard inPast(losing), inPast(winning) else { return nil }
+            return text.overlaps.contains(Self.pair(losing, winning)) || touchInPast(losing, winning, of: carrier, history: history) ? losing : nil
+        case nil:
+            return nil
+        }
+    }
+
+    /// The losing side the conflict named `branch` gives (`losingRecord(named:madeBefore:)`): that
+    /// record's entry and its write's value with the text it saw, exactly what every device's own
+    /// conflict of that name carries (`registerConflicts`, `textConflict`); nil when the records
+    /// in `carrier`'s past make no conflict of that name here.
+    mutating func losingValue(named branch: BranchID, madeBefore carrier: CausalHistory.Entry, history: CausalHistory) -> (entry: Int, value: BlockValue)? {
+        guard let entry = losingRecord(named: branch, madeBefore: carrier, history: history), let write = writeOfEntry[entry] else { return nil }
         return (entry, value(of: write, history: history))
     }
+
+    /// What a conflict's name gives among this block's writes (`conflictOfName`).
+    enum NamedConflict: Sendable {
+        /// A register conflict's name: its losing write, by index. Every write's is kept, and
+        /// whether it loses is decided for the past asked about.
+        case register(losing: Int)
+        /// A text conflict's: its losing and winning records, by history entry.
+        case text(losing: Int, winning: Int)
+    }
+
+    /// Adds to `conflictOfName` the register name of each write added since it was last brought up
+    /// to date, and the names of the text conflicts of pairs whose edits overlap or whose letters
+    /// touch (the text's overlaps and touches, which only grow as records arrive).
+    private mutating func nameNewConflicts(history: CausalHistory) {
+        if namedWrites < writes.count {
+            for index in namedWrites..<writes.count {
+                let name = SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + history.entries[writes[index].entry].record.hash)
+                remember(name, .register(losing: index))
+            }
+            namedWrites = writes.count
+        }
+        guard namedTextCounts != (text.overlaps.count, text.touches.count) else { return }
+        namedTextCounts = (text.overlaps.count, text.touches.count)
+        for pair in text.overlaps.union(text.touches) where namedTextPairs.insert(pair).inserted {
+            for side in textConflictSides(Int32(bitPattern: UInt32(pair >> 32)), Int32(bitPattern: UInt32(pair & 0xFFFF_FFFF)), history: history)
+            where writeOfEntry[side.losing] != nil && writeOfEntry[side.winning] != nil {
+                remember(textConflictName(losing: side.losing, winning: side.winning, history: history), .text(losing: side.losing, winning: side.winning))
+            }
+        }
+    }
+
+    private mutating func remember(_ name: BranchID, _ conflict: NamedConflict) {
+        nameWork += 1
+        if conflictOfName[name] == nil { conflictOfName[name] = conflict }
+    }
+
+    /// Whether write `losing` loses a register conflict to a write in the past of record `carrier`:
+    /// one ranked above it, concurrent with it, whose value does not merge with its own against
+    /// their base (`registerConflicts`). A fact of two records, so asked of that past alone.
+    private mutating func losesRegisterConflict(_ losing: Int, within carrier: CausalHistory.Entry, history: CausalHistory) -> Bool {
+        checkNewPairs(history: history)
+        // No write held beats it, or the highest-ranked one that does is in that past.
+        guard let highest = beatenBy[losing] else { return false }
+        if history.precedes(writes[highest].entry, prepared: carrier) { return true }
+        // Else one the carrier had seen may: the other devices' writes it had seen and `losing`
+        // had not, nor had seen it (each device's writes are a chain, so these are a run of it).
+        let entry = history.entries[writes[losing].entry]
+        for (device, chain) in writesOfDevice where device != entry.device {
+            let unseen = count(of: chain, through: device < entry.clock.count ? entry.clock[device] : 0, history: history)
+            let seenByCarrier = count(of: chain, through: device < carrier.clock.count ? carrier.clock[device] : 0, history: history)
+            guard unseen < seenByCarrier else { continue }
+            for other in chain[unseen..<seenByCarrier] where !history.precedes(writes[losing].entry, writes[other].entry)
+                && history.ranksBelow(writes[losing].entry, writes[other].entry) && conflict(losing, beatenBy: other, history: history) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Whether records `a` and `b` (both in the past of record `carrier`) have letters touching in
+    /// some holding of that past alone (`TextSequence.touch`): the text's touches are judged over
+    /// every record held, a 0x03 over its record's past, so that taking it never depends on what
+    /// else arrived first. Remembered per pair for the record asked about.
+    private mutating func touchInPast(_ a: Int, _ b: Int, of carrier: CausalHistory.Entry, history: CausalHistory) -> Bool {
+        let pair = Self.pair(a, b)
+        guard text.touches.contains(pair) else { return false }
+        if touchesInPast?.carrier != carrier.record.hash { touchesInPast = (carrier.record.hash, [:]) }
+        if let known = touchesInPast?.verdicts[pair] { return known }
+        let verdict = text.touch(Int32(a), Int32(b), within: { history.precedes(Int($0), prepared: carrier) },
+                                 precedes: { history.precedes(Int($0), Int($1)) })
+        touchesInPast?.verdicts[pair] = verdict
+        return verdict
+    }
+
+    /// Two records as `TextSequence` keeps a pair of them: the lower index first.
+    private static func pair(_ a: Int, _ b: Int) -> UInt64 { UInt64(UInt32(min(a, b))) << 32 | UInt64(UInt32(max(a, b))) }
 
     /// A name of the earlier rule (SECURITY.md §19.2; attack review s6, A11): records made before
     /// conflicts were facts of two writes named a fold's several losing writes at once, by the block
@@ -344,19 +432,29 @@ struct BlockRegister: Sendable {
     private mutating func textConflicts(history: CausalHistory) -> [HeldConflict] {
         let pairs = Set((text.overlappingEdits + text.touchingWords).map { [$0.0, $0.1] })
         return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [HeldConflict] in
-            let (lower, higher) = history.ranksBelow(Int(pair[0]), Int(pair[1])) ? (pair[0], pair[1]) : (pair[1], pair[0])
-            let typed = [lower, higher].filter { text.typedWordScalars($0) }
-            let losers = typed.isEmpty ? [lower] : typed
-            return losers.compactMap { loser in textConflict(losing: Int(loser), winning: Int(loser == lower ? higher : lower), history: history) }
+            textConflictSides(pair[0], pair[1], history: history).compactMap { textConflict(losing: $0.losing, winning: $0.winning, history: history) }
         }
+    }
+
+    /// The text conflicts of two concurrent records whose edits here overlap or whose letters touch,
+    /// as (losing, winning) records: one for each that typed letters or digits here, losing its own
+    /// side, else one losing the lower-ranked record's side (SECURITY.md §19.3).
+    private func textConflictSides(_ a: Int32, _ b: Int32, history: CausalHistory) -> [(losing: Int, winning: Int)] {
+        let (lower, higher) = history.ranksBelow(Int(a), Int(b)) ? (a, b) : (b, a)
+        let typed = [lower, higher].filter { text.typedWordScalars($0) }
+        return (typed.isEmpty ? [lower] : typed).map { loser in (Int(loser), Int(loser == lower ? higher : lower)) }
+    }
+
+    /// A text conflict's name: the block and both records, the losing side's first.
+    private func textConflictName(losing: Int, winning: Int, history: CausalHistory) -> BranchID {
+        SyncConflict.branchID("SealedVault text conflict v1", id.bytes + history.entries[losing].record.hash + history.entries[winning].record.hash)
     }
 
     /// The text conflict whose branch proposes record `losing`'s value of the block, with the text it saw.
     private mutating func textConflict(losing low: Int, winning high: Int, history: CausalHistory) -> HeldConflict? {
         guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
         let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
-        let branch = SyncConflict.branchID("SealedVault text conflict v1",
-                                           id.bytes + history.entries[low].record.hash + history.entries[high].record.hash)
+        let branch = textConflictName(losing: low, winning: high, history: history)
         return HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning), viewer: low)
     }
 }

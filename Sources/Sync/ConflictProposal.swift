@@ -37,17 +37,12 @@ extension SyncReplica {
     }
 
     /// The record whose view a conflict's branch proposes: the losing side's record as the
-    /// conflict's name gives it (the one the replica's own conflicts carry), whether or not the
-    /// replica still makes that conflict; for a name no held record gives (a 0x03 of another
-    /// making), the lowest-ranked record carrying it.
+    /// conflict's name gives it (the one the replica's own conflicts carry), when the records make
+    /// that conflict or a founded 0x03 records it (`ConflictClaims`), whether or not the replica
+    /// still makes it; else (a 0x03 whose name no record in its past gives, or a fold's name of
+    /// the earlier rule) the lowest-ranked record carrying it.
     mutating func viewer(of conflict: SyncConflict) -> Int? {
         if let held = liveConflicts().first(where: { $0.conflict.branch == conflict.branch }) { return held.viewer }
-        let history = self.history
-        if let named = withBlockRegister(conflict.block, { $0.losingRecord(named: conflict.branch, history: history) }) ?? nil { return named }
-        for removal in nodes[conflict.document]?.removals ?? [] {
-            let parts = conflict.block.bytes + history.entries[removal].record.hash
-            if SyncConflict.branchID("SealedVault removal conflict v1", parts) == conflict.branch { return removal }
-        }
-        return durableCarriers[conflict.branch]
+        return foundedLosers[conflict.branch] ?? durableCarriers[conflict.branch]
     }
 }

@@ -28,6 +28,9 @@ public struct SyncReplica: Sendable {
     /// For each conflict recorded by 0x03, the lowest-ranked record carrying it (whose view of the
     /// document its branch proposes when the records make no such conflict themselves).
     private(set) var durableCarriers: [BranchID: Int] = [:]
+    /// For each conflict recorded by a founded 0x03 (`ConflictClaims`), the record whose side it
+    /// loses: the record its branch is seen from, whether or not the records still make it.
+    private(set) var foundedLosers: [BranchID: Int] = [:]
     private var pending: [[UInt8]: ChangeRecord] = [:]
     /// For each parent hash not held, the held records naming it: a record's arrival wakes only
     /// those waiting on it, so draining is linear in what waits, whatever order it came in.
@@ -217,7 +220,7 @@ public struct SyncReplica: Sendable {
         let prepared = try history.prepare(record)
         // Worked out while every block's text is in place (the record's own edited texts are taken
         // out below): the conflicts it records, their losing words those of the records they name.
-        let operations = try recordedOperations(of: record, prepared: prepared, checked: checksConflictClaims)
+        let (operations, losers) = try recordedOperations(of: record, prepared: prepared, checked: checksConflictClaims)
         if let error = attribution?.check(record) { throw error }
         let joined = try versions.check(record) { [history] in history.precedes($0, prepared: prepared) }
         try ProjectRegisters.check(record)
@@ -238,6 +241,7 @@ public struct SyncReplica: Sendable {
         let entry = history.insert(prepared)
         attribution?.bind(record)
         for operation in operations { apply(operation, entry: entry) }
+        foundedLosers.merge(losers) { held, _ in held }
         versions.apply(record, entry: entry, joined: joined)
         for (id, text) in texts { blocks[id]?.text = text }
     }

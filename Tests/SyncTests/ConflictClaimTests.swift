@@ -116,4 +116,79 @@ import Writing
         // The forger's own replica, holding its record, lists the records' words too.
         #expect(Set(replica.conflicts().map(\.losing)) == Set(met.map(\.losing)))
     }
+
+    // MARK: Names of conflicts the records do not make (attack review s8, N5)
+
+    /// Two devices type at either end of one paragraph ("new facts here"): the writes merge, no
+    /// conflict. Returns the fleet (device 1 holding both) and A's and B's records.
+    static func writesThatMerge() throws -> (fleet: SyncFleet, document: NodeID, block: BlockID, a: ChangeRecord, b: ChangeRecord) {
+        var fleet = try SyncFleet(devices: 2)
+        var generator = SeededGenerator(seed: 5)
+        let (document, _) = try fleet.replicas[0].createDocument(titled: "Memo")
+        let block = try BlockID.random()
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [Block(id: block, kind: .paragraph, text: "facts")]))
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        let a = try #require(try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [Block(id: block, kind: .paragraph, text: "new facts")])))
+        let b = try #require(try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [Block(id: block, kind: .paragraph, text: "facts here")])))
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        #expect(fleet.replicas[1].content(of: document).blocks.map(\.text) == ["new facts here"])
+        #expect(fleet.replicas[1].conflicts().isEmpty)
+        return (fleet, document, block, a, b)
+    }
+
+    /// A 0x03 whose name hashes real writes, a register name of one of them or a text name of the
+    /// two (concurrent), while those records make no conflict: refused with its reason, no branch.
+    /// Before, any write's or concurrent pair's name passed, and the forger's words were proposed
+    /// (the names the records give were looked up whether or not they were conflicts).
+    @Test(arguments: ["register", "text"])
+    func aNameOfWritesThatMergeIsRefused(kind: String) throws {
+        var (fleet, document, block, a, b) = try Self.writesThatMerge()
+        let name = kind == "register" ? SyncConflict.branchID("SealedVault sync conflict v1", block.bytes + a.hash)
+            : SyncConflict.branchID("SealedVault text conflict v1", block.bytes + a.hash + b.hash)
+        fleet.replicas[1].checksConflictClaims = false  // a hostile device does not check its own
+        let forged = try fleet.replicas[1].commit([.conflict(SyncConflict(
+            branch: name, document: document, block: block,
+            losing: .present(orderKey: "1k", block: Block(id: block, kind: .paragraph, text: "the client admitted everything")),
+            winning: .deleted))], carryingConflicts: false)
+
+        var generator = SeededGenerator(seed: 7)
+        fleet.sync(from: 1, to: 0, shuffle: &generator)
+        let refusals = fleet.replicas[0].refusals
+        #expect(refusals.map(\.error.code) == [.unfoundedConflict], "\(refusals)")
+        #expect(refusals.first?.record == forged.hash)
+        #expect(refusals.first?.error.message.contains("which the records it follows do not make") == true, "\(refusals)")
+        #expect(!fleet.replicas[0].contains(forged.hash) && fleet.replicas[0].contains(b.hash))
+        #expect(fleet.replicas[0].conflicts().isEmpty)
+    }
+
+    /// An honest 0x03 of a register conflict whose losing write has a higher-ranked rival the
+    /// recording device had not seen: founded by the rival it had (a conflict is a fact of two
+    /// records, so the check asks the record's past, not the receiver's highest rival). Three
+    /// devices change one paragraph at once; the two lowest-ranked meet, and the middle one records
+    /// the conflict the lowest loses; the highest-ranked device, holding its own write, takes it.
+    @Test func anHonestConflictWhoseLosersHighestRivalCameLaterIsTaken() throws {
+        var fleet = try SyncFleet(devices: 3)
+        var generator = SeededGenerator(seed: 8)
+        let (document, _) = try fleet.replicas[0].createDocument(titled: "Memo")
+        let blocks = try ["one", "two", "three"].map { Block(id: try BlockID.random(), kind: .paragraph, text: $0) }
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: blocks))
+        fleet.sync(from: 0, to: 1, shuffle: &generator)
+        fleet.sync(from: 0, to: 2, shuffle: &generator)
+        // At the same Lamport time (so ranked by device id), two devices move "three" to two places
+        // and the third deletes it: every two of the three writes conflict.
+        let changed = [[blocks[2], blocks[0], blocks[1]], [blocks[0], blocks[2], blocks[1]], [blocks[0], blocks[1]]]
+        for device in 0..<3 { _ = try fleet.replicas[device].edit(document, to: DocumentContent(blocks: changed[device])) }
+        let byRank = (0..<3).sorted { fleet.replicas[$0].author!.device.bytes.lexicographicallyPrecedes(fleet.replicas[$1].author!.device.bytes) }
+        let (lowest, middle, highest) = (byRank[0], byRank[1], byRank[2])
+        fleet.sync(from: lowest, to: middle, shuffle: &generator)
+        #expect(!fleet.replicas[middle].conflicts().isEmpty, "the two moves conflict")
+        let carrying = try fleet.replicas[middle].commit([])
+        #expect(carrying.operations.contains { if case .conflict = $0 { true } else { false } })
+        // The highest-ranked device holds its own write (the losing write's highest rival, which
+        // the carrying record had not seen), then the rest.
+        fleet.sync(from: lowest, to: highest, shuffle: &generator)
+        fleet.sync(from: middle, to: highest, shuffle: &generator)
+        #expect(fleet.replicas[highest].refusals.isEmpty, "\(fleet.replicas[highest].refusals)")
+        #expect(fleet.replicas[highest].contains(carrying.hash))
+    }
 }

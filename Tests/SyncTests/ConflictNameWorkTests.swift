@@ -37,6 +37,8 @@ import Writing
             ChangeOperation.conflict(SyncConflict(branch: try BranchID.random(), document: document, block: block,
                                                   losing: .deleted, winning: .deleted))
         }
+        // A hostile device does not check its own records.
+        fleet.replicas[1].checksConflictClaims = false
         let record = try fleet.replicas[1].commit(forged, carryingConflicts: false)
 
         // A replica rebuilt from the records (as a vault opening does, the names unchecked).

@@ -36,6 +36,14 @@ import Writing
             let documents: [Document]
             let conflicts: [VectorOperation.Conflict]
             let branches: [Branch]
+            /// The records a receiving replica refuses (SECURITY.md §19.4: a 0x03 naming no
+            /// conflict its record's past makes), by hash, with the reason.
+            let refusedWhenReceived: [Refusal]
+        }
+
+        struct Refusal: Decodable {
+            let record: String
+            let reason: String
         }
 
         let description: String
@@ -96,6 +104,27 @@ import Writing
                 let proposals = found.map { conflict in ByteEncoding.hex(SnapshotContent.encode(replica.proposal(for: conflict))) }
                 #expect(found.map(\.branch.hex) == vector.branches.map(\.branch), "\(label)")
                 #expect(proposals == vector.branches.map(\.content), "\(label)")
+            }
+        }
+    }
+
+    /// Received as a vault receives (every 0x03 checked against its record's past, SECURITY.md
+    /// §19.4), in every order: exactly the file's records are refused, each for its reason (an
+    /// honest device's 0x03 is always founded; a forged name of writes that merge is not).
+    @Test func everyCaseReceivedCheckedRefusesExactlyTheFilesRecords() throws {
+        let keys = try keys()
+        #expect(file.cases.contains { !$0.refusedWhenReceived.isEmpty })
+        for vector in file.cases {
+            let records = vector.records.map(\.record.bytes)
+            let project = try ProjectID(hex: vector.project)
+            let expected = vector.refusedWhenReceived.map { "\($0.record) \($0.reason)" }.sorted()
+            for order in vector.orders {
+                var replica = SyncReplica(project: project, author: nil, devices: keys)
+                replica.checksConflictClaims = true
+                for index in order { replica.receive(records[index]) }
+                let refused = replica.refusals.map { "\(ByteEncoding.hex($0.record ?? [])) \($0.error.code.rawValue)" }.sorted()
+                #expect(refused == expected, "\(vector.name), order \(order)")
+                #expect(replica.pendingCount == 0, "\(vector.name), order \(order)")
             }
         }
     }

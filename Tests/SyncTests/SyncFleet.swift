@@ -16,6 +16,9 @@ struct SyncFleet {
         let authors = try (0..<count).map { _ in try SyncAuthor.random() }
         let keys = Dictionary(uniqueKeysWithValues: authors.map { ($0.device, $0.key.publicKey) })
         replicas = authors.map { SyncReplica(project: project, author: $0, devices: keys) }
+        // As a vault receives (VaultSync.receive): every 0x03 must name a conflict its record's
+        // past makes (SECURITY.md §19.4), so every schedule checks that honest devices' are founded.
+        for index in replicas.indices { replicas[index].checksConflictClaims = true }
     }
 
     /// Sends `to` every record of `from` that `to` lacks (by version vector), in `order`

@@ -31,6 +31,10 @@ Points §19.3 left open until this replay was written (now stated there; each a 
   whole set does not make with the same proposal (checked). Words joined by deletes alone are no
   conflict. Word scalars here: str.isalpha() or str.isnumeric() (the cases use no scalar where
   that differs from Unicode Alphabetic or numeric).
+- a 0x03 is founded (§19.4) when its name is that of a conflict a replica holding exactly the records
+  in its record's past makes (replayed here from those records alone), or a fold's name of the
+  earlier rule (§19.2); a receiving replica refuses any other (`refused_when_received`), and only a
+  founded one takes the records' losing side and is seen from its losing record.
 """
 
 import hashlib
@@ -53,7 +57,8 @@ TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
 FOLD_NAME_BUDGET = 4096  # §19.2: writes considered and sets named per record in looking for the earlier rule's names
 MISSING = object()
-NO_BASE = object()  # a fold's base when no write is in the past of both sides
+NO_BASE = object()
+FOLD = object()  # a recorded conflict founded as a fold's name of the earlier rule (§19.2)  # a fold's base when no write is in the past of both sides
 # §19.2's bounds on what one record may cost a block's text: its characters in the record's past
 # (deleted ones included) with those the record types there, and over the record's 0x04 operations,
 # each one's edits times that figure.
@@ -424,8 +429,7 @@ class Replay:
     def conflicts(self):
         """Those recorded by 0x03 operations and those the writes make; for one branch id, the least
         encoding."""
-        budgets = {}  # per carrying record: FOLD_NAME_BUDGET (writes considered, sets named) for all its 0x03s
-        found = [self.words_of_the_records(op, h, budgets.setdefault(h, [FOLD_NAME_BUDGET])) for op, h in self.recorded]
+        found = [op for op, _ in self.recorded_conflicts()]
         for block in self.block_writes:
             found += self.register_conflicts(block) + self.text_conflicts(block)
         found += self.removal_conflicts()[1]
@@ -436,11 +440,48 @@ class Replay:
                 least[c["branch"]] = (encoded, c)
         return [least[b][1] for b in sorted(least)]
 
+    def recorded_conflicts(self):
+        """Each 0x03 as the replica takes it (`words_of_the_records`), with the losing record its name
+        gives when founded (§19.4), or FOLD for a fold's name of the earlier rule, or None: unfounded."""
+        if not hasattr(self, "_recorded"):
+            budgets = {}  # per carrying record: FOLD_NAME_BUDGET (writes considered, sets named) for all its 0x03s
+            self._recorded = [self.words_of_the_records(op, h, budgets.setdefault(h, [FOLD_NAME_BUDGET])) for op, h in self.recorded]
+        return self._recorded
+
+    def refused_when_received(self):
+        """§19.4: the records a receiving replica refuses as `unfoundedConflict`: one of their 0x03s
+        names no conflict the records in their past make (nor a fold's name of the earlier rule)."""
+        refused = {h for (op, h), (_, loser) in zip(self.recorded, self.recorded_conflicts()) if loser is None}
+        return [{"record": h, "reason": "unfoundedConflict"} for h in self.order if h in refused]
+
+    def made_before(self, carrier):
+        """The conflicts (register, text, removal: §19.3) a replica holding exactly the records in
+        `carrier`'s past (without it) makes, as (branch, document, block)."""
+        if not hasattr(self, "_made_before"):
+            self._made_before = {}
+        if carrier not in self._made_before:
+            past = [self.raw[h] for h in self.order if h != carrier and self.in_past(h, carrier)]
+            replay = Replay(past, self.keys)
+            made = replay.removal_conflicts()[1]
+            for block in replay.block_writes:
+                made += replay.register_conflicts(block) + replay.text_conflicts(block)
+            self._made_before[carrier] = {(c["branch"], c["document"], c["block"]) for c in made}
+        return self._made_before[carrier]
+
     def words_of_the_records(self, op, carrier, budget):
-        """§19.3: a recorded conflict whose name a record in its carrier's past gives (a register
-        conflict's losing write, a text conflict's losing record of two concurrent writes, a removal)
-        has that side's value as its losing side, whatever words the 0x03 carries; else as carried."""
+        """§19.3, §19.4: a recorded conflict is founded when its name is one of the conflicts a replica
+        holding exactly the records in its carrier's past makes (`made_before`): its losing side is
+        then that conflict's (the losing write's or record's value, deleted for a removal), whatever
+        words the 0x03 carries; or a fold's name of the earlier rule (§19.2), its losing side the
+        fold. Else (unfounded: refused when received) as carried. Returns the 0x03 as taken and its
+        losing record (FOLD for a fold's name, None when unfounded)."""
         block, branch = op["block"], bytes.fromhex(op["branch"])
+        if (op["branch"], op["document"], block) not in self.made_before(carrier):
+            if self.block_document.get(block) == op["document"]:
+                value = self.fold_name_value(block, branch, carrier, budget)
+                if value is not MISSING:
+                    return dict(op, losing=as_json(value)), FOLD
+            return op, None
 
         def names(data):
             return hashlib.sha256(data).digest()[:16] == branch
@@ -456,13 +497,10 @@ class Replay:
         if named is None:
             named = next(((removal, None) for removal, value in self.node_writes.get(op["document"], [])
                           if value is None and names(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal))), None)
-        if named is None and self.block_document.get(block) == op["document"]:
-            value = self.fold_name_value(block, branch, carrier, budget)
-            if value is not MISSING:
-                return dict(op, losing=as_json(value))
-        if named is None or not self.in_past(named[0], carrier) or as_json(named[1]) == op["losing"]:
-            return op
-        return dict(op, losing=as_json(named[1]))
+        assert named is not None and self.in_past(named[0], carrier), "a conflict made has its losing side in the past"
+        if as_json(named[1]) == op["losing"]:
+            return op, named[0]
+        return dict(op, losing=as_json(named[1])), named[0]
 
     def fold_name_value(self, block, branch, carrier, budget):
         """§19.2's earlier rule: a fold's several losing writes named at once, by the block and their
@@ -509,9 +547,15 @@ class Replay:
     def viewer(self, conflict):
         """The record a conflict's branch is seen from: the losing side's record as the conflict's name
         gives it (a register conflict's losing write, a text conflict's losing record of two concurrent
-        writes of the block, a removal), whether or not the records still make it; else the
-        lowest-ranked record carrying its 0x03."""
+        writes of the block, a removal) when the records make it or a founded 0x03 records it (§19.4),
+        whether or not the records still make it; else the lowest-ranked record carrying its 0x03."""
         block, branch = conflict["block"], bytes.fromhex(conflict["branch"])
+        made = {c["branch"] for c in self.removal_conflicts()[1]}
+        for b in self.block_writes:
+            made |= {c["branch"] for c in self.register_conflicts(b) + self.text_conflicts(b)}
+        founded = {op["branch"] for op, loser in self.recorded_conflicts() if loser not in (None, FOLD)}
+        if conflict["branch"] not in made | founded:
+            return self.carrier[conflict["branch"]]
 
         def names(data):
             return hashlib.sha256(data).digest()[:16] == branch
@@ -554,7 +598,8 @@ class Replay:
             documents.append({"document": node, "node": nodes[node], "blocks": blocks,
                               "content": content(blocks).hex()})
         conflicts = self.conflicts()
-        return {"documents": documents, "conflicts": conflicts, "branches": [self.branch(c) for c in conflicts]}
+        return {"documents": documents, "conflicts": conflicts, "branches": [self.branch(c) for c in conflicts],
+                "refused_when_received": self.refused_when_received()}
 
 
 HOLDING_TEXTS = {}  # (the records, block) -> the characters a replica holding exactly those records shows
@@ -848,6 +893,37 @@ def fold_name_of_the_earlier_rule():
     fold = {"op": "conflict", "branch": branch.hex(), "document": doc, "block": b1, "losing": None,
             "winning": as_json(both.write_value(b1, [r[2] for r in c.records if r[0] == "A types"]))}
     c.record("C records the fold", "C", ["A types", "B types"], [fold])
+    return c
+
+
+def conflicts_forged_of_writes_that_merge():
+    c = Case("conflicts forged of writes that merge", "As \"a fold's name of the earlier rule\", A types before the "
+                                                      "word while B types after it: the texts merge, no conflict. C, "
+                                                      "holding both, records a register conflict named by A's write; "
+                                                      "B, holding both, a text conflict named by A's and B's records; "
+                                                      "each carries words of its own. The names hash real writes, but "
+                                                      "the records make no such conflict: a receiving replica refuses "
+                                                      "both records as unfoundedConflict (`refused_when_received`; "
+                                                      "attack review s8, N5). Replayed unchecked, as a vault rebuilds "
+                                                      "from what it stored (which the check keeps them out of), each "
+                                                      "keeps the words it carries, its branch seen from its record.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "facts"))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, [("", "new ")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "facts"), " here")]))
+    both = c.view(["A types", "B types"])
+    assert both.conflicts() == []
+    a, b = (next(r[2] for r in c.records if r[0] == name) for name in ("A types", "B types"))
+
+    def forged(branch, losing_text, winner):
+        losing = both.write_value(b1, [a])
+        return {"op": "conflict", "branch": branch.hex(), "document": doc, "block": b1,
+                "losing": as_json(losing[:3] + (losing_text,)), "winning": as_json(both.write_value(b1, [winner]))}
+    register = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(b1) + bytes.fromhex(a)).digest()[:16]
+    text = hashlib.sha256(TEXT_CONFLICT_LABEL + bytes.fromhex(b1) + bytes.fromhex(a) + bytes.fromhex(b)).digest()[:16]
+    c.record("C forges a register conflict", "C", ["A types", "B types"], [forged(register, "the client admitted it", b)])
+    c.record("B forges a text conflict", "B", ["A types", "B types"], [forged(text, "no facts here", b)])
     return c
 
 
@@ -1237,7 +1313,7 @@ def rebased_while_typed(name, a_lamport, b_lamport, description):
 
 
 def cases():
-    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), fold_name_of_the_earlier_rule(), moved_and_edited(),
+    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), conflicts_forged_of_writes_that_merge(), fold_name_of_the_earlier_rule(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
              inserts_at_one_point("inserts at one point", 2, "A and B type at the same point at Lamport time 2: "
                                   "A's device id is the larger, so A's record ranks above and its text comes first; "
@@ -1297,7 +1373,9 @@ def build():
                        "is what the syncConflict branch proposes for the block, null: deleted); `branches` gives "
                        "each conflict's branch proposal (§19.3: the document as the losing side's record saw it, "
                        "the losing value in place of the block, in reading order; never empty), its blocks' texts "
-                       "and §15.2 content.",
+                       "and §15.2 content; `refused_when_received` lists the records a receiving replica refuses "
+                       "(§19.4: a 0x03 naming no conflict the records in its record's past make), by hash, with "
+                       "the reason, in every order (replayed unchecked, as above, they are taken).",
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),
