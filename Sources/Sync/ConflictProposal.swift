@@ -19,7 +19,9 @@ extension SyncReplica {
     /// records held, so every device holding them proposes the same, whenever it met the conflict.
     public mutating func proposal(for conflict: SyncConflict) -> DocumentContent {
         guard let viewer = viewer(of: conflict) else { return DocumentContent() }
-        return proposal(for: conflict, seenBy: viewer)
+        // A block over the store's bound (only a device beside the store's rules writes one) in
+        // pieces, as a document shows it (`BlockOverflow`).
+        return DocumentContent(blocks: BlockOverflow.split(proposal(for: conflict, seenBy: viewer).blocks))
     }
 
     /// The proposal of `conflict` as the record at history entry `viewer` saw the document.

@@ -40,6 +40,8 @@ extension SyncReplica {
             }
         }
         let current = orderedBlocks(of: document)
+        // A block the replica shows in pieces (over the store's bound) is one block of the records.
+        let content = BlockOverflow.joined(content, shown: current.map(\.block))
         var ids = Set<BlockID>()
         for block in content.blocks {
             guard ids.insert(block.id).inserted else { throw SyncError(.invalidChange, "block \(block.id) appears twice") }
@@ -55,7 +57,7 @@ extension SyncReplica {
             if characterCount(of: block.id) + Self.typed(by: edits) > TextSequence.maximumCharacters {
                 let fresh = try BlockID.random()
                 rebased[block.id] = fresh
-                operations += Self.rebasing(block, as: fresh, orderKey: key, in: document)
+                operations += Self.rebasing(block, as: fresh, orderKey: key, in: document, device: author?.device)
                 continue
             }
             // The value without its text: the text travels as the characters that changed.
@@ -75,9 +77,9 @@ extension SyncReplica {
     /// would stop syncing; a concurrent edit of the old block meets the deletion as a register
     /// conflict (§19.3), its words in a branch. The new block comes first, so a receiver that takes
     /// the records one at a time never shows the block gone.
-    static func rebasing(_ block: Block, as fresh: BlockID, orderKey: String, in document: NodeID) -> [ChangeOperation] {
+    static func rebasing(_ block: Block, as fresh: BlockID, orderKey: String, in document: NodeID, device: DeviceID?) -> [ChangeOperation] {
         var operations: [ChangeOperation] = [.block(document: document, fresh, .present(orderKey: orderKey, block: Block(id: fresh, kind: block.kind, rows: block.rows)))]
-        if !block.text.isEmpty { operations.append(.text(document: document, fresh, [.insert(after: nil, text: block.text)])) }
+        if !block.text.isEmpty { operations.append(.text(document: document, fresh, inserts(after: nil, Array(block.text.unicodeScalars)[...], typed: 0, device: device))) }
         return operations + [.block(document: document, block.id, .deleted)]
     }
 
@@ -89,12 +91,12 @@ extension SyncReplica {
         let name = { (index: Int) in self.name(ofShown: shown.indices[index], in: block) }
         let hunks = TextDiff.hunks(from: shown.scalars, to: wanted)
         let whole = [TextDiff.Hunk(old: 0..<shown.scalars.count, new: 0..<wanted.count)]
-        guard hunks.count <= ChangeRecordCodec.maximumTextEdits / 2 else { return Self.edits(replacing: whole, wanted: wanted, name: name) }
-        let edits = Self.edits(replacing: hunks, wanted: wanted, name: name)
+        guard hunks.count <= ChangeRecordCodec.maximumTextEdits / 2 else { return Self.edits(replacing: whole, wanted: wanted, device: author?.device, name: name) }
+        let edits = Self.edits(replacing: hunks, wanted: wanted, device: author?.device, name: name)
         // Many edits in a long block would cost a receiver more than a record may (SECURITY.md
         // §19.2's text work): one replacement of what differs costs two passes at most.
         guard edits.count * (characterCount(of: block) + Self.typed(by: edits)) <= TextSequence.maximumWork else {
-            return Self.edits(replacing: whole, wanted: wanted, name: name)
+            return Self.edits(replacing: whole, wanted: wanted, device: author?.device, name: name)
         }
         return edits
     }
@@ -108,18 +110,48 @@ extension SyncReplica {
 
     /// Each hunk as a delete of the shown characters it removes (named by their place in the shown
     /// text) and an insert after the character before it.
-    static func edits(replacing hunks: [TextDiff.Hunk], wanted: [Unicode.Scalar], name: (Int) -> CharacterID) -> [TextEdit] {
-        var edits: [TextEdit] = []
+    static func edits(replacing hunks: [TextDiff.Hunk], wanted: [Unicode.Scalar], device: DeviceID?, name: (Int) -> CharacterID) -> [TextEdit] {
+        var edits: [TextEdit] = [], typed = 0
         for hunk in hunks {
             if !hunk.old.isEmpty {
                 edits.append(.delete(first: name(hunk.old.lowerBound), last: name(hunk.old.upperBound - 1)))
             }
             if !hunk.new.isEmpty {
                 let anchor = hunk.old.lowerBound > 0 ? name(hunk.old.lowerBound - 1) : nil
-                edits.append(.insert(after: anchor, text: TextSequence.string(wanted[hunk.new])))
+                edits += inserts(after: anchor, wanted[hunk.new], typed: typed, device: device)
+                typed += hunk.new.count
             }
         }
         return edits
+    }
+
+    /// The record's own character `offset` (counted over the inserts of one 0x04 operation) before
+    /// the record has a counter: counter 0, which no record has, named in full by `SyncReplica.commit`
+    /// (`namingOwnCharacters`) once the record's counter and its operations' order are known.
+    static func ownCharacter(_ offset: Int, of device: DeviceID) -> CharacterID {
+        CharacterID(device: device, counter: 0, offset: UInt32(offset))
+    }
+
+    /// `scalars` inserted after `anchor`, in inserts of at most `WritingLimits.maximumBlockBytes`
+    /// (what one insert may hold, SECURITY.md §19.2: a block shown in pieces, `BlockOverflow`, is
+    /// one block here and may be longer), each next piece after the last character of the one
+    /// before (the record's own, `ownCharacter`); `typed` is how many scalars the operation's
+    /// earlier inserts typed. Without a device (a replica that only receives) one insert.
+    static func inserts(after anchor: CharacterID?, _ scalars: ArraySlice<Unicode.Scalar>, typed: Int, device: DeviceID?) -> [TextEdit] {
+        guard let device else { return [.insert(after: anchor, text: TextSequence.string(scalars))] }
+        var pieces: [TextEdit] = [], start = scalars.startIndex, anchor = anchor, typed = typed
+        while start < scalars.endIndex {
+            var end = start, bytes = 0
+            while end < scalars.endIndex, bytes + UTF8.width(scalars[end]) <= WritingLimits.maximumBlockBytes {
+                bytes += UTF8.width(scalars[end])
+                end += 1
+            }
+            pieces.append(.insert(after: anchor, text: TextSequence.string(scalars[start..<end])))
+            typed += end - start
+            anchor = ownCharacter(typed - 1, of: device)
+            start = end
+        }
+        return pieces
     }
 
     /// Order keys for `wanted`, keeping the current key of as many blocks as possible: those of the

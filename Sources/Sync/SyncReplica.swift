@@ -391,8 +391,10 @@ public struct SyncReplica: Sendable {
         }
     }
 
+    /// The document as the store keeps it: its blocks in order, each one the merge made longer than
+    /// a block may be shown as itself and its continuations (`BlockOverflow`, SECURITY.md §19.3).
     public mutating func content(of document: NodeID) -> DocumentContent {
-        DocumentContent(blocks: orderedBlocks(of: document).map(\.block))
+        DocumentContent(blocks: BlockOverflow.split(orderedBlocks(of: document).map(\.block)))
     }
 
     /// Every conflict the records hold: those written into records (0x03), and those their writes
@@ -486,12 +488,32 @@ public struct SyncReplica: Sendable {
             throw SyncError(.invalidChange, "project \(project)'s Lamport time or this device's counter is at its largest: nothing more can be committed")
         }
         let conflicts = carryingConflicts ? undurableConflicts() : []
-        let record = try ChangeRecord.make(project: project, author: author, counter: history.counter(of: author.device) + 1,
+        let counter = history.counter(of: author.device) + 1
+        let record = try ChangeRecord.make(project: project, author: author, counter: counter,
                                            lamport: history.maximumLamport + 1,
                                            parents: history.heads.map { history.entries[$0].record.hash },
-                                           operations: operations + conflicts)
+                                           operations: Self.namingOwnCharacters(in: operations + conflicts, device: author.device, counter: counter))
         try integrate(record)
         return record
+    }
+}
+
+extension SyncReplica {
+    /// `operations` with each insert anchored on the record's own character by counter 0
+    /// (`LocalChanges.ownCharacter`: an offset among its 0x04 operation's inserts) named in full:
+    /// the record's counter, and the offset among all the record's inserts (SECURITY.md §19.2).
+    static func namingOwnCharacters(in operations: [ChangeOperation], device: DeviceID, counter: UInt64) -> [ChangeOperation] {
+        var typed: UInt32 = 0
+        return operations.map { operation in
+            guard case .text(let document, let block, let edits) = operation else { return operation }
+            let base = typed
+            return .text(document: document, block, edits.map { edit in
+                guard case .insert(let anchor, let text) = edit else { return edit }
+                typed += UInt32(text.unicodeScalars.count)
+                guard let anchor, anchor.counter == 0, anchor.device == device else { return edit }
+                return .insert(after: CharacterID(device: device, counter: counter, offset: base + anchor.offset), text: text)
+            })
+        }
     }
 }
 

@@ -169,6 +169,7 @@ public struct VaultSync {
         let leftOut = try nodesLeftOut(of: working.replica.binder, absentFrom: present, in: projectID)
         for id in Self.removedHere(working.replica.binder, present: present, leftOut: leftOut) { operations.append(.node(id, .removed)) }
         var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
+        var pieced = Set<NodeID>()  // documents here holding a block in pieces (`BlockOverflow`)
         let heldForEditors = try heldBases(of: project)  // merged from their kept bases, never taken as the writer's deletions
         for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
             let stored = try store.documentContent(of: node.id, in: projectID)
@@ -176,9 +177,12 @@ public struct VaultSync {
             var content = try keepingLeftOut(stored, of: node.id, replica: &working.replica, in: projectID)
             if let base = heldForEditors[node.id] { content = try mergingHeld(node.id, writer: stored, base: base, replica: &working.replica, of: project) }
             var ids: [BlockID: BlockID] = [:]
+            // As the records hold it (a block shown in pieces is one: `BlockOverflow`), before they change.
+            let whole = BlockOverflow.joined(stored, shown: working.replica.orderedBlocks(of: node.id).map(\.block))
+            if whole != stored { pieced.insert(node.id) }
             operations += try working.replica.operations(making: node.id, hold: content, creating: created.contains(node.id), rebased: &ids)
             // A held document keeps the writer's text in the store: that text takes the new ids of its blocks.
-            if !ids.isEmpty { rebased[node.id] = (stored, ids) }
+            if !ids.isEmpty { rebased[node.id] = (whole, ids) }
         }
         operations += try versionOperations(in: project, replica: working.replica)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         let held = try projectOperations(in: project, replica: working.replica, after: operations)  // entries, name, archived (VaultSync+Project)
@@ -189,12 +193,19 @@ public struct VaultSync {
         let records = operations.isEmpty ? [] : try commitInRecords(operations, to: &working.replica, of: project)
         // A re-based block (§19.2) has a new id in the records: the document here takes it, the same words.
         for (document, change) in rebased.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
-            let blocks = change.content.blocks.map { block in
+            // In pieces again where a block is over the store's bound, under the new ids' continuations.
+            let blocks = BlockOverflow.split(change.content.blocks.map { block in
                 change.ids[block.id].map { Block(id: $0, kind: block.kind, text: block.text, rows: block.rows) } ?? block
-            }
+            })
             try store.replaceSyncedDocumentContent(of: document, in: projectID, with: DocumentContent(blocks: blocks))
             // A held document's later edits are made from the writer's text with those ids.
             if heldForEditors[document] != nil { try HeldBases(sync: self).rebase(document, of: project, to: DocumentContent(blocks: blocks)) }
+        }
+        // A block in pieces takes the pieces the records show now: the cuts move as the owner types,
+        // and a block brought back within the bound is one block again (a held document is the writer's).
+        for document in pieced.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) where rebased[document] == nil && heldForEditors[document] == nil {
+            let shown = working.replica.content(of: document)
+            if try store.documentContent(of: document, in: projectID) != shown { try store.replaceSyncedDocumentContent(of: document, in: projectID, with: shown) }
         }
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)

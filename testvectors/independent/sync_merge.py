@@ -55,6 +55,8 @@ CHANGE_RECORDS = os.path.join(HERE, "..", "sync", "change-records.json")
 SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
 TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
+CONTINUATION_LABEL = b"SealedVault block continuation v1\x00"
+MAX_BLOCK_BYTES = 983040  # §14.4: a block's text and cells (the writing store keeps no longer one)
 FOLD_NAME_BUDGET = 4096  # §19.2: writes considered and sets named per record in looking for the earlier rule's names
 MISSING = object()
 NO_BASE = object()
@@ -576,6 +578,7 @@ class Replay:
         with the losing value in place of the block; a losing `deleted` leaves the block out unless no
         other block is left, when the block stays as that record saw it before deleting it."""
         blocks = self.proposal(conflict["document"], conflict["block"], conflict["losing"], self.viewer(conflict))
+        blocks = in_pieces(blocks)
         return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
 
     def proposal(self, document, block, losing, viewer):
@@ -594,7 +597,7 @@ class Replay:
         for node in sorted(nodes):
             if nodes[node]["kind"] != "document":
                 continue
-            blocks = self.blocks_of(node)
+            blocks = in_pieces(self.blocks_of(node))
             documents.append({"document": node, "node": nodes[node], "blocks": blocks,
                               "content": content(blocks).hex()})
         conflicts = self.conflicts()
@@ -642,6 +645,55 @@ def merge(a, b, base):
         else:
             return CONFLICT
     return tuple(fields) + (None,)
+
+
+def block_bytes(block):
+    """§14.4: what a block holds, its text and cells, in UTF-8 bytes."""
+    return len(block["text"].encode()) + sum(len(cell.encode()) for row in block["rows"] for cell in row)
+
+
+def continuation(block, index):
+    """§19.3: the id of a block's continuation number `index` (from 1)."""
+    return hashlib.sha256(CONTINUATION_LABEL + bytes.fromhex(block) + struct.pack(">I", index)).digest()[:16].hex()
+
+
+def cut(text, first):
+    """§19.3: a text in pieces of at most `first` bytes for the first, MAX_BLOCK_BYTES for each next, each
+    ending after the last space, tab or line feed within its bound when it holds one, else at the last
+    whole scalar; the last piece the rest."""
+    data, pieces, start, bound = text.encode(), [], 0, first
+    while len(data) - start > bound:
+        end = start + bound
+        while end > start and data[end] & 0xC0 == 0x80:
+            end -= 1
+        spaces = [data.rfind(c, start, end) for c in (b" ", b"\t", b"\n")]
+        if max(spaces) >= 0:
+            end = max(spaces) + 1
+        pieces.append(data[start:end].decode())
+        start, bound = end, MAX_BLOCK_BYTES
+    pieces.append(data[start:].decode())
+    return pieces
+
+
+def in_pieces(blocks):
+    """§19.3: a document's blocks (reading order) as a replica shows them: a block over MAX_BLOCK_BYTES as
+    itself with the first piece of its text and its cells, then its continuations (its kind, no cells),
+    numbered from 1, a number whose id a block of the document has skipped."""
+    taken = {b["block"] for b in blocks}
+    out = []
+    for b in blocks:
+        if block_bytes(b) <= MAX_BLOCK_BYTES:
+            out.append(b)
+            continue
+        texts = cut(b["text"], max(0, MAX_BLOCK_BYTES - (block_bytes(b) - len(b["text"].encode()))))
+        out.append(dict(b, text=texts[0]))
+        index = 0
+        for text in texts[1:]:
+            index += 1
+            while continuation(b["block"], index) in taken:
+                index += 1
+            out.append(dict(b, block=continuation(b["block"], index), text=text, rows=[]))
+    return out
 
 
 def as_json(value):
@@ -1362,6 +1414,45 @@ def removal_known_answer():
         assert result["conflicts"] == [dict(removal["conflict"], op="conflict")], "removal: another conflict"
 
 
+def overflow_known_answers():
+    """§19.3's blocks past the store's bound, as a document shows them: each case a document's blocks (each
+    block's text given as `runs`, [string, count] repeated and joined; `rows` its cells) and the blocks it
+    shows, each with its UTF-8 bytes and the SHA-256 of its text. Too long for records here; the Swift
+    tests merge such blocks from real records (BlockOverflowTests)."""
+    def block_id(label):
+        return hashlib.sha256(b"overflow " + label.encode()).digest()[:16].hex()
+
+    def case(name, description, blocks):
+        shown = in_pieces([dict(b, text="".join(r * n for r, n in b["runs"])) for b in blocks])
+        return {"name": name, "description": description, "blocks": blocks,
+                "shown": [{"block": b["block"], "kind": b["kind"], "rows": b["rows"], "bytes": len(b["text"].encode()),
+                           "sha256": hashlib.sha256(b["text"].encode()).hexdigest()} for b in shown]}
+
+    big, small = block_id("big"), block_id("small")
+    return [
+        case("within the bound", "983,040 bytes exactly: one block.",
+             [{"block": big, "kind": "paragraph", "rows": [], "runs": [["word ", 196608]]}]),
+        case("cut after a space", "1,000,000 bytes of \"word \": the first piece ends at the bound, after a space; "
+             "the rest is the continuation, after the block, before the next.",
+             [{"block": big, "kind": "paragraph", "rows": [], "runs": [["word ", 200000]]},
+              {"block": small, "kind": "paragraph", "rows": [], "runs": [["After.", 1]]}]),
+        case("cut at a line feed", "The last space, tab or line feed within the bound ends the piece.",
+             [{"block": big, "kind": "heading-2", "rows": [], "runs": [["x", 900000], ["\n", 1], ["y", 100000]]}]),
+        case("no space: cut at a whole scalar", "983,039 letters then two-byte letters: the piece ends before the "
+             "scalar the bound would split.",
+             [{"block": big, "kind": "paragraph", "rows": [], "runs": [["a", 983039], ["\u00e9", 20]]}]),
+        case("three pieces", "2,400,000 bytes: the block and two continuations.",
+             [{"block": big, "kind": "paragraph", "rows": [], "runs": [["x y ", 600000]]}]),
+        case("cells count against the first piece", "A table's cells stay with the block; its first piece holds "
+             "what the bound leaves after them.",
+             [{"block": big, "kind": "table", "rows": [["c" * 100000, "d"]], "runs": [["abc\t", 250000]]}]),
+        case("a continuation's id taken", "The document holds a block whose id is the first continuation's: the "
+             "continuation takes the next number.",
+             [{"block": big, "kind": "paragraph", "rows": [], "runs": [["word ", 200000]]},
+              {"block": continuation(big, 1), "kind": "paragraph", "rows": [], "runs": [["Taken.", 1]]}]),
+    ]
+
+
 def build():
     removal_known_answer()
     return {
@@ -1379,6 +1470,11 @@ def build():
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),
+        "overflow_description": "A block the merge makes longer than the store keeps (§19.3, 983,040 bytes of text "
+                                "and cells) as every replica shows it: `blocks` a document's blocks in reading order "
+                                "(text: `runs` joined), `shown` the blocks it shows (id, kind, cells, text bytes, "
+                                "SHA-256 of the text).",
+        "overflow": overflow_known_answers(),
     }
 
 
