@@ -118,18 +118,23 @@ enum VaultLocation {
 }
 
 /// Human output goes to stdout, notes and progress to stderr; `--json` prints one JSON document.
+/// On a terminal, human output never carries a control character but tab and line feed
+/// (`TerminalText`): a document's words are printed by these, whoever wrote them.
 enum Output {
     static func line(_ text: String = "") {
-        StandardStreams.writeOutput(Array((text + "\n").utf8))
+        raw(text + "\n")
     }
 
-    /// Text written as is (a signed note, which ends in its own newline).
+    /// Text written as is (a signed note, which ends in its own newline; a document's text), but
+    /// for a terminal's control characters.
     static func raw(_ text: String) {
-        StandardStreams.writeOutput(Array(text.utf8))
+        let streams = StandardStreams.current
+        StandardStreams.writeOutput(Array((streams.isTerminal(streams.output) ? TerminalText.shown(text) : text).utf8))
     }
 
     static func note(_ text: String) {
-        StandardStreams.writeError(Array((text + "\n").utf8))
+        let streams = StandardStreams.current
+        StandardStreams.writeError(Array(((streams.isTerminal(streams.error) ? TerminalText.shown(text) : text) + "\n").utf8))
     }
 
     /// Progress on stderr, with no newline (the line is redrawn with a carriage return).

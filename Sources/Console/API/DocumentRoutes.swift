@@ -119,7 +119,19 @@ struct DocumentRoutes {
         guard let text = object["text"] as? String else { throw ConsoleError(.invalidBody, "a block's text must be a string") }
         // Absent (or null) is allowed; present of another type is refused, never quietly dropped.
         let rows = try field(object["rows"], [[String]].self, "rows") ?? []
+        try refuseControlCharacters(in: [text] + rows.flatMap { $0 })
         let id = try field(object["id"], String.self, "id").map { try BlockID(hex: $0) } ?? BlockID.random()
         return Block(id: id, kind: kind, text: text, rows: rows)
+    }
+
+    /// Refuses a control character but tab and line feed (C0, DEL, C1) in a block's text or cells,
+    /// as `doc write` does (review 17 s8, F11): printed to a terminal such characters erase, hide or
+    /// retitle what the reader sees, and the store's text form could not be written back.
+    static func refuseControlCharacters(in texts: [String]) throws(ConsoleError) {
+        for text in texts {
+            if let bad = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control && $0 != "\t" && $0 != "\n" }) {
+                throw ConsoleError(.invalidBody, "a block holds the control character U+\(String(bad.value, radix: 16, uppercase: true)); only tab and line feed are taken")
+            }
+        }
     }
 }
