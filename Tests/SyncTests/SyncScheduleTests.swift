@@ -40,6 +40,33 @@ import Writing
         #expect(restarted == 5, "the delays start again")
     }
 
+    /// Review 17 s8, F9: two idle daemons in sight of each other (announcing every 5 s) do not sync
+    /// every minute; a device back in sight after an absence syncs at once.
+    @Test func aDeviceThatStaysInSightIsSyncedAgainOnlyAfterTheQuietTimeAndOneBackFromAnAbsenceAtOnce() {
+        var schedule = SyncSchedule(policy: SyncSchedule.Policy())
+        #expect(SyncSchedule.Policy().quietSeconds == 900 && SyncSchedule.Policy().absentSeconds == 120)
+        var started = 0
+        var now = 0.0
+        // An hour in sight, seen every 5 s, each sync succeeding at once.
+        while now < 3_600 {
+            if schedule.seen(device, at: now) {
+                started += 1
+                schedule.finished(device, at: now, succeeded: true, random: 0)
+            }
+            now += 5
+        }
+        #expect(started == 4, "\(started) syncs in an hour of idle sightings (every 15 minutes)")
+        // Synced, in sight for 5 minutes, then out of sight for 3: back, it syncs at once, within the quiet time.
+        var other = SyncSchedule(policy: SyncSchedule.Policy())
+        let first = other.seen(device, at: 0)
+        other.finished(device, at: 0, succeeded: true, random: 0)
+        var inSight: [Bool] = []
+        for time in stride(from: 5.0, through: 300, by: 5) { inSight.append(other.seen(device, at: time)) }
+        let back = other.seen(device, at: 300 + 180)
+        #expect(first && !inSight.contains(true))
+        #expect(back, "a device back from 3 minutes out of sight waits for nothing")
+    }
+
     @Test func theJitterPicksADelayInTheUpperHalf() {
         for failures in 1...10 {
             let full = SyncSchedule.delay(afterFailures: failures, policy: policy, random: 1)

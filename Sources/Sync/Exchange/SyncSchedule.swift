@@ -1,10 +1,11 @@
 import CryptoVault
 import Foundation
 
-/// When the daemon syncs with the owner's own devices by itself (SECURITY.md §19.9, background
-/// sync): a device seen (its announcement heard, or its connection) is synced with at once, unless a
-/// sync with it is running, a retry is already set, or one succeeded within `quietSeconds` (so two
-/// daemons that each see the other connect do not sync back and forth for ever). A failed sync is
+/// When the daemon syncs with a device by itself (SECURITY.md §19.9, background sync): a device
+/// seen (its announcement heard, or its connection) is synced with at once, unless a sync with it is
+/// running, a retry is already set, or one succeeded within `quietSeconds` while the device stayed
+/// in sight (so two daemons that each see the other do not sync back and forth for ever, nor every
+/// minute while idle); a device back in sight after `absentSeconds` is synced at once. A failed sync is
 /// retried after a delay that doubles with each failure in a row, from `firstRetrySeconds` to at
 /// most `maximumRetrySeconds`, each jittered into its upper half so that devices do not retry in
 /// step; a success forgets the failures; a pause (`paused`) sets the longest retry, which a resume
@@ -17,12 +18,17 @@ public struct SyncSchedule: Sendable {
     public struct Policy: Sendable, Equatable {
         public var firstRetrySeconds: Double
         public var maximumRetrySeconds: Double
+        /// After a success, sightings of a device that stayed in sight start nothing for this long.
         public var quietSeconds: Double
+        /// A device not seen for this long is back when seen again: it syncs at once, quiet or not.
+        public var absentSeconds: Double
 
-        public init(firstRetrySeconds: Double = 5, maximumRetrySeconds: Double = 900, quietSeconds: Double = 60) {
+        public init(firstRetrySeconds: Double = 5, maximumRetrySeconds: Double = 900, quietSeconds: Double = 900,
+                    absentSeconds: Double = 120) {
             self.firstRetrySeconds = firstRetrySeconds
             self.maximumRetrySeconds = maximumRetrySeconds
             self.quietSeconds = quietSeconds
+            self.absentSeconds = absentSeconds
         }
     }
 
@@ -30,6 +36,8 @@ public struct SyncSchedule: Sendable {
         var failures = 0
         var retryAt: Double?
         var lastSuccess: Double?
+        /// When it was last seen (announced or connected).
+        var lastSeen: Double?
         var running = false
         /// A save came while a sync ran: it goes again when it ends.
         var savedSince = false
@@ -42,12 +50,19 @@ public struct SyncSchedule: Sendable {
 
     public init(policy: Policy = Policy()) { self.policy = policy }
 
-    /// `device` was seen at `now`: whether to start a sync with it now (it is then running).
+    /// `device` was seen at `now`: whether to start a sync with it now (it is then running). A device
+    /// that stays in sight (announcing every 5 s) is synced again only after the quiet time: what
+    /// either side saves meanwhile already goes at once (`saved`, on each side), so an idle pair of
+    /// daemons would otherwise exchange nothing every minute, each exchange opening a privileged
+    /// session per privileged project on both sides, recorded (review 17 s8, F9). A device back in
+    /// sight after `absentSeconds` (woken, back on the network) is synced at once.
     public mutating func seen(_ device: DeviceID, at now: Double) -> Bool {
         var peer = peers[device] ?? Peer()
         defer { peers[device] = peer }
+        let back = peer.lastSeen.map { now - $0 >= policy.absentSeconds } ?? true
+        peer.lastSeen = now
         guard !peer.running, peer.retryAt == nil else { return false }
-        if let last = peer.lastSuccess, now - last < policy.quietSeconds { return false }
+        if let last = peer.lastSuccess, now - last < policy.quietSeconds, !back { return false }
         peer.running = true
         return true
     }
