@@ -49,10 +49,10 @@ import TestSupport
         // Whose it is shows beside its name (review 17 s8, F17), on the laptop only.
         let deskName = try #require(try PairCommandTests.json(try desk.run(["device", "--json"])) as? [String: Any])["name"] as? String
         let listing = try laptop.run(["project", "list"])
-        #expect(listing.stdout.contains("Brief") && listing.stdout.contains("shared by \(deskName ?? "") (viewer)"), "\(listing.stdout)")
+        #expect(listing.stdout.contains("Brief") && listing.stdout.contains("someone else's, shared by device \(deskName ?? "") (viewer)"), "\(listing.stdout)")
         let listedJSON = try JSONSerialization.jsonObject(with: Data(try laptop.run(["project", "list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
         #expect((listedJSON.first?["shared_by"] as? [String: Any])?["role"] as? String == "viewer")
-        #expect(try laptop.run(["project", "show", "Brief"]).stdout.contains("origin       shared by"))
+        #expect(try laptop.run(["project", "show", "Brief"]).stdout.contains("origin       someone else's project, shared by device"))
         let ownList = try JSONSerialization.jsonObject(with: Data(try desk.run(["project", "list", "--json"]).stdout.utf8)) as? [[String: Any]] ?? []
         #expect(ownList.first?["shared_by"] is NSNull, "the owner's own project names no origin")
 

@@ -41,7 +41,7 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
     replace(treeArea, tree(project, documentID, refresh));
   });
   replace(main, el("h1", { text: project.name }),
-    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}${project.view_only ? " · shared with you to view only" : ""}${project.shared_by ? ` · someone else's project, shared by ${project.shared_by.name} (${project.shared_by.role})` : ""}` }),
+    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}${project.view_only ? " · shared with you to view only" : ""}${project.shared_by ? ` · someone else's project, shared by device ${project.shared_by.name} (${project.shared_by.role})` : ""}` }),
     project.session ? sessionBar(project.session, refresh) : null,
     el("div", { class: "layout" },
       el("nav", { class: "binder", "aria-label": `${terms.chapter.plural} and ${terms.scene.plural}` },

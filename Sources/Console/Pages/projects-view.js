@@ -16,7 +16,7 @@ function card(project) {
   const name = project.name ?? `Privileged ${project.terms.project.singular} (locked)`;
   const item = el("li", { class: "card" },
     el("a", { href: `#/projects/${project.id}`, text: name }),
-    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged" : ""}${project.view_only ? " · view only" : ""}${project.shared_by ? ` · shared by ${project.shared_by.name} (${project.shared_by.role})` : ""}` }));
+    el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged" : ""}${project.view_only ? " · view only" : ""}${project.shared_by ? ` · someone else's, shared by device ${project.shared_by.name} (${project.shared_by.role})` : ""}` }));
   item.style.setProperty("--theme", project.theme);
   return item;
 }

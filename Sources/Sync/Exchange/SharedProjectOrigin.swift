@@ -27,6 +27,7 @@ public struct SharedProjectOrigin: Sendable, Equatable {
         return shared
     }
 
-    /// What people read: "shared by NAME (ROLE)".
-    public var label: String { "shared by \(name) (\(role))" }
+    /// What people read. The name is the one the device gave itself at pairing (it could be
+    /// "my desk"), so the words say whose the project is, not only the name.
+    public var label: String { "someone else's project, shared by device \(name) (\(role))" }
 }

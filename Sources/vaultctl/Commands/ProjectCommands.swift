@@ -58,7 +58,7 @@ enum ProjectCommands {
                 // concept the register may call otherwise (a note, to a clinician).
                 let flags = [(row["kind"] as? String) == ProjectKind.longForm.rawValue ? ProjectKind.longForm.rawValue : nil,
                              (row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived",
-                             (row["shared_by"] as? [String: Any]).map { "shared by \($0["name"]!) (\($0["role"]!))" }]
+                             (row["shared_by"] as? [String: Any]).map { "someone else's, shared by device \($0["name"]!) (\($0["role"]!))" }]
                     .compactMap { $0 }.joined(separator: ", ")
                 Output.line("\(row["id"]!)  \(row["name"] as? String ?? "(privileged)")  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
             }
@@ -88,7 +88,7 @@ enum ProjectCommands {
             let register = project.register
             Output.line("\(WritingContext.term(.project, register).capitalized) \(project.id)")
             Output.line("  name         \(row["name"] as? String ?? "(privileged)")")
-            if let sharedBy { Output.line("  origin       \(sharedBy.label): someone else's project, not yours") }
+            if let sharedBy { Output.line("  origin       \(sharedBy.label)") }
             Output.line("  register     \(register.rawValue)\(project.isPrivileged ? " (privileged)" : "")")
             // The kind and the compartment's name are values, quoted: '--kind document', a compartment 'project ID'.
             Output.line("  kind         '\(project.kind.rawValue)'")
