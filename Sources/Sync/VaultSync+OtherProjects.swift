@@ -52,10 +52,13 @@ extension VaultSync {
     }
 
     /// The document as stored here with the blocks left out of it put back where the records show
-    /// them, after the block before them: a commit then sends nothing for them.
+    /// them, after the block before them: a commit then sends nothing for them. Blocks as the store
+    /// keeps them (`SyncReplica.content`): a continuation of a block in pieces (`BlockOverflow`)
+    /// left out here is put back too, or the commit, joining the pieces it finds, would take the
+    /// missing piece's words for the writer's deletion (review 17 s9, N-s9-11).
     func keepingLeftOut(_ stored: DocumentContent, of document: NodeID, replica: inout SyncReplica, in project: ProjectID) throws -> DocumentContent {
         let here = Set(stored.blocks.map(\.id))
-        let shown = replica.orderedBlocks(of: document).map(\.block)
+        let shown = replica.content(of: document).blocks
         let absent = shown.map(\.id).filter { !here.contains($0) }
         guard !absent.isEmpty else { return stored }
         let listed = try leftOut(project).all(.block)

@@ -127,6 +127,40 @@ import Writing
         #expect(rejoined[0].blocks.first?.text == base + " " + desk.joined(separator: " ") + " tail", "the text, as the desk's words and the tail")
     }
 
+    /// Review 17 s9, N-s9-11: a continuation whose id another project holds on a device is left out
+    /// there (attack review s8, F1); an edit of ANOTHER paragraph on that device must not take the
+    /// hidden piece's words for a deletion and remove them from every device.
+    @Test func aContinuationLeftOutIsNoDeletionWhenTheDeviceEditsElsewhere() throws {
+        let fleet = try VersionFleet(devices: 2)
+        let common = Self.words("c", 102_400), desk = Self.words("d", 30_500), tablet = Self.words("t", 30_500)
+        let base = common.joined(separator: " ")
+        let document = try fleet.document(on: 0, ["Opening.", base])
+        try fleet.sync(from: 0, to: 1)
+        let long = try fleet.content(document, on: 0).blocks[1].id
+        // Another project on the tablet holds the id the paragraph's continuation will have (a colleague's, say).
+        try fleet.store(1) { store in
+            let other = try store.createProject(named: "Colleague notes", register: .general, kind: .document)
+            let node = try store.addNode(.scene, titled: "Notes", in: other.id)
+            try store.replaceDocumentContent(of: node.id, in: other.id, with: DocumentContent(blocks: [
+                Block(id: BlockOverflow.continuation(of: long, 1), kind: .paragraph, text: "the colleague's words"),
+            ]))
+        }
+        try fleet.edit(document, on: 0, paragraph: 1, to: base + " " + desk.joined(separator: " "))
+        try fleet.edit(document, on: 1, paragraph: 1, to: tablet.joined(separator: " ") + " " + base)
+        try fleet.sync(from: 0, to: 1)
+        try fleet.sync(from: 1, to: 0)
+        #expect(try fleet.content(document, on: 1).blocks.count == 2, "the continuation is left out on the tablet")
+        // The tablet changes only the first paragraph, and syncs.
+        try fleet.edit(document, on: 1, paragraph: 0, to: "Opening, revised.")
+        try fleet.sync(from: 1, to: 0)
+        let desks = try fleet.content(document, on: 0)
+        #expect(desks.blocks.first?.text == "Opening, revised.")
+        // The long paragraph's pieces (joined as they are cut: inside the text, never between words).
+        let words = Self.wordsShown(DocumentContent(blocks: Array(desks.blocks.dropFirst())))
+        #expect((common + desk + tablet).allSatisfy { words.contains(Substring($0)) }, "the desk still shows every word typed")
+        #expect(words.count == common.count + desk.count + tablet.count)
+    }
+
     /// A block shown in pieces is replaced whole (more text than one insert may carry): the commit
     /// cuts the insert, and a peer takes the record and shows the same document.
     @Test func aWholeReplacementOfABlockInPiecesTravelsInInsertsAPeerTakes() throws {
