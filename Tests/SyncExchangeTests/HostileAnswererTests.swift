@@ -58,6 +58,25 @@ import Writing
         #expect(!F.details(f.laptop, .egressDecision, "destination").contains("device:\(answerer.keys.profile.deviceID.hex)"))
     }
 
+    /// Review 17 s9, N-s9-10: a colleague's modified client offering made-up projects by the
+    /// thousand grows this vault's kept refusals by at most a bound (32 per device), while the run still names each.
+    @Test func madeUpOffersByThePageKeepAtMostTheBoundOfRefusalsHere() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(laptopTrusts: .other, deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        // A whole page of them (64; a modified client may send 1,024 pages an exchange).
+        for index in 0..<64 { answerer.offer(try ProjectID.random(), named: "Made up \(index)") }
+        let report = try f.syncLaptop()
+        #expect(report.projects.filter { $0.access == "none" }.count == 64, "the run names every refused offer")
+        let kept = try SyncStatus.refusals(f.laptop.unlocked)
+        #expect(kept.count == SyncEndpoint.maximumRefusedOffersKept, "\(kept.count) refusals kept")
+        // Another exchange with 64 other made-up projects adds none; the kept ones stay.
+        answerer.log.withLock { $0.offers.removeAll() }
+        for index in 0..<64 { answerer.offer(try ProjectID.random(), named: "Made up again \(index)") }
+        #expect(try f.syncLaptop().projects.filter { $0.access == "none" }.count == 64)
+        #expect(try Set(SyncStatus.refusals(f.laptop.unlocked).map(\.project)) == Set(kept.map(\.project)))
+    }
+
     @Test func aViewerAnsweringHasItsRecordsRefusedAndIsSentTheOwnersRecords() throws {
         let answerer = ForgingAnswerer()
         let f = try F(deskTrusts: .other, laptopTrusts: .other, deskAnswers: answerer)

@@ -16,6 +16,18 @@ extension SyncExchangeStore {
                   .text(Self.bounded(Array(Set(reasons)).sorted().joined(separator: ", "))), .integer(time), .integer(time)])
     }
 
+    /// Whether a refusal of `project` with `device` on `side` is kept.
+    func hasRefusal(of project: ProjectID, by device: DeviceID, side: SyncProjectRefusal.Side) throws -> Bool {
+        try database.queryOne("SELECT 1 FROM sync_refusals WHERE device_id = ? AND project_id = ? AND side = ?",
+                              [.blob(device.bytes), .blob(project.bytes), .text(side.rawValue)]) != nil
+    }
+
+    /// How many refused offers of `device` are kept (rows of no refused record: the offer refused here).
+    func refusedOfferCount(by device: DeviceID) throws -> Int {
+        Int(try database.queryOne("SELECT count(*) AS kept FROM sync_refusals WHERE device_id = ? AND records = 0",
+                                  [.blob(device.bytes)])?.integer("kept") ?? 0)
+    }
+
     func forgetRefusal(of project: ProjectID, by device: DeviceID, side: SyncProjectRefusal.Side) throws {
         try database.query("DELETE FROM sync_refusals WHERE device_id = ? AND project_id = ? AND side = ?",
                            [.blob(device.bytes), .blob(project.bytes), .text(side.rawValue)])

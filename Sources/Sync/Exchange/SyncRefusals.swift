@@ -47,6 +47,12 @@ extension SyncEndpoint {
     /// that refused none, once the step ran to its end (and, this vault's way, pushed), is
     /// forgotten. A step left midway (skipped, local-only, its offer refused) forgets nothing: what
     /// it did not reach says nothing. Never fails the run: the run's report says the same.
+    /// Refused offers kept per device at most: a device may offer up to 65,536 projects an exchange
+    /// (1,024 pages of 64), each refused here if it is none it may offer; keeping a row for every one
+    /// would let a colleague's modified client grow this vault by megabytes a minute (review 17 s9,
+    /// N-s9-10). Past the bound the run's report and its exit still say each; the audit's are budgeted.
+    static let maximumRefusedOffersKept = 32
+
     func keepRefusals(of projects: [SyncRunReport.Project]) {
         guard !projects.isEmpty else { return }
         try? vault.transaction { tx in
@@ -63,6 +69,8 @@ extension SyncEndpoint {
                         try store.forgetRefusal(of: entry.project, by: peer.deviceID, side: side)
                         continue
                     }
+                    if offerRefused, try !store.hasRefusal(of: entry.project, by: peer.deviceID, side: side),
+                       try store.refusedOfferCount(by: peer.deviceID) >= Self.maximumRefusedOffersKept { continue }
                     try store.keepRefusal(of: entry.project, by: peer.deviceID, side: side, records: records, reasons: codes, at: now)
                 }
             }
