@@ -47,10 +47,11 @@ struct TextSequence: Sendable {
     /// The steps spent judging touching letters (`noteTouching`, `canTouch`), counted for the
     /// tests that bound them (review 17 s8, F22): work done, not time.
     private(set) var touchWork = 0
-    /// The runs of letters or digits the record being applied typed here (its first offset and
-    /// count), and the first and last characters of each of its deletes, for `noteTouching` once
-    /// all its edits are in.
-    private var typedRuns: [(entry: Int32, first: UInt32, count: Int)] = []
+    /// The steps spent finding characters by name (`index(of:)`), counted for the tests that bound
+    /// a record's cost (review 17 s9, N-s9-8): work done, not time.
+    private(set) var lookupWork = 0
+    /// The first and last characters of each delete of the record being applied, for
+    /// `noteTouching` once all its edits are in.
     private var deletedRuns: [(entry: Int32, first: Int32, firstOffset: UInt32, last: Int32, lastOffset: UInt32)] = []
     /// The records that typed a letter or digit here.
     private var wordTypers = Set<Int32>()
@@ -60,7 +61,9 @@ struct TextSequence: Sendable {
     private var typedBefore: [UInt64: [Int32]] = [:]
     /// Where each character is in `items`, by character key, as last found: a character only moves
     /// right (an insert before it shifts it), so a stale place is found by looking on from it, and
-    /// a lookup costs the shift since the last one rather than a scan of every character typed.
+    /// a lookup costs the shift since the last one, at most a pass over the block: a record's edits
+    /// look up a few characters each (§19.2 bounds edits times the block's characters), never
+    /// each character it typed (`noteTouching`).
     private var places: [UInt64: Int32] = [:]
     /// Per device (by its index in the replica's history), its records that typed here in counter
     /// order, each with the characters the device typed here up to it: the characters in a record's
@@ -139,7 +142,6 @@ struct TextSequence: Sendable {
         for index in items.indices where items[index].deleters.contains(entry) { items[index].deleters.removeAll { $0 == entry } }
         overlaps = overlaps.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
         touches = touches.filter { Int32(bitPattern: UInt32($0 >> 32)) != entry && Int32(bitPattern: UInt32($0 & 0xFFFF_FFFF)) != entry }
-        typedRuns.removeAll { $0.entry == entry }
         deletedRuns.removeAll { $0.entry == entry }
         wordTypers.remove(entry)
         typedAfter = typedAfter.compactMapValues { list in list.filter { $0 != entry }.nilIfEmpty }
@@ -164,6 +166,7 @@ struct TextSequence: Sendable {
         guard let known = places[key] else { return nil }
         var index = Int(known)
         while index < items.count, items[index].entry != entry || items[index].offset != offset { index += 1 }
+        lookupWork += index - Int(known) + 1
         guard index < items.count else { return nil }
         if index != Int(known) { places[key] = Int32(index) }
         return index
@@ -215,10 +218,7 @@ struct TextSequence: Sendable {
                  endsInsert: index == scalars.count - 1, device: device, isWord: TextDiff.isWordScalar(scalar))
         }
         items.insert(contentsOf: new, at: position)
-        if new.contains(where: \.isWord) {
-            typedRuns.append((entry, firstOffset, new.count))
-            wordTypers.insert(entry)
-        }
+        if new.contains(where: \.isWord) { wordTypers.insert(entry) }
         for index in new.indices { places[Self.key(entry, firstOffset + UInt32(index))] = Int32(position + index) }
         // In place: a device's chain here grows by one per record, and is not copied for each insert.
         let last = typedByDevice[device]?.last
@@ -316,15 +316,17 @@ struct TextSequence: Sendable {
     /// in them (review 17 s8, F22). `precedes(x, y)`: record x is in record y's past (or is y), for
     /// any record held and `entry`.
     mutating func noteTouching(by entry: Int32, precedes: (Int32, Int32) -> Bool) {
-        let typed = typedRuns.filter { $0.entry == entry }, deleted = deletedRuns.filter { $0.entry == entry }
-        typedRuns.removeAll()
+        let deleted = deletedRuns.filter { $0.entry == entry }
         deletedRuns.removeAll()
         var edited: [ClosedRange<Int>] = []
-        for run in typed {
-            for offset in run.first..<run.first + UInt32(run.count) {
-                guard let index = index(of: entry, offset), items[index].isWord, items[index].deleters.isEmpty else { continue }
+        // Its letters found in one pass over the block, not each by name: a later insert of the
+        // record placed before its earlier ones (two at one anchor) leaves their places stale by its
+        // length, and a lookup each would cost that length per letter (review 17 s9, N-s9-8).
+        if wordTypers.contains(entry) {
+            for index in items.indices where items[index].entry == entry && items[index].isWord && items[index].deleters.isEmpty {
                 edited.append(index...index)
             }
+            touchWork += items.count
         }
         for run in deleted {
             guard let start = index(of: run.first, run.firstOffset), let end = index(of: run.last, run.lastOffset) else { continue }

@@ -89,6 +89,26 @@ import Writing
         #expect(results.allSatisfy { $0 == results[0] })
     }
 
+    /// One record of two long runs typed at one anchor (an editor's modified client: an honest
+    /// writer's hunks never share one) has its second run placed before its first (§19.3), so the
+    /// first's characters are no longer where they were placed. Taken in steps about its characters,
+    /// lookups of characters by name included, never in a step per character per character (review
+    /// 17 s9, N-s9-8: two runs of 480,000 letters cost every receiver about 2·10^11 steps).
+    @Test(arguments: [10_000, 480_000])
+    func aRecordOfTwoLongRunsAtOneAnchorIsTakenInStepsPerCharacter(letters: Int) throws {
+        var (fleet, document, block) = try TextWorkLimitTests.twoDevices()
+        let first = String(repeating: "a", count: letters), second = String(repeating: "b", count: letters)
+        let record = try TextWorkLimitTests.record(fleet, document, block, [.insert(after: nil, text: first), .insert(after: nil, text: second)])
+        let work = { (text: TextSequence?) in (text?.touchWork ?? 0) + (text?.lookupWork ?? 0) }
+        let before = work(fleet.replicas[0].blockRegister(block)?.text)
+        #expect(fleet.replicas[0].receive(record.encoded) == .applied(1))
+        let text = try #require(fleet.replicas[0].blockRegister(block)).text
+        #expect(text.items.count == 2 * letters)
+        #expect(work(text) - before <= 16 * text.items.count, "\(work(text) - before) steps for \(text.items.count) characters")
+        // The later run first, as on every device.
+        #expect(fleet.replicas[0].content(of: document).blocks.map(\.text) == [second + first])
+    }
+
     /// The pairs noted as records arrive (one sweep per record, over what it edited) are exactly
     /// the pairs of concurrent records whose letters touch in some holding of every record held,
     /// judged afresh for each pair (`TextSequence.touch`, every letter of one against the other's):
