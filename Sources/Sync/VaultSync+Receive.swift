@@ -109,7 +109,8 @@ extension VaultSync {
             for (id, value) in missing.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
                 guard case .present(let kind, let parent, let orderKey, let title) = value,
                       parent.map({ vaultNodes[$0] != nil }) ?? true else { continue }
-                vaultNodes[id] = try store.addSyncedNode(id, kind, titled: title, in: project.id, under: parent, orderKey: orderKey)
+                let under = Self.withinNesting(parent, vaultNodes)
+                vaultNodes[id] = try store.addSyncedNode(id, kind, titled: title, in: project.id, under: under, orderKey: orderKey)
                 missing[id] = nil
             }
         }
@@ -147,6 +148,23 @@ extension VaultSync {
             try released(document, of: project)
         }
         return written
+    }
+
+    /// Where a node the records put under `parent` can go here: under `parent`, or when that would
+    /// nest it deeper than the store keeps (`WritingLimits.maximumNesting`: two devices' honest
+    /// moves and additions apart can together pass it), under `parent`'s ancestor one above the
+    /// deepest level, so the node sits at that level (review 17 s8, F12). The store then differs
+    /// from the records there, as after a move it cannot take (`moveIfPossible`): the next commit
+    /// writes where the vault keeps it, so every device comes to keep the same binder.
+    static func withinNesting(_ parent: NodeID?, _ vaultNodes: [NodeID: BinderNode]) -> NodeID? {
+        var chain: [NodeID] = [], cursor = parent
+        while let id = cursor, chain.count <= WritingLimits.maximumNesting {
+            chain.append(id)
+            cursor = vaultNodes[id]?.parent
+        }
+        guard chain.count >= WritingLimits.maximumNesting else { return parent }
+        // chain: parent first, up to the top level; its node at depth d is chain[chain.count - d].
+        return chain[chain.count - (WritingLimits.maximumNesting - 1)]
     }
 
     /// Moves a node where the records put it; a move the binder cannot take (its parent is not
