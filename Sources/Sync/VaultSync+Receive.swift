@@ -100,18 +100,22 @@ extension VaultSync {
                                 written documents: inout Set<NodeID>) throws -> Int {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
-        // Parents before children: folders are added in as many passes as the binder is deep.
+        // Parents before children: folders are added in as many passes as the binder is deep, which
+        // can be past 32 (two devices' edits apart: `withinNesting`), so until a pass adds none.
         // A node another project holds here is left out (VaultSync+OtherProjects), with what is under it.
         let leftOut = try nodesLeftOut(of: binder, absentFrom: Set(vaultNodes.keys), in: project.id, remembering: true)
         var missing = binder.filter { vaultNodes[$0.key] == nil && !leftOut.contains($0.key) }
         let added = Set(missing.keys)
-        for _ in 0..<WritingLimits.maximumNesting where !missing.isEmpty {
+        var adding = true
+        while adding, !missing.isEmpty {
+            adding = false
             for (id, value) in missing.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
                 guard case .present(let kind, let parent, let orderKey, let title) = value,
                       parent.map({ vaultNodes[$0] != nil }) ?? true else { continue }
                 let under = Self.withinNesting(parent, vaultNodes)
                 vaultNodes[id] = try store.addSyncedNode(id, kind, titled: title, in: project.id, under: under, orderKey: orderKey)
                 missing[id] = nil
+                adding = true
             }
         }
         for (id, value) in binder.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
