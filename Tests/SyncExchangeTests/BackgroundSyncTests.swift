@@ -128,6 +128,38 @@ import Writing
                 "\(recorder.events.withLock { $0 })")
     }
 
+    /// Review 17 s9, N-s9-3 (its remainder): `sync resume` run in its own process is no transaction
+    /// the daemon sees. The daemon reads its pause again when the device is next seen, or a save
+    /// concerns it, and syncs at once, not up to 15 minutes later (its clock stands still here: the
+    /// pause's wait never runs out by itself).
+    @Test(arguments: [false, true]) func aResumeRunInItsOwnProcessIsNoticedAtTheNextSightingOrSave(bySave: Bool) throws {
+        let fixture = try SyncExchangeFixture()
+        let desk = fixture.deskKeys.profile.deviceID
+        try SyncControl.setPaused(true, device: desk, in: fixture.laptop.unlocked)
+        let recorder = Recorder()
+        let background = Self.background(fixture, recorder, listen: nil, clock: VaultClock.forwardOnly { 1_000 })
+        HeardAddresses.shared.reached(desk, at: fixture.server.address)
+        background.start()
+        defer { background.stop() }
+        background.seen(desk, at: fixture.server.address)
+        #expect(Self.eventually(10) { recorder.failures.first?.code == SyncExchangeErrorCode.paused.rawValue })
+        let project = try SyncExchangeFixture.project(fixture.desk, "Written during the pause")
+        // `vaultctl sync resume` in its own process: another handle on the laptop's vault, whose
+        // commits this daemon does not observe.
+        let other = try fixture.laptop.reopen().unlock(with: .passphrase(fixture.laptop.passphrase))
+        try SyncControl.setPaused(false, device: desk, in: other)
+        #expect(!Self.eventually(0.5) { recorder.successes > 0 }, "the daemon saw the other process's resume: this test shows nothing")
+        if bySave {
+            _ = try SyncExchangeFixture.document(fixture.laptop, in: try SyncExchangeFixture.project(fixture.laptop, "Saved after the resume"),
+                                                 "One", ["words"])
+        } else {
+            background.seen(desk, at: fixture.server.address)
+        }
+        #expect(try Self.eventually(10) { try recorder.successes == 1 && SyncExchangeFixture.hasProject(fixture.laptop, project.id) },
+                "\(recorder.events.withLock { $0 })")
+        #expect(recorder.failures.count == 1)
+    }
+
     /// Review 17, F16: a peer that answers `paused` is not asked again at each sighting (with
     /// --announce, every 5 s): each ask is an audit entry on both sides for as long as the pause lasts.
     @Test func aPeerThatAnswersPausedIsNotAskedAgainAtEverySighting() throws {

@@ -102,6 +102,7 @@ public final class BackgroundSync: Sendable {
     /// announced last). Starts a sync with it if this vault syncs with it and the schedule says so.
     public func seen(_ device: DeviceID, at address: SocketAddress?) {
         guard running.load(ordering: .acquiring), (try? SyncPartners.isPartner(device, in: vault)) == true else { return }
+        noticeResume(of: device)
         let start = state.withLock { state in
             if let address { state.addresses[device] = address }
             return self.address(of: device, in: state) != nil && state.schedule.seen(device, at: clock.monotonic())
@@ -115,6 +116,7 @@ public final class BackgroundSync: Sendable {
     /// it ends; a failing one waits for its retry).
     public func saved(_ compartments: Set<CompartmentID>) {
         guard running.load(ordering: .acquiring), let partners = try? SyncPartners.forSave(of: compartments, in: vault) else { return }
+        for device in partners { noticeResume(of: device) }
         let now = clock.monotonic()
         let start = state.withLock { state -> [DeviceID] in
             var start: [DeviceID] = []
@@ -128,6 +130,16 @@ public final class BackgroundSync: Sendable {
     public func resumed() {
         let now = clock.monotonic()
         state.withLock { $0.schedule.resumed(at: now) }
+    }
+
+    /// A pause here that `device` waits out, lifted by a `sync resume` run in its own process (no
+    /// transaction of this one, so `resumed` never ran): the pause is read again whenever the device
+    /// is seen or a save concerns it, and once lifted the device is due at once, not up to 15 minutes
+    /// later (review 17 s9, N-s9-3). A pause on the device's side is learned only from the device.
+    private func noticeResume(of device: DeviceID) {
+        guard state.withLock({ $0.schedule.waitsForPauseHere(device) }), (try? SyncControl.isPaused(device, in: vault)) == false else { return }
+        let now = clock.monotonic()
+        state.withLock { $0.schedule.resumed(device, at: now) }
     }
 
     /// Where `device` may be, the address to try first: where a sync of this process last reached
@@ -167,10 +179,12 @@ public final class BackgroundSync: Sendable {
             working.wait()
             defer { working.signal() }
             let outcome = run(device)
+            let pausedHere = Self.code(of: outcome) == .paused && (try? SyncControl.isPaused(device, in: vault)) == true
             let (retry, again) = state.withLock { state -> (Double?, Bool) in
                 switch outcome {
                 case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0)
-                case .failure(let error) where Self.code(of: error) == .paused: return (state.schedule.paused(device, at: clock.monotonic()), false)
+                case .failure(let error) where Self.code(of: error) == .paused:
+                    return (state.schedule.paused(device, at: clock.monotonic(), here: pausedHere), false)
                 case .failure(let error) where Self.code(of: error) == .unknownPeer: state.schedule.stopped(device); return (nil, false)
                 case .failure: return (state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random()), false)
                 }
@@ -189,6 +203,11 @@ public final class BackgroundSync: Sendable {
     /// longer syncs with (no retry) are not failures to back off from.
     private static func code(of error: Error) -> SyncExchangeErrorCode? {
         (error as? SyncExchangeError)?.code
+    }
+
+    private static func code(of outcome: Result<SyncRunReport, Error>) -> SyncExchangeErrorCode? {
+        guard case .failure(let error) = outcome else { return nil }
+        return code(of: error)
     }
 
     private func run(_ device: DeviceID) -> Result<SyncRunReport, Error> {

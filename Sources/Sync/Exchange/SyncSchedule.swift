@@ -43,6 +43,8 @@ public struct SyncSchedule: Sendable {
         var savedSince = false
         /// The retry set is a pause's wait, not a failure's backoff: a resume here ends it.
         var waitsForPause = false
+        /// That pause is this vault's own (`sync pause` here), whose end this vault can read.
+        var pausedHere = false
     }
 
     public let policy: Policy
@@ -110,7 +112,7 @@ public struct SyncSchedule: Sendable {
         var peer = peers[device] ?? Peer()
         defer { peers[device] = peer }
         peer.running = false
-        peer.waitsForPause = false
+        (peer.waitsForPause, peer.pausedHere) = (false, false)
         guard !succeeded else {
             (peer.failures, peer.retryAt, peer.lastSuccess) = (0, nil, now)
             return nil
@@ -122,15 +124,16 @@ public struct SyncSchedule: Sendable {
         return delay
     }
 
-    /// Sync with `device` was refused `paused` (here or on the device) at `now`: the next try is the
+    /// Sync with `device` was refused `paused` (`here`: by this vault's own pause; else by the
+    /// device's) at `now`: the next try is the
     /// longest retry away, so neither sightings (every 5 s with --announce) nor saves ask again
     /// before it, each ask being an audit entry on both sides (review 17, F16). Not a failure: the
     /// backoff is unchanged. Returns the delay.
     @discardableResult
-    public mutating func paused(_ device: DeviceID, at now: Double) -> Double {
+    public mutating func paused(_ device: DeviceID, at now: Double, here: Bool = false) -> Double {
         var peer = peers[device] ?? Peer()
         defer { peers[device] = peer }
-        (peer.running, peer.savedSince, peer.waitsForPause) = (false, false, true)
+        (peer.running, peer.savedSince, peer.waitsForPause, peer.pausedHere) = (false, false, true, here)
         peer.retryAt = now + policy.maximumRetrySeconds
         return policy.maximumRetrySeconds
     }
@@ -139,10 +142,22 @@ public struct SyncSchedule: Sendable {
     /// due at once, so what was edited meanwhile moves now, not up to 15 minutes later (review 17
     /// s9, N-s9-3). A device in a failure's backoff keeps it.
     public mutating func resumed(at now: Double) {
-        for (device, peer) in peers where peer.waitsForPause && !peer.running {
-            peers[device]?.retryAt = now
-            peers[device]?.waitsForPause = false
-        }
+        for (device, peer) in peers where peer.waitsForPause && !peer.running { resumed(device, at: now) }
+    }
+
+    /// Whether `device` waits out a pause of this vault's own (`paused(here: true)`): the caller may
+    /// read whether it still stands, since a `sync resume` run in another process is not seen here.
+    public func waitsForPauseHere(_ device: DeviceID) -> Bool {
+        peers[device].map { $0.waitsForPause && $0.pausedHere && !$0.running } ?? false
+    }
+
+    /// The pause `device` waited out ended (a resume here, or this vault's pause found lifted by a
+    /// `sync resume` run in another process: review 17 s9, N-s9-3): it is due at `now`.
+    public mutating func resumed(_ device: DeviceID, at now: Double) {
+        guard peers[device]?.waitsForPause == true else { return }
+        peers[device]?.retryAt = now
+        peers[device]?.waitsForPause = false
+        peers[device]?.pausedHere = false
     }
 
     /// `device` is no longer an own device: nothing is retried.

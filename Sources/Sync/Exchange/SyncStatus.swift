@@ -70,6 +70,11 @@ public enum SyncControl {
         }
     }
 
+    /// Whether sync with `device` is paused on this side (`setPaused`).
+    public static func isPaused(_ device: DeviceID, in vault: UnlockedVault) throws -> Bool {
+        try vault.transaction { tx in try SyncExchangeStore(database: tx.database).peer(device)?.paused ?? false }
+    }
+
     /// A compartment share grant the device accepted: the project in that compartment (if any)
     /// now syncs with the device in that role. Recorded as `sync.share`. A project someone else
     /// shared with this vault is refused (`requireOwner`): only its owner shares it.
