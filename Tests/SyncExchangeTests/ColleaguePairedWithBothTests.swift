@@ -21,8 +21,8 @@ import Writing
         let colleague: TestVault
         let colleagueKeys: DeviceKeys
 
-        init() throws {
-            f = try F()
+        init(laptopModules: [ModuleSchema] = F.modules) throws {
+            f = try F(laptopModules: laptopModules)
             colleague = try TestVault(modules: F.modules)
             colleagueKeys = try colleague.unlocked.deviceKeys(named: "colleague")
             for (owner, keys, role) in [(f.desk, f.deskKeys, FamilyPairing.Role.host), (f.laptop, f.laptopKeys, .host)] {
@@ -77,6 +77,44 @@ import Writing
             return
         }
         #expect(refusal.code == .notShared)
+    }
+
+    /// Review 17 s9, N-s9-9: a laptop that met F19 before the upgrade to exchange-10 (whose backfill
+    /// took every device its roster named, the colleague too, as granted here) stayed stuck; once
+    /// migration exchange-11 keeps only what the laptop decided itself, it takes the colleague's
+    /// records, and the owner's later ones built on them.
+    @Test func aLaptopStuckByF19BeforeTheUpgradeTakesTheColleaguesRecordsAfterExchange11() throws {
+        let exchange = SyncExchangeSchema.module
+        let atExchange10 = ModuleSchema(module: exchange.module, migrations: Array(exchange.migrations.prefix { $0.name != "exchange-11" }))
+        #expect(atExchange10.migrations.last?.name == "exchange-10")
+        let s = try Setup(laptopModules: [WritingSchema.module, SyncSchema.module, atExchange10])
+        let colleague = s.colleagueKeys.profile.deviceID
+        let project = try F.project(s.f.desk, "Shared memo")
+        let document = try F.document(s.f.desk, in: project, "Memo", ["Owner text.", "second"])
+        try F.share(project, of: s.f.desk, with: s.colleague, role: .editor)
+        #expect(try s.f.syncLaptop().received == 1)
+        #expect(try s.syncColleague().received == 1)
+        // What exchange-10 kept for a roster made before it: every device the roster names, at 0.
+        try s.f.laptop.tamper("DELETE FROM sync_granted_here; INSERT INTO sync_granted_here (project_id, device_id, granted_at) SELECT project_id, device_id, 0 FROM sync_roster")
+        let colleagues = try s.colleague.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        try F.edit(s.colleague, colleagues, document, block: 1, to: "second, by the colleague")
+        #expect(try s.syncColleague().sent == 1)
+        let stuck = try s.f.syncLaptop()
+        #expect(stuck.received == 0 && stuck.refused == 1, "\(stuck)")
+        #expect(F.details(s.f.laptop, .syncRecordRefused, "reason") == ["accessEnded"])
+        try F.edit(s.f.desk, project, document, block: 0, to: "Owner on the desk, later.")
+
+        // The upgrade: this binary opens the laptop, its list ending with exchange-11.
+        let upgraded = try Vault.open(at: s.f.laptop.directory, journal: RecordingJournal(), modules: F.modules)
+            .unlock(with: .passphrase(s.f.laptop.passphrase))
+        let granted = try upgraded.transaction { tx in try SyncExchangeStore(database: tx.database).grantedHere(project.id) }
+        #expect(!granted.contains(colleague), "the colleague is still taken as granted on the laptop")
+        #expect(granted.contains(s.f.deskKeys.profile.deviceID), "the own device whose offer made the project is no longer granted")
+        let after = try SyncInitiator(vault: upgraded, transport: try s.f.transport(), coordinator: nil).run()
+        #expect(after.received == 2 && after.refused == 0, "\(after)")
+        let held = try upgraded.transaction { tx in try WritingStore(tx).project(project.id) }
+        let texts = try upgraded.transaction { tx in try WritingStore(tx).documentContent(of: document, in: held.id).blocks.map(\.text) }
+        #expect(texts == ["Owner on the desk, later.", "second, by the colleague"])
     }
 
     /// The laptop shared the project with the colleague too, then revoked it there: the laptop

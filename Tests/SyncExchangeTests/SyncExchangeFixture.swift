@@ -20,10 +20,12 @@ final class SyncExchangeFixture {
 
     /// `deskTrusts` is the laptop's level on the desk; `laptopTrusts` the desk's on the laptop;
     /// `deskAnswers`, when given, answers the exchange on the desk's channel instead of its vault's
-    /// `SyncChannelService` (a hostile answerer).
-    init(deskTrusts: DeviceTrust = .mine, laptopTrusts: DeviceTrust = .mine, deskAnswers: ChannelService? = nil) throws {
+    /// `SyncChannelService` (a hostile answerer); `laptopModules`, the laptop's schemas (an older list: a
+    /// vault made by an earlier binary).
+    init(deskTrusts: DeviceTrust = .mine, laptopTrusts: DeviceTrust = .mine, deskAnswers: ChannelService? = nil,
+         laptopModules: [ModuleSchema] = SyncExchangeFixture.modules) throws {
         desk = try TestVault(modules: Self.modules)
-        laptop = try TestVault(modules: Self.modules)
+        laptop = try TestVault(modules: laptopModules)
         deskKeys = try desk.unlocked.deviceKeys(named: "desk")
         laptopKeys = try laptop.unlocked.deviceKeys(named: "laptop")
         try desk.unlocked.storePairing(FamilyPairing(peer: laptopKeys.profile, role: .host, pairedAt: 1))

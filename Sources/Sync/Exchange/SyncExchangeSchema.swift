@@ -133,5 +133,19 @@ public enum SyncExchangeSchema {
             );
             INSERT INTO sync_granted_here (project_id, device_id, granted_at) SELECT project_id, device_id, 0 FROM sync_roster;
             """),
+        // Review 17 s9, N-s9-9: exchange-10 took every device a roster named as granted here, so a
+        // colleague an own device's offer had named (F19) stayed ended on a vault that met F19
+        // before the upgrade. Of its rows (granted_at 0) only those of what this vault decided stay:
+        // the device each project came from (`sync_origins`), and a device whose offer made one of
+        // the owner's own projects here (an own device then: only own devices offer those). A device
+        // with a share here needs no row (its share decides); a `mine` device writes, and the next
+        // exchange of the project grants it again.
+        NamedMigration("exchange-11", """
+            DELETE FROM sync_granted_here WHERE granted_at = 0
+                AND NOT EXISTS (SELECT 1 FROM sync_origins WHERE sync_origins.project_id = sync_granted_here.project_id
+                                AND sync_origins.device_id = sync_granted_here.device_id)
+                AND NOT EXISTS (SELECT 1 FROM sync_project_sources WHERE sync_project_sources.device_id = sync_granted_here.device_id
+                                AND sync_project_sources.project_id NOT IN (SELECT project_id FROM sync_origins));
+            """),
     ])
 }

@@ -153,8 +153,8 @@ extension SyncExchangeHealth {
     /// by the module's migrations, and the whole rows of each one that had its columns are copied
     /// back. A dropped row's grant is lost on the safe side (a share grants nothing more; a roster
     /// key lost leaves its records unverified, their project local-only until `vaultctl repair
-    /// --from DEVICE`; a vector or a fork is learnt again at the next exchange; a device granted here
-    /// lost makes every rostered device granted, so no ended device is taken again); a damaged peer row
+    /// --from DEVICE`; a vector or a fork is learnt again at the next exchange; devices granted here
+    /// lost are granted again where this vault decided: `grantDecidedRostered`); a damaged peer row
     /// whose device id is whole comes back paused, so a pause is never lost: the owner resumes it.
     /// An origin is not a grant: without it a project is the owner's own (shared on, offered as
     /// `mine`), so a lost one is put back from the audit log (`origins`), in the role the project's
@@ -193,9 +193,9 @@ extension SyncExchangeHealth {
             }
             try database.execute("DROP TABLE \"\(table)_mending\"")
         }
-        // A grant's end must not be forgotten: rows lost, every rostered device counts as granted.
+        // Rows lost: what this vault decided is granted again (never every rostered device: N-s9-9).
         if mend.remade.contains("sync_granted_here") || mend.dropped["sync_granted_here"] != nil {
-            try SyncExchangeStore(database: database).grantEveryRostered()
+            try SyncExchangeStore(database: database).grantDecidedRostered()
         }
         if mend.remade.contains("sync_origins") || mend.dropped["sync_origins"] != nil {
             switch try restoreOrigins(from: history, in: transaction) {

@@ -114,10 +114,20 @@ struct SyncExchangeStore {
         }
     }
 
-    /// Every device the rosters name, taken as granted here (the safe side): after a mend dropped
-    /// rows of `sync_granted_here`, nothing tells which of them this vault granted.
-    func grantEveryRostered() throws {
-        try database.query("INSERT OR IGNORE INTO sync_granted_here (project_id, device_id, granted_at) SELECT project_id, device_id, 0 FROM sync_roster")
+    /// After a mend dropped rows of `sync_granted_here`: the rostered devices this vault decided on
+    /// itself, taken as granted here (what migration exchange-11 keeps): each project's origin, and
+    /// each device whose offer made one of the owner's own projects here (an own device then). Never
+    /// every rostered device: a colleague an own device's offer named would be ended here, and every
+    /// later record built on its edit would wait for ever (review 17 s9, N-s9-9; s8, F19).
+    func grantDecidedRostered() throws {
+        try database.query("""
+            INSERT OR IGNORE INTO sync_granted_here (project_id, device_id, granted_at)
+            SELECT project_id, device_id, 0 FROM sync_roster AS rostered
+            WHERE EXISTS (SELECT 1 FROM sync_origins WHERE sync_origins.project_id = rostered.project_id
+                          AND sync_origins.device_id = rostered.device_id)
+               OR EXISTS (SELECT 1 FROM sync_project_sources WHERE sync_project_sources.device_id = rostered.device_id
+                          AND sync_project_sources.project_id NOT IN (SELECT project_id FROM sync_origins))
+            """)
     }
 
     // MARK: Origins and rosters
