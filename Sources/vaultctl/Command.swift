@@ -71,7 +71,8 @@ enum VaultLocation {
         let real = realDirectory(arguments)
         // A copy repair kept is opened read-only or not at all (`KeptCopies`): never checked (the check
         // opens the database read-write) nor copied into memory.
-        if DamagedStoreCopy.isKeptCopy(real) { return real }
+        // `doc show|list --read-only` read it from this process's copy in memory (`KeptCopies.read`).
+        if DamagedStoreCopy.isKeptCopy(real) { return InMemoryMode.copy(of: real) ?? real }
         return InMemoryMode.directory(for: real)
     }
 
@@ -113,6 +114,7 @@ enum VaultLocation {
         let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
         for warning in unlocked.unlockWarnings { Output.note("vaultctl: warning: \(warning)") }
         DamagedTrustNotice.print(vault)
+        for problem in DamagedSyncRecords.problems(of: unlocked) { Output.note("vaultctl: warning: \(problem)") }
         return unlocked
     }
 }

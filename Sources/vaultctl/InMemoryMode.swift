@@ -73,6 +73,25 @@ enum InMemoryMode {
         }
     }
 
+    /// For `doc show|list --read-only` on a copy `vaultctl repair` kept (review 17 s9, N-s9-6): its
+    /// files are read into a copy in memory with its writing store as it was, and the command opens
+    /// that copy; SQLite never opens the kept copy's own files (attack review s8, F2).
+    static func readKeptCopy(_ real: String) throws {
+        try state.withLock { state in
+            guard state.copies[real] == nil else { return }
+            let reason = "reading the copy 'vaultctl repair' kept in \(real) from a copy in memory"
+            let (root, copy) = try InMemoryStore.makeCopy(of: real, reason: reason, emptyingWritingStore: false)
+            if state.roots.isEmpty { atexit { InMemoryMode.removeCopies() } }
+            state.roots.append(root)
+            state.copies[real] = copy
+            state.reason = reason
+            Output.note("vaultctl: \(reason): nothing is written to it")
+        }
+    }
+
+    /// This process's copy in memory of the vault in `real`, if it made one.
+    static func copy(of real: String) -> String? { state.withLock { $0.copies[real] } }
+
     /// For `repair`, which rebuilds the vault's own store: the vault itself, never a copy.
     static func bypass() { state.withLock { $0.bypassed = true } }
 

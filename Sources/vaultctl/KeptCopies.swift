@@ -22,6 +22,20 @@ enum KeptCopies {
             """, exitCode: .failure, hint: "'vaultctl audit verify --read-only --vault \(directory)' reads it without writing")
     }
 
+    static let readOption = Option("--read-only", "read a copy 'vaultctl repair' kept (--vault VAULT/damaged/NAME) from a copy in memory, writing nothing to it")
+
+    /// `doc show|list --read-only` (review 17 s9, N-s9-6): words only a kept copy holds are read back
+    /// from a copy of its files in memory (`InMemoryMode.readKeptCopy`), never by opening them.
+    static func readIfAsked(_ arguments: ParsedArguments) throws {
+        guard arguments.has(readOption.name) else { return }
+        let directory = VaultLocation.realDirectory(arguments)
+        guard DamagedStoreCopy.isKeptCopy(directory) else {
+            throw CommandError(message: "--read-only reads a copy 'vaultctl repair' kept (--vault VAULT/damaged/NAME); \(directory) is not one",
+                               exitCode: .usage)
+        }
+        try InMemoryMode.readKeptCopy(directory)
+    }
+
     /// The vault's kept copies; refused (naming them and `consequence`) while there are any and
     /// --remove-kept-copies was not given.
     static func refuseKeeping(_ arguments: ParsedArguments, command: String, consequence: String) throws -> [String] {

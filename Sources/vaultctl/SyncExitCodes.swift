@@ -31,6 +31,7 @@ extension ExitCode {
         case .notOwnDevice: self = .refused
         case .recordRefused, .auditMismatch: self = .dataError
         case .copyFailed: self = .ioError
+        case .localWordsAtRisk: self = .failure
         }
     }
 }

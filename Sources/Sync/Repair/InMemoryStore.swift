@@ -29,7 +29,9 @@ public enum InMemoryStore {
     /// Makes the copy of the vault in `directory`; returns the folder to remove afterwards and the
     /// copy's vault folder inside it.
     /// `reason` is why the vault's store cannot be opened, kept in the copy's mark.
-    public static func makeCopy(of directory: String, reason: String) throws -> (root: String, vault: String) {
+    /// `emptyingWritingStore: false` keeps the copy's writing store as it was: for reading a copy a
+    /// repair kept (`vaultctl doc show --read-only`), which is never opened itself.
+    public static func makeCopy(of directory: String, reason: String, emptyingWritingStore: Bool = true) throws -> (root: String, vault: String) {
         sweepAbandoned()
         let root = (base as NSString).appendingPathComponent("\(prefix)\(getpid())-\(ByteEncoding.hex(try SecureRandom.bytes(8)))")
         let copy = (root as NSString).appendingPathComponent("vault")
@@ -48,8 +50,10 @@ public enum InMemoryStore {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: assets)) ?? [] where name.hasSuffix(".vbundle") && !name.hasPrefix(".") {
             _ = symlink((assets as NSString).appendingPathComponent(name), (copy as NSString).appendingPathComponent("assets/" + name))
         }
-        let database = try Database(path: (copy as NSString).appendingPathComponent(Vault.databaseName), create: false, readOnly: false)
-        try WritingStoreReset.resetScratch(database)
+        if emptyingWritingStore {
+            let database = try Database(path: (copy as NSString).appendingPathComponent(Vault.databaseName), create: false, readOnly: false)
+            try WritingStoreReset.resetScratch(database)
+        }
         return (root, copy)
     }
 

@@ -14,4 +14,7 @@ public enum RepairErrorCode: String, Sendable, CaseIterable {
     case auditMismatch
     /// The damaged store could not be kept aside: nothing changed.
     case copyFailed
+    /// Documents here hold words the device does not (written here, never synced): named, and
+    /// nothing changed, unless --discard-local (review 17 s9, N-s9-6).
+    case localWordsAtRisk
 }

@@ -31,6 +31,9 @@ public struct RepairReport: Sendable, Equatable {
     /// Projects the device offered as someone else's whose origin this vault did not take: it made
     /// them itself, not from that device's offer (attack review s7, N8), so they stay the owner's own.
     public var originsRefused: [ProjectID] = []
+    /// Documents here whose words the rebuild replaced or dropped (--discard-local): they are only
+    /// in the kept copy now (review 17 s9, N-s9-6).
+    public var replacedHere: [LocalDocumentAtRisk] = []
 
     public init() {}
 
@@ -48,11 +51,15 @@ public struct RepairReport: Sendable, Equatable {
 public struct StoreRepair {
     public let vault: UnlockedVault
     public let transport: SyncTransport
+    /// Whether documents here with words the device does not hold may be replaced (--discard-local);
+    /// without it the repair is refused, naming them (`LocalDocumentAtRisk`).
+    public let discardingLocal: Bool
     let clock: VaultClock
 
-    public init(vault: UnlockedVault, transport: SyncTransport, clock: VaultClock = .system) {
+    public init(vault: UnlockedVault, transport: SyncTransport, discardingLocal: Bool = false, clock: VaultClock = .system) {
         self.vault = vault
         self.transport = transport
+        self.discardingLocal = discardingLocal
         self.clock = clock
     }
 
@@ -81,17 +88,22 @@ public struct StoreRepair {
         let compartments = try projectCompartments()
         var report = RepairReport()
         var pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])] = []
+        var replicas: [ProjectID: SyncReplica] = [:]
         let offers = try SyncProjectsPage.all { try transport.request(SyncWire.projectsKind, body: SyncOutgoing($0)) }
         let own = try SyncStatus.ownDeviceKeys(vault)
         for offer in offers {
             guard let compartment = compartments[offer.project] else { report.notHere.append(offer.project); continue }
-            pulled.append((offer, compartment, try pull(offer, devices: own.merging(Self.keys(of: offer.roster)) { kept, _ in kept })))
+            let replica = try pull(offer, devices: own.merging(Self.keys(of: offer.roster)) { kept, _ in kept })
+            replicas[offer.project] = replica
+            pulled.append((offer, compartment, replica.records(missingFrom: [:])))
         }
         report.notOffered = compartments.keys.filter { id in !offers.contains { $0.project == id } }.sorted { $0.hex < $1.hex }
         let provenance = try provenances(of: pulled.map(\.offer))
         let sessions = try startSessions(for: pulled.map(\.compartment))
         defer { for session in sessions.values { try? session.end() } }
         try check(pulled, own: author.device, sessions: sessions, into: &report)
+        report.replacedHere = try documentsAtRisk(replicas, sessions: sessions)
+        if !report.replacedHere.isEmpty && !discardingLocal { throw refusal(naming: report.replacedHere) }
         let kept = try DamagedStoreCopy.keep(vault.vault, at: clock.now())
         report.kept = kept.name
         report.keptBytes = kept.bytes
@@ -118,8 +130,8 @@ public struct StoreRepair {
     }
 
     /// Every record the device holds of the project, verified in a replica in memory (signature,
-    /// seal of the format, causality); parents first.
-    private func pull(_ offer: SyncProjectOffer, devices: [DeviceID: [UInt8]]) throws -> [ChangeRecord] {
+    /// seal of the format, causality).
+    private func pull(_ offer: SyncProjectOffer, devices: [DeviceID: [UInt8]]) throws -> SyncReplica {
         var replica = SyncReplica(project: offer.project, author: nil, devices: devices)
         for _ in 1...SyncInitiator.maximumRounds {
             let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
@@ -131,7 +143,36 @@ public struct StoreRepair {
         if let refusal = replica.refusals.first {
             throw RepairError(.recordRefused, "project \(offer.project): device \(peer.fingerprint) sent a record that does not verify (\(refusal.error.code.rawValue)); nothing was changed")
         }
-        return replica.records(missingFrom: [:])
+        return replica
+    }
+
+    /// The documents here each pulled project's records would give other words, or lack (read
+    /// before anything changes, in the repair's sessions for a privileged project's).
+    private func documentsAtRisk(_ replicas: [ProjectID: SyncReplica],
+                                 sessions: [CompartmentID: PrivilegedProcessingSession]) throws -> [LocalDocumentAtRisk] {
+        try vault.transaction { tx in
+            var found: [LocalDocumentAtRisk] = []
+            for (id, pulled) in replicas.sorted(by: { $0.key.hex < $1.key.hex }) {
+                guard let project = try? WritingStore(tx).project(id) else { continue }
+                let access: RecordAccess = sessions[project.compartment.id].map { .session($0) } ?? .vault
+                var replica = pulled
+                found += LocalDocumentAtRisk.find(in: project, store: WritingStore(tx, access: access, clock: clock), replica: &replica)
+            }
+            return found
+        }
+    }
+
+    /// The repair refused because it would replace words only this vault holds (review 17 s9,
+    /// N-s9-6: a repair once dropped a laptop's unsynced words, saying nothing).
+    private func refusal(naming documents: [LocalDocumentAtRisk]) -> RepairError {
+        let shown = documents.prefix(10).map(\.named).joined(separator: "; ")
+        let more = documents.count > 10 ? "; and \(documents.count - 10) more" : ""
+        return RepairError(.localWordsAtRisk, """
+            \(documents.count) document(s) here hold words that device does not (\(peer.name), \(peer.fingerprint)): \(shown)\(more); \
+            nothing was changed. 'vaultctl sync now --peer \(peer.fingerprint)' sends them first where their project syncs; or \
+            --discard-local replaces them, and their words here are then only in the kept copy ('vaultctl doc show PROJECT DOC \
+            --vault VAULT/damaged/NAME --read-only' reads them)
+            """)
     }
 
     /// How this vault came to hold each offered project that the offer says is someone else's

@@ -34,10 +34,11 @@ enum DocCommands {
         in the register's words (a legal project lists documents and sections).
 
         \(WritingContext.sessionNote)
-        """, options: readOptions, positionals: 1...1, json: true, examples: [
+        """, options: readOptions + [KeptCopies.readOption], positionals: 1...1, json: true, examples: [
             "vaultctl doc list \"The harbour\"",
             "vaultctl doc list \"Smith v. Jones\" --purpose \"prepare the hearing\" --json",
         ]) { arguments in
+            try KeptCopies.readIfAsked(arguments)
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
@@ -72,11 +73,16 @@ enum DocCommands {
         --base VERSION' when you write the text back, so that what a sync or another command
         changed meanwhile is merged rather than overwritten.
 
+        With --read-only and --vault VAULT/damaged/NAME, reads a document of a copy 'vaultctl repair
+        --from' kept (words only it holds): from a copy of its files in memory, writing nothing to it
+        and taking no version.
+
         \(WritingContext.sessionNote)
-        """, options: readOptions, positionals: 2...2, json: true, examples: [
+        """, options: readOptions + [KeptCopies.readOption], positionals: 2...2, json: true, examples: [
             "vaultctl doc show \"Smith v. Jones\" \"Memo\" --purpose \"review before filing\"",
             "vaultctl doc show \"The harbour\" Arrival --json",
         ]) { arguments in
+            try KeptCopies.readIfAsked(arguments)
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])

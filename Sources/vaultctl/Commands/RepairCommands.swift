@@ -8,12 +8,16 @@ import Sync
 /// rebuilt from one of the owner's own paired devices, the damaged one kept aside.
 enum RepairCommands {
     static let repair = Command("repair", synopsis: "mend sync state; rebuild this vault's writing store from one of your own devices",
-                                usage: "[--from PEER [--address ADDR:PORT] | --write-anyway PROJECT]", about: """
+                                usage: "[--from PEER [--address ADDR:PORT] [--discard-local] | --write-anyway PROJECT]", about: """
         Without --from: mends the sync exchange's own tables when they are damaged ('vaultctl sync
         status' says so; sync with every device is off until then): each is made again and its whole
         rows kept; a damaged row is dropped (a share, an origin or a roster key it held is lost on the
         safe side: share again, or 'repair --from' a project left local-only), except a device's row,
-        which comes back paused ('vaultctl sync resume'). Says what it dropped; recorded in the audit log.
+        which comes back paused ('vaultctl sync resume'). It also mends a project's stored change
+        records whose clear columns hold a value no writer stores (a flipped bit; the project works
+        local-only until then, and every command names it): each such row is written again from
+        the sealed record it names, or dropped when that record does not open (a sync with your own
+        device brings it again). Says what it dropped; recorded in the audit log.
 
         With --from:
         Rebuilds the writing store (projects, documents and the sync records they are made of) from
@@ -30,6 +34,12 @@ enum RepairCommands {
         stay in the kept copy, as do edits PEER never received. Refused while 'vaultctl serve' serves
         this vault (stop it first), and no serve starts while a repair runs.
 
+        Before anything changes, the documents here are compared with what PEER's records make of
+        them: a document whose words here PEER does not hold (written here and never synced, or
+        changed since) is named, and the repair is refused (exit 1) unless --discard-local is given;
+        with it, they are replaced and named again, and their words here are only in the kept copy,
+        where 'vaultctl doc show PROJECT DOC --vault VAULT/damaged/NAME --read-only' reads them.
+
         A project whose records made on THIS device PEER lacks (this vault's audit log recorded
         more of them) stays view-only here until they come back: 'vaultctl sync now --peer DEVICE'
         with your own device that holds them brings them. A change before would be signed under
@@ -37,6 +47,7 @@ enum RepairCommands {
         the project for good. --write-anyway PROJECT (its id or name) stops waiting, recorded, when
         none of your devices holds them.
         """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"]),
+                     Option("--discard-local", "with --from: replace the documents here whose words PEER does not hold (they stay in the kept copy); without it the repair is refused, naming them"),
                      Option("--write-anyway", value: "PROJECT", "let PROJECT take changes again though this device's own records of it a repair lacked are not back"),
                      WritingContext.purposeOption],
         json: true, examples: ["vaultctl repair", "vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
@@ -52,7 +63,7 @@ enum RepairCommands {
             let pairing = try PeerSelection.pairing(from, in: try unlocked.vault.familyPairings())
             let address = try PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)
             let client = try ChannelClient(connectingTo: address, localKeys: unlocked.deviceKeys(), peer: pairing.peer)
-            let report = try StoreRepair(vault: unlocked, transport: ChannelSyncTransport(client)).run()
+            let report = try StoreRepair(vault: unlocked, transport: ChannelSyncTransport(client), discardingLocal: arguments.has("--discard-local")).run()
             let kept = (unlocked.vault.directory as NSString).appendingPathComponent("damaged/" + report.kept)
             if arguments.has("--json") {
                 Output.json(["peer": DeviceCommand.json(pairing.peer), "kept": kept, "kept_bytes": report.keptBytes,
@@ -61,12 +72,18 @@ enum RepairCommands {
                              "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
                              "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex),
                              "origins_refused": report.originsRefused.map(\.hex),
+                             "replaced_here": report.replacedHere.map(json),
                              "awaiting": report.awaiting.sorted { $0.key.hex < $1.key.hex }.map { ["project": $0.key.hex, "counter": $0.value] as [String: Any] }])
                 return
             }
             Output.line("Rebuilt \(report.projects.count) project(s) from \(pairing.peer.name): \(report.records) record(s), "
                         + "\(report.checked) checked against this vault's audit log.")
             Output.line("The damaged store is kept in \(kept)")
+            if !report.replacedHere.isEmpty {
+                Output.line("Replaced \(report.replacedHere.count) document(s) here whose words \(pairing.peer.name) does not hold "
+                            + "(--discard-local): \(report.replacedHere.map(\.named).joined(separator: "; ")). Their words here are only in the kept copy: "
+                            + "'vaultctl doc show PROJECT DOC --vault \(kept) --read-only' reads them.")
+            }
             if let why = mend.originsNotRestored { Output.line("The sync state was mended first: \(why).") }
             if report.missing > 0 { Output.line("\(report.missing) record(s) this vault held are not on \(pairing.peer.name): they are only in the kept copy.") }
             for (id, counter) in report.awaiting.sorted(by: { $0.key.hex < $1.key.hex }) {
@@ -89,14 +106,21 @@ enum RepairCommands {
         defer { withExtendedLifetime(lock) {} }
         let unlocked = try VaultLocation.unlock(arguments)
         let mend = try SyncExchangeHealth.mend(unlocked)
+        let records = try DamagedSyncRecords.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
-            Output.json(["mended": mend.changed, "remade": mend.remade, "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) }),
+            Output.json(["mended": mend.changed || records.changed, "remade": mend.remade,
+                         "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) }),
                          "origins_restored": mend.originsRestored.map(\.hex),
-                         "origins_not_restored": mend.originsNotRestored ?? NSNull()])
+                         "origins_not_restored": mend.originsNotRestored ?? NSNull(),
+                         "records_mended": Dictionary(uniqueKeysWithValues: records.mended.map { ($0.key.hex, $0.value) }),
+                         "records_dropped": Dictionary(uniqueKeysWithValues: records.dropped.map { ($0.key.hex, $0.value) }),
+                         "records_dropped_unowned": records.droppedUnowned])
             return
         }
+        say(records)
         guard mend.changed else {
+            if records.changed { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
@@ -108,6 +132,26 @@ enum RepairCommands {
         if let why = mend.originsNotRestored { Output.line("Not put back: \(why).") }
         if mend.dropped["sync_peers"] != nil { Output.line("A device whose row was damaged is paused: 'vaultctl sync resume --peer PEER' resumes it.") }
         Output.line("Sync state mended; 'vaultctl sync status' shows it.")
+    }
+
+    /// What mending the damaged rows of stored change records did (review 17 s9, N-s9-6).
+    static func say(_ records: SyncRecordsMend) {
+        for (project, count) in records.mended.sorted(by: { $0.key.hex < $1.key.hex }) {
+            Output.line("Mended \(count) damaged row(s) of \(DamagedSyncRecords.table) of project \(project.hex) from the records they name.")
+        }
+        for (project, count) in records.dropped.sorted(by: { $0.key.hex < $1.key.hex }) {
+            Output.line("Dropped \(count) row(s) of \(DamagedSyncRecords.table) of project \(project.hex) whose record does not open: "
+                        + "'vaultctl sync now --peer DEVICE' with your own device brings it again; if 'vaultctl sync status' still shows "
+                        + "the project local-only, 'vaultctl repair --from DEVICE' rebuilds it.")
+        }
+        if records.droppedUnowned > 0 { Output.line("Dropped \(records.droppedUnowned) row(s) of \(DamagedSyncRecords.table) that name no project here.") }
+        if records.changed { Output.line("Stored change records mended; 'vaultctl sync status' shows whether each project syncs.") }
+    }
+
+    /// A document a repair replaced or would replace, for --json.
+    static func json(_ document: LocalDocumentAtRisk) -> [String: Any] {
+        ["project": document.project.hex, "document": document.document.hex, "title": document.title ?? NSNull(),
+         "lacked_by_device": document.lackedByDevice]
     }
 
     /// `vaultctl repair --write-anyway PROJECT` (SECURITY.md §19.10): the project stops waiting for

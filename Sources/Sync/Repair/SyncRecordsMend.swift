@@ -1,0 +1,109 @@
+import CryptoVault
+import PrivilegedSession
+import Writing
+
+/// What `vaultctl repair` did to the damaged rows of `sync_records` (`DamagedSyncRecords`; review
+/// 17 s9, N-s9-6).
+public struct SyncRecordsMend: Sendable, Equatable {
+    /// Rows whose clear columns were written again from the sealed record each names, by project.
+    public var mended: [ProjectID: Int] = [:]
+    /// Rows dropped, with their sealed parts, because the record each names could not be read back
+    /// as the record its hash names: by project (a sync with an own device, or `repair --from`,
+    /// brings it again).
+    public var dropped: [ProjectID: Int] = [:]
+    /// Rows dropped that named no project here (their project id was damaged too).
+    public var droppedUnowned = 0
+
+    public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || droppedUnowned > 0 }
+}
+
+extension DamagedSyncRecords {
+    /// `vaultctl repair` without --from: each damaged row written again from the sealed record it
+    /// names (its clear columns are that record's device, counter, lamport and part count, so they
+    /// come back exactly), or dropped when that record does not open as the one its hash names; in
+    /// one audited transaction (`sync.records-mended`: mended, dropped, projects). A privileged
+    /// project's records open only in a session of its compartment (actor `repair`), as every read
+    /// of them does.
+    public static func mend(_ vault: UnlockedVault) throws -> SyncRecordsMend {
+        let found = try vault.transaction { tx in
+            try rows(in: tx.database).map { row in (row.rowid, try row.project.map { try WritingStore(tx).project($0) }) }
+        }
+        guard !found.isEmpty else { return SyncRecordsMend() }
+        var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
+        defer { for session in sessions.values { try? session.end() } }
+        for case let (_, project?) in found where project.isPrivileged && sessions[project.compartment.id] == nil {
+            sessions[project.compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair",
+                                                                                     purpose: "mend damaged sync records")
+        }
+        let keys = try vault.deviceKeys()
+        let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
+        return try vault.transaction { tx in
+            var mend = SyncRecordsMend()
+            for (rowid, project) in found {
+                guard let project else {
+                    try tx.database.query("DELETE FROM sync_records WHERE rowid = ?", [.integer(rowid)])
+                    mend.droppedUnowned += 1
+                    continue
+                }
+                let access: RecordAccess = sessions[project.compartment.id].map { .session($0) } ?? .vault
+                let sync = VaultSync(WritingStore(tx, access: access), author: author, devices: [:])
+                if try restore(rowid, of: project, with: sync) {
+                    mend.mended[project.id, default: 0] += 1
+                } else {
+                    try drop(rowid, of: project, in: tx)
+                    mend.dropped[project.id, default: 0] += 1
+                }
+            }
+            let projects = Set(mend.mended.keys).union(mend.dropped.keys)
+            try tx.record(.syncRecordsMended, details: [.init("mended", String(mend.mended.values.reduce(0, +))),
+                                                        .init("dropped", String(mend.dropped.values.reduce(0, +) + mend.droppedUnowned)),
+                                                        .init("projects", String(projects.count))])
+            return mend
+        }
+    }
+
+    /// Writes the row's clear columns again from the sealed record it names; false when that does
+    /// not open, or is not the record its hash names, or another row holds its place already (the
+    /// same device and counter: a second history, never taken).
+    static func restore(_ rowid: Int64, of project: WritingProject, with sync: VaultSync) throws -> Bool {
+        guard let record = try storedRecord(rowid, of: project, with: sync) else { return false }
+        do {
+            try sync.database.query("""
+                UPDATE sync_records SET device_id = ?, counter = ?, lamport = ?, parts = ?,
+                    stored_at = CASE WHEN typeof(stored_at) = 'integer' THEN stored_at ELSE ? END
+                WHERE rowid = ?
+                """, [.blob(record.record.device.bytes), .integer(Int64(record.record.counter)), .integer(Int64(record.record.lamport)),
+                      .integer(record.parts), .integer(sync.store.clock.now()), .integer(rowid)])
+        } catch is CryptoVaultError {
+            return false
+        }
+        return true
+    }
+
+    /// The record the row names, opened with the part count its column says, or, when that count is
+    /// damaged, with each count a record may have until one opens as the record its hash names.
+    private static func storedRecord(_ rowid: Int64, of project: WritingProject, with sync: VaultSync) throws -> (record: ChangeRecord, parts: Int64)? {
+        guard let row = try sync.database.queryOne("SELECT hash, parts FROM sync_records WHERE rowid = ?", [.integer(rowid)]),
+              let hash = try? row.blob("hash"), hash.count == 32 else { return nil }
+        let given = try? row.integer("parts")
+        let counts = given.map { (1...Int64(mostParts)).contains($0) } == true ? [given ?? 1] : Array(1...Int64(mostParts))
+        for parts in counts {
+            let bytes: [UInt8]
+            do { bytes = try sync.storedRecord(hash, parts: parts, of: project) } catch let error as WritingError where error.code == .privilegedSessionRequired {
+                throw error
+            } catch { continue }
+            guard let record = try? ChangeRecordCodec.parse(bytes), record.hash == hash, record.project == project.id else { continue }
+            return (record, parts)
+        }
+        return nil
+    }
+
+    /// Deletes the row and every sealed part its hash names (a sync that brings the record again
+    /// seals them anew).
+    private static func drop(_ rowid: Int64, of project: WritingProject, in tx: VaultTransaction) throws {
+        if let hash = try? tx.database.queryOne("SELECT hash FROM sync_records WHERE rowid = ?", [.integer(rowid)])?.blob("hash"), hash.count == 32 {
+            for part in 0..<mostParts { try? tx.removeRecord(at: try VaultSync.location(hash, part: part), in: project.compartment) }
+        }
+        try tx.database.query("DELETE FROM sync_records WHERE rowid = ?", [.integer(rowid)])
+    }
+}
