@@ -43,7 +43,7 @@ public struct VaultSync {
     public func replica(of projectID: ProjectID) throws -> SyncReplica {
         let project = try store.project(projectID)
         // A row whose clear columns no writer stores (a flipped bit) is the project's damage (N-s9-6).
-        try DamagedSyncRecords.check(projectID, in: database)
+        try VaultSync.DamagedRecords.check(projectID, in: database)
         var replica = SyncReplica(project: projectID, author: author, devices: devices)
         for (hash, bytes) in try storedRecords(of: project) {
             switch replica.receive(bytes) {

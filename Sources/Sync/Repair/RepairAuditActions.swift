@@ -15,7 +15,7 @@ extension AuditAction {
     /// The kept copies removed, as `compartment destroy` or `passwd --remove-kept-copies` asked
     /// (details: kept (their names under `damaged/`, comma-separated), because (the command)).
     public static let syncRepairKeptRemove = AuditAction("sync.repair-kept-remove")
-    /// `vaultctl repair` (without --from) mended damaged rows of `sync_records` (`DamagedSyncRecords`;
+    /// `vaultctl repair` (without --from) mended damaged rows of `sync_records` (`VaultSync.DamagedRecords`;
     /// details: mended, dropped, projects).
     public static let syncRecordsMended = AuditAction("sync.records-mended")
 }

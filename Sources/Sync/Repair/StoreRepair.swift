@@ -169,7 +169,8 @@ public struct StoreRepair {
         let more = documents.count > 10 ? "; and \(documents.count - 10) more" : ""
         return RepairError(.localWordsAtRisk, """
             \(documents.count) document(s) here hold words that device does not (\(peer.name), \(peer.fingerprint)): \(shown)\(more); \
-            nothing was changed. 'vaultctl sync now --peer \(peer.fingerprint)' sends them first where their project syncs; or \
+            nothing was changed. 'vaultctl sync now --peer \(peer.fingerprint)' sends them first where their project syncs \
+            ('vaultctl repair' first mends a project whose stored records are damaged); or \
             --discard-local replaces them, and their words here are then only in the kept copy ('vaultctl doc show PROJECT DOC \
             --vault VAULT/damaged/NAME --read-only' reads them)
             """)

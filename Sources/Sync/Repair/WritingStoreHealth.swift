@@ -27,8 +27,8 @@ public enum WritingStoreHealth {
             // Damaged rows of stored change records that each name a project here are those projects'
             // sync state (local-only, `vaultctl repair` mends), not the store's: the owner's documents,
             // unsynced words included, stay readable (review 17 s9, N-s9-6).
-            let projectsOwn = DamagedSyncRecords.areEachOneProjects(in: database)
-            if let first = rows.first(where: { store.contains($0.table) && !(projectsOwn && $0.table == DamagedSyncRecords.table) }) {
+            let projectsOwn = VaultSync.DamagedRecords.eachNamesAProject(in: database)
+            if let first = rows.first(where: { store.contains($0.table) && !(projectsOwn && $0.table == VaultSync.DamagedRecords.table) }) {
                 return "the table \(first.table) holds a damaged row (\(first.finding))"
             }
         }

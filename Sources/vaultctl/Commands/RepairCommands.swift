@@ -106,7 +106,7 @@ enum RepairCommands {
         defer { withExtendedLifetime(lock) {} }
         let unlocked = try VaultLocation.unlock(arguments)
         let mend = try SyncExchangeHealth.mend(unlocked)
-        let records = try DamagedSyncRecords.mend(unlocked)
+        let records = try VaultSync.DamagedRecords.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
             Output.json(["mended": mend.changed || records.changed, "remade": mend.remade,
@@ -137,14 +137,14 @@ enum RepairCommands {
     /// What mending the damaged rows of stored change records did (review 17 s9, N-s9-6).
     static func say(_ records: SyncRecordsMend) {
         for (project, count) in records.mended.sorted(by: { $0.key.hex < $1.key.hex }) {
-            Output.line("Mended \(count) damaged row(s) of \(DamagedSyncRecords.table) of project \(project.hex) from the records they name.")
+            Output.line("Mended \(count) damaged row(s) of \(VaultSync.DamagedRecords.table) of project \(project.hex) from the records they name.")
         }
         for (project, count) in records.dropped.sorted(by: { $0.key.hex < $1.key.hex }) {
-            Output.line("Dropped \(count) row(s) of \(DamagedSyncRecords.table) of project \(project.hex) whose record does not open: "
+            Output.line("Dropped \(count) row(s) of \(VaultSync.DamagedRecords.table) of project \(project.hex) whose record does not open: "
                         + "'vaultctl sync now --peer DEVICE' with your own device brings it again; if 'vaultctl sync status' still shows "
                         + "the project local-only, 'vaultctl repair --from DEVICE' rebuilds it.")
         }
-        if records.droppedUnowned > 0 { Output.line("Dropped \(records.droppedUnowned) row(s) of \(DamagedSyncRecords.table) that name no project here.") }
+        if records.droppedUnowned > 0 { Output.line("Dropped \(records.droppedUnowned) row(s) of \(VaultSync.DamagedRecords.table) that name no project here.") }
         if records.changed { Output.line("Stored change records mended; 'vaultctl sync status' shows whether each project syncs.") }
     }
 

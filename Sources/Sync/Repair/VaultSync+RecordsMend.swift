@@ -2,7 +2,7 @@ import CryptoVault
 import PrivilegedSession
 import Writing
 
-/// What `vaultctl repair` did to the damaged rows of `sync_records` (`DamagedSyncRecords`; review
+/// What `vaultctl repair` did to the damaged rows of `sync_records` (`VaultSync.DamagedRecords`; review
 /// 17 s9, N-s9-6).
 public struct SyncRecordsMend: Sendable, Equatable {
     /// Rows whose clear columns were written again from the sealed record each names, by project.
@@ -11,13 +11,13 @@ public struct SyncRecordsMend: Sendable, Equatable {
     /// as the record its hash names: by project (a sync with an own device, or `repair --from`,
     /// brings it again).
     public var dropped: [ProjectID: Int] = [:]
-    /// Rows dropped that named no project here (their project id was damaged too).
+    /// Rows dropped that named no project here (their project id was damaged too, or names none).
     public var droppedUnowned = 0
 
     public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || droppedUnowned > 0 }
 }
 
-extension DamagedSyncRecords {
+extension VaultSync.DamagedRecords {
     /// `vaultctl repair` without --from: each damaged row written again from the sealed record it
     /// names (its clear columns are that record's device, counter, lamport and part count, so they
     /// come back exactly), or dropped when that record does not open as the one its hash names; in
@@ -26,7 +26,8 @@ extension DamagedSyncRecords {
     /// of them does.
     public static func mend(_ vault: UnlockedVault) throws -> SyncRecordsMend {
         let found = try vault.transaction { tx in
-            try rows(in: tx.database).map { row in (row.rowid, try row.project.map { try WritingStore(tx).project($0) }) }
+            // A row whose project this store does not hold is read by nothing: dropped.
+            try rows(in: tx.database).map { row in (row.rowid, row.project.flatMap { try? WritingStore(tx).project($0) }) }
         }
         guard !found.isEmpty else { return SyncRecordsMend() }
         var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
