@@ -42,18 +42,25 @@ public struct ChangeRecord: Sendable, Hashable {
 
     /// Signs and encodes a new record with `author`'s key. One the codec would refuse (no
     /// operation or over `ChangeRecordCodec.maximumOperations`, over 64 parents, over
-    /// `ChangeRecordCodec.maximumSize` bytes) is never made (`invalidChange`): stored, it could be
-    /// neither sent nor read back (SECURITY.md §19.2).
+    /// `ChangeRecordCodec.maximumSize` bytes, or anything else its parser refuses: an order key
+    /// past 255 bytes, a block value past its bound) is never made (`invalidChange`): stored, it
+    /// could be neither sent nor read back, and every later record of the device would have it in
+    /// its past (SECURITY.md §19.2; review 17 s10, N-s10-2 and N-s10-5).
     public static func make(project: ProjectID, author: SyncAuthor, counter: UInt64, lamport: UInt64, parents: [[UInt8]],
                             operations: [ChangeOperation]) throws -> ChangeRecord {
         let parents = Array(Set(parents)).sorted { $0.lexicographicallyPrecedes($1) }
         guard (1...ChangeRecordCodec.maximumOperations).contains(operations.count), parents.count <= ChangeRecordCodec.maximumParents else {
             throw SyncError(.invalidChange, "a record of \(operations.count) operations and \(parents.count) parents: the codec takes 1 to \(ChangeRecordCodec.maximumOperations) and at most \(ChangeRecordCodec.maximumParents)")
         }
-        let body = ChangeRecordCodec.body(project: project, device: author.device, counter: counter, lamport: lamport,
+        let body = try ChangeRecordCodec.body(project: project, device: author.device, counter: counter, lamport: lamport,
                                           parents: parents, operations: operations)
         guard body.count + Ed25519.signatureSize <= ChangeRecordCodec.maximumSize else {
             throw SyncError(.invalidChange, "a record of \(body.count + Ed25519.signatureSize) bytes: the codec takes at most \(ChangeRecordCodec.maximumSize)")
+        }
+        // The reader's own rules, bounds included, on exactly the bytes about to be signed (the
+        // signature is parsed, not checked, so zeros stand in for it).
+        do { _ = try ChangeRecordCodec.parse(body + [UInt8](repeating: 0, count: Ed25519.signatureSize)) } catch {
+            throw SyncError(.invalidChange, "this device would sign a record every reader refuses: \(error.message)")
         }
         let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
         return ChangeRecord(project: project, device: author.device, counter: counter, lamport: lamport, parents: parents,

@@ -50,52 +50,52 @@ public enum ChangeRecordCodec {
     static func signingInput(_ body: [UInt8]) -> [UInt8] { signingLabel + body }
 
     static func body(project: ProjectID, device: DeviceID, counter: UInt64, lamport: UInt64, parents: [[UInt8]],
-                     operations: [ChangeOperation]) -> [UInt8] {
+                     operations: [ChangeOperation]) throws(SyncError) -> [UInt8] {
         var out = magic + [version] + project.bytes + device.bytes
         SyncByteReader.append(counter, size: 8, to: &out)
         SyncByteReader.append(lamport, size: 8, to: &out)
         out.append(UInt8(parents.count))
         for parent in parents { out += parent }
         SyncByteReader.append(UInt64(operations.count), size: 2, to: &out)
-        for operation in operations { encode(operation, to: &out) }
+        for operation in operations { try encode(operation, to: &out) }
         return out
     }
 
     // MARK: Encoding
 
-    static func encode(_ operation: ChangeOperation, to out: inout [UInt8]) {
+    static func encode(_ operation: ChangeOperation, to out: inout [UInt8]) throws(SyncError) {
         switch operation {
         case .node(let id, let value):
             out.append(1)
             out += id.bytes
-            encode(value, to: &out)
+            try encode(value, to: &out)
         case .block(let document, let id, let value):
             out.append(2)
             out += document.bytes + id.bytes
-            encode(value, to: &out)
+            try encode(value, to: &out)
         case .conflict(let conflict):
             out.append(3)
             out += conflict.branch.bytes + conflict.document.bytes + conflict.block.bytes
-            encode(conflict.losing, to: &out)
-            encode(conflict.winning, to: &out)
+            try encode(conflict.losing, to: &out)
+            try encode(conflict.winning, to: &out)
         case .text(let document, let id, let edits):
             out.append(4)
             out += document.bytes + id.bytes
             SyncByteReader.append(UInt64(edits.count), size: 2, to: &out)
-            for edit in edits { encode(edit, to: &out) }
+            for edit in edits { try encode(edit, to: &out) }
         case .version(let operation):
-            VersionOperationCodec.encode(operation, to: &out)
+            try VersionOperationCodec.encode(operation, to: &out)
         case .project(let operation):
-            ProjectOperationCodec.encode(operation, to: &out)
+            try ProjectOperationCodec.encode(operation, to: &out)
         }
     }
 
-    static func encode(_ edit: TextEdit, to out: inout [UInt8]) {
+    static func encode(_ edit: TextEdit, to out: inout [UInt8]) throws(SyncError) {
         switch edit {
         case .insert(let anchor, let text):
             out.append(1)
             if let anchor { out.append(1); encode(anchor, to: &out) } else { out.append(0) }
-            SyncByteReader.append(text, lengthSize: 4, to: &out)
+            try SyncByteReader.append(text, lengthSize: 4, to: &out)
         case .delete(let first, let last):
             out.append(2)
             encode(first, to: &out)
@@ -109,19 +109,19 @@ public enum ChangeRecordCodec {
         SyncByteReader.append(UInt64(character.offset), size: 4, to: &out)
     }
 
-    static func encode(_ value: NodeValue, to out: inout [UInt8]) {
+    static func encode(_ value: NodeValue, to out: inout [UInt8]) throws(SyncError) {
         guard case .present(let kind, let parent, let orderKey, let title) = value else { out.append(0); return }
         out.append(1)
         out.append(kind == .chapter ? 1 : 2)
         out += parent?.bytes ?? [UInt8](repeating: 0, count: 16)
-        SyncByteReader.append(orderKey, lengthSize: 1, to: &out)
-        SyncByteReader.append(title, lengthSize: 2, to: &out)
+        try SyncByteReader.append(orderKey, lengthSize: 1, to: &out)
+        try SyncByteReader.append(title, lengthSize: 2, to: &out)
     }
 
-    public static func encode(_ value: BlockValue, to out: inout [UInt8]) {
+    public static func encode(_ value: BlockValue, to out: inout [UInt8]) throws(SyncError) {
         guard case .present(let orderKey, let block) = value else { out.append(0); return }
         out.append(1)
-        SyncByteReader.append(orderKey, lengthSize: 1, to: &out)
+        try SyncByteReader.append(orderKey, lengthSize: 1, to: &out)
         let encoded = BlockEncoding.encode(block)
         SyncByteReader.append(UInt64(encoded.count), size: 4, to: &out)
         out += encoded

@@ -31,30 +31,30 @@ enum ProjectOperationCodec {
 
     // MARK: Encoding
 
-    static func encode(_ operation: ProjectOperation, to out: inout [UInt8]) {
+    static func encode(_ operation: ProjectOperation, to out: inout [UInt8]) throws(SyncError) {
         switch operation {
         case .entry(let id, .removed):
             out += [entryCode] + id.bytes + [0]
         case .entry(let id, .present(let entry)):
             out += [entryCode] + id.bytes + [1, code(of: entry.kind)]
-            SyncByteReader.append(entry.orderKey, lengthSize: 1, to: &out)
+            try SyncByteReader.append(entry.orderKey, lengthSize: 1, to: &out)
             VersionOperationCodec.appendBytes(entry.syncValue, to: &out)
         case .name(let name):
             out += [projectCode, 1]
-            SyncByteReader.append(name, lengthSize: 2, to: &out)
+            try SyncByteReader.append(name, lengthSize: 2, to: &out)
         case .archived(let time):
             out += [projectCode, 2]
             SyncByteReader.append(UInt64(time.map { max(1, $0) } ?? 0), size: 8, to: &out)
         case .projectSnapshot(let snapshot):
             out += [projectSnapshotCode] + snapshot.id.bytes + [UInt8(origins.firstIndex(of: snapshot.origin)! + 1)]
-            SyncByteReader.append(snapshot.title ?? "", lengthSize: 2, to: &out)
+            try SyncByteReader.append(snapshot.title ?? "", lengthSize: 2, to: &out)
             out += snapshot.deviceID.bytes
             SyncByteReader.append(UInt64(snapshot.createdAt), size: 8, to: &out)
             SyncByteReader.append(UInt64(snapshot.nodes.count), size: 4, to: &out)
             for node in snapshot.nodes {
                 out += node.id.bytes + [node.kind == .chapter ? 1 : 2] + (node.parent?.bytes ?? zero)
-                SyncByteReader.append(node.orderKey, lengthSize: 1, to: &out)
-                SyncByteReader.append(node.title, lengthSize: 2, to: &out)
+                try SyncByteReader.append(node.orderKey, lengthSize: 1, to: &out)
+                try SyncByteReader.append(node.title, lengthSize: 2, to: &out)
                 out += node.snapshot?.bytes ?? zero
             }
         }

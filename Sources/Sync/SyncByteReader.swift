@@ -38,7 +38,13 @@ struct SyncByteReader {
         for shift in stride(from: (size - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
-    static func append(_ text: String, lengthSize: Int, to out: inout [UInt8]) {
+    /// `text` after its length in `lengthSize` bytes. A string longer than that length can say is
+    /// refused (`invalidChange`), never cut: a cut length would sign bytes every reader misreads
+    /// (review 17 s10, N-s10-2: a 256-byte order key written as length 0).
+    static func append(_ text: String, lengthSize: Int, to out: inout [UInt8]) throws(SyncError) {
+        guard text.utf8.count < 1 << (8 * lengthSize) else {
+            throw SyncError(.invalidChange, "a string of \(text.utf8.count) bytes does not fit a length of \(lengthSize) byte(s)")
+        }
         append(UInt64(text.utf8.count), size: lengthSize, to: &out)
         out += Array(text.utf8)
     }

@@ -356,7 +356,8 @@ public struct SyncReplica: Sendable {
 
     static func encoding(_ conflict: SyncConflict) -> [UInt8] {
         var out: [UInt8] = []
-        ChangeRecordCodec.encode(.conflict(conflict), to: &out)
+        // A held conflict came in a record that parsed (or that `ChangeRecord.make` parsed), so it encodes.
+        try? ChangeRecordCodec.encode(.conflict(conflict), to: &out)
         return out
     }
 

@@ -19,7 +19,7 @@ extension VaultSync {
         let name = operations.prefix { if case .project(.name) = $0 { true } else { false } }
         let all = Array(name) + replica.undurableConflicts() + operations.dropFirst(name.count)
         let work = all.map { replica.textWork(of: $0) }
-        for chunk in Self.chunks(all, work: work) {
+        for chunk in try Self.chunks(all, work: work) {
             let record = try replica.commit(chunk, carryingConflicts: false)
             try storeRecord(record, of: project)
             try transaction.record(.syncRecordCommit, compartment: project.compartment.id, subject: project.id,
@@ -34,11 +34,11 @@ extension VaultSync {
     /// `maximumOperationBytesPerRecord` encoded bytes and `TextSequence.maximumWork` of text work
     /// (`work`, one figure per operation; none when not given) — a single larger operation stands
     /// alone. A block's value and the text edits after it stay in one record (SECURITY.md §19.2).
-    static func chunks(_ operations: [ChangeOperation], work: [Int]? = nil) -> [[ChangeOperation]] {
+    static func chunks(_ operations: [ChangeOperation], work: [Int]? = nil) throws(SyncError) -> [[ChangeOperation]] {
         var chunks: [[ChangeOperation]] = [], current: [ChangeOperation] = [], bytes = 0, cost = 0, index = 0
         for unit in units(operations) {
             var encoded: [UInt8] = []
-            for operation in unit { ChangeRecordCodec.encode(operation, to: &encoded) }
+            for operation in unit { try ChangeRecordCodec.encode(operation, to: &encoded) }
             let unitCost = work.map { $0[index..<index + unit.count].reduce(0, +) } ?? 0
             index += unit.count
             if !current.isEmpty, current.count + unit.count > ChangeRecordCodec.maximumOperations

@@ -49,7 +49,7 @@ extension VaultSync {
             let operation = ChangeOperation.project(.projectSnapshot(SyncedProjectSnapshot(
                 id: snapshot.id, origin: snapshot.origin, title: snapshot.title, deviceID: snapshot.deviceID, createdAt: snapshot.createdAt, nodes: nodes)))
             var encoded: [UInt8] = []
-            ChangeRecordCodec.encode(operation, to: &encoded)
+            try ChangeRecordCodec.encode(operation, to: &encoded)
             if encoded.count <= Self.maximumVersionPayload { operations.append(operation) }
         }
         return operations

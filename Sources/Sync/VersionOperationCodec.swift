@@ -45,13 +45,13 @@ enum VersionOperationCodec {
 
     // MARK: Encoding
 
-    static func encode(_ operation: VersionOperation, to out: inout [UInt8]) {
+    static func encode(_ operation: VersionOperation, to out: inout [UInt8]) throws(SyncError) {
         switch operation {
-        case .snapshot(let snapshot): encode(snapshot, to: &out)
+        case .snapshot(let snapshot): try encode(snapshot, to: &out)
         case .branch(let branch):
             out.append(branchCode)
             out += branch.id.bytes + branch.document.bytes + [1, code(of: branch.kind)] + branch.base.bytes
-            SyncByteReader.append(branch.provenance, lengthSize: 2, to: &out)
+            try SyncByteReader.append(branch.provenance, lengthSize: 2, to: &out)
             SyncByteReader.append(UInt64(branch.createdAt), size: 8, to: &out)
             appendBytes(branch.delta, to: &out)
         case .decision(let decision):
@@ -67,10 +67,10 @@ enum VersionOperationCodec {
         }
     }
 
-    static func encode(_ snapshot: SyncedSnapshot, to out: inout [UInt8]) {
+    static func encode(_ snapshot: SyncedSnapshot, to out: inout [UInt8]) throws(SyncError) {
         out.append(snapshotCode)
         out += snapshot.id.bytes + snapshot.document.bytes + [code(of: snapshot.origin)]
-        SyncByteReader.append(snapshot.title ?? "", lengthSize: 2, to: &out)
+        try SyncByteReader.append(snapshot.title ?? "", lengthSize: 2, to: &out)
         out += snapshot.deviceID.bytes
         SyncByteReader.append(UInt64(snapshot.createdAt), size: 8, to: &out)
         out += snapshot.digest

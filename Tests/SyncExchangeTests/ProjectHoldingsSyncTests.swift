@@ -145,7 +145,7 @@ import Writing
         }
         func one(_ operation: ProjectOperation) -> [UInt8] {
             var out: [UInt8] = [0, 1]
-            ProjectOperationCodec.encode(operation, to: &out)
+            try! ProjectOperationCodec.encode(operation, to: &out)  // every string here fits its length
             return out
         }
         var aPersonsSlotOnAPlace = one(.entry(entry, .present(good)))

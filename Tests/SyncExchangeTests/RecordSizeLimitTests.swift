@@ -37,7 +37,7 @@ import Writing
                            .text(document: document, block, edits)]
         }
         // Signed by hand, as a hostile device would: `ChangeRecord.make` never makes a record over the bound.
-        let body = ChangeRecordCodec.body(project: project, device: author.device, counter: 1, lamport: 1, parents: [], operations: operations)
+        let body = try ChangeRecordCodec.body(project: project, device: author.device, counter: 1, lamport: 1, parents: [], operations: operations)
         let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
         return ChangeRecord(project: project, device: author.device, counter: 1, lamport: 1, parents: [], operations: operations,
                             signature: signature, encoded: body + signature)

@@ -77,6 +77,35 @@ import Writing
         #expect(Set(contents).count == 1)
     }
 
+    /// Review 17 s10, N-s10-2 and N-s10-5: the device signed records every reader refuses (a
+    /// 256-byte order key written with its length cut to 0; a 0x03 side over the block bound), so
+    /// its project went local-only for good. `ChangeRecord.make` now refuses them before signing,
+    /// saying why. Failed before: both records were made.
+    @Test func aRecordEveryReaderWouldRefuseIsNeverSigned() throws {
+        let author = try SyncAuthor.random(), project = try ProjectID.random()
+        let document = try NodeID.random(), block = try BlockID.random()
+        func make(_ operation: ChangeOperation) throws {
+            _ = try ChangeRecord.make(project: project, author: author, counter: 1, lamport: 1, parents: [], operations: [operation])
+        }
+        func refusal(_ operation: ChangeOperation) -> SyncError? {
+            do { try make(operation); return nil } catch { return error as? SyncError }
+        }
+        let longKey = "1i" + String(repeating: "1", count: 254)
+        let cut = refusal(.node(document, .present(kind: .scene, parent: nil, orderKey: longKey, title: "Log")))
+        #expect(cut?.code == .invalidChange)
+        #expect(cut?.message.contains("256 bytes does not fit a length of 1 byte") == true, "\(String(describing: cut))")
+        let big = Block(id: block, kind: .paragraph, text: String(repeating: "a", count: WritingLimits.maximumBlockBytes + 1))
+        let conflict = SyncConflict(branch: try BranchID.random(), document: document, block: block,
+                                    losing: .present(orderKey: "1i", block: big), winning: .deleted)
+        let over = refusal(.conflict(conflict))
+        #expect(over?.code == .invalidChange)
+        #expect(over?.message.contains("every reader refuses: the change record is malformed: a block over 983040 bytes") == true, "\(String(describing: over))")
+        // The same operations within the bounds are signed.
+        try make(.node(document, .present(kind: .scene, parent: nil, orderKey: String(longKey.dropLast()), title: "Log")))
+        try make(.conflict(SyncConflict(branch: try BranchID.random(), document: document, block: block,
+                                        losing: .present(orderKey: "1i", block: Block(id: block, kind: .paragraph, text: String(big.text.dropLast()))), winning: .deleted)))
+    }
+
     @Test func hugeAndTruncatedInputIsRefusedBeforeParsing() throws {
         #expect(throws: SyncError(.malformedRecord, "")) { try ChangeRecordCodec.parse([UInt8](repeating: 0, count: ChangeRecordCodec.maximumSize + 1)) }
         #expect(throws: SyncError(.malformedRecord, "")) { try ChangeRecordCodec.parse(Array("SVCR".utf8)) }

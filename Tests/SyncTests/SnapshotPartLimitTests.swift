@@ -26,12 +26,18 @@ import Writing
     }
 
     /// The peer's next record of `operations`, signed, after every record it holds (not applied there).
+    /// Signed by hand, as a hostile device would: `ChangeRecord.make` never signs one a reader refuses.
     static func next(_ replica: SyncReplica, _ operations: [ChangeOperation], after extra: [ChangeRecord] = []) throws -> ChangeRecord {
         let author = replica.author!
-        let parents = extra.last.map { [$0.hash] } ?? replica.history.heads.map { replica.history.entries[$0].record.hash }
+        let parents = (extra.last.map { [$0.hash] } ?? replica.history.heads.map { replica.history.entries[$0].record.hash })
+            .sorted { $0.lexicographicallyPrecedes($1) }
         let counter = replica.history.counter(of: author.device) + 1 + UInt64(extra.count)
         let lamport = (extra.last?.lamport ?? replica.history.maximumLamport) + 1
-        return try ChangeRecord.make(project: replica.project, author: author, counter: counter, lamport: lamport, parents: parents, operations: operations)
+        let body = try ChangeRecordCodec.body(project: replica.project, device: author.device, counter: counter, lamport: lamport,
+                                              parents: parents, operations: operations)
+        let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
+        return ChangeRecord(project: replica.project, device: author.device, counter: counter, lamport: lamport, parents: parents,
+                            operations: operations, signature: signature, encoded: body + signature)
     }
 
     func snapshot(of document: NodeID, content: [UInt8], digests: [[UInt8]], length: Int) throws -> ChangeOperation {
