@@ -155,28 +155,47 @@ extension SyncReplica {
     }
 
     /// Order keys for `wanted`, keeping the current key of as many blocks as possible: those of the
-    /// longest run already in order keep theirs, every other block (new, or moved) gets a key
-    /// between its neighbours'. Keys come out strictly ascending in `wanted`'s order.
+    /// longest run already in order keep theirs, every other run of blocks (new, or moved) gets keys
+    /// evenly spread between its neighbours' (`OrderKey.keys`). Keys come out strictly ascending in
+    /// `wanted`'s order, each within `OrderKey.maximumLength` (`rekeyed`).
     static func orderKeys(for wanted: [BlockID], current: [(key: String, id: BlockID)]) -> [String] {
         let position = Dictionary(uniqueKeysWithValues: current.enumerated().map { ($1.id, $0) })
         var keys: [String?] = Array(repeating: nil, count: wanted.count)
         let positions = wanted.map { position[$0] }
         for index in longestIncreasing(positions) { keys[index] = current[positions[index]!].key }
         func below(_ a: String?, _ b: String) -> Bool { a.map { Array($0.utf8).lexicographicallyPrecedes(Array(b.utf8)) } ?? true }
-        var lower: String? = nil, index = 0
+        var index = 0
         while index < wanted.count {
-            if let key = keys[index], below(lower, key) { lower = key; index += 1; continue }
+            let lower = index > 0 ? keys[index - 1] : nil
+            if let key = keys[index], below(lower, key) { index += 1; continue }
             var end = index
             while end < wanted.count, !(keys[end].map { below(lower, $0) } ?? false) { end += 1 }
-            let upper = end < wanted.count ? keys[end] : nil
-            for slot in index..<end {
-                let key = OrderKey.between(lower, upper)
-                keys[slot] = key
-                lower = key
+            let run = OrderKey.keys(end - index, between: lower, end < wanted.count ? keys[end] : nil)
+            if run.allSatisfy(OrderKey.fits) {
+                keys.replaceSubrange(index..<end, with: run.map(Optional.some))
+            } else {
+                end = rekeyed(&keys, around: index..<end)
             }
             index = end
         }
         return keys.map { $0! }
+    }
+
+    /// Gives the run `run` keys when those between its neighbours would pass `OrderKey.maximumLength`
+    /// (a newest-on-top log: each paragraph written between a heading and the last one): the run
+    /// takes in its neighbours on both sides whose keys are over half the bound, and all get keys
+    /// anew between the nearest kept ones, which are short enough to leave room for hundreds more
+    /// inserts (review 17 s10, N-s10-2). A neighbour re-keyed is a move (0x02 with its new key),
+    /// which the merge takes field by field. Should even that not fit, the whole list is re-keyed.
+    /// Returns where the keys given end.
+    static func rekeyed(_ keys: inout [String?], around run: Range<Int>) -> Int {
+        var start = run.lowerBound, end = run.upperBound
+        while start > 0, keys[start - 1]!.utf8.count > OrderKey.maximumLength / 2 { start -= 1 }
+        while end < keys.count, (keys[end]?.utf8.count ?? Int.max) > OrderKey.maximumLength / 2 { end += 1 }
+        var given = OrderKey.keys(end - start, between: start > 0 ? keys[start - 1] : nil, end < keys.count ? keys[end] : nil)
+        if !given.allSatisfy(OrderKey.fits) { (start, end, given) = (0, keys.count, OrderKey.keys(keys.count, between: nil, nil)) }
+        keys.replaceSubrange(start..<end, with: given.map(Optional.some))
+        return end
     }
 
     /// The indices of a longest strictly increasing subsequence of the non-nil values (patience sorting).

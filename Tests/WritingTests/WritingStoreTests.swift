@@ -89,6 +89,20 @@ import TestSupport
         #expect(keys == keys.sorted() && Set(keys).count == keys.count && keys.allSatisfy(OrderKey.isValid))
     }
 
+    @Test("a run of keys between two is ascending, valid and short (review 17 s10, N-s10-2); a 256-byte key is refused")
+    func runsOfKeysAreEvenlySpread() {
+        for (lower, upper) in [(nil, nil), ("1i", "1j"), ("1i", nil), (nil, "1i"), ("1i", "1i01")] as [(String?, String?)] {
+            let keys = OrderKey.keys(1_600, between: lower, upper)
+            #expect(keys.count == 1_600 && keys == keys.sorted() && Set(keys).count == keys.count && keys.allSatisfy(OrderKey.isValid))
+            if let lower { #expect(lower < keys[0]) }
+            if let upper { #expect(keys[keys.count - 1] < upper) }
+            // About log36(1,600) digits past the neighbours': one after another made 1,600/6.
+            #expect(keys.map(\.utf8.count).max()! <= 8, "\(String(describing: lower)) \(String(describing: upper))")
+        }
+        #expect(OrderKey.isValid("1i" + String(repeating: "1", count: 253)))
+        #expect(!OrderKey.isValid("1i" + String(repeating: "1", count: 254)))  // the change record's str8 holds 255
+    }
+
     @Test("appending 30,000 keys at the end keeps them short: the integer grows a digit per factor of 36")
     func appendedKeysStayShort() {
         var keys = [OrderKey.first]

@@ -313,7 +313,7 @@ def parse_branch_record(data):
 
 def valid_order_key(key):
     """head (one digit h) || h integer digits || fraction (empty or not ending in 0; not empty when h is 0)."""
-    if not 1 <= len(key) <= 256 or not all(c in DIGITS for c in key):
+    if not 1 <= len(key) <= 255 or not all(c in DIGITS for c in key):
         return False
     head = DIGITS.index(key[0])
     fraction = key[head + 1:]

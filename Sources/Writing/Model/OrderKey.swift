@@ -13,7 +13,9 @@
 /// Inserting between two keys with the same integer splits their fractions (Greenspan's midpoint).
 public enum OrderKey {
     static let digits = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
-    static let maximumLength = 256
+    /// The change record's bound (an order key is a str8 there, SECURITY.md §19.2): the store keeps
+    /// no longer key, so every key it holds can be sent (review 17 s10, N-s10-2; it was 256).
+    public static let maximumLength = 255
 
     /// The first key of an empty list: integer `i`.
     public static let first = "1i"
@@ -37,7 +39,19 @@ public enum OrderKey {
         return String(decoding: key, as: UTF8.self)
     }
 
-    /// The grammar above, at most 256 bytes (a hostile row is refused).
+    /// `count` keys strictly between `lower` and `upper`, ascending and evenly spread: the middle one
+    /// first, then each half alike. A run of n new nodes costs about log36(n) digits more than its
+    /// neighbours, where keys made one after another would cost n/6 (review 17 s10, N-s10-2).
+    public static func keys(_ count: Int, between lower: String?, _ upper: String?) -> [String] {
+        guard count > 0 else { return [] }
+        let middle = between(lower, upper), before = count / 2
+        return keys(before, between: lower, middle) + [middle] + keys(count - before - 1, between: middle, upper)
+    }
+
+    /// Whether `key` is short enough to keep and send (`maximumLength`).
+    public static func fits(_ key: String) -> Bool { key.utf8.count <= maximumLength }
+
+    /// The grammar above, at most `maximumLength` bytes (a hostile row is refused).
     public static func isValid(_ key: String) -> Bool {
         let bytes = Array(key.utf8)
         return bytes.count <= maximumLength && split(bytes) != nil

@@ -66,6 +66,11 @@ struct Binder {
         guard let index = siblings.firstIndex(where: { $0.id == sibling }) else {
             throw WritingError(.nodeNotFound, "the item to place it before is not in that folder")
         }
-        return OrderKey.between(index > 0 ? siblings[index - 1].orderKey : nil, siblings[index].orderKey)
+        let key = OrderKey.between(index > 0 ? siblings[index - 1].orderKey : nil, siblings[index].orderKey)
+        // Past the bound no record could carry it (review 17 s10, N-s10-2): refused, never stored.
+        guard OrderKey.fits(key) else {
+            throw WritingError(.invalidIdentifier, "no room for another item just there (its order key would pass \(OrderKey.maximumLength) bytes): place it after the item before, or move that item first")
+        }
+        return key
     }
 }
