@@ -127,6 +127,15 @@ public enum ChangeRecordCodec {
         out += encoded
     }
 
+    /// Whether a record can carry `operation`: it encodes, alone in a record it fits the size,
+    /// and the parser takes it back (its bounds included).
+    static func isCarried(_ operation: ChangeOperation) -> Bool {
+        var bytes: [UInt8] = []
+        guard (try? encode(operation, to: &bytes)) != nil, headerSize + 1 + 2 + bytes.count + Ed25519.signatureSize <= maximumSize else { return false }
+        var reader = SyncByteReader(bytes)
+        return (try? parseOperation(&reader)) != nil && reader.isAtEnd
+    }
+
     // MARK: Parsing
 
     /// Parses a record, refusing anything outside the grammar above (`.malformedRecord`). The

@@ -472,8 +472,16 @@ public struct SyncReplica: Sendable {
     // MARK: Local changes
 
     /// The conflicts the replica holds that no record has made durable yet, as operations (0x03).
+    ///
+    /// Only those a record can carry (`ChangeRecordCodec.isCarried`): a 0x03 holds both sides
+    /// whole, and a block the merge made longer than a reader takes (`BlockOverflow`) would make a
+    /// record every reader refuses and leave the project local-only on every device that records
+    /// it (review 17 s10, N-s10-5). Such a conflict stays in each device's own branches, which
+    /// every device that merged both sides works out alike; a device that meets it only resolved
+    /// does not get its branch.
     mutating func undurableConflicts() -> [ChangeOperation] {
         liveConflicts().map(\.conflict).filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
+            .filter(ChangeRecordCodec.isCarried)
     }
 
     /// Makes, signs and applies this device's record of `operations`, adding every conflict the
