@@ -26,6 +26,7 @@ import TestSupport
         "sync_projects_made_here": "SyncExchangeStore",
         "sync_granted_here": "SyncExchangeStore",
         "sync_refusals": "SyncExchangeStore",
+        "sync_device_quotas": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 

@@ -24,6 +24,8 @@ public struct SyncEndpoint {
     /// The peer's budget of refusals recorded one by one (SECURITY.md §19.9): every refusal this
     /// endpoint records is charged to it; nil records each (a side no peer drives).
     var refusals: SyncRefusalBudget?
+    /// What a device other than the owner's own may add to a project here in a day (`SyncDeviceQuota`).
+    var quota = SyncDeviceQuota()
 
     public init(vault: UnlockedVault, peer: DeviceProfile, clock: VaultClock = .system, replicas: SyncReplicaCache = .shared) throws {
         self.vault = vault
@@ -291,9 +293,11 @@ public struct SyncEndpoint {
             sync.hold = hold(of: project, coordinator: coordinator)
             try sync.commitLocalChanges(in: project.id)
             let fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
+            try refuseOverQuota(fresh, of: project, in: store)
             let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
             let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store, allowance: allowance)
             let receipt = try sync.receive(taken, for: project.id, allowance: allowance)
+            try chargeQuota(taken, refused: receipt.refused, of: project, in: store)
             // This device's own records a repair lacked are back: it writes the project again (F14).
             _ = try sync.ownRecordsBack(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
             try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)

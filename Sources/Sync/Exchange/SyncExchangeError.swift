@@ -43,6 +43,9 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     case recordTooLarge
     /// No paired device answers to that name, or it is ambiguous.
     case unknownPeer
+    /// A device other than the owner's own would pass its day's bound of records or bytes added to
+    /// the project here (`SyncDeviceQuota`): the batch is refused whole, none of it stored.
+    case quotaExceeded
     /// The run went on past its deadline: the peer answers too slowly or stopped answering.
     case deadlineExceeded
     /// This vault is the in-memory mode's copy (SECURITY.md §19.10): what would need an audit entry

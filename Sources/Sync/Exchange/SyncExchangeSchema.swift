@@ -147,5 +147,17 @@ public enum SyncExchangeSchema {
                 AND NOT EXISTS (SELECT 1 FROM sync_project_sources WHERE sync_project_sources.device_id = sync_granted_here.device_id
                                 AND sync_project_sources.project_id NOT IN (SELECT project_id FROM sync_origins));
             """),
+        // What each device other than the owner's own added to each project here on its last day of
+        // adding any (review 17 s8, F13, `SyncDeviceQuota`): records stored and their bytes, per day.
+        NamedMigration("exchange-12", """
+            CREATE TABLE sync_device_quotas (
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                day INTEGER NOT NULL,
+                records INTEGER NOT NULL CHECK (records >= 0),
+                bytes INTEGER NOT NULL CHECK (bytes >= 0),
+                PRIMARY KEY (device_id, project_id)
+            );
+            """),
     ])
 }

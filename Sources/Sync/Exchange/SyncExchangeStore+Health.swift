@@ -36,6 +36,10 @@ public enum SyncExchangeHealth {
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
             AND \(timeColumn("skipped_at", null: false))
             """,
+        "sync_device_quotas": """
+            \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(day) = 'integer'
+            AND typeof(records) = 'integer' AND records >= 0 AND typeof(bytes) = 'integer' AND bytes >= 0
+            """,
         "sync_refusals": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(side) = 'text' AND side IN ('here', 'peer')
             AND typeof(records) = 'integer' AND records >= 0 AND typeof(reasons) = 'text' AND length(reasons) BETWEEN 1 AND 1024

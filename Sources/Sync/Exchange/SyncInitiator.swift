@@ -81,9 +81,11 @@ public struct SyncInitiator {
     /// `refusals`: the answering device's budget of refusals recorded one by one (SECURITY.md §19.9):
     /// what it sends that is refused grows this vault's audit log by a bounded amount per minute.
     public init(vault: UnlockedVault, transport: SyncTransport, coordinator: SyncCoordinator? = .shared, clock: VaultClock = .system,
-                deadlineSeconds: Double = defaultDeadlineSeconds, refusals: SyncRefusalBudget = .asking) throws {
+                deadlineSeconds: Double = defaultDeadlineSeconds, refusals: SyncRefusalBudget = .asking,
+                quota: SyncDeviceQuota = SyncDeviceQuota()) throws {
         var endpoint = try SyncEndpoint(vault: vault, peer: transport.peer, clock: clock)
         endpoint.refusals = refusals
+        endpoint.quota = quota
         self.endpoint = endpoint
         self.transport = transport
         self.coordinator = coordinator
@@ -208,7 +210,9 @@ public struct SyncInitiator {
     /// exchange (the daemon's every minute) would record it again.
     private func skip(_ project: WritingProject, _ reason: String, _ message: String, into entry: inout SyncRunReport.Project) {
         entry.skipped = "\(reason): \(message)"
-        endpoint.recordSkipped(project.id, reason: reason, message: message, once: reason.hasSuffix(SyncErrorCode.damagedProject.rawValue))
+        // So is a device past its day's bound: every run of the day would record it again.
+        let lasting = reason.hasSuffix(SyncErrorCode.damagedProject.rawValue) || reason == SyncExchangeErrorCode.quotaExceeded.rawValue
+        endpoint.recordSkipped(project.id, reason: reason, message: message, once: lasting)
     }
 
     /// The owner's own device is offered this vault's projects it did not offer back, in pages of
@@ -312,6 +316,11 @@ public struct SyncInitiator {
             // None of the batch was kept (the caller leaves the project local-only for the run).
             entry.recordsRefused += records.count
             throw error
+        } catch let error as SyncExchangeError where error.code == .quotaExceeded {
+            // The device is past its day's bound here: none of the batch kept, the project left for the run.
+            entry.refused.append(error.code.rawValue)
+            entry.recordsRefused += records.count
+            throw error
         }
         entry.received += receipt.stored
         entry.refused += receipt.refused.map(\.error.code.rawValue)
@@ -363,14 +372,15 @@ public struct SyncInitiator {
     }
 
     /// A peer's refusal of a push that concerns the project alone: the exchange goes on with the others.
-    static let refusesTheProject: Set<SyncExchangeErrorCode> = [.viewerCannotWrite, .notShared, .privilegedRefused]
+    static let refusesTheProject: Set<SyncExchangeErrorCode> = [.viewerCannotWrite, .notShared, .privilegedRefused, .quotaExceeded]
 
     /// Failures of one project's step, here or in the peer's answer to it, that leave that project
     /// for this run and go on with the others: a record too large to travel (one stored before
     /// records were bounded to what a message carries), the egress funnel keeping the project's
     /// records here, the peer having more than the rounds allow, a request refused as malformed.
     /// The channel failing, the deadline, a pause: those end the run.
-    public static let skipsTheProject: Set<SyncExchangeErrorCode> = [.recordTooLarge, .egressRefused, .tooManyRounds, .malformedMessage, .inMemoryMode]
+    public static let skipsTheProject: Set<SyncExchangeErrorCode> = [.recordTooLarge, .egressRefused, .tooManyRounds, .malformedMessage, .inMemoryMode,
+                                                                      .quotaExceeded]
 
     static func union(_ a: [DeviceID: UInt64], _ b: [DeviceID: UInt64]) -> [DeviceID: UInt64] {
         a.merging(b) { max($0, $1) }

@@ -12,13 +12,16 @@ public struct SyncResponder: Sendable {
     public let refusals: SyncRefusalBudget
     /// When the exchange's tables are checked: once per exchange, not per request.
     public let health: SyncExchangeHealthWatch
+    /// What a device other than the owner's own may add to a project here in a day.
+    public let quota: SyncDeviceQuota
 
     public init(vault: UnlockedVault, coordinator: SyncCoordinator? = nil, refusals: SyncRefusalBudget = SyncRefusalBudget(),
-                health: SyncExchangeHealthWatch = SyncExchangeHealthWatch()) {
+                health: SyncExchangeHealthWatch = SyncExchangeHealthWatch(), quota: SyncDeviceQuota = SyncDeviceQuota()) {
         self.vault = vault
         self.coordinator = coordinator
         self.refusals = refusals
         self.health = health
+        self.quota = quota
     }
 
     /// The answer to one request of `peer`, records and offers as the egress funnel released them.
@@ -27,6 +30,7 @@ public struct SyncResponder: Sendable {
     public func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> SyncOutgoing {
         var endpoint = try SyncEndpoint(vault: vault, peer: peer)
         endpoint.refusals = refusals
+        endpoint.quota = quota
         let (over, unrecorded) = refusals.open(peer.deviceID)
         if unrecorded > 0 {
             endpoint.writeRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue, details: [.init("unrecorded", String(unrecorded))])
@@ -132,7 +136,12 @@ public struct SyncResponder: Sendable {
         } catch let error as SyncError where error.code == .writingRefused {
             // Recorded by the endpoint; the peer learns each record was refused, and why.
             return SyncOutgoing(SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }))
+        } catch let error as SyncExchangeError where error.code == .quotaExceeded {
+            // Past the device's day's bound (review 17 s8, F13): refused whole, nothing stored, kept for `sync status`.
+            endpoint.keepQuotaRefusal(of: project.id, records: request.records.count)
+            throw WholeRequestRefusal(error: error, details: count)
         }
+        if receipt.stored > 0 { endpoint.forgetQuotaRefusal(of: project.id) }
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).recordAttempt(endpoint.peer.deviceID, at: endpoint.clock.now(), error: nil,
                                                                         sent: 0, received: receipt.stored)

@@ -1,0 +1,107 @@
+import CryptoVault
+@testable import Sync
+import Synchronization
+import Testing
+import TestSupport
+import Writing
+
+/// A device other than the owner's own adds at most its day's bound of records and bytes to one
+/// project here (SECURITY.md §19.9, "Records are bounded per device"; review 17 s8, F13): past it, its
+/// batch is refused whole before anything of it is stored (`quotaExceeded`, recorded within its
+/// refusal budget, kept for `sync status`), the next day its records are taken again, and the
+/// owner's own devices are never bounded.
+@Suite struct DeviceQuotaTests {
+    typealias F = SyncExchangeFixture
+
+    /// `count` records the laptop signs for `project`, each making a document.
+    static func records(_ f: F, _ project: WritingProject, _ count: Int) throws -> [[UInt8]] {
+        var replica = SyncReplica(project: project.id, author: SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey),
+                                  devices: [:])
+        return try (0..<count).map { try replica.createDocument(titled: "Page \($0)").record.encoded }
+    }
+
+    static func push(_ records: ArraySlice<[UInt8]>, of project: WritingProject, to responder: SyncResponder, from f: F) throws -> SyncPushAnswer {
+        let body = SyncPushRequest(project: project.id, records: Array(records)).serialized()
+        return try SyncPushAnswer(parsing: try responder.respond(to: SyncWire.pushKind, body: body, from: f.laptopKeys.profile).bytes)
+    }
+
+    /// How many of the laptop's records the desk holds (its version vector, as a pull answers it).
+    static func laptopRecords(on responder: SyncResponder, of project: WritingProject, _ f: F) throws -> UInt64 {
+        let body = SyncPullRequest(project: project.id, held: [:]).serialized()
+        let answer = try SyncPullAnswer(parsing: try responder.respond(to: SyncWire.pullKind, body: body, from: f.laptopKeys.profile).bytes)
+        return answer.held[f.laptopKeys.profile.deviceID] ?? 0
+    }
+
+    @Test func aColleaguePushingPastItsDaysBoundIsRefusedBeforeAnythingIsStoredUntilTheNextDay() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Launch plan")
+        try F.share(project, of: f.desk, with: f.laptop, role: .editor)
+        let now = Mutex<Int64>(20_000 * 86_400 + 3_600)
+        let responder = SyncResponder(vault: f.desk.unlocked, quota: SyncDeviceQuota(records: 5, bytes: 1 << 20, clock: VaultClock { now.withLock { $0 } }))
+        let records = try Self.records(f, project, 9)
+        #expect(try Self.push(records[0..<3], of: project, to: responder, from: f).stored == 3)
+
+        // Three more would make six: refused whole, none of them stored, the reason recorded.
+        #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(records[3..<6], of: project, to: responder, from: f) }
+        #expect(try Self.laptopRecords(on: responder, of: project, f) == 3)
+        #expect(F.details(f.desk, .syncExchangeRefused, "reason") == ["quotaExceeded"])
+        #expect(F.details(f.desk, .syncExchangeRefused, "records") == ["3"])
+        // `sync status` on the owner's device names the device, the project and the reason.
+        let refusal = try #require(try SyncStatus.refusals(f.desk.unlocked).first)
+        #expect(refusal.peer == f.laptopKeys.profile.deviceID && refusal.project == project.id && refusal.side == .here, "\(refusal)")
+        #expect(refusal.reasons == ["quotaExceeded"] && refusal.records == 3, "\(refusal)")
+
+        // Two more fit the day's bound; then none does.
+        #expect(try Self.push(records[3..<5], of: project, to: responder, from: f).stored == 2)
+        #expect(try SyncStatus.refusals(f.desk.unlocked).isEmpty, "taken again: no longer said refused")
+        #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(records[5..<6], of: project, to: responder, from: f) }
+        // The next day its records are taken again.
+        now.withLock { $0 += 86_400 }
+        #expect(try Self.push(records[5..<9], of: project, to: responder, from: f).stored == 4)
+        #expect(try Self.laptopRecords(on: responder, of: project, f) == 9)
+    }
+
+    @Test func aColleaguePushingPastItsDaysBytesIsRefused() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Launch plan")
+        try F.share(project, of: f.desk, with: f.laptop, role: .editor)
+        let records = try Self.records(f, project, 3)
+        let bytes = records[0].count + records[1].count
+        let responder = SyncResponder(vault: f.desk.unlocked, quota: SyncDeviceQuota(records: 100, bytes: bytes))
+        #expect(try Self.push(records[0..<2], of: project, to: responder, from: f).stored == 2)
+        #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(records[2..<3], of: project, to: responder, from: f) }
+        #expect(try Self.laptopRecords(on: responder, of: project, f) == 2)
+    }
+
+    @Test func theOwnersOwnDeviceIsNeverBounded() throws {
+        let f = try F(deskTrusts: .mine, laptopTrusts: .mine)
+        let project = try F.project(f.desk, "Ours")
+        let responder = SyncResponder(vault: f.desk.unlocked, quota: SyncDeviceQuota(records: 2, bytes: 1))
+        #expect(try Self.push(try Self.records(f, project, 6)[...], of: project, to: responder, from: f).stored == 6)
+        #expect(try SyncStatus.refusals(f.desk.unlocked).isEmpty)
+    }
+
+    /// The owner's device pulling from a colleague's (whose project it is) is bounded the same way:
+    /// the project is left for the run with the reason, nothing of the batch stored, and synced the next day.
+    @Test func pullingFromAColleaguePastItsBoundLeavesTheProjectUntilTheNextDay() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Their book")
+        let document = try F.document(f.desk, in: project, "Chapter", ["It begins."])
+        try F.share(project, of: f.desk, with: f.laptop, role: .editor)
+        let now = Mutex<Int64>(20_000 * 86_400)
+        let quota = SyncDeviceQuota(records: 100, bytes: 16, clock: VaultClock { now.withLock { $0 } })
+        func run() throws -> SyncRunReport {
+            try SyncInitiator(vault: f.laptop.unlocked, transport: try f.transport(), coordinator: nil, quota: quota).run()
+        }
+        let report = try run()
+        let entry = try #require(report.projects.first { $0.project == project.id })
+        #expect(entry.received == 0 && entry.skipped?.hasPrefix("quotaExceeded:") == true, "\(entry)")
+        let status = try #require(try SyncStatus.projects(f.laptop.unlocked).first { $0.project == project.id })
+        #expect(!status.syncs && status.refused.map(\.reasons) == [["quotaExceeded"]], "\(status)")
+        // A day later the bound is the day's again, and more than the project's one record: it syncs.
+        now.withLock { $0 += 86_400 }
+        _ = try SyncInitiator(vault: f.laptop.unlocked, transport: try f.transport(), coordinator: nil,
+                              quota: SyncDeviceQuota(records: 100, bytes: 1 << 20, clock: VaultClock { now.withLock { $0 } })).run()
+        #expect(try F.texts(f.laptop, project.id, document) == ["It begins."])
+    }
+}
