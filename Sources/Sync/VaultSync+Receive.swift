@@ -100,24 +100,11 @@ extension VaultSync {
                                 written documents: inout Set<NodeID>) throws -> Int {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
-        // Parents before children: folders are added in as many passes as the binder is deep, which
-        // can be past 32 (two devices' edits apart: `withinNesting`), so until a pass adds none.
         // A node another project holds here is left out (VaultSync+OtherProjects), with what is under it.
         let leftOut = try nodesLeftOut(of: binder, absentFrom: Set(vaultNodes.keys), in: project.id, remembering: true)
-        var missing = binder.filter { vaultNodes[$0.key] == nil && !leftOut.contains($0.key) }
+        let missing = binder.filter { vaultNodes[$0.key] == nil && !leftOut.contains($0.key) }
         let added = Set(missing.keys)
-        var adding = true
-        while adding, !missing.isEmpty {
-            adding = false
-            for (id, value) in missing.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
-                guard case .present(let kind, let parent, let orderKey, let title) = value,
-                      parent.map({ vaultNodes[$0] != nil }) ?? true else { continue }
-                let under = Self.withinNesting(parent, vaultNodes)
-                vaultNodes[id] = try store.addSyncedNode(id, kind, titled: title, in: project.id, under: under, orderKey: orderKey)
-                missing[id] = nil
-                adding = true
-            }
-        }
+        try addMissingNodes(missing, to: &vaultNodes, of: project)
         for (id, value) in binder.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
             guard case .present(_, let parent, let orderKey, let title) = value, let node = vaultNodes[id] else { continue }
             if node.title != title { try store.renameNode(id, in: project.id, to: title) }
@@ -152,6 +139,34 @@ extension VaultSync {
             try released(document, of: project)
         }
         return written
+    }
+
+    /// Adds the nodes the records hold and the vault lacks, parents before children, in one walk:
+    /// from each node up through its missing ancestors, then down again. The binder can be deeper
+    /// than 32 (two devices' edits apart: `withinNesting`), and repeated passes over a chain whose
+    /// ids descend would cost a pass per level (review 17 s10, on 1d698eb). A node whose chain
+    /// reaches no held parent (one left out, or absent) is not added, nor is what is under it.
+    private func addMissingNodes(_ missing: [NodeID: NodeValue], to vaultNodes: inout [NodeID: BinderNode],
+                                 of project: WritingProject) throws {
+        var stuck: Set<NodeID> = []
+        for start in missing.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            var chain: [NodeID] = [], onChain: Set<NodeID> = [], cursor: NodeID? = start
+            while let id = cursor, vaultNodes[id] == nil, !stuck.contains(id), let value = missing[id],
+                  onChain.insert(id).inserted {
+                chain.append(id)
+                guard case .present(_, let parent, _, _) = value else { break }
+                cursor = parent
+            }
+            for (index, id) in chain.enumerated().reversed() {
+                guard case .present(let kind, let parent, let orderKey, let title) = missing[id],
+                      parent.map({ vaultNodes[$0] != nil }) ?? true else {
+                    stuck.formUnion(chain[...index])
+                    break
+                }
+                let under = Self.withinNesting(parent, vaultNodes)
+                vaultNodes[id] = try store.addSyncedNode(id, kind, titled: title, in: project.id, under: under, orderKey: orderKey)
+            }
+        }
     }
 
     /// Where a node the records put under `parent` can go here: under `parent`, or when that would
