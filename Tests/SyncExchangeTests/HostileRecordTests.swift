@@ -30,8 +30,13 @@ import Writing
 
     static func planting(_ project: ProjectID, _ author: SyncAuthor, counter: UInt64, lamport: UInt64, after parent: ChangeRecord?,
                          title: String = "Planted") throws -> ChangeRecord {
-        try ChangeRecord.make(project: project, author: author, counter: counter, lamport: lamport, parents: parent.map { [$0.hash] } ?? [],
-                              operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: title))])
+        // Signed by hand, as a hostile device would: `ChangeRecord.make` never signs one a reader refuses.
+        let parents = parent.map { [$0.hash] } ?? []
+        let operations: [ChangeOperation] = [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: title))]
+        let body = try ChangeRecordCodec.body(project: project, device: author.device, counter: counter, lamport: lamport, parents: parents, operations: operations)
+        let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
+        return ChangeRecord(project: project, device: author.device, counter: counter, lamport: lamport, parents: parents,
+                            operations: operations, signature: signature, encoded: body + signature)
     }
 
     @Test func lamportTimesAndCountersPastTheirBoundAreRefusedAndTheDaemonGoesOn() throws {
