@@ -71,7 +71,7 @@ extension VaultSync {
         let registers = replica.holdings, history = replica.history
         let here = Dictionary(uniqueKeysWithValues: try store.entries(in: project.id).map { ($0.id, $0) })
         let values = registers.entryValues(history: history)
-        let leftOut = try entriesLeftOut(of: values, absentFrom: Set(here.keys), in: project.id, remembering: true)  // VaultSync+OtherProjects
+        let leftOut = try entriesLeftOut(of: values, absentFrom: Set(here.keys), in: project.id, taking: true)  // VaultSync+OtherProjects
         for (id, value) in values.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) where !leftOut.contains(id) {
             let from = registers.writer(ofEntry: id, history: history)?.hex ?? "unknown"
             switch value {

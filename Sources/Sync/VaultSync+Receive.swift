@@ -100,8 +100,9 @@ extension VaultSync {
                                 written documents: inout Set<NodeID>) throws -> Int {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
-        // A node another project holds here is left out (VaultSync+OtherProjects), with what is under it.
-        let leftOut = try nodesLeftOut(of: binder, absentFrom: Set(vaultNodes.keys), in: project.id, remembering: true)
+        // A node another project keeps here is left out (VaultSync+OtherProjects), with what is under it;
+        // one this project keeps is taken from the project that held it.
+        let leftOut = try nodesLeftOut(of: binder, absentFrom: Set(vaultNodes.keys), in: project.id, taking: true)
         let missing = binder.filter { vaultNodes[$0.key] == nil && !leftOut.contains($0.key) }
         let added = Set(missing.keys)
         try addMissingNodes(missing, to: &vaultNodes, of: project)

@@ -137,9 +137,11 @@ import Writing
         let document = try fleet.document(on: 0, ["Opening.", base])
         try fleet.sync(from: 0, to: 1)
         let long = try fleet.content(document, on: 0).blocks[1].id
-        // Another project on the tablet holds the id the paragraph's continuation will have (a colleague's, say).
+        // Another project on the tablet holds the id the paragraph's continuation will have, and keeps
+        // it (of two own projects the lower id keeps an id both hold, SECURITY.md §19.5).
         try fleet.store(1) { store in
-            let other = try store.createProject(named: "Colleague notes", register: .general, kind: .document)
+            let lowest = try ProjectID(bytes: Array(repeating: 0, count: 15) + [1])
+            let other = try store.addSyncedProject(lowest, named: "Colleague notes", register: .general, kind: .document, privileged: false)
             let node = try store.addNode(.scene, titled: "Notes", in: other.id)
             try store.replaceDocumentContent(of: node.id, in: other.id, with: DocumentContent(blocks: [
                 Block(id: BlockOverflow.continuation(of: long, 1), kind: .paragraph, text: "the colleague's words"),

@@ -29,8 +29,8 @@ struct VersionFleet {
     let time = TestTime(1_780_000_000)
     var keys: [DeviceID: [UInt8]] { Dictionary(uniqueKeysWithValues: authors.map { ($0.device, $0.key.publicKey) }) }
 
-    init(devices count: Int) throws {
-        vaults = try (0..<count).map { _ in try TestVault(modules: [WritingSchema.module, SyncSchema.module]) }
+    init(devices count: Int, modules: [ModuleSchema] = [WritingSchema.module, SyncSchema.module]) throws {
+        vaults = try (0..<count).map { _ in try TestVault(modules: modules) }
         authors = try (0..<count).map { _ in try SyncAuthor.random() }
         let made = try vaults[0].unlocked.createWritingProject(named: "Case files", register: .general, kind: .document)
         project = made.id

@@ -27,6 +27,16 @@ public struct SharedProjectOrigin: Sendable, Equatable {
         return shared
     }
 
+    /// Whether someone else's device shared `project` with this vault (`all`'s rule: its origin is
+    /// neither this device nor one trusted as the owner's own), read in the caller's transaction;
+    /// false in a vault without the exchange's tables (it never took a project from a device).
+    static func isSomeoneElses(_ project: ProjectID, me: DeviceID, in database: Database) throws -> Bool {
+        guard try AppliedModuleMigrations.modules(in: database).contains(SyncExchangeSchema.module.module),
+              let origin = try SyncExchangeStore(database: database).origin(of: project) else { return false }
+        guard origin.access != .mine, origin.device != me else { return false }
+        return try DeviceTrust.stored(deviceID: origin.device, in: database) != .mine
+    }
+
     /// What people read. The name is the one the device gave itself at pairing (it could be
     /// "my desk"), so the words say whose the project is, not only the name.
     public var label: String { "someone else's project, shared by device \(name) (\(role))" }

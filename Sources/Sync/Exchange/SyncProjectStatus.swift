@@ -14,6 +14,9 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// The devices with which the project's records are being refused, either way: how many in the
     /// last exchange, why, and since when (attack review s8, F20).
     public var refused: [SyncProjectRefusal] = []
+    /// What of the project this vault's store leaves out, because another project here keeps the
+    /// ids (SECURITY.md §19.5; review 17 s9, N-s9-1): not a sync failure, but never silent.
+    public var leftOut: [SyncLeftOut] = []
 
     /// Whether the project syncs: its records here rebuild, and no device's last exchange left it
     /// or refused any of its records either way. (A project whose every exchange completes while
@@ -22,6 +25,14 @@ public struct SyncProjectStatus: Sendable, Equatable {
         guard case .ready = state else { return false }
         return skipped.isEmpty && refused.isEmpty
     }
+}
+
+/// Items of a project's records this vault's store leaves out because another project here keeps
+/// their ids (SECURITY.md §19.5): of one kind ("node", "block" or "entry"), how many, and that project.
+public struct SyncLeftOut: Sendable, Equatable {
+    public let kind: String
+    public let count: Int
+    public let heldBy: ProjectID
 }
 
 /// A project left in the last exchange with a device: the reason (a code, then a message that never
@@ -60,14 +71,17 @@ extension SyncStatus {
             }
             defer { try? session?.end() }
             let access: RecordAccess = session.map { .session($0) } ?? .vault
-            let (state, skipped, refused) = try vault.transaction { tx in
+            let (state, skipped, refused, leftOut) = try vault.transaction { tx in
                 let exchange = SyncExchangeStore(database: tx.database)
                 var devices = try exchange.roster(of: project.id)
                 devices.merge(own) { kept, _ in kept }
-                return (try VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices).state(of: project.id),
-                        try exchange.skips(of: project.id), try exchange.refusals(of: project.id))
+                let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices)
+                return (try sync.state(of: project.id), try exchange.skips(of: project.id), try exchange.refusals(of: project.id),
+                        try sync.leftOutHere(of: project.id))
             }
-            return SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped, refused: refused)
+            var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped, refused: refused)
+            status.leftOut = leftOut
+            return status
         }
     }
 

@@ -178,19 +178,22 @@ public struct WritingStore {
         guard binder.children(of: id).isEmpty else {
             throw WritingError(.folderNotEmpty, "the folder is not empty: move or remove what is in it first")
         }
+        try removeRow(row, of: project, details: [.init("kind", row.kind.rawValue)])
+    }
+
+    /// Removes a node (a document with its blocks, branches and snapshots), recorded with `details`.
+    func removeRow(_ row: NodeTable.Row, of project: WritingProject, details: [VaultEvent.Detail]) throws {
         if row.kind == .scene {
-            for block in try blockTable.all(in: id) {
+            for block in try blockTable.all(in: row.id) {
                 try blockTable.delete(block.id)
                 try remove(try WritingRecord.block(block.id), of: project)
             }
+            try removeBranches(of: row.id, in: project)
+            try removeSnapshots(of: row.id, in: project)
         }
-        if row.kind == .scene {
-            try removeBranches(of: id, in: project)
-            try removeSnapshots(of: id, in: project)
-        }
-        try nodeTable.delete(id)
-        try remove(try WritingRecord.nodeTitle(id), of: project)
-        try record(.writingNodeRemove, project, subject: id, details: [.init("kind", row.kind.rawValue)])
+        try nodeTable.delete(row.id)
+        try remove(try WritingRecord.nodeTitle(row.id), of: project)
+        try record(.writingNodeRemove, project, subject: row.id, details: details)
     }
 
     // MARK: Checks

@@ -3,6 +3,7 @@ import CryptoVault
 import Foundation
 import PeerChannel
 import Sync
+import Writing
 
 /// `sync now|status|pause|resume` (issue 17, SECURITY.md §19.9): the writing model's change records
 /// exchanged with paired devices over the encrypted channel.
@@ -71,8 +72,11 @@ enum SyncCommands {
         or works local-only because its sync state here is damaged, and why (which record, and the
         failure's code) until 'vaultctl repair --from DEVICE'. A project some device's last sync
         left, or whose records are refused with a device either way (how many in the last sync, why,
-        since when), is NOT IN SYNC with that device, never said to sync. A privileged project is
-        checked in a privileged processing session of its compartment, recorded as every session is.
+        since when), is NOT IN SYNC with that device, never said to sync. Under a project, what of
+        it this device does not show because another project here holds the same ids (a colleague
+        can copy ids), and which project keeps them: your own project over someone else's. A
+        privileged project is checked in a privileged processing session of its compartment,
+        recorded as every session is.
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             // Damaged exchange tables are not read as if whole: sync is off, and says why.
@@ -92,7 +96,8 @@ enum SyncCommands {
                 Output.line("Sync is off, every project LOCAL-ONLY: sync state is damaged: \(problem). 'vaultctl repair' mends it.")
             }
             if peers.isEmpty && problem == nil { Output.line("No paired devices.") }
-            defer { printProjects(projects, offersRefused: offersRefused) }
+            let origins = try SharedProjectOrigin.all(in: unlocked)
+            defer { printProjects(projects, offersRefused: offersRefused, origins: origins) }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
                 let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
@@ -177,7 +182,7 @@ enum SyncCommands {
          }]
     }
 
-    private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal]) {
+    private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal], origins: [ProjectID: SharedProjectOrigin]) {
         for project in projects {
             let name = "project \(project.project.hex)\(project.privileged ? " (privileged)" : "")"
             switch project.state {
@@ -193,6 +198,7 @@ enum SyncCommands {
                 Output.line("  left in the last sync with device \(skip.peer.fingerprint) (\(Output.timestamp(skip.at))): \(skip.reason)")
             }
             for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
+            for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
         }
         for refusal in offersRefused {
             Output.line("project \(refusal.project.hex), not held here: " + refusalText(refusal))
@@ -232,14 +238,28 @@ enum SyncCommands {
     private static func json(_ project: SyncProjectStatus) -> [String: Any] {
         let skipped = project.skipped.map { ["device": $0.peer.hex, "reason": $0.reason, "at": Output.timestamp($0.at)] }
         let refused = project.refused.map(json)
+        let leftOut = project.leftOut.map { ["kind": $0.kind, "count": $0.count, "held_by": $0.heldBy.hex] as [String: Any] }
         switch project.state {
         case .ready(let records):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut]
         case .localOnly(let reason):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut]
         }
+    }
+
+    /// Items of a project the store leaves out here because another project keeps their ids (SECURITY.md §19.5).
+    private static func leftOutText(_ item: SyncLeftOut, origins: [ProjectID: SharedProjectOrigin]) -> String {
+        let one = item.count == 1
+        let noun = switch item.kind {
+        case "node": one ? "document or folder" : "documents or folders"
+        case "block": one ? "paragraph" : "paragraphs"
+        default: one ? "entry" : "entries"
+        }
+        let whose = origins[item.heldBy]?.label ?? "your own project"
+        return "\(item.count) \(noun) of this project \(one ? "is" : "are") not shown here: \(one ? "its id is" : "their ids are") "
+            + "also held by project \(item.heldBy.hex) (\(whose)), which keeps \(one ? "it" : "them")"
     }
 
     private static func json(_ refusal: SyncProjectRefusal) -> [String: Any] {
