@@ -28,17 +28,25 @@ enum BlockOverflow {
     }
 
     /// `blocks` (a document's, in reading order) with each block over the bound shown as itself and
-    /// its continuations, right after it; every other block as it is.
-    static func split(_ blocks: [Block]) -> [Block] {
+    /// its continuations, right after it; every other block as it is. A continuation skips a number
+    /// whose id is `taken`: for a replica, any block id its records hold, in any document of the
+    /// project (`SyncReplica.holdsBlock`), so that no piece is ever another document's block (review
+    /// 17 s9, N-s9-7: a continuation's id is computable by anyone who knows the block's).
+    static func split(_ blocks: [Block], besides taken: (BlockID) -> Bool) -> [Block] {
         guard blocks.contains(where: { bytes(of: $0) > WritingLimits.maximumBlockBytes }) else { return blocks }
-        let taken = Set(blocks.map(\.id))
         return blocks.flatMap { pieces(of: $0, besides: taken) }
+    }
+
+    /// `split` where the only ids taken are the document's own.
+    static func split(_ blocks: [Block]) -> [Block] {
+        let ids = Set(blocks.map(\.id))
+        return split(blocks) { ids.contains($0) }
     }
 
     /// `block` as the store keeps it: its first piece under its own id (with its cells, which count
     /// against the first piece's bound), then each further piece as a continuation of its kind, with
-    /// no cells, numbered from 1 and skipping a number whose id a block of the document has.
-    static func pieces(of block: Block, besides taken: Set<BlockID>) -> [Block] {
+    /// no cells, numbered from 1 and skipping a number whose id is `taken`.
+    static func pieces(of block: Block, besides taken: (BlockID) -> Bool) -> [Block] {
         guard bytes(of: block) > WritingLimits.maximumBlockBytes else { return [block] }
         let cells = bytes(of: block) - block.text.utf8.count
         let texts = cut(block.text, first: max(0, WritingLimits.maximumBlockBytes - cells))
@@ -49,7 +57,7 @@ enum BlockOverflow {
             repeat {
                 index += 1
                 id = continuation(of: block.id, index)
-            } while taken.contains(id)
+            } while taken(id)
             out.append(Block(id: id, kind: block.kind, text: text, rows: []))
         }
         return out
@@ -81,16 +89,20 @@ enum BlockOverflow {
     /// when its own is gone). A block with no piece here is gone; other blocks are as they are.
     ///
     /// A continuation is known by its id among the blocks the records do not hold: the numbers a
-    /// block may show now, and two more (one left here from before the block shrank).
-    static func joined(_ content: DocumentContent, shown: [Block]) -> DocumentContent {
+    /// block may show now, and two more (one left here from before the block shrank), each number
+    /// whose id is `taken` skipped as `split` skips it.
+    static func joined(_ content: DocumentContent, shown: [Block], besides taken: (BlockID) -> Bool) -> DocumentContent {
         let known = Set(shown.map(\.id))
         let unknown = Set(content.blocks.map(\.id)).subtracting(known)
         guard !unknown.isEmpty else { return content }
         var origin: [BlockID: (block: BlockID, index: Int)] = [:]
         for block in shown {
-            let numbers = bytes(of: block) / WritingLimits.maximumBlockBytes + 3
-            for index in 1...numbers {
+            var numbers = bytes(of: block) / WritingLimits.maximumBlockBytes + 3, index = 0
+            while numbers > 0 {
+                index += 1
                 let id = continuation(of: block.id, index)
+                if taken(id) { continue }
+                numbers -= 1
                 if unknown.contains(id) { origin[id] = (block.id, index) }
             }
         }
@@ -106,5 +118,11 @@ enum BlockOverflow {
             let head = pieces[0].block
             return Block(id: id, kind: head.kind, text: pieces.map(\.block.text).joined(), rows: pieces[0].index == 0 ? head.rows : [])
         })
+    }
+
+    /// `joined` where the only ids taken are those of `shown`.
+    static func joined(_ content: DocumentContent, shown: [Block]) -> DocumentContent {
+        let ids = Set(shown.map(\.id))
+        return joined(content, shown: shown) { ids.contains($0) }
     }
 }

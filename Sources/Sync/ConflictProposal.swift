@@ -21,7 +21,7 @@ extension SyncReplica {
         guard let viewer = viewer(of: conflict) else { return DocumentContent() }
         // A block over the store's bound (only a device beside the store's rules writes one) in
         // pieces, as a document shows it (`BlockOverflow`).
-        return DocumentContent(blocks: BlockOverflow.split(proposal(for: conflict, seenBy: viewer).blocks))
+        return DocumentContent(blocks: BlockOverflow.split(proposal(for: conflict, seenBy: viewer).blocks, besides: holdsBlock))
     }
 
     /// The proposal of `conflict` as the record at history entry `viewer` saw the document.

@@ -41,7 +41,7 @@ extension SyncReplica {
         }
         let current = orderedBlocks(of: document)
         // A block the replica shows in pieces (over the store's bound) is one block of the records.
-        let content = BlockOverflow.joined(content, shown: current.map(\.block))
+        let content = BlockOverflow.joined(content, shown: current.map(\.block), besides: holdsBlock)
         var ids = Set<BlockID>()
         for block in content.blocks {
             guard ids.insert(block.id).inserted else { throw SyncError(.invalidChange, "block \(block.id) appears twice") }

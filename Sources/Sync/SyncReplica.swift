@@ -395,7 +395,14 @@ public struct SyncReplica: Sendable {
     /// The document as the store keeps it: its blocks in order, each one the merge made longer than
     /// a block may be shown as itself and its continuations (`BlockOverflow`, SECURITY.md §19.3).
     public mutating func content(of document: NodeID) -> DocumentContent {
-        DocumentContent(blocks: BlockOverflow.split(orderedBlocks(of: document).map(\.block)))
+        DocumentContent(blocks: BlockOverflow.split(orderedBlocks(of: document).map(\.block), besides: holdsBlock))
+    }
+
+    /// Whether the records hold a block of this id, in any document, present or removed: the ids
+    /// a continuation never takes (`BlockOverflow`).
+    var holdsBlock: (BlockID) -> Bool {
+        let held = blocks
+        return { held[$0] != nil }
     }
 
     /// Every conflict the records hold: those written into records (0x03), and those their writes

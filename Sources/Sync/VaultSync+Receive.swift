@@ -112,7 +112,7 @@ extension VaultSync {
             if node.parent != parent || node.orderKey != orderKey { try moveIfPossible(id, under: parent, orderKey: orderKey, in: project) }
         }
         try removeNodes(removedIn: &replica, from: vaultNodes, of: project)
-        var written = 0
+        var written = 0, moved = Set<NodeID>()
         let held = try HeldBases(sync: self).documents(of: project.id)
         for document in replica.documents where vaultNodes[document] != nil
             && (only?.contains(document) ?? true || added.contains(document) || held.contains(document)) {
@@ -129,11 +129,23 @@ extension VaultSync {
                 continue
             }
             if stored != content {
-                try store.replaceSyncedDocumentContent(of: document, in: project.id, with: try showable(content, stored: stored, in: project.id))
+                try write(content, of: document, stored: stored, in: project.id, moving: &moved)
                 documents.insert(document)
                 written += 1
             }
             if held.contains(document) { try released(document, of: project) }
+        }
+        // A document a block moved from is written again as the records show it (its pieces' ids moved).
+        for _ in 0..<WritingLimits.maximumNesting where !moved.isEmpty {
+            let again = moved
+            moved = []
+            for document in again.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) where vaultNodes[document] != nil && !holds(document) {
+                let content = replica.content(of: document), stored = try store.documentContent(of: document, in: project.id)
+                guard stored != content else { continue }
+                try write(content, of: document, stored: stored, in: project.id, moving: &moved)
+                documents.insert(document)
+                written += 1
+            }
         }
         // A held document removed meanwhile holds nothing any more.
         for document in held where vaultNodes[document] == nil || !replica.documents.contains(document) {
@@ -185,6 +197,24 @@ extension VaultSync {
         guard chain.count >= WritingLimits.maximumNesting else { return parent }
         // chain: parent first, up to the top level; its node at depth d is chain[chain.count - d].
         return chain[chain.count - (WritingLimits.maximumNesting - 1)]
+    }
+
+    /// Writes `content` (as the records show the document) over `stored`, without what another project
+    /// keeps here (`showable`). A block the store holds in another document of the project leaves it
+    /// first, and that document is said `moving` (to be written again): a block over the store's bound
+    /// is shown in pieces whose ids skip every block id of the project's records (§19.3), so a block
+    /// the records give one document with the id of another's piece moves that piece's number (review
+    /// 17 s9, N-s9-7), and the store must never refuse it.
+    private func write(_ content: DocumentContent, of document: NodeID, stored: DocumentContent, in project: ProjectID,
+                       moving moved: inout Set<NodeID>) throws {
+        let shown = try showable(content, stored: stored, in: project)
+        let here = Set(stored.blocks.map(\.id))
+        for (block, other) in try store.documents(holdingBlocks: shown.blocks.map(\.id).filter { !here.contains($0) }, in: project)
+        where other != document {
+            try store.releaseSyncedBlock(block, of: project, to: project)
+            moved.insert(other)
+        }
+        try store.replaceSyncedDocumentContent(of: document, in: project, with: shown)
     }
 
     /// Moves a node where the records put it; a move the binder cannot take (its parent is not

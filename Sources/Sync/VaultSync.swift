@@ -180,7 +180,7 @@ public struct VaultSync {
             if let base = heldForEditors[node.id] { content = try mergingHeld(node.id, writer: stored, base: base, replica: &working.replica, of: project) }
             var ids: [BlockID: BlockID] = [:]
             // As the records hold it (a block shown in pieces is one: `BlockOverflow`), before they change.
-            let whole = BlockOverflow.joined(stored, shown: working.replica.orderedBlocks(of: node.id).map(\.block))
+            let whole = BlockOverflow.joined(stored, shown: working.replica.orderedBlocks(of: node.id).map(\.block), besides: working.replica.holdsBlock)
             if whole != stored { pieced.insert(node.id) }
             operations += try working.replica.operations(making: node.id, hold: content, creating: created.contains(node.id), rebased: &ids)
             // A held document keeps the writer's text in the store: that text takes the new ids of its blocks.
@@ -198,7 +198,7 @@ public struct VaultSync {
             // In pieces again where a block is over the store's bound, under the new ids' continuations.
             let blocks = BlockOverflow.split(change.content.blocks.map { block in
                 change.ids[block.id].map { Block(id: $0, kind: block.kind, text: block.text, rows: block.rows) } ?? block
-            })
+            }, besides: working.replica.holdsBlock)
             try store.replaceSyncedDocumentContent(of: document, in: projectID, with: DocumentContent(blocks: blocks))
             // A held document's later edits are made from the writer's text with those ids.
             if heldForEditors[document] != nil { try HeldBases(sync: self).rebase(document, of: project, to: DocumentContent(blocks: blocks)) }

@@ -675,11 +675,12 @@ def cut(text, first):
     return pieces
 
 
-def in_pieces(blocks):
+def in_pieces(blocks, others=()):
     """§19.3: a document's blocks (reading order) as a replica shows them: a block over MAX_BLOCK_BYTES as
     itself with the first piece of its text and its cells, then its continuations (its kind, no cells),
-    numbered from 1, a number whose id a block of the document has skipped."""
-    taken = {b["block"] for b in blocks}
+    numbered from 1, a number whose id a block of the project's records has (this document's, or
+    `others`: those of its other documents) skipped."""
+    taken = {b["block"] for b in blocks} | set(others)
     out = []
     for b in blocks:
         if block_bytes(b) <= MAX_BLOCK_BYTES:
@@ -1422,9 +1423,9 @@ def overflow_known_answers():
     def block_id(label):
         return hashlib.sha256(b"overflow " + label.encode()).digest()[:16].hex()
 
-    def case(name, description, blocks):
-        shown = in_pieces([dict(b, text="".join(r * n for r, n in b["runs"])) for b in blocks])
-        return {"name": name, "description": description, "blocks": blocks,
+    def case(name, description, blocks, others=()):
+        shown = in_pieces([dict(b, text="".join(r * n for r, n in b["runs"])) for b in blocks], others)
+        return {"name": name, "description": description, "blocks": blocks, "others": list(others),
                 "shown": [{"block": b["block"], "kind": b["kind"], "rows": b["rows"], "bytes": len(b["text"].encode()),
                            "sha256": hashlib.sha256(b["text"].encode()).hexdigest()} for b in shown]}
 
@@ -1450,6 +1451,9 @@ def overflow_known_answers():
              "continuation takes the next number.",
              [{"block": big, "kind": "paragraph", "rows": [], "runs": [["word ", 200000]]},
               {"block": continuation(big, 1), "kind": "paragraph", "rows": [], "runs": [["Taken.", 1]]}]),
+        case("a continuation's id another document holds", "Another document of the project holds a block whose "
+             "id is the first continuation's (a colleague can compute it): the continuation takes the next number.",
+             [{"block": big, "kind": "paragraph", "rows": [], "runs": [["word ", 200000]]}], [continuation(big, 1)]),
     ]
 
 
@@ -1472,8 +1476,8 @@ def build():
         "cases": cases(),
         "overflow_description": "A block the merge makes longer than the store keeps (§19.3, 983,040 bytes of text "
                                 "and cells) as every replica shows it: `blocks` a document's blocks in reading order "
-                                "(text: `runs` joined), `shown` the blocks it shows (id, kind, cells, text bytes, "
-                                "SHA-256 of the text).",
+                                "(text: `runs` joined), `others` the block ids the project's other documents hold, "
+                                "`shown` the blocks it shows (id, kind, cells, text bytes, SHA-256 of the text).",
         "overflow": overflow_known_answers(),
     }
 

@@ -38,6 +38,15 @@ extension WritingStore {
         try held(ids, outside: projectID) { try entryTable.project(of: $0) }
     }
 
+    /// Of `ids`, the blocks a document of `projectID` holds, each with that document.
+    public func documents(holdingBlocks ids: some Sequence<BlockID>, in projectID: ProjectID) throws -> [BlockID: NodeID] {
+        var held: [BlockID: NodeID] = [:]
+        for id in ids {
+            if let document = try blockTable.document(of: id), try nodeTable.project(of: document) == projectID { held[id] = document }
+        }
+        return held
+    }
+
     private func held<ID: Hashable>(_ ids: some Sequence<ID>, outside projectID: ProjectID,
                                     holder: (ID) throws -> ProjectID?) throws -> [ID: ProjectID] {
         var held: [ID: ProjectID] = [:]
