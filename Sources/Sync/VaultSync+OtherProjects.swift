@@ -17,15 +17,17 @@ import Writing
 extension VaultSync {
     func leftOut(_ project: ProjectID) -> LeftOutIDs { LeftOutIDs(database: database, project: project) }
 
-    /// Whether `project` keeps an id it and `other` both hold here: the owner's own project over one
-    /// someone else's device shared with this vault (`SharedProjectOrigin`), else the lower id. So a
+    /// Whether `project` keeps an id it and `other` (which holds it here) both hold: the owner's own
+    /// project over one someone else's device shared with this vault (`SharedProjectOrigin`). So a
     /// colleague who copies an id of the owner's into a project of its own hides nothing of the
-    /// owner's on any device, whichever of the two came first there.
+    /// owner's on any device, whichever of the two came first there. Of two projects of the same
+    /// kind the one holding it keeps it: a rule by project id would let a colleague who edits two of
+    /// the owner's projects take an item out of the one with the higher id on every own device
+    /// (reviewer, session 10), where first-come hides it at most where the copy came first.
     func keeps(_ project: ProjectID, over other: ProjectID) throws -> Bool {
         let own = try !SharedProjectOrigin.isSomeoneElses(project, me: author.device, in: database)
         let otherOwn = try !SharedProjectOrigin.isSomeoneElses(other, me: author.device, in: database)
-        guard own == otherOwn else { return own }
-        return project.bytes.lexicographicallyPrecedes(other.bytes)
+        return own && !otherOwn
     }
 
     /// Of `held` (ids another project holds here, with that project), those `project` leaves out:

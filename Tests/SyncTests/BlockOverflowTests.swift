@@ -140,7 +140,7 @@ import Writing
         try fleet.sync(from: 0, to: 1)
         let long = try fleet.content(document, on: 0).blocks[1].id
         // Another project on the tablet holds the id the paragraph's continuation will have, and keeps
-        // it (of two own projects the lower id keeps an id both hold, SECURITY.md §19.5).
+        // it (of two projects of the same kind, the one that held the id first keeps it, SECURITY.md §19.5).
         try fleet.store(1) { store in
             let lowest = try ProjectID(bytes: Array(repeating: 0, count: 15) + [1])
             let other = try store.addSyncedProject(lowest, named: "Colleague notes", register: .general, kind: .document, privileged: false)
