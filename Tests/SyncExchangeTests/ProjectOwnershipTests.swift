@@ -228,7 +228,8 @@ import Writing
         let f = try F()
         let (stranger, brief, _) = try Self.briefMisledOnTheLaptop(f)
 
-        let report = try Self.fromDeskToLaptop(f) { transport in try StoreRepair(vault: f.desk.unlocked, transport: transport).run() }
+        // --discard-local: the desk holds 'Draft', which the laptop does not (review 17 s9, N-s9-6: named, refused without it).
+        let report = try Self.fromDeskToLaptop(f) { transport in try StoreRepair(vault: f.desk.unlocked, transport: transport, discardingLocal: true).run() }
         #expect(report.projects.map(\.project) == [brief.id], "\(report)")
         #expect(report.originsRefused == [brief.id], "\(report)")
         let desks = try Self.held(f.desk, brief.id)

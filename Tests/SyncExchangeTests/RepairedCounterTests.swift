@@ -76,9 +76,11 @@ import Writing
             try SyncInitiator(vault: tablet.unlocked, transport: try toDesk(from: tabletKeys), coordinator: nil).run()
         }
 
-        /// `vaultctl repair --from desk` on the laptop.
+        /// `vaultctl repair --from desk --discard-local` on the laptop: its document holds words the
+        /// desk lacks (they are on the tablet), which a repair names and refuses to replace without
+        /// the flag (review 17 s9, N-s9-6).
         func repairLaptopFromDesk() throws -> RepairReport {
-            try laptop.command { try StoreRepair(vault: laptop.unlocked, transport: try toDesk(from: laptopKeys)).run() }
+            try laptop.command { try StoreRepair(vault: laptop.unlocked, transport: try toDesk(from: laptopKeys), discardingLocal: true).run() }
         }
     }
 
