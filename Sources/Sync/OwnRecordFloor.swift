@@ -14,9 +14,16 @@ struct OwnRecordFloor {
     let database: Database
 
     /// The counter this device's records of `project` must reach before it commits there, or nil.
+    /// A stored counter below zero (a damaged row: no writer stores one) leaves the project
+    /// local-only with the reason, never a trap.
     func floor(of project: ProjectID) throws -> UInt64? {
-        try database.queryOne("SELECT counter FROM sync_own_floors WHERE project_id = ?", [.blob(project.bytes)])
-            .map { UInt64(try $0.integer("counter")) }
+        guard let row = try database.queryOne("SELECT counter FROM sync_own_floors WHERE project_id = ?", [.blob(project.bytes)]) else {
+            return nil
+        }
+        guard let counter = UInt64(exactly: try row.integer("counter")) else {
+            throw VaultSync.damaged(project, "the counter this device's records must reach here is not a counter")
+        }
+        return counter
     }
 
     func set(_ counter: UInt64, of project: ProjectID, at time: Int64) throws {
