@@ -13,6 +13,13 @@ import Writing
 struct OwnRecordFloor {
     let database: Database
 
+    /// The floor of a project in a restored or recovered vault (SECURITY.md §19.10; review 17 s10,
+    /// N-s10-4): the backup rewound this device's records and its audit log alike, so how far its
+    /// records went is not known here. No counter reaches this one: the project waits for one
+    /// completed pull from an own device, which brings back whatever records of this device that
+    /// device holds (`ownPullCompleted`).
+    static let untilOwnPull = UInt64(Int64.max)
+
     /// The counter this device's records of `project` must reach before it commits there, or nil.
     /// A stored counter below zero (a damaged row: no writer stores one) leaves the project
     /// local-only with the reason, never a trap.
@@ -55,6 +62,17 @@ extension VaultSync {
         return true
     }
 
+    /// A pull of `project` from an own device completed: a restored vault's project that waited
+    /// for it (`OwnRecordFloor.untilOwnPull`) now holds whatever records of this device that device
+    /// held, and takes changes again unless `viewOnly`. Returns whether it waited.
+    public func ownPullCompleted(in project: ProjectID, viewOnly: Bool, from peer: DeviceID) throws -> Bool {
+        let floors = OwnRecordFloor(database: transaction.database)
+        guard try floors.floor(of: project) == OwnRecordFloor.untilOwnPull else { return false }
+        try floors.clear(project)
+        if !viewOnly { try store.setSyncedViewOnly(project, false, from: peer.hex) }
+        return true
+    }
+
     /// After a repair that lacked this device's records of `project` up to `counter` (its audit log
     /// recorded them): the floor kept, and the project view-only until they are back.
     public func awaitOwnRecords(of project: ProjectID, upTo counter: UInt64, at time: Int64) throws {
@@ -67,6 +85,28 @@ extension AuditAction {
     /// The owner let this device write a project again though its own records of it a repair lacked
     /// are not back (details: project, counter).
     public static let syncOwnRecordsReleased = AuditAction("sync.own-records-released")
+}
+
+/// A restored or recovered vault's projects with sync records wait for this device's own records
+/// (SECURITY.md §19.10; review 17 s10, N-s10-4): the next record of this device would reuse a counter
+/// it signed after the backup, and its own devices, comparing counts only, would call two texts the
+/// same ("syncs") until the next edit split them for good.
+public enum RestoredOwnRecords {
+    /// Marks every project here that holds sync records: view-only, with the floor that only a
+    /// completed pull from an own device lifts. In the restore's transaction; returns the projects.
+    public static func markAwaiting(in tx: VaultTransaction, clock: VaultClock = .system) throws -> [ProjectID] {
+        let projects = try VaultSync.projectsWithRecords(in: tx.database)
+        let store = WritingStore(tx, access: .vault)
+        for project in projects {
+            try OwnRecordFloor(database: tx.database).set(OwnRecordFloor.untilOwnPull, of: project, at: clock.now())
+            try store.setSyncedViewOnly(project, true, from: "restore")
+        }
+        return projects
+    }
+
+    /// Whether `counter`, as `OwnRecordsAwaited.writeAnyway` returns it, is a restored vault's wait
+    /// for one sync with an own device rather than a repair's counter.
+    public static func isRestoredWait(_ counter: UInt64) -> Bool { counter == OwnRecordFloor.untilOwnPull }
 }
 
 /// The owner's way out of waiting for this device's own records after a repair, when no own device

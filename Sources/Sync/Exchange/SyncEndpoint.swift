@@ -286,6 +286,16 @@ public struct SyncEndpoint {
         return SyncError(.writingRefused, "project \(project.id): the writing store refused what device \(peer.fingerprint)'s records make (\(error.code.rawValue)); none was kept")
     }
 
+    /// A pull of `project` from this vault's own device completed: a restored vault's project that
+    /// waited for it takes changes again (`ownPullCompleted`; review 17 s10, N-s10-4). The floor is
+    /// read first, so a project that does not wait for it opens no session.
+    func pulledAllFromOwnDevice(_ project: WritingProject) throws {
+        guard peerIsMine, try vault.vault.read({ try OwnRecordFloor(database: $0).floor(of: project.id) }) == OwnRecordFloor.untilOwnPull else { return }
+        try withSync(project) { sync, store, _ in
+            _ = try sync.ownPullCompleted(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
+        }
+    }
+
     private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool,
                                  allowance: SyncRefusalAllowance, coordinator: SyncCoordinator?) throws -> SyncReceipt {
         try withSync(project) { sync, store, _ in

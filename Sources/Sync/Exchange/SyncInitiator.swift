@@ -258,7 +258,7 @@ public struct SyncInitiator {
     private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
         var held = try endpoint.commitAndHeld(project, coordinator: coordinator)
         var peerHeld: [DeviceID: UInt64] = [:]
-        var round = 0
+        var round = 0, pulledAll = false
         while true {
             round += 1
             guard round <= Self.maximumRounds else {
@@ -281,8 +281,9 @@ public struct SyncInitiator {
                 held = try endpoint.commitAndHeld(project, coordinator: coordinator)
             }
             // A batch of which nothing was kept would come again as it was: stop asking.
-            guard answer.more, !answer.records.isEmpty, stored > 0 else { break }
+            guard answer.more, !answer.records.isEmpty, stored > 0 else { pulledAll = !answer.more && entry.recordsRefused == 0; break }
         }
+        if pulledAll { try endpoint.pulledAllFromOwnDevice(project) }
         if plan.pulls, entry.refused.contains(SyncErrorCode.missingParents.rawValue) {
             try seekForks(of: project, held: held, into: &entry, by: deadline)
             held = try endpoint.commitAndHeld(project, coordinator: coordinator)

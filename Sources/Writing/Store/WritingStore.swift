@@ -219,8 +219,8 @@ public struct WritingStore {
         try transaction.recordRefusal(.writingChange, compartment: project.compartment.id, subject: project.id.bytes,
                                       details: [.init("reason", "view-only")])
         throw WritingError(.viewOnly, "this project is shared with you to view only (its owner's device takes no changes from this one), "
-                           + "or, after a repair, waits for this device's own records of it to come back from your other own devices "
-                           + "('vaultctl repair' said so; 'vaultctl sync now' with the device that holds them brings them): nothing was changed")
+                           + "or, after a repair, a restore-backup or a recover, waits for this device's own records of it to come back from your other own devices "
+                           + "(the command said so; 'vaultctl sync now --peer DEVICE' with your own device brings them): nothing was changed")
     }
 
     /// The node's row, refusing an id of another project or none.

@@ -2,6 +2,8 @@ import Appliance
 import AuditChain
 import CryptoVault
 import Foundation
+import Sync
+import Writing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,17 +92,33 @@ enum BackupCommands {
         passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. A backup
         made by an older vaultctl is upgraded in the restored copy, as any vault is by a write
         command (vault.upgrade). The restored vault's audit log records vault.restore-backup.
+        Every project holding sync records is view-only in the restored vault until it has synced
+        with one of your own devices ('vaultctl sync now --peer DEVICE'): the backup rewound this
+        device's records, and a change before would reuse their numbers (SECURITY.md §19.10).
         """, options: [Option("--into", value: "DIR", "the new vault folder")] + Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
             "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",
         ]) { arguments in
             let target = try arguments.required("--into")
             try requireNewFolder(target)
-            let summary = try restore(arguments.positionals[0], into: target, credential: { try Credentials.credential(from: arguments) },
-                                      finishing: recordRestore(in:))
-            if arguments.has("--json") { Output.json(["vault": target, "bundles": summary.bundles.count]); return }
+            var awaiting: [ProjectID] = []
+            let summary = try restore(arguments.positionals[0], into: target, credential: { try Credentials.credential(from: arguments) }) {
+                awaiting = try recordRestore(in: $0, credential: $1)
+            }
+            if arguments.has("--json") {
+                Output.json(["vault": target, "bundles": summary.bundles.count, "awaiting": awaiting.map(\.hex)]); return
+            }
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
+            sayAwaiting(awaiting, vault: target)
         }
+
+    /// What a restored or recovered vault's projects with sync records wait for (N-s10-4).
+    static func sayAwaiting(_ projects: [ProjectID], vault: String) {
+        guard !projects.isEmpty else { return }
+        Output.line("\(projects.count) project(s) with sync records are view-only here until this vault has synced with one of your own devices: "
+                    + "the backup rewound this device's records, and a change before would reuse their numbers, so your devices would split for good.")
+        Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
+    }
 
     /// Refuses a DIR that holds a vault or anything else: a restore never overwrites.
     static func requireNewFolder(_ target: String) throws {
@@ -112,18 +130,20 @@ enum BackupCommands {
     }
 
     /// Checks the backup at `path` and writes it durably into a private staging folder beside
-    /// `target`; `finishing` records in the staged vault and closes it; only then does the staging
-    /// folder take `target`'s name (§13.3). Shared by restore-backup and recover.
+    /// `target`; `finishing` records in the staged vault (given the credential, if one was asked)
+    /// and closes it; only then does the staging folder take `target`'s name (§13.3). Shared by
+    /// restore-backup and recover.
     static func restore(_ path: String, into target: String, credential: () throws -> UnlockCredential?,
-                        finishing: (String) throws -> Void) throws -> BackupSummary {
+                        finishing: (String, UnlockCredential?) throws -> Void) throws -> BackupSummary {
         let (parent, name) = try splitTarget(target)
         let staging = (parent as NSString).appendingPathComponent(".restoring-\(getpid())-\(name)")
         try? FileManager.default.removeItem(atPath: staging)
         removeAbandonedStaging(in: parent, for: name)
         guard mkdir(staging, 0o700) == 0 else { throw CommandError(message: "cannot create \(staging): \(String(cString: strerror(errno)))", exitCode: .ioError) }
         do {
-            let summary = try checkedExtract(path, into: staging, durable: true, credential: credential).summary
-            try finishing(staging)
+            var given: UnlockCredential?  // asked once: a passphrase on standard input cannot be read twice
+            let summary = try checkedExtract(path, into: staging, durable: true, credential: { given = try credential(); return given }).summary
+            try finishing(staging, given)
             if FileManager.default.fileExists(atPath: target) { rmdir(target) }
             guard rename(staging, target) == 0 else {
                 throw CommandError(message: "cannot move the restored vault to \(target): \(String(cString: strerror(errno)))", exitCode: .cannotCreate)
@@ -152,13 +172,24 @@ enum BackupCommands {
     /// Records vault.restore-backup and its checkpoint in the staged vault, then closes it (SQLite
     /// folds the write-ahead log back into vault.db on the last close): the rename that follows
     /// publishes a vault at rest, and nothing writes to DIR after it, so a kill leaves DIR absent or whole.
-    static func recordRestore(in staging: String) throws {
+    /// With the credential (a version 2 backup's), in the same transaction every project holding
+    /// sync records waits for one sync with an own device (`RestoredOwnRecords`); returns them.
+    static func recordRestore(in staging: String, credential: UnlockCredential?) throws -> [ProjectID] {
+        var awaiting: [ProjectID] = []
         do {
             let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
-            try staged.recordLocked(.vaultRestoreBackup)
+            if let credential {
+                awaiting = try staged.unlock(with: credential).transaction { tx in
+                    try tx.record(.vaultRestoreBackup)
+                    return try RestoredOwnRecords.markAwaiting(in: tx)
+                }
+            } else {
+                try staged.recordLocked(.vaultRestoreBackup)
+            }
             try staged.finishCommand()
         }
         try DurableFile.syncDirectory(staging)
+        return awaiting
     }
 
     /// Staging folders of restores into the same name whose process is gone (killed mid-restore):

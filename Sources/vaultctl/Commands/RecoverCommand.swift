@@ -4,6 +4,8 @@ import CryptoVault
 import Foundation
 import PeerChannel
 import PrivilegedSession
+import Sync
+import Writing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -109,23 +111,28 @@ enum RecoverCommand {
             }
             progress.finish()
             let credential = try Credentials.credential(from: arguments)
-            let summary = try BackupCommands.restore(received, into: target, credential: { credential }) { staging in
-                try verifyAndRecord(staging, credential: credential, details: [
+            var awaiting: [ProjectID] = []
+            let summary = try BackupCommands.restore(received, into: target, credential: { credential }) { staging, _ in
+                awaiting = try verifyAndRecord(staging, credential: credential, details: [
                     .init("address", address.description), .init("keeper_key", ByteEncoding.hex(keeperKey)),
                     .init("sha256", ByteEncoding.hex(header.offer.sha256))])
             }
             if arguments.has("--json") {
                 Output.json(["vault": target, "bundles": summary.bundles.count, "entries": header.offer.entries,
-                             "sha256": ByteEncoding.hex(header.offer.sha256), "keeper_key": ByteEncoding.hex(keeperKey)])
+                             "sha256": ByteEncoding.hex(header.offer.sha256), "keeper_key": ByteEncoding.hex(keeperKey),
+                             "awaiting": awaiting.map(\.hex)])
                 return
             }
             Output.line("Recovered the vault (\(summary.bundles.count) bundle(s), audit log of \(header.offer.entries) entries) into \(target); every bundle opens and the audit log verifies.")
+            BackupCommands.sayAwaiting(awaiting, vault: target)
         }
 
     /// The full check with the key that restore-backup's checks leave out (every bundle's header and
     /// chunks under its compartment key), then `vault.recover` in the staged vault, which is closed
-    /// before the rename (as restore-backup does).
-    private static func verifyAndRecord(_ staging: String, credential: UnlockCredential, details: [VaultEvent.Detail]) throws {
+    /// before the rename (as restore-backup does). In the same transaction every project holding
+    /// sync records waits for one sync with an own device (`RestoredOwnRecords`); returns them.
+    private static func verifyAndRecord(_ staging: String, credential: UnlockCredential, details: [VaultEvent.Detail]) throws -> [ProjectID] {
+        var awaiting: [ProjectID] = []
         do {
             let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
             let unlocked = try staged.unlock(with: credential)
@@ -133,10 +140,14 @@ enum RecoverCommand {
                 throw CommandError(message: "the copy is refused: bundle \(first.bundle.idString) does not open: \(first.reason.message)",
                                    exitCode: .dataError)
             }
-            try unlocked.record(VaultEvent(.vaultRecover, details: details))
+            awaiting = try unlocked.transaction { tx in
+                try tx.record(VaultEvent(.vaultRecover, details: details))
+                return try RestoredOwnRecords.markAwaiting(in: tx)
+            }
             try staged.finishCommand()
         }
         try DurableFile.syncDirectory(staging)
+        return awaiting
     }
 
     /// Serves one attempt after another until the copy is handed over or the code dies.

@@ -44,8 +44,10 @@ enum RepairCommands {
         more of them) stays view-only here until they come back: 'vaultctl sync now --peer DEVICE'
         with your own device that holds them brings them. A change before would be signed under
         one of their numbers with other words, and that device would refuse this one's records of
-        the project for good. --write-anyway PROJECT (its id or name) stops waiting, recorded, when
-        none of your devices holds them.
+        the project for good. So does every project with sync records of a vault restored by
+        'vaultctl restore-backup' or 'vaultctl recover', until it has synced with one of your own
+        devices. --write-anyway PROJECT (its id or name) stops waiting, recorded, when none of your
+        devices holds them.
         """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"]),
                      Option("--discard-local", "with --from: replace the documents here whose words PEER does not hold (they stay in the kept copy); without it the repair is refused, naming them"),
                      Option("--write-anyway", value: "PROJECT", "let PROJECT take changes again though this device's own records of it a repair lacked are not back"),
@@ -168,7 +170,9 @@ enum RepairCommands {
             Output.line("Project \(project.id.hex) awaits none of this device's own records: nothing changed.")
             return
         }
-        Output.line("Project \(project.id.hex) takes changes here again, without this device's own records of it up to number \(counter) (recorded). "
+        let lacked = RestoredOwnRecords.isRestoredWait(counter) ? "the records of it your own devices may hold since the backup it was restored from"
+            : "this device's own records of it up to number \(counter)"
+        Output.line("Project \(project.id.hex) takes changes here again, without \(lacked) (recorded). "
                     + "If one of your devices holds them, it will refuse this device's records of the project from now on.")
     }
 

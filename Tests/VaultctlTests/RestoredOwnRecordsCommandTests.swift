@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A laptop restored from its backup keeps its device identity while its records are rewound
+/// (review 17 s10, N-s10-4; SECURITY.md §19.10, step 3). Before, its next record reused a counter it
+/// had signed after the backup: `sync now` said "syncs" on both devices while they showed different
+/// text, and the next edit left the project NOT IN SYNC for good. Now `restore-backup` makes every
+/// project with sync records view-only until a sync with an own device has brought this device's
+/// records back, and says so.
+@Suite(.serialized)
+struct RestoredOwnRecordsCommandTests {
+    static let restoredWords = "First paragraph.\n\nWritten on the restored laptop.\n"
+
+    /// Desk and laptop, each other's own devices; the laptop writes "Memo", syncs, is backed up,
+    /// writes more and syncs again; then the backup is restored into a new folder (`restoreOutput`:
+    /// what restore-backup printed).
+    struct Restored {
+        let desk: CLIVault, laptop: CLIVault, restored: CLIVault
+        let restoreOutput: CLI.Result
+    }
+
+    static func restoredLaptop(json: Bool = false) throws -> Restored {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try PairCommandTests.startHost(desk, ["--address", "127.0.0.1:0", "--trust", "mine"])
+        let joined = try PairCommandTests.join(laptop, host.address, code: host.code, extra: ["--trust", "mine"])
+        let hosted = host.finish()
+        try #require(joined.status == 0 && hosted.status == 0, "pairing: \(joined.stderr) \(hosted.stderr)")
+        for arguments in [["project", "create", "Memo", "--register", "general"], ["doc", "add", "Memo", "Draft"]] {
+            let made = try laptop.run(arguments)
+            try #require(made.status == 0, "\(arguments): \(made.stderr)")
+        }
+        try #require(try laptop.run(["doc", "write", "Memo", "Draft"], stdin: "First paragraph.\n").status == 0)
+        let first = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        try #require(first.status == 0, "\(first.stdout) \(first.stderr)")
+        let backup = laptop.root + "/laptop.backup"
+        let backedUp = try laptop.run(["backup", "-o", backup])
+        try #require(backedUp.status == 0, "\(backedUp.stderr)")
+        try #require(try laptop.run(["doc", "write", "Memo", "Draft"], stdin: "First paragraph.\n\nSecond, after the backup.\n").status == 0)
+        let second = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        try #require(second.status == 0, "\(second.stdout) \(second.stderr)")
+        try #require(try desk.run(["doc", "show", "Memo", "Draft"]).stdout.contains("Second, after the backup."))
+
+        let restored = try CLIVault(create: false)
+        let output = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile]
+                                 + (json ? ["--json"] : []))
+        try #require(output.status == 0, "\(output.stdout) \(output.stderr)")
+        return Restored(desk: desk, laptop: laptop, restored: restored, restoreOutput: output)
+    }
+
+    /// The restored laptop refuses a write, naming the reason and the remedy, and keeps its text.
+    static func expectWriteRefused(_ restored: CLIVault) throws {
+        let refused = try restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords)
+        #expect(refused.status == 77, "\(refused.status): \(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("restore-backup") && refused.stderr.contains("vaultctl sync now --peer DEVICE"), "\(refused.stderr)")
+        #expect(!(try restored.run(["doc", "show", "Memo", "Draft"]).stdout.contains("Written on the restored laptop.")), "nothing was written")
+    }
+
+    @Test func aRestoredLaptopIsViewOnlyUntilItSyncedWithAnOwnDeviceThenBothShowTheSameTextAndKeepSyncing() throws {
+        let setup = try Self.restoredLaptop()
+        let desk = setup.desk, restored = setup.restored
+        #expect(setup.restoreOutput.stdout.contains("1 project(s) with sync records are view-only here"), "\(setup.restoreOutput.stdout)")
+        #expect(setup.restoreOutput.stdout.contains("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(restored.directory)"),
+                "\(setup.restoreOutput.stdout)")
+        try Self.expectWriteRefused(restored)
+
+        // The sync brings back the laptop's record made after the backup; then the project takes changes.
+        let synced = try SyncNotInSyncCommandTests.sync(restored, with: desk)
+        #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+        #expect(try restored.run(["doc", "show", "Memo", "Draft"]).stdout.contains("Second, after the backup."))
+        let written = try restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords)
+        #expect(written.status == 0, "\(written.stderr)")
+        let sent = try SyncNotInSyncCommandTests.sync(restored, with: desk)
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        let deskShows = try desk.run(["doc", "show", "Memo", "Draft"]).stdout, laptopShows = try restored.run(["doc", "show", "Memo", "Draft"]).stdout
+        #expect(deskShows.contains("Written on the restored laptop.") && deskShows == laptopShows, "desk: \(deskShows) laptop: \(laptopShows)")
+
+        // A further edit syncs too (before, from here on: exit 75, missingParents, for good).
+        let more = Self.restoredWords + "\nAnd more on the laptop.\n"
+        #expect(try restored.run(["doc", "write", "Memo", "Draft"], stdin: more).status == 0)
+        let again = try SyncNotInSyncCommandTests.sync(restored, with: desk)
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        let deskAfter = try desk.run(["doc", "show", "Memo", "Draft"]).stdout, laptopAfter = try restored.run(["doc", "show", "Memo", "Draft"]).stdout
+        #expect(deskAfter.contains("And more on the laptop.") && deskAfter == laptopAfter, "desk: \(deskAfter) laptop: \(laptopAfter)")
+        let status = try restored.run(["sync", "status"])
+        #expect(!status.stdout.contains("NOT IN SYNC"), "\(status.stdout)")
+    }
+
+    @Test func repairWriteAnywayLetsARestoredLaptopWriteAtOnceRecorded() throws {
+        let setup = try Self.restoredLaptop(json: true)
+        let restored = setup.restored
+        let said = try #require(try JSONSerialization.jsonObject(with: Data(setup.restoreOutput.stdout.utf8)) as? [String: Any])
+        let project = try #require((try RepairCommandTests.json(try restored.run(["project", "show", "Memo", "--json"])))["id"] as? String)
+        #expect(said["awaiting"] as? [String] == [project], "\(said)")
+        try Self.expectWriteRefused(restored)
+
+        let released = try restored.run(["repair", "--write-anyway", "Memo"])
+        #expect(released.status == 0, "\(released.stderr)")
+        #expect(released.stdout.contains("takes changes here again, without the records of it your own devices may hold"), "\(released.stdout)")
+        #expect(try restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords).status == 0)
+        let log = try restored.run(["audit", "log", "--json"])
+        #expect(log.stdout.contains("sync.own-records-released"), "\(log.stdout.suffix(2000))")
+    }
+}
