@@ -94,7 +94,11 @@ extension AuditAction {
 public enum RestoredOwnRecords {
     /// Marks every project here that holds sync records: view-only, with the floor that only a
     /// completed pull from an own device lifts. In the restore's transaction; returns the projects.
+    /// A vault that pairs no device as `mine` has no own device that could hold this device's later
+    /// records, and none to sync with: nothing waits (a single-device owner, or one who shares only
+    /// with colleagues, would be left view-only with no way but `repair --write-anyway`).
     public static func markAwaiting(in tx: VaultTransaction, clock: VaultClock = .system) throws -> [ProjectID] {
+        guard try DeviceTrust.anyMine(in: tx.database) else { return [] }
         let projects = try VaultSync.projectsWithRecords(in: tx.database)
         let store = WritingStore(tx, access: .vault)
         for project in projects {

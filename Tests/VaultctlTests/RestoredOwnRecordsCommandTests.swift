@@ -20,7 +20,9 @@ struct RestoredOwnRecordsCommandTests {
         let restoreOutput: CLI.Result
     }
 
-    static func restoredLaptop(json: Bool = false) throws -> Restored {
+    /// `deskIsMine: false`: before the backup the laptop says the desk is someone else's, so the
+    /// restored vault pairs no own device.
+    static func restoredLaptop(json: Bool = false, deskIsMine: Bool = true) throws -> Restored {
         let desk = try CLIVault(), laptop = try CLIVault()
         let host = try PairCommandTests.startHost(desk, ["--address", "127.0.0.1:0", "--trust", "mine"])
         let joined = try PairCommandTests.join(laptop, host.address, code: host.code, extra: ["--trust", "mine"])
@@ -33,6 +35,10 @@ struct RestoredOwnRecordsCommandTests {
         try #require(try laptop.run(["doc", "write", "Memo", "Draft"], stdin: "First paragraph.\n").status == 0)
         let first = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
         try #require(first.status == 0, "\(first.stdout) \(first.stderr)")
+        if !deskIsMine {
+            let demoted = try laptop.run(["peers", "trust", "--peer", try PeersCommandTests.fingerprint(desk), "other"])
+            try #require(demoted.status == 0, "\(demoted.stderr)")
+        }
         let backup = laptop.root + "/laptop.backup"
         let backedUp = try laptop.run(["backup", "-o", backup])
         try #require(backedUp.status == 0, "\(backedUp.stderr)")
@@ -100,5 +106,15 @@ struct RestoredOwnRecordsCommandTests {
         #expect(try restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords).status == 0)
         let log = try restored.run(["audit", "log", "--json"])
         #expect(log.stdout.contains("sync.own-records-released"), "\(log.stdout.suffix(2000))")
+    }
+
+    /// A restored vault that pairs no device as its own has none to wait for or sync with: it stays
+    /// writable, and restore-backup says nothing of a wait (lead, session 10, on 5ef4a9b).
+    @Test func aRestoredVaultWithNoOwnDeviceStaysWritable() throws {
+        let setup = try Self.restoredLaptop(deskIsMine: false)
+        #expect(!setup.restoreOutput.stdout.contains("view-only"), "\(setup.restoreOutput.stdout)")
+        let written = try setup.restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords)
+        #expect(written.status == 0, "\(written.status): \(written.stderr)")
+        #expect(try setup.restored.run(["doc", "show", "Memo", "Draft"]).stdout.contains("Written on the restored laptop."))
     }
 }
