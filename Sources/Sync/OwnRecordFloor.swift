@@ -87,20 +87,22 @@ extension AuditAction {
     public static let syncOwnRecordsReleased = AuditAction("sync.own-records-released")
 }
 
-/// A restored or recovered vault's projects with sync records wait for this device's own records
-/// (SECURITY.md §19.10; review 17 s10, N-s10-4): the next record of this device would reuse a counter
-/// it signed after the backup, and its own devices, comparing counts only, would call two texts the
-/// same ("syncs") until the next edit split them for good.
+/// A restored or recovered vault's projects wait for this device's own records (SECURITY.md §19.10;
+/// review 17 s10, N-s10-4): the next record of this device would reuse a counter it signed after the
+/// backup, and its own devices, comparing counts only, would call two texts the same ("syncs") until
+/// the next edit split them for good. Every project waits, not only those holding sync records: a
+/// project written but never synced before the backup holds none, yet its first records may have been
+/// signed and sent after it (review 17 s11, N-s11-1).
 public enum RestoredOwnRecords {
-    /// Marks every project here that holds sync records: view-only, with the floor that only a
-    /// completed pull from an own device lifts. In the restore's transaction; returns the projects.
+    /// Marks every project here: view-only, with the floor that only a completed pull from an own
+    /// device lifts. In the restore's transaction; returns the projects.
     /// A vault that pairs no device as `mine` has no own device that could hold this device's later
     /// records, and none to sync with: nothing waits (a single-device owner, or one who shares only
     /// with colleagues, would be left view-only with no way but `repair --write-anyway`).
     public static func markAwaiting(in tx: VaultTransaction, clock: VaultClock = .system) throws -> [ProjectID] {
         guard try DeviceTrust.anyMine(in: tx.database) else { return [] }
-        let projects = try VaultSync.projectsWithRecords(in: tx.database)
         let store = WritingStore(tx, access: .vault)
+        let projects = try store.projects().map(\.id)
         for project in projects {
             try OwnRecordFloor(database: tx.database).set(OwnRecordFloor.untilOwnPull, of: project, at: clock.now())
             try store.setSyncedViewOnly(project, true, from: "restore")

@@ -92,9 +92,10 @@ enum BackupCommands {
         passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. A backup
         made by an older vaultctl is upgraded in the restored copy, as any vault is by a write
         command (vault.upgrade). The restored vault's audit log records vault.restore-backup.
-        Every project holding sync records is view-only in the restored vault until it has synced
-        with one of your own devices ('vaultctl sync now --peer DEVICE'): the backup rewound this
-        device's records, and a change before would reuse their numbers (SECURITY.md §19.10).
+        When the vault pairs a device as your own, every project is view-only in the restored vault
+        until it has synced with one of your own devices ('vaultctl sync now --peer DEVICE'): the
+        backup rewound this device's records, and a change before would reuse their numbers
+        (SECURITY.md §19.10).
         """, options: [Option("--into", value: "DIR", "the new vault folder")] + Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
             "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",
@@ -112,10 +113,10 @@ enum BackupCommands {
             sayAwaiting(awaiting, vault: target)
         }
 
-    /// What a restored or recovered vault's projects with sync records wait for (N-s10-4).
+    /// What a restored or recovered vault's projects wait for (N-s10-4, N-s11-1).
     static func sayAwaiting(_ projects: [ProjectID], vault: String) {
         guard !projects.isEmpty else { return }
-        Output.line("\(projects.count) project(s) with sync records are view-only here until this vault has synced with one of your own devices: "
+        Output.line("\(projects.count) project(s) are view-only here until this vault has synced with one of your own devices: "
                     + "the backup rewound this device's records, and a change before would reuse their numbers, so your devices would split for good.")
         Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
     }
@@ -172,8 +173,8 @@ enum BackupCommands {
     /// Records vault.restore-backup and its checkpoint in the staged vault, then closes it (SQLite
     /// folds the write-ahead log back into vault.db on the last close): the rename that follows
     /// publishes a vault at rest, and nothing writes to DIR after it, so a kill leaves DIR absent or whole.
-    /// With the credential (a version 2 backup's), in the same transaction every project holding
-    /// sync records waits for one sync with an own device (`RestoredOwnRecords`); returns them.
+    /// With the credential (a version 2 backup's), in the same transaction every project waits for
+    /// one sync with an own device (`RestoredOwnRecords`); returns them.
     static func recordRestore(in staging: String, credential: UnlockCredential?) throws -> [ProjectID] {
         var awaiting: [ProjectID] = []
         do {

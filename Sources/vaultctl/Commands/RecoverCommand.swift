@@ -129,8 +129,8 @@ enum RecoverCommand {
 
     /// The full check with the key that restore-backup's checks leave out (every bundle's header and
     /// chunks under its compartment key), then `vault.recover` in the staged vault, which is closed
-    /// before the rename (as restore-backup does). In the same transaction every project holding
-    /// sync records waits for one sync with an own device (`RestoredOwnRecords`); returns them.
+    /// before the rename (as restore-backup does). In the same transaction every project
+    /// waits for one sync with an own device (`RestoredOwnRecords`); returns them.
     private static func verifyAndRecord(_ staging: String, credential: UnlockCredential, details: [VaultEvent.Detail]) throws -> [ProjectID] {
         var awaiting: [ProjectID] = []
         do {

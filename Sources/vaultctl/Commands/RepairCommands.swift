@@ -44,7 +44,7 @@ enum RepairCommands {
         more of them) stays view-only here until they come back: 'vaultctl sync now --peer DEVICE'
         with your own device that holds them brings them. A change before would be signed under
         one of their numbers with other words, and that device would refuse this one's records of
-        the project for good. So does every project with sync records of a vault restored by
+        the project for good. So does every project of a vault restored by
         'vaultctl restore-backup' or 'vaultctl recover', until it has synced with one of your own
         devices. --write-anyway PROJECT (its id or name) stops waiting, recorded, when none of your
         devices holds them.
