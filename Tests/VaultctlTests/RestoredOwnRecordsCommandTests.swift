@@ -59,6 +59,12 @@ struct RestoredOwnRecordsCommandTests {
         return Restored(desk: desk, laptop: laptop, restored: restored, restoreOutput: output)
     }
 
+    /// The owner says the desk is still their own device on the restored laptop.
+    static func confirm(_ desk: CLIVault, on restored: CLIVault) throws {
+        let confirmed = try restored.run(["peers", "trust", "--peer", try PeersCommandTests.fingerprint(desk), "mine"])
+        try #require(confirmed.status == 0 && confirmed.stdout.contains("is now your own device"), "\(confirmed.stdout) \(confirmed.stderr)")
+    }
+
     /// The restored laptop refuses a write, naming the reason and the remedy, and keeps its text.
     static func expectWriteRefused(_ restored: CLIVault) throws {
         let refused = try restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords)
@@ -75,6 +81,12 @@ struct RestoredOwnRecordsCommandTests {
         #expect(setup.restoreOutput.stdout.contains("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(restored.directory)"),
                 "\(setup.restoreOutput.stdout)")
         try Self.expectWriteRefused(restored)
+
+        // The backup's own devices are held until the owner confirms them (review 17 s11, N-s11-4).
+        let deskID = try PeersCommandTests.fingerprint(desk)
+        #expect(setup.restoreOutput.stdout.contains("The backup trusted 1 device(s) as your own"), "\(setup.restoreOutput.stdout)")
+        #expect(setup.restoreOutput.stdout.contains("vaultctl peers trust --peer \(deskID) mine --vault \(restored.directory)"), "\(setup.restoreOutput.stdout)")
+        try Self.confirm(desk, on: restored)
 
         // The sync brings back the laptop's record made after the backup; then the project takes changes.
         let synced = try SyncNotInSyncCommandTests.sync(restored, with: desk)
@@ -104,6 +116,9 @@ struct RestoredOwnRecordsCommandTests {
         let said = try #require(try JSONSerialization.jsonObject(with: Data(setup.restoreOutput.stdout.utf8)) as? [String: Any])
         let project = try #require((try RepairCommandTests.json(try restored.run(["project", "show", "Memo", "--json"])))["id"] as? String)
         #expect(said["awaiting"] as? [String] == [project], "\(said)")
+        let held = try #require(said["held"] as? [[String: Any]], "\(said)")
+        let confirm = "vaultctl peers trust --peer \(try PeersCommandTests.fingerprint(setup.desk)) mine"
+        #expect(held.count == 1 && (held.first?["confirm"] as? String)?.hasPrefix(confirm) == true, "\(held)")
         try Self.expectWriteRefused(restored)
 
         let released = try restored.run(["repair", "--write-anyway", "Memo"])
@@ -118,9 +133,40 @@ struct RestoredOwnRecordsCommandTests {
     /// writable, and restore-backup says nothing of a wait (lead, session 10, on 5ef4a9b).
     @Test func aRestoredVaultWithNoOwnDeviceStaysWritable() throws {
         let setup = try Self.restoredLaptop(deskIsMine: false)
-        #expect(!setup.restoreOutput.stdout.contains("view-only"), "\(setup.restoreOutput.stdout)")
+        #expect(!setup.restoreOutput.stdout.contains("view-only") && !setup.restoreOutput.stdout.contains("The backup trusted"), "\(setup.restoreOutput.stdout)")
         let written = try setup.restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords)
         #expect(written.status == 0, "\(written.status): \(written.stderr)")
         #expect(try setup.restored.run(["doc", "show", "Memo", "Draft"]).stdout.contains("Written on the restored laptop."))
+    }
+
+    /// A device the owner took back after the backup (revoked, or made someone else's: a stolen
+    /// tablet) is `mine` again in the backup. The restored vault holds every such device as someone
+    /// else's until the owner confirms it: a privileged chart written after the restore does not reach
+    /// it, and reaches it once the owner says it is theirs (review 17 s11, N-s11-4).
+    @Test func aRestoredVaultSendsNoPrivilegedProjectToTheBackupsOwnDevicesUntilTheOwnerConfirmsThem() throws {
+        let setup = try Self.restoredLaptop()
+        let desk = setup.desk, restored = setup.restored
+        let listed = try restored.run(["peers", "list", "--json"], unlock: false)
+        let trusts = (try PairCommandTests.json(listed) as? [[String: Any]])?.map { $0["trust"] as? String }
+        #expect(trusts == ["other"], "\(listed.stdout) \(listed.stderr)")
+        let log = try restored.run(["audit", "log"])
+        #expect(log.stdout.contains("peer.trust"), "\(log.stdout.suffix(1500))")
+
+        let purpose = ["--purpose", "chart after the restore"]
+        for arguments in [["project", "create", "Chart", "--register", "healthcare"], ["doc", "add", "Chart", "Visit"] + purpose] {
+            let made = try restored.run(arguments)
+            try #require(made.status == 0, "\(arguments): \(made.stderr)")
+        }
+        try #require(try restored.run(["doc", "write", "Chart", "Visit"] + purpose, stdin: "Seen after the restore.\n").status == 0)
+        let deskProjects = { try (try PairCommandTests.json(try desk.run(["project", "list", "--json"])) as? [Any])?.count ?? -1 }
+        #expect(try deskProjects() == 1, "the desk holds Memo alone")
+        _ = try SyncNotInSyncCommandTests.sync(restored, with: desk)
+        #expect(try deskProjects() == 1, "a held device takes no privileged project")
+
+        try Self.confirm(desk, on: restored)
+        let synced = try SyncNotInSyncCommandTests.sync(restored, with: desk)
+        #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+        #expect(try deskProjects() == 2)
+        #expect(try desk.run(["doc", "show", "Chart", "Visit"] + purpose).stdout.contains("Seen after the restore."))
     }
 }

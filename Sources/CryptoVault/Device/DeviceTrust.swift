@@ -96,3 +96,23 @@ extension UnlockedVault {
         }
     }
 }
+
+extension DeviceTrust {
+    /// A restored or recovered vault's own devices, held as someone else's until the owner confirms
+    /// each (SECURITY.md §19.10; review 17 s11, N-s11-4): the backup holds the pairings as they were
+    /// when it was made, so a device the owner revoked or made `other` since (a stolen tablet) would be
+    /// `mine` again and take the next privileged chart. Each is recorded as `peer.trust` (reason
+    /// `restore`), in the restore's transaction; nothing is passed to other devices, since this is no
+    /// judgement of the device. Returns them, oldest pairing first.
+    package static func holdAfterRestore(in tx: VaultTransaction) throws -> [DeviceID] {
+        let held = try tx.database.query("SELECT peer_device_id FROM peer_trust WHERE trust = 'mine' ORDER BY rowid")
+            .map { try DeviceID(bytes: try $0.blob("peer_device_id")) }
+        for device in held {
+            try tx.database.query("UPDATE peer_trust SET trust = 'other', set_at = ? WHERE peer_device_id = ?",
+                                  [.integer(VaultClock.system.now()), .blob(device.bytes)])
+            try tx.record(.peerTrust, subject: device, details: [.init("trust", DeviceTrust.other.rawValue), .init("previous", DeviceTrust.mine.rawValue),
+                                                                 .init("at-pairing", "no"), .init("reason", "restore")])
+        }
+        return held
+    }
+}

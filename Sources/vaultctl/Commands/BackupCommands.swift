@@ -102,24 +102,16 @@ enum BackupCommands {
         ]) { arguments in
             let target = try arguments.required("--into")
             try requireNewFolder(target)
-            var awaiting: [ProjectID] = []
+            var waits = RestoredWaits()
             let summary = try restore(arguments.positionals[0], into: target, credential: { try Credentials.credential(from: arguments) }) {
-                awaiting = try recordRestore(in: $0, credential: $1)
+                waits = try recordRestore(in: $0, credential: $1)
             }
             if arguments.has("--json") {
-                Output.json(["vault": target, "bundles": summary.bundles.count, "awaiting": awaiting.map(\.hex)]); return
+                Output.json(["vault": target, "bundles": summary.bundles.count].merging(try waits.json(vault: target)) { $1 }); return
             }
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
-            sayAwaiting(awaiting, vault: target)
+            try waits.say(vault: target)
         }
-
-    /// What a restored or recovered vault's projects wait for (N-s10-4, N-s11-1).
-    static func sayAwaiting(_ projects: [ProjectID], vault: String) {
-        guard !projects.isEmpty else { return }
-        Output.line("\(projects.count) project(s) are view-only here until this vault has synced with one of your own devices: "
-                    + "the backup rewound this device's records, and a change before would reuse their numbers, so your devices would split for good.")
-        Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
-    }
 
     /// Refuses a DIR that holds a vault or anything else: a restore never overwrites.
     static func requireNewFolder(_ target: String) throws {
@@ -174,15 +166,15 @@ enum BackupCommands {
     /// folds the write-ahead log back into vault.db on the last close): the rename that follows
     /// publishes a vault at rest, and nothing writes to DIR after it, so a kill leaves DIR absent or whole.
     /// With the credential (a version 2 backup's), in the same transaction every project waits for
-    /// one sync with an own device (`RestoredOwnRecords`); returns them.
-    static func recordRestore(in staging: String, credential: UnlockCredential?) throws -> [ProjectID] {
-        var awaiting: [ProjectID] = []
+    /// one sync with an own device and every own device for the owner's word (`RestoredWaits`).
+    static func recordRestore(in staging: String, credential: UnlockCredential?) throws -> RestoredWaits {
+        var waits = RestoredWaits()
         do {
             let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
             if let credential {
-                awaiting = try staged.unlock(with: credential).transaction { tx in
+                waits = try staged.unlock(with: credential).transaction { tx in
                     try tx.record(.vaultRestoreBackup)
-                    return try RestoredOwnRecords.markAwaiting(in: tx)
+                    return try RestoredWaits.mark(in: tx)
                 }
             } else {
                 try staged.recordLocked(.vaultRestoreBackup)
@@ -190,7 +182,7 @@ enum BackupCommands {
             try staged.finishCommand()
         }
         try DurableFile.syncDirectory(staging)
-        return awaiting
+        return waits
     }
 
     /// Staging folders of restores into the same name whose process is gone (killed mid-restore):

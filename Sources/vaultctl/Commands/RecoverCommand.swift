@@ -111,28 +111,28 @@ enum RecoverCommand {
             }
             progress.finish()
             let credential = try Credentials.credential(from: arguments)
-            var awaiting: [ProjectID] = []
+            var waits = RestoredWaits()
             let summary = try BackupCommands.restore(received, into: target, credential: { credential }) { staging, _ in
-                awaiting = try verifyAndRecord(staging, credential: credential, details: [
+                waits = try verifyAndRecord(staging, credential: credential, details: [
                     .init("address", address.description), .init("keeper_key", ByteEncoding.hex(keeperKey)),
                     .init("sha256", ByteEncoding.hex(header.offer.sha256))])
             }
             if arguments.has("--json") {
                 Output.json(["vault": target, "bundles": summary.bundles.count, "entries": header.offer.entries,
-                             "sha256": ByteEncoding.hex(header.offer.sha256), "keeper_key": ByteEncoding.hex(keeperKey),
-                             "awaiting": awaiting.map(\.hex)])
+                             "sha256": ByteEncoding.hex(header.offer.sha256), "keeper_key": ByteEncoding.hex(keeperKey)]
+                                .merging(try waits.json(vault: target)) { $1 })
                 return
             }
             Output.line("Recovered the vault (\(summary.bundles.count) bundle(s), audit log of \(header.offer.entries) entries) into \(target); every bundle opens and the audit log verifies.")
-            BackupCommands.sayAwaiting(awaiting, vault: target)
+            try waits.say(vault: target)
         }
 
     /// The full check with the key that restore-backup's checks leave out (every bundle's header and
     /// chunks under its compartment key), then `vault.recover` in the staged vault, which is closed
     /// before the rename (as restore-backup does). In the same transaction every project
-    /// waits for one sync with an own device (`RestoredOwnRecords`); returns them.
-    private static func verifyAndRecord(_ staging: String, credential: UnlockCredential, details: [VaultEvent.Detail]) throws -> [ProjectID] {
-        var awaiting: [ProjectID] = []
+    /// waits for one sync with an own device and every own device for the owner's word (`RestoredWaits`).
+    private static func verifyAndRecord(_ staging: String, credential: UnlockCredential, details: [VaultEvent.Detail]) throws -> RestoredWaits {
+        var waits = RestoredWaits()
         do {
             let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
             let unlocked = try staged.unlock(with: credential)
@@ -140,14 +140,14 @@ enum RecoverCommand {
                 throw CommandError(message: "the copy is refused: bundle \(first.bundle.idString) does not open: \(first.reason.message)",
                                    exitCode: .dataError)
             }
-            awaiting = try unlocked.transaction { tx in
+            waits = try unlocked.transaction { tx in
                 try tx.record(VaultEvent(.vaultRecover, details: details))
-                return try RestoredOwnRecords.markAwaiting(in: tx)
+                return try RestoredWaits.mark(in: tx)
             }
             try staged.finishCommand()
         }
         try DurableFile.syncDirectory(staging)
-        return awaiting
+        return waits
     }
 
     /// Serves one attempt after another until the copy is handed over or the code dies.

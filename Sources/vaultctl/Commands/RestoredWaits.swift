@@ -1,0 +1,47 @@
+import CryptoVault
+import Sync
+import Writing
+
+/// What a vault made by `restore-backup` or `recover` waits for before it syncs as before
+/// (SECURITY.md §19.10): its projects, for one sync with an own device (the backup rewound this
+/// device's records; review 17 s10, N-s10-4, and s11, N-s11-1), and the devices the backup trusted
+/// as the owner's own, for the owner's word that each still is (the backup does not know of a
+/// revoke or a demotion made since; review 17 s11, N-s11-4).
+struct RestoredWaits {
+    var awaiting: [ProjectID] = []
+    var held: [FamilyPairing] = []
+
+    /// Marks both, in the transaction that records the restore. The projects are marked first: a
+    /// vault that pairs no own device has none to wait for.
+    static func mark(in tx: VaultTransaction) throws -> RestoredWaits {
+        let awaiting = try RestoredOwnRecords.markAwaiting(in: tx)
+        let held = try DeviceTrust.holdAfterRestore(in: tx).compactMap { try FamilyPairing.stored(deviceID: $0, in: tx.database) }
+        return RestoredWaits(awaiting: awaiting, held: held)
+    }
+
+    func json(vault: String) throws -> [String: Any] {
+        ["awaiting": awaiting.map(\.hex),
+         "held": held.map { ["peer": DeviceCommand.json($0.peer), "confirm": Self.confirm($0, vault: vault)] }]
+    }
+
+    /// The lines after the restore's own: the held devices first, since the sync that lifts the
+    /// projects' wait needs a device confirmed as the owner's.
+    func say(vault: String) throws {
+        if !held.isEmpty {
+            Output.line("The backup trusted \(held.count) device(s) as your own: "
+                        + held.map { "\($0.peer.name) (\($0.peer.fingerprint))" }.joined(separator: ", ") + ".")
+            Output.line("Each is held as someone else's device until you confirm it is still yours and in your hands "
+                        + "(the backup does not know of a device you revoked or demoted since):")
+            held.forEach { Output.line("  " + Self.confirm($0, vault: vault)) }
+            Output.line("Revoke any that is not: vaultctl peers revoke --peer FINGERPRINT --vault \(vault)")
+        }
+        guard !awaiting.isEmpty else { return }
+        Output.line("\(awaiting.count) project(s) are view-only here until this vault has synced with one of your own devices: "
+                    + "the backup rewound this device's records, and a change before would reuse their numbers, so your devices would split for good.")
+        Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
+    }
+
+    static func confirm(_ pairing: FamilyPairing, vault: String) -> String {
+        "vaultctl peers trust --peer \(pairing.peer.fingerprint) mine --vault \(vault)"
+    }
+}
