@@ -25,7 +25,10 @@ extension SyncEndpoint {
             switch try vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)) }) {
             case .success(let access):
                 // On the in-memory copy a privileged project cannot be read to be described: not offered.
-                do { offers.append(try offer(of: project, access: access)) } catch let error as SyncExchangeError where error.code == .inMemoryMode {
+                do {
+                    let made = try offer(of: project, access: access)
+                    if try releasable(made, of: project) { offers.append(made) }
+                } catch let error as SyncExchangeError where error.code == .inMemoryMode {
                     continue
                 } catch where SyncProjectDamage.isDamage(error) {
                     // A project whose name does not open here is left out of the answer, never the
@@ -38,6 +41,25 @@ extension SyncEndpoint {
             }
         }
         return (offers, false)
+    }
+
+    /// Whether the egress funnel releases `offer` to the peer on its own. A project whose name holds
+    /// what the leak guard finds (an e-mail address, a phone number) is left out of the page, never
+    /// the page's other offers with it (review 17 s8, F6: one such name stopped every offer to the
+    /// device); why is kept for `sync status` (the finding's kind and count, never the words) and
+    /// recorded once. Decided without an entry (`preview`): the page that goes is decided and
+    /// recorded as ever. The owner's own devices take every name as it is.
+    private func releasable(_ offer: SyncProjectOffer, of project: WritingProject) throws -> Bool {
+        guard !peerIsMine else { return true }
+        let page = SyncProjectsPage(more: false, offers: [offer]).serialized()
+        let decided = try funnel.preview(EgressRequest(destination: EgressDestination(kind: .device, id: peer.deviceID.hex),
+                                                       compartments: [project.compartment], payload: page))
+        guard decided.decision != .allow else { return true }
+        let found = decided.findings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        recordSkipped(project.id, reason: SyncExchangeErrorCode.egressRefused.rawValue,
+                      message: "the egress funnel keeps project \(project.id)'s offer from device \(peer.fingerprint) "
+                          + "(\(decided.decision), found in its name: \(found.isEmpty ? "nothing" : found))", once: true)
+        return false
     }
 
     /// A project someone else shared with this vault, that this vault once shared with the peer
