@@ -4,7 +4,7 @@
 // fuzz-sources: Sources/Writing
 // fuzz-sources: Sources/Sync
 // libFuzzer target: the messages of the sync exchange (SECURITY.md §19.9) as a hostile paired device
-// may send them, each of the nine kinds tried on every input (the first byte picks which one also
+// may send them, each of the ten kinds tried on every input (the first byte picks which one also
 // gets the input behind a valid version byte, so the fuzzer reaches the fields at once). A message
 // that parses must encode back to exactly its bytes (one encoding per message), and nothing may trap.
 private func check(_ bytes: [UInt8]) {
@@ -30,6 +30,10 @@ private func check(_ bytes: [UInt8]) {
     }
     if let offers = try? SyncOffers.parse(bytes) {
         guard SyncOffers.serialize(offers) == bytes else { fatalError("offers did not round-trip") }
+    }
+    if let list = try? SyncDemotionList(parsing: bytes) {
+        guard list.serialized() == bytes else { fatalError("a demotion list did not round-trip") }
+        guard list.demotions.count <= SyncWire.maximumDemotions else { fatalError("a demotion list over its bound parsed") }
     }
     if let taken = try? SyncOffers.parseTaken(bytes) {
         guard SyncOffers.serializeTaken(taken.map { ($0.key, $0.value) }) == bytes else { fatalError("a taken list did not round-trip") }

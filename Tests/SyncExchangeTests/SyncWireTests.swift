@@ -39,6 +39,11 @@ import Writing
         case (SyncWire.pullKind, _):
             let answer = try SyncPullAnswer(parsing: bytes)
             return (Fields(held: held(answer.held), more: answer.more, records: answer.records.map(ByteEncoding.hex)), answer.serialized())
+        case (SyncWire.demotionsKind, _):
+            let list = try SyncDemotionList(parsing: bytes)
+            return (Fields(demotions: list.demotions.map {
+                Fields.Demotion(device: $0.device.hex, signingKey: ByteEncoding.hex($0.signingKey), demotedAt: $0.demotedAt, demotedBy: $0.demotedBy.hex)
+            }), list.serialized())
         case (SyncWire.pushKind, "request"):
             let request = try SyncPushRequest(parsing: bytes)
             return (Fields(project: request.project.hex, records: request.records.map(ByteEncoding.hex)), request.serialized())
@@ -61,7 +66,7 @@ import Writing
     }
 
     @Test func everyKnownMessageParsesToItsFieldsAndEncodesToItsBytes() throws {
-        #expect(vectors.valid.count == 13)
+        #expect(vectors.valid.count == 15)
         for vector in vectors.valid {
             let (fields, encoded) = try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)
             #expect(encoded == vector.hex.bytes, "\(vector.name)")
@@ -70,7 +75,7 @@ import Writing
     }
 
     @Test func everyKnownVariantIsRefusedAsMalformed() throws {
-        #expect(vectors.invalid.count == 23)
+        #expect(vectors.invalid.count == 30)
         for vector in vectors.invalid {
             #expect(throws: SyncExchangeError(.malformedMessage, ""), "\(vector.name)") {
                 try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)

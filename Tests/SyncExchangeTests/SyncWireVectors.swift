@@ -33,6 +33,14 @@ struct SyncWireVectors: Decodable {
             let roster: [Member]
         }
 
+        /// A device an own device demoted (`sync.demotions`).
+        struct Demotion: Decodable, Equatable {
+            let device: String
+            let signingKey: String
+            let demotedAt: UInt64
+            let demotedBy: String
+        }
+
         /// `[id, value]`, as the file writes a vector's entry or a taken offer.
         struct Pair<Value: Decodable & Equatable>: Decodable, Equatable {
             let id: String
@@ -63,9 +71,10 @@ struct SyncWireVectors: Decodable {
         var refused: [String]? = nil
         /// A `sync.projects` request's project to follow (the first page has none).
         var after: String? = nil
+        var demotions: [Demotion]? = nil
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case offers, taken, project, held, more, records, stored, refused, after
+            case offers, taken, project, held, more, records, stored, refused, after, demotions
         }
 
         private struct AnyKey: CodingKey {
@@ -76,8 +85,9 @@ struct SyncWireVectors: Decodable {
         }
 
         init(offers: [Offer]? = nil, taken: [Pair<Bool>]? = nil, project: String? = nil, held: [Pair<UInt64>]? = nil,
-             more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil, after: String? = nil) {
-            (self.offers, self.taken, self.project, self.held, self.after) = (offers, taken, project, held, after)
+             more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil, after: String? = nil,
+             demotions: [Demotion]? = nil) {
+            (self.offers, self.taken, self.project, self.held, self.after, self.demotions) = (offers, taken, project, held, after, demotions)
             (self.more, self.records, self.stored, self.refused) = (more, records, stored, refused)
         }
 
@@ -97,6 +107,7 @@ struct SyncWireVectors: Decodable {
             stored = try container.decodeIfPresent(Int.self, forKey: .stored)
             refused = try container.decodeIfPresent([String].self, forKey: .refused)
             after = try container.decodeIfPresent(String.self, forKey: .after)
+            demotions = try container.decodeIfPresent([Demotion].self, forKey: .demotions)
         }
     }
 

@@ -27,6 +27,7 @@ import TestSupport
         "sync_granted_here": "SyncExchangeStore",
         "sync_refusals": "SyncExchangeStore",
         "sync_device_quotas": "SyncExchangeStore",
+        "sync_demotions": "SyncExchangeStore",
     ]
     static let schemas = [(SyncSchema.module, "Sync/SyncSchema.swift"), (SyncExchangeSchema.module, "Sync/Exchange/SyncExchangeSchema.swift")]
 

@@ -1,4 +1,6 @@
+import CryptoVault
 import Foundation
+import Sync
 import Testing
 
 /// `peers trust … other` and `peers revoke` name the owner's other own devices and the command to
@@ -59,5 +61,24 @@ struct PeersDemotionNoticeTests {
         #expect(try desk.run(["peers", "trust", "--peer", tabletFingerprint, "other"]).status == 0)
         let json = try #require(try PairCommandTests.json(try desk.run(["peers", "revoke", "--peer", tabletFingerprint, "--json"])) as? [String: Any])
         #expect((json["also_change_on"] as? [Any])?.isEmpty == true, "\(json)")
+    }
+
+    /// The devices the vault holds as demoted, to pass on to the owner's other own devices (F4 (b)).
+    static func demoted(_ vault: CLIVault) throws -> [String] {
+        let unlocked = try SyncOverNetworkFixture.open(vault)
+        defer { try? unlocked.vault.finishCommand() }
+        return try unlocked.heldDemotions().map { $0.device.fingerprint }
+    }
+
+    @Test func peersTrustOtherAndRevokeKeepTheDemotionToPassOnAndMineLiftsIt() throws {
+        let (desk, laptop, tablet) = try Self.ownDevices()
+        let laptopFingerprint = try PeersCommandTests.fingerprint(laptop), tabletFingerprint = try PeersCommandTests.fingerprint(tablet)
+        #expect(try Self.demoted(desk).isEmpty, "pairing 'mine' demotes nothing")
+        #expect(try desk.run(["peers", "trust", "--peer", laptopFingerprint, "other"]).status == 0)
+        #expect(try Self.demoted(desk) == [laptopFingerprint])
+        #expect(try desk.run(["peers", "trust", "--peer", laptopFingerprint, "mine"]).status == 0)
+        #expect(try Self.demoted(desk).isEmpty, "the owner's word 'mine' here lifts this vault's demotion")
+        #expect(try desk.run(["peers", "revoke", "--peer", tabletFingerprint]).status == 0)
+        #expect(try Self.demoted(desk) == [tabletFingerprint])
     }
 }

@@ -25,6 +25,8 @@ VERSION = 2
 MAX_ROLE_SINCE = 2 ** 63 - 1
 DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_DEVICES, MAX_RECORDS, MAX_OFFERS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 64, 256, 512, 4096
+MAX_DEMOTIONS = 256
+MAX_DEMOTED_AT = 2 ** 63 - 1
 MAX_RECORD = 4 * 1024 * 1024
 ACCESS = {1: "mine", 2: "editor", 3: "viewer"}
 KINDS = {1: "document", 2: "long-form"}
@@ -82,8 +84,17 @@ def enc_offers(offers):
     return struct.pack(">H", len(offers)) + b"".join(enc_offer(o) for o in offers)
 
 
+def enc_demotions(demotions):
+    items = sorted(demotions, key=lambda d: d["device"])
+    return struct.pack(">H", len(items)) + b"".join(
+        bytes.fromhex(d["device"]) + bytes.fromhex(d["signing_key"]) + struct.pack(">Q", d["demoted_at"]) + bytes.fromhex(d["demoted_by"])
+        for d in items)
+
+
 def encode(kind, direction, f):
     v = bytes([VERSION])
+    if kind == "sync.demotions":
+        return v + enc_demotions(f["demotions"])
     if (kind, direction) == ("sync.projects", "request"):
         return v + (bytes.fromhex(f["after"]) if "after" in f else b"")
     if (kind, direction) == ("sync.projects", "answer"):
@@ -196,10 +207,22 @@ def dec_offers(r):
     return offers
 
 
+def dec_demotions(r):
+    demotions = []
+    for _ in range(r.count(2, MAX_DEMOTIONS, 72, "demotions")):
+        device, signing = r.take(16).hex(), r.take(32).hex()
+        demoted_at = r.int(8, 0, MAX_DEMOTED_AT, "a demotion's time")
+        demotions.append({"device": device, "signing_key": signing, "demoted_at": demoted_at, "demoted_by": r.take(16).hex()})
+    ascending([d["device"] for d in demotions])
+    return demotions
+
+
 def decode(kind, direction, data):
     r = Reader(data)
     r.version()
-    if (kind, direction) == ("sync.projects", "request"):
+    if kind == "sync.demotions":
+        fields = {"demotions": dec_demotions(r)}
+    elif (kind, direction) == ("sync.projects", "request"):
         fields = {} if len(data) == 1 else {"after": r.take(16).hex()}
     elif (kind, direction) == ("sync.projects", "answer"):
         more = r.int(1, 0, 1, "a more flag") == 1
@@ -251,6 +274,10 @@ def build():
     ]
     offers.sort(key=lambda o: o["project"])
     held = sorted([[d1, 3], [d2, 12]])
+    demotions = sorted([
+        {"device": laptop["device"], "signing_key": laptop["signing_key"], "demoted_at": 1765000000, "demoted_by": d1},
+        {"device": colleague["device"], "signing_key": colleague["signing_key"], "demoted_at": 1765000100, "demoted_by": d1},
+    ], key=lambda d: d["device"])
     valid = [
         ("projects request, first page", "sync.projects", "request", {}),
         ("projects request, the page after a project", "sync.projects", "request", {"after": p1}),
@@ -265,6 +292,8 @@ def build():
         ("pull answer, nothing", "sync.pull", "answer", {"more": False, "held": [], "records": []}),
         ("push request", "sync.push", "request", {"project": p2, "records": [record2]}),
         ("push answer", "sync.push", "answer", {"stored": 1, "refused": ["badSignature", "replayedRecord"]}),
+        ("demotions request, none", "sync.demotions", "request", {"demotions": []}),
+        ("demotions answer, two devices", "sync.demotions", "answer", {"demotions": demotions}),
     ]
     cases = []
     for name, kind, direction, fields in valid:
@@ -293,6 +322,14 @@ def build():
     mine_with_origin = encode("sync.projects", "answer", {"more": False, "offers": [dict(offers[1], access="mine", role_since=0)]})
     mine_with_time = encode("sync.projects", "answer", {"more": False, "offers": [dict(offers[1], access="mine", origin=None)]})
     one_offer = enc_offer(offers[0])
+    one_demotion = enc_demotions(demotions[:1])[2:]
+    demotions_unsorted = bytes([VERSION]) + struct.pack(">H", 2) + enc_demotions(demotions[1:])[2:] + one_demotion
+    demotions_twice = bytes([VERSION]) + struct.pack(">H", 2) + one_demotion * 2
+    demotions_over = bytes([VERSION]) + struct.pack(">H", MAX_DEMOTIONS + 1) + b"".join(
+        bytes.fromhex(fixed("demoted %d" % i, 16).hex()) + bytes.fromhex(laptop["signing_key"]) + struct.pack(">Q", 1) + bytes.fromhex(d1)
+        for i in range(MAX_DEMOTIONS + 1))
+    demotions_late = bytearray(encode("sync.demotions", "answer", {"demotions": demotions[:1]}))
+    demotions_late[3 + 48] |= 0x80
     invalid = [
         variant("version 1 (before offers named an origin and a role's time)", "sync.pull", "request", bytes([1]) + pull[1:]),
         variant("version 1 projects request", "sync.projects", "request", bytes([1])),
@@ -320,6 +357,13 @@ def build():
         variant("empty", "sync.push", "answer", b""),
         variant("projects out of order", "sync.projects", "answer",
                 bytes([VERSION, 0]) + struct.pack(">H", 2) + enc_offer(offers[1]) + enc_offer(offers[0])),
+        variant("demotions not ascending", "sync.demotions", "answer", demotions_unsorted),
+        variant("demotions naming a device twice", "sync.demotions", "answer", demotions_twice),
+        variant("demotions, 257 of them", "sync.demotions", "answer", demotions_over),
+        variant("demotions with a trailing byte", "sync.demotions", "request", encode("sync.demotions", "request", {"demotions": demotions}) + b"\x00"),
+        variant("demotions, a count the message cannot hold", "sync.demotions", "request", bytes([VERSION]) + struct.pack(">H", 2) + one_demotion),
+        variant("demotion time past 2^63 - 1", "sync.demotions", "answer", bytes(demotions_late)),
+        variant("demotions of version 1", "sync.demotions", "request", bytes([1, 0, 0])),
     ]
     return {"description": "Messages of the sync exchange (SECURITY.md §19.9): each valid one with the fields it encodes "
                            "(ids and bytes in lowercase hex, vectors and taken lists as [id, value] pairs, ascending), "

@@ -79,21 +79,36 @@ extension UnlockedVault {
     /// records nothing and returns false.
     @discardableResult
     public func setTrust(_ trust: DeviceTrust, of deviceID: DeviceID, atPairing: Bool = false) throws -> Bool {
-        try transaction { tx in
-            guard try FamilyPairing.stored(deviceID: deviceID, in: tx.database) != nil else {
-                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
-            }
-            // A damaged row is overwritten and recorded as such ("damaged"), never read as a level.
-            let previous = try DeviceTrust.storedRow(deviceID: deviceID, in: tx.database)
-            guard previous != .some(trust) else { return false }
-            try tx.database.query("""
-                INSERT INTO peer_trust (peer_device_id, trust, set_at) VALUES (?, ?, ?)
-                ON CONFLICT (peer_device_id) DO UPDATE SET trust = excluded.trust, set_at = excluded.set_at
-                """, [.blob(deviceID.bytes), .text(trust.rawValue), .integer(VaultClock.system.now())])
-            try tx.record(.peerTrust, subject: deviceID, details: [.init("trust", trust.rawValue), .init("previous", previous.map { $0?.rawValue ?? "damaged" } ?? "none"),
-                                                                   .init("at-pairing", atPairing ? "yes" : "no")])
-            return true
+        try transaction { tx in try DeviceTrust.set(trust, of: deviceID, atPairing: atPairing, in: tx) }
+    }
+}
+
+extension DeviceTrust {
+    /// `setTrust` in the caller's transaction, so a module that keeps more with a change of level
+    /// (the exchange's demotions, SECURITY.md §19.9) commits it with the `peer.trust` entry.
+    /// `reason`, when given, is a detail of the entry (`relayed-demotion`).
+    package static func set(_ trust: DeviceTrust, of deviceID: DeviceID, atPairing: Bool, reason: String? = nil,
+                            in tx: VaultTransaction) throws -> Bool {
+        guard try FamilyPairing.stored(deviceID: deviceID, in: tx.database) != nil else {
+            throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
         }
+        // A damaged row is overwritten and recorded as such ("damaged"), never read as a level.
+        let previous = try storedRow(deviceID: deviceID, in: tx.database)
+        guard previous != .some(trust) else { return false }
+        try tx.database.query("""
+            INSERT INTO peer_trust (peer_device_id, trust, set_at) VALUES (?, ?, ?)
+            ON CONFLICT (peer_device_id) DO UPDATE SET trust = excluded.trust, set_at = excluded.set_at
+            """, [.blob(deviceID.bytes), .text(trust.rawValue), .integer(VaultClock.system.now())])
+        var details: [VaultEvent.Detail] = [.init("trust", trust.rawValue), .init("previous", previous.map { $0?.rawValue ?? "damaged" } ?? "none"),
+                                            .init("at-pairing", atPairing ? "yes" : "no")]
+        if let reason { details.append(.init("reason", reason)) }
+        try tx.record(.peerTrust, subject: deviceID, details: details)
+        return true
+    }
+
+    /// When the device's stored level was set (this vault's clock), or nil when it has none.
+    package static func setAt(deviceID: DeviceID, in database: Database) throws -> Int64? {
+        try database.queryOne("SELECT set_at FROM peer_trust WHERE peer_device_id = ?", [.blob(deviceID.bytes)]).map { try $0.integer("set_at") }
     }
 }
 

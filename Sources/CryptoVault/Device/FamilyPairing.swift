@@ -76,17 +76,7 @@ extension UnlockedVault {
     /// connection). Throws `.pairingNotFound` if no pairing has that id; the removed pairing is returned.
     @discardableResult
     public func revokePairing(deviceID: DeviceID) throws -> FamilyPairing {
-        try transaction { tx in
-            guard let pairing = try FamilyPairing.stored(deviceID: deviceID, in: tx.database) else {
-                throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
-            }
-            try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)])
-            // Its trust level goes with it: a pairing made again is trusted afresh, and a damaged level
-            // is gone (attack review s8, F10).
-            try DeviceTrust.forget(deviceID: deviceID, in: tx.database)
-            try tx.record(.peerRevoke, subject: deviceID, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
-            return pairing
-        }
+        try transaction { tx in try FamilyPairing.revoke(deviceID: deviceID, in: tx) }
     }
 
     /// Renames the pairing with `deviceID` (the name this vault knows that device by), with its
@@ -110,5 +100,21 @@ extension UnlockedVault {
     /// The peer's claimed id is not recorded: nothing proved it.
     public func recordPairingFailure(reason: String) throws {
         try record(VaultEvent(.peerPairFailed, details: [.init("reason", reason)]))
+    }
+}
+
+extension FamilyPairing {
+    /// `revokePairing` in the caller's transaction, so a module that keeps more with a revocation
+    /// (the exchange's demotions, SECURITY.md §19.9) commits it with the `peer.revoke` entry.
+    package static func revoke(deviceID: DeviceID, in tx: VaultTransaction) throws -> FamilyPairing {
+        guard let pairing = try stored(deviceID: deviceID, in: tx.database) else {
+            throw CryptoVaultError(.pairingNotFound, "no device with fingerprint \(deviceID.fingerprint) is paired with this vault")
+        }
+        try tx.database.query("DELETE FROM family_pairings WHERE peer_device_id = ?", [.blob(deviceID.bytes)])
+        // Its trust level goes with it: a pairing made again is trusted afresh, and a damaged level
+        // is gone (attack review s8, F10).
+        try DeviceTrust.forget(deviceID: deviceID, in: tx.database)
+        try tx.record(.peerRevoke, subject: deviceID, details: [.init("name", pairing.peer.name), .init("role", pairing.role.rawValue)])
+        return pairing
     }
 }

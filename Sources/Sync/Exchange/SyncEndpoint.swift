@@ -13,7 +13,8 @@ public struct SyncEndpoint {
     /// This device's profile (both public keys: a roster entry names a device by them).
     let me: DeviceProfile
     public let peer: DeviceProfile
-    /// The peer's trust level here (nil for an older pairing: someone else's).
+    /// The peer's trust level here (nil for an older pairing: someone else's); `other` when this
+    /// vault holds its demotion (`sync_demotions`).
     public let peerTrust: DeviceTrust?
     let pairings: [FamilyPairing]
     let trusted: Set<DeviceID>
@@ -36,8 +37,10 @@ public struct SyncEndpoint {
         author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         me = keys.profile
         pairings = try vault.vault.familyPairings()
-        trusted = Set(try pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine }.map(\.peer.deviceID))
-        peerTrust = try vault.vault.trust(of: peer.deviceID)
+        // A device an own device demoted is not the owner's here, whatever its level says (F4).
+        let demoted = Self.demotedDevices(in: vault)
+        trusted = Set(try pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine && !demoted.contains($0.peer.deviceID) }.map(\.peer.deviceID))
+        peerTrust = demoted.contains(peer.deviceID) ? .other : try vault.vault.trust(of: peer.deviceID)
         funnel = try EgressFunnel(vault: vault, policy: Self.policy(ownDevice: peerTrust == .mine))
     }
 

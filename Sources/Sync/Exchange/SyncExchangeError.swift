@@ -32,7 +32,8 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// owner shares it, so the device never gives it on, and its offer of it makes nothing.
     case notOwner
     /// A project's roster keeps at most `SyncWire.maximumRoster` devices (what one offer names): the
-    /// devices an offer names past that are not kept, recorded once per project and device.
+    /// devices an offer names past that are not kept, recorded once per project and device. So are
+    /// demotions own devices pass on past `SyncWire.maximumDemotions` held.
     case rosterFull
     /// The device's refusals here passed their bound for the time (`SyncRefusalBudget`): its
     /// requests are refused unread, and recorded as one summary, until the window ends.

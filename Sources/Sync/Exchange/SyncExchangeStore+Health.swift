@@ -32,6 +32,9 @@ public enum SyncExchangeHealth {
         "sync_roster_refusals": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("refused_at", null: false))",
         "sync_projects_made_here": "\(blob("project_id", 16)) AND \(timeColumn("made_at", null: false))",
         "sync_granted_here": "\(blob("project_id", 16)) AND \(blob("device_id", 16)) AND \(timeColumn("granted_at", null: false))",
+        "sync_demotions": """
+            \(blob("device_id", 16)) AND \(blob("signing_key", 32)) AND typeof(demoted_at) = 'integer' AND demoted_at >= 0 AND \(blob("demoted_by", 16))
+            """,
         "sync_project_skips": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
             AND \(timeColumn("skipped_at", null: false))

@@ -92,6 +92,15 @@ public struct SyncInitiator {
         self.deadlineSeconds = deadlineSeconds
     }
 
+    /// With an own device first: each side's demotions to the other (review 17 s8, F4). The answer
+    /// is taken only if the peer is trusted `mine` here, and is empty unless the peer trusts this
+    /// device `mine`; a device trusted otherwise is not asked.
+    private func passDemotions(by deadline: SyncDeadline) throws {
+        guard endpoint.peerIsMine else { return }
+        let answer = try SyncDemotionList(parsing: try ask(SyncWire.demotionsKind, SyncOutgoing(try endpoint.demotionsToPass()), by: deadline))
+        try endpoint.takeDemotions(answer, request: SyncWire.demotionsKind)
+    }
+
     /// Sends a request, given only the time left before the run's deadline.
     private func ask(_ kind: String, _ body: SyncOutgoing, by deadline: SyncDeadline) throws -> [UInt8] {
         try transport.request(kind, body: body, within: try deadline.remaining(with: peer))
@@ -150,6 +159,7 @@ public struct SyncInitiator {
     }
 
     private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
+        try passDemotions(by: deadline)
         let offers = try SyncProjectsPage.all { try ask(SyncWire.projectsKind, SyncOutgoing($0), by: deadline) }
         try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)))
         var projects: [(WritingProject, SyncPlan)] = []

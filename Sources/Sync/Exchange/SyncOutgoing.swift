@@ -26,6 +26,9 @@ public struct SyncOutgoing: Sendable {
     /// The answer to `sync.projects` when no project is offered (from there on): nothing to release.
     static let noOffers = SyncOutgoing(bytes: SyncProjectsPage(more: false, offers: []).serialized())
 
+    /// `sync.demotions`, request or answer: device ids, public keys and times, no content.
+    init(_ list: SyncDemotionList) { self.init(bytes: list.serialized()) }
+
     /// The answer to `sync.offer`: which offered projects were taken.
     init(taken: [(ProjectID, Bool)]) { self.init(bytes: SyncOffers.serializeTaken(taken)) }
 

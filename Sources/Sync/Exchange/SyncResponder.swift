@@ -77,6 +77,7 @@ public struct SyncResponder: Sendable {
         case SyncWire.offerKind: return try offered(body, endpoint)
         case SyncWire.pullKind: return try pull(try SyncPullRequest(parsing: body), endpoint)
         case SyncWire.pushKind: return try push(try SyncPushRequest(parsing: body), endpoint)
+        case SyncWire.demotionsKind: return try demotions(try SyncDemotionList(parsing: body), endpoint)
         default: throw SyncExchangeError(.malformedMessage, "the sync service does not answer '\(kind)'")
         }
     }
@@ -92,6 +93,13 @@ public struct SyncResponder: Sendable {
         guard !offers.isEmpty else { return .noOffers }
         return try endpoint.release(SyncProjectsPage(more: more, offers: offers).serialized(),
                                     of: try offers.compactMap { try endpoint.project($0.project) })
+    }
+
+    /// The asker's demotions, taken from an own device only, answered with this vault's (to an own
+    /// device; to any other an empty list, so it learns nothing of whom the owner demoted).
+    private func demotions(_ list: SyncDemotionList, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
+        try endpoint.takeDemotions(list, request: SyncWire.demotionsKind)
+        return SyncOutgoing(try endpoint.demotionsToPass())
     }
 
     /// Projects the owner's own device holds and this vault does not: made here.

@@ -16,19 +16,23 @@ import Writing
 ///     sync.offer     request 0x02 count:u16 (0...64) offer*  answer 0x02 count:u16 (0...64) (project:16 taken:u8)*
 ///     sync.pull      request 0x02 project:16 vector         answer 0x02 more:u8 vector records
 ///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
+///     sync.demotions request 0x02 demotions                 answer 0x02 demotions
+///     demotions = count:u16 (0...256) (device:16 signing-key:32 demoted-at:u64 (0...2^63-1) demoted-by:16)*
 ///
 /// Version 2 (attack review s7, A8): offers had gained `origin` while the byte stayed 1, so a
 /// device of version 1 would read an offer's fields at the wrong places. Each side refuses a
 /// message of another version whole, naming its version. Still version 2 (never released before it):
 /// the projects list is paged (review 17 s8, F15), `after` the last project of the page before,
-/// each page's offers after it; an asker offers its own projects in pages of as many.
+/// each page's offers after it; an asker offers its own projects in pages of as many; and the
+/// owner's own devices pass on the devices the owner demoted (`sync.demotions`, review 17 s8, F4).
 public enum SyncWire {
     public static let version: UInt8 = 2
     public static let projectsKind = "sync.projects"
     public static let offerKind = "sync.offer"
     public static let pullKind = "sync.pull"
     public static let pushKind = "sync.push"
-    public static let kinds = [projectsKind, offerKind, pullKind, pushKind]
+    public static let demotionsKind = "sync.demotions"
+    public static let kinds = [projectsKind, offerKind, pullKind, pushKind, demotionsKind]
 
     public static let maximumDevices = 1024
     public static let maximumRecords = 4096
@@ -39,6 +43,8 @@ public enum SyncWire {
     /// Pages of `sync.projects` one run asks for: 65,536 projects.
     public static let maximumPages = 1024
     public static let maximumRoster = 256
+    /// Demotions in one `sync.demotions` list, and held from own devices (what a roster holds).
+    public static let maximumDemotions = maximumRoster
     public static let maximumNameBytes = 512
     public static let maximumReasons = 4096
     /// The channel's largest body (§9.9): no message is longer.

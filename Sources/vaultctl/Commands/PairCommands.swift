@@ -27,7 +27,7 @@ enum PairCommands {
             say("Listening on \(listener.address); the code works for 5 minutes and 3 failed attempts.")
             say("This device: \(keys.profile.name)  \(keys.profile.fingerprint)")
             let pairing = try serve(listener, host: PairingHost(vault: unlocked, keys: keys, lease: lease))
-            try unlocked.setTrust(trust, of: pairing.peer.deviceID, atPairing: true)
+            try unlocked.setTrustPassingOnDemotion(trust, of: pairing, atPairing: true)
             report(pairing, trust: trust, this: keys.profile, json: arguments.has("--json"))
         }
 
@@ -62,7 +62,7 @@ enum PairCommands {
             let connection = try TCPConnection.connect(to: address, maximumFrameLength: PairingHost.maximumFrameLength,
                                                        timeoutSeconds: connectionTimeoutSeconds)
             let pairing = try PairingJoiner(vault: unlocked, keys: keys).join(connection, code: code)
-            try unlocked.setTrust(trust, of: pairing.peer.deviceID, atPairing: true)
+            try unlocked.setTrustPassingOnDemotion(trust, of: pairing, atPairing: true)
             report(pairing, trust: trust, this: keys.profile, json: arguments.has("--json"))
         }
 

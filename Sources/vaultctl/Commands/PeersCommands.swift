@@ -27,13 +27,14 @@ enum PeersCommands {
         it) and records 'peer.revoke' in the audit log. From the next connection on, this vault's
         channel refuses that device's key; to trust it again, pair again. Your other own devices
         still pair it: the command names those this vault trusts as 'mine', with the command to run
-        on each (--json: also_change_on).
+        on each (--json: also_change_on). Each of them also takes the device as someone else's at
+        its next sync with one of your devices that knows (recorded there as sync.device-demoted).
         """, options: Credentials.options + [PeerSelection.option("the paired device to forget: its name or fingerprint")],
         positionals: 0...1, json: true, examples: ["vaultctl peers revoke --peer 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(try PeerSelection.named(arguments), in: unlocked.vault.familyPairings())
             let notice = try PeersDemotionNotice.of(pairing, revoking: true, in: unlocked.vault)
-            try unlocked.revokePairing(deviceID: pairing.peer.deviceID)
+            try unlocked.revokePairingPassingOnDemotion(pairing)
             if arguments.has("--json") {
                 Output.json(["revoked": json(pairing), "also_change_on": notice.json])
                 return
@@ -51,7 +52,9 @@ enum PeersCommands {
         allows, privileged compartments refused and the refusal logged. Setting the level a device
         already has changes and records nothing. Trust is per vault: after 'other', the command
         names your other own devices (those trusted 'mine' here), which may still send the device
-        your privileged projects, with the command to run on each (--json: also_change_on).
+        your privileged projects, with the command to run on each (--json: also_change_on). Each of
+        them also takes 'other' at its next sync with one of your devices that knows (recorded there
+        as sync.device-demoted); 'mine' is never passed on.
         """, options: Credentials.options + [PeerSelection.option("the paired device: its name or fingerprint")],
         positionals: 1...1, json: true, examples: ["vaultctl peers trust --peer laptop mine"]) { arguments in
             guard let level = arguments.positionals.first.flatMap(DeviceTrust.init(rawValue:)) else {
@@ -60,7 +63,7 @@ enum PeersCommands {
             guard let peer = arguments.value("--peer") else { throw UsageError(message: "missing --peer", usage: arguments.usage) }
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(peer, in: unlocked.vault.familyPairings())
-            let changed = try unlocked.setTrust(level, of: pairing.peer.deviceID)
+            let changed = try unlocked.setTrustPassingOnDemotion(level, of: pairing)
             // Demotion only: a device made 'mine' here is the owner's word on this vault alone.
             let notice = level == .other ? try PeersDemotionNotice.of(pairing, revoking: false, in: unlocked.vault) : nil
             if arguments.has("--json") {
