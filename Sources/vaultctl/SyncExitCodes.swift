@@ -7,7 +7,7 @@ extension ExitCode {
     init(for error: SyncExchangeError) {
         switch error.code {
         case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner,
-             .rosterFull: self = .refused
+             .rosterFull, .demotionRefused: self = .refused
         case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode: self = .dataError
         case .paused, .deadlineExceeded, .tooManyRefusals, .quotaExceeded: self = .unavailable
         case .unknownPeer: self = .noInput

@@ -127,35 +127,166 @@ import Writing
         #expect(try f.vaults[Self.desk].unlocked.vault.trust(of: f.id(Self.laptop)) == .other)
     }
 
-    /// A demotion list of one device, as `device` would send it.
-    static func list(naming named: DeviceID, by device: DeviceID) -> [UInt8] {
-        SyncDemotionList([SyncDemotion(device: named, signingKey: [UInt8](repeating: 7, count: 32), demotedAt: 1, demotedBy: device)]).serialized()
+    /// A demotion of `named` (by its signing key `key`) signed with `signer`'s key, at `at`.
+    static func signed(naming named: DeviceID, key: [UInt8], by signer: DeviceKeys, at: UInt64) throws -> SyncDemotion {
+        let input = SyncDemotion.signingInput(device: named, signingKey: key, demotedBy: signer.profile.deviceID, demotedAt: at)
+        return SyncDemotion(device: named, signingKey: key, demotedAt: at, demotedBy: signer.profile.deviceID,
+                            signature: try signer.signingKey.signature(for: input))
+    }
+
+    static var now: UInt64 { UInt64(VaultClock.system.now()) }
+
+    /// The details of each `sync.exchange-refused` entry of a refused demotion: [device, by, why].
+    static func refusedDemotions(_ vault: TestVault) -> [[String]] {
+        vault.recording.events.withLock { events in
+            events.filter { event in event.action == .syncExchangeRefused && event.details.contains { $0.name == "reason" && $0.value == "demotionRefused" } }
+                .map { event in ["device", "by", "why"].map { name in event.details.first { $0.name == name }?.value ?? "" } }
+        }
     }
 
     @Test func someoneElsesDeviceNeitherDemotesTheOwnersDevicesNorLearnsWhoIsDemoted() throws {
         let f = try OwnDevices()
         let tablet = f.vaults[Self.tablet].unlocked
-        try tablet.setTrustPassingOnDemotion(.other, of: try f.pairing(of: Self.laptop, on: Self.tablet))
         let responder = SyncResponder(vault: tablet)
-        // The laptop, now someone else's on the tablet, says the desk is no longer the owner's.
-        let answer = try responder.respond(to: SyncWire.demotionsKind, body: Self.list(naming: f.id(Self.desk), by: f.id(Self.laptop)),
-                                           from: f.keys[Self.laptop].profile)
+        // A colleague's device, paired 'other' and never the owner's: its list is not read at all.
+        let colleagueVault = try TestVault(modules: SyncExchangeFixture.modules)
+        let colleague = try colleagueVault.unlocked.deviceKeys(named: "colleague")
+        try tablet.storePairing(FamilyPairing(peer: colleague.profile, role: .host, pairedAt: 1))
+        try tablet.setTrust(.other, of: colleague.profile.deviceID, atPairing: true)
+        let desk = try f.pairing(of: Self.desk, on: Self.tablet).peer
+        let byColleague = SyncDemotionList([try Self.signed(naming: desk.deviceID, key: desk.signingPublicKey, by: colleague, at: Self.now)])
+        let toColleague = try responder.respond(to: SyncWire.demotionsKind, body: byColleague.serialized(), from: colleague.profile)
         #expect(try tablet.vault.trust(of: f.id(Self.desk)) == .mine)
+        #expect(Self.refusedDemotions(f.vaults[Self.tablet]).isEmpty)
+
+        // The laptop, which the owner demoted on the tablet, says afterwards the desk is no longer
+        // the owner's: refused with its reason, and it is told nothing.
+        try tablet.setTrustPassingOnDemotion(.other, of: try f.pairing(of: Self.laptop, on: Self.tablet))
+        #expect(try SyncDemotionList(parsing: toColleague.bytes).demotions.isEmpty)
+        let byLaptop = SyncDemotionList([try Self.signed(naming: desk.deviceID, key: desk.signingPublicKey, by: f.keys[Self.laptop], at: Self.now)])
+        let answer = try responder.respond(to: SyncWire.demotionsKind, body: byLaptop.serialized(), from: f.keys[Self.laptop].profile)
+        #expect(try tablet.vault.trust(of: f.id(Self.desk)) == .mine)
+        #expect(Self.refusedDemotions(f.vaults[Self.tablet]) == [[f.id(Self.desk).hex, f.id(Self.laptop).hex, "signer-demoted-here"]])
         #expect(try SyncDemotionList(parsing: answer.bytes).demotions.isEmpty, "the tablet told someone else's device whom it demoted")
         #expect(try tablet.heldDemotions().map(\.device) == [f.id(Self.laptop)])
         #expect(f.vaults[Self.tablet].recording.events.withLock { !$0.contains { $0.action == .syncDeviceDemoted } })
 
-        // An own device's word is taken (a phone this vault is not paired with), and it is answered
-        // with the tablet's list.
-        let phone = try DeviceID(bytes: [UInt8](repeating: 0xF0, count: 16))
-        let own = try responder.respond(to: SyncWire.demotionsKind, body: Self.list(naming: phone, by: f.id(Self.desk)), from: f.keys[Self.desk].profile)
+        // An own device's signed word is taken (a phone this vault is not paired with), and it is
+        // answered with the tablet's list.
+        let phone = try DeviceID(bytes: [UInt8](repeating: 0xF0, count: 16)), phoneKey = [UInt8](repeating: 7, count: 32)
+        let byDesk = SyncDemotionList([try Self.signed(naming: phone, key: phoneKey, by: f.keys[Self.desk], at: Self.now)])
+        let own = try responder.respond(to: SyncWire.demotionsKind, body: byDesk.serialized(), from: f.keys[Self.desk].profile)
         #expect(try SyncDemotionList(parsing: own.bytes).demotions.map(\.device).contains(f.id(Self.laptop)))
         #expect(try Set(tablet.heldDemotions().map(\.device)) == [f.id(Self.laptop), phone])
         #expect(SyncExchangeFixture.details(f.vaults[Self.tablet], .syncDeviceDemoted, "peer") == [f.id(Self.desk).hex])
         // An own device saying the device on the channel itself, or this one, is demoted is not taken.
-        _ = try responder.respond(to: SyncWire.demotionsKind, body: Self.list(naming: f.id(Self.desk), by: f.id(Self.desk)), from: f.keys[Self.desk].profile)
-        _ = try responder.respond(to: SyncWire.demotionsKind, body: Self.list(naming: f.id(Self.tablet), by: f.id(Self.desk)), from: f.keys[Self.desk].profile)
+        let tabletProfile = f.keys[Self.tablet].profile
+        for named in [desk, tabletProfile] {
+            let list = SyncDemotionList([try Self.signed(naming: named.deviceID, key: named.signingPublicKey, by: f.keys[Self.desk], at: Self.now)])
+            _ = try responder.respond(to: SyncWire.demotionsKind, body: list.serialized(), from: f.keys[Self.desk].profile)
+        }
         #expect(try tablet.vault.trust(of: f.id(Self.desk)) == .mine)
         #expect(try tablet.heldDemotions().count == 2)
+    }
+
+    /// Review s10 on 365790f (1): an entry whose signature is not its demoting device's (made up by
+    /// the device passing it on, changed on the way, or unsigned) is refused and recorded with the
+    /// reason; so is one naming a device by another key than the one paired here, or signed by a
+    /// device that never was the owner's here.
+    @Test func aForgedOrUnsignedDemotionIsRefusedWithItsReason() throws {
+        let f = try OwnDevices()
+        let tablet = f.vaults[Self.tablet].unlocked
+        let responder = SyncResponder(vault: tablet)
+        let laptop = try f.pairing(of: Self.laptop, on: Self.tablet).peer
+        let honest = try Self.signed(naming: laptop.deviceID, key: laptop.signingPublicKey, by: f.keys[Self.desk], at: Self.now)
+        // The desk passes on an entry "the desk demoted the laptop" it signed with another key (the
+        // laptop's own here: what a device that only claims the desk's word can do).
+        let forged = try Self.signed(naming: laptop.deviceID, key: laptop.signingPublicKey, by: f.keys[Self.laptop], at: Self.now)
+        let claimed = SyncDemotion(device: forged.device, signingKey: forged.signingKey, demotedAt: forged.demotedAt,
+                                   demotedBy: f.id(Self.desk), signature: forged.signature)
+        let unsigned = SyncDemotion(device: laptop.deviceID, signingKey: laptop.signingPublicKey, demotedAt: honest.demotedAt,
+                                    demotedBy: f.id(Self.desk), signature: [UInt8](repeating: 0, count: 64))
+        let laterTime = SyncDemotion(device: laptop.deviceID, signingKey: laptop.signingPublicKey, demotedAt: honest.demotedAt + 1,
+                                     demotedBy: f.id(Self.desk), signature: honest.signature)
+        let otherKey = try Self.signed(naming: laptop.deviceID, key: [UInt8](repeating: 9, count: 32), by: f.keys[Self.desk], at: Self.now)
+        let stranger = try TestVault(modules: SyncExchangeFixture.modules).unlocked.deviceKeys(named: "stranger")
+        let byStranger = try Self.signed(naming: laptop.deviceID, key: laptop.signingPublicKey, by: stranger, at: Self.now)
+        for entry in [claimed, unsigned, laterTime, otherKey, byStranger] {
+            _ = try responder.respond(to: SyncWire.demotionsKind, body: SyncDemotionList([entry]).serialized(), from: f.keys[Self.desk].profile)
+        }
+        #expect(try tablet.vault.trust(of: laptop.deviceID) == .mine)
+        #expect(try tablet.heldDemotions().isEmpty)
+        #expect(f.vaults[Self.tablet].recording.events.withLock { !$0.contains { $0.action == .syncDeviceDemoted } })
+        let (l, d) = (laptop.deviceID.hex, f.id(Self.desk).hex)
+        #expect(Self.refusedDemotions(f.vaults[Self.tablet]) == [[l, d, "signature"], [l, d, "signature"], [l, d, "signature"], [l, d, "key"],
+                                                                  [l, stranger.profile.deviceID.hex, "signer"]])
+        // The desk's own signed word is taken.
+        _ = try responder.respond(to: SyncWire.demotionsKind, body: SyncDemotionList([honest]).serialized(), from: f.keys[Self.desk].profile)
+        #expect(try tablet.vault.trust(of: laptop.deviceID) == .other)
+        #expect(try tablet.heldDemotions() == [honest])
+    }
+
+    /// Review s10 on 365790f (2): a stolen own laptop T demotes the desk A first and passes it to the
+    /// tablet B; the owner then demotes T on the desk. The desk's word still reaches the tablet (the
+    /// desk was the owner's there, and its entry is signed by it), so every honest device ends with T
+    /// demoted (the tablet with both: the owner re-trusts the desk there by hand), and no privileged
+    /// project reaches T again. T's later words are refused where the owner demoted it.
+    @Test func aStolenOwnDeviceThatDemotesTheOthersFirstIsStillDemotedEverywhere() throws {
+        let f = try OwnDevices()
+        let (desk, tablet, thief) = (Self.desk, Self.tablet, Self.laptop)
+        // The thief's laptop demotes the desk and passes it to the tablet.
+        try f.vaults[thief].unlocked.setTrustPassingOnDemotion(.other, of: try f.pairing(of: desk, on: thief))
+        try f.sync(thief, with: tablet)
+        #expect(try f.vaults[tablet].unlocked.vault.trust(of: f.id(desk)) == .other)
+        // The owner demotes the laptop on the desk; the tablet asks the desk (no longer 'mine' there).
+        try f.vaults[desk].unlocked.setTrustPassingOnDemotion(.other, of: try f.pairing(of: thief, on: desk))
+        try f.sync(tablet, with: desk)
+        #expect(try f.vaults[tablet].unlocked.vault.trust(of: f.id(thief)) == .other)
+        #expect(try f.vaults[desk].unlocked.vault.trust(of: f.id(thief)) == .other)
+        #expect(Set(SyncExchangeFixture.details(f.vaults[tablet], .syncDeviceDemoted, "by")) == [f.id(thief).hex, f.id(desk).hex])
+
+        // Privileged projects made afterwards on either honest device never reach the laptop.
+        let (onTablet, _) = try f.privilegedProject(on: tablet, "Patient D", "Tablet only.")
+        let (onDesk, _) = try f.privilegedProject(on: desk, "Patient E", "Desk only.")
+        _ = try? f.sync(thief, with: tablet)
+        _ = try? f.sync(thief, with: desk)
+        _ = try? f.sync(tablet, with: thief)
+        _ = try? f.sync(desk, with: thief)
+        #expect(try !SyncExchangeFixture.hasProject(f.vaults[thief], onTablet.id))
+        #expect(try !SyncExchangeFixture.hasProject(f.vaults[thief], onDesk.id))
+
+        // The laptop demotes the tablet now: the desk, where the owner demoted the laptop before,
+        // refuses it with its reason.
+        try f.vaults[thief].unlocked.setTrustPassingOnDemotion(.other, of: try f.pairing(of: tablet, on: thief))
+        let list = SyncDemotionList(try f.vaults[thief].unlocked.heldDemotions())
+        _ = try SyncResponder(vault: f.vaults[desk].unlocked).respond(to: SyncWire.demotionsKind, body: list.serialized(), from: f.keys[thief].profile)
+        #expect(try f.vaults[desk].unlocked.vault.trust(of: f.id(tablet)) == .mine)
+        #expect(Self.refusedDemotions(f.vaults[desk]) == [[f.id(tablet).hex, f.id(thief).hex, "signer-demoted-here"]])
+    }
+
+    /// Review s10 on 365790f (3): a demotion's time is the demoting device's clock. One more than
+    /// five minutes ahead of this vault's is refused (else it would outrank every later `peers trust
+    /// … mine` here); one less far ahead is taken as said now.
+    @Test func aDemotionFromTheFutureIsRefusedOrTakenAsSaidNow() throws {
+        let f = try OwnDevices()
+        let tablet = f.vaults[Self.tablet].unlocked
+        let responder = SyncResponder(vault: tablet)
+        let laptop = try f.pairing(of: Self.laptop, on: Self.tablet).peer
+        let farAhead = try Self.signed(naming: laptop.deviceID, key: laptop.signingPublicKey, by: f.keys[Self.desk], at: Self.now + 3600)
+        _ = try responder.respond(to: SyncWire.demotionsKind, body: SyncDemotionList([farAhead]).serialized(), from: f.keys[Self.desk].profile)
+        #expect(try tablet.vault.trust(of: laptop.deviceID) == .mine)
+        #expect(Self.refusedDemotions(f.vaults[Self.tablet]) == [[laptop.deviceID.hex, f.id(Self.desk).hex, "future"]])
+
+        let before = Self.now
+        let nearAhead = try Self.signed(naming: laptop.deviceID, key: laptop.signingPublicKey, by: f.keys[Self.desk], at: before + 120)
+        _ = try responder.respond(to: SyncWire.demotionsKind, body: SyncDemotionList([nearAhead]).serialized(), from: f.keys[Self.desk].profile)
+        let after = Self.now
+        #expect(try tablet.vault.trust(of: laptop.deviceID) == .other)
+        let kept = try #require(SyncExchangeFixture.details(f.vaults[Self.tablet], .syncDeviceDemoted, "at").first)
+        let at = try #require(UInt64(kept))
+        #expect(at >= before && at <= after, "the demotion was kept with a time past the tablet's clock")
+        #expect(SyncExchangeFixture.details(f.vaults[Self.tablet], .syncDeviceDemoted, "signed-at") == [String(before + 120)])
+        // Passed on as signed (its signature is over the time it names).
+        #expect(try tablet.heldDemotions() == [nearAhead])
     }
 }

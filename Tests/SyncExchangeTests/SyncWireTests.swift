@@ -42,7 +42,8 @@ import Writing
         case (SyncWire.demotionsKind, _):
             let list = try SyncDemotionList(parsing: bytes)
             return (Fields(demotions: list.demotions.map {
-                Fields.Demotion(device: $0.device.hex, signingKey: ByteEncoding.hex($0.signingKey), demotedAt: $0.demotedAt, demotedBy: $0.demotedBy.hex)
+                Fields.Demotion(device: $0.device.hex, signingKey: ByteEncoding.hex($0.signingKey), demotedAt: $0.demotedAt, demotedBy: $0.demotedBy.hex,
+                                 signature: ByteEncoding.hex($0.signature))
             }), list.serialized())
         case (SyncWire.pushKind, "request"):
             let request = try SyncPushRequest(parsing: bytes)
@@ -75,10 +76,29 @@ import Writing
     }
 
     @Test func everyKnownVariantIsRefusedAsMalformed() throws {
-        #expect(vectors.invalid.count == 30)
+        #expect(vectors.invalid.count == 31)
         for vector in vectors.invalid {
             #expect(throws: SyncExchangeError(.malformedMessage, ""), "\(vector.name)") {
                 try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)
+            }
+        }
+    }
+
+    /// The signed encoding of a demotion (SECURITY.md §19.9, "Demotions among own devices") against
+    /// the independent code's known answers: the same bytes are signed, a signature verifies with the
+    /// demoting device's key exactly where it should, and signing with its seed gives the same one.
+    @Test func aDemotionIsSignedOverItsKnownEncoding() throws {
+        #expect(vectors.demotionSignatures.count == 6)
+        #expect(vectors.demotionSignatures.filter(\.verifies).count == 1)
+        for vector in vectors.demotionSignatures {
+            let demotion = SyncDemotion(device: try DeviceID(bytes: vector.device.bytes), signingKey: vector.signingKey.bytes,
+                                        demotedAt: vector.demotedAt, demotedBy: try DeviceID(bytes: vector.demotedBy.bytes),
+                                        signature: vector.signature.bytes)
+            #expect(SyncDemotion.signingInput(device: demotion.device, signingKey: demotion.signingKey, demotedBy: demotion.demotedBy,
+                                              demotedAt: demotion.demotedAt) == vector.signingInput.bytes, "\(vector.name)")
+            #expect(demotion.isSigned(byKey: vector.publicKey.bytes) == vector.verifies, "\(vector.name)")
+            if let seed = vector.seed {
+                #expect(try Ed25519PrivateKey(seed: try SecureBytes(copying: seed.bytes)).signature(for: vector.signingInput.bytes) == vector.signature.bytes, "\(vector.name)")
             }
         }
     }

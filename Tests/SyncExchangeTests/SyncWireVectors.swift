@@ -39,6 +39,7 @@ struct SyncWireVectors: Decodable {
             let signingKey: String
             let demotedAt: UInt64
             let demotedBy: String
+            let signature: String
         }
 
         /// `[id, value]`, as the file writes a vector's entry or a taken offer.
@@ -115,4 +116,22 @@ struct SyncWireVectors: Decodable {
     let valid: [Message]
     /// Variants every reader refuses as malformed (no `fields`).
     let invalid: [Message]
+
+    /// A known answer for the signature of a demotion entry (review s10 on 365790f): the bytes
+    /// signed, and whether the signature verifies with the demoting device's public key (the seed
+    /// of that key where it does, so signing gives the same signature).
+    struct DemotionSignature: Decodable {
+        let name: String
+        let publicKey: HexBytes
+        let seed: HexBytes?
+        let device: HexBytes
+        let signingKey: HexBytes
+        let demotedBy: HexBytes
+        let demotedAt: UInt64
+        let signingInput: HexBytes
+        let signature: HexBytes
+        let verifies: Bool
+    }
+
+    let demotionSignatures: [DemotionSignature]
 }

@@ -16,6 +16,9 @@ import struct
 import sys
 import unicodedata
 
+import nacl.exceptions
+import nacl.signing
+
 from known_answer_file import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +30,10 @@ DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_DEVICES, MAX_RECORDS, MAX_OFFERS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 64, 256, 512, 4096
 MAX_DEMOTIONS = 256
 MAX_DEMOTED_AT = 2 ** 63 - 1
+# What a demoting device signs (§19.9, "Demotions among own devices"): this label, the demoted
+# device's id and signing key, the demoting device's id, the time (u64 big-endian).
+DEMOTION_LABEL = b"SealedVault sync demotion v1\x00"
+DEMOTION_ENTRY = 16 + 32 + 8 + 16 + 64
 MAX_RECORD = 4 * 1024 * 1024
 ACCESS = {1: "mine", 2: "editor", 3: "viewer"}
 KINDS = {1: "document", 2: "long-form"}
@@ -88,7 +95,27 @@ def enc_demotions(demotions):
     items = sorted(demotions, key=lambda d: d["device"])
     return struct.pack(">H", len(items)) + b"".join(
         bytes.fromhex(d["device"]) + bytes.fromhex(d["signing_key"]) + struct.pack(">Q", d["demoted_at"]) + bytes.fromhex(d["demoted_by"])
+        + bytes.fromhex(d["signature"])
         for d in items)
+
+
+def demotion_signing_input(device, signing_key, demoted_by, demoted_at):
+    return DEMOTION_LABEL + bytes.fromhex(device) + bytes.fromhex(signing_key) + bytes.fromhex(demoted_by) + struct.pack(">Q", demoted_at)
+
+
+def sign_demotion(seed, device, signing_key, demoted_by, demoted_at):
+    """A demotion entry's fields, signed by the demoting device's Ed25519 seed."""
+    signature = nacl.signing.SigningKey(seed).sign(demotion_signing_input(device, signing_key, demoted_by, demoted_at)).signature
+    return {"device": device, "signing_key": signing_key, "demoted_at": demoted_at, "demoted_by": demoted_by, "signature": signature.hex()}
+
+
+def demotion_verifies(d, public_key):
+    try:
+        nacl.signing.VerifyKey(bytes.fromhex(public_key)).verify(
+            demotion_signing_input(d["device"], d["signing_key"], d["demoted_by"], d["demoted_at"]), bytes.fromhex(d["signature"]))
+        return True
+    except nacl.exceptions.BadSignatureError:
+        return False
 
 
 def encode(kind, direction, f):
@@ -209,10 +236,12 @@ def dec_offers(r):
 
 def dec_demotions(r):
     demotions = []
-    for _ in range(r.count(2, MAX_DEMOTIONS, 72, "demotions")):
+    for _ in range(r.count(2, MAX_DEMOTIONS, DEMOTION_ENTRY, "demotions")):
         device, signing = r.take(16).hex(), r.take(32).hex()
         demoted_at = r.int(8, 0, MAX_DEMOTED_AT, "a demotion's time")
-        demotions.append({"device": device, "signing_key": signing, "demoted_at": demoted_at, "demoted_by": r.take(16).hex()})
+        demoted_by = r.take(16).hex()
+        demotions.append({"device": device, "signing_key": signing, "demoted_at": demoted_at, "demoted_by": demoted_by,
+                          "signature": r.take(64).hex()})
     ascending([d["device"] for d in demotions])
     return demotions
 
@@ -261,8 +290,38 @@ def roster_entry(label):
     return {"device": device_id(signing, noise).hex(), "signing_key": signing.hex(), "noise_key": noise.hex()}
 
 
+def signer_entry(label):
+    """A device whose signing key is a real Ed25519 key (from a fixed seed), to sign demotions."""
+    seed, noise = fixed(label + " seed", 32), fixed(label + " noise", 32)
+    signing = bytes(nacl.signing.SigningKey(seed).verify_key)
+    return {"seed": seed, "device": device_id(signing, noise).hex(), "signing_key": signing.hex()}
+
+
+def demotion_signatures(owner_desk, laptop, stranger):
+    """Known answers for the signature of a demotion entry: each with the demoting device's public
+    key, the exact bytes signed and whether the signature verifies with that key."""
+    honest = sign_demotion(owner_desk["seed"], laptop["device"], laptop["signing_key"], owner_desk["device"], 1765000000)
+    cases = [("signed by the demoting device", honest, True),
+             ("the time changed after signing", dict(honest, demoted_at=1765000001), False),
+             ("another device named after signing", dict(honest, device=owner_desk["device"]), False),
+             ("another signing key named after signing", dict(honest, signing_key=owner_desk["signing_key"]), False),
+             ("signed by another device's key, naming the demoting device",
+              dict(sign_demotion(stranger["seed"], laptop["device"], laptop["signing_key"], owner_desk["device"], 1765000000)), False),
+             ("unsigned (a signature of zeros)", dict(honest, signature="00" * 64), False)]
+    out = []
+    for name, d, verifies in cases:
+        if demotion_verifies(d, owner_desk["signing_key"]) != verifies:
+            raise SystemExit("%s: verification does not give %s" % (name, verifies))
+        out.append({"name": name, "public_key": owner_desk["signing_key"], "seed": owner_desk["seed"].hex() if verifies else None,
+                    "device": d["device"], "signing_key": d["signing_key"], "demoted_by": d["demoted_by"], "demoted_at": d["demoted_at"],
+                    "signing_input": demotion_signing_input(d["device"], d["signing_key"], d["demoted_by"], d["demoted_at"]).hex(),
+                    "signature": d["signature"], "verifies": verifies})
+    return out
+
+
 def build():
     desk, laptop, colleague = roster_entry("desk"), roster_entry("laptop"), roster_entry("colleague")
+    owner_desk, stranger = signer_entry("owner desk"), signer_entry("stranger")
     p1, p2 = fixed("project one", 16).hex(), fixed("project two", 16).hex()
     d1, d2 = desk["device"], laptop["device"]
     record1, record2 = fixed("record one", 120).hex(), fixed("record two", 300).hex()
@@ -275,8 +334,8 @@ def build():
     offers.sort(key=lambda o: o["project"])
     held = sorted([[d1, 3], [d2, 12]])
     demotions = sorted([
-        {"device": laptop["device"], "signing_key": laptop["signing_key"], "demoted_at": 1765000000, "demoted_by": d1},
-        {"device": colleague["device"], "signing_key": colleague["signing_key"], "demoted_at": 1765000100, "demoted_by": d1},
+        sign_demotion(owner_desk["seed"], laptop["device"], laptop["signing_key"], owner_desk["device"], 1765000000),
+        sign_demotion(owner_desk["seed"], colleague["device"], colleague["signing_key"], owner_desk["device"], 1765000100),
     ], key=lambda d: d["device"])
     valid = [
         ("projects request, first page", "sync.projects", "request", {}),
@@ -327,7 +386,7 @@ def build():
     demotions_twice = bytes([VERSION]) + struct.pack(">H", 2) + one_demotion * 2
     demotions_over = bytes([VERSION]) + struct.pack(">H", MAX_DEMOTIONS + 1) + b"".join(
         bytes.fromhex(fixed("demoted %d" % i, 16).hex()) + bytes.fromhex(laptop["signing_key"]) + struct.pack(">Q", 1) + bytes.fromhex(d1)
-        for i in range(MAX_DEMOTIONS + 1))
+        + bytes(64) for i in range(MAX_DEMOTIONS + 1))
     demotions_late = bytearray(encode("sync.demotions", "answer", {"demotions": demotions[:1]}))
     demotions_late[3 + 48] |= 0x80
     invalid = [
@@ -364,11 +423,15 @@ def build():
         variant("demotions, a count the message cannot hold", "sync.demotions", "request", bytes([VERSION]) + struct.pack(">H", 2) + one_demotion),
         variant("demotion time past 2^63 - 1", "sync.demotions", "answer", bytes(demotions_late)),
         variant("demotions of version 1", "sync.demotions", "request", bytes([1, 0, 0])),
+        variant("a demotion without its signature", "sync.demotions", "answer", bytes([VERSION]) + struct.pack(">H", 1) + one_demotion[:-64]),
     ]
     return {"description": "Messages of the sync exchange (SECURITY.md §19.9): each valid one with the fields it encodes "
                            "(ids and bytes in lowercase hex, vectors and taken lists as [id, value] pairs, ascending), "
-                           "and variants every reader must refuse as malformedMessage.",
-            "valid": cases, "invalid": invalid}
+                           "and variants every reader must refuse as malformedMessage; and known answers for the signature "
+                           "of a demotion entry (the bytes signed, and whether the signature verifies with the demoting "
+                           "device's public key).",
+            "valid": cases, "invalid": invalid,
+            "demotion_signatures": demotion_signatures(owner_desk, laptop, stranger)}
 
 
 if __name__ == "__main__":

@@ -3,18 +3,43 @@ import CryptoVault
 extension AuditAction {
     /// An own device said a device is no longer the owner's (SECURITY.md §19.9, "Demotions among own
     /// devices"; details: peer, the own device that passed it on; by, the own device where the owner
-    /// said so; at, when it was said there). The device is the entry's subject.
+    /// said so; at, when it was said there, never later than this vault's now; signed-at, the time
+    /// the entry names when that was later). The device is the entry's subject.
     public static let syncDeviceDemoted = AuditAction("sync.device-demoted")
 }
 
 /// Demotions among the owner's own devices (review 17 s8, F4): a device the owner says on one own
 /// device is no longer theirs (`peers trust … other`, `peers revoke`) is kept in `sync_demotions`,
-/// in the transaction that changes its trust, and passed to the owner's other own devices at each
-/// exchange (`sync.demotions`), which set it to `other` too. Demotion wins, never promotion: only
-/// the owner's own word on a vault makes a device `mine` there.
+/// signed by that device, in the transaction that changes its trust, and passed to the owner's
+/// other own devices at each exchange (`sync.demotions`), which check the signature and set it to
+/// `other` too. Demotion wins, never promotion: only the owner's own word on a vault makes a device
+/// `mine` there.
 enum OwnDeviceDemotions {
     /// The detail `reason` of the `peer.trust` entry of a demotion an own device passed on.
     static let relayed = "relayed-demotion"
+    /// How far past this vault's now a demotion's time may be (clocks differ): later ones are
+    /// refused, earlier ones in the future taken as said now.
+    static let futureSkewSeconds: Int64 = 300
+
+    /// Why an entry of a list is not taken (the detail `why` of its `demotionRefused` entry).
+    enum Refusal: String {
+        /// Its signature is not its demoting device's: made up or changed on the way (or unsigned).
+        case signature
+        /// The demoting device is not one this vault pairs, or ever paired, as the owner's own.
+        case signer
+        /// The owner demoted the demoting device on this vault before it said this.
+        case signerDemotedHere = "signer-demoted-here"
+        /// The named device's signing key is not the one this vault pairs it with.
+        case key
+        /// Its time is more than `futureSkewSeconds` past this vault's now.
+        case future
+    }
+
+    /// What one list did here: entries left out for the bound, entries refused and why.
+    struct Taken {
+        var full = 0
+        var refused: [(SyncDemotion, Refusal)] = []
+    }
 
     /// Whether this vault holds the exchange's tables (a vault that does not sync keeps nothing).
     static func kept(in database: Database) throws -> Bool {
@@ -22,75 +47,112 @@ enum OwnDeviceDemotions {
             == SyncExchangeSchema.module.migrations.count
     }
 
-    /// This vault's own change of a device's level, in its transaction: `other` keeps the demotion
-    /// to pass on, `mine` lifts this vault's (the owner's word here; other own devices keep theirs).
-    /// A device paired as someone else's was never demoted: nothing is kept.
-    static func noteLocal(_ trust: DeviceTrust, of device: FamilyPairing, by me: DeviceID, atPairing: Bool = false,
+    /// This vault's own change of a device's level, in its transaction: `other` keeps the demotion,
+    /// signed with this device's key, to pass on; `mine` lifts this vault's (the owner's word here;
+    /// other own devices keep theirs). A device paired as someone else's was never demoted: nothing
+    /// is kept. `wasMine`: the device's level here before the change was `mine`.
+    static func noteLocal(_ trust: DeviceTrust, of device: FamilyPairing, wasMine: Bool, by keys: DeviceKeys, atPairing: Bool = false,
                           in tx: VaultTransaction, clock: VaultClock) throws {
         guard try kept(in: tx.database) else { return }
         let store = SyncExchangeStore(database: tx.database)
         guard trust == .other else { return try store.removeDemotion(of: device.peer.deviceID) }
         guard !atPairing else { return }
-        try store.addDemotion(SyncDemotion(device: device.peer.deviceID, signingKey: device.peer.signingPublicKey,
-                                           demotedAt: UInt64(max(0, clock.now())), demotedBy: me))
+        try store.addDemotion(try SyncDemotion(signing: device.peer, at: UInt64(max(0, clock.now())), by: keys), wasMine: wasMine)
     }
 
-    /// Takes the demotions an own device (`peer`) passed on, in one transaction: each new one is
-    /// kept and recorded (`sync.device-demoted`), and a device this vault trusts `mine` is set to
-    /// `other` (`peer.trust`, reason `relayed-demotion`). Not taken: this device itself, the peer
-    /// itself, a device made `mine` here after the demotion was said (the owner's later word here
-    /// stands), and entries past `SyncWire.maximumDemotions` held. Returns how many of those were
-    /// left out for the bound.
-    static func take(_ list: SyncDemotionList, from peer: DeviceID, me: DeviceID, in tx: VaultTransaction) throws -> Int {
+    /// Takes the demotions a device that is or was the owner's (`peer`) passed on, in one
+    /// transaction: each new one whose signature is its demoting device's is kept and recorded
+    /// (`sync.device-demoted`), and a device this vault trusts `mine` is set to `other` (`peer.trust`,
+    /// reason `relayed-demotion`). Not taken, silently: this device itself, the peer itself, a device
+    /// held as demoted already, a device made `mine` here after the demotion was said (its time
+    /// taken as at most `now`). Refused (`Refusal`): what `refusal(of:)` finds. Left out: entries
+    /// past `SyncWire.maximumDemotions` held.
+    static func take(_ list: SyncDemotionList, from peer: DeviceID, me: DeviceProfile, now: Int64, in tx: VaultTransaction) throws -> Taken {
         let store = SyncExchangeStore(database: tx.database)
-        var full = 0
-        for entry in list.demotions where entry.device != me && entry.device != peer {
-            guard try store.demotion(of: entry.device) == nil, try !promotedSince(entry, in: tx.database) else { continue }
-            guard try store.demotionCount() < SyncWire.maximumDemotions else {
-                full += 1
+        var taken = Taken()
+        for entry in list.demotions where entry.device != me.deviceID && entry.device != peer {
+            guard try store.demotion(of: entry.device) == nil else { continue }
+            if let refusal = try refusal(of: entry, me: me, now: now, in: store) {
+                taken.refused.append((entry, refusal))
                 continue
             }
-            try store.addDemotion(entry)
-            try tx.record(.syncDeviceDemoted, subject: entry.device,
-                          details: [.init("peer", peer.hex), .init("by", entry.demotedBy.hex), .init("at", String(entry.demotedAt))])
-            if try DeviceTrust.stored(deviceID: entry.device, in: tx.database) == .mine {
+            // A time in the future is taken as now: it never outranks a later word here.
+            let at = min(Int64(entry.demotedAt), now)
+            guard try !promotedSince(entry.device, at: at, in: tx.database) else { continue }
+            guard try store.demotionCount() < SyncWire.maximumDemotions else {
+                taken.full += 1
+                continue
+            }
+            let wasMine = try DeviceTrust.stored(deviceID: entry.device, in: tx.database) == .mine
+            try store.addDemotion(entry, wasMine: wasMine)
+            var details: [VaultEvent.Detail] = [.init("peer", peer.hex), .init("by", entry.demotedBy.hex), .init("at", String(at))]
+            if at != Int64(entry.demotedAt) { details.append(.init("signed-at", String(entry.demotedAt))) }
+            try tx.record(.syncDeviceDemoted, subject: entry.device, details: details)
+            if wasMine {
                 _ = try DeviceTrust.set(.other, of: entry.device, atPairing: false, reason: relayed, in: tx)
             }
         }
-        return full
+        return taken
     }
 
-    /// The device is `mine` here by a word said after the demotion (both clocks' seconds).
-    private static func promotedSince(_ entry: SyncDemotion, in database: Database) throws -> Bool {
-        guard try DeviceTrust.stored(deviceID: entry.device, in: database) == .mine,
-              let setAt = try DeviceTrust.setAt(deviceID: entry.device, in: database) else { return false }
-        return setAt > Int64(entry.demotedAt)
+    /// Why `entry` is refused here, if it is: its demoting device must be this one, or one this
+    /// vault trusts `mine` or held `mine` when it took that device's own demotion (so a device that
+    /// demoted the owner's other devices first is still demoted by them: review s10), and not one the
+    /// owner demoted here before the entry's time; the signature must verify with that device's key
+    /// as held here; a device paired here must be named by its pinned key; and the time may be at
+    /// most `futureSkewSeconds` ahead of this vault's clock.
+    static func refusal(of entry: SyncDemotion, me: DeviceProfile, now: Int64, in store: SyncExchangeStore) throws -> Refusal? {
+        let signer = entry.demotedBy, database = store.database
+        let pairing = try FamilyPairing.stored(deviceID: signer, in: database)
+        var key: [UInt8]?
+        if signer == me.deviceID {
+            key = me.signingPublicKey
+        } else if let held = try store.demotion(of: signer) {
+            if held.demotion.demotedBy == me.deviceID, entry.demotedAt >= held.demotion.demotedAt { return .signerDemotedHere }
+            if held.wasMine { key = pairing?.peer.signingPublicKey ?? held.demotion.signingKey }
+        } else if let pairing, try DeviceTrust.stored(deviceID: signer, in: database) == .mine {
+            key = pairing.peer.signingPublicKey
+        }
+        guard let key else { return .signer }
+        guard entry.isSigned(byKey: key) else { return .signature }
+        if let named = try FamilyPairing.stored(deviceID: entry.device, in: database), named.peer.signingPublicKey != entry.signingKey { return .key }
+        guard Int64(entry.demotedAt) <= now + futureSkewSeconds else { return .future }
+        return nil
+    }
+
+    /// The device is `mine` here by a word said after the demotion (`at`, at most this vault's now).
+    private static func promotedSince(_ device: DeviceID, at: Int64, in database: Database) throws -> Bool {
+        guard try DeviceTrust.stored(deviceID: device, in: database) == .mine,
+              let setAt = try DeviceTrust.setAt(deviceID: device, in: database) else { return false }
+        return setAt > at
     }
 }
 
 extension UnlockedVault {
     /// Sets a paired device's trust level (`setTrust`) and, in the same audited transaction, keeps a
-    /// demotion to pass on to the owner's other own devices, or lifts this vault's on `mine`
+    /// signed demotion to pass on to the owner's other own devices, or lifts this vault's on `mine`
     /// (`OwnDeviceDemotions`). What `vaultctl peers trust` and `pair` call.
     @discardableResult
     public func setTrustPassingOnDemotion(_ trust: DeviceTrust, of pairing: FamilyPairing, atPairing: Bool = false,
                                           clock: VaultClock = .system) throws -> Bool {
-        let me = try deviceKeys().profile.deviceID
+        let keys = try deviceKeys()
         return try transaction { tx in
+            let wasMine = try DeviceTrust.stored(deviceID: pairing.peer.deviceID, in: tx.database) == .mine
             let changed = try DeviceTrust.set(trust, of: pairing.peer.deviceID, atPairing: atPairing, in: tx)
-            try OwnDeviceDemotions.noteLocal(trust, of: pairing, by: me, atPairing: atPairing, in: tx, clock: clock)
+            try OwnDeviceDemotions.noteLocal(trust, of: pairing, wasMine: wasMine, by: keys, atPairing: atPairing, in: tx, clock: clock)
             return changed
         }
     }
 
     /// Revokes a pairing (`revokePairing`) and, in the same audited transaction, keeps the device's
-    /// demotion to pass on to the owner's other own devices. What `vaultctl peers revoke` calls.
+    /// signed demotion to pass on to the owner's other own devices. What `vaultctl peers revoke` calls.
     @discardableResult
     public func revokePairingPassingOnDemotion(_ pairing: FamilyPairing, clock: VaultClock = .system) throws -> FamilyPairing {
-        let me = try deviceKeys().profile.deviceID
+        let keys = try deviceKeys()
         return try transaction { tx in
+            let wasMine = try DeviceTrust.stored(deviceID: pairing.peer.deviceID, in: tx.database) == .mine
             let revoked = try FamilyPairing.revoke(deviceID: pairing.peer.deviceID, in: tx)
-            try OwnDeviceDemotions.noteLocal(.other, of: revoked, by: me, in: tx, clock: clock)
+            try OwnDeviceDemotions.noteLocal(.other, of: revoked, wasMine: wasMine, by: keys, in: tx, clock: clock)
             return revoked
         }
     }

@@ -2,13 +2,15 @@ import CryptoVault
 
 /// `sync.demotions` on either side of an exchange (SECURITY.md §19.9, "Demotions among own
 /// devices"; review 17 s8, F4): each side passes its list to the other only when it trusts the other
-/// `mine`, and takes the other's only then.
+/// `mine`, and takes the other's when the other is, or was, the owner's here (each entry then stands
+/// on its own signature).
 extension SyncEndpoint {
-    /// The devices this vault holds as demoted, as `SyncEndpoint.init` reads them: none when the
-    /// table cannot be read (the exchange's health check refuses to run then, before any request).
-    static func demotedDevices(in vault: UnlockedVault) -> Set<DeviceID> {
-        let held = try? vault.vault.read { database in try SyncExchangeStore(database: database).demotions() }
-        return Set((held ?? []).map(\.device))
+    /// The demotions this vault holds, as `SyncEndpoint.init` reads them, with whether the device was
+    /// `mine` here when kept: none when the table cannot be read (the exchange's health check
+    /// refuses to run then, before any request).
+    static func heldDemotions(in vault: UnlockedVault) -> [DeviceID: Bool] {
+        let held = try? vault.vault.read { database in try SyncExchangeStore(database: database).demotedDevices() }
+        return held ?? [:]
     }
 
     /// The list this vault passes to the peer: its newest demotions to an own device, none to any other.
@@ -17,15 +19,22 @@ extension SyncEndpoint {
         return SyncDemotionList(try vault.vault.read { database in try SyncExchangeStore(database: database).newestDemotions() })
     }
 
-    /// Takes the peer's list when the peer is trusted `mine` here (`OwnDeviceDemotions.take`); from
-    /// any other device nothing. Entries left out for the bound are recorded as one refusal
-    /// (`rosterFull`, details devices and bound), charged to the peer's budget.
+    /// Takes the peer's list when the peer is, or was, trusted `mine` here (`OwnDeviceDemotions.take`:
+    /// a device another own device demoted may be the honest one, and its word must still reach this
+    /// vault); from any other device nothing. Each refused entry is recorded (`demotionRefused`,
+    /// details device, by, why), entries left out for the bound as one (`rosterFull`, details
+    /// devices and bound), each charged to the peer's budget.
     func takeDemotions(_ list: SyncDemotionList, request: String) throws {
-        guard peerIsMine, !list.demotions.isEmpty else { return }
-        let full = try vault.transaction { tx in try OwnDeviceDemotions.take(list, from: peer.deviceID, me: author.device, in: tx) }
-        if full > 0 {
+        guard peerWasMine, !list.demotions.isEmpty else { return }
+        let now = clock.now()
+        let taken = try vault.transaction { tx in try OwnDeviceDemotions.take(list, from: peer.deviceID, me: me, now: now, in: tx) }
+        for (entry, why) in taken.refused {
+            recordRefusal(request, reason: SyncExchangeErrorCode.demotionRefused.rawValue,
+                          details: [.init("device", entry.device.hex), .init("by", entry.demotedBy.hex), .init("why", why.rawValue)])
+        }
+        if taken.full > 0 {
             recordRefusal(request, reason: SyncExchangeErrorCode.rosterFull.rawValue,
-                          details: [.init("devices", String(full)), .init("bound", String(SyncWire.maximumDemotions))])
+                          details: [.init("devices", String(taken.full)), .init("bound", String(SyncWire.maximumDemotions))])
         }
     }
 }

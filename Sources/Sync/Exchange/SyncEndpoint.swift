@@ -16,6 +16,9 @@ public struct SyncEndpoint {
     /// The peer's trust level here (nil for an older pairing: someone else's); `other` when this
     /// vault holds its demotion (`sync_demotions`).
     public let peerTrust: DeviceTrust?
+    /// The peer is, or was when a demotion of it was kept here, trusted `mine`: its demotion lists
+    /// are read (each entry stands on its own signature).
+    let peerWasMine: Bool
     let pairings: [FamilyPairing]
     let trusted: Set<DeviceID>
     let funnel: EgressFunnel
@@ -38,9 +41,11 @@ public struct SyncEndpoint {
         me = keys.profile
         pairings = try vault.vault.familyPairings()
         // A device an own device demoted is not the owner's here, whatever its level says (F4).
-        let demoted = Self.demotedDevices(in: vault)
-        trusted = Set(try pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine && !demoted.contains($0.peer.deviceID) }.map(\.peer.deviceID))
-        peerTrust = demoted.contains(peer.deviceID) ? .other : try vault.vault.trust(of: peer.deviceID)
+        let demoted = Self.heldDemotions(in: vault)
+        trusted = Set(try pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine && demoted[$0.peer.deviceID] == nil }.map(\.peer.deviceID))
+        let stored = try vault.vault.trust(of: peer.deviceID)
+        peerTrust = demoted[peer.deviceID] != nil ? .other : stored
+        peerWasMine = stored == .mine || demoted[peer.deviceID] == true
         funnel = try EgressFunnel(vault: vault, policy: Self.policy(ownDevice: peerTrust == .mine))
     }
 

@@ -35,6 +35,11 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// devices an offer names past that are not kept, recorded once per project and device. So are
     /// demotions own devices pass on past `SyncWire.maximumDemotions` held.
     case rosterFull
+    /// An entry of an own device's `sync.demotions` list that is not taken: not signed by its
+    /// demoting device, signed by a device never the owner's here or one the owner demoted here
+    /// before it, naming a device by another key, or from the future (the detail `why`). The rest
+    /// of the list is taken.
+    case demotionRefused
     /// The device's refusals here passed their bound for the time (`SyncRefusalBudget`): its
     /// requests are refused unread, and recorded as one summary, until the window ends.
     case tooManyRefusals

@@ -161,13 +161,17 @@ public enum SyncExchangeSchema {
             """),
         // The devices the owner said on one of their own devices are no longer theirs (review 17 s8,
         // F4): kept with the change of trust, or as an own device passed them on, and passed on to
-        // the owner's other own devices (`sync.demotions`). `demoted_at` by the clock of `demoted_by`.
+        // the owner's other own devices (`sync.demotions`). `demoted_at` by the clock of `demoted_by`,
+        // which signed the entry (`signature`); `was_mine`: this vault trusted the device `mine` when
+        // it kept the row (its own signed demotions still count here).
         NamedMigration("exchange-13", """
             CREATE TABLE sync_demotions (
                 device_id BLOB PRIMARY KEY CHECK (length(device_id) = 16),
                 signing_key BLOB NOT NULL CHECK (length(signing_key) = 32),
                 demoted_at INTEGER NOT NULL CHECK (demoted_at >= 0),
-                demoted_by BLOB NOT NULL CHECK (length(demoted_by) = 16)
+                demoted_by BLOB NOT NULL CHECK (length(demoted_by) = 16),
+                signature BLOB NOT NULL CHECK (length(signature) = 64),
+                was_mine INTEGER NOT NULL CHECK (was_mine IN (0, 1))
             );
             """),
     ])

@@ -92,11 +92,12 @@ public struct SyncInitiator {
         self.deadlineSeconds = deadlineSeconds
     }
 
-    /// With an own device first: each side's demotions to the other (review 17 s8, F4). The answer
-    /// is taken only if the peer is trusted `mine` here, and is empty unless the peer trusts this
-    /// device `mine`; a device trusted otherwise is not asked.
+    /// With a device that is or was the owner's first: each side's demotions to the other (review 17
+    /// s8, F4). This side's list goes only to a device trusted `mine` here (else an empty one); the
+    /// answer is empty unless the peer trusts this device `mine`, and each entry is taken on its own
+    /// signature. A device never the owner's here is not asked.
     private func passDemotions(by deadline: SyncDeadline) throws {
-        guard endpoint.peerIsMine else { return }
+        guard endpoint.peerWasMine else { return }
         let answer = try SyncDemotionList(parsing: try ask(SyncWire.demotionsKind, SyncOutgoing(try endpoint.demotionsToPass()), by: deadline))
         try endpoint.takeDemotions(answer, request: SyncWire.demotionsKind)
     }

@@ -17,7 +17,7 @@ import Writing
 ///     sync.pull      request 0x02 project:16 vector         answer 0x02 more:u8 vector records
 ///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
 ///     sync.demotions request 0x02 demotions                 answer 0x02 demotions
-///     demotions = count:u16 (0...256) (device:16 signing-key:32 demoted-at:u64 (0...2^63-1) demoted-by:16)*
+///     demotions = count:u16 (0...256) (device:16 signing-key:32 demoted-at:u64 (0...2^63-1) demoted-by:16 signature:64)*
 ///
 /// Version 2 (attack review s7, A8): offers had gained `origin` while the byte stayed 1, so a
 /// device of version 1 would read an offer's fields at the wrong places. Each side refuses a
