@@ -166,7 +166,7 @@ import Writing
         let byLaptop = SyncDemotionList([try Self.signed(naming: desk.deviceID, key: desk.signingPublicKey, by: f.keys[Self.laptop], at: Self.now)])
         let answer = try responder.respond(to: SyncWire.demotionsKind, body: byLaptop.serialized(), from: f.keys[Self.laptop].profile)
         #expect(try tablet.vault.trust(of: f.id(Self.desk)) == .mine)
-        #expect(Self.refusedDemotions(f.vaults[Self.tablet]) == [[f.id(Self.desk).hex, f.id(Self.laptop).hex, "signer-demoted-here"]])
+        #expect(Self.refusedDemotions(f.vaults[Self.tablet]) == [[f.id(Self.desk).hex, f.id(Self.laptop).hex, "signer-demoted"]])
         #expect(try SyncDemotionList(parsing: answer.bytes).demotions.isEmpty, "the tablet told someone else's device whom it demoted")
         #expect(try tablet.heldDemotions().map(\.device) == [f.id(Self.laptop)])
         #expect(f.vaults[Self.tablet].recording.events.withLock { !$0.contains { $0.action == .syncDeviceDemoted } })
@@ -261,7 +261,22 @@ import Writing
         let list = SyncDemotionList(try f.vaults[thief].unlocked.heldDemotions())
         _ = try SyncResponder(vault: f.vaults[desk].unlocked).respond(to: SyncWire.demotionsKind, body: list.serialized(), from: f.keys[thief].profile)
         #expect(try f.vaults[desk].unlocked.vault.trust(of: f.id(tablet)) == .mine)
-        #expect(Self.refusedDemotions(f.vaults[desk]) == [[f.id(tablet).hex, f.id(thief).hex, "signer-demoted-here"]])
+        #expect(Self.refusedDemotions(f.vaults[desk]) == [[f.id(tablet).hex, f.id(thief).hex, "signer-demoted"]])
+
+        // Review s11 on ad1e099: on the tablet, where the laptop is held demoted by the desk's word,
+        // the laptop demotes no device but the desk (a phone: refused); and once the owner makes the
+        // desk theirs again on the tablet, the laptop's fresh demotion of the desk is refused too.
+        let tabletResponder = SyncResponder(vault: f.vaults[tablet].unlocked)
+        let phone = try DeviceID(bytes: [UInt8](repeating: 0xF0, count: 16))
+        let ofPhone = try Self.signed(naming: phone, key: [UInt8](repeating: 7, count: 32), by: f.keys[thief], at: Self.now)
+        _ = try tabletResponder.respond(to: SyncWire.demotionsKind, body: SyncDemotionList([ofPhone]).serialized(), from: f.keys[thief].profile)
+        try f.vaults[tablet].unlocked.setTrustPassingOnDemotion(.mine, of: try f.pairing(of: desk, on: tablet))
+        let deskKey = try f.pairing(of: desk, on: tablet).peer.signingPublicKey
+        let ofDeskAgain = try Self.signed(naming: f.id(desk), key: deskKey, by: f.keys[thief], at: Self.now + 1)
+        _ = try tabletResponder.respond(to: SyncWire.demotionsKind, body: SyncDemotionList([ofDeskAgain]).serialized(), from: f.keys[thief].profile)
+        #expect(try f.vaults[tablet].unlocked.vault.trust(of: f.id(desk)) == .mine)
+        #expect(try f.vaults[tablet].unlocked.heldDemotions().map(\.device) == [f.id(thief)])
+        #expect(Self.refusedDemotions(f.vaults[tablet]) == [[phone.hex, f.id(thief).hex, "signer-demoted"], [f.id(desk).hex, f.id(thief).hex, "signer-demoted"]])
     }
 
     /// Review s10 on 365790f (3): a demotion's time is the demoting device's clock. One more than

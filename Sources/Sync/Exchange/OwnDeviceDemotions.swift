@@ -27,8 +27,9 @@ enum OwnDeviceDemotions {
         case signature
         /// The demoting device is not one this vault pairs, or ever paired, as the owner's own.
         case signer
-        /// The owner demoted the demoting device on this vault before it said this.
-        case signerDemotedHere = "signer-demoted-here"
+        /// The demoting device is held demoted here, and the entry is not about the device whose
+        /// demotion of it is held (or the owner made that device `mine` again here since).
+        case signerDemoted = "signer-demoted"
         /// The named device's signing key is not the one this vault pairs it with.
         case key
         /// Its time is more than `futureSkewSeconds` past this vault's now.
@@ -41,21 +42,24 @@ enum OwnDeviceDemotions {
         var refused: [(SyncDemotion, Refusal)] = []
     }
 
-    /// Whether this vault holds the exchange's tables (a vault that does not sync keeps nothing).
+    /// Whether this vault holds `sync_demotions`: the exchange's migrations are applied up to
+    /// `exchange-13` (a vault that does not sync keeps nothing; one opened with an older list of
+    /// them, as a test of an upgrade does, neither passes nor takes demotions).
     static func kept(in database: Database) throws -> Bool {
-        try AppliedModuleMigrations.modules(in: database).filter { $0 == SyncExchangeSchema.module.module }.count
-            == SyncExchangeSchema.module.migrations.count
+        let migrations = SyncExchangeSchema.module.migrations
+        guard let table = migrations.firstIndex(where: { $0.name == "exchange-13" }) else { return false }
+        return try AppliedModuleMigrations.modules(in: database).filter { $0 == SyncExchangeSchema.module.module }.count > table
     }
 
     /// This vault's own change of a device's level, in its transaction: `other` keeps the demotion,
     /// signed with this device's key, to pass on; `mine` lifts this vault's (the owner's word here;
-    /// other own devices keep theirs). A device paired as someone else's was never demoted: nothing
+    /// other own devices keep theirs), remembered as lifted. A device paired as someone else's was never demoted: nothing
     /// is kept. `wasMine`: the device's level here before the change was `mine`.
     static func noteLocal(_ trust: DeviceTrust, of device: FamilyPairing, wasMine: Bool, by keys: DeviceKeys, atPairing: Bool = false,
                           in tx: VaultTransaction, clock: VaultClock) throws {
         guard try kept(in: tx.database) else { return }
         let store = SyncExchangeStore(database: tx.database)
-        guard trust == .other else { return try store.removeDemotion(of: device.peer.deviceID) }
+        guard trust == .other else { return try store.liftDemotion(of: device.peer.deviceID, at: clock.now()) }
         guard !atPairing else { return }
         try store.addDemotion(try SyncDemotion(signing: device.peer, at: UInt64(max(0, clock.now())), by: keys), wasMine: wasMine)
     }
@@ -78,7 +82,7 @@ enum OwnDeviceDemotions {
             }
             // A time in the future is taken as now: it never outranks a later word here.
             let at = min(Int64(entry.demotedAt), now)
-            guard try !promotedSince(entry.device, at: at, in: tx.database) else { continue }
+            guard try !promotedSince(entry.device, at: at, in: store) else { continue }
             guard try store.demotionCount() < SyncWire.maximumDemotions else {
                 taken.full += 1
                 continue
@@ -96,9 +100,9 @@ enum OwnDeviceDemotions {
     }
 
     /// Why `entry` is refused here, if it is: its demoting device must be this one, or one this
-    /// vault trusts `mine` or held `mine` when it took that device's own demotion (so a device that
-    /// demoted the owner's other devices first is still demoted by them: review s10), and not one the
-    /// owner demoted here before the entry's time; the signature must verify with that device's key
+    /// vault trusts `mine`, or one it held `mine` when it took that device's own demotion (so a
+    /// device that demoted the owner's other devices first is still demoted by them: review s10), and
+    /// then only about the device that demoted it; the signature must verify with that device's key
     /// as held here; a device paired here must be named by its pinned key; and the time may be at
     /// most `futureSkewSeconds` ahead of this vault's clock.
     static func refusal(of entry: SyncDemotion, me: DeviceProfile, now: Int64, in store: SyncExchangeStore) throws -> Refusal? {
@@ -108,7 +112,10 @@ enum OwnDeviceDemotions {
         if signer == me.deviceID {
             key = me.signingPublicKey
         } else if let held = try store.demotion(of: signer) {
-            if held.demotion.demotedBy == me.deviceID, entry.demotedAt >= held.demotion.demotedAt { return .signerDemotedHere }
+            // A device held demoted speaks here only against the device whose demotion of it is
+            // held (the two demoted each other: both stay demoted), and not once the owner made that
+            // device `mine` again here (review s11 on ad1e099).
+            guard entry.device == held.demotion.demotedBy, try store.liftedAt(of: entry.device) == nil else { return .signerDemoted }
             if held.wasMine { key = pairing?.peer.signingPublicKey ?? held.demotion.signingKey }
         } else if let pairing, try DeviceTrust.stored(deviceID: signer, in: database) == .mine {
             key = pairing.peer.signingPublicKey
@@ -120,10 +127,12 @@ enum OwnDeviceDemotions {
         return nil
     }
 
-    /// The device is `mine` here by a word said after the demotion (`at`, at most this vault's now).
-    private static func promotedSince(_ device: DeviceID, at: Int64, in database: Database) throws -> Bool {
-        guard try DeviceTrust.stored(deviceID: device, in: database) == .mine,
-              let setAt = try DeviceTrust.setAt(deviceID: device, in: database) else { return false }
+    /// The device is `mine` here by a word said after the demotion (`at`, at most this vault's now):
+    /// the owner's re-trust here wins a tie of seconds; a level set at pairing does not.
+    private static func promotedSince(_ device: DeviceID, at: Int64, in store: SyncExchangeStore) throws -> Bool {
+        if let lifted = try store.liftedAt(of: device), lifted >= at { return true }
+        guard try DeviceTrust.stored(deviceID: device, in: store.database) == .mine,
+              let setAt = try DeviceTrust.setAt(deviceID: device, in: store.database) else { return false }
         return setAt > at
     }
 }

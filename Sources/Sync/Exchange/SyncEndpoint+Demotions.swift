@@ -13,10 +13,16 @@ extension SyncEndpoint {
         return held ?? [:]
     }
 
-    /// The list this vault passes to the peer: its newest demotions to an own device, none to any other.
+    /// The list this vault passes to the peer: its newest demotions to an own device, none to any
+    /// other, and none from a vault whose exchange tables stop before `sync_demotions`.
     func demotionsToPass() throws -> SyncDemotionList {
-        guard peerIsMine else { return SyncDemotionList([]) }
+        guard peerIsMine, try keepsDemotions() else { return SyncDemotionList([]) }
         return SyncDemotionList(try vault.vault.read { database in try SyncExchangeStore(database: database).newestDemotions() })
+    }
+
+    /// Whether this vault holds `sync_demotions` (every migration of the exchange applied).
+    func keepsDemotions() throws -> Bool {
+        try vault.vault.read { database in try OwnDeviceDemotions.kept(in: database) }
     }
 
     /// Takes the peer's list when the peer is, or was, trusted `mine` here (`OwnDeviceDemotions.take`:
@@ -25,7 +31,7 @@ extension SyncEndpoint {
     /// details device, by, why), entries left out for the bound as one (`rosterFull`, details
     /// devices and bound), each charged to the peer's budget.
     func takeDemotions(_ list: SyncDemotionList, request: String) throws {
-        guard peerWasMine, !list.demotions.isEmpty else { return }
+        guard peerWasMine, !list.demotions.isEmpty, try keepsDemotions() else { return }
         let now = clock.now()
         let taken = try vault.transaction { tx in try OwnDeviceDemotions.take(list, from: peer.deviceID, me: me, now: now, in: tx) }
         for (entry, why) in taken.refused {

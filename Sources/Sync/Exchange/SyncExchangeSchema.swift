@@ -163,7 +163,8 @@ public enum SyncExchangeSchema {
         // F4): kept with the change of trust, or as an own device passed them on, and passed on to
         // the owner's other own devices (`sync.demotions`). `demoted_at` by the clock of `demoted_by`,
         // which signed the entry (`signature`); `was_mine`: this vault trusted the device `mine` when
-        // it kept the row (its own signed demotions still count here).
+        // it kept the row (its own signed demotions still count here); `lifted_at`: when the owner made
+        // the device `mine` again here (the row then only remembers that).
         NamedMigration("exchange-13", """
             CREATE TABLE sync_demotions (
                 device_id BLOB PRIMARY KEY CHECK (length(device_id) = 16),
@@ -171,7 +172,8 @@ public enum SyncExchangeSchema {
                 demoted_at INTEGER NOT NULL CHECK (demoted_at >= 0),
                 demoted_by BLOB NOT NULL CHECK (length(demoted_by) = 16),
                 signature BLOB NOT NULL CHECK (length(signature) = 64),
-                was_mine INTEGER NOT NULL CHECK (was_mine IN (0, 1))
+                was_mine INTEGER NOT NULL CHECK (was_mine IN (0, 1)),
+                lifted_at INTEGER CHECK (lifted_at IS NULL OR lifted_at >= 0)
             );
             """),
     ])

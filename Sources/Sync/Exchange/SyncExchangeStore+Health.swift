@@ -35,6 +35,7 @@ public enum SyncExchangeHealth {
         "sync_demotions": """
             \(blob("device_id", 16)) AND \(blob("signing_key", 32)) AND typeof(demoted_at) = 'integer' AND demoted_at >= 0 AND \(blob("demoted_by", 16))
             AND \(blob("signature", 64)) AND typeof(was_mine) = 'integer' AND was_mine IN (0, 1)
+            AND (lifted_at IS NULL OR (typeof(lifted_at) = 'integer' AND lifted_at >= 0))
             """,
         "sync_project_skips": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(reason) = 'text' AND length(reason) BETWEEN 1 AND 1024
