@@ -57,6 +57,11 @@ struct ProjectRegisters: Sendable {
         entries[id]?.winner(history: history).map { history.entries[$0.entry].record.device }
     }
 
+    /// The heads of the name's, the archived flag's and entry `id`'s registers (`OwnersProject`).
+    var nameHeads: [(entry: Int, value: String)] { name.headWrites }
+    var archivedHeads: [(entry: Int, value: Int64?)] { archived.headWrites }
+    func entryHeads(_ id: EntryID) -> [(entry: Int, value: EntryValue)] { entries[id]?.headWrites ?? [] }
+
     func writer(ofName history: CausalHistory) -> DeviceID? { name.winner(history: history).map { history.entries[$0.entry].record.device } }
     func writer(ofArchived history: CausalHistory) -> DeviceID? { archived.winner(history: history).map { history.entries[$0.entry].record.device } }
 }
@@ -78,4 +83,7 @@ struct LastWriterRegister<Value: Sendable>: Sendable {
     }
 
     func value(history: CausalHistory) -> Value? { winner(history: history)?.value }
+
+    /// The heads (writes no later write has in its past): history entry and value.
+    var headWrites: [(entry: Int, value: Value)] { heads.map { writes[$0] } }
 }

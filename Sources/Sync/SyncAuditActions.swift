@@ -11,4 +11,8 @@ extension AuditAction {
     public static let syncRecordRefused = AuditAction("sync.record-refused")
     /// A sync conflict kept as a branch of kind sync-conflict (details: conflict, branch, block).
     public static let syncConflictBranch = AuditAction("sync.conflict-branch")
+    /// A write of someone else's device to the owner's project not applied here (`OwnersProject`;
+    /// details: change — document-removal, entry-removal, archive or rename —, device, hash, and
+    /// the document or entry).
+    public static let syncChangeRefused = AuditAction("sync.change-refused")
 }

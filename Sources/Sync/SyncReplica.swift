@@ -582,4 +582,7 @@ struct NodeRegister: Sendable {
 
     /// The history entries of the writes that removed the node.
     var removals: [Int] { writes.filter { $0.value == .removed }.map(\.entry) }
+
+    /// The heads (writes no later write of the node has in its past): history entry and value.
+    var headWrites: [(entry: Int, value: NodeValue)] { heads.map { writes[$0] } }
 }

@@ -66,8 +66,11 @@ extension VaultSync {
     }
 
     /// Writes the entries and the name the records settle where the store differs, then archives
-    /// the project when they say so (last, so what the same records wrote is in first).
-    func writeProject(of replica: SyncReplica, into project: WritingProject) throws {
+    /// the project when they say so (last, so what the same records wrote is in first). An entry's
+    /// removal, a name or an archiving someone else's device wrote in the owner's project is not
+    /// applied but recorded (`OwnersProject`): the store keeps what it has, or the value of the
+    /// highest-ranked write of the owner's devices among the register's heads.
+    func writeProject(of replica: SyncReplica, into project: WritingProject, owners: OwnersProject, arrived: Set<[UInt8]>) throws {
         let registers = replica.holdings, history = replica.history
         let here = Dictionary(uniqueKeysWithValues: try store.entries(in: project.id).map { ($0.id, $0) })
         let values = registers.entryValues(history: history)
@@ -76,18 +79,50 @@ extension VaultSync {
             let from = registers.writer(ofEntry: id, history: history)?.hex ?? "unknown"
             switch value {
             case .present(let entry) where here[id] != entry: try store.putSyncedEntry(entry, in: project.id, from: from)
-            case .removed where here[id] != nil: try store.removeSyncedEntry(id, in: project.id, from: from)
+            case .removed where here[id] != nil:
+                if let refused = try refusedEntryRemoval(id, registers, history, owners) {
+                    try owners.recordRefused("entry-removal", winner: refused, history: history, arrived: arrived, in: transaction,
+                                             naming: [.init("entry", id.hex)])
+                    continue
+                }
+                try store.removeSyncedEntry(id, in: project.id, from: from)
             default: break
             }
         }
         if let name = registers.name(history: history), try store.name(of: project) != name {
-            try store.renameSynced(project.id, to: name, from: registers.writer(ofName: history)?.hex ?? "unknown")
+            if let (winner, ownersHead) = try owners.overruled(registers.nameHeads.map(\.entry), history: history) {
+                try owners.recordRefused("rename", winner: winner, history: history, arrived: arrived, in: transaction)
+                if let ownersHead, let owned = registers.nameHeads.first(where: { $0.entry == ownersHead })?.value,
+                   try store.name(of: project) != owned {
+                    try store.renameSynced(project.id, to: owned, from: history.entries[ownersHead].record.device.hex)
+                }
+            } else {
+                try store.renameSynced(project.id, to: name, from: registers.writer(ofName: history)?.hex ?? "unknown")
+            }
         }
         try writeProjectSnapshots(of: replica, into: project)
         let current = try store.project(project.id)
         if case .some(.some(let time)) = registers.archivedAt(history: history), !current.isArchived {
-            try store.setSyncedArchived(project.id, at: time, from: registers.writer(ofArchived: history)?.hex ?? "unknown")
+            guard let (winner, ownersHead) = try owners.overruled(registers.archivedHeads.map(\.entry), history: history) else {
+                try store.setSyncedArchived(project.id, at: time, from: registers.writer(ofArchived: history)?.hex ?? "unknown")
+                return
+            }
+            try owners.recordRefused("archive", winner: winner, history: history, arrived: arrived, in: transaction)
+            // Archived as the owner's own device archived it, if one of its writes is a head.
+            if let ownersHead, case .some(.some(let owned)) = registers.archivedHeads.first(where: { $0.entry == ownersHead }).map(\.value) {
+                try store.setSyncedArchived(project.id, at: owned, from: history.entries[ownersHead].record.device.hex)
+            }
         }
+    }
+
+    /// The winning removal of entry `id` when the owner's devices refuse it (`OwnersProject`):
+    /// someone else's device made it and no head of the owner's devices removes it too.
+    private func refusedEntryRemoval(_ id: EntryID, _ registers: ProjectRegisters, _ history: CausalHistory,
+                                     _ owners: OwnersProject) throws -> Int? {
+        let heads = registers.entryHeads(id)
+        guard let (winner, ownersHead) = try owners.overruled(heads.map(\.entry), history: history) else { return nil }
+        if let ownersHead, heads.first(where: { $0.entry == ownersHead })?.value == .removed { return nil }
+        return winner
     }
 
     /// Each project snapshot the store lacks whose every document version it holds, oldest first;

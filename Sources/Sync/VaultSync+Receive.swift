@@ -46,6 +46,8 @@ extension VaultSync {
                                              .init("counter", String(record.counter))])
         }
         working.hashes += fresh.map(\.hash)
+        // Someone else's removals, archiving and renames of the owner's project are not applied here (OwnersProject).
+        let owners = try OwnersProject(project, me: author.device, database: database), arrived = Set(fresh.map(\.hash))
         let refused = Array(working.replica.refusals.dropFirst(refusalsBefore))
         for refusal in refused where allowance.admit() { try audit(refusal, project: projectID, compartment: project.compartment.id) }
         try summarise(allowance, project: projectID, compartment: project.compartment.id)
@@ -56,10 +58,11 @@ extension VaultSync {
         }
         var documents = Set<NodeID>()
         try unarchiveIfSettled(working.replica, project: project)  // the records brought it back (VaultSync+Project)
-        let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents)
+        let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents,
+                                         owners: owners, arrived: arrived)
         let branches = try keepConflicts(of: &working.replica, in: project)
         try writeVersions(of: working.replica, into: project)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
-        try writeProject(of: working.replica, into: project)  // entries, name, archived flag (VaultSync+Project)
+        try writeProject(of: working.replica, into: project, owners: owners, arrived: arrived)  // entries, name, archived flag (VaultSync+Project)
         try keep(working, of: project, agreeing: true)
         var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
         receipt.documents = documents
@@ -95,9 +98,10 @@ extension VaultSync {
 
     /// Makes the vault's documents what the records show: documents made on another device are
     /// added with their ids, titles follow, and content that differs is replaced (of the documents
-    /// in `only` and those added now, when it is given).
+    /// in `only` and those added now, when it is given). A document someone else's device removed
+    /// stays (`OwnersProject`), as the records hold it.
     private func writeDocuments(of replica: inout SyncReplica, into project: WritingProject, only: Set<NodeID>?,
-                                written documents: inout Set<NodeID>) throws -> Int {
+                                written documents: inout Set<NodeID>, owners: OwnersProject, arrived: Set<[UInt8]>) throws -> Int {
         var vaultNodes = Dictionary(uniqueKeysWithValues: try store.nodes(in: project.id).map { ($0.id, $0) })
         let binder = replica.binder
         // A node another project keeps here is left out (VaultSync+OtherProjects), with what is under it;
@@ -111,7 +115,7 @@ extension VaultSync {
             if node.title != title { try store.renameNode(id, in: project.id, to: title) }
             if node.parent != parent || node.orderKey != orderKey { try moveIfPossible(id, under: parent, orderKey: orderKey, in: project) }
         }
-        try removeNodes(removedIn: &replica, from: vaultNodes, of: project)
+        let kept = try removeNodes(removedIn: &replica, from: vaultNodes, of: project, owners: owners, arrived: arrived)
         var written = 0, moved = Set<NodeID>()
         let held = try HeldBases(sync: self).documents(of: project.id)
         for document in replica.documents where vaultNodes[document] != nil
@@ -134,6 +138,15 @@ extension VaultSync {
                 written += 1
             }
             if held.contains(document) { try released(document, of: project) }
+        }
+        // A document kept despite someone else's removal shows what the records hold of it: their
+        // edits before the removal apply, the removal does not (the next commit writes it back).
+        for document in kept where !holds(document) {
+            let content = replica.content(of: document), stored = try store.documentContent(of: document, in: project.id)
+            guard stored != content else { continue }
+            try write(content, of: document, stored: stored, in: project.id, moving: &moved)
+            documents.insert(document)
+            written += 1
         }
         // A document a block moved from is written again as the records show it (its pieces' ids moved).
         for _ in 0..<WritingLimits.maximumNesting where !moved.isEmpty {
@@ -226,9 +239,20 @@ extension VaultSync {
 
     /// Removes from the vault the nodes the records removed: documents (with their blocks,
     /// snapshots and branches) and folders, deepest first. A folder still holding something the
-    /// records did not remove (a document made here and not committed yet) stays.
-    private func removeNodes(removedIn replica: inout SyncReplica, from vaultNodes: [NodeID: BinderNode], of project: WritingProject) throws {
-        let removed = vaultNodes.values.filter { replica.nodeValue($0.id) == .removed }
+    /// records did not remove (a document made here and not committed yet) stays. A document whose
+    /// removal someone else's device made stays too, recorded (`OwnersProject`, review 17 s8, F21):
+    /// returned, in id order.
+    private func removeNodes(removedIn replica: inout SyncReplica, from vaultNodes: [NodeID: BinderNode], of project: WritingProject,
+                             owners: OwnersProject, arrived: Set<[UInt8]>) throws -> [NodeID] {
+        var kept: [NodeID] = []
+        let removed = try vaultNodes.values.filter { replica.nodeValue($0.id) == .removed }
+            .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }.filter { node in
+                guard node.kind == .scene, let refused = try replica.refusedRemoval(of: node.id, by: owners) else { return true }
+                try owners.recordRefused("document-removal", winner: refused, history: replica.history, arrived: arrived,
+                                         in: transaction, naming: [.init("document", node.id.hex)])
+                kept.append(node.id)
+                return false
+            }
         let depth = { (node: BinderNode) -> Int in
             var depth = 0, parent = node.parent
             while let id = parent, depth <= WritingLimits.maximumNesting { depth += 1; parent = vaultNodes[id]?.parent }
@@ -245,6 +269,7 @@ extension VaultSync {
                 try database.query("DELETE FROM sync_conflict_branches WHERE project_id = ? AND branch_id = ?", [.blob(project.id.bytes), .blob(branch.bytes)])
             }
         }
+        return kept
     }
 
     /// Keeps each conflict not kept before as a syncConflict branch of its document, against a
