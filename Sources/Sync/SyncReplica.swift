@@ -507,10 +507,35 @@ public struct SyncReplica: Sendable {
         let counter = history.counter(of: author.device) + 1
         let record = try ChangeRecord.make(project: project, author: author, counter: counter,
                                            lamport: history.maximumLamport + 1,
-                                           parents: history.heads.map { history.entries[$0].record.hash },
+                                           parents: headsToName,
                                            operations: Self.namingOwnCharacters(in: operations + conflicts, device: author.device, counter: counter))
         try integrate(record)
         return record
+    }
+
+    /// The heads a record of this device names (its parents): every one, or when there are more
+    /// than a record names (`ChangeRecordCodec.maximumParents`: 65 signers none of whose latest
+    /// records saw the others), the highest-ranked (Lamport time, device, hash), so the device's
+    /// own latest record first; `joinHeads` names the rest (review 17 s10, N-s10-3).
+    var headsToName: [[UInt8]] {
+        history.heads.sorted { history.ranksBelow($1, $0) }.prefix(ChangeRecordCodec.maximumParents).map { history.entries[$0].record.hash }
+    }
+
+    /// After a commit that could not name every head: records of this device, each naming the one
+    /// before it and up to 63 heads more, until one record follows every record held (SECURITY.md
+    /// §19.2). A record holds at least one operation, and a join has nothing of its own to say, so
+    /// each writes the project's name as the records hold it (the same name: nothing changes). None
+    /// when one head is left, as after every commit of at most 64 heads. A replica holding no name
+    /// (no record ever set one) cannot join: `invalidChange`, as a commit past 64 heads was before.
+    public mutating func joinHeads() throws -> [ChangeRecord] {
+        var joins: [ChangeRecord] = []
+        while history.heads.count > 1 {
+            guard let name = holdings.name(history: history) else {
+                throw SyncError(.invalidChange, "project \(project) has \(history.heads.count) heads and no name a record could join them with")
+            }
+            joins.append(try commit([.project(.name(name))], carryingConflicts: false))
+        }
+        return joins
     }
 }
 

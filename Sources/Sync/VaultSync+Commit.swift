@@ -12,6 +12,7 @@ extension VaultSync {
     /// record made durable yet come first (after a project name that leads), cut like any operation (each 0x03 carries both sides'
     /// text, so a few long blocks in conflict fill a record), so they are durable before a write
     /// that resolves one; then the operations in their order, so a node's comes before its blocks'.
+    /// With more heads than a record names, records joining the rest follow (`SyncReplica.joinHeads`).
     /// Returns the records, in order.
     func commitInRecords(_ operations: [ChangeOperation], to replica: inout SyncReplica, of project: WritingProject) throws -> [ChangeRecord] {
         var records: [ChangeRecord] = []
@@ -19,8 +20,10 @@ extension VaultSync {
         let name = operations.prefix { if case .project(.name) = $0 { true } else { false } }
         let all = Array(name) + replica.undurableConflicts() + operations.dropFirst(name.count)
         let work = all.map { replica.textWork(of: $0) }
-        for chunk in try Self.chunks(all, work: work) {
-            let record = try replica.commit(chunk, carryingConflicts: false)
+        var made: [ChangeRecord] = []
+        for chunk in try Self.chunks(all, work: work) { made.append(try replica.commit(chunk, carryingConflicts: false)) }
+        made += try replica.joinHeads()
+        for record in made {
             try storeRecord(record, of: project)
             try transaction.record(.syncRecordCommit, compartment: project.compartment.id, subject: project.id,
                                    details: [.init("hash", ByteEncoding.hex(record.hash)), .init("counter", String(record.counter)),
