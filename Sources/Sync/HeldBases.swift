@@ -38,6 +38,11 @@ struct HeldBases {
         })
     }
 
+    /// Whether an editor holds a document of `project`, read from `database` alone (no step needed).
+    static func holdsAny(of project: ProjectID, in database: Database) throws -> Bool {
+        try database.queryOne("SELECT 1 FROM sync_held_documents WHERE project_id = ? LIMIT 1", [.blob(project.bytes)]) != nil
+    }
+
     /// Starts holding `document` from `base`; a hold kept already keeps its base (the older text,
     /// which what came since is merged against).
     func hold(_ document: NodeID, of project: WritingProject, base: DocumentContent) throws {

@@ -18,13 +18,17 @@ import Writing
 /// answer, or, when it cannot know (another process wrote), every document.
 ///
 /// A privileged project's replica is never kept: its plaintext exists only inside a session of its
-/// compartment (SECURITY.md §10), and sessions end with each step. Neither is anything written:
-/// the cache is this process's memory only, at most `maximumProjects` replicas, least recently
-/// used dropped first.
+/// compartment (SECURITY.md §10), and sessions end with each step: only where its store last had
+/// every change committed as records is kept (`SyncSettledMark`: a change mark and a digest of
+/// clear columns), so an exchange with nothing of it to carry opens no session (review 17 s10,
+/// N-s10-6). Neither is anything written: the cache is this process's memory only, at most
+/// `maximumProjects` replicas, least recently used dropped first, and `maximumSettled` marks.
 public final class SyncReplicaCache: Sendable {
     /// The daemon's cache: its exchange (`SyncEndpoint`) uses it, whatever the step.
     public static let shared = SyncReplicaCache()
     public static let maximumProjects = 8
+    /// Settled marks kept per process before they are all forgotten (each project then settles at its next step).
+    static let maximumSettled = 4_096
 
     /// A replica known to be what the vault held when its transaction committed.
     struct Entry: Sendable {
@@ -44,6 +48,7 @@ public final class SyncReplicaCache: Sendable {
     private struct State: Sendable {
         var entries: [Key: (entry: Entry, used: UInt64)] = [:]
         var uses: UInt64 = 0
+        var settled: [Key: SyncSettledMark] = [:]
     }
 
     private let state = Mutex(State())
@@ -57,6 +62,8 @@ public final class SyncReplicaCache: Sendable {
         var entries: [ProjectID: Entry] = [:]
         /// What the transaction's steps leave to do once it has committed (`HeldDocuments` changes).
         var committed: [() -> Void] = []
+        /// Privileged projects' settled marks to keep (nil: to forget) once it has committed.
+        var settled: [ProjectID: SyncSettledMark?] = [:]
 
         init(cache: SyncReplicaCache) { self.cache = cache }
 
@@ -69,6 +76,9 @@ public final class SyncReplicaCache: Sendable {
         }
 
         func keep(_ entry: Entry, of project: ProjectID) { entries[project] = entry }
+
+        /// Keeps `mark` as where the privileged `project` settled, or forgets the one kept (nil).
+        func settle(_ project: ProjectID, _ mark: SyncSettledMark?) { settled.updateValue(mark, forKey: project) }
     }
 
     /// Runs `body` in one vault transaction with a staging of this cache; what it staged is kept
@@ -77,6 +87,7 @@ public final class SyncReplicaCache: Sendable {
         let staging = Staging(cache: self)
         let result = try vault.transaction { transaction in try body(transaction, staging) }
         for (project, entry) in staging.entries { keep(entry, of: project) }
+        for (project, mark) in staging.settled { keepSettled(mark, of: project, in: vault) }
         for action in staging.committed { action() }
         return result
     }
@@ -100,9 +111,25 @@ public final class SyncReplicaCache: Sendable {
         }
     }
 
-    /// Drops every replica kept for `vault` (for a holder that locks it).
+    private func keepSettled(_ mark: SyncSettledMark?, of project: ProjectID, in vault: UnlockedVault) {
+        state.withLock { state in
+            state.settled = state.settled.filter { $0.value.vault != nil }
+            if state.settled.count >= Self.maximumSettled { state.settled = [:] }
+            state.settled[Key(vault: ObjectIdentifier(vault), project: project)] = mark
+        }
+    }
+
+    /// The settled mark kept for the privileged `project` of `vault`, if one is.
+    func settled(_ project: ProjectID, of vault: UnlockedVault) -> SyncSettledMark? {
+        state.withLock { state in state.settled[Key(vault: ObjectIdentifier(vault), project: project)] }.flatMap { $0.vault === vault ? $0 : nil }
+    }
+
+    /// Drops every replica (and settled mark) kept for `vault` (for a holder that locks it).
     public func drop(_ vault: UnlockedVault) {
-        state.withLock { state in state.entries = state.entries.filter { $0.value.entry.vault != nil && $0.value.entry.vault !== vault } }
+        state.withLock { state in
+            state.entries = state.entries.filter { $0.value.entry.vault != nil && $0.value.entry.vault !== vault }
+            state.settled = state.settled.filter { $0.value.vault != nil && $0.value.vault !== vault }
+        }
     }
 
     /// How many replicas are kept for `vault` (for tests).

@@ -36,13 +36,26 @@ extension VaultSync {
     /// Keeps the step's replica for the next step, if its transaction commits; `agreeing` says
     /// whether every document now shows what it shows (then the mark is taken now).
     func keep(_ working: Working, of project: WritingProject, agreeing: Bool) throws {
-        guard let replicas, !project.isPrivileged else { return }
+        guard let replicas else { return }
+        guard !project.isPrivileged else {
+            // No replica of a privileged project is kept; what this step wrote unsettles it (`settle`).
+            replicas.settle(project.id, nil)
+            return
+        }
         // A document held for an open editor shows the writer's text, not the replica's: no mark
         // says they agree, so the next step compares every document.
         let holding = try !HeldBases(sync: self).documents(of: project.id).isEmpty
         let mark = holding ? nil : agreeing ? try WritingChangeMarks.shared.mark(project.id, in: transaction) : working.documentsAgree
         replicas.keep(SyncReplicaCache.Entry(vault: transaction.vault, replica: working.replica, hashes: working.hashes, documentsAgree: mark),
                       of: project.id)
+    }
+
+    /// Every change of `project`'s store is a record now (the end of `commitLocalChanges`): a
+    /// privileged project's settled mark is kept, so that the next exchange knows without a session
+    /// that nothing of it changed since (`SyncSettledMark`; review 17 s10, N-s10-6).
+    func settle(_ project: WritingProject) throws {
+        guard let replicas, project.isPrivileged else { return }
+        replicas.settle(project.id, try SyncSettledMark.take(project.id, in: transaction))
     }
 
     /// The project's stored rows, hash and part count, in the order they were stored.

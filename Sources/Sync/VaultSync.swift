@@ -211,6 +211,7 @@ public struct VaultSync {
         }
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)
+        try settle(project)
         return records.last
     }
 }

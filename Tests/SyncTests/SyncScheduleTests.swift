@@ -67,6 +67,21 @@ import Writing
         #expect(back, "a device back from 3 minutes out of sight waits for nothing")
     }
 
+    /// Review 17 s10, N-s10-6: a sync of a save's projects alone (`finished(whole: false)`) is no
+    /// sync of everything: the quiet time starts only after a whole one, so a sighting after a
+    /// save's sync still syncs every project, and then the quiet time holds.
+    @Test func aSyncOfTheSavedProjectsAloneDoesNotStartTheQuietTime() {
+        var schedule = SyncSchedule(policy: SyncSchedule.Policy())
+        let saved = schedule.saved(device, at: 0)
+        schedule.finished(device, at: 1, succeeded: true, random: 0, whole: false)
+        #expect(saved && schedule.failures(of: device) == 0 && schedule.retry(of: device) == nil)
+        let seenAfterTheSave = schedule.seen(device, at: 5)
+        #expect(seenAfterTheSave, "the save's sync synced its projects only: a sighting syncs the rest")
+        schedule.finished(device, at: 6, succeeded: true, random: 0, whole: true)
+        let seenAfterAWholeSync = schedule.seen(device, at: 10)
+        #expect(!seenAfterAWholeSync, "a whole sync starts the quiet time")
+    }
+
     @Test func theJitterPicksADelayInTheUpperHalf() {
         for failures in 1...10 {
             let full = SyncSchedule.delay(afterFailures: failures, policy: policy, random: 1)

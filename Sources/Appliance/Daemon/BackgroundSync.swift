@@ -13,7 +13,9 @@ import Sync
 /// A local save (a transaction of this process that changed the writing model: a command the
 /// daemon ran, the console's save; not what sync itself wrote) starts one at once with each own
 /// device, and someone else's only when the save was in a project shared with it, whose address is known, coalesced: saves during a sync make one more sync after it, and
-/// a device in backoff waits for its retry (review 17, F11).
+/// a device in backoff waits for its retry (review 17, F11). A save's sync syncs the saved projects
+/// alone (review 17 s10, N-s10-6: every project's step, each privileged one's in a recorded session
+/// on both devices, ran for a save anywhere); a sighting's and a retry's sync every project.
 /// One sync at a time; each is recorded as any other (`sync.exchange`).
 public final class BackgroundSync: Sendable {
     public struct Settings: Sendable {
@@ -39,6 +41,8 @@ public final class BackgroundSync: Sendable {
     private struct State: Sendable {
         var schedule: SyncSchedule
         var addresses: [DeviceID: SocketAddress] = [:]
+        /// The compartments saved while a sync with the device ran or waited: the next save's sync syncs them.
+        var savedMeanwhile: [DeviceID: Set<CompartmentID>] = [:]
     }
 
     let vault: UnlockedVault
@@ -120,10 +124,12 @@ public final class BackgroundSync: Sendable {
         let now = clock.monotonic()
         let start = state.withLock { state -> [DeviceID] in
             var start: [DeviceID] = []
-            for device in partners where address(of: device, in: state) != nil && state.schedule.saved(device, at: now) { start.append(device) }
+            for device in partners where address(of: device, in: state) != nil {
+                if state.schedule.saved(device, at: now) { start.append(device) } else { state.savedMeanwhile[device, default: []].formUnion(compartments) }
+            }
             return start
         }
-        for device in start { launch(device) }
+        for device in start { launch(device, only: compartments) }
     }
 
     /// Sync was resumed here: the devices waiting out a pause are tried at the next tick.
@@ -174,28 +180,31 @@ public final class BackgroundSync: Sendable {
     }
 
     /// Runs a sync with `device` on a thread of its own, one at a time, and schedules what follows.
-    private func launch(_ device: DeviceID) {
+    /// `scope`: the compartments of the projects it syncs (a save's), nil for every project.
+    private func launch(_ device: DeviceID, only scope: Set<CompartmentID>? = nil) {
         Thread.detachNewThread { [self] in
             working.wait()
             defer { working.signal() }
-            let outcome = run(device)
+            let outcome = run(device, only: scope)
             let pausedHere = Self.code(of: outcome) == .paused && (try? SyncControl.isPaused(device, in: vault)) == true
-            let (retry, again) = state.withLock { state -> (Double?, Bool) in
+            let (retry, again, saved) = state.withLock { state -> (Double?, Bool, Set<CompartmentID>?) in
+                // What was saved meanwhile goes with the next save's sync (a retry syncs every project anyway).
+                let saved = state.savedMeanwhile.removeValue(forKey: device)
                 switch outcome {
-                case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0)
+                case .success: state.schedule.finished(device, at: clock.monotonic(), succeeded: true, random: 0, whole: scope == nil)
                 case .failure(let error) where Self.code(of: error) == .paused:
-                    return (state.schedule.paused(device, at: clock.monotonic(), here: pausedHere), false)
-                case .failure(let error) where Self.code(of: error) == .unknownPeer: state.schedule.stopped(device); return (nil, false)
-                case .failure: return (state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random()), false)
+                    return (state.schedule.paused(device, at: clock.monotonic(), here: pausedHere), false, nil)
+                case .failure(let error) where Self.code(of: error) == .unknownPeer: state.schedule.stopped(device); return (nil, false, nil)
+                case .failure: return (state.schedule.finished(device, at: clock.monotonic(), succeeded: false, random: random()), false, nil)
                 }
-                return (nil, state.schedule.again(device))
+                return (nil, state.schedule.again(device), saved)
             }
             switch outcome {
             case .success(let report): events(.succeeded(device, report))
             case .failure(let error): events(.failed(device, code: SyncInitiator.code(of: error), retryIn: retry))
             }
-            // Saves made while it ran: one more sync for all of them.
-            if again { launch(device) }
+            // Saves made while it ran: one more sync for all of them (of every project if none was kept).
+            if again { launch(device, only: saved) }
         }
     }
 
@@ -210,7 +219,7 @@ public final class BackgroundSync: Sendable {
         return code(of: error)
     }
 
-    private func run(_ device: DeviceID) -> Result<SyncRunReport, Error> {
+    private func run(_ device: DeviceID, only scope: Set<CompartmentID>?) -> Result<SyncRunReport, Error> {
         Result {
             guard let pairing = try vault.vault.familyPairings().first(where: { $0.peer.deviceID == device }),
                   try SyncPartners.isPartner(device, in: vault) else {
@@ -221,8 +230,10 @@ public final class BackgroundSync: Sendable {
             events(.started(device, addresses[0]))
             let (client, address) = try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: keys,
                                                                timeouts: ChannelTimeouts(idleSeconds: settings.deadlineSeconds))
-            let report = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), clock: clock,
-                                           deadlineSeconds: settings.deadlineSeconds).run()
+            var initiator = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), clock: clock,
+                                              deadlineSeconds: settings.deadlineSeconds)
+            initiator.scope = scope
+            let report = try initiator.run()
             HeardAddresses.shared.reached(device, at: address)
             return report
         }

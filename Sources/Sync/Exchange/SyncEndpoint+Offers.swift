@@ -9,15 +9,18 @@ extension SyncEndpoint {
     /// This vault's projects the peer may sync, each with what it needs to make the project.
     /// `refusing` records a project not passed on (`refusePassingOn`); the responder charges it to
     /// the peer's refusal budget, since the peer asks as often as it likes (attack review s6, A7).
-    func offers(refusing: ((ProjectID, DeviceID) -> Void)? = nil) throws -> [SyncProjectOffer] {
-        try offers(after: nil, limit: Int.max, refusing: refusing).offers
+    /// `wanted`: which projects to describe (a privileged one's name is read in a session of its
+    /// compartment, recorded: one not wanted is not opened; review 17 s10, N-s10-6).
+    func offers(refusing: ((ProjectID, DeviceID) -> Void)? = nil, of wanted: (WritingProject) -> Bool = { _ in true }) throws -> [SyncProjectOffer] {
+        try offers(after: nil, limit: Int.max, refusing: refusing, of: wanted).offers
     }
 
     /// One page of them: up to `limit` offers of the projects after `after`, in id order, and
     /// whether projects follow the page (review 17 s8, F15). Only the page's projects are described.
-    func offers(after: ProjectID?, limit: Int, refusing: ((ProjectID, DeviceID) -> Void)? = nil) throws -> (offers: [SyncProjectOffer], more: Bool) {
+    func offers(after: ProjectID?, limit: Int, refusing: ((ProjectID, DeviceID) -> Void)? = nil,
+                of wanted: (WritingProject) -> Bool = { _ in true }) throws -> (offers: [SyncProjectOffer], more: Bool) {
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
-            .filter { project in after.map { $0.bytes.lexicographicallyPrecedes(project.id.bytes) } ?? true }
+            .filter { project in wanted(project) && (after.map { $0.bytes.lexicographicallyPrecedes(project.id.bytes) } ?? true) }
             .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }
         var offers: [SyncProjectOffer] = []
         for (index, project) in projects.enumerated() {

@@ -242,9 +242,37 @@ public struct SyncEndpoint {
         return vector
     }
 
+    /// What this vault holds of `project` when it is privileged and settled here (`SyncSettledMark`:
+    /// nothing of it changed since its every change was committed as records): its version vector,
+    /// read from its stored records' clear columns, no session opened (review 17 s10, N-s10-6); nil
+    /// otherwise, when the step works in a session as ever (also when the mark cannot be read: the
+    /// step then meets whatever is wrong). An ordinary project opens no session: it takes its step.
+    func settledVector(of project: WritingProject) -> [DeviceID: UInt64]? {
+        guard project.isPrivileged, let mark = replicas.settled(project.id, of: vault) else { return nil }
+        return try? vault.transaction { tx -> [DeviceID: UInt64]? in
+            guard try mark.holds(project.id, in: tx) else { return nil }
+            return try VaultSync.heldVector(of: project.id, in: tx.database)
+        }
+    }
+
+    /// Whether this vault stores a record of `project` that a device at `held` lacks (the clear
+    /// columns: no step, no session).
+    func storesMissing(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> Bool {
+        try vault.transaction { tx in Self.lacks(held, any: try VaultSync.heldVector(of: project.id, in: tx.database)) }
+    }
+
+    /// Whether a device at `held` lacks a record of one at `vector`.
+    static func lacks(_ held: [DeviceID: UInt64], any vector: [DeviceID: UInt64]) -> Bool {
+        vector.contains { $0.value > held[$0.key] ?? 0 }
+    }
+
     /// The records `held` lacks (a batch of them, parents first), whether more remain, and this
-    /// vault's version vector; local edits are committed first.
+    /// vault's version vector; local edits are committed first. A privileged project settled here
+    /// of which the asker lacks nothing is answered from the clear columns, no session opened.
     func missing(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> SyncPullAnswer {
+        if let vector = settledVector(of: project), !Self.lacks(held, any: vector) {
+            return SyncPullAnswer(more: false, held: vector, records: [])
+        }
         let (records, vector) = try withSync(project) { sync, _, _ in
             try sync.commitLocalChanges(in: project.id)
             return (try sync.storedRecords(of: project, missingFrom: held), try sync.heldVector(of: project.id))

@@ -77,6 +77,10 @@ public struct SyncInitiator {
     /// The run ends with `deadlineExceeded` once this many seconds have passed since it began
     /// (none left, or not a number: at its first request; infinity: never).
     public let deadlineSeconds: Double
+    /// The compartments of the projects this run syncs (nil: every project). A sync started by a
+    /// save syncs the saved projects alone (review 17 s10, N-s10-6): with an own device only they
+    /// are offered, and its pages of offers are not asked for (`exchange`).
+    public var scope: Set<CompartmentID>?
 
     /// `refusals`: the answering device's budget of refusals recorded one by one (SECURITY.md §19.9):
     /// what it sends that is refused grows this vault's audit log by a bounded amount per minute.
@@ -161,6 +165,23 @@ public struct SyncInitiator {
 
     private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
         try passDemotions(by: deadline)
+        let projects: [(WritingProject, SyncPlan)]
+        if let scope, endpoint.peerIsMine {
+            // A save's sync with an own device: its projects alone are offered (one the device holds
+            // is recognised there), and the device's pages, which would describe every project it
+            // holds, a privileged one's name read in a session, are not asked for (N-s10-6).
+            projects = try offerOwnProjects(where: { scope.contains($0.compartment.id) }, into: &report, by: deadline)
+        } else {
+            projects = try offeredProjects(into: &report, by: deadline)
+        }
+        for (project, plan) in projects where scope?.contains(project.compartment.id) ?? true {
+            try step(project, plan: plan, into: &report, by: deadline)
+        }
+    }
+
+    /// The projects the peer offers (made here when new, as `adopt` allows) and, to an own device,
+    /// those it lacks that this vault offers it, each with what this vault does with it.
+    private func offeredProjects(into report: inout SyncRunReport, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         let offers = try SyncProjectsPage.all { try ask(SyncWire.projectsKind, SyncOutgoing($0), by: deadline) }
         try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)))
         var projects: [(WritingProject, SyncPlan)] = []
@@ -181,38 +202,41 @@ public struct SyncInitiator {
                 report.projects.append(SyncRunReport.Project(project: project.id, access: "none", refused: [refusal.code.rawValue]))
             }
         }
-        projects += try offerOwnProjects(besides: Set(offers.map(\.project)), into: &report, by: deadline)
-        for (project, plan) in projects {
-            var entry = SyncRunReport.Project(project: project.id, access: plan.access.name)
-            // A local-only project is skipped with its reason; the others still sync. Every step
-            // rebuilds the replica first, so the damage is met before anything changed.
-            // So is one whose peer's records make what the writing store refuses (recorded).
-            do { try sync(project, plan: plan, into: &entry, by: deadline) } catch let error as SyncError where error.code == .damagedSyncState {
-                entry.localOnly = error.message
-            } catch let error as SyncError where error.code == .writingRefused {
-                entry.localOnly = error.message
-                entry.refused.append(error.code.rawValue)
-            } catch let error as SyncExchangeError where Self.skipsTheProject.contains(error.code) {
-                // One project's record that cannot travel (or that the peer would not answer for)
-                // never stops the others: recorded, and the run goes on (SECURITY.md §19.9).
-                skip(project, error.code.rawValue, error.message, into: &entry)
-            } catch let error as SyncError {
-                // Any other failure of the project's own records here (a commit past a bound, a
-                // record that cannot be made) is the project's alone: it never stops the others.
-                skip(project, error.code.rawValue, error.message, into: &entry)
-            } catch let error as SyncPeerFailure {
-                skip(project, "peer-\(error.code.rawValue)", error.message, into: &entry)
-                if error.code == .damagedProject { entry.damaged = error.message }
-            } catch where SyncProjectDamage.isDamage(error) {
-                // The project's own data here that does not open (a sealed block, title or name) is
-                // the project's alone too: it never stops the others (attack review s8, F8).
-                let damage = SyncProjectDamage.error(project.id, error, on: "on this device")
-                skip(project, damage.code.rawValue, damage.message, into: &entry)
-                entry.damaged = damage.message
-            }
-            if entry.skipped == nil, entry.localOnly == nil { endpoint.clearSkipped(project.id) }
-            report.projects.append(entry)
+        let offered = Set(offers.map(\.project))
+        return projects + (try offerOwnProjects(where: { !offered.contains($0.id) }, into: &report, by: deadline))
+    }
+
+    /// One project's steps, its outcome added to `report`.
+    private func step(_ project: WritingProject, plan: SyncPlan, into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
+        var entry = SyncRunReport.Project(project: project.id, access: plan.access.name)
+        // A local-only project is skipped with its reason; the others still sync. Every step
+        // rebuilds the replica first, so the damage is met before anything changed.
+        // So is one whose peer's records make what the writing store refuses (recorded).
+        do { try sync(project, plan: plan, into: &entry, by: deadline) } catch let error as SyncError where error.code == .damagedSyncState {
+            entry.localOnly = error.message
+        } catch let error as SyncError where error.code == .writingRefused {
+            entry.localOnly = error.message
+            entry.refused.append(error.code.rawValue)
+        } catch let error as SyncExchangeError where Self.skipsTheProject.contains(error.code) {
+            // One project's record that cannot travel (or that the peer would not answer for)
+            // never stops the others: recorded, and the run goes on (SECURITY.md §19.9).
+            skip(project, error.code.rawValue, error.message, into: &entry)
+        } catch let error as SyncError {
+            // Any other failure of the project's own records here (a commit past a bound, a
+            // record that cannot be made) is the project's alone: it never stops the others.
+            skip(project, error.code.rawValue, error.message, into: &entry)
+        } catch let error as SyncPeerFailure {
+            skip(project, "peer-\(error.code.rawValue)", error.message, into: &entry)
+            if error.code == .damagedProject { entry.damaged = error.message }
+        } catch where SyncProjectDamage.isDamage(error) {
+            // The project's own data here that does not open (a sealed block, title or name) is
+            // the project's alone too: it never stops the others (attack review s8, F8).
+            let damage = SyncProjectDamage.error(project.id, error, on: "on this device")
+            skip(project, damage.code.rawValue, damage.message, into: &entry)
+            entry.damaged = damage.message
         }
+        if entry.skipped == nil, entry.localOnly == nil { endpoint.clearSkipped(project.id) }
+        report.projects.append(entry)
     }
 
     /// Leaves `project` for this run with its reason: recorded (`sync.project-skipped`), kept for
@@ -226,12 +250,13 @@ public struct SyncInitiator {
         endpoint.recordSkipped(project.id, reason: reason, message: message, once: lasting)
     }
 
-    /// The owner's own device is offered this vault's projects it did not offer back, in pages of
-    /// `SyncWire.maximumOffers` (one egress decision each; review 17 s8, F15).
-    private func offerOwnProjects(besides offered: Set<ProjectID>, into report: inout SyncRunReport,
+    /// The owner's own device is offered this vault's projects `wanted` picks (those it did not
+    /// offer back; a save's), in pages of `SyncWire.maximumOffers` (one egress decision each; review
+    /// 17 s8, F15). Only those are described: a privileged one's name is read in a session.
+    private func offerOwnProjects(where wanted: (WritingProject) -> Bool, into report: inout SyncRunReport,
                                   by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         guard endpoint.peerIsMine else { return [] }
-        let ours = try endpoint.offers().filter { !offered.contains($0.project) }
+        let ours = try endpoint.offers(of: wanted)
         var taken: [(WritingProject, SyncPlan)] = []
         for start in stride(from: 0, to: ours.count, by: SyncWire.maximumOffers) {
             let page = Array(ours[start..<min(start + SyncWire.maximumOffers, ours.count)])
@@ -267,7 +292,8 @@ public struct SyncInitiator {
     /// that may not write the project here (a viewer) one pull learns what it holds and its records
     /// are refused unread (`viewerCannotWrite`, recorded).
     private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
-        var held = try endpoint.commitAndHeld(project, coordinator: coordinator)
+        // A privileged project settled here has nothing to commit: no session opens for it (N-s10-6).
+        var held = try endpoint.settledVector(of: project) ?? endpoint.commitAndHeld(project, coordinator: coordinator)
         var peerHeld: [DeviceID: UInt64] = [:]
         var round = 0, pulledAll = false
         while true {
@@ -357,6 +383,8 @@ public struct SyncInitiator {
     }
 
     private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
+        // The peer lacks nothing stored here: no step (a privileged project's would open a session).
+        guard try endpoint.storesMissing(project, from: peerHeld) else { return }
         let missing = try endpoint.missingAll(project, from: peerHeld)
         var rest = missing[...]
         while !rest.isEmpty {

@@ -107,14 +107,17 @@ public struct SyncSchedule: Sendable {
 
     /// A sync with `device` ended at `now`. A success forgets the failures; a failure sets the next
     /// try and returns its delay (`random`, in 0..<1, picks it in the upper half of the full delay).
+    /// Only a `whole` sync's success (every project, not a save's projects alone) starts the quiet
+    /// time: sightings after a save's sync still sync the rest (review 17 s10, N-s10-6).
     @discardableResult
-    public mutating func finished(_ device: DeviceID, at now: Double, succeeded: Bool, random: Double) -> Double? {
+    public mutating func finished(_ device: DeviceID, at now: Double, succeeded: Bool, random: Double, whole: Bool = true) -> Double? {
         var peer = peers[device] ?? Peer()
         defer { peers[device] = peer }
         peer.running = false
         (peer.waitsForPause, peer.pausedHere) = (false, false)
         guard !succeeded else {
-            (peer.failures, peer.retryAt, peer.lastSuccess) = (0, nil, now)
+            (peer.failures, peer.retryAt) = (0, nil)
+            if whole { peer.lastSuccess = now }
             return nil
         }
         peer.failures += 1

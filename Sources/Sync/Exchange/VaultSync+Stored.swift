@@ -9,6 +9,11 @@ extension VaultSync {
     /// The project's version vector: the highest counter stored per device. A counter column below
     /// 1 anywhere in the project is damage (`storedCounter`).
     func heldVector(of project: ProjectID) throws -> [DeviceID: UInt64] {
+        try Self.heldVector(of: project, in: database)
+    }
+
+    /// `heldVector`, read from `database` alone: no step (nor session) is needed for clear columns.
+    static func heldVector(of project: ProjectID, in database: Database) throws -> [DeviceID: UInt64] {
         var vector: [DeviceID: UInt64] = [:]
         for row in try database.query("SELECT device_id, MAX(counter) AS held, MIN(counter) AS least FROM sync_records WHERE project_id = ? GROUP BY device_id",
                                       [.blob(project.bytes)]) {
@@ -16,6 +21,20 @@ extension VaultSync {
             vector[try DeviceID(bytes: try row.blob("device_id"))] = try Self.storedCounter(try row.integer("held"), of: project)
         }
         return vector
+    }
+
+    /// A digest of the project's stored rows' clear columns (hash, device, counter, Lamport time,
+    /// parts), in the order they were stored: equal only while the same rows are stored as they were
+    /// (`SyncSettledMark`).
+    static func storedRowsDigest(of project: ProjectID, in database: Database) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try database.forEachRawRow("SELECT hash, device_id, counter, lamport, parts FROM sync_records WHERE project_id = ? ORDER BY rowid",
+                                   [.blob(project.bytes)]) { row in
+            bytes += row.blob(at: 0)
+            bytes += row.blob(at: 1)
+            for column: Int32 in 2...4 { withUnsafeBytes(of: row.integer(at: column).bigEndian) { bytes += $0 } }
+        }
+        return SHA256.hash(bytes)
     }
 
     /// Whether a record with this hash is stored (of any project: a hash names one record).
