@@ -65,6 +65,73 @@ import Writing
         #expect(Self.forkingDevices(f.desk) == [f.laptopKeys.profile.deviceID.hex])
     }
 
+    /// A fork whose two records have one number and nothing built on either yet (review 17 s10,
+    /// N-s10-4 (c)): the version vectors are equal, so before, the exchange sent nothing and said the
+    /// project synced while the two vaults showed different text. The pull's tips (the hash held at
+    /// each device's counter) show it at once: each side is sent the other's copy, refuses it as a
+    /// fork naming the device and remembers it, the run reports the project not synced, and so does
+    /// every later run while the fork stands.
+    @Test func aForkOfEqualCountsIsSeenAtOnceByBothSidesAndNeverSaidToSync() throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Notes")
+        let document = try F.document(f.laptop, in: project, "Day", ["morning"])
+        try f.syncLaptop()
+        let forker = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
+        let laptop = f.laptopKeys.profile.deviceID
+        let head = try f.laptop.unlocked.transaction { tx in
+            try ChangeRecordCodec.parse(try VaultSync(WritingStore(tx), author: forker, devices: [:]).records(of: project.id, missingFrom: [:]).last!)
+        }
+        // The desk takes a number 2 of the laptop's key (a backup of the laptop restored and written
+        // on, or a colleague's device restored: either way a second history) ...
+        let forked = try ChangeRecord.make(project: project.id, author: forker, counter: head.counter + 1, lamport: head.lamport + 1,
+                                           parents: [head.hash],
+                                           operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Elsewhere"))])
+        let transport = try f.transport()
+        let pushed = try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind,
+                                                                       body: SyncPushRequest(project: project.id, records: [forked.encoded]).serialized()))
+        #expect(pushed.stored == 1)
+        // ... while the laptop commits its own number 2: both vectors say the laptop's 2.
+        try F.edit(f.laptop, project, document, block: 0, to: "morning, on the laptop")
+
+        let report = try f.syncLaptop()
+        let entry = try #require(report.projects.first { $0.project == project.id })
+        #expect(entry.forked == [laptop: head.counter + 1], "\(report)")
+        #expect(entry.refused.contains("equivocation") && entry.refusedByPeer.contains("equivocation"), "\(report)")
+        #expect(entry.notSynced, "a fork is never said to sync: \(report)")
+        #expect(Self.entries(f.laptop, .syncForkFound, device: laptop.hex).count == 1)
+        #expect(Self.entries(f.desk, .syncForkFound, device: laptop.hex).count == 1, "the answerer meets the fork too")
+        #expect(try F.texts(f.laptop, project.id, document) == ["morning, on the laptop"])
+
+        // Every later run says so too, and records the fork no more.
+        let again = try #require(try f.syncLaptop().projects.first { $0.project == project.id })
+        #expect(again.notSynced && again.forked == [laptop: head.counter + 1], "\(again)")
+        #expect(Self.entries(f.laptop, .syncForkFound, device: laptop.hex).count == 1)
+        #expect(Self.entries(f.desk, .syncForkFound, device: laptop.hex).count == 1)
+        let status = try SyncStatus.projects(f.laptop.unlocked).first { $0.project == project.id }
+        #expect(status?.syncs == false && status?.forks.map(\.device) == [laptop], "\(String(describing: status))")
+    }
+
+    /// A tip names a record, unsigned: an answerer told another hash than it holds sends its own
+    /// signed record of that number, and remembers no fork on the asker's word alone.
+    @Test func aTipAloneNeverMakesTheAnswererRememberAFork() throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Notes")
+        _ = try F.document(f.laptop, in: project, "Day", ["morning"])
+        try f.syncLaptop()
+        let laptop = f.laptopKeys.profile.deviceID
+        let transport = try f.transport()
+        let request = SyncPullRequest(project: project.id, held: [laptop: 1], tips: [laptop: [UInt8](repeating: 7, count: 32)])
+        let answer = try SyncPullAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pullKind, body: request.serialized()))
+        try #require(answer.records.count == 1, "\(answer)")
+        let sent = try ChangeRecordCodec.parse(answer.records[0])
+        #expect(sent.counter == 1 && answer.tips[laptop] == sent.hash, "\(answer)")
+        #expect(Self.entries(f.desk, .syncForkFound, device: laptop.hex).isEmpty)
+        // With the tip it holds, nothing is sent.
+        let held = try SyncPullAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pullKind,
+            body: SyncPullRequest(project: project.id, held: [laptop: 1], tips: [laptop: answer.tips[laptop]!]).serialized()))
+        #expect(held.records.isEmpty)
+    }
+
     /// The entries of `vault` of `action` that name `device`.
     static func entries(_ vault: TestVault, _ action: AuditAction, device: String) -> [[String: String]] {
         vault.recording.events.withLock { events in
@@ -108,7 +175,8 @@ import Writing
         try F.edit(f.laptop, project, document, block: 0, to: "morning, later on the laptop")
         let report = try f.syncLaptop()
         let entry = try #require(report.projects.first { $0.project == project.id })
-        #expect(entry.refusedByPeer == ["equivocation"], "\(report)")
+        // The laptop's number 2 goes again with its number 3, so the desk meets its copy of the fork too.
+        #expect(!entry.refusedByPeer.isEmpty && Set(entry.refusedByPeer) == ["equivocation"], "\(report)")
         let refusals = Self.entries(f.desk, .syncRecordRefused, device: laptop)
         #expect(refusals.last?["reason"] == "equivocation" && refusals.last?["fork"] == "known", "\(refusals)")
         #expect(Self.entries(f.desk, .syncForkFound, device: laptop).count == 1, "the fork is recorded once")

@@ -94,8 +94,8 @@ import Writing
     }
 
     @Test func theCodecsBoundLeavesEveryOtherFieldOfTheLargestMessageRoom() throws {
-        // A pull answer: version, more, a vector of 1,024 devices, the records' count; then one record with its length.
-        let largestRest = 1 + 1 + 2 + SyncWire.maximumDevices * 24 + 4
+        // A pull answer: version, more, a vector of 1,024 devices, 512 tips, the records' count; then one record with its length.
+        let largestRest = 1 + 1 + 2 + SyncWire.maximumDevices * 24 + 2 + SyncWire.maximumTips * 48 + 4
         #expect(SyncWire.batchBudget == ChangeRecordCodec.maximumSize + 4)
         #expect(largestRest + SyncWire.batchBudget <= SyncWire.maximumMessage)
         #expect(ChangeRecordCodec.maximumSize == 4_128_768)

@@ -35,10 +35,11 @@ import Writing
             return (Fields(taken: pairs.map { Fields.Pair(id: $0.0.hex, value: $0.1) }), SyncOffers.serializeTaken(pairs))
         case (SyncWire.pullKind, "request"):
             let request = try SyncPullRequest(parsing: bytes)
-            return (Fields(project: request.project.hex, held: held(request.held)), request.serialized())
+            return (Fields(project: request.project.hex, held: held(request.held), tips: tips(request.tips)), request.serialized())
         case (SyncWire.pullKind, _):
             let answer = try SyncPullAnswer(parsing: bytes)
-            return (Fields(held: held(answer.held), more: answer.more, records: answer.records.map(ByteEncoding.hex)), answer.serialized())
+            return (Fields(held: held(answer.held), tips: tips(answer.tips), more: answer.more, records: answer.records.map(ByteEncoding.hex)),
+                    answer.serialized())
         case (SyncWire.demotionsKind, _):
             let list = try SyncDemotionList(parsing: bytes)
             return (Fields(demotions: list.demotions.map {
@@ -58,6 +59,10 @@ import Writing
         vector.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }.map { Fields.Pair(id: $0.key.hex, value: $0.value) }
     }
 
+    static func tips(_ tips: [DeviceID: [UInt8]]) -> [Fields.Pair<String>] {
+        tips.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }.map { Fields.Pair(id: $0.key.hex, value: ByteEncoding.hex($0.value)) }
+    }
+
     static func fields(_ offer: SyncProjectOffer) -> Fields.Offer {
         Fields.Offer(project: offer.project.hex, access: offer.access.name, origin: offer.origin?.hex, roleSince: offer.roleSince,
                      privileged: offer.privileged, kind: offer.kind.rawValue,
@@ -67,7 +72,7 @@ import Writing
     }
 
     @Test func everyKnownMessageParsesToItsFieldsAndEncodesToItsBytes() throws {
-        #expect(vectors.valid.count == 15)
+        #expect(vectors.valid.count == 16)
         for vector in vectors.valid {
             let (fields, encoded) = try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)
             #expect(encoded == vector.hex.bytes, "\(vector.name)")
@@ -76,7 +81,7 @@ import Writing
     }
 
     @Test func everyKnownVariantIsRefusedAsMalformed() throws {
-        #expect(vectors.invalid.count == 31)
+        #expect(vectors.invalid.count == 35)
         for vector in vectors.invalid {
             #expect(throws: SyncExchangeError(.malformedMessage, ""), "\(vector.name)") {
                 try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)

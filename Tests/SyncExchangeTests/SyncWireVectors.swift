@@ -66,6 +66,8 @@ struct SyncWireVectors: Decodable {
         var taken: [Pair<Bool>]? = nil
         var project: String? = nil
         var held: [Pair<UInt64>]? = nil
+        /// A pull's tips: `[device, hash]`.
+        var tips: [Pair<String>]? = nil
         var more: Bool? = nil
         var records: [String]? = nil
         var stored: Int? = nil
@@ -75,7 +77,7 @@ struct SyncWireVectors: Decodable {
         var demotions: [Demotion]? = nil
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case offers, taken, project, held, more, records, stored, refused, after, demotions
+            case offers, taken, project, held, tips, more, records, stored, refused, after, demotions
         }
 
         private struct AnyKey: CodingKey {
@@ -86,9 +88,9 @@ struct SyncWireVectors: Decodable {
         }
 
         init(offers: [Offer]? = nil, taken: [Pair<Bool>]? = nil, project: String? = nil, held: [Pair<UInt64>]? = nil,
-             more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil, after: String? = nil,
-             demotions: [Demotion]? = nil) {
-            (self.offers, self.taken, self.project, self.held, self.after, self.demotions) = (offers, taken, project, held, after, demotions)
+             tips: [Pair<String>]? = nil, more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil,
+             after: String? = nil, demotions: [Demotion]? = nil) {
+            (self.offers, self.taken, self.project, self.held, self.tips, self.after, self.demotions) = (offers, taken, project, held, tips, after, demotions)
             (self.more, self.records, self.stored, self.refused) = (more, records, stored, refused)
         }
 
@@ -103,6 +105,7 @@ struct SyncWireVectors: Decodable {
             taken = try container.decodeIfPresent([Pair<Bool>].self, forKey: .taken)
             project = try container.decodeIfPresent(String.self, forKey: .project)
             held = try container.decodeIfPresent([Pair<UInt64>].self, forKey: .held)
+            tips = try container.decodeIfPresent([Pair<String>].self, forKey: .tips)
             more = try container.decodeIfPresent(Bool.self, forKey: .more)
             records = try container.decodeIfPresent([String].self, forKey: .records)
             stored = try container.decodeIfPresent(Int.self, forKey: .stored)

@@ -27,6 +27,7 @@ OUT = os.path.join(HERE, "..", "sync", "exchange-messages.json")
 VERSION = 2
 MAX_ROLE_SINCE = 2 ** 63 - 1
 DEVICE_ID_LABEL = b"SealedVault device id v1"
+MAX_TIPS = 512
 MAX_DEVICES, MAX_RECORDS, MAX_OFFERS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 64, 256, 512, 4096
 MAX_DEMOTIONS = 256
 MAX_DEMOTED_AT = 2 ** 63 - 1
@@ -61,6 +62,11 @@ def device_id(signing, noise):
 def enc_vector(vector):
     items = sorted((bytes.fromhex(d), c) for d, c in vector)
     return struct.pack(">H", len(items)) + b"".join(d + struct.pack(">Q", c) for d, c in items)
+
+
+def enc_tips(tips):
+    items = sorted((bytes.fromhex(d), bytes.fromhex(h)) for d, h in tips)
+    return struct.pack(">H", len(items)) + b"".join(d + h for d, h in items)
 
 
 def enc_records(records):
@@ -132,9 +138,9 @@ def encode(kind, direction, f):
         taken = sorted(f["taken"], key=lambda t: t[0])
         return v + struct.pack(">H", len(taken)) + b"".join(bytes.fromhex(p) + bytes([1 if t else 0]) for p, t in taken)
     if kind == "sync.pull" and direction == "request":
-        return v + bytes.fromhex(f["project"]) + enc_vector(f["held"])
+        return v + bytes.fromhex(f["project"]) + enc_vector(f["held"]) + enc_tips(f["tips"])
     if kind == "sync.pull":
-        return v + bytes([1 if f["more"] else 0]) + enc_vector(f["held"]) + enc_records(f["records"])
+        return v + bytes([1 if f["more"] else 0]) + enc_vector(f["held"]) + enc_tips(f["tips"]) + enc_records(f["records"])
     if kind == "sync.push" and direction == "request":
         return v + bytes.fromhex(f["project"]) + enc_records(f["records"])
     out = v + struct.pack(">IH", f["stored"], len(f["refused"]))
@@ -186,6 +192,16 @@ def dec_vector(r):
     items = [(r.take(16).hex(), r.int(8, 1, 2 ** 63 - 1, "a counter")) for _ in range(n)]
     ascending([d for d, _ in items])
     return [[d, c] for d, c in items]
+
+
+def dec_tips(r, vector):
+    n = r.count(2, MAX_TIPS, 48, "tips")
+    items = [(r.take(16).hex(), r.take(32).hex()) for _ in range(n)]
+    ascending([d for d, _ in items])
+    named = {d for d, _ in vector}
+    if any(d not in named for d, _ in items):
+        raise Refused("a tip of a device the vector does not name")
+    return [[d, h] for d, h in items]
 
 
 def dec_records(r):
@@ -265,9 +281,13 @@ def decode(kind, direction, data):
         ascending([p for p, _ in taken])
         fields = {"taken": taken}
     elif (kind, direction) == ("sync.pull", "request"):
-        fields = {"project": r.take(16).hex(), "held": dec_vector(r)}
+        project = r.take(16).hex()
+        held = dec_vector(r)
+        fields = {"project": project, "held": held, "tips": dec_tips(r, held)}
     elif kind == "sync.pull":
-        fields = {"more": r.int(1, 0, 1, "a more flag") == 1, "held": dec_vector(r), "records": dec_records(r)}
+        more = r.int(1, 0, 1, "a more flag") == 1
+        held = dec_vector(r)
+        fields = {"more": more, "held": held, "tips": dec_tips(r, held), "records": dec_records(r)}
     elif (kind, direction) == ("sync.push", "request"):
         fields = {"project": r.take(16).hex(), "records": dec_records(r)}
     else:
@@ -337,6 +357,7 @@ def build():
         sign_demotion(owner_desk["seed"], laptop["device"], laptop["signing_key"], owner_desk["device"], 1765000000),
         sign_demotion(owner_desk["seed"], colleague["device"], colleague["signing_key"], owner_desk["device"], 1765000100),
     ], key=lambda d: d["device"])
+    tips = sorted([[d1, fixed("record of device one at 3", 32).hex()], [d2, fixed("record of device two at 12", 32).hex()]])
     valid = [
         ("projects request, first page", "sync.projects", "request", {}),
         ("projects request, the page after a project", "sync.projects", "request", {"after": p1}),
@@ -345,10 +366,11 @@ def build():
         ("projects answer, none", "sync.projects", "answer", {"more": False, "offers": []}),
         ("offer request", "sync.offer", "request", {"offers": offers[:1]}),
         ("offer answer", "sync.offer", "answer", {"taken": sorted([[p1, True], [p2, False]])}),
-        ("pull request, empty vector", "sync.pull", "request", {"project": p1, "held": []}),
-        ("pull request", "sync.pull", "request", {"project": p1, "held": held}),
-        ("pull answer, more", "sync.pull", "answer", {"more": True, "held": held, "records": [record1, record2]}),
-        ("pull answer, nothing", "sync.pull", "answer", {"more": False, "held": [], "records": []}),
+        ("pull request, empty vector", "sync.pull", "request", {"project": p1, "held": [], "tips": []}),
+        ("pull request", "sync.pull", "request", {"project": p1, "held": held, "tips": tips}),
+        ("pull request, a tip of one device", "sync.pull", "request", {"project": p1, "held": held, "tips": tips[1:]}),
+        ("pull answer, more", "sync.pull", "answer", {"more": True, "held": held, "tips": tips, "records": [record1, record2]}),
+        ("pull answer, nothing", "sync.pull", "answer", {"more": False, "held": [], "tips": [], "records": []}),
         ("push request", "sync.push", "request", {"project": p2, "records": [record2]}),
         ("push answer", "sync.push", "answer", {"stored": 1, "refused": ["badSignature", "replayedRecord"]}),
         ("demotions request, none", "sync.demotions", "request", {"demotions": []}),
@@ -368,11 +390,18 @@ def build():
             return {"name": name, "kind": kind, "direction": direction, "hex": data.hex(), "reason": "malformedMessage"}
         raise SystemExit("%s: was not refused" % name)
 
-    pull = encode("sync.pull", "request", {"project": p1, "held": held})
-    answer = encode("sync.pull", "answer", {"more": False, "held": held, "records": [record1]})
+    pull = encode("sync.pull", "request", {"project": p1, "held": held, "tips": tips})
+    answer = encode("sync.pull", "answer", {"more": False, "held": held, "tips": tips, "records": [record1]})
     unsorted = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">H", 2) + bytes.fromhex(held[1][0]) + struct.pack(">Q", 1) \
-        + bytes.fromhex(held[0][0]) + struct.pack(">Q", 1)
-    zero_counter = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">H", 1) + bytes.fromhex(d1) + struct.pack(">Q", 0)
+        + bytes.fromhex(held[0][0]) + struct.pack(">Q", 1) + enc_tips([])
+    zero_counter = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">H", 1) + bytes.fromhex(d1) + struct.pack(">Q", 0) + enc_tips([])
+    one_held = bytes([VERSION]) + bytes.fromhex(p1) + enc_vector(held[:1])
+    tip_not_held = one_held + enc_tips(tips[1:])
+    tips_unsorted = bytes([VERSION]) + bytes.fromhex(p1) + enc_vector(held) + struct.pack(">H", 2) \
+        + b"".join(bytes.fromhex(d) + bytes.fromhex(h) for d, h in reversed(tips))
+    short_tip = bytes([VERSION]) + bytes.fromhex(p1) + enc_vector(held) + struct.pack(">H", 1) + bytes.fromhex(tips[0][0]) \
+        + bytes.fromhex(tips[0][1])[:31]
+    no_tips = bytes([VERSION]) + bytes.fromhex(p1) + enc_vector(held)
     huge_count = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">I", MAX_RECORDS)
     huge_record = bytes([VERSION]) + bytes.fromhex(p1) + struct.pack(">II", 1, MAX_RECORD + 1)
     bad_roster = bytearray(encode("sync.projects", "answer", {"more": False, "offers": [offers[1]]}))
@@ -398,6 +427,10 @@ def build():
         variant("vector not ascending", "sync.pull", "request", unsorted),
         variant("counter zero", "sync.pull", "request", zero_counter),
         variant("more flag 2", "sync.pull", "answer", bytes([VERSION, 2]) + answer[2:]),
+        variant("pull request without its tips (before tips)", "sync.pull", "request", no_tips),
+        variant("a tip of a device the vector does not name", "sync.pull", "request", tip_not_held),
+        variant("tips not ascending", "sync.pull", "request", tips_unsorted),
+        variant("a tip's hash cut short", "sync.pull", "request", short_tip),
         variant("record count the message cannot hold", "sync.push", "request", huge_count),
         variant("record over 4 MiB", "sync.push", "request", huge_record),
         variant("roster id not derived from its keys", "sync.projects", "answer", bytes(bad_roster)),
@@ -426,7 +459,7 @@ def build():
         variant("a demotion without its signature", "sync.demotions", "answer", bytes([VERSION]) + struct.pack(">H", 1) + one_demotion[:-64]),
     ]
     return {"description": "Messages of the sync exchange (SECURITY.md §19.9): each valid one with the fields it encodes "
-                           "(ids and bytes in lowercase hex, vectors and taken lists as [id, value] pairs, ascending), "
+                           "(ids and bytes in lowercase hex, vectors, tips and taken lists as [id, value] pairs, ascending), "
                            "and variants every reader must refuse as malformedMessage; and known answers for the signature "
                            "of a demotion entry (the bytes signed, and whether the signature verifies with the demoting "
                            "device's public key).",

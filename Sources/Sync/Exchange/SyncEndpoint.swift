@@ -228,30 +228,39 @@ public struct SyncEndpoint {
     /// document held for an editor that none of `coordinator`'s clients has open (one a killed
     /// daemon held, SECURITY.md §19.9) is then written as the records make it, and said changed.
     func commitAndHeld(_ project: WritingProject, coordinator: SyncCoordinator?) throws -> [DeviceID: UInt64] {
-        let (vector, written) = try withSync(project) { sync, _, _ -> ([DeviceID: UInt64], Set<NodeID>) in
+        try commitAndHeldWithTips(project, coordinator: coordinator).held
+    }
+
+    /// `commitAndHeld`, with the hash of the record held at each device's counter (a pull's `tips`).
+    func commitAndHeldWithTips(_ project: WritingProject, coordinator: SyncCoordinator?) throws -> (held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]]) {
+        let (vector, tips, written) = try withSync(project) { sync, _, _ -> ([DeviceID: UInt64], [DeviceID: [UInt8]], Set<NodeID>) in
             var sync = sync
             sync.hold = hold(of: project, coordinator: coordinator)
-            guard try !HeldBases(sync: sync).documents(of: project.id).isEmpty else {
+            var written: Set<NodeID> = []
+            if try HeldBases(sync: sync).documents(of: project.id).isEmpty {
                 try sync.commitLocalChanges(in: project.id)
-                return (try sync.heldVector(of: project.id), [])
+            } else {
+                written = try sync.writeReleased(in: project.id)
             }
-            let written = try sync.writeReleased(in: project.id)
-            return (try sync.heldVector(of: project.id), written)
+            let vector = try sync.heldVector(of: project.id)
+            return (vector, try sync.tips(of: project.id, at: vector), written)
         }
         if !written.isEmpty { coordinator?.changed(project.id, documents: written) }
-        return vector
+        return (vector, tips)
     }
 
     /// What this vault holds of `project` when it is privileged and settled here (`SyncSettledMark`:
-    /// nothing of it changed since its every change was committed as records): its version vector,
+    /// nothing of it changed since its every change was committed as records): its version vector and tips,
     /// read from its stored records' clear columns, no session opened (review 17 s10, N-s10-6); nil
     /// otherwise, when the step works in a session as ever (also when the mark cannot be read: the
     /// step then meets whatever is wrong). An ordinary project opens no session: it takes its step.
-    func settledVector(of project: WritingProject) -> [DeviceID: UInt64]? {
+    func settledVector(of project: WritingProject) -> (held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]])? {
         guard project.isPrivileged, let mark = replicas.settled(project.id, of: vault) else { return nil }
-        return try? vault.transaction { tx -> [DeviceID: UInt64]? in
+        return try? vault.transaction { tx -> (held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]])? in
             guard try mark.holds(project.id, in: tx) else { return nil }
-            return try VaultSync.heldVector(of: project.id, in: tx.database)
+            let vector = try VaultSync.heldVector(of: project.id, in: tx.database)
+            let tips = try VaultSync(WritingStore(tx, clock: clock), author: author, devices: [:]).tips(of: project.id, at: vector)
+            return (vector, tips)
         }
     }
 
@@ -267,18 +276,35 @@ public struct SyncEndpoint {
     }
 
     /// The records `held` lacks (a batch of them, parents first), whether more remain, and this
-    /// vault's version vector; local edits are committed first. A privileged project settled here
-    /// of which the asker lacks nothing is answered from the clear columns, no session opened.
-    func missing(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> SyncPullAnswer {
-        if let vector = settledVector(of: project), !Self.lacks(held, any: vector) {
-            return SyncPullAnswer(more: false, held: vector, records: [])
+    /// vault's version vector and tips; local edits are committed first. Where the asker's `tips`
+    /// name, at its counter, another record than this vault holds there (a device signed two
+    /// histories, N-s10-4 (c)), the answer also carries this vault's record of that number and
+    /// those after it, so the asker meets the fork in this answer rather than hearing "syncs".
+    /// A privileged project settled here of which the asker lacks nothing, and whose tips show no
+    /// fork, is answered from the clear columns, no session opened (N-s10-6).
+    func missing(_ project: WritingProject, from held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]] = [:]) throws -> SyncPullAnswer {
+        if let settled = settledVector(of: project), !Self.lacks(held, any: settled.held),
+           try forksSeen(of: project, held: held, tips: tips).isEmpty {
+            return SyncPullAnswer(more: false, held: settled.held, tips: settled.tips, records: [])
         }
-        let (records, vector) = try withSync(project) { sync, _, _ in
+        let (records, vector, ownTips) = try withSync(project) { sync, _, _ in
             try sync.commitLocalChanges(in: project.id)
-            return (try sync.storedRecords(of: project, missingFrom: held), try sync.heldVector(of: project.id))
+            var asked = held
+            for (device, counter) in try sync.forksSeen(of: project.id, held: held, tips: tips) { asked[device] = counter - 1 }
+            let vector = try sync.heldVector(of: project.id)
+            return (try sync.storedRecords(of: project, missingFrom: asked), vector, try sync.tips(of: project.id, at: vector))
         }
         let batch = try SyncWire.batch(records[...])
-        return SyncPullAnswer(more: batch.count < records.count, held: vector, records: Array(batch))
+        return SyncPullAnswer(more: batch.count < records.count, held: vector, tips: ownTips, records: Array(batch))
+    }
+
+    /// The devices whose record at the counter the peer's `tips` name is held here under another
+    /// hash (`VaultSync.forksSeen`), with that counter. Clear columns only: no session is opened.
+    func forksSeen(of project: WritingProject, held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]]) throws -> [DeviceID: UInt64] {
+        guard !tips.isEmpty else { return [:] }
+        return try vault.transaction { tx in
+            try VaultSync(WritingStore(tx, clock: clock), author: author, devices: [:]).forksSeen(of: project.id, held: held, tips: tips)
+        }
     }
 
     /// Takes the peer's records of the project (after committing local edits), and tells the

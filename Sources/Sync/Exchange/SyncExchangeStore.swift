@@ -293,6 +293,13 @@ struct SyncExchangeStore {
         return database.changes > 0
     }
 
+    /// The devices found forking the project's history, and when (for `sync status`).
+    func forks(of project: ProjectID) throws -> [SyncProjectFork] {
+        try database.query("SELECT device_id, found_at FROM sync_forks WHERE project_id = ? ORDER BY device_id", [.blob(project.bytes)]).map { row in
+            SyncProjectFork(device: try DeviceID(bytes: try row.blob("device_id")), foundAt: try row.integer("found_at"))
+        }
+    }
+
     // MARK: Projects left
 
     /// Keeps why `project` was left in an exchange with `device` (the reason `bounded`).

@@ -48,6 +48,9 @@ public struct SyncRunReport: Sendable, Equatable {
         /// there does not open): `vaultctl repair --from DEVICE` on that device mends it, and `sync
         /// now` fails naming it; nil when it was not.
         public var damaged: String?
+        /// The devices met signing two histories of the project in this run (a fork, SECURITY.md
+        /// §19.4), either side's copy refused here, with the least number at which one was met.
+        public var forked: [DeviceID: UInt64] = [:]
     }
 
     public var projects: [Project] = []
@@ -292,18 +295,25 @@ public struct SyncInitiator {
     /// that may not write the project here (a viewer) one pull learns what it holds and its records
     /// are refused unread (`viewerCannotWrite`, recorded).
     private func sync(_ project: WritingProject, plan: SyncPlan, into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
-        // A privileged project settled here has nothing to commit: no session opens for it (N-s10-6).
-        var held = try endpoint.settledVector(of: project) ?? endpoint.commitAndHeld(project, coordinator: coordinator)
+        // A privileged project settled here has nothing to commit: no session opens for it (N-s10-6);
+        // its tips come from the stored records' clear columns.
+        var (held, tips) = try endpoint.settledVector(of: project) ?? endpoint.commitAndHeldWithTips(project, coordinator: coordinator)
         var peerHeld: [DeviceID: UInt64] = [:]
+        // Devices whose record at the peer's counter is held here under another hash (the peer's
+        // tips say so): a fork that equal counters hide (review 17 s10, N-s10-4 (c)).
+        var seen: [DeviceID: UInt64] = [:]
         var round = 0, pulledAll = false
         while true {
             round += 1
             guard round <= Self.maximumRounds else {
                 throw SyncExchangeError(.tooManyRounds, "project \(project.id): the peer still had more after \(Self.maximumRounds) rounds")
             }
-            let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(SyncPullRequest(project: project.id, held: held)),
-                                                             by: deadline))
+            // The tips go with the first pull only: the peer answers a fork they show once.
+            let request = SyncPullRequest(project: project.id, held: held, tips: round == 1 ? tips : [:])
+            let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(request), by: deadline))
+            tips = [:]
             peerHeld = answer.held
+            if round == 1, plan.pulls { seen = try endpoint.forksSeen(of: project, held: answer.held, tips: answer.tips) }
             guard plan.pulls else {
                 if !answer.records.isEmpty {
                     endpoint.recordRefusal(SyncWire.pullKind, reason: SyncExchangeErrorCode.viewerCannotWrite.rawValue, project: project.id)
@@ -321,12 +331,18 @@ public struct SyncInitiator {
             guard answer.more, !answer.records.isEmpty, stored > 0 else { pulledAll = !answer.more && entry.recordsRefused == 0; break }
         }
         if pulledAll { try endpoint.pulledAllFromOwnDevice(project) }
-        if plan.pulls, entry.refused.contains(SyncErrorCode.missingParents.rawValue) {
-            try seekForks(of: project, held: held, into: &entry, by: deadline)
+        let waited = entry.refused.contains(SyncErrorCode.missingParents.rawValue)
+        let unmet = seen.filter { entry.forked[$0.key] == nil }
+        if plan.pulls, waited || !unmet.isEmpty {
+            try seekForks(of: project, held: held, lowering: unmet, all: waited, into: &entry, by: deadline)
             held = try endpoint.commitAndHeld(project, coordinator: coordinator)
         }
         if plan.pushes {
-            try push(project, peerHeld: peerHeld, into: &entry, by: deadline)
+            // This vault's copy of each fork met goes to the peer too, so that it meets the fork
+            // (refused there, recorded naming the device) instead of saying the project syncs.
+            var offered = peerHeld
+            for (device, counter) in entry.forked { offered[device] = min(offered[device] ?? 0, counter - 1) }
+            try push(project, peerHeld: offered.filter { $0.value > 0 }, into: &entry, by: deadline)
             entry.pushed = true
         }
         try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty && plan.pushes)
@@ -362,20 +378,38 @@ public struct SyncInitiator {
         }
         entry.received += receipt.stored
         entry.refused += receipt.refused.map(\.error.code.rawValue)
+        Self.noteForks(receipt.refused, among: records, into: &entry)
         entry.recordsRefused += receipt.refused.filter { $0.error.code != .replayedRecord }.count
         entry.documentsWritten += receipt.documentsWritten
         entry.branchesMade += receipt.branchesMade
         return receipt.stored
     }
 
-    /// Records were left waiting for parents this vault's vector said it held: one of those parents
-    /// may be the peer's copy of a record number this vault holds under another hash, a fork its
-    /// version vector cannot show (SECURITY.md §19.4). One more pull, every device's counter one
-    /// lower, brings each device's latest record as the peer holds it, parents first: one held here
-    /// is skipped, a fork is refused (`equivocation`, naming the device), and so is what is built on it.
-    private func seekForks(of project: WritingProject, held: [DeviceID: UInt64], into entry: inout SyncRunReport.Project,
-                           by deadline: SyncDeadline) throws {
-        let lowered = held.compactMapValues { $0 > 1 ? $0 - 1 : nil }
+    /// Notes each device whose own record this vault refused as a fork (`equivocation`, its signer
+    /// the device named), with the least number met; a record built on another's fork is not one.
+    static func noteForks(_ refused: [SyncRefusal], among records: [[UInt8]], into entry: inout SyncRunReport.Project) {
+        let forks = refused.filter { $0.error.code == .equivocation && $0.device != nil && $0.record != nil }
+        guard !forks.isEmpty else { return }
+        let hashes = Set(forks.compactMap(\.record))
+        for bytes in records where hashes.contains(SHA256.hash(bytes)) {
+            guard let record = try? ChangeRecordCodec.parse(bytes),
+                  forks.contains(where: { $0.record == record.hash && $0.device == record.device }) else { continue }
+            entry.forked[record.device] = min(entry.forked[record.device] ?? record.counter, record.counter)
+        }
+    }
+
+    /// Records were left waiting for parents this vault's vector said it held (`all`), or the peer's
+    /// tips named another record at a number held here (`lowering`: each device and that number):
+    /// one of those parents may be the peer's copy of a record number this vault holds under
+    /// another hash, a fork its version vector cannot show (SECURITY.md §19.4). One more pull brings
+    /// each such record as the peer holds it, parents first (with `all`, every device's counter one
+    /// lower: its latest): one held here is skipped, a fork is refused (`equivocation`, naming the
+    /// device), and so is what is built on it.
+    private func seekForks(of project: WritingProject, held: [DeviceID: UInt64], lowering seen: [DeviceID: UInt64], all: Bool,
+                           into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
+        var lowered = all ? held.compactMapValues { $0 > 1 ? $0 - 1 : nil } : held
+        for (device, counter) in seen { lowered[device] = min(lowered[device] ?? 0, counter - 1) }
+        lowered = lowered.filter { $0.value > 0 }
         let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(SyncPullRequest(project: project.id, held: lowered)),
                                                          by: deadline))
         guard !answer.records.isEmpty else { return }

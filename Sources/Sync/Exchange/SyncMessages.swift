@@ -188,18 +188,23 @@ public enum SyncOffers {
 }
 
 /// `sync.pull`: what the asker holds of a project; the answer, records it lacks and what the answerer holds.
+/// Both carry, beside the vector, the sender's `tips`: the hash of its record at each device's
+/// counter, so either side sees a fork whose two records have one number (N-s10-4 (c)).
 public struct SyncPullRequest: Sendable, Equatable {
     public let project: ProjectID
     public let held: [DeviceID: UInt64]
+    public let tips: [DeviceID: [UInt8]]
 
-    public init(project: ProjectID, held: [DeviceID: UInt64]) {
+    public init(project: ProjectID, held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]] = [:]) {
         self.project = project
         self.held = held.filter { $0.value > 0 }
+        self.tips = SyncWire.kept(tips, of: self.held)
     }
 
     public func serialized() -> [UInt8] {
         var out = [SyncWire.version] + project.bytes
         SyncWire.encode(held, to: &out)
+        SyncWire.encode(tips: tips, of: held, to: &out)
         return out
     }
 
@@ -208,6 +213,7 @@ public struct SyncPullRequest: Sendable, Equatable {
         try reader.version()
         project = try reader.identifier(ProjectID.self)
         held = try SyncWire.vector(&reader)
+        tips = try SyncWire.tips(&reader, of: held)
         try reader.end()
     }
 }
@@ -216,17 +222,20 @@ public struct SyncPullAnswer: Sendable, Equatable {
     /// Whether the answerer holds more the asker lacks than fitted in this answer.
     public let more: Bool
     public let held: [DeviceID: UInt64]
+    public let tips: [DeviceID: [UInt8]]
     public let records: [[UInt8]]
 
-    public init(more: Bool, held: [DeviceID: UInt64], records: [[UInt8]]) {
+    public init(more: Bool, held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]] = [:], records: [[UInt8]]) {
         self.more = more
         self.held = held.filter { $0.value > 0 }
+        self.tips = SyncWire.kept(tips, of: self.held)
         self.records = records
     }
 
     public func serialized() -> [UInt8] {
         var out: [UInt8] = [SyncWire.version, more ? 1 : 0]
         SyncWire.encode(held, to: &out)
+        SyncWire.encode(tips: tips, of: held, to: &out)
         SyncWire.encode(records: records, to: &out)
         return out
     }
@@ -236,6 +245,7 @@ public struct SyncPullAnswer: Sendable, Equatable {
         try reader.version()
         more = try reader.integer(1, in: 0...1, "a more flag") == 1
         held = try SyncWire.vector(&reader)
+        tips = try SyncWire.tips(&reader, of: held)
         records = try SyncWire.records(&reader)
         try reader.end()
     }

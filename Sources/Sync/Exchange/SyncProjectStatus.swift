@@ -17,14 +17,25 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// What of the project this vault's store leaves out, because another project here keeps the
     /// ids (SECURITY.md §19.5; review 17 s9, N-s9-1): not a sync failure, but never silent.
     public var leftOut: [SyncLeftOut] = []
+    /// The devices found signing two histories of the project (`sync_forks`, SECURITY.md §19.4):
+    /// what is built on the history this vault did not take is refused here for good, so the
+    /// project is never said to sync while one is known (review 17 s10, N-s10-1 (c)).
+    public var forks: [SyncProjectFork] = []
 
-    /// Whether the project syncs: its records here rebuild, and no device's last exchange left it
-    /// or refused any of its records either way. (A project whose every exchange completes while
-    /// its records are refused does not sync, and is never said to.)
+    /// Whether the project syncs: its records here rebuild, no device's last exchange left it or
+    /// refused any of its records either way, and no device is known to have forked it. (A project
+    /// whose every exchange completes while its records are refused does not sync, and is never
+    /// said to.)
     public var syncs: Bool {
         guard case .ready = state else { return false }
-        return skipped.isEmpty && refused.isEmpty
+        return skipped.isEmpty && refused.isEmpty && forks.isEmpty
     }
+}
+
+/// A device found signing two histories of a project (a fork), and when (Unix seconds).
+public struct SyncProjectFork: Sendable, Equatable {
+    public let device: DeviceID
+    public let foundAt: Int64
 }
 
 /// Items of a project's records this vault's store leaves out because another project here keeps
@@ -71,16 +82,17 @@ extension SyncStatus {
             }
             defer { try? session?.end() }
             let access: RecordAccess = session.map { .session($0) } ?? .vault
-            let (state, skipped, refused, leftOut) = try vault.transaction { tx in
+            let (state, skipped, refused, leftOut, forks) = try vault.transaction { tx in
                 let exchange = SyncExchangeStore(database: tx.database)
                 var devices = try exchange.roster(of: project.id)
                 devices.merge(own) { kept, _ in kept }
                 let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices)
                 return (try sync.state(of: project.id), try exchange.skips(of: project.id), try exchange.refusals(of: project.id),
-                        try sync.leftOutHere(of: project.id))
+                        try sync.leftOutHere(of: project.id), try exchange.forks(of: project.id))
             }
             var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped, refused: refused)
             status.leftOut = leftOut
+            status.forks = forks
             return status
         }
     }

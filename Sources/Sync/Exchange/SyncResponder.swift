@@ -119,7 +119,7 @@ public struct SyncResponder: Sendable {
 
     private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         let project = try allowed(request.project, endpoint, writing: false)
-        let answer = try damageRefused(project.id) { try endpoint.missing(project, from: request.held) }
+        let answer = try damageRefused(project.id) { try endpoint.missing(project, from: request.held, tips: request.tips) }
         if answer.records.isEmpty { return try SyncOutgoing(recordless: answer) }
         return try endpoint.release(answer.serialized(), of: [project])
     }

@@ -6,6 +6,7 @@ import Writing
 /// follow the last field; ids in a list are strictly ascending, so each message has one encoding.
 ///
 ///     vector  = count:u16 (0...1024) (device:16 counter:u64 (≥ 1))*
+///     tips    = count:u16 (0...512) (device:16 hash:32)*                   (each device one of the vector's)
 ///     records = count:u32 (0...4096) (length:u32 (1...4 MiB) record)*        (a record: §19.2, at most 4 MiB − 64 KiB)
 ///     offer   = project:16 access:u8 (1 mine, 2 editor, 3 viewer) origin:16 (zeros: none; else not mine)
 ///               role-since:u64 (0...2^63-1; 0 for mine) privileged:u8 (0, 1)
@@ -14,7 +15,7 @@ import Writing
 ///
 ///     sync.projects  request 0x02 (after:16)?               answer 0x02 more:u8 count:u16 (0...64) offer*   (more: count ≥ 1)
 ///     sync.offer     request 0x02 count:u16 (0...64) offer*  answer 0x02 count:u16 (0...64) (project:16 taken:u8)*
-///     sync.pull      request 0x02 project:16 vector         answer 0x02 more:u8 vector records
+///     sync.pull      request 0x02 project:16 vector tips    answer 0x02 more:u8 vector tips records
 ///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
 ///     sync.demotions request 0x02 demotions                 answer 0x02 demotions
 ///     demotions = count:u16 (0...256) (device:16 signing-key:32 demoted-at:u64 (0...2^63-1) demoted-by:16 signature:64)*
@@ -23,8 +24,11 @@ import Writing
 /// device of version 1 would read an offer's fields at the wrong places. Each side refuses a
 /// message of another version whole, naming its version. Still version 2 (never released before it):
 /// the projects list is paged (review 17 s8, F15), `after` the last project of the page before,
-/// each page's offers after it; an asker offers its own projects in pages of as many; and the
-/// owner's own devices pass on the devices the owner demoted (`sync.demotions`, review 17 s8, F4).
+/// each page's offers after it; an asker offers its own projects in pages of as many; the
+/// owner's own devices pass on the devices the owner demoted (`sync.demotions`, review 17 s8, F4). Still
+/// version 2: a pull's vector came with `tips`, the hash of the sender's record at each device's
+/// counter (review 17 s10, N-s10-4 (c)), so a fork whose two records have one number is seen at
+/// once instead of hidden by equal counters.
 public enum SyncWire {
     public static let version: UInt8 = 2
     public static let projectsKind = "sync.projects"
@@ -35,6 +39,9 @@ public enum SyncWire {
     public static let kinds = [projectsKind, offerKind, pullKind, pushKind, demotionsKind]
 
     public static let maximumDevices = 1024
+    /// Tips in one pull message: with a vector of 1,024 devices (24,578 bytes) the tips of 512
+    /// (24,578 bytes) still leave a batch its budget below `maximumMessage`.
+    public static let maximumTips = 512
     public static let maximumRecords = 4096
     /// Offers in one message. Each offered project's compartment is named in the one egress
     /// decision that releases the message (33 bytes each in a detail of at most 4,096: at most 124),
@@ -51,7 +58,7 @@ public enum SyncWire {
     public static let maximumMessage = 4 << 20
     /// What a batch of records may fill: the largest record a vault takes with its length, so every
     /// record held can travel (alone, if need be). The rest of the largest message (a pull answer's
-    /// version, flag, a vector of 1,024 devices and the count: 24,584 bytes) fits in the 64 KiB the
+    /// version, flag, a vector of 1,024 devices, 512 tips and the count: 49,162 bytes) fits in the 64 KiB the
     /// codec leaves below `maximumMessage`.
     public static let batchBudget = ChangeRecordCodec.maximumSize + 4
     /// The wire's bound on one record's length: the message's. A record the codec refuses (over its
@@ -83,6 +90,40 @@ public enum SyncWire {
             vector[device] = try reader.integer(8, in: 1...UInt64(Int64.max), "a counter")
         }
         return vector
+    }
+
+    // MARK: Tips
+
+    /// `tips`: the hash of the sender's record at each device's counter of its vector, of the first
+    /// `maximumTips` devices by id that it names.
+    public static func encode(tips: [DeviceID: [UInt8]], of vector: [DeviceID: UInt64], to out: inout [UInt8]) {
+        let entries = kept(tips, of: vector).sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }
+        SyncWireReader.append(UInt64(entries.count), size: 2, to: &out)
+        for (device, hash) in entries { out += device.bytes + hash }
+    }
+
+    /// The tips a message keeps: 32-byte hashes of devices its vector names, the first
+    /// `maximumTips` by id (so a message equals what it parses back to).
+    static func kept(_ tips: [DeviceID: [UInt8]], of vector: [DeviceID: UInt64]) -> [DeviceID: [UInt8]] {
+        let entries = tips.filter { vector[$0.key] != nil && $0.value.count == 32 }
+            .sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }.prefix(maximumTips)
+        return Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0.value) })
+    }
+
+    static func tips(_ reader: inout SyncWireReader, of vector: [DeviceID: UInt64]) throws(SyncExchangeError) -> [DeviceID: [UInt8]] {
+        let count = try reader.count(2, maximum: maximumTips, itemSize: 48, "tips")
+        var tips: [DeviceID: [UInt8]] = [:]
+        var last: [UInt8]? = nil
+        for _ in 0..<count {
+            let device = try reader.identifier(DeviceID.self)
+            guard last.map({ $0.lexicographicallyPrecedes(device.bytes) }) ?? true else {
+                throw SyncWireReader.malformed("a pull's tips are not strictly ascending")
+            }
+            guard vector[device] != nil else { throw SyncWireReader.malformed("a tip names a device its vector does not") }
+            last = device.bytes
+            tips[device] = try reader.take(32)
+        }
+        return tips
     }
 
     // MARK: Record lists

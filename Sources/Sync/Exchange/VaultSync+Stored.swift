@@ -37,6 +37,29 @@ extension VaultSync {
         return SHA256.hash(bytes)
     }
 
+    /// The hash of the record stored of each device at the counter `vector` names, for those held,
+    /// of the first `SyncWire.maximumTips` devices by id: a pull's `tips` (review 17 s10, N-s10-4 (c)).
+    func tips(of project: ProjectID, at vector: [DeviceID: UInt64]) throws -> [DeviceID: [UInt8]] {
+        var tips: [DeviceID: [UInt8]] = [:]
+        let devices = vector.filter { 1...UInt64(Int64.max) ~= $0.value }.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }
+        for (device, counter) in devices.prefix(SyncWire.maximumTips) {
+            let row = try database.queryOne("SELECT hash FROM sync_records WHERE project_id = ? AND device_id = ? AND counter = ?",
+                                            [.blob(project.bytes), .blob(device.bytes), .integer(Int64(counter))])
+            if let hash = try row?.blob("hash"), hash.count == 32 { tips[device] = hash }
+        }
+        return tips
+    }
+
+    /// The devices whose record at the counter a peer's `tips` names is held here under another
+    /// hash, with that counter: each signed two histories of the project, a fork that equal
+    /// counters would hide. Only the peer's word (a hash, unsigned): it is looked for, never recorded.
+    func forksSeen(of project: ProjectID, held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]]) throws -> [DeviceID: UInt64] {
+        var seen: [DeviceID: UInt64] = [:]
+        let named = held.filter { tips[$0.key] != nil }
+        for (device, hash) in try self.tips(of: project, at: named) where hash != tips[device] { seen[device] = named[device] }
+        return seen
+    }
+
     /// Whether a record with this hash is stored (of any project: a hash names one record).
     func holds(_ hash: [UInt8]) throws -> Bool {
         try database.queryOne("SELECT 1 FROM sync_records WHERE hash = ?", [.blob(hash)]) != nil

@@ -72,11 +72,12 @@ enum SyncCommands {
         or works local-only because its sync state here is damaged, and why (which record, and the
         failure's code) until 'vaultctl repair --from DEVICE'. A project some device's last sync
         left, or whose records are refused with a device either way (how many in the last sync, why,
-        since when), is NOT IN SYNC with that device, never said to sync. Under a project, what of
-        it this device does not show because another project here holds the same ids (a colleague
-        can copy ids), and which project keeps them: your own project over someone else's. A
-        privileged project is checked in a privileged processing session of its compartment,
-        recorded as every session is.
+        since when), is NOT IN SYNC with that device, never said to sync; so is one a device was
+        found signing two histories of (a fork: named under the project, with the remedy). Under
+        a project, what of it this device does not show because another project here holds the
+        same ids (a colleague can copy ids), and which project keeps them: your own project over
+        someone else's. A privileged project is checked in a privileged processing session of its
+        compartment, recorded as every session is.
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             // Damaged exchange tables are not read as if whole: sync is off, and says why.
@@ -177,6 +178,7 @@ enum SyncCommands {
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
               "branches_made": project.branchesMade, "records_refused": project.recordsRefused,
               "records_refused_by_peer": project.recordsRefusedByPeer, "synced": !project.notSynced,
+              "forked": project.forked.keys.map(\.hex).sorted(),
               "local_only": project.localOnly as Any? ?? NSNull(),
               "skipped": project.skipped as Any? ?? NSNull(), "damaged": project.damaged as Any? ?? NSNull()] as [String: Any]
          }]
@@ -190,7 +192,8 @@ enum SyncCommands {
                 Output.line("\(name): syncs, \(records) record(s)")
             case .ready(let records):
                 let devices = Set(project.skipped.map(\.peer) + project.refused.map(\.peer)).map(\.fingerprint).sorted()
-                Output.line("\(name): NOT IN SYNC with \(devices.joined(separator: ", ")), \(records) record(s) here")
+                let with = devices.isEmpty ? "" : " with \(devices.joined(separator: ", "))"
+                Output.line("\(name): NOT IN SYNC\(with), \(records) record(s) here")
             case .localOnly(let reason):
                 Output.line("\(name): LOCAL-ONLY: \(reason)")
             }
@@ -198,6 +201,7 @@ enum SyncCommands {
                 Output.line("  left in the last sync with device \(skip.peer.fingerprint) (\(Output.timestamp(skip.at))): \(skip.reason)")
             }
             for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
+            for fork in project.forks { Output.line("  " + forkText(fork)) }
             for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
         }
         for refusal in offersRefused {
@@ -219,9 +223,22 @@ enum SyncCommands {
         }
     }
 
+    /// A device found signing two histories of a project, as `sync status` says it, with the remedy
+    /// (review 17 s10, N-s10-1 (c)).
+    private static func forkText(_ fork: SyncProjectFork) -> String {
+        "device \(fork.device.fingerprint) signed two histories of this project (found \(Output.timestamp(fork.foundAt))): "
+            + "each of your devices keeps the one that reached it first, and what is written on the other is refused here. "
+            + "If it is your own device, restored from a backup, run 'vaultctl repair --from DEVICE' on it (DEVICE: one of your "
+            + "devices that shows the history to keep); else ask its owner which history it kept, and copy the words only the other "
+            + "device shows ('vaultctl doc show') before you run 'vaultctl repair --from DEVICE' on the device that took the other history"
+    }
+
     /// A project that did not wholly sync in a run with `peer`, for `sync now`'s exit (75).
     private static func notSyncedText(_ project: SyncRunReport.Project, peer: DeviceProfile) -> String {
         var why: [String] = []
+        for device in project.forked.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            why.append("device \(device.fingerprint) signed two histories of it (a fork, from its record \(project.forked[device] ?? 0))")
+        }
         if let skipped = project.skipped { why.append("left for the run: \(skipped)") }
         if let localOnly = project.localOnly { why.append("local-only: \(localOnly)") }
         if project.access == "none" {
@@ -239,13 +256,14 @@ enum SyncCommands {
         let skipped = project.skipped.map { ["device": $0.peer.hex, "reason": $0.reason, "at": Output.timestamp($0.at)] }
         let refused = project.refused.map(json)
         let leftOut = project.leftOut.map { ["kind": $0.kind, "count": $0.count, "held_by": $0.heldBy.hex] as [String: Any] }
+        let forks = project.forks.map { ["device": $0.device.hex, "found_at": Output.timestamp($0.foundAt)] as [String: Any] }
         switch project.state {
         case .ready(let records):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks]
         case .localOnly(let reason):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks]
         }
     }
 

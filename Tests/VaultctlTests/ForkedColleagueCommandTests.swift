@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A colleague's device restored from a backup signs two histories of a shared project (review 17
+/// s10, N-s10-1): the owner's desk takes the colleague's record made before the disk died, the
+/// laptop the one made after the restore, both with one number. Before, the desk and laptop's
+/// version vectors were equal, so `sync now` between them said the project synced (rc 0) while they
+/// showed different text, and once the owner wrote, the laptop was told only "missingParents",
+/// and the desk still said "syncs". Now the pull's tips show the fork at once: `sync now` exits 75
+/// naming the colleague's device as having signed two histories, and `sync status` on both own
+/// devices names it under the project, with the remedy.
+/// (The fork rule that would make both own devices converge, N-s10-1 (a)/(b), is not built yet.)
+@Suite(.serialized)
+struct ForkedColleagueCommandTests {
+    static func pair(_ host: CLIVault, _ guest: CLIVault, trust: String) throws {
+        let started = try PairCommandTests.startHost(host, ["--address", "127.0.0.1:0", "--trust", trust])
+        let joined = try PairCommandTests.join(guest, started.address, code: started.code, extra: ["--trust", trust])
+        let hosted = started.finish()
+        try #require(joined.status == 0 && hosted.status == 0, "pairing: \(joined.stderr) \(hosted.stderr)")
+    }
+
+    static func run(_ vault: CLIVault, _ arguments: [String], stdin: String? = nil) throws {
+        let result = try stdin.map { try vault.run(arguments, stdin: $0) } ?? vault.run(arguments)
+        try #require(result.status == 0, "\(arguments): \(result.stdout) \(result.stderr)")
+    }
+
+    /// `asker` syncs with `answerer` (its daemon started for it); exit 0 required.
+    static func synced(_ asker: CLIVault, with answerer: CLIVault) throws {
+        let result = try SyncNotInSyncCommandTests.sync(asker, with: answerer)
+        try #require(result.status == 0, "\(result.stdout) \(result.stderr)")
+    }
+
+    @Test func aColleaguesRestoredDeviceThatSignedTwoHistoriesIsNamedBySyncNowAndSyncStatusOnBothOwnDevices() throws {
+        let desk = try CLIVault(), laptop = try CLIVault(), colleague = try CLIVault()
+        try Self.pair(desk, laptop, trust: "mine")
+        try Self.pair(colleague, desk, trust: "other")
+        try Self.pair(colleague, laptop, trust: "other")
+        try Self.run(colleague, ["project", "create", "Case", "--register", "general"])
+        try Self.run(colleague, ["doc", "add", "Case", "Notes"])
+        try Self.run(colleague, ["doc", "write", "Case", "Notes"], stdin: "First words.\n")
+        let project = try #require((try RepairCommandTests.json(try colleague.run(["project", "show", "Case", "--json"])))["id"] as? String)
+        for device in [desk, laptop] {
+            let (daemon, address) = try ServeChannelTests.serve(device)
+            let shared = try colleague.run(["share", "project \(project)", "--with", try PeersCommandTests.fingerprint(device),
+                                            "--role", "editor", "--address", address])
+            SyncNotInSyncCommandTests.stop(daemon)
+            try #require(shared.status == 0, "\(shared.stderr)")
+            try Self.synced(device, with: colleague)
+        }
+        try Self.synced(laptop, with: desk)
+
+        // The colleague's vault is backed up; it writes, and the desk takes that record.
+        let backup = colleague.root + "/colleague.backup"
+        try Self.run(colleague, ["backup", "-o", backup])
+        try Self.run(colleague, ["doc", "write", "Case", "Notes"], stdin: "First words.\n\nColleague text A.\n")
+        try Self.synced(desk, with: colleague)
+        // Its disk dies: the backup is restored, it writes again, and the laptop takes that record.
+        let restored = try CLIVault(create: false)
+        let output = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
+        try #require(output.status == 0, "\(output.stdout) \(output.stderr)")
+        try Self.run(restored, ["doc", "write", "Case", "Notes"], stdin: "First words.\n\nColleague text B.\n")
+        try Self.synced(laptop, with: restored)
+        let deskShows = try desk.run(["doc", "show", "Case", "Notes"]).stdout, laptopShows = try laptop.run(["doc", "show", "Case", "Notes"]).stdout
+        try #require(deskShows.contains("Colleague text A.") && laptopShows.contains("Colleague text B."), "desk: \(deskShows) laptop: \(laptopShows)")
+
+        // The owner writes on the laptop and syncs it with the desk: the fork is named at once.
+        let words = laptopShows.trimmingCharacters(in: .whitespacesAndNewlines) + "\n\nOwner laptop words.\n"
+        try Self.run(laptop, ["doc", "write", "Case", "Notes"], stdin: words)
+        let colleagueFingerprint = try PeersCommandTests.fingerprint(colleague)
+        let met = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        #expect(met.status == 75, "\(met.status): \(met.stdout) \(met.stderr)")
+        #expect(met.stderr.contains("device \(colleagueFingerprint) signed two histories of it"), "\(met.stderr)")
+        for (name, vault) in [("laptop", laptop), ("desk", desk)] {
+            let status = try vault.run(["sync", "status"])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(!status.stdout.contains("project \(project): syncs"), "\(name): \(status.stdout)")
+            #expect(status.stdout.contains("device \(colleagueFingerprint) signed two histories of this project"), "\(name): \(status.stdout)")
+            #expect(status.stdout.contains("vaultctl repair --from DEVICE"), "\(name): the remedy: \(status.stdout)")
+            let listed = try RepairCommandTests.json(try vault.run(["sync", "status", "--json"]))
+            let projects = try #require(listed["projects"] as? [[String: Any]], "\(listed)")
+            let entry = try #require(projects.first { $0["project"] as? String == project }, "\(projects)")
+            let forks = try #require(entry["forks"] as? [[String: Any]], "\(entry)")
+            #expect(entry["syncs"] as? Bool == false && forks.count == 1, "\(name): \(entry)")
+        }
+        // Nothing was lost: each own device still shows what it showed, the laptop the owner's words.
+        #expect(try laptop.run(["doc", "show", "Case", "Notes"]).stdout.contains("Owner laptop words."))
+        #expect(try desk.run(["doc", "show", "Case", "Notes"]).stdout.contains("Colleague text A."))
+    }
+}
