@@ -76,7 +76,9 @@ struct ForkedColleagueCommandTests {
             #expect(status.status == 0, "\(status.stderr)")
             #expect(!status.stdout.contains("project \(project): syncs"), "\(name): \(status.stdout)")
             #expect(status.stdout.contains("device \(colleagueFingerprint) signed two histories of this project"), "\(name): \(status.stdout)")
-            #expect(status.stdout.contains("vaultctl repair --from DEVICE"), "\(name): the remedy: \(status.stdout)")
+            // The remedy named is one that works (no repair mends a fork yet): copy the words into a new project.
+            #expect(status.stdout.contains("'vaultctl doc show' there) into a new project"), "\(name): the remedy: \(status.stdout)")
+            #expect(!status.stdout.contains("repair --from DEVICE' on it"), "\(name): \(status.stdout)")
             let listed = try RepairCommandTests.json(try vault.run(["sync", "status", "--json"]))
             let projects = try #require(listed["projects"] as? [[String: Any]], "\(listed)")
             let entry = try #require(projects.first { $0["project"] as? String == project }, "\(projects)")

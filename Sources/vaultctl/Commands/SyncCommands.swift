@@ -226,11 +226,13 @@ enum SyncCommands {
     /// A device found signing two histories of a project, as `sync status` says it, with the remedy
     /// (review 17 s10, N-s10-1 (c)).
     private static func forkText(_ fork: SyncProjectFork) -> String {
+        // Only what works: no repair mends a fork yet (reviewer 11 on f457902: `repair --from`
+        // refuses such a device's records, and the fork stays remembered).
         "device \(fork.device.fingerprint) signed two histories of this project (found \(Output.timestamp(fork.foundAt))): "
-            + "each of your devices keeps the one that reached it first, and what is written on the other is refused here. "
-            + "If it is your own device, restored from a backup, run 'vaultctl repair --from DEVICE' on it (DEVICE: one of your "
-            + "devices that shows the history to keep); else ask its owner which history it kept, and copy the words only the other "
-            + "device shows ('vaultctl doc show') before you run 'vaultctl repair --from DEVICE' on the device that took the other history"
+            + "each of your devices keeps the one that reached it first and refuses, for good, what is written on the other, "
+            + "so the project no longer syncs between devices that took different histories. Nothing is lost: each device "
+            + "still shows its words. To bring them together, copy the words only one device shows ('vaultctl doc show' "
+            + "there) into a new project on one device: a new project syncs"
     }
 
     /// A project that did not wholly sync in a run with `peer`, for `sync now`'s exit (75).
