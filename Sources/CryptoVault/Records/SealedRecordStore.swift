@@ -174,10 +174,12 @@ final class SealedRecordStore {
         }
     }
 
-    /// Deletes every record sealed by `module` (its store rebuilt by `vaultctl repair`); returns how
+    /// Deletes every record sealed by `module` (its store rebuilt by `vaultctl repair`), except those
+    /// of the compartments `kept` names by row id (projects the repair keeps as they are); returns how
     /// many went. The database runs with secure_delete, so their pages are zeroed.
-    func removeAll(module: String) throws -> Int {
-        try database.query("DELETE FROM sealed_records WHERE module = ?", [.text(module)])
+    func removeAll(module: String, keepingCompartmentRowIDs kept: [Int64] = []) throws -> Int {
+        let keeping = kept.isEmpty ? "" : " AND compartment_id NOT IN (\(kept.map(String.init).joined(separator: ", ")))"
+        try database.query("DELETE FROM sealed_records WHERE module = ?" + keeping, [.text(module)])
         return database.changes
     }
 

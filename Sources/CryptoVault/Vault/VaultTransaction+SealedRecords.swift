@@ -68,10 +68,11 @@ extension VaultTransaction {
         try plaintext.withUnsafeBytes { try sealedRecords.holds($0, at: location, in: compartment, access: .keyring(keyring)) }
     }
 
-    /// Deletes every record `module` sealed, in every compartment, for a module whose whole store is
-    /// being rebuilt in this transaction (`vaultctl repair`, SECURITY.md §19.10); returns how many.
-    public func removeRecords(ofModule module: String) throws -> Int {
-        try sealedRecords.store.removeAll(module: module)
+    /// Deletes every record `module` sealed, in every compartment but `kept`, for a module whose whole
+    /// store is being rebuilt in this transaction (`vaultctl repair`, SECURITY.md §19.10; `kept`: the
+    /// compartments of projects the repair keeps as they are); returns how many.
+    public func removeRecords(ofModule module: String, keeping kept: [VaultCompartment] = []) throws -> Int {
+        try sealedRecords.store.removeAll(module: module, keepingCompartmentRowIDs: kept.map(\.rowID))
     }
 
     /// Deletes the record at `location` of `compartment` (`.recordNotFound` if it holds none of it).

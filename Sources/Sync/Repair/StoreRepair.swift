@@ -24,8 +24,14 @@ public struct RepairReport: Sendable, Equatable {
     /// view-only here until a sync with an own device that holds them brings them back, since this
     /// device's next record there would reuse their counters with other content (a fork).
     public var awaiting: [ProjectID: UInt64] = [:]
-    /// Projects of this vault (a compartment `project ID`) the device did not offer: only in the kept copy.
+    /// Projects of this vault (a compartment `project ID`) the device did not offer, kept as they are
+    /// here: their rows read whole (`KeptProjects`; before, the rebuild dropped each whole).
+    public var keptHere: [ProjectID] = []
+    /// Projects of this vault the device did not offer whose own rows here are damaged, with why
+    /// (`KeptProjects.problem`): dropped by the rebuild, only in the kept copy (their readable
+    /// documents are named first, as `replacedHere`, and need --discard-local).
     public var notOffered: [ProjectID] = []
+    public var notOfferedDamage: [ProjectID: String] = [:]
     /// Projects the device offered that this vault never held: `vaultctl sync now` brings them.
     public var notHere: [ProjectID] = []
     /// Projects the device offered as someone else's whose origin this vault did not take: it made
@@ -97,19 +103,50 @@ public struct StoreRepair {
             replicas[offer.project] = replica
             pulled.append((offer, compartment, replica.records(missingFrom: [:])))
         }
-        report.notOffered = compartments.keys.filter { id in !offers.contains { $0.project == id } }.sorted { $0.hex < $1.hex }
+        let unoffered = compartments.keys.filter { id in !offers.contains { $0.project == id } }.sorted { $0.hex < $1.hex }
+        let keeping = try unofferedKept(unoffered, into: &report)
         let provenance = try provenances(of: pulled.map(\.offer))
-        let sessions = try startSessions(for: pulled.map(\.compartment))
+        let sessions = try startSessions(for: pulled.map(\.compartment) + report.notOffered.compactMap { compartments[$0] })
         defer { for session in sessions.values { try? session.end() } }
         try check(pulled, own: author.device, sessions: sessions, into: &report)
+        // A project dropped for its damage has nothing on the device: each readable document of it is at risk.
+        for id in report.notOffered { replicas[id] = SyncReplica(project: id, author: nil, devices: [:]) }
         report.replacedHere = try documentsAtRisk(replicas, sessions: sessions)
         if !report.replacedHere.isEmpty && !discardingLocal { throw refusal(naming: report.replacedHere) }
         let kept = try DamagedStoreCopy.keep(vault.vault, at: clock.now())
         report.kept = kept.name
         report.keptBytes = kept.bytes
         try vault.record(VaultEvent(.syncRepairKept, details: [.init("peer", peer.deviceID.hex), .init("kept", kept.name), .init("bytes", String(kept.bytes))]))
-        try rebuild(pulled, author: author, own: own, provenance: provenance, sessions: sessions, into: &report)
+        try rebuild(pulled, keeping: keeping, author: author, own: own, provenance: provenance, sessions: sessions, into: &report)
         return report
+    }
+
+    /// Sorts the projects here that the device does not offer into those kept as they are here (their
+    /// rows read whole) and those dropped for their damage (with why); returns the kept ones'
+    /// compartments, whose sealed records the reset keeps.
+    private func unofferedKept(_ unoffered: [ProjectID], into report: inout RepairReport) throws -> [VaultCompartment] {
+        guard !unoffered.isEmpty else { return [] }
+        let tables = try KeptProjects.tables()
+        return try vault.transaction { tx in
+            var kept: [VaultCompartment] = []
+            for id in unoffered {
+                let problem: String?
+                do {
+                    let project = try WritingStore(tx).project(id)
+                    problem = KeptProjects.problem(of: id, in: tx.database, tables: tables)
+                    if problem == nil { kept.append(project.compartment) }
+                } catch {
+                    problem = "its project row does not read (\((error as? WritingError)?.code.rawValue ?? (error as? CryptoVaultError)?.code.rawValue ?? "unreadable"))"
+                }
+                if let problem {
+                    report.notOffered.append(id)
+                    report.notOfferedDamage[id] = problem
+                } else {
+                    report.keptHere.append(id)
+                }
+            }
+            return kept
+        }
     }
 
     /// This vault's project compartments (`project ID`, or `project ID (synced)`), by project id:
@@ -266,14 +303,18 @@ public struct StoreRepair {
 
     /// One transaction: the store emptied and made again, each project restored in its compartment,
     /// its roster kept, its records stored and its documents written by `VaultSync.receive`.
-    private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], author: SyncAuthor,
+    private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], keeping: [VaultCompartment],
+                         author: SyncAuthor,
                          own: [DeviceID: [UInt8]], provenance: [ProjectID: ProjectProvenance],
                          sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
-        let checked = report.checked, missing = report.missing, keptCopy = report.kept, awaiting = report.awaiting
+        let checked = report.checked, missing = report.missing, keptCopy = report.kept, awaiting = report.awaiting, keptHere = report.keptHere
+        let tables = keptHere.isEmpty ? [] : try KeptProjects.tables()
         (report.projects, report.originsRefused) = try vault.transaction { tx in
-            let reset = try WritingStoreReset.reset(in: tx)
+            try KeptProjects.copyAside(keptHere, in: tx.database, tables: tables)
+            let reset = try WritingStoreReset.reset(in: tx, keeping: keeping)
+            try KeptProjects.putBack(in: tx.database, tables: tables)
             try tx.record(.syncRepairReset, details: [.init("peer", peer.deviceID.hex), .init("tables", String(reset.tables)),
-                                                      .init("sealed", String(reset.sealed))])
+                                                      .init("sealed", String(reset.sealed)), .init("kept-here", String(keptHere.count))])
             var projects: [RepairReport.Project] = [], originsRefused: [ProjectID] = []
             for item in pulled {
                 let access: RecordAccess = sessions[item.compartment.id].map { .session($0) } ?? .vault
@@ -296,6 +337,7 @@ public struct StoreRepair {
                                                  .init("records", String(projects.reduce(0) { $0 + $1.records })),
                                                  .init("checked", String(checked)), .init("missing", String(missing)),
                                                  .init("awaiting", String(awaiting.count)),
+                                                 .init("kept-here", String(keptHere.count)),
                                                  .init("kept", keptCopy)])
             return (projects, originsRefused)
         }

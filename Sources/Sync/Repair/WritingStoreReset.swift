@@ -10,14 +10,16 @@ import Writing
 enum WritingStoreReset {
     static let modules = [WritingSchema.module, SyncSchema.module]
 
-    /// Returns the tables made again and the sealed records removed.
-    static func reset(in transaction: VaultTransaction) throws -> (tables: Int, sealed: Int) {
+    /// Returns the tables made again and the sealed records removed. The records sealed in `kept`
+    /// stay: the compartments of projects `vaultctl repair --from` keeps as they are (`KeptProjects`,
+    /// whose rows it puts back).
+    static func reset(in transaction: VaultTransaction, keeping kept: [VaultCompartment] = []) throws -> (tables: Int, sealed: Int) {
         let database = transaction.database
         let tables = try tableNames()
         try database.execute("PRAGMA defer_foreign_keys = ON")
         for table in tables.reversed() { try database.execute("DROP TABLE IF EXISTS \"\(table)\"") }
         var sealed = 0
-        for module in modules { sealed += try transaction.removeRecords(ofModule: module.module) }
+        for module in modules { sealed += try transaction.removeRecords(ofModule: module.module, keeping: kept) }
         for module in modules {
             for migration in module.migrations { try database.execute(migration.sql) }
         }

@@ -25,6 +25,9 @@ enum RepairCommands {
         encrypted channel where 'vaultctl serve --address' answers. Every record PEER holds is pulled
         and verified first (its signature by a key of your devices, its causality) and checked
         against this vault's audit log wherever the log recorded it; if any fails, nothing changes.
+        A project here that PEER does not offer (made here and never synced, or shared with this
+        device only) is kept as it is here; when its own rows are damaged it goes with the rest, its
+        documents named first as below, and its words are then only in the kept copy.
         Then the vault's database files are kept aside as they are, in VAULT/damaged/TIME-PID/
         (read-only, opened by vaultctl only with 'audit verify --read-only'; 'compartment destroy'
         and 'passwd' are refused while it is there, until their --remove-kept-copies removes it),
@@ -72,7 +75,9 @@ enum RepairCommands {
                              "origins_not_restored": mend.originsNotRestored ?? NSNull(),
                              "records": report.records, "checked": report.checked, "missing": report.missing,
                              "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
+                             "kept_here": report.keptHere.map(\.hex),
                              "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex),
+                             "not_offered_damage": Dictionary(uniqueKeysWithValues: report.notOfferedDamage.map { ($0.key.hex, $0.value) }),
                              "origins_refused": report.originsRefused.map(\.hex),
                              "replaced_here": report.replacedHere.map(json),
                              "awaiting": report.awaiting.sorted { $0.key.hex < $1.key.hex }.map { ["project": $0.key.hex, "counter": $0.value] as [String: Any] }])
@@ -93,7 +98,12 @@ enum RepairCommands {
                             + "\(pairing.peer.name) lacks some. 'vaultctl sync now --peer DEVICE' with your own device that holds them brings them; "
                             + "a change before would reuse their numbers, and your devices would refuse this one's records of it for good.")
             }
-            for id in report.notOffered { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is only in the kept copy.") }
+            for id in report.keptHere { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is kept as it is here.") }
+            for id in report.notOffered {
+                Output.line("Project \(id.hex) is not on \(pairing.peer.name) and its rows here are damaged (\(report.notOfferedDamage[id] ?? "unread")): "
+                            + "it is only in the kept copy, where 'vaultctl doc list \(id.hex) --vault \(kept) --read-only' lists its documents "
+                            + "and 'vaultctl doc show' with --read-only reads them.")
+            }
             for id in report.originsRefused {
                 Output.line("Project \(id.hex) was made on this device, not from \(pairing.peer.name)'s offer: it stays your own here, whoever \(pairing.peer.name) says it is from (recorded).")
             }

@@ -1,0 +1,105 @@
+import CryptoVault
+import Foundation
+import Testing
+import TestSupport
+import Writing
+
+/// `vaultctl repair --from DEVICE` and a project DEVICE does not offer (closing note s10, "Left
+/// open"; review 17 s10 on 3c57845): a project made on the laptop and never synced. Before, the
+/// rebuild dropped it whole, its words then only in the kept copy, with one line after the fact.
+/// Now it is kept as it is here when its rows read whole; when its own rows are the damaged part,
+/// the repair names its documents and is refused without --discard-local, and with it says that its
+/// words are only in the kept copy, where `doc show --read-only` reads them.
+@Suite(.serialized)
+struct RepairKeepsUnofferedProjectTests {
+    static let diary = "laptoponlydiary"
+
+    /// The fixture's project synced; then a project "Trip" with a document "Diary" made on the
+    /// laptop only. Returns the fixture, Trip's id and the Diary's.
+    static func laptopWithTrip() throws -> (SyncOverNetworkFixture, ProjectID, NodeID) {
+        let f = try SyncOverNetworkFixture()
+        let (trip, diary) = try f.edit(f.laptop) { store in
+            let project = try store.createProject(named: "Trip", register: .general, kind: .document)
+            let node = try store.addNode(.scene, titled: "Diary", in: project.id)
+            try store.replaceDocumentContent(of: node.id, in: project.id, with: DocumentContent(blocks: [
+                Block(id: try BlockID.random(), kind: .heading(level: 1), text: "Day one"),
+                Block(id: try BlockID.random(), kind: .paragraph, text: "The \(Self.diary) words, é ß."),
+            ]))
+            _ = try store.createProjectSnapshot(of: project.id, titled: "Setting out")
+            return (project.id, node.id)
+        }
+        return (f, trip, diary)
+    }
+
+    /// One block of `document` given a position past its CHECK, as a flipped sign bit leaves it: the
+    /// writing store is then damaged (in-memory mode until repaired).
+    static func damageBlock(of document: NodeID, in vault: CLIVault) throws {
+        try Database(path: vault.directory + "/vault.db", create: false, readOnly: false).execute("""
+            PRAGMA ignore_check_constraints = ON;
+            UPDATE writing_blocks SET position = -1 WHERE rowid = (SELECT min(rowid) FROM writing_blocks WHERE node_id = X'\(document.hex)')
+            """)
+    }
+
+    /// Trip's project version given a number past its CHECK: the damage is Trip's own rows, its
+    /// document still reads.
+    static func damageVersion(of project: ProjectID, in vault: CLIVault) throws {
+        try Database(path: vault.directory + "/vault.db", create: false, readOnly: false).execute("""
+            PRAGMA ignore_check_constraints = ON;
+            UPDATE writing_project_snapshots SET sequence = -2 WHERE project_id = X'\(project.hex)'
+            """)
+    }
+
+    static func text(of document: NodeID, in project: ProjectID, _ f: SyncOverNetworkFixture, _ vault: CLIVault) throws -> [String] {
+        try f.edit(vault) { store in try store.documentContent(of: document, in: project).blocks.map(\.text) }
+    }
+
+    @Test func aProjectTheDeviceDoesNotOfferIsKeptAsItIsHereAndSyncsAfter() throws {
+        let (f, trip, diary) = try Self.laptopWithTrip()
+        let before = try Self.text(of: diary, in: trip, f, f.laptop)
+        // The damage is the synced project's (a block of its document), not Trip's.
+        try Self.damageBlock(of: f.document, in: f.laptop)
+        let listed = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
+        #expect(listed.stderr.contains(InMemoryModeTests.notice), "the damage did not show: \(listed.stderr)")
+
+        let repaired = try f.hosts.run(.laptop, f.laptop, ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress])
+        try #require(repaired.status == 0, "\(repaired.stderr)")
+        #expect(repaired.stdout.contains("Project \(trip.hex) is not on ") && repaired.stdout.contains(": it is kept as it is here."),
+                "\(repaired.stdout)")
+        #expect(!repaired.stdout.contains("only in the kept copy"), "\(repaired.stdout)")
+        #expect(try Self.text(of: diary, in: trip, f, f.laptop) == before, "Trip's words are not kept")
+        let shown = try f.hosts.run(.laptop, f.laptop, ["doc", "show", "Trip", "Diary"])
+        #expect(shown.status == 0 && shown.stdout.contains(Self.diary) && !shown.stderr.contains("in-memory mode"), "\(shown.stdout) \(shown.stderr)")
+        let log = try f.laptop.run(["audit", "log", "--json", "--details", "--action", "sync.repair"])
+        #expect(log.stdout.contains("\"kept-here\"") && log.stdout.contains("\"1\""), "\(log.stdout)")
+        #expect(try f.laptop.run(["audit", "verify"], unlock: false).status == 0)
+
+        // Kept whole, sync state included: the next sync takes Trip to the desk.
+        let synced = try f.sync()
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try Self.text(of: diary, in: trip, f, f.desk) == before, "Trip did not reach the desk after the repair")
+    }
+
+    @Test func aProjectTheDeviceDoesNotOfferWhoseOwnRowsAreDamagedIsNamedAndItsWordsReadFromTheKeptCopy() throws {
+        let (f, trip, diary) = try Self.laptopWithTrip()
+        try Self.damageVersion(of: trip, in: f.laptop)
+        let repair = ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress]
+
+        let refused = try f.hosts.run(.laptop, f.laptop, repair)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("'Diary' (\(diary.hex)) of project \(trip.hex), which the device does not hold"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.laptop.directory + "/damaged"), "a refused repair kept a copy")
+        #expect(try RepairFromDeviceTests.repairActions(f) == ["sync.repair-refused"])
+
+        let replaced = try f.hosts.run(.laptop, f.laptop, repair + ["--discard-local"])
+        try #require(replaced.status == 0, "\(replaced.stderr)")
+        #expect(replaced.stdout.contains("Project \(trip.hex) is not on ") && replaced.stdout.contains("its rows here are damaged")
+                && replaced.stdout.contains("only in the kept copy") && replaced.stdout.contains("--read-only"), "\(replaced.stdout)")
+        let kept = try #require(replaced.stdout.split(separator: "\n").first { $0.hasPrefix("The damaged store is kept in ") }
+            .map { String($0.dropFirst("The damaged store is kept in ".count)) }, "\(replaced.stdout)")
+        let read = try CLI.run(["doc", "show", "Trip", "Diary", "--vault", kept, "--passphrase-file", f.laptop.passphraseFile, "--read-only"])
+        #expect(read.status == 0 && read.stdout.contains(Self.diary), "\(read.stdout) \(read.stderr)")
+        let gone = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
+        #expect(gone.status == 0 && !gone.stdout.contains("Trip") && gone.stdout.contains("Field notes"), "\(gone.stdout) \(gone.stderr)")
+        #expect(try f.laptop.run(["audit", "verify"], unlock: false).status == 0)
+    }
+}
