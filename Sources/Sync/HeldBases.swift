@@ -19,6 +19,10 @@ struct HeldBases {
 
     static let table = "sync_held_documents"
 
+    /// The most parts a base is cut into: a stored document's bound, twice over for its encoding
+    /// (`VaultSync.DamagedRows` takes a larger count for damage).
+    static let mostParts = 2 * WritingLimits.maximumStoredDocumentBytes / VaultSync.partSize + 1
+
     private var database: Database { sync.database }
 
     /// The held documents of `project`, each with the text the writer's edits are made from.
@@ -96,6 +100,22 @@ struct HeldBases {
         } catch {
             throw VaultSync.damaged(project.id, "the base of the editor's hold on document \(document) does not open (\(VaultSync.reason(error)))")
         }
+    }
+
+    /// A damaged hold (`VaultSync.DamagedRows`; closing note s10): its part count found again by
+    /// opening the base's sealed parts in order until one is not there, its time made now when it is
+    /// not one. False when its document id is not whole or the parts found do not make a base: the
+    /// caller drops the row.
+    func mend(_ rowid: Int64, of project: WritingProject) throws -> Bool {
+        guard let row = try database.queryOne("SELECT document_id FROM sync_held_documents WHERE rowid = ?", [.integer(rowid)]),
+              let document = try? NodeID(bytes: try row.blob("document_id")) else { return false }
+        var parts = 0
+        while parts < Self.mostParts, (try? sync.open([try Self.location(document, part: parts)], of: project) { _ in }) != nil { parts += 1 }
+        guard parts > 0, (try? base(of: document, parts: parts, in: project)) != nil else { return false }
+        try database.query("""
+            UPDATE sync_held_documents SET parts = ?, held_at = CASE WHEN typeof(held_at) = 'integer' THEN held_at ELSE ? END WHERE rowid = ?
+            """, [.integer(Int64(parts)), .integer(sync.store.clock.now()), .integer(rowid)])
+        return true
     }
 
     static func location(_ document: NodeID, part: Int) throws -> SealedRecordLocation {

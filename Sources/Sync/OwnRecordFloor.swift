@@ -13,6 +13,8 @@ import Writing
 struct OwnRecordFloor {
     let database: Database
 
+    static let table = "sync_own_floors"
+
     /// The floor of a project in a restored or recovered vault (SECURITY.md §19.10; review 17 s10,
     /// N-s10-4): the backup rewound this device's records and its audit log alike, so how far its
     /// records went is not known here. No counter reaches this one: the project waits for one

@@ -42,17 +42,47 @@ public struct VaultSync {
     /// and the project works local-only until it is repaired (`state(of:)`).
     public func replica(of projectID: ProjectID) throws -> SyncReplica {
         let project = try store.project(projectID)
-        // A row whose clear columns no writer stores (a flipped bit) is the project's damage (N-s9-6).
-        try VaultSync.DamagedRecords.check(projectID, in: database)
+        // A row of the sync module's tables that no writer stores (a flipped bit) is the project's
+        // damage (N-s9-6, and the other tables' rows: closing note s10).
+        try VaultSync.DamagedRows.check(projectID, in: database)
         var replica = SyncReplica(project: projectID, author: author, devices: devices)
-        for (hash, bytes) in try storedRecords(of: project) {
-            switch replica.receive(bytes) {
+        for stored in try storedRecords(of: project) {
+            let record: ChangeRecord
+            do { record = try ChangeRecordCodec.parse(stored.bytes) } catch {
+                throw Self.damaged(projectID, "record \(CausalHistory.short(stored.hash)) no longer verifies (\((error as? SyncError)?.code.rawValue ?? "unreadable"))")
+            }
+            try Self.checkColumns(stored, against: record, of: projectID)
+            switch replica.receive(record) {
             case .applied: continue
-            case .held: throw Self.damaged(projectID, "record \(CausalHistory.short(hash)) follows a record that is not stored")
-            case .refused(let error): throw Self.damaged(projectID, "record \(CausalHistory.short(hash)) no longer verifies (\(error.code.rawValue))")
+            case .held: throw Self.damaged(projectID, "record \(CausalHistory.short(stored.hash)) follows a record that is not stored")
+            case .refused(let error): throw Self.damaged(projectID, "record \(CausalHistory.short(stored.hash)) no longer verifies (\(error.code.rawValue))")
             }
         }
         return replica
+    }
+
+    /// A stored record's clear columns are what the exchange reads without opening the record
+    /// (`heldVector`): a value flipped to another its CHECK allows (a counter 5 made 7) passed every
+    /// check of the columns alone, and the vector then claimed records this vault does not hold
+    /// (review 17 s10, N-s10-7). So each row is checked against the signed record it names, once
+    /// per replica made (the record is parsed for the replica anyway): a difference is damage that
+    /// `vaultctl repair` mends (`DamagedRecords.mend` writes the columns again from the record).
+    static func checkColumns(_ stored: StoredRecord, against record: ChangeRecord, of project: ProjectID) throws {
+        guard record.hash != stored.hash || record.device != stored.device || record.counter != stored.counter
+              || record.lamport != stored.lamport || record.project != project else { return }
+        throw SyncError(.damagedSyncState, """
+            the sync state of project \(project) is damaged: the clear columns of stored record \(CausalHistory.short(stored.hash)) (device, counter, \
+            lamport clock) are not those of the signed record it names; the project works local-only until 'vaultctl repair' mends it
+            """)
+    }
+
+    /// One row of `sync_records`, its clear columns read as a writer stores them, and its record's bytes.
+    struct StoredRecord {
+        let hash: [UInt8]
+        let device: DeviceID
+        let counter: UInt64
+        let lamport: UInt64
+        let bytes: [UInt8]
     }
 
     static func damaged(_ project: ProjectID, _ why: String) -> SyncError {
@@ -64,13 +94,16 @@ public struct VaultSync {
         try replica(of: projectID).records(missingFrom: versionVector).map(\.encoded)
     }
 
-    func storedRecords(of project: WritingProject) throws -> [(hash: [UInt8], bytes: [UInt8])] {
-        let rows = try database.query("SELECT hash, counter, parts FROM sync_records WHERE project_id = ? ORDER BY rowid", [.blob(project.id.bytes)])
+    func storedRecords(of project: WritingProject) throws -> [StoredRecord] {
+        let rows = try database.query("SELECT hash, device_id, counter, lamport, parts FROM sync_records WHERE project_id = ? ORDER BY rowid",
+                                      [.blob(project.id.bytes)])
         return try rows.map { row in
             let hash = try row.blob("hash")
             // The counter column is what the exchange reads without opening the record (`heldVector`).
-            _ = try Self.storedCounter(try row.integer("counter"), of: project.id)
-            return (hash, try storedRecord(hash, parts: try row.integer("parts"), of: project))
+            let counter = try Self.storedCounter(try row.integer("counter"), of: project.id)
+            return StoredRecord(hash: hash, device: try DeviceID(bytes: try row.blob("device_id")), counter: counter,
+                                lamport: UInt64(max(0, try row.integer("lamport"))),
+                                bytes: try storedRecord(hash, parts: try row.integer("parts"), of: project))
         }
     }
 

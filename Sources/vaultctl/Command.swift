@@ -114,7 +114,7 @@ enum VaultLocation {
         let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
         for warning in unlocked.unlockWarnings { Output.note("vaultctl: warning: \(warning)") }
         DamagedTrustNotice.print(vault)
-        for problem in VaultSync.DamagedRecords.problems(of: unlocked) { Output.note("vaultctl: warning: \(problem)") }
+        for problem in VaultSync.DamagedRows.problems(of: unlocked) { Output.note("vaultctl: warning: \(problem)") }
         return unlocked
     }
 }

@@ -93,6 +93,11 @@ extension VaultSync {
 }
 
 extension VaultSync {
+    /// Every project this vault holds sync records of (`repair`'s mend checks each one's rows).
+    static func projectsWithRecords(in database: Database) throws -> [ProjectID] {
+        try database.query("SELECT DISTINCT project_id FROM sync_records ORDER BY project_id").map { try ProjectID(bytes: try $0.blob("project_id")) }
+    }
+
     /// This vault's version vector of every project it holds records of, from the clear columns of
     /// the stored records (no record is opened): for `sync status`'s pending counts. A project whose
     /// stored counters are damaged is left out: it is local-only, and `SyncStatus.projects` says why.

@@ -18,4 +18,7 @@ extension AuditAction {
     /// `vaultctl repair` (without --from) mended damaged rows of `sync_records` (`VaultSync.DamagedRecords`;
     /// details: mended, dropped, projects).
     public static let syncRecordsMended = AuditAction("sync.records-mended")
+    /// `vaultctl repair` (without --from) mended damaged rows of the sync module's other tables
+    /// (`VaultSync.DamagedRows`; details: mended, dropped (table=count, comma-separated), waiting).
+    public static let syncRowsMended = AuditAction("sync.rows-mended")
 }

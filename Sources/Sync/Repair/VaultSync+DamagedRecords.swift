@@ -37,20 +37,6 @@ extension VaultSync {
             }
         }
 
-        /// Whether there are damaged rows and each names a project: then they are those projects' damage
-        /// (local-only until `vaultctl repair`; a row of a project this store does not hold is read by
-        /// nothing, and the mend drops it), not the store's. False when there are none (the open's
-        /// quick_check found what this does not see: the store's to judge) or the table cannot be read.
-        package static func eachNamesAProject(in database: Database) -> Bool {
-            guard let rows = try? rows(in: database), !rows.isEmpty else { return false }
-            return rows.allSatisfy { $0.project != nil }
-        }
-
-        /// The projects with a damaged row, in id order.
-        package static func projects(in database: Database) throws -> [ProjectID] {
-            Set(try rows(in: database).compactMap(\.project)).sorted { $0.hex < $1.hex }
-        }
-
         /// Throws `.damagedSyncState` when a row of `project`'s stored records is damaged: the project
         /// works local-only, with the reason and what mends it.
         static func check(_ project: ProjectID, in database: Database) throws {
@@ -75,19 +61,5 @@ extension VaultSync {
             }
             return "a stored record's hash, device or time is not one a writer stores"
         }
-    }
-}
-
-extension VaultSync.DamagedRecords {
-    /// What is wrong with each project of `vault` that has a damaged row, when its open found one
-    /// (`Vault.damagedModuleRows`): for the warning every unlocking command prints.
-    public static func problems(of vault: UnlockedVault) -> [String] {
-        guard vault.vault.damagedModuleRows[table] != nil else { return [] }
-        return (try? vault.transaction { tx in
-            try projects(in: tx.database).compactMap { project in
-                do { try check(project, in: tx.database) } catch let error as SyncError { return error.message }
-                return nil
-            }
-        }) ?? []
     }
 }

@@ -25,14 +25,15 @@ extension VaultSync.DamagedRecords {
     /// project's records open only in a session of its compartment (actor `repair`), as every read
     /// of them does.
     public static func mend(_ vault: UnlockedVault) throws -> SyncRecordsMend {
-        let found = try vault.transaction { tx in
+        let (damaged, stored) = try vault.transaction { tx in
             // A row whose project this store does not hold is read by nothing: dropped.
-            try rows(in: tx.database).map { row in (row.rowid, row.project.flatMap { try? WritingStore(tx).project($0) }) }
+            (try rows(in: tx.database).map { row in (row.rowid, row.project.flatMap { try? WritingStore(tx).project($0) }) },
+             try VaultSync.projectsWithRecords(in: tx.database).compactMap { try? WritingStore(tx).project($0) })
         }
-        guard !found.isEmpty else { return SyncRecordsMend() }
+        guard !damaged.isEmpty || !stored.isEmpty else { return SyncRecordsMend() }
         var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
         defer { for session in sessions.values { try? session.end() } }
-        for case let (_, project?) in found where project.isPrivileged && sessions[project.compartment.id] == nil {
+        for project in damaged.compactMap(\.1) + stored where project.isPrivileged && sessions[project.compartment.id] == nil {
             sessions[project.compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair",
                                                                                      purpose: "mend damaged sync records")
         }
@@ -40,27 +41,52 @@ extension VaultSync.DamagedRecords {
         let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         return try vault.transaction { tx in
             var mend = SyncRecordsMend()
+            let sync = { (project: WritingProject) in
+                VaultSync(WritingStore(tx, access: sessions[project.compartment.id].map { .session($0) } ?? .vault), author: author, devices: [:])
+            }
+            // Rows whose columns a writer could store but that are not the record's (N-s10-7): found by
+            // opening each record, as a replica made of them would.
+            var found = damaged
+            for project in stored {
+                found += try unlike(project, with: sync(project)).map { ($0, project) }
+            }
             for (rowid, project) in found {
                 guard let project else {
                     try tx.database.query("DELETE FROM sync_records WHERE rowid = ?", [.integer(rowid)])
                     mend.droppedUnowned += 1
                     continue
                 }
-                let access: RecordAccess = sessions[project.compartment.id].map { .session($0) } ?? .vault
-                let sync = VaultSync(WritingStore(tx, access: access), author: author, devices: [:])
-                if try restore(rowid, of: project, with: sync) {
+                if try restore(rowid, of: project, with: sync(project)) {
                     mend.mended[project.id, default: 0] += 1
                 } else {
                     try drop(rowid, of: project, in: tx)
                     mend.dropped[project.id, default: 0] += 1
                 }
             }
+            guard mend.changed else { return mend }
             let projects = Set(mend.mended.keys).union(mend.dropped.keys)
             try tx.record(.syncRecordsMended, details: [.init("mended", String(mend.mended.values.reduce(0, +))),
                                                         .init("dropped", String(mend.dropped.values.reduce(0, +) + mend.droppedUnowned)),
                                                         .init("projects", String(projects.count))])
             return mend
         }
+    }
+
+    /// The rows of `project`'s stored records whose clear columns a writer could store but that are
+    /// not those of the record each names (review 17 s10, N-s10-7); a row that no writer stores is
+    /// `rows(in:)`'s, and one whose record does not open is not listed (the replica says so).
+    static func unlike(_ project: WritingProject, with sync: VaultSync) throws -> [Int64] {
+        var found: [Int64] = []
+        for row in try sync.database.query("SELECT rowid, hash, device_id, counter, lamport, parts FROM sync_records WHERE project_id = ? AND (\(wholeRow)) ORDER BY rowid",
+                                           [.blob(project.id.bytes)]) {
+            let hash = try row.blob("hash")
+            guard let bytes = try? sync.storedRecord(hash, parts: try row.integer("parts"), of: project),
+                  let record = try? ChangeRecordCodec.parse(bytes) else { continue }
+            let stored = VaultSync.StoredRecord(hash: hash, device: try DeviceID(bytes: try row.blob("device_id")), counter: UInt64(try row.integer("counter")),
+                                                lamport: UInt64(try row.integer("lamport")), bytes: bytes)
+            if (try? VaultSync.checkColumns(stored, against: record, of: project.id)) == nil { found.append(try row.integer("rowid")) }
+        }
+        return found
     }
 
     /// Writes the row's clear columns again from the sealed record it names; false when that does

@@ -24,11 +24,12 @@ public enum WritingStoreHealth {
             // Anything but damaged rows (a damaged page, a cell) is the vault's own open's to say.
             guard let rows = damagedRows(findings) else { return nil }
             let store = Set(reference.flatMap { $0.tables.map(\.name) })
-            // Damaged rows of stored change records that each name a project here are those projects'
-            // sync state (local-only, `vaultctl repair` mends), not the store's: the owner's documents,
-            // unsynced words included, stay readable (review 17 s9, N-s9-6).
-            let projectsOwn = VaultSync.DamagedRecords.eachNamesAProject(in: database)
-            if let first = rows.first(where: { store.contains($0.table) && !(projectsOwn && $0.table == VaultSync.DamagedRecords.table) }) {
+            // Damaged rows of the sync module's tables that each name a project here are those
+            // projects' sync state (local-only, `vaultctl repair` mends), not the store's: the owner's
+            // documents, unsynced words included, stay readable (review 17 s9, N-s9-6, for stored
+            // change records; closing note s10 for the other tables).
+            let projectsOwn = VaultSync.DamagedRows.projectsOwn(in: database)
+            if let first = rows.first(where: { store.contains($0.table) && !projectsOwn.contains($0.table) }) {
                 return "the table \(first.table) holds a damaged row (\(first.finding))"
             }
         }

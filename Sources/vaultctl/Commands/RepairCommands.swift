@@ -119,20 +119,23 @@ enum RepairCommands {
         let unlocked = try VaultLocation.unlock(arguments)
         let mend = try SyncExchangeHealth.mend(unlocked)
         let records = try VaultSync.DamagedRecords.mend(unlocked)
+        let rows = try VaultSync.DamagedRows.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
-            Output.json(["mended": mend.changed || records.changed, "remade": mend.remade,
+            Output.json(["mended": mend.changed || records.changed || rows.changed, "remade": mend.remade,
                          "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) }),
                          "origins_restored": mend.originsRestored.map(\.hex),
                          "origins_not_restored": mend.originsNotRestored ?? NSNull(),
                          "records_mended": Dictionary(uniqueKeysWithValues: records.mended.map { ($0.key.hex, $0.value) }),
                          "records_dropped": Dictionary(uniqueKeysWithValues: records.dropped.map { ($0.key.hex, $0.value) }),
-                         "records_dropped_unowned": records.droppedUnowned])
+                         "records_dropped_unowned": records.droppedUnowned,
+                         "rows_mended": rows.mended, "rows_dropped": rows.dropped, "waiting": rows.waiting.map(\.hex)])
             return
         }
         say(records)
+        say(rows)
         guard mend.changed else {
-            if records.changed { return }
+            if records.changed || rows.changed { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
@@ -158,6 +161,23 @@ enum RepairCommands {
         }
         if records.droppedUnowned > 0 { Output.line("Dropped \(records.droppedUnowned) row(s) of \(VaultSync.DamagedRecords.table) that name no project here.") }
         if records.changed { Output.line("Stored change records mended; 'vaultctl sync status' shows whether each project syncs.") }
+    }
+
+    /// What mending damaged rows of the sync module's other tables did (closing note s10).
+    static func say(_ rows: SyncRowsMend) {
+        for (table, count) in rows.mended.sorted(by: { $0.key < $1.key }) {
+            Output.line("Mended \(count) damaged row(s) of \(table) from what they are made of.")
+        }
+        for (table, count) in rows.dropped.sorted(by: { $0.key < $1.key }) {
+            Output.line("Dropped \(count) damaged row(s) of \(table) (nothing they held can be made again here; a sync with your own device "
+                        + "makes again what it must).")
+        }
+        for project in rows.waiting {
+            Output.line("Project \(project.hex): how far this device's own records of it went was damaged, so it waits, view-only, for one "
+                        + "sync with your own device ('vaultctl sync now --peer DEVICE'), which brings them back: a change before could sign "
+                        + "one of their numbers again.")
+        }
+        if rows.changed { Output.line("Sync state mended; 'vaultctl sync status' shows whether each project syncs.") }
     }
 
     /// A document a repair replaced or would replace, for --json.

@@ -1,0 +1,86 @@
+import CryptoVault
+import PrivilegedSession
+import Writing
+
+/// What `vaultctl repair` did to damaged rows of the sync module's tables other than
+/// `sync_records` (`VaultSync.DamagedRows`; closing note s10, "Left open").
+public struct SyncRowsMend: Sendable, Equatable {
+    /// Rows written again from what they can be derived from, by table: a hold's part count from
+    /// the sealed parts of its base, a left-out id kept under every kind.
+    public var mended: [String: Int] = [:]
+    /// Rows dropped, by table: a conflict's branch link (a receive links the conflict again), a
+    /// left-out row whose id is damaged, a hold whose document id is damaged or whose base does
+    /// not open, a row naming no project here.
+    public var dropped: [String: Int] = [:]
+    /// Projects whose damaged own-record floor was made "until one sync with an own device"
+    /// (`OwnRecordFloor.untilOwnPull`): the counter it held is not known, and a lower one could let
+    /// this device sign a counter it signed already. View-only until then.
+    public var waiting: [ProjectID] = []
+
+    public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || !waiting.isEmpty }
+}
+
+extension VaultSync.DamagedRows {
+    /// `vaultctl repair` without --from: each damaged row of the tables other than `sync_records`
+    /// mended as `SyncRowsMend` says, in one audited transaction (`sync.rows-mended`: mended,
+    /// dropped, waiting, each table=count, comma-separated, or none). A privileged project's held base opens
+    /// only in a session of its compartment (actor `repair`).
+    public static func mend(_ vault: UnlockedVault) throws -> SyncRowsMend {
+        let found = try vault.transaction { tx in
+            try tables.filter { $0 != VaultSync.DamagedRecords.table }.flatMap { table in
+                try rows(of: table, in: tx.database).map { row in (table, row.rowid, row.project.flatMap { try? WritingStore(tx).project($0) }) }
+            }
+        }
+        guard !found.isEmpty else { return SyncRowsMend() }
+        var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
+        defer { for session in sessions.values { try? session.end() } }
+        for (table, _, project) in found where table == HeldBases.table {
+            guard let project, project.isPrivileged, sessions[project.compartment.id] == nil else { continue }
+            sessions[project.compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair",
+                                                                                     purpose: "mend damaged sync state")
+        }
+        let keys = try vault.deviceKeys()
+        let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
+        return try vault.transaction { tx in
+            var mend = SyncRowsMend()
+            for (table, rowid, project) in found {
+                let sync = VaultSync(WritingStore(tx, access: project.flatMap { sessions[$0.compartment.id] }.map { .session($0) } ?? .vault),
+                                     author: author, devices: [:])
+                guard let project else {
+                    try drop(rowid, of: table, in: tx.database)
+                    mend.dropped[table, default: 0] += 1
+                    continue
+                }
+                switch table {
+                case OwnRecordFloor.table:
+                    try drop(rowid, of: table, in: tx.database)
+                    try sync.awaitOwnRecords(of: project.id, upTo: OwnRecordFloor.untilOwnPull, at: sync.store.clock.now())
+                    mend.waiting.append(project.id)
+                case HeldBases.table:
+                    if try HeldBases(sync: sync).mend(rowid, of: project) { mend.mended[table, default: 0] += 1 } else {
+                        try drop(rowid, of: table, in: tx.database)
+                        mend.dropped[table, default: 0] += 1
+                    }
+                case LeftOutIDs.table:
+                    if try LeftOutIDs(database: tx.database, project: project.id).mend(rowid) { mend.mended[table, default: 0] += 1 } else {
+                        try drop(rowid, of: table, in: tx.database)
+                        mend.dropped[table, default: 0] += 1
+                    }
+                default:
+                    // A conflict's link to its branch: the next receive that holds the conflict links it again.
+                    try drop(rowid, of: table, in: tx.database)
+                    mend.dropped[table, default: 0] += 1
+                }
+            }
+            let list = { (counts: [String: Int]) in counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
+            try tx.record(.syncRowsMended, details: [.init("mended", list(mend.mended)), .init("dropped", list(mend.dropped)),
+                                                     .init("waiting", mend.waiting.isEmpty ? "none" : "\(OwnRecordFloor.table)=\(mend.waiting.count)")])
+            return mend
+        }
+    }
+
+    /// Deletes one row of `table` by its rowid.
+    private static func drop(_ rowid: Int64, of table: String, in database: Database) throws {
+        try database.query("DELETE FROM \"\(table)\" WHERE rowid = ?", [.integer(rowid)])
+    }
+}
