@@ -1,5 +1,9 @@
+import Appliance
+import AuditChain
 import CryptoVault
+import Foundation
 import Sync
+import Writing
 
 /// The copies `vaultctl repair --from` keeps in `VAULT/damaged/` (SECURITY.md §19.10; attack review
 /// s8, F2). Each is the whole vault as it was: every compartment's keys and sealed records under the
@@ -34,6 +38,24 @@ enum KeptCopies {
                                exitCode: .usage)
         }
         try InMemoryMode.readKeptCopy(directory)
+    }
+
+    /// Records in the live vault (the one whose `damaged/` holds the copy) that `command` read the kept
+    /// copy: which copy, project and document, never a title or a word (closing note s10: the read's
+    /// own entries go with the copy in memory). Called after the read and before anything is printed:
+    /// a read that cannot be recorded prints nothing. The live vault is opened itself (never its
+    /// in-memory copy) and unlocked with the same credential.
+    static func recordRead(_ arguments: ParsedArguments, command: String, project: ProjectID, document: NodeID? = nil) throws {
+        guard arguments.has(readOption.name) else { return }
+        let kept = URL(fileURLWithPath: VaultLocation.realDirectory(arguments)).resolvingSymlinksInPath().standardizedFileURL.path
+        guard DamagedStoreCopy.isKeptCopy(kept) else { return }
+        let live = ((kept as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        let vault = try Vault.open(at: live, journal: AuditLog(), modules: VaultModules.all)
+        OpenedVaults.shared.add(vault)
+        let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments, prompt: "Passphrase of \(live): "))
+        var details: [VaultEvent.Detail] = [.init("kept", (kept as NSString).lastPathComponent), .init("command", command), .init("project", project.hex)]
+        if let document { details.append(.init("document", document.hex)) }
+        try unlocked.record(VaultEvent(.syncRepairKeptRead, details: details))
     }
 
     /// The vault's kept copies; refused (naming them and `consequence`) while there are any and

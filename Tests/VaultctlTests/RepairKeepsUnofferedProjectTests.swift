@@ -98,6 +98,14 @@ struct RepairKeepsUnofferedProjectTests {
             .map { String($0.dropFirst("The damaged store is kept in ".count)) }, "\(replaced.stdout)")
         let read = try CLI.run(["doc", "show", "Trip", "Diary", "--vault", kept, "--passphrase-file", f.laptop.passphraseFile, "--read-only"])
         #expect(read.status == 0 && read.stdout.contains(Self.diary), "\(read.stdout) \(read.stderr)")
+        // The read is recorded in the live vault's log: which copy, project and document, never a word
+        // or a title (closing note s10: it left no entry).
+        let log = try f.laptop.run(["audit", "log", "--json", "--details", "--action", "sync.repair-kept-read"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]], "\(log.stderr)")
+        let said = "\(entries)"
+        #expect(entries.count == 1 && said.contains(trip.hex) && said.contains(diary.hex) && said.contains("doc show")
+                && said.contains((kept as NSString).lastPathComponent), "\(said)")
+        #expect(!said.contains(Self.diary) && !said.contains("Diary") && !said.contains("Trip"), "\(said)")
         let gone = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
         #expect(gone.status == 0 && !gone.stdout.contains("Trip") && gone.stdout.contains("Field notes"), "\(gone.stdout) \(gone.stderr)")
         #expect(try f.laptop.run(["audit", "verify"], unlock: false).status == 0)

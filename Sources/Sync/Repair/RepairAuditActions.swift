@@ -15,6 +15,10 @@ extension AuditAction {
     /// The kept copies removed, as `compartment destroy` or `passwd --remove-kept-copies` asked
     /// (details: kept (their names under `damaged/`, comma-separated), because (the command)).
     public static let syncRepairKeptRemove = AuditAction("sync.repair-kept-remove")
+    /// A command read a kept copy (`doc show|list --read-only --vault VAULT/damaged/NAME`), recorded
+    /// in the live vault's log (details: kept (NAME), command, project, document (`doc show`)): ids
+    /// only, never a title or a word (closing note s10: the read left no entry where the owner looks).
+    public static let syncRepairKeptRead = AuditAction("sync.repair-kept-read")
     /// `vaultctl repair` (without --from) mended damaged rows of `sync_records` (`VaultSync.DamagedRecords`;
     /// details: mended, dropped, projects).
     public static let syncRecordsMended = AuditAction("sync.records-mended")

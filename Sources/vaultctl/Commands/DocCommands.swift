@@ -43,6 +43,7 @@ enum DocCommands {
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             let (nodes, outline) = try context.store(for: project) { (try $0.nodes(in: project.id), try $0.outline(of: project.id)) }
+            try KeptCopies.recordRead(arguments, command: "doc list", project: project.id)
             let register = project.register
             if arguments.has("--json") {
                 Output.json(zip(nodes, outline).map { node, line in
@@ -92,6 +93,7 @@ enum DocCommands {
                 (try store.documentContent(of: node.id, in: project.id),
                  InMemoryMode.reason == nil ? try store.versionForReading(of: node.id, in: project.id) : nil)
             }
+            try KeptCopies.recordRead(arguments, command: "doc show", project: project.id, document: node.id)
             if arguments.has("--json") {
                 var row = json(node, project.register)
                 if let version { row["version"] = version.hex }
