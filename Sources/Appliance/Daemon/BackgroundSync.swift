@@ -13,9 +13,11 @@ import Sync
 /// A local save (a transaction of this process that changed the writing model: a command the
 /// daemon ran, the console's save; not what sync itself wrote) starts one at once with each own
 /// device, and someone else's only when the save was in a project shared with it, whose address is known, coalesced: saves during a sync make one more sync after it, and
-/// a device in backoff waits for its retry (review 17, F11). A save's sync syncs the saved projects
-/// alone (review 17 s10, N-s10-6: every project's step, each privileged one's in a recorded session
-/// on both devices, ran for a save anywhere); a sighting's and a retry's sync every project.
+/// a device in backoff waits for its retry (review 17, F11). Records a device sent that were stored
+/// here go on the same way to every such device but the sender (`received`). A save's (or a
+/// relay's) sync syncs those projects alone (review 17 s10, N-s10-6: every project's step, each
+/// privileged one's in a recorded session on both devices, ran for a save anywhere); a sighting's
+/// and a retry's sync every project.
 /// One sync at a time; each is recorded as any other (`sync.exchange`).
 public final class BackgroundSync: Sendable {
     public struct Settings: Sendable {
@@ -53,8 +55,8 @@ public final class BackgroundSync: Sendable {
     let events: @Sendable (Event) -> Void
     private let state: Mutex<State>
     private let running = Atomic<Bool>(false)
-    /// The vault's commit observer while started (`LocalSave`).
-    private let observer = Mutex<Int?>(nil)
+    /// The vault's commit observer (`LocalSave`) and its receive observer while started.
+    private let observers = Mutex<(commits: Int, receives: Int)?>(nil)
     private let working = DispatchSemaphore(value: 1)
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -80,7 +82,7 @@ public final class BackgroundSync: Sendable {
             stopped.signal()
         }
         if let listen = settings.listen { Thread.detachNewThread { [self] in hear(on: listen) } }
-        let id = vault.commits.add { [weak self] change in
+        let commits = vault.commits.add { [weak self] change in
             // On the committing thread: only hand the work over (the writer waits for this).
             guard let background = self else { return }
             if change.actions.contains(.syncResume) { background.resumed() }
@@ -88,17 +90,24 @@ public final class BackgroundSync: Sendable {
             let saved = change.compartments
             DispatchQueue.global().async { background.saved(saved) }
         }
-        observer.withLock { $0 = id }
+        let receives = SyncReceiveObservers.shared.add(for: vault.vault.vaultID) { [weak self] compartment, sender in
+            guard let background = self else { return }
+            DispatchQueue.global().async { background.received([compartment], from: sender) }
+        }
+        observers.withLock { $0 = (commits, receives) }
     }
 
     /// Stops the loops; a sync running goes on to its end (its deadline bounds it).
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        let id = observer.withLock { kept -> Int? in
+        let ids = observers.withLock { kept in
             defer { kept = nil }
             return kept
         }
-        if let id { vault.commits.remove(id) }
+        if let ids {
+            vault.commits.remove(ids.commits)
+            SyncReceiveObservers.shared.remove(ids.receives)
+        }
         stopped.wait()
     }
 
@@ -119,12 +128,27 @@ public final class BackgroundSync: Sendable {
     /// with it) whose address is known, unless the schedule says to wait (one running goes again when
     /// it ends; a failing one waits for its retry).
     public func saved(_ compartments: Set<CompartmentID>) {
+        startSyncs(afterChangesIn: compartments, except: nil)
+    }
+
+    /// Records `sender` sent were stored here, in `compartments`: they go on as a save there would
+    /// (`saved`: a sync of those projects alone, so a colleague's typing in a shared memo opens no
+    /// session of a chart, review 17 s10, N-s10-6), to every device but the sender, so an edit
+    /// relayed between own devices (tablet → desk → laptop) does not wait for a sighting's quiet
+    /// time (review 17 s9, the relay cost of F9's fix), and a record of a privileged chart never
+    /// makes the daemon contact a colleague (N-s9-5). Bounded: only a receive that stored something new calls this, and a vault stores
+    /// each record once, so no two devices pass the same records back and forth.
+    public func received(_ compartments: Set<CompartmentID>, from sender: DeviceID) {
+        startSyncs(afterChangesIn: compartments, except: sender)
+    }
+
+    private func startSyncs(afterChangesIn compartments: Set<CompartmentID>, except sender: DeviceID?) {
         guard running.load(ordering: .acquiring), let partners = try? SyncPartners.forSave(of: compartments, in: vault) else { return }
         for device in partners { noticeResume(of: device) }
         let now = clock.monotonic()
         let start = state.withLock { state -> [DeviceID] in
             var start: [DeviceID] = []
-            for device in partners where address(of: device, in: state) != nil {
+            for device in partners where device != sender && address(of: device, in: state) != nil {
                 if state.schedule.saved(device, at: now) { start.append(device) } else { state.savedMeanwhile[device, default: []].formUnion(compartments) }
             }
             return start

@@ -325,7 +325,10 @@ public struct SyncEndpoint {
             defer { refusals?.spent(peer.deviceID, again) }
             throw try refuseWriting(records, of: project, error, allowance: again)
         }
-        if receipt.stored > 0 { coordinator?.changed(project.id, documents: receipt.documents) }
+        if receipt.stored > 0 {
+            coordinator?.changed(project.id, documents: receipt.documents)
+            SyncReceiveObservers.shared.stored(in: vault.vault.vaultID, compartment: project.compartment.id, from: peer.deviceID)
+        }
         return receipt
     }
 
