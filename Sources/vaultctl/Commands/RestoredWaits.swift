@@ -39,6 +39,9 @@ struct RestoredWaits {
         Output.line("\(awaiting.count) project(s) are view-only here until this vault has synced with one of your own devices: "
                     + "the backup rewound this device's records, and a change before would reuse their numbers, so your devices would split for good.")
         Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
+        if !held.isEmpty {
+            Output.line("If none of them is still yours, let a project take changes again: vaultctl repair --write-anyway PROJECT --vault \(vault)")
+        }
     }
 
     static func confirm(_ pairing: FamilyPairing, vault: String) -> String {
