@@ -22,18 +22,14 @@ import Writing
         }
     }
 
-    @Test func aForkIsFoundRefusedAndRecordedNamingItsDeviceAndWhatIsNotBuiltOnItSyncsOn() throws {
-        let f = try F()
-        let project = try F.project(f.laptop, "Notes")
-        let other = try F.project(f.laptop, "Memo")
-        let document = try F.document(f.laptop, in: project, "Day", ["morning"])
-        let memo = try F.document(f.laptop, in: other, "Draft", ["one"])
-        try f.syncLaptop()
+    /// Signs, with the laptop's key, a second record of the number after the laptop's last one in
+    /// `project`, and pushes it to the desk, which stores it: the fork's other side. Returns the
+    /// laptop's author, the record both numbers follow, and the transport it was pushed over.
+    static func secondNumberOnTheDesk(_ f: F, _ project: WritingProject) throws -> (forker: SyncAuthor, head: ChangeRecord, transport: ChannelSyncTransport) {
         let forker = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
         let head = try f.laptop.unlocked.transaction { tx in
             try ChangeRecordCodec.parse(try VaultSync(WritingStore(tx), author: forker, devices: [:]).records(of: project.id, missingFrom: [:]).last!)
         }
-        // The laptop's key signs a second record number 2, which only the desk gets ...
         let forked = try ChangeRecord.make(project: project.id, author: forker, counter: head.counter + 1, lamport: head.lamport + 1,
                                            parents: [head.hash],
                                            operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Elsewhere"))])
@@ -41,6 +37,18 @@ import Writing
         let pushed = try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind,
                                                                        body: SyncPushRequest(project: project.id, records: [forked.encoded]).serialized()))
         #expect(pushed.stored == 1)
+        return (forker, head, transport)
+    }
+
+    @Test func aForkIsFoundRefusedAndRecordedNamingItsDeviceAndWhatIsNotBuiltOnItSyncsOn() throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Notes")
+        let other = try F.project(f.laptop, "Memo")
+        let document = try F.document(f.laptop, in: project, "Day", ["morning"])
+        let memo = try F.document(f.laptop, in: other, "Draft", ["one"])
+        try f.syncLaptop()
+        // The laptop's key signs a second record number 2, which only the desk gets ...
+        let (forker, head, transport) = try Self.secondNumberOnTheDesk(f, project)
         // ... while the laptop's vault commits its own number 2, and the desk builds on the fork.
         try F.edit(f.laptop, project, document, block: 0, to: "morning, on the laptop")
         let deskProject = try f.desk.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
@@ -76,20 +84,10 @@ import Writing
         let project = try F.project(f.laptop, "Notes")
         let document = try F.document(f.laptop, in: project, "Day", ["morning"])
         try f.syncLaptop()
-        let forker = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
         let laptop = f.laptopKeys.profile.deviceID
-        let head = try f.laptop.unlocked.transaction { tx in
-            try ChangeRecordCodec.parse(try VaultSync(WritingStore(tx), author: forker, devices: [:]).records(of: project.id, missingFrom: [:]).last!)
-        }
         // The desk takes a number 2 of the laptop's key (a backup of the laptop restored and written
         // on, or a colleague's device restored: either way a second history) ...
-        let forked = try ChangeRecord.make(project: project.id, author: forker, counter: head.counter + 1, lamport: head.lamport + 1,
-                                           parents: [head.hash],
-                                           operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: "Elsewhere"))])
-        let transport = try f.transport()
-        let pushed = try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind,
-                                                                       body: SyncPushRequest(project: project.id, records: [forked.encoded]).serialized()))
-        #expect(pushed.stored == 1)
+        let (_, head, _) = try Self.secondNumberOnTheDesk(f, project)
         // ... while the laptop commits its own number 2: both vectors say the laptop's 2.
         try F.edit(f.laptop, project, document, block: 0, to: "morning, on the laptop")
 
