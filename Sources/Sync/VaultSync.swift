@@ -198,7 +198,10 @@ public struct VaultSync {
             let value = NodeValue.present(kind: node.kind, parent: node.parent, orderKey: node.orderKey, title: node.title)
             let held = working.replica.nodeValue(node.id)
             if held != value { operations.append(.node(node.id, value)) }
-            if held == nil { created.insert(node.id) }
+            // A node the records show removed but the store keeps (a removal refused and written
+            // back: `OwnersProject`) is made again by this record, its content with it; compared
+            // with a removed document, `operations(making:)` would refuse it (review 17 s12, N-s12-5).
+            if held == nil || held == .removed { created.insert(node.id) }
         }
         let present = Set(nodes.map(\.id))
         let leftOut = try nodesLeftOut(of: working.replica.binder, absentFrom: present, in: projectID)

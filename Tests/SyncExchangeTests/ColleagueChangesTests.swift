@@ -26,7 +26,11 @@ import Writing
     /// F21: the colleague's `doc rm` of the owner's document leaves its words on both own devices
     /// (before: gone from both, with no version), and on the colleague's device again after its next
     /// sync; the desk's own removal of another document reaches the laptop and the colleague as ever.
-    @Test func aColleaguesRemovalOfTheOwnersDocumentIsRefusedAndWrittenBack() throws {
+    /// `startsCold`: the desk's next commit after the refusal runs with no replica kept in memory, as
+    /// in another process (a CLI `sync now`, a restarted daemon). Review 17 s12, N-s12-5: it then
+    /// failed every exchange of the project for good ("no document … in the replica").
+    @Test(arguments: [false, true])
+    func aColleaguesRemovalOfTheOwnersDocumentIsRefusedAndWrittenBack(startsCold: Bool) throws {
         let s = try Setup()
         let project = try F.project(s.f.desk, "Contract")
         let appendix = try F.document(s.f.desk, in: project, "Appendix", ["Owner appendix words."])
@@ -43,14 +47,23 @@ import Writing
         #expect(F.details(s.f.desk, .syncChangeRefused, "device") == [s.colleagueKeys.profile.deviceID.hex])
         #expect(F.details(s.f.desk, .syncChangeRefused, "document") == [appendix.hex])
 
-        // The laptop takes the colleague's removal and the desk's writing back of the document.
-        let relayed = try s.f.syncLaptop()
-        #expect(relayed.refused == 0, "\(relayed)")
-        #expect(try F.texts(s.f.laptop, project.id, appendix) == ["Owner appendix words."])
-        #expect(try Self.nodes(s.f.laptop, project.id) == ["Appendix", "Terms"])
-        // The colleague's device shows it again.
-        #expect(try s.syncColleague().refused == 0)
-        #expect(try F.texts(s.colleague, project.id, appendix) == ["Owner appendix words."])
+        for round in 1...2 {
+            if startsCold { SyncReplicaCache.shared.drop(s.f.desk.unlocked) }
+            // The laptop takes the colleague's removal and the desk's writing back of the document.
+            let relayed = try s.f.syncLaptop()
+            #expect(relayed.refused == 0 && relayed.projects.allSatisfy { $0.skipped == nil && $0.localOnly == nil }, "round \(round): \(relayed)")
+            #expect(try F.texts(s.f.laptop, project.id, appendix) == ["Owner appendix words."], "round \(round)")
+            #expect(try Self.nodes(s.f.laptop, project.id) == ["Appendix", "Terms"], "round \(round)")
+            // The colleague's device shows it again.
+            #expect(try s.syncColleague().refused == 0, "round \(round)")
+            #expect(try F.texts(s.colleague, project.id, appendix) == ["Owner appendix words."], "round \(round)")
+            guard round == 1 else { break }
+            // The colleague removes it again: refused and written back again, as the first time.
+            try s.colleague.unlocked.transaction { tx in try WritingStore(tx).removeNode(appendix, in: project.id) }
+            #expect(try s.syncColleague().refused == 0)
+            #expect(F.details(s.f.desk, .syncChangeRefused, "change") == ["document-removal", "document-removal"])
+        }
+        if startsCold { SyncReplicaCache.shared.drop(s.f.desk.unlocked) }
 
         // The owner's own removal (on the desk) applies everywhere, as before.
         try s.f.desk.unlocked.transaction { tx in try WritingStore(tx).removeNode(terms, in: project.id) }
