@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import PeerChannel
+import Sync
 import TestSupport
 import Testing
 @testable import Console
@@ -53,6 +54,50 @@ import Testing
         #expect(fixture.actions.last == "peer.revoke")
         let unknown = try fixture.request("DELETE", "/api/devices/\(fingerprint)")
         #expect(unknown.status == 404 && unknown.errorCode == "notFound")
+    }
+
+    /// Review 17 s12, N-s12-1: the page's revoke and "someone else's" kept no signed demotion, so the
+    /// owner's other devices never learned it and kept sending the tablet privileged projects. They
+    /// now do what `vaultctl peers revoke|trust` do: the demotion is kept to pass on at the next sync,
+    /// and the answer names each other own device with the command that makes the change there now.
+    @Test("the page's revoke and 'someone else's' keep a signed demotion for the owner's other devices and name them")
+    func revokeAndDemotionArePassedOn() throws {
+        let fixture = try ConsoleFixture()
+        _ = try fixture.unlocked.deviceKeys(named: "laptop")
+        var fingerprints: [String: String] = [:], ids: [String: DeviceID] = [:]
+        for name in ["desk", "tablet", "phone"] {
+            let keys = try TestVault().unlocked.deviceKeys(named: name)
+            try fixture.unlocked.storePairing(FamilyPairing(peer: keys.profile, role: .host, pairedAt: 1))
+            try fixture.unlocked.setTrustPassingOnDemotion(.mine, of: FamilyPairing(peer: keys.profile, role: .host, pairedAt: 1), atPairing: true)
+            fingerprints[name] = keys.profile.fingerprint
+            ids[name] = keys.profile.deviceID
+        }
+        #expect(try fixture.unlocked.heldDemotions().isEmpty)
+        let tablet = try #require(fingerprints["tablet"]), phone = try #require(fingerprints["phone"]), desk = try #require(fingerprints["desk"])
+
+        let revoked = try #require(try fixture.json("DELETE", "/api/devices/\(tablet)") as? [String: Any])
+        #expect(fixture.actions.last == "peer.revoke")
+        #expect(try fixture.unlocked.heldDemotions().map(\.device) == [ids["tablet"]])
+        let revokedNames = Self.alsoChangeOn(revoked)
+        #expect(revokedNames.map(\.fingerprint).sorted() == [desk, phone].sorted(), "\(revoked)")
+        #expect(revokedNames.allSatisfy { $0.command == "vaultctl peers revoke --peer \(tablet)" }, "\(revoked)")
+
+        let demoted = try #require(try fixture.json("POST", "/api/devices/\(phone)/trust", ["trust": "other"]) as? [String: Any])
+        #expect(demoted["changed"] as? Bool == true && fixture.actions.last == "peer.trust")
+        #expect(Set(try fixture.unlocked.heldDemotions().map(\.device)) == Set([ids["tablet"], ids["phone"]].compactMap { $0 }))
+        let demotedNames = Self.alsoChangeOn(demoted)
+        #expect(demotedNames.map(\.fingerprint) == [desk] && demotedNames.first?.command == "vaultctl peers trust --peer \(phone) other", "\(demoted)")
+
+        // 'mine' again lifts this vault's demotion of the phone and names nothing.
+        let promoted = try #require(try fixture.json("POST", "/api/devices/\(phone)/trust", ["trust": "mine"]) as? [String: Any])
+        #expect(Self.alsoChangeOn(promoted).isEmpty && promoted["changed"] as? Bool == true)
+        #expect(try fixture.unlocked.heldDemotions().map(\.device) == [ids["tablet"]])
+    }
+
+    private static func alsoChangeOn(_ answer: [String: Any]) -> [(fingerprint: String, command: String)] {
+        ((answer["also_change_on"] as? [[String: Any]]) ?? []).map {
+            (($0["device"] as? [String: Any])?["fingerprint"] as? String ?? "", $0["command"] as? String ?? "")
+        }
     }
 
     @Test("a cancelled wait ends as failed, saying it was cancelled; a bad address is refused")

@@ -38,6 +38,14 @@ import TestSupport
         for (action, name) in expected { #expect(action.name == name) }
     }
 
+    /// Review 17 s12, N-s12-1: the console's devices page revoked and demoted with the plain calls,
+    /// so no signed demotion was kept and the owner's other devices never learned it. A revoke or a
+    /// trust change a person asks for goes through the forms that pass the demotion on.
+    @Test("a revoke or trust change a person asks for (CLI, console) passes the demotion on: the plain calls serve only tests and the bench")
+    func demotionsArePassedOn() throws {
+        #expect(try Self.offenders(#"\.revokePairing\(deviceID:|\.setTrust\([^()]*, of:"#, allowedIn: ["Sources/vaultbench/SyncBenchmarks.swift"]) == [])
+    }
+
     // MARK: One write path (issue 12): each removed API is named so that it cannot come back unseen.
 
     @Test("no unaudited write: Vault.write and UnlockedVault.write(recording:) are gone; the journal's own state is written by AuditChain only")

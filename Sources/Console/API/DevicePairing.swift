@@ -1,6 +1,7 @@
 import CryptoVault
 import Foundation
 import PeerChannel
+import Sync
 import Synchronization
 
 /// Pairing a new device from the console's devices page: at most one wait at a time, on its own
@@ -85,7 +86,7 @@ final class DevicePairing: Sendable {
                                                     stopping: { attempt.cancelled.load(ordering: .sequentiallyConsistent) }) { _, _ in
                 attempt.failedAttempts.add(1, ordering: .sequentiallyConsistent)
             }
-            try host.vault.setTrust(trust, of: pairing.peer.deviceID, atPairing: true)
+            try host.vault.setTrustPassingOnDemotion(trust, of: pairing, atPairing: true)
             outcome = .paired(pairing.peer, trust)
         } catch let error as PeerChannelError {
             outcome = .failed(error.message)

@@ -2,6 +2,7 @@ import Appliance
 import CryptoVault
 import Foundation
 import PeerChannel
+import Sync
 
 /// The devices page: this device's identity, the devices paired with this vault (`vaultctl peers
 /// list`, each with its sync state), pairing a new one with a code, and forgetting one (`vaultctl
@@ -42,17 +43,31 @@ struct DeviceRoutes {
         return pairing.json
     }
 
-    /// Forgets the paired device with this fingerprint; it can no longer connect.
+    /// Forgets the paired device with this fingerprint; it can no longer connect. As `vaultctl peers
+    /// revoke`: a signed demotion is kept for the owner's other own devices (review 17 s12, N-s12-1),
+    /// and the answer names them (`also_change_on`), as they still trust it until then.
     func revoke(_ fingerprint: String) throws -> [String: Any] {
-        ["revoked": Self.json(try vault.revokePairing(deviceID: try device(fingerprint).peer.deviceID))]
+        let paired = try device(fingerprint)
+        let own = try vault.otherOwnDevices(besides: paired.peer.deviceID)
+        let revoked = try vault.revokePairingPassingOnDemotion(paired)
+        return ["revoked": Self.json(revoked), "also_change_on": Self.alsoChangeOn(own, command: "vaultctl peers revoke --peer \(paired.peer.fingerprint)")]
     }
 
     /// `{trust}`: changes a paired device's trust level, explicitly and on the record (`peer.trust`).
+    /// As `vaultctl peers trust`: 'other' keeps a signed demotion for the owner's other own devices,
+    /// named in `also_change_on`; 'mine' lifts this vault's held demotion of it.
     func setTrust(_ fingerprint: String, _ body: JSONBody) throws -> [String: Any] {
         let trust = try Self.trust(try body.string("trust"))
         let paired = try device(fingerprint)
-        let changed = try vault.setTrust(trust, of: paired.peer.deviceID)
-        return ["device": Self.json(paired.peer), "trust": trust.rawValue, "changed": changed]
+        let own = trust == .other ? try vault.otherOwnDevices(besides: paired.peer.deviceID) : []
+        let changed = try vault.setTrustPassingOnDemotion(trust, of: paired)
+        return ["device": Self.json(paired.peer), "trust": trust.rawValue, "changed": changed,
+                "also_change_on": Self.alsoChangeOn(own, command: "vaultctl peers trust --peer \(paired.peer.fingerprint) other")]
+    }
+
+    /// The owner's other own devices, each with the command that makes the same change there.
+    private static func alsoChangeOn(_ own: [FamilyPairing], command: String) -> [[String: Any]] {
+        own.map { ["device": json($0.peer), "command": command] }
     }
 
     private func device(_ fingerprint: String) throws -> FamilyPairing { try Self.pairing(fingerprint, in: vault) }

@@ -6,15 +6,30 @@
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
 
-export async function devicesView(main) {
+// `answer`: what a revoke or a trust change just said, shown once at the top (alsoChangeNotice).
+export async function devicesView(main, answer = null) {
   const [devices, conflicts] = await Promise.all([api.get("/api/devices"), api.get("/api/conflicts")]);
   const pairingArea = el("section", { "aria-labelledby": "pair-heading" });
-  replace(main, el("h1", { text: "Devices" }),
+  const refresh = (next = null) => devicesView(main, next);
+  replace(main, el("h1", { text: "Devices" }), alsoChangeNotice(answer),
     el("p", {}, "This device: ", el("strong", { text: devices.this.name }), ", fingerprint ",
       el("code", { id: "this-fingerprint", text: devices.this.fingerprint }), ". Compare it aloud with what the other device shows when you pair."),
-    el("h2", { text: "Paired with this vault" }), pairedTable(devices.paired, () => devicesView(main)),
-    syncNowForm(devices.paired, () => devicesView(main)), conflictList(conflicts), pairingArea);
-  showPairing(pairingArea, devices.pairing, () => devicesView(main));
+    el("h2", { text: "Paired with this vault" }), pairedTable(devices.paired, refresh),
+    syncNowForm(devices.paired, refresh), conflictList(conflicts), pairingArea);
+  showPairing(pairingArea, devices.pairing, refresh);
+}
+
+// After forgetting a device or making it someone else's: trust is per vault, so each of the owner's
+// other devices still trusts it until it hears of the change at its next sync with one that knows, or
+// the owner makes the same change there. The page names them, with the command to run on each.
+function alsoChangeNotice(answer) {
+  const others = answer?.also_change_on ?? [];
+  if (others.length === 0) return null;
+  return el("div", { role: "alert", class: "notice", id: "also-change-on" },
+    el("p", { text: "This vault cannot change your other devices: each that pairs it still trusts it as yours and keeps sending it your "
+      + "privileged projects until it next syncs with this one. Make the same change on each of them now:" }),
+    el("ul", {}, others.map((o) => el("li", {}, `on ${o.device.name} (`, el("code", { text: o.device.fingerprint }), "): ",
+      el("code", { text: o.command })))));
 }
 
 function pairedTable(paired, refresh) {
@@ -25,7 +40,7 @@ function pairedTable(paired, refresh) {
       const errors = el("span", { "aria-live": "polite" });
       forget.addEventListener("click", async () => {
         if (!confirm(`Forget ${p.device.name}? It can no longer connect to this vault until you pair it again.`)) return;
-        try { await api.remove(`/api/devices/${p.device.fingerprint}`); await refresh(); } catch (error) { replace(errors, errorText(error)); }
+        try { await refresh(await api.remove(`/api/devices/${p.device.fingerprint}`)); } catch (error) { replace(errors, errorText(error)); }
       });
       return el("tr", {}, el("td", { text: p.device.name }), el("td", {}, el("code", { text: p.device.fingerprint })),
         el("td", {}, trustControl(p, refresh)), el("td", {}, syncState(p, refresh)),
@@ -94,7 +109,7 @@ function trustControl(paired, refresh) {
   const errors = el("span", { "aria-live": "polite" });
   change.addEventListener("click", async () => {
     if (!choice.value) { replace(errors, errorText(new Error("Choose whose device it is first."))); return; }
-    try { await api.post(`/api/devices/${paired.device.fingerprint}/trust`, { trust: choice.value }); await refresh(); }
+    try { await refresh(await api.post(`/api/devices/${paired.device.fingerprint}/trust`, { trust: choice.value })); }
     catch (error) { replace(errors, errorText(error)); }
   });
   return el("span", {}, el("span", { class: "trust", text: trustWords[paired.trust] ?? paired.trust }), " ", choice, " ", change, errors);

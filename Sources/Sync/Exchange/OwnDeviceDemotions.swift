@@ -166,6 +166,16 @@ extension UnlockedVault {
         }
     }
 
+    /// The devices this vault trusts as the owner's own, other than `device`: each may still pair a
+    /// device demoted or revoked here, and trusts it until the owner makes the same change there
+    /// (or a sync passes the demotion on). What `peers trust|revoke` and the console's devices page
+    /// name after a demotion. Read before a revoke: it deletes the pairing.
+    public func otherOwnDevices(besides device: DeviceID) throws -> [FamilyPairing] {
+        try vault.familyPairings().filter { pairing in
+            try pairing.peer.deviceID != device && vault.trust(of: pairing.peer.deviceID) == .mine
+        }
+    }
+
     /// The demotions this vault holds (its own and those own devices passed on), devices ascending.
     public func heldDemotions() throws -> [SyncDemotion] {
         try vault.read { database in try SyncExchangeStore(database: database).demotions() }

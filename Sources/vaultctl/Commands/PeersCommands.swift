@@ -33,7 +33,7 @@ enum PeersCommands {
         positionals: 0...1, json: true, examples: ["vaultctl peers revoke --peer 3f2a09c1-5be0d4a7-0c11e2f3-8d9a6b5c"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let pairing = try PeerSelection.pairing(try PeerSelection.named(arguments), in: unlocked.vault.familyPairings())
-            let notice = try PeersDemotionNotice.of(pairing, revoking: true, in: unlocked.vault)
+            let notice = try PeersDemotionNotice.of(pairing, revoking: true, in: unlocked)
             try unlocked.revokePairingPassingOnDemotion(pairing)
             if arguments.has("--json") {
                 Output.json(["revoked": json(pairing), "also_change_on": notice.json])
@@ -65,7 +65,7 @@ enum PeersCommands {
             let pairing = try PeerSelection.pairing(peer, in: unlocked.vault.familyPairings())
             let changed = try unlocked.setTrustPassingOnDemotion(level, of: pairing)
             // Demotion only: a device made 'mine' here is the owner's word on this vault alone.
-            let notice = level == .other ? try PeersDemotionNotice.of(pairing, revoking: false, in: unlocked.vault) : nil
+            let notice = level == .other ? try PeersDemotionNotice.of(pairing, revoking: false, in: unlocked) : nil
             if arguments.has("--json") {
                 Output.json(["changed": changed, "pairing": json(pairing, trust: level), "also_change_on": notice?.json ?? []])
                 return

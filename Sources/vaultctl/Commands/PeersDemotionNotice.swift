@@ -1,4 +1,5 @@
 import CryptoVault
+import Sync
 
 /// What `peers trust … other` and `peers revoke` tell the owner about their other own devices
 /// (review s8, F4; SECURITY.md §19.9 "Which keys verify"). Trust is per vault: demoting or
@@ -18,11 +19,9 @@ struct PeersDemotionNotice {
     /// The devices this vault trusts as the owner's own, other than `demoted`, each with the
     /// command (`peers trust --peer FINGERPRINT other` or `peers revoke --peer FINGERPRINT`) that
     /// makes the same change there. Read before the change: a revoke deletes the pairing.
-    static func of(_ demoted: FamilyPairing, revoking: Bool, in vault: Vault) throws -> PeersDemotionNotice {
+    static func of(_ demoted: FamilyPairing, revoking: Bool, in vault: UnlockedVault) throws -> PeersDemotionNotice {
         let command = "vaultctl peers \(revoking ? "revoke" : "trust") --peer \(demoted.peer.fingerprint)\(revoking ? "" : " other")"
-        let own = try vault.familyPairings().filter { pairing in
-            try pairing.peer.deviceID != demoted.peer.deviceID && vault.trust(of: pairing.peer.deviceID) == .mine
-        }
+        let own = try vault.otherOwnDevices(besides: demoted.peer.deviceID)
         return PeersDemotionNotice(demoted: demoted, devices: own.map { Device(pairing: $0, command: command) })
     }
 
