@@ -50,9 +50,11 @@ enum Dispatcher {
     }
 
     /// A command whose output could not be written did not do what was asked: it ends with exit 74
-    /// (unless it already failed for a reason of its own, which stays its code).
+    /// (unless it already failed for a reason of its own, which stays its code). One whose reader
+    /// went away (`| head -1`) did its work, and ends quietly with 141 (`ReaderGone`).
     static func withWriteFailures(_ code: ExitCode) -> ExitCode {
         guard let failure = StandardStreams.failure, code == .success else { return code }
+        if StandardStreams.onlyReadersGone { return .readerGone }
         Output.note("vaultctl: error: cannot write the output: \(failure)")
         return .ioError
     }

@@ -19,6 +19,7 @@ enum ExitCode: Int32 {
     case ioError = 74           // a read or write failed
     case partial = 75           // sync now completed, but a project did not wholly sync
     case permissionDenied = 77  // a privileged compartment read outside a session
+    case readerGone = 141       // the output's reader went away (| head -1): 128 + SIGPIPE, as a shell reports for git or cat
 
     static let documentation = """
         Exit codes:
@@ -48,6 +49,9 @@ enum ExitCode: Int32 {
           77  permission denied (a privileged compartment read without a session or --purpose;
               the daemon's socket reached by another user; a seal into a compartment shared with
               this device as viewer; a change to a project shared with this device to view only)
+          141 the output's reader went away before all of it was written ('... | head -1'):
+              the command did its work, the rest of its output was dropped and nothing is
+              said, as when a shell reports git or cat ended there by SIGPIPE (128 + 13)
         """
 
     init(for error: CryptoVaultError) {

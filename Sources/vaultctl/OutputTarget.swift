@@ -61,9 +61,11 @@ final class OutputTarget {
         bytesWritten += UInt64(bytes.count)
     }
 
-    /// Removes a file output's temporary file; for standard output, says what was already released.
+    /// Removes a file output's temporary file; for standard output, says what was already released,
+    /// unless its reader went away (`| head -c 100`), which ends the command quietly (`ReaderGone`).
     func abandon(_ error: Error) -> Error {
         if let file { file.abandon(); return error }
+        if (error as? CryptoVaultError)?.code == .io, ReaderGone.after(writingTo: descriptor) { return Decided(exitCode: .readerGone) }
         guard bytesWritten > 0 else { return error }
         let message = (error as? CryptoVaultError)?.message ?? "\(error)"
         return CommandError(message: "\(message); \(bytesWritten) bytes had already been written to \(name) and cannot be taken back",

@@ -39,6 +39,7 @@ public final class Daemon: Sendable {
 
     public func run() throws {
         try vault.record(VaultEvent(.daemonStart, details: [.init("pid", "\(getpid())")]))
+        Self.surviveClosedStreams()
         let signals = stopOnSignals()
         let sweeper = startSweeper()
         channel?.start()
@@ -79,6 +80,14 @@ public final class Daemon: Sendable {
     private func recordRefusal(_ credentials: PeerCredentials) {
         try? vault.record(VaultEvent(.daemonRefused, details: [.init("uid", "\(credentials.uid)"), .init("pid", "\(credentials.pid)")]))
         try? vault.vault.finishCommand()
+    }
+
+    /// A command run for a client writes to the client's own streams (§10.8): when their reader has
+    /// gone (`vaultctl audit log | head -1`), the write must fail with EPIPE and end that command as
+    /// it ends the client's (quietly, its one-command sessions ended and recorded), not raise SIGPIPE
+    /// and end the daemon with every session in it and no daemon.stop recorded (review 17 s11, N-s11-6).
+    private static func surviveClosedStreams() {
+        signal(SIGPIPE, SIG_IGN)
     }
 
     private func stopOnSignals() -> [DispatchSourceSignal] {
