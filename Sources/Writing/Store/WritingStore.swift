@@ -18,7 +18,8 @@ public struct WritingStore {
     /// (a writing session's gap, SECURITY.md §15.5).
     public let clock: VaultClock
     /// True in the store sync writes received changes with (`receivingChanges()`): what another
-    /// device changed is written into a project shared with this one to view only, as into any other.
+    /// device changed is written into a project shared with this one to view only, or archived
+    /// here, as into any other.
     public private(set) var isReceiving = false
 
     public init(_ transaction: VaultTransaction, access: RecordAccess = .vault, clock: VaultClock = .system) {
@@ -28,7 +29,8 @@ public struct WritingStore {
     }
 
     /// This store, writing what sync received from other devices (SECURITY.md §19.5): a project
-    /// shared with this device to view only takes those changes, and refuses this device's own.
+    /// shared with this device to view only, or archived here, takes those changes, and refuses
+    /// this device's own.
     public func receivingChanges() -> WritingStore {
         var store = self
         store.isReceiving = true
@@ -201,10 +203,13 @@ public struct WritingStore {
     func binder(of project: WritingProject) throws -> Binder { try Binder(try nodeTable.all(in: project.id)) }
 
     /// The project, refused if archived (it is kept as it was) or, unless `receiving` (what sync
-    /// writes of another device's changes), if it is shared with this device to view only.
+    /// writes of another device's changes), if it is shared with this device to view only. The
+    /// archive locks this device's own changes only: the store sync receives with writes what
+    /// another device changed meanwhile (review 17 s11, N-s11-2: refused, the own device that
+    /// archived and the one that edited split for good while the project stayed archived).
     func writable(_ id: ProjectID, receiving: Bool = false) throws -> WritingProject {
         let project = try self.project(id)
-        guard !project.isArchived else {
+        guard !project.isArchived || isReceiving else {
             throw WritingError(.projectArchived, "project \(id) is archived: unarchive it to change it")
         }
         if !receiving && !isReceiving { try checkNotViewOnly(project) }
