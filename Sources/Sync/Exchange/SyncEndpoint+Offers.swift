@@ -197,6 +197,7 @@ extension SyncEndpoint {
             return refuse(offer, request: request, refusal, details: details)
         }
         guard peerIsMine || origin?.device == peer.deviceID else { return .success(held) }
+        if offered?.access == .viewer, !held.isViewOnly { try commitBeforeViewOnly(held) }
         let roster = takenRoster(of: offer, privileged: held.isPrivileged, request: request)
         let unkept = try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
@@ -205,6 +206,17 @@ extension SyncEndpoint {
         }
         recordRosterFull(unkept, of: held.id, request: request)
         return .success(held)
+    }
+
+    /// This device's edits of `held` not yet signed, committed as a record before an offer may make
+    /// the project view-only (review 17 s11, N-s11-3): signed while this device still has the role it
+    /// wrote them in, they go to the origin, which takes them by that role. Committed after, they were
+    /// signed in a project this device only views, and no device took them.
+    /// A failure of the project's own records or data here is left to its step, which meets it
+    /// again and skips the project with its reason; the offer is taken as ever.
+    private func commitBeforeViewOnly(_ held: WritingProject) throws {
+        do { try withSync(held) { sync, _, _ in _ = try sync.commitLocalChanges(in: held.id) } } catch let error
+            where error is SyncError || SyncProjectDamage.isDamage(error) {}
     }
 
     /// Whether this vault, holding `held` as the owner's own, takes an own device's word that it

@@ -101,18 +101,15 @@ public struct SyncEndpoint {
     }
 
     /// What this vault does with `project` in an exchange it asked for: pull only from a device that
-    /// may write the project here, push to any that may read it, unless this vault is only a viewer
-    /// of the device's project. Decided here by `access(to:in:)`; the access the answerer's offer
-    /// claims is never used (it could say `mine` of anything).
+    /// may write the project here, push to any that may read it (`SyncPlan`). Decided here by
+    /// `access(to:in:)`; the access the answerer's offer claims is never used (it could say `mine`
+    /// of anything).
     func plan(for project: WritingProject) throws -> Result<SyncPlan, SyncExchangeError> {
         try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
             switch try access(to: project, in: store) {
             case .failure(let refusal): return .failure(refusal)
-            case .success(let access):
-                let origin = try store.origin(of: project.id)
-                let viewerHere = origin?.device == peer.deviceID && origin?.access == .viewer
-                return .success(SyncPlan(access: access, pulls: access.writes, pushes: !viewerHere))
+            case .success(let access): return .success(SyncPlan(access: access, pulls: access.writes))
             }
         }
     }

@@ -288,7 +288,7 @@ public struct SyncInitiator {
             return []
         }
         let taken = try SyncOffers.parseTaken(try ask(SyncWire.offerKind, released, by: deadline))
-        return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true, pushes: true)) } : nil }
+        return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true)) } : nil }
     }
 
     /// Pull until the peer has nothing more this vault lacks, then push what it lacks. From a device
@@ -337,15 +337,13 @@ public struct SyncInitiator {
             try seekForks(of: project, held: held, lowering: unmet, all: waited, into: &entry, by: deadline)
             held = try endpoint.commitAndHeld(project, coordinator: coordinator)
         }
-        if plan.pushes {
-            // This vault's copy of each fork met goes to the peer too, so that it meets the fork
-            // (refused there, recorded naming the device) instead of saying the project syncs.
-            var offered = peerHeld
-            for (device, counter) in entry.forked { offered[device] = min(offered[device] ?? 0, counter - 1) }
-            try push(project, peerHeld: offered.filter { $0.value > 0 }, into: &entry, by: deadline)
-            entry.pushed = true
-        }
-        try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty && plan.pushes)
+        // This vault's copy of each fork met goes to the peer too, so that it meets the fork
+        // (refused there, recorded naming the device) instead of saying the project syncs.
+        var offered = peerHeld
+        for (device, counter) in entry.forked { offered[device] = min(offered[device] ?? 0, counter - 1) }
+        try push(project, peerHeld: offered.filter { $0.value > 0 }, into: &entry, by: deadline)
+        entry.pushed = true
+        try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty)
     }
 
     /// Keeps what the peer holds of the project after the run (for `sync status`): what it said it

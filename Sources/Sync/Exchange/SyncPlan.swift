@@ -4,9 +4,9 @@
 struct SyncPlan: Sendable, Equatable {
     /// What the answering device may do with the project here.
     let access: SyncAccess
-    /// Whether its records are taken: only from a device that may write the project here.
+    /// Whether its records are taken: only from a device that may write the project here. This
+    /// vault's records it lacks are sent to any device that may read the project here, also when
+    /// this vault only views that device's project: then they are records an own device signed
+    /// while it was the device's editor (review 17 s11, N-s11-3), the device's to take or refuse.
     let pulls: Bool
-    /// Whether this vault's records are sent: to any device that may read the project here, unless
-    /// this vault is only a viewer of the project that device shared with it.
-    let pushes: Bool
 }
