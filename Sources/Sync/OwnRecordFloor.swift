@@ -98,11 +98,10 @@ extension AuditAction {
 public enum RestoredOwnRecords {
     /// Marks every project here: view-only, with the floor that only a completed pull from an own
     /// device lifts. In the restore's transaction; returns the projects.
-    /// A vault that pairs no device as `mine` has no own device that could hold this device's later
-    /// records, and none to sync with: nothing waits (a single-device owner, or one who shares only
-    /// with colleagues, would be left view-only with no way but `repair --write-anyway`).
+    /// A vault that pairs no device as `mine` waits too: a device the owner paired after the backup
+    /// is not known here, yet it may hold this device's later records; the owner pairs it again and
+    /// syncs, or says none does (`repair --write-anyway`; review 17 s11, N-s11-1's remaining case).
     public static func markAwaiting(in tx: VaultTransaction, clock: VaultClock = .system) throws -> [ProjectID] {
-        guard try DeviceTrust.anyMine(in: tx.database) else { return [] }
         let store = WritingStore(tx, access: .vault)
         let projects = try store.projects().map(\.id)
         for project in projects {

@@ -92,10 +92,11 @@ enum BackupCommands {
         passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. A backup
         made by an older vaultctl is upgraded in the restored copy, as any vault is by a write
         command (vault.upgrade). The restored vault's audit log records vault.restore-backup.
-        When the vault pairs a device as your own, every project is view-only in the restored vault
-        until it has synced with one of your own devices ('vaultctl sync now --peer DEVICE'): the
-        backup rewound this device's records, and a change before would reuse their numbers
-        (SECURITY.md §19.10).
+        Every project is view-only in the restored vault until it has synced with one of your own
+        devices ('vaultctl sync now --peer DEVICE'; pair again one you paired after the backup):
+        the backup rewound this device's records, and a change before would reuse their numbers
+        (SECURITY.md §19.10). When none of your devices ever synced with this one, 'vaultctl repair
+        --write-anyway PROJECT' lets a project take changes again.
         """, options: [Option("--into", value: "DIR", "the new vault folder")] + Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
             "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",

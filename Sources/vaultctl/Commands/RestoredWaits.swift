@@ -4,15 +4,15 @@ import Writing
 
 /// What a vault made by `restore-backup` or `recover` waits for before it syncs as before
 /// (SECURITY.md §19.10): its projects, for one sync with an own device (the backup rewound this
-/// device's records; review 17 s10, N-s10-4, and s11, N-s11-1), and the devices the backup trusted
+/// device's records; review 17 s10, N-s10-4, and s11, N-s11-1), also when the backup pairs none (one
+/// paired after it is not known here, yet may hold those records), and the devices the backup trusted
 /// as the owner's own, for the owner's word that each still is (the backup does not know of a
 /// revoke or a demotion made since; review 17 s11, N-s11-4).
 struct RestoredWaits {
     var awaiting: [ProjectID] = []
     var held: [FamilyPairing] = []
 
-    /// Marks both, in the transaction that records the restore. The projects are marked first: a
-    /// vault that pairs no own device has none to wait for.
+    /// Marks both, in the transaction that records the restore.
     static func mark(in tx: VaultTransaction) throws -> RestoredWaits {
         let awaiting = try RestoredOwnRecords.markAwaiting(in: tx)
         let held = try DeviceTrust.holdAfterRestore(in: tx).compactMap { try FamilyPairing.stored(deviceID: $0, in: tx.database) }
@@ -38,10 +38,18 @@ struct RestoredWaits {
         guard !awaiting.isEmpty else { return }
         Output.line("\(awaiting.count) project(s) are view-only here until this vault has synced with one of your own devices: "
                     + "the backup rewound this device's records, and a change before would reuse their numbers, so your devices would split for good.")
-        Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
-        if !held.isEmpty {
-            Output.line("If none of them is still yours, let a project take changes again: vaultctl repair --write-anyway PROJECT --vault \(vault)")
+        // A device paired after the backup is not known here (review 17 s11, N-s11-1's remaining case).
+        if held.isEmpty {
+            Output.line("This backup pairs none of your own devices. If you paired one with this device after the backup, it may hold "
+                        + "this device's later records: pair it again ('vaultctl pair host' on it, 'vaultctl pair join ADDRESS --trust mine' here) "
+                        + "and sync with it before you write.")
+        } else {
+            Output.line("The first sync with any device of yours ends the wait: sync with each of them before you write, and pair again "
+                        + "one you paired with this device after the backup ('vaultctl pair join ADDRESS --trust mine'): it is not known here.")
         }
+        Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
+        let noneHolds = held.isEmpty ? "If no device of yours ever synced with this one" : "If none of them is still yours"
+        Output.line("\(noneHolds), let a project take changes again: vaultctl repair --write-anyway PROJECT --vault \(vault)")
     }
 
     static func confirm(_ pairing: FamilyPairing, vault: String) -> String {
