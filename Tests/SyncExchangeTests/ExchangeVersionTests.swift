@@ -1,6 +1,8 @@
+import Appliance
 import CryptoVault
 import PeerChannel
 @testable import Sync
+import Synchronization
 import Testing
 import TestSupport
 import Writing
@@ -24,6 +26,83 @@ import Writing
             guard kind == SyncWire.projectsKind else { return [1, 0, 0] }
             let register = Array("general".utf8), name = Array("Old".utf8)
             return [1, 0, 1] + project.bytes + [1, 0, 1, UInt8(register.count)] + register + [0, UInt8(name.count)] + name + [0, 0]
+        }
+    }
+
+    /// A device of the build before pulls carried tips (they came within version 2, never released
+    /// before; closing note s11, Left open): it reads a pull to its vector and refuses the bytes
+    /// after it with that build's words; every other request it answers as this build does.
+    /// Without `knowsDemotions`, as the build before both (main 4559851): it does not answer
+    /// `sync.demotions` either.
+    final class BuildBeforeTipsAnswerer: ChannelService {
+        let current = Mutex<SyncChannelService?>(nil)
+        let knowsDemotions: Bool
+
+        init(knowsDemotions: Bool = true) { self.knowsDemotions = knowsDemotions }
+
+        var requestKinds: [String] { SyncWire.kinds.filter { knowsDemotions || $0 != SyncWire.demotionsKind } }
+
+        func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
+            if kind == SyncWire.pullKind, body.count >= 19 {
+                // The version, the project, then the vector: a 2-byte count of 24-byte entries.
+                let follow = body.count - (19 + 24 * (Int(body[17]) << 8 | Int(body[18])))
+                if follow > 0 { throw PeerChannelError(.peerRefused, "[malformedMessage] a sync message is malformed: \(follow) bytes follow the last field") }
+            }
+            return try current.withLock { $0! }.respond(to: kind, body: body, from: peer)
+        }
+    }
+
+    /// A pull that ends at its vector is of a build before tips: refused naming that, with what to
+    /// do (update the asking device), and recorded as any malformed request.
+    @Test func aPullWithoutTipsIsRefusedSayingTheAskerRunsAnOlderBuild() throws {
+        let f = try F()
+        let project = try F.project(f.desk, "Brief")
+        do {
+            _ = try f.transport().requestAsAnyPeer(SyncWire.pullKind, body: [SyncWire.version] + project.id.bytes + [0, 0])
+            Issue.record("a pull without tips was answered")
+        } catch let error as SyncExchangeError {
+            #expect(error.code == .malformedMessage, "\(error)")
+            #expect(error.message.contains("a pull without tips, from a build of vaultctl older than this device's")
+                    && error.message.contains("update vaultctl on the device that asked"), "\(error)")
+        }
+        let refused = f.desk.recording.events.withLock { events in
+            events.filter { $0.action == .syncExchangeRefused }.flatMap { $0.details.filter { $0.name == "reason" }.map(\.value) }
+        }
+        #expect(refused == ["malformedMessage"], "\(refused)")
+        // A pull with tips, none of them, is answered as ever.
+        _ = try SyncPullAnswer(parsing: try f.transport().requestAsAnyPeer(SyncWire.pullKind, body: [SyncWire.version] + project.id.bytes + [0, 0, 0, 0]))
+    }
+
+    /// This build's pull reaches a device of the build before tips, which refuses it as "N bytes
+    /// follow the last field": the project is left for the run saying that device runs an older
+    /// build and must be updated, instead of that device's words alone.
+    @Test func aPullRefusedByABuildBeforeTipsSaysToUpdateThatDevice() throws {
+        let answerer = BuildBeforeTipsAnswerer()
+        let f = try F(deskAnswers: answerer)
+        answerer.current.withLock { $0 = SyncChannelService(vault: f.desk.unlocked, coordinator: nil) }
+        let project = try F.project(f.desk, "Brief")
+        _ = try F.document(f.desk, in: project, "Plan", ["Kick-off."])
+        let report = try f.syncLaptop()
+        let skipped = report.projects.first { $0.project == project.id }?.skipped ?? ""
+        #expect(skipped.hasPrefix("malformedMessage: "), "\(report)")
+        #expect(skipped.contains("desk runs an older build of vaultctl") && skipped.contains("update vaultctl on desk"), "\(skipped)")
+        #expect(skipped.contains("bytes follow the last field"), "the device's own words stay: \(skipped)")
+    }
+
+    /// A device of the build before demotions passed between own devices (and before tips) does not
+    /// answer `sync.demotions`, the first request to an own device: the run ends saying that device
+    /// runs an older build and must be updated, instead of "no service here answers" alone.
+    @Test func anOwnDeviceOfABuildBeforeDemotionsIsNamedAsAnOlderBuildToUpdate() throws {
+        let answerer = BuildBeforeTipsAnswerer(knowsDemotions: false)
+        let f = try F(deskAnswers: answerer)
+        answerer.current.withLock { $0 = SyncChannelService(vault: f.desk.unlocked, coordinator: nil) }
+        do {
+            try f.syncLaptop()
+            Issue.record("the run went on with a device that does not answer sync.demotions")
+        } catch let error as PeerChannelError {
+            #expect(error.code == .unknownRequestKind, "\(error)")
+            #expect(error.message.contains("desk runs an older build of vaultctl, which does not answer 'sync.demotions'")
+                    && error.message.contains("update vaultctl on desk"), "\(error)")
         }
     }
 

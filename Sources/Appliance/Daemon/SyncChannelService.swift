@@ -46,7 +46,7 @@ public final class ChannelSyncTransport: SyncTransport {
     public var peer: DeviceProfile { client.peer }
 
     public func request(_ kind: String, body: SyncOutgoing) throws -> [UInt8] {
-        try checked { try client.request(kind, body: body.bytes) }
+        try checked(kind) { try client.request(kind, body: body.bytes) }
     }
 
     public func request(_ kind: String, body: SyncOutgoing, within seconds: Double) throws -> [UInt8] {
@@ -57,16 +57,21 @@ public final class ChannelSyncTransport: SyncTransport {
             abandoned = true
             throw SyncExchangeError(.deadlineExceeded, "\(peer.name) did not answer '\(kind)' in time (\(Int(seconds.rounded(.up))) s left of the sync's deadline)")
         }
-        return try checked { try result.get() }
+        return try checked(kind) { try result.get() }
     }
 
-    private func checked(_ body: () throws -> [UInt8]) throws -> [UInt8] {
+    private func checked(_ kind: String, _ body: () throws -> [UInt8]) throws -> [UInt8] {
         do {
             return try body()
         } catch let error as PeerChannelError where error.code == .peerRefused {
             if let refusal = Self.exchangeError(error) { throw refusal }
             if let failure = Self.peerFailure(error) { throw failure }
             throw error
+        } catch let error as PeerChannelError where error.code == .unknownRequestKind && SyncWire.kinds.contains(kind) {
+            // A device of an older build knows no such request of the exchange (`sync.demotions` came
+            // within version 2; closing note s11): said plainly, with what to do.
+            throw PeerChannelError(.unknownRequestKind, "\(peer.name) runs an older build of vaultctl, which does not answer '\(kind)' "
+                                   + "(within exchange version 2): update vaultctl on \(peer.name), then sync again (\(error.message))")
         }
     }
 

@@ -114,6 +114,14 @@ public struct SyncInitiator {
         try transport.request(kind, body: body, within: try deadline.remaining(with: peer))
     }
 
+    /// A pull; a device of a build before pulls carried tips refuses it in that build's words, said
+    /// plainly here: that device runs an older build, to be updated (closing note s11, Left open).
+    private func pull(_ request: SyncPullRequest, by deadline: SyncDeadline) throws -> [UInt8] {
+        do { return try ask(SyncWire.pullKind, SyncOutgoing(request), by: deadline) } catch let error as SyncExchangeError {
+            throw request.refusedByOlderBuild(error, peer: peer.name) ?? error
+        }
+    }
+
     var vault: UnlockedVault { endpoint.vault }
     var peer: DeviceProfile { endpoint.peer }
 
@@ -310,7 +318,7 @@ public struct SyncInitiator {
             }
             // The tips go with the first pull only: the peer answers a fork they show once.
             let request = SyncPullRequest(project: project.id, held: held, tips: round == 1 ? tips : [:])
-            let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(request), by: deadline))
+            let answer = try SyncPullAnswer(parsing: try pull(request, by: deadline))
             tips = [:]
             peerHeld = answer.held
             if round == 1, plan.pulls { seen = try endpoint.forksSeen(of: project, held: answer.held, tips: answer.tips) }
@@ -408,8 +416,7 @@ public struct SyncInitiator {
         var lowered = all ? held.compactMapValues { $0 > 1 ? $0 - 1 : nil } : held
         for (device, counter) in seen { lowered[device] = min(lowered[device] ?? 0, counter - 1) }
         lowered = lowered.filter { $0.value > 0 }
-        let answer = try SyncPullAnswer(parsing: try ask(SyncWire.pullKind, SyncOutgoing(SyncPullRequest(project: project.id, held: lowered)),
-                                                         by: deadline))
+        let answer = try SyncPullAnswer(parsing: try pull(SyncPullRequest(project: project.id, held: lowered), by: deadline))
         guard !answer.records.isEmpty else { return }
         _ = try take(answer.records, of: project, skippingHeld: true, into: &entry)
     }

@@ -213,8 +213,29 @@ public struct SyncPullRequest: Sendable, Equatable {
         try reader.version()
         project = try reader.identifier(ProjectID.self)
         held = try SyncWire.vector(&reader)
+        // A pull that ends at its vector is of a build before pulls carried tips (the same version 2).
+        guard reader.remaining > 0 else { throw SyncWireReader.malformed(Self.withoutTips) }
         tips = try SyncWire.tips(&reader, of: held)
         try reader.end()
+    }
+
+    /// Why a pull without tips is refused: its asker runs a build of vaultctl from before pulls
+    /// carried them, within the same exchange version 2 (closing note s11, Left open), and must be
+    /// updated. Said to that device, whose build shows the answerer's words.
+    static let withoutTips = "a pull without tips, from a build of vaultctl older than this device's (within exchange version 2): "
+        + "update vaultctl on the device that asked"
+
+    /// `error`, a refusal of this pull, said plainly when a device of the build before pulls carried
+    /// tips refused it: that build reads the pull to its vector and refuses the tips' bytes after it
+    /// as "N bytes follow the last field" (N the tips' bytes), words it cannot change. Nil for any other.
+    public func refusedByOlderBuild(_ error: SyncExchangeError, peer name: String) -> SyncExchangeError? {
+        var withoutTips = [SyncWire.version] + project.bytes
+        SyncWire.encode(held, to: &withoutTips)
+        guard error.code == .malformedMessage, error.message.hasSuffix(": \(serialized().count - withoutTips.count) bytes follow the last field") else {
+            return nil
+        }
+        return SyncExchangeError(.malformedMessage, "\(name) runs an older build of vaultctl, whose pulls carry no tips (within exchange "
+                                 + "version 2): update vaultctl on \(name), then try again (\(error.message))")
     }
 }
 

@@ -171,8 +171,11 @@ public struct StoreRepair {
     private func pull(_ offer: SyncProjectOffer, devices: [DeviceID: [UInt8]]) throws -> SyncReplica {
         var replica = SyncReplica(project: offer.project, author: nil, devices: devices)
         for _ in 1...SyncInitiator.maximumRounds {
-            let answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind,
-                                                                          body: SyncOutgoing(SyncPullRequest(project: offer.project, held: replica.versionVector))))
+            let request = SyncPullRequest(project: offer.project, held: replica.versionVector)
+            let answer: SyncPullAnswer
+            do { answer = try SyncPullAnswer(parsing: try transport.request(SyncWire.pullKind, body: SyncOutgoing(request))) } catch let error as SyncExchangeError {
+                throw request.refusedByOlderBuild(error, peer: peer.name) ?? error  // a device of a build before tips (closing note s11)
+            }
             for bytes in answer.records { replica.receive(bytes) }
             guard answer.more, !answer.records.isEmpty else { break }
         }
