@@ -45,6 +45,9 @@ public struct VaultSync {
         // A row of the sync module's tables that no writer stores (a flipped bit) is the project's
         // damage (N-s9-6, and the other tables' rows: closing note s10).
         try VaultSync.DamagedRows.check(projectID, in: database)
+        // A stored record whose project id names no project here is hidden from every query of
+        // its project: its counter would be signed again (N-s11-5).
+        try VaultSync.UnownedRecords.check(projectID, in: store)
         var replica = SyncReplica(project: projectID, author: author, devices: devices)
         for stored in try storedRecords(of: project) {
             let record: ChangeRecord

@@ -95,7 +95,8 @@ extension VaultSync {
 extension VaultSync {
     /// Every project this vault holds sync records of (`repair`'s mend checks each one's rows).
     static func projectsWithRecords(in database: Database) throws -> [ProjectID] {
-        try database.query("SELECT DISTINCT project_id FROM sync_records ORDER BY project_id").map { try ProjectID(bytes: try $0.blob("project_id")) }
+        // A project id that is no id (of another type, or length) names no project: `UnownedRecords`.
+        try database.query("SELECT DISTINCT project_id FROM sync_records ORDER BY project_id").compactMap { try? ProjectID(bytes: try $0.blob("project_id")) }
     }
 
     /// This vault's version vector of every project it holds records of, from the clear columns of
@@ -105,7 +106,8 @@ extension VaultSync {
         var vectors: [ProjectID: [DeviceID: UInt64]] = [:]
         var damaged = Set<ProjectID>()
         for row in try database.query("SELECT project_id, device_id, MAX(counter) AS held, MIN(counter) AS least FROM sync_records GROUP BY project_id, device_id") {
-            let project = try ProjectID(bytes: try row.blob("project_id"))
+            // A project id that is no id names no project: `UnownedRecords` says which project is local-only.
+            guard let project = try? ProjectID(bytes: try row.blob("project_id")) else { continue }
             guard try row.integer("least") >= 1 else { damaged.insert(project); continue }
             vectors[project, default: [:]][try DeviceID(bytes: try row.blob("device_id"))] = UInt64(try row.integer("held"))
         }

@@ -11,29 +11,41 @@ public struct SyncRecordsMend: Sendable, Equatable {
     /// as the record its hash names: by project (a sync with an own device, or `repair --from`,
     /// brings it again).
     public var dropped: [ProjectID: Int] = [:]
-    /// Rows dropped that named no project here (their project id was damaged too, or names none).
-    public var droppedUnowned = 0
+    /// Rows that name no project here and whose record does not say whose they are (review 17 s11,
+    /// N-s11-5; `UnownedRecords`): kept, since dropping one would let its counter be signed again;
+    /// every project stays local-only until `vaultctl repair --from DEVICE` rebuilds the store.
+    public var unowned = 0
 
-    public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || droppedUnowned > 0 }
+    public var changed: Bool { !mended.isEmpty || !dropped.isEmpty }
 }
 
 extension VaultSync.DamagedRecords {
     /// `vaultctl repair` without --from: each damaged row written again from the sealed record it
     /// names (its clear columns are that record's device, counter, lamport and part count, so they
-    /// come back exactly), or dropped when that record does not open as the one its hash names; in
+    /// come back exactly), or dropped when that record does not open as the one its hash names; a
+    /// row naming no project here, or another project than its record's, written again as a record
+    /// of the project whose compartment keeps that record, or kept when none does (`unowned`); in
     /// one audited transaction (`sync.records-mended`: mended, dropped, projects). A privileged
     /// project's records open only in a session of its compartment (actor `repair`), as every read
     /// of them does.
     public static func mend(_ vault: UnlockedVault) throws -> SyncRecordsMend {
-        let (damaged, stored) = try vault.transaction { tx in
-            // A row whose project this store does not hold is read by nothing: dropped.
-            (try rows(in: tx.database).map { row in (row.rowid, row.project.flatMap { try? WritingStore(tx).project($0) }) },
-             try VaultSync.projectsWithRecords(in: tx.database).compactMap { try? WritingStore(tx).project($0) })
+        let (damaged, unowned, stored) = try vault.transaction { tx in
+            let store = WritingStore(tx)
+            // A row that names no project here is its sealed record's project's (N-s11-5): the id
+            // is written again from the record, never dropped (its counter would be signed again).
+            let strays = try VaultSync.UnownedRecords.rows(in: store)
+            let projects = try store.projects()
+            let owners = strays.map { stray in (stray.rowid, VaultSync.UnownedRecords.owner(of: stray.hash, among: projects, in: tx)) }
+            let straying = Set(strays.map(\.rowid))
+            return (try rows(in: tx.database).filter { !straying.contains($0.rowid) }.compactMap { row in
+                        row.project.flatMap { try? store.project($0) }.map { (row.rowid, $0) } },
+                    owners.map { rowid, owner in (rowid, projects.first { .project($0.id) == owner }) },
+                    try VaultSync.projectsWithRecords(in: tx.database).compactMap { try? store.project($0) })
         }
-        guard !damaged.isEmpty || !stored.isEmpty else { return SyncRecordsMend() }
+        guard !damaged.isEmpty || !unowned.isEmpty || !stored.isEmpty else { return SyncRecordsMend() }
         var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
         defer { for session in sessions.values { try? session.end() } }
-        for project in damaged.compactMap(\.1) + stored where project.isPrivileged && sessions[project.compartment.id] == nil {
+        for project in damaged.map(\.1) + unowned.compactMap(\.1) + stored where project.isPrivileged && sessions[project.compartment.id] == nil {
             sessions[project.compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair",
                                                                                      purpose: "mend damaged sync records")
         }
@@ -47,15 +59,27 @@ extension VaultSync.DamagedRecords {
             // Rows whose columns a writer could store but that are not the record's (N-s10-7): found by
             // opening each record, as a replica made of them would.
             var found = damaged
+            var strays = unowned
             for project in stored {
-                found += try unlike(project, with: sync(project)).map { ($0, project) }
+                let (unlike, elsewhere) = try unlike(project, with: sync(project))
+                found += unlike.map { ($0, project) }
+                // A row naming this project whose sealed record another project keeps: that one's (N-s11-5).
+                guard !elsewhere.isEmpty else { continue }
+                let projects = try WritingStore(tx).projects()
+                for (rowid, hash) in elsewhere {
+                    let owner = VaultSync.UnownedRecords.owner(of: hash, among: projects, in: tx)
+                    if let other = projects.first(where: { .project($0.id) == owner && $0.id != project.id }) { strays.append((rowid, other)) }
+                }
+            }
+            for (rowid, owner) in strays {
+                // A privileged owner met only here (no session started for it) is not mended this time.
+                if let owner, !owner.isPrivileged || sessions[owner.compartment.id] != nil, try restore(rowid, of: owner, with: sync(owner)) {
+                    mend.mended[owner.id, default: 0] += 1
+                } else {
+                    mend.unowned += 1
+                }
             }
             for (rowid, project) in found {
-                guard let project else {
-                    try tx.database.query("DELETE FROM sync_records WHERE rowid = ?", [.integer(rowid)])
-                    mend.droppedUnowned += 1
-                    continue
-                }
                 if try restore(rowid, of: project, with: sync(project)) {
                     mend.mended[project.id, default: 0] += 1
                 } else {
@@ -66,7 +90,7 @@ extension VaultSync.DamagedRecords {
             guard mend.changed else { return mend }
             let projects = Set(mend.mended.keys).union(mend.dropped.keys)
             try tx.record(.syncRecordsMended, details: [.init("mended", String(mend.mended.values.reduce(0, +))),
-                                                        .init("dropped", String(mend.dropped.values.reduce(0, +) + mend.droppedUnowned)),
+                                                        .init("dropped", String(mend.dropped.values.reduce(0, +))),
                                                         .init("projects", String(projects.count))])
             return mend
         }
@@ -74,33 +98,40 @@ extension VaultSync.DamagedRecords {
 
     /// The rows of `project`'s stored records whose clear columns a writer could store but that are
     /// not those of the record each names (review 17 s10, N-s10-7); a row that no writer stores is
-    /// `rows(in:)`'s, and one whose record does not open is not listed (the replica says so).
-    static func unlike(_ project: WritingProject, with sync: VaultSync) throws -> [Int64] {
+    /// `rows(in:)`'s. And, apart, the rowid and hash of each row whose record does not open in the
+    /// project's compartment (`elsewhere`): another project's, when one keeps it (its project id
+    /// made this project's, N-s11-5); else the replica says it does not open.
+    static func unlike(_ project: WritingProject, with sync: VaultSync) throws -> (unlike: [Int64], elsewhere: [(Int64, [UInt8])]) {
         var found: [Int64] = []
+        var elsewhere: [(Int64, [UInt8])] = []
         for row in try sync.database.query("SELECT rowid, hash, device_id, counter, lamport, parts FROM sync_records WHERE project_id = ? AND (\(wholeRow)) ORDER BY rowid",
                                            [.blob(project.id.bytes)]) {
             let hash = try row.blob("hash")
-            guard let bytes = try? sync.storedRecord(hash, parts: try row.integer("parts"), of: project),
-                  let record = try? ChangeRecordCodec.parse(bytes) else { continue }
+            guard let bytes = try? sync.storedRecord(hash, parts: try row.integer("parts"), of: project) else {
+                elsewhere.append((try row.integer("rowid"), hash))
+                continue
+            }
+            guard let record = try? ChangeRecordCodec.parse(bytes) else { continue }
             let stored = VaultSync.StoredRecord(hash: hash, device: try DeviceID(bytes: try row.blob("device_id")), counter: UInt64(try row.integer("counter")),
                                                 lamport: UInt64(try row.integer("lamport")), bytes: bytes)
             if (try? VaultSync.checkColumns(stored, against: record, of: project.id)) == nil { found.append(try row.integer("rowid")) }
         }
-        return found
+        return (found, elsewhere)
     }
 
-    /// Writes the row's clear columns again from the sealed record it names; false when that does
-    /// not open, or is not the record its hash names, or another row holds its place already (the
-    /// same device and counter: a second history, never taken).
+    /// Writes the row's clear columns again from the sealed record it names, as a record of
+    /// `project` (the project the signed record names: `storedRecord` checks it); false when that does
+    /// not open in the project's compartment, or is not the record its hash names, or another row
+    /// holds its place already (the same device and counter: a second history, never taken).
     static func restore(_ rowid: Int64, of project: WritingProject, with sync: VaultSync) throws -> Bool {
         guard let record = try storedRecord(rowid, of: project, with: sync) else { return false }
         do {
             try sync.database.query("""
-                UPDATE sync_records SET device_id = ?, counter = ?, lamport = ?, parts = ?,
+                UPDATE sync_records SET project_id = ?, device_id = ?, counter = ?, lamport = ?, parts = ?,
                     stored_at = CASE WHEN typeof(stored_at) = 'integer' THEN stored_at ELSE ? END
                 WHERE rowid = ?
-                """, [.blob(record.record.device.bytes), .integer(Int64(record.record.counter)), .integer(Int64(record.record.lamport)),
-                      .integer(record.parts), .integer(sync.store.clock.now()), .integer(rowid)])
+                """, [.blob(project.id.bytes), .blob(record.record.device.bytes), .integer(Int64(record.record.counter)),
+                      .integer(Int64(record.record.lamport)), .integer(record.parts), .integer(sync.store.clock.now()), .integer(rowid)])
         } catch is CryptoVaultError {
             return false
         }

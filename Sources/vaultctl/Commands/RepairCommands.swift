@@ -128,14 +128,14 @@ enum RepairCommands {
                          "origins_not_restored": mend.originsNotRestored ?? NSNull(),
                          "records_mended": Dictionary(uniqueKeysWithValues: records.mended.map { ($0.key.hex, $0.value) }),
                          "records_dropped": Dictionary(uniqueKeysWithValues: records.dropped.map { ($0.key.hex, $0.value) }),
-                         "records_dropped_unowned": records.droppedUnowned,
+                         "records_unowned": records.unowned,
                          "rows_mended": rows.mended, "rows_dropped": rows.dropped, "waiting": rows.waiting.map(\.hex)])
             return
         }
         say(records)
         say(rows)
         guard mend.changed else {
-            if records.changed || rows.changed { return }
+            if records.changed || rows.changed || records.unowned > 0 { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
@@ -159,7 +159,11 @@ enum RepairCommands {
                         + "'vaultctl sync now --peer DEVICE' with your own device brings it again; if 'vaultctl sync status' still shows "
                         + "the project local-only, 'vaultctl repair --from DEVICE' rebuilds it.")
         }
-        if records.droppedUnowned > 0 { Output.line("Dropped \(records.droppedUnowned) row(s) of \(VaultSync.DamagedRecords.table) that name no project here.") }
+        if records.unowned > 0 {
+            Output.line("Kept \(records.unowned) row(s) of \(VaultSync.DamagedRecords.table) that name no project here and whose record does not say "
+                        + "whose they are (dropping one would let its counter be signed again): every project stays local-only until "
+                        + "'vaultctl repair --from DEVICE' rebuilds the store from your own device.")
+        }
         if records.changed { Output.line("Stored change records mended; 'vaultctl sync status' shows whether each project syncs.") }
     }
 
