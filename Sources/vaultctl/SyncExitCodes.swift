@@ -9,7 +9,7 @@ extension ExitCode {
         case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner,
              .rosterFull, .demotionRefused: self = .refused
         case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode: self = .dataError
-        case .paused, .deadlineExceeded, .tooManyRefusals, .quotaExceeded: self = .unavailable
+        case .paused, .deadlineExceeded, .tooManyRefusals, .quotaExceeded, .tooManyRequests: self = .unavailable
         case .unknownPeer: self = .noInput
         }
     }

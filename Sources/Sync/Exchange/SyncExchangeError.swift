@@ -52,6 +52,9 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// A device other than the owner's own would pass its day's bound of records or bytes added to
     /// the project here (`SyncDeviceQuota`): the batch is refused whole, none of it stored.
     case quotaExceeded
+    /// The device had its budget of answers carrying records or offers for the time (`SyncRequestBudget`):
+    /// such answers are refused until the window ends, recorded as one summary.
+    case tooManyRequests
     /// The run went on past its deadline: the peer answers too slowly or stopped answering.
     case deadlineExceeded
     /// This vault is the in-memory mode's copy (SECURITY.md §19.10): what would need an audit entry

@@ -14,14 +14,18 @@ public struct SyncResponder: Sendable {
     public let health: SyncExchangeHealthWatch
     /// What a device other than the owner's own may add to a project here in a day.
     public let quota: SyncDeviceQuota
+    /// How many answers carrying records or offers each device other than the owner's own gets in a time.
+    public let requests: SyncRequestBudget
 
     public init(vault: UnlockedVault, coordinator: SyncCoordinator? = nil, refusals: SyncRefusalBudget = SyncRefusalBudget(),
-                health: SyncExchangeHealthWatch = SyncExchangeHealthWatch(), quota: SyncDeviceQuota = SyncDeviceQuota()) {
+                health: SyncExchangeHealthWatch = SyncExchangeHealthWatch(), quota: SyncDeviceQuota = SyncDeviceQuota(),
+                requests: SyncRequestBudget = SyncRequestBudget()) {
         self.vault = vault
         self.coordinator = coordinator
         self.refusals = refusals
         self.health = health
         self.quota = quota
+        self.requests = requests
     }
 
     /// The answer to one request of `peer`, records and offers as the egress funnel released them.
@@ -45,6 +49,8 @@ public struct SyncResponder: Sendable {
         }
         do {
             return try answer(kind, body, endpoint)
+        } catch let refusal as UnrecordedRefusal {
+            throw refusal.error
         } catch let refusal as WholeRequestRefusal {
             record(refusal.error, of: kind, details: refusal.details, endpoint)
             throw refusal.error
@@ -86,13 +92,18 @@ public struct SyncResponder: Sendable {
     /// names released by the funnel like their records: one egress decision per page.
     private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         let request = try SyncProjectsRequest(parsing: body)
+        try reserveAnswer(SyncWire.projectsKind, endpoint)
         let (offers, more) = try endpoint.offers(after: request.after, limit: SyncWire.maximumOffers) { project, origin in
             self.record(SyncExchangeError(.notOwner, "project \(project) is device \(origin.hex)'s: only its owner shares it"), of: SyncWire.projectsKind,
                         details: [.init("project", project.hex), .init("origin", origin.hex)], endpoint)
         }
-        guard !offers.isEmpty else { return .noOffers }
-        return try endpoint.release(SyncProjectsPage(more: more, offers: offers).serialized(),
-                                    of: try offers.compactMap { try endpoint.project($0.project) })
+        guard !offers.isEmpty else {
+            giveBackAnswer(endpoint)
+            return .noOffers
+        }
+        let page = SyncProjectsPage(more: more, offers: offers).serialized()
+        try admitAnswer(SyncWire.projectsKind, page, endpoint)
+        return try endpoint.release(page, of: try offers.compactMap { try endpoint.project($0.project) })
     }
 
     /// The asker's demotions, taken from an own device only, answered with this vault's (to an own
@@ -119,9 +130,15 @@ public struct SyncResponder: Sendable {
 
     private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
         let project = try allowed(request.project, endpoint, writing: false)
+        try reserveAnswer(SyncWire.pullKind, endpoint)
         let answer = try damageRefused(project.id) { try endpoint.missing(project, from: request.held, tips: request.tips) }
-        if answer.records.isEmpty { return try SyncOutgoing(recordless: answer) }
-        return try endpoint.release(answer.serialized(), of: [project])
+        if answer.records.isEmpty {
+            giveBackAnswer(endpoint)
+            return try SyncOutgoing(recordless: answer)
+        }
+        let message = answer.serialized()
+        try admitAnswer(SyncWire.pullKind, message, endpoint)
+        return try endpoint.release(message, of: [project])
     }
 
     /// A push is refused whole, once, before any of its records is read, when the project is not
@@ -157,6 +174,41 @@ public struct SyncResponder: Sendable {
         return SyncOutgoing(SyncPushAnswer(stored: receipt.stored, refused: receipt.refused.map(\.error.code.rawValue)))
     }
 
+    /// Reserves an answer to the peer in its budget before anything is opened for it (review 17 s8,
+    /// F7): a device past the bound is refused unread. The owner's own devices are not bounded:
+    /// they sync everything, and are the owner's.
+    private func reserveAnswer(_ kind: String, _ endpoint: SyncEndpoint) throws {
+        guard !endpoint.peerIsMine else { return }
+        try refuseIfOver(requests.reserve(endpoint.peer.deviceID), kind, endpoint)
+    }
+
+    /// The reserved answer carries nothing (no entry made for it): not counted.
+    private func giveBackAnswer(_ endpoint: SyncEndpoint) {
+        guard !endpoint.peerIsMine else { return }
+        requests.giveBack(endpoint.peer.deviceID)
+    }
+
+    /// Counts the answer `message` toward the peer's new answers, unless it was given this very
+    /// content in the window already (the same page of offers at every exchange is not new).
+    private func admitAnswer(_ kind: String, _ message: [UInt8], _ endpoint: SyncEndpoint) throws {
+        guard !endpoint.peerIsMine else { return }
+        try refuseIfOver(requests.admit(endpoint.peer.deviceID, digest: SHA256.hash(message)), kind, endpoint)
+    }
+
+    /// Past a bound: refused (`tooManyRequests`), the window's first refusal recorded as one summary
+    /// and the others not at all (the refusal budget is not charged: it would add 64 entries more).
+    private func refuseIfOver(_ admission: SyncRequestBudget.Admission, _ kind: String, _ endpoint: SyncEndpoint) throws {
+        guard case .refuse(let summarise, let bound, let counted) = admission else { return }
+        if summarise {
+            endpoint.writeRefusal(kind, reason: SyncExchangeErrorCode.tooManyRequests.rawValue,
+                                  details: [.init("bound", String(bound)), .init("counted", counted),
+                                            .init("seconds", String(Int(requests.seconds)))])
+        }
+        throw UnrecordedRefusal(error: SyncExchangeError(.tooManyRequests,
+            "device \(endpoint.peer.fingerprint) had \(bound) \(counted) with records or offers within \(Int(requests.seconds)) s: "
+            + "they are refused until that time has passed"))
+    }
+
     /// One project's step that fails on this vault's own data of it (a sealed block, title or name
     /// that does not open) is refused as `damagedProject`, naming the project and this device: the
     /// asker leaves that project and goes on with the others (attack review s8, F8).
@@ -178,6 +230,11 @@ public struct SyncResponder: Sendable {
         }
         return project
     }
+}
+
+/// A refusal its thrower recorded already, as it chose (past the answer budget: once a window).
+private struct UnrecordedRefusal: Error {
+    let error: SyncExchangeError
 }
 
 /// A refusal of a whole request with details beyond its reason (a push's project and record count).
