@@ -5,8 +5,8 @@ import Testing
 import TestSupport
 import Writing
 
-/// A device other than the owner's own adds at most its day's bound of records and bytes to one
-/// project here (SECURITY.md §19.9, "Records are bounded per device"; review 17 s8, F13): past it, its
+/// A device other than the owner's own adds at most its day's bound of records and bytes here, over
+/// all the projects it writes (SECURITY.md §19.9, "Records are bounded per device"; review 17 s8, F13): past it, its
 /// batch is refused whole before anything of it is stored (`quotaExceeded`, recorded within its
 /// refusal budget, kept for `sync status`), the next day its records are taken again, and the
 /// owner's own devices are never bounded.
@@ -66,11 +66,83 @@ import Writing
         let project = try F.project(f.desk, "Launch plan")
         try F.share(project, of: f.desk, with: f.laptop, role: .editor)
         let records = try Self.records(f, project, 3)
-        let bytes = records[0].count + records[1].count
+        let bytes = records[0].count + records[1].count + 2 * SyncDeviceQuota.recordOverhead
         let responder = SyncResponder(vault: f.desk.unlocked, quota: SyncDeviceQuota(records: 100, bytes: bytes))
         #expect(try Self.push(records[0..<2], of: project, to: responder, from: f).stored == 2)
         #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(records[2..<3], of: project, to: responder, from: f) }
         #expect(try Self.laptopRecords(on: responder, of: project, f) == 2)
+    }
+
+    /// The bound is the device's, over all the projects it writes here (review 17 s10 on F13): a
+    /// colleague may make as many projects here as it shares, so a bound per project bounded nothing.
+    @Test func theDaysBoundIsOverAllTheProjectsOfTheDevice() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let plan = try F.project(f.desk, "Launch plan")
+        let notes = try F.project(f.desk, "Press notes")
+        for project in [plan, notes] { try F.share(project, of: f.desk, with: f.laptop, role: .editor) }
+        let responder = SyncResponder(vault: f.desk.unlocked, quota: SyncDeviceQuota(records: 5, bytes: 1 << 20))
+        #expect(try Self.push(try Self.records(f, plan, 3)[...], of: plan, to: responder, from: f).stored == 3)
+        // Three more to the other project would make six of the device's today: refused whole, none stored.
+        let more = try Self.records(f, notes, 3)
+        #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(more[0..<3], of: notes, to: responder, from: f) }
+        #expect(try Self.laptopRecords(on: responder, of: notes, f) == 0)
+        #expect(F.details(f.desk, .syncExchangeRefused, "reason") == ["quotaExceeded"])
+        #expect(try Self.push(more[0..<2], of: notes, to: responder, from: f).stored == 2)
+        #expect(try Self.laptopRecords(on: responder, of: notes, f) == 2)
+    }
+
+    /// Each record costs more than its bytes (its `sync.record-receive` entry, its row and sealed parts
+    /// on every own device): it is charged `recordOverhead` besides them (review 17 s10 on F13).
+    @Test func eachRecordIsChargedItsOverheadBesidesItsBytes() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Launch plan")
+        try F.share(project, of: f.desk, with: f.laptop, role: .editor)
+        let records = try Self.records(f, project, 3)
+        try #require(records[2].count < SyncDeviceQuota.recordOverhead, "a small record: its bytes alone would fit")
+        let bound = records[0].count + records[1].count + 2 * SyncDeviceQuota.recordOverhead
+        let responder = SyncResponder(vault: f.desk.unlocked, quota: SyncDeviceQuota(records: 100, bytes: bound + SyncDeviceQuota.recordOverhead))
+        #expect(try Self.push(records[0..<2], of: project, to: responder, from: f).stored == 2)
+        // The third's bytes alone fit what is left (one overhead's worth); with its overhead they do not.
+        #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(records[2..<3], of: project, to: responder, from: f) }
+        #expect(try Self.laptopRecords(on: responder, of: project, f) == 2)
+    }
+
+    /// Two records the laptop signs for `project`: a document, then a paragraph of `letters` letters
+    /// typed in it between two autosaves (what a colleague's history is made of).
+    static func paragraphRecords(_ f: F, _ project: WritingProject, letters: Int) throws -> [[UInt8]] {
+        var replica = SyncReplica(project: project.id, author: SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey),
+                                  devices: [:])
+        let (document, made) = try replica.createDocument(titled: "Chapter 1")
+        let text = String(String(repeating: "She wrote on through the night. ", count: letters / 32 + 1).prefix(letters))
+        let typed = try #require(try replica.edit(document, to: DocumentContent(blocks: [Block(id: try BlockID.random(), kind: .paragraph, text: text)])))
+        return [made.encoded, typed.encoded]
+    }
+
+    /// The day's bound leaves room for a colleague's existing project at its first sync (review 17
+    /// s11 on d8d48ef): months of autosaved work, 50,000 records of a paragraph each, arrive within
+    /// one day, the colleague's writing in another shared project that day counted too. (At 20,000
+    /// records a day such a project reached the owner over weeks, an old state shown meanwhile.)
+    @Test func aColleaguesProjectOfFiftyThousandRecordsArrivesWithinOneDay() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let book = try F.project(f.desk, "Their book")
+        let notes = try F.project(f.desk, "Press notes")
+        for project in [book, notes] { try F.share(project, of: f.desk, with: f.laptop, role: .editor) }
+        let quota = SyncDeviceQuota()
+        let responder = SyncResponder(vault: f.desk.unlocked, quota: quota)
+        let records = try Self.paragraphRecords(f, book, letters: 1_000)
+        let each = SyncDeviceQuota.charged([records[1]])
+        try #require(each > 2_000, "a paragraph's record, charged its overhead: \(each)")
+        // The history's first 49,000 records arrived earlier today (the batches of the first sync), and
+        // 998 of the colleague's records in its other project: charged as the store charges what it takes.
+        let laptop = f.laptopKeys.profile.deviceID
+        try f.desk.unlocked.transaction { tx in
+            let store = SyncExchangeStore(database: tx.database)
+            try store.chargeQuota(of: laptop, in: book.id, on: quota.today, SyncQuotaUse(records: 49_000, bytes: 49_000 * each))
+            try store.chargeQuota(of: laptop, in: notes.id, on: quota.today, SyncQuotaUse(records: 998, bytes: 998 * each))
+        }
+        #expect(try Self.push(records[...], of: book, to: responder, from: f).stored == 2)
+        #expect(F.details(f.desk, .syncExchangeRefused, "reason").isEmpty)
+        #expect(try Self.laptopRecords(on: responder, of: book, f) == 2)
     }
 
     @Test func theOwnersOwnDeviceIsNeverBounded() throws {

@@ -1,12 +1,15 @@
 import CryptoVault
 import Writing
 
-/// How much one device other than the owner's own may add to one project here in a day (SECURITY.md
-/// §19.9, "Records are bounded per device"; review 17 s8, F13). Every record taken stays for good
-/// (§19.7) and goes on to every own device, so a colleague's modified client pushing valid records in
-/// a loop would fill this vault's disk, and every own device's. Counted per device that sends the
-/// records itself (its push here, or this vault's pull from it), per project, per day of the wall
-/// clock (UTC): records stored and their bytes. A batch that would pass either bound is refused
+/// How much one device other than the owner's own may add to this vault in a day, over all the
+/// projects it writes here (SECURITY.md §19.9, "Records are bounded per device"; review 17 s8, F13).
+/// Every record taken stays for good (§19.7) and goes on to every own device, so a colleague's
+/// modified client pushing valid records in a loop would fill this vault's disk, and every own
+/// device's. Counted per device that sends the records itself (its push here, or this vault's pull
+/// from it), over all projects (a colleague may make as many projects here as it shares: a bound per
+/// project would bound nothing), per day of the wall clock (UTC): records stored, and their bytes
+/// with `recordOverhead` each (what a record costs besides its bytes: its `sync.record-receive` entry,
+/// its row and sealed parts, on every own device). A batch that would pass either bound is refused
 /// whole before anything of it is stored (`quotaExceeded`) and kept for `sync status`.
 ///
 /// Per day, not in all: an honest colleague who writes for years is slowed at worst, never cut off
@@ -15,10 +18,15 @@ import Writing
 /// are never counted: the own devices take from each other what any of them took, so a bound one
 /// applied and another did not cannot split them.
 public struct SyncDeviceQuota: Sendable {
-    /// A person writing all day makes a few records a minute; a first sync of a very large project
-    /// from its owner is the one honest case that may wait for a second day.
+    /// A person writing all day makes a few records a minute (about 5,000 a day, over all the
+    /// projects it shares here); a first sync of a very large project from its owner (months of
+    /// autosaved records) is the one honest case that may wait for a second day: a lower bound would
+    /// make it wait weeks (review 17 s11 on d8d48ef).
     public static let defaultRecords = 100_000
     public static let defaultBytes = 256 << 20
+    /// What each record is charged in bytes besides its own (review 17 s10: 100,000 records of a few
+    /// bytes each were as many audit entries, rows and sealed parts, but counted as a few MiB).
+    public static let recordOverhead = 1_024
 
     public let records: Int
     public let bytes: Int
@@ -37,25 +45,31 @@ public struct SyncDeviceQuota: Sendable {
     func admits(_ use: SyncQuotaUse, adding count: Int, bytes size: Int) -> Bool {
         use.records + count <= records && use.bytes + size <= bytes
     }
+
+    /// What `records` are charged in bytes: their own, and `recordOverhead` each.
+    static func charged(_ records: [[UInt8]]) -> Int {
+        records.reduce(0) { $0 + $1.count + recordOverhead }
+    }
 }
 
-/// What one device added to one project here on one day (`sync_device_quotas`).
+/// What one device added here (to one project, or to all of them) on one day (`sync_device_quotas`).
 struct SyncQuotaUse: Equatable {
     var records = 0
     var bytes = 0
 }
 
 extension SyncEndpoint {
-    /// Refuses `records` of the peer (`quotaExceeded`) when they would pass its day's bounds for
-    /// `project`, before any is stored. The owner's own devices are never bounded.
+    /// Refuses `records` of the peer for `project` (`quotaExceeded`) when they would pass its day's
+    /// bounds over all projects, before any is stored. The owner's own devices are never bounded.
     func refuseOverQuota(_ records: [[UInt8]], of project: WritingProject, in store: SyncExchangeStore) throws {
         guard !peerIsMine, !records.isEmpty else { return }
-        let use = try store.quotaUse(of: peer.deviceID, in: project.id, on: quota.today)
-        let size = records.reduce(0) { $0 + $1.count }
+        let use = try store.quotaUse(of: peer.deviceID, on: quota.today)
+        let size = SyncDeviceQuota.charged(records)
         guard !quota.admits(use, adding: records.count, bytes: size) else { return }
         throw SyncExchangeError(.quotaExceeded, """
-            device \(peer.fingerprint) added \(use.records) record(s) (\(use.bytes) bytes) to project \(project.id) today: \(records.count) \
-            more (\(size) bytes) would pass its day's bound of \(quota.records) records, \(quota.bytes) bytes; none of them was stored
+            device \(peer.fingerprint) added \(use.records) record(s) (\(use.bytes) bytes counted) to this vault's projects today: \(records.count) \
+            more to project \(project.id) (\(size) bytes counted, \(SyncDeviceQuota.recordOverhead) a record besides its own) would pass its \
+            day's bound of \(quota.records) records, \(quota.bytes) bytes; none of them was stored
             """)
     }
 
@@ -66,7 +80,7 @@ extension SyncEndpoint {
         let stored = taken.filter { !refusedHashes.contains(SHA256.hash($0)) }
         guard !stored.isEmpty else { return }
         try store.chargeQuota(of: peer.deviceID, in: project.id, on: quota.today,
-                              SyncQuotaUse(records: stored.count, bytes: stored.reduce(0) { $0 + $1.count }))
+                              SyncQuotaUse(records: stored.count, bytes: SyncDeviceQuota.charged(stored)))
     }
 
     /// Keeps a push of the peer refused past its bound for `sync status` (`sync_refusals`, side

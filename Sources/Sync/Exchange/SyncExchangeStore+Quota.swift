@@ -2,12 +2,14 @@ import CryptoVault
 import Writing
 
 /// `sync_device_quotas` (migration exchange-12): what each device other than the owner's own added to
-/// each project here on its last day of adding any (`SyncDeviceQuota`, review 17 s8, F13).
+/// each project here on its last day of adding any (`SyncDeviceQuota`, review 17 s8, F13); the day's
+/// bound is over the device's rows of that day, all projects together.
 extension SyncExchangeStore {
-    /// What `device` added to `project` on `day` (nothing when its row is of another day).
-    func quotaUse(of device: DeviceID, in project: ProjectID, on day: Int64) throws -> SyncQuotaUse {
-        guard let row = try database.queryOne("SELECT records, bytes FROM sync_device_quotas WHERE device_id = ? AND project_id = ? AND day = ?",
-                                              [.blob(device.bytes), .blob(project.bytes), .integer(day)]) else { return SyncQuotaUse() }
+    /// What `device` added to all projects here on `day` (rows of another day are not counted).
+    func quotaUse(of device: DeviceID, on day: Int64) throws -> SyncQuotaUse {
+        guard let row = try database.queryOne("""
+            SELECT coalesce(sum(records), 0) AS records, coalesce(sum(bytes), 0) AS bytes FROM sync_device_quotas WHERE device_id = ? AND day = ?
+            """, [.blob(device.bytes), .integer(day)]) else { return SyncQuotaUse() }
         return SyncQuotaUse(records: Int(try row.integer("records")), bytes: Int(try row.integer("bytes")))
     }
 
