@@ -50,13 +50,20 @@ import Writing
         #expect(try F.texts(f.laptop, project.id, document) == ["one, from the desk", "two", "three, from the writer"])
     }
 
+    /// The lease runs on the test's own time (`ManualTime`): however long the desk's edit and the
+    /// sync take on a loaded machine, the lease lapses only when the test moves time past it.
     @Test func anEditorWhoseClientVanishedHoldsNothingOnceItsLeaseRunsOut() throws {
         let (f, project, deskProject, document) = try Self.synced()
-        let coordinator = SyncCoordinator(interval: 0)
+        let time = ManualTime()
+        let coordinator = SyncCoordinator(interval: 0, clock: time.clock, timer: time.timer)
         _ = coordinator.editorOpened(document, leaseSeconds: 0.5)   // never renewed, never closed
         try F.edit(f.desk, deskProject, document, block: 1, to: "two, from the desk")
         try Self.sync(f, coordinator)
         #expect(try F.texts(f.laptop, project.id, document) == ["one", "two", "three"])
+        try time.advance(by: 0.4)
+        #expect(try F.texts(f.laptop, project.id, document) == ["one", "two", "three"], "written before the lease ran out")
+        #expect(HeldDocuments.shared.isHolding(document) && coordinator.openDocuments == [document])
+        try time.advance(by: 0.2)
         let applied = BackgroundSyncTests.eventually(10) {
             (try? F.texts(f.laptop, project.id, document)) == ["one", "two, from the desk", "three"]
         }

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import Sync
+import TestSupport
 import Writing
 
 /// Live updates held while a full-screen editor is open (SECURITY.md §19.9): changes to the document
@@ -19,58 +20,6 @@ import Writing
         var count: Int { notifications.withLock { $0.count } }
     }
 
-    /// A monotonic clock and a timer that run only when `advance` moves time.
-    final class ManualTime: Sendable {
-        private struct Due {
-            let at: Double
-            let order: Int
-            let action: @Sendable () -> Void
-        }
-
-        private struct State {
-            var now = 1_000.0
-            var due: [Due] = []
-            var scheduled = 0
-        }
-
-        private let state = Mutex(State())
-
-        var clock: VaultClock { .forwardOnly { [self] in state.withLock { $0.now } } }
-
-        var timer: SyncCoordinator.Timer {
-            { [self] seconds, action in
-                state.withLock { state in
-                    state.scheduled += 1
-                    state.due.append(Due(at: state.now + max(0, seconds), order: state.scheduled, action: action))
-                }
-            }
-        }
-
-        /// Timers set and not yet run.
-        var pending: Int { state.withLock { $0.due.count } }
-
-        /// Moves time forward by `seconds`, running each timer due by then at its time, earliest
-        /// (then first set) first, outside the lock (a timer may set another). Bounded.
-        func advance(by seconds: Double) {
-            let end = state.withLock { $0.now + seconds }
-            for _ in 0..<10_000 {
-                let next = state.withLock { state -> Due? in
-                    guard let index = state.due.indices.filter({ state.due[$0].at <= end })
-                        .min(by: { (state.due[$0].at, state.due[$0].order) < (state.due[$1].at, state.due[$1].order) }) else {
-                        state.now = end
-                        return nil
-                    }
-                    let due = state.due.remove(at: index)
-                    state.now = max(state.now, due.at)
-                    return due
-                }
-                guard let next else { return }
-                next.action()
-            }
-            Issue.record("timers kept setting timers")
-        }
-    }
-
     static func coordinator(interval: Double, _ time: ManualTime, _ heard: Heard) -> SyncCoordinator {
         let coordinator = SyncCoordinator(interval: interval, clock: time.clock, timer: time.timer)
         _ = coordinator.subscribe { notification in heard.notifications.withLock { $0.append(notification) } }
@@ -85,14 +34,14 @@ import Writing
         let token = coordinator.editorOpened(editing)
         for _ in 0..<50 { coordinator.changed(project, documents: [editing]) }
         #expect(time.pending == 0, "nothing to deliver: no flush is even set")
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.count == 0, "nothing reaches the open editor's page")
         #expect(coordinator.heldDocuments == [editing])
         coordinator.changed(project, documents: [editing, other])
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.documents == [other] && heard.count == 1)
         coordinator.editorClosed(token)
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.documents == [editing, other])
         let last = try #require(heard.notifications.withLock { $0.last })
         #expect(last.documents == [editing] && last.projects == [project] && last.documentsWritten == 51)
@@ -100,7 +49,7 @@ import Writing
         // Closed, its changes go at once again; closing twice does nothing.
         coordinator.editorClosed(token)
         coordinator.changed(project, documents: [editing])
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.count == 3)
     }
 
@@ -111,10 +60,10 @@ import Writing
         let first = coordinator.editorOpened(document), second = coordinator.editorOpened(document)
         coordinator.changed(project, documents: [document])
         coordinator.editorClosed(first)
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.count == 0)
         coordinator.editorClosed(second)
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.documents == [document] && heard.count == 1)
     }
 
@@ -127,15 +76,15 @@ import Writing
         for document in documents { coordinator.changed(project, documents: [document]) }
         // Half close: one notification for them, at once (nothing was flushed for an interval).
         for token in tokens.prefix(10) { coordinator.editorClosed(token) }
-        time.advance(by: 0)
+        try time.advance(by: 0)
         #expect(heard.count == 1 && heard.documents == Set(documents.prefix(10)), "\(heard.count)")
         // The other half close right after: coalesced into the one flush the interval allows.
         for token in tokens.suffix(10) { coordinator.editorClosed(token) }
-        time.advance(by: 0.39)
+        try time.advance(by: 0.39)
         #expect(heard.count == 1, "not before the interval")
-        time.advance(by: 0.02)
+        try time.advance(by: 0.02)
         #expect(heard.count == 2 && heard.documents == Set(documents), "\(heard.count)")
-        time.advance(by: 10)
+        try time.advance(by: 10)
         #expect(heard.count == 2, "nothing more")
     }
 
@@ -147,24 +96,24 @@ import Writing
         let renewed = coordinator.editorOpened(kept, leaseSeconds: 1.0)
         #expect(coordinator.openDocuments == [vanished, kept])
         coordinator.changed(project, documents: [vanished, kept])
-        time.advance(by: 0.9)
+        try time.advance(by: 0.9)
         #expect(heard.count == 0, "both held while their leases run")
         #expect(coordinator.renewEditor(renewed) && coordinator.renewEditor(gone), "both still open just before the lease ends")
         // From here the page of `kept` renews its lease; the page of `vanished` went away without a word.
-        time.advance(by: 0.9)
+        try time.advance(by: 0.9)
         #expect(heard.count == 0, "renewed at 0.9 s, both leases run to 1.9 s")
         for _ in 0..<12 {
             #expect(coordinator.renewEditor(renewed))
-            time.advance(by: 0.2)
+            try time.advance(by: 0.2)
         }
         #expect(heard.documents == [vanished] && heard.count == 1, "the lapsed lease released its document, the renewed one still holds")
         #expect(coordinator.openDocuments == [kept] && coordinator.heldDocuments == [kept])
         #expect(!coordinator.renewEditor(gone), "a lapsed editor is not renewed: its page opens it again")
         coordinator.editorClosed(renewed)
-        time.advance(by: 1)
+        try time.advance(by: 1)
         #expect(heard.documents == [vanished, kept] && coordinator.openDocuments.isEmpty)
         // The renewed lease's timers, still set, find no lease to end.
-        time.advance(by: 5)
+        try time.advance(by: 5)
         #expect(heard.count == 2)
     }
 }
