@@ -173,12 +173,15 @@ struct ChannelTests {
         #expect(errorCode { _ = try silent.readFrame() } == .connectionClosed)
     }
 
+    /// The idle timeout is long enough that the client's first echo, right after the handshake,
+    /// comes in time on a loaded machine (flaky risk F-0b: 0.3 s could pass in a stall between the
+    /// two); the drop itself is still waited for, and its reason checked.
     @Test func anIdlePairedClientIsDroppedAtTheIdleTimeout() throws {
         let devices = try PairedDevices()
-        let server = try RunningServer(devices.desk, limits: ChannelServer.Limits(timeouts: ChannelTimeouts(idleSeconds: 0.3)))
+        let server = try RunningServer(devices.desk, limits: ChannelServer.Limits(timeouts: ChannelTimeouts(idleSeconds: 3)))
         let client = try server.client(devices.laptop, expecting: devices.desk.keys.profile)
         #expect(try client.request("echo", body: [1]) == [1])
-        #expect(server.events.waitForClosed(1) == [.timedOut])
+        #expect(server.events.waitForClosed(1, seconds: 30) == [.timedOut])
         #expect(errorCode { _ = try client.request("echo", body: [2]) } != nil)
     }
 
