@@ -12,6 +12,13 @@ import Glibc
 struct ClosedOutputTests {
     typealias Fixture = DaemonCommandTests.Fixture
 
+    /// What the pipe holds: one page (4 KiB on x86_64, 64 KiB where pages are that large).
+    static let pipeBytes = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+
+    /// Requests that make the audit log (with --details --json, several hundred bytes an entry)
+    /// at least twice as long as the pipe holds.
+    static let requestsToFillThePipe = pipeBytes / 256
+
     /// What the reader got and how the command ended.
     struct Outcome {
         let firstLine: String
@@ -27,7 +34,7 @@ struct ClosedOutputTests {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw CLIError(message: "pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], 1031 /* F_SETPIPE_SZ */, 4096)
+        _ = fcntl(ends[1], 1031 /* F_SETPIPE_SZ */, Int32(pipeBytes))
         let errorPath = NSTemporaryDirectory() + "vaultctl-err-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
@@ -92,7 +99,9 @@ struct ClosedOutputTests {
         let fixture = try Fixture()
         let daemon = try Self.serve(fixture)
         // Requests through the daemon make the log longer than the pipe holds.
-        for _ in 0..<12 { #expect(try fixture.client(["compartment", "list"]).status == 0) }
+        for _ in 0..<Self.requestsToFillThePipe { #expect(try fixture.client(["compartment", "list"]).status == 0) }
+        let whole = try fixture.client(["audit", "log", "--details", "--json"])
+        try #require(whole.status == 0 && whole.stdout.utf8.count > 2 * Self.pipeBytes, "the log is \(whole.stdout.utf8.count) bytes")
         let log = try Self.readFirstLine(["audit", "log", "--details", "--json", "--purpose", "read the first entry",
                                           "--vault", fixture.cli.directory])
         #expect(log.firstLine == "[", "\(log.firstLine)")
@@ -139,7 +148,11 @@ struct ClosedOutputTests {
     func aCommandEndsQuietlyWhenItsReaderStops() throws {
         let fixture = try Fixture()
         let unlock = ["--vault", fixture.cli.directory, "--passphrase-file", fixture.cli.passphraseFile]
-        for index in 0..<12 { #expect(try fixture.cli.run(["compartment", "create", "Memos \(index)", "--register", "general"]).status == 0) }
+        for index in 0..<Self.requestsToFillThePipe {
+            #expect(try fixture.cli.run(["compartment", "create", "Memos \(index)", "--register", "general"]).status == 0)
+        }
+        let whole = try fixture.cli.run(["audit", "log", "--details", "--json"])
+        try #require(whole.status == 0 && whole.stdout.utf8.count > 2 * Self.pipeBytes, "the log is \(whole.stdout.utf8.count) bytes")
         let log = try Self.readFirstLine(["audit", "log", "--details", "--json"] + unlock)
         #expect(log.firstLine == "[", "\(log.firstLine)")
         #expect(!log.killedBySignal && log.status == 141, "the command ended with \(log.killedBySignal ? "signal " : "")\(log.status)")
