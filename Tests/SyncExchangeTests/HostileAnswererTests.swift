@@ -46,6 +46,28 @@ import Writing
         return (f, answerer, privileged, ordinary)
     }
 
+    /// A pulled record the writing store refuses to write (a document under a document) leaves its
+    /// project local-only for the run, with the store's code, recorded and none of the batch kept;
+    /// the other project's record is taken in the same run (SECURITY.md §19.9, "Records the writing
+    /// store refuses": the pull side; the push side is HostileRecordTests').
+    @Test func aPulledRecordTheWritingStoreRefusesLeavesItsProjectLocalOnlyAndTheOtherSyncs() throws {
+        let answerer = ForgingAnswerer()
+        let f = try F(deskAnswers: answerer)
+        answerer.answer(as: f.deskKeys)
+        let refusing = try F.project(f.laptop, "Old case"), taking = try F.project(f.laptop, "Memo")
+        let document = try F.document(f.laptop, in: refusing, "File", ["closed"])
+        _ = try F.document(f.laptop, in: taking, "Draft", ["words"])
+        for project in [refusing, taking] { answerer.offer(project, access: .mine) }
+        answerer.keep(try ChangeRecord.make(project: refusing.id, author: answerer.author, counter: 1, lamport: 1, parents: [],
+                                            operations: [.node(try NodeID.random(), .present(kind: .scene, parent: document, orderKey: "1k", title: "Planted"))]))
+        try answerer.plant(in: taking.id)
+        let report = try f.syncLaptop()
+        let skipped = try #require(report.projects.first { $0.project == refusing.id })
+        #expect(skipped.localOnly?.contains("wrongNodeKind") == true && skipped.refused == ["writingRefused"], "\(report)")
+        #expect(F.details(f.laptop, .syncRecordRefused, "writing") == ["wrongNodeKind"])
+        #expect(try Self.nodeCount(f.laptop, refusing) == 1 && Self.nodeCount(f.laptop, taking) == 2)
+    }
+
     @Test func someoneElsesDeviceOfferingThisVaultsProjectsAsMineWritesNothingIntoThemAndIsSentNothing() throws {
         let (f, answerer, privileged, ordinary) = try Self.offeringTwoProjectsAsMine(laptopTrusts: .other)
         let report = try f.syncLaptop()
