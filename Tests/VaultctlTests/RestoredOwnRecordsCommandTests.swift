@@ -144,6 +144,7 @@ struct RestoredOwnRecordsCommandTests {
         let desk = setup.desk, restored = setup.restored, said = setup.restoreOutput.stdout
         #expect(said.contains("1 project(s) are view-only here"), "\(said)")
         #expect(said.contains("This backup pairs none of your own devices") && said.contains("pair it again"), "\(said)")
+        #expect(!said.contains("This backup holds no device identity"), "the backup holds the laptop's identity: \(said)")
         #expect(said.contains("If no device of yours ever synced with this one, let a project take changes again: "
                               + "vaultctl repair --write-anyway PROJECT --vault \(restored.directory)"), "\(said)")
         try Self.expectWriteRefused(restored)
@@ -184,6 +185,9 @@ struct RestoredOwnRecordsCommandTests {
         let setup = try Self.restoredLaptop(pairedAfterBackup: true, identityBeforeBackup: false)
         let desk = setup.desk, restored = setup.restored
         #expect(setup.restoreOutput.stdout.contains("1 project(s) are view-only here"), "\(setup.restoreOutput.stdout)")
+        // The restore says what cannot come back, and the way that works (reviewer 12 on 7e43e2a).
+        #expect(setup.restoreOutput.stdout.contains("This backup holds no device identity")
+                && setup.restoreOutput.stdout.contains("copy the words it shows ('vaultctl doc show' there) into a new project"), "\(setup.restoreOutput.stdout)")
         try Self.pair(desk, restored)
         let synced = try SyncNotInSyncCommandTests.sync(restored, with: desk)
         #expect(synced.status == 75 && synced.stderr.contains("attributionMismatch"), "\(synced.status): \(synced.stdout) \(synced.stderr)")

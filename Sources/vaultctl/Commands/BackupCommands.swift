@@ -173,9 +173,10 @@ enum BackupCommands {
         do {
             let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
             if let credential {
+                let identity = try staged.deviceProfile()
                 waits = try staged.unlock(with: credential).transaction { tx in
                     try tx.record(.vaultRestoreBackup)
-                    return try RestoredWaits.mark(in: tx)
+                    return try RestoredWaits.mark(in: tx, identity: identity)
                 }
             } else {
                 try staged.recordLocked(.vaultRestoreBackup)

@@ -140,9 +140,10 @@ enum RecoverCommand {
                 throw CommandError(message: "the copy is refused: bundle \(first.bundle.idString) does not open: \(first.reason.message)",
                                    exitCode: .dataError)
             }
+            let identity = try staged.deviceProfile()
             waits = try unlocked.transaction { tx in
                 try tx.record(VaultEvent(.vaultRecover, details: details))
-                return try RestoredWaits.mark(in: tx)
+                return try RestoredWaits.mark(in: tx, identity: identity)
             }
             try staged.finishCommand()
         }

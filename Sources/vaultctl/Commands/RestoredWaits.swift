@@ -11,12 +11,15 @@ import Writing
 struct RestoredWaits {
     var awaiting: [ProjectID] = []
     var held: [FamilyPairing] = []
+    /// The backup holds no device identity (it was made before the vault was first paired).
+    var noIdentity = false
 
-    /// Marks both, in the transaction that records the restore.
-    static func mark(in tx: VaultTransaction) throws -> RestoredWaits {
+    /// Marks both, in the transaction that records the restore; `identity` is the restored vault's
+    /// device identity, read before it.
+    static func mark(in tx: VaultTransaction, identity: DeviceProfile?) throws -> RestoredWaits {
         let awaiting = try RestoredOwnRecords.markAwaiting(in: tx)
         let held = try DeviceTrust.holdAfterRestore(in: tx).compactMap { try FamilyPairing.stored(deviceID: $0, in: tx.database) }
-        return RestoredWaits(awaiting: awaiting, held: held)
+        return RestoredWaits(awaiting: awaiting, held: held, noIdentity: identity == nil)
     }
 
     func json(vault: String) throws -> [String: Any] {
@@ -46,6 +49,13 @@ struct RestoredWaits {
         } else {
             Output.line("The first sync with any device of yours ends the wait: sync with each of them before you write, and pair again "
                         + "one you paired with this device after the backup ('vaultctl pair join ADDRESS --trust mine'): it is not known here.")
+        }
+        if noIdentity {
+            // Pairing again makes a new identity; the records made under the lost one name this vault's
+            // audit device and are refused here (attributionMismatch; reviewer 12's rb4, rb8: no repair takes them).
+            Output.line("This backup holds no device identity (it was made before this vault was first paired): pairing again gives this vault "
+                        + "a new one, and the records a device of yours took from it after the backup, under the lost one, are refused here for good. "
+                        + "If one did, copy the words it shows ('vaultctl doc show' there) into a new project: a new project syncs.")
         }
         Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
         let noneHolds = held.isEmpty ? "If no device of yours ever synced with this one" : "If none of them is still yours"
