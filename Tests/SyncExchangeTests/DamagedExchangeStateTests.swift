@@ -14,14 +14,15 @@ import Writing
     typealias F = SyncExchangeFixture
 
     enum Damage: String, CaseIterable, Sendable {
-        case shareRoleAltered, rosterKeyAltered, pausedFlagGarbage, vectorGarbage, forksTableDropped, skipsColumnsAltered
+        // Damage no one project or device holds (one that does: `ScopedExchangeDamageTests`).
+        case shareDeviceAltered, rosterProjectAltered, peerDeviceGarbage, vectorProjectGarbage, forksTableDropped, skipsColumnsAltered
 
         var table: String {
             switch self {
-            case .shareRoleAltered: "sync_shares"
-            case .rosterKeyAltered: "sync_roster"
-            case .pausedFlagGarbage: "sync_peers"
-            case .vectorGarbage: "sync_peer_vectors"
+            case .shareDeviceAltered: "sync_shares"
+            case .rosterProjectAltered: "sync_roster"
+            case .peerDeviceGarbage: "sync_peers"
+            case .vectorProjectGarbage: "sync_peer_vectors"
             case .forksTableDropped: "sync_forks"
             case .skipsColumnsAltered: "sync_project_skips"
             }
@@ -29,10 +30,10 @@ import Writing
 
         var sql: String {
             switch self {
-            case .shareRoleAltered: "PRAGMA ignore_check_constraints = ON; UPDATE sync_shares SET role = 'admin'"
-            case .rosterKeyAltered: "UPDATE sync_roster SET signing_key = randomblob(32) WHERE noise_key IS NOT NULL"
-            case .pausedFlagGarbage: "PRAGMA ignore_check_constraints = ON; UPDATE sync_peers SET paused = 'no'"
-            case .vectorGarbage: "UPDATE sync_peer_vectors SET vector = x'ffff01'"
+            case .shareDeviceAltered: "PRAGMA ignore_check_constraints = ON; UPDATE sync_shares SET role = 'admin', device_id = x'00'"
+            case .rosterProjectAltered: "PRAGMA ignore_check_constraints = ON; UPDATE sync_roster SET signing_key = randomblob(32), project_id = 'p' WHERE noise_key IS NOT NULL"
+            case .peerDeviceGarbage: "PRAGMA ignore_check_constraints = ON; UPDATE sync_peers SET paused = 'no', device_id = 'd'"
+            case .vectorProjectGarbage: "PRAGMA ignore_check_constraints = ON; UPDATE sync_peer_vectors SET vector = x'ffff01', project_id = x'01'"
             case .forksTableDropped: "DROP TABLE sync_forks"
             case .skipsColumnsAltered: "ALTER TABLE sync_project_skips ADD COLUMN note TEXT"
             }
@@ -87,11 +88,7 @@ import Writing
         #expect(F.details(f.laptop, .syncExchangeMended, "dropped").count == 1)
         #expect(try SyncStatus.exchangeProblem(f.laptop.unlocked) == nil)
         #expect(try Self.mend(f.laptop) == SyncExchangeMend(), "a whole state needs no mending")
-        if damage == .pausedFlagGarbage {
-            // The damaged device row came back paused: a pause is never lost. The owner resumes.
-            #expect(throws: SyncExchangeError(.paused, "")) { try f.syncLaptop() }
-            try SyncControl.setPaused(false, device: f.deskKeys.profile.deviceID, in: f.laptop.unlocked)
-        }
+        // (A damaged device row whose device id is whole comes back paused: `ScopedExchangeDamageTests`.)
         let report = try f.syncLaptop()
         #expect(report.projects.allSatisfy { $0.localOnly == nil && $0.skipped == nil }, "\(report)")
         let texts = try F.texts(f.laptop, project.id, document)
@@ -201,7 +198,8 @@ import Writing
         #expect(held.isViewOnly)
 
         try f.laptop.tamper(damage)
-        #expect(try SyncStatus.exchangeProblem(f.laptop.unlocked)?.contains("sync_origins") == true)
+        #expect(try f.laptop.unlocked.transaction { tx in SyncExchangeHealth.damage(in: tx.database).reason(for: project.id) ?? SyncExchangeHealth.problem(in: tx.database) }?
+                .contains("sync_origins") == true)
         let mend = try Self.mend(f.laptop)
         #expect(mend.originsRestored == [project.id], "\(mend)")
         #expect(F.details(f.laptop, .syncExchangeMended, "origins") == ["1"])

@@ -14,7 +14,7 @@ public final class SyncExchangeHealthWatch: Sendable {
 
     public let seconds: Double
     let clock: VaultClock
-    private let verdict = Mutex<(at: Double, problem: SyncError?)?>(nil)
+    private let verdict = Mutex<(at: Double, damage: SyncExchangeDamage)?>(nil)
     private let scans = Atomic<Int>(0)
 
     public init(seconds: Double = defaultSeconds, clock: VaultClock = .system) {
@@ -25,19 +25,22 @@ public final class SyncExchangeHealthWatch: Sendable {
     /// How many times the tables were read (for tests: the cost the watch bounds).
     var checks: Int { scans.load(ordering: .relaxed) }
 
-    /// Throws the exchange's refusal (`damagedSyncState`) when the tables are damaged, as last
-    /// checked; checks again when `kind` begins an exchange or the verdict is too old.
-    func check(before kind: String, in vault: UnlockedVault) throws {
+    /// Throws the exchange's refusal (`damagedSyncState`) when the tables are damaged as a whole, as
+    /// last checked; else returns what of them is damaged, by project and device (the request's
+    /// project, or its device, is refused then). Checks again when `kind` begins an exchange or the
+    /// verdict is too old.
+    @discardableResult
+    func check(before kind: String, in vault: UnlockedVault) throws -> SyncExchangeDamage {
         let now = clock.monotonic()
-        let last = verdict.withLock { $0 }
-        if let last, kind != SyncWire.projectsKind, now - last.at < seconds {
-            if let problem = last.problem { throw problem }
-            return
+        let damage: SyncExchangeDamage
+        if let last = verdict.withLock({ $0 }), kind != SyncWire.projectsKind, now - last.at < seconds {
+            damage = last.damage
+        } else {
+            scans.add(1, ordering: .relaxed)
+            damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx.database) }
+            verdict.withLock { $0 = (now, damage) }
         }
-        scans.add(1, ordering: .relaxed)
-        var problem: SyncError?
-        do { try vault.transaction { tx in try SyncExchangeHealth.check(tx.database) } } catch let error as SyncError { problem = error }
-        verdict.withLock { $0 = (now, problem) }
-        if let problem { throw problem }
+        if let whole = damage.whole { throw SyncExchangeHealth.refusal(whole) }
+        return damage
     }
 }

@@ -59,30 +59,63 @@ public enum SyncExchangeHealth {
         "(\(null ? "\(column) IS NULL OR " : "")typeof(\(column)) = 'integer')"
     }
 
-    /// What is wrong with the exchange's tables, or nil when nothing is (or the vault has not
-    /// migrated the module yet). Only reads.
+    /// What is wrong with the exchange's tables as a whole, or nil when nothing is, or when all that
+    /// is wrong concerns one project or one device each (`damage(in:)`). Only reads.
     package static func problem(in database: Database) -> String? {
+        damage(in: database).whole
+    }
+
+    /// The tables whose damaged row concerns the one device its whole `device_id` names: its state
+    /// (`sync_peers`) and the compartments shared with it (`sync_shares`). A table with a
+    /// `project_id` column concerns the project it names. Any other (`sync_demotions`: which devices
+    /// are the owner's, passed to every own device) concerns every exchange.
+    static let deviceTables: Set<String> = ["sync_peers", "sync_shares"]
+
+    /// What is wrong with the exchange's tables, by what it touches (task "rows", session 12): a
+    /// damaged row whose project id is whole is that project's (it works local-only, the other
+    /// projects sync), one of a device table whose device id is whole that device's (exchanges with
+    /// it are off), and anything else (a table missing, of other columns, unreadable, a row naming
+    /// no whole id) the whole exchange's, as before. Only reads.
+    package static func damage(in database: Database) -> SyncExchangeDamage {
+        var damage = SyncExchangeDamage()
         do {
             // A vault that has not made the module's tables (yet) has nothing of it to damage.
             let applied = try AppliedModuleMigrations.modules(in: database).filter { $0 == SyncExchangeSchema.module.module }.count
-            guard applied == SyncExchangeSchema.module.migrations.count else { return nil }
+            guard applied == SyncExchangeSchema.module.migrations.count else { return damage }
             for (table, columns) in try reference() {
                 let found = try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }
-                if found.isEmpty { return "the table \(table) is missing" }
-                if found != columns { return "the table \(table) does not have the columns its migrations made" }
+                if found.isEmpty { return SyncExchangeDamage(whole: "the table \(table) is missing") }
+                if found != columns { return SyncExchangeDamage(whole: "the table \(table) does not have the columns its migrations made") }
                 let bad = try damagedRows(of: table, in: database)
-                if !bad.isEmpty { return "the table \(table) holds \(bad.count) row(s) no writer makes (\(wholeness(of: table)))" }
+                guard !bad.isEmpty else { continue }
+                let what = "the table \(table) holds \(bad.count) row(s) no writer makes (\(wholeness(of: table)))"
+                let key = columns.contains("project_id") ? "project_id" : deviceTables.contains(table) ? "device_id" : nil
+                for rowid in bad {
+                    let id = try key.map { key in
+                        try database.queryOne("SELECT CASE WHEN typeof(\(key)) = 'blob' AND length(\(key)) = 16 THEN \(key) END AS id FROM \"\(table)\" WHERE rowid = ?",
+                                              [.integer(rowid)])?.blob("id") ?? []
+                    } ?? []
+                    switch key {
+                    case "project_id" where !id.isEmpty: damage.projects[try ProjectID(bytes: id), default: []].append(what)
+                    case "device_id" where !id.isEmpty: damage.devices[try DeviceID(bytes: id), default: []].append(what)
+                    default: if damage.whole == nil { damage.whole = what }
+                    }
+                }
             }
-            return nil
         } catch {
-            return "the exchange's tables cannot be read (\((error as? CryptoVaultError)?.code.rawValue ?? "unreadable"))"
+            return SyncExchangeDamage(whole: "the exchange's tables cannot be read (\((error as? CryptoVaultError)?.code.rawValue ?? "unreadable"))")
         }
+        return damage
     }
 
     /// `problem(in:)` as the exchange's refusal: sync with every device is off until mended.
     package static func check(_ database: Database) throws(SyncError) {
         guard let problem = problem(in: database) else { return }
-        throw SyncError(.damagedSyncState, """
+        throw refusal(problem)
+    }
+
+    static func refusal(_ problem: String) -> SyncError {
+        SyncError(.damagedSyncState, """
             sync state is damaged: \(problem); sync with every device is off and every project works local-only \
             until 'vaultctl repair' mends it
             """)
@@ -129,6 +162,30 @@ public enum SyncExchangeHealth {
         return try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid").map { try $0.text("name") }.map { table in
             (table, try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") })
         }
+    }
+}
+
+/// What is wrong with the exchange's tables (`SyncExchangeHealth.damage(in:)`), by what it touches.
+public struct SyncExchangeDamage: Sendable, Equatable {
+    /// Damage no one project or device holds: sync with every device is off until `vaultctl repair`.
+    public var whole: String?
+    /// Projects with a damaged row (what is wrong, per table): each works local-only until mended.
+    public var projects: [ProjectID: [String]] = [:]
+    /// Devices with a damaged row: sync with each is off until mended.
+    public var devices: [DeviceID: [String]] = [:]
+
+    public init(whole: String? = nil) { self.whole = whole }
+
+    /// Why `project` works local-only, or nil when its rows are whole.
+    public func reason(for project: ProjectID) -> String? {
+        guard let what = projects[project] else { return nil }
+        return "the sync state of project \(project) is damaged: \(Set(what).sorted().joined(separator: "; ")); the project works local-only until 'vaultctl repair' mends it"
+    }
+
+    /// Why sync with `device` is off, or nil when its rows are whole.
+    public func reason(for device: DeviceID) -> String? {
+        guard let what = devices[device] else { return nil }
+        return "the sync state of device \(device.hex) is damaged: \(Set(what).sorted().joined(separator: "; ")); sync with it is off until 'vaultctl repair' mends it"
     }
 }
 

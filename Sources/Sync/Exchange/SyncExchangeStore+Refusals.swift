@@ -34,11 +34,12 @@ extension SyncExchangeStore {
     }
 
     /// Every refusal kept (of `project`, or of every project), by project, device and side.
-    func refusals(of project: ProjectID? = nil) throws -> [SyncProjectRefusal] {
+    func refusals(of project: ProjectID? = nil, skipping damaged: Set<ProjectID> = []) throws -> [SyncProjectRefusal] {
         let rows = try project.map {
             try database.query("SELECT * FROM sync_refusals WHERE project_id = ? ORDER BY device_id, side", [.blob($0.bytes)])
         } ?? database.query("SELECT * FROM sync_refusals ORDER BY project_id, device_id, side")
-        return try rows.map { row in
+        // A damaged project's rows (`SyncExchangeDamage`) are not read as if whole.
+        return try rows.filter { row in (try? ProjectID(bytes: row.blob("project_id"))).map { !damaged.contains($0) } ?? damaged.isEmpty }.map { row in
             SyncProjectRefusal(peer: try DeviceID(bytes: try row.blob("device_id")), project: try ProjectID(bytes: try row.blob("project_id")),
                                side: SyncProjectRefusal.Side(rawValue: try row.text("side")) ?? .here, records: Int(try row.integer("records")),
                                reasons: try row.text("reasons").components(separatedBy: ", "), since: try row.integer("since"),

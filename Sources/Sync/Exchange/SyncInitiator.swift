@@ -127,8 +127,12 @@ public struct SyncInitiator {
 
     /// Runs the exchange; its end (or its error's code) is kept for `sync status`, and recorded.
     public func run() throws -> SyncRunReport {
-        // Damaged exchange tables are never read as if whole (nor written: the run's end is not kept in them).
-        try vault.transaction { tx in try SyncExchangeHealth.check(tx.database) }
+        // Damaged exchange tables are never read as if whole (nor written: the run's end is not kept
+        // in them): damage of them as a whole, or of this device's rows, stops the run; a project's
+        // damaged rows leave that project local-only (`exchange`).
+        let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx.database) }
+        if let whole = damage.whole { throw SyncExchangeHealth.refusal(whole) }
+        if let why = damage.reason(for: peer.deviceID) { throw SyncError(.damagedSyncState, why) }
         let paused = try vault.transaction { tx in try SyncExchangeStore(database: tx.database).peer(peer.deviceID)?.paused } ?? false
         guard !paused else {
             throw SyncExchangeError(.paused, "sync with \(peer.name) is paused here: 'vaultctl sync resume --peer \(peer.fingerprint)' resumes it")
@@ -141,7 +145,7 @@ public struct SyncInitiator {
         }
         let deadline = SyncDeadline(seconds: deadlineSeconds, clock: endpoint.clock)
         do {
-            try exchange(into: &report, by: deadline)
+            try exchange(into: &report, damage: damage, by: deadline)
         } catch {
             endpoint.keepRefusals(of: report.projects)
             try? keep(report, error: Self.code(of: error))
@@ -174,16 +178,16 @@ public struct SyncInitiator {
         }
     }
 
-    private func exchange(into report: inout SyncRunReport, by deadline: SyncDeadline) throws {
+    private func exchange(into report: inout SyncRunReport, damage: SyncExchangeDamage, by deadline: SyncDeadline) throws {
         try passDemotions(by: deadline)
         let projects: [(WritingProject, SyncPlan)]
         if let scope, endpoint.peerIsMine {
             // A save's sync with an own device: its projects alone are offered (one the device holds
             // is recognised there), and the device's pages, which would describe every project it
             // holds, a privileged one's name read in a session, are not asked for (N-s10-6).
-            projects = try offerOwnProjects(where: { scope.contains($0.compartment.id) }, into: &report, by: deadline)
+            projects = try offerOwnProjects(where: { scope.contains($0.compartment.id) && damage.projects[$0.id] == nil }, into: &report, by: deadline)
         } else {
-            projects = try offeredProjects(into: &report, by: deadline)
+            projects = try offeredProjects(into: &report, damage: damage, by: deadline)
         }
         for (project, plan) in projects where scope?.contains(project.compartment.id) ?? true {
             try step(project, plan: plan, into: &report, by: deadline)
@@ -192,11 +196,18 @@ public struct SyncInitiator {
 
     /// The projects the peer offers (made here when new, as `adopt` allows) and, to an own device,
     /// those it lacks that this vault offers it, each with what this vault does with it.
-    private func offeredProjects(into report: inout SyncRunReport, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
+    private func offeredProjects(into report: inout SyncRunReport, damage: SyncExchangeDamage, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
         let offers = try SyncProjectsPage.all { try ask(SyncWire.projectsKind, SyncOutgoing($0), by: deadline) }
-        try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)))
+        // A project whose exchange rows here are damaged is not read as if they were whole: local-only.
+        try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)).union(damage.projects.keys))
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
+            if let why = damage.reason(for: offer.project) {
+                var entry = SyncRunReport.Project(project: offer.project, access: "none")
+                entry.localOnly = why
+                report.projects.append(entry)
+                continue
+            }
             let project: WritingProject
             switch try endpoint.adopt(offer, request: SyncWire.projectsKind) {
             case .success(let adopted): project = adopted
@@ -214,7 +225,7 @@ public struct SyncInitiator {
             }
         }
         let offered = Set(offers.map(\.project))
-        return projects + (try offerOwnProjects(where: { !offered.contains($0.id) }, into: &report, by: deadline))
+        return projects + (try offerOwnProjects(where: { !offered.contains($0.id) && damage.projects[$0.id] == nil }, into: &report, by: deadline))
     }
 
     /// One project's steps, its outcome added to `report`.

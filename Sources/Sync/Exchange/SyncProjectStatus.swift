@@ -64,7 +64,8 @@ extension SyncStatus {
     /// While the exchange's own tables are damaged (`exchangeProblem`), every project is local-only
     /// with that reason, and none is rebuilt: its roster cannot be trusted.
     public static func projects(_ vault: UnlockedVault, clock: VaultClock = .system) throws -> [SyncProjectStatus] {
-        if let problem = try exchangeProblem(vault) {
+        let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx.database) }
+        if let problem = damage.whole {
             return try vault.transaction { tx in try WritingStore(tx).projects() }.map { project in
                 SyncProjectStatus(project: project.id, privileged: project.isPrivileged,
                                   state: .localOnly(reason: "sync state is damaged: \(problem); 'vaultctl repair' mends it"))
@@ -75,6 +76,10 @@ extension SyncStatus {
         let own = try ownDeviceKeys(vault)
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
         return try projects.map { project in
+            // A project whose exchange rows are damaged: local-only with the reason, its rows not read.
+            if let why = damage.reason(for: project.id) {
+                return SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: .localOnly(reason: why))
+            }
             var session: PrivilegedProcessingSession?
             if project.isPrivileged {
                 session = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "sync",
@@ -101,8 +106,12 @@ extension SyncStatus {
     /// hold included (an offer refused here): by project, device and side. Empty while the
     /// exchange's tables are damaged (`exchangeProblem`): they are not read as if whole.
     public static func refusals(_ vault: UnlockedVault) throws -> [SyncProjectRefusal] {
-        guard try exchangeProblem(vault) == nil else { return [] }
-        return try vault.transaction { tx in try SyncExchangeStore(database: tx.database).refusals() }
+        try vault.transaction { tx in
+            let damage = SyncExchangeHealth.damage(in: tx.database)
+            guard damage.whole == nil else { return [] }
+            // A damaged project's refusal rows are not read as if whole (`projects` says why).
+            return try SyncExchangeStore(database: tx.database).refusals(skipping: Set(damage.projects.keys))
+        }
     }
 
     /// What is wrong with the exchange's own tables (SECURITY.md §19.9, "Damaged exchange state"),

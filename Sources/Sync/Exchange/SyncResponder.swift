@@ -39,7 +39,13 @@ public struct SyncResponder: Sendable {
         if unrecorded > 0 {
             endpoint.writeRefusal(kind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue, details: [.init("unrecorded", String(unrecorded))])
         }
-        do { try health.check(before: kind, in: vault) } catch let error as SyncError {
+        // Damage of the tables as a whole, or of this device's rows, refuses the request; a
+        // damaged project's rows refuse the requests of that project alone (`answer`).
+        let damage: SyncExchangeDamage
+        do {
+            damage = try health.check(before: kind, in: vault)
+            if let why = damage.reason(for: peer.deviceID) { throw SyncError(.damagedSyncState, why) }
+        } catch let error as SyncError {
             endpoint.recordRefusal(kind, reason: error.code.rawValue)
             throw error
         }
@@ -48,7 +54,7 @@ public struct SyncResponder: Sendable {
             throw SyncExchangeError(.tooManyRefusals, "device \(peer.fingerprint) had over \(refusals.bound) requests refused within \(Int(refusals.seconds)) s: its requests are refused until that time has passed")
         }
         do {
-            return try answer(kind, body, endpoint)
+            return try answer(kind, body, endpoint, damage)
         } catch let refusal as UnrecordedRefusal {
             throw refusal.error
         } catch let refusal as WholeRequestRefusal {
@@ -70,7 +76,7 @@ public struct SyncResponder: Sendable {
         endpoint.recordRefusal(kind, reason: error.code.rawValue, details: details)
     }
 
-    private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
+    private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint, _ damage: SyncExchangeDamage) throws -> SyncOutgoing {
         if try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).peer(endpoint.peer.deviceID)?.paused }) == true {
             throw SyncExchangeError(.paused, "sync with this device is paused on \(try vault.deviceKeys().profile.name)")
         }
@@ -79,24 +85,37 @@ public struct SyncResponder: Sendable {
             throw WholeRequestRefusal(error: SyncWireReader.otherVersion(version), details: [.init("version", String(version))])
         }
         switch kind {
-        case SyncWire.projectsKind: return try projects(body, endpoint)
-        case SyncWire.offerKind: return try offered(body, endpoint)
-        case SyncWire.pullKind: return try pull(try SyncPullRequest(parsing: body), endpoint)
-        case SyncWire.pushKind: return try push(try SyncPushRequest(parsing: body), endpoint)
+        case SyncWire.projectsKind: return try projects(body, endpoint, damage)
+        case SyncWire.offerKind: return try offered(body, endpoint, damage)
+        case SyncWire.pullKind:
+            let request = try SyncPullRequest(parsing: body)
+            try Self.refuseDamaged(request.project, damage)
+            return try pull(request, endpoint)
+        case SyncWire.pushKind:
+            let request = try SyncPushRequest(parsing: body)
+            try Self.refuseDamaged(request.project, damage)
+            return try push(request, endpoint)
         case SyncWire.demotionsKind: return try demotions(try SyncDemotionList(parsing: body), endpoint)
         default: throw SyncExchangeError(.malformedMessage, "the sync service does not answer '\(kind)'")
         }
     }
 
+    /// A request of a project whose exchange rows here are damaged is refused with the reason (the
+    /// asker leaves that project: `SyncPeerFailure`); the other projects' go on.
+    private static func refuseDamaged(_ project: ProjectID, _ damage: SyncExchangeDamage) throws {
+        if let why = damage.reason(for: project) { throw SyncError(.damagedSyncState, why) }
+    }
+
     /// A page of the projects the peer may sync (those after the project the request names), their
-    /// names released by the funnel like their records: one egress decision per page.
-    private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
+    /// names released by the funnel like their records: one egress decision per page. A project
+    /// whose exchange rows here are damaged is not offered (its rows are not read as if whole).
+    private func projects(_ body: [UInt8], _ endpoint: SyncEndpoint, _ damage: SyncExchangeDamage) throws -> SyncOutgoing {
         let request = try SyncProjectsRequest(parsing: body)
         try reserveAnswer(SyncWire.projectsKind, endpoint)
-        let (offers, more) = try endpoint.offers(after: request.after, limit: SyncWire.maximumOffers) { project, origin in
+        let (offers, more) = try endpoint.offers(after: request.after, limit: SyncWire.maximumOffers, refusing: { project, origin in
             self.record(SyncExchangeError(.notOwner, "project \(project) is device \(origin.hex)'s: only its owner shares it"), of: SyncWire.projectsKind,
                         details: [.init("project", project.hex), .init("origin", origin.hex)], endpoint)
-        }
+        }, of: { damage.projects[$0.id] == nil })
         guard !offers.isEmpty else {
             giveBackAnswer(endpoint)
             return .noOffers
@@ -114,13 +133,18 @@ public struct SyncResponder: Sendable {
     }
 
     /// Projects the owner's own device holds and this vault does not: made here.
-    private func offered(_ body: [UInt8], _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
+    private func offered(_ body: [UInt8], _ endpoint: SyncEndpoint, _ damage: SyncExchangeDamage) throws -> SyncOutgoing {
         let offers = try SyncOffers.parse(body)
         guard endpoint.peerIsMine else {
             throw SyncExchangeError(.offerRefused, "only the owner's own devices add projects to this vault")
         }
         var taken: [(ProjectID, Bool)] = []
         for offer in offers {
+            // A project whose exchange rows here are damaged takes nothing until mended.
+            guard damage.projects[offer.project] == nil else {
+                taken.append((offer.project, false))
+                continue
+            }
             // A refused offer (recorded by the endpoint) is answered as not taken.
             let made = try endpoint.adopt(offer, request: SyncWire.offerKind)
             taken.append((offer.project, (try? made.get()) != nil))

@@ -22,6 +22,9 @@ public struct SyncPeerStatus: Sendable, Equatable {
     /// The projects that do not sync with the device: its last exchange left them, or their records
     /// are being refused with it either way (attack review s8, F20; `SyncProjectStatus` says why).
     public let notInSync: [ProjectID]
+    /// Why sync with the device is off: its rows of the exchange's tables are damaged
+    /// (`SyncExchangeDamage`) until `vaultctl repair` mends them; nil when they are whole.
+    public var damaged: String?
 }
 
 public enum SyncStatus {
@@ -32,21 +35,28 @@ public enum SyncStatus {
         return try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
             let held = try VaultSync.heldVectors(in: tx.database)
+            let damage = SyncExchangeHealth.damage(in: tx.database)
             return try zip(pairings, trusts).map { pairing, trust in
-                let row = try store.peer(pairing.peer.deviceID) ?? SyncExchangeStore.PeerRow()
-                return SyncPeerStatus(device: pairing.peer.deviceID, name: pairing.peer.name, trust: trust, paused: row.paused,
-                                      lastSyncAt: row.lastSyncAt, lastAttemptAt: row.lastAttemptAt, lastError: row.lastError,
-                                      recordsSent: row.recordsSent, recordsReceived: row.recordsReceived,
-                                      pending: try pending(of: pairing.peer.deviceID, held: held, store: store),
-                                      notInSync: try store.projectsNotInSync(with: pairing.peer.deviceID))
+                let device = pairing.peer.deviceID
+                // A device whose row is damaged: its row is not read as if whole; why sync is off is said.
+                let damaged = damage.reason(for: device)
+                let row = damaged == nil ? try store.peer(device) ?? SyncExchangeStore.PeerRow() : SyncExchangeStore.PeerRow()
+                var status = SyncPeerStatus(device: device, name: pairing.peer.name, trust: trust, paused: row.paused,
+                                            lastSyncAt: row.lastSyncAt, lastAttemptAt: row.lastAttemptAt, lastError: row.lastError,
+                                            recordsSent: row.recordsSent, recordsReceived: row.recordsReceived,
+                                            pending: try pending(of: device, held: held, store: store, skipping: Set(damage.projects.keys)),
+                                            notInSync: try store.projectsNotInSync(with: device))
+                status.damaged = damaged
+                return status
             }
         }
     }
 
     /// Records held here past what the device held at its last exchange, over the projects it synced.
-    static func pending(of device: DeviceID, held: [ProjectID: [DeviceID: UInt64]], store: SyncExchangeStore) throws -> Int64 {
+    static func pending(of device: DeviceID, held: [ProjectID: [DeviceID: UInt64]], store: SyncExchangeStore,
+                        skipping damaged: Set<ProjectID> = []) throws -> Int64 {
         var count: Int64 = 0
-        for (project, peerHeld) in try store.peerVectors(device) {
+        for (project, peerHeld) in try store.peerVectors(device) where !damaged.contains(project) {
             for (author, counter) in held[project] ?? [:] {
                 count += Int64(counter > (peerHeld[author] ?? 0) ? counter - (peerHeld[author] ?? 0) : 0)
             }

@@ -102,7 +102,8 @@ enum SyncCommands {
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
                 let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
-                let notInSync = peer.notInSync.isEmpty ? "" : "; \(peer.notInSync.count) project(s) NOT IN SYNC with it (below)"
+                let notInSync = (peer.notInSync.isEmpty ? "" : "; \(peer.notInSync.count) project(s) NOT IN SYNC with it (below)")
+                    + (peer.damaged.map { "; SYNC OFF with it: \($0)" } ?? "")
                 Output.line("\(peer.name) (\(peer.device.fingerprint)), \(peer.trust ?? "other")\(peer.paused ? ", PAUSED" : ""): "
                             + "last sync \(last)\(error); sent \(peer.recordsSent), received \(peer.recordsReceived), pending \(peer.pending)\(notInSync)")
             }
@@ -292,6 +293,6 @@ enum SyncCommands {
          "last_sync_at": peer.lastSyncAt.map { Output.timestamp($0) as Any } ?? NSNull(),
          "last_attempt_at": peer.lastAttemptAt.map { Output.timestamp($0) as Any } ?? NSNull(),
          "last_error": peer.lastError as Any? ?? NSNull(), "records_sent": peer.recordsSent, "records_received": peer.recordsReceived,
-         "pending": peer.pending, "projects_not_in_sync": peer.notInSync.map(\.hex)]
+         "pending": peer.pending, "projects_not_in_sync": peer.notInSync.map(\.hex), "damaged": peer.damaged ?? NSNull()]
     }
 }
