@@ -1,4 +1,5 @@
 import CryptoVault
+import PrivilegedSession
 @testable import Sync
 import Testing
 import TestSupport
@@ -28,5 +29,35 @@ import Writing
         // Recorded once, not at every exchange.
         try f.syncLaptop()
         #expect(F.details(f.desk, .syncProjectSkipped, "project") == [mail.id.hex])
+    }
+}
+
+/// A privileged session note pasted into an ordinary project shared with a colleague does not leave
+/// by sync (review 17 s13, N-s13-2): the writing app's privileged words are fingerprinted as they are
+/// written (SECURITY.md §11.7), so the colleague's pull of the pasted paragraph is a privilegedQuote.
+@Suite struct PastedPrivilegedNoteTests {
+    typealias F = SyncExchangeFixture
+    static let note = "Client disclosed that her brother threatened the landlord with a knife on the third of March."
+
+    @Test func aPastedSessionNoteNeverReachesTheColleague() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let chart = try F.project(f.desk, "Intake", register: .healthcare)
+        #expect(chart.isPrivileged)
+        _ = try F.document(f.desk, in: chart, "Session 4", ["S: slept badly.", Self.note])
+        let book = try F.project(f.desk, "Memoir")
+        let chapter = try F.document(f.desk, in: book, "One", ["Chapter one."])
+        try F.share(book, of: f.desk, with: f.laptop, role: .editor)
+        try f.syncLaptop()
+        #expect(try F.texts(f.laptop, book.id, chapter) == ["Chapter one."])
+
+        try F.store(f.desk, book) { store in
+            var content = try store.documentContent(of: chapter, in: book.id)
+            content.blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "My notes say: " + Self.note))
+            try store.replaceDocumentContent(of: chapter, in: book.id, with: content)
+        }
+        let report = try f.syncLaptop()
+        #expect(try F.texts(f.laptop, book.id, chapter) == ["Chapter one."], "\(report)")
+        let findings = F.details(f.desk, .egressDecision, "findings")
+        #expect(findings.contains { $0.contains("privilegedQuote") }, "\(findings)")
     }
 }

@@ -52,6 +52,20 @@ public enum PrivilegedFingerprints {
         try transaction.storeLeakFingerprints(collector.fingerprints(under: index))
     }
 
+    /// Adds the fingerprints of `texts` (each a privileged document's words, shingled on its own) to
+    /// the vault, in `transaction`: the one that seals them. The writing app's privileged projects are
+    /// sealed record by record, not as one bundle, so their doors hand the words here.
+    public static func remember(texts: [String], in transaction: VaultTransaction) throws {
+        let index = try FingerprintIndex(key: try transaction.vault.leakFingerprintKey(), fingerprints: [])
+        var fingerprints: [UInt64] = []
+        for text in texts {
+            // Read in place (a native string's UTF-8), so no further copy of the words is made.
+            var text = text
+            fingerprints += text.withUTF8 { index.fingerprints(of: UnsafeRawBufferPointer($0)) }
+        }
+        try transaction.storeLeakFingerprints(fingerprints)
+    }
+
     /// `UnlockedVault.put`, with a privileged document's fingerprints stored in the bundle's own
     /// transaction: the bundle and its fingerprints commit together or not at all. `beforeCommit`
     /// runs in that transaction after both are written.
