@@ -61,3 +61,25 @@ import Writing
         #expect(findings.contains { $0.contains("privilegedQuote") }, "\(findings)")
     }
 }
+
+/// The other side of N-s13-2's fix (reviewer13, lg3): the owner copies a colleague's paragraph from
+/// the shared project into a chart. The paragraph was ordinary first, so it stays ordinary, and the
+/// colleague's later pulls of its own project are not refused for good.
+@Suite struct QuotedColleagueParagraphTests {
+    typealias F = SyncExchangeFixture
+
+    @Test func aColleaguesParagraphCopiedIntoAChartStillSyncsToTheColleague() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let paragraph = "The landlord agreed to repair the boiler before the end of the month, the tenants said."
+        let book = try F.project(f.desk, "Newsletter")
+        let article = try F.document(f.desk, in: book, "Boiler", [paragraph])
+        try F.share(book, of: f.desk, with: f.laptop, role: .editor)
+        try f.syncLaptop()
+        let chart = try F.project(f.desk, "Intake", register: .healthcare)
+        _ = try F.document(f.desk, in: chart, "Session 4", ["Client quoted the newsletter:", paragraph])
+        try F.edit(f.desk, book, article, block: 0, to: paragraph + " Work starts on Monday.")
+        let report = try f.syncLaptop()
+        #expect(try F.texts(f.laptop, book.id, article) == [paragraph + " Work starts on Monday."], "\(report)")
+        #expect(!F.details(f.desk, .egressDecision, "findings").contains { $0.contains("privilegedQuote") })
+    }
+}

@@ -45,12 +45,12 @@ import TestSupport
         }
     }
 
-    @Test("an ordinary project's words add no fingerprint, and the vault keeps no word of a privileged one")
+    @Test("an ordinary project's words add no privileged fingerprint, and the vault keeps no word of either")
     func onlyPrivilegedWords() throws {
         let fixture = try WritingFixture()
         let book = try fixture.project("Memoir", register: .fiction, kind: .longForm)
         let chapter = try fixture.store { try $0.addNode(.scene, titled: "One", in: book.id) }
-        try fixture.store { try $0.replaceDocumentContent(of: chapter.id, in: book.id, with: try WritingFixture.paragraphs([Self.note])) }
+        try fixture.store { try $0.replaceDocumentContent(of: chapter.id, in: book.id, with: try WritingFixture.paragraphs(["Chapter one opens on a wet morning in the harbour town of Aberlady."])) }
         #expect(try fixture.unlocked.leakFingerprints().isEmpty)
         let chart = try fixture.project("Intake", register: .healthcare, kind: .document)
         let note = try fixture.store { try $0.addNode(.scene, titled: "Session 4", in: chart.id) }
@@ -58,7 +58,25 @@ import TestSupport
         // 16 words: 9 shingles of eight.
         #expect(try fixture.unlocked.leakFingerprints().count == 9)
         let database = try Data(contentsOf: URL(fileURLWithPath: fixture.vault.vault.databasePath))
-        #expect(database.range(of: Data("landlord".utf8)) == nil)
+        #expect(database.range(of: Data("landlord".utf8)) == nil && database.range(of: Data("Aberlady".utf8)) == nil)
+    }
+
+    @Test("words that were ordinary first stay ordinary when a privileged project quotes them; a note written first stays privileged")
+    func ordinaryFirstStaysOrdinary() throws {
+        let fixture = try WritingFixture()
+        let shared = "The landlord agreed to repair the boiler before the end of the month, the tenants said."
+        let book = try fixture.project("Tenants' newsletter", register: .fiction, kind: .document)
+        let article = try fixture.store { try $0.addNode(.scene, titled: "Boiler", in: book.id) }
+        try fixture.store { try $0.replaceDocumentContent(of: article.id, in: book.id, with: try WritingFixture.paragraphs([shared])) }
+        let chart = try fixture.project("Intake", register: .healthcare, kind: .document)
+        let note = try fixture.store { try $0.addNode(.scene, titled: "Session 4", in: chart.id) }
+        try fixture.store { try $0.replaceDocumentContent(of: note.id, in: chart.id, with: try WritingFixture.paragraphs([shared, Self.note])) }
+        // The copied paragraph is no quote of the chart (lg3); the note written in the chart is.
+        #expect(try Self.findings("As we wrote: the landlord agreed to repair the boiler before the end of the month.", from: book, in: fixture).isEmpty)
+        #expect(try Self.findings(Self.paste, from: book, in: fixture) == [.privilegedQuote])
+        // Pasting the note into the newsletter afterwards does not make it ordinary.
+        try fixture.store { try $0.replaceDocumentContent(of: article.id, in: book.id, with: try WritingFixture.paragraphs([shared, Self.note])) }
+        #expect(try Self.findings(Self.paste, from: book, in: fixture) == [.privilegedQuote])
     }
 
     @Test("an entry's body and a branch's words in a privileged project are fingerprinted too")

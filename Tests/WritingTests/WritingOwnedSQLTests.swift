@@ -17,6 +17,7 @@ import TestSupport
         "writing_edit_events": "Writing/Events/EditEventTable.swift",
         "writing_project_snapshots": "Writing/Versions/ProjectSnapshotTable.swift",
         "writing_auto_snapshots": "Writing/Versions/AutoSnapshotTable.swift",
+        "writing_ordinary_fingerprints": "Writing/Store/OrdinaryFingerprintTable.swift",
     ]
     static let schemaFile = "Writing/Store/WritingSchema.swift"
 

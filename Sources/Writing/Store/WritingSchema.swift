@@ -211,5 +211,11 @@ public enum WritingSchema {
         NamedMigration("versions-8", """
             ALTER TABLE writing_auto_snapshots ADD COLUMN received INTEGER NOT NULL DEFAULT 0 CHECK (received IN (0, 1));
             """),
+        // The leak guard's keyed fingerprints of the words written into ordinary projects (SECURITY.md
+        // §11.7): a privileged project quoting them does not make them privileged. Clear: 64-bit
+        // values keyed with the vault's secret, as `leak_fingerprints` holds.
+        NamedMigration("leak-1", """
+            CREATE TABLE writing_ordinary_fingerprints (fingerprint INTEGER PRIMARY KEY) STRICT;
+            """),
     ])
 }

@@ -56,7 +56,7 @@ extension WritingStore {
         try reading(stored)
         let storedByID = Dictionary(uniqueKeysWithValues: stored.blocks.enumerated().map { ($1.id, (position: $0, block: $1)) })
         var sealed = 0, kept = 0, words = 0
-        var privilegedWords: [String] = []
+        var sealedWords: [String] = []
         for (position, block) in content.blocks.enumerated() {
             let kind = BlockEncoding.name(of: block.kind)
             if let old = storedByID[block.id] {
@@ -68,7 +68,7 @@ extension WritingStore {
                 try blockTable.insert(BlockTable.Row(id: block.id, position: position, kind: kind), in: document)
             }
             try seal(BlockEncoding.encode(block), at: try WritingRecord.block(block.id), of: project)
-            if project.isPrivileged { privilegedWords.append(Self.fingerprintedText(of: block)) }
+            sealedWords.append(Self.fingerprintedText(of: block))
             words += Self.words(in: block)
             sealed += 1
         }
@@ -79,7 +79,7 @@ extension WritingStore {
             try remove(try WritingRecord.block(block.id), of: project)
             words -= Self.words(in: block)
         }
-        try rememberPrivilegedWords(privilegedWords, of: project)
+        try rememberWords(sealedWords, of: project)
         let change = ContentChange(sealed: sealed, kept: kept, removed: gone.count)
         if !change.isEmpty || stored.blocks.map(\.id) != content.blocks.map(\.id) {
             let details: [VaultEvent.Detail] = [.init("sealed", String(sealed)), .init("kept", String(kept)), .init("removed", String(gone.count))]

@@ -12,7 +12,7 @@ extension WritingStore {
         let encoded = try Self.checkedEncoding(entry)
         try entryTable.insert(EntryTable.Row(id: entry.id, kind: kind, orderKey: entry.orderKey), in: projectID, at: now)
         try seal(encoded, at: try WritingRecord.entry(entry.id), of: project)
-        try rememberPrivilegedWords([Self.fingerprintedText(of: entry)], of: project)
+        try rememberWords([Self.fingerprintedText(of: entry)], of: project)
         try record(.writingEntryAdd, project, subject: entry.id, details: [.init("kind", kind.rawValue)])
         return entry
     }
@@ -33,7 +33,7 @@ extension WritingStore {
         var checked = entry
         checked.name = try Self.checkedName(entry.name, "a name")
         try seal(try Self.checkedEncoding(checked), at: try WritingRecord.entry(entry.id), of: project)
-        try rememberPrivilegedWords([Self.fingerprintedText(of: checked)], of: project)
+        try rememberWords([Self.fingerprintedText(of: checked)], of: project)
         try record(.writingEntryUpdate, project, subject: entry.id)
     }
 

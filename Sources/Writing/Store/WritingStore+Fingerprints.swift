@@ -1,19 +1,25 @@
 import PrivilegedSession
 import Registers
 
-/// The leak guard's fingerprints of what is written into a privileged project (SECURITY.md §11.7).
+/// The leak guard's fingerprints of what is written into the writing app's projects (SECURITY.md §11.7).
 ///
-/// `put` and `seal` fingerprint a privileged bundle as it is sealed; the writing app's privileged
-/// documents are sealed record by record instead, so each writing door that seals a privileged
-/// project's words (a block, an entry, a branch, here or from sync) hands them here, in the same
-/// transaction. Without it a session note pasted into an ordinary project shared with a colleague
-/// would leave by sync with nothing found (review 17 s13, N-s13-2).
+/// `put` and `seal` fingerprint a privileged bundle as it is sealed; the writing app's documents are
+/// sealed record by record instead, so each writing door that seals a project's words (a block, an
+/// entry, a branch, here or from sync) hands them here, in the same transaction. A privileged
+/// project's become the guard's fingerprints: without them a session note pasted into an ordinary
+/// project shared with a colleague left by sync with nothing found (review 17 s13, N-s13-2). An
+/// ordinary project's are kept apart, so words that were ordinary first (a colleague's paragraph
+/// copied into a chart) never become privileged: they would refuse every later pull of the
+/// colleague's own project for good (reviewer13's lg3 on the first fix).
 extension WritingStore {
-    /// Remembers the fingerprints of `texts` when `project` is privileged; an ordinary project's
-    /// words are not privileged and add nothing.
-    func rememberPrivilegedWords(_ texts: [String], of project: WritingProject) throws {
-        guard project.isPrivileged, !texts.isEmpty else { return }
-        try PrivilegedFingerprints.remember(texts: texts, in: transaction)
+    var ordinaryFingerprintTable: OrdinaryFingerprintTable { OrdinaryFingerprintTable(database: transaction.database) }
+
+    /// Remembers the fingerprints of `texts`, the words just sealed into `project`.
+    func rememberWords(_ texts: [String], of project: WritingProject) throws {
+        guard !texts.isEmpty else { return }
+        let fingerprints = try PrivilegedFingerprints.fingerprints(of: texts, in: transaction)
+        guard project.isPrivileged else { return try ordinaryFingerprintTable.insert(fingerprints) }
+        try PrivilegedFingerprints.remember(try ordinaryFingerprintTable.notHeld(fingerprints), in: transaction)
     }
 
     /// The words of a block, its cells included: a pasted table row quotes them in this order.

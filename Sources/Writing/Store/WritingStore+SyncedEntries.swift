@@ -20,7 +20,7 @@ extension WritingStore {
         if owner != nil { try entryTable.delete(entry.id) }
         try entryTable.insert(EntryTable.Row(id: entry.id, kind: entry.kind, orderKey: entry.orderKey), in: projectID, at: now)
         try seal(encoded, at: try WritingRecord.entry(entry.id), of: project)
-        try rememberPrivilegedWords([Self.fingerprintedText(of: checked)], of: project)
+        try rememberWords([Self.fingerprintedText(of: checked)], of: project)
         try record(owner == nil ? .writingEntryAdd : .writingEntryUpdate, project, subject: entry.id,
                    details: [.init("kind", entry.kind.rawValue), .init("from", device)])
     }

@@ -34,7 +34,7 @@ extension WritingStore {
                                   state: .open, parts: parts.count, createdAt: now)
         try branchTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.branchPart(row.id, index), of: project) }
-        try rememberPrivilegedWords(content.blocks.map(Self.fingerprintedText(of:)), of: project)
+        try rememberWords(content.blocks.map(Self.fingerprintedText(of:)), of: project)
         try seal(Array(provenance.utf8), at: try WritingRecord.branchProvenance(row.id), of: project)
         try record(.writingBranchCreate, project, subject: document,
                    details: [.init("branch", row.id.hex), .init("kind", kind.rawValue), .init("base", base.hex)])

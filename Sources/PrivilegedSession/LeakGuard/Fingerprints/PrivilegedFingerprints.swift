@@ -52,10 +52,10 @@ public enum PrivilegedFingerprints {
         try transaction.storeLeakFingerprints(collector.fingerprints(under: index))
     }
 
-    /// Adds the fingerprints of `texts` (each a privileged document's words, shingled on its own) to
-    /// the vault, in `transaction`: the one that seals them. The writing app's privileged projects are
-    /// sealed record by record, not as one bundle, so their doors hand the words here.
-    public static func remember(texts: [String], in transaction: VaultTransaction) throws {
+    /// The keyed fingerprints of `texts`' shingles (each text shingled on its own), not stored: the
+    /// writing app's projects are sealed record by record, not as one bundle, so their doors hand
+    /// the words they seal here, and store a privileged project's with `remember`.
+    public static func fingerprints(of texts: [String], in transaction: VaultTransaction) throws -> [UInt64] {
         let index = try FingerprintIndex(key: try transaction.vault.leakFingerprintKey(), fingerprints: [])
         var fingerprints: [UInt64] = []
         for text in texts {
@@ -63,6 +63,11 @@ public enum PrivilegedFingerprints {
             var text = text
             fingerprints += text.withUTF8 { index.fingerprints(of: UnsafeRawBufferPointer($0)) }
         }
+        return fingerprints
+    }
+
+    /// Adds `fingerprints` of privileged words to the vault, in `transaction`: the one that seals them.
+    public static func remember(_ fingerprints: [UInt64], in transaction: VaultTransaction) throws {
         try transaction.storeLeakFingerprints(fingerprints)
     }
 
