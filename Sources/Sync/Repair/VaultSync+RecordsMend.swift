@@ -1,5 +1,4 @@
 import CryptoVault
-import PrivilegedSession
 import Writing
 
 /// What `vaultctl repair` did to the damaged rows of `sync_records` (`VaultSync.DamagedRecords`; review
@@ -43,18 +42,14 @@ extension VaultSync.DamagedRecords {
                     try VaultSync.projectsWithRecords(in: tx.database).compactMap { try? store.project($0) })
         }
         guard !damaged.isEmpty || !unowned.isEmpty || !stored.isEmpty else { return SyncRecordsMend() }
-        var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
-        defer { for session in sessions.values { try? session.end() } }
-        for project in damaged.map(\.1) + unowned.compactMap(\.1) + stored where project.isPrivileged && sessions[project.compartment.id] == nil {
-            sessions[project.compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair",
-                                                                                     purpose: "mend damaged sync records")
-        }
+        let sessions = try RepairSessions(for: damaged.map(\.1) + unowned.compactMap(\.1) + stored, in: vault, purpose: "mend damaged sync records")
+        defer { sessions.end() }
         let keys = try vault.deviceKeys()
         let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         return try vault.transaction { tx in
             var mend = SyncRecordsMend()
             let sync = { (project: WritingProject) in
-                VaultSync(WritingStore(tx, access: sessions[project.compartment.id].map { .session($0) } ?? .vault), author: author, devices: [:])
+                VaultSync(WritingStore(tx, access: sessions.access(for: project)), author: author, devices: [:])
             }
             // Rows whose columns a writer could store but that are not the record's (N-s10-7): found by
             // opening each record, as a replica made of them would.
@@ -73,7 +68,7 @@ extension VaultSync.DamagedRecords {
             }
             for (rowid, owner) in strays {
                 // A privileged owner met only here (no session started for it) is not mended this time.
-                if let owner, !owner.isPrivileged || sessions[owner.compartment.id] != nil, try restore(rowid, of: owner, with: sync(owner)) {
+                if let owner, !owner.isPrivileged || sessions.isOpen(for: owner), try restore(rowid, of: owner, with: sync(owner)) {
                     mend.mended[owner.id, default: 0] += 1
                 } else {
                     mend.unowned += 1

@@ -1,5 +1,4 @@
 import CryptoVault
-import PrivilegedSession
 import Writing
 
 /// What `vaultctl repair` did to damaged rows of the sync module's tables other than
@@ -32,20 +31,15 @@ extension VaultSync.DamagedRows {
             }
         }
         guard !found.isEmpty else { return SyncRowsMend() }
-        var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
-        defer { for session in sessions.values { try? session.end() } }
-        for (table, _, project) in found where table == HeldBases.table {
-            guard let project, project.isPrivileged, sessions[project.compartment.id] == nil else { continue }
-            sessions[project.compartment.id] = try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair",
-                                                                                     purpose: "mend damaged sync state")
-        }
+        // Of the rows mended, only a held base is opened.
+        let sessions = try RepairSessions(for: found.filter { $0.0 == HeldBases.table }.compactMap(\.2), in: vault, purpose: "mend damaged sync state")
+        defer { sessions.end() }
         let keys = try vault.deviceKeys()
         let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         return try vault.transaction { tx in
             var mend = SyncRowsMend()
             for (table, rowid, project) in found {
-                let sync = VaultSync(WritingStore(tx, access: project.flatMap { sessions[$0.compartment.id] }.map { .session($0) } ?? .vault),
-                                     author: author, devices: [:])
+                let sync = VaultSync(WritingStore(tx, access: sessions.access(for: project)), author: author, devices: [:])
                 guard let project else {
                     try drop(rowid, of: table, in: tx.database)
                     mend.dropped[table, default: 0] += 1
