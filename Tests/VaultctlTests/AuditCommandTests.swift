@@ -18,11 +18,11 @@ struct AuditCommandTests {
         #expect(vkeyParts.count == 3 && vkeyParts[0].hasPrefix("vaultctl/") && vkeyParts[1].count == 8, "not a vkey: \(vkey)")
         let exportPath = fixture.root + "/audit.export"
         let exported = try expectSuccess(fixture.run(["audit", "export", "--out", exportPath], unlock: false))
-        #expect(exported.stdout.contains("Exported 4 entries"), "\(exported.stdout)")
+        #expect(exported.stdout.contains("Exported 5 entries"), "\(exported.stdout)")
 
         let verified = try CLI.run(["audit", "verify-export", exportPath, "--key", vkey])
         #expect(verified.status == 0, "\(verified.stderr)")
-        #expect(verified.stdout.contains("Export verified: 4 entries"), "\(verified.stdout)")
+        #expect(verified.stdout.contains("Export verified: 5 entries"), "\(verified.stdout)")
         // The genesis key does not change as the log grows.
         try expectSuccess(fixture.run(["compartment", "create", "Trusts", "--register", "legal"]))
         #expect(try fixture.run(["audit", "key"], unlock: false).stdout.trimmingCharacters(in: .newlines) == vkey)
@@ -58,9 +58,9 @@ struct AuditCommandTests {
         try fixture.write("memo", to: input)
         try expectSuccess(fixture.run(["put", "--compartment", "Audit target", input]))
         let healthy = try expectSuccess(fixture.run(["audit", "verify"], unlock: false))
-        #expect(healthy.stdout.contains("Audit log verified: 5 entries"), "\(healthy.stdout)")
+        #expect(healthy.stdout.contains("Audit log verified: 6 entries"), "\(healthy.stdout)")
         let report = try jsonObject(try expectSuccess(fixture.run(["audit", "verify", "--json"], unlock: false)).stdout) as? [String: Any]
-        #expect(report?["verified"] as? Bool == true && report?["entries"] as? Int == 6 && report?["unsigned_entries"] as? Int == 0)
+        #expect(report?["verified"] as? Bool == true && report?["entries"] as? Int == 7 && report?["unsigned_entries"] as? Int == 0)
 
         let database = fixture.directory + "/vault.db"
         let original = try sqlite(database, "SELECT hex(entry) FROM audit_entries WHERE seq = 3")
@@ -294,10 +294,10 @@ struct AuditCommandTests {
         let wrong = try CLI.run(["audit", "log", "--vault", fixture.directory, "--passphrase-file", "-"], stdin: "not the passphrase\n")
         #expect(wrong.status == 2, "\(wrong.stderr)")
         let report = try jsonObject(try expectSuccess(fixture.run(["audit", "verify", "--json"], unlock: false)).stdout) as? [String: Any]
-        #expect(report?["entries"] as? Int == 2 && report?["unsigned_entries"] as? Int == 0, "\(String(describing: report))")
+        #expect(report?["entries"] as? Int == 3 && report?["unsigned_entries"] as? Int == 0, "\(String(describing: report))")
         let entries = try log(fixture)
-        #expect(entries.map(action) == ["vault.init", "vault.unlock-failed", "audit.verify", "vault.unlock"])
-        let failed = entries[1]
+        #expect(entries.map(action) == ["vault.init", "device.create", "vault.unlock-failed", "audit.verify", "vault.unlock"])
+        let failed = entries[2]
         #expect(failed["compartment"] == nil && failed["subject"] == nil && failed["detail_hashes"] == nil)
     }
 }

@@ -164,6 +164,31 @@ struct BackupEncryptionTests {
         try expectSuccess(CLI.run(["backup", "verify", backup, "--passphrase-file", fixture.passphraseFile]))
     }
 
+    @Test("a vault an older vaultctl made and never paired (no device identity) gets its identity at its first backup, which asks for the passphrase (64 without a terminal) and records device.create; the restored vault is the same device (review 17 s12, N-s12-2 (b))")
+    func olderVaultGetsItsDeviceIdentityAtItsFirstBackup() throws {
+        let fixture = try CLIVault()
+        do {
+            let database = try Database(path: fixture.directory + "/vault.db", create: false)
+            try database.query("DELETE FROM device_identity")
+            try database.truncateLog()
+        }
+        let backup = fixture.root + "/b"
+        let asked = try fixture.run(["backup", "-o", backup], unlock: false)
+        #expect(asked.status == 64 && asked.stderr.contains("no terminal"), "\(asked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: backup), "no backup without the identity")
+        try expectSuccess(fixture.run(["backup", "-o", backup]))
+        let identity = try #require(try jsonObject(try expectSuccess(fixture.run(["device", "--json"], unlock: false)).stdout) as? [String: Any])
+        try expectSuccess(fixture.run(["backup", "-o", backup, "--force"], unlock: false))
+        let log = try expectSuccess(fixture.run(["audit", "log", "--json", "--action", "device.create"]))
+        #expect(log.stdout.components(separatedBy: "device.create").count == 3, "init's and the backup's: \(log.stdout)")
+
+        let target = fixture.root + "/restored"
+        let restored = try CLI.run(["restore-backup", backup, "--into", target, "--passphrase-file", fixture.passphraseFile])
+        #expect(restored.status == 0 && !restored.stdout.contains("holds no device identity"), "\(restored.stdout) \(restored.stderr)")
+        let shown = try #require(try jsonObject(try expectSuccess(CLI.run(["device", "--json", "--vault", target])).stdout) as? [String: Any])
+        #expect(shown["fingerprint"] as? String == identity["fingerprint"] as? String && shown["fingerprint"] != nil, "\(shown) \(identity)")
+    }
+
     @Test("a flip in every part of a version 2 backup and a truncation at every boundary are refused by backup verify and by restore-backup (65), each with its reason, and restore leaves no folder")
     func everyPartFlippedAndEveryBoundaryCut() throws {
         let (fixture, backup) = try Self.backedUpVault()

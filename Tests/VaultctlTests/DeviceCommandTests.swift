@@ -33,14 +33,31 @@ struct DeviceCommandTests {
         #expect(human.stdout.contains("Audit device \(auditDevice)"))
     }
 
+    /// `init` makes the identity with the vault, so a backup made before any pairing holds it and the
+    /// vault restored from it is the same device to the owner's others (review 17 s12, N-s12-2 (b)).
+    @Test func initMakesTheIdentityShownWithoutAPassphrase() throws {
+        let vault = try CLIVault()
+        let shown = try vault.run(["device", "--json"], unlock: false)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect((try Self.json(shown)["fingerprint"] as? String)?.count == 35, "\(shown.stdout)")
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(try vault.run(["audit", "log", "--json", "--action", "device.create"]).stdout.utf8)) as? [Any])
+        #expect(log.count == 1)
+        let verified = try vault.run(["audit", "verify", "--json"], unlock: false)
+        #expect(verified.status == 0 && (try Self.json(verified))["unsigned_entries"] as? Int == 0, "\(verified.stdout)")
+    }
+
+    /// A vault an older vaultctl made and never paired has no identity: making it needs the vault unlocked.
     @Test func makingTheIdentityNeedsTheVaultUnlocked() throws {
         let vault = try CLIVault()
+        _ = try sqlite(vault.directory + "/vault.db", "DELETE FROM device_identity")
         let refused = try vault.run(["device", "--passphrase-file", vault.root + "/missing"], unlock: false)
         #expect(refused.status != 0 && refused.stdout.isEmpty)
         let wrong = vault.root + "/wrong"
         try vault.write("not the passphrase\n", to: wrong)
         let wrongResult = try vault.run(["device", "--passphrase-file", wrong], unlock: false)
         #expect(wrongResult.status == 2)
+        let made = try vault.run(["device", "--json"])
+        #expect(made.status == 0, "\(made.stderr)")
     }
 
     @Test("device rename: two paired machines both named after the host are told apart; renames are audited, a taken or unknown name refused")

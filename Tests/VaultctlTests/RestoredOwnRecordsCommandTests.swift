@@ -25,11 +25,12 @@ struct RestoredOwnRecordsCommandTests {
     /// its first sync, so the backup holds no sync record of it (review 17 s11, N-s11-1).
     /// `pairedAfterBackup`: the laptop is backed up before it pairs the desk, so the restored vault
     /// does not know the desk that holds its later records (N-s11-1's remaining case). With
-    /// `identityBeforeBackup` it paired a colleague's device before the backup, so the backup holds
-    /// its device identity; without, the backup holds none and the restored vault takes a new one
-    /// when it pairs again (reviewer 12's two variants, rb5 and rb4).
+    /// `identityBeforeBackup` it paired a colleague's device before the backup (reviewer 12's rb5);
+    /// without, it paired no device at all before the backup (rb4), whose device identity `init`
+    /// made all the same. `olderBackup`: the backup is made as an older vaultctl made it of a vault
+    /// never paired, without the device identity (`OlderBackupFile`).
     static func restoredLaptop(json: Bool = false, deskIsMine: Bool = true, syncedBeforeBackup: Bool = true,
-                               pairedAfterBackup: Bool = false, identityBeforeBackup: Bool = true) throws -> Restored {
+                               pairedAfterBackup: Bool = false, identityBeforeBackup: Bool = true, olderBackup: Bool = false) throws -> Restored {
         let desk = try CLIVault(), laptop = try CLIVault()
         if !pairedAfterBackup { try pair(desk, laptop) }
         if pairedAfterBackup && identityBeforeBackup { try pair(try CLIVault(), laptop, trust: "other") }
@@ -49,6 +50,7 @@ struct RestoredOwnRecordsCommandTests {
         let backup = laptop.root + "/laptop.backup"
         let backedUp = try laptop.run(["backup", "-o", backup])
         try #require(backedUp.status == 0, "\(backedUp.stderr)")
+        if olderBackup { try OlderBackupFile.droppingDeviceIdentity(backup, passphrase: CLIVault.passphrase) }
         if pairedAfterBackup { try pair(desk, laptop) }
         try #require(try laptop.run(["doc", "write", "Memo", "Draft"], stdin: "First paragraph.\n\nSecond, after the backup.\n").status == 0)
         if deskIsMine {  // to someone else's device the owner's unshared project does not sync
@@ -175,14 +177,37 @@ struct RestoredOwnRecordsCommandTests {
         #expect(log.stdout.contains("sync.own-records-released"), "\(log.stdout.suffix(2000))")
     }
 
-    /// The backup was made before the laptop was first paired, so it holds no device identity: the
-    /// restored laptop takes a new one when it pairs the desk again, and the desk's records made by
-    /// the lost one name this vault's own audit device, so they are refused here (attributionMismatch).
-    /// Such a pull does not end the wait, and nothing of the restored laptop's reaches the desk to
-    /// double its text (reviewer 12's rb4; before, the desk showed "First paragraph." twice). Taking
-    /// the lost identity's records is not mended yet: the restored laptop stays view-only.
-    @Test func aRestoredLaptopWithANewIdentityKeepsWaitingWhenTheDesksRecordsOfItsLostOneAreRefused() throws {
+    /// The backup was made before the laptop was first paired (reviewer 12's rb4). It holds the
+    /// laptop's device identity all the same, made by `init`: the restored laptop is the same device
+    /// to the desk, waits view-only, pairs the desk again, and the desk's records of it (signed after
+    /// the backup) come back with a complete pull that ends the wait; then both keep the same text and
+    /// sync, no word lost (review 17 s12, N-s12-2 (b)). Before, the backup held no identity: the
+    /// restored laptop took a new one at the pairing, refused the desk's records of the old one for
+    /// good (exit 75, attributionMismatch), and the desk had shown "First paragraph." twice.
+    @Test func aBackupMadeBeforeTheFirstPairingBringsBackTheSameDeviceWhichTakesTheDesksRecordsAndConverges() throws {
         let setup = try Self.restoredLaptop(pairedAfterBackup: true, identityBeforeBackup: false)
+        let desk = setup.desk, laptop = setup.laptop, restored = setup.restored, said = setup.restoreOutput.stdout
+        #expect(said.contains("1 project(s) are view-only here") && !said.contains("This backup holds no device identity"), "\(said)")
+        #expect(try PeersCommandTests.fingerprint(restored) == PeersCommandTests.fingerprint(laptop), "the restored vault is the same device")
+        try Self.expectWriteRefused(restored)
+
+        try Self.pair(desk, restored)
+        let synced = try SyncNotInSyncCommandTests.sync(restored, with: desk)
+        #expect(synced.status == 0 && !synced.stderr.contains("attributionMismatch"), "\(synced.status): \(synced.stdout) \(synced.stderr)")
+        #expect(try restored.run(["doc", "show", "Memo", "Draft"]).stdout == "First paragraph.\n\nSecond, after the backup.\n")
+        try Self.expectWritesReachTheDesk(restored, desk)
+        let deskShows = try desk.run(["doc", "show", "Memo", "Draft"]).stdout
+        #expect(deskShows.contains("Second, after the backup.") && !deskShows.contains("First paragraph.First paragraph."), "\(deskShows)")
+    }
+
+    /// A backup an older vaultctl made before the laptop was first paired holds no device identity:
+    /// the restored laptop takes a new one when it pairs the desk again, and the desk's records made
+    /// by the lost one name this vault's own audit device, so they are refused here (attributionMismatch).
+    /// The restore says so and names the way that works; such a pull does not end the wait, and
+    /// nothing of the restored laptop's reaches the desk to double its text (reviewer 12's rb4 on the
+    /// builds before `init` made the identity).
+    @Test func anOlderBackupWithoutADeviceIdentityIsSaidAndKeepsWaitingWhenTheDesksRecordsOfTheLostOneAreRefused() throws {
+        let setup = try Self.restoredLaptop(pairedAfterBackup: true, identityBeforeBackup: false, olderBackup: true)
         let desk = setup.desk, restored = setup.restored
         #expect(setup.restoreOutput.stdout.contains("1 project(s) are view-only here"), "\(setup.restoreOutput.stdout)")
         // The restore says what cannot come back, and the way that works (reviewer 12 on 7e43e2a).

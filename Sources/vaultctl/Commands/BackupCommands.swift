@@ -16,8 +16,10 @@ enum BackupCommands {
         daemon or other commands write: the snapshot is one moment of the vault. The database is
         encrypted to the vault's backup key, so no passphrase is needed, none is in the file, and
         only the audit log's public part and the keyslots travel in the clear. (A vault made before
-        encrypted backups asks for its passphrase once, to make its backup key.) Copying the vault
-        folder while it is in use is not a backup.
+        encrypted backups asks for its passphrase once, to make its backup key; so does one made
+        before 'init' made the device identity and never paired, to make that identity, without
+        which a restored vault would be a new device to your others.) Copying the vault folder
+        while it is in use is not a backup.
         """, options: [Option.output("where to write the backup (appears only complete)"), Option.force] + Credentials.options, json: true, examples: [
             "vaultctl backup -o /media/usb/vault-2026-12-01.vaultbackup",
             "vaultctl backup verify /media/usb/vault-2026-12-01.vaultbackup",
@@ -27,10 +29,7 @@ enum BackupCommands {
             }
             try InMemoryMode.refuse("a backup", arguments)
             let vault = try VaultLocation.open(arguments)
-            if try vault.backupPublicKey() == nil {
-                // In the daemon (§10.8), its unlocked vault makes the key: no passphrase is asked.
-                try (CommandHost.vault(for: arguments) ?? VaultLocation.unlock(vault, arguments)).ensureBackupKey()
-            }
+            try makeWhatTheBackupNeeds(vault, arguments)
             let output = try OutputTarget(path, force: arguments.has("--force"))
             var summary: BackupSummary?
             try output.produce { output in summary = try BackupWriter.write(vault, to: output.descriptor) }
@@ -113,6 +112,20 @@ enum BackupCommands {
             Output.line("Restored the vault (\(summary.bundles.count) bundle(s)) into \(target).")
             try waits.say(vault: target)
         }
+
+    /// What a backup must hold that an older vault may lack, made before the snapshot (each recorded
+    /// in its own audited transaction): the backup key (a vault made before encrypted backups;
+    /// `backup.key-create`), and the device identity (a vault made before `init` made it, never
+    /// paired; `device.create`). Without the identity, a vault restored from the backup takes a new
+    /// one at its next pairing and refuses for good the records its own devices took under this one
+    /// (review 17 s12, N-s12-2 (b)). In the daemon (§10.8), its unlocked vault makes them: no
+    /// passphrase is asked; otherwise the vault is unlocked once, as any command that writes it.
+    static func makeWhatTheBackupNeeds(_ vault: Vault, _ arguments: ParsedArguments) throws {
+        guard try vault.backupPublicKey() == nil || vault.deviceProfile() == nil else { return }
+        let unlocked = try CommandHost.vault(for: arguments) ?? VaultLocation.unlock(vault, arguments)
+        try unlocked.ensureBackupKey()
+        _ = try unlocked.deviceKeys()
+    }
 
     /// Refuses a DIR that holds a vault or anything else: a restore never overwrites.
     static func requireNewFolder(_ target: String) throws {

@@ -5,8 +5,9 @@ import Foundation
 
 enum InitCommand {
     static let command = Command("init", synopsis: "create a new vault", about: """
-        Creates a vault: a directory with vault.db and assets/, private to you. The passphrase is asked
-        twice on the terminal unless --passphrase-file is given. Refuses to touch an existing vault.
+        Creates a vault: a directory with vault.db and assets/, private to you, and this device's
+        identity in it (its keys for pairing and sync; 'vaultctl device' shows it). The passphrase is
+        asked twice on the terminal unless --passphrase-file is given. Refuses to touch an existing vault.
         """, options: [
             Option("--passphrase-file", value: "PATH", "read the new passphrase from the first line of PATH (- for stdin)"),
             Option("--kdf-target-ms", value: "N", "calibrate Argon2id to take about N ms on this machine"),
@@ -18,7 +19,14 @@ enum InitCommand {
             try Vault.refuseExisting(at: directory)
             let parameters = try kdfParameters(arguments)
             let passphrase = try Credentials.newPassphrase(from: arguments, fileOption: "--passphrase-file")
-            let vault = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog(), modules: VaultModules.all).vault
+            let unlocked = try Vault.create(at: directory, passphrase: passphrase, kdf: parameters, journal: AuditLog(), modules: VaultModules.all)
+            // The device identity is made with the vault (device.create), so every backup holds it and
+            // needs no passphrase: a vault restored from a backup without one takes a new identity at
+            // its next pairing, and refuses for good the records its own devices took under the lost
+            // one (review 17 s12, N-s12-2 (b); SECURITY.md §4.7, §13.1).
+            _ = try unlocked.deviceKeys()
+            let vault = unlocked.vault
+            try vault.finishCommand()  // the log's checkpoint covers device.create too
             if arguments.has("--json") {
                 Output.json(["vault": directory, "vault_id": try vault.status().vaultID, "kdf": StatusCommand.kdfJSON(.passwordHash(parameters))])
             } else {

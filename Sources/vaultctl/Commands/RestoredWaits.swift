@@ -11,7 +11,8 @@ import Writing
 struct RestoredWaits {
     var awaiting: [ProjectID] = []
     var held: [FamilyPairing] = []
-    /// The backup holds no device identity (it was made before the vault was first paired).
+    /// The backup holds no device identity: an older vaultctl made it before the vault was first
+    /// paired (`init` and `backup` make the identity now; review 17 s12, N-s12-2 (b)).
     var noIdentity = false
 
     /// Marks both, in the transaction that records the restore; `identity` is the restored vault's
@@ -53,7 +54,7 @@ struct RestoredWaits {
         if noIdentity {
             // Pairing again makes a new identity; the records made under the lost one name this vault's
             // audit device and are refused here (attributionMismatch; reviewer 12's rb4, rb8: no repair takes them).
-            Output.line("This backup holds no device identity (it was made before this vault was first paired): pairing again gives this vault "
+            Output.line("This backup holds no device identity (an older vaultctl made it before this vault was first paired): pairing again gives this vault "
                         + "a new one, and the records a device of yours took from it after the backup, under the lost one, are refused here for good. "
                         + "If one did, copy the words it shows ('vaultctl doc show' there) into a new project: a new project syncs.")
         }
