@@ -125,6 +125,17 @@ public enum OwnRecordsAwaited {
     /// one's records of the project for good, so this is for when none does. Returns the counter
     /// the project awaited, or nil when it awaited nothing. `access`: how the project is read (a
     /// privileged one's in a session of its compartment).
+    /// The projects that wait for this device's own records here (a repair's floor or a restore's
+    /// wait), in id order; a row whose project id is not one (damaged) is left out. Reads no
+    /// project, so no privileged session is needed to learn which wait (`repair --write-anyway-all`).
+    public static func projects(in vault: UnlockedVault) throws -> [ProjectID] {
+        try vault.transaction { tx in
+            try tx.database.query("SELECT project_id FROM \(OwnRecordFloor.table) ORDER BY project_id").compactMap { row in
+                try? ProjectID(bytes: try row.blob("project_id"))
+            }
+        }
+    }
+
     public static func writeAnyway(_ project: ProjectID, in vault: UnlockedVault, access: RecordAccess) throws -> UInt64? {
         try vault.transaction { tx in
             let floors = OwnRecordFloor(database: tx.database)

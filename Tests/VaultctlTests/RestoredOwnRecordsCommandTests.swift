@@ -101,7 +101,7 @@ struct RestoredOwnRecordsCommandTests {
         let deskID = try PeersCommandTests.fingerprint(desk)
         #expect(setup.restoreOutput.stdout.contains("The backup trusted 1 device(s) as your own"), "\(setup.restoreOutput.stdout)")
         #expect(setup.restoreOutput.stdout.contains("vaultctl peers trust --peer \(deskID) mine --vault \(restored.directory)"), "\(setup.restoreOutput.stdout)")
-        #expect(setup.restoreOutput.stdout.contains("If none of them is still yours, let a project take changes again: vaultctl repair --write-anyway PROJECT"),
+        #expect(setup.restoreOutput.stdout.contains("If none of them is still yours, let every project take changes again: vaultctl repair --write-anyway-all --vault"),
                 "\(setup.restoreOutput.stdout)")
         try Self.confirm(desk, on: restored)
 
@@ -147,8 +147,8 @@ struct RestoredOwnRecordsCommandTests {
         #expect(said.contains("1 project(s) are view-only here"), "\(said)")
         #expect(said.contains("This backup pairs none of your own devices") && said.contains("pair it again"), "\(said)")
         #expect(!said.contains("This backup holds no device identity"), "the backup holds the laptop's identity: \(said)")
-        #expect(said.contains("If no device of yours ever synced with this one, let a project take changes again: "
-                              + "vaultctl repair --write-anyway PROJECT --vault \(restored.directory)"), "\(said)")
+        #expect(said.contains("If no device of yours ever synced with this one, let every project take changes again: "
+                              + "vaultctl repair --write-anyway-all --vault \(restored.directory)"), "\(said)")
         try Self.expectWriteRefused(restored)
 
         try Self.pair(desk, restored)
@@ -222,6 +222,49 @@ struct RestoredOwnRecordsCommandTests {
         #expect(deskShows.contains("Second, after the backup.") && !deskShows.contains("First paragraph.First paragraph."), "\(deskShows)")
     }
 
+    /// The owner's only device, never paired, with a chart and a memo, restored from its backup: one
+    /// `repair --write-anyway-all` lifts the wait of every project (reviewer 12, rb9: before, one
+    /// --write-anyway per project). A chart is released only in a session: without --purpose the
+    /// memo is released and the chart named with what it needs (exit 77); with it, the chart too.
+    @Test func oneWriteAnywayAllLetsEveryProjectOfARestoredSingleDeviceTakeChangesAgain() throws {
+        let laptop = try CLIVault()
+        let purpose = ["--purpose", "restore"]
+        for arguments in [["project", "create", "Chart", "--register", "healthcare"], ["doc", "add", "Chart", "Session"] + purpose,
+                          ["project", "create", "Memo", "--register", "general"], ["doc", "add", "Memo", "Draft"]] {
+            let made = try laptop.run(arguments)
+            try #require(made.status == 0, "\(arguments): \(made.stderr)")
+        }
+        try #require(try laptop.run(["doc", "write", "Chart", "Session"] + purpose, stdin: "Patient said A.\n").status == 0)
+        try #require(try laptop.run(["doc", "write", "Memo", "Draft"], stdin: "First paragraph.\n").status == 0)
+        let backup = laptop.root + "/laptop.backup"
+        try #require(try laptop.run(["backup", "-o", backup]).status == 0)
+        let restored = try CLIVault(create: false)
+        let output = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
+        try #require(output.status == 0, "\(output.stdout) \(output.stderr)")
+        #expect(output.stdout.contains("2 project(s) are view-only here") && output.stdout.contains(
+            "let every project take changes again: vaultctl repair --write-anyway-all --purpose TEXT --vault \(restored.directory)")
+                && output.stdout.contains("1 of them are privileged"), "\(output.stdout)")
+        try Self.expectWriteRefused(restored)
+
+        let withoutPurpose = try restored.run(["repair", "--write-anyway-all"])
+        #expect(withoutPurpose.status == 77 && withoutPurpose.stdout.contains("1 project(s) take changes here again")
+                && withoutPurpose.stderr.contains("1 privileged project(s) still wait") && withoutPurpose.stderr.contains("--write-anyway-all --purpose TEXT"),
+                "\(withoutPurpose.status): \(withoutPurpose.stdout) \(withoutPurpose.stderr)")
+        #expect(try restored.run(["doc", "write", "Memo", "Draft"], stdin: Self.restoredWords).status == 0)
+        let chartRefused = try restored.run(["doc", "write", "Chart", "Session"] + purpose, stdin: "Patient said A.\nB.\n")
+        #expect(chartRefused.status == 77, "the chart still waits: \(chartRefused.status) \(chartRefused.stderr)")
+
+        let withPurpose = try restored.run(["repair", "--write-anyway-all"] + purpose + ["--json"])
+        #expect(withPurpose.status == 0, "\(withPurpose.stderr)")
+        let chart = try #require((try RepairCommandTests.json(try restored.run(["project", "show", "Chart", "--json"] + purpose)))["id"] as? String)
+        #expect((try RepairCommandTests.json(withPurpose))["released"] as? [String] == [chart], "\(withPurpose.stdout)")
+        #expect(try restored.run(["doc", "write", "Chart", "Session"] + purpose, stdin: "Patient said A.\nB.\n").status == 0)
+        let again = try restored.run(["repair", "--write-anyway-all"])
+        #expect(again.status == 0 && again.stdout.contains("No project here waits"), "\(again.stdout) \(again.stderr)")
+        let log = try #require(try PairCommandTests.json(try restored.run(["audit", "log", "--json", "--action", "sync.own-records-released"])) as? [Any])
+        #expect(log.count == 2, "one entry per project released")
+    }
+
     /// A restored vault that pairs no device as its own cannot tell whether a device of the owner's
     /// paired after the backup holds its later records: every project waits all the same, and
     /// restore-backup names the way out when none does, `repair --write-anyway` (review 17 s11,
@@ -231,7 +274,7 @@ struct RestoredOwnRecordsCommandTests {
         let restored = setup.restored, said = setup.restoreOutput.stdout
         #expect(said.contains("1 project(s) are view-only here") && said.contains("This backup pairs none of your own devices")
                 && !said.contains("The backup trusted"), "\(said)")
-        #expect(said.contains("vaultctl repair --write-anyway PROJECT --vault \(restored.directory)"), "\(said)")
+        #expect(said.contains("vaultctl repair --write-anyway-all --vault \(restored.directory)"), "\(said)")
         try Self.expectWriteRefused(restored)
 
         let released = try restored.run(["repair", "--write-anyway", "Memo"])

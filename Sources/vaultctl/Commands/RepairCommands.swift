@@ -3,12 +3,13 @@ import CryptoVault
 import Foundation
 import PeerChannel
 import Sync
+import Writing
 
 /// `vaultctl repair --from DEVICE` (issue 17, SECURITY.md §19.10): this vault's writing store
 /// rebuilt from one of the owner's own paired devices, the damaged one kept aside.
 enum RepairCommands {
     static let repair = Command("repair", synopsis: "mend sync state; rebuild this vault's writing store from one of your own devices",
-                                usage: "[--from PEER [--address ADDR:PORT] [--discard-local] | --write-anyway PROJECT]", about: """
+                                usage: "[--from PEER [--address ADDR:PORT] [--discard-local] | --write-anyway PROJECT | --write-anyway-all]", about: """
         Without --from: mends the sync exchange's own tables when they are damaged ('vaultctl sync
         status' says so; sync with every device is off until then): each is made again and its whole
         rows kept; a damaged row is dropped (a share, an origin or a roster key it held is lost on the
@@ -50,13 +51,17 @@ enum RepairCommands {
         the project for good. So does every project of a vault restored by
         'vaultctl restore-backup' or 'vaultctl recover', until it has synced with one of your own
         devices. --write-anyway PROJECT (its id or name) stops waiting, recorded, when none of your
-        devices holds them.
+        devices holds them; --write-anyway-all does so for every project that waits (a vault on
+        your only device, restored from its backup). A privileged project (a chart) is released only
+        in a session: give --purpose TEXT, or the ones left are named with what they need.
         """, options: ReplicationCommands.peerOptions + [Option("--peer", value: "PEER", "your own paired device to rebuild from (name or fingerprint)", aliases: ["--from"]),
                      Option("--discard-local", "with --from: replace the documents here whose words PEER does not hold (they stay in the kept copy); without it the repair is refused, naming them"),
                      Option("--write-anyway", value: "PROJECT", "let PROJECT take changes again though this device's own records of it a repair lacked are not back"),
+                     Option("--write-anyway-all", "as --write-anyway, for every project that waits here"),
                      WritingContext.purposeOption],
         json: true, examples: ["vaultctl repair", "vaultctl repair --from desk --address 192.168.1.20:\(ChannelServer.defaultPort)"]) { arguments in
             if let project = arguments.value("--write-anyway") { return try writeAnyway(project, arguments) }
+            if arguments.has("--write-anyway-all") { return try writeAnywayAll(arguments) }
             guard let from = arguments.value("--peer") else { return try mendExchange(arguments) }
             InMemoryMode.bypass()
             // Before the vault is opened: a refused repair leaves it exactly as it was.
@@ -208,6 +213,38 @@ enum RepairCommands {
             : "this device's own records of it up to number \(counter)"
         Output.line("Project \(project.id.hex) takes changes here again, without \(lacked) (recorded). "
                     + "If one of your devices holds them, it will refuse this device's records of the project from now on.")
+    }
+
+    /// `vaultctl repair --write-anyway-all` (reviewer 12, rb9): every project that waits for this
+    /// device's own records stops waiting, each as --write-anyway does (its own audited transaction,
+    /// `sync.own-records-released`): one word from an owner none of whose devices holds them, rather
+    /// than one per project. A privileged project is released only in a session of its compartment
+    /// (--purpose, or the daemon's); the ones no session reads are named with what they need, and the
+    /// command then fails as a read of them would (exit 77), after releasing the rest.
+    static func writeAnywayAll(_ arguments: ParsedArguments) throws {
+        let context = try WritingContext(arguments)
+        let waiting = Set(try OwnRecordsAwaited.projects(in: context.vault))
+        var released: [ProjectID] = [], unread: [WritingProject] = []
+        for project in try context.projects() where waiting.contains(project.id) {
+            guard let access = try context.access(for: project) else { unread.append(project); continue }
+            if try OwnRecordsAwaited.writeAnyway(project.id, in: context.vault, access: access) != nil { released.append(project.id) }
+        }
+        if arguments.has("--json") {
+            guard unread.isEmpty else { throw stillWaiting(unread, released: released.count) }
+            Output.json(["released": released.map(\.hex)])
+            return
+        }
+        Output.line(released.isEmpty ? "No project here waits for this device's own records that this command could release."
+                    : "\(released.count) project(s) take changes here again, without the records of them your own devices may hold (recorded). "
+                      + "If one of your devices holds them, it will refuse this device's records of those projects from now on.")
+        guard unread.isEmpty else { throw stillWaiting(unread, released: released.count) }
+    }
+
+    /// The privileged projects `--write-anyway-all` could not release: each is read only in a session.
+    private static func stillWaiting(_ projects: [WritingProject], released: Int) -> WritingError {
+        WritingError(.privilegedSessionRequired, "\(projects.count) privileged project(s) still wait (\(projects.map(\.id.hex).joined(separator: ", "))), "
+                     + "read only in a privileged processing session: run 'vaultctl repair --write-anyway-all --purpose TEXT' "
+                     + "(a one-command session on each, recorded; name no patient in it)\(released > 0 ? "; the other \(released) were released" : "")")
     }
 
     /// The daemon's lock on the vault, held for the repair (`MaintenanceLock`).

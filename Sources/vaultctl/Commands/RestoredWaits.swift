@@ -14,13 +14,16 @@ struct RestoredWaits {
     /// The backup holds no device identity: an older vaultctl made it before the vault was first
     /// paired (`init` and `backup` make the identity now; review 17 s12, N-s12-2 (b)).
     var noIdentity = false
+    /// How many of `awaiting` are privileged (released only in a session: `--purpose`).
+    var privileged = 0
 
     /// Marks both, in the transaction that records the restore; `identity` is the restored vault's
     /// device identity, read before it.
     static func mark(in tx: VaultTransaction, identity: DeviceProfile?) throws -> RestoredWaits {
         let awaiting = try RestoredOwnRecords.markAwaiting(in: tx)
         let held = try DeviceTrust.holdAfterRestore(in: tx).compactMap { try FamilyPairing.stored(deviceID: $0, in: tx.database) }
-        return RestoredWaits(awaiting: awaiting, held: held, noIdentity: identity == nil)
+        let privileged = try WritingStore(tx, access: .vault).projects().filter { $0.isPrivileged && awaiting.contains($0.id) }.count
+        return RestoredWaits(awaiting: awaiting, held: held, noIdentity: identity == nil, privileged: privileged)
     }
 
     func json(vault: String) throws -> [String: Any] {
@@ -60,7 +63,12 @@ struct RestoredWaits {
         }
         Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
         let noneHolds = held.isEmpty ? "If no device of yours ever synced with this one" : "If none of them is still yours"
-        Output.line("\(noneHolds), let a project take changes again: vaultctl repair --write-anyway PROJECT --vault \(vault)")
+        // One word for every project (reviewer 12, rb9: a vault on the owner's only device); a chart only in a session.
+        Output.line("\(noneHolds), let every project take changes again: vaultctl repair --write-anyway-all"
+                    + (privileged > 0 ? " --purpose TEXT" : "") + " --vault \(vault) (one project: --write-anyway PROJECT)")
+        if privileged > 0 {
+            Output.line("\(privileged) of them are privileged: each is released in a one-command session, recorded with --purpose (name no patient in it).")
+        }
     }
 
     static func confirm(_ pairing: FamilyPairing, vault: String) -> String {
