@@ -43,7 +43,8 @@ struct DeviceCommandTests {
         let log = try #require(try JSONSerialization.jsonObject(with: Data(try vault.run(["audit", "log", "--json", "--action", "device.create"]).stdout.utf8)) as? [Any])
         #expect(log.count == 1)
         let verified = try vault.run(["audit", "verify", "--json"], unlock: false)
-        #expect(verified.status == 0 && (try Self.json(verified))["unsigned_entries"] as? Int == 0, "\(verified.stdout)")
+        let report = try Self.json(verified)
+        #expect(verified.status == 0 && report["unsigned_entries"] as? Int == 0, "\(verified.stdout)")
     }
 
     /// A vault an older vaultctl made and never paired has no identity: making it needs the vault unlocked.
