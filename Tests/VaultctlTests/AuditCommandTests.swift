@@ -34,7 +34,8 @@ struct AuditCommandTests {
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("export verification FAILED"), "\(refused.stderr)")
 
-        // One byte of entry 1 changed, the end line recomputed: refused, naming entry 1.
+        // One byte of entry 1 changed, the end line recomputed: refused, naming entry 1 (init's second
+        // checkpoint, after its device.create, covers it first).
         var lines = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: exportPath)), encoding: .utf8))
             .split(separator: "\n").map(String.init)
         let entryLine = try #require(lines.indices.filter { lines[$0].hasPrefix("entry ") }.dropFirst(1).first)
@@ -47,7 +48,7 @@ struct AuditCommandTests {
         try Data(body + Array(endLine.utf8)).write(to: URL(fileURLWithPath: tampered))
         let detected = try CLI.run(["audit", "verify-export", tampered, "--key", vkey])
         #expect(detected.status == 1, "\(detected.stderr)")
-        #expect(detected.stderr.contains("export verification FAILED: entry 2 does not chain to entry 1 (entry 1 was altered"), "\(detected.stderr)")
+        #expect(detected.stderr.contains("export verification FAILED: the checkpoint of 2 entries does not match them (an entry up to 1 was altered"), "\(detected.stderr)")
     }
 
     @Test("audit verify exits 0 on a healthy vault, and 1 naming the entry once one byte of it is changed with sqlite3")
@@ -88,7 +89,7 @@ struct AuditCommandTests {
                                                                                   unlock: false)).stdout) as? [String: Any])
             let leaf = try #require(proof["leaf_hash"] as? String), root = try #require(proof["root"] as? String)
             let treeSize = try #require(proof["size"] as? Int), hashes = try #require(proof["proof"] as? [String])
-            #expect(proof["index"] as? Int == entry && treeSize == size ?? 7)
+            #expect(proof["index"] as? Int == entry && treeSize == size ?? 8)
             let check = { (index: Int) in
                 try CLI.run(["audit", "check-inclusion", "--leaf-hash", leaf, "--index", "\(index)", "--size", "\(treeSize)", "--root", root,
                              "--proof", hashes.joined(separator: ",")])
@@ -117,7 +118,7 @@ struct AuditCommandTests {
         let size1 = try #require(proof["size1"] as? Int), size2 = try #require(proof["size2"] as? Int)
         let root1 = try #require(proof["root1"] as? String), root2 = try #require(proof["root2"] as? String)
         let hashes = try #require(proof["proof"] as? [String])
-        #expect(size1 == 3 && size2 == 9 && !hashes.isEmpty)
+        #expect(size1 == 4 && size2 == 10 && !hashes.isEmpty)
         let check = { (root1: String, root2: String) in
             try CLI.run(["audit", "check-consistency", "--size1", "\(size1)", "--size2", "\(size2)", "--root1", root1, "--root2", root2,
                          "--proof", hashes.joined(separator: ",")])
@@ -135,7 +136,7 @@ struct AuditCommandTests {
         // A checkpoint whose text was edited is not one of this log's: refused.
         let edited = fixture.root + "/edited-checkpoint"
         let oldText = try String(contentsOfFile: old, encoding: .utf8)
-        try fixture.write(oldText.replacingOccurrences(of: "\n3\n", with: "\n2\n"), to: edited)
+        try fixture.write(oldText.replacingOccurrences(of: "\n4\n", with: "\n3\n"), to: edited)
         let refused = try fixture.run(["audit", "consistency", "--from", edited], unlock: false)
         #expect(refused.status == 1 && refused.stderr.contains("not a checkpoint of this log"), "\(refused.stderr)")
     }
@@ -198,7 +199,7 @@ struct AuditCommandTests {
 
         let all = try log(fixture)
         let early = all.filter { time($0) < boundary }.map(seq)
-        #expect(early == Array(0..<7) && all.count > 7, "\(all.map(action))")
+        #expect(early == Array(0..<8) && all.count > 8, "\(all.map(action))")
         let rotate = try #require(all.first { action($0) == "compartment.rotate" })
         #expect(rotate["subject"] as? String == "00000002", "the rotation names the key version it added: \(rotate)")
 
