@@ -62,6 +62,12 @@ struct ForkedColleagueCommandTests {
         // It pairs no device as its own, yet waits, as a restored vault does (N-s11-1's remaining
         // case); the colleague, who has no other device, lets the project take changes.
         try #require(output.stdout.contains("project(s) are view-only here"), "\(output.stdout)")
+        // The devices it shares the project with are named, with what to do first (reviewer 13, N-s13-3).
+        let deskID = try PeersCommandTests.fingerprint(desk), laptopID = try PeersCommandTests.fingerprint(laptop)
+        #expect(output.stdout.contains("The backup shares projects with 2 device(s) of someone else's")
+                && output.stdout.contains(deskID) && output.stdout.contains(laptopID)
+                && output.stdout.contains("sync with each of them too (vaultctl sync now --peer DEVICE) before you write in a project you share"),
+                "\(output.stdout)")
         try Self.run(restored, ["repair", "--write-anyway", "Case"])
         try Self.run(restored, ["doc", "write", "Case", "Notes"], stdin: "First words.\n\nColleague text B.\n")
         try Self.synced(laptop, with: restored)

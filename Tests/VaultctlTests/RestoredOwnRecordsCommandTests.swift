@@ -243,7 +243,7 @@ struct RestoredOwnRecordsCommandTests {
         try #require(output.status == 0, "\(output.stdout) \(output.stderr)")
         #expect(output.stdout.contains("2 project(s) are view-only here") && output.stdout.contains(
             "let every project take changes again: vaultctl repair --write-anyway-all --purpose TEXT --vault \(restored.directory)")
-                && output.stdout.contains("1 of them are privileged"), "\(output.stdout)")
+                && output.stdout.contains("Privileged projects among them: 1"), "\(output.stdout)")
         try Self.expectWriteRefused(restored)
 
         let withoutPurpose = try restored.run(["repair", "--write-anyway-all"])

@@ -120,9 +120,22 @@ enum BackupCommands {
     /// one at its next pairing and refuses for good the records its own devices took under this one
     /// (review 17 s12, N-s12-2 (b)). In the daemon (§10.8), its unlocked vault makes them: no
     /// passphrase is asked; otherwise the vault is unlocked once, as any command that writes it.
+    /// When only the identity is missing and no one can be asked (no credential given, no terminal:
+    /// a scheduled backup), the backup is written as before, with a warning that says how to make
+    /// the identity once (reviewer 13, LOW on 60462bc: such a backup must not start failing).
     static func makeWhatTheBackupNeeds(_ vault: Vault, _ arguments: ParsedArguments) throws {
-        guard try vault.backupPublicKey() == nil || vault.deviceProfile() == nil else { return }
-        let unlocked = try CommandHost.vault(for: arguments) ?? VaultLocation.unlock(vault, arguments)
+        let needsKey = try vault.backupPublicKey() == nil
+        guard try needsKey || vault.deviceProfile() == nil else { return }
+        let unlocked: UnlockedVault
+        do {
+            unlocked = try CommandHost.vault(for: arguments) ?? VaultLocation.unlock(vault, arguments)
+        } catch let error as CommandError where error.exitCode == .usage && !needsKey && !hasCredential(arguments) {
+            Output.note("vaultctl: warning: this vault has no device identity yet (an older vaultctl made it, and it was never paired), "
+                        + "and there is no terminal to ask for the passphrase to make one: a vault restored from this backup would be a new "
+                        + "device to your other devices, which would keep its records apart for good. Run 'vaultctl device' once "
+                        + "(it asks for the passphrase), or back up once with --passphrase-file.")
+            return
+        }
         try unlocked.ensureBackupKey()
         _ = try unlocked.deviceKeys()
     }
@@ -187,10 +200,12 @@ enum BackupCommands {
             let staged = try Vault.open(at: staging, journal: AuditLog(), modules: VaultModules.all)
             if let credential {
                 let identity = try staged.deviceProfile()
-                waits = try staged.unlock(with: credential).transaction { tx in
+                let unlocked = try staged.unlock(with: credential)
+                waits = try unlocked.transaction { tx in
                     try tx.record(.vaultRestoreBackup)
                     return try RestoredWaits.mark(in: tx, identity: identity)
                 }
+                waits.colleagues = try RestoredWaits.colleagues(in: unlocked, besides: waits.held)
             } else {
                 try staged.recordLocked(.vaultRestoreBackup)
             }

@@ -16,6 +16,10 @@ struct RestoredWaits {
     var noIdentity = false
     /// How many of `awaiting` are privileged (released only in a session: `--purpose`).
     var privileged = 0
+    /// Someone else's devices the backup shares projects with (reviewer 13, N-s13-3): one may hold
+    /// this device's records of a shared project made after the backup, and the wait is lifted by
+    /// an own device only. Set after the restore's transaction (`colleagues(in:besides:)`).
+    var colleagues: [FamilyPairing] = []
 
     /// Marks both, in the transaction that records the restore; `identity` is the restored vault's
     /// device identity, read before it.
@@ -26,8 +30,15 @@ struct RestoredWaits {
         return RestoredWaits(awaiting: awaiting, held: held, noIdentity: identity == nil, privileged: privileged)
     }
 
+    /// The devices the restored vault syncs with besides the owner's own (`SyncPartners`: a project
+    /// shared either way), but for those the backup trusted as the owner's (`held`, now `other`).
+    static func colleagues(in vault: UnlockedVault, besides held: [FamilyPairing]) throws -> [FamilyPairing] {
+        let partners = Set(try SyncPartners.all(in: vault)), ownHeld = Set(held.map(\.peer.deviceID))
+        return try vault.vault.familyPairings().filter { partners.contains($0.peer.deviceID) && !ownHeld.contains($0.peer.deviceID) }
+    }
+
     func json(vault: String) throws -> [String: Any] {
-        ["awaiting": awaiting.map(\.hex),
+        ["awaiting": awaiting.map(\.hex), "colleagues": colleagues.map { DeviceCommand.json($0.peer) },
          "held": held.map { ["peer": DeviceCommand.json($0.peer), "confirm": Self.confirm($0, vault: vault)] }]
     }
 
@@ -62,12 +73,20 @@ struct RestoredWaits {
                         + "If one did, copy the words it shows ('vaultctl doc show' there) into a new project: a new project syncs.")
         }
         Output.line("Sync with your own devices before you write: vaultctl sync now --peer DEVICE --vault \(vault)")
+        if !colleagues.isEmpty {
+            // Only an own device's pull ends the wait: a colleague holding this device's later records of
+            // a shared project is not asked, and a change before would fork that project with it for good.
+            Output.line("The backup shares projects with \(colleagues.count) device(s) of someone else's: "
+                        + colleagues.map { "\($0.peer.name) (\($0.peer.fingerprint))" }.joined(separator: ", ") + ". "
+                        + "One may hold this device's records of a shared project made after the backup: sync with each of them too "
+                        + "(vaultctl sync now --peer DEVICE) before you write in a project you share, or that project splits from theirs for good.")
+        }
         let noneHolds = held.isEmpty ? "If no device of yours ever synced with this one" : "If none of them is still yours"
         // One word for every project (reviewer 12, rb9: a vault on the owner's only device); a chart only in a session.
         Output.line("\(noneHolds), let every project take changes again: vaultctl repair --write-anyway-all"
                     + (privileged > 0 ? " --purpose TEXT" : "") + " --vault \(vault) (one project: --write-anyway PROJECT)")
         if privileged > 0 {
-            Output.line("\(privileged) of them are privileged: each is released in a one-command session, recorded with --purpose (name no patient in it).")
+            Output.line("Privileged projects among them: \(privileged); each is released in a one-command session, recorded with --purpose (name no patient in it).")
         }
     }
 
