@@ -54,5 +54,22 @@ public enum SyncSchema {
                 set_at INTEGER NOT NULL
             );
             """),
+        // This device's records of a project its origin refused after making this device a viewer,
+        // set aside as signed (SECURITY.md §19.5, session 13): out of the replica, the version vector
+        // and every push until the origin makes this device an editor again (`VaultSync+SetAside`).
+        NamedMigration("set-aside-1", """
+            CREATE TABLE sync_set_aside (
+                hash BLOB PRIMARY KEY CHECK (length(hash) = 32),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                counter INTEGER NOT NULL CHECK (counter >= 1),
+                lamport INTEGER NOT NULL CHECK (lamport >= 1),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                stored_at INTEGER NOT NULL,
+                refused_by BLOB NOT NULL CHECK (length(refused_by) = 16),
+                set_at INTEGER NOT NULL
+            );
+            CREATE INDEX sync_set_aside_by_project ON sync_set_aside (project_id);
+            """),
     ])
 }

@@ -194,6 +194,9 @@ public struct VaultSync {
         // After a repair that lacked some of this device's records: its next record would reuse
         // their counters (a fork). The project is view-only until they are back (`OwnRecordFloor`).
         guard try !belowOwnFloor(projectID, working.replica) else { return nil }
+        // Records of this device are set aside (its origin refused them, VaultSync+SetAside): its next
+        // record would take the counter of one of them with other content. Nothing is committed.
+        guard try !hasSetAside(projectID) else { return nil }
         let nodes = try store.nodes(in: projectID)
         var operations: [ChangeOperation] = []
         var created = Set<NodeID>()

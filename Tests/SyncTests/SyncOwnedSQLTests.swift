@@ -14,6 +14,7 @@ import TestSupport
         "sync_held_documents": "HeldBases",
         "sync_left_out": "LeftOutIDs",
         "sync_own_floors": "OwnRecordFloor",
+        "sync_set_aside": "VaultSync",
         "sync_peers": "SyncExchangeStore",
         "sync_shares": "SyncExchangeStore",
         "sync_origins": "SyncExchangeStore",

@@ -205,6 +205,8 @@ extension SyncEndpoint {
             return try keepRoster(roster, of: held, in: tx, store)
         }
         recordRosterFull(unkept, of: held.id, request: request)
+        // Made an editor again by the origin: the records it refused before are sent again.
+        if offered != nil { try putBackIfWritable(held) }
         return .success(held)
     }
 

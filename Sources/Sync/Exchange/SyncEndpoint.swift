@@ -364,7 +364,10 @@ public struct SyncEndpoint {
             var sync = sync
             sync.hold = hold(of: project, coordinator: coordinator)
             try sync.commitLocalChanges(in: project.id)
-            let fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
+            var fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
+            // This device's set-aside records, sent back by a device that took them, stay set aside.
+            let aside = try sync.setAsideHashes(of: project.id)
+            if !aside.isEmpty { fresh = fresh.filter { !aside.contains(SHA256.hash($0)) } }
             try refuseOverQuota(fresh, of: project, in: store)
             let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
             let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store, allowance: allowance)

@@ -51,6 +51,9 @@ public struct SyncRunReport: Sendable, Equatable {
         /// The devices met signing two histories of the project in this run (a fork, SECURITY.md
         /// §19.4), either side's copy refused here, with the least number at which one was met.
         public var forked: [DeviceID: UInt64] = [:]
+        /// This device's records of the project its origin refused after making it a viewer, set
+        /// aside here (`now`: by this run), their words kept in branches (`VaultSync+SetAside`).
+        public var setAside: VaultSync.SetAside?
     }
 
     public var projects: [Project] = []
@@ -258,6 +261,7 @@ public struct SyncInitiator {
             entry.damaged = damage.message
         }
         if entry.skipped == nil, entry.localOnly == nil { endpoint.clearSkipped(project.id) }
+        if entry.setAside == nil { entry.setAside = try? endpoint.setAsideKept(project.id) }
         report.projects.append(entry)
     }
 
@@ -450,6 +454,8 @@ public struct SyncInitiator {
                 endpoint.recordPushRefused(project.id, reason: error.code.rawValue, records: batch.count + rest.count)
                 entry.refusedByPeer.append(error.code.rawValue)
                 entry.recordsRefusedByPeer += batch.count + rest.count
+                // Refused by the project's origin, which made this device a viewer: set aside (said by the run).
+                if error.code == .viewerCannotWrite { entry.setAside = try? endpoint.setAsideRefused(project, peerHeld: peerHeld) }
                 return
             }
             entry.sent += answer.stored

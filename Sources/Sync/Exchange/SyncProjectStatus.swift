@@ -21,6 +21,9 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// what is built on the history this vault did not take is refused here for good, so the
     /// project is never said to sync while one is known (review 17 s10, N-s10-1 (c)).
     public var forks: [SyncProjectFork] = []
+    /// This device's records the project's origin refused after making it a viewer, set aside here
+    /// (`VaultSync+SetAside`): not a sync failure once said, but never silent.
+    public var setAside: VaultSync.SetAside?
 
     /// Whether the project syncs: its records here rebuild, no device's last exchange left it or
     /// refused any of its records either way, and no device is known to have forked it. (A project
@@ -87,17 +90,18 @@ extension SyncStatus {
             }
             defer { try? session?.end() }
             let access: RecordAccess = session.map { .session($0) } ?? .vault
-            let (state, skipped, refused, leftOut, forks) = try vault.transaction { tx in
+            let (state, skipped, refused, leftOut, forks, setAside) = try vault.transaction { tx in
                 let exchange = SyncExchangeStore(database: tx.database)
                 var devices = try exchange.roster(of: project.id)
                 devices.merge(own) { kept, _ in kept }
                 let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices)
                 return (try sync.state(of: project.id), try exchange.skips(of: project.id), try exchange.refusals(of: project.id),
-                        try sync.leftOutHere(of: project.id), try exchange.forks(of: project.id))
+                        try sync.leftOutHere(of: project.id), try exchange.forks(of: project.id), try VaultSync.setAside(of: project.id, in: tx.database))
             }
             var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped, refused: refused)
             status.leftOut = leftOut
             status.forks = forks
+            status.setAside = setAside
             return status
         }
     }

@@ -168,6 +168,7 @@ enum SyncCommands {
         for project in report.projects where project.skipped != nil {
             Output.line("Left project \(project.project.hex) for this run: \(project.skipped ?? "")")
         }
+        for project in report.projects { if let aside = project.setAside { Output.line(setAsideText(aside, of: project.project)) } }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
         if branches > 0 { Output.line("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
     }
@@ -179,7 +180,7 @@ enum SyncCommands {
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
               "branches_made": project.branchesMade, "records_refused": project.recordsRefused,
               "records_refused_by_peer": project.recordsRefusedByPeer, "synced": !project.notSynced,
-              "forked": project.forked.keys.map(\.hex).sorted(),
+              "forked": project.forked.keys.map(\.hex).sorted(), "set_aside": json(project.setAside),
               "local_only": project.localOnly as Any? ?? NSNull(),
               "skipped": project.skipped as Any? ?? NSNull(), "damaged": project.damaged as Any? ?? NSNull()] as [String: Any]
          }]
@@ -204,6 +205,7 @@ enum SyncCommands {
             for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
             for fork in project.forks { Output.line("  " + forkText(fork)) }
             for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
+            if let aside = project.setAside { Output.line("  " + setAsideText(aside, of: nil)) }
         }
         for refusal in offersRefused {
             Output.line("project \(refusal.project.hex), not held here: " + refusalText(refusal))
@@ -236,6 +238,22 @@ enum SyncCommands {
             + "there) into a new project on one device: a new project syncs"
     }
 
+    /// This device's edits its project's origin refused after making it a viewer, set aside here
+    /// (SECURITY.md §19.5): what happened, where the words are, and what to do. `project`: named
+    /// for `sync now` (nil under `sync status`'s project line).
+    private static func setAsideText(_ aside: VaultSync.SetAside, of project: ProjectID?) -> String {
+        let name = project.map { "Project \($0.hex): " } ?? ""
+        let conflicts = project.map { "'vaultctl conflicts \($0.hex)'" } ?? "'vaultctl conflicts'"
+        let what = aside.now
+            ? "device \(aside.refusedBy.fingerprint), the project's owner, made this device a viewer and refused \(aside.records) record(s) of "
+                + "your edits made before; they are set aside here, nothing is lost: this device now shows the owner's version, and your words "
+                + "are kept in \(aside.branchesMade) branch(es) of kind sync-conflict (\(conflicts))."
+            : "\(aside.records) record(s) of your edits are set aside here since \(Output.timestamp(aside.since)): device "
+                + "\(aside.refusedBy.fingerprint), the project's owner, refused them after making this device a viewer; this device shows "
+                + "the owner's version, and your words are kept in branches of kind sync-conflict (\(conflicts))."
+        return name + what + " To send them: ask the project's owner for editor rights, then run 'vaultctl sync now' (they go as they were signed)."
+    }
+
     /// A project that did not wholly sync in a run with `peer`, for `sync now`'s exit (75).
     private static func notSyncedText(_ project: SyncRunReport.Project, peer: DeviceProfile) -> String {
         var why: [String] = []
@@ -255,6 +273,12 @@ enum SyncCommands {
         return "project \(project.project.hex) with \(peer.name): " + why.joined(separator: "; ")
     }
 
+    private static func json(_ aside: VaultSync.SetAside?) -> Any {
+        guard let aside else { return NSNull() }
+        return ["records": aside.records, "refused_by": aside.refusedBy.hex, "since": Output.timestamp(aside.since), "now": aside.now,
+                "branches_made": aside.branchesMade] as [String: Any]
+    }
+
     private static func json(_ project: SyncProjectStatus) -> [String: Any] {
         let skipped = project.skipped.map { ["device": $0.peer.hex, "reason": $0.reason, "at": Output.timestamp($0.at)] }
         let refused = project.refused.map(json)
@@ -263,10 +287,12 @@ enum SyncCommands {
         switch project.state {
         case .ready(let records):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks,
+                    "set_aside": json(project.setAside)]
         case .localOnly(let reason):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks,
+                    "set_aside": json(project.setAside)]
         }
     }
 
