@@ -7,7 +7,7 @@ extension ExitCode {
     init(for error: SyncExchangeError) {
         switch error.code {
         case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner,
-             .rosterFull, .demotionRefused: self = .refused
+             .rosterFull, .demotionRefused, .projectDestroyed: self = .refused
         case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode: self = .dataError
         case .paused, .deadlineExceeded, .tooManyRefusals, .quotaExceeded, .tooManyRequests: self = .unavailable
         case .unknownPeer: self = .noInput

@@ -146,6 +146,10 @@ extension SyncEndpoint {
                           details: [.init("origin", origin.hex)])
         }
         if let held = try project(offer.project) { return try recognise(held, from: offer, request: request) }
+        // Shredded here (`compartment destroy`): never made again, whoever offers it (N-s13-1).
+        if try vault.transaction({ tx in try WritingStore(tx).isShredded(offer.project) }) {
+            return refuse(offer, request: request, SyncExchangeError(.projectDestroyed, "this vault destroyed project \(offer.project)'s compartment (the project is shredded here): its offer makes nothing; destroy it on each device that still holds it ('vaultctl compartment destroy \"project \(offer.project)\" --yes')"))
+        }
         if !peerIsMine {
             if offer.privileged {
                 return refuse(offer, request: request, SyncExchangeError(.privilegedRefused, "device \(peer.fingerprint) is not the owner's own: a privileged project \(offer.project) is never made from its offer"))

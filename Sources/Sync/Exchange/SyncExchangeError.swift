@@ -61,4 +61,7 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// the vault keeps (records or offers sent, a privileged project's session) is not done there,
     /// so the project (or the offer) is left for the run and the rest goes on.
     case inMemoryMode
+    /// This vault destroyed the project's compartment (shredded the project, SECURITY.md §14.1): an
+    /// offer of it makes nothing here, and it is not synced (review 17 s13, N-s13-1).
+    case projectDestroyed
 }

@@ -165,7 +165,9 @@ public struct SyncInitiator {
         case let error as SyncExchangeError: error.code.rawValue
         case let error as SyncError: error.code.rawValue
         case let error as SyncPeerFailure: "peer-\(error.code.rawValue)"
-        default: String(describing: type(of: error))
+        // Another module's coded error (the channel's: the peer's service failed, say) by its code,
+        // never a Swift type name, which `sync status` showed the owner (review 17 s13, LOW 3).
+        default: Mirror(reflecting: error).children.first { $0.label == "code" }.map { "\($0.value)" } ?? String(describing: type(of: error))
         }
     }
 

@@ -68,8 +68,16 @@ public struct SyncResponder: Sendable {
             // records damaged): recorded, and the asker leaves that project (`SyncPeerFailure`).
             endpoint.recordRefusal(kind, reason: error.code.rawValue)
             throw error
+        } catch {
+            // Any other failure answering (the vault's, the store's): recorded too, by a code and
+            // never its message, so the answering side's log says a request failed (review 17 s13, LOW 3).
+            endpoint.recordRefusal(kind, reason: Self.serviceFailed)
+            throw error
         }
     }
+
+    /// The reason recorded for a request that failed here for another cause than a refusal.
+    static let serviceFailed = "serviceFailed"
 
     /// Records a refusal of the peer's request, as its budget allows (and the summary once past it).
     private func record(_ error: SyncExchangeError, of kind: String, details: [VaultEvent.Detail], _ endpoint: SyncEndpoint) {

@@ -71,9 +71,26 @@ public struct WritingStore {
         return project
     }
 
-    /// Every project, oldest first (names are sealed: `name(of:)` reads one).
+    /// Every project, oldest first (names are sealed: `name(of:)` reads one). A project whose
+    /// compartment was destroyed here (`vaultctl compartment destroy "project ID"`: the project
+    /// shredded, SECURITY.md §14.1) is left out: nothing of it opens any more, and one shredded
+    /// project must not stop every listing, sync and restore of the vault (review 17 s13, N-s13-1).
     public func projects() throws -> [WritingProject] {
-        try projectTable.all().map { row in WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID)) }
+        try projectTable.all().compactMap { row in try liveCompartment(of: row).map { WritingProject(row, compartment: $0) } }
+    }
+
+    /// Whether this vault holds project `id` with its compartment destroyed (shredded here): its rows
+    /// stay, as the memory that it was, and sync never makes it again from an offer (`isShredded`).
+    public func isShredded(_ id: ProjectID) throws -> Bool {
+        guard let row = try projectTable.row(id) else { return false }
+        return try liveCompartment(of: row) == nil
+    }
+
+    /// The project's compartment, or nil when it is no live compartment of this vault (destroyed).
+    private func liveCompartment(of row: ProjectTable.Row) throws -> VaultCompartment? {
+        do { return try transaction.compartment(withID: row.compartmentID) } catch let error as CryptoVaultError where error.code == .foreignBundle {
+            return nil
+        }
     }
 
     public func project(_ id: ProjectID) throws -> WritingProject {

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Shredding one project on one device (review 17 s13, N-s13-1; SECURITY.md §14.1, §19.8): `vaultctl
+/// compartment destroy "project ID"` is the documented way, each device on its own. Before, the
+/// destroyed compartment made every listing of the vault fail ("its compartment was destroyed"):
+/// `project list`, the other projects, `sync status`, every exchange with that device (also for the
+/// other projects), and every backup made after it could not be restored. Now the shredded project is
+/// left out everywhere, an own device's offer never makes it again (refused, named and recorded),
+/// and the other projects keep working, syncing and restoring.
+@Suite struct DestroyedProjectCommandTests {
+    static func id(of name: String, in vault: CLIVault) throws -> String {
+        try #require((try RepairCommandTests.json(try vault.run(["project", "show", name, "--json"])))["id"] as? String)
+    }
+
+    static func refusalReasons(_ vault: CLIVault) throws -> [String] {
+        let log = try vault.run(["audit", "log", "--json", "--details"])
+        let entries = try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]] ?? []
+        return entries.filter { $0["action"] as? String == "sync.exchange-refused" }.compactMap { ($0["details"] as? [String: String])?["reason"] }
+    }
+
+    @Test func aProjectShreddedOnOneDeviceLeavesTheOthersWorkingSyncingAndRestorable() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        try RestoredOwnRecordsCommandTests.pair(desk, laptop)
+        for name in ["Memo", "Other"] {
+            for arguments in [["project", "create", name, "--register", "general"], ["doc", "add", name, "Note"]] {
+                let made = try desk.run(arguments)
+                try #require(made.status == 0, "\(arguments): \(made.stderr)")
+            }
+            try #require(try desk.run(["doc", "write", name, "Note"], stdin: "First of \(name).\n").status == 0)
+        }
+        let memo = try Self.id(of: "Memo", in: desk)
+        let first = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        try #require(first.status == 0, "\(first.stdout) \(first.stderr)")
+
+        let destroyed = try desk.run(["compartment", "destroy", "project \(memo)", "--yes"])
+        try #require(destroyed.status == 0, "\(destroyed.stderr)")
+        // The desk still lists and opens everything else.
+        let listed = try desk.run(["project", "list"])
+        #expect(listed.status == 0 && listed.stdout.contains("Other") && !listed.stdout.contains("Memo"), "\(listed.stdout) \(listed.stderr)")
+        #expect(try desk.run(["doc", "show", "Other", "Note"]).stdout.contains("First of Other."))
+        #expect(try desk.run(["sync", "status"]).status == 0)
+        #expect(try desk.run(["doc", "show", memo, "Note"]).status != 0, "nothing of the shredded project opens")
+
+        // The laptop writes both; its edit of the other project reaches the desk.
+        #expect(try laptop.run(["doc", "write", "Other", "Note"], stdin: "First of Other.\n\nLaptop other.\n").status == 0)
+        #expect(try laptop.run(["doc", "write", "Memo", "Note"], stdin: "First of Memo.\n\nLaptop after destroy.\n").status == 0)
+        let pushed = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        #expect(pushed.status == 0, "\(pushed.stdout) \(pushed.stderr)")
+        #expect(try desk.run(["doc", "show", "Other", "Note"]).stdout.contains("Laptop other."))
+        // The desk asks: the laptop's offer of the shredded project is refused and named; the rest syncs.
+        let asked = try SyncNotInSyncCommandTests.sync(desk, with: laptop)
+        #expect(asked.status == 75, "\(asked.status) \(asked.stdout) \(asked.stderr)")
+        #expect(asked.stdout.contains("Refused project \(memo): projectDestroyed"), "\(asked.stdout)")
+        #expect(!(try desk.run(["project", "list"]).stdout.contains("Memo")), "not made again from the offer")
+        #expect(try Self.refusalReasons(desk).contains("projectDestroyed"))
+        let status = try desk.run(["sync", "status"])
+        #expect(status.status == 0 && status.stdout.contains("projectDestroyed"), "\(status.stdout) \(status.stderr)")
+
+        // A backup made after the destroy restores, with the other project.
+        let backup = desk.root + "/desk.backup"
+        let backedUp = try desk.run(["backup", "-o", backup])
+        try #require(backedUp.status == 0, "\(backedUp.stderr)")
+        let restored = try CLIVault(create: false)
+        let output = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
+        #expect(output.status == 0, "\(output.stdout) \(output.stderr)")
+        #expect(try restored.run(["doc", "show", "Other", "Note"]).stdout.contains("Laptop other."))
+        #expect(!(try restored.run(["project", "list"]).stdout.contains("Memo")))
+    }
+}
