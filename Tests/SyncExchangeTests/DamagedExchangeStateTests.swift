@@ -198,7 +198,7 @@ import Writing
         #expect(held.isViewOnly)
 
         try f.laptop.tamper(damage)
-        #expect(try f.laptop.unlocked.transaction { tx in SyncExchangeHealth.damage(in: tx.database).reason(for: project.id) ?? SyncExchangeHealth.problem(in: tx.database) }?
+        #expect(try f.laptop.unlocked.transaction { tx in SyncExchangeHealth.damage(in: tx).reason(for: project.id) ?? SyncExchangeHealth.problem(in: tx) }?
                 .contains("sync_origins") == true)
         let mend = try Self.mend(f.laptop)
         #expect(mend.originsRestored == [project.id], "\(mend)")

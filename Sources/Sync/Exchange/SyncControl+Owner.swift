@@ -11,23 +11,31 @@ extension SyncControl {
     /// the project's owner) and throws `notOwner`, before anything is wrapped or sent.
     public static func requireOwner(of compartment: VaultCompartment, sharingWith device: DeviceID, role: ShareRole,
                                     in vault: UnlockedVault) throws {
-        guard let (project, origin) = try sharedProject(in: compartment, vault: vault) else { return }
+        guard let (project, origin, granted) = try sharedProject(in: compartment, vault: vault) else { return }
         try vault.record(VaultEvent(.shareRefused, compartmentID: compartment.id, subject: project,
                                     details: [.init("device", device.hex), .init("role", role.rawValue),
                                               .init("reason", SyncExchangeErrorCode.notOwner.rawValue), .init("origin", origin.hex)]))
-        throw SyncExchangeError(.notOwner, "project \(project) in '\(compartment.name)' was shared with this vault by device \(origin.fingerprint): only its owner shares it")
+        // Told by the vault core's grant alone: the exchange's own record of it is lost or damaged.
+        let told = granted ? """
+             (the vault keeps its grant of the project's compartment and made the project from its offer, though the sync state \
+            does not say where the project came from: 'vaultctl repair' mends that)
+            """ : ""
+        throw SyncExchangeError(.notOwner, "project \(project) in '\(compartment.name)' was shared with this vault by device \(origin.fingerprint)\(told): only its owner shares it")
     }
 
     /// The project whose compartment `compartment` is, and the device it came from, when that
-    /// device is someone else's (not this one, not trusted `mine`).
-    static func sharedProject(in compartment: VaultCompartment, vault: UnlockedVault) throws -> (ProjectID, DeviceID)? {
+    /// device is someone else's (not this one, not trusted `mine`): as `sync_origins` says, or else
+    /// as the vault core's grant of the project's compartment says (`ProjectGrants`; review 17 s12,
+    /// N-s12-6: one byte of `sync_origins` once hid it), then `granted`.
+    static func sharedProject(in compartment: VaultCompartment, vault: UnlockedVault) throws -> (ProjectID, DeviceID, granted: Bool)? {
         let me = try vault.deviceKeys().profile.deviceID
-        let found = try vault.transaction { tx -> (ProjectID, DeviceID)? in
-            guard let project = try WritingStore(tx).projects().first(where: { $0.compartment.id == compartment.id }),
-                  let origin = try SyncExchangeStore(database: tx.database).origin(of: project.id) else { return nil }
-            return (project.id, origin.device)
+        let found = try vault.transaction { tx -> (ProjectID, DeviceID?)? in
+            guard let project = try WritingStore(tx).projects().first(where: { $0.compartment.id == compartment.id }) else { return nil }
+            return (project.id, try SyncExchangeStore(database: tx.database).origin(of: project.id)?.device)
         }
-        guard let found, found.1 != me, try vault.vault.trust(of: found.1) != .mine else { return nil }
-        return found
+        guard let (project, origin) = found else { return nil }
+        let own = Set(try vault.vault.familyPairings().map(\.peer.deviceID).filter { try vault.vault.trust(of: $0) == .mine } + [me])
+        if let origin, !own.contains(origin) { return (project, origin, false) }
+        return try ProjectGrants.someoneElses(vault, own: own)[project].map { (project, $0.device, true) }
     }
 }

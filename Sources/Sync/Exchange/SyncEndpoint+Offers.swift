@@ -22,10 +22,15 @@ extension SyncEndpoint {
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
             .filter { project in wanted(project) && (after.map { $0.bytes.lexicographicallyPrecedes(project.id.bytes) } ?? true) }
             .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }
+        // Whose a project is as the vault core's grants say, whatever `sync_origins` says (N-s12-6).
+        let granted = peerIsMine ? [:] : try ProjectGrants.someoneElses(vault, own: trusted.union([author.device]))
         var offers: [SyncProjectOffer] = []
         for (index, project) in projects.enumerated() {
             guard offers.count < limit else { return (offers, index < projects.count) }
             switch try vault.transaction({ tx in try self.access(to: project, in: SyncExchangeStore(database: tx.database)) }) {
+            case .success where granted[project.id].map({ $0.device != peer.deviceID }) == true:
+                // Someone else's project that only the vault core still says is: never passed on.
+                refusePassingOn(project, from: granted[project.id]?.device, refusing)
             case .success(let access):
                 // On the in-memory copy a privileged project cannot be read to be described: not offered.
                 do {
@@ -68,12 +73,20 @@ extension SyncEndpoint {
     /// A project someone else shared with this vault, that this vault once shared with the peer
     /// too (a share recorded before only owners could share): not offered, and recorded, naming
     /// the project's owner (`origin`), so the owner of this vault sees that it was not passed on.
+    /// So is one the vault core's grant says came from someone else's device when `sync_origins`
+    /// no longer does (`ProjectGrants`; review 17 s12, N-s12-6): the peer may read it by a share
+    /// recorded here, which only an owner grants.
     private func refusePassingOn(_ project: WritingProject, _ refusing: ((ProjectID, DeviceID) -> Void)?) throws {
         let origin = try vault.transaction { tx -> DeviceID? in
             let store = SyncExchangeStore(database: tx.database)
             guard try store.share(of: project.compartment.id, with: peer.deviceID) != nil else { return nil }
             return try sharedFrom(project.id, in: store)?.device
         }
+        refusePassingOn(project, from: origin, refusing)
+    }
+
+    /// The refusal of passing on a project that came from `origin` (nil: nothing to record).
+    private func refusePassingOn(_ project: WritingProject, from origin: DeviceID?, _ refusing: ((ProjectID, DeviceID) -> Void)?) {
         guard let origin else { return }
         if let refusing { return refusing(project.id, origin) }
         recordRefusal(SyncWire.projectsKind, reason: SyncExchangeErrorCode.notOwner.rawValue, project: project.id,

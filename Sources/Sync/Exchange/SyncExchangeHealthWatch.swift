@@ -37,7 +37,7 @@ public final class SyncExchangeHealthWatch: Sendable {
             damage = last.damage
         } else {
             scans.add(1, ordering: .relaxed)
-            damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx.database) }
+            damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx) }
             verdict.withLock { $0 = (now, damage) }
         }
         if let whole = damage.whole { throw SyncExchangeHealth.refusal(whole) }

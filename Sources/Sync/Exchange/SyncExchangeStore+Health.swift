@@ -61,8 +61,8 @@ public enum SyncExchangeHealth {
 
     /// What is wrong with the exchange's tables as a whole, or nil when nothing is, or when all that
     /// is wrong concerns one project or one device each (`damage(in:)`). Only reads.
-    package static func problem(in database: Database) -> String? {
-        damage(in: database).whole
+    package static func problem(in transaction: VaultTransaction) -> String? {
+        damage(in: transaction).whole
     }
 
     /// The tables whose damaged row concerns the one device its whole `device_id` names: its state
@@ -71,12 +71,18 @@ public enum SyncExchangeHealth {
     /// are the owner's, passed to every own device) concerns every exchange.
     static let deviceTables: Set<String> = ["sync_peers", "sync_shares"]
 
+    /// The tables that say where each project came from: a row of one whose whole project id names
+    /// no project here (`strayRows`) is damage no one project holds.
+    static let provenanceTables: Set<String> = ["sync_origins", "sync_project_sources"]
+
     /// What is wrong with the exchange's tables, by what it touches (task "rows", session 12): a
     /// damaged row whose project id is whole is that project's (it works local-only, the other
     /// projects sync), one of a device table whose device id is whole that device's (exchanges with
     /// it are off), and anything else (a table missing, of other columns, unreadable, a row naming
-    /// no whole id) the whole exchange's, as before. Only reads.
-    package static func damage(in database: Database) -> SyncExchangeDamage {
+    /// no whole id, a row of `provenanceTables` naming no project here) the whole exchange's, as
+    /// before. Only reads.
+    package static func damage(in transaction: VaultTransaction) -> SyncExchangeDamage {
+        let database = transaction.database
         var damage = SyncExchangeDamage()
         do {
             // A vault that has not made the module's tables (yet) has nothing of it to damage.
@@ -86,6 +92,11 @@ public enum SyncExchangeHealth {
                 let found = try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }
                 if found.isEmpty { return SyncExchangeDamage(whole: "the table \(table) is missing") }
                 if found != columns { return SyncExchangeDamage(whole: "the table \(table) does not have the columns its migrations made") }
+                // Whose project such a row was cannot be told: its id names none here (N-s12-6).
+                let strays = try strayRows(of: table, in: transaction)
+                if !strays.isEmpty, damage.whole == nil {
+                    damage.whole = "the table \(table) holds \(strays.count) row(s) naming no project here (whose they are cannot be told)"
+                }
                 let bad = try damagedRows(of: table, in: database)
                 guard !bad.isEmpty else { continue }
                 let what = "the table \(table) holds \(bad.count) row(s) no writer makes (\(wholeness(of: table)))"
@@ -108,11 +119,6 @@ public enum SyncExchangeHealth {
         return damage
     }
 
-    /// `problem(in:)` as the exchange's refusal: sync with every device is off until mended.
-    package static func check(_ database: Database) throws(SyncError) {
-        guard let problem = problem(in: database) else { return }
-        throw refusal(problem)
-    }
 
     static func refusal(_ problem: String) -> SyncError {
         SyncError(.damagedSyncState, """
@@ -152,6 +158,18 @@ public enum SyncExchangeHealth {
         default: break
         }
         return bad
+    }
+
+    /// The rows of a table of `provenanceTables` whose project id is whole but names no project here
+    /// (review 17 s12, N-s12-6: one byte of `sync_origins.project_id` made a colleague's project look
+    /// like the owner's own, shared on to a third device). No writer keeps such a row: a project is
+    /// never removed, and its row is written with it. Another table's: none.
+    static func strayRows(of table: String, in transaction: VaultTransaction) throws -> [Int64] {
+        guard provenanceTables.contains(table) else { return [] }
+        let store = WritingStore(transaction)
+        return try transaction.database.query("SELECT rowid, project_id FROM \"\(table)\" WHERE \(blob("project_id", 16))").compactMap { row in
+            try VaultSync.UnownedRecords.names(try row.blob("project_id"), in: store) ? nil : try row.integer("rowid")
+        }
     }
 
     /// The module's tables in the order made, each with its columns: from its migrations run on an
@@ -233,7 +251,7 @@ extension SyncExchangeHealth {
         var kept: [(table: String, columns: [String], bad: [Int64])] = []
         for (table, columns) in reference {
             let found = try database.query("PRAGMA table_info(\"\(table)\")").map { try $0.text("name") }
-            guard found == columns, let bad = try? damagedRows(of: table, in: database) else {
+            guard found == columns, let bad = try? damagedRows(of: table, in: database) + strayRows(of: table, in: transaction) else {
                 mend.remade.append(table)
                 try database.execute("DROP TABLE IF EXISTS \"\(table)\"")
                 continue

@@ -133,7 +133,7 @@ public struct SyncInitiator {
         // Damaged exchange tables are never read as if whole (nor written: the run's end is not kept
         // in them): damage of them as a whole, or of this device's rows, stops the run; a project's
         // damaged rows leave that project local-only (`exchange`).
-        let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx.database) }
+        let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx) }
         if let whole = damage.whole { throw SyncExchangeHealth.refusal(whole) }
         if let why = damage.reason(for: peer.deviceID) { throw SyncError(.damagedSyncState, why) }
         let paused = try vault.transaction { tx in try SyncExchangeStore(database: tx.database).peer(peer.deviceID)?.paused } ?? false

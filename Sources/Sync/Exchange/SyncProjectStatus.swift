@@ -67,7 +67,7 @@ extension SyncStatus {
     /// While the exchange's own tables are damaged (`exchangeProblem`), every project is local-only
     /// with that reason, and none is rebuilt: its roster cannot be trusted.
     public static func projects(_ vault: UnlockedVault, clock: VaultClock = .system) throws -> [SyncProjectStatus] {
-        let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx.database) }
+        let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx) }
         if let problem = damage.whole {
             return try vault.transaction { tx in try WritingStore(tx).projects() }.map { project in
                 SyncProjectStatus(project: project.id, privileged: project.isPrivileged,
@@ -111,7 +111,7 @@ extension SyncStatus {
     /// exchange's tables are damaged (`exchangeProblem`): they are not read as if whole.
     public static func refusals(_ vault: UnlockedVault) throws -> [SyncProjectRefusal] {
         try vault.transaction { tx in
-            let damage = SyncExchangeHealth.damage(in: tx.database)
+            let damage = SyncExchangeHealth.damage(in: tx)
             guard damage.whole == nil else { return [] }
             // A damaged project's refusal rows are not read as if whole (`projects` says why).
             return try SyncExchangeStore(database: tx.database).refusals(skipping: Set(damage.projects.keys))
@@ -121,7 +121,7 @@ extension SyncStatus {
     /// What is wrong with the exchange's own tables (SECURITY.md §19.9, "Damaged exchange state"),
     /// or nil when they are whole: then sync with every device is off until `vaultctl repair`.
     public static func exchangeProblem(_ vault: UnlockedVault) throws -> String? {
-        try vault.transaction { tx in SyncExchangeHealth.problem(in: tx.database) }
+        try vault.transaction { tx in SyncExchangeHealth.problem(in: tx) }
     }
 
     /// This device's and the owner's own devices' signing keys: whose records every project takes.

@@ -35,7 +35,7 @@ public enum SyncStatus {
         return try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
             let held = try VaultSync.heldVectors(in: tx.database)
-            let damage = SyncExchangeHealth.damage(in: tx.database)
+            let damage = SyncExchangeHealth.damage(in: tx)
             return try zip(pairings, trusts).map { pairing, trust in
                 let device = pairing.peer.deviceID
                 // A device whose row is damaged: its row is not read as if whole; why sync is off is said.

@@ -58,7 +58,7 @@ extension VaultSync {
 
         /// Whether `id` names a project of `store` (a project row that is itself damaged names one:
         /// its damage is said where it is read).
-        private static func names(_ id: [UInt8], in store: WritingStore) throws -> Bool {
+        static func names(_ id: [UInt8], in store: WritingStore) throws -> Bool {
             do { _ = try store.project(try ProjectID(bytes: id)) } catch let error as WritingError where error.code == .projectNotFound {
                 return false
             } catch {}
