@@ -7,7 +7,8 @@ import Foundation
 ///
 /// `vaultbench kdf`, `vaultbench bundles`, `vaultbench audit`, `vaultbench session`, `vaultbench leakguard`, `vaultbench channel`,
 /// `vaultbench replication`, `vaultbench versions`, `vaultbench records`, `vaultbench writing` (which includes the history
-/// replay), `vaultbench trace` (the history replay alone) or `vaultbench sync` runs only the parts named.
+/// replay), `vaultbench trace` (the history replay alone), `vaultbench sync` or `vaultbench projects` (many small projects'
+/// sync) runs only the parts named.
 print("vaultbench: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB")
 let parts = Set(CommandLine.arguments.dropFirst())
 do {
@@ -48,6 +49,9 @@ do {
     }
     if parts.isEmpty || parts.contains("sync") {
         try SyncBenchmarks.run()
+    }
+    if parts.isEmpty || parts.contains("projects") {
+        try ManyProjectsBenchmarks.run()
     }
 } catch {
     FileHandle.standardError.write(Data("vaultbench: error: \(error)\n".utf8))
