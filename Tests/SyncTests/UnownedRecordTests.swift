@@ -127,4 +127,48 @@ struct UnownedRecordTests: SyncedVaultFixture {
         #expect(mend.unowned == 1 && mend.mended.isEmpty && mend.dropped.isEmpty, "\(mend)")
         #expect(try self.reason(of: other) != nil)
     }
+
+    /// A hostile rewrite (session 13, task 2): the project id of this device's latest record of the
+    /// project made the OTHER project's, a real one here. Before, that other project went local-only
+    /// (the record does not open in its compartment) while this one said "syncs", and its next record
+    /// took counter 2 again. The record's compartment tells whose it is: both are local-only, each
+    /// saying why, and `repair` moves the row back.
+    @Test func aRecordMovedToAnotherProjectsIDLeavesBothLocalOnlyAndRepairMovesItBack() throws {
+        try #require(try write("First.", in: project)?.counter == 1)
+        try #require(try write("First. Second.", in: project)?.counter == 2)
+        try write("Elsewhere.", in: other)
+        try damage("UPDATE sync_records SET project_id = X'\(other.id.hex)' WHERE project_id = X'\(project.id.hex)' AND counter = 2")
+        try #require(try counters(of: project) == [1] && counters(of: other) == [1, 2])
+
+        let own = try #require(try reason(of: project), "the record moved away passed unnoticed")
+        #expect(own.contains("1 stored record(s) of it") && own.contains("are named as another project's (project \(other.id))"), "\(own)")
+        let named = try #require(try reason(of: other))
+        #expect(named.contains("1 stored record(s) named as this project's are kept in another project's compartment"), "\(named)")
+        let refused = #expect(throws: SyncError.self) { try write("First. Second. Third.", in: project) }
+        #expect(refused?.code == .damagedSyncState, "\(String(describing: refused))")
+        #expect(try counters(of: project) == [1])
+
+        let mend = try VaultSync.DamagedRecords.mend(vault.unlocked)
+        #expect(mend.mended == [project.id: 1], "\(mend)")
+        #expect(try self.reason(of: project) == nil && self.reason(of: other) == nil)
+        #expect(try write("First. Second. Third.", in: project)?.counter == 3)
+    }
+
+    /// The verdict that every row names its own project is kept for the connection until another
+    /// connection commits (review 17 s12, PERF: each replica read every project's ids, O(P²) over a
+    /// cold exchange): this connection's own writes leave it standing, a byte changed by another
+    /// connection is met at the next replica.
+    @Test func theCleanVerdictIsKeptUntilAnotherConnectionWrites() throws {
+        try write("First.", in: project)
+        try write("Elsewhere.", in: other)
+        #expect(try self.reason(of: project) == nil)
+        #expect(try sync { try VaultSync.UnownedRecords.keptClean(in: $0.transaction) })
+        try write("First. Second.", in: project)
+        #expect(try sync { try VaultSync.UnownedRecords.keptClean(in: $0.transaction) })
+
+        try flipProjectID(of: 2, in: project)
+        #expect(try !sync { try VaultSync.UnownedRecords.keptClean(in: $0.transaction) })
+        #expect(try self.reason(of: project)?.contains("name no project here") == true)
+        #expect(try !sync { try VaultSync.UnownedRecords.keptClean(in: $0.transaction) }, "a verdict of damage is never kept")
+    }
 }
