@@ -153,24 +153,33 @@ enum SyncCommands {
     }
 
     private static func printReport(_ report: SyncRunReport, peer: DeviceProfile) {
+        for line in reportLines(report, peer: peer.name) { Output.line(line) }
+    }
+
+    /// What `sync now` prints of one run with the device named `peer`.
+    static func reportLines(_ report: SyncRunReport, peer: String) -> [String] {
         let skipped = report.projects.filter { $0.localOnly != nil }
         // A project this vault would not sync with the device (its offer refused, or no access): named with the reason.
-        let refused = report.projects.filter { $0.access == "none" }
-        Output.line("Synced \(report.projects.count - skipped.count - refused.count) project(s) with \(peer.name): sent \(report.sent) record(s), received \(report.received)"
-                    + (report.refused > 0 ? ", \(report.refused) refused" : "") + ".")
+        // A local-only one is said once, with its own reason, below (session 12: its offer left unread
+        // was said refused with no reason, and counted twice, so "Synced 0" though another synced).
+        let refused = report.projects.filter { $0.access == "none" && $0.localOnly == nil }
+        var lines = ["Synced \(report.projects.count - skipped.count - refused.count) project(s) with \(peer): sent \(report.sent) record(s), received \(report.received)"
+                     + (report.refused > 0 ? ", \(report.refused) refused" : "") + "."]
         for project in refused {
-            Output.line("Refused project \(project.project.hex): \(project.refused.joined(separator: ", ")) (recorded in the audit log as sync.exchange-refused)")
+            let why = project.refused.isEmpty ? "no access" : project.refused.joined(separator: ", ")
+            lines.append("Refused project \(project.project.hex): \(why) (recorded in the audit log as sync.exchange-refused)")
         }
         for project in skipped {
-            Output.line("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
+            lines.append("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
         }
-        if !skipped.isEmpty { Output.line("'vaultctl repair --from DEVICE' rebuilds a local-only project from one of your own devices.") }
+        if !skipped.isEmpty { lines.append("'vaultctl repair --from DEVICE' rebuilds a local-only project from one of your own devices.") }
         for project in report.projects where project.skipped != nil {
-            Output.line("Left project \(project.project.hex) for this run: \(project.skipped ?? "")")
+            lines.append("Left project \(project.project.hex) for this run: \(project.skipped ?? "")")
         }
         for project in report.projects { if let aside = project.setAside { Output.line(setAsideText(aside, of: project.project)) } }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
-        if branches > 0 { Output.line("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
+        if branches > 0 { lines.append("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
+        return lines
     }
 
     private static func json(_ report: SyncRunReport, peer: DeviceProfile) -> [String: Any] {
