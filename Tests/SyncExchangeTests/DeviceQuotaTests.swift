@@ -176,4 +176,48 @@ import Writing
                               quota: SyncDeviceQuota(records: 100, bytes: 1 << 20, clock: VaultClock { now.withLock { $0 } })).run()
         #expect(try F.texts(f.laptop, project.id, document) == ["It begins."])
     }
+
+    /// A damaged row of a device's day's count (a count no writer makes, past any day's bound) is that
+    /// device's damage (reviewer12 on ac2bc31, F13 LOW): sync with it stops, saying which device and
+    /// table and that `vaultctl repair` mends it, while the owner's project is not touched; read
+    /// between two checks of the tables, the day's sum saturates and the batch is refused as past the
+    /// bound. Before, the rows' sum overflowed in SQLite ("integer overflow") and every exchange with
+    /// the device failed with an error that named nothing.
+    @Test func aDamagedRowOfADevicesDayStopsSyncWithThatDeviceAloneSayingWhyUntilRepaired() throws {
+        let f = try F(deskTrusts: .other, laptopTrusts: .other)
+        let project = try F.project(f.desk, "Launch plan")
+        try F.share(project, of: f.desk, with: f.laptop, role: .editor)
+        let quota = SyncDeviceQuota()
+        let watched = SyncResponder(vault: f.desk.unlocked, quota: quota)
+        let records = try Self.records(f, project, 3)
+        #expect(try Self.push(records[0..<1], of: project, to: watched, from: f).stored == 1)
+        // Two rows of the laptop's today of 2^62 records each: their sum passes 2^63 − 1.
+        let laptop = f.laptopKeys.profile.deviceID
+        try f.desk.tamper("""
+            UPDATE sync_device_quotas SET records = 4611686018427387904 WHERE device_id = X'\(laptop.hex)';
+            INSERT INTO sync_device_quotas (device_id, project_id, day, records, bytes)
+                VALUES (X'\(laptop.hex)', randomblob(16), \(quota.today), 4611686018427387904, 0);
+            """)
+
+        // Between two checks of the tables (the watched responder's last verdict stands): past the bound.
+        #expect(throws: SyncExchangeError(.quotaExceeded, "")) { try Self.push(records[1..<2], of: project, to: watched, from: f) }
+        // At the next check: the device's damage, said.
+        do {
+            _ = try Self.push(records[1..<2], of: project, to: SyncResponder(vault: f.desk.unlocked, quota: quota), from: f)
+            Issue.record("a push was answered over the device's damaged rows")
+        } catch let error as SyncError {
+            #expect(error.code == .damagedSyncState
+                    && error.message.contains("the sync state of device \(laptop.hex) is damaged: the table sync_device_quotas holds 2 row(s)")
+                    && error.message.contains("a count past any day's bound") && error.message.contains("'vaultctl repair' mends it"), "\(error)")
+        }
+        #expect(try SyncStatus.exchangeProblem(f.desk.unlocked) == nil, "one device's rows stopped every exchange")
+        #expect(try SyncStatus.read(f.desk.unlocked).first { $0.device == laptop }?.damaged?.contains("sync_device_quotas") == true)
+        #expect(try SyncStatus.projects(f.desk.unlocked).allSatisfy { if case .ready = $0.state { true } else { false } },
+                "the owner's project is not the damage")
+
+        // `repair` drops the damaged rows (one audited transaction), and the laptop's records are taken again.
+        let mend = try DamagedExchangeStateTests.mend(f.desk)
+        #expect(mend.dropped["sync_device_quotas"] == 2, "\(mend)")
+        #expect(try Self.push(records[1..<3], of: project, to: SyncResponder(vault: f.desk.unlocked, quota: quota), from: f).stored == 2)
+    }
 }

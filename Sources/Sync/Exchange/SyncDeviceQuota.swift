@@ -28,13 +28,19 @@ public struct SyncDeviceQuota: Sendable {
     /// bytes each were as many audit entries, rows and sealed parts, but counted as a few MiB).
     public static let recordOverhead = 1_024
 
+    /// No day's bound is ever past these (a bound given past them is cut to them): so a row of
+    /// `sync_device_quotas` counting more is one no writer makes, damage (`SyncExchangeHealth`), and
+    /// a day's counts summed over a device's rows stay far from the end of a 64-bit integer.
+    public static let greatestRecords = 1 << 32
+    public static let greatestBytes = 1 << 48
+
     public let records: Int
     public let bytes: Int
     let clock: VaultClock
 
     public init(records: Int = defaultRecords, bytes: Int = defaultBytes, clock: VaultClock = .system) {
-        self.records = records
-        self.bytes = bytes
+        self.records = min(records, Self.greatestRecords)
+        self.bytes = min(bytes, Self.greatestBytes)
         self.clock = clock
     }
 

@@ -43,7 +43,8 @@ public enum SyncExchangeHealth {
             """,
         "sync_device_quotas": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(day) = 'integer'
-            AND typeof(records) = 'integer' AND records >= 0 AND typeof(bytes) = 'integer' AND bytes >= 0
+            AND typeof(records) = 'integer' AND records BETWEEN 0 AND \(SyncDeviceQuota.greatestRecords)
+            AND typeof(bytes) = 'integer' AND bytes BETWEEN 0 AND \(SyncDeviceQuota.greatestBytes)
             """,
         "sync_refusals": """
             \(blob("device_id", 16)) AND \(blob("project_id", 16)) AND typeof(side) = 'text' AND side IN ('here', 'peer')
@@ -66,10 +67,12 @@ public enum SyncExchangeHealth {
     }
 
     /// The tables whose damaged row concerns the one device its whole `device_id` names: its state
-    /// (`sync_peers`) and the compartments shared with it (`sync_shares`). A table with a
-    /// `project_id` column concerns the project it names. Any other (`sync_demotions`: which devices
-    /// are the owner's, passed to every own device) concerns every exchange.
-    static let deviceTables: Set<String> = ["sync_peers", "sync_shares"]
+    /// (`sync_peers`), the compartments shared with it (`sync_shares`) and what it added here today
+    /// (`sync_device_quotas`: its rows name projects, but its day's bound is over all of them
+    /// together, so a damaged one is the device's; reviewer12 on ac2bc31, F13 LOW). Any other table
+    /// with a `project_id` column concerns the project it names. Any other (`sync_demotions`: which
+    /// devices are the owner's, passed to every own device) concerns every exchange.
+    static let deviceTables: Set<String> = ["sync_peers", "sync_shares", "sync_device_quotas"]
 
     /// The tables that say where each project came from: a row of one whose whole project id names
     /// no project here (`strayRows`) is damage no one project holds.
@@ -100,7 +103,7 @@ public enum SyncExchangeHealth {
                 let bad = try damagedRows(of: table, in: database)
                 guard !bad.isEmpty else { continue }
                 let what = "the table \(table) holds \(bad.count) row(s) no writer makes (\(wholeness(of: table)))"
-                let key = columns.contains("project_id") ? "project_id" : deviceTables.contains(table) ? "device_id" : nil
+                let key = deviceTables.contains(table) ? "device_id" : columns.contains("project_id") ? "project_id" : nil
                 for rowid in bad {
                     let id = try key.map { key in
                         try database.queryOne("SELECT CASE WHEN typeof(\(key)) = 'blob' AND length(\(key)) = 16 THEN \(key) END AS id FROM \"\(table)\" WHERE rowid = ?",
@@ -131,6 +134,7 @@ public enum SyncExchangeHealth {
         switch table {
         case "sync_roster": "a key of the wrong length, or a device id its keys do not derive"
         case "sync_peer_vectors": "a version vector that does not parse"
+        case "sync_device_quotas": "a count past any day's bound, or a value outside what the column holds"
         default: "a value outside what the column holds"
         }
     }
