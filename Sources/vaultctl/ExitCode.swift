@@ -45,7 +45,9 @@ enum ExitCode: Int32 {
               device or dangling symbolic link)
           74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
           75  partial: 'sync now' completed, but a project did not wholly sync (left for the
-              run, its offer refused, or records refused either way); each is named
+              run, its offer refused, or records refused either way); each is named (an offer
+              declined by your standing choice, e.g. a privileged project with a device not
+              yours, is named but not counted)
           77  permission denied (a privileged compartment read without a session or --purpose;
               the daemon's socket reached by another user; a seal into a compartment shared with
               this device as viewer; a change to a project shared with this device to view only)

@@ -1,6 +1,6 @@
 import Appliance
 import CryptoVault
-import Sync
+@testable import Sync
 import Testing
 import TestSupport
 import Writing
@@ -65,5 +65,55 @@ import Writing
         let healed = try Self.status(of: brief.id, in: f.laptop)
         #expect(healed.syncs && healed.refused.isEmpty, "\(healed)")
         #expect(try SyncStatus.refusals(f.laptop.unlocked).isEmpty)
+    }
+
+    /// An offer this vault refuses by a standing choice of its owner is said, but is not a project
+    /// that failed to sync (review 17 s8, F20's rest; review 17 s9 on 0f94425, note (b)): once the
+    /// owner no longer trusts the desk as theirs, the desk's offers of the privileged chart (never on
+    /// someone else's device) and of the notes (not shared with it) are refused at every run. Before,
+    /// each such run exited 75 and `sync status` said both projects NOT IN SYNC, for good, with nothing
+    /// the owner could do but undo the choice: a nightly `vaultctl sync now || alert` alerted every night.
+    @Test func anOfferRefusedByTheOwnersStandingChoiceIsSaidButNotAProjectThatFailedToSync() throws {
+        let f = try F()
+        let chart = try F.project(f.laptop, "Patient A", register: .healthcare)
+        let notes = try F.project(f.laptop, "Notes")
+        for project in [chart, notes] { _ = try F.document(f.laptop, in: project, "Page", ["first"]) }
+        let first = try f.syncLaptop()
+        try #require(first.projects.allSatisfy { !$0.notSynced } && first.sent > 0, "\(first)")
+        try f.laptop.unlocked.setTrust(.other, of: f.deskKeys.profile.deviceID, atPairing: false)
+
+        for run in 1...2 {
+            let report = try f.syncLaptop()
+            let entries = report.projects.filter { [chart.id, notes.id].contains($0.project) }
+            #expect(Set(entries.flatMap(\.refused)) == ["privilegedRefused", "notShared"], "run \(run): \(report)")
+            #expect(entries.count == 2 && entries.allSatisfy { $0.access == "none" && !$0.notSynced && $0.declined }, "run \(run): \(report)")
+        }
+        // sync status: each project syncs (with the owner's own devices), the declined offer said under
+        // it, and the device is not behind on any.
+        for (project, code) in [(chart, "privilegedRefused"), (notes, "notShared")] {
+            let status = try Self.status(of: project.id, in: f.laptop)
+            #expect(status.syncs && status.refused.isEmpty, "\(status)")
+            #expect(status.declined.map(\.reasons) == [[code]] && status.declined.first?.peer == f.deskKeys.profile.deviceID, "\(status)")
+        }
+        let desk = try #require(try SyncStatus.read(f.laptop.unlocked).first { $0.device == f.deskKeys.profile.deviceID })
+        #expect(desk.notInSync.isEmpty, "\(desk)")
+
+        // The owner trusts the desk as theirs again: everything syncs, and nothing is said declined.
+        try f.laptop.unlocked.setTrust(.mine, of: f.deskKeys.profile.deviceID, atPairing: false)
+        let again = try f.syncLaptop()
+        #expect(again.projects.allSatisfy { !$0.notSynced && !$0.declined }, "\(again)")
+    }
+
+    /// The same refusal of an offer counts from the owner's own device (a disagreement between the
+    /// owner's devices, never a choice): a kept refusal of an own device's offer is not declined.
+    @Test func onlyAnOfferOfADeviceNotTheOwnersOwnIsDeclined() throws {
+        let desk = try DeviceID.random(), project = try ProjectID.random()
+        let offer = SyncProjectRefusal(peer: desk, project: project, side: .here, records: 0, reasons: ["notShared"], since: 1, lastAt: 1)
+        #expect(offer.declined(byOwnersChoiceAmong: []))
+        #expect(!offer.declined(byOwnersChoiceAmong: [desk]), "an own device's offer refused is no choice")
+        let records = SyncProjectRefusal(peer: desk, project: project, side: .here, records: 3, reasons: ["notShared"], since: 1, lastAt: 1)
+        #expect(!records.declined(byOwnersChoiceAmong: []), "records refused are not an offer declined")
+        let other = SyncProjectRefusal(peer: desk, project: project, side: .here, records: 0, reasons: ["notShared", "egressRefused"], since: 1, lastAt: 1)
+        #expect(!other.declined(byOwnersChoiceAmong: []), "a refusal not of the owner's choice counts")
     }
 }

@@ -39,20 +39,26 @@ extension SyncExchangeStore {
             try database.query("SELECT * FROM sync_refusals WHERE project_id = ? ORDER BY device_id, side", [.blob($0.bytes)])
         } ?? database.query("SELECT * FROM sync_refusals ORDER BY project_id, device_id, side")
         // A damaged project's rows (`SyncExchangeDamage`) are not read as if whole.
-        return try rows.filter { row in (try? ProjectID(bytes: row.blob("project_id"))).map { !damaged.contains($0) } ?? damaged.isEmpty }.map { row in
-            SyncProjectRefusal(peer: try DeviceID(bytes: try row.blob("device_id")), project: try ProjectID(bytes: try row.blob("project_id")),
-                               side: SyncProjectRefusal.Side(rawValue: try row.text("side")) ?? .here, records: Int(try row.integer("records")),
-                               reasons: try row.text("reasons").components(separatedBy: ", "), since: try row.integer("since"),
-                               lastAt: try row.integer("last_at"))
-        }
+        return try rows.filter { row in (try? ProjectID(bytes: row.blob("project_id"))).map { !damaged.contains($0) } ?? damaged.isEmpty }
+            .map(Self.refusal)
+    }
+
+    private static func refusal(_ row: Row) throws -> SyncProjectRefusal {
+        SyncProjectRefusal(peer: try DeviceID(bytes: try row.blob("device_id")), project: try ProjectID(bytes: try row.blob("project_id")),
+                           side: SyncProjectRefusal.Side(rawValue: try row.text("side")) ?? .here, records: Int(try row.integer("records")),
+                           reasons: try row.text("reasons").components(separatedBy: ", "), since: try row.integer("since"),
+                           lastAt: try row.integer("last_at"))
     }
 
     /// The projects whose last exchange with `device` left them (`sync_project_skips`) or whose
-    /// records are being refused with it either way, each once, in id order.
-    func projectsNotInSync(with device: DeviceID) throws -> [ProjectID] {
-        try database.query("""
-            SELECT project_id FROM sync_project_skips WHERE device_id = ?
-            UNION SELECT project_id FROM sync_refusals WHERE device_id = ? ORDER BY project_id
-            """, [.blob(device.bytes), .blob(device.bytes)]).map { try ProjectID(bytes: try $0.blob("project_id")) }
+    /// records are being refused with it either way, each once, in id order; not one whose offer
+    /// alone the owner's standing choice refuses (`SyncProjectRefusal.declinedCodes`) when the
+    /// device is not `mine`.
+    func projectsNotInSync(with device: DeviceID, mine: Bool) throws -> [ProjectID] {
+        let skipped = try database.query("SELECT project_id FROM sync_project_skips WHERE device_id = ?", [.blob(device.bytes)])
+            .map { try ProjectID(bytes: try $0.blob("project_id")) }
+        let refused = try database.query("SELECT * FROM sync_refusals WHERE device_id = ?", [.blob(device.bytes)]).map(Self.refusal)
+            .filter { !$0.declined(byOwnersChoiceAmong: mine ? [device] : []) }.map(\.project)
+        return Set(skipped + refused).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 }

@@ -54,6 +54,10 @@ public struct SyncRunReport: Sendable, Equatable {
         /// This device's records of the project its origin refused after making it a viewer, set
         /// aside here (`now`: by this run), their words kept in branches (`VaultSync+SetAside`).
         public var setAside: VaultSync.SetAside?
+        /// Whether the project's offer was refused here only by a standing choice of the owner's
+        /// (`SyncProjectRefusal.declinedCodes`; a device not the owner's own): said, in `refused`,
+        /// but not a project that did not sync (`notSynced`).
+        public var declined = false
     }
 
     public var projects: [Project] = []
@@ -218,7 +222,7 @@ public struct SyncInitiator {
             case .success(let adopted): project = adopted
             case .failure(let refusal):
                 // Recorded by the endpoint; shown with the run, so the owner sees what was refused.
-                report.projects.append(SyncRunReport.Project(project: offer.project, access: "none", refused: [refusal.code.rawValue]))
+                report.projects.append(refusedOffer(offer.project, refusal))
                 continue
             }
             // What the answerer may do with the project is decided here, never by its offer's access.
@@ -226,11 +230,20 @@ public struct SyncInitiator {
             case .success(let plan): projects.append((project, plan))
             case .failure(let refusal):
                 endpoint.recordRefusal(SyncWire.projectsKind, reason: refusal.code.rawValue, project: project.id)
-                report.projects.append(SyncRunReport.Project(project: project.id, access: "none", refused: [refusal.code.rawValue]))
+                report.projects.append(refusedOffer(project.id, refusal))
             }
         }
         let offered = Set(offers.map(\.project))
         return projects + (try offerOwnProjects(where: { !offered.contains($0.id) && damage.projects[$0.id] == nil }, into: &report, by: deadline))
+    }
+
+    /// The report's entry of an offer refused here: declined when only a standing choice of the
+    /// owner's refused it, for a device not the owner's own (an own device's offer refused is a
+    /// disagreement between the owner's devices, never a choice).
+    private func refusedOffer(_ project: ProjectID, _ refusal: SyncExchangeError) -> SyncRunReport.Project {
+        var entry = SyncRunReport.Project(project: project, access: "none", refused: [refusal.code.rawValue])
+        entry.declined = !endpoint.peerIsMine && SyncProjectRefusal.declinedCodes.contains(refusal.code.rawValue)
+        return entry
     }
 
     /// One project's steps, its outcome added to `report`.

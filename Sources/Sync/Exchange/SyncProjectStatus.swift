@@ -14,6 +14,9 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// The devices with which the project's records are being refused, either way: how many in the
     /// last exchange, why, and since when (attack review s8, F20).
     public var refused: [SyncProjectRefusal] = []
+    /// The devices whose offer of the project is refused here only by a standing choice of the
+    /// owner's (`SyncProjectRefusal.declinedCodes`): said, but the project is not out of sync for it.
+    public var declined: [SyncProjectRefusal] = []
     /// What of the project this vault's store leaves out, because another project here keeps the
     /// ids (SECURITY.md §19.5; review 17 s9, N-s9-1): not a sync failure, but never silent.
     public var leftOut: [SyncLeftOut] = []
@@ -98,7 +101,10 @@ extension SyncStatus {
                 return (try sync.state(of: project.id), try exchange.skips(of: project.id), try exchange.refusals(of: project.id),
                         try sync.leftOutHere(of: project.id), try exchange.forks(of: project.id), try VaultSync.setAside(of: project.id, in: tx.database))
             }
-            var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped, refused: refused)
+            let declined = refused.filter { $0.declined(byOwnersChoiceAmong: Set(own.keys)) }
+            var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped,
+                                           refused: refused.filter { !declined.contains($0) })
+            status.declined = declined
             status.leftOut = leftOut
             status.forks = forks
             status.setAside = setAside

@@ -26,11 +26,30 @@ public struct SyncProjectRefusal: Sendable, Equatable {
     public let lastAt: Int64
 }
 
+extension SyncProjectRefusal {
+    /// The codes of an offer this vault refuses by a standing choice of its owner's, for a device not
+    /// the owner's own (review 17 s8, F20's rest; review 17 s9 on 0f94425, note (b)): the project is
+    /// not shared with that device (`notShared`: never, or no longer; a device the owner no longer
+    /// trusts as theirs included), a privileged project is never on someone else's device
+    /// (`privilegedRefused`), someone else's project is shared by its owner alone (`notOwner`), a
+    /// project that device never shared with this vault makes nothing (`offerRefused`). Such an offer
+    /// is refused at every exchange for as long as the choice stands, and nothing was meant to sync
+    /// there: it is said (`sync now`, `sync status`), never counted as a project that did not sync.
+    public static let declinedCodes: Set<String> = Set([SyncExchangeErrorCode.notShared, .privilegedRefused, .notOwner, .offerRefused].map(\.rawValue))
+
+    /// Whether this is only such an offer refused here (no record refused), of a device not among `own`.
+    public func declined(byOwnersChoiceAmong own: Set<DeviceID>) -> Bool {
+        side == .here && records == 0 && !own.contains(peer) && !reasons.isEmpty && reasons.allSatisfy(Self.declinedCodes.contains)
+    }
+}
+
 extension SyncRunReport.Project {
     /// Whether the project did not wholly sync in this run: left for it (`skipped`), local-only,
-    /// its offer refused, or any of its records refused either way and so not held there.
+    /// its offer refused, or any of its records refused either way and so not held there. Not an
+    /// offer `declined` by a standing choice of the owner's: nothing else of it was asked for.
     public var notSynced: Bool {
-        skipped != nil || localOnly != nil || access == "none" || !refusedAndNotHeld.isEmpty || !refusedByPeerAndNotHeld.isEmpty
+        guard !declined else { return false }
+        return skipped != nil || localOnly != nil || access == "none" || !refusedAndNotHeld.isEmpty || !refusedByPeerAndNotHeld.isEmpty
     }
 
     /// The codes of the peer's records refused here, and of this vault's refused by the peer, but

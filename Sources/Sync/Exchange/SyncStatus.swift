@@ -20,7 +20,8 @@ public struct SyncPeerStatus: Sendable, Equatable {
     /// committed as records are not counted: the next exchange commits them first).
     public let pending: Int64
     /// The projects that do not sync with the device: its last exchange left them, or their records
-    /// are being refused with it either way (attack review s8, F20; `SyncProjectStatus` says why).
+    /// are being refused with it either way (attack review s8, F20; `SyncProjectStatus` says why),
+    /// not an offer of it declined by the owner's standing choice (`SyncProjectRefusal.declinedCodes`).
     public let notInSync: [ProjectID]
     /// Why sync with the device is off: its rows of the exchange's tables are damaged
     /// (`SyncExchangeDamage`) until `vaultctl repair` mends them; nil when they are whole.
@@ -45,7 +46,7 @@ public enum SyncStatus {
                                             lastSyncAt: row.lastSyncAt, lastAttemptAt: row.lastAttemptAt, lastError: row.lastError,
                                             recordsSent: row.recordsSent, recordsReceived: row.recordsReceived,
                                             pending: try pending(of: device, held: held, store: store, skipping: Set(damage.projects.keys)),
-                                            notInSync: try store.projectsNotInSync(with: device))
+                                            notInSync: try store.projectsNotInSync(with: device, mine: trust == DeviceTrust.mine.rawValue))
                 status.damaged = damaged
                 return status
             }

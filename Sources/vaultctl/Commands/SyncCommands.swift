@@ -20,7 +20,10 @@ enum SyncCommands {
         Conflicting edits become branches of kind sync-conflict ('vaultctl conflicts').
         Exits 75 when every sync completed but a project did not wholly sync: left for the run
         (local-only, or a failure of that project alone), its offer refused, or any of its records
-        refused either way; each is named with the reason ('vaultctl sync status' keeps them).
+        refused either way; each is named with the reason ('vaultctl sync status' keeps them). An
+        offer this vault declines by your standing choice (a project not shared with that device, a
+        privileged project with a device not yours, someone else's project from a third device) is
+        named as declined, and does not make the exit 75.
         """, options: ReplicationCommands.peerOptions + [PeerSelection.option("the paired device to sync with (name or fingerprint; default: every one not paused)")],
         json: true, examples: ["vaultctl sync now --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)", "vaultctl sync now"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
@@ -98,7 +101,8 @@ enum SyncCommands {
             }
             if peers.isEmpty && problem == nil { Output.line("No paired devices.") }
             let origins = try SharedProjectOrigin.all(in: unlocked)
-            defer { printProjects(projects, offersRefused: offersRefused, origins: origins) }
+            let own = Set(peers.filter { $0.trust == DeviceTrust.mine.rawValue }.map(\.device))
+            defer { printProjects(projects, offersRefused: offersRefused, own: own, origins: origins) }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
                 let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
@@ -165,9 +169,12 @@ enum SyncCommands {
         let refused = report.projects.filter { $0.access == "none" && $0.localOnly == nil }
         var lines = ["Synced \(report.projects.count - skipped.count - refused.count) project(s) with \(peer): sent \(report.sent) record(s), received \(report.received)"
                      + (report.refused > 0 ? ", \(report.refused) refused" : "") + "."]
-        for project in refused {
+        for project in refused where !project.declined {
             let why = project.refused.isEmpty ? "no access" : project.refused.joined(separator: ", ")
             lines.append("Refused project \(project.project.hex): \(why) (recorded in the audit log as sync.exchange-refused)")
+        }
+        for project in refused where project.declined {
+            lines.append("Declined project \(project.project.hex) offered by \(peer): \(declinedText(project.refused)) (your choice: not a failure)")
         }
         for project in skipped {
             lines.append("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
@@ -176,7 +183,7 @@ enum SyncCommands {
         for project in report.projects where project.skipped != nil {
             lines.append("Left project \(project.project.hex) for this run: \(project.skipped ?? "")")
         }
-        for project in report.projects { if let aside = project.setAside { Output.line(setAsideText(aside, of: project.project)) } }
+        for project in report.projects { if let aside = project.setAside { lines.append(setAsideText(aside, of: project.project)) } }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
         if branches > 0 { lines.append("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
         return lines
@@ -188,14 +195,15 @@ enum SyncCommands {
              ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
               "branches_made": project.branchesMade, "records_refused": project.recordsRefused,
-              "records_refused_by_peer": project.recordsRefusedByPeer, "synced": !project.notSynced,
+              "records_refused_by_peer": project.recordsRefusedByPeer, "synced": !project.notSynced, "declined": project.declined,
               "forked": project.forked.keys.map(\.hex).sorted(), "set_aside": json(project.setAside),
               "local_only": project.localOnly as Any? ?? NSNull(),
               "skipped": project.skipped as Any? ?? NSNull(), "damaged": project.damaged as Any? ?? NSNull()] as [String: Any]
          }]
     }
 
-    private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal], origins: [ProjectID: SharedProjectOrigin]) {
+    private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal], own: Set<DeviceID>,
+                                      origins: [ProjectID: SharedProjectOrigin]) {
         for project in projects {
             let name = "project \(project.project.hex)\(project.privileged ? " (privileged)" : "")"
             switch project.state {
@@ -212,13 +220,35 @@ enum SyncCommands {
                 Output.line("  left in the last sync with device \(skip.peer.fingerprint) (\(Output.timestamp(skip.at))): \(skip.reason)")
             }
             for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
+            for refusal in project.declined { Output.line("  " + declinedOfferText(refusal)) }
             for fork in project.forks { Output.line("  " + forkText(fork)) }
             for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
             if let aside = project.setAside { Output.line("  " + setAsideText(aside, of: nil)) }
         }
         for refusal in offersRefused {
-            Output.line("project \(refusal.project.hex), not held here: " + refusalText(refusal))
+            let declined = refusal.declined(byOwnersChoiceAmong: own)
+            Output.line("project \(refusal.project.hex), not held here: " + (declined ? declinedOfferText(refusal) : refusalText(refusal)))
         }
+    }
+
+    /// Why an offer was declined by the owner's standing choice (`SyncProjectRefusal.declinedCodes`),
+    /// and what would change it.
+    private static func declinedText(_ codes: [String]) -> String {
+        codes.map { code in
+            switch SyncExchangeErrorCode(rawValue: code) {
+            case .notShared: "\(code): not shared with that device ('vaultctl share' shares it)"
+            case .privilegedRefused: "\(code): a privileged project syncs only with your own devices"
+            case .notOwner: "\(code): someone else's project, which only its owner shares"
+            case .offerRefused: "\(code): a project that device never shared with this vault"
+            default: code
+            }
+        }.joined(separator: "; ")
+    }
+
+    /// An offer declined by the owner's standing choice, as `sync status` says it.
+    private static func declinedOfferText(_ refusal: SyncProjectRefusal) -> String {
+        "its offer by device \(refusal.peer.fingerprint) declined here since \(Output.timestamp(refusal.since)): "
+            + declinedText(refusal.reasons) + " (your choice: not out of sync)"
     }
 
     /// One way a project's records are refused with a device, as `sync status` says it.
@@ -296,12 +326,12 @@ enum SyncCommands {
         switch project.state {
         case .ready(let records):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks,
-                    "set_aside": json(project.setAside)]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "declined": project.declined.map(json), "left_out": leftOut,
+                    "forks": forks, "set_aside": json(project.setAside)]
         case .localOnly(let reason):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
-                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "left_out": leftOut, "forks": forks,
-                    "set_aside": json(project.setAside)]
+                    "syncs": project.syncs, "skipped": skipped, "refused": refused, "declined": project.declined.map(json), "left_out": leftOut,
+                    "forks": forks, "set_aside": json(project.setAside)]
         }
     }
 
