@@ -58,7 +58,9 @@ struct DamagedProjectSyncTests {
         let synced = try f.sync()
         #expect(synced.status == 65, "\(synced.stdout) \(synced.stderr)")
         #expect(synced.stderr.contains("project \(letters.hex) does not open on"), "\(synced.stderr)")
-        #expect(synced.stderr.contains("repair --from"), "\(synced.stderr)")
+        // The hint names the device to run it on, the command with the device to rebuild from, and the project (F8's hint).
+        let laptop = try PeersCommandTests.fingerprint(f.laptop)
+        #expect(synced.stderr.contains(", 'vaultctl repair --from \(laptop)' rebuilds project \(letters.hex) there from this device"), "\(synced.stderr)")
         #expect(synced.stdout.contains("Left project \(letters.hex) for this run: peer-damagedProject"), "\(synced.stdout)")
         try Self.expectTheOtherProjectSyncsBothWays(f, synced)
         #expect(f.daemon?.process.isRunning == true, "the desk's daemon died")
@@ -85,7 +87,8 @@ struct DamagedProjectSyncTests {
         let synced = try f.sync()
         #expect(synced.status == 65, "\(synced.stdout) \(synced.stderr)")
         #expect(synced.stderr.contains("project \(letters.hex) does not open on this device"), "\(synced.stderr)")
-        #expect(synced.stderr.contains("repair --from"), "\(synced.stderr)")
+        #expect(synced.stderr.contains("on this device, 'vaultctl repair --from \(f.deskFingerprint)' rebuilds project \(letters.hex) from "),
+                "\(synced.stderr)")
         #expect(synced.stdout.contains("Left project \(letters.hex) for this run: damagedProject"), "\(synced.stdout)")
         try Self.expectTheOtherProjectSyncsBothWays(f, synced)
 

@@ -38,10 +38,10 @@ extension SyncEndpoint {
                     if try releasable(made, of: project) { offers.append(made) }
                 } catch let error as SyncExchangeError where error.code == .inMemoryMode {
                     continue
-                } catch where SyncProjectDamage.isDamage(error) {
+                } catch where SyncProjectDamage.isTheProjects(error) {
                     // A project whose name does not open here is left out of the answer, never the
                     // whole answer with it (attack review s8, F8); why is recorded once.
-                    let damage = SyncProjectDamage.error(project.id, error, on: "on this device")
+                    let damage = SyncProjectDamage.damaged(project.id, error, on: "on this device")
                     recordSkipped(project.id, reason: damage.code.rawValue, message: damage.message, once: true)
                 }
             case .failure(let refusal) where refusal.code == .notOwner: try refusePassingOn(project, refusing)
@@ -235,7 +235,7 @@ extension SyncEndpoint {
     /// again and skips the project with its reason; the offer is taken as ever.
     private func commitBeforeViewOnly(_ held: WritingProject) throws {
         do { try withSync(held) { sync, _, _ in _ = try sync.commitLocalChanges(in: held.id) } } catch let error
-            where error is SyncError || SyncProjectDamage.isDamage(error) {}
+            where error is SyncError || SyncProjectDamage.isTheProjects(error) {}
     }
 
     /// Whether this vault, holding `held` as the owner's own, takes an own device's word that it

@@ -268,12 +268,13 @@ public struct SyncInitiator {
         } catch let error as SyncPeerFailure {
             skip(project, "peer-\(error.code.rawValue)", error.message, into: &entry)
             if error.code == .damagedProject { entry.damaged = error.message }
-        } catch where SyncProjectDamage.isDamage(error) {
+        } catch where SyncProjectDamage.isTheProjects(error) {
             // The project's own data here that does not open (a sealed block, title or name) is
-            // the project's alone too: it never stops the others (attack review s8, F8).
-            let damage = SyncProjectDamage.error(project.id, error, on: "on this device")
-            skip(project, damage.code.rawValue, damage.message, into: &entry)
-            entry.damaged = damage.message
+            // the project's alone too: it never stops the others (attack review s8, F8). So is
+            // a refusal of the writing store, said as such: no repair mends it (F8's hint).
+            let failure = SyncProjectDamage.error(project.id, error, on: "on this device")
+            skip(project, failure.code.rawValue, failure.message, into: &entry)
+            if failure.code == .damagedProject { entry.damaged = failure.message }
         }
         if entry.skipped == nil, entry.localOnly == nil { endpoint.clearSkipped(project.id) }
         if entry.setAside == nil { entry.setAside = try? endpoint.setAsideKept(project.id) }

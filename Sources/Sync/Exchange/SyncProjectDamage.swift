@@ -7,10 +7,10 @@ import Writing
 /// (`damagedProject`, on either side) and goes on with the other projects, `sync status` shows it
 /// local-only, and `vaultctl repair --from DEVICE` rebuilds it from one of the owner's own devices.
 enum SyncProjectDamage {
-    /// Whether `error`, met in one project's step, says that project's data is damaged: an error of
-    /// the writing store or of the vault's sealed records. A privileged project read without a
-    /// session is not damage, nor is anything the channel or the exchange itself throws.
-    static func isDamage(_ error: Error) -> Bool {
+    /// Whether `error`, met in one project's step, is that project's alone: an error of the writing
+    /// store or of the vault's sealed records. A privileged project read without a session is not,
+    /// nor is anything the channel or the exchange itself throws.
+    static func isTheProjects(_ error: Error) -> Bool {
         switch error {
         case let error as WritingError: error.code != .privilegedSessionRequired
         case is CryptoVaultError: true
@@ -18,9 +18,34 @@ enum SyncProjectDamage {
         }
     }
 
-    /// The project's damage as `damagedProject`, with the failure's code (never its message, which
-    /// could name what was being opened) and where (`on this device`, or the answering device).
+    /// Whether such an error says the project's data is damaged (a sealed value or a row that does
+    /// not open or decode), which `vaultctl repair --from DEVICE` mends. Any other error of the
+    /// writing store refuses what the step asked of it (a bound, an archived or view-only project, a
+    /// record of another project): no repair changes that (review 17 s9 on 8934d66, F8's hint).
+    static func isDamage(_ error: Error) -> Bool {
+        switch error {
+        case let error as WritingError: error.code == .damagedRecord || error.code == .invalidIdentifier
+        case is CryptoVaultError: true
+        default: false
+        }
+    }
+
+    /// The project's failure as the exchange says it, with the failure's code (never its message,
+    /// which could name what was being opened) and where (`on this device`, or the answering
+    /// device): damage as `damagedProject` (`damaged`), a refusal of the writing store as
+    /// `writingRefused`, said not to be damage.
     static func error(_ project: ProjectID, _ error: Error, on device: String) -> SyncError {
+        guard isDamage(error) else {
+            return SyncError(.writingRefused, """
+                project \(project.hex): the writing store \(device) refused what the exchange asked of it (\(VaultSync.reason(error))): \
+                this is not damage, and no repair changes it; the project is left for this exchange
+                """)
+        }
+        return damaged(project, error, on: device)
+    }
+
+    /// The project's data that does not open, as `damagedProject`.
+    static func damaged(_ project: ProjectID, _ error: Error, on device: String) -> SyncError {
         SyncError(.damagedProject, """
             project \(project.hex) does not open \(device) (\(VaultSync.reason(error))): it is left from every exchange until \
             'vaultctl repair --from DEVICE' rebuilds it there from one of your own devices
@@ -38,8 +63,9 @@ extension VaultSync {
             for node in try store.nodes(in: projectID) where node.kind == .scene {
                 _ = try store.documentContent(of: node.id, in: projectID)
             }
-        } catch where SyncProjectDamage.isDamage(error) {
-            throw SyncProjectDamage.error(projectID, error, on: "on this device")
+        } catch where SyncProjectDamage.isTheProjects(error) {
+            // What every exchange opens that does not open here: whatever the code, it does not open.
+            throw SyncProjectDamage.damaged(projectID, error, on: "on this device")
         }
     }
 }

@@ -242,10 +242,11 @@ public struct SyncResponder: Sendable {
     }
 
     /// One project's step that fails on this vault's own data of it (a sealed block, title or name
-    /// that does not open) is refused as `damagedProject`, naming the project and this device: the
-    /// asker leaves that project and goes on with the others (attack review s8, F8).
+    /// that does not open) is refused as `damagedProject`, naming the project and this device (or,
+    /// a refusal of the writing store, as `writingRefused`: not damage): the asker leaves that
+    /// project and goes on with the others (attack review s8, F8).
     private func damageRefused<Answer>(_ project: ProjectID, _ step: () throws -> Answer) throws -> Answer {
-        do { return try step() } catch where SyncProjectDamage.isDamage(error) {
+        do { return try step() } catch where SyncProjectDamage.isTheProjects(error) {
             let name = (try? vault.deviceKeys().profile.name) ?? "the answering device"
             throw SyncProjectDamage.error(project, error, on: "on \(name)")
         }

@@ -35,12 +35,15 @@ enum SyncCommands {
             }
             var results: [[String: Any]] = []
             var failure: Error?
-            var damaged: [String] = []
+            var damaged: [(message: String, remedy: String)] = []
             var notSynced: [String] = []
             for pairing in chosen {
                 do {
                     let report = try sync(with: pairing, unlocked, arguments)
-                    damaged += report.projects.compactMap(\.damaged)
+                    for project in report.projects {
+                        guard let message = project.damaged else { continue }
+                        damaged.append((message, try repairRemedy(project, peer: pairing.peer, unlocked)))
+                    }
                     notSynced += report.projects.filter(\.notSynced).map { notSyncedText($0, peer: pairing.peer) }
                     results.append(json(report, peer: pairing.peer))
                     if !arguments.has("--json") { printReport(report, peer: pairing.peer) }
@@ -55,8 +58,8 @@ enum SyncCommands {
             if let failure { throw failure }
             // The others synced; a damaged project stays left until it is mended: said, and the exit says it.
             if !damaged.isEmpty {
-                throw CommandError(message: damaged.joined(separator: "; "), exitCode: .dataError,
-                                   hint: "'vaultctl repair --from DEVICE', on the device where the project does not open, rebuilds it from one of your own devices")
+                throw CommandError(message: damaged.map(\.message).joined(separator: "; "), exitCode: .dataError,
+                                   hint: damaged.map(\.remedy).joined(separator: "; "))
             }
             // Every run completed, but a project left for it or records refused either way is a
             // project that did not sync: the exit says it, so 'vaultctl sync now || alert' alerts
@@ -179,7 +182,14 @@ enum SyncCommands {
         for project in skipped {
             lines.append("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
         }
-        if !skipped.isEmpty { lines.append("'vaultctl repair --from DEVICE' rebuilds a local-only project from one of your own devices.") }
+        // Only a project whose records here are damaged is rebuilt by `repair --from`: one whose
+        // exchange rows are damaged says its own remedy ('vaultctl repair'), and no repair changes
+        // what the writing store refuses (F8's hint).
+        let rebuilt = skipped.filter { $0.access != "none" && !$0.refused.contains(SyncErrorCode.writingRefused.rawValue) }
+        if !rebuilt.isEmpty {
+            lines.append("'vaultctl repair --from DEVICE' rebuilds \(rebuilt.map { "project \($0.project.hex)" }.joined(separator: ", ")) here "
+                         + "from one of your own devices.")
+        }
         for project in report.projects where project.skipped != nil {
             lines.append("Left project \(project.project.hex) for this run: \(project.skipped ?? "")")
         }
@@ -229,6 +239,23 @@ enum SyncCommands {
             let declined = refusal.declined(byOwnersChoiceAmong: own)
             Output.line("project \(refusal.project.hex), not held here: " + (declined ? declinedOfferText(refusal) : refusalText(refusal)))
         }
+    }
+
+    /// What mends a project `sync now` met damaged, named (review 17 s9 on 8934d66, F8's hint): on
+    /// the device where it does not open, `repair --from` one of the owner's own devices that holds
+    /// it whole, the other one of this run when it is the owner's own.
+    private static func repairRemedy(_ project: SyncRunReport.Project, peer: DeviceProfile, _ unlocked: UnlockedVault) throws -> String {
+        let name = "project \(project.project.hex)"
+        let peerIsMine = try unlocked.vault.trust(of: peer.deviceID) == .mine
+        let me = try unlocked.deviceKeys().profile
+        if project.skipped?.hasPrefix("peer-") == true {
+            return peerIsMine
+                ? "on \(peer.name), 'vaultctl repair --from \(me.fingerprint)' rebuilds \(name) there from this device"
+                : "on \(peer.name), someone else's device, its owner's 'vaultctl repair --from DEVICE' rebuilds \(name) from one of their own devices"
+        }
+        return peerIsMine
+            ? "on this device, 'vaultctl repair --from \(peer.fingerprint)' rebuilds \(name) from \(peer.name)"
+            : "on this device, 'vaultctl repair --from DEVICE' rebuilds \(name) from one of your own devices (not \(peer.name), someone else's)"
     }
 
     /// Why an offer was declined by the owner's standing choice (`SyncProjectRefusal.declinedCodes`),
