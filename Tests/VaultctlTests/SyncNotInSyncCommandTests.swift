@@ -80,4 +80,43 @@ struct SyncNotInSyncCommandTests {
         let peers = try #require(listed["peers"] as? [[String: Any]], "\(listed)")
         #expect(peers.first?["projects_not_in_sync"] as? [String] == [project], "\(peers)")
     }
+
+    /// What a script running `sync now` depends on (review 17 s8, F20's rest): an offer this vault
+    /// refuses only by the owner's standing choice does not make every run "partial". The owner
+    /// demotes the desk (`peers trust … other`); the desk still takes the laptop as its own and offers
+    /// the owner's project at every run, refused here as not shared with it. Each run is said
+    /// ("Declined project …") and exits 0; `sync status` says the project syncs and names the declined
+    /// offer under it. (Before, each such run exited 75 for good.)
+    @Test func anOfferDeclinedByTheOwnersChoiceIsNamedAndTheRunExits0() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        let host = try PairCommandTests.startHost(desk, ["--address", "127.0.0.1:0", "--trust", "mine"])
+        let joined = try PairCommandTests.join(laptop, host.address, code: host.code, extra: ["--trust", "mine"])
+        let hosted = host.finish()
+        try #require(joined.status == 0 && hosted.status == 0, "\(joined.stderr) \(hosted.stderr)")
+        for arguments in [["project", "create", "Notes", "--register", "general"], ["doc", "add", "Notes", "Page"]] {
+            let made = try laptop.run(arguments)
+            try #require(made.status == 0, "\(arguments): \(made.stderr)")
+        }
+        try #require(try laptop.run(["doc", "write", "Notes", "Page"], stdin: "First line.\n").status == 0)
+        let project = try #require((try RepairCommandTests.json(try laptop.run(["project", "show", "Notes", "--json"])))["id"] as? String)
+        let first = try Self.sync(laptop, with: desk)
+        try #require(first.status == 0, "\(first.stdout) \(first.stderr)")
+
+        let deskFingerprint = try PeersCommandTests.fingerprint(desk)
+        try #require(try laptop.run(["peers", "trust", "--peer", deskFingerprint, "other"]).status == 0)
+        for run in 1...2 {
+            let declined = try Self.sync(laptop, with: desk)
+            #expect(declined.status == 0, "run \(run): \(declined.status): \(declined.stdout) \(declined.stderr)")
+            #expect(declined.stdout.contains("Declined project \(project) offered by ") && declined.stdout.contains("notShared: not shared with that device"),
+                    "run \(run): \(declined.stdout)")
+            #expect(!declined.stderr.contains("not every project synced"), "run \(run): \(declined.stderr)")
+        }
+        let status = try laptop.run(["sync", "status"])
+        #expect(status.status == 0 && status.stdout.contains("project \(project): syncs"), "\(status.stdout) \(status.stderr)")
+        #expect(status.stdout.contains("its offer by device \(deskFingerprint) declined here since ") && status.stdout.contains("(your choice: not out of sync)"),
+                "\(status.stdout)")
+        let listed = try RepairCommandTests.json(try laptop.run(["sync", "status", "--json"]))
+        let entry = try #require((listed["projects"] as? [[String: Any]])?.first { $0["project"] as? String == project }, "\(listed)")
+        #expect(entry["syncs"] as? Bool == true && (entry["declined"] as? [[String: Any]])?.first?["reasons"] as? [String] == ["notShared"], "\(entry)")
+    }
 }
