@@ -18,8 +18,9 @@ extension WritingStore {
     func rememberWords(_ texts: [String], of project: WritingProject) throws {
         guard !texts.isEmpty else { return }
         let fingerprints = try PrivilegedFingerprints.fingerprints(of: texts, in: transaction)
-        guard project.isPrivileged else { return try ordinaryFingerprintTable.insert(fingerprints) }
-        try PrivilegedFingerprints.remember(try ordinaryFingerprintTable.notHeld(fingerprints), in: transaction)
+        let ordinary = try ordinaryFingerprintTable.exists() ? ordinaryFingerprintTable : nil
+        guard project.isPrivileged else { return try ordinary?.insert(fingerprints) ?? () }
+        try PrivilegedFingerprints.remember(try ordinary?.notHeld(fingerprints) ?? fingerprints, in: transaction)
     }
 
     /// The words of a block, its cells included: a pasted table row quotes them in this order.
