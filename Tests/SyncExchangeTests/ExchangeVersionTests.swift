@@ -143,4 +143,57 @@ import Writing
         #expect(try !F.hasProject(f.laptop, project))
         #expect(F.details(f.laptop, .syncExchange, "error") == ["malformedMessage"])
     }
+
+    /// A device of the build before `sync.projects` requests named the projects the asker holds
+    /// (within version 2; review 17 s10, N-s10-6): it reads the list's first bytes as the project to
+    /// follow and refuses the rest with that build's words; every other request it answers as this
+    /// build does.
+    final class BuildBeforeHeldProjectsAnswerer: ChannelService {
+        let current = Mutex<SyncChannelService?>(nil)
+
+        var requestKinds: [String] { SyncWire.kinds }
+
+        func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
+            if kind == SyncWire.projectsKind, body.count > 17 {
+                throw PeerChannelError(.peerRefused, "[malformedMessage] a sync message is malformed: \(body.count - 17) bytes follow the last field")
+            }
+            return try current.withLock { $0! }.respond(to: kind, body: body, from: peer)
+        }
+    }
+
+    /// An own device of that build: while the asker holds nothing the request is the old one and
+    /// the exchange runs; once the asker holds a project, the run ends saying the device runs an
+    /// older build and must be updated (not "bytes follow the last field" alone), recorded so.
+    @Test func anOwnDeviceOfABuildBeforeHeldProjectsIsNamedAsAnOlderBuildToUpdate() throws {
+        let answerer = BuildBeforeHeldProjectsAnswerer()
+        let f = try F(deskAnswers: answerer)
+        answerer.current.withLock { $0 = SyncChannelService(vault: f.desk.unlocked, coordinator: nil) }
+        let brief = try F.project(f.desk, "Brief")
+        try f.syncLaptop()
+        #expect(try F.hasProject(f.laptop, brief.id))
+        do {
+            try f.syncLaptop()
+            Issue.record("the run went on with a device that refuses the projects the asker holds")
+        } catch let error as SyncExchangeError {
+            #expect(error.code == .malformedMessage, "\(error)")
+            #expect(error.message.contains("desk runs an older build of vaultctl, whose 'sync.projects' takes no list of the projects the asker holds")
+                    && error.message.contains("update vaultctl on desk"), "\(error)")
+            #expect(error.message.contains("bytes follow the last field"), "the device's own words stay: \(error)")
+        }
+        #expect(F.details(f.laptop, .syncExchange, "error") == ["malformedMessage"])
+    }
+
+    /// Someone else's device is never told which projects this vault holds: its requests are the
+    /// old ones, which a device of that build answers.
+    @Test func someoneElsesDeviceIsNotToldWhichProjectsThisVaultHolds() throws {
+        let answerer = BuildBeforeHeldProjectsAnswerer()
+        let f = try F(deskTrusts: .other, laptopTrusts: .other, deskAnswers: answerer)
+        answerer.current.withLock { $0 = SyncChannelService(vault: f.desk.unlocked, coordinator: nil) }
+        let memo = try F.project(f.desk, "Shared memo")
+        _ = try F.project(f.laptop, "Laptop only")
+        try F.share(memo, of: f.desk, with: f.laptop, role: .editor)
+        try f.syncLaptop()
+        let report = try f.syncLaptop()
+        #expect(try F.hasProject(f.laptop, memo.id) && report.projects.contains { $0.project == memo.id && $0.skipped == nil }, "\(report)")
+    }
 }

@@ -22,7 +22,7 @@ import Writing
         switch (kind, direction) {
         case (SyncWire.projectsKind, "request"):
             let request = try SyncProjectsRequest(parsing: bytes)
-            return (Fields(after: request.after?.hex), request.serialized())
+            return (Fields(after: request.after?.hex, heldProjects: request.held.isEmpty ? nil : request.held.map(\.hex)), request.serialized())
         case (SyncWire.projectsKind, _):
             let page = try SyncProjectsPage(parsing: bytes)
             return (Fields(offers: page.offers.map(fields), more: page.more), page.serialized())
@@ -72,7 +72,7 @@ import Writing
     }
 
     @Test func everyKnownMessageParsesToItsFieldsAndEncodesToItsBytes() throws {
-        #expect(vectors.valid.count == 16)
+        #expect(vectors.valid.count == 19)
         for vector in vectors.valid {
             let (fields, encoded) = try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)
             #expect(encoded == vector.hex.bytes, "\(vector.name)")
@@ -81,7 +81,7 @@ import Writing
     }
 
     @Test func everyKnownVariantIsRefusedAsMalformed() throws {
-        #expect(vectors.invalid.count == 35)
+        #expect(vectors.invalid.count == 41)
         for vector in vectors.invalid {
             #expect(throws: SyncExchangeError(.malformedMessage, ""), "\(vector.name)") {
                 try Self.roundTrip(vector.kind, vector.direction, vector.hex.bytes)

@@ -74,10 +74,12 @@ struct SyncWireVectors: Decodable {
         var refused: [String]? = nil
         /// A `sync.projects` request's project to follow (the first page has none).
         var after: String? = nil
+        /// A `sync.projects` request's projects the asker holds (none said: nil).
+        var heldProjects: [String]? = nil
         var demotions: [Demotion]? = nil
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case offers, taken, project, held, tips, more, records, stored, refused, after, demotions
+            case offers, taken, project, held, tips, more, records, stored, refused, after, heldProjects, demotions
         }
 
         private struct AnyKey: CodingKey {
@@ -89,8 +91,9 @@ struct SyncWireVectors: Decodable {
 
         init(offers: [Offer]? = nil, taken: [Pair<Bool>]? = nil, project: String? = nil, held: [Pair<UInt64>]? = nil,
              tips: [Pair<String>]? = nil, more: Bool? = nil, records: [String]? = nil, stored: Int? = nil, refused: [String]? = nil,
-             after: String? = nil, demotions: [Demotion]? = nil) {
+             after: String? = nil, heldProjects: [String]? = nil, demotions: [Demotion]? = nil) {
             (self.offers, self.taken, self.project, self.held, self.tips, self.after, self.demotions) = (offers, taken, project, held, tips, after, demotions)
+            self.heldProjects = heldProjects
             (self.more, self.records, self.stored, self.refused) = (more, records, stored, refused)
         }
 
@@ -105,6 +108,7 @@ struct SyncWireVectors: Decodable {
             taken = try container.decodeIfPresent([Pair<Bool>].self, forKey: .taken)
             project = try container.decodeIfPresent(String.self, forKey: .project)
             held = try container.decodeIfPresent([Pair<UInt64>].self, forKey: .held)
+            heldProjects = try container.decodeIfPresent([String].self, forKey: .heldProjects)
             tips = try container.decodeIfPresent([Pair<String>].self, forKey: .tips)
             more = try container.decodeIfPresent(Bool.self, forKey: .more)
             records = try container.decodeIfPresent([String].self, forKey: .records)

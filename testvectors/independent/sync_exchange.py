@@ -30,6 +30,8 @@ DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_TIPS = 512
 MAX_DEVICES, MAX_RECORDS, MAX_OFFERS, MAX_ROSTER, MAX_NAME, MAX_REASONS = 1024, 4096, 64, 256, 512, 4096
 MAX_DEMOTIONS = 256
+# Projects a `sync.projects` request may name as held by the asker (their offers then carry no name).
+MAX_HELD_PROJECTS = 1024
 MAX_DEMOTED_AT = 2 ** 63 - 1
 # What a demoting device signs (§19.9, "Demotions among own devices"): this label, the demoted
 # device's id and signing key, the demoting device's id, the time (u64 big-endian).
@@ -129,7 +131,9 @@ def encode(kind, direction, f):
     if kind == "sync.demotions":
         return v + enc_demotions(f["demotions"])
     if (kind, direction) == ("sync.projects", "request"):
-        return v + (bytes.fromhex(f["after"]) if "after" in f else b"")
+        held = sorted(f.get("held_projects", []))
+        listed = struct.pack(">H", len(held)) + b"".join(bytes.fromhex(p) for p in held) if held else b""
+        return v + listed + (bytes.fromhex(f["after"]) if "after" in f else b"")
     if (kind, direction) == ("sync.projects", "answer"):
         return v + bytes([1 if f["more"] else 0]) + enc_offers(f["offers"])
     if (kind, direction) == ("sync.offer", "request"):
@@ -209,7 +213,7 @@ def dec_records(r):
     return [r.take(r.int(4, 1, MAX_RECORD, "a record length")).hex() for _ in range(n)]
 
 
-def dec_offer(r):
+def dec_offer(r, nameless=False):
     project = r.take(16).hex()
     access = r.int(1)
     if access not in ACCESS:
@@ -226,7 +230,8 @@ def dec_offer(r):
     register = r.take(r.int(1, 1, 32, "a register length")).decode("ascii", "replace")
     if register not in REGISTERS:
         raise Refused("register")
-    raw = r.take(r.int(2, 1, MAX_NAME, "a name length"))
+    # Name length 0: an offer not described (a `sync.projects` answer's, of a project the asker holds).
+    raw = r.take(r.int(2, 0 if nameless else 1, MAX_NAME, "a name length"))
     try:
         name = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -244,8 +249,8 @@ def dec_offer(r):
             "name": name, "roster": roster}
 
 
-def dec_offers(r):
-    offers = [dec_offer(r) for _ in range(r.count(2, MAX_OFFERS, 40, "projects"))]
+def dec_offers(r, nameless=False):
+    offers = [dec_offer(r, nameless) for _ in range(r.count(2, MAX_OFFERS, 40, "projects"))]
     ascending([o["project"] for o in offers])
     return offers
 
@@ -262,16 +267,35 @@ def dec_demotions(r):
     return demotions
 
 
+def dec_projects_request(r, length):
+    """1 byte: the first page; 17: the page after a project; else the projects the asker holds
+    (count 1...1024, ascending), then `after` or nothing; each held project after `after`."""
+    if length == 1:
+        return {}
+    if length == 17:
+        return {"after": r.take(16).hex()}
+    held = [r.take(16).hex() for _ in range(r.count(2, MAX_HELD_PROJECTS, 16, "held projects"))]
+    if not held:
+        raise Refused("a list of held projects that names none")
+    ascending(held)
+    fields = {"held_projects": held}
+    if len(r.data) - r.at == 16:
+        fields["after"] = r.take(16).hex()
+        if held[0] <= fields["after"]:
+            raise Refused("a held project not after the page's project")
+    return fields
+
+
 def decode(kind, direction, data):
     r = Reader(data)
     r.version()
     if kind == "sync.demotions":
         fields = {"demotions": dec_demotions(r)}
     elif (kind, direction) == ("sync.projects", "request"):
-        fields = {} if len(data) == 1 else {"after": r.take(16).hex()}
+        fields = dec_projects_request(r, len(data))
     elif (kind, direction) == ("sync.projects", "answer"):
         more = r.int(1, 0, 1, "a more flag") == 1
-        fields = {"more": more, "offers": dec_offers(r)}
+        fields = {"more": more, "offers": dec_offers(r, nameless=True)}
         if more and not fields["offers"]:
             raise Refused("more follow and no offer")
     elif kind == "sync.offer" and direction == "request":
@@ -364,6 +388,12 @@ def build():
         ("projects answer, two offers, more follow", "sync.projects", "answer", {"more": True, "offers": offers}),
         ("projects answer, last page", "sync.projects", "answer", {"more": False, "offers": offers[1:]}),
         ("projects answer, none", "sync.projects", "answer", {"more": False, "offers": []}),
+        ("projects request, first page, naming the projects the asker holds", "sync.projects", "request",
+         {"held_projects": sorted([p1, p2])}),
+        ("projects request, the page after a project, naming a project held after it", "sync.projects", "request",
+         {"held_projects": [max(p1, p2)], "after": min(p1, p2)}),
+        ("projects answer, an offer not described (the asker holds it)", "sync.projects", "answer",
+         {"more": False, "offers": [dict(offers[0], name="")] + offers[1:]}),
         ("offer request", "sync.offer", "request", {"offers": offers[:1]}),
         ("offer answer", "sync.offer", "answer", {"taken": sorted([[p1, True], [p2, False]])}),
         ("pull request, empty vector", "sync.pull", "request", {"project": p1, "held": [], "tips": []}),
@@ -418,7 +448,20 @@ def build():
         + bytes(64) for i in range(MAX_DEMOTIONS + 1))
     demotions_late = bytearray(encode("sync.demotions", "answer", {"demotions": demotions[:1]}))
     demotions_late[3 + 48] |= 0x80
+    low, high = sorted([p1, p2])
+    held_list = struct.pack(">H", 2) + bytes.fromhex(low) + bytes.fromhex(high)
     invalid = [
+        variant("projects request, a list of held projects naming none", "sync.projects", "request", bytes([VERSION, 0, 0])),
+        variant("projects request, held projects not ascending", "sync.projects", "request",
+                bytes([VERSION]) + struct.pack(">H", 2) + bytes.fromhex(high) + bytes.fromhex(low)),
+        variant("projects request, a held project not after the page's project", "sync.projects", "request",
+                bytes([VERSION]) + held_list + bytes.fromhex(high)),
+        variant("projects request, 1025 held projects", "sync.projects", "request",
+                bytes([VERSION]) + struct.pack(">H", MAX_HELD_PROJECTS + 1)
+                + b"".join(fixed("held %d" % i, 16) for i in sorted(range(MAX_HELD_PROJECTS + 1), key=lambda i: fixed("held %d" % i, 16)))),
+        variant("projects request, held projects and a byte after them", "sync.projects", "request", bytes([VERSION]) + held_list + b"\x00"),
+        variant("offer request, an offer not described", "sync.offer", "request",
+                encode("sync.offer", "request", {"offers": [dict(offers[0], name="")]})),
         variant("version 1 (before offers named an origin and a role's time)", "sync.pull", "request", bytes([1]) + pull[1:]),
         variant("version 1 projects request", "sync.projects", "request", bytes([1])),
         variant("version 3", "sync.pull", "request", bytes([3]) + pull[1:]),

@@ -17,8 +17,11 @@ extension SyncEndpoint {
 
     /// One page of them: up to `limit` offers of the projects after `after`, in id order, and
     /// whether projects follow the page (review 17 s8, F15). Only the page's projects are described.
+    /// The projects of `held` (those the owner's own device asking says it holds) are offered without
+    /// their name, so no session opens for one (review 17 s10, N-s10-6).
     func offers(after: ProjectID?, limit: Int, refusing: ((ProjectID, DeviceID) -> Void)? = nil,
-                of wanted: (WritingProject) -> Bool = { _ in true }) throws -> (offers: [SyncProjectOffer], more: Bool) {
+                of wanted: (WritingProject) -> Bool = { _ in true },
+                held: Set<ProjectID> = []) throws -> (offers: [SyncProjectOffer], more: Bool) {
         let projects = try vault.transaction { tx in try WritingStore(tx).projects() }
             .filter { project in wanted(project) && (after.map { $0.bytes.lexicographicallyPrecedes(project.id.bytes) } ?? true) }
             .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }
@@ -34,7 +37,7 @@ extension SyncEndpoint {
             case .success(let access):
                 // On the in-memory copy a privileged project cannot be read to be described: not offered.
                 do {
-                    let made = try offer(of: project, access: access)
+                    let made = try offer(of: project, access: access, named: !(peerIsMine && held.contains(project.id)))
                     if try releasable(made, of: project) { offers.append(made) }
                 } catch let error as SyncExchangeError where error.code == .inMemoryMode {
                     continue
@@ -98,11 +101,17 @@ extension SyncEndpoint {
     /// owner's other devices hold it as that device allowed. To another device, the access this
     /// vault gives it (with when its share was granted: the role's time), and the origin when the
     /// project came from that very device.
-    func offer(of project: WritingProject, access: SyncAccess) throws -> SyncProjectOffer {
+    /// Not `named`: without its name (an own device that holds it asked), from clear columns alone:
+    /// no session opens for a privileged project.
+    func offer(of project: WritingProject, access: SyncAccess, named: Bool = true) throws -> SyncProjectOffer {
         let me = try vault.deviceKeys().profile
-        let (name, signers, from, since) = try withSync(project) { sync, store, _ in
+        let (name, signers, from, since) = named ? try withSync(project) { sync, store, _ in
             (try sync.store.name(of: project), try self.roster(of: project, by: me, signers: sync.devices, in: store),
              try self.sharedFrom(project.id, in: store), try self.roleSince(of: project, in: store))
+        } : try vault.transaction { tx in
+            let store = SyncExchangeStore(database: tx.database)
+            return ("", try self.roster(of: project, by: me, signers: try self.devices(for: project, in: tx), in: store),
+                    try self.sharedFrom(project.id, in: store), try self.roleSince(of: project, in: store))
         }
         let offered = peerIsMine ? (from?.access ?? .mine) : access
         return SyncProjectOffer(project: project.id, access: offered, origin: from?.device, roleSince: since, privileged: project.isPrivileged,
@@ -162,6 +171,10 @@ extension SyncEndpoint {
         // Shredded here (`compartment destroy`): never made again, whoever offers it (N-s13-1).
         if try vault.transaction({ tx in try WritingStore(tx).isShredded(offer.project) }) {
             return refuse(offer, request: request, SyncExchangeError(.projectDestroyed, "this vault destroyed project \(offer.project)'s compartment (the project is shredded here): its offer makes nothing; destroy it on each device that still holds it ('vaultctl compartment destroy \"project \(offer.project)\" --yes')"))
+        }
+        // An offer without a name is of a project this vault said it holds: one it lacks cannot be made from it.
+        if offer.name.isEmpty {
+            return refuse(offer, request: request, SyncExchangeError(.malformedMessage, "device \(peer.fingerprint) offers project \(offer.project) without its name, which only a project this vault holds may: nothing is made"))
         }
         if !peerIsMine {
             if offer.privileged {

@@ -206,7 +206,11 @@ public struct SyncInitiator {
     /// The projects the peer offers (made here when new, as `adopt` allows) and, to an own device,
     /// those it lacks that this vault offers it, each with what this vault does with it.
     private func offeredProjects(into report: inout SyncRunReport, damage: SyncExchangeDamage, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
-        let offers = try SyncProjectsPage.all { try ask(SyncWire.projectsKind, SyncOutgoing($0), by: deadline) }
+        let offers = try SyncProjectsPage.all(held: try heldToSay()) { request in
+            do { return try ask(SyncWire.projectsKind, SyncOutgoing(request), by: deadline) } catch let error as SyncExchangeError {
+                throw request.refusedByOlderBuild(error, peer: peer.name) ?? error
+            }
+        }
         // A project whose exchange rows here are damaged is not read as if they were whole: local-only.
         try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)).union(damage.projects.keys))
         var projects: [(WritingProject, SyncPlan)] = []
@@ -244,6 +248,15 @@ public struct SyncInitiator {
         var entry = SyncRunReport.Project(project: project, access: "none", refused: [refusal.code.rawValue])
         entry.declined = !endpoint.peerIsMine && SyncProjectRefusal.declinedCodes.contains(refusal.code.rawValue)
         return entry
+    }
+
+    /// The projects this vault holds, said to the owner's own device so that it offers them without
+    /// their names (review 17 s10, N-s10-6: describing a privileged one opened a session there, per
+    /// chart per whole exchange). Never to someone else's device: which projects this vault holds is
+    /// not its business, and it is never offered a privileged one.
+    private func heldToSay() throws -> [ProjectID] {
+        guard endpoint.peerIsMine else { return [] }
+        return try vault.transaction { tx in try WritingStore(tx).projects().map(\.id) }
     }
 
     /// One project's steps, its outcome added to `report`.

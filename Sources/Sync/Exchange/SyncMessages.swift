@@ -51,6 +51,8 @@ public struct SyncProjectOffer: Sendable, Equatable {
     public let privileged: Bool
     public let kind: ProjectKind
     public let register: Register
+    /// Empty only in a `sync.projects` answer, for a project the request said the asker holds: not
+    /// described (its name was read in a privileged session for nothing; review 17 s10, N-s10-6).
     public let name: String
     public let roster: [SyncRosterEntry]
 
@@ -85,7 +87,8 @@ public struct SyncProjectOffer: Sendable, Equatable {
         for entry in roster { out += entry.device.bytes + entry.signingKey + entry.noiseKey }
     }
 
-    static func parse(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> SyncProjectOffer {
+    /// `undescribed`: a name of length 0 is read as none (a `sync.projects` answer's offer).
+    static func parse(_ reader: inout SyncWireReader, undescribed: Bool = false) throws(SyncExchangeError) -> SyncProjectOffer {
         let project = try reader.identifier(ProjectID.self)
         guard let access = SyncAccess(rawValue: UInt8(try reader.integer(1))) else { throw SyncWireReader.malformed("an unknown access") }
         let named = try reader.identifier(DeviceID.self)
@@ -100,7 +103,7 @@ public struct SyncProjectOffer: Sendable, Equatable {
         guard let register = Register(rawValue: String(decoding: try reader.take(registerLength), as: UTF8.self)) else {
             throw SyncWireReader.malformed("an unknown register")
         }
-        let nameLength = Int(try reader.integer(2, in: 1...UInt64(SyncWire.maximumNameBytes), "a name's length"))
+        let nameLength = Int(try reader.integer(2, in: (undescribed ? 0 : 1)...UInt64(SyncWire.maximumNameBytes), "a name's length"))
         guard let name = String(validating: try reader.take(nameLength), as: UTF8.self),
               name.precomposedStringWithCanonicalMapping == name,
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -146,11 +149,13 @@ public enum SyncOffers {
         for offer in sorted { offer.encode(to: &out) }
     }
 
-    static func list(_ reader: inout SyncWireReader) throws(SyncExchangeError) -> [SyncProjectOffer] {
+    /// `undescribed`: offers may come without a name (a `sync.projects` answer; never `sync.offer`,
+    /// whose offers make projects on the answerer).
+    static func list(_ reader: inout SyncWireReader, undescribed: Bool = false) throws(SyncExchangeError) -> [SyncProjectOffer] {
         let count = try reader.count(2, maximum: SyncWire.maximumOffers, itemSize: 40, "projects")
         var offers: [SyncProjectOffer] = []
         for _ in 0..<count {
-            let offer = try SyncProjectOffer.parse(&reader)
+            let offer = try SyncProjectOffer.parse(&reader, undescribed: undescribed)
             guard offers.last.map({ $0.project.bytes.lexicographicallyPrecedes(offer.project.bytes) }) ?? true else {
                 throw SyncWireReader.malformed("the projects are not strictly ascending")
             }

@@ -123,7 +123,7 @@ public struct SyncResponder: Sendable {
         let (offers, more) = try endpoint.offers(after: request.after, limit: SyncWire.maximumOffers, refusing: { project, origin in
             self.record(SyncExchangeError(.notOwner, "project \(project) is device \(origin.hex)'s: only its owner shares it"), of: SyncWire.projectsKind,
                         details: [.init("project", project.hex), .init("origin", origin.hex)], endpoint)
-        }, of: { damage.projects[$0.id] == nil })
+        }, of: { damage.projects[$0.id] == nil }, held: Set(request.held))
         guard !offers.isEmpty else {
             giveBackAnswer(endpoint)
             return .noOffers

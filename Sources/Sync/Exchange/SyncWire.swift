@@ -13,7 +13,9 @@ import Writing
 ///               kind:u8 (1 document, 2 long-form) register:str8 (1...32) name:str16 (1...512)
 ///               roster:u16 (0...256) (device:16 signing-key:32 noise-key:32)*
 ///
-///     sync.projects  request 0x02 (after:16)?               answer 0x02 more:u8 count:u16 (0...64) offer*   (more: count ≥ 1)
+///     sync.projects  request 0x02 (held)? (after:16)?       answer 0x02 more:u8 count:u16 (0...64) offer*   (more: count ≥ 1)
+///     held    = count:u16 (1...1024) project:16*  (ascending, after `after`; 1 byte: first page, 17: after, else held)
+///               an answer's offer of a held project has name-length 0 (not described), only in sync.projects
 ///     sync.offer     request 0x02 count:u16 (0...64) offer*  answer 0x02 count:u16 (0...64) (project:16 taken:u8)*
 ///     sync.pull      request 0x02 project:16 vector tips    answer 0x02 more:u8 vector tips records
 ///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
@@ -28,7 +30,9 @@ import Writing
 /// owner's own devices pass on the devices the owner demoted (`sync.demotions`, review 17 s8, F4). Still
 /// version 2: a pull's vector came with `tips`, the hash of the sender's record at each device's
 /// counter (review 17 s10, N-s10-4 (c)), so a fork whose two records have one number is seen at
-/// once instead of hidden by equal counters.
+/// once instead of hidden by equal counters. Still version 2: a projects request names the projects
+/// the asker holds, whose offers come without a name (review 17 s10, N-s10-6: the answerer read each
+/// privileged project's name in a session to describe it to a device that held it).
 public enum SyncWire {
     public static let version: UInt8 = 2
     public static let projectsKind = "sync.projects"
