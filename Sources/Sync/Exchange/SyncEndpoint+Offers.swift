@@ -17,8 +17,9 @@ extension SyncEndpoint {
 
     /// One page of them: up to `limit` offers of the projects after `after`, in id order, and
     /// whether projects follow the page (review 17 s8, F15). Only the page's projects are described.
-    /// The projects of `held` (those the owner's own device asking says it holds) are offered without
-    /// their name, so no session opens for one (review 17 s10, N-s10-6).
+    /// The privileged projects of `held` (those the owner's own device asking says it holds) are
+    /// offered without their name, so no session opens for one (review 17 s10, N-s10-6); an ordinary
+    /// one's name opens none, and is read as ever (a name that no longer opens is found so, F8).
     func offers(after: ProjectID?, limit: Int, refusing: ((ProjectID, DeviceID) -> Void)? = nil,
                 of wanted: (WritingProject) -> Bool = { _ in true },
                 held: Set<ProjectID> = []) throws -> (offers: [SyncProjectOffer], more: Bool) {
@@ -37,7 +38,8 @@ extension SyncEndpoint {
             case .success(let access):
                 // On the in-memory copy a privileged project cannot be read to be described: not offered.
                 do {
-                    let made = try offer(of: project, access: access, named: !(peerIsMine && held.contains(project.id)))
+                    let named = !(peerIsMine && project.isPrivileged && held.contains(project.id))
+                    let made = try offer(of: project, access: access, named: named)
                     if try releasable(made, of: project) { offers.append(made) }
                 } catch let error as SyncExchangeError where error.code == .inMemoryMode {
                     continue

@@ -250,13 +250,15 @@ public struct SyncInitiator {
         return entry
     }
 
-    /// The projects this vault holds, said to the owner's own device so that it offers them without
-    /// their names (review 17 s10, N-s10-6: describing a privileged one opened a session there, per
-    /// chart per whole exchange). Never to someone else's device: which projects this vault holds is
-    /// not its business, and it is never offered a privileged one.
+    /// The privileged projects this vault holds, said to the owner's own device so that it offers
+    /// them without their names (review 17 s10, N-s10-6: describing one opened a session there, per
+    /// chart per whole exchange). An ordinary project's name opens no session, and reading it is how
+    /// the answerer finds one that no longer opens (attack review s8, F8): not said. Never to someone
+    /// else's device: which projects this vault holds is not its business, and it is never offered a
+    /// privileged one.
     private func heldToSay() throws -> [ProjectID] {
         guard endpoint.peerIsMine else { return [] }
-        return try vault.transaction { tx in try WritingStore(tx).projects().map(\.id) }
+        return try vault.transaction { tx in try WritingStore(tx).projects().filter(\.isPrivileged).map(\.id) }
     }
 
     /// One project's steps, its outcome added to `report`.

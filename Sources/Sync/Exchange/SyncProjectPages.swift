@@ -7,10 +7,11 @@ import Writing
 /// s8, F15: at 125 projects the answer's egress entry could not be written, and no list of more
 /// than 1,024 could be sent at all), so the list is paged.
 ///
-/// The request may name projects the asker holds already (`held`, before `after`): their offers then
-/// carry no name, which the asker needs only to make a project it lacks. An answering device read
-/// each privileged project's sealed name in a privileged session of its compartment to describe it,
-/// one recorded session per chart per whole exchange between own devices (review 17 s10, N-s10-6).
+/// The request may name projects the asker holds already (`held`, before `after`; the asker names its
+/// privileged ones): their offers then carry no name, which the asker needs only to make a project it
+/// lacks. An answering device read each privileged project's sealed name in a privileged session of
+/// its compartment to describe it, one recorded session per chart per whole exchange between own
+/// devices (review 17 s10, N-s10-6).
 /// Without a list the request is the one of the build before it (1 or 17 bytes), answered as ever.
 public struct SyncProjectsRequest: Sendable, Equatable {
     /// Projects one request may name as held: 16 KiB. Past them a project is described, as before.
