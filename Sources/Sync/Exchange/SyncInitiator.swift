@@ -206,10 +206,18 @@ public struct SyncInitiator {
     /// The projects the peer offers (made here when new, as `adopt` allows) and, to an own device,
     /// those it lacks that this vault offers it, each with what this vault does with it.
     private func offeredProjects(into report: inout SyncRunReport, damage: SyncExchangeDamage, by deadline: SyncDeadline) throws -> [(WritingProject, SyncPlan)] {
+        // A device of the build before requests named held projects refuses one that does: it is
+        // asked as that build asks for the rest of the run (its pages name every project, a session
+        // per chart there, as before), so the exchange goes on (reviewer13 on a92464f).
+        var olderBuild = false
         let offers = try SyncProjectsPage.all(held: try heldToSay()) { request in
-            do { return try ask(SyncWire.projectsKind, SyncOutgoing(request), by: deadline) } catch let error as SyncExchangeError {
-                throw request.refusedByOlderBuild(error, peer: peer.name) ?? error
+            if !olderBuild {
+                do { return try ask(SyncWire.projectsKind, SyncOutgoing(request), by: deadline) } catch let error as SyncExchangeError
+                    where request.refusedByOlderBuild(error, peer: peer.name) != nil {
+                    olderBuild = true
+                }
             }
+            return try ask(SyncWire.projectsKind, SyncOutgoing(SyncProjectsRequest(after: request.after)), by: deadline)
         }
         // A project whose exchange rows here are damaged is not read as if they were whole: local-only.
         try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)).union(damage.projects.keys))

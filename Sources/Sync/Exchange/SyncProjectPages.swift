@@ -69,7 +69,7 @@ public struct SyncProjectsRequest: Sendable, Equatable {
     /// `error`, a refusal of this request, said plainly when a device of the build before requests
     /// named held projects refused it: that build reads the request's first 16 bytes after the
     /// version as `after` and refuses the rest as "N bytes follow the last field", words it cannot
-    /// change. Nil for any other.
+    /// change. Nil for any other. The asker then asks as that build does (`SyncInitiator`).
     public func refusedByOlderBuild(_ error: SyncExchangeError, peer name: String) -> SyncExchangeError? {
         guard !held.isEmpty, error.code == .malformedMessage, error.message.hasSuffix(": \(serialized().count - 17) bytes follow the last field") else {
             return nil
