@@ -144,7 +144,7 @@ struct AuditIndependentTests {
         #expect(read.first?["bytes"] == length && read.first?["part"] == "content", "session.read: \(read)")
         let ended = (byAction["session.end"] ?? []).compactMap { $0["details"] as? [String: String] }
         #expect(ended.first?["reason"] == "closed" && ended.first?["bundles"] == "1", "session.end: \(ended)")
-        #expect(report["entries_with_details"] as? Int == 7, "two compartment.create, bundle.put, session.start/read/end and bundle.rm")
+        #expect(report["entries_with_details"] as? Int == 8, "init's device.create, two compartment.create, bundle.put, session.start/read/end and bundle.rm")
     }
 
     @Test("a one-byte edit of an entry is refused: by the end line as it stands, and by the chain or a checkpoint once resealed")

@@ -58,7 +58,8 @@ struct AuditWitnessCommandTests {
         let passphrase = try SecureBytes(copying: Array(CLIVault.passphrase.utf8))
         let logVault = try Vault.open(at: log.directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(passphrase))
         let witnessVault = try Vault.open(at: witness.directory, journal: AuditLog(), modules: VaultModules.all).unlock(with: .passphrase(passphrase))
-        let (logKeys, witnessKeys) = (try logVault.deviceKeys(nameIfNew: "laptop"), try witnessVault.deviceKeys(nameIfNew: "desk"))
+        // `init` made each identity under the host's name: named as the test says (device.rename).
+        let (logKeys, witnessKeys) = (try logVault.deviceKeys(named: "laptop"), try witnessVault.deviceKeys(named: "desk"))
         try logVault.storePairing(FamilyPairing(peer: witnessKeys.profile, role: .join, pairedAt: 1))
         try witnessVault.storePairing(FamilyPairing(peer: logKeys.profile, role: .host, pairedAt: 1))
         let service = try WitnessService(vault: witnessVault, keys: witnessKeys, clock: VaultClock { 1_767_225_600 })
