@@ -109,9 +109,10 @@ import Writing
         }
         #expect(try F.texts(f.desk, project.id, document) == ["first", "second"])
         #expect(F.details(f.desk, .syncExchangeRefused, "reason").contains("viewerCannotWrite"))
-        // As an editor: its changes merge.
         try SyncControl.shared(project.compartment, with: f.laptopKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
-        #expect(try f.syncLaptop().sent == 1)
+        // As an editor: its changes merge. The edit refused as a viewer was set aside (c728c06) and is
+        // put back now: the run sends it, and the discard of the branch that kept its words meanwhile.
+        #expect(try f.syncLaptop().sent == 2)
         #expect(try F.texts(f.desk, project.id, document) == ["first", "second, by the viewer"])
         // Revoked: the next request is refused, and the desk's log says so.
         try SyncControl.revoked(project.compartment, from: f.laptopKeys.profile.deviceID, in: f.desk.unlocked)
