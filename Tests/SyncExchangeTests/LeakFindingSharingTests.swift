@@ -83,3 +83,48 @@ import Writing
         #expect(!F.details(f.desk, .egressDecision, "findings").contains { $0.contains("privilegedQuote") })
     }
 }
+
+/// N-s14-1 (reviewer14, lg5): a session note written in a chart on the laptop and pasted there into a
+/// book the desk shares with a colleague. The laptop itself never passes it on; the desk must not
+/// either. Words are ordinary on a vault that holds them in an ordinary project before a privileged
+/// one (SECURITY.md §11.7), so the chart's records must reach the desk first: the book came first
+/// when the laptop offered the new chart after the desk's projects, or the desk's pages listed the
+/// book's id first, and the desk then let the note go to the colleague with nothing found.
+@Suite(.serialized) struct NoteRelayedByAnOwnDeviceTests {
+    typealias F = SyncExchangeFixture
+
+    @Test func theDeskNeverPassesOnANoteItsLaptopPastedIntoASharedBook() throws {
+        let s = try ColleaguePairedWithBothTests.Setup()
+        let book = try F.project(s.f.desk, "Newsletter")
+        let article = try F.document(s.f.desk, in: book, "Spring", ["Chapter one."])
+        try F.share(book, of: s.f.desk, with: s.colleague, role: .editor)
+        try s.f.syncLaptop()
+        try s.syncColleague()
+        // A chart whose id sorts after the book's, as in the reviewer's leaking runs.
+        var chart = try F.project(s.f.laptop, "Intake 0", register: .healthcare)
+        for attempt in 1...40 where !book.id.bytes.lexicographicallyPrecedes(chart.id.bytes) {
+            chart = try F.project(s.f.laptop, "Intake \(attempt)", register: .healthcare)
+        }
+        #expect(book.id.bytes.lexicographicallyPrecedes(chart.id.bytes))
+        _ = try F.document(s.f.laptop, in: chart, "Session 4", ["S: slept badly.", PastedPrivilegedNoteTests.note])
+        let laptopsBook = try s.f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(book.id) }
+        try F.edit(s.f.laptop, laptopsBook, article, block: 0, to: "My notes say: " + PastedPrivilegedNoteTests.note)
+
+        let own = try s.f.syncLaptop()
+        #expect(try F.texts(s.f.desk, book.id, article) == ["My notes say: " + PastedPrivilegedNoteTests.note], "\(own)")
+        let report = try s.syncColleague()
+        #expect(try F.texts(s.colleague, book.id, article) == ["Chapter one."], "\(report)")
+        let findings = F.details(s.f.desk, .egressDecision, "findings")
+        #expect(findings.contains { $0.contains("privilegedQuote") }, "\(findings)")
+    }
+
+    @Test func privilegedProjectsTakeTheirStepsFirstInEachGroupsOrder() throws {
+        let f = try F()
+        let ordinary = try F.project(f.desk, "Book")
+        let chart = try F.project(f.desk, "Chart", register: .healthcare)
+        let memo = try F.project(f.desk, "Memo")
+        let brief = try F.project(f.desk, "Brief", register: .legal)
+        let steps = [ordinary, chart, memo, brief].map { ($0, SyncPlan(access: .mine, pulls: true)) }
+        #expect(SyncInitiator.privilegedFirst(steps).map(\.0.id) == [chart.id, brief.id, ordinary.id, memo.id])
+    }
+}
