@@ -128,3 +128,28 @@ import Writing
         #expect(SyncInitiator.privilegedFirst(steps).map(\.0.id) == [chart.id, brief.id, ordinary.id, memo.id])
     }
 }
+
+/// An exchange with an own device reads no privileged fingerprints (review 17 s14, N-s14-2): its
+/// policy allows every finding, and reading them all is what grew with the owner's notes. A quote
+/// of a chart in an ordinary project reaches the laptop with no privilegedQuote counted; the same
+/// quote to a colleague is still found and refused.
+@Suite(.serialized) struct OwnDeviceFunnelTests {
+    typealias F = SyncExchangeFixture
+
+    @Test func aQuoteGoesToAnOwnDeviceUnscannedAndIsStillRefusedToAColleague() throws {
+        let s = try ColleaguePairedWithBothTests.Setup()
+        let chart = try F.project(s.f.desk, "Intake", register: .healthcare)
+        _ = try F.document(s.f.desk, in: chart, "Session 4", [PastedPrivilegedNoteTests.note])
+        let book = try F.project(s.f.desk, "Newsletter")
+        let article = try F.document(s.f.desk, in: book, "Spring", ["My notes say: " + PastedPrivilegedNoteTests.note])
+        try F.share(book, of: s.f.desk, with: s.colleague, role: .editor)
+
+        let own = try s.f.syncLaptop()
+        #expect(try F.texts(s.f.laptop, book.id, article) == ["My notes say: " + PastedPrivilegedNoteTests.note], "\(own)")
+        #expect(!F.details(s.f.desk, .egressDecision, "findings").contains { $0.contains("privilegedQuote") })
+        let report = try s.syncColleague()
+        let colleagues = (try? F.texts(s.colleague, book.id, article)) ?? []
+        #expect(!colleagues.contains { $0.contains(PastedPrivilegedNoteTests.note) }, "\(report)")
+        #expect(F.details(s.f.desk, .egressDecision, "findings").contains { $0.contains("privilegedQuote") })
+    }
+}
