@@ -125,6 +125,7 @@ extension VaultSync {
             // An editor is open on it: left as the writer has it, written when the editor closes.
             if holds(document), !added.contains(document) {
                 if stored != content {
+                    try store.rememberHeldWords(content, in: project.id)
                     try self.held(document, of: project, stored: stored)
                     documents.insert(document)
                 } else if held.contains(document) {

@@ -118,6 +118,33 @@ import Writing
         #expect(findings.contains { $0.contains("privilegedQuote") }, "\(findings)")
     }
 
+    /// reviewer14's lg7: an editor open on the chart holds sync's change to it, so the note was not
+    /// written, nor fingerprinted, when the same note was written into the shared book; it was then
+    /// ordinary first. The held words are fingerprinted as they arrive.
+    @Test func aNoteHeldUnderAnOpenEditorIsPrivilegedBeforeTheBookQuotingItIsWritten() throws {
+        let s = try ColleaguePairedWithBothTests.Setup()
+        let chart = try F.project(s.f.desk, "Intake", register: .healthcare)
+        let session = try F.document(s.f.desk, in: chart, "Session 4", ["S: slept badly."])
+        let book = try F.project(s.f.desk, "Newsletter")
+        let article = try F.document(s.f.desk, in: book, "Spring", ["Chapter one."])
+        try F.share(book, of: s.f.desk, with: s.colleague, role: .editor)
+        try s.f.syncLaptop()
+        let coordinator = SyncCoordinator(interval: 0)
+        let token = coordinator.editorOpened(session)
+        defer { coordinator.editorClosed(token) }
+        try F.edit(s.f.desk, chart, session, block: 0, to: "S: slept badly. " + PastedPrivilegedNoteTests.note)
+        try F.edit(s.f.desk, book, article, block: 0, to: "My notes say: " + PastedPrivilegedNoteTests.note)
+
+        _ = try SyncInitiator(vault: s.f.laptop.unlocked, transport: try s.f.transport(), coordinator: coordinator).run()
+        #expect(try F.texts(s.f.laptop, chart.id, session) == ["S: slept badly."], "the chart was written under the open editor")
+        #expect(try F.texts(s.f.laptop, book.id, article) == ["My notes say: " + PastedPrivilegedNoteTests.note])
+        let laptopsBook = try s.f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(book.id) }
+        let toColleague = EgressRequest(destination: EgressDestination(kind: .device, id: s.colleagueKeys.profile.deviceID.hex),
+                                        compartments: [laptopsBook.compartment], payload: Array(PastedPrivilegedNoteTests.note.utf8))
+        let decided = try EgressFunnel(vault: s.f.laptop.unlocked).preview(toColleague)
+        #expect(decided.findings["privilegedQuote", default: 0] > 0 && decided.decision != .allow, "\(decided)")
+    }
+
     @Test func privilegedProjectsTakeTheirStepsFirstInEachGroupsOrder() throws {
         let f = try F()
         let ordinary = try F.project(f.desk, "Book")

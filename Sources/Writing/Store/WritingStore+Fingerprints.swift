@@ -23,6 +23,14 @@ extension WritingStore {
         try PrivilegedFingerprints.remember(try ordinary?.notHeld(fingerprints) ?? fingerprints, in: transaction)
     }
 
+    /// The words sync brought into `document` while an open editor holds it (SECURITY.md §19.9):
+    /// written when the editor closes, fingerprinted now. Otherwise a chart's note held under the
+    /// desk's console was no privileged word yet when the same note arrived in a shared book, which
+    /// made it ordinary first and let it go to the colleague (review 17 s14, reviewer14's lg7).
+    public func rememberHeldWords(_ content: DocumentContent, in projectID: ProjectID) throws {
+        try rememberWords(content.blocks.map(Self.fingerprintedText(of:)), of: try project(projectID))
+    }
+
     /// The words of a block, its cells included: a pasted table row quotes them in this order.
     static func fingerprintedText(of block: Block) -> String {
         block.rows.isEmpty ? block.text : ([block.text] + block.rows.map { $0.joined(separator: " ") }).joined(separator: "\n")
