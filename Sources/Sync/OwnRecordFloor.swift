@@ -17,9 +17,9 @@ struct OwnRecordFloor {
 
     /// The floor of a project in a restored or recovered vault (SECURITY.md §19.10; review 17 s10,
     /// N-s10-4): the backup rewound this device's records and its audit log alike, so how far its
-    /// records went is not known here. No counter reaches this one: the project waits for one
-    /// completed pull from an own device, which brings back whatever records of this device that
-    /// device holds (`ownPullCompleted`).
+    /// records went is not known here. No counter reaches this one: the project waits for a
+    /// completed pull from each device that may hold them (`RestoreWaits`), which brings back
+    /// whatever records of this device that device holds (`restoredPullCompleted`).
     static let untilOwnPull = UInt64(Int64.max)
 
     /// The counter this device's records of `project` must reach before it commits there, or nil.
@@ -64,15 +64,12 @@ extension VaultSync {
         return true
     }
 
-    /// A pull of `project` from an own device completed: a restored vault's project that waited
-    /// for it (`OwnRecordFloor.untilOwnPull`) now holds whatever records of this device that device
-    /// held, and takes changes again unless `viewOnly`. Returns whether it waited.
-    public func ownPullCompleted(in project: ProjectID, viewOnly: Bool, from peer: DeviceID) throws -> Bool {
-        let floors = OwnRecordFloor(database: transaction.database)
-        guard try floors.floor(of: project) == OwnRecordFloor.untilOwnPull else { return false }
-        try floors.clear(project)
-        if !viewOnly { try store.setSyncedViewOnly(project, false, from: peer.hex) }
-        return true
+    /// A pull of `project` from `peer` completed (`mine`: a device trusted as the owner's): a
+    /// restored vault's project that waited for it (`OwnRecordFloor.untilOwnPull`) now holds whatever
+    /// records of this device that device held; once no device is awaited (`RestoreWaits`), it takes
+    /// changes again unless `viewOnly`. Returns whether the wait ended.
+    public func restoredPullCompleted(in project: ProjectID, viewOnly: Bool, from peer: DeviceID, mine: Bool) throws -> Bool {
+        try RestoredOwnRecords.pullCompleted(project, from: peer, mine: mine, viewOnly: viewOnly, in: transaction)
     }
 
     /// After a repair that lacked this device's records of `project` up to `counter` (its audit log
@@ -96,19 +93,22 @@ extension AuditAction {
 /// project written but never synced before the backup holds none, yet its first records may have been
 /// signed and sent after it (review 17 s11, N-s11-1).
 public enum RestoredOwnRecords {
-    /// Marks every project here: view-only, with the floor that only a completed pull from an own
-    /// device lifts. In the restore's transaction; returns the projects.
+    /// Marks every project here: view-only, with the floor that only completed pulls lift, from
+    /// each of `own` (the devices the backup trusted as the owner's) and each device of someone else's
+    /// the project is shared with or from (`markAwaited`). In the restore's transaction; returns the
+    /// projects.
     /// A vault that pairs no device as `mine` waits too: a device the owner paired after the backup
     /// is not known here, yet it may hold this device's later records; the owner pairs it again and
     /// syncs, or says none does (`repair --write-anyway`; review 17 s11, N-s11-1's remaining case).
-    public static func markAwaiting(in tx: VaultTransaction, clock: VaultClock = .system) throws -> [ProjectID] {
+    public static func markAwaiting(in tx: VaultTransaction, own: [DeviceID], clock: VaultClock = .system) throws -> [ProjectID] {
         let store = WritingStore(tx, access: .vault)
-        let projects = try store.projects().map(\.id)
+        let projects = try store.projects()
         for project in projects {
-            try OwnRecordFloor(database: tx.database).set(OwnRecordFloor.untilOwnPull, of: project, at: clock.now())
-            try store.setSyncedViewOnly(project, true, from: "restore")
+            try OwnRecordFloor(database: tx.database).set(OwnRecordFloor.untilOwnPull, of: project.id, at: clock.now())
+            try markAwaited(project, own: own, in: tx, at: clock.now())
+            try store.setSyncedViewOnly(project.id, true, from: "restore")
         }
-        return projects
+        return projects.map(\.id)
     }
 
     /// Whether `counter`, as `OwnRecordsAwaited.writeAnyway` returns it, is a restored vault's wait
@@ -141,6 +141,7 @@ public enum OwnRecordsAwaited {
             let floors = OwnRecordFloor(database: tx.database)
             guard let floor = try floors.floor(of: project) else { return nil }
             try floors.clear(project)
+            try RestoredOwnRecords.forget(project, in: tx)
             let store = WritingStore(tx, access: access)
             let held = try store.project(project)
             if try SyncExchangeStore(database: tx.database).origin(of: project)?.access != .viewer {

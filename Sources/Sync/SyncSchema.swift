@@ -71,5 +71,18 @@ public enum SyncSchema {
             );
             CREATE INDEX sync_set_aside_by_project ON sync_set_aside (project_id);
             """),
+        // The devices a restored or recovered vault's project still waits for (SECURITY.md §19.5,
+        // §19.10; review 17 s12, N-s12-3; reviewer 13, N-s13-3): `RestoreWaits`. kind 'own' (an own
+        // device), 'shared' (someone else's, the project shared with it or from it), 'any-own'
+        // (device id all zero: any own device; the backup trusted none).
+        NamedMigration("restore-wait-1", """
+            CREATE TABLE sync_restore_waits (
+                project_id BLOB NOT NULL CHECK (length(project_id) = 16),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                kind TEXT NOT NULL CHECK (kind IN ('own', 'shared', 'any-own')),
+                set_at INTEGER NOT NULL,
+                PRIMARY KEY (project_id, device_id)
+            );
+            """),
     ])
 }

@@ -105,6 +105,8 @@ final class WritingContext {
         do {
             return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
         } catch let error as WritingError {
+            // A restored project's wait names the devices it still waits for (review 17 s12, N-s12-3).
+            if error.code == .viewOnly, let waiting = try RestoredWaits.refusal(of: project, in: vault) { throw waiting }
             throw WritingVocabulary.Refusal(error: error, register: project.register)
         }
     }

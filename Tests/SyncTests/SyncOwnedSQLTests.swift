@@ -15,6 +15,7 @@ import TestSupport
         "sync_left_out": "LeftOutIDs",
         "sync_own_floors": "OwnRecordFloor",
         "sync_set_aside": "VaultSync",
+        "sync_restore_waits": "RestoreWaits",
         "sync_peers": "SyncExchangeStore",
         "sync_shares": "SyncExchangeStore",
         "sync_origins": "SyncExchangeStore",

@@ -66,7 +66,8 @@ struct ForkedColleagueCommandTests {
         let deskID = try PeersCommandTests.fingerprint(desk), laptopID = try PeersCommandTests.fingerprint(laptop)
         #expect(output.stdout.contains("The backup shares projects with 2 device(s) of someone else's")
                 && output.stdout.contains(deskID) && output.stdout.contains(laptopID)
-                && output.stdout.contains("sync with each of them too (vaultctl sync now --peer DEVICE) before you write in a project you share"),
+                && output.stdout.contains("each project shared with one waits for a sync with it too")
+                && output.stdout.contains("with each of them yourself"),
                 "\(output.stdout)")
         try Self.run(restored, ["repair", "--write-anyway", "Case"])
         try Self.run(restored, ["doc", "write", "Case", "Notes"], stdin: "First words.\n\nColleague text B.\n")

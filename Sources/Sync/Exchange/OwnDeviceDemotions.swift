@@ -149,6 +149,10 @@ extension UnlockedVault {
             let wasMine = try DeviceTrust.stored(deviceID: pairing.peer.deviceID, in: tx.database) == .mine
             let changed = try DeviceTrust.set(trust, of: pairing.peer.deviceID, atPairing: atPairing, in: tx)
             try OwnDeviceDemotions.noteLocal(trust, of: pairing, wasMine: wasMine, by: keys, atPairing: atPairing, in: tx, clock: clock)
+            // A restored vault's projects wait for a device made the owner's too, and no longer for
+            // one made someone else's (SECURITY.md §19.10).
+            if trust == .mine { try RestoredOwnRecords.awaitOwnDevice(pairing.peer.deviceID, in: tx, at: clock.now()) }
+            try RestoredOwnRecords.settle(in: tx)
             return changed
         }
     }
@@ -162,6 +166,8 @@ extension UnlockedVault {
             let wasMine = try DeviceTrust.stored(deviceID: pairing.peer.deviceID, in: tx.database) == .mine
             let revoked = try FamilyPairing.revoke(deviceID: pairing.peer.deviceID, in: tx)
             try OwnDeviceDemotions.noteLocal(.other, of: revoked, wasMine: wasMine, by: keys, in: tx, clock: clock)
+            // A revoked device is no longer awaited by a restored vault's projects (SECURITY.md §19.10).
+            try RestoredOwnRecords.settle(in: tx)
             return revoked
         }
     }

@@ -356,14 +356,22 @@ public struct SyncEndpoint {
         return SyncError(.writingRefused, "project \(project.id): the writing store refused what device \(peer.fingerprint)'s records make (\(error.code.rawValue)); none was kept")
     }
 
-    /// A pull of `project` from this vault's own device completed: a restored vault's project that
-    /// waited for it takes changes again (`ownPullCompleted`; review 17 s10, N-s10-4). The floor is
-    /// read first, so a project that does not wait for it opens no session.
-    func pulledAllFromOwnDevice(_ project: WritingProject) throws {
-        guard peerIsMine, try vault.vault.read({ try OwnRecordFloor(database: $0).floor(of: project.id) }) == OwnRecordFloor.untilOwnPull else { return }
+    /// A pull of `project` from the peer completed: a restored vault's project no longer waits for
+    /// it, and takes changes again once it waits for no device (`restoredPullCompleted`; review 17
+    /// s10, N-s10-4; s12, N-s12-3; reviewer 13, N-s13-3: an own device's or a colleague's alike). The
+    /// floor is read first, so a project that does not wait opens no session.
+    func pulledAll(_ project: WritingProject) throws {
+        guard try vault.vault.read({ try OwnRecordFloor(database: $0).floor(of: project.id) }) == OwnRecordFloor.untilOwnPull else { return }
         try withSync(project) { sync, store, _ in
-            _ = try sync.ownPullCompleted(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
+            _ = try sync.restoredPullCompleted(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer,
+                                               from: peer.deviceID, mine: peerIsMine)
         }
+    }
+
+    /// Ends the wait of every restored project whose awaited devices are all revoked, demoted (an own
+    /// device may pass a demotion on in the exchange) or no longer share it (`RestoredOwnRecords.settle`).
+    func settleRestoreWaits() throws {
+        try vault.transaction { tx in _ = try RestoredOwnRecords.settle(in: tx) }
     }
 
     private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool,

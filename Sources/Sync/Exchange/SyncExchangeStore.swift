@@ -68,6 +68,12 @@ struct SyncExchangeStore {
                               [.blob(compartment.bytes), .blob(device.bytes)]).map { try $0.integer("granted_at") }
     }
 
+    /// The devices a share of `compartment` granted here stands with, either role.
+    func sharers(of compartment: CompartmentID) throws -> [DeviceID] {
+        try database.query("SELECT device_id FROM sync_shares WHERE compartment_uuid = ? AND revoked_at IS NULL ORDER BY rowid",
+                           [.blob(compartment.bytes)]).map { try DeviceID(bytes: try $0.blob("device_id")) }
+    }
+
     func editors(of compartment: CompartmentID) throws -> [DeviceID] {
         try database.query("SELECT device_id FROM sync_shares WHERE compartment_uuid = ? AND role = 'editor' AND revoked_at IS NULL",
                            [.blob(compartment.bytes)]).map { try DeviceID(bytes: try $0.blob("device_id")) }

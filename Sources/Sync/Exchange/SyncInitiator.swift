@@ -161,6 +161,9 @@ public struct SyncInitiator {
         // What each project's step refused, either way, is kept until a step refuses nothing (F20).
         endpoint.keepRefusals(of: report.projects)
         try keep(report, error: nil)
+        // A restored project whose awaited devices were all demoted (passed on in this run) or
+        // stopped sharing it takes changes again.
+        try endpoint.settleRestoreWaits()
         return report
     }
 
@@ -391,6 +394,9 @@ public struct SyncInitiator {
                     entry.refused.append(SyncExchangeErrorCode.viewerCannotWrite.rawValue)
                     entry.recordsRefused += answer.records.count
                 }
+                // A viewer's records are not taken: it holds none of this device's that this vault
+                // lacks, or a restored project's wait for it goes on (SECURITY.md §19.10).
+                pulledAll = (answer.held[endpoint.author.device] ?? 0) <= (held[endpoint.author.device] ?? 0)
                 break
             }
             var stored = 0
@@ -401,7 +407,7 @@ public struct SyncInitiator {
             // A batch of which nothing was kept would come again as it was: stop asking.
             guard answer.more, !answer.records.isEmpty, stored > 0 else { pulledAll = !answer.more && entry.recordsRefused == 0; break }
         }
-        if pulledAll { try endpoint.pulledAllFromOwnDevice(project) }
+        if pulledAll { try endpoint.pulledAll(project) }
         let waited = entry.refused.contains(SyncErrorCode.missingParents.rawValue)
         let unmet = seen.filter { entry.forked[$0.key] == nil }
         if plan.pulls, waited || !unmet.isEmpty {

@@ -27,6 +27,9 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// This device's records the project's origin refused after making it a viewer, set aside here
     /// (`VaultSync+SetAside`): not a sync failure once said, but never silent.
     public var setAside: VaultSync.SetAside?
+    /// A restored or recovered vault's project: the devices it still waits for before it takes
+    /// changes (`RestoreWaits`, SECURITY.md §19.10); nil when it waits for none so.
+    public var awaited: [RestoredOwnRecords.Awaited]?
 
     /// Whether the project syncs: its records here rebuild, no device's last exchange left it or
     /// refused any of its records either way, and no device is known to have forked it. (A project
@@ -93,13 +96,14 @@ extension SyncStatus {
             }
             defer { try? session?.end() }
             let access: RecordAccess = session.map { .session($0) } ?? .vault
-            let (state, skipped, refused, leftOut, forks, setAside) = try vault.transaction { tx in
+            let (state, skipped, refused, leftOut, forks, setAside, awaited) = try vault.transaction { tx in
                 let exchange = SyncExchangeStore(database: tx.database)
                 var devices = try exchange.roster(of: project.id)
                 devices.merge(own) { kept, _ in kept }
                 let sync = VaultSync(WritingStore(tx, access: access, clock: clock), author: author, devices: devices)
                 return (try sync.state(of: project.id), try exchange.skips(of: project.id), try exchange.refusals(of: project.id),
-                        try sync.leftOutHere(of: project.id), try exchange.forks(of: project.id), try VaultSync.setAside(of: project.id, in: tx.database))
+                        try sync.leftOutHere(of: project.id), try exchange.forks(of: project.id), try VaultSync.setAside(of: project.id, in: tx.database),
+                        (try? RestoredOwnRecords.awaited(project.id, in: tx)) ?? nil)
             }
             let declined = refused.filter { $0.declined(byOwnersChoiceAmong: Set(own.keys)) }
             var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped,
@@ -108,6 +112,7 @@ extension SyncStatus {
             status.leftOut = leftOut
             status.forks = forks
             status.setAside = setAside
+            status.awaited = awaited
             return status
         }
     }

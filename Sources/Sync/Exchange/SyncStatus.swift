@@ -102,6 +102,8 @@ public enum SyncControl {
         try vault.transaction { tx in
             try SyncExchangeStore(database: tx.database).revokeShare(of: compartment.id, with: device, at: VaultClock.system.now())
             try tx.record(.syncShareRevoke, compartment: compartment.id, details: [.init("peer", device.hex)])
+            // A restored project no longer waits for a device it is no longer shared with (SECURITY.md §19.10).
+            try RestoredOwnRecords.settle(in: tx)
         }
     }
 }

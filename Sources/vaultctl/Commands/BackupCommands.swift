@@ -91,11 +91,15 @@ enum BackupCommands {
         passphrase (or recovery key, or shares) is asked; a version 1 backup needs none. A backup
         made by an older vaultctl is upgraded in the restored copy, as any vault is by a write
         command (vault.upgrade). The restored vault's audit log records vault.restore-backup.
-        Every project is view-only in the restored vault until it has synced with one of your own
-        devices ('vaultctl sync now --peer DEVICE'; pair again one you paired after the backup):
-        the backup rewound this device's records, and a change before would reuse their numbers
-        (SECURITY.md §19.10). When none of your devices ever synced with this one, 'vaultctl repair
-        --write-anyway PROJECT' lets a project take changes again.
+        Every project is view-only in the restored vault until it has synced with each device that
+        may hold this device's records of it: each of your own devices (pair again one you paired
+        after the backup), and someone else's device a project is shared with or from ('vaultctl
+        sync now --peer DEVICE'; the daemon syncs with someone else's device only when it sees it
+        on this network, so sync with it yourself; 'vaultctl sync status' names the devices each project
+        still waits for): the backup rewound this device's records, and a change before would
+        reuse their numbers (SECURITY.md §19.10). A device revoked, or no longer sharing the
+        project, is no longer waited for. When none of them holds this device's records,
+        'vaultctl repair --write-anyway PROJECT' lets a project take changes again.
         """, options: [Option("--into", value: "DIR", "the new vault folder")] + Credentials.options, positionals: 1...1, json: true, examples: [
             "vaultctl restore-backup /media/usb/vault-2026-12-01.vaultbackup --into ~/clinic-vault",
             "vaultctl restore-backup vault.vaultbackup --into ~/clinic-vault --recovery-key-file key.txt",
@@ -205,7 +209,7 @@ enum BackupCommands {
                     try tx.record(.vaultRestoreBackup)
                     return try RestoredWaits.mark(in: tx, identity: identity)
                 }
-                waits.colleagues = try RestoredWaits.colleagues(in: unlocked, besides: waits.held)
+                waits.colleagues = try RestoredWaits.colleagues(in: unlocked)
             } else {
                 try staged.recordLocked(.vaultRestoreBackup)
             }

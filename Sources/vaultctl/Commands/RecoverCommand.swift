@@ -145,7 +145,7 @@ enum RecoverCommand {
                 try tx.record(VaultEvent(.vaultRecover, details: details))
                 return try RestoredWaits.mark(in: tx, identity: identity)
             }
-            waits.colleagues = try RestoredWaits.colleagues(in: unlocked, besides: waits.held)
+            waits.colleagues = try RestoredWaits.colleagues(in: unlocked)
             try staged.finishCommand()
         }
         try DurableFile.syncDirectory(staging)

@@ -83,7 +83,8 @@ enum SyncCommands {
         a project, what of it this device does not show because another project here holds the
         same ids (a colleague can copy ids), and which project keeps them: your own project over
         someone else's. A privileged project is checked in a privileged processing session of its
-        compartment, recorded as every session is.
+        compartment, recorded as every session is. A project of a vault restored from a backup
+        names the devices it still waits for before it takes changes (SECURITY.md §19.10).
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             // Damaged exchange tables are not read as if whole: sync is off, and says why.
@@ -95,7 +96,12 @@ enum SyncCommands {
             let offersRefused = try SyncStatus.refusals(unlocked).filter { !held.contains($0.project) }
             if arguments.has("--json") {
                 let exchange: [String: Any] = problem.map { ["state": "local-only", "reason": "sync state is damaged: \($0)"] } ?? ["state": "ready", "reason": NSNull()]
-                Output.json(["exchange": exchange, "peers": peers.map(json), "projects": projects.map(json),
+                Output.json(["exchange": exchange, "peers": peers.map(json),
+                             "projects": try projects.map { project in
+                                 var entry = json(project)
+                                 entry["awaiting"] = try project.awaited.map { try RestoredWaits.json($0, in: unlocked) as Any } ?? NSNull()
+                                 return entry
+                             },
                              "offers_refused": offersRefused.map(json)])
                 return
             }
@@ -105,7 +111,13 @@ enum SyncCommands {
             if peers.isEmpty && problem == nil { Output.line("No paired devices.") }
             let origins = try SharedProjectOrigin.all(in: unlocked)
             let own = Set(peers.filter { $0.trust == DeviceTrust.mine.rawValue }.map(\.device))
-            defer { printProjects(projects, offersRefused: offersRefused, own: own, origins: origins) }
+            let awaited = try projects.compactMap { project in
+                try project.awaited.map { (project.project, try RestoredWaits.describe($0, in: unlocked)) }
+            }
+            defer {
+                printProjects(projects, offersRefused: offersRefused, own: own, origins: origins,
+                              awaited: Dictionary(awaited, uniquingKeysWith: { first, _ in first }))
+            }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
                 let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
@@ -213,7 +225,7 @@ enum SyncCommands {
     }
 
     private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal], own: Set<DeviceID>,
-                                      origins: [ProjectID: SharedProjectOrigin]) {
+                                      origins: [ProjectID: SharedProjectOrigin], awaited: [ProjectID: [String]]) {
         for project in projects {
             let name = "project \(project.project.hex)\(project.privileged ? " (privileged)" : "")"
             switch project.state {
@@ -234,6 +246,7 @@ enum SyncCommands {
             for fork in project.forks { Output.line("  " + forkText(fork)) }
             for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
             if let aside = project.setAside { Output.line("  " + setAsideText(aside, of: nil)) }
+            if let devices = awaited[project.project] { Output.line("  " + restoreWaitText(devices, of: project.project)) }
         }
         for refusal in offersRefused {
             let declined = refusal.declined(byOwnersChoiceAmong: own)
@@ -318,6 +331,17 @@ enum SyncCommands {
                 + "\(aside.refusedBy.fingerprint), the project's owner, refused them after making this device a viewer; this device shows "
                 + "the owner's version, and your words are kept in branches of kind sync-conflict (\(conflicts))."
         return name + what + " To send them: ask the project's owner for editor rights, then run 'vaultctl sync now' (they go as they were signed)."
+    }
+
+    /// A restored project's wait (SECURITY.md §19.10): the devices still awaited, and the ways out.
+    private static func restoreWaitText(_ devices: [String], of project: ProjectID) -> String {
+        // Every device it waited for was revoked or stopped sharing it since the last settle: the next one ends the wait.
+        guard !devices.isEmpty else {
+            return "VIEW-ONLY since the restore: no device it waited for is still awaited (each revoked or no longer sharing it); "
+                + "the next 'vaultctl sync now' or change ends the wait"
+        }
+        return "VIEW-ONLY since the restore until this device's records of it made after the backup are back from each device that may hold them; "
+            + "still to sync with: " + devices.joined(separator: "; ") + ". If none of them holds them: 'vaultctl repair --write-anyway \(project.hex)'"
     }
 
     /// A project that did not wholly sync in a run with `peer`, for `sync now`'s exit (75).
