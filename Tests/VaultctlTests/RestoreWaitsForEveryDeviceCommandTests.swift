@@ -219,4 +219,43 @@ struct RestoreWaitsForEveryDeviceCommandTests {
         #expect(shows.allSatisfy { $0 == words }, "colleague, owner, colleague's laptop: \(shows)")
         try Self.expectNoFork([restored, owner, colleagueLaptop])
     }
+
+    /// Reviewer 14's rb12 (N-s14-6): the laptop is an editor of a colleague's project and syncs the
+    /// owner's desk; restored from its backup, it syncs with the colleague first, as the restore says.
+    /// The colleague's offer (editor) made the project writable again while the wait still kept
+    /// anything from being committed, so the next edit was taken (exit 0) and overwritten by the next
+    /// record received. Now it stays view-only until the desk too was synced with; then it writes, and
+    /// the colleague takes the edit.
+    @Test func aColleaguesEditorRoleDoesNotEndTheWaitOfARestoredLaptop() throws {
+        let desk = try CLIVault(), laptop = try CLIVault(), colleague = try CLIVault()
+        try RestoredOwnRecordsCommandTests.pair(desk, laptop)
+        try ForkedColleagueCommandTests.pair(colleague, laptop, trust: "other")
+        try Self.run(colleague, ["project", "create", "Case", "--register", "general"])
+        try Self.run(colleague, ["doc", "add", "Case", "Notes"])
+        try Self.run(colleague, ["doc", "write", "Case", "Notes"], stdin: "Colleague first words.\n")
+        let project = try #require((try RepairCommandTests.json(try colleague.run(["project", "show", "Case", "--json"])))["id"] as? String)
+        let (daemon, address) = try ServeChannelTests.serve(laptop)
+        let shared = try colleague.run(["share", "project \(project)", "--with", try PeersCommandTests.fingerprint(laptop),
+                                        "--role", "editor", "--address", address])
+        SyncNotInSyncCommandTests.stop(daemon)
+        try #require(shared.status == 0, "\(shared.stderr)")
+        try ForkedColleagueCommandTests.synced(laptop, with: colleague)
+        try ForkedColleagueCommandTests.synced(laptop, with: desk)
+        let backup = laptop.root + "/laptop.backup"
+        try Self.run(laptop, ["backup", "-o", backup])
+        let restored = try CLIVault(create: false)
+        let output = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
+        try #require(output.status == 0, "\(output.stdout) \(output.stderr)")
+        try RestoredOwnRecordsCommandTests.confirm(desk, on: restored)
+
+        try ForkedColleagueCommandTests.synced(restored, with: colleague)
+        let words = "Colleague first words.\nRestored laptop line.\n"
+        try Self.expectRefusedNaming(restored, project, "Notes", device: desk, words: words)
+        try ForkedColleagueCommandTests.synced(restored, with: desk)
+        let written = try restored.run(["doc", "write", project, "Notes"], stdin: words)
+        #expect(written.status == 0, "\(written.status): \(written.stderr)")
+        try ForkedColleagueCommandTests.synced(restored, with: colleague)
+        #expect(try Self.show(colleague, "Case", "Notes") == words)
+        try Self.expectNoFork([restored, colleague])
+    }
 }

@@ -297,7 +297,13 @@ extension SyncEndpoint {
                 try store.setOrigin(of: held.id, device: offered.device, access: offered.access, since: since)
             }
         }
-        try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, offered.access == .viewer, from: peer.deviceID.hex)
+        // A project that waits for this device's own records (a repair's floor, a restore's wait)
+        // stays view-only whatever role the origin gives (reviewer 14, N-s14-6: a restored laptop that
+        // synced with the colleague first became writable while nothing could be committed there, and
+        // its next edit was overwritten by the next record received). A damaged floor row waits too.
+        let waits: Bool
+        do { waits = try OwnRecordFloor(database: tx.database).floor(of: held.id) != nil } catch { waits = true }
+        try WritingStore(tx, clock: clock).setSyncedViewOnly(held.id, offered.access == .viewer || waits, from: peer.deviceID.hex)
     }
 
     /// Why an own device's offer is not the project held here, or nil when it is. Its privileged
