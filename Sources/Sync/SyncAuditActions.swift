@@ -15,4 +15,9 @@ extension AuditAction {
     /// details: change — document-removal, entry-removal, archive or rename —, device, hash, and
     /// the document or entry).
     public static let syncChangeRefused = AuditAction("sync.change-refused")
+    /// A stored record the fork rule took out of the replica (SECURITY.md §19.4; details: hash, device, counter).
+    public static let syncRecordDropped = AuditAction("sync.record-dropped")
+    /// The words records the fork rule took out showed, kept as a branch of kind sync-conflict
+    /// (details: branch, document).
+    public static let syncForkBranch = AuditAction("sync.fork-branch")
 }

@@ -35,8 +35,10 @@ public struct SyncReplica: Sendable {
     /// For each parent hash not held, the held records naming it: a record's arrival wakes only
     /// those waiting on it, so draining is linear in what waits, whatever order it came in.
     private var waiting: [[UInt8]: [[UInt8]]] = [:]
-    /// Records refused as a fork, or as built on one, with the device that forked (SECURITY.md §19.4).
-    private var forks: [[UInt8]: DeviceID] = [:]
+    /// Records the fork rule leaves out (SECURITY.md §19.4): a device's record of a number a kept
+    /// record of lower rank has, or one built on such a record, with the device that forked. Kept
+    /// so that a later rebuild weighs them again: the replica is a function of every record known.
+    private var dropped: [[UInt8]: (record: ChangeRecord, device: DeviceID)] = [:]
     /// Snapshots, branches, decisions and edit events (`VersionHistory`).
     var versions = VersionHistory()
     /// Entries, the project's name and archived flag (`ProjectRegisters`).
@@ -95,10 +97,7 @@ public struct SyncReplica: Sendable {
     public mutating func receive(_ record: ChangeRecord) -> ReceiveOutcome {
         do throws(SyncError) {
             try check(record)
-            if let forked = forkedParent(of: record) {
-                forks[record.hash] = forked
-                throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history")
-            }
+            if let forked = forkedParent(of: record) { return try weighOnLeftOut(record, forked: forked) }
             guard record.parents.allSatisfy(history.contains) else {
                 guard pending.count < Self.maximumPending else {
                     throw SyncError(.tooManyPending, "over \(Self.maximumPending) records wait for their parents")
@@ -106,7 +105,7 @@ public struct SyncReplica: Sendable {
                 hold(record)
                 return .held
             }
-            try integrate(record)
+            try settle(record)
             return .applied(1 + drainPending(after: record.hash))
         } catch {
             refuse(record, error)
@@ -116,34 +115,62 @@ public struct SyncReplica: Sendable {
 
     /// The device whose fork a parent of `record` is (or is built on), if any.
     private func forkedParent(of record: ChangeRecord) -> DeviceID? {
-        for parent in record.parents { if let device = forks[parent] { return device } }
+        for parent in record.parents { if let device = dropped[parent]?.device { return device } }
         return nil
     }
 
     /// Keeps a refusal of a parsed record, naming its device; a fork (or a record built on one)
-    /// is remembered, so that what is built on it is refused as such.
+    /// is left out (`dropped`), and so is every held record waiting on it.
     private mutating func refuse(_ record: ChangeRecord, _ error: SyncError) {
-        if error.code == .equivocation, forks[record.hash] == nil { forks[record.hash] = record.device }
-        refusals.append(SyncRefusal(record: record.hash, error: error, device: forks[record.hash] ?? record.device))
+        if error.code == .equivocation, dropped[record.hash] == nil { dropped[record.hash] = (record, record.device) }
+        refusals.append(SyncRefusal(record: record.hash, error: error, device: dropped[record.hash]?.device ?? record.device))
+        if error.code == .equivocation { dropWaiting(on: record.hash) }
     }
 
-    /// Ends an exchange: records still waiting for parents are refused (`.missingParents`).
-    public mutating func endExchange() {
-        // Those waiting on a fork (or on a record waiting on one) are refused as built on it, found
-        // from the forks forward through `waiting`: each waiting record is looked at once.
-        var frontier = forks.keys.filter { waiting[$0] != nil }
-        while !frontier.isEmpty {
-            let built = frontier.flatMap { waiting[$0] ?? [] }.compactMap { pending[$0] }
-            frontier = []
-            for record in Self.byHash(built) where pending[record.hash] != nil {
-                guard let forked = forkedParent(of: record) else { continue }
-                pending[record.hash] = nil
-                forks[record.hash] = forked
-                refuse(record, SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history"))
-                frontier.append(record.hash)
-            }
+    /// Weighs the held records waiting on a dropped record (`weighOnLeftOut`); those left out are
+    /// refused as built on its fork, and those waiting on them in turn (through `refuse`).
+    private mutating func dropWaiting(on hash: [UInt8]) {
+        guard let device = dropped[hash]?.device, let children = waiting.removeValue(forKey: hash) else { return }
+        for child in Self.byHash(children.compactMap { pending[$0] }) where pending[child.hash] != nil {
+            pending[child.hash] = nil
+            do { _ = try weighOnLeftOut(child, forked: device) } catch { refuse(child, error) }
         }
-        for record in Self.byHash(Array(pending.values)) {
+    }
+
+    /// A record built on a left-out one (SECURITY.md §19.4): it waits while a parent is unknown; a
+    /// record of another device than a left-out parent's backs that parent, so the replica is made
+    /// again with it (the walk may keep both); any other is left out too, as built on the fork.
+    private mutating func weighOnLeftOut(_ record: ChangeRecord, forked: DeviceID) throws(SyncError) -> ReceiveOutcome {
+        // A remake since it was held may have kept its parents again: then it is taken as any record.
+        if record.parents.allSatisfy(history.contains) {
+            try settle(record)
+            return .applied(1 + drainPending(after: record.hash))
+        }
+        guard record.parents.allSatisfy({ history.contains($0) || dropped[$0] != nil }) else {
+            guard pending.count < Self.maximumPending else {
+                throw SyncError(.tooManyPending, "over \(Self.maximumPending) records wait for their parents")
+            }
+            hold(record)
+            return .held
+        }
+        guard record.parents.contains(where: { dropped[$0].map { $0.record.device != record.device } ?? false }) else {
+            dropped[record.hash] = (record, forked)
+            throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history")
+        }
+        try rebuild(taking: record)
+        return .applied(1 + drainPending(after: record.hash))
+    }
+
+    /// Ends an exchange: records still waiting for parents are refused (`.missingParents`), or
+    /// when a parent was left out by the fork rule, as built on a fork (`.equivocation`).
+    public mutating func endExchange() {
+        for record in Self.byHash(Array(pending.values)) where pending[record.hash] != nil {
+            if let forked = forkedParent(of: record) {
+                pending[record.hash] = nil
+                dropped[record.hash] = (record, forked)
+                refuse(record, SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history"))
+                continue
+            }
             refuse(record, SyncError(.missingParents, "record \(CausalHistory.short(record.hash))'s parents never arrived"))
         }
         pending = [:]
@@ -169,11 +196,139 @@ public struct SyncReplica: Sendable {
         guard !history.contains(record.hash), pending[record.hash] == nil else {
             throw SyncError(.replayedRecord, "record \(CausalHistory.short(record.hash)) is held already")
         }
-        // Its device's record of that number is held under another hash: two histories.
-        if history.entry(device: record.device, counter: record.counter) != nil {
-            throw SyncError(.equivocation, "device \(record.device) already has a record \(record.counter): a second one forks its history")
+        // Left out by the fork rule before: it stays out while what left it out is held.
+        if let device = dropped[record.hash]?.device {
+            throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) lost a fork of device \(device)'s history, or is built on one")
         }
     }
+
+    /// A device's record and its number (SECURITY.md §19.4's fork rule keeps one record of each).
+    private struct Number: Hashable {
+        let device: DeviceID
+        let counter: UInt64
+    }
+
+    /// Takes a record whose parents are held by the fork rule (SECURITY.md §19.4): when the replica
+    /// holds another record of its device and number (a fork: a device restored from a backup, or a
+    /// hostile one), or when the record is the first of another device built on a record of a fork
+    /// (it backs it), the replica is made again by the rule's walk over every record known.
+    private mutating func settle(_ record: ChangeRecord) throws(SyncError) {
+        guard history.entry(device: record.device, counter: record.counter) == nil else { return try rebuild(taking: record) }
+        let backs = newlyBacked(by: record)
+        try integrate(record)
+        if backs { try rebuild(taking: nil) }
+    }
+
+    /// Whether `record` (its parents held, its number free) is the first record of another device
+    /// built on a held record whose number a left-out record also has: that one becomes backed,
+    /// which can change the rule's walk (SECURITY.md §19.4). Contested numbers are rare: nothing is
+    /// looked at without one.
+    private func newlyBacked(by record: ChangeRecord) -> Bool {
+        let contested = Set(dropped.values.map { Number(device: $0.record.device, counter: $0.record.counter) })
+            .compactMap { history.entry(device: $0.device, counter: $0.counter) }
+        guard !contested.isEmpty, let prepared = try? history.prepare(record) else { return false }
+        for held in contested where history.entries[held].record.device != record.device && history.precedes(held, prepared: prepared) {
+            let backed = history.entries.indices.contains { other in
+                history.entries[other].record.device != history.entries[held].record.device && other != held && history.precedes(held, other)
+            }
+            if !backed { return true }
+        }
+        return false
+    }
+
+    /// SECURITY.md §19.4's late records among `known`: a record of a contested number (another known
+    /// record has its device and counter) that no known record of another device is built on, while
+    /// one of its rivals is (a fork's copy nobody took, sent once others built on its rival), and
+    /// every record built on one. The walk weighs them after all others.
+    static func late(_ known: [ChangeRecord]) -> Set<[UInt8]> {
+        var byNumber: [Number: [ChangeRecord]] = [:]
+        for record in known { byNumber[Number(device: record.device, counter: record.counter), default: []].append(record) }
+        let contested = byNumber.values.filter { $0.count > 1 }
+        guard !contested.isEmpty else { return [] }
+        var children: [[UInt8]: [ChangeRecord]] = [:]
+        for record in known { for parent in record.parents { children[parent, default: []].append(record) } }
+        func backed(_ record: ChangeRecord) -> Bool {
+            var seen: Set<[UInt8]> = [record.hash], frontier = [record]
+            while let next = frontier.popLast() {
+                for child in children[next.hash] ?? [] where seen.insert(child.hash).inserted {
+                    if child.device != record.device { return true }
+                    frontier.append(child)
+                }
+            }
+            return false
+        }
+        var frontier: [ChangeRecord] = []
+        for rivals in contested {
+            let backers = Set(rivals.filter(backed).map(\.hash))
+            if !backers.isEmpty { frontier += rivals.filter { !backers.contains($0.hash) } }
+        }
+        var late = Set(frontier.map(\.hash))
+        while let next = frontier.popLast() {
+            for child in children[next.hash] ?? [] where late.insert(child.hash).inserted { frontier.append(child) }
+        }
+        return late
+    }
+
+    /// The replica made again from every record known and `record` (when one is taken) by the fork
+    /// rule's one walk (SECURITY.md §19.4): records not late first, then late ones, each part in rank
+    /// order; a record is kept when every parent is kept and no kept record has its number. What was
+    /// held and is not kept is refused (`equivocation`, naming the device that forked) and left out.
+    /// The records kept before are not checked again (they were when they came); `record` is, as any
+    /// record received, and when it is refused or not kept nothing changes.
+    private mutating func rebuild(taking record: ChangeRecord?) throws(SyncError) {
+        let all = history.entries.map(\.record) + dropped.values.map { $0.record } + (record.map { [$0] } ?? [])
+        let late = Self.late(all)
+        let known = all.sorted { a, b in
+            late.contains(a.hash) != late.contains(b.hash) ? late.contains(b.hash) : Self.ranks(b, above: a)
+        }
+        var kept = Set<[UInt8]>(), numbers = Set<Number>(), lost: [[UInt8]: (record: ChangeRecord, device: DeviceID)] = [:]
+        var fresh = SyncReplica(project: project, author: author, devices: devices)
+        for candidate in known {
+            if let parent = candidate.parents.first(where: { !kept.contains($0) }) {
+                lost[candidate.hash] = (candidate, lost[parent]?.device ?? candidate.device)
+                continue
+            }
+            guard numbers.insert(Number(device: candidate.device, counter: candidate.counter)).inserted else {
+                lost[candidate.hash] = (candidate, candidate.device)
+                continue
+            }
+            kept.insert(candidate.hash)
+            guard candidate.hash != record?.hash else { continue }
+            // Kept before and checked then; a record that no longer follows from what is kept goes.
+            do { try fresh.integrate(candidate) } catch {
+                kept.remove(candidate.hash)
+                lost[candidate.hash] = (candidate, candidate.device)
+            }
+        }
+        fresh.checksConflictClaims = checksConflictClaims
+        fresh.attribution = attribution
+        if let record {
+            guard kept.contains(record.hash), record.parents.allSatisfy(fresh.history.contains) else {
+                let device = lost[record.hash]?.device ?? record.device
+                throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) loses device \(device)'s fork (SECURITY.md §19.4), or is built on a record that does")
+            }
+            try fresh.integrate(record)
+        }
+        fresh.refusals = refusals
+        for hash in lost.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where history.contains(hash) {
+            let loser = lost[hash]!
+            fresh.refusals.append(SyncRefusal(record: hash, error: SyncError(.equivocation,
+                "record \(CausalHistory.short(hash)) leaves the replica: device \(loser.device) signed two histories and the fork rule keeps the other"),
+                                              device: loser.device, forkedNumber: loser.record.device == loser.device ? loser.record.counter : nil))
+        }
+        let revived = dropped.keys.filter { kept.contains($0) }
+        fresh.dropped = lost
+        fresh.pending = pending
+        fresh.waiting = waiting
+        self = fresh
+        // Held records that waited on a record the walk now keeps again are taken.
+        for hash in revived.sorted(by: { $0.lexicographicallyPrecedes($1) }) { _ = drainPending(after: hash) }
+        // Held records waiting on a record now left out go with it.
+        for hash in lost.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) { dropWaiting(on: hash) }
+    }
+
+    /// The records the fork rule left out of this replica (SECURITY.md §19.4), by hash.
+    public var droppedRecords: Set<[UInt8]> { Set(dropped.keys) }
 
     /// Applies the held records that `applied` completes, and those they complete in turn, in
     /// waves (each in hash order); returns how many were applied. Each held record is woken only by
@@ -182,13 +337,22 @@ public struct SyncReplica: Sendable {
     private mutating func drainPending(after applied: [UInt8]) -> Int {
         var count = 0, woken = [applied]
         while !woken.isEmpty {
+            // Each woken record is looked at: one still lacking a parent waits again (`hold`), one whose
+            // parent a remake left out is weighed (`weighOnLeftOut`), below.
             let ready = woken.flatMap { waiting.removeValue(forKey: $0) ?? [] }.compactMap { pending[$0] }
-                .filter { $0.parents.allSatisfy(history.contains) }
             woken = []
             for record in Self.byHash(ready) where pending[record.hash] != nil {
                 pending[record.hash] = nil
+                // A rebuild earlier in this wave may have left a parent out (SECURITY.md §19.4).
+                guard record.parents.allSatisfy(history.contains) else {
+                    guard let forked = forkedParent(of: record) else { hold(record); continue }
+                    do {
+                        if case .applied(let applied) = try weighOnLeftOut(record, forked: forked) { count += applied }
+                    } catch { refuse(record, error) }
+                    continue
+                }
                 do {
-                    try integrate(record)
+                    try settle(record)
                     count += 1
                     woken.append(record.hash)
                 } catch { refuse(record, error) }
@@ -573,11 +737,15 @@ public struct SyncRefusal: Sendable, Equatable {
     public let error: SyncError
     /// The device the record names (for a fork, the device that forked), when it parsed.
     public let device: DeviceID?
+    /// For a held record of the forking device that the fork rule took out of the replica (SECURITY.md
+    /// §19.4): its number, so that the exchange names where the fork is though no peer sent it.
+    public let forkedNumber: UInt64?
 
-    public init(record: [UInt8]?, error: SyncError, device: DeviceID? = nil) {
+    public init(record: [UInt8]?, error: SyncError, device: DeviceID? = nil, forkedNumber: UInt64? = nil) {
         self.record = record
         self.error = error
         self.device = device
+        self.forkedNumber = forkedNumber
     }
 }
 

@@ -30,7 +30,7 @@ extension VaultSync {
             return try refuseAll(records, for: projectID, allowance: allowance)
         }
         var working = try working(project)
-        let heldBefore = working.replica.recordCount, refusalsBefore = working.replica.refusals.count
+        let heldBefore = working.replica.records(missingFrom: [:]), refusalsBefore = working.replica.refusals.count
         working.replica.attribution = RecordAttribution(own: try store.auditDeviceID(), author: author.device,
                                                         held: working.replica.records(missingFrom: [:]))
         working.replica.checksConflictClaims = true
@@ -38,7 +38,15 @@ extension VaultSync {
         working.replica.endExchange()
         working.replica.checksConflictClaims = false
         working.replica.attribution = nil
-        let fresh = working.replica.records(missingFrom: [:]).dropFirst(heldBefore)
+        let held = working.replica.records(missingFrom: [:])
+        let heldNow = Set(held.map(\.hash)), before = Set(heldBefore.map(\.hash))
+        let fresh = held.filter { !before.contains($0.hash) }
+        // Records the fork rule took out of the replica (SECURITY.md §19.4) leave the vault first (a
+        // record of the same number may take their place); the words they showed are kept below.
+        let gone = heldBefore.filter { !heldNow.contains($0.hash) }
+        let shownBeforeDrop = try contents(touchedBy: gone, of: project)
+        for record in gone { try deleteRecord(record, of: project) }
+        working.hashes = working.hashes.filter { heldNow.contains($0) }
         for record in fresh {
             try storeRecord(record, of: project)
             try transaction.record(.syncRecordReceive, compartment: project.compartment.id, subject: projectID,
@@ -54,19 +62,71 @@ extension VaultSync {
         // When the documents are known to have shown what the replica showed, except those written
         // since, only those and the ones the new records touch can differ; else every one is compared.
         let differing = working.changed.map { changed in
-            Set(changed.compactMap { try? NodeID(bytes: $0) }).union(fresh.flatMap(Self.documents(touchedBy:)))
+            Set(changed.compactMap { try? NodeID(bytes: $0) }).union((fresh + gone).flatMap(Self.documents(touchedBy:)))
         }
         var documents = Set<NodeID>()
         try unarchiveIfSettled(working.replica, project: project)  // the records brought it back (VaultSync+Project)
         let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents,
                                          owners: owners, arrived: arrived)
         let branches = try keepConflicts(of: &working.replica, in: project)
+            + keepWordsOfDropped(shownBeforeDrop, dropped: gone, replica: &working.replica, in: project)
         try writeVersions(of: working.replica, into: project)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         try writeProject(of: working.replica, into: project, owners: owners, arrived: arrived)  // entries, name, archived flag (VaultSync+Project)
         try keep(working, of: project, agreeing: true)
         var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
         receipt.documents = documents
         return receipt
+    }
+
+    /// What the store shows of each document `records` touch, before the fork rule's drop is written.
+    private func contents(touchedBy records: [ChangeRecord], of project: WritingProject) throws -> [NodeID: DocumentContent] {
+        var contents: [NodeID: DocumentContent] = [:]
+        let present = Set(try store.nodes(in: project.id).filter { $0.kind == .scene }.map(\.id))
+        for document in Set(records.flatMap(Self.documents(touchedBy:))) where present.contains(document) {
+            contents[document] = try store.documentContent(of: document, in: project.id)
+        }
+        return contents
+    }
+
+    /// Deletes a stored record's row and its sealed parts: the fork rule left it out (SECURITY.md §19.4).
+    private func deleteRecord(_ record: ChangeRecord, of project: WritingProject) throws {
+        guard let row = try database.queryOne("SELECT parts FROM sync_records WHERE hash = ?", [.blob(record.hash)]) else { return }
+        for part in 0..<(try Self.storedParts(try row.integer("parts"), of: project.id)) {
+            try transaction.removeRecord(at: try Self.location(record.hash, part: part), in: project.compartment)
+        }
+        try database.query("DELETE FROM sync_records WHERE hash = ?", [.blob(record.hash)])
+        try transaction.record(.syncRecordDropped, compartment: project.compartment.id, subject: project.id,
+                               details: [.init("hash", ByteEncoding.hex(record.hash)), .init("device", record.device.hex),
+                                         .init("counter", String(record.counter))])
+    }
+
+    /// Keeps the words a drop took out of a document (SECURITY.md §19.4, review 17 s10, N-s10-1 (a)):
+    /// a document the store showed otherwise before the fork rule left records out gets a
+    /// syncConflict branch proposing what it showed then, named `SHA-256("SealedVault fork v1" ||
+    /// 0x00 || document || the least hash dropped)[:16]`, so devices that held the same records
+    /// name it alike. A branch made here is sent with the next commit like any made branch, so
+    /// every device shows it. A document an open editor holds keeps the writer's text (`held`).
+    private func keepWordsOfDropped(_ before: [NodeID: DocumentContent], dropped: [ChangeRecord], replica: inout SyncReplica,
+                                    in project: WritingProject) throws -> Int {
+        guard let least = dropped.map(\.hash).min(by: { $0.lexicographicallyPrecedes($1) }) else { return 0 }
+        var made = 0
+        let present = Set(try store.nodes(in: project.id).filter { $0.kind == .scene }.map(\.id))
+        for (document, shown) in before.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) })
+        where present.contains(document) && !holds(document) && !shown.blocks.isEmpty {
+            guard try store.documentContent(of: document, in: project.id) != shown else { continue }
+            let base = try store.createSnapshot(of: document, in: project.id)
+            let name = try BranchID(bytes: Array(SHA256.hash(Array("SealedVault fork v1".utf8) + [0] + document.bytes + least).prefix(16)))
+            let make = { (id: BranchID?) in
+                try self.store.createBranch(of: document, in: project.id, base: base.id, content: shown, kind: .syncConflict,
+                                            provenance: "words a fork took out: device records that lost to another of one number, and what was built on them", id: id)
+            }
+            let branch: Branch
+            do { branch = try make(name) } catch let error as WritingError where error.code == .invalidIdentifier { branch = try make(nil) }
+            try transaction.record(.syncForkBranch, compartment: project.compartment.id, subject: project.id,
+                                   details: [.init("branch", branch.id.hex), .init("document", document.hex)])
+            made += 1
+        }
+        return made
     }
 
     /// A project this vault does not hold: it has no key for the records' compartment.

@@ -31,6 +31,13 @@ Points §19.3 left open until this replay was written (now stated there; each a 
   whole set does not make with the same proposal (checked). Words joined by deletes alone are no
   conflict. Word scalars here: str.isalpha() or str.isnumeric() (the cases use no scalar where
   that differs from Unicode Alphabetic or numeric).
+- §19.4's fork rule: the replica's records are those kept by one walk of every record known, records
+  not late first, then late ones, each in rank order (kept: every parent kept and no kept record of
+  its device and counter; late: a record of a contested number no other device built on while a
+  rival is, and what is built on it); so of two records of one number both or neither built on by
+  others, the one of lower rank (Lamport time, then hash) stays wherever both are held, whatever
+  order they came in, and the other and everything built on it go (`dropped`); a device's re-commit
+  on the winner may reuse the number of its record built on the loser (never both kept).
 - a 0x03 is founded (§19.4) when its name is that of a conflict a replica holding exactly the records
   in its record's past makes (replayed here from those records alone), or a fold's name of the
   earlier rule (§19.2); a receiving replica refuses any other (`refused_when_received`), and only a
@@ -81,6 +88,21 @@ class Replay:
             fields = cr.read(raw, keys)
             self.records[hashlib.sha256(raw).hexdigest()] = fields
             self.raw[hashlib.sha256(raw).hexdigest()] = raw
+        # §19.4's fork rule: records not late first, then late ones, each in rank order; a record is kept
+        # when every parent is kept and no kept record has its (device, counter); the rest (a fork's
+        # loser and what is built on it) leave the replica.
+        late = self.late()
+        kept, numbers = set(), set()
+        for h in sorted(self.records, key=lambda h: (h in late, self.rank(h))):
+            fields = self.records[h]
+            assert all(p in self.records for p in fields["parents"]), "a record whose parent is not held"
+            number = (fields["device"], fields["counter"])
+            if all(p in kept for p in fields["parents"]) and number not in numbers:
+                kept.add(h)
+                numbers.add(number)
+        self.dropped = sorted(h for h in self.records if h not in kept)
+        for h in self.dropped:
+            del self.records[h], self.raw[h]
         # Lamport times rise along parents, so this order puts every record after its parents.
         self.order = sorted(self.records, key=self.rank)
         self.vectors = {}
@@ -97,6 +119,40 @@ class Replay:
         self._read_operations()
         self._check_text_work()
         self._build_texts()
+
+    def late(self):
+        """§19.4: a record whose device and counter another record has, that no record of another device
+        is built on while one of its rivals is, and every record built on such a one."""
+        children = {}
+        for h, fields in self.records.items():
+            for parent in fields["parents"]:
+                children.setdefault(parent, []).append(h)
+
+        def backed(h):
+            device, seen, stack = self.records[h]["device"], {h}, [h]
+            while stack:
+                for child in children.get(stack.pop(), []):
+                    if child not in seen:
+                        if self.records[child]["device"] != device:
+                            return True
+                        seen.add(child)
+                        stack.append(child)
+            return False
+
+        numbers = {}
+        for h, fields in self.records.items():
+            numbers.setdefault((fields["device"], fields["counter"]), []).append(h)
+        late = set()
+        for rivals in numbers.values():
+            if len(rivals) > 1 and any(backed(h) for h in rivals):
+                late.update(h for h in rivals if not backed(h))
+        stack = list(late)
+        while stack:
+            for child in children.get(stack.pop(), []):
+                if child not in late:
+                    late.add(child)
+                    stack.append(child)
+        return late
 
     # --- causality and rank ---------------------------------------------------------------------
 
@@ -602,7 +658,7 @@ class Replay:
                               "content": content(blocks).hex()})
         conflicts = self.conflicts()
         return {"documents": documents, "conflicts": conflicts, "branches": [self.branch(c) for c in conflicts],
-                "refused_when_received": self.refused_when_received()}
+                "refused_when_received": self.refused_when_received(), "dropped": self.dropped}
 
 
 HOLDING_TEXTS = {}  # (the records, block) -> the characters a replica holding exactly those records shows
@@ -746,13 +802,16 @@ class Case:
     def view(self, names):
         return Replay(self.held(names), KEYS) if names else None
 
-    def record(self, name, device, parents, operations, lamport=None):
+    def record(self, name, device, parents, operations, lamport=None, counter=None):
+        """`counter`: given for a device's second record of one number (a fork, or a re-commit on a fork's
+        winner); else one more than the device's last."""
         by_name = {r[0]: r for r in self.records}
         parent_hashes = sorted(by_name[p][2] for p in parents)
         if lamport is None:
             lamport = max([by_name[p][3]["lamport"] for p in parents] + [0]) + 1
-        counter = self.counters.get(device, 0) + 1
-        self.counters[device] = counter
+        if counter is None:
+            counter = self.counters.get(device, 0) + 1
+        self.counters[device] = max(counter, self.counters.get(device, 0))
         fields = {"project": self.project, "device": DEVICES[device]["device_id"], "counter": counter, "lamport": lamport,
                   "parents": parent_hashes, "operations": operations}
         raw = cr.sign(bytes.fromhex(DEVICES[device]["seed"]), cr.encode_body(fields))
@@ -1365,6 +1424,48 @@ def rebased_while_typed(name, a_lamport, b_lamport, description):
     return c
 
 
+def forked_device(name, lamports, description):
+    """§19.4's fork rule: C signs two records of number 1 (restored from a backup between them), B builds on one;
+    the one of lower rank (Lamport time, then hash: C's device is the same) wins wherever both are held, its
+    rival and B's record built on it leave every replica, and B's re-commit of its words on the winner (its
+    number 1 again, legitimately: no replica keeps both) is kept. A built on the winner."""
+    c = Case(name, description)
+    doc, b1, ba, bb, bw, bx = (c.id(label) for label in ("document", "block 1", "block a", "block b", "block w", "block x"))
+    c.record("made", "A", [], [node(doc, "Case notes")] + new_block(doc, b1, "1i", "First words."))
+    c.record("C's first history", "C", ["made"], new_block(doc, ba, "1k", "Colleague text A."), lamport=lamports[0], counter=1)
+    c.record("C's second history", "C", ["made"], new_block(doc, bb, "1m", "Colleague text B."), lamport=lamports[1], counter=1)
+    by_name = {r[0]: r for r in c.records}
+    first, second = by_name["C's first history"], by_name["C's second history"]
+    rank = lambda r: (r[3]["lamport"], bytes.fromhex(r[2]))
+    winner, loser = (first[0], second[0]) if rank(first) < rank(second) else (second[0], first[0])
+    c.record("B on the loser", "B", [loser], new_block(doc, bw, "1o", "Owner words on the loser."), counter=1)
+    c.record("B again on the winner", "B", [winner], new_block(doc, bw, "1o", "Owner words on the loser."), counter=1)
+    c.record("A on the winner", "A", [winner], new_block(doc, bx, "1q", "Owner desk words."))
+    return c
+
+
+def late_fork():
+    """§19.4: a fork's copy sent after others built on its rival loses, whatever its rank (a colleague
+    cannot take back what the owner built on by grinding a lower hash)."""
+    c = Case("a late fork", "C's record of number 1 is taken and A writes on it; C then signs another record "
+                            "of number 1 at the same Lamport time whose hash is lower (C tried texts until one "
+                            "was): no record of another device is built on it while one is built on its rival, "
+                            "so it is late and leaves, and A's words stay, in every order.")
+    doc, b1, bc, ba, bl = (c.id(label) for label in ("document", "block 1", "block c", "block a", "block l"))
+    c.record("made", "A", [], [node(doc, "Shared notes")] + new_block(doc, b1, "1i", "First words."))
+    c.record("C writes", "C", ["made"], new_block(doc, bc, "1k", "Colleague words."), counter=1)
+    c.record("A on C's record", "A", ["C writes"], new_block(doc, ba, "1m", "Owner words."))
+    taken = c.records[1][2]
+    tries = 0
+    while True:
+        tries += 1
+        c.record("C's late copy", "C", ["made"], new_block(doc, bl, "1o", "Taken back %d." % tries), counter=1)
+        if bytes.fromhex(c.records[-1][2]) < bytes.fromhex(taken):
+            break
+        c.records.pop()
+    return c
+
+
 def cases():
     built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), conflicts_forged_of_writes_that_merge(), fold_name_of_the_earlier_rule(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
@@ -1397,7 +1498,14 @@ def cases():
                                  "old one; A ranks higher: the new block shows, B's words are in the branch."),
              rebased_while_typed("typed while re-based", 2, 3, "As \"re-based while typed\", but B's edit ranks higher: "
                                  "the old block stays with B's words beside the new one, and the branch proposes A's side "
-                                 "(the new block alone).")]
+                                 "(the new block alone)."),
+             forked_device("a forked device", (2, 2), "C signs two records of number 1 at one Lamport time (restored "
+                           "from a backup between them): the one of lower hash wins in every order; its rival and B's "
+                           "record built on the rival are dropped (`dropped`), B's re-commit on the winner (its number "
+                           "1 again) is kept, and A's record on the winner too."),
+             late_fork(),
+             forked_device("a forked device, Lamport first", (3, 2), "As \"a forked device\", C's first history at "
+                           "Lamport time 3: the second ranks lower and wins whatever the hashes.")]
     return [c.vector(orders_of(len(c.records))) for c in built]
 
 
@@ -1470,7 +1578,9 @@ def build():
                        "the losing value in place of the block, in reading order; never empty), its blocks' texts "
                        "and §15.2 content; `refused_when_received` lists the records a receiving replica refuses "
                        "(§19.4: a 0x03 naming no conflict the records in its record's past make), by hash, with "
-                       "the reason, in every order (replayed unchecked, as above, they are taken).",
+                       "the reason, in every order (replayed unchecked, as above, they are taken). `dropped` lists, by hash, the records §19.4's fork rule "
+                       "takes out of the replica (a device's record of a number another record of lower rank has, and what is "
+                       "built on it; a receiving replica refuses each as equivocation, or drops it when its rival comes).",
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),

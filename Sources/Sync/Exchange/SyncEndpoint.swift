@@ -386,14 +386,15 @@ public struct SyncEndpoint {
             if !aside.isEmpty { fresh = fresh.filter { !aside.contains(SHA256.hash($0)) } }
             try refuseOverQuota(fresh, of: project, in: store)
             let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
-            let (taken, forked) = try withoutForkingDevices(signed, of: project, sync: sync, store: store, allowance: allowance)
-            let receipt = try sync.receive(taken, for: project.id, allowance: allowance)
-            try chargeQuota(taken, refused: receipt.refused, of: project, in: store)
+            // A device found forking is weighed by the fork rule like any other (SECURITY.md §19.4):
+            // refusing its records at once would keep the winner from a vault holding the loser.
+            let receipt = try sync.receive(signed, for: project.id, allowance: allowance)
+            try chargeQuota(signed, refused: receipt.refused, of: project, in: store)
             // This device's own records a repair lacked are back: it writes the project again (F14).
             _ = try sync.ownRecordsBack(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
             try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)
-            guard !(ended + forked).isEmpty else { return receipt }
-            return SyncReceipt(stored: receipt.stored, refused: ended + forked + receipt.refused, documentsWritten: receipt.documentsWritten,
+            guard !ended.isEmpty else { return receipt }
+            return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
                                branchesMade: receipt.branchesMade, documents: receipt.documents)
         }
     }
@@ -439,34 +440,6 @@ public struct SyncEndpoint {
                 try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
                                             details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
                                                       .init("device", record.device.hex)])
-            }
-            refused.append(refusal)
-        }
-        return (taken, refused)
-    }
-
-    /// `records` without those of a device this vault found forking the project's history (in an
-    /// earlier exchange or this one), and those, refused and recorded (`equivocation`, naming the
-    /// device): once a device signed two histories, no later record of it is taken, and saying so
-    /// at once beats leaving what is built on its fork waiting at every exchange. A record held
-    /// here already (the same hash) is not this rule's: its chain was taken before the fork.
-    private func withoutForkingDevices(_ records: [[UInt8]], of project: WritingProject, sync: VaultSync,
-                                       store: SyncExchangeStore, allowance: SyncRefusalAllowance) throws -> ([[UInt8]], [SyncRefusal]) {
-        let forking = try store.forkedDevices(of: project.id)
-        guard !forking.isEmpty else { return (records, []) }
-        var taken: [[UInt8]] = [], refused: [SyncRefusal] = []
-        for bytes in records {
-            guard let record = try? ChangeRecordCodec.parse(bytes), forking.contains(record.device), try !sync.holds(record.hash) else {
-                taken.append(bytes)
-                continue
-            }
-            let refusal = SyncRefusal(record: record.hash, error: SyncError(.equivocation,
-                "device \(record.device) forked project \(project.id)'s history (found in an earlier exchange): its records are refused"),
-                                      device: record.device)
-            if allowance.admit() {
-                try sync.transaction.record(.syncRecordRefused, compartment: project.compartment.id, subject: project.id,
-                                            details: [.init("reason", refusal.error.code.rawValue), .init("hash", ByteEncoding.hex(record.hash)),
-                                                      .init("device", record.device.hex), .init("fork", "known")])
             }
             refused.append(refusal)
         }

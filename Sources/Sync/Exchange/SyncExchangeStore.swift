@@ -286,12 +286,6 @@ struct SyncExchangeStore {
 
     // MARK: Forks
 
-    /// The devices found to have forked the project's history.
-    func forkedDevices(of project: ProjectID) throws -> Set<DeviceID> {
-        Set(try database.query("SELECT device_id FROM sync_forks WHERE project_id = ?", [.blob(project.bytes)])
-            .map { try DeviceID(bytes: try $0.blob("device_id")) })
-    }
-
     /// Remembers that `device` forked the project's history; false when it was known already.
     func rememberFork(of device: DeviceID, in project: ProjectID, at time: Int64) throws -> Bool {
         try database.query("INSERT OR IGNORE INTO sync_forks (project_id, device_id, found_at) VALUES (?, ?, ?)",

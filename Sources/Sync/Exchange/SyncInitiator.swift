@@ -471,6 +471,11 @@ public struct SyncInitiator {
                   forks.contains(where: { $0.record == record.hash && $0.device == record.device }) else { continue }
             entry.forked[record.device] = min(entry.forked[record.device] ?? record.counter, record.counter)
         }
+        // A held record of the forking device that the fork rule took out here (SECURITY.md §19.4).
+        for refusal in forks {
+            guard let device = refusal.device, let counter = refusal.forkedNumber else { continue }
+            entry.forked[device] = min(entry.forked[device] ?? counter, counter)
+        }
     }
 
     /// Records were left waiting for parents this vault's vector said it held (`all`), or the peer's

@@ -20,9 +20,9 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// What of the project this vault's store leaves out, because another project here keeps the
     /// ids (SECURITY.md §19.5; review 17 s9, N-s9-1): not a sync failure, but never silent.
     public var leftOut: [SyncLeftOut] = []
-    /// The devices found signing two histories of the project (`sync_forks`, SECURITY.md §19.4):
-    /// what is built on the history this vault did not take is refused here for good, so the
-    /// project is never said to sync while one is known (review 17 s10, N-s10-1 (c)).
+    /// The devices found signing two histories of the project (`sync_forks`, SECURITY.md §19.4;
+    /// review 17 s10, N-s10-1 (c)). Said, not a failure: the fork rule keeps the same history on
+    /// every device, and the exchange that met the fork refused records (`refused`) until one runs clean.
     public var forks: [SyncProjectFork] = []
     /// This device's records the project's origin refused after making it a viewer, set aside here
     /// (`VaultSync+SetAside`): not a sync failure once said, but never silent.
@@ -31,13 +31,12 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// changes (`RestoreWaits`, SECURITY.md §19.10); nil when it waits for none so.
     public var awaited: [RestoredOwnRecords.Awaited]?
 
-    /// Whether the project syncs: its records here rebuild, no device's last exchange left it or
-    /// refused any of its records either way, and no device is known to have forked it. (A project
-    /// whose every exchange completes while its records are refused does not sync, and is never
-    /// said to.)
+    /// Whether the project syncs: its records here rebuild, and no device's last exchange left it or
+    /// refused any of its records either way. (A project whose every exchange completes while its
+    /// records are refused does not sync, and is never said to.)
     public var syncs: Bool {
         guard case .ready = state else { return false }
-        return skipped.isEmpty && refused.isEmpty && forks.isEmpty
+        return skipped.isEmpty && refused.isEmpty
     }
 }
 

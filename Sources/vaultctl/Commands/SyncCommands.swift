@@ -305,16 +305,13 @@ enum SyncCommands {
         }
     }
 
-    /// A device found signing two histories of a project, as `sync status` says it, with the remedy
-    /// (review 17 s10, N-s10-1 (c)).
+    /// A device found signing two histories of a project, as `sync status` says it, with what became
+    /// of the words (review 17 s10, N-s10-1 (a)): the fork rule keeps the same history on every device.
     private static func forkText(_ fork: SyncProjectFork) -> String {
-        // Only what works: no repair mends a fork yet (reviewer 11 on f457902: `repair --from`
-        // refuses such a device's records, and the fork stays remembered).
         "device \(fork.device.fingerprint) signed two histories of this project (found \(Output.timestamp(fork.foundAt))): "
-            + "each of your devices keeps the one that reached it first and refuses, for good, what is written on the other, "
-            + "so the project no longer syncs between devices that took different histories. Nothing is lost: each device "
-            + "still shows its words. To bring them together, copy the words only one device shows ('vaultctl doc show' "
-            + "there) into a new project on one device: a new project syncs"
+            + "every device keeps the same one (the fork rule), so your devices come to show the same text once they have synced. "
+            + "Words only the other history showed, yours written on it included, are kept as a sync-conflict branch of the "
+            + "document on each device that showed them: 'vaultctl conflicts' lists it, 'vaultctl branch adopt' takes it back"
     }
 
     /// This device's edits its project's origin refused after making it a viewer, set aside here
