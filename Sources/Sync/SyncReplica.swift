@@ -304,7 +304,9 @@ public struct SyncReplica: Sendable {
         fresh.attribution = attribution
         if let record {
             guard kept.contains(record.hash), record.parents.allSatisfy(fresh.history.contains) else {
+                // Left out, naming the device that forked (not its own signer when built on a fork).
                 let device = lost[record.hash]?.device ?? record.device
+                dropped[record.hash] = (record, device)
                 throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) loses device \(device)'s fork (SECURITY.md §19.4), or is built on a record that does")
             }
             try fresh.integrate(record)
