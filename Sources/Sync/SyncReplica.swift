@@ -16,6 +16,10 @@ public struct SyncReplica: Sendable {
     public let project: ProjectID
     /// This device's identity, or nil for a replica that only receives.
     public let author: SyncAuthor?
+    /// The vault's own devices (SECURITY.md §19.4's fork rule: a fork's copy one of them built on
+    /// stays): this device and those trusted `mine` there (`VaultSync.ownDevices`). The owner's
+    /// devices hold one set, so they keep the same copy; a device outside it may keep the other.
+    public let own: Set<DeviceID>
     /// The devices whose records are taken, by id: their Ed25519 public keys.
     public private(set) var devices: [DeviceID: [UInt8]]
 
@@ -38,7 +42,12 @@ public struct SyncReplica: Sendable {
     /// Records the fork rule leaves out (SECURITY.md §19.4): a device's record of a number a kept
     /// record of lower rank has, or one built on such a record, with the device that forked. Kept
     /// so that a later rebuild weighs them again: the replica is a function of every record known.
-    private var dropped: [[UInt8]: (record: ChangeRecord, device: DeviceID)] = [:]
+    private var dropped: [[UInt8]: (record: ChangeRecord, device: DeviceID)] = [:] {
+        didSet { droppedNumbers = nil }
+    }
+    /// The numbers of `dropped`'s records, worked out when first asked after a change (a record
+    /// of one of them is weighed by the walk, `settle`).
+    private var droppedNumbers: Set<Number>?
     /// Snapshots, branches, decisions and edit events (`VersionHistory`).
     var versions = VersionHistory()
     /// Entries, the project's name and archived flag (`ProjectRegisters`).
@@ -52,9 +61,10 @@ public struct SyncReplica: Sendable {
     /// bound further by each record taken.
     var attribution: RecordAttribution?
 
-    public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]]) {
+    public init(project: ProjectID, author: SyncAuthor?, devices: [DeviceID: [UInt8]], own: Set<DeviceID> = []) {
         self.project = project
         self.author = author
+        self.own = own.union(author.map { [$0.device] } ?? [])
         var devices = devices
         if let author { devices[author.device] = author.key.publicKey }
         self.devices = devices
@@ -153,7 +163,8 @@ public struct SyncReplica: Sendable {
             hold(record)
             return .held
         }
-        guard record.parents.contains(where: { dropped[$0].map { $0.record.device != record.device } ?? false }) else {
+        // It backs a left-out parent of another device, or a held record of a fork more than it was.
+        guard record.parents.contains(where: { dropped[$0].map { $0.record.device != record.device } ?? false }) || backsMore(record) else {
             dropped[record.hash] = (record, forked)
             throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history")
         }
@@ -209,64 +220,117 @@ public struct SyncReplica: Sendable {
     }
 
     /// Takes a record whose parents are held by the fork rule (SECURITY.md §19.4): when the replica
-    /// holds another record of its device and number (a fork: a device restored from a backup, or a
-    /// hostile one), or when the record is the first of another device built on a record of a fork
-    /// (it backs it), the replica is made again by the rule's walk over every record known.
+    /// knows another record of its device and number (a fork: a device restored from a backup, or a
+    /// hostile one), or when the record backs a held record of a fork more than it was (the first of
+    /// another device built on it, or the first of an own device), the replica is made again by the
+    /// rule's walk over every record known.
     private mutating func settle(_ record: ChangeRecord) throws(SyncError) {
-        guard history.entry(device: record.device, counter: record.counter) == nil else { return try rebuild(taking: record) }
-        let backs = newlyBacked(by: record)
+        let held = history.entry(device: record.device, counter: record.counter)
+        guard held == nil, !numbersLeftOut.contains(Number(device: record.device, counter: record.counter)) else {
+            guard !choosesNothing(record, held: held) else {
+                throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is one more record of device \(record.device)'s number \(record.counter), which it signed twice already: nothing of the owner's is built on it, so it is left out (SECURITY.md §19.4)")
+            }
+            return try rebuild(taking: record)
+        }
+        let backs = backsMore(record)
         try integrate(record)
         if backs { try rebuild(taking: nil) }
     }
 
-    /// Whether `record` (its parents held, its number free) is the first record of another device
-    /// built on a held record whose number a left-out record also has: that one becomes backed,
-    /// which can change the rule's walk (SECURITY.md §19.4). Contested numbers are rare: nothing is
-    /// looked at without one.
-    private func newlyBacked(by record: ChangeRecord) -> Bool {
-        let contested = Set(dropped.values.map { Number(device: $0.record.device, counter: $0.record.counter) })
-            .compactMap { history.entry(device: $0.device, counter: $0.counter) }
-        guard !contested.isEmpty, let prepared = try? history.prepare(record) else { return false }
-        for held in contested where history.entries[held].record.device != record.device && history.precedes(held, prepared: prepared) {
-            let backed = history.entries.indices.contains { other in
-                history.entries[other].record.device != history.entries[held].record.device && other != held && history.precedes(held, other)
-            }
-            if !backed { return true }
+    /// Whether `record`, of a device outside the own set and a number this replica knows two records
+    /// of or more, is left out by SECURITY.md §19.4's rule 4 whatever is known, and its coming changes
+    /// nothing the walk keeps: no known record is built on it, and the number's held record, if any,
+    /// is built on by an own device (it stays; without one held, none is). Then it is refused without
+    /// a remake (reviewer 13: each remake replays the project; a forker's third copy costs a check).
+    private mutating func choosesNothing(_ record: ChangeRecord, held: Int?) -> Bool {
+        guard !own.contains(record.device), waiting[record.hash] == nil else { return false }
+        let rivals = dropped.values.filter { $0.record.device == record.device && $0.record.counter == record.counter }.count
+        guard rivals + (held == nil ? 0 : 1) >= 2 else { return false }
+        guard let held else { return true }
+        return history.entries.indices.contains { other in
+            let device = history.entries[other].record.device
+            return device != record.device && own.contains(device) && history.precedes(held, other)
+        }
+    }
+
+    /// The numbers of the records left out (`dropped`).
+    private var numbersLeftOut: Set<Number> {
+        mutating get {
+            if let known = droppedNumbers { return known }
+            let numbers = Set(dropped.values.map { Number(device: $0.record.device, counter: $0.record.counter) })
+            droppedNumbers = numbers
+            return numbers
+        }
+    }
+
+    /// Whether `record` backs a held record of a contested number (one a left-out record also has)
+    /// more than the held records do (SECURITY.md §19.4): it is of another device than that record's
+    /// and built on it (through a held parent), and no held record of another device is, or none of
+    /// an own device while its device is one. That can change the rule's walk; contested numbers are
+    /// rare: nothing is looked at without one.
+    private mutating func backsMore(_ record: ChangeRecord) -> Bool {
+        let numbers = numbersLeftOut
+        guard !numbers.isEmpty else { return false }
+        let parents = record.parents.compactMap { history.index[$0] }
+        for number in numbers where number.device != record.device {
+            guard let held = history.entry(device: number.device, counter: number.counter),
+                  parents.contains(where: { $0 == held || history.precedes(held, $0) }) else { continue }
+            var backers = Set<DeviceID>()
+            for other in history.entries.indices where other != held && history.entries[other].record.device != number.device
+                && history.precedes(held, other) { backers.insert(history.entries[other].record.device) }
+            if backers.isEmpty || (own.contains(record.device) && backers.isDisjoint(with: own)) { return true }
         }
         return false
     }
 
-    /// SECURITY.md §19.4's late records among `known`: a record of a contested number (another known
-    /// record has its device and counter) that no known record of another device is built on, while
-    /// one of its rivals is (a fork's copy nobody took, sent once others built on its rival), and
-    /// every record built on one. The walk weighs them after all others.
-    static func late(_ known: [ChangeRecord]) -> Set<[UInt8]> {
+    /// How far a record of a contested number is backed (SECURITY.md §19.4): by a record of an own
+    /// device other than its own, by one of any other device only, or by none.
+    enum Backing: Int, Comparable {
+        case none, other, own
+        static func < (a: Backing, b: Backing) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// SECURITY.md §19.4's weighing among `known`, for each contested number (another known record has
+    /// its device and counter): a rival backed less than another is late (walked after all others); at a
+    /// number a device outside the own set signed three times or more, a rival no own device built on is
+    /// out (never kept: a device that signs one number again and again chooses nothing more); each with
+    /// every record built on it.
+    static func weigh(_ known: [ChangeRecord], own: Set<DeviceID>) -> (late: Set<[UInt8]>, out: Set<[UInt8]>) {
         var byNumber: [Number: [ChangeRecord]] = [:]
         for record in known { byNumber[Number(device: record.device, counter: record.counter), default: []].append(record) }
         let contested = byNumber.values.filter { $0.count > 1 }
-        guard !contested.isEmpty else { return [] }
+        guard !contested.isEmpty else { return ([], []) }
         var children: [[UInt8]: [ChangeRecord]] = [:]
         for record in known { for parent in record.parents { children[parent, default: []].append(record) } }
-        func backed(_ record: ChangeRecord) -> Bool {
-            var seen: Set<[UInt8]> = [record.hash], frontier = [record]
+        func backing(_ record: ChangeRecord) -> Backing {
+            var seen: Set<[UInt8]> = [record.hash], frontier = [record], found = Backing.none
             while let next = frontier.popLast() {
                 for child in children[next.hash] ?? [] where seen.insert(child.hash).inserted {
-                    if child.device != record.device { return true }
+                    if child.device != record.device {
+                        if own.contains(child.device) { return .own }
+                        found = .other
+                    }
                     frontier.append(child)
                 }
             }
-            return false
+            return found
         }
-        var frontier: [ChangeRecord] = []
+        func withDescendants(_ roots: [ChangeRecord]) -> Set<[UInt8]> {
+            var found = Set(roots.map(\.hash)), frontier = roots
+            while let next = frontier.popLast() {
+                for child in children[next.hash] ?? [] where found.insert(child.hash).inserted { frontier.append(child) }
+            }
+            return found
+        }
+        var late: [ChangeRecord] = [], out: [ChangeRecord] = []
         for rivals in contested {
-            let backers = Set(rivals.filter(backed).map(\.hash))
-            if !backers.isEmpty { frontier += rivals.filter { !backers.contains($0.hash) } }
+            let levels = rivals.map(backing)
+            let top = levels.max() ?? .none
+            for (rival, level) in zip(rivals, levels) {
+                if rivals.count >= 3 && !own.contains(rival.device) && level < .own { out.append(rival) } else if level < top { late.append(rival) }
+            }
         }
-        var late = Set(frontier.map(\.hash))
-        while let next = frontier.popLast() {
-            for child in children[next.hash] ?? [] where late.insert(child.hash).inserted { frontier.append(child) }
-        }
-        return late
+        return (withDescendants(late), withDescendants(out))
     }
 
     /// The replica made again from every record known and `record` (when one is taken) by the fork
@@ -277,18 +341,18 @@ public struct SyncReplica: Sendable {
     /// record received, and when it is refused or not kept nothing changes.
     private mutating func rebuild(taking record: ChangeRecord?) throws(SyncError) {
         let all = history.entries.map(\.record) + dropped.values.map { $0.record } + (record.map { [$0] } ?? [])
-        let late = Self.late(all)
+        let (late, out) = Self.weigh(all, own: own)
         let known = all.sorted { a, b in
             late.contains(a.hash) != late.contains(b.hash) ? late.contains(b.hash) : Self.ranks(b, above: a)
         }
         var kept = Set<[UInt8]>(), numbers = Set<Number>(), lost: [[UInt8]: (record: ChangeRecord, device: DeviceID)] = [:]
-        var fresh = SyncReplica(project: project, author: author, devices: devices)
+        var fresh = SyncReplica(project: project, author: author, devices: devices, own: own)
         for candidate in known {
             if let parent = candidate.parents.first(where: { !kept.contains($0) }) {
                 lost[candidate.hash] = (candidate, lost[parent]?.device ?? candidate.device)
                 continue
             }
-            guard numbers.insert(Number(device: candidate.device, counter: candidate.counter)).inserted else {
+            guard !out.contains(candidate.hash), numbers.insert(Number(device: candidate.device, counter: candidate.counter)).inserted else {
                 lost[candidate.hash] = (candidate, candidate.device)
                 continue
             }
@@ -302,14 +366,23 @@ public struct SyncReplica: Sendable {
         }
         fresh.checksConflictClaims = checksConflictClaims
         fresh.attribution = attribution
+        var leftOut: SyncError?
         if let record {
-            guard kept.contains(record.hash), record.parents.allSatisfy(fresh.history.contains) else {
+            if kept.contains(record.hash), record.parents.allSatisfy(fresh.history.contains) {
+                try fresh.integrate(record)
+            } else {
                 // Left out, naming the device that forked (not its own signer when built on a fork).
                 let device = lost[record.hash]?.device ?? record.device
-                dropped[record.hash] = (record, device)
-                throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) loses device \(device)'s fork (SECURITY.md §19.4), or is built on a record that does")
+                lost[record.hash] = (record, device)
+                leftOut = SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) loses device \(device)'s fork (SECURITY.md §19.4), or is built on a record that does")
+                // Nothing else changed: the replica stays as it is. A third copy of a number can change
+                // what else is kept (rule 4: none of its copies stays), and then the remake is taken.
+                if kept == Set(history.entries.map(\.record.hash)) {
+                    dropped[record.hash] = (record, device)
+                    throw leftOut!
+                }
+                kept.remove(record.hash)
             }
-            try fresh.integrate(record)
         }
         fresh.refusals = refusals
         for hash in lost.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where history.contains(hash) {
@@ -326,7 +399,8 @@ public struct SyncReplica: Sendable {
         // Held records that waited on a record the walk now keeps again are taken.
         for hash in revived.sorted(by: { $0.lexicographicallyPrecedes($1) }) { _ = drainPending(after: hash) }
         // Held records waiting on a record now left out go with it.
-        for hash in lost.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) { dropWaiting(on: hash) }
+        for hash in lost.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where hash != record?.hash { dropWaiting(on: hash) }
+        if let leftOut { throw leftOut }
     }
 
     /// The records the fork rule left out of this replica (SECURITY.md §19.4), by hash.

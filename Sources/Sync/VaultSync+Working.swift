@@ -25,8 +25,8 @@ extension VaultSync {
         guard let replicas, !project.isPrivileged else {
             return Working(replica: try replica(of: project.id), hashes: [], documentsAgree: nil, changed: nil)
         }
-        let rows = try storedRows(of: project)
-        if let kept = replicas.take(project.id, of: transaction.vault), holds(kept, of: rows),
+        let rows = try storedRows(of: project), own = try ownDevices()
+        if let kept = replicas.take(project.id, of: transaction.vault), holds(kept, of: rows, own: own),
            let extended = try extend(kept, with: rows[kept.hashes.count...], of: project) {
             return extended
         }
@@ -68,12 +68,13 @@ extension VaultSync {
     }
 
     /// Whether the kept replica is this vault's, for this device, took no key this step does not
-    /// (a device it may no longer take records of: the rebuild says whether that is damage), and
-    /// holds exactly the first stored records, in their order.
-    private func holds(_ kept: SyncReplicaCache.Entry, of rows: [(hash: [UInt8], parts: Int64)]) -> Bool {
+    /// (a device it may no longer take records of: the rebuild says whether that is damage), weighs
+    /// forks with today's own devices (a trust changed since: SECURITY.md §19.4), and holds exactly
+    /// the first stored records, in their order.
+    private func holds(_ kept: SyncReplicaCache.Entry, of rows: [(hash: [UInt8], parts: Int64)], own: Set<DeviceID>) -> Bool {
         var keys = devices
         keys[author.device] = author.key.publicKey
-        guard kept.vault === transaction.vault, kept.replica.author?.device == author.device,
+        guard kept.vault === transaction.vault, kept.replica.author?.device == author.device, kept.replica.own == own,
               kept.replica.devices.allSatisfy({ keys[$0.key] == $0.value }), kept.hashes.count <= rows.count else { return false }
         return zip(kept.hashes, rows).allSatisfy { $0 == $1.hash }
     }

@@ -48,7 +48,7 @@ public struct VaultSync {
         // A stored record whose project id names no project here is hidden from every query of
         // its project: its counter would be signed again (N-s11-5).
         try VaultSync.UnownedRecords.check(projectID, in: store)
-        var replica = SyncReplica(project: projectID, author: author, devices: devices)
+        var replica = SyncReplica(project: projectID, author: author, devices: devices, own: try ownDevices())
         for stored in try storedRecords(of: project) {
             let record: ChangeRecord
             do { record = try ChangeRecordCodec.parse(stored.bytes) } catch {
@@ -62,6 +62,20 @@ public struct VaultSync {
             }
         }
         return replica
+    }
+
+    /// This vault's own devices, as SECURITY.md §19.4's fork rule weighs a fork's copies (the copy
+    /// one of them built on stays, reviewer 12, fk4): this device, and each device whose records it
+    /// takes that is trusted `mine` here and that no own device demoted (F4). The owner's devices
+    /// trust one another `mine`, so each holds the same set once it has confirmed them all.
+    func ownDevices() throws -> Set<DeviceID> {
+        // A vault whose exchange tables stop before `sync_demotions` holds no demotion.
+        let demoted = (try? SyncExchangeStore(database: database).demotedDevices()) ?? [:]
+        var own: Set<DeviceID> = [author.device]
+        for device in devices.keys where demoted[device] == nil && device != author.device {
+            if try DeviceTrust.stored(deviceID: device, in: database) == .mine { own.insert(device) }
+        }
+        return own
     }
 
     /// A stored record's clear columns are what the exchange reads without opening the record

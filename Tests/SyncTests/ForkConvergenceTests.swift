@@ -29,10 +29,69 @@ import Writing
         print("fork convergence: \(Self.schedules) schedules, \(swapped) with a held history given up, \(reused) with a re-commit reusing a number")
     }
 
+    /// Reviewer 12's fk3: a colleague puts one old copy back again and again, each time signing a
+    /// different record of one number. Before, each variant that ranked lower took the document's place
+    /// (the shown text flipped with each, and each flip made a sync-conflict branch on every own device).
+    /// Now (SECURITY.md §19.4) a number signed three times or more keeps only a copy an own device built
+    /// on: in every order the owner's devices end with the same text, drops change it at most twice on
+    /// each device (so at most two fork branches per document), and once the owner wrote on a variant,
+    /// that variant stays whatever comes after.
+    @Test(arguments: [false, true])
+    func aColleagueSigningOneNumberAgainAndAgainChangesTheOwnersDocumentAtMostTwice(ownerWritesOnTheFirst: Bool) throws {
+        var generator = SeededGenerator(seed: ownerWritesOnTheFirst ? 7 : 3)
+        var fleet = try SyncFleet(devices: 3, colleagues: [2])
+        let (document, _) = try fleet.replicas[2].createDocument(titled: "Notes")
+        _ = try fleet.replicas[2].edit(document, to: DocumentContent(blocks: [Block(id: try BlockID.random(), kind: .paragraph, text: "First words.")]))
+        fleet.healAll(&generator)
+        let base = fleet.replicas.map { $0 }
+        let backup = fleet.replicas[2]
+        var variants: [ChangeRecord] = []
+        for index in 1...4 {
+            fleet.replicas[2] = backup
+            var blocks = fleet.replicas[2].content(of: document).blocks
+            blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "Colleague variant \(index)."))
+            variants.append(try #require(try fleet.replicas[2].edit(document, to: DocumentContent(blocks: blocks))))
+        }
+        #expect(Set(variants.map(\.counter)).count == 1 && Set(variants.map(\.hash)).count == 4)
+        var finals: [[UInt8]] = []
+        for _ in 0..<6 {
+            var desk = base[0], laptop = base[1]
+            let order = variants.shuffled(using: &generator)
+            // A drop that changes what the document shows is what makes a fork branch (VaultSync.receive).
+            var flips = 0, ownRecord: ChangeRecord?
+            for (index, variant) in order.enumerated() {
+                let before = desk.content(of: document).canonicalBytes, droppedBefore = desk.droppedRecords
+                desk.receive(variant.encoded)
+                desk.endExchange()
+                if !desk.droppedRecords.subtracting(droppedBefore).isEmpty && desk.content(of: document).canonicalBytes != before { flips += 1 }
+                if index == 0 && ownerWritesOnTheFirst {
+                    var blocks = desk.content(of: document).blocks
+                    blocks.append(Block(id: try BlockID.random(), kind: .paragraph, text: "Owner words on the first."))
+                    ownRecord = try desk.edit(document, to: DocumentContent(blocks: blocks))
+                }
+            }
+            let text = desk.content(of: document).blocks.map(\.text).joined(separator: " ")
+            if ownerWritesOnTheFirst {
+                #expect(flips == 0, "the document changed after the owner wrote: \(flips)")
+                #expect(text.contains("Owner words on the first.") && text.contains("Colleague variant"), "\(text)")
+            } else {
+                #expect(flips >= 1 && flips <= 2, "drops changed the document \(flips) times")
+                #expect(text == "First words.", "\(text)")
+            }
+            // The laptop takes the same records in another order, and the desk's own: the same text.
+            for record in (variants + (ownRecord.map { [$0] } ?? [])).shuffled(using: &generator) { laptop.receive(record.encoded) }
+            laptop.endExchange()
+            #expect(laptop.content(of: document).canonicalBytes == desk.content(of: document).canonicalBytes)
+            #expect(desk.refusals.allSatisfy { $0.error.code == .equivocation }, "\(desk.refusals.map(\.error.message))")
+            finals.append(laptop.content(of: document).canonicalBytes)
+        }
+        if !ownerWritesOnTheFirst { #expect(Set(finals).count == 1) }
+    }
+
     /// One schedule of three own devices (0, 1, 2) and the colleague's (3).
     static func run(seed: UInt64) throws -> (reusedNumber: Bool, swapped: Bool) {
         var generator = SeededGenerator(seed: seed)
-        var fleet = try SyncFleet(devices: 4)
+        var fleet = try SyncFleet(devices: 4, colleagues: [Self.colleague])
         var typed: [String] = [], next = 0
         func words(_ device: Int) -> String {
             next += 1

@@ -43,6 +43,9 @@ import Writing
             /// record of lower rank has, and what is built on it), by hash: refused, or dropped
             /// when the lower-ranked one comes, in every order.
             let dropped: [String]
+            /// The device ids the replaying vault trusts as its own (SECURITY.md §19.4: the copy of a
+            /// fork one of them built on stays).
+            let own: [String]
         }
 
         struct Refusal: Decodable {
@@ -79,7 +82,7 @@ import Writing
             let conflicts = vector.conflicts.map(\.described).sorted()
             guard !vector.orders.isEmpty else { throw VectorMalformed(description: "case \(vector.name) has no orders") }
             for order in vector.orders {
-                var replica = SyncReplica(project: project, author: nil, devices: keys)
+                var replica = SyncReplica(project: project, author: nil, devices: keys, own: Set(try vector.own.map(DeviceID.init(hex:))))
                 // The branches a vault would make as each record arrives (§19.3: conflicts only grow,
                 // so these are exactly the file's, whatever the order).
                 var met: [String: String] = [:]
@@ -131,7 +134,7 @@ import Writing
             let project = try ProjectID(hex: vector.project)
             let expected = (vector.refusedWhenReceived.map { "\($0.record) \($0.reason)" } + vector.dropped.map { "\($0) equivocation" }).sorted()
             for order in vector.orders {
-                var replica = SyncReplica(project: project, author: nil, devices: keys)
+                var replica = SyncReplica(project: project, author: nil, devices: keys, own: Set(try vector.own.map(DeviceID.init(hex:))))
                 replica.checksConflictClaims = true
                 for index in order { replica.receive(records[index]) }
                 let refused = Set(replica.refusals.filter { !replica.contains($0.record ?? []) }

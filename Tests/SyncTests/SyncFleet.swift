@@ -10,12 +10,18 @@ struct SyncFleet {
     /// When kept, each device's branches as its vault would make them at the end of each sync (`BranchBook`).
     var books: [BranchBook]?
 
-    init(devices count: Int) throws {
+    /// `colleagues`: the devices that are someone else's (SECURITY.md §19.4: each replica's own set is
+    /// its side's devices, the owner's or the colleague's).
+    init(devices count: Int, colleagues: Set<Int> = []) throws {
         let project = try ProjectID.random()
         self.project = project
         let authors = try (0..<count).map { _ in try SyncAuthor.random() }
         let keys = Dictionary(uniqueKeysWithValues: authors.map { ($0.device, $0.key.publicKey) })
-        replicas = authors.map { SyncReplica(project: project, author: $0, devices: keys) }
+        let owners = Set(authors.indices.filter { !colleagues.contains($0) }.map { authors[$0].device })
+        let theirs = Set(colleagues.map { authors[$0].device })
+        replicas = authors.indices.map { index in
+            SyncReplica(project: project, author: authors[index], devices: keys, own: colleagues.contains(index) ? theirs : owners)
+        }
         // As a vault receives (VaultSync.receive): every 0x03 must name a conflict its record's
         // past makes (SECURITY.md §19.4), so every schedule checks that honest devices' are founded.
         for index in replicas.indices { replicas[index].checksConflictClaims = true }

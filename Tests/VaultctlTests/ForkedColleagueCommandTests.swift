@@ -94,7 +94,7 @@ struct ForkedColleagueCommandTests {
             #expect(status.status == 0, "\(status.stderr)")
             #expect(status.stdout.contains("device \(colleagueFingerprint) signed two histories of this project"), "\(name): \(status.stdout)")
             // What became of the words, and where they are: no remedy that does not work.
-            #expect(status.stdout.contains("every device keeps the same one"), "\(name): \(status.stdout)")
+            #expect(status.stdout.contains("every device of yours keeps the same one"), "\(name): \(status.stdout)")
             #expect(status.stdout.contains("'vaultctl conflicts' lists it"), "\(name): \(status.stdout)")
             #expect(!status.stdout.contains("into a new project") && !status.stdout.contains("repair --from DEVICE' on it"), "\(name): \(status.stdout)")
             let listed = try RepairCommandTests.json(try vault.run(["sync", "status", "--json"]))
@@ -113,5 +113,101 @@ struct ForkedColleagueCommandTests {
                 #expect(words.contains(word), "\(name): \(word) is lost: \(words)")
             }
         }
+    }
+
+    /// Every word a vault holds of the document: what it shows and each of its sync-conflict branches.
+    static func everyWord(_ vault: CLIVault, _ project: String, _ document: String) throws -> String {
+        var words = try vault.run(["doc", "show", project, document]).stdout
+        let conflicts = try RepairCommandTests.json(try vault.run(["conflicts", project, "--json"]))
+        for branch in try #require(conflicts["conflicts"] as? [[String: Any]], "\(conflicts)") {
+            let number = try #require(branch["number"] as? Int)
+            words += try vault.run(["branch", "show", project, document, String(number)]).stdout
+        }
+        return words
+    }
+
+    /// `vault` writes `line` as a new paragraph after what it shows of the document.
+    static func append(_ line: String, on vault: CLIVault, _ project: String, _ document: String) throws {
+        let shown = try vault.run(["doc", "show", project, document]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try run(vault, ["doc", "write", project, document], stdin: shown + "\n\n" + line + "\n")
+    }
+
+    /// Reviewer 12's fk4 (FIX NEEDED on 63edcc2): a colleague with two devices of its own (C1 and C2,
+    /// each other's `mine`, both editors of the owner's Book). C1 writes X, the owner writes lines 3-5
+    /// on it on the desk, the laptop syncs; C1 is then put back to an older copy and writes Y, C2
+    /// writes on Y, and both push to the desk. Under 63edcc2's rule both copies were backed (X by the
+    /// owner, Y by C2), rank picked Y, and the owner's lines 3-5 left the document on the desk and the
+    /// laptop (kept only in a branch). Now the copy an own device built on stays (SECURITY.md §19.4):
+    /// both own devices show every owner line, the same text, and not Y.
+    @Test func aLateForkTheColleaguesSecondDeviceBacksLeavesTheOwnersLinesInTheDocument() throws {
+        let desk = try CLIVault(), laptop = try CLIVault(), colleague = try CLIVault(), second = try CLIVault()
+        try Self.pair(desk, laptop, trust: "mine")
+        try Self.pair(desk, colleague, trust: "other")
+        try Self.pair(desk, second, trust: "other")
+        try Self.pair(colleague, second, trust: "mine")
+        try Self.run(desk, ["project", "create", "Book", "--register", "fiction"])
+        try Self.run(desk, ["doc", "add", "Book", "Ch1"])
+        try Self.run(desk, ["doc", "write", "Book", "Ch1"], stdin: "Owner line 1.\n")
+        let project = try #require((try RepairCommandTests.json(try desk.run(["project", "show", "Book", "--json"])))["id"] as? String)
+        for device in [colleague, second] {
+            let (daemon, address) = try ServeChannelTests.serve(device)
+            let shared = try desk.run(["share", "project \(project)", "--with", try PeersCommandTests.fingerprint(device),
+                                       "--role", "editor", "--address", address])
+            SyncNotInSyncCommandTests.stop(daemon)
+            try #require(shared.status == 0, "\(shared.stderr)")
+        }
+        for device in [colleague, second, laptop] { try Self.synced(device, with: desk) }
+
+        // A copy of the colleague's vault as it is now (its older copy, put back later).
+        let copy = colleague.root + "/older-copy"
+        try FileManager.default.copyItem(atPath: colleague.directory, toPath: copy)
+        try Self.append("Owner line 2.", on: desk, "Book", "Ch1")
+        try Self.synced(colleague, with: desk)
+        try Self.append("Colleague X.", on: colleague, project, "Ch1")
+        _ = try SyncNotInSyncCommandTests.sync(colleague, with: desk)
+        for line in 3...5 {
+            try Self.append("Owner line \(line) (desk, on top of X).", on: desk, "Book", "Ch1")
+            try Self.synced(laptop, with: desk)
+        }
+        try #require(try laptop.run(["doc", "show", "Book", "Ch1"]).stdout.contains("Owner line 5"))
+
+        // The colleague's older copy comes back; it writes Y (the same number as X), its second device
+        // builds on Y, and both push to the desk; the laptop syncs with the desk.
+        try FileManager.default.removeItem(atPath: colleague.directory)
+        try FileManager.default.copyItem(atPath: copy, toPath: colleague.directory)
+        try Self.append("Colleague Y (late fork).", on: colleague, project, "Ch1")
+        _ = try SyncNotInSyncCommandTests.sync(second, with: colleague)
+        try #require(try second.run(["doc", "show", project, "Ch1"]).stdout.contains("Colleague Y"))
+        try Self.append("Colleague C2 builds on Y.", on: second, project, "Ch1")
+        _ = try SyncNotInSyncCommandTests.sync(colleague, with: second)
+        _ = try SyncNotInSyncCommandTests.sync(second, with: desk)
+        _ = try SyncNotInSyncCommandTests.sync(colleague, with: desk)
+        _ = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        _ = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+
+        let deskText = try desk.run(["doc", "show", "Book", "Ch1"]).stdout, laptopText = try laptop.run(["doc", "show", "Book", "Ch1"]).stdout
+        #expect(deskText == laptopText, "desk: \(deskText) laptop: \(laptopText)")
+        for (name, text) in [("desk", deskText), ("laptop", laptopText)] {
+            for line in 1...5 { #expect(text.contains("Owner line \(line)"), "\(name): owner line \(line) left the document: \(text)") }
+            #expect(text.contains("Colleague X.") && !text.contains("Colleague Y") && !text.contains("C2 builds on Y"), "\(name): \(text)")
+        }
+        // The late copy's words are not lost either: in a sync-conflict branch, or still on the colleague's devices.
+        let colleagueWords = try Self.everyWord(colleague, project, "Ch1") + Self.everyWord(second, project, "Ch1")
+        #expect(colleagueWords.contains("Colleague Y") && colleagueWords.contains("C2 builds on Y"), "\(colleagueWords)")
+
+        // The colleague's side keeps its late copy (its own device built on it: SECURITY.md §19.4, "On the
+        // colleague's side"), so what its devices write next is built on a copy the owner's left out:
+        // refused, and said so, never silently (reviewer 13's fk5): the colleague's `sync now` exits 75
+        // and its status says NOT IN SYNC; the desk's status names the fork and says such records are
+        // refused here.
+        try Self.append("C2's later line.", on: second, project, "Ch1")
+        let later = try SyncNotInSyncCommandTests.sync(second, with: desk)
+        #expect(later.status == 75 && later.stderr.contains("equivocation"), "\(later.status): \(later.stdout) \(later.stderr)")
+        #expect(!(try desk.run(["doc", "show", "Book", "Ch1"]).stdout.contains("C2's later line.")))
+        let secondStatus = try second.run(["sync", "status"]).stdout
+        #expect(secondStatus.contains("NOT IN SYNC") && secondStatus.contains("equivocation"), "\(secondStatus)")
+        let deskStatus = try desk.run(["sync", "status"]).stdout
+        #expect(deskStatus.contains("signed two histories of this project") && deskStatus.contains("its records built on it are then refused here"),
+                "\(deskStatus)")
     }
 }

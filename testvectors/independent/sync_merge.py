@@ -32,12 +32,15 @@ Points §19.3 left open until this replay was written (now stated there; each a 
   conflict. Word scalars here: str.isalpha() or str.isnumeric() (the cases use no scalar where
   that differs from Unicode Alphabetic or numeric).
 - §19.4's fork rule: the replica's records are those kept by one walk of every record known, records
-  not late first, then late ones, each in rank order (kept: every parent kept and no kept record of
-  its device and counter; late: a record of a contested number no other device built on while a
-  rival is, and what is built on it); so of two records of one number both or neither built on by
-  others, the one of lower rank (Lamport time, then hash) stays wherever both are held, whatever
-  order they came in, and the other and everything built on it go (`dropped`); a device's re-commit
-  on the winner may reuse the number of its record built on the loser (never both kept).
+  not late first, then late ones, each in rank order (kept: not out, every parent kept and no kept
+  record of its device and counter). A contested record's backing: 2 when a record of a device of the
+  replaying vault's own set (`own`), other than its own device, is built on it; else 1 when one of any
+  other device is; else 0. Late: a rival's backing is higher; out: its device is not in the own set,
+  its number has three records or more and its backing is below 2; each with what is built on it. So
+  of two records of one number with equal backing, the one of lower rank (Lamport time, then hash)
+  stays wherever both are held, whatever order they came in, and the other and everything built on it
+  go (`dropped`); a device's re-commit on the winner may reuse the number of its record built on the
+  loser (never both kept).
 - a 0x03 is founded (§19.4) when its name is that of a conflict a replica holding exactly the records
   in its record's past makes (replayed here from those records alone), or a fold's name of the
   earlier rule (§19.2); a receiving replica refuses any other (`refused_when_received`), and only a
@@ -82,22 +85,24 @@ def is_word_scalar(c):
 class Replay:
     """The state a replica holding exactly `raw_records` shows (§19.3), whatever order they came in."""
 
-    def __init__(self, raw_records, keys):
+    def __init__(self, raw_records, keys, own=None):
+        # `own`: the device ids the replaying vault trusts as its own (itself among them; §19.4).
         self.records, self.raw, self.keys = {}, {}, keys
+        self.own = OWN if own is None else own
         for raw in raw_records:
             fields = cr.read(raw, keys)
             self.records[hashlib.sha256(raw).hexdigest()] = fields
             self.raw[hashlib.sha256(raw).hexdigest()] = raw
         # §19.4's fork rule: records not late first, then late ones, each in rank order; a record is kept
-        # when every parent is kept and no kept record has its (device, counter); the rest (a fork's
-        # loser and what is built on it) leave the replica.
-        late = self.late()
+        # when it is not out, every parent is kept and no kept record has its (device, counter); the rest
+        # (a fork's loser and what is built on it) leave the replica.
+        late, out = self.weigh()
         kept, numbers = set(), set()
         for h in sorted(self.records, key=lambda h: (h in late, self.rank(h))):
             fields = self.records[h]
             assert all(p in self.records for p in fields["parents"]), "a record whose parent is not held"
             number = (fields["device"], fields["counter"])
-            if all(p in kept for p in fields["parents"]) and number not in numbers:
+            if h not in out and all(p in kept for p in fields["parents"]) and number not in numbers:
                 kept.add(h)
                 numbers.add(number)
         self.dropped = sorted(h for h in self.records if h not in kept)
@@ -120,39 +125,55 @@ class Replay:
         self._check_text_work()
         self._build_texts()
 
-    def late(self):
-        """§19.4: a record whose device and counter another record has, that no record of another device
-        is built on while one of its rivals is, and every record built on such a one."""
+    def weigh(self):
+        """§19.4: of the records of a contested number (another record has its device and counter), each
+        rival's backing: 2 when a record of an own device other than its own is built on it, else 1 when a
+        record of any other device is, else 0. Late: a rival backed less than another rival. Out: at a
+        number a device outside the own set signed three times or more, a rival of backing below 2. Each
+        with every record built on it."""
         children = {}
         for h, fields in self.records.items():
             for parent in fields["parents"]:
                 children.setdefault(parent, []).append(h)
 
-        def backed(h):
-            device, seen, stack = self.records[h]["device"], {h}, [h]
+        def backing(h):
+            device, seen, stack, found = self.records[h]["device"], {h}, [h], 0
             while stack:
                 for child in children.get(stack.pop(), []):
                     if child not in seen:
-                        if self.records[child]["device"] != device:
-                            return True
+                        other = self.records[child]["device"]
+                        if other != device:
+                            if other in self.own:
+                                return 2
+                            found = 1
                         seen.add(child)
                         stack.append(child)
-            return False
+            return found
+
+        def with_descendants(roots):
+            found, stack = set(roots), list(roots)
+            while stack:
+                for child in children.get(stack.pop(), []):
+                    if child not in found:
+                        found.add(child)
+                        stack.append(child)
+            return found
 
         numbers = {}
         for h, fields in self.records.items():
             numbers.setdefault((fields["device"], fields["counter"]), []).append(h)
-        late = set()
+        late, out = [], []
         for rivals in numbers.values():
-            if len(rivals) > 1 and any(backed(h) for h in rivals):
-                late.update(h for h in rivals if not backed(h))
-        stack = list(late)
-        while stack:
-            for child in children.get(stack.pop(), []):
-                if child not in late:
-                    late.add(child)
-                    stack.append(child)
-        return late
+            if len(rivals) < 2:
+                continue
+            levels = {h: backing(h) for h in rivals}
+            top = max(levels.values())
+            for h in rivals:
+                if len(rivals) >= 3 and self.records[h]["device"] not in self.own and levels[h] < 2:
+                    out.append(h)
+                elif levels[h] < top:
+                    late.append(h)
+        return with_descendants(late), with_descendants(out)
 
     # --- causality and rank ---------------------------------------------------------------------
 
@@ -519,7 +540,7 @@ class Replay:
             self._made_before = {}
         if carrier not in self._made_before:
             past = [self.raw[h] for h in self.order if h != carrier and self.in_past(h, carrier)]
-            replay = Replay(past, self.keys)
+            replay = Replay(past, self.keys, self.own)
             made = replay.removal_conflicts()[1]
             for block in replay.block_writes:
                 made += replay.register_conflicts(block) + replay.text_conflicts(block)
@@ -770,16 +791,19 @@ def content(blocks):
 
 # --- the cases ------------------------------------------------------------------------------------
 
-DEVICES = {name: cr.device(name) for name in ("A", "B", "C")}
+DEVICES = {name: cr.device(name) for name in ("A", "B", "C", "E")}
 KEYS = {d["device_id"]: bytes.fromhex(d["signing_public_key"]) for d in DEVICES.values()}
+# The owner's devices: the own set (§19.4) of the vault replaying a case unless the case says otherwise.
+OWN = frozenset(DEVICES[name]["device_id"] for name in ("A", "B"))
 
 
 class Case:
     """Records written as devices would: each edit is made against the text its device shows (the
     replay of the records it holds), a block's whole present value (0x02) before its text edits (0x04)."""
 
-    def __init__(self, name, description):
+    def __init__(self, name, description, own=("A", "B")):
         self.name, self.description = name, description
+        self.own = frozenset(DEVICES[n]["device_id"] for n in own)
         self.project = self.id("project")
         self.records = []   # (name, raw, hash, fields)
         self.counters = {}
@@ -800,7 +824,7 @@ class Case:
         return [r[1] for r in self.records if r[2] in hashes]
 
     def view(self, names):
-        return Replay(self.held(names), KEYS) if names else None
+        return Replay(self.held(names), KEYS, self.own) if names else None
 
     def record(self, name, device, parents, operations, lamport=None, counter=None):
         """`counter`: given for a device's second record of one number (a fork, or a re-commit on a fork's
@@ -821,12 +845,13 @@ class Case:
     def vector(self, orders):
         names = [r[0] for r in self.records]
         raws = [r[1] for r in self.records]
-        result = Replay(raws, KEYS).result()
+        result = Replay(raws, KEYS, self.own).result()
         for order in orders:
             assert sorted(order) == list(range(len(raws)))
-            assert Replay([raws[i] for i in order], KEYS).result() == result, (self.name, order)
+            assert Replay([raws[i] for i in order], KEYS, self.own).result() == result, (self.name, order)
             self.check_grows_only(order, result)
         return dict({"name": self.name, "description": self.description, "project": self.project,
+                     "own": sorted(self.own),
                      "records": [{"name": n, "record": r.hex(), "hash": h} for n, r, h, _ in self.records],
                      "orders": orders}, **result)
 
@@ -849,7 +874,7 @@ class Case:
                         progress = True
             if not held:
                 continue
-            for branch in Replay([r[1] for r in self.records if r[2] in held], KEYS).result()["branches"]:
+            for branch in Replay([r[1] for r in self.records if r[2] in held], KEYS, self.own).result()["branches"]:
                 assert final.get(branch["branch"]) == branch, (self.name, "a branch the whole set does not make", order, branch)
 
 
@@ -1466,6 +1491,37 @@ def late_fork():
     return c
 
 
+def fork_backed_by_second_device(name, own, description):
+    """§19.4 (reviewer 12, fk4): C signs X of number 1, the owner's A writes on it; C, restored from an older
+    copy, signs Y of number 1 at a lower Lamport time, and C's second device E (C's own, not the owner's)
+    writes on Y. Both copies are backed; the copy an own device of the replaying vault built on wins."""
+    c = Case(name, description, own)
+    doc, b1, bx, ba, by, be = (c.id(label) for label in ("document", "block 1", "block x", "block a", "block y", "block e"))
+    c.record("made", "A", [], [node(doc, "Book")] + new_block(doc, b1, "1i", "Owner line 1."))
+    c.record("A again", "A", ["made"], new_block(doc, ba, "1j", "Owner line 2."))
+    c.record("C's X", "C", ["A again"], new_block(doc, bx, "1k", "Colleague X."), counter=1)
+    c.record("A on X", "A", ["C's X"], new_block(doc, c.id("block a3"), "1l", "Owner line 3."))
+    c.record("C's Y", "C", ["made"], new_block(doc, by, "1m", "Colleague Y."), counter=1)
+    c.record("E on Y", "E", ["C's Y"], new_block(doc, be, "1n", "E builds on Y."))
+    return c
+
+
+def one_number_signed_three_times(name, builders, description):
+    """§19.4's bound (reviewer 12, fk3): C signs three records of number 1 (an old copy restored again and
+    again); at a number signed three times or more only a copy an own device built on can stay."""
+    c = Case(name, description)
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Notes")] + new_block(doc, b1, "1i", "First words."))
+    for index in (1, 2, 3):
+        c.record("C's variant %d" % index, "C", ["made"],
+                 new_block(doc, c.id("block v%d" % index), "1%s" % "klm"[index - 1], "Colleague variant %d." % index),
+                 counter=1)
+    for device, variant in builders:
+        c.record("%s on variant %d" % (device, variant), device, ["C's variant %d" % variant],
+                 new_block(doc, c.id("block %s%d" % (device, variant)), "1o", "%s on variant %d." % (device, variant)))
+    return c
+
+
 def cases():
     built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), conflicts_forged_of_writes_that_merge(), fold_name_of_the_earlier_rule(), moved_and_edited(),
              deleted_and_edited(), edited_and_deleted(), moved_on_both(),
@@ -1505,7 +1561,22 @@ def cases():
                            "1 again) is kept, and A's record on the winner too."),
              late_fork(),
              forked_device("a forked device, Lamport first", (3, 2), "As \"a forked device\", C's first history at "
-                           "Lamport time 3: the second ranks lower and wins whatever the hashes.")]
+                           "Lamport time 3: the second ranks lower and wins whatever the hashes."),
+             fork_backed_by_second_device("a late fork backed by the colleague's second device", ("A", "B"),
+                                          "C's X (Lamport 3) is taken and A writes on it; C, restored, signs Y of number 1 "
+                                          "at Lamport 2 and C's second device E writes on Y. Both are backed, X by an own "
+                                          "device (A): X and A's words stay, Y and E's record leave, in every order."),
+             fork_backed_by_second_device("a late fork backed by the colleague's second device, seen by the colleague",
+                                          ("C", "E"), "The same records replayed by a vault whose own devices are C and "
+                                          "E: Y is backed by an own device there and X only by another: X and A's record "
+                                          "on it leave (the owner's devices refuse E's record on Y, as above)."),
+             one_number_signed_three_times("one number signed three times", [], "C signs three records of number 1, "
+                                           "none built on: at a number signed three times no copy no own device built "
+                                           "on stays; all three leave, in every order."),
+             one_number_signed_three_times("one number signed three times, the owner on the first", [("A", 1), ("E", 2)],
+                                           "As \"one number signed three times\", A writes on the first variant and C's "
+                                           "second device E on the second: the first stays with A's words; the other two "
+                                           "and E's record leave.")]
     return [c.vector(orders_of(len(c.records))) for c in built]
 
 
@@ -1580,7 +1651,8 @@ def build():
                        "(§19.4: a 0x03 naming no conflict the records in its record's past make), by hash, with "
                        "the reason, in every order (replayed unchecked, as above, they are taken). `dropped` lists, by hash, the records §19.4's fork rule "
                        "takes out of the replica (a device's record of a number another record of lower rank has, and what is "
-                       "built on it; a receiving replica refuses each as equivocation, or drops it when its rival comes).",
+                       "built on it; a receiving replica refuses each as equivocation, or drops it when its rival comes), as a vault "
+                       "whose own devices (§19.4's own set) are `own` weighs them.",
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),

@@ -309,7 +309,9 @@ enum SyncCommands {
     /// of the words (review 17 s10, N-s10-1 (a)): the fork rule keeps the same history on every device.
     private static func forkText(_ fork: SyncProjectFork) -> String {
         "device \(fork.device.fingerprint) signed two histories of this project (found \(Output.timestamp(fork.foundAt))): "
-            + "every device keeps the same one (the fork rule), so your devices come to show the same text once they have synced. "
+            + "every device of yours keeps the same one (the fork rule: a copy one of your devices wrote on stays), so your devices "
+            + "come to show the same text once they have synced; someone else's device may keep the other: its records built on it "
+            + "are then refused here, and the project does not sync with it. "
             + "Words only the other history showed, yours written on it included, are kept as a sync-conflict branch of the "
             + "document on each device that showed them: 'vaultctl conflicts' lists it, 'vaultctl branch adopt' takes it back"
     }
