@@ -48,6 +48,11 @@ public struct SyncReplica: Sendable {
     /// The numbers of `dropped`'s records, worked out when first asked after a change (a record
     /// of one of them is weighed by the walk, `settle`).
     private var droppedNumbers: Set<Number>?
+    /// Of `dropped`, the records refused unread (a third copy or more of a number that changes
+    /// nothing the walk keeps, `choosesNothing`) and those built on one: kept while the replica is,
+    /// never by the vault (`leftOutToKeep`), so a device that signs one number again and again costs
+    /// a check and no storage (SECURITY.md §19.4).
+    private var unweighed: Set<[UInt8]> = []
     /// Snapshots, branches, decisions and edit events (`VersionHistory`).
     var versions = VersionHistory()
     /// Entries, the project's name and archived flag (`ProjectRegisters`).
@@ -165,7 +170,7 @@ public struct SyncReplica: Sendable {
         }
         // It backs a left-out parent of another device, or a held record of a fork more than it was.
         guard record.parents.contains(where: { dropped[$0].map { $0.record.device != record.device } ?? false }) || backsMore(record) else {
-            dropped[record.hash] = (record, forked)
+            leaveOut(record, forked: forked)
             throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history")
         }
         try rebuild(taking: record)
@@ -178,7 +183,7 @@ public struct SyncReplica: Sendable {
         for record in Self.byHash(Array(pending.values)) where pending[record.hash] != nil {
             if let forked = forkedParent(of: record) {
                 pending[record.hash] = nil
-                dropped[record.hash] = (record, forked)
+                leaveOut(record, forked: forked)
                 refuse(record, SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is built on a fork of device \(forked)'s history"))
                 continue
             }
@@ -186,6 +191,13 @@ public struct SyncReplica: Sendable {
         }
         pending = [:]
         waiting = [:]
+    }
+
+    /// Leaves out a record built on a left-out one, naming the device that forked; unweighed with
+    /// a parent that is (`unweighed`).
+    private mutating func leaveOut(_ record: ChangeRecord, forked: DeviceID) {
+        dropped[record.hash] = (record, forked)
+        if record.parents.contains(where: unweighed.contains) { unweighed.insert(record.hash) }
     }
 
     /// Holds a record until its parents arrive, noted under each parent not held yet.
@@ -228,6 +240,7 @@ public struct SyncReplica: Sendable {
         let held = history.entry(device: record.device, counter: record.counter)
         guard held == nil, !numbersLeftOut.contains(Number(device: record.device, counter: record.counter)) else {
             guard !choosesNothing(record, held: held) else {
+                unweighed.insert(record.hash)
                 throw SyncError(.equivocation, "record \(CausalHistory.short(record.hash)) is one more record of device \(record.device)'s number \(record.counter), which it signed twice already: nothing of the owner's is built on it, so it is left out (SECURITY.md §19.4)")
             }
             return try rebuild(taking: record)
@@ -393,6 +406,7 @@ public struct SyncReplica: Sendable {
         }
         let revived = dropped.keys.filter { kept.contains($0) }
         fresh.dropped = lost
+        fresh.unweighed = unweighed.filter { lost[$0] != nil }
         fresh.pending = pending
         fresh.waiting = waiting
         self = fresh
@@ -405,6 +419,22 @@ public struct SyncReplica: Sendable {
 
     /// The records the fork rule left out of this replica (SECURITY.md §19.4), by hash.
     public var droppedRecords: Set<[UInt8]> { Set(dropped.keys) }
+
+    /// The left-out records a vault keeps (`sync_fork_left_out`, SECURITY.md §19.4), each with the
+    /// device that forked, in hash order: every one the walk weighed, so that a replica made again
+    /// in another process knows the copies this one knew (reviewer 13's fk3: a vault that forgot
+    /// them took each new copy as the second, and kept one more branch per copy).
+    public var leftOutToKeep: [(record: ChangeRecord, device: DeviceID)] {
+        dropped.filter { !unweighed.contains($0.key) }.values.sorted { $0.record.hash.lexicographicallyPrecedes($1.record.hash) }
+    }
+
+    /// Takes back a left-out record the vault kept (`leftOutToKeep`), without a walk: the stored
+    /// records are those the walk kept with it. One that is held, not this project's, or does not
+    /// verify under its device's key is passed over (forgotten, as before it was kept).
+    public mutating func recallLeftOut(_ record: ChangeRecord, forkedBy device: DeviceID) {
+        guard record.project == project, !history.contains(record.hash), let key = devices[record.device], record.isSigned(by: key) else { return }
+        dropped[record.hash] = (record, device)
+    }
 
     /// Applies the held records that `applied` completes, and those they complete in turn, in
     /// waves (each in hash order); returns how many were applied. Each held record is woken only by

@@ -84,5 +84,20 @@ public enum SyncSchema {
                 PRIMARY KEY (project_id, device_id)
             );
             """),
+        // The records SECURITY.md §19.4's fork rule left out of a project's replica, each with the device
+        // that forked (its sealed parts where a stored record's are): a replica made again knows every
+        // copy the walk weighed (`VaultSync+ForkLeftOut`; reviewer 13's fk3, session 14).
+        NamedMigration("fork-rule-1", """
+            CREATE TABLE sync_fork_left_out (
+                hash BLOB PRIMARY KEY CHECK (length(hash) = 32),
+                project_id BLOB NOT NULL REFERENCES writing_projects(id),
+                device_id BLOB NOT NULL CHECK (length(device_id) = 16),
+                counter INTEGER NOT NULL CHECK (counter >= 1),
+                parts INTEGER NOT NULL CHECK (parts >= 1),
+                forked_by BLOB NOT NULL CHECK (length(forked_by) = 16),
+                left_at INTEGER NOT NULL
+            );
+            CREATE INDEX sync_fork_left_out_by_project ON sync_fork_left_out (project_id);
+            """),
     ])
 }

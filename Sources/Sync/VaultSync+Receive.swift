@@ -46,6 +46,7 @@ extension VaultSync {
         let gone = heldBefore.filter { !heldNow.contains($0.hash) }
         let shownBeforeDrop = try contents(touchedBy: gone, of: project)
         for record in gone { try deleteRecord(record, of: project) }
+        try keepLeftOut(working.replica.leftOutToKeep, held: heldNow, of: project)  // VaultSync+ForkLeftOut
         working.hashes = working.hashes.filter { heldNow.contains($0) }
         for record in fresh {
             try storeRecord(record, of: project)

@@ -61,6 +61,8 @@ public struct VaultSync {
             case .refused(let error): throw Self.damaged(projectID, "record \(CausalHistory.short(stored.hash)) no longer verifies (\(error.code.rawValue))")
             }
         }
+        // The fork rule's left-out records, as the walk that kept the stored ones left them (VaultSync+ForkLeftOut).
+        for (record, device) in try leftOutRecords(of: project) { replica.recallLeftOut(record, forkedBy: device) }
         return replica
     }
 
@@ -157,14 +159,21 @@ public struct VaultSync {
     }
 
     func storeRecord(_ record: ChangeRecord, of project: WritingProject) throws {
-        let parts = stride(from: 0, to: record.encoded.count, by: Self.partSize).map {
-            Array(record.encoded[$0..<min(record.encoded.count, $0 + Self.partSize)])
-        }
+        let parts = (record.encoded.count + Self.partSize - 1) / Self.partSize
         try database.query("""
             INSERT INTO sync_records (hash, project_id, device_id, counter, lamport, parts, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?)
             """, [.blob(record.hash), .blob(project.id.bytes), .blob(record.device.bytes), .integer(Int64(record.counter)),
-                  .integer(Int64(record.lamport)), .integer(Int64(parts.count)), .integer(store.clock.now())])
+                  .integer(Int64(record.lamport)), .integer(Int64(parts)), .integer(store.clock.now())])
+        _ = try sealParts(of: record, in: project)
+    }
+
+    /// Seals a record's bytes in parts at its places (`location`) in the project's compartment; returns how many.
+    func sealParts(of record: ChangeRecord, in project: WritingProject) throws -> Int {
+        let parts = stride(from: 0, to: record.encoded.count, by: Self.partSize).map {
+            Array(record.encoded[$0..<min(record.encoded.count, $0 + Self.partSize)])
+        }
         for (index, part) in parts.enumerated() { _ = try transaction.sealRecord(part, at: try Self.location(record.hash, part: index), in: project.compartment) }
+        return parts.count
     }
 
     /// The nodes the records show that this vault removed, in id order: absent here, and at the

@@ -166,6 +166,43 @@ import Writing
         #expect(held.records.isEmpty)
     }
 
+    /// The vault that meets a fork only as the answerer of pushes remembers the device whichever copy
+    /// ranks lower there (fork13's desk, which named the fork in one run of four): the lower-ranked copy
+    /// held first, the other refused as it comes; or the higher-ranked held first, and it leaves when
+    /// the other comes (the held copy dropped by the walk, no incoming record refused). Both orders,
+    /// chosen by the copies' ranks, not left to chance.
+    @Test(arguments: [true, false])
+    func theAnsweringVaultRemembersAForkWhicheverCopyRanksLower(lowerFirst: Bool) throws {
+        let f = try F()
+        let project = try F.project(f.laptop, "Notes")
+        let document = try F.document(f.laptop, in: project, "Day", ["morning"])
+        try f.syncLaptop()
+        let forker = SyncAuthor(device: f.laptopKeys.profile.deviceID, key: f.laptopKeys.signingKey)
+        let head = try f.laptop.unlocked.transaction { tx in
+            try ChangeRecordCodec.parse(try VaultSync(WritingStore(tx), author: forker, devices: [:]).records(of: project.id, missingFrom: [:]).last!)
+        }
+        let copies = try ["copy one", "copy two"].map { title in
+            try ChangeRecord.make(project: project.id, author: forker, counter: head.counter + 1, lamport: head.lamport + 1, parents: [head.hash],
+                                  operations: [.node(try NodeID.random(), .present(kind: .scene, parent: nil, orderKey: "1k", title: title))])
+        }.sorted { SyncReplica.ranks($1, above: $0) }
+        let (first, second) = lowerFirst ? (copies[0], copies[1]) : (copies[1], copies[0])
+        let transport = try f.transport()
+        func push(_ record: ChangeRecord) throws -> SyncPushAnswer {
+            try SyncPushAnswer(parsing: try transport.requestAsAnyPeer(SyncWire.pushKind,
+                                                                       body: SyncPushRequest(project: project.id, records: [record.encoded]).serialized()))
+        }
+        #expect(try push(first).stored == 1)
+        #expect(Self.entries(f.desk, .syncForkFound, device: forker.device.hex).isEmpty)
+        let answer = try push(second)
+        // The lower-ranked copy stays: the second is refused, or taken while the first leaves (refused too, as it goes).
+        #expect(answer.stored == (lowerFirst ? 0 : 1) && answer.refused == ["equivocation"], "\(answer)")
+        #expect(Self.entries(f.desk, .syncRecordDropped, device: forker.device.hex).count == (lowerFirst ? 0 : 1))
+        #expect(Self.entries(f.desk, .syncForkFound, device: forker.device.hex).count == 1, "lower first: \(lowerFirst)")
+        let status = try SyncStatus.projects(f.desk.unlocked).first { $0.project == project.id }
+        #expect(status?.forks.map(\.device) == [forker.device], "\(String(describing: status))")
+        #expect(try F.texts(f.desk, project.id, document) == ["morning"])
+    }
+
     /// The entries of `vault` of `action` that name `device`.
     static func entries(_ vault: TestVault, _ action: AuditAction, device: String) -> [[String: String]] {
         vault.recording.events.withLock { events in

@@ -16,6 +16,7 @@ import TestSupport
         "sync_own_floors": "OwnRecordFloor",
         "sync_set_aside": "VaultSync",
         "sync_restore_waits": "RestoreWaits",
+        "sync_fork_left_out": "VaultSync",
         "sync_peers": "SyncExchangeStore",
         "sync_shares": "SyncExchangeStore",
         "sync_origins": "SyncExchangeStore",

@@ -318,11 +318,14 @@ public struct SyncEndpoint {
     /// With `skippingHeld`, a record this vault holds (the same hash) is passed over unrecorded: the
     /// asker asked for records it may hold (looking for a fork), so one is no replay.
     /// Refusals are recorded one by one while the peer's budget lasts, the rest as one summary.
-    func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?, skippingHeld: Bool = false) throws -> SyncReceipt {
+    /// `answering`: a push this vault answers (the asker keeps its run's refusals itself, `keepRefusals`).
+    func receive(_ records: [[UInt8]], for project: WritingProject, coordinator: SyncCoordinator?, skippingHeld: Bool = false,
+                 answering: Bool = false) throws -> SyncReceipt {
         let receipt: SyncReceipt
         let allowance = refusals?.allowance(for: peer.deviceID) ?? .unbounded
         do {
-            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld, allowance: allowance, coordinator: coordinator)
+            receipt = try receiveVerified(records, for: project, skippingHeld: skippingHeld, allowance: allowance, coordinator: coordinator,
+                                          answering: answering)
             refusals?.spent(peer.deviceID, allowance)
         } catch let error as WritingError where error.code != .privilegedSessionRequired {
             // The receive rolled back, its entries with it: the refusals are recorded afresh.
@@ -375,7 +378,7 @@ public struct SyncEndpoint {
     }
 
     private func receiveVerified(_ records: [[UInt8]], for project: WritingProject, skippingHeld: Bool,
-                                 allowance: SyncRefusalAllowance, coordinator: SyncCoordinator?) throws -> SyncReceipt {
+                                 allowance: SyncRefusalAllowance, coordinator: SyncCoordinator?, answering: Bool) throws -> SyncReceipt {
         try withSync(project) { sync, store, _ in
             var sync = sync
             sync.hold = hold(of: project, coordinator: coordinator)
@@ -393,6 +396,7 @@ public struct SyncEndpoint {
             // This device's own records a repair lacked are back: it writes the project again (F14).
             _ = try sync.ownRecordsBack(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
             try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)
+            if answering { try keepForkRefusals(receipt.refused, pushed: signed, of: project, sync: sync, store: store) }
             guard !ended.isEmpty else { return receipt }
             return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
                                branchesMade: receipt.branchesMade, documents: receipt.documents)
@@ -444,6 +448,29 @@ public struct SyncEndpoint {
             refused.append(refusal)
         }
         return (taken, refused)
+    }
+
+    /// On a push this vault answers: the pushed records it refused by the fork rule (`equivocation`:
+    /// a copy that lost, or a record built on one) and does not hold are kept as refused here with the
+    /// pushing device (`sync_refusals`), so `sync status` says NOT IN SYNC with it while they are
+    /// refused (reviewer 13's fk5: the answering desk said "syncs" while it refused every later record
+    /// of a colleague's device built on the copy it left out); a push that has none forgets such a
+    /// refusal. Other refusals of an answered push are kept by the asker alone, as before.
+    private func keepForkRefusals(_ refusals: [SyncRefusal], pushed: [[UInt8]], of project: WritingProject, sync: VaultSync,
+                                  store: SyncExchangeStore) throws {
+        let sent = Set(pushed.map { SHA256.hash($0) })
+        var refused = Set<[UInt8]>()
+        for refusal in refusals where refusal.error.code == .equivocation {
+            guard let hash = refusal.record, sent.contains(hash), try !sync.holds(hash) else { continue }
+            refused.insert(hash)
+        }
+        let reason = SyncErrorCode.equivocation.rawValue
+        guard refused.isEmpty else {
+            return try store.keepRefusal(of: project.id, by: peer.deviceID, side: .here, records: refused.count, reasons: [reason], at: clock.now())
+        }
+        if try store.refusals(of: project.id).contains(where: { $0.peer == peer.deviceID && $0.side == .here && $0.reasons == [reason] }) {
+            try store.forgetRefusal(of: project.id, by: peer.deviceID, side: .here)
+        }
     }
 
     /// Remembers each device the receive found forking the project (`equivocation`, naming it),

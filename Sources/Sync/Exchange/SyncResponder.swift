@@ -189,7 +189,7 @@ public struct SyncResponder: Sendable {
         let receipt: SyncReceipt
         do {
             // Each refusal recorded as the peer's budget allows (`SyncEndpoint.receive`), the rest summarised once.
-            receipt = try damageRefused(project.id) { try endpoint.receive(request.records, for: project, coordinator: coordinator) }
+            receipt = try damageRefused(project.id) { try endpoint.receive(request.records, for: project, coordinator: coordinator, answering: true) }
         } catch let error as SyncError where error.code == .writingRefused {
             // Recorded by the endpoint; the peer learns each record was refused, and why.
             return SyncOutgoing(SyncPushAnswer(stored: 0, refused: request.records.map { _ in error.code.rawValue }))
