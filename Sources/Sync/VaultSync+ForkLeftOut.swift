@@ -26,6 +26,23 @@ extension VaultSync {
         }
     }
 
+    /// The kept left-out records of `project` each device in `numbers` signed at its number there (the
+    /// copies of a fork met that left here), as stored, in device then hash order: an exchange that
+    /// met a fork sends them too, so that a peer whose copy stays meets the fork and names it
+    /// (SECURITY.md §19.4). One that does not open is passed over.
+    public func leftOutCopies(of project: WritingProject, at numbers: [DeviceID: UInt64]) throws -> [[UInt8]] {
+        var copies: [[UInt8]] = []
+        for (device, counter) in numbers.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+            let rows = try database.query("""
+                SELECT hash, parts FROM sync_fork_left_out WHERE project_id = ? AND device_id = ? AND counter = ? ORDER BY hash
+                """, [.blob(project.id.bytes), .blob(device.bytes), .integer(Int64(counter))])
+            for row in rows {
+                if let bytes = try? storedRecord(try row.blob("hash"), parts: try row.integer("parts"), of: project) { copies.append(bytes) }
+            }
+        }
+        return copies
+    }
+
     /// Makes the kept left-out records of `project` those the replica leaves out now (`keep`,
     /// `SyncReplica.leftOutToKeep`): a row no longer among them goes (with its sealed parts, unless
     /// the record is held now: taken back by a later walk, `held`), and each new one is sealed and

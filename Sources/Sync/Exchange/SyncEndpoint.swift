@@ -451,17 +451,23 @@ public struct SyncEndpoint {
     }
 
     /// On a push this vault answers: the pushed records it refused by the fork rule (`equivocation`:
-    /// a copy that lost, or a record built on one) and does not hold are kept as refused here with the
+    /// a record built on a copy that lost, or such a copy of a number none is held of here) and does
+    /// not hold are kept as refused here with the
     /// pushing device (`sync_refusals`), so `sync status` says NOT IN SYNC with it while they are
     /// refused (reviewer 13's fk5: the answering desk said "syncs" while it refused every later record
     /// of a colleague's device built on the copy it left out); a push that has none forgets such a
     /// refusal. Other refusals of an answered push are kept by the asker alone, as before.
     private func keepForkRefusals(_ refusals: [SyncRefusal], pushed: [[UInt8]], of project: WritingProject, sync: VaultSync,
                                   store: SyncExchangeStore) throws {
-        let sent = Set(pushed.map { SHA256.hash($0) })
+        var sent: [[UInt8]: [UInt8]] = [:]
+        for bytes in pushed { sent[SHA256.hash(bytes)] = bytes }
         var refused = Set<[UInt8]>()
         for refusal in refusals where refusal.error.code == .equivocation {
-            guard let hash = refusal.record, sent.contains(hash), try !sync.holds(hash) else { continue }
+            guard let hash = refusal.record, let bytes = sent[hash], try !sync.holds(hash),
+                  let record = try? ChangeRecordCodec.parse(bytes) else { continue }
+            // A copy of a number held here (the other side of a fork, sent so that this vault meets
+            // it) is the fork line's to say: only records the walk refuses beyond the fork count.
+            guard try sync.tips(of: project.id, at: [record.device: record.counter]).isEmpty else { continue }
             refused.insert(hash)
         }
         let reason = SyncErrorCode.equivocation.rawValue
@@ -568,6 +574,12 @@ extension SyncEndpoint {
     /// Every record of the project `held` lacks, parents first.
     func missingAll(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> [[UInt8]] {
         try withSync(project) { sync, _, _ in try sync.storedRecords(of: project, missingFrom: held) }
+    }
+
+    /// The copies this vault's fork rule left out at each fork met (`VaultSync.leftOutCopies`).
+    func leftOutCopies(_ project: WritingProject, at numbers: [DeviceID: UInt64]) throws -> [[UInt8]] {
+        guard !numbers.isEmpty else { return [] }
+        return try withSync(project) { sync, _, _ in try sync.leftOutCopies(of: project, at: numbers) }
     }
 }
 

@@ -418,7 +418,10 @@ public struct SyncInitiator {
         // (refused there, recorded naming the device) instead of saying the project syncs.
         var offered = peerHeld
         for (device, counter) in entry.forked { offered[device] = min(offered[device] ?? 0, counter - 1) }
-        try push(project, peerHeld: offered.filter { $0.value > 0 }, into: &entry, by: deadline)
+        // And the copy of each that left here (the fork rule kept the peer's): else a peer whose copy
+        // stays never meets the fork, and never names it (fork13's answering desk, 3 runs of 4).
+        let leftOut = try endpoint.leftOutCopies(project, at: entry.forked)
+        try push(project, peerHeld: offered.filter { $0.value > 0 }, also: leftOut, into: &entry, by: deadline)
         entry.pushed = true
         try keepPeerVector(of: project, held: held, peerHeld: peerHeld, pushedAll: entry.refusedByPeer.isEmpty)
     }
@@ -495,10 +498,11 @@ public struct SyncInitiator {
         _ = try take(answer.records, of: project, skippingHeld: true, into: &entry)
     }
 
-    private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
+    private func push(_ project: WritingProject, peerHeld: [DeviceID: UInt64], also extra: [[UInt8]] = [],
+                      into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
         // The peer lacks nothing stored here: no step (a privileged project's would open a session).
-        guard try endpoint.storesMissing(project, from: peerHeld) else { return }
-        let missing = try endpoint.missingAll(project, from: peerHeld)
+        guard try !extra.isEmpty || endpoint.storesMissing(project, from: peerHeld) else { return }
+        let missing = try endpoint.missingAll(project, from: peerHeld) + extra
         var rest = missing[...]
         while !rest.isEmpty {
             let batch = try SyncWire.batch(rest)
