@@ -20,8 +20,12 @@ extension SyncReplica {
     public mutating func proposal(for conflict: SyncConflict) -> DocumentContent {
         guard let viewer = viewer(of: conflict) else { return DocumentContent() }
         // A block over the store's bound (only a device beside the store's rules writes one) in
-        // pieces, as a document shows it (`BlockOverflow`).
-        return DocumentContent(blocks: BlockOverflow.split(proposal(for: conflict, seenBy: viewer).blocks, besides: holdsBlock))
+        // pieces, as a document shows it (`BlockOverflow`); a document past the store's bound (a
+        // record made after two devices' additions merged saw it all) up to the bound, the
+        // conflict's block always kept (`DocumentOverflow`): the blocks left out are in the
+        // document or its overflow branches.
+        let blocks = DocumentOverflow.parted(proposal(for: conflict, seenBy: viewer).blocks, keeping: conflict.block).shown
+        return DocumentContent(blocks: BlockOverflow.split(blocks, besides: holdsBlock))
     }
 
     /// The proposal of `conflict` as the record at history entry `viewer` saw the document.

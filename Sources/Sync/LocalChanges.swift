@@ -40,8 +40,10 @@ extension SyncReplica {
             }
         }
         let current = orderedBlocks(of: document)
-        // A block the replica shows in pieces (over the store's bound) is one block of the records.
-        let content = BlockOverflow.joined(content, shown: current.map(\.block), besides: holdsBlock)
+        // A block the replica shows in pieces (over the store's bound) is one block of the records,
+        // and the blocks past the document's bound (`DocumentOverflow`), never shown, are not deleted.
+        let content = DocumentOverflow.restored(BlockOverflow.joined(content, shown: current.map(\.block), besides: holdsBlock),
+                                                past: DocumentOverflow.parted(current.map(\.block)).past)
         var ids = Set<BlockID>()
         for block in content.blocks {
             guard ids.insert(block.id).inserted else { throw SyncError(.invalidChange, "block \(block.id) appears twice") }

@@ -663,9 +663,26 @@ public struct SyncReplica: Sendable {
     }
 
     /// The document as the store keeps it: its blocks in order, each one the merge made longer than
-    /// a block may be shown as itself and its continuations (`BlockOverflow`, SECURITY.md §19.3).
+    /// a block may be shown as itself and its continuations (`BlockOverflow`, SECURITY.md §19.3),
+    /// up to the first block that would take the document past the store's bound (`DocumentOverflow`:
+    /// that one and those after it are in the document's overflow branches, `overflow(of:)`).
     public mutating func content(of document: NodeID) -> DocumentContent {
-        DocumentContent(blocks: BlockOverflow.split(orderedBlocks(of: document).map(\.block), besides: holdsBlock))
+        DocumentContent(blocks: BlockOverflow.split(DocumentOverflow.parted(orderedBlocks(of: document).map(\.block)).shown, besides: holdsBlock))
+    }
+
+    /// The document's blocks past the store's bound, in reading order, whole as the records hold them
+    /// (none when it fits): what `content(of:)` does not show (`DocumentOverflow`).
+    mutating func blocksPastBound(of document: NodeID) -> [Block] {
+        DocumentOverflow.parted(orderedBlocks(of: document).map(\.block)).past
+    }
+
+    /// The document's overflow branches (SECURITY.md §19.3): the blocks past the store's bound in
+    /// pieces as a document shows them, grouped into proposals within the bound, each with the name
+    /// every device gives it (`DocumentOverflow.name`). None when the document fits.
+    public mutating func overflow(of document: NodeID) -> [(name: BranchID, content: DocumentContent)] {
+        let past = blocksPastBound(of: document)
+        guard !past.isEmpty else { return [] }
+        return DocumentOverflow.groups(BlockOverflow.split(past, besides: holdsBlock)).map { (DocumentOverflow.name(of: document, proposing: $0), $0) }
     }
 
     /// Whether the records hold a block of this id, in any document, present or removed: the ids

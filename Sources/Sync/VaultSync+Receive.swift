@@ -69,8 +69,9 @@ extension VaultSync {
         try unarchiveIfSettled(working.replica, project: project)  // the records brought it back (VaultSync+Project)
         let written = try writeDocuments(of: &working.replica, into: project, only: differing, written: &documents,
                                          owners: owners, arrived: arrived)
-        let branches = try keepConflicts(of: &working.replica, in: project)
+        var branches = try keepConflicts(of: &working.replica, in: project)
             + keepWordsOfDropped(shownBeforeDrop, dropped: gone, replica: &working.replica, in: project)
+        branches += try keepOverflows(of: &working.replica, in: project, only: differing)  // blocks past a document's bound (VaultSync+Overflow)
         try writeVersions(of: working.replica, into: project)  // snapshots, branches, decisions, edit events (VaultSync+Versions)
         try writeProject(of: working.replica, into: project, owners: owners, arrived: arrived)  // entries, name, archived flag (VaultSync+Project)
         try keep(working, of: project, agreeing: true)

@@ -236,7 +236,7 @@ public struct VaultSync {
         let leftOut = try nodesLeftOut(of: working.replica.binder, absentFrom: present, in: projectID)
         for id in Self.removedHere(working.replica.binder, present: present, leftOut: leftOut) { operations.append(.node(id, .removed)) }
         var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
-        var pieced = Set<NodeID>()  // documents here holding a block in pieces (`BlockOverflow`)
+        var pieced = Set<NodeID>()  // documents here holding a block in pieces (`BlockOverflow`) or not all (`DocumentOverflow`)
         let heldForEditors = try heldBases(of: project)  // merged from their kept bases, never taken as the writer's deletions
         for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
             let stored = try store.documentContent(of: node.id, in: projectID)
@@ -246,7 +246,7 @@ public struct VaultSync {
             var ids: [BlockID: BlockID] = [:]
             // As the records hold it (a block shown in pieces is one: `BlockOverflow`), before they change.
             let whole = BlockOverflow.joined(stored, shown: working.replica.orderedBlocks(of: node.id).map(\.block), besides: working.replica.holdsBlock)
-            if whole != stored { pieced.insert(node.id) }
+            if whole != stored || !working.replica.blocksPastBound(of: node.id).isEmpty { pieced.insert(node.id) }
             operations += try working.replica.operations(making: node.id, hold: content, creating: created.contains(node.id), rebased: &ids)
             // A held document keeps the writer's text in the store: that text takes the new ids of its blocks.
             if !ids.isEmpty { rebased[node.id] = (whole, ids) }
@@ -274,6 +274,8 @@ public struct VaultSync {
             let shown = working.replica.content(of: document)
             if try store.documentContent(of: document, in: projectID) != shown { try store.replaceSyncedDocumentContent(of: document, in: projectID, with: shown) }
         }
+        // What the owner's edits brought within the bound is shown now; what is still past it is in branches.
+        try keepOverflows(of: &working.replica, in: project, only: pieced)
         working.hashes += records.map(\.hash)
         try keep(working, of: project, agreeing: true)
         try settle(project)

@@ -67,6 +67,8 @@ TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
 CONTINUATION_LABEL = b"SealedVault block continuation v1\x00"
 MAX_BLOCK_BYTES = 983040  # §14.4: a block's text and cells (the writing store keeps no longer one)
+OVERFLOW_LABEL = b"SealedVault document overflow v1\x00"
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024  # §14.4: a document's text and cells (the writing store keeps no longer one)
 FOLD_NAME_BUDGET = 4096  # §19.2: writes considered and sets named per record in looking for the earlier rule's names
 MISSING = object()
 NO_BASE = object()
@@ -655,7 +657,7 @@ class Replay:
         with the losing value in place of the block; a losing `deleted` leaves the block out unless no
         other block is left, when the block stays as that record saw it before deleting it."""
         blocks = self.proposal(conflict["document"], conflict["block"], conflict["losing"], self.viewer(conflict))
-        blocks = in_pieces(blocks)
+        blocks = in_pieces(parted(blocks, keeping=conflict["block"])[0])
         return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
 
     def proposal(self, document, block, losing, viewer):
@@ -674,7 +676,7 @@ class Replay:
         for node in sorted(nodes):
             if nodes[node]["kind"] != "document":
                 continue
-            blocks = in_pieces(self.blocks_of(node))
+            blocks = in_pieces(parted(self.blocks_of(node))[0])
             documents.append({"document": node, "node": nodes[node], "blocks": blocks,
                               "content": content(blocks).hex()})
         conflicts = self.conflicts()
@@ -772,6 +774,43 @@ def in_pieces(blocks, others=()):
                 index += 1
             out.append(dict(b, block=continuation(b["block"], index), text=text, rows=[]))
     return out
+
+
+def parted(blocks, keeping=None):
+    """§19.3: a document's blocks (reading order, whole) as shown and past the store's bound: the longest run
+    from the start whose text and cells fit MAX_DOCUMENT_BYTES is shown, every block after the first that
+    does not fit is past; `keeping` (a conflict's block in its proposal) is always shown and counted first."""
+    if sum(block_bytes(b) for b in blocks) <= MAX_DOCUMENT_BYTES:
+        return blocks, []
+    kept = [b for b in blocks if b["block"] == keeping]
+    used = sum(block_bytes(b) for b in kept)
+    shown, past, stopped = [], [], False
+    for b in blocks:
+        if b["block"] == keeping:
+            shown.append(b)
+        elif not stopped and used + block_bytes(b) <= MAX_DOCUMENT_BYTES:
+            shown.append(b)
+            used += block_bytes(b)
+        else:
+            stopped = True
+            past.append(b)
+    return shown, past
+
+
+def overflow_branches(document, past, others=()):
+    """§19.3: the blocks past a document's bound, in pieces as a document shows them (a continuation skipping
+    the ids of the document's blocks, `taken`, and `others`), grouped in reading order into proposals of at most
+    MAX_DOCUMENT_BYTES (a piece joins the current group while it fits, else starts the next), each named
+    SHA-256(label || 0x00 || document || SHA-256(proposal's §15.2 content))[:16]."""
+    groups, used = [], 0
+    for piece in in_pieces(past, others):
+        if not groups or used + block_bytes(piece) > MAX_DOCUMENT_BYTES:
+            groups.append([])
+            used = 0
+        groups[-1].append(piece)
+        used += block_bytes(piece)
+    return [(hashlib.sha256(OVERFLOW_LABEL + bytes.fromhex(document) + hashlib.sha256(content(g)).digest()).digest()[:16].hex(), g)
+            for g in groups]
 
 
 def as_json(value):
@@ -1636,6 +1675,62 @@ def overflow_known_answers():
     ]
 
 
+def document_overflow_known_answers():
+    """§19.3's documents past the store's bound: each case a document's blocks (text as `runs`, as `overflow`'s)
+    and, for a branch's proposal, the conflict's block it keeps (`keeping`); the blocks shown (in pieces) and
+    the overflow branches (named; each its blocks in pieces and the SHA-256 of its §15.2 content). Too long for
+    records here; the Swift tests merge such documents from real records (DocumentOverflowTests)."""
+    def block_id(label):
+        return hashlib.sha256(b"document overflow " + label.encode()).digest()[:16].hex()
+
+    def listed(blocks):
+        return [{"block": b["block"], "kind": b["kind"], "rows": b["rows"], "bytes": len(b["text"].encode()),
+                 "sha256": hashlib.sha256(b["text"].encode()).hexdigest()} for b in blocks]
+
+    def case(name, description, blocks, keeping=None):
+        document = block_id("document " + name)
+        given = [dict(b, text="".join(r * n for r, n in b["runs"])) for b in blocks]
+        taken = [b["block"] for b in given]
+        shown, past = parted(given, keeping)
+        branches = overflow_branches(document, past, taken) if keeping is None else []
+        return {"name": name, "description": description, "document": document, "blocks": blocks, "keeping": keeping,
+                "shown": listed(in_pieces(shown, taken)),
+                "branches": [{"name": n, "blocks": listed(g), "content_sha256": hashlib.sha256(content(g)).hexdigest()}
+                             for n, g in branches]}
+
+    def full(label, count, run="word "):
+        return [{"block": block_id("%s %d" % (label, i)), "kind": "paragraph", "rows": [],
+                 "runs": [[run, MAX_BLOCK_BYTES // len(run)]]} for i in range(count)]
+
+    def small(label, text):
+        return {"block": block_id(label), "kind": "paragraph", "rows": [], "runs": [[text, 1]]}
+
+    rest = MAX_DOCUMENT_BYTES - 17 * MAX_BLOCK_BYTES  # 65,536: 17 full blocks and this make the bound exactly
+    return [
+        case("within the bound", "17 blocks of 983,040 bytes and one of 65,536: 16 MiB exactly, all shown.",
+             full("a", 17) + [{"block": block_id("a rest"), "kind": "paragraph", "rows": [], "runs": [["x", rest]]}]),
+        case("one byte past", "16 MiB exactly, then one block of one byte: it is past, in one branch.",
+             full("b", 17) + [{"block": block_id("b rest"), "kind": "paragraph", "rows": [], "runs": [["x", rest]]},
+                              small("b last", "y")]),
+        case("past after the first that does not fit", "17 full blocks, one of 100,000 bytes that does not fit, then "
+             "one of 9 that would: both are past (the document shows a run from its start).",
+             full("c", 17) + [{"block": block_id("c big"), "kind": "paragraph", "rows": [], "runs": [["abcd ", 20000]]},
+                              small("c small", "Ninebytes")]),
+        case("a block past the bound in pieces", "16 full blocks, then one of 2,000,000 bytes: past whole, its branch "
+             "holds it as the block and two continuations.",
+             full("d", 16) + [{"block": block_id("d long"), "kind": "paragraph", "rows": [], "runs": [["long ", 400000]]}]),
+        case("two branches", "17 full blocks shown, 20 past: 17 in the first branch, 3 in the second.",
+             full("e", 37)),
+        case("cells count", "A table whose cells pass what the text leaves: it is past, with its cells.",
+             full("f", 17) + [{"block": block_id("f table"), "kind": "table", "rows": [["c" * 40000, "d"], ["e", "f"]],
+                               "runs": [["t\t", 15000]]}]),
+        case("a proposal keeps its conflict's block", "A branch's proposal past the bound (a record saw both devices' "
+             "additions): the conflict's block, last, is shown and counted first; the blocks after the first that "
+             "does not fit are left out.",
+             full("g", 18) + [small("g conflict", "The losing words.")], keeping=block_id("g conflict")),
+    ]
+
+
 def build():
     removal_known_answer()
     return {
@@ -1661,6 +1756,14 @@ def build():
                                 "(text: `runs` joined), `others` the block ids the project's other documents hold, "
                                 "`shown` the blocks it shows (id, kind, cells, text bytes, SHA-256 of the text).",
         "overflow": overflow_known_answers(),
+        "document_overflow_description": "A document the merge makes longer than the store keeps (§19.3, 16 MiB of "
+                                         "text and cells) as every replica shows it: `blocks` the document's blocks in "
+                                         "reading order (text: `runs` joined), `keeping` the conflict's block a "
+                                         "branch's proposal keeps (null: a document), `shown` the blocks it shows "
+                                         "(in pieces: id, kind, cells, text bytes, SHA-256 of the text), `branches` "
+                                         "its overflow branches (name; blocks as `shown`; SHA-256 of the §15.2 "
+                                         "content it proposes).",
+        "document_overflow": document_overflow_known_answers(),
     }
 
 
