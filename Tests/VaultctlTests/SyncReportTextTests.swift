@@ -27,4 +27,19 @@ struct SyncReportTextTests {
         #expect(lines.contains("Refused project \(gamma.hex): notShared (recorded in the audit log as sync.exchange-refused)"), "\(lines)")
         #expect(!lines.contains { $0.contains(":  (") }, "no empty reason: \(lines)")
     }
+
+    /// An own device of an older build, asked as that build asks (the run went on): `sync now` says
+    /// once which device to update, after the run's own lines (daemon13's open note on 4c3a795).
+    @Test func anOlderBuildsNoteIsSaidOnceAfterTheRun() throws {
+        var report = SyncRunReport()
+        var synced = SyncRunReport.Project(project: try ProjectID.random(), access: "mine")
+        synced.received = 2
+        report.projects = [synced]
+        report.notes = [SyncProjectsRequest.olderBuildNote(peer: "desk")]
+        let lines = SyncCommands.reportLines(report, peer: "desk")
+        #expect(lines.first == "Synced 1 project(s) with desk: sent 0 record(s), received 2.", "\(lines)")
+        #expect(lines.filter { $0.contains("update vaultctl on desk") }.count == 1, "\(lines)")
+        #expect(lines.last == "Note: desk runs an older build of vaultctl, whose 'sync.projects' takes no list of the projects the asker holds: "
+                + "it was asked as that build asks, so it opened a privileged session for each chart it described: update vaultctl on desk.", "\(lines)")
+    }
 }

@@ -55,7 +55,8 @@ public struct ChannelListening: Sendable {
         switch event {
         case .started: break
         case .succeeded(_, let report):
-            DaemonLog.note("vaultctl serve: background sync: sent \(report.sent), received \(report.received) record(s)")
+            DaemonLog.note("vaultctl serve: background sync: sent \(report.sent), received \(report.received) record(s)"
+                           + report.notes.map { "; \($0)" }.joined())
         case .failed(_, let code, let retry):
             DaemonLog.note("vaultctl serve: background sync failed (\(code))" + (retry.map { "; next try in \(Int($0.rounded(.up))) s" } ?? ""))
         }

@@ -61,6 +61,9 @@ public struct SyncRunReport: Sendable, Equatable {
     }
 
     public var projects: [Project] = []
+    /// What the run says once beside its projects: an own device of an older build, asked as that
+    /// build asks so the exchange goes on, to be updated (`SyncProjectsRequest.olderBuildNote`).
+    public var notes: [String] = []
 
     public init() {}
 
@@ -231,6 +234,8 @@ public struct SyncInitiator {
             }
             return try ask(SyncWire.projectsKind, SyncOutgoing(SyncProjectsRequest(after: request.after)), by: deadline)
         }
+        // Said once in the run, however many pages were asked as that build asks (daemon13's open note).
+        if olderBuild { report.notes.append(SyncProjectsRequest.olderBuildNote(peer: peer.name)) }
         // A project whose exchange rows here are damaged is not read as if they were whole: local-only.
         try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)).union(damage.projects.keys))
         var projects: [(WritingProject, SyncPlan)] = []

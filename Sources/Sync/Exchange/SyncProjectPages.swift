@@ -77,6 +77,14 @@ public struct SyncProjectsRequest: Sendable, Equatable {
         return SyncExchangeError(.malformedMessage, "\(name) runs an older build of vaultctl, whose 'sync.projects' takes no list of the "
                                  + "projects the asker holds (within exchange version 2): update vaultctl on \(name), then sync again (\(error.message))")
     }
+
+    /// What the asker says once in a run that met such a device and asked it as that build asks: the
+    /// exchange went on, but that device still reads the name of every chart it describes in a
+    /// privileged session of its own (recorded there) until it is updated.
+    public static func olderBuildNote(peer name: String) -> String {
+        "\(name) runs an older build of vaultctl, whose 'sync.projects' takes no list of the projects the asker holds: "
+            + "it was asked as that build asks, so it opened a privileged session for each chart it described: update vaultctl on \(name)"
+    }
 }
 
 /// The answer to `sync.projects`: up to `SyncWire.maximumOffers` offers, ascending, and whether

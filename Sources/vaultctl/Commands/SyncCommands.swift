@@ -208,12 +208,13 @@ enum SyncCommands {
         for project in report.projects { if let aside = project.setAside { lines.append(setAsideText(aside, of: project.project)) } }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
         if branches > 0 { lines.append("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
+        lines += report.notes.map { "Note: \($0)." }
         return lines
     }
 
     private static func json(_ report: SyncRunReport, peer: DeviceProfile) -> [String: Any] {
         ["peer": DeviceCommand.json(peer), "sent": report.sent, "received": report.received, "refused": report.refused,
-         "projects": report.projects.map { project in
+         "notes": report.notes, "projects": report.projects.map { project in
              ["project": project.project.hex, "access": project.access, "sent": project.sent, "received": project.received,
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
               "branches_made": project.branchesMade, "records_refused": project.recordsRefused,
