@@ -217,5 +217,30 @@ public enum WritingSchema {
         NamedMigration("leak-1", """
             CREATE TABLE writing_ordinary_fingerprints (fingerprint INTEGER PRIMARY KEY) STRICT;
             """),
+        // Order keys longer than the change record carries (SECURITY.md §14.2; review 17 s10, N-s10-2):
+        // before 0e761ab the store kept keys of 256 bytes (about 1,500 inserts at one place), which it
+        // now reads as damage, so that project's binder would not open. Every list holding such a key
+        // (a folder's items, a project's entries of one kind) takes keys anew in its order: `6` and the
+        // item's rank in six base-36 digits (`6000001`, `6000002`, …); the next commit sends them as
+        // moves (§19.3). Clear: order only. `rekeyed_order` is this migration's own scratch table.
+        NamedMigration("binder-keys-1", """
+            CREATE TEMP TABLE rekeyed_order (id BLOB PRIMARY KEY, rank INTEGER NOT NULL);
+            INSERT INTO rekeyed_order (id, rank)
+                SELECT id, ROW_NUMBER() OVER (PARTITION BY project_id, parent_id ORDER BY order_key, id) FROM writing_nodes AS node
+                WHERE EXISTS (SELECT 1 FROM writing_nodes AS other WHERE other.project_id = node.project_id
+                              AND other.parent_id IS node.parent_id AND length(CAST(other.order_key AS BLOB)) > 255);
+            UPDATE writing_nodes SET order_key = (SELECT '6' || substr(d, rank / 60466176 % 36 + 1, 1) || substr(d, rank / 1679616 % 36 + 1, 1) || substr(d, rank / 46656 % 36 + 1, 1) || substr(d, rank / 1296 % 36 + 1, 1) || substr(d, rank / 36 % 36 + 1, 1) || substr(d, rank % 36 + 1, 1) FROM rekeyed_order, (SELECT '0123456789abcdefghijklmnopqrstuvwxyz' AS d)
+                                                  WHERE rekeyed_order.id = writing_nodes.id)
+                WHERE id IN (SELECT id FROM rekeyed_order);
+            DELETE FROM rekeyed_order;
+            INSERT INTO rekeyed_order (id, rank)
+                SELECT id, ROW_NUMBER() OVER (PARTITION BY project_id, kind ORDER BY order_key, id) FROM writing_entries AS entry
+                WHERE EXISTS (SELECT 1 FROM writing_entries AS other WHERE other.project_id = entry.project_id
+                              AND other.kind = entry.kind AND length(CAST(other.order_key AS BLOB)) > 255);
+            UPDATE writing_entries SET order_key = (SELECT '6' || substr(d, rank / 60466176 % 36 + 1, 1) || substr(d, rank / 1679616 % 36 + 1, 1) || substr(d, rank / 46656 % 36 + 1, 1) || substr(d, rank / 1296 % 36 + 1, 1) || substr(d, rank / 36 % 36 + 1, 1) || substr(d, rank % 36 + 1, 1) FROM rekeyed_order, (SELECT '0123456789abcdefghijklmnopqrstuvwxyz' AS d)
+                                                    WHERE rekeyed_order.id = writing_entries.id)
+                WHERE id IN (SELECT id FROM rekeyed_order);
+            DROP TABLE rekeyed_order;
+            """),
     ])
 }
