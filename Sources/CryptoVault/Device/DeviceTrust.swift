@@ -43,11 +43,6 @@ extension DeviceTrust {
         return .some((try? row.text("trust")).flatMap(DeviceTrust.init(rawValue:)))
     }
 
-    /// Whether this vault pairs any device as the owner's own (`mine`).
-    package static func anyMine(in database: Database) throws -> Bool {
-        try database.queryOne("SELECT 1 FROM peer_trust WHERE trust = 'mine' LIMIT 1") != nil
-    }
-
     /// The devices whose stored value is no level, each read as `other`.
     static func damaged(in database: Database) throws -> [DeviceID] {
         try database.query("SELECT peer_device_id FROM peer_trust WHERE typeof(trust) != 'text' OR trust NOT IN ('mine', 'other') ORDER BY rowid")
