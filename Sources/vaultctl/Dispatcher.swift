@@ -175,6 +175,12 @@ struct FailureReport {
             self.init(message: exchange.message, hint: ExitCode.hint(for: exchange), exitCode: ExitCode(for: exchange))
         case let sync as SyncError:
             self.init(message: sync.message, exitCode: .dataError)
+        case let peer as SyncPeerFailure:
+            // The peer refused for a reason of its own change records or sync state (its damage is
+            // mended there): said as the peer's words, never as a Swift value (reviewer 13).
+            let damaged = peer.code == .damagedSyncState || peer.code == .damagedProject
+            self.init(message: peer.message, hint: damaged ? "the other device's sync state is damaged: 'vaultctl repair' on that device mends it" : nil,
+                      exitCode: .dataError)
         case let repair as RepairError:
             self.init(message: repair.message, exitCode: ExitCode(for: repair))
         default:

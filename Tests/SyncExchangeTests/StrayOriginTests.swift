@@ -80,7 +80,8 @@ import Writing
         }
         #expect(refusal.code == .notOwner)
         #expect(refusal.message.contains("was shared with this vault by device \(colleague.fingerprint)"), "\(refusal.message)")
-        #expect(refusal.message.contains("keeps its grant") && refusal.message.contains("'vaultctl repair'"), "\(refusal.message)")
+        #expect(refusal.message.contains("keeps its grant") && refusal.message.contains("damaged or gone: 'vaultctl repair' mends a damaged one"),
+                "\(refusal.message)")
         let refusedShare = try #require(Self.refusals(f.laptop, .shareRefused).last)
         #expect(refusedShare["reason"] == "notOwner" && refusedShare["origin"] == colleague.hex && refusedShare["device"] == stranger.hex, "\(refusedShare)")
 
@@ -121,6 +122,20 @@ import Writing
         #expect(throws: SyncExchangeError(.notOwner, "")) {
             try SyncControl.shared(held.compartment, with: try DeviceID.random(), role: .viewer, in: f.laptop.unlocked)
         }
+    }
+
+    /// The origin row deleted whole is no damage anything sees (nothing says it was there), but the
+    /// vault core's grant still says whose the project is: not shared on, not offered.
+    @Test func anOriginRowDeletedWholeStillLeavesTheProjectTheColleagues() throws {
+        let (f, project, held) = try Self.shared()
+        try f.laptop.tamper("DELETE FROM sync_origins")
+        #expect(try f.laptop.unlocked.transaction { tx in SyncExchangeHealth.damage(in: tx) } == SyncExchangeDamage())
+        let refusal = try #require(throws: SyncExchangeError.self) {
+            try SyncControl.shared(held.compartment, with: try DeviceID.random(), role: .editor, in: f.laptop.unlocked)
+        }
+        #expect(refusal.code == .notOwner && refusal.message.contains("damaged or gone"), "\(refusal.message)")
+        let third = try Self.third(pairedWith: f, sharing: held)
+        #expect(try !SyncEndpoint(vault: f.laptop.unlocked, peer: third).offers().contains { $0.project == project.id })
     }
 
     /// A grant alone says nothing of whose a project is: a colleague's grant of a compartment named as

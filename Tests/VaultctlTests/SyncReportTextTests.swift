@@ -42,4 +42,15 @@ struct SyncReportTextTests {
         #expect(lines.last == "Note: desk runs an older build of vaultctl, whose 'sync.projects' takes no list of the projects the asker holds: "
                 + "it was asked as that build asks, so it opened a privileged session for each chart it described: update vaultctl on desk.", "\(lines)")
     }
+
+    /// Reviewer 13 (q1.sh): an answerer that refuses the whole exchange for its damaged sync state
+    /// made the asker print a Swift dump ("vaultctl: error: SyncPeerFailure(code: …)") and exit 1.
+    @Test func aPeersRefusalForItsDamagedStateIsSaidInWordsWithWhatMendsItAndExits65() {
+        let words = "vm refused 'sync.projects': the sync state of device 01 is damaged: the table sync_peers holds 1 row(s) no writer makes"
+        let report = FailureReport(SyncPeerFailure(.damagedSyncState, words))
+        #expect(report.message == words)
+        #expect(report.hint == "the other device's sync state is damaged: 'vaultctl repair' on that device mends it")
+        #expect(report.exitCode == .dataError)
+        #expect(FailureReport(SyncPeerFailure(.tooManyPending, "vm refused 'sync.pull': too many pending")).hint == nil)
+    }
 }

@@ -17,8 +17,8 @@ extension SyncControl {
                                               .init("reason", SyncExchangeErrorCode.notOwner.rawValue), .init("origin", origin.hex)]))
         // Told by the vault core's grant alone: the exchange's own record of it is lost or damaged.
         let told = granted ? """
-             (the vault keeps its grant of the project's compartment and made the project from its offer, though the sync state \
-            does not say where the project came from: 'vaultctl repair' mends that)
+             (the vault keeps its grant of the project's compartment and made the project from its offer, though the sync state's \
+            record of where the project came from is damaged or gone: 'vaultctl repair' mends a damaged one)
             """ : ""
         throw SyncExchangeError(.notOwner, "project \(project) in '\(compartment.name)' was shared with this vault by device \(origin.fingerprint)\(told): only its owner shares it")
     }
