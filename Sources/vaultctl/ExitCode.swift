@@ -37,7 +37,8 @@ enum ExitCode: Int32 {
               read-only command does not upgrade, invalid share or key file, KDF parameters
               outside the allowed range, a sealed record that is damaged or was moved from
               another vault, compartment, row or field; a command refused in in-memory mode,
-              where the writing store cannot be opened)
+              where the writing store cannot be opened; 'sync now' with a device that refuses
+              every sync because its own sync state is damaged: 'vaultctl repair' there mends it)
           66  not found (not a vault, missing file, no such compartment or sealed record)
           69  no daemon ('vaultctl serve') answers for this vault
           73  already exists (vault or compartment, a sealed record of another compartment at

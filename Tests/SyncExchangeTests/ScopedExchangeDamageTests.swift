@@ -1,3 +1,4 @@
+import Appliance
 import CryptoVault
 import PeerChannel
 @testable import Sync
@@ -93,5 +94,66 @@ import Writing
         try F.edit(f.desk, projects[0].0, projects[0].1, block: 0, to: "after the mend")
         try f.syncLaptop()
         #expect(try F.texts(f.laptop, projects[0].0.id, projects[0].1) == ["after the mend"])
+    }
+
+    /// Review 17 s13, LOW 5 (reviewer13 q1.sh): the ANSWERER's row of the asking device damaged. The
+    /// asker is refused every exchange: said as that device's refusal (which device, what is wrong
+    /// there, what mends it: there, not here), and each project it syncs with that device is NOT IN
+    /// SYNC with it in `sync status` (before: "syncs"), recorded once however often it asks, until
+    /// an exchange with it completes.
+    @Test func anAnswerersDamagedRowOfTheAskerIsSaidAsItsRefusalAndLeavesEveryProjectNotInSyncUntilOneCompletes() throws {
+        let (f, projects) = try Self.twoProjects()
+        let desk = f.deskKeys.profile, laptop = f.laptopKeys.profile.deviceID
+        // The desk's row of the laptop (one a push there writes) with a value past its CHECK.
+        try f.desk.tamper("PRAGMA ignore_check_constraints = ON; INSERT OR REPLACE INTO sync_peers (device_id, paused) VALUES (X'\(laptop.hex)', 7)")
+        for _ in 0..<2 {
+            let refusal = try #require(throws: SyncPeerFailure.self) { try f.syncLaptop() }
+            #expect(refusal.code == .damagedSyncState)
+            #expect(refusal.message.hasPrefix("\(desk.name) refuses every sync with this device: its sync state there is damaged ("), "\(refusal.message)")
+            #expect(refusal.message.contains("the sync state of device \(laptop.hex) is damaged: the table sync_peers holds 1 row(s)")
+                    && refusal.message.contains("'vaultctl repair' on \(desk.name) mends it") && refusal.message.contains("nothing on this device needs mending"),
+                    "\(refusal.message)")
+        }
+        let states = try SyncStatus.projects(f.laptop.unlocked)
+        for (project, _) in projects {
+            let state = try #require(states.first { $0.project == project.id })
+            #expect(!state.syncs && state.skipped.map(\.peer) == [desk.deviceID], "\(state)")
+            #expect(state.skipped.first?.reason.hasPrefix("peer-damagedSyncState: \(desk.name) refuses every sync with this device") == true, "\(state)")
+        }
+        let peer = try #require(try SyncStatus.read(f.laptop.unlocked).first { $0.device == desk.deviceID })
+        #expect(Set(peer.notInSync) == Set(projects.map(\.0.id)) && peer.lastError == "peer-damagedSyncState", "\(peer)")
+        // Recorded once per project, though asked twice.
+        #expect(F.details(f.laptop, .syncProjectSkipped, "reason") == ["peer-damagedSyncState", "peer-damagedSyncState"])
+
+        // Mended there (`vaultctl repair` runs with the daemon stopped: a new one answers after; the
+        // damaged row comes back paused, and the owner resumes it): the next exchange completes, and
+        // every project syncs again.
+        _ = try DamagedExchangeStateTests.mend(f.desk)
+        try SyncControl.setPaused(false, device: laptop, in: f.desk.unlocked)
+        let deskVault = f.desk.unlocked
+        let server = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: f.deskKeys,
+                                       pinnedPeers: { try deskVault.vault.familyPairings() },
+                                       services: [SyncChannelService(vault: deskVault, coordinator: nil)])
+        server.start()
+        defer { server.stop() }
+        let client = try ChannelClient(connectingTo: server.address, localKeys: f.laptopKeys, peer: f.deskKeys.profile)
+        try SyncInitiator(vault: f.laptop.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        #expect(try SyncStatus.projects(f.laptop.unlocked).allSatisfy(\.syncs))
+        #expect(try SyncStatus.read(f.laptop.unlocked).first { $0.device == desk.deviceID }?.notInSync == [])
+    }
+
+    /// Only the projects synced with the refusing device are said not in sync with it: a colleague
+    /// refusing every exchange leaves its shared project, never the owner's own project it is not
+    /// shared with.
+    @Test func aColleaguesRefusalOfEveryExchangeLeavesOnlyTheProjectsSyncedWithIt() throws {
+        let (f, project, _) = try StrayOriginTests.shared()
+        let own = try F.project(f.laptop, "Mine alone")
+        try f.desk.tamper("DROP TABLE sync_forks")
+        let refusal = try #require(throws: SyncPeerFailure.self) { try f.syncLaptop() }
+        #expect(refusal.message.contains("refuses every sync with this device: its sync state there is damaged (")
+                && refusal.message.contains("the table sync_forks is missing"), "\(refusal.message)")
+        let states = try SyncStatus.projects(f.laptop.unlocked)
+        #expect(states.first { $0.project == project.id }?.syncs == false, "\(states)")
+        #expect(states.first { $0.project == own.id }?.syncs == true, "\(states)")
     }
 }

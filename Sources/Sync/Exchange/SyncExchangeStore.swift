@@ -318,6 +318,11 @@ struct SyncExchangeStore {
         try database.query("DELETE FROM sync_project_skips WHERE device_id = ? AND project_id = ?", [.blob(device.bytes), .blob(project.bytes)])
     }
 
+    /// Forgets every project left with `device` whose reason holds `marker` (`SyncInitiator.refusedWholeMark`).
+    func clearSkips(by device: DeviceID, saying marker: String) throws {
+        try database.query("DELETE FROM sync_project_skips WHERE device_id = ? AND instr(reason, ?) > 0", [.blob(device.bytes), .text(marker)])
+    }
+
     /// The devices whose last exchange left `project`, with why and when.
     func skips(of project: ProjectID) throws -> [SyncProjectSkip] {
         try database.query("SELECT device_id, reason, skipped_at FROM sync_project_skips WHERE project_id = ? ORDER BY device_id",

@@ -158,11 +158,15 @@ public struct SyncInitiator {
             try exchange(into: &report, damage: damage, by: deadline)
         } catch {
             endpoint.keepRefusals(of: report.projects)
+            // The peer's refusal of the whole exchange: said as such, and each project synced with
+            // it kept as left by it (`refusedWhole`; review 17 s13, LOW 5).
+            let error = (error as? SyncPeerFailure).map { refusedWhole($0, besides: Set(damage.projects.keys)) } ?? error
             try? keep(report, error: Self.code(of: error))
             throw error
         }
         // What each project's step refused, either way, is kept until a step refuses nothing (F20).
         endpoint.keepRefusals(of: report.projects)
+        endpoint.forgetRefusedWhole()
         try keep(report, error: nil)
         // A restored project whose awaited devices were all demoted (passed on in this run) or
         // stopped sharing it takes changes again.

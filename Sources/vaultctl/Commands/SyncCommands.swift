@@ -23,7 +23,10 @@ enum SyncCommands {
         refused either way; each is named with the reason ('vaultctl sync status' keeps them). An
         offer this vault declines by your standing choice (a project not shared with that device, a
         privileged project with a device not yours, someone else's project from a third device) is
-        named as declined, and does not make the exit 75.
+        named as declined, and does not make the exit 75. A device that refuses every sync because
+        its own sync state is damaged is named with what is wrong there and what mends it, there
+        (exit 65); 'vaultctl sync status' then shows each project synced with it NOT IN SYNC with it,
+        until a sync with it completes.
         """, options: ReplicationCommands.peerOptions + [PeerSelection.option("the paired device to sync with (name or fingerprint; default: every one not paused)")],
         json: true, examples: ["vaultctl sync now --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)", "vaultctl sync now"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
