@@ -432,4 +432,41 @@ import Writing
         #expect(first["project"] == brief.id.hex && first["origin"] == f.deskKeys.profile.deviceID.hex
                 && first["peer"] == f.laptopKeys.profile.deviceID.hex, "\(first)")
     }
+
+    // MARK: A repair that drops a colleague's project
+
+    /// `repair --from DEVICE` that drops a project DEVICE does not offer, its own rows here damaged
+    /// (rows13, "Left open"): a colleague's project held on the desk alone has rows in `sync_origins`
+    /// and `sync_project_sources`. Left by the rebuild, they named no project, which is damage of the
+    /// exchange as a whole: every exchange stopped until a plain `vaultctl repair`. Now they go with
+    /// the project, in the rebuild's transaction, and the next exchanges run.
+    @Test func aRepairDroppingAColleaguesDamagedProjectDropsItsProvenanceRowsAndTheNextSyncRuns() throws {
+        let f = try F()
+        let own = try F.project(f.desk, "Own")
+        _ = try F.document(f.desk, in: own, "Plan", ["the owner's words"])
+        try f.syncLaptop()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        _ = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .editor)
+        #expect(try colleague.answer(f.desk, f.deskKeys).received >= 1)
+        #expect(try Self.origin(f.desk, memo.id)?.device == colleague.device)
+        // Memo's own rows damaged on the desk (a project version past its CHECK); the laptop never held it.
+        _ = try f.desk.unlocked.transaction { tx in try WritingStore(tx).createProjectSnapshot(of: memo.id, titled: "Kept") }
+        try f.desk.tamper("PRAGMA ignore_check_constraints = ON; UPDATE writing_project_snapshots SET sequence = -2 WHERE project_id = X'\(memo.id.hex)'")
+
+        let report = try Self.fromDeskToLaptop(f) { transport in try StoreRepair(vault: f.desk.unlocked, transport: transport, discardingLocal: true).run() }
+        #expect(report.notOffered == [memo.id] && report.projects.map(\.project) == [own.id], "\(report)")
+        let rows = try f.desk.unlocked.transaction { tx in
+            try ["sync_origins", "sync_project_sources"].map { table in
+                try tx.database.queryOne("SELECT count(*) AS rows FROM \(table) WHERE project_id = ?", [.blob(memo.id.bytes)])?.integer("rows")
+            }
+        }
+        #expect(rows == [0, 0], "\(rows)")
+        #expect(try f.desk.unlocked.transaction { tx in SyncExchangeHealth.damage(in: tx) } == SyncExchangeDamage())
+        // The next exchange with the laptop runs (before, it failed: `damagedSyncState`, the table
+        // sync_origins holds a row naming no project here).
+        let laptop = try f.syncLaptop()
+        #expect(laptop.projects.map(\.project) == [own.id] && laptop.projects.allSatisfy { $0.skipped == nil && $0.localOnly == nil }, "\(laptop)")
+    }
 }

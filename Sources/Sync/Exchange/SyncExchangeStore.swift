@@ -198,6 +198,13 @@ struct SyncExchangeStore {
         try database.query("DELETE FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)])
     }
 
+    /// The project is no longer held here (`repair --from` dropped it): where it came from and what
+    /// it was made from go with it, since a row of either naming no project is damage (N-s12-6).
+    func forgetProvenance(of project: ProjectID) throws {
+        try database.query("DELETE FROM sync_origins WHERE project_id = ?", [.blob(project.bytes)])
+        try database.query("DELETE FROM sync_project_sources WHERE project_id = ?", [.blob(project.bytes)])
+    }
+
     func roster(of project: ProjectID) throws -> [DeviceID: [UInt8]] {
         var keys: [DeviceID: [UInt8]] = [:]
         for row in try database.query("SELECT device_id, signing_key FROM sync_roster WHERE project_id = ?", [.blob(project.bytes)]) {

@@ -311,11 +311,15 @@ public struct StoreRepair {
                          own: [DeviceID: [UInt8]], provenance: [ProjectID: ProjectProvenance],
                          sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
         let checked = report.checked, missing = report.missing, keptCopy = report.kept, awaiting = report.awaiting, keptHere = report.keptHere
+        let dropped = report.notOffered
         let tables = keptHere.isEmpty ? [] : try KeptProjects.tables()
         (report.projects, report.originsRefused) = try vault.transaction { tx in
             try KeptProjects.copyAside(keptHere, in: tx.database, tables: tables)
             let reset = try WritingStoreReset.reset(in: tx, keeping: keeping)
             try KeptProjects.putBack(in: tx.database, tables: tables)
+            // A project dropped for its damage takes its provenance rows with it: left, they would
+            // name no project, damage that stops every exchange until a plain repair (rows13).
+            for id in dropped { try SyncExchangeStore(database: tx.database).forgetProvenance(of: id) }
             try tx.record(.syncRepairReset, details: [.init("peer", peer.deviceID.hex), .init("tables", String(reset.tables)),
                                                       .init("sealed", String(reset.sealed)), .init("kept-here", String(keptHere.count))])
             var projects: [RepairReport.Project] = [], originsRefused: [ProjectID] = []
