@@ -7,8 +7,8 @@ import TestSupport
 /// destroyed compartment made every listing of the vault fail ("its compartment was destroyed"):
 /// `project list`, the other projects, `sync status`, every exchange with that device (also for the
 /// other projects), and every backup made after it could not be restored. Now the shredded project is
-/// left out everywhere, an own device's offer never makes it again (refused, named and recorded),
-/// and the other projects keep working, syncing and restoring.
+/// left out everywhere, an own device's offer never makes it again (declined as the owner's choice:
+/// named with what stops it, recorded, exit 0), and the other projects keep working, syncing and restoring.
 @Suite struct DestroyedProjectCommandTests {
     static func id(of name: String, in vault: CLIVault) throws -> String {
         try #require((try RepairCommandTests.json(try vault.run(["project", "show", name, "--json"])))["id"] as? String)
@@ -49,14 +49,29 @@ import TestSupport
         let pushed = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
         #expect(pushed.status == 0, "\(pushed.stdout) \(pushed.stderr)")
         #expect(try desk.run(["doc", "show", "Other", "Note"]).stdout.contains("Laptop other."))
-        // The desk asks: the laptop's offer of the shredded project is refused and named; the rest syncs.
-        let asked = try SyncNotInSyncCommandTests.sync(desk, with: laptop)
-        #expect(asked.status == 75, "\(asked.status) \(asked.stdout) \(asked.stderr)")
-        #expect(asked.stdout.contains("Refused project \(memo): projectDestroyed"), "\(asked.stdout)")
+        // The desk asks: the laptop still holds the shredded project and offers it at every run. The
+        // offer is declined (the owner's choice, made here), said once a run with what stops it, and
+        // the run exits 0 (before: 75 at every run until it was destroyed on the laptop too).
+        let laptopFingerprint = try PeersCommandTests.fingerprint(laptop)
+        for run in 1...2 {
+            let asked = try SyncNotInSyncCommandTests.sync(desk, with: laptop)
+            #expect(asked.status == 0, "run \(run): \(asked.status) \(asked.stdout) \(asked.stderr)")
+            #expect(asked.stdout.components(separatedBy: "Declined project \(memo) offered by ").count == 2, "once, run \(run): \(asked.stdout)")
+            #expect(asked.stdout.contains("projectDestroyed: you destroyed it here, and device ")
+                    && asked.stdout.contains("'vaultctl compartment destroy \"project \(memo)\" --yes' there"), "run \(run): \(asked.stdout)")
+            #expect(!asked.stdout.contains("Refused project \(memo)") && !asked.stderr.contains("not every project synced"),
+                    "run \(run): \(asked.stdout) \(asked.stderr)")
+        }
         #expect(!(try desk.run(["project", "list"]).stdout.contains("Memo")), "not made again from the offer")
         #expect(try Self.refusalReasons(desk).contains("projectDestroyed"))
         let status = try desk.run(["sync", "status"])
-        #expect(status.status == 0 && status.stdout.contains("projectDestroyed"), "\(status.stdout) \(status.stderr)")
+        #expect(status.status == 0 && status.stdout.contains("project \(memo), not held here: its offer by device \(laptopFingerprint) declined here since ")
+                && status.stdout.contains("projectDestroyed") && !status.stdout.contains("NOT IN SYNC"), "\(status.stdout) \(status.stderr)")
+        // `--json` says it too: the refused offer is declined (guard13, s13: the flag was missing).
+        let statusJSON = try RepairCommandTests.json(try desk.run(["sync", "status", "--json"]))
+        let offer = try #require((statusJSON["offers_refused"] as? [[String: Any]])?.first { $0["project"] as? String == memo }, "\(statusJSON)")
+        #expect(offer["declined"] as? Bool == true && offer["reasons"] as? [String] == ["projectDestroyed"], "\(offer)")
+        #expect((statusJSON["peers"] as? [[String: Any]])?.first?["projects_not_in_sync"] as? [String] == [], "\(statusJSON)")
 
         // A backup made after the destroy restores, with the other project.
         let backup = desk.root + "/desk.backup"

@@ -272,10 +272,11 @@ public struct SyncInitiator {
 
     /// The report's entry of an offer refused here: declined when only a standing choice of the
     /// owner's refused it, for a device not the owner's own (an own device's offer refused is a
-    /// disagreement between the owner's devices, never a choice).
+    /// disagreement between the owner's devices, never a choice), or a project destroyed here,
+    /// which an own device offers until it is destroyed there too (`SyncProjectRefusal.declines`).
     private func refusedOffer(_ project: ProjectID, _ refusal: SyncExchangeError) -> SyncRunReport.Project {
         var entry = SyncRunReport.Project(project: project, access: "none", refused: [refusal.code.rawValue])
-        entry.declined = !endpoint.peerIsMine && SyncProjectRefusal.declinedCodes.contains(refusal.code.rawValue)
+        entry.declined = SyncProjectRefusal.declines(refusal.code.rawValue, fromOwnDevice: endpoint.peerIsMine)
         return entry
     }
 

@@ -37,9 +37,22 @@ extension SyncProjectRefusal {
     /// there: it is said (`sync now`, `sync status`), never counted as a project that did not sync.
     public static let declinedCodes: Set<String> = Set([SyncExchangeErrorCode.notShared, .privilegedRefused, .notOwner, .offerRefused].map(\.rawValue))
 
-    /// Whether this is only such an offer refused here (no record refused), of a device not among `own`.
+    /// An offer of a project this vault destroyed (`vaultctl compartment destroy`, `projectDestroyed`):
+    /// the owner's choice made here, whoever offers it. An own device that still holds the project
+    /// offers it at every exchange until it is destroyed there too; before, every `sync now` here
+    /// then exited 75 for good (review 17 s13, N-s13-1 follow-up).
+    public static let destroyedCode = SyncExchangeErrorCode.projectDestroyed.rawValue
+
+    /// Whether an offer refused here with `code` is declined by the owner's standing choice, from an
+    /// own device (`fromOwnDevice`) or not.
+    public static func declines(_ code: String, fromOwnDevice: Bool) -> Bool {
+        code == destroyedCode || (!fromOwnDevice && declinedCodes.contains(code))
+    }
+
+    /// Whether this is only such an offer refused here (no record refused), of a device not among
+    /// `own`, or of a project destroyed here, whoever's the device.
     public func declined(byOwnersChoiceAmong own: Set<DeviceID>) -> Bool {
-        side == .here && records == 0 && !own.contains(peer) && !reasons.isEmpty && reasons.allSatisfy(Self.declinedCodes.contains)
+        side == .here && records == 0 && !reasons.isEmpty && reasons.allSatisfy { Self.declines($0, fromOwnDevice: own.contains(peer)) }
     }
 }
 

@@ -97,15 +97,18 @@ enum SyncCommands {
             // An offer refused here, of a project this vault does not hold: listed after the projects.
             let held = Set(projects.map(\.project))
             let offersRefused = try SyncStatus.refusals(unlocked).filter { !held.contains($0.project) }
+            let own = Set(peers.filter { $0.trust == DeviceTrust.mine.rawValue }.map(\.device))
             if arguments.has("--json") {
                 let exchange: [String: Any] = problem.map { ["state": "local-only", "reason": "sync state is damaged: \($0)"] } ?? ["state": "ready", "reason": NSNull()]
+                // Each refused offer says whether the owner's standing choice declined it, as the text does (guard13, s13).
+                let offers = offersRefused.map { json($0).merging(["declined": $0.declined(byOwnersChoiceAmong: own)]) { _, flag in flag } }
                 Output.json(["exchange": exchange, "peers": peers.map(json),
                              "projects": try projects.map { project in
                                  var entry = json(project)
                                  entry["awaiting"] = try project.awaited.map { try RestoredWaits.json($0, in: unlocked) as Any } ?? NSNull()
                                  return entry
                              },
-                             "offers_refused": offersRefused.map(json)])
+                             "offers_refused": offers])
                 return
             }
             if let problem {
@@ -113,7 +116,6 @@ enum SyncCommands {
             }
             if peers.isEmpty && problem == nil { Output.line("No paired devices.") }
             let origins = try SharedProjectOrigin.all(in: unlocked)
-            let own = Set(peers.filter { $0.trust == DeviceTrust.mine.rawValue }.map(\.device))
             let awaited = try projects.compactMap { project in
                 try project.awaited.map { (project.project, try RestoredWaits.describe($0, in: unlocked)) }
             }
@@ -192,7 +194,7 @@ enum SyncCommands {
             lines.append("Refused project \(project.project.hex): \(why) (recorded in the audit log as sync.exchange-refused)")
         }
         for project in refused where project.declined {
-            lines.append("Declined project \(project.project.hex) offered by \(peer): \(declinedText(project.refused)) (your choice: not a failure)")
+            lines.append("Declined project \(project.project.hex) offered by \(peer): \(declinedText(project.refused, of: project.project, by: peer)) (your choice: not a failure)")
         }
         for project in skipped {
             lines.append("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
@@ -277,13 +279,15 @@ enum SyncCommands {
 
     /// Why an offer was declined by the owner's standing choice (`SyncProjectRefusal.declinedCodes`),
     /// and what would change it.
-    private static func declinedText(_ codes: [String]) -> String {
+    private static func declinedText(_ codes: [String], of project: ProjectID, by device: String) -> String {
         codes.map { code in
             switch SyncExchangeErrorCode(rawValue: code) {
             case .notShared: "\(code): not shared with that device ('vaultctl share' shares it)"
             case .privilegedRefused: "\(code): a privileged project syncs only with your own devices"
             case .notOwner: "\(code): someone else's project, which only its owner shares"
             case .offerRefused: "\(code): a project that device never shared with this vault"
+            case .projectDestroyed: "\(code): you destroyed it here, and device \(device) still holds it; to stop its offer, destroy it "
+                + "on \(device) too: 'vaultctl compartment destroy \"project \(project.hex)\" --yes' there"
             default: code
             }
         }.joined(separator: "; ")
@@ -292,7 +296,7 @@ enum SyncCommands {
     /// An offer declined by the owner's standing choice, as `sync status` says it.
     private static func declinedOfferText(_ refusal: SyncProjectRefusal) -> String {
         "its offer by device \(refusal.peer.fingerprint) declined here since \(Output.timestamp(refusal.since)): "
-            + declinedText(refusal.reasons) + " (your choice: not out of sync)"
+            + declinedText(refusal.reasons, of: refusal.project, by: refusal.peer.fingerprint) + " (your choice: not out of sync)"
     }
 
     /// One way a project's records are refused with a device, as `sync status` says it.
