@@ -25,10 +25,20 @@ extension VaultSync {
         public var now = false
     }
 
-    /// The set-aside records of `project`, or nil when none are (read from the clear columns alone).
+    static let setAsideTable = "sync_set_aside"
+
+    /// What a row `setAsideRefused` writes holds, as SQL over its columns: a stored record's
+    /// (`DamagedRecords.wholeRow`), the device that refused it and when. Another row is its
+    /// project's damaged sync state (`DamagedRows`), mended by `vaultctl repair` (`mendSetAside`).
+    static let wholeSetAsideRow = DamagedRecords.wholeRow
+        + " AND typeof(refused_by) = 'blob' AND length(refused_by) = 16 AND typeof(set_at) = 'integer'"
+
+    /// The set-aside records of `project`, or nil when none are (read from the clear columns alone;
+    /// a damaged row is its project's local-only reason, never read as if whole).
     static func setAside(of project: ProjectID, in database: Database) throws -> SetAside? {
         guard let row = try database.queryOne("""
-            SELECT COUNT(*) AS records, MIN(set_at) AS since, MAX(refused_by) AS refused_by FROM sync_set_aside WHERE project_id = ?
+            SELECT COUNT(*) AS records, MIN(set_at) AS since, MAX(refused_by) AS refused_by FROM sync_set_aside
+            WHERE project_id = ? AND (\(wholeSetAsideRow))
             """, [.blob(project.bytes)]), try row.integer("records") > 0 else { return nil }
         return SetAside(records: Int(try row.integer("records")), refusedBy: try DeviceID(bytes: try row.blob("refused_by")),
                         since: try row.integer("since"))
@@ -109,6 +119,8 @@ extension VaultSync {
     @discardableResult
     public func putBackSetAside(in projectID: ProjectID, from peer: DeviceID) throws -> Int {
         let project = try store.project(projectID)
+        // A damaged row is not put back as if whole: the project is local-only until `repair` mends it.
+        try DamagedRows.check(projectID, in: database)
         guard let kept = try Self.setAside(of: projectID, in: database) else { return 0 }
         try database.query("""
             INSERT INTO sync_records (hash, project_id, device_id, counter, lamport, parts, stored_at)

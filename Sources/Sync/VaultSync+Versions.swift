@@ -45,14 +45,19 @@ extension VaultSync {
             times[snapshot.id] = snapshot.createdAt
         }
         let names = try conflictNames(in: project)
-        for found in try store.branchesForSync(in: project.id, notIn: replica.syncedBranchIDs.union(names.keys))
-        where sent.contains(found.branch.base) && found.delta.count <= Self.maximumVersionPayload {
+        let unsent = try store.branchesForSync(in: project.id, notIn: replica.syncedBranchIDs.union(names.keys))
+        // A branch that kept set-aside words (`VaultSync+SetAside`) is this device's alone: made while
+        // nothing was committed, discarded when they are put back, neither it nor its decisions are
+        // ever a record (closing note s13: the origin held a discarded branch of words it has).
+        let keptHere = Set(unsent.filter { $0.branch.provenance.hasPrefix(Self.setAsideProvenance) }.map(\.branch.id))
+        for found in unsent
+        where !keptHere.contains(found.branch.id) && sent.contains(found.branch.base) && found.delta.count <= Self.maximumVersionPayload {
             let branch = found.branch
             operations.append(.version(.branch(SyncedBranch(id: branch.id, document: branch.document, kind: branch.kind, base: branch.base,
                                                             provenance: branch.provenance, createdAt: branch.createdAt, delta: found.delta))))
         }
         for synced in replica.syncedSnapshots { times[synced.id] = synced.createdAt }
-        for status in try store.branchStatuses(in: project.id) where status.state != .open {
+        for status in try store.branchStatuses(in: project.id) where status.state != .open && !keptHere.contains(status.id) {
             let name = names[status.id] ?? status.id
             operations += Self.decisions(made: status, named: name, settled: replica.settled(name), adoptedAt: status.adoption.flatMap { times[$0] })
                 .map { .version(.decision($0)) }

@@ -111,9 +111,13 @@ import Writing
         #expect(F.details(f.desk, .syncExchangeRefused, "reason").contains("viewerCannotWrite"))
         try SyncControl.shared(project.compartment, with: f.laptopKeys.profile.deviceID, role: .editor, in: f.desk.unlocked)
         // As an editor: its changes merge. The edit refused as a viewer was set aside (c728c06) and is
-        // put back now: the run sends it, and the discard of the branch that kept its words meanwhile.
+        // put back now: the run sends it, and the snapshot the set-aside took (history); the branch
+        // that kept its words meanwhile stays the laptop's, discarded, never sent (closing note s13:
+        // the desk held a discarded branch of words it has).
         #expect(try f.syncLaptop().sent == 2)
         #expect(try F.texts(f.desk, project.id, document) == ["first", "second, by the viewer"])
+        #expect(try F.store(f.desk, project) { try $0.branches(of: document, in: project.id) }.isEmpty)
+        #expect(try F.store(f.laptop, project) { try $0.branches(of: document, in: project.id) }.map(\.state) == [.discarded])
         // Revoked: the next request is refused, and the desk's log says so.
         try SyncControl.revoked(project.compartment, from: f.laptopKeys.profile.deviceID, in: f.desk.unlocked)
         #expect(try f.syncLaptop().projects.isEmpty)

@@ -6,7 +6,8 @@ import Writing
 
 /// A damaged row of one of the sync module's other tables (closing note s10, "Left open"; N-s9-6's
 /// rule for `sync_records` extended): a hostile or flipped row of `sync_own_floors`,
-/// `sync_held_documents`, `sync_left_out` or `sync_conflict_branches` that names a project here sent
+/// `sync_held_documents`, `sync_left_out`, `sync_conflict_branches` or (closing note s13)
+/// `sync_set_aside` that names a project here sent
 /// the whole writing store to the in-memory mode (no project shown, nothing written). Now the vault
 /// opens as ever, only that project is local-only with the table in the reason, and `vaultctl
 /// repair` mends the row; the project then syncs again.
@@ -17,6 +18,7 @@ struct DamagedSyncRowsTests {
         case heldDocument = "sync_held_documents"
         case leftOut = "sync_left_out"
         case conflictBranch = "sync_conflict_branches"
+        case setAside = "sync_set_aside"
 
         /// A row past the table's CHECK, naming the fixture's project.
         func row(_ f: SyncOverNetworkFixture) -> String {
@@ -26,6 +28,11 @@ struct DamagedSyncRowsTests {
             case .heldDocument: return "INSERT INTO sync_held_documents (document_id, project_id, parts, held_at) VALUES (X'\(f.document.hex)', \(project), -1, 0)"
             case .leftOut: return "INSERT INTO sync_left_out (project_id, kind, id) VALUES (\(project), 'blocks', \(other))"
             case .conflictBranch: return "INSERT INTO sync_conflict_branches (conflict, project_id, branch_id) VALUES (X'0102', \(project), \(other))"
+            // Another device's record set aside, its counter past its CHECK, its record nowhere (closing note s13).
+            case .setAside: return """
+                INSERT INTO sync_set_aside (hash, project_id, device_id, counter, lamport, parts, stored_at, refused_by, set_at)
+                VALUES (randomblob(32), \(project), \(other), -5, 1, 1, 0, \(other), 0)
+                """
             }
         }
 
@@ -33,7 +40,7 @@ struct DamagedSyncRowsTests {
         var mended: String {
             switch self {
             case .ownFloor: "waits, view-only, for one sync with your own device"
-            case .heldDocument, .conflictBranch: "Dropped 1 damaged row(s) of \(rawValue)"
+            case .heldDocument, .conflictBranch, .setAside: "Dropped 1 damaged row(s) of \(rawValue)"
             case .leftOut: "Mended 1 damaged row(s) of \(rawValue)"
             }
         }

@@ -22,6 +22,7 @@ extension VaultSync {
                 """,
             "sync_left_out": "\(blob("project_id")) AND typeof(kind) = 'text' AND kind IN ('node', 'block', 'entry') AND \(blob("id"))",
             "sync_own_floors": "\(blob("project_id")) AND typeof(counter) = 'integer' AND counter >= 1 AND typeof(set_at) = 'integer'",
+            VaultSync.setAsideTable: VaultSync.wholeSetAsideRow,
         ]
 
         /// What each table keeps, for the reason a project is local-only.
@@ -31,6 +32,7 @@ extension VaultSync {
             HeldBases.table: "the text an open editor's edits are made from",
             "sync_left_out": "what its records show that another project here holds",
             "sync_own_floors": "how far this device's own records of it went",
+            VaultSync.setAsideTable: "this device's edits its owner refused, set aside",
         ]
 
         private static func blob(_ column: String) -> String { "(typeof(\(column)) = 'blob' AND length(\(column)) = 16)" }

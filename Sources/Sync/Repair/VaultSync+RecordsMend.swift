@@ -138,7 +138,13 @@ extension VaultSync.DamagedRecords {
     private static func storedRecord(_ rowid: Int64, of project: WritingProject, with sync: VaultSync) throws -> (record: ChangeRecord, parts: Int64)? {
         guard let row = try sync.database.queryOne("SELECT hash, parts FROM sync_records WHERE rowid = ?", [.integer(rowid)]),
               let hash = try? row.blob("hash"), hash.count == 32 else { return nil }
-        let given = try? row.integer("parts")
+        return try openedRecord(hash, parts: try? row.integer("parts"), of: project, with: sync)
+    }
+
+    /// The record `hash` names, opened with the part count `given`, or, when that count is damaged
+    /// (or not known), with each count a record may have until one opens as the record its hash
+    /// names (a set-aside row's too, `VaultSync.mendSetAside`).
+    static func openedRecord(_ hash: [UInt8], parts given: Int64?, of project: WritingProject, with sync: VaultSync) throws -> (record: ChangeRecord, parts: Int64)? {
         let counts = given.map { (1...Int64(mostParts)).contains($0) } == true ? [given ?? 1] : Array(1...Int64(mostParts))
         for parts in counts {
             let bytes: [UInt8]

@@ -9,11 +9,12 @@ public struct SyncRowsMend: Sendable, Equatable {
     public var mended: [String: Int] = [:]
     /// Rows dropped, by table: a conflict's branch link (a receive links the conflict again), a
     /// left-out row whose id is damaged, a hold whose document id is damaged or whose base does
-    /// not open, a row naming no project here.
+    /// not open, a set-aside record that does not open, a row naming no project here.
     public var dropped: [String: Int] = [:]
     /// Projects whose damaged own-record floor was made "until one sync with an own device"
     /// (`OwnRecordFloor.untilOwnPull`): the counter it held is not known, and a lower one could let
-    /// this device sign a counter it signed already. View-only until then.
+    /// this device sign a counter it signed already. View-only until then. So is a project whose
+    /// dropped set-aside row may have held one of this device's records (`VaultSync.SetAsideMend`).
     public var waiting: [ProjectID] = []
 
     public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || !waiting.isEmpty }
@@ -54,6 +55,16 @@ extension VaultSync.DamagedRows {
                     if try HeldBases(sync: sync).mend(rowid, of: project) { mend.mended[table, default: 0] += 1 } else {
                         try drop(rowid, of: table, in: tx.database)
                         mend.dropped[table, default: 0] += 1
+                    }
+                case VaultSync.setAsideTable:
+                    let origin = try? SyncExchangeStore(database: tx.database).origin(of: project.id)?.device
+                    switch try sync.mendSetAside(rowid, of: project, origin: origin) {
+                    case .mended: mend.mended[table, default: 0] += 1
+                    case .dropped(let waits):
+                        mend.dropped[table, default: 0] += 1
+                        guard waits, !mend.waiting.contains(project.id) else { break }
+                        try sync.awaitOwnRecords(of: project.id, upTo: OwnRecordFloor.untilOwnPull, at: sync.store.clock.now())
+                        mend.waiting.append(project.id)
                     }
                 case LeftOutIDs.table:
                     if try LeftOutIDs(database: tx.database, project: project.id).mend(rowid) { mend.mended[table, default: 0] += 1 } else {

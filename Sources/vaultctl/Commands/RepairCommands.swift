@@ -182,7 +182,8 @@ enum RepairCommands {
                         + "makes again what it must).")
         }
         for project in rows.waiting {
-            Output.line("Project \(project.hex): how far this device's own records of it went was damaged, so it waits, view-only, for one "
+            Output.line("Project \(project.hex): a damaged row held how far this device's own records of it went, or one of them set aside, "
+                        + "so it waits, view-only, for one "
                         + "sync with your own device ('vaultctl sync now --peer DEVICE'), which brings them back: a change before could sign "
                         + "one of their numbers again.")
         }
