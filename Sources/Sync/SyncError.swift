@@ -16,6 +16,11 @@ public enum SyncErrorCode: String, Sendable {
     case badSignature
     /// A record this replica already holds (the same hash): a replay.
     case replayedRecord
+    /// A record this vault holds set aside (`VaultSync+SetAside`): its own, which the project's origin
+    /// refused after making it a viewer, sent back by an own device that took it before. Passed
+    /// over, as ever, and named so that device sets it aside too (closing note s13): held here,
+    /// never a record missing here.
+    case recordSetAside
     /// A record of a project this vault has no compartment key for.
     case unknownCompartment
     /// A record whose counter or Lamport time contradicts its parents (a causality cycle or a

@@ -23,6 +23,9 @@ extension VaultSync {
         public var branchesMade = 0
         /// Set aside by this run (else kept from an earlier one).
         public var now = false
+        /// Set aside by this run as an own device's records that device holds set aside (nil: this
+        /// device's own, refused by the origin itself; `SyncEndpoint.setAsideAsOwnDevice`).
+        public var writer: DeviceID?
     }
 
     static let setAsideTable = "sync_set_aside"
@@ -63,11 +66,14 @@ extension VaultSync {
     /// them (the origin takes none of those either); then writes the documents as the records left
     /// make them, keeping the words each changed document showed as a branch of kind sync-conflict
     /// against a snapshot of the document as it now shows. One `sync.records-set-aside` entry
-    /// (details: peer, records, from: the least counter of this device set aside, branches).
-    /// Returns nil when nothing of this device's is missing there.
-    public func setAsideRefused(in projectID: ProjectID, peerHeld: [DeviceID: UInt64], refusedBy peer: DeviceID, named name: String) throws -> SetAside? {
+    /// (details: peer, records, from: the least counter of the writer set aside, branches).
+    /// `writer`: whose records (nil: this device's; an own device's that set them aside there,
+    /// `SyncEndpoint.setAsideAsOwnDevice`), and how the branches name the device made a viewer.
+    /// Returns nil when nothing of the writer's is missing there.
+    public func setAsideRefused(in projectID: ProjectID, peerHeld: [DeviceID: UInt64], refusedBy peer: DeviceID, named name: String,
+                                writtenBy writer: DeviceID? = nil, madeViewer: String = "it") throws -> SetAside? {
         let project = try store.project(projectID)
-        let chosen = try refusedOwnRecords(of: project, peerHeld: peerHeld)
+        let chosen = try refusedOwnRecords(of: project, writtenBy: writer ?? author.device, peerHeld: peerHeld)
         guard !chosen.isEmpty else { return nil }
         let documents = try store.nodes(in: projectID).filter { $0.kind == .scene }
         var shown: [NodeID: DocumentContent] = [:]
@@ -87,22 +93,24 @@ extension VaultSync {
             guard let before = shown[document.id], let after = try? store.documentContent(of: document.id, in: projectID), after != before else { continue }
             let base = try store.createSnapshot(of: document.id, in: projectID)
             try store.createBranch(of: document.id, in: projectID, base: base.id, content: before, kind: .syncConflict,
-                                   provenance: "\(Self.setAsideProvenance) \(author.device.hex): device \(name), the project's owner, refused them after making it a viewer")
+                                   provenance: "\(Self.setAsideProvenance) \(author.device.hex): device \(name), the project's owner, refused them after making \(madeViewer) a viewer")
             branches += 1
         }
         let least = chosen.filter { $0.own }.map(\.counter).min() ?? 0
         try transaction.record(.syncRecordsSetAside, compartment: project.compartment.id, subject: projectID,
                                details: [.init("peer", peer.hex), .init("records", String(chosen.count)), .init("from", String(least)),
                                          .init("branches", String(branches))])
-        return SetAside(records: chosen.count, refusedBy: peer, since: now, branchesMade: branches, now: true)
+        return SetAside(records: chosen.count, refusedBy: peer, since: now, branchesMade: branches, now: true,
+                        writer: writer.flatMap { $0 == author.device ? nil : $0 })
     }
 
-    /// The stored records of `project` to set aside, in the order they were stored: this device's
-    /// past what `peerHeld` holds of it, and any other record `peerHeld` lacks built on one of them.
-    private func refusedOwnRecords(of project: WritingProject, peerHeld: [DeviceID: UInt64]) throws -> [(hash: [UInt8], own: Bool, counter: UInt64)] {
+    /// The stored records of `project` to set aside, in the order they were stored: `writer`'s past
+    /// what `peerHeld` holds of it, and any other record `peerHeld` lacks built on one of them.
+    private func refusedOwnRecords(of project: WritingProject, writtenBy writer: DeviceID,
+                                   peerHeld: [DeviceID: UInt64]) throws -> [(hash: [UInt8], own: Bool, counter: UInt64)] {
         var chosen: [(hash: [UInt8], own: Bool, counter: UInt64)] = [], hashes = Set<[UInt8]>()
         for stored in try storedRecords(of: project) where stored.counter > peerHeld[stored.device] ?? 0 {
-            let own = stored.device == author.device
+            let own = stored.device == writer
             guard try own || (!hashes.isEmpty && ChangeRecordCodec.parse(stored.bytes).parents.contains { hashes.contains($0) }) else { continue }
             chosen.append((stored.hash, own, stored.counter))
             hashes.insert(stored.hash)

@@ -105,4 +105,58 @@ import TestSupport
         #expect(try Self.actions(laptop, "sync.records-put-back").count == 1)
         #expect(!(try laptop.run(["sync", "status"]).stdout.contains("set aside")))
     }
+
+    /// The owner's desk took the laptop's edit before the colleague made the laptop a viewer (closing
+    /// note s13; the reviewer's rl13.sh DESKFIRST=1). Before, the laptop set the edit aside and showed
+    /// the colleague's document while the desk kept showing the edit, both saying "syncs". Now the
+    /// laptop names the records it holds aside when the desk pushes them back, and the desk sets them
+    /// aside too: both show the colleague's document, each keeps the words in a branch, both runs
+    /// exit 0 saying it; editor again, both put them back.
+    @Test func aDeskThatTookTheEditBeforeTheDowngradeSetsItAsideToo() throws {
+        let (colleague, laptop) = try PeersCommandTests.pairedVaults()  // trusted 'other' both ways
+        let desk = try CLIVault()
+        try RestoredOwnRecordsCommandTests.pair(desk, laptop)  // the owner's own
+        #expect(try colleague.run(["project", "create", "Case", "--register", "general"]).status == 0)
+        #expect(try colleague.run(["doc", "add", "Case", "Notes"]).status == 0)
+        #expect(try colleague.run(["doc", "write", "Case", "Notes"], stdin: "Colleague first words.\n").status == 0)
+        let project = try #require((try RepairCommandTests.json(try colleague.run(["project", "show", "Case", "--json"])))["id"] as? String)
+        try Self.share(project, from: colleague, with: laptop, role: "editor")
+        try #require(try Self.sync(laptop, with: colleague).status == 0)
+        try #require(try Self.sync(desk, with: laptop).status == 0)
+
+        // The laptop writes; the desk takes the line; then the colleague makes the laptop a viewer.
+        try #require(try laptop.run(["doc", "write", project, "Notes"], stdin: "Colleague first words.\n\nThe paralegal's pending line.\n").status == 0)
+        let took = try Self.sync(desk, with: laptop)
+        try #require(took.status == 0, "\(took.stdout) \(took.stderr)")
+        try #require(try desk.run(["doc", "show", project, "Notes"]).stdout.contains("pending line"))
+        try Self.share(project, from: colleague, with: laptop, role: "viewer")
+        #expect(try Self.sync(laptop, with: colleague).status == 75, "set aside on the laptop (the test above)")
+
+        // The desk's run: the laptop names the records it holds aside; the desk sets them aside too, and says so.
+        let colleagues = try colleague.run(["doc", "show", "Case", "Notes"]).stdout
+        for run in 1...2 {
+            let asked = try Self.sync(desk, with: laptop)
+            #expect(asked.status == 0, "run \(run): \(asked.status) \(asked.stdout) \(asked.stderr)")
+            #expect(asked.stdout.contains("set aside"), "run \(run): \(asked.stdout)")
+            if run == 1 { #expect(asked.stdout.contains("your own, holds") && asked.stdout.contains("sets them aside too"), "\(asked.stdout)") }
+            #expect(try desk.run(["doc", "show", project, "Notes"]).stdout == colleagues, "run \(run): the desk shows the colleague's document")
+        }
+        let kept = try desk.run(["branch", "show", project, "Notes", "1"])
+        #expect(kept.status == 0 && kept.stdout.contains("The paralegal's pending line."), "\(kept.stdout) \(kept.stderr)")
+        let status = try desk.run(["sync", "status"])
+        #expect(status.stdout.contains("project \(project): syncs") && status.stdout.contains("set aside"), "\(status.stdout)")
+        // The laptop, asking, passes them over as before and exits 0.
+        let laptopAsks = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        #expect(laptopAsks.status == 0, "\(laptopAsks.status) \(laptopAsks.stdout) \(laptopAsks.stderr)")
+        #expect(try laptop.run(["doc", "show", project, "Notes"]).stdout == colleagues)
+
+        // Editor again: the laptop sends the line to the colleague, and the desk puts it back too.
+        try Self.share(project, from: colleague, with: laptop, role: "editor")
+        #expect(try Self.sync(laptop, with: colleague).status == 0)
+        let back = try Self.sync(desk, with: laptop)
+        #expect(back.status == 0, "\(back.status) \(back.stdout) \(back.stderr)")
+        #expect(try desk.run(["doc", "show", project, "Notes"]).stdout.contains("The paralegal's pending line."))
+        #expect(try colleague.run(["doc", "show", "Case", "Notes"]).stdout.contains("The paralegal's pending line."))
+        #expect(!(try desk.run(["sync", "status"]).stdout.contains("set aside")))
+    }
 }

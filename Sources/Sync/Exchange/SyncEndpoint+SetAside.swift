@@ -16,6 +16,23 @@ extension SyncEndpoint {
         }
     }
 
+    /// The owner's own device refused this vault's push of `project` naming records it holds set
+    /// aside (`recordSetAside`: its records the project's origin refused after making it a viewer,
+    /// taken here before). When this vault holds the project as that origin's, as viewer too (it
+    /// follows the own device's role), that device's records it lacks (`peerHeld`), and those built
+    /// on them, are set aside here as well, refused by the origin: this device then shows the
+    /// origin's document as that device does, the words kept in branches, and both put them back
+    /// when the origin makes that device an editor again (closing note s13: the desk that took the
+    /// laptop's edit first kept showing it, both saying "syncs"). Else nil.
+    func setAsideAsOwnDevice(_ project: WritingProject, peerHeld: [DeviceID: UInt64]) throws -> VaultSync.SetAside? {
+        guard peerIsMine else { return nil }
+        return try withSync(project) { sync, store, _ in
+            guard let origin = try sharedFrom(project.id, in: store), origin.access == .viewer else { return nil }
+            return try sync.setAsideRefused(in: project.id, peerHeld: peerHeld, refusedBy: origin.device, named: origin.device.fingerprint,
+                                            writtenBy: peer.deviceID, madeViewer: "device \(peer.fingerprint), your own,")
+        }
+    }
+
     /// What of `project` is set aside here, from an earlier run; nil when nothing is.
     func setAsideKept(_ project: ProjectID) throws -> VaultSync.SetAside? {
         try vault.transaction { tx in try VaultSync.setAside(of: project, in: tx.database) }

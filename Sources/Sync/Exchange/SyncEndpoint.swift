@@ -384,8 +384,12 @@ public struct SyncEndpoint {
             sync.hold = hold(of: project, coordinator: coordinator)
             try sync.commitLocalChanges(in: project.id)
             var fresh = skippingHeld ? try records.filter { try !sync.holds(SHA256.hash($0)) } : records
-            // This device's set-aside records, sent back by a device that took them, stay set aside.
+            // This device's set-aside records, sent back by a device that took them, stay set aside,
+            // named in the answer, so that an own device sets them aside too (`SyncInitiator.push`).
             let aside = try sync.setAsideHashes(of: project.id)
+            let passedOver = aside.isEmpty ? [] : fresh.map { SHA256.hash($0) }.filter(aside.contains).map { hash in
+                SyncRefusal(record: hash, error: SyncError(.recordSetAside, "record \(CausalHistory.short(hash)) is set aside here: the project's origin refused it"))
+            }
             if !aside.isEmpty { fresh = fresh.filter { !aside.contains(SHA256.hash($0)) } }
             try refuseOverQuota(fresh, of: project, in: store)
             let (signed, ended) = try withoutEndedSigners(fresh, of: project, sync: sync, store: store, allowance: allowance)
@@ -397,8 +401,8 @@ public struct SyncEndpoint {
             _ = try sync.ownRecordsBack(in: project.id, viewOnly: sharedFrom(project.id, in: store)?.access == .viewer, from: peer.deviceID)
             try rememberForks(in: receipt.refused, of: project, sync: sync, store: store)
             if answering { try keepForkRefusals(receipt.refused, pushed: signed, of: project, sync: sync, store: store) }
-            guard !ended.isEmpty else { return receipt }
-            return SyncReceipt(stored: receipt.stored, refused: ended + receipt.refused, documentsWritten: receipt.documentsWritten,
+            guard !(ended + passedOver).isEmpty else { return receipt }
+            return SyncReceipt(stored: receipt.stored, refused: ended + passedOver + receipt.refused, documentsWritten: receipt.documentsWritten,
                                branchesMade: receipt.branchesMade, documents: receipt.documents)
         }
     }

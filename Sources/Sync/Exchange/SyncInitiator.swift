@@ -467,7 +467,7 @@ public struct SyncInitiator {
         entry.received += receipt.stored
         entry.refused += receipt.refused.map(\.error.code.rawValue)
         Self.noteForks(receipt.refused, among: records, into: &entry)
-        entry.recordsRefused += receipt.refused.filter { $0.error.code != .replayedRecord }.count
+        entry.recordsRefused += receipt.refused.filter { !SyncRunReport.Project.heldAlready.contains($0.error.code.rawValue) }.count
         entry.documentsWritten += receipt.documentsWritten
         entry.branchesMade += receipt.branchesMade
         return receipt.stored
@@ -533,9 +533,16 @@ public struct SyncInitiator {
             }
             entry.sent += answer.stored
             entry.refusedByPeer += answer.refused
-            entry.recordsRefusedByPeer += answer.refused.filter { $0 != SyncErrorCode.replayedRecord.rawValue }.count
+            entry.recordsRefusedByPeer += answer.refused.filter { !SyncRunReport.Project.heldAlready.contains($0) }.count
             for (reason, count) in Dictionary(answer.refused.map { ($0, 1) }, uniquingKeysWith: +).sorted(by: { $0.key < $1.key }) {
                 endpoint.recordPushRefused(project.id, reason: reason, records: count)
+            }
+            // The owner's own device holds these set aside (its origin refused them after making it a
+            // viewer): set aside here too, so both show the origin's document (closing note s13).
+            if answer.refused.contains(SyncErrorCode.recordSetAside.rawValue),
+               let aside = try? endpoint.setAsideAsOwnDevice(project, peerHeld: peerHeld) {
+                entry.setAside = aside
+                return
             }
         }
     }

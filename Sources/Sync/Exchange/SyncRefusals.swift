@@ -67,10 +67,11 @@ extension SyncRunReport.Project {
 
     /// The codes of the peer's records refused here, and of this vault's refused by the peer, but
     /// `replayedRecord`: a record the refusing side holds already (sent again after a run cut
-    /// before its answer, say) is no record missing there (the three-device test met it).
-    public var refusedAndNotHeld: [String] { refused.filter { $0 != Self.heldAlready } }
-    public var refusedByPeerAndNotHeld: [String] { refusedByPeer.filter { $0 != Self.heldAlready } }
-    static let heldAlready = SyncErrorCode.replayedRecord.rawValue
+    /// before its answer, say) is no record missing there (the three-device test met it); nor
+    /// `recordSetAside`: one it holds set aside, which the side that sent it then sets aside too.
+    public var refusedAndNotHeld: [String] { refused.filter { !Self.heldAlready.contains($0) } }
+    public var refusedByPeerAndNotHeld: [String] { refusedByPeer.filter { !Self.heldAlready.contains($0) } }
+    static let heldAlready: Set<String> = [SyncErrorCode.replayedRecord.rawValue, SyncErrorCode.recordSetAside.rawValue]
 }
 
 extension SyncEndpoint {

@@ -330,13 +330,20 @@ enum SyncCommands {
     private static func setAsideText(_ aside: VaultSync.SetAside, of project: ProjectID?) -> String {
         let name = project.map { "Project \($0.hex): " } ?? ""
         let conflicts = project.map { "'vaultctl conflicts \($0.hex)'" } ?? "'vaultctl conflicts'"
-        let what = aside.now
-            ? "device \(aside.refusedBy.fingerprint), the project's owner, made this device a viewer and refused \(aside.records) record(s) of "
+        let what = if let writer = aside.writer {
+            "device \(writer.fingerprint), your own, holds \(aside.records) record(s) of your edits set aside, which device "
+                + "\(aside.refusedBy.fingerprint), the project's owner, refused after making it a viewer; this device took them before, and now "
+                + "sets them aside too: it shows the owner's version, and your words are kept in \(aside.branchesMade) branch(es) of kind "
+                + "sync-conflict (\(conflicts))."
+        } else if aside.now {
+            "device \(aside.refusedBy.fingerprint), the project's owner, made this device a viewer and refused \(aside.records) record(s) of "
                 + "your edits made before; they are set aside here, nothing is lost: this device now shows the owner's version, and your words "
                 + "are kept in \(aside.branchesMade) branch(es) of kind sync-conflict (\(conflicts))."
-            : "\(aside.records) record(s) of your edits are set aside here since \(Output.timestamp(aside.since)): device "
+        } else {
+            "\(aside.records) record(s) of your edits are set aside here since \(Output.timestamp(aside.since)): device "
                 + "\(aside.refusedBy.fingerprint), the project's owner, refused them after making this device a viewer; this device shows "
                 + "the owner's version, and your words are kept in branches of kind sync-conflict (\(conflicts))."
+        }
         return name + what + " To send them: ask the project's owner for editor rights, then run 'vaultctl sync now' (they go as they were signed)."
     }
 
