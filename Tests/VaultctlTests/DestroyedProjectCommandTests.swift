@@ -83,4 +83,39 @@ import TestSupport
         #expect(try restored.run(["doc", "show", "Other", "Note"]).stdout.contains("Laptop other."))
         #expect(!(try restored.run(["project", "list"]).stdout.contains("Memo")))
     }
+
+    /// `repair --from` an own device that still holds a project destroyed here (review 17 s14,
+    /// N-s14-3). Before, the rebuild dropped the rows that remember the shredding ("never here"), and
+    /// the next sync made the project again with a new compartment: the shred undone. Now the rebuild
+    /// says it was destroyed here and keeps it so; the next sync still declines it.
+    @Test func repairFromAnOwnDeviceThatStillHoldsItLeavesItDestroyed() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        try RestoredOwnRecordsCommandTests.pair(desk, laptop)
+        for name in ["Memo", "Other"] {
+            for arguments in [["project", "create", name, "--register", "general"], ["doc", "add", name, "Note"]] {
+                let made = try desk.run(arguments)
+                try #require(made.status == 0, "\(arguments): \(made.stderr)")
+            }
+            try #require(try desk.run(["doc", "write", name, "Note"], stdin: "Secret words of \(name).\n").status == 0)
+        }
+        let memo = try Self.id(of: "Memo", in: desk)
+        try #require(try SyncNotInSyncCommandTests.sync(laptop, with: desk).status == 0)
+        try #require(try desk.run(["compartment", "destroy", "project \(memo)", "--yes"]).status == 0)
+
+        let (daemon, address) = try ServeChannelTests.serve(laptop)
+        let repaired = try desk.run(["repair", "--from", try PeersCommandTests.fingerprint(laptop), "--address", address])
+        SyncNotInSyncCommandTests.stop(daemon)
+        #expect(repaired.status == 0, "\(repaired.stdout) \(repaired.stderr)")
+        #expect(repaired.stdout.contains("Project \(memo) was destroyed here: not made again from ") && !repaired.stdout.contains("were never here"),
+                "\(repaired.stdout)")
+        let listed = try desk.run(["project", "list"])
+        #expect(listed.stdout.contains("Other") && !listed.stdout.contains("Memo"), "\(listed.stdout)")
+        #expect(try desk.run(["doc", "show", "Other", "Note"]).stdout.contains("Secret words of Other."))
+
+        // The next sync with the laptop still declines it: nothing of it is made again.
+        let asked = try SyncNotInSyncCommandTests.sync(desk, with: laptop)
+        #expect(asked.status == 0 && asked.stdout.contains("Declined project \(memo) offered by "), "\(asked.status) \(asked.stdout) \(asked.stderr)")
+        #expect(!(try desk.run(["project", "list"]).stdout.contains("Memo")))
+        #expect(try desk.run(["doc", "show", memo, "Note"]).status != 0, "nothing of the shredded project opens")
+    }
 }

@@ -34,6 +34,10 @@ public struct RepairReport: Sendable, Equatable {
     public var notOfferedDamage: [ProjectID: String] = [:]
     /// Projects the device offered that this vault never held: `vaultctl sync now` brings them.
     public var notHere: [ProjectID] = []
+    /// Projects destroyed here (their compartment shredded, `vaultctl compartment destroy`) that the
+    /// device still offers: never rebuilt from it (review 17 s14, N-s14-3: the rebuild dropped the
+    /// rows that remember the shredding, and the next sync made the project again).
+    public var destroyedHere: [ProjectID] = []
     /// Projects the device offered as someone else's whose origin this vault did not take: it made
     /// them itself, not from that device's offer (attack review s7, N8), so they stay the owner's own.
     public var originsRefused: [ProjectID] = []
@@ -97,7 +101,9 @@ public struct StoreRepair {
         var replicas: [ProjectID: SyncReplica] = [:]
         let offers = try SyncProjectsPage.all { try transport.request(SyncWire.projectsKind, body: SyncOutgoing($0)) }
         let own = try SyncStatus.ownDeviceKeys(vault)
+        let shredded = try shreddedHere(offered: offers.map(\.project))
         for offer in offers {
+            if shredded.contains(offer.project) { report.destroyedHere.append(offer.project); continue }
             guard let compartment = compartments[offer.project] else { report.notHere.append(offer.project); continue }
             let replica = try pull(offer, devices: own.merging(Self.keys(of: offer.roster)) { kept, _ in kept })
             replicas[offer.project] = replica
@@ -117,8 +123,30 @@ public struct StoreRepair {
         report.kept = kept.name
         report.keptBytes = kept.bytes
         try vault.record(VaultEvent(.syncRepairKept, details: [.init("peer", peer.deviceID.hex), .init("kept", kept.name), .init("bytes", String(kept.bytes))]))
-        try rebuild(pulled, keeping: keeping, author: author, own: own, provenance: provenance, sessions: sessions, into: &report)
+        try rebuild(pulled, keeping: keeping, remembering: try rememberable(shredded), author: author, own: own, provenance: provenance,
+                    sessions: sessions, into: &report)
         return report
+    }
+
+    /// The projects this vault holds shredded (`WritingStore.isShredded`) among those offered and
+    /// those it holds records of: a shredded project's rows stay as the memory that it was, and an
+    /// offer never makes it again (N-s13-1), so the rebuild keeps them too (N-s14-3).
+    private func shreddedHere(offered: [ProjectID]) throws -> Set<ProjectID> {
+        try vault.transaction { tx in
+            let store = WritingStore(tx)
+            return try Set(offered).union(try VaultSync.projectsWithRecords(in: tx.database)).filter { try store.isShredded($0) }
+        }
+    }
+
+    /// Of the shredded projects, those whose rows read whole (`KeptProjects.problem`): carried through
+    /// the reset as a kept project's are (nothing of theirs is sealed any more). One whose rows do not
+    /// read whole is not carried: its memory is in the kept copy only.
+    private func rememberable(_ shredded: Set<ProjectID>) throws -> [ProjectID] {
+        guard !shredded.isEmpty else { return [] }
+        let tables = try KeptProjects.tables()
+        return try vault.transaction { tx in
+            shredded.filter { KeptProjects.problem(of: $0, in: tx.database, tables: tables) == nil }.sorted { $0.hex < $1.hex }
+        }
     }
 
     /// Sorts the projects here that the device does not offer into those kept as they are here (their
@@ -307,14 +335,14 @@ public struct StoreRepair {
     /// One transaction: the store emptied and made again, each project restored in its compartment,
     /// its roster kept, its records stored and its documents written by `VaultSync.receive`.
     private func rebuild(_ pulled: [(offer: SyncProjectOffer, compartment: VaultCompartment, records: [ChangeRecord])], keeping: [VaultCompartment],
-                         author: SyncAuthor,
+                         remembering shredded: [ProjectID], author: SyncAuthor,
                          own: [DeviceID: [UInt8]], provenance: [ProjectID: ProjectProvenance],
                          sessions: [CompartmentID: PrivilegedProcessingSession], into report: inout RepairReport) throws {
         let checked = report.checked, missing = report.missing, keptCopy = report.kept, awaiting = report.awaiting, keptHere = report.keptHere
         let dropped = report.notOffered
-        let tables = keptHere.isEmpty ? [] : try KeptProjects.tables()
+        let tables = keptHere.isEmpty && shredded.isEmpty ? [] : try KeptProjects.tables()
         (report.projects, report.originsRefused) = try vault.transaction { tx in
-            try KeptProjects.copyAside(keptHere, in: tx.database, tables: tables)
+            try KeptProjects.copyAside(keptHere + shredded, in: tx.database, tables: tables)
             let reset = try WritingStoreReset.reset(in: tx, keeping: keeping)
             try KeptProjects.putBack(in: tx.database, tables: tables)
             // A project dropped for its damage takes its provenance rows with it: left, they would

@@ -82,6 +82,7 @@ enum RepairCommands {
                              "projects": report.projects.map { ["project": $0.project.hex, "records": $0.records, "documents": $0.documents] as [String: Any] },
                              "kept_here": report.keptHere.map(\.hex),
                              "not_offered": report.notOffered.map(\.hex), "not_here": report.notHere.map(\.hex),
+                             "destroyed_here": report.destroyedHere.map(\.hex),
                              "not_offered_damage": Dictionary(uniqueKeysWithValues: report.notOfferedDamage.map { ($0.key.hex, $0.value) }),
                              "origins_refused": report.originsRefused.map(\.hex),
                              "replaced_here": report.replacedHere.map(json),
@@ -113,6 +114,10 @@ enum RepairCommands {
                 Output.line("Project \(id.hex) was made on this device, not from \(pairing.peer.name)'s offer: it stays your own here, whoever \(pairing.peer.name) says it is from (recorded).")
             }
             if !report.notHere.isEmpty { Output.line("\(report.notHere.count) project(s) on \(pairing.peer.name) were never here: 'vaultctl sync now' brings them.") }
+            for id in report.destroyedHere {
+                Output.line("Project \(id.hex) was destroyed here: not made again from \(pairing.peer.name), which still holds it "
+                            + "('vaultctl compartment destroy \"project \(id.hex)\" --yes' there destroys it too).")
+            }
         }
 
     /// `vaultctl repair` without --from: the exchange's tables mended (SECURITY.md §19.9), under the
