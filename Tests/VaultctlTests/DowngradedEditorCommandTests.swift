@@ -136,7 +136,11 @@ import TestSupport
         let colleagues = try colleague.run(["doc", "show", "Case", "Notes"]).stdout
         for run in 1...2 {
             let asked = try Self.sync(desk, with: laptop)
-            #expect(asked.status == 0, "run \(run): \(asked.status) \(asked.stdout) \(asked.stderr)")
+            // The run that sets them aside may exit 75 once: a record of the desk's own built on the edit
+            // (its `doc show` above made one) is refused by the laptop, now a viewer's device, in that
+            // push (said); set aside with them, it is never pushed again (on main: refused at every run).
+            let refusedOnce = run == 1 && asked.status == 75 && asked.stderr.contains("refused by") && asked.stderr.contains("(accessEnded)")
+            #expect(asked.status == 0 || refusedOnce, "run \(run): \(asked.status) \(asked.stdout) \(asked.stderr)")
             #expect(asked.stdout.contains("set aside"), "run \(run): \(asked.stdout)")
             if run == 1 { #expect(asked.stdout.contains("your own, holds") && asked.stdout.contains("sets them aside too"), "\(asked.stdout)") }
             #expect(try desk.run(["doc", "show", project, "Notes"]).stdout == colleagues, "run \(run): the desk shows the colleague's document")
