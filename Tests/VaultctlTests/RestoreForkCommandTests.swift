@@ -3,8 +3,9 @@ import Testing
 import TestSupport
 
 /// Reviewer 12's N-s12-3 (rb6): three own devices; the laptop's record made after its backup reached
-/// the tablet only. Restored, the laptop syncs with the desk (which lifts the restore's wait though the
-/// desk never held that record), writes, and signs its record 2 again with other words. On main both
+/// the tablet only. Restored, the laptop syncs with the desk; the restore's wait still names the
+/// tablet (session 14), and the owner lifts it anyway (`repair --write-anyway`), writes, and signs
+/// its record 2 again with other words. On main both
 /// sides then refused each other for good (exit 75 at every sync, the tablet and the laptop showing
 /// different text). Under SECURITY.md §19.4's fork rule the first meeting names the fork (exit 75),
 /// both keep the same history, the next sync exits 0, every device shows the same text, and the words
@@ -31,6 +32,11 @@ struct RestoreForkCommandTests {
         try RestoredOwnRecordsCommandTests.confirm(desk, on: restored)
         try RestoredOwnRecordsCommandTests.confirm(tablet, on: restored)
         try ForkedColleagueCommandTests.synced(restored, with: desk)
+        // The restore's wait now holds until the tablet too has been met (N-s12-3 by prevention): the
+        // fork below comes only from the owner overriding it.
+        let waiting = try restored.run(["doc", "write", "Memo", "Draft"], stdin: RestoredOwnRecordsCommandTests.restoredWords)
+        #expect(waiting.status == 77 && waiting.stderr.contains("repair --write-anyway"), "\(waiting.status): \(waiting.stderr)")
+        try ForkedColleagueCommandTests.run(restored, ["repair", "--write-anyway", "Memo"])
         try ForkedColleagueCommandTests.run(restored, ["doc", "write", "Memo", "Draft"], stdin: RestoredOwnRecordsCommandTests.restoredWords)
 
         let met = try SyncNotInSyncCommandTests.sync(restored, with: tablet)
