@@ -180,3 +180,32 @@ import Writing
         #expect(F.details(s.f.desk, .egressDecision, "findings").contains { $0.contains("privilegedQuote") })
     }
 }
+
+/// reviewer14's lg8 (N-s14-7): `repair --from` rebuilt the projects in the order the device offered
+/// them, so a book holding a note pasted from a chart could be written before the chart: the note
+/// was then ordinary first on the repaired vault. The repair rebuilds privileged projects first.
+@Suite(.serialized) struct NoteRebuiltByARepairTests {
+    typealias F = SyncExchangeFixture
+
+    @Test func aRepairRebuildsTheChartBeforeTheBookQuotingIt() throws {
+        let s = try ColleaguePairedWithBothTests.Setup()
+        let book = try F.project(s.f.desk, "Newsletter")
+        let article = try F.document(s.f.desk, in: book, "Spring", ["Chapter one."])
+        var chart = try F.project(s.f.desk, "Intake 0", register: .healthcare)
+        for attempt in 1...40 where !book.id.bytes.lexicographicallyPrecedes(chart.id.bytes) {
+            chart = try F.project(s.f.desk, "Intake \(attempt)", register: .healthcare)
+        }
+        #expect(book.id.bytes.lexicographicallyPrecedes(chart.id.bytes))
+        let session = try F.document(s.f.desk, in: chart, "Session 4", ["S: slept badly."])
+        try s.f.syncLaptop()   // the laptop holds both projects, so its repair rebuilds them
+        try F.edit(s.f.desk, chart, session, block: 0, to: PastedPrivilegedNoteTests.note)
+        try F.edit(s.f.desk, book, article, block: 0, to: "My notes say: " + PastedPrivilegedNoteTests.note)
+
+        _ = try StoreRepair(vault: s.f.laptop.unlocked, transport: try s.f.transport(), discardingLocal: true).run()
+        let laptopsBook = try s.f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(book.id) }
+        let toColleague = EgressRequest(destination: EgressDestination(kind: .device, id: s.colleagueKeys.profile.deviceID.hex),
+                                        compartments: [laptopsBook.compartment], payload: Array(PastedPrivilegedNoteTests.note.utf8))
+        let decided = try EgressFunnel(vault: s.f.laptop.unlocked).preview(toColleague)
+        #expect(decided.findings["privilegedQuote", default: 0] > 0 && decided.decision != .allow, "\(decided)")
+    }
+}

@@ -351,7 +351,10 @@ public struct StoreRepair {
             try tx.record(.syncRepairReset, details: [.init("peer", peer.deviceID.hex), .init("tables", String(reset.tables)),
                                                       .init("sealed", String(reset.sealed)), .init("kept-here", String(keptHere.count))])
             var projects: [RepairReport.Project] = [], originsRefused: [ProjectID] = []
-            for item in pulled {
+            // Privileged projects first, as an exchange takes them (SyncInitiator.privilegedFirst):
+            // a note pasted from a chart into a shared book must be privileged here before the book's
+            // copy of it is written, or it is ordinary first (§11.7; reviewer14's lg8, N-s14-7).
+            for item in pulled.filter({ $0.compartment.isPrivileged }) + pulled.filter({ !$0.compartment.isPrivileged }) {
                 let access: RecordAccess = sessions[item.compartment.id].map { .session($0) } ?? .vault
                 let store = WritingStore(tx, access: access, clock: clock)
                 let project = try store.restoreProject(item.offer.project, named: item.offer.name, kind: item.offer.kind, in: item.compartment)
