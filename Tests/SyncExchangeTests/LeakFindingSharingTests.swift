@@ -100,11 +100,7 @@ import Writing
         try F.share(book, of: s.f.desk, with: s.colleague, role: .editor)
         try s.f.syncLaptop()
         try s.syncColleague()
-        // A chart whose id sorts after the book's, as in the reviewer's leaking runs.
-        var chart = try F.project(s.f.laptop, "Intake 0", register: .healthcare)
-        for attempt in 1...40 where !book.id.bytes.lexicographicallyPrecedes(chart.id.bytes) {
-            chart = try F.project(s.f.laptop, "Intake \(attempt)", register: .healthcare)
-        }
+        let chart = try Self.chart(sortingAfter: book, on: s.f.laptop)
         #expect(book.id.bytes.lexicographicallyPrecedes(chart.id.bytes))
         _ = try F.document(s.f.laptop, in: chart, "Session 4", ["S: slept badly.", PastedPrivilegedNoteTests.note])
         let laptopsBook = try s.f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(book.id) }
@@ -138,11 +134,25 @@ import Writing
         _ = try SyncInitiator(vault: s.f.laptop.unlocked, transport: try s.f.transport(), coordinator: coordinator).run()
         #expect(try F.texts(s.f.laptop, chart.id, session) == ["S: slept badly."], "the chart was written under the open editor")
         #expect(try F.texts(s.f.laptop, book.id, article) == ["My notes say: " + PastedPrivilegedNoteTests.note])
+        let decided = try NoteRelayedByAnOwnDeviceTests.laptopsDecision(onTheNoteIn: book, toTheColleagueOf: s)
+        #expect(decided.findings["privilegedQuote", default: 0] > 0 && decided.decision != .allow, "\(decided)")
+    }
+
+    /// A chart on `vault` whose id sorts after `book`'s, as in the reviewer's leaking runs.
+    static func chart(sortingAfter book: WritingProject, on vault: TestVault) throws -> WritingProject {
+        var chart = try F.project(vault, "Intake 0", register: .healthcare)
+        for attempt in 1...40 where !book.id.bytes.lexicographicallyPrecedes(chart.id.bytes) {
+            chart = try F.project(vault, "Intake \(attempt)", register: .healthcare)
+        }
+        return chart
+    }
+
+    /// What the laptop's funnel would decide for the pasted note, sent in `book` to the colleague.
+    static func laptopsDecision(onTheNoteIn book: WritingProject, toTheColleagueOf s: ColleaguePairedWithBothTests.Setup) throws -> EgressRecord {
         let laptopsBook = try s.f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(book.id) }
         let toColleague = EgressRequest(destination: EgressDestination(kind: .device, id: s.colleagueKeys.profile.deviceID.hex),
                                         compartments: [laptopsBook.compartment], payload: Array(PastedPrivilegedNoteTests.note.utf8))
-        let decided = try EgressFunnel(vault: s.f.laptop.unlocked).preview(toColleague)
-        #expect(decided.findings["privilegedQuote", default: 0] > 0 && decided.decision != .allow, "\(decided)")
+        return try EgressFunnel(vault: s.f.laptop.unlocked).preview(toColleague)
     }
 
     @Test func privilegedProjectsTakeTheirStepsFirstInEachGroupsOrder() throws {
@@ -191,10 +201,7 @@ import Writing
         let s = try ColleaguePairedWithBothTests.Setup()
         let book = try F.project(s.f.desk, "Newsletter")
         let article = try F.document(s.f.desk, in: book, "Spring", ["Chapter one."])
-        var chart = try F.project(s.f.desk, "Intake 0", register: .healthcare)
-        for attempt in 1...40 where !book.id.bytes.lexicographicallyPrecedes(chart.id.bytes) {
-            chart = try F.project(s.f.desk, "Intake \(attempt)", register: .healthcare)
-        }
+        let chart = try NoteRelayedByAnOwnDeviceTests.chart(sortingAfter: book, on: s.f.desk)
         #expect(book.id.bytes.lexicographicallyPrecedes(chart.id.bytes))
         let session = try F.document(s.f.desk, in: chart, "Session 4", ["S: slept badly."])
         try s.f.syncLaptop()   // the laptop holds both projects, so its repair rebuilds them
@@ -202,10 +209,7 @@ import Writing
         try F.edit(s.f.desk, book, article, block: 0, to: "My notes say: " + PastedPrivilegedNoteTests.note)
 
         _ = try StoreRepair(vault: s.f.laptop.unlocked, transport: try s.f.transport(), discardingLocal: true).run()
-        let laptopsBook = try s.f.laptop.unlocked.transaction { tx in try WritingStore(tx).project(book.id) }
-        let toColleague = EgressRequest(destination: EgressDestination(kind: .device, id: s.colleagueKeys.profile.deviceID.hex),
-                                        compartments: [laptopsBook.compartment], payload: Array(PastedPrivilegedNoteTests.note.utf8))
-        let decided = try EgressFunnel(vault: s.f.laptop.unlocked).preview(toColleague)
+        let decided = try NoteRelayedByAnOwnDeviceTests.laptopsDecision(onTheNoteIn: book, toTheColleagueOf: s)
         #expect(decided.findings["privilegedQuote", default: 0] > 0 && decided.decision != .allow, "\(decided)")
     }
 }
