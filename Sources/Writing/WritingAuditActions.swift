@@ -16,6 +16,9 @@ extension AuditAction {
     public static let writingProjectViewOnly = AuditAction("writing.project-view-only")
     /// The project's register changed (labels and visibility only; no record moves).
     public static let writingProjectRegister = AuditAction("writing.project-register")
+    /// `vaultctl repair` wrote a damaged row of `writing_projects` again (`ProjectRowMend`; details:
+    /// columns (comma-separated), from (`audit-log`, and `compartment` when the register came from it)).
+    public static let writingProjectRowMended = AuditAction("writing.project-row-mended")
     public static let writingNodeAdd = AuditAction("writing.node-add")
     public static let writingNodeRename = AuditAction("writing.node-rename")
     public static let writingNodeMove = AuditAction("writing.node-move")

@@ -3,6 +3,7 @@ import AuditChain
 import CryptoVault
 import Foundation
 import Sync
+import Writing
 
 /// One vaultctl subcommand, declared once: its path, what it takes, what it does, its options and
 /// examples. The parser, `--help`, `vaultctl help CMD`, the man page and the shell completions are all
@@ -115,6 +116,9 @@ enum VaultLocation {
         for warning in unlocked.unlockWarnings { Output.note("vaultctl: warning: \(warning)") }
         DamagedTrustNotice.print(vault)
         for problem in VaultSync.DamagedRows.problems(of: unlocked) { Output.note("vaultctl: warning: \(problem)") }
+        for damage in (try? unlocked.transaction { tx in try WritingStore(tx).damagedProjects() }) ?? [] {
+            Output.note("vaultctl: warning: \(damage.warning)")
+        }
         return unlocked
     }
 }

@@ -8,7 +8,7 @@ extension ExitCode {
         switch error.code {
         case .notShared, .viewerCannotWrite, .privilegedRefused, .egressRefused, .offerRefused, .privilegedMismatch, .originMismatch, .notOwner,
              .rosterFull, .demotionRefused, .projectDestroyed: self = .refused
-        case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode: self = .dataError
+        case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode, .projectDamaged: self = .dataError
         case .paused, .deadlineExceeded, .tooManyRefusals, .quotaExceeded, .tooManyRequests: self = .unavailable
         case .unknownPeer: self = .noInput
         }

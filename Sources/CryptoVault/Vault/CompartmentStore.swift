@@ -56,6 +56,33 @@ extension UnlockedVault {
         }
     }
 
+    /// Every compartment this vault holds a row of, by id: whether it was destroyed. A destroyed
+    /// compartment's row stays (its name and salts gone), so what names one names something shredded
+    /// here; an id with no row names nothing of this vault, which is damage where a row of this
+    /// vault holds it (review 17 s14, N-s14-9: both were the one `.foreignBundle` of `compartment(withID:)`).
+    public func compartmentsDestroyed() throws -> [CompartmentID: Bool] {
+        try vault.withDatabase { database in
+            try database.readTransaction {
+                var found: [CompartmentID: Bool] = [:]
+                for row in try database.query("SELECT uuid, destroyed_at IS NOT NULL AS destroyed FROM compartments") {
+                    guard let id = try? CompartmentID(bytes: try row.blob("uuid")) else { continue }
+                    found[id] = try row.integer("destroyed") != 0
+                }
+                return found
+            }
+        }
+    }
+
+    /// Whether compartment `id` was destroyed here: nil when this vault holds no row of it.
+    public func wasDestroyed(compartment id: CompartmentID) throws -> Bool? {
+        try vault.withDatabase { database in
+            try database.readTransaction {
+                try database.queryOne("SELECT destroyed_at IS NOT NULL AS destroyed FROM compartments WHERE uuid = ?", [.blob(id.bytes)])
+                    .map { try $0.integer("destroyed") != 0 }
+            }
+        }
+    }
+
     /// The live compartment at this row of `compartments`, or nil if there is none or it was destroyed
     /// (for the bundles listed by `storedBundles`).
     func liveCompartment(rowID: Int64) throws -> VaultCompartment? {
@@ -265,6 +292,12 @@ extension VaultTransaction {
         loadedCompartments[id] = compartment
         return compartment
     }
+
+    /// `UnlockedVault.compartmentsDestroyed`, read in this transaction.
+    public func compartmentsDestroyed() throws -> [CompartmentID: Bool] { try vault.compartmentsDestroyed() }
+
+    /// `UnlockedVault.wasDestroyed(compartment:)`, read in this transaction.
+    public func wasDestroyed(compartment id: CompartmentID) throws -> Bool? { try vault.wasDestroyed(compartment: id) }
 
     /// Makes a compartment in this transaction: its row, its first key version and its
     /// `compartment.create` entry commit with the rest of the transaction or not at all (a writing

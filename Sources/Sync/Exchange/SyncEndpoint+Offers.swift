@@ -170,6 +170,11 @@ extension SyncEndpoint {
                           details: [.init("origin", origin.hex)])
         }
         if let held = try project(offer.project) { return try recognise(held, from: offer, request: request) }
+        // A row here that makes no project (one flipped bit; review 17 s14, N-s14-8, N-s14-9) is that
+        // project's damage: nothing is made over it, and it is never taken for a shred.
+        if let damage = try damagedRow(of: offer.project) {
+            return refuse(offer, request: request, SyncExchangeError(.projectDamaged, damage.problem + "; 'vaultctl repair' on this device mends it"))
+        }
         // Shredded here (`compartment destroy`): never made again, whoever offers it (N-s13-1).
         if try vault.transaction({ tx in try WritingStore(tx).isShredded(offer.project) }) {
             return refuse(offer, request: request, SyncExchangeError(.projectDestroyed, "this vault destroyed project \(offer.project)'s compartment (the project is shredded here): its offer makes nothing; destroy it on each device that still holds it ('vaultctl compartment destroy \"project \(offer.project)\" --yes')"))

@@ -204,6 +204,12 @@ public struct SyncEndpoint {
     // MARK: Vault work
 
     /// The project, or nil when this vault holds none with that id.
+    /// This vault's row of project `id` when it makes no project (`DamagedProjectRow`); nil when it
+    /// is whole or there is none.
+    func damagedRow(of id: ProjectID) throws -> DamagedProjectRow? {
+        try vault.transaction { tx in try WritingStore(tx).damagedProject(id) }
+    }
+
     func project(_ id: ProjectID) throws -> WritingProject? {
         try vault.transaction { tx in try? WritingStore(tx).project(id) }
     }

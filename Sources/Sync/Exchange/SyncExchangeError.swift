@@ -64,4 +64,8 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// This vault destroyed the project's compartment (shredded the project, SECURITY.md §14.1): an
     /// offer of it makes nothing here, and it is not synced (review 17 s13, N-s13-1).
     case projectDestroyed
+    /// This vault's row of the project makes no project (`DamagedProjectRow`: one flipped bit in its
+    /// register, kind or compartment id): nothing is made over it, nor is it taken for a shred, and
+    /// it is not synced until `vaultctl repair` there mends the row (review 17 s14, N-s14-8, N-s14-9).
+    case projectDamaged
 }

@@ -250,6 +250,12 @@ public struct SyncInitiator {
                 report.projects.append(entry)
                 continue
             }
+            if let damaged = try endpoint.damagedRow(of: offer.project) {
+                var entry = SyncRunReport.Project(project: offer.project, access: "none")
+                entry.localOnly = damaged.problem + "; 'vaultctl repair' mends it"
+                report.projects.append(entry)
+                continue
+            }
             let project: WritingProject
             switch try endpoint.adopt(offer, request: SyncWire.projectsKind) {
             case .success(let adopted): project = adopted

@@ -44,6 +44,15 @@ enum SyncProjectDamage {
         return damaged(project, error, on: device)
     }
 
+    /// A project whose row of `writing_projects` makes no project (`DamagedProjectRow`), as
+    /// `damagedProject`: plain `vaultctl repair` there mends the row (review 17 s14, N-s14-8).
+    static func damagedRow(_ damage: DamagedProjectRow, on device: String) -> SyncError {
+        SyncError(.damagedProject, """
+            project \(damage.id?.hex ?? "?") does not open \(device): its row in writing_projects is damaged \
+            (\(damage.columns.joined(separator: ", "))); it is left from every exchange until 'vaultctl repair' there mends it
+            """)
+    }
+
     /// The project's data that does not open, as `damagedProject`.
     static func damaged(_ project: ProjectID, _ error: Error, on device: String) -> SyncError {
         SyncError(.damagedProject, """

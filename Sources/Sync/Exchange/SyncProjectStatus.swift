@@ -72,6 +72,23 @@ extension SyncStatus {
     /// While the exchange's own tables are damaged (`exchangeProblem`), every project is local-only
     /// with that reason, and none is rebuilt: its roster cannot be trusted.
     public static func projects(_ vault: UnlockedVault, clock: VaultClock = .system) throws -> [SyncProjectStatus] {
+        try projectsWithWholeRows(vault, clock: clock) + (try damagedRows(vault))
+    }
+
+    /// The projects whose row of `writing_projects` makes no project (`DamagedProjectRow`): each
+    /// local-only, with the columns and what mends it (review 17 s14, N-s14-8, N-s14-9). Privileged
+    /// unless its compartment says otherwise.
+    static func damagedRows(_ vault: UnlockedVault) throws -> [SyncProjectStatus] {
+        try vault.transaction { tx in
+            try WritingStore(tx).damagedProjects().compactMap { damage in
+                guard let id = damage.id else { return nil }
+                let privileged = (damage.compartmentID.flatMap { try? tx.compartment(withID: $0) })?.isPrivileged ?? true
+                return SyncProjectStatus(project: id, privileged: privileged, state: .localOnly(reason: damage.problem + "; 'vaultctl repair' mends it"))
+            }
+        }
+    }
+
+    private static func projectsWithWholeRows(_ vault: UnlockedVault, clock: VaultClock) throws -> [SyncProjectStatus] {
         let damage = try vault.transaction { tx in SyncExchangeHealth.damage(in: tx) }
         if let problem = damage.whole {
             return try vault.transaction { tx in try WritingStore(tx).projects() }.map { project in

@@ -254,6 +254,9 @@ public struct SyncResponder: Sendable {
 
     /// The project, if the peer may read it (and write it, for `writing`); else the reason, thrown.
     private func allowed(_ id: ProjectID, _ endpoint: SyncEndpoint, writing: Bool) throws -> WritingProject {
+        if let damaged = try endpoint.damagedRow(of: id) {
+            throw SyncProjectDamage.damagedRow(damaged, on: "on \((try? vault.deviceKeys().profile.name) ?? "the answering device")")
+        }
         guard let project = try endpoint.project(id) else {
             throw SyncExchangeError(.notShared, "this vault holds no project \(id) for device \(endpoint.peer.fingerprint)")
         }

@@ -28,7 +28,9 @@ public enum WritingStoreHealth {
             // projects' sync state (local-only, `vaultctl repair` mends), not the store's: the owner's
             // documents, unsynced words included, stay readable (review 17 s9, N-s9-6, for stored
             // change records; closing note s10 for the other tables).
-            let projectsOwn = VaultSync.DamagedRows.projectsOwn(in: database)
+            // So is a row of `writing_projects` past its CHECKs (a kind, an id's length): that project's
+            // damage alone (`DamagedProjectRow`, review 17 s14), which `vaultctl repair` mends.
+            let projectsOwn = VaultSync.DamagedRows.projectsOwn(in: database).union([DamagedProjectRow.table])
             if let first = rows.first(where: { store.contains($0.table) && !projectsOwn.contains($0.table) }) {
                 return "the table \(first.table) holds a damaged row (\(first.finding))"
             }

@@ -18,6 +18,20 @@ struct ProjectTable {
         var nameLookup: [UInt8]? = nil
     }
 
+    /// A row as stored: whole, or one no writer makes (`DamagedProjectRow`), which is its project's
+    /// damage alone and never stops the reading of the others (review 17 s14, N-s14-8).
+    enum Stored {
+        case whole(Row, rowid: Int64)
+        case damaged(DamagedProjectRow)
+
+        var compartmentID: CompartmentID? {
+            switch self {
+            case .whole(let row, _): row.compartmentID
+            case .damaged(let damage): damage.compartmentID
+            }
+        }
+    }
+
     func insert(_ row: Row) throws {
         try database.query("""
             INSERT INTO writing_projects (id, compartment_uuid, register, kind, created_at) VALUES (?, ?, ?, ?, ?)
@@ -25,12 +39,24 @@ struct ProjectTable {
                   .integer(row.createdAt)])
     }
 
-    func all() throws -> [Row] {
-        try database.query("SELECT * FROM writing_projects ORDER BY created_at, rowid").map(decode)
+    /// Every row, whole or damaged, oldest first.
+    func all() throws -> [Stored] {
+        try database.query("SELECT rowid AS stored_rowid, * FROM writing_projects ORDER BY created_at, rowid").map(Self.stored)
     }
 
+    /// Project `id`'s row as stored, whole or damaged; nil when there is none.
+    func stored(_ id: ProjectID) throws -> Stored? {
+        try database.queryOne("SELECT rowid AS stored_rowid, * FROM writing_projects WHERE id = ?", [.blob(id.bytes)]).map(Self.stored)
+    }
+
+    /// Project `id`'s row; nil when there is none. A damaged one is refused (`.damagedRecord`),
+    /// naming the columns and what mends it.
     func row(_ id: ProjectID) throws -> Row? {
-        try database.queryOne("SELECT * FROM writing_projects WHERE id = ?", [.blob(id.bytes)]).map(decode)
+        switch try stored(id) {
+        case nil: return nil
+        case .whole(let row, _): return row
+        case .damaged(let damage): throw WritingError(.damagedRecord, damage.problem + "; 'vaultctl repair' mends it")
+        }
     }
 
     func setArchived(_ id: ProjectID, at time: Int64?) throws {
@@ -56,33 +82,60 @@ struct ProjectTable {
         try database.query("UPDATE writing_projects SET name_lookup = ? WHERE id = ?", [.blob(lookup), .blob(id.bytes)])
     }
 
-    /// A row as stored; a value no writer makes (an unknown register or kind) is damage.
-    private func decode(_ row: CryptoVault.Row) throws -> Row {
-        guard let register = Register(rawValue: try row.text("register")),
-              let kind = ProjectKind(rawValue: try row.text("kind")) else {
-            throw WritingError(.damagedRecord, "a writing_projects row has an unknown register or kind")
-        }
-        let archived: Int64? = if case .integer(let time) = row["archived_at"] { time } else { nil }
-        // No column before migration sharing-1: a vault at an older schema (opened by its own upgrade
-        // tests, which write with this code before they migrate) has no view-only projects.
-        let viewOnly: Bool
-        switch row["view_only"] {
-        case .null, .integer(0): viewOnly = false
-        case .integer(1): viewOnly = true
-        default: throw WritingError(.damagedRecord, "a writing_projects row has a view_only flag other than 0 or 1")
-        }
-        return Row(id: try ProjectID(bytes: try row.blob("id")), compartmentID: try CompartmentID(bytes: try row.blob("compartment_uuid")),
-                   register: register, kind: kind, createdAt: try row.integer("created_at"), archivedAt: archived,
-                   viewOnly: viewOnly, nameLookup: try Self.nameLookup(row))
+    /// Writes again the damaged columns of the row at `rowid` (`ProjectRowMend`): each column named
+    /// in `values` takes its value; the others stay as stored.
+    func rewrite(rowid: Int64, _ values: [(column: String, value: SQLValue)]) throws {
+        guard !values.isEmpty else { return }
+        precondition(values.allSatisfy { Self.columns.contains($0.column) }, "not a column of writing_projects")
+        try database.query("UPDATE writing_projects SET \(values.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE rowid = ?",
+                           values.map(\.value) + [.integer(rowid)])
     }
 
-    /// NULL (no column before migration model-2, or no hash written yet) is nil; a value no writer
-    /// makes (not 16 bytes) is damage.
-    private static func nameLookup(_ row: CryptoVault.Row) throws -> [UInt8]? {
-        switch row["name_lookup"] {
-        case .null: return nil
-        case .blob(let bytes) where bytes.count == 16: return bytes
-        default: throw WritingError(.damagedRecord, "a writing_projects row has a name_lookup other than 16 bytes")
+    /// The table's columns, in order: the names `rewrite` may set.
+    static let columns = ["id", "compartment_uuid", "register", "kind", "created_at", "archived_at", "view_only", "name_lookup"]
+
+    /// A row as stored: each column read as its writers write it (a value no writer makes is damage,
+    /// named by its column), whole when every one is.
+    private static func stored(_ row: CryptoVault.Row) throws -> Stored {
+        let rowid = try row.integer("stored_rowid")
+        let id = identifier(row["id"]).flatMap { try? ProjectID(bytes: $0) }
+        let compartment = identifier(row["compartment_uuid"]).flatMap { try? CompartmentID(bytes: $0) }
+        let register = text(row["register"]).flatMap(Register.init(rawValue:))
+        let kind = text(row["kind"]).flatMap(ProjectKind.init(rawValue:))
+        let createdAt: Int64? = if case .integer(let time) = row["created_at"] { time } else { nil }
+        let archivedAt: Int64?? = switch row["archived_at"] {
+        case .null: .some(nil)
+        case .integer(let time): .some(time)
+        default: nil
         }
+        // No column before migration sharing-1 (NULL): a vault at an older schema (opened by its own
+        // upgrade tests, which write with this code before they migrate) has no view-only projects.
+        let viewOnly: Bool? = switch row["view_only"] {
+        case .null, .integer(0): false
+        case .integer(1): true
+        default: nil
+        }
+        // NULL (no column before migration model-2, or no hash written yet) is none.
+        let nameLookup: [UInt8]?? = switch row["name_lookup"] {
+        case .null: .some(nil)
+        case .blob(let bytes) where bytes.count == 16: .some(bytes)
+        default: nil
+        }
+        let found: [(String, Bool)] = [("id", id != nil), ("compartment_uuid", compartment != nil), ("register", register != nil),
+                                       ("kind", kind != nil), ("created_at", createdAt != nil), ("archived_at", archivedAt != nil),
+                                       ("view_only", viewOnly != nil), ("name_lookup", nameLookup != nil)]
+        guard let id, let compartment, let register, let kind, let createdAt, let archivedAt, let viewOnly, let nameLookup else {
+            return .damaged(DamagedProjectRow(id: id, compartmentID: compartment, columns: found.filter { !$0.1 }.map(\.0), rowid: rowid))
+        }
+        return .whole(Row(id: id, compartmentID: compartment, register: register, kind: kind, createdAt: createdAt,
+                          archivedAt: archivedAt, viewOnly: viewOnly, nameLookup: nameLookup), rowid: rowid)
+    }
+
+    private static func identifier(_ value: SQLValue) -> [UInt8]? {
+        if case .blob(let bytes) = value, bytes.count == 16 { bytes } else { nil }
+    }
+
+    private static func text(_ value: SQLValue) -> String? {
+        if case .text(let text) = value { text } else { nil }
     }
 }

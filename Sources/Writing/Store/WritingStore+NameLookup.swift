@@ -28,8 +28,8 @@ extension WritingStore {
     public func nameMatches(_ name: String) throws -> [ProjectID: NameMatch] {
         let key = try transaction.vault.nameLookupKey(domain: Self.nameLookupDomain)
         var matches: [ProjectID: NameMatch] = [:]
-        let live = Set(try projects().map(\.id))  // a shredded project's name is no name here (N-s13-1)
-        for row in try projectTable.all() where live.contains(row.id) {
+        let live = Set(try projects().map(\.id))  // a shredded project's name is no name here (N-s13-1), nor a damaged row's
+        for case .whole(let row, _) in try projectTable.all() where live.contains(row.id) {
             guard let stored = row.nameLookup else { matches[row.id] = .unknown; continue }
             let typed = Self.nameLookup(of: row.id, named: name, key: key)
             matches[row.id] = constantTimeEquals(stored, typed) ? .named : .namedOtherwise

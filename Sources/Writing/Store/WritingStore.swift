@@ -75,27 +75,84 @@ public struct WritingStore {
     /// compartment was destroyed here (`vaultctl compartment destroy "project ID"`: the project
     /// shredded, SECURITY.md §14.1) is left out: nothing of it opens any more, and one shredded
     /// project must not stop every listing, sync and restore of the vault (review 17 s13, N-s13-1).
+    /// So is a project whose row is damaged (`damagedProjects`), for the same reason (N-s14-8).
     public func projects() throws -> [WritingProject] {
-        try projectTable.all().compactMap { row in try liveCompartment(of: row).map { WritingProject(row, compartment: $0) } }
+        let destroyed = try transaction.compartmentsDestroyed()
+        return try projectTable.all().compactMap { stored in
+            guard case .whole(let row, _) = stored, destroyed[row.compartmentID] == false else { return nil }
+            return WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID))
+        }
+    }
+
+    /// The rows of `writing_projects` that make no project (`DamagedProjectRow`), oldest first: each
+    /// left out of `projects`, named by every command, mended by `vaultctl repair`. A shredded
+    /// project's row is not among them, whatever else of it is damaged: nothing of it opens.
+    public func damagedProjects() throws -> [DamagedProjectRow] {
+        let destroyed = try transaction.compartmentsDestroyed()
+        return try projectTable.all().compactMap { Self.damage(of: $0) { destroyed[$0] } }
+    }
+
+    /// Project `id`'s row when it makes no project (`damagedProjects`); nil when whole, shredded or absent.
+    public func damagedProject(_ id: ProjectID) throws -> DamagedProjectRow? {
+        guard let stored = try projectTable.stored(id) else { return nil }
+        return try Self.damage(of: stored) { try transaction.wasDestroyed(compartment: $0) }
+    }
+
+    /// What is wrong with a stored row, given whether each compartment was destroyed (nil: no row of it).
+    private static func damage(of stored: ProjectTable.Stored, destroyed: (CompartmentID) throws -> Bool?) rethrows -> DamagedProjectRow? {
+        switch stored {
+        case .whole(let row, let rowid):
+            guard try destroyed(row.compartmentID) == nil else { return nil }
+            return DamagedProjectRow(id: row.id, compartmentID: row.compartmentID, columns: ["compartment_uuid"], rowid: rowid)
+        case .damaged(let damage):
+            guard let compartment = damage.compartmentID else { return damage }
+            switch try destroyed(compartment) {
+            case true?: return nil
+            case nil where !damage.columns.contains("compartment_uuid"):
+                return DamagedProjectRow(id: damage.id, compartmentID: compartment, columns: damage.columns + ["compartment_uuid"], rowid: damage.rowid)
+            default: return damage
+            }
+        }
     }
 
     /// Whether this vault holds project `id` with its compartment destroyed (shredded here): its rows
     /// stay, as the memory that it was, and sync never makes it again from an offer (`isShredded`).
+    /// Only the compartment's own row says so: a compartment id that names no compartment here (one
+    /// flipped bit) is damage, never a shred (review 17 s14, N-s14-9).
     public func isShredded(_ id: ProjectID) throws -> Bool {
-        guard let row = try projectTable.row(id) else { return false }
-        return try liveCompartment(of: row) == nil
-    }
-
-    /// The project's compartment, or nil when it is no live compartment of this vault (destroyed).
-    private func liveCompartment(of row: ProjectTable.Row) throws -> VaultCompartment? {
-        do { return try transaction.compartment(withID: row.compartmentID) } catch let error as CryptoVaultError where error.code == .foreignBundle {
-            return nil
-        }
+        guard let compartment = try projectTable.stored(id)?.compartmentID else { return false }
+        return try transaction.wasDestroyed(compartment: compartment) == true
     }
 
     public func project(_ id: ProjectID) throws -> WritingProject {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
-        return WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID))
+        do {
+            return WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID))
+        } catch let error as CryptoVaultError where error.code == .foreignBundle {
+            // Destroyed: shredded, as before. Named nowhere in this vault: the row is damaged (N-s14-9).
+            guard try transaction.wasDestroyed(compartment: row.compartmentID) == nil else { throw error }
+            let damage = DamagedProjectRow(id: id, compartmentID: row.compartmentID, columns: ["compartment_uuid"], rowid: 0)
+            throw WritingError(.damagedRecord, damage.problem + "; 'vaultctl repair' mends it")
+        }
+    }
+
+    /// The compartments the rows of `writing_projects` name, but the row at `rowid`'s (`ProjectRowMend`).
+    func compartmentsNamedByRows(besides rowid: Int64) throws -> Set<CompartmentID> {
+        Set(try projectTable.all().compactMap { stored in
+            switch stored {
+            case .whole(let row, let at): at == rowid ? nil : row.compartmentID
+            case .damaged(let damage): damage.rowid == rowid ? nil : damage.compartmentID
+            }
+        })
+    }
+
+    /// Writes the damaged columns of the row at `rowid` again (`ProjectRowMend`), recorded
+    /// (`writing.project-row-mended`); the row must then make project `id`, or nothing is written.
+    func rewriteProjectRow(_ rowid: Int64, of id: ProjectID, _ values: [(column: String, value: SQLValue)], from sources: String) throws {
+        try projectTable.rewrite(rowid: rowid, values)
+        let project = try self.project(id)
+        try record(.writingProjectRowMended, project, subject: id,
+                   details: [.init("columns", values.map(\.column).joined(separator: ",")), .init("from", sources)])
     }
 
     /// The project's name (a privileged project's needs a session of its compartment).

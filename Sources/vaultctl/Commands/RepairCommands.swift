@@ -127,12 +127,17 @@ enum RepairCommands {
         let lock = try holdingTheVault(arguments)
         defer { withExtendedLifetime(lock) {} }
         let unlocked = try VaultLocation.unlock(arguments)
+        let projectRows = try ProjectRowMend.mend(unlocked)
         let mend = try SyncExchangeHealth.mend(unlocked)
         let records = try VaultSync.DamagedRecords.mend(unlocked)
         let rows = try VaultSync.DamagedRows.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
-            Output.json(["mended": mend.changed || records.changed || rows.changed, "remade": mend.remade,
+            Output.json(["mended": mend.changed || records.changed || rows.changed || projectRows.contains { $0.notMended == nil },
+                         "remade": mend.remade,
+                         "project_rows": projectRows.map { outcome in
+                             ["project": outcome.project?.hex ?? NSNull(), "mended": outcome.mended, "not_mended": outcome.notMended ?? NSNull()] as [String: Any]
+                         },
                          "dropped": Dictionary(uniqueKeysWithValues: dropped.map { ($0.key, $0.value) }),
                          "origins_restored": mend.originsRestored.map(\.hex),
                          "origins_not_restored": mend.originsNotRestored ?? NSNull(),
@@ -142,10 +147,11 @@ enum RepairCommands {
                          "rows_mended": rows.mended, "rows_dropped": rows.dropped, "waiting": rows.waiting.map(\.hex)])
             return
         }
+        say(projectRows)
         say(records)
         say(rows)
         guard mend.changed else {
-            if records.changed || rows.changed || records.unowned > 0 { return }
+            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
@@ -157,6 +163,19 @@ enum RepairCommands {
         if let why = mend.originsNotRestored { Output.line("Not put back: \(why).") }
         if mend.dropped["sync_peers"] != nil { Output.line("A device whose row was damaged is paused: 'vaultctl sync resume --peer PEER' resumes it.") }
         Output.line("Sync state mended; 'vaultctl sync status' shows it.")
+    }
+
+    /// What mending damaged rows of `writing_projects` did (review 17 s14, N-s14-8, N-s14-9).
+    static func say(_ projectRows: [ProjectRowMend.Outcome]) {
+        for outcome in projectRows {
+            let project = outcome.project?.hex ?? "(its id damaged)"
+            if let why = outcome.notMended {
+                Output.line("Could not mend the row of project \(project) in writing_projects: \(why). It stays out of every listing and of sync.")
+            } else {
+                Output.line("Mended the row of project \(project) in writing_projects (\(outcome.mended.joined(separator: ", "))) "
+                            + "from this vault's audit log and the project's compartment; 'vaultctl project list' shows it again.")
+            }
+        }
     }
 
     /// What mending the damaged rows of stored change records did (review 17 s9, N-s9-6).

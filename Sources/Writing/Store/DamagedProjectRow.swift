@@ -1,0 +1,37 @@
+import CryptoVault
+
+/// A row of `writing_projects` that makes no project (review 17 s14, N-s14-8 and N-s14-9): a column
+/// holding a value no writer stores (one flipped bit in the register, the kind, a flag, a time or an
+/// id), or a compartment id that names no compartment of this vault, live or destroyed. It is that
+/// project's damage alone (SECURITY.md §14.1): the project is left out of every listing, name lookup,
+/// exchange and restore, every unlocking command names it, `sync status` shows it local-only, and
+/// `vaultctl repair` mends the row (`ProjectRowMend`). The vault's other projects work as ever.
+///
+/// A project whose compartment was destroyed here is shredded, not damaged, whatever else of its row
+/// is: only the `compartments` row says so (its `destroyed_at`), never a compartment id that is not
+/// found, which one flipped bit makes of any live project's.
+public struct DamagedProjectRow: Sendable, Equatable {
+    /// The table whose rows these are.
+    public static let table = "writing_projects"
+
+    /// The project, when its id column is whole.
+    public let id: ProjectID?
+    /// Its compartment, when that column is whole (it may still name no compartment here).
+    public let compartmentID: CompartmentID?
+    /// The columns that hold what no writer stores, in the table's order; `compartment_uuid` also
+    /// when it is whole but names no compartment of this vault.
+    public let columns: [String]
+    /// The row's rowid: a row whose id is damaged has no other name.
+    public let rowid: Int64
+
+    /// What is wrong, for warnings, `sync status` and errors: the project id and column names only.
+    public var problem: String {
+        "the row of project \(id?.hex ?? "(id damaged, row \(rowid))") in writing_projects is damaged (\(columns.joined(separator: ", ")) "
+            + "\(columns.count == 1 ? "holds" : "hold") a value no writer stores, or no compartment of this vault)"
+    }
+
+    /// `problem`, with what it means for the project and what mends it.
+    public var warning: String {
+        problem + ": the project is left out of every listing and of sync until 'vaultctl repair' mends it"
+    }
+}
