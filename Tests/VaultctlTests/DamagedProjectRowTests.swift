@@ -165,4 +165,63 @@ struct DamagedProjectRowTests {
         #expect(field.status == 0 && field.stdout.contains("Words of Field notes."), "\(flip): \(field.stderr)")
         #expect(try restored.run(["audit", "verify"], unlock: false).status == 0)
     }
+
+    enum WrongOwner: String, CaseIterable, Sendable {
+        /// reviewer15's V-3: one bit of the id (a valid id of no project): every listing and name lookup failed.
+        case idBit
+        /// V-2: the row names the other project's compartment, whose own row's compartment id is flipped.
+        case otherProjectsCompartment
+        /// V-1: a compartment the owner made and named `project ID (synced)`; repair took it for the project's.
+        case ownerNamedCompartment
+    }
+
+    /// A row whose id or compartment id names the wrong thing is damage (never every project's), and
+    /// `repair` puts back the right id and compartment: the ones the project's sealed name opens in.
+    @Test(arguments: WrongOwner.allCases)
+    func aRowNamingTheWrongIdOrCompartmentIsDamageAndRepairFindsTheProjects(_ attack: WrongOwner) throws {
+        let vault = try CLIVault()
+        for name in ["Field notes", "Case memo"] {
+            #expect(try vault.run(["project", "create", name, "--register", "general"]).status == 0)
+            #expect(try vault.run(["doc", "add", name, "Draft"]).status == 0)
+            #expect(try vault.run(["doc", "write", name, "Draft"], stdin: "Words of \(name).\n").status == 0)
+        }
+        let ids = try Self.rows(try vault.run(["project", "list", "--json"])).compactMap { $0["id"] as? String }
+        let (first, second) = (try ProjectID(hex: ids[0]), try ProjectID(hex: ids[1]))
+        if attack == .ownerNamedCompartment {
+            #expect(try vault.run(["compartment", "create", "project \(first.hex) (synced)", "--register", "general"]).status == 0)
+        }
+        let database = try Database(path: vault.directory + "/vault.db", create: false, readOnly: false)
+        try database.execute("PRAGMA foreign_keys = OFF")
+        let uuid = { (id: ProjectID) in try #require(try database.queryOne("SELECT compartment_uuid FROM writing_projects WHERE id = ?", [.blob(id.bytes)])).blob("compartment_uuid") }
+        let flipped = { (bytes: [UInt8]) in bytes.enumerated().map { $0.offset == 7 ? $0.element ^ 0x02 : $0.element } }
+        switch attack {
+        case .idBit:
+            try database.query("UPDATE writing_projects SET id = ? WHERE id = ?", [.blob(flipped(first.bytes)), .blob(first.bytes)])
+        case .otherProjectsCompartment:
+            let secondsOwn = try uuid(second)
+            try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(flipped(secondsOwn)), .blob(second.bytes)])
+            try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(secondsOwn), .blob(first.bytes)])
+        case .ownerNamedCompartment:
+            try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(flipped(try uuid(first))), .blob(first.bytes)])
+        }
+
+        let listed = try vault.run(["project", "list"])
+        #expect(listed.status == 0 && listed.stderr.contains("in writing_projects is damaged"), "\(attack): \(listed.status) \(listed.stdout) \(listed.stderr)")
+        if attack != .otherProjectsCompartment {
+            let other = try vault.run(["doc", "show", "Case memo", "Draft"])
+            #expect(other.status == 0 && other.stdout.contains("Words of Case memo."), "\(attack): \(other.status) \(other.stderr)")
+        }
+        let mended = try vault.run(["repair"])
+        #expect(mended.status == 0 && mended.stdout.contains("Mended the row of project"), "\(attack): \(mended.status) \(mended.stdout) \(mended.stderr)")
+        #expect(!mended.stdout.contains("Could not mend"), "\(attack): \(mended.stdout)")
+        for name in ["Field notes", "Case memo"] {
+            let shown = try vault.run(["doc", "show", name, "Draft"])
+            #expect(shown.status == 0 && shown.stdout.contains("Words of \(name).") && !shown.stderr.contains("is damaged"),
+                    "\(attack), \(name): \(shown.status) \(shown.stdout) \(shown.stderr)")
+        }
+        let after = try Self.rows(try vault.run(["project", "list", "--json"]))
+        #expect(after.compactMap { $0["id"] as? String }.sorted() == ids.sorted(), "\(attack): \(after)")
+        #expect(after.allSatisfy { ($0["compartment"] as? String) == "project \($0["id"] as? String ?? "")" }, "\(attack): \(after)")
+        #expect(try vault.run(["audit", "verify"], unlock: false).status == 0)
+    }
 }

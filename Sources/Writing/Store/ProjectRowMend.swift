@@ -6,10 +6,11 @@ import PrivilegedSession
 /// N-s14-8 and N-s14-9): each damaged column written again from what says it elsewhere, in one
 /// audited transaction (`writing.project-row-mended` per project: columns, from). Never from the
 /// row itself, which is what is damaged:
-/// - the compartment: the live compartment named `project ID (synced)`, else `project ID`, as the
-///   project's makers name it, that no other project row names; when none, the project is not
-///   mended (its compartment is not in this vault: nothing of it opens here);
-/// - the id, when its column is damaged: from that compartment's name, when the compartment id is whole;
+/// - the compartment: the row's own when it is live, else the one named `project ID` or `project ID
+///   (synced)`, as the project's makers name it, that no whole project row has and in which the
+///   project's sealed name opens; when none, the project is not mended (nothing of it opens here);
+/// - the id, when its column is damaged (or its compartment is named for an id no row has): from
+///   that compartment's name;
 /// - the register, the kind, the view-only mark, the archived time and the creation time: from
 ///   the audit log's entries for the project (the last `writing.project-create` or
 ///   `writing.project-register`, `writing.project-view-only`, `writing.project-archive`; the first
@@ -36,7 +37,8 @@ public enum ProjectRowMend {
     private static func mend(_ damage: DamagedProjectRow, in vault: UnlockedVault) throws -> Outcome {
         let unmended = { (why: String) in Outcome(project: damage.id, rowid: damage.rowid, mended: [], notMended: why) }
         guard let (id, compartment) = try owner(of: damage, in: vault) else {
-            return unmended("no live compartment of this vault is the project's: it was lost or destroyed, and nothing of it opens here")
+            return unmended("no live compartment of this vault holds the project's name (one named for it, where its sealed name opens), "
+                            + "so nothing of it can be opened here; 'vaultctl repair --from DEVICE' rebuilds the store from your own device that holds it")
         }
         let recorded = try RecordedProject(id, compartment: compartment, in: vault)
         var values: [(column: String, value: SQLValue)] = []
@@ -61,22 +63,39 @@ public enum ProjectRowMend {
         return Outcome(project: id, rowid: damage.rowid, mended: values.map(\.column), notMended: nil)
     }
 
-    /// The project's id and its live compartment: the row's own when both are whole and live, else
-    /// the compartment named for the project that no other row names.
+    /// The project's id and its live compartment: of the row's own compartment (its id read from the
+    /// compartment's name when the id column is what is damaged) and the compartments named `project
+    /// ID` and `project ID (synced)`, the first that no whole project row has and in which the
+    /// project's sealed name opens (reviewer15's V-1: `compartment create` can make a compartment
+    /// with either name, which is then not the project's).
     private static func owner(of damage: DamagedProjectRow, in vault: UnlockedVault) throws -> (ProjectID, VaultCompartment)? {
-        try vault.transaction { tx in
-            let named = try WritingStore(tx).compartmentsNamedByRows(besides: damage.rowid)
-            if let compartmentID = damage.compartmentID, !named.contains(compartmentID),
-               let compartment = try? tx.compartment(withID: compartmentID) {
-                let id = damage.id ?? projectID(namedIn: compartment.name)
-                return id.map { ($0, compartment) }
+        let (taken, candidates) = try vault.transaction { tx -> (Set<CompartmentID>, [(ProjectID, VaultCompartment)]) in
+            var candidates: [(ProjectID, VaultCompartment)] = []
+            if let compartmentID = damage.compartmentID, let compartment = try? tx.compartment(withID: compartmentID) {
+                let idDamaged = damage.id == nil || damage.columns.contains("id")
+                if let id = idDamaged ? projectID(namedIn: compartment.name) : damage.id { candidates.append((id, compartment)) }
             }
-            guard let id = damage.id else { return nil }
-            for name in ["project \(id.hex) (synced)", "project \(id.hex)"] {
-                if let compartment = try? tx.vault.compartment(named: name), !named.contains(compartment.id) { return (id, compartment) }
+            if let id = damage.id, !damage.columns.contains("id") {
+                for name in ["project \(id.hex)", "project \(id.hex) (synced)"] {
+                    if let compartment = try? tx.vault.compartment(named: name) { candidates.append((id, compartment)) }
+                }
             }
-            return nil
+            return (try WritingStore(tx).compartmentsOfWholeProjects(), candidates)
         }
+        for (id, compartment) in candidates where !taken.contains(compartment.id) && WritingStore.isMade(in: compartment, id) {
+            if try nameOpens(of: id, in: compartment, vault) { return (id, compartment) }
+        }
+        return nil
+    }
+
+    /// Whether project `id`'s name opens in `compartment`: a privileged one's in a session (actor `repair`).
+    private static func nameOpens(of id: ProjectID, in compartment: VaultCompartment, _ vault: UnlockedVault) throws -> Bool {
+        let session = compartment.isPrivileged
+            ? try PrivilegedProcessingSession.start(vault: vault, compartment: compartment, actor: "repair", purpose: "mend a damaged project row")
+            : nil
+        defer { try? session?.end() }
+        let access: RecordAccess = session.map { .session($0) } ?? .vault
+        return try vault.transaction { tx in WritingStore(tx, access: access).nameOpens(of: id, in: compartment) }
     }
 
     /// The project id a project's compartment name holds (`project ID`, `project ID (synced)`).

@@ -80,8 +80,17 @@ public struct WritingStore {
         let destroyed = try transaction.compartmentsDestroyed()
         return try projectTable.all().compactMap { stored in
             guard case .whole(let row, _) = stored, destroyed[row.compartmentID] == false else { return nil }
-            return WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID))
+            let compartment = try transaction.compartment(withID: row.compartmentID)
+            return Self.isMade(in: compartment, row.id) ? WritingProject(row, compartment: compartment) : nil
         }
+    }
+
+    /// Whether `compartment` is one project `id` is made in: named `project ID`, or `project ID
+    /// (synced)`, as every maker of a project names it (`createProject`, `addSyncedProject`). A row
+    /// whose compartment is named for another id has its id or its compartment id damaged (one
+    /// flipped bit of either; reviewer15's V-2, V-3), and its name record is not in that compartment.
+    static func isMade(in compartment: VaultCompartment, _ id: ProjectID) -> Bool {
+        compartment.name == "project \(id.hex)" || compartment.name == "project \(id.hex) (synced)"
     }
 
     /// The rows of `writing_projects` that make no project (`DamagedProjectRow`), oldest first: each
@@ -89,21 +98,37 @@ public struct WritingStore {
     /// project's row is not among them, whatever else of it is damaged: nothing of it opens.
     public func damagedProjects() throws -> [DamagedProjectRow] {
         let destroyed = try transaction.compartmentsDestroyed()
-        return try projectTable.all().compactMap { Self.damage(of: $0) { destroyed[$0] } }
+        let stored = try projectTable.all()
+        let held = Set(stored.compactMap { if case .whole(let row, _) = $0 { row.id } else { nil } })
+        return try stored.compactMap { try damage(of: $0, destroyed: { destroyed[$0] }, held: held.contains) }
     }
 
     /// Project `id`'s row when it makes no project (`damagedProjects`); nil when whole, shredded or absent.
     public func damagedProject(_ id: ProjectID) throws -> DamagedProjectRow? {
         guard let stored = try projectTable.stored(id) else { return nil }
-        return try Self.damage(of: stored) { try transaction.wasDestroyed(compartment: $0) }
+        return try damage(of: stored, destroyed: { try transaction.wasDestroyed(compartment: $0) },
+                          held: { try projectTable.stored($0) != nil })
     }
 
-    /// What is wrong with a stored row, given whether each compartment was destroyed (nil: no row of it).
-    private static func damage(of stored: ProjectTable.Stored, destroyed: (CompartmentID) throws -> Bool?) rethrows -> DamagedProjectRow? {
+    /// What is wrong with a stored row, given whether each compartment was destroyed (nil: no row
+    /// of it) and whether a project id has a row. A whole row whose live compartment is named for
+    /// another project has its id damaged when no row has that other id (the compartment names the
+    /// project it was made for), else its compartment id.
+    private func damage(of stored: ProjectTable.Stored, destroyed: (CompartmentID) throws -> Bool?,
+                        held: (ProjectID) throws -> Bool) throws -> DamagedProjectRow? {
         switch stored {
         case .whole(let row, let rowid):
-            guard try destroyed(row.compartmentID) == nil else { return nil }
-            return DamagedProjectRow(id: row.id, compartmentID: row.compartmentID, columns: ["compartment_uuid"], rowid: rowid)
+            switch try destroyed(row.compartmentID) {
+            case true?: return nil
+            case false?:
+                let compartment = try transaction.compartment(withID: row.compartmentID)
+                guard !Self.isMade(in: compartment, row.id) else { return nil }
+                let named = ProjectRowMend.projectID(namedIn: compartment.name)
+                let column = try named.map { try !held($0) } == true ? "id" : "compartment_uuid"
+                return DamagedProjectRow(id: row.id, compartmentID: row.compartmentID, columns: [column], rowid: rowid)
+            case nil:
+                return DamagedProjectRow(id: row.id, compartmentID: row.compartmentID, columns: ["compartment_uuid"], rowid: rowid)
+            }
         case .damaged(let damage):
             guard let compartment = damage.compartmentID else { return damage }
             switch try destroyed(compartment) {
@@ -127,7 +152,12 @@ public struct WritingStore {
     public func project(_ id: ProjectID) throws -> WritingProject {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
         do {
-            return WritingProject(row, compartment: try transaction.compartment(withID: row.compartmentID))
+            let compartment = try transaction.compartment(withID: row.compartmentID)
+            guard Self.isMade(in: compartment, id) else {
+                let damage = DamagedProjectRow(id: id, compartmentID: row.compartmentID, columns: ["id or compartment_uuid"], rowid: 0)
+                throw WritingError(.damagedRecord, damage.problem + "; 'vaultctl repair' mends it")
+            }
+            return WritingProject(row, compartment: compartment)
         } catch let error as CryptoVaultError where error.code == .foreignBundle {
             // Destroyed: shredded, as before. Named nowhere in this vault: the row is damaged (N-s14-9).
             guard try transaction.wasDestroyed(compartment: row.compartmentID) == nil else { throw error }
@@ -136,14 +166,18 @@ public struct WritingStore {
         }
     }
 
-    /// The compartments the rows of `writing_projects` name, but the row at `rowid`'s (`ProjectRowMend`).
-    func compartmentsNamedByRows(besides rowid: Int64) throws -> Set<CompartmentID> {
-        Set(try projectTable.all().compactMap { stored in
-            switch stored {
-            case .whole(let row, let at): at == rowid ? nil : row.compartmentID
-            case .damaged(let damage): damage.rowid == rowid ? nil : damage.compartmentID
-            }
-        })
+    /// The compartments of the projects whose rows make one (`projects`): none of them is another
+    /// row's to take (`ProjectRowMend`).
+    func compartmentsOfWholeProjects() throws -> Set<CompartmentID> {
+        Set(try projects().map(\.compartment.id))
+    }
+
+    /// Whether project `id`'s sealed name opens in `compartment` (`ProjectRowMend`: the compartment
+    /// is the project's only then; a compartment merely named for it, which `compartment create`
+    /// can make, is not). The read is recorded as every read is.
+    func nameOpens(of id: ProjectID, in compartment: VaultCompartment) -> Bool {
+        let row = ProjectTable.Row(id: id, compartmentID: compartment.id, register: compartment.register, kind: .document, createdAt: 0, archivedAt: nil)
+        return (try? name(of: WritingProject(row, compartment: compartment))) != nil
     }
 
     /// Writes the damaged columns of the row at `rowid` again (`ProjectRowMend`), recorded
