@@ -118,4 +118,49 @@ import TestSupport
         #expect(!(try desk.run(["project", "list"]).stdout.contains("Memo")))
         #expect(try desk.run(["doc", "show", memo, "Note"]).status != 0, "nothing of the shredded project opens")
     }
+
+    /// The compartment `project ID` or `project ID (synced)` of the project here, not a shared one.
+    static func ownCompartment(of project: String, in vault: CLIVault) throws -> String {
+        let listed = try vault.run(["compartment", "list", "--json"])
+        let all = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+        return try #require(all.first { ($0["name"] as? String)?.hasPrefix("project \(project)") == true && $0["shared"] == nil }?["name"] as? String,
+                            "\(listed.stdout)")
+    }
+
+    /// A colleague's project shredded here (review 17 s14, N-s14-4's text): the colleague's device
+    /// still offers it at every sync, declined (exit 0, 9553b99). The line told the owner to destroy it
+    /// on the colleague's device, which the owner cannot do. Now it says what is true of someone
+    /// else's device: only its owner stops the offer, there, and nothing needs doing here; `sync
+    /// status` says the same. (An own device's offer keeps its text: destroy it there too, the command.)
+    @Test func aColleaguesProjectShreddedHereIsDeclinedSayingOnlyThatDevicesOwnerStopsTheOffer() throws {
+        let (colleague, desk) = try PeersCommandTests.pairedVaults()  // trusted 'other' both ways
+        for arguments in [["project", "create", "Case", "--register", "general"], ["doc", "add", "Case", "Notes"]] {
+            let made = try colleague.run(arguments)
+            try #require(made.status == 0, "\(arguments): \(made.stderr)")
+        }
+        try #require(try colleague.run(["doc", "write", "Case", "Notes"], stdin: "The colleague's words.\n").status == 0)
+        let project = try Self.id(of: "Case", in: colleague)
+        try DowngradedEditorCommandTests.share(project, from: colleague, with: desk, role: "editor")
+        let first = try DowngradedEditorCommandTests.sync(desk, with: colleague)
+        try #require(first.status == 0, "\(first.stdout) \(first.stderr)")
+        try #require(try desk.run(["doc", "show", project, "Notes"]).stdout.contains("The colleague's words."))
+        let destroyed = try desk.run(["compartment", "destroy", try Self.ownCompartment(of: project, in: desk), "--yes"])
+        try #require(destroyed.status == 0, "\(destroyed.stdout) \(destroyed.stderr)")
+
+        let colleagueFingerprint = try PeersCommandTests.fingerprint(colleague)
+        for run in 1...2 {
+            let asked = try DowngradedEditorCommandTests.sync(desk, with: colleague)
+            #expect(asked.status == 0, "run \(run): \(asked.status) \(asked.stdout) \(asked.stderr)")
+            #expect(asked.stdout.contains("Declined project \(project) offered by "), "run \(run): \(asked.stdout)")
+            #expect(asked.stdout.contains("projectDestroyed: you destroyed it here; device ") && asked.stdout.contains(" is someone else's")
+                    && asked.stdout.contains("only that device's owner can stop its offer") && asked.stdout.contains("nothing to do here"),
+                    "run \(run): \(asked.stdout)")
+            #expect(!asked.stdout.contains("compartment destroy") && !asked.stdout.contains("too:"), "no command for someone else's device: \(asked.stdout)")
+        }
+        #expect(try desk.run(["doc", "show", project, "Notes"]).status != 0, "never made again")
+        let status = try desk.run(["sync", "status"])
+        #expect(status.status == 0 && status.stdout.contains("project \(project), not held here: its offer by device \(colleagueFingerprint) declined here since ")
+                && status.stdout.contains(" is someone else's") && status.stdout.contains("nothing to do here")
+                && !status.stdout.contains("compartment destroy"), "\(status.stdout) \(status.stderr)")
+    }
 }

@@ -19,7 +19,7 @@ struct SyncReportTextTests {
         synced.sent = 1
         report.projects = [damaged, synced, SyncRunReport.Project(project: gamma, access: "none", refused: ["notShared"])]
 
-        let lines = SyncCommands.reportLines(report, peer: "desk")
+        let lines = SyncCommands.reportLines(report, peer: "desk", mine: true)
         // Gamma's offer refused counts among the run's refusals, as ever.
         #expect(lines.first == "Synced 1 project(s) with desk: sent 1 record(s), received 0, 1 refused.", "\(lines)")
         #expect(!lines.contains { $0.hasPrefix("Refused project \(alpha.hex)") }, "\(lines)")
@@ -36,7 +36,7 @@ struct SyncReportTextTests {
         synced.received = 2
         report.projects = [synced]
         report.notes = [SyncProjectsRequest.olderBuildNote(peer: "desk")]
-        let lines = SyncCommands.reportLines(report, peer: "desk")
+        let lines = SyncCommands.reportLines(report, peer: "desk", mine: true)
         #expect(lines.first == "Synced 1 project(s) with desk: sent 0 record(s), received 2.", "\(lines)")
         #expect(lines.filter { $0.contains("update vaultctl on desk") }.count == 1, "\(lines)")
         #expect(lines.last == "Note: desk runs an older build of vaultctl, whose 'sync.projects' takes no list of the projects the asker holds: "

@@ -49,7 +49,7 @@ enum SyncCommands {
                     }
                     notSynced += report.projects.filter(\.notSynced).map { notSyncedText($0, peer: pairing.peer) }
                     results.append(json(report, peer: pairing.peer))
-                    if !arguments.has("--json") { printReport(report, peer: pairing.peer) }
+                    if !arguments.has("--json") { printReport(report, peer: pairing.peer, mine: try unlocked.vault.trust(of: pairing.peer.deviceID) == .mine) }
                 } catch {
                     failure = error
                     results.append(["peer": DeviceCommand.json(pairing.peer), "error": FailureReport(error).message])
@@ -176,12 +176,12 @@ enum SyncCommands {
         return report
     }
 
-    private static func printReport(_ report: SyncRunReport, peer: DeviceProfile) {
-        for line in reportLines(report, peer: peer.name) { Output.line(line) }
+    private static func printReport(_ report: SyncRunReport, peer: DeviceProfile, mine: Bool) {
+        for line in reportLines(report, peer: peer.name, mine: mine) { Output.line(line) }
     }
 
-    /// What `sync now` prints of one run with the device named `peer`.
-    static func reportLines(_ report: SyncRunReport, peer: String) -> [String] {
+    /// What `sync now` prints of one run with the device named `peer`, one of the owner's own (`mine`) or not.
+    static func reportLines(_ report: SyncRunReport, peer: String, mine: Bool) -> [String] {
         let skipped = report.projects.filter { $0.localOnly != nil }
         // A project this vault would not sync with the device (its offer refused, or no access): named with the reason.
         // A local-only one is said once, with its own reason, below (session 12: its offer left unread
@@ -194,7 +194,7 @@ enum SyncCommands {
             lines.append("Refused project \(project.project.hex): \(why) (recorded in the audit log as sync.exchange-refused)")
         }
         for project in refused where project.declined {
-            lines.append("Declined project \(project.project.hex) offered by \(peer): \(declinedText(project.refused, of: project.project, by: peer)) (your choice: not a failure)")
+            lines.append("Declined project \(project.project.hex) offered by \(peer): \(declinedText(project.refused, of: project.project, by: peer, mine: mine)) (your choice: not a failure)")
         }
         for project in skipped {
             lines.append("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
@@ -248,7 +248,7 @@ enum SyncCommands {
                 Output.line("  left in the last sync with device \(skip.peer.fingerprint) (\(Output.timestamp(skip.at))): \(skip.reason)")
             }
             for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
-            for refusal in project.declined { Output.line("  " + declinedOfferText(refusal)) }
+            for refusal in project.declined { Output.line("  " + declinedOfferText(refusal, mine: own.contains(refusal.peer))) }
             for fork in project.forks { Output.line("  " + forkText(fork)) }
             for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
             if let aside = project.setAside { Output.line("  " + setAsideText(aside, of: nil)) }
@@ -256,7 +256,7 @@ enum SyncCommands {
         }
         for refusal in offersRefused {
             let declined = refusal.declined(byOwnersChoiceAmong: own)
-            Output.line("project \(refusal.project.hex), not held here: " + (declined ? declinedOfferText(refusal) : refusalText(refusal)))
+            Output.line("project \(refusal.project.hex), not held here: " + (declined ? declinedOfferText(refusal, mine: own.contains(refusal.peer)) : refusalText(refusal)))
         }
     }
 
@@ -277,26 +277,32 @@ enum SyncCommands {
             : "on this device, 'vaultctl repair --from DEVICE' rebuilds \(name) from one of your own devices (not \(peer.name), someone else's)"
     }
 
-    /// Why an offer was declined by the owner's standing choice (`SyncProjectRefusal.declinedCodes`),
-    /// and what would change it.
-    private static func declinedText(_ codes: [String], of project: ProjectID, by device: String) -> String {
+    /// Why an offer of `device` (one of the owner's own: `mine`) was declined by the owner's standing
+    /// choice (`SyncProjectRefusal.declines`), and what would change it: a project destroyed here is
+    /// destroyed on an own device too, with the command there; on someone else's device only its
+    /// owner can stop the offer (review 17 s14, N-s14-4: the line told the owner to destroy it on the
+    /// colleague's device, which the owner cannot do).
+    private static func declinedText(_ codes: [String], of project: ProjectID, by device: String, mine: Bool) -> String {
         codes.map { code in
             switch SyncExchangeErrorCode(rawValue: code) {
             case .notShared: "\(code): not shared with that device ('vaultctl share' shares it)"
             case .privilegedRefused: "\(code): a privileged project syncs only with your own devices"
             case .notOwner: "\(code): someone else's project, which only its owner shares"
             case .offerRefused: "\(code): a project that device never shared with this vault"
-            case .projectDestroyed: "\(code): you destroyed it here, and device \(device) still holds it; to stop its offer, destroy it "
+            case .projectDestroyed where mine: "\(code): you destroyed it here, and device \(device) still holds it; to stop its offer, destroy it "
                 + "on \(device) too: 'vaultctl compartment destroy \"project \(project.hex)\" --yes' there"
+            case .projectDestroyed: "\(code): you destroyed it here; device \(device) is someone else's, so only that device's owner can stop "
+                + "its offer, there (by no longer sharing the project with you, or by destroying their copy); nothing to do here: "
+                + "it is declined at every sync and never made again here"
             default: code
             }
         }.joined(separator: "; ")
     }
 
     /// An offer declined by the owner's standing choice, as `sync status` says it.
-    private static func declinedOfferText(_ refusal: SyncProjectRefusal) -> String {
+    private static func declinedOfferText(_ refusal: SyncProjectRefusal, mine: Bool) -> String {
         "its offer by device \(refusal.peer.fingerprint) declined here since \(Output.timestamp(refusal.since)): "
-            + declinedText(refusal.reasons, of: refusal.project, by: refusal.peer.fingerprint) + " (your choice: not out of sync)"
+            + declinedText(refusal.reasons, of: refusal.project, by: refusal.peer.fingerprint, mine: mine) + " (your choice: not out of sync)"
     }
 
     /// One way a project's records are refused with a device, as `sync status` says it.
