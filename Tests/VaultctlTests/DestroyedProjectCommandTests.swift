@@ -163,4 +163,62 @@ import TestSupport
                 && status.stdout.contains(" is someone else's") && status.stdout.contains("nothing to do here")
                 && !status.stdout.contains("compartment destroy"), "\(status.stdout) \(status.stderr)")
     }
+
+    /// The own device that still holds a project shredded on the desk, when it asks (review 17 s14,
+    /// N-s14-5). Before, the laptop's `sync now` with the desk said nothing of it (exit 0, "Synced"),
+    /// and its `sync status` said the project "syncs": the desk's refusal of its offer never reached
+    /// it. Now the desk, asked by the laptop for the project it did not take, says it destroyed it
+    /// (`projectDestroyed`, to an own device only); the laptop's run names the project as shredded on
+    /// the desk with the command that destroys it here too (exit 0: the owner's choice), and `sync
+    /// status` says so under the project, never "syncs". Both ways: when the desk asks, its own run
+    /// says the laptop still holds it, with the command for there. Once destroyed on the laptop too,
+    /// neither says anything of it.
+    @Test func theLaptopThatStillHoldsAProjectShreddedOnTheDeskIsToldWhenItAsks() throws {
+        let desk = try CLIVault(), laptop = try CLIVault()
+        try RestoredOwnRecordsCommandTests.pair(desk, laptop)
+        for name in ["Memo", "Other"] {
+            for arguments in [["project", "create", name, "--register", "general"], ["doc", "add", name, "Note"]] {
+                let made = try desk.run(arguments)
+                try #require(made.status == 0, "\(arguments): \(made.stderr)")
+            }
+            try #require(try desk.run(["doc", "write", name, "Note"], stdin: "First of \(name).\n").status == 0)
+        }
+        let memo = try Self.id(of: "Memo", in: desk)
+        try #require(try SyncNotInSyncCommandTests.sync(laptop, with: desk).status == 0)
+        try #require(try desk.run(["compartment", "destroy", "project \(memo)", "--yes"]).status == 0)
+        let deskFingerprint = try PeersCommandTests.fingerprint(desk)
+
+        // The laptop asks: told, at every run, with the command for here; the other project syncs.
+        #expect(try laptop.run(["doc", "write", "Other", "Note"], stdin: "First of Other.\n\nLaptop other.\n").status == 0)
+        for run in 1...2 {
+            let asked = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+            #expect(asked.status == 0, "run \(run): \(asked.status) \(asked.stdout) \(asked.stderr)")
+            #expect(asked.stdout.contains("Project \(memo) was destroyed on ") && asked.stdout.contains("it syncs no more with ")
+                    && asked.stdout.contains("'vaultctl compartment destroy \"project \(memo)\" --yes'"), "run \(run): \(asked.stdout)")
+            #expect(asked.stdout.hasPrefix("Synced 1 project(s) with "), "the shredded project is not counted as synced: \(asked.stdout)")
+        }
+        #expect(try desk.run(["doc", "show", "Other", "Note"]).stdout.contains("Laptop other."))
+        #expect(!(try desk.run(["project", "list"]).stdout.contains("Memo")), "not made again on the desk")
+        let status = try laptop.run(["sync", "status"])
+        #expect(status.status == 0 && status.stdout.contains("project \(memo): shredded on device \(deskFingerprint)")
+                && !status.stdout.contains("project \(memo): syncs") && !status.stdout.contains("NOT IN SYNC"), "\(status.stdout) \(status.stderr)")
+        #expect(status.stdout.contains("destroyed on device \(deskFingerprint) (its compartment shredded there")
+                && status.stdout.contains("'vaultctl compartment destroy \"project \(memo)\" --yes'"), "\(status.stdout)")
+        let listed = try RepairCommandTests.json(try laptop.run(["sync", "status", "--json"]))
+        let entry = try #require((listed["projects"] as? [[String: Any]])?.first { $0["project"] as? String == memo }, "\(listed)")
+        #expect((entry["shredded_on"] as? [[String: Any]])?.first?["reasons"] as? [String] == ["projectDestroyed"], "\(entry)")
+        #expect((listed["peers"] as? [[String: Any]])?.first?["projects_not_in_sync"] as? [String] == [], "\(listed)")
+
+        // The desk asks: its run says the laptop still holds it, with the command for there.
+        let deskAsks = try SyncNotInSyncCommandTests.sync(desk, with: laptop)
+        #expect(deskAsks.status == 0 && deskAsks.stdout.contains("Declined project \(memo) offered by ")
+                && deskAsks.stdout.contains("'vaultctl compartment destroy \"project \(memo)\" --yes' there"), "\(deskAsks.stdout) \(deskAsks.stderr)")
+
+        // Destroyed on the laptop too: nothing more is said of it, either way.
+        try #require(try laptop.run(["compartment", "destroy", "project \(memo)", "--yes"]).status == 0)
+        let after = try SyncNotInSyncCommandTests.sync(laptop, with: desk)
+        #expect(after.status == 0 && !after.stdout.contains(memo), "\(after.stdout) \(after.stderr)")
+        let quiet = try laptop.run(["sync", "status"])
+        #expect(quiet.status == 0 && !quiet.stdout.contains(memo), "\(quiet.stdout)")
+    }
 }

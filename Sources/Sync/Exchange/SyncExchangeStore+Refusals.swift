@@ -58,7 +58,7 @@ extension SyncExchangeStore {
         let skipped = try database.query("SELECT project_id FROM sync_project_skips WHERE device_id = ?", [.blob(device.bytes)])
             .map { try ProjectID(bytes: try $0.blob("project_id")) }
         let refused = try database.query("SELECT * FROM sync_refusals WHERE device_id = ?", [.blob(device.bytes)]).map(Self.refusal)
-            .filter { !$0.declined(byOwnersChoiceAmong: mine ? [device] : []) }.map(\.project)
+            .filter { !$0.declined(byOwnersChoiceAmong: mine ? [device] : []) && !$0.shreddedThere }.map(\.project)
         return Set(skipped + refused).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 }

@@ -58,6 +58,11 @@ public struct SyncRunReport: Sendable, Equatable {
         /// (`SyncProjectRefusal.declinedCodes`; a device not the owner's own): said, in `refused`,
         /// but not a project that did not sync (`notSynced`).
         public var declined = false
+        /// The own device answering destroyed the project (its `projectDestroyed`, asked why it did
+        /// not take this vault's offer: `SyncInitiator.whyNotTaken`): this vault's compartment of
+        /// it, which the owner destroys here too to have it gone everywhere; nil otherwise. Said, not
+        /// a project that did not sync (`notSynced`): the owner's choice, made there (N-s14-5).
+        public var shreddedThere: String?
     }
 
     public var projects: [Project] = []
@@ -126,7 +131,7 @@ public struct SyncInitiator {
 
     /// A pull; a device of a build before pulls carried tips refuses it in that build's words, said
     /// plainly here: that device runs an older build, to be updated (closing note s11, Left open).
-    private func pull(_ request: SyncPullRequest, by deadline: SyncDeadline) throws -> [UInt8] {
+    func pull(_ request: SyncPullRequest, by deadline: SyncDeadline) throws -> [UInt8] {
         do { return try ask(SyncWire.pullKind, SyncOutgoing(request), by: deadline) } catch let error as SyncExchangeError {
             throw request.refusedByOlderBuild(error, peer: peer.name) ?? error
         }
@@ -378,6 +383,11 @@ public struct SyncInitiator {
             return []
         }
         let taken = try SyncOffers.parseTaken(try ask(SyncWire.offerKind, released, by: deadline))
+        // A project the device did not take: asked why, so a project destroyed there is said here (N-s14-5).
+        for offer in ours where taken[offer.project] != true {
+            guard let project = projects[offer.project], let entry = try whyNotTaken(project, by: deadline) else { continue }
+            report.projects.append(entry)
+        }
         return ours.compactMap { offer in taken[offer.project] == true ? projects[offer.project].map { ($0, SyncPlan(access: .mine, pulls: true)) } : nil }
     }
 

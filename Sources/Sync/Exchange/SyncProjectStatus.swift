@@ -17,6 +17,10 @@ public struct SyncProjectStatus: Sendable, Equatable {
     /// The devices whose offer of the project is refused here only by a standing choice of the
     /// owner's (`SyncProjectRefusal.declinedCodes`): said, but the project is not out of sync for it.
     public var declined: [SyncProjectRefusal] = []
+    /// The own devices that said they destroyed the project (`SyncProjectRefusal.shreddedThere`),
+    /// which this vault still holds in `compartment`: said, with what stops it, not out of sync.
+    public var shreddedOn: [SyncProjectRefusal] = []
+    public var compartment = ""
     /// What of the project this vault's store leaves out, because another project here keeps the
     /// ids (SECURITY.md §19.5; review 17 s9, N-s9-1): not a sync failure, but never silent.
     public var leftOut: [SyncLeftOut] = []
@@ -122,9 +126,12 @@ extension SyncStatus {
                         (try? RestoredOwnRecords.awaited(project.id, in: tx)) ?? nil)
             }
             let declined = refused.filter { $0.declined(byOwnersChoiceAmong: Set(own.keys)) }
+            let shredded = refused.filter(\.shreddedThere)
             var status = SyncProjectStatus(project: project.id, privileged: project.isPrivileged, state: state, skipped: skipped,
-                                           refused: refused.filter { !declined.contains($0) })
+                                           refused: refused.filter { !declined.contains($0) && !shredded.contains($0) })
             status.declined = declined
+            status.shreddedOn = shredded
+            status.compartment = project.compartment.name
             status.leftOut = leftOut
             status.forks = forks
             status.setAside = setAside

@@ -54,6 +54,13 @@ extension SyncProjectRefusal {
     public func declined(byOwnersChoiceAmong own: Set<DeviceID>) -> Bool {
         side == .here && records == 0 && !reasons.isEmpty && reasons.allSatisfy { Self.declines($0, fromOwnDevice: own.contains(peer)) }
     }
+
+    /// Whether this is only the device saying it destroyed the project, which this vault still holds
+    /// and offered it (`SyncInitiator.whyNotTaken`; review 17 s14, N-s14-5): the owner's choice, made
+    /// there. Said under the project (`sync status`), never counted as not in sync with the device.
+    public var shreddedThere: Bool {
+        side == .peer && records == 0 && reasons == [Self.destroyedCode]
+    }
 }
 
 extension SyncRunReport.Project {
@@ -61,7 +68,7 @@ extension SyncRunReport.Project {
     /// its offer refused, or any of its records refused either way and so not held there. Not an
     /// offer `declined` by a standing choice of the owner's: nothing else of it was asked for.
     public var notSynced: Bool {
-        guard !declined else { return false }
+        guard !declined, shreddedThere == nil else { return false }
         return skipped != nil || localOnly != nil || access == "none" || !refusedAndNotHeld.isEmpty || !refusedByPeerAndNotHeld.isEmpty
     }
 

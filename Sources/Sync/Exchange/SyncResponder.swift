@@ -258,6 +258,12 @@ public struct SyncResponder: Sendable {
             throw SyncProjectDamage.damagedRow(damaged, on: "on \((try? vault.deviceKeys().profile.name) ?? "the answering device")")
         }
         guard let project = try endpoint.project(id) else {
+            // Shredded here: said to the owner's own device, which still holds it and asks why its
+            // offer was not taken (N-s14-5); to any other device, as any project it may not have.
+            if endpoint.peerIsMine, try vault.transaction({ tx in try WritingStore(tx).isShredded(id) }) {
+                let name = (try? vault.deviceKeys().profile.name) ?? "the answering device"
+                throw SyncExchangeError(.projectDestroyed, "project \(id) was destroyed on \(name) (its compartment shredded there): it syncs no more with it")
+            }
             throw SyncExchangeError(.notShared, "this vault holds no project \(id) for device \(endpoint.peer.fingerprint)")
         }
         let access = try vault.transaction { tx in try endpoint.access(to: project, in: SyncExchangeStore(database: tx.database)) }.get()

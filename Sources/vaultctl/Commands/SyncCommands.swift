@@ -96,7 +96,8 @@ enum SyncCommands {
             let projects = try SyncStatus.projects(unlocked)
             // An offer refused here, of a project this vault does not hold: listed after the projects.
             let held = Set(projects.map(\.project))
-            let offersRefused = try SyncStatus.refusals(unlocked).filter { !held.contains($0.project) }
+            // A project destroyed on another device and here too: nothing more to say of it.
+            let offersRefused = try SyncStatus.refusals(unlocked).filter { !held.contains($0.project) && !$0.shreddedThere }
             let own = Set(peers.filter { $0.trust == DeviceTrust.mine.rawValue }.map(\.device))
             if arguments.has("--json") {
                 let exchange: [String: Any] = problem.map { ["state": "local-only", "reason": "sync state is damaged: \($0)"] } ?? ["state": "ready", "reason": NSNull()]
@@ -187,7 +188,8 @@ enum SyncCommands {
         // A local-only one is said once, with its own reason, below (session 12: its offer left unread
         // was said refused with no reason, and counted twice, so "Synced 0" though another synced).
         let refused = report.projects.filter { $0.access == "none" && $0.localOnly == nil }
-        var lines = ["Synced \(report.projects.count - skipped.count - refused.count) project(s) with \(peer): sent \(report.sent) record(s), received \(report.received)"
+        let shredded = report.projects.filter { $0.shreddedThere != nil }
+        var lines = ["Synced \(report.projects.count - skipped.count - refused.count - shredded.count) project(s) with \(peer): sent \(report.sent) record(s), received \(report.received)"
                      + (report.refused > 0 ? ", \(report.refused) refused" : "") + "."]
         for project in refused where !project.declined {
             let why = project.refused.isEmpty ? "no access" : project.refused.joined(separator: ", ")
@@ -195,6 +197,10 @@ enum SyncCommands {
         }
         for project in refused where project.declined {
             lines.append("Declined project \(project.project.hex) offered by \(peer): \(declinedText(project.refused, of: project.project, by: peer, mine: mine)) (your choice: not a failure)")
+        }
+        for project in shredded {
+            lines.append("Project \(project.project.hex) was destroyed on \(peer) (its compartment shredded there): it syncs no more with \(peer). "
+                         + shreddedRemedy(project.shreddedThere ?? "project \(project.project.hex)") + " (your choice: not a failure)")
         }
         for project in skipped {
             lines.append("Skipped project \(project.project.hex), local-only: \(project.localOnly ?? "")")
@@ -224,6 +230,7 @@ enum SyncCommands {
               "refused": project.refused, "refused_by_peer": project.refusedByPeer, "documents_written": project.documentsWritten,
               "branches_made": project.branchesMade, "records_refused": project.recordsRefused,
               "records_refused_by_peer": project.recordsRefusedByPeer, "synced": !project.notSynced, "declined": project.declined,
+              "shredded_there": project.shreddedThere != nil,
               "forked": project.forked.keys.map(\.hex).sorted(), "set_aside": json(project.setAside),
               "local_only": project.localOnly as Any? ?? NSNull(),
               "skipped": project.skipped as Any? ?? NSNull(), "damaged": project.damaged as Any? ?? NSNull()] as [String: Any]
@@ -235,6 +242,8 @@ enum SyncCommands {
         for project in projects {
             let name = "project \(project.project.hex)\(project.privileged ? " (privileged)" : "")"
             switch project.state {
+            case .ready(let records) where project.syncs && !project.shreddedOn.isEmpty:
+                Output.line("\(name): shredded on device \(project.shreddedOn.map(\.peer.fingerprint).sorted().joined(separator: ", ")), \(records) record(s) here")
             case .ready(let records) where project.syncs:
                 Output.line("\(name): syncs, \(records) record(s)")
             case .ready(let records):
@@ -249,6 +258,7 @@ enum SyncCommands {
             }
             for refusal in project.refused { Output.line("  " + refusalText(refusal)) }
             for refusal in project.declined { Output.line("  " + declinedOfferText(refusal, mine: own.contains(refusal.peer))) }
+            for refusal in project.shreddedOn { Output.line("  " + shreddedText(refusal, compartment: project.compartment)) }
             for fork in project.forks { Output.line("  " + forkText(fork)) }
             for item in project.leftOut { Output.line("  " + leftOutText(item, origins: origins)) }
             if let aside = project.setAside { Output.line("  " + setAsideText(aside, of: nil)) }
@@ -297,6 +307,17 @@ enum SyncCommands {
             default: code
             }
         }.joined(separator: "; ")
+    }
+
+    /// What the owner does about a project another own device destroyed, which this vault holds in `compartment`.
+    private static func shreddedRemedy(_ compartment: String) -> String {
+        "To have it gone here too: 'vaultctl compartment destroy \"\(compartment)\" --yes'; to keep it here, nothing to do"
+    }
+
+    /// An own device that destroyed the project held here, as `sync status` says it (N-s14-5).
+    private static func shreddedText(_ refusal: SyncProjectRefusal, compartment: String) -> String {
+        "destroyed on device \(refusal.peer.fingerprint) (its compartment shredded there; said since \(Output.timestamp(refusal.since))): "
+            + "it syncs no more with that device. " + shreddedRemedy(compartment) + " (your choice: not out of sync)"
     }
 
     /// An offer declined by the owner's standing choice, as `sync status` says it.
@@ -398,11 +419,11 @@ enum SyncCommands {
         case .ready(let records):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "ready", "records": records, "reason": NSNull(),
                     "syncs": project.syncs, "skipped": skipped, "refused": refused, "declined": project.declined.map(json), "left_out": leftOut,
-                    "forks": forks, "set_aside": json(project.setAside)]
+                    "forks": forks, "set_aside": json(project.setAside), "shredded_on": project.shreddedOn.map(json)]
         case .localOnly(let reason):
             return ["project": project.project.hex, "privileged": project.privileged, "state": "local-only", "records": NSNull(), "reason": reason,
                     "syncs": project.syncs, "skipped": skipped, "refused": refused, "declined": project.declined.map(json), "left_out": leftOut,
-                    "forks": forks, "set_aside": json(project.setAside)]
+                    "forks": forks, "set_aside": json(project.setAside), "shredded_on": project.shreddedOn.map(json)]
         }
     }
 
