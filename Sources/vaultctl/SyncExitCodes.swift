@@ -11,6 +11,7 @@ extension ExitCode {
         case .malformedMessage, .tooManyRounds, .recordTooLarge, .inMemoryMode, .projectDamaged: self = .dataError
         case .paused, .deadlineExceeded, .tooManyRefusals, .quotaExceeded, .tooManyRequests: self = .unavailable
         case .unknownPeer: self = .noInput
+        case .compartmentTaken: self = .cannotCreate
         }
     }
 

@@ -469,4 +469,63 @@ import Writing
         let laptop = try f.syncLaptop()
         #expect(laptop.projects.map(\.project) == [own.id] && laptop.projects.allSatisfy { $0.skipped == nil && $0.localOnly == nil }, "\(laptop)")
     }
+
+    /// After `repair --from` dropped a colleague's damaged project, the colleague offers it again
+    /// (rows14's leftover, session 14). Its compartments stayed (the colleague's grant `project ID`
+    /// and this vault's own `project ID (synced)`, which holds the keys): making the project again from
+    /// the offer found both names taken, and `compartmentExists` failed the WHOLE exchange, every
+    /// project with it, at every run. Now the project is made again in its own compartment, as `repair
+    /// --from` restores a project in the compartment it had (§19.9, "Who makes a project"), and the
+    /// colleague's words are back.
+    @Test func aColleaguesProjectARepairDroppedIsMadeAgainInItsOwnCompartmentAtTheNextOffer() throws {
+        let f = try F()
+        let own = try F.project(f.desk, "Own")
+        _ = try F.document(f.desk, in: own, "Plan", ["the owner's words"])
+        try f.syncLaptop()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        _ = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .editor)
+        #expect(try colleague.answer(f.desk, f.deskKeys).received >= 1)
+        let compartment = try Self.held(f.desk, memo.id).compartment
+        _ = try f.desk.unlocked.transaction { tx in try WritingStore(tx).createProjectSnapshot(of: memo.id, titled: "Kept") }
+        try f.desk.tamper("PRAGMA ignore_check_constraints = ON; UPDATE writing_project_snapshots SET sequence = -2 WHERE project_id = X'\(memo.id.hex)'")
+        let repaired = try Self.fromDeskToLaptop(f) { transport in try StoreRepair(vault: f.desk.unlocked, transport: transport, discardingLocal: true).run() }
+        try #require(repaired.notOffered == [memo.id], "\(repaired)")
+
+        let again = try colleague.answer(f.desk, f.deskKeys)
+        #expect(again.projects.map(\.project) == [memo.id] && again.projects.allSatisfy { $0.skipped == nil && $0.access != "none" }, "\(again)")
+        let made = try Self.held(f.desk, memo.id)
+        #expect(made.compartment.id == compartment.id && made.compartment.name == "project \(memo.id.hex) (synced)", "\(made.compartment.name)")
+        let text = try F.store(f.desk, made) { store in try store.nodes(in: memo.id).map(\.title) }
+        #expect(text == ["Draft"], "\(text)")
+        #expect(try Self.origin(f.desk, memo.id)?.device == colleague.device)
+    }
+
+    /// An offer whose project cannot be made here because both names of its compartment are taken by
+    /// what is no compartment of this vault's own (two share grants named `project ID` and `project ID
+    /// (synced)`): that offer is refused and recorded, never the exchange with the other projects
+    /// (before, `compartmentExists` failed the whole run).
+    @Test func anOfferWhoseCompartmentNamesAreBothTakenIsRefusedAloneAndTheOtherProjectsSync() throws {
+        let f = try F()
+        let colleague = try Colleague(f)
+        let memo = try colleague.vault.unlocked.createWritingProject(named: "Memo", register: .general, kind: .document)
+        _ = try F.document(colleague.vault, in: memo, "Draft", ["the colleague's words"])
+        let other = try colleague.vault.unlocked.createWritingProject(named: "Other", register: .general, kind: .document)
+        _ = try F.document(colleague.vault, in: other, "Page", ["more words"])
+        try F.share(memo, of: colleague.vault, with: f.desk, role: .editor)
+        try F.share(other, of: colleague.vault, with: f.desk, role: .editor)
+        // A second grant of the colleague's, named as this vault would name the project's own compartment.
+        let decoy = try colleague.vault.unlocked.createCompartment(named: "project \(memo.id.hex) (synced)", register: .general)
+        let deskProfile = try f.desk.unlocked.deviceKeys().profile
+        _ = try f.desk.unlocked.acceptShareGrant(try colleague.vault.unlocked.makeShareGrant(of: decoy, for: deskProfile, role: .viewer))
+
+        let report = try colleague.answer(f.desk, f.deskKeys)
+        let refused = try #require(report.projects.first { $0.project == memo.id }, "\(report)")
+        #expect(refused.access == "none" && refused.refused == ["compartmentTaken"], "\(refused)")
+        #expect(report.projects.first { $0.project == other.id }?.received == 1, "\(report)")
+        #expect(try F.hasProject(f.desk, other.id) && !F.hasProject(f.desk, memo.id))
+        let entry = try #require(Self.entries(f.desk, .syncExchangeRefused).last { $0["project"] == memo.id.hex })
+        #expect(entry["reason"] == "compartmentTaken", "\(entry)")
+    }
 }

@@ -201,6 +201,10 @@ extension SyncEndpoint {
         // recorded; the exchange goes on with the others.
         do { return .success(try make(offer, from: from, roster: roster, request: request)) } catch let error as WritingError where error.code == .invalidName {
             return refuse(offer, request: request, SyncExchangeError(.malformedMessage, "project \(offer.project)'s offered name is not one the writing store keeps"))
+        } catch let error as CryptoVaultError where error.code == .compartmentExists {
+            // Neither name its compartment takes here is free or its own (rows14): this offer alone
+            // is refused, recorded; the exchange goes on with the others.
+            return refuse(offer, request: request, SyncExchangeError(.compartmentTaken, "project \(offer.project) is not made here: \(error.message)"))
         }
     }
 

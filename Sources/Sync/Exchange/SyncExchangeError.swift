@@ -68,4 +68,9 @@ public enum SyncExchangeErrorCode: String, Sendable, CaseIterable {
     /// register, kind or compartment id): nothing is made over it, nor is it taken for a shred, and
     /// it is not synced until `vaultctl repair` there mends the row (review 17 s14, N-s14-8, N-s14-9).
     case projectDamaged
+    /// A project this vault lacks is not made from the offer: both names its compartment takes here
+    /// (`project ID`, `project ID (synced)`) are held, by another device's shared compartment or by
+    /// a compartment of this vault's own with the other privileged flag. That offer alone is refused
+    /// (rows14, session 14: `compartmentExists` failed the whole exchange).
+    case compartmentTaken
 }

@@ -33,11 +33,36 @@ extension WritingStore {
 
     /// `project <id>`, as `createProject` names it; a device the project was also shared with as a
     /// compartment may hold that name already, and then the project's own is `project <id> (synced)`.
+    /// A compartment of this vault's own under one of those names, which no project holds (the
+    /// project dropped by `repair --from` for its damage: project compartments stay, with their
+    /// keys), is the project's: it is made again in it, as `restoreProject` restores one, when its
+    /// privileged flag is the offer's (rows14, session 14: the second name taken too threw
+    /// `compartmentExists` out of the whole exchange, at every run). Both names held otherwise:
+    /// `compartmentExists`, naming why, which refuses this project alone.
     private func syncedCompartment(for id: ProjectID, register: Register, privileged: Bool) throws -> VaultCompartment {
-        do {
-            return try transaction.createCompartment(named: "project \(id.hex)", register: register, privileged: privileged)
-        } catch let error as CryptoVaultError where error.code == .compartmentExists {
-            return try transaction.createCompartment(named: "project \(id.hex) (synced)", register: register, privileged: privileged)
+        var held: [String] = []
+        for name in ["project \(id.hex)", "project \(id.hex) (synced)"] {
+            do {
+                return try transaction.createCompartment(named: name, register: register, privileged: privileged)
+            } catch let error as CryptoVaultError where error.code == .compartmentExists {
+                guard let kept = try ownCompartment(named: name) else {
+                    held.append("'\(name)' is another device's shared compartment")
+                    continue
+                }
+                guard kept.isPrivileged == privileged else {
+                    held.append("'\(name)' is this vault's \(kept.isPrivileged ? "privileged" : "ordinary") compartment, the offer's project is not")
+                    continue
+                }
+                return kept
+            }
+        }
+        throw CryptoVaultError(.compartmentExists, held.joined(separator: "; "))
+    }
+
+    /// This vault's own live compartment named `name` (a shared one is not), or nil.
+    private func ownCompartment(named name: String) throws -> VaultCompartment? {
+        do { return try transaction.vault.compartment(named: name) } catch let error as CryptoVaultError where error.code == .compartmentNotFound {
+            return nil
         }
     }
 }
