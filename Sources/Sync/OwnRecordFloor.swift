@@ -43,6 +43,11 @@ struct OwnRecordFloor {
     func clear(_ project: ProjectID) throws {
         try database.query("DELETE FROM sync_own_floors WHERE project_id = ?", [.blob(project.bytes)])
     }
+
+    /// The projects that have a floor (whatever it holds; a row whose project id is not one left out).
+    func projects() throws -> Set<ProjectID> {
+        Set(try database.query("SELECT project_id FROM sync_own_floors").compactMap { try? ProjectID(bytes: try $0.blob("project_id")) })
+    }
 }
 
 extension VaultSync {

@@ -36,6 +36,9 @@ struct RestoreWaits {
             let bytes = try? row.blob("device_id")
             let device = bytes.flatMap { $0 == Self.anyOwnDevice ? nil : try? DeviceID(bytes: $0) }
             guard let kind, kind == .anyOwn || device != nil else { return Row(device: nil, kind: nil) }
+            // A device that is not paired: a revoke deletes its rows (`forget(device:)`), so this id is
+            // damaged (a flipped bit), and the device it was may still hold the project's later records.
+            if kind != .anyOwn, let device, try FamilyPairing.stored(deviceID: device, in: database) == nil { return Row(device: nil, kind: nil) }
             return Row(device: kind == .anyOwn ? nil : device, kind: kind)
         }
     }
@@ -104,9 +107,14 @@ extension RestoredOwnRecords {
     /// A device revoked, demoted, or no longer sharing the project is not listed.
     static func awaited(_ project: ProjectID, in tx: VaultTransaction) throws -> [Awaited]? {
         guard try OwnRecordFloor(database: tx.database).floor(of: project) == OwnRecordFloor.untilOwnPull else { return nil }
-        let rows = try RestoreWaits(database: tx.database).rows(of: project)
-        guard !rows.isEmpty else { return nil }
+        let waits = RestoreWaits(database: tx.database)
+        let rows = try waits.rows(of: project)
+        // A row whose project id is damaged may have been this project's: it counts here, unnamed,
+        // until `vaultctl repair` (`RestoreWaits+Damage`).
+        let orphans = try waits.orphans()
+        guard !rows.isEmpty || orphans > 0 else { return nil }
         return try rows.filter { try isLive($0, of: project, in: tx) }.map { Awaited(device: $0.device, kind: $0.kind) }
+            + Array(repeating: Awaited(device: nil, kind: nil), count: orphans)
     }
 
     /// Whether `row` still names a device that may hold this device's records of the project and
@@ -135,7 +143,7 @@ extension RestoredOwnRecords {
     static func pullCompleted(_ project: ProjectID, from peer: DeviceID, mine: Bool, viewOnly: Bool, in tx: VaultTransaction) throws -> Bool {
         guard try OwnRecordFloor(database: tx.database).floor(of: project) == OwnRecordFloor.untilOwnPull else { return false }
         let waits = RestoreWaits(database: tx.database)
-        if try waits.rows(of: project).isEmpty {
+        if try waits.rows(of: project).isEmpty && waits.orphans() == 0 {
             guard mine else { return false }
         } else {
             try waits.pulled(from: peer, mine: mine, of: project)
@@ -170,7 +178,7 @@ extension RestoredOwnRecords {
         }
     }
 
-    private static func end(_ project: ProjectID, viewOnly: Bool, from: String, in tx: VaultTransaction) throws {
+    static func end(_ project: ProjectID, viewOnly: Bool, from: String, in tx: VaultTransaction) throws {
         // The mark first: a project this store no longer holds (destroyed) just loses its rows.
         if !viewOnly, (try? WritingStore(tx).project(project)) != nil {
             try WritingStore(tx, access: .vault).setSyncedViewOnly(project, false, from: from)

@@ -166,7 +166,9 @@ extension UnlockedVault {
             let wasMine = try DeviceTrust.stored(deviceID: pairing.peer.deviceID, in: tx.database) == .mine
             let revoked = try FamilyPairing.revoke(deviceID: pairing.peer.deviceID, in: tx)
             try OwnDeviceDemotions.noteLocal(.other, of: revoked, wasMine: wasMine, by: keys, in: tx, clock: clock)
-            // A revoked device is no longer awaited by a restored vault's projects (SECURITY.md §19.10).
+            // A revoked device is no longer awaited by a restored vault's projects (SECURITY.md §19.10):
+            // its rows go now, so that a row naming a device not paired is a damaged one.
+            try RestoredOwnRecords.forget(device: pairing.peer.deviceID, in: tx)
             try RestoredOwnRecords.settle(in: tx)
             return revoked
         }

@@ -23,6 +23,7 @@ extension VaultSync {
             "sync_left_out": "\(blob("project_id")) AND typeof(kind) = 'text' AND kind IN ('node', 'block', 'entry') AND \(blob("id"))",
             "sync_own_floors": "\(blob("project_id")) AND typeof(counter) = 'integer' AND counter >= 1 AND typeof(set_at) = 'integer'",
             VaultSync.setAsideTable: VaultSync.wholeSetAsideRow,
+            RestoreWaits.table: RestoreWaits.wholeRow,
         ]
 
         /// What each table keeps, for the reason a project is local-only.
@@ -33,6 +34,7 @@ extension VaultSync {
             "sync_left_out": "what its records show that another project here holds",
             "sync_own_floors": "how far this device's own records of it went",
             VaultSync.setAsideTable: "this device's edits its owner refused, set aside",
+            RestoreWaits.table: "the devices it waits for since it was restored",
         ]
 
         private static func blob(_ column: String) -> String { "(typeof(\(column)) = 'blob' AND length(\(column)) = 16)" }
@@ -56,13 +58,15 @@ extension VaultSync {
         package static func projectsOwn(in database: Database) -> Set<String> {
             Set(tables.filter { table in
                 guard let rows = try? rows(of: table, in: database), !rows.isEmpty else { return false }
-                return rows.allSatisfy { $0.project != nil }
+                // One naming no project keeps every waiting project waiting (`RestoreWaits+Damage`).
+                return table == RestoreWaits.table || rows.allSatisfy { $0.project != nil }
             })
         }
 
         /// The projects with a damaged row in any of the tables, in id order.
         package static func projects(in database: Database) throws -> [ProjectID] {
-            Set(try tables.flatMap { try rows(of: $0, in: database).compactMap(\.project) }).sorted { $0.hex < $1.hex }
+            Set(try tables.filter { $0 != RestoreWaits.table }.flatMap { try rows(of: $0, in: database).compactMap(\.project) }
+                + RestoreWaits(database: database).damaged().compactMap(\.project)).sorted { $0.hex < $1.hex }
         }
 
         /// Throws `.damagedSyncState` when a row of `project` in one of the tables is damaged: the
@@ -70,8 +74,14 @@ extension VaultSync {
         static func check(_ project: ProjectID, in database: Database) throws {
             try DamagedRecords.check(project, in: database)
             for table in tables where table != DamagedRecords.table {
-                let damaged = try database.queryOne("SELECT count(*) AS rows FROM \"\(table)\" WHERE project_id = ? AND NOT (\(wholeRows[table] ?? "1"))",
+                // A restore's wait is damaged too where its row names a device not paired (`RestoreWaits+Damage`).
+                let damaged: Int64
+                if table == RestoreWaits.table {
+                    damaged = Int64(try RestoreWaits(database: database).damaged(of: project).count)
+                } else {
+                    damaged = try database.queryOne("SELECT count(*) AS rows FROM \"\(table)\" WHERE project_id = ? AND NOT (\(wholeRows[table] ?? "1"))",
                                                     [.blob(project.bytes)])?.integer("rows") ?? 0
+                }
                 guard damaged > 0 else { continue }
                 throw SyncError(.damagedSyncState, """
                     the sync state of project \(project) is damaged: \(damaged) row(s) of \(table) (\(words[table] ?? table)) hold a value no \
@@ -86,12 +96,18 @@ extension VaultSync.DamagedRows {
     /// What is wrong with each project of `vault` that has a damaged row, when its open found one
     /// (`Vault.damagedModuleRows`): for the warning every unlocking command prints.
     public static func problems(of vault: UnlockedVault) -> [String] {
-        guard tables.contains(where: { vault.vault.damagedModuleRows[$0] != nil }) else { return [] }
+        // A restore's wait naming a device not paired, or no waiting project, breaks no CHECK: read each time.
+        let waits = (try? vault.vault.read { try RestoreWaits(database: $0).damaged() }) ?? []
+        guard waits.isEmpty == false || tables.contains(where: { vault.vault.damagedModuleRows[$0] != nil }) else { return [] }
+        let orphans = waits.filter { $0.project == nil }.count
         return (try? vault.transaction { tx in
             try projects(in: tx.database).compactMap { project in
                 do { try check(project, in: tx.database) } catch let error as SyncError { return error.message }
                 return nil
-            }
+            } + (orphans == 0 ? [] : ["""
+                \(orphans) row(s) of \(RestoreWaits.table) (\(words[RestoreWaits.table] ?? "")) name no project that waits here: every project \
+                waiting since the restore keeps waiting until 'vaultctl repair' mends them
+                """])
         }) ?? []
     }
 }

@@ -16,8 +16,12 @@ public struct SyncRowsMend: Sendable, Equatable {
     /// this device sign a counter it signed already. View-only until then. So is a project whose
     /// dropped set-aside row may have held one of this device's records (`VaultSync.SetAsideMend`).
     public var waiting: [ProjectID] = []
+    /// Projects a dropped row of `sync_restore_waits` made wait again, since its restore, for the
+    /// device it named or, when that could not be told, for every device that may hold its later
+    /// records (`RestoredOwnRecords.mendDamaged`): never a wait lifted.
+    public var rewaiting: [ProjectID] = []
 
-    public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || !waiting.isEmpty }
+    public var changed: Bool { !mended.isEmpty || !dropped.isEmpty || !waiting.isEmpty || !rewaiting.isEmpty }
 }
 
 extension VaultSync.DamagedRows {
@@ -26,12 +30,14 @@ extension VaultSync.DamagedRows {
     /// dropped, waiting, each table=count, comma-separated, or none). A privileged project's held base opens
     /// only in a session of its compartment (actor `repair`).
     public static func mend(_ vault: UnlockedVault) throws -> SyncRowsMend {
-        let found = try vault.transaction { tx in
-            try tables.filter { $0 != VaultSync.DamagedRecords.table }.flatMap { table in
+        let (found, waitsDamaged) = try vault.transaction { tx in
+            (try tables.filter { $0 != VaultSync.DamagedRecords.table && $0 != RestoreWaits.table }.flatMap { table in
                 try rows(of: table, in: tx.database).map { row in (table, row.rowid, row.project.flatMap { try? WritingStore(tx).project($0) }) }
-            }
+            }, !(try RestoreWaits(database: tx.database).damaged().isEmpty))
         }
-        guard !found.isEmpty else { return SyncRowsMend() }
+        guard !found.isEmpty || waitsDamaged else { return SyncRowsMend() }
+        // The owner's devices now, for a restore's wait whose device a damaged row no longer names.
+        let own = try vault.vault.familyPairings().map(\.peer.deviceID).filter { try vault.vault.trust(of: $0) == .mine }
         // Of the rows mended, only a held base is opened.
         let sessions = try RepairSessions(for: found.filter { $0.0 == HeldBases.table }.compactMap(\.2), in: vault, purpose: "mend damaged sync state")
         defer { sessions.end() }
@@ -77,9 +83,14 @@ extension VaultSync.DamagedRows {
                     mend.dropped[table, default: 0] += 1
                 }
             }
+            let waits = try RestoredOwnRecords.mendDamaged(own: own, in: tx, at: WritingStore(tx).clock.now())
+            if waits.mended > 0 { mend.mended[RestoreWaits.table] = waits.mended }
+            if waits.dropped > 0 { mend.dropped[RestoreWaits.table] = waits.dropped }
+            mend.rewaiting = waits.rewaiting
             let list = { (counts: [String: Int]) in counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
             try tx.record(.syncRowsMended, details: [.init("mended", list(mend.mended)), .init("dropped", list(mend.dropped)),
-                                                     .init("waiting", mend.waiting.isEmpty ? "none" : "\(OwnRecordFloor.table)=\(mend.waiting.count)")])
+                                                     .init("waiting", list([OwnRecordFloor.table: mend.waiting.count, RestoreWaits.table: mend.rewaiting.count]
+                                                        .filter { $0.value > 0 }))])
             return mend
         }
     }

@@ -144,7 +144,7 @@ enum RepairCommands {
                          "records_mended": Dictionary(uniqueKeysWithValues: records.mended.map { ($0.key.hex, $0.value) }),
                          "records_dropped": Dictionary(uniqueKeysWithValues: records.dropped.map { ($0.key.hex, $0.value) }),
                          "records_unowned": records.unowned,
-                         "rows_mended": rows.mended, "rows_dropped": rows.dropped, "waiting": rows.waiting.map(\.hex)])
+                         "rows_mended": rows.mended, "rows_dropped": rows.dropped, "waiting": (rows.waiting + rows.rewaiting.filter { !rows.waiting.contains($0) }).map(\.hex)])
             return
         }
         say(projectRows)
@@ -210,6 +210,12 @@ enum RepairCommands {
                         + "so it waits, view-only, for one "
                         + "sync with your own device ('vaultctl sync now --peer DEVICE'), which brings them back: a change before could sign "
                         + "one of their numbers again.")
+        }
+        for project in rows.rewaiting {
+            Output.line("Project \(project.hex): a damaged row named a device it waits for since it was restored, so it waits again, view-only, "
+                        + "for that device or, when which one cannot be told, for each device that may hold this device's records of it made "
+                        + "after the backup ('vaultctl sync status' names them; 'vaultctl sync now --peer DEVICE' with each): a change before "
+                        + "could sign one of their numbers again.")
         }
         if rows.changed { Output.line("Sync state mended; 'vaultctl sync status' shows whether each project syncs.") }
     }
