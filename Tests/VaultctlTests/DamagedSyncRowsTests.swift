@@ -19,6 +19,7 @@ struct DamagedSyncRowsTests {
         case leftOut = "sync_left_out"
         case conflictBranch = "sync_conflict_branches"
         case setAside = "sync_set_aside"
+        case forkLeftOut = "sync_fork_left_out"
 
         /// A row past the table's CHECK, naming the fixture's project.
         func row(_ f: SyncOverNetworkFixture) -> String {
@@ -33,6 +34,11 @@ struct DamagedSyncRowsTests {
                 INSERT INTO sync_set_aside (hash, project_id, device_id, counter, lamport, parts, stored_at, refused_by, set_at)
                 VALUES (randomblob(32), \(project), \(other), -5, 1, 1, 0, \(other), 0)
                 """
+            // A fork's copy left out, its counter past its CHECK, its record nowhere (fork14's "left open").
+            case .forkLeftOut: return """
+                INSERT INTO sync_fork_left_out (hash, project_id, device_id, counter, parts, forked_by, left_at)
+                VALUES (randomblob(32), \(project), \(other), -5, 1, \(other), 0)
+                """
             }
         }
 
@@ -40,7 +46,7 @@ struct DamagedSyncRowsTests {
         var mended: String {
             switch self {
             case .ownFloor: "waits, view-only, for one sync with your own device"
-            case .heldDocument, .conflictBranch, .setAside: "Dropped 1 damaged row(s) of \(rawValue)"
+            case .heldDocument, .conflictBranch, .setAside, .forkLeftOut: "Dropped 1 damaged row(s) of \(rawValue)"
             case .leftOut: "Mended 1 damaged row(s) of \(rawValue)"
             }
         }

@@ -23,6 +23,7 @@ extension VaultSync {
             "sync_left_out": "\(blob("project_id")) AND typeof(kind) = 'text' AND kind IN ('node', 'block', 'entry') AND \(blob("id"))",
             "sync_own_floors": "\(blob("project_id")) AND typeof(counter) = 'integer' AND counter >= 1 AND typeof(set_at) = 'integer'",
             VaultSync.setAsideTable: VaultSync.wholeSetAsideRow,
+            VaultSync.forkLeftOutTable: VaultSync.wholeForkLeftOutRow,
             RestoreWaits.table: RestoreWaits.wholeRow,
         ]
 
@@ -34,6 +35,7 @@ extension VaultSync {
             "sync_left_out": "what its records show that another project here holds",
             "sync_own_floors": "how far this device's own records of it went",
             VaultSync.setAsideTable: "this device's edits its owner refused, set aside",
+            VaultSync.forkLeftOutTable: "the copies of a fork its records left out",
             RestoreWaits.table: "the devices it waits for since it was restored",
         ]
 

@@ -9,7 +9,8 @@ public struct SyncRowsMend: Sendable, Equatable {
     public var mended: [String: Int] = [:]
     /// Rows dropped, by table: a conflict's branch link (a receive links the conflict again), a
     /// left-out row whose id is damaged, a hold whose document id is damaged or whose base does
-    /// not open, a set-aside record that does not open, a row naming no project here.
+    /// not open, a set-aside record that does not open, a left-out record of a fork that does not
+    /// open, a row naming no project here.
     public var dropped: [String: Int] = [:]
     /// Projects whose damaged own-record floor was made "until one sync with an own device"
     /// (`OwnRecordFloor.untilOwnPull`): the counter it held is not known, and a lower one could let
@@ -38,8 +39,9 @@ extension VaultSync.DamagedRows {
         guard !found.isEmpty || waitsDamaged else { return SyncRowsMend() }
         // The owner's devices now, for a restore's wait whose device a damaged row no longer names.
         let own = try vault.vault.familyPairings().map(\.peer.deviceID).filter { try vault.vault.trust(of: $0) == .mine }
-        // Of the rows mended, only a held base is opened.
-        let sessions = try RepairSessions(for: found.filter { $0.0 == HeldBases.table }.compactMap(\.2), in: vault, purpose: "mend damaged sync state")
+        // Of the rows mended, only a held base and a left-out record are opened.
+        let sessions = try RepairSessions(for: found.filter { $0.0 == HeldBases.table || $0.0 == VaultSync.forkLeftOutTable }.compactMap(\.2),
+                                          in: vault, purpose: "mend damaged sync state")
         defer { sessions.end() }
         let keys = try vault.deviceKeys()
         let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
@@ -72,6 +74,8 @@ extension VaultSync.DamagedRows {
                         try sync.awaitOwnRecords(of: project.id, upTo: OwnRecordFloor.untilOwnPull, at: sync.store.clock.now())
                         mend.waiting.append(project.id)
                     }
+                case VaultSync.forkLeftOutTable:
+                    if try sync.mendForkLeftOut(rowid, of: project) { mend.mended[table, default: 0] += 1 } else { mend.dropped[table, default: 0] += 1 }
                 case LeftOutIDs.table:
                     if try LeftOutIDs(database: tx.database, project: project.id).mend(rowid) { mend.mended[table, default: 0] += 1 } else {
                         try drop(rowid, of: table, in: tx.database)
