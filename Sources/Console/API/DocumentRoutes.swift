@@ -84,9 +84,11 @@ struct DocumentRoutes {
             return kept
         }
         guard let kept else { throw refusal }
+        // Why: the devices a project waiting since its restore still waits for, or the owner's downgrade.
+        let why = RestoreWaitRefusal.message(for: project, in: access.vault).map { $0 + ". Nothing was saved in it" }
+            ?? "this project became view-only while you were typing (its owner made you a viewer), so nothing was saved in it"
         return .json(["error": ConsoleErrorCode.viewOnly.rawValue,
-                      "message": "this project became view-only while you were typing (its owner made you a viewer), so nothing was saved in it; "
-                          + "your words are kept in a new project of your own, \"\(kept.name)\"",
+                      "message": why + "; your words are kept in a new project of your own, \"\(kept.name)\"",
                       "kept": ["project": kept.project.id.hex, "document": kept.document.hex, "name": kept.name]],
                      status: ConsoleErrorCode.viewOnly.status)
     }

@@ -23,7 +23,12 @@ struct ProjectAccess: Sendable {
         guard let access = access(for: project) else {
             throw ConsoleError(.sessionRequired, "this project is privileged: start a session with a purpose to open it")
         }
-        return try vault.transaction { tx in try body(WritingStore(tx, access: access, clock: clock)) }
+        do {
+            return try vault.transaction { tx in try body(WritingStore(tx, access: access, clock: clock)) }
+        } catch {
+            // A project waiting since its restore: the refusal names the devices awaited, as vaultctl's does.
+            throw RestoreWaitRefusal.named(error, for: project, in: vault)
+        }
     }
 
     func projects() throws -> [WritingProject] { try vault.transaction { tx in try WritingStore(tx).projects() } }
