@@ -13,9 +13,23 @@ extension UnlockedVault {
         try HKDF.deriveKey(inputKeyMaterial: masterKey, salt: vaultID.bytes, info: Self.leakFingerprintInfo, outputCount: 32)
     }
 
-    /// Every stored fingerprint. Read by column position (no per-row dictionary): every egress
-    /// decision loads them all, and a model call waits for it (20,000 rows: 8.4 ms by name, issue 18's
-    /// time-to-first-token bar).
+    /// Which of `fingerprints` are stored, written to `answers` (as many): one lookup by key each
+    /// (the table's primary key), in the table's order so that its pages are read from start to
+    /// end. The egress funnel asks this of each payload's shingles (SECURITY.md §11.7): its cost
+    /// grows with the payload, not with the table, which grows with every privileged word.
+    package func storedLeakFingerprints(_ fingerprints: UnsafeBufferPointer<UInt64>, into answers: UnsafeMutablePointer<Bool>) throws {
+        let order = fingerprints.indices.sorted { Int64(bitPattern: fingerprints[$0]) < Int64(bitPattern: fingerprints[$1]) }
+        try vault.read { database in
+            let lookup = try database.prepare("SELECT 1 FROM leak_fingerprints WHERE fingerprint = ?")
+            for index in order {
+                let key = SQLBorrowedValue.integer(Int64(bitPattern: fingerprints[index]))
+                answers[index] = try lookup.firstRawRow(binding: key, at: 1) { _ in true } ?? false
+            }
+        }
+    }
+
+    /// Every stored fingerprint. Read by column position (no per-row dictionary): a leak guard built
+    /// with them all (`PrivilegedFingerprints.index`) waits for it (20,000 rows: 8.4 ms by name).
     package func leakFingerprints() throws -> [UInt64] {
         try vault.read { database in
             var fingerprints: [UInt64] = []

@@ -14,6 +14,10 @@ public final class EgressFunnel: Sendable {
     public let policy: EgressPolicy
     let vault: UnlockedVault
     private let leakGuard: LeakGuard
+    /// The vault's fingerprints of privileged documents, looked up for each payload: when no
+    /// `leakGuard` was given (`StoredFingerprints`; loading them all cost each funnel more with every
+    /// privileged word, review 17 s14, N-s14-2).
+    private let storedFingerprints: StoredFingerprints?
     private let pairedDevices: Set<String>
     private let ownDevices: Set<String>
 
@@ -24,7 +28,8 @@ public final class EgressFunnel: Sendable {
                 pairedDevices: Set<String>? = nil, ownDevices: Set<String>? = nil) throws {
         self.vault = vault
         self.policy = policy
-        self.leakGuard = try leakGuard ?? LeakGuard(fingerprints: PrivilegedFingerprints.index(of: vault))
+        self.leakGuard = leakGuard ?? LeakGuard()
+        self.storedFingerprints = leakGuard == nil ? try StoredFingerprints(of: vault) : nil
         let pairings = try vault.vault.familyPairings()
         self.pairedDevices = pairedDevices ?? Set(pairings.map(\.peer.deviceID.hex))
         self.ownDevices = try ownDevices ?? Set(pairings.filter { try vault.vault.trust(of: $0.peer.deviceID) == .mine }.map(\.peer.deviceID.hex))
@@ -58,7 +63,7 @@ public final class EgressFunnel: Sendable {
         guard !request.compartments.isEmpty else {
             throw PrivilegedSessionError(.invalidEgressRequest, "an egress request names the compartments its content derives from")
         }
-        let findings = leakGuard.scan(request.payload)
+        let findings = try storedFingerprints.map { try LeakGuard.scan(request.payload, quoting: $0) } ?? leakGuard.scan(request.payload)
         var decision = policy.decide(request.destination, compartments: request.compartments, found: !findings.isEmpty,
                                      session: Self.openCompartment(of: request.session))
         if !isKnown(request.destination) { decision = .refuse }

@@ -43,12 +43,20 @@ public struct LeakGuard: Sendable {
     }
 
     func scan(bytes: UnsafeBufferPointer<UInt8>) -> [LeakHit] {
+        Self.hits(in: bytes, quotes: fingerprints?.quotes(in: bytes) ?? [])
+    }
+
+    /// What a guard without an index of its own finds, with the quotes of the vault's stored
+    /// fingerprints looked up for this payload (`StoredFingerprints`): the egress funnel's default.
+    static func scan(_ payload: [UInt8], quoting stored: StoredFingerprints) throws -> [LeakHit] {
+        try payload.withUnsafeBufferPointer { bytes in hits(in: bytes, quotes: try stored.quotes(in: bytes)) }
+    }
+
+    /// The identifiers in `bytes` and `quotes`, as hits sorted by where they start.
+    private static func hits(in bytes: UnsafeBufferPointer<UInt8>, quotes: [Range<Int>]) -> [LeakHit] {
         var scanner = IdentifierScanner(bytes)
         scanner.scan()
-        var hits = scanner.hits
-        if let fingerprints {
-            hits += fingerprints.quotes(in: bytes).map { LeakHit(kind: .privilegedQuote, range: $0) }
-        }
+        let hits = scanner.hits + quotes.map { LeakHit(kind: .privilegedQuote, range: $0) }
         return hits.sorted { ($0.range.lowerBound, $0.kind) < ($1.range.lowerBound, $1.kind) }
     }
 }

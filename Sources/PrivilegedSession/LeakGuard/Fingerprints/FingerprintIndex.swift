@@ -82,15 +82,24 @@ public struct FingerprintIndex: Sendable {
     /// The byte ranges of `bytes` that quote indexed text: each range runs from the first word of a
     /// known shingle to the last word of the last known shingle overlapping it.
     func quotes(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        quotes(in: bytes) { fingerprints, answers in table.containment(of: fingerprints, into: answers) }
+    }
+
+    /// `quotes(in:)` with each batch of the payload's fingerprints looked up by `lookUp`, which writes
+    /// for each whether it is known (as `FingerprintTable.containment` does) instead of this index's
+    /// table: the vault's stored fingerprints (`StoredFingerprints`). Shingles, batches and the
+    /// joining of hits are the same, so the same known fingerprints make the same quotes.
+    func quotes(in bytes: UnsafeBufferPointer<UInt8>,
+                lookingUp lookUp: (UnsafeBufferPointer<UInt64>, UnsafeMutablePointer<Bool>) -> Void) -> [Range<Int>] {
         var quotes: [Range<Int>] = []
         // A text of n bytes has at most n / 2 + 1 words, so a short payload gets a small batch.
         var batch = QuoteBatch(capacity: min(Self.batchSize, bytes.count / 2 + 1))
         var shingler = Shingler(hasher: hasher)
         shingler.forEachShingle(in: bytes) { fingerprint, range in
             batch.append(fingerprint, range)
-            if batch.isFull { batch.flush(against: table, into: &quotes) }
+            if batch.isFull { batch.flush(lookingUp: lookUp, into: &quotes) }
         }
-        batch.flush(against: table, into: &quotes)
+        batch.flush(lookingUp: lookUp, into: &quotes)
         return quotes
     }
 }
@@ -125,8 +134,8 @@ private struct QuoteBatch: ~Copyable {
         count += 1
     }
 
-    mutating func flush(against table: FingerprintTable, into quotes: inout [Range<Int>]) {
-        table.containment(of: UnsafeBufferPointer(start: fingerprints, count: count), into: answers)
+    mutating func flush(lookingUp lookUp: (UnsafeBufferPointer<UInt64>, UnsafeMutablePointer<Bool>) -> Void, into quotes: inout [Range<Int>]) {
+        lookUp(UnsafeBufferPointer(start: fingerprints, count: count), answers)
         for index in 0..<count where answers[index] {
             let range = ranges[index]
             if let last = quotes.last, range.lowerBound <= last.upperBound {
