@@ -73,7 +73,9 @@ struct DamagedProjectRowTests {
                                     && ($0["reason"] as? String)?.contains("writing_projects is damaged") == true }, "\(flip): \(projects)")
         #expect(projects.contains { $0["project"] as? String == f.documents[other].project.hex && $0["state"] as? String != "local-only" },
                 "\(flip): \(projects)")
-        #expect(!status.stdout.contains("destroy") && !status.stdout.contains("shredded"), "\(flip): \(status.stdout)")
+        // (`shredded_on` is every project's field since N-s14-5: empty here.)
+        #expect(!status.stdout.contains("destroy") && projects.allSatisfy { ($0["shredded_on"] as? [Any])?.isEmpty ?? true },
+                "\(flip): \(status.stdout)")
 
         // The other project syncs; nothing tells the owner to destroy anything; the desk keeps the project whole.
         try f.type([(document: other, paragraph: 0, words: "whiledamaged")], on: f.laptop)
@@ -125,7 +127,9 @@ struct DamagedProjectRowTests {
         // On the desk: damaged, never shredded; repair (the daemon stopped) mends it; then it syncs.
         if let daemon = f.daemon { kill(daemon.process.processIdentifier, SIGKILL); daemon.process.waitUntilExit() }
         let deskStatus = try f.desk.run(["sync", "status", "--json"])
-        #expect(deskStatus.stdout.contains("writing_projects is damaged") && !deskStatus.stdout.contains("shredded"), "\(deskStatus.stdout)")
+        let deskProjects = try #require(try RepairCommandTests.json(deskStatus)["projects"] as? [[String: Any]], "\(deskStatus.stdout)")
+        #expect(deskStatus.stdout.contains("writing_projects is damaged") && !deskStatus.stdout.contains("destroy")
+                && deskProjects.allSatisfy { ($0["shredded_on"] as? [Any])?.isEmpty ?? true }, "\(deskStatus.stdout)")
         let mended = try f.desk.run(["repair"])
         #expect(mended.status == 0 && mended.stdout.contains("Mended the row of project \(f.project.hex) in writing_projects (compartment_uuid)"),
                 "\(mended.stdout) \(mended.stderr)")
@@ -173,6 +177,9 @@ struct DamagedProjectRowTests {
         case otherProjectsCompartment
         /// V-1: a compartment the owner made and named `project ID (synced)`; repair took it for the project's.
         case ownerNamedCompartment
+        /// V-8: a damaged register beside a compartment id naming a compartment the owner made, and one
+        /// flipped bit of the other project's compartment id: `repair` exited 65 and mended neither.
+        case registerAndOwnersCompartment
     }
 
     /// A row whose id or compartment id names the wrong thing is damage (never every project's), and
@@ -190,6 +197,9 @@ struct DamagedProjectRowTests {
         if attack == .ownerNamedCompartment {
             #expect(try vault.run(["compartment", "create", "project \(first.hex) (synced)", "--register", "general"]).status == 0)
         }
+        if attack == .registerAndOwnersCompartment {
+            #expect(try vault.run(["compartment", "create", "Scratch", "--register", "general"]).status == 0)
+        }
         let database = try Database(path: vault.directory + "/vault.db", create: false, readOnly: false)
         try database.execute("PRAGMA foreign_keys = OFF")
         let uuid = { (id: ProjectID) in try #require(try database.queryOne("SELECT compartment_uuid FROM writing_projects WHERE id = ?", [.blob(id.bytes)])).blob("compartment_uuid") }
@@ -203,11 +213,17 @@ struct DamagedProjectRowTests {
             try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(secondsOwn), .blob(first.bytes)])
         case .ownerNamedCompartment:
             try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(flipped(try uuid(first))), .blob(first.bytes)])
+        case .registerAndOwnersCompartment:
+            let scratch = try #require(try database.queryOne("""
+                SELECT uuid FROM compartments WHERE uuid NOT IN (SELECT compartment_uuid FROM writing_projects) AND destroyed_at IS NULL
+                """)).blob("uuid")
+            try database.query("UPDATE writing_projects SET register = 'ganeral', compartment_uuid = ? WHERE id = ?", [.blob(scratch), .blob(first.bytes)])
+            try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(flipped(try uuid(second))), .blob(second.bytes)])
         }
 
         let listed = try vault.run(["project", "list"])
         #expect(listed.status == 0 && listed.stderr.contains("in writing_projects is damaged"), "\(attack): \(listed.status) \(listed.stdout) \(listed.stderr)")
-        if attack != .otherProjectsCompartment {
+        if attack != .otherProjectsCompartment && attack != .registerAndOwnersCompartment {
             let other = try vault.run(["doc", "show", "Case memo", "Draft"])
             #expect(other.status == 0 && other.stdout.contains("Words of Case memo."), "\(attack): \(other.status) \(other.stderr)")
         }

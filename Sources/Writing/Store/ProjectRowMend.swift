@@ -31,7 +31,15 @@ public enum ProjectRowMend {
 
     public static func mend(_ vault: UnlockedVault) throws -> [Outcome] {
         let damaged = try vault.transaction { tx in try WritingStore(tx).damagedProjects() }
-        return try damaged.map { try mend($0, in: vault) }
+        // One row that cannot be written again is said, never every other row's mend with it
+        // (reviewer15's V-8: one such row made `repair` exit 65 and mend nothing).
+        return damaged.map { damage in
+            do { return try mend(damage, in: vault) } catch {
+                let code = (error as? WritingError)?.code.rawValue ?? (error as? CryptoVaultError)?.code.rawValue ?? "unreadable"
+                return Outcome(project: damage.id, rowid: damage.rowid, mended: [],
+                               notMended: "it could not be written again (\(code)); 'vaultctl repair --from DEVICE' rebuilds the store from your own device")
+            }
+        }
     }
 
     private static func mend(_ damage: DamagedProjectRow, in vault: UnlockedVault) throws -> Outcome {
@@ -42,7 +50,13 @@ public enum ProjectRowMend {
         }
         let recorded = try RecordedProject(id, compartment: compartment, in: vault)
         var values: [(column: String, value: SQLValue)] = []
-        for column in damage.columns {
+        // The id and compartment found are written whenever they differ from the row's, whatever
+        // columns were found damaged (V-8: a damaged register beside a compartment id naming another
+        // compartment).
+        var columns = damage.columns
+        if damage.compartmentID != compartment.id, !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
+        if damage.id != id, !columns.contains("id") { columns.append("id") }
+        for column in columns {
             switch column {
             case "id": values.append((column, .blob(id.bytes)))
             case "compartment_uuid": values.append((column, .blob(compartment.id.bytes)))

@@ -135,6 +135,13 @@ public struct WritingStore {
             case true?: return nil
             case nil where !damage.columns.contains("compartment_uuid"):
                 return DamagedProjectRow(id: damage.id, compartmentID: compartment, columns: damage.columns + ["compartment_uuid"], rowid: damage.rowid)
+            case false? where damage.id != nil && !damage.columns.contains("compartment_uuid"):
+                // A live compartment named for another project: that too (V-8).
+                let named = try transaction.compartment(withID: compartment)
+                guard let id = damage.id, !Self.isMade(in: named, id) else { return damage }
+                let other = ProjectRowMend.projectID(namedIn: named.name)
+                let column = try other.map { try !held($0) } == true ? "id" : "compartment_uuid"
+                return DamagedProjectRow(id: id, compartmentID: compartment, columns: damage.columns + [column], rowid: damage.rowid)
             default: return damage
             }
         }
