@@ -43,6 +43,18 @@ struct DamagedProjectRowTests {
         try rows(try hosts.run(.laptop, vault, ["project", "list", "--json"])).first { $0["id"] as? String == project.hex }
     }
 
+    /// A vault of two projects, "Field notes" then "Case memo", each with a document "Draft" holding
+    /// "Words of NAME."; and their ids, oldest first.
+    static func twoProjects() throws -> (CLIVault, [String]) {
+        let vault = try CLIVault()
+        for name in ["Field notes", "Case memo"] {
+            #expect(try vault.run(["project", "create", name, "--register", "general"]).status == 0)
+            #expect(try vault.run(["doc", "add", name, "Draft"]).status == 0)
+            #expect(try vault.run(["doc", "write", name, "Draft"], stdin: "Words of \(name).\n").status == 0)
+        }
+        return (vault, try rows(try vault.run(["project", "list", "--json"])).compactMap { $0["id"] as? String })
+    }
+
     /// `project list --json`'s rows.
     static func rows(_ listed: CLI.Result) throws -> [[String: Any]] {
         try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stdout) \(listed.stderr)")
@@ -144,13 +156,7 @@ struct DamagedProjectRowTests {
     /// restored vault names the damaged row, and `repair` mends it there.
     @Test(arguments: [Flip.register, Flip.kind, Flip.compartment])
     func aBackupOfAVaultWithADamagedRowRestoresAndRepairMendsIt(_ flip: Flip) throws {
-        let vault = try CLIVault()
-        for name in ["Field notes", "Case memo"] {
-            #expect(try vault.run(["project", "create", name, "--register", "general"]).status == 0)
-            #expect(try vault.run(["doc", "add", name, "Draft"]).status == 0)
-            #expect(try vault.run(["doc", "write", name, "Draft"], stdin: "Words of \(name).\n").status == 0)
-        }
-        let ids = try Self.rows(try vault.run(["project", "list", "--json"])).compactMap { $0["id"] as? String }
+        let (vault, ids) = try Self.twoProjects()
         let damaged = try ProjectID(hex: try #require(ids.first))
         try flip.damage(damaged, in: vault)
 
@@ -186,13 +192,7 @@ struct DamagedProjectRowTests {
     /// `repair` puts back the right id and compartment: the ones the project's sealed name opens in.
     @Test(arguments: WrongOwner.allCases)
     func aRowNamingTheWrongIdOrCompartmentIsDamageAndRepairFindsTheProjects(_ attack: WrongOwner) throws {
-        let vault = try CLIVault()
-        for name in ["Field notes", "Case memo"] {
-            #expect(try vault.run(["project", "create", name, "--register", "general"]).status == 0)
-            #expect(try vault.run(["doc", "add", name, "Draft"]).status == 0)
-            #expect(try vault.run(["doc", "write", name, "Draft"], stdin: "Words of \(name).\n").status == 0)
-        }
-        let ids = try Self.rows(try vault.run(["project", "list", "--json"])).compactMap { $0["id"] as? String }
+        let (vault, ids) = try Self.twoProjects()
         let (first, second) = (try ProjectID(hex: ids[0]), try ProjectID(hex: ids[1]))
         if attack == .ownerNamedCompartment {
             #expect(try vault.run(["compartment", "create", "project \(first.hex) (synced)", "--register", "general"]).status == 0)
