@@ -116,35 +116,30 @@ public struct WritingStore {
     /// project it was made for), else its compartment id.
     private func damage(of stored: ProjectTable.Stored, destroyed: (CompartmentID) throws -> Bool?,
                         held: (ProjectID) throws -> Bool) throws -> DamagedProjectRow? {
-        switch stored {
-        case .whole(let row, let rowid):
-            switch try destroyed(row.compartmentID) {
-            case true?: return nil
-            case false?:
-                let compartment = try transaction.compartment(withID: row.compartmentID)
-                guard !Self.isMade(in: compartment, row.id) else { return nil }
-                let named = ProjectRowMend.projectID(namedIn: compartment.name)
-                let column = try named.map { try !held($0) } == true ? "id" : "compartment_uuid"
-                return DamagedProjectRow(id: row.id, compartmentID: row.compartmentID, columns: [column], rowid: rowid)
-            case nil:
-                return DamagedProjectRow(id: row.id, compartmentID: row.compartmentID, columns: ["compartment_uuid"], rowid: rowid)
-            }
-        case .damaged(let damage):
-            guard let compartment = damage.compartmentID else { return damage }
+        let (id, compartment, rowid, found): (ProjectID?, CompartmentID?, Int64, [String]) = switch stored {
+        case .whole(let row, let rowid): (row.id, row.compartmentID, rowid, [])
+        case .damaged(let damage): (damage.id, damage.compartmentID, damage.rowid, damage.columns)
+        }
+        var columns = found
+        if let compartment {
             switch try destroyed(compartment) {
-            case true?: return nil
-            case nil where !damage.columns.contains("compartment_uuid"):
-                return DamagedProjectRow(id: damage.id, compartmentID: compartment, columns: damage.columns + ["compartment_uuid"], rowid: damage.rowid)
-            case false? where damage.id != nil && !damage.columns.contains("compartment_uuid"):
-                // A live compartment named for another project: that too (V-8).
-                let named = try transaction.compartment(withID: compartment)
-                guard let id = damage.id, !Self.isMade(in: named, id) else { return damage }
-                let other = ProjectRowMend.projectID(namedIn: named.name)
-                let column = try other.map { try !held($0) } == true ? "id" : "compartment_uuid"
-                return DamagedProjectRow(id: id, compartmentID: compartment, columns: damage.columns + [column], rowid: damage.rowid)
-            default: return damage
+            case true?: return nil  // shredded, whatever else of the row is damaged
+            case nil: if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
+            case false?:
+                // A live compartment named for another project (V-2, V-3, V-8).
+                if let id, !columns.contains("compartment_uuid"), let column = try misnamed(compartment, for: id, held: held) { columns.append(column) }
             }
         }
+        return columns.isEmpty ? nil : DamagedProjectRow(id: id, compartmentID: compartment, columns: columns, rowid: rowid)
+    }
+
+    /// Which column of project `id`'s row is damaged when its live compartment is named for another
+    /// project: its id when no row has the id the compartment names, else its compartment id; nil
+    /// when the compartment is the project's.
+    private func misnamed(_ compartmentID: CompartmentID, for id: ProjectID, held: (ProjectID) throws -> Bool) throws -> String? {
+        let compartment = try transaction.compartment(withID: compartmentID)
+        guard !Self.isMade(in: compartment, id) else { return nil }
+        return try ProjectRowMend.projectID(namedIn: compartment.name).map { try !held($0) } == true ? "id" : "compartment_uuid"
     }
 
     /// Whether this vault holds project `id` with its compartment destroyed (shredded here): its rows
@@ -160,17 +155,19 @@ public struct WritingStore {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
         do {
             let compartment = try transaction.compartment(withID: row.compartmentID)
-            guard Self.isMade(in: compartment, id) else {
-                let damage = DamagedProjectRow(id: id, compartmentID: row.compartmentID, columns: ["id or compartment_uuid"], rowid: 0)
-                throw WritingError(.damagedRecord, damage.problem + "; 'vaultctl repair' mends it")
-            }
+            guard Self.isMade(in: compartment, id) else { throw try damagedRowError(id) }
             return WritingProject(row, compartment: compartment)
         } catch let error as CryptoVaultError where error.code == .foreignBundle {
             // Destroyed: shredded, as before. Named nowhere in this vault: the row is damaged (N-s14-9).
             guard try transaction.wasDestroyed(compartment: row.compartmentID) == nil else { throw error }
-            let damage = DamagedProjectRow(id: id, compartmentID: row.compartmentID, columns: ["compartment_uuid"], rowid: 0)
-            throw WritingError(.damagedRecord, damage.problem + "; 'vaultctl repair' mends it")
+            throw try damagedRowError(id)
         }
+    }
+
+    /// The refusal of project `id` whose row makes no project, naming what `damagedProject` found.
+    private func damagedRowError(_ id: ProjectID) throws -> WritingError {
+        let problem = try damagedProject(id)?.problem ?? "the row of project \(id.hex) in writing_projects is damaged"
+        return WritingError(.damagedRecord, problem + "; 'vaultctl repair' mends it")
     }
 
     /// The compartments of the projects whose rows make one (`projects`): none of them is another
