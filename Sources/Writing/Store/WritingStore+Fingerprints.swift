@@ -16,6 +16,7 @@ extension WritingStore {
 
     /// Remembers the fingerprints of `texts`, the words just sealed into `project`.
     func rememberWords(_ texts: [String], of project: WritingProject) throws {
+        let texts = texts.filter { rememberedTexts.isNew($0, of: project.id) }
         guard !texts.isEmpty else { return }
         let fingerprints = try PrivilegedFingerprints.fingerprints(of: texts, in: transaction)
         let ordinary = try ordinaryFingerprintTable.exists() ? ordinaryFingerprintTable : nil

@@ -21,6 +21,8 @@ public struct WritingStore {
     /// device changed is written into a project shared with this one to view only, or archived
     /// here, as into any other.
     public private(set) var isReceiving = false
+    /// What this store's transaction has fingerprinted already (`rememberWords`).
+    let rememberedTexts = RememberedTexts()
 
     public init(_ transaction: VaultTransaction, access: RecordAccess = .vault, clock: VaultClock = .system) {
         self.transaction = transaction
