@@ -69,6 +69,27 @@ struct StoredFingerprintsTests {
         #expect(caught.decision == .redact && caught.record.findings == ["privilegedQuote": 1, "phone": 1])
     }
 
+    @Test("a payload with more shingles than the table holds fingerprints is checked against the table read whole, with the same hits")
+    func largePayloadReadsASmallTableWhole() throws {
+        let fixture = try Fixture()
+        let note = "The patient described recurring nightmares about the flood that destroyed her childhood home in Valmeyer."
+        try fixture.remember([note])
+        let held = try fixture.unlocked.leakFingerprints()
+        #expect((7...20).contains(held.count), "\(held.count) fingerprints")
+        // The count stops at the limit: the table is read whole only below it.
+        #expect(try fixture.unlocked.leakFingerprints(ifFewerThan: held.count) == nil)
+        #expect(try fixture.unlocked.leakFingerprints(ifFewerThan: held.count + 1).map(Set.init) == Set(held))
+        // 8 KB and more, with more possible shingles than the table holds: read whole; shorter: looked
+        // up. Each finds what the guard holding every fingerprint finds.
+        let loaded = LeakGuard(fingerprints: try PrivilegedFingerprints.index(of: fixture.unlocked))
+        let stored = try StoredFingerprints(of: fixture.unlocked)
+        let padding = String(repeating: "x ", count: StoredFingerprints.wholeTableFloor / 2)
+        for payload in ["about the flood that destroyed her childhood home", note, padding + note, padding + "the flood " + padding] {
+            #expect(try LeakGuard.scan(Array(payload.utf8), quoting: stored) == loaded.scan(Array(payload.utf8)), "\(payload.utf8.count) bytes")
+        }
+        #expect(try LeakGuard.scan(Array(note.utf8), quoting: stored).map(\.kind) == [.privilegedQuote])
+    }
+
     @Test("a funnel made before privileged words are stored catches them in its next payload")
     func seesFingerprintsStoredAfterItWasMade() throws {
         let fixture = try Fixture()
@@ -92,6 +113,11 @@ struct StoredFingerprintsTests {
             try funnel.submit(fixture.request(Array("alpha bravo charlie delta echo foxtrot golf hotel".utf8)))
         }
         #expect(error?.code == .database && error?.message.contains("leak_fingerprints") == true, "\(String(describing: error))")
+        #expect(try fixture.decisions() == decided)
+        // A payload long enough to read the table whole fails alike.
+        let long = Array(String(repeating: "alpha bravo charlie delta echo foxtrot golf hotel ", count: 200).utf8)
+        let whole = #expect(throws: CryptoVaultError.self) { try funnel.submit(fixture.request(long)) }
+        #expect(whole?.code == .database && whole?.message.contains("leak_fingerprints") == true, "\(String(describing: whole))")
         #expect(try fixture.decisions() == decided)
         // A payload of fewer than 8 words has no shingle to look up: identifiers only, as before.
         #expect(try funnel.submit(fixture.request(Array("Call 555-867-5309.".utf8))).findings.map(\.kind) == [.phone])

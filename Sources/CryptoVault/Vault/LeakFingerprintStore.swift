@@ -28,6 +28,22 @@ extension UnlockedVault {
         }
     }
 
+    /// Every stored fingerprint when the table holds fewer than `limit`, else nil; counted and read in
+    /// one read, so what is counted is what is read. Counting stops at `limit`, so asking costs no more
+    /// than a payload of `limit` shingles would cost to look up: the egress funnel loads a small table
+    /// for a large payload instead of looking up each of its shingles (SECURITY.md §11.7).
+    package func leakFingerprints(ifFewerThan limit: Int) throws -> [UInt64]? {
+        try vault.read { database in
+            let held = try database.queryOne("SELECT count(*) AS held FROM (SELECT 1 FROM leak_fingerprints LIMIT ?)", [.integer(Int64(limit))])
+            guard let held, try held.integer("held") < limit else { return nil }
+            var fingerprints: [UInt64] = []
+            try database.forEachRawRow("SELECT fingerprint FROM leak_fingerprints") { row in
+                fingerprints.append(UInt64(bitPattern: row.integer(at: 0)))
+            }
+            return fingerprints
+        }
+    }
+
     /// Every stored fingerprint. Read by column position (no per-row dictionary): a leak guard built
     /// with them all (`PrivilegedFingerprints.index`) waits for it (20,000 rows: 8.4 ms by name).
     package func leakFingerprints() throws -> [UInt64] {
