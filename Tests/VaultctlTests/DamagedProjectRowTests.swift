@@ -186,6 +186,9 @@ struct DamagedProjectRowTests {
         /// V-8: a damaged register beside a compartment id naming a compartment the owner made, and one
         /// flipped bit of the other project's compartment id: `repair` exited 65 and mended neither.
         case registerAndOwnersCompartment
+        /// V-6: the row names a compartment the owner destroyed (a scratch one): it read as shredded,
+        /// and `sync` told the owner to destroy the project on the other device too.
+        case ownerDestroyedCompartment
     }
 
     /// A row whose id or compartment id names the wrong thing is damage (never every project's), and
@@ -197,8 +200,11 @@ struct DamagedProjectRowTests {
         if attack == .ownerNamedCompartment {
             #expect(try vault.run(["compartment", "create", "project \(first.hex) (synced)", "--register", "general"]).status == 0)
         }
-        if attack == .registerAndOwnersCompartment {
+        if attack == .registerAndOwnersCompartment || attack == .ownerDestroyedCompartment {
             #expect(try vault.run(["compartment", "create", "Scratch", "--register", "general"]).status == 0)
+        }
+        if attack == .ownerDestroyedCompartment {
+            #expect(try vault.run(["compartment", "destroy", "Scratch", "--yes"]).status == 0)
         }
         let database = try Database(path: vault.directory + "/vault.db", create: false, readOnly: false)
         try database.execute("PRAGMA foreign_keys = OFF")
@@ -219,10 +225,15 @@ struct DamagedProjectRowTests {
                 """)).blob("uuid")
             try database.query("UPDATE writing_projects SET register = 'ganeral', compartment_uuid = ? WHERE id = ?", [.blob(scratch), .blob(first.bytes)])
             try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(flipped(try uuid(second))), .blob(second.bytes)])
+        case .ownerDestroyedCompartment:
+            let scratch = try #require(try database.queryOne("SELECT uuid FROM compartments WHERE destroyed_at IS NOT NULL")).blob("uuid")
+            try database.query("UPDATE writing_projects SET compartment_uuid = ? WHERE id = ?", [.blob(scratch), .blob(first.bytes)])
         }
 
         let listed = try vault.run(["project", "list"])
         #expect(listed.status == 0 && listed.stderr.contains("in writing_projects is damaged"), "\(attack): \(listed.status) \(listed.stdout) \(listed.stderr)")
+        let status = try vault.run(["sync", "status"])
+        #expect(!status.stdout.contains("shredded") && !status.stdout.contains("destroy"), "\(attack): \(status.stdout)")
         if attack != .otherProjectsCompartment && attack != .registerAndOwnersCompartment {
             let other = try vault.run(["doc", "show", "Case memo", "Draft"])
             #expect(other.status == 0 && other.stdout.contains("Words of Case memo."), "\(attack): \(other.status) \(other.stderr)")

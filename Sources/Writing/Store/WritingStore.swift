@@ -125,7 +125,11 @@ public struct WritingStore {
         var columns = found
         if let compartment {
             switch try destroyed(compartment) {
-            case true?: return nil  // shredded, whatever else of the row is damaged
+            case true?:
+                // Shredded, whatever else of the row is damaged; unless the project's own compartment
+                // lives (`hasLiveCompartment`): the row names another, destroyed one.
+                guard let id, try hasLiveCompartment(id) else { return nil }
+                if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
             case nil: if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
             case false?:
                 // A live compartment named for another project (V-2, V-3, V-8).
@@ -150,7 +154,18 @@ public struct WritingStore {
     /// flipped bit) is damage, never a shred (review 17 s14, N-s14-9).
     public func isShredded(_ id: ProjectID) throws -> Bool {
         guard let compartment = try projectTable.stored(id)?.compartmentID else { return false }
-        return try transaction.wasDestroyed(compartment: compartment) == true
+        return try transaction.wasDestroyed(compartment: compartment) == true && !hasLiveCompartment(id)
+    }
+
+    /// Whether a live compartment is named for project `id` (`project ID`, `project ID (synced)`).
+    /// Shredding a project destroys its compartment, which wipes the name; so a row naming a destroyed
+    /// compartment while one named for its project lives names the wrong compartment (one the owner
+    /// destroyed, pointed at by a hostile edit: reviewer15's V-6). Calling that a shred made `sync`
+    /// tell the owner to destroy the last readable copy on the other device. A compartment the owner
+    /// named so (V-1) makes a shredded project read as damaged instead, which loses nothing; `repair`
+    /// takes only the compartment the project's name opens in.
+    private func hasLiveCompartment(_ id: ProjectID) throws -> Bool {
+        ["project \(id.hex)", "project \(id.hex) (synced)"].contains { (try? transaction.vault.compartment(named: $0)) != nil }
     }
 
     public func project(_ id: ProjectID) throws -> WritingProject {
@@ -161,7 +176,7 @@ public struct WritingStore {
             return WritingProject(row, compartment: compartment)
         } catch let error as CryptoVaultError where error.code == .foreignBundle {
             // Destroyed: shredded, as before. Named nowhere in this vault: the row is damaged (N-s14-9).
-            guard try transaction.wasDestroyed(compartment: row.compartmentID) == nil else { throw error }
+            guard try transaction.wasDestroyed(compartment: row.compartmentID) == nil || hasLiveCompartment(id) else { throw error }
             throw try damagedRowError(id)
         }
     }
