@@ -19,6 +19,10 @@ extension AuditAction {
     /// `vaultctl repair` wrote a damaged row of `writing_projects` again (`ProjectRowMend`; details:
     /// columns (comma-separated), from (`audit-log`, and `compartment` when the register came from it)).
     public static let writingProjectRowMended = AuditAction("writing.project-row-mended")
+    /// `vaultctl repair` mended a damaged row of another writing table (`WritingRowMend`; details:
+    /// table, columns (comma-separated), done (`rewritten` or `dropped`), from (`audit-log`,
+    /// `document`, or `derived` for a dropped row that held no words)). The subject is the project.
+    public static let writingRowMended = AuditAction("writing.row-mended")
     public static let writingNodeAdd = AuditAction("writing.node-add")
     public static let writingNodeRename = AuditAction("writing.node-rename")
     public static let writingNodeMove = AuditAction("writing.node-move")

@@ -119,6 +119,7 @@ enum VaultLocation {
         for damage in (try? unlocked.transaction { tx in try WritingStore(tx).damagedProjects() }) ?? [] {
             Output.note("vaultctl: warning: \(damage.warning)")
         }
+        for warning in (try? unlocked.vault.read { DamagedWritingRow.warnings(in: $0) }) ?? [] { Output.note("vaultctl: warning: \(warning)") }
         return unlocked
     }
 }

@@ -17,6 +17,8 @@ import Writing
 final class WritingContext {
     let vault: UnlockedVault
     private let purpose: String?
+    /// `--read-only`: a kept copy of a damaged store is read (`doc show|list --read-only`).
+    private let readsKeptCopy: Bool
     private var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
     /// The project each one-command session was started for, whose writing session ends with it.
     private var sessionProjects: [CompartmentID: ProjectID] = [:]
@@ -34,6 +36,7 @@ final class WritingContext {
     init(_ arguments: ParsedArguments) throws {
         vault = try VaultLocation.unlock(arguments)
         purpose = arguments.value("--purpose")
+        readsKeptCopy = arguments.has("--read-only")
     }
 
     deinit { end() }
@@ -131,6 +134,16 @@ final class WritingContext {
     /// only where a session is held already; otherwise it is not opened, and the refusal says how to
     /// name it. An ordinary project's name is read and compared, as the vault's own access allows.
     func project(_ text: String) throws -> WritingProject {
+        let project = try resolve(text)
+        // A project with a damaged row in one of its tables is refused, naming it (R15-1): its
+        // documents or versions would read partly, or not at all, with an error that names nothing.
+        // A copy 'vaultctl repair' kept is read (--read-only) for the words only it holds: its damage
+        // is known, and what of it opens is what the owner asks for (SECURITY.md §19.10, step 4).
+        if !readsKeptCopy { try vault.transaction { tx in try WritingStore(tx).refuseDamagedRows(of: project.id) } }
+        return project
+    }
+
+    private func resolve(_ text: String) throws -> WritingProject {
         let all = try projects()
         if let id = try? ProjectID(hex: text), let found = all.first(where: { $0.id == id }) { return found }
         let name = text.precomposedStringWithCanonicalMapping

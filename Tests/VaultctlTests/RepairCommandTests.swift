@@ -70,8 +70,8 @@ struct RepairFromDeviceTests {
         /// One stored record's counter made negative past its CHECK (F18 likewise).
         case negativeRecordCounter
 
-        /// The table whose row breaks a CHECK and sends the store to the in-memory mode (a damaged row
-        /// of stored records is its project's sync state instead: review 17 s9, N-s9-6).
+        /// The table whose row breaks a CHECK: its project's damage (R15-1; a damaged row of stored
+        /// records is its project's sync state instead: review 17 s9, N-s9-6).
         var brokenCheck: String? {
             switch self {
             case .negativeBlockPosition: "writing_blocks"
@@ -174,14 +174,14 @@ struct RepairFromDeviceTests {
         let expected = try Self.contents(f, f.desk)
         try Self.damage(f.laptop, damage)
         if let table = damage.brokenCheck {
-            // The vault opens: the writing store is unopenable and works in memory, saying why on every
-            // command; the audit log still verifies.
+            // The vault opens, and the row is its project's damage alone (reviewer15's R15-1; before, the
+            // whole store worked in memory): every command says so; the audit log still verifies.
             let listed = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
             #expect(listed.status == 0, "\(damage): \(listed.stderr)")
-            #expect(listed.stderr.contains(InMemoryModeTests.notice)
-                    && listed.stderr.contains("the table \(table) holds a damaged row (CHECK constraint failed in \(table))"), "\(damage): \(listed.stderr)")
+            #expect(!listed.stderr.contains(InMemoryModeTests.notice) && listed.stderr.contains("is damaged: 1 row(s) of \(table)")
+                    && listed.stderr.contains("'vaultctl repair' mends it"), "\(damage): \(listed.stderr)")
             let status = try RepairCommandTests.json(try f.hosts.run(.laptop, f.laptop, ["sync", "status", "--json"]))
-            #expect((status["in_memory"] as? String)?.contains("CHECK constraint failed in \(table)") == true, "\(damage): \(status)")
+            #expect(status["in_memory"] == nil, "\(damage): \(status)")
             let verified = try f.laptop.run(["audit", "verify"], unlock: false)
             #expect(verified.status == 0, "\(damage): \(verified.stdout) \(verified.stderr)")
         } else {

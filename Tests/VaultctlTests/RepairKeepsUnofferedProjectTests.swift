@@ -32,7 +32,7 @@ struct RepairKeepsUnofferedProjectTests {
     }
 
     /// One block of `document` given a position past its CHECK, as a flipped sign bit leaves it: the
-    /// writing store is then damaged (in-memory mode until repaired).
+    /// project is then damaged (its commands refused until repaired; R15-1).
     static func damageBlock(of document: NodeID, in vault: CLIVault) throws {
         try Database(path: vault.directory + "/vault.db", create: false, readOnly: false).execute("""
             PRAGMA ignore_check_constraints = ON;
@@ -59,7 +59,8 @@ struct RepairKeepsUnofferedProjectTests {
         // The damage is the synced project's (a block of its document), not Trip's.
         try Self.damageBlock(of: f.document, in: f.laptop)
         let listed = try f.hosts.run(.laptop, f.laptop, ["project", "list"])
-        #expect(listed.stderr.contains(InMemoryModeTests.notice), "the damage did not show: \(listed.stderr)")
+        // The synced project's damage alone since R15-1 (before: the whole store in memory).
+        #expect(listed.stderr.contains("project \(f.project.hex) is damaged: 1 row(s) of writing_blocks"), "the damage did not show: \(listed.stderr)")
 
         let repaired = try f.hosts.run(.laptop, f.laptop, ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress])
         try #require(repaired.status == 0, "\(repaired.stderr)")

@@ -68,6 +68,7 @@ extension VaultSync {
     /// says so before an exchange meets it (`state(of:)`).
     func checkOpens(_ projectID: ProjectID) throws {
         do {
+            try store.refuseDamagedRows(of: projectID)
             _ = try store.name(of: try store.project(projectID))
             for node in try store.nodes(in: projectID) where node.kind == .scene {
                 _ = try store.documentContent(of: node.id, in: projectID)

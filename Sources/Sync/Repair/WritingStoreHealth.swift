@@ -30,7 +30,10 @@ public enum WritingStoreHealth {
             // change records; closing note s10 for the other tables).
             // So is a row of `writing_projects` past its CHECKs (a kind, an id's length): that project's
             // damage alone (`DamagedProjectRow`, review 17 s14), which `vaultctl repair` mends.
+            // So is a row of another writing table past its CHECKs whose project is here
+            // (`DamagedWritingRow`, reviewer15's R15-1); one naming no project stays the store's.
             let projectsOwn = VaultSync.DamagedRows.projectsOwn(in: database).union([DamagedProjectRow.table])
+                .union(DamagedWritingRow.tablesOwnedByProjects(in: database))
             if let first = rows.first(where: { store.contains($0.table) && !projectsOwn.contains($0.table) }) {
                 return "the table \(first.table) holds a damaged row (\(first.finding))"
             }

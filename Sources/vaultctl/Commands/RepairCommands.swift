@@ -128,12 +128,15 @@ enum RepairCommands {
         defer { withExtendedLifetime(lock) {} }
         let unlocked = try VaultLocation.unlock(arguments)
         let projectRows = try ProjectRowMend.mend(unlocked)
+        let writingRows = try WritingRowMend.mend(unlocked)
         let mend = try SyncExchangeHealth.mend(unlocked)
         let records = try VaultSync.DamagedRecords.mend(unlocked)
         let rows = try VaultSync.DamagedRows.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
-            Output.json(["mended": mend.changed || records.changed || rows.changed || projectRows.contains { $0.notMended == nil },
+            Output.json(["mended": mend.changed || records.changed || rows.changed || projectRows.contains { $0.notMended == nil }
+                            || writingRows.contains { $0.notMended == nil },
+                         "writing_rows": writingRows.map(json),
                          "remade": mend.remade,
                          "project_rows": projectRows.map { outcome in
                              ["project": outcome.project?.hex ?? NSNull(), "mended": outcome.mended, "not_mended": outcome.notMended ?? NSNull()] as [String: Any]
@@ -148,10 +151,11 @@ enum RepairCommands {
             return
         }
         say(projectRows)
+        say(writingRows)
         say(records)
         say(rows)
         guard mend.changed else {
-            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty { return }
+            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty || !writingRows.isEmpty { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
@@ -194,6 +198,29 @@ enum RepairCommands {
                         + "'vaultctl repair --from DEVICE' rebuilds the store from your own device.")
         }
         if records.changed { Output.line("Stored change records mended; 'vaultctl sync status' shows whether each project syncs.") }
+    }
+
+    /// What mending damaged rows of the other writing tables did (reviewer15's R15-1, R15-4).
+    static func say(_ writingRows: [WritingRowMend.Outcome]) {
+        for outcome in writingRows {
+            let row = outcome.row
+            let project = row.project.map { "project \($0.hex)" } ?? "no project"
+            if let why = outcome.notMended {
+                Output.line("Could not mend a row of \(row.table) of \(project) (\(row.columns.joined(separator: ", "))): \(why). "
+                            + "Its commands stay refused.")
+            } else if outcome.dropped {
+                Output.line("Dropped a damaged row of \(row.table) of \(project) (\(row.columns.joined(separator: ", "))): it held no words "
+                            + "and is made again when needed (recorded).")
+            } else {
+                Output.line("Mended a row of \(row.table) of \(project) (\(outcome.mended.joined(separator: ", "))) from "
+                            + "\(row.table == "writing_blocks" ? "its document's other blocks" : "this vault's audit log") (recorded).")
+            }
+        }
+    }
+
+    static func json(_ outcome: WritingRowMend.Outcome) -> [String: Any] {
+        ["table": outcome.row.table, "project": outcome.row.project?.hex ?? NSNull(), "columns": outcome.row.columns,
+         "mended": outcome.mended, "dropped": outcome.dropped, "not_mended": outcome.notMended ?? NSNull()]
     }
 
     /// What mending damaged rows of the sync module's other tables did (closing note s10).
