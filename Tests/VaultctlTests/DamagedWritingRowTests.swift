@@ -33,9 +33,9 @@ struct DamagedWritingRowTests {
         /// What `repair` says it did with the row.
         var repaired: String {
             switch self {
-            case .nodeKind, .nodeCreatedAt, .blockPosition: "Mended a row of \(table) of project"
+            case .nodeKind, .nodeCreatedAt, .blockPosition, .blockKind: "Mended a row of \(table) of project"
             case .editEventEdits, .autoSnapshotReceived: "Dropped a damaged row of \(table) of project"
-            case .blockKind, .snapshotForm, .projectSnapshotParts: "Could not mend a row of \(table) of project"
+            case .snapshotForm, .projectSnapshotParts: "Could not mend a row of \(table) of project"
             }
         }
 

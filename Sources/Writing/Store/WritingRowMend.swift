@@ -10,7 +10,8 @@ import PrivilegedSession
 ///   words it counted stay in the document and its versions);
 /// - a node's kind and creation time: from the audit log's `writing.node-add` of that node (its
 ///   `kind` detail and its time), read in a session of the compartment when it is privileged;
-/// - a block's position: the one place its document's other blocks leave free;
+/// - a block's position: the one place its document's other blocks leave free; its kind: the one
+///   sealed in its record (R15-4), a privileged project's opened in a session (actor `repair`);
 /// - anything else is said, not guessed: the project stays refused, and `vaultctl repair --from
 ///   DEVICE` rebuilds it from an own device.
 /// A row that names no project here is not this repair's (`DamagedWritingRow`: the whole store's).
@@ -50,6 +51,8 @@ public enum WritingRowMend {
         switch row.table {
         case "writing_nodes" where Set(row.columns).isSubset(of: ["kind", "created_at"]):
             values = try nodeValues(row, in: vault)
+        case "writing_blocks" where row.columns == ["kind"]:
+            values = try sealedKind(row, in: vault).map { [("kind", SQLValue.text($0))] }
         case "writing_blocks" where row.columns == ["position"]:
             values = try vault.transaction { tx in try WritingStore(tx).freePosition(of: row).map { [("position", SQLValue.integer($0))] } }
         default:
@@ -61,6 +64,19 @@ public enum WritingRowMend {
         }
         try vault.transaction { tx in try WritingStore(tx).rewriteDamagedRow(row, values) }
         return Outcome(row: row, mended: values.map(\.column), dropped: false, notMended: nil)
+    }
+
+    /// A block's kind as sealed in its record (R15-4: the clear column must equal it, §14.4); a
+    /// privileged project's opened in a session (actor `repair`). Nil when the record does not open.
+    private static func sealedKind(_ row: DamagedWritingRow, in vault: UnlockedVault) throws -> String? {
+        guard let projectID = row.project else { return nil }
+        let project = try vault.transaction { tx in try WritingStore(tx).project(projectID) }
+        let session = project.compartment.isPrivileged
+            ? try PrivilegedProcessingSession.start(vault: vault, compartment: project.compartment, actor: "repair", purpose: "mend a damaged writing row")
+            : nil
+        defer { try? session?.end() }
+        let access: RecordAccess = session.map { .session($0) } ?? .vault
+        return try? vault.transaction { tx in try WritingStore(tx, access: access).sealedKind(of: row, in: project) }
     }
 
     /// A node's kind and creation time from its `writing.node-add` entry; nil when no readable one says them.
@@ -119,7 +135,21 @@ extension WritingStore {
             throw WritingError(.damagedRecord, "the row of \(row.table) is still damaged after it was written again")
         }
         try record(.writingRowMended, project, subject: project.id,
-                   details: Self.mendDetails(row, done: "rewritten", from: row.table == "writing_blocks" ? "document" : "audit-log"))
+                   details: Self.mendDetails(row, done: "rewritten", from: Self.source(of: row)))
+    }
+
+    /// Where a rewritten row's values came from (`WritingRowMend`).
+    package static func source(of row: DamagedWritingRow) -> String {
+        row.table != "writing_blocks" ? "audit-log" : row.columns == ["kind"] ? "sealed-record" : "document"
+    }
+
+    /// The kind sealed in a damaged block's record (`WritingRowMend`); the read is recorded as every read is.
+    func sealedKind(of row: DamagedWritingRow, in project: WritingProject) throws -> String? {
+        guard let id = try transaction.database.queryOne("SELECT id FROM writing_blocks WHERE rowid = ?", [.integer(row.rowid)])?.blob("id"),
+              let block = try? BlockID(bytes: id) else { return nil }
+        return try open([try WritingRecord.block(block)], of: project) { _, plaintext in
+            BlockEncoding.name(of: try BlockEncoding.decode(plaintext, id: block).kind)
+        }.first
     }
 
     /// The one position a damaged block's document leaves free (its other blocks hold 0 to n−1 but

@@ -213,7 +213,7 @@ enum RepairCommands {
                             + "and is made again when needed (recorded).")
             } else {
                 Output.line("Mended a row of \(row.table) of \(project) (\(outcome.mended.joined(separator: ", "))) from "
-                            + "\(row.table == "writing_blocks" ? "its document's other blocks" : "this vault's audit log") (recorded).")
+                            + "\(["document": "its document's other blocks", "sealed-record": "its sealed record"][WritingStore.source(of: row)] ?? "this vault's audit log") (recorded).")
             }
         }
     }
