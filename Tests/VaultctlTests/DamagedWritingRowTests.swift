@@ -91,6 +91,9 @@ struct DamagedWritingRowTests {
                 && listed.stderr.contains("'vaultctl repair' mends it"), "\(damage): \(listed.stderr)")
         let beta = try vault.run(["doc", "show", "Beta", "Draft"])
         #expect(beta.status == 0 && beta.stdout.contains("Words of Beta first."), "\(damage): \(beta.status) \(beta.stderr)")
+        let status = try vault.run(["sync", "status"])
+        #expect(status.status == 0 && status.stdout.contains("project \(alpha.lowercased()): LOCAL-ONLY: \(named)")
+                && status.stdout.contains(damage.table), "\(damage): \(status.stdout) \(status.stderr)")
         let backup = try vault.run(["backup", "-o", vault.root + "/backup-\(damage.rawValue)"])
         #expect(backup.status == 0, "\(damage): \(backup.status) \(backup.stderr)")
 

@@ -67,8 +67,10 @@ extension VaultSync {
     /// document's blocks); throws `damagedProject` when any of it does not open, so `sync status`
     /// says so before an exchange meets it (`state(of:)`).
     func checkOpens(_ projectID: ProjectID) throws {
+        // A damaged row of its writing tables (R15-1): said with its table and what mends it (ids and
+        // names of tables and columns only), as the unlocking warning says it.
+        do { try store.refuseDamagedRows(of: projectID) } catch let error as WritingError { throw SyncError(.damagedProject, error.message) }
         do {
-            try store.refuseDamagedRows(of: projectID)
             _ = try store.name(of: try store.project(projectID))
             for node in try store.nodes(in: projectID) where node.kind == .scene {
                 _ = try store.documentContent(of: node.id, in: projectID)
