@@ -22,6 +22,8 @@ final class WritingContext {
     private var sessions: [CompartmentID: PrivilegedProcessingSession] = [:]
     /// The project each one-command session was started for, whose writing session ends with it.
     private var sessionProjects: [CompartmentID: ProjectID] = [:]
+    /// The projects whose damaged name this command has warned of (`DamagedProjectName`).
+    private var warnedNames: Set<ProjectID> = []
 
     static let purposeOption = Option("--purpose", value: "TEXT",
                                       "why you read it; a privileged project is read only in a session: this opens a one-command session "
@@ -122,6 +124,24 @@ final class WritingContext {
         return try vault.transaction { tx in try WritingStore(tx, access: access).nameKeepingLookup(of: project) }
     }
 
+    /// `name(of:)` for a listing: a name that does not open is that project's damage (R15-8),
+    /// warned once and handed back, so the listing goes on with the other projects.
+    func listedName(of project: WritingProject) throws -> Result<String?, DamagedProjectName> {
+        do {
+            return .success(try name(of: project))
+        } catch {
+            guard let damage = DamagedProjectName(project.id, error) else { throw error }
+            warn(damage)
+            return .failure(damage)
+        }
+    }
+
+    /// Warns of a damaged name once per command, however often the name is met.
+    private func warn(_ damage: DamagedProjectName) {
+        guard warnedNames.insert(damage.project).inserted else { return }
+        Output.note(damage.warning)
+    }
+
     func projects() throws -> [WritingProject] { try vault.transaction { tx in try WritingStore(tx).projects() } }
 
     /// PROJECT: its id (32 hex digits), or its name; a name two projects have is refused.
@@ -181,11 +201,19 @@ final class WritingContext {
 
     /// Whether `project` is named `name`: a privileged project by its lookup hash when it has one,
     /// otherwise by reading its name, but only as `accessWithoutNewSession` allows (else `.unknown`).
+    /// A name that does not open is that project's damage (R15-8): its lookup hash answers for it
+    /// when it has one (the hash is kept apart from the sealed name), else it is named otherwise.
     private func match(_ project: WritingProject, named name: String, byHash: WritingStore.NameMatch) throws -> WritingStore.NameMatch {
         if project.isPrivileged, byHash != .unknown { return byHash }
         guard let access = accessWithoutNewSession(for: project) else { return .unknown }
-        let read = try vault.transaction { tx in try WritingStore(tx, access: access).nameKeepingLookup(of: project) }
-        return read == name ? .named : .namedOtherwise
+        do {
+            let read = try vault.transaction { tx in try WritingStore(tx, access: access).nameKeepingLookup(of: project) }
+            return read == name ? .named : .namedOtherwise
+        } catch {
+            guard let damage = DamagedProjectName(project.id, error) else { throw error }
+            warn(damage)
+            return byHash == .unknown ? .namedOtherwise : byHash
+        }
     }
 
     /// DOC or CHAPTER in `project`: its id, or its title (the one node with it).

@@ -5,6 +5,7 @@
 /// version without unsealing anything) and the sealed value. Statements are prepared once per store,
 /// which lives for one transaction.
 final class SealedRecordStore {
+    static let tableName = "sealed_records"
     /// The table, as CryptoVault's first named module migration.
     static let migrationName = "sealed-records"
     static let migrationSQL = """

@@ -148,7 +148,8 @@ final class SealedRecords {
         }
         let headerVersion = try SealedRecordCodec.Header.keyVersion(parsing: sealed)
         guard headerVersion == keyVersion else {
-            throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(headerVersion), its row \(keyVersion)")
+            throw CryptoVaultError(.corruptRecord, "sealed record \(location) says key version \(headerVersion), its row \(keyVersion) "
+                                   + "(the row is damaged; 'vaultctl repair' writes it again from the record)")
         }
     }
 

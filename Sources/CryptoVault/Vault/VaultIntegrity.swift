@@ -11,8 +11,12 @@ package enum VaultIntegrity {
     package static let findingLimit = 1_000
 
     /// CryptoVault's own tables whose damaged rows are read safely: a trust level that is no level
-    /// reads as `other`, which grants nothing (`DeviceTrust.stored`; attack review s8, F10).
-    static let coreTablesReadSafely: Set<String> = [DeviceTrust.tableName]
+    /// reads as `other`, which grants nothing (`DeviceTrust.stored`; attack review s8, F10); a sealed
+    /// record whose clear columns break a CHECK does not open, and only it: its key version column
+    /// is checked against its authenticated header's, its sizes by its parser, its location by the
+    /// AD (`SealedRecords.checkRow`; reviewer15's R15-7: one bit of a key version refused every
+    /// command, `audit verify` and `repair` included).
+    static let coreTablesReadSafely: Set<String> = [DeviceTrust.tableName, SealedRecordStore.tableName]
 
     /// The damaged rows of mending modules' tables (table: findings), empty for a whole database;
     /// throws `.corruptVault` with the first findings for anything else.

@@ -24,9 +24,17 @@ public struct DamagedProjectRow: Sendable, Equatable {
     /// The row's rowid: a row whose id is damaged has no other name.
     public let rowid: Int64
 
+    /// Said in `columns` when what is damaged is the project's compartment's own row in
+    /// `compartments` (its register, id, binding or name hash; reviewer15's R15-9): CryptoVault's
+    /// row, which `vaultctl repair` writes again where its binding says what it held.
+    public static let compartmentRow = "compartments"
+
     /// What is wrong, for warnings, `sync status` and errors: the project id and column names only.
     public var problem: String {
-        "the row of project \(id?.hex ?? "(id damaged, row \(rowid))") in writing_projects is damaged (\(columns.joined(separator: ", ")) "
+        if columns == [Self.compartmentRow] {
+            return "the compartment of project \(id?.hex ?? "(row \(rowid))") is damaged (its row in compartments fails its checks)"
+        }
+        return "the row of project \(id?.hex ?? "(id damaged, row \(rowid))") in writing_projects is damaged (\(columns.joined(separator: ", ")) "
             + "\(columns.count == 1 ? "holds" : "hold") a value no writer stores, or no compartment of this vault)"
     }
 

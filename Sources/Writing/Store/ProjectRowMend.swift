@@ -44,6 +44,11 @@ public enum ProjectRowMend {
 
     private static func mend(_ damage: DamagedProjectRow, in vault: UnlockedVault) throws -> Outcome {
         let unmended = { (why: String) in Outcome(project: damage.id, rowid: damage.rowid, mended: [], notMended: why) }
+        // The compartment's own row (R15-9) is CryptoVault's, mended before this where its binding says how.
+        if damage.columns == [DamagedProjectRow.compartmentRow] {
+            return unmended("its compartment's row in compartments is damaged, and its binding verifies no register, flag or id this vault "
+                            + "knows, so it cannot be written again here; 'vaultctl repair --from DEVICE' rebuilds the store from your own device")
+        }
         guard let (id, compartment) = try owner(of: damage, in: vault) else {
             return unmended("no live compartment of this vault holds the project's name (one named for it, where its sealed name opens), "
                             + "so nothing of it can be opened here; 'vaultctl repair --from DEVICE' rebuilds the store from your own device that holds it")

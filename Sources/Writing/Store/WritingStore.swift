@@ -81,9 +81,20 @@ public struct WritingStore {
     public func projects() throws -> [WritingProject] {
         let destroyed = try transaction.compartmentsDestroyed()
         return try projectTable.all().compactMap { stored in
-            guard case .whole(let row, _) = stored, destroyed[row.compartmentID] == false else { return nil }
-            let compartment = try transaction.compartment(withID: row.compartmentID)
+            guard case .whole(let row, _) = stored, destroyed[row.compartmentID] == false,
+                  let compartment = try wholeCompartment(row.compartmentID) else { return nil }
             return Self.isMade(in: compartment, row.id) ? WritingProject(row, compartment: compartment) : nil
+        }
+    }
+
+    /// Live compartment `id`, or nil when its own row in `compartments` is damaged (R15-9: one bit of
+    /// its register failed the whole vault): that compartment's projects' damage alone
+    /// (`DamagedProjectRow.compartmentRow`).
+    private func wholeCompartment(_ id: CompartmentID) throws -> VaultCompartment? {
+        do {
+            return try transaction.compartment(withID: id)
+        } catch let error as CryptoVaultError where error.code == .corruptVault {
+            return nil
         }
     }
 
@@ -132,8 +143,12 @@ public struct WritingStore {
                 if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
             case nil: if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
             case false?:
-                // A live compartment named for another project (V-2, V-3, V-8).
-                if let id, !columns.contains("compartment_uuid"), let column = try misnamed(compartment, for: id, held: held) { columns.append(column) }
+                // A live compartment whose own row is damaged (R15-9), or named for another project (V-2, V-3, V-8).
+                if try wholeCompartment(compartment) == nil {
+                    columns.append(DamagedProjectRow.compartmentRow)
+                } else if let id, !columns.contains("compartment_uuid"), let column = try misnamed(compartment, for: id, held: held) {
+                    columns.append(column)
+                }
             }
         }
         return columns.isEmpty ? nil : DamagedProjectRow(id: id, compartmentID: compartment, columns: columns, rowid: rowid)
@@ -171,8 +186,7 @@ public struct WritingStore {
     public func project(_ id: ProjectID) throws -> WritingProject {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
         do {
-            let compartment = try transaction.compartment(withID: row.compartmentID)
-            guard Self.isMade(in: compartment, id) else { throw try damagedRowError(id) }
+            guard let compartment = try wholeCompartment(row.compartmentID), Self.isMade(in: compartment, id) else { throw try damagedRowError(id) }
             return WritingProject(row, compartment: compartment)
         } catch let error as CryptoVaultError where error.code == .foreignBundle {
             // Destroyed: shredded, as before. Named nowhere in this vault: the row is damaged (N-s14-9).

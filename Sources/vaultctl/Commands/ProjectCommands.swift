@@ -50,7 +50,7 @@ enum ProjectCommands {
             let context = try WritingContext(arguments)
             defer { context.end() }
             let origins = try SharedProjectOrigin.all(in: context.vault)
-            let rows = try context.projects().map { project in json(project, name: try context.name(of: project), sharedBy: origins[project.id]) }
+            let rows = try context.projects().map { project in json(project, listed: try context.listedName(of: project), sharedBy: origins[project.id]) }
             if arguments.has("--json") { Output.json(rows); return }
             if rows.isEmpty { Output.line("No projects yet: 'vaultctl project create NAME --register R'."); return }
             for row in rows {
@@ -60,7 +60,7 @@ enum ProjectCommands {
                              (row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived",
                              (row["shared_by"] as? [String: Any]).map { "someone else's, shared by device \($0["name"]!) (\($0["role"]!))" }]
                     .compactMap { $0 }.joined(separator: ", ")
-                Output.line("\(row["id"]!)  \(row["name"] as? String ?? "(privileged)")  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
+                Output.line("\(row["id"]!)  \(shownName(row))  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
             }
         }
 
@@ -79,7 +79,7 @@ enum ProjectCommands {
             let outline = try context.store(for: project) { try $0.outline(of: project.id) }
             let folders = outline.filter { $0.kind == .chapter }.count, documents = outline.count - folders
             let sharedBy = try SharedProjectOrigin.all(in: context.vault)[project.id]
-            var row = json(project, name: try context.name(of: project), sharedBy: sharedBy)
+            var row = json(project, listed: try context.listedName(of: project), sharedBy: sharedBy)
             row["documents"] = documents
             row["folders"] = folders
             row["citation"] = project.register.profile.citationStyle.rawValue
@@ -87,7 +87,7 @@ enum ProjectCommands {
             if arguments.has("--json") { Output.json(row); return }
             let register = project.register
             Output.line("\(WritingContext.term(.project, register).capitalized) \(project.id)")
-            Output.line("  name         \(row["name"] as? String ?? "(privileged)")")
+            Output.line("  name         \(shownName(row))")
             if let sharedBy { Output.line("  origin       \(sharedBy.label)") }
             Output.line("  register     \(register.rawValue)\(project.isPrivileged ? " (privileged)" : "")")
             // The kind and the compartment's name are values, quoted: '--kind document', a compartment 'project ID'.
@@ -158,6 +158,24 @@ enum ProjectCommands {
 
     /// `shared_by`: whose the project is when someone else's device shared it with this vault (F17: it
     /// may carry any name, one of the owner's privileged charts' included), else null.
+    /// `json(_:name:sharedBy:)` for a name as a listing reads it: one that does not open is null,
+    /// with `name_damaged` saying why (R15-8).
+    static func json(_ project: WritingProject, listed: Result<String?, DamagedProjectName>, sharedBy: SharedProjectOrigin?) -> [String: Any] {
+        switch listed {
+        case .success(let name): return json(project, name: name, sharedBy: sharedBy)
+        case .failure(let damage):
+            var row = json(project, name: nil, sharedBy: sharedBy)
+            row["name_damaged"] = damage.reason
+            return row
+        }
+    }
+
+    /// A row's name as the text output shows it: the name, or why there is none.
+    static func shownName(_ row: [String: Any]) -> String {
+        if let name = row["name"] as? String { return name }
+        return row["name_damaged"] == nil ? "(privileged)" : "(name damaged)"
+    }
+
     static func json(_ project: WritingProject, name: String?, sharedBy: SharedProjectOrigin? = nil) -> [String: Any] {
         ["id": project.id.hex, "name": name ?? NSNull(), "register": project.register.rawValue, "kind": project.kind.rawValue,
          "privileged": project.isPrivileged, "compartment": project.compartment.name,

@@ -127,6 +127,11 @@ enum RepairCommands {
         let lock = try holdingTheVault(arguments)
         defer { withExtendedLifetime(lock) {} }
         let unlocked = try VaultLocation.unlock(arguments)
+        // The core's rows first (R15-7, R15-9, R15-10): a project row is judged against its compartment.
+        let keyVersions = try SealedRecordKeyVersionMend.mend(unlocked)
+        let compartmentRows = try CompartmentRowMend.mend(unlocked, candidateIDs: try unlocked.transaction { tx in
+            try WritingStore(tx).damagedProjects().compactMap(\.compartmentID)
+        })
         let projectRows = try ProjectRowMend.mend(unlocked)
         let writingRows = try WritingRowMend.mend(unlocked)
         let mend = try SyncExchangeHealth.mend(unlocked)
@@ -135,8 +140,10 @@ enum RepairCommands {
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
             Output.json(["mended": mend.changed || records.changed || rows.changed || projectRows.contains { $0.notMended == nil }
-                            || writingRows.contains { $0.notMended == nil },
+                            || writingRows.contains { $0.notMended == nil } || !keyVersions.isEmpty || !compartmentRows.isEmpty,
                          "writing_rows": writingRows.map(json),
+                         "sealed_records_mended": keyVersions,
+                         "compartment_rows_mended": compartmentRows.map { ["compartment": $0.compartment.hex, "columns": $0.columns] as [String: Any] },
                          "remade": mend.remade,
                          "project_rows": projectRows.map { outcome in
                              ["project": outcome.project?.hex ?? NSNull(), "mended": outcome.mended, "not_mended": outcome.notMended ?? NSNull()] as [String: Any]
@@ -150,12 +157,17 @@ enum RepairCommands {
                          "rows_mended": rows.mended, "rows_dropped": rows.dropped, "waiting": (rows.waiting + rows.rewaiting.filter { !rows.waiting.contains($0) }).map(\.hex)])
             return
         }
+        for location in keyVersions { Output.line("Mended the key_version of sealed record \(location) from its sealed header.") }
+        for row in compartmentRows {
+            Output.line("Mended the row of compartment \(row.compartment.hex) in compartments (\(row.columns.joined(separator: ", "))) from its binding.")
+        }
         say(projectRows)
         say(writingRows)
         say(records)
         say(rows)
         guard mend.changed else {
-            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty || !writingRows.isEmpty { return }
+            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty || !writingRows.isEmpty
+                || !keyVersions.isEmpty || !compartmentRows.isEmpty { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
