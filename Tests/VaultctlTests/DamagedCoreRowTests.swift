@@ -54,11 +54,11 @@ struct DamagedCoreRowTests {
             }
         }
 
-        /// What `repair` says it mended; nil where the vault holds no evidence of the value (the key
-        /// version a compartment's salt was made for).
+        /// What `repair` says it mended; nil for the name, which only its owner can give again.
         var mended: String? {
             switch self {
-            case .nameRecord, .compartmentKeyVersion: nil
+            case .nameRecord: nil
+            case .compartmentKeyVersion: "in compartment_keys: it is version 1 again"
             case .recordKeyVersion: "Mended the key_version of sealed record writing/writing_nodes/"
             case .compartmentRegister: "in compartments (register) from its binding"
             case .compartmentID: "in compartments (uuid) from its binding"

@@ -129,6 +129,7 @@ enum RepairCommands {
         let unlocked = try VaultLocation.unlock(arguments)
         // The core's rows first (R15-7, R15-9, R15-10): a project row is judged against its compartment.
         let keyVersions = try SealedRecordKeyVersionMend.mend(unlocked)
+        let compartmentKeys = try CompartmentKeyVersionMend.mend(unlocked)
         let compartmentRows = try CompartmentRowMend.mend(unlocked, candidateIDs: try unlocked.transaction { tx in
             try WritingStore(tx).damagedProjects().compactMap(\.compartmentID)
         })
@@ -139,9 +140,12 @@ enum RepairCommands {
         let rows = try VaultSync.DamagedRows.mend(unlocked)
         let dropped = mend.dropped.sorted { $0.key < $1.key }
         if arguments.has("--json") {
+            let coreMended: Bool = !keyVersions.isEmpty || !compartmentRows.isEmpty || compartmentKeys.contains { $0.mended }
+            let keyRows: [[String: Any]] = compartmentKeys.map { ["compartment": $0.compartment.hex, "version": Int($0.version), "mended": $0.mended] }
             Output.json(["mended": mend.changed || records.changed || rows.changed || projectRows.contains { $0.notMended == nil }
-                            || writingRows.contains { $0.notMended == nil } || !keyVersions.isEmpty || !compartmentRows.isEmpty,
+                            || writingRows.contains { $0.notMended == nil } || coreMended,
                          "writing_rows": writingRows.map(json),
+                         "compartment_key_versions": keyRows,
                          "sealed_records_mended": keyVersions,
                          "compartment_rows_mended": compartmentRows.map { ["compartment": $0.compartment.hex, "columns": $0.columns] as [String: Any] },
                          "remade": mend.remade,
@@ -158,6 +162,13 @@ enum RepairCommands {
             return
         }
         for location in keyVersions { Output.line("Mended the key_version of sealed record \(location) from its sealed header.") }
+        for key in compartmentKeys {
+            Output.line(key.mended
+                ? "Mended the key version row of compartment \(key.compartment.hex) in compartment_keys: it is version \(key.version) again (its salt opens the records sealed under it)."
+                : "Could not mend compartment \(key.compartment.hex): its records are sealed under key version \(key.version), which no row of "
+                    + "compartment_keys opens here (a privileged compartment's is not tried outside a session); its projects stay damaged until "
+                    + "'vaultctl repair --from DEVICE' rebuilds them from your own device, or a backup is restored.")
+        }
         for row in compartmentRows {
             Output.line("Mended the row of compartment \(row.compartment.hex) in compartments (\(row.columns.joined(separator: ", "))) from its binding.")
         }
@@ -167,7 +178,7 @@ enum RepairCommands {
         say(rows)
         guard mend.changed else {
             if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty || !writingRows.isEmpty
-                || !keyVersions.isEmpty || !compartmentRows.isEmpty { return }
+                || !keyVersions.isEmpty || !compartmentRows.isEmpty || !compartmentKeys.isEmpty { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
         }
