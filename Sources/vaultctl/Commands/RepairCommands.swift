@@ -142,9 +142,11 @@ enum RepairCommands {
         if arguments.has("--json") {
             let coreMended: Bool = !keyVersions.isEmpty || !compartmentRows.isEmpty || compartmentKeys.contains { $0.mended }
             let keyRows: [[String: Any]] = compartmentKeys.map { ["compartment": $0.compartment.hex, "version": Int($0.version), "mended": $0.mended] }
-            Output.json(["mended": mend.changed || records.changed || rows.changed || projectRows.contains { $0.notMended == nil }
-                            || writingRows.contains { $0.notMended == nil } || coreMended,
-                         "writing_rows": writingRows.map(json),
+            let writingMended: Bool = projectRows.contains { $0.notMended == nil } || writingRows.contains { $0.notMended == nil }
+            let mended: Bool = mend.changed || records.changed || rows.changed || writingMended || coreMended
+            let writingRowsJSON: [[String: Any]] = writingRows.map(json)
+            Output.json(["mended": mended,
+                         "writing_rows": writingRowsJSON,
                          "compartment_key_versions": keyRows,
                          "sealed_records_mended": keyVersions,
                          "compartment_rows_mended": compartmentRows.map { ["compartment": $0.compartment.hex, "columns": $0.columns] as [String: Any] },
