@@ -9,12 +9,19 @@ import TestSupport
 /// on a file outside the table's owner.
 @Suite struct OwnedSQLGuardTests {
     /// Table → its owner type and the file(s) that type lives in.
+    /// The repair doors of the core tables (reviewer15's R15-7, R15-9, R15-10): each reads the rows a
+    /// flipped bit damaged, across the tables that say what the row held, and writes that one row
+    /// again, recorded. They are their tables' owners' for that one purpose, as BundleRestore is.
+    static let keyVersionMend = "CryptoVault/Vault/CompartmentKeyVersionMend.swift"
+    static let recordVersionMend = "CryptoVault/Records/SealedRecordKeyVersionMend.swift"
+    static let compartmentRowMend = "CryptoVault/Vault/CompartmentRowMend.swift"
+
     static let owners: [String: (owner: String, files: Set<String>)] = [
         "vault_meta": ("Vault", ["CryptoVault/Vault/Vault.swift", "CryptoVault/Vault/MetadataBinding.swift"]),
         "keyslots": ("Vault (keyslots)", ["CryptoVault/Vault/Vault.swift", "CryptoVault/Vault/UnlockedVault.swift"]),
-        "compartments": ("CompartmentStore", ["CryptoVault/Vault/CompartmentStore.swift", "CryptoVault/Vault/MetadataBinding.swift"]),
-        "compartment_keys": ("CompartmentStore", ["CryptoVault/Vault/CompartmentStore.swift"]),
-        "bundles": ("BundleStore", ["CryptoVault/Vault/BundleStore.swift", "CryptoVault/Vault/BundleRestore.swift"]),
+        "compartments": ("CompartmentStore", ["CryptoVault/Vault/CompartmentStore.swift", "CryptoVault/Vault/MetadataBinding.swift", keyVersionMend, recordVersionMend, compartmentRowMend]),
+        "compartment_keys": ("CompartmentStore", ["CryptoVault/Vault/CompartmentStore.swift", keyVersionMend]),
+        "bundles": ("BundleStore", ["CryptoVault/Vault/BundleStore.swift", "CryptoVault/Vault/BundleRestore.swift", keyVersionMend]),
         "audit_entries": ("AuditTreeStore (reads) and AuditEntryWriter (appends)", ["AuditChain/AuditTreeStore.swift", "AuditChain/AuditEntryWriter.swift"]),
         "audit_nodes": ("AuditTreeStore", ["AuditChain/AuditTreeStore.swift"]),
         "audit_signing_keys": ("AuditKeyChainStore", ["AuditChain/AuditKeyChainStore.swift"]),
@@ -29,7 +36,7 @@ import TestSupport
         "shared_compartments": ("SharedCompartmentStore", ["CryptoVault/Sharing/SharedCompartmentStore.swift"]),
         "shared_compartment_keys": ("SharedCompartmentStore", ["CryptoVault/Sharing/SharedCompartmentStore.swift"]),
         "module_migrations": ("ModuleMigrationLog", ["CryptoVault/Store/ModuleMigrationLog.swift"]),
-        "sealed_records": ("SealedRecordStore", ["CryptoVault/Records/SealedRecordStore.swift"]),
+        "sealed_records": ("SealedRecordStore", ["CryptoVault/Records/SealedRecordStore.swift", keyVersionMend, recordVersionMend]),
     ]
 
     /// Reaches not yet routed through the owner: (table, file). Empty, and it must stay so: every

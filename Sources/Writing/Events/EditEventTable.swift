@@ -6,6 +6,11 @@ import CryptoVault
 struct EditEventTable {
     let database: Database
 
+    /// The id in the row at `rowid`, whatever it holds (a damaged row's, `WritingRowMend`).
+    func id(atRowid rowid: Int64) throws -> [UInt8]? {
+        try database.queryOne("SELECT id FROM writing_edit_events WHERE rowid = ?", [.integer(rowid)])?.blob("id")
+    }
+
     struct Row: Equatable {
         let id: EditEventID
         let project: ProjectID

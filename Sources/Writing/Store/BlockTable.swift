@@ -5,6 +5,18 @@ import CryptoVault
 struct BlockTable {
     let database: Database
 
+    /// The id in the row at `rowid`, whatever it holds (a damaged row's, `WritingRowMend`).
+    func id(atRowid rowid: Int64) throws -> [UInt8]? {
+        try database.queryOne("SELECT id FROM writing_blocks WHERE rowid = ?", [.integer(rowid)])?.blob("id")
+    }
+
+    /// The positions of the other blocks of the document the row at `rowid` names.
+    func positions(besideRowid rowid: Int64) throws -> [Int64] {
+        try database.query("""
+            SELECT position FROM writing_blocks WHERE node_id = (SELECT node_id FROM writing_blocks WHERE rowid = ?) AND rowid <> ?
+            """, [.integer(rowid), .integer(rowid)]).map { try $0.integer("position") }
+    }
+
     struct Row: Equatable {
         let id: BlockID
         var position: Int

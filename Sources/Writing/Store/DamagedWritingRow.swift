@@ -42,7 +42,7 @@ public struct DamagedWritingRow: Sendable, Equatable {
     }
     /// The row's project id when it is whole and names a project row here.
     private static func owned(by column: String) -> String {
-        "CASE WHEN \(blob(column)) AND EXISTS (SELECT 1 FROM writing_projects AS owner WHERE owner.id = \(column)) THEN \(column) END"
+        "CASE WHEN \(blob(column)) AND \(ProjectTable.holds(column)) THEN \(column) END"
     }
 
     /// Every block kind this build writes (`BlockEncoding.name(of:)`).
@@ -57,7 +57,7 @@ public struct DamagedWritingRow: Sendable, Equatable {
         ], owner: owned(by: "project_id"), words: "its documents and folders"),
         Rule(table: "writing_blocks", columns: [
             ("id", blob("id")), ("node_id", blob("node_id")), ("position", integer("position", atLeast: 0)), ("kind", oneOf("kind", blockKinds)),
-        ], owner: "(SELECT \(owned(by: "document.project_id")) FROM writing_nodes AS document WHERE document.id = writing_blocks.node_id)",
+        ], owner: NodeTable.select(owned(by: "document.project_id"), ofDocument: "writing_blocks.node_id"),
              words: "its documents' paragraphs"),
         Rule(table: "writing_entries", columns: [
             ("id", blob("id")), ("project_id", blob("project_id")), ("kind", oneOf("kind", ["character", "place", "plot-beat", "snippet"])),

@@ -5,6 +5,16 @@ import CryptoVault
 struct NodeTable {
     let database: Database
 
+    /// The id in the row at `rowid`, whatever it holds (a damaged row's, `WritingRowMend`).
+    func id(atRowid rowid: Int64) throws -> [UInt8]? {
+        try database.queryOne("SELECT id FROM writing_nodes WHERE rowid = ?", [.integer(rowid)])?.blob("id")
+    }
+
+    /// SQL: `expression` over the node (as `document`) whose id is `idColumn`'s (`DamagedWritingRow`).
+    static func select(_ expression: String, ofDocument idColumn: String) -> String {
+        "(SELECT \(expression) FROM writing_nodes AS document WHERE document.id = \(idColumn))"
+    }
+
     struct Row: Equatable {
         let id: NodeID
         let kind: NodeKind

@@ -6,6 +6,11 @@ import CryptoVault
 struct ProjectTable {
     let database: Database
 
+    /// SQL: whether `column` holds the id of a row of this table (`DamagedWritingRow`).
+    static func holds(_ column: String) -> String {
+        "EXISTS (SELECT 1 FROM writing_projects AS owner WHERE owner.id = \(column))"
+    }
+
     struct Row {
         let id: ProjectID
         let compartmentID: CompartmentID

@@ -83,7 +83,7 @@ public enum WritingRowMend {
     private static func nodeValues(_ row: DamagedWritingRow, in vault: UnlockedVault) throws -> [(column: String, value: SQLValue)]? {
         guard let projectID = row.project else { return nil }
         let (project, node) = try vault.transaction { tx in
-            (try WritingStore(tx).project(projectID), try tx.database.queryOne("SELECT id FROM writing_nodes WHERE rowid = ?", [.integer(row.rowid)])?.blob("id"))
+            (try WritingStore(tx).project(projectID), try NodeTable(database: tx.database).id(atRowid: row.rowid))
         }
         guard let node, node.count == 16 else { return nil }
         let session = project.compartment.isPrivileged
@@ -115,7 +115,7 @@ extension WritingStore {
         guard let projectID = row.project else { return }
         let project = try self.project(projectID)
         if row.table == "writing_edit_events",
-           let id = try transaction.database.queryOne("SELECT id FROM writing_edit_events WHERE rowid = ?", [.integer(row.rowid)])?.blob("id"),
+           let id = try EditEventTable(database: transaction.database).id(atRowid: row.rowid),
            let event = try? EditEventID(bytes: id) {
             try? transaction.removeRecord(at: try WritingRecord.editEvent(event), in: project.compartment)
         }
@@ -145,7 +145,7 @@ extension WritingStore {
 
     /// The kind sealed in a damaged block's record (`WritingRowMend`); the read is recorded as every read is.
     func sealedKind(of row: DamagedWritingRow, in project: WritingProject) throws -> String? {
-        guard let id = try transaction.database.queryOne("SELECT id FROM writing_blocks WHERE rowid = ?", [.integer(row.rowid)])?.blob("id"),
+        guard let id = try blockTable.id(atRowid: row.rowid),
               let block = try? BlockID(bytes: id) else { return nil }
         return try open([try WritingRecord.block(block)], of: project) { _, plaintext in
             BlockEncoding.name(of: try BlockEncoding.decode(plaintext, id: block).kind)
@@ -155,9 +155,7 @@ extension WritingStore {
     /// The one position a damaged block's document leaves free (its other blocks hold 0 to n−1 but
     /// one); nil when that is not so.
     func freePosition(of row: DamagedWritingRow) throws -> Int64? {
-        let taken = try transaction.database.query("""
-            SELECT position FROM writing_blocks WHERE node_id = (SELECT node_id FROM writing_blocks WHERE rowid = ?) AND rowid <> ?
-            """, [.integer(row.rowid), .integer(row.rowid)]).map { try $0.integer("position") }
+        let taken = try blockTable.positions(besideRowid: row.rowid)
         let free = Set(0...Int64(taken.count)).subtracting(taken)
         return free.count == 1 && Set(taken).count == taken.count ? free.first : nil
     }
