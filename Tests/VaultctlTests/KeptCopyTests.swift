@@ -40,6 +40,12 @@ struct KeptCopyTests {
         #expect(opened.stderr.contains("audit verify --read-only --vault \(kept)"), "\(opened.stderr)")
         #expect(InMemoryModeTests.tree(kept) == before, "the refused open changed the kept copy")
 
+        // The command the refusal names reads it (F17-14: it said the assets/ folder was missing) and changes nothing.
+        let verified = try CLI.run(["audit", "verify", "--read-only", "--vault", kept, "--json"])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(try RepairCommandTests.json(verified)["verified"] as? Bool == true, "\(verified.stdout)")
+        #expect(InMemoryModeTests.tree(kept) == before, "audit verify --read-only changed the kept copy")
+
         // Destroy and passwd name the copy and are refused until told to remove it.
         let destroy = try f.laptop.run(["compartment", "destroy", "Patient B", "--yes"])
         #expect(destroy.status == 1 && destroy.stderr.contains(kept) && destroy.stderr.contains("--remove-kept-copies"), "\(destroy.stderr)")

@@ -2,6 +2,7 @@ import AuditChain
 import CryptoVault
 import Foundation
 import PeerChannel
+import Sync
 
 /// vaultctl audit: the log, its verification, exports for auditors, checkpoints and proofs.
 enum AuditCommands {
@@ -40,6 +41,9 @@ enum AuditCommands {
         """, options: [Option("--read-only", "write nothing (no audit.verify entry, no checkpoint): for a copy of a vault folder")],
         json: true, examples: ["vaultctl audit verify", "vaultctl audit verify --read-only --vault /media/usb/vault-copy --json"]) { arguments in
             let readOnly = arguments.has("--read-only")
+            // A copy repair kept holds no assets/ folder (only the database): it is verified from a
+            // copy in memory, as `doc show --read-only` reads it (reviewer s17, F17-14).
+            if readOnly, DamagedStoreCopy.isKeptCopy(VaultLocation.realDirectory(arguments)) { try KeptCopies.readIfAsked(arguments) }
             let vault = readOnly ? try VaultLocation.openReadOnly(arguments) : try VaultLocation.open(arguments, upgrade: false)
             let report: AuditVerifier.Report
             let witnesses: [WitnessStatus]
