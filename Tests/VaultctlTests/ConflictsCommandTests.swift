@@ -28,6 +28,7 @@ struct ConflictsCommandTests {
         #expect(text.stdout.contains("Arrival") && text.stdout.contains("sync-conflict"))
         #expect(try vault.run(["branch", "discard", "Harbour", "Arrival", "2"]).status == 0)
         #expect(try #require(try Self.json(try vault.run(["conflicts", "--json"]))["conflicts"] as? [[String: Any]]).isEmpty)
-        #expect(try vault.run(["conflicts", "Nowhere"]).status != 0)
+        let nowhere = try vault.run(["conflicts", "Nowhere"])
+        #expect(nowhere.status == 66 && nowhere.stderr.contains("no project 'Nowhere'"), "\(nowhere.status) \(nowhere.stderr)")
     }
 }
