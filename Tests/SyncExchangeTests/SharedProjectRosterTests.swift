@@ -14,18 +14,27 @@ import Writing
 @Suite(.serialized) struct SharedProjectRosterTests {
     typealias F = SyncExchangeFixture
 
+    /// A colleague's vault paired with the desk, each trusting the other as someone else's ('other').
+    static func colleague(pairedWith f: F) throws -> (TestVault, DeviceKeys) {
+        let colleague = try TestVault(modules: F.modules)
+        let keys = try colleague.unlocked.deviceKeys(named: "colleague")
+        try f.desk.unlocked.storePairing(FamilyPairing(peer: keys.profile, role: .host, pairedAt: 1))
+        try colleague.unlocked.storePairing(FamilyPairing(peer: f.deskKeys.profile, role: .join, pairedAt: 1))
+        try f.desk.unlocked.setTrust(.other, of: keys.profile.deviceID, atPairing: true)
+        try colleague.unlocked.setTrust(.other, of: f.deskKeys.profile.deviceID, atPairing: true)
+        return (colleague, keys)
+    }
+
+    /// `vaultctl sync now` on the colleague, with the desk.
+    static func sync(_ colleague: TestVault, _ keys: DeviceKeys, with f: F) throws -> SyncRunReport {
+        let client = try ChannelClient(connectingTo: f.server.address, localKeys: keys, peer: f.deskKeys.profile)
+        return try SyncInitiator(vault: colleague.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+    }
+
     @Test func aColleaguesEditsReachTheOwnersOtherDeviceAndTheOwnersLaterEditsStillFollow() throws {
         let f = try F()
-        let colleague = try TestVault(modules: F.modules)
-        let colleagueKeys = try colleague.unlocked.deviceKeys(named: "colleague")
-        try f.desk.unlocked.storePairing(FamilyPairing(peer: colleagueKeys.profile, role: .host, pairedAt: 1))
-        try colleague.unlocked.storePairing(FamilyPairing(peer: f.deskKeys.profile, role: .join, pairedAt: 1))
-        try f.desk.unlocked.setTrust(.other, of: colleagueKeys.profile.deviceID, atPairing: true)
-        try colleague.unlocked.setTrust(.other, of: f.deskKeys.profile.deviceID, atPairing: true)
-        func syncColleague() throws -> SyncRunReport {
-            let client = try ChannelClient(connectingTo: f.server.address, localKeys: colleagueKeys, peer: f.deskKeys.profile)
-            return try SyncInitiator(vault: colleague.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
-        }
+        let (colleague, colleagueKeys) = try Self.colleague(pairedWith: f)
+        func syncColleague() throws -> SyncRunReport { try Self.sync(colleague, colleagueKeys, with: f) }
 
         let project = try F.project(f.desk, "Brief")
         let document = try F.document(f.desk, in: project, "Draft", ["first", "second"])
@@ -53,12 +62,7 @@ import Writing
     /// colleague's record and the desk's record built on it verify on the tablet.
     @Test func aThirdOwnDeviceLearnsAnEditorFromTheRosterAlone() throws {
         let f = try F()
-        let colleague = try TestVault(modules: F.modules)
-        let colleagueKeys = try colleague.unlocked.deviceKeys(named: "colleague")
-        try f.desk.unlocked.storePairing(FamilyPairing(peer: colleagueKeys.profile, role: .host, pairedAt: 1))
-        try colleague.unlocked.storePairing(FamilyPairing(peer: f.deskKeys.profile, role: .join, pairedAt: 1))
-        try f.desk.unlocked.setTrust(.other, of: colleagueKeys.profile.deviceID, atPairing: true)
-        try colleague.unlocked.setTrust(.other, of: f.deskKeys.profile.deviceID, atPairing: true)
+        let (colleague, colleagueKeys) = try Self.colleague(pairedWith: f)
         let tablet = try TestVault(modules: F.modules)
         let tabletKeys = try tablet.unlocked.deviceKeys(named: "tablet")
         try f.laptop.unlocked.storePairing(FamilyPairing(peer: tabletKeys.profile, role: .host, pairedAt: 1))
@@ -71,10 +75,7 @@ import Writing
                                              services: [SyncChannelService(vault: f.laptop.unlocked, coordinator: nil)])
         laptopServer.start()
         defer { laptopServer.stop() }
-        func syncColleague() throws -> SyncRunReport {
-            let client = try ChannelClient(connectingTo: f.server.address, localKeys: colleagueKeys, peer: f.deskKeys.profile)
-            return try SyncInitiator(vault: colleague.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
-        }
+        func syncColleague() throws -> SyncRunReport { try Self.sync(colleague, colleagueKeys, with: f) }
         func syncTablet() throws -> SyncRunReport {
             let client = try ChannelClient(connectingTo: laptopServer.address, localKeys: tabletKeys, peer: f.laptopKeys.profile)
             return try SyncInitiator(vault: tablet.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
@@ -100,5 +101,47 @@ import Writing
                 .flatMap { $0.details.filter { $0.name == "vouched-by" }.map(\.value) }
         }
         #expect(vouched == [f.laptopKeys.profile.deviceID.hex])
+    }
+
+    /// An editor's share revoked on the desk after the desk took its edit: the laptop, first syncing
+    /// the project after the revoke, still takes the colleague's record and the desk's records built
+    /// on it (the desk's roster names the ended editor, whose records it holds), so it ends with all
+    /// three writers' words and nothing refused; a record the colleague signs after the revoke is
+    /// still refused by the desk (`accessEnded`) and never reaches the laptop (SECURITY.md §19.9,
+    /// "The asker's steps"; reviewer s17, F17-16: the laptop refused 4 records, `unknownDevice` and
+    /// `missingParents`, at every run).
+    @Test func aRevokedEditorsTakenWordsStillReachTheOwnersOtherDeviceButNotOnesSignedAfter() throws {
+        let f = try F()
+        let (colleague, colleagueKeys) = try Self.colleague(pairedWith: f)
+        func syncColleague() throws -> SyncRunReport { try Self.sync(colleague, colleagueKeys, with: f) }
+
+        let project = try F.project(f.desk, "Case")
+        let document = try F.document(f.desk, in: project, "Memo", ["Owner first words.", "Notes:"])
+        try F.share(project, of: f.desk, with: colleague, role: .editor)
+        #expect(try syncColleague().received == 1)
+        let colleagues = try colleague.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        try F.edit(colleague, colleagues, document, block: 1, to: "Colleague adds.")
+        #expect(try syncColleague().sent == 1)
+        try SyncControl.revoked(project.compartment, from: colleagueKeys.profile.deviceID, in: f.desk.unlocked)
+        try F.edit(f.desk, project, document, block: 0, to: "Owner first words. Owner continues.")
+
+        let report = try f.syncLaptop()
+        #expect(report.received == 3 && report.refused == 0 && report.projects.map(\.refused) == [[]], "\(report)")
+        #expect(try F.texts(f.laptop, project.id, document) == ["Owner first words. Owner continues.", "Colleague adds."])
+        #expect(try f.syncLaptop().refused == 0)
+
+        // What the colleague signs after the revoke: the desk refuses it (its access ended there), so the laptop never gets it.
+        try F.edit(colleague, colleagues, document, block: 1, to: "Colleague adds after the revoke.")
+        let author = SyncAuthor(device: colleagueKeys.profile.deviceID, key: colleagueKeys.signingKey)
+        let later = try colleague.unlocked.transaction { tx -> ChangeRecord in
+            let signers = [f.deskKeys.profile.deviceID: f.deskKeys.profile.signingPublicKey, author.device: colleagueKeys.profile.signingPublicKey]
+            return try #require(try VaultSync(WritingStore(tx), author: author, devices: signers).commitLocalChanges(in: project.id))
+        }
+        let refused = try SyncEndpoint(vault: f.desk.unlocked, peer: colleagueKeys.profile).receive([later.encoded], for: project, coordinator: nil).refused
+        #expect(refused.map(\.error.code.rawValue) == ["accessEnded"])
+        #expect(F.details(f.desk, .syncRecordRefused, "reason") == ["accessEnded"])
+        let after = try f.syncLaptop()
+        #expect(after.received == 0 && after.refused == 0, "\(after)")
+        #expect(try F.texts(f.laptop, project.id, document) == ["Owner first words. Owner continues.", "Colleague adds."])
     }
 }

@@ -130,16 +130,25 @@ extension SyncEndpoint {
     }
 
     /// Whose records the peer should take for the project: this device, the owner's own devices, and
-    /// the project's other signers that still write it here (its editors, the device it came from,
-    /// those an own device vouched for), so that their records, relayed by this device, verify
-    /// there too. A signer is named with both its keys (the roster's id derives from them): a paired
-    /// one by its pairing, one known from a roster (vouched for, not paired here) by the keys that
-    /// roster gave (`sync_roster.noise_key`), so a third own device learns a project's editors from
-    /// any own device that holds the project, paired with them or not.
+    /// the project's other signers whose records this device relays (its editors, the device it came
+    /// from, those an own device vouched for, and, in an ordinary project, the signers it ended: a
+    /// revoked editor), so that their records, relayed by this device, verify there too. A signer
+    /// is named with both its keys (the roster's id derives from them): a paired one by its pairing,
+    /// one known from a roster (vouched for, not paired here) by the keys that roster gave
+    /// (`sync_roster.noise_key`), so a third own device learns a project's editors from any own
+    /// device that holds the project, paired with them or not.
+    ///
+    /// An ended signer is named because the records this vault took from it stay in the project,
+    /// and every later record of the owner's is built on them: left out, an own device that first
+    /// gets the project after the revoke could verify neither (`unknownDevice`, then
+    /// `missingParents`) and waited for ever (reviewer s17, F17-16). Naming it lets it write
+    /// nothing: this vault relays only its records stored here, refusing any past the highest
+    /// counter stored (`accessEnded`, `withoutEndedSigners`). Not in a privileged project, whose
+    /// ended signers are devices no longer `mine`, which an own device refuses in a roster.
     func roster(of project: WritingProject, by me: DeviceProfile, signers: [DeviceID: [UInt8]], in store: SyncExchangeStore) throws -> [SyncRosterEntry] {
         var entries = [me.deviceID: Self.entry(of: me)]
         for pairing in pairings where trusted.contains(pairing.peer.deviceID) { entries[pairing.peer.deviceID] = Self.entry(of: pairing.peer) }
-        let ended = try endedSigners(of: project, among: signers, in: store)
+        let ended = project.isPrivileged ? try endedSigners(of: project, among: signers, in: store) : []
         let paired = Set(pairings.map(\.peer.deviceID))
         for kept in try store.rosterEntries(of: project.id)
         where !paired.contains(kept.device) && signers[kept.device] == kept.signingKey && entries[kept.device] == nil {
