@@ -23,6 +23,9 @@ extension AuditAction {
     /// table, columns (comma-separated), done (`rewritten` or `dropped`), from (`audit-log`,
     /// `document`, or `derived` for a dropped row that held no words)). The subject is the project.
     public static let writingRowMended = AuditAction("writing.row-mended")
+    /// `vaultctl repair` put back a row that linked elsewhere (`LinkMend`; details: table, row (its
+    /// id), column, from (`sealed-record`, and for a block `positions`, `version`, `node-id-bits`)).
+    public static let writingLinkMended = AuditAction("writing.link-mended")
     public static let writingNodeAdd = AuditAction("writing.node-add")
     public static let writingNodeRename = AuditAction("writing.node-rename")
     public static let writingNodeMove = AuditAction("writing.node-move")

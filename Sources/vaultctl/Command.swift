@@ -120,6 +120,9 @@ enum VaultLocation {
             Output.note("vaultctl: warning: \(damage.warning)")
         }
         for warning in (try? unlocked.vault.read { DamagedWritingRow.warnings(in: $0) }) ?? [] { Output.note("vaultctl: warning: \(warning)") }
+        for damage in (try? unlocked.transaction { tx in try WritingStore(tx).linkDamages() }) ?? [] {
+            Output.note("vaultctl: warning: \(damage.warning)")
+        }
         return unlocked
     }
 }

@@ -155,6 +155,30 @@ final class SealedRecordStore {
         return found
     }
 
+    /// The compartment row the record at `location` is sealed in, or nil if the location holds no
+    /// record. Reads no sealed bytes.
+    func compartmentRowID(at location: SealedRecordLocation) throws -> Int64? {
+        try digest(at: location)?.compartmentRowID
+    }
+
+    /// The record ids of `module`'s records sealed in `compartmentRowID`, of each table of `fields`
+    /// at that table's field (table → field), by table. One range of the compartment's index, so the
+    /// cost is the compartment's records, never the vault's. Reads no sealed bytes.
+    func recordIDs(module: String, fields: [String: String], compartmentRowID: Int64) throws -> [String: Set<[UInt8]>] {
+        let tables = fields.keys.sorted()
+        guard !tables.isEmpty else { return [:] }
+        let either = tables.map { _ in "(table_name = ? AND field = ?)" }.joined(separator: " OR ")
+        let pairs = tables.flatMap { [SQLValue.text($0), .text(fields[$0]!)] }
+        var found = Dictionary(uniqueKeysWithValues: tables.map { ($0, Set<[UInt8]>()) })
+        for row in try database.query("""
+            SELECT table_name, record_id FROM sealed_records INDEXED BY sealed_records_by_key_version
+            WHERE compartment_id = ? AND module = ? AND (\(either))
+            """, [.integer(compartmentRowID), .text(module)] + pairs) {
+            found[try row.text("table_name"), default: []].insert(try row.blob("record_id"))
+        }
+        return found
+    }
+
     /// Deletes the row at `location` if it belongs to `compartmentRowID`; returns whether it did.
     func remove(_ location: SealedRecordLocation, compartmentRowID: Int64) throws -> Bool {
         try database.query("""

@@ -68,6 +68,21 @@ extension VaultTransaction {
         try plaintext.withUnsafeBytes { try sealedRecords.holds($0, at: location, in: compartment, access: .keyring(keyring)) }
     }
 
+    /// The ids of `module`'s records sealed in `compartment`, of each table of `fields` at that
+    /// table's field (table → field), by table: the rows the compartment's records say are its, for a
+    /// module that checks the links its tables keep in clear (the writing model's, SECURITY.md §14.2
+    /// "Links"). Clear columns only (ids, never a sealed byte), so nothing is opened or recorded and a
+    /// privileged compartment needs no session. Costs the compartment's records, not the vault's.
+    public func recordIDs(ofModule module: String, fields: [String: String], in compartment: VaultCompartment) throws -> [String: Set<[UInt8]>] {
+        try sealedRecords.store.recordIDs(module: module, fields: fields, compartmentRowID: compartment.rowID)
+    }
+
+    /// The row id (`VaultCompartment.rowID`) of the compartment the record at `location` is sealed
+    /// in, or nil when the location holds no record. A clear column only: nothing is opened or recorded.
+    public func recordCompartmentRowID(at location: SealedRecordLocation) throws -> Int64? {
+        try sealedRecords.store.compartmentRowID(at: location)
+    }
+
     /// Deletes every record `module` sealed, in every compartment but `kept`, for a module whose whole
     /// store is being rebuilt in this transaction (`vaultctl repair`, SECURITY.md §19.10; `kept`: the
     /// compartments of projects the repair keeps as they are); returns how many.

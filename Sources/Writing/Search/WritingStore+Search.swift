@@ -73,7 +73,7 @@ extension WritingStore {
 
     /// The documents' blocks, opened in one read (one `record.open` per 64 records, not one per document).
     private func contents(of documents: [NodeTable.Row], in project: WritingProject) throws -> [NodeID: DocumentContent] {
-        let rows = try documents.map { try blockTable.all(in: $0.id) }
+        let rows = try documents.map { try blockRows(in: $0.id, of: project) }
         var blocks = try openBlocks(rows.flatMap { $0 }, of: project)[...]
         var contents: [NodeID: DocumentContent] = [:]
         for (document, rows) in zip(documents, rows) {

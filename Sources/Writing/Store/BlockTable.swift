@@ -37,6 +37,24 @@ struct BlockTable {
             .map { try NodeID(bytes: try $0.blob("node_id")) }
     }
 
+    /// The blocks of `project`'s documents, each with its document, as `WritingStore.links(of:)`
+    /// compares them with the project's records.
+    func linkedRows(inDocumentsOf project: ProjectID) throws -> [LinkedRow] {
+        try database.query("SELECT rowid, id, node_id, position FROM writing_blocks WHERE node_id IN (\(NodeTable.idsInProject))",
+                           [.blob(project.bytes)]).compactMap { try? LinkedRow($0, link: "node_id") }
+    }
+
+    /// The block with id `id`, whatever its node_id holds, with its position, or nil.
+    func linkedRow(_ id: [UInt8]) throws -> LinkedRow? {
+        try database.queryOne("SELECT rowid, id, node_id, position FROM writing_blocks WHERE id = ?", [.blob(id)])
+            .flatMap { try? LinkedRow($0, link: "node_id") }
+    }
+
+    /// Puts back the node_id of the row at `rowid` (`LinkMend`).
+    func setDocument(ofRowid rowid: Int64, to document: [UInt8]) throws {
+        try database.query("UPDATE writing_blocks SET node_id = ? WHERE rowid = ?", [.blob(document), .integer(rowid)])
+    }
+
     func insert(_ row: Row, in document: NodeID) throws {
         try database.query("INSERT INTO writing_blocks (id, node_id, position, kind) VALUES (?, ?, ?, ?)",
                            [.blob(row.id.bytes), .blob(document.bytes), .integer(Int64(row.position)), .text(row.kind)])

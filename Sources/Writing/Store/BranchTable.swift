@@ -44,6 +44,24 @@ struct BranchTable {
         try database.query("SELECT * FROM writing_branches WHERE project_id = ? ORDER BY created_at, rowid", [.blob(project.bytes)]).map(decode)
     }
 
+    /// The branches of `project`'s documents (by the index of `node_id`; the table has none of
+    /// `project_id`), each with the project it names, as `WritingStore.links(of:)` compares them.
+    func linkedRows(inDocumentsOf project: ProjectID) throws -> [LinkedRow] {
+        try database.query("SELECT rowid, id, project_id FROM writing_branches WHERE node_id IN (\(NodeTable.idsInProject))",
+                           [.blob(project.bytes)]).compactMap { try? LinkedRow($0, link: "project_id") }
+    }
+
+    /// The branch with id `id`, whatever its project_id holds, or nil.
+    func linkedRow(_ id: [UInt8]) throws -> LinkedRow? {
+        try database.queryOne("SELECT rowid, id, project_id FROM writing_branches WHERE id = ?", [.blob(id)])
+            .flatMap { try? LinkedRow($0, link: "project_id") }
+    }
+
+    /// Puts back the project_id of the row at `rowid` (`LinkMend`).
+    func setProject(ofRowid rowid: Int64, to project: [UInt8]) throws {
+        try database.query("UPDATE writing_branches SET project_id = ? WHERE rowid = ?", [.blob(project), .integer(rowid)])
+    }
+
     /// Writes a decision: the state, its time and the adoption's snapshots (kept through a revert).
     func update(_ row: Row) throws {
         try database.query("""

@@ -33,6 +33,23 @@ struct EntryTable {
         }
     }
 
+    /// `project`'s entries as `WritingStore.links(of:)` compares them with its records.
+    func linkedRows(in project: ProjectID) throws -> [LinkedRow] {
+        try database.query("SELECT rowid, id, project_id FROM writing_entries WHERE project_id = ?", [.blob(project.bytes)])
+            .compactMap { try? LinkedRow($0, link: "project_id") }
+    }
+
+    /// The entry with id `id`, whatever its project_id holds, or nil.
+    func linkedRow(_ id: [UInt8]) throws -> LinkedRow? {
+        try database.queryOne("SELECT rowid, id, project_id FROM writing_entries WHERE id = ?", [.blob(id)])
+            .flatMap { try? LinkedRow($0, link: "project_id") }
+    }
+
+    /// Puts back the project_id of the row at `rowid` (`LinkMend`).
+    func setProject(ofRowid rowid: Int64, to project: [UInt8]) throws {
+        try database.query("UPDATE writing_entries SET project_id = ? WHERE rowid = ?", [.blob(project), .integer(rowid)])
+    }
+
     func project(of id: EntryID) throws -> ProjectID? {
         try database.queryOne("SELECT project_id FROM writing_entries WHERE id = ?", [.blob(id.bytes)])
             .map { try ProjectID(bytes: try $0.blob("project_id")) }

@@ -15,6 +15,27 @@ struct NodeTable {
         "(SELECT \(expression) FROM writing_nodes AS document WHERE document.id = \(idColumn))"
     }
 
+    /// SQL for the ids of the nodes of the project bound to its one `?` (`LinkedRow`: the blocks and
+    /// branches of a project's documents, by their tables' index of `node_id`).
+    static let idsInProject = "SELECT id FROM writing_nodes WHERE project_id = ?"
+
+    /// `project`'s nodes as `WritingStore.links(of:)` compares them with its records.
+    func linkedRows(in project: ProjectID) throws -> [LinkedRow] {
+        try database.query("SELECT rowid, id, project_id FROM writing_nodes WHERE project_id = ?", [.blob(project.bytes)])
+            .compactMap { try? LinkedRow($0, link: "project_id") }
+    }
+
+    /// The node with id `id`, whatever its project_id holds, or nil.
+    func linkedRow(_ id: [UInt8]) throws -> LinkedRow? {
+        try database.queryOne("SELECT rowid, id, project_id FROM writing_nodes WHERE id = ?", [.blob(id)])
+            .flatMap { try? LinkedRow($0, link: "project_id") }
+    }
+
+    /// Puts back the project_id of the row at `rowid` (`LinkMend`).
+    func setProject(ofRowid rowid: Int64, to project: [UInt8]) throws {
+        try database.query("UPDATE writing_nodes SET project_id = ? WHERE rowid = ?", [.blob(project), .integer(rowid)])
+    }
+
     struct Row: Equatable {
         let id: NodeID
         let kind: NodeKind

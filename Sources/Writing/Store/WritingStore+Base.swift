@@ -7,7 +7,7 @@ extension WritingStore {
     public func document(_ document: NodeID, in projectID: ProjectID, holds base: DocumentContent) throws -> Bool {
         let project = try self.project(projectID)
         try checkDocument(document, in: project)
-        let rows = try blockTable.all(in: document)
+        let rows = try blockRows(in: document, of: project)
         guard rows.map(\.id) == base.blocks.map(\.id) else { return false }
         for (row, block) in zip(rows, base.blocks) {
             guard row.kind == BlockEncoding.name(of: block.kind),

@@ -45,7 +45,7 @@ extension WritingStore {
         try checkDocument(document, in: project)
         // The stored blocks' ids are clear: only a new id can be another document's, and that is
         // refused before any record is opened (an edit of one block looks up no block).
-        let storedRows = try blockTable.all(in: document)
+        let storedRows = try blockRows(in: document, of: project)
         let storedIDs = Set(storedRows.map(\.id))
         for block in content.blocks where !storedIDs.contains(block.id) {
             if let owner = try blockTable.document(of: block.id), owner != document {
@@ -110,7 +110,7 @@ extension WritingStore {
 
     /// The stored blocks, opened; a sealed kind unlike its clear column is damage.
     func currentContent(of document: NodeID, in project: WritingProject) throws -> DocumentContent {
-        DocumentContent(blocks: try openBlocks(try blockTable.all(in: document), of: project))
+        DocumentContent(blocks: try openBlocks(try blockRows(in: document, of: project), of: project))
     }
 
     /// The blocks of `rows` opened in one read, in order (a search opens a whole project's at once).

@@ -6,7 +6,7 @@ extension WritingStore {
     public func addEntry(_ kind: EntryKind, named name: String, body: String = "", fields: [FieldSlot: String] = [:],
                          in projectID: ProjectID) throws -> ProjectEntry {
         let project = try writable(projectID)
-        let last = try entryTable.all(in: projectID, kind: kind).last
+        let last = try entryRows(in: project, kind: kind).last
         let entry = ProjectEntry(id: try EntryID.random(), kind: kind, name: try Self.checkedName(name, "a name"), body: body,
                                  fields: fields, orderKey: OrderKey.between(last?.orderKey, nil))
         let encoded = try Self.checkedEncoding(entry)
@@ -20,7 +20,7 @@ extension WritingStore {
     /// The project's entries of `kind` (all when nil), opened.
     public func entries(_ kind: EntryKind? = nil, in projectID: ProjectID) throws -> [ProjectEntry] {
         let project = try self.project(projectID)
-        let rows = try entryTable.all(in: projectID, kind: kind)
+        let rows = try entryRows(in: project, kind: kind)
         return try open(try rows.map { try WritingRecord.entry($0.id) }, of: project) { index, plaintext in
             try EntryEncoding.decode(plaintext, id: rows[index].id, kind: rows[index].kind, orderKey: rows[index].orderKey)
         }
@@ -43,6 +43,12 @@ extension WritingStore {
         try entryTable.delete(id)
         try remove(try WritingRecord.entry(id), of: project)
         try record(.writingEntryRemove, project, subject: id)
+    }
+
+    /// The project's entry rows of `kind`; one another project's record claims (`strays`) is not among them.
+    private func entryRows(in project: WritingProject, kind: EntryKind?) throws -> [EntryTable.Row] {
+        let strays = try strays(in: project, .entries)
+        return try entryTable.all(in: project.id, kind: kind).filter { !strays.contains($0.id.bytes) }
     }
 
     private func checkEntry(_ id: EntryID, in projectID: ProjectID) throws {

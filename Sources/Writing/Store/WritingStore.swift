@@ -23,6 +23,8 @@ public struct WritingStore {
     public private(set) var isReceiving = false
     /// What this store's transaction has fingerprinted already (`rememberWords`).
     let rememberedTexts = RememberedTexts()
+    /// Each project's links as its records say, checked once by this store (`links(of:)`).
+    let foundLinks = FoundLinks()
 
     public init(_ transaction: VaultTransaction, access: RecordAccess = .vault, clock: VaultClock = .system) {
         self.transaction = transaction
@@ -183,7 +185,16 @@ public struct WritingStore {
         ["project \(id.hex)", "project \(id.hex) (synced)"].contains { (try? transaction.vault.compartment(named: $0)) != nil }
     }
 
+    /// Project `id`, refused when its row is damaged, its compartment destroyed, or a row of its
+    /// own links elsewhere (`DamagedLink`: its documents would read short of words).
     public func project(_ id: ProjectID) throws -> WritingProject {
+        let project = try projectIgnoringLinks(id)
+        try checkLinks(of: project)
+        return project
+    }
+
+    /// `project(_:)` without the check of its rows' links: for `LinkMend`, which puts them back.
+    func projectIgnoringLinks(_ id: ProjectID) throws -> WritingProject {
         guard let row = try projectTable.row(id) else { throw WritingError(.projectNotFound, "no project \(id)") }
         do {
             guard let compartment = try wholeCompartment(row.compartmentID), Self.isMade(in: compartment, id) else { throw try damagedRowError(id) }
@@ -329,7 +340,7 @@ public struct WritingStore {
     /// Removes a node (a document with its blocks, branches and snapshots), recorded with `details`.
     func removeRow(_ row: NodeTable.Row, of project: WritingProject, details: [VaultEvent.Detail]) throws {
         if row.kind == .scene {
-            for block in try blockTable.all(in: row.id) {
+            for block in try blockRows(in: row.id, of: project) {
                 try blockTable.delete(block.id)
                 try remove(try WritingRecord.block(block.id), of: project)
             }
@@ -343,7 +354,11 @@ public struct WritingStore {
 
     // MARK: Checks
 
-    func binder(of project: WritingProject) throws -> Binder { try Binder(try nodeTable.all(in: project.id)) }
+    /// The project's binder; a node another project's record claims (`strays`) is not in it.
+    func binder(of project: WritingProject) throws -> Binder {
+        let strays = try strays(in: project, .nodes)
+        return try Binder(try nodeTable.all(in: project.id).filter { !strays.contains($0.id.bytes) })
+    }
 
     /// The project, refused if archived (it is kept as it was) or, unless `receiving` (what sync
     /// writes of another device's changes), if it is shared with this device to view only. The

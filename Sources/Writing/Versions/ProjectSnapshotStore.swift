@@ -126,7 +126,8 @@ extension WritingStore {
     }
 
     private func currentTitles(of project: WritingProject) throws -> [NodeID: String] {
-        let rows = try nodeTable.all(in: project.id)
+        let strays = try strays(in: project, .nodes)  // another project's nodes (R15-6) are not this one's
+        let rows = try nodeTable.all(in: project.id).filter { !strays.contains($0.id.bytes) }
         return Dictionary(uniqueKeysWithValues: zip(rows.map(\.id), try openText(try rows.map { try WritingRecord.nodeTitle($0.id) }, of: project)))
     }
 

@@ -135,6 +135,7 @@ enum RepairCommands {
         })
         let projectRows = try ProjectRowMend.mend(unlocked)
         let writingRows = try WritingRowMend.mend(unlocked)
+        let links = try LinkMend.mend(unlocked)
         let mend = try SyncExchangeHealth.mend(unlocked)
         let records = try VaultSync.DamagedRecords.mend(unlocked)
         let rows = try VaultSync.DamagedRows.mend(unlocked)
@@ -143,10 +144,13 @@ enum RepairCommands {
             let coreMended: Bool = !keyVersions.isEmpty || !compartmentRows.isEmpty || compartmentKeys.contains { $0.mended }
             let keyRows: [[String: Any]] = compartmentKeys.map { ["compartment": $0.compartment.hex, "version": Int($0.version), "mended": $0.mended] }
             let writingMended: Bool = projectRows.contains { $0.notMended == nil } || writingRows.contains { $0.notMended == nil }
+                || links.contains { $0.notMended == nil }
             let mended: Bool = mend.changed || records.changed || rows.changed || writingMended || coreMended
             let writingRowsJSON: [[String: Any]] = writingRows.map(json)
+            let linksJSON: [[String: Any]] = links.map(json)
             Output.json(["mended": mended,
                          "writing_rows": writingRowsJSON,
+                         "links": linksJSON,
                          "compartment_key_versions": keyRows,
                          "sealed_records_mended": keyVersions,
                          "compartment_rows_mended": compartmentRows.map { ["compartment": $0.compartment.hex, "columns": $0.columns] as [String: Any] },
@@ -176,10 +180,11 @@ enum RepairCommands {
         }
         say(projectRows)
         say(writingRows)
+        say(links)
         say(records)
         say(rows)
         guard mend.changed else {
-            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty || !writingRows.isEmpty
+            if records.changed || rows.changed || records.unowned > 0 || !projectRows.isEmpty || !writingRows.isEmpty || !links.isEmpty
                 || !keyVersions.isEmpty || !compartmentRows.isEmpty || !compartmentKeys.isEmpty { return }
             Output.line("The sync state is whole: nothing to mend. ('vaultctl repair --from PEER' rebuilds the writing store from your own device.)")
             return
@@ -205,6 +210,26 @@ enum RepairCommands {
                             + "from this vault's audit log and the project's compartment; 'vaultctl project list' shows it again.")
             }
         }
+    }
+
+    /// What putting back rows that linked elsewhere did (reviewer15's R15-2, R15-3, R15-5, R15-6).
+    static func say(_ links: [LinkMend.Outcome]) {
+        for outcome in links {
+            let row = "\(outcome.link.table.rawValue) row \(DamagedLink.hex(outcome.link.id)) of project \(outcome.link.owner.hex)"
+            if let why = outcome.notMended {
+                Output.line("Could not put back \(row): \(why). The project stays unread until it is mended "
+                            + "('vaultctl repair --from DEVICE' rebuilds the store from your own device).")
+            } else {
+                Output.line("Put back \(row): its \(outcome.link.column) is \(DamagedLink.hex(outcome.mendedTo ?? [])) again, "
+                            + "as its sealed record says (recorded).")
+            }
+        }
+    }
+
+    static func json(_ outcome: LinkMend.Outcome) -> [String: Any] {
+        ["project": outcome.link.owner.hex, "table": outcome.link.table.rawValue, "row": DamagedLink.hex(outcome.link.id),
+         "column": outcome.link.column, "mended_to": outcome.mendedTo.map(DamagedLink.hex) ?? NSNull(),
+         "not_mended": outcome.notMended ?? NSNull()]
     }
 
     /// What mending the damaged rows of stored change records did (review 17 s9, N-s9-6).
