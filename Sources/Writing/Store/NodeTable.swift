@@ -36,6 +36,12 @@ struct NodeTable {
         try database.query("UPDATE writing_nodes SET project_id = ? WHERE rowid = ?", [.blob(project), .integer(rowid)])
     }
 
+    /// SQL: whether `idColumn` holds the id of a node of the project bound to `?` (`DamagedWritingRow`'s
+    /// scan of one project's blocks, by this table's index on its project).
+    static func isOfProject(_ idColumn: String) -> String {
+        "\(idColumn) IN (\(idsInProject))"
+    }
+
     struct Row: Equatable {
         let id: NodeID
         let kind: NodeKind
