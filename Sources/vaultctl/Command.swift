@@ -115,6 +115,7 @@ enum VaultLocation {
         let unlocked = try vault.unlock(with: try Credentials.credential(from: arguments, prompt: prompt))
         for warning in unlocked.unlockWarnings { Output.note("vaultctl: warning: \(warning)") }
         DamagedTrustNotice.print(vault)
+        DamagedSealedRecordNotice.print(vault)
         for problem in VaultSync.DamagedRows.problems(of: unlocked) { Output.note("vaultctl: warning: \(problem)") }
         for damage in (try? unlocked.transaction { tx in try WritingStore(tx).damagedProjects() }) ?? [] {
             Output.note("vaultctl: warning: \(damage.warning)")

@@ -128,6 +128,24 @@ struct DamagedCoreRowTests {
         #expect(renamed.stdout.contains("Field notes again") && !renamed.stderr.contains("does not open"), "\(renamed.stdout) \(renamed.stderr)")
     }
 
+    /// R15-7 at unlock: the vault's open finds a sealed record's key_version past its CHECK, so every
+    /// unlocking command (a listing that opens no title among them) says so once, with what mends it;
+    /// after `repair` none does.
+    @Test func aSealedRecordsDamagedKeyVersionIsWarnedAtEveryUnlock() throws {
+        let (vault, ids) = try DamagedProjectRowTests.twoProjects()
+        try Damage.recordKeyVersion.damage(try ProjectID(hex: ids[0]), in: vault)
+
+        for command in [["project", "list"], ["doc", "show", "Case memo", "Draft"], ["unlock"]] {
+            let ran = try vault.run(command)
+            let warnings = ran.stderr.components(separatedBy: "\n").filter { $0.hasPrefix("vaultctl: warning: ") && $0.contains("sealed_records") }
+            #expect(ran.status == 0 && warnings.count == 1 && warnings.first?.contains("1 sealed record(s)") == true
+                    && warnings.first?.contains("'vaultctl repair'") == true, "\(command): \(ran.status) \(ran.stderr)")
+        }
+        #expect(try vault.run(["repair"]).status == 0)
+        let listed = try vault.run(["project", "list"])
+        #expect(listed.status == 0 && !listed.stderr.contains("sealed_records"), "\(listed.stderr)")
+    }
+
     /// R15-9's key version: the project's records do not open under the keys its compartment has;
     /// that project's commands say so (66, the key version named), never the other's.
     @Test func aCompartmentsDamagedKeyVersionRefusesItsProjectAlone() throws {
