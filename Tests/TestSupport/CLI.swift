@@ -40,11 +40,17 @@ public enum CLI {
             self.errorPath = errorPath
         }
 
+        /// A run whose result is never read (a daemon stopped by its test, a client killed mid-way)
+        /// leaves no output files either.
+        deinit { removeOutputFiles() }
+
+        private func removeOutputFiles() {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
+
         public func result() -> Result {
-            defer {
-                try? FileManager.default.removeItem(atPath: outputPath)
-                try? FileManager.default.removeItem(atPath: errorPath)
-            }
+            defer { removeOutputFiles() }
             let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
             return Result(status: process.terminationStatus, stdout: read(outputPath), stderr: read(errorPath))
         }
