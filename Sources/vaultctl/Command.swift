@@ -121,10 +121,17 @@ enum VaultLocation {
             Output.note("vaultctl: warning: \(damage.warning)")
         }
         for warning in (try? unlocked.vault.read { DamagedWritingRow.warnings(in: $0) }) ?? [] { Output.note("vaultctl: warning: \(warning)") }
+        return unlocked
+    }
+
+    /// Warns of every project whose rows link elsewhere (`DamagedLink`). Only where every project is
+    /// listed anyway (`project list`, `sync status`): checking the whole vault's links at every
+    /// unlock cost each command about as much again as its own work; every other command checks
+    /// only the project it names (`WritingStore.project`), and refuses it when damaged.
+    static func warnOfDamagedLinks(_ unlocked: UnlockedVault) {
         for damage in (try? unlocked.transaction { tx in try WritingStore(tx).linkDamages() }) ?? [] {
             Output.note("vaultctl: warning: \(damage.warning)")
         }
-        return unlocked
     }
 }
 

@@ -9,8 +9,8 @@ import Writing
 /// short of a block with exit 0 and the loss was recorded as a version the writer made; documents and
 /// entries vanished from their project with exit 0; a branch read as a usage error (64); a node moved
 /// into another project broke that undamaged project. Now the row's sealed record says whose it is:
-/// that project is refused (65, named, with `vaultctl repair`), the other works, and `repair` puts
-/// the row back, recorded.
+/// that project is refused (65, named, with `vaultctl repair`), `project list` warns of it, the other
+/// works, and `repair` puts the row back, recorded.
 @Suite(.serialized)
 struct DamagedLinkTests {
     enum Damage: String, CaseIterable, Sendable {
@@ -106,9 +106,13 @@ struct DamagedLinkTests {
                 && refused.stderr.contains("'vaultctl repair' mends it") && refused.stderr.contains(damage.named),
                 "\(damage): \(refused.status) \(refused.stdout) \(refused.stderr)")
         #expect(!refused.stdout.contains("Words of Alpha"), "\(damage): \(refused.stdout)")
-        // Every unlocking command warns of it; Beta reads whole.
+        // `project list` lists both and warns of Alpha (a command of Beta checks only Beta); Beta reads whole.
+        let listed = try vault.run(["project", "list"])
+        #expect(listed.status == 0 && listed.stdout.contains(alpha) && listed.stdout.contains(beta)
+                && listed.stderr.contains("project \(alpha) is damaged") && listed.stderr.contains("'vaultctl repair' puts them back"),
+                "\(damage): \(listed.status) \(listed.stdout) \(listed.stderr)")
         let beta1 = try vault.run(["doc", "show", "Beta", "Draft"])
-        #expect(beta1.status == 0 && beta1.stdout.contains("Second para zebra") && beta1.stderr.contains("project \(alpha) is damaged"),
+        #expect(beta1.status == 0 && beta1.stdout.contains("Second para zebra") && !beta1.stderr.contains("is damaged"),
                 "\(damage): \(beta1.status) \(beta1.stderr)")
         // Beta's Draft has its own two paragraphs only (not Alpha's moved into it).
         #expect(beta1.stdout.components(separatedBy: "Second para zebra").count == 2 && !beta1.stdout.contains("Words of Alpha"),

@@ -49,6 +49,7 @@ enum ProjectCommands {
         ]) { arguments in
             let context = try WritingContext(arguments)
             defer { context.end() }
+            VaultLocation.warnOfDamagedLinks(context.vault)
             let origins = try SharedProjectOrigin.all(in: context.vault)
             let rows = try context.projects().map { project in json(project, listed: try context.listedName(of: project), sharedBy: origins[project.id]) }
             if arguments.has("--json") { Output.json(rows); return }

@@ -90,6 +90,7 @@ enum SyncCommands {
         names the devices it still waits for before it takes changes (SECURITY.md §19.10).
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
+            VaultLocation.warnOfDamagedLinks(unlocked)
             // Damaged exchange tables are not read as if whole: sync is off, and says why.
             let problem = try SyncStatus.exchangeProblem(unlocked)
             let peers = problem == nil ? try SyncStatus.read(unlocked) : []
