@@ -27,6 +27,16 @@ import TestSupport
         #expect(try Self.offenders(#"AuditAction\(""#).allSatisfy { $0.contains("static let") }, "AuditAction(\"…\") outside a declaration")
     }
 
+    /// The repair doors of session 16 declared their actions beside their code (`package static let
+    /// action`), so the vault's vocabulary was no longer read in one place, and SECURITY.md §8.1 left
+    /// them out. CryptoVault's actions are declared in AuditAction.swift, and only there.
+    @Test("CryptoVault's audit actions are all declared in AuditAction.swift, the module's one vocabulary")
+    func cryptoVaultActionsAreDeclaredInOnePlace() throws {
+        let elsewhere = try Self.offenders(#"AuditAction\(""#, allowedIn: ["Sources/CryptoVault/Vault/AuditAction.swift"])
+            .filter { $0.hasPrefix("Sources/CryptoVault/") }
+        #expect(elsewhere == [])
+    }
+
     @Test("the typed actions keep the strings the log has always stored")
     func actionNamesAreUnchanged() {
         let expected: [(AuditAction, String)] = [
@@ -34,6 +44,8 @@ import TestSupport
             (.keyslotPasswdReplace, "keyslot.passwd-replace"), (.recoveryCreateKey, "recovery.create-key"),
             (.compartmentRetire, "compartment.retire"), (.bundlePut, "bundle.put"), (.bundleGet, "bundle.get"),
             (.bundleRestore, "bundle.restore"), (.peerPairFailed, "peer.pair-failed"), (.shareReceive, "share.receive"),
+            (.peerTrust, "peer.trust"), (.recordKeyVersionMended, "record.key-version-mended"),
+            (.compartmentRowMended, "compartment.row-mended"), (.compartmentKeyVersionMended, "compartment.key-version-mended"),
         ]
         for (action, name) in expected { #expect(action.name == name) }
     }

@@ -7,12 +7,6 @@ public enum DeviceTrust: String, Sendable, CaseIterable {
     case other
 }
 
-extension AuditAction {
-    /// A paired device's trust level set or changed (details: the level, the previous one, "none"
-    /// or "damaged", and whether it was chosen at pairing).
-    public static let peerTrust = AuditAction("peer.trust")
-}
-
 extension DeviceTrust {
     /// `peer_trust` (migration `device-trust-1`) is read and written only in this file.
     static let migrationName = "device-trust-1"

@@ -5,10 +5,6 @@
 /// the header is authenticated by every open (it is in the AD): the column is written again from
 /// the header, which opens nothing, needs no session, and cannot make a record open that did not.
 package enum SealedRecordKeyVersionMend {
-    /// Recorded per record mended (compartment: its compartment; details: its location's table and
-    /// field, and the versions). Declared here, with the one door that writes it.
-    package static let action = AuditAction("record.key-version-mended")
-
     /// The locations whose column was written again, as `module/table/record id/field`.
     package static func mend(_ vault: UnlockedVault) throws -> [String] {
         try vault.transaction { tx in
@@ -26,7 +22,7 @@ package enum SealedRecordKeyVersionMend {
                                                                recordID: try row.blob("record_id"), field: try row.text("field")) else { continue }
                 try tx.database.query("UPDATE sealed_records SET key_version = ? WHERE id = ?", [.integer(Int64(header)), .integer(try row.integer("id"))])
                 let compartment = try? CompartmentID(bytes: try row.blob("uuid"))
-                try tx.record(action, compartment: compartment, subject: location.recordID,
+                try tx.record(.recordKeyVersionMended, compartment: compartment, subject: location.recordID,
                               details: [.init("table", location.table), .init("field", location.field),
                                         .init("from", String(try row.integer("key_version"))), .init("to", String(header))])
                 mended.append("\(location)")

@@ -44,6 +44,12 @@ extension AuditAction {
     public static let compartmentRotate = AuditAction("compartment.rotate")
     public static let compartmentRetire = AuditAction("compartment.retire")
     public static let compartmentDestroy = AuditAction("compartment.destroy")
+    /// `vaultctl repair` wrote a compartment's row again from its binding (`CompartmentRowMend`;
+    /// compartment: the id found; details: the columns written).
+    public static let compartmentRowMended = AuditAction("compartment.row-mended")
+    /// `vaultctl repair` renumbered a compartment's key version row (`CompartmentKeyVersionMend`;
+    /// details: `from`, `to`).
+    public static let compartmentKeyVersionMended = AuditAction("compartment.key-version-mended")
 
     public static let bundleSeal = AuditAction("bundle.seal")
     public static let bundleOpen = AuditAction("bundle.open")
@@ -63,6 +69,9 @@ extension AuditAction {
     /// A sealed record re-sealed under its compartment's current key version.
     public static let recordRewrap = AuditAction("record.rewrap")
     public static let recordRm = AuditAction("record.rm")
+    /// `vaultctl repair` wrote a sealed record's `key_version` column again from its authenticated
+    /// header (`SealedRecordKeyVersionMend`; subject: the record id; details: table, field, from, to).
+    public static let recordKeyVersionMended = AuditAction("record.key-version-mended")
 
     public static let deviceCreate = AuditAction("device.create")
     /// This device, or the name this vault keeps for a paired one, renamed (`vaultctl device rename`).
@@ -70,5 +79,8 @@ extension AuditAction {
     public static let peerPair = AuditAction("peer.pair")
     public static let peerPairFailed = AuditAction("peer.pair-failed")
     public static let peerRevoke = AuditAction("peer.revoke")
+    /// A paired device's trust level set or changed (`DeviceTrust`; details: the level, the previous
+    /// one, "none" or "damaged", and whether it was chosen at pairing).
+    public static let peerTrust = AuditAction("peer.trust")
     public static let shareReceive = AuditAction("share.receive")
 }

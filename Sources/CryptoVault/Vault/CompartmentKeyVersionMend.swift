@@ -7,10 +7,6 @@
 /// any other number). The opened value is wiped at once. An ordinary compartment only: a privileged
 /// one's record opens only in a session (§10), so it is left and said.
 package enum CompartmentKeyVersionMend {
-    /// Recorded per row renumbered (compartment; details: `from`, `to`). Declared here, with the one
-    /// door that writes it.
-    package static let action = AuditAction("compartment.key-version-mended")
-
     /// A version the compartment's records name and no row has: renumbered to (`mended`), or not.
     package struct Outcome: Sendable, Equatable {
         package let compartment: CompartmentID
@@ -60,7 +56,7 @@ package enum CompartmentKeyVersionMend {
             let from = try row.integer("version")
             try tx.database.query("UPDATE compartment_keys SET version = ? WHERE compartment_id = ? AND version = ?",
                                   [.integer(Int64(version)), .integer(compartmentRowID), .integer(from)])
-            try tx.record(action, compartment: compartment, details: [.init("from", String(from)), .init("to", String(version))])
+            try tx.record(.compartmentKeyVersionMended, compartment: compartment, details: [.init("from", String(from)), .init("to", String(version))])
             return true
         }
         return false

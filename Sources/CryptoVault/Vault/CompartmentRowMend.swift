@@ -8,10 +8,6 @@
 /// verifies. Nothing is guessed: a row whose binding no combination verifies is left as it is, and
 /// stays its projects' damage alone.
 package enum CompartmentRowMend {
-    /// Recorded per row written again (compartment: the id found; details: the columns written).
-    /// Declared here, with the one door that writes it.
-    package static let action = AuditAction("compartment.row-mended")
-
     /// One row written again: its row id, the id it now holds, the columns written.
     package struct Mended: Sendable, Equatable {
         package let rowID: Int64
@@ -32,7 +28,7 @@ package enum CompartmentRowMend {
                 try tx.database.query("UPDATE compartments SET uuid = ?, register = ?, privileged = ? WHERE id = ?",
                                       [.blob(found.id.bytes), .text(found.register.rawValue), .integer(found.privileged ? 1 : 0),
                                        .integer(found.rowID)])
-                try tx.record(action, compartment: found.id, details: [.init("columns", found.columns.joined(separator: ","))])
+                try tx.record(.compartmentRowMended, compartment: found.id, details: [.init("columns", found.columns.joined(separator: ","))])
                 mended.append(Mended(rowID: found.rowID, compartment: found.id, columns: found.columns))
             }
             return mended
