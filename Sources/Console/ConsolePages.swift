@@ -28,6 +28,7 @@ enum ConsolePages {
         "/text-format.js": Page(bytes: PackageResources.text_format_js, type: "text/javascript; charset=utf-8"),
         "/reorder.js": Page(bytes: PackageResources.reorder_js, type: "text/javascript; charset=utf-8"),
         "/outline-view.js": Page(bytes: PackageResources.outline_view_js, type: "text/javascript; charset=utf-8"),
+        "/project-title.js": Page(bytes: PackageResources.project_title_js, type: "text/javascript; charset=utf-8"),
         "/devices-view.js": Page(bytes: PackageResources.devices_view_js, type: "text/javascript; charset=utf-8"),
         "/assistant-view.js": Page(bytes: PackageResources.assistant_view_js, type: "text/javascript; charset=utf-8"),
     ]

@@ -127,13 +127,9 @@ final class WritingContext {
     /// `name(of:)` for a listing: a name that does not open is that project's damage (R15-8),
     /// warned once and handed back, so the listing goes on with the other projects.
     func listedName(of project: WritingProject) throws -> Result<String?, DamagedProjectName> {
-        do {
-            return .success(try name(of: project))
-        } catch {
-            guard let damage = DamagedProjectName(project.id, error) else { throw error }
-            warn(damage)
-            return .failure(damage)
-        }
+        let listed = try DamagedProjectName.listed(project.id) { try name(of: project) }
+        if case .failure(let damage) = listed { warn(damage) }
+        return listed
     }
 
     /// Warns of a damaged name once per command, however often the name is met.

@@ -45,4 +45,10 @@ struct ProjectAccess: Sendable {
         guard let access = access(for: project) else { return nil }
         return try vault.transaction { tx in try WritingStore(tx, access: access).name(of: project) }
     }
+
+    /// `name(of:)` for a listing or a project's page: a name that does not open is that project's
+    /// damage (R15-8), handed back so the other projects, and this one's documents, still show.
+    func listedName(of project: WritingProject) throws -> Result<String?, DamagedProjectName> {
+        try DamagedProjectName.listed(project.id) { try name(of: project) }
+    }
 }

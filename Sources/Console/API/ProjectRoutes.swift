@@ -12,7 +12,7 @@ struct ProjectRoutes {
 
     func list() throws -> [[String: Any]] {
         let origins = try SharedProjectOrigin.all(in: access.vault)
-        return try access.projects().map { project in try json(project, name: access.name(of: project), origins: origins) }
+        return try access.projects().map { project in try json(project, listed: access.listedName(of: project), origins: origins) }
     }
 
     /// `{name, register, kind?, template?, purpose?}`. A template adds its first document; in a
@@ -52,10 +52,11 @@ struct ProjectRoutes {
 
     func binder(_ projectText: String) throws -> [String: Any] {
         let project = try access.project(projectText)
+        // A name that does not open leaves the project's documents readable (R15-8).
         let (name, nodes, outline) = try access.store(for: project) { store in
-            (try store.name(of: project), try store.nodes(in: project.id), try store.outline(of: project.id))
+            (try DamagedProjectName.listed(project.id) { try store.name(of: project) }, try store.nodes(in: project.id), try store.outline(of: project.id))
         }
-        var result = try json(project, name: name)
+        var result = try json(project, listed: name)
         result["nodes"] = zip(nodes, outline).map { node, line in
             var row = Self.nodeJSON(node, project.register)
             row["depth"] = line.depth
@@ -95,6 +96,19 @@ struct ProjectRoutes {
             return try store.node(node, in: project.id)
         }
         return Self.nodeJSON(renamed, project.register)
+    }
+
+    /// `json(_:name:origins:)` for a name as a listing reads it: one that does not open is null, with
+    /// `name_damaged` its error's code (R15-8), so the page shows that project by its id as damaged.
+    func json(_ project: WritingProject, listed: Result<String?, DamagedProjectName>,
+              origins: [ProjectID: SharedProjectOrigin]? = nil) throws -> [String: Any] {
+        switch listed {
+        case .success(let name): return try json(project, name: name, origins: origins)
+        case .failure(let damage):
+            var row = try json(project, name: nil, origins: origins)
+            row["name_damaged"] = damage.reason
+            return row
+        }
     }
 
     /// `shared_by`: whose the project is when someone else shared it (F17), else null.

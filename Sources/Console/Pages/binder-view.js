@@ -3,6 +3,7 @@
 // the open document's editor beside it.
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
+import { projectTitle, damagedNameHint } from "./project-title.js";
 import { startSessionForm } from "./session-view.js";
 import { editorView } from "./editor-view.js";
 import { historyView } from "./history-view.js";
@@ -40,7 +41,9 @@ export async function binderView(main, projectID, documentID, focusNode = null) 
     project.nodes = fresh.nodes;
     replace(treeArea, tree(project, documentID, refresh));
   });
-  replace(main, el("h1", { text: project.name }),
+  const hint = damagedNameHint(project);
+  replace(main, el("h1", { text: projectTitle(project) }),
+    hint ? el("p", { class: "field-error", text: hint }) : null,
     el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged, in a session" : ""}${project.view_only ? " · shared with you to view only" : ""}${project.shared_by ? ` · someone else's project, shared by device ${project.shared_by.name} (${project.shared_by.role})` : ""}` }),
     project.session ? sessionBar(project.session, refresh) : null,
     el("div", { class: "layout" },

@@ -3,6 +3,7 @@
 // for restructuring a long manuscript or a brief without opening any document.
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
+import { projectTitle } from "./project-title.js";
 import { onReorderKey, dragAttributes } from "./reorder.js";
 import * as live from "./live.js";
 
@@ -17,7 +18,7 @@ export async function outlineView(main, projectID, focusNode = null) {
     const fresh = await api.get(`/api/projects/${api.segment(projectID)}`).catch(() => null);
     if (fresh && JSON.stringify(fresh.nodes) !== JSON.stringify(project.nodes) && !main.contains(document.activeElement)) await refresh();
   });
-  replace(main, el("h1", { text: `${project.name}: outline` }),
+  replace(main, el("h1", { text: `${projectTitle(project)}: outline` }),
     el("p", {}, el("a", { href: `#/projects/${project.id}`, text: "Back to the binder" })),
     el("p", { class: "tag", text: `Alt+Up and Alt+Down move an item among its neighbours, Alt+Right into the ${terms.chapter.singular.toLowerCase()} above it, Alt+Left out of its ${terms.chapter.singular.toLowerCase()}; or drag it.` }),
     project.nodes.length === 0 ? el("p", { text: "Empty." }) :

@@ -2,6 +2,7 @@
 // a register's template (a SOAP note, a legal memo, a novel).
 import * as api from "./api.js";
 import { el, replace, errorText } from "./dom.js";
+import { projectTitle, damagedNameHint } from "./project-title.js";
 
 export async function projectsView(main) {
   const [projects, registers] = await Promise.all([api.get("/api/projects"), api.get("/api/registers")]);
@@ -13,9 +14,10 @@ export async function projectsView(main) {
 }
 
 function card(project) {
-  const name = project.name ?? `Privileged ${project.terms.project.singular} (locked)`;
+  const hint = damagedNameHint(project);
   const item = el("li", { class: "card" },
-    el("a", { href: `#/projects/${project.id}`, text: name }),
+    el("a", { href: `#/projects/${project.id}`, text: projectTitle(project) }),
+    hint ? el("p", { class: "field-error", text: hint }) : null,
     el("p", { class: "tag", text: `${project.register} · ${project.kind}${project.privileged ? " · privileged" : ""}${project.view_only ? " · view only" : ""}${project.shared_by ? ` · someone else's, shared by device ${project.shared_by.name} (${project.shared_by.role})` : ""}` }));
   item.style.setProperty("--theme", project.theme);
   return item;
