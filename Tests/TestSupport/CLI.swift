@@ -107,6 +107,19 @@ public final class CLIVault {
     public func run(_ arguments: [String], unlock: Bool = true, stdin: String? = nil) throws -> CLI.Result {
         try CLI.run(arguments + ["--vault", directory] + (unlock ? ["--passphrase-file", passphraseFile] : []), stdin: stdin)
     }
+
+    /// A backup of this vault as it is now (`backup -o`), restored into a new vault folder
+    /// (`restore-backup --into`), as an owner brings a vault back; thrown with both outputs when
+    /// either command fails.
+    public func restoredFromBackup() throws -> CLIVault {
+        let backup = root + "/backup-\(UUID().uuidString)"
+        let made = try run(["backup", "-o", backup])
+        guard made.status == 0 else { throw CLIError(message: "backup exited \(made.status): \(made.stdout) \(made.stderr)") }
+        let restored = try CLIVault(create: false)
+        let restore = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
+        guard restore.status == 0 else { throw CLIError(message: "restore-backup exited \(restore.status): \(restore.stdout) \(restore.stderr)") }
+        return restored
+    }
 }
 
 public struct CLIError: Error {

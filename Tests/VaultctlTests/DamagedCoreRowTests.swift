@@ -87,12 +87,7 @@ struct DamagedCoreRowTests {
         #expect(try vault.run(["audit", "verify"], unlock: false).status == 0, "\(damage)")
 
         // A backup made now restores, and the other project reads there.
-        let backup = vault.root + "/damaged.backup"
-        let made = try vault.run(["backup", "-o", backup])
-        #expect(made.status == 0, "\(damage): \(made.stdout) \(made.stderr)")
-        let restored = try CLIVault(create: false)
-        let restore = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
-        #expect(restore.status == 0, "\(damage): \(restore.stdout) \(restore.stderr)")
+        let restored = try vault.restoredFromBackup()
         let there = try restored.run(["doc", "show", "Case memo", "Draft"])
         #expect(there.status == 0 && there.stdout.contains("Words of Case memo."), "\(damage): \(there.status) \(there.stderr)")
 

@@ -160,12 +160,7 @@ struct DamagedProjectRowTests {
         let damaged = try ProjectID(hex: try #require(ids.first))
         try flip.damage(damaged, in: vault)
 
-        let backup = vault.root + "/later.backup"
-        let made = try vault.run(["backup", "-o", backup])
-        #expect(made.status == 0, "\(flip): \(made.stdout) \(made.stderr)")
-        let restored = try CLIVault(create: false)
-        let output = try CLI.run(["restore-backup", backup, "--into", restored.directory, "--passphrase-file", restored.passphraseFile])
-        #expect(output.status == 0, "\(flip): \(output.stdout) \(output.stderr)")
+        let restored = try vault.restoredFromBackup()
         let shown = try restored.run(["doc", "show", "Case memo", "Draft"])
         #expect(shown.status == 0 && shown.stdout.contains("Words of Case memo."), "\(flip): \(shown.stderr)")
         #expect(shown.stderr.contains("the row of project \(damaged.hex) in writing_projects is damaged"), "\(flip): \(shown.stderr)")
