@@ -161,7 +161,10 @@ final class WritingContext {
 
     private func resolve(_ text: String) throws -> WritingProject {
         let all = try projects()
-        if let id = try? ProjectID(hex: text), let found = all.first(where: { $0.id == id }) { return found }
+        if let id = try? ProjectID(hex: text) {
+            if let found = all.first(where: { $0.id == id }) { return found }
+            if let damage = try vault.transaction({ tx in try WritingStore(tx).damagedProject(id) }) { throw Self.refusal(damage) }
+        }
         let name = text.precomposedStringWithCanonicalMapping
         let hashes = try vault.transaction { tx in try WritingStore(tx).nameMatches(name) }
         var matches: [WritingProject] = []
@@ -190,9 +193,16 @@ final class WritingContext {
                                    + "project(s) made before this version keep their names sealed until a session reads them; give the "
                                    + "id, or run 'vaultctl project list --purpose TEXT' once (it reads each name in a recorded session)")
             }
+            // A project whose row is damaged is left out of `projects`; its name is its damage (V-7).
+            if let damage = try vault.transaction({ tx in try WritingStore(tx).damagedProjects(named: name) }).first { throw Self.refusal(damage) }
             throw WritingError(.projectNotFound, "no project '\(text)'")
         }
         return project
+    }
+
+    /// The refusal of a project whose row is damaged: 65, naming it and what mends it.
+    private static func refusal(_ damage: DamagedProjectRow) -> WritingError {
+        WritingError(.damagedRecord, damage.problem + "; 'vaultctl repair' mends it")
     }
 
     /// Whether `project` is named `name`: a privileged project by its lookup hash when it has one,

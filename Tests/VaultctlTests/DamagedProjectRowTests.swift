@@ -171,6 +171,46 @@ struct DamagedProjectRowTests {
         #expect(try restored.run(["audit", "verify"], unlock: false).status == 0)
     }
 
+    /// reviewer15's V-7: the warning said "(COLUMN holds a value no writer stores, or no compartment
+    /// of this vault)" without saying which; `doc show` of the damaged project exited 66 "no project"
+    /// (by its id or its name), where its row is there and damaged (65); and `sync status` labelled a
+    /// damaged general project "(privileged)" even when the compartment named for it says otherwise.
+    @Test(arguments: [Flip.register, Flip.compartment])
+    func aDamagedRowIsNamedForWhatItHoldsAndRefusedAsDamage(_ flip: Flip) throws {
+        let (vault, ids) = try Self.twoProjects()
+        let damaged = try ProjectID(hex: try #require(ids.first))
+        try flip.damage(damaged, in: vault)
+
+        let listed = try vault.run(["project", "list"])
+        let said = flip == .register ? "(register holds a value no writer stores)" : "(compartment_uuid names no compartment of this vault)"
+        #expect(listed.status == 0 && listed.stderr.contains("the row of project \(damaged.hex) in writing_projects is damaged \(said)")
+                && !listed.stderr.contains(", or no compartment"), "\(flip): \(listed.stderr)")
+        for project in [damaged.hex, "Field notes"] {
+            let shown = try vault.run(["doc", "show", project, "Draft"])
+            #expect(shown.status == 65 && shown.stderr.contains("writing_projects is damaged \(said)") && shown.stderr.contains("'vaultctl repair' mends it")
+                    && !shown.stdout.contains("Words of Field notes."), "\(flip), \(project): \(shown.status) \(shown.stderr)")
+        }
+        let status = try vault.run(["sync", "status"])
+        #expect(status.stdout.contains("project \(damaged.hex): LOCAL-ONLY") && !status.stdout.contains("privileged"), "\(flip): \(status.stdout)")
+    }
+
+    /// V-7's other half: when nothing here says the project's compartment (its row's compartment id
+    /// flipped, and the compartment's own row damaged too), `sync status` treats it as privileged, the
+    /// safe default, and says that this is why.
+    @Test func aDamagedRowWhoseCompartmentIsUnknownIsTreatedAsPrivilegedAndSaysSo() throws {
+        let (vault, ids) = try Self.twoProjects()
+        let damaged = try ProjectID(hex: try #require(ids.first))
+        let database = try Database(path: vault.directory + "/vault.db", create: false, readOnly: false)
+        try database.execute("PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON")
+        let uuid = try #require(try database.queryOne("SELECT compartment_uuid FROM writing_projects WHERE id = ?", [.blob(damaged.bytes)]))
+            .blob("compartment_uuid")
+        try database.query("UPDATE compartments SET register = 'feneral' WHERE uuid = ?", [.blob(uuid)])
+        try Flip.compartment.damage(damaged, in: vault)
+
+        let status = try vault.run(["sync", "status"])
+        #expect(status.stdout.contains("project \(damaged.hex) (treated as privileged: its compartment is unknown): LOCAL-ONLY"), "\(status.stdout)")
+    }
+
     enum WrongOwner: String, CaseIterable, Sendable {
         /// reviewer15's V-3: one bit of the id (a valid id of no project): every listing and name lookup failed.
         case idBit

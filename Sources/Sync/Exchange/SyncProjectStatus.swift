@@ -8,6 +8,9 @@ import Writing
 public struct SyncProjectStatus: Sendable, Equatable {
     public let project: ProjectID
     public let privileged: Bool
+    /// Whether `privileged` is only the safe default: a damaged row whose compartment nothing here
+    /// says (neither the one it names nor one named for the project loads; V-7).
+    public var privilegeUnknown = false
     public let state: SyncState
     /// The devices whose last exchange left the project (its failure concerned it alone), and why.
     public var skipped: [SyncProjectSkip] = []
@@ -81,13 +84,18 @@ extension SyncStatus {
 
     /// The projects whose row of `writing_projects` makes no project (`DamagedProjectRow`): each
     /// local-only, with the columns and what mends it (review 17 s14, N-s14-8, N-s14-9). Privileged
-    /// unless its compartment says otherwise.
+    /// unless its compartment says otherwise: the one its row names, else the one named for it (a
+    /// damaged compartment id leaves the project's own compartment whole); unknown when neither loads.
     static func damagedRows(_ vault: UnlockedVault) throws -> [SyncProjectStatus] {
         try vault.transaction { tx in
-            try WritingStore(tx).damagedProjects().compactMap { damage in
+            let store = WritingStore(tx)
+            return try store.damagedProjects().compactMap { damage in
                 guard let id = damage.id else { return nil }
-                let privileged = (damage.compartmentID.flatMap { try? tx.compartment(withID: $0) })?.isPrivileged ?? true
-                return SyncProjectStatus(project: id, privileged: privileged, state: .localOnly(reason: damage.problem + "; 'vaultctl repair' mends it"))
+                let compartment = damage.compartmentID.flatMap { try? tx.compartment(withID: $0) } ?? store.compartmentNamed(for: id)
+                var status = SyncProjectStatus(project: id, privileged: compartment?.isPrivileged ?? true,
+                                               state: .localOnly(reason: damage.problem + "; 'vaultctl repair' mends it"))
+                status.privilegeUnknown = compartment == nil
+                return status
             }
         }
     }

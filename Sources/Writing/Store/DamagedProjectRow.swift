@@ -23,6 +23,12 @@ public struct DamagedProjectRow: Sendable, Equatable {
     public let columns: [String]
     /// The row's rowid: a row whose id is damaged has no other name.
     public let rowid: Int64
+    /// Of `columns`, those whose value is whole but names the wrong thing, with what it names (V-7:
+    /// the warning says which, rather than "a value no writer stores, or no compartment").
+    public internal(set) var misnamed: [String: String] = [:]
+    /// The row's name lookup hash when that column is whole: a name typed for this project finds its
+    /// damage (65) rather than "no project" (V-7).
+    var nameLookup: [UInt8]? = nil
 
     /// Said in `columns` when what is damaged is the project's compartment's own row in
     /// `compartments` (its register, id, binding or name hash; reviewer15's R15-9): CryptoVault's
@@ -34,8 +40,16 @@ public struct DamagedProjectRow: Sendable, Equatable {
         if columns == [Self.compartmentRow] {
             return "the compartment of project \(id?.hex ?? "(row \(rowid))") is damaged (its row in compartments fails its checks)"
         }
-        return "the row of project \(id?.hex ?? "(id damaged, row \(rowid))") in writing_projects is damaged (\(columns.joined(separator: ", ")) "
-            + "\(columns.count == 1 ? "holds" : "hold") a value no writer stores, or no compartment of this vault)"
+        return "the row of project \(id?.hex ?? "(id damaged, row \(rowid))") in writing_projects is damaged (\(said.joined(separator: "; ")))"
+    }
+
+    /// Each damaged column with what is wrong with it, in the table's order: a value no writer stores,
+    /// or (`misnamed`) what a whole value wrongly names.
+    private var said: [String] {
+        let unstored = columns.filter { misnamed[$0] == nil && $0 != Self.compartmentRow }
+        return (unstored.isEmpty ? [] : ["\(unstored.joined(separator: ", ")) \(unstored.count == 1 ? "holds" : "hold") a value no writer stores"])
+            + columns.compactMap { column in misnamed[column].map { "\(column) names \($0)" } }
+            + (columns.contains(Self.compartmentRow) ? ["its compartment's row in compartments fails its checks"] : [])
     }
 
     /// `problem`, with what it means for the project and what mends it.

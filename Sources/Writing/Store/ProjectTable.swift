@@ -130,7 +130,8 @@ struct ProjectTable {
                                        ("kind", kind != nil), ("created_at", createdAt != nil), ("archived_at", archivedAt != nil),
                                        ("view_only", viewOnly != nil), ("name_lookup", nameLookup != nil)]
         guard let id, let compartment, let register, let kind, let createdAt, let archivedAt, let viewOnly, let nameLookup else {
-            return .damaged(DamagedProjectRow(id: id, compartmentID: compartment, columns: found.filter { !$0.1 }.map(\.0), rowid: rowid))
+            return .damaged(DamagedProjectRow(id: id, compartmentID: compartment, columns: found.filter { !$0.1 }.map(\.0), rowid: rowid,
+                                              nameLookup: nameLookup ?? nil))
         }
         return .whole(Row(id: id, compartmentID: compartment, register: register, kind: kind, createdAt: createdAt,
                           archivedAt: archivedAt, viewOnly: viewOnly, nameLookup: nameLookup), rowid: rowid)

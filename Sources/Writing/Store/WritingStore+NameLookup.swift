@@ -37,6 +37,17 @@ extension WritingStore {
         return matches
     }
 
+    /// The damaged rows (`damagedProjects`) whose lookup hash says `name`: a name typed for a project
+    /// whose row is damaged is refused as that damage (65, naming it), not as "no project" (V-7).
+    /// Read only when no whole project has the name; nothing is opened.
+    public func damagedProjects(named name: String) throws -> [DamagedProjectRow] {
+        let key = try transaction.vault.nameLookupKey(domain: Self.nameLookupDomain)
+        return try damagedProjects().filter { damage in
+            guard let id = damage.id, let stored = damage.nameLookup else { return false }
+            return constantTimeEquals(stored, Self.nameLookup(of: id, named: name, key: key))
+        }
+    }
+
     /// Seals `name` as the project's and writes its lookup hash beside it. Every door that writes a
     /// project's name comes through here: create, rename, sync's create and rename, repair.
     func sealName(_ name: String, of project: WritingProject) throws {

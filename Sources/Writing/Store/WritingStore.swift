@@ -131,11 +131,12 @@ public struct WritingStore {
     /// project it was made for), else its compartment id.
     private func damage(of stored: ProjectTable.Stored, destroyed: (CompartmentID) throws -> Bool?,
                         held: (ProjectID) throws -> Bool) throws -> DamagedProjectRow? {
-        let (id, compartment, rowid, found): (ProjectID?, CompartmentID?, Int64, [String]) = switch stored {
-        case .whole(let row, let rowid): (row.id, row.compartmentID, rowid, [])
-        case .damaged(let damage): (damage.id, damage.compartmentID, damage.rowid, damage.columns)
+        let (id, compartment, rowid, found, lookup): (ProjectID?, CompartmentID?, Int64, [String], [UInt8]?) = switch stored {
+        case .whole(let row, let rowid): (row.id, row.compartmentID, rowid, [], row.nameLookup)
+        case .damaged(let damage): (damage.id, damage.compartmentID, damage.rowid, damage.columns, damage.nameLookup)
         }
         var columns = found
+        var names: [String: String] = [:]
         if let compartment {
             switch try destroyed(compartment) {
             case true?:
@@ -143,17 +144,23 @@ public struct WritingStore {
                 // lives (`hasLiveCompartment`): the row names another, destroyed one.
                 guard let id, try hasLiveCompartment(id) else { return nil }
                 if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
-            case nil: if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
+                names["compartment_uuid"] = "a compartment no longer live here while the project's own lives"
+            case nil:
+                if !columns.contains("compartment_uuid") { columns.append("compartment_uuid") }
+                names["compartment_uuid"] = "no compartment of this vault"
             case false?:
                 // A live compartment whose own row is damaged (R15-9), or named for another project (V-2, V-3, V-8).
                 if try wholeCompartment(compartment) == nil {
                     columns.append(DamagedProjectRow.compartmentRow)
                 } else if let id, !columns.contains("compartment_uuid"), let column = try misnamed(compartment, for: id, held: held) {
                     columns.append(column)
+                    names[column] = column == "id" ? "no project this vault holds (its compartment was made for another id)"
+                        : "another project's compartment"
                 }
             }
         }
-        return columns.isEmpty ? nil : DamagedProjectRow(id: id, compartmentID: compartment, columns: columns, rowid: rowid)
+        return columns.isEmpty ? nil : DamagedProjectRow(id: id, compartmentID: compartment, columns: columns, rowid: rowid,
+                                                         misnamed: names, nameLookup: lookup)
     }
 
     /// Which column of project `id`'s row is damaged when its live compartment is named for another
@@ -181,8 +188,12 @@ public struct WritingStore {
     /// tell the owner to destroy the last readable copy on the other device. A compartment the owner
     /// named so (V-1) makes a shredded project read as damaged instead, which loses nothing; `repair`
     /// takes only the compartment the project's name opens in.
-    private func hasLiveCompartment(_ id: ProjectID) throws -> Bool {
-        ["project \(id.hex)", "project \(id.hex) (synced)"].contains { (try? transaction.vault.compartment(named: $0)) != nil }
+    private func hasLiveCompartment(_ id: ProjectID) throws -> Bool { compartmentNamed(for: id) != nil }
+
+    /// The live compartment named for project `id` (`isMade`), if one loads: what says a damaged
+    /// row's project's register and privilege when its own row cannot (`sync status`, V-7).
+    public func compartmentNamed(for id: ProjectID) -> VaultCompartment? {
+        ["project \(id.hex)", "project \(id.hex) (synced)"].lazy.compactMap { try? transaction.vault.compartment(named: $0) }.first
     }
 
     /// Project `id`, refused when its row is damaged, its compartment destroyed, or a row of its

@@ -238,10 +238,17 @@ enum SyncCommands {
          }]
     }
 
+    /// " (privileged)" for a privileged project; for a damaged one whose compartment nothing here
+    /// says, that it is treated as privileged, the safe default, and why (V-7).
+    private static func privilegeLabel(_ project: SyncProjectStatus) -> String {
+        if project.privilegeUnknown { return " (treated as privileged: its compartment is unknown)" }
+        return project.privileged ? " (privileged)" : ""
+    }
+
     private static func printProjects(_ projects: [SyncProjectStatus], offersRefused: [SyncProjectRefusal], own: Set<DeviceID>,
                                       origins: [ProjectID: SharedProjectOrigin], awaited: [ProjectID: [String]]) {
         for project in projects {
-            let name = "project \(project.project.hex)\(project.privileged ? " (privileged)" : "")"
+            let name = "project \(project.project.hex)\(Self.privilegeLabel(project))"
             switch project.state {
             case .ready(let records) where project.syncs && !project.shreddedOn.isEmpty:
                 Output.line("\(name): shredded on device \(project.shreddedOn.map(\.peer.fingerprint).sorted().joined(separator: ", ")), \(records) record(s) here")
