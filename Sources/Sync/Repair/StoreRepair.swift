@@ -343,6 +343,7 @@ public struct StoreRepair {
         let tables = keptHere.isEmpty && shredded.isEmpty ? [] : try KeptProjects.tables()
         (report.projects, report.originsRefused) = try vault.transaction { tx in
             try KeptProjects.copyAside(keptHere + shredded, in: tx.database, tables: tables)
+            let waits = try CarriedWaits.read(in: tx.database)
             let reset = try WritingStoreReset.reset(in: tx, keeping: keeping)
             try KeptProjects.putBack(in: tx.database, tables: tables)
             // A project dropped for its damage takes its provenance rows with it: left, they would
@@ -369,6 +370,8 @@ public struct StoreRepair {
                     throw RepairError(.recordRefused, "project \(project.id): a record was refused as it was stored (\(receipt.refused[0].error.code.rawValue)); nothing was changed")
                 }
                 if let counter = awaiting[project.id] { try sync.awaitOwnRecords(of: project.id, upTo: counter, at: clock.now()) }
+                try waits.putBack(project.id, sync: sync, from: peer.deviceID, mine: own[peer.deviceID] != nil,
+                                  viewOnly: try exchange.origin(of: project.id)?.access == .viewer, at: clock.now())
                 projects.append(.init(project: project.id, records: receipt.stored, documents: receipt.documentsWritten))
             }
             try tx.record(.syncRepair, details: [.init("peer", peer.deviceID.hex), .init("projects", String(projects.count)),
