@@ -46,4 +46,17 @@ import Writing
         let read = try #require(try fixture.json("GET", "/api/projects/\(damaged)/documents/\(document)") as? [String: Any])
         #expect((read["blocks"] as? [[String: Any]])?.map { $0["text"] as? String } == ["words of the field"], "\(read)")
     }
+
+    @Test("one project's damaged name leaves the console's conflicts list whole: it is read, with no conflicts, and answers 200")
+    func aDamagedNameLeavesTheConflictsListWhole() throws {
+        let fixture = try ConsoleFixture()
+        let damaged = try #require((try fixture.json("POST", "/api/projects", ["name": "Field notes", "register": "general"]) as? [String: Any])?["id"] as? String)
+        _ = try fixture.json("POST", "/api/projects/\(damaged)/nodes", ["kind": "scene", "title": "Draft"])
+        try Self.damageName(of: damaged, in: fixture)
+
+        let response = try fixture.send(get: "/api/conflicts")
+        #expect(response.status == 200, "\(response.status) \(response.text)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], "\(response.text)")
+        #expect((listed["conflicts"] as? [Any])?.isEmpty == true && listed["locked_projects"] as? Int == 0, "\(listed)")
+    }
 }

@@ -22,12 +22,16 @@ struct ConflictRoutes {
     }
 
     private static func open(in project: WritingProject, _ store: WritingStore) throws -> [[String: Any]] {
-        let name = try store.name(of: project)
+        // A name that does not open is that project's damage (R15-8), never the whole list's.
+        let name = try DamagedProjectName.listed(project.id) { try store.name(of: project) }
         return try store.nodes(in: project.id).filter { $0.kind == .scene }.flatMap { node in
             try store.branches(of: node.id, in: project.id).filter { $0.kind == .syncConflict && $0.state == .open }.map { branch in
                 var row = VersionRoutes.json(branch)
                 row["project"] = project.id.hex
-                row["project_name"] = name
+                switch name {
+                case .success(let name): row["project_name"] = name ?? NSNull()
+                case .failure(let damage): (row["project_name"], row["project_name_damaged"]) = (NSNull(), damage.reason)
+                }
                 row["document"] = node.id.hex
                 row["document_title"] = node.title
                 return row

@@ -123,7 +123,7 @@ function conflictList(answer) {
   if (answer.conflicts.length === 0) return [el("h2", { text: "Sync conflicts" }), el("p", { text: "No conflict is waiting." }), locked];
   return [el("h2", { text: "Sync conflicts" }),
     el("ul", { class: "conflicts" }, answer.conflicts.map((c) => el("li", {},
-      el("a", { href: `#/projects/${c.project}/${c.document}`, text: `${c.project_name}: ${c.document_title}` }),
+      el("a", { href: `#/projects/${c.project}/${c.document}`, text: `${c.project_name ?? `Project ${c.project} (name damaged)`}: ${c.document_title}` }),
       ` — the other side's words kept as a branch (${c.by}), since ${new Date(c.created_at * 1000).toISOString().slice(0, 16).replace("T", " ")}`))),
     locked];
 }
