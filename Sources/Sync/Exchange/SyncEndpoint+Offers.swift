@@ -380,21 +380,33 @@ extension SyncEndpoint {
     /// s7, A7: the log would grow without bound and bury its other entries). The project's skip
     /// row (`sync_project_skips`, kept until it syncs with the peer again) says it was recorded.
     /// Its view-only mark stays (nothing the owner no longer sends becomes writable); a later share
-    /// lifts it or sets it as the owner says.
-    func recordNoLongerShared(besides offered: Set<ProjectID>) throws {
-        guard !peerIsMine else { return }
+    /// lifts it or sets it as the owner says. Returns each, `first` when this exchange recorded it.
+    func recordNoLongerShared(besides offered: Set<ProjectID>) throws -> [(project: WritingProject, first: Bool)] {
+        guard !peerIsMine else { return [] }
         let notShared = SyncExchangeErrorCode.notShared.rawValue
         let stopped = try vault.transaction { tx in
             let store = SyncExchangeStore(database: tx.database)
             return try WritingStore(tx).projects().filter { project in
-                guard !offered.contains(project.id), try self.sharedFrom(project.id, in: store)?.device == self.peer.deviceID else { return false }
-                return try store.skipReason(of: project.id, by: self.peer.deviceID)?.hasPrefix("\(notShared):") != true
+                try !offered.contains(project.id) && self.sharedFrom(project.id, in: store)?.device == self.peer.deviceID
+            }.map { project in
+                (project, try store.skipReason(of: project.id, by: self.peer.deviceID)?.hasPrefix("\(notShared):") != true)
             }
         }
-        for project in stopped {
+        for (project, first) in stopped where first {
             recordSkipped(project.id, reason: notShared,
                           message: "device \(peer.fingerprint) no longer offers project \(project.id): its share was revoked or the project is gone there")
         }
+        return stopped
+    }
+
+    /// How many of this device's records of `project` (held here: `held`) the peer lacked at its
+    /// last exchange with this vault: words that reach it no more once it stopped sharing the project.
+    func undelivered(of project: WritingProject, held: [DeviceID: UInt64]) throws -> UInt64 {
+        let mine = held[author.device] ?? 0
+        let delivered = try vault.transaction { tx in
+            try SyncExchangeStore(database: tx.database).peerVector(peer.deviceID, project: project.id)[author.device] ?? 0
+        }
+        return mine > delivered ? mine - delivered : 0
     }
 
     /// Whether the peer granted this vault the project's compartment: a share grant it signed, of

@@ -184,6 +184,19 @@ public struct SyncEndpoint {
         return ended
     }
 
+    /// The details a refused request of the peer for project `id` is recorded with: the project,
+    /// and `share` `revoked` when this vault shared the project's compartment with the peer and
+    /// revoked it (the request of a device whose share ended: reviewer s17, F17-7).
+    func refusalDetails(of id: ProjectID) throws -> [VaultEvent.Detail] {
+        let project: [VaultEvent.Detail] = [.init("project", id.hex)]
+        let revoked = try vault.transaction { tx -> Bool in
+            guard let held = try? WritingStore(tx).project(id) else { return false }
+            let store = SyncExchangeStore(database: tx.database)
+            return try store.everShared(held.compartment.id, with: peer.deviceID) && store.share(of: held.compartment.id, with: peer.deviceID) == nil
+        }
+        return revoked ? project + [.init("share", "revoked")] : project
+    }
+
     /// Whether this vault itself decided that `device`, which may not write `project` here now, does
     /// not: its trust levels or grants once let it (`granted`), it holds a share of the project's
     /// compartment for it (a viewer, or one revoked), or the project is privileged (only the

@@ -246,7 +246,8 @@ public struct SyncInitiator {
         // Said once in the run, however many pages were asked as that build asks (daemon13's open note).
         if olderBuild { report.notes.append(SyncProjectsRequest.olderBuildNote(peer: peer.name)) }
         // A project whose exchange rows here are damaged is not read as if they were whole: local-only.
-        try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)).union(damage.projects.keys))
+        let stopped = try endpoint.recordNoLongerShared(besides: Set(offers.map(\.project)).union(damage.projects.keys))
+        try sayNoLongerShared(stopped, into: &report, by: deadline)
         var projects: [(WritingProject, SyncPlan)] = []
         for offer in offers {
             if let why = damage.reason(for: offer.project) {

@@ -160,8 +160,16 @@ public struct SyncResponder: Sendable {
         return SyncOutgoing(taken: taken)
     }
 
+    /// A pull refused recorded with its project (and, for a device whose share of it was revoked
+    /// here, `share` `revoked`): the owner's log says which project a revoked device still asked for
+    /// (reviewer s17, F17-7).
     private func pull(_ request: SyncPullRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
-        let project = try allowed(request.project, endpoint, writing: false)
+        let project: WritingProject
+        do {
+            project = try allowed(request.project, endpoint, writing: false)
+        } catch let error as SyncExchangeError {
+            throw WholeRequestRefusal(error: error, details: try endpoint.refusalDetails(of: request.project))
+        }
         try reserveAnswer(SyncWire.pullKind, endpoint)
         let answer = try damageRefused(project.id) { try endpoint.missing(project, from: request.held, tips: request.tips) }
         if answer.records.isEmpty {
@@ -179,7 +187,7 @@ public struct SyncResponder: Sendable {
     /// entries per request). Records the peer may write are verified one by one, each refusal
     /// recorded, and charged to the peer's refusal budget.
     private func push(_ request: SyncPushRequest, _ endpoint: SyncEndpoint) throws -> SyncOutgoing {
-        let count: [VaultEvent.Detail] = [.init("project", request.project.hex), .init("records", String(request.records.count))]
+        let count = try endpoint.refusalDetails(of: request.project) + [.init("records", String(request.records.count))]
         let project: WritingProject
         do {
             project = try allowed(request.project, endpoint, writing: true)

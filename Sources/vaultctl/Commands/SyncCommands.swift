@@ -192,7 +192,8 @@ enum SyncCommands {
         let shredded = report.projects.filter { $0.shreddedThere != nil }
         var lines = ["Synced \(report.projects.count - skipped.count - refused.count - shredded.count) project(s) with \(peer): sent \(report.sent) record(s), received \(report.received)"
                      + (report.refused > 0 ? ", \(report.refused) refused" : "") + "."]
-        for project in refused where !project.declined {
+        // One left for the run (a project its owner no longer shares, this device's words in it) is said by its own line below.
+        for project in refused where !project.declined && project.skipped == nil {
             let why = project.refused.isEmpty ? "no access" : project.refused.joined(separator: ", ")
             lines.append("Refused project \(project.project.hex): \(why) (recorded in the audit log as sync.exchange-refused)")
         }
@@ -402,7 +403,8 @@ enum SyncCommands {
         if let skipped = project.skipped { why.append("left for the run: \(skipped)") }
         if let localOnly = project.localOnly { why.append("local-only: \(localOnly)") }
         if project.access == "none" {
-            why.append("refused here: \(project.refused.joined(separator: ", "))")
+            // A project left for the run with no offer refused (one its owner no longer shares) was refused nothing here.
+            if project.skipped == nil || !project.refused.isEmpty { why.append("refused here: \(project.refused.joined(separator: ", "))") }
         } else if !project.refusedAndNotHeld.isEmpty {
             why.append("\(project.recordsRefused) of its record(s) refused here (\(Set(project.refusedAndNotHeld).sorted().joined(separator: ", ")))")
         }
