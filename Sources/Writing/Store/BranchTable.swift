@@ -51,6 +51,12 @@ struct BranchTable {
                            [.blob(project.bytes)]).compactMap { try? LinkedRow($0, link: "project_id") }
     }
 
+    /// Whether the table is there: a writing module stopped before migration `versions-2` has none
+    /// (a vault made as it was before, in the migration tests; a real vault is migrated at its open).
+    func isPresent() throws -> Bool {
+        try database.queryOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'writing_branches'") != nil
+    }
+
     /// The branch with id `id`, whatever its project_id holds, or nil.
     func linkedRow(_ id: [UInt8]) throws -> LinkedRow? {
         try database.queryOne("SELECT rowid, id, project_id FROM writing_branches WHERE id = ?", [.blob(id)])

@@ -171,6 +171,8 @@ extension WritingStore {
         for table in DamagedLink.Table.allCases {
             let linksHere: ([UInt8]) -> Bool = table == .blocks ? { documents.contains($0) } : { $0 == project.id.bytes }
             let own = records[table.rawValue] ?? []
+            // No branch record and no branches table: a writing module before `versions-2` (BranchMigrationTests).
+            if table == .branches, own.isEmpty, try !branchTable.isPresent() { continue }
             let reached = Dictionary(try linkedRows(of: table, in: project.id).map { ($0.id, $0) }) { first, _ in first }
             damaged += try own.filter { !(reached[$0].map { linksHere($0.named) } ?? false) }
                 .compactMap { id in try reached[id] ?? linkedRow(of: table, id) }
