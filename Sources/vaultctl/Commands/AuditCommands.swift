@@ -43,7 +43,8 @@ enum AuditCommands {
             let readOnly = arguments.has("--read-only")
             // A copy repair kept holds no assets/ folder (only the database): it is verified from a
             // copy in memory, as `doc show --read-only` reads it (reviewer s17, F17-14).
-            if readOnly, DamagedStoreCopy.isKeptCopy(VaultLocation.realDirectory(arguments)) { try KeptCopies.readIfAsked(arguments) }
+            let real = VaultLocation.realDirectory(arguments)
+            if readOnly, DamagedStoreCopy.isKeptCopy(real) { try InMemoryMode.readKeptCopy(real) }
             let vault = readOnly ? try VaultLocation.openReadOnly(arguments) : try VaultLocation.open(arguments, upgrade: false)
             let report: AuditVerifier.Report
             let witnesses: [WitnessStatus]
