@@ -40,6 +40,26 @@ enum KeptCopies {
         try InMemoryMode.readKeptCopy(directory)
     }
 
+    /// Runs `read` (a `doc list|show --read-only` of a kept copy) and turns the database's own error,
+    /// when the copy's writing tables do not read (a table dropped: the damage the repair left behind),
+    /// into damaged data naming the copy, exit 65, never a raw SQL text with exit 1 (reviewer s17, F17-6).
+    static func reading<Result>(_ arguments: ParsedArguments, _ read: () throws -> Result) throws -> Result {
+        do {
+            return try read()
+        } catch let error as CryptoVaultError where error.code == .database && arguments.has(readOption.name) {
+            let directory = VaultLocation.realDirectory(arguments)
+            throw CommandError(message: "the copy 'vaultctl repair' kept in \(directory) does not read as a writing store (\(sqliteReason(of: error.message)))",
+                               exitCode: .dataError,
+                               hint: "its words are in its sealed records only, which no command reads without those rows; 'vaultctl restore-backup FILE --into DIR' brings back a backup made before the damage")
+        }
+    }
+
+    /// The reason SQLite gave ("no such table: writing_blocks"), without the statement.
+    private static func sqliteReason(of message: String) -> String {
+        guard let open = message.firstIndex(of: "("), let close = message.range(of: ") in: ") else { return "a database error" }
+        return String(message[message.index(after: open)..<close.lowerBound])
+    }
+
     /// Records in the live vault (the one whose `damaged/` holds the copy) that `command` read the kept
     /// copy: which copy, project and document, never a title or a word (closing note s10: the read's
     /// own entries go with the copy in memory). Called after the read and before anything is printed:

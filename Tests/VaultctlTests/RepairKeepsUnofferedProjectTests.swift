@@ -111,4 +111,36 @@ struct RepairKeepsUnofferedProjectTests {
         #expect(gone.status == 0 && !gone.stdout.contains("Trip") && gone.stdout.contains("Field notes"), "\(gone.stdout) \(gone.stderr)")
         #expect(try f.laptop.run(["audit", "verify"], unlock: false).status == 0)
     }
+
+    /// F17-6 (reviewer s17): Trip's blocks table dropped, so its documents do not read while its words
+    /// are still in its sealed records. Before, the repair went ahead without --discard-local, said
+    /// "doc show --read-only reads them" and that read failed with a raw SQL text, exit 1. Now it is
+    /// refused without --discard-local, naming Trip; with it, the output says no command reads those
+    /// words, and `doc show --read-only` of the kept copy is 65 naming the copy, no SQL.
+    @Test func aProjectTheDeviceDoesNotOfferWhoseDocumentsDoNotReadIsNamedBeforeItsWordsAreLeftUnread() throws {
+        let (f, trip, _) = try Self.laptopWithTrip()
+        try Database(path: f.laptop.directory + "/vault.db", create: false, readOnly: false).execute("DROP TABLE writing_blocks")
+        let repair = ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress]
+
+        let refused = try f.hosts.run(.laptop, f.laptop, repair)
+        #expect(refused.status == 1, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("project \(trip.hex), whose documents do not read here (")
+                && refused.stderr.contains("sealed record(s) hold their words") && refused.stderr.contains("--discard-local")
+                && refused.stderr.contains("nothing was changed"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.laptop.directory + "/damaged"), "a refused repair kept a copy")
+        #expect(try RepairFromDeviceTests.repairActions(f) == ["sync.repair-refused"])
+
+        let dropped = try f.hosts.run(.laptop, f.laptop, repair + ["--discard-local"])
+        try #require(dropped.status == 0, "\(dropped.stderr)")
+        #expect(dropped.stdout.contains("Project \(trip.hex) is not on ")
+                && dropped.stdout.contains("sealed record(s) of words are only in the kept copy, where no command reads them as documents"), "\(dropped.stdout)")
+        #expect(!dropped.stdout.contains("'vaultctl doc show' with --read-only reads them"), "\(dropped.stdout)")
+        let kept = try #require(dropped.stdout.split(separator: "\n").first { $0.hasPrefix("The damaged store is kept in ") }
+            .map { String($0.dropFirst("The damaged store is kept in ".count)) }, "\(dropped.stdout)")
+        let read = try CLI.run(["doc", "show", trip.hex, "Diary", "--vault", kept, "--passphrase-file", f.laptop.passphraseFile, "--read-only"])
+        #expect(read.status == 65, "\(read.stdout) \(read.stderr)")
+        #expect(read.stderr.contains("does not read as a writing store (no such table: writing_blocks)") && !read.stderr.contains("SELECT"),
+                "\(read.stderr)")
+        #expect(try f.laptop.run(["audit", "verify"], unlock: false).status == 0)
+    }
 }

@@ -44,6 +44,9 @@ public struct RepairReport: Sendable, Equatable {
     /// Documents here whose words the rebuild replaced or dropped (--discard-local): they are only
     /// in the kept copy now (review 17 s9, N-s9-6).
     public var replacedHere: [LocalDocumentAtRisk] = []
+    /// Projects not offered whose documents did not read here while their records held words: the
+    /// rebuild dropped them (--discard-local), and no command reads those words now (F17-6).
+    public var unreadableHere: [UnreadableProjectAtRisk] = []
 
     public init() {}
 
@@ -118,7 +121,10 @@ public struct StoreRepair {
         // A project dropped for its damage has nothing on the device: each readable document of it is at risk.
         for id in report.notOffered { replicas[id] = SyncReplica(project: id, author: nil, devices: [:]) }
         report.replacedHere = try documentsAtRisk(replicas, sessions: sessions)
-        if !report.replacedHere.isEmpty && !discardingLocal { throw refusal(naming: report.replacedHere) }
+        report.unreadableHere = try unreadableAtRisk(report, compartments: compartments, sessions: sessions)
+        if !(report.replacedHere.isEmpty && report.unreadableHere.isEmpty) && !discardingLocal {
+            throw refusal(naming: report.replacedHere, unreadable: report.unreadableHere)
+        }
         let kept = try DamagedStoreCopy.keep(vault.vault, at: clock.now())
         report.kept = kept.name
         report.keptBytes = kept.bytes
@@ -230,10 +236,35 @@ public struct StoreRepair {
         }
     }
 
+    /// The projects dropped for their damage (`notOffered`) whose words would be readable nowhere
+    /// after the rebuild (`UnreadableProjectAtRisk`).
+    private func unreadableAtRisk(_ report: RepairReport, compartments: [ProjectID: VaultCompartment],
+                                  sessions: [CompartmentID: PrivilegedProcessingSession]) throws -> [UnreadableProjectAtRisk] {
+        try vault.transaction { tx in
+            try report.notOffered.compactMap { id in
+                guard let compartment = compartments[id] else { return nil }
+                let access: RecordAccess = sessions[compartment.id].map { .session($0) } ?? .vault
+                return try UnreadableProjectAtRisk.find(id, damage: report.notOfferedDamage[id] ?? "unread", compartment: compartment,
+                                                        store: WritingStore(tx, access: access, clock: clock))
+            }
+        }
+    }
+
     /// The repair refused because it would replace words only this vault holds (review 17 s9,
-    /// N-s9-6: a repair once dropped a laptop's unsynced words, saying nothing).
-    private func refusal(naming documents: [LocalDocumentAtRisk]) -> RepairError {
-        let shown = documents.prefix(10).map(\.named).joined(separator: "; ")
+    /// N-s9-6: a repair once dropped a laptop's unsynced words, saying nothing), or leave words no
+    /// command reads (F17-6).
+    private func refusal(naming documents: [LocalDocumentAtRisk], unreadable: [UnreadableProjectAtRisk]) -> RepairError {
+        guard documents.isEmpty else { return refusal(naming: documents, more: unreadable) }
+        return RepairError(.localWordsAtRisk, """
+            \(unreadable.map(\.named).joined(separator: "; ")); that device (\(peer.name), \(peer.fingerprint)) does not hold it: \
+            nothing was changed. A rebuild would leave those words readable nowhere, not even in the copy it keeps ('vaultctl doc \
+            show --read-only' reads a document through the rows that are damaged). 'vaultctl restore-backup FILE --into DIR' brings \
+            back a backup made before the damage; --discard-local rebuilds without it, its records then only in the kept copy
+            """)
+    }
+
+    private func refusal(naming documents: [LocalDocumentAtRisk], more unreadable: [UnreadableProjectAtRisk]) -> RepairError {
+        let shown = (documents.prefix(10).map(\.named) + unreadable.map(\.named)).joined(separator: "; ")
         let more = documents.count > 10 ? "; and \(documents.count - 10) more" : ""
         return RepairError(.localWordsAtRisk, """
             \(documents.count) document(s) here hold words that device does not (\(peer.name), \(peer.fingerprint)): \(shown)\(more); \

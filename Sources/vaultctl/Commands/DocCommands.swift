@@ -41,8 +41,11 @@ enum DocCommands {
             try KeptCopies.readIfAsked(arguments)
             let context = try WritingContext(arguments)
             defer { context.end() }
-            let project = try context.project(arguments.positionals[0])
-            let (nodes, outline) = try context.store(for: project) { (try $0.nodes(in: project.id), try $0.outline(of: project.id)) }
+            let (project, nodes, outline) = try KeptCopies.reading(arguments) {
+                let project = try context.project(arguments.positionals[0])
+                let (nodes, outline) = try context.store(for: project) { (try $0.nodes(in: project.id), try $0.outline(of: project.id)) }
+                return (project, nodes, outline)
+            }
             try KeptCopies.recordRead(arguments, command: "doc list", project: project.id)
             let register = project.register
             if arguments.has("--json") {
@@ -86,12 +89,15 @@ enum DocCommands {
             try KeptCopies.readIfAsked(arguments)
             let context = try WritingContext(arguments)
             defer { context.end() }
-            let project = try context.project(arguments.positionals[0])
-            let node = try context.node(arguments.positionals[1], in: project)
-            let (content, version) = try context.store(for: project) { store in
-                // The in-memory mode writes nothing, not even the version a write could start from.
-                (try store.documentContent(of: node.id, in: project.id),
-                 InMemoryMode.reason == nil ? try store.versionForReading(of: node.id, in: project.id) : nil)
+            let (project, node, content, version) = try KeptCopies.reading(arguments) {
+                let project = try context.project(arguments.positionals[0])
+                let node = try context.node(arguments.positionals[1], in: project)
+                let (content, version) = try context.store(for: project) { store in
+                    // The in-memory mode writes nothing, not even the version a write could start from.
+                    (try store.documentContent(of: node.id, in: project.id),
+                     InMemoryMode.reason == nil ? try store.versionForReading(of: node.id, in: project.id) : nil)
+                }
+                return (project, node, content, version)
             }
             try KeptCopies.recordRead(arguments, command: "doc show", project: project.id, document: node.id)
             if arguments.has("--json") {

@@ -86,6 +86,7 @@ enum RepairCommands {
                              "not_offered_damage": Dictionary(uniqueKeysWithValues: report.notOfferedDamage.map { ($0.key.hex, $0.value) }),
                              "origins_refused": report.originsRefused.map(\.hex),
                              "replaced_here": report.replacedHere.map(json),
+                             "unreadable_here": report.unreadableHere.map { ["project": $0.project.hex, "damage": $0.damage, "blocks": $0.blocks] as [String: Any] },
                              "awaiting": report.awaiting.sorted { $0.key.hex < $1.key.hex }.map { ["project": $0.key.hex, "counter": $0.value] as [String: Any] }])
                 return
             }
@@ -105,7 +106,11 @@ enum RepairCommands {
                             + "a change before would reuse their numbers, and your devices would refuse this one's records of it for good.")
             }
             for id in report.keptHere { Output.line("Project \(id.hex) is not on \(pairing.peer.name): it is kept as it is here.") }
-            for id in report.notOffered {
+            for lost in report.unreadableHere {
+                Output.line("Project \(lost.project.hex) is not on \(pairing.peer.name) and its documents did not read here (\(lost.damage)): "
+                            + "its \(lost.blocks) sealed record(s) of words are only in the kept copy, where no command reads them as documents (--discard-local).")
+            }
+            for id in report.notOffered where !report.unreadableHere.contains(where: { $0.project == id }) {
                 Output.line("Project \(id.hex) is not on \(pairing.peer.name) and its rows here are damaged (\(report.notOfferedDamage[id] ?? "unread")): "
                             + "it is only in the kept copy, where 'vaultctl doc list \(id.hex) --vault \(kept) --read-only' lists its documents "
                             + "and 'vaultctl doc show' with --read-only reads them.")
