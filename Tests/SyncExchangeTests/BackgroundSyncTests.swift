@@ -17,7 +17,7 @@ import Writing
         let events = Mutex<[BackgroundSync.Event]>([])
         func add(_ event: BackgroundSync.Event) { events.withLock { $0.append(event) } }
         var failures: [(code: String, retry: Double?)] {
-            events.withLock { $0.compactMap { if case .failed(_, let code, let retry) = $0 { (code, retry) } else { nil } } }
+            events.withLock { $0.compactMap { if case .failed(_, _, let code, let retry) = $0 { (code, retry) } else { nil } } }
         }
         var successes: Int { events.withLock { $0.filter { if case .succeeded = $0 { true } else { false } }.count } }
         var started: Int { events.withLock { $0.filter { if case .started = $0 { true } else { false } }.count } }

@@ -36,6 +36,21 @@ struct ServeChannelTests {
         #expect(result.stderr.contains("connected from 127.0.0.1"), "\(result.stderr)")
     }
 
+    /// F17-18 (reviewer s17): announcing a channel that listens on loopback only told nobody why every
+    /// other device's background sync then failed. The daemon says so when it starts.
+    @Test func announcingALoopbackChannelIsWarnedAbout() throws {
+        let vault = try CLIVault()
+        let port = String(Int.random(in: 20_000...29_999))
+        let (daemon, _) = try Self.serve(vault, ["--announce", "--announce-port", port])
+        kill(daemon.process.processIdentifier, SIGTERM)
+        daemon.process.waitUntilExit()
+        let result = daemon.result()
+        #expect(daemon.process.terminationStatus == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("announced on the LAN"), "\(result.stdout)")
+        #expect(result.stderr.contains("warning: --announce with a loopback --address (127.0.0.1): your other devices hear this one but cannot connect to it")
+                && result.stderr.contains("--address 0.0.0.0:PORT"), "\(result.stderr)")
+    }
+
     @Test func announceWithoutAnAddressIsAUsageError() throws {
         let vault = try CLIVault()
         let result = try vault.run(["serve", "--announce"])

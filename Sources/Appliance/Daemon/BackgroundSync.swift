@@ -36,8 +36,9 @@ public final class BackgroundSync: Sendable {
     public enum Event: Sendable {
         case started(DeviceID, SocketAddress)
         case succeeded(DeviceID, SyncRunReport)
-        /// The run failed with this error code; the next try is in `retryIn` seconds (nil: none, no longer own).
-        case failed(DeviceID, code: String, retryIn: Double?)
+        /// The run with the device at this address (nil: none known) failed with this error code; the
+        /// next try is in `retryIn` seconds (nil: none, no longer own).
+        case failed(DeviceID, SocketAddress?, code: String, retryIn: Double?)
     }
 
     private struct State: Sendable {
@@ -225,7 +226,7 @@ public final class BackgroundSync: Sendable {
             }
             switch outcome {
             case .success(let report): events(.succeeded(device, report))
-            case .failure(let error): events(.failed(device, code: SyncInitiator.code(of: error), retryIn: retry))
+            case .failure(let error): events(.failed(device, state.withLock { $0.addresses[device] }, code: SyncInitiator.code(of: error), retryIn: retry))
             }
             // Saves made while it ran: one more sync for all of them (of every project if none was kept).
             if again { launch(device, only: saved) }

@@ -42,6 +42,16 @@ public struct ChannelListening: Sendable {
         announcer?.start()
         background.start()
         DaemonLog.line("vaultctl serve: channel for paired devices on \(server.address)\(announcer == nil ? "" : ", announced on the LAN")")
+        if announcer != nil, Self.isLoopback(server.address.host) {
+            // Other machines hear the announcement and then cannot connect to it (reviewer s17, F17-18).
+            DaemonLog.note("vaultctl serve: warning: --announce with a loopback --address (\(server.address.host)): your other devices hear "
+                           + "this one but cannot connect to it; to sync over the LAN listen on an address they reach (--address 0.0.0.0:PORT)")
+        }
+    }
+
+    /// A loopback host (127.0.0.0/8, ::1, localhost) that only this machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        host.hasPrefix("127.") || host == "::1" || host == "[::1]" || host == "localhost"
     }
 
     public func stop() {
@@ -57,8 +67,9 @@ public struct ChannelListening: Sendable {
         case .succeeded(_, let report):
             DaemonLog.note("vaultctl serve: background sync: sent \(report.sent), received \(report.received) record(s)"
                            + report.notes.map { "; \($0)" }.joined())
-        case .failed(_, let code, let retry):
-            DaemonLog.note("vaultctl serve: background sync failed (\(code))" + (retry.map { "; next try in \(Int($0.rounded(.up))) s" } ?? ""))
+        case .failed(let device, let address, let code, let retry):
+            let tried = address.map { " with \(device.hex.prefix(16)) at \($0)" } ?? ""
+            DaemonLog.note("vaultctl serve: background sync\(tried) failed (\(code))" + (retry.map { "; next try in \(Int($0.rounded(.up))) s" } ?? ""))
         }
     }
 
