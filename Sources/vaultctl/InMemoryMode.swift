@@ -46,10 +46,17 @@ enum InMemoryMode {
         "sync now", "sync status", "repair",
     ]
 
+    /// The commands that run on the vault itself in this mode, not on a copy: pairing writes only the
+    /// vault's own tables (the pairing, its trust, the audit log), never the writing store, and a
+    /// device whose store is broken and that has no paired own device yet has no other way to
+    /// `repair --from` (reviewer s17, F17-5).
+    static let onTheVaultItself: Set<String> = ["pair host", "pair join"]
+
     /// Refuses `path` before it runs when the vault its arguments name is in in-memory mode and the
     /// command is not on `allowed` (exit 65, with the mode, the reason and what to run instead).
     /// Only the health check runs here (once per process): no copy is made for a refused command.
     static func gate(_ path: String, _ arguments: ParsedArguments) throws {
+        if onTheVaultItself.contains(path) { return bypass() }
         guard !allowed.contains(path), let reason = reason(forVault: VaultLocation.realDirectory(arguments)) else { return }
         throw CommandError(message: "'\(path)' is refused in in-memory mode (\(reason)): it would change the vault, or leave an audit "
                            + "entry only in the copy in memory", exitCode: .dataError,

@@ -53,7 +53,9 @@ enum ProjectCommands {
             let origins = try SharedProjectOrigin.all(in: context.vault)
             let rows = try context.projects().map { project in json(project, listed: try context.listedName(of: project), sharedBy: origins[project.id]) }
             if arguments.has("--json") { Output.json(rows); return }
-            if rows.isEmpty { Output.line("No projects yet: 'vaultctl project create NAME --register R'."); return }
+            let unread = try unreadInMemory(context, listed: Set(rows.compactMap { $0["id"] as? String }))
+            if rows.isEmpty && unread == nil { Output.line("No projects yet: 'vaultctl project create NAME --register R'."); return }
+            if let unread { Output.line(unread) }
             for row in rows {
                 // The kind is said only when it is long-form: "document", the default, is also a
                 // concept the register may call otherwise (a note, to a clinician).
@@ -64,6 +66,22 @@ enum ProjectCommands {
                 Output.line("\(row["id"]!)  \(shownName(row))  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
             }
         }
+
+    /// In in-memory mode the copy's writing store is empty (or holds what a sync brought): the vault's
+    /// own projects, whose compartments it still holds, are said not read, never "No projects yet"
+    /// (reviewer s17, F17-5). Nil outside the mode or when every one of them is listed.
+    private static func unreadInMemory(_ context: WritingContext, listed: Set<String>) throws -> String? {
+        guard let reason = InMemoryMode.reason else { return nil }
+        let projects = Set(try context.vault.compartments().compactMap { compartment -> String? in
+            let words = compartment.name.split(separator: " ")
+            guard words.count >= 2, words[0] == "project", (try? ProjectID(hex: String(words[1]))) != nil else { return nil }
+            return String(words[1])
+        })
+        let unread = projects.subtracting(listed)
+        guard !unread.isEmpty else { return nil }
+        return "\(unread.count) project(s) of this vault are not read in in-memory mode (\(reason)): "
+            + "'vaultctl repair --from DEVICE' rebuilds them from an own device ('vaultctl serve' with 'vaultctl sync now' reads its copy meanwhile)."
+    }
 
     static let show = Command("project show", synopsis: "show a writing project", usage: "PROJECT", about: """
         Shows PROJECT (its name or id): register, kind, compartment, privacy, how many folders and

@@ -58,6 +58,11 @@ enum SyncCommands {
             }
             if arguments.has("--json") { Output.json(["peers": results]) }
             if chosen.isEmpty && !arguments.has("--json") { Output.line("No paired device to sync with.") }
+            if let reason = InMemoryMode.reason, CommandHost.current == nil, !chosen.isEmpty {
+                // The copy dies with this process: "Synced" alone claimed work the next command does not see (F17-5).
+                Output.note("vaultctl: in-memory mode (\(reason)): what this sync received is in this command's copy in memory only and is "
+                            + "gone when it ends; 'vaultctl serve' keeps its copy while it runs, and 'vaultctl repair --from DEVICE' rebuilds the store")
+            }
             if let failure { throw failure }
             // The others synced; a damaged project stays left until it is mended: said, and the exit says it.
             if !damaged.isEmpty {
