@@ -29,7 +29,7 @@ extension ExitCode {
     /// records do not verify or differ from the audit log is bad data, a copy that failed an I/O error.
     init(for error: RepairError) {
         switch error.code {
-        case .notOwnDevice: self = .refused
+        case .notOwnDevice, .notOwnThere: self = .refused
         case .recordRefused, .auditMismatch: self = .dataError
         case .copyFailed: self = .ioError
         case .localWordsAtRisk: self = .failure

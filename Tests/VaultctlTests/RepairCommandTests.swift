@@ -139,6 +139,26 @@ struct RepairFromDeviceTests {
         guard (status["projects"] as? [[String: Any]])?.first?["state"] as? String == "ready" else { throw CLIError(message: "not ready: \(status)") }
     }
 
+    /// F17-11 (reviewer s17): the laptop trusts the desk as its own, but the desk counts the laptop
+    /// as someone else's. The desk offers it nothing, so the rebuild used to drop every project of
+    /// the laptop's, exit 0, leaving a kept copy that then blocked `passwd`. Now it is refused
+    /// before anything changes: exit 4, naming the desk and what to run there.
+    @Test func aDeviceThatDoesNotCountThisOneAsItsOwnIsNotRebuiltFrom() throws {
+        let f = try Self.syncedFixture()
+        let laptopFingerprint = try PeersCommandTests.fingerprint(f.laptop)
+        let demoted = try f.desk.run(["peers", "trust", "--peer", laptopFingerprint, "other"])
+        try #require(demoted.status == 0, "\(demoted.stderr)")
+        let before = try Self.contents(f, f.laptop)
+
+        let refused = try f.hosts.run(.laptop, f.laptop, ["repair", "--from", f.deskFingerprint, "--address", f.channelAddress])
+        #expect(refused.status == 4, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.contains("does not count this device as its own") && refused.stderr.contains("nothing was changed")
+                && refused.stderr.contains("'vaultctl peers trust --peer THIS-DEVICE mine'"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: f.laptop.directory + "/damaged"), "a refused repair kept a copy")
+        #expect(try Self.repairActions(f) == ["sync.repair-refused"])
+        #expect(try Self.contents(f, f.laptop) == before, "the refused repair changed the laptop's documents")
+    }
+
     static func repairActions(_ f: SyncOverNetworkFixture) throws -> [String] {
         let log = try f.hosts.run(.laptop, f.laptop, ["audit", "log", "--json", "--action", "sync"])
         return try #require(try JSONSerialization.jsonObject(with: Data(log.stdout.utf8)) as? [[String: Any]], "\(log.stderr)")

@@ -26,6 +26,11 @@ public struct SyncOutgoing: Sendable {
     /// The answer to `sync.projects` when no project is offered (from there on): nothing to release.
     static let noOffers = SyncOutgoing(bytes: SyncProjectsPage(more: false, offers: []).serialized())
 
+    /// `sync.offer` of no project: asks whether the device counts this one as its own (its owner's
+    /// own devices answer it, taking nothing; any other refuses it, `offerRefused`). Nothing to
+    /// release: `vaultctl repair --from` asks it before it rebuilds (reviewer s17, F17-11).
+    static let emptyOffer = SyncOutgoing(bytes: SyncOffers.serialize([]))
+
     /// `sync.demotions`, request or answer: device ids, public keys and times, no content.
     init(_ list: SyncDemotionList) { self.init(bytes: list.serialized()) }
 

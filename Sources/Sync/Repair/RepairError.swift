@@ -7,6 +7,9 @@ public typealias RepairError = CodedError<RepairErrorCode>
 public enum RepairErrorCode: String, Sendable, CaseIterable {
     /// The device is not trusted as the owner's own ('mine'): only an own device rebuilds the store.
     case notOwnDevice
+    /// The device does not count this vault as its own (it refused an empty offer): it would offer
+    /// none of the owner's projects, so a rebuild from it would drop them all (reviewer s17, F17-11).
+    case notOwnThere
     /// A record the device sent does not verify (its §19.4 code is in the message): nothing changed.
     case recordRefused
     /// A record the device sent is not the one this vault's audit log recorded for that device and

@@ -96,6 +96,7 @@ public struct StoreRepair {
                 writing store ('vaultctl peers trust --peer \(peer.fingerprint) mine' if it is yours)
                 """)
         }
+        try requireOwnThere()
         let keys = try vault.deviceKeys()
         let author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         let compartments = try projectCompartments()
@@ -132,6 +133,20 @@ public struct StoreRepair {
         try rebuild(pulled, keeping: keeping, remembering: try rememberable(shredded), author: author, own: own, provenance: provenance,
                     sessions: sessions, into: &report)
         return report
+    }
+
+    /// A device that does not count this one as its own offers it only what it shares with it: a
+    /// rebuild from it dropped every project of the owner's, exit 0 (reviewer s17, F17-11). An empty
+    /// offer asks: the owner's own devices take it (making nothing), any other refuses it.
+    private func requireOwnThere() throws {
+        do {
+            _ = try transport.request(SyncWire.offerKind, body: .emptyOffer)
+        } catch let error as SyncExchangeError where error.code == .offerRefused {
+            throw RepairError(.notOwnThere, """
+                device \(peer.name) (\(peer.fingerprint)) does not count this device as its own: it would offer none of your \
+                projects, so nothing was changed ('vaultctl peers trust --peer THIS-DEVICE mine' on \(peer.name) if both are yours)
+                """)
+        }
     }
 
     /// The projects this vault holds shredded (`WritingStore.isShredded`) among those offered and
