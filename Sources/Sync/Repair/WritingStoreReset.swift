@@ -16,6 +16,8 @@ enum WritingStoreReset {
     static func reset(in transaction: VaultTransaction, keeping kept: [VaultCompartment] = []) throws -> (tables: Int, sealed: Int) {
         let database = transaction.database
         let tables = try tableNames()
+        // The rows put back (`KeptProjects`) come from elsewhere, not from a writer of the store.
+        try WritingStore.forgetLinksFoundWhole(in: transaction)
         try database.execute("PRAGMA defer_foreign_keys = ON")
         for table in tables.reversed() { try database.execute("DROP TABLE IF EXISTS \"\(table)\"") }
         var sealed = 0

@@ -106,6 +106,11 @@ struct LinkedRow {
 struct ProjectLinks {
     let damaged: [DamagedLink]
     let strays: [DamagedLink.Table: Set<[UInt8]>]
+
+    /// No damage and no stray: what `LinksFoundWhole` keeps.
+    static let whole = ProjectLinks(damaged: [], strays: [:])
+
+    var isWhole: Bool { damaged.isEmpty && strays.values.allSatisfy(\.isEmpty) }
 }
 
 /// Each store checks a project's links once: every door of a project asks, and a store lives inside
@@ -150,12 +155,23 @@ extension WritingStore {
         return try blockTable.all(in: document).filter { !strays.contains($0.id.bytes) }
     }
 
-    /// `project`'s links, checked once per store (`FoundLinks`).
+    /// `project`'s links, checked once per store (`FoundLinks`), and not again while its connection
+    /// keeps them found whole (`LinksFoundWhole`: no other connection has committed since).
     func links(of project: WritingProject) throws -> ProjectLinks {
         if let found = foundLinks.byProject[project.id] { return found }
+        if LinksFoundWhole.holds(project, in: transaction) {
+            foundLinks.byProject[project.id] = .whole
+            return .whole
+        }
         let found = try findLinks(of: project)
+        if found.isWhole { LinksFoundWhole.keep(project, in: transaction) }
         foundLinks.byProject[project.id] = found
         return found
+    }
+
+    /// `project`'s links as its rows and records say now, never a kept verdict (tests compare the two).
+    func linksFoundAgain(of project: WritingProject) throws -> ProjectLinks {
+        try findLinks(of: project)
     }
 
     /// Compares the rows `project`'s compartment holds records of (by the compartment's index, so

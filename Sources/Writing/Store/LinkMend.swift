@@ -70,6 +70,7 @@ extension WritingStore {
             return unmended("no one document of the project is completed by it (by the blocks' positions and the damaged document id)")
         }
         let (value, from) = found
+        try LinksFoundWhole.forget(in: transaction)
         try setLink(link, to: value)
         try record(.writingLinkMended, project, subject: project.id,
                    details: [.init("table", link.table.rawValue), .init("row", DamagedLink.hex(link.id)),

@@ -119,6 +119,7 @@ extension WritingStore {
            let event = try? EditEventID(bytes: id) {
             try? transaction.removeRecord(at: try WritingRecord.editEvent(event), in: project.compartment)
         }
+        try LinksFoundWhole.forget(in: transaction)
         try transaction.database.query("DELETE FROM \"\(row.table)\" WHERE rowid = ?", [.integer(row.rowid)])
         try record(.writingRowMended, project, subject: project.id, details: Self.mendDetails(row, done: "dropped", from: "derived"))
     }
@@ -129,6 +130,7 @@ extension WritingStore {
         guard let projectID = row.project, let rule = DamagedWritingRow.rule(of: row.table),
               values.allSatisfy({ value in rule.columns.contains { $0.name == value.column } }) else { return }
         let project = try self.project(projectID)
+        try LinksFoundWhole.forget(in: transaction)
         try transaction.database.query("UPDATE \"\(row.table)\" SET \(values.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE rowid = ?",
                                        values.map(\.value) + [.integer(row.rowid)])
         guard !DamagedWritingRow.rows(of: projectID, in: transaction.database).contains(where: { $0.table == row.table && $0.rowid == row.rowid }) else {

@@ -240,6 +240,7 @@ public struct WritingStore {
     /// Writes the damaged columns of the row at `rowid` again (`ProjectRowMend`), recorded
     /// (`writing.project-row-mended`); the row must then make project `id`, or nothing is written.
     func rewriteProjectRow(_ rowid: Int64, of id: ProjectID, _ values: [(column: String, value: SQLValue)], from sources: String) throws {
+        try LinksFoundWhole.forget(in: transaction)
         try projectTable.rewrite(rowid: rowid, values)
         let project = try self.project(id)
         try record(.writingProjectRowMended, project, subject: id,
