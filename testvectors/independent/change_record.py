@@ -27,9 +27,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "sync", "change-records.json")
 
 MAGIC = b"SVCR"
-VERSION = 1
+VERSION = 1          # a record's body version when its fields name none (the earlier merge rule)
+VERSIONS = (1, 2)    # §19.2: 2 under §19.3's rule of block conflicts, 1 before it; both read
 SIGNING_LABEL = b"SealedVault change record v1\x00"
 CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
+BLOCK_CONFLICT_LABEL = b"SealedVault block conflict v2\x00"  # §19.2/§19.3: a block conflict, named in version-2 records
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
 DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_SIZE = 4 * 1024 * 1024 - 64 * 1024  # a record leaves a 4 MiB sync message room for its other fields (§19.2)
@@ -195,7 +197,7 @@ def encode_text_edit(edit):
 
 def encode_body(fields):
     parents = sorted(bytes.fromhex(p) for p in fields["parents"])
-    out = MAGIC + bytes([VERSION]) + bytes.fromhex(fields["project"]) + bytes.fromhex(fields["device"])
+    out = MAGIC + bytes([fields.get("version", VERSION)]) + bytes.fromhex(fields["project"]) + bytes.fromhex(fields["device"])
     out += struct.pack(">QQ", fields["counter"], fields["lamport"]) + bytes([len(parents)]) + b"".join(parents)
     out += struct.pack(">H", len(fields["operations"])) + b"".join(encode_operation(op) for op in fields["operations"])
     return out
@@ -648,9 +650,14 @@ def parse(record):
     if len(record) < 4 + 1 + 32 + 16 + 1 + 2 + 64:
         raise Refused("malformedRecord", "too short")
     r = Reader(record[:-64])
-    if r.take(4) != MAGIC or r.int(1) != VERSION:
-        raise Refused("malformedRecord", "not a version 1 change record")
-    fields = {"project": r.take(16).hex(), "device": r.take(16).hex(), "counter": r.int(8), "lamport": r.int(8)}
+    if r.take(4) != MAGIC:
+        raise Refused("malformedRecord", "not a change record")
+    version = r.int(1)
+    if version not in VERSIONS:
+        raise Refused("malformedRecord", "not a version 1 or 2 change record")
+    # A version-1 record's fields name no version (the file's records before version 2 are unchanged).
+    fields = {"version": version} if version != VERSION else {}
+    fields.update({"project": r.take(16).hex(), "device": r.take(16).hex(), "counter": r.int(8), "lamport": r.int(8)})
     if fields["counter"] < 1 or fields["lamport"] < 1:
         raise Refused("malformedRecord", "a counter or Lamport time of 0")
     if fields["counter"] > MAXIMUM_TIME or fields["lamport"] > MAXIMUM_TIME:
@@ -1023,10 +1030,23 @@ def build():
     twelfth = {"project": project, "device": a["device_id"], "counter": 9, "lamport": 11, "parents": [h11], "operations": [
         in_parts, delta_part, delta_in_parts]}
     r12 = sign(bytes.fromhex(a["seed"]), encode_body(twelfth))
+    h12 = hashlib.sha256(r12).hexdigest()
+    # A record of body version 2 (§19.2, §19.3's rule of block conflicts): the same grammar; its 0x03
+    # names a block conflict by the v2 label (the block and the losing write's record hash, here the
+    # first record's write of block 2), and it types at the block's start.
+    block_conflict = hashlib.sha256(BLOCK_CONFLICT_LABEL + bytes.fromhex(b2) + bytes.fromhex(h1)).digest()[:16].hex()
+    thirteenth = {"version": 2, "project": project, "device": b["device_id"], "counter": 4, "lamport": 12, "parents": [h12], "operations": [
+        {"op": "conflict", "branch": block_conflict, "document": doc, "block": b2,
+         "losing": block("1j", "paragraph", first_text), "winning": block("1j", "paragraph", "Edited at the desk!")},
+        {"op": "block", "document": doc, "block": b2, "value": block("1j", "paragraph", "")},
+        {"op": "text", "document": doc, "block": b2, "edits": [{"edit": "insert", "after": None, "text": "Seen. "}]},
+    ]}
+    r13 = sign(bytes.fromhex(b["seed"]), encode_body(thirteenth))
     records = []
     for name, raw, fields in (("first", r1, first), ("second", r2, second), ("third", r3, third), ("fourth", r4, fourth), ("fifth", r5, fifth),
                               ("sixth", r6, sixth), ("seventh", r7, seventh), ("eighth", r8, eighth),
-                              ("ninth", r9, ninth), ("tenth", r10, tenth), ("eleventh", r11, eleventh), ("twelfth", r12, twelfth)):
+                              ("ninth", r9, ninth), ("tenth", r10, tenth), ("eleventh", r11, eleventh), ("twelfth", r12, twelfth),
+                              ("thirteenth", r13, thirteenth)):
         parsed = read(raw, keys)
         fields = dict(fields, parents=sorted(fields["parents"]))
         assert parsed == fields, name
@@ -1039,7 +1059,8 @@ def build():
         ("trailing byte", r1 + b"\x00", "malformedRecord"),
         ("truncated", r1[:-1], "malformedRecord"),
         ("wrong magic", b"SVCX" + r1[4:], "malformedRecord"),
-        ("version 2", r1[:4] + b"\x02" + r1[5:], "malformedRecord"),
+        ("version 3", r1[:4] + b"\x03" + r1[5:], "malformedRecord"),
+        ("version 0", r1[:4] + b"\x00" + r1[5:], "malformedRecord"),
         ("counter 0", sign(bytes.fromhex(a["seed"]), body_variant(first, counter=0)), "malformedRecord"),
         ("counter 2^63", sign(bytes.fromhex(a["seed"]), body_variant(first, counter=2**63)), "malformedRecord"),
         ("Lamport time 2^63", sign(bytes.fromhex(a["seed"]), body_variant(first, lamport=2**63)), "malformedRecord"),
@@ -1157,6 +1178,8 @@ def build():
         ("signature altered", r1[:-1] + bytes([r1[-1] ^ 1]), "badSignature"),
         ("signed by B, names A", sign(bytes.fromhex(b["seed"]), encode_body(first)), "badSignature"),
         ("unknown device", sign(fixed("sync device C", 32), body_variant(first, device=fixed("sync device C id", 16).hex())), "unknownDevice"),
+        ("version 2, signature altered", r13[:-1] + bytes([r13[-1] ^ 1]), "badSignature"),
+        ("version 2 signed as version 1", r13[:4] + b"\x01" + r13[5:], "badSignature"),
     ]
     # The size bound, checked here rather than as a vector (a record over it is 4 MB of hex): the
     # largest record a sync message carries beside its other fields, and one byte more is refused.
@@ -1176,7 +1199,8 @@ def build():
         refused.append({"name": name, "record": raw.hex(), "reason": reason})
     return {
         "description": "Change records (SECURITY.md §19.2), written by testvectors/independent/change_record.py. "
-                       "Each record parses to `fields` and verifies under its device's key; each refused one "
+                       "Each record parses to `fields` (`version` given only for body version 2: a record "
+                       "without it is version 1) and verifies under its device's key; each refused one "
                        "is refused for `reason` (§19.4). Device ids are SHA-256(\"SealedVault device id v1\" || "
                        "signing key || noise key)[:16].",
         "devices": {"A": a, "B": b},

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """An independent replay of the merge of SECURITY.md §19.3 (sync between one owner's devices): given a
 set of verified change records (§19.2), the documents every replica holding them shows (their
-blocks, as §15.2 content bytes) and the conflicts that become syncConflict branches. Written from
-§19.2, §19.3, §14.2, §14.4 and §15.2 alone; it shares no code with the Swift implementation (the
-record codec is change_record.py's, itself independent).
+blocks, as §15.2 content bytes), the conflicts that become syncConflict branches and those still
+pending. Written from §19.2, §19.3, §19.4, §14.2, §14.4 and §15.2 alone; it shares no code with the
+Swift implementation (the record codec is change_record.py's, itself independent).
 
     /usr/bin/python3 testvectors/independent/sync_merge.py           # write testvectors/sync/merge-cases.json
     /usr/bin/python3 testvectors/independent/sync_merge.py --check   # exit 1 if the file differs
@@ -11,40 +11,33 @@ record codec is change_record.py's, itself independent).
 Both modes build every case's records, verify them, replay them in several orders and check that
 every order gives one result, and replay change-records.json's `removal` known answer too.
 
-Points §19.3 left open until this replay was written (now stated there; each a case here):
-- a record sees its own earlier edits: a delete marks what its past typed and what the record itself
-  inserted before that edit; of a record's inserts after one anchor the later comes first;
-- a fold's value so far is that of the heads merged into it, or after a conflict of the kept head
-  alone; a field both sides changed alike is no conflict;
-- a register conflict is one between any two concurrent writes held, heads or not (one per losing
-  write), and a removal conflict one between a removal and a concurrent write, so the conflicts only
-  grow as records arrive; a branch proposes the document as the losing record saw it (never empty);
-- a text conflict is one between any two concurrent records held that both edit the block's text,
-  heads or not, so it stays whether or not a 0x03 records it;
-- letters of two concurrent records "touch" when a word scalar one typed is next to one the other
-  typed in the text of some holding: a set of the records held that holds each member's parents and
-  both records (so both pasts), a replica holding exactly those would show (replayed here from those
-  records alone, every such set tried). The pair's text (the two pasts) and the text shown (every
-  record) are two holdings. More records only add holdings, so touching is a fact of the records
-  held, never of their order: a later record (one parting the words, or a concurrent one typing
-  between them) never ends it. For every case here each prefix of every order makes no branch the
-  whole set does not make with the same proposal (checked). Words joined by deletes alone are no
-  conflict. Word scalars here: str.isalpha() or str.isnumeric() (the cases use no scalar where
-  that differs from Unicode Alphabetic or numeric).
-- §19.4's fork rule: the replica's records are those kept by one walk of every record known, records
-  not late first, then late ones, each in rank order (kept: not out, every parent kept and no kept
-  record of its device and counter). A contested record's backing: 2 when a record of a device of the
-  replaying vault's own set (`own`), other than its own device, is built on it; else 1 when one of any
-  other device is; else 0. Late: a rival's backing is higher; out: its device is not in the own set,
-  its number has three records or more and its backing is below 2; each with what is built on it. So
-  of two records of one number with equal backing, the one of lower rank (Lamport time, then hash)
-  stays wherever both are held, whatever order they came in, and the other and everything built on it
-  go (`dropped`); a device's re-commit on the winner may reuse the number of its record built on the
-  loser (never both kept).
-- a 0x03 is founded (§19.4) when its name is that of a conflict a replica holding exactly the records
-  in its record's past makes (replayed here from those records alone), or a fold's name of the
-  earlier rule (§19.2); a receiving replica refuses any other (`refused_when_received`), and only a
-  founded one takes the records' losing side and is seen from its losing record.
+The rule of block conflicts (issue 17 s18), as §19.3 states it and as replayed here:
+- a block's characters are an RGA sequence; a delete adds its record to a character's deleters and
+  never removes it. Each write w of a block has a text parent tp(w), the source of the fold of the
+  block's maximal writes in w's past without w, and a view: the characters typed by a record of its
+  lineage (w, tp(w), tp(tp(w)), ...) and deleted by none of them. A delete marks only the characters
+  of its record's view before the edit (tp's view, its own earlier inserts, less its earlier deletes);
+- a value is `deleted` or (order key, kind, cells, view text); values are equal when those are (text
+  as a string). The fold takes heads in ascending rank: equal → the higher-ranked; one side equal to
+  the base → the other; else the order key and the content (kind, cells, text) each from the side that
+  changed it; both changed one of them differently, delete against change, a deleted base or no base
+  → a conflict step: every write of the value so far loses to the next head, which goes on alone;
+- conflicts are made at merge points (held records with two or more parents): each block with two or
+  more maximal writes in the record's past without it is folded there, one conflict per losing write
+  (named by the block and that write's hash), its winning side the highest-ranked write it lost to;
+  the fold of the current heads' conflicts not yet made are pending (a device's join makes them);
+- a 0x03 of a version-1 record is ignored; one of a version-2 record is founded when a replica holding
+  exactly its record's past makes (or has pending) a conflict of that name, or a removal conflict;
+  a receiving replica refuses any other (`refused_when_received`);
+- a branch proposes the document as the replica shows it, the conflict's block replaced by the losing
+  side (a losing `deleted` leaves it out, unless no block is left: then the block as the losing write's
+  past showed it, or for a removal as the document shows it);
+- §19.4's fork rule, unchanged: the replica's records are those kept by one walk of every record known,
+  records not late first, then late ones, each in rank order (kept: not out, every parent kept and no
+  kept record of its device and counter). A contested record's backing: 2 when a record of a device of
+  the replaying vault's own set (`own`), other than its own device, is built on it; else 1 when one of
+  any other device is; else 0. Late: a rival's backing is higher; out: its device is not in the own set,
+  its number has three records or more and its backing is below 2; each with what is built on it.
 """
 
 import hashlib
@@ -62,17 +55,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "sync", "merge-cases.json")
 CHANGE_RECORDS = os.path.join(HERE, "..", "sync", "change-records.json")
 
-SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
-TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
+BLOCK_CONFLICT_LABEL = b"SealedVault block conflict v2\x00"
 REMOVAL_CONFLICT_LABEL = b"SealedVault removal conflict v1\x00"
+# The earlier rule's names, used here only to sign version-1 records whose 0x03s a replica ignores.
+EARLIER_SYNC_CONFLICT_LABEL = b"SealedVault sync conflict v1\x00"
+EARLIER_TEXT_CONFLICT_LABEL = b"SealedVault text conflict v1\x00"
 CONTINUATION_LABEL = b"SealedVault block continuation v1\x00"
 MAX_BLOCK_BYTES = 983040  # §14.4: a block's text and cells (the writing store keeps no longer one)
 OVERFLOW_LABEL = b"SealedVault document overflow v1\x00"
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024  # §14.4: a document's text and cells (the writing store keeps no longer one)
-FOLD_NAME_BUDGET = 4096  # §19.2: writes considered and sets named per record in looking for the earlier rule's names
-MISSING = object()
-NO_BASE = object()
-FOLD = object()  # a recorded conflict founded as a fold's name of the earlier rule (§19.2)  # a fold's base when no write is in the past of both sides
+NO_BASE = object()  # a fold's base when no write is in the past of both sides
+CONFLICT = object()
 # §19.2's bounds on what one record may cost a block's text: its characters in the record's past
 # (deleted ones included) with those the record types there, and over the record's 0x04 operations,
 # each one's edits times that figure.
@@ -80,8 +73,12 @@ MAX_BLOCK_CHARACTERS = 4 * 983040
 MAX_TEXT_WORK = 2 ** 25
 
 
-def is_word_scalar(c):
-    return c.isalpha() or c.isnumeric()
+def block_conflict_name(block, write):
+    return hashlib.sha256(BLOCK_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(write)).digest()[:16].hex()
+
+
+def removal_conflict_name(block, removal):
+    return hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)).digest()[:16].hex()
 
 
 class Replay:
@@ -123,9 +120,11 @@ class Replay:
             assert vector.get(fields["device"], 0) == fields["counter"] - 1, "a counter that skips"
             vector[fields["device"]] = fields["counter"]
             self.vectors[h] = vector
+        self._folds, self._views, self._parents_of_text = {}, {}, {}
         self._read_operations()
         self._check_text_work()
-        self._build_texts()
+        self._build_sequences()
+        self._apply_deletes()
 
     def weigh(self):
         """§19.4: of the records of a contested number (another record has its device and counter), each
@@ -195,18 +194,24 @@ class Replay:
         """Those no other of `hashes` has in its past."""
         return [h for h in hashes if not any(o != h and self.in_past(h, o) for o in hashes)]
 
+    def version(self, h):
+        return self.records[h].get("version", 1)
+
+    def heads(self):
+        """The records no held record names as a parent (a join's parents)."""
+        named = {p for fields in self.records.values() for p in fields["parents"]}
+        return [h for h in self.order if h not in named]
+
     # --- the operations ---------------------------------------------------------------------------
 
     def _read_operations(self):
         self.node_writes = {}      # node -> [(record, value or None)]
         self.block_writes = {}     # block -> {record: value or None}
         self.block_document = {}   # block -> document
-        self.recorded = []         # 0x03 operations
+        self.recorded = []         # 0x03 operations, with their record
         self.carrier = {}          # branch -> the lowest-ranked record with a 0x03 of it
         self.characters = {}       # block -> {character id: Character}
-        self.deletes = {}          # block -> [(record, first, last, own offsets seen)]
-        self.inserts = {}          # block -> {record: [(anchor, [character ids])]}
-        self.text_writers = {}     # block -> set of records with a 0x04 of it
+        self.deletes = {}          # record -> [(block, first, last, own offsets typed before it)], in the record's order
         for h in self.order:
             fields = self.records[h]
             offset = 0  # the k-th scalar the record inserts is its offset k, whatever block it is in
@@ -223,20 +228,16 @@ class Replay:
                 elif op["op"] == "text":
                     block = op["block"]
                     assert self.block_writes.get(block, {}).get(h) is not None, "text edits before the block's present write"
-                    self.text_writers.setdefault(block, set()).add(h)
                     for edit in op["edits"]:
                         if edit["edit"] == "insert":
-                            anchor = self._name(edit["after"])
-                            run, parent = [], anchor
+                            parent = self._name(edit["after"])
                             for scalar in edit["text"]:
                                 cid = (fields["device"], fields["counter"], offset)
                                 self.characters.setdefault(block, {})[cid] = Character(cid, parent, h, self.rank(h), scalar)
-                                run.append(cid)
                                 parent, offset = cid, offset + 1
-                            self.inserts.setdefault(block, {}).setdefault(h, []).append((anchor, run))
                         else:
-                            self.deletes.setdefault(block, []).append(
-                                (h, self._name(edit["first"]), self._name(edit["last"]), offset))
+                            self.deletes.setdefault(h, []).append(
+                                (block, self._name(edit["first"]), self._name(edit["last"]), offset))
 
     def _check_text_work(self):
         """§19.2: a block's characters in a record's past with those it types, and the record's
@@ -256,14 +257,13 @@ class Replay:
     def _name(character):
         return None if character is None else (character["device"], character["counter"], character["offset"])
 
-    # --- §19.3 a block's text: an RGA ------------------------------------------------------------
+    # --- §19.3 a block's sequence (an RGA) and its deleters ------------------------------------------
 
-    def _build_texts(self):
+    def _build_sequences(self):
         """An insert goes right after its anchor, past the characters there whose record ranks above
-        it (and everything typed after those): as a tree (parent: the anchor), each character's
-        children in descending (rank, offset), read depth first. A delete marks, from first through
-        last, what its record had seen."""
-        self.sequence, self.deleted_by = {}, {}
+        it (and everything typed after those): as a tree (parent: the anchor, or the character typed
+        before in the insert), each character's children in descending (rank, offset), read depth first."""
+        self.sequence, self.deleters = {}, {}
         for block, characters in self.characters.items():
             children = {}
             for character in characters.values():
@@ -277,41 +277,61 @@ class Replay:
                 sequence.append(character)
                 stack.extend(reversed(children.get(character.cid, [])))
             self.sequence[block] = sequence
-        for block, deletes in self.deletes.items():
-            sequence = self.sequence[block]
-            where = {c.cid: i for i, c in enumerate(sequence)}
-            for h, first, last, own_seen in deletes:
+
+    def _apply_deletes(self):
+        """Records in rank order (parents first): each delete of record r marks, from `first` through
+        `last` in sequence order, the characters of r's view before the edit: in its text parent's view,
+        or typed by r earlier in the record, and not deleted by r already. Its ends need only be typed in
+        r's past (or earlier in r) and not deleted by r already (else causalityViolation); no character
+        between them may be one r deleted already (its deletes do not overlap: malformedRecord)."""
+        for h in self.order:
+            for block, first, last, own_typed in self.deletes.get(h, []):
+                sequence = self.sequence.get(block, [])
+                where = {c.cid: i for i, c in enumerate(sequence)}
                 assert first in where and last in where and where[first] <= where[last], "a delete outside the block"
+                parent = self.text_parent(block, h)
+                shown = {c.cid for c in self.view(block, parent)} if parent else set()
 
-                def typed_before(character):
-                    mine = character.record == h
-                    return (mine and character.cid[2] < own_seen) or (not mine and self.in_past(character.record, h))
+                def typed_before(c):
+                    return c.cid[2] < own_typed if c.record == h else self.in_past(c.record, h)
 
-                def seen(character):
-                    # Typed before the delete, and deleted neither in its record's past nor by that record.
-                    return typed_before(character) and not any(self.in_past(d, h) for d in self.deleted_by.get(character.cid, ()))
-                # §19.2: both ends seen (causalityViolation), and no character the record deleted
-                # already between them: a record's deletes do not overlap (malformedRecord).
-                assert seen(sequence[where[first]]) and seen(sequence[where[last]]), "a delete of characters deleted already"
-                for character in sequence[where[first]:where[last] + 1]:
-                    if typed_before(character):
-                        assert h not in self.deleted_by.get(character.cid, ()), "two deletes of one record overlap"
-                        self.deleted_by.setdefault(character.cid, set()).add(h)
+                for end in (sequence[where[first]], sequence[where[last]]):
+                    assert typed_before(end) and h not in self.deleters.get(end.cid, ()), "a delete's end not seen (causalityViolation)"
+                for c in sequence[where[first]:where[last] + 1]:
+                    assert h not in self.deleters.get(c.cid, ()), "two deletes of one record overlap (malformedRecord)"
+                    if c.cid in shown or (c.record == h and c.cid[2] < own_typed):
+                        self.deleters.setdefault(c.cid, set()).add(h)
 
-    def seen(self, block, writes):
-        """The characters the records `writes` saw together: typed in their pasts, not deleted there."""
-        def in_view(record):
-            return any(self.in_past(record, w) for w in writes)
-        return [c for c in self.sequence.get(block, [])
-                if in_view(c.record) and not any(in_view(d) for d in self.deleted_by.get(c.cid, ()))]
+    # --- §19.3 text parents, lineages and views ---------------------------------------------------
 
-    def shown(self, block):
-        return [c for c in self.sequence.get(block, []) if not self.deleted_by.get(c.cid)]
+    def text_parent(self, block, w):
+        """The source of the fold of the block's maximal writes in w's past without w; None if none."""
+        key = (block, w)
+        if key not in self._parents_of_text:
+            past = [x for x in self.block_writes.get(block, {}) if x != w and self.in_past(x, w)]
+            self._parents_of_text[key] = self.fold(block, self.maximal(past))[1] if past else None
+        return self._parents_of_text[key]
 
-    def text_seen(self, block, writes):
-        return "".join(c.scalar for c in self.seen(block, writes))
+    def lineage(self, block, w):
+        out = []
+        while w is not None:
+            out.append(w)
+            w = self.text_parent(block, w)
+        return set(out)
 
-    # --- §19.3 registers -------------------------------------------------------------------------
+    def view(self, block, w):
+        """The characters typed by a record of w's lineage and deleted by none of them, in sequence order."""
+        key = (block, w)
+        if key not in self._views:
+            lineage = self.lineage(block, w)
+            self._views[key] = [c for c in self.sequence.get(block, [])
+                                if c.record in lineage and not (self.deleters.get(c.cid, set()) & lineage)]
+        return self._views[key]
+
+    def view_text(self, block, w):
+        return "".join(c.scalar for c in self.view(block, w))
+
+    # --- §19.3 registers and the fold ------------------------------------------------------------------
 
     def node_value(self, node):
         """The head of highest rank (the write of highest rank is always a head)."""
@@ -320,124 +340,103 @@ class Replay:
     def block_heads(self, block):
         return sorted(self.maximal(list(self.block_writes[block])), key=self.rank)
 
-    def write_value(self, block, writes):
-        """A value as compared: its fields and the text its writes saw; None: deleted."""
-        value = self.block_writes[block][writes[-1]]
+    def write_value(self, block, w):
+        """A write's value as compared: its order key, kind and cells with its view as the text; None: deleted."""
+        value = self.block_writes[block][w]
         if value is None:
             return None
-        rows = tuple(tuple(row) for row in value["rows"])
-        return (value["order_key"], value["kind"], rows, self.text_seen(block, writes))
+        return (value["order_key"], value["kind"], tuple(tuple(row) for row in value["rows"]), self.view_text(block, w))
 
     def fold(self, block, heads):
-        """Heads in ascending rank: each next one merged with the value so far against their base.
-        Returns (value, [(losing value, losing writes, winning value, winning write)])."""
+        """Heads in ascending rank, each next one merged with the value so far against their base (the fold
+        of the maximal writes in the past of it and of one of the value so far's writes). Returns (value,
+        source, [(losing write, winning write)])."""
+        key = (block, frozenset(heads))
+        if key in self._folds:
+            return self._folds[key]
         heads = sorted(heads, key=self.rank)
-        folded, value, conflicts = [heads[0]], self.write_value(block, [heads[0]]), []
+        writes, source = [heads[0]], heads[0]
+        value, conflicts = self.write_value(block, heads[0]), []
         for head in heads[1:]:
-            other = self.write_value(block, [head])
+            other = self.write_value(block, head)
             common = [w for w in self.block_writes[block]
-                      if self.in_past(w, head) and any(self.in_past(w, f) for f in folded)]
+                      if self.in_past(w, head) and any(self.in_past(w, f) for f in writes)]
             base = self.fold(block, self.maximal(common))[0] if common else NO_BASE
-            merged = merge(value, other, base)
-            if merged is CONFLICT:
-                # The kept head's value goes on alone: the writes folded so far lost with theirs.
-                conflicts.append((value, list(folded), other, head))
-                value, folded = other, [head]
+            step = merge(value, other, base)
+            if step is CONFLICT:
+                # A conflict step: every write of the value so far loses to the head, which goes on alone.
+                conflicts += [(w, head) for w in writes]
+                writes, value, source = [head], other, head
                 continue
-            folded.append(head)
-            value = None if merged is None else merged[:3] + (self.text_seen(block, folded),)
-        return value, conflicts
+            value, from_head = step
+            writes.append(head)
+            if from_head:
+                source = head
+        self._folds[key] = (value, source, conflicts)
+        return self._folds[key]
+
+    def shown(self, block):
+        """The characters the block shows: its heads' fold's source's view."""
+        return self.view(block, self.fold(block, self.block_heads(block))[1])
 
     # --- conflicts -----------------------------------------------------------------------------
 
-    def register_conflicts(self, block):
-        """Every two concurrent writes of the block (heads or not) whose values, with the texts their
-        records saw, do not merge against their base: the lower-ranked loses, once, to the
-        highest-ranked write it conflicts with; its branch is seen from its record."""
-        writes = list(self.block_writes[block])
-        beaten = {}
-        for p, q in itertools.combinations(writes, 2):
-            if not self.concurrent(p, q):
+    def conflict(self, branch, block, losing, winning):
+        return {"op": "conflict", "branch": branch, "document": self.block_document[block], "block": block,
+                "losing": as_json(losing), "winning": as_json(winning)}
+
+    def merge_point_losers(self):
+        """{(block, losing write): the highest-ranked write it lost to} over the merge points held: each
+        record with two or more parents, each block with two or more maximal writes in its past without it."""
+        if not hasattr(self, "_losers"):
+            self._losers = {}
+            for m in self.order:
+                if len(self.records[m]["parents"]) < 2:
+                    continue
+                for block, writes in self.block_writes.items():
+                    heads = self.maximal([w for w in writes if w != m and self.in_past(w, m)])
+                    if len(heads) < 2:
+                        continue
+                    for loser, winner in self.fold(block, heads)[2]:
+                        held = self._losers.get((block, loser))
+                        if held is None or self.rank(winner) > self.rank(held):
+                            self._losers[(block, loser)] = winner
+        return self._losers
+
+    def block_conflicts(self):
+        return [self.conflict(block_conflict_name(block, loser), block, self.write_value(block, loser), self.write_value(block, winner))
+                for (block, loser), winner in self.merge_point_losers().items()]
+
+    def pending(self):
+        """The conflicts the fold of each block's current heads makes that are not among the replica's
+        conflicts (by name): the document already shows the kept head; a join makes them."""
+        made = {c["branch"] for c in self.conflicts()}
+        out = []
+        for block in self.block_writes:
+            heads = self.block_heads(block)
+            if len(heads) < 2:
                 continue
-            low, high = sorted((p, q), key=self.rank)
-            common = [w for w in writes if self.in_past(w, low) and self.in_past(w, high)]
-            base = self.fold(block, self.maximal(common))[0] if common else NO_BASE
-            if merge(self.write_value(block, [low]), self.write_value(block, [high]), base) is CONFLICT:
-                if low not in beaten or self.rank(high) > self.rank(beaten[low]):
-                    beaten[low] = high
-        out = []
-        for low, high in beaten.items():
-            branch = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(low)).digest()[:16]
-            out.append(self.conflict(branch, block, self.write_value(block, [low]), self.write_value(block, [high])))
-        return out
+            for loser, winner in self.fold(block, heads)[2]:
+                name = block_conflict_name(block, loser)
+                if name not in made:
+                    out.append(self.conflict(name, block, self.write_value(block, loser), self.write_value(block, winner)))
+        return sorted(out, key=lambda c: c["branch"])
 
-    def touching(self, block, p, q):
-        """§19.3: a letter or digit p typed is next to one q typed in the text some holding shows: a set
-        of the records held holding every member's parents, p and q (so both pasts), as a replica
-        holding exactly those records would show it (replayed here from those records alone). Every
-        such set is tried: the pair's text (the two pasts) and the text shown (every record) among them."""
-        for held in self.holdings(p, q):
-            shown = holding_text(self.keys, tuple(self.raw[h] for h in self.order if h in held), block)
-            if any(is_word_scalar(left.scalar) and is_word_scalar(right.scalar) and {left.record, right.record} == {p, q}
-                   for left, right in zip(shown, shown[1:])):
+    def saw_present(self, removal, document):
+        """Whether the removal's record saw a block of the document present (its writes there folded)."""
+        for block, held in self.block_document.items():
+            if held != document:
+                continue
+            past = [w for w in self.block_writes[block] if self.in_past(w, removal)]
+            if past and self.fold(block, self.maximal(past))[0] is not None:
                 return True
-        return False
-
-    def holdings(self, p, q):
-        """Every set of the records held that holds p, q and each member's parents."""
-        pasts = {h for h in self.order if self.in_past(h, p) or self.in_past(h, q)}
-        rest = [h for h in self.order if h not in pasts]
-        for chosen in itertools.product((False, True), repeat=len(rest)):
-            held = pasts | {h for h, keep in zip(rest, chosen) if keep}
-            if all(parent in held for h in held for parent in self.records[h]["parents"]):
-                yield held
-
-    def text_conflicts(self, block):
-        writers = sorted(self.text_writers.get(block, ()), key=self.rank)
-        out = []
-        for p, q in itertools.combinations(writers, 2):
-            if self.concurrent(p, q) and (self.overlap(block, p, q) or self.touching(block, p, q)):
-                lower, higher = sorted((p, q), key=self.rank)
-                # A branch for each side that typed letters or digits (the merged text may run its
-                # words into others'), else for the lower-ranked side.
-                typed = [h for h in (lower, higher) if self.typed_words(block, h)]
-                for losing in typed or [lower]:
-                    winning = higher if losing == lower else lower
-                    branch = hashlib.sha256(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(losing)
-                                            + bytes.fromhex(winning)).digest()[:16]
-                    out.append(self.conflict(branch, block, self.write_value(block, [losing]),
-                                             self.write_value(block, [winning])))
-        return out
-
-    def typed_words(self, block, h):
-        """Whether record h typed a letter or digit in the block."""
-        return any(c.record == h and is_word_scalar(c.scalar) for c in self.characters.get(block, {}).values())
-
-    def deleted(self, block, h):
-        return {cid for cid, by in self.deleted_by.items() if h in by and cid in self.characters[block]}
-
-    def overlap(self, block, p, q):
-        """Both deleted one character, or one inserted right after, or right before as it saw the text,
-        a character the other deleted."""
-        if self.deleted(block, p) & self.deleted(block, q):
-            return True
-        for mine, theirs in ((p, q), (q, p)):
-            gone = self.deleted(block, theirs)
-            view = [c.cid for c in self.seen(block, [mine])]
-            where = {c.cid: i for i, c in enumerate(self.sequence[block])}
-            for anchor, run in self.inserts.get(block, {}).get(mine, []):
-                if anchor in gone:
-                    return True
-                # The character after the run, as `mine` saw the text.
-                after = [cid for cid in view if where[cid] > where[run[-1]]]
-                if after and after[0] in gone:
-                    return True
         return False
 
     def removal_conflicts(self):
         """Documents whose winning value is a removal while one of their blocks has a present write not
         in the removal's past: they stay (with their removed folders). And every removal of a document
-        with a block that has a present write concurrent with it: a conflict, whatever came later."""
+        with a block that has a present write concurrent with it: a conflict, whatever came later, unless
+        the removal's record saw no block of the document present."""
         kept, out = set(), []
         for node in self.node_writes:
             removal, value = self.node_value(node)
@@ -448,26 +447,92 @@ class Replay:
                     kept.add(node)
         for node in self.node_writes:
             for removal, value in self.node_writes[node]:
-                if value is not None:
+                if value is not None or not self.saw_present(removal, node):
                     continue
                 for block, document in sorted(self.block_document.items()):
                     if document != node:
                         continue
                     concurrent = [w for w, v in self.block_writes[block].items() if v is not None and self.concurrent(w, removal)]
-                    if not concurrent:
-                        continue
-                    latest = max(concurrent, key=self.rank)
-                    # A removal whose record saw no block of the document present makes none (its
-                    # branch would propose an empty document; its side holds no words).
-                    if not self.proposal(node, block, None, removal):
-                        continue
-                    branch = hashlib.sha256(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)).digest()[:16]
-                    out.append(self.conflict(branch, block, None, self.write_value(block, [latest])))
+                    if concurrent:
+                        latest = max(concurrent, key=self.rank)
+                        out.append(self.conflict(removal_conflict_name(block, removal), block, None, self.write_value(block, latest)))
         return kept, out
 
-    def conflict(self, branch, block, losing, winning):
-        return {"op": "conflict", "branch": branch.hex(), "document": self.block_document[block], "block": block,
-                "losing": as_json(losing), "winning": as_json(winning)}
+    def made_here(self):
+        """(branch, document, block) of the conflicts and pending conflicts this replica makes from its
+        records alone (block and removal conflicts)."""
+        made = self.block_conflicts() + self.removal_conflicts()[1] + self.pending_of_the_records()
+        return {(c["branch"], c["document"], c["block"]) for c in made}
+
+    def pending_of_the_records(self):
+        """Pending block conflicts judged against the records' own conflicts (no 0x03 counted)."""
+        made = {c["branch"] for c in self.block_conflicts()}
+        out = []
+        for block in self.block_writes:
+            heads = self.block_heads(block)
+            if len(heads) >= 2:
+                for loser, winner in self.fold(block, heads)[2]:
+                    if block_conflict_name(block, loser) not in made:
+                        out.append(self.conflict(block_conflict_name(block, loser), block, self.write_value(block, loser),
+                                                 self.write_value(block, winner)))
+        return out
+
+    def made_before(self, carrier):
+        """What a replica holding exactly the records in `carrier`'s past (without it) makes."""
+        if not hasattr(self, "_made_before"):
+            self._made_before = {}
+        if carrier not in self._made_before:
+            past = [self.raw[h] for h in self.order if h != carrier and self.in_past(h, carrier)]
+            self._made_before[carrier] = Replay(past, self.keys, self.own).made_here()
+        return self._made_before[carrier]
+
+    def losing_record(self, conflict):
+        """The write (block conflict) or removal (removal conflict) a conflict's name gives, if held."""
+        block = conflict["block"]
+        for w in self.block_writes.get(block, {}):
+            if block_conflict_name(block, w) == conflict["branch"]:
+                return w, "write"
+        for removal, value in self.node_writes.get(conflict["document"], []):
+            if value is None and removal_conflict_name(block, removal) == conflict["branch"]:
+                return removal, "removal"
+        return None, None
+
+    def recorded_conflicts(self):
+        """Each version-2 0x03 as the replica takes it, and whether it is founded (§19.4): a founded one
+        takes the records' losing side (the named write's value with its view, deleted for a removal).
+        A version-1 record's 0x03s are ignored (§19.2)."""
+        if not hasattr(self, "_recorded"):
+            self._recorded = []
+            for op, h in self.recorded:
+                if self.version(h) == 1:
+                    continue
+                founded = (op["branch"], op["document"], op["block"]) in self.made_before(h)
+                if founded:
+                    loser, kind = self.losing_record(op)
+                    assert loser is not None and self.in_past(loser, h), "a founded conflict's losing side is in its past"
+                    losing = None if kind == "removal" else as_json(self.write_value(op["block"], loser))
+                    op = dict(op, losing=losing)
+                self._recorded.append((op, h, founded))
+        return self._recorded
+
+    def refused_when_received(self):
+        """§19.4: the records a receiving replica refuses as `unfoundedConflict`: a version-2 record one of
+        whose 0x03s names no conflict (nor pending conflict) the records in its past make."""
+        refused = {h for _, h, founded in self.recorded_conflicts() if not founded}
+        return [{"record": h, "reason": "unfoundedConflict"} for h in self.order if h in refused]
+
+    def conflicts(self):
+        """Block conflicts of the merge points held, removal conflicts and version-2 0x03s; for one branch
+        id, the least encoding."""
+        if not hasattr(self, "_conflicts"):
+            found = self.block_conflicts() + self.removal_conflicts()[1] + [op for op, _, _ in self.recorded_conflicts()]
+            least = {}
+            for c in found:
+                encoded = cr.encode_operation(c)
+                if c["branch"] not in least or encoded < least[c["branch"]][0]:
+                    least[c["branch"]] = (encoded, c)
+            self._conflicts = [least[b][1] for b in sorted(least)]
+        return self._conflicts
 
     # --- what the replica shows ----------------------------------------------------------------
 
@@ -480,6 +545,7 @@ class Replay:
         def last_present(node):
             present = [(h, v) for h, v in self.node_writes[node] if v is not None]
             return max(present, key=lambda w: self.rank(w[0]))[1] if present else None
+
         def show_present(node):
             at, depth = node, 0
             while at is not None and at in values and depth <= 32:
@@ -495,180 +561,46 @@ class Replay:
                 show_present(node)
         return {node: value for node, value in values.items() if value is not None}
 
+    def block_entry(self, block, value):
+        return {"block": block, "order_key": value[0], "kind": value[1], "rows": [list(r) for r in value[2]], "text": value[3]}
+
     def blocks_of(self, document):
+        """The document's present blocks, whole, in reading order: each its heads' fold, the source's view as text."""
         out = []
         for block, held in self.block_document.items():
             if held != document:
                 continue
             value = self.fold(block, self.block_heads(block))[0]
             if value is not None:
-                out.append((value[0].encode(), bytes.fromhex(block), {
-                    "block": block, "order_key": value[0], "kind": value[1], "rows": [list(r) for r in value[2]],
-                    "text": "".join(c.scalar for c in self.shown(block))}))
-        return [b for _, _, b in sorted(out, key=lambda t: (t[0], t[1]))]
+                out.append(self.block_entry(block, value))
+        return sorted(out, key=lambda b: (b["order_key"].encode(), bytes.fromhex(b["block"])))
 
-    def conflicts(self):
-        """Those recorded by 0x03 operations and those the writes make; for one branch id, the least
-        encoding."""
-        found = [op for op, _ in self.recorded_conflicts()]
-        for block in self.block_writes:
-            found += self.register_conflicts(block) + self.text_conflicts(block)
-        found += self.removal_conflicts()[1]
-        least = {}
-        for c in found:
-            encoded = cr.encode_operation(c)
-            if c["branch"] not in least or encoded < least[c["branch"]][0]:
-                least[c["branch"]] = (encoded, c)
-        return [least[b][1] for b in sorted(least)]
-
-    def recorded_conflicts(self):
-        """Each 0x03 as the replica takes it (`words_of_the_records`), with the losing record its name
-        gives when founded (§19.4), or FOLD for a fold's name of the earlier rule, or None: unfounded."""
-        if not hasattr(self, "_recorded"):
-            budgets = {}  # per carrying record: FOLD_NAME_BUDGET (writes considered, sets named) for all its 0x03s
-            self._recorded = [self.words_of_the_records(op, h, budgets.setdefault(h, [FOLD_NAME_BUDGET])) for op, h in self.recorded]
-        return self._recorded
-
-    def refused_when_received(self):
-        """§19.4: the records a receiving replica refuses as `unfoundedConflict`: one of their 0x03s
-        names no conflict the records in their past make (nor a fold's name of the earlier rule)."""
-        refused = {h for (op, h), (_, loser) in zip(self.recorded, self.recorded_conflicts()) if loser is None}
-        return [{"record": h, "reason": "unfoundedConflict"} for h in self.order if h in refused]
-
-    def made_before(self, carrier):
-        """The conflicts (register, text, removal: §19.3) a replica holding exactly the records in
-        `carrier`'s past (without it) makes, as (branch, document, block)."""
-        if not hasattr(self, "_made_before"):
-            self._made_before = {}
-        if carrier not in self._made_before:
-            past = [self.raw[h] for h in self.order if h != carrier and self.in_past(h, carrier)]
-            replay = Replay(past, self.keys, self.own)
-            made = replay.removal_conflicts()[1]
-            for block in replay.block_writes:
-                made += replay.register_conflicts(block) + replay.text_conflicts(block)
-            self._made_before[carrier] = {(c["branch"], c["document"], c["block"]) for c in made}
-        return self._made_before[carrier]
-
-    def words_of_the_records(self, op, carrier, budget):
-        """§19.3, §19.4: a recorded conflict is founded when its name is one of the conflicts a replica
-        holding exactly the records in its carrier's past makes (`made_before`): its losing side is
-        then that conflict's (the losing write's or record's value, deleted for a removal), whatever
-        words the 0x03 carries; or a fold's name of the earlier rule (§19.2), its losing side the
-        fold. Else (unfounded: refused when received) as carried. Returns the 0x03 as taken and its
-        losing record (FOLD for a fold's name, None when unfounded)."""
-        block, branch = op["block"], bytes.fromhex(op["branch"])
-        if (op["branch"], op["document"], block) not in self.made_before(carrier):
-            if self.block_document.get(block) == op["document"]:
-                value = self.fold_name_value(block, branch, carrier, budget)
-                if value is not MISSING:
-                    return dict(op, losing=as_json(value)), FOLD
-            return op, None
-
-        def names(data):
-            return hashlib.sha256(data).digest()[:16] == branch
-        named = None
-        if self.block_document.get(block) == op["document"]:
-            writes = list(self.block_writes.get(block, {}))
-            named = next(((w, self.write_value(block, [w])) for w in writes
-                          if names(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(w))), None)
-            if named is None:
-                named = next(((p, self.write_value(block, [p])) for p, q in itertools.permutations(writes, 2)
-                              if self.concurrent(p, q)
-                              and names(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(p) + bytes.fromhex(q))), None)
-        if named is None:
-            named = next(((removal, None) for removal, value in self.node_writes.get(op["document"], [])
-                          if value is None and names(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal))), None)
-        assert named is not None and self.in_past(named[0], carrier), "a conflict made has its losing side in the past"
-        if as_json(named[1]) == op["losing"]:
-            return op, named[0]
-        return dict(op, losing=as_json(named[1])), named[0]
-
-    def fold_name_value(self, block, branch, carrier, budget):
-        """§19.2's earlier rule: a fold's several losing writes named at once, by the block and their
-        records' hashes ascending. Looked for among sets of two or more pairwise concurrent writes of
-        the block in the carrier's past, smaller sets first, within a size in the order of their
-        hashes, within FOLD_NAME_BUDGET per carrying record (`budget`, a one-item list): each search
-        first pays the count of the block's writes in the carrier's past (none found if it cannot),
-        then one per set named. The value: the set's writes folded, with the text the set saw
-        together; `missing` if none."""
-        writes = sorted((w for w in self.block_writes.get(block, {}) if self.in_past(w, carrier)), key=bytes.fromhex)
-        if len(writes) > budget[0]:
-            return MISSING
-        budget[0] -= len(writes)
-        level = [[i] for i in range(len(writes))]
-        while level:
-            grown_level = []
-            for chosen in level:
-                for added in range(chosen[-1] + 1, len(writes)):
-                    if not all(self.concurrent(writes[c], writes[added]) for c in chosen):
-                        continue
-                    if budget[0] <= 0:
-                        return MISSING
-                    budget[0] -= 1
-                    grown = chosen + [added]
-                    name = SYNC_CONFLICT_LABEL + bytes.fromhex(block) + b"".join(bytes.fromhex(writes[i]) for i in grown)
-                    if hashlib.sha256(name).digest()[:16] == branch:
-                        members = [writes[i] for i in grown]
-                        value = self.fold(block, members)[0]
-                        return None if value is None else value[:3] + (self.text_seen(block, members),)
-                    grown_level.append(grown)
-            level = grown_level
-        return MISSING
-
-    def view(self, block, viewer, before=False):
-        """The block as record `viewer` saw it: its writes in that record's past (without the record's
-        own when `before`) folded, with the text the record saw; None when deleted or never seen."""
-        writes = [w for w in self.block_writes[block] if self.in_past(w, viewer) and not (before and w == viewer)]
-        value = self.fold(block, self.maximal(writes))[0] if writes else None
-        if value is None:
-            return None
-        return {"block": block, "order_key": value[0], "kind": value[1], "rows": [list(r) for r in value[2]],
-                "text": self.text_seen(block, [viewer])}
-
-    def viewer(self, conflict):
-        """The record a conflict's branch is seen from: the losing side's record as the conflict's name
-        gives it (a register conflict's losing write, a text conflict's losing record of two concurrent
-        writes of the block, a removal) when the records make it or a founded 0x03 records it (§19.4),
-        whether or not the records still make it; else the lowest-ranked record carrying its 0x03."""
-        block, branch = conflict["block"], bytes.fromhex(conflict["branch"])
-        made = {c["branch"] for c in self.removal_conflicts()[1]}
-        for b in self.block_writes:
-            made |= {c["branch"] for c in self.register_conflicts(b) + self.text_conflicts(b)}
-        founded = {op["branch"] for op, loser in self.recorded_conflicts() if loser not in (None, FOLD)}
-        if conflict["branch"] not in made | founded:
-            return self.carrier[conflict["branch"]]
-
-        def names(data):
-            return hashlib.sha256(data).digest()[:16] == branch
-        writes = list(self.block_writes.get(block, {}))
-        for w in writes:
-            if names(SYNC_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(w)):
-                return w
-        for p, q in itertools.permutations(writes, 2):
-            if self.concurrent(p, q) and names(TEXT_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(p) + bytes.fromhex(q)):
-                return p
-        for removal, value in self.node_writes.get(conflict["document"], []):
-            if value is None and names(REMOVAL_CONFLICT_LABEL + bytes.fromhex(block) + bytes.fromhex(removal)):
-                return removal
-        return self.carrier[conflict["branch"]]
+    def proposal(self, conflict):
+        """§19.3: the document as shown, the conflict's block replaced by the losing side; a losing
+        `deleted` leaves it out unless no block is left: then the block as the losing write's past
+        showed it (for a removal, as the document shows it; for an unfounded 0x03, as its lowest-ranked
+        carrier's past showed it)."""
+        document, block = conflict["document"], conflict["block"]
+        shown = self.blocks_of(document)
+        blocks = [b for b in shown if b["block"] != block]
+        if conflict["losing"] is not None:
+            blocks.append(dict(conflict["losing"], block=block))
+        elif not blocks:
+            loser, kind = self.losing_record(conflict)
+            if kind == "removal":
+                blocks = [b for b in shown if b["block"] == block]
+            else:
+                seer = loser if loser is not None else self.carrier[conflict["branch"]]
+                past = [w for w in self.block_writes.get(block, {}) if w != seer and self.in_past(w, seer)]
+                if past:
+                    value, _, _ = self.fold(block, self.maximal(past))
+                    if value is not None:
+                        blocks = [self.block_entry(block, value)]
+        return sorted(blocks, key=lambda b: (b["order_key"].encode(), bytes.fromhex(b["block"])))
 
     def branch(self, conflict):
-        """§19.3: the syncConflict branch's proposal, the document as the losing side's record saw it
-        with the losing value in place of the block; a losing `deleted` leaves the block out unless no
-        other block is left, when the block stays as that record saw it before deleting it."""
-        blocks = self.proposal(conflict["document"], conflict["block"], conflict["losing"], self.viewer(conflict))
-        blocks = in_pieces(parted(blocks, keeping=conflict["block"])[0])
+        blocks = in_pieces(parted(self.proposal(conflict), keeping=conflict["block"])[0])
         return {"branch": conflict["branch"], "texts": [b["text"] for b in blocks], "content": content(blocks).hex()}
-
-    def proposal(self, document, block, losing, viewer):
-        """The blocks of a branch's proposal, in reading order, seen from record `viewer`."""
-        blocks = [v for v in (self.view(b, viewer) for b, d in self.block_document.items() if d == document and b != block) if v]
-        if losing is not None:
-            blocks.append(dict(losing, block=block))
-        elif not blocks and self.view(block, viewer, before=True):
-            blocks.append(self.view(block, viewer, before=True))
-        blocks.sort(key=lambda b: (b["order_key"].encode(), bytes.fromhex(b["block"])))
-        return blocks
 
     def result(self):
         nodes = self.nodes()
@@ -680,19 +612,9 @@ class Replay:
             documents.append({"document": node, "node": nodes[node], "blocks": blocks,
                               "content": content(blocks).hex()})
         conflicts = self.conflicts()
-        return {"documents": documents, "conflicts": conflicts, "branches": [self.branch(c) for c in conflicts],
+        return {"documents": documents, "conflicts": conflicts, "pending": self.pending(),
+                "branches": [b for b in (self.branch(c) for c in conflicts) if b["texts"]],
                 "refused_when_received": self.refused_when_received(), "dropped": self.dropped}
-
-
-HOLDING_TEXTS = {}  # (the records, block) -> the characters a replica holding exactly those records shows
-
-
-def holding_text(keys, raws, block):
-    """The characters a replica holding exactly the records `raws` shows in `block`, replayed from them alone."""
-    key = (raws, block)
-    if key not in HOLDING_TEXTS:
-        HOLDING_TEXTS[key] = Replay(list(raws), keys).shown(block)
-    return HOLDING_TEXTS[key]
 
 
 class Character:
@@ -702,28 +624,30 @@ class Character:
         self.cid, self.parent, self.record, self.rank, self.scalar = cid, parent, record, rank, scalar
 
 
-CONFLICT = object()
-
-
 def merge(a, b, base):
-    """§19.3's fold step: a value (None: deleted), CONFLICT, or the merged fields (text set by the caller)."""
+    """§19.3's fold step: (value, whether its content and source are b's), or CONFLICT. A value is None
+    (deleted) or (order key, kind, cells, text)."""
     if a == b:
-        return a
+        return b, True
     if base is not NO_BASE and a == base:
-        return b
+        return b, True
     if base is not NO_BASE and b == base:
-        return a
+        return a, False
     if a is None or b is None or base is NO_BASE or base is None:
         return CONFLICT
-    fields = []
-    for mine, theirs, was in zip(a[:3], b[:3], base[:3]):
-        if mine == theirs or theirs == was:
-            fields.append(mine)
-        elif mine == was:
-            fields.append(theirs)
-        else:
-            return CONFLICT
-    return tuple(fields) + (None,)
+    if a[0] == b[0] or b[0] == base[0]:
+        key = a[0]
+    elif a[0] == base[0]:
+        key = b[0]
+    else:
+        return CONFLICT
+    if a[1:] == b[1:]:
+        return (key,) + b[1:], True
+    if b[1:] == base[1:]:
+        return (key,) + a[1:], False
+    if a[1:] == base[1:]:
+        return (key,) + b[1:], True
+    return CONFLICT
 
 
 def block_bytes(block):
@@ -828,6 +752,7 @@ def content(blocks):
     return out
 
 
+
 # --- the cases ------------------------------------------------------------------------------------
 
 DEVICES = {name: cr.device(name) for name in ("A", "B", "C", "E")}
@@ -838,7 +763,8 @@ OWN = frozenset(DEVICES[name]["device_id"] for name in ("A", "B"))
 
 class Case:
     """Records written as devices would: each edit is made against the text its device shows (the
-    replay of the records it holds), a block's whole present value (0x02) before its text edits (0x04)."""
+    replay of the records it holds), a block's whole present value (0x02) before its text edits (0x04);
+    a device that receives records making pending conflicts commits its join (`join`)."""
 
     def __init__(self, name, description, own=("A", "B")):
         self.name, self.description = name, description
@@ -849,6 +775,9 @@ class Case:
 
     def id(self, label):
         return cr.fixed("merge case %s %s" % (self.name, label), 16).hex()
+
+    def hash_of(self, name):
+        return next(r[2] for r in self.records if r[0] == name)
 
     def held(self, names):
         """The raw records the named ones and their pasts make."""
@@ -865,9 +794,9 @@ class Case:
     def view(self, names):
         return Replay(self.held(names), KEYS, self.own) if names else None
 
-    def record(self, name, device, parents, operations, lamport=None, counter=None):
+    def record(self, name, device, parents, operations, lamport=None, counter=None, version=2):
         """`counter`: given for a device's second record of one number (a fork, or a re-commit on a fork's
-        winner); else one more than the device's last."""
+        winner); else one more than the device's last. `version`: the record's body version (§19.2)."""
         by_name = {r[0]: r for r in self.records}
         parent_hashes = sorted(by_name[p][2] for p in parents)
         if lamport is None:
@@ -877,9 +806,20 @@ class Case:
         self.counters[device] = max(counter, self.counters.get(device, 0))
         fields = {"project": self.project, "device": DEVICES[device]["device_id"], "counter": counter, "lamport": lamport,
                   "parents": parent_hashes, "operations": operations}
+        if version != 1:
+            fields = dict({"version": version}, **fields)
         raw = cr.sign(bytes.fromhex(DEVICES[device]["seed"]), cr.encode_body(fields))
         assert cr.read(raw, KEYS) == fields
         self.records.append((name, raw, hashlib.sha256(raw).hexdigest(), fields))
+
+    def join(self, name, device, holding):
+        """§19.3: the device holding the named records (and their pasts) commits a record naming every head,
+        carrying each pending conflict as a 0x03; there must be one."""
+        v = self.view(holding)
+        pending = v.pending()
+        assert pending, (self.name, name, "nothing pending: no join")
+        names = {r[2]: r[0] for r in self.records}
+        self.record(name, device, [names[h] for h in v.heads()], pending)
 
     def vector(self, orders):
         names = [r[0] for r in self.records]
@@ -894,13 +834,12 @@ class Case:
                      "records": [{"name": n, "record": r.hex(), "hash": h} for n, r, h, _ in self.records],
                      "orders": orders}, **result)
 
-
     def check_grows_only(self, order, result):
         """§19.3: conflicts only grow as records arrive. A replica given the records in `order` holds,
-        after each, those whose parents it holds (the rest wait); each branch it would make then is one
-        of the whole set's, proposing the same document, so a vault keeping branches as records come
-        makes exactly the whole set's, in any order."""
-        final = {b["branch"]: b for b in result["branches"]}
+        after each, those whose parents it holds (the rest wait); each conflict it holds then (by name,
+        block and losing side) is one of the whole set's. Pending conflicts are exempt: a join, or a
+        later write, settles them."""
+        final = {c["branch"]: (c["block"], c["losing"]) for c in result["conflicts"]}
         arrived = set()
         for index in order[:-1]:
             arrived.add(self.records[index][2])
@@ -913,8 +852,8 @@ class Case:
                         progress = True
             if not held:
                 continue
-            for branch in Replay([r[1] for r in self.records if r[2] in held], KEYS, self.own).result()["branches"]:
-                assert final.get(branch["branch"]) == branch, (self.name, "a branch the whole set does not make", order, branch)
+            for c in Replay([r[1] for r in self.records if r[2] in held], KEYS, self.own).conflicts():
+                assert final.get(c["branch"]) == (c["block"], c["losing"]), (self.name, "a conflict the whole set does not make", order, c)
 
 
 def node(document, title, key="1i", parent=None):
@@ -934,9 +873,13 @@ def character(c):
     return {"device": c.cid[0], "counter": c.cid[1], "offset": c.cid[2]}
 
 
+def shown_text(view, block):
+    return "".join(c.scalar for c in view.shown(block))
+
+
 def edit(view, block, replacements, key=None):
     """The 0x02 and 0x04 of a block edited as its device shows it: `replacements` are (old, new) pairs,
-    each old text (found after the previous one; "" with a `new` inserts after `at`) replaced by new:
+    each old text (found after the previous one; ("after", word) inserts after the word) replaced by new:
     a delete of the characters it removes and an insert after the character before it."""
     document = view.block_document[block]
     value = view.fold(block, view.block_heads(block))[0]
@@ -982,6 +925,17 @@ def orders_of(count):
     return out
 
 
+def both_edit(c, title, text, a_replacements, b_replacements, b_lamport=None, a_lamport=None):
+    """A makes a document of one paragraph; A and B, both having it, each edit that paragraph, neither
+    having seen the other's edit. Returns (document, block)."""
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, title)] + new_block(doc, b1, "1i", text))
+    v = c.view(["made"])
+    c.record("A types", "A", ["made"], edit(v, b1, a_replacements), lamport=a_lamport)
+    c.record("B types", "B", ["made"], edit(v, b1, b_replacements), lamport=b_lamport)
+    return doc, b1
+
+
 def different_blocks():
     c = Case("different blocks", "A types in the first block, B in the second, neither having seen the other: "
                                  "both edits merge, no conflict.")
@@ -991,240 +945,340 @@ def different_blocks():
     v = c.view(["made"])
     c.record("A types", "A", ["made"], edit(v, b1, [(("after", "headache"), " since Monday")]))
     c.record("B types", "B", ["made"], edit(v, b2, [(("after", "rest"), " and fluids")]))
+    c.record("A receives", "A", ["A types", "B types"], edit(c.view(["A types", "B types"]), b1, [(("after", "Monday"), ",")]))
     return c
 
 
 def same_block_different_words():
-    c = Case("same block, different words", "A replaces one word and B another of one paragraph, concurrently: the "
-                                            "characters merge (each word as its device wrote it), no conflict.")
+    c = Case("same block, different words", "A replaces one word and B another of one paragraph, concurrently; A "
+                                            "receives B's record and joins (its record names both and carries the "
+                                            "pending conflict). Both changed the block's content: one conflict, the "
+                                            "document shows A's paragraph whole (A ranks above B at equal Lamport times: "
+                                            "its device id is the larger), B's in the branch. Before: the characters "
+                                            "merged silently (F17-2).")
+    both_edit(c, "Knee", "The patient reports mild pain in the left knee.", [("mild", "sharp")],
+              [("left", "right"), (("after", "knee"), " since the fall")])
+    c.join("A joins", "A", ["A types", "B types"])
+    return c
+
+
+def f17_1():
+    c = Case("5 mg made 10 mg and 7.5 mg", "The reviewer's F17-1: \"Dose is 5 mg.\" made \"Dose is 10 mg.\" on A and "
+                                           "\"Dose is 7.5 mg.\" on B; A joins. The document shows A's \"Dose is 10 mg.\" "
+                                           "whole, never a splice (before: \"Dose is 107.5 mg.\" with both sides in "
+                                           "branches); B's side is the one branch.")
     doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Knee")] + new_block(doc, b1, "1i", "The patient reports mild pain in the left knee."))
+    c.record("made", "A", [], [node(doc, "Med")] + new_block(doc, b1, "1i", "Dose is 5 mg.") + new_block(doc, c.id("block 2"), "1j", "Second line."))
     v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("mild", "sharp")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [("left", "right"), (("after", "knee"), " since the fall")]))
+    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
+    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    c.join("A joins", "A", ["A types", "B types"])
+    return c
+
+
+def f17_2():
+    c = Case("Take 5 mg twice daily", "The reviewer's F17-2: A makes \"twice\" \"once\", B makes \"5\" \"10\", words "
+                                      "apart; B ranks higher (Lamport time 3) and joins. The document shows B's \"Take "
+                                      "10 mg twice daily.\" whole and A's side is in the branch (before: \"Take 10 mg "
+                                      "once daily.\", an order neither wrote, and no branch).")
+    both_edit(c, "Dose", "Take 5 mg twice daily.", [("twice", "once")], [("5", "10")], b_lamport=3)
+    c.join("B joins", "B", ["A types", "B types"])
+    return c
+
+
+def pending_without_a_join():
+    c = Case("pending without a join", "As \"5 mg made 10 mg and 7.5 mg\" without A's join (a viewer, or a replica "
+                                       "that does not write the project, holding both records): no merge point holds "
+                                       "both writes, so the conflict is pending, not yet a conflict; the document "
+                                       "already shows A's side whole.")
+    both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "7.5")])
+    return c
+
+
+def two_joins_of_one_merge():
+    c = Case("two joins of one merge", "As \"5 mg made 10 mg and 7.5 mg\", but A and B each receive the other's record "
+                                       "and join at once: two merge points of the same heads, one conflict (one name), "
+                                       "and once both joins are held nothing is pending, so no further join follows.")
+    both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "7.5")])
+    c.join("A joins", "A", ["A types", "B types"])
+    c.join("B joins", "B", ["A types", "B types"])
+    assert not c.view(["A joins", "B joins"]).pending()
+    return c
+
+
+def typed_on_top_of_the_winner():
+    c = Case("typed on top of the winner", "As \"5 mg made 10 mg and 7.5 mg\"; B receives A's join and types \" daily\" "
+                                           "before the full stop. B's device shows A's side (the kept head), so its write's "
+                                           "text parent is A's write: it edits \"Dose is 10 mg.\", and B's \"7.5\" stays "
+                                           "hidden, not deleted (in the branch and the records).")
+    doc, b1 = both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "7.5")])
+    c.join("A joins", "A", ["A types", "B types"])
+    v = c.view(["A joins"])
+    assert shown_text(v, b1) == "Dose is 10 mg."
+    c.record("B types on", "B", ["A joins"], edit(v, b1, [(("after", "mg"), " daily")]))
+    return c
+
+
+def a_late_losers_write_flips_the_winner():
+    c = Case("a late loser's write flips the winner", "As \"5 mg made 10 mg and 7.5 mg\", A joins (B's first write "
+                                                      "loses); B, before receiving anything, types on in its own text "
+                                                      "(\"Dose is 7.5 mg at night.\", Lamport time 3); B then receives A's "
+                                                      "records and joins. At B's join the block's heads are A's write and "
+                                                      "B's later one, which ranks higher: it is kept whole, and A's side "
+                                                      "is a new conflict, named by A's write. Every text a device had is "
+                                                      "in the document or a branch.")
+    doc, b1 = both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "7.5")])
+    c.join("A joins", "A", ["A types", "B types"])
+    c.record("B types on", "B", ["B types"], edit(c.view(["B types"]), b1, [(("after", "mg"), " at night")]))
+    c.join("B joins", "B", ["A joins", "B types on"])
+    return c
+
+
+def delete_whose_end_a_conflict_hid():
+    c = Case("a delete whose end a conflict hid", "A deletes \"two \" of \"one two three\" while B types \"X\" after "
+                                                  "\"two\"; A joins (A kept). C, holding all, deletes from B's hidden "
+                                                  "\"X\" through the end (a record may name an end typed in its past "
+                                                  "that its view does not show): it marks only what C's view shows "
+                                                  "(\"three\"), so B's \"X\" stays unmarked, in B's branch.")
+    doc, b1 = both_edit(c, "List", "one two three", [("two ", "")], [(("after", "two"), "X")])
+    c.join("A joins", "A", ["A types", "B types"])
+    v = c.view(["A joins"])
+    assert shown_text(v, b1) == "one three"
+    hidden = next(ch for ch in v.sequence[b1] if ch.scalar == "X")
+    c.record("C deletes", "C", ["A joins"], [block_op(doc, b1, "1i"), {"op": "text", "document": doc, "block": b1, "edits": [
+        {"edit": "delete", "first": character(hidden), "last": character(v.shown(b1)[-1])}]}])
+    return c
+
+
+def same_change_on_both():
+    c = Case("the same change on both", "A and B both make \"5 mg\" \"10 mg\": different characters, equal strings, "
+                                        "so equal values and no conflict; A, receiving B's record, types on in "
+                                        "another block (its record a merge point of both).")
+    doc, b1 = both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "10")])
+    c.record("A types on", "A", ["A types", "B types"], new_block(doc, c.id("block 2"), "1j", "Reviewed."))
+    return c
+
+
+def adopted_while_edited_by_hand():
+    c = Case("adopted on one, edited by hand on the other", "The reviewer's F17-0: as \"5 mg made 10 mg and 7.5 mg\" "
+                                                             "(A's side kept, B's in the branch) and both devices hold "
+                                                             "A's join. A adopts B's branch (its block write: \"7.5\", "
+                                                             "on top of the kept text; the 0x07 decision and snapshots "
+                                                             "do not enter the merge and are left out here) while B "
+                                                             "edits the block by hand to \"8 mg\". The two writes of one "
+                                                             "block meet at C's merge point: the higher-ranked is kept "
+                                                             "whole and the other is a new conflict, never both words "
+                                                             "deleted, never a splice.")
+    doc, b1 = both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "7.5")])
+    c.join("A joins", "A", ["A types", "B types"])
+    v = c.view(["A joins"])
+    c.record("A adopts", "A", ["A joins"], edit(v, b1, [("10", "7.5")]))
+    c.record("B edits", "B", ["A joins"], edit(v, b1, [("10", "8")]))
+    c.join("C joins", "C", ["A adopts", "B edits"])
     return c
 
 
 def same_word():
-    c = Case("same word", "A and B both replace the dose \"5\": both deleted one character, so the block is a text "
-                          "conflict; the text keeps both insertions (A ranks above B at equal Lamport times: A's device id "
-                          "is the larger, so its text comes first) and the branch holds B's words, the document A's and B's.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    c = Case("same word", "A and B both replace the dose \"5\" (by \"10\" and \"7.5\"), B at Lamport time 3; A joins: "
+                          "one conflict (before: two, the text \"107.5\"); the document shows B's side whole.")
+    both_edit(c, "Prescription", "Take 5 mg twice daily.", [("5", "10")], [("5", "7.5")], b_lamport=3)
+    c.join("A joins", "A", ["A types", "B types"])
     return c
 
 
 def same_word_then_more():
-    c = Case("same word, then typing on", "As \"same word\", then A, having received B's record, records the conflicts "
-                                          "(0x03, one branch for each side) and types on: the conflict lives on in the 0x03 though both records are "
-                                          "now in A's past.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
-    v = c.view(["A types", "B types"])
-    met = v.conflicts()
-    assert len(met) == 2  # both typed: a branch for each side
-    c.record("A resolves", "A", ["A types", "B types"], met + edit(v, b1, [("7.5", "")]))
+    c = Case("same word, then typing on", "As \"same word\" (B kept), then A, having joined, types on: A's device shows "
+                                          "B's side, so A edits B's text; the conflict stays (a fact of the join).")
+    doc, b1 = both_edit(c, "Prescription", "Take 5 mg twice daily.", [("5", "10")], [("5", "7.5")], b_lamport=3)
+    c.join("A joins", "A", ["A types", "B types"])
+    v = c.view(["A joins"])
+    c.record("A types on", "A", ["A joins"], edit(v, b1, [("twice", "three times")]))
     return c
 
 
 def forged_conflict_words():
-    c = Case("a conflict's words forged", "As \"same word\", then C, an editor holding both records, records both "
-                                          "conflicts by their true names but with the losing side deleted (0x03 whose "
-                                          "losing is deleted: the least encoding). The names are the records': each branch "
-                                          "still proposes its side's words as its record wrote them, never what the 0x03 "
-                                          "carries (attack review s6, A10).")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
-    met = c.view(["A types", "B types"]).conflicts()
-    assert len(met) == 2 and all(m["losing"] is not None for m in met)
+    c = Case("a conflict's words forged", "As \"same word\" (B kept); C, an editor holding both records, records the "
+                                          "conflict by its true name (A's write loses) but with the losing side deleted "
+                                          "(the least encoding). The name is the records': the branch still proposes A's "
+                                          "words as its record wrote them, never what the 0x03 carries (attack review "
+                                          "s6, A10).")
+    doc, b1 = both_edit(c, "Prescription", "Take 5 mg twice daily.", [("5", "10")], [("5", "7.5")], b_lamport=3)
+    met = c.view(["A types", "B types"]).pending()
+    assert len(met) == 1 and met[0]["losing"] is not None
     c.record("C forges", "C", ["A types", "B types"], [dict(m, losing=None) for m in met])
     return c
 
 
-def fold_name_of_the_earlier_rule():
-    c = Case("a fold's name of the earlier rule", "A types before the word while B types after it: the texts "
-                                                  "merge, no conflict. C, holding both, records a 0x03 as a build of "
-                                                  "before conflicts were facts of two writes did, naming the fold of "
-                                                  "both writes (block, both hashes ascending), carrying `deleted`: the "
-                                                  "name is taken and its losing side is the fold of the two writes, with "
-                                                  "the text both saw (attack review s6, A11).")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "facts"))
+def conflicts_forged_of_writes_that_merge():
+    c = Case("conflicts forged of writes that merge", "A moves the block while B edits its text: the two merge (a move "
+                                                      "and an edit), no conflict. C, holding both, records (version 2) a "
+                                                      "block conflict named by A's write, carrying words of its own: the "
+                                                      "name hashes a real write but the records make no such conflict, so "
+                                                      "a receiving replica refuses C's record as unfoundedConflict "
+                                                      "(`refused_when_received`; attack review s8, N5); replayed unchecked "
+                                                      "it keeps the words it carries. B, holding both, signs a version-1 "
+                                                      "record with a text conflict of the earlier rule named by A's and "
+                                                      "B's records: a version-1 record's 0x03s are ignored, neither "
+                                                      "refused nor a conflict.")
+    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "facts") + new_block(doc, b2, "1j", "more"))
     v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("", "new ")]))
+    c.record("A moves", "A", ["made"], move(v, b1, "1k"))
     c.record("B types", "B", ["made"], edit(v, b1, [(("after", "facts"), " here")]))
-    both = c.view(["A types", "B types"])
-    assert both.conflicts() == []
-    hashes = sorted(bytes.fromhex(r[2]) for r in c.records if r[0] in ("A types", "B types"))
-    branch = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(b1) + b"".join(hashes)).digest()[:16]
-    fold = {"op": "conflict", "branch": branch.hex(), "document": doc, "block": b1, "losing": None,
-            "winning": as_json(both.write_value(b1, [r[2] for r in c.records if r[0] == "A types"]))}
-    c.record("C records the fold", "C", ["A types", "B types"], [fold])
+    both = c.view(["A moves", "B types"])
+    assert both.pending() == [] and both.conflicts() == []
+    a, b = c.hash_of("A moves"), c.hash_of("B types")
+    losing = both.write_value(b1, a)
+    forged = {"op": "conflict", "branch": block_conflict_name(b1, a), "document": doc, "block": b1,
+              "losing": as_json(losing[:3] + ("the client admitted it",)), "winning": as_json(both.write_value(b1, b))}
+    c.record("C forges a block conflict", "C", ["A moves", "B types"], [forged])
+    earlier = hashlib.sha256(EARLIER_TEXT_CONFLICT_LABEL + bytes.fromhex(b1) + bytes.fromhex(a) + bytes.fromhex(b)).digest()[:16].hex()
+    c.record("B signs the earlier rule's name", "B", ["A moves", "B types"],
+             [dict(forged, branch=earlier, losing=as_json(losing[:3] + ("no facts here",)))], version=1)
     return c
 
 
-def conflicts_forged_of_writes_that_merge():
-    c = Case("conflicts forged of writes that merge", "As \"a fold's name of the earlier rule\", A types before the "
-                                                      "word while B types after it: the texts merge, no conflict. C, "
-                                                      "holding both, records a register conflict named by A's write; "
-                                                      "B, holding both, a text conflict named by A's and B's records; "
-                                                      "each carries words of its own. The names hash real writes, but "
-                                                      "the records make no such conflict: a receiving replica refuses "
-                                                      "both records as unfoundedConflict (`refused_when_received`; "
-                                                      "attack review s8, N5). Replayed unchecked, as a vault rebuilds "
-                                                      "from what it stored (which the check keeps them out of), each "
-                                                      "keeps the words it carries, its branch seen from its record.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "facts"))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("", "new ")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "facts"), " here")]))
+def earlier_rules_fold_name():
+    c = Case("a fold's name of the earlier rule", "A types before the word while B types after it: under the earlier "
+                                                  "rule the texts merged. C, holding both, signs a version-1 record "
+                                                  "naming the fold of both writes as that rule did (block, both hashes "
+                                                  "ascending), carrying `deleted`: ignored. C's record is itself a merge "
+                                                  "point of both writes, which changed the block's content both: one "
+                                                  "block conflict, with no 0x03 of it (A's side kept: the larger device id).")
+    doc, b1 = both_edit(c, "Memo", "facts", [("", "new ")], [(("after", "facts"), " here")])
+    hashes = sorted(bytes.fromhex(c.hash_of(n)) for n in ("A types", "B types"))
+    name = hashlib.sha256(EARLIER_SYNC_CONFLICT_LABEL + bytes.fromhex(b1) + b"".join(hashes)).digest()[:16].hex()
     both = c.view(["A types", "B types"])
-    assert both.conflicts() == []
-    a, b = (next(r[2] for r in c.records if r[0] == name) for name in ("A types", "B types"))
-
-    def forged(branch, losing_text, winner):
-        losing = both.write_value(b1, [a])
-        return {"op": "conflict", "branch": branch.hex(), "document": doc, "block": b1,
-                "losing": as_json(losing[:3] + (losing_text,)), "winning": as_json(both.write_value(b1, [winner]))}
-    register = hashlib.sha256(SYNC_CONFLICT_LABEL + bytes.fromhex(b1) + bytes.fromhex(a)).digest()[:16]
-    text = hashlib.sha256(TEXT_CONFLICT_LABEL + bytes.fromhex(b1) + bytes.fromhex(a) + bytes.fromhex(b)).digest()[:16]
-    c.record("C forges a register conflict", "C", ["A types", "B types"], [forged(register, "the client admitted it", b)])
-    c.record("B forges a text conflict", "B", ["A types", "B types"], [forged(text, "no facts here", b)])
+    fold = {"op": "conflict", "branch": name, "document": doc, "block": b1, "losing": None,
+            "winning": as_json(both.write_value(b1, c.hash_of("A types")))}
+    c.record("C records the fold", "C", ["A types", "B types"], [fold], version=1)
     return c
 
 
 def moved_and_edited():
-    c = Case("moved and edited", "A moves the third block to the top (its order key); B edits its text: the block "
-                                 "moves and keeps B's words, no conflict (each side changed another part of the value).")
+    c = Case("moved and edited", "A moves the third block to the top (its order key); B edits its text; A joins them "
+                                 "(a record naming both, typing in another block): the block moves and keeps B's "
+                                 "words, no conflict (a move and an edit of the content merge, §19.3).")
     doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
     c.record("made", "A", [], [node(doc, "Letter")] + new_block(doc, b1, "1i", "Dear Ms Okafor,")
              + new_block(doc, b2, "1j", "Thank you for your letter.") + new_block(doc, b3, "1k", "Ref 2291", "heading-3"))
     v = c.view(["made"])
     c.record("A moves", "A", ["made"], move(v, b3, "1h"))
     c.record("B edits", "B", ["made"], edit(v, b3, [("2291", "2291-b")]))
+    both = c.view(["A moves", "B edits"])
+    assert both.pending() == []
+    c.record("A types on", "A", ["A moves", "B edits"], edit(both, b2, [(("after", "letter"), " of May")]))
     return c
 
 
 def deleted_and_edited():
     c = Case("deleted and edited", "A deletes the second block while B, not having seen that, edits it; A's record "
-                                   "ranks higher (Lamport time 3): the block is deleted and B's words survive in the "
-                                   "branch (the conflict's losing side, with the text B's record saw).")
+                                   "ranks higher (Lamport time 3) and B joins: the block is deleted and B's words "
+                                   "survive in the branch (the losing side, B's write with its view).")
     doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
     c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Summary.") + new_block(doc, b2, "1j", "Draft terms."))
     v = c.view(["made"])
     c.record("A deletes", "A", ["made"], delete(v, b2), lamport=3)
     c.record("B edits", "B", ["made"], edit(v, b2, [("Draft", "Agreed")]))
+    c.join("B joins", "B", ["A deletes", "B edits"])
     return c
 
 
 def edited_and_deleted():
-    c = Case("edited and deleted", "As \"deleted and edited\", but B's edit ranks higher (Lamport time 3): the block "
-                                   "stays with B's words and the branch proposes it deleted.")
+    c = Case("edited and deleted", "As \"deleted and edited\", but B's edit ranks higher (Lamport time 3) and A joins: "
+                                   "the block stays with B's words and the branch proposes it deleted.")
     doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
     c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Summary.") + new_block(doc, b2, "1j", "Draft terms."))
     v = c.view(["made"])
     c.record("A deletes", "A", ["made"], delete(v, b2))
     c.record("B edits", "B", ["made"], edit(v, b2, [("Draft", "Agreed")]), lamport=3)
+    c.join("A joins", "A", ["A deletes", "B edits"])
     return c
 
 
-def moved_on_both():
-    c = Case("moved on both", "A and B both move one block, to different places: both changed its order key, a "
-                              "conflict; the higher-ranked (A, the larger device id at equal Lamport times) keeps its place.")
+def outline(c):
     doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
     c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
              + new_block(doc, b3, "1k", "Three."))
+    return doc, b2
+
+
+def moved_on_both():
+    c = Case("moved on both", "A and B both move one block, to different places; A joins: both changed its order key, "
+                              "a conflict; the higher-ranked (A, the larger device id at equal Lamport times) keeps its place.")
+    doc, b2 = outline(c)
     v = c.view(["made"])
     c.record("A moves", "A", ["made"], move(v, b2, "1l"))
     c.record("B moves", "B", ["made"], move(v, b2, "1h"))
+    c.join("A joins", "A", ["A moves", "B moves"])
     return c
 
 
 def inserts_at_one_point(name, lamport_b, description):
     c = Case(name, description)
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies:"))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies:"), " penicillin,")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies:"), " latex,")]), lamport=lamport_b)
+    both_edit(c, "Allergies", "Allergies:", [(("after", "Allergies:"), " penicillin,")],
+              [(("after", "Allergies:"), " latex,")], b_lamport=lamport_b)
+    c.join("A joins", "A", ["A types", "B types"])
     return c
 
 
 def touching_inserts():
-    c = Case("touching inserts", "A and B type a word at one point with no space between: the two words run "
-                                 "together, which neither device wrote, so the pair is a text conflict.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
+    c = Case("touching inserts", "A and B type a word at one point with no space between; A joins: one conflict, the "
+                                 "document shows A's word alone (before: the words ran together and both sides were "
+                                 "branches).")
+    both_edit(c, "Allergies", "Allergies: .", [(("after", "Allergies: "), "penicillin")], [(("after", "Allergies: "), "latex")])
+    c.join("A joins", "A", ["A types", "B types"])
     return c
 
 
 def three_devices():
-    c = Case("three devices", "A, B and C each change another word of one paragraph and B also adds a block: "
-                              "the three heads fold against their common base, no conflict.")
+    c = Case("three devices", "A, B and C each change another word of one paragraph and B also adds a block; A, holding "
+                              "all three, joins: folded in ascending rank, each next head's content conflicts with the "
+                              "value so far: two conflicts, the highest-ranked side whole; B's added block stays.")
     doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
     c.record("made", "A", [], [node(doc, "Notes")] + new_block(doc, b1, "1i", "Seen at home on Tuesday by the nurse."))
     v = c.view(["made"])
     c.record("A types", "A", ["made"], edit(v, b1, [("home", "the clinic")]))
     c.record("B types", "B", ["made"], edit(v, b1, [("Tuesday", "Wednesday")]) + new_block(doc, b2, "1j", "Follow up."))
     c.record("C types", "C", ["made"], edit(v, b1, [("nurse", "doctor")]))
+    c.join("A joins", "A", ["A types", "B types", "C types"])
     return c
 
 
 def deletes_that_join_words():
-    c = Case("deletes that join words", "A deletes the comma of \"red, blue\" and B the space: the two words run "
-                                        "together though neither device typed a letter.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Colours")] + new_block(doc, b1, "1i", "red, blue"))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(",", "")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(" ", "")]))
+    c = Case("deletes that join words", "A deletes the comma of \"red, blue\" and B the space; A joins: one conflict, "
+                                        "the document shows \"red blue\" (A's), never \"redblue\".")
+    both_edit(c, "Colours", "red, blue", [(",", "")], [(" ", "")])
+    c.join("A joins", "A", ["A types", "B types"])
     return c
 
 
 def insert_before_a_deleted_character():
-    c = Case("insert before a deleted character", "A types a comma right before the space B deletes (with the rest "
-                                                  "of the sentence): the insert touches what the other deleted, a conflict.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Knee")] + new_block(doc, b1, "1i", "Pain in the left knee."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Pain"), ",")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(" in the left knee", "")]))
+    c = Case("insert before a deleted character", "A types a comma right before the space B deletes (with the rest of "
+                                                  "the sentence); A joins: one conflict, the document shows A's text.")
+    both_edit(c, "Knee", "Pain in the left knee.", [(("after", "Pain"), ",")], [(" in the left knee", "")])
+    c.join("A joins", "A", ["A types", "B types"])
     return c
 
 
 def insert_after_a_deleted_character():
-    c = Case("insert after a deleted character", "A types after the word B deletes: the insert's anchor is a "
-                                                 "character the other deleted, a conflict.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Knee")] + new_block(doc, b1, "1i", "Pain in the left knee."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "left"), " lower")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(" left", "")]))
+    c = Case("insert after a deleted character", "A types after the word B deletes; A joins: one conflict, the "
+                                                 "document shows A's text.")
+    both_edit(c, "Knee", "Pain in the left knee.", [(("after", "left"), " lower")], [(" left", "")])
+    c.join("A joins", "A", ["A types", "B types"])
     return c
 
 
 def replaced_word_deleted(replacer, deleter, name, description):
-    """One device deletes a word and the space after it while the other replaces the word: the merged
-    text runs the new word into the next, so the branch holds the replacing side, whatever the ranks."""
+    """One device deletes a word and the space after it while the other replaces the word; A joins: one
+    conflict, the higher-ranked side whole (never "d0w1 d2w90d0w2")."""
     c = Case(name, description)
     doc, b1 = c.id("document"), c.id("block 1")
     c.record("made", "A", [], [node(doc, "Notes")] + new_block(doc, b1, "1i", "d0w1 d0w85 d0w2"))
     v = c.view(["made"])
     c.record(deleter + " deletes", deleter, ["made"], edit(v, b1, [("d0w85 ", "")]))
     c.record(replacer + " replaces", replacer, ["made"], edit(v, b1, [("d0w85", "d2w90")]))
+    c.join("A joins", "A", [deleter + " deletes", replacer + " replaces"])
     return c
 
 
@@ -1241,36 +1295,34 @@ def two_inserts_at_one_anchor():
 
 
 def moved_on_three():
-    c = Case("moved on three devices", "A, B and C each move one block to another place: folded in ascending rank, "
-                                       "each next head conflicts with the value so far.")
-    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
-    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
-             + new_block(doc, b3, "1k", "Three."))
+    c = Case("moved on three devices", "A, B and C each move one block to another place; A, holding all three, "
+                                       "joins: folded in ascending rank, each next head conflicts with the value so far.")
+    doc, b2 = outline(c)
     v = c.view(["made"])
     c.record("A moves", "A", ["made"], move(v, b2, "1l"))
     c.record("B moves", "B", ["made"], move(v, b2, "1h"))
     c.record("C moves", "C", ["made"], move(v, b2, "1m"))
+    c.join("A joins", "A", ["A moves", "B moves", "C moves"])
     return c
 
 
 def merged_then_moved():
-    c = Case("merged, then moved", "B moves a block, A makes it a quote and C moves it elsewhere: B's and A's "
-                                   "values merge field by field, and C's move conflicts with that merged value, whose "
-                                   "writes (A's and B's) name the conflict.")
-    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
-    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
-             + new_block(doc, b3, "1k", "Three."))
+    c = Case("merged, then moved", "B moves a block, A makes it a quote and C moves it elsewhere; A, holding all, "
+                                   "joins: in the fold a kind change and a move merge, and a move against the merged "
+                                   "value is a conflict step whose losers are every write of the value so far.")
+    doc, b2 = outline(c)
     v = c.view(["made"])
     c.record("A quotes", "A", ["made"], [block_op(doc, b2, "1j", "quote")])
     c.record("B moves", "B", ["made"], move(v, b2, "1h"))
     c.record("C moves", "C", ["made"], move(v, b2, "1m"))
+    c.join("A joins", "A", ["A quotes", "B moves", "C moves"])
     return c
 
 
 def delete_over_own_insert():
     c = Case("a delete over the record's own insert", "One record inserts \"new \" and then deletes a range whose ends "
-                                                     "lie either side of it: a delete marks what its record had seen, "
-                                                     "its own earlier inserts included.")
+                                                     "lie either side of it: a delete marks what its record's view "
+                                                     "showed before it, its own earlier inserts included.")
     doc, b1 = c.id("document"), c.id("block 1")
     c.record("made", "A", [], [node(doc, "Order")] + new_block(doc, b1, "1i", "keep old text here"))
     v = c.view(["made"])
@@ -1284,176 +1336,101 @@ def delete_over_own_insert():
 
 
 def conflict_not_recorded():
-    c = Case("a text conflict resolved unrecorded", "As \"same word, then typing on\", but the record that has both "
-                                                    "sides in its past carries no 0x03: a text conflict is one between "
-                                                    "any two concurrent records held, so it is still there.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Prescription")] + new_block(doc, b1, "1i", "Take 5 mg twice daily."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    c = Case("a conflict resolved unrecorded", "As \"same word\" (B kept), but A, holding both, resolves by hand with "
+                                               "no 0x03: its record is the merge point of both writes, so the conflict "
+                                               "is made all the same (a fact of the records).")
+    doc, b1 = both_edit(c, "Prescription", "Take 5 mg twice daily.", [("5", "10")], [("5", "7.5")], b_lamport=3)
     v = c.view(["A types", "B types"])
-    c.record("A resolves", "A", ["A types", "B types"], edit(v, b1, [("7.5", "")]))
+    c.record("A resolves", "A", ["A types", "B types"], edit(v, b1, [("7.5", "8")]))
     return c
 
 
 def same_move_on_both():
-    c = Case("the same move on both", "A and B both move one block to the same place, each also changing another "
-                                      "word: the order key changed the same way on both sides is no conflict.")
+    c = Case("the same move on both", "A and B both move one block to the same place, each also changing another word; "
+                                      "A joins: the order key changed alike is no conflict, the content changed "
+                                      "differently is one (A's side whole).")
     doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
     c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.")
              + new_block(doc, b2, "1j", "Two apples and three pears."))
     v = c.view(["made"])
     c.record("A moves", "A", ["made"], edit(v, b2, [("apples", "plums")], key="1h"))
     c.record("B moves", "B", ["made"], edit(v, b2, [("pears", "figs")], key="1h"))
+    c.join("A joins", "A", ["A moves", "B moves"])
     return c
 
 
 def touching_then_typing_on():
-    c = Case("touching, then typing on", "A types a word where B types one, then, before seeing B's, types in another "
-                                         "block: the words typed by A's first record and B's touch, a text conflict "
-                                         "though A's first record is no longer a head.")
-    doc, b1, b2 = c.id("document"), c.id("block 1"), c.id("block 2")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: .") + new_block(doc, b2, "1j", "Seen."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
-    v = c.view(["A types"])
-    c.record("A types on", "A", ["A types"], edit(v, b1, [(("after", "."), " Checked.")]))
+    c = Case("touching, then typing on", "A types a word where B types one, then, before seeing B's, types on in the "
+                                         "same block; B joins: at B's merge point the heads are A's later write and "
+                                         "B's, one conflict (A's first write is below its later one, no head).")
+    doc, b1 = both_edit(c, "Allergies", "Allergies: .", [(("after", "Allergies: "), "penicillin")], [(("after", "Allergies: "), "latex")])
+    c.record("A types on", "A", ["A types"], edit(c.view(["A types"]), b1, [(("after", "."), " Checked.")]))
+    c.join("B joins", "B", ["A types on", "B types"])
     return c
 
 
 def moved_while_typed_elsewhere():
-    c = Case("moved on both, a paragraph added", "As \"moved on both\", while C adds a paragraph: the losing "
-                                                  "side's branch proposes the document as its record saw it, "
-                                                  "without C's paragraph, whatever order the records came in.")
-    doc, b1, b2, b3, b4 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3"), c.id("block 4")
-    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
-             + new_block(doc, b3, "1k", "Three."))
+    c = Case("moved on both, a paragraph added", "As \"moved on both\", while C adds a paragraph; A joins holding all: "
+                                                  "the branch proposes the document as the replica shows it (C's "
+                                                  "paragraph included) with the losing side's block, the same in every order.")
+    doc, b2 = outline(c)
     v = c.view(["made"])
     c.record("A moves", "A", ["made"], move(v, b2, "1l"))
     c.record("B moves", "B", ["made"], move(v, b2, "1h"))
-    c.record("C adds", "C", ["made"], new_block(doc, b4, "1m", "Four."))
+    c.record("C adds", "C", ["made"], new_block(doc, c.id("block 4"), "1m", "Four."))
+    c.join("A joins", "A", ["A moves", "B moves", "C adds"])
     return c
 
 
 def moves_resolved_unrecorded():
-    c = Case("moves resolved unrecorded", "A and B move one block to different places, B moves it again, and A, "
-                                          "holding all three, moves it once more with no 0x03: a register conflict "
-                                          "is one between two concurrent writes held, heads or not, so each "
-                                          "losing move is still a conflict.")
-    doc, b1, b2, b3 = c.id("document"), c.id("block 1"), c.id("block 2"), c.id("block 3")
-    c.record("made", "A", [], [node(doc, "Outline")] + new_block(doc, b1, "1i", "One.") + new_block(doc, b2, "1j", "Two.")
-             + new_block(doc, b3, "1k", "Three."))
+    c = Case("moves resolved unrecorded", "A and B move one block to different places, B moves it again, and A, holding "
+                                          "all three, moves it once more with no 0x03: A's record is the merge point of "
+                                          "A's move and B's second (B's first is below it): one conflict (before, as "
+                                          "pairs, two).")
+    doc, b2 = outline(c)
     v = c.view(["made"])
     c.record("A moves", "A", ["made"], move(v, b2, "1l"))
     c.record("B moves", "B", ["made"], move(v, b2, "1h"))
-    v = c.view(["B moves"])
-    c.record("B moves again", "B", ["B moves"], move(v, b2, "1g"))
-    v = c.view(["A moves", "B moves again"])
-    c.record("A settles", "A", ["A moves", "B moves again"], move(v, b2, "1m"))
+    c.record("B moves again", "B", ["B moves"], move(c.view(["B moves"]), b2, "1g"))
+    c.record("A settles", "A", ["A moves", "B moves again"], move(c.view(["A moves", "B moves again"]), b2, "1m"))
     return c
 
 
 def only_block_deleted_and_edited():
     c = Case("only block deleted and edited", "A deletes a document's only block while B edits it, B's record ranking "
-                                              "higher (Lamport time 3): the block stays with B's words, and the branch "
-                                              "of A's side keeps the block as A saw it before deleting it rather than "
-                                              "propose an empty document.")
+                                              "higher (Lamport time 3); A joins: the block stays with B's words, and the "
+                                              "branch of A's side keeps the block as A's past showed it before deleting "
+                                              "it rather than propose an empty document.")
     doc, b1 = c.id("document"), c.id("block 1")
     c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
     v = c.view(["made"])
     c.record("A deletes", "A", ["made"], delete(v, b1))
     c.record("B edits", "B", ["made"], edit(v, b1, [("Draft", "Agreed")]), lamport=3)
+    c.join("A joins", "A", ["A deletes", "B edits"])
     return c
 
 
-def touching_parted_again(parter, name, description):
-    """A and B type a word at one point with no space between (as "touching inserts"); then `parter`,
-    holding both, types a space between them, with no 0x03: the words touched in the text of the two
-    records' pasts, so the pair is a text conflict whatever arrives later."""
-    c = Case(name, description)
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
+def touching_parted_again():
+    c = Case("touching words parted again", "As \"touching inserts\", but A, holding both, types a space after its word "
+                                            "(no 0x03): its record is the merge point, one conflict; A's device shows "
+                                            "its own side, so the space goes into A's text.")
+    doc, b1 = both_edit(c, "Allergies", "Allergies: .", [(("after", "Allergies: "), "penicillin")], [(("after", "Allergies: "), "latex")])
     v = c.view(["A types", "B types"])
-    assert "".join(ch.scalar for ch in v.shown(b1)) == "Allergies: penicillinlatex."
-    c.record(parter + " parts them", parter, ["A types", "B types"], edit(v, b1, [(("after", "penicillin"), " ")]))
-    return c
-
-
-def touching_parted_by_a_concurrent_space():
-    c = Case("touching words a concurrent space parts", "A, B and C each type at one point, none having seen the "
-                                                        "others: B \"latex\" (Lamport time 4), C a space (3), A "
-                                                        "\"penicillin\" (2), so the text shows \"latex penicillin\". "
-                                                        "In the text of A's and B's records alone the words touch: "
-                                                        "a text conflict, though C's space parts them once it is "
-                                                        "held (a device that met A's and B's records first made it "
-                                                        "before; now every device does).")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("", "penicillin")]), lamport=2)
-    c.record("C types", "C", ["made"], edit(v, b1, [("", " ")]), lamport=3)
-    c.record("B types", "B", ["made"], edit(v, b1, [("", "latex")]), lamport=4)
-    assert "".join(ch.scalar for ch in c.view(["A types", "B types", "C types"]).shown(b1)) == "latex penicillin."
+    assert shown_text(v, b1) == "Allergies: penicillin."
+    c.record("A parts them", "A", ["A types", "B types"], edit(v, b1, [(("after", "penicillin"), " ")]))
     return c
 
 
 def touching_through_a_third_devices_delete():
-    c = Case("touching through a third device's delete", "A types \"penicillin\" before the \";\" of "
-                                                         "\"Allergies: ;.\", B \"latex\" after it, and C deletes "
-                                                         "it, none having seen the others: the text shows "
-                                                         "\"penicillinlatex\", so A and B touch in the text shown "
-                                                         "(not in their pair's text, where the \";\" parts them); "
-                                                         "each typed next to the character C deleted, so each "
-                                                         "overlaps C too: A's side and B's each have a branch "
-                                                         "for each, every word whole.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ;."))
+    c = Case("touching through a third device's delete", "A types \"penicillin\" before the \";\" of \"Allergies: ;.\", "
+                                                         "B \"latex\" after it, and C deletes it, none having seen the "
+                                                         "others; A joins holding all: three heads of one block, each "
+                                                         "changing its content: two conflicts, the highest-ranked side "
+                                                         "whole, each other side in a branch.")
+    both_edit(c, "Allergies", "Allergies: ;.", [(("after", "Allergies: "), "penicillin")], [(("after", ";"), "latex")])
     v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", ";"), "latex")]))
-    c.record("C deletes", "C", ["made"], edit(v, b1, [(";", "")]))
-    return c
-
-
-def touching_through_a_delete_parted_again():
-    c = Case("touching through a third device's delete, parted again",
-             "As \"touching through a third device's delete\", but B, holding A's record and its own (not C's), "
-             "types a space after \"penicillin\": the text shows \"penicillin latex\", the words touching in no "
-             "text but that of the records before the space (A's, B's and C's deletes): a holding a replica may "
-             "have had, so A and B are a text conflict on every device (before, only on one that held C's delete "
-             "before B's space). Each side's branch holds its word whole.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ;."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [(("after", "Allergies: "), "penicillin")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", ";"), "latex")]))
-    c.record("C deletes", "C", ["made"], edit(v, b1, [(";", "")]))
-    v = c.view(["A types", "B types"])
-    assert "".join(ch.scalar for ch in v.shown(b1)) == "Allergies: penicillin;latex."
-    c.record("B parts", "B", ["A types", "B types"], edit(v, b1, [(("after", "penicillin"), " ")]))
-    assert "".join(ch.scalar for ch in c.view(["A types", "B types", "C deletes"]).shown(b1)) == "Allergies: penicillinlatex."
-    assert "".join(ch.scalar for ch in c.view(["B parts", "C deletes"]).shown(b1)) == "Allergies: penicillin latex."
-    return c
-
-
-def touching_across_a_deleted_space():
-    c = Case("touching across a space one side's past deleted", "A deletes the space of \"Allergies: .\" and then "
-                                                               "types \"penicillin\" after the colon; B, having seen "
-                                                               "neither, types \"latex\" after the space: in the text "
-                                                               "of A's second record's past and B's the space is gone, "
-                                                               "so the words touch, a text conflict.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Allergies")] + new_block(doc, b1, "1i", "Allergies: ."))
-    v = c.view(["made"])
-    c.record("A deletes", "A", ["made"], edit(v, b1, [(" ", "")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [(("after", "Allergies: "), "latex")]))
-    v = c.view(["A deletes"])
-    c.record("A types", "A", ["A deletes"], edit(v, b1, [(("after", "Allergies:"), "penicillin")]))
+    c.record("C deletes", "C", ["made"], edit(v, c.id("block 1"), [(";", "")]))
+    c.join("A joins", "A", ["A types", "B types", "C deletes"])
     return c
 
 
@@ -1475,7 +1452,7 @@ def emptied_document_removed():
     return c
 
 
-def rebased_while_typed(name, a_lamport, b_lamport, description):
+def rebased_while_typed(name, a_lamport, b_lamport, joiner, description):
     """§19.2's re-based block: A's write would take the block's sequence past its bound, so A writes the
     block deleted and its text as a new block (a fresh id, the same order key, kind and text) while B,
     not having seen that, types in the old one: a deleted-and-edited conflict, no word lost."""
@@ -1485,6 +1462,7 @@ def rebased_while_typed(name, a_lamport, b_lamport, description):
     v = c.view(["made"])
     c.record("A re-bases", "A", ["made"], new_block(doc, fresh, "1j", "Draft terms, final.") + delete(v, b2), lamport=a_lamport)
     c.record("B edits", "B", ["made"], edit(v, b2, [("Draft", "Agreed")]), lamport=b_lamport)
+    c.join(joiner + " joins", joiner, ["A re-bases", "B edits"])
     return c
 
 
@@ -1562,38 +1540,33 @@ def one_number_signed_three_times(name, builders, description):
 
 
 def cases():
-    built = [different_blocks(), same_block_different_words(), same_word(), same_word_then_more(), forged_conflict_words(), conflicts_forged_of_writes_that_merge(), fold_name_of_the_earlier_rule(), moved_and_edited(),
-             deleted_and_edited(), edited_and_deleted(), moved_on_both(),
-             inserts_at_one_point("inserts at one point", 2, "A and B type at the same point at Lamport time 2: "
-                                  "A's device id is the larger, so A's record ranks above and its text comes first; "
-                                  "each run stays whole, no conflict (a space keeps the words apart)."),
+    built = [different_blocks(), same_block_different_words(), f17_1(), f17_2(), pending_without_a_join(),
+             two_joins_of_one_merge(), typed_on_top_of_the_winner(), a_late_losers_write_flips_the_winner(),
+             delete_whose_end_a_conflict_hid(), same_change_on_both(), adopted_while_edited_by_hand(),
+             same_word(), same_word_then_more(), forged_conflict_words(), conflicts_forged_of_writes_that_merge(),
+             earlier_rules_fold_name(), moved_and_edited(), deleted_and_edited(), edited_and_deleted(), moved_on_both(),
+             inserts_at_one_point("inserts at one point", 2, "A and B type at the same point at Lamport time 2; A joins: "
+                                  "one conflict, A's side whole (A's device id is the larger); no interleaving."),
              inserts_at_one_point("inserts at one point, Lamport first", 3, "As \"inserts at one point\", but B's record "
-                                  "has Lamport time 3: it ranks above A's whatever the device ids, so its text comes first."),
+                                  "has Lamport time 3: it ranks above A's whatever the device ids, so B's side is kept."),
              touching_inserts(), three_devices(), deletes_that_join_words(), insert_before_a_deleted_character(),
              insert_after_a_deleted_character(), two_inserts_at_one_anchor(), moved_on_three(),
              merged_then_moved(), delete_over_own_insert(), conflict_not_recorded(), same_move_on_both(),
              touching_then_typing_on(),
              replaced_word_deleted("A", "B", "replaced word, deleted", "A replaces a word (d0w85 by d2w90) while B deletes "
-                                   "it with the space after it: the text shows \"d0w1 d2w90d0w2\"; a text conflict whose "
-                                   "one branch holds A's side, the one that typed, though A ranks higher."),
+                                   "it with the space after it; A joins: one conflict, A's side whole (never \"d0w1 "
+                                   "d2w90d0w2\"), B's in the branch."),
              replaced_word_deleted("B", "A", "deleted word, replaced", "As \"replaced word, deleted\", the roles swapped "
-                                   "(the replacing B ranks lower): the one branch holds B's side."),
+                                   "(the replacing B ranks lower): A's deletion is kept, B's replacement in the branch."),
              moved_while_typed_elsewhere(), moves_resolved_unrecorded(), only_block_deleted_and_edited(),
-             touching_parted_again("A", "touching words parted again", "As \"touching inserts\", then A, holding both "
-                                   "records, types a space between the words, with no 0x03: the words touched in the "
-                                   "text of A's and B's first records, so both text conflicts stay (each side's word "
-                                   "whole in a branch), whatever order the records come in."),
-             touching_parted_again("C", "touching words parted on a third device", "As \"touching words parted again\", "
-                                   "the space typed by C, holding both records: the same two text conflicts."),
-             touching_parted_by_a_concurrent_space(), touching_through_a_third_devices_delete(),
-             touching_through_a_delete_parted_again(),
-             touching_across_a_deleted_space(), emptied_document_removed(),
-             rebased_while_typed("re-based while typed", 3, 2, "A re-bases the second block (its sequence at its bound: "
-                                 "deleted, and its text, edited, as a new block with the same order key) while B edits the "
-                                 "old one; A ranks higher: the new block shows, B's words are in the branch."),
-             rebased_while_typed("typed while re-based", 2, 3, "As \"re-based while typed\", but B's edit ranks higher: "
-                                 "the old block stays with B's words beside the new one, and the branch proposes A's side "
-                                 "(the new block alone)."),
+             touching_parted_again(), touching_through_a_third_devices_delete(), emptied_document_removed(),
+             rebased_while_typed("re-based while typed", 3, 2, "B", "A re-bases the second block (its sequence at its "
+                                 "bound: deleted, and its text, edited, as a new block with the same order key) while B "
+                                 "edits the old one; A ranks higher and B joins: the new block shows, B's words are in "
+                                 "the branch."),
+             rebased_while_typed("typed while re-based", 2, 3, "A", "As \"re-based while typed\", but B's edit ranks "
+                                 "higher and A joins: the old block stays with B's words beside the new one, and the "
+                                 "branch proposes A's side (the old block deleted)."),
              forked_device("a forked device", (2, 2), "C signs two records of number 1 at one Lamport time (restored "
                            "from a backup between them): the one of lower hash wins in every order; its rival and B's "
                            "record built on the rival are dropped (`dropped`), B's re-commit on the winner (its number "
@@ -1724,8 +1697,8 @@ def document_overflow_known_answers():
         case("cells count", "A table whose cells pass what the text leaves: it is past, with its cells.",
              full("f", 17) + [{"block": block_id("f table"), "kind": "table", "rows": [["c" * 40000, "d"], ["e", "f"]],
                                "runs": [["t\t", 15000]]}]),
-        case("a proposal keeps its conflict's block", "A branch's proposal past the bound (a record saw both devices' "
-             "additions): the conflict's block, last, is shown and counted first; the blocks after the first that "
+        case("a proposal keeps its conflict's block", "A branch's proposal past the bound (the document shown, "
+             "its conflict's block replaced): the conflict's block, last, is shown and counted first; the blocks after the first that "
              "does not fit are left out.",
              full("g", 18) + [small("g conflict", "The losing words.")], keeping=block_id("g conflict")),
     ]
@@ -1734,24 +1707,28 @@ def document_overflow_known_answers():
 def build():
     removal_known_answer()
     return {
-        "description": "The merge of SECURITY.md §19.3, written by testvectors/independent/sync_merge.py: each case's "
-                       "records (signed by `devices`, the same as change-records.json's, plus C), received in each "
-                       "of `orders` (indices into `records`), show `documents` (each present document's node value, "
-                       "its blocks in reading order with the text shown, and `content`: the §15.2 content bytes) "
-                       "and exactly `conflicts` (the 0x03 operations a device would record, by branch id; `losing` "
-                       "is what the syncConflict branch proposes for the block, null: deleted); `branches` gives "
-                       "each conflict's branch proposal (§19.3: the document as the losing side's record saw it, "
-                       "the losing value in place of the block, in reading order; never empty), its blocks' texts "
-                       "and §15.2 content; `refused_when_received` lists the records a receiving replica refuses "
-                       "(§19.4: a 0x03 naming no conflict the records in its record's past make), by hash, with "
-                       "the reason, in every order (replayed unchecked, as above, they are taken). `dropped` lists, by hash, the records §19.4's fork rule "
-                       "takes out of the replica (a device's record of a number another record of lower rank has, and what is "
-                       "built on it; a receiving replica refuses each as equivocation, or drops it when its rival comes), as a vault "
-                       "whose own devices (§19.4's own set) are `own` weighs them.",
+        "description": "The merge of SECURITY.md §19.3 (the rule of block conflicts, issue 17 s18), written by "
+                       "testvectors/independent/sync_merge.py: each case's records (signed by `devices`, the same as "
+                       "change-records.json's, plus C and E; body version 2 unless a case says a record is of version 1), "
+                       "received in each of `orders` (indices into `records`), show `documents` (each present document's "
+                       "node value, its blocks in reading order with the text shown, and `content`: the §15.2 content "
+                       "bytes), exactly `conflicts` (the replica's conflicts as 0x03 operations, by branch id: block "
+                       "conflicts of the merge points held, removal conflicts and version-2 0x03s; `losing` is the side "
+                       "the syncConflict branch proposes for the block, null: deleted) and `pending` (the conflicts the "
+                       "fold of the current heads makes that are not yet among them: a join makes them); `branches` "
+                       "gives each conflict's branch proposal (§19.3: the document as the replica shows it with the "
+                       "conflict's block replaced by the losing side; never empty), its blocks' texts and §15.2 content; "
+                       "`refused_when_received` lists the records a receiving replica refuses (§19.4: a version-2 0x03 "
+                       "naming no conflict or pending conflict the records in its record's past make), by hash, with "
+                       "the reason, in every order (replayed unchecked, as above, they are taken). `dropped` lists, by "
+                       "hash, the records §19.4's fork rule takes out of the replica (a device's record of a number "
+                       "another record of lower rank has, and what is built on it; a receiving replica refuses each as "
+                       "equivocation, or drops it when its rival comes), as a vault whose own devices (§19.4's own set) "
+                       "are `own` weighs them.",
         "spec": "SECURITY.md §19.3",
         "devices": DEVICES,
         "cases": cases(),
-        "overflow_description": "A block the merge makes longer than the store keeps (§19.3, 983,040 bytes of text "
+        "overflow_description": "A block longer than the store keeps (a hostile record's, or one of the earlier rule) (§19.3, 983,040 bytes of text "
                                 "and cells) as every replica shows it: `blocks` a document's blocks in reading order "
                                 "(text: `runs` joined), `others` the block ids the project's other documents hold, "
                                 "`shown` the blocks it shows (id, kind, cells, text bytes, SHA-256 of the text).",
