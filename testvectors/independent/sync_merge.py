@@ -925,11 +925,12 @@ def orders_of(count):
     return out
 
 
-def both_edit(c, title, text, a_replacements, b_replacements, b_lamport=None, a_lamport=None):
-    """A makes a document of one paragraph; A and B, both having it, each edit that paragraph, neither
-    having seen the other's edit. Returns (document, block)."""
+def both_edit(c, title, text, a_replacements, b_replacements, b_lamport=None, a_lamport=None, second=None):
+    """A makes a document of one paragraph (and a `second` after it); A and B, both having it, each edit
+    the first paragraph, neither having seen the other's edit. Returns (document, block)."""
     doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, title)] + new_block(doc, b1, "1i", text))
+    more = new_block(doc, c.id("block 2"), "1j", second) if second else []
+    c.record("made", "A", [], [node(doc, title)] + new_block(doc, b1, "1i", text) + more)
     v = c.view(["made"])
     c.record("A types", "A", ["made"], edit(v, b1, a_replacements), lamport=a_lamport)
     c.record("B types", "B", ["made"], edit(v, b1, b_replacements), lamport=b_lamport)
@@ -967,11 +968,7 @@ def f17_1():
                                            "\"Dose is 7.5 mg.\" on B; A joins. The document shows A's \"Dose is 10 mg.\" "
                                            "whole, never a splice (before: \"Dose is 107.5 mg.\" with both sides in "
                                            "branches); B's side is the one branch.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Med")] + new_block(doc, b1, "1i", "Dose is 5 mg.") + new_block(doc, c.id("block 2"), "1j", "Second line."))
-    v = c.view(["made"])
-    c.record("A types", "A", ["made"], edit(v, b1, [("5", "10")]))
-    c.record("B types", "B", ["made"], edit(v, b1, [("5", "7.5")]))
+    both_edit(c, "Med", "Dose is 5 mg.", [("5", "10")], [("5", "7.5")], second="Second line.")
     c.join("A joins", "A", ["A types", "B types"])
     return c
 
