@@ -118,7 +118,7 @@ import Writing
             } catch let error as SyncExchangeError {
                 #expect(error.code == .malformedMessage, "\(error)")
                 #expect(error.message.contains("version 1 (the exchange before offers named an origin"), "\(error)")
-                #expect(error.message.contains("this side speaks version 2 only"), "\(error)")
+                #expect(error.message.contains("this side speaks version \(SyncWire.version) only"), "\(error)")
             }
         }
         let refused = f.desk.recording.events.withLock { events in
@@ -141,6 +141,72 @@ import Writing
             #expect(error.code == .malformedMessage && error.message.contains("version 1 (the exchange before offers named an origin"), "\(error)")
         }
         #expect(try !F.hasProject(f.laptop, project))
+        #expect(F.details(f.laptop, .syncExchange, "error") == ["malformedMessage"])
+    }
+
+    /// A device of version 2, the build before the merge rule of block conflicts (SECURITY.md §19.3,
+    /// §19.9): it answers a message of its own version as that build does (this build's service,
+    /// which on a build still of version 2 answers it) and refuses any other whole in that build's
+    /// words, which cannot change.
+    final class VersionTwoAnswerer: ChannelService {
+        let current = Mutex<SyncChannelService?>(nil)
+
+        var requestKinds: [String] { SyncWire.kinds }
+
+        func respond(to kind: String, body: [UInt8], from peer: DeviceProfile) throws -> [UInt8] {
+            guard body.first == 2 else {
+                throw PeerChannelError(.peerRefused, "[malformedMessage] a sync message is malformed: version \(body.first ?? 0); "
+                                       + "this side speaks version 2 only")
+            }
+            return try current.withLock { $0! }.respond(to: kind, body: body, from: peer)
+        }
+    }
+
+    /// Version 3 came with the merge rule of block conflicts: a device of version 2 would show other
+    /// documents from the same records. Its request is refused whole, naming the rule and that the
+    /// device must be updated, and recorded with its version (failed on e19321c: answered).
+    @Test func aVersionTwoRequestIsRefusedNamingTheMergeRuleAndTheDeviceToUpdate() throws {
+        let f = try F()
+        let transport = try f.transport()
+        let project = try F.project(f.desk, "Brief")
+        for (kind, body) in [(SyncWire.projectsKind, [UInt8]([2])), (SyncWire.pullKind, [2] + project.id.bytes + [0, 0, 0, 0])] {
+            do {
+                _ = try transport.requestAsAnyPeer(kind, body: body)
+                Issue.record("\(kind) of version 2 was answered")
+            } catch let error as SyncExchangeError {
+                #expect(error.code == .malformedMessage, "\(error)")
+                #expect(error.message.contains("version 2 (the exchange before the merge rule of block conflicts, which shows other "
+                                               + "documents from the same records: update vaultctl on that device); this side speaks version 3 only"),
+                        "\(error)")
+            }
+        }
+        let refused = f.desk.recording.events.withLock { events in
+            events.filter { $0.action == .syncExchangeRefused }.map { Dictionary($0.details.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }) }
+        }
+        #expect(refused.map { $0["request"] } == [SyncWire.projectsKind, SyncWire.pullKind], "\(refused)")
+        #expect(refused.allSatisfy { $0["reason"] == "malformedMessage" && $0["version"] == "2" }, "\(refused)")
+    }
+
+    /// This build's run with a device of version 2 ends at its first request, refused in that build's
+    /// words: said as "DEVICE runs an older build … update vaultctl on DEVICE", the device's own words
+    /// kept, kept as the run's error, and nothing of the device's projects taken (failed on e19321c:
+    /// the two synced, each to show its own document from the same records).
+    @Test func aDeviceOfVersionTwoEndsTheRunNamingItAsAnOlderBuildToUpdate() throws {
+        let answerer = VersionTwoAnswerer()
+        let f = try F(deskAnswers: answerer)
+        answerer.current.withLock { $0 = SyncChannelService(vault: f.desk.unlocked, coordinator: nil) }
+        let project = try F.project(f.desk, "Brief")
+        _ = try F.document(f.desk, in: project, "Plan", ["Kick-off."])
+        do {
+            try f.syncLaptop()
+            Issue.record("the laptop synced with a device of version 2")
+        } catch let error as SyncExchangeError {
+            #expect(error.code == .malformedMessage, "\(error)")
+            #expect(error.message.hasPrefix("desk runs an older build of vaultctl (exchange version 2, before the merge rule of block "
+                                            + "conflicts): update vaultctl on desk, then sync again"), "\(error)")
+            #expect(error.message.contains("this side speaks version 2 only"), "the device's own words stay: \(error)")
+        }
+        #expect(try !F.hasProject(f.laptop, project.id))
         #expect(F.details(f.laptop, .syncExchange, "error") == ["malformedMessage"])
     }
 

@@ -24,7 +24,7 @@ from known_answer_file import write_or_check
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "sync", "exchange-messages.json")
 
-VERSION = 2
+VERSION = 3  # §19.9: version 3 came with §19.3's merge rule of block conflicts; 1 and 2 are refused
 MAX_ROLE_SINCE = 2 ** 63 - 1
 DEVICE_ID_LABEL = b"SealedVault device id v1"
 MAX_TIPS = 512
@@ -464,7 +464,9 @@ def build():
                 encode("sync.offer", "request", {"offers": [dict(offers[0], name="")]})),
         variant("version 1 (before offers named an origin and a role's time)", "sync.pull", "request", bytes([1]) + pull[1:]),
         variant("version 1 projects request", "sync.projects", "request", bytes([1])),
-        variant("version 3", "sync.pull", "request", bytes([3]) + pull[1:]),
+        variant("version 2 (before the merge rule of block conflicts)", "sync.pull", "request", bytes([2]) + pull[1:]),
+        variant("version 2 projects request", "sync.projects", "request", bytes([2])),
+        variant("version 4", "sync.pull", "request", bytes([4]) + pull[1:]),
         variant("trailing byte", "sync.pull", "request", pull + b"\x00"),
         variant("truncated", "sync.pull", "answer", answer[:-1]),
         variant("vector not ascending", "sync.pull", "request", unsorted),

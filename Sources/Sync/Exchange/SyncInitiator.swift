@@ -125,8 +125,12 @@ public struct SyncInitiator {
     }
 
     /// Sends a request, given only the time left before the run's deadline.
+    /// A device of an older version of the exchange refuses every request in that build's words,
+    /// said plainly here: that device runs an older build, to be updated (§19.9, "Versions").
     private func ask(_ kind: String, _ body: SyncOutgoing, by deadline: SyncDeadline) throws -> [UInt8] {
-        try transport.request(kind, body: body, within: try deadline.remaining(with: peer))
+        do { return try transport.request(kind, body: body, within: try deadline.remaining(with: peer)) } catch let error as SyncExchangeError {
+            throw SyncVersionRefusal.refusedByOlderVersion(error, peer: peer.name) ?? error
+        }
     }
 
     /// A pull; a device of a build before pulls carried tips refuses it in that build's words, said

@@ -90,7 +90,7 @@ public struct SyncResponder: Sendable {
         }
         // A message of another version is refused whole, its version in the entry (attack review s7, A8).
         if let version = body.first, version != SyncWire.version {
-            throw WholeRequestRefusal(error: SyncWireReader.otherVersion(version), details: [.init("version", String(version))])
+            throw WholeRequestRefusal(error: SyncVersionRefusal.refusal(of: version), details: [.init("version", String(version))])
         }
         switch kind {
         case SyncWire.projectsKind: return try projects(body, endpoint, damage)

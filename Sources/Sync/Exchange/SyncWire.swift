@@ -13,13 +13,13 @@ import Writing
 ///               kind:u8 (1 document, 2 long-form) register:str8 (1...32) name:str16 (1...512)
 ///               roster:u16 (0...256) (device:16 signing-key:32 noise-key:32)*
 ///
-///     sync.projects  request 0x02 (held)? (after:16)?       answer 0x02 more:u8 count:u16 (0...64) offer*   (more: count ≥ 1)
+///     sync.projects  request 0x03 (held)? (after:16)?       answer 0x03 more:u8 count:u16 (0...64) offer*   (more: count ≥ 1)
 ///     held    = count:u16 (1...1024) project:16*  (ascending, after `after`; 1 byte: first page, 17: after, else held)
 ///               an answer's offer of a held project has name-length 0 (not described), only in sync.projects
-///     sync.offer     request 0x02 count:u16 (0...64) offer*  answer 0x02 count:u16 (0...64) (project:16 taken:u8)*
-///     sync.pull      request 0x02 project:16 vector tips    answer 0x02 more:u8 vector tips records
-///     sync.push      request 0x02 project:16 records        answer 0x02 stored:u32 count:u16 reason:str8*
-///     sync.demotions request 0x02 demotions                 answer 0x02 demotions
+///     sync.offer     request 0x03 count:u16 (0...64) offer*  answer 0x03 count:u16 (0...64) (project:16 taken:u8)*
+///     sync.pull      request 0x03 project:16 vector tips    answer 0x03 more:u8 vector tips records
+///     sync.push      request 0x03 project:16 records        answer 0x03 stored:u32 count:u16 reason:str8*
+///     sync.demotions request 0x03 demotions                 answer 0x03 demotions
 ///     demotions = count:u16 (0...256) (device:16 signing-key:32 demoted-at:u64 (0...2^63-1) demoted-by:16 signature:64)*
 ///
 /// Version 2 (attack review s7, A8): offers had gained `origin` while the byte stayed 1, so a
@@ -33,8 +33,13 @@ import Writing
 /// once instead of hidden by equal counters. Still version 2: a projects request names the projects
 /// the asker holds, whose offers come without a name (review 17 s10, N-s10-6: the answerer read each
 /// privileged project's name in a session to describe it to a device that held it).
+///
+/// Version 3 (issue 17 s18): the merge rule of block conflicts (SECURITY.md §19.3) and record body
+/// version 2 (§19.2). The messages are version 2's; the byte changed because the same records show
+/// other documents under the new rule, so a device of version 2 must be refused, naming the device
+/// to update (`SyncVersionRefusal`), never left to diverge in silence.
 public enum SyncWire {
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
     public static let projectsKind = "sync.projects"
     public static let offerKind = "sync.offer"
     public static let pullKind = "sync.pull"

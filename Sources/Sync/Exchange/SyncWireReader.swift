@@ -50,15 +50,7 @@ struct SyncWireReader {
 
     mutating func version() throws(SyncExchangeError) {
         let version = try integer(1)
-        guard version == UInt64(SyncWire.version) else { throw Self.otherVersion(UInt8(version)) }
-    }
-
-    /// The refusal of a message of another version than this side's (attack review s7, A8): one of
-    /// version 1 is from software before offers named an origin and a role's time, whose offers
-    /// this side would misread; the owner updates that device.
-    static func otherVersion(_ version: UInt8) -> SyncExchangeError {
-        let older = version == 1 ? " (the exchange before offers named an origin and a role's time: update that device's software)" : ""
-        return malformed("version \(version)\(older); this side speaks version \(SyncWire.version) only")
+        guard version == UInt64(SyncWire.version) else { throw SyncVersionRefusal.refusal(of: UInt8(version)) }
     }
 
     func end() throws(SyncExchangeError) {
