@@ -1,52 +1,77 @@
 import CryptoVault
 import Writing
 
-/// One block's history in a replica: every value written to it, by which record, and the heads
-/// (the values no later write of the block has seen), and its text as a sequence of named
-/// characters. One head is the block's value; several are concurrent writes, settled by `resolve`
-/// (SECURITY.md §19.3): fields merge three-way, the text character by character.
+/// One block's history in a replica: every value written to it, by which record, the heads (the
+/// values no later write of the block has seen), and its text as a sequence of named characters
+/// (SECURITY.md §19.3). A write's text is its *view*: its text parent's view (the write whose text
+/// the block showed in its record's past), less what its record deleted, plus what it typed: the
+/// text its device had. Several heads fold in rank order, content (kind, cells, text) as one
+/// field: where both sides changed it differently the higher-ranked head is kept whole, so the
+/// block always shows one write's view, never a splice of two devices' edits (F17-1).
+/// Conflicts are made at merge points (records with two or more parents): each head the fold
+/// there does not keep is one conflict, named by the block and its write's record.
 struct BlockRegister: Sendable {
     struct Write: Sendable {
         let entry: Int
         let value: BlockValue
+        /// The write (by index) whose view this write's text starts from; nil when its record had
+        /// seen no write of the block. A deleted write has a view too (its text parent's): a
+        /// later write that brings the block back edits it.
+        let textParent: Int?
     }
+
+    /// A fold of a set of writes: the value it shows (its text the view of `source`, the write
+    /// whose content it took), and each head a conflict step left out.
+    struct Fold: Sendable {
+        let value: BlockValue
+        let source: Int?
+        let losses: [Loss]
+    }
+
+    /// A head a fold left out (`loser`) and the head kept at that step (`winner`), by write index.
+    struct Loss: Sendable, Equatable {
+        let loser: Int
+        let winner: Int
+    }
+
+    /// A conflict made at merge points: the loss (the highest-ranked winner it lost to) and the
+    /// merge records that make it, by history entry.
+    struct MadeConflict: Sendable {
+        var loss: Loss
+        var mergePoints: [Int]
+    }
+
+    /// The label of a block conflict's name (SECURITY.md §19.3): with the block and the losing
+    /// write's record hash.
+    static let conflictLabel = "SealedVault block conflict v2"
 
     let id: BlockID
     let document: NodeID
     /// The values as written: a present block's text is empty there (its text is its characters).
     private(set) var writes: [Write] = []
-    /// The text each write's record saw, once asked for: it never changes, since nothing arriving
-    /// later is in that record's past.
-    private var seen: [Int: String] = [:]
     private(set) var heads: [Int] = []
-    /// The block's text: every character ever typed in it, deleted ones marked.
+    /// The block's text: every character ever typed in it, with who deleted it.
     var text = TextSequence()
+    /// Each write's view as a string, once asked for: nothing arriving later changes it.
+    private var views: [Int: String] = [:]
     private var writeOfEntry: [Int: Int] = [:]
     /// Each device's writes of this block, in counter order (by history device index).
     private var writesOfDevice: [Int: [Int]] = [:]
-    /// Merged values of sets of writes, by the sorted write indices: a base once computed never changes.
-    private var merges: [[Int]: BlockValue] = [:]
-    /// Every pair of writes with one below this index has been checked for a register conflict.
-    private var pairsChecked = 0
-    /// Each write that loses a register conflict, by index: the highest-ranked write it conflicts with.
-    private var beatenBy: [Int: Int] = [:]
-    /// The work done looking conflicts up by their names (SECURITY.md §19.2): names worked out
-    /// (a SHA-256 each) and writes considered for a name of the earlier rule. Counted so that the
-    /// bound on what one record's 0x03s may cost can be checked.
-    private(set) var nameWork = 0
-    /// The names of the conflicts this block's writes may make (`losingRecord(named:madeBefore:)`):
-    /// worked out once, as writes and text conflicts arrive, not at each 0x03 looked up. Writes,
-    /// overlaps and touches only grow, so a name once worked out never changes.
-    private var conflictOfName: [BranchID: NamedConflict] = [:]
-    /// The writes whose register names are in `conflictOfName`: the first `namedWrites`.
+    /// Folds of sets of writes, by the sorted write indices: a set's fold never changes.
+    private var folds: [[Int]: Fold] = [:]
+    /// The conflicts the merge points held make, by name.
+    private(set) var made: [BranchID: MadeConflict] = [:]
+    /// Each write's conflict name (`conflictName`), for the first `namedWrites` writes.
+    private var writeOfName: [BranchID: Int] = [:]
     private var namedWrites = 0
-    /// The pairs of records (as `TextSequence` keeps them) whose text conflicts are named, and the
-    /// counts of the text's overlaps and touches when they last were.
-    private var namedTextPairs = Set<UInt64>()
-    private var namedTextCounts = (overlaps: 0, touches: 0)
-    /// Whether two records' letters touch in some holding of one record's past (`TextSequence.touch`),
-    /// for the last record asked about: its hash, and the verdicts by pair (as `TextSequence` keeps them).
-    private var touchesInPast: (carrier: [UInt8], verdicts: [UInt64: Bool])?
+    /// The names worked out for 0x03 look-ups (one SHA-256 each), counted for the tests bounding a
+    /// record's cost.
+    private(set) var nameWork = 0
+    /// The text parent worked out for the record being integrated (`prepareText`), before its
+    /// edited text was taken out: `add` takes it rather than fold views of a text not in place.
+    private var prepared: (hash: [UInt8], parent: Int?)?
+    /// The source the current heads show (`resolve`), for `shownCharacters`.
+    private var shown: (heads: [Int], source: Int?)?
 
     init(id: BlockID, document: NodeID) {
         self.id = id
@@ -62,101 +87,167 @@ struct BlockRegister: Sendable {
     /// Adds a write of entry `entry` (admitted after every write in its past, so it supersedes
     /// exactly the heads in its past).
     mutating func add(_ value: BlockValue, entry: Int, history: CausalHistory) {
+        let record = history.entries[entry]
+        let parent: Int?
+        if let prepared, prepared.hash == record.record.hash { parent = prepared.parent } else { parent = textParent(seenBy: record, history: history) }
+        prepared = nil
+        // A write that edits no text has its text parent's view: a cursor there is at it too.
+        if text.cursor == viewEntry(parent) { text.cursor = Int32(entry) }
         heads.removeAll { history.precedes(writes[$0].entry, entry) }
         heads.append(writes.count)
         writeOfEntry[entry] = writes.count
-        writesOfDevice[history.entries[entry].device, default: []].append(writes.count)
-        writes.append(Write(entry: entry, value: value))
+        writesOfDevice[record.device, default: []].append(writes.count)
+        writes.append(Write(entry: entry, value: value, textParent: parent))
     }
 
-    /// The block's value, its text the merged text, and the conflicts its writes make: pairs of
-    /// concurrent writes whose fields both changed (or a delete against a change), and overlapping
-    /// edits of the text. Both are facts of two records, so what arrives later never undoes one.
+    /// Before record `viewer`'s text edits of this block: works out its write's text parent and
+    /// moves the text's cursor to that view, which its edits then change.
+    mutating func prepareText(for viewer: CausalHistory.Entry, history: CausalHistory) {
+        let parent = textParent(seenBy: viewer, history: history)
+        prepared = (viewer.record.hash, parent)
+        moveCursor(to: parent)
+    }
+
+    // MARK: Views
+
+    /// The text parent of a write by record `viewer`: the source of the fold of the block's
+    /// maximal writes in its past (without itself).
+    private mutating func textParent(seenBy viewer: CausalHistory.Entry, history: CausalHistory) -> Int? {
+        let maximal = maximalWrites(seenBy: viewer, before: true, history: history)
+        if maximal.count == 1 { return maximal[0] }
+        return maximal.isEmpty ? nil : fold(maximal, history: history).source
+    }
+
+    /// A write's lineage: its record and its text ancestors' records (history entries).
+    func lineage(of write: Int?) -> Set<Int32> {
+        var lineage = Set<Int32>(), next = write
+        while let current = next {
+            lineage.insert(Int32(writes[current].entry))
+            next = writes[current].textParent
+        }
+        return lineage
+    }
+
+    /// The cursor's value for a write's view.
+    private func viewEntry(_ write: Int?) -> Int32 { write.map { Int32(writes[$0].entry) } ?? TextSequence.emptyView }
+
+    private mutating func moveCursor(to write: Int?) {
+        let target = viewEntry(write)
+        guard text.cursor != target else { return }
+        text.show(view: target, lineage: lineage(of: write))
+    }
+
+    /// Write `write`'s view as a string (the cursor's, when it is there; else one pass).
+    private mutating func view(of write: Int) -> String {
+        if let known = views[write] { return known }
+        let string = text.cursor == Int32(writes[write].entry) ? text.text : text.text(inLineage: lineage(of: write))
+        views[write] = string
+        return string
+    }
+
+    /// Write `index`'s value with its view.
+    private mutating func filled(_ index: Int) -> BlockValue {
+        guard case .present(let key, var block) = writes[index].value else { return writes[index].value }
+        block.text = view(of: index)
+        return .present(orderKey: key, block: block)
+    }
+
+    /// The characters the block shows now (the current heads' source's view), with their places.
+    func shownCharacters() -> (scalars: [Unicode.Scalar], indices: [Int32]) {
+        let source: Int?
+        if let shown, shown.heads == heads { source = shown.source } else { source = heads.last }
+        if text.cursor == viewEntry(source) { return text.visible }
+        return text.visible(inLineage: lineage(of: source))
+    }
+
+    // MARK: Values
+
+    /// The block's value (its text the view of the fold's source), and the conflicts the fold of
+    /// the current heads makes (made at a merge point already, or pending: `SyncReplica`).
     mutating func resolve(history: CausalHistory) -> (value: BlockValue, conflicts: [HeldConflict]) {
-        var value = heads.count == 1 ? writes[heads[0]].value : merged(heads, history: history)
+        var value: BlockValue, source: Int?, conflicts: [HeldConflict] = []
+        if heads.count == 1 {
+            (value, source) = (writes[heads[0]].value, heads[0])
+        } else {
+            let fold = fold(heads, history: history)
+            (value, source) = (fold.value, fold.source)
+            conflicts = fold.losses.map { heldConflict($0, history: history) }
+        }
+        moveCursor(to: source)
+        shown = (heads, source)
         if case .present(let key, var block) = value {
             block.text = text.text
             value = .present(orderKey: key, block: block)
         }
-        return (value, registerConflicts(history: history) + textConflicts(history: history))
+        return (value, conflicts)
     }
 
     /// The value of the highest-ranked present write concurrent with record `entry` (neither in
-    /// the other's past), with the text its record saw; nil when there is none (SECURITY.md
-    /// §19.3's removal conflicts).
+    /// the other's past), with its view; nil when there is none (SECURITY.md §19.3's removal conflicts).
     mutating func value(concurrentWith entry: Int, history: CausalHistory) -> BlockValue? {
         let concurrent = writes.indices.filter {
             writes[$0].value != .deleted && !history.precedes(writes[$0].entry, entry) && !history.precedes(entry, writes[$0].entry)
         }
         guard let highest = concurrent.max(by: { history.ranksBelow(writes[$0].entry, writes[$1].entry) }) else { return nil }
-        return value(of: highest, history: history)
+        return filled(highest)
     }
 
-    /// The block as record `entry` saw it: its writes in that record's past (the record itself
-    /// included, or not when `before`), folded, with the text the record saw; nil when it had seen
-    /// no write of the block. What a conflict's branch proposes for the blocks around its own.
+    /// The block as record `entry` saw it: the fold of its writes in that record's past (the record
+    /// itself included, or not when `before`); nil when it had seen no write of the block. What a
+    /// conflict's branch proposes for the blocks around its own.
     mutating func value(seenBy entry: Int, before: Bool = false, history: CausalHistory) -> BlockValue? {
-        let viewer = history.entries[entry]
+        let maximal = maximalWrites(seenBy: history.entries[entry], before: before, history: history)
+        guard !maximal.isEmpty else { return nil }
+        return maximal.count == 1 ? filled(maximal[0]) : fold(maximal, history: history).value
+    }
+
+    /// The block's maximal writes in the past of record `viewer` (without its own when `before`).
+    private func maximalWrites(seenBy viewer: CausalHistory.Entry, before: Bool, history: CausalHistory) -> [Int] {
         var latest: [Int] = []
         for (device, chain) in writesOfDevice {
             var bound = device < viewer.clock.count ? viewer.clock[device] : 0
-            if before, device == viewer.device { bound -= 1 }
+            if before, device == viewer.device, bound > 0 { bound -= 1 }
             let seen = count(of: chain, through: bound, history: history)
             if seen > 0 { latest.append(chain[seen - 1]) }
         }
-        let maximal = latest.filter { a in !latest.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }
-        guard !maximal.isEmpty else { return nil }
-        let value = memoMerged(maximal, history: history)
-        guard case .present(let orderKey, var block) = value else { return value }
-        block.text = textSeen(by: entry, history: history)
-        return .present(orderKey: orderKey, block: block)
+        return latest.filter { a in !latest.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }.sorted()
     }
 
-    /// Write `index`'s value with the text its record saw.
-    private mutating func value(of index: Int, history: CausalHistory) -> BlockValue {
-        guard case .present(let key, var block) = writes[index].value else { return writes[index].value }
-        block.text = textSeen(by: writes[index].entry, history: history)
-        return .present(orderKey: key, block: block)
-    }
-
-    /// The text record `entry` saw: its characters typed in that record's past and not deleted there.
-    private mutating func textSeen(by entry: Int, history: CausalHistory) -> String {
-        if let known = seen[entry] { return known }
-        let shown = text.text { history.precedes(Int($0), entry) }
-        seen[entry] = shown
-        return shown
-    }
-
-    /// Folds the writes `set` in rank order: each next one is merged with what came before against
-    /// their common past; a conflict keeps the next (higher-ranked) write alone (its pairs make the
-    /// conflicts: `registerConflicts`). The value comes back without its text (the caller puts the
-    /// merged text in): a text is the whole block, so it is worked out only where the merge needs
-    /// it (`mergedFields`) and for a conflict's sides.
-    private mutating func merged(_ set: [Int], history: CausalHistory) -> BlockValue {
-        if set.count == 1 { return writes[set[0]].value }
-        let ordered = set.sorted { history.ranksBelow(writes[$0].entry, writes[$1].entry) }
-        var value = writes[ordered[0]].value
-        var folded = [ordered[0]]
+    /// Folds the writes `set` in ascending rank (SECURITY.md §19.3): each next one merges with the
+    /// value so far against their base (`ConflictDetector`), content as one field; a conflict keeps
+    /// the next (higher-ranked) write alone, and every head folded so far loses to it. The text is
+    /// always one write's view (`source`): the next write's when the values are equal, when the
+    /// value so far is the base's, or when the content is taken from it or equal on both sides;
+    /// unchanged when the next is the base's or the content is the value so far's. Remembered: a
+    /// set's fold never changes.
+    private mutating func fold(_ set: [Int], history: CausalHistory) -> Fold {
+        let key = set.sorted()
+        if let known = folds[key] { return known }
+        let ordered = key.sorted { history.ranksBelow(writes[$0].entry, writes[$1].entry) }
+        var value = filled(ordered[0]), source = ordered[0], folded = [ordered[0]], losses: [Loss] = []
         for next in ordered.dropFirst() {
-            let base = commonBase(of: folded, and: next, history: history)
-            if let merged = mergedFields(base: base, value, folded, next, history: history) {
-                folded.append(next)
+            let nextValue = filled(next), base = commonBase(of: folded, and: next, history: history)
+            if let merged = ConflictDetector.merge(base: base, value, nextValue) {
+                if Self.takesSource(base: base, value, nextValue) { source = next }
                 value = merged
+                folded.append(next)
             } else {
-                value = writes[next].value
-                folded = [next]
+                losses += folded.map { Loss(loser: $0, winner: next) }
+                (value, source, folded) = (nextValue, next, [next])
             }
         }
-        return value
+        let fold = Fold(value: value, source: source, losses: losses)
+        folds[key] = fold
+        return fold
     }
 
-    /// The fold of the writes `set` (`merged`), remembered: a set's value never changes.
-    private mutating func memoMerged(_ set: [Int], history: CausalHistory) -> BlockValue {
-        let key = set.sorted()
-        if let known = merges[key] { return known }
-        let value = merged(key, history: history)
-        merges[key] = value
-        return value
+    /// Whether a merge of `ours` (the value so far) and `theirs` (the next write) takes its text
+    /// from the next write, in `ConflictDetector.merge`'s order of cases (SECURITY.md §19.3).
+    private static func takesSource(base: BlockValue?, _ ours: BlockValue, _ theirs: BlockValue) -> Bool {
+        if ours == theirs || base == ours { return true }
+        if base == theirs { return false }
+        // Both present, merged field by field: the content's side (equal contents: the next write's).
+        return ours.block == theirs.block || base?.block == ours.block
     }
 
     /// How many of `chain` (one device's writes, in counter order) have a counter of at most `counter`.
@@ -169,34 +260,8 @@ struct BlockRegister: Sendable {
         return low
     }
 
-    /// `ConflictDetector.merge` of the values folded so far (`value`, by the writes `folded`) and
-    /// write `next`, against `base`, without text. Two present values over a present base merge by
-    /// their fields alone, whatever their texts (the text is no field), so their texts are not
-    /// worked out; a deleted value or a missing or deleted base is compared with the texts, since
-    /// "unchanged" there includes the text.
-    private mutating func mergedFields(base: (value: BlockValue, writes: [Int])?, _ value: BlockValue, _ folded: [Int], _ next: Int,
-                                       history: CausalHistory) -> BlockValue? {
-        let nextValue = writes[next].value
-        if let base, case .present = base.value, case .present = value, case .present = nextValue {
-            return ConflictDetector.merge(base: base.value, value, nextValue)
-        }
-        let merged = ConflictDetector.merge(base: base.map { withText($0.value, seenBy: $0.writes, history: history) },
-                                            withText(value, seenBy: folded, history: history), self.value(of: next, history: history))
-        guard case .present(let key, var block)? = merged else { return merged }
-        block.text = ""
-        return .present(orderKey: key, block: block)
-    }
-
-    /// `value` with the text the writes `set` saw together: their characters, less those any of them deleted.
-    private func withText(_ value: BlockValue, seenBy set: [Int], history: CausalHistory) -> BlockValue {
-        guard case .present(let key, var block) = value, !text.isEmpty else { return value }
-        let entries = set.map { writes[$0].entry }
-        block.text = text.text { character in entries.contains { history.precedes(Int(character), $0) } }
-        return .present(orderKey: key, block: block)
-    }
-
-    /// The value of the latest writes in the past of both `next` and one of `folded`, or nil if none.
-    private mutating func commonBase(of folded: [Int], and next: Int, history: CausalHistory) -> (value: BlockValue, writes: [Int])? {
+    /// The fold of the latest writes in the past of both `next` and one of `folded`, or nil if none.
+    private mutating func commonBase(of folded: [Int], and next: Int, history: CausalHistory) -> BlockValue? {
         // A device's writes form a chain, so only its latest common one can be maximal: the last of
         // its writes of this block with a counter both `next` and one of `folded` have seen.
         var perDevice: [Int: Int] = [:]
@@ -209,252 +274,67 @@ struct BlockRegister: Sendable {
         let candidates = Array(perDevice.values)
         let latest = candidates.filter { a in !candidates.contains { b in b != a && history.precedes(writes[a].entry, writes[b].entry) } }
         guard !latest.isEmpty else { return nil }
-        return (memoMerged(latest, history: history), latest.sorted())
+        return latest.count == 1 ? filled(latest[0]) : fold(latest, history: history).value
     }
 
-    /// SECURITY.md §19.3's register conflicts: two concurrent writes (neither in the other's past,
-    /// heads or not) whose values do not merge against their base make the lower-ranked one lose.
-    /// Each losing write is one conflict, its value (with the text its record saw) the losing side
-    /// and the highest-ranked write it conflicts with the winning one; its branch proposes the
-    /// document as that write's record saw it. Pairs are checked once, as their later write arrives.
-    private mutating func registerConflicts(history: CausalHistory) -> [HeldConflict] {
-        checkNewPairs(history: history)
-        return beatenBy.keys.sorted().map { low in
-            let losing = value(of: low, history: history), winning = value(of: beatenBy[low]!, history: history)
-            return HeldConflict(conflict: conflict(losing: low, value: losing, winning: winning, history: history), viewer: writes[low].entry)
-        }
-    }
+    // MARK: Conflicts (SECURITY.md §19.3)
 
-    /// Checks the pairs a write added since the last check makes with those before it, keeping in
-    /// `beatenBy` each losing write's highest-ranked rival.
-    private mutating func checkNewPairs(history: CausalHistory) {
-        guard pairsChecked < writes.count else { return }
-        for index in pairsChecked..<writes.count {
-            for other in concurrentWrites(before: index, history: history) {
-                let (low, high) = history.ranksBelow(writes[other].entry, writes[index].entry) ? (other, index) : (index, other)
-                if let known = beatenBy[low], history.ranksBelow(writes[high].entry, writes[known].entry) { continue }
-                guard conflict(low, beatenBy: high, history: history) else { continue }
-                beatenBy[low] = high
+    /// Record `mergePoint` (two or more parents) folds the block's maximal writes in its past
+    /// (without its own): each head the fold leaves out makes a conflict, a fact of that record.
+    /// The same losing write at several merge points is one conflict, its winner the highest-ranked.
+    mutating func noteMergePoint(_ mergePoint: Int, history: CausalHistory) {
+        let maximal = maximalWrites(seenBy: history.entries[mergePoint], before: true, history: history)
+        guard maximal.count >= 2 else { return }
+        for loss in fold(maximal, history: history).losses {
+            let name = conflictName(loss.loser, history: history)
+            guard var known = made[name] else {
+                made[name] = MadeConflict(loss: loss, mergePoints: [mergePoint])
+                continue
             }
-        }
-        pairsChecked = writes.count
-    }
-
-    /// Whether writes `low` and `high` (concurrent, `high` ranked above) make a register conflict:
-    /// their values, each with the text its record saw, do not merge against their base.
-    private mutating func conflict(_ low: Int, beatenBy high: Int, history: CausalHistory) -> Bool {
-        let base = commonBase(of: [low], and: high, history: history)
-        return mergedFields(base: base, writes[low].value, [low], high, history: history) == nil
-    }
-
-    // MARK: Conflict names (SECURITY.md §19.3, §19.4)
-
-    /// The record whose side the conflict named `branch` loses, when that conflict is one a replica
-    /// holding exactly the records in the past of record `carrier` (about to be admitted) makes of
-    /// this block (SECURITY.md §19.4; attack review s8, N5): a register conflict of two writes in
-    /// that past, or a text conflict of two records in that past whose edits overlap or whose
-    /// letters touch in some holding of that past alone. Nil for any other
-    /// name, whatever write or pair of writes it hashes: a 0x03 cannot make a branch of writes
-    /// that merge. Looked up among names worked out once, as writes and text conflicts arrive (N6).
-    mutating func losingRecord(named branch: BranchID, madeBefore carrier: CausalHistory.Entry, history: CausalHistory) -> Int? {
-        nameNewConflicts(history: history)
-        let inPast = { (entry: Int) in history.precedes(entry, prepared: carrier) }
-        switch conflictOfName[branch] {
-        case .register(let losing)?:
-            guard inPast(writes[losing].entry), losesRegisterConflict(losing, within: carrier, history: history) else { return nil }
-            return writes[losing].entry
-        case .text(let losing, let winning)?:
-            guard inPast(losing), inPast(winning) else { return nil }
-            return text.overlaps.contains(Self.pair(losing, winning)) || touchInPast(losing, winning, of: carrier, history: history) ? losing : nil
-        case nil:
-            return nil
+            if history.ranksBelow(writes[known.loss.winner].entry, writes[loss.winner].entry) { known.loss = loss }
+            known.mergePoints.append(mergePoint)
+            made[name] = known
         }
     }
 
-    /// The losing side the conflict named `branch` gives (`losingRecord(named:madeBefore:)`): that
-    /// record's entry and its write's value with the text it saw, exactly what every device's own
-    /// conflict of that name carries (`registerConflicts`, `textConflict`); nil when the records
-    /// in `carrier`'s past make no conflict of that name here.
+    /// The conflicts the merge points held make, in name order.
+    mutating func madeConflicts(history: CausalHistory) -> [HeldConflict] {
+        made.values.map(\.loss).map { heldConflict($0, history: history) }.sorted { $0.conflict.branch.bytes.lexicographicallyPrecedes($1.conflict.branch.bytes) }
+    }
+
+    /// A conflict's name: SHA-256("SealedVault block conflict v2" || 0x00 || block || the losing write's record hash)[:16].
+    func conflictName(_ loser: Int, history: CausalHistory) -> BranchID {
+        SyncConflict.branchID(Self.conflictLabel, id.bytes + history.entries[writes[loser].entry].record.hash)
+    }
+
+    /// A loss as a conflict: the losing write's value with its view, the winner's with its view;
+    /// its branch is seen from the losing write's record.
+    private mutating func heldConflict(_ loss: Loss, history: CausalHistory) -> HeldConflict {
+        let conflict = SyncConflict(branch: conflictName(loss.loser, history: history), document: document, block: id,
+                                    losing: filled(loss.loser), winning: filled(loss.winner))
+        return HeldConflict(conflict: conflict, viewer: writes[loss.loser].entry)
+    }
+
+    /// The losing side of the conflict named `branch` when a replica holding exactly the records in
+    /// the past of record `carrier` (about to be admitted) makes it: made at a merge point in that
+    /// past, or pending there (the fold of the block's maximal writes in that past leaves its
+    /// losing write out). That write's entry and value with its view; nil for any other name.
     mutating func losingValue(named branch: BranchID, madeBefore carrier: CausalHistory.Entry, history: CausalHistory) -> (entry: Int, value: BlockValue)? {
-        guard let entry = losingRecord(named: branch, madeBefore: carrier, history: history), let write = writeOfEntry[entry] else { return nil }
-        return (entry, value(of: write, history: history))
-    }
-
-    /// What a conflict's name gives among this block's writes (`conflictOfName`).
-    enum NamedConflict: Sendable {
-        /// A register conflict's name: its losing write, by index. Every write's is kept, and
-        /// whether it loses is decided for the past asked about.
-        case register(losing: Int)
-        /// A text conflict's: its losing and winning records, by history entry.
-        case text(losing: Int, winning: Int)
-    }
-
-    /// Adds to `conflictOfName` the register name of each write added since it was last brought up
-    /// to date, and the names of the text conflicts of pairs whose edits overlap or whose letters
-    /// touch (the text's overlaps and touches, which only grow as records arrive).
-    private mutating func nameNewConflicts(history: CausalHistory) {
-        if namedWrites < writes.count {
-            for index in namedWrites..<writes.count {
-                let name = SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + history.entries[writes[index].entry].record.hash)
-                remember(name, .register(losing: index))
-            }
-            namedWrites = writes.count
+        nameNewWrites(history: history)
+        guard let loser = writeOfName[branch], history.precedes(writes[loser].entry, prepared: carrier) else { return nil }
+        let madeThere = made[branch]?.mergePoints.contains { history.precedes($0, prepared: carrier) } ?? false
+        if !madeThere {
+            let maximal = maximalWrites(seenBy: carrier, before: true, history: history)
+            guard maximal.count >= 2, fold(maximal, history: history).losses.contains(where: { $0.loser == loser }) else { return nil }
         }
-        guard namedTextCounts != (text.overlaps.count, text.touches.count) else { return }
-        namedTextCounts = (text.overlaps.count, text.touches.count)
-        for pair in text.overlaps.union(text.touches) where namedTextPairs.insert(pair).inserted {
-            for side in textConflictSides(Int32(bitPattern: UInt32(pair >> 32)), Int32(bitPattern: UInt32(pair & 0xFFFF_FFFF)), history: history)
-            where writeOfEntry[side.losing] != nil && writeOfEntry[side.winning] != nil {
-                remember(textConflictName(losing: side.losing, winning: side.winning, history: history), .text(losing: side.losing, winning: side.winning))
-            }
-        }
+        return (writes[loser].entry, filled(loser))
     }
 
-    private mutating func remember(_ name: BranchID, _ conflict: NamedConflict) {
-        nameWork += 1
-        if conflictOfName[name] == nil { conflictOfName[name] = conflict }
-    }
-
-    /// Whether write `losing` loses a register conflict to a write in the past of record `carrier`:
-    /// one ranked above it, concurrent with it, whose value does not merge with its own against
-    /// their base (`registerConflicts`). A fact of two records, so asked of that past alone.
-    private mutating func losesRegisterConflict(_ losing: Int, within carrier: CausalHistory.Entry, history: CausalHistory) -> Bool {
-        checkNewPairs(history: history)
-        // No write held beats it, or the highest-ranked one that does is in that past.
-        guard let highest = beatenBy[losing] else { return false }
-        if history.precedes(writes[highest].entry, prepared: carrier) { return true }
-        // Else one the carrier had seen may: the other devices' writes it had seen and `losing`
-        // had not, nor had seen it (each device's writes are a chain, so these are a run of it).
-        let entry = history.entries[writes[losing].entry]
-        for (device, chain) in writesOfDevice where device != entry.device {
-            let unseen = count(of: chain, through: device < entry.clock.count ? entry.clock[device] : 0, history: history)
-            let seenByCarrier = count(of: chain, through: device < carrier.clock.count ? carrier.clock[device] : 0, history: history)
-            guard unseen < seenByCarrier else { continue }
-            for other in chain[unseen..<seenByCarrier] where !history.precedes(writes[losing].entry, writes[other].entry)
-                && history.ranksBelow(writes[losing].entry, writes[other].entry) && conflict(losing, beatenBy: other, history: history) {
-                return true
-            }
-        }
-        return false
-    }
-
-    /// Whether records `a` and `b` (both in the past of record `carrier`) have letters touching in
-    /// some holding of that past alone (`TextSequence.touch`): the text's touches are judged over
-    /// every record held, a 0x03 over its record's past, so that taking it never depends on what
-    /// else arrived first. Remembered per pair for the record asked about.
-    private mutating func touchInPast(_ a: Int, _ b: Int, of carrier: CausalHistory.Entry, history: CausalHistory) -> Bool {
-        let pair = Self.pair(a, b)
-        guard text.touches.contains(pair) else { return false }
-        if touchesInPast?.carrier != carrier.record.hash { touchesInPast = (carrier.record.hash, [:]) }
-        if let known = touchesInPast?.verdicts[pair] { return known }
-        let verdict = text.touch(Int32(a), Int32(b), within: { history.precedes(Int($0), prepared: carrier) },
-                                 precedes: { history.precedes(Int($0), Int($1)) })
-        touchesInPast?.verdicts[pair] = verdict
-        return verdict
-    }
-
-    /// Two records as `TextSequence` keeps a pair of them: the lower index first.
-    private static func pair(_ a: Int, _ b: Int) -> UInt64 { UInt64(UInt32(min(a, b))) << 32 | UInt64(UInt32(max(a, b))) }
-
-    /// A name of the earlier rule (SECURITY.md §19.2; attack review s6, A11): records made before
-    /// conflicts were facts of two writes named a fold's several losing writes at once, by the block
-    /// and their records' hashes in ascending order. Such a name is looked for among sets of two or
-    /// more pairwise concurrent writes of this block that the past of record `carrier` holds,
-    /// smaller sets first and, within a size, in the order of their hashes; at most `budget` sets
-    /// are named in all, and each search is first charged the writes it considers (the caller's
-    /// budget is per record, so a record naming unknown conflicts costs a bounded work, whatever
-    /// its count of 0x03s: attack review s8, N6). A search the budget cannot pay for finds nothing.
-    /// Returns the fold's value (its writes merged as the register merges them, with the text the
-    /// set saw together: what the earlier rule's losing side was), or nil.
-    mutating func foldValue(named branch: BranchID, seenBy carrier: CausalHistory.Entry, history: CausalHistory, budget: inout Int) -> BlockValue? {
-        // The writes in the carrier's past, counted per device (each device's writes are a chain)
-        // and paid for before any is looked at.
-        let seen = writesOfDevice.map { device, chain in
-            chain.prefix(count(of: chain, through: device < carrier.clock.count ? carrier.clock[device] : 0, history: history))
-        }
-        let considered = seen.reduce(0) { $0 + $1.count }
-        guard considered <= budget else { return nil }
-        budget -= considered
-        nameWork += considered
-        let candidates = seen.joined()
-            .sorted { history.entries[writes[$0].entry].record.hash.lexicographicallyPrecedes(history.entries[writes[$1].entry].record.hash) }
-        let entries = candidates.map { writes[$0].entry }
-        let hashes = entries.map { history.entries[$0].record.hash }
-        let concurrent = { (a: Int, b: Int) in !history.precedes(entries[a], entries[b]) && !history.precedes(entries[b], entries[a]) }
-        var level: [[Int]] = candidates.indices.map { [$0] }
-        while !level.isEmpty {
-            var next: [[Int]] = []
-            for set in level {
-                for added in (set.last! + 1)..<candidates.count where set.allSatisfy({ concurrent($0, added) }) {
-                    guard budget > 0 else { return nil }
-                    budget -= 1
-                    nameWork += 1
-                    let grown = set + [added]
-                    if SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + grown.flatMap { hashes[$0] }) == branch {
-                        let members = grown.map { candidates[$0] }
-                        return withText(memoMerged(members, history: history), seenBy: members, history: history)
-                    }
-                    next.append(grown)
-                }
-            }
-            level = next
-        }
-        return nil
-    }
-
-    /// The writes added before write `index` that are concurrent with it: other devices' writes
-    /// its record had not seen (each device's writes are a chain, so those are a run of its chain).
-    private func concurrentWrites(before index: Int, history: CausalHistory) -> [Int] {
-        let entry = history.entries[writes[index].entry]
-        var found: [Int] = []
-        for (device, chain) in writesOfDevice where device != entry.device {
-            let seen = count(of: chain, through: device < entry.clock.count ? entry.clock[device] : 0, history: history)
-            found += chain[seen...].prefix { $0 < index }
-        }
-        return found
-    }
-
-    private func conflict(losing: Int, value: BlockValue, winning: BlockValue, history: CausalHistory) -> SyncConflict {
-        // Named by the block and the losing write's record: the same on every device.
-        let branch = SyncConflict.branchID("SealedVault sync conflict v1", id.bytes + history.entries[writes[losing].entry].record.hash)
-        return SyncConflict(branch: branch, document: document, block: id, losing: value, winning: winning)
-    }
-
-    /// The conflicts of each pair of concurrent records whose text edits overlap or whose words
-    /// touch: one for each of the two that typed letters or digits in the block, its value of the
-    /// block (as its device wrote it) the losing side, the side its branch proposes, and the
-    /// other's the winning one; one for the lower-ranked record's side when neither typed. The
-    /// merged text keeps every character both typed but may splice a word typed next to what the
-    /// other deleted or typed ("d0w1 d0w85 d0w2": one deletes "d0w85 ", the other replaces the word
-    /// by "d2w90", and the text shows "d0w1 d2w90d0w2"), so every word typed is whole in a branch
-    /// whatever the ranks (SECURITY.md §19.3). Named by the block and both records, the losing
-    /// side's first, so a record meeting two others makes two branches.
-    private mutating func textConflicts(history: CausalHistory) -> [HeldConflict] {
-        let pairs = Set((text.overlappingEdits + text.touchingWords).map { [$0.0, $0.1] })
-        return pairs.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { pair -> [HeldConflict] in
-            textConflictSides(pair[0], pair[1], history: history).compactMap { textConflict(losing: $0.losing, winning: $0.winning, history: history) }
-        }
-    }
-
-    /// The text conflicts of two concurrent records whose edits here overlap or whose letters touch,
-    /// as (losing, winning) records: one for each that typed letters or digits here, losing its own
-    /// side, else one losing the lower-ranked record's side (SECURITY.md §19.3).
-    private func textConflictSides(_ a: Int32, _ b: Int32, history: CausalHistory) -> [(losing: Int, winning: Int)] {
-        let (lower, higher) = history.ranksBelow(Int(a), Int(b)) ? (a, b) : (b, a)
-        let typed = [lower, higher].filter { text.typedWordScalars($0) }
-        return (typed.isEmpty ? [lower] : typed).map { loser in (Int(loser), Int(loser == lower ? higher : lower)) }
-    }
-
-    /// A text conflict's name: the block and both records, the losing side's first.
-    private func textConflictName(losing: Int, winning: Int, history: CausalHistory) -> BranchID {
-        SyncConflict.branchID("SealedVault text conflict v1", id.bytes + history.entries[losing].record.hash + history.entries[winning].record.hash)
-    }
-
-    /// The text conflict whose branch proposes record `losing`'s value of the block, with the text it saw.
-    private mutating func textConflict(losing low: Int, winning high: Int, history: CausalHistory) -> HeldConflict? {
-        guard let lowWrite = writeOfEntry[low], let highWrite = writeOfEntry[high] else { return nil }
-        let losing = value(of: lowWrite, history: history), winning = value(of: highWrite, history: history)
-        let branch = textConflictName(losing: low, winning: high, history: history)
-        return HeldConflict(conflict: SyncConflict(branch: branch, document: document, block: id, losing: losing, winning: winning), viewer: low)
+    /// Adds the names of the writes added since the last look-up (one SHA-256 each, once).
+    private mutating func nameNewWrites(history: CausalHistory) {
+        guard namedWrites < writes.count else { return }
+        for index in namedWrites..<writes.count { writeOfName[conflictName(index, history: history)] = index }
+        nameWork += writes.count - namedWrites
+        namedWrites = writes.count
     }
 }

@@ -37,6 +37,10 @@ public struct ChangeRecord: Sendable, Hashable {
         self.hash = SHA256.hash(encoded)
     }
 
+    /// The body version (`ChangeRecordCodec.version`): 2 for records made under the block-conflict
+    /// rule v2, 1 for records stored before it, whose 0x03s are ignored.
+    public var version: UInt8 { encoded[ChangeRecordCodec.magic.count] }
+
     public static func == (lhs: ChangeRecord, rhs: ChangeRecord) -> Bool { lhs.hash == rhs.hash }
     public func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 

@@ -4,7 +4,7 @@ import Writing
 /// The change record's one canonical encoding (SECURITY.md §19.2), and its strict, bounded parser:
 ///
 ///     record     = body signature:64
-///     body       = "SVCR" version:u8 (1) project:16 device:16 counter:u64be lamport:u64be
+///     body       = "SVCR" version:u8 (2; 1 read) project:16 device:16 counter:u64be lamport:u64be
 ///                  parents:u8 hash:32*            (at most 64, strictly ascending)
 ///                  operations:u16be operation*    (1 to 4096)
 ///     operation  = 0x01 node:16 node-value
@@ -32,7 +32,11 @@ import Writing
 /// a block holds at most `WritingLimits.maximumBlockBytes` of text and cells, cells only in a
 /// table. Nothing may follow the signature.
 public enum ChangeRecordCodec {
-    public static let version: UInt8 = 1
+    /// The body version written: 2, records made under the merge rule of block conflicts v2
+    /// (SECURITY.md §19.2, §19.3). Version 1 (records stored before it) is read; its 0x03s are
+    /// ignored (`ConflictClaims`), since their names are of the earlier rule.
+    public static let version: UInt8 = 2
+    static let readVersions: ClosedRange<UInt8> = 1...2
     public static let magic = Array("SVCR".utf8)
     /// 4 MiB less 64 KiB: a record this vault takes is one it can hand on, alone in a sync message
     /// with every other field of it (`SyncWire.batchBudget`, SECURITY.md §19.2, §19.9). A larger one
@@ -50,7 +54,7 @@ public enum ChangeRecordCodec {
     static func signingInput(_ body: [UInt8]) -> [UInt8] { signingLabel + body }
 
     static func body(project: ProjectID, device: DeviceID, counter: UInt64, lamport: UInt64, parents: [[UInt8]],
-                     operations: [ChangeOperation]) throws(SyncError) -> [UInt8] {
+                     operations: [ChangeOperation], version: UInt8 = version) throws(SyncError) -> [UInt8] {
         var out = magic + [version] + project.bytes + device.bytes
         SyncByteReader.append(counter, size: 8, to: &out)
         SyncByteReader.append(lamport, size: 8, to: &out)
@@ -145,7 +149,7 @@ public enum ChangeRecordCodec {
         guard bytes.count >= headerSize + 1 + 2 + Ed25519.signatureSize else { throw SyncByteReader.malformed("too short") }
         var reader = SyncByteReader(Array(bytes.dropLast(Ed25519.signatureSize)))
         guard try reader.take(4) == magic else { throw SyncByteReader.malformed("not a change record (magic)") }
-        guard try reader.byte() == version else { throw SyncByteReader.malformed("an unknown version") }
+        guard readVersions.contains(try reader.byte()) else { throw SyncByteReader.malformed("an unknown version") }
         let project: ProjectID = try identifier(&reader)
         let device: DeviceID = try identifier(&reader)
         let counter = try reader.integer(8), lamport = try reader.integer(8)

@@ -10,25 +10,42 @@ struct HeldConflict: Sendable {
 }
 
 extension SyncReplica {
-    /// What a conflict's syncConflict branch proposes (SECURITY.md §19.3): the document as the
-    /// losing side's record saw it (each of its blocks the value of its writes in that record's
-    /// past, with the text the record saw) with the losing value in place of the block. A losing
-    /// side that deleted the block leaves it out, unless no other block is left: then the block
-    /// stays as the record saw it before deleting it, so a branch is never empty (a removal whose
-    /// record saw no block present makes no conflict, `removalConflicts`). A function of the
-    /// records held, so every device holding them proposes the same, whenever it met the conflict.
+    /// What a conflict's syncConflict branch proposes (SECURITY.md §19.3, merge-design §2): the
+    /// document as this replica shows it with the conflict's block replaced by the losing side. A
+    /// losing side that deleted the block leaves it out, unless no other block is left: then the
+    /// block as the losing record's past showed it (for a removal, as the document shows it), so a
+    /// branch is never empty. What every device agrees on is the conflict's block and losing value;
+    /// the other blocks are the document as shown when the branch is made.
     public mutating func proposal(for conflict: SyncConflict) -> DocumentContent {
-        guard let viewer = viewer(of: conflict) else { return DocumentContent() }
-        // A block over the store's bound (only a device beside the store's rules writes one) in
-        // pieces, as a document shows it (`BlockOverflow`); a document past the store's bound (a
-        // record made after two devices' additions merged saw it all) up to the bound, the
-        // conflict's block always kept (`DocumentOverflow`): the blocks left out are in the
-        // document or its overflow branches.
-        let blocks = DocumentOverflow.parted(proposal(for: conflict, seenBy: viewer).blocks, keeping: conflict.block).shown
+        // A block over the store's bound in pieces, as a document shows it (`BlockOverflow`); a
+        // document past the store's bound up to the bound, the conflict's block always kept
+        // (`DocumentOverflow`): the blocks left out are in the document or its overflow branches.
+        let blocks = DocumentOverflow.parted(Self.inReadingOrder(proposedBlocks(for: conflict)).map(\.block), keeping: conflict.block).shown
         return DocumentContent(blocks: BlockOverflow.split(blocks, besides: holdsBlock))
     }
 
-    /// The proposal of `conflict` as the record at history entry `viewer` saw the document.
+    /// The proposal's blocks with their order keys, not yet in reading order.
+    private mutating func proposedBlocks(for conflict: SyncConflict) -> [(orderKey: String, block: Block)] {
+        let shown = orderedBlocks(of: conflict.document)
+        var blocks = shown.filter { $0.block.id != conflict.block }
+        if case .present(let key, let block) = conflict.losing { return blocks + [(key, block)] }
+        guard blocks.isEmpty else { return blocks }
+        if isRemovalConflict(conflict) { return shown.filter { $0.block.id == conflict.block } }
+        if let viewer = viewer(of: conflict), case .present(let key, let block)? = blockValue(conflict.block, seenBy: viewer, before: true) {
+            blocks.append((key, block))
+        }
+        return blocks
+    }
+
+    /// Whether the conflict is a removal conflict the records make (named by a removal of its document).
+    private func isRemovalConflict(_ conflict: SyncConflict) -> Bool {
+        (nodes[conflict.document]?.removals ?? []).contains { removal in
+            SyncConflict.branchID("SealedVault removal conflict v1", conflict.block.bytes + history.entries[removal].record.hash) == conflict.branch
+        }
+    }
+
+    /// The proposal of `conflict` as the record at history entry `viewer` saw the document: what a
+    /// removal conflict's branch proposes when the removal's record saw no block (`removalConflicts`).
     mutating func proposal(for conflict: SyncConflict, seenBy viewer: Int) -> DocumentContent {
         var blocks: [(orderKey: String, block: Block)] = []
         for id in blocksOfDocument[conflict.document] ?? [] where id != conflict.block {

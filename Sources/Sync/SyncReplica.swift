@@ -497,7 +497,12 @@ public struct SyncReplica: Sendable {
         // The edited texts are taken out of their registers (so they change in place, not in a
         // copy) and put back, their edits undone, if the record is refused.
         var texts: [BlockID: TextSequence] = [:]
-        for case .text(_, let id, _) in record.operations { texts[id] = blocks[id]?.takeText() ?? TextSequence() }
+        let heldHistory = history
+        for case .text(_, let id, _) in record.operations {
+            // Its edits change its text parent's view (SECURITY.md §19.3): the cursor is moved there first.
+            withBlockRegister(id) { $0.prepareText(for: prepared, history: heldHistory) }
+            texts[id] = blocks[id]?.takeText() ?? TextSequence()
+        }
         do {
             try edit(&texts, by: record, prepared: prepared)
         } catch {
@@ -514,6 +519,14 @@ public struct SyncReplica: Sendable {
         foundedLosers.merge(losers) { held, _ in held }
         versions.apply(record, entry: entry, joined: joined)
         for (id, text) in texts { blocks[id]?.text = text }
+        if record.parents.count >= 2 { noteMergePoint(entry) }
+    }
+
+    /// A record of two or more parents is a merge point (SECURITY.md §19.3): each block's fold of
+    /// its maximal writes in the record's past makes its conflicts there, facts of that record.
+    private mutating func noteMergePoint(_ entry: Int) {
+        let history = self.history
+        for id in blocks.keys { withBlockRegister(id) { $0.noteMergePoint(entry, history: history) } }
     }
 
     private func checkDocument(_ document: NodeID, of block: BlockID) throws(SyncError) {
@@ -547,14 +560,8 @@ public struct SyncReplica: Sendable {
                 }
             }
         }
-        // Touching letters are judged once the record's every edit is in (a delete after an insert
-        // may show or hide them), in each set of records a replica may have held with it (§19.3).
-        // The record is the newest: in no held record's past.
-        let precedes: (Int32, Int32) -> Bool = { x, y in
-            if y == entry { return inPast(x) }
-            return x != entry && history.precedes(Int(x), Int(y))
-        }
-        for case .text(_, let id, _) in record.operations { texts[id]!.noteTouching(by: entry, precedes: precedes) }
+        // Each edited text now shows the record's own view.
+        for case .text(_, let id, _) in record.operations { texts[id]!.cursor = entry }
     }
 
     /// Refuses a record whose text edits would cost more than one record may (SECURITY.md §19.2):
@@ -692,18 +699,35 @@ public struct SyncReplica: Sendable {
         return { held[$0] != nil }
     }
 
-    /// Every conflict the records hold: those written into records (0x03), and those their writes
-    /// make (SECURITY.md §19.3), by conflict id.
+    /// Every conflict the records hold as a fact: those founded 0x03s record, those the merge
+    /// points held make, and removal conflicts (SECURITY.md §19.3), by conflict id. Not the pending
+    /// ones (`pendingConflicts`): no record makes those yet.
     public mutating func conflicts() -> [SyncConflict] {
         var all = durableConflicts
         for held in liveConflicts() where all[held.conflict.branch] == nil { all[held.conflict.branch] = held.conflict }
         return all.values.sorted { $0.branch.bytes.lexicographicallyPrecedes($1.branch.bytes) }
     }
 
-    /// The conflicts the records' writes make (not those only a 0x03 records), each with the
-    /// record whose view its branch proposes.
+    /// The conflicts the records make (not those only a 0x03 records): the merge points' and the
+    /// removals', each with the record whose view its branch proposes.
     mutating func liveConflicts() -> [HeldConflict] {
-        blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { resolve($0).conflicts } + removalConflicts()
+        let history = self.history
+        return blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { id in
+            withBlockRegister(id) { $0.madeConflicts(history: history) } ?? []
+        } + removalConflicts()
+    }
+
+    /// The conflicts the fold of the current heads makes that no merge point held makes yet
+    /// (SECURITY.md §19.3): the document shows the winner already, and a device that writes the
+    /// project makes them facts with its next record (`commitJoin`).
+    public var pendingConflicts: [SyncConflict] {
+        mutating get { pendingHeld().map(\.conflict) }
+    }
+
+    mutating func pendingHeld() -> [HeldConflict] {
+        blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { id in
+            resolve(id).conflicts.filter { blocks[id]?.made[$0.conflict.branch] == nil }
+        }
     }
 
     /// Whether block `id` has a present write that record `entry` had not seen.
@@ -749,7 +773,7 @@ public struct SyncReplica: Sendable {
     func blockValue(_ id: BlockID) -> BlockValue? { resolved[id]?.value }
     /// The characters a block shows now, in order (none for a block never written): their scalars,
     /// and their names, asked for one at a time (`name(ofShown:in:)`) since an edit names a few.
-    func characters(of id: BlockID) -> (scalars: [Unicode.Scalar], indices: [Int32]) { blocks[id]?.text.visible ?? ([], []) }
+    func characters(of id: BlockID) -> (scalars: [Unicode.Scalar], indices: [Int32]) { blocks[id]?.shownCharacters() ?? ([], []) }
     func name(ofShown index: Int32, in id: BlockID) -> CharacterID {
         let character = blocks[id]!.text.items[Int(index)]
         let record = history.entries[Int(character.entry)].record
@@ -774,8 +798,30 @@ public struct SyncReplica: Sendable {
     /// every device that merged both sides works out alike; a device that meets it only resolved
     /// does not get its branch.
     mutating func undurableConflicts() -> [ChangeOperation] {
-        liveConflicts().map(\.conflict).filter { durableConflicts[$0.branch] == nil }.map(ChangeOperation.conflict)
-            .filter(ChangeRecordCodec.isCarried)
+        var named = Set<BranchID>()
+        return (liveConflicts() + pendingHeld()).map(\.conflict).filter { durableConflicts[$0.branch] == nil && named.insert($0.branch).inserted }
+            .map(ChangeOperation.conflict).filter(ChangeRecordCodec.isCarried)
+    }
+
+    /// After records arrived: when conflicts are pending (`pendingConflicts`), this device's record
+    /// naming every head, carrying them (0x03) with the other conflicts no record made durable yet,
+    /// in as many records as they need (SECURITY.md §19.3). Its first record is a merge point, so
+    /// the pending conflicts become facts; the joins of two devices that met one merge make no
+    /// further join (each block's heads are unchanged, so nothing is pending). None when nothing is
+    /// pending.
+    public mutating func commitJoin() throws -> [ChangeRecord] {
+        guard !pendingHeld().isEmpty else { return [] }
+        var operations = undurableConflicts()
+        if operations.isEmpty {
+            // Both sides too long for a record (`ChangeRecordCodec.isCarried`): a join still names every head.
+            guard let name = holdings.name(history: history) else {
+                throw SyncError(.invalidChange, "project \(project) has conflicts to join and no name a record could join them with")
+            }
+            operations = [.project(.name(name))]
+        }
+        var made: [ChangeRecord] = []
+        for chunk in try VaultSync.chunks(operations) { made.append(try commit(chunk, carryingConflicts: false)) }
+        return made + (try joinHeads())
     }
 
     /// Makes, signs and applies this device's record of `operations`, adding every conflict the

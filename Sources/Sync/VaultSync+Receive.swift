@@ -55,6 +55,8 @@ extension VaultSync {
                                              .init("counter", String(record.counter))])
         }
         working.hashes += fresh.map(\.hash)
+        // The conflicts met now are pending until a record joins them: this device's, at once (§19.3).
+        working.hashes += try commitJoin(of: &working.replica, in: project).map(\.hash)
         // Someone else's removals, archiving and renames of the owner's project are not applied here (OwnersProject).
         let owners = try OwnersProject(project, me: author.device, database: database), arrived = Set(fresh.map(\.hash))
         let refused = Array(working.replica.refusals.dropFirst(refusalsBefore))
@@ -78,6 +80,24 @@ extension VaultSync {
         var receipt = SyncReceipt(stored: fresh.count, refused: refused, documentsWritten: written, branchesMade: branches)
         receipt.documents = documents
         return receipt
+    }
+
+    /// Joins what arrived (SECURITY.md §19.3): when conflicts are pending, this device, if it writes
+    /// the project, commits a record naming every head, carrying them (`SyncReplica.commitJoin`),
+    /// stored and recorded in the receive's transaction, so they are facts (and branches,
+    /// `keepConflicts`) here and on every device the record reaches. None for a view-only project
+    /// or one this device may not write now (`belowOwnFloor`, `hasSetAside`): the document shows
+    /// the winner there, and the conflict becomes a branch when a writer's join arrives.
+    private func commitJoin(of replica: inout SyncReplica, in project: WritingProject) throws -> [ChangeRecord] {
+        guard replica.author != nil, !project.isViewOnly, try !belowOwnFloor(project.id, replica), try !hasSetAside(project.id) else { return [] }
+        let joins = try replica.commitJoin()
+        for record in joins {
+            try storeRecord(record, of: project)
+            try transaction.record(.syncRecordCommit, compartment: project.compartment.id, subject: project.id,
+                                   details: [.init("hash", ByteEncoding.hex(record.hash)), .init("counter", String(record.counter)),
+                                             .init("operations", String(record.operations.count))])
+        }
+        return joins
     }
 
     /// What the store shows of each document `records` touch, before the fork rule's drop is written.

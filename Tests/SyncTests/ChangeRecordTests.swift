@@ -40,6 +40,12 @@ import Writing
             #expect(record.parents.map(ByteEncoding.hex) == fields.parents)
             #expect(record.operations.map(Self.describe) == fields.operations.map(\.described))
             #expect(record.isSigned(by: keys[record.device]!))
+            #expect(record.version == fields.version ?? 1)
+            // Signed again at the record's body version: a version-1 record as the earlier build made it.
+            let body = try ChangeRecordCodec.body(project: record.project, device: record.device, counter: record.counter,
+                                                  lamport: record.lamport, parents: record.parents, operations: record.operations, version: record.version)
+            #expect(body + (try author(record.device).key.signature(for: ChangeRecordCodec.signingInput(body))) == bytes)
+            guard record.version == ChangeRecordCodec.version else { continue }
             let remade = try ChangeRecord.make(project: record.project, author: try author(record.device), counter: record.counter,
                                                lamport: record.lamport, parents: record.parents, operations: record.operations)
             #expect(remade.encoded == bytes)

@@ -27,6 +27,8 @@ struct ChangeRecordVectors: Decodable {
         let lamport: UInt64
         let parents: [String]
         let operations: [VectorOperation]
+        /// The body version (absent: 1, a record stored before the merge rule of block conflicts v2).
+        let version: UInt8?
     }
 
     /// A record refused by every reader, and the reason code it is refused for.

@@ -99,8 +99,9 @@ import Writing
                                                   with: DocumentContent(blocks: [Block(id: blocks[0].id, kind: .paragraph, text: "laptop words")])) }
         let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
         replica.receive(ours.encoded)
-        let met = replica.conflicts()
-        #expect(met.count == 2, "both sides typed: a conflict for each, \(met)")
+        // Pending there (no join yet): the forged record is the join that records it (§19.3).
+        let met = replica.pendingConflicts
+        #expect(met.count == 1, "one block changed on both sides: one conflict (its losing head), \(met)")
         let words: (SyncConflict) -> BlockValue = { conflict in
             ownWords ? .present(orderKey: "1k", block: Block(id: conflict.block, kind: .paragraph, text: "the editor's own words")) : .deleted
         }
@@ -112,44 +113,48 @@ import Writing
         #expect(receipt.stored == 2 && receipt.refused.isEmpty, "a genuine name is taken: \(receipt)")
         let branches = try store { try $0.branches(of: documents[0], in: project.id) }
         let texts = try Set(branches.map { branch in try store { try $0.branchContent(branch.id, of: documents[0], in: project.id) }.blocks.map(\.text) })
-        #expect(texts == [["desk words"], ["laptop words"]], "\(texts)")
+        #expect(texts == Set(met.compactMap { $0.losing.block.map { [$0.text] } }), "\(texts)")
+        #expect([[["desk words"]], [["laptop words"]]].contains(texts), "\(texts)")
         // The forger's own replica, holding its record, lists the records' words too.
         #expect(Set(replica.conflicts().map(\.losing)) == Set(met.map(\.losing)))
     }
 
     // MARK: Names of conflicts the records do not make (attack review s8, N5)
 
-    /// Two devices type at either end of one paragraph ("new facts here"): the writes merge, no
-    /// conflict. Returns the fleet (device 1 holding both) and A's and B's records.
+    /// One device moves a paragraph ("facts" after "more") while the other edits its text: a move
+    /// and an edit merge (the order key is no content), no conflict. Returns the fleet (device 1
+    /// holding both) and A's and B's records.
     static func writesThatMerge() throws -> (fleet: SyncFleet, document: NodeID, block: BlockID, a: ChangeRecord, b: ChangeRecord) {
         var fleet = try SyncFleet(devices: 2)
         var generator = SeededGenerator(seed: 5)
         let (document, _) = try fleet.replicas[0].createDocument(titled: "Memo")
-        let block = try BlockID.random()
-        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [Block(id: block, kind: .paragraph, text: "facts")]))
+        let facts = Block(id: try BlockID.random(), kind: .paragraph, text: "facts"), more = Block(id: try BlockID.random(), kind: .paragraph, text: "more")
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [facts, more]))
         fleet.sync(from: 0, to: 1, shuffle: &generator)
-        let a = try #require(try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [Block(id: block, kind: .paragraph, text: "new facts")])))
-        let b = try #require(try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [Block(id: block, kind: .paragraph, text: "facts here")])))
+        let a = try #require(try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [more, facts])))
+        var edited = facts
+        edited.text = "facts here"
+        let b = try #require(try fleet.replicas[1].edit(document, to: DocumentContent(blocks: [edited, more])))
         fleet.sync(from: 0, to: 1, shuffle: &generator)
-        #expect(fleet.replicas[1].content(of: document).blocks.map(\.text) == ["new facts here"])
-        #expect(fleet.replicas[1].conflicts().isEmpty)
-        return (fleet, document, block, a, b)
+        #expect(fleet.replicas[1].content(of: document).blocks.map(\.text) == ["more", "facts here"])
+        #expect(fleet.replicas[1].conflicts().isEmpty && fleet.replicas[1].pendingConflicts.isEmpty)
+        return (fleet, document, facts.id, a, b)
     }
 
-    /// A 0x03 whose name hashes real writes, a register name of one of them or a text name of the
-    /// two (concurrent), while those records make no conflict: refused with its reason, no branch.
-    /// Before, any write's or concurrent pair's name passed, and the forger's words were proposed
-    /// (the names the records give were looked up whether or not they were conflicts).
-    @Test(arguments: ["register", "text"])
+    /// A 0x03 in a version-2 record whose name hashes a real write (the v2 name of the move), or
+    /// the earlier rule's text name of the two writes, while those records make no conflict:
+    /// refused with its reason, no branch. Before, the forger's words were proposed.
+    @Test(arguments: ["v2 write", "v1 text"])
     func aNameOfWritesThatMergeIsRefused(kind: String) throws {
         var (fleet, document, block, a, b) = try Self.writesThatMerge()
-        let name = kind == "register" ? SyncConflict.branchID("SealedVault sync conflict v1", block.bytes + a.hash)
+        let name = kind == "v2 write" ? SyncConflict.branchID("SealedVault block conflict v2", block.bytes + a.hash)
             : SyncConflict.branchID("SealedVault text conflict v1", block.bytes + a.hash + b.hash)
         fleet.replicas[1].checksConflictClaims = false  // a hostile device does not check its own
         let forged = try fleet.replicas[1].commit([.conflict(SyncConflict(
             branch: name, document: document, block: block,
             losing: .present(orderKey: "1k", block: Block(id: block, kind: .paragraph, text: "the client admitted everything")),
             winning: .deleted))], carryingConflicts: false)
+        #expect(forged.version == 2)
 
         var generator = SeededGenerator(seed: 7)
         fleet.sync(from: 1, to: 0, shuffle: &generator)
@@ -159,6 +164,28 @@ import Writing
         #expect(refusals.first?.error.message.contains("which the records it follows do not make") == true, "\(refusals)")
         #expect(!fleet.replicas[0].contains(forged.hash) && fleet.replicas[0].contains(b.hash))
         #expect(fleet.replicas[0].conflicts().isEmpty)
+    }
+
+    /// A version-1 record (made under the earlier rule) carrying a 0x03: read, its 0x03 ignored
+    /// (not refused, no conflict, no words taken from it), merge-design §1.7.
+    @Test func aVersionOneRecordsConflictIsIgnored() throws {
+        var (fleet, document, block, _, _) = try Self.writesThatMerge()
+        let replica = fleet.replicas[1], author = try #require(replica.author)
+        let parents = replica.history.heads.map { replica.history.entries[$0].record.hash }.sorted { $0.lexicographicallyPrecedes($1) }
+        let counter = replica.history.counter(of: author.device) + 1, lamport = replica.history.maximumLamport + 1
+        let operations: [ChangeOperation] = [.conflict(SyncConflict(
+            branch: try BranchID.random(), document: document, block: block,
+            losing: .present(orderKey: "1k", block: Block(id: block, kind: .paragraph, text: "the client admitted everything")), winning: .deleted))]
+        let body = try ChangeRecordCodec.body(project: replica.project, device: author.device, counter: counter, lamport: lamport,
+                                              parents: parents, operations: operations, version: 1)
+        let signature = try author.key.signature(for: ChangeRecordCodec.signingInput(body))
+        let old = try ChangeRecordCodec.parse(body + signature)
+        #expect(old.version == 1)
+        #expect(fleet.replicas[0].receive(fleet.replicas[1].records(missingFrom: fleet.replicas[0].versionVector)[0].encoded) == .applied(1))
+        #expect(fleet.replicas[0].receive(old.encoded) == .applied(1))
+        #expect(fleet.replicas[0].refusals.isEmpty, "\(fleet.replicas[0].refusals)")
+        #expect(fleet.replicas[0].conflicts().isEmpty)
+        #expect(fleet.replicas[0].content(of: document).blocks.map(\.text) == ["more", "facts here"])
     }
 
     /// An honest 0x03 of a register conflict whose losing write has a higher-ranked rival the
@@ -182,7 +209,8 @@ import Writing
         let (lowest, middle, highest) = (byRank[0], byRank[1], byRank[2])
         fleet.sync(from: lowest, to: middle, shuffle: &generator)
         #expect(!fleet.replicas[middle].conflicts().isEmpty, "the two moves conflict")
-        let carrying = try fleet.replicas[middle].commit([])
+        // The middle device's join (SyncFleet joins after a receive, as the vault does).
+        let carrying = try #require(fleet.replicas[middle].records(missingFrom: [:]).last)
         #expect(carrying.operations.contains { if case .conflict = $0 { true } else { false } })
         // The highest-ranked device holds its own write (the losing write's highest rival, which
         // the carrying record had not seen), then the rest.

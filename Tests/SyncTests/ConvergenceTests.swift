@@ -1,4 +1,5 @@
 import CryptoVault
+import Foundation
 import Testing
 @testable import Sync
 import Writing
@@ -8,7 +9,8 @@ import Writing
 /// and never deleted on purpose is in the document or a conflict's branch. The words are counted
 /// by `WordTracker`, which sees only what each device typed and removed, never the replicas' merge.
 @Suite struct ConvergenceTests {
-    static let schedules = 1_000
+    /// CONVERGENCE_SCHEDULES runs fewer (a quick check while working); the suite's figure is 1,000.
+    static let schedules = ProcessInfo.processInfo.environment["CONVERGENCE_SCHEDULES"].flatMap { Int($0) } ?? 1_000
 
     @Test func threeDevicesConvergeAndLoseNoWordOverRandomSchedules() throws {
         var conflicted = 0, held = 0, removedThenKept = 0, removed = 0, branches = 0
@@ -44,6 +46,9 @@ import Writing
         fleet.healAll(&generator)
         var linked = Set([[0, 1], [0, 2], [1, 2]])
         var held = 0, removals = 0
+        // Every text a device had in each block after each of its edits (no-splice check, F17-1).
+        var written: [BlockID: Set<String>] = [:]
+        for block in first { written[block.id, default: []].insert(block.text) }
         for _ in 0..<Int.random(in: 8...30, using: &generator) {
             let roll = Int.random(in: 0..<100, using: &generator)
             if roll < 2 {
@@ -61,6 +66,7 @@ import Writing
                 let after = try randomEdit(of: before, device: device, tracker: &tracker, &generator)
                 tracker.edited(from: before, to: after)
                 _ = try fleet.replicas[device].edit(document, to: after)
+                for block in after.blocks { written[block.id, default: []].insert(block.text) }
             } else if roll < 90 {
                 let pair = [Int.random(in: 0..<3, using: &generator), Int.random(in: 0..<3, using: &generator)]
                 guard pair[0] != pair[1], linked.contains(pair.sorted()) else { continue }
@@ -81,6 +87,10 @@ import Writing
             #expect(content.canonicalBytes == reference.canonicalBytes, "seed \(seed): device \(index) differs")
             #expect(fleet.replicas[index].conflicts() == conflicts, "seed \(seed): device \(index)'s conflicts differ")
             #expect(fleet.replicas[index].refusals.isEmpty, "seed \(seed): \(fleet.replicas[index].refusals)")
+        }
+        // No splice: every block shows a text one device had (the merge never mixes two devices' edits).
+        for block in reference.blocks where written[block.id]?.contains(block.text) != true {
+            Issue.record("seed \(seed): block \(block.id.hex.prefix(8)) shows \(block.text.debugDescription), which no device wrote")
         }
         // Every device made exactly the branches a device given every record at once makes (by
         // conflict id, which is the branch's id in every vault, proposing the same document),

@@ -1,5 +1,6 @@
 import CryptoVault
 @testable import Sync
+import Testing
 import Writing
 
 /// Several devices of one owner, each with its own replica of one project, in memory: the model
@@ -9,6 +10,9 @@ struct SyncFleet {
     var replicas: [SyncReplica]
     /// When kept, each device's branches as its vault would make them at the end of each sync (`BranchBook`).
     var books: [BranchBook]?
+    /// Whether a device that writes commits its join after each receive, as the vault does
+    /// (`VaultSync.receive`, `SyncReplica.commitJoin`): pending conflicts become facts.
+    var joins = true
 
     /// `colleagues`: the devices that are someone else's (SECURITY.md §19.4: each replica's own set is
     /// its side's devices, the owner's or the colleague's).
@@ -35,6 +39,9 @@ struct SyncFleet {
         if shuffled { records.shuffle(using: &generator) }
         var held = 0
         for record in records where replicas[to].receive(record.encoded) == .held { held += 1 }
+        if joins, replicas[to].author != nil {
+            do { _ = try replicas[to].commitJoin() } catch { Issue.record("device \(to)'s join failed: \(error)") }
+        }
         if books != nil { books![to].keep(&replicas[to]) }
         return (records.count, held)
     }
@@ -69,11 +76,17 @@ extension DocumentContent {
 
 /// The syncConflict branches a vault makes of a replica's conflicts as exchanges end
 /// (`VaultSync.keepConflicts`): each conflict met while its document is shown becomes a branch with
-/// its proposal, and a document's branches go with the document. Equal books are equal branches.
+/// its proposal, and a document's branches go with the document. Equal books are equal branches by
+/// what every device agrees on, what the records decide (merge-design §2): id, document, block and
+/// losing value. The rest of a proposal is the device's own document when it made the branch.
 struct BranchBook: Equatable {
     struct Kept: Equatable {
         let document: NodeID
+        let block: BlockID
+        let losing: BlockValue
         let proposal: DocumentContent
+
+        static func == (a: Kept, b: Kept) -> Bool { a.document == b.document && a.block == b.block && a.losing == b.losing }
     }
 
     /// By conflict id.
@@ -84,7 +97,8 @@ struct BranchBook: Equatable {
         let shown = Set(replica.documents)
         branches = branches.filter { shown.contains($0.value.document) }
         for conflict in replica.conflicts() where branches[conflict.branch] == nil && shown.contains(conflict.document) {
-            branches[conflict.branch] = Kept(document: conflict.document, proposal: Self.proposal(conflict, &replica))
+            branches[conflict.branch] = Kept(document: conflict.document, block: conflict.block, losing: conflict.losing,
+                                             proposal: Self.proposal(conflict, &replica))
         }
     }
 
