@@ -812,12 +812,17 @@ public struct SyncReplica: Sendable {
     public mutating func commitJoin() throws -> [ChangeRecord] {
         guard !pendingHeld().isEmpty else { return [] }
         var operations = undurableConflicts()
-        if operations.isEmpty {
-            // Both sides too long for a record (`ChangeRecordCodec.isCarried`): a join still names every head.
-            guard let name = holdings.name(history: history) else {
-                throw SyncError(.invalidChange, "project \(project) has conflicts to join and no name a record could join them with")
+        if operations.isEmpty, let pending = pendingHeld().first?.conflict {
+            // Both sides too long for a record (`ChangeRecordCodec.isCarried`): a join still names every
+            // head, with an operation that changes nothing: the project's name as the records hold it,
+            // or the kept side's value written again (a 0x02 without text keeps its text parent's view).
+            if let name = holdings.name(history: history) {
+                operations = [.project(.name(name))]
+            } else {
+                var kept = pending.winning
+                if case .present(let key, let block) = kept { kept = .present(orderKey: key, block: Block(id: block.id, kind: block.kind, rows: block.rows)) }
+                operations = [.block(document: pending.document, pending.block, kept)]
             }
-            operations = [.project(.name(name))]
         }
         var made: [ChangeRecord] = []
         for chunk in try VaultSync.chunks(operations) { made.append(try commit(chunk, carryingConflicts: false)) }

@@ -77,7 +77,7 @@ import Writing
     /// The review's case: a 700 KiB paragraph on both devices, then 200 KiB more on each side while
     /// apart. Both take the other's records, show the same document byte for byte (the paragraph and
     /// a continuation), and every word either typed is in it; nothing is refused.
-    @Test func twoConcurrentAdditionsPastTheBoundConvergeAndLoseNoWord() throws {
+    @Test(.disabled("merge rule v2 (merge-design §4): two devices' additions to one paragraph are a conflict, so no merge makes a block past the bound; the overflow path is reached only by a hostile record now: to be rewritten on one (helper merge, s18 notes)")) func twoConcurrentAdditionsPastTheBoundConvergeAndLoseNoWord() throws {
         let fleet = try VersionFleet(devices: 2)
         let common = Self.words("c", 102_400), desk = Self.words("d", 30_500), tablet = Self.words("t", 30_500)
         let base = common.joined(separator: " ")
@@ -132,7 +132,7 @@ import Writing
     /// Review 17 s9, N-s9-11: a continuation whose id another project holds on a device is left out
     /// there (attack review s8, F1); an edit of ANOTHER paragraph on that device must not take the
     /// hidden piece's words for a deletion and remove them from every device.
-    @Test func aContinuationLeftOutIsNoDeletionWhenTheDeviceEditsElsewhere() throws {
+    @Test(.disabled("merge rule v2 (merge-design §4): two devices' additions to one paragraph are a conflict, so no merge makes a block past the bound; the overflow path is reached only by a hostile record now: to be rewritten on one (helper merge, s18 notes)")) func aContinuationLeftOutIsNoDeletionWhenTheDeviceEditsElsewhere() throws {
         let fleet = try VersionFleet(devices: 2)
         let common = Self.words("c", 102_400), desk = Self.words("d", 30_500), tablet = Self.words("t", 30_500)
         let base = common.joined(separator: " ")
@@ -165,31 +165,25 @@ import Writing
         #expect(words.count == common.count + desk.count + tablet.count)
     }
 
-    /// A block shown in pieces is replaced whole (more text than one insert may carry): the commit
-    /// cuts the insert, and a peer takes the record and shows the same document.
-    @Test func aWholeReplacementOfABlockInPiecesTravelsInInsertsAPeerTakes() throws {
+    /// Both devices lengthen one long paragraph (each within the bound): under the merge rule of
+    /// block conflicts (SECURITY.md §19.3) that is a conflict, not a merge past the bound: the
+    /// document shows one side whole (one block, no pieces) and the other side is the conflict's.
+    @Test func bothDevicesLengtheningOneLongParagraphIsAConflictNotABlockPastTheBound() throws {
         let fleet = try VersionFleet(devices: 2)
         let half = Self.words("h", 100_000).joined(separator: " ")
         let document = try fleet.document(on: 0, [half])
         try fleet.sync(from: 0, to: 1)
-        try fleet.edit(document, on: 0, paragraph: 0, to: half + " " + Self.words("d", 40_000).joined(separator: " "))
-        try fleet.edit(document, on: 1, paragraph: 0, to: Self.words("t", 40_000).joined(separator: " ") + " " + half)
+        let desk = half + " " + Self.words("d", 40_000).joined(separator: " "), tablet = Self.words("t", 40_000).joined(separator: " ") + " " + half
+        try fleet.edit(document, on: 0, paragraph: 0, to: desk)
+        try fleet.edit(document, on: 1, paragraph: 0, to: tablet)
         try fleet.sync(from: 0, to: 1)
         try fleet.sync(from: 1, to: 0)
-        let pieces = try fleet.content(document, on: 0)
-        #expect(pieces.blocks.count == 2)
-
-        // Every word replaced: past the diff's bound, one replacement of over 983,040 bytes.
-        var replaced = pieces.blocks
-        replaced[0].text = Self.words("r", 120_000).joined(separator: " ") + " "
-        replaced[1].text = Self.words("s", 60_000).joined(separator: " ")
-        try fleet.store(0) { try $0.replaceDocumentContent(of: document, in: fleet.project, with: DocumentContent(blocks: replaced)) }
-        let records = try fleet.sync(0) { try $0.commitLocalChanges(in: fleet.project) }
-        #expect(records != nil)
-        #expect(try fleet.sync(0) { try $0.commitLocalChanges(in: fleet.project) } == nil, "the store took the records' pieces")
-        try fleet.sync(from: 0, to: 1)
         let shown = try (0..<2).map { try fleet.content(document, on: $0) }
         #expect(SHA256.hash(shown[0].canonicalBytes) == SHA256.hash(shown[1].canonicalBytes))
-        #expect(shown[0].blocks.map(\.text).joined() == replaced.map(\.text).joined(), "the replacement's words")
+        #expect(shown[0].blocks.count == 1)
+        let text = try #require(shown[0].blocks.first).text
+        #expect(text == desk || text == tablet)
+        let branches = try fleet.branches(document, on: 0).filter { $0.kind == .syncConflict }
+        #expect(branches.count == 1)
     }
 }

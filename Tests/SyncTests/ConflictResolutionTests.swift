@@ -41,46 +41,40 @@ import Writing
         #expect(fleet.replicas[0].conflicts().isEmpty)
     }
 
-    @Test func editsOfDifferentWordsOfOneBlockMergeWordByWord() throws {
-        var (fleet, document, blocks) = try Self.pair(["the client said little today"])
-        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "the new client said little today"))
-        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "the client said very little today"))
-        #expect(Self.exchange(&fleet, document).blocks.map(\.text) == ["the new client said very little today"])
-        #expect(fleet.replicas[1].conflicts().isEmpty)
-    }
-
-    @Test func insertionsAtOnePointBothSurviveInOneOrderWithoutConflict() throws {
-        var (fleet, document, blocks) = try Self.pair(["the client said today"])
-        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "the client said little today"))
-        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "the client said nothing today"))
-        let text = Self.exchange(&fleet, document).blocks[0].text
-        #expect(["the client said little nothing today", "the client said nothing little today"].contains(text))
-        #expect(fleet.replicas[0].conflicts().isEmpty)
-    }
-
-    @Test func keystrokesOfTwoDevicesInOneWordMergeCharacterByCharacter() throws {
-        var (fleet, document, blocks) = try Self.pair(["recieve the note"])
-        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 0, "receive the note"))
-        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "recieve the notes"))
-        #expect(Self.exchange(&fleet, document).blocks.map(\.text) == ["receive the notes"])
-        #expect(fleet.replicas[1].conflicts().isEmpty)
-    }
-
-    @Test func sameCharactersReplacedOnBothSidesKeepBothAndBranchEachSide() throws {
-        var (fleet, document, blocks) = try Self.pair()
-        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 1, "laptop words"))
-        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 1, "desk words"))
-        let merged = Self.exchange(&fleet, document)
+    /// One block changed on both devices, each to its own text (the merge rule of block conflicts,
+    /// SECURITY.md §19.3): both devices show one side's text whole, never a character merge of the
+    /// two, and one conflict holds the other side's (its losing value; the winning the shown one).
+    static func expectOneSideWhole(_ texts: [String], block index: Int, _ ours: String, _ theirs: String) throws {
+        var (fleet, document, blocks) = try pair(texts)
+        _ = try fleet.replicas[0].edit(document, to: edited(blocks, index, ours))
+        _ = try fleet.replicas[1].edit(document, to: edited(blocks, index, theirs))
+        let shown = exchange(&fleet, document).blocks[index].text
+        #expect(shown == ours || shown == theirs, "the block shows \(shown.debugDescription), which neither device wrote")
         let conflicts = fleet.replicas[0].conflicts()
         #expect(conflicts == fleet.replicas[1].conflicts())
-        // Both typed: a branch for each side (the merged text runs the two words together).
-        #expect(conflicts.count == 2)
-        #expect(conflicts.allSatisfy { $0.block == blocks[1].id })
-        // The document holds every character typed (nothing is lost), in one order on both devices;
-        // the branch holds each side's version, to take one back in a step.
-        #expect(["laptop wordsdesk words", "desk wordslaptop words"].contains(merged.blocks[1].text))
-        #expect(Set(conflicts.map { $0.losing.block?.text }) == Set(["laptop words", "desk words"]))
-        #expect(Set(conflicts.map { $0.winning.block?.text }) == Set(["laptop words", "desk words"]))
+        #expect(conflicts.count == 1 && conflicts.allSatisfy { $0.block == blocks[index].id })
+        #expect(conflicts.map { $0.losing.block?.text } == [shown == ours ? theirs : ours])
+        #expect(conflicts.map { $0.winning.block?.text } == [shown])
+    }
+
+    /// Before the rule: merged word by word into "the new client said very little today" (F17-2).
+    @Test func editsOfDifferentWordsOfOneBlockAreAConflictNotAMerge() throws {
+        try Self.expectOneSideWhole(["the client said little today"], block: 0, "the new client said little today", "the client said very little today")
+    }
+
+    /// Before the rule: both insertions kept, in one order, without a conflict.
+    @Test func insertionsAtOnePointAreAConflictOneSideShownWhole() throws {
+        try Self.expectOneSideWhole(["the client said today"], block: 0, "the client said little today", "the client said nothing today")
+    }
+
+    /// Before the rule: merged character by character into "receive the notes".
+    @Test func keystrokesOfTwoDevicesInOneWordAreAConflictOneSideShownWhole() throws {
+        try Self.expectOneSideWhole(["recieve the note"], block: 0, "receive the note", "recieve the notes")
+    }
+
+    /// Before the rule: "laptop wordsdesk words" in the document and a branch for each side (F17-1).
+    @Test func sameCharactersReplacedOnBothSidesShowOneSideAndBranchTheOther() throws {
+        try Self.expectOneSideWhole(["one", "two", "three"], block: 1, "laptop words", "desk words")
     }
 
     @Test func aDeletedBlocksTextSurvivesInTheBranchWhenTheEditLoses() throws {

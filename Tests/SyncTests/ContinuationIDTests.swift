@@ -28,8 +28,7 @@ import Writing
         try fleet.sync(from: desk, to: laptop)
     }
 
-    @Test(arguments: [true, false])
-    func aBlockWithAContinuationsIdInAnotherDocumentRefusesNothing(_ plantedFirst: Bool) throws {
+    @Test(.disabled("merge rule v2 (merge-design §4): two devices' additions to one paragraph are a conflict, so no merge makes a block past the bound; to be rewritten on a hostile record (helper merge, s18 notes)"), arguments: [true, false]) func aBlockWithAContinuationsIdInAnotherDocumentRefusesNothing(_ plantedFirst: Bool) throws {
         let fleet = try VersionFleet(devices: 3)
         let common = BlockOverflowTests.words("c", 102_400), desks = BlockOverflowTests.words("d", 30_500), laptops = BlockOverflowTests.words("t", 30_500)
         let base = common.joined(separator: " ")

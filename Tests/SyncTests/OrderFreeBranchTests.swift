@@ -53,8 +53,8 @@ import Writing
         return book
     }
 
-    /// (a) A branch proposes the document as its losing side saw it, not as the document stood
-    /// when the conflict was met: a paragraph added meanwhile on a third device is in neither.
+    /// (a) A branch's conflict (name, block, losing value) does not depend on what had arrived; its
+    /// proposal is the document as shown with the block where the losing side put it (block-scoped).
     @Test func aBranchsOtherBlocksDoNotDependOnWhatHadArrived() throws {
         var (fleet, document, blocks, base) = try Self.fleet(3, ["one", "two", "three", "four"])
         let (first, second) = try Self.moveFirstBlock(&fleet, document, blocks)
@@ -65,7 +65,8 @@ import Writing
         let additionFirst = Self.branches(fleet, base: base, [[addition], [first], [second] + joins])
         #expect(!movesFirst.branches.isEmpty)
         #expect(movesFirst == additionFirst, "moves first: \(movesFirst.described); addition first: \(additionFirst.described)")
-        for kept in movesFirst.branches.values { #expect(!kept.proposal.blocks.map(\.text).contains("five")) }
+        // Block-scoped (merge-design §2): the document as shown, the moved block where the losing side put it.
+        for kept in movesFirst.branches.values { #expect(kept.proposal.blocks.map(\.text).contains("five")) }
     }
 
     /// (b) Two concurrent moves of one block, met at a merge point (a device's join), are a

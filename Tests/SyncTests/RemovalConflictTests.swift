@@ -146,9 +146,9 @@ import Writing
         let branches = try store { try $0.branches(of: document, in: project.id) }
         #expect(branches.map(\.kind) == [.syncConflict])
         // The removal took the document's only block: rather than an empty document, the branch
-        // proposes the block as the removal saw it (SECURITY.md §19.3).
+        // proposes the block as the document shows it (SECURITY.md §19.3, block-scoped proposals).
         let proposal = try store { try $0.branchContent(branches[0].id, of: document, in: project.id) }
-        #expect(proposal.blocks.map(\.text) == ["intake notes"])
+        #expect(proposal.blocks.map(\.text) == ["intake notes, and what the client said"])
         // The peer, taking the removal, keeps the document too: both sides show the same.
         #expect(replica.receive(removal.encoded) == .applied(1))
         #expect(replica.documents == [document])
@@ -171,14 +171,17 @@ extension VaultRemovalConflictTests {
         let first = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
         var replica = SyncReplica(project: project.id, author: peer, devices: devices)
         #expect(replica.receive(first.encoded) == .applied(1))
-        // Both replace the word: a text conflict, a branch for each side.
+        // Both replace the word: one conflict (the lower-ranked side), joined here on receiving: one branch.
         let theirs = try #require(try replica.edit(document, to: DocumentContent(blocks: [Block(id: block.id, kind: .paragraph, text: "desk words")])))
         try store { try $0.replaceDocumentContent(of: document, in: project.id, with: DocumentContent(blocks: [Block(id: block.id, kind: .paragraph, text: "laptop words")])) }
         let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
-        #expect(try sync { try $0.receive([theirs.encoded], for: project.id) }.branchesMade == 2)
+        #expect(try sync { try $0.receive([theirs.encoded], for: project.id) }.branchesMade == 1)
         let conflicts = Set(try store { try $0.branches(of: document, in: project.id) }.map(\.id))
-        #expect(conflicts.count == 2)
-        #expect(replica.receive(ours.encoded) == .applied(1))
+        #expect(conflicts.count == 1)
+        // The peer takes this vault's records: its edit and its join.
+        let joined = try sync { try $0.replica(of: project.id) }.records(missingFrom: replica.versionVector)
+        #expect(joined.first == ours && joined.count == 2)
+        for record in joined { #expect(replica.receive(record.encoded) == .applied(1)) }
         // Removed here with its branches; edited on the peer, which has not seen the removal.
         try store { try $0.removeNode(document, in: project.id) }
         let removal = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
@@ -189,7 +192,7 @@ extension VaultRemovalConflictTests {
         #expect(try store { try $0.nodes(in: project.id) }.map(\.id).contains(document))
         let branches = Set(try store { try $0.branches(of: document, in: project.id) }.map(\.id))
         #expect(branches.isSuperset(of: conflicts), "the text conflict's branches were not made again: \(branches) lacks some of \(conflicts)")
-        #expect(branches.count == 3)  // and the removal's
+        #expect(branches.count == 2)  // and the removal's
         #expect(replica.receive(removal.encoded) == .applied(1))
         #expect(branches == Set(replica.conflicts().map(\.branch)))
     }

@@ -43,23 +43,24 @@ import Writing
         try store { try $0.replaceDocumentContent(of: document, in: project.id, with: DocumentContent(blocks: ourBlocks)) }
         let ours = try #require(try sync { try $0.commitLocalChanges(in: project.id) })
         let receipt = try sync { try $0.receive([peerRecord.encoded], for: project.id) }
-        #expect(receipt == SyncReceipt(stored: 1, refused: [], documentsWritten: 1, branchesMade: 2, documents: [document]))
+        // The block changed on both: one conflict (the lower-ranked side loses), joined by the vault's
+        // record in the same receive, and one branch (SECURITY.md §19.3, merge rule v2).
+        #expect(receipt == SyncReceipt(stored: 1, refused: [], documentsWritten: 1, branchesMade: 1, documents: [document]))
         replica.receive(ours.encoded)
         let content = try store { try $0.documentContent(of: document, in: project.id) }
         #expect(content == replica.content(of: document))
         #expect(content.blocks[0].text == "intake, from the desk")
         let branches = try store { try $0.branches(of: document, in: project.id) }
-        #expect(branches.count == 2 && branches.allSatisfy { $0.kind == .syncConflict })
-        // Each branch is named by its conflict, as the peer (holding the same records) names it:
-        // the same id on every device, not one of this vault's own making (§19.5).
-        #expect(Set(branches.map(\.id)) == Set(replica.conflicts().map(\.branch)))
+        #expect(branches.count == 1 && branches.allSatisfy { $0.kind == .syncConflict })
+        // The branch is named by its conflict, as the peer (holding the same records, not yet the
+        // vault's join: pending there) names it: the same id on every device (§19.5).
+        #expect(Set(branches.map(\.id)) == Set(replica.pendingConflicts.map(\.branch)))
         let proposed = try branches.map { branch in try store { try $0.branchContent(branch.id, of: document, in: project.id) } }
-        // Both replaced "plan": the document keeps every character typed (the two words run
-        // together), and a branch for each side proposes that side's version, every word whole.
-        #expect(["desk wordslaptop words", "laptop wordsdesk words"].contains(content.blocks[2].text))
-        #expect(Set(proposed.map { $0.blocks[2].text }) == ["desk words", "laptop words"])
+        // Both replaced "plan": the document shows one side's text whole, the branch the other's.
+        #expect(["desk words", "laptop words"].contains(content.blocks[2].text))
+        #expect(Set(proposed.map { $0.blocks[2].text } + [content.blocks[2].text]) == ["desk words", "laptop words"])
         #expect(vault.recording.actions.filter { $0.hasPrefix("sync.") } ==
-                ["sync.record-commit", "sync.record-commit", "sync.record-receive", "sync.conflict-branch", "sync.conflict-branch"])
+                ["sync.record-commit", "sync.record-commit", "sync.record-receive", "sync.record-commit", "sync.conflict-branch"])
         // The same exchange again changes nothing: the record is a replay, the branch is kept once.
         let again = try sync { try $0.receive([peerRecord.encoded], for: project.id) }
         #expect(again.refused.map(\.error.code) == [.replayedRecord])

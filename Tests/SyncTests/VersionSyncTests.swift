@@ -178,19 +178,20 @@ import Writing
         let fleet = try VersionFleet(devices: 2)
         let document = try fleet.document(on: 0, ["Plan"])
         try fleet.sync(from: 0, to: 1)
-        // Both replaced the one word: a text conflict, kept as a branch on each device.
+        // Both replaced the one word: a conflict (the lower-ranked side loses), kept as a branch on each device.
         try fleet.edit(document, on: 0, paragraph: 0, to: "Rest")
         try fleet.edit(document, on: 1, paragraph: 0, to: "Surgery")
         try fleet.sync(from: 0, to: 1)
         try fleet.sync(from: 1, to: 0)
         let conflicts = try (0..<2).map { device in try fleet.branches(document, on: device).filter { $0.kind == .syncConflict } }
-        // Both typed: a branch for each side, the same two on each device.
-        #expect(conflicts.map(\.count) == [2, 2])
+        // One branch (the losing side's), the same on each device.
+        #expect(conflicts.map(\.count) == [1, 1])
+        #expect(conflicts[0].map(\.id) == conflicts[1].map(\.id))
         for branch in conflicts[1] { try fleet.store(1) { try $0.discard(branch.id, of: document, in: fleet.project) } }
         try fleet.sync(from: 1, to: 0)
         #expect(try fleet.branches(document, on: 0).filter { $0.kind == .syncConflict }.allSatisfy { $0.state == .discarded })
         // Each device made its own conflict branches: neither is sent to the other as a branch made.
-        #expect(try fleet.branches(document, on: 0).filter { $0.kind == .syncConflict }.count == 2)
+        #expect(try fleet.branches(document, on: 0).filter { $0.kind == .syncConflict }.count == 1)
     }
 
     @Test func aPrivilegedProjectsVersionsTravelSealedAndAreWrittenOnlyInASession() throws {
