@@ -72,6 +72,10 @@ struct BlockRegister: Sendable {
     private var prepared: (hash: [UInt8], parent: Int?)?
     /// The source the current heads show (`resolve`), for `shownCharacters`.
     private var shown: (heads: [Int], source: Int?)?
+    /// The cursor's lineage, kept beside it (valid while `text.cursor` is `entry`): moving the cursor
+    /// to another write's view, or reading one, then walks only the writes between the two and
+    /// their common text ancestor, not the whole chain (a long block typed for months).
+    private var cursorLineage: (entry: Int32, write: Int?, records: Set<Int32>)?
 
     init(id: BlockID, document: NodeID) {
         self.id = id
@@ -88,11 +92,23 @@ struct BlockRegister: Sendable {
     /// exactly the heads in its past).
     mutating func add(_ value: BlockValue, entry: Int, history: CausalHistory) {
         let record = history.entries[entry]
-        let parent: Int?
-        if let prepared, prepared.hash == record.record.hash { parent = prepared.parent } else { parent = textParent(seenBy: record, history: history) }
+        let parent: Int?, edited: Bool
+        if let prepared, prepared.hash == record.record.hash { (parent, edited) = (prepared.parent, true) } else {
+            (parent, edited) = (textParent(seenBy: record, history: history), false)
+        }
         prepared = nil
-        // A write that edits no text has its text parent's view: a cursor there is at it too.
-        if text.cursor == viewEntry(parent) { text.cursor = Int32(entry) }
+        // Its edits moved the cursor from its text parent to it (the text is out, being edited); a
+        // write that edits no text has its text parent's view, so a cursor there is at it too.
+        if edited || text.cursor == viewEntry(parent) {
+            if !edited { text.cursor = Int32(entry) }
+            if cursorLineage?.entry == viewEntry(parent) {
+                cursorLineage?.records.insert(Int32(entry))
+                cursorLineage?.entry = Int32(entry)
+                cursorLineage?.write = writes.count
+            } else {
+                cursorLineage = nil
+            }
+        }
         heads.removeAll { history.precedes(writes[$0].entry, entry) }
         heads.append(writes.count)
         writeOfEntry[entry] = writes.count
@@ -134,13 +150,52 @@ struct BlockRegister: Sendable {
     private mutating func moveCursor(to write: Int?) {
         let target = viewEntry(write)
         guard text.cursor != target else { return }
-        text.show(view: target, lineage: lineage(of: write))
+        guard let sides = sides(toward: write), var records = cursorLineage?.records else {
+            let full = lineage(of: write)
+            text.show(view: target, lineage: full.contains)
+            cursorLineage = (target, write, full)
+            return
+        }
+        do {
+            let held = records
+            text.show(view: target) { sides.own.contains($0) || (held.contains($0) && !sides.cursors.contains($0)) }
+        }
+        // Updated in place (the only reference once the old one is dropped).
+        cursorLineage = nil
+        records.subtract(sides.cursors)
+        records.formUnion(sides.own)
+        cursorLineage = (target, write, records)
+    }
+
+    /// The records of the cursor's lineage above its common text ancestor with `write` (`cursors`),
+    /// and of `write`'s (`own`): `write`'s lineage is the cursor's less the first, plus the second.
+    /// Nil when the cursor's lineage is not known (after a refused record's `undo`).
+    private func sides(toward write: Int?) -> (cursors: Set<Int32>, own: Set<Int32>)? {
+        guard let known = cursorLineage, known.entry == text.cursor else { return nil }
+        var own = Set<Int32>(), next = write
+        while let current = next, !known.records.contains(Int32(writes[current].entry)) {
+            own.insert(Int32(writes[current].entry))
+            next = writes[current].textParent
+        }
+        var cursors = Set<Int32>(), back = known.write
+        while let current = back, current != next {
+            cursors.insert(Int32(writes[current].entry))
+            back = writes[current].textParent
+        }
+        return (cursors, own)
     }
 
     /// Write `write`'s view as a string (the cursor's, when it is there; else one pass).
     private mutating func view(of write: Int) -> String {
         if let known = views[write] { return known }
-        let string = text.cursor == Int32(writes[write].entry) ? text.text : text.text(inLineage: lineage(of: write))
+        let string: String
+        if text.cursor == Int32(writes[write].entry) {
+            string = text.text
+        } else if let sides = sides(toward: write), let held = cursorLineage?.records {
+            string = text.text(inLineage: { sides.own.contains($0) || (held.contains($0) && !sides.cursors.contains($0)) })
+        } else {
+            string = text.text(inLineage: lineage(of: write).contains)
+        }
         views[write] = string
         return string
     }
@@ -157,7 +212,7 @@ struct BlockRegister: Sendable {
         let source: Int?
         if let shown, shown.heads == heads { source = shown.source } else { source = heads.last }
         if text.cursor == viewEntry(source) { return text.visible }
-        return text.visible(inLineage: lineage(of: source))
+        return text.visible(inLineage: lineage(of: source).contains)
     }
 
     // MARK: Values

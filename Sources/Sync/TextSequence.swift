@@ -95,13 +95,14 @@ struct TextSequence: Sendable {
         return (scalars, indices)
     }
 
-    /// Whether the character at `index` is in the view of the write whose lineage is `lineage`.
-    private func isIn(_ index: Int, lineage: Set<Int32>) -> Bool {
-        lineage.contains(items[index].entry) && !items[index].deleters.contains(where: lineage.contains)
+    /// Whether the character at `index` is in the view of the write whose lineage (its record and
+    /// its text ancestors' records) `lineage` accepts.
+    private func isIn(_ index: Int, lineage: (Int32) -> Bool) -> Bool {
+        lineage(items[index].entry) && !items[index].deleters.contains(where: lineage)
     }
 
-    /// The view of a write whose lineage (its record and its text ancestors' records) is `lineage`.
-    func text(inLineage lineage: Set<Int32>) -> String {
+    /// The view of a write whose lineage `lineage` accepts.
+    func text(inLineage lineage: (Int32) -> Bool) -> String {
         var utf8: [UInt8] = []
         utf8.reserveCapacity(items.count)
         for index in items.indices where isIn(index, lineage: lineage) { Self.append(items[index].scalar, to: &utf8) }
@@ -109,7 +110,7 @@ struct TextSequence: Sendable {
     }
 
     /// That view's scalars and their places (`visible`), without moving the cursor.
-    func visible(inLineage lineage: Set<Int32>) -> (scalars: [Unicode.Scalar], indices: [Int32]) {
+    func visible(inLineage lineage: (Int32) -> Bool) -> (scalars: [Unicode.Scalar], indices: [Int32]) {
         var scalars: [Unicode.Scalar] = [], indices: [Int32] = []
         for index in items.indices where isIn(index, lineage: lineage) {
             scalars.append(items[index].scalar)
@@ -120,7 +121,7 @@ struct TextSequence: Sendable {
 
     /// Moves the cursor to record `entry`'s view (`emptyView` for none), whose lineage is `lineage`:
     /// one pass over the block. Only after a merge does a write's text parent differ from the cursor.
-    mutating func show(view entry: Int32, lineage: Set<Int32>) {
+    mutating func show(view entry: Int32, lineage: (Int32) -> Bool) {
         for index in items.indices { items[index].shown = isIn(index, lineage: lineage) }
         cursor = entry
     }
