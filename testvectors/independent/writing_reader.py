@@ -303,12 +303,30 @@ def unpack(packed, size):
 
 
 def parse_branch_record(data):
-    """§15.3: version:u8 (1) document:16 base:16 content."""
+    """§15.3: version:u8 (1) document:16 base:16 content, or version:u8 (2) document:16 base:16
+    block:16 delta (a sync conflict's branch of one block: the proposal is the §15.1 delta applied
+    to the base's content, and changes that block only; see one_block_proposal)."""
     reader = Reader(data)
-    if reader.u8() != 1:
+    version = reader.u8()
+    if version not in (1, 2):
         raise Damaged("unknown branch record version")
     document, base = reader.take(16), reader.take(16)
+    if version == 2:
+        return {"document": document, "base": base, "block": reader.take(16), "delta": data[reader.offset:]}
     return {"document": document, "base": base, "blocks": decode_content(data[reader.offset:])}
+
+
+def one_block_proposal(record, base_content):
+    """A version-2 branch's proposal: its delta applied to the base's content bytes. Without its
+    block, the proposal must be the base's blocks in the base's order; anything else is damage."""
+    try:
+        blocks = decode_content(sd.apply(record["delta"], base_content))
+    except (sd.Damaged, ValueError) as error:
+        raise Damaged("a branch's delta: %s" % error)
+    others = lambda content: [b for b in content if b["id"] != record["block"]]
+    if others(blocks) != others(decode_content(base_content)):
+        raise Damaged("a branch's proposal changes more than its block")
+    return blocks
 
 
 def valid_order_key(key):
@@ -581,6 +599,12 @@ class WritingVault:
         record = parse_branch_record(self.parts(project, "writing_branches", branch["id"], branch["parts"]))
         if record["document"] != node["id"] or record["base"] != branch["base"]:
             raise Damaged("branch %s's sealed value is not the one its row names" % branch["id"].hex())
+        if "delta" in record:
+            chain = self.snapshots(project, node)
+            base = [link for link in chain if link["id"] == branch["base"]]
+            if len(base) != 1:
+                raise Damaged("branch %s's base is not a snapshot of its document" % branch["id"].hex())
+            return one_block_proposal(record, self.snapshot_bytes(project, node, chain, base[0]))
         return record["blocks"]
 
 

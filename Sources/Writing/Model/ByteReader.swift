@@ -8,7 +8,7 @@ struct LengthPrefixedReader<Bytes: RandomAccessCollection<UInt8>> where Bytes.In
     let bytes: Bytes
     /// What is read, for messages ("a block's sealed value").
     let what: String
-    private var offset = 0
+    private(set) var offset = 0
 
     init(bytes: Bytes, what: String) {
         self.bytes = bytes

@@ -25,6 +25,8 @@ public struct WritingStore {
     let rememberedTexts = RememberedTexts()
     /// Each project's links as its records say, checked once by this store (`links(of:)`).
     let foundLinks = FoundLinks()
+    /// The last base a one-block branch was made against or read from (`BranchBase`).
+    let branchBase = BranchBase()
 
     public init(_ transaction: VaultTransaction, access: RecordAccess = .vault, clock: VaultClock = .system) {
         self.transaction = transaction

@@ -12,9 +12,13 @@ extension WritingStore {
     /// a document's is (`replaceDocumentContent`), and may reuse only this document's block ids.
     /// The branch's id is random, or `id` (a sync conflict's, named alike on every device: one held
     /// already is refused, `invalidIdentifier`).
+    ///
+    /// Given `block` (a sync conflict's), the proposal must be the base with that block alone
+    /// changed (else `invalidText`, nothing stored): it is stored as the delta from the base that
+    /// writes the block (record version 2), and adopting it writes that block alone (`adoptConflictBlock`).
     @discardableResult
     public func createBranch(of document: NodeID, in projectID: ProjectID, base: SnapshotID, content: DocumentContent,
-                             kind: BranchKind, provenance: String, id: BranchID? = nil) throws -> Branch {
+                             kind: BranchKind, provenance: String, id: BranchID? = nil, block: BlockID? = nil) throws -> Branch {
         let provenance = try Self.checkedName(provenance, "a branch's provenance")
         try Self.check(content)
         let project = try writable(projectID)
@@ -22,19 +26,33 @@ extension WritingStore {
         // read, as taking a snapshot is: in a session (SECURITY.md §10).
         try checkReadable(project)
         try checkDocument(document, in: project)
-        _ = try checkSnapshot(base, of: document, in: project)
+        let baseRow = try checkSnapshot(base, of: document, in: project)
         for block in content.blocks {
             if let owner = try blockTable.document(of: block.id), owner != document {
                 throw WritingError(.notInProject, "block \(block.id) belongs to another document")
             }
         }
         if let id, try branchTable.row(id) != nil { throw WritingError(.invalidIdentifier, "a branch \(id) exists already") }
-        let parts = BranchRecord(document: document, base: base, content: SnapshotContent.encode(content)).parts()
+        let sealed: BranchRecord, words: [Block]
+        if let block {
+            let (bytes, shown) = try branchBase.content(of: base) { try contentBytes(of: baseRow, in: project) }
+            guard OneBlockProposal.changesOnly(block, base: shown, proposal: content) else {
+                throw WritingError(.invalidText, "a proposal of block \(block) changes other blocks of its base too")
+            }
+            sealed = BranchRecord(document: document, base: base, block: block,
+                                  delta: try OneBlockProposal.delta(from: bytes, to: content, changing: block))
+            // The other blocks are the base's, whose words the store holds already.
+            words = content.blocks.filter { $0.id == block }
+        } else {
+            sealed = BranchRecord(document: document, base: base, content: SnapshotContent.encode(content))
+            words = content.blocks
+        }
+        let parts = sealed.parts()
         let row = BranchTable.Row(id: try id ?? BranchID.random(), project: project.id, document: document, base: base, kind: kind,
                                   state: .open, parts: parts.count, createdAt: now)
         try branchTable.insert(row)
         for (index, part) in parts.enumerated() { try seal(part, at: try WritingRecord.branchPart(row.id, index), of: project) }
-        try rememberWords(content.blocks.map(Self.fingerprintedText(of:)), of: project)
+        try rememberWords(words.map(Self.fingerprintedText(of:)), of: project)
         try seal(Array(provenance.utf8), at: try WritingRecord.branchProvenance(row.id), of: project)
         try record(.writingBranchCreate, project, subject: document,
                    details: [.init("branch", row.id.hex), .init("kind", kind.rawValue), .init("base", base.hex)])
@@ -69,14 +87,42 @@ extension WritingStore {
     /// `adopt`). If the document moved on since the base, the base, the document and the proposal
     /// are merged block by block; overlapping changes are refused (`.branchConflict`, listing them)
     /// and nothing changes. The content before is kept as a snapshot, for `revert`.
+    ///
+    /// A sync conflict's branch of one block is adopted as `adoptConflictBlock` does.
     @discardableResult
     public func adopt(_ id: BranchID, of document: NodeID, in projectID: ProjectID) throws -> Snapshot {
         let project = try writable(projectID)
         try checkDocument(document, in: project)
-        var row = try checkBranch(id, of: document, in: project, state: .open)
-        let base = try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(row.base, of: document, in: project), in: project))
+        let row = try checkBranch(id, of: document, in: project, state: .open)
+        let proposal = try proposal(of: row, in: project), current = try currentContent(of: document, in: project)
+        let base = try baseContent(of: row, in: project)
+        let adopted = try proposal.block.map { OneBlockProposal.writing($0, of: proposal.content, into: current) }
+            ?? (try BranchMerge.merge(base: base, ours: current, theirs: proposal.content))
+        return try decideAdopt(row, of: project, base: base, current: current, adopted: adopted)
+    }
+
+    /// Adopts an open sync conflict's branch of one block (SECURITY.md §15.3): writes that block as
+    /// the branch proposes it (its value, or its absence) into the document as it is now, and
+    /// nothing else, so every other block keeps what was written since, on any device. Snapshots
+    /// before and after as `adopt`. A branch of no one block is refused (`invalidText`).
+    @discardableResult
+    public func adoptConflictBlock(_ id: BranchID, of document: NodeID, in projectID: ProjectID) throws -> Snapshot {
+        let project = try writable(projectID)
+        try checkDocument(document, in: project)
+        let row = try checkBranch(id, of: document, in: project, state: .open)
+        let proposal = try proposal(of: row, in: project)
+        guard let block = proposal.block else { throw WritingError(.invalidText, "branch \(id) is not a sync conflict's branch of one block") }
         let current = try currentContent(of: document, in: project)
-        let merged = try BranchMerge.merge(base: base, ours: current, theirs: try proposedContent(of: row, in: project))
+        return try decideAdopt(row, of: project, base: try baseContent(of: row, in: project), current: current,
+                               adopted: OneBlockProposal.writing(block, of: proposal.content, into: current))
+    }
+
+    /// Writes `merged` as an adoption of `branch`: the content before kept as a snapshot (for
+    /// `revert`), the result snapshotted with origin `adopt`, the row marked, the entry recorded.
+    private func decideAdopt(_ branch: BranchTable.Row, of project: WritingProject, base: DocumentContent, current: DocumentContent,
+                             adopted merged: DocumentContent) throws -> Snapshot {
+        var row = branch
+        let id = row.id, document = row.document
         let before = try addSnapshot(SnapshotContent.encode(current), of: document, in: project, origin: .automatic, title: nil)
         let adopted = try write(merged, to: document, in: project, origin: .adopt)
         row.state = .adopted
@@ -98,9 +144,11 @@ extension WritingStore {
         let project = try self.project(projectID)
         try checkDocument(document, in: project)
         let row = try checkBranch(id, of: document, in: project, state: .open)
-        let base = try SnapshotContent.decode(try contentBytes(of: try checkSnapshot(row.base, of: document, in: project), in: project))
-        return try BranchMerge.overlaps(base: base, ours: try currentContent(of: document, in: project),
-                                        theirs: try proposedContent(of: row, in: project))
+        let proposal = try proposal(of: row, in: project)
+        // A block written alone never overlaps.
+        guard proposal.block == nil else { return [] }
+        return try BranchMerge.overlaps(base: try baseContent(of: row, in: project), ours: try currentContent(of: document, in: project),
+                                        theirs: proposal.content)
     }
 
     /// Marks an open branch discarded: it is kept, and the document's content is not touched. The
@@ -172,13 +220,57 @@ extension WritingStore {
 
     /// The branch's proposed content, its sealed value checked against its row.
     func proposedContent(of row: BranchTable.Row, in project: WritingProject) throws -> DocumentContent {
+        try proposal(of: row, in: project).content
+    }
+
+    /// The branch's proposed content, and the one block it changes when it is a sync conflict's:
+    /// a version-2 record's block (its delta applied to the base must change that block alone,
+    /// else it is damage), or for a version-1 sync conflict's branch (stored before version 2,
+    /// a whole document as the losing side saw it) the block its provenance names, as
+    /// `keepConflicts` wrote it.
+    func proposal(of row: BranchTable.Row, in project: WritingProject) throws -> (content: DocumentContent, block: BlockID?) {
         let locations = try (0..<row.parts).map { try WritingRecord.branchPart(row.id, $0) }
         // The parts are parsed as one array, as a snapshot's are: each is copied out of locked memory here.
         let record = try BranchRecord(parsing: Array(try open(locations, of: project) { _, plaintext in [UInt8](plaintext) }.joined()))
         guard record.document == row.document, record.base == row.base else {
             throw WritingError(.damagedRecord, "branch \(row.id)'s sealed value is not the one its row names")
         }
-        return try SnapshotContent.decode(record.content)
+        guard let block = record.block else {
+            return (try SnapshotContent.decode(record.content), row.kind == .syncConflict ? try Self.conflictBlock(named: try provenance(of: row, in: project)) : nil)
+        }
+        let (bytes, base) = try baseBytes(of: row, in: project)
+        let content: DocumentContent
+        do { content = try SnapshotContent.decode(try SnapshotDelta(parsing: record.content).apply(to: bytes)) } catch {
+            throw WritingError(.damagedRecord, "branch \(row.id)'s proposal does not apply to its base: \(error.message)")
+        }
+        guard OneBlockProposal.changesOnly(block, base: base, proposal: content) else {
+            throw WritingError(.damagedRecord, "branch \(row.id)'s proposal changes more than its block \(block)")
+        }
+        return (content, block)
+    }
+
+    /// The provenance `VaultSync.keepConflicts` gives a sync conflict's branch.
+    public static let conflictProvenance = "sync conflict over block "
+
+    /// The block a sync conflict's provenance names, or nil (another kind of sync branch: a
+    /// fork's words, a held editor's, an overflow's, set-aside words: these propose a whole document).
+    public static func conflictBlock(named provenance: String) -> BlockID? {
+        guard provenance.hasPrefix(conflictProvenance) else { return nil }
+        return try? BlockID(hex: String(provenance.dropFirst(conflictProvenance.count)))
+    }
+
+    /// The content of the branch's base, read once per store for all the branches made against it (`BranchBase`).
+    private func baseBytes(of row: BranchTable.Row, in project: WritingProject) throws -> (bytes: [UInt8], content: DocumentContent) {
+        let baseRow = try checkSnapshot(row.base, of: row.document, in: project)
+        return try branchBase.content(of: row.base) { try contentBytes(of: baseRow, in: project) }
+    }
+
+    private func baseContent(of row: BranchTable.Row, in project: WritingProject) throws -> DocumentContent {
+        try baseBytes(of: row, in: project).content
+    }
+
+    private func provenance(of row: BranchTable.Row, in project: WritingProject) throws -> String {
+        try openText([try WritingRecord.branchProvenance(row.id)], of: project)[0]
     }
 
     /// The branch's row, refusing one of another project or document, none, or (given `state`) one in another state.

@@ -145,8 +145,10 @@ enum BranchCommands {
         two are merged block by block; changes to the same place are refused (exit 1) and nothing
         changes: each overlap is shown on standard output, the document's words and the branch's,
         each marked against the base as 'vaultctl branch diff' marks them ([-removed-], {+added+});
-        with --json, as "conflicts" (each side's blocks, text and runs). The result of an adoption
-        is stored as a new version (origin adopt).
+        with --json, as "conflicts" (each side's blocks, text and runs). A sync conflict's branch
+        ('vaultctl conflicts') holds one block: adopting it writes that block alone into the
+        document as it is now, and every other block keeps what was written since. The result of
+        an adoption is stored as a new version (origin adopt).
         """, shows: .adoption) { store, id, node, project in try store.adopt(id, of: node.id, in: project.id) }
 
     static let revert = decision("revert", synopsis: "undo an adopted change", about: """
