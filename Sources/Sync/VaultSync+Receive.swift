@@ -355,33 +355,44 @@ extension VaultSync {
         return kept
     }
 
-    /// Keeps each conflict not kept before as a syncConflict branch of its document, against a
-    /// snapshot of the document as it now is: the branch proposes the document as the losing side
-    /// saw it (`SyncReplica.proposal(for:)`), the same on every device whenever it met the conflict,
-    /// and its id is the conflict's, so every device names it alike (a random one only if a branch
-    /// of that id is here already: a peer's made branch of that id, which no honest device sends).
-    /// A proposal with no block (only a 0x03 of an earlier rule can name one) makes no branch. A
-    /// conflict whose branch is gone (its document removed here by the owner, then brought back by
-    /// the records: the store took the branches with it) is kept again, as when the records remove
-    /// and bring back a document (`removeNodes`), so every device shows it.
+    /// Keeps each conflict not kept before as a syncConflict branch of its document (SECURITY.md
+    /// §15.3, merge-design §2). Its base is a snapshot of the document as this device now shows
+    /// it, one per document per receive, shared by every branch made there; it proposes that
+    /// document with the conflict's block alone replaced by the losing side (`ConflictBranchProposal`),
+    /// stored as that one block (branch record version 2), and adopting it writes that block
+    /// alone. Its id is the conflict's, so every device names it alike (a random one only if a
+    /// branch of that id is here already: a peer's made branch of that id, which no honest device
+    /// sends). What every device agrees on is what the records decide (id, block, losing and
+    /// winning value); the rest of the proposal is this device's document. A conflict whose
+    /// branch is gone (its document removed here by the owner, then brought back by the records:
+    /// the store took the branches with it) is kept again, as when the records remove and bring
+    /// back a document (`removeNodes`), so every device shows it.
     private func keepConflicts(of replica: inout SyncReplica, in project: WritingProject) throws -> Int {
         var made = 0
         let held = Set(try store.branchStatuses(in: project.id).map(\.id))
+        var bases: [NodeID: (snapshot: SnapshotID, shown: DocumentContent, orderKeys: [BlockID: String])] = [:]
         for conflict in replica.conflicts() where replica.documents.contains(conflict.document) {
             if let row = try database.queryOne("SELECT branch_id FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)]) {
                 guard !held.contains(try BranchID(bytes: try row.blob("branch_id"))) else { continue }
                 try database.query("DELETE FROM sync_conflict_branches WHERE conflict = ?", [.blob(conflict.branch.bytes)])
             }
             // A document or block left out here (another project holds its id: VaultSync+OtherProjects)
-            // has no branch here; other blocks left out are left out of the proposal too.
+            // has no branch here.
             guard try store.nodes([conflict.document], heldOutside: project.id).isEmpty,
                   try store.blocks([conflict.block], heldOutside: project.id).isEmpty else { continue }
-            let proposal = try withoutBlocksHeldOutside(replica.proposal(for: conflict), in: project.id)
+            if bases[conflict.document] == nil {
+                let snapshot = try store.createSnapshot(of: conflict.document, in: project.id)
+                let keys = Dictionary(replica.orderedBlocks(of: conflict.document).map { ($0.block.id, $0.orderKey) }) { first, _ in first }
+                bases[conflict.document] = (snapshot.id, try store.documentContent(of: conflict.document, in: project.id), keys)
+            }
+            guard let base = bases[conflict.document] else { continue }
+            let oneBlock = ConflictBranchProposal.proposal(for: conflict, shown: base.shown, orderKeys: base.orderKeys)
+            let proposal = oneBlock ?? ConflictBranchProposal.inPieces(conflict, shown: base.shown, orderKeys: base.orderKeys, besides: replica.holdsBlock)
             guard !proposal.blocks.isEmpty else { continue }
-            let base = try store.createSnapshot(of: conflict.document, in: project.id)
             let make = { (id: BranchID?) in
-                try self.store.createBranch(of: conflict.document, in: project.id, base: base.id, content: proposal,
-                                            kind: .syncConflict, provenance: "sync conflict over block \(conflict.block.hex)", id: id)
+                try self.store.createBranch(of: conflict.document, in: project.id, base: base.snapshot, content: proposal, kind: .syncConflict,
+                                            provenance: WritingStore.conflictProvenance + conflict.block.hex, id: id,
+                                            block: oneBlock == nil ? nil : conflict.block)
             }
             let branch: Branch
             do { branch = try make(conflict.branch) } catch let error as WritingError where error.code == .invalidIdentifier { branch = try make(nil) }

@@ -2,7 +2,7 @@ import Foundation
 @testable import Sync
 import Testing
 import TestSupport
-import Writing
+@testable import Writing
 
 /// An honest merge that meets more conflicts than one record holds (review 17's F12): every
 /// conflict a commit makes durable (0x03, each carrying both sides' text) is cut into records like
@@ -25,6 +25,17 @@ import Writing
             let store = WritingStore(tx)
             let project = try store.project(projectID)
             return try VaultSync(store, author: SyncAuthor.random(), devices: [:]).storedRecords(of: project).map { try ChangeRecordCodec.parse($0.bytes) }
+        }
+    }
+
+    /// The bytes of the sealed values of `document`'s branches in `vault` (every part, opened), and the branches.
+    static func branchBytes(_ vault: TestVault, _ projectID: ProjectID, _ document: NodeID) throws -> (bytes: Int, branches: Int) {
+        try vault.unlocked.transaction { tx in
+            let store = WritingStore(tx)
+            let project = try store.project(projectID)
+            let rows = try store.branchTable.all(of: document)
+            let locations = try rows.flatMap { row in try (0..<row.parts).map { try WritingRecord.branchPart(row.id, $0) } }
+            return (try store.open(locations, of: project) { _, plaintext in plaintext.count }.reduce(0, +), rows.count)
         }
     }
 
@@ -52,7 +63,16 @@ import Writing
         let stored = try Self.records(f.laptop, project.id)
         let carrying = stored.filter { record in record.device == laptopAuthor && record.operations.contains { if case .conflict = $0 { true } else { false } } }
         let conflicts = carrying.reduce(0) { total, record in total + record.operations.filter { if case .conflict = $0 { true } else { false } }.count }
-        #expect(carrying.count > 1 && conflicts >= 340, "\(carrying.count) records, \(conflicts) conflicts")
+        #expect(carrying.count > 1 && conflicts >= 170, "\(carrying.count) records, \(conflicts) conflicts")
+        // Each conflict's branch holds its one block against one shared base (SECURITY.md §15.3,
+        // record version 2), with a header and the delta's copies of under 256 bytes: at most a
+        // branch per side of each of the 170 paragraphs, so at most twice the book, not a whole
+        // copy of it per branch (about 400 MB before).
+        let book = try F.store(f.laptop, project) { store in SnapshotContent.encode(try store.documentContent(of: document, in: project.id)).count }
+        for vault in [f.laptop, f.desk] {
+            let (bytes, branches) = try Self.branchBytes(vault, project.id, document)
+            #expect(branches >= 170 && bytes <= 2 * book + branches * 256, "\(branches) branches of \(bytes) bytes, the document \(book)")
+        }
         #expect(stored.allSatisfy { $0.encoded.count <= ChangeRecordCodec.maximumSize && $0.operations.count <= ChangeRecordCodec.maximumOperations })
         #expect(try Self.records(f.desk, project.id).count == stored.count)
         // A rebuild from the stored records alone (what a new process does) reads every one, on both.
