@@ -38,7 +38,8 @@ extension VaultSync {
         return try store.branchStatuses(in: projectID).flatMap { status -> [OverruledDecision] in
             let settled = replica.settled(names[status.id] ?? status.id)
             let last = settled.decisions.last(where: \.applied)?.device
-            return settled.decisions.filter { !$0.applied }.map {
+            // A decision agreeing with the applied one (the same, made at once on another device) is not overruled.
+            return settled.decisions.filter(\.isOverruled).map {
                 OverruledDecision(branch: status.id, document: status.document, decision: $0.decision.decision, decidedAt: $0.decision.decidedAt,
                                   device: $0.device, state: settled.state, settledBy: last)
             }
@@ -57,6 +58,13 @@ public struct SyncReadKeys: Sendable {
         author = SyncAuthor(device: keys.profile.deviceID, key: keys.signingKey)
         own = try SyncStatus.ownDeviceKeys(vault)
     }
+
+    /// The sync of `project` in `store`'s transaction, with the keys of the project's roster and this owner's own devices.
+    func sync(of project: ProjectID, in store: WritingStore) throws -> VaultSync {
+        var devices = try SyncExchangeStore(database: store.transaction.database).roster(of: project)
+        devices.merge(own) { kept, _ in kept }
+        return VaultSync(store, author: author, devices: devices)
+    }
 }
 
 extension SyncStatus {
@@ -64,9 +72,7 @@ extension SyncStatus {
     /// with the session `store` reads it through), with the keys of the project's roster and this
     /// owner's own devices; none when its sync state is damaged (`sync status` says why).
     public static func overruledDecisions(of project: ProjectID, in store: WritingStore, keys: SyncReadKeys) throws -> [OverruledDecision] {
-        var devices = try SyncExchangeStore(database: store.transaction.database).roster(of: project)
-        devices.merge(keys.own) { kept, _ in kept }
-        let sync = VaultSync(store, author: keys.author, devices: devices)
+        let sync = try keys.sync(of: project, in: store)
         do { return try sync.overruledDecisions(in: project) } catch let error as SyncError where error.code == .damagedSyncState { return [] }
     }
 }

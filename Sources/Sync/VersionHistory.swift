@@ -222,13 +222,27 @@ struct VersionHistory: Sendable {
     }
 }
 
-/// A decision on a branch as the replay settled it: applied, or overruled (kept in the history).
+/// A decision on a branch as the replay settled it: applied, agreeing, or overruled (kept in the history).
 public struct SettledDecision: Sendable, Equatable {
     public let decision: SyncedDecision
     /// The device whose record carried it, and that record's counter.
     public let device: DeviceID
     public let counter: UInt64
     public let applied: Bool
+    /// Not applied, but the same decision as the applied one, made without seeing it (the owner
+    /// adopted one conflict on two devices at once): it agrees, and is not overruled.
+    public let agrees: Bool
+
+    init(decision: SyncedDecision, device: DeviceID, counter: UInt64, applied: Bool, agrees: Bool = false) {
+        self.decision = decision
+        self.device = device
+        self.counter = counter
+        self.applied = applied
+        self.agrees = agrees
+    }
+
+    /// Neither applied nor agreeing: what `vaultctl conflicts` lists as overruled.
+    public var isOverruled: Bool { !applied && !agrees }
 }
 
 /// A branch's state as every device settles it from the decisions its records hold.
@@ -271,13 +285,15 @@ extension SyncReplica {
     /// applies to an open branch, a revert to an adopted one whose record has seen an adoption of
     /// it; an adopt also applies over a discard it had not seen (both devices decided at once: the
     /// adoption's words are in the document, so the branch says adopted). Anything else is
-    /// overruled and kept. Lamport order puts every decision after those in its past.
+    /// overruled and kept, unless it is the decision the applied one is and was made without seeing
+    /// it (neither in the other's past): then it agrees (two devices adopted, discarded or reverted
+    /// the branch at once; merge-design §3). Lamport order puts every decision after those in its past.
     public func settled(_ branch: BranchID) -> SettledBranch {
         let writes = (versions.decisions[branch] ?? []).enumerated().sorted { a, b in
             a.element.entry != b.element.entry ? history.ranksBelow(a.element.entry, b.element.entry) : a.offset < b.offset
         }.map(\.element)
         var state = BranchState.open, decidedAt: Int64? = nil, adopt: SyncedDecision? = nil
-        var discard: Int? = nil, settled: [SettledDecision] = []
+        var discard: Int? = nil, settled: [SettledDecision] = [], lastApplied: VersionHistory.Write<SyncedDecision>? = nil
         for (position, write) in writes.enumerated() {
             let decision = write.value, record = history.entries[write.entry].record
             var applied = false
@@ -288,6 +304,8 @@ extension SyncReplica {
                 if let index = discard, !history.precedes(writes[index].entry, write.entry) {
                     applied = true
                     settled[index] = settled[index].overruled
+                    // And the discards that agreed with it.
+                    for agreeing in settled.indices where settled[agreeing].agrees { settled[agreeing] = settled[agreeing].overruled }
                 }
             case (.discard, .open):
                 applied = true
@@ -297,14 +315,25 @@ extension SyncReplica {
                 applied = writes[..<position].contains { $0.value.decision == .adopt && history.precedes($0.entry, write.entry) }
             default: break
             }
+            let agrees = !applied && Self.agrees(write, with: lastApplied, in: history)
             if applied {
+                lastApplied = write
                 state = decision.decision == .adopt ? .adopted : decision.decision == .discard ? .discarded : .reverted
                 decidedAt = decision.decidedAt
                 if decision.decision == .adopt { adopt = decision }
             }
-            settled.append(SettledDecision(decision: decision, device: record.device, counter: record.counter, applied: applied))
+            settled.append(SettledDecision(decision: decision, device: record.device, counter: record.counter, applied: applied, agrees: agrees))
         }
         return SettledBranch(state: state, decidedAt: decidedAt, before: adopt?.before, adoption: adopt?.version, decisions: settled)
+    }
+}
+
+extension SyncReplica {
+    /// Whether `write` is the decision `applied` is, made concurrently with it (neither in the other's past).
+    static func agrees(_ write: VersionHistory.Write<SyncedDecision>, with applied: VersionHistory.Write<SyncedDecision>?,
+                       in history: CausalHistory) -> Bool {
+        guard let applied, applied.value.decision == write.value.decision else { return false }
+        return !history.precedes(applied.entry, write.entry) && !history.precedes(write.entry, applied.entry)
     }
 }
 

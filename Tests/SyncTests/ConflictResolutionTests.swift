@@ -158,4 +158,71 @@ import Writing
         _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 0, "one, still"))
         #expect(fleet.replicas[1].content(of: document).blocks[0].text == "one, still")
     }
+
+    // MARK: Two devices deciding one conflict at once (merge-design §3's table)
+
+    /// Two vaults whose document's second block both changed: a sync conflict, its branches on
+    /// both (named alike), and the branch both decide (the same one on each).
+    static func decided() throws -> (VersionFleet, NodeID, BranchID) {
+        let fleet = try VersionFleet(devices: 2)
+        let document = try fleet.document(on: 0, ["Plan of care.", "Dose is 5 mg."])
+        try fleet.sync(from: 0, to: 1)
+        try fleet.edit(document, on: 0, paragraph: 1, to: "Dose is 20 mg.")
+        try fleet.edit(document, on: 1, paragraph: 1, to: "Dose is 30 mg.")
+        try fleet.syncAll()
+        let open = try (0..<2).map { device in
+            try fleet.branches(document, on: device).filter { $0.kind == .syncConflict && $0.state == .open }.map(\.id)
+        }
+        #expect(Set(open[0]) == Set(open[1]) && !open[0].isEmpty)
+        let branch = try #require(open[0].min { $0.bytes.lexicographicallyPrecedes($1.bytes) })
+        return (fleet, document, branch)
+    }
+
+    /// The branch's settled decisions on each device (equal on both) and each device's overruled ones.
+    static func settle(_ fleet: VersionFleet, _ branch: BranchID) throws -> (SettledBranch, [[OverruledDecision]]) {
+        try fleet.syncAll()
+        let settled = try fleet.sync(0) { try $0.settledDecisions(of: branch, in: fleet.project) }
+        #expect(try fleet.sync(1) { try $0.settledDecisions(of: branch, in: fleet.project) } == settled)
+        return (settled, try (0..<2).map { device in try fleet.sync(device) { try $0.overruledDecisions(in: fleet.project) } })
+    }
+
+    @Test func oneConflictAdoptedOnBothDevicesAtOnceIsAdoptedAndTheSecondAdoptionAgrees() throws {
+        let (fleet, document, branch) = try Self.decided()
+        let side = try fleet.store(0) { try $0.branchContent(branch, of: document, in: fleet.project) }.blocks[1].text
+        for device in 0..<2 { try fleet.store(device) { _ = try $0.adopt(branch, of: document, in: fleet.project) } }
+        let (settled, overruled) = try Self.settle(fleet, branch)
+        #expect(settled.state == .adopted)
+        #expect(settled.decisions.map { "\($0.decision.decision) \($0.applied) \($0.agrees)" } == ["adopt true false", "adopt false true"])
+        // Before: the second adoption was listed as overruled, though it decided what the first did.
+        #expect(overruled == [[], []])
+        for device in 0..<2 {
+            #expect(try fleet.content(document, on: device).blocks.map(\.text) == ["Plan of care.", side])
+            #expect(try fleet.branches(document, on: device).first { $0.id == branch }?.state == .adopted)
+        }
+    }
+
+    @Test func oneConflictDiscardedOnBothDevicesAtOnceIsDiscardedAndNothingIsOverruled() throws {
+        let (fleet, document, branch) = try Self.decided()
+        let shown = try fleet.content(document, on: 0)
+        for device in 0..<2 { try fleet.store(device) { _ = try $0.discard(branch, of: document, in: fleet.project) } }
+        let (settled, overruled) = try Self.settle(fleet, branch)
+        #expect(settled.state == .discarded)
+        #expect(settled.decisions.map { "\($0.decision.decision) \($0.applied) \($0.agrees)" } == ["discard true false", "discard false true"])
+        #expect(overruled == [[], []])
+        for device in 0..<2 { #expect(try fleet.content(document, on: device) == shown) }
+    }
+
+    @Test func anAdoptionAndADiscardOfOneConflictAtOnceSettleAsTheAdoptionAndTheDiscardIsOverruled() throws {
+        let (fleet, document, branch) = try Self.decided()
+        let side = try fleet.store(0) { try $0.branchContent(branch, of: document, in: fleet.project) }.blocks[1].text
+        try fleet.store(0) { _ = try $0.adopt(branch, of: document, in: fleet.project) }
+        try fleet.store(1) { _ = try $0.discard(branch, of: document, in: fleet.project) }
+        let (settled, overruled) = try Self.settle(fleet, branch)
+        #expect(settled.state == .adopted)
+        #expect(settled.decisions.filter(\.applied).map(\.decision.decision) == [.adopt])
+        for device in 0..<2 {
+            #expect(overruled[device].map(\.decision) == [.discard])
+            #expect(try fleet.content(document, on: device).blocks.map(\.text) == ["Plan of care.", side])
+        }
+    }
 }
