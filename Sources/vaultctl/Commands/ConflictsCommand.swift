@@ -9,8 +9,10 @@ enum ConflictsCommand {
     static let command = Command("conflicts", synopsis: "list the open sync conflicts (branches of kind sync-conflict)", usage: "[PROJECT]", about: """
         Lists the open branches of kind sync-conflict of PROJECT, or of every project this command
         can read: project, document, the branch's number in the document's list, its id, when and
-        by whom. Each holds the side sync left out of the document, so neither side's words are
-        lost; resolve one with 'vaultctl branch adopt' or 'vaultctl branch discard'. Then the
+        by whom, and then which device's side of the block the document kept and which holds the
+        branch ("Med, block 1: kept desk's; yours is branch 3"). Each holds the side sync left out
+        of the document, so neither side's words are lost; resolve one with 'vaultctl branch adopt'
+        (which writes that block alone) or 'vaultctl branch discard'. Then the
         decisions another device overruled: a branch adopted, discarded or reverted on one device
         while another decided it otherwise (the branch's state is the same on every device; the
         overruled decision is kept): which, on which device, and what the branch is now. Privileged
@@ -22,28 +24,30 @@ enum ConflictsCommand {
             let context = try WritingContext(arguments)
             defer { context.end() }
             let projects = try arguments.positionals.first.map { [try context.project($0)] } ?? context.projects()
-            var found: [(project: WritingProject, document: BinderNode, number: Int, branch: Branch)] = []
+            var found: [(project: WritingProject, item: ConflictSidesText.Item)] = []
             var overruled: [Overruled] = []
             var unread = 0
             let keys = try SyncReadKeys(context.vault)
             for project in projects {
                 guard try context.access(for: project) != nil else { unread += 1; continue }
-                found += try context.store(for: project) { store in try openConflicts(of: project, in: store) }
-                    .map { (project, $0.document, $0.number, $0.branch) }
+                found += try context.store(for: project) { store in try ConflictSidesText.items(of: project, in: store, keys: keys) }
+                    .map { (project, $0) }
                 overruled += try context.store(for: project) { store in try overruledDecisions(of: project, in: store, keys: keys) }
             }
             let names = try DeviceNames(context.vault)
             if arguments.has("--json") {
-                Output.json(["conflicts": found.map { item in
-                    ["project": item.project.id.hex, "document": item.document.id.hex, "title": item.document.title]
+                Output.json(["conflicts": found.map { project, item in
+                    ["project": project.id.hex, "document": item.document.id.hex, "title": item.document.title]
                         .merging(BranchCommands.json(item.branch, number: item.number)) { first, _ in first }
+                        .merging(item.json(names)) { first, _ in first }
                 }, "overruled": overruled.map { $0.json(names) }, "unreadable_projects": unread])
                 return
             }
             if found.isEmpty { Output.line("No open sync conflicts.") }
-            for item in found {
-                Output.line("\(item.document.title) (\(WritingContext.term(.project, item.project.register)) \(item.project.id)): "
+            for (project, item) in found {
+                Output.line("\(item.document.title) (\(WritingContext.term(.project, project.register)) \(project.id)): "
                             + BranchCommands.line(item.branch, number: item.number))
+                Output.line("  " + item.line(names))
             }
             if !overruled.isEmpty { Output.line("Decisions overruled by another device's:") }
             for item in overruled { Output.line("  " + item.line(names)) }

@@ -130,7 +130,9 @@ enum DocCommands {
         branch of kind sync-conflict ('vaultctl conflicts' lists it; 'vaultctl branch adopt' puts
         them back). Without --base the document is replaced, as you wrote it; words it held that
         came from elsewhere since its latest snapshot are kept first as a version ('vaultctl
-        history'), so nothing is lost without a version or a branch that holds it.
+        history'), so nothing is lost without a version or a branch that holds it. A block with an
+        open sync conflict that the write changes is named ("block N has an open sync conflict"):
+        the write decides nothing, the conflict's branch stays open until adopted or discarded.
 
         Each write is an edit of this device's writing in the project: an automatic snapshot is taken
         after 3 minutes of active editing (writes at most 30 seconds apart), every 500 characters of
@@ -156,8 +158,15 @@ enum DocCommands {
                 }
                 return id
             }
+            var conflicted: [Int] = []
             let written = try context.store(for: project) { store in
-                try store.writeDocument(parsed, of: node.id, in: project.id, base: base)
+                let open = try ConflictSidesText.openConflictBlocks(of: node.id, in: project.id, store)
+                let before = open.isEmpty ? [] : try store.documentContent(of: node.id, in: project.id).blocks
+                let written = try store.writeDocument(parsed, of: node.id, in: project.id, base: base)
+                if !open.isEmpty {
+                    conflicted = ConflictSidesText.written(open, before: before, after: try store.documentContent(of: node.id, in: project.id).blocks)
+                }
+                return written
             }
             let edited = written.edited, change = edited.change
             if arguments.has("--json") {
@@ -166,6 +175,7 @@ enum DocCommands {
                                           "conflicts": written.conflicts]
                 if let before = written.before { row["replaced_version"] = before.hex }
                 if let branch = written.branch { row["branch"] = branch.hex }
+                if !conflicted.isEmpty { row["open_conflict_blocks"] = conflicted }
                 Output.json(row)
                 return
             }
@@ -177,6 +187,7 @@ enum DocCommands {
                                + "words there are kept in branch \(written.branch?.hex ?? "") ('vaultctl branch adopt' puts them back)."))
             }
             if let before = written.before, before != base { Output.line("The text it replaced is kept as version \(before.hex) ('vaultctl history').") }
+            for block in conflicted { Output.line("block \(block) has an open sync conflict (vaultctl conflicts)") }
             for taken in edited.autoSnapshots {
                 Output.line("Automatic snapshot \(taken.snapshot.sequence) of \(taken.snapshot.document) (\(describe(taken.triggers, project.register))): "
                             + "\(taken.snapshot.id)")

@@ -42,6 +42,7 @@ enum SyncCommands {
             var notSynced: [String] = []
             for pairing in chosen {
                 do {
+                    let started = VaultClock.system.now()
                     let report = try sync(with: pairing, unlocked, arguments)
                     for project in report.projects {
                         guard let message = project.damaged else { continue }
@@ -49,7 +50,11 @@ enum SyncCommands {
                     }
                     notSynced += report.projects.filter(\.notSynced).map { notSyncedText($0, peer: pairing.peer) }
                     results.append(json(report, peer: pairing.peer))
-                    if !arguments.has("--json") { printReport(report, peer: pairing.peer, mine: try unlocked.vault.trust(of: pairing.peer.deviceID) == .mine) }
+                    if !arguments.has("--json") {
+                        // Which side of each block the document kept, and where the other is (merge-design §7).
+                        printReport(report, peer: pairing.peer, mine: try unlocked.vault.trust(of: pairing.peer.deviceID) == .mine,
+                                    conflicts: try ConflictSidesText.madeLines(report, since: started, in: unlocked))
+                    }
                 } catch {
                     failure = error
                     results.append(["peer": DeviceCommand.json(pairing.peer), "error": FailureReport(error).message])
@@ -183,12 +188,13 @@ enum SyncCommands {
         return report
     }
 
-    private static func printReport(_ report: SyncRunReport, peer: DeviceProfile, mine: Bool) {
-        for line in reportLines(report, peer: peer.name, mine: mine) { Output.line(line) }
+    private static func printReport(_ report: SyncRunReport, peer: DeviceProfile, mine: Bool, conflicts: [String]) {
+        for line in reportLines(report, peer: peer.name, mine: mine, conflicts: conflicts) { Output.line(line) }
     }
 
-    /// What `sync now` prints of one run with the device named `peer`, one of the owner's own (`mine`) or not.
-    static func reportLines(_ report: SyncRunReport, peer: String, mine: Bool) -> [String] {
+    /// What `sync now` prints of one run with the device named `peer`, one of the owner's own (`mine`) or not;
+    /// `conflicts`, a line for each conflict the run kept as a branch (`ConflictSidesText.madeLines`).
+    static func reportLines(_ report: SyncRunReport, peer: String, mine: Bool, conflicts: [String] = []) -> [String] {
         let skipped = report.projects.filter { $0.localOnly != nil }
         // A project this vault would not sync with the device (its offer refused, or no access): named with the reason.
         // A local-only one is said once, with its own reason, below (session 12: its offer left unread
@@ -226,6 +232,7 @@ enum SyncCommands {
         for project in report.projects { if let aside = project.setAside { lines.append(setAsideText(aside, of: project.project)) } }
         let branches = report.projects.reduce(0) { $0 + $1.branchesMade }
         if branches > 0 { lines.append("\(branches) conflict(s) kept as branches: see 'vaultctl conflicts'.") }
+        lines += conflicts
         lines += report.notes.map { "Note: \($0)." }
         return lines
     }
