@@ -2,6 +2,7 @@ import CryptoVault
 import Foundation
 import Testing
 import TestSupport
+import Writing
 
 /// testvectors/independent/writing_reader.py, written from SECURITY.md §14 alone, reads a vault
 /// vaultctl wrote: it lists the projects (a privileged one too, from the passphrase alone), a
@@ -115,5 +116,27 @@ struct WritingIndependentTests {
         #expect(python.status == 65 && python.stderr.contains("clear kind"), "\(python.status) \(python.stderr)")
         let swift = try fixture.run(["doc", "show", "Harbour", "Arrival"])
         #expect(swift.status == 65 && swift.stderr.contains("clear kind"), "\(swift.status) \(swift.stderr)")
+    }
+
+    @Test("a sync conflict's branch of one block (record version 2, a delta from its base) is read as its whole proposal, as `branch show` prints it (§15.3)")
+    func readsAOneBlockBranch() throws {
+        try IndependentImplementationTests.requireReader()
+        let fixture = try Self.harbour()
+        try #require(try fixture.run(["doc", "write", "Harbour", "Arrival"], stdin: "The boat came in.\n\nIt rained.\n\nThe quay was empty.\n").status == 0)
+        let unlocked = try SyncOverNetworkFixture.open(fixture)
+        defer { try? unlocked.vault.finishCommand() }
+        let branch = try unlocked.transaction { tx in
+            let store = WritingStore(tx)
+            let project = try #require(try store.projects().first)
+            let document = try #require(try store.nodes(in: project.id).first { $0.title == "Arrival" })
+            let base = try store.createSnapshot(of: document.id, in: project.id)
+            var blocks = try store.documentContent(of: document.id, in: project.id).blocks
+            blocks[1].text = "It poured."
+            return try store.createBranch(of: document.id, in: project.id, base: base.id, content: DocumentContent(blocks: blocks),
+                                          kind: .syncConflict, provenance: WritingStore.conflictProvenance + blocks[1].id.hex, block: blocks[1].id)
+        }
+        let read = try Self.read(fixture, ["--project", "Harbour", "--document", "Arrival", "--branch", branch.id.hex])
+        #expect(read.status == 0 && read.stdout == "The boat came in.\n\nIt poured.\n\nThe quay was empty.\n", "\(read.stdout) \(read.stderr)")
+        #expect(read.stdout == (try fixture.run(["branch", "show", "Harbour", "Arrival", "1"]).stdout))
     }
 }
