@@ -77,6 +77,15 @@ import Writing
         try Self.expectOneSideWhole(["one", "two", "three"], block: 1, "laptop words", "desk words")
     }
 
+    @Test func theSameChangeOnBothSidesIsNoConflict() throws {
+        // Two hand edits to equal strings agree (§3's table, last row): different characters, one text.
+        var (fleet, document, blocks) = try Self.pair()
+        _ = try fleet.replicas[0].edit(document, to: Self.edited(blocks, 1, "two, settled"))
+        _ = try fleet.replicas[1].edit(document, to: Self.edited(blocks, 1, "two, settled"))
+        #expect(Self.exchange(&fleet, document).blocks.map(\.text) == ["one", "two, settled", "three"])
+        #expect(fleet.replicas[0].conflicts().isEmpty && fleet.replicas[1].conflicts().isEmpty)
+    }
+
     @Test func aDeletedBlocksTextSurvivesInTheBranchWhenTheEditLoses() throws {
         // Run until both winners have been seen: which side wins depends on the devices' ids.
         var seen = Set<Bool>()
@@ -223,6 +232,25 @@ import Writing
         for device in 0..<2 {
             #expect(overruled[device].map(\.decision) == [.discard])
             #expect(try fleet.content(document, on: device).blocks.map(\.text) == ["Plan of care.", side])
+        }
+    }
+
+    @Test func anAdoptionOnOneDeviceAndAHandEditOnTheOtherKeepOneWholeAndOpenANewConflict() throws {
+        let (fleet, document, branch) = try Self.decided()
+        let side = try fleet.store(0) { try $0.branchContent(branch, of: document, in: fleet.project) }.blocks[1].text
+        try fleet.store(0) { _ = try $0.adopt(branch, of: document, in: fleet.project) }
+        try fleet.edit(document, on: 1, paragraph: 1, to: "Dose is 25 mg.")
+        let (settled, _) = try Self.settle(fleet, branch)
+        #expect(settled.state == .adopted)
+        let shown = try fleet.content(document, on: 0)
+        #expect(try fleet.content(document, on: 1) == shown)
+        // One of the two whole, never a mix; the other in a new open branch on both.
+        #expect([side, "Dose is 25 mg."].contains(shown.blocks[1].text), "\(shown.blocks[1].text)")
+        let other = shown.blocks[1].text == side ? "Dose is 25 mg." : side
+        for device in 0..<2 {
+            let open = try fleet.branches(document, on: device).filter { $0.kind == .syncConflict && $0.state == .open && $0.id != branch }
+            let proposals = try open.map { b in try fleet.store(device) { try $0.branchContent(b.id, of: document, in: fleet.project) }.blocks[1].text }
+            #expect(proposals.contains(other), "device \(device): \(proposals)")
         }
     }
 }
