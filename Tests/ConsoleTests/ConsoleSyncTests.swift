@@ -70,6 +70,16 @@ import Glibc
             }
         }
 
+        /// Makes the desk's pending edits a sync record now (as its next exchange would), so a
+        /// later desk edit is a record after it in Lamport order.
+        func commitOnDesk() throws {
+            let author = SyncAuthor(device: deskKeys.profile.deviceID, key: deskKeys.signingKey)
+            try desk.unlocked.transaction { tx in
+                _ = try VaultSync(WritingStore(tx), author: author, devices: [author.device: author.key.publicKey])
+                    .commitLocalChanges(in: project.id)
+            }
+        }
+
         func consoleText() throws -> String? {
             let shown = try #require(try console.json("GET", "/api/projects/\(project.id.hex)/documents/\(document.hex)") as? [String: Any])
             return (shown["blocks"] as? [[String: Any]])?.first?["text"] as? String
@@ -116,6 +126,10 @@ import Glibc
         typed[0]["text"] = "The ferry came in at six, typed in the console."
         let saved = try pair.console.request("PUT", path, json: ["blocks": typed, "base": base])
         #expect(saved.status == 200, "a save over the text it was typed on is written")
+        // The desk edits the same block twice, one record each: its last edit is later in Lamport
+        // order than the console's save, so it ranks higher (§19.3) whatever the random device ids.
+        try pair.editOnDesk("The ferry came in at five, from the desk.")
+        try pair.commitOnDesk()
         try pair.editOnDesk("The ferry came in at dawn, from the desk.")
         _ = try pair.syncNow()
         var late = typed
@@ -124,10 +138,15 @@ import Glibc
         #expect(stale.status == 409)
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(stale.body)) as? [String: Any])
         let branch = try #require(answer["branch"] as? String)
-        // Both devices changed the words after "at": the document keeps every word each typed (the
-        // character merge of SECURITY.md §19.3), so the desk's are there whatever the page saved.
-        let now = try pair.consoleText() ?? ""
-        #expect(now.contains("dawn") && now.contains("desk"), "the synced words stay in the document: \(now)")
+        // Both devices changed the block: the document shows the higher-ranked side whole, the desk's
+        // later edit (SECURITY.md §19.3), and the console's saved words are a sync-conflict branch.
+        #expect(try pair.consoleText() == "The ferry came in at dawn, from the desk.", "the synced words stay in the document")
+        let listed = try #require(try pair.console.json("GET", path + "/branches") as? [[String: Any]])
+        let conflict = try #require(listed.first { $0["kind"] as? String == BranchKind.syncConflict.rawValue })
+        let conflictID = try #require(conflict["id"] as? String)
+        let lost = try #require(try pair.console.json("GET", path + "/branches/\(conflictID)") as? [String: Any])
+        #expect((lost["blocks"] as? [[String: Any]])?.first?["text"] as? String == "The ferry came in at six, typed in the console.",
+                "the console's saved words are kept whole as the conflict's other side")
         let kept = try #require(try pair.console.json("GET", path + "/branches/\(branch)") as? [String: Any])
         #expect(kept["kind"] as? String == "manual" && (kept["blocks"] as? [[String: Any]])?.first?["text"] as? String == "The ferry came in at six, typed on in the console.",
                 "the page's words are kept as a branch against the document as it now is")
