@@ -12,7 +12,7 @@ import Writing
 /// records hold, in any document (SECURITY.md §19.3), and a block the records give to one document
 /// that the store holds in another leaves that one first: both own devices converge, nothing refused.
 @Suite struct ContinuationIDTests {
-    static let desk = 0, laptop = 1, colleague = 2
+    static let desk = 0, laptop = 1, colleague = 2, hostile = 3
 
     /// The colleague's record adding, to `document`, a paragraph whose id is `id`.
     static func colleaguesParagraph(_ id: BlockID, in document: NodeID, of fleet: VersionFleet) throws -> [UInt8] {
@@ -28,9 +28,9 @@ import Writing
         try fleet.sync(from: desk, to: laptop)
     }
 
-    @Test(.disabled("merge rule v2 (merge-design §4): two devices' additions to one paragraph are a conflict, so no merge makes a block past the bound; to be rewritten on a hostile record (helper merge, s18 notes)"), arguments: [true, false]) func aBlockWithAContinuationsIdInAnotherDocumentRefusesNothing(_ plantedFirst: Bool) throws {
-        let fleet = try VersionFleet(devices: 3)
-        let common = BlockOverflowTests.words("c", 102_400), desks = BlockOverflowTests.words("d", 30_500), laptops = BlockOverflowTests.words("t", 30_500)
+    @Test(arguments: [true, false]) func aBlockWithAContinuationsIdInAnotherDocumentRefusesNothing(_ plantedFirst: Bool) throws {
+        let fleet = try VersionFleet(devices: 4)
+        let common = BlockOverflowTests.words("c", 102_400), hostiles = BlockOverflowTests.words("h", 61_000)
         let base = common.joined(separator: " ")
         let long = try fleet.document(on: Self.desk, ["Opening.", base])
         let other = try fleet.store(Self.desk) { store in
@@ -40,15 +40,16 @@ import Writing
         }
         try fleet.sync(from: Self.desk, to: Self.laptop)
         try fleet.sync(from: Self.desk, to: Self.colleague)
+        try fleet.sync(from: Self.desk, to: Self.hostile)
         let b = try fleet.content(long, on: Self.desk).blocks[1].id
         let planted = try Self.colleaguesParagraph(BlockOverflow.continuation(of: b, 1), in: other, of: fleet)
         if plantedFirst { try Self.deliver(planted, in: fleet) }
 
-        // The owner's two devices push the paragraph over the bound while apart (each within it).
-        try fleet.edit(long, on: Self.desk, paragraph: 1, to: base + " " + desks.joined(separator: " "))
-        try fleet.edit(long, on: Self.laptop, paragraph: 1, to: laptops.joined(separator: " ") + " " + base)
+        // A hostile device's record pushes the paragraph over the bound (no merge does, §19.3), and
+        // both own devices take it (the laptop from the desk).
+        let over = try BlockOverflowTests.hostileLongRecord(hostiles.joined(separator: " ") + " ", before: b, in: long, by: Self.hostile, of: fleet)
+        try BlockOverflowTests.deliver(over, to: Self.desk, in: fleet)
         try fleet.sync(from: Self.desk, to: Self.laptop)
-        try fleet.sync(from: Self.laptop, to: Self.desk)
         if !plantedFirst { try Self.deliver(planted, in: fleet) }
         try fleet.sync(from: Self.laptop, to: Self.desk)
 
@@ -60,8 +61,8 @@ import Writing
         #expect(pieces.count == 3 && pieces[2].id == BlockOverflow.continuation(of: b, 2), "the continuation skips the id another document's block has")
         #expect(try fleet.content(other, on: Self.laptop).blocks.map(\.text).sorted() == ["Agenda.", "The colleague's paragraph."])
         let words = BlockOverflowTests.wordsShown(DocumentContent(blocks: Array(pieces.dropFirst())))
-        #expect((common + desks + laptops).allSatisfy { words.contains(Substring($0)) }, "every word typed on either device is shown")
-        #expect(words.count == common.count + desks.count + laptops.count)
+        #expect((common + hostiles).allSatisfy { words.contains(Substring($0)) }, "every word of the records is shown")
+        #expect(words.count == common.count + hostiles.count)
         // Nothing left to commit on either: the pieces are one block of the records.
         for device in [Self.desk, Self.laptop] {
             #expect(try fleet.sync(device) { try $0.commitLocalChanges(in: fleet.project) } == nil)
