@@ -118,7 +118,7 @@ public enum ProjectRowMend {
     }
 
     /// The project id a project's compartment name holds (`project ID`, `project ID (synced)`).
-    static func projectID(namedIn name: String) -> ProjectID? {
+    public static func projectID(namedIn name: String) -> ProjectID? {
         let words = name.split(separator: " ")
         guard words.count >= 2, words[0] == "project", words.count == 2 || name.hasSuffix(" (synced)") else { return nil }
         return try? ProjectID(hex: String(words[1]))

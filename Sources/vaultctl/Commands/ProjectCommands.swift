@@ -72,11 +72,7 @@ enum ProjectCommands {
     /// (reviewer s17, F17-5). Nil outside the mode or when every one of them is listed.
     private static func unreadInMemory(_ context: WritingContext, listed: Set<String>) throws -> String? {
         guard let reason = InMemoryMode.reason else { return nil }
-        let projects = Set(try context.vault.compartments().compactMap { compartment -> String? in
-            let words = compartment.name.split(separator: " ")
-            guard words.count >= 2, words[0] == "project", (try? ProjectID(hex: String(words[1]))) != nil else { return nil }
-            return String(words[1])
-        })
+        let projects = Set(try context.vault.compartments().compactMap { ProjectRowMend.projectID(namedIn: $0.name)?.hex })
         let unread = projects.subtracting(listed)
         guard !unread.isEmpty else { return nil }
         return "\(unread.count) project(s) of this vault are not read in in-memory mode (\(reason)): "
