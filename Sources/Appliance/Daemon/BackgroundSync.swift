@@ -253,8 +253,9 @@ public final class BackgroundSync: Sendable {
             let addresses = state.withLock { self.addresses(of: device, in: $0) }  // reached first (F3)
             guard !addresses.isEmpty else { throw SyncExchangeError(.unknownPeer, "no address is known for \(pairing.peer.name)") }
             events(.started(device, addresses[0]))
-            let (client, address) = try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: keys,
-                                                               timeouts: ChannelTimeouts(idleSeconds: settings.deadlineSeconds))
+            let (client, address) = try SyncInitiator.reaching(device, in: vault, clock: clock) {
+                try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: keys, timeouts: ChannelTimeouts(idleSeconds: settings.deadlineSeconds))
+            }
             var initiator = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), clock: clock,
                                               deadlineSeconds: settings.deadlineSeconds)
             initiator.scope = scope

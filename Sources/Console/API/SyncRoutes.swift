@@ -37,8 +37,10 @@ struct SyncRoutes {
         do {
             // The channel's own waits end with the deadline too, so a request left to a stalled
             // peer does not hold its connection for the channel's usual 5 minutes.
-            let client = try ChannelClient(connectingTo: address, localKeys: vault.deviceKeys(), peer: pairing.peer,
-                                           timeouts: ChannelTimeouts(idleSeconds: Self.deadlineSeconds))
+            let client = try SyncInitiator.reaching(pairing.peer.deviceID, in: vault) {
+                try ChannelClient(connectingTo: address, localKeys: vault.deviceKeys(), peer: pairing.peer,
+                                  timeouts: ChannelTimeouts(idleSeconds: Self.deadlineSeconds))
+            }
             report = try SyncInitiator(vault: vault, transport: ChannelSyncTransport(client), deadlineSeconds: Self.deadlineSeconds).run()
             HeardAddresses.shared.reached(pairing.peer.deviceID, at: address)
         } catch let error as SyncExchangeError {
