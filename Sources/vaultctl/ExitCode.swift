@@ -14,7 +14,7 @@ enum ExitCode: Int32 {
     case usage = 64             // bad command line
     case dataError = 65         // damaged vault or input file, schema too new, hostile parameters
     case noInput = 66           // not a vault, a file or compartment that does not exist
-    case unavailable = 69       // no daemon serves the vault
+    case unavailable = 69       // no daemon serves the vault; a paused or busy sync
     case cannotCreate = 73      // the vault or compartment already exists
     case ioError = 74           // a read or write failed
     case partial = 75           // sync now completed, but a project did not wholly sync
@@ -40,11 +40,14 @@ enum ExitCode: Int32 {
               where the writing store cannot be opened; 'sync now' with a device that refuses
               every sync because its own sync state is damaged: 'vaultctl repair' there mends it)
           66  not found (not a vault, missing file, no such compartment or sealed record)
-          69  no daemon ('vaultctl serve') answers for this vault
+          69  unavailable: no daemon ('vaultctl serve') answers for this vault; a sync with a
+              device paused here or on it (its words say which, and where 'vaultctl sync
+              resume' resumes it), or one that refuses for now (too many requests, too slow)
           73  already exists (vault or compartment, a sealed record of another compartment at
               that place), or an output path that cannot be written (a directory, socket, block
               device or dangling symbolic link)
-          74  input/output error (also: a peer that cannot be reached, goes silent or hangs up)
+          74  input/output error (also: a peer that cannot be reached, whose host name does not
+              resolve, that goes silent, hangs up or breaks the channel's framing)
           75  partial: 'sync now' completed, but a project did not wholly sync (left for the
               run, its offer refused, or records refused either way); each is named (an offer
               declined by your standing choice, e.g. a privileged project with a device not
@@ -105,7 +108,9 @@ extension ExitCode {
         case .invalidPairingCode, .invalidConfiguration: self = .usage
         case .shareNameTaken: self = .cannotCreate
         case .shareSenderNotPaired: self = .noInput
-        case .timedOut, .connectionClosed, .connectionFailed, .channelBusy: self = .ioError
+        // A peer whose stream breaks the framing is a peer that failed, as one that hangs up is; 65
+        // is this vault's own data (F17-8).
+        case .timedOut, .connectionClosed, .connectionFailed, .channelBusy, .frameTooLarge, .truncatedFrame: self = .ioError
         case .unpinnedPeer, .unknownToPeer, .replicationSourceUnpaired: self = .authenticationFailed
         case .replicaTooLarge, .replicaQuotaExceeded, .egressNotCleared: self = .refused
         case .replicaNotFound, .vaultCopyNotFound: self = .noInput

@@ -17,7 +17,7 @@ extension ExitCode {
 
     static func hint(for error: SyncExchangeError) -> String? {
         switch error.code {
-        case .paused: "'vaultctl sync resume --peer PEER' resumes it on this side; the peer may have paused it on its side"
+        // A pause's own words say which side paused it and how to resume it there (F17-8).
         case .notShared: "the owner shares a project with 'vaultctl share \"project ID\" --peer PEER --role viewer|editor'"
         default: nil
         }

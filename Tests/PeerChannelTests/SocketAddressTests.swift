@@ -33,6 +33,19 @@ struct SocketAddressTests {
         #expect(throws: PeerChannelError(.invalidConfiguration, "")) { try SocketAddress(parsing: text) }
     }
 
+    /// Review 17 F17-8: 'nonexistent.invalid:17450' was refused as "not an ADDR:PORT ... or a host
+    /// name" (64): it is a host name, and the device cannot be reached by it (74).
+    @Test("a well-formed host name that does not resolve is a device that cannot be reached, named")
+    func anUnresolvableHostNameIsSaidSo() {
+        do {
+            _ = try SocketAddress(parsing: "nonexistent.invalid:17450")
+            Issue.record("an unresolvable host name was accepted")
+        } catch {
+            #expect(error.code == .connectionFailed, "\(error.code)")
+            #expect(error.message.contains("'nonexistent.invalid' does not resolve"), "\(error.message)")
+        }
+    }
+
     @Test("an IPv6 address without brackets is refused with the bracketed form as the hint")
     func unbracketedIPv6SaysHow() {
         do {

@@ -75,7 +75,7 @@ public final class ChannelSyncTransport: SyncTransport {
         }
     }
 
-    /// "NAME refused 'KIND': [code] text" with a code of the records (`SyncErrorCode`): the peer
+    /// "NAME refused: [code] text" with a code of the records (`SyncErrorCode`): the peer
     /// failed that project's request for a reason of its records there, the project's alone.
     static func peerFailure(_ error: PeerChannelError) -> SyncPeerFailure? {
         guard let open = error.message.range(of: ": ["), let close = error.message[open.upperBound...].firstIndex(of: "]"),
@@ -83,7 +83,7 @@ public final class ChannelSyncTransport: SyncTransport {
         return SyncPeerFailure(code, "\(error.message[..<open.lowerBound]): \(error.message[error.message.index(after: close)...].drop(while: { $0 == " " }))")
     }
 
-    /// "NAME refused 'KIND': [code] text" → the code's error with the text.
+    /// "NAME refused: [code] text" → the code's error with the text.
     static func exchangeError(_ error: PeerChannelError) -> SyncExchangeError? {
         guard let open = error.message.range(of: ": ["), let close = error.message[open.upperBound...].firstIndex(of: "]"),
               let code = SyncExchangeErrorCode(rawValue: String(error.message[open.upperBound..<close])) else { return nil }

@@ -81,7 +81,9 @@ public final class ChannelClient: ChannelRequesting {
     private func answerBody(of reply: ChannelMessage, answering kind: String) throws(PeerChannelError) -> [UInt8] {
         guard reply.type == .refusal else { return reply.body }
         let code = PeerChannelErrorCode(rawValue: reply.label) ?? .peerRefused
-        throw PeerChannelError(code, "\(peer.name) refused '\(kind)': \(Self.printable(reply.body))")
+        // The peer's words, not the request's wire name ('sync.offer'), which says nothing to the
+        // owner reading it (review 17 F17-8).
+        throw PeerChannelError(code, "\(peer.name) refused: \(Self.printable(reply.body))")
     }
 
     /// Messages sent and received so far on the channel (counted in Noise transport messages).

@@ -29,8 +29,13 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
                                    "'\(text)' is ambiguous: put an IPv6 address in brackets before the port, as in [::1]:7420")
         } else if Self.ipv4(host) != nil {
             self.host = host
-        } else if let resolved = Self.resolve(host) {
-            // A host name (desk.local, localhost) is resolved once, here, to the address used.
+        } else if Self.isHostName(host) {
+            // A host name (desk.local, localhost) is resolved once, here, to the address used. One
+            // that does not resolve is a device that cannot be reached, not a mistyped form (F17-8).
+            guard let resolved = Self.resolve(host) else {
+                throw PeerChannelError(.connectionFailed, "the host name '\(host)' does not resolve to an address: check the name, "
+                                       + "or give the device's IP address, such as 192.168.1.20:\(port)")
+            }
             self.host = resolved
         } else {
             throw refusal
@@ -38,13 +43,17 @@ public struct SocketAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// The first IPv4 address of a host name (letters, digits, '-' and '.', at most 253 bytes), else
-    /// its first IPv6 address, or nil.
+    /// Whether `host` has a host name's form: letters, digits, '-' and '.', at most 253 bytes, not
+    /// starting with '-' or '.', and not digits and dots alone (a malformed IPv4 address).
+    private static func isHostName(_ host: String) -> Bool {
+        (1...253).contains(host.utf8.count) && host.first != "-" && host.first != "."
+            && host.utf8.allSatisfy({ $0 == 0x2d || $0 == 0x2e || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
+            && !host.utf8.allSatisfy({ $0 == 0x2e || (0x30...0x39).contains($0) })
+    }
+
+    /// The first IPv4 address of a host name, else its first IPv6 address, or nil.
     private static func resolve(_ host: String) -> String? {
-        guard (1...253).contains(host.utf8.count), host.first != "-", host.first != ".",
-              host.utf8.allSatisfy({ $0 == 0x2d || $0 == 0x2e || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }),
-              !host.utf8.allSatisfy({ $0 == 0x2e || (0x30...0x39).contains($0) }) else { return nil }
-        return resolve(host, family: AF_INET) ?? resolve(host, family: AF_INET6)
+        resolve(host, family: AF_INET) ?? resolve(host, family: AF_INET6)
     }
 
     private static func resolve(_ host: String, family: Int32) -> String? {

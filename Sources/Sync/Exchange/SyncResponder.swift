@@ -86,7 +86,9 @@ public struct SyncResponder: Sendable {
 
     private func answer(_ kind: String, _ body: [UInt8], _ endpoint: SyncEndpoint, _ damage: SyncExchangeDamage) throws -> SyncOutgoing {
         if try vault.transaction({ tx in try SyncExchangeStore(database: tx.database).peer(endpoint.peer.deviceID)?.paused }) == true {
-            throw SyncExchangeError(.paused, "sync with this device is paused on \(try vault.deviceKeys().profile.name)")
+            // Which side paused it, and where it is resumed: the asker's owner reads these words (F17-8).
+            let name = try vault.deviceKeys().profile.name
+            throw SyncExchangeError(.paused, "sync with this device is paused on \(name): 'vaultctl sync resume' on \(name) resumes it")
         }
         // A message of another version is refused whole, its version in the entry (attack review s7, A8).
         if let version = body.first, version != SyncWire.version {

@@ -50,7 +50,15 @@ enum PeerChannelCommands {
     /// --address, or where the peer's announcement came from. An announcement only says where to try: the
     /// handshake then checks the pinned key, so a forged one can only make the ping fail.
     static func peerAddress(_ peer: DeviceProfile, given address: String?, _ arguments: ParsedArguments) throws -> SocketAddress {
-        if let address { return try SocketAddress(parsing: address) }
+        if let address {
+            let parsed = try SocketAddress(parsing: address)
+            // Port 0 is a listener's "any port"; no device answers there (F17-8: it was tried, 74).
+            guard parsed.port != 0 else {
+                throw UsageError(message: "--address \(address): port 0 is not where a device listens; give the port its 'vaultctl serve' prints",
+                                 usage: arguments.usage)
+            }
+            return parsed
+        }
         let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
         let heard = try Discovery.listen(on: announcementAddress(arguments), seconds: Double(seconds)) {
             $0.announcement.deviceID == peer.deviceID

@@ -60,7 +60,7 @@ enum ProjectCommands {
                 // The kind is said only when it is long-form: "document", the default, is also a
                 // concept the register may call otherwise (a note, to a clinician).
                 let flags = [(row["kind"] as? String) == ProjectKind.longForm.rawValue ? ProjectKind.longForm.rawValue : nil,
-                             (row["privileged"] as? Bool) == true ? "privileged" : nil, row["archived"] is NSNull ? nil : "archived",
+                             privacyFlag(row), row["archived"] is NSNull ? nil : "archived",
                              (row["shared_by"] as? [String: Any]).map { "someone else's, shared by device \($0["name"]!) (\($0["role"]!))" }]
                     .compactMap { $0 }.joined(separator: ", ")
                 Output.line("\(row["id"]!)  \(shownName(row))  \(row["register"]!)\(flags.isEmpty ? "" : "  " + flags)")
@@ -151,7 +151,9 @@ enum ProjectCommands {
 
     static let register = Command("project register", synopsis: "change a writing project's register", usage: "PROJECT REGISTER", about: """
         Gives PROJECT (its name or id) another register: its words, field labels and templates change,
-        and no record moves (the register is presentation only). Its compartment and privacy stay.
+        and no record moves (the register is presentation only). Its compartment and privacy stay:
+        a project made ordinary stays ordinary as a chart or a matter (said, and listed as NOT
+        privileged), one made privileged stays privileged.
 
         \(WritingContext.sessionNote)
         """, options: [WritingContext.purposeOption] + Credentials.options, positionals: 2...2, json: true, examples: [
@@ -164,12 +166,37 @@ enum ProjectCommands {
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             try context.vault.transaction { tx in try WritingStore(tx).setRegister(project.id, register) }
-            if arguments.has("--json") { Output.json(["id": project.id.hex, "register": register.rawValue]); return }
+            if arguments.has("--json") {
+                Output.json(["id": project.id.hex, "register": register.rawValue, "privileged": project.isPrivileged])
+                return
+            }
             Output.line("The \(WritingContext.term(.project, project.register)) \(project.id) is now a \(WritingContext.term(.project, register)) "
                         + "(\(register.rawValue)).")
+            if let note = privacyNote(project, becoming: register) { Output.line(note) }
         }
 
     static let all = [create, list, show, rename, archive, register]
+
+    /// "privileged", or "NOT privileged" for a project of a register whose projects are privileged
+    /// unless made otherwise (a chart given the healthcare register later stays ordinary, and may
+    /// be shared with someone else's device: said where the owner looks, F17-12); else nil.
+    static func privacyFlag(_ row: [String: Any]) -> String? {
+        if (row["privileged"] as? Bool) == true { return "privileged" }
+        let register = (row["register"] as? String).flatMap(Register.init(rawValue:))
+        return register?.isPrivilegedByDefault == true ? "NOT privileged" : nil
+    }
+
+    /// What a new register does not change, said when it matters: privacy is the compartment's.
+    static func privacyNote(_ project: WritingProject, becoming register: Register) -> String? {
+        switch (project.isPrivileged, register.isPrivilegedByDefault) {
+        case (false, true):
+            "It is NOT privileged (its compartment is ordinary): unlike a \(WritingContext.term(.project, register)) made as "
+                + "\(register.rawValue), it may be shared with someone else's device and is read without a session. For privileged "
+                + "\(register.rawValue) work, make a new project ('vaultctl project create NAME --register \(register.rawValue)')."
+        case (true, false): "It stays privileged (its compartment is): read in a session, never shared with someone else's device."
+        default: nil
+        }
+    }
 
     /// `shared_by`: whose the project is when someone else's device shared it with this vault (F17: it
     /// may carry any name, one of the owner's privileged charts' included), else null.

@@ -56,7 +56,8 @@ enum SyncCommands {
                                     conflicts: try ConflictSidesText.madeLines(report, since: started, in: unlocked))
                     }
                 } catch {
-                    failure = error
+                    // One device: its name is said here (several: the note below names each).
+                    failure = chosen.count > 1 ? error : naming(error, pairing.peer)
                     results.append(["peer": DeviceCommand.json(pairing.peer), "error": FailureReport(error).message])
                     if chosen.count > 1 { Output.note("vaultctl: sync with \(pairing.peer.name) failed: \(FailureReport(error).message)") }
                 }
@@ -85,19 +86,20 @@ enum SyncCommands {
 
     static let status = Command("sync status", synopsis: "show sync with each paired device", about: """
         For each paired device: whose it is, whether sync with it is paused here, when the last sync
-        completed (and the last error, if the last try failed), the records sent and received, and
-        how many records this vault holds that the device lacked at the last sync (edits not yet
-        committed as records are committed by the next sync). Then each project: whether it syncs,
-        or works local-only because its sync state here is damaged, and why (which record, and the
-        failure's code) until 'vaultctl repair --from DEVICE'. A project some device's last sync
-        left, or whose records are refused with a device either way (how many in the last sync, why,
-        since when), is NOT IN SYNC with that device, never said to sync; so is one a device was
-        found signing two histories of (a fork: named under the project, with the remedy). Under
-        a project, what of it this device does not show because another project here holds the
-        same ids (a colleague can copy ids), and which project keeps them: your own project over
-        someone else's. A privileged project is checked in a privileged processing session of its
-        compartment, recorded as every session is. A project of a vault restored from a backup
-        names the devices it still waits for before it takes changes (SECURITY.md §19.10).
+        completed (and, when the last try failed, when it was and why: a try of 'sync now' or of the
+        daemon's background sync, one that could not reach the device too), the records sent and
+        received, and how many records this vault holds that the device lacked at the last sync
+        (edits not yet committed as records are committed by the next sync). Then each project:
+        whether it syncs, or works local-only because its sync state here is damaged, and why (which
+        record, and the failure's code) until 'vaultctl repair --from DEVICE'. A project some
+        device's last sync left, or whose records are refused with a device either way (how many in
+        the last sync, why, since when), is NOT IN SYNC with that device, never said to sync; so is
+        one a device was found signing two histories of (a fork: named under the project, with the
+        remedy). Under a project, what of it this device does not show because another project here
+        holds the same ids (a colleague can copy ids), and which project keeps them: your own
+        project over someone else's. A privileged project is checked in a privileged processing
+        session of its compartment, recorded as every session is. A project of a vault restored from
+        a backup names the devices it still waits for before it takes changes (SECURITY.md §19.10).
         """, options: Credentials.options, json: true, examples: ["vaultctl sync status", "vaultctl sync status --json"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             VaultLocation.warnOfDamagedLinks(unlocked)
@@ -137,7 +139,10 @@ enum SyncCommands {
             }
             for peer in peers {
                 let last = peer.lastSyncAt.map { Output.timestamp($0) } ?? "never"
-                let error = peer.lastError.map { ", last try failed: \($0)" } ?? ""
+                // When the failure was, too: a daemon retrying a device that is off keeps trying (F17-10).
+                let error = peer.lastError.map { error in
+                    ", last try\(peer.lastAttemptAt.map { " " + Output.timestamp($0) } ?? "") failed: \(error)"
+                } ?? ""
                 let notInSync = (peer.notInSync.isEmpty ? "" : "; \(peer.notInSync.count) project(s) NOT IN SYNC with it (below)")
                     + (peer.damaged.map { "; SYNC OFF with it: \($0)" } ?? "")
                 Output.line("\(peer.name) (\(peer.device.fingerprint)), \(peer.trust ?? "other")\(peer.paused ? ", PAUSED" : ""): "
@@ -175,13 +180,22 @@ enum SyncCommands {
 
     // MARK: Helpers
 
+    /// A channel failure said with the device it was with: "the peer announced a frame of 65535
+    /// bytes" alone did not say which device broke the channel (F17-8).
+    static func naming(_ error: Error, _ peer: DeviceProfile) -> Error {
+        guard let channel = error as? PeerChannelError, !channel.message.hasPrefix(peer.name) else { return error }
+        return PeerChannelError(channel.code, "sync with \(peer.name) failed: \(channel.message)")
+    }
+
     private static func sync(with pairing: FamilyPairing, _ unlocked: UnlockedVault, _ arguments: ParsedArguments) throws -> SyncRunReport {
         // In the daemon, where a sync last reached the device, then where its listener heard the
         // device announce (F3: a forged announcement is only tried after the proven address);
         // else --address, or listen now.
         let known = arguments.value("--address") == nil ? HeardAddresses.shared.candidates(of: pairing.peer.deviceID) : []
         let addresses = try known.isEmpty ? [PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)] : known
-        let (client, address) = try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: unlocked.deviceKeys())
+        let (client, address) = try SyncInitiator.reaching(pairing.peer.deviceID, in: unlocked) {
+            try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: unlocked.deviceKeys())
+        }
         let report = try SyncInitiator(vault: unlocked, transport: ChannelSyncTransport(client)).run()
         // In the daemon, its syncs after a save go there too (BackgroundSync.saved).
         HeardAddresses.shared.reached(pairing.peer.deviceID, at: address)
