@@ -36,14 +36,15 @@ extension VaultSync {
         return operations + (try projectSnapshotOperations(in: project, replica: replica, after: others))
     }
 
-    /// The project snapshots the records do not hold whose every document version they hold or
-    /// this commit sends (0x06 before it), each under `maximumVersionPayload` encoded (a larger one
-    /// stays on its device, §19.7).
+    /// The project snapshots this device made that the records do not hold whose every document
+    /// version they hold or this commit sends (0x06 before it), each under `maximumVersionPayload`
+    /// encoded (a larger one stays on its device, §19.7).
     func projectSnapshotOperations(in project: WritingProject, replica: SyncReplica, after others: [ChangeOperation]) throws -> [ChangeOperation] {
         var versions = replica.syncedSnapshotIDs
         for case .version(.snapshot(let snapshot)) in others { versions.insert(snapshot.id) }
         var operations: [ChangeOperation] = []
-        for snapshot in try store.projectSnapshots(of: project.id) where replica.holdings.projectSnapshots[snapshot.id] == nil {
+        let own = try store.auditDeviceID()  // only the ones this device made (§19.4, as `versionOperations`)
+        for snapshot in try store.projectSnapshots(of: project.id) where replica.holdings.projectSnapshots[snapshot.id] == nil && snapshot.deviceID == own {
             let nodes = try store.projectSnapshotNodes(snapshot.id, of: project.id)
             guard nodes.allSatisfy({ $0.snapshot.map(versions.contains) ?? true }) else { continue }
             let operation = ChangeOperation.project(.projectSnapshot(SyncedProjectSnapshot(

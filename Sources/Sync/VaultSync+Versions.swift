@@ -30,17 +30,26 @@ extension VaultSync {
 
     /// This device's versions the records do not hold yet, as operations, in the order a receiver
     /// needs them: snapshots (each delta after its base), branches (after their bases), decisions,
-    /// then this device's edit events that changed. Called by `commitLocalChanges` after the
+    /// then this device's edit events that changed. Only the snapshots this device made (its audit
+    /// device, §4.7.1): the store may hold another device's the records do not, written from a
+    /// record a fork left out (§19.4), and sent as this device's it is refused (`attributionMismatch`)
+    /// by every device that knows its maker, at each exchange (reviewer 17, F17-15). Called by `commitLocalChanges` after the
     /// documents' own operations, so an adoption's words are in the same record as its decision.
     func versionOperations(in project: WritingProject, replica: SyncReplica) throws -> [ChangeOperation] {
         var sent = replica.syncedSnapshotIDs, times: [SnapshotID: Int64] = [:]
         var operations: [ChangeOperation] = []
+        let own = try store.auditDeviceID()
+        var notSent = Set<SnapshotID>()
         for found in try store.snapshotsForSync(in: project.id, notIn: sent, maximumPayload: VersionOperationCodec.maximumPartsLength) {
             let snapshot = found.snapshot
+            guard snapshot.deviceID == own, let (base, payload) = try ownPayload(of: found, notSent: notSent, in: project) else {
+                notSent.insert(snapshot.id)
+                continue
+            }
             operations += Self.operations(carrying: SyncedSnapshot(
                 id: snapshot.id, document: snapshot.document, origin: snapshot.origin, title: snapshot.title, deviceID: snapshot.deviceID,
-                createdAt: snapshot.createdAt, digest: found.digest, payload: found.base.map { .delta(base: $0, found.payload) } ?? .whole(found.payload)),
-                payload: found.payload)
+                createdAt: snapshot.createdAt, digest: found.digest, payload: base.map { .delta(base: $0, payload) } ?? .whole(payload)),
+                payload: payload)
             sent.insert(snapshot.id)
             times[snapshot.id] = snapshot.createdAt
         }
@@ -63,6 +72,17 @@ extension VaultSync {
                 .map { .version(.decision($0)) }
         }
         return operations + (try editEventOperations(in: project, replica: replica))
+    }
+
+    /// What carries this device's snapshot `found`: the store's payload, or its whole content when
+    /// that payload is a delta from a snapshot this commit does not send (another device's the
+    /// records do not hold, SECURITY.md §19.4: a device sends only the versions it made); nil when
+    /// that content is over what parts may carry (it stays here, §19.7).
+    private func ownPayload(of found: SnapshotForSync, notSent: Set<SnapshotID>,
+                            in project: WritingProject) throws -> (base: SnapshotID?, payload: [UInt8])? {
+        guard let base = found.base, notSent.contains(base) else { return (found.base, found.payload) }
+        let whole = try store.snapshotContentBytes(found.snapshot.id, of: found.snapshot.document, in: project.id)
+        return whole.count <= VersionOperationCodec.maximumPartsLength ? (nil, whole) : nil
     }
 
     /// The decisions a branch's row shows that the records do not: an adoption whose snapshot no
