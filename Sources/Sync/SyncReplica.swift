@@ -26,6 +26,11 @@ public struct SyncReplica: Sendable {
     var history = CausalHistory()
     private(set) var nodes: [NodeID: NodeRegister] = [:]
     private var blocks: [BlockID: BlockRegister] = [:]
+    /// Which blocks each merge point folds (`MergePointScope`), and how many it looked at.
+    private(set) var mergePointScope = MergePointScope()
+    /// Whether merge points fold every block rather than those `mergePointScope` bounds them to:
+    /// only tests turn the bound off, to show it changes no conflict.
+    var foldsEveryBlockAtMergePoints = false
     private(set) var blocksOfDocument: [NodeID: Set<BlockID>] = [:]
     private var resolved: [BlockID: (value: BlockValue, conflicts: [HeldConflict])] = [:]
     private var durableConflicts: [BranchID: SyncConflict] = [:]
@@ -360,6 +365,7 @@ public struct SyncReplica: Sendable {
         }
         var kept = Set<[UInt8]>(), numbers = Set<Number>(), lost: [[UInt8]: (record: ChangeRecord, device: DeviceID)] = [:]
         var fresh = SyncReplica(project: project, author: author, devices: devices, own: own)
+        fresh.foldsEveryBlockAtMergePoints = foldsEveryBlockAtMergePoints
         for candidate in known {
             if let parent = candidate.parents.first(where: { !kept.contains($0) }) {
                 lost[candidate.hash] = (candidate, lost[parent]?.device ?? candidate.device)
@@ -516,6 +522,7 @@ public struct SyncReplica: Sendable {
         let entry = history.insert(prepared)
         attribution?.bind(record)
         for operation in operations { apply(operation, entry: entry) }
+        mergePointScope.note(Array(written.keys), writtenBy: entry)
         foundedLosers.merge(losers) { held, _ in held }
         versions.apply(record, entry: entry, joined: joined)
         for (id, text) in texts { blocks[id]?.text = text }
@@ -524,9 +531,14 @@ public struct SyncReplica: Sendable {
 
     /// A record of two or more parents is a merge point (SECURITY.md §19.3): each block's fold of
     /// its maximal writes in the record's past makes its conflicts there, facts of that record.
+    /// Only the blocks written since the merge record's device's previous record are folded there
+    /// (`MergePointScope`): the others' conflicts are made already.
     private mutating func noteMergePoint(_ entry: Int) {
         let history = self.history
-        for id in blocks.keys { withBlockRegister(id) { $0.noteMergePoint(entry, history: history) } }
+        let scope = foldsEveryBlockAtMergePoints ? nil : mergePointScope.blocks(toFoldAt: entry, history: history)
+        let folded = scope.map { Array($0) } ?? Array(blocks.keys)
+        mergePointScope.count(examined: folded.count)
+        for id in folded { withBlockRegister(id) { $0.noteMergePoint(entry, history: history) } }
     }
 
     private func checkDocument(_ document: NodeID, of block: BlockID) throws(SyncError) {

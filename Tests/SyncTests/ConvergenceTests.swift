@@ -149,6 +149,21 @@ import Writing
             book.keep(&replica)
         }
         #expect(book == atOnce, "seed \(seed): one record at a time \(book.described); at once \(atOnce.described)")
+        // The merge points' bound (`MergePointScope`) changes no conflict: a replica folding every
+        // block at every merge point makes the same ones from the same records.
+        var every = SyncReplica(project: fleet.project, author: nil, devices: fleet.replicas[0].devices)
+        every.foldsEveryBlockAtMergePoints = true
+        for record in fleet.replicas[0].records(missingFrom: [:]) { every.receive(record.encoded) }
+        // (Their own conflicts, not only those the joins' 0x03s record too; in name order, as a
+        // removal's come in the order the removals arrived.)
+        #expect(Self.byName(every.liveConflicts()) == Self.byName(replica.liveConflicts()), "seed \(seed): the merge points' bound changed the conflicts")
+        #expect(every.conflicts() == replica.conflicts(), "seed \(seed)")
+        #expect(every.pendingConflicts == replica.pendingConflicts, "seed \(seed)")
+    }
+
+    /// Conflicts in name order.
+    static func byName(_ held: [HeldConflict]) -> [SyncConflict] {
+        held.map(\.conflict).sorted { $0.branch.bytes.lexicographicallyPrecedes($1.branch.bytes) }
     }
 
     /// A random edit a person might make: a word typed, deleted or replaced, a paragraph added,
