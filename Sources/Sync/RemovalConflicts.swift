@@ -63,7 +63,7 @@ extension SyncReplica {
             for removal in register.removals {
                 for block in blocks.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
                     guard let winning = valueConcurrent(with: removal, in: block) else { continue }
-                    let branch = SyncConflict.branchID("SealedVault removal conflict v1", block.bytes + history.entries[removal].record.hash)
+                    let branch = SyncConflict.branchID(Self.removalLabel, block.bytes + history.entries[removal].record.hash)
                     let conflict = SyncConflict(branch: branch, document: document, block: block, losing: .deleted, winning: winning)
                     guard !proposal(for: conflict, seenBy: removal).blocks.isEmpty else { continue }
                     conflicts.append(HeldConflict(conflict: conflict, viewer: removal))

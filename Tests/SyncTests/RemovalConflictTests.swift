@@ -219,3 +219,39 @@ extension VaultRemovalConflictTests {
         }
     }
 }
+
+/// Whose side each sync conflict's branch holds (`SyncReplica.sides`, what `vaultctl conflicts` and
+/// `sync now` say: "Med, block 1: kept desk's; yours is branch 3"), for a removal as for an edit.
+@Suite struct RemovalConflictSidesTests {
+    /// A document removed on device 0 while device 1 rewrote a paragraph: the branch holds device
+    /// 0's side (the removal), the document device 1's. Before: neither was named ("kept one side;
+    /// the other side is branch 1"), the name holding the removal's record, not a block write's.
+    @Test func aRemovalConflictNamesTheRemovingDeviceAsTheBranchsAndTheEditingOneAsKept() throws {
+        var (fleet, _, _) = try RemovalConflictTests.removedWhileEdited()
+        var generator = SeededGenerator(seed: 20)
+        fleet.healAll(&generator)
+        let remover = try #require(fleet.replicas[0].author?.device), editor = try #require(fleet.replicas[1].author?.device)
+        for device in 0..<2 {
+            let conflicts = fleet.replicas[device].conflicts()
+            #expect(conflicts.count == 1 && conflicts.first?.losing == .deleted)
+            #expect(fleet.replicas[device].sides(of: conflicts) == [try #require(conflicts.first).branch: ConflictSides(kept: editor, branched: remover)])
+        }
+    }
+
+    /// A block deleted on one device and edited on the other: a block conflict, whose sides were
+    /// named already (the losing write, deletion or edit, is a write of the block).
+    @Test func aBlockDeletedOnOneDeviceAndEditedOnTheOtherNamesBothSides() throws {
+        var (fleet, document, blocks) = try ConflictResolutionTests.pair()
+        _ = try fleet.replicas[0].edit(document, to: DocumentContent(blocks: [blocks[0], blocks[2]]))
+        _ = try fleet.replicas[1].edit(document, to: ConflictResolutionTests.edited(blocks, 1, "two, rewritten at the desk"))
+        var generator = SeededGenerator(seed: 21)
+        fleet.healAll(&generator)
+        let devices = try fleet.replicas.map { try #require($0.author?.device) }
+        let conflicts = fleet.replicas[0].conflicts()
+        let conflict = try #require(conflicts.first)
+        #expect(conflicts.count == 1 && conflict.block == blocks[1].id)
+        let deleter = conflict.losing == .deleted ? devices[0] : devices[1]
+        let kept = deleter == devices[0] ? devices[1] : devices[0]
+        #expect(fleet.replicas[0].sides(of: conflicts) == [conflict.branch: ConflictSides(kept: kept, branched: deleter)])
+    }
+}
