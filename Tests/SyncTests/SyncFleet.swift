@@ -15,11 +15,14 @@ struct SyncFleet {
     var joins = true
 
     /// `colleagues`: the devices that are someone else's (SECURITY.md §19.4: each replica's own set is
-    /// its side's devices, the owner's or the colleague's).
-    init(devices count: Int, colleagues: Set<Int> = []) throws {
+    /// its side's devices, the owner's or the colleague's). `inRankOrder`: device i's id sorts below
+    /// device i+1's, so records of equal Lamport time rank by device index in every run (the ids are
+    /// random) and a long replay takes the same path each time.
+    init(devices count: Int, colleagues: Set<Int> = [], inRankOrder: Bool = false) throws {
         let project = try ProjectID.random()
         self.project = project
-        let authors = try (0..<count).map { _ in try SyncAuthor.random() }
+        var authors = try (0..<count).map { _ in try SyncAuthor.random() }
+        if inRankOrder { authors.sort { $0.device.bytes.lexicographicallyPrecedes($1.device.bytes) } }
         let keys = Dictionary(uniqueKeysWithValues: authors.map { ($0.device, $0.key.publicKey) })
         let owners = Set(authors.indices.filter { !colleagues.contains($0) }.map { authors[$0].device })
         let theirs = Set(colleagues.map { authors[$0].device })
