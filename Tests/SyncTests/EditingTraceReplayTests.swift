@@ -128,8 +128,8 @@ struct TraceReplay {
     }
 
     /// `text` cut at each blank line ("\n\n", left to right, as `components(separatedBy:)` cuts it),
-    /// over its UTF-8 bytes with `memchr`: the replay cuts the whole text at every transaction, and a
-    /// byte loop in a debug build costs more than the product's edit.
+    /// over its UTF-8 bytes with `memchr`: the replay cuts the whole text at every transaction, where
+    /// Foundation's cut was a tenth of the replay's time and a byte loop in a debug build still 4 %.
     static func paragraphs(_ text: String) -> [String] {
         var text = text
         return text.withUTF8 { bytes -> [String] in
