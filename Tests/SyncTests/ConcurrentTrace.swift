@@ -17,6 +17,8 @@ struct ConcurrentTrace {
     let endContent: String
     let agents: Int
     let transactions: [Transaction]
+    /// Whether every scalar the trace types is ASCII (then each of its texts is).
+    var isASCII: Bool { transactions.allSatisfy { $0.patches.allSatisfy { $0.inserted.allSatisfy(\.isASCII) } } }
 
     struct Malformed: Error {}
 

@@ -21,6 +21,9 @@ struct TraceReference {
     private var deletedBy: [Int32] = []
     private var alsoDeletedBy: [Int32: [Int32]] = [:]
     private var first: Int32 = -1
+    /// Whether every character typed is ASCII: the text is then built from bytes (scalar by scalar
+    /// costs several times more in a debug build).
+    private var ascii = true
     /// Per agent, the characters its text shows at `shownAt`, its clock, kept while it types alone.
     private var shown: [[Int32]]
     private var shownAt: [[Int]]
@@ -80,6 +83,7 @@ struct TraceReference {
     mutating func text(beforeTransaction index: Int, parents: [Int]) -> String {
         let agent = agentOf[index]
         showText(of: agent, at: clock(of: parents))
+        if ascii { return String(decoding: shown[agent].map { UInt8(truncatingIfNeeded: scalars[Int($0)].value) }, as: UTF8.self) }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: shown[agent].map { scalars[Int($0)] })
         return String(text)
@@ -102,6 +106,7 @@ struct TraceReference {
             for scalar in patch.inserted {
                 let character = Int32(scalars.count)
                 scalars.append(scalar)
+                ascii = ascii && scalar.isASCII
                 typedBy.append(Int32(index))
                 deletedBy.append(-1)
                 if after < 0 {
