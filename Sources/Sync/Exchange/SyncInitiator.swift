@@ -156,13 +156,17 @@ public struct SyncInitiator {
         guard !paused else {
             throw SyncExchangeError(.paused, "sync with \(peer.name) is paused here: 'vaultctl sync resume --peer \(peer.fingerprint)' resumes it")
         }
+        let deadline = SyncDeadline(seconds: deadlineSeconds, clock: endpoint.clock)
+        // One run with this peer at a time, the wait within the deadline (F17-17: overlapping runs
+        // moved records twice, and the second was refused and audited as a replay).
+        let turn = try SyncExchangeLock(vault: vault, peer: peer, until: deadline)
+        defer { withExtendedLifetime(turn) {} }
         var report = SyncRunReport()
         // What the device's refusals left unrecorded in a window that ended is recorded once.
         if let unrecorded = endpoint.refusals?.open(peer.deviceID).unrecorded, unrecorded > 0 {
             endpoint.writeRefusal(SyncWire.pullKind, reason: SyncExchangeErrorCode.tooManyRefusals.rawValue,
                                   details: [.init("unrecorded", String(unrecorded))])
         }
-        let deadline = SyncDeadline(seconds: deadlineSeconds, clock: endpoint.clock)
         do {
             try exchange(into: &report, damage: damage, by: deadline)
         } catch {
