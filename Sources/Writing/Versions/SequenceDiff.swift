@@ -17,6 +17,12 @@ public struct DiffHunk: Sendable, Equatable {
 /// as one replacement. The result still reconstructs both sides exactly, it is only no longer minimal;
 /// without the bound, two unrelated 100 MB documents would take hours and gigabytes (the trace
 /// holds (D+1)² entries of 4 bytes: 36 MB at the bound).
+///
+/// The search runs twice: once without the trace, to learn the cost (or that it is past the bound),
+/// then with a trace of exactly that size. A middle past the bound (a document a week of another
+/// device's edits apart from its last snapshot) so costs the search alone, no 36 MB trace grown and
+/// thrown away; and one whose symbols already differ by more than the bound costs a count. Both
+/// passes are the search above step for step, so the script is the one a single traced pass finds.
 enum SequenceDiff {
     static let maximumEditCost = 3_000
 
@@ -26,49 +32,69 @@ enum SequenceDiff {
         var suffix = 0
         while suffix < old.count - prefix, suffix < new.count - prefix,
               old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
-        let a = old[prefix..<(old.count - suffix)]
-        let b = new[prefix..<(new.count - suffix)]
+        let a = Array(old[prefix..<(old.count - suffix)])
+        let b = Array(new[prefix..<(new.count - suffix)])
         if a.isEmpty && b.isEmpty { return [] }
-        if a.isEmpty || b.isEmpty {
-            return [DiffHunk(oldStart: prefix, oldCount: a.count, newStart: prefix, newCount: b.count)]
-        }
-        guard let operations = shortestEdit(Array(a), Array(b), maximumEditCost) else {
-            return [DiffHunk(oldStart: prefix, oldCount: a.count, newStart: prefix, newCount: b.count)]
-        }
-        return hunks(from: operations, offset: prefix)
+        let replacement = [DiffHunk(oldStart: prefix, oldCount: a.count, newStart: prefix, newCount: b.count)]
+        if a.isEmpty || b.isEmpty { return replacement }
+        let limit = min(a.count + b.count, maximumEditCost)
+        guard differingSymbols(a, b) <= limit, let cost = search(a, b, upTo: limit, trace: nil) else { return replacement }
+        var trace = [Int32](repeating: 0, count: (cost + 1) * (cost + 1))
+        _ = trace.withUnsafeMutableBufferPointer { search(a, b, upTo: cost, trace: $0) }
+        return hunks(from: walkBack(trace, cost, a.count, b.count), offset: prefix)
     }
 
     /// One step of an edit script, in order from the start.
     enum Operation { case equal, delete, insert }
 
-    /// Myers' greedy search; nil when more than `limit` edits are needed.
-    private static func shortestEdit(_ a: [Int32], _ b: [Int32], _ limit: Int) -> [Operation]? {
+    /// A floor under the cost of any edit script: a symbol one side holds `c` more of than the other
+    /// is deleted or inserted at least `c` times. Symbols are a `SymbolTable`'s (small, from 0);
+    /// others get the length difference, a floor too.
+    static func differingSymbols(_ a: [Int32], _ b: [Int32]) -> Int {
+        let low = min(a.min() ?? 0, b.min() ?? 0), high = Int(max(a.max() ?? 0, b.max() ?? 0))
+        guard low >= 0, high < 4 * (a.count + b.count) else { return abs(a.count - b.count) }
+        var counts = [Int](repeating: 0, count: high + 1)
+        for symbol in a { counts[Int(symbol)] += 1 }
+        for symbol in b { counts[Int(symbol)] -= 1 }
+        return counts.reduce(0) { $0 + abs($1) }
+    }
+
+    /// Myers' greedy search: the cost of the shortest script, nil when more than `limit` edits are
+    /// needed. With `trace`, v after each step d for k in -d...d is kept at d*d + (k + d) (it must
+    /// hold (limit + 1)² entries).
+    private static func search(_ a: [Int32], _ b: [Int32], upTo limit: Int, trace: UnsafeMutableBufferPointer<Int32>?) -> Int? {
         let n = a.count, m = b.count
-        let bound = min(n + m, limit)
         // v[k + offset] is the furthest x reached on diagonal k = x - y.
-        let offset = bound + 1
-        var v = [Int32](repeating: 0, count: 2 * bound + 3)
-        // trace holds v after step d for k in -d...d, at d*d + (k + d).
-        var trace: [Int32] = []
-        for d in 0...bound {
-            for k in stride(from: -d, through: d, by: 2) {
-                var x: Int
-                if k == -d || (k != d && v[k - 1 + offset] < v[k + 1 + offset]) {
-                    x = Int(v[k + 1 + offset])
-                } else {
-                    x = Int(v[k - 1 + offset]) + 1
-                }
-                var y = x - k
-                while x < n, y < m, a[x] == b[y] { x += 1; y += 1 }
-                v[k + offset] = Int32(x)
-                if x >= n && y >= m {
-                    for j in -d...d { trace.append(v[j + offset]) }
-                    return walkBack(trace, d, n, m)
+        let offset = limit + 1
+        var furthest = [Int32](repeating: 0, count: 2 * limit + 3)
+        return a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                furthest.withUnsafeMutableBufferPointer { v in
+                    for d in 0...limit {
+                        var k = -d
+                        while k <= d {
+                            var x = k == -d || (k != d && v[k - 1 + offset] < v[k + 1 + offset]) ? Int(v[k + 1 + offset]) : Int(v[k - 1 + offset]) + 1
+                            var y = x - k
+                            while x < n, y < m, a[x] == b[y] { x += 1; y += 1 }
+                            v[k + offset] = Int32(x)
+                            if x >= n && y >= m {
+                                keep(v, step: d, offset: offset, in: trace)
+                                return d
+                            }
+                            k += 2
+                        }
+                        keep(v, step: d, offset: offset, in: trace)
+                    }
+                    return nil
                 }
             }
-            for j in -d...d { trace.append(v[j + offset]) }
         }
-        return nil
+    }
+
+    /// Copies v[-d...d] into the trace at d*d, if one is kept.
+    private static func keep(_ v: UnsafeMutableBufferPointer<Int32>, step d: Int, offset: Int, in trace: UnsafeMutableBufferPointer<Int32>?) {
+        guard let trace else { return }
+        for j in -d...d { trace[d * d + j + d] = v[j + offset] }
     }
 
     /// Follows the trace from (n, m) back to (0, 0), then returns the operations from the start.
