@@ -262,6 +262,27 @@ import TestSupport
         #expect(try setting.fixture.storeState() == state)
     }
 
+    /// The document's own blocks are read in one query, the others one by one (a sync conflict's
+    /// proposal is its whole document): one block of another document among them is still refused.
+    @Test("a proposal of the document's own blocks with one block of another document among them is refused as notInProject, naming the block; nothing changes")
+    func oneForeignBlockAmongTheOwnIsRefused() throws {
+        let setting = try Setting(try WritingFixture.paragraphs(["One.", "Two.", "Three."]))
+        let sibling = try setting.fixture.store { try $0.addNode(.scene, titled: "Other", in: setting.project.id) }
+        let theirs = try WritingFixture.paragraphs(["Theirs."])
+        try setting.fixture.store { try $0.replaceDocumentContent(of: sibling.id, in: setting.project.id, with: theirs) }
+        let own = try setting.store { try $0.documentContent(of: $2, in: $1) }
+        let state = try setting.fixture.storeState()
+        let mixed = DocumentContent(blocks: [own.blocks[0], theirs.blocks[0]] + own.blocks[1...])
+        let error = branchStoreError { try setting.store { try $0.createBranch(of: $2, in: $1, base: setting.base.id, content: mixed, kind: .manual, provenance: "me") } }
+        #expect(error?.code == .notInProject)
+        #expect(error?.message == "block \(theirs.blocks[0].id) belongs to another document")
+        #expect(try setting.fixture.storeState() == state)
+        // The document's own blocks with new ones make a branch, as ever.
+        let proposal = DocumentContent(blocks: own.blocks + (try WritingFixture.paragraphs(["Four."])).blocks)
+        let branch = try setting.propose(proposal)
+        #expect(try setting.store { try $0.branchContent(branch.id, of: $2, in: $1) } == proposal)
+    }
+
     @Test("create, adopt, discard and revert each leave their audit entry, after the snapshots they take")
     func auditEntries() throws {
         let start = try WritingFixture.paragraphs(["One."])
@@ -317,5 +338,15 @@ extension RecordingJournal {
         events.withLock { events in
             events.filter { $0.action.name == action }.map { Dictionary($0.details.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }) }
         }
+    }
+}
+
+/// The WritingError a throwing expression failed with, if any (code and message, for the reason).
+private func branchStoreError<T>(_ body: () throws -> T) -> WritingError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? WritingError
     }
 }

@@ -31,6 +31,11 @@ struct BlockTable {
         }
     }
 
+    /// The id bytes of a document's blocks as stored (none parsed), in no particular order.
+    func idBytes(in document: NodeID) throws -> Set<[UInt8]> {
+        Set(try database.query("SELECT id FROM writing_blocks WHERE node_id = ?", [.blob(document.bytes)]).map { try $0.blob("id") })
+    }
+
     /// The document a block belongs to, or nil if no block has the id.
     func document(of id: BlockID) throws -> NodeID? {
         try database.queryOne("SELECT node_id FROM writing_blocks WHERE id = ?", [.blob(id.bytes)])

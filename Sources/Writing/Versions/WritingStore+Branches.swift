@@ -27,7 +27,10 @@ extension WritingStore {
         try checkReadable(project)
         try checkDocument(document, in: project)
         let baseRow = try checkSnapshot(base, of: document, in: project)
-        for block in content.blocks {
+        // The document's own blocks are read in one query: a sync conflict's proposal is its whole
+        // document, and a receive makes a branch per conflict (one query per block was 200 per branch).
+        let own = try blockTable.idBytes(in: document)
+        for block in content.blocks where !own.contains(block.id.bytes) {
             if let owner = try blockTable.document(of: block.id), owner != document {
                 throw WritingError(.notInProject, "block \(block.id) belongs to another document")
             }
