@@ -77,11 +77,13 @@ enum SyncBenchmarks {
         progress("offline records made")
         var offline = SyncRunReport()
         let reconcile = try Timing.of { offline = try laptop.sync(with: desk, at: server.address) }
+        progress("week offline reconciled")
 
         let fresh = try SyncBenchDevice(root + "/fresh", name: "fresh")
         try pairAsOwn(desk, fresh)
         var initial = SyncRunReport()
         let initialTiming = try Timing.of { initial = try fresh.sync(with: desk, at: server.address) }
+        progress("initial sync done")
 
         // The line with fingerprints is set against the same edits in the same state without them
         // (review 17 s15, perf15: without this it stood against the edits before the week offline).
