@@ -273,7 +273,7 @@ import TestSupport
         let own = try setting.store { try $0.documentContent(of: $2, in: $1) }
         let state = try setting.fixture.storeState()
         let mixed = DocumentContent(blocks: [own.blocks[0], theirs.blocks[0]] + own.blocks[1...])
-        let error = branchStoreError { try setting.store { try $0.createBranch(of: $2, in: $1, base: setting.base.id, content: mixed, kind: .manual, provenance: "me") } }
+        let error = writingError { try setting.store { try $0.createBranch(of: $2, in: $1, base: setting.base.id, content: mixed, kind: .manual, provenance: "me") } }
         #expect(error?.code == .notInProject)
         #expect(error?.message == "block \(theirs.blocks[0].id) belongs to another document")
         #expect(try setting.fixture.storeState() == state)
@@ -338,15 +338,5 @@ extension RecordingJournal {
         events.withLock { events in
             events.filter { $0.action.name == action }.map { Dictionary($0.details.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }) }
         }
-    }
-}
-
-/// The WritingError a throwing expression failed with, if any (code and message, for the reason).
-private func branchStoreError<T>(_ body: () throws -> T) -> WritingError? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error as? WritingError
     }
 }

@@ -116,7 +116,7 @@ import TestSupport
 }
 
 /// The WritingError a throwing expression failed with, if any (code and message, for the reason).
-private func writingError<T>(_ body: () throws -> T) -> WritingError? {
+func writingError<T>(_ body: () throws -> T) -> WritingError? {
     do {
         _ = try body()
         return nil
