@@ -56,17 +56,18 @@ struct HandResolutions {
     /// The blocks an echo may show at a merge point where a device receives the records of
     /// `received` holding those of `held`: the blocks written by a pair of resolutions by two
     /// devices, neither in the other's past, that wrote a common block, one of them received now
-    /// and the other held (now or before). Empty when no such pair meets here.
-    func echoBlocks(receiving received: Set<Int>, holding held: Set<Int>, precedes: (Int, Int) -> Bool) -> Set<BlockID> {
-        var blocks = Set<BlockID>()
+    /// and the other held (now or before), with the pairs' transactions. Empty when no pair meets here.
+    func echoBlocks(receiving received: Set<Int>, holding held: Set<Int>, precedes: (Int, Int) -> Bool) -> (blocks: Set<BlockID>, pairs: [[Int]]) {
+        var blocks = Set<BlockID>(), pairs: [[Int]] = []
         for arriving in all where received.contains(arriving.transaction) {
             for other in all where other.device != arriving.device && held.contains(other.transaction)
                 && !precedes(other.transaction, arriving.transaction) && !precedes(arriving.transaction, other.transaction)
                 && !other.blocks.isDisjoint(with: arriving.blocks) {
                 blocks.formUnion(other.blocks.union(arriving.blocks))
+                pairs.append([other.transaction, arriving.transaction])
             }
         }
-        return blocks
+        return (blocks, pairs)
     }
 
     /// Whether `shown` becomes `expected` by taking out only characters a resolution typed and blocks

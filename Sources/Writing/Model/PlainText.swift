@@ -91,7 +91,11 @@ extension DocumentContent {
     /// This content with the ids of `old`'s blocks where they carry on: a block equal to one of
     /// `old` (kind, text and cells) in the blocks' longest common run keeps its id, and between two
     /// such runs the changed blocks take the replaced ones' ids in order. So a one-paragraph edit of
-    /// a parsed text keeps every id and reseals one block.
+    /// a parsed text keeps every id and reseals one block. A block replaced by several (a split)
+    /// gives its id to the piece that keeps most of its text (the longest common start plus end, the
+    /// first piece on a tie): a blank line typed at a paragraph's start leaves the id on the words,
+    /// not on the new empty piece, so another device's concurrent typing in that paragraph merges
+    /// instead of meeting every word re-typed in a new block (SECURITY.md §19.3; session 19, trace).
     public func reusingIDs(of old: DocumentContent) -> DocumentContent {
         struct Key: Hashable { let kind: BlockKind; let text: String; let rows: [[String]] }
         var symbols = SymbolTable<Key>()
@@ -106,11 +110,32 @@ extension DocumentContent {
             reuse(hunk.oldStart - oldIndex)   // the equal run before the hunk
             newIndex = hunk.newStart
             oldIndex = hunk.oldStart
-            reuse(min(hunk.oldCount, hunk.newCount))
+            if hunk.oldCount == 1 && hunk.newCount > 1 {
+                let pieces = blocks[newIndex..<(newIndex + hunk.newCount)].map(\.text)
+                ids[newIndex + Self.keepingMost(of: old.blocks[oldIndex].text, pieces)] = old.blocks[oldIndex].id
+            } else {
+                reuse(min(hunk.oldCount, hunk.newCount))
+            }
             oldIndex = hunk.oldStart + hunk.oldCount
             newIndex = hunk.newStart + hunk.newCount
         }
         reuse(old.blocks.count - oldIndex)
         return DocumentContent(blocks: zip(blocks, ids).map { Block(id: $1, kind: $0.kind, text: $0.text, rows: $0.rows) })
+    }
+
+    /// The index of the piece sharing most of `text`: its common start plus common end (UTF-8
+    /// bytes, the two not overlapping), the first on a tie.
+    static func keepingMost(of text: String, _ pieces: [String]) -> Int {
+        let old = Array(text.utf8)
+        func shared(_ piece: String) -> Int {
+            let new = Array(piece.utf8), limit = min(old.count, new.count)
+            var start = 0, end = 0
+            while start < limit && old[start] == new[start] { start += 1 }
+            while end < limit - start && old[old.count - 1 - end] == new[new.count - 1 - end] { end += 1 }
+            return start + end
+        }
+        var best = 0, most = -1
+        for (index, piece) in pieces.enumerated() where shared(piece) > most { (best, most) = (index, shared(piece)) }
+        return best
     }
 }
