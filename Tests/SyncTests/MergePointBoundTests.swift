@@ -144,3 +144,18 @@ import Writing
         #expect(every[merge.hash] == Self.paragraphs)
     }
 }
+
+/// A document's blocks in reading order (`SyncReplica.inReadingOrder`, SECURITY.md §19.3): by
+/// order key as bytes (UTF-8), ties by block id: the same order on every device whatever the keys hold.
+@Suite struct ReadingOrderTests {
+    @Test func blocksAreOrderedByTheirKeysUTF8BytesThenById() throws {
+        let keys = ["b", "a", "Z", "é", "e", "aa", "a", "\u{7F}", "€", "ab", "A", ""]
+        let blocks = try keys.map { (orderKey: $0, block: Block(id: try BlockID.random(), kind: .paragraph, text: $0)) }
+        let expected = blocks.sorted { a, b in
+            a.orderKey == b.orderKey ? a.block.id.bytes.lexicographicallyPrecedes(b.block.id.bytes)
+                : Array(a.orderKey.utf8).lexicographicallyPrecedes(Array(b.orderKey.utf8))
+        }
+        #expect(SyncReplica.inReadingOrder(blocks).map(\.block.id) == expected.map(\.block.id))
+        #expect(SyncReplica.inReadingOrder(blocks).map(\.orderKey) == ["", "A", "Z", "a", "a", "aa", "ab", "b", "e", "\u{7F}", "é", "€"])
+    }
+}
