@@ -26,6 +26,10 @@ public struct SyncReplica: Sendable {
     var history = CausalHistory()
     private(set) var nodes: [NodeID: NodeRegister] = [:]
     private var blocks: [BlockID: BlockRegister] = [:]
+    /// The blocks some merge point made a conflict of, and those with two or more heads: the only
+    /// ones `liveConflicts` and `pendingHeld` can find a conflict in, so a conflicts() call looks at
+    /// them, not at every block of the project.
+    private var conflictedBlocks = Set<BlockID>(), multiHeadBlocks = Set<BlockID>()
     /// Which blocks each merge point folds (`MergePointScope`), and how many it looked at.
     private(set) var mergePointScope = MergePointScope()
     /// Whether merge points fold every block rather than those `mergePointScope` bounds them to:
@@ -538,7 +542,13 @@ public struct SyncReplica: Sendable {
         let scope = foldsEveryBlockAtMergePoints ? nil : mergePointScope.blocks(toFoldAt: entry, history: history)
         let folded = scope.map { Array($0) } ?? Array(blocks.keys)
         mergePointScope.count(examined: folded.count)
-        for id in folded { withBlockRegister(id) { $0.noteMergePoint(entry, history: history) } }
+        for id in folded {
+            let made = withBlockRegister(id) { register in
+                register.noteMergePoint(entry, history: history)
+                return !register.made.isEmpty
+            }
+            if made == true { conflictedBlocks.insert(id) }
+        }
     }
 
     private func checkDocument(_ document: NodeID, of block: BlockID) throws(SyncError) {
@@ -627,6 +637,7 @@ public struct SyncReplica: Sendable {
             nodes[id, default: NodeRegister()].add(value, entry: entry, history: history)
         case .block(let document, let id, let value):
             blocks[id, default: BlockRegister(id: id, document: document)].add(value, entry: entry, history: history)
+            if blocks[id]!.heads.count >= 2 { multiHeadBlocks.insert(id) } else { multiHeadBlocks.remove(id) }
             blocksOfDocument[document, default: []].insert(id)
             resolved[id] = nil
         case .text:
@@ -724,7 +735,7 @@ public struct SyncReplica: Sendable {
     /// removals', each with the record whose view its branch proposes.
     mutating func liveConflicts() -> [HeldConflict] {
         let history = self.history
-        return blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { id in
+        return conflictedBlocks.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { id in
             withBlockRegister(id) { $0.madeConflicts(history: history) } ?? []
         } + removalConflicts()
     }
@@ -737,7 +748,8 @@ public struct SyncReplica: Sendable {
     }
 
     mutating func pendingHeld() -> [HeldConflict] {
-        blocks.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { id in
+        // A block of one head shows its write: no conflict to be pending.
+        multiHeadBlocks.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.flatMap { id in
             resolve(id).conflicts.filter { blocks[id]?.made[$0.conflict.branch] == nil }
         }
     }
