@@ -231,6 +231,15 @@ public struct SyncEndpoint {
     /// when it is privileged (opened for this step, ended after it, both recorded). The replica
     /// is the one this process keeps (`replicas`), extended, and kept again if the step commits.
     func withSync<Result>(_ project: WritingProject, _ body: (VaultSync, SyncExchangeStore, RecordAccess) throws -> Result) throws -> Result {
+        try inSession(project) { session in try withSync(project, in: session, body) }
+    }
+
+    /// Runs `body` inside a session of the project's compartment when it is privileged (opened for
+    /// it, ended after it, both recorded), nil for an ordinary project. What `body` reads of the
+    /// project in it and releases to the peer is released in that session, so the egress decision
+    /// names the session the records were read in (review 17 F17-9: it came after the session's end,
+    /// `session: null`, and an auditor could not match the two).
+    func inSession<Result>(_ project: WritingProject, _ body: (PrivilegedProcessingSession?) throws -> Result) throws -> Result {
         var session: PrivilegedProcessingSession?
         if project.isPrivileged {
             session = try Self.refusingInMemory {
@@ -239,6 +248,12 @@ public struct SyncEndpoint {
             }
         }
         defer { try? session?.end() }
+        return try body(session)
+    }
+
+    /// `withSync` in `session` (nil: outside one), opened by the caller (`inSession`).
+    func withSync<Result>(_ project: WritingProject, in session: PrivilegedProcessingSession?,
+                          _ body: (VaultSync, SyncExchangeStore, RecordAccess) throws -> Result) throws -> Result {
         let access: RecordAccess = session.map { .session($0) } ?? .vault
         return try replicas.transaction(in: vault) { tx, staging in
             let store = SyncExchangeStore(database: tx.database)
@@ -307,19 +322,28 @@ public struct SyncEndpoint {
     /// A privileged project settled here of which the asker lacks nothing, and whose tips show no
     /// fork, is answered from the clear columns, no session opened (N-s10-6).
     func missing(_ project: WritingProject, from held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]] = [:]) throws -> SyncPullAnswer {
+        try missing(project, from: held, tips: tips) { answer, _ in answer }
+    }
+
+    /// `missing`'s answer given to `use` inside the session its records were read in (nil: none
+    /// was opened), where the answer is released (`release(_:of:in:)`).
+    func missing<Result>(_ project: WritingProject, from held: [DeviceID: UInt64], tips: [DeviceID: [UInt8]],
+                         then use: (SyncPullAnswer, PrivilegedProcessingSession?) throws -> Result) throws -> Result {
         if let settled = settledVector(of: project), !Self.lacks(held, any: settled.held),
            try forksSeen(of: project, held: held, tips: tips).isEmpty {
-            return SyncPullAnswer(more: false, held: settled.held, tips: settled.tips, records: [])
+            return try use(SyncPullAnswer(more: false, held: settled.held, tips: settled.tips, records: []), nil)
         }
-        let (records, vector, ownTips) = try withSync(project) { sync, _, _ in
-            try sync.commitLocalChanges(in: project.id)
-            var asked = held
-            for (device, counter) in try sync.forksSeen(of: project.id, held: held, tips: tips) { asked[device] = counter - 1 }
-            let vector = try sync.heldVector(of: project.id)
-            return (try sync.storedRecords(of: project, missingFrom: asked), vector, try sync.tips(of: project.id, at: vector))
+        return try inSession(project) { session in
+            let (records, vector, ownTips) = try withSync(project, in: session) { sync, _, _ in
+                try sync.commitLocalChanges(in: project.id)
+                var asked = held
+                for (device, counter) in try sync.forksSeen(of: project.id, held: held, tips: tips) { asked[device] = counter - 1 }
+                let vector = try sync.heldVector(of: project.id)
+                return (try sync.storedRecords(of: project, missingFrom: asked), vector, try sync.tips(of: project.id, at: vector))
+            }
+            let batch = try SyncWire.batch(records[...])
+            return try use(SyncPullAnswer(more: batch.count < records.count, held: vector, tips: ownTips, records: Array(batch)), session)
         }
-        let batch = try SyncWire.batch(records[...])
-        return SyncPullAnswer(more: batch.count < records.count, held: vector, tips: ownTips, records: Array(batch))
     }
 
     /// The devices whose record at the counter the peer's `tips` name is held here under another
@@ -516,9 +540,9 @@ public struct SyncEndpoint {
     /// funnel released it for the peer: the only way such a message becomes a `SyncOutgoing`, so
     /// what a transport sends is what the funnel decided on. A refusal or a redaction keeps it here
     /// (the funnel recorded its decision): a signed record cannot be redacted.
-    func release(_ message: [UInt8], of projects: [WritingProject]) throws -> SyncOutgoing {
+    func release(_ message: [UInt8], of projects: [WritingProject], in session: PrivilegedProcessingSession? = nil) throws -> SyncOutgoing {
         let outcome = try Self.refusingInMemory { try funnel.submit(EgressRequest(destination: EgressDestination(kind: .device, id: peer.deviceID.hex),
-                                                      compartments: projects.map(\.compartment), payload: message)) }
+                                                      compartments: projects.map(\.compartment), payload: message, session: session)) }
         guard outcome.decision == .allow, let released = outcome.released, released.bytes == message else {
             let named = projects.map { "\($0.id)" }.joined(separator: ", ")
             throw SyncExchangeError(.egressRefused, "the egress funnel kept project \(named)'s records from device \(peer.fingerprint) (\(outcome.decision))")
@@ -595,8 +619,20 @@ public struct SyncEndpoint {
 
 extension SyncEndpoint {
     /// Every record of the project `held` lacks, parents first.
-    func missingAll(_ project: WritingProject, from held: [DeviceID: UInt64]) throws -> [[UInt8]] {
-        try withSync(project) { sync, _, _ in try sync.storedRecords(of: project, missingFrom: held) }
+    /// The records `held` lacks, then `extra`, cut into push batches, each released to the peer in
+    /// the session they were read in (F17-9), with how many records it carries.
+    func releasedPushes(_ project: WritingProject, from held: [DeviceID: UInt64], also extra: [[UInt8]]) throws -> [(message: SyncOutgoing, records: Int)] {
+        try inSession(project) { session in
+            let missing = try withSync(project, in: session) { sync, _, _ in try sync.storedRecords(of: project, missingFrom: held) } + extra
+            var batches: [(message: SyncOutgoing, records: Int)] = []
+            var rest = missing[...]
+            while !rest.isEmpty {
+                let batch = try SyncWire.batch(rest)
+                rest = rest[batch.endIndex...]
+                batches.append((try release(SyncPushRequest(project: project.id, records: Array(batch)).serialized(), of: [project], in: session), batch.count))
+            }
+            return batches
+        }
     }
 
     /// The copies this vault's fork rule left out at each fork met (`VaultSync.leftOutCopies`).

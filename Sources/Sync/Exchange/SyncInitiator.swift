@@ -537,21 +537,19 @@ public struct SyncInitiator {
                       into entry: inout SyncRunReport.Project, by deadline: SyncDeadline) throws {
         // The peer lacks nothing stored here: no step (a privileged project's would open a session).
         guard try !extra.isEmpty || endpoint.storesMissing(project, from: peerHeld) else { return }
-        let missing = try endpoint.missingAll(project, from: peerHeld) + extra
-        var rest = missing[...]
-        while !rest.isEmpty {
-            let batch = try SyncWire.batch(rest)
-            rest = rest[batch.endIndex...]
-            let released = try endpoint.release(SyncPushRequest(project: project.id, records: Array(batch)).serialized(), of: [project])
+        let batches = try endpoint.releasedPushes(project, from: peerHeld, also: extra)
+        for (index, (released, _)) in batches.enumerated() {
+            // This batch's records and those of the batches after it: what a refusal leaves unsent.
+            let unsent = batches[index...].reduce(0) { $0 + $1.records }
             let answer: SyncPushAnswer
             do {
                 answer = try SyncPushAnswer(parsing: try ask(SyncWire.pushKind, released, by: deadline))
             } catch let error as SyncExchangeError where Self.refusesTheProject.contains(error.code) {
                 // The peer will not take this project's records from this device (made a viewer, or
                 // the share revoked, since its offer): recorded here too, and the other projects go on.
-                endpoint.recordPushRefused(project.id, reason: error.code.rawValue, records: batch.count + rest.count)
+                endpoint.recordPushRefused(project.id, reason: error.code.rawValue, records: unsent)
                 entry.refusedByPeer.append(error.code.rawValue)
-                entry.recordsRefusedByPeer += batch.count + rest.count
+                entry.recordsRefusedByPeer += unsent
                 // Refused by the project's origin, which made this device a viewer: set aside (said by the run).
                 if error.code == .viewerCannotWrite { entry.setAside = try? endpoint.setAsideRefused(project, peerHeld: peerHeld) }
                 return

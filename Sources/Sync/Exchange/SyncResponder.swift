@@ -1,4 +1,5 @@
 import CryptoVault
+import PrivilegedSession
 import Writing
 
 /// The answering side of the exchange (SECURITY.md §19.9), what `vaultctl serve --address` runs for
@@ -173,14 +174,18 @@ public struct SyncResponder: Sendable {
             throw WholeRequestRefusal(error: error, details: try endpoint.refusalDetails(of: request.project))
         }
         try reserveAnswer(SyncWire.pullKind, endpoint)
-        let answer = try damageRefused(project.id) { try endpoint.missing(project, from: request.held, tips: request.tips) }
-        if answer.records.isEmpty {
-            giveBackAnswer(endpoint)
-            return try SyncOutgoing(recordless: answer)
+        // Released in the session its records were read in (F17-9).
+        return try damageRefused(project.id) {
+            try endpoint.missing(project, from: request.held, tips: request.tips) { answer, session in
+                if answer.records.isEmpty {
+                    giveBackAnswer(endpoint)
+                    return try SyncOutgoing(recordless: answer)
+                }
+                let message = answer.serialized()
+                try admitAnswer(SyncWire.pullKind, message, endpoint)
+                return try endpoint.release(message, of: [project], in: session)
+            }
         }
-        let message = answer.serialized()
-        try admitAnswer(SyncWire.pullKind, message, endpoint)
-        return try endpoint.release(message, of: [project])
     }
 
     /// A push is refused whole, once, before any of its records is read, when the project is not
