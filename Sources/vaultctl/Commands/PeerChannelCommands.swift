@@ -49,6 +49,31 @@ enum PeerChannelCommands {
 
     /// --address, or where the peer's announcement came from. An announcement only says where to try: the
     /// handshake then checks the pinned key, so a forged one can only make the ping fail.
+    /// Where each of `peers` announced itself, heard in ONE listen of at most --seconds that ends
+    /// once every one was heard: `sync now` without --peer listened 5 s per device in turn, each
+    /// silent device adding its 5 s (F17-8). A device not heard is absent.
+    static func announcedAddresses(of peers: [DeviceProfile], _ arguments: ParsedArguments) throws -> [DeviceID: SocketAddress] {
+        let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
+        let wanted = Set(peers.map(\.deviceID))
+        var found: [DeviceID: SocketAddress] = [:]
+        _ = try Discovery.listen(on: announcementAddress(arguments), seconds: Double(seconds)) { heard in
+            let device = heard.announcement.deviceID
+            if wanted.contains(device), found[device] == nil { found[device] = heard.channelAddress }
+            return found.count == wanted.count
+        }
+        return found
+    }
+
+    /// The address `announced` holds for `peer` (from `announcedAddresses`), or why it has none.
+    static func announcedAddress(of peer: DeviceProfile, in announced: [DeviceID: SocketAddress], _ arguments: ParsedArguments) throws -> SocketAddress {
+        guard let address = announced[peer.deviceID] else {
+            let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
+            throw CommandError(message: "\(peer.name) did not announce itself within \(seconds) s", exitCode: .ioError,
+                               hint: "give its address with --address ADDR:PORT, or run it with 'vaultctl serve --announce'")
+        }
+        return address
+    }
+
     static func peerAddress(_ peer: DeviceProfile, given address: String?, _ arguments: ParsedArguments) throws -> SocketAddress {
         if let address {
             let parsed = try SocketAddress(parsing: address)

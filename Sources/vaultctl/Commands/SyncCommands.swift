@@ -36,6 +36,10 @@ enum SyncCommands {
             if chosen.count != 1, arguments.value("--address") != nil {
                 throw UsageError(message: "--address names one device's address: give --peer too", usage: arguments.usage)
             }
+            // The devices whose address nobody gave or heard: one listen for all their announcements.
+            let unknown = chosen.map(\.peer).filter { HeardAddresses.shared.candidates(of: $0.deviceID).isEmpty }
+            let announced = arguments.value("--address") == nil && unknown.count > 1
+                ? try PeerChannelCommands.announcedAddresses(of: unknown, arguments) : nil
             var results: [[String: Any]] = []
             var failure: Error?
             var damaged: [(message: String, remedy: String)] = []
@@ -43,7 +47,7 @@ enum SyncCommands {
             for pairing in chosen {
                 do {
                     let started = VaultClock.system.now()
-                    let report = try sync(with: pairing, unlocked, arguments)
+                    let report = try sync(with: pairing, unlocked, arguments, announced: announced)
                     for project in report.projects {
                         guard let message = project.damaged else { continue }
                         damaged.append((message, try repairRemedy(project, peer: pairing.peer, unlocked)))
@@ -187,12 +191,16 @@ enum SyncCommands {
         return PeerChannelError(channel.code, "sync with \(peer.name) failed: \(channel.message)")
     }
 
-    private static func sync(with pairing: FamilyPairing, _ unlocked: UnlockedVault, _ arguments: ParsedArguments) throws -> SyncRunReport {
+    private static func sync(with pairing: FamilyPairing, _ unlocked: UnlockedVault, _ arguments: ParsedArguments,
+                             announced: [DeviceID: SocketAddress]?) throws -> SyncRunReport {
         // In the daemon, where a sync last reached the device, then where its listener heard the
         // device announce (F3: a forged announcement is only tried after the proven address);
         // else --address, or listen now.
         let known = arguments.value("--address") == nil ? HeardAddresses.shared.candidates(of: pairing.peer.deviceID) : []
-        let addresses = try known.isEmpty ? [PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)] : known
+        let addresses = try known.isEmpty
+            ? [announced.map { try PeerChannelCommands.announcedAddress(of: pairing.peer, in: $0, arguments) }
+                ?? PeerChannelCommands.peerAddress(pairing.peer, given: arguments.value("--address"), arguments)]
+            : known
         let (client, address) = try SyncInitiator.reaching(pairing.peer.deviceID, in: unlocked) {
             try HeardAddresses.connect(to: pairing.peer, at: addresses, localKeys: unlocked.deviceKeys())
         }
