@@ -47,8 +47,6 @@ enum PeerChannelCommands {
         return (received.timeIntervalSince(sent) * 1000, Int64(clamping: answer.milliseconds) - Int64(midpoint))
     }
 
-    /// --address, or where the peer's announcement came from. An announcement only says where to try: the
-    /// handshake then checks the pinned key, so a forged one can only make the ping fail.
     /// Where each of `peers` announced itself, heard in ONE listen of at most --seconds that ends
     /// once every one was heard: `sync now` without --peer listened 5 s per device in turn, each
     /// silent device adding its 5 s (F17-8). A device not heard is absent.
@@ -74,6 +72,8 @@ enum PeerChannelCommands {
         return address
     }
 
+    /// --address, or where the peer's announcement came from. An announcement only says where to try: the
+    /// handshake then checks the pinned key, so a forged one can only make the ping fail.
     static func peerAddress(_ peer: DeviceProfile, given address: String?, _ arguments: ParsedArguments) throws -> SocketAddress {
         if let address {
             let parsed = try SocketAddress(parsing: address)
@@ -84,15 +84,7 @@ enum PeerChannelCommands {
             }
             return parsed
         }
-        let seconds = try arguments.integer("--seconds", in: 1...600) ?? defaultDiscoverSeconds
-        let heard = try Discovery.listen(on: announcementAddress(arguments), seconds: Double(seconds)) {
-            $0.announcement.deviceID == peer.deviceID
-        }
-        guard let found = heard.first(where: { $0.announcement.deviceID == peer.deviceID }) else {
-            throw CommandError(message: "\(peer.name) did not announce itself within \(seconds) s", exitCode: .ioError,
-                               hint: "give its address with --address ADDR:PORT, or run it with 'vaultctl serve --announce'")
-        }
-        return found.channelAddress
+        return try announcedAddress(of: peer, in: announcedAddresses(of: [peer], arguments), arguments)
     }
 
     private static func announcementAddress(_ arguments: ParsedArguments) throws -> SocketAddress {
