@@ -45,7 +45,7 @@ import TestSupport
         #expect(ProjectOwnershipTests.entries(fixture.laptop, .syncExchange).last?["error"] == nil)
     }
 
-    @Test func aFailureWithAnotherCodeAfterASuccessIsLoggedAgain() throws {
+    @Test func eachChangeOfFailureCodeIsLoggedAndARepeatOfTheSameIsNot() throws {
         let fixture = try SyncExchangeFixture()
         let desk = fixture.deskKeys.profile.deviceID
         let refused = PeerChannelError(.connectionFailed, "connection refused")
