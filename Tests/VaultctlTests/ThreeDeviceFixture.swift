@@ -109,8 +109,22 @@ final class ThreeDeviceFixture {
             let kind: BranchKind
             let state: BranchState
             let blocks: [Block]
+            /// A sync conflict's block (its provenance names it), nil for any other branch.
+            let conflictBlock: BlockID?
 
             var sortKey: String { (id?.hex ?? "") + kind.rawValue + state.rawValue + blocks.map(\.text).joined(separator: "\n") }
+
+            /// What the records decide of the branch, the same on every device that has it (SECURITY.md
+            /// §19.3): its id, kind and state and, for a sync conflict's branch, the proposal's block
+            /// of the conflict (none: the losing side is the block's removal). The rest of such a
+            /// proposal is the device's own document when it made the branch, so it may differ: a
+            /// device that removed the document while another typed in it gets it back and makes
+            /// the document's conflict branches again from what it then shows. Any other branch's
+            /// whole proposal travels, so all of it is compared.
+            var decided: BranchShown {
+                BranchShown(id: id, kind: kind, state: state, blocks: conflictBlock.map { block in blocks.filter { $0.id == block } } ?? blocks,
+                            conflictBlock: conflictBlock)
+            }
         }
         var name = ""
         var binder: [Node] = []
@@ -133,7 +147,8 @@ final class ThreeDeviceFixture {
                 shown.documents[node.id] = try store.documentContent(of: node.id, in: project).blocks
                 shown.branches[node.id] = try store.branches(of: node.id, in: project).map {
                     Shown.BranchShown(id: $0.id, kind: $0.kind, state: $0.state,
-                                      blocks: try store.branchContent($0.id, of: node.id, in: project).blocks)
+                                      blocks: try store.branchContent($0.id, of: node.id, in: project).blocks,
+                                      conflictBlock: WritingStore.conflictBlock(named: $0.provenance))
                 }.sorted { $0.sortKey < $1.sortKey }
             }
             return shown

@@ -18,9 +18,11 @@ import Writing
 /// is in a document or a branch on each (`WordsTyped`, kept here from what each device showed), no
 /// word is in the documents twice, and at the end every audit log and record set verifies and all
 /// three hold the same records. Each device makes its own sync conflicts' branches (SECURITY.md
-/// §19.5), named by their conflicts: a branch of one id must be the same (state, proposal) on every
-/// device that has it, none empty, and every branch must be on all three (§19.3: the conflicts are a
-/// function of the records held, whatever order they came in).
+/// §19.5), named by their conflicts: a branch of one id must be the same on every device that has it
+/// in what the records decide (its state and the conflict's block as proposed; the rest of a
+/// conflict's proposal is the device's own document when it made the branch, §19.3), none empty,
+/// and every branch must be on all three (§19.3: the conflicts are a function of the records held,
+/// whatever order they came in).
 ///
 /// Seeded: the seed is printed, and `SYNC_NET_SEED=N` replays a run's choices (the timing of a cut
 /// during a sync is the machine's). `SYNC_NET_SCHEDULES=N` runs more (or, to debug, fewer) than 50.
@@ -82,9 +84,9 @@ struct ThreeDeviceSyncOverNetworkTests {
         switch roll {
         case 0..<45:
             let operation = ScheduleOperation.random(using: &random)
-            let done = try f.edit(asker) { store in try operation.apply(to: store, project: f.project, on: asker, &words, &random) }
-            trace.append("device \(asker): \(operation.rawValue)\(done ? "" : " (nothing to do it on)")")
-            if done { tally.operations[operation, default: 0] += 1 }
+            let subject = try f.edit(asker) { store in try operation.apply(to: store, project: f.project, on: asker, &words, &random) }
+            trace.append("device \(asker): \(operation.rawValue)" + (subject.map { $0.isEmpty ? "" : " (\($0))" } ?? " (nothing to do it on)"))
+            if subject != nil { tally.operations[operation, default: 0] += 1 }
         case 45..<72:
             let result = try f.sync(asker, with: answerer, throughDaemon: throughDaemon)
             tally.syncs += 1
@@ -147,11 +149,12 @@ struct ThreeDeviceSyncOverNetworkTests {
                 issues.append("device \(device)'s documents differ: \(Self.texts(shown[device])) vs \(Self.texts(shown[0]))")
             }
             // Each device makes its own sync conflicts' branches (§19.5), the same ones: one id (the
-            // conflict's) is the same branch (state and proposal) everywhere, and every branch is on
-            // every device, whatever order its records came in (§19.3).
+            // conflict's) is the same branch (state and proposed block) everywhere, and every branch
+            // is on every device, whatever order its records came in (§19.3).
             let differing = Self.compare(shown[device].branches, shown[0].branches)
             if !differing.isEmpty {
-                issues.append("device \(device)'s branches differ from device 0's: \(differing); \(Self.branches(shown[device])) vs \(Self.branches(shown[0]))")
+                issues.append("device \(device)'s branches differ from device 0's: \(differing); \(Self.branches(shown[device])) vs \(Self.branches(shown[0])); "
+                              + "documents \(Self.texts(shown[device])) vs \(Self.texts(shown[0]))")
             }
         }
         for device in 0..<3 {
@@ -178,14 +181,15 @@ struct ThreeDeviceSyncOverNetworkTests {
         return true
     }
 
-    /// Branches of one id that differ between two devices (every branch's id is the same on all:
-    /// a sync conflict's is its conflict's), and the sync conflicts' branches only one of them has.
-    /// Any other branch on one device only differs.
+    /// Branches of one id that differ between two devices in what the records decide (`decided`;
+    /// every branch's id is the same on all: a sync conflict's is its conflict's), and the sync
+    /// conflicts' branches only one of them has. Any other branch on one device only differs.
     static func compare(_ mine: [NodeID: [ThreeDeviceFixture.Shown.BranchShown]], _ theirs: [NodeID: [ThreeDeviceFixture.Shown.BranchShown]])
         -> [String] {
         var differing: [String] = []
         for document in Set(mine.keys).union(theirs.keys) {
-            let a = Dictionary(grouping: mine[document] ?? [], by: \.id), b = Dictionary(grouping: theirs[document] ?? [], by: \.id)
+            let a = Dictionary(grouping: (mine[document] ?? []).map(\.decided), by: \.id)
+            let b = Dictionary(grouping: (theirs[document] ?? []).map(\.decided), by: \.id)
             for id in Set(a.keys).union(b.keys) {
                 if a[id] != b[id] { differing.append("\(document.hex.prefix(6)):\(id?.hex.prefix(6) ?? "-")") }
             }
@@ -233,53 +237,60 @@ enum ScheduleOperation: String, CaseIterable {
         return .typeWord
     }
 
-    /// Makes this edit on `device`'s store, tracking the words; false when there is nothing to make
-    /// it on (no document, no empty folder, the last document).
+    /// Makes this edit on `device`'s store, tracking the words: the document it was made on (its
+    /// id's first 6 hex digits, for the schedule's trace; "" for a folder or the project), or nil
+    /// when there is nothing to make it on (no document, no empty folder, the last document).
     func apply(to store: WritingStore, project: ProjectID, on device: Int, _ words: inout WordsTyped,
-               _ random: inout ScheduleRandom) throws -> Bool {
+               _ random: inout ScheduleRandom) throws -> String? {
         let nodes = try store.nodes(in: project)
         let documents = nodes.filter { $0.kind == .scene }, folders = nodes.filter { $0.kind == .chapter }
         let tag = words.title()
+        var subject = ""
         switch self {
         case .typeWord, .deleteWord, .replaceWord, .addParagraph, .deleteParagraph, .moveParagraph:
-            guard let document = documents.randomElement(using: &random) else { return false }
+            guard let document = documents.randomElement(using: &random) else { return nil }
             let before = try store.documentContent(of: document.id, in: project).blocks
             let after = try edited(before, on: device, &words, &random)
             words.changed(from: before, to: after)
             try store.replaceDocumentContent(of: document.id, in: project, with: DocumentContent(blocks: after))
+            subject = String(document.id.hex.prefix(6))
         case .createDocument:
             let parent = Bool.random(using: &random) ? folders.randomElement(using: &random)?.id : nil
             let node = try store.addNode(.scene, titled: "Notes \(tag)", in: project, under: parent)
+            subject = String(node.id.hex.prefix(6))
             let blocks = try (0..<Int.random(in: 1...2, using: &random)).map { _ in
                 Block(id: try BlockID.random(), kind: .paragraph, text: words.type(on: device, count: 2).joined(separator: " "))
             }
             try store.replaceDocumentContent(of: node.id, in: project, with: DocumentContent(blocks: blocks))
         case .renameDocument:
-            guard let document = documents.randomElement(using: &random) else { return false }
+            guard let document = documents.randomElement(using: &random) else { return nil }
+            subject = String(document.id.hex.prefix(6))
             try store.renameNode(document.id, in: project, to: "Renamed \(tag)")
         case .moveDocument:
-            guard let document = documents.randomElement(using: &random) else { return false }
+            guard let document = documents.randomElement(using: &random) else { return nil }
             let parent = Bool.random(using: &random) ? folders.randomElement(using: &random)?.id : nil
             let siblings = nodes.filter { $0.parent == parent && $0.id != document.id }
             let before = Bool.random(using: &random) ? siblings.randomElement(using: &random)?.id : nil
+            subject = String(document.id.hex.prefix(6))
             try store.moveNode(document.id, in: project, under: parent, before: before)
         case .removeDocument:
-            guard documents.count > 1, let document = documents.randomElement(using: &random) else { return false }
+            guard documents.count > 1, let document = documents.randomElement(using: &random) else { return nil }
             // The document goes with its branches: every word it showed is deleted on purpose.
             let shown = try store.documentContent(of: document.id, in: project).blocks
                 + store.branches(of: document.id, in: project).flatMap { try store.branchContent($0.id, of: document.id, in: project).blocks }
             words.changed(from: shown, to: [])
+            subject = String(document.id.hex.prefix(6))
             try store.removeNode(document.id, in: project)
         case .createFolder:
-            guard folders.count < 3 else { return false }
+            guard folders.count < 3 else { return nil }
             _ = try store.addNode(.chapter, titled: "Part \(tag)", in: project)
         case .removeFolder:
-            guard let folder = folders.filter({ folder in !nodes.contains { $0.parent == folder.id } }).randomElement(using: &random) else { return false }
+            guard let folder = folders.filter({ folder in !nodes.contains { $0.parent == folder.id } }).randomElement(using: &random) else { return nil }
             try store.removeNode(folder.id, in: project)
         case .renameProject:
             try store.rename(project, to: "Field notes \(tag)")
         }
-        return true
+        return subject
     }
 
     /// A paragraph-level edit of `blocks`: a word typed, deleted or replaced in one; one added,
