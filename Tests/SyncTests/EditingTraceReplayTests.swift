@@ -43,10 +43,25 @@ import Writing
         let conflicts = replay.fleet.replicas[0].conflicts()
         for conflict in conflicts { #expect(conflict.losing != conflict.winning) }
         print("trace \(name): \(trace.transactions.count) transactions, \(replay.records) records, \(replay.mergePoints) merge points, "
-              + "\(replay.resolutions) resolved by hand (\(replay.finalResolutions) at the end, \(replay.echoes.count) echoes of two resolutions), "
+              + "\(replay.resolutions) resolved by hand (\(replay.finalResolutions) at the end, \(replay.echoes.count) echoes of two resolutions, "
+              + "\(replay.unplacedCollisions) beside a collided block no longer shown), "
               + "\(conflicts.count) conflicts, replayed in \(ContinuousClock.now - started)")
         #expect(replay.resolutions > 0, "the traces' writers do edit one paragraph between merge points (merge-design §6)")
         #expect(replay.echoes == Self.echoes[name], "an echo of two resolutions by hand where none was read (notes/trace.md, session 19)")
+    }
+
+    /// A difference beside a collision is its own block or its neighbours (a split's other half);
+    /// one further away is silent, however many conflicts the receive met.
+    @Test func aDifferenceAwayFromTheCollidedBlocksIsSilent() throws {
+        let blocks = try ["A", "B2", "X", "C", "D2", "E"].map { Block(id: try BlockID.random(), kind: .paragraph, text: $0) }
+        let shown = DocumentContent(blocks: blocks)
+        let expected = ["A", "B", "C", "D", "E"]
+        #expect(TraceReplay.unexplainedRuns(shown, expected, collided: [blocks[1].id]) == [3...4], "D2 in place of D, after C")
+        #expect(TraceReplay.unexplainedRuns(shown, expected, collided: [blocks[1].id, blocks[4].id]) == [])
+        #expect(TraceReplay.unexplainedRuns(shown, expected, collided: [blocks[0].id]) == [3...4], "B2 and X stand next to A")
+        #expect(TraceReplay.unexplainedRuns(shown, expected, collided: [blocks[5].id]) == [0...2, 3...4])
+        let missing = DocumentContent(blocks: [blocks[0], blocks[3], blocks[5]])
+        #expect(TraceReplay.unexplainedRuns(missing, ["A", "B", "C", "E"], collided: [blocks[5].id]) == [0...1], "B missing between A and C")
     }
 
     /// The replay's own cut of a text into paragraphs is Foundation's `components(separatedBy: "\n\n")`.
@@ -122,6 +137,8 @@ struct TraceReplay {
     private(set) var records = 0, mergePoints = 0, resolutions = 0, finalResolutions = 0
     /// The merge points whose difference was the echo of two resolutions by hand.
     private(set) var echoes: [Int] = []
+    /// The receives whose difference was not checked block by block: a block that collided there is not shown.
+    private(set) var unplacedCollisions = 0
 
     init(_ trace: ConcurrentTrace) throws {
         self.trace = trace
@@ -252,6 +269,15 @@ struct TraceReplay {
                 let difference = Self.difference(Self.text(of: shown), expected)
                 Issue.record("transaction \(index): the document differs from the trace's text with no conflict (a silent difference): \(difference)")
             }
+        } else if !collided.isSubset(of: Set(shown.blocks.map(\.id))) {
+            // A collided block the document no longer shows (its winning side a deletion): where
+            // the difference lies cannot be pinned to it.
+            unplacedCollisions += 1
+        } else {
+            for run in Self.unexplainedRuns(shown, Self.paragraphs(expected), collided: collided) {
+                let difference = Self.difference(Self.text(of: shown), expected)
+                Issue.record("transaction \(index): blocks \(run) differ from the trace's text away from this receive's conflicts (a silent difference beside a collision): \(difference)")
+            }
         }
         if let record = try write(expected, by: device) {
             mine.append(record)
@@ -259,6 +285,45 @@ struct TraceReplay {
         }
         resolutions += 1
         return mine
+    }
+
+    /// Where the document differs from the trace's text away from the blocks that collided in this
+    /// receive: the runs of shown blocks (their indices) that an alignment of the blocks' texts with
+    /// the expected paragraphs (their longest common subsequence) leaves unmatched, or between which
+    /// expected paragraphs are missing, that neither hold a block that collided nor stand next to one.
+    /// A collision explains its own block and its neighbours: a paragraph split on one side while the
+    /// other typed in it conflicts in the block the split changed, and the split's other half, a new
+    /// block beside it, differs with no conflict of its own (§19.7). A difference anywhere else is a
+    /// silent one, even in a receive that met a conflict.
+    static func unexplainedRuns(_ shown: DocumentContent, _ expected: [String], collided: Set<BlockID>) -> [ClosedRange<Int>] {
+        let texts = shown.blocks.map(\.text)
+        var unmatched = Set<Int>(), missing = Set<Int>()
+        for change in texts.difference(from: expected) {
+            switch change {
+            case .insert(let offset, _, _): unmatched.insert(offset)
+            case .remove(let offset, _, _): missing.insert(offset)
+            }
+        }
+        // Slots: block i is 2i+1, the place before it 2i. A missing paragraph takes the place
+        // before the shown block that follows what matched before it.
+        var slots = Set(unmatched.map { 2 * $0 + 1 }), at = 0
+        for paragraph in expected.indices {
+            if missing.contains(paragraph) { slots.insert(2 * at); continue }
+            while unmatched.contains(at) { at += 1 }
+            at += 1
+        }
+        let collidedSlots = Set(shown.blocks.indices.filter { collided.contains(shown.blocks[$0].id) }.map { 2 * $0 + 1 })
+        // A run: differences with no matched block between them.
+        var runs: [ClosedRange<Int>] = []
+        for slot in slots.sorted() {
+            if let last = runs.last, slot - last.upperBound <= 2 { runs[runs.count - 1] = last.lowerBound...slot } else { runs.append(slot...slot) }
+        }
+        return runs.filter { run in !((run.lowerBound - 1)...(run.upperBound + 1)).contains { collidedSlots.contains($0) } }.map { run in
+            // As blocks: a place touches the blocks on either side of it.
+            let first = run.lowerBound % 2 == 1 ? run.lowerBound / 2 : max(0, run.lowerBound / 2 - 1)
+            let last = run.upperBound % 2 == 1 ? run.upperBound / 2 : min(texts.count - 1, run.upperBound / 2)
+            return first...max(first, last)
+        }
     }
 
     /// The blocks of `shown` between its longest common first and last paragraphs with `expected`.
