@@ -200,6 +200,16 @@ struct BlockRegister: Sendable {
         return string
     }
 
+    /// Whether some write of the block left it with `block`'s kind, cells and text (that write's
+    /// view: what its device showed after it): the records hold those words, in its history.
+    mutating func someWriteShowed(_ block: Block) -> Bool {
+        for index in writes.indices {
+            guard case .present(_, let written) = writes[index].value, written.kind == block.kind, written.rows == block.rows else { continue }
+            if view(of: index) == block.text { return true }
+        }
+        return false
+    }
+
     /// Write `index`'s value with its view.
     private mutating func filled(_ index: Int) -> BlockValue {
         guard case .present(let key, var block) = writes[index].value else { return writes[index].value }

@@ -34,9 +34,10 @@ enum RepairCommands {
         and 'passwd' are refused while it is there, until their --remove-kept-copies removes it),
         and in one audited transaction the store is emptied, made
         again and filled from the records. Works whether or not the store could be opened. Versions
-        (snapshots, branches, edit events) and entries are not synced, so they are not rebuilt: they
-        stay in the kept copy, as do edits PEER never received. Refused while 'vaultctl serve' serves
-        this vault (stop it first), and no serve starts while a repair runs.
+        (snapshots, branches and their decisions, edit events), entries and the project's name are
+        rebuilt with the documents: the records carry them. Edits PEER never received stay in the
+        kept copy. Refused while 'vaultctl serve' serves this vault (stop it first), and no serve
+        starts while a repair runs.
 
         Before anything changes, the documents here are compared with what PEER's records make of
         them: a document whose words here PEER does not hold (written here and never synced, or
