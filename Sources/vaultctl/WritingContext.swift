@@ -107,11 +107,23 @@ final class WritingContext {
     /// Runs `body` in one transaction with a store that reads `project` (a session when it needs one).
     func store<Result>(for project: WritingProject, _ body: (WritingStore) throws -> Result) throws -> Result {
         let access = try requireAccess(for: project)
+        return try sayingRefusals(of: project) { try vault.transaction { tx in try body(WritingStore(tx, access: access)) } }
+    }
+
+    /// `store(for:)` with the vault's own access, for what changes the project's row alone (its
+    /// name, archive mark, register), whatever the project: its refusals said alike.
+    func rowStore<Result>(for project: WritingProject, _ body: (WritingStore) throws -> Result) throws -> Result {
+        try sayingRefusals(of: project) { try vault.transaction { tx in try body(WritingStore(tx)) } }
+    }
+
+    /// Runs `body`, its store's refusals said in the project's words; a view-only refusal says the
+    /// one reason that holds (`ViewOnlyRefusal`: a viewer's, or a wait for this device's own
+    /// records naming the devices it waits for; review 17 s12, N-s12-3, F17-8).
+    private func sayingRefusals<Result>(of project: WritingProject, _ body: () throws -> Result) throws -> Result {
         do {
-            return try vault.transaction { tx in try body(WritingStore(tx, access: access)) }
+            return try body()
         } catch let error as WritingError {
-            // A restored project's wait names the devices it still waits for (review 17 s12, N-s12-3).
-            if error.code == .viewOnly, let waiting = try RestoredWaits.refusal(of: project, in: vault) { throw waiting }
+            if error.code == .viewOnly, let reason = try ViewOnlyRefusal.refusal(of: project, in: vault) { throw reason }
             throw WritingVocabulary.Refusal(error: error, register: project.register)
         }
     }

@@ -125,7 +125,7 @@ enum ProjectCommands {
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
-            try context.vault.transaction { tx in try WritingStore(tx).rename(project.id, to: arguments.positionals[1]) }
+            try context.rowStore(for: project) { try $0.rename(project.id, to: arguments.positionals[1]) }
             if arguments.has("--json") { Output.json(["id": project.id.hex, "name": arguments.positionals[1]]); return }
             Output.line("Renamed \(WritingContext.term(.project, project.register)) \(project.id).")
         }
@@ -144,7 +144,7 @@ enum ProjectCommands {
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
             let archived = !arguments.has("--undo")
-            try context.vault.transaction { tx in try WritingStore(tx).archive(project.id, archived) }
+            try context.rowStore(for: project) { try $0.archive(project.id, archived) }
             if arguments.has("--json") { Output.json(["id": project.id.hex, "archived": archived]); return }
             Output.line("\(archived ? "Archived" : "Brought back") \(WritingContext.term(.project, project.register)) \(project.id).")
         }
@@ -165,7 +165,7 @@ enum ProjectCommands {
             let context = try WritingContext(arguments)
             defer { context.end() }
             let project = try context.project(arguments.positionals[0])
-            try context.vault.transaction { tx in try WritingStore(tx).setRegister(project.id, register) }
+            try context.rowStore(for: project) { try $0.setRegister(project.id, register) }
             if arguments.has("--json") {
                 Output.json(["id": project.id.hex, "register": register.rawValue, "privileged": project.isPrivileged])
                 return
