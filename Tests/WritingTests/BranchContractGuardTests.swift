@@ -90,6 +90,29 @@ import TestSupport
                 == ["Sources/Agents/Tools/Planted.swift:2: try store.replaceDocumentContent(of: document, in: project.id, with: content)"])
     }
 
+    /// The files outside Sources/Sync and Sources/Writing that name the kind sync-conflict where a
+    /// branch is made (`kind: .syncConflict`, on the call's line or the next).
+    static func syncConflictMakers(in sources: [(path: String, text: String)]) throws -> [String] {
+        let regex = try NSRegularExpression(pattern: #"kind:\s*(BranchKind)?\.syncConflict\b"#)
+        return sources.filter { !$0.path.hasPrefix("Sources/Sync/") && !$0.path.hasPrefix("Sources/Writing/") }.compactMap { file in
+            regex.firstMatch(in: file.text, range: NSRange(file.text.startIndex..., in: file.text)) == nil ? nil : file.path
+        }
+    }
+
+    /// F17-13: a sync-conflict branch is the merge's record of a block two devices changed (SECURITY.md
+    /// §19.3). One made elsewhere (a command, a console route, the assistant) would show in every
+    /// device's `vaultctl conflicts` as if the merge had made it; `vaultctl branch create` refuses the kind.
+    @Test("a branch of kind sync-conflict is made only by sync (Sources/Sync) and the store's own receive (Sources/Writing)")
+    func syncConflictBranchesAreMadeBySyncOnly() throws {
+        #expect(try Self.syncConflictMakers(in: try PackageFiles.swiftSources()) == [],
+                "a sync-conflict branch is made by sync only (SECURITY.md §15.3): propose with kind manual")
+        // The guard can fail: such a call planted in a console route is found, over two lines too.
+        let planted = [(path: "Sources/Console/API/Planted.swift",
+                        text: "try store.createBranch(of: id, in: project.id, base: now.id, content: content,\n    kind: .syncConflict, provenance: \"x\")\n"),
+                       (path: "Sources/Sync/VaultSync+Receive.swift", text: "try store.createBranch(kind: .syncConflict)\n")]
+        #expect(try Self.syncConflictMakers(in: planted) == ["Sources/Console/API/Planted.swift"])
+    }
+
     @Test("a file outside the two modules that uses the assistant is held to the same rule")
     func aiPathsElsewhereAreGuarded() throws {
         let forbidden = try Self.storeMethods().subtracting(Self.allowed)

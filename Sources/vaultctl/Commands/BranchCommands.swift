@@ -7,7 +7,7 @@ import Writing
 /// branch create, list, show, diff, adopt, discard, revert: proposed changes of a document
 /// (SECURITY.md §15.3), each kept whatever becomes of it.
 enum BranchCommands {
-    static let kindOption = Option("--kind", value: "KIND", "manual (the default), ai-suggestion, research-insert or sync-conflict")
+    static let kindOption = Option("--kind", value: "KIND", "manual (the default), ai-suggestion or research-insert (sync-conflict: sync only)")
     static let byOption = Option("--by", value: "TEXT", "who or what proposes it (sealed; default 'vaultctl')")
     static let branchNote = """
         BRANCH is a branch's id or its number in the document's list (1 for the first).
@@ -22,10 +22,8 @@ enum BranchCommands {
         """, options: [kindOption, byOption] + DocCommands.readOptions, positionals: 2...3, json: true, examples: [
             "vaultctl branch create \"The harbour\" Arrival arrival-tighter.txt --by \"editor\"",
         ]) { arguments in
+            let kind = try proposedKind(arguments.value("--kind") ?? "manual")
             let text = try DocCommands.readText(arguments.positionals.count > 2 ? arguments.positionals[2] : "-")
-            guard let kind = BranchKind(rawValue: arguments.value("--kind") ?? "manual") else {
-                throw CommandError(message: "--kind is manual, ai-suggestion, research-insert or sync-conflict", exitCode: .usage)
-            }
             let (context, project, node) = try SnapshotCommands.open(arguments)
             defer { context.end() }
             let parsed = try PlainText.parse(text, labels: FieldEditor(project.register))
@@ -39,6 +37,20 @@ enum BranchCommands {
             if arguments.has("--json") { Output.json(json(branch, number: number)); return }
             Output.line("\(WritingContext.capitalizedTerm(.branch, project.register)) \(number) of \(node.title): \(branch.id).")
         }
+
+    /// The kind of a branch a person proposes. A sync-conflict branch is the merge's record of a
+    /// block two devices changed (SECURITY.md §19.3), made by sync alone: one made by hand would show
+    /// in 'vaultctl conflicts' on every device as if the merge had made it (F17-13).
+    static func proposedKind(_ text: String) throws -> BranchKind {
+        if BranchKind(rawValue: text) == .syncConflict {
+            throw CommandError(message: "--kind sync-conflict: a sync-conflict branch is made by sync only, when two devices changed one block; "
+                               + "propose yours as manual (the default), ai-suggestion or research-insert", exitCode: .usage)
+        }
+        guard let kind = BranchKind(rawValue: text) else {
+            throw CommandError(message: "--kind is manual, ai-suggestion or research-insert", exitCode: .usage)
+        }
+        return kind
+    }
 
     static let list = Command("branch list", synopsis: "list a document's proposed changes", usage: "PROJECT DOC", about: """
         Lists the branches of document DOC of PROJECT, oldest first: number, id, when, kind, state
