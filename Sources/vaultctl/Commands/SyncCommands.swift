@@ -10,8 +10,9 @@ import Writing
 enum SyncCommands {
     static let now = Command("sync now", synopsis: "sync projects with paired devices now", usage: "[--peer PEER] [--address ADDR:PORT]", about: """
         Connects to PEER (or to every paired device not paused, each found by its announcement, or
-        where 'vaultctl serve --announce' running for this vault last heard it) over the encrypted
-        channel, where 'vaultctl serve --address' answers, and exchanges the writing
+        where 'vaultctl serve --announce' running for this vault last heard it; someone else's device
+        that shares no project with this vault either way is skipped, and said so, unless named)
+        over the encrypted channel, where 'vaultctl serve --address' answers, and exchanges the writing
         model's change records: this vault's edits are committed as signed records, then each side
         gets the records it lacks, verified (signature, seal, causality) or refused and recorded.
         Your own devices ('mine') sync every project, privileged ones included; someone else's only
@@ -31,11 +32,13 @@ enum SyncCommands {
         json: true, examples: ["vaultctl sync now --peer desk --address 192.168.1.20:\(ChannelServer.defaultPort)", "vaultctl sync now"]) { arguments in
             let unlocked = try VaultLocation.unlock(arguments)
             let pairings = try unlocked.vault.familyPairings()
-            let chosen = try arguments.value("--peer").map { [try PeerSelection.pairing($0, in: pairings)] }
-                ?? pairings.filter { pairing in (try? SyncStatus.read(unlocked).first { $0.device == pairing.peer.deviceID }?.paused) != true }
-            if chosen.count != 1, arguments.value("--address") != nil {
+            let named = try arguments.value("--peer").map { [try PeerSelection.pairing($0, in: pairings)] }
+            let paired = named ?? pairings.filter { pairing in (try? SyncStatus.read(unlocked).first { $0.device == pairing.peer.deviceID }?.paused) != true }
+            if paired.count != 1, arguments.value("--address") != nil {
                 throw UsageError(message: "--address names one device's address: give --peer too", usage: arguments.usage)
             }
+            // Someone else's device that shares nothing is skipped unless named (F17-8): nothing to sync.
+            let (chosen, skipped) = named == nil ? try SyncNowDevices.split(paired, in: unlocked) : (paired, [])
             // The devices whose address nobody gave or heard: one listen for all their announcements.
             let unknown = chosen.map(\.peer).filter { HeardAddresses.shared.candidates(of: $0.deviceID).isEmpty }
             let announced = arguments.value("--address") == nil && unknown.count > 1
@@ -66,8 +69,9 @@ enum SyncCommands {
                     if chosen.count > 1 { Output.note("vaultctl: sync with \(pairing.peer.name) failed: \(FailureReport(error).message)") }
                 }
             }
-            if arguments.has("--json") { Output.json(["peers": results]) }
-            if chosen.isEmpty && !arguments.has("--json") { Output.line("No paired device to sync with.") }
+            results += skipped.map(SyncNowDevices.json)
+            if arguments.has("--json") { Output.json(["peers": results]) } else { skipped.map(SyncNowDevices.line).forEach(Output.line) }
+            if paired.isEmpty && !arguments.has("--json") { Output.line("No paired device to sync with.") }
             if let reason = InMemoryMode.reason, CommandHost.current == nil, !chosen.isEmpty {
                 // The copy dies with this process: "Synced" alone claimed work the next command does not see (F17-5).
                 Output.note("vaultctl: in-memory mode (\(reason)): what this sync received is in this command's copy in memory only and is "
