@@ -9,6 +9,11 @@ import Writing
 /// the removal saw it without that block (the removal's side), so the owner decides. A removal made knowing the edits
 /// (they are in its record's past) removes the document as ever.
 ///
+/// So too a document removed while another device, not having seen the removal, made a branch of
+/// it (review 20, F20-4): a suggestion's proposal holds words no block write does, and a removed
+/// document takes its branches with it, so the document stays with the branch, open for the owner
+/// to adopt or discard. No block changed, so there is no removal conflict.
+///
 /// Likewise a folder removed on one device while another made or moved a document (or folder) into
 /// it, not having seen the removal (review 17, F5): what is present is never hidden under a removed
 /// folder, so the folder stays, showing its last present value, and so does each removed folder
@@ -36,14 +41,17 @@ extension SyncReplica {
         }
     }
 
-    /// The documents whose winning value is a removal while a present write of one of their blocks
-    /// is not in that removal's past, by id: the removal's history entry.
+    /// The documents whose winning value is a removal while a present write of one of their blocks,
+    /// or a branch made of them, is not in that removal's past, by id: the removal's history entry.
     func keptDespiteRemoval() -> [NodeID: Int] {
-        var kept: [NodeID: Int] = [:]
+        var kept: [NodeID: Int] = [:], branchesMade: [NodeID: [Int]]?
         for (id, register) in nodes {
             let winner = register.winner(history: history)
             guard winner.value == .removed, register.lastPresent(history: history).map(Self.isDocument) == true else { continue }
-            if blocksOfDocument[id, default: []].contains(where: { hasPresentWrite(of: $0, unseenBy: winner.entry) }) { kept[id] = winner.entry }
+            if blocksOfDocument[id, default: []].contains(where: { hasPresentWrite(of: $0, unseenBy: winner.entry) }) { kept[id] = winner.entry; continue }
+            // Worked out once, and only when a document is removed: most binders have none.
+            if branchesMade == nil { branchesMade = versions.branchesMadeByDocument }
+            if branchesMade?[id]?.contains(where: { !history.precedes($0, winner.entry) }) == true { kept[id] = winner.entry }
         }
         return kept
     }

@@ -43,6 +43,14 @@ struct VersionHistory: Sendable {
         case joined(write: Int, range: Range<Int>)
     }
 
+    /// Per document, the history entries of the records that made a branch of it (every write: a
+    /// removal that saw none of them keeps the document, SECURITY.md §19.3).
+    var branchesMadeByDocument: [NodeID: [Int]] {
+        var made: [NodeID: [Int]] = [:]
+        for writes in branches.values { for write in writes { made[write.value.document, default: []].append(write.entry) } }
+        return made
+    }
+
     /// Snapshot ids in the order their first write was admitted (parents first): a delta's base
     /// comes before it.
     private(set) var snapshotOrder: [SnapshotID] = []

@@ -50,6 +50,7 @@ import sys
 
 from known_answer_file import write_or_check
 import change_record as cr
+import snapshot_delta as sd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "sync", "merge-cases.json")
@@ -210,6 +211,7 @@ class Replay:
         self.block_document = {}   # block -> document
         self.recorded = []         # 0x03 operations, with their record
         self.carrier = {}          # branch -> the lowest-ranked record with a 0x03 of it
+        self.branch_makes = {}     # document -> the records making a branch of it (0x07 0x01)
         self.characters = {}       # block -> {character id: Character}
         self.deletes = {}          # record -> [(block, first, last, own offsets typed before it)], in the record's order
         for h in self.order:
@@ -222,6 +224,8 @@ class Replay:
                     held = self.block_document.setdefault(op["block"], op["document"])
                     assert held == op["document"], "a block written in two documents (blockMoved)"
                     self.block_writes.setdefault(op["block"], {})[h] = op["value"]
+                elif op["op"] == "branch":
+                    self.branch_makes.setdefault(op["document"], []).append(h)
                 elif op["op"] == "conflict":
                     self.recorded.append((op, h))
                     self.carrier.setdefault(op["branch"], h)  # records come in rank order: the lowest-ranked
@@ -434,14 +438,17 @@ class Replay:
 
     def removal_conflicts(self):
         """Documents whose winning value is a removal while one of their blocks has a present write not
-        in the removal's past: they stay (with their removed folders). And every removal of a document
-        with a block that has a present write concurrent with it: a conflict, whatever came later, unless
-        the removal's record saw no block of the document present."""
+        in the removal's past, or a branch of them was made by a record not in it (review 20, F20-4: a
+        suggestion's words are in no block write): they stay (with their removed folders). And every
+        removal of a document with a block that has a present write concurrent with it: a conflict,
+        whatever came later, unless the removal's record saw no block of the document present."""
         kept, out = set(), []
         for node in self.node_writes:
             removal, value = self.node_value(node)
             if value is not None:
                 continue
+            if any(not self.in_past(made, removal) for made in self.branch_makes.get(node, [])):
+                kept.add(node)
             for block, document in sorted(self.block_document.items()):
                 if document == node and any(v is not None and not self.in_past(w, removal) for w, v in self.block_writes[block].items()):
                     kept.add(node)
@@ -1449,6 +1456,46 @@ def emptied_document_removed():
     return c
 
 
+def suggested(c, doc, proposed):
+    """B's snapshot of the document as B shows it and a manual branch against it proposing `proposed`
+    (a paragraph's text) instead: the 0x06 and 0x07 0x01 `vaultctl branch create` records."""
+    v = c.view(["made"])
+    base = content(v.blocks_of(doc))
+    shown = [dict(b, text=proposed) for b in v.blocks_of(doc)]
+    snapshot, branch = c.id("snapshot"), c.id("branch")
+    return [{"op": "snapshot", "snapshot": snapshot, "document": doc, "origin": "automatic", "title": None,
+             "device": DEVICES["B"]["device_id"], "created_at": 1780000000, "digest": hashlib.sha256(base).hexdigest(),
+             "content": base.hex()},
+            {"op": "branch", "branch": branch, "document": doc, "kind": "manual", "base": snapshot,
+             "provenance": "laptop suggestion", "created_at": 1780000001, "delta": (b"\x01" + sd.insert(content(shown))).hex()}]
+
+
+def removed_while_branched():
+    c = Case("a document removed while a branch is made of it", "The reviewer's F20-4: A removes a document while B, "
+                                                                 "not having seen that, makes a branch of it (a "
+                                                                 "suggestion: a snapshot and a 0x07 branch proposing "
+                                                                 "other words, which no block write holds). The "
+                                                                 "document stays on every device as it was, with the "
+                                                                 "branch (its words are lost otherwise); no block was "
+                                                                 "written, so there is no removal conflict.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
+    c.record("A removes", "A", ["made"], [{"op": "node", "node": doc, "value": None}])
+    c.record("B suggests", "B", ["made"], suggested(c, doc, "Agreed terms, as suggested."))
+    return c
+
+
+def removed_knowing_the_branch():
+    c = Case("a document removed knowing its branch", "As \"a document removed while a branch is made of it\", but A "
+                                                      "removes the document holding B's branch (its record in the "
+                                                      "removal's past): the document goes, and its branch with it.")
+    doc, b1 = c.id("document"), c.id("block 1")
+    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
+    c.record("B suggests", "B", ["made"], suggested(c, doc, "Agreed terms, as suggested."))
+    c.record("A removes", "A", ["B suggests"], [{"op": "node", "node": doc, "value": None}])
+    return c
+
+
 def rebased_while_typed(name, a_lamport, b_lamport, joiner, description):
     """§19.2's re-based block: A's write would take the block's sequence past its bound, so A writes the
     block deleted and its text as a new block (a fresh id, the same order key, kind and text) while B,
@@ -1557,6 +1604,7 @@ def cases():
                                    "(the replacing B ranks lower): A's deletion is kept, B's replacement in the branch."),
              moved_while_typed_elsewhere(), moves_resolved_unrecorded(), only_block_deleted_and_edited(),
              touching_parted_again(), touching_through_a_third_devices_delete(), emptied_document_removed(),
+             removed_while_branched(), removed_knowing_the_branch(),
              rebased_while_typed("re-based while typed", 3, 2, "B", "A re-bases the second block (its sequence at its "
                                  "bound: deleted, and its text, edited, as a new block with the same order key) while B "
                                  "edits the old one; A ranks higher and B joins: the new block shows, B's words are in "
