@@ -1470,29 +1470,17 @@ def suggested(c, doc, proposed):
              "provenance": "laptop suggestion", "created_at": 1780000001, "delta": (b"\x01" + sd.insert(content(shown))).hex()}]
 
 
-def removed_while_branched():
-    c = Case("a document removed while a branch is made of it", "The reviewer's F20-4: A removes a document while B, "
-                                                                 "not having seen that, makes a branch of it (a "
-                                                                 "suggestion: a snapshot and a 0x07 branch proposing "
-                                                                 "other words, which no block write holds). The "
-                                                                 "document stays on every device as it was, with the "
-                                                                 "branch (its words are lost otherwise); no block was "
-                                                                 "written, so there is no removal conflict.")
+def removed_and_branched(name, description, knowing):
+    """A removes a document B makes a branch of, having seen that branch (`knowing`) or not."""
+    c = Case(name, description)
     doc, b1 = c.id("document"), c.id("block 1")
     c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
-    c.record("A removes", "A", ["made"], [{"op": "node", "node": doc, "value": None}])
+    removal = ["A removes", "A", ["B suggests"] if knowing else ["made"], [{"op": "node", "node": doc, "value": None}]]
+    if not knowing:
+        c.record(*removal)
     c.record("B suggests", "B", ["made"], suggested(c, doc, "Agreed terms, as suggested."))
-    return c
-
-
-def removed_knowing_the_branch():
-    c = Case("a document removed knowing its branch", "As \"a document removed while a branch is made of it\", but A "
-                                                      "removes the document holding B's branch (its record in the "
-                                                      "removal's past): the document goes, and its branch with it.")
-    doc, b1 = c.id("document"), c.id("block 1")
-    c.record("made", "A", [], [node(doc, "Memo")] + new_block(doc, b1, "1i", "Draft terms."))
-    c.record("B suggests", "B", ["made"], suggested(c, doc, "Agreed terms, as suggested."))
-    c.record("A removes", "A", ["B suggests"], [{"op": "node", "node": doc, "value": None}])
+    if knowing:
+        c.record(*removal)
     return c
 
 
@@ -1604,7 +1592,14 @@ def cases():
                                    "(the replacing B ranks lower): A's deletion is kept, B's replacement in the branch."),
              moved_while_typed_elsewhere(), moves_resolved_unrecorded(), only_block_deleted_and_edited(),
              touching_parted_again(), touching_through_a_third_devices_delete(), emptied_document_removed(),
-             removed_while_branched(), removed_knowing_the_branch(),
+             removed_and_branched("a document removed while a branch is made of it", "The reviewer's F20-4: A removes a "
+                                  "document while B, not having seen that, makes a branch of it (a suggestion: a "
+                                  "snapshot and a 0x07 branch proposing other words, which no block write holds). The "
+                                  "document stays on every device as it was, with the branch (its words are lost "
+                                  "otherwise); no block was written, so there is no removal conflict.", knowing=False),
+             removed_and_branched("a document removed knowing its branch", "As \"a document removed while a branch is "
+                                  "made of it\", but A removes the document holding B's branch (its record in the "
+                                  "removal's past): the document goes, and its branch with it.", knowing=True),
              rebased_while_typed("re-based while typed", 3, 2, "B", "A re-bases the second block (its sequence at its "
                                  "bound: deleted, and its text, edited, as a new block with the same order key) while B "
                                  "edits the old one; A ranks higher and B joins: the new block shows, B's words are in "
