@@ -39,8 +39,12 @@ extension VaultSync {
         var sent = replica.syncedSnapshotIDs, times: [SnapshotID: Int64] = [:]
         var operations: [ChangeOperation] = []
         let own = try store.auditDeviceID()
-        var notSent = Set<SnapshotID>()
-        for found in try store.snapshotsForSync(in: project.id, notIn: sent, maximumPayload: VersionOperationCodec.maximumPartsLength) {
+        let names = try conflictNames(in: project)
+        // Taken as known, so none is read again at each commit; a later snapshot is sent whole (`ownPayload`).
+        let conflictBases = try conflictBasesMadeHere(in: project, names: names).subtracting(sent)
+        var notSent = conflictBases
+        for found in try store.snapshotsForSync(in: project.id, notIn: sent.union(conflictBases),
+                                                maximumPayload: VersionOperationCodec.maximumPartsLength) {
             let snapshot = found.snapshot
             guard snapshot.deviceID == own, let (base, payload) = try ownPayload(of: found, notSent: notSent, in: project) else {
                 notSent.insert(snapshot.id)
@@ -53,7 +57,6 @@ extension VaultSync {
             sent.insert(snapshot.id)
             times[snapshot.id] = snapshot.createdAt
         }
-        let names = try conflictNames(in: project)
         let unsent = try store.branchesForSync(in: project.id, notIn: replica.syncedBranchIDs.union(names.keys))
         // A branch that kept set-aside words (`VaultSync+SetAside`) is this device's alone: made while
         // nothing was committed, discarded when they are put back, neither it nor its decisions are
@@ -72,6 +75,25 @@ extension VaultSync {
                 .map { .version(.decision($0)) }
         }
         return operations + (try editEventOperations(in: project, replica: replica))
+    }
+
+    /// The snapshots made here as the bases of sync conflicts' branches (`keepConflicts`) that nothing
+    /// sent needs: this device's view of the document when it met the conflict. Every device makes
+    /// its own branch of a conflict, with its own base, from the records, so a base is not sent
+    /// (SECURITY.md §19.3): sent, it was a record with no edit after every receive that brought a
+    /// conflict, and on a viewer a write its origin refuses (reviewer 20, F20-1). A base another
+    /// branch here was made from, or an adoption names, is sent with it.
+    func conflictBasesMadeHere(in project: WritingProject, names: [BranchID: BranchID]) throws -> Set<SnapshotID> {
+        guard !names.isEmpty else { return [] }
+        let statuses = try store.branchStatuses(in: project.id)
+        var bases = Set<SnapshotID>(), needed = Set(statuses.flatMap { [$0.beforeAdoption, $0.adoption].compactMap { $0 } })
+        let documents = Set(statuses.filter { names[$0.id] != nil }.map(\.document))
+        for document in documents.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+            for branch in try store.branches(of: document, in: project.id) {
+                if names[branch.id] != nil { bases.insert(branch.base) } else { needed.insert(branch.base) }
+            }
+        }
+        return bases.subtracting(needed)
     }
 
     /// What carries this device's snapshot `found`: the store's payload, or its whole content when

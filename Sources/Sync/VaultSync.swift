@@ -213,6 +213,10 @@ public struct VaultSync {
     @discardableResult
     public func commitLocalChanges(in projectID: ProjectID) throws -> ChangeRecord? {
         let project = try store.project(projectID)
+        // A replica that does not write the project commits nothing, ever (SECURITY.md §19.3): a
+        // viewer's record would be refused by the origin as a write (`viewerCannotWrite`) and told to
+        // it as its own edits set aside, though it typed nothing (reviewer 20, F20-1).
+        guard !project.isViewOnly else { return nil }
         var working = try working(project)
         // After a repair that lacked some of this device's records: its next record would reuse
         // their counters (a fork). The project is view-only until they are back (`OwnRecordFloor`).
