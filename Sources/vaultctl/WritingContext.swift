@@ -207,6 +207,12 @@ final class WritingContext {
             }
             // A project whose row is damaged is left out of `projects`; its name is its damage (V-7).
             if let damage = try vault.transaction({ tx in try WritingStore(tx).damagedProjects(named: name) }).first { throw Self.refusal(damage) }
+            // The copy in memory reads only what a sync brought: the vault's own projects are there, unread (F20-3).
+            if let reason = InMemoryMode.reason {
+                throw WritingError(.projectNotFound, "no project '\(text)' is read in in-memory mode (\(reason)): only what a sync from an "
+                                   + "own device brought into the copy in memory is; 'vaultctl serve' with 'vaultctl sync now' reads that "
+                                   + "device's copy, 'vaultctl repair --from DEVICE' rebuilds the store")
+            }
             throw WritingError(.projectNotFound, "no project '\(text)'")
         }
         return project

@@ -169,7 +169,11 @@ public enum SyncExchangeHealth {
     /// like the owner's own, shared on to a third device). No writer keeps such a row: a project is
     /// never removed, and its row is written with it. Another table's: none.
     static func strayRows(of table: String, in transaction: VaultTransaction) throws -> [Int64] {
-        guard provenanceTables.contains(table) else { return [] }
+        // The in-memory mode's copy (SECURITY.md §19.10) keeps these tables and empties the writing
+        // store: their rows name the vault's projects the copy does not read, not projects gone, and
+        // taken as damage they turned sync off there, the one way to read an own device's copy
+        // (reviewer 20, F20-3). The copy is never mended: `repair` works on the vault itself.
+        guard provenanceTables.contains(table), transaction.vault.vault.inMemoryCopyReason == nil else { return [] }
         let store = WritingStore(transaction)
         return try transaction.database.query("SELECT rowid, project_id FROM \"\(table)\" WHERE \(blob("project_id", 16))").compactMap { row in
             try VaultSync.UnownedRecords.names(try row.blob("project_id"), in: store) ? nil : try row.integer("rowid")

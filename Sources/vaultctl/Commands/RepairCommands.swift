@@ -18,7 +18,9 @@ enum RepairCommands {
         records whose clear columns hold a value no writer stores (a flipped bit; the project works
         local-only until then, and every command names it): each such row is written again from
         the sealed record it names, or dropped when that record does not open (a sync with your own
-        device brings it again). Says what it dropped; recorded in the audit log.
+        device brings it again). Says what it dropped; recorded in the audit log. A writing store
+        that cannot be opened (in-memory mode) is not mended so: it is refused (exit 65), and
+        --from rebuilds it.
 
         With --from:
         Rebuilds the writing store (projects, documents and the sync records they are made of) from
@@ -129,6 +131,12 @@ enum RepairCommands {
     /// `vaultctl repair` without --from: the exchange's tables mended (SECURITY.md §19.9), under the
     /// daemon's lock like any repair.
     static func mendExchange(_ arguments: ParsedArguments) throws {
+        // Mending reads the writing store (its rows, links, projects): one that cannot be opened is
+        // rebuilt, not mended (reviewer 20, F20-3: a raw SQL error and exit 1, before).
+        if let reason = InMemoryMode.reason(forVault: VaultLocation.realDirectory(arguments)) {
+            throw CommandError(message: "'vaultctl repair' without --from cannot mend this vault: \(reason)", exitCode: .dataError,
+                               hint: "'vaultctl repair --from DEVICE' rebuilds the writing store from one of your own devices")
+        }
         InMemoryMode.bypass()
         let lock = try holdingTheVault(arguments)
         defer { withExtendedLifetime(lock) {} }
