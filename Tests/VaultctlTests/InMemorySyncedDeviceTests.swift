@@ -47,11 +47,17 @@ struct InMemorySyncedDeviceTests {
         let synced = try laptop.run(sync)
         #expect(synced.status == 0 && synced.stdout.contains("Synced 1 project(s)") && !synced.stdout.contains("received 0"),
                 "\(synced.status) \(synced.stdout) \(synced.stderr)")
-        let (laptopDaemon, _) = try ServeChannelTests.serve(laptop)
+        let (laptopDaemon, laptopAddress) = try ServeChannelTests.serve(laptop)
         let served = try laptop.run(sync, unlock: false)
         #expect(served.status == 0 && served.stdout.contains("Synced 1 project(s)"), "\(served.status) \(served.stdout) \(served.stderr)")
         let shown = try laptop.run(["doc", "show", "Conf", "D1"], unlock: false)
         #expect(shown.status == 0 && shown.stdout.contains("The desk's words."), "\(shown.status) \(shown.stdout) \(shown.stderr)")
+        // The desk asking that daemon hears why it does not answer (its copy sends nothing: what leaves would be recorded
+        // only in the copy, §19.10) and the true remedy, not "its sync state there is damaged ... 'vaultctl repair'", as before.
+        let asked = try desk.run(["sync", "now", "--peer", try PeersCommandTests.fingerprint(laptop), "--address", laptopAddress], unlock: false)
+        #expect(asked.status == 65 && asked.stderr.contains("is refused in in-memory mode (the writing store cannot be opened")
+                && asked.stderr.contains("'vaultctl repair --from DEVICE'") && !asked.stderr.contains("damaged"),
+                "\(asked.status) \(asked.stdout) \(asked.stderr)")
         ViewOnlyCommandTests.stop(laptopDaemon)
         // Nothing reached the vault's files.
         let after = InMemoryDaemonTests.vaultFiles(laptop)
