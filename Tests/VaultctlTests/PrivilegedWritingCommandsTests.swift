@@ -29,6 +29,8 @@ struct PrivilegedWritingCommandsTests {
             ["project", "snapshot", id], ["project", "versions", id], ["project", "restore", id, "1"],
             ["entry", "list", id], ["entry", "add", id, "Mother", "--kind", "character", "-"], ["entry", "show", id, "Mother"],
             ["entry", "rm", id, "Mother", "--yes"],
+            // Named, it is refused too: "no open sync conflicts" of a project not read would be false (review 20, F20-11).
+            ["conflicts", id],
         ]
     }
 

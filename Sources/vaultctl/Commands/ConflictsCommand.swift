@@ -16,7 +16,8 @@ enum ConflictsCommand {
         decisions another device overruled: a branch adopted, discarded or reverted on one device
         while another decided it otherwise (the branch's state is the same on every device; the
         overruled decision is kept): which, on which device, and what the branch is now. Privileged
-        projects this command cannot read are counted, not listed.
+        projects this command cannot read are counted, not listed; a privileged PROJECT named
+        without a session is refused (exit 77), never answered "no open conflicts".
 
         \(WritingContext.sessionNote)
         """, options: DocCommands.readOptions, positionals: 0...1, json: true,
@@ -29,6 +30,9 @@ enum ConflictsCommand {
             var unread = 0
             let keys = try SyncReadKeys(context.vault)
             for project in projects {
+                // A project named on the command line is read or refused, as `doc show` does: "no
+                // open conflicts" of a privileged one not read would be false (review 20, F20-11).
+                if !arguments.positionals.isEmpty { _ = try context.requireAccess(for: project) }
                 guard try context.access(for: project) != nil else { unread += 1; continue }
                 found += try context.store(for: project) { store in try ConflictSidesText.items(of: project, in: store, keys: keys) }
                     .map { (project, $0) }
