@@ -29,6 +29,41 @@ extension VaultSync {
         return merge.document
     }
 
+    /// The held documents the records removed while an editor was open on them (SECURITY.md §19.9,
+    /// review 20 F20-13) that show no word typed since (the store shows their base), with the removed
+    /// folders above them: a commit leaves them out, so it never writes back what the removal took;
+    /// they go when the editor closes (`writeReleased`).
+    func removalsAwaitingClose(_ bases: [NodeID: DocumentContent], nodes: [BinderNode], replica: SyncReplica,
+                               in project: ProjectID) throws -> Set<NodeID> {
+        let parents = Dictionary(uniqueKeysWithValues: nodes.map { ($0.id, $0.parent) })
+        var waiting = Set<NodeID>()
+        for (document, base) in bases where parents[document] != nil && replica.nodeValue(document) == .removed {
+            guard try store.documentContent(of: document, in: project) == base else { continue }
+            waiting.insert(document)
+            var cursor = parents[document] ?? nil
+            while let folder = cursor, replica.nodeValue(folder) == .removed, waiting.insert(folder).inserted { cursor = parents[folder] ?? nil }
+        }
+        return waiting
+    }
+
+    /// A held document the records removed, in which the writer typed since (its text is not its
+    /// base): words the removal had not seen, so the commit makes it again whole, as the writer has
+    /// it, and it stays on every device (§19.3: nothing typed is lost). Later edits are made from it.
+    func keptFromHeldRemoval(_ document: NodeID, writer: DocumentContent, of project: WritingProject) throws -> DocumentContent {
+        try HeldBases(sync: self).rebase(document, of: project, to: writer)
+        return writer
+    }
+
+    /// A held document the records removed and no commit made again (no word typed in it): now its
+    /// editor has closed, it goes, and so do the removed folders above it that hold nothing else.
+    private func removeHeldRemoval(_ document: NodeID, parents: [NodeID: NodeID?], replica: SyncReplica, of project: WritingProject) throws {
+        guard try removeFromVault(document, .scene, of: project) else { return }
+        var cursor = parents[document] ?? nil
+        while let folder = cursor, replica.nodeValue(folder) == .removed, try removeFromVault(folder, .chapter, of: project) {
+            cursor = parents[folder] ?? nil
+        }
+    }
+
     /// Whether the receive leaves `document` as the writer has it: an editor is open on it.
     func holds(_ document: NodeID) -> Bool {
         replicas != nil && hold?.documents.contains(document) == true
@@ -66,7 +101,8 @@ extension VaultSync {
         let project = try store.project(projectID)
         var working = try working(project)
         var written = Set<NodeID>()
-        let present = Set(try store.nodes(in: projectID).map(\.id))
+        let parents = Dictionary(uniqueKeysWithValues: try store.nodes(in: projectID).map { ($0.id, $0.parent) })
+        let present = Set(parents.keys)
         for document in try HeldBases(sync: self).documents(of: projectID).sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
             guard !holds(document) else {
                 stillHeld(document)
@@ -78,6 +114,9 @@ extension VaultSync {
                     try store.replaceSyncedDocumentContent(of: document, in: projectID, with: try showable(content, stored: stored, in: projectID))
                     written.insert(document)
                 }
+            } else if present.contains(document), working.replica.nodeValue(document) == .removed {
+                try removeHeldRemoval(document, parents: parents, replica: working.replica, of: project)
+                written.insert(document)
             }
             try released(document, of: project)
         }

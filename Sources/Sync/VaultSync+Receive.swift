@@ -198,6 +198,7 @@ extension VaultSync {
             if node.parent != parent || node.orderKey != orderKey { try moveIfPossible(id, under: parent, orderKey: orderKey, in: project) }
         }
         let kept = try removeNodes(removedIn: &replica, from: vaultNodes, of: project, owners: owners, arrived: arrived)
+        documents.formUnion(kept.filter(holds))  // a removal held for an open editor, like an edit
         var written = 0, moved = Set<NodeID>()
         let held = try HeldBases(sync: self).documents(of: project.id)
         for document in replica.documents where vaultNodes[document] != nil
@@ -243,8 +244,9 @@ extension VaultSync {
                 written += 1
             }
         }
-        // A held document removed meanwhile holds nothing any more.
-        for document in held where vaultNodes[document] == nil || !replica.documents.contains(document) {
+        // A held document removed meanwhile holds nothing any more, unless its editor is still open:
+        // then the removal waits for it to close (`removeNodes`).
+        for document in held where (vaultNodes[document] == nil || !replica.documents.contains(document)) && !holds(document) {
             try released(document, of: project)
         }
         return written
@@ -324,13 +326,21 @@ extension VaultSync {
     /// snapshots and branches) and folders, deepest first. A folder still holding something the
     /// records did not remove (a document made here and not committed yet) stays. A document whose
     /// removal someone else's device made stays too, recorded (`OwnersProject`, review 17 s8, F21):
-    /// returned, in id order.
+    /// returned, in id order; and so does a document an open editor holds (SECURITY.md §19.9, review
+    /// 20 F20-13: removing it would throw away the words the writer is typing), with its folders,
+    /// until the editor closes (`writeReleased`).
     private func removeNodes(removedIn replica: inout SyncReplica, from vaultNodes: [NodeID: BinderNode], of project: WritingProject,
                              owners: OwnersProject, arrived: Set<[UInt8]>) throws -> [NodeID] {
         var kept: [NodeID] = []
         let removed = try vaultNodes.values.filter { replica.nodeValue($0.id) == .removed }
             .sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }.filter { node in
-                guard node.kind == .scene, let refused = try replica.refusedRemoval(of: node.id, by: owners) else { return true }
+                guard node.kind == .scene else { return true }
+                if holds(node.id) {
+                    try held(node.id, of: project, stored: try store.documentContent(of: node.id, in: project.id))
+                    kept.append(node.id)
+                    return false
+                }
+                guard let refused = try replica.refusedRemoval(of: node.id, by: owners) else { return true }
                 try owners.recordRefused("document-removal", winner: refused, history: replica.history, arrived: arrived,
                                          in: transaction, naming: [.init("document", node.id.hex)])
                 kept.append(node.id)
@@ -344,15 +354,19 @@ extension VaultSync {
         let deepestFirst = removed.map { (node: $0, depth: depth($0)) }.sorted { a, b in
             a.depth != b.depth ? a.depth > b.depth : a.node.id.bytes.lexicographicallyPrecedes(b.node.id.bytes)
         }
-        for (node, _) in deepestFirst {
-            // A document's branches go with it; should the records bring it back, its conflicts' branches are made again.
-            let branches = node.kind == .scene ? try store.branches(of: node.id, in: project.id).map(\.id) : []
-            do { try store.removeNode(node.id, in: project.id) } catch let error as WritingError where error.code == .folderNotEmpty { continue }
-            for branch in branches {
-                try database.query("DELETE FROM sync_conflict_branches WHERE project_id = ? AND branch_id = ?", [.blob(project.id.bytes), .blob(branch.bytes)])
-            }
+        for (node, _) in deepestFirst { _ = try removeFromVault(node.id, node.kind, of: project) }
+        return kept.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+    }
+
+    /// Removes `node` as the records removed it; false when it is a folder still holding something.
+    /// A document's branches go with it; should the records bring it back, its conflicts' branches are made again.
+    func removeFromVault(_ node: NodeID, _ kind: NodeKind, of project: WritingProject) throws -> Bool {
+        let branches = kind == .scene ? try store.branches(of: node, in: project.id).map(\.id) : []
+        do { try store.removeNode(node, in: project.id) } catch let error as WritingError where error.code == .folderNotEmpty { return false }
+        for branch in branches {
+            try database.query("DELETE FROM sync_conflict_branches WHERE project_id = ? AND branch_id = ?", [.blob(project.id.bytes), .blob(branch.bytes)])
         }
-        return kept
+        return true
     }
 
     /// Keeps each conflict not kept before as a syncConflict branch of its document (SECURITY.md

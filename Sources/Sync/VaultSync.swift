@@ -227,7 +227,9 @@ public struct VaultSync {
         let nodes = try store.nodes(in: projectID)
         var operations: [ChangeOperation] = []
         var created = Set<NodeID>()
-        for node in nodes {
+        let heldForEditors = try heldBases(of: project)  // merged from their kept bases, never taken as the writer's deletions
+        let removalsWaiting = try removalsAwaitingClose(heldForEditors, nodes: nodes, replica: working.replica, in: projectID)
+        for node in nodes where !removalsWaiting.contains(node.id) {
             let value = NodeValue.present(kind: node.kind, parent: node.parent, orderKey: node.orderKey, title: node.title)
             let held = working.replica.nodeValue(node.id)
             if held != value { operations.append(.node(node.id, value)) }
@@ -241,12 +243,14 @@ public struct VaultSync {
         for id in Self.removedHere(working.replica.binder, present: present, leftOut: leftOut) { operations.append(.node(id, .removed)) }
         var rebased: [NodeID: (content: DocumentContent, ids: [BlockID: BlockID])] = [:]
         var pieced = Set<NodeID>()  // documents here holding a block in pieces (`BlockOverflow`) or not all (`DocumentOverflow`)
-        let heldForEditors = try heldBases(of: project)  // merged from their kept bases, never taken as the writer's deletions
-        for node in nodes where node.kind == .scene && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
+        for node in nodes where node.kind == .scene && !removalsWaiting.contains(node.id) && (working.mayDiffer(node.id) || created.contains(node.id) || heldForEditors[node.id] != nil) {
             let stored = try store.documentContent(of: node.id, in: projectID)
             // Blocks left out here (another project holds their ids) are not the writer's deletions.
             var content = try keepingLeftOut(stored, of: node.id, replica: &working.replica, in: projectID)
-            if let base = heldForEditors[node.id] { content = try mergingHeld(node.id, writer: stored, base: base, replica: &working.replica, of: project) }
+            if let base = heldForEditors[node.id] {
+                content = try created.contains(node.id) ? keptFromHeldRemoval(node.id, writer: content, of: project)
+                    : mergingHeld(node.id, writer: stored, base: base, replica: &working.replica, of: project)
+            }
             var ids: [BlockID: BlockID] = [:]
             // As the records hold it (a block shown in pieces is one: `BlockOverflow`), before they change.
             let whole = BlockOverflow.joined(stored, shown: working.replica.orderedBlocks(of: node.id).map(\.block), besides: working.replica.holdsBlock)

@@ -140,4 +140,72 @@ import Writing
         try Self.sync(f, coordinator)
         #expect(try F.texts(f.desk, project.id, document) == ["one", "two, as the writer wrote it", "three"])
     }
+
+    // MARK: A removal under an open editor (review 20, F20-13)
+
+    /// Whether `node` is in the binder of `project` on `vault`.
+    static func keeps(_ vault: TestVault, _ project: WritingProject, _ node: NodeID) throws -> Bool {
+        try F.store(vault, project) { try $0.nodes(in: project.id).contains { $0.id == node } }
+    }
+
+    /// A folder holding one document, made on the laptop and synced to the desk.
+    static func inFolder(_ f: F, _ project: WritingProject) throws -> (folder: NodeID, document: NodeID) {
+        let made = try F.store(f.laptop, project) { store in
+            let folder = try store.addNode(.chapter, titled: "Drafts", in: project.id)
+            let document = try store.addNode(.scene, titled: "Draft", in: project.id, under: folder.id)
+            try store.replaceDocumentContent(of: document.id, in: project.id,
+                                             with: DocumentContent(blocks: [Block(id: try BlockID.random(), kind: .paragraph, text: "drafted")]))
+            return (folder.id, document.id)
+        }
+        try f.syncLaptop()
+        return made
+    }
+
+    /// The desk removes the folder and its document while an editor is open on it on the laptop,
+    /// and the laptop syncs; the project's other document is untouched.
+    static func removedUnderAnOpenEditor() throws
+        -> (F, WritingProject, NodeID, folder: NodeID, document: NodeID, SyncCoordinator, Int) {
+        let (f, project, deskProject, other) = try Self.synced()
+        let (folder, document) = try Self.inFolder(f, project)
+        let coordinator = SyncCoordinator(interval: 0)
+        let token = coordinator.editorOpened(document)
+        try F.store(f.desk, deskProject) { store in
+            try store.removeNode(document, in: project.id)
+            try store.removeNode(folder, in: project.id)
+        }
+        try Self.sync(f, coordinator)
+        return (f, project, other, folder, document, coordinator, token)
+    }
+
+    /// Before, the removal deleted the document under the open editor at once: the writer's next
+    /// save found no document (the console's 404) and the words typed were in no document or branch.
+    @Test func aRemovalArrivingUnderAnOpenEditorWaitsAndTheWritersNewWordsKeepTheDocumentOnBothDevices() throws {
+        let (f, project, _, folder, document, coordinator, token) = try Self.removedUnderAnOpenEditor()
+        #expect(try Self.keeps(f.laptop, project, document), "the document was removed under the open editor")
+        #expect(try F.texts(f.laptop, project.id, document) == ["drafted"])
+        #expect(HeldDocuments.shared.isHolding(document))
+        // The writer's save while held: words the removal had not seen.
+        try F.edit(f.laptop, project, document, block: 0, to: "drafted, and more")
+        try Self.sync(f, coordinator)
+        coordinator.editorClosed(token)
+        #expect(!HeldDocuments.shared.isHolding(document))
+        try Self.sync(f, coordinator)
+        for vault in [f.laptop, f.desk] {
+            #expect(try Self.keeps(vault, project, document) && Self.keeps(vault, project, folder), "the writer's words left a device")
+            #expect(try F.texts(vault, project.id, document) == ["drafted, and more"])
+        }
+    }
+
+    @Test func aRemovalHeldForAnEditorInWhichNothingWasTypedAppliesWhenItClosesOnBothDevices() throws {
+        let (f, project, other, folder, document, coordinator, token) = try Self.removedUnderAnOpenEditor()
+        #expect(try Self.keeps(f.laptop, project, document) && Self.keeps(f.laptop, project, folder), "removed under the open editor")
+        try Self.sync(f, coordinator)   // a commit while held does not make the document again
+        #expect(try !Self.keeps(f.desk, project, document) && !Self.keeps(f.desk, project, folder), "the removal was undone while held")
+        coordinator.editorClosed(token)
+        try Self.sync(f, coordinator)
+        for vault in [f.laptop, f.desk] {
+            #expect(try !Self.keeps(vault, project, document) && !Self.keeps(vault, project, folder), "the removal did not apply on close")
+            #expect(try F.texts(vault, project.id, other) == ["one", "two", "three"])
+        }
+    }
 }
