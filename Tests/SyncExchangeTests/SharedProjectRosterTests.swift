@@ -1,6 +1,7 @@
 import Appliance
 import CryptoVault
 import PeerChannel
+import PrivilegedSession
 @testable import Sync
 import Testing
 import TestSupport
@@ -143,5 +144,63 @@ import Writing
         let after = try f.syncLaptop()
         #expect(after.received == 0 && after.refused == 0, "\(after)")
         #expect(try F.texts(f.laptop, project.id, document) == ["Owner first words. Owner continues.", "Colleague adds."])
+    }
+
+    /// The other direction (reviewer 20, F20-2): the device that shared the project asks, and pushes
+    /// the colleague's record and its own later one to an own device that only answers. It offers
+    /// that device the project's roster first (`sync.offer`: the device offered the project without
+    /// the colleague), so the answering laptop takes both on the desk's word, as it would by asking;
+    /// before, it refused them (`unknownDevice`, `missingParents`) at every run, the desk's `sync now`
+    /// exited 75, and the laptop's log recorded honest records as refused. Once the rosters agree, a
+    /// run sends no offer: nothing leaves when nothing is new.
+    @Test func aColleaguesEditsReachTheOwnersOtherDeviceWhenTheSharingDeviceAsks() throws {
+        let f = try F()
+        // The fixture's asking vault is the desk that shares here; its answering one, the owner's laptop.
+        let (desk, deskKeys, laptop) = (f.laptop, f.laptopKeys, f.desk)
+        let colleague = try TestVault(modules: F.modules)
+        let colleagueKeys = try colleague.unlocked.deviceKeys(named: "colleague")
+        try desk.unlocked.storePairing(FamilyPairing(peer: colleagueKeys.profile, role: .host, pairedAt: 1))
+        try colleague.unlocked.storePairing(FamilyPairing(peer: deskKeys.profile, role: .join, pairedAt: 1))
+        try desk.unlocked.setTrust(.other, of: colleagueKeys.profile.deviceID, atPairing: true)
+        try colleague.unlocked.setTrust(.other, of: deskKeys.profile.deviceID, atPairing: true)
+        let deskVault = desk.unlocked
+        let deskServer = try ChannelServer(address: SocketAddress(parsing: "127.0.0.1:0"), localKeys: deskKeys,
+                                           pinnedPeers: { try deskVault.vault.familyPairings() },
+                                           services: [SyncChannelService(vault: desk.unlocked, coordinator: nil)])
+        deskServer.start()
+        defer { deskServer.stop() }
+        func syncColleague() throws -> SyncRunReport {
+            let client = try ChannelClient(connectingTo: deskServer.address, localKeys: colleagueKeys, peer: deskKeys.profile)
+            return try SyncInitiator(vault: colleague.unlocked, transport: ChannelSyncTransport(client), coordinator: nil).run()
+        }
+
+        let project = try F.project(desk, "Case")
+        let document = try F.document(desk, in: project, "Memo", ["Owner first words.", "Notes:"])
+        #expect(try f.syncLaptop().sent == 1)
+        #expect(try F.texts(laptop, project.id, document) == ["Owner first words.", "Notes:"])
+        try F.share(project, of: desk, with: colleague, role: .editor)
+        #expect(try syncColleague().received == 1)
+        let colleagues = try colleague.unlocked.transaction { tx in try WritingStore(tx).project(project.id) }
+        try F.edit(colleague, colleagues, document, block: 1, to: "Colleague adds.")
+        #expect(try syncColleague().sent == 1)
+        try F.edit(desk, project, document, block: 0, to: "Owner first words. Owner continues.")
+
+        let report = try f.syncLaptop()
+        #expect(report.sent == 2 && report.refused == 0 && report.projects.map(\.refusedByPeer) == [[]], "\(report)")
+        #expect(try F.texts(laptop, project.id, document) == ["Owner first words. Owner continues.", "Colleague adds."])
+        #expect(F.details(laptop, .syncRecordRefused, "reason").isEmpty)
+        #expect(F.details(desk, .syncPushRefused, "reason").isEmpty)
+        let vouched = laptop.recording.events.withLock { events in
+            events.filter { $0.action == .syncRosterAdd && $0.details.contains { $0.name == "device" && $0.value == colleagueKeys.profile.deviceID.hex } }
+                .flatMap { $0.details.filter { $0.name == "vouched-by" }.map(\.value) }
+        }
+        #expect(vouched == [deskKeys.profile.deviceID.hex])
+
+        // Nothing new: no offer is sent again (the laptop's offer now names the colleague).
+        func decisions() -> Int { desk.recording.events.withLock { events in events.filter { $0.action == .egressDecision }.count } }
+        let before = decisions()
+        let again = try f.syncLaptop()
+        #expect(again.sent == 0 && again.refused == 0, "\(again)")
+        #expect(decisions() == before)
     }
 }

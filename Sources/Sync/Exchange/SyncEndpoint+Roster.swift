@@ -51,4 +51,27 @@ extension SyncEndpoint {
         }
         return Array(ordered.prefix(SyncWire.maximumRoster))
     }
+
+    /// The projects of an own device's offers (held here: `held`) whose roster lacks a device this
+    /// vault's own offer of them would name (SECURITY.md §19.9, "The asker's steps" (2); reviewer 20,
+    /// F20-2). That device, asked, learns a roster only from the answerer's offer to it, so a
+    /// colleague this desk shared a project with stays unknown on the laptop until the laptop asks:
+    /// every record of the colleague's this desk pushes, and every later record of the owner's built
+    /// on one, would be refused there (`unknownDevice`, `missingParents`). Compared by device id (it
+    /// derives from both keys); the peer and this device are named by the channel, not the roster.
+    func rostersLacked(by offers: [SyncProjectOffer], held: [WritingProject]) throws -> Set<ProjectID> {
+        guard peerIsMine else { return [] }
+        let byID = Dictionary(held.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return try vault.transaction { tx -> Set<ProjectID> in
+            let store = SyncExchangeStore(database: tx.database)
+            var lacked = Set<ProjectID>()
+            for offer in offers {
+                guard let project = byID[offer.project] else { continue }
+                let named = Set(offer.roster.map(\.device)).union([peer.deviceID, me.deviceID])
+                let ours = try roster(of: project, by: me, signers: try devices(for: project, in: tx), in: store)
+                if ours.contains(where: { !named.contains($0.device) }) { lacked.insert(project.id) }
+            }
+            return lacked
+        }
+    }
 }

@@ -127,7 +127,7 @@ public struct SyncInitiator {
     /// Sends a request, given only the time left before the run's deadline.
     /// A device of an older version of the exchange refuses every request in that build's words,
     /// said plainly here: that device runs an older build, to be updated (§19.9, "Versions").
-    private func ask(_ kind: String, _ body: SyncOutgoing, by deadline: SyncDeadline) throws -> [UInt8] {
+    func ask(_ kind: String, _ body: SyncOutgoing, by deadline: SyncDeadline) throws -> [UInt8] {
         do { return try transport.request(kind, body: body, within: try deadline.remaining(with: peer)) } catch let error as SyncExchangeError {
             throw SyncVersionRefusal.refusedByOlderVersion(error, peer: peer.name) ?? error
         }
@@ -286,6 +286,8 @@ public struct SyncInitiator {
                 report.projects.append(refusedOffer(project.id, refusal))
             }
         }
+        // An own device that lacks a signer of a project both hold learns it before the pushes (F20-2).
+        if endpoint.peerIsMine { try offerRostersLacked(offers, held: projects.map(\.0), by: deadline) }
         let offered = Set(offers.map(\.project))
         return projects + (try offerOwnProjects(where: { !offered.contains($0.id) && damage.projects[$0.id] == nil }, into: &report, by: deadline))
     }
