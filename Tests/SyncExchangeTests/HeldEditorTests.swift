@@ -208,4 +208,27 @@ import Writing
             #expect(try F.texts(vault, project.id, other) == ["one", "two", "three"])
         }
     }
+
+    /// A move is no removal: the document keeps its id (the open page saves into it as before) and
+    /// goes where the desk put it; the writer's words and its place meet on both devices.
+    @Test func aMoveArrivingUnderAnOpenEditorLeavesTheWritersSavesGoingAndBothDevicesAgree() throws {
+        let (f, project, deskProject, document) = try Self.synced()
+        let coordinator = SyncCoordinator(interval: 0)
+        let token = coordinator.editorOpened(document)
+        let folder = try F.store(f.desk, deskProject) { store in
+            let folder = try store.addNode(.chapter, titled: "Moved", in: project.id)
+            try store.moveNode(document, in: project.id, under: folder.id)
+            return folder.id
+        }
+        try Self.sync(f, coordinator)
+        try F.edit(f.laptop, project, document, block: 1, to: "two, from the writer")
+        try Self.sync(f, coordinator)
+        coordinator.editorClosed(token)
+        try Self.sync(f, coordinator)
+        for vault in [f.laptop, f.desk] {
+            let parent = try F.store(vault, project) { try $0.nodes(in: project.id).first { $0.id == document }?.parent }
+            #expect(parent == folder, "the move did not apply")
+            #expect(try F.texts(vault, project.id, document) == ["one", "two, from the writer", "three"])
+        }
+    }
 }
