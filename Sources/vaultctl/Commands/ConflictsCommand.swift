@@ -29,11 +29,12 @@ enum ConflictsCommand {
             var overruled: [Overruled] = []
             var unread = 0
             let keys = try SyncReadKeys(context.vault)
+            let named = !arguments.positionals.isEmpty
             for project in projects {
                 // A project named on the command line is read or refused, as `doc show` does: "no
                 // open conflicts" of a privileged one not read would be false (review 20, F20-11).
-                if !arguments.positionals.isEmpty { _ = try context.requireAccess(for: project) }
-                guard try context.access(for: project) != nil else { unread += 1; continue }
+                let access: RecordAccess? = named ? try context.requireAccess(for: project) : try context.access(for: project)
+                guard access != nil else { unread += 1; continue }
                 found += try context.store(for: project) { store in try ConflictSidesText.items(of: project, in: store, keys: keys) }
                     .map { (project, $0) }
                 overruled += try context.store(for: project) { store in try overruledDecisions(of: project, in: store, keys: keys) }
